@@ -1,0 +1,354 @@
+/**
+ * `cachelens anatomy`: the cache anatomy of many chains, priced and rolled up per chain, agent
+ * type, model and in total (SPEC §3). The result is the `--json` shape.
+ *
+ * Readings (tested in test/analyses/anatomy-summary.test.ts):
+ * - hit_ratio = Σr / ΣP over every request, priced or not (it is a token ratio).
+ * - Weights, USD, waste and write_read_ratio cover priced requests only; an unpriced request is
+ *   counted in `unpriced_requests` and `unpriced_models`, never as $0.
+ * - waste of a request = (expiry + break) × (write weight − read weight), where the write weight
+ *   is the one of the TTL in force (TTL_{i−1}: 2 for 1h, 1.25 for 5m) and the weights are those
+ *   of the request's own model. It is what the rewrite cost beyond reading the same tokens.
+ *   In practice a chain never switches TTL, so this is also the rate the rewrite was bought at.
+ * - write_read_ratio = (5m + 1h write weight) / read weight; null when nothing was read.
+ * - by_model groups requests by their own model (a chain can span models); `chains` there
+ *   counts chains with at least one request of that model.
+ * - Rows are sorted by weight (descending), ties by name; `repurchase` is ranked by waste.
+ */
+import { anatomizeChain, type AnatomyOptions, type RequestAnatomy, type WriteClass } from './anatomy.js';
+import { DEFAULT_JITTER, promptTokens, roundsOf, type ChainInput, type Ttl, type Weights, type WeightsFor } from './chain.js';
+import { detectRepurchase } from './repurchase.js';
+import { addComponents, totalWeight, weigh, zeroComponents, type Components } from './weigh.js';
+
+export interface AnatomyRow {
+  chains: number;
+  requests: number;
+  unpriced_requests: number;
+  cold: number;
+  growth: number;
+  expiry: number;
+  break: number;
+  break_events: number;
+  hit_ratio: number | null;
+  write_read_ratio: number | null;
+  waste_weight: number;
+  waste_usd: number;
+  weight: number;
+  usd: number;
+  /** weight by component */
+  components: Components;
+}
+
+export interface AnatomyChainRow extends AnatomyRow {
+  chain_id: string;
+  session_id: string;
+  agent_id: string | null;
+  agent_type: string;
+  kind: string;
+  rounds: number;
+  repurchase: boolean;
+}
+
+export interface RepurchaseRow {
+  chain_id: string;
+  session_id: string;
+  agent_id: string | null;
+  agent_type: string;
+  rounds: number;
+  read_median: number | null;
+  waste_weight: number;
+  weight: number;
+}
+
+export interface BreakEvent {
+  chain_id: string;
+  key: string;
+  time: string;
+  gap_s: number | null;
+  tokens: number;
+  causes: string[];
+}
+
+export interface BreakCauseRow {
+  /** `attachment:<type>`, `compaction:<detail>`, `model:<from>→<to>`, or `unknown` */
+  cause: string;
+  events: number;
+  tokens: number;
+}
+
+export interface AnatomyResult {
+  jitter: number;
+  totals: AnatomyRow;
+  by_agent_type: (AnatomyRow & { agent_type: string })[];
+  by_model: (AnatomyRow & { model: string })[];
+  chains: AnatomyChainRow[];
+  repurchase: RepurchaseRow[];
+  break_causes: BreakCauseRow[];
+  breaks: BreakEvent[];
+  unpriced_models: { model: string; requests: number }[];
+}
+
+export interface AnatomySummaryOptions extends AnatomyOptions {
+  weightsFor: WeightsFor;
+}
+
+/** A request's anatomy with its price; `priced` is null for an unpriced model. */
+interface Priced {
+  a: RequestAnatomy;
+  priced: { components: Components; weight: number; usd: number; waste: number; wasteUsd: number } | null;
+}
+
+export function priceAnatomy(a: RequestAnatomy, weightsFor: WeightsFor): Priced {
+  const w = weightsFor(a.request.model, promptTokens(a.request));
+  if (!w) return { a, priced: null };
+  const components = weigh(a.request, w);
+  const weight = totalWeight(components);
+  const waste = (a.expiry + a.break) * (writeWeight(w, a.ttl) - w.read);
+  return { a, priced: { components, weight, usd: weight * w.usdPerWeight, waste, wasteUsd: waste * w.usdPerWeight } };
+}
+
+function writeWeight(w: Weights, ttl: Ttl | null): number {
+  return ttl === '1h' ? w.write1h : w.write5m;
+}
+
+class Tally {
+  private readonly chainIds = new Set<string>();
+  private requests = 0;
+  private unpriced = 0;
+  private cold = 0;
+  private growth = 0;
+  private expiry = 0;
+  private brk = 0;
+  private breakEvents = 0;
+  private read = 0;
+  private prompt = 0;
+  private waste = 0;
+  private wasteUsd = 0;
+  private usd = 0;
+  private readonly components = zeroComponents();
+
+  add(chainId: string, p: Priced): void {
+    const { a } = p;
+    this.chainIds.add(chainId);
+    this.requests++;
+    this.cold += a.cold;
+    this.growth += a.growth;
+    this.expiry += a.expiry;
+    this.brk += a.break;
+    if (a.break > 0) this.breakEvents++;
+    this.read += a.request.cacheRead;
+    this.prompt += promptTokens(a.request);
+    if (!p.priced) {
+      this.unpriced++;
+      return;
+    }
+    addComponents(this.components, p.priced.components);
+    this.usd += p.priced.usd;
+    this.waste += p.priced.waste;
+    this.wasteUsd += p.priced.wasteUsd;
+  }
+
+  row(): AnatomyRow {
+    const c = this.components;
+    return {
+      chains: this.chainIds.size,
+      requests: this.requests,
+      unpriced_requests: this.unpriced,
+      cold: this.cold,
+      growth: this.growth,
+      expiry: this.expiry,
+      break: this.brk,
+      break_events: this.breakEvents,
+      hit_ratio: this.prompt > 0 ? this.read / this.prompt : null,
+      write_read_ratio: c.read > 0 ? (c.write5m + c.write1h) / c.read : null,
+      waste_weight: this.waste,
+      waste_usd: this.wasteUsd,
+      weight: totalWeight(c),
+      usd: this.usd,
+      components: { ...c },
+    };
+  }
+}
+
+function tallyFor<K>(map: Map<K, Tally>, key: K): Tally {
+  let t = map.get(key);
+  if (!t) map.set(key, (t = new Tally()));
+  return t;
+}
+
+function byWeight<T extends { weight: number }>(name: (r: T) => string): (a: T, b: T) => number {
+  return (a, b) => b.weight - a.weight || (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : 0);
+}
+
+export function analyzeAnatomy(chains: readonly ChainInput[], options: AnatomySummaryOptions): AnatomyResult {
+  const jitter = options.jitter ?? DEFAULT_JITTER;
+  const totals = new Tally();
+  const byAgentType = new Map<string, Tally>();
+  const byModel = new Map<string, Tally>();
+  const unpricedModels = new Map<string, number>();
+  const causes = new Map<string, BreakCauseRow>();
+  const chainRows: AnatomyChainRow[] = [];
+  const repurchase: RepurchaseRow[] = [];
+  const breaks: BreakEvent[] = [];
+
+  for (const chain of chains) {
+    const anatomy = anatomizeChain(chain, { jitter });
+    const chainTally = new Tally();
+    for (const a of anatomy) {
+      const p = priceAnatomy(a, options.weightsFor);
+      for (const t of [totals, chainTally, tallyFor(byAgentType, chain.agentType), tallyFor(byModel, a.request.model)]) {
+        t.add(chain.chainId, p);
+      }
+      if (!p.priced) unpricedModels.set(a.request.model, (unpricedModels.get(a.request.model) ?? 0) + 1);
+      if (a.break > 0) {
+        breaks.push(breakEvent(chain.chainId, a));
+        for (const cause of a.causes.length > 0 ? a.causes : ['unknown']) {
+          const row = causes.get(cause) ?? { cause, events: 0, tokens: 0 };
+          row.events++;
+          row.tokens += a.break;
+          causes.set(cause, row);
+        }
+      }
+    }
+    const check = detectRepurchase(anatomy);
+    const row: AnatomyChainRow = {
+      chain_id: chain.chainId,
+      session_id: chain.sessionId,
+      agent_id: chain.agentId,
+      agent_type: chain.agentType,
+      kind: chain.kind,
+      rounds: roundsOf(chain),
+      repurchase: check.flagged,
+      ...chainTally.row(),
+    };
+    chainRows.push(row);
+    if (check.flagged) {
+      repurchase.push({
+        chain_id: chain.chainId,
+        session_id: chain.sessionId,
+        agent_id: chain.agentId,
+        agent_type: chain.agentType,
+        rounds: check.rounds,
+        read_median: check.readMedian,
+        waste_weight: row.waste_weight,
+        weight: row.weight,
+      });
+    }
+  }
+
+  return {
+    jitter,
+    totals: totals.row(),
+    by_agent_type: [...byAgentType].map(([agent_type, t]) => ({ agent_type, ...t.row() })).sort(byWeight((r) => r.agent_type)),
+    by_model: [...byModel].map(([model, t]) => ({ model, ...t.row() })).sort(byWeight((r) => r.model)),
+    chains: chainRows.sort(byWeight((r) => r.chain_id)),
+    repurchase: repurchase.sort((a, b) => b.waste_weight - a.waste_weight || (a.chain_id < b.chain_id ? -1 : 1)),
+    break_causes: [...causes.values()].sort((a, b) => b.tokens - a.tokens || (a.cause < b.cause ? -1 : 1)),
+    breaks: breaks.sort((a, b) => b.tokens - a.tokens),
+    unpriced_models: [...unpricedModels].map(([model, requests]) => ({ model, requests })).sort((a, b) => b.requests - a.requests),
+  };
+}
+
+function breakEvent(chainId: string, a: RequestAnatomy): BreakEvent {
+  return {
+    chain_id: chainId,
+    key: a.request.key,
+    time: new Date(a.request.t).toISOString(),
+    gap_s: a.gapMs === null ? null : a.gapMs / 1000,
+    tokens: a.break,
+    causes: a.causes,
+  };
+}
+
+export interface ChainDetailRow {
+  index: number;
+  key: string;
+  time: string;
+  round: number;
+  segment: number;
+  model: string;
+  gap_s: number | null;
+  ttl: Ttl | null;
+  p: number;
+  input: number;
+  r: number;
+  w: number;
+  w5m: number;
+  w1h: number;
+  output: number;
+  cached_prefix: number;
+  rewrite: number;
+  class: WriteClass;
+  cold: number;
+  growth: number;
+  expiry: number;
+  break: number;
+  /** null when the model is unpriced */
+  weight: number | null;
+  waste_weight: number | null;
+  causes: string[];
+}
+
+export interface ChainDetail {
+  chain_id: string;
+  session_id: string;
+  agent_id: string | null;
+  agent_type: string;
+  kind: string;
+  rounds: number;
+  jitter: number;
+  repurchase: boolean;
+  summary: AnatomyRow;
+  requests: ChainDetailRow[];
+}
+
+/** `cachelens anatomy --chain ID`: one row per request of the chain, in time order. */
+export function chainDetail(chain: ChainInput, options: AnatomySummaryOptions): ChainDetail {
+  const jitter = options.jitter ?? DEFAULT_JITTER;
+  const anatomy = anatomizeChain(chain, { jitter });
+  const tally = new Tally();
+  const rows = anatomy.map((a): ChainDetailRow => {
+    const p = priceAnatomy(a, options.weightsFor);
+    tally.add(chain.chainId, p);
+    const q = a.request;
+    return {
+      index: a.index,
+      key: q.key,
+      time: new Date(q.t).toISOString(),
+      round: q.round,
+      segment: q.segment,
+      model: q.model,
+      gap_s: a.gapMs === null ? null : a.gapMs / 1000,
+      ttl: a.ttl,
+      p: promptTokens(q),
+      input: q.input,
+      r: q.cacheRead,
+      w: q.cacheWrite,
+      w5m: q.cacheWrite5m,
+      w1h: q.cacheWrite1h,
+      output: q.output,
+      cached_prefix: a.cachedPrefix,
+      rewrite: a.rewriteTokens,
+      class: a.class,
+      cold: a.cold,
+      growth: a.growth,
+      expiry: a.expiry,
+      break: a.break,
+      weight: p.priced ? p.priced.weight : null,
+      waste_weight: p.priced ? p.priced.waste : null,
+      causes: a.causes,
+    };
+  });
+  return {
+    chain_id: chain.chainId,
+    session_id: chain.sessionId,
+    agent_id: chain.agentId,
+    agent_type: chain.agentType,
+    kind: chain.kind,
+    rounds: roundsOf(chain),
+    jitter,
+    repurchase: detectRepurchase(anatomy).flagged,
+    summary: tally.row(),
+    requests: rows,
+  };
+}

@@ -1,0 +1,100 @@
+/**
+ * The input every cache analysis works on: chains of requests (SPEC §1.4) and a pricing
+ * callback (SPEC §2.1). Kept minimal so that callers can pass store rows or `RequestRecord`s
+ * (a superset of `ChainRequest`) directly.
+ */
+import type { ChainKind } from '../types.js';
+
+/** One API request of a chain: the fields the cache rules read. */
+export interface ChainRequest {
+  key: string;
+  /** epoch milliseconds */
+  t: number;
+  model: string;
+  input: number;
+  output: number;
+  cacheWrite: number;
+  cacheWrite5m: number;
+  cacheWrite1h: number;
+  cacheRead: number;
+  /** compaction segment; a change from the previous request means a cold restart */
+  segment: number;
+  /** round of the chain (one user prompt and the requests it caused) */
+  round: number;
+}
+
+/** Something that happened in the chain between requests, used to explain breaks. */
+export interface ChainEvent {
+  /** epoch milliseconds */
+  t: number;
+  kind: 'attachment' | 'compaction';
+  /** attachment type (e.g. `skill_listing`) or compaction trigger; untrusted text */
+  detail: string;
+}
+
+export interface ChainInput {
+  chainId: string;
+  sessionId: string;
+  agentId: string | null;
+  agentType: string;
+  kind: ChainKind;
+  /** sorted by t */
+  requests: readonly ChainRequest[];
+  events?: readonly ChainEvent[];
+  /** rounds of the chain when the caller knows them; else the distinct `round` values of its requests */
+  rounds?: number;
+}
+
+/**
+ * Per-token weights in base-input-token equivalents (input 1, 5m write 1.25, 1h write 2,
+ * read 0.1, output 5 for current Claude models) and the USD of one weight unit.
+ * Structurally the same as the pricing module's `Weights`.
+ */
+export interface Weights {
+  input: number;
+  write5m: number;
+  write1h: number;
+  read: number;
+  output: number;
+  usdPerWeight: number;
+}
+
+/** Weights of a request of `model` whose prompt has `prompt` tokens; null when unpriced. */
+export type WeightsFor = (model: string, prompt: number) => Weights | null;
+
+export type Ttl = '5m' | '1h';
+export const TTL_MS: Record<Ttl, number> = { '5m': 5 * 60_000, '1h': 60 * 60_000 };
+
+/** Rewrites smaller than this many tokens are breakpoint jitter and count as 0 (SPEC §3). */
+export const DEFAULT_JITTER = 1024;
+
+/** Chains `whatif --scope` can select. */
+export type Scope = 'all' | 'main' | 'subagents';
+
+/** `main` for main threads; subagents and v1.x inline sidechains are both `subagent`. */
+export function mainOrSubagent(chain: ChainInput): 'main' | 'subagent' {
+  return chain.kind === 'main' ? 'main' : 'subagent';
+}
+
+export function inScope(chain: ChainInput, scope: Scope): boolean {
+  if (scope === 'all') return true;
+  return scope === 'main' ? chain.kind === 'main' : chain.kind !== 'main';
+}
+
+/** Prompt size P = in + w + r (SPEC §1.3). */
+export function promptTokens(r: ChainRequest): number {
+  return r.input + r.cacheWrite + r.cacheRead;
+}
+
+export function roundsOf(chain: ChainInput): number {
+  if (chain.rounds !== undefined) return chain.rounds;
+  return new Set(chain.requests.map((r) => r.round)).size;
+}
+
+/** SPEC §5 rounds buckets: 1, 2–3, 4–9, 10+ (a chain with no known round counts as 1). */
+export function roundsBucket(rounds: number): '1' | '2-3' | '4-9' | '10+' {
+  if (rounds <= 1) return '1';
+  if (rounds <= 3) return '2-3';
+  if (rounds <= 9) return '4-9';
+  return '10+';
+}

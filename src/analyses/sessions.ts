@@ -1,0 +1,26 @@
+/** Sessions: one row per session with its chains, tokens, weight and USD. */
+import { runQuery } from '../store/queries.js';
+import type { Store } from '../store/store.js';
+import { type Filters, filterParams } from './filters.js';
+
+export interface SessionRow {
+  session_id: string;
+  project: string;
+  first: string;
+  last: string;
+  requests: number;
+  chains: number;
+  subagents: number;
+  input: number;
+  output: number;
+  cache_write_5m: number;
+  cache_write_1h: number;
+  cache_read: number;
+  weight: number;
+  usd: number;
+}
+
+export async function sessions(store: Store, filters: Filters): Promise<{ sessions: SessionRow[] }> {
+  const rows = await runQuery(store, 'sessions', filterParams(filters));
+  return { sessions: rows as unknown as SessionRow[] };
+}

@@ -1,0 +1,101 @@
+/**
+ * Summary: totals, by model, by project, by day, and the data-quality facts (SPEC §2, §8).
+ * Weight and USD are sums over priced requests only; tokens count every request, and requests of
+ * unpriced models are listed in quality.unknown_models.
+ */
+import type { WalkSkip } from '../ingest/ingest.js';
+import { runQuery } from '../store/queries.js';
+import type { Row, Store } from '../store/store.js';
+import { type Filters, filterParams } from './filters.js';
+
+export interface Totals {
+  requests: number;
+  input: number;
+  output: number;
+  cache_write_5m: number;
+  cache_write_1h: number;
+  cache_read: number;
+  weight: number;
+  usd: number;
+  unpriced_requests: number;
+}
+
+export interface SkipGroup {
+  reason: string;
+  count: number;
+  examples: { file: string; line: number | null; detail: string }[];
+}
+
+export interface Quality {
+  files: number;
+  lines: number;
+  skipped_lines: number;
+  skipped: SkipGroup[];
+  duplicates_removed: number;
+  usage_lines: number;
+  synthetic: number;
+  unknown_models: { model: string; requests: number; tokens: number }[];
+}
+
+export interface SummaryResult {
+  totals: Totals;
+  by_model: (Totals & { model: string })[];
+  by_project: (Totals & { project: string })[];
+  by_day: (Totals & { day: string })[];
+  quality: Quality;
+  filters: Filters;
+}
+
+function totals(r: Row | undefined): Totals {
+  return {
+    requests: Number(r?.requests ?? 0),
+    input: Number(r?.input ?? 0),
+    output: Number(r?.output ?? 0),
+    cache_write_5m: Number(r?.cache_write_5m ?? 0),
+    cache_write_1h: Number(r?.cache_write_1h ?? 0),
+    cache_read: Number(r?.cache_read ?? 0),
+    weight: Number(r?.weight ?? 0),
+    usd: Number(r?.usd ?? 0),
+    unpriced_requests: Number(r?.unpriced_requests ?? 0),
+  };
+}
+
+export async function summary(store: Store, filters: Filters, walkSkips: WalkSkip[] = []): Promise<SummaryResult> {
+  const p = filterParams(filters);
+  const by = async (group: string) => runQuery(store, 'summary', { ...p, group });
+  const [total, models, projects, days] = [await by('total'), await by('model'), await by('project'), await by('day')];
+  return {
+    totals: totals(total[0]),
+    by_model: models.map((r) => ({ model: String(r.grp), ...totals(r) })),
+    by_project: projects.map((r) => ({ project: String(r.grp), ...totals(r) })),
+    by_day: days.map((r) => ({ day: String(r.grp), ...totals(r) })),
+    quality: await quality(store, walkSkips),
+    filters,
+  };
+}
+
+export async function quality(store: Store, walkSkips: WalkSkip[] = []): Promise<Quality> {
+  const [q] = await runQuery(store, 'quality');
+  const skipped: SkipGroup[] = (await runQuery(store, 'skipped')).map((r) => ({
+    reason: String(r.reason),
+    count: Number(r.count),
+    examples: (r.examples as { file: string; line: number; detail: string }[]).map((e) => ({ file: e.file, line: Number(e.line), detail: e.detail })),
+  }));
+  for (const w of walkSkips) {
+    let g = skipped.find((s) => s.reason === w.reason);
+    if (!g) skipped.push((g = { reason: w.reason, count: 0, examples: [] }));
+    g.count++;
+    if (g.examples.length < 5) g.examples.push({ file: w.path, line: null, detail: w.detail });
+  }
+  const unknown = await runQuery(store, 'unknown_models');
+  return {
+    files: Number(q.files),
+    lines: Number(q.lines),
+    skipped_lines: Number(q.skipped_lines) + walkSkips.length,
+    skipped,
+    duplicates_removed: Number(q.duplicates_removed),
+    usage_lines: Number(q.usage_lines),
+    synthetic: Number(q.synthetic),
+    unknown_models: unknown.map((r) => ({ model: String(r.model), requests: Number(r.requests), tokens: Number(r.tokens) })),
+  };
+}

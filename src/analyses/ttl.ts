@@ -1,0 +1,195 @@
+/**
+ * `cachelens whatif ttl`: replay the real requests with their real gaps under a forced cache TTL
+ * and re-price them (SPEC §5.1).
+ *
+ * to 1h (as ENABLE_PROMPT_CACHING_1H=1), for chains that wrote 5-minute tokens: every write is
+ * priced at the 1-hour weight; an expiry rewrite whose gap ≤ 1h becomes a read; gaps over 1h
+ * still expire (rewritten at the 1-hour weight). Breaks and growth are unchanged.
+ * to 5m (as FORCE_PROMPT_CACHING_5M=1), for chains that wrote 1-hour tokens: every write is
+ * priced at the 5-minute weight; a request with 5m < gap ≤ 1h that was not already an expiry
+ * loses its reads r_i, which become 5-minute writes. This applies to a cold restart after
+ * compaction too (its reads of the shared prefix would have expired as well).
+ *
+ * Readings:
+ * - "The chains the override changes" are the in-scope chains with any write of the TTL being
+ *   replaced (Σw5 > 0 for to 1h, Σw1h > 0 for to 5m); other chains count in baseline and
+ *   scenario unchanged.
+ * - expiry_share f is measured in the 5-minute world, so it means the same in both directions:
+ *   to 1h: f = (expiry rewrites with gap ≤ 1h) / (all writes of the changed chains, cold incl.);
+ *   to 5m: f = (reads that would expire + expiry rewrites with gap ≤ 1h) / (all writes + the
+ *   reads that would expire). Forcing 1h pays when f > f*, forcing 5m pays when f < f*.
+ * - break_even_share f* = (W1h − W5m) / (W1h − Wread), ≈ 0.395 at 2 / 1.25 / 0.1. When models
+ *   with different multipliers mix, it is the mean of those differences weighted by the write
+ *   tokens of the changed chains (so delta = 0 exactly at f = f*); without changed writes it
+ *   comes from the first priced request; null when nothing is priced.
+ * - Unpriced requests are left out of weights and of f, and counted in unpriced_requests.
+ * - delta_pct = (scenario − baseline) / baseline × 100: negative means the override saves.
+ *
+ * Example (one 5-minute chain, opus weights 1 / 1.25 / 2 / 0.1 / 5, no input or output):
+ *   #1 t=0    r 0  w 3,800   cold              baseline 4,750    scenario 3,800 × 2 = 7,600
+ *   #2 t=10m  r 0  w 6,200   expiry 3,800 ≤ 1h baseline 7,750    scenario 2,400 × 2 + 3,800 × 0.1 = 5,180
+ *   f = 3,800 / 10,000 = 0.38 < 0.395: baseline 12,500, scenario 12,780, delta +2.24 % (loses).
+ *   With w 4,100 then 5,900 (f = 0.41): scenario 8,200 + 3,600 + 410 = 12,210, delta −2.32 % (gains).
+ */
+import { anatomizeChain, type RequestAnatomy } from './anatomy.js';
+import { bucketsOf, BucketMap, type BucketDimension } from './buckets.js';
+import { DEFAULT_JITTER, inScope, promptTokens, TTL_MS, type ChainInput, type Scope, type Ttl, type Weights, type WeightsFor } from './chain.js';
+import { totalWeight, weigh, type BilledTokens } from './weigh.js';
+
+export interface TtlOptions {
+  to: Ttl;
+  scope?: Scope;
+  weightsFor: WeightsFor;
+  jitter?: number;
+}
+
+export interface TtlRow {
+  chains: number;
+  changed_chains: number;
+  requests: number;
+  unpriced_requests: number;
+  baseline_weight: number;
+  scenario_weight: number;
+  baseline_usd: number;
+  scenario_usd: number;
+  /** percent; negative = the override saves; null when the baseline is 0 */
+  delta_pct: number | null;
+  /** fraction; null when the changed chains wrote nothing */
+  expiry_share: number | null;
+  /** fraction f*; null when nothing is priced */
+  break_even_share: number | null;
+}
+
+export interface TtlResult extends TtlRow {
+  to: Ttl;
+  scope: Scope;
+  jitter: number;
+  buckets: (TtlRow & { dimension: BucketDimension; bucket: string })[];
+}
+
+class TtlTally {
+  private readonly chains = new Set<string>();
+  private readonly changed = new Set<string>();
+  private requests = 0;
+  private unpriced = 0;
+  private baseline = 0;
+  private scenario = 0;
+  private baselineUsd = 0;
+  private scenarioUsd = 0;
+  private expiryTokens = 0;
+  private writeTokens = 0;
+  private evenNum = 0;
+  private evenDen = 0;
+  private firstWeights: Weights | null = null;
+
+  add(chainId: string, changed: boolean, s: RequestScenario | null): void {
+    this.chains.add(chainId);
+    if (changed) this.changed.add(chainId);
+    this.requests++;
+    if (!s) {
+      this.unpriced++;
+      return;
+    }
+    this.firstWeights ??= s.weights;
+    this.baseline += s.baseline;
+    this.scenario += s.scenario;
+    this.baselineUsd += s.baseline * s.weights.usdPerWeight;
+    this.scenarioUsd += s.scenario * s.weights.usdPerWeight;
+    this.expiryTokens += s.expiryTokens;
+    this.writeTokens += s.writeTokens;
+    this.evenNum += s.writeTokens * (s.weights.write1h - s.weights.write5m);
+    this.evenDen += s.writeTokens * (s.weights.write1h - s.weights.read);
+  }
+
+  get baselineWeight(): number {
+    return this.baseline;
+  }
+
+  row(): TtlRow {
+    const w = this.firstWeights;
+    return {
+      chains: this.chains.size,
+      changed_chains: this.changed.size,
+      requests: this.requests,
+      unpriced_requests: this.unpriced,
+      baseline_weight: this.baseline,
+      scenario_weight: this.scenario,
+      baseline_usd: this.baselineUsd,
+      scenario_usd: this.scenarioUsd,
+      delta_pct: this.baseline > 0 ? ((this.scenario - this.baseline) / this.baseline) * 100 : null,
+      expiry_share: this.writeTokens > 0 ? this.expiryTokens / this.writeTokens : null,
+      break_even_share:
+        this.evenDen > 0 ? this.evenNum / this.evenDen : w ? breakEvenShare(w) : null,
+    };
+  }
+}
+
+/** f* = (W1h − W5m) / (W1h − Wread): the expiry share at which forcing 1h costs the same. */
+export function breakEvenShare(w: Weights): number {
+  return (w.write1h - w.write5m) / (w.write1h - w.read);
+}
+
+interface RequestScenario {
+  weights: Weights;
+  baseline: number;
+  scenario: number;
+  /** expiry-caused write tokens in the 5-minute world (numerator of f) */
+  expiryTokens: number;
+  /** all write tokens in the 5-minute world (denominator of f); 0 for unchanged chains */
+  writeTokens: number;
+}
+
+/** Token counts of one request under the forced TTL, and its contribution to f. */
+export function scenarioTokens(a: RequestAnatomy, to: Ttl): { tokens: BilledTokens; expiryTokens: number; writeTokens: number } {
+  const q = a.request;
+  const gap = a.gapMs;
+  const withinHour = gap !== null && gap <= TTL_MS['1h'];
+  if (to === '1h') {
+    const toRead = a.expiry > 0 && withinHour ? a.expiry : 0;
+    return {
+      tokens: { input: q.input, cacheWrite5m: 0, cacheWrite1h: q.cacheWrite - toRead, cacheRead: q.cacheRead + toRead, output: q.output },
+      expiryTokens: toRead,
+      writeTokens: q.cacheWrite,
+    };
+  }
+  const expires = a.expiry === 0 && gap !== null && gap > TTL_MS['5m'] && withinHour ? q.cacheRead : 0;
+  return {
+    tokens: { input: q.input, cacheWrite5m: q.cacheWrite + expires, cacheWrite1h: 0, cacheRead: q.cacheRead - expires, output: q.output },
+    expiryTokens: expires + (a.expiry > 0 && withinHour ? a.expiry : 0),
+    writeTokens: q.cacheWrite + expires,
+  };
+}
+
+export function whatifTtl(chains: readonly ChainInput[], options: TtlOptions): TtlResult {
+  const scope = options.scope ?? 'all';
+  const jitter = options.jitter ?? DEFAULT_JITTER;
+  const totals = new TtlTally();
+  const buckets = new BucketMap(() => new TtlTally());
+  for (const chain of chains) {
+    if (!inScope(chain, scope)) continue;
+    const changed = chain.requests.some((q) => (options.to === '1h' ? q.cacheWrite5m : q.cacheWrite1h) > 0);
+    for (const a of anatomizeChain(chain, { jitter })) {
+      const s = scenarioOf(a, changed, options);
+      totals.add(chain.chainId, changed, s);
+      for (const [dimension, bucket] of bucketsOf(chain, a.request)) buckets.get(dimension, bucket).add(chain.chainId, changed, s);
+    }
+  }
+  return {
+    to: options.to,
+    scope,
+    jitter,
+    ...totals.row(),
+    buckets: buckets
+      .entries((a, b) => b.baselineWeight - a.baselineWeight)
+      .map(({ dimension, bucket, value }) => ({ dimension, bucket, ...value.row() })),
+  };
+}
+
+function scenarioOf(a: RequestAnatomy, changed: boolean, options: TtlOptions): RequestScenario | null {
+  const weights = options.weightsFor(a.request.model, promptTokens(a.request));
+  if (!weights) return null;
+  const baseline = totalWeight(weigh(a.request, weights));
+  if (!changed) return { weights, baseline, scenario: baseline, expiryTokens: 0, writeTokens: 0 };
+  const s = scenarioTokens(a, options.to);
+  return { weights, baseline, scenario: totalWeight(weigh(s.tokens, weights)), expiryTokens: s.expiryTokens, writeTokens: s.writeTokens };
+}
