@@ -1,0 +1,106 @@
+/* The report page's own script: draws each chart with vega (expressions run by vega's
+   interpreter, so the CSP needs no unsafe-eval) and makes tables sortable. A chart that fails
+   becomes an error card for that chart only. No network, no storage. */
+(function () {
+  'use strict';
+
+  function chartError(figure, label, err) {
+    var canvas = figure.querySelector('.chart-canvas');
+    var card = document.createElement('div');
+    card.className = 'error-card';
+    var title = document.createElement('strong');
+    title.textContent = 'This chart could not be drawn: ' + label;
+    var msg = document.createElement('p');
+    msg.className = 'error-message';
+    msg.textContent = String((err && err.message) || err);
+    card.appendChild(title);
+    card.appendChild(msg);
+    canvas.replaceChildren(card);
+    figure.setAttribute('data-state', 'error');
+  }
+
+  function drawChart(figure, chart, spec) {
+    var errors = [];
+    var level = 0;
+    var logger = {
+      level: function (l) { if (arguments.length) { level = l; return logger; } return level; },
+      error: function () { errors.push(Array.prototype.join.call(arguments, ' ')); return logger; },
+      warn: function () { if (level >= vega.Warn) console.warn.apply(console, arguments); return logger; },
+      info: function () { return logger; },
+      debug: function () { return logger; }
+    };
+    try {
+      var runtime = vega.parse(spec, null, { ast: true });
+      var view = new vega.View(runtime, { expr: vegaInterpreter, logger: logger, renderer: 'svg' });
+      view.initialize(figure.querySelector('.chart-canvas'));
+      view.hover();
+      Object.keys(chart.data).forEach(function (name) { view.data(name, chart.data[name]); });
+      view.runAsync().then(function () {
+        if (errors.length) chartError(figure, chart.label, errors.join('; '));
+        else figure.setAttribute('data-state', 'ok');
+      }, function (err) { chartError(figure, chart.label, err); });
+    } catch (err) {
+      chartError(figure, chart.label, err);
+    }
+  }
+
+  function drawCharts() {
+    var payload;
+    try {
+      payload = JSON.parse(document.getElementById('cachelens-charts').textContent);
+    } catch (err) {
+      document.querySelectorAll('figure.chart').forEach(function (f) { chartError(f, 'chart data', err); });
+      return;
+    }
+    var byId = {};
+    payload.charts.forEach(function (c) { byId[c.id] = c; });
+    document.querySelectorAll('figure.chart[data-chart]').forEach(function (figure) {
+      var chart = byId[figure.getAttribute('data-chart')];
+      if (!chart) { chartError(figure, 'unknown chart', 'no data for this chart'); return; }
+      var spec = payload.specs[chart.spec];
+      if (!spec) { chartError(figure, chart.label, 'no spec named ' + chart.spec); return; }
+      drawChart(figure, chart, spec);
+    });
+  }
+
+  function cellValue(td) {
+    var raw = td ? td.getAttribute('data-sort') : null;
+    if (raw !== null && raw !== '') {
+      var n = Number(raw);
+      return isNaN(n) ? raw : n;
+    }
+    return td ? td.textContent : '';
+  }
+
+  function sortBy(table, th, col) {
+    var dir = th.getAttribute('aria-sort') === 'descending' ? 'ascending' : 'descending';
+    table.querySelectorAll('th[aria-sort]').forEach(function (h) { h.removeAttribute('aria-sort'); });
+    th.setAttribute('aria-sort', dir);
+    var tbody = table.tBodies[0];
+    var rows = Array.prototype.slice.call(tbody.rows);
+    var sign = dir === 'ascending' ? 1 : -1;
+    rows.sort(function (a, b) {
+      var x = cellValue(a.cells[col]);
+      var y = cellValue(b.cells[col]);
+      if (typeof x === 'number' && typeof y === 'number') return sign * (x - y);
+      return sign * String(x).localeCompare(String(y));
+    });
+    rows.forEach(function (r) { tbody.appendChild(r); });
+  }
+
+  function sortableTables() {
+    document.querySelectorAll('table.sortable').forEach(function (table) {
+      table.querySelectorAll('thead th').forEach(function (th, col) {
+        var button = th.querySelector('button');
+        if (button) button.addEventListener('click', function () { sortBy(table, th, col); });
+      });
+    });
+  }
+
+  sortableTables();
+  if (typeof vega === 'undefined' || typeof vegaInterpreter === 'undefined') {
+    document.querySelectorAll('figure.chart').forEach(function (f) { chartError(f, 'charts', 'the vega runtime did not load'); });
+  } else {
+    drawCharts();
+  }
+})();

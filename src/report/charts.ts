@@ -1,0 +1,61 @@
+/**
+ * Chart specs: one vega-lite file per chart in `reports/charts/<name>.vl.json`, compiled to vega
+ * here in Node so the page needs only the vega runtime and its expression interpreter. Data is
+ * never in a spec: each spec names its data sets and the page binds rows to those names, so text
+ * from transcripts reaches a chart only as data values, never as spec code.
+ */
+import { compile, type TopLevelSpec } from 'vega-lite';
+import { reportFile } from './assets.js';
+
+export type ChartSpecName =
+  | 'cost-over-time'
+  | 'cost-by'
+  | 'anatomy'
+  | 'chain-rounds'
+  | 'ttl-buckets'
+  | 'keepalive'
+  | 'replay-strategies'
+  | 'replay-turns'
+  | 'blocks';
+
+/** One chart on the page: which spec, and the rows for each of its named data sets. */
+export interface ChartInstance {
+  id: string;
+  spec: ChartSpecName;
+  data: Record<string, unknown[]>;
+  /** accessible label, also shown in the chart's error card */
+  label: string;
+}
+
+const compiled = new Map<ChartSpecName, object>();
+
+/**
+ * vega-lite says this for every chart with a row-per-category height (`height: {step}`) and a
+ * container width, and then does what we want: fit the width, step the height.
+ */
+const BENIGN_WARNING = /^Dropping "fit-y" because spec has discrete height\.$/;
+
+/** The vega spec for a chart, compiled once per process; vega-lite warnings fail loudly. */
+export function vegaSpec(name: ChartSpecName): object {
+  let spec = compiled.get(name);
+  if (!spec) {
+    const vl = JSON.parse(reportFile(`charts/${name}.vl.json`)) as TopLevelSpec;
+    const config = JSON.parse(reportFile('theme.json'));
+    const warnings: string[] = [];
+    const logger = {
+      level: () => logger,
+      error: (...m: unknown[]) => { warnings.push(m.join(' ')); return logger; },
+      warn: (...m: unknown[]) => {
+        const text = m.join(' ');
+        if (!BENIGN_WARNING.test(text)) warnings.push(text);
+        return logger;
+      },
+      info: () => logger,
+      debug: () => logger,
+    };
+    spec = compile(vl, { config, logger: logger as never }).spec;
+    if (warnings.length) throw new Error(`chart ${name}: ${warnings.join('; ')}`);
+    compiled.set(name, spec);
+  }
+  return spec;
+}

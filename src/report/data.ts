@@ -1,0 +1,259 @@
+/**
+ * The input of the HTML report: one plain, JSON-serialisable object. The report renderer reads
+ * nothing else, so a test can build one by hand and the CLI fills it from the analyses.
+ *
+ * Every section is optional (absent = not computed for this run, e.g. no replay was asked for)
+ * or `{ error }` (its analysis failed: the section shows an error card and the rest renders).
+ *
+ * Units: `usd` in US dollars, `weight` in base-input-token equivalents (SPEC §2.1), token counts
+ * in tokens, shares as fractions 0..1, times as epoch milliseconds (UTC), days as `YYYY-MM-DD`
+ * (UTC). `usd: null` means unknown (a model without a price), never $0.
+ * All strings that come from transcripts (paths, projects, agent types, models, attachment text)
+ * are untrusted: the renderer escapes them; callers pass them as they are.
+ */
+import type { Definition, SkipReason } from '../types.js';
+
+/** A section whose analysis failed; `error` is a one-line message shown in its card. */
+export interface SectionError {
+  error: string;
+}
+
+export type Section<T> = T | SectionError;
+
+export interface ReportData {
+  meta: ReportMeta;
+  headline?: Section<Headline>;
+  costOverTime?: Section<CostOverTime>;
+  costBy?: Section<CostBy>;
+  anatomy?: Section<Anatomy>;
+  topChains?: Section<TopChains>;
+  crossTab?: Section<CrossTab>;
+  ttlOverride?: Section<TtlOverride>;
+  keepalive?: Section<Keepalive>;
+  replay?: Section<Replay>;
+  blocks?: Section<Blocks>;
+  dataQuality?: Section<DataQuality>;
+}
+
+export interface ReportMeta {
+  /** page title; default "cachelens report" */
+  title?: string;
+  /** ISO timestamp of the run */
+  generatedAt: string;
+  /** cachelens version */
+  version: string;
+  /** the roots (or explicit paths) this report covers */
+  roots: string[];
+  /** time of the first and last request in scope (epoch ms), null when there are none */
+  from: number | null;
+  to: number | null;
+  /** date of the bundled price table, or the --pricing file name */
+  prices?: string;
+}
+
+/** The token and cost components of a request (SPEC §2.1). */
+export type CostComponent = 'input' | 'output' | 'write5m' | 'write1h' | 'read';
+
+/** The four kinds of cache write (SPEC §3). */
+export type AnatomyComponent = 'cold' | 'growth' | 'expiry' | 'break';
+
+export interface Headline {
+  usd: number | null;
+  weight: number;
+  /** Σr / ΣP over all requests in scope */
+  hitRatio: number;
+  /** weight of expiry + break rewrites beyond what a read would have cost */
+  wasteWeight: number;
+  wasteUsd: number | null;
+  requests: number;
+  sessions: number;
+  chains: number;
+  /** requests whose model has no price (their cost is not in `usd`) */
+  unpricedRequests: number;
+  tokens: Record<CostComponent, number>;
+  /** the what-if with the largest saving; null when none was computed */
+  bestWhatIf: BestWhatIf | null;
+}
+
+export interface BestWhatIf {
+  /** e.g. "keepalive, budget 3" or "force 1-hour TTL" */
+  label: string;
+  /** baseline − scenario: positive saves, negative costs more */
+  savingWeight: number;
+  savingUsd: number | null;
+  /** savingWeight / baseline weight */
+  savingShare: number;
+}
+
+export interface CostOverTime {
+  /** long format: one row per (day, component) */
+  rows: Array<{ day: string; component: CostComponent; usd: number | null; weight: number; tokens: number }>;
+}
+
+export type CostDimension = 'project' | 'model' | 'agentType';
+
+export interface CostBy {
+  /** long format: one row per (dimension, key, component); top keys only, the rest as "other" */
+  rows: Array<{
+    dimension: CostDimension;
+    key: string;
+    component: CostComponent;
+    usd: number | null;
+    weight: number;
+  }>;
+}
+
+export interface Anatomy {
+  /** long format: one row per (agent type, component) */
+  rows: Array<{ agentType: string; component: AnatomyComponent; tokens: number; weight: number; usd: number | null }>;
+}
+
+export interface TopChains {
+  /** ranked by waste, largest first */
+  chains: ChainSummary[];
+}
+
+export interface ChainSummary {
+  chainId: string;
+  sessionId: string;
+  project: string;
+  agentType: string;
+  model: string;
+  requests: number;
+  weight: number;
+  usd: number | null;
+  wasteWeight: number;
+  wasteUsd: number | null;
+  hitRatio: number;
+  /** flagged by the re-purchase rule (SPEC §3) */
+  repurchase: boolean;
+  /** per round, summed over the round's requests */
+  rounds: Array<{ round: number; read: number; write: number; rewrite: number }>;
+}
+
+export interface CrossTab {
+  /** the row dimension, e.g. "agent_type" or "definition" */
+  rowDimension: string;
+  rows: CrossTabRow[];
+}
+
+export interface CrossTabRow {
+  /** the row's value of rowDimension (an agent type, or a Definition) */
+  key: string;
+  chains: number;
+  /** chains with ≥ 1 skill_listing attachment */
+  chainsWithSkillListing: number;
+  /** skill_listing attachments over all chains of the row */
+  skillListings: number;
+  /** rounds over all chains of the row */
+  rounds: number;
+  /** chains whose skill_listing count equals their round count (and is > 0) */
+  chainsListingsEqualRounds: number;
+  weight: number;
+  definition?: Definition;
+}
+
+export interface TtlOverride {
+  /** `force1h`: 5-minute chains priced with the 1-hour TTL; `force5m` the reverse */
+  direction: 'force1h' | 'force5m';
+  baseline: { weight: number; usd: number | null };
+  scenario: { weight: number; usd: number | null };
+  /** (scenario − baseline) / baseline: negative saves */
+  deltaShare: number;
+  /** f (SPEC §5.1) */
+  expiryShare: number;
+  /** f* = (2 − 1.25) / (2 − 0.1) ≈ 0.395 for current models */
+  breakEvenShare: number;
+  buckets: Array<{
+    /** e.g. "main vs subagent", "agent type", "model", "rounds" */
+    dimension: string;
+    bucket: string;
+    baselineWeight: number;
+    scenarioWeight: number;
+    deltaShare: number;
+    expiryShare: number;
+  }>;
+}
+
+export interface Keepalive {
+  intervalSeconds: number;
+  ttlSeconds: number;
+  budgets: KeepaliveBudget[];
+  /** the best budget (null = unbounded), ties to the smaller budget */
+  best: number | null;
+}
+
+export interface KeepaliveBudget {
+  /** pings per gap; null = unbounded */
+  budget: number | null;
+  netSavingWeight: number;
+  netSavingUsd: number | null;
+  /** net saving / subagent weight */
+  netSavingShareSubagent: number;
+  /** net saving / all weight */
+  netSavingShareAll: number;
+  gapsOverTtl: number;
+  bridged: number;
+  expiredAfterBudget: number;
+  pings: number;
+}
+
+export interface Replay {
+  runs: ReplayRun[];
+}
+
+export interface ReplayRun {
+  kind: 'channel' | 'session';
+  /** e.g. the channel log's file name, or a chain id */
+  title: string;
+  strategies: ReplayStrategy[];
+  /** recorded-vs-observed relative error (session replays) */
+  fidelity?: { requests: number; medianRelError: number; p90RelError: number };
+  /** bursts of more than 12 rows between mentions (channel replays) */
+  rowsNeverShown?: number;
+}
+
+export interface ReplayStrategy {
+  /** window, watermark, unstable, recorded, dedupe-attachments, … */
+  strategy: string;
+  inputTokens: number;
+  cacheablePrefix: number;
+  cacheableRatio: number;
+  uncachedPerWarmTurn: number;
+  contextTokens: number;
+  alreadySeen: number;
+  rowsSent: number;
+  weight: number;
+  usd?: number | null;
+  /** per turn: input and cacheable tokens */
+  turns?: Array<{ turn: number; input: number; cacheable: number }>;
+}
+
+export interface Blocks {
+  /** 5-hour blocks (SPEC §7), oldest first */
+  blocks: Array<{ start: number; end: number; usd: number | null; weight: number; requests: number; tokens: number }>;
+}
+
+export interface DataQuality {
+  files: number;
+  lines: number;
+  bytes: number;
+  requests: number;
+  /** line copies collapsed into one request by the de-dup (SPEC §1.3) */
+  duplicatesRemoved: number;
+  /** requests whose usage had no 5m/1h split */
+  splitMissing: number;
+  skipped: Array<{
+    reason: SkipReason;
+    count: number;
+    /** the first few locations */
+    examples: Array<{ path: string; line: number; detail?: string }>;
+  }>;
+  unknownModels: Array<{ model: string; requests: number }>;
+  /** line types the reader does not know, counted (SPEC §1.2) */
+  unknownLineTypes?: Array<{ type: string; count: number }>;
+}
+
+export function isSectionError(s: unknown): s is SectionError {
+  return typeof s === 'object' && s !== null && typeof (s as SectionError).error === 'string';
+}

@@ -1,0 +1,63 @@
+/**
+ * HTML building with escaping by default: every value interpolated into the `html` tag is
+ * escaped unless it is already `SafeHtml` (the output of another `html` call).
+ */
+import { escapeHtml } from './escape.js';
+
+export class SafeHtml {
+  constructor(readonly value: string) {}
+  toString(): string {
+    return this.value;
+  }
+}
+
+type Part = SafeHtml | string | number | boolean | null | undefined | Part[];
+
+function part(v: Part): string {
+  if (v instanceof SafeHtml) return v.value;
+  if (Array.isArray(v)) return v.map(part).join('');
+  if (v === null || v === undefined || v === false || v === true) return '';
+  return escapeHtml(String(v));
+}
+
+/** Example: html`<b>${'<i>'}</b>`.value === '<b>&lt;i&gt;</b>' */
+export function html(strings: TemplateStringsArray, ...values: Part[]): SafeHtml {
+  let out = strings[0]!;
+  for (let i = 0; i < values.length; i++) out += part(values[i]!) + strings[i + 1]!;
+  return new SafeHtml(out);
+}
+
+export interface Column {
+  label: string;
+  numeric?: boolean;
+  /** tooltip on the header */
+  hint?: string;
+}
+
+/** A cell: text (escaped) and the raw value the table sorts by. */
+export interface Cell {
+  text: string | SafeHtml;
+  sort?: number | string;
+  className?: string;
+}
+
+/** A table the page's small script can sort by clicking a header. */
+export function sortableTable(caption: string, columns: Column[], rows: Cell[][]): SafeHtml {
+  return html`<div class="table-wrap"><table class="sortable">
+<caption>${caption}</caption>
+<thead><tr>${columns.map(
+    (c) => html`<th scope="col" class="${c.numeric ? 'num' : ''}" title="${c.hint}"><button type="button">${c.label}</button></th>`,
+  )}</tr></thead>
+<tbody>${rows.map(
+    (r) => html`<tr>${r.map((cell, i) => {
+      const cls = [columns[i]?.numeric ? 'num' : '', cell.className ?? ''].join(' ').trim();
+      return html`<td class="${cls}" data-sort="${cell.sort === undefined ? undefined : String(cell.sort)}">${cell.text}</td>`;
+    })}</tr>\n`,
+  )}</tbody>
+</table></div>`;
+}
+
+/** A simple, non-sortable key → value list. */
+export function facts(items: Array<[string, string | SafeHtml]>): SafeHtml {
+  return html`<dl class="facts">${items.map(([k, v]) => html`<div><dt>${k}</dt><dd>${v}</dd></div>`)}</dl>`;
+}

@@ -1,0 +1,115 @@
+/**
+ * The HTML report: `ReportData` in, one self-contained HTML file out (SPEC §7).
+ *
+ *   ReportData ─▶ sections (HTML, escaped) + charts (vega spec name + rows per data set)
+ *              ─▶ template.html with data JSON, compiled vega specs, vega runtime, interpreter
+ *                 and page script inlined; CSP allows exactly those scripts by hash
+ *
+ * Nothing is fetched: the page works from file:// with the network off.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { interpreterRuntime, reportFile, vegaRuntime } from './assets.js';
+import { vegaSpec, type ChartSpecName } from './charts.js';
+import { contentSecurityPolicy } from './csp.js';
+import { isSectionError, type ReportData } from './data.js';
+import { escapeHtml, jsonForScript } from './escape.js';
+import { fmtTime } from './format.js';
+import { html, type SafeHtml } from './html.js';
+import { ChartSink, type SectionOutput } from './section.js';
+import { SECTIONS } from './sections.js';
+
+function sectionCard(id: string, title: string, out: SectionOutput): SafeHtml {
+  return html`<section class="card" id="${id}" data-section="${id}">
+<h2>${title}</h2>
+<p class="reading">${out.reading}</p>
+${out.body}
+</section>`;
+}
+
+function errorCard(id: string, title: string, message: string): SafeHtml {
+  return html`<section class="card error-card" id="${id}" data-section="${id}" data-state="error">
+<h2>${title}</h2>
+<p>This section could not be computed; the rest of the report is unaffected.</p>
+<p class="error-message" role="alert">${message}</p>
+</section>`;
+}
+
+/** Fills `{{name}}` placeholders in one pass, so inserted text is never scanned again. */
+function fill(template: string, values: Record<string, string>): string {
+  return template.replace(/\{\{(\w+)\}\}/g, (m, key: string) => {
+    const v = values[key];
+    if (v === undefined) throw new Error(`template placeholder ${m} has no value`);
+    return v;
+  });
+}
+
+/**
+ * Inline script text must never contain `</script`; vega's build has none today, and this
+ * keeps a future build from silently cutting the page in two.
+ */
+function assertInlineSafe(name: string, code: string): string {
+  if (/<\/script|<!--/i.test(code)) throw new Error(`${name} cannot be inlined: it contains </script or <!--`);
+  return code;
+}
+
+/** Renders the report. Pure apart from reading the bundled assets (cached after the first call). */
+export function renderReport(data: ReportData): string {
+  const charts = new ChartSink();
+  const cards: SafeHtml[] = [];
+  const toc: SafeHtml[] = [];
+  for (const s of SECTIONS) {
+    const value = data[s.key];
+    if (value === undefined) continue;
+    toc.push(html`<a href="#${s.id}">${s.title}</a>`);
+    if (isSectionError(value)) {
+      cards.push(errorCard(s.id, s.title, value.error));
+      continue;
+    }
+    try {
+      cards.push(sectionCard(s.id, s.title, s.render(value as never, charts, data)));
+    } catch (err) {
+      cards.push(errorCard(s.id, s.title, `report renderer failed: ${err instanceof Error ? err.message : String(err)}`));
+    }
+  }
+
+  const specNames = [...new Set(charts.charts.map((c) => c.spec))];
+  const specs: Partial<Record<ChartSpecName, object>> = {};
+  for (const n of specNames) specs[n] = vegaSpec(n);
+
+  const template = reportFile('template.html');
+  const style = /<style>([\s\S]*?)<\/style>/.exec(template)?.[1];
+  if (style === undefined) throw new Error('template.html has no <style> element');
+  const vega = assertInlineSafe('vega', vegaRuntime());
+  const interpreter = assertInlineSafe('vega-interpreter', interpreterRuntime());
+  const client = assertInlineSafe('report.js', reportFile('client/report.js'));
+
+  const meta = data.meta;
+  const title = meta.title ?? 'cachelens report';
+  const period = meta.from !== null && meta.to !== null ? `${fmtTime(meta.from)} – ${fmtTime(meta.to)}` : 'no requests in scope';
+  const subtitle = html`${period} · ${meta.roots.length === 1 ? meta.roots[0] : `${meta.roots.length} roots`} · generated ${meta.generatedAt}`;
+  const footer = html`cachelens ${meta.version}${meta.prices ? html` · prices: ${meta.prices}` : ''} · weight = base-input-token equivalents (input 1, 5m write 1.25, 1h write 2, read 0.1, output per model) · all times UTC`;
+
+  return fill(template, {
+    csp: escapeHtml(contentSecurityPolicy([vega, interpreter, client], [style])),
+    version: escapeHtml(meta.version),
+    title: escapeHtml(title),
+    subtitle: subtitle.value,
+    toc: toc.map((t) => t.value).join(' '),
+    sections: cards.map((c) => c.value).join('\n'),
+    footer: footer.value,
+    data: jsonForScript(data),
+    charts: jsonForScript({ specs, charts: charts.charts }),
+    vega,
+    interpreter,
+    client,
+  });
+}
+
+/** Renders the report and writes it to `outPath` (folders created); returns the absolute path. */
+export async function writeReport(data: ReportData, outPath: string): Promise<string> {
+  const abs = path.resolve(outPath);
+  await mkdir(path.dirname(abs), { recursive: true });
+  await writeFile(abs, renderReport(data), 'utf8');
+  return abs;
+}

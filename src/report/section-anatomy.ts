@@ -1,0 +1,42 @@
+/** Cache anatomy by agent type: what every cache write bought (cold / growth / expiry / break). */
+import type { Anatomy, AnatomyComponent } from './data.js';
+import { fmtInt, fmtPct } from './format.js';
+import { html, sortableTable } from './html.js';
+import { ANATOMY_ORDER, groupBy, maxBy, sum, type ChartSink, type SectionOutput } from './section.js';
+
+export function renderAnatomy(d: Anatomy, charts: ChartSink): SectionOutput {
+  const total = sum(d.rows, (r) => r.weight);
+  const of = (c: AnatomyComponent) => sum(d.rows.filter((r) => r.component === c), (r) => r.weight);
+  const types = [...groupBy(d.rows, (r) => r.agentType)].map(([agentType, rows]) => {
+    const w = (c: AnatomyComponent) => sum(rows.filter((r) => r.component === c), (r) => r.weight);
+    const all = sum(rows, (r) => r.weight);
+    return { agentType, cold: w('cold'), growth: w('growth'), expiry: w('expiry'), break: w('break'), all };
+  });
+  types.sort((a, b) => b.all - a.all);
+  const worst = maxBy(types, (t) => t.expiry + t.break);
+  const reading =
+    total > 0 && worst
+      ? `Of ${fmtInt(total)} wt of cache writes, ${fmtPct(of('expiry') / total)} re-bought context after a cache expiry and ${fmtPct(of('break') / total)} after a broken prefix; “${worst.agentType}” re-bought the most (${fmtInt(worst.expiry + worst.break)} wt, ${fmtPct((worst.expiry + worst.break) / Math.max(worst.all, 1))} of its writes).`
+      : 'No cache writes in scope.';
+  const rows = d.rows.map((r) => ({ agentType: r.agentType, component: r.component, order: ANATOMY_ORDER[r.component], weight: r.weight, tokens: r.tokens }));
+  const table = sortableTable(
+    'Cache-write weight by agent type (wt = base-input-token equivalents)',
+    [
+      { label: 'agent type' },
+      { label: 'cold', numeric: true },
+      { label: 'growth', numeric: true },
+      { label: 'expiry', numeric: true },
+      { label: 'break', numeric: true },
+      { label: 'rewrite share', numeric: true, hint: '(expiry + break) ÷ all writes' },
+    ],
+    types.map((t) => [
+      { text: t.agentType },
+      { text: fmtInt(t.cold), sort: t.cold },
+      { text: fmtInt(t.growth), sort: t.growth },
+      { text: fmtInt(t.expiry), sort: t.expiry },
+      { text: fmtInt(t.break), sort: t.break },
+      { text: fmtPct(t.all > 0 ? (t.expiry + t.break) / t.all : 0), sort: t.all > 0 ? (t.expiry + t.break) / t.all : 0 },
+    ]),
+  );
+  return { reading, body: html`${charts.figure('anatomy', { rows }, 'Cache-write weight by agent type, split into cold, growth, expiry and break')}${table}` };
+}

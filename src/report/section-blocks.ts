@@ -1,0 +1,17 @@
+/** 5-hour blocks (SPEC §7): how the usage limit counts. */
+import type { Blocks } from './data.js';
+import { fmtInt, fmtTime, fmtUsd } from './format.js';
+import { html } from './html.js';
+import { maxBy, type ChartSink, type SectionOutput } from './section.js';
+
+export function renderBlocks(d: Blocks, charts: ChartSink): SectionOutput {
+  const priced = d.blocks.filter((b) => b.usd !== null);
+  const top = maxBy(priced, (b) => b.usd!);
+  const sorted = priced.map((b) => b.usd!).sort((a, b) => a - b);
+  const median = sorted.length ? sorted[Math.floor((sorted.length - 1) / 2)]! : 0;
+  const reading = top
+    ? `${fmtInt(d.blocks.length)} five-hour blocks; the heaviest started ${fmtTime(top.start)} and cost ${fmtUsd(top.usd)} over ${fmtInt(top.requests)} requests (median block ${fmtUsd(median)}).`
+    : 'No priced blocks.';
+  const blocks = priced.map((b) => ({ start: b.start, end: b.end, usd: b.usd, requests: b.requests, tokens: b.tokens }));
+  return { reading, body: html`${charts.figure('blocks', { blocks }, 'Cost per 5-hour block')}` };
+}

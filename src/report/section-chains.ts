@@ -1,0 +1,59 @@
+/** The top chains by waste, each with its round-by-round reads against writes. */
+import type { ChainSummary, TopChains } from './data.js';
+import { fmtInt, fmtPct, fmtUsd, fmtWeight } from './format.js';
+import { facts, html, type SafeHtml } from './html.js';
+import type { ChartSink, SectionOutput } from './section.js';
+
+/** Chains drawn; the analysis may send more, the page stays short. */
+const MAX_CHAINS = 8;
+
+/** Example: reads [13818, 13818, 13818], writes [131000, 143400, 155800] → "reads stay at 13,818 …" */
+export function chainReading(c: ChainSummary): string {
+  const r = c.rounds;
+  if (r.length === 0) return 'No rounds recorded.';
+  const reads = r.map((x) => x.read);
+  const first = r[0]!;
+  const last = r[r.length - 1]!;
+  const rewrite = r.reduce((s, x) => s + x.rewrite, 0);
+  const written = r.reduce((s, x) => s + x.write, 0);
+  if (c.repurchase) {
+    return `Re-purchase pattern: reads stay near ${fmtInt(Math.min(...reads))}–${fmtInt(Math.max(...reads))} tokens while writes grow from ${fmtInt(first.write)} to ${fmtInt(last.write)} over ${r.length} rounds — the whole context is bought again every round.`;
+  }
+  return `${fmtPct(written > 0 ? rewrite / written : 0)} of ${fmtInt(written)} written tokens over ${r.length} rounds were rewrites of context already cached.`;
+}
+
+function chainCard(c: ChainSummary, rank: number, charts: ChartSink): SafeHtml {
+  const writes = c.rounds.flatMap((x) => [
+    { round: x.round, kind: 'write: growth', order: 0, tokens: Math.max(0, x.write - x.rewrite) },
+    { round: x.round, kind: 'write: rewrite', order: 1, tokens: x.rewrite },
+  ]);
+  const reads = c.rounds.map((x) => ({ round: x.round, tokens: x.read }));
+  return html`<article class="chain" data-chain-rank="${String(rank)}">
+<h3>${String(rank)}. ${c.agentType} · ${c.project}${c.repurchase ? html`<span class="flag">re-purchase</span>` : ''}</h3>
+${facts([
+  ['waste', `${fmtUsd(c.wasteUsd)} (${fmtWeight(c.wasteWeight)})`],
+  ['cost', `${fmtUsd(c.usd)} (${fmtWeight(c.weight)})`],
+  ['hit ratio', fmtPct(c.hitRatio)],
+  ['requests', fmtInt(c.requests)],
+  ['rounds', fmtInt(c.rounds.length)],
+  ['model', c.model],
+  ['chain', html`<span class="mono">${c.chainId}</span>`],
+  ['session', html`<span class="mono">${c.sessionId}</span>`],
+])}
+<p class="reading">${chainReading(c)}</p>
+${charts.figure('chain-rounds', { writes, reads }, `Chain ${c.chainId}: tokens written and read per round`)}
+</article>`;
+}
+
+export function renderTopChains(d: TopChains, charts: ChartSink): SectionOutput {
+  const shown = d.chains.slice(0, MAX_CHAINS);
+  const flagged = d.chains.filter((c) => c.repurchase).length;
+  const top = shown[0];
+  const reading = top
+    ? `The most wasteful chain, “${top.agentType}” in ${top.project}, wasted ${fmtUsd(top.wasteUsd)} (${fmtWeight(top.wasteWeight)}); ${flagged} of the ${d.chains.length} chains listed show the re-purchase pattern (reads pinned, writes re-bought every round).`
+    : 'No chain wasted anything.';
+  return {
+    reading,
+    body: html`${shown.map((c, i) => chainCard(c, i + 1, charts))}${d.chains.length > shown.length ? html`<p class="muted">${String(d.chains.length - shown.length)} more chains not drawn.</p>` : ''}`,
+  };
+}

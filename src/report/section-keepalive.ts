@@ -1,0 +1,57 @@
+/** Keepalive what-if (SPEC §5.2): net saving against the ping budget per gap. */
+import type { Keepalive, KeepaliveBudget } from './data.js';
+import { fmtInt, fmtSignedPct, fmtUsd } from './format.js';
+import { html, sortableTable } from './html.js';
+import type { ChartSink, SectionOutput } from './section.js';
+
+const label = (b: number | null) => (b === null ? '∞' : String(b));
+
+/** Example: best B = 3 saves 4.1% of subagent weight, ∞ loses 18% → "The best budget is 3 pings per gap: …" */
+export function keepaliveReading(d: Keepalive): string {
+  const best = d.budgets.find((b) => b.budget === d.best);
+  const unbounded = d.budgets.find((b) => b.budget === null);
+  if (!best) return 'No budget was evaluated.';
+  let s = `The best budget is ${label(best.budget)} ping${best.budget === 1 ? '' : 's'} per gap: net ${fmtSignedPct(best.netSavingShareSubagent)} of subagent weight (${fmtSignedPct(best.netSavingShareAll)} of all), and ${fmtInt(best.expiredAfterBudget)} of ${fmtInt(best.gapsOverTtl)} gaps over the TTL still expire`;
+  if (unbounded && unbounded !== best) s += `; unbounded pinging nets ${fmtSignedPct(unbounded.netSavingShareSubagent)}`;
+  return s + '.';
+}
+
+export function renderKeepalive(d: Keepalive, charts: ChartSink): SectionOutput {
+  const ordered = [...d.budgets].sort((a, b) => (a.budget ?? Infinity) - (b.budget ?? Infinity));
+  const budgets = ordered.map((b: KeepaliveBudget) => ({
+    label: label(b.budget),
+    subagent: b.netSavingShareSubagent,
+    all: b.netSavingShareAll,
+    sign: b.netSavingShareSubagent >= 0 ? 'saves (% of subagent weight)' : 'costs (% of subagent weight)',
+    pings: b.pings,
+    bridged: b.bridged,
+    expired: b.expiredAfterBudget,
+  }));
+  const table = sortableTable(
+    `Pings every ${fmtInt(d.intervalSeconds)} s against a ${fmtInt(d.ttlSeconds)} s TTL`,
+    [
+      { label: 'budget B', numeric: true },
+      { label: 'net saving', numeric: true },
+      { label: '% subagent', numeric: true },
+      { label: '% all', numeric: true },
+      { label: 'pings', numeric: true },
+      { label: 'gaps > TTL', numeric: true },
+      { label: 'bridged', numeric: true },
+      { label: 'still expired', numeric: true },
+    ],
+    ordered.map((b) => [
+      { text: label(b.budget), sort: b.budget ?? 1e9, className: b.budget === d.best ? 'hit' : '' },
+      { text: b.netSavingUsd === null ? `${fmtInt(b.netSavingWeight)} wt` : fmtUsd(b.netSavingUsd), sort: b.netSavingWeight },
+      { text: fmtSignedPct(b.netSavingShareSubagent), sort: b.netSavingShareSubagent },
+      { text: fmtSignedPct(b.netSavingShareAll), sort: b.netSavingShareAll },
+      { text: fmtInt(b.pings), sort: b.pings },
+      { text: fmtInt(b.gapsOverTtl), sort: b.gapsOverTtl },
+      { text: fmtInt(b.bridged), sort: b.bridged },
+      { text: fmtInt(b.expiredAfterBudget), sort: b.expiredAfterBudget },
+    ]),
+  );
+  return {
+    reading: keepaliveReading(d),
+    body: html`${charts.figure('keepalive', { budgets }, 'Net saving of keepalive pings per ping budget')}${table}`,
+  };
+}

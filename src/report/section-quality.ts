@@ -1,0 +1,51 @@
+/** The data-quality panel (SPEC §8): what was read, what was skipped and why, what is unpriced. */
+import type { DataQuality } from './data.js';
+import { fmtInt } from './format.js';
+import { facts, html, sortableTable } from './html.js';
+import type { SectionOutput } from './section.js';
+
+export function qualityReading(d: DataQuality): string {
+  const skipped = d.skipped.reduce((s, r) => s + r.count, 0);
+  const unpriced = d.unknownModels.reduce((s, m) => s + m.requests, 0);
+  const reasons = d.skipped.filter((r) => r.count > 0).map((r) => `${fmtInt(r.count)} ${r.reason}`);
+  return (
+    `Read ${fmtInt(d.files)} files and ${fmtInt(d.lines)} lines; ` +
+    (skipped ? `skipped ${fmtInt(skipped)} (${reasons.join(', ')}); ` : 'skipped none; ') +
+    `removed ${fmtInt(d.duplicatesRemoved)} duplicate copies; ` +
+    (unpriced ? `${fmtInt(unpriced)} requests from ${d.unknownModels.length} model${d.unknownModels.length === 1 ? '' : 's'} without a price.` : 'every model has a price.')
+  );
+}
+
+export function renderDataQuality(d: DataQuality): SectionOutput {
+  const skipped = sortableTable(
+    'Skipped lines by reason, with the first locations',
+    [{ label: 'reason' }, { label: 'lines', numeric: true }, { label: 'where' }],
+    d.skipped.map((r) => [
+      { text: r.reason },
+      { text: fmtInt(r.count), sort: r.count },
+      {
+        text: html`<ul class="locations">${r.examples.map((e) => html`<li><span class="mono">${e.path}:${String(e.line)}</span>${e.detail ? ` — ${e.detail}` : ''}</li>`)}</ul>`,
+      },
+    ]),
+  );
+  const models = d.unknownModels.length
+    ? sortableTable('Models without a price (their cost shows as unknown)', [{ label: 'model' }, { label: 'requests', numeric: true }], d.unknownModels.map((m) => [{ text: m.model }, { text: fmtInt(m.requests), sort: m.requests }]))
+    : '';
+  const types = d.unknownLineTypes?.length
+    ? sortableTable('Line types not known to the reader (counted, not errors)', [{ label: 'type' }, { label: 'lines', numeric: true }], d.unknownLineTypes.map((t) => [{ text: t.type }, { text: fmtInt(t.count), sort: t.count }]))
+    : '';
+  return {
+    reading: qualityReading(d),
+    body: html`${facts([
+      ['files', fmtInt(d.files)],
+      ['lines', fmtInt(d.lines)],
+      ['read', `${(d.bytes / 1e6).toLocaleString('en-US', { maximumFractionDigits: 1 })} MB`],
+      ['requests', fmtInt(d.requests)],
+      ['duplicates removed', fmtInt(d.duplicatesRemoved)],
+      ['usage without 5m/1h split', fmtInt(d.splitMissing)],
+    ])}
+${d.skipped.length ? skipped : html`<p class="muted">No line was skipped.</p>`}
+${models}
+${types}`,
+  };
+}

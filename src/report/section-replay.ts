@@ -1,0 +1,69 @@
+/** Replay results (SPEC §6): channel and session strategies side by side. */
+import type { Replay, ReplayRun } from './data.js';
+import { fmtInt, fmtPct } from './format.js';
+import { html, sortableTable, type SafeHtml } from './html.js';
+import { maxBy, type ChartSink, type SectionOutput } from './section.js';
+
+/** Example: window 0.941, watermark 0.940, unstable 0.000 → names the most and least cacheable strategy. */
+export function replayRunReading(run: ReplayRun): string {
+  const s = run.strategies;
+  const most = maxBy(s, (x) => x.cacheableRatio);
+  const least = maxBy(s, (x) => -x.cacheableRatio);
+  const fewest = maxBy(s, (x) => -x.uncachedPerWarmTurn);
+  if (!most || !least || !fewest) return 'No strategy was replayed.';
+  let text = `“${most.strategy}” caches the most (${fmtPct(most.cacheableRatio)} of input), “${least.strategy}” the least (${fmtPct(least.cacheableRatio)}); “${fewest.strategy}” sends the fewest uncached tokens per warm turn (${fmtInt(fewest.uncachedPerWarmTurn)})`;
+  const seen = s.filter((x) => x.alreadySeen > 0);
+  if (seen.length) text += `; ${seen.map((x) => `“${x.strategy}” re-sends ${fmtInt(x.alreadySeen)} already-seen context tokens`).join(', ')}`;
+  return text + '.';
+}
+
+function runBlock(run: ReplayRun, charts: ChartSink): SafeHtml {
+  const rows = run.strategies.flatMap((s) => [
+    { strategy: s.strategy, part: 'cacheable prefix', order: 0, tokens: s.cacheablePrefix },
+    { strategy: s.strategy, part: 'uncached', order: 1, tokens: Math.max(0, s.inputTokens - s.cacheablePrefix) },
+  ]);
+  const turns = run.strategies.flatMap((s) => (s.turns ?? []).map((t) => ({ strategy: s.strategy, turn: t.turn, uncached: Math.max(0, t.input - t.cacheable) })));
+  const table = sortableTable(
+    'Per strategy (tokens; weight in base-input-token equivalents)',
+    [
+      { label: 'strategy' },
+      { label: 'input tokens', numeric: true },
+      { label: 'cacheable prefix', numeric: true },
+      { label: 'cacheable ratio', numeric: true },
+      { label: 'uncached / warm turn', numeric: true },
+      { label: 'context tokens', numeric: true },
+      { label: 'already seen', numeric: true },
+      { label: 'rows sent', numeric: true },
+      { label: 'weight', numeric: true },
+    ],
+    run.strategies.map((s) => [
+      { text: s.strategy },
+      { text: fmtInt(s.inputTokens), sort: s.inputTokens },
+      { text: fmtInt(s.cacheablePrefix), sort: s.cacheablePrefix },
+      { text: s.cacheableRatio.toFixed(3), sort: s.cacheableRatio },
+      { text: fmtInt(s.uncachedPerWarmTurn), sort: s.uncachedPerWarmTurn },
+      { text: fmtInt(s.contextTokens), sort: s.contextTokens },
+      { text: s.contextTokens > 0 && s.alreadySeen > 0 ? `${fmtInt(s.alreadySeen)} (${fmtPct(s.alreadySeen / s.contextTokens, 0)})` : fmtInt(s.alreadySeen), sort: s.alreadySeen },
+      { text: fmtInt(s.rowsSent), sort: s.rowsSent },
+      { text: fmtInt(s.weight), sort: s.weight },
+    ]),
+  );
+  const notes: string[] = [];
+  if (run.rowsNeverShown !== undefined) notes.push(`${fmtInt(run.rowsNeverShown)} rows never shown (bursts of more than 12 between mentions)`);
+  if (run.fidelity) notes.push(`fidelity over ${fmtInt(run.fidelity.requests)} requests: median relative error ${fmtPct(run.fidelity.medianRelError)}, 90th percentile ${fmtPct(run.fidelity.p90RelError)}`);
+  return html`<article class="replay-run">
+<h3>${run.kind} replay · ${run.title}</h3>
+<p class="reading">${replayRunReading(run)}</p>
+<div class="grid2">
+${charts.figure('replay-strategies', { rows }, `${run.title}: cacheable and uncached input per strategy`)}
+${turns.length ? charts.figure('replay-turns', { turns }, `${run.title}: uncached tokens per turn`) : ''}
+</div>
+${table}
+${notes.length ? html`<p class="muted">${notes.join(' · ')}</p>` : ''}
+</article>`;
+}
+
+export function renderReplay(d: Replay, charts: ChartSink): SectionOutput {
+  const reading = d.runs.length === 1 ? replayRunReading(d.runs[0]!) : `${d.runs.length} replays; each is read below.`;
+  return { reading, body: html`${d.runs.map((r) => runBlock(r, charts))}` };
+}

@@ -1,0 +1,98 @@
+/**
+ * The rendered report in Debian's Chromium, from file://: it loads with no console errors and no
+ * request but itself, every chart draws marks, a failed section or chart stays contained, and
+ * hostile transcript text shows literally and never runs.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { renderReport } from '../../src/report/render.js';
+import type { ReportData } from '../../src/report/data.js';
+import { chartsSettled, chartStates, launchChromium, openRecorded, type Browser } from './browser.js';
+import { fixtureReport } from './fixtures.js';
+
+let browser: Browser;
+let dir: string;
+
+before(async () => {
+  browser = await launchChromium();
+  dir = await mkdtemp(path.join(os.tmpdir(), 'cachelens-report-test-'));
+});
+
+after(async () => {
+  await browser?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+async function writeHtml(name: string, htmlText: string): Promise<string> {
+  const file = path.join(dir, name);
+  await writeFile(file, htmlText, 'utf8');
+  return pathToFileURL(file).href;
+}
+
+test('fixture report loads from file:// with no errors, no requests, and every chart drawn', async () => {
+  const url = await writeHtml('fixture.html', renderReport(fixtureReport()));
+  const { page, log } = await openRecorded(browser, url);
+  await chartsSettled(page);
+  const charts = await chartStates(page);
+
+  assert.ok(charts.length >= 10, `expected a chart per section, got ${charts.length}`);
+  for (const c of charts) {
+    assert.equal(c.state, 'ok', `chart ${c.id} (${c.spec}) is ${c.state}`);
+    assert.ok(c.marks > 0, `chart ${c.id} (${c.spec}) drew no marks`);
+  }
+  const specs = new Set(charts.map((c) => c.spec));
+  for (const s of ['cost-over-time', 'cost-by', 'anatomy', 'chain-rounds', 'ttl-buckets', 'keepalive', 'replay-strategies', 'replay-turns', 'blocks']) {
+    assert.ok(specs.has(s), `no ${s} chart on the page`);
+  }
+  assert.deepEqual(log.consoleErrors, []);
+  assert.deepEqual(log.pageErrors, []);
+  assert.deepEqual(log.requests, [url]);
+
+  const usd = await page.getAttribute('[data-metric="usd"]', 'data-value');
+  assert.equal(Number(usd), 412.37);
+  const sections = await page.$$eval('section[data-section]', (s) => s.map((e) => e.id));
+  assert.deepEqual(sections, ['headline', 'cost-over-time', 'cost-by', 'anatomy', 'top-chains', 'cross-tab', 'ttl-override', 'keepalive', 'replay', 'blocks', 'data-quality']);
+
+  const shots = await mkdtemp(path.join(os.tmpdir(), 'cachelens-report-shots-'));
+  await page.screenshot({ path: path.join(shots, 'light.png'), fullPage: true });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.screenshot({ path: path.join(shots, 'dark.png'), fullPage: true });
+  const bg = await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
+  assert.equal(bg, 'rgb(20, 23, 28)', 'dark colour scheme applies');
+  const axisFill = await page.$eval('figure.chart svg .role-axis-label text', (t) => getComputedStyle(t).fill);
+  assert.equal(axisFill, 'rgb(228, 232, 238)', 'chart axis labels follow the dark theme');
+  console.log(`# screenshots in ${shots}`);
+  await page.close();
+});
+
+test('a section whose analysis failed shows an error card; a chart that throws becomes an error card alone', async () => {
+  const data: ReportData = { ...fixtureReport(), anatomy: { error: 'DuckDB: table chains does not exist' } };
+  let htmlText = renderReport(data);
+  // Make one chart throw in the browser: bind its rows to a data set its spec does not have.
+  const m = /<script type="application\/json" id="cachelens-charts">([\s\S]*?)<\/script>/.exec(htmlText)!;
+  const payload = JSON.parse(m[1]!);
+  const victim = payload.charts.find((c: { spec: string }) => c.spec === 'blocks');
+  victim.data = { nonexistent: [] };
+  htmlText = htmlText.replace(m[1]!, () => JSON.stringify(payload).replace(/</g, '\\u003c'));
+  const url = await writeHtml('errors.html', htmlText);
+  const { page, log } = await openRecorded(browser, url);
+  await chartsSettled(page);
+
+  const card = await page.$eval('#anatomy', (s) => ({ cls: s.className, text: s.textContent ?? '' }));
+  assert.match(card.cls, /error-card/);
+  assert.match(card.text, /DuckDB: table chains does not exist/);
+  const charts = await chartStates(page);
+  const failed = charts.filter((c) => c.state !== 'ok');
+  assert.deepEqual(failed.map((c) => [c.spec, c.state]), [['blocks', 'error']]);
+  assert.ok(charts.filter((c) => c.state === 'ok').every((c) => c.marks > 0));
+  const chartCard = await page.$eval(`figure[data-chart="${victim.id}"]`, (f) => f.textContent ?? '');
+  assert.match(chartCard, /could not be drawn/);
+  assert.match(chartCard, /nonexistent/);
+  assert.deepEqual(log.pageErrors, []);
+  assert.deepEqual(log.requests, [url]);
+  await page.close();
+});

@@ -1,0 +1,86 @@
+/**
+ * Debian's Chromium driven by playwright-core, for the report's browser tests. No browser is
+ * downloaded: a missing /usr/bin/chromium fails the tests with the line that installs it.
+ */
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+
+export const CHROMIUM = '/usr/bin/chromium';
+
+export interface Browser {
+  context: BrowserContext;
+  close(): Promise<void>;
+}
+
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`${CHROMIUM} is missing: the report's browser tests need Debian's Chromium (apt-get update && apt-get install -y chromium)`);
+  }
+  const userDataDir = await mkdtemp(path.join(os.tmpdir(), 'cachelens-chromium-'));
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    viewport: { width: 1280, height: 900 },
+  });
+  return {
+    context,
+    async close() {
+      await context.close();
+      await rm(userDataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** What a page did while loading: every request, console error, uncaught error and dialog. */
+export interface PageLog {
+  requests: string[];
+  consoleErrors: string[];
+  pageErrors: string[];
+  dialogs: string[];
+}
+
+/**
+ * Opens `url` in a new page, recording everything; any request other than `url` itself is
+ * aborted (and recorded), so a leak fails the test instead of touching the network.
+ */
+export async function openRecorded(browser: Browser, url: string): Promise<{ page: Page; log: PageLog }> {
+  const log: PageLog = { requests: [], consoleErrors: [], pageErrors: [], dialogs: [] };
+  const page = await browser.context.newPage();
+  await page.route('**/*', (route) => (route.request().url() === url ? route.continue() : route.abort()));
+  page.on('request', (r) => log.requests.push(r.url()));
+  page.on('console', (m) => {
+    if (m.type() === 'error') log.consoleErrors.push(m.text());
+  });
+  page.on('pageerror', (e) => log.pageErrors.push(String(e)));
+  page.on('dialog', (d) => {
+    log.dialogs.push(`${d.type()}: ${d.message()}`);
+    void d.dismiss();
+  });
+  await page.goto(url, { waitUntil: 'load' });
+  return { page, log };
+}
+
+/** Waits until every chart figure has settled (drawn or turned into an error card). */
+export async function chartsSettled(page: Page): Promise<void> {
+  await page.waitForFunction(
+    () => [...document.querySelectorAll('figure.chart')].every((f) => f.hasAttribute('data-state')),
+    undefined,
+    { timeout: 15_000 },
+  );
+}
+
+/** Per chart: its id, state and the number of drawn mark items (SVG shapes inside role-mark groups). */
+export async function chartStates(page: Page): Promise<Array<{ id: string; spec: string; state: string; marks: number }>> {
+  return page.$$eval('figure.chart', (figs) =>
+    figs.map((f) => ({
+      id: f.getAttribute('data-chart') ?? '',
+      spec: f.getAttribute('data-spec') ?? '',
+      state: f.getAttribute('data-state') ?? '',
+      marks: f.querySelectorAll('svg g.role-mark > path, svg g.role-mark > line, svg g.role-mark > rect, svg g.role-mark > text, svg g.role-mark > circle, svg g.role-mark > g').length,
+    })),
+  );
+}
