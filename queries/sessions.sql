@@ -1,0 +1,19 @@
+-- sessions: one row per session, most expensive first.
+-- Purpose: `cachelens sessions`.
+-- Inputs: tables requests, chains; $tz, $since, $until, $project as in summary.sql.
+-- Output columns: session_id, project, first (ISO, in $tz), last, requests, chains, subagents,
+--   input, output, cache_write_5m, cache_write_1h, cache_read, weight, usd.
+-- Example row: session_id='4d5611e5-…', project='/home/USER/projects/spotter', first='2026-02-12 16:02',
+--   last='2026-02-12 21:03', requests=150, chains=3, subagents=2, …, weight=3140212.5, usd=15.70
+WITH r AS (SELECT *, strftime(timezone($tz, ts), '%Y-%m-%d') AS day FROM requests),
+f AS (SELECT * FROM r WHERE ($since IS NULL OR day >= $since) AND ($until IS NULL OR day <= $until)
+        AND ($project IS NULL OR contains(lower(project), lower($project))))
+SELECT session_id, any_value(project) AS project,
+       strftime(timezone($tz, min(ts)), '%Y-%m-%d %H:%M') AS first,
+       strftime(timezone($tz, max(ts)), '%Y-%m-%d %H:%M') AS last,
+       count(*) AS requests, count(DISTINCT chain_id) AS chains,
+       count(DISTINCT chain_id) FILTER (WHERE agent_id IS NOT NULL) AS subagents,
+       sum(input) AS input, sum(output) AS output, sum(cache_write_5m) AS cache_write_5m,
+       sum(cache_write_1h) AS cache_write_1h, sum(cache_read) AS cache_read,
+       coalesce(sum(weight), 0) AS weight, coalesce(sum(usd), 0) AS usd
+FROM f GROUP BY session_id ORDER BY usd DESC, session_id;

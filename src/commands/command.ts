@@ -1,0 +1,56 @@
+/**
+ * A CLI command: yargs options plus a `run` that returns a result and its text; the CLI layer
+ * (cli.ts) prints `--json` or the text and sets the exit code. Commands never write to stdout.
+ */
+import type { Argv } from 'yargs';
+import type { CommonOptions } from '../context.js';
+
+export interface Io {
+  /** colour allowed on stdout */
+  color: boolean;
+  /** progress printer for stderr (only when stderr is a TTY) */
+  progress?: CommonOptions['progress'];
+  env: NodeJS.ProcessEnv;
+  stderr: (line: string) => void;
+}
+
+export interface Output {
+  json: unknown;
+  text: string;
+}
+
+export interface Command {
+  command: string;
+  describe: string;
+  options?: (y: Argv) => Argv;
+  run: (argv: Record<string, unknown>, io: Io) => Promise<Output>;
+}
+
+/** The options common to every command that reads logs, as yargs parsed them. */
+export function commonOptions(argv: Record<string, unknown>, io: Io): CommonOptions {
+  return {
+    paths: (argv.paths as string[] | undefined)?.map(String),
+    db: argv.db as string | undefined,
+    pricing: argv.pricing as string | undefined,
+    since: argv.since as string | undefined,
+    until: argv.until as string | undefined,
+    project: argv.project as string | undefined,
+    timezone: argv.timezone as string | undefined,
+    rebuild: Boolean(argv.rebuild),
+    env: io.env,
+    progress: io.progress,
+  };
+}
+
+export function withLogOptions(y: Argv): Argv {
+  return y
+    .positional('paths', { type: 'string', array: true, describe: 'transcript files or directories (default: CLAUDE_CONFIG_DIR, ~/.config/claude, ~/.claude)' })
+    .option('db', { type: 'string', describe: 'DuckDB store file (default ~/.cache/cachelens/store.duckdb; :memory: for none)' })
+    .option('pricing', { type: 'string', describe: 'price table JSON (own format or LiteLLM) that replaces or extends the bundled one' })
+    .option('since', { type: 'string', describe: 'first day (YYYY-MM-DD or YYYYMMDD, in --timezone)' })
+    .option('until', { type: 'string', describe: 'last day (YYYY-MM-DD or YYYYMMDD, in --timezone)' })
+    .option('project', { type: 'string', describe: 'only projects whose path contains this text' })
+    .option('timezone', { type: 'string', describe: 'IANA time zone for days (default: this machine\'s)' })
+    .option('rebuild', { type: 'boolean', describe: 'drop the store and read every log again' })
+    .option('json', { type: 'boolean', describe: 'print JSON instead of tables' });
+}

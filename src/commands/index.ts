@@ -1,0 +1,5 @@
+/** Every CLI command, in the order `--help` lists them. */
+import type { Command } from './command.js';
+import { blocksCommand, sessionsCommand, summaryCommand } from './usage.js';
+
+export const commands: Command[] = [summaryCommand, sessionsCommand, blocksCommand];

@@ -1,0 +1,49 @@
+/**
+ * What every analysis command starts from: prices loaded, the logs under this invocation's roots
+ * ingested into the store (incrementally), and the filters parsed.
+ */
+import { type Filters, parseDay, parseTimezone } from './analyses/filters.js';
+import { type IngestResult, ingest } from './ingest/ingest.js';
+import { type PriceTable, loadPriceTable } from './pricing/pricing.js';
+import { defaultDbPath } from './store/store.js';
+
+export interface CommonOptions {
+  paths?: string[];
+  db?: string;
+  pricing?: string;
+  since?: string;
+  until?: string;
+  project?: string;
+  timezone?: string;
+  rebuild?: boolean;
+  env?: NodeJS.ProcessEnv;
+  /** report progress (the CLI passes a stderr printer when stderr is a TTY) */
+  progress?: (p: { files: number; filesTotal: number; bytes: number; bytesTotal: number }) => void;
+  workers?: number;
+}
+
+export interface Context extends IngestResult {
+  prices: PriceTable;
+  filters: Filters;
+}
+
+export async function openContext(o: CommonOptions): Promise<Context> {
+  const prices = loadPriceTable(o.pricing);
+  const filters: Filters = {
+    since: parseDay(o.since, '--since'),
+    until: parseDay(o.until, '--until'),
+    project: o.project?.trim() || null,
+    timezone: parseTimezone(o.timezone),
+  };
+  const env = o.env ?? process.env;
+  const result = await ingest({
+    paths: o.paths,
+    env,
+    dbPath: o.db ?? defaultDbPath(env),
+    rebuild: o.rebuild,
+    prices,
+    progress: o.progress,
+    workers: o.workers,
+  });
+  return { ...result, prices, filters };
+}

@@ -1,0 +1,61 @@
+/**
+ * Aligned terminal tables: numbers right-aligned with thousands separators, text left-aligned,
+ * colour only on a TTY without NO_COLOR. Every reporter that prints a table uses this.
+ */
+export type Cell = string | number | null | undefined;
+
+export interface Column {
+  header: string;
+  /** 'num' right-aligns; 'text' left-aligns */
+  align?: 'num' | 'text';
+}
+
+const nf0 = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+
+export function int(n: number | null | undefined): string {
+  return n === null || n === undefined || !Number.isFinite(n) ? '—' : nf0.format(Math.round(n));
+}
+
+export function usd(n: number | null | undefined): string {
+  if (n === null || n === undefined || !Number.isFinite(n)) return 'unknown';
+  const abs = Math.abs(n);
+  const digits = abs >= 100 ? 0 : abs >= 1 ? 2 : 4;
+  return `${n < 0 ? '-' : ''}$${new Intl.NumberFormat('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }).format(abs)}`;
+}
+
+export function pct(fraction: number | null | undefined, digits = 1): string {
+  return fraction === null || fraction === undefined || !Number.isFinite(fraction) ? '—' : `${(fraction * 100).toFixed(digits)}%`;
+}
+
+export function fixed(n: number | null | undefined, digits = 2): string {
+  return n === null || n === undefined || !Number.isFinite(n) ? '—' : n.toFixed(digits);
+}
+
+/** Drops control characters from transcript text before it reaches a terminal (no escape sequences). */
+export function clean(s: string): string {
+  // eslint-disable-next-line no-control-regex
+  return s.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
+}
+
+export function useColor(stream: NodeJS.WriteStream = process.stdout, env: NodeJS.ProcessEnv = process.env): boolean {
+  return Boolean(stream.isTTY) && !('NO_COLOR' in env) && env.TERM !== 'dumb';
+}
+
+export function bold(s: string, color: boolean): string {
+  return color ? `\u001b[1m${s}\u001b[22m` : s;
+}
+
+export function table(columns: Column[], rows: Cell[][], opts: { color?: boolean; title?: string } = {}): string {
+  const text = rows.map((r) => r.map((c) => (c === null || c === undefined ? '' : typeof c === 'number' ? int(c) : clean(c))));
+  const widths = columns.map((c, i) => Math.max(c.header.length, ...text.map((r) => [...(r[i] ?? '')].length)));
+  const pad = (s: string, i: number) => {
+    const n = widths[i] - [...s].length;
+    return columns[i].align === 'num' ? ' '.repeat(n) + s : s + ' '.repeat(n);
+  };
+  const lines: string[] = [];
+  if (opts.title) lines.push(bold(opts.title, Boolean(opts.color)));
+  lines.push(bold(columns.map((c, i) => pad(c.header, i)).join('  ').trimEnd(), Boolean(opts.color)));
+  lines.push(widths.map((w) => '─'.repeat(w)).join('  '));
+  for (const r of text) lines.push(columns.map((_, i) => pad(r[i] ?? '', i)).join('  ').trimEnd());
+  return lines.join('\n');
+}

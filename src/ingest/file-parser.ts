@@ -1,0 +1,402 @@
+/**
+ * Turns the projected lines of one transcript file, in order, into the facts the store keeps:
+ * request observations (one per response per file and source, pre-merged), chains with their
+ * rounds and compactions, spawns and agent links (to resolve agent types across files),
+ * attachments, line counts and skipped lines. Both reading paths (buffer projection and
+ * stream-json) feed this same class, so they cannot disagree on what a line means.
+ */
+import { createHash } from 'node:crypto';
+import type { AttachmentRecord, ChainKind, Observation, SkipReason, SkippedLine } from '../types.js';
+import { SourceRank } from '../types.js';
+import { type Line, obj, str } from './line.js';
+import { readUsage } from './usage.js';
+
+export interface FileIdentity {
+  fileId: number;
+  /** agent id from an `agent-<id>.jsonl` file name; null for a main transcript */
+  fileAgentId: string | null;
+  /** session id from a `<uuid>.jsonl` file name (used when lines carry none) */
+  fileSessionId: string | null;
+}
+
+export interface ChainFacts {
+  chainId: string;
+  sessionId: string;
+  agentId: string | null;
+  kind: ChainKind;
+  rounds: number;
+  compactions: number;
+  requests: number;
+  firstT: number;
+}
+
+export interface Spawn {
+  sessionId: string;
+  toolUseId: string;
+  requestedType: string | null;
+  spawnName: string | null;
+  promptHash: string | null;
+}
+
+export interface AgentLink {
+  sessionId: string;
+  toolUseId: string;
+  agentId: string;
+}
+
+export interface SidechainRoot {
+  chainId: string;
+  promptHash: string | null;
+}
+
+export interface ChainEvent {
+  chainId: string;
+  line: number;
+  t: number;
+  kind: 'compaction';
+  detail: string;
+}
+
+export interface FileFacts {
+  fileId: number;
+  sessionId: string | null;
+  cwd: string | null;
+  lines: number;
+  observations: Observation[];
+  chains: ChainFacts[];
+  spawns: Spawn[];
+  links: AgentLink[];
+  sidechainRoots: SidechainRoot[];
+  attachments: AttachmentRecord[];
+  events: ChainEvent[];
+  /** `type\u0000subtype` → count */
+  lineCounts: Map<string, number>;
+  skipped: SkippedLine[];
+  synthetic: number;
+  state: ParserState;
+}
+
+export interface ParserState {
+  chains: ChainFacts[];
+  sidechainOf: [string, string][];
+}
+
+interface ChainState extends ChainFacts {
+  pending: AttachmentRecord[];
+}
+
+const SPAWN_TOOLS = new Set(['Task', 'Agent']);
+
+export class FileParser {
+  private readonly id: FileIdentity;
+  private readonly facts: FileFacts;
+  private readonly chains = new Map<string, ChainState>();
+  private readonly merged = new Map<string, Observation>();
+  /** v1.x inline sidechains: uuid → chain id of its root */
+  private readonly sidechainOf = new Map<string, string>();
+
+  constructor(id: FileIdentity, state?: ParserState) {
+    this.id = id;
+    if (state) {
+      for (const c of state.chains) this.chains.set(c.chainId, { ...c, pending: [] });
+      for (const [k, v] of state.sidechainOf) this.sidechainOf.set(k, v);
+    }
+    this.facts = {
+      fileId: id.fileId,
+      sessionId: id.fileAgentId ? null : id.fileSessionId,
+      cwd: null,
+      lines: 0,
+      observations: [],
+      chains: [],
+      spawns: [],
+      links: [],
+      sidechainRoots: [],
+      attachments: [],
+      events: [],
+      lineCounts: new Map(),
+      skipped: [],
+      synthetic: 0,
+      state: { chains: [], sidechainOf: [] },
+    };
+  }
+
+  skip(line: number, reason: SkipReason, detail: string): void {
+    this.facts.lines = Math.max(this.facts.lines, line);
+    this.facts.skipped.push({ fileId: this.id.fileId, line, reason, detail: detail.slice(0, 200) });
+  }
+
+  /** Counts a line that was only looked at for its type (not needed beyond the count). */
+  countOnly(line: number, type: string, subtype: string | null): void {
+    this.facts.lines = Math.max(this.facts.lines, line);
+    this.bump(type, subtype);
+  }
+
+  add(lineNo: number, l: Line): void {
+    this.facts.lines = Math.max(this.facts.lines, lineNo);
+    const type = str(l.type) ?? '(none)';
+    const data = obj(l.data);
+    const attachment = obj(l.attachment);
+    const subtype = type === 'progress' ? str(data?.type) : type === 'attachment' ? str(attachment?.type) : str(l.subtype);
+    this.bump(type, subtype);
+
+    const sessionId = str(l.sessionId) ?? this.id.fileSessionId ?? 'unknown-session';
+    if (!this.facts.sessionId) this.facts.sessionId = str(l.sessionId);
+    if (!this.facts.cwd) this.facts.cwd = str(l.cwd);
+    const t = typeof l.timestamp === 'string' ? Date.parse(l.timestamp) : NaN;
+
+    switch (type) {
+      case 'assistant':
+        this.assistant(lineNo, l, sessionId, t);
+        break;
+      case 'user':
+        this.user(lineNo, l, sessionId, t);
+        break;
+      case 'attachment':
+        if (attachment) this.attachment(lineNo, l, sessionId, t, attachment);
+        break;
+      case 'system':
+        if (subtype === 'compact_boundary') this.compaction(lineNo, l, sessionId, t);
+        break;
+      case 'progress':
+        if (subtype === 'agent_progress' && data) this.progressCopy(lineNo, data, sessionId, t);
+        break;
+    }
+  }
+
+  /** What a later read of the same file's appended bytes needs to go on where this one stopped. */
+  state(): ParserState {
+    return {
+      chains: [...this.chains.values()].map(({ pending: _p, ...c }) => c),
+      sidechainOf: [...this.sidechainOf.entries()],
+    };
+  }
+
+  finish(): FileFacts {
+    for (const c of this.chains.values()) {
+      for (const a of c.pending) a.round = Math.max(c.rounds, 1);
+      this.facts.attachments.push(...c.pending);
+      const { pending: _pending, ...facts } = c;
+      this.facts.chains.push(facts);
+    }
+    this.facts.observations = [...this.merged.values()];
+    this.facts.state = this.state();
+    return this.facts;
+  }
+
+  private bump(type: string, subtype: string | null): void {
+    const k = subtype ? `${type}\u0000${subtype}` : type;
+    this.facts.lineCounts.set(k, (this.facts.lineCounts.get(k) ?? 0) + 1);
+  }
+
+  /** Which chain a line of this file belongs to (SPEC §1.1 layouts, §1.4). */
+  private chainFor(l: Line, sessionId: string, t: number): ChainState {
+    let agentId = this.id.fileAgentId ?? str(l.agentId);
+    let kind: ChainKind = agentId ? 'subagent' : 'main';
+    let chainId = agentId ? `${sessionId}:${agentId}` : sessionId;
+    if (!agentId && l.isSidechain === true) {
+      // v1.x: sidechain lines inline in the main file; one chain per sidechain root.
+      const uuid = str(l.uuid);
+      const parent = str(l.parentUuid);
+      const rootChain = (parent && this.sidechainOf.get(parent)) || `${sessionId}:side:${uuid ?? 'unknown'}`;
+      if (uuid) this.sidechainOf.set(uuid, rootChain);
+      chainId = rootChain;
+      kind = 'sidechain';
+      agentId = null;
+      if (!this.chains.has(chainId)) {
+        const msg = obj(l.message);
+        const content = msg?.content;
+        this.facts.sidechainRoots.push({ chainId, promptHash: typeof content === 'string' ? hashText(content) : null });
+      }
+    }
+    let c = this.chains.get(chainId);
+    if (!c) {
+      c = { chainId, sessionId, agentId, kind, rounds: 0, compactions: 0, requests: 0, firstT: Number.isFinite(t) ? t : 0, pending: [] };
+      this.chains.set(chainId, c);
+    }
+    return c;
+  }
+
+  private assistant(lineNo: number, l: Line, sessionId: string, t: number): void {
+    const msg = obj(l.message);
+    if (!msg) return;
+    const model = str(msg.model);
+    if (model === '<synthetic>') {
+      this.facts.synthetic++;
+      return;
+    }
+    const chain = this.chainFor(l, sessionId, t);
+    this.collectSpawns(msg, sessionId);
+    if (msg.usage === undefined) return;
+    this.observe(lineNo, chain, msg, str(l.requestId), t, this.id.fileAgentId ? SourceRank.SubagentFile : SourceRank.MainFile, sessionId);
+  }
+
+  private observe(
+    lineNo: number,
+    chain: ChainState,
+    msg: Record<string, unknown>,
+    requestId: string | null,
+    t: number,
+    rank: SourceRank,
+    sessionId: string,
+  ): void {
+    const messageId = str(msg.id);
+    if (!messageId) return this.skip(lineNo, 'invalid_usage', 'usage without message.id');
+    if (!Number.isFinite(t)) return this.skip(lineNo, 'invalid_usage', 'usage without a valid timestamp');
+    const usage = readUsage(msg.usage);
+    if (typeof usage === 'string') return this.skip(lineNo, 'invalid_usage', usage);
+    const key = requestId ? `${messageId}\u0000${requestId}` : messageId;
+    const mk = `${key}\u0000${rank}`;
+    const prev = this.merged.get(mk);
+    if (prev) {
+      prev.input = Math.max(prev.input, usage.input);
+      prev.output = Math.max(prev.output, usage.output);
+      prev.cacheWrite = Math.max(prev.cacheWrite, usage.cacheWrite);
+      prev.cacheWrite5m = Math.max(prev.cacheWrite5m, usage.cacheWrite5m);
+      prev.cacheWrite1h = Math.max(prev.cacheWrite1h, usage.cacheWrite1h);
+      prev.cacheRead = Math.max(prev.cacheRead, usage.cacheRead);
+      prev.webSearch = Math.max(prev.webSearch, usage.webSearch);
+      prev.webFetch = Math.max(prev.webFetch, usage.webFetch);
+      prev.splitMissing &&= usage.splitMissing;
+      prev.serviceTier ??= usage.serviceTier;
+      prev.speed ??= usage.speed;
+      if (t < prev.t) prev.t = t;
+      prev.copies++;
+      return;
+    }
+    if (rank !== SourceRank.Progress) {
+      chain.requests++;
+      if (chain.rounds === 0) chain.rounds = 1;
+      this.flushPending(chain);
+    }
+    this.merged.set(mk, {
+      fileId: this.id.fileId,
+      line: lineNo,
+      key,
+      messageId,
+      requestId,
+      t,
+      model: str(msg.model) ?? 'unknown',
+      rank,
+      sessionId,
+      chainId: chain.chainId,
+      agentId: chain.agentId,
+      splitMissing: usage.splitMissing,
+      serviceTier: usage.serviceTier,
+      speed: usage.speed,
+      copies: 1,
+      segment: chain.compactions,
+      round: rank === SourceRank.Progress ? 0 : chain.rounds,
+      input: usage.input,
+      output: usage.output,
+      cacheWrite: usage.cacheWrite,
+      cacheWrite5m: usage.cacheWrite5m,
+      cacheWrite1h: usage.cacheWrite1h,
+      cacheRead: usage.cacheRead,
+      webSearch: usage.webSearch,
+      webFetch: usage.webFetch,
+    });
+  }
+
+  private collectSpawns(msg: Record<string, unknown>, sessionId: string): void {
+    if (!Array.isArray(msg.content)) return;
+    for (const block of msg.content) {
+      const b = obj(block);
+      if (!b || b.type !== 'tool_use' || !SPAWN_TOOLS.has(str(b.name) ?? '')) continue;
+      const toolUseId = str(b.id);
+      const input = obj(b.input);
+      if (!toolUseId) continue;
+      const prompt = input?.prompt;
+      this.facts.spawns.push({
+        sessionId,
+        toolUseId,
+        requestedType: str(input?.subagent_type),
+        spawnName: str(input?.name),
+        promptHash: typeof prompt === 'string' ? hashText(prompt) : null,
+      });
+    }
+  }
+
+  private user(lineNo: number, l: Line, sessionId: string, t: number): void {
+    const msg = obj(l.message);
+    const content = msg?.content;
+    const result = obj(l.toolUseResult);
+    const agentId = str(result?.agentId);
+    if (agentId && Array.isArray(content)) {
+      for (const block of content) {
+        const toolUseId = str(obj(block)?.tool_use_id);
+        if (toolUseId) this.facts.links.push({ sessionId, toolUseId, agentId });
+      }
+    }
+    const isPrompt =
+      l.isMeta !== true &&
+      l.isCompactSummary !== true &&
+      (typeof content === 'string' || (Array.isArray(content) && content.some((b) => obj(b)?.type !== 'tool_result')));
+    if (!isPrompt) return;
+    const chain = this.chainFor(l, sessionId, t);
+    chain.rounds++;
+    this.flushPending(chain);
+    void lineNo;
+  }
+
+  private attachment(lineNo: number, l: Line, sessionId: string, t: number, attachment: Record<string, unknown>): void {
+    const chain = this.chainFor(l, sessionId, t);
+    const text = canonicalJson(attachment);
+    chain.pending.push({
+      chainId: chain.chainId,
+      fileId: this.id.fileId,
+      line: lineNo,
+      t: Number.isFinite(t) ? t : 0,
+      type: str(attachment.type) ?? 'unknown',
+      bytes: Buffer.byteLength(text, 'utf8'),
+      hash: createHash('sha256').update(text).digest('hex'),
+      round: 0,
+    });
+  }
+
+  private compaction(lineNo: number, l: Line, sessionId: string, t: number): void {
+    const chain = this.chainFor(l, sessionId, t);
+    chain.compactions++;
+    this.facts.events.push({ chainId: chain.chainId, line: lineNo, t: Number.isFinite(t) ? t : 0, kind: 'compaction', detail: 'compact_boundary' });
+  }
+
+  /** `progress`/`agent_progress` lines repeat a subagent's messages in the parent: the lowest-ranked copy. */
+  private progressCopy(lineNo: number, data: Record<string, unknown>, sessionId: string, t: number): void {
+    const outer = obj(data.message);
+    const msg = obj(outer?.message);
+    const agentId = str(data.agentId);
+    if (!outer || !msg || outer.type !== 'assistant' || msg.usage === undefined || !agentId) return;
+    if (str(msg.model) === '<synthetic>') return;
+    const inner = typeof outer.timestamp === 'string' ? Date.parse(outer.timestamp) : NaN;
+    const chainId = `${sessionId}:${agentId}`;
+    // A copy only names its chain; it never opens rounds or counts in the chain's facts.
+    const chain: ChainState = this.chains.get(chainId) ?? {
+      chainId, sessionId, agentId, kind: 'subagent', rounds: 0, compactions: 0, requests: 0, firstT: 0, pending: [],
+    };
+    this.observe(lineNo, chain, msg, str(outer.requestId), Number.isFinite(inner) ? inner : t, SourceRank.Progress, sessionId);
+  }
+
+  private flushPending(chain: ChainState): void {
+    if (chain.pending.length === 0) return;
+    for (const a of chain.pending) a.round = Math.max(chain.rounds, 1);
+    this.facts.attachments.push(...chain.pending);
+    chain.pending = [];
+  }
+}
+
+/** JSON with object keys sorted at every level: the text an attachment's size and hash are taken of. */
+export function canonicalJson(x: unknown): string {
+  if (Array.isArray(x)) return `[${x.map(canonicalJson).join(',')}]`;
+  if (x && typeof x === 'object') {
+    const o = x as Record<string, unknown>;
+    return `{${Object.keys(o)
+      .sort()
+      .filter((k) => o[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(x) ?? 'null';
+}
+
+function hashText(s: string): string {
+  return createHash('sha1').update(s).digest('hex');
+}

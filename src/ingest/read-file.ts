@@ -1,0 +1,184 @@
+/**
+ * Reads one transcript file from a byte offset: buffers of up to `chunkSize` bytes, lines found by
+ * their newline bytes, each line projected in place (project.ts). A line longer than a chunk is
+ * streamed through stream-json (stream-project.ts) instead, so memory stays at about one chunk
+ * however large a file or a line is.
+ *
+ * A last line without a newline is read if it parses; if it does not, it is a half-written line:
+ * counted as `incomplete_last_line` and left unread (`readTo` stops before it), so the next run
+ * reads it once Claude Code has finished writing it.
+ */
+import { open } from 'node:fs/promises';
+import { FileParser, type FileFacts, type FileIdentity, type ParserState } from './file-parser.js';
+import { LINE_SCHEMA, type Line } from './line.js';
+import { ProjectionError, projectLine } from './project.js';
+import { StreamProjector } from './stream-project.js';
+
+export const DEFAULT_CHUNK = 64 * 1024 * 1024;
+
+export interface ReadOptions {
+  /** byte offset to start at (the end of the last complete line read before) */
+  from?: number;
+  /** number of lines before `from` (so line numbers stay those of the file) */
+  linesBefore?: number;
+  chunkSize?: number;
+  /** lines longer than this take the streaming path (tests set it to 0 to force it) */
+  streamAbove?: number;
+  /** the parser state saved when the file was last read (for an appended read) */
+  state?: ParserState;
+}
+
+export interface ReadResult {
+  facts: FileFacts;
+  size: number;
+  mtimeMs: number;
+  /** end of the last complete line */
+  readTo: number;
+  /** lines up to readTo */
+  lines: number;
+  bytesRead: number;
+}
+
+const NL = 0x0a;
+
+export async function readTranscript(path: string, id: FileIdentity, opts: ReadOptions = {}): Promise<ReadResult> {
+  const chunkSize = opts.chunkSize ?? DEFAULT_CHUNK;
+  const streamAbove = opts.streamAbove ?? chunkSize;
+  const parser = new FileParser(id, opts.state);
+  const fh = await open(path, 'r');
+  try {
+    const st = await fh.stat();
+    const size = st.size;
+    let pos = opts.from ?? 0;
+    let lineNo = opts.linesBefore ?? 0;
+    let readTo = pos;
+    let buf = Buffer.allocUnsafe(Math.min(chunkSize, Math.max(size - pos, 1)) + 1);
+    let have = 0; // bytes of buf holding data not yet consumed, starting at 0
+    let stream: StreamProjector | null = null;
+    let bomChecked = pos > 0;
+
+    const handle = (b: Buffer, s: number, e: number) => {
+      lineNo++;
+      if (!bomChecked) {
+        bomChecked = true;
+        if (b[s] === 0xef && b[s + 1] === 0xbb && b[s + 2] === 0xbf) s += 3;
+      }
+      if (e > s && b[e - 1] === 0x0d) e--;
+      if (isBlank(b, s, e)) return;
+      if (e - s > streamAbove) {
+        const sp = new StreamProjector(LINE_SCHEMA);
+        try {
+          sp.write(b.subarray(s, e));
+          addLine(parser, lineNo, sp.end());
+        } catch (err) {
+          parser.skip(lineNo, 'invalid_json', (err as Error).message);
+        }
+        return;
+      }
+      try {
+        addLine(parser, lineNo, projectLine(b, s, e, LINE_SCHEMA));
+      } catch (err) {
+        if (!(err instanceof ProjectionError)) throw err;
+        parser.skip(lineNo, 'invalid_json', err.message);
+      }
+    };
+
+    while (pos < size) {
+      const want = Math.min(chunkSize, size - pos);
+      if (buf.length < have + want) {
+        const bigger = Buffer.allocUnsafe(have + want);
+        buf.copy(bigger, 0, 0, have);
+        buf = bigger;
+      }
+      const { bytesRead } = await fh.read(buf, have, want, pos);
+      if (bytesRead === 0) break; // the file shrank while we read it
+      pos += bytesRead;
+      const end = have + bytesRead;
+
+      if (stream) {
+        // inside a giant line: feed until its newline
+        const nl = buf.indexOf(NL, have);
+        if (nl < 0 || nl >= end) {
+          stream.write(buf.subarray(0, end));
+          have = 0;
+          continue;
+        }
+        stream.write(buf.subarray(0, nl));
+        lineNo++;
+        try {
+          addLine(parser, lineNo, stream.end());
+        } catch (err) {
+          parser.skip(lineNo, 'invalid_json', (err as Error).message);
+        }
+        stream = null;
+        readTo = pos - (end - nl - 1);
+        buf.copy(buf, 0, nl + 1, end);
+        have = end - nl - 1;
+        continue;
+      }
+
+      let s = 0;
+      for (;;) {
+        const nl = buf.indexOf(NL, s);
+        if (nl < 0 || nl >= end) break;
+        handle(buf, s, nl);
+        s = nl + 1;
+      }
+      readTo = pos - (end - s);
+      const rest = end - s;
+      if (rest >= streamAbove && rest >= chunkSize) {
+        // a line longer than a chunk: stream it
+        stream = new StreamProjector(LINE_SCHEMA);
+        if (!bomChecked && buf[s] === 0xef && buf[s + 1] === 0xbb && buf[s + 2] === 0xbf) s += 3;
+        bomChecked = true;
+        stream.write(buf.subarray(s, end));
+        have = 0;
+      } else {
+        buf.copy(buf, 0, s, end);
+        have = rest;
+      }
+    }
+
+    // a last line without a newline
+    if (stream) {
+      lineNo++;
+      try {
+        addLine(parser, lineNo, stream.end());
+        readTo = pos;
+      } catch {
+        parser.skip(lineNo, 'incomplete_last_line', 'no newline and not complete JSON (still being written?)');
+        lineNo--;
+      }
+    } else if (have > 0 && !isBlank(buf, 0, have)) {
+      let ok = true;
+      try {
+        projectLine(buf, 0, have, LINE_SCHEMA);
+      } catch {
+        ok = false;
+      }
+      if (ok) {
+        handle(buf, 0, have);
+        readTo = pos;
+      } else {
+        parser.skip(lineNo + 1, 'incomplete_last_line', 'no newline and not complete JSON (still being written?)');
+      }
+    } else readTo = pos;
+
+    const facts = parser.finish();
+    return { facts, size, mtimeMs: st.mtimeMs, readTo, lines: lineNo, bytesRead: pos - (opts.from ?? 0) };
+  } finally {
+    await fh.close();
+  }
+}
+
+function addLine(parser: FileParser, lineNo: number, l: Line): void {
+  parser.add(lineNo, l);
+}
+
+function isBlank(b: Buffer, s: number, e: number): boolean {
+  for (let i = s; i < e; i++) {
+    const c = b[i];
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0d && c !== 0x0a) return false;
+  }
+  return true;
+}

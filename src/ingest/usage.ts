@@ -1,0 +1,67 @@
+/**
+ * Reading one `message.usage` block (SPEC §1.3). A field that is absent or null counts 0; a field
+ * that is a string, negative, fractional or beyond any real context (≥ 1e9 tokens) makes the line
+ * an `invalid_usage` skip rather than a silently wrong number.
+ *
+ * Example: `{"input_tokens":3,"cache_creation_input_tokens":15005,"cache_read_input_tokens":11442,
+ * "output_tokens":9}` (no `cache_creation` split, as Claude Code 1.0 wrote it) reads as
+ * in 3, w 15,005 = w5 15,005 + w1h 0, r 11,442, out 9, splitMissing.
+ */
+import type { Usage } from '../types.js';
+import { obj, str } from './line.js';
+
+export interface ReadUsage extends Usage {
+  splitMissing: boolean;
+  serviceTier: string | null;
+  speed: string | null;
+}
+
+const MAX_TOKENS = 1e9;
+
+export function readUsage(raw: unknown): ReadUsage | string {
+  const u = obj(raw);
+  if (!u) return 'usage is not an object';
+  let bad: string | null = null;
+  const count = (x: unknown, name: string): number => {
+    if (x === undefined || x === null) return 0;
+    if (typeof x !== 'number' || !Number.isInteger(x) || x < 0 || x >= MAX_TOKENS) {
+      bad ??= `${name} = ${JSON.stringify(x)?.slice(0, 40)}`;
+      return 0;
+    }
+    return x;
+  };
+  const input = count(u.input_tokens, 'input_tokens');
+  const output = count(u.output_tokens, 'output_tokens');
+  let cacheWrite = count(u.cache_creation_input_tokens, 'cache_creation_input_tokens');
+  const cacheRead = count(u.cache_read_input_tokens, 'cache_read_input_tokens');
+  const split = obj(u.cache_creation);
+  let cacheWrite5m = cacheWrite;
+  let cacheWrite1h = 0;
+  let splitMissing = true;
+  if (split && (split.ephemeral_5m_input_tokens !== undefined || split.ephemeral_1h_input_tokens !== undefined)) {
+    const w5 = count(split.ephemeral_5m_input_tokens, 'ephemeral_5m_input_tokens');
+    const w1h = count(split.ephemeral_1h_input_tokens, 'ephemeral_1h_input_tokens');
+    splitMissing = false;
+    // cache_creation_input_tokens is what is billed; the split only says at which TTL.
+    if (u.cache_creation_input_tokens === undefined || u.cache_creation_input_tokens === null) cacheWrite = w5 + w1h;
+    cacheWrite1h = Math.min(w1h, cacheWrite);
+    cacheWrite5m = cacheWrite - cacheWrite1h;
+  }
+  const server = obj(u.server_tool_use);
+  const webSearch = server ? count(server.web_search_requests, 'web_search_requests') : 0;
+  const webFetch = server ? count(server.web_fetch_requests, 'web_fetch_requests') : 0;
+  if (bad) return `invalid usage field ${bad}`;
+  return {
+    input,
+    output,
+    cacheWrite,
+    cacheWrite5m,
+    cacheWrite1h,
+    cacheRead,
+    webSearch,
+    webFetch,
+    splitMissing,
+    serviceTier: str(u.service_tier),
+    speed: str(u.speed),
+  };
+}

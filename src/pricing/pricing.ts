@@ -1,0 +1,185 @@
+/**
+ * Prices and weights (SPEC §2). Weight is cost in base-input-token equivalents: a component's
+ * price divided by the model's standard input price, so USD = weight × base input price per token
+ * for every request, the long-context tier included (a long-context Sonnet 4.5 input token weighs 2).
+ *
+ * Example: claude-opus-4-6 ($5 input, $6.25 5m write, $25 output per million). A request with
+ * in 3, w5 15,005, r 11,442, out 9 weighs 3 + 15,005×1.25 + 11,442×0.1 + 9×5 = 19,949.45,
+ * which is 19,949.45 × $5/1e6 = $0.0997.
+ */
+import { readFileSync } from 'node:fs';
+import { UsageError } from '../errors.js';
+import type { Usage } from '../types.js';
+import bundled from './prices.json' with { type: 'json' };
+
+/** USD per million tokens, as the table states them. */
+export interface Rates {
+  input: number;
+  write_5m: number;
+  write_1h: number;
+  read: number;
+  output: number;
+}
+
+export interface ModelPrice extends Rates {
+  long_context?: Rates & { above: number };
+}
+
+/** Per-token multiples of the model's standard base input price. */
+export interface Weights {
+  input: number;
+  write5m: number;
+  write1h: number;
+  read: number;
+  output: number;
+  /** USD of one weight unit: the standard base input price per token */
+  usdPerWeight: number;
+}
+
+export interface Cost {
+  weight: number;
+  usd: number;
+}
+
+export class PriceTable {
+  readonly date: string;
+  private readonly models: Map<string, ModelPrice>;
+  private readonly resolved = new Map<string, ModelPrice | null>();
+
+  constructor(date: string, models: Record<string, ModelPrice>) {
+    this.date = date;
+    this.models = new Map(Object.entries(models));
+  }
+
+  /** Exact id first, then the id without its date suffix (`claude-sonnet-4-5-20250929` → `claude-sonnet-4-5`). */
+  lookup(model: string): ModelPrice | null {
+    let price = this.resolved.get(model);
+    if (price !== undefined) return price;
+    price = this.models.get(model) ?? this.models.get(model.replace(/-\d{8}$/, '')) ?? null;
+    this.resolved.set(model, price);
+    return price;
+  }
+
+  /** Weights of a request of `model` whose prompt P has `promptTokens` tokens; null when unpriced. */
+  weightsFor(model: string, promptTokens: number): Weights | null {
+    const price = this.lookup(model);
+    if (!price) return null;
+    const base = price.input;
+    const rates = price.long_context && promptTokens > price.long_context.above ? price.long_context : price;
+    return {
+      input: rates.input / base,
+      write5m: rates.write_5m / base,
+      write1h: rates.write_1h / base,
+      read: rates.read / base,
+      output: rates.output / base,
+      usdPerWeight: base / 1e6,
+    };
+  }
+
+  /** Weight and USD of one request; null when its model has no price (never $0). */
+  cost(model: string, u: Usage): Cost | null {
+    const w = this.weightsFor(model, u.input + u.cacheWrite + u.cacheRead);
+    if (!w) return null;
+    const weight = weightOf(u, w);
+    return { weight, usd: weight * w.usdPerWeight };
+  }
+
+  /** Rows for the store: one per model with its standard and long-context weights. */
+  entries(): [string, ModelPrice][] {
+    return [...this.models.entries()];
+  }
+}
+
+export function weightOf(u: Usage, w: Weights): number {
+  return u.input * w.input + u.cacheWrite5m * w.write5m + u.cacheWrite1h * w.write1h + u.cacheRead * w.read + u.output * w.output;
+}
+
+/** The bundled table, optionally replaced or extended by `--pricing FILE`. */
+export function loadPriceTable(pricingFile?: string): PriceTable {
+  const models: Record<string, ModelPrice> = { ...(bundled.models as Record<string, ModelPrice>) };
+  let date = bundled.date;
+  if (pricingFile) {
+    Object.assign(models, readPricingFile(pricingFile));
+    date = `${bundled.date} + ${pricingFile}`;
+  }
+  return new PriceTable(date, models);
+}
+
+function readPricingFile(file: string): Record<string, ModelPrice> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    const why = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message.split('\n')[0];
+    throw new UsageError(`--pricing ${file}: ${why}`);
+  }
+  if (!isObject(raw)) throw new UsageError(`--pricing ${file}: expected a JSON object`);
+  const own = raw.models;
+  const out = isObject(own) ? parseOwn(own, file) : parseLiteLLM(raw, file);
+  if (Object.keys(out).length === 0) throw new UsageError(`--pricing ${file}: no model prices found (own format {"models": {...}} or LiteLLM format)`);
+  return out;
+}
+
+function parseOwn(models: Record<string, unknown>, file: string): Record<string, ModelPrice> {
+  const out: Record<string, ModelPrice> = {};
+  for (const [name, v] of Object.entries(models)) {
+    if (!isObject(v)) throw new UsageError(`--pricing ${file}: model ${name} is not an object`);
+    const rates = readRates(v, name, file);
+    const lc = v.long_context;
+    out[name] = isObject(lc) ? { ...rates, long_context: { ...readRates(lc, name, file), above: num(lc.above, `${name}.long_context.above`, file) } } : rates;
+  }
+  return out;
+}
+
+function readRates(v: Record<string, unknown>, name: string, file: string): Rates {
+  const input = num(v.input, `${name}.input`, file);
+  return {
+    input,
+    write_5m: v.write_5m === undefined ? input * 1.25 : num(v.write_5m, `${name}.write_5m`, file),
+    write_1h: v.write_1h === undefined ? input * 2 : num(v.write_1h, `${name}.write_1h`, file),
+    read: v.read === undefined ? input * 0.1 : num(v.read, `${name}.read`, file),
+    output: num(v.output, `${name}.output`, file),
+  };
+}
+
+/** LiteLLM's model_prices_and_context_window.json: USD per token, keyed by model id. */
+function parseLiteLLM(raw: Record<string, unknown>, file: string): Record<string, ModelPrice> {
+  const out: Record<string, ModelPrice> = {};
+  const perM = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) ? x * 1e6 : undefined);
+  for (const [name, v] of Object.entries(raw)) {
+    if (!isObject(v)) continue;
+    const input = perM(v.input_cost_per_token);
+    const output = perM(v.output_cost_per_token);
+    if (input === undefined || output === undefined || input <= 0) continue;
+    const price: ModelPrice = {
+      input,
+      output,
+      write_5m: perM(v.cache_creation_input_token_cost) ?? input * 1.25,
+      write_1h: perM(v.cache_creation_input_token_cost_above_1hr) ?? input * 2,
+      read: perM(v.cache_read_input_token_cost) ?? input * 0.1,
+    };
+    const lcIn = perM(v.input_cost_per_token_above_200k_tokens);
+    const lcOut = perM(v.output_cost_per_token_above_200k_tokens);
+    if (lcIn !== undefined && lcOut !== undefined) {
+      price.long_context = {
+        above: 200_000,
+        input: lcIn,
+        output: lcOut,
+        write_5m: perM(v.cache_creation_input_token_cost_above_200k_tokens) ?? lcIn * 1.25,
+        write_1h: lcIn * 2,
+        read: perM(v.cache_read_input_token_cost_above_200k_tokens) ?? lcIn * 0.1,
+      };
+    }
+    out[name] = price;
+  }
+  return out;
+}
+
+function num(x: unknown, what: string, file: string): number {
+  if (typeof x !== 'number' || !Number.isFinite(x) || x < 0) throw new UsageError(`--pricing ${file}: ${what} must be a non-negative number`);
+  return x;
+}
+
+function isObject(x: unknown): x is Record<string, unknown> {
+  return typeof x === 'object' && x !== null && !Array.isArray(x);
+}

@@ -1,0 +1,59 @@
+/** Text reporters for summary, sessions and blocks: one result object in, text out. */
+import type { Block } from '../analyses/blocks.js';
+import type { SessionRow } from '../analyses/sessions.js';
+import type { Quality, SummaryResult, Totals } from '../analyses/summary.js';
+import { type Column, int, table, usd } from '../format/table.js';
+
+const TOKEN_COLS: Column[] = [
+  { header: 'requests', align: 'num' },
+  { header: 'input', align: 'num' },
+  { header: 'output', align: 'num' },
+  { header: 'write 5m', align: 'num' },
+  { header: 'write 1h', align: 'num' },
+  { header: 'read', align: 'num' },
+  { header: 'weight', align: 'num' },
+  { header: 'USD', align: 'num' },
+];
+
+function cells(t: Totals): (string | number)[] {
+  return [t.requests, t.input, t.output, t.cache_write_5m, t.cache_write_1h, t.cache_read, int(t.weight), usd(t.usd)];
+}
+
+export function formatSummary(r: SummaryResult, color = false): string {
+  const out: string[] = [];
+  out.push(table([{ header: 'model' }, ...TOKEN_COLS], [...r.by_model.map((m) => [m.model, ...cells(m)]), ['total', ...cells(r.totals)]], { color, title: 'By model' }));
+  out.push(table([{ header: 'project' }, ...TOKEN_COLS], r.by_project.map((p) => [p.project, ...cells(p)]), { color, title: 'By project' }));
+  out.push(table([{ header: 'day' }, ...TOKEN_COLS], r.by_day.map((d) => [d.day, ...cells(d)]), { color, title: `By day (${r.filters.timezone})` }));
+  out.push(formatQuality(r.quality));
+  out.push('weight = cost in base-input-token equivalents (write 5m ×1.25, write 1h ×2, read ×0.1, output ×5 for current models)');
+  return out.join('\n\n');
+}
+
+export function formatQuality(q: Quality): string {
+  const lines = [
+    `Data quality: ${int(q.files)} files, ${int(q.lines)} lines, ${int(q.skipped_lines)} skipped, ` +
+      `${int(q.duplicates_removed)} duplicate usage lines removed, ${int(q.synthetic)} <synthetic> lines ignored`,
+  ];
+  for (const s of q.skipped) {
+    const where = s.examples.map((e) => (e.line === null ? e.file : `${e.file}:${e.line}`)).join(', ');
+    lines.push(`  skipped ${s.reason}: ${int(s.count)} (${where})`);
+  }
+  for (const m of q.unknown_models) lines.push(`  unpriced model ${m.model}: ${int(m.requests)} requests, cost unknown (add it with --pricing FILE)`);
+  return lines.join('\n');
+}
+
+export function formatSessions(rows: SessionRow[], color = false): string {
+  return table(
+    [{ header: 'session' }, { header: 'project' }, { header: 'first' }, { header: 'last' }, { header: 'chains', align: 'num' }, ...TOKEN_COLS],
+    rows.map((s) => [s.session_id.slice(0, 8), s.project, s.first, s.last, s.chains, s.requests, s.input, s.output, s.cache_write_5m, s.cache_write_1h, s.cache_read, int(s.weight), usd(s.usd)]),
+    { color, title: 'Sessions' },
+  );
+}
+
+export function formatBlocks(blocks: Block[], color = false): string {
+  return table(
+    [{ header: 'block start (UTC)' }, { header: 'end' }, { header: 'requests', align: 'num' }, { header: 'tokens', align: 'num' }, { header: 'weight', align: 'num' }, { header: 'USD', align: 'num' }, { header: 'models' }],
+    blocks.map((b) => [b.start.slice(0, 16).replace('T', ' ') + (b.active ? ' (active)' : ''), b.end.slice(11, 16), b.requests, b.tokens, int(b.weight), usd(b.usd), b.models.join(', ')]),
+    { color, title: '5-hour blocks' },
+  );
+}

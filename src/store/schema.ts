@@ -1,0 +1,164 @@
+/**
+ * The store's tables. Raw facts per file (observations, chain facts, spawns, attachments, …) are
+ * kept as read, so that a file can be appended to, re-read or retired on its own; `requests`,
+ * `chains` and `prices` are derived for the files in `scope` (the files under this invocation's
+ * roots) and rebuilt whenever the facts or the scope change.
+ *
+ * SCHEMA_VERSION changes whenever a table changes; a store with another version is rebuilt from
+ * the logs, never misread.
+ */
+export const SCHEMA_VERSION = 3;
+
+export const FACT_TABLES = [
+  'observations',
+  'chain_facts',
+  'spawns',
+  'agent_links',
+  'sidechain_roots',
+  'attachments',
+  'chain_events',
+  'line_counts',
+  'skipped',
+] as const;
+
+export const CREATE_TABLES = `
+CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR);
+CREATE TABLE IF NOT EXISTS files (
+  file_id INTEGER PRIMARY KEY, path VARCHAR UNIQUE, root VARCHAR, kind VARCHAR,
+  size BIGINT, mtime_ms DOUBLE, read_to BIGINT, lines BIGINT, head_hash VARCHAR,
+  session_id VARCHAR, agent_id VARCHAR, project VARCHAR, synthetic INTEGER,
+  meta_agent_type VARCHAR, meta_tool_use_id VARCHAR, parser_state VARCHAR);
+CREATE TABLE IF NOT EXISTS observations (
+  file_id INTEGER, line INTEGER, key VARCHAR, message_id VARCHAR, request_id VARCHAR, t DOUBLE,
+  model VARCHAR, rank TINYINT, session_id VARCHAR, chain_id VARCHAR, agent_id VARCHAR,
+  input INTEGER, output INTEGER, cache_write INTEGER, cache_write_5m INTEGER, cache_write_1h INTEGER,
+  cache_read INTEGER, web_search INTEGER, web_fetch INTEGER, split_missing BOOLEAN,
+  service_tier VARCHAR, speed VARCHAR, copies INTEGER, segment INTEGER, round INTEGER);
+CREATE TABLE IF NOT EXISTS chain_facts (
+  file_id INTEGER, chain_id VARCHAR, session_id VARCHAR, agent_id VARCHAR, kind VARCHAR,
+  rounds INTEGER, compactions INTEGER, requests INTEGER, first_t DOUBLE);
+CREATE TABLE IF NOT EXISTS spawns (
+  file_id INTEGER, session_id VARCHAR, tool_use_id VARCHAR, requested_type VARCHAR, spawn_name VARCHAR, prompt_hash VARCHAR);
+CREATE TABLE IF NOT EXISTS agent_links (file_id INTEGER, session_id VARCHAR, tool_use_id VARCHAR, agent_id VARCHAR);
+CREATE TABLE IF NOT EXISTS sidechain_roots (file_id INTEGER, chain_id VARCHAR, prompt_hash VARCHAR);
+CREATE TABLE IF NOT EXISTS attachments (
+  file_id INTEGER, chain_id VARCHAR, line INTEGER, t DOUBLE, type VARCHAR, bytes INTEGER, hash VARCHAR, round INTEGER);
+CREATE TABLE IF NOT EXISTS chain_events (file_id INTEGER, chain_id VARCHAR, line INTEGER, t DOUBLE, kind VARCHAR, detail VARCHAR);
+CREATE TABLE IF NOT EXISTS line_counts (file_id INTEGER, type VARCHAR, subtype VARCHAR, n INTEGER);
+CREATE TABLE IF NOT EXISTS skipped (file_id INTEGER, line INTEGER, reason VARCHAR, detail VARCHAR);
+CREATE TABLE IF NOT EXISTS scope (file_id INTEGER);
+CREATE TABLE IF NOT EXISTS prices (
+  model VARCHAR, base_usd_per_token DOUBLE,
+  w_input DOUBLE, w_write_5m DOUBLE, w_write_1h DOUBLE, w_read DOUBLE, w_output DOUBLE,
+  lc_above BIGINT, lc_input DOUBLE, lc_write_5m DOUBLE, lc_write_1h DOUBLE, lc_read DOUBLE, lc_output DOUBLE);
+`;
+
+/**
+ * De-dup (SPEC §1.3) over the observations of the files in scope: one row per request identity,
+ * usage the field-wise maximum over its copies, time the earliest copy, attribution (session,
+ * chain, agent, file, segment, round) from the best-ranked copy (subagent file > main file >
+ * progress copy; ties to the earliest). Then priced: model by exact id, else without its date
+ * suffix; Sonnet 4/4.5 long-context rates when P > 200k. Unpriced requests keep weight NULL.
+ */
+export const DERIVE_REQUESTS = `
+CREATE OR REPLACE TABLE requests AS
+WITH obs AS (SELECT o.* FROM observations o JOIN scope s USING (file_id)),
+agg AS (
+  SELECT key, min(t) AS t, max(input) AS input, max(output) AS output, max(cache_write) AS cache_write,
+         max(cache_write_5m) AS cache_write_5m, max(cache_write_1h) AS cache_write_1h, max(cache_read) AS cache_read,
+         max(web_search) AS web_search, max(web_fetch) AS web_fetch, bool_and(split_missing) AS split_missing,
+         sum(copies)::INTEGER AS copies, count(*)::INTEGER AS sources
+  FROM obs GROUP BY key),
+best AS (
+  SELECT * FROM (
+    SELECT key, message_id, request_id, model, session_id, chain_id, agent_id, file_id, line, segment, round,
+           service_tier, speed, rank,
+           row_number() OVER (PARTITION BY key ORDER BY rank DESC, t, file_id, line) AS rn
+    FROM obs) WHERE rn = 1),
+-- a session's project is its main transcript's (subagents may run in a sub-directory)
+session_project AS (
+  SELECT f.session_id, arg_min(f.project, CASE f.kind WHEN 'main' THEN 0 ELSE 1 END) AS project
+  FROM files f JOIN scope USING (file_id) WHERE f.kind <> 'meta' AND f.session_id IS NOT NULL GROUP BY f.session_id),
+joined AS (
+  SELECT a.*, b.message_id, b.request_id, b.model, b.session_id, b.chain_id, b.agent_id, b.file_id, b.line,
+         b.segment, b.round, b.service_tier, b.speed, b.rank,
+         coalesce(sp.project, f.project, 'unknown') AS project,
+         a.input + a.cache_write + a.cache_read AS prompt
+  FROM agg a JOIN best b USING (key) LEFT JOIN files f ON f.file_id = b.file_id
+  LEFT JOIN session_project sp ON sp.session_id = b.session_id),
+priced AS (
+  SELECT j.*, coalesce(p1.model, p2.model) AS price_model,
+         coalesce(p1.base_usd_per_token, p2.base_usd_per_token) AS base,
+         CASE WHEN coalesce(p1.lc_above, p2.lc_above) IS NOT NULL AND j.prompt > coalesce(p1.lc_above, p2.lc_above)
+              THEN struct_pack(i := coalesce(p1.lc_input, p2.lc_input), w5 := coalesce(p1.lc_write_5m, p2.lc_write_5m),
+                               w1 := coalesce(p1.lc_write_1h, p2.lc_write_1h), r := coalesce(p1.lc_read, p2.lc_read),
+                               o := coalesce(p1.lc_output, p2.lc_output))
+              ELSE struct_pack(i := coalesce(p1.w_input, p2.w_input), w5 := coalesce(p1.w_write_5m, p2.w_write_5m),
+                               w1 := coalesce(p1.w_write_1h, p2.w_write_1h), r := coalesce(p1.w_read, p2.w_read),
+                               o := coalesce(p1.w_output, p2.w_output)) END AS w
+  FROM joined j
+  LEFT JOIN prices p1 ON p1.model = j.model
+  LEFT JOIN prices p2 ON p1.model IS NULL AND p2.model = regexp_replace(j.model, '-[0-9]{8}$', ''))
+SELECT * EXCLUDE (w, base),
+       input * w.i AS weight_input, output * w.o AS weight_output, cache_write_5m * w.w5 AS weight_write_5m,
+       cache_write_1h * w.w1 AS weight_write_1h, cache_read * w.r AS weight_read,
+       input * w.i + output * w.o + cache_write_5m * w.w5 + cache_write_1h * w.w1 + cache_read * w.r AS weight,
+       (input * w.i + output * w.o + cache_write_5m * w.w5 + cache_write_1h * w.w1 + cache_read * w.r) * base AS usd,
+       base AS usd_per_weight,
+       to_timestamp(t / 1000) AS ts
+FROM priced;
+`;
+
+/**
+ * Chains (SPEC §1.4–1.5) of the files in scope: facts from the chain's own file, agent type from
+ * the sibling .meta.json, else the spawning tool_use (matched by the meta's toolUseId, by the
+ * tool_result that names the agentId, or for v1.x inline sidechains by the prompt text), else
+ * `unknown`. A chain seen only through progress copies still gets a row.
+ */
+export const DERIVE_CHAINS = `
+CREATE OR REPLACE TABLE chains AS
+WITH sf AS (SELECT f.* FROM files f JOIN scope s USING (file_id)),
+facts AS (
+  SELECT chain_id, any_value(session_id) AS session_id, any_value(agent_id) AS agent_id, any_value(kind) AS kind,
+         max(rounds) AS rounds, max(compactions) AS compactions, min(first_t) AS first_t, min(file_id) AS file_id
+  FROM chain_facts JOIN scope USING (file_id) GROUP BY chain_id),
+req AS (
+  SELECT chain_id, any_value(session_id) AS session_id, any_value(agent_id) AS agent_id, count(*) AS requests,
+         min(t) AS first_t, max(t) AS last_t, any_value(project) AS project, min(file_id) AS file_id
+  FROM requests GROUP BY chain_id),
+base AS (
+  SELECT coalesce(f.chain_id, r.chain_id) AS chain_id, coalesce(f.session_id, r.session_id) AS session_id,
+         coalesce(f.agent_id, r.agent_id) AS agent_id,
+         coalesce(f.kind, CASE WHEN r.agent_id IS NULL THEN 'main' ELSE 'subagent' END) AS kind,
+         coalesce(f.rounds, 0) AS rounds, coalesce(f.compactions, 0) AS compactions,
+         coalesce(r.requests, 0) AS requests, coalesce(r.first_t, f.first_t) AS first_t, r.last_t,
+         coalesce(f.file_id, r.file_id) AS file_id, r.project
+  FROM facts f FULL OUTER JOIN req r ON f.chain_id = r.chain_id),
+meta AS (SELECT session_id, agent_id, any_value(meta_agent_type) AS meta_type, any_value(meta_tool_use_id) AS meta_tool
+         FROM sf WHERE kind = 'meta' GROUP BY ALL),
+spawn_by_tool AS (SELECT session_id, tool_use_id, any_value(requested_type) AS requested_type, any_value(spawn_name) AS spawn_name
+                  FROM spawns JOIN scope USING (file_id) GROUP BY ALL),
+link AS (SELECT session_id, agent_id, min(tool_use_id) AS tool_use_id FROM agent_links JOIN scope USING (file_id) GROUP BY ALL),
+side AS (SELECT r.chain_id, any_value(s.requested_type) AS requested_type, any_value(s.spawn_name) AS spawn_name
+         FROM sidechain_roots r JOIN scope USING (file_id)
+         JOIN spawns s ON s.prompt_hash = r.prompt_hash AND r.prompt_hash IS NOT NULL GROUP BY r.chain_id),
+resolved AS (
+  SELECT b.*, m.meta_type,
+         coalesce(s1.requested_type, s2.requested_type, sd.requested_type) AS requested_type,
+         coalesce(s1.spawn_name, s2.spawn_name, sd.spawn_name) AS spawn_name
+  FROM base b
+  LEFT JOIN meta m ON m.session_id = b.session_id AND m.agent_id = b.agent_id
+  LEFT JOIN spawn_by_tool s1 ON s1.session_id = b.session_id AND s1.tool_use_id = m.meta_tool
+  LEFT JOIN link l ON l.session_id = b.session_id AND l.agent_id = b.agent_id
+  LEFT JOIN spawn_by_tool s2 ON s2.session_id = b.session_id AND s2.tool_use_id = l.tool_use_id
+  LEFT JOIN side sd ON sd.chain_id = b.chain_id)
+SELECT chain_id, session_id, agent_id, kind,
+       CASE WHEN kind = 'main' THEN 'main' ELSE coalesce(meta_type, requested_type, 'unknown') END AS agent_type,
+       requested_type, spawn_name,
+       CASE WHEN meta_type IS NOT NULL AND requested_type IS NOT NULL
+            THEN CASE WHEN meta_type = requested_type THEN 'resolved' ELSE 'lost' END
+            ELSE 'unknown' END AS definition,
+       coalesce(project, (SELECT any_value(project) FROM files WHERE files.file_id = resolved.file_id), 'unknown') AS project,
+       file_id, greatest(rounds, CASE WHEN requests > 0 THEN 1 ELSE 0 END) AS rounds, compactions, requests, first_t, last_t
+FROM resolved;
+`;

@@ -1,0 +1,351 @@
+/**
+ * The DuckDB store (SPEC §7): one file (default ~/.cache/cachelens/store.duckdb, `--db PATH`,
+ * `:memory:` allowed) that ingest fills with the appender and every analysis reads with SQL.
+ */
+import { mkdirSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { type DuckDBAppender, type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { UsageError } from '../errors.js';
+import type { FileFacts, ParserState } from '../ingest/file-parser.js';
+import type { PriceTable } from '../pricing/pricing.js';
+import { CREATE_TABLES, DERIVE_CHAINS, DERIVE_REQUESTS, FACT_TABLES, SCHEMA_VERSION } from './schema.js';
+
+export interface FileRow {
+  fileId: number;
+  path: string;
+  root: string;
+  kind: 'main' | 'subagent' | 'meta';
+  size: number;
+  mtimeMs: number;
+  readTo: number;
+  lines: number;
+  headHash: string;
+  sessionId: string | null;
+  agentId: string | null;
+  project: string;
+  synthetic: number;
+  metaAgentType: string | null;
+  metaToolUseId: string | null;
+  parserState: ParserState | null;
+}
+
+export type Row = Record<string, unknown>;
+
+export function defaultDbPath(env: NodeJS.ProcessEnv = process.env): string {
+  const cache = env.XDG_CACHE_HOME || join(homedir(), '.cache');
+  return join(cache, 'cachelens', 'store.duckdb');
+}
+
+export class Store {
+  private constructor(
+    readonly path: string,
+    private readonly instance: DuckDBInstance,
+    readonly db: DuckDBConnection,
+    /** true when the store was (re)built empty in this open */
+    readonly fresh: boolean,
+  ) {}
+
+  static async open(path: string, opts: { rebuild?: boolean } = {}): Promise<Store> {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    let instance: DuckDBInstance;
+    try {
+      instance = await DuckDBInstance.create(path);
+    } catch (err) {
+      const msg = (err as Error).message;
+      if (/lock/i.test(msg)) throw new UsageError(`store ${path} is in use by another cachelens process; wait for it to finish, or use --db to choose another store`);
+      throw new UsageError(`cannot open store ${path}: ${msg.split('\n')[0]}`, 'delete it or run with --rebuild --db <new path>');
+    }
+    const db = await instance.connect();
+    let fresh = false;
+    try {
+      await db.run(`CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR)`);
+      const v = (await db.runAndReadAll(`SELECT value FROM meta WHERE key = 'schema_version'`)).getRows()[0]?.[0];
+      if (opts.rebuild || v !== String(SCHEMA_VERSION)) {
+        // An older (or newer) layout is never misread: drop everything and read the logs again.
+        const tables = (await db.runAndReadAll(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'`)).getRows();
+        for (const [t] of tables) await db.run(`DROP TABLE IF EXISTS "${String(t)}" CASCADE`);
+        fresh = true;
+      }
+      await db.run(CREATE_TABLES);
+      await db.run(`INSERT OR REPLACE INTO meta VALUES ('schema_version', '${SCHEMA_VERSION}')`);
+    } catch (err) {
+      db.closeSync();
+      instance.closeSync();
+      if (err instanceof UsageError) throw err;
+      throw new UsageError(`store ${path} is unreadable: ${(err as Error).message.split('\n')[0]}`, 'run with --rebuild, or delete the file');
+    }
+    return new Store(path, instance, db, fresh);
+  }
+
+  close(): void {
+    this.db.closeSync();
+    this.instance.closeSync();
+  }
+
+  async all(sql: string, params?: Record<string, unknown>): Promise<Row[]> {
+    const reader = await this.db.runAndReadAll(sql, params as never);
+    return reader.getRowObjectsJS().map(plainRow);
+  }
+
+  async run(sql: string): Promise<void> {
+    await this.db.run(sql);
+  }
+
+  async files(): Promise<Map<string, FileRow>> {
+    const rows = await this.all(`SELECT * FROM files`);
+    const out = new Map<string, FileRow>();
+    for (const r of rows) {
+      out.set(r.path as string, {
+        fileId: r.file_id as number,
+        path: r.path as string,
+        root: r.root as string,
+        kind: r.kind as FileRow['kind'],
+        size: r.size as number,
+        mtimeMs: r.mtime_ms as number,
+        readTo: r.read_to as number,
+        lines: r.lines as number,
+        headHash: r.head_hash as string,
+        sessionId: r.session_id as string | null,
+        agentId: r.agent_id as string | null,
+        project: r.project as string,
+        synthetic: r.synthetic as number,
+        metaAgentType: r.meta_agent_type as string | null,
+        metaToolUseId: r.meta_tool_use_id as string | null,
+        parserState: r.parser_state ? (JSON.parse(r.parser_state as string) as ParserState) : null,
+      });
+    }
+    return out;
+  }
+
+  async nextFileId(): Promise<number> {
+    const [r] = await this.all(`SELECT coalesce(max(file_id), 0) + 1 AS id FROM files`);
+    return r.id as number;
+  }
+
+  /** Removes every fact of these files (before a full re-read, or when they are retired). */
+  async deleteFacts(fileIds: number[], alsoFileRows: boolean): Promise<void> {
+    if (fileIds.length === 0) return;
+    await this.db.run(`CREATE OR REPLACE TEMP TABLE doomed AS SELECT unnest(?::INTEGER[]) AS file_id`, [fileIds as never]);
+    for (const t of FACT_TABLES) await this.db.run(`DELETE FROM ${t} WHERE file_id IN (SELECT file_id FROM doomed)`);
+    if (alsoFileRows) await this.db.run(`DELETE FROM files WHERE file_id IN (SELECT file_id FROM doomed)`);
+  }
+
+  /** Before an appended read: the facts that the re-read replaces (chain facts, the half line's skip). */
+  async prepareAppend(fileIds: number[]): Promise<void> {
+    if (fileIds.length === 0) return;
+    await this.db.run(`CREATE OR REPLACE TEMP TABLE doomed AS SELECT unnest(?::INTEGER[]) AS file_id`, [fileIds as never]);
+    await this.db.run(`DELETE FROM chain_facts WHERE file_id IN (SELECT file_id FROM doomed)`);
+    await this.db.run(`DELETE FROM skipped WHERE reason = 'incomplete_last_line' AND file_id IN (SELECT file_id FROM doomed)`);
+    await this.db.run(`DELETE FROM files WHERE file_id IN (SELECT file_id FROM doomed)`);
+  }
+
+  async writer(): Promise<StoreWriter> {
+    return StoreWriter.create(this.db);
+  }
+
+  async setScope(fileIds: number[]): Promise<void> {
+    await this.db.run(`DELETE FROM scope`);
+    const app = await this.db.createAppender('scope');
+    for (const id of fileIds) {
+      app.appendInteger(id);
+      app.endRow();
+    }
+    app.closeSync();
+  }
+
+  async setPrices(table: PriceTable): Promise<void> {
+    await this.db.run(`DELETE FROM prices`);
+    const app = await this.db.createAppender('prices');
+    for (const [model, p] of table.entries()) {
+      const b = p.input;
+      app.appendVarchar(model);
+      app.appendDouble(b / 1e6);
+      for (const x of [p.input, p.write_5m, p.write_1h, p.read, p.output]) app.appendDouble(x / b);
+      const lc = p.long_context;
+      if (lc) {
+        app.appendBigInt(BigInt(lc.above));
+        for (const x of [lc.input, lc.write_5m, lc.write_1h, lc.read, lc.output]) app.appendDouble(x / b);
+      } else for (let i = 0; i < 6; i++) app.appendNull();
+      app.endRow();
+    }
+    app.closeSync();
+  }
+
+  /** Rebuilds requests and chains for the current scope and prices. */
+  async derive(): Promise<void> {
+    await this.db.run(DERIVE_REQUESTS);
+    await this.db.run(DERIVE_CHAINS);
+  }
+}
+
+/** Appends the facts of many files, one appender per table, closed (flushed) once at the end. */
+export class StoreWriter {
+  private constructor(private readonly apps: Record<string, DuckDBAppender>) {}
+
+  static async create(db: DuckDBConnection): Promise<StoreWriter> {
+    const apps: Record<string, DuckDBAppender> = {};
+    for (const t of ['files', 'observations', 'chain_facts', 'spawns', 'agent_links', 'sidechain_roots', 'attachments', 'chain_events', 'line_counts', 'skipped']) {
+      apps[t] = await db.createAppender(t);
+    }
+    return new StoreWriter(apps);
+  }
+
+  file(f: FileRow): void {
+    const a = this.apps.files;
+    a.appendInteger(f.fileId);
+    a.appendVarchar(f.path);
+    a.appendVarchar(f.root);
+    a.appendVarchar(f.kind);
+    a.appendBigInt(BigInt(f.size));
+    a.appendDouble(f.mtimeMs);
+    a.appendBigInt(BigInt(f.readTo));
+    a.appendBigInt(BigInt(f.lines));
+    a.appendVarchar(f.headHash);
+    nullable(a, f.sessionId);
+    nullable(a, f.agentId);
+    a.appendVarchar(f.project);
+    a.appendInteger(f.synthetic);
+    nullable(a, f.metaAgentType);
+    nullable(a, f.metaToolUseId);
+    nullable(a, f.parserState ? JSON.stringify(f.parserState) : null);
+    a.endRow();
+  }
+
+  facts(x: FileFacts): void {
+    const id = x.fileId;
+    const o = this.apps.observations;
+    for (const r of x.observations) {
+      o.appendInteger(id);
+      o.appendInteger(r.line);
+      o.appendVarchar(r.key);
+      o.appendVarchar(r.messageId);
+      nullable(o, r.requestId);
+      o.appendDouble(r.t);
+      o.appendVarchar(r.model);
+      o.appendTinyInt(r.rank);
+      o.appendVarchar(r.sessionId);
+      o.appendVarchar(r.chainId);
+      nullable(o, r.agentId);
+      o.appendInteger(r.input);
+      o.appendInteger(r.output);
+      o.appendInteger(r.cacheWrite);
+      o.appendInteger(r.cacheWrite5m);
+      o.appendInteger(r.cacheWrite1h);
+      o.appendInteger(r.cacheRead);
+      o.appendInteger(r.webSearch);
+      o.appendInteger(r.webFetch);
+      o.appendBoolean(r.splitMissing);
+      nullable(o, r.serviceTier);
+      nullable(o, r.speed);
+      o.appendInteger(r.copies);
+      o.appendInteger(r.segment);
+      o.appendInteger(r.round);
+      o.endRow();
+    }
+    const c = this.apps.chain_facts;
+    for (const ch of x.state.chains) {
+      c.appendInteger(id);
+      c.appendVarchar(ch.chainId);
+      c.appendVarchar(ch.sessionId);
+      nullable(c, ch.agentId);
+      c.appendVarchar(ch.kind);
+      c.appendInteger(ch.rounds);
+      c.appendInteger(ch.compactions);
+      c.appendInteger(ch.requests);
+      c.appendDouble(ch.firstT);
+      c.endRow();
+    }
+    const s = this.apps.spawns;
+    for (const sp of x.spawns) {
+      s.appendInteger(id);
+      s.appendVarchar(sp.sessionId);
+      s.appendVarchar(sp.toolUseId);
+      nullable(s, sp.requestedType);
+      nullable(s, sp.spawnName);
+      nullable(s, sp.promptHash);
+      s.endRow();
+    }
+    const l = this.apps.agent_links;
+    for (const k of x.links) {
+      l.appendInteger(id);
+      l.appendVarchar(k.sessionId);
+      l.appendVarchar(k.toolUseId);
+      l.appendVarchar(k.agentId);
+      l.endRow();
+    }
+    const sr = this.apps.sidechain_roots;
+    for (const r of x.sidechainRoots) {
+      sr.appendInteger(id);
+      sr.appendVarchar(r.chainId);
+      nullable(sr, r.promptHash);
+      sr.endRow();
+    }
+    const at = this.apps.attachments;
+    for (const a of x.attachments) {
+      at.appendInteger(id);
+      at.appendVarchar(a.chainId);
+      at.appendInteger(a.line);
+      at.appendDouble(a.t);
+      at.appendVarchar(a.type);
+      at.appendInteger(a.bytes);
+      at.appendVarchar(a.hash);
+      at.appendInteger(a.round);
+      at.endRow();
+    }
+    const ev = this.apps.chain_events;
+    for (const e of x.events) {
+      ev.appendInteger(id);
+      ev.appendVarchar(e.chainId);
+      ev.appendInteger(e.line);
+      ev.appendDouble(e.t);
+      ev.appendVarchar(e.kind);
+      ev.appendVarchar(e.detail);
+      ev.endRow();
+    }
+    const lc = this.apps.line_counts;
+    for (const [k, n] of x.lineCounts) {
+      const [type, subtype] = k.split('\u0000');
+      lc.appendInteger(id);
+      lc.appendVarchar(type);
+      nullable(lc, subtype ?? null);
+      lc.appendInteger(n);
+      lc.endRow();
+    }
+    this.skips(x);
+  }
+
+  skips(x: Pick<FileFacts, 'fileId' | 'skipped'>): void {
+    const sk = this.apps.skipped;
+    for (const s of x.skipped) {
+      sk.appendInteger(x.fileId);
+      sk.appendInteger(s.line);
+      sk.appendVarchar(s.reason);
+      sk.appendVarchar(s.detail);
+      sk.endRow();
+    }
+  }
+
+  close(): void {
+    for (const a of Object.values(this.apps)) a.closeSync();
+  }
+}
+
+function nullable(a: DuckDBAppender, v: string | null): void {
+  if (v === null) a.appendNull();
+  else a.appendVarchar(v);
+}
+
+/** DuckDB BIGINT/HUGEINT/DECIMAL come back as bigint or objects; analyses want plain numbers. */
+function plainRow(r: Record<string, unknown>): Row {
+  const out: Row = {};
+  for (const [k, v] of Object.entries(r)) out[k] = plain(v);
+  return out;
+}
+
+function plain(v: unknown): unknown {
+  if (typeof v === 'bigint') return Number(v);
+  if (Array.isArray(v)) return v.map(plain);
+  if (v instanceof Date) return v.getTime();
+  return v;
+}
