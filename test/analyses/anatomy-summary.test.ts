@@ -1,0 +1,182 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { analyzeAnatomy, chainDetail } from '../../src/analyses/anatomy-summary.js';
+import { detectRepurchase } from '../../src/analyses/repurchase.js';
+import { anatomizeChain } from '../../src/analyses/anatomy.js';
+import { chain, chainASpecs, MIN, near, SEC, weightsFor, type ReqSpec } from './helpers/fixtures.js';
+
+// Chain A (main, opus, 5m): weights by request at 1 / 1.25 / 0.1 / 5
+//   #1 10 + 10,000×1.25 + 100×5            = 13,010
+//   #2 5 + 2,000×1.25 + 10,000×0.1 + 50×5  =  3,755
+//   #3 5 + 13,000×1.25 + 50×5              = 16,505
+//   #4 5 + 500×1.25 + 13,000×0.1 + 50×5    =  2,180   → 35,450; waste 12,000 × (1.25 − 0.1) = 13,800
+// Chain B (subagent Explore): #1,#2 opus, #3,#4 sonnet ($3/M), three breaks of 6,000, 12,000, 12,000
+//   #1 10,000×1.25 = 12,500; #2 4,000×0.1 + 8,000×1.25 = 10,400; #3, #4 12,000×1.25 = 15,000 each → 52,900
+//   waste (6,000 + 12,000 + 12,000) × 1.15 = 34,500
+// Chain U: an unpriced model; an expiry of 2,000 after 10 minutes (C1 = 2,000, r 0).
+const A = chain('A', chainASpecs);
+const B = chain(
+  'B',
+  [
+    { t: 0, w: 10_000 },
+    { t: 30 * SEC, r: 4_000, w: 8_000 },
+    { t: 60 * SEC, r: 0, w: 12_000, model: 'sonnet' },
+    { t: 6 * MIN, r: 0, w: 12_000, model: 'sonnet' },
+  ],
+  { kind: 'subagent', agentType: 'Explore', events: [{ t: 20 * SEC, kind: 'attachment', detail: 'skill_listing' }] },
+);
+const U = chain('U', [
+  { t: 0, w: 2_000, model: 'mystery' },
+  { t: 10 * MIN, r: 0, w: 2_000, model: 'mystery' },
+]);
+
+test('anatomy totals: tokens by cause, hit ratio, weight, waste, unpriced requests never $0', () => {
+  const res = analyzeAnatomy([A, B, U], { weightsFor });
+  const t = res.totals;
+  assert.equal(t.chains, 3);
+  assert.equal(t.requests, 10);
+  assert.equal(t.unpriced_requests, 2);
+  assert.equal(t.cold, 10_000 + 10_000 + 2_000);
+  assert.equal(t.growth, 2_000 + 1_000 + 500 + 2_000);
+  assert.equal(t.expiry, 12_000 + 2_000);
+  assert.equal(t.break, 6_000 + 12_000 + 12_000);
+  assert.equal(t.break_events, 3);
+  // Σr = 23,000 (A) + 4,000 (B); ΣP = 48,525 (A: 10,010 + 12,005 + 13,005 + 13,505) + 46,000 (B) + 4,000 (U)
+  near(t.hit_ratio, 27_000 / 98_525, 'hit ratio');
+  near(t.weight, 35_450 + 52_900, 'weight');
+  near(t.usd, 35_450 * 5e-6 + 22_900 * 5e-6 + 30_000 * 3e-6, 'usd');
+  near(t.waste_weight, 13_800 + 34_500, 'waste');
+  near(t.waste_usd, 13_800 * 5e-6 + 6_000 * 1.15 * 5e-6 + 24_000 * 1.15 * 3e-6, 'waste usd');
+  // writes (25,500 + 42,000) × 1.25 = 84,375; reads 23,000×0.1 + 4,000×0.1 = 2,700
+  near(t.write_read_ratio, 84_375 / 2_700, 'write:read');
+  near(t.components.write5m, 84_375, 'write5m');
+  near(t.components.output, 250 * 5 + 0, 'output');
+  assert.deepEqual(res.unpriced_models, [{ model: 'mystery', requests: 2 }]);
+});
+
+test('anatomy rows per chain, agent type and model, sorted by weight', () => {
+  const res = analyzeAnatomy([A, B, U], { weightsFor });
+  assert.deepEqual(res.chains.map((c) => [c.chain_id, c.agent_type, c.requests, c.cold, c.growth, c.expiry, c.break]), [
+    ['B', 'Explore', 4, 10_000, 2_000, 0, 30_000],
+    ['A', 'main', 4, 10_000, 3_500, 12_000, 0],
+    ['U', 'main', 2, 2_000, 0, 2_000, 0],
+  ]);
+  near(res.chains[1]!.weight, 35_450);
+  near(res.chains[1]!.waste_weight, 13_800);
+  assert.equal(res.chains[2]!.weight, 0);
+  assert.equal(res.chains[2]!.unpriced_requests, 2);
+  assert.deepEqual(res.by_agent_type.map((r) => [r.agent_type, r.chains, r.requests]), [
+    ['Explore', 1, 4],
+    ['main', 2, 6],
+  ]);
+  // opus: A + B#1,#2 = 35,450 + 22,900; sonnet: B#3,#4 = 30,000 with both 12,000 breaks
+  assert.deepEqual(res.by_model.map((r) => [r.model, r.chains, r.requests, r.break, r.break_events]), [
+    ['opus', 2, 6, 6_000, 1],
+    ['sonnet', 1, 2, 24_000, 2],
+    ['mystery', 1, 2, 0, 0],
+  ]);
+  near(res.by_model[0]!.weight, 58_350);
+  near(res.by_model[1]!.usd, 30_000 * 3e-6);
+});
+
+test('break causes: the preceding attachment, the model change, else unknown', () => {
+  const res = analyzeAnatomy([A, B, U], { weightsFor });
+  assert.deepEqual(res.break_causes, [
+    { cause: 'model:opus→sonnet', events: 1, tokens: 12_000 },
+    { cause: 'unknown', events: 1, tokens: 12_000 },
+    { cause: 'attachment:skill_listing', events: 1, tokens: 6_000 },
+  ]);
+  assert.deepEqual(res.breaks.map((b) => [b.chain_id, b.tokens, b.gap_s, b.causes]), [
+    ['B', 12_000, 30, ['model:opus→sonnet']],
+    ['B', 12_000, 300, []],
+    ['B', 6_000, 30, ['attachment:skill_listing']],
+  ]);
+});
+
+test('waste of a break under a 1-hour TTL uses the 1-hour write weight', () => {
+  // A with 1-hour writes: #3 is a break of 12,000; waste 12,000 × (2 − 0.1) = 22,800.
+  const res = analyzeAnatomy([chain('A1h', chainASpecs.map((s) => ({ ...s, ttl: '1h' as const })))], { weightsFor });
+  assert.equal(res.totals.break, 12_000);
+  near(res.totals.waste_weight, 22_800);
+});
+
+// One request per round, the pattern of the field note (reads pinned near 13.8k):
+//   round 1: r 13,800  w 120,000                                           C = 133,800
+//   round 2: r 13,818  w 131,000  rw = min(131,000, 119,982) = 119,982 ≥ 107,040   C = 144,818
+//   round 3: r 13,810  w 140,000  rw = min(140,000, 131,008) = 131,008 ≥ 115,854.4
+const repurchaseSpecs: ReqSpec[] = [
+  { t: 0, r: 13_800, w: 120_000, round: 1 },
+  { t: 1 * MIN, r: 13_818, w: 131_000, round: 2 },
+  { t: 2 * MIN, r: 13_810, w: 140_000, round: 3 },
+];
+
+test('re-purchase pattern: flagged with 3 rounds of pinned reads and full rewrites', () => {
+  const check = detectRepurchase(anatomizeChain(chain('R', repurchaseSpecs)));
+  assert.deepEqual(check, { flagged: true, rounds: 3, readMedian: 13_810 });
+  // a second request inside a round does not count as a round start
+  const withFollowUps = chain('R', [
+    repurchaseSpecs[0]!,
+    { t: 10 * SEC, r: 133_800, w: 1_000, round: 1 },
+    { ...repurchaseSpecs[1]!, w: 132_000 },
+    repurchaseSpecs[2]!,
+  ]);
+  // round 2: C = 134,800, rw = min(132,000, 120,982) = 120,982 ≥ 107,840; round 3: C = 145,818, rw = min(140,000, 132,008) ≥ 116,654.4
+  assert.equal(detectRepurchase(anatomizeChain(withFollowUps)).flagged, true);
+});
+
+test('re-purchase pattern: not flagged with 2 rounds, a read 1,025 off the median, or a partial rewrite', () => {
+  const flagged = (specs: ReqSpec[]) => detectRepurchase(anatomizeChain(chain('R', specs))).flagged;
+  assert.equal(flagged(repurchaseSpecs.slice(0, 2)), false);
+  // reads 13,800 / 13,818 / 14,843: median 13,818, 14,843 − 13,818 = 1,025 > 1,024
+  // (round 3 rw = min(140,000, 144,818 − 14,843 = 129,975) ≥ 115,854.4 still holds)
+  assert.equal(flagged([repurchaseSpecs[0]!, repurchaseSpecs[1]!, { ...repurchaseSpecs[2]!, r: 14_843 }]), false);
+  // exactly 1,024 off (14,842) is within
+  assert.equal(flagged([repurchaseSpecs[0]!, repurchaseSpecs[1]!, { ...repurchaseSpecs[2]!, r: 14_842 }]), true);
+  // round 3 writes 100,000: rw = min(100,000, 131,008) = 100,000 < 115,854.4
+  assert.equal(flagged([repurchaseSpecs[0]!, repurchaseSpecs[1]!, { ...repurchaseSpecs[2]!, w: 100_000 }]), false);
+});
+
+test('flagged chains are ranked by waste, not by weight', () => {
+  // R: waste (119,982 + 131,008) × 1.15 = 288,638.5
+  //    weight (120,000 + 131,000 + 140,000) × 1.25 + (13,800 + 13,818 + 13,810) × 0.1 = 492,892.8
+  // S: reads 1,000, writes 20,000 / 25,000 / 30,000: rw 20,000 ≥ 16,800 and 25,000 ≥ 20,800;
+  //    waste 45,000 × 1.15 = 51,750; 100,000 output tokens per request make its weight
+  //    75,000 × 1.25 + 3,000 × 0.1 + 100,000 × 3 × 5 = 93,750 + 300 + 1,500,000 = 1,594,050.
+  const R = chain('R', repurchaseSpecs);
+  const S = chain('S', [
+    { t: 0, r: 1_000, w: 20_000, output: 100_000, round: 1 },
+    { t: 1 * MIN, r: 1_000, w: 25_000, output: 100_000, round: 2 },
+    { t: 2 * MIN, r: 1_000, w: 30_000, output: 100_000, round: 3 },
+  ]);
+  const res = analyzeAnatomy([R, S, A], { weightsFor });
+  assert.deepEqual(res.chains.map((c) => [c.chain_id, c.repurchase]), [
+    ['S', true],
+    ['R', true],
+    ['A', false],
+  ]);
+  assert.deepEqual(res.repurchase.map((r) => r.chain_id), ['R', 'S']);
+  near(res.repurchase[0]!.waste_weight, 288_638.5);
+  near(res.repurchase[0]!.weight, 492_892.8);
+  near(res.repurchase[1]!.waste_weight, 51_750);
+  near(res.chains[0]!.weight, 1_594_050);
+});
+
+test('chain detail: one row per request with gap, P, r, w, rewrite and class', () => {
+  const d = chainDetail(A, { weightsFor });
+  assert.deepEqual(
+    d.requests.map((q) => [q.gap_s, q.ttl, q.p, q.r, q.w, q.cached_prefix, q.rewrite, q.class, q.weight]),
+    [
+      [null, null, 10_010, 0, 10_000, 0, 0, 'cold', 13_010],
+      [60, '5m', 12_005, 10_000, 2_000, 10_000, 0, 'growth', 3_755],
+      [360, '5m', 13_005, 0, 13_000, 12_000, 12_000, 'expiry', 16_505],
+      [30, '5m', 13_505, 13_000, 500, 13_000, 0, 'growth', 2_180],
+    ],
+  );
+  assert.equal(d.requests[2]!.time, '1970-01-01T00:07:00.000Z');
+  near(d.requests[2]!.waste_weight, 13_800);
+  near(d.summary.weight, 35_450);
+  assert.equal(d.summary.expiry, 12_000);
+  assert.equal(d.repurchase, false);
+  const u = chainDetail(U, { weightsFor });
+  assert.deepEqual(u.requests.map((q) => q.weight), [null, null]);
+});

@@ -1,0 +1,129 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { pingsFor, whatifKeepalive, type KeepaliveBudgetRow } from '../../src/analyses/keepalive.js';
+import { chain, chainASpecs, MIN, near, SEC, weightsFor } from './helpers/fixtures.js';
+
+// Interval 270 s, TTL 300 s, a ping = 0.1 × C + 30 × 1.25 + 10 × 5 = 0.1 × C + 87.5.
+//
+// A (main, weight 35,450): gaps 60 s, 360 s, 30 s. The 360 s gap (C2 = 12,000, expiry 12,000):
+//   m = min(B, ⌈360/270⌉ − 1 = 1); one ping 1,200 + 87.5 = 1,287.5; bridged at m = 1 (360 − 270 = 90 ≤ 300),
+//   saving 12,000 × 1.15 = 13,800 → net 12,512.5 for every B ≥ 1.
+// K (subagent, weight 25,000 + 3,250 + 27,500 = 55,750):
+//   k2 at 280 s: 280 ≤ 300, m = min(B, 1), one ping 2,000 + 87.5 = 2,087.5 of pure cost;
+//   k3 1,200 s later (C2 = 21,000, expiry 21,000): m = min(B, 4), one ping 2,100 + 87.5 = 2,187.5,
+//   bridged only at m = 4 (1,200 − 1,080 = 120 ≤ 300; 1,200 − 810 = 390 > 300), saving 21,000 × 1.15 = 24,150.
+//   B = 1: −2,087.5 − 2,187.5 = −4,275; B = 2: −2,087.5 − 4,375 = −6,462.5; B = 3: −2,087.5 − 6,562.5 = −8,650;
+//   B ≥ 4: −2,087.5 − 8,750 + 24,150 = 13,312.5.
+// E (subagent, weight 12,500 + 4,150 + 1,325 = 17,975): a 20-minute gap ends in a cold restart after
+//   compaction — not a gap; then a 30 s gap: nothing.
+// H (main, 1-hour chain, weight 20,000 + 5,000 + 3,200 = 28,200): its 6-minute gap is not a 5-minute gap.
+// All weight 35,450 + 55,750 + 17,975 + 28,200 = 137,375; subagent weight 55,750 + 17,975 = 73,725.
+const A = chain('A', chainASpecs);
+const K = chain(
+  'K',
+  [
+    { t: 0, w: 20_000 },
+    { t: 280 * SEC, r: 20_000, w: 1_000 },
+    { t: 1_480 * SEC, r: 0, w: 22_000 },
+  ],
+  { kind: 'subagent' },
+);
+const E = chain(
+  'E',
+  [
+    { t: 0, w: 10_000 },
+    { t: 20 * MIN, r: 4_000, w: 3_000, segment: 1 },
+    { t: 20 * MIN + 30 * SEC, r: 7_000, w: 500, segment: 1 },
+  ],
+  { kind: 'subagent' },
+);
+const H = chain('H', [
+  { t: 0, w: 10_000, ttl: '1h' },
+  { t: 1 * MIN, r: 10_000, w: 2_000, ttl: '1h' },
+  { t: 7 * MIN, r: 12_000, w: 1_000, ttl: '1h' },
+]);
+
+function pick(r: KeepaliveBudgetRow) {
+  return [r.budget, r.pings, r.gaps_over_ttl, r.bridged, r.expired_after_budget];
+}
+
+test('pings per gap: m = min(B, ⌈g/I⌉ − 1), 0 when g ≤ I', () => {
+  const I = 270_000;
+  assert.equal(pingsFor(270_000, I, Infinity), 0);
+  assert.equal(pingsFor(280_000, I, Infinity), 1);
+  assert.equal(pingsFor(540_000, I, Infinity), 1);
+  assert.equal(pingsFor(540_001, I, Infinity), 2);
+  assert.equal(pingsFor(1_200_000, I, Infinity), 4);
+  assert.equal(pingsFor(1_200_000, I, 2), 2);
+  assert.equal(pingsFor(1_200_000, I, 0), 0);
+});
+
+test('keepalive with budgets 0, 1, 2 and ∞', () => {
+  const res = whatifKeepalive([A, K, E, H], { budgets: [0, 1, 2, Infinity], weightsFor });
+  assert.equal(res.gaps, 3 + 2 + 1);
+  assert.equal(res.unpriced_gaps, 0);
+  near(res.baseline_weight, 137_375);
+  near(res.subagent_weight, 73_725);
+  assert.deepEqual(res.budgets.map(pick), [
+    [0, 0, 2, 0, 2],
+    [1, 3, 2, 1, 1],
+    [2, 4, 2, 1, 1],
+    ['inf', 6, 2, 2, 0],
+  ]);
+  const net = [0, 12_512.5 - 4_275, 12_512.5 - 6_462.5, 12_512.5 + 13_312.5];
+  res.budgets.forEach((b, i) => near(b.net_saving_weight, net[i]!, `net at ${b.budget}`));
+  const sub = [0, -4_275, -6_462.5, 13_312.5];
+  res.budgets.forEach((b, i) => near(b.net_saving_pct_subagent, (sub[i]! / 73_725) * 100, `% subagent at ${b.budget}`));
+  res.budgets.forEach((b, i) => near(b.net_saving_pct_all, (net[i]! / 137_375) * 100, `% all at ${b.budget}`));
+  const inf = res.budgets[3]!;
+  near(inf.ping_weight, 1_287.5 + 2_087.5 + 4 * 2_187.5);
+  near(inf.saved_weight, 13_800 + 24_150);
+  near(inf.net_saving_usd, 25_825 * 5e-6);
+  assert.equal(res.best_budget, 'inf');
+});
+
+test('best budget over 0…20 and ∞ is the smallest with the largest net saving', () => {
+  const res = whatifKeepalive([K], { weightsFor });
+  assert.equal(res.budgets.length, 22);
+  assert.equal(res.budgets[21]!.budget, 'inf');
+  near(res.budgets[3]!.net_saving_weight, -8_650);
+  near(res.budgets[4]!.net_saving_weight, 13_312.5);
+  near(res.budgets[20]!.net_saving_weight, 13_312.5);
+  near(res.budgets[21]!.net_saving_weight, 13_312.5);
+  assert.equal(res.best_budget, 4);
+  // pings on the 280 s gap are sent although it turned out shorter than the TTL
+  assert.deepEqual(pick(res.budgets[1]!), [1, 2, 1, 0, 1]);
+});
+
+test('no gap over the TTL and no pings: every budget nets 0, the tie goes to budget 0', () => {
+  const res = whatifKeepalive([H, E], { weightsFor });
+  assert.ok(res.budgets.every((b) => b.net_saving_weight === 0 && b.pings === 0 && b.gaps_over_ttl === 0));
+  assert.equal(res.best_budget, 0);
+});
+
+test('a single budget, custom ping sizes and interval', () => {
+  // I = 120 s, pingIn 100, pingOut 0 on K: k2 (280 s) m = min(1, ⌈280/120⌉ − 1 = 2) = 1, ping 2,000 + 125 = 2,125;
+  // k3 (1,200 s) m = 1, ping 2,100 + 125 = 2,225, 1,200 − 120 = 1,080 > 300 → expired. Net −4,350.
+  const res = whatifKeepalive([K], { weightsFor, budgets: 1, intervalS: 120, pingIn: 100, pingOut: 0 });
+  assert.equal(res.budgets.length, 1);
+  assert.deepEqual(pick(res.budgets[0]!), [1, 2, 1, 0, 1]);
+  near(res.budgets[0]!.net_saving_weight, -4_350);
+  assert.equal(res.best_budget, 1);
+});
+
+test('gaps touching an unpriced request are left out and counted', () => {
+  const U = chain('U', [
+    { t: 0, w: 5_000, model: 'mystery' },
+    { t: 10 * MIN, r: 0, w: 5_000, model: 'mystery' },
+  ]);
+  const res = whatifKeepalive([U, K], { weightsFor, budgets: [Infinity] });
+  assert.equal(res.unpriced_gaps, 1);
+  assert.equal(res.gaps, 2);
+  near(res.budgets[0]!.net_saving_weight, 13_312.5);
+});
+
+test('an interval not below the 5-minute TTL or a negative budget is refused', () => {
+  assert.throws(() => whatifKeepalive([K], { weightsFor, intervalS: 300 }), RangeError);
+  assert.throws(() => whatifKeepalive([K], { weightsFor, budgets: [-1] }), RangeError);
+  assert.throws(() => whatifKeepalive([K], { weightsFor, budgets: [1.5] }), RangeError);
+});
