@@ -1,0 +1,447 @@
+/**
+ * The channel replay (SPEC §6.1): for every @-mention of the agent in a channel log, build the
+ * request its provider would see under each context-delivery strategy, and measure it.
+ *
+ *   channel log ─▶ mentions ─▶ per strategy, per mention:
+ *     process pool (cold / warm / reloaded) ─▶ render context (watermark?) ─▶ stage rows
+ *     ─▶ request = [status?] + framing + history + (payload, brief, block) ─▶ cacheable prefix
+ *     ─▶ run succeeds: reply joins history, commit() │ run fails: discard()
+ *
+ * A failed run is billed, produces no reply, and its turn stays in the process's history
+ * (Claude Code keeps a user message after an API error); the watermark is discarded, so the
+ * rows come again next turn — counted as already seen, the price of never leaving a hole.
+ */
+import { basename, extname } from 'node:path';
+import type { ChannelMessage } from '../samples/channel.js';
+import { agentAuthor, inThread, isMention, pairReplies, readChannelLog, threadOf, type SkippedChannelLine } from './channel-log.js';
+import { briefText, fallbackReply, framingFor, payloadText, statusLine } from './framing.js';
+import { ProcessPool, type Delivery } from './process.js';
+import { FETCH_ROWS, renderContext } from './render.js';
+import { commonPrefixTokens, requestOf, SegmentList } from './request.js';
+import { SegmentTokenizer, type EncodingName, type Segment, type TokenizerWork } from './tokenizer.js';
+import { WatermarkStore, type StagedRows, type WatermarkKey } from './watermark.js';
+
+export type ChannelStrategy = 'window' | 'watermark' | 'unstable';
+export const CHANNEL_STRATEGIES: readonly ChannelStrategy[] = ['window', 'watermark', 'unstable'];
+
+/** Weights per token in base-input-token equivalents (SPEC §2.1); defaults are the Opus family's. */
+export interface ReplayWeights {
+  input: number;
+  write5m: number;
+  write1h: number;
+  read: number;
+  output: number;
+}
+export const OPUS_WEIGHTS: ReplayWeights = { input: 1, write5m: 1.25, write1h: 2, read: 0.1, output: 5 };
+/** $5 per million base input tokens (Opus 4.5+). */
+export const OPUS_USD_PER_INPUT_TOKEN = 5 / 1_000_000;
+
+export type Ttl = '5m' | '1h';
+
+export interface ChannelReplayOptions {
+  /** channel log (JSONL); or pass `messages` */
+  file?: string;
+  messages?: readonly ChannelMessage[];
+  /** channel id in payloads and status lines; default: the file's base name, else `channel` */
+  channel?: string;
+  /** agent handle, default `@claude`; its own messages have author `claude` */
+  agent?: string;
+  strategies?: readonly ChannelStrategy[];
+  /** evict the process just before these mentions (1-based): cold turn, new native id */
+  evictAt?: number | readonly number[];
+  /** these mentions' runs fail (1-based): the watermark is discarded */
+  failAt?: number | readonly number[];
+  /** reap a process idle this many minutes (channel clock); null/undefined = off */
+  idleReapMinutes?: number | null;
+  /** a reaped process's session is kept and reloaded (default false: the next turn is cold) */
+  keepReapedSessions?: boolean;
+  /** tokens of framing (system prompt + tool schemas), default 2,120 */
+  prefixTokens?: number;
+  encoding?: EncodingName;
+  ttl?: Ttl;
+  weights?: Partial<ReplayWeights>;
+  usdPerInputToken?: number;
+  bindingId?: string;
+}
+
+/** One mention under one strategy. */
+export interface ChannelTurn {
+  strategy: ChannelStrategy;
+  /** 1-based mention index */
+  mention: number;
+  message_id: string;
+  at: string;
+  delivery: Delivery;
+  native: string;
+  /** `read`: cached prefix within the TTL; `expired`: gap over the TTL; `none`: new process */
+  cache: 'read' | 'expired' | 'none';
+  gap_s: number | null;
+  input_tokens: number;
+  cacheable_tokens: number;
+  uncached_tokens: number;
+  context_tokens: number;
+  already_seen_tokens: number;
+  /** rows an earlier process of this binding had seen, sent to a new one (correct, not waste) */
+  reshown_tokens: number;
+  rows: number;
+  header: 'first_contact' | 'watermark' | null;
+  output_tokens: number;
+  failed: boolean;
+  weight: number;
+}
+
+export interface StrategySummary {
+  turns: number;
+  warm_turns: number;
+  cold_turns: number;
+  reloaded_turns: number;
+  failed_turns: number;
+  expired_turns: number;
+  processes: number;
+  input_tokens: number;
+  cacheable_tokens: number;
+  cacheable_ratio: number;
+  uncached_per_warm_turn: number;
+  context_tokens: number;
+  already_seen_tokens: number;
+  already_seen_share: number;
+  reshown_tokens: number;
+  rows_sent: number;
+  rows_never_shown: number;
+  output_tokens: number;
+  weight: number;
+  usd: number;
+}
+
+export interface ChannelReplayResult {
+  channel: {
+    file: string | null;
+    channel_id: string;
+    agent: string;
+    messages: number;
+    mentions: number;
+    replies_from_log: number;
+    first_at: string | null;
+    last_at: string | null;
+    skipped_lines: SkippedChannelLine[];
+  };
+  settings: {
+    strategies: ChannelStrategy[];
+    evict_at: number[];
+    fail_at: number[];
+    idle_reap_minutes: number | null;
+    prefix_tokens: number;
+    brief_tokens: number;
+    encoding: EncodingName;
+    ttl: Ttl;
+    weights: ReplayWeights;
+    usd_per_input_token: number;
+  };
+  strategies: Partial<Record<ChannelStrategy, StrategySummary>>;
+  turns: ChannelTurn[];
+  /** tokenizer work: setup (framing, brief) and the whole replay */
+  work: { setup: TokenizerWork; total: TokenizerWork };
+}
+
+interface Mention {
+  index: number;
+  message: ChannelMessage;
+  at: number;
+  thread: string | null;
+  /** the 30 most recent rows of its thread up to and including it, oldest first */
+  fetched: ChannelMessage[];
+  payload: Segment;
+  reply: Segment;
+}
+
+interface Prepared {
+  channel: string;
+  agent: string;
+  author: string;
+  bindingId: string;
+  tok: SegmentTokenizer;
+  lead: SegmentList;
+  system: Segment;
+  tools: Segment;
+  brief: Segment;
+  messages: readonly ChannelMessage[];
+  mentions: Mention[];
+  ttlMs: number;
+  write: number;
+  weights: ReplayWeights;
+  usd: number;
+  evictAt: Set<number>;
+  failAt: Set<number>;
+  idleMs: number | null;
+  keepReaped: boolean;
+}
+
+const toSet = (x: number | readonly number[] | undefined): Set<number> => new Set(x === undefined ? [] : typeof x === 'number' ? [x] : x);
+
+/** Every thread's rows in order, so a mention's 30-row fetch is a slice, not a scan. */
+function threadRows(messages: readonly ChannelMessage[]): { rows: Map<string | null, number[]>; pos: Map<number, number> } {
+  const rows = new Map<string | null, number[]>();
+  const byId = new Map(messages.map((m, i) => [m.id, i]));
+  const add = (t: string | null, i: number) => {
+    let r = rows.get(t);
+    if (!r) {
+      r = [];
+      const root = t === null ? undefined : byId.get(t);
+      if (root !== undefined && root < i) r.push(root);
+      rows.set(t, r);
+    }
+    r.push(i);
+  };
+  messages.forEach((m, i) => add(threadOf(m), i));
+  // A thread's root also heads its thread's list; its own position is the one in the channel's.
+  const pos = new Map<number, number>();
+  for (const [t, r] of rows) r.forEach((i, p) => threadOf(messages[i]!) === t && pos.set(i, p));
+  return { rows, pos };
+}
+
+async function prepare(opts: ChannelReplayOptions): Promise<{ p: Prepared; file: string | null; skipped: SkippedChannelLine[]; setup: TokenizerWork }> {
+  let messages: readonly ChannelMessage[];
+  let skipped: SkippedChannelLine[] = [];
+  if (opts.messages) messages = opts.messages;
+  else if (opts.file) ({ messages, skipped } = await readChannelLog(opts.file));
+  else throw new TypeError('runChannelReplay needs a file or messages');
+  const file = opts.file ?? null;
+  const channel = opts.channel ?? (file ? basename(file, extname(file)) : 'channel');
+  const agent = opts.agent ?? '@claude';
+  const handle = agent.startsWith('@') ? agent : `@${agent}`;
+  const author = agentAuthor(handle);
+  const tok = await SegmentTokenizer.load(opts.encoding ?? 'cl100k_base');
+  const framing = framingFor(tok, opts.prefixTokens ?? 2120);
+  const system = tok.segment(framing.system + '\n');
+  const tools = tok.segment(framing.tools === '' ? '' : framing.tools + '\n');
+  const brief = tok.segment(briefText(channel, handle) + '\n');
+  const setup = tok.stats;
+  const ttl = opts.ttl ?? '5m';
+  const weights = { ...OPUS_WEIGHTS, ...opts.weights };
+
+  const { rows, pos } = threadRows(messages);
+  const mentionIdx = messages.flatMap((m, i) => (isMention(m, handle) ? [i] : []));
+  const replies = pairReplies(messages, mentionIdx, handle);
+  const bindingId = opts.bindingId ?? `binding-${author}-${channel}`;
+  const mentions = mentionIdx.map((index, k): Mention => {
+    const message = messages[index]!;
+    const thread = threadOf(message);
+    const list = rows.get(thread)!;
+    const p = pos.get(index)!;
+    const fetched = list.slice(Math.max(0, p + 1 - FETCH_ROWS), p + 1).map((i) => messages[i]!);
+    const payload = payloadText({ channel, mention: message, runId: `run-${k + 1}`, bindingId, agents: [handle], maxRecipients: 3 });
+    const reply = replies[k]?.text ?? fallbackReply(message);
+    return { index, message, at: Date.parse(message.created_at), thread, fetched, payload: tok.segment(payload + '\n'), reply: tok.segment(reply + '\n') };
+  });
+  const p: Prepared = {
+    channel,
+    agent: handle,
+    author,
+    bindingId,
+    tok,
+    lead: new SegmentList([system, tools].filter((s) => s.tokens.length > 0)),
+    system,
+    tools,
+    brief,
+    messages,
+    mentions,
+    ttlMs: ttl === '1h' ? 3_600_000 : 300_000,
+    write: ttl === '1h' ? weights.write1h : weights.write5m,
+    weights,
+    usd: opts.usdPerInputToken ?? OPUS_USD_PER_INPUT_TOKEN,
+    evictAt: toSet(opts.evictAt),
+    failAt: toSet(opts.failAt),
+    idleMs: opts.idleReapMinutes ? opts.idleReapMinutes * 60_000 : null,
+    keepReaped: opts.keepReapedSessions ?? false,
+  };
+  return { p, file, skipped, setup };
+}
+
+function onlineCount(rows: readonly ChannelMessage[]): number {
+  return new Set(rows.map((m) => m.author)).size;
+}
+
+/** One strategy over every mention of the channel. */
+function replayStrategy(p: Prepared, strategy: ChannelStrategy): { summary: StrategySummary; turns: ChannelTurn[] } {
+  const pool = new ProcessPool({ maxAlive: 4, idleMs: p.idleMs, keepReapedSessions: p.keepReaped });
+  const store = new WatermarkStore();
+  // rows shown to any process of this binding, and the mentions (delivered in their payloads)
+  const everShown = new Set<string>();
+  const mentionIds = new Set(p.mentions.map((m) => m.message.id));
+  const natives = new Set<string>();
+  const turns: ChannelTurn[] = [];
+  const processKey = `${p.channel}\u0000${p.bindingId}`;
+
+  p.mentions.forEach((mn, k) => {
+    const number = k + 1;
+    if (p.evictAt.has(number)) pool.evict(processKey);
+    const { delivery, process } = pool.acquire(processKey, mn.at);
+    const session = process.session;
+    natives.add(session.native);
+    const key: WatermarkKey = { sessionKey: p.bindingId, channel: p.channel, thread: mn.thread };
+    const usesWatermark = strategy !== 'window';
+    const watermark = usesWatermark ? store.lookup(key, session.native) : undefined;
+    const rendered = renderContext({ fetched: mn.fetched, mentionId: mn.message.id, watermark, agentAuthor: p.author });
+    const staged: StagedRows | null = usesWatermark ? store.stage(key, session.native, rendered.rows) : null;
+
+    const rowSegs = rendered.lines.map((l) => p.tok.segment(l + '\n'));
+    const turn = new SegmentList([mn.payload, p.brief]);
+    if (rendered.header) turn.push(p.tok.segment(rendered.header + '\n'), ...rowSegs);
+    const lead =
+      strategy === 'unstable'
+        ? new SegmentList([p.tok.segment(statusLine(p.channel, onlineCount(mn.fetched), mn.message.created_at) + '\n'), ...p.lead.segments])
+        : p.lead;
+    const request = requestOf(lead, session.history, turn);
+    const cacheable = session.lastRequest ? commonPrefixTokens(session.lastRequest, request) : 0;
+
+    let context = 0;
+    let seen = 0;
+    let reshown = 0;
+    rendered.rows.forEach((m, i) => {
+      const n = rowSegs[i]!.tokens.length;
+      context += n;
+      if (session.shownIds.has(m.id)) seen += n;
+      else if (everShown.has(m.id)) reshown += n;
+    });
+
+    const gap = session.lastAt === null ? null : mn.at - session.lastAt;
+    const cache = gap === null ? 'none' : gap <= p.ttlMs ? 'read' : 'expired';
+    const read = cache === 'read' ? cacheable : 0;
+    const failed = p.failAt.has(number);
+    const output = failed ? 0 : mn.reply.tokens.length;
+    const weight = read * p.weights.read + (request.tokens - read) * p.write + output * p.weights.output;
+
+    session.history.push(...turn.segments);
+    if (failed) staged?.discard();
+    else {
+      session.history.push(mn.reply);
+      staged?.commit();
+    }
+    for (const m of rendered.rows) {
+      session.shownIds.add(m.id);
+      everShown.add(m.id);
+    }
+    session.lastRequest = request;
+    session.lastAt = mn.at;
+
+    turns.push({
+      strategy,
+      mention: number,
+      message_id: mn.message.id,
+      at: mn.message.created_at,
+      delivery,
+      native: session.native,
+      cache,
+      gap_s: gap === null ? null : Math.round(gap / 1000),
+      input_tokens: request.tokens,
+      cacheable_tokens: cacheable,
+      uncached_tokens: request.tokens - cacheable,
+      context_tokens: context,
+      already_seen_tokens: seen,
+      reshown_tokens: reshown,
+      rows: rendered.rows.length,
+      header: rendered.header === null ? null : watermark ? 'watermark' : 'first_contact',
+      output_tokens: output,
+      failed,
+      weight,
+    });
+  });
+
+  return { summary: summarize(p, turns, neverShown(p, everShown, mentionIds), natives.size), turns };
+}
+
+/**
+ * Rows never shown: messages between the first and the last mention, other than the mentions
+ * and the agent's own messages, that no context block ever carried (bursts of more than 12
+ * between mentions, or rows the watermark's last_at skipped past).
+ */
+function neverShown(p: Prepared, everShown: Set<string>, mentionIds: Set<string>): number {
+  if (p.mentions.length === 0) return 0;
+  const first = p.mentions[0]!.index;
+  const last = p.mentions[p.mentions.length - 1]!.index;
+  let n = 0;
+  for (let i = first + 1; i < last; i++) {
+    const m = p.messages[i]!;
+    if (m.author !== p.author && !mentionIds.has(m.id) && !everShown.has(m.id)) n++;
+  }
+  return n;
+}
+
+function summarize(p: Prepared, turns: ChannelTurn[], rowsNeverShown: number, processes: number): StrategySummary {
+  const sum = (f: (t: ChannelTurn) => number, ts = turns) => ts.reduce((a, t) => a + f(t), 0);
+  const warm = turns.filter((t) => t.delivery === 'warm');
+  const input = sum((t) => t.input_tokens);
+  const cacheable = sum((t) => t.cacheable_tokens);
+  const context = sum((t) => t.context_tokens);
+  const seen = sum((t) => t.already_seen_tokens);
+  const weight = sum((t) => t.weight);
+  return {
+    turns: turns.length,
+    warm_turns: warm.length,
+    cold_turns: turns.filter((t) => t.delivery === 'cold').length,
+    reloaded_turns: turns.filter((t) => t.delivery === 'reloaded').length,
+    failed_turns: turns.filter((t) => t.failed).length,
+    expired_turns: turns.filter((t) => t.cache === 'expired').length,
+    processes,
+    input_tokens: input,
+    cacheable_tokens: cacheable,
+    cacheable_ratio: input === 0 ? 0 : cacheable / input,
+    uncached_per_warm_turn: warm.length === 0 ? 0 : sum((t) => t.uncached_tokens, warm) / warm.length,
+    context_tokens: context,
+    already_seen_tokens: seen,
+    already_seen_share: context === 0 ? 0 : seen / context,
+    reshown_tokens: sum((t) => t.reshown_tokens),
+    rows_sent: sum((t) => t.rows),
+    rows_never_shown: rowsNeverShown,
+    output_tokens: sum((t) => t.output_tokens),
+    weight,
+    usd: weight * p.usd,
+  };
+}
+
+/**
+ * Replays a channel under each strategy and returns the per-strategy table and per-turn series.
+ *
+ * Example: the sample channel (200 messages, 30 mentions, 2,120-token framing) gives window and
+ * watermark cacheable ratios of about 0.94, 0 already-seen tokens for watermark against roughly
+ * half of window's context tokens, and an `unstable` ratio near 0.
+ */
+export async function runChannelReplay(options: ChannelReplayOptions): Promise<ChannelReplayResult> {
+  const { p, file, skipped, setup } = await prepare(options);
+  const strategies = [...(options.strategies ?? CHANNEL_STRATEGIES)];
+  const out: ChannelReplayResult['strategies'] = {};
+  const turns: ChannelTurn[] = [];
+  for (const s of strategies) {
+    const r = replayStrategy(p, s);
+    out[s] = r.summary;
+    turns.push(...r.turns);
+  }
+  return {
+    channel: {
+      file,
+      channel_id: p.channel,
+      agent: p.agent,
+      messages: p.messages.length,
+      mentions: p.mentions.length,
+      replies_from_log: pairReplies(p.messages, p.mentions.map((m) => m.index), p.agent).filter(Boolean).length,
+      first_at: p.messages[0]?.created_at ?? null,
+      last_at: p.messages[p.messages.length - 1]?.created_at ?? null,
+      skipped_lines: skipped,
+    },
+    settings: {
+      strategies,
+      evict_at: [...p.evictAt].sort((a, b) => a - b),
+      fail_at: [...p.failAt].sort((a, b) => a - b),
+      idle_reap_minutes: p.idleMs === null ? null : p.idleMs / 60_000,
+      prefix_tokens: p.lead.tokens,
+      brief_tokens: p.brief.tokens.length,
+      encoding: p.tok.encoding,
+      ttl: p.ttlMs === 3_600_000 ? '1h' : '5m',
+      weights: p.weights,
+      usd_per_input_token: p.usd,
+    },
+    strategies: out,
+    turns,
+    work: { setup, total: p.tok.stats },
+  };
+}

@@ -1,0 +1,76 @@
+/**
+ * Text reporter for the channel replay: one result in, an aligned plain-text table out (no
+ * colour, so NO_COLOR and pipes need nothing special). `--json` is JSON.stringify of the same
+ * result, so the two never disagree.
+ */
+import type { ChannelReplayResult, ChannelStrategy, StrategySummary } from './channel-replay.js';
+import { oneLine } from './render.js';
+
+const int = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+const usd = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 2 });
+
+const n = (x: number) => int.format(x);
+const ratio = (x: number) => x.toFixed(3);
+const pct = (x: number) => `${Math.round(x * 100)}%`;
+
+interface Metric {
+  label: string;
+  cell: (s: StrategySummary) => string;
+}
+
+const METRICS: Metric[] = [
+  { label: 'input tokens, all turns', cell: (s) => n(s.input_tokens) },
+  { label: '  of which cacheable prefix', cell: (s) => n(s.cacheable_tokens) },
+  { label: 'cacheable ratio', cell: (s) => ratio(s.cacheable_ratio) },
+  { label: 'uncached tokens per warm turn', cell: (s) => n(s.uncached_per_warm_turn) },
+  { label: 'channel context tokens sent', cell: (s) => n(s.context_tokens) },
+  { label: '  of which already seen', cell: (s) => (s.already_seen_tokens === 0 ? '0' : `${n(s.already_seen_tokens)} (${pct(s.already_seen_share)})`) },
+  { label: '  re-sent to a new process', cell: (s) => n(s.reshown_tokens) },
+  { label: 'channel rows sent', cell: (s) => n(s.rows_sent) },
+  { label: 'rows never shown', cell: (s) => n(s.rows_never_shown) },
+  { label: 'turns warm / cold / reloaded', cell: (s) => `${s.warm_turns} / ${s.cold_turns} / ${s.reloaded_turns}` },
+  { label: 'turns past the TTL (cache expired)', cell: (s) => n(s.expired_turns) },
+  { label: 'failed runs', cell: (s) => n(s.failed_turns) },
+  { label: 'reply (output) tokens', cell: (s) => n(s.output_tokens) },
+  { label: 'weighted cost (base-input tokens)', cell: (s) => n(s.weight) },
+  { label: 'cost (USD)', cell: (s) => usd.format(s.usd) },
+];
+
+function events(r: ChannelReplayResult): string {
+  const e: string[] = [];
+  if (r.settings.evict_at.length) e.push(`eviction at mention ${r.settings.evict_at.join(', ')}`);
+  if (r.settings.fail_at.length) e.push(`failed run at mention ${r.settings.fail_at.join(', ')}`);
+  if (r.settings.idle_reap_minutes !== null) e.push(`idle reap after ${r.settings.idle_reap_minutes} min`);
+  return e.length ? e.join(' · ') : 'none';
+}
+
+/**
+ * The field note's table, one column per strategy.
+ *
+ * Example (abridged):
+ *   metric                       window   watermark  unstable
+ *   input tokens, all turns     610,161     488,231   489,131
+ *   cacheable ratio               0.939       0.940     0.001
+ */
+export function formatChannelReplay(r: ChannelReplayResult): string {
+  const strategies = Object.keys(r.strategies) as ChannelStrategy[];
+  const rows: string[][] = [['metric', ...strategies]];
+  for (const m of METRICS) rows.push([m.label, ...strategies.map((s) => m.cell(r.strategies[s]!))]);
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((row) => [...row[c]!].length)));
+  const pad = (s: string, w: number, right: boolean) => {
+    const fill = ' '.repeat(w - [...s].length);
+    return right ? fill + s : s + fill;
+  };
+  const table = rows.map((row) => row.map((cell, c) => pad(cell, widths[c]!, c > 0)).join('   ').trimEnd());
+  const c = r.channel;
+  const st = r.settings;
+  return [
+    `Channel replay · #${oneLine(c.channel_id)} · ${n(c.messages)} messages · ${n(c.mentions)} mentions of ${oneLine(c.agent)}` +
+      (c.skipped_lines.length ? ` · ${n(c.skipped_lines.length)} bad lines skipped` : ''),
+    `framing ${n(st.prefix_tokens)} tokens · brief ${n(st.brief_tokens)} tokens · ${st.encoding} · TTL ${st.ttl} · events: ${events(r)}`,
+    '',
+    ...table,
+    '',
+    `Token counts are ${st.encoding} estimates of Claude's tokenizer: absolute numbers are approximate, ratios are the result.`,
+  ].join('\n') + '\n';
+}

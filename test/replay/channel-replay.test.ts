@@ -1,0 +1,180 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { generateChannel } from '../../src/samples/channel.js';
+import { isMention } from '../../src/replay/channel-log.js';
+import { formatChannelReplay, runChannelReplay, type ChannelReplayResult, type ChannelTurn } from '../../src/replay/index.js';
+
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+const SAMPLE = `${repoRoot}sample-logs/channels/backend.jsonl`;
+
+const baseline = runChannelReplay({ file: SAMPLE });
+const evicted = runChannelReplay({ file: SAMPLE, evictAt: 15 });
+const turnsOf = (r: ChannelReplayResult, s: string): ChannelTurn[] => r.turns.filter((t) => t.strategy === s);
+
+test('sample channel: window ≈ watermark cacheable ratio, both above 0.9', async () => {
+  const r = await baseline;
+  assert.equal(r.channel.mentions, 30);
+  assert.equal(r.channel.channel_id, 'backend');
+  const w = r.strategies.window!;
+  const m = r.strategies.watermark!;
+  assert.ok(w.cacheable_ratio > 0.9 && m.cacheable_ratio > 0.9, `${w.cacheable_ratio} ${m.cacheable_ratio}`);
+  assert.ok(Math.abs(w.cacheable_ratio - m.cacheable_ratio) <= 0.02);
+  assert.ok(m.input_tokens < w.input_tokens);
+  assert.ok(m.rows_sent < w.rows_sent);
+  assert.equal(w.rows_sent, 30 * 12, 'window sends 12 rows every turn');
+});
+
+test('sample channel: watermark sends 0 already-seen tokens, window re-sends over 40%', async () => {
+  const r = await baseline;
+  assert.equal(r.strategies.watermark!.already_seen_tokens, 0);
+  assert.equal(r.strategies.unstable!.already_seen_tokens, 0);
+  const w = r.strategies.window!;
+  assert.ok(w.already_seen_tokens / w.context_tokens > 0.4, `${w.already_seen_tokens}/${w.context_tokens}`);
+});
+
+test('sample channel: one volatile line before the system prompt drops the cacheable ratio below 0.05', async () => {
+  const r = await baseline;
+  const u = r.strategies.unstable!;
+  assert.ok(u.cacheable_ratio < 0.05, String(u.cacheable_ratio));
+  assert.equal(u.context_tokens, r.strategies.watermark!.context_tokens, 'same rows as watermark');
+  assert.ok(u.uncached_per_warm_turn > 10 * r.strategies.watermark!.uncached_per_warm_turn);
+  assert.ok(u.weight > r.strategies.watermark!.weight);
+});
+
+test('per-turn series: first turn cold with a 12-row snapshot, then warm; each warm request extends the previous one', async () => {
+  const r = await baseline;
+  const ts = turnsOf(r, 'watermark');
+  assert.equal(ts.length, 30);
+  assert.deepEqual([ts[0]!.delivery, ts[0]!.rows, ts[0]!.header, ts[0]!.cacheable_tokens], ['cold', 12, 'first_contact', 0]);
+  for (let i = 1; i < ts.length; i++) {
+    assert.equal(ts[i]!.delivery, 'warm');
+    assert.equal(ts[i]!.cacheable_tokens, ts[i - 1]!.input_tokens, `turn ${i + 1}`);
+    if (ts[i]!.rows > 0) assert.equal(ts[i]!.header, 'watermark');
+  }
+});
+
+test('eviction at mention 15: a cold turn with a fresh snapshot and lower totals', async () => {
+  const base = await baseline;
+  const r = await evicted;
+  assert.deepEqual(r.settings.evict_at, [15]);
+  for (const s of ['window', 'watermark'] as const) {
+    const t15 = turnsOf(r, s)[14]!;
+    const t14 = turnsOf(r, s)[13]!;
+    assert.equal(t15.delivery, 'cold');
+    assert.notEqual(t15.native, t14.native);
+    assert.equal(t15.cacheable_tokens, 0);
+    assert.equal(t15.header, 'first_contact');
+    assert.equal(t15.rows, 12);
+    assert.ok(r.strategies[s]!.input_tokens < base.strategies[s]!.input_tokens);
+    assert.equal(r.strategies[s]!.cold_turns, 2);
+  }
+  assert.equal(r.strategies.watermark!.already_seen_tokens, 0);
+});
+
+test('eviction inside a burst re-sends rows the old process saw (to the new one, which never saw them)', async () => {
+  const r = await runChannelReplay({ file: SAMPLE, evictAt: 16, strategies: ['watermark'] });
+  const t16 = turnsOf(r, 'watermark')[15]!;
+  assert.equal(t16.delivery, 'cold');
+  assert.equal(t16.rows, 12);
+  assert.ok(t16.reshown_tokens > 0);
+  assert.equal(t16.already_seen_tokens, 0);
+  assert.equal(r.strategies.watermark!.reshown_tokens, t16.reshown_tokens);
+});
+
+test('rows never shown: the window count matches bursts of more than 12 between mentions', async () => {
+  const r = await baseline;
+  const msgs = generateChannel(42);
+  const mentions = msgs.flatMap((m, i) => (isMention(m, '@claude') ? [i] : []));
+  const shown = new Set<number>();
+  for (const mi of mentions) {
+    const before = [];
+    for (let j = mi - 1; j >= 0 && before.length < 12; j--) before.push(j);
+    before.forEach((j) => shown.add(j));
+  }
+  let expected = 0;
+  for (let i = mentions[0]! + 1; i < mentions.at(-1)!; i++) {
+    if (msgs[i]!.author !== 'claude' && !mentions.includes(i) && !shown.has(i)) expected++;
+  }
+  assert.ok(expected > 0, 'the sample has bursts longer than 12');
+  assert.equal(r.strategies.window!.rows_never_shown, expected);
+  assert.ok(r.strategies.watermark!.rows_never_shown >= expected);
+});
+
+test('a failed run discards the watermark: its rows come again at the next mention', async () => {
+  const ok = await runChannelReplay({ file: SAMPLE, strategies: ['watermark'] });
+  const r = await runChannelReplay({ file: SAMPLE, strategies: ['watermark'], failAt: 10 });
+  const [t10, t11] = turnsOf(r, 'watermark').slice(9, 11);
+  assert.equal(t10!.failed, true);
+  assert.equal(t10!.output_tokens, 0);
+  const okT11 = turnsOf(ok, 'watermark')[10]!;
+  assert.ok(t10!.rows > 0);
+  assert.equal(t11!.rows, Math.min(12, okT11.rows + t10!.rows));
+  // the process kept the failed turn, so the re-sent rows are already seen by it
+  assert.ok(t11!.already_seen_tokens > 0);
+  assert.equal(r.strategies.watermark!.failed_turns, 1);
+});
+
+test('idle reap after 30 minutes: every mention after a longer silence is cold', async () => {
+  const r = await runChannelReplay({ file: SAMPLE, idleReapMinutes: 30, strategies: ['watermark'] });
+  const ts = turnsOf(r, 'watermark');
+  const times = ts.map((t) => Date.parse(t.at));
+  const expectedCold = 1 + times.filter((t, i) => i > 0 && t - times[i - 1]! > 30 * 60_000).length;
+  assert.ok(expectedCold > 1, 'the sample has silences over 30 minutes');
+  assert.equal(r.strategies.watermark!.cold_turns, expectedCold);
+  assert.equal(r.strategies.watermark!.already_seen_tokens, 0);
+});
+
+test('weighted cost: reads within the TTL at 0.1, the rest written at 1.25 (5m) or 2 (1h), replies at 5', async () => {
+  const r = await baseline;
+  const ts = turnsOf(r, 'watermark');
+  let expected = 0;
+  for (const t of ts) {
+    const read = t.cache === 'read' ? t.cacheable_tokens : 0;
+    expected += read * 0.1 + (t.input_tokens - read) * 1.25 + t.output_tokens * 5;
+    if (t.gap_s !== null) assert.equal(t.cache, t.gap_s * 1000 <= 300_000 + 500 ? 'read' : 'expired');
+  }
+  assert.ok(Math.abs(r.strategies.watermark!.weight - expected) < 1e-6);
+  assert.ok(Math.abs(r.strategies.watermark!.usd - expected * 5e-6) < 1e-9);
+  const hour = await runChannelReplay({ file: SAMPLE, ttl: '1h', strategies: ['watermark'] });
+  assert.ok(hour.strategies.watermark!.expired_turns < r.strategies.watermark!.expired_turns);
+});
+
+test('doubling the channel roughly doubles the tokenization work', async () => {
+  const small = await runChannelReplay({ messages: generateChannel(42, { messages: 200 }), channel: 'backend' });
+  const large = await runChannelReplay({ messages: generateChannel(42, { messages: 400 }), channel: 'backend' });
+  assert.equal(large.channel.mentions, 2 * small.channel.mentions);
+  const work = (r: ChannelReplayResult) => ({
+    calls: r.work.total.encode_calls - r.work.setup.encode_calls,
+    tokens: r.work.total.tokens_encoded - r.work.setup.tokens_encoded,
+  });
+  const a = work(small);
+  const b = work(large);
+  assert.ok(b.calls / a.calls > 1.6 && b.calls / a.calls < 2.4, `calls ${a.calls} → ${b.calls}`);
+  assert.ok(b.tokens / a.tokens > 1.6 && b.tokens / a.tokens < 2.4, `tokens ${a.tokens} → ${b.tokens}`);
+  // while the tokens sent grow much faster (every turn re-sends the conversation)
+  assert.ok(large.strategies.window!.input_tokens / small.strategies.window!.input_tokens > 3);
+});
+
+test('JSON shape: strategies with the documented keys, turns with strategy and mention', async () => {
+  const r = JSON.parse(JSON.stringify(await baseline));
+  for (const s of ['window', 'watermark', 'unstable']) {
+    for (const k of ['input_tokens', 'cacheable_tokens', 'cacheable_ratio', 'uncached_per_warm_turn', 'context_tokens', 'already_seen_tokens', 'rows_sent', 'rows_never_shown', 'weight']) {
+      assert.equal(typeof r.strategies[s][k], 'number', `${s}.${k}`);
+    }
+  }
+  assert.equal(r.turns.length, 90);
+  for (const k of ['strategy', 'mention', 'delivery', 'input_tokens', 'cacheable_tokens', 'context_tokens', 'rows']) assert.ok(k in r.turns[0], k);
+});
+
+test('text report: aligned table, thousands separators, events named', async () => {
+  const text = formatChannelReplay(await evicted);
+  const lines = text.split('\n');
+  assert.match(lines[0]!, /^Channel replay · #backend · 200 messages · 30 mentions of @claude/);
+  assert.match(lines[1]!, /events: eviction at mention 15/);
+  const table = lines.slice(3, lines.indexOf('', 3));
+  assert.match(table[0]!, /^metric\s+window\s+watermark\s+unstable$/);
+  assert.ok(table.every((l) => l.length === table[0]!.length), 'columns are right-aligned to one width');
+  assert.match(text, /input tokens, all turns\s+\d{3},\d{3}\s+\d{3},\d{3}/);
+  assert.ok(!/\u001b\[/.test(text), 'no colour codes');
+});
