@@ -13,6 +13,8 @@
  * - write_read_ratio = (5m + 1h write weight) / read weight; null when nothing was read.
  * - by_model groups requests by their own model (a chain can span models); `chains` there
  *   counts chains with at least one request of that model.
+ * - anatomy_weight splits the write weight like the write tokens: each request's cold, growth,
+ *   expiry and break tokens at that request's own write price per token (its 5m/1h mix).
  * - Rows are sorted by weight (descending), ties by name; `repurchase` is ranked by waste.
  */
 import { anatomizeChain, type AnatomyOptions, type RequestAnatomy, type WriteClass } from './anatomy.js';
@@ -37,6 +39,16 @@ export interface AnatomyRow {
   usd: number;
   /** weight by component */
   components: Components;
+  /** write weight split like the write tokens (each request's tokens at its own write price) */
+  anatomy_weight: AnatomySplit;
+  anatomy_usd: AnatomySplit;
+}
+
+export interface AnatomySplit {
+  cold: number;
+  growth: number;
+  expiry: number;
+  break: number;
 }
 
 export interface AnatomyChainRow extends AnatomyRow {
@@ -45,6 +57,8 @@ export interface AnatomyChainRow extends AnatomyRow {
   agent_id: string | null;
   agent_type: string;
   kind: string;
+  /** the model of most of the chain's requests */
+  model: string;
   rounds: number;
   repurchase: boolean;
 }
@@ -95,7 +109,7 @@ export interface AnatomySummaryOptions extends AnatomyOptions {
 /** A request's anatomy with its price; `priced` is null for an unpriced model. */
 interface Priced {
   a: RequestAnatomy;
-  priced: { components: Components; weight: number; usd: number; waste: number; wasteUsd: number } | null;
+  priced: { components: Components; weight: number; usd: number; waste: number; wasteUsd: number; usdPerWeight: number } | null;
 }
 
 export function priceAnatomy(a: RequestAnatomy, weightsFor: WeightsFor): Priced {
@@ -104,7 +118,7 @@ export function priceAnatomy(a: RequestAnatomy, weightsFor: WeightsFor): Priced 
   const components = weigh(a.request, w);
   const weight = totalWeight(components);
   const waste = (a.expiry + a.break) * (writeWeight(w, a.ttl) - w.read);
-  return { a, priced: { components, weight, usd: weight * w.usdPerWeight, waste, wasteUsd: waste * w.usdPerWeight } };
+  return { a, priced: { components, weight, usd: weight * w.usdPerWeight, waste, wasteUsd: waste * w.usdPerWeight, usdPerWeight: w.usdPerWeight } };
 }
 
 function writeWeight(w: Weights, ttl: Ttl | null): number {
@@ -126,6 +140,8 @@ class Tally {
   private wasteUsd = 0;
   private usd = 0;
   private readonly components = zeroComponents();
+  private readonly split = zeroSplit();
+  private readonly splitUsd = zeroSplit();
 
   add(chainId: string, p: Priced): void {
     const { a } = p;
@@ -143,6 +159,12 @@ class Tally {
       return;
     }
     addComponents(this.components, p.priced.components);
+    const c = p.priced.components;
+    const perToken = a.request.cacheWrite > 0 ? (c.write5m + c.write1h) / a.request.cacheWrite : 0;
+    for (const k of ['cold', 'growth', 'expiry', 'break'] as const) {
+      this.split[k] += a[k] * perToken;
+      this.splitUsd[k] += a[k] * perToken * p.priced.usdPerWeight;
+    }
     this.usd += p.priced.usd;
     this.waste += p.priced.waste;
     this.wasteUsd += p.priced.wasteUsd;
@@ -166,8 +188,14 @@ class Tally {
       weight: totalWeight(c),
       usd: this.usd,
       components: { ...c },
+      anatomy_weight: { ...this.split },
+      anatomy_usd: { ...this.splitUsd },
     };
   }
+}
+
+function zeroSplit(): AnatomySplit {
+  return { cold: 0, growth: 0, expiry: 0, break: 0 };
 }
 
 function tallyFor<K>(map: Map<K, Tally>, key: K): Tally {
@@ -217,6 +245,7 @@ export function analyzeAnatomy(chains: readonly ChainInput[], options: AnatomySu
       agent_id: chain.agentId,
       agent_type: chain.agentType,
       kind: chain.kind,
+      model: mainModel(chain),
       rounds: roundsOf(chain),
       repurchase: check.flagged,
       ...chainTally.row(),
@@ -247,6 +276,15 @@ export function analyzeAnatomy(chains: readonly ChainInput[], options: AnatomySu
     breaks: breaks.sort((a, b) => b.tokens - a.tokens),
     unpriced_models: [...unpricedModels].map(([model, requests]) => ({ model, requests })).sort((a, b) => b.requests - a.requests),
   };
+}
+
+function mainModel(chain: ChainInput): string {
+  const counts = new Map<string, number>();
+  for (const q of chain.requests) counts.set(q.model, (counts.get(q.model) ?? 0) + 1);
+  let best = '';
+  let most = 0;
+  for (const [model, n] of counts) if (n > most) [best, most] = [model, n];
+  return best;
 }
 
 function breakEvent(chainId: string, a: RequestAnatomy): BreakEvent {
@@ -300,6 +338,17 @@ export interface ChainDetail {
   repurchase: boolean;
   summary: AnatomyRow;
   requests: ChainDetailRow[];
+  /** per round, in order of first appearance: sums over the round's requests (null weight if any is unpriced) */
+  by_round: RoundRow[];
+}
+
+export interface RoundRow {
+  round: number;
+  requests: number;
+  read: number;
+  write: number;
+  rewrite: number;
+  weight: number | null;
 }
 
 /** `cachelens anatomy --chain ID`: one row per request of the chain, in time order. */
@@ -350,5 +399,20 @@ export function chainDetail(chain: ChainInput, options: AnatomySummaryOptions): 
     repurchase: detectRepurchase(anatomy).flagged,
     summary: tally.row(),
     requests: rows,
+    by_round: byRound(rows),
   };
+}
+
+function byRound(rows: readonly ChainDetailRow[]): RoundRow[] {
+  const out = new Map<number, RoundRow>();
+  for (const q of rows) {
+    let r = out.get(q.round);
+    if (!r) out.set(q.round, (r = { round: q.round, requests: 0, read: 0, write: 0, rewrite: 0, weight: 0 }));
+    r.requests++;
+    r.read += q.r;
+    r.write += q.w;
+    r.rewrite += q.rewrite;
+    r.weight = r.weight === null || q.weight === null ? null : r.weight + q.weight;
+  }
+  return [...out.values()];
 }

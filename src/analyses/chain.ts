@@ -3,6 +3,7 @@
  * callback (SPEC §2.1). Kept minimal so that callers can pass store rows or `RequestRecord`s
  * (a superset of `ChainRequest`) directly.
  */
+import type { Weights } from '../pricing/pricing.js';
 import type { ChainKind } from '../types.js';
 
 /** One API request of a chain: the fields the cache rules read. */
@@ -48,16 +49,8 @@ export interface ChainInput {
 /**
  * Per-token weights in base-input-token equivalents (input 1, 5m write 1.25, 1h write 2,
  * read 0.1, output 5 for current Claude models) and the USD of one weight unit.
- * Structurally the same as the pricing module's `Weights`.
  */
-export interface Weights {
-  input: number;
-  write5m: number;
-  write1h: number;
-  read: number;
-  output: number;
-  usdPerWeight: number;
-}
+export type { Weights };
 
 /** Weights of a request of `model` whose prompt has `prompt` tokens; null when unpriced. */
 export type WeightsFor = (model: string, prompt: number) => Weights | null;

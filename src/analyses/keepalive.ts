@@ -29,6 +29,7 @@
  *   B = 0: net 0 (1 gap over TTL expired); B = 1: −2,087.5 − 2,187.5 = −4,275 (expired);
  *   B ≥ 4 or ∞: −2,087.5 − 4 × 2,187.5 + 21,000 × 1.15 = 13,312.5 (bridged, 5 pings); best B = 4.
  */
+import { UsageError } from '../errors.js';
 import { anatomizeChain } from './anatomy.js';
 import { DEFAULT_JITTER, promptTokens, TTL_MS, type ChainInput, type WeightsFor } from './chain.js';
 import { totalWeight, weigh } from './weigh.js';
@@ -98,10 +99,10 @@ export function pingsFor(gapMs: number, intervalMs: number, budget: number): num
 export function whatifKeepalive(chains: readonly ChainInput[], options: KeepaliveOptions): KeepaliveResult {
   const intervalS = options.intervalS ?? 270;
   const ttlMs = TTL_MS['5m'];
-  if (!(intervalS > 0 && intervalS * 1000 < ttlMs)) throw new RangeError(`keepalive interval must be between 0 and 300 seconds, got ${intervalS}`);
+  if (!(intervalS > 0 && intervalS * 1000 < ttlMs)) throw new UsageError(`keepalive interval must be above 0 and below the 300-second TTL, got ${intervalS}`);
   const budgets = options.budgets === undefined ? DEFAULT_BUDGETS : typeof options.budgets === 'number' ? [options.budgets] : options.budgets;
   for (const b of budgets) {
-    if (!(b === Infinity || (Number.isInteger(b) && b >= 0))) throw new RangeError(`keepalive budget must be a whole number ≥ 0 or Infinity, got ${b}`);
+    if (!(b === Infinity || (Number.isInteger(b) && b >= 0))) throw new UsageError(`keepalive budget must be a whole number ≥ 0 or inf, got ${b}`);
   }
   const pingIn = options.pingIn ?? 30;
   const pingOut = options.pingOut ?? 10;

@@ -52,6 +52,19 @@ test('anatomy totals: tokens by cause, hit ratio, weight, waste, unpriced reques
   near(t.components.write5m, 84_375, 'write5m');
   near(t.components.output, 250 * 5 + 0, 'output');
   assert.deepEqual(res.unpriced_models, [{ model: 'mystery', requests: 2 }]);
+  // the write weight split like the tokens, unpriced U left out: all at 1.25 here
+  near(t.anatomy_weight.cold, 20_000 * 1.25, 'cold weight');
+  near(t.anatomy_weight.growth, 5_500 * 1.25, 'growth weight');
+  near(t.anatomy_weight.expiry, 12_000 * 1.25, 'expiry weight');
+  near(t.anatomy_weight.break, 30_000 * 1.25, 'break weight');
+  near(t.anatomy_usd.break, 6_000 * 1.25 * 5e-6 + 24_000 * 1.25 * 3e-6, 'break usd');
+});
+
+test('anatomy weight of a 1-hour chain uses the 1-hour write price', () => {
+  const res = analyzeAnatomy([chain('A1h', chainASpecs.map((s) => ({ ...s, ttl: '1h' as const })))], { weightsFor });
+  near(res.totals.anatomy_weight.cold, 10_000 * 2);
+  near(res.totals.anatomy_weight.break, 12_000 * 2);
+  near(res.totals.anatomy_weight.growth, 3_500 * 2);
 });
 
 test('anatomy rows per chain, agent type and model, sorted by weight', () => {
@@ -65,6 +78,8 @@ test('anatomy rows per chain, agent type and model, sorted by weight', () => {
   near(res.chains[1]!.waste_weight, 13_800);
   assert.equal(res.chains[2]!.weight, 0);
   assert.equal(res.chains[2]!.unpriced_requests, 2);
+  // B: 2 opus and 2 sonnet requests, the tie goes to the first model seen
+  assert.deepEqual(res.chains.map((c) => c.model), ['opus', 'opus', 'mystery']);
   assert.deepEqual(res.by_agent_type.map((r) => [r.agent_type, r.chains, r.requests]), [
     ['Explore', 1, 4],
     ['main', 2, 6],
@@ -122,6 +137,14 @@ test('re-purchase pattern: flagged with 3 rounds of pinned reads and full rewrit
   ]);
   // round 2: C = 134,800, rw = min(132,000, 120,982) = 120,982 ≥ 107,840; round 3: C = 145,818, rw = min(140,000, 132,008) ≥ 116,654.4
   assert.equal(detectRepurchase(anatomizeChain(withFollowUps)).flagged, true);
+  assert.deepEqual(
+    chainDetail(withFollowUps, { weightsFor }).by_round.map((r) => [r.round, r.requests, r.read, r.write, r.rewrite]),
+    [
+      [1, 2, 13_800 + 133_800, 120_000 + 1_000, 0],
+      [2, 1, 13_818, 132_000, 120_982],
+      [3, 1, 13_810, 140_000, 132_008],
+    ],
+  );
 });
 
 test('re-purchase pattern: not flagged with 2 rounds, a read 1,025 off the median, or a partial rewrite', () => {

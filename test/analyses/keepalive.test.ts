@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { UsageError } from '../../src/errors.js';
 import { pingsFor, whatifKeepalive, type KeepaliveBudgetRow } from '../../src/analyses/keepalive.js';
 import { chain, chainASpecs, MIN, near, SEC, weightsFor } from './helpers/fixtures.js';
 
@@ -123,7 +124,7 @@ test('gaps touching an unpriced request are left out and counted', () => {
 });
 
 test('an interval not below the 5-minute TTL or a negative budget is refused', () => {
-  assert.throws(() => whatifKeepalive([K], { weightsFor, intervalS: 300 }), RangeError);
-  assert.throws(() => whatifKeepalive([K], { weightsFor, budgets: [-1] }), RangeError);
-  assert.throws(() => whatifKeepalive([K], { weightsFor, budgets: [1.5] }), RangeError);
+  assert.throws(() => whatifKeepalive([K], { weightsFor, intervalS: 300 }), UsageError);
+  assert.throws(() => whatifKeepalive([K], { weightsFor, budgets: [-1] }), UsageError);
+  assert.throws(() => whatifKeepalive([K], { weightsFor, budgets: [1.5] }), UsageError);
 });

@@ -1,0 +1,176 @@
+/**
+ * Text reporters for `cachelens anatomy` and `cachelens anatomy --chain ID`: one result object
+ * in, text out.
+ */
+import type { AnatomyResult, AnatomyRow, ChainDetail } from '../analyses/anatomy-summary.js';
+import { type Cell, clean, type Column, int, pct, table, usd } from '../format/table.js';
+import { duration } from './units.js';
+
+export interface FormatAnatomyOptions {
+  /** chains listed (by weight); default 20 */
+  limit?: number;
+  color?: boolean;
+}
+
+const num = (header: string): Column => ({ header, align: 'num' });
+
+export function formatAnatomy(result: AnatomyResult, options: FormatAnatomyOptions = {}): string {
+  const color = Boolean(options.color);
+  const limit = options.limit ?? 20;
+  const t = result.totals;
+  const writes = t.cold + t.growth + t.expiry + t.break;
+  const share = (x: number) => (writes > 0 ? pct(x / writes) : '—');
+  const aw = t.anatomy_weight;
+  const out: string[] = [];
+  out.push(`Cache anatomy: ${int(t.chains)} chains, ${int(t.requests)} requests (rewrites under ${int(result.jitter)} tokens count as growth)`);
+  out.push(
+    table(
+      [{ header: 'cache writes' }, num('tokens'), num('share'), num('weight'), num('events')],
+      [
+        ['cold', t.cold, share(t.cold), aw.cold, null],
+        ['growth', t.growth, share(t.growth), aw.growth, null],
+        ['expiry', t.expiry, share(t.expiry), aw.expiry, null],
+        ['break', t.break, share(t.break), aw.break, t.break_events],
+        ['total', writes, share(writes), aw.cold + aw.growth + aw.expiry + aw.break, null],
+      ],
+      { color },
+    ),
+  );
+  out.push(
+    table(
+      [{ header: 'measure' }, num('weight'), num('USD'), num('value')],
+      [
+        ['all requests', t.weight, usd(t.usd), null],
+        ['  input', t.components.input, null, null],
+        ['  5m writes', t.components.write5m, null, null],
+        ['  1h writes', t.components.write1h, null, null],
+        ['  reads', t.components.read, null, null],
+        ['  output', t.components.output, null, null],
+        ['waste (rewrites beyond a read)', t.waste_weight, usd(t.waste_usd), t.weight > 0 ? pct(t.waste_weight / t.weight) : '—'],
+        ['hit ratio Σr/ΣP', null, null, pct(t.hit_ratio)],
+        ['write:read weight', null, null, t.write_read_ratio === null ? '—' : `${t.write_read_ratio.toFixed(2)} : 1`],
+      ],
+      { color },
+    ),
+  );
+  out.push(groupTable('agent type', result.by_agent_type.map((r) => [r.agent_type, r]), color, 'By agent type'));
+  out.push(groupTable('model', result.by_model.map((r) => [r.model, r]), color, 'By model'));
+
+  const shown = result.chains.slice(0, limit);
+  out.push(
+    table(
+      [
+        { header: 'chain' },
+        { header: 'agent type' },
+        num('requests'),
+        num('rounds'),
+        num('cold'),
+        num('growth'),
+        num('expiry'),
+        num('break'),
+        num('waste wt'),
+        num('weight'),
+        num('USD'),
+        { header: 're-purchase' },
+      ],
+      shown.map((c) => [c.chain_id, c.agent_type, c.requests, c.rounds, c.cold, c.growth, c.expiry, c.break, c.waste_weight, c.weight, usd(c.usd), c.repurchase ? 'yes' : '']),
+      { color, title: `Chains by weight${result.chains.length > shown.length ? ` (top ${shown.length} of ${int(result.chains.length)})` : ''}` },
+    ),
+  );
+
+  const repurchaseTitle = 'Re-purchase pattern (reads pinned, whole context re-bought every round), by waste';
+  out.push(
+    result.repurchase.length === 0
+      ? `${repurchaseTitle}\nnone`
+      : table(
+          [{ header: 'chain' }, { header: 'agent type' }, num('rounds'), num('median read'), num('waste wt'), num('weight')],
+          result.repurchase.map((r) => [r.chain_id, r.agent_type, r.rounds, r.read_median, r.waste_weight, r.weight]),
+          { color, title: repurchaseTitle },
+        ),
+  );
+  out.push(
+    result.break_causes.length === 0
+      ? 'What preceded the breaks\nno breaks'
+      : table([{ header: 'cause' }, num('events'), num('tokens')], result.break_causes.map((c) => [c.cause, c.events, c.tokens]), {
+          color,
+          title: 'What preceded the breaks',
+        }),
+  );
+  if (result.unpriced_models.length > 0) {
+    out.push(
+      table([{ header: 'model' }, num('requests')], result.unpriced_models.map((m) => [m.model, m.requests]), {
+        color,
+        title: 'Unpriced models (left out of weight and USD)',
+      }),
+    );
+  }
+  return out.join('\n\n') + '\n';
+}
+
+function groupTable(name: string, rows: [string, AnatomyRow][], color: boolean, title: string): string {
+  return table(
+    [
+      { header: name },
+      num('chains'),
+      num('requests'),
+      num('cold'),
+      num('growth'),
+      num('expiry'),
+      num('break'),
+      num('breaks'),
+      num('hit ratio'),
+      num('waste wt'),
+      num('weight'),
+      num('USD'),
+    ],
+    rows.map(([key, r]): Cell[] => [key, r.chains, r.requests, r.cold, r.growth, r.expiry, r.break, r.break_events, pct(r.hit_ratio), r.waste_weight, r.weight, usd(r.usd)]),
+    { color, title },
+  );
+}
+
+export function formatChain(detail: ChainDetail, color = false): string {
+  const s = detail.summary;
+  const head =
+    `Chain ${clean(detail.chain_id)} (${clean(detail.agent_type)}, ${detail.kind}) of session ${clean(detail.session_id)}: ` +
+    `${int(s.requests)} requests, ${int(detail.rounds)} rounds${detail.repurchase ? ', re-purchase pattern' : ''}\n` +
+    `cold ${int(s.cold)}  growth ${int(s.growth)}  expiry ${int(s.expiry)}  break ${int(s.break)} (${int(s.break_events)} events)  ` +
+    `hit ratio ${pct(s.hit_ratio)}  waste ${int(s.waste_weight)} wt  weight ${int(s.weight)} wt  ${usd(s.usd)}`;
+  const rows = table(
+    [
+      num('#'),
+      { header: 'time (UTC)' },
+      num('round'),
+      num('seg'),
+      num('gap'),
+      { header: 'TTL' },
+      num('P'),
+      num('r'),
+      num('w'),
+      num('C prev'),
+      num('rewrite'),
+      { header: 'class' },
+      num('weight'),
+      { header: 'model' },
+      { header: 'preceded by' },
+    ],
+    detail.requests.map((q): Cell[] => [
+      q.index + 1,
+      q.time.slice(0, 19).replace('T', ' '),
+      q.round,
+      q.segment,
+      duration(q.gap_s),
+      q.ttl ?? '—',
+      q.p,
+      q.r,
+      q.w,
+      q.cached_prefix,
+      q.rewrite,
+      q.class,
+      q.weight === null ? 'unpriced' : q.weight,
+      q.model,
+      q.causes.join(', '),
+    ]),
+    { color },
+  );
+  return `${head}\n\n${rows}\n`;
+}

@@ -1,0 +1,19 @@
+/**
+ * Units the cache reporters need beyond src/format/table.ts: signed percentages and gaps.
+ */
+
+/** A value already in percent, signed: 2.2413 → "+2.24%"; null → "—" */
+export function signedPct(x: number | null, decimals = 2): string {
+  if (x === null || !Number.isFinite(x)) return '—';
+  const text = Math.abs(x).toFixed(decimals);
+  const zero = Number(text) === 0;
+  return `${zero ? '' : x > 0 ? '+' : '-'}${text}%`;
+}
+
+/** A gap in seconds as "5s", "19.2m", "4.2h"; null → "—" */
+export function duration(s: number | null): string {
+  if (s === null) return '—';
+  if (s < 60) return `${Math.round(s)}s`;
+  if (s < 3600) return `${(s / 60).toFixed(1)}m`;
+  return `${(s / 3600).toFixed(1)}h`;
+}

@@ -1,0 +1,71 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { analyzeAnatomy, chainDetail } from '../../src/analyses/anatomy-summary.js';
+import { whatifKeepalive } from '../../src/analyses/keepalive.js';
+import { whatifTtl } from '../../src/analyses/ttl.js';
+import { formatAnatomy, formatChain } from '../../src/reporters/anatomy.js';
+import { duration, signedPct } from '../../src/reporters/units.js';
+import { formatKeepalive, formatTtl } from '../../src/reporters/whatif.js';
+import { chain, chainASpecs, SEC, weightsFor } from '../analyses/helpers/fixtures.js';
+
+const lineStarting = (text: string, start: string) => text.split('\n').find((l) => l.startsWith(start)) ?? '';
+
+test('units: signed percent and gap durations', () => {
+  assert.equal(signedPct(2.2413), '+2.24%');
+  assert.equal(signedPct(-10.3667), '-10.37%');
+  assert.equal(signedPct(-0.001), '0.00%');
+  assert.equal(signedPct(null), '—');
+  assert.equal(duration(5), '5s');
+  assert.equal(duration(1_152), '19.2m');
+  assert.equal(duration(15_060), '4.2h');
+  assert.equal(duration(null), '—');
+});
+
+test('transcript text cannot drive the terminal', () => {
+  const c = chain('A\u001b]0;pwned\u0007', chainASpecs, { agentType: 'x\u001b[2J' });
+  const text = formatAnatomy(analyzeAnatomy([c], { weightsFor })) + formatChain(chainDetail(c, { weightsFor }));
+  assert.ok(!/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/.test(text), 'no control characters but newlines');
+  assert.match(text, /A\?\]0;pwned\?/);
+});
+
+test('formatAnatomy: writes by cause, the chain table and what preceded the breaks', () => {
+  const B = chain(
+    'B',
+    [
+      { t: 0, w: 10_000 },
+      { t: 30 * SEC, r: 4_000, w: 8_000 },
+    ],
+    { kind: 'subagent', agentType: 'Explore', events: [{ t: 20 * SEC, kind: 'attachment', detail: 'skill_listing' }] },
+  );
+  const text = formatAnatomy(analyzeAnatomy([chain('A', chainASpecs), B], { weightsFor }));
+  // writes: cold 20,000, growth 3,500 + 2,000, expiry 12,000, break 6,000 → total 43,500; expiry weight 15,000
+  assert.match(lineStarting(text, 'expiry'), /^expiry\s+12,000\s+27\.6%\s+15,000$/);
+  assert.match(lineStarting(text, 'break'), /^break\s+6,000\s+13\.8%\s+7,500\s+1$/);
+  assert.match(lineStarting(text, 'total'), /^total\s+43,500\s+100\.0%\s+54,375$/);
+  assert.match(text, /attachment:skill_listing\s+1\s+6,000/);
+  // A: 35,450 weight × $5e-6 = $0.17725; waste 13,800
+  assert.match(lineStarting(text, 'A '), /^A\s+main\s+4\s+1\s+10,000\s+3,500\s+12,000\s+0\s+13,800\s+35,450\s+\$0\.177[23]$/);
+});
+
+test('formatChain prints one aligned row per request', () => {
+  const text = formatChain(chainDetail(chain('A', chainASpecs), { weightsFor }));
+  const rows = text.split('\n').filter((l) => /^\s*\d+\s+1970/.test(l));
+  assert.equal(rows.length, 4);
+  assert.match(rows[2]!, /6\.0m\s+5m\s+13,005\s+0\s+13,000\s+12,000\s+12,000\s+expiry\s+16,505\s+opus/);
+  assert.match(rows[0]!, /—\s+—\s+10,010/);
+  const ends = rows.map((r) => r.indexOf('opus'));
+  assert.ok(ends.every((e) => e === ends[0]), 'model column aligned');
+});
+
+test('formatTtl and formatKeepalive print the headline numbers', () => {
+  const ttl = formatTtl(whatifTtl([chain('A', chainASpecs)], { to: '1h', weightsFor }));
+  assert.match(ttl, /baseline\s+35,450\s+\$0\.177[23]/);
+  assert.match(ttl, /scenario\s+31,775\s+\$0\.1589/);
+  assert.match(ttl, /delta\s+-10\.37%/);
+  assert.match(ttl, /expiry share f 47\.1%, break-even f\* 39\.5%: forcing 1h saves/);
+  const ka = formatKeepalive(whatifKeepalive([chain('A', chainASpecs)], { weightsFor, budgets: [0, 1, Infinity] }));
+  // budget 1: 1 ping of 1,287.5, saved 13,800, net 12,512.5 = 35.30 % of 35,450
+  assert.match(ka, /^\s+1\s+1\s+1\s+1\s+0\s+1,288\s+13,800\s+12,51[23]\s+\$0\.0626\s+—\s+\+35\.30%$/m);
+  assert.match(ka, /^\s+∞\s+1\s+/m);
+  assert.match(ka, /best budget: 1 pings per gap/);
+});
