@@ -1,5 +1,6 @@
 /** Every CLI command, in the order `--help` lists them. */
 import type { Command } from './command.js';
+import { startCommand } from './start.js';
 import { blocksCommand, sessionsCommand, summaryCommand } from './usage.js';
 
-export const commands: Command[] = [summaryCommand, sessionsCommand, blocksCommand];
+export const commands: Command[] = [startCommand, summaryCommand, sessionsCommand, blocksCommand];

@@ -5,9 +5,10 @@
  * roots) and rebuilt whenever the facts or the scope change.
  *
  * SCHEMA_VERSION changes whenever a table changes; a store with another version is rebuilt from
- * the logs, never misread.
+ * the logs, never misread. (4: files.head_hash fingerprints the head and the tail of what was
+ * read; parser_state carries the attachments still waiting for their round.)
  */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 export const FACT_TABLES = [
   'observations',
@@ -67,7 +68,7 @@ agg AS (
   SELECT key, min(t) AS t, max(input) AS input, max(output) AS output, max(cache_write) AS cache_write,
          max(cache_write_5m) AS cache_write_5m, max(cache_write_1h) AS cache_write_1h, max(cache_read) AS cache_read,
          max(web_search) AS web_search, max(web_fetch) AS web_fetch, bool_and(split_missing) AS split_missing,
-         sum(copies)::INTEGER AS copies, count(*)::INTEGER AS sources
+         sum(copies)::INTEGER AS copies, count(DISTINCT (file_id, rank))::INTEGER AS sources
   FROM obs GROUP BY key),
 best AS (
   SELECT * FROM (
@@ -153,7 +154,11 @@ resolved AS (
   LEFT JOIN spawn_by_tool s2 ON s2.session_id = b.session_id AND s2.tool_use_id = l.tool_use_id
   LEFT JOIN side sd ON sd.chain_id = b.chain_id)
 SELECT chain_id, session_id, agent_id, kind,
-       CASE WHEN kind = 'main' THEN 'main' ELSE coalesce(meta_type, requested_type, 'unknown') END AS agent_type,
+       CASE WHEN kind = 'main' THEN 'main'
+            ELSE coalesce(meta_type, requested_type,
+                          CASE WHEN agent_id LIKE 'acompact-%' THEN 'compaction'
+                               WHEN agent_id LIKE 'aprompt_suggestion-%' THEN 'prompt_suggestion' END,
+                          'unknown') END AS agent_type,
        requested_type, spawn_name,
        CASE WHEN meta_type IS NOT NULL AND requested_type IS NOT NULL
             THEN CASE WHEN meta_type = requested_type THEN 'resolved' ELSE 'lost' END

@@ -1,0 +1,30 @@
+/**
+ * `npm start`: the main job on the default roots, or on the bundled sample-logs/ when this machine
+ * has no Claude Code logs — saying which it used.
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { defaultRoots } from '../ingest/discover.js';
+import type { Command, Io } from './command.js';
+import { summaryCommand } from './usage.js';
+
+export const SAMPLE_LOGS = fileURLToPath(new URL('../../sample-logs/', import.meta.url));
+
+/** The roots the main job reads: the user's own logs when there are any, else the sample corpus. */
+export function startRoots(io: Io): { paths: string[]; sample: boolean } {
+  const roots = defaultRoots(io.env);
+  if (roots.length > 0) return { paths: roots, sample: false };
+  if (!existsSync(SAMPLE_LOGS)) return { paths: [], sample: false };
+  return { paths: [SAMPLE_LOGS], sample: true };
+}
+
+export const startCommand: Command = {
+  command: 'start',
+  describe: 'the main job: your logs (or sample-logs/ when you have none)',
+  options: (y) => y.option('db', { type: 'string' }).option('json', { type: 'boolean' }),
+  async run(argv, io) {
+    const { paths, sample } = startRoots(io);
+    io.stderr(sample ? `cachelens: no Claude Code logs found here; using the sample corpus in ${paths[0]}` : `cachelens: reading ${paths.join(', ')}`);
+    return summaryCommand.run({ ...argv, paths }, io);
+  },
+};

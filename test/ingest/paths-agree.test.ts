@@ -1,0 +1,36 @@
+/** The buffer-projection path and the stream-json path give identical facts for every real transcript. */
+import assert from 'node:assert/strict';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { readTranscript } from '../../src/ingest/read-file.js';
+import { REAL_LOGS } from '../helpers/corpus.js';
+
+function transcripts(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) return transcripts(p);
+    return name.endsWith('.jsonl') ? [p] : [];
+  });
+}
+
+const files = transcripts(REAL_LOGS);
+
+test('every real transcript is found', () => {
+  assert.equal(files.length, 18);
+});
+
+for (const file of files) {
+  test(`fast and streaming paths agree: ${file.slice(REAL_LOGS.length + 1)}`, async () => {
+    const id = { fileId: 1, fileAgentId: null, fileSessionId: null };
+    const fast = await readTranscript(file, id);
+    // every line streamed, in 4 KiB chunks: lines longer than a chunk cross chunk boundaries
+    const streamed = await readTranscript(file, id, { streamAbove: 0, chunkSize: 4096 });
+    assert.ok(fast.facts.observations.length > 0);
+    assert.equal(fast.facts.skipped.length, 0);
+    const plain = (x: unknown) => JSON.parse(JSON.stringify(x, (_k, v) => (v instanceof Map ? [...v] : v)));
+    assert.deepEqual(plain(streamed.facts), plain(fast.facts));
+    assert.equal(streamed.readTo, fast.readTo);
+    assert.equal(streamed.lines, fast.lines);
+  });
+}
