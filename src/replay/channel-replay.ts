@@ -160,9 +160,8 @@ interface Prepared {
   author: string;
   bindingId: string;
   tok: SegmentTokenizer;
+  /** the framing: system prompt and tool schemas */
   lead: SegmentList;
-  system: Segment;
-  tools: Segment;
   brief: Segment;
   messages: readonly ChannelMessage[];
   mentions: Mention[];
@@ -212,8 +211,6 @@ async function prepare(opts: ChannelReplayOptions): Promise<{ p: Prepared; file:
   const author = agentAuthor(handle);
   const tok = await SegmentTokenizer.load(opts.encoding ?? 'cl100k_base');
   const framing = framingFor(tok, opts.prefixTokens ?? 2120);
-  const system = tok.segment(framing.system + '\n');
-  const tools = tok.segment(framing.tools === '' ? '' : framing.tools + '\n');
   const brief = tok.segment(briefText(channel, handle) + '\n');
   const setup = tok.stats;
   const ttl = opts.ttl ?? '5m';
@@ -239,9 +236,7 @@ async function prepare(opts: ChannelReplayOptions): Promise<{ p: Prepared; file:
     author,
     bindingId,
     tok,
-    lead: new SegmentList([system, tools].filter((s) => s.tokens.length > 0)),
-    system,
-    tools,
+    lead: new SegmentList(framing),
     brief,
     messages,
     mentions,

@@ -4,7 +4,7 @@
  * line of the `unstable` strategy. Realistic text, so token counts land where real ones would.
  */
 import type { ChannelMessage } from '../samples/channel.js';
-import type { SegmentTokenizer } from './tokenizer.js';
+import type { Segment, SegmentTokenizer } from './tokenizer.js';
 
 const SYSTEM = `You are Claude, an AI engineering assistant that a software team has added to its chat workspace. You are running as a resident agent process bound to one channel; messages reach you when someone mentions you. You can read the repository the team has connected, run read-only commands in a sandbox, search the team's code and documentation, and post replies to the channel.
 
@@ -119,42 +119,40 @@ const TOOLS: ToolSchema[] = [
   },
 ];
 
-function toolsText(extra: number): string {
-  const tools = [...TOOLS];
-  for (let i = 1; i <= extra; i++) {
-    const base = TOOLS[i % TOOLS.length]!;
-    tools.push({ ...base, name: `mcp__team_tools_${i}__${base.name}`, description: `(team MCP server ${i}) ${base.description}` });
-  }
-  return tools
-    .map((t) =>
-      JSON.stringify({
-        name: t.name,
-        description: t.description,
-        input_schema: { type: 'object', properties: t.parameters, required: t.required },
-      }),
-    )
-    .join('\n');
-}
-
-/** The framing: system prompt and tool schemas, together `prefixTokens` tokens (± a few at the cut). */
-export interface Framing {
-  system: string;
-  tools: string;
+/** Tool i as one JSON schema line; past the built-in tools, numbered copies from team MCP servers. */
+function toolLine(i: number): string {
+  const base = TOOLS[i % TOOLS.length]!;
+  const server = Math.floor(i / TOOLS.length);
+  const t = server === 0 ? base : { ...base, name: `mcp__team_tools_${server}__${base.name}`, description: `(team MCP server ${server}) ${base.description}` };
+  return JSON.stringify({
+    name: t.name,
+    description: t.description,
+    input_schema: { type: 'object', properties: t.parameters, required: t.required },
+  });
 }
 
 /**
- * Sizes the framing to a token budget: the system prompt whole (or cut, for tiny budgets),
- * then tool schemas, repeated as numbered MCP tools when the budget asks for more, cut at the budget.
- * Example: 2,120 → the system prompt (~450 tokens) and ~1,670 tokens of tool schemas.
+ * The framing as segments: the system prompt, then one segment per tool schema, adding tools
+ * (numbered MCP copies once the built-in ones run out) until `prefixTokens`; the last piece is
+ * cut at the budget. Each piece is encoded once, so sizing costs about prefixTokens of work.
+ * Example: 2,120 → the system prompt (~395 tokens) and 8 built-in tools plus part of a ninth.
  */
-export function framingFor(tok: SegmentTokenizer, prefixTokens: number): Framing {
-  const systemTokens = tok.count(SYSTEM);
-  if (prefixTokens <= systemTokens) return { system: tok.head(SYSTEM, prefixTokens), tools: '' };
-  const budget = prefixTokens - systemTokens;
-  let extra = 0;
-  let tools = toolsText(0);
-  while (tok.count(tools) < budget) tools = toolsText((extra += Math.max(1, Math.ceil(extra / 2))));
-  return { system: SYSTEM, tools: tok.head(tools, budget) };
+export function framingFor(tok: SegmentTokenizer, prefixTokens: number): Segment[] {
+  const segs: Segment[] = [];
+  let left = prefixTokens;
+  const add = (text: string): void => {
+    const seg = tok.segment(text);
+    if (seg.tokens.length <= left) {
+      segs.push(seg);
+      left -= seg.tokens.length;
+    } else {
+      segs.push(tok.segment(tok.head(text, left)));
+      left = 0;
+    }
+  };
+  add(SYSTEM + '\n');
+  for (let i = 0; left > 0; i++) add(toolLine(i) + '\n');
+  return segs;
 }
 
 /** The task brief sent with every mention (~466 tokens with cl100k_base). */
