@@ -18,7 +18,8 @@ import { briefText, fallbackReply, framingFor, payloadText, statusLine } from '.
 import { ProcessPool, type Delivery } from './process.js';
 import { FETCH_ROWS, renderContext } from './render.js';
 import { commonPrefixTokens, requestOf, SegmentList } from './request.js';
-import { SegmentTokenizer, type EncodingName, type Segment, type TokenizerWork } from './tokenizer.js';
+import { UsageError } from '../errors.js';
+import { ENCODINGS, SegmentTokenizer, type EncodingName, type Segment, type TokenizerWork } from './tokenizer.js';
 import { WatermarkStore, type StagedRows, type WatermarkKey } from './watermark.js';
 
 export type ChannelStrategy = 'window' | 'watermark' | 'unstable';
@@ -198,7 +199,28 @@ function threadRows(messages: readonly ChannelMessage[]): { rows: Map<string | n
   return { rows, pos };
 }
 
+/** Known bad options are UsageErrors (one line, exit 2), never a silently odd replay. */
+function validate(opts: ChannelReplayOptions): void {
+  const mentions = (x: number | readonly number[] | undefined, flag: string) => {
+    for (const k of toSet(x)) if (!Number.isInteger(k) || k < 1) throw new UsageError(`${flag} must be a mention number ≥ 1, got ${k}`);
+  };
+  mentions(opts.evictAt, '--evict-at');
+  mentions(opts.failAt, '--fail-at');
+  const prefix = opts.prefixTokens ?? 2120;
+  if (!Number.isInteger(prefix) || prefix < 0) throw new UsageError(`--prefix-tokens must be a whole number ≥ 0, got ${prefix}`);
+  if (opts.ttl !== undefined && opts.ttl !== '5m' && opts.ttl !== '1h') throw new UsageError(`--ttl must be 5m or 1h, got ${String(opts.ttl)}`);
+  if (opts.encoding !== undefined && !ENCODINGS.includes(opts.encoding)) {
+    throw new UsageError(`--encoding must be ${ENCODINGS.join(' or ')}, got ${String(opts.encoding)}`);
+  }
+  for (const s of opts.strategies ?? []) {
+    if (!CHANNEL_STRATEGIES.includes(s)) throw new UsageError(`unknown strategy ${String(s)}`, `use ${CHANNEL_STRATEGIES.join(', ')}`);
+  }
+  const idle = opts.idleReapMinutes;
+  if (idle !== undefined && idle !== null && !(idle > 0)) throw new UsageError(`--idle-reap must be a positive duration, got ${idle}`);
+}
+
 async function prepare(opts: ChannelReplayOptions): Promise<{ p: Prepared; file: string | null; skipped: SkippedChannelLine[]; setup: TokenizerWork }> {
+  validate(opts);
   let messages: readonly ChannelMessage[];
   let skipped: SkippedChannelLine[] = [];
   if (opts.messages) messages = opts.messages;

@@ -178,3 +178,23 @@ test('text report: aligned table, thousands separators, events named', async () 
   assert.match(text, /input tokens, all turns\s+\d{3},\d{3}\s+\d{3},\d{3}/);
   assert.ok(!/\u001b\[/.test(text), 'no colour codes');
 });
+
+test('bad options are one-line UsageErrors', async () => {
+  const { UsageError } = await import('../../src/errors.js');
+  await assert.rejects(runChannelReplay({ file: SAMPLE, evictAt: 0 }), UsageError);
+  await assert.rejects(runChannelReplay({ file: SAMPLE, ttl: '2h' as never }), UsageError);
+  await assert.rejects(runChannelReplay({ file: SAMPLE, strategies: ['fast' as never] }), UsageError);
+  await assert.rejects(runChannelReplay({ file: SAMPLE, encoding: 'p50k_base' as never }), UsageError);
+  await assert.rejects(runChannelReplay({ file: `${repoRoot}sample-logs/channels/nope.jsonl` }), UsageError);
+});
+
+test('idle reap with the session kept: the same turns are reloaded instead of cold, same native id', async () => {
+  const cold = await runChannelReplay({ file: SAMPLE, idleReapMinutes: 30, strategies: ['watermark'] });
+  const r = await runChannelReplay({ file: SAMPLE, idleReapMinutes: 30, keepReapedSessions: true, strategies: ['watermark'] });
+  const s = r.strategies.watermark!;
+  assert.equal(s.cold_turns, 1);
+  assert.equal(s.reloaded_turns, cold.strategies.watermark!.cold_turns - 1);
+  assert.equal(s.processes, 1);
+  const reloaded = turnsOf(r, 'watermark').filter((t) => t.delivery === 'reloaded');
+  assert.ok(reloaded.every((t) => t.header !== 'first_contact'), 'the watermark still applies to the same native session');
+});

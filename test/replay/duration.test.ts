@@ -1,0 +1,14 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseDurationMinutes } from '../../src/replay/duration.js';
+import { UsageError } from '../../src/errors.js';
+
+test('durations: s, m, h; a bare number is minutes; anything else is a UsageError', () => {
+  assert.equal(parseDurationMinutes('30m'), 30);
+  assert.equal(parseDurationMinutes('1h'), 60);
+  assert.equal(parseDurationMinutes('90s'), 1.5);
+  assert.equal(parseDurationMinutes('45'), 45);
+  assert.throws(() => parseDurationMinutes('0m'), UsageError);
+  assert.throws(() => parseDurationMinutes('soon'), UsageError);
+  assert.throws(() => parseDurationMinutes('-5m'), UsageError);
+});
