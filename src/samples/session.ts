@@ -1,0 +1,458 @@
+/**
+ * One planned session: its main thread, its subagents and their files, a shared clock, and
+ * the bookkeeping that turns the plan into truth.json rows when the session is finished.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { classifyChain, type Anatomy, type AnatomyClass } from './anatomy.js';
+import { CacheSim, type Cause, type Ttl } from './cache-sim.js';
+import { ChainWriter, iso, type ChainIdentity, type Response, type SessionClock } from './chain-writer.js';
+import { FileSink } from './file-sink.js';
+import { fileHistorySnapshot, lastPrompt, queueOperation, type Block, type LineCtx, type Style } from './lines.js';
+import { Rng } from './prng.js';
+import { sentence } from './text.js';
+import { toolCall, type ToolName } from './tools.js';
+import { zeroTokens, addTokens, type ChainTruth, type RequestTruth, type Tokens, type TruthSink } from './truth.js';
+
+export interface ProjectSpec {
+  cwd: string;
+  /** the directory name under projects/ (the cwd with `/` and `.` replaced by `-`) */
+  dir: string;
+  branch: string;
+}
+
+export interface SessionSetup {
+  root: string;
+  truth: TruthSink;
+  rng: Rng;
+  project: ProjectSpec;
+  style: Style;
+  startMs: number;
+  mainModel: string;
+  mainTtl: Ttl;
+  /** system prompt + tools of the main thread, cached across sessions */
+  mainSystemTokens: number;
+  /** whether subagent responses are repeated as agent_progress lines in the main file */
+  progressCopies: boolean;
+}
+
+interface FileExtras {
+  chain: ChainWriter | null;
+  invalid: number;
+  incomplete: boolean;
+  synthetic: number;
+  progressCopyLines: number;
+}
+
+/** Models priced in src/pricing/prices.json (after removing the date suffix). */
+const PRICED = /^claude-(opus|sonnet|haiku)-\d/;
+
+export function projectDir(cwd: string): string {
+  return cwd.replace(/[/.]/g, '-');
+}
+
+export interface CycleOptions {
+  think?: boolean;
+  text?: boolean;
+  output?: number;
+  breakReadTo?: number;
+  pinned?: boolean;
+  noRequestId?: boolean;
+}
+
+export class Session implements SessionClock {
+  now: number;
+  readonly rng: Rng;
+  readonly sessionId: string;
+  readonly main: ChainWriter;
+  readonly chains: ChainWriter[] = [];
+  private readonly files = new Map<FileSink, FileExtras>();
+  private readonly extraFiles: { path: string; bytes: number }[] = [];
+  /** uuid of the user line that opened the current main turn */
+  private turnStart = 0;
+  private lastPromptText = '';
+
+  constructor(readonly setup: SessionSetup) {
+    this.rng = setup.rng;
+    this.now = setup.startMs;
+    this.sessionId = this.rng.uuid();
+    const sink = this.sink(`projects/${setup.project.dir}/${this.sessionId}.jsonl`);
+    this.main = this.chain(
+      {
+        chainId: this.sessionId,
+        agentId: null,
+        kind: 'main',
+        definition: null,
+        agentType: 'main',
+        requestedType: null,
+        spawnName: null,
+        metaFile: null,
+      },
+      sink,
+      null,
+      new CacheSim(setup.mainTtl, setup.mainSystemTokens, true, this.rng.fork('main-sim')),
+      setup.mainModel,
+    );
+  }
+
+  get style(): Style {
+    return this.setup.style;
+  }
+
+  get cwd(): string {
+    return this.setup.project.cwd;
+  }
+
+  countLine(_sink: FileSink, type: string): void {
+    this.setup.truth.countLine(type);
+  }
+
+  sink(relPath: string): FileSink {
+    const s = new FileSink(this.setup.root, relPath);
+    this.files.set(s, { chain: null, invalid: 0, incomplete: false, synthetic: 0, progressCopyLines: 0 });
+    return s;
+  }
+
+  chain(id: ChainIdentity, sink: FileSink, agentId: string | null, sim: CacheSim, model: string): ChainWriter {
+    const ctx: LineCtx = {
+      style: this.setup.style,
+      sessionId: this.sessionId,
+      cwd: this.setup.project.cwd,
+      gitBranch: this.setup.project.branch,
+      slug: null,
+      isSidechain: agentId !== null,
+      agentId,
+    };
+    const c = new ChainWriter(this, id, sink, ctx, sim, model);
+    (this.files.get(sink) as FileExtras).chain = c;
+    this.chains.push(c);
+    return c;
+  }
+
+  writeExtraFile(relPath: string, text: string): void {
+    const abs = join(this.setup.root, ...relPath.split('/'));
+    mkdirSync(dirname(abs), { recursive: true });
+    writeFileSync(abs, text);
+    this.extraFiles.push({ path: relPath, bytes: Buffer.byteLength(text) });
+  }
+
+  wait(ms: number): void {
+    this.now += ms;
+  }
+
+  // ---- main-thread turns ---------------------------------------------------------------
+
+  /** Session start lines: SessionStart hooks (2.1.39) or the queue of a headless run (sdk-cli). */
+  start(firstPrompt: string): void {
+    const m = this.main;
+    if (this.style.layout === 'v39') {
+      const hookId = this.rng.uuid();
+      for (const command of ['~/.claude/hooks/notify.sh clear', 'bd prime']) {
+        m.progress({ type: 'hook_progress', hookEvent: 'SessionStart', hookName: 'SessionStart:startup', command }, hookId, hookId);
+      }
+    }
+    if (this.style.entrypoint === 'sdk-cli') {
+      m.sink.line(queueOperation('enqueue', iso(this.now), this.sessionId, firstPrompt));
+      this.countLine(m.sink, 'queue-operation');
+      m.sink.line(queueOperation('dequeue', iso(this.now + 1), this.sessionId));
+      this.countLine(m.sink, 'queue-operation');
+    }
+  }
+
+  /** A user prompt on the main thread (opens a round). */
+  prompt(text: string, tokens: number): string {
+    const m = this.main;
+    this.turnStart = this.now;
+    this.lastPromptText = text;
+    if (this.style.layout === 'v39') {
+      m.sink.line(fileHistorySnapshot(this.rng.uuid(), iso(this.now)));
+      this.countLine(m.sink, 'file-history-snapshot');
+      return m.userPrompt(text, tokens, {}, { thinkingMetadata: { maxThinkingTokens: 31999 }, todos: [], permissionMode: 'bypassPermissions' });
+    }
+    return m.userPrompt(text, tokens, { promptId: this.rng.uuid() }, { permissionMode: 'bypassPermissions' });
+  }
+
+  /** Blocks of one response: optional thinking and text, then the given tool_use blocks. */
+  blocks(opts: CycleOptions, toolUses: Block[]): Block[] {
+    const out: Block[] = [];
+    if (opts.think) out.push({ type: 'thinking', thinking: sentence(this.rng, 8, 24), signature: this.rng.chars('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/', 96) });
+    if (opts.text || (out.length === 0 && toolUses.length === 0)) out.push({ type: 'text', text: sentence(this.rng, 6, 20) });
+    return out.concat(toolUses);
+  }
+
+  /**
+   * One tool cycle on a chain: a response ending in a tool_use, the tool running, its
+   * tool_result (adding `resultTokens` to the prompt), and the latency before the next request.
+   */
+  cycle(c: ChainWriter, tool: ToolName, resultTokens: number, opts: CycleOptions = {}): Response {
+    const call = toolCall(this.rng, tool, this.cwd);
+    const id = this.rng.toolUseId();
+    const resp = c.respond(this.blocks(opts, [{ type: 'tool_use', id, name: call.name, input: call.input, caller: { type: 'direct' } }]), {
+      output: opts.output ?? this.rng.int(40, 700),
+      ...(opts.breakReadTo !== undefined ? { breakReadTo: breakPoint(c, opts.breakReadTo) } : {}),
+      ...(opts.pinned ? { pinned: true } : {}),
+      ...(opts.noRequestId ? { noRequestId: true } : {}),
+    });
+    this.afterRequest(c, resp);
+    const lastUuid = (resp.lines[resp.lines.length - 1] as { uuid: string }).uuid;
+    if (c === this.main && tool === 'Bash' && call.durationMs > 3000) {
+      const ticks = Math.min(3, Math.floor(call.durationMs / 3000));
+      for (let i = 1; i <= ticks; i++) {
+        this.now += 3000;
+        c.progress({ type: 'bash_progress', output: sentence(this.rng), fullOutput: sentence(this.rng), elapsedTimeSeconds: i * 3, totalLines: i * 4 }, `bash-progress-${i - 1}`, id);
+      }
+      this.now += call.durationMs - ticks * 3000;
+    } else {
+      this.now += call.durationMs;
+    }
+    if (c === this.main && this.style.layout === 'v39') {
+      c.progress({ type: 'hook_progress', hookEvent: 'PostToolUse', hookName: `PostToolUse:${tool}`, command: '~/.claude/hooks/format.sh' }, id, id);
+    }
+    c.toolResult(id, call.result, call.toolUseResult, resultTokens, lastUuid);
+    if (c === this.main && tool === 'Edit' && this.style.layout === 'v200' && this.rng.chance(0.5)) {
+      c.attach({ type: 'edited_text_file', filename: call.input['file_path'], snippet: sentence(this.rng) }, this.rng.int(60, 300));
+    }
+    this.now += this.rng.int(1500, 6000);
+    return resp;
+  }
+
+  /** A response that ends the turn with text. */
+  final(c: ChainWriter, output: number, opts: CycleOptions = {}): Response {
+    const resp = c.respond(this.blocks({ think: opts.think ?? false, text: true }, []), {
+      output,
+      ...(opts.breakReadTo !== undefined ? { breakReadTo: breakPoint(c, opts.breakReadTo) } : {}),
+      ...(opts.pinned ? { pinned: true } : {}),
+      ...(opts.noRequestId ? { noRequestId: true } : {}),
+    });
+    this.afterRequest(c, resp);
+    this.now += this.rng.int(200, 900);
+    return resp;
+  }
+
+  /** Set while a subagent runs: repeats its responses as agent_progress lines in the main file. */
+  copier: ((c: ChainWriter, resp: Response) => void) | null = null;
+
+  private afterRequest(c: ChainWriter, resp: Response): void {
+    if (this.copier) this.copier(c, resp);
+  }
+
+  /** End of a main turn: stop-hook summary (2.1.39), turn_duration, last-prompt (2.1.20x). */
+  endTurn(): void {
+    const m = this.main;
+    if (this.style.layout === 'v39') {
+      m.system('stop_hook_summary', { hookCount: 1, hookInfos: [{ command: '~/.claude/hooks/notify.sh mark' }], hookErrors: [], preventedContinuation: false, stopReason: '', hasOutput: true, level: 'suggestion' });
+    }
+    m.system('turn_duration', { durationMs: this.now - this.turnStart }, { isMeta: false });
+    if (this.style.layout === 'v200' && m.lastUuid !== null) {
+      m.sink.line(lastPrompt(this.lastPromptText, m.lastUuid, this.sessionId));
+      this.countLine(m.sink, 'last-prompt');
+    }
+  }
+
+  // ---- data-quality faults -------------------------------------------------------------
+
+  invalidLine(c: ChainWriter, text: string): void {
+    c.sink.line(text);
+    this.countLine(c.sink, 'invalid');
+    (this.files.get(c.sink) as FileExtras).invalid++;
+  }
+
+  synthetic(c: ChainWriter, text: string, apiError: boolean): void {
+    c.synthetic(text, apiError);
+    (this.files.get(c.sink) as FileExtras).synthetic++;
+  }
+
+  noteProgressCopy(sink: FileSink): void {
+    (this.files.get(sink) as FileExtras).progressCopyLines++;
+  }
+
+  /** The file stops mid-line: Claude Code was writing the first block of the next response. */
+  halfWrittenLine(c: ChainWriter): void {
+    const line = JSON.stringify({
+      parentUuid: c.lastUuid,
+      isSidechain: false,
+      userType: 'external',
+      cwd: this.cwd,
+      sessionId: this.sessionId,
+      version: this.style.version,
+      gitBranch: this.setup.project.branch,
+      message: { model: c.model, id: this.rng.messageId(), type: 'message', role: 'assistant', content: [{ type: 'text', text: sentence(this.rng) }] },
+    });
+    c.sink.partial(line.slice(0, Math.floor(line.length * 0.6)));
+    this.countLine(c.sink, 'incomplete');
+    (this.files.get(c.sink) as FileExtras).incomplete = true;
+  }
+
+  // ---- truth ---------------------------------------------------------------------------
+
+  /** Closes every file and hands the session's plan to the truth sink. */
+  finish(): void {
+    const truth = this.setup.truth;
+    for (const c of this.chains) {
+      const anatomy = classifyChain(c.requests.map((r) => ({ t: r.t, ...r.tokens })));
+      c.requests.forEach((r, i) => checkCause(r.tokens.cause, (anatomy[i] as Anatomy).cls, c.id.chainId, i));
+      const chainTokens = zeroTokens();
+      const classes: Record<AnatomyClass, number> = { cold: 0, growth: 0, expiry: 0, break: 0 };
+      const anatomyTokens: Record<AnatomyClass, number> = { cold: 0, growth: 0, expiry: 0, break: 0 };
+      let gapsOverTtl = 0;
+      const models: string[] = [];
+      c.requests.forEach((r, i) => {
+        const a = anatomy[i] as Anatomy;
+        const usage: Tokens = {
+          input: r.tokens.input,
+          output: r.tokens.output,
+          cache_write_5m: r.tokens.cacheWrite5m,
+          cache_write_1h: r.tokens.cacheWrite1h,
+          cache_read: r.tokens.cacheRead,
+        };
+        addTokens(chainTokens, usage);
+        classes[a.cls]++;
+        anatomyTokens.cold += a.coldTokens;
+        anatomyTokens.growth += a.growthTokens;
+        if (a.cls === 'expiry' || a.cls === 'break') anatomyTokens[a.cls] += a.rewriteTokens;
+        if (a.cls !== 'cold' && a.gapMs !== null && a.ttlPrev !== null && a.gapMs > (a.ttlPrev === '1h' ? 3_600_000 : 300_000)) gapsOverTtl++;
+        if (!models.includes(r.model)) models.push(r.model);
+        const row: RequestTruth = {
+          message_id: r.messageId,
+          request_id: r.requestId,
+          chain_id: c.id.chainId,
+          session_id: this.sessionId,
+          file: c.sink.relPath,
+          model: r.model,
+          priced: PRICED.test(r.model),
+          timestamp: iso(r.t),
+          round: r.round,
+          segment: r.tokens.segment,
+          usage,
+          class: a.cls,
+          rewrite_tokens: a.rewriteTokens,
+          growth_tokens: a.growthTokens,
+          cold_tokens: a.coldTokens,
+          gap_ms: a.gapMs,
+          ttl_prev: a.ttlPrev,
+          cause: r.tokens.cause,
+          lines: r.lines,
+          copies: 1 + r.progressFiles.size,
+          progress_lines: r.progressLines,
+        };
+        truth.addRequest(row);
+      });
+      const row: ChainTruth = {
+        chain_id: c.id.chainId,
+        session_id: this.sessionId,
+        agent_id: c.id.agentId,
+        project: this.cwd,
+        file: c.sink.relPath,
+        meta_file: c.id.metaFile,
+        kind: c.id.kind,
+        definition: c.id.definition,
+        agent_type: c.id.agentType,
+        requested_type: c.id.requestedType,
+        spawn_name: c.id.spawnName,
+        ttl: c.sim.ttl,
+        models,
+        rounds: c.round,
+        compactions: c.compactions,
+        skill_listing: c.attachments.get('skill_listing') ?? 0,
+        re_attachments: c.reAttachments,
+        attachments: Object.fromEntries([...c.attachments.entries()].sort(([a], [b]) => (a < b ? -1 : 1))),
+        requests: c.requests.length,
+        gaps_over_ttl: gapsOverTtl,
+        classes,
+        anatomy_tokens: anatomyTokens,
+        repurchase: isRepurchase(c, anatomy),
+        round_first_reads: c.roundFirstReads,
+        tokens: chainTokens,
+      };
+      truth.addChain(row);
+    }
+    for (const [sink, extra] of this.files) {
+      sink.close();
+      const tokens = zeroTokens();
+      const chain = extra.chain;
+      if (chain) {
+        for (const r of chain.requests) {
+          addTokens(tokens, { input: r.tokens.input, output: r.tokens.output, cache_write_5m: r.tokens.cacheWrite5m, cache_write_1h: r.tokens.cacheWrite1h, cache_read: r.tokens.cacheRead });
+        }
+      }
+      truth.addFile({
+        path: sink.relPath,
+        kind: chain && chain.id.kind === 'main' ? 'main' : 'subagent',
+        session_id: this.sessionId,
+        chain_id: chain ? chain.id.chainId : null,
+        lines: sink.lines,
+        bytes: sink.bytes,
+        requests: chain ? chain.requests.length : 0,
+        tokens,
+        progress_copy_lines: extra.progressCopyLines,
+        invalid_lines: extra.invalid,
+        incomplete_last_line: extra.incomplete,
+        synthetic_lines: extra.synthetic,
+      });
+    }
+    for (const f of this.extraFiles) {
+      truth.addFile({
+        path: f.path,
+        kind: 'meta',
+        session_id: this.sessionId,
+        chain_id: null,
+        lines: 1,
+        bytes: f.bytes,
+        requests: 0,
+        tokens: zeroTokens(),
+        progress_copy_lines: 0,
+        invalid_lines: 0,
+        incomplete_last_line: false,
+        synthetic_lines: 0,
+      });
+    }
+  }
+}
+
+/**
+ * Where a planted break reads up to: the preferred point (e.g. the system prompt) when it lies
+ * well inside the cached prefix, else 40% of the prefix, so the break always re-writes more than
+ * the 1,024-token jitter tolerance.
+ */
+function breakPoint(c: ChainWriter, preferred: number): number {
+  return preferred < c.sim.prefix - 2048 ? preferred : Math.floor(c.sim.prefix * 0.4);
+}
+
+/** The planned cause must give the class SPEC §3 assigns, or the plan is wrong. */
+function checkCause(cause: Cause, cls: AnatomyClass, chainId: string, i: number): void {
+  const expected: Record<Cause, AnatomyClass[]> = {
+    cold: ['cold'],
+    continue: ['growth'],
+    jitter: ['growth'],
+    expired: ['expiry'],
+    break: ['break'],
+    pinned: ['break'],
+  };
+  if (!expected[cause].includes(cls)) throw new Error(`plan error: ${chainId} request ${i + 1} planned ${cause} but classifies as ${cls}`);
+}
+
+/**
+ * SPEC §3 re-purchase flag: ≥ 3 rounds, reads of every round's first request within 1,024 of
+ * their median, and every later round's first request re-writes ≥ 0.8 of the cached prefix.
+ * Example: round openers reading 13,818 / 13,818 / 13,700 with C before them of 131k and 150k
+ * and rw of 117k and 136k → flagged.
+ */
+function isRepurchase(c: ChainWriter, anatomy: Anatomy[]): boolean {
+  const firsts: number[] = [];
+  let lastRound = -1;
+  c.requests.forEach((r, i) => {
+    if (r.round !== lastRound && r.round > 0) firsts.push(i);
+    lastRound = r.round;
+  });
+  if (firsts.length < 3) return false;
+  const reads = firsts.map((i) => (c.requests[i] as { tokens: { cacheRead: number } }).tokens.cacheRead).sort((a, b) => a - b);
+  const mid = Math.floor(reads.length / 2);
+  const median = reads.length % 2 ? (reads[mid] as number) : ((reads[mid - 1] as number) + (reads[mid] as number)) / 2;
+  if (reads.some((r) => Math.abs(r - median) > 1024)) return false;
+  return firsts.slice(1).every((i) => {
+    const prev = c.requests[i - 1];
+    if (!prev) return false;
+    const cached = prev.tokens.cacheRead + prev.tokens.cacheWrite5m + prev.tokens.cacheWrite1h;
+    return (anatomy[i] as Anatomy).rewriteTokens >= 0.8 * cached;
+  });
+}
