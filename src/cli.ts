@@ -9,10 +9,10 @@
  * This file is the thin CLI layer: parse arguments → run a command → print → exit code.
  * Known failures (UsageError) print one line and exit 2; anything else is a bug and keeps its stack.
  */
-import yargs from 'yargs';
+import yargs, { type Argv } from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { commands } from './commands/index.js';
-import type { Io } from './commands/command.js';
+import type { Command, Io } from './commands/command.js';
 import { useColor } from './format/table.js';
 import { UsageError } from './errors.js';
 
@@ -37,17 +37,22 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
     .fail((msg, err) => {
       throw err ?? new UsageError(msg);
     });
-  for (const c of commands) {
-    parser.command(
+  const register = (y: Argv, c: Command): Argv =>
+    y.command(
       c.command,
       c.describe,
-      (y) => (c.options ? c.options(y) : y),
+      (sub) => {
+        const withOptions = c.options ? c.options(sub) : sub;
+        if (!c.subcommands) return withOptions;
+        for (const s of c.subcommands) register(withOptions, s);
+        return withOptions.demandCommand(1, `${c.command} needs one of: ${c.subcommands.map((s) => s.command.split(' ')[0]).join(', ')}`);
+      },
       async (argv) => {
         const out = await c.run(argv as Record<string, unknown>, io);
         process.stdout.write(argv.json ? JSON.stringify(out.json, null, 2) + '\n' : out.text + '\n');
       },
     );
-  }
+  for (const c of commands) register(parser, c);
   try {
     await parser.parseAsync();
   } catch (err) {

@@ -23,6 +23,8 @@ export interface Command {
   command: string;
   describe: string;
   options?: (y: Argv) => Argv;
+  /** nested commands (`whatif ttl`, `replay channel`) */
+  subcommands?: Command[];
   run: (argv: Record<string, unknown>, io: Io) => Promise<Output>;
 }
 
@@ -39,6 +41,7 @@ export function commonOptions(argv: Record<string, unknown>, io: Io): CommonOpti
     rebuild: Boolean(argv.rebuild),
     env: io.env,
     progress: io.progress,
+    notice: io.stderr,
   };
 }
 

@@ -1,0 +1,62 @@
+/**
+ * The cache commands end to end, through the real reader and store: SPEC §3's worked example on
+ * marot-spotter 4d5611e5 (UTC, 2026-02-12), the 1-hour session 8463c716 without expiry, and the
+ * what-if commands' JSON shapes.
+ */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { REAL_LOGS, cli } from '../helpers/corpus.js';
+
+const MAROT = join(REAL_LOGS, 'marot-spotter');
+
+function json(args: string[]): any {
+  const r = cli([...args, '--db', ':memory:', '--json', '--timezone', 'UTC']);
+  assert.equal(r.code, 0, r.stderr);
+  return JSON.parse(r.stdout);
+}
+
+test('anatomy --chain on marot 4d5611e5 classifies exactly as SPEC §3', () => {
+  const d = json(['anatomy', MAROT, '--chain', '4d5611e5-241a-462a-8d15-5122611a9569']);
+  const notable = d.requests
+    .filter((r: any) => r.class !== 'growth' && r.time >= '2026-02-12T20:00')
+    .map((r: any) => [r.time.slice(11, 19), r.class, r.class === 'cold' ? r.cold : r.rewrite, r.gap_s === null ? null : Math.round(r.gap_s)]);
+  assert.deepEqual(notable, [
+    ['20:19:04', 'expiry', 81_957, 15_070], // 251 min
+    ['20:30:31', 'cold', 14_600, 126], // after the compaction
+    ['20:58:58', 'expiry', 82_858, 1_153], // 19.2 min
+    ['21:03:30', 'break', 76_753, 5],
+  ]);
+});
+
+test('the 1-hour marot session 8463c716 shows no expiry under its own TTL', () => {
+  const d = json(['anatomy', MAROT, '--chain', '8463c716-a2ea-4c14-9efa-87158ebd9f20']);
+  assert.ok(d.requests.length > 100);
+  assert.equal(d.requests.filter((r: any) => r.class === 'expiry').length, 0);
+  assert.ok(d.requests.some((r: any) => r.gap_s > 300), 'it has gaps over 5 minutes, bridged by the 1-hour TTL');
+});
+
+test('anatomy totals, whatif ttl and whatif keepalive JSON carry the documented keys', () => {
+  const a = json(['anatomy', MAROT]);
+  for (const k of ['cold', 'growth', 'expiry', 'break', 'break_events', 'hit_ratio', 'waste_weight']) assert.ok(k in a.totals, k);
+  assert.ok(Array.isArray(a.by_agent_type) && Array.isArray(a.chains));
+  assert.equal(a.totals.cold + a.totals.growth + a.totals.expiry + a.totals.break, 1_213_918, 'the split covers every write (ccusage cache creation total)');
+  const t = json(['whatif', 'ttl', MAROT]);
+  for (const k of ['baseline_weight', 'scenario_weight', 'baseline_usd', 'scenario_usd', 'delta_pct', 'expiry_share', 'break_even_share', 'buckets']) assert.ok(k in t, k);
+  assert.ok(Math.abs(t.break_even_share - 0.75 / 1.9) < 1e-9);
+  assert.ok(t.expiry_share < t.break_even_share && t.delta_pct > 0, 'f below f*: forcing 1h costs more');
+  const k = json(['whatif', 'keepalive', MAROT]);
+  assert.equal(k.interval_s, 270);
+  assert.equal(k.budgets.length, 22);
+  assert.equal(k.budgets[21].budget, 'inf');
+  assert.ok(k.budgets.every((b: any) => b.bridged + b.expired_after_budget === b.gaps_over_ttl));
+});
+
+test('whatif without a what-if, and a bad flag value, are one-line errors with exit 2', () => {
+  const r = cli(['whatif']);
+  assert.equal(r.code, 2);
+  assert.equal(r.stderr.trim().split('\n').length, 1);
+  const b = cli(['whatif', 'keepalive', MAROT, '--db', ':memory:', '--budget', 'lots']);
+  assert.equal(b.code, 2);
+  assert.match(b.stderr, /--budget lots/);
+});
