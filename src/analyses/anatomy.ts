@@ -59,7 +59,7 @@ export function anatomizeChain(chain: ChainInput, options: AnatomyOptions = {}):
   const out: RequestAnatomy[] = [];
   let lastWriterTtl: Ttl = '5m';
   let prev: ChainRequest | null = null;
-  chain.requests.forEach((req, index) => {
+  inTimeOrder(chain.requests).forEach((req, index) => {
     const w = req.cacheWrite;
     let a: RequestAnatomy;
     if (prev === null) {
@@ -88,6 +88,14 @@ export function anatomizeChain(chain: ChainInput, options: AnatomyOptions = {}):
     prev = req;
   });
   return out;
+}
+
+/** Chains arrive sorted by t; a caller that forgot gets a stable-sorted copy, never a negative gap. */
+function inTimeOrder(requests: readonly ChainRequest[]): readonly ChainRequest[] {
+  for (let i = 1; i < requests.length; i++) {
+    if (requests[i]!.t < requests[i - 1]!.t) return [...requests].sort((a, b) => a.t - b.t);
+  }
+  return requests;
 }
 
 function blank(index: number, request: ChainRequest, gapMs: number | null, ttl: Ttl | null, cachedPrefix: number): RequestAnatomy {

@@ -162,3 +162,22 @@ test('the TTL in force looks back across a compaction', () => {
   assert.deepEqual(split(as)[2], [0, 0, 2_000, 1_000, 'break']);
   assert.ok(as[2]!.gapMs! > 5 * MIN && as[2]!.gapMs! < HOUR);
 });
+
+test('the doc example of anatomizeChain', () => {
+  // #4 t=7m30s r 4,000 w 10,000: gap 30s ≤ 5m, rw = min(10,000, 13,000 − 4,000) = 9,000 break, growth 1,000
+  const specs = [
+    { t: 0, w: 10_000 },
+    { t: 1 * MIN, r: 10_000, w: 2_000 },
+    { t: 7 * MIN, r: 0, w: 13_000 },
+    { t: 7 * MIN + 30 * SEC, r: 4_000, w: 10_000 },
+  ];
+  assert.deepEqual(split(anatomizeChain(chain('X', specs))), [
+    [10_000, 0, 0, 0, 'cold'],
+    [0, 0, 0, 2_000, 'growth'],
+    [0, 12_000, 0, 1_000, 'expiry'],
+    [0, 0, 9_000, 1_000, 'break'],
+  ]);
+  // out of order input is put in time order first
+  const shuffled = chain('X', [specs[2]!, specs[0]!, specs[3]!, specs[1]!]);
+  assert.deepEqual(split(anatomizeChain(shuffled)), split(anatomizeChain(chain('X', specs))));
+});
