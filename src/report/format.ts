@@ -3,17 +3,20 @@
 const int = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 const usd2 = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 2 });
 
+/** Puts a minus sign (U+2212) before `s` unless the value rounds to zero in print. */
+function signed(n: number, s: string): string {
+  return n < 0 && /[1-9]/.test(s) ? '−' + s : s;
+}
+
 /** `$1,234.57`; `unknown` when the price is unknown. Example: fmtUsd(-0.5) === '−$0.50' */
 export function fmtUsd(usd: number | null): string {
   if (usd === null) return 'unknown';
-  const s = usd2.format(Math.abs(usd));
-  return usd < 0 ? '−' + s : s;
+  return signed(usd, usd2.format(Math.abs(usd)));
 }
 
 /** `1,234,567` */
 export function fmtInt(n: number): string {
-  const s = int.format(Math.abs(n));
-  return n < 0 ? '−' + s : s;
+  return signed(n, int.format(Math.abs(n)));
 }
 
 /** Tokens with a unit: `1,234 tokens`. */
@@ -26,15 +29,22 @@ export function fmtWeight(n: number): string {
   return `${fmtInt(n)} wt`;
 }
 
+const compact = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 1 });
+
+/** Short form for big headline numbers. Example: fmtCompact(82_474_000) === '82.5M' */
+export function fmtCompact(n: number): string {
+  return signed(n, compact.format(Math.abs(n)));
+}
+
 /** A share 0..1 as a percentage. Example: fmtPct(0.3951) === '39.5%' */
 export function fmtPct(share: number, digits = 1): string {
-  const s = (Math.abs(share) * 100).toFixed(digits) + '%';
-  return share < 0 ? '−' + s : s;
+  return signed(share, (Math.abs(share) * 100).toFixed(digits) + '%');
 }
 
 /** A signed share: `+18.0%` / `−5.2%`. */
 export function fmtSignedPct(share: number, digits = 1): string {
-  return share > 0 ? '+' + fmtPct(share, digits) : fmtPct(share, digits);
+  const s = fmtPct(share, digits);
+  return share > 0 && /[1-9]/.test(s) ? '+' + s : s;
 }
 
 /** UTC time `2026-01-05 14:03 UTC`. */

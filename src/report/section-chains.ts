@@ -17,7 +17,10 @@ export function chainReading(c: ChainSummary): string {
   const rewrite = r.reduce((s, x) => s + x.rewrite, 0);
   const written = r.reduce((s, x) => s + x.write, 0);
   if (c.repurchase) {
-    return `Re-purchase pattern: reads stay near ${fmtInt(Math.min(...reads))}–${fmtInt(Math.max(...reads))} tokens while writes grow from ${fmtInt(first.write)} to ${fmtInt(last.write)} over ${r.length} rounds — the whole context is bought again every round.`;
+    const lo = Math.min(...reads);
+    const hi = Math.max(...reads);
+    const at = lo === hi ? `at ${fmtInt(lo)}` : `between ${fmtInt(lo)} and ${fmtInt(hi)}`;
+    return `Re-purchase pattern: reads stay ${at} tokens while writes grow from ${fmtInt(first.write)} to ${fmtInt(last.write)} over ${r.length} rounds — the whole context is bought again every round.`;
   }
   return `${fmtPct(written > 0 ? rewrite / written : 0)} of ${fmtInt(written)} written tokens over ${r.length} rounds were rewrites of context already cached.`;
 }

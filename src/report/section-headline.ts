@@ -1,14 +1,14 @@
 /** The headline: what was spent, how much of it was cache, how much was waste, what would help. */
-import type { Headline, ReportMeta } from './data.js';
-import { fmtInt, fmtPct, fmtSignedPct, fmtTime, fmtUsd, fmtWeight } from './format.js';
+import type { Headline } from './data.js';
+import { fmtCompact, fmtInt, fmtPct, fmtSignedPct, fmtUsd, fmtWeight } from './format.js';
 import { html, type SafeHtml } from './html.js';
 import type { SectionOutput } from './section.js';
 
 /** A headline number; `data-metric`/`data-value` carry the raw value for tests and scripts. */
-function tile(metric: string, label: string, value: string, raw: number | null, note: string | SafeHtml): SafeHtml {
+function tile(metric: string, label: string, value: string, raw: number | null, note: string | SafeHtml, exact?: string): SafeHtml {
   return html`<div class="tile">
 <div class="tile-label">${label}</div>
-<div class="tile-value" data-metric="${metric}" data-value="${raw === null ? 'null' : String(raw)}">${value}</div>
+<div class="tile-value" data-metric="${metric}" data-value="${raw === null ? 'null' : String(raw)}" title="${exact}">${value}</div>
 <div class="tile-note">${note}</div>
 </div>`;
 }
@@ -28,17 +28,16 @@ export function headlineReading(h: Headline): string {
   return s;
 }
 
-export function renderHeadline(h: Headline, meta: ReportMeta): SectionOutput {
+export function renderHeadline(h: Headline): SectionOutput {
   const wasteShare = h.weight > 0 ? h.wasteWeight / h.weight : 0;
   const b = h.bestWhatIf;
-  const period = meta.from !== null && meta.to !== null ? `${fmtTime(meta.from)} – ${fmtTime(meta.to)}` : 'no requests';
   const body = html`<div class="tiles">
 ${tile('usd', 'Cost', fmtUsd(h.usd), h.usd, h.unpricedRequests > 0 ? `${fmtInt(h.unpricedRequests)} requests without a price not included` : `${fmtInt(h.requests)} requests, ${fmtInt(h.sessions)} sessions, ${fmtInt(h.chains)} chains`)}
-${tile('weight', 'Weight', fmtWeight(h.weight), h.weight, 'base-input-token equivalents')}
+${tile('weight', 'Weight', `${fmtCompact(h.weight)} wt`, h.weight, 'base-input-token equivalents', fmtWeight(h.weight))}
 ${tile('hitRatio', 'Cache hit ratio', fmtPct(h.hitRatio), h.hitRatio, 'reads ÷ all prompt tokens (writes included)')}
 ${tile('wasteUsd', 'Waste', h.wasteUsd === null ? fmtWeight(h.wasteWeight) : fmtUsd(h.wasteUsd), h.wasteUsd, html`<span data-metric="wasteWeight" data-value="${String(h.wasteWeight)}">${fmtWeight(h.wasteWeight)}</span>, ${fmtPct(wasteShare)} of weight: expiry + break rewrites`)}
-${tile('bestSavingUsd', 'Best what-if', b ? (b.savingUsd === null ? fmtWeight(b.savingWeight) : fmtUsd(b.savingUsd)) : 'not computed', b ? b.savingUsd : null, b ? html`<span data-metric="bestSavingShare" data-value="${String(b.savingShare)}">${fmtSignedPct(-b.savingShare)} cost</span> with ${b.label}` : '')}
+${tile('bestSavingUsd', 'Best what-if', b ? (b.savingUsd === null ? fmtWeight(b.savingWeight) : fmtUsd(b.savingUsd)) : 'not computed', b ? b.savingUsd : null, b ? html`${b.savingShare >= 0 ? 'saves' : 'costs'} <span data-metric="bestSavingShare" data-value="${String(b.savingShare)}">${fmtPct(Math.abs(b.savingShare))}</span> with ${b.label}` : '')}
 </div>
-<p class="meta">${period} · ${fmtInt(h.tokens.input)} input, ${fmtInt(h.tokens.output)} output, ${fmtInt(h.tokens.write5m)} 5m-write, ${fmtInt(h.tokens.write1h)} 1h-write, ${fmtInt(h.tokens.read)} read tokens</p>`;
+<p class="meta">Tokens: ${fmtInt(h.tokens.input)} input, ${fmtInt(h.tokens.output)} output, ${fmtInt(h.tokens.write5m)} 5m-write, ${fmtInt(h.tokens.write1h)} 1h-write, ${fmtInt(h.tokens.read)} read tokens</p>`;
   return { reading: headlineReading(h), body };
 }

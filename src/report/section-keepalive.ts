@@ -22,7 +22,7 @@ export function renderKeepalive(d: Keepalive, charts: ChartSink): SectionOutput 
     label: label(b.budget),
     subagent: b.netSavingShareSubagent,
     all: b.netSavingShareAll,
-    sign: b.netSavingShareSubagent >= 0 ? 'saves (% of subagent weight)' : 'costs (% of subagent weight)',
+    sign: b.netSavingShareSubagent >= 0 ? 'saves' : 'costs more',
     pings: b.pings,
     bridged: b.bridged,
     expired: b.expiredAfterBudget,
@@ -52,6 +52,6 @@ export function renderKeepalive(d: Keepalive, charts: ChartSink): SectionOutput 
   );
   return {
     reading: keepaliveReading(d),
-    body: html`${charts.figure('keepalive', { budgets }, 'Net saving of keepalive pings per ping budget')}${table}`,
+    body: html`${charts.figure('keepalive', { budgets }, 'Net saving of keepalive pings per ping budget', 'Bars: net saving as a share of subagent weight; line: as a share of all weight.')}${table}`,
   };
 }

@@ -17,7 +17,7 @@ export function replayRunReading(run: ReplayRun): string {
   return text + '.';
 }
 
-function runBlock(run: ReplayRun, charts: ChartSink): SafeHtml {
+function runBlock(run: ReplayRun, charts: ChartSink, withReading: boolean): SafeHtml {
   const rows = run.strategies.flatMap((s) => [
     { strategy: s.strategy, part: 'cacheable prefix', order: 0, tokens: s.cacheablePrefix },
     { strategy: s.strategy, part: 'uncached', order: 1, tokens: Math.max(0, s.inputTokens - s.cacheablePrefix) },
@@ -53,7 +53,7 @@ function runBlock(run: ReplayRun, charts: ChartSink): SafeHtml {
   if (run.fidelity) notes.push(`fidelity over ${fmtInt(run.fidelity.requests)} requests: median relative error ${fmtPct(run.fidelity.medianRelError)}, 90th percentile ${fmtPct(run.fidelity.p90RelError)}`);
   return html`<article class="replay-run">
 <h3>${run.kind} replay · ${run.title}</h3>
-<p class="reading">${replayRunReading(run)}</p>
+${withReading ? html`<p class="reading">${replayRunReading(run)}</p>` : ''}
 <div class="grid2">
 ${charts.figure('replay-strategies', { rows }, `${run.title}: cacheable and uncached input per strategy`)}
 ${turns.length ? charts.figure('replay-turns', { turns }, `${run.title}: uncached tokens per turn`) : ''}
@@ -65,5 +65,5 @@ ${notes.length ? html`<p class="muted">${notes.join(' · ')}</p>` : ''}
 
 export function renderReplay(d: Replay, charts: ChartSink): SectionOutput {
   const reading = d.runs.length === 1 ? replayRunReading(d.runs[0]!) : `${d.runs.length} replays; each is read below.`;
-  return { reading, body: html`${d.runs.map((r) => runBlock(r, charts))}` };
+  return { reading, body: html`${d.runs.map((r) => runBlock(r, charts, d.runs.length > 1))}` };
 }

@@ -27,12 +27,12 @@ function def<K extends SectionKey>(d: SectionDef<K>): SectionDef {
 }
 
 export const SECTIONS: SectionDef[] = [
-  def({ key: 'headline', id: 'headline', title: 'Headline', render: (v, _c, data) => renderHeadline(v, data.meta) }),
+  def({ key: 'headline', id: 'headline', title: 'Headline', render: (v) => renderHeadline(v) }),
   def({ key: 'costOverTime', id: 'cost-over-time', title: 'Cost over time', render: renderCostOverTime }),
   def({ key: 'costBy', id: 'cost-by', title: 'Cost by project, model and agent type', render: renderCostBy }),
   def({ key: 'anatomy', id: 'anatomy', title: 'Cache anatomy by agent type', render: renderAnatomy }),
   def({ key: 'topChains', id: 'top-chains', title: 'Top chains by waste', render: renderTopChains }),
-  def({ key: 'crossTab', id: 'cross-tab', title: 'Agent definition × skill_listing', render: (v) => renderCrossTab(v) }),
+  def({ key: 'crossTab', id: 'cross-tab', title: 'Agents × skill_listing attachments', render: (v) => renderCrossTab(v) }),
   def({ key: 'ttlOverride', id: 'ttl-override', title: 'What if: TTL override', render: renderTtlOverride }),
   def({ key: 'keepalive', id: 'keepalive', title: 'What if: keepalive pings', render: renderKeepalive }),
   def({ key: 'replay', id: 'replay', title: 'Replay: delivery strategies', render: renderReplay }),

@@ -5,14 +5,14 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { renderReport } from '../../src/report/render.js';
 import type { ReportData } from '../../src/report/data.js';
 import { chartsSettled, chartStates, launchChromium, openRecorded, type Browser } from './browser.js';
-import { fixtureReport } from './fixtures.js';
+import { fixtureReport, hostileReport, PAYLOADS } from './fixtures.js';
 
 let browser: Browser;
 let dir: string;
@@ -57,7 +57,8 @@ test('fixture report loads from file:// with no errors, no requests, and every c
   const sections = await page.$$eval('section[data-section]', (s) => s.map((e) => e.id));
   assert.deepEqual(sections, ['headline', 'cost-over-time', 'cost-by', 'anatomy', 'top-chains', 'cross-tab', 'ttl-override', 'keepalive', 'replay', 'blocks', 'data-quality']);
 
-  const shots = await mkdtemp(path.join(os.tmpdir(), 'cachelens-report-shots-'));
+  const shots = path.join(os.tmpdir(), 'cachelens-report-shots');
+  await mkdir(shots, { recursive: true });
   await page.screenshot({ path: path.join(shots, 'light.png'), fullPage: true });
   await page.emulateMedia({ colorScheme: 'dark' });
   await page.screenshot({ path: path.join(shots, 'dark.png'), fullPage: true });
@@ -94,5 +95,81 @@ test('a section whose analysis failed shows an error card; a chart that throws b
   assert.match(chartCard, /nonexistent/);
   assert.deepEqual(log.pageErrors, []);
   assert.deepEqual(log.requests, [url]);
+  await page.close();
+});
+
+async function assertNothingRan(url: string, data: ReportData, label: string) {
+  const { page, log } = await openRecorded(browser, url);
+  await chartsSettled(page);
+  const state = await page.evaluate(() => ({
+    xss: (window as unknown as { __xss?: unknown }).__xss,
+    scripts: document.scripts.length,
+    imgs: document.images.length,
+    strayElements: document.querySelectorAll('main svg:not(.chart-canvas svg), main script, main iframe, main object, a[href^="javascript"]').length,
+    text: document.body.textContent ?? '',
+    title: document.title,
+    chartText: [...document.querySelectorAll('figure.chart svg text')].map((t) => t.textContent).join('\n'),
+    data: JSON.parse(document.getElementById('cachelens-data')!.textContent!),
+  }));
+  assert.equal(state.xss, undefined, `${label}: a payload ran`);
+  assert.deepEqual(log.dialogs, [], `${label}: a dialog opened`);
+  assert.deepEqual(log.pageErrors, [], label);
+  assert.deepEqual(log.consoleErrors, [], label);
+  assert.deepEqual(log.requests, [url], `${label}: only the page itself is loaded`);
+  assert.equal(state.scripts, 5, `${label}: exactly the report's own script elements`);
+  assert.equal(state.imgs, 0, label);
+  assert.equal(state.strayElements, 0, label);
+  for (const payload of PAYLOADS) assert.ok(state.text.includes(payload), `${label}: ${JSON.stringify(payload)} shows literally`);
+  assert.equal(state.title, data.meta.title);
+  assert.match(state.chartText, /<img src=x/, `${label}: chart labels show the text`);
+  assert.match(state.chartText, /<script>window\.__xss=1/, label);
+  assert.deepEqual(state.data, JSON.parse(JSON.stringify(data)), `${label}: embedded JSON round-trips, U+2028 included`);
+  const charts = await chartStates(page);
+  for (const c of charts) assert.equal(c.state, 'ok', `${label}: chart ${c.id} (${c.spec})`);
+  await page.close();
+}
+
+test('hostile transcript text shows literally and never runs, with and without the CSP', async () => {
+  const data = hostileReport();
+  const htmlText = renderReport(data);
+  await assertNothingRan(await writeHtml('hostile.html', htmlText), data, 'with CSP');
+  // Without the CSP, escaping alone must hold.
+  const noCsp = htmlText.replace(/<meta http-equiv="Content-Security-Policy"[^>]*>/, '');
+  assert.notEqual(noCsp, htmlText);
+  await assertNothingRan(await writeHtml('hostile-no-csp.html', noCsp), data, 'without CSP');
+});
+
+test('tables sort by their raw numbers when a header is clicked', async () => {
+  const url = await writeHtml('sort.html', renderReport(fixtureReport()));
+  const { page } = await openRecorded(browser, url);
+  const column = () => page.$$eval('#keepalive table tbody tr', (rows) => rows.map((r) => (r as HTMLTableRowElement).cells[4]!.getAttribute('data-sort')));
+  const before = await column();
+  await page.click('#keepalive table thead th:nth-child(5) button');
+  const desc = (await column()).map(Number);
+  assert.deepEqual(desc, [...desc].sort((a, b) => b - a));
+  assert.notDeepEqual(desc.map(String), before);
+  await page.click('#keepalive table thead th:nth-child(5) button');
+  const asc = (await column()).map(Number);
+  assert.deepEqual(asc, [...asc].sort((a, b) => a - b));
+  assert.equal(await page.getAttribute('#keepalive table thead th:nth-child(5)', 'aria-sort'), 'ascending');
+  await page.close();
+});
+
+test('printing uses light colours even in dark mode and makes a multi-page PDF', async () => {
+  const url = await writeHtml('print.html', renderReport(fixtureReport()));
+  const { page } = await openRecorded(browser, url);
+  await chartsSettled(page);
+  await page.emulateMedia({ media: 'print', colorScheme: 'dark' });
+  const colours = await page.evaluate(() => ({
+    bg: getComputedStyle(document.documentElement).backgroundColor,
+    fg: getComputedStyle(document.body).color,
+    axis: getComputedStyle(document.querySelector('figure.chart svg .role-axis-label text')!).fill,
+    toc: getComputedStyle(document.querySelector('nav.toc')!).display,
+  }));
+  assert.deepEqual(colours, { bg: 'rgb(255, 255, 255)', fg: 'rgb(0, 0, 0)', axis: 'rgb(0, 0, 0)', toc: 'none' });
+  const pdf = await page.pdf({ format: 'A4', printBackground: true });
+  assert.equal(pdf.subarray(0, 5).toString('latin1'), '%PDF-');
+  const pages = (pdf.toString('latin1').match(/\/Type\s*\/Page[^s]/g) ?? []).length;
+  assert.ok(pages >= 5, `a multi-page PDF, got ${pages} pages`);
   await page.close();
 });

@@ -56,7 +56,7 @@ function repurchaseRounds(n: number) {
 }
 
 function healthyRounds(n: number) {
-  return Array.from({ length: n }, (_, i) => ({ round: i + 1, read: 20_000 + i * 9_000, write: i === 0 ? 20_000 : 9_000, rewrite: i === 6 ? 81_957 : 0 }));
+  return Array.from({ length: n }, (_, i) => ({ round: i + 1, read: 20_000 + i * 9_000, write: i === 0 ? 20_000 : i === 6 ? 90_957 : 9_000, rewrite: i === 6 ? 81_957 : 0 }));
 }
 
 export function fixtureReport(): ReportData {
@@ -201,4 +201,60 @@ export function fixtureReport(): ReportData {
       unknownLineTypes: [{ type: 'custom-title', count: 4 }],
     },
   };
+}
+
+/**
+ * Strings that would run if the report spliced transcript text into HTML, a script element, a
+ * spec or a template; each sets `window.__xss` (or opens a dialog) when it runs.
+ */
+export const PAYLOADS = [
+  '<script>window.__xss=1;alert(1)</script>',
+  '</script><script>window.__xss=2</script>',
+  '<img src=x onerror="window.__xss=3">',
+  'javascript:window.__xss=4',
+  '\u2028\u2029<!--<script>window.__xss=5</script>-->',
+  '"><svg onload="window.__xss=6">',
+  "'-alert(7)-'",
+  '{{data}} {{vega}} $& $` $\'',
+] as const;
+
+/** The fixture with a payload in every transcript-derived string the report shows. */
+export function hostileReport(): ReportData {
+  const d = fixtureReport();
+  const p = (i: number) => PAYLOADS[i % PAYLOADS.length]!;
+  d.meta.roots = [p(0) + '/projects'];
+  d.meta.title = 'hostile ' + p(1);
+  const h = d.headline as Extract<ReportData['headline'], { usd: unknown }>;
+  h.bestWhatIf!.label = p(2);
+  const cb = d.costBy as Extract<ReportData['costBy'], { rows: unknown }>;
+  for (const r of cb.rows) {
+    if (r.key === '/home/dev/marot-spotter') r.key = p(0);
+    if (r.key === 'claude-opus-4-6') r.key = p(1);
+    if (r.key === 'myplugin:planner') r.key = p(2);
+    if (r.key === 'main') r.key = p(3);
+  }
+  const an = d.anatomy as Extract<ReportData['anatomy'], { rows: unknown }>;
+  for (const r of an.rows) if (r.agentType === 'planner') r.agentType = p(4);
+  const tc = d.topChains as Extract<ReportData['topChains'], { chains: unknown }>;
+  tc.chains.forEach((c, i) => {
+    c.project = p(i);
+    c.agentType = p(i + 3);
+    c.model = p(i + 5);
+    c.chainId = p(i + 1);
+    c.sessionId = p(i + 2);
+  });
+  const ct = d.crossTab as Extract<ReportData['crossTab'], { rows: unknown }>;
+  ct.rowDimension = p(6);
+  ct.rows.forEach((r, i) => (r.key = p(i + 2)));
+  const ttl = d.ttlOverride as Extract<ReportData['ttlOverride'], { buckets: unknown }>;
+  ttl.buckets.forEach((b, i) => (b.bucket = p(i)));
+  const rp = d.replay as Extract<ReportData['replay'], { runs: unknown }>;
+  rp.runs[0]!.title = p(5);
+  rp.runs[0]!.strategies.forEach((s, i) => (s.strategy = p(i + 1)));
+  const dq = d.dataQuality as Extract<ReportData['dataQuality'], { files: unknown }>;
+  dq.skipped[1]!.examples = [{ path: p(0), line: 3, detail: p(4) }, { path: p(7), line: 9, detail: p(2) }];
+  dq.unknownModels = [{ model: p(1), requests: 2 }];
+  dq.unknownLineTypes = [{ type: p(5), count: 1 }];
+  d.blocks = { error: 'attachment text ' + p(2) + p(0) };
+  return d;
 }

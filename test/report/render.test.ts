@@ -1,0 +1,138 @@
+/** The report renderer without a browser: escaping, CSP hashes, self-containment, error cards, readings. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import fc from 'fast-check';
+import { escapeHtml, jsonForScript } from '../../src/report/escape.js';
+import { renderReport } from '../../src/report/render.js';
+import { vegaSpec, type ChartSpecName } from '../../src/report/charts.js';
+import { crossTabReading } from '../../src/report/section-crosstab.js';
+import { ttlReading } from '../../src/report/section-ttl.js';
+import { keepaliveReading } from '../../src/report/section-keepalive.js';
+import { chainReading } from '../../src/report/section-chains.js';
+import { fmtCompact, fmtPct, fmtSignedPct, fmtUsd } from '../../src/report/format.js';
+import type { ReportData, TopChains } from '../../src/report/data.js';
+import { fixtureReport } from './fixtures.js';
+
+const page = renderReport(fixtureReport());
+
+function inlineScripts(htmlText: string): Array<{ attrs: string; body: string }> {
+  return [...htmlText.matchAll(/<script([^>]*)>([\s\S]*?)<\/script>/g)].map((m) => ({ attrs: m[1]!, body: m[2]! }));
+}
+
+function csp(htmlText: string): string {
+  const m = /<meta http-equiv="Content-Security-Policy" content="([^"]*)">/.exec(htmlText);
+  assert.ok(m, 'the page has a CSP meta tag');
+  return m[1]!.replace(/&#39;/g, "'");
+}
+
+test('jsonForScript output has no <, >, &, U+2028, U+2029 and parses back to the same value', () => {
+  assert.equal(jsonForScript({ p: '</script><!--&\u2028\u2029' }), '{"p":"\\u003c/script\\u003e\\u003c!--\\u0026\\u2028\\u2029"}');
+  fc.assert(
+    fc.property(fc.jsonValue(), (v) => {
+      const s = jsonForScript(v);
+      assert.doesNotMatch(s, /[<>&\u2028\u2029]/);
+      assert.deepEqual(JSON.parse(s), JSON.parse(JSON.stringify(v)));
+    }),
+  );
+});
+
+test('escapeHtml leaves no markup characters', () => {
+  assert.equal(escapeHtml(`<img src=x onerror="a('b')">&amp;`), '&lt;img src=x onerror=&quot;a(&#39;b&#39;)&quot;&gt;&amp;amp;');
+  fc.assert(fc.property(fc.string({ unit: 'binary' }), (s) => assert.doesNotMatch(escapeHtml(s), /[<>"']|&(?!amp;|lt;|gt;|quot;|#39;)/)));
+});
+
+test('the CSP forbids remote loads and eval, and allows exactly the inline scripts and style by hash', () => {
+  const policy = csp(page);
+  assert.match(policy, /^default-src 'none';/);
+  assert.doesNotMatch(policy, /unsafe-eval|https?:|\*/);
+  const scriptSrc = /script-src ([^;]*)/.exec(policy)![1]!.split(' ');
+  assert.ok(!scriptSrc.includes("'unsafe-inline'"));
+  const executable = inlineScripts(page).filter((s) => !/type="application\/json"/.test(s.attrs));
+  assert.equal(executable.length, 3, 'vega, vega-interpreter, page script');
+  const hashes = executable.map((s) => `'sha256-${createHash('sha256').update(s.body, 'utf8').digest('base64')}'`);
+  assert.deepEqual(scriptSrc, hashes);
+  const style = /<style>([\s\S]*?)<\/style>/.exec(page)![1]!;
+  assert.match(policy, new RegExp(`style-src 'sha256-${createHash('sha256').update(style).digest('base64').replace(/[+/]/g, '\\$&')}'`));
+});
+
+test('the page is one file: no external script, stylesheet, image, font or frame', () => {
+  const outsideScripts = page.replace(/<script[^>]*>[\s\S]*?<\/script>/g, '');
+  assert.doesNotMatch(outsideScripts, /\ssrc=|<link|@import|url\(|<iframe|<object/i);
+  assert.equal(inlineScripts(page).filter((s) => /\ssrc=/.test(s.attrs)).length, 0);
+});
+
+test('rendering is pure: the same data gives the same page', () => {
+  assert.equal(renderReport(fixtureReport()), page);
+});
+
+test('every chart binds only data sets its compiled spec declares without values', () => {
+  const payload = JSON.parse(/<script type="application\/json" id="cachelens-charts">([\s\S]*?)<\/script>/.exec(page)![1]!);
+  assert.ok(payload.charts.length >= 13);
+  for (const chart of payload.charts as Array<{ id: string; spec: ChartSpecName; data: Record<string, unknown[]> }>) {
+    const spec = vegaSpec(chart.spec) as { data: Array<{ name: string; values?: unknown }> };
+    for (const name of Object.keys(chart.data)) {
+      const d = spec.data.find((x) => x.name === name);
+      assert.ok(d, `${chart.spec} declares data set ${name}`);
+      assert.equal(d.values, undefined, `${chart.spec}.${name} carries no values in the spec`);
+      assert.ok(chart.data[name]!.length > 0, `${chart.id} ${name} has rows`);
+    }
+    assert.deepEqual(payload.specs[chart.spec], JSON.parse(JSON.stringify(spec)), `${chart.spec} is embedded as compiled`);
+  }
+});
+
+test('headline numbers are readable from the DOM with their raw values', () => {
+  assert.match(page, /data-metric="usd" data-value="412.37"/);
+  assert.match(page, /data-metric="weight" data-value="82474000"/);
+  assert.match(page, /data-metric="hitRatio" data-value="0.874"/);
+  assert.match(page, /data-metric="wasteWeight" data-value="9120000"/);
+  assert.match(page, /data-metric="bestSavingUsd" data-value="4.06"/);
+});
+
+test('an absent section is left out, an {error} section and a throwing renderer become error cards', () => {
+  const data: ReportData = { ...fixtureReport(), replay: undefined, keepalive: { error: 'keepalive: <no chains>' } };
+  (data as unknown as { topChains: unknown }).topChains = { chains: null };
+  const out = renderReport(data);
+  assert.doesNotMatch(out, /id="replay"/);
+  assert.match(out, /<section class="card error-card" id="keepalive"[^>]*>[\s\S]*?keepalive: &lt;no chains&gt;/);
+  assert.match(out, /<section class="card error-card" id="top-chains"[^>]*>[\s\S]*?report renderer failed/);
+  assert.match(out, /<section class="card" id="anatomy"/);
+});
+
+test('readings say what the field note said', () => {
+  assert.equal(
+    crossTabReading({
+      rowDimension: 'definition',
+      rows: [
+        { key: 'resolved', chains: 165, chainsWithSkillListing: 0, skillListings: 0, rounds: 600, chainsListingsEqualRounds: 0, weight: 1 },
+        { key: 'lost', chains: 62, chainsWithSkillListing: 62, skillListings: 300, rounds: 300, chainsListingsEqualRounds: 62, weight: 1 },
+      ],
+    }),
+    'In “lost” every chain (62) carries as many skill_listing attachments as rounds; “resolved” (165 chains) has none.',
+  );
+  const f = fixtureReport();
+  assert.equal(
+    ttlReading(f.ttlOverride as never),
+    'Forcing the 1-hour TTL would cost +18.0% more (expiry share f = 16.0% of writes, below the break-even f* = 39.5%); every bucket loses.',
+  );
+  assert.match(keepaliveReading(f.keepalive as never), /^The best budget is 3 pings per gap: net \+3\.1% of subagent weight .* 46 of 105 gaps .*; unbounded pinging nets −18\.0%\.$/);
+  assert.equal(
+    chainReading({ ...(f.topChains as TopChains).chains[0]!, rounds: [
+      { round: 1, read: 13_818, write: 131_000, rewrite: 0 },
+      { round: 2, read: 13_818, write: 143_400, rewrite: 130_000 },
+      { round: 3, read: 13_818, write: 155_800, rewrite: 142_000 },
+    ] }),
+    'Re-purchase pattern: reads stay at 13,818 tokens while writes grow from 131,000 to 155,800 over 3 rounds — the whole context is bought again every round.',
+  );
+});
+
+test('numbers carry units and separators, and a value that rounds to zero has no sign', () => {
+  assert.equal(fmtUsd(1234.567), '$1,234.57');
+  assert.equal(fmtUsd(-0.001), '$0.00');
+  assert.equal(fmtUsd(-3.6), '−$3.60');
+  assert.equal(fmtUsd(null), 'unknown');
+  assert.equal(fmtPct(0.3947), '39.5%');
+  assert.equal(fmtSignedPct(-0.00001), '0.0%');
+  assert.equal(fmtSignedPct(0.18), '+18.0%');
+  assert.equal(fmtCompact(82_474_000), '82.5M');
+});
