@@ -112,6 +112,12 @@ interface Priced {
   priced: { components: Components; weight: number; usd: number; waste: number; wasteUsd: number; usdPerWeight: number } | null;
 }
 
+/**
+ * Weight, USD and waste of one request.
+ * Example: a 5-minute chain's request with in 5, r 0, w5 13,000, out 50 and expiry 12,000 weighs
+ * 5 + 16,250 + 250 = 16,505 with waste 12,000 × (1.25 − 0.1) = 13,800; had the chain written
+ * 1-hour tokens, the same 12,000 would be a break (a 6-minute gap) with waste 12,000 × (2 − 0.1) = 22,800.
+ */
 export function priceAnatomy(a: RequestAnatomy, weightsFor: WeightsFor): Priced {
   const w = weightsFor(a.request.model, promptTokens(a.request));
   if (!w) return { a, priced: null };
