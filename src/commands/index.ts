@@ -1,7 +1,8 @@
 /** Every CLI command, in the order `--help` lists them. */
 import type { Command } from './command.js';
 import { anatomyCommand, whatifCommand } from './cache.js';
+import { replayCommand } from './replay.js';
 import { startCommand } from './start.js';
 import { blocksCommand, sessionsCommand, summaryCommand } from './usage.js';
 
-export const commands: Command[] = [startCommand, summaryCommand, sessionsCommand, blocksCommand, anatomyCommand, whatifCommand];
+export const commands: Command[] = [startCommand, summaryCommand, sessionsCommand, blocksCommand, anatomyCommand, whatifCommand, replayCommand];

@@ -1,0 +1,30 @@
+/** `cachelens replay channel` end to end on the sample channel: the documented JSON shape and SPEC §6.1's shapes. */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { REPO, cli } from '../helpers/corpus.js';
+
+const CHANNEL = join(REPO, 'sample-logs/channels/backend.jsonl');
+const KEYS = ['input_tokens', 'cacheable_tokens', 'cacheable_ratio', 'uncached_per_warm_turn', 'context_tokens', 'already_seen_tokens', 'rows_sent', 'rows_never_shown', 'weight'];
+
+test('replay channel --json: every strategy carries the documented metrics, and the shapes hold', () => {
+  const r = cli(['replay', 'channel', CHANNEL, '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  const d = JSON.parse(r.stdout);
+  for (const s of ['window', 'watermark', 'unstable']) for (const k of KEYS) assert.equal(typeof d.strategies[s][k], 'number', `${s}.${k}`);
+  const { window: w, watermark: m, unstable: u } = d.strategies;
+  assert.ok(Math.abs(w.cacheable_ratio - m.cacheable_ratio) <= 0.02 && m.cacheable_ratio > 0.9);
+  assert.equal(m.already_seen_tokens, 0);
+  assert.ok(w.already_seen_tokens > 0.4 * w.context_tokens);
+  assert.ok(u.cacheable_ratio < 0.05);
+  assert.ok(Array.isArray(d.turns) && d.turns.length === 90, '30 mentions × 3 strategies');
+});
+
+test('replay channel: a missing file and an unknown strategy are one-line errors with exit 2', () => {
+  const a = cli(['replay', 'channel', join(REPO, 'no-such-channel.jsonl')]);
+  assert.equal(a.code, 2);
+  assert.equal(a.stderr.trim().split('\n').length, 1);
+  const b = cli(['replay', 'channel', CHANNEL, '--strategy', 'telepathy']);
+  assert.equal(b.code, 2);
+  assert.match(b.stderr, /--strategy telepathy/);
+});
