@@ -4,8 +4,8 @@
  * for every request, the long-context tier included (a long-context Sonnet 4.5 input token weighs 2).
  *
  * Example: claude-opus-4-6 ($5 input, $6.25 5m write, $25 output per million). A request with
- * in 3, w5 15,005, r 11,442, out 9 weighs 3 + 15,005×1.25 + 11,442×0.1 + 9×5 = 19,949.45,
- * which is 19,949.45 × $5/1e6 = $0.0997.
+ * in 3, w5 15,005, r 11,442, out 9 weighs 3 + 15,005×1.25 + 11,442×0.1 + 9×5 = 19,948.45,
+ * which is 19,948.45 × $5/1e6 = $0.0997.
  */
 import { readFileSync } from 'node:fs';
 import { UsageError } from '../errors.js';
