@@ -4,6 +4,9 @@ import { fmtInt, fmtPct } from './format.js';
 import { html, sortableTable } from './html.js';
 import { ANATOMY_ORDER, groupBy, maxBy, sum, type ChartSink, type SectionOutput } from './section.js';
 
+/** Agent types drawn; the rest fold into one "other" bar (plugins can define dozens). */
+const MAX_TYPES = 15;
+
 export function renderAnatomy(d: Anatomy, charts: ChartSink): SectionOutput {
   const total = sum(d.rows, (r) => r.weight);
   const of = (c: AnatomyComponent) => sum(d.rows.filter((r) => r.component === c), (r) => r.weight);
@@ -18,7 +21,15 @@ export function renderAnatomy(d: Anatomy, charts: ChartSink): SectionOutput {
     total > 0 && worst
       ? `Of ${fmtInt(total)} wt of cache writes, ${fmtPct(of('expiry') / total)} re-bought context after a cache expiry and ${fmtPct(of('break') / total)} after a broken prefix; “${worst.agentType}” re-bought the most (${fmtInt(worst.expiry + worst.break)} wt, ${fmtPct((worst.expiry + worst.break) / Math.max(worst.all, 1))} of its writes).`
       : 'No cache writes in scope.';
-  const rows = d.rows.map((r) => ({ agentType: r.agentType, component: r.component, order: ANATOMY_ORDER[r.component], weight: r.weight, tokens: r.tokens }));
+  const shown = new Set(types.slice(0, MAX_TYPES).map((t) => t.agentType));
+  const other = `other (${types.length - shown.size})`;
+  const rows = d.rows.map((r) => ({
+    agentType: shown.has(r.agentType) ? r.agentType : other,
+    component: r.component,
+    order: ANATOMY_ORDER[r.component],
+    weight: r.weight,
+    tokens: r.tokens,
+  }));
   const table = sortableTable(
     'Cache-write weight by agent type (wt = base-input-token equivalents)',
     [

@@ -49,6 +49,7 @@ test('fixture report loads from file:// with no errors, no requests, and every c
     assert.ok(specs.has(s), `no ${s} chart on the page`);
   }
   assert.deepEqual(log.consoleErrors, []);
+  assert.deepEqual(log.cspViolations, []);
   assert.deepEqual(log.pageErrors, []);
   assert.deepEqual(log.requests, [url]);
 
@@ -67,6 +68,15 @@ test('fixture report loads from file:// with no errors, no requests, and every c
   const axisFill = await page.$eval('figure.chart svg .role-axis-label text', (t) => getComputedStyle(t).fill);
   assert.equal(axisFill, 'rgb(228, 232, 238)', 'chart axis labels follow the dark theme');
   console.log(`# screenshots in ${shots}`);
+  await page.close();
+});
+
+test('a report with no sections (only meta) loads cleanly', async () => {
+  const url = await writeHtml('empty.html', renderReport({ meta: { generatedAt: '2026-01-12T09:30:00.000Z', version: '0.1.0', roots: [], from: null, to: null } }));
+  const { page, log } = await openRecorded(browser, url);
+  assert.equal(await page.locator('section').count(), 0);
+  assert.equal(await page.title(), 'cachelens report');
+  assert.deepEqual([log.consoleErrors, log.cspViolations, log.pageErrors, log.requests], [[], [], [], [url]]);
   await page.close();
 });
 
@@ -115,6 +125,7 @@ async function assertNothingRan(url: string, data: ReportData, label: string) {
   assert.deepEqual(log.dialogs, [], `${label}: a dialog opened`);
   assert.deepEqual(log.pageErrors, [], label);
   assert.deepEqual(log.consoleErrors, [], label);
+  assert.deepEqual(log.cspViolations, [], label);
   assert.deepEqual(log.requests, [url], `${label}: only the page itself is loaded`);
   assert.equal(state.scripts, 5, `${label}: exactly the report's own script elements`);
   assert.equal(state.imgs, 0, label);

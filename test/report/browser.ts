@@ -39,6 +39,8 @@ export async function launchChromium(): Promise<Browser> {
 export interface PageLog {
   requests: string[];
   consoleErrors: string[];
+  /** securitypolicyviolation events: `directive blocked-uri` */
+  cspViolations: string[];
   pageErrors: string[];
   dialogs: string[];
 }
@@ -48,7 +50,7 @@ export interface PageLog {
  * aborted (and recorded), so a leak fails the test instead of touching the network.
  */
 export async function openRecorded(browser: Browser, url: string): Promise<{ page: Page; log: PageLog }> {
-  const log: PageLog = { requests: [], consoleErrors: [], pageErrors: [], dialogs: [] };
+  const log: PageLog = { requests: [], consoleErrors: [], cspViolations: [], pageErrors: [], dialogs: [] };
   const page = await browser.context.newPage();
   await page.route('**/*', (route) => (route.request().url() === url ? route.continue() : route.abort()));
   page.on('request', (r) => log.requests.push(r.url()));
@@ -56,6 +58,13 @@ export async function openRecorded(browser: Browser, url: string): Promise<{ pag
     if (m.type() === 'error') log.consoleErrors.push(m.text());
   });
   page.on('pageerror', (e) => log.pageErrors.push(String(e)));
+  await page.exposeFunction('__cspViolation', (v: string) => log.cspViolations.push(v));
+  // Init scripts run outside the page's CSP, so this listener sees every violation.
+  await page.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (e) => {
+      (window as unknown as { __cspViolation(v: string): void }).__cspViolation(`${e.violatedDirective} ${e.blockedURI}`);
+    });
+  });
   page.on('dialog', (d) => {
     log.dialogs.push(`${d.type()}: ${d.message()}`);
     void d.dismiss();
