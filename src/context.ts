@@ -20,6 +20,16 @@ export interface CommonOptions {
   /** report progress (the CLI passes a stderr printer when stderr is a TTY) */
   progress?: (p: { files: number; filesTotal: number; bytes: number; bytesTotal: number }) => void;
   workers?: number;
+  /** one-line notices for stderr (the CLI passes its stderr printer) */
+  notice?: (line: string) => void;
+}
+
+/** Seconds a run waits for another cachelens process that holds the store (CACHELENS_LOCK_WAIT). */
+export const DEFAULT_LOCK_WAIT_S = 10;
+
+export function lockWaitMs(env: NodeJS.ProcessEnv): number {
+  const s = Number(env.CACHELENS_LOCK_WAIT ?? DEFAULT_LOCK_WAIT_S);
+  return Number.isFinite(s) && s >= 0 ? s * 1000 : DEFAULT_LOCK_WAIT_S * 1000;
 }
 
 export interface Context extends IngestResult {
@@ -44,6 +54,8 @@ export async function openContext(o: CommonOptions): Promise<Context> {
     prices,
     progress: o.progress,
     workers: o.workers,
+    lockWaitMs: lockWaitMs(env),
+    notice: o.notice,
   });
   return { ...result, prices, filters };
 }

@@ -79,6 +79,15 @@ export interface FileFacts {
 export interface ParserState {
   chains: ChainFacts[];
   sidechainOf: [string, string][];
+  /**
+   * Attachments still waiting for their round when the read stopped. They were stored with a
+   * provisional round (the chain's last); an appended read deletes and re-emits them, so they
+   * end in the round of the next user prompt or request after them, as a full read would put them.
+   */
+  pending?: AttachmentRecord[];
+  /** first `cwd` and `sessionId` seen, so an appended read keeps the file's project and session */
+  cwd?: string | null;
+  sessionId?: string | null;
 }
 
 interface ChainState extends ChainFacts {
@@ -100,11 +109,12 @@ export class FileParser {
     if (state) {
       for (const c of state.chains) this.chains.set(c.chainId, { ...c, pending: [] });
       for (const [k, v] of state.sidechainOf) this.sidechainOf.set(k, v);
+      for (const a of state.pending ?? []) this.chains.get(a.chainId)?.pending.push({ ...a, fileId: id.fileId, round: 0 });
     }
     this.facts = {
       fileId: id.fileId,
-      sessionId: id.fileAgentId ? null : id.fileSessionId,
-      cwd: null,
+      sessionId: state?.sessionId ?? (id.fileAgentId ? null : id.fileSessionId),
+      cwd: state?.cwd ?? null,
       lines: 0,
       observations: [],
       chains: [],
@@ -168,10 +178,14 @@ export class FileParser {
     return {
       chains: [...this.chains.values()].map(({ pending: _p, ...c }) => c),
       sidechainOf: [...this.sidechainOf.entries()],
+      pending: [...this.chains.values()].flatMap((c) => c.pending.map((a) => ({ ...a }))),
+      cwd: this.facts.cwd,
+      sessionId: this.facts.sessionId,
     };
   }
 
   finish(): FileFacts {
+    this.facts.state = this.state();
     for (const c of this.chains.values()) {
       for (const a of c.pending) a.round = Math.max(c.rounds, 1);
       this.facts.attachments.push(...c.pending);
@@ -179,7 +193,6 @@ export class FileParser {
       this.facts.chains.push(facts);
     }
     this.facts.observations = [...this.merged.values()];
-    this.facts.state = this.state();
     return this.facts;
   }
 

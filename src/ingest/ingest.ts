@@ -3,11 +3,14 @@
  *
  *   roots ─▶ discover ─▶ plan (unchanged · appended · re-read · retired) ─▶ worker pool ─▶ store
  *
- * A file whose size and mtime are unchanged is not opened. A file that grew and still starts with
- * the same bytes is read from where the last read stopped, with the parser state saved then. A
- * file that shrank or was replaced is read again from the start; a file no longer found under
- * the roots is retired (its facts deleted). De-dup is recomputed in SQL over all facts in scope,
- * so it stays global and exact across runs.
+ * A file whose size and mtime are unchanged is not opened. A file that grew and whose bytes up to
+ * where the last read stopped still carry the same fingerprint (first and last KiB before that
+ * point) is read from there, with the parser state saved then; a half-written last line was left
+ * unread, so it is read once complete. A file that shrank or was replaced is read again from the
+ * start; a file no longer found under the roots is retired (its facts deleted), and so is one that
+ * cannot be read now (the next run tries it afresh). De-dup is recomputed in SQL over all facts in
+ * scope, so it stays global and exact across runs; when no file changed and the scope and prices
+ * are those of the last run, the derived tables are kept as they are.
  */
 import { createHash } from 'node:crypto';
 import { open, readFile } from 'node:fs/promises';
@@ -28,6 +31,10 @@ export interface IngestOptions {
   read?: Pick<ReadOptions, 'chunkSize' | 'streamAbove'>;
   /** called as files finish (files done, files to read, bytes read, bytes to read) */
   progress?: (p: { files: number; filesTotal: number; bytes: number; bytesTotal: number }) => void;
+  /** how long to wait for another process that holds the store (default 0: fail at once) */
+  lockWaitMs?: number;
+  /** one-line notices for stderr (e.g. waiting for the store) */
+  notice?: (line: string) => void;
 }
 
 export interface IngestStats {
@@ -54,12 +61,12 @@ export interface IngestResult {
   walkSkips: WalkSkip[];
 }
 
-const HEAD_BYTES = 1024;
+const FINGERPRINT_BYTES = 1024;
 
 export async function ingest(opts: IngestOptions): Promise<IngestResult> {
   const started = performance.now();
   const discovery = await discover(opts.paths, opts.env ?? process.env);
-  const store = await Store.open(opts.dbPath, { rebuild: opts.rebuild });
+  const store = await Store.open(opts.dbPath, { rebuild: opts.rebuild, lockWaitMs: opts.lockWaitMs, onWait: opts.notice });
   try {
     return await ingestInto(store, discovery, opts, started);
   } catch (err) {
@@ -76,7 +83,7 @@ async function ingestInto(store: Store, discovery: Discovery, opts: IngestOption
   let nextId = await store.nextFileId();
   const scope: number[] = [];
   const full: { f: FoundFile; row: FileRow | undefined; id: number }[] = [];
-  const appends: { f: FoundFile; row: FileRow; head: string }[] = [];
+  const appends: { f: FoundFile; row: FileRow }[] = [];
   const metas: { f: FoundFile; id: number; old: FileRow | undefined }[] = [];
 
   for (const f of discovery.files) {
@@ -92,9 +99,9 @@ async function ingestInto(store: Store, discovery: Discovery, opts: IngestOption
       continue;
     }
     if (row && row.kind === f.kind && f.size >= row.readTo && row.parserState) {
-      const head = await headHash(f.path, Math.min(HEAD_BYTES, row.readTo)).catch(() => null);
-      if (head !== null && head === row.headHash) {
-        appends.push({ f, row, head });
+      const fp = await fingerprint(f.path, row.readTo).catch(() => null);
+      if (fp !== null && fp === row.headHash) {
+        appends.push({ f, row });
         continue;
       }
     }
@@ -106,12 +113,19 @@ async function ingestInto(store: Store, discovery: Discovery, opts: IngestOption
   const retired = [...known.values()].filter((r) => !found.has(r.path) && discovery.roots.some((root) => r.path === root || r.path.startsWith(root + '/')));
   stats.retired = retired.length;
 
+  const derivedFor = createHash('sha1').update(JSON.stringify([scope, [...opts.prices.entries()]])).digest('hex');
+  const changed = full.length + appends.length + metas.length + retired.length > 0;
+  if (!changed && (await store.getMeta('derived_for')) === derivedFor) {
+    stats.ms = performance.now() - started;
+    return { store, discovery, stats, walkSkips };
+  }
+
   await store.run('BEGIN TRANSACTION');
   try {
     await store.deleteFacts(retired.map((r) => r.fileId), true);
     await store.deleteFacts(full.filter((x) => x.row).map((x) => x.id), true);
     await store.deleteFacts(metas.filter((x) => x.old).map((x) => x.id), true);
-    await store.prepareAppend(appends.map((a) => a.row.fileId));
+    await store.prepareAppend(appends.map((a) => ({ fileId: a.row.fileId, provisionalLines: (a.row.parserState?.pending ?? []).map((x) => x.line) })));
 
     const writer = await store.writer();
     for (const m of metas) writer.file(await metaRow(m.f, m.id));
@@ -134,6 +148,8 @@ async function ingestInto(store: Store, discovery: Discovery, opts: IngestOption
     const bytesTotal = tasks.reduce((s, t) => s + (byPath.get(t.path)!.f.size - (t.opts.from ?? 0)), 0);
     let done = 0;
     let bytes = 0;
+    const readRows: FileRow[] = [];
+    const failed: number[] = [];
 
     await readAll(tasks, bytesTotal, (o) => {
       const { f, row } = byPath.get(o.task.path)!;
@@ -141,7 +157,8 @@ async function ingestInto(store: Store, discovery: Discovery, opts: IngestOption
       if ('error' in o) {
         const reason: SkipReason = o.error.code === 'ENOENT' ? 'vanished_file' : 'unreadable_file';
         walkSkips.push({ path: f.path, reason, detail: `${o.error.code ?? 'error'}: ${o.error.message.split('\n')[0]}` });
-        // a file we cannot read now keeps no row, so the next run tries it again
+        // a file we cannot read now keeps no row and no facts, so the next run tries it afresh
+        failed.push(o.task.id.fileId);
         return;
       }
       const r = o.result;
@@ -151,7 +168,7 @@ async function ingestInto(store: Store, discovery: Discovery, opts: IngestOption
       else stats.read++;
       const x = r.facts;
       writer.facts(x);
-      writer.file({
+      readRows.push({
         fileId: x.fileId,
         path: f.path,
         root: f.root,
@@ -160,10 +177,10 @@ async function ingestInto(store: Store, discovery: Discovery, opts: IngestOption
         mtimeMs: r.size === f.size ? f.mtimeMs : r.mtimeMs,
         readTo: r.readTo,
         lines: r.lines,
-        headHash: row && r.readTo >= HEAD_BYTES ? row.headHash : '',
+        headHash: '',
         sessionId: x.sessionId ?? row?.sessionId ?? f.sessionId,
         agentId: f.agentId,
-        project: x.cwd ?? row?.project ?? decodeProjectDir(f.projectDir),
+        project: x.cwd ?? decodeProjectDir(f.projectDir),
         synthetic: x.synthetic + (row?.synthetic ?? 0),
         metaAgentType: null,
         metaToolUseId: null,
@@ -171,12 +188,17 @@ async function ingestInto(store: Store, discovery: Discovery, opts: IngestOption
       });
       opts.progress?.({ files: done, filesTotal: tasks.length, bytes, bytesTotal });
     }, opts.workers);
+    for (const row of readRows) {
+      // taken after reading, over what was read: appended bytes never change it
+      row.headHash = (await fingerprint(row.path, row.readTo).catch(() => null)) ?? '';
+      writer.file(row);
+    }
     writer.close();
-    // head hashes of freshly read files (taken after reading, over what was read)
-    await fillHeadHashes(store);
+    await store.deleteFacts(failed, true);
     await store.setScope(scope);
     await store.setPrices(opts.prices);
     await store.derive();
+    await store.setMeta('derived_for', derivedFor);
     await store.run('COMMIT');
   } catch (err) {
     await store.run('ROLLBACK').catch(() => undefined);
@@ -186,20 +208,21 @@ async function ingestInto(store: Store, discovery: Discovery, opts: IngestOption
   return { store, discovery, stats, walkSkips };
 }
 
-async function fillHeadHashes(store: Store): Promise<void> {
-  const rows = await store.all(`SELECT file_id, path, read_to FROM files WHERE head_hash = '' AND kind <> 'meta' AND read_to > 0`);
-  for (const r of rows) {
-    const h = await headHash(r.path as string, Math.min(HEAD_BYTES, r.read_to as number)).catch(() => null);
-    if (h) await store.run(`UPDATE files SET head_hash = '${h}' WHERE file_id = ${Number(r.file_id)}`);
-  }
-}
-
-async function headHash(path: string, n: number): Promise<string> {
+/**
+ * What identifies the bytes a read covered: SHA-1 of the first and the last KiB before `readTo`
+ * (and of `readTo` itself). A file that was appended to keeps it; a file that was replaced, even
+ * by one that starts with the same session header, almost never does, and is read again.
+ * Example: readTo 5,000 → hash of "5000", bytes [0, 1024) and bytes [3976, 5000).
+ */
+async function fingerprint(path: string, readTo: number): Promise<string> {
   const fh = await open(path, 'r');
   try {
-    const buf = Buffer.alloc(n);
-    const { bytesRead } = await fh.read(buf, 0, n, 0);
-    return createHash('sha1').update(buf.subarray(0, bytesRead)).digest('hex');
+    const n = Math.min(FINGERPRINT_BYTES, readTo);
+    const head = Buffer.alloc(n);
+    const tail = Buffer.alloc(n);
+    const a = await fh.read(head, 0, n, 0);
+    const b = await fh.read(tail, 0, n, readTo - n);
+    return createHash('sha1').update(String(readTo)).update(head.subarray(0, a.bytesRead)).update(tail.subarray(0, b.bytesRead)).digest('hex');
   } finally {
     await fh.close();
   }

@@ -8,7 +8,7 @@
  * counted as `incomplete_last_line` and left unread (`readTo` stops before it), so the next run
  * reads it once Claude Code has finished writing it.
  */
-import { open } from 'node:fs/promises';
+import { type FileHandle, open } from 'node:fs/promises';
 import { FileParser, type FileFacts, type FileIdentity, type ParserState } from './file-parser.js';
 import { LINE_SCHEMA, type Line } from './line.js';
 import { ProjectionError, projectLine } from './project.js';
@@ -51,6 +51,7 @@ export async function readTranscript(path: string, id: FileIdentity, opts: ReadO
     const size = st.size;
     let pos = opts.from ?? 0;
     let lineNo = opts.linesBefore ?? 0;
+    if (pos > 0 && pos < size && (await endsLineHere(fh, pos))) pos++;
     let readTo = pos;
     let buf = Buffer.allocUnsafe(Math.min(chunkSize, Math.max(size - pos, 1)) + 1);
     let have = 0; // bytes of buf holding data not yet consumed, starting at 0
@@ -169,6 +170,17 @@ export async function readTranscript(path: string, id: FileIdentity, opts: ReadO
   } finally {
     await fh.close();
   }
+}
+
+/**
+ * True when the last read took a complete last line that had no newline yet and the newline has
+ * since been written at `from`: that byte ends a line already counted, not a new blank line.
+ * Example: "{…}\n{…}" read to its end, then "\n{…}\n" appended → skip the first "\n".
+ */
+async function endsLineHere(fh: FileHandle, from: number): Promise<boolean> {
+  const two = Buffer.alloc(2);
+  const { bytesRead } = await fh.read(two, 0, 2, from - 1);
+  return bytesRead === 2 && two[0] !== NL && two[1] === NL;
 }
 
 function addLine(parser: FileParser, lineNo: number, l: Line): void {

@@ -46,25 +46,22 @@ export class Store {
     readonly fresh: boolean,
   ) {}
 
-  static async open(path: string, opts: { rebuild?: boolean } = {}): Promise<Store> {
+  static async open(path: string, opts: StoreOpenOptions = {}): Promise<Store> {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-    let instance: DuckDBInstance;
-    try {
-      instance = await DuckDBInstance.create(path);
-    } catch (err) {
-      const msg = (err as Error).message;
-      if (/lock/i.test(msg)) throw new UsageError(`store ${path} is in use by another cachelens process; wait for it to finish, or use --db to choose another store`);
-      throw new UsageError(`cannot open store ${path}: ${msg.split('\n')[0]}`, 'delete it or run with --rebuild --db <new path>');
-    }
+    const instance = await openLocked(path, opts);
     const db = await instance.connect();
     let fresh = false;
     try {
+      const tables = (await db.runAndReadAll(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'`)).getRows().map((r) => String(r[0]));
+      if (tables.length > 0 && !tables.includes('meta')) {
+        // someone else's DuckDB file: never drop what we did not write
+        throw new UsageError(`${path} is a DuckDB file but not a cachelens store`, 'choose another --db');
+      }
       await db.run(`CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR)`);
       const v = (await db.runAndReadAll(`SELECT value FROM meta WHERE key = 'schema_version'`)).getRows()[0]?.[0];
       if (opts.rebuild || v !== String(SCHEMA_VERSION)) {
         // An older (or newer) layout is never misread: drop everything and read the logs again.
-        const tables = (await db.runAndReadAll(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'`)).getRows();
-        for (const [t] of tables) await db.run(`DROP TABLE IF EXISTS "${String(t)}" CASCADE`);
+        for (const t of tables) await db.run(`DROP TABLE IF EXISTS "${t}" CASCADE`);
         fresh = true;
       }
       await db.run(CREATE_TABLES);
@@ -126,18 +123,37 @@ export class Store {
   /** Removes every fact of these files (before a full re-read, or when they are retired). */
   async deleteFacts(fileIds: number[], alsoFileRows: boolean): Promise<void> {
     if (fileIds.length === 0) return;
-    await this.db.run(`CREATE OR REPLACE TEMP TABLE doomed AS SELECT unnest(?::INTEGER[]) AS file_id`, [fileIds as never]);
+    await this.db.run(`CREATE OR REPLACE TEMP TABLE doomed AS SELECT unnest(${intList(fileIds)}) AS file_id`);
     for (const t of FACT_TABLES) await this.db.run(`DELETE FROM ${t} WHERE file_id IN (SELECT file_id FROM doomed)`);
     if (alsoFileRows) await this.db.run(`DELETE FROM files WHERE file_id IN (SELECT file_id FROM doomed)`);
   }
 
-  /** Before an appended read: the facts that the re-read replaces (chain facts, the half line's skip). */
-  async prepareAppend(fileIds: number[]): Promise<void> {
-    if (fileIds.length === 0) return;
-    await this.db.run(`CREATE OR REPLACE TEMP TABLE doomed AS SELECT unnest(?::INTEGER[]) AS file_id`, [fileIds as never]);
+  /**
+   * Before an appended read: the facts that the re-read replaces (chain facts, the half line's
+   * skip, and the attachments stored with a provisional round, at `provisionalLines`).
+   */
+  async prepareAppend(files: { fileId: number; provisionalLines: number[] }[]): Promise<void> {
+    if (files.length === 0) return;
+    const fileIds = files.map((f) => f.fileId);
+    await this.db.run(`CREATE OR REPLACE TEMP TABLE doomed AS SELECT unnest(${intList(fileIds)}) AS file_id`);
     await this.db.run(`DELETE FROM chain_facts WHERE file_id IN (SELECT file_id FROM doomed)`);
     await this.db.run(`DELETE FROM skipped WHERE reason = 'incomplete_last_line' AND file_id IN (SELECT file_id FROM doomed)`);
     await this.db.run(`DELETE FROM files WHERE file_id IN (SELECT file_id FROM doomed)`);
+    const lines = files.flatMap((f) => f.provisionalLines.map((line) => ({ f: f.fileId, line })));
+    if (lines.length === 0) return;
+    await this.db.run(
+      `CREATE OR REPLACE TEMP TABLE provisional AS SELECT unnest(${intList(lines.map((x) => x.f))}) AS file_id, unnest(${intList(lines.map((x) => x.line))}) AS line`,
+    );
+    await this.db.run(`DELETE FROM attachments a USING provisional p WHERE a.file_id = p.file_id AND a.line = p.line`);
+  }
+
+  async getMeta(key: string): Promise<string | null> {
+    const [r] = await this.all(`SELECT value FROM meta WHERE key = $key`, { key });
+    return r ? (r.value as string) : null;
+  }
+
+  async setMeta(key: string, value: string): Promise<void> {
+    await this.db.run(`INSERT OR REPLACE INTO meta VALUES ($key, $value)`, { key, value } as never);
   }
 
   async writer(): Promise<StoreWriter> {
@@ -176,6 +192,46 @@ export class Store {
   async derive(): Promise<void> {
     await this.db.run(DERIVE_REQUESTS);
     await this.db.run(DERIVE_CHAINS);
+  }
+}
+
+export interface StoreOpenOptions {
+  rebuild?: boolean;
+  /** how long to wait for another process that holds the store (default 0: fail at once) */
+  lockWaitMs?: number;
+  /** told once, with a one-line message, when this open starts waiting for that process */
+  onWait?: (message: string) => void;
+}
+
+const LOCK_POLL_MS = 250;
+
+/**
+ * DuckDB lets one process write a store at a time and refuses a second one with a lock error.
+ * Two cachelens runs on one store therefore never interleave their writes: the second polls for
+ * up to `lockWaitMs` (saying so once), then gives up with a one-line UsageError naming the holder.
+ */
+async function openLocked(path: string, opts: StoreOpenOptions): Promise<DuckDBInstance> {
+  const deadline = Date.now() + (opts.lockWaitMs ?? 0);
+  let told = false;
+  for (;;) {
+    try {
+      return await DuckDBInstance.create(path);
+    } catch (err) {
+      const msg = (err as Error).message;
+      if (!/lock/i.test(msg)) {
+        throw new UsageError(`cannot open store ${path}: ${msg.split('\n')[0]}`, 'delete it or run with --rebuild --db <new path>');
+      }
+      const holder = /PID (\d+)/.exec(msg)?.[1];
+      const who = holder ? `another process (pid ${holder})` : 'another process';
+      if (Date.now() >= deadline) {
+        throw new UsageError(`store ${path} is in use by ${who}`, 'run again when it has finished, or use --db to choose another store');
+      }
+      if (!told) {
+        told = true;
+        opts.onWait?.(`cachelens: store ${path} is in use by ${who}; waiting up to ${Math.ceil((deadline - Date.now()) / 1000)} s for it`);
+      }
+      await new Promise((r) => setTimeout(r, LOCK_POLL_MS));
+    }
   }
 }
 
@@ -329,6 +385,15 @@ export class StoreWriter {
   close(): void {
     for (const a of Object.values(this.apps)) a.closeSync();
   }
+}
+
+/**
+ * An INTEGER[] literal. Inlined rather than bound: the node API cannot bind a plain JS array
+ * (it has no element type to give it), and these are our own ids, checked to be integers.
+ */
+function intList(xs: number[]): string {
+  for (const x of xs) if (!Number.isSafeInteger(x)) throw new Error(`not an integer id: ${x}`);
+  return `[${xs.join(',')}]::INTEGER[]`;
 }
 
 function nullable(a: DuckDBAppender, v: string | null): void {

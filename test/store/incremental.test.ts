@@ -1,0 +1,171 @@
+/**
+ * Incremental ingest (SPEC §7, issue #9): unchanged files are not opened, appended files are read
+ * from where they stopped, half-written last lines are counted once complete, vanished files are
+ * retired, replaced files are read again, and every incremental store equals a rebuilt one.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { appendFileSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { CONDENSE, CONDENSE_61, MAROT_DOV, MAROT_DOV_MAIN, corpus, realBytes, run, runAndDump, tmp } from './helpers.js';
+
+test('a re-run with no change opens no log file and leaves the store as it was', async () => {
+  const root = corpus([CONDENSE, MAROT_DOV]);
+  // whole-second mtimes, so that they can be put back exactly below
+  const stamp = new Date('2026-02-01T10:00:00Z');
+  for (const rel of [CONDENSE_61, MAROT_DOV_MAIN]) utimesSync(path.join(root, rel), stamp, stamp);
+  const db = path.join(tmp(), 's.duckdb');
+  const first = await runAndDump([root], db);
+  assert.equal(first.stats.read, first.stats.files);
+  assert.ok(first.dump.totals.requests as number > 100);
+
+  const again = await runAndDump([root], db);
+  assert.deepEqual(
+    { unchanged: again.stats.unchanged, read: again.stats.read, appended: again.stats.appended, bytesRead: again.stats.bytesRead },
+    { unchanged: first.stats.files, read: 0, appended: 0, bytesRead: 0 },
+  );
+  assert.deepEqual(again.dump, first.dump);
+
+  // Proof that nothing was opened: overwrite every transcript with garbage of the same size and
+  // put its mtime back. A reader that opened any of them would now find no requests at all.
+  for (const rel of [CONDENSE_61, MAROT_DOV_MAIN]) {
+    const p = path.join(root, rel);
+    writeFileSync(p, Buffer.alloc(statSync(p).size, 0x78));
+    utimesSync(p, stamp, stamp);
+  }
+  const blind = await runAndDump([root], db);
+  assert.equal(blind.stats.unchanged, first.stats.files);
+  assert.equal(blind.stats.bytesRead, 0);
+  assert.deepEqual(blind.dump, first.dump);
+});
+
+/** Cut points in a transcript: after a line, inside a line, or just before a line's newline. */
+function cuts(bytes: Buffer): { name: string; at: number }[] {
+  const ends: number[] = [];
+  for (let i = bytes.indexOf(0x0a); i >= 0; i = bytes.indexOf(0x0a, i + 1)) ends.push(i + 1);
+  const lines = ends.map((e, i) => JSON.parse(bytes.subarray(i === 0 ? 0 : ends[i - 1], e).toString('utf8')) as Record<string, any>);
+  const out: { name: string; at: number }[] = [];
+  // between two lines of one response (same message.id): the response is split across reads
+  const split = lines.findIndex((l, i) => i > 5 && l.type === 'assistant' && lines[i + 1]?.type === 'assistant' && lines[i + 1].message?.id === l.message?.id);
+  if (split >= 0) out.push({ name: 'inside a response', at: ends[split] });
+  // right after an attachment: its round is only known from what follows
+  const att = lines.findIndex((l, i) => i > 3 && l.type === 'attachment');
+  if (att >= 0) out.push({ name: 'after an attachment', at: ends[att] });
+  const mid = Math.floor(lines.length / 2);
+  out.push({ name: 'half-written line', at: ends[mid] + Math.floor((ends[mid + 1] - ends[mid]) / 2) });
+  out.push({ name: 'complete line without its newline', at: ends[mid + 1] - 1 });
+  return out;
+}
+
+for (const rel of [CONDENSE_61, MAROT_DOV_MAIN]) {
+  const whole = realBytes(rel);
+  for (const cut of cuts(whole)) {
+    test(`${path.basename(rel).slice(0, 8)}: appending after a cut ${cut.name} reads only the new bytes and equals a rebuild`, async () => {
+      const root = corpus([path.dirname(rel)]);
+      const file = path.join(root, rel);
+      writeFileSync(file, whole.subarray(0, cut.at));
+      const db = path.join(tmp(), 's.duckdb');
+      const before = await runAndDump([root], db);
+      if (cut.name === 'half-written line') {
+        assert.deepEqual(
+          before.dump.skipped.filter((s) => s.reason === 'incomplete_last_line').map((s) => s.file),
+          [file],
+          'the half line is counted as incomplete, not read',
+        );
+      }
+      const readTo = before.dump.files.find((f) => f.path === file)!.read_to as number;
+
+      appendFileSync(file, whole.subarray(cut.at));
+      const after = await runAndDump([root], db);
+      assert.equal(after.stats.appended, 1);
+      assert.equal(after.stats.read, 0);
+      assert.equal(after.stats.unchanged, after.stats.files - 1);
+      assert.equal(after.stats.bytesRead, whole.length - readTo, 'only the bytes after the last complete line are read');
+
+      const rebuilt = await runAndDump([root], path.join(tmp(), 'fresh.duckdb'));
+      assert.deepEqual(after.dump.totals, rebuilt.dump.totals);
+      assert.deepEqual(after.dump.requests, rebuilt.dump.requests);
+      assert.deepEqual(after.dump.chains, rebuilt.dump.chains);
+      assert.deepEqual(after.dump.attachments, rebuilt.dump.attachments);
+      assert.deepEqual(after.dump.skipped, rebuilt.dump.skipped);
+      assert.deepEqual(after.dump.files, rebuilt.dump.files);
+    });
+  }
+}
+
+test('a truncated last line is counted once after it is completed, in a store read in many appends', async () => {
+  const rel = CONDENSE_61;
+  const whole = realBytes(rel);
+  const root = corpus([CONDENSE]);
+  const file = path.join(root, rel);
+  const db = path.join(tmp(), 's.duckdb');
+  // write the file in 7 uneven pieces, most of them ending inside a line
+  const step = Math.floor(whole.length / 7) + 13;
+  writeFileSync(file, '');
+  for (let at = 0; at < whole.length; at += step) {
+    appendFileSync(file, whole.subarray(at, Math.min(whole.length, at + step)));
+    (await run([root], db)).store.close();
+  }
+  const inc = await runAndDump([root], db);
+  const rebuilt = await runAndDump([root], path.join(tmp(), 'fresh.duckdb'));
+  assert.deepEqual(inc.dump, rebuilt.dump);
+  assert.equal(inc.dump.skipped.filter((s) => s.reason === 'incomplete_last_line').length, 0);
+});
+
+test('a deleted file is retired: its rows leave the store', async () => {
+  const root = corpus([CONDENSE]);
+  const db = path.join(tmp(), 's.duckdb');
+  const before = await runAndDump([root], db);
+  const gone = path.join(root, CONDENSE_61);
+  assert.ok(before.dump.requests.some((r) => r.file === gone));
+  rmSync(gone);
+  const r = await run([root], db);
+  try {
+    assert.equal(r.stats.retired, 1);
+    const [left] = await r.store.all(`SELECT count(*) AS n FROM files WHERE path = $p`, { p: gone });
+    assert.equal(left.n, 0);
+    const [facts] = await r.store.all(`SELECT (SELECT count(*) FROM observations) - (SELECT count(*) FROM observations JOIN files USING (file_id)) AS orphans`);
+    assert.equal(facts.orphans, 0, 'no observation outlives its file');
+  } finally {
+    r.store.close();
+  }
+  const after = await runAndDump([root], db);
+  const rebuilt = await runAndDump([root], path.join(tmp(), 'fresh.duckdb'));
+  assert.ok(!after.dump.requests.some((r) => r.file === gone));
+  assert.deepEqual(after.dump, rebuilt.dump);
+});
+
+test('a shrunk or replaced file is read again from the start', async () => {
+  const root = corpus([CONDENSE]);
+  const file = path.join(root, CONDENSE_61);
+  const whole = readFileSync(file);
+  const db = path.join(tmp(), 's.duckdb');
+  await runAndDump([root], db);
+
+  // shrunk: only its first half of lines
+  const half = whole.subarray(0, whole.indexOf(0x0a, whole.length >> 1) + 1);
+  writeFileSync(file, half);
+  const shrunk = await runAndDump([root], db);
+  assert.equal(shrunk.stats.read, 1);
+  assert.equal(shrunk.stats.appended, 0);
+  assert.deepEqual(shrunk.dump, (await runAndDump([root], path.join(tmp(), 'a.duckdb'))).dump);
+
+  // replaced by a longer file with the same first lines (the same session header) but other
+  // bytes before the old end: not an append
+  const other = realBytes(`${CONDENSE}/73f1d6f2-34ea-4b4a-84b3-a0bad54e69c9.jsonl`);
+  const firstLine = whole.subarray(0, whole.indexOf(0x0a) + 1);
+  writeFileSync(file, Buffer.concat([firstLine, other, other]));
+  const replaced = await runAndDump([root], db);
+  assert.equal(replaced.stats.read, 1);
+  assert.equal(replaced.stats.appended, 0);
+  assert.deepEqual(replaced.dump, (await runAndDump([root], path.join(tmp(), 'b.duckdb'))).dump);
+});
+
+test('--rebuild reads every file again and gives the same store', async () => {
+  const root = corpus([CONDENSE]);
+  const db = path.join(tmp(), 's.duckdb');
+  const first = await runAndDump([root], db);
+  const again = await runAndDump([root], db, { rebuild: true });
+  assert.equal(again.stats.read, first.stats.files);
+  assert.deepEqual(again.dump, first.dump);
+});

@@ -1,0 +1,67 @@
+/** A store written by another version of the tool is rebuilt, never misread; a foreign DuckDB file is never touched. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { UsageError } from '../../src/errors.js';
+import { Store } from '../../src/store/store.js';
+import { SCHEMA_VERSION } from '../../src/store/schema.js';
+import { CONDENSE, MAROT_DOV, corpus, runAndDump, tmp } from './helpers.js';
+
+async function sql(db: string, ...statements: string[]): Promise<void> {
+  const instance = await DuckDBInstance.create(db);
+  const c = await instance.connect();
+  for (const s of statements) await c.run(s);
+  c.closeSync();
+  instance.closeSync();
+}
+
+test('a store from a previous schema version is rebuilt with correct totals', async () => {
+  const root = corpus([CONDENSE, MAROT_DOV]);
+  const db = path.join(tmp(), 's.duckdb');
+  const first = await runAndDump([root], db);
+  // what version 3 looked like in the parts that matter: an older files layout, a stale row count
+  await sql(
+    db,
+    `UPDATE meta SET value = '${SCHEMA_VERSION - 1}' WHERE key = 'schema_version'`,
+    `ALTER TABLE files DROP COLUMN parser_state`,
+    `DELETE FROM observations WHERE line % 2 = 0`,
+  );
+  const reopened = await runAndDump([root], db);
+  assert.equal(reopened.stats.read, first.stats.files, 'every file read again');
+  assert.equal(reopened.stats.unchanged, 0);
+  assert.deepEqual(reopened.dump, first.dump);
+  const s = await Store.open(db);
+  try {
+    assert.equal(await s.getMeta('schema_version'), String(SCHEMA_VERSION));
+  } finally {
+    s.close();
+  }
+});
+
+test('a store without a schema version (or from a newer tool) is rebuilt too', async () => {
+  const root = corpus([CONDENSE]);
+  const db = path.join(tmp(), 's.duckdb');
+  const first = await runAndDump([root], db);
+  await sql(db, `DELETE FROM meta`);
+  const a = await runAndDump([root], db);
+  assert.equal(a.stats.read, first.stats.files);
+  assert.deepEqual(a.dump, first.dump);
+  await sql(db, `UPDATE meta SET value = '${SCHEMA_VERSION + 1}' WHERE key = 'schema_version'`);
+  const b = await runAndDump([root], db);
+  assert.equal(b.stats.read, first.stats.files);
+  assert.deepEqual(b.dump, first.dump);
+});
+
+test('a DuckDB file that is not a cachelens store is refused, and left as it was', async () => {
+  const db = path.join(tmp(), 'mine.duckdb');
+  await sql(db, `CREATE TABLE results (x INTEGER)`, `INSERT INTO results VALUES (42)`);
+  await assert.rejects(Store.open(db), (e: unknown) => e instanceof UsageError && /not a cachelens store/.test(e.message));
+  await assert.rejects(Store.open(db, { rebuild: true }), UsageError);
+  const instance = await DuckDBInstance.create(db);
+  const c = await instance.connect();
+  const rows = (await c.runAndReadAll(`SELECT x FROM results`)).getRows();
+  c.closeSync();
+  instance.closeSync();
+  assert.deepEqual(rows, [[42]]);
+});
