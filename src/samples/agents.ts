@@ -108,10 +108,14 @@ export class Agent {
   }
 }
 
-/** The skill listing attachment re-attached to lost agents every round. */
+let listing: Record<string, unknown> | null = null;
+
+/** The skill listing attachment re-attached to lost agents every round (one shared object). */
 function skillListingAttachment(): Record<string, unknown> {
+  if (listing) return listing;
   const l = pluginSkillListing();
-  return { type: 'skill_listing', content: l.content, skillCount: l.names.length, isInitial: true, names: l.names };
+  listing = { type: 'skill_listing', content: l.content, skillCount: l.names.length, isInitial: true, names: l.names };
+  return listing;
 }
 
 /**

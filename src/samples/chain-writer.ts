@@ -64,6 +64,18 @@ export interface RespondOptions {
   stopReason?: 'tool_use' | 'end_turn';
 }
 
+const keys = new WeakMap<object, string>();
+
+/** Identity of an attachment's content, computed once per object (the skill listing is ~18 KB). */
+function attachmentKey(a: Record<string, unknown>): string {
+  let k = keys.get(a);
+  if (k === undefined) {
+    k = JSON.stringify(a);
+    keys.set(a, k);
+  }
+  return k;
+}
+
 export function iso(ms: number): string {
   return new Date(ms).toISOString();
 }
@@ -119,7 +131,7 @@ export class ChainWriter {
     this.pendingAdd += tokens;
     const type = String(attachment['type']);
     this.attachments.set(type, (this.attachments.get(type) ?? 0) + 1);
-    const key = JSON.stringify(attachment);
+    const key = attachmentKey(attachment);
     if (this.seenAttachments.has(key)) this.reAttachments++;
     else this.seenAttachments.add(key);
     return this.write('attachment', { attachment }, {}, `attachment:${type}`);

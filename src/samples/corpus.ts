@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { JITTER_TOLERANCE } from './anatomy.js';
+import { resetDirCache } from './file-sink.js';
 import { hashSeed, Rng } from './prng.js';
 import { PROJECTS, RECIPES } from './recipes.js';
 import { projectDir, Session } from './session.js';
@@ -67,6 +68,7 @@ export function generateCorpus(opts: GenerateOptions): GenerateResult {
   if (!Number.isInteger(opts.seed) || opts.seed < 0) throw new UsageError(`--seed must be a non-negative integer, got ${opts.seed}`);
   if (!(opts.scale > 0) || !Number.isFinite(opts.scale)) throw new UsageError(`--scale must be a positive number, got ${opts.scale}`);
   prepareOut(opts.out);
+  resetDirCache();
   const truth = new TruthSink(opts.out);
   const n = sessionCount(opts.scale);
   const projects = new Set<string>();

@@ -6,6 +6,19 @@ import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 const FLUSH_AT = 1 << 20;
+/** Directories already made in this process: mkdir once per directory, not once per file. */
+const made = new Set<string>();
+
+/** Forget made directories (a new generation may have removed them). */
+export function resetDirCache(): void {
+  made.clear();
+}
+
+export function ensureDir(dir: string): void {
+  if (made.has(dir)) return;
+  mkdirSync(dir, { recursive: true });
+  made.add(dir);
+}
 
 export class FileSink {
   lines = 0;
@@ -20,7 +33,7 @@ export class FileSink {
     readonly relPath: string,
   ) {
     const abs = join(root, ...relPath.split('/'));
-    mkdirSync(dirname(abs), { recursive: true });
+    ensureDir(dirname(abs));
     this.fd = openSync(abs, 'w');
   }
 
@@ -46,13 +59,12 @@ export class FileSink {
     if (this.fd === null) throw new Error(`${this.relPath} is closed`);
     this.chunks.push(text);
     this.pending += text.length;
-    this.bytes += Buffer.byteLength(text);
     if (this.pending >= FLUSH_AT) this.flush();
   }
 
   private flush(): void {
     if (this.fd === null || this.chunks.length === 0) return;
-    writeSync(this.fd, this.chunks.join(''));
+    this.bytes += writeSync(this.fd, this.chunks.join(''));
     this.chunks = [];
     this.pending = 0;
   }

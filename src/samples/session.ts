@@ -2,15 +2,15 @@
  * One planned session: its main thread, its subagents and their files, a shared clock, and
  * the bookkeeping that turns the plan into truth.json rows when the session is finished.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { classifyChain, type Anatomy, type AnatomyClass } from './anatomy.js';
 import { CacheSim, type Cause, type Ttl } from './cache-sim.js';
 import { ChainWriter, iso, type ChainIdentity, type Response, type SessionClock } from './chain-writer.js';
-import { FileSink } from './file-sink.js';
+import { ensureDir, FileSink } from './file-sink.js';
 import { fileHistorySnapshot, lastPrompt, queueOperation, type Block, type LineCtx, type Style } from './lines.js';
 import { Rng } from './prng.js';
-import { sentence } from './text.js';
+import { paragraph, sentence } from './text.js';
 import { toolCall, type ToolName } from './tools.js';
 import { zeroTokens, addTokens, type ChainTruth, type RequestTruth, type Tokens, type TruthSink } from './truth.js';
 
@@ -131,7 +131,7 @@ export class Session implements SessionClock {
 
   writeExtraFile(relPath: string, text: string): void {
     const abs = join(this.setup.root, ...relPath.split('/'));
-    mkdirSync(dirname(abs), { recursive: true });
+    ensureDir(dirname(abs));
     writeFileSync(abs, text);
     this.extraFiles.push({ path: relPath, bytes: Buffer.byteLength(text) });
   }
@@ -175,8 +175,8 @@ export class Session implements SessionClock {
   /** Blocks of one response: optional thinking and text, then the given tool_use blocks. */
   blocks(opts: CycleOptions, toolUses: Block[]): Block[] {
     const out: Block[] = [];
-    if (opts.think) out.push({ type: 'thinking', thinking: sentence(this.rng, 8, 24), signature: this.rng.chars('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/', 96) });
-    if (opts.text || (out.length === 0 && toolUses.length === 0)) out.push({ type: 'text', text: sentence(this.rng, 6, 20) });
+    if (opts.think) out.push({ type: 'thinking', thinking: paragraph(this.rng, this.rng.int(2, 8)), signature: this.rng.chars('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/', 96) });
+    if (opts.text || (out.length === 0 && toolUses.length === 0)) out.push({ type: 'text', text: paragraph(this.rng, this.rng.int(1, 4)) });
     return out.concat(toolUses);
   }
 

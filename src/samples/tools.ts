@@ -27,7 +27,7 @@ export function toolCall(rng: Rng, name: ToolName, cwd: string): ToolCall {
   const file = `${cwd}/${rng.pick(FILES)}`;
   switch (name) {
     case 'Read': {
-      const lines = rng.int(6, 24);
+      const lines = rng.int(12, 60);
       const content = sourceExcerpt(rng, lines);
       return {
         name,
@@ -39,7 +39,7 @@ export function toolCall(rng: Rng, name: ToolName, cwd: string): ToolCall {
     }
     case 'Bash': {
       const command = rng.pick(COMMANDS);
-      const stdout = Array.from({ length: rng.int(2, 10) }, () => words(rng, rng.int(4, 12))).join('\n');
+      const stdout = Array.from({ length: rng.int(3, 24) }, () => words(rng, rng.int(4, 14))).join('\n');
       return {
         name,
         input: { command, description: sentence(rng, 3, 6) },
