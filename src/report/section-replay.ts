@@ -64,6 +64,14 @@ ${notes.length ? html`<p class="muted">${notes.join(' · ')}</p>` : ''}
 }
 
 export function renderReplay(d: Replay, charts: ChartSink): SectionOutput {
-  const reading = d.runs.length === 1 ? replayRunReading(d.runs[0]!) : `${d.runs.length} replays; each is read below.`;
+  const reading =
+    d.runs.length === 1
+      ? replayRunReading(d.runs[0]!)
+      : `${d.runs.length} replays; the most cacheable strategy: ${d.runs
+          .map((r) => {
+            const best = maxBy(r.strategies, (s) => s.cacheableRatio);
+            return best ? `“${best.strategy}” (${fmtPct(best.cacheableRatio)}) in ${r.title}` : `none in ${r.title}`;
+          })
+          .join('; ')}.`;
   return { reading, body: html`${d.runs.map((r) => runBlock(r, charts, d.runs.length > 1))}` };
 }

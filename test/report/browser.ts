@@ -82,14 +82,24 @@ export async function chartsSettled(page: Page): Promise<void> {
   );
 }
 
-/** Per chart: its id, state and the number of drawn mark items (SVG shapes inside role-mark groups). */
+/**
+ * Per chart: its id, state and the number of visible mark items: shapes inside vega's role-mark
+ * groups with a drawn extent (rects need width and height; lines and text need either), so a
+ * chart whose bars all collapsed to nothing counts 0.
+ */
 export async function chartStates(page: Page): Promise<Array<{ id: string; spec: string; state: string; marks: number }>> {
   return page.$$eval('figure.chart', (figs) =>
     figs.map((f) => ({
       id: f.getAttribute('data-chart') ?? '',
       spec: f.getAttribute('data-spec') ?? '',
       state: f.getAttribute('data-state') ?? '',
-      marks: f.querySelectorAll('svg g.role-mark > path, svg g.role-mark > line, svg g.role-mark > rect, svg g.role-mark > text, svg g.role-mark > circle, svg g.role-mark > g').length,
+      marks: [...f.querySelectorAll('svg g.role-mark')].reduce((n, g) => {
+        const area = /\bmark-(rect|area|arc)\b/.test(g.getAttribute('class') ?? '');
+        return n + [...g.querySelectorAll('path, line, rect, text, circle')].filter((el) => {
+          const b = (el as SVGGraphicsElement).getBBox();
+          return area ? b.width > 0 && b.height > 0 : b.width > 0 || b.height > 0;
+        }).length;
+      }, 0),
     })),
   );
 }

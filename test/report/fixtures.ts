@@ -177,6 +177,17 @@ export function fixtureReport(): ReportData {
             { strategy: 'unstable', inputTokens: 418_259, cacheablePrefix: 145, cacheableRatio: 0, uncachedPerWarmTurn: 14_315, contextTokens: 4_075, alreadySeen: 0, rowsSent: 162, weight: 530_000, turns: turns(0, true) },
           ],
         },
+        {
+          kind: 'session',
+          title: 'planner chain agent-a4f2c9e1',
+          fidelity: { requests: 9, medianRelError: 0.062, p90RelError: 0.14 },
+          strategies: [
+            { strategy: 'recorded', inputTokens: 1_640_000, cacheablePrefix: 124_000, cacheableRatio: 0.076, uncachedPerWarmTurn: 168_000, contextTokens: 0, alreadySeen: 0, rowsSent: 0, weight: 2_260_000 },
+            { strategy: 'dedupe-attachments', inputTokens: 1_480_000, cacheablePrefix: 1_310_000, cacheableRatio: 0.885, uncachedPerWarmTurn: 21_000, contextTokens: 0, alreadySeen: 0, rowsSent: 0, weight: 410_000 },
+            { strategy: 'volatile-prefix', inputTokens: 1_480_000, cacheablePrefix: 0, cacheableRatio: 0, uncachedPerWarmTurn: 185_000, contextTokens: 0, alreadySeen: 0, rowsSent: 0, weight: 2_310_000 },
+            { strategy: 'cold-replay', inputTokens: 1_520_000, cacheablePrefix: 1_280_000, cacheableRatio: 0.842, uncachedPerWarmTurn: 30_000, contextTokens: 0, alreadySeen: 0, rowsSent: 0, weight: 520_000 },
+          ],
+        },
       ],
     },
     blocks: {
