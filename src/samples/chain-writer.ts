@@ -91,6 +91,8 @@ export class ChainWriter {
   reAttachments = 0;
   /** set by a compaction: the next request opens a new segment and is cold */
   compactPending = false;
+  /** 2.1.20x tags the lines of a main-thread turn with the id of the prompt that opened it */
+  promptId: string | null = null;
   private readonly seenAttachments = new Set<string>();
   private roundHasRequest = false;
 
@@ -124,7 +126,8 @@ export class ChainWriter {
   toolResult(toolUseId: string, content: string | Record<string, unknown>[], toolUseResult: Record<string, unknown>, tokens: number, sourceUuid: string): string {
     this.pendingAdd += tokens;
     const block = { tool_use_id: toolUseId, type: 'tool_result', content };
-    return this.write('user', { message: { role: 'user', content: [block] } }, { toolUseResult, sourceToolAssistantUUID: sourceUuid });
+    const head = this.promptId !== null ? { promptId: this.promptId } : {};
+    return this.write('user', { ...head, message: { role: 'user', content: [block] } }, { toolUseResult, sourceToolAssistantUUID: sourceUuid });
   }
 
   attach(attachment: Record<string, unknown>, tokens: number): string {

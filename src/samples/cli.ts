@@ -24,7 +24,8 @@ function parse(argv: string[]): { seed: number; scale: number; out: string } {
       allowPositionals: false,
     }));
   } catch (err) {
-    throw new UsageError((err as Error).message);
+    // node's messages can span lines; the CLI prints one
+    throw new UsageError(((err as Error).message.split('\n')[0] as string).trim(), 'usage: --seed N --scale S --out DIR');
   }
   const seed = Number(values.seed);
   const scale = Number(values.scale);

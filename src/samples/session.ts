@@ -71,11 +71,14 @@ export class Session implements SessionClock {
   /** uuid of the user line that opened the current main turn */
   private turnStart = 0;
   private lastPromptText = '';
+  /** 2.1.39 names a session with three words (e.g. radiant-floating-music) on every line */
+  private readonly slug: string | null;
 
   constructor(readonly setup: SessionSetup) {
     this.rng = setup.rng;
     this.now = setup.startMs;
     this.sessionId = this.rng.uuid();
+    this.slug = setup.style.layout === 'v39' ? slugWords(this.rng) : null;
     const sink = this.sink(`projects/${setup.project.dir}/${this.sessionId}.jsonl`);
     this.main = this.chain(
       {
@@ -119,7 +122,7 @@ export class Session implements SessionClock {
       sessionId: this.sessionId,
       cwd: this.setup.project.cwd,
       gitBranch: this.setup.project.branch,
-      slug: null,
+      slug: this.slug,
       isSidechain: agentId !== null,
       agentId,
     };
@@ -169,7 +172,8 @@ export class Session implements SessionClock {
       this.countLine(m.sink, 'file-history-snapshot');
       return m.userPrompt(text, tokens, {}, { thinkingMetadata: { maxThinkingTokens: 31999 }, todos: [], permissionMode: 'bypassPermissions' });
     }
-    return m.userPrompt(text, tokens, { promptId: this.rng.uuid() }, { permissionMode: 'bypassPermissions' });
+    m.promptId = this.rng.uuid();
+    return m.userPrompt(text, tokens, { promptId: m.promptId }, { permissionMode: 'bypassPermissions' });
   }
 
   /** Blocks of one response: optional thinking and text, then the given tool_use blocks. */
@@ -407,6 +411,16 @@ export class Session implements SessionClock {
       });
     }
   }
+}
+
+const SLUG_WORDS = [
+  ['radiant', 'quiet', 'amber', 'copper', 'gentle', 'silver'],
+  ['floating', 'drifting', 'tumbling', 'humming', 'winding', 'glowing'],
+  ['music', 'whisper', 'river', 'lantern', 'meadow', 'harbor'],
+] as const;
+
+function slugWords(rng: Rng): string {
+  return SLUG_WORDS.map((words) => rng.pick(words)).join('-');
 }
 
 /**

@@ -1,0 +1,53 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+
+function gen(...args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/samples/cli.ts', ...args], { cwd: repoRoot, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+test('bad arguments are a one-line error and exit 2', () => {
+  for (const args of [['--scale', '0'], ['--scale', 'lots'], ['--seed', '-1'], ['--bogus']]) {
+    const r = gen(...args, '--out', join(tmpdir(), 'cachelens-never-written'));
+    assert.equal(r.status, 2, args.join(' '));
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+    assert.match(r.stderr, /^gen:samples: /);
+  }
+  assert.equal(existsSync(join(tmpdir(), 'cachelens-never-written')), false);
+});
+
+test('refuses an --out whose projects/ it did not write, and leaves it alone', () => {
+  const out = mkdtempSync(join(tmpdir(), 'cachelens-foreign-'));
+  try {
+    mkdirSync(join(out, 'projects'));
+    writeFileSync(join(out, 'projects', 'mine.jsonl'), 'keep me\n');
+    const r = gen('--scale', '0.25', '--out', out);
+    assert.equal(r.status, 2);
+    assert.equal(readFileSync(join(out, 'projects', 'mine.jsonl'), 'utf8'), 'keep me\n');
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+});
+
+test('writes a corpus with truth.json, and regenerates over its own output identically', () => {
+  const out = mkdtempSync(join(tmpdir(), 'cachelens-gen-'));
+  try {
+    const first = gen('--seed', '3', '--scale', '0.25', '--out', out);
+    assert.equal(first.status, 0, first.stderr);
+    assert.match(first.stdout, /for 2 sessions/);
+    const truth = readFileSync(join(out, 'truth.json'), 'utf8');
+    assert.equal(JSON.parse(truth).counts.sessions, 2);
+    const again = gen('--seed', '3', '--scale', '0.25', '--out', out);
+    assert.equal(again.status, 0, again.stderr);
+    assert.equal(readFileSync(join(out, 'truth.json'), 'utf8'), truth);
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+});
