@@ -158,20 +158,20 @@ export interface TtlOverride {
   direction: 'force1h' | 'force5m';
   baseline: { weight: number; usd: number | null };
   scenario: { weight: number; usd: number | null };
-  /** (scenario − baseline) / baseline: negative saves */
-  deltaShare: number;
-  /** f (SPEC §5.1) */
-  expiryShare: number;
-  /** f* = (2 − 1.25) / (2 − 0.1) ≈ 0.395 for current models */
-  breakEvenShare: number;
+  /** (scenario − baseline) / baseline: negative saves; null when the baseline is 0 */
+  deltaShare: number | null;
+  /** f (SPEC §5.1); null when the changed chains wrote nothing */
+  expiryShare: number | null;
+  /** f* = (2 − 1.25) / (2 − 0.1) ≈ 0.395 for current models; null when nothing is priced */
+  breakEvenShare: number | null;
   buckets: Array<{
     /** e.g. "main vs subagent", "agent type", "model", "rounds" */
     dimension: string;
     bucket: string;
     baselineWeight: number;
     scenarioWeight: number;
-    deltaShare: number;
-    expiryShare: number;
+    deltaShare: number | null;
+    expiryShare: number | null;
   }>;
 }
 
@@ -188,10 +188,10 @@ export interface KeepaliveBudget {
   budget: number | null;
   netSavingWeight: number;
   netSavingUsd: number | null;
-  /** net saving / subagent weight */
-  netSavingShareSubagent: number;
-  /** net saving / all weight */
-  netSavingShareAll: number;
+  /** net saving / subagent weight; null when there is no subagent weight */
+  netSavingShareSubagent: number | null;
+  /** net saving / all weight; null when nothing is priced */
+  netSavingShareAll: number | null;
   gapsOverTtl: number;
   bridged: number;
   expiredAfterBudget: number;

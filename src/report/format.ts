@@ -36,15 +36,16 @@ export function fmtCompact(n: number): string {
   return signed(n, compact.format(Math.abs(n)));
 }
 
-/** A share 0..1 as a percentage. Example: fmtPct(0.3951) === '39.5%' */
-export function fmtPct(share: number, digits = 1): string {
+/** A share 0..1 as a percentage; `n/a` when there is nothing to divide by. Example: fmtPct(0.3951) === '39.5%' */
+export function fmtPct(share: number | null, digits = 1): string {
+  if (share === null) return 'n/a';
   return signed(share, (Math.abs(share) * 100).toFixed(digits) + '%');
 }
 
 /** A signed share: `+18.0%` / `−5.2%`. */
-export function fmtSignedPct(share: number, digits = 1): string {
+export function fmtSignedPct(share: number | null, digits = 1): string {
   const s = fmtPct(share, digits);
-  return share > 0 && /[1-9]/.test(s) ? '+' + s : s;
+  return share !== null && share > 0 && /[1-9]/.test(s) ? '+' + s : s;
 }
 
 /** UTC time `2026-01-05 14:03 UTC`. */

@@ -8,24 +8,28 @@ const NAME = { force1h: 'Forcing the 1-hour TTL', force5m: 'Forcing the 5-minute
 
 /** Example: delta +18%, f 16% < f* 39.5%, 6 of 6 buckets lose → "Forcing the 1-hour TTL would cost +18.0% … every bucket loses." */
 export function ttlReading(d: TtlOverride): string {
-  const losing = d.buckets.filter((b) => b.deltaShare > 0).length;
+  if (d.deltaShare === null) return `${NAME[d.direction]} changes nothing that is priced.`;
+  const judged = d.buckets.filter((b) => b.deltaShare !== null);
+  const losing = judged.filter((b) => b.deltaShare! > 0).length;
   const verdict = d.deltaShare > 0 ? `would cost ${fmtSignedPct(d.deltaShare)} more` : `would save ${fmtPct(-d.deltaShare)}`;
   const f =
-    d.direction === 'force1h'
+    d.direction === 'force1h' && d.expiryShare !== null && d.breakEvenShare !== null
       ? ` (expiry share f = ${fmtPct(d.expiryShare)} of writes, ${d.expiryShare > d.breakEvenShare ? 'above' : 'below'} the break-even f* = ${fmtPct(d.breakEvenShare)})`
       : '';
-  const buckets = d.buckets.length === 0 ? '' : losing === d.buckets.length ? '; every bucket loses' : losing === 0 ? '; every bucket gains' : `; ${losing} of ${d.buckets.length} buckets lose`;
+  const buckets = judged.length === 0 ? '' : losing === judged.length ? '; every bucket loses' : losing === 0 ? '; every bucket gains' : `; ${losing} of ${judged.length} buckets lose`;
   return `${NAME[d.direction]} ${verdict}${f}${buckets}.`;
 }
 
 export function renderTtlOverride(d: TtlOverride, charts: ChartSink): SectionOutput {
-  const buckets = d.buckets.map((b) => ({
-    label: `${b.dimension}: ${b.bucket}`,
-    expiryShare: b.expiryShare,
-    deltaShare: b.deltaShare,
-    verdict: b.deltaShare < 0 ? 'override saves' : 'override costs more',
-  }));
-  const breakEven = [{ share: d.breakEvenShare, text: `break-even f* = ${fmtPct(d.breakEvenShare)}` }];
+  const buckets = d.buckets
+    .filter((b) => b.expiryShare !== null && b.deltaShare !== null)
+    .map((b) => ({
+      label: `${b.dimension}: ${b.bucket}`,
+      expiryShare: b.expiryShare,
+      deltaShare: b.deltaShare,
+      verdict: b.deltaShare! < 0 ? 'override saves' : 'override costs more',
+    }));
+  const breakEven = d.breakEvenShare === null ? [] : [{ share: d.breakEvenShare, text: `break-even f* = ${fmtPct(d.breakEvenShare)}` }];
   return {
     reading: ttlReading(d),
     body: html`${facts([
@@ -35,6 +39,6 @@ export function renderTtlOverride(d: TtlOverride, charts: ChartSink): SectionOut
       ['expiry share f', fmtPct(d.expiryShare)],
       ['break-even f*', fmtPct(d.breakEvenShare)],
     ])}
-${charts.figure('ttl-buckets', { buckets, breakEven }, 'Expiry share per bucket against the break-even share')}`,
+${buckets.length ? charts.figure('ttl-buckets', { buckets, breakEven }, 'Expiry share per bucket against the break-even share') : html`<p class="muted">No bucket has writes the override changes.</p>`}`,
   };
 }

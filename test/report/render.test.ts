@@ -11,7 +11,7 @@ import { ttlReading } from '../../src/report/section-ttl.js';
 import { keepaliveReading } from '../../src/report/section-keepalive.js';
 import { chainReading } from '../../src/report/section-chains.js';
 import { fmtCompact, fmtPct, fmtSignedPct, fmtUsd } from '../../src/report/format.js';
-import type { ReportData, TopChains } from '../../src/report/data.js';
+import type { Keepalive, ReportData, TopChains, TtlOverride } from '../../src/report/data.js';
 import { fixtureReport } from './fixtures.js';
 
 const page = renderReport(fixtureReport());
@@ -135,4 +135,17 @@ test('numbers carry units and separators, and a value that rounds to zero has no
   assert.equal(fmtSignedPct(-0.00001), '0.0%');
   assert.equal(fmtSignedPct(0.18), '+18.0%');
   assert.equal(fmtCompact(82_474_000), '82.5M');
+});
+
+test('shares that are undefined (nothing priced, nothing written) render as n/a, not as errors', () => {
+  const f = fixtureReport();
+  const ttl = { ...(f.ttlOverride as TtlOverride), deltaShare: 0.1, expiryShare: null, breakEvenShare: null };
+  ttl.buckets = ttl.buckets.map((b, i) => (i === 0 ? { ...b, expiryShare: null, deltaShare: null } : b));
+  assert.equal(ttlReading(ttl), 'Forcing the 1-hour TTL would cost +10.0% more; every bucket loses.');
+  assert.equal(ttlReading({ ...ttl, deltaShare: null }), 'Forcing the 1-hour TTL changes nothing that is priced.');
+  const ka = f.keepalive as Keepalive;
+  ka.budgets = ka.budgets.map((b) => ({ ...b, netSavingShareSubagent: null }));
+  const out = renderReport({ ...f, ttlOverride: ttl, keepalive: ka });
+  assert.ok(!out.includes('<section class="card error-card"'), 'no section failed');
+  assert.ok(out.includes('net n/a of subagent weight'), 'the keepalive reading says n/a');
 });
