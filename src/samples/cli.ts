@@ -1,5 +1,5 @@
 /**
- * `npm run gen:samples -- --seed N --scale S --out DIR`
+ * `npm run gen:samples -- --seed N --scale S --out DIR [--truth full|summary]`
  *
  *   args ─▶ generateCorpus (recipes × scale ─▶ projects/… + truth.json) ─▶ summary on stdout
  *
@@ -10,7 +10,7 @@ import { UsageError } from '../errors.js';
 import { loadChannel } from './channel-loader.js';
 import { generateCorpus } from './corpus.js';
 
-function parse(argv: string[]): { seed: number; scale: number; out: string } {
+function parse(argv: string[]): { seed: number; scale: number; out: string; truth: 'full' | 'summary' } {
   let values;
   try {
     ({ values } = parseArgs({
@@ -19,6 +19,7 @@ function parse(argv: string[]): { seed: number; scale: number; out: string } {
         seed: { type: 'string', default: '42' },
         scale: { type: 'string', default: '1' },
         out: { type: 'string', default: 'sample-logs' },
+        truth: { type: 'string', default: 'full' },
       },
       strict: true,
       allowPositionals: false,
@@ -31,7 +32,8 @@ function parse(argv: string[]): { seed: number; scale: number; out: string } {
   const scale = Number(values.scale);
   if (!/^\d+$/.test(values.seed)) throw new UsageError(`--seed must be a non-negative integer, got ${values.seed}`);
   if (!Number.isFinite(scale) || scale <= 0) throw new UsageError(`--scale must be a positive number, got ${values.scale}`);
-  return { seed, scale, out: values.out };
+  if (values.truth !== 'full' && values.truth !== 'summary') throw new UsageError(`--truth must be full or summary, got ${values.truth}`);
+  return { seed, scale, out: values.out, truth: values.truth };
 }
 
 async function main(): Promise<number> {

@@ -18,13 +18,17 @@ import { TruthSink, zeroTokens, type TokenTotals, type TruthCounts } from './tru
 
 /** Every timestamp is relative to this fixed instant (never the wall clock). */
 export const EPOCH_MS = Date.UTC(2026, 1, 10, 9, 0, 0);
-/** Session k starts k × this after the epoch (plus a seeded offset). */
+/** Sessions of one unit of the mix start this far apart (plus a seeded offset)... */
 const SESSION_SPACING_MS = 3 * 3_600_000;
+/** ...and each further unit (other projects, other people) starts this much later, overlapping the first. */
+const UNIT_SPACING_MS = 2 * 3_600_000;
 
 export interface GenerateOptions {
   seed: number;
   scale: number;
   out: string;
+  /** `summary` leaves the per-request list out of truth.json (for benchmark corpora of many GB) */
+  truth?: 'full' | 'summary';
   /** renders the channel log (`channels/backend.jsonl`) for a seed; omitted when no channel generator exists */
   channel?: (seed: number) => string;
 }
@@ -69,7 +73,7 @@ export function generateCorpus(opts: GenerateOptions): GenerateResult {
   if (!(opts.scale > 0) || !Number.isFinite(opts.scale)) throw new UsageError(`--scale must be a positive number, got ${opts.scale}`);
   prepareOut(opts.out);
   resetDirCache();
-  const truth = new TruthSink(opts.out);
+  const truth = new TruthSink(opts.out, opts.truth ?? 'full');
   const n = sessionCount(opts.scale);
   const projects = new Set<string>();
   for (let k = 0; k < n; k++) {
@@ -85,7 +89,7 @@ export function generateCorpus(opts: GenerateOptions): GenerateResult {
       rng,
       project: { cwd, dir: projectDir(cwd), branch: base.branch },
       style: recipe.style,
-      startMs: EPOCH_MS + k * SESSION_SPACING_MS + rng.int(0, 40 * 60_000),
+      startMs: EPOCH_MS + (k % RECIPES.length) * SESSION_SPACING_MS + unit * UNIT_SPACING_MS + rng.int(0, 40 * 60_000),
       mainModel: recipe.mainModel,
       mainTtl: recipe.mainTtl,
       mainSystemTokens: recipe.mainSystemTokens,

@@ -173,7 +173,10 @@ export class TruthSink {
   private first = true;
   private buf: string[] = [];
 
-  constructor(private readonly root: string) {
+  constructor(
+    private readonly root: string,
+    private readonly detail: 'full' | 'summary' = 'full',
+  ) {
     this.partPath = join(root, '.truth-requests.part');
     this.fd = openSync(this.partPath, 'w');
   }
@@ -193,6 +196,7 @@ export class TruthSink {
     c.anatomy_tokens.cold += r.cold_tokens;
     if (r.class === 'expiry' || r.class === 'break') c.anatomy_tokens[r.class] += r.rewrite_tokens;
     c.anatomy_tokens.growth += r.growth_tokens;
+    if (this.detail === 'summary') return;
     this.buf.push((this.first ? '' : ',\n') + JSON.stringify(r));
     this.first = false;
     if (this.buf.length >= 512) this.flushPart();
@@ -243,6 +247,7 @@ export class TruthSink {
     const head = {
       schema: TRUTH_SCHEMA,
       ...header,
+      detail: this.detail,
       totals: this.totals,
       by_model: sortKeys(this.byModel),
       unpriced_models: sortKeys(this.unpricedModels),
@@ -252,16 +257,20 @@ export class TruthSink {
     writeSync(out, headText.slice(0, -2) + ',\n');
     writeSync(out, `  "files": [\n${this.files.map((f) => JSON.stringify(f)).join(',\n')}\n],\n`);
     writeSync(out, `  "chains": [\n${this.chains.map((c) => JSON.stringify(c)).join(',\n')}\n],\n`);
-    writeSync(out, '  "requests": [\n');
-    const part = openSync(this.partPath, 'r');
-    const chunk = Buffer.alloc(1 << 20);
-    for (;;) {
-      const n = readSync(part, chunk, 0, chunk.length, null);
-      if (n === 0) break;
-      writeSync(out, chunk, 0, n);
+    if (this.detail === 'full') {
+      writeSync(out, '  "requests": [\n');
+      const part = openSync(this.partPath, 'r');
+      const chunk = Buffer.alloc(1 << 20);
+      for (;;) {
+        const n = readSync(part, chunk, 0, chunk.length, null);
+        if (n === 0) break;
+        writeSync(out, chunk, 0, n);
+      }
+      closeSync(part);
+      writeSync(out, '\n]\n}\n');
+    } else {
+      writeSync(out, '  "requests": null\n}\n');
     }
-    closeSync(part);
-    writeSync(out, '\n]\n}\n');
     closeSync(out);
     rmSync(this.partPath);
     return path;
