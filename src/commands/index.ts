@@ -3,6 +3,7 @@ import type { Command } from './command.js';
 import { anatomyCommand, whatifCommand } from './cache.js';
 import { replayCommand } from './replay.js';
 import { startCommand } from './start.js';
+import { queryCommand } from './store.js';
 import { blocksCommand, sessionsCommand, summaryCommand } from './usage.js';
 
-export const commands: Command[] = [startCommand, summaryCommand, sessionsCommand, blocksCommand, anatomyCommand, whatifCommand, replayCommand];
+export const commands: Command[] = [startCommand, summaryCommand, sessionsCommand, blocksCommand, anatomyCommand, whatifCommand, replayCommand, queryCommand];

@@ -30,7 +30,7 @@ export function queryParams(sql: string): string[] {
 }
 
 /** Runs a bundled or user query; parameters it uses and the caller did not give are NULL. */
-export async function runQuery(store: Store, nameOrPath: string, params: Record<string, unknown> = {}): Promise<Row[]> {
+export async function runQuery(store: Pick<Store, 'all'>, nameOrPath: string, params: Record<string, unknown> = {}): Promise<Row[]> {
   const sql = querySql(nameOrPath);
   const used = queryParams(sql);
   const bound: Record<string, unknown> = {};

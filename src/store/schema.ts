@@ -6,9 +6,10 @@
  *
  * SCHEMA_VERSION changes whenever a table changes; a store with another version is rebuilt from
  * the logs, never misread. (4: files.head_hash fingerprints the head and the tail of what was
- * read; parser_state carries the attachments still waiting for their round.)
+ * read; parser_state carries the attachments still waiting for their round. 5: requests carry
+ * their per-token weights, so that the anatomy's waste can be priced from requests alone.)
  */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 export const FACT_TABLES = [
   'observations',
@@ -106,6 +107,7 @@ SELECT * EXCLUDE (w, base),
        input * w.i + output * w.o + cache_write_5m * w.w5 + cache_write_1h * w.w1 + cache_read * w.r AS weight,
        (input * w.i + output * w.o + cache_write_5m * w.w5 + cache_write_1h * w.w1 + cache_read * w.r) * base AS usd,
        base AS usd_per_weight,
+       w.i AS w_input, w.w5 AS w_write_5m, w.w1 AS w_write_1h, w.r AS w_read, w.o AS w_output,
        to_timestamp(t / 1000) AS ts
 FROM priced;
 `;

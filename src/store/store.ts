@@ -402,7 +402,7 @@ function nullable(a: DuckDBAppender, v: string | null): void {
 }
 
 /** DuckDB BIGINT/HUGEINT/DECIMAL come back as bigint or objects; analyses want plain numbers. */
-function plainRow(r: Record<string, unknown>): Row {
+export function plainRow(r: Record<string, unknown>): Row {
   const out: Row = {};
   for (const [k, v] of Object.entries(r)) out[k] = plain(v);
   return out;

@@ -1,0 +1,23 @@
+-- attachments_vs_rounds: each chain's attachments against its rounds.
+-- Purpose: SPEC §4's field finding — a lost agent definition re-attaches the skill listing once per round, so its
+--   skill_listing count equals its rounds; a resolved one has none.
+-- Inputs: chains, attachments; $project: substring of the project path, or NULL.
+-- Output columns: chain_id, kind, agent_type, definition, spawn_name, rounds, requests, requests_per_round,
+--   attachments (all types), skill_listing (count), skill_listing_bytes, skill_listing_equals_rounds.
+-- Example row: chain_id='d232c445-…:a3f1…', kind='subagent', agent_type='planner', definition='lost',
+--   spawn_name='planner', rounds=8, requests=26, requests_per_round=3.25, attachments=11, skill_listing=8,
+--   skill_listing_bytes=146112, skill_listing_equals_rounds=true
+WITH a AS (
+  SELECT chain_id, count(*) AS attachments,
+         count(*) FILTER (WHERE type = 'skill_listing') AS skill_listing,
+         coalesce(sum(bytes) FILTER (WHERE type = 'skill_listing'), 0) AS skill_listing_bytes
+  FROM attachments GROUP BY chain_id
+)
+SELECT c.chain_id, c.kind, c.agent_type, c.definition, c.spawn_name, c.rounds, c.requests,
+       round(c.requests / nullif(c.rounds, 0), 2) AS requests_per_round,
+       coalesce(a.attachments, 0) AS attachments, coalesce(a.skill_listing, 0) AS skill_listing,
+       coalesce(a.skill_listing_bytes, 0) AS skill_listing_bytes,
+       coalesce(a.skill_listing, 0) = c.rounds AS skill_listing_equals_rounds
+FROM chains c LEFT JOIN a USING (chain_id)
+WHERE $project IS NULL OR contains(lower(c.project), lower($project))
+ORDER BY skill_listing DESC, c.rounds DESC, c.chain_id;

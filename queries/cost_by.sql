@@ -1,0 +1,31 @@
+-- cost_by: weight and USD by day, project, model or agent type.
+-- Purpose: where the money went, one grouping at a time (SPEC §2): every ranking by weight and USD, never raw tokens.
+-- Inputs: requests, chains (a store, or a Parquet export); $by: 'day' (default) | 'project' | 'model' | 'agent_type';
+--   $tz: IANA time zone for days (default UTC); $since / $until: 'YYYY-MM-DD' in $tz, or NULL;
+--   $project: substring of the project path, or NULL.
+-- Output columns: grp, requests, chains, weight_input, weight_output, weight_write_5m, weight_write_1h, weight_read,
+--   weight (priced requests only), usd (priced requests only), unpriced_requests. Days in order; else by USD, most first.
+-- Example row: grp='2026-02-12', requests=291, chains=7, weight_input=1204, weight_output=240500, weight_write_5m=1366641.25,
+--   weight_write_1h=0, weight_read=931044.4, weight=2539389.65, usd=12.70, unpriced_requests=0
+WITH r AS (
+  SELECT r.*, coalesce(c.agent_type, 'unknown') AS agent_type,
+         strftime(timezone(coalesce($tz, 'UTC'), r.ts), '%Y-%m-%d') AS day
+  FROM requests r LEFT JOIN chains c USING (chain_id)
+),
+f AS (
+  SELECT *, CASE coalesce($by, 'day') WHEN 'day' THEN day WHEN 'project' THEN project WHEN 'model' THEN model
+                 WHEN 'agent_type' THEN agent_type
+                 ELSE error('$by must be day, project, model or agent_type') END AS grp
+  FROM r
+  WHERE ($since IS NULL OR day >= $since) AND ($until IS NULL OR day <= $until)
+    AND ($project IS NULL OR contains(lower(project), lower($project)))
+)
+SELECT grp, count(*) AS requests, count(DISTINCT chain_id) AS chains,
+       coalesce(sum(weight_input), 0) AS weight_input, coalesce(sum(weight_output), 0) AS weight_output,
+       coalesce(sum(weight_write_5m), 0) AS weight_write_5m, coalesce(sum(weight_write_1h), 0) AS weight_write_1h,
+       coalesce(sum(weight_read), 0) AS weight_read,
+       coalesce(sum(weight), 0) AS weight, coalesce(sum(usd), 0) AS usd,
+       count(*) FILTER (WHERE weight IS NULL) AS unpriced_requests
+FROM f
+GROUP BY grp
+ORDER BY CASE WHEN coalesce($by, 'day') = 'day' THEN grp END, usd DESC, grp;

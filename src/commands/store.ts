@@ -1,0 +1,96 @@
+/**
+ * The store as a product: `query` runs bundled or own SQL against the store (or a Parquet export),
+ * `crosstab` puts any two dimensions against each other (SPEC §4), `export` writes the portable
+ * tables as Parquet partitioned by day.
+ */
+import type { Argv } from 'yargs';
+import { parseDay, parseTimezone } from '../analyses/filters.js';
+import { openContext } from '../context.js';
+import { UsageError } from '../errors.js';
+import { columnsOf, formatRows, toCsv } from '../reporters/rows.js';
+import { type SqlSource, openParquet, usePortableViews } from '../store/portable.js';
+import { listQueries, queryParams, querySql, runQuery } from '../store/queries.js';
+import { type Command, type Io, commonOptions, withLogOptions } from './command.js';
+
+/** `--param k=v` (repeatable) → {k: 'v'}; values stay text (cast in SQL: `$n::INTEGER`). */
+export function parseParams(raw: unknown): Record<string, string> {
+  const list = raw === undefined ? [] : Array.isArray(raw) ? raw.map(String) : [String(raw)];
+  const out: Record<string, string> = {};
+  for (const p of list) {
+    const m = /^([a-z_][a-z0-9_]*)=(.*)$/is.exec(p);
+    if (!m) throw new UsageError(`--param ${p}: expected NAME=VALUE`);
+    out[m[1]!] = m[2]!;
+  }
+  return out;
+}
+
+/**
+ * Where SQL runs: a Parquet export when `--parquet DIR` is given, else the store after an
+ * (incremental) ingest of this invocation's logs, with the portable `attachments` view in place.
+ * The filters' time zone, days and project are returned as default parameters.
+ */
+export async function openSource(argv: Record<string, unknown>, io: Io): Promise<{ source: SqlSource; defaults: Record<string, unknown> }> {
+  if (argv.parquet !== undefined) {
+    const defaults = {
+      tz: parseTimezone(argv.timezone as string | undefined),
+      since: parseDay(argv.since as string | undefined, '--since'),
+      until: parseDay(argv.until as string | undefined, '--until'),
+      project: (argv.project as string | undefined)?.trim() || null,
+    };
+    return { source: await openParquet(String(argv.parquet)), defaults };
+  }
+  const ctx = await openContext(commonOptions(argv, io));
+  try {
+    await usePortableViews(ctx.store);
+  } catch (err) {
+    ctx.store.close();
+    throw err;
+  }
+  const f = ctx.filters;
+  return { source: ctx.store, defaults: { tz: f.timezone, since: f.since, until: f.until, project: f.project } };
+}
+
+function withParquet(y: Argv): Argv {
+  return y.option('parquet', { type: 'string', describe: 'read a Parquet export (cachelens export --parquet DIR; several pooled below one DIR) instead of the logs' });
+}
+
+export interface QueryResult {
+  query: string;
+  params: Record<string, unknown>;
+  columns: string[];
+  rows: Record<string, unknown>[];
+}
+
+export const queryCommand: Command = {
+  command: 'query [target] [paths..]',
+  describe: 'run a SQL file, or a bundled query by NAME (queries/NAME.sql), against the store',
+  options: (y) =>
+    withParquet(withLogOptions(y))
+      .positional('target', { type: 'string', describe: 'FILE.sql, or the NAME of a bundled query' })
+      .option('param', { type: 'string', array: true, describe: 'NAME=VALUE for $NAME in the SQL (repeatable; text: cast in SQL)' })
+      .option('list', { type: 'boolean', describe: 'list the bundled queries with their purpose' })
+      .option('csv', { type: 'boolean', describe: 'print CSV instead of a table' })
+      .conflicts('csv', 'json'),
+  async run(argv, io) {
+    if (argv.list) {
+      const list = listQueries();
+      return { json: list, text: formatRows(list as unknown as Record<string, unknown>[], io.color) };
+    }
+    const target = argv.target as string | undefined;
+    if (!target) throw new UsageError('name a query: a FILE.sql or a bundled NAME', 'cachelens query --list shows the bundled ones');
+    const given = parseParams(argv.param);
+    const used = queryParams(querySql(target));
+    const unknown = Object.keys(given).filter((k) => !used.includes(k));
+    if (unknown.length > 0) throw new UsageError(`--param ${unknown[0]}: ${target} has no $${unknown[0]}`, used.length ? `it takes ${used.map((u) => '$' + u).join(', ')}` : 'it takes no parameters');
+    const { source, defaults } = await openSource(argv, io);
+    try {
+      const params: Record<string, unknown> = {};
+      for (const p of used) params[p] = p in given ? given[p] : (defaults[p] ?? null);
+      const rows = await runQuery(source, target, params);
+      const result: QueryResult = { query: target, params, columns: columnsOf(rows), rows };
+      return { json: result, text: argv.csv ? toCsv(rows) : formatRows(rows, io.color) };
+    } finally {
+      source.close();
+    }
+  },
+};

@@ -1,0 +1,71 @@
+/**
+ * The three tables that `queries/*.sql`, the cross-tab and the Parquet export read — `requests`,
+ * `chains` and `attachments` — with the same columns whether they come from a store or from a
+ * Parquet export (one person's, or a team's pooled under one directory).
+ *
+ *   store ──(scoped temp view over attachments)──┐
+ *                                                 ├─▶ requests · chains · attachments ─▶ queries/*.sql
+ *   export DIR ──(views over read_parquet)───────┘
+ *
+ * In a store, `requests` and `chains` are already those of this invocation's scope; the raw
+ * `attachments` table holds every file ever read, so a temp view of the same name (which shadows
+ * it on this connection only) keeps the attachments of the files in scope. Queries use only the
+ * columns the export keeps (ATTACHMENT_COLUMNS).
+ */
+import { existsSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { UsageError } from '../errors.js';
+import { type Row, type Store, plainRow } from './store.js';
+
+/** Anything SQL can be run against: a Store, or a Parquet export opened in memory. */
+export interface SqlSource {
+  all(sql: string, params?: Record<string, unknown>): Promise<Row[]>;
+  close(): void;
+}
+
+export const PORTABLE_TABLES = ['requests', 'chains', 'attachments'] as const;
+
+/** The columns of the exported `attachments` (no file ids: they mean nothing outside one store). */
+export const ATTACHMENT_COLUMNS = `chain_id, line, t, to_timestamp(t / 1000) AS ts, type, bytes, hash, round`;
+
+/** Makes `attachments` on this store's connection the portable, scoped one. */
+export async function usePortableViews(store: Store): Promise<void> {
+  const [{ db }] = await store.all(`SELECT current_database() AS db`);
+  const raw = `"${String(db).replace(/"/g, '""')}".main.attachments`;
+  // the raw columns, file_id included, so that code written against the raw table still works here
+  await store.run(`CREATE OR REPLACE TEMP VIEW attachments AS
+    SELECT * FROM ${raw} WHERE file_id IN (SELECT file_id FROM scope)`);
+}
+
+/**
+ * Opens a Parquet export (or a directory holding several, e.g. one per person) as an in-memory
+ * database with the three portable tables as views. Every `requests/…/*.parquet` below `dir` is
+ * read; the `day` partition column is dropped again (queries compute days in their own time zone).
+ */
+export async function openParquet(dir: string): Promise<SqlSource> {
+  const root = resolve(dir);
+  if (!existsSync(root) || !statSync(root).isDirectory()) throw new UsageError(`no such directory: ${dir}`);
+  const instance = await DuckDBInstance.create(':memory:');
+  const db = await instance.connect();
+  const close = () => {
+    db.closeSync();
+    instance.closeSync();
+  };
+  try {
+    for (const t of PORTABLE_TABLES) {
+      const glob = `${root}/**/${t}/**/*.parquet`.replace(/'/g, "''");
+      await db.run(`CREATE VIEW ${t} AS SELECT * EXCLUDE (day) FROM read_parquet('${glob}', hive_partitioning = true, union_by_name = true)`);
+    }
+  } catch (err) {
+    close();
+    throw new UsageError(`${dir} holds no cachelens Parquet export: ${(err as Error).message.split('\n')[0]}`, 'make one with cachelens export --parquet DIR');
+  }
+  return {
+    async all(sql, params) {
+      const reader = await db.runAndReadAll(sql, params as never);
+      return reader.getRowObjectsJS().map(plainRow);
+    },
+    close,
+  };
+}

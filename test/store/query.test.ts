@@ -1,0 +1,137 @@
+/**
+ * `cachelens query` and the bundled queries: every file documents itself; the SQL re-purchase
+ * ranking equals the TypeScript anatomy's; attachment queries agree with the sample corpus's
+ * truth.json; the CLI prints JSON, CSV and one-line errors.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { analyzeAnatomy } from '../../src/analyses/anatomy-summary.js';
+import { loadChains } from '../../src/analyses/load-chains.js';
+import { usePortableViews } from '../../src/store/portable.js';
+import { QUERIES_DIR, listQueries, runQuery } from '../../src/store/queries.js';
+import { prices, realLogs, repoRoot, run, tmp } from './helpers.js';
+
+const sampleLogs = path.join(repoRoot, 'sample-logs');
+const cli = path.join(repoRoot, 'dist/cli.js');
+const BUNDLED = ['attachments_vs_rounds', 'cost_by', 'reattachments', 'repurchase', 'write_read_ratio'];
+
+interface TruthChain {
+  chain_id: string;
+  rounds: number;
+  skill_listing: number;
+  re_attachments: number;
+  attachments: Record<string, number>;
+  repurchase: boolean;
+}
+const truth = () => JSON.parse(readFileSync(path.join(sampleLogs, 'truth.json'), 'utf8')) as { chains: TruthChain[] };
+
+function cachelens(args: string[]) {
+  return spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+}
+
+test('every bundled query opens with purpose, inputs, output columns and an example row, and --list shows it', () => {
+  const files = readdirSync(QUERIES_DIR).filter((f) => f.endsWith('.sql'));
+  for (const name of BUNDLED) assert.ok(files.includes(`${name}.sql`), name);
+  for (const name of BUNDLED) {
+    const head = readFileSync(path.join(QUERIES_DIR, `${name}.sql`), 'utf8').split('\n').filter((l) => l.startsWith('--')).join('\n');
+    assert.match(head, new RegExp(`^-- ${name}: \\S`), name);
+    for (const part of ['Purpose:', 'Inputs:', 'Output columns:', 'Example row:']) assert.ok(head.includes(part), `${name} lacks ${part}`);
+  }
+  const listed = listQueries();
+  for (const name of BUNDLED) {
+    const q = listed.find((x) => x.name === name);
+    assert.ok(q && q.purpose.length > 10 && !q.purpose.startsWith(name), `${name}: ${q?.purpose}`);
+  }
+});
+
+for (const [label, root] of [
+  ['sample corpus', sampleLogs],
+  ['real logs', realLogs],
+] as const) {
+  test(`repurchase.sql ranks the same chains as the anatomy, with the same waste (${label})`, async () => {
+    const r = await run([root], path.join(tmp(), 's.duckdb'));
+    try {
+      await usePortableViews(r.store);
+      const sql = await runQuery(r.store, 'repurchase', { all: 'true' });
+      const ts = analyzeAnatomy(await loadChains(r.store, { since: null, until: null, project: null, timezone: 'UTC' }), {
+        weightsFor: (m, p) => prices.weightsFor(m, p),
+      });
+      const flagged = sql.filter((x) => x.repurchase === true);
+      assert.deepEqual(
+        flagged.map((x) => [x.chain_id, x.rounds, x.read_median]),
+        ts.repurchase.map((x) => [x.chain_id, x.rounds, x.read_median]),
+      );
+      for (const [i, x] of flagged.entries()) assert.ok(Math.abs((x.waste_weight as number) - ts.repurchase[i]!.waste_weight) < 1e-6);
+      // every chain's expiry and break tokens and waste agree with the anatomy, flagged or not
+      const byChain = new Map(ts.chains.map((c) => [c.chain_id, c]));
+      assert.equal(sql.length, ts.chains.length);
+      for (const x of sql) {
+        const c = byChain.get(x.chain_id as string)!;
+        assert.deepEqual([x.expiry_tokens, x.break_tokens], [c.expiry, c.break], x.chain_id as string);
+        assert.ok(Math.abs((x.waste_weight as number) - c.waste_weight) < 1e-6, x.chain_id as string);
+      }
+      if (label === 'sample corpus') {
+        assert.deepEqual(new Set(flagged.map((x) => x.chain_id)), new Set(truth().chains.filter((c) => c.repurchase).map((c) => c.chain_id)));
+      }
+    } finally {
+      r.store.close();
+    }
+  });
+}
+
+test('attachments_vs_rounds and reattachments agree with truth.json', async () => {
+  const r = await run([sampleLogs], path.join(tmp(), 's.duckdb'));
+  try {
+    await usePortableViews(r.store);
+    const rows = await runQuery(r.store, 'attachments_vs_rounds', {});
+    const chains = truth().chains;
+    assert.equal(rows.length, chains.length);
+    for (const c of chains) {
+      const row = rows.find((x) => x.chain_id === c.chain_id)!;
+      const all = Object.values(c.attachments).reduce((s, n) => s + n, 0);
+      assert.deepEqual([row.rounds, row.skill_listing, row.attachments], [c.rounds, c.skill_listing, all], c.chain_id);
+    }
+    const re = await runQuery(r.store, 'reattachments', {});
+    const sum = (k: string) => re.reduce((s, x) => s + (x[k] as number), 0);
+    assert.equal(sum('reattachments'), chains.reduce((s, c) => s + c.re_attachments, 0));
+    assert.equal(sum('attachments'), chains.reduce((s, c) => s + Object.values(c.attachments).reduce((a, n) => a + n, 0), 0));
+  } finally {
+    r.store.close();
+  }
+});
+
+test('CLI: query NAME --param --json, FILE.sql --csv, and one-line errors', () => {
+  const db = path.join(tmp(), 's.duckdb');
+  const byModel = cachelens(['query', 'cost_by', sampleLogs, '--db', db, '--param', 'by=model', '--json']);
+  assert.equal(byModel.status, 0, byModel.stderr);
+  const out = JSON.parse(byModel.stdout) as { query: string; params: Record<string, unknown>; columns: string[]; rows: Record<string, number | string>[] };
+  assert.equal(out.query, 'cost_by');
+  assert.equal(out.params.by, 'model');
+  assert.deepEqual(out.columns.slice(0, 3), ['grp', 'requests', 'chains']);
+  const summary = JSON.parse(cachelens(['summary', sampleLogs, '--db', db, '--json']).stdout) as { totals: { requests: number; usd: number } };
+  assert.equal(out.rows.reduce((s, x) => s + (x.requests as number), 0), summary.totals.requests);
+  assert.ok(Math.abs(out.rows.reduce((s, x) => s + (x.usd as number), 0) - summary.totals.usd) < 1e-6);
+
+  const file = path.join(tmp(), 'mine.sql');
+  writeFileSync(file, `SELECT agent_type, count(*) AS chains, 'a,"b"' AS odd FROM chains WHERE rounds >= $min::INTEGER GROUP BY 1 ORDER BY 1`);
+  const csv = cachelens(['query', file, sampleLogs, '--db', db, '--param', 'min=2', '--csv']);
+  assert.equal(csv.status, 0, csv.stderr);
+  const lines = csv.stdout.trim().split('\n');
+  assert.equal(lines[0], 'agent_type,chains,odd');
+  assert.ok(lines.slice(1).every((l) => l.endsWith(',"a,""b"""')), lines.join('\n'));
+
+  for (const args of [
+    ['query', 'no_such_query', sampleLogs, '--db', db],
+    ['query', 'cost_by', sampleLogs, '--db', db, '--param', 'nope=1'],
+    ['query', 'cost_by', sampleLogs, '--db', db, '--param', 'by=colour'],
+    ['query', sampleLogs, '--db', db, '--param', 'by'],
+  ]) {
+    const r = cachelens(args);
+    assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+    assert.match(r.stderr, /^cachelens: /);
+  }
+});
