@@ -1,0 +1,246 @@
+/**
+ * Bad lines (SPEC §8): each case is a small log tree whose right answer is computed by hand; the
+ * built CLI reads it and the test checks the totals, every skip's reason and file:line, and that
+ * nothing else was dropped.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { appendFileSync } from 'node:fs';
+import path from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { approx, assistant, opusWeight, removeDir, skipsByReason, summary, tempDir, tokens, usage, user, writeLog } from './helpers.js';
+
+function setup(t: { after: (fn: () => void) => void }) {
+  const dir = tempDir();
+  t.after(() => removeDir(dir));
+  return { dir, logs: path.join(dir, 'logs'), db: path.join(dir, 's.duckdb') };
+}
+
+test('a half-written last line is skipped and located, then read once a later append completes it', async (t) => {
+  const { logs, db } = setup(t);
+  const half = assistant({ msg: 'm2', usage: usage(5, 6, 7, 8), t: '2025-03-01T10:00:02.000Z' });
+  const file = writeLog(logs, 'proj/s1.jsonl', user('hi') + '\n' + assistant({ msg: 'm1', usage: usage(1, 2, 3, 4) }) + '\n' + half.slice(0, 60));
+
+  const first = await summary([logs], db);
+  assert.deepEqual(tokens(first.totals), { requests: 1, input: 1, output: 2, cache_write_5m: 3, cache_write_1h: 0, cache_read: 4, unpriced_requests: 0 });
+  assert.deepEqual(skipsByReason(first), { incomplete_last_line: { count: 1, at: ['s1.jsonl:3'] } });
+  assert.equal(first.quality.lines, 2);
+
+  appendFileSync(file, half.slice(60) + '\n' + assistant({ msg: 'm3', usage: usage(100, 0, 0, 0), t: '2025-03-01T10:00:03.000Z' }) + '\n');
+  const second = await summary([logs], db);
+  assert.deepEqual(tokens(second.totals), { requests: 3, input: 106, output: 8, cache_write_5m: 10, cache_write_1h: 0, cache_read: 12, unpriced_requests: 0 });
+  assert.deepEqual(second.quality.skipped, [], 'the completed line is no longer a skip');
+  assert.equal(second.quality.lines, 4);
+  approx(second.totals.weight, opusWeight(106, 8, 10, 12), 'weight');
+
+  const rebuilt = await summary([logs], db, { extra: ['--rebuild'] });
+  assert.deepEqual(rebuilt.totals, second.totals, 'the appended store equals one read at once');
+  assert.deepEqual(rebuilt.quality, second.quality);
+});
+
+test('a complete last line without its newline is read, and its newline written later does not add a line', async (t) => {
+  const { logs, db } = setup(t);
+  const file = writeLog(logs, 'proj/s1.jsonl', user('hi') + '\n' + assistant({ msg: 'm1', usage: usage(1, 2, 3, 4) }));
+  const first = await summary([logs], db);
+  assert.equal(first.totals.requests, 1);
+  assert.deepEqual(first.quality.skipped, []);
+  assert.equal(first.quality.lines, 2);
+  appendFileSync(file, '\n' + assistant({ msg: 'm2', usage: usage(10, 0, 0, 0) }).slice(0, 30));
+  const second = await summary([logs], db);
+  assert.equal(second.totals.requests, 1);
+  assert.deepEqual(skipsByReason(second), { incomplete_last_line: { count: 1, at: ['s1.jsonl:3'] } });
+  assert.equal(second.quality.lines, 2);
+});
+
+test('invalid JSON in the middle of a file skips exactly those lines, each located, and keeps the rest', async (t) => {
+  const { logs, db } = setup(t);
+  writeLog(logs, 'proj/s1.jsonl', [
+    assistant({ msg: 'm1', usage: usage(1, 1, 1, 1) }),
+    '{"type":"assistant","message":{"id":"broken","usage":{"input_tokens":5',
+    assistant({ msg: 'm2', usage: usage(2, 2, 2, 2) }),
+    'not json at all',
+    '[1,2,3]',
+    '{"type":"user"} {"type":"user"}',
+    '{"type":"assistant",}',
+    '{}',
+    '',
+    assistant({ msg: 'm3', usage: usage(3, 3, 3, 3) }),
+  ]);
+  const s = await summary([logs], db);
+  assert.deepEqual(tokens(s.totals), { requests: 3, input: 6, output: 6, cache_write_5m: 6, cache_write_1h: 0, cache_read: 6, unpriced_requests: 0 });
+  assert.deepEqual(skipsByReason(s), { invalid_json: { count: 5, at: ['s1.jsonl:2', 's1.jsonl:4', 's1.jsonl:5', 's1.jsonl:6', 's1.jsonl:7'] } });
+  assert.equal(s.quality.skipped_lines, 5);
+  for (const e of s.quality.skipped[0].examples) assert.ok(e.detail.length > 0, 'every skip says why');
+  assert.equal(s.quality.lines, 10);
+});
+
+test('invalid UTF-8 and lone surrogate escapes do not lose usage; bytes outside any string make an invalid_json skip', async (t) => {
+  const { logs, db } = setup(t);
+  const lines: Buffer[] = [
+    // invalid bytes inside the text of a request: the text is not needed, the usage is
+    Buffer.concat([Buffer.from(assistant({ msg: 'm1', usage: usage(1, 2, 3, 4), text: 'XX' }).split('XX')[0]), Buffer.from([0xff, 0xfe, 0xc3, 0x28, 0xed, 0xa0, 0x80]), Buffer.from(assistant({ msg: 'm1', usage: usage(1, 2, 3, 4), text: 'XX' }).split('XX')[1])]),
+    // an invalid byte inside the request id: still one request, counted once
+    Buffer.concat([Buffer.from(assistant({ msg: 'm2', req: 'rYY', usage: usage(10, 0, 0, 0) }).split('YY')[0]), Buffer.from([0xc3]), Buffer.from(assistant({ msg: 'm2', req: 'rYY', usage: usage(10, 0, 0, 0) }).split('YY')[1])]),
+    // lone surrogate escapes in the text, the message id and the project (cwd)
+    Buffer.from(assistant({ msg: 'm3', usage: usage(100, 0, 0, 0), text: 'TEXT', cwd: 'CWD' }).replace('TEXT', '\\ud800 and \\udfff').replace('"m3"', '"m3\\udc00"').replace('CWD', '/proj\\ud83d')),
+    // a raw invalid byte before the object: not JSON
+    Buffer.concat([Buffer.from([0xff]), Buffer.from(assistant({ msg: 'm4', usage: usage(1000, 0, 0, 0) }))]),
+  ];
+  writeLog(logs, 'proj/s1.jsonl', Buffer.concat(lines.flatMap((l) => [l, Buffer.from('\n')])));
+  const s = await summary([logs], db);
+  assert.deepEqual(tokens(s.totals), { requests: 3, input: 111, output: 2, cache_write_5m: 3, cache_write_1h: 0, cache_read: 4, unpriced_requests: 0 });
+  assert.deepEqual(skipsByReason(s), { invalid_json: { count: 1, at: ['s1.jsonl:4'] } });
+  assert.ok(
+    s.by_project.some((p) => p.project === '/proj\ufffd'),
+    `a lone surrogate in a project path is stored as U+FFFD: ${JSON.stringify(s.by_project.map((p) => p.project))}`,
+  );
+});
+
+test('CRLF line endings read exactly as LF ones, a half CRLF line included', async (t) => {
+  const { dir } = setup(t);
+  const lines = [user('hi'), assistant({ msg: 'm1', usage: usage(1, 2, 3, 4) }), assistant({ msg: 'm1', usage: usage(1, 9, 3, 4) }), assistant({ msg: 'm2', usage: usage(5, 5, 5, 5) })];
+  const half = assistant({ msg: 'm3', usage: usage(7, 7, 7, 7) }).slice(0, 50);
+  writeLog(dir, 'lf/proj/s1.jsonl', lines.join('\n') + '\n' + half);
+  writeLog(dir, 'crlf/proj/s1.jsonl', lines.join('\r\n') + '\r\n' + half + '\r');
+  const lf = await summary([path.join(dir, 'lf')], path.join(dir, 'lf.duckdb'));
+  const crlf = await summary([path.join(dir, 'crlf')], path.join(dir, 'crlf.duckdb'));
+  assert.deepEqual(tokens(crlf.totals), { requests: 2, input: 6, output: 14, cache_write_5m: 8, cache_write_1h: 0, cache_read: 9, unpriced_requests: 0 });
+  assert.deepEqual(crlf.totals, lf.totals);
+  assert.deepEqual(skipsByReason(crlf), { incomplete_last_line: { count: 1, at: ['s1.jsonl:5'] } });
+  assert.equal(crlf.quality.lines, lf.quality.lines);
+  assert.equal(crlf.quality.duplicates_removed, 1);
+});
+
+test('a UTF-8 byte-order mark at the start of a file is ignored; one in the middle is a located invalid_json skip', async (t) => {
+  const { logs, db } = setup(t);
+  const bom = '\ufeff';
+  writeLog(logs, 'proj/a.jsonl', bom + assistant({ msg: 'm1', usage: usage(1, 0, 0, 0) }) + '\n' + assistant({ msg: 'm2', usage: usage(2, 0, 0, 0) }) + '\n');
+  // two files concatenated, the second with its own mark
+  writeLog(logs, 'proj/b.jsonl', assistant({ msg: 'm3', usage: usage(4, 0, 0, 0) }) + '\n' + bom + assistant({ msg: 'm4', usage: usage(8, 0, 0, 0) }) + '\n');
+  const s = await summary([logs], db);
+  assert.deepEqual(tokens(s.totals), { requests: 3, input: 7, output: 0, cache_write_5m: 0, cache_write_1h: 0, cache_read: 0, unpriced_requests: 0 });
+  assert.deepEqual(skipsByReason(s), { invalid_json: { count: 1, at: ['b.jsonl:2'] } });
+});
+
+test('empty and blank files are files with no requests and no skips', async (t) => {
+  const { logs, db } = setup(t);
+  writeLog(logs, 'proj/empty.jsonl', '');
+  writeLog(logs, 'proj/newlines.jsonl', '\n\n\n');
+  writeLog(logs, 'proj/spaces.jsonl', '   \n\t\r\n  ');
+  writeLog(logs, 'proj/real.jsonl', [assistant({ msg: 'm1', usage: usage(1, 1, 1, 1) })]);
+  const s = await summary([logs], db);
+  assert.equal(s.totals.requests, 1);
+  assert.equal(s.quality.files, 4);
+  assert.deepEqual(s.quality.skipped, []);
+  const again = await summary([logs], db);
+  assert.deepEqual(again.totals, s.totals, 'a second run over unchanged empty files changes nothing');
+  assert.deepEqual(again.quality, s.quality);
+});
+
+test('usage fields that are strings, negative, fractional, huge or not an object are invalid_usage skips; null counts 0; big sums stay exact', async (t) => {
+  const { logs, db } = setup(t);
+  const at = (i: number) => `2025-03-01T10:00:${String(i).padStart(2, '0')}.000Z`;
+  writeLog(logs, 'proj/s1.jsonl', [
+    assistant({ msg: 'str', t: at(1), usage: { ...usage(1, 1, 1, 1), input_tokens: '12' } }),
+    assistant({ msg: 'neg', t: at(2), usage: { ...usage(1, 1, 1, 1), output_tokens: -5 } }),
+    assistant({ msg: 'frac', t: at(3), usage: { ...usage(1, 1, 1, 1), cache_read_input_tokens: 1.5 } }),
+    assistant({ msg: 'huge', t: at(4), usage: { ...usage(1, 1, 1, 1), cache_creation_input_tokens: 1e15 } }),
+    assistant({ msg: 'obj', t: at(5), usage: 'lots' as never }),
+    assistant({ msg: 'nullusage', t: at(6), usage: null as never }),
+    assistant({ msg: 'split', t: at(7), usage: { ...usage(1, 1, 10, 1), cache_creation: { ephemeral_5m_input_tokens: 'x', ephemeral_1h_input_tokens: 10 } } }),
+    // null fields count 0; unknown fields are ignored; 1e3 is the integer 1000
+    assistant({ msg: 'nulls', t: at(8), usage: { input_tokens: null, output_tokens: 1e3, cache_creation_input_tokens: null, cache_read_input_tokens: 7, brand_new_counter: 99 } }),
+    assistant({ msg: 'empty', t: at(9), usage: {} }),
+    // three requests just under the per-field bound: their sum passes 2^31
+    assistant({ msg: 'big1', t: at(10), usage: usage(900_000_000, 0, 0, 0) }),
+    assistant({ msg: 'big2', t: at(11), usage: usage(900_000_000, 0, 0, 0) }),
+    assistant({ msg: 'big3', t: at(12), usage: usage(900_000_000, 0, 0, 0) }),
+    // one copy of a response is bad, the other good: the good copy is counted, the bad one reported
+    assistant({ msg: 'copy', t: at(13), usage: { ...usage(3, 'oops' as never, 0, 0) } }),
+    assistant({ msg: 'copy', t: at(13), usage: usage(3, 40, 0, 0) }),
+    // usage without an id or a time cannot be de-duplicated or placed: reported, not guessed
+    JSON.stringify({ type: 'assistant', timestamp: at(14), message: { model: 'claude-opus-4-6', usage: usage(1, 1, 1, 1) } }),
+    JSON.stringify({ type: 'assistant', message: { id: 'notime', model: 'claude-opus-4-6', usage: usage(1, 1, 1, 1) } }),
+  ]);
+  const s = await summary([logs], db);
+  assert.deepEqual(tokens(s.totals), {
+    requests: 6,
+    input: 2_700_000_003,
+    output: 1_040,
+    cache_write_5m: 0,
+    cache_write_1h: 0,
+    cache_read: 7,
+    unpriced_requests: 0,
+  });
+  const skips = skipsByReason(s);
+  assert.deepEqual(Object.keys(skips), ['invalid_usage']);
+  assert.equal(skips.invalid_usage.count, 10);
+  const all = await skipDetails(db);
+  assert.deepEqual(
+    all.map((r) => `${r.line} ${r.detail}`),
+    [
+      '1 invalid usage field input_tokens = "12"',
+      '2 invalid usage field output_tokens = -5',
+      '3 invalid usage field cache_read_input_tokens = 1.5',
+      '4 invalid usage field cache_creation_input_tokens = 1000000000000000',
+      '5 usage is not an object',
+      '6 usage is not an object',
+      '7 invalid usage field ephemeral_5m_input_tokens = "x"',
+      '13 invalid usage field output_tokens = "oops"',
+      '15 usage without message.id',
+      '16 usage without a valid timestamp',
+    ],
+  );
+});
+
+test('unknown line types, subtypes and fields are counted per type, never skipped', async (t) => {
+  const { logs, db } = setup(t);
+  writeLog(logs, 'proj/s1.jsonl', [
+    JSON.stringify({ type: 'hologram', sessionId: 's1', timestamp: '2025-03-01T10:00:00Z', payload: { deep: [1, { x: 'y' }] } }),
+    JSON.stringify({ type: 'hologram', sessionId: 's1' }),
+    JSON.stringify({ type: 'system', subtype: 'quantum_boundary', sessionId: 's1' }),
+    JSON.stringify({ type: 'progress', data: { type: 'teleport_progress', message: 42 } }),
+    JSON.stringify({ type: 42, sessionId: 's1' }),
+    JSON.stringify({ sessionId: 's1', note: 'no type at all' }),
+    JSON.stringify({ type: 'summary', summary: 'x', leafUuid: 'u' }),
+    // a request with unknown fields at every level, and a message field of the wrong type elsewhere
+    assistant({ msg: 'm1', usage: { ...usage(1, 2, 3, 4), future: { a: 1 } }, extra: { someNewField: [1, 2], message2: 'x' } }),
+    JSON.stringify({ type: 'assistant', sessionId: 's1', timestamp: '2025-03-01T10:00:00Z', message: 'just a string' }),
+    JSON.stringify({ type: 'user', sessionId: 's1', message: { content: { unexpected: 'object' } } }),
+  ]);
+  const s = await summary([logs], db);
+  assert.deepEqual(tokens(s.totals), { requests: 1, input: 1, output: 2, cache_write_5m: 3, cache_write_1h: 0, cache_read: 4, unpriced_requests: 0 });
+  assert.deepEqual(s.quality.skipped, []);
+  assert.equal(s.quality.lines, 10);
+  const counts = await lineCounts(db);
+  assert.deepEqual(counts, {
+    '(none)': 2,
+    assistant: 2,
+    hologram: 2,
+    'progress/teleport_progress': 1,
+    summary: 1,
+    'system/quantum_boundary': 1,
+    user: 1,
+  });
+});
+
+async function query(db: string, sql: string): Promise<Record<string, unknown>[]> {
+  const inst = await DuckDBInstance.create(db, { access_mode: 'READ_ONLY' });
+  const con = await inst.connect();
+  try {
+    return (await con.runAndReadAll(sql)).getRowObjectsJS();
+  } finally {
+    con.closeSync();
+    inst.closeSync();
+  }
+}
+
+async function skipDetails(db: string): Promise<{ line: number; detail: string }[]> {
+  const rows = await query(db, `SELECT line, detail FROM skipped ORDER BY line`);
+  return rows.map((r) => ({ line: Number(r.line), detail: String(r.detail) }));
+}
+
+async function lineCounts(db: string): Promise<Record<string, number>> {
+  const rows = await query(db, `SELECT type, subtype, sum(n) AS n FROM line_counts GROUP BY ALL ORDER BY type, subtype`);
+  return Object.fromEntries(rows.map((r) => [r.subtype ? `${r.type}/${r.subtype}` : String(r.type), Number(r.n)]));
+}

@@ -1,0 +1,47 @@
+/**
+ * Preload (`node --import`) for the fault suite: makes the file system misbehave at the exact
+ * moment a case needs, with real kernel errors and real writes, by wrapping fs/promises `open`:
+ *
+ * - FAULT_VANISH=a.jsonl,b.jsonl — the first open of a file with that name unlinks it just before
+ *   opening: the file was listed, then vanished before it was read (ENOENT from the kernel).
+ * - FAULT_GROW=a.jsonl, FAULT_GROW_DATA=/path — after the first read from the first handle opened
+ *   on that name returns, the bytes of FAULT_GROW_DATA are appended to the file: it grows while it
+ *   is being read, past the size the reader took at open.
+ *
+ * Each fault fires once and is recorded in FAULT_PROBE_OUT.
+ */
+import { appendFileSync, readFileSync, unlinkSync } from 'node:fs';
+import fsp from 'node:fs/promises';
+import { syncBuiltinESMExports } from 'node:module';
+import { basename } from 'node:path';
+import { record } from './record.mjs';
+
+const vanish = new Set((process.env.FAULT_VANISH ?? '').split(',').filter(Boolean));
+const grow = process.env.FAULT_GROW ?? '';
+let grown = false;
+const realOpen = fsp.open;
+
+fsp.open = async function open(path, ...rest) {
+  const name = basename(String(path));
+  if (vanish.delete(name)) {
+    unlinkSync(path);
+    record({ fault: 'vanish', path: String(path) });
+  }
+  const fh = await realOpen.call(this, path, ...rest);
+  if (grow && name === grow && !grown) {
+    grown = true;
+    const read = fh.read;
+    let fired = false;
+    fh.read = async function (...args) {
+      const r = await read.apply(this, args);
+      if (!fired) {
+        fired = true;
+        appendFileSync(path, readFileSync(process.env.FAULT_GROW_DATA));
+        record({ fault: 'grow', path: String(path) });
+      }
+      return r;
+    };
+  }
+  return fh;
+};
+syncBuiltinESMExports();
