@@ -68,6 +68,17 @@ export class CacheSim {
     return this.cachedPrefix;
   }
 
+  /**
+   * Plans the next request. The prompt is the previous prompt + its output + what was added;
+   * the read is the whole cached prefix while it is alive, the system prompt (or 0) after an
+   * expiry, a planted break point, or the pinned read of a lost agent; the write is the rest.
+   *
+   * Example (5-minute TTL, system prompt 10,000 read from a warm global cache, input 1):
+   *   1. t=0,    added 5,000            → prompt 15,001: read 10,000, write 5,000 (cold)
+   *   2. t=30s,  output₁ 200, added 800 → prompt 16,001: read C₁ = 15,000, write 1,000 (continue)
+   *   3. t=20m,  output₂ 100, added 50  → prompt 16,151: expired, read 10,000, write 6,150
+   *      (SPEC §3: rw = min(6,150, 16,000 − 10,000) = 6,000 expiry, 150 growth)
+   */
   next(req: NextRequest): PlannedTokens {
     const input = req.input ?? this.rng.int(1, 3);
     const first = this.count === 0;
