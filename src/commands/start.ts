@@ -5,8 +5,9 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defaultRoots } from '../ingest/discover.js';
+import { join } from 'node:path';
 import type { Command, Io } from './command.js';
-import { summaryCommand } from './usage.js';
+import { runReport } from './report.js';
 
 export const SAMPLE_LOGS = fileURLToPath(new URL('../../sample-logs/', import.meta.url));
 
@@ -20,11 +21,12 @@ export function startRoots(io: Io): { paths: string[]; sample: boolean } {
 
 export const startCommand: Command = {
   command: 'start',
-  describe: 'the main job: your logs (or sample-logs/ when you have none)',
-  options: (y) => y.option('db', { type: 'string' }).option('json', { type: 'boolean' }),
+  describe: 'the main job: the HTML report of your logs (or of sample-logs/ when you have none)',
+  options: (y) => y.option('db', { type: 'string' }).option('out', { type: 'string' }).option('json', { type: 'boolean' }),
   async run(argv, io) {
     const { paths, sample } = startRoots(io);
     io.stderr(sample ? `cachelens: no Claude Code logs found here; using the sample corpus in ${paths[0]}` : `cachelens: reading ${paths.join(', ')}`);
-    return summaryCommand.run({ ...argv, paths }, io);
+    const channel = join(SAMPLE_LOGS, 'channels', 'backend.jsonl');
+    return runReport({ ...argv, paths, channel: sample && existsSync(channel) ? [channel] : undefined }, io);
   },
 };

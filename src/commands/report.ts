@@ -1,0 +1,54 @@
+/** report: the self-contained HTML report — where the money went, on one page that works offline. */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Argv } from 'yargs';
+import { openContext } from '../context.js';
+import { buildReportData } from '../report/build.js';
+import { writeReport } from '../report/index.js';
+import { type Command, type Io, commonOptions, withLogOptions } from './command.js';
+
+export function defaultReportName(now = new Date()): string {
+  return `cachelens-report-${now.toISOString().slice(0, 10)}.html`;
+}
+
+export async function runReport(argv: Record<string, unknown>, io: Io): Promise<{ json: unknown; text: string }> {
+  const ctx = await openContext(commonOptions(argv, io));
+  let data;
+  try {
+    const channels = ((argv.channel as string[] | string | undefined) === undefined ? [] : ([] as string[]).concat(argv.channel as string[] | string)).map(String);
+    data = await buildReportData(ctx, { channels });
+  } finally {
+    ctx.store.close();
+  }
+  const out = resolve(String(argv.out ?? defaultReportName()));
+  const path = await writeReport(data, out);
+  if (argv.open) openInBrowser(path, io);
+  const errors = Object.entries(data).filter(([, v]) => v && typeof v === 'object' && 'error' in (v as object)).map(([k]) => k);
+  return {
+    json: { path, sections_failed: errors, totals: data.headline && !('error' in data.headline) ? { usd: data.headline.usd, weight: data.headline.weight } : null },
+    text: `wrote ${path}${errors.length ? `\n(sections that failed and show an error card: ${errors.join(', ')})` : ''}`,
+  };
+}
+
+function openInBrowser(path: string, io: Io): void {
+  const opener = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';
+  if (process.platform === 'linux' && !['/usr/bin/xdg-open', '/usr/local/bin/xdg-open'].some((p) => existsSync(p))) {
+    io.stderr(`cachelens: no xdg-open here; open ${path} in a browser`);
+    return;
+  }
+  const child = spawn(opener, [path], { detached: true, stdio: 'ignore' });
+  child.on('error', () => io.stderr(`cachelens: could not start ${opener}; open ${path} in a browser`));
+  child.unref();
+}
+
+export const reportCommand: Command = {
+  command: 'report [paths..]',
+  describe: 'write the self-contained HTML report (default ./cachelens-report-<date>.html)',
+  options: (y: Argv) =>
+    withLogOptions(y)
+      .option('out', { type: 'string', describe: 'where to write the report' })
+      .option('open', { type: 'boolean', describe: 'open it in the default browser' })
+      .option('channel', { type: 'string', array: true, describe: 'also replay these channel logs into the report' }),
+  run: runReport,
+};

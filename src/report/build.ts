@@ -1,0 +1,270 @@
+/**
+ * Fills the report's ReportData from the store and the analyses — the same functions the
+ * `summary`, `anatomy`, `whatif` and `replay` commands print, so the page and `--json` can never
+ * disagree. Each section is built on its own: one that throws becomes an error card
+ * (`{error}`) and the rest of the report still renders.
+ */
+import { readFileSync } from 'node:fs';
+import { analyzeAnatomy, chainDetail, type AnatomyResult } from '../analyses/anatomy-summary.js';
+import { blocks as blocksOf } from '../analyses/blocks.js';
+import type { ChainInput, WeightsFor } from '../analyses/chain.js';
+import { whatifKeepalive, type KeepaliveResult } from '../analyses/keepalive.js';
+import { loadChains } from '../analyses/load-chains.js';
+import { summary, type SummaryResult } from '../analyses/summary.js';
+import { whatifTtl, type TtlResult } from '../analyses/ttl.js';
+import type { Context } from '../context.js';
+import { type ChannelReplayResult, runChannelReplay } from '../replay/index.js';
+import { runQuery } from '../store/queries.js';
+import type { SkipReason } from '../types.js';
+import type { BestWhatIf, CostComponent, CostDimension, ReplayRun, ReportData, Section } from './data.js';
+
+const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const TOP_CHAINS = 8;
+/** Line types Claude Code is known to write (SPEC §1.2); anything else is listed as unknown. */
+const KNOWN_TYPES = new Set(['user', 'assistant', 'system', 'attachment', 'progress', 'summary', 'file-history-snapshot', 'queue-operation', 'last-prompt']);
+
+export interface BuildOptions {
+  /** channel logs to replay into the report's replay section */
+  channels?: string[];
+}
+
+/** Runs one section's builder; a failure becomes that section's error card. */
+async function section<T>(build: () => Promise<T> | T): Promise<Section<T>> {
+  try {
+    return await build();
+  } catch (err) {
+    return { error: (err as Error).message.split('\n')[0] || 'this analysis failed' };
+  }
+}
+
+export async function buildReportData(ctx: Context, opts: BuildOptions = {}): Promise<ReportData> {
+  const weightsFor: WeightsFor = (m, p) => ctx.prices.weightsFor(m, p);
+  const store = ctx.store;
+  const [span] = await store.all(`SELECT min(t) AS "from", max(t) AS "to", count(DISTINCT session_id) AS sessions, count(DISTINCT chain_id) AS chains FROM requests`);
+  const projectOf = new Map((await store.all(`SELECT session_id, any_value(project) AS project FROM requests GROUP BY session_id`)).map((r) => [r.session_id as string, r.project as string]));
+
+  // The analyses several sections share, each computed once; a failure is kept for the sections that need it.
+  const attempt = async <T>(f: () => Promise<T> | T): Promise<T | Error> => {
+    try {
+      return await f();
+    } catch (err) {
+      return err as Error;
+    }
+  };
+  const sum = await attempt<SummaryResult>(() => summary(store, ctx.filters, ctx.walkSkips));
+  const chains = await attempt<ChainInput[]>(() => loadChains(store, ctx.filters));
+  const anatomy = await attempt<AnatomyResult>(() => analyzeAnatomy(need(chains), { weightsFor }));
+  const ttl = await attempt<TtlResult>(() => whatifTtl(need(chains), { to: '1h', scope: 'all', weightsFor }));
+  const keepalive = await attempt<KeepaliveResult>(() => whatifKeepalive(need(chains), { weightsFor }));
+
+  return {
+    meta: {
+      generatedAt: new Date().toISOString(),
+      version: VERSION,
+      roots: ctx.discovery.roots,
+      from: (span?.from as number | null) ?? null,
+      to: (span?.to as number | null) ?? null,
+      prices: ctx.prices.date,
+    },
+    headline: await section(() => {
+      const s = need(sum);
+      const a = need(anatomy);
+      const t = s.totals;
+      return {
+        usd: t.usd,
+        weight: t.weight,
+        hitRatio: a.totals.hit_ratio ?? 0,
+        wasteWeight: a.totals.waste_weight,
+        wasteUsd: a.totals.waste_usd,
+        requests: t.requests,
+        sessions: Number(span?.sessions ?? 0),
+        chains: Number(span?.chains ?? 0),
+        unpricedRequests: t.unpriced_requests,
+        tokens: { input: t.input, output: t.output, write5m: t.cache_write_5m, write1h: t.cache_write_1h, read: t.cache_read },
+        bestWhatIf: bestWhatIf(ttl, keepalive),
+      };
+    }),
+    costOverTime: await section(async () => ({
+      rows: (await runQuery(store, 'report_components', { group: 'day' })).map((r) => ({
+        day: String(r.grp),
+        component: r.component as CostComponent,
+        usd: r.usd === null ? null : Number(r.usd),
+        weight: Number(r.weight),
+        tokens: Number(r.tokens),
+      })),
+    })),
+    costBy: await section(async () => {
+      const rows = [];
+      for (const [dimension, group] of [['project', 'project'], ['model', 'model'], ['agentType', 'agent_type']] as const) {
+        for (const r of await runQuery(store, 'report_components', { group })) {
+          rows.push({ dimension: dimension as CostDimension, key: String(r.grp), component: r.component as CostComponent, usd: r.usd === null ? null : Number(r.usd), weight: Number(r.weight) });
+        }
+      }
+      return { rows };
+    }),
+    anatomy: await section(() => ({
+      rows: need(anatomy).by_agent_type.flatMap((a) =>
+        (['cold', 'growth', 'expiry', 'break'] as const).map((component) => ({
+          agentType: a.agent_type,
+          component,
+          tokens: a[component],
+          weight: a.anatomy_weight[component],
+          usd: a.anatomy_usd[component],
+        })),
+      ),
+    })),
+    topChains: await section(() => {
+      const byId = new Map(need(chains).map((c) => [c.chainId, c]));
+      const ranked = [...need(anatomy).chains].sort((a, b) => b.waste_weight - a.waste_weight || b.weight - a.weight).slice(0, TOP_CHAINS);
+      return {
+        chains: ranked.map((c) => {
+          const detail = chainDetail(byId.get(c.chain_id)!, { weightsFor });
+          return {
+            chainId: c.chain_id,
+            sessionId: c.session_id,
+            project: projectOf.get(c.session_id) ?? 'unknown',
+            agentType: c.agent_type,
+            model: c.model,
+            requests: c.requests,
+            weight: c.weight,
+            usd: c.usd,
+            wasteWeight: c.waste_weight,
+            wasteUsd: c.waste_usd,
+            hitRatio: c.hit_ratio ?? 0,
+            repurchase: c.repurchase,
+            rounds: detail.by_round.map((r) => ({ round: r.round, read: r.read, write: r.write, rewrite: r.rewrite })),
+          };
+        }),
+      };
+    }),
+    crossTab: await section(async () => ({
+      rowDimension: 'agent_type',
+      rows: (await runQuery(store, 'skill_listing_by_agent_type')).map((r) => ({
+        key: String(r.agent_type),
+        definition: r.definition as 'resolved' | 'lost' | 'unknown',
+        chains: Number(r.chains),
+        chainsWithSkillListing: Number(r.chains_with_skill_listing),
+        skillListings: Number(r.skill_listings),
+        rounds: Number(r.rounds),
+        chainsListingsEqualRounds: Number(r.chains_listings_equal_rounds),
+        weight: Number(r.weight),
+      })),
+    })),
+    ttlOverride: await section(() => {
+      const t = need(ttl);
+      return {
+        direction: 'force1h' as const,
+        baseline: { weight: t.baseline_weight, usd: t.baseline_usd },
+        scenario: { weight: t.scenario_weight, usd: t.scenario_usd },
+        deltaShare: t.delta_pct === null ? null : t.delta_pct / 100,
+        expiryShare: t.expiry_share,
+        breakEvenShare: t.break_even_share,
+        buckets: t.buckets.map((b) => ({
+          dimension: b.dimension,
+          bucket: b.bucket,
+          baselineWeight: b.baseline_weight,
+          scenarioWeight: b.scenario_weight,
+          deltaShare: b.delta_pct === null ? null : b.delta_pct / 100,
+          expiryShare: b.expiry_share,
+        })),
+      };
+    }),
+    keepalive: await section(() => {
+      const k = need(keepalive);
+      return {
+        intervalSeconds: k.interval_s,
+        ttlSeconds: k.ttl_s,
+        best: k.best_budget === 'inf' ? null : k.best_budget,
+        budgets: k.budgets.map((b) => ({
+          budget: b.budget === 'inf' ? null : b.budget,
+          netSavingWeight: b.net_saving_weight,
+          netSavingUsd: b.net_saving_usd,
+          netSavingShareSubagent: b.net_saving_pct_subagent === null ? null : b.net_saving_pct_subagent / 100,
+          netSavingShareAll: b.net_saving_pct_all === null ? null : b.net_saving_pct_all / 100,
+          gapsOverTtl: b.gaps_over_ttl,
+          bridged: b.bridged,
+          expiredAfterBudget: b.expired_after_budget,
+          pings: b.pings,
+        })),
+      };
+    }),
+    replay: opts.channels && opts.channels.length > 0 ? await section(async () => ({ runs: await Promise.all(opts.channels!.map(channelRun)) })) : undefined,
+    blocks: await section(async () => ({
+      blocks: (await blocksOf(store, ctx.filters)).blocks.map((b) => ({
+        start: Date.parse(b.start),
+        end: Date.parse(b.end),
+        usd: b.usd,
+        weight: b.weight,
+        requests: b.requests,
+        tokens: b.tokens,
+      })),
+    })),
+    dataQuality: await section(async () => {
+      const q = need(sum).quality;
+      const [x] = await store.all(`SELECT
+          (SELECT coalesce(sum(size), 0) FROM files JOIN scope USING (file_id) WHERE kind <> 'meta') AS bytes,
+          (SELECT count(*) FROM requests WHERE split_missing) AS split_missing`);
+      const types = await store.all(`SELECT type, sum(n) AS n FROM line_counts JOIN scope USING (file_id) GROUP BY type ORDER BY n DESC`);
+      return {
+        files: q.files,
+        lines: q.lines,
+        bytes: Number(x.bytes),
+        requests: need(sum).totals.requests,
+        duplicatesRemoved: q.duplicates_removed,
+        splitMissing: Number(x.split_missing),
+        skipped: q.skipped.map((s) => ({
+          reason: s.reason as SkipReason,
+          count: s.count,
+          examples: s.examples.map((e) => ({ path: e.file, line: e.line ?? 0, detail: e.detail })),
+        })),
+        unknownModels: q.unknown_models.map((m) => ({ model: m.model, requests: m.requests })),
+        unknownLineTypes: types.filter((t) => !KNOWN_TYPES.has(String(t.type))).map((t) => ({ type: String(t.type), count: Number(t.n) })),
+      };
+    }),
+  };
+}
+
+/** A failed shared analysis fails each section that needs it with the analysis's own message. */
+function need<T>(x: T | Error): T {
+  if (x instanceof Error) throw x;
+  return x;
+}
+
+function bestWhatIf(ttl: TtlResult | Error, keepalive: KeepaliveResult | Error): BestWhatIf | null {
+  const options: BestWhatIf[] = [];
+  if (!(ttl instanceof Error) && ttl.baseline_weight > 0) {
+    const saving = ttl.baseline_weight - ttl.scenario_weight;
+    options.push({ label: 'force the 1-hour cache TTL', savingWeight: saving, savingUsd: ttl.baseline_usd - ttl.scenario_usd, savingShare: saving / ttl.baseline_weight });
+  }
+  if (!(keepalive instanceof Error) && keepalive.baseline_weight > 0) {
+    const best = keepalive.budgets.find((b) => b.budget === keepalive.best_budget);
+    if (best) {
+      options.push({
+        label: `keepalive pings, budget ${best.budget === 'inf' ? '∞' : best.budget} per gap`,
+        savingWeight: best.net_saving_weight,
+        savingUsd: best.net_saving_usd,
+        savingShare: best.net_saving_weight / keepalive.baseline_weight,
+      });
+    }
+  }
+  options.sort((a, b) => b.savingWeight - a.savingWeight);
+  return options[0] ?? null;
+}
+
+async function channelRun(file: string): Promise<ReplayRun> {
+  const r: ChannelReplayResult = await runChannelReplay({ file });
+  const strategies = Object.entries(r.strategies).map(([strategy, s]) => ({
+    strategy,
+    inputTokens: s.input_tokens,
+    cacheablePrefix: s.cacheable_tokens,
+    cacheableRatio: s.cacheable_ratio,
+    uncachedPerWarmTurn: s.uncached_per_warm_turn,
+    contextTokens: s.context_tokens,
+    alreadySeen: s.already_seen_tokens,
+    rowsSent: s.rows_sent,
+    weight: s.weight,
+    usd: s.usd,
+    turns: r.turns.filter((t) => t.strategy === strategy).map((t) => ({ turn: t.mention, input: t.input_tokens, cacheable: t.cacheable_tokens })),
+  }));
+  return { kind: 'channel', title: r.channel.file ?? r.channel.channel_id, strategies, rowsNeverShown: strategies.length ? Object.values(r.strategies)[0].rows_never_shown : 0 };
+}
