@@ -7,6 +7,8 @@ import type { Argv } from 'yargs';
 import { parseDay, parseTimezone } from '../analyses/filters.js';
 import { openContext } from '../context.js';
 import { UsageError } from '../errors.js';
+import { crosstab } from '../analyses/crosstab.js';
+import { formatCrosstab } from '../reporters/crosstab.js';
 import { columnsOf, formatRows, toCsv } from '../reporters/rows.js';
 import { type SqlSource, openParquet, usePortableViews } from '../store/portable.js';
 import { listQueries, queryParams, querySql, runQuery } from '../store/queries.js';
@@ -89,6 +91,35 @@ export const queryCommand: Command = {
       const rows = await runQuery(source, target, params);
       const result: QueryResult = { query: target, params, columns: columnsOf(rows), rows };
       return { json: result, text: argv.csv ? toCsv(rows) : formatRows(rows, io.color) };
+    } finally {
+      source.close();
+    }
+  },
+};
+
+export const crosstabCommand: Command = {
+  command: 'crosstab [paths..]',
+  describe: 'any two chain dimensions against each other, any measure, with totals (SPEC §4)',
+  options: (y) =>
+    withParquet(withLogOptions(y))
+      .option('rows', { type: 'string', default: 'definition', describe: 'dimension of the rows (agent_type, namespaced, model, project, session, day, ttl, has_skill_listing, skill_listing, rounds_bucket, definition, rounds, kind)' })
+      .option('cols', { type: 'string', default: 'has_skill_listing', describe: 'dimension of the columns' })
+      .option('measure', { type: 'string', default: 'chains', describe: 'chains, requests, weight, usd, write_read_ratio, hit_ratio, reattachments' })
+      .option('kind', { choices: ['all', 'main', 'subagent'], default: 'all', describe: 'which chains: all, main threads, or subagents (v1.x sidechains included)' }),
+  async run(argv, io) {
+    const { source, defaults } = await openSource(argv, io);
+    try {
+      const result = await crosstab(source, {
+        rows: String(argv.rows),
+        cols: String(argv.cols),
+        measure: String(argv.measure),
+        timezone: defaults.tz as string,
+        since: defaults.since as string | null,
+        until: defaults.until as string | null,
+        project: defaults.project as string | null,
+        kind: argv.kind as 'all' | 'main' | 'subagent',
+      });
+      return { json: result, text: formatCrosstab(result, io.color) };
     } finally {
       source.close();
     }

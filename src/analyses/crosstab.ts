@@ -1,0 +1,193 @@
+/**
+ * Cross-tabs (SPEC §4): any dimension × any dimension with any measure, computed in SQL over the
+ * portable tables (a store or a Parquet export). One row per chain first, then GROUP BY the two
+ * dimensions with GROUPING SETS for the row, column and grand totals.
+ *
+ * Readings:
+ * - Every dimension is a chain's: `model` is the model that carried most of the chain's prompt
+ *   tokens (ties to the first by name; `none` without requests), `day` the day (in the time zone)
+ *   of its first request, `ttl` `1h` when any of its writes carried 1-hour tokens, `5m` when it
+ *   wrote only 5-minute tokens, `none` when it wrote nothing.
+ * - Ratios are of sums, at every level (totals too), never means of ratios: write_read_ratio =
+ *   Σ write weight / Σ read weight (NULL when nothing was read), hit_ratio = Σ r / Σ P.
+ *   Weights and USD cover priced requests only; a cell with no priced request shows null
+ *   (unknown), never $0.
+ * - "Attachments per chain equal rounds per chain" in a cell: every chain of the cell has as many
+ *   `skill_listing` attachments as rounds. A cell reports its chains, how many of them match, and
+ *   `equal` (all do). In the field note's lost agents the listing was re-attached once per round.
+ * - Cells without chains are absent; in `cells` a null row or col is a total.
+ *
+ * Example: chains A (lost, 8 rounds, 8 skill listings), B (lost, 4 rounds, 4), C (resolved, 1
+ * round, 0). `--rows definition --cols has_skill_listing`: cells (lost, yes) = 2, (resolved, no)
+ * = 1, totals lost 2, resolved 1, yes 2, no 1, all 3; attachments_equal_rounds: (lost, yes)
+ * chains 2, equal true; (resolved, no) chains 1, equal false.
+ */
+import { UsageError } from '../errors.js';
+import type { SqlSource } from '../store/portable.js';
+
+export const DIMENSIONS = {
+  agent_type: 'agent_type',
+  namespaced: 'namespaced',
+  model: 'model',
+  project: 'project',
+  session: 'session',
+  day: 'day',
+  ttl: 'ttl',
+  has_skill_listing: 'has_skill_listing',
+  skill_listing: 'skill_listing',
+  rounds_bucket: 'rounds_bucket',
+  definition: 'definition',
+  rounds: 'rounds',
+  kind: 'kind',
+} as const;
+export type Dimension = keyof typeof DIMENSIONS;
+
+/** SQL of each measure over the per-chain rows of a group. */
+export const MEASURES = {
+  chains: 'count(*)',
+  requests: 'sum(requests)',
+  weight: 'sum(weight)',
+  usd: 'sum(usd)',
+  write_read_ratio: 'sum(write_weight) / nullif(sum(read_weight), 0)',
+  hit_ratio: 'sum(read_tokens) / nullif(sum(prompt_tokens), 0)',
+  reattachments: 'sum(reattachments)',
+} as const;
+export type Measure = keyof typeof MEASURES;
+
+const ALIASES: Record<string, string> = { 'write:read': 'write_read_ratio', write_read: 'write_read_ratio', 're-attachments': 'reattachments', rounds_buckets: 'rounds_bucket', skill_listing_count: 'skill_listing', agent: 'agent_type' };
+
+/** Order of the rounds buckets (SPEC §5): 1, 2–3, 4–9, 10+. */
+const BUCKETS = ['1', '2-3', '4-9', '10+'];
+
+export interface CrosstabOptions {
+  rows: string;
+  cols: string;
+  measure?: string;
+  /** time zone of `day` */
+  timezone: string;
+  /** chains whose first day is within (YYYY-MM-DD, in the time zone), and whose project contains */
+  since?: string | null;
+  until?: string | null;
+  project?: string | null;
+  /** main threads, subagents (and v1.x sidechains), or all (default) */
+  kind?: 'all' | 'main' | 'subagent';
+}
+
+export type DimValue = string | number;
+
+export interface CrosstabCell {
+  /** null: the total over rows */
+  row: DimValue | null;
+  /** null: the total over columns */
+  col: DimValue | null;
+  value: number | null;
+}
+
+export interface EqualRounds {
+  row: DimValue;
+  col: DimValue;
+  chains: number;
+  /** chains of the cell whose skill_listing count equals their rounds */
+  matching: number;
+  equal: boolean;
+}
+
+export interface CrosstabResult {
+  rows_dimension: Dimension;
+  cols_dimension: Dimension;
+  measure: Measure;
+  rows: DimValue[];
+  cols: DimValue[];
+  cells: CrosstabCell[];
+  attachments_equal_rounds: EqualRounds[];
+}
+
+export function parseDimension(s: string, flag: string): Dimension {
+  const k = ALIASES[s] ?? s;
+  if (!(k in DIMENSIONS)) throw new UsageError(`${flag} ${s}: not a dimension`, `one of ${Object.keys(DIMENSIONS).join(', ')}`);
+  return k as Dimension;
+}
+
+export function parseMeasure(s: string): Measure {
+  const k = ALIASES[s] ?? s;
+  if (!(k in MEASURES)) throw new UsageError(`--measure ${s}: not a measure`, `one of ${Object.keys(MEASURES).join(', ')}`);
+  return k as Measure;
+}
+
+/** One row per chain of the portable tables, with every dimension and the sums every measure needs. */
+export const PER_CHAIN = `
+WITH req AS (
+  SELECT chain_id, count(*) AS requests, sum(weight) AS weight, sum(usd) AS usd,
+         sum(weight_write_5m + weight_write_1h) AS write_weight, sum(weight_read) AS read_weight,
+         sum(cache_read) AS read_tokens, sum(prompt) AS prompt_tokens, min(ts) AS first_ts,
+         CASE WHEN bool_or(cache_write_1h > 0) THEN '1h' WHEN bool_or(cache_write > 0) THEN '5m' ELSE 'none' END AS ttl
+  FROM requests GROUP BY chain_id),
+model_of AS (
+  SELECT chain_id, first(model ORDER BY p DESC, model) AS model
+  FROM (SELECT chain_id, model, sum(prompt) AS p FROM requests GROUP BY chain_id, model) GROUP BY chain_id),
+att AS (
+  SELECT chain_id, count(*) FILTER (WHERE type = 'skill_listing') AS skill_listing, count(*) FILTER (WHERE again) AS reattachments
+  FROM (SELECT chain_id, type, row_number() OVER (PARTITION BY chain_id, hash ORDER BY t, line) > 1 AS again FROM attachments)
+  GROUP BY chain_id),
+pc AS (
+  SELECT c.chain_id, c.kind, c.agent_type,
+         CASE WHEN contains(c.agent_type, ':') THEN 'yes' ELSE 'no' END AS namespaced,
+         coalesce(m.model, 'none') AS model, coalesce(c.project, 'unknown') AS project, c.session_id AS session,
+         coalesce(strftime(timezone($tz, coalesce(r.first_ts, to_timestamp(c.first_t / 1000))), '%Y-%m-%d'), 'unknown') AS day,
+         coalesce(r.ttl, 'none') AS ttl,
+         CASE WHEN coalesce(a.skill_listing, 0) > 0 THEN 'yes' ELSE 'no' END AS has_skill_listing,
+         coalesce(a.skill_listing, 0)::INTEGER AS skill_listing,
+         CASE WHEN c.rounds <= 1 THEN '1' WHEN c.rounds <= 3 THEN '2-3' WHEN c.rounds <= 9 THEN '4-9' ELSE '10+' END AS rounds_bucket,
+         c.definition, c.rounds::INTEGER AS rounds,
+         coalesce(r.requests, 0) AS requests, r.weight, r.usd, r.write_weight, r.read_weight,
+         coalesce(r.read_tokens, 0) AS read_tokens, coalesce(r.prompt_tokens, 0) AS prompt_tokens,
+         coalesce(a.reattachments, 0) AS reattachments
+  FROM chains c LEFT JOIN req r USING (chain_id) LEFT JOIN model_of m USING (chain_id) LEFT JOIN att a USING (chain_id)),
+scoped AS (
+  SELECT * FROM pc
+  WHERE ($since IS NULL OR day >= $since) AND ($until IS NULL OR day <= $until)
+    AND ($project IS NULL OR contains(lower(project), lower($project)))
+    AND (coalesce($kind, 'all') = 'all' OR (CASE WHEN kind = 'main' THEN 'main' ELSE 'subagent' END) = $kind))`;
+
+export function crosstabSql(rows: Dimension, cols: Dimension, measure: Measure): string {
+  return `${PER_CHAIN}
+SELECT ${DIMENSIONS[rows]} AS r, ${DIMENSIONS[cols]} AS c, grouping(${DIMENSIONS[rows]}) AS r_total, grouping(${DIMENSIONS[cols]}) AS c_total,
+       ${MEASURES[measure]} AS value, count(*) AS chains, count(*) FILTER (WHERE skill_listing = rounds) AS matching
+FROM (SELECT * FROM scoped)
+GROUP BY GROUPING SETS ((${DIMENSIONS[rows]}, ${DIMENSIONS[cols]}), (${DIMENSIONS[rows]}), (${DIMENSIONS[cols]}), ())`;
+}
+
+export async function crosstab(source: SqlSource, o: CrosstabOptions): Promise<CrosstabResult> {
+  const rowsDim = parseDimension(o.rows, '--rows');
+  const colsDim = parseDimension(o.cols, '--cols');
+  const measure = parseMeasure(o.measure ?? 'chains');
+  if (rowsDim === colsDim) throw new UsageError(`--rows and --cols are both ${rowsDim}`, 'a cross-tab needs two different dimensions');
+  const out = await source.all(crosstabSql(rowsDim, colsDim, measure), { tz: o.timezone, since: o.since ?? null, until: o.until ?? null, project: o.project ?? null, kind: o.kind ?? 'all' });
+  const cells: CrosstabCell[] = [];
+  const equal: EqualRounds[] = [];
+  const rowSet = new Set<DimValue>();
+  const colSet = new Set<DimValue>();
+  for (const x of out) {
+    const row = x.r_total === 1 ? null : (x.r as DimValue);
+    const col = x.c_total === 1 ? null : (x.c as DimValue);
+    if (row !== null) rowSet.add(row);
+    if (col !== null) colSet.add(col);
+    cells.push({ row, col, value: x.value === null || x.value === undefined ? null : Number(x.value) });
+    if (row !== null && col !== null) {
+      const chains = Number(x.chains);
+      const matching = Number(x.matching);
+      equal.push({ row, col, chains, matching, equal: chains > 0 && matching === chains });
+    }
+  }
+  const rows = sortValues([...rowSet], rowsDim);
+  const cols = sortValues([...colSet], colsDim);
+  const key = (v: DimValue | null, order: DimValue[]) => (v === null ? order.length : order.indexOf(v));
+  cells.sort((a, b) => key(a.row, rows) - key(b.row, rows) || key(a.col, cols) - key(b.col, cols));
+  equal.sort((a, b) => key(a.row, rows) - key(b.row, rows) || key(a.col, cols) - key(b.col, cols));
+  return { rows_dimension: rowsDim, cols_dimension: colsDim, measure, rows, cols, cells, attachments_equal_rounds: equal };
+}
+
+function sortValues(values: DimValue[], dim: Dimension): DimValue[] {
+  if (dim === 'rounds_bucket') return values.sort((a, b) => BUCKETS.indexOf(String(a)) - BUCKETS.indexOf(String(b)));
+  return values.sort((a, b) => (typeof a === 'number' && typeof b === 'number' ? a - b : String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0));
+}

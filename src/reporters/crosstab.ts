@@ -1,0 +1,39 @@
+/**
+ * The cross-tab as a terminal table (rows × cols with a total column and a total row) and, for
+ * the dimensions of the SPEC §4 finding, which cells have as many skill_listing attachments per
+ * chain as rounds. Dimension values can be transcript text (agent types, projects): cleaned.
+ */
+import type { CrosstabResult, DimValue, Measure } from '../analyses/crosstab.js';
+import { type Cell, clean, fixed, int, pct, table, usd } from '../format/table.js';
+
+/** Dimensions where the attachments-vs-rounds line is the point of the table. */
+const HEADLINE_DIMENSIONS = new Set(['definition', 'agent_type', 'has_skill_listing', 'skill_listing', 'namespaced', 'kind']);
+
+export function formatMeasure(m: Measure, v: number | null): string {
+  if (v === null) return '—';
+  if (m === 'usd') return usd(v);
+  if (m === 'hit_ratio') return pct(v);
+  if (m === 'write_read_ratio') return fixed(v, 2);
+  return int(v);
+}
+
+export function formatCrosstab(r: CrosstabResult, color: boolean): string {
+  const value = new Map<string, number | null>();
+  const k = (row: DimValue | null, col: DimValue | null) => `${row ?? '\u0000'}\u0001${col ?? '\u0000'}`;
+  for (const c of r.cells) value.set(k(c.row, c.col), c.value);
+  const cell = (row: DimValue | null, col: DimValue | null): Cell => (value.has(k(row, col)) ? formatMeasure(r.measure, value.get(k(row, col))!) : '');
+  const columns = [
+    { header: clean(`${r.rows_dimension} \\ ${r.cols_dimension}`) },
+    ...r.cols.map((c) => ({ header: clean(String(c)), align: 'num' as const })),
+    { header: 'total', align: 'num' as const },
+  ];
+  const body: Cell[][] = [...r.rows, null].map((row) => [row === null ? 'total' : String(row), ...[...r.cols, null].map((col) => cell(row, col))]);
+  const lines = [table(columns, body, { color, title: `${r.measure} by ${r.rows_dimension} and ${r.cols_dimension}` })];
+  if (HEADLINE_DIMENSIONS.has(r.rows_dimension) || HEADLINE_DIMENSIONS.has(r.cols_dimension)) {
+    lines.push('', 'skill_listing attachments per chain = rounds per chain (every chain of the cell):');
+    for (const e of r.attachments_equal_rounds) {
+      lines.push(clean(`  ${e.row} × ${e.col}: ${e.equal ? 'yes' : 'no'} — ${e.matching} of ${e.chains} chain${e.chains === 1 ? '' : 's'}`));
+    }
+  }
+  return lines.join('\n');
+}
