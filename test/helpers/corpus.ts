@@ -81,9 +81,9 @@ export function assistant(o: {
   return line;
 }
 
-export function userPrompt(session: string, t: string, text = 'do the thing', agentId?: string): Record<string, unknown> {
+export function userPrompt(session: string, t: string, text = 'do the thing', agentId?: string, cwd = '/work/demo'): Record<string, unknown> {
   return {
-    type: 'user', sessionId: session, timestamp: t, cwd: '/work/demo', isSidechain: Boolean(agentId), ...(agentId ? { agentId } : {}),
+    type: 'user', sessionId: session, timestamp: t, cwd, isSidechain: Boolean(agentId), ...(agentId ? { agentId } : {}),
     message: { role: 'user', content: text }, uuid: `u-${t}`,
   };
 }
