@@ -4,7 +4,7 @@ import { anatomyCommand, whatifCommand } from './cache.js';
 import { replayCommand } from './replay.js';
 import { reportCommand } from './report.js';
 import { startCommand } from './start.js';
-import { crosstabCommand, queryCommand } from './store.js';
+import { crosstabCommand, exportCommand, queryCommand } from './store.js';
 import { blocksCommand, sessionsCommand, summaryCommand } from './usage.js';
 
-export const commands: Command[] = [startCommand, summaryCommand, sessionsCommand, blocksCommand, anatomyCommand, whatifCommand, replayCommand, reportCommand, queryCommand, crosstabCommand];
+export const commands: Command[] = [startCommand, summaryCommand, sessionsCommand, blocksCommand, anatomyCommand, whatifCommand, replayCommand, reportCommand, queryCommand, crosstabCommand, exportCommand];

@@ -10,6 +10,7 @@ import { UsageError } from '../errors.js';
 import { crosstab } from '../analyses/crosstab.js';
 import { formatCrosstab } from '../reporters/crosstab.js';
 import { columnsOf, formatRows, toCsv } from '../reporters/rows.js';
+import { exportParquet } from '../store/export.js';
 import { type SqlSource, openParquet, usePortableViews } from '../store/portable.js';
 import { listQueries, queryParams, querySql, runQuery } from '../store/queries.js';
 import { type Command, type Io, commonOptions, withLogOptions } from './command.js';
@@ -122,6 +123,27 @@ export const crosstabCommand: Command = {
       return { json: result, text: formatCrosstab(result, io.color) };
     } finally {
       source.close();
+    }
+  },
+};
+
+export const exportCommand: Command = {
+  command: 'export [paths..]',
+  describe: 'write requests, chains and attachments as Parquet partitioned by day (to pool with others)',
+  options: (y) =>
+    withLogOptions(y).option('parquet', { type: 'string', demandOption: 'name the directory: --parquet DIR', describe: 'directory to write (empty, or a previous export)' }),
+  async run(argv, io) {
+    const ctx = await openContext(commonOptions(argv, io));
+    try {
+      await usePortableViews(ctx.store);
+      const result = await exportParquet(ctx.store, String(argv.parquet), { timezone: ctx.filters.timezone, logRoots: ctx.discovery.roots });
+      const text = [
+        `exported to ${result.dir} (days in ${result.timezone}):`,
+        ...result.tables.map((t) => `  ${t.table.padEnd(12)} ${String(t.rows).padStart(9)} rows  ${String(t.days).padStart(4)} days  ${String(t.files).padStart(4)} files`),
+      ].join('\n');
+      return { json: result, text };
+    } finally {
+      ctx.store.close();
     }
   },
 };

@@ -40,8 +40,9 @@ export async function usePortableViews(store: Store): Promise<void> {
 
 /**
  * Opens a Parquet export (or a directory holding several, e.g. one per person) as an in-memory
- * database with the three portable tables as views. Every `requests/…/*.parquet` below `dir` is
- * read; the `day` partition column is dropped again (queries compute days in their own time zone).
+ * database with the three portable tables as views. Every `requests/day=…/*.parquet` below `dir` is
+ * read (`**` also matches no directory at all); the `day` partition column is dropped again
+ * (queries compute days in their own time zone).
  */
 export async function openParquet(dir: string): Promise<SqlSource> {
   const root = resolve(dir);
@@ -54,7 +55,7 @@ export async function openParquet(dir: string): Promise<SqlSource> {
   };
   try {
     for (const t of PORTABLE_TABLES) {
-      const glob = `${root}/**/${t}/**/*.parquet`.replace(/'/g, "''");
+      const glob = `${root}/**/${t}/*/*.parquet`.replace(/'/g, "''");
       await db.run(`CREATE VIEW ${t} AS SELECT * EXCLUDE (day) FROM read_parquet('${glob}', hive_partitioning = true, union_by_name = true)`);
     }
   } catch (err) {

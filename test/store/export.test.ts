@@ -1,0 +1,101 @@
+/**
+ * `cachelens export --parquet DIR` writes requests, chains and attachments partitioned by day; the
+ * bundled queries and the cross-tab give the same answers over the export as over the store, and
+ * over several exports pooled under one directory.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { crosstab } from '../../src/analyses/crosstab.js';
+import { UsageError } from '../../src/errors.js';
+import { exportParquet } from '../../src/store/export.js';
+import { openParquet, usePortableViews } from '../../src/store/portable.js';
+import { runQuery } from '../../src/store/queries.js';
+import { CONDENSE, corpus, repoRoot, run, tmp } from './helpers.js';
+
+const sampleLogs = path.join(repoRoot, 'sample-logs');
+const QUERIES = ['cost_by', 'write_read_ratio', 'repurchase', 'attachments_vs_rounds', 'reattachments'];
+const params = { tz: 'UTC', all: 'true' };
+
+/** Deep equality where numbers may differ in the last bits (sums taken in another order). */
+function assertClose(actual: unknown, expected: unknown, where: string): void {
+  if (typeof expected === 'number' && typeof actual === 'number') {
+    assert.ok(Math.abs(actual - expected) <= 1e-9 * Math.max(1, Math.abs(expected)), `${where}: ${actual} vs ${expected}`);
+  } else if (expected && typeof expected === 'object' && actual && typeof actual === 'object') {
+    assert.deepEqual(Object.keys(actual).sort(), Object.keys(expected).sort(), where);
+    for (const k of Object.keys(expected)) assertClose((actual as Record<string, unknown>)[k], (expected as Record<string, unknown>)[k], `${where}.${k}`);
+  } else assert.deepEqual(actual, expected, where);
+}
+
+test('the bundled queries and the cross-tab answer the same over an export as over the store', async () => {
+  const dir = path.join(tmp(), 'export');
+  const r = await run([sampleLogs], path.join(tmp(), 's.duckdb'));
+  try {
+    await usePortableViews(r.store);
+    const result = await exportParquet(r.store, dir, { timezone: 'UTC', logRoots: [sampleLogs] });
+    const [counts] = await r.store.all(`SELECT (SELECT count(*) FROM requests) AS requests, (SELECT count(*) FROM chains) AS chains, (SELECT count(*) FROM attachments) AS attachments`);
+    assert.deepEqual(result.tables.map((t) => [t.table, t.rows]), [['requests', counts.requests], ['chains', counts.chains], ['attachments', counts.attachments]]);
+    const days = readdirSync(path.join(dir, 'requests')).sort();
+    assert.ok(days.length >= 2 && days.every((d) => /^day=\d{4}-\d{2}-\d{2}$/.test(d)), days.join());
+    assert.equal(result.tables[0]!.days, days.length);
+
+    const px = await openParquet(dir);
+    try {
+      for (const q of QUERIES) {
+        const want = await runQuery(r.store, q, params);
+        assert.ok(want.length > 0, q);
+        assertClose(await runQuery(px, q, params), want, q);
+      }
+      for (const [rows, cols] of [['definition', 'has_skill_listing'], ['day', 'model'], ['agent_type', 'ttl']]) {
+        const o = { rows: rows!, cols: cols!, measure: 'usd', timezone: 'UTC' };
+        assertClose(await crosstab(px, o), await crosstab(r.store, o), `${rows} × ${cols}`);
+      }
+    } finally {
+      px.close();
+    }
+  } finally {
+    r.store.close();
+  }
+});
+
+test('exports pooled under one directory add up; re-exporting replaces, never duplicates', () => {
+  const cli = path.join(repoRoot, 'dist/cli.js');
+  const env = { ...process.env, NO_COLOR: '1' };
+  const pool = tmp('cachelens-pool-');
+  const condense = corpus([CONDENSE]);
+  const a = spawnSync(process.execPath, [cli, 'export', sampleLogs, '--db', path.join(tmp(), 'a.duckdb'), '--parquet', path.join(pool, 'alice'), '--json'], { encoding: 'utf8', env });
+  assert.equal(a.status, 0, a.stderr);
+  const bArgs = [cli, 'export', condense, '--db', path.join(tmp(), 'b.duckdb'), '--parquet', path.join(pool, 'bob'), '--json'];
+  assert.equal(spawnSync(process.execPath, bArgs, { encoding: 'utf8', env }).status, 0);
+  const b = spawnSync(process.execPath, bArgs, { encoding: 'utf8', env });
+  assert.equal(b.status, 0, b.stderr);
+  const rows = (out: string, t: string) => (JSON.parse(out) as { tables: { table: string; rows: number }[] }).tables.find((x) => x.table === t)!.rows;
+
+  const q = spawnSync(process.execPath, [cli, 'query', 'cost_by', '--parquet', pool, '--param', 'by=project', '--json'], { encoding: 'utf8', env });
+  assert.equal(q.status, 0, q.stderr);
+  const got = (JSON.parse(q.stdout) as { rows: { requests: number }[] }).rows.reduce((s, x) => s + x.requests, 0);
+  assert.equal(got, rows(a.stdout, 'requests') + rows(b.stdout, 'requests'));
+  const x = spawnSync(process.execPath, [cli, 'crosstab', '--parquet', pool, '--rows', 'project', '--cols', 'definition', '--json'], { encoding: 'utf8', env });
+  assert.equal(x.status, 0, x.stderr);
+  const total = (JSON.parse(x.stdout) as { cells: { row: unknown; col: unknown; value: number }[] }).cells.find((c) => c.row === null && c.col === null)!.value;
+  assert.equal(total, rows(a.stdout, 'chains') + rows(b.stdout, 'chains'));
+});
+
+test('an export into the logs, or into a directory holding other files, is refused', async () => {
+  const logs = corpus([CONDENSE]);
+  const r = await run([logs], path.join(tmp(), 's.duckdb'));
+  try {
+    await usePortableViews(r.store);
+    await assert.rejects(exportParquet(r.store, path.join(logs, 'out'), { timezone: 'UTC', logRoots: [logs] }), (e) => e instanceof UsageError && /inside the logs/.test(e.message));
+    assert.ok(!existsSync(path.join(logs, 'out')));
+    const busy = tmp();
+    mkdirSync(path.join(busy, 'mine'));
+    writeFileSync(path.join(busy, 'notes.txt'), 'keep me');
+    await assert.rejects(exportParquet(r.store, busy, { timezone: 'UTC', logRoots: [logs] }), (e) => e instanceof UsageError && /holds other files/.test(e.message));
+    assert.deepEqual(readdirSync(busy).sort(), ['mine', 'notes.txt']);
+  } finally {
+    r.store.close();
+  }
+});
