@@ -15,8 +15,9 @@ export interface Totals {
   cache_write_5m: number;
   cache_write_1h: number;
   cache_read: number;
-  weight: number;
-  usd: number;
+  /** null when every request of the group is unpriced: unknown, never $0 */
+  weight: number | null;
+  usd: number | null;
   unpriced_requests: number;
 }
 
@@ -47,6 +48,9 @@ export interface SummaryResult {
 }
 
 function totals(r: Row | undefined): Totals {
+  const requests = Number(r?.requests ?? 0);
+  const unpriced = Number(r?.unpriced_requests ?? 0);
+  const unknown = requests > 0 && unpriced === requests;
   return {
     requests: Number(r?.requests ?? 0),
     input: Number(r?.input ?? 0),
@@ -54,9 +58,9 @@ function totals(r: Row | undefined): Totals {
     cache_write_5m: Number(r?.cache_write_5m ?? 0),
     cache_write_1h: Number(r?.cache_write_1h ?? 0),
     cache_read: Number(r?.cache_read ?? 0),
-    weight: Number(r?.weight ?? 0),
-    usd: Number(r?.usd ?? 0),
-    unpriced_requests: Number(r?.unpriced_requests ?? 0),
+    weight: unknown ? null : Number(r?.weight ?? 0),
+    usd: unknown ? null : Number(r?.usd ?? 0),
+    unpriced_requests: unpriced,
   };
 }
 

@@ -72,7 +72,7 @@ export async function buildReportData(ctx: Context, opts: BuildOptions = {}): Pr
       const t = s.totals;
       return {
         usd: t.usd,
-        weight: t.weight,
+        weight: t.weight ?? 0,
         hitRatio: a.totals.hit_ratio ?? 0,
         wasteWeight: a.totals.waste_weight,
         wasteUsd: a.totals.waste_usd,

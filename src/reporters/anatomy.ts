@@ -14,6 +14,16 @@ export interface FormatAnatomyOptions {
 
 const num = (header: string): Column => ({ header, align: 'num' });
 
+/** A row whose requests are all unpriced has an unknown cost, never $0; a partly priced one says so. */
+function cost(r: Pick<AnatomyRow, 'requests' | 'unpriced_requests' | 'usd'>): string {
+  if (r.requests > 0 && r.unpriced_requests === r.requests) return 'unknown';
+  return r.unpriced_requests > 0 ? `${usd(r.usd)} +?` : usd(r.usd);
+}
+
+function weightCell(r: Pick<AnatomyRow, 'requests' | 'unpriced_requests' | 'weight'>): Cell {
+  return r.requests > 0 && r.unpriced_requests === r.requests ? 'unknown' : r.weight;
+}
+
 export function formatAnatomy(result: AnatomyResult, options: FormatAnatomyOptions = {}): string {
   const color = Boolean(options.color);
   const limit = options.limit ?? 20;
@@ -40,7 +50,7 @@ export function formatAnatomy(result: AnatomyResult, options: FormatAnatomyOptio
     table(
       [{ header: 'measure' }, num('weight'), num('USD'), num('value')],
       [
-        ['all requests', t.weight, usd(t.usd), null],
+        ['all requests', t.weight, cost(t), null],
         ['  input', t.components.input, null, null],
         ['  5m writes', t.components.write5m, null, null],
         ['  1h writes', t.components.write1h, null, null],
@@ -73,7 +83,7 @@ export function formatAnatomy(result: AnatomyResult, options: FormatAnatomyOptio
         num('USD'),
         { header: 're-purchase' },
       ],
-      shown.map((c) => [c.chain_id, c.agent_type, c.requests, c.rounds, c.cold, c.growth, c.expiry, c.break, c.waste_weight, c.weight, usd(c.usd), c.repurchase ? 'yes' : '']),
+      shown.map((c) => [c.chain_id, c.agent_type, c.requests, c.rounds, c.cold, c.growth, c.expiry, c.break, c.waste_weight, weightCell(c), cost(c), c.repurchase ? 'yes' : '']),
       { color, title: `Chains by weight${result.chains.length > shown.length ? ` (top ${shown.length} of ${int(result.chains.length)})` : ''}` },
     ),
   );
@@ -123,7 +133,7 @@ function groupTable(name: string, rows: [string, AnatomyRow][], color: boolean, 
       num('weight'),
       num('USD'),
     ],
-    rows.map(([key, r]): Cell[] => [key, r.chains, r.requests, r.cold, r.growth, r.expiry, r.break, r.break_events, pct(r.hit_ratio), r.waste_weight, r.weight, usd(r.usd)]),
+    rows.map(([key, r]): Cell[] => [key, r.chains, r.requests, r.cold, r.growth, r.expiry, r.break, r.break_events, pct(r.hit_ratio), r.waste_weight, weightCell(r), cost(r)]),
     { color, title },
   );
 }
@@ -134,7 +144,7 @@ export function formatChain(detail: ChainDetail, color = false): string {
     `Chain ${clean(detail.chain_id)} (${clean(detail.agent_type)}, ${detail.kind}) of session ${clean(detail.session_id)}: ` +
     `${int(s.requests)} requests, ${int(detail.rounds)} rounds${detail.repurchase ? ', re-purchase pattern' : ''}\n` +
     `cold ${int(s.cold)}  growth ${int(s.growth)}  expiry ${int(s.expiry)}  break ${int(s.break)} (${int(s.break_events)} events)  ` +
-    `hit ratio ${pct(s.hit_ratio)}  waste ${int(s.waste_weight)} wt  weight ${int(s.weight)} wt  ${usd(s.usd)}`;
+    `hit ratio ${pct(s.hit_ratio)}  waste ${int(s.waste_weight)} wt  weight ${int(s.weight)} wt  ${cost(s)}`;
   const rows = table(
     [
       num('#'),

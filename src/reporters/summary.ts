@@ -16,7 +16,8 @@ const TOKEN_COLS: Column[] = [
 ];
 
 function cells(t: Totals): (string | number)[] {
-  return [t.requests, t.input, t.output, t.cache_write_5m, t.cache_write_1h, t.cache_read, int(t.weight), usd(t.usd)];
+  const partly = t.unpriced_requests > 0 && t.usd !== null ? ' +?' : '';
+  return [t.requests, t.input, t.output, t.cache_write_5m, t.cache_write_1h, t.cache_read, t.weight === null ? 'unknown' : int(t.weight), t.usd === null ? 'unknown' : usd(t.usd) + partly];
 }
 
 export function formatSummary(r: SummaryResult, color = false): string {

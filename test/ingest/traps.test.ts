@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { assistant, summaryJson, userPrompt, writeCorpus } from '../helpers/corpus.js';
+import { assistant, cli, summaryJson, userPrompt, writeCorpus } from '../helpers/corpus.js';
 
 const S = '11111111-1111-4111-8111-111111111111';
 const P = 'projects/-work-demo';
@@ -102,6 +102,11 @@ test('<synthetic> lines are not requests; an unknown model is listed and never p
   // only Haiku is priced: 100 + 10×5 = 150 weight at $1/M
   assert.equal(s.totals.weight, 150);
   assert.equal(s.totals.input, 200, 'tokens of the unpriced model still count');
+  const mystery = s.by_model.find((m: any) => m.model === 'claude-mystery-9');
+  assert.equal(mystery.usd, null, 'an unpriced model costs unknown, not $0');
+  assert.equal(mystery.weight, null);
+  const text = cli(['summary', root, '--db', ':memory:', '--timezone', 'UTC']).stdout;
+  assert.match(text, /claude-mystery-9 .* unknown\s+unknown/);
 });
 
 test('invalid JSON mid-file and a half-written last line are skipped, counted and located; the rest is read', () => {
