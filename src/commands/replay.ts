@@ -1,9 +1,13 @@
-/** replay channel (and, when built, replay session): what a different context delivery would cost. */
+/** replay channel and replay session: what a different context delivery would cost. */
+import { existsSync, statSync } from 'node:fs';
 import type { Argv } from 'yargs';
+import { openContext } from '../context.js';
 import { UsageError } from '../errors.js';
+import { loadPriceTable } from '../pricing/pricing.js';
+import { formatSessionReplay, locateChain, replaySessionFile, SESSION_STRATEGIES, type SessionReplayResult, type SessionStrategy, type ThinkingRule } from '../replay/index.js';
 import { CHANNEL_STRATEGIES, type ChannelStrategy, formatChannelReplay, parseDurationMinutes, runChannelReplay } from '../replay/index.js';
 import { ENCODINGS, type EncodingName } from '../replay/index.js';
-import type { Command } from './command.js';
+import { type Command, commonOptions } from './command.js';
 
 function list(v: unknown): string[] {
   if (v === undefined) return [];
@@ -53,11 +57,60 @@ const channelCommand: Command = {
   },
 };
 
+/** A transcript path is replayed directly; anything else names a session in the store. */
+function isTranscriptPath(target: string): boolean {
+  return target.endsWith('.jsonl') && existsSync(target) && statSync(target).isFile();
+}
+
+const sessionCommand: Command = {
+  command: 'session <target> [paths..]',
+  describe: 'replay a real Claude Code chain under recorded / dedupe-attachments / volatile-prefix / reinject / cold-replay',
+  options: (y: Argv) =>
+    y
+      .positional('target', { type: 'string', describe: 'a session id (or unique prefix) in the logs read, or a .jsonl transcript path' })
+      .positional('paths', { type: 'string', array: true, describe: 'transcript files or directories to read for a session id (default: CLAUDE_CONFIG_DIR, ~/.config/claude, ~/.claude)' })
+      .option('chain', { type: 'string', describe: 'the chain to replay: chain id, agent id or a unique prefix (default: the main chain)' })
+      .option('strategy', { type: 'string', default: SESSION_STRATEGIES.join(','), describe: `strategies, comma-separated: ${SESSION_STRATEGIES.join(', ')}` })
+      .option('reinject-type', { type: 'string', describe: 'attachment type reinject re-inserts every round (default: skill_listing if any, else the largest attachment)' })
+      .option('thinking', { choices: ['keep', 'drop'] as const, default: 'keep', describe: 'whether logged thinking text counts in later prompts' })
+      .option('encoding', { choices: ENCODINGS as readonly string[], default: 'cl100k_base', describe: 'js-tiktoken encoding' })
+      .option('db', { type: 'string', describe: 'DuckDB store file (default ~/.cache/cachelens/store.duckdb; :memory: for none)' })
+      .option('pricing', { type: 'string', describe: 'price table JSON (own format or LiteLLM) that replaces or extends the bundled one' })
+      .option('rebuild', { type: 'boolean', describe: 'drop the store and read every log again' })
+      .option('json', { type: 'boolean', describe: 'print JSON instead of tables' }),
+  async run(argv, io) {
+    const strategies = list(argv.strategy) as SessionStrategy[];
+    for (const s of strategies) if (!SESSION_STRATEGIES.includes(s)) throw new UsageError(`--strategy ${s}: expected ${SESSION_STRATEGIES.join(', ')}`);
+    const target = String(argv.target);
+    const opts = {
+      strategies,
+      encoding: argv.encoding as EncodingName,
+      thinking: argv.thinking as ThinkingRule,
+      reinjectType: argv['reinject-type'] === undefined ? undefined : String(argv['reinject-type']),
+      chain: argv.chain === undefined ? undefined : String(argv.chain),
+    };
+    let result: SessionReplayResult;
+    if (isTranscriptPath(target)) {
+      result = await replaySessionFile(target, { ...opts, prices: loadPriceTable(argv.pricing as string | undefined) });
+    } else {
+      const ctx = await openContext(commonOptions(argv, io));
+      let located;
+      try {
+        located = await locateChain(ctx.store, target, opts.chain);
+      } finally {
+        ctx.store.close();
+      }
+      result = await replaySessionFile(located.path, { ...opts, chain: located.chain_id, prices: ctx.prices });
+    }
+    return { json: result, text: formatSessionReplay(result, { color: io.color }) };
+  },
+};
+
 export const replayCommand: Command = {
   command: 'replay',
-  describe: 'replay context delivery token by token: channel (a chat channel log)',
-  subcommands: [channelCommand],
+  describe: 'replay context delivery token by token: channel (a chat channel log) or session (a real Claude Code chain)',
+  subcommands: [channelCommand, sessionCommand],
   run: async () => {
-    throw new UsageError('replay needs a replay: channel');
+    throw new UsageError('replay needs a replay: channel or session');
   },
 };

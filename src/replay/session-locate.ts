@@ -1,0 +1,48 @@
+/**
+ * Where a chain's transcript is (SPEC §7: the replay re-reads the transcripts of the chains it
+ * replays; the store records where they are). A session is named by its id or a unique prefix;
+ * its main chain is replayed unless a chain is asked for.
+ */
+import { UsageError } from '../errors.js';
+import type { Store } from '../store/store.js';
+
+export interface LocatedChain {
+  chain_id: string;
+  session_id: string;
+  agent_id: string | null;
+  kind: string;
+  requests: number;
+  path: string;
+}
+
+/**
+ * Example: `4d5611e5` → the session 4d5611e5-241a-…; no `chain` → its main chain, in
+ * …/4d5611e5-241a-462a-8d15-5122611a9569.jsonl; `chain = a2898e3` → the subagent chain
+ * 4d5611e5-…:a2898e3 in …/subagents/agent-a2898e3.jsonl.
+ */
+export async function locateChain(store: Store, id: string, chain?: string): Promise<LocatedChain> {
+  const rows = (await store.all(
+    `SELECT c.chain_id, c.session_id, c.agent_id, c.kind, c.requests, f.path
+     FROM chains c JOIN files f ON f.file_id = c.file_id
+     WHERE starts_with(c.session_id, $id) OR c.chain_id = $id
+     ORDER BY c.session_id, c.chain_id`,
+    { id },
+  )) as unknown as LocatedChain[];
+  if (rows.length === 0) throw new UsageError(`no session ${id} in the logs read`, 'give a session id (or a unique prefix) from `cachelens sessions`, or a transcript path');
+  const exact = rows.find((r) => r.chain_id === id);
+  if (exact && !chain) return exact;
+  const sessions = [...new Set(rows.map((r) => r.session_id))];
+  if (sessions.length > 1) throw new UsageError(`session ${id} matches ${sessions.length} sessions (${sessions.slice(0, 3).join(', ')}${sessions.length > 3 ? ', …' : ''}); give more of the id`);
+  if (chain) {
+    const hit = rows.find((r) => r.chain_id === chain || r.agent_id === chain);
+    if (hit) return hit;
+    const hits = rows.filter((r) => r.chain_id.startsWith(chain) || (r.agent_id ?? '').startsWith(chain));
+    if (hits.length === 1) return hits[0]!;
+    throw new UsageError(hits.length ? `--chain ${chain} matches ${hits.length} chains of session ${sessions[0]}; give more of the id` : `--chain ${chain}: no such chain in session ${sessions[0]}`);
+  }
+  const main = rows.find((r) => r.kind === 'main' && r.requests > 0);
+  if (main) return main;
+  const busiest = [...rows].sort((a, b) => b.requests - a.requests)[0]!;
+  if (busiest.requests === 0) throw new UsageError(`session ${sessions[0]} has no requests to replay`);
+  return busiest;
+}

@@ -1,0 +1,179 @@
+/**
+ * Rebuilds the requests of one real chain from its transcript (SPEC §6.2): every message and
+ * attachment becomes tokenized segments (each text encoded once), every request keeps its
+ * observed usage, timestamp, round and TTL, and the prefix the log does not show (system prompt,
+ * tool schemas) is sized from the chain's first request only:
+ *
+ *   prefix = observed P₁ − tokens of the messages before request 1
+ *
+ * Everything after request 1 is predicted, which is what the `recorded` fidelity measures.
+ */
+import { UsageError } from '../errors.js';
+import type { Usage } from '../types.js';
+import { attachmentText, blockPieces, flatLine, type Piece, type ThinkingRule } from './session-render.js';
+import type { TranscriptChain } from './session-transcript.js';
+import type { Segment, SegmentTokenizer } from './tokenizer.js';
+
+export type Ttl = '5m' | '1h';
+
+/** A message or attachment of the chain, tokenized. */
+export interface RebuiltMessage {
+  kind: 'message';
+  line: number;
+  role: 'user' | 'assistant';
+  /** opens a round (SPEC §1.6) */
+  prompt: boolean;
+  /** set for attachment lines */
+  attachment: { type: string; hash: string } | null;
+  segments: Segment[];
+  tokens: number;
+  /** the `User:`/`Assistant:` line for the cold-replay flattening (tokenized only when asked for) */
+  flat: () => Segment;
+}
+
+export interface RebuiltRequest {
+  kind: 'request';
+  /** 1-based position in the chain */
+  index: number;
+  key: string;
+  line: number;
+  t: number;
+  model: string;
+  usage: Usage;
+  /** observed P = in + w + r */
+  observedPrompt: number;
+  /** round of the chain (1-based) and compaction segment (0-based) */
+  round: number;
+  segment: number;
+  /** first request after a user prompt: a new turn */
+  opensRound: boolean;
+  /** TTL of the cache this request could read (SPEC §3: the chain's latest write before it) */
+  readTtl: Ttl;
+  /** TTL its own writes are priced at: its own split when it wrote, else readTtl */
+  writeTtl: Ttl;
+}
+
+export type RebuiltEvent = RebuiltMessage | RebuiltRequest | { kind: 'compaction'; line: number };
+
+export interface RebuiltChain {
+  chainId: string;
+  sessionId: string;
+  agentId: string | null;
+  chainKind: TranscriptChain['kind'];
+  events: RebuiltEvent[];
+  requests: RebuiltRequest[];
+  rounds: number;
+  compactions: number;
+  /** the framing the log does not show, as one segment of the calibrated size */
+  prefix: Segment;
+  calibration: {
+    observed_prompt: number;
+    message_tokens: number;
+    prefix_tokens: number;
+    /** the messages alone were larger than P₁: the prefix was set to 0 */
+    clamped: boolean;
+  };
+}
+
+let opaqueCount = 0;
+
+/**
+ * A segment of `n` tokens standing for content that is not in the log (the framing) or is not
+ * text (an image). Its token values lie outside every vocabulary and differ per segment, so it
+ * matches only itself, and sizing it costs no encoding work.
+ */
+export function opaqueSegment(n: number, label: string): Segment {
+  const fill = 0xf0000000 + (opaqueCount++ % 0x0fffffff);
+  return { id: -opaqueCount, text: `[${label}: ${n} tokens]`, tokens: new Uint32Array(n).fill(fill) };
+}
+
+export interface RebuildOptions {
+  thinking?: ThinkingRule;
+}
+
+/**
+ * Example: a chain whose first request has P₁ = 22,229 after a 300-token prompt and four
+ * attachments of 1,900 tokens gets a 20,029-token prefix; request 2 is then predicted as
+ * 20,029 + the tokens of every message up to it.
+ */
+export function rebuildChain(chain: TranscriptChain, tok: SegmentTokenizer, opts: RebuildOptions = {}): RebuiltChain {
+  const thinking = opts.thinking ?? 'keep';
+  const segOf = (p: Piece): Segment => ('text' in p ? tok.segment(p.text) : opaqueSegment(p.opaque, p.label));
+  const events: RebuiltEvent[] = [];
+  const requests: RebuiltRequest[] = [];
+  let round = 0;
+  let segment = 0;
+  let newRound = false;
+  let latestWrite: Ttl = '5m';
+  let messageTokens = 0;
+
+  for (const it of chain.items) {
+    if (it.kind === 'compaction') {
+      segment++;
+      events.push({ kind: 'compaction', line: it.line });
+      continue;
+    }
+    if (it.kind === 'request') {
+      const u = it.usage;
+      const readTtl = latestWrite;
+      if (u.cacheWrite > 0) latestWrite = u.cacheWrite1h > 0 ? '1h' : '5m';
+      const r: RebuiltRequest = {
+        kind: 'request',
+        index: requests.length + 1,
+        key: it.key,
+        line: it.line,
+        t: it.t,
+        model: it.model,
+        usage: u,
+        observedPrompt: u.input + u.cacheWrite + u.cacheRead,
+        round: Math.max(round, 1),
+        segment,
+        opensRound: newRound || requests.length === 0,
+        readTtl,
+        writeTtl: u.cacheWrite > 0 ? latestWrite : readTtl,
+      };
+      newRound = false;
+      requests.push(r);
+      events.push(r);
+      continue;
+    }
+    const pieces =
+      it.kind === 'attachment' ? [{ text: attachmentText(it.attachment) }] : it.blocks.flatMap((b) => blockPieces(b, thinking));
+    const role = it.kind === 'message' ? it.role : 'user';
+    const prompt = it.kind === 'message' && it.prompt;
+    if (prompt) {
+      round++;
+      newRound = true;
+    }
+    const segments = pieces.map(segOf);
+    const tokens = segments.reduce((a, s) => a + s.tokens.length, 0);
+    if (requests.length === 0) messageTokens += tokens;
+    let flat: Segment | undefined;
+    events.push({
+      kind: 'message',
+      line: it.line,
+      role,
+      prompt,
+      attachment: it.kind === 'attachment' ? { type: it.type, hash: it.hash } : null,
+      segments,
+      tokens,
+      flat: () => (flat ??= tok.segment(flatLine(role, pieces))),
+    });
+  }
+
+  const first = requests[0];
+  if (!first) throw new UsageError(`chain ${chain.chainId} has no requests to replay`);
+  const prefixTokens = Math.max(0, first.observedPrompt - messageTokens);
+  return {
+    chainId: chain.chainId,
+    sessionId: chain.sessionId,
+    agentId: chain.agentId,
+    chainKind: chain.kind,
+    events,
+    requests,
+    rounds: Math.max(round, 1),
+    compactions: segment,
+    prefix: opaqueSegment(prefixTokens, 'system prompt and tool schemas'),
+    calibration: { observed_prompt: first.observedPrompt, message_tokens: messageTokens, prefix_tokens: prefixTokens, clamped: first.observedPrompt < messageTokens },
+  };
+}

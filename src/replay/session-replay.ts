@@ -1,0 +1,193 @@
+/**
+ * The session replay (SPEC §6.2): one chain of a real Claude Code transcript, rebuilt request by
+ * request and replayed under each context-delivery strategy.
+ *
+ *   transcript ─▶ chain items (de-dup as the reader) ─▶ rebuild (tokenize each message once,
+ *   calibrate the prefix on request 1) ─▶ per strategy: requests, cacheable prefix, real gaps
+ *   ─▶ summaries + `recorded` fidelity against the observed usage
+ */
+import { UsageError } from '../errors.js';
+import { loadPriceTable, type PriceTable } from '../pricing/pricing.js';
+import { fidelityOf, type SessionFidelity } from './session-fidelity.js';
+import { rebuildChain, type RebuiltChain, type RebuiltMessage } from './session-rebuild.js';
+import type { ThinkingRule } from './session-render.js';
+import {
+  replayStrategy,
+  SESSION_STRATEGIES,
+  summarize,
+  type Reinjected,
+  type SessionStrategy,
+  type SessionStrategySummary,
+  type SessionTurn,
+} from './session-strategy.js';
+import { readSessionTranscript, type TranscriptChain } from './session-transcript.js';
+import { ENCODINGS, SegmentTokenizer, type EncodingName, type TokenizerWork } from './tokenizer.js';
+
+export interface SessionReplayOptions {
+  strategies?: readonly SessionStrategy[];
+  encoding?: EncodingName;
+  /** attachment type `reinject` re-inserts; default skill_listing if the chain has one, else its largest attachment */
+  reinjectType?: string;
+  /**
+   * `keep` (default): the logged text of earlier thinking blocks counts in later prompts (a
+   * signature-only block has no text and adds nothing); `drop`: thinking adds no prompt tokens.
+   */
+  thinking?: ThinkingRule;
+  prices?: PriceTable;
+  /** a tokenizer to reuse (tests count its work); its encoding wins over `encoding` */
+  tokenizer?: SegmentTokenizer;
+}
+
+export interface SessionReplayResult {
+  chain: {
+    file: string | null;
+    chain_id: string;
+    session_id: string;
+    agent_id: string | null;
+    kind: 'main' | 'subagent' | 'sidechain';
+    requests: number;
+    rounds: number;
+    compactions: number;
+    attachments: number;
+    models: string[];
+    first_at: string;
+    last_at: string;
+    skipped_lines: number;
+  };
+  settings: {
+    strategies: SessionStrategy[];
+    encoding: EncodingName;
+    thinking: ThinkingRule;
+    reinject: { type: string; line: number; tokens: number } | null;
+  };
+  calibration: RebuiltChain['calibration'];
+  strategies: Partial<Record<SessionStrategy, SessionStrategySummary>>;
+  /** strategies asked for that could not run on this chain, with the reason */
+  not_run: { strategy: SessionStrategy; reason: string }[];
+  /** `recorded` against the observed usage; null when `recorded` was not run */
+  fidelity: SessionFidelity | null;
+  turns: SessionTurn[];
+  work: TokenizerWork;
+}
+
+function validate(opts: SessionReplayOptions): void {
+  for (const s of opts.strategies ?? []) {
+    if (!SESSION_STRATEGIES.includes(s)) throw new UsageError(`unknown strategy ${String(s)}`, `use ${SESSION_STRATEGIES.join(', ')}`);
+  }
+  if (opts.encoding !== undefined && !ENCODINGS.includes(opts.encoding)) {
+    throw new UsageError(`--encoding must be ${ENCODINGS.join(' or ')}, got ${String(opts.encoding)}`);
+  }
+  if (opts.thinking !== undefined && opts.thinking !== 'drop' && opts.thinking !== 'keep') {
+    throw new UsageError(`--thinking must be drop or keep, got ${String(opts.thinking)}`);
+  }
+}
+
+/**
+ * The attachment `reinject` inserts: the largest of the asked type, else the largest
+ * skill_listing, else the largest attachment of the chain.
+ */
+export function chooseReinjected(rc: RebuiltChain, type?: string): Reinjected | null {
+  const all = rc.events.filter((e): e is RebuiltMessage & { attachment: object } => e.kind === 'message' && e.attachment !== null);
+  const pool = type ? all.filter((e) => e.attachment.type === type) : all.some((e) => e.attachment.type === 'skill_listing') ? all.filter((e) => e.attachment.type === 'skill_listing') : all;
+  const best = pool.reduce<(typeof pool)[number] | null>((a, e) => (a === null || e.tokens > a.tokens ? e : a), null);
+  return best && { type: best.attachment.type, hash: best.attachment.hash, line: best.line, tokens: best.tokens, segments: best.segments };
+}
+
+/** Replays one chain already read from its transcript. */
+export async function replayChain(chain: TranscriptChain, opts: SessionReplayOptions = {}, file: string | null = null, skippedLines = 0): Promise<SessionReplayResult> {
+  validate(opts);
+  const tok = opts.tokenizer ?? (await SegmentTokenizer.load(opts.encoding ?? 'cl100k_base'));
+  const prices = opts.prices ?? loadPriceTable();
+  const thinking = opts.thinking ?? 'keep';
+  const rc = rebuildChain(chain, tok, { thinking });
+  const strategies = [...(opts.strategies ?? SESSION_STRATEGIES)];
+  const reinject = strategies.includes('reinject') ? chooseReinjected(rc, opts.reinjectType) : null;
+  const ctx = { tok, weightsFor: (m: string, p: number) => prices.weightsFor(m, p), reinject };
+
+  const summaries: SessionReplayResult['strategies'] = {};
+  const notRun: SessionReplayResult['not_run'] = [];
+  const turns: SessionTurn[] = [];
+  for (const s of strategies) {
+    if (s === 'reinject' && !reinject) {
+      notRun.push({ strategy: s, reason: opts.reinjectType ? `no ${opts.reinjectType} attachment in this chain` : 'no attachment in this chain' });
+      continue;
+    }
+    const r = replayStrategy(rc, s, ctx);
+    summaries[s] = summarize(r.turns, r.attachmentsSent);
+    turns.push(...r.turns);
+  }
+  const recorded = turns.filter((t) => t.strategy === 'recorded');
+  const fidelity = recorded.length
+    ? fidelityOf(
+        recorded.map((t) => {
+          const req = rc.requests[t.request - 1]!;
+          return { request: t.request, observed_prompt: req.observedPrompt, predicted_prompt: t.input_tokens, observed_read: req.usage.cacheRead, predicted_read: t.read_tokens };
+        }),
+      )
+    : null;
+
+  const times = rc.requests.map((r) => r.t);
+  return {
+    chain: {
+      file,
+      chain_id: rc.chainId,
+      session_id: rc.sessionId,
+      agent_id: rc.agentId,
+      kind: rc.chainKind,
+      requests: rc.requests.length,
+      rounds: rc.rounds,
+      compactions: rc.compactions,
+      attachments: rc.events.filter((e) => e.kind === 'message' && e.attachment).length,
+      models: [...new Set(rc.requests.map((r) => r.model))],
+      first_at: new Date(Math.min(...times)).toISOString(),
+      last_at: new Date(Math.max(...times)).toISOString(),
+      skipped_lines: skippedLines,
+    },
+    settings: {
+      strategies: strategies.filter((s) => summaries[s]),
+      encoding: tok.encoding,
+      thinking,
+      reinject: reinject && { type: reinject.type, line: reinject.line, tokens: reinject.tokens },
+    },
+    calibration: rc.calibration,
+    strategies: summaries,
+    not_run: notRun,
+    fidelity,
+    turns,
+    work: tok.stats,
+  };
+}
+
+/**
+ * Picks the chain to replay in a transcript: the one asked for (chain id, a unique prefix of it,
+ * or an agent id), else the main chain, else the chain with the most requests (a subagent file).
+ */
+export function pickChain(chains: readonly TranscriptChain[], want?: string): TranscriptChain {
+  const withRequests = chains.filter((c) => c.requests > 0);
+  if (want) {
+    const exact = chains.find((c) => c.chainId === want || c.agentId === want);
+    if (exact) return exact;
+    const hits = chains.filter((c) => c.chainId.startsWith(want) || (c.agentId ?? '').startsWith(want));
+    if (hits.length === 1) return hits[0]!;
+    throw new UsageError(hits.length ? `--chain ${want} matches ${hits.length} chains; give more of the id` : `--chain ${want}: no such chain in this transcript`);
+  }
+  const main = withRequests.find((c) => c.kind === 'main');
+  if (main) return main;
+  const best = withRequests.sort((a, b) => b.requests - a.requests)[0];
+  if (!best) throw new UsageError('no requests in this transcript to replay');
+  return best;
+}
+
+/** Reads a transcript file and replays one of its chains (see pickChain). */
+export async function replaySessionFile(file: string, opts: SessionReplayOptions & { chain?: string } = {}): Promise<SessionReplayResult> {
+  validate(opts);
+  let t;
+  try {
+    t = await readSessionTranscript(file);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR') throw new UsageError(`${file}: cannot read transcript (${code})`);
+    throw err;
+  }
+  return replayChain(pickChain(t.chains, opts.chain), opts, file, t.skipped.length);
+}

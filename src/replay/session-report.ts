@@ -1,0 +1,67 @@
+/**
+ * Text reporter for the session replay: one result in, the §6.1-style table (one column per
+ * strategy) and the `recorded` fidelity out. `--json` is the same result serialised.
+ */
+import { clean, fixed, int, pct, table, usd, type Cell } from '../format/table.js';
+import type { SessionReplayResult } from './session-replay.js';
+import type { SessionStrategy, SessionStrategySummary } from './session-strategy.js';
+
+const METRICS: { label: string; cell: (s: SessionStrategySummary) => Cell }[] = [
+  { label: 'input tokens, all requests', cell: (s) => int(s.input_tokens) },
+  { label: '  of which cacheable prefix', cell: (s) => int(s.cacheable_tokens) },
+  { label: 'cacheable ratio', cell: (s) => fixed(s.cacheable_ratio, 3) },
+  { label: 'uncached tokens per warm turn', cell: (s) => int(s.uncached_per_warm_turn) },
+  { label: 'context (attachment) tokens sent', cell: (s) => int(s.context_tokens) },
+  { label: '  of which already seen', cell: (s) => (s.already_seen_tokens ? `${int(s.already_seen_tokens)} (${pct(s.already_seen_share, 0)})` : '0') },
+  { label: 'attachments sent', cell: (s) => int(s.attachments_sent) },
+  { label: 'processes', cell: (s) => int(s.processes) },
+  { label: 'requests past the TTL (expired)', cell: (s) => int(s.expired_requests) },
+  { label: 'output tokens', cell: (s) => int(s.output_tokens) },
+  { label: 'weighted cost (base-input tokens)', cell: (s) => int(s.weight) },
+  { label: 'cost (USD)', cell: (s) => usd(s.usd) },
+];
+
+/**
+ * Example (abridged):
+ *   metric                       recorded  dedupe-attachments  volatile-prefix
+ *   input tokens, all requests  7,931,206           7,931,206        7,931,215
+ *   cacheable ratio                 0.963               0.963            0.000
+ */
+export function formatSessionReplay(r: SessionReplayResult, opts: { color?: boolean } = {}): string {
+  const strategies = Object.keys(r.strategies) as SessionStrategy[];
+  const c = r.chain;
+  const cal = r.calibration;
+  const out: string[] = [
+    `Session replay · chain ${clean(c.chain_id)} (${c.kind}) · ${int(c.requests)} requests · ${int(c.rounds)} rounds · ${int(c.compactions)} compactions · ${c.models.map(clean).join(', ')}`,
+    `prefix ${int(cal.prefix_tokens)} tokens (request 1: P ${int(cal.observed_prompt)} − ${int(cal.message_tokens)} message tokens${cal.clamped ? ', clamped at 0' : ''})` +
+      ` · ${r.settings.encoding} · thinking ${r.settings.thinking}` +
+      (r.settings.reinject ? ` · reinject ${clean(r.settings.reinject.type)} (${int(r.settings.reinject.tokens)} tokens, line ${r.settings.reinject.line})` : ''),
+    '',
+  ];
+  if (strategies.length) {
+    out.push(
+      table(
+        [{ header: 'metric' }, ...strategies.map((s) => ({ header: s, align: 'num' as const }))],
+        METRICS.map((m) => [m.label, ...strategies.map((s) => m.cell(r.strategies[s]!))]),
+        { color: opts.color },
+      ),
+    );
+  }
+  for (const n of r.not_run) out.push(`not run: ${n.strategy} (${clean(n.reason)})`);
+  const f = r.fidelity;
+  if (f) {
+    out.push('', `Fidelity of recorded (requests 2–${int(c.requests)}; relative error |predicted − observed| / observed):`);
+    const row = (label: string, e: typeof f.prompt): Cell[] => [label, pct(e.median_rel_error), pct(e.p90_rel_error), pct(e.mean_signed_rel_error), int(e.n)];
+    out.push(
+      table(
+        [{ header: '' }, { header: 'median', align: 'num' }, { header: 'p90', align: 'num' }, { header: 'mean signed', align: 'num' }, { header: 'requests', align: 'num' }],
+        [row('prompt size P', f.prompt), row('cache reads', f.cache_read)],
+        { color: opts.color },
+      ),
+    );
+    if (f.cache_read.observed_zero) out.push(`cache reads observed 0 in ${int(f.cache_read.observed_zero)} requests; the replay predicted 0 in ${int(f.cache_read.predicted_zero_too)} of them`);
+  }
+  out.push('', `Token counts are ${r.settings.encoding} estimates of Claude's tokenizer: absolute numbers are approximate, ratios are the result.`);
+  if (c.skipped_lines) out.push(`${int(c.skipped_lines)} unreadable lines skipped`);
+  return out.join('\n') + '\n';
+}

@@ -1,0 +1,235 @@
+/**
+ * One context-delivery strategy over a rebuilt chain (SPEC §6.2), request by request:
+ *
+ *   recorded            the chain as logged
+ *   dedupe-attachments  an attachment whose content is already in the context is not sent again
+ *   volatile-prefix     a line that changes every request sits before the system prompt
+ *   reinject            one attachment is inserted again at the start of every round
+ *   cold-replay         every round goes to a fresh process: framing + the whole conversation so
+ *                       far flattened into `User:`/`Assistant:` lines; the process then runs the
+ *                       round's tool loop itself (warm within the round)
+ *
+ * A process's history is an append-only SegmentList, so each request is a few runs and the
+ * cacheable prefix (the longest common token prefix with the previous request of the same
+ * process) is found without re-walking the shared part (request.ts). Weighted cost uses the real
+ * gaps: the cacheable prefix is read (×read weight) when the gap is within the TTL the chain was
+ * writing at, everything else is written at that TTL's weight, output at the model's weight.
+ *
+ * A compaction empties the conversation (the summary that follows is its new start) and the
+ * attachments already in context; the process and its framing stay.
+ */
+import type { Weights } from '../pricing/pricing.js';
+import { commonPrefixTokens, SegmentList, type RequestView, type Run } from './request.js';
+import type { RebuiltChain, RebuiltMessage, RebuiltRequest, Ttl } from './session-rebuild.js';
+import type { Segment, SegmentTokenizer } from './tokenizer.js';
+
+export type SessionStrategy = 'recorded' | 'dedupe-attachments' | 'volatile-prefix' | 'reinject' | 'cold-replay';
+export const SESSION_STRATEGIES: readonly SessionStrategy[] = ['recorded', 'dedupe-attachments', 'volatile-prefix', 'reinject', 'cold-replay'];
+
+export const TTL_MS: Record<Ttl, number> = { '5m': 300_000, '1h': 3_600_000 };
+
+/** The attachment the `reinject` strategy inserts every round. */
+export interface Reinjected {
+  type: string;
+  hash: string;
+  line: number;
+  tokens: number;
+  segments: Segment[];
+}
+
+/** One request of the chain under one strategy. */
+export interface SessionTurn {
+  strategy: SessionStrategy;
+  /** 1-based request index in the chain */
+  request: number;
+  line: number;
+  at: string;
+  round: number;
+  model: string;
+  /** process number (cold-replay starts one per round) */
+  process: number;
+  warm: boolean;
+  /** `read`: within the TTL; `expired`: gap over the TTL; `none`: first request of its process */
+  cache: 'read' | 'expired' | 'none';
+  gap_s: number | null;
+  ttl: Ttl;
+  input_tokens: number;
+  cacheable_tokens: number;
+  /** cacheable tokens actually read (0 when the cache expired) */
+  read_tokens: number;
+  uncached_tokens: number;
+  /** attachment tokens first sent with this request */
+  context_tokens: number;
+  /** of which the same content was already in the context */
+  already_seen_tokens: number;
+  output_tokens: number;
+  /** null when the model has no price */
+  weight: number | null;
+  usd: number | null;
+}
+
+export interface SessionStrategySummary {
+  requests: number;
+  warm_requests: number;
+  processes: number;
+  expired_requests: number;
+  input_tokens: number;
+  cacheable_tokens: number;
+  cacheable_ratio: number;
+  uncached_per_warm_turn: number;
+  context_tokens: number;
+  already_seen_tokens: number;
+  already_seen_share: number;
+  attachments_sent: number;
+  output_tokens: number;
+  weight: number;
+  usd: number;
+  /** requests left out of weight and usd because their model has no price */
+  unpriced_requests: number;
+}
+
+export interface StrategyContext {
+  tok: SegmentTokenizer;
+  weightsFor: (model: string, promptTokens: number) => Weights | null;
+  reinject: Reinjected | null;
+}
+
+/** A request from runs of fixed length (a run snapshot does not move when its list grows later). */
+function viewOf(runs: Run[]): RequestView {
+  const kept = runs.filter((r) => r.len > 0);
+  return { runs: kept, tokens: kept.reduce((a, r) => a + r.list.tokensBetween(0, r.len), 0) };
+}
+
+const run = (list: SegmentList, len = list.length): Run => ({ list, len });
+
+/** The `volatile-prefix` line: a clock and a counter, different on every request. */
+export function volatileLine(r: RebuiltRequest): string {
+  return `Session status · request ${r.index} · round ${r.round} · ${new Date(r.t).toISOString()}\n`;
+}
+
+export function replayStrategy(rc: RebuiltChain, strategy: SessionStrategy, ctx: StrategyContext): { turns: SessionTurn[]; attachmentsSent: number } {
+  const lead = new SegmentList([rc.prefix]);
+  let history = new SegmentList();
+  // cold-replay: the flattened conversation, and what the current fresh process added after it
+  let flat = new SegmentList();
+  let flatStart = 0;
+  let own = new SegmentList();
+  let prev: RequestView | null = null;
+  let lastT: number | null = null;
+  let processes = 1;
+  const inContext = new Set<string>();
+  let pending = { context: 0, seen: 0, count: 0 };
+  let attachmentsSent = 0;
+  const turns: SessionTurn[] = [];
+
+  const sendAttachment = (hash: string, tokens: number) => {
+    pending.count++;
+    pending.context += tokens;
+    if (inContext.has(hash)) pending.seen += tokens;
+    inContext.add(hash);
+  };
+
+  const append = (m: RebuiltMessage) => {
+    if (m.attachment) {
+      if (strategy === 'dedupe-attachments' && inContext.has(m.attachment.hash)) return;
+      sendAttachment(m.attachment.hash, m.tokens);
+    }
+    if (strategy === 'cold-replay') {
+      flat.push(m.flat());
+      own.push(...m.segments);
+    } else history.push(...m.segments);
+  };
+
+  for (const ev of rc.events) {
+    if (ev.kind === 'message') {
+      append(ev);
+      continue;
+    }
+    if (ev.kind === 'compaction') {
+      history = new SegmentList();
+      flat = new SegmentList();
+      own = new SegmentList();
+      flatStart = 0;
+      inContext.clear();
+      continue;
+    }
+    const r = ev;
+    if (strategy === 'cold-replay' && r.opensRound) {
+      if (prev) processes++;
+      prev = null;
+      lastT = null;
+      flatStart = flat.length;
+      own = new SegmentList();
+    }
+    if (strategy === 'reinject' && r.opensRound && ctx.reinject) {
+      history.push(...ctx.reinject.segments);
+      sendAttachment(ctx.reinject.hash, ctx.reinject.tokens);
+    }
+    let view: RequestView;
+    if (strategy === 'cold-replay') view = viewOf([run(lead), run(flat, flatStart), run(own)]);
+    else if (strategy === 'volatile-prefix') view = viewOf([run(new SegmentList([ctx.tok.segment(volatileLine(r)), rc.prefix])), run(history)]);
+    else view = viewOf([run(lead), run(history)]);
+
+    const cacheable = prev ? commonPrefixTokens(prev, view) : 0;
+    const gap = lastT === null ? null : r.t - lastT;
+    const cache = gap === null ? 'none' : gap <= TTL_MS[r.readTtl] ? 'read' : 'expired';
+    const read = cache === 'read' ? cacheable : 0;
+    const output = r.usage.output;
+    const w = ctx.weightsFor(r.model, view.tokens);
+    const weight = w ? read * w.read + (view.tokens - read) * (r.writeTtl === '1h' ? w.write1h : w.write5m) + output * w.output : null;
+    turns.push({
+      strategy,
+      request: r.index,
+      line: r.line,
+      at: new Date(r.t).toISOString(),
+      round: r.round,
+      model: r.model,
+      process: processes,
+      warm: prev !== null,
+      cache,
+      gap_s: gap === null ? null : Math.round(gap / 1000),
+      ttl: r.readTtl,
+      input_tokens: view.tokens,
+      cacheable_tokens: cacheable,
+      read_tokens: read,
+      uncached_tokens: view.tokens - cacheable,
+      context_tokens: pending.context,
+      already_seen_tokens: pending.seen,
+      output_tokens: output,
+      weight,
+      usd: w && weight !== null ? weight * w.usdPerWeight : null,
+    });
+    attachmentsSent += pending.count;
+    pending = { context: 0, seen: 0, count: 0 };
+    prev = view;
+    lastT = r.t;
+  }
+  return { turns, attachmentsSent };
+}
+
+export function summarize(turns: readonly SessionTurn[], attachmentsSent: number): SessionStrategySummary {
+  const sum = (f: (t: SessionTurn) => number, of: readonly SessionTurn[] = turns) => of.reduce((a, t) => a + f(t), 0);
+  const warm = turns.filter((t) => t.warm);
+  const input = sum((t) => t.input_tokens);
+  const cacheable = sum((t) => t.cacheable_tokens);
+  const context = sum((t) => t.context_tokens);
+  const seen = sum((t) => t.already_seen_tokens);
+  return {
+    requests: turns.length,
+    warm_requests: warm.length,
+    processes: new Set(turns.map((t) => t.process)).size,
+    expired_requests: turns.filter((t) => t.cache === 'expired').length,
+    input_tokens: input,
+    cacheable_tokens: cacheable,
+    cacheable_ratio: input ? cacheable / input : 0,
+    uncached_per_warm_turn: warm.length ? sum((t) => t.uncached_tokens, warm) / warm.length : 0,
+    context_tokens: context,
+    already_seen_tokens: seen,
+    already_seen_share: context ? seen / context : 0,
+    attachments_sent: attachmentsSent,
+    output_tokens: sum((t) => t.output_tokens),
+    weight: sum((t) => t.weight ?? 0),
+    usd: sum((t) => t.usd ?? 0),
+    unpriced_requests: turns.filter((t) => t.weight === null).length,
+  };
+}

@@ -1,0 +1,214 @@
+/**
+ * Reads one Claude Code transcript back into what the session replay needs (SPEC §6.2): per chain,
+ * in file order, the messages (user, assistant, attachment lines with their full content), the
+ * requests (one per `(message.id, requestId)`, usage the field-wise maximum over its copies, at
+ * the position of its first line) and the compaction boundaries.
+ *
+ * The ingest reader projects only the fields the store keeps; the replay needs every content
+ * block, so it re-reads the chain's file here. Lines are assigned to chains by the same rules as
+ * the ingest parser (file-parser.ts `chainFor`), so chain ids agree with the store's.
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { basename } from 'node:path';
+import { createInterface } from 'node:readline';
+import { canonicalJson } from '../ingest/file-parser.js';
+import { obj, str } from '../ingest/line.js';
+import { readUsage } from '../ingest/usage.js';
+import type { Usage } from '../types.js';
+
+/** One content block of a message as logged (text, tool_use, tool_result, thinking, image, …). */
+export type Block = Record<string, unknown>;
+
+export type TranscriptItem =
+  | {
+      kind: 'message';
+      line: number;
+      role: 'user' | 'assistant';
+      /** a user line that opens a round (SPEC §1.6): not only tool results, not meta, not a compact summary */
+      prompt: boolean;
+      blocks: Block[];
+      /** the request this assistant line is part of */
+      key: string | null;
+    }
+  | { kind: 'attachment'; line: number; t: number; type: string; hash: string; attachment: Record<string, unknown> }
+  | { kind: 'request'; line: number; key: string; t: number; model: string; usage: Usage }
+  | { kind: 'compaction'; line: number; t: number };
+
+export type RequestItem = Extract<TranscriptItem, { kind: 'request' }>;
+
+export interface TranscriptChain {
+  chainId: string;
+  sessionId: string;
+  agentId: string | null;
+  kind: 'main' | 'subagent' | 'sidechain';
+  items: TranscriptItem[];
+  requests: number;
+}
+
+export interface SessionTranscript {
+  path: string;
+  chains: TranscriptChain[];
+  lines: number;
+  /** lines that are not JSON objects (half-written last line, invalid JSON) */
+  skipped: { line: number; reason: string }[];
+}
+
+/** `agent-<id>.jsonl` → id; a main transcript `<session>.jsonl` → its session id (as discover.ts). */
+export function fileIdentity(path: string): { fileAgentId: string | null; fileSessionId: string | null } {
+  const name = basename(path);
+  const agent = /^agent-(.+?)\.jsonl$/.exec(name);
+  if (agent) {
+    const parts = path.split('/');
+    const i = parts.lastIndexOf('subagents');
+    return { fileAgentId: agent[1]!, fileSessionId: i > 0 ? parts[i - 1]! : null };
+  }
+  return { fileAgentId: null, fileSessionId: name.replace(/\.jsonl$/, '') };
+}
+
+/** Folds transcript lines, in file order, into chains. */
+export class TranscriptCollector {
+  private readonly chains = new Map<string, TranscriptChain>();
+  private readonly requests = new Map<string, RequestItem>();
+  /** assistant blocks already taken, per request: a resumed session repeats whole lines */
+  private readonly blocksSeen = new Set<string>();
+  private readonly sidechainOf = new Map<string, string>();
+
+  constructor(
+    private readonly id: { fileAgentId: string | null; fileSessionId: string | null },
+    private readonly only: string | null = null,
+  ) {}
+
+  add(lineNo: number, l: Record<string, unknown>): void {
+    const type = str(l.type);
+    if (type !== 'user' && type !== 'assistant' && type !== 'attachment' && !(type === 'system' && l.subtype === 'compact_boundary')) return;
+    const sessionId = str(l.sessionId) ?? this.id.fileSessionId ?? 'unknown-session';
+    const t = typeof l.timestamp === 'string' ? Date.parse(l.timestamp) : NaN;
+    const msg = obj(l.message);
+    if (type === 'assistant' && (!msg || str(msg.model) === '<synthetic>')) return;
+    const chain = this.chainFor(l, sessionId, type === 'user' && !isPrompt(l));
+    if (!chain) return;
+    if (type === 'system') {
+      chain.items.push({ kind: 'compaction', line: lineNo, t });
+      return;
+    }
+    if (type === 'attachment') {
+      const a = obj(l.attachment);
+      if (!a) return;
+      const text = canonicalJson(a);
+      chain.items.push({ kind: 'attachment', line: lineNo, t, type: str(a.type) ?? 'unknown', hash: createHash('sha256').update(text).digest('hex'), attachment: a });
+      return;
+    }
+    const content = msg?.content;
+    const blocks: Block[] = typeof content === 'string' ? [{ type: 'text', text: content }] : Array.isArray(content) ? content.filter((b): b is Block => obj(b) !== null) : [];
+    if (type === 'user') {
+      chain.items.push({ kind: 'message', line: lineNo, role: 'user', prompt: isPrompt(l), blocks, key: null });
+      return;
+    }
+    const key = this.request(lineNo, chain, msg!, str(l.requestId), t);
+    const fresh = key === null ? blocks : blocks.filter((b) => this.firstTime(`${key}\u0000${canonicalJson(b)}`));
+    if (fresh.length) chain.items.push({ kind: 'message', line: lineNo, role: 'assistant', prompt: false, blocks: fresh, key });
+  }
+
+  finish(): TranscriptChain[] {
+    return [...this.chains.values()];
+  }
+
+  private firstTime(k: string): boolean {
+    if (this.blocksSeen.has(k)) return false;
+    this.blocksSeen.add(k);
+    return true;
+  }
+
+  /** The request an assistant line belongs to; the first copy places it, later copies raise its usage. */
+  private request(lineNo: number, chain: TranscriptChain, msg: Record<string, unknown>, requestId: string | null, t: number): string | null {
+    const messageId = str(msg.id);
+    if (!messageId || msg.usage === undefined || !Number.isFinite(t)) return messageId;
+    const usage = readUsage(msg.usage);
+    if (typeof usage === 'string') return messageId;
+    const key = requestId ? `${messageId}\u0000${requestId}` : messageId;
+    const prev = this.requests.get(key);
+    if (prev) {
+      const u = prev.usage;
+      u.input = Math.max(u.input, usage.input);
+      u.output = Math.max(u.output, usage.output);
+      u.cacheWrite = Math.max(u.cacheWrite, usage.cacheWrite);
+      u.cacheWrite5m = Math.max(u.cacheWrite5m, usage.cacheWrite5m);
+      u.cacheWrite1h = Math.max(u.cacheWrite1h, usage.cacheWrite1h);
+      u.cacheRead = Math.max(u.cacheRead, usage.cacheRead);
+      return key;
+    }
+    const item: RequestItem = {
+      kind: 'request', line: lineNo, key, t, model: str(msg.model) ?? 'unknown',
+      usage: { input: usage.input, output: usage.output, cacheWrite: usage.cacheWrite, cacheWrite5m: usage.cacheWrite5m, cacheWrite1h: usage.cacheWrite1h, cacheRead: usage.cacheRead, webSearch: usage.webSearch, webFetch: usage.webFetch },
+    };
+    this.requests.set(key, item);
+    chain.items.push(item);
+    chain.requests++;
+    return key;
+  }
+
+  /**
+   * Which chain a line belongs to — the ingest parser's rule: the file's agent id or the line's,
+   * else an inline v1.x sidechain (one chain per sidechain root, followed through parentUuid),
+   * else the session's main chain. Tool-result lines join their parent's chain without
+   * registering their uuid, as the parser does.
+   */
+  private chainFor(l: Record<string, unknown>, sessionId: string, passive: boolean): TranscriptChain | null {
+    const agentId = this.id.fileAgentId ?? str(l.agentId);
+    let chainId = agentId ? `${sessionId}:${agentId}` : sessionId;
+    let kind: TranscriptChain['kind'] = agentId ? 'subagent' : 'main';
+    if (!agentId && l.isSidechain === true) {
+      const uuid = str(l.uuid);
+      const parent = str(l.parentUuid);
+      chainId = (parent && this.sidechainOf.get(parent)) || `${sessionId}:side:${uuid ?? 'unknown'}`;
+      if (uuid && !passive) this.sidechainOf.set(uuid, chainId);
+      kind = 'sidechain';
+    }
+    if (this.only !== null && chainId !== this.only) return null;
+    let c = this.chains.get(chainId);
+    if (!c) {
+      c = { chainId, sessionId, agentId: kind === 'sidechain' ? null : agentId, kind, items: [], requests: 0 };
+      this.chains.set(chainId, c);
+    }
+    return c;
+  }
+}
+
+function isPrompt(l: Record<string, unknown>): boolean {
+  const content = obj(l.message)?.content;
+  return (
+    l.isMeta !== true &&
+    l.isCompactSummary !== true &&
+    (typeof content === 'string' || (Array.isArray(content) && content.some((b) => obj(b)?.type !== 'tool_result')))
+  );
+}
+
+/**
+ * Reads a transcript file line by line. `chainId` keeps only that chain's items (memory stays
+ * at one chain). A line that is not a JSON object is skipped with its line number.
+ */
+export async function readSessionTranscript(path: string, opts: { chainId?: string } = {}): Promise<SessionTranscript> {
+  const collector = new TranscriptCollector(fileIdentity(path), opts.chainId ?? null);
+  const skipped: SessionTranscript['skipped'] = [];
+  let lineNo = 0;
+  const rl = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
+  for await (const text of rl) {
+    lineNo++;
+    if (!text.trim()) continue;
+    let l: unknown;
+    try {
+      l = JSON.parse(lineNo === 1 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+    } catch {
+      skipped.push({ line: lineNo, reason: 'invalid_json' });
+      continue;
+    }
+    const o = obj(l);
+    if (!o) {
+      skipped.push({ line: lineNo, reason: 'not_an_object' });
+      continue;
+    }
+    collector.add(lineNo, o);
+  }
+  return { path, chains: collector.finish(), lines: lineNo, skipped };
+}
