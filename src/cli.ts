@@ -35,7 +35,8 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
     .version(false)
     .wrap(Math.min(110, process.stdout.columns || 100))
     .fail((msg, err) => {
-      throw err ?? new UsageError(msg);
+      // yargs' own validation errors (YError, e.g. "Not enough arguments following: db") are usage errors too
+      throw err && err.name !== 'YError' ? err : new UsageError(msg ?? err?.message ?? 'invalid arguments');
     });
   const register = (y: Argv, c: Command): Argv =>
     y.command(

@@ -48,12 +48,12 @@ export function commonOptions(argv: Record<string, unknown>, io: Io): CommonOpti
 export function withLogOptions(y: Argv): Argv {
   return y
     .positional('paths', { type: 'string', array: true, describe: 'transcript files or directories (default: CLAUDE_CONFIG_DIR, ~/.config/claude, ~/.claude)' })
-    .option('db', { type: 'string', describe: 'DuckDB store file (default ~/.cache/cachelens/store.duckdb; :memory: for none)' })
-    .option('pricing', { type: 'string', describe: 'price table JSON (own format or LiteLLM) that replaces or extends the bundled one' })
-    .option('since', { type: 'string', describe: 'first day (YYYY-MM-DD or YYYYMMDD, in --timezone)' })
-    .option('until', { type: 'string', describe: 'last day (YYYY-MM-DD or YYYYMMDD, in --timezone)' })
-    .option('project', { type: 'string', describe: 'only projects whose path contains this text' })
-    .option('timezone', { type: 'string', describe: 'IANA time zone for days (default: this machine\'s)' })
+    .option('db', { type: 'string', requiresArg: true, describe: 'DuckDB store file (default ~/.cache/cachelens/store.duckdb; :memory: for none)' })
+    .option('pricing', { type: 'string', requiresArg: true, describe: 'price table JSON (own format or LiteLLM) that replaces or extends the bundled one' })
+    .option('since', { type: 'string', requiresArg: true, describe: 'first day (YYYY-MM-DD or YYYYMMDD, in --timezone)' })
+    .option('until', { type: 'string', requiresArg: true, describe: 'last day (YYYY-MM-DD or YYYYMMDD, in --timezone)' })
+    .option('project', { type: 'string', requiresArg: true, describe: 'only projects whose path contains this text' })
+    .option('timezone', { type: 'string', requiresArg: true, describe: 'IANA time zone for days (default: this machine\'s)' })
     .option('rebuild', { type: 'boolean', describe: 'drop the store and read every log again' })
     .option('json', { type: 'boolean', describe: 'print JSON instead of tables' });
 }

@@ -47,7 +47,7 @@ export class Store {
   ) {}
 
   static async open(path: string, opts: StoreOpenOptions = {}): Promise<Store> {
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    if (path !== ':memory:') makeStoreDir(path);
     const instance = await openLocked(path, opts);
     const db = await instance.connect();
     let fresh = false;
@@ -81,12 +81,20 @@ export class Store {
   }
 
   async all(sql: string, params?: Record<string, unknown>): Promise<Row[]> {
-    const reader = await this.db.runAndReadAll(sql, params as never);
-    return reader.getRowObjectsJS().map(plainRow);
+    try {
+      const reader = await this.db.runAndReadAll(sql, params as never);
+      return reader.getRowObjectsJS().map(plainRow);
+    } catch (err) {
+      throw damaged(this.path, err);
+    }
   }
 
   async run(sql: string): Promise<void> {
-    await this.db.run(sql);
+    try {
+      await this.db.run(sql);
+    } catch (err) {
+      throw damaged(this.path, err);
+    }
   }
 
   async files(): Promise<Map<string, FileRow>> {
@@ -190,8 +198,8 @@ export class Store {
 
   /** Rebuilds requests and chains for the current scope and prices. */
   async derive(): Promise<void> {
-    await this.db.run(DERIVE_REQUESTS);
-    await this.db.run(DERIVE_CHAINS);
+    await this.run(DERIVE_REQUESTS);
+    await this.run(DERIVE_CHAINS);
   }
 }
 
@@ -218,7 +226,8 @@ async function openLocked(path: string, opts: StoreOpenOptions): Promise<DuckDBI
       return await DuckDBInstance.create(path);
     } catch (err) {
       const msg = (err as Error).message;
-      if (!/lock/i.test(msg)) {
+      // a word: DuckDB's corruption messages say "in block at location …"
+      if (!/\block\b/i.test(msg)) {
         throw new UsageError(`cannot open store ${path}: ${msg.split('\n')[0]}`, 'delete it or run with --rebuild --db <new path>');
       }
       const holder = /PID (\d+)/.exec(msg)?.[1];
@@ -394,6 +403,26 @@ export class StoreWriter {
 function intList(xs: number[]): string {
   for (const x of xs) if (!Number.isSafeInteger(x)) throw new Error(`not an integer id: ${x}`);
   return `[${xs.join(',')}]::INTEGER[]`;
+}
+
+function makeStoreDir(path: string): void {
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    throw new UsageError(`cannot create the directory of store ${path}: ${e.code ?? e.message}`, 'use --db to choose another store');
+  }
+}
+
+/**
+ * A DuckDB IO error met after the store opened (a block whose checksum fails when a query first
+ * reads it, a full disk) means a damaged store, not a bug: one line and exit 2, like a store that
+ * fails to open. Any other error is returned as it is and keeps its stack.
+ */
+function damaged(path: string, err: unknown): unknown {
+  const msg = err instanceof Error ? err.message : '';
+  if (!msg.startsWith('IO Error:')) return err;
+  return new UsageError(`store ${path} is damaged: ${msg.split('\n')[0]}`, 'delete it, or use --db to choose another store');
 }
 
 function nullable(a: DuckDBAppender, v: string | null): void {

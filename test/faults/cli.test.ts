@@ -1,0 +1,77 @@
+/**
+ * Bad invocations (SPEC §8): a bad --pricing file, an unknown flag or command, a missing path, a
+ * flag without its value. Each ends in exactly one stderr line that names the problem, nothing
+ * on stdout, and exit code 2 — never a stack trace, never a run that silently ignores the flag.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { assistant, removeDir, runCli, tempDir, usage, writeLog } from './helpers.js';
+
+async function usageError(args: string[], expected: RegExp): Promise<void> {
+  const r = await runCli(args);
+  assert.equal(r.code, 2, `exit code of ${args.join(' ')}: ${r.stderr}`);
+  assert.equal(r.stdout, '', 'nothing on stdout');
+  const lines = r.stderr.split('\n').filter(Boolean);
+  assert.equal(lines.length, 1, `one line on stderr: ${JSON.stringify(r.stderr)}`);
+  assert.match(lines[0], /^cachelens: /);
+  assert.match(lines[0], expected);
+  assert.doesNotMatch(lines[0], /internal error|\bat .*:\d+:\d+/);
+}
+
+test('bad --pricing files: missing, a directory, not JSON, empty, an array, no models, wrong types, zero or negative prices', async (t) => {
+  const dir = tempDir();
+  t.after(() => removeDir(dir));
+  const logs = path.join(dir, 'logs');
+  writeLog(logs, 'proj/s1.jsonl', [assistant({ msg: 'm1', usage: usage(1, 1, 1, 1) })]);
+  const file = (name: string, text: string) => {
+    writeFileSync(path.join(dir, name), text);
+    return path.join(dir, name);
+  };
+  mkdirSync(path.join(dir, 'prices-dir'));
+  const cases: [string, RegExp][] = [
+    [path.join(dir, 'nope.json'), /--pricing .*nope\.json: no such file/],
+    [path.join(dir, 'prices-dir'), /--pricing .*prices-dir: EISDIR/],
+    [file('trunc.json', '{"models": {"claude-opus-4-6": {"input": 5,'), /--pricing .*trunc\.json: .*JSON/],
+    [file('empty.json', ''), /--pricing .*empty\.json: Unexpected end of JSON input/],
+    [file('array.json', '[1,2]'), /--pricing .*array\.json: expected a JSON object/],
+    [file('none.json', '{"models": {}}'), /--pricing .*none\.json: no model prices found/],
+    [file('litellm-none.json', '{"gpt-x": {"mode": "chat"}}'), /--pricing .*litellm-none\.json: no model prices found/],
+    [file('string.json', '{"models": {"m": {"input": "5", "output": 25}}}'), /--pricing .*string\.json: m\.input must be a non-negative number/],
+    [file('negative.json', '{"models": {"m": {"input": 5, "output": -25}}}'), /--pricing .*negative\.json: m\.output must be a non-negative number/],
+    [file('zero.json', '{"models": {"claude-opus-4-6": {"input": 0, "output": 25}}}'), /--pricing .*zero\.json: claude-opus-4-6\.input must be above 0/],
+    [file('model.json', '{"models": {"m": 5}}'), /--pricing .*model\.json: model m is not an object/],
+  ];
+  for (const [pricing, expected] of cases) await usageError(['summary', logs, '--db', ':memory:', '--pricing', pricing], expected);
+});
+
+test('unknown flags and commands, missing paths and flags without a value: one line, exit 2', async (t) => {
+  const dir = tempDir();
+  t.after(() => removeDir(dir));
+  const logs = path.join(dir, 'logs');
+  writeLog(logs, 'proj/s1.jsonl', [assistant({ msg: 'm1', usage: usage(1, 1, 1, 1) })]);
+  await usageError(['summary', logs, '--db', ':memory:', '--bogus'], /Unknown argument: bogus/);
+  await usageError(['summary', logs, '--db', ':memory:', '--jsn'], /Unknown argument: jsn/);
+  await usageError(['frobnicate'], /Unknown argument: frobnicate/);
+  await usageError([], /name a command/);
+  await usageError(['summary', path.join(dir, 'no-such-dir'), '--db', ':memory:'], /no such file or directory: .*no-such-dir/);
+  await usageError(['summary', logs, path.join(dir, 'missing.jsonl'), '--db', ':memory:'], /no such file or directory: .*missing\.jsonl/);
+  await usageError(['summary', logs, '--db'], /Not enough arguments following: db/);
+  await usageError(['summary', logs, '--db', ':memory:', '--pricing'], /Not enough arguments following: pricing/);
+  await usageError(['summary', logs, '--pricing', '--json'], /Not enough arguments following: pricing/);
+  await usageError(['summary', logs, '--db', ':memory:', '--since'], /Not enough arguments following: since/);
+  await usageError(['summary', logs, '--db', ':memory:', '--since', '2025-13-45'], /--since 2025-13-45: expected a day/);
+  await usageError(['summary', logs, '--db', ':memory:', '--timezone', 'Mars/Olympus'], /--timezone Mars\/Olympus: not a known IANA time zone/);
+});
+
+test('a missing path under CLAUDE_CONFIG_DIR is no error: the default roots that exist are read', async (t) => {
+  const dir = tempDir();
+  t.after(() => removeDir(dir));
+  writeLog(dir, 'config/projects/proj/s1.jsonl', [assistant({ msg: 'm1', usage: usage(7, 0, 0, 0) })]);
+  const r = await runCli(['summary', '--db', ':memory:', '--json'], {
+    env: { CLAUDE_CONFIG_DIR: `${path.join(dir, 'gone')},${path.join(dir, 'config')}` },
+  });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal((JSON.parse(r.stdout) as { totals: { input: number } }).totals.input, 7);
+});

@@ -1,0 +1,156 @@
+/**
+ * A store that cannot be used (SPEC §8, §7): damaged anywhere, truncated, empty, held by another
+ * process, a directory, someone else's DuckDB file, or in a directory we may not create. Each run
+ * either gives the exact totals or stops with one stderr line naming the store and exit code 2;
+ * none crashes with a stack trace, and none silently reports numbers from a damaged store.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { chmodSync, copyFileSync, mkdirSync, openSync, closeSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import path from 'node:path';
+import { assistant, removeDir, repoRoot, type Ran, runCli, summary, tempDir, tokens, treeHash, usage, user, writeLog } from './helpers.js';
+
+const EXPECTED = { requests: 2, input: 11, output: 22, cache_write_5m: 33, cache_write_1h: 0, cache_read: 44, unpriced_requests: 0 };
+
+function corpus(dir: string): string {
+  const logs = path.join(dir, 'logs');
+  writeLog(logs, 'proj/s1.jsonl', [
+    user('hi'),
+    assistant({ msg: 'm1', usage: usage(1, 2, 3, 4) }),
+    assistant({ msg: 'm2', usage: usage(10, 20, 30, 40), t: '2025-03-02T10:00:00.000Z' }),
+  ]);
+  return logs;
+}
+
+function assertStoreError(r: Ran, db: string, expected: RegExp): void {
+  assert.equal(r.code, 2, `exit code: ${r.stderr}`);
+  assert.equal(r.stdout, '');
+  const lines = r.stderr.split('\n').filter(Boolean);
+  assert.equal(lines.length, 1, `one stderr line: ${JSON.stringify(r.stderr)}`);
+  assert.ok(lines[0].startsWith('cachelens: ') && lines[0].includes(db), `names the store: ${lines[0]}`);
+  assert.match(lines[0], expected);
+  assert.doesNotMatch(lines[0], /internal error/);
+}
+
+/**
+ * DuckDB files are three 4 KiB headers, then 256 KiB blocks, each with its own checksum. Random
+ * bytes written into each header and into the middle of each block: wherever the damage lands,
+ * a run either reads the logs into exact totals (the block was free) or refuses the store.
+ */
+test('a store damaged in any block gives exact totals or one line naming the store, exit 2', async (t) => {
+  const dir = tempDir();
+  t.after(() => removeDir(dir));
+  const logs = corpus(dir);
+  const good = path.join(dir, 'good.duckdb');
+  assert.deepEqual(tokens((await summary([logs], good)).totals), EXPECTED);
+  const size = statSync(good).size;
+  const offsets = [0, 4096, 8192];
+  for (let o = 12288 + 100_000; o < size; o += 262_144) offsets.push(o);
+  const outcomes: string[] = [];
+  const garbage = Buffer.alloc(4096);
+  for (let i = 0; i < garbage.length; i++) garbage[i] = (i * 7919 + 13) & 0xff;
+  const runs = offsets.map(async (offset) => {
+    const db = path.join(dir, `damaged-${offset}.duckdb`);
+    copyFileSync(good, db);
+    const fd = openSync(db, 'r+');
+    writeSync(fd, garbage, 0, garbage.length, offset);
+    closeSync(fd);
+    const r = await runCli(['summary', logs, '--db', db, '--json']);
+    if (r.code === 0) {
+      assert.deepEqual(tokens(JSON.parse(r.stdout).totals), EXPECTED, `damage at ${offset} in a free block: totals still exact`);
+      outcomes.push(`${offset}: read`);
+    } else {
+      assertStoreError(r, db, /store .* (is damaged|is unreadable)|cannot open store/);
+      outcomes.push(`${offset}: refused`);
+    }
+  });
+  await Promise.all(runs);
+  assert.equal(outcomes.length, offsets.length);
+  assert.ok(outcomes.filter((o) => o.endsWith('refused')).length >= 3, `at least the three headers are refused: ${outcomes.join(', ')}`);
+});
+
+test('a truncated store, an empty file and a directory as --db are refused in one line', async (t) => {
+  const dir = tempDir();
+  t.after(() => removeDir(dir));
+  const logs = corpus(dir);
+  const good = path.join(dir, 'good.duckdb');
+  await summary([logs], good);
+
+  const truncated = path.join(dir, 'truncated.duckdb');
+  copyFileSync(good, truncated);
+  truncateSync(truncated, Math.floor(statSync(good).size / 2));
+  assertStoreError(await runCli(['summary', logs, '--db', truncated]), truncated, /cannot open store .*: IO Error/);
+
+  const empty = path.join(dir, 'empty.duckdb');
+  writeFileSync(empty, '');
+  assertStoreError(await runCli(['summary', logs, '--db', empty]), empty, /not a valid DuckDB database file/);
+
+  const asDir = path.join(dir, 'a-directory');
+  mkdirSync(asDir);
+  assertStoreError(await runCli(['summary', logs, '--db', asDir]), asDir, /cannot open store .*Is a directory/);
+});
+
+test('a store held by another process is refused in one line naming that process', async (t) => {
+  const dir = tempDir();
+  t.after(() => removeDir(dir));
+  const logs = corpus(dir);
+  const db = path.join(dir, 's.duckdb');
+  await summary([logs], db);
+  const holder = await hold(db);
+  try {
+    assertStoreError(await runCli(['summary', logs, '--db', db, '--json']), db, new RegExp(`in use by another process \\(pid ${holder.pid}\\)`));
+  } finally {
+    holder.stdin!.end();
+    await new Promise((r) => holder.on('exit', r));
+  }
+  assert.deepEqual(tokens((await summary([logs], db)).totals), EXPECTED, 'once released, the store is intact');
+});
+
+test('another program\'s DuckDB file given as --db is refused and left exactly as it was', async (t) => {
+  const dir = tempDir();
+  t.after(() => removeDir(dir));
+  const logs = corpus(dir);
+  const foreign = path.join(dir, 'theirs', 'analytics.duckdb');
+  mkdirSync(path.dirname(foreign));
+  const r = spawnNode(`const { DuckDBInstance } = await import('@duckdb/node-api');
+    const i = await DuckDBInstance.create(${JSON.stringify(foreign)}); const c = await i.connect();
+    await c.run('CREATE TABLE sales (id INTEGER, amount DOUBLE)'); await c.run('INSERT INTO sales VALUES (1, 9.5)');
+    c.closeSync(); i.closeSync();`);
+  assert.equal(await r, 0);
+  const before = treeHash(path.dirname(foreign));
+  assertStoreError(await runCli(['summary', logs, '--db', foreign]), foreign, /is a DuckDB file but not a cachelens store/);
+  assertStoreError(await runCli(['summary', logs, '--db', foreign, '--rebuild']), foreign, /is a DuckDB file but not a cachelens store/);
+  assert.deepEqual(treeHash(path.dirname(foreign)).entries, before.entries);
+});
+
+test('a store whose directory cannot be created is refused in one line', async (t) => {
+  const dir = tempDir();
+  t.after(() => removeDir(dir));
+  const logs = corpus(dir);
+  const closed = path.join(dir, 'closed');
+  mkdirSync(closed);
+  // as root, permissions only bind the unprivileged user the run switches to (see helpers.runCli)
+  chmodSync(closed, 0o555);
+  const db = path.join(closed, 'sub', 's.duckdb');
+  assertStoreError(await runCli(['summary', logs, '--db', db], { asNobody: true }), db, /cannot create the directory of store .*: EACCES/);
+});
+
+function spawnNode(code: string): Promise<number | null> {
+  const p = spawn(process.execPath, ['--input-type=module', '-e', code], { cwd: repoRoot, stdio: ['ignore', 'inherit', 'inherit'] });
+  return new Promise((resolve) => p.on('exit', (c) => resolve(c)));
+}
+
+/** Another process (here a plain DuckDB client, as a user's own tool would be) holding the store open. */
+function hold(db: string): Promise<ChildProcess> {
+  const code = `const { DuckDBInstance } = await import('@duckdb/node-api');
+    const i = await DuckDBInstance.create(${JSON.stringify(db)}); await i.connect();
+    process.stdout.write('holding\\n'); process.stdin.resume(); process.stdin.on('end', () => process.exit(0));`;
+  const p = spawn(process.execPath, ['--input-type=module', '-e', code], { cwd: repoRoot, stdio: ['pipe', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    p.stdout!.on('data', (d: Buffer) => {
+      if (d.toString().includes('holding')) resolve(p);
+    });
+    p.on('exit', (c) => reject(new Error(`holder exited with ${c}`)));
+  });
+}
