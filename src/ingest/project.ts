@@ -1,7 +1,9 @@
 /**
  * Lazy JSON projection: read only the fields a schema names out of one JSON line held in a
- * Buffer, skipping everything else without decoding it. Strings are jumped over with the native
- * `indexOf` (memchr), so a 2 MB tool result costs a few scans, not a 2 MB string.
+ * Buffer, skipping everything else without decoding it. Short strings are scanned in JS; long
+ * ones are jumped over with the native `indexOf` (memchr), so a 2 MB tool result costs a few
+ * scans, not a 2 MB string. Keys are matched against the schema byte by byte, so a key the schema
+ * does not name never becomes a string.
  *
  * A schema is `true` (take the whole value), an object of sub-schemas (take those keys of an
  * object value), or a one-element array `[schema]` (an array whose elements are projected).
@@ -12,7 +14,7 @@
  *
  * Example: schema `{type: true, message: {id: true}}` on
  * `{"type":"assistant","uuid":"u1","message":{"id":"m1","content":[…2 MB…]}}` returns
- * `{type: "assistant", message: {id: "m1"}}` after parsing only `"assistant"` and `"m1"`.
+ * `{type: "assistant", message: {id: "m1"}}` after decoding only `"assistant"` and `"m1"`.
  */
 
 export type Schema = true | SchemaObject | [Schema];
@@ -36,6 +38,46 @@ const LBRACKET = 0x5b;
 const RBRACKET = 0x5d;
 const COMMA = 0x2c;
 const COLON = 0x3a;
+const MINUS = 0x2d;
+const ZERO = 0x30;
+const NINE = 0x39;
+
+/** Bytes of a string scanned in JS before handing over to the native `indexOf`. */
+const JS_SCAN = 48;
+
+/** A schema object prepared for matching keys as bytes: the keys grouped by byte length. */
+interface Compiled {
+  byLength: (Field[] | undefined)[];
+  schema: SchemaObject;
+}
+
+interface Field {
+  name: string;
+  bytes: Uint8Array;
+  sub: Schema;
+  nested: Compiled | null;
+}
+
+const compiledSchemas = new WeakMap<SchemaObject, Compiled>();
+
+function compiled(schema: SchemaObject): Compiled {
+  let c = compiledSchemas.get(schema);
+  if (c) return c;
+  c = { byLength: [], schema };
+  compiledSchemas.set(schema, c);
+  for (const name of Object.keys(schema)) {
+    // a name a plain key can never spell (non-ASCII, backslash) is left to the decoding path (keyField)
+    if (/[^\x00-\x7e]|\\/.test(name)) continue;
+    const bytes = Buffer.from(name, 'latin1');
+    (c.byLength[bytes.length] ??= []).push({ name, bytes, sub: schema[name], nested: nestedOf(schema[name]) });
+  }
+  return c;
+}
+
+/** The compiled object schema a value under `s` needs: its own, or its elements' for an array. */
+function nestedOf(s: Schema): Compiled | null {
+  return s === true ? null : Array.isArray(s) ? nestedOf(s[0]) : compiled(s);
+}
 
 /** Project the JSON object in buf[start, end). Throws ProjectionError on malformed input. */
 export function projectLine(buf: Buffer, start: number, end: number, schema: SchemaObject): Record<string, unknown> {
@@ -43,7 +85,7 @@ export function projectLine(buf: Buffer, start: number, end: number, schema: Sch
   let i = p.ws(start);
   if (buf[i] !== LBRACE) throw new ProjectionError('not a JSON object');
   const out: Record<string, unknown> = {};
-  i = p.object(i, schema, out);
+  i = p.object(i, compiled(schema), out);
   i = p.ws(i);
   if (i !== end) throw new ProjectionError('unexpected data after the JSON value');
   return out;
@@ -65,13 +107,24 @@ class Projector {
     return i;
   }
 
-  /** i at an opening quote; returns the index after the closing quote. */
+  /**
+   * i at an opening quote; returns the index after the closing quote. The first bytes are
+   * scanned here (escapes step over the byte they escape); a longer string is finished with
+   * `indexOf` and the backslash-parity rule, which holds wherever the search starts.
+   */
   stringEnd(i: number): number {
     const b = this.buf;
+    const end = this.end;
     let j = i + 1;
+    const stop = Math.min(end, j + JS_SCAN);
+    while (j < stop) {
+      const c = b[j];
+      if (c === QUOTE) return j + 1;
+      j += c === BACKSLASH ? 2 : 1;
+    }
     for (;;) {
       const q = b.indexOf(QUOTE, j);
-      if (q < 0 || q >= this.end) throw new ProjectionError('unterminated string');
+      if (q < 0 || q >= end) throw new ProjectionError('unterminated string');
       let k = q - 1;
       while (b[k] === BACKSLASH) k--;
       if ((q - 1 - k) % 2 === 0) return q + 1;
@@ -112,16 +165,40 @@ class Projector {
     return j;
   }
 
+  /**
+   * The value in [i, j), as JSON.parse would give it. Plain strings (no escape, no control
+   * character), small integers and literals are decoded here; anything else, and anything
+   * malformed, goes to JSON.parse, so results and error messages are JSON.parse's own.
+   */
   parse(i: number, j: number): unknown {
+    const b = this.buf;
+    const c = b[i];
+    if (c === QUOTE) {
+      if (b[j - 1] === QUOTE && j - i >= 2) {
+        let ascii = true;
+        let k = i + 1;
+        for (; k < j - 1; k++) {
+          const d = b[k];
+          if (d === BACKSLASH || d < 0x20) break;
+          if (d > 0x7e) ascii = false;
+        }
+        if (k === j - 1) return ascii ? b.latin1Slice(i + 1, j - 1) : b.utf8Slice(i + 1, j - 1);
+      }
+    } else if ((c >= ZERO && c <= NINE) || c === MINUS) {
+      const n = smallInteger(b, i, j);
+      if (n !== null) return n;
+    } else if (j - i === 4 && c === 0x74 && b[i + 1] === 0x72 && b[i + 2] === 0x75 && b[i + 3] === 0x65) return true;
+    else if (j - i === 5 && c === 0x66 && b[i + 1] === 0x61 && b[i + 2] === 0x6c && b[i + 3] === 0x73 && b[i + 4] === 0x65) return false;
+    else if (j - i === 4 && c === 0x6e && b[i + 1] === 0x75 && b[i + 2] === 0x6c && b[i + 3] === 0x6c) return null;
     try {
-      return JSON.parse(this.buf.toString('utf8', i, j));
+      return JSON.parse(b.toString('utf8', i, j));
     } catch (err) {
       throw new ProjectionError((err as Error).message);
     }
   }
 
-  /** Read a value at i under `schema` into out[key]; returns the index after the value. */
-  value(i: number, schema: Schema, out: Record<string, unknown> | unknown[], key: string | number): number {
+  /** Read a value at i under `schema` (`nested` = nestedOf(schema)) into out[key]; returns the index after the value. */
+  value(i: number, schema: Schema, nested: Compiled | null, out: Record<string, unknown> | unknown[], key: string | number): number {
     const c = this.buf[i];
     if (schema === true) {
       const j = this.skip(i);
@@ -131,13 +208,13 @@ class Projector {
     if (Array.isArray(schema)) {
       if (c === LBRACKET) {
         const arr: unknown[] = [];
-        const j = this.array(i, schema[0], arr);
+        const j = this.array(i, schema[0], nested, arr);
         (out as Record<string | number, unknown>)[key] = arr;
         return j;
       }
     } else if (c === LBRACE) {
       const obj: Record<string, unknown> = {};
-      const j = this.object(i, schema, obj);
+      const j = this.object(i, nested ?? compiled(schema), obj);
       (out as Record<string | number, unknown>)[key] = obj;
       return j;
     }
@@ -157,19 +234,34 @@ class Projector {
     return s.length > SHORT_STRING ? LONG_STRING : s;
   }
 
-  object(i: number, schema: SchemaObject, out: Record<string, unknown>): number {
+  object(i: number, schema: Compiled, out: Record<string, unknown>): number {
     const b = this.buf;
     i = this.ws(i + 1);
     if (b[i] === RBRACE) return i + 1;
     for (;;) {
       if (b[i] !== QUOTE) throw new ProjectionError('expected a key');
-      const ke = this.stringEnd(i);
-      const key = this.key(i, ke);
+      // A plain key (printable ASCII, no escape) is matched as bytes; any other is decoded first.
+      let k = i + 1;
+      let field: Field | undefined | null = null;
+      let ke = -1;
+      const stop = Math.min(this.end, k + JS_SCAN);
+      for (; k < stop; k++) {
+        const d = b[k];
+        if (d === QUOTE) {
+          ke = k + 1;
+          field = match(b, i + 1, k, schema);
+          break;
+        }
+        if (d === BACKSLASH || d > 0x7e) break;
+      }
+      if (ke < 0) {
+        ke = this.stringEnd(i);
+        field = this.keyField(i, ke, schema);
+      }
       i = this.ws(ke);
       if (b[i] !== COLON) throw new ProjectionError('expected a colon');
       i = this.ws(i + 1);
-      const sub = Object.prototype.hasOwnProperty.call(schema, key) ? schema[key] : undefined;
-      i = sub === undefined ? this.skip(i) : this.value(i, sub, out, key);
+      i = field ? this.value(i, field.sub, field.nested, out, field.name) : this.skip(i);
       i = this.ws(i);
       const d = b[i];
       if (d === COMMA) {
@@ -181,12 +273,12 @@ class Projector {
     }
   }
 
-  array(i: number, schema: Schema, out: unknown[]): number {
+  array(i: number, schema: Schema, nested: Compiled | null, out: unknown[]): number {
     const b = this.buf;
     i = this.ws(i + 1);
     if (b[i] === RBRACKET) return i + 1;
     for (;;) {
-      i = this.value(i, schema, out, out.length);
+      i = this.value(i, schema, nested, out, out.length);
       i = this.ws(i);
       const d = b[i];
       if (d === COMMA) {
@@ -198,11 +290,57 @@ class Projector {
     }
   }
 
-  key(i: number, j: number): string {
+  /** The field of a key that needs decoding (escapes, non-ASCII, or longer than the byte scan). */
+  keyField(i: number, j: number, schema: Compiled): Field | undefined {
     const b = this.buf;
+    let key: string | null = null;
     for (let k = i + 1; k < j - 1; k++) {
-      if (b[k] === BACKSLASH || b[k] > 0x7e) return this.parse(i, j) as string;
+      if (b[k] === BACKSLASH || b[k] > 0x7e) {
+        key = this.parse(i, j) as string;
+        break;
+      }
     }
-    return b.toString('latin1', i + 1, j - 1);
+    key ??= b.latin1Slice(i + 1, j - 1);
+    if (!Object.prototype.hasOwnProperty.call(schema.schema, key)) return undefined;
+    const sub = schema.schema[key];
+    return { name: key, bytes: new Uint8Array(0), sub, nested: nestedOf(sub) };
+  }
+}
+
+/** The schema field whose name is exactly the bytes [s, e), if any. */
+function match(b: Buffer, s: number, e: number, schema: Compiled): Field | undefined {
+  const fields = schema.byLength[e - s];
+  if (fields === undefined) return undefined;
+  for (let f = 0; f < fields.length; f++) {
+    const bytes = fields[f].bytes;
+    let k = 0;
+    while (k < bytes.length && b[s + k] === bytes[k]) k++;
+    if (k === bytes.length) return fields[f];
+  }
+  return undefined;
+}
+
+/** An integer of at most 15 digits in JSON syntax, or null (leave it to JSON.parse). */
+function smallInteger(b: Buffer, i: number, j: number): number | null {
+  let k = i;
+  const negative = b[k] === MINUS;
+  if (negative) k++;
+  const digits = j - k;
+  if (digits < 1 || digits > 15) return null;
+  if (b[k] === ZERO && digits > 1) return null;
+  let n = 0;
+  for (; k < j; k++) {
+    const d = b[k] - ZERO;
+    if (d < 0 || d > 9) return null;
+    n = n * 10 + d;
+  }
+  return negative ? (n === 0 ? -0 : -n) : n;
+}
+
+// Node's Buffer has these (toString without its argument checks); @types/node does not list them.
+declare global {
+  interface Buffer {
+    latin1Slice(start: number, end: number): string;
+    utf8Slice(start: number, end: number): string;
   }
 }

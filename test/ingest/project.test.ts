@@ -1,0 +1,165 @@
+/**
+ * The fast projector (src/ingest/project.ts) against the projector as first written
+ * (project-reference.ts): same projection and same error on every real and sample line, on
+ * generated JSON shaped like transcript lines, and on those lines damaged byte by byte.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import { LINE_SCHEMA } from '../../src/ingest/line.js';
+import { LONG_STRING, OTHER_ARRAY, OTHER_OBJECT, projectLine, type SchemaObject } from '../../src/ingest/project.js';
+import { REAL_LOGS, REPO } from '../helpers/corpus.js';
+import { projectLine as referenceProjectLine } from './project-reference.js';
+
+type Outcome = { value: unknown } | { error: string; cls: string };
+
+function run(f: typeof projectLine, buf: Buffer, s: number, e: number, schema: SchemaObject): Outcome {
+  try {
+    return { value: f(buf, s, e, schema) };
+  } catch (err) {
+    return { error: (err as Error).message, cls: (err as Error).constructor.name };
+  }
+}
+
+/** Both projectors on buf[s, e); Object.is-exact (keeps -0 apart from 0). */
+function agree(buf: Buffer, s = 0, e = buf.length, schema: SchemaObject = LINE_SCHEMA): void {
+  const fast = run(projectLine, buf, s, e, schema);
+  const ref = run(referenceProjectLine, buf, s, e, schema);
+  assert.deepStrictEqual(fast, ref, `line: ${buf.toString('utf8', s, Math.min(e, s + 200))}`);
+}
+
+function transcripts(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) return transcripts(p);
+    return name.endsWith('.jsonl') ? [p] : [];
+  });
+}
+
+function eachLine(file: string, fn: (buf: Buffer, s: number, e: number) => void): number {
+  const buf = readFileSync(file);
+  let s = 0;
+  let n = 0;
+  while (s < buf.length) {
+    let e = buf.indexOf(0x0a, s);
+    if (e < 0) e = buf.length;
+    if (e > s) {
+      fn(buf, s, e);
+      n++;
+    }
+    s = e + 1;
+  }
+  return n;
+}
+
+test('agrees with the reference on every line of the real logs and the sample corpus', () => {
+  const files = [...transcripts(REAL_LOGS), ...transcripts(join(REPO, 'sample-logs'))];
+  let lines = 0;
+  for (const f of files) lines += eachLine(f, (buf, s, e) => agree(buf, s, e));
+  assert.ok(lines > 5000, `only ${lines} lines`);
+});
+
+test('a line is projected in the middle of a larger buffer exactly as on its own', () => {
+  const line = '{"type":"user","message":{"content":"tail \\" quote"},"sessionId":"s"}';
+  const buf = Buffer.from(`garbage"\\\n${line}\n{"more":"`);
+  const s = buf.indexOf('{"type"');
+  agree(buf, s, s + Buffer.byteLength(line));
+  assert.deepEqual(projectLine(buf, s, s + Buffer.byteLength(line), LINE_SCHEMA), {
+    type: 'user',
+    message: { content: 'tail " quote' },
+    sessionId: 's',
+  });
+});
+
+test('hand-picked edge cases agree', () => {
+  const cases = [
+    '{}',
+    ' {"type":"assistant"} ',
+    '{"type":-0,"uuid":12345678901234567890,"requestId":1e3,"cwd":-12.5,"isMeta":true,"agentId":false,"subtype":null}',
+    '{"type":01}',
+    '{"type":-}',
+    '{"type":tru}',
+    '{"type":nulll}',
+    '{"type":"a\\u0000b","sessionId":"\\ud800","cwd":"caf\u00e9","uuid":"\\/"}',
+    '{"t\\u0079pe":"escaped key","\u00e9":"non-ascii key","type\\"x":1}',
+    '{"type":"raw\ttab"}',
+    `{"message":{"content":"${'x'.repeat(5000)}"},"attachment":"${'y'.repeat(30000)}"}`,
+    `{"message":{"content":"${'\\n'.repeat(4097)}"}}`,
+    '{"message":{"content":[{"type":"tool_use","name":"Task","input":{"prompt":"p","subagent_type":"x"}},"str",1,[2]]}}',
+    '{"message":{"content":{"type":"object where an array is expected"}},"data":[1,2]}',
+    '{"message":[1],"toolUseResult":"Error: string result","attachment":{"b":1,"a":[{"y":2,"x":1}]}}',
+    '{"type":"x",}',
+    '{"type":"x" "uuid":"y"}',
+    '{"type":"unterminated',
+    '{"type":"x"',
+    '{"type" "x"}',
+    '{type:"x"}',
+    '[1,2]',
+    '{"type":"x"} trailing',
+    '{"message":{"usage":{"input_tokens":1,"cache_creation":{"ephemeral_5m_input_tokens":2}}}}',
+    `{"${'k'.repeat(60)}":1,"${'type'}":"after a long key"}`,
+    '{"type":"\\\\","uuid":"\\\\\\"","cwd":"a\\\\\\\\"}',
+    `{"type":"${'\\\\'.repeat(30)}\\"${'a'.repeat(40)}"}`,
+  ];
+  for (const c of cases) agree(Buffer.from(c));
+  assert.deepEqual(projectLine(Buffer.from(cases[10]), 0, Buffer.byteLength(cases[10]), LINE_SCHEMA), {
+    message: { content: LONG_STRING },
+    attachment: 'y'.repeat(30000),
+  });
+  const mixed = Buffer.from(cases[13]);
+  assert.deepEqual(projectLine(mixed, 0, mixed.length, LINE_SCHEMA), {
+    message: { content: OTHER_OBJECT },
+    data: OTHER_ARRAY,
+  });
+});
+
+const key = fc.constantFrom(
+  'type', 'subtype', 'timestamp', 'sessionId', 'cwd', 'isSidechain', 'agentId', 'uuid', 'parentUuid', 'requestId',
+  'isMeta', 'message', 'id', 'model', 'usage', 'content', 'name', 'input', 'prompt', 'toolUseResult', 'attachment',
+  'data', 'tool_use_id', 'subagent_type', 'other', 'text', 'é', 't\u0000', '',
+);
+const scalar = fc.oneof(
+  fc.string({ unit: 'binary', maxLength: 80 }),
+  fc.string({ maxLength: 4 }).map((s) => s.repeat(1500)),
+  fc.integer(),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.boolean(),
+  fc.constant(null),
+);
+const { value } = fc.letrec((tie) => ({
+  value: fc.oneof({ depthSize: 'small', withCrossShrink: true }, scalar, tie('object'), tie('array')),
+  object: fc.dictionary(key, tie('value'), { maxKeys: 8 }),
+  array: fc.array(tie('value'), { maxLength: 5 }),
+}));
+const line = fc.dictionary(key, value, { maxKeys: 12 }).map((o) => JSON.stringify(o));
+
+test('generated transcript-shaped lines agree', () => {
+  fc.assert(fc.property(line, (l) => agree(Buffer.from(l))), { numRuns: 1500 });
+});
+
+test('damaged lines (bytes replaced, dropped or inserted) agree, errors included', () => {
+  const edit = fc.record({ at: fc.nat(), byte: fc.constantFrom(0x22, 0x5c, 0x7b, 0x7d, 0x5b, 0x5d, 0x2c, 0x3a, 0x20, 0x30, 0x2d, 0x61, 0xc3, 0xff, 0x00), kind: fc.constantFrom('replace', 'drop', 'insert') });
+  fc.assert(
+    fc.property(line, fc.array(edit, { minLength: 1, maxLength: 4 }), (l, edits) => {
+      let buf = Buffer.from(l);
+      for (const { at, byte, kind } of edits) {
+        const i = buf.length === 0 ? 0 : at % buf.length;
+        const b = Buffer.from([byte]);
+        if (kind === 'replace' && buf.length > 0) buf[i] = byte;
+        else if (kind === 'drop') buf = Buffer.concat([buf.subarray(0, i), buf.subarray(i + 1)]);
+        else buf = Buffer.concat([buf.subarray(0, i), b, buf.subarray(i)]);
+      }
+      agree(buf);
+    }),
+    { numRuns: 1500 },
+  );
+});
+
+test('the schema is honoured beyond LINE_SCHEMA: nested arrays, keys with escapes and non-ASCII keys', () => {
+  const schema: SchemaObject = { a: [[{ b: true }]], 'q"k': true, 'é': { x: true } };
+  for (const c of ['{"a":[[{"b":1,"c":2}],[3]],"q\\"k":5,"\\u00e9":{"x":1,"y":2}}', '{"a":[{"b":1}],"é":[]}']) {
+    agree(Buffer.from(c), 0, Buffer.byteLength(c), schema);
+  }
+});
