@@ -1,0 +1,49 @@
+/** `cachelens replay session` end to end through the built CLI (npm test builds dist first). */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { REAL_LOGS, cli } from '../helpers/corpus.js';
+import { SKILLS, SESSION, writeSession } from './session-fixture.js';
+
+const MAROT = join(REAL_LOGS, 'marot-spotter');
+
+test('a transcript path is replayed directly, no store needed', () => {
+  const path = writeSession({ rounds: 2, attachment: { type: 'skill_listing', content: SKILLS } });
+  const r = cli(['replay', 'session', path, '--strategy', 'recorded,reinject', '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  const d = JSON.parse(r.stdout);
+  assert.equal(d.chain.chain_id, SESSION);
+  assert.deepEqual(Object.keys(d.strategies), ['recorded', 'reinject']);
+  assert.equal(d.settings.reinject.type, 'skill_listing');
+  assert.equal(d.fidelity.requests, 3);
+  const text = cli(['replay', 'session', path]);
+  assert.equal(text.code, 0, text.stderr);
+  assert.match(text.stdout, /cacheable ratio/);
+  assert.match(text.stdout, /Fidelity of recorded/);
+});
+
+test('a session id prefix is found through the store; --chain picks a subagent', () => {
+  const main = cli(['replay', 'session', '4d5611e5', MAROT, '--db', ':memory:', '--strategy', 'recorded', '--json']);
+  assert.equal(main.code, 0, main.stderr);
+  const d = JSON.parse(main.stdout);
+  assert.equal(d.chain.chain_id, '4d5611e5-241a-462a-8d15-5122611a9569');
+  assert.equal(d.chain.kind, 'main');
+  assert.equal(d.chain.requests, 139);
+  const sub = cli(['replay', 'session', '4d5611e5', MAROT, '--db', ':memory:', '--chain', 'a2898e3', '--strategy', 'recorded', '--json']);
+  assert.equal(sub.code, 0, sub.stderr);
+  const s = JSON.parse(sub.stdout);
+  assert.equal(s.chain.chain_id, '4d5611e5-241a-462a-8d15-5122611a9569:a2898e3');
+  assert.match(s.chain.file, /subagents\/agent-a2898e3\.jsonl$/);
+});
+
+test('unknown or ambiguous sessions and bad strategies are one-line usage errors (exit 2)', () => {
+  const none = cli(['replay', 'session', 'ffffffff', MAROT, '--db', ':memory:']);
+  assert.equal(none.code, 2);
+  assert.match(none.stderr, /no session ffffffff/);
+  const two = cli(['replay', 'session', '4', REAL_LOGS, '--db', ':memory:']);
+  assert.equal(two.code, 2);
+  assert.match(two.stderr, /matches 2 sessions/);
+  const bad = cli(['replay', 'session', 'x', '--strategy', 'recorded,warm']);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /--strategy warm/);
+});

@@ -1,0 +1,95 @@
+/**
+ * The session replay on the real transcripts in ../shared/real-logs: every main chain (12
+ * sessions in 5 folders) is found through the store, re-read and replayed under every strategy,
+ * and `recorded` is held against the observed usage. The bounds are what the data supports
+ * (docs/session-replay.md has the table and why four sessions miss the 10% goal).
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { openContext, type Context } from '../../src/context.js';
+import { locateChain } from '../../src/replay/session-locate.js';
+import { replaySessionFile, type SessionReplayResult } from '../../src/replay/session-replay.js';
+import { SESSION_STRATEGIES } from '../../src/replay/session-strategy.js';
+import { SegmentTokenizer } from '../../src/replay/tokenizer.js';
+import { REAL_LOGS } from '../helpers/corpus.js';
+
+let ctx: Context;
+let chains: { chain_id: string; session_id: string; kind: string; requests: number }[];
+const results = new Map<string, SessionReplayResult>();
+
+before(async () => {
+  // one worker: the reader runs in this thread (worker threads would load the .ts sources without tsx)
+  ctx = await openContext({ paths: [REAL_LOGS], db: ':memory:', timezone: 'UTC', workers: 1 });
+  chains = (await ctx.store.all(`SELECT chain_id, session_id, kind, requests FROM chains WHERE requests > 0 ORDER BY chain_id`)) as typeof chains;
+  const tok = await SegmentTokenizer.load('cl100k_base');
+  for (const c of chains.filter((c) => c.kind === 'main')) {
+    const located = await locateChain(ctx.store, c.session_id);
+    results.set(c.chain_id, await replaySessionFile(located.path, { chain: located.chain_id, prices: ctx.prices, tokenizer: tok }));
+  }
+});
+
+after(() => ctx.store.close());
+
+test('every main chain of the real logs is replayed, with the reader’s request count', () => {
+  const main = chains.filter((c) => c.kind === 'main');
+  assert.equal(main.length, 12);
+  assert.equal(new Set(main.map((c) => c.session_id)).size, 12);
+  for (const c of main) {
+    const r = results.get(c.chain_id)!;
+    assert.equal(r.chain.chain_id, c.chain_id);
+    assert.equal(r.chain.requests, c.requests, `${c.chain_id}: one request per (message.id, requestId), as the store`);
+    const ran = Object.keys(r.strategies).sort();
+    const expected = SESSION_STRATEGIES.filter((s) => s !== 'reinject' || r.chain.attachments > 0);
+    assert.deepEqual(ran, [...expected].sort(), c.chain_id);
+  }
+});
+
+test('subagent and sidechain chains are found in their files with the same requests as the store', async () => {
+  const tok = await SegmentTokenizer.load('cl100k_base');
+  const others = chains.filter((c) => c.kind !== 'main');
+  assert.ok(others.length >= 6);
+  for (const c of others) {
+    const located = await locateChain(ctx.store, c.session_id, c.chain_id);
+    const r = await replaySessionFile(located.path, { chain: located.chain_id, prices: ctx.prices, tokenizer: tok, strategies: ['recorded'] });
+    assert.equal(r.chain.requests, c.requests, c.chain_id);
+  }
+});
+
+test('recorded fidelity is finite for every session, within the measured bounds', () => {
+  const medians: number[] = [];
+  for (const [id, r] of results) {
+    const f = r.fidelity!;
+    assert.ok(f.requests === r.chain.requests - 1, id);
+    for (const e of [f.prompt, f.cache_read]) {
+      assert.ok(e.n > 0, id);
+      assert.ok(Number.isFinite(e.median_rel_error) && Number.isFinite(e.p90_rel_error) && Number.isFinite(e.mean_signed_rel_error), id);
+      assert.ok(e.median_rel_error <= e.p90_rel_error, id);
+    }
+    assert.ok(f.prompt.median_rel_error < 0.3, `${id}: median ${f.prompt.median_rel_error}`);
+    assert.ok(f.prompt.p90_rel_error < 0.35, `${id}: p90 ${f.prompt.p90_rel_error}`);
+    assert.ok(f.cache_read.median_rel_error < 0.3, `${id}: reads median ${f.cache_read.median_rel_error}`);
+    medians.push(f.prompt.median_rel_error);
+  }
+  // the goal (median within 10%) holds for 8 of the 12 sessions
+  assert.ok(medians.filter((m) => m < 0.1).length >= 8, medians.map((m) => m.toFixed(3)).join(' '));
+});
+
+test('where the goal is missed, the replay under-predicts (the prompt grows faster than its logged text)', () => {
+  for (const [id, r] of results) {
+    const f = r.fidelity!.prompt;
+    if (f.median_rel_error >= 0.1) assert.ok(f.mean_signed_rel_error < -0.05, `${id}: ${f.mean_signed_rel_error}`);
+  }
+});
+
+test('the strategies keep their shape on real sessions', () => {
+  for (const [id, r] of results) {
+    const rec = r.strategies.recorded!;
+    const vol = r.strategies['volatile-prefix']!;
+    const dd = r.strategies['dedupe-attachments']!;
+    assert.ok(vol.cacheable_ratio < 0.01, `${id}: volatile ${vol.cacheable_ratio}`);
+    assert.ok(rec.cacheable_ratio > 0.7, `${id}: recorded ${rec.cacheable_ratio}`);
+    assert.ok(dd.input_tokens <= rec.input_tokens, id);
+    assert.equal(dd.already_seen_tokens, 0, id);
+    assert.ok(rec.weight > 0 && Number.isFinite(rec.weight), id);
+  }
+});

@@ -1,0 +1,146 @@
+/**
+ * The session strategies on hand-written transcripts (test/replay/session-fixture.ts), where the
+ * right answer follows from the fixture: a skill listing of A tokens repeated in each of R rounds.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { replaySessionFile, type SessionReplayResult } from '../../src/replay/session-replay.js';
+import type { SessionStrategy } from '../../src/replay/session-strategy.js';
+import { SegmentTokenizer } from '../../src/replay/tokenizer.js';
+import { SKILLS, writeSession } from './session-fixture.js';
+
+const ROUNDS = 3;
+const skill = { type: 'skill_listing', content: SKILLS };
+
+async function replay(rounds: number, attachment: typeof skill | null, strategies?: SessionStrategy[]) {
+  const tok = await SegmentTokenizer.load('cl100k_base');
+  const r = await replaySessionFile(writeSession({ rounds, attachment }), { tokenizer: tok, strategies });
+  return { r, tok };
+}
+
+const S = (r: SessionReplayResult, s: SessionStrategy) => r.strategies[s]!;
+
+test('the fixture is read as the reader would: 2 requests per round, prefix from request 1', async () => {
+  const { r, tok } = await replay(ROUNDS, skill);
+  assert.equal(r.chain.requests, 2 * ROUNDS);
+  assert.equal(r.chain.rounds, ROUNDS);
+  assert.equal(r.chain.attachments, ROUNDS);
+  // request 1 = prefix + prompt + attachment, and it is predicted exactly by construction
+  const first = r.turns.find((t) => t.strategy === 'recorded' && t.request === 1)!;
+  assert.equal(first.input_tokens, 12_003);
+  assert.equal(r.calibration.prefix_tokens, 12_003 - r.calibration.message_tokens);
+  assert.ok(r.calibration.message_tokens > tok.count(SKILLS));
+});
+
+test('recorded: every repeat of the attachment is context already seen', async () => {
+  const { r, tok } = await replay(ROUNDS, skill);
+  const a = tok.count(SKILLS);
+  assert.equal(S(r, 'recorded').context_tokens, ROUNDS * a);
+  assert.equal(S(r, 'recorded').already_seen_tokens, (ROUNDS - 1) * a);
+  assert.equal(S(r, 'recorded').attachments_sent, ROUNDS);
+});
+
+test('dedupe-attachments sends an attachment once: fewer tokens than recorded, none already seen', async () => {
+  const { r, tok } = await replay(ROUNDS, skill);
+  const a = tok.count(SKILLS);
+  const rec = S(r, 'recorded');
+  const dd = S(r, 'dedupe-attachments');
+  assert.equal(dd.context_tokens, a);
+  assert.equal(dd.already_seen_tokens, 0);
+  assert.equal(dd.attachments_sent, 1);
+  // round k's two requests carry k − 1 copies fewer: 2 × (0 + 1 + 2) copies in all
+  assert.equal(rec.input_tokens - dd.input_tokens, 6 * a);
+  assert.ok(dd.weight < rec.weight);
+});
+
+test('without a repeat, dedupe-attachments is recorded', async () => {
+  const { r } = await replay(1, skill);
+  assert.deepEqual(S(r, 'dedupe-attachments'), S(r, 'recorded'));
+});
+
+test('volatile-prefix drops the cacheable ratio to ~0 and pays a full write every request', async () => {
+  const { r } = await replay(ROUNDS, skill);
+  const rec = S(r, 'recorded');
+  const vol = S(r, 'volatile-prefix');
+  assert.ok(rec.cacheable_ratio > 0.5, `recorded ${rec.cacheable_ratio}`);
+  assert.ok(vol.cacheable_ratio < 0.01, `volatile ${vol.cacheable_ratio}`);
+  assert.ok(vol.uncached_per_warm_turn > 12_000);
+  assert.ok(vol.weight > 2 * rec.weight);
+});
+
+test('reinject raises context tokens by rounds × attachment tokens', async () => {
+  const { r, tok } = await replay(ROUNDS, skill);
+  const a = tok.count(SKILLS);
+  assert.deepEqual(r.settings.reinject && { type: r.settings.reinject.type, tokens: r.settings.reinject.tokens }, { type: 'skill_listing', tokens: a });
+  assert.equal(S(r, 'reinject').context_tokens - S(r, 'recorded').context_tokens, ROUNDS * a);
+  assert.equal(S(r, 'reinject').attachments_sent, 2 * ROUNDS);
+});
+
+test('reinject takes the largest attachment when there is no skill_listing; without one of the asked type it is not run', async () => {
+  const big = { type: 'hook_additional_context', content: SKILLS + '\n' + SKILLS };
+  const tok = await SegmentTokenizer.load('cl100k_base');
+  const r = await replaySessionFile(writeSession({ rounds: 2, attachment: big }), { tokenizer: tok, strategies: ['reinject'] });
+  assert.equal(r.settings.reinject?.type, 'hook_additional_context');
+  const none = await replaySessionFile(writeSession({ rounds: 2, attachment: null }), { tokenizer: tok });
+  assert.equal(none.strategies.reinject, undefined);
+  assert.deepEqual(none.not_run, [{ strategy: 'reinject', reason: 'no attachment in this chain' }]);
+  const typed = await replaySessionFile(writeSession({ rounds: 2, attachment: skill }), { tokenizer: tok, strategies: ['reinject'], reinjectType: 'todo_reminder' });
+  assert.deepEqual(typed.not_run, [{ strategy: 'reinject', reason: 'no todo_reminder attachment in this chain' }]);
+});
+
+test('cold-replay: a fresh process per round (nothing cacheable between turns), warm within its tool loop', async () => {
+  const { r } = await replay(ROUNDS, skill);
+  const turns = r.turns.filter((t) => t.strategy === 'cold-replay');
+  assert.equal(S(r, 'cold-replay').processes, ROUNDS);
+  for (const t of turns) {
+    const opener = t.request % 2 === 1;
+    assert.equal(t.warm, !opener, `request ${t.request}`);
+    if (opener) assert.equal(t.cacheable_tokens, 0);
+    else assert.ok(t.cacheable_tokens > 12_000);
+  }
+});
+
+test('cold-replay input grows quadratically in rounds; recorded uncached input only linearly', async () => {
+  const small = (await replay(4, null, ['recorded', 'cold-replay'])).r;
+  const large = (await replay(8, null, ['recorded', 'cold-replay'])).r;
+  const prefix = small.calibration.prefix_tokens;
+  // each round's opener carries the whole flattened conversation: equal steps per round
+  const openers = large.turns.filter((t) => t.strategy === 'cold-replay' && t.request % 2 === 1).map((t) => t.input_tokens);
+  const steps = openers.slice(1).map((x, i) => x - openers[i]!);
+  for (const s of steps) assert.ok(Math.abs(s - steps[0]!) <= 0.05 * steps[0]!, `steps ${steps.join(', ')}`);
+  // so their sum, beyond the framing each fresh process pays, grows ~4× when rounds double
+  const cold = (r: SessionReplayResult, rounds: number) =>
+    r.turns.filter((t) => t.strategy === 'cold-replay' && !t.warm).reduce((a, t) => a + t.input_tokens, 0) - rounds * prefix;
+  const coldRatio = cold(large, 8) / cold(small, 4);
+  assert.ok(coldRatio > 3.3 && coldRatio < 4.7, `cold ratio ${coldRatio}`);
+  const rec = (r: SessionReplayResult) => S(r, 'recorded').input_tokens - S(r, 'recorded').cacheable_tokens - prefix;
+  const recRatio = rec(large) / rec(small);
+  assert.ok(recRatio > 1.7 && recRatio < 2.3, `recorded ratio ${recRatio}`);
+});
+
+test('doubling a session doubles the tokenizer work (each message is encoded once)', async () => {
+  const work = async (rounds: number) => (await replay(rounds, skill)).r.work.tokens_encoded;
+  const [w10, w20, w40] = [await work(10), await work(20), await work(40)];
+  // all five strategies re-send the whole history every request: re-encoding it would grow ×4
+  const ratio = w40 / w20;
+  assert.ok(ratio > 1.7 && ratio < 2.1, `work ${w20} → ${w40} (×${ratio.toFixed(2)})`);
+  // beyond the fixed part (the attachment, encoded once), work per added round is constant
+  const perRound = (w20 - w10) / 10;
+  const perRoundLater = (w40 - w20) / 20;
+  assert.ok(Math.abs(perRoundLater - perRound) <= 0.1 * perRound, `${perRound} vs ${perRoundLater} tokens encoded per round`);
+});
+
+test('a compaction empties the conversation: the next request is the prefix, the summary and what follows', async () => {
+  const tok = await SegmentTokenizer.load('cl100k_base');
+  const r = await replaySessionFile(writeSession({ rounds: 3, attachment: skill, compactBefore: 3 }), { tokenizer: tok, strategies: ['recorded'] });
+  assert.equal(r.chain.compactions, 1);
+  const rec = r.turns.filter((t) => t.strategy === 'recorded');
+  const before = rec[3]!; // round 2's answer, the largest before the compaction
+  const after = rec[4]!; // round 3's tool call, after the summary
+  assert.ok(after.input_tokens < before.input_tokens, `${after.input_tokens} ≥ ${before.input_tokens}`);
+  // the process and its framing stay: the prefix is still cacheable
+  assert.equal(after.cacheable_tokens, r.calibration.prefix_tokens);
+  // the attachment left the context with the compaction: round 3's copy is not already seen
+  assert.equal(after.already_seen_tokens, 0);
+  assert.equal(after.context_tokens, tok.count(SKILLS));
+});
