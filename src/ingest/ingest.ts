@@ -16,7 +16,7 @@ import { createHash } from 'node:crypto';
 import { open, readFile } from 'node:fs/promises';
 import type { PriceTable } from '../pricing/pricing.js';
 import { type FileRow, Store } from '../store/store.js';
-import type { SkipReason } from '../types.js';
+import type { SkipReason, SkippedLine } from '../types.js';
 import { type Discovery, type FoundFile, decodeProjectDir, discover } from './discover.js';
 import { readAll } from './pool.js';
 import type { ReadOptions } from './read-file.js';
@@ -128,7 +128,14 @@ async function ingestInto(store: Store, discovery: Discovery, opts: IngestOption
     await store.prepareAppend(appends.map((a) => ({ fileId: a.row.fileId, provisionalLines: (a.row.parserState?.pending ?? []).map((x) => x.line) })));
 
     const writer = await store.writer();
-    for (const m of metas) writer.file(await metaRow(m.f, m.id));
+    for (const m of metas) {
+      const meta = await metaRow(m.f, m.id);
+      if ('error' in meta) walkSkips.push(meta.error);
+      else {
+        writer.file(meta.row);
+        if (meta.skip) writer.skips({ fileId: m.id, skipped: [meta.skip] });
+      }
+    }
 
     const tasks: { path: string; id: { fileId: number; fileAgentId: string | null; fileSessionId: string | null }; opts: ReadOptions }[] = [
       ...full.map((x) => ({
@@ -228,17 +235,34 @@ async function fingerprint(path: string, readTo: number): Promise<string> {
   }
 }
 
-async function metaRow(f: FoundFile, id: number): Promise<FileRow> {
+/**
+ * A subagent's .meta.json. One that cannot be read now keeps no row (like a transcript, so the next
+ * run tries it afresh); one that is not a JSON object is stored and its skip reported. Either way
+ * only the agent type is lost: the chain falls back to its spawning tool_use.
+ */
+async function metaRow(f: FoundFile, id: number): Promise<{ row: FileRow; skip?: SkippedLine } | { error: WalkSkip }> {
+  let text: string;
+  try {
+    text = await readFile(f.path, 'utf8');
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    return { error: { path: f.path, reason: e.code === 'ENOENT' ? 'vanished_file' : 'unreadable_file', detail: `${e.code ?? 'error'}: ${e.message.split('\n')[0]}` } };
+  }
   let agentType: string | null = null;
   let toolUseId: string | null = null;
+  let skip: SkippedLine | undefined;
   try {
-    const m = JSON.parse(await readFile(f.path, 'utf8')) as Record<string, unknown>;
-    if (typeof m.agentType === 'string') agentType = m.agentType;
-    if (typeof m.toolUseId === 'string') toolUseId = m.toolUseId;
-  } catch {
-    // an unreadable or invalid meta.json only loses the agent type: the chain falls back to its tool_use
+    const m = JSON.parse(text) as unknown;
+    if (typeof m !== 'object' || m === null || Array.isArray(m)) skip = { fileId: id, line: 1, reason: 'not_an_object', detail: 'meta.json is not a JSON object' };
+    else {
+      const o = m as Record<string, unknown>;
+      if (typeof o.agentType === 'string') agentType = o.agentType;
+      if (typeof o.toolUseId === 'string') toolUseId = o.toolUseId;
+    }
+  } catch (err) {
+    skip = { fileId: id, line: 1, reason: 'invalid_json', detail: (err as Error).message.slice(0, 200) };
   }
-  return {
+  const row: FileRow = {
     fileId: id,
     path: f.path,
     root: f.root,
@@ -256,4 +280,5 @@ async function metaRow(f: FoundFile, id: number): Promise<FileRow> {
     metaToolUseId: toolUseId,
     parserState: null,
   };
+  return { row, skip };
 }

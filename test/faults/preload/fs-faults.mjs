@@ -1,9 +1,10 @@
 /**
  * Preload (`node --import`) for the fault suite: makes the file system misbehave at the exact
- * moment a case needs, with real kernel errors and real writes, by wrapping fs/promises `open`:
+ * moment a case needs, with real kernel errors and real writes, by wrapping fs/promises `open`
+ * and `readFile`:
  *
- * - FAULT_VANISH=a.jsonl,b.jsonl — the first open of a file with that name unlinks it just before
- *   opening: the file was listed, then vanished before it was read (ENOENT from the kernel).
+ * - FAULT_VANISH=a.jsonl,b.jsonl — the first open (or readFile) of a file with that name unlinks
+ *   it just before opening: the file was listed, then vanished before it was read (ENOENT from the kernel).
  * - FAULT_GROW=a.jsonl, FAULT_GROW_DATA=/path — after the first read from the first handle opened
  *   on that name returns, the bytes of FAULT_GROW_DATA are appended to the file: it grows while it
  *   is being read, past the size the reader took at open.
@@ -20,13 +21,23 @@ const vanish = new Set((process.env.FAULT_VANISH ?? '').split(',').filter(Boolea
 const grow = process.env.FAULT_GROW ?? '';
 let grown = false;
 const realOpen = fsp.open;
+const realReadFile = fsp.readFile;
 
-fsp.open = async function open(path, ...rest) {
-  const name = basename(String(path));
-  if (vanish.delete(name)) {
+function maybeVanish(path) {
+  if (vanish.delete(basename(String(path)))) {
     unlinkSync(path);
     record({ fault: 'vanish', path: String(path) });
   }
+}
+
+fsp.readFile = async function readFile(path, ...rest) {
+  if (typeof path === 'string' || path instanceof URL) maybeVanish(path);
+  return realReadFile.call(this, path, ...rest);
+};
+
+fsp.open = async function open(path, ...rest) {
+  const name = basename(String(path));
+  maybeVanish(path);
   const fh = await realOpen.call(this, path, ...rest);
   if (grow && name === grow && !grown) {
     grown = true;

@@ -1,0 +1,226 @@
+/**
+ * Odd files in the log tree (SPEC §1.1, §8): directories named like transcripts, files the run may
+ * not read, files that vanish between listing and reading, symlink loops, FIFOs, files growing
+ * while they are read. Each is reported with its path and reason, never fatal, and the usage of
+ * every readable file is counted exactly.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { appendFileSync, chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { approx, assistant, removeDir, skipsByReason, summary, tempDir, tokens, usage, user, writeLog } from './helpers.js';
+
+function setup(t: { after: (fn: () => void) => void }) {
+  const dir = tempDir();
+  t.after(() => removeDir(dir));
+  return { dir, logs: path.join(dir, 'logs'), db: path.join(dir, 's.duckdb') };
+}
+
+const req = (msg: string, input: number) => assistant({ msg, usage: usage(input, 0, 0, 0) });
+
+test('a directory named x.jsonl is walked as a directory, not read as a file', async (t) => {
+  const { logs, db } = setup(t);
+  writeLog(logs, 'proj/a.jsonl', [req('m1', 1)]);
+  writeLog(logs, 'proj/x.jsonl/inner.jsonl', [req('m2', 10)]);
+  mkdirSync(path.join(logs, 'proj/empty.jsonl'));
+  mkdirSync(path.join(logs, 'proj/nested.meta.json'));
+  const s = await summary([logs], db);
+  assert.equal(s.totals.input, 11);
+  assert.equal(s.quality.files, 2);
+  assert.deepEqual(s.quality.skipped, []);
+  // the same directory given as the path argument
+  const direct = await summary([path.join(logs, 'proj/x.jsonl')], path.join(path.dirname(db), 'direct.duckdb'));
+  assert.equal(direct.totals.input, 10);
+});
+
+/**
+ * Permission denied is real here: as root (who may read anything) the run switches to `nobody`
+ * with setpriv; as any other user the chmod binds by itself.
+ */
+test('unreadable files and directories are reported with their paths; a later run reads them once readable', async (t) => {
+  const { logs, db } = setup(t);
+  writeLog(logs, 'proj/ok.jsonl', [req('m1', 1)]);
+  const locked = writeLog(logs, 'proj/locked.jsonl', [req('m2', 10)]);
+  const closedDir = path.join(logs, 'proj/closed');
+  writeLog(logs, 'proj/closed/inner.jsonl', [req('m3', 100)]);
+  const meta = writeLog(logs, 'proj/s1/subagents/agent-a1.meta.json', JSON.stringify({ agentType: 'Explore' }));
+  writeLog(logs, 'proj/s1/subagents/agent-a1.jsonl', [assistant({ msg: 'm4', usage: usage(1000, 0, 0, 0), session: 's1', extra: { agentId: 'a1', isSidechain: true } })]);
+  chmodSync(locked, 0o000);
+  chmodSync(closedDir, 0o000);
+  chmodSync(meta, 0o000);
+  chmodSync(path.dirname(db), 0o777);
+  const s = await summary([logs], db, { asNobody: true });
+  assert.equal(s.totals.input, 1001);
+  // in the order met: while listing, reading meta.json files, reading transcripts
+  assert.deepEqual(skipsByReason(s), { unreadable_file: { count: 3, at: ['closed', 'agent-a1.meta.json', 'locked.jsonl'] } });
+  for (const e of s.quality.skipped[0].examples) assert.match(e.detail, /^EACCES/);
+
+  chmodSync(locked, 0o644);
+  chmodSync(closedDir, 0o755);
+  chmodSync(meta, 0o644);
+  const again = await summary([logs], db, { asNobody: true });
+  assert.equal(again.totals.input, 1111);
+  assert.deepEqual(again.quality.skipped, []);
+});
+
+test('a file that vanishes between listing and reading is reported as vanished; the rest is counted', async (t) => {
+  const { logs, db } = setup(t);
+  writeLog(logs, 'proj/a.jsonl', [req('m1', 1)]);
+  writeLog(logs, 'proj/b.jsonl', [req('m2', 10)]);
+  writeLog(logs, 'proj/s1/subagents/agent-a1.meta.json', JSON.stringify({ agentType: 'Explore' }));
+  const s = await summary([logs], db, { fsFaults: { FAULT_VANISH: 'b.jsonl,agent-a1.meta.json' } });
+  assert.deepEqual(s.ran.faults, ['vanish agent-a1.meta.json', 'vanish b.jsonl']);
+  assert.equal(s.totals.input, 1);
+  assert.deepEqual(skipsByReason(s), { vanished_file: { count: 2, at: ['agent-a1.meta.json', 'b.jsonl'] } });
+  // the next run no longer lists it: nothing to report, nothing stale kept
+  const again = await summary([logs], db);
+  assert.equal(again.totals.input, 1);
+  assert.deepEqual(again.quality.skipped, []);
+});
+
+test('a transcript read before that vanishes while changed is retired: its old usage is not kept as if read', async (t) => {
+  const { logs, db } = setup(t);
+  writeLog(logs, 'proj/a.jsonl', [req('m1', 1)]);
+  const b = writeLog(logs, 'proj/b.jsonl', [req('m2', 10)]);
+  assert.equal((await summary([logs], db)).totals.input, 11);
+  appendFileSync(b, req('m3', 100) + '\n');
+  const s = await summary([logs], db, { fsFaults: { FAULT_VANISH: 'b.jsonl' } });
+  assert.equal(s.totals.input, 1);
+  assert.deepEqual(skipsByReason(s), { vanished_file: { count: 1, at: ['b.jsonl'] } });
+});
+
+test('symlink loops, self-links and dangling links are reported; a file linked twice is counted once', async (t) => {
+  const { dir, logs, db } = setup(t);
+  writeLog(logs, 'proj/a.jsonl', [req('m1', 1)]);
+  writeLog(dir, 'elsewhere/linked.jsonl', [req('m2', 10)]);
+  symlinkSync('..', path.join(logs, 'proj/up'));
+  mkdirSync(path.join(logs, 'ring/one'), { recursive: true });
+  symlinkSync('../two', path.join(logs, 'ring/one/to-two'));
+  mkdirSync(path.join(logs, 'ring/two'));
+  symlinkSync('../one', path.join(logs, 'ring/two/to-one'));
+  symlinkSync('self.jsonl', path.join(logs, 'proj/self.jsonl'));
+  symlinkSync('nowhere.jsonl', path.join(logs, 'proj/dangling.jsonl'));
+  symlinkSync(path.join(dir, 'elsewhere/linked.jsonl'), path.join(logs, 'proj/link1.jsonl'));
+  symlinkSync(path.join(dir, 'elsewhere/linked.jsonl'), path.join(logs, 'proj/link2.jsonl'));
+  const s = await summary([logs], db);
+  assert.equal(s.totals.input, 11);
+  assert.equal(s.totals.requests, 2);
+  assert.deepEqual(skipsByReason(s), {
+    // ring/two is first reached through one/to-two (no loop yet); one/to-two/to-one closes the ring
+    symlink_loop: { count: 3, at: ['self.jsonl', 'up', 'to-one'] },
+    vanished_file: { count: 1, at: ['dangling.jsonl'] },
+  });
+});
+
+test('a FIFO named like a transcript is not opened (the run does not hang); given as a path it is reported', async (t) => {
+  const { logs, db } = setup(t);
+  writeLog(logs, 'proj/a.jsonl', [req('m1', 1)]);
+  const fifo = path.join(logs, 'proj/pipe.jsonl');
+  execFileSync('mkfifo', [fifo]);
+  const s = await summary([logs], db);
+  assert.equal(s.totals.input, 1);
+  assert.deepEqual(s.quality.skipped, []);
+  const direct = await summary([fifo, path.join(logs, 'proj/a.jsonl')], db);
+  assert.equal(direct.totals.input, 1);
+  assert.deepEqual(Object.keys(skipsByReason(direct)), ['unreadable_file']);
+});
+
+test('meta.json files that are not JSON objects are reported; the chain falls back to its spawning tool_use', async (t) => {
+  const { logs, db } = setup(t);
+  writeLog(logs, 'proj/s1/subagents/agent-a1.meta.json', '{"agentType": "Expl');
+  writeLog(logs, 'proj/s1/subagents/agent-a2.meta.json', '["Explore"]');
+  writeLog(logs, 'proj/s1/subagents/agent-a1.jsonl', [assistant({ msg: 'm1', usage: usage(1, 0, 0, 0), session: 's1', extra: { agentId: 'a1' } })]);
+  writeLog(logs, 'proj/s1/subagents/agent-a2.jsonl', [assistant({ msg: 'm2', usage: usage(10, 0, 0, 0), session: 's1', extra: { agentId: 'a2' } })]);
+  const s = await summary([logs], db);
+  assert.equal(s.totals.input, 11);
+  assert.deepEqual(skipsByReason(s), {
+    invalid_json: { count: 1, at: ['agent-a1.meta.json:1'] },
+    not_an_object: { count: 1, at: ['agent-a2.meta.json:1'] },
+  });
+  const again = await summary([logs], db);
+  assert.deepEqual(again.quality.skipped, s.quality.skipped, 'an unchanged bad meta.json is still reported on the next run');
+});
+
+test('a file growing while it is read: the run counts what was there when it opened the file, the next run the rest', async (t) => {
+  const { dir, logs, db } = setup(t);
+  const tail = assistant({ msg: 'm3', usage: usage(100, 0, 0, 0) });
+  const file = writeLog(logs, 'proj/s1.jsonl', user('hi') + '\n' + req('m1', 1) + '\n' + req('m2', 10) + '\n' + tail.slice(0, 40));
+  const grow = path.join(dir, 'grow.bin');
+  writeFileSync(grow, tail.slice(40) + '\n' + req('m4', 1000) + '\n');
+  const s = await summary([logs], db, { fsFaults: { FAULT_GROW: 's1.jsonl', FAULT_GROW_DATA: grow } });
+  assert.deepEqual(s.ran.faults, ['grow s1.jsonl']);
+  assert.equal(readFileSync(file, 'utf8').split('\n').length, 6, 'the file did grow during the run');
+  assert.equal(s.totals.input, 11);
+  assert.deepEqual(skipsByReason(s), { incomplete_last_line: { count: 1, at: ['s1.jsonl:4'] } });
+  const next = await summary([logs], db);
+  assert.equal(next.totals.input, 1111);
+  assert.deepEqual(next.quality.skipped, []);
+  assert.equal(next.quality.lines, 5);
+});
+
+/**
+ * A real writer: a child process appends requests in random pieces (half lines included) to two
+ * transcripts, one created mid-way, while cachelens runs again and again on the same store.
+ * Every run succeeds and never counts more than was written; once the writer stops, one more run
+ * gives exactly the written totals, equal to a rebuild.
+ */
+test('files written by another process during several runs end with exact totals', async (t) => {
+  const { dir, logs, db } = setup(t);
+  mkdirSync(path.join(logs, 'proj'), { recursive: true });
+  const writer = startWriter([path.join(logs, 'proj/w1.jsonl'), path.join(logs, 'proj/w2.jsonl')]);
+  await writer.started;
+  const seen: number[] = [];
+  try {
+    for (let i = 0; i < 4; i++) {
+      const s = await summary([logs], db);
+      for (const g of s.quality.skipped) assert.equal(g.reason, 'incomplete_last_line', JSON.stringify(g));
+      seen.push(s.totals.requests);
+    }
+  } finally {
+    writer.child.stdin!.end();
+  }
+  const written = JSON.parse(await writer.done) as { requests: number; input: number; output: number };
+  const last = await summary([logs], db);
+  assert.ok(written.requests > seen[0], `the writer kept writing during the runs (${seen.join(', ')} → ${written.requests})`);
+  for (let i = 1; i < seen.length; i++) assert.ok(seen[i] >= seen[i - 1], `runs never lose requests: ${seen.join(', ')}`);
+  assert.deepEqual(tokens(last.totals), { requests: written.requests, input: written.input, output: written.output, cache_write_5m: 0, cache_write_1h: 0, cache_read: 0, unpriced_requests: 0 });
+  assert.deepEqual(last.quality.skipped, []);
+  const rebuilt = await summary([logs], path.join(dir, 'fresh.duckdb'));
+  assert.deepEqual(tokens(rebuilt.totals), tokens(last.totals));
+  approx(rebuilt.totals.usd, last.totals.usd, 'usd (summed in another order)');
+  assert.deepEqual(rebuilt.quality, last.quality);
+});
+
+/** Appends requests to the files in random pieces until stdin closes; prints what it wrote. */
+function startWriter(files: string[]): { child: ChildProcess; started: Promise<void>; done: Promise<string> } {
+  const code = `
+    import { appendFileSync } from 'node:fs';
+    const files = ${JSON.stringify(files)};
+    let requests = 0, input = 0, output = 0, n = 0, stop = false, seed = 7;
+    const rand = (k) => (seed = (seed * 1103515245 + 12345) % 2147483648) % k;
+    process.stdin.on('end', () => (stop = true)).resume();
+    const line = (i) => JSON.stringify({ type: 'assistant', sessionId: 'w', timestamp: new Date(Date.UTC(2025, 2, 1, 10) + i * 1000).toISOString(),
+      requestId: 'req_' + i, message: { id: 'msg_' + i, model: 'claude-opus-4-6', role: 'assistant',
+      content: [{ type: 'text', text: 'x'.repeat(rand(3000)) }], usage: { input_tokens: i % 7 + 1, output_tokens: i % 5 } } }) + '\\n';
+    process.stderr.write('started\\n');
+    const step = () => {
+      const file = files[n < 40 ? 0 : n % 2];
+      const text = line(n);
+      const cut = rand(text.length);
+      appendFileSync(file, text.slice(0, cut));
+      setTimeout(() => {
+        appendFileSync(file, text.slice(cut));
+        requests++; input += n % 7 + 1; output += n % 5; n++;
+        if (stop) process.stdout.write(JSON.stringify({ requests, input, output }));
+        else setTimeout(step, rand(3));
+      }, rand(3));
+    };
+    step();`;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', code], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  const started = new Promise<void>((resolve) => child.stderr!.once('data', () => resolve()));
+  const done = new Promise<string>((resolve) => child.on('close', () => resolve(out)));
+  return { child, started, done };
+}
