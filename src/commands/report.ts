@@ -4,8 +4,6 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Argv } from 'yargs';
 import { openContext } from '../context.js';
-import { buildReportData } from '../report/build.js';
-import { writeReport } from '../report/index.js';
 import { type Command, type Io, commonOptions, withLogOptions } from './command.js';
 
 export function defaultReportName(now = new Date()): string {
@@ -13,6 +11,8 @@ export function defaultReportName(now = new Date()): string {
 }
 
 export async function runReport(argv: Record<string, unknown>, io: Io): Promise<{ json: unknown; text: string }> {
+  // the report pulls in vega-lite: load it only when a report is asked for
+  const [{ buildReportData }, { writeReport }] = await Promise.all([import('../report/build.js'), import('../report/index.js')]);
   const ctx = await openContext(commonOptions(argv, io));
   let data;
   try {
