@@ -11,7 +11,8 @@
  *
  * A process's history is an append-only SegmentList, so each request is a few runs and the
  * cacheable prefix (the longest common token prefix with the previous request of the same
- * process) is found without re-walking the shared part (request.ts). Weighted cost uses the real
+ * process and model — the prompt cache is kept per model, so a switch to another model and back
+ * reads only what that model wrote) is found without re-walking the shared part (request.ts). Weighted cost uses the real
  * gaps: the cacheable prefix is read (×read weight) when the gap is within the TTL the chain was
  * writing at, everything else is written at that TTL's weight, output at the model's weight.
  *
@@ -114,8 +115,8 @@ export function replayStrategy(rc: RebuiltChain, strategy: SessionStrategy, ctx:
   let flat = new SegmentList();
   let flatStart = 0;
   let own = new SegmentList();
-  let prev: RequestView | null = null;
-  let lastT: number | null = null;
+  // the prompt cache is per model: a request reads what the last request of its model left
+  const last = new Map<string, { view: RequestView; t: number }>();
   let processes = 1;
   const inContext = new Set<string>();
   let pending = { context: 0, seen: 0, count: 0 };
@@ -155,9 +156,8 @@ export function replayStrategy(rc: RebuiltChain, strategy: SessionStrategy, ctx:
     }
     const r = ev;
     if (strategy === 'cold-replay' && r.opensRound) {
-      if (prev) processes++;
-      prev = null;
-      lastT = null;
+      if (last.size) processes++;
+      last.clear();
       flatStart = flat.length;
       own = new SegmentList();
     }
@@ -170,8 +170,9 @@ export function replayStrategy(rc: RebuiltChain, strategy: SessionStrategy, ctx:
     else if (strategy === 'volatile-prefix') view = viewOf([run(new SegmentList([ctx.tok.segment(volatileLine(r)), rc.prefix])), run(history)]);
     else view = viewOf([run(lead), run(history)]);
 
-    const cacheable = prev ? commonPrefixTokens(prev, view) : 0;
-    const gap = lastT === null ? null : r.t - lastT;
+    const prev = last.get(r.model);
+    const cacheable = prev ? commonPrefixTokens(prev.view, view) : 0;
+    const gap = prev ? r.t - prev.t : null;
     const cache = gap === null ? 'none' : gap <= TTL_MS[r.readTtl] ? 'read' : 'expired';
     const read = cache === 'read' ? cacheable : 0;
     const output = r.usage.output;
@@ -185,7 +186,7 @@ export function replayStrategy(rc: RebuiltChain, strategy: SessionStrategy, ctx:
       round: r.round,
       model: r.model,
       process: processes,
-      warm: prev !== null,
+      warm: prev !== undefined,
       cache,
       gap_s: gap === null ? null : Math.round(gap / 1000),
       ttl: r.readTtl,
@@ -201,8 +202,7 @@ export function replayStrategy(rc: RebuiltChain, strategy: SessionStrategy, ctx:
     });
     attachmentsSent += pending.count;
     pending = { context: 0, seen: 0, count: 0 };
-    prev = view;
-    lastT = r.t;
+    last.set(r.model, { view, t: r.t });
   }
   return { turns, attachmentsSent };
 }
