@@ -26,30 +26,36 @@ export async function readAll(
   workers = availableParallelism(),
 ): Promise<void> {
   const queue: ReadTask[] = tasks.map((t, seq) => ({ ...t, seq }));
-  if (workers <= 1 || bytes < WORKER_THRESHOLD_BYTES || queue.length < 2) {
-    for (const task of queue) {
-      try {
-        onDone({ task, result: await readTranscript(task.path, task.id, task.opts) });
-      } catch (err) {
-        const e = err as NodeJS.ErrnoException;
-        onDone({ task, error: { code: e.code ?? null, message: e.message } });
-      }
+  const readHere = async (task: ReadTask) => {
+    try {
+      onDone({ task, result: await readTranscript(task.path, task.id, task.opts) });
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException;
+      onDone({ task, error: { code: e.code ?? null, message: e.message } });
     }
+  };
+  if (workers <= 1 || bytes < WORKER_THRESHOLD_BYTES || queue.length < 2) {
+    for (const task of queue) await readHere(task);
     return;
   }
-  const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
-  const url = new URL(`./read-worker${ext}`, import.meta.url);
+  const url = new URL(import.meta.url.endsWith('.ts') ? './read-worker.ts' : './read-worker.js', import.meta.url);
   const n = Math.min(workers, queue.length);
   let next = 0;
+  // A worker that dies (it could not start, or ran out of memory) hands its task, and whatever is
+  // left, back to the main thread: a file is never lost to a crashed thread.
+  const orphans: ReadTask[] = [];
   await Promise.all(
-    Array.from({ length: n }, () => new Promise<void>((resolve, reject) => {
-      const w = new Worker(url);
+    Array.from({ length: n }, () => new Promise<void>((resolve) => {
+      const w = startWorker(url);
+      let current: ReadTask | null = null;
       const feed = () => {
         if (next >= queue.length) {
+          current = null;
           void w.terminate().then(() => resolve());
           return;
         }
-        w.postMessage(queue[next++]);
+        current = queue[next++];
+        w.postMessage(current);
       };
       w.on('message', (m: { seq: number; result?: ReadResult; error?: { code: string | null; message: string } }) => {
         const task = queue[m.seq];
@@ -57,8 +63,24 @@ export async function readAll(
         else onDone({ task, result: m.result! });
         feed();
       });
-      w.on('error', reject);
+      w.on('error', () => {
+        if (current) orphans.push(current);
+        current = null;
+        resolve();
+      });
       feed();
     })),
   );
+  for (const task of orphans) await readHere(task);
+  while (next < queue.length) await readHere(queue[next++]);
+}
+
+/**
+ * From dist/ the worker is plain JS. From the TypeScript sources (tests, scripts under tsx) the
+ * worker thread does not inherit tsx's loader, so it registers it before importing the worker.
+ */
+function startWorker(url: URL): Worker {
+  if (!url.pathname.endsWith('.ts')) return new Worker(url);
+  const boot = `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(url.href)}); });`;
+  return new Worker(boot, { eval: true });
 }
