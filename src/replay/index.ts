@@ -21,4 +21,4 @@ export { readSessionTranscript } from './session-transcript.js';
 export { rebuildChain } from './session-rebuild.js';
 export { locateChain } from './session-locate.js';
 export type { LocatedChain } from './session-locate.js';
-export { formatSessionReplay } from './session-report.js';
+export { formatSessionReplay, sessionReplayRun } from './session-report.js';

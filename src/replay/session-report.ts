@@ -3,6 +3,7 @@
  * strategy) and the `recorded` fidelity out. `--json` is the same result serialised.
  */
 import { clean, fixed, int, pct, table, usd, type Cell } from '../format/table.js';
+import type { ReplayRun } from '../report/data.js';
 import type { SessionReplayResult } from './session-replay.js';
 import type { SessionStrategy, SessionStrategySummary } from './session-strategy.js';
 
@@ -64,4 +65,34 @@ export function formatSessionReplay(r: SessionReplayResult, opts: { color?: bool
   out.push('', `Token counts are ${r.settings.encoding} estimates of Claude's tokenizer: absolute numbers are approximate, ratios are the result.`);
   if (c.skipped_lines) out.push(`${int(c.skipped_lines)} unreadable lines skipped`);
   return out.join('\n') + '\n';
+}
+
+/**
+ * The session replay as a run of the HTML report's replay section (src/report/data.ts): the
+ * same numbers, under the report's names; fidelity is the prompt-size error of `recorded`.
+ */
+export function sessionReplayRun(r: SessionReplayResult): ReplayRun {
+  const strategies = (Object.keys(r.strategies) as SessionStrategy[]).map((s) => {
+    const x = r.strategies[s]!;
+    return {
+      strategy: s,
+      inputTokens: x.input_tokens,
+      cacheablePrefix: x.cacheable_tokens,
+      cacheableRatio: x.cacheable_ratio,
+      uncachedPerWarmTurn: x.uncached_per_warm_turn,
+      contextTokens: x.context_tokens,
+      alreadySeen: x.already_seen_tokens,
+      rowsSent: x.attachments_sent,
+      weight: x.weight,
+      usd: x.unpriced_requests ? null : x.usd,
+      turns: r.turns.filter((t) => t.strategy === s).map((t) => ({ turn: t.request, input: t.input_tokens, cacheable: t.cacheable_tokens })),
+    };
+  });
+  const f = r.fidelity;
+  return {
+    kind: 'session',
+    title: `${r.chain.kind} chain ${r.chain.chain_id} (${r.chain.requests} requests)`,
+    strategies,
+    ...(f ? { fidelity: { requests: f.prompt.n, medianRelError: f.prompt.median_rel_error, p90RelError: f.prompt.p90_rel_error } } : {}),
+  };
 }

@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { replaySessionFile, type SessionReplayResult } from '../../src/replay/session-replay.js';
-import type { SessionStrategy } from '../../src/replay/session-strategy.js';
+import { sessionReplayRun } from '../../src/replay/session-report.js';
+import { SESSION_STRATEGIES, type SessionStrategy } from '../../src/replay/session-strategy.js';
 import { SegmentTokenizer } from '../../src/replay/tokenizer.js';
 import { SKILLS, writeSession } from './session-fixture.js';
 
@@ -143,4 +144,16 @@ test('a compaction empties the conversation: the next request is the prefix, the
   // the attachment left the context with the compaction: round 3's copy is not already seen
   assert.equal(after.already_seen_tokens, 0);
   assert.equal(after.context_tokens, tok.count(SKILLS));
+});
+
+test('sessionReplayRun hands the report the same numbers under its names', async () => {
+  const { r } = await replay(ROUNDS, skill);
+  const run = sessionReplayRun(r);
+  assert.equal(run.kind, 'session');
+  assert.deepEqual(run.strategies.map((s) => s.strategy), [...SESSION_STRATEGIES]);
+  const rec = run.strategies[0]!;
+  assert.equal(rec.inputTokens, S(r, 'recorded').input_tokens);
+  assert.equal(rec.alreadySeen, S(r, 'recorded').already_seen_tokens);
+  assert.equal(rec.turns!.length, 2 * ROUNDS);
+  assert.deepEqual(run.fidelity, { requests: 2 * ROUNDS - 1, medianRelError: r.fidelity!.prompt.median_rel_error, p90RelError: r.fidelity!.prompt.p90_rel_error });
 });
