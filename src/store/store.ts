@@ -101,6 +101,7 @@ export class Store {
     const rows = await this.all(`SELECT * FROM files`);
     const out = new Map<string, FileRow>();
     for (const r of rows) {
+      let state: ParserState | null | undefined;
       out.set(r.path as string, {
         fileId: r.file_id as number,
         path: r.path as string,
@@ -117,7 +118,10 @@ export class Store {
         synthetic: r.synthetic as number,
         metaAgentType: r.meta_agent_type as string | null,
         metaToolUseId: r.meta_tool_use_id as string | null,
-        parserState: r.parser_state ? (JSON.parse(r.parser_state as string) as ParserState) : null,
+        // parsed only for the few files that grew: most runs leave most files untouched
+        get parserState() {
+          return (state ??= r.parser_state ? (JSON.parse(r.parser_state as string) as ParserState) : null);
+        },
       });
     }
     return out;
