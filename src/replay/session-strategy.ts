@@ -108,6 +108,14 @@ export function volatileLine(r: RebuiltRequest): string {
   return `Session status · request ${r.index} · round ${r.round} · ${new Date(r.t).toISOString()}\n`;
 }
 
+/**
+ * Example (Opus weights, 5-minute TTL, a 10,000-token prefix): request 1 follows a 50-token
+ * prompt → input 10,050, cacheable 0 (a new process). Its 30-token reply and a 200-token tool
+ * result follow; request 2, 20 s later → input 10,280, cacheable 10,050 (all of request 1), weight
+ * 10,050 × 0.1 + 230 × 1.25 + output × 5 = 1,292.5 + output × 5. Under `volatile-prefix` request
+ * 2's cacheable is the few tokens the two status lines share (~5); under `cold-replay`, the first
+ * request of every round has cacheable 0.
+ */
 export function replayStrategy(rc: RebuiltChain, strategy: SessionStrategy, ctx: StrategyContext): { turns: SessionTurn[]; attachmentsSent: number } {
   const lead = new SegmentList([rc.prefix]);
   let history = new SegmentList();
