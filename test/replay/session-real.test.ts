@@ -18,7 +18,7 @@ let chains: { chain_id: string; session_id: string; kind: string; requests: numb
 const results = new Map<string, SessionReplayResult>();
 
 before(async () => {
-  // one worker: the reader runs in this thread (worker threads would load the .ts sources without tsx)
+  // 12 MB of logs: read in this thread, no worker pool needed
   ctx = await openContext({ paths: [REAL_LOGS], db: ':memory:', timezone: 'UTC', workers: 1 });
   chains = (await ctx.store.all(`SELECT chain_id, session_id, kind, requests FROM chains WHERE requests > 0 ORDER BY chain_id`)) as typeof chains;
   const tok = await SegmentTokenizer.load('cl100k_base');
