@@ -85,12 +85,15 @@ export async function readTranscript(path: string, id: FileIdentity, opts: ReadO
     };
 
     while (pos < size) {
-      const want = Math.min(chunkSize, size - pos);
-      if (buf.length < have + want) {
-        const bigger = Buffer.allocUnsafe(have + want);
+      // Read only what the buffer has room for: a partial line that fills it is longer than a chunk
+      // and is streamed below, so the buffer stays one chunk (growing it to fit the line held a
+      // 64 MB and a 128 MB buffer at once for a 300 MB line).
+      if (have === buf.length) {
+        const bigger = Buffer.allocUnsafe(have + Math.min(chunkSize, size - pos));
         buf.copy(bigger, 0, 0, have);
         buf = bigger;
       }
+      const want = Math.min(chunkSize, size - pos, buf.length - have);
       const { bytesRead } = await fh.read(buf, have, want, pos);
       if (bytesRead === 0) break; // the file shrank while we read it
       pos += bytesRead;
