@@ -17,7 +17,8 @@ export async function runReport(argv: Record<string, unknown>, io: Io): Promise<
   let data;
   try {
     const channels = ((argv.channel as string[] | string | undefined) === undefined ? [] : ([] as string[]).concat(argv.channel as string[] | string)).map(String);
-    data = await buildReportData(ctx, { channels });
+    const sessions = ((argv.session as string[] | string | undefined) === undefined ? [] : ([] as string[]).concat(argv.session as string[] | string)).map(String);
+    data = await buildReportData(ctx, { channels, sessions });
   } finally {
     ctx.store.close();
   }
@@ -49,6 +50,7 @@ export const reportCommand: Command = {
     withLogOptions(y)
       .option('out', { type: 'string', describe: 'where to write the report' })
       .option('open', { type: 'boolean', describe: 'open it in the default browser' })
-      .option('channel', { type: 'string', array: true, describe: 'also replay these channel logs into the report' }),
+      .option('channel', { type: 'string', array: true, describe: 'also replay these channel logs into the report' })
+      .option('session', { type: 'string', array: true, describe: 'also replay these sessions (id, unique prefix, or top = the most expensive)' }),
   run: runReport,
 };

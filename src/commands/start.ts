@@ -27,6 +27,7 @@ export const startCommand: Command = {
     const { paths, sample } = startRoots(io);
     io.stderr(sample ? `cachelens: no Claude Code logs found here; using the sample corpus in ${paths[0]}` : `cachelens: reading ${paths.join(', ')}`);
     const channel = join(SAMPLE_LOGS, 'channels', 'backend.jsonl');
-    return runReport({ ...argv, paths, channel: sample && existsSync(channel) ? [channel] : undefined }, io);
+    // the demo also shows both replays; on a user's own logs a replay is asked for explicitly
+    return runReport({ ...argv, paths, channel: sample && existsSync(channel) ? [channel] : undefined, session: sample ? ['top'] : undefined }, io);
   },
 };

@@ -5,6 +5,7 @@
  * (`{error}`) and the rest of the report still renders.
  */
 import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
 import { analyzeAnatomy, chainDetail, type AnatomyResult } from '../analyses/anatomy-summary.js';
 import { blocks as blocksOf } from '../analyses/blocks.js';
 import type { ChainInput, WeightsFor } from '../analyses/chain.js';
@@ -13,7 +14,7 @@ import { loadChains } from '../analyses/load-chains.js';
 import { summary, type SummaryResult } from '../analyses/summary.js';
 import { whatifTtl, type TtlResult } from '../analyses/ttl.js';
 import type { Context } from '../context.js';
-import { type ChannelReplayResult, runChannelReplay } from '../replay/index.js';
+import { type ChannelReplayResult, locateChain, replaySessionFile, runChannelReplay, sessionReplayRun } from '../replay/index.js';
 import { runQuery } from '../store/queries.js';
 import type { SkipReason } from '../types.js';
 import type { BestWhatIf, CostComponent, CostDimension, ReplayRun, ReportData, Section } from './data.js';
@@ -26,6 +27,8 @@ const KNOWN_TYPES = new Set(['user', 'assistant', 'system', 'attachment', 'progr
 export interface BuildOptions {
   /** channel logs to replay into the report's replay section */
   channels?: string[];
+  /** sessions (id or unique prefix) whose main chain to replay; `top` = the most expensive one */
+  sessions?: string[];
 }
 
 /** Runs one section's builder; a failure becomes that section's error card. */
@@ -188,7 +191,15 @@ export async function buildReportData(ctx: Context, opts: BuildOptions = {}): Pr
         })),
       };
     }),
-    replay: opts.channels && opts.channels.length > 0 ? await section(async () => ({ runs: await Promise.all(opts.channels!.map(channelRun)) })) : undefined,
+    replay:
+      (opts.channels?.length ?? 0) + (opts.sessions?.length ?? 0) > 0
+        ? await section(async () => {
+            const runs: ReplayRun[] = [];
+            for (const file of opts.channels ?? []) runs.push(await channelRun(file));
+            for (const id of opts.sessions ?? []) runs.push(await sessionRun(ctx, id));
+            return { runs };
+          })
+        : undefined,
     blocks: await section(async () => ({
       blocks: (await blocksOf(store, ctx.filters)).blocks.map((b) => ({
         start: Date.parse(b.start),
@@ -251,6 +262,18 @@ function bestWhatIf(ttl: TtlResult | Error, keepalive: KeepaliveResult | Error):
   return options[0] ?? null;
 }
 
+/** Replays a session's main chain (`top`: the most expensive session's) under every session strategy. */
+async function sessionRun(ctx: Context, id: string): Promise<ReplayRun> {
+  let want = id;
+  if (id === 'top') {
+    const [top] = await ctx.store.all(`SELECT session_id FROM requests GROUP BY session_id ORDER BY coalesce(sum(weight), 0) DESC, session_id LIMIT 1`);
+    if (!top) throw new Error('no session to replay');
+    want = top.session_id as string;
+  }
+  const chain = await locateChain(ctx.store, want);
+  return sessionReplayRun(await replaySessionFile(chain.path, { chain: chain.chain_id, prices: ctx.prices }));
+}
+
 async function channelRun(file: string): Promise<ReplayRun> {
   const r: ChannelReplayResult = await runChannelReplay({ file });
   const strategies = Object.entries(r.strategies).map(([strategy, s]) => ({
@@ -266,5 +289,5 @@ async function channelRun(file: string): Promise<ReplayRun> {
     usd: s.usd,
     turns: r.turns.filter((t) => t.strategy === strategy).map((t) => ({ turn: t.mention, input: t.input_tokens, cacheable: t.cacheable_tokens })),
   }));
-  return { kind: 'channel', title: r.channel.file ?? r.channel.channel_id, strategies, rowsNeverShown: strategies.length ? Object.values(r.strategies)[0].rows_never_shown : 0 };
+  return { kind: 'channel', title: r.channel.file ? basename(r.channel.file) : r.channel.channel_id, strategies, rowsNeverShown: strategies.length ? Object.values(r.strategies)[0].rows_never_shown : 0 };
 }

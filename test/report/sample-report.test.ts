@@ -31,7 +31,7 @@ function report(paths: string[], extra: string[] = []): string {
 }
 
 test('the sample report loads offline, draws every chart, and its headline equals summary --json', async () => {
-  const file = report([SAMPLE], ['--channel', join(SAMPLE, 'channels/backend.jsonl')]);
+  const file = report([SAMPLE], ['--channel', join(SAMPLE, 'channels/backend.jsonl'), '--session', 'top']);
   const url = pathToFileURL(file).href;
   const { page, log } = await openRecorded(browser, url);
   await chartsSettled(page);
@@ -46,6 +46,8 @@ test('the sample report loads offline, draws every chart, and its headline equal
     assert.ok(c.marks > 0, `${c.id} (${c.spec}) has marks`);
   }
   assert.equal(await page.locator('.error-card, [data-error]').count(), 0, 'no section failed');
+  const data = JSON.parse((await page.locator('#cachelens-data').textContent()) ?? '{}');
+  assert.deepEqual(data.replay.runs.map((r: { kind: string; strategies: unknown[] }) => [r.kind, r.strategies.length]), [['channel', 3], ['session', 5]]);
   const metric = async (name: string) => Number(await page.locator(`[data-metric="${name}"]`).first().getAttribute('data-value'));
   const s = summaryJson([SAMPLE]);
   assert.ok(Math.abs((await metric('usd')) - s.totals.usd) < 1e-9, 'headline USD');
