@@ -114,7 +114,10 @@ SELECT * EXCLUDE (w, base),
        base AS usd_per_weight,
        w.i AS w_input, w.w5 AS w_write_5m, w.w1 AS w_write_1h, w.r AS w_read, w.o AS w_output,
        to_timestamp(t / 1000) AS ts
-FROM priced;
+FROM priced
+-- a fixed row order (time, then identity): float sums over requests then do not depend on the order
+-- facts were read in (an appended store and a rebuilt one give the same totals to the last bit)
+ORDER BY t, key;
 `;
 
 /**
