@@ -1,0 +1,275 @@
+/**
+ * Properties of de-dup and ingest (fast-check), over random corpora of requests written as
+ * several copies each (one per content block, output growing as it streams), with prompts,
+ * unknown lines and invalid lines between them:
+ *
+ * - totals do not depend on how the corpus is split into files, on the order of those files, or
+ *   on the order of the copies of one message;
+ * - ingesting in pieces (files appended to at arbitrary byte offsets, half lines included, with a
+ *   run after each piece) ends equal to ingesting everything at once;
+ * - summary totals equal the sum of the per-day totals and of the per-project totals, in any
+ *   time zone.
+ *
+ * These run the library in-process (ingest → summary) for speed; the CLI cases live beside them.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import fc from 'fast-check';
+import { type SummaryResult, summary } from '../../src/analyses/summary.js';
+import { ingest } from '../../src/ingest/ingest.js';
+import { loadPriceTable } from '../../src/pricing/pricing.js';
+import { assistant, removeDir, tempDir } from './helpers.js';
+
+const prices = loadPriceTable();
+const RUNS = Number(process.env.FAULT_PROPERTY_RUNS ?? 20);
+
+interface Req {
+  session: string;
+  withRequestId: boolean;
+  model: string;
+  t: number;
+  input: number;
+  output: number;
+  write: number;
+  read: number;
+  oneHour: boolean;
+  copies: number;
+}
+
+const SESSIONS = ['s-alpha', 's-beta', 's-gamma'];
+const reqArb: fc.Arbitrary<Req> = fc.record({
+  session: fc.constantFrom(...SESSIONS),
+  withRequestId: fc.boolean(),
+  // priced, priced by its undated id, long-context priced, unpriced
+  model: fc.constantFrom('claude-opus-4-6', 'claude-sonnet-4-5-20250929', 'claude-haiku-4-5', 'mystery-model-9'),
+  t: fc.integer({ min: Date.UTC(2025, 2, 1), max: Date.UTC(2025, 2, 4) }),
+  input: fc.nat(5_000),
+  output: fc.nat(5_000),
+  write: fc.nat(60_000),
+  read: fc.nat(250_000),
+  oneHour: fc.boolean(),
+  copies: fc.integer({ min: 1, max: 3 }),
+});
+
+/** Lines of a corpus; `of` says which request (index) a line is a copy of, -1 for other lines. */
+interface Corpus {
+  lines: { text: string; session: string; of: number }[];
+}
+
+const corpusArb: fc.Arbitrary<Corpus> = fc
+  .record({ reqs: fc.array(reqArb, { minLength: 1, maxLength: 20 }), noise: fc.array(fc.nat(100), { maxLength: 6 }) })
+  .map(({ reqs, noise }) => {
+    const lines: Corpus['lines'] = [];
+    for (const s of SESSIONS) lines.push({ session: s, of: -1, text: JSON.stringify({ type: 'user', sessionId: s, cwd: `/p/${s}`, timestamp: '2025-03-01T00:00:00.000Z', message: { role: 'user', content: 'go' } }) });
+    reqs.forEach((r, i) => {
+      for (let c = 0; c < r.copies; c++) {
+        const w1h = r.oneHour ? Math.floor(r.write / 2) : 0;
+        lines.push({
+          session: r.session,
+          of: i,
+          text: assistant({
+            session: r.session,
+            msg: `msg_${i}`,
+            req: r.withRequestId ? `req_${i}` : null,
+            model: r.model,
+            cwd: `/p/${r.session}`,
+            t: new Date(r.t + c * 250).toISOString(),
+            // output is a streaming snapshot: earlier copies show less of it
+            usage: {
+              input_tokens: r.input,
+              output_tokens: Math.floor((r.output * (c + 1)) / r.copies),
+              cache_creation_input_tokens: r.write,
+              cache_read_input_tokens: r.read,
+              cache_creation: { ephemeral_5m_input_tokens: r.write - w1h, ephemeral_1h_input_tokens: w1h },
+            },
+          }),
+        });
+      }
+    });
+    for (const n of noise) {
+      const s = SESSIONS[n % SESSIONS.length];
+      const text = n % 3 === 0 ? '{"type":"assistant","message":{"id":"broken' : n % 3 === 1 ? JSON.stringify({ type: 'queue-operation', sessionId: s, op: n }) : JSON.stringify({ type: 'user', sessionId: s, cwd: `/p/${s}`, message: { role: 'user', content: `more ${n}` } });
+      lines.splice(n % (lines.length + 1), 0, { session: s, of: -1, text });
+    }
+    return { lines };
+  });
+
+/** Writes files (relative path → lines) under a fresh root, ingests them into `db`, returns the summary. */
+async function summarise(root: string, db: string, timezone = 'UTC'): Promise<SummaryResult> {
+  const r = await ingest({ paths: [root], dbPath: db, prices, workers: 1 });
+  try {
+    return await summary(r.store, { since: null, until: null, project: null, timezone }, r.walkSkips);
+  } finally {
+    r.store.close();
+  }
+}
+
+function writeFiles(root: string, files: Map<string, string[]>): void {
+  for (const [rel, lines] of files) {
+    mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+    writeFileSync(path.join(root, rel), lines.length ? lines.join('\n') + '\n' : '');
+  }
+}
+
+/** What must not change: the token totals exactly, weight and USD to rounding, per model, per day, per project; skip counts. */
+function comparable(s: SummaryResult, withProjects: boolean) {
+  const round = (x: number | null) => (x === null ? null : Math.round(x * 1e6) / 1e6);
+  const t = <T extends SummaryResult['totals']>(x: T) => ({ ...x, weight: round(x.weight), usd: round(x.usd) });
+  return {
+    totals: t(s.totals),
+    by_model: s.by_model.map(t),
+    by_day: s.by_day.map(t),
+    by_project: withProjects ? s.by_project.map(t) : null,
+    skipped: s.quality.skipped.map((g) => `${g.reason} ${g.count}`),
+    usage_lines: s.quality.usage_lines,
+    duplicates_removed: s.quality.duplicates_removed,
+    unknown_models: s.quality.unknown_models,
+  };
+}
+
+function scratch(t: { after: (fn: () => void) => void }): () => string {
+  const dir = tempDir('cachelens-prop-');
+  t.after(() => removeDir(dir));
+  let n = 0;
+  return () => path.join(dir, String(n++));
+}
+
+/** Splits each session's lines into 1–3 files (in order), named by `names`. */
+function splitBySession(c: Corpus, cuts: number[], names: string[]): Map<string, string[]> {
+  const files = new Map<string, string[]>();
+  SESSIONS.forEach((s, k) => {
+    const mine = c.lines.filter((l) => l.session === s).map((l) => l.text);
+    const parts = 1 + (cuts[k % cuts.length] % 3);
+    const size = Math.ceil(mine.length / parts);
+    for (let p = 0; p < parts; p++) files.set(`proj/${names[k]}-${p}.jsonl`, mine.slice(p * size, (p + 1) * size));
+  });
+  return files;
+}
+
+/** One file per session, as Claude Code writes them: the reference every other layout must equal. */
+function perSession(c: Corpus): Map<string, string[]> {
+  return new Map(SESSIONS.map((s) => [`proj/${s}.jsonl`, c.lines.filter((l) => l.session === s).map((l) => l.text)]));
+}
+
+test('de-dup totals do not depend on how a corpus is split into files, nor on file order', async (t) => {
+  const next = scratch(t);
+  const names = fc.uniqueArray(fc.stringMatching(/^[a-z0-9]{1,8}$/), { minLength: 3, maxLength: 3 });
+  await fc.assert(
+    fc.asyncProperty(corpusArb, fc.array(fc.nat(), { minLength: 1, maxLength: 6 }), names, fc.array(fc.nat(7), { minLength: 1 }), async (c, cuts, fileNames, spread) => {
+      const reference = next();
+      writeFiles(reference, perSession(c));
+      const whole = await summarise(reference, ':memory:');
+
+      // each session split into pieces, under names whose sort order (the read order) is random
+      const split = next();
+      writeFiles(split, splitBySession(c, cuts, fileNames));
+      assert.deepEqual(comparable(await summarise(split, ':memory:'), true), comparable(whole, true));
+
+      // any split at all, sessions mixed in one file: totals, per model and per day still hold
+      // (a file's project is its first cwd, so per project is only defined for one session per file)
+      const mixed = next();
+      const files = new Map<string, string[]>();
+      c.lines.forEach((l, i) => {
+        const f = `proj/f${spread[i % spread.length]}.jsonl`;
+        files.set(f, [...(files.get(f) ?? []), l.text]);
+      });
+      writeFiles(mixed, files);
+      assert.deepEqual(comparable(await summarise(mixed, ':memory:'), false), comparable(whole, false));
+    }),
+    { numRuns: RUNS },
+  );
+});
+
+test('de-dup totals do not depend on the order of the copies of one message', async (t) => {
+  const next = scratch(t);
+  await fc.assert(
+    fc.asyncProperty(corpusArb, fc.infiniteStream(fc.nat()), async (c, randoms) => {
+      const reference = next();
+      writeFiles(reference, perSession(c));
+      const whole = await summarise(reference, ':memory:');
+      // permute each message's copies among the positions they hold
+      const lines = [...c.lines];
+      const byReq = new Map<number, number[]>();
+      lines.forEach((l, i) => l.of >= 0 && byReq.set(l.of, [...(byReq.get(l.of) ?? []), i]));
+      for (const slots of byReq.values()) {
+        const copies = slots.map((i) => c.lines[i]);
+        for (let i = copies.length - 1; i > 0; i--) {
+          const j = randoms.next().value % (i + 1);
+          [copies[i], copies[j]] = [copies[j], copies[i]];
+        }
+        slots.forEach((slot, k) => (lines[slot] = copies[k]));
+      }
+      const shuffled = next();
+      writeFiles(shuffled, perSession({ lines }));
+      assert.deepEqual(comparable(await summarise(shuffled, ':memory:'), true), comparable(whole, true));
+    }),
+    { numRuns: RUNS },
+  );
+});
+
+test('ingest in pieces (appends cut at any byte, a run after each) equals ingest at once', async (t) => {
+  const next = scratch(t);
+  await fc.assert(
+    fc.asyncProperty(corpusArb, fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 1, maxLength: 4 }), async (c, cutsAt) => {
+      const files = perSession(c);
+      const texts = [...files].map(([rel, lines]) => [rel, Buffer.from(lines.length ? lines.join('\n') + '\n' : '')] as const);
+      const atOnce = next();
+      writeFiles(atOnce, files);
+      const whole = await summarise(atOnce, ':memory:');
+
+      const pieces = next();
+      const db = path.join(pieces, 'store.duckdb');
+      const root = path.join(pieces, 'logs');
+      const cuts = [...new Set(cutsAt.map((x) => x))].sort((a, b) => a - b);
+      const written = new Map<string, number>();
+      let last: SummaryResult | null = null;
+      for (const cut of [...cuts, 1]) {
+        for (const [rel, bytes] of texts) {
+          // each file grows to `cut` of its bytes; a file may appear only in a later piece
+          const to = Math.floor(bytes.length * cut);
+          const from = written.get(rel) ?? 0;
+          if (to === 0 || to <= from) continue;
+          mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+          appendFileSync(path.join(root, rel), bytes.subarray(from, to));
+          written.set(rel, to);
+        }
+        mkdirSync(root, { recursive: true });
+        last = await summarise(root, db);
+      }
+      const a = comparable(last!, true);
+      const b = comparable(whole, true);
+      assert.deepEqual(a, b);
+      assert.equal(last!.quality.lines, whole.quality.lines);
+      assert.equal(last!.quality.files, whole.quality.files - [...files.values()].filter((l) => l.length === 0).length);
+    }),
+    { numRuns: RUNS },
+  );
+});
+
+test('summary totals equal the sum of the per-day and of the per-project totals, in any time zone', async (t) => {
+  const next = scratch(t);
+  await fc.assert(
+    fc.asyncProperty(corpusArb, fc.constantFrom('UTC', 'America/Los_Angeles', 'Asia/Kolkata', 'Pacific/Kiritimati'), async (c, tz) => {
+      const root = next();
+      writeFiles(root, perSession(c));
+      const s = await summarise(root, ':memory:', tz);
+      for (const [what, groups] of [
+        ['day', s.by_day],
+        ['project', s.by_project],
+        ['model', s.by_model],
+      ] as const) {
+        const sum = (k: 'requests' | 'input' | 'output' | 'cache_write_5m' | 'cache_write_1h' | 'cache_read' | 'unpriced_requests') => groups.reduce((a, g) => a + g[k], 0);
+        for (const k of ['requests', 'input', 'output', 'cache_write_5m', 'cache_write_1h', 'cache_read', 'unpriced_requests'] as const) {
+          assert.equal(sum(k), s.totals[k], `${k} per ${what}`);
+        }
+        for (const k of ['weight', 'usd'] as const) {
+          const total = groups.reduce((a, g) => a + (g[k] ?? 0), 0);
+          assert.ok(Math.abs(total - (s.totals[k] ?? 0)) <= 1e-9 * Math.max(1, Math.abs(total)), `${k} per ${what}: ${total} vs ${s.totals[k]}`);
+        }
+      }
+    }),
+    { numRuns: RUNS },
+  );
+});
