@@ -8,7 +8,7 @@
  */
 import { type SpawnOptions, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -101,8 +101,9 @@ export interface Totals {
   cache_write_5m: number;
   cache_write_1h: number;
   cache_read: number;
-  weight: number;
-  usd: number;
+  /** null when every request of the group is unpriced */
+  weight: number | null;
+  usd: number | null;
   unpriced_requests: number;
 }
 
@@ -158,6 +159,8 @@ export interface RunOptions {
   /** extra argv before the node script (e.g. a wrapper such as strace) */
   wrap?: string[];
   cwd?: string;
+  /** run this node script (with its arguments) instead of the CLI: for the probes' own tests */
+  script?: string[];
 }
 
 /**
@@ -183,7 +186,7 @@ export function runCli(args: string[], opts: RunOptions = {}): Promise<Ran> {
     else env[k] = v;
   }
   let cmd = process.execPath;
-  let argv = [...nodeArgs, cliPath, ...args];
+  let argv = [...nodeArgs, ...(opts.script ?? [cliPath]), ...args];
   if (opts.wrap) {
     argv = [...opts.wrap.slice(1), cmd, ...argv];
     cmd = opts.wrap[0];
@@ -260,8 +263,8 @@ export function skipsByReason(s: SummaryJson): Record<string, { count: number; a
   return out;
 }
 
-export function approx(actual: number, expected: number, what: string): void {
-  if (Math.abs(actual - expected) > 1e-6 * Math.max(1, Math.abs(expected))) {
+export function approx(actual: number | null, expected: number, what: string): void {
+  if (actual === null || Math.abs(actual - expected) > 1e-6 * Math.max(1, Math.abs(expected))) {
     throw new Error(`${what}: expected ${expected}, got ${actual}`);
   }
 }
@@ -291,6 +294,43 @@ export function treeHash(root: string): { hash: string; entries: string[] } {
   entries.push(`. mode=${st.mode.toString(8)} mtime=${st.mtimeMs}`);
   visit(root);
   return { hash: createHash('sha256').update(entries.join('\n')).digest('hex'), entries };
+}
+
+/**
+ * A log root holding a bit of every fault this suite knows, next to ordinary sessions (a main
+ * chain with a subagent and its meta.json): a half last line, invalid JSON, invalid usage, a BOM,
+ * CRLF, an empty file, a directory named x.jsonl, a symlink loop, a dangling link, a FIFO.
+ * `names` replaces the project directory, the dangling link's name, a model, the prompt text and
+ * a line type (the report test puts payloads there).
+ */
+export function faultTree(root: string, names: { project?: string; file?: string; model?: string; text?: string; lineType?: string } = {}): string {
+  const project = names.project ?? '-work-project';
+  const text = names.text ?? 'ok';
+  const at = (s: number) => new Date(Date.UTC(2025, 2, 1, 10, 0, s)).toISOString();
+  const proj = (rel: string) => path.join(project, rel);
+  writeLog(root, proj('0a0a0a0a-0000-4000-8000-000000000001.jsonl'), [
+    user(text, { session: 'sess-main', t: at(0) }),
+    assistant({ session: 'sess-main', msg: 'msg_1', usage: usage(3, 9, 15_005, 11_442), t: at(1), text }),
+    assistant({ session: 'sess-main', msg: 'msg_1', usage: usage(3, 90, 15_005, 11_442), t: at(2), text }),
+    JSON.stringify({ type: 'assistant', sessionId: 'sess-main', timestamp: at(3), requestId: 'req_spawn', message: { id: 'msg_spawn', model: MODEL, usage: usage(1, 1, 0, 26_447), content: [{ type: 'tool_use', id: 'toolu_1', name: 'Task', input: { subagent_type: 'Explore', prompt: 'look', name: text } }] } }),
+    '{"type":"assistant","message":{"id":"broken"',
+    assistant({ session: 'sess-main', msg: 'msg_bad', usage: { ...usage(1, 1, 1, 1), input_tokens: text }, t: at(4) }),
+    assistant({ session: 'sess-main', msg: 'msg_model', model: names.model ?? 'claude-unknown-9', usage: usage(5, 5, 5, 5), t: at(5) }),
+    JSON.stringify({ type: names.lineType ?? 'hologram', sessionId: 'sess-main', payload: text }),
+    assistant({ session: 'sess-main', msg: 'msg_half', usage: usage(7, 7, 7, 7), t: at(6) }).slice(0, 50),
+  ].join('\n'));
+  writeLog(root, proj('0a0a0a0a-0000-4000-8000-000000000001/subagents/agent-a1.jsonl'), [
+    user('look', { session: 'sess-main', t: at(7) }),
+    assistant({ session: 'sess-main', msg: 'msg_sub', usage: usage(2, 2, 2_000, 0), t: at(8), extra: { agentId: 'a1', isSidechain: true } }),
+  ]);
+  writeLog(root, proj('0a0a0a0a-0000-4000-8000-000000000001/subagents/agent-a1.meta.json'), JSON.stringify({ agentType: names.text ?? 'Explore', toolUseId: 'toolu_1' }));
+  writeLog(root, proj('bom-crlf.jsonl'), '\ufeff' + [user('hi', { session: 'sess-crlf', t: at(9) }), assistant({ session: 'sess-crlf', msg: 'msg_crlf', usage: usage(1, 2, 3, 4), t: at(10) })].join('\r\n') + '\r\n');
+  writeLog(root, proj('empty.jsonl'), '');
+  writeLog(root, proj('x.jsonl/inner.jsonl'), [assistant({ session: 'sess-inner', msg: 'msg_inner', usage: usage(10, 0, 0, 0), t: at(11) })]);
+  symlinkSync('..', path.join(root, proj('loop')));
+  symlinkSync('nowhere.jsonl', path.join(root, proj(`${names.file ?? 'dangling'}.jsonl`)));
+  spawnSync('mkfifo', [path.join(root, proj('pipe.jsonl'))]);
+  return root;
 }
 
 /** Free bytes on the file system that holds `dir` (for the size-bound cases). */
