@@ -51,6 +51,8 @@ export class StreamProjector {
   private str: OpenString | null = null;
   private result: Record<string, unknown> | null = null;
   private done = false;
+  /** the first error met while writing: the line is invalid, the rest of it is only passed over */
+  private failed: ProjectionError | null = null;
 
   constructor(private readonly schema: SchemaObject) {}
 
@@ -61,10 +63,18 @@ export class StreamProjector {
    * buffer short.
    */
   write(chunk: Buffer): void {
-    for (let s = 0; s < chunk.length; s += FEED) this.feed(this.decoder.write(chunk.subarray(s, s + FEED)));
+    if (this.failed) return;
+    try {
+      for (let s = 0; s < chunk.length; s += FEED) this.feed(this.decoder.write(chunk.subarray(s, s + FEED)));
+    } catch (err) {
+      // Kept for end(): the reader still has to reach this line's newline before it skips the
+      // line, and a throw here escaped it and lost the whole file.
+      this.failed = err instanceof ProjectionError ? err : new ProjectionError((err as Error).message);
+    }
   }
 
   end(): Record<string, unknown> {
+    if (this.failed) throw this.failed;
     this.feed(this.decoder.end());
     this.consume(this.call(none));
     if (!this.result || !this.done) throw new ProjectionError('incomplete JSON value');

@@ -47,7 +47,7 @@ function needDisk(dir: string, bytes: number): void {
 test('a 300 MB line is streamed: its usage is counted, memory stays bounded; broken giant lines are located skips', async (t) => {
   const dir = tempDir();
   t.after(() => removeDir(dir));
-  needDisk(dir, LINE_BYTES + 2 * BROKEN_BYTES);
+  needDisk(dir, LINE_BYTES + 3 * BROKEN_BYTES);
   const logs = path.join(dir, 'logs');
   const body = pasted(1 << 20);
 
@@ -61,24 +61,26 @@ test('a 300 MB line is streamed: its usage is counted, memory stays bounded; bro
   closeSync(fd);
   assert.ok(lineBytes > LINE_BYTES);
 
-  // a giant line cut off in the middle (a crashed writer) followed by a good line, and a giant last line still being written
+  // a giant line cut off in the middle (a crashed writer), one with garbage at its start, a good
+  // line, and a giant last line still being written
   const broken = writeLog(logs, 'proj/broken.jsonl', '');
   const fd2 = openSync(broken, 'a');
   writeRepeated(fd2, head.replace('msg_big', 'msg_cut'), body, BROKEN_BYTES, '\n');
+  writeRepeated(fd2, head.replace('msg_big', 'msg_garbage').replace('"type":"assistant"', '"type":@@'), body, BROKEN_BYTES, '"}]}}\n');
   writeSync(fd2, assistant({ msg: 'msg_after', usage: usage(100, 0, 0, 0), t: '2025-03-01T10:00:06.000Z' }) + '\n');
   writeRepeated(fd2, head.replace('msg_big', 'msg_open'), body, BROKEN_BYTES, '');
   closeSync(fd2);
 
   const started = performance.now();
   const s = await summary([logs], path.join(dir, 's.duckdb'), { probe: true });
-  t.diagnostic(`300 MB line + 2 × 70 MB broken lines: ${((performance.now() - started) / 1000).toFixed(1)} s, peak RSS ${Math.round(s.ran.maxRssKb! / 1024)} MB`);
+  t.diagnostic(`300 MB line + 3 × 70 MB broken lines: ${((performance.now() - started) / 1000).toFixed(1)} s, peak RSS ${Math.round(s.ran.maxRssKb! / 1024)} MB`);
   assert.deepEqual(tokens(s.totals), { requests: 3, input: 108, output: 13, cache_write_5m: 16, cache_write_1h: 0, cache_read: 21, unpriced_requests: 0 });
   approx(s.totals.weight, opusWeight(108, 13, 16, 21), 'weight');
   assert.deepEqual(skipsByReason(s), {
-    incomplete_last_line: { count: 1, at: ['broken.jsonl:3'] },
-    invalid_json: { count: 1, at: ['broken.jsonl:1'] },
+    incomplete_last_line: { count: 1, at: ['broken.jsonl:4'] },
+    invalid_json: { count: 2, at: ['broken.jsonl:1', 'broken.jsonl:2'] },
   });
-  assert.equal(s.quality.lines, 5);
+  assert.equal(s.quality.lines, 6);
   assert.ok(s.ran.maxRssKb !== null, 'the probe reported the peak');
   assert.ok(s.ran.maxRssKb! / 1024 < MAX_RSS_MB, `peak RSS ${Math.round(s.ran.maxRssKb! / 1024)} MB ≥ ${MAX_RSS_MB} MB`);
 });
