@@ -4,25 +4,17 @@
  * (a superset of `ChainRequest`) directly.
  */
 import type { Weights } from '../pricing/pricing.js';
-import type { ChainKind } from '../types.js';
+import type { ChainKind, RequestRecord } from '../types.js';
 
-/** One API request of a chain: the fields the cache rules read. */
-export interface ChainRequest {
-  key: string;
-  /** epoch milliseconds */
-  t: number;
-  model: string;
-  input: number;
-  output: number;
-  cacheWrite: number;
-  cacheWrite5m: number;
-  cacheWrite1h: number;
-  cacheRead: number;
-  /** compaction segment; a change from the previous request means a cold restart */
-  segment: number;
-  /** round of the chain (one user prompt and the requests it caused) */
-  round: number;
-}
+/**
+ * One API request of a chain: the fields the cache rules read (`segment`: compaction segment, a
+ * change from the previous request means a cold restart; `round`: one user prompt and the
+ * requests it caused). A de-duplicated RequestRecord is one.
+ */
+export type ChainRequest = Pick<
+  RequestRecord,
+  'key' | 't' | 'model' | 'input' | 'output' | 'cacheWrite' | 'cacheWrite5m' | 'cacheWrite1h' | 'cacheRead' | 'segment' | 'round'
+>;
 
 /** Something that happened in the chain between requests, used to explain breaks. */
 export interface ChainEvent {

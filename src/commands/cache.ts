@@ -4,19 +4,14 @@ import { analyzeAnatomy, chainDetail } from '../analyses/anatomy-summary.js';
 import { DEFAULT_BUDGETS, whatifKeepalive } from '../analyses/keepalive.js';
 import { loadChains } from '../analyses/load-chains.js';
 import { whatifTtl } from '../analyses/ttl.js';
-import { openContext, type Context } from '../context.js';
+import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { formatAnatomy, formatChain } from '../reporters/anatomy.js';
 import { formatKeepalive, formatTtl } from '../reporters/whatif.js';
-import { type Command, type Io, type Output, commonOptions, withLogOptions } from './command.js';
+import { type Command, type Io, type Output, withContext, withLogOptions } from './command.js';
 
-async function withChains<T extends Output>(argv: Record<string, unknown>, io: Io, f: (ctx: Context, chains: Awaited<ReturnType<typeof loadChains>>) => T): Promise<T> {
-  const ctx = await openContext(commonOptions(argv, io));
-  try {
-    return f(ctx, await loadChains(ctx.store, ctx.filters));
-  } finally {
-    ctx.store.close();
-  }
+function withChains<T extends Output>(argv: Record<string, unknown>, io: Io, f: (ctx: Context, chains: Awaited<ReturnType<typeof loadChains>>) => T): Promise<T> {
+  return withContext(argv, io, async (ctx) => f(ctx, await loadChains(ctx.store, ctx.filters)));
 }
 
 function jitterOf(argv: Record<string, unknown>): number {

@@ -3,7 +3,7 @@
  * (cli.ts) prints `--json` or the text and sets the exit code. Commands never write to stdout.
  */
 import type { Argv } from 'yargs';
-import type { CommonOptions } from '../context.js';
+import { type CommonOptions, type Context, openContext } from '../context.js';
 
 export interface Io {
   /** colour allowed on stdout */
@@ -56,4 +56,19 @@ export function withLogOptions(y: Argv): Argv {
     .option('timezone', { type: 'string', requiresArg: true, describe: 'IANA time zone for days (default: this machine\'s)' })
     .option('rebuild', { type: 'boolean', describe: 'drop the store and read every log again' })
     .option('json', { type: 'boolean', describe: 'print JSON instead of tables' });
+}
+
+/** Ingests the logs of this invocation, runs `f` on the store, and always closes the store. */
+export async function withContext<T>(argv: Record<string, unknown>, io: Io, f: (ctx: Context) => Promise<T> | T): Promise<T> {
+  const ctx = await openContext(commonOptions(argv, io));
+  try {
+    return await f(ctx);
+  } finally {
+    ctx.store.close();
+  }
+}
+
+/** A repeatable string option as a list (absent → []). */
+export function listOption(v: unknown): string[] {
+  return v === undefined ? [] : ([] as unknown[]).concat(v).map(String);
 }

@@ -3,8 +3,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Argv } from 'yargs';
-import { openContext } from '../context.js';
-import { type Command, type Io, commonOptions, withLogOptions } from './command.js';
+import { type Command, type Io, listOption, withContext, withLogOptions } from './command.js';
 
 export function defaultReportName(now = new Date()): string {
   return `cachelens-report-${now.toISOString().slice(0, 10)}.html`;
@@ -13,15 +12,7 @@ export function defaultReportName(now = new Date()): string {
 export async function runReport(argv: Record<string, unknown>, io: Io): Promise<{ json: unknown; text: string }> {
   // the report pulls in vega-lite: load it only when a report is asked for
   const [{ buildReportData }, { writeReport }] = await Promise.all([import('../report/build.js'), import('../report/index.js')]);
-  const ctx = await openContext(commonOptions(argv, io));
-  let data;
-  try {
-    const channels = ((argv.channel as string[] | string | undefined) === undefined ? [] : ([] as string[]).concat(argv.channel as string[] | string)).map(String);
-    const sessions = ((argv.session as string[] | string | undefined) === undefined ? [] : ([] as string[]).concat(argv.session as string[] | string)).map(String);
-    data = await buildReportData(ctx, { channels, sessions });
-  } finally {
-    ctx.store.close();
-  }
+  const data = await withContext(argv, io, (ctx) => buildReportData(ctx, { channels: listOption(argv.channel), sessions: listOption(argv.session) }));
   const out = resolve(String(argv.out ?? defaultReportName()));
   const path = await writeReport(data, out);
   if (argv.open) openInBrowser(path, io);

@@ -16,6 +16,7 @@
  *
  * No Math.random, no Date.now: the same seed gives the same bytes on every machine.
  */
+import { mulberry32 } from './prng.js';
 
 export interface ChannelMessage {
   id: string;
@@ -37,17 +38,6 @@ const PEOPLE = ['maya', 'jonas', 'priya', 'tomasz', 'aiko'] as const;
 const START_MS = Date.UTC(2025, 2, 11, 8, 47, 0);
 const MAX_GAP = 21;
 
-/** mulberry32: tiny, fast, good enough for sample data. Example: mulberry32(42)() ≈ 0.6011 */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 class Rand {
   constructor(private readonly next: () => number) {}
