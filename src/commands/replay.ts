@@ -1,13 +1,12 @@
 /** replay channel and replay session: what a different context delivery would cost. */
 import { existsSync, statSync } from 'node:fs';
 import type { Argv } from 'yargs';
-import { openContext } from '../context.js';
 import { UsageError } from '../errors.js';
 import { loadPriceTable } from '../pricing/pricing.js';
 import { formatSessionReplay, locateChain, replaySessionFile, SESSION_STRATEGIES, type SessionReplayResult, type SessionStrategy, type ThinkingRule } from '../replay/index.js';
 import { CHANNEL_STRATEGIES, type ChannelStrategy, formatChannelReplay, parseDurationMinutes, runChannelReplay } from '../replay/index.js';
 import { ENCODINGS, type EncodingName } from '../replay/index.js';
-import { type Command, commonOptions } from './command.js';
+import { type Command, withContext } from './command.js';
 
 function list(v: unknown): string[] {
   if (v === undefined) return [];
@@ -93,14 +92,8 @@ const sessionCommand: Command = {
     if (isTranscriptPath(target)) {
       result = await replaySessionFile(target, { ...opts, prices: loadPriceTable(argv.pricing as string | undefined) });
     } else {
-      const ctx = await openContext(commonOptions(argv, io));
-      let located;
-      try {
-        located = await locateChain(ctx.store, target, opts.chain);
-      } finally {
-        ctx.store.close();
-      }
-      result = await replaySessionFile(located.path, { ...opts, chain: located.chain_id, prices: ctx.prices });
+      const { located, prices } = await withContext(argv, io, async (ctx) => ({ located: await locateChain(ctx.store, target, opts.chain), prices: ctx.prices }));
+      result = await replaySessionFile(located.path, { ...opts, chain: located.chain_id, prices });
     }
     return { json: result, text: formatSessionReplay(result, { color: io.color }) };
   },

@@ -13,7 +13,7 @@ import { columnsOf, formatRows, toCsv } from '../reporters/rows.js';
 import { exportParquet } from '../store/export.js';
 import { type SqlSource, openParquet, usePortableViews } from '../store/portable.js';
 import { listQueries, queryParams, querySql, runQuery } from '../store/queries.js';
-import { type Command, type Io, commonOptions, withLogOptions } from './command.js';
+import { type Command, type Io, commonOptions, withContext, withLogOptions } from './command.js';
 
 /** `--param k=v` (repeatable) → {k: 'v'}; values stay text (cast in SQL: `$n::INTEGER`). */
 export function parseParams(raw: unknown): Record<string, string> {
@@ -133,8 +133,7 @@ export const exportCommand: Command = {
   options: (y) =>
     withLogOptions(y).option('parquet', { type: 'string', demandOption: 'name the directory: --parquet DIR', describe: 'directory to write (empty, or a previous export)' }),
   async run(argv, io) {
-    const ctx = await openContext(commonOptions(argv, io));
-    try {
+    return withContext(argv, io, async (ctx) => {
       await usePortableViews(ctx.store);
       const result = await exportParquet(ctx.store, String(argv.parquet), { timezone: ctx.filters.timezone, logRoots: ctx.discovery.roots });
       const text = [
@@ -142,8 +141,6 @@ export const exportCommand: Command = {
         ...result.tables.map((t) => `  ${t.table.padEnd(12)} ${String(t.rows).padStart(9)} rows  ${String(t.days).padStart(4)} days  ${String(t.files).padStart(4)} files`),
       ].join('\n');
       return { json: result, text };
-    } finally {
-      ctx.store.close();
-    }
+    });
   },
 };
