@@ -98,6 +98,7 @@ export function weightOf(u: Usage, w: Weights): number {
 export function loadPriceTable(pricingFile?: string): PriceTable {
   const models: Record<string, ModelPrice> = { ...(bundled.models as Record<string, ModelPrice>) };
   let date = bundled.date;
+  if (pricingFile === '') throw new UsageError('--pricing: expected a file name');
   if (pricingFile) {
     Object.assign(models, readPricingFile(pricingFile));
     date = `${bundled.date} + ${pricingFile}`;

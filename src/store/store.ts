@@ -47,6 +47,8 @@ export class Store {
   ) {}
 
   static async open(path: string, opts: StoreOpenOptions = {}): Promise<Store> {
+    // DuckDB takes "" for an in-memory database: `--db=` must not silently keep nothing
+    if (path === '') throw new UsageError('--db: expected a file name (or :memory:)');
     if (path !== ':memory:') makeStoreDir(path);
     const instance = await openLocked(path, opts);
     const db = await instance.connect();
