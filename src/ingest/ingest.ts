@@ -13,11 +13,12 @@
  * are those of the last run, the derived tables are kept as they are.
  */
 import { createHash } from 'node:crypto';
-import { open, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import type { PriceTable } from '../pricing/pricing.js';
 import { type FileRow, Store } from '../store/store.js';
 import type { SkipReason, SkippedLine } from '../types.js';
 import { type Discovery, type FoundFile, decodeProjectDir, discover } from './discover.js';
+import { fingerprint } from './fingerprint.js';
 import { readAll } from './pool.js';
 import type { ReadOptions } from './read-file.js';
 
@@ -61,8 +62,6 @@ export interface IngestResult {
   walkSkips: WalkSkip[];
 }
 
-const FINGERPRINT_BYTES = 1024;
-
 export async function ingest(opts: IngestOptions): Promise<IngestResult> {
   const started = performance.now();
   const discovery = await discover(opts.paths, opts.env ?? process.env);
@@ -99,7 +98,7 @@ async function ingestInto(store: Store, discovery: Discovery, opts: IngestOption
       continue;
     }
     if (row && row.kind === f.kind && f.size >= row.readTo && row.parserState) {
-      const fp = await fingerprint(f.path, row.readTo).catch(() => null);
+      const fp = tryFingerprint(f.path, row.readTo);
       if (fp !== null && fp === row.headHash) {
         appends.push({ f, row });
         continue;
@@ -137,16 +136,18 @@ async function ingestInto(store: Store, discovery: Discovery, opts: IngestOption
       }
     }
 
-    const tasks: { path: string; id: { fileId: number; fileAgentId: string | null; fileSessionId: string | null }; opts: ReadOptions }[] = [
+    const tasks: { path: string; id: { fileId: number; fileAgentId: string | null; fileSessionId: string | null }; opts: ReadOptions; bytes: number }[] = [
       ...full.map((x) => ({
         path: x.f.path,
         id: { fileId: x.id, fileAgentId: x.f.agentId, fileSessionId: x.f.sessionId },
         opts: { ...opts.read },
+        bytes: x.f.size,
       })),
       ...appends.map((a) => ({
         path: a.f.path,
         id: { fileId: a.row.fileId, fileAgentId: a.f.agentId, fileSessionId: a.f.sessionId },
         opts: { ...opts.read, from: a.row.readTo, linesBefore: a.row.lines, state: a.row.parserState ?? undefined },
+        bytes: a.f.size - a.row.readTo,
       })),
     ];
     const byPath = new Map<string, { f: FoundFile; row?: FileRow }>();
@@ -184,7 +185,8 @@ async function ingestInto(store: Store, discovery: Discovery, opts: IngestOption
         mtimeMs: r.size === f.size ? f.mtimeMs : r.mtimeMs,
         readTo: r.readTo,
         lines: r.lines,
-        headHash: '',
+        // taken by the reader, over what it read: appended bytes never change it
+        headHash: r.fingerprint,
         sessionId: x.sessionId ?? row?.sessionId ?? f.sessionId,
         agentId: f.agentId,
         project: x.cwd ?? decodeProjectDir(f.projectDir),
@@ -195,11 +197,7 @@ async function ingestInto(store: Store, discovery: Discovery, opts: IngestOption
       });
       opts.progress?.({ files: done, filesTotal: tasks.length, bytes, bytesTotal });
     }, opts.workers);
-    for (const row of readRows) {
-      // taken after reading, over what was read: appended bytes never change it
-      row.headHash = (await fingerprint(row.path, row.readTo).catch(() => null)) ?? '';
-      writer.file(row);
-    }
+    for (const row of readRows) writer.file(row);
     writer.close();
     await store.deleteFacts(failed, true);
     await store.setScope(scope);
@@ -215,23 +213,12 @@ async function ingestInto(store: Store, discovery: Discovery, opts: IngestOption
   return { store, discovery, stats, walkSkips };
 }
 
-/**
- * What identifies the bytes a read covered: SHA-1 of the first and the last KiB before `readTo`
- * (and of `readTo` itself). A file that was appended to keeps it; a file that was replaced, even
- * by one that starts with the same session header, almost never does, and is read again.
- * Example: readTo 5,000 → hash of "5000", bytes [0, 1024) and bytes [3976, 5000).
- */
-async function fingerprint(path: string, readTo: number): Promise<string> {
-  const fh = await open(path, 'r');
+/** The fingerprint of a file's bytes up to readTo, or null when it cannot be read now. */
+function tryFingerprint(path: string, readTo: number): string | null {
   try {
-    const n = Math.min(FINGERPRINT_BYTES, readTo);
-    const head = Buffer.alloc(n);
-    const tail = Buffer.alloc(n);
-    const a = await fh.read(head, 0, n, 0);
-    const b = await fh.read(tail, 0, n, readTo - n);
-    return createHash('sha1').update(String(readTo)).update(head.subarray(0, a.bytesRead)).update(tail.subarray(0, b.bytesRead)).digest('hex');
-  } finally {
-    await fh.close();
+    return fingerprint(path, readTo);
+  } catch {
+    return null;
   }
 }
 

@@ -7,9 +7,14 @@
  * A last line without a newline is read if it parses; if it does not, it is a half-written line:
  * counted as `incomplete_last_line` and left unread (`readTo` stops before it), so the next run
  * reads it once Claude Code has finished writing it.
+ *
+ * I/O is synchronous (the reader runs in worker threads, or on the main thread for small jobs,
+ * with nothing else to wait for): on a 1 GB corpus of 15,000 files, promise-based open/stat/read/
+ * close cost ~1.5 s of CPU, the sync calls ~0.25 s. One buffer per thread is kept between files.
  */
-import { type FileHandle, open } from 'node:fs/promises';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { FileParser, type FileFacts, type FileIdentity, type ParserState } from './file-parser.js';
+import { fingerprintFd } from './fingerprint.js';
 import { LINE_SCHEMA, type Line } from './line.js';
 import { ProjectionError, projectLine } from './project.js';
 import { StreamProjector } from './stream-project.js';
@@ -37,23 +42,40 @@ export interface ReadResult {
   /** lines up to readTo */
   lines: number;
   bytesRead: number;
+  /** fingerprint.ts over [0, readTo), taken through the same descriptor */
+  fingerprint: string;
 }
 
 const NL = 0x0a;
 
+/** The buffer kept between files (not above SPARE_MAX, so a rare big file does not pin its chunk). */
+let spare: Buffer | null = null;
+const SPARE_MAX = 16 * 1024 * 1024;
+
+function buffer(need: number): Buffer {
+  if (spare && spare.length >= need) return spare.subarray(0, need);
+  if (need > SPARE_MAX) return Buffer.allocUnsafe(need);
+  spare = Buffer.allocUnsafe(Math.min(SPARE_MAX, Math.max(need, 2 * (spare?.length ?? 0), 256 * 1024)));
+  return spare.subarray(0, need);
+}
+
 export async function readTranscript(path: string, id: FileIdentity, opts: ReadOptions = {}): Promise<ReadResult> {
+  return readTranscriptSync(path, id, opts);
+}
+
+export function readTranscriptSync(path: string, id: FileIdentity, opts: ReadOptions = {}): ReadResult {
   const chunkSize = opts.chunkSize ?? DEFAULT_CHUNK;
   const streamAbove = opts.streamAbove ?? chunkSize;
   const parser = new FileParser(id, opts.state);
-  const fh = await open(path, 'r');
+  const fd = openSync(path, 'r');
   try {
-    const st = await fh.stat();
+    const st = fstatSync(fd);
     const size = st.size;
     let pos = opts.from ?? 0;
     let lineNo = opts.linesBefore ?? 0;
-    if (pos > 0 && pos < size && (await endsLineHere(fh, pos))) pos++;
+    if (pos > 0 && pos < size && endsLineHere(fd, pos)) pos++;
     let readTo = pos;
-    let buf = Buffer.allocUnsafe(Math.min(chunkSize, Math.max(size - pos, 1)) + 1);
+    let buf = buffer(Math.min(chunkSize, Math.max(size - pos, 1)) + 1);
     let have = 0; // bytes of buf holding data not yet consumed, starting at 0
     let stream: StreamProjector | null = null;
     let bomChecked = pos > 0;
@@ -94,7 +116,7 @@ export async function readTranscript(path: string, id: FileIdentity, opts: ReadO
         buf = bigger;
       }
       const want = Math.min(chunkSize, size - pos, buf.length - have);
-      const { bytesRead } = await fh.read(buf, have, want, pos);
+      const bytesRead = readSync(fd, buf, have, want, pos);
       if (bytesRead === 0) break; // the file shrank while we read it
       pos += bytesRead;
       const end = have + bytesRead;
@@ -169,9 +191,9 @@ export async function readTranscript(path: string, id: FileIdentity, opts: ReadO
     } else readTo = pos;
 
     const facts = parser.finish();
-    return { facts, size, mtimeMs: st.mtimeMs, readTo, lines: lineNo, bytesRead: pos - (opts.from ?? 0) };
+    return { facts, size, mtimeMs: st.mtimeMs, readTo, lines: lineNo, bytesRead: pos - (opts.from ?? 0), fingerprint: fingerprintFd(fd, readTo) };
   } finally {
-    await fh.close();
+    closeSync(fd);
   }
 }
 
@@ -180,9 +202,9 @@ export async function readTranscript(path: string, id: FileIdentity, opts: ReadO
  * since been written at `from`: that byte ends a line already counted, not a new blank line.
  * Example: "{…}\n{…}" read to its end, then "\n{…}\n" appended → skip the first "\n".
  */
-async function endsLineHere(fh: FileHandle, from: number): Promise<boolean> {
+function endsLineHere(fd: number, from: number): boolean {
   const two = Buffer.alloc(2);
-  const { bytesRead } = await fh.read(two, 0, 2, from - 1);
+  const bytesRead = readSync(fd, two, 0, 2, from - 1);
   return bytesRead === 2 && two[0] !== NL && two[1] === NL;
 }
 

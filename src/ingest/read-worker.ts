@@ -1,14 +1,22 @@
-/** Worker thread: reads transcript files on request and posts their facts back. */
-import { parentPort } from 'node:worker_threads';
-import { readTranscript } from './read-file.js';
-import type { ReadTask } from './pool.js';
+/**
+ * Worker thread: takes tasks from the shared cursor until none are left, posting each file's
+ * facts (or its error) as it finishes; waits while AHEAD results are still untaken (pool.ts).
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { AHEAD, CURSOR, DONE, POSTED, type ReadTask, TAKEN, readOne } from './pool.js';
 
-parentPort?.on('message', async (task: ReadTask) => {
-  try {
-    const result = await readTranscript(task.path, task.id, task.opts);
-    parentPort?.postMessage({ seq: task.seq, result });
-  } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    parentPort?.postMessage({ seq: task.seq, error: { code: e.code ?? null, message: e.message } });
+const { tasks, shared } = workerData as { tasks: ReadTask[]; shared: Int32Array };
+
+for (;;) {
+  const i = Atomics.add(shared, CURSOR, 1);
+  if (i >= tasks.length) break;
+  const m = readOne(tasks[i]);
+  for (;;) {
+    const taken = Atomics.load(shared, TAKEN);
+    if (Atomics.load(shared, POSTED) - taken < AHEAD) break;
+    Atomics.wait(shared, TAKEN, taken, 1000);
   }
-});
+  Atomics.add(shared, POSTED, 1);
+  parentPort?.postMessage(m);
+}
+parentPort?.postMessage(DONE);

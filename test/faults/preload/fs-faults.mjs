@@ -1,7 +1,8 @@
 /**
  * Preload (`node --import`) for the fault suite: makes the file system misbehave at the exact
  * moment a case needs, with real kernel errors and real writes, by wrapping fs/promises `open`
- * and `readFile`:
+ * and `readFile` and their sync counterparts `openSync` and `readSync` (the reader and the
+ * fingerprint use sync I/O):
  *
  * - FAULT_VANISH=a.jsonl,b.jsonl — the first open (or readFile) of a file with that name unlinks
  *   it just before opening: the file was listed, then vanished before it was read (ENOENT from the kernel).
@@ -11,7 +12,7 @@
  *
  * Each fault fires once and is recorded in FAULT_PROBE_OUT.
  */
-import { appendFileSync, readFileSync, unlinkSync } from 'node:fs';
+import fs, { appendFileSync, readFileSync, unlinkSync } from 'node:fs';
 import fsp from 'node:fs/promises';
 import { syncBuiltinESMExports } from 'node:module';
 import { basename } from 'node:path';
@@ -54,5 +55,31 @@ fsp.open = async function open(path, ...rest) {
     };
   }
   return fh;
+};
+
+const realOpenSync = fs.openSync;
+const realReadSync = fs.readSync;
+let growFd = -1;
+let growPath = '';
+
+fs.openSync = function openSync(path, ...rest) {
+  if (typeof path === 'string' || path instanceof URL) maybeVanish(path);
+  const fd = realOpenSync.call(this, path, ...rest);
+  if (grow && basename(String(path)) === grow && !grown) {
+    grown = true;
+    growFd = fd;
+    growPath = String(path);
+  }
+  return fd;
+};
+
+fs.readSync = function readSync(fd, ...rest) {
+  const r = realReadSync.call(this, fd, ...rest);
+  if (fd === growFd) {
+    growFd = -1;
+    appendFileSync(growPath, readFileSync(process.env.FAULT_GROW_DATA));
+    record({ fault: 'grow', path: growPath });
+  }
+  return r;
 };
 syncBuiltinESMExports();

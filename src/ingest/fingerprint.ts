@@ -1,0 +1,32 @@
+/**
+ * What identifies the bytes a read covered: SHA-1 of `readTo` and of the first and the last KiB
+ * before it. A file that was appended to keeps it; a file that was replaced, even by one that
+ * starts with the same session header, almost never does, and is read again.
+ *
+ * Example: readTo 5,000 → SHA-1 of "5000", bytes [0, 1024) and bytes [3976, 5000).
+ *
+ * The reader takes it through the descriptor it read with (no second open per file); ingest
+ * takes it by path when it checks whether a grown file is an append.
+ */
+import { createHash } from 'node:crypto';
+import { closeSync, openSync, readSync } from 'node:fs';
+
+export const FINGERPRINT_BYTES = 1024;
+
+export function fingerprintFd(fd: number, readTo: number): string {
+  const n = Math.min(FINGERPRINT_BYTES, readTo);
+  const head = Buffer.alloc(n);
+  const tail = Buffer.alloc(n);
+  const a = n > 0 ? readSync(fd, head, 0, n, 0) : 0;
+  const b = n > 0 ? readSync(fd, tail, 0, n, readTo - n) : 0;
+  return createHash('sha1').update(String(readTo)).update(head.subarray(0, a)).update(tail.subarray(0, b)).digest('hex');
+}
+
+export function fingerprint(path: string, readTo: number): string {
+  const fd = openSync(path, 'r');
+  try {
+    return fingerprintFd(fd, readTo);
+  } finally {
+    closeSync(fd);
+  }
+}
