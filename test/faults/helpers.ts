@@ -39,6 +39,13 @@ export function writeLog(root: string, rel: string, content: string[] | string |
   return file;
 }
 
+/** `text` as UTF-8 with `marker` replaced by raw bytes (which need not be valid UTF-8). */
+export function withBytes(text: string, marker: string, bytes: number[]): Buffer {
+  const at = text.indexOf(marker);
+  if (at < 0) throw new Error(`no ${marker} in ${text}`);
+  return Buffer.concat([Buffer.from(text.slice(0, at)), Buffer.from(bytes), Buffer.from(text.slice(at + marker.length))]);
+}
+
 export interface UsageFields {
   input_tokens?: unknown;
   output_tokens?: unknown;

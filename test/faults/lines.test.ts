@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { appendFileSync } from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { approx, assistant, opusWeight, removeDir, skipsByReason, summary, tempDir, tokens, usage, user, writeLog } from './helpers.js';
+import { approx, assistant, opusWeight, removeDir, skipsByReason, summary, tempDir, tokens, usage, user, withBytes, writeLog } from './helpers.js';
 
 function setup(t: { after: (fn: () => void) => void }) {
   const dir = tempDir();
@@ -78,13 +78,13 @@ test('invalid UTF-8 and lone surrogate escapes do not lose usage; bytes outside 
   const { logs, db } = setup(t);
   const lines: Buffer[] = [
     // invalid bytes inside the text of a request: the text is not needed, the usage is
-    Buffer.concat([Buffer.from(assistant({ msg: 'm1', usage: usage(1, 2, 3, 4), text: 'XX' }).split('XX')[0]), Buffer.from([0xff, 0xfe, 0xc3, 0x28, 0xed, 0xa0, 0x80]), Buffer.from(assistant({ msg: 'm1', usage: usage(1, 2, 3, 4), text: 'XX' }).split('XX')[1])]),
+    withBytes(assistant({ msg: 'm1', usage: usage(1, 2, 3, 4), text: 'XX' }), 'XX', [0xff, 0xfe, 0xc3, 0x28, 0xed, 0xa0, 0x80]),
     // an invalid byte inside the request id: still one request, counted once
-    Buffer.concat([Buffer.from(assistant({ msg: 'm2', req: 'rYY', usage: usage(10, 0, 0, 0) }).split('YY')[0]), Buffer.from([0xc3]), Buffer.from(assistant({ msg: 'm2', req: 'rYY', usage: usage(10, 0, 0, 0) }).split('YY')[1])]),
+    withBytes(assistant({ msg: 'm2', req: 'rYY', usage: usage(10, 0, 0, 0) }), 'YY', [0xc3]),
     // lone surrogate escapes in the text, the message id and the project (cwd)
     Buffer.from(assistant({ msg: 'm3', usage: usage(100, 0, 0, 0), text: 'TEXT', cwd: 'CWD' }).replace('TEXT', '\\ud800 and \\udfff').replace('"m3"', '"m3\\udc00"').replace('CWD', '/proj\\ud83d')),
     // a raw invalid byte before the object: not JSON
-    Buffer.concat([Buffer.from([0xff]), Buffer.from(assistant({ msg: 'm4', usage: usage(1000, 0, 0, 0) }))]),
+    withBytes('XX' + assistant({ msg: 'm4', usage: usage(1000, 0, 0, 0) }), 'XX', [0xff]),
   ];
   writeLog(logs, 'proj/s1.jsonl', Buffer.concat(lines.flatMap((l) => [l, Buffer.from('\n')])));
   const s = await summary([logs], db);

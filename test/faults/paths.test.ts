@@ -9,19 +9,18 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { readTranscript } from '../../src/ingest/read-file.js';
-import { assistant, removeDir, tempDir, usage, user } from './helpers.js';
+import { assistant, removeDir, tempDir, usage, user, withBytes } from './helpers.js';
 
 const enc = (s: string) => Buffer.from(s);
-const line = (...parts: (string | number[])[]) => Buffer.concat(parts.map((p) => (typeof p === 'string' ? enc(p) : Buffer.from(p))));
-const split = (s: string, at: string) => [s.slice(0, s.indexOf(at)), s.slice(s.indexOf(at) + at.length)] as const;
 
 /** name → file bytes */
 const CASES: Record<string, Buffer> = (() => {
-  const [a, b] = split(assistant({ msg: 'm1', usage: usage(1, 2, 3, 4), text: 'XX' }), 'XX');
-  const [c, d] = split(assistant({ msg: 'm2', req: 'rYY', usage: usage(5, 0, 0, 0) }), 'YY');
   const good = assistant({ msg: 'm3', usage: usage(7, 7, 7, 7) });
   return {
-    'invalid UTF-8 in text and in an id': Buffer.concat([line(a, [0xff, 0xfe, 0xc3, 0x28, 0xed, 0xa0, 0x80, 0xf0, 0x9f], b, '\n'), line(c, [0xc3], d, '\n')]),
+    'invalid UTF-8 in text and in an id': Buffer.concat([
+      withBytes(assistant({ msg: 'm1', usage: usage(1, 2, 3, 4), text: 'XX' }) + '\n', 'XX', [0xff, 0xfe, 0xc3, 0x28, 0xed, 0xa0, 0x80, 0xf0, 0x9f]),
+      withBytes(assistant({ msg: 'm2', req: 'rYY', usage: usage(5, 0, 0, 0) }) + '\n', 'YY', [0xc3]),
+    ]),
     'lone surrogate escapes': enc(assistant({ msg: 'm\\ud800', usage: usage(1, 0, 0, 0), text: 'T', cwd: '/p' }).replace('"T"', '"\\udfff\\ud83d"').replace('/p', '/p\\udc00') + '\n'),
     'multi-byte characters everywhere': enc(user('é✓😀'.repeat(50), { cwd: '/proj/é✓😀' }) + '\n' + assistant({ msg: 'm😀', usage: usage(1, 1, 1, 1), text: '😀'.repeat(100) }) + '\n'),
     'CRLF and a BOM': enc('\ufeff' + user('hi') + '\r\n' + good + '\r\n'),
@@ -37,7 +36,8 @@ const CASES: Record<string, Buffer> = (() => {
     ),
     'a half last line': enc(user('hi') + '\n' + good + '\n' + good.slice(0, 77)),
     'unknown types and fields': enc([JSON.stringify({ type: 'hologram', deep: { a: [1, { b: 'c' }] } }), JSON.stringify({ type: 42 }), JSON.stringify({ type: 'assistant', message: 'str' }), good].join('\n') + '\n'),
-    'escapes in needed strings': enc(assistant({ msg: 'm\\"q\\\\', usage: usage(1, 1, 1, 1), cwd: '/a\\nb' }).replace('"m\\\\\\"q\\\\\\\\"', '"m\\"q\\\\"') + '\n'),
+    // JSON.stringify writes the escapes: \" and \\ in the id, \n and \u0007 in the project
+    'escapes in needed strings': enc(assistant({ msg: 'm"q\\', usage: usage(1, 1, 1, 1), cwd: '/a\nb\u0007' }) + '\n'),
   };
 })();
 
