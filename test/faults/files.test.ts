@@ -35,8 +35,8 @@ test('a directory named x.jsonl is walked as a directory, not read as a file', a
 });
 
 /**
- * Permission denied is real here: as root (who may read anything) the run switches to `nobody`
- * with setpriv; as any other user the chmod binds by itself.
+ * Permission denied is real here: as root (who may read anything) the run drops
+ * CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH with setpriv; as any other user the chmod binds by itself.
  */
 test('unreadable files and directories are reported with their paths; a later run reads them once readable', async (t) => {
   const { logs, db } = setup(t);

@@ -157,7 +157,7 @@ export interface Ran {
 
 export interface RunOptions {
   env?: Record<string, string | undefined>;
-  /** run as the unprivileged `nobody` (only meaningful, and only done, when the test runs as root) */
+  /** run without root's power to read anything (only meaningful, and only done, when the test runs as root) */
   asNobody?: boolean;
   probe?: boolean;
   noNetwork?: boolean;
@@ -199,8 +199,9 @@ export function runCli(args: string[], opts: RunOptions = {}): Promise<Ran> {
     cmd = opts.wrap[0];
   }
   if (opts.asNobody && process.getuid?.() === 0) {
-    chmodSync(scratch, 0o777);
-    argv = ['--reuid=65534', '--regid=65534', '--clear-groups', cmd, ...argv];
+    // Root reads anything through CAP_DAC_OVERRIDE / CAP_DAC_READ_SEARCH: drop both, stay root.
+    // File modes then bind as for anyone, and the checkout (root's own) stays readable wherever it is.
+    argv = ['--bounding-set=-dac_override,-dac_read_search', '--inh-caps=-dac_override,-dac_read_search', cmd, ...argv];
     cmd = 'setpriv';
   }
   const spawnOpts: SpawnOptions = { env, cwd: opts.cwd ?? scratch, stdio: ['ignore', 'pipe', 'pipe'] };
