@@ -175,7 +175,7 @@ async function ingestInto(store: Store, discovery: Discovery, opts: IngestOption
       if (row) stats.appended++;
       else stats.read++;
       const x = r.facts;
-      writer.facts(x);
+      writer.columns(o.columns);
       readRows.push({
         fileId: x.fileId,
         path: f.path,

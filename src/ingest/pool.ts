@@ -14,7 +14,8 @@
  */
 import { availableParallelism } from 'node:os';
 import { Worker, type WorkerOptions } from 'node:worker_threads';
-import type { FileIdentity } from './file-parser.js';
+import { type FactColumns, encodeFacts } from '../store/fact-columns.js';
+import type { FileFacts, FileIdentity } from './file-parser.js';
 import { type ReadOptions, type ReadResult, readTranscriptSync } from './read-file.js';
 
 export interface ReadTask {
@@ -26,10 +27,14 @@ export interface ReadTask {
   bytes?: number;
 }
 
-export type ReadOutcome = { task: ReadTask; result: ReadResult } | { task: ReadTask; error: { code: string | null; message: string } };
+/**
+ * A file read: its result, whose facts keep only what describes the file (session, cwd, state,
+ * counts), and its rows for the fact tables as columns, ready for StoreWriter.columns.
+ */
+export type ReadOutcome = { task: ReadTask; result: ReadResult; columns: FactColumns } | { task: ReadTask; error: { code: string | null; message: string } };
 
 /** What a worker posts: the task's seq with its result or error. */
-export type WorkerMessage = { seq: number; result: ReadResult } | { seq: number; error: { code: string | null; message: string } };
+export type WorkerMessage = { seq: number; result: ReadResult; columns: FactColumns } | { seq: number; error: { code: string | null; message: string } };
 
 /** A worker's last message: it has no more tasks (messages of one port arrive in order, so all its results came before). */
 export const DONE = 'done';
@@ -52,7 +57,9 @@ const WORKER_THRESHOLD_BYTES = 8 * 1024 * 1024;
 
 export function readOne(task: ReadTask): WorkerMessage {
   try {
-    return { seq: task.seq, result: readTranscriptSync(task.path, task.id, task.opts) };
+    const result = readTranscriptSync(task.path, task.id, task.opts);
+    const columns = encodeFacts(result.facts);
+    return { seq: task.seq, result: { ...result, facts: withoutRows(result.facts) }, columns };
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     return { seq: task.seq, error: { code: e.code ?? null, message: e.message } };
@@ -66,7 +73,7 @@ export async function readAll(
   workers = availableParallelism(),
 ): Promise<void> {
   const queue: ReadTask[] = tasks.map((t, seq) => ({ ...t, seq }));
-  const outcome = (m: WorkerMessage): ReadOutcome => ('error' in m ? { task: queue[m.seq], error: m.error } : { task: queue[m.seq], result: m.result });
+  const outcome = (m: WorkerMessage): ReadOutcome => ('error' in m ? { task: queue[m.seq], error: m.error } : { task: queue[m.seq], result: m.result, columns: m.columns });
   if (workers <= 1 || bytes < WORKER_THRESHOLD_BYTES || queue.length < 2) {
     for (const task of queue) onDone(outcome(readOne(task)));
     return;
@@ -98,6 +105,11 @@ export async function readAll(
         }),
     ),
   );
+}
+
+/** Facts without their rows (those travel as columns): what is left describes the file. */
+function withoutRows(f: FileFacts): FileFacts {
+  return { ...f, observations: [], chains: [], spawns: [], links: [], sidechainRoots: [], attachments: [], events: [], lineCounts: new Map(), skipped: [] };
 }
 
 /** The built worker, or under tsx (tests, `npm run bench` from source) the .ts one with tsx loaded in it. */

@@ -24,7 +24,7 @@ async function collect(paths: string[], bytes: number, workers: number): Promise
   const seen = new Map<string, unknown>();
   await readAll(tasks, bytes, (o: ReadOutcome) => {
     assert.ok(!seen.has(o.task.path), `${o.task.path} reported twice`);
-    seen.set(o.task.path, 'error' in o ? { error: o.error.code } : plain(o.result));
+    seen.set(o.task.path, 'error' in o ? { error: o.error.code } : plain({ result: o.result, columns: o.columns }));
   }, workers);
   return seen;
 }

@@ -1,0 +1,119 @@
+/**
+ * The chunked StoreWriter against the row-by-row one it replaced (writer-reference.ts): the same
+ * facts leave every fact table identical, row for row and byte for byte (NUL inside keys, lone
+ * surrogates, non-ASCII, nulls, more rows than one chunk), whether the facts come as FileFacts or
+ * as the columns a reader worker sends.
+ */
+import assert from 'node:assert/strict';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import type { FileFacts } from '../../src/ingest/file-parser.js';
+import { readTranscript } from '../../src/ingest/read-file.js';
+import { encodeFacts } from '../../src/store/fact-columns.js';
+import { FACT_TABLES } from '../../src/store/schema.js';
+import { Store } from '../../src/store/store.js';
+import { StoreWriter } from '../../src/store/writer.js';
+import { REAL_LOGS, REPO } from '../helpers/corpus.js';
+import { ReferenceWriter } from './writer-reference.js';
+
+function transcripts(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) return transcripts(p);
+    return name.endsWith('.jsonl') ? [p] : [];
+  });
+}
+
+/** Facts with every awkward value a string or number column can hold, and 5,000 observations. */
+function awkward(fileId: number): FileFacts {
+  const odd = ['a\u0000b', 'lone\ud800x', 'é😀', '', 'quote"\n\\', 'x'.repeat(5000)];
+  const observations = Array.from({ length: 5000 }, (_, i) => ({
+    fileId,
+    line: i + 1,
+    key: `m${i}\u0000r${i}`,
+    messageId: odd[i % odd.length] + i,
+    requestId: i % 3 ? `r${i}` : null,
+    t: 1.7e12 + i / 7,
+    model: i % 2 ? 'claude-opus-4-6' : odd[i % odd.length],
+    rank: i % 3,
+    sessionId: 's',
+    chainId: 's',
+    agentId: i % 5 ? null : 'a1',
+    input: i,
+    output: 2 ** 31 - 1 - i,
+    cacheWrite: 0,
+    cacheWrite5m: 0,
+    cacheWrite1h: 0,
+    cacheRead: 999_999_999,
+    webSearch: 0,
+    webFetch: 1,
+    splitMissing: i % 2 === 0,
+    serviceTier: i % 4 ? 'standard' : null,
+    speed: null,
+    copies: 1,
+    segment: 0,
+    round: i,
+  }));
+  return {
+    fileId,
+    sessionId: 's',
+    cwd: null,
+    lines: 5000,
+    observations,
+    chains: [],
+    spawns: [{ sessionId: 's', toolUseId: 't\u0000', requestedType: null, spawnName: 'é', promptHash: null }],
+    links: [{ sessionId: 's', toolUseId: 't', agentId: 'a\ud800' }],
+    sidechainRoots: [{ chainId: 'c', promptHash: null }],
+    attachments: [{ chainId: 'c', fileId, line: 3, t: 0.1 + 0.2, type: 'skill_listing', bytes: 12, hash: 'h', round: 1 }],
+    events: [{ chainId: 'c', line: 4, t: -0, kind: 'compaction', detail: 'compact_boundary' }],
+    lineCounts: new Map([
+      ['user', 3],
+      ['progress\u0000agent_progress', 2],
+    ]),
+    skipped: [{ fileId, line: 9, reason: 'invalid_json', detail: 'bad \u0000 line' }],
+    synthetic: 0,
+    state: { chains: [{ chainId: 'c', sessionId: 's', agentId: null, kind: 'main', rounds: 2, compactions: 1, requests: 3, firstT: 5.5 }], sidechainOf: [] },
+  };
+}
+
+test('the chunked writer leaves every fact table as the row-by-row writer did', async () => {
+  const facts: FileFacts[] = [awkward(1)];
+  const files = [...transcripts(REAL_LOGS), ...transcripts(join(REPO, 'sample-logs'))];
+  for (const [i, f] of files.entries()) facts.push((await readTranscript(f, { fileId: i + 2, fileAgentId: null, fileSessionId: null })).facts);
+
+  const store = await Store.open(':memory:');
+  try {
+    await store.run(`ATTACH ':memory:' AS ref`);
+    await store.run(`USE ref`);
+    const { CREATE_TABLES } = await import('../../src/store/schema.js');
+    await store.run(CREATE_TABLES);
+    const ref = await ReferenceWriter.create(store.db);
+    for (const x of facts) ref.facts(x);
+    ref.close();
+    await store.run(`USE memory`);
+
+    const writer = await store.writer();
+    // half as FileFacts, half as the columns a worker sends
+    for (const [i, x] of facts.entries()) {
+      if (i % 2) writer.facts(x);
+      else writer.columns(encodeFacts(x));
+    }
+    writer.close();
+
+    let rows = 0;
+    for (const t of FACT_TABLES) {
+      const [n] = await store.all(`SELECT (SELECT count(*) FROM memory.main.${t})::INT AS ours, (SELECT count(*) FROM ref.main.${t})::INT AS theirs`);
+      assert.equal(n.ours, n.theirs, `${t}: row count`);
+      // hash(...) compares strings byte for byte (NUL, U+FFFD for lone surrogates) and doubles bit for bit
+      const [d] = await store.all(
+        `SELECT count(*)::INT AS d FROM (SELECT hash(COLUMNS(*)) FROM memory.main.${t} EXCEPT ALL SELECT hash(COLUMNS(*)) FROM ref.main.${t})`,
+      );
+      assert.equal(d.d, 0, `${t}: rows differ`);
+      rows += n.ours as number;
+    }
+    assert.ok(rows > 6000, `only ${rows} rows compared`);
+  } finally {
+    store.close();
+  }
+});
