@@ -2,19 +2,31 @@
  * `npm start`: the main job on the default roots, or on the bundled sample-logs/ when this machine
  * has no Claude Code logs — saying which it used.
  */
-import { existsSync } from 'node:fs';
+import { type Dirent, existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defaultRoots } from '../ingest/discover.js';
-import { join } from 'node:path';
 import type { Command, Io } from './command.js';
 import { runReport } from './report.js';
 
 export const SAMPLE_LOGS = fileURLToPath(new URL('../../sample-logs/', import.meta.url));
 
+/** Whether a transcript lies anywhere below `dir` (stops at the first; unreadable parts are passed over). */
+function hasTranscript(dir: string, depth = 0): boolean {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return false;
+  }
+  if (entries.some((e) => e.isFile() && e.name.endsWith('.jsonl'))) return true;
+  return depth < 6 && entries.some((e) => e.isDirectory() && hasTranscript(join(dir, e.name), depth + 1));
+}
+
 /** The roots the main job reads: the user's own logs when there are any, else the sample corpus. */
 export function startRoots(io: Io): { paths: string[]; sample: boolean } {
   const roots = defaultRoots(io.env);
-  if (roots.length > 0) return { paths: roots, sample: false };
+  if (roots.some((r) => hasTranscript(r))) return { paths: roots, sample: false };
   if (!existsSync(SAMPLE_LOGS)) return { paths: [], sample: false };
   return { paths: [SAMPLE_LOGS], sample: true };
 }

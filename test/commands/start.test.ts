@@ -1,0 +1,36 @@
+/** `npm start` (cachelens start): the report of the user's logs, or of sample-logs/ when there are none — saying which. */
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { REAL_LOGS, cli, tempDir } from '../helpers/corpus.js';
+
+function embedded(file: string): any {
+  const m = /<script type="application\/json" id="cachelens-data">([\s\S]*?)<\/script>/.exec(readFileSync(file, 'utf8'));
+  assert.ok(m, 'the report embeds its data');
+  return JSON.parse(m[1]);
+}
+
+test('with no logs (an empty ~/.claude/projects), start reports the sample corpus and says so', () => {
+  const home = tempDir('cachelens-home-');
+  mkdirSync(join(home, '.claude/projects/empty'), { recursive: true });
+  const out = join(home, 'report.html');
+  const r = cli(['start', '--db', ':memory:', '--out', out], { HOME: home, CLAUDE_CONFIG_DIR: '', XDG_CONFIG_HOME: '' });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /no Claude Code logs found here; using the sample corpus/);
+  const d = embedded(out);
+  assert.ok(d.meta.roots.some((root: string) => root.endsWith('sample-logs/projects')));
+  assert.ok(d.headline.requests > 200);
+  assert.deepEqual(d.replay.runs.map((x: any) => x.kind), ['channel', 'session']);
+});
+
+test('with logs under CLAUDE_CONFIG_DIR, start reports those', () => {
+  const home = tempDir('cachelens-home-');
+  const out = join(home, 'report.html');
+  const r = cli(['start', '--db', ':memory:', '--out', out], { HOME: home, CLAUDE_CONFIG_DIR: join(REAL_LOGS, 'chiphuyen-sniffly') });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /reading .*chiphuyen-sniffly/);
+  const d = embedded(out);
+  assert.equal(d.headline.requests, 62);
+  assert.equal(d.replay, undefined, 'no replay is run on a user\'s own logs unless asked');
+});
