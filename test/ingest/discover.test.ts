@@ -1,0 +1,63 @@
+/** Discovery exactly as SPEC §1.1: roots from CLAUDE_CONFIG_DIR / XDG / ~/.claude, explicit paths, the three subagent layouts. */
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { test } from 'node:test';
+import { defaultRoots, discover, explicitRoots } from '../../src/ingest/discover.js';
+import { UsageError } from '../../src/errors.js';
+import { tempDir } from '../helpers/corpus.js';
+
+function touch(path: string, text = '{}\n'): string {
+  mkdirSync(join(path, '..'), { recursive: true });
+  writeFileSync(path, text);
+  return path;
+}
+
+test('CLAUDE_CONFIG_DIR: a comma list of config dirs or projects/ dirs, ~ expanded; missing ones passed over', () => {
+  const home = tempDir('cachelens-home-');
+  mkdirSync(join(home, 'a/projects'), { recursive: true });
+  mkdirSync(join(home, 'b/projects'), { recursive: true });
+  const env = { HOME: home, CLAUDE_CONFIG_DIR: `~/a, ${join(home, 'b/projects')} ,~/missing` };
+  assert.deepEqual(defaultRoots(env), [join(home, 'a/projects'), join(home, 'b/projects')]);
+});
+
+test('without CLAUDE_CONFIG_DIR: $XDG_CONFIG_HOME/claude (default ~/.config/claude), then ~/.claude', () => {
+  const home = tempDir('cachelens-home-');
+  mkdirSync(join(home, '.config/claude/projects'), { recursive: true });
+  mkdirSync(join(home, '.claude/projects'), { recursive: true });
+  assert.deepEqual(defaultRoots({ HOME: home }), [join(home, '.config/claude/projects'), join(home, '.claude/projects')]);
+  mkdirSync(join(home, 'xdg/claude/projects'), { recursive: true });
+  assert.deepEqual(defaultRoots({ HOME: home, XDG_CONFIG_HOME: join(home, 'xdg') }), [join(home, 'xdg/claude/projects'), join(home, '.claude/projects')]);
+});
+
+test('explicit paths replace the defaults; a config dir resolves to its projects/; a missing path is a usage error', () => {
+  const home = tempDir('cachelens-home-');
+  mkdirSync(join(home, 'cfg/projects'), { recursive: true });
+  const file = touch(join(home, 'one.jsonl'));
+  assert.deepEqual(explicitRoots([join(home, 'cfg'), file, '~/cfg/projects'], home), [join(home, 'cfg/projects'), file, join(home, 'cfg/projects')]);
+  assert.throws(() => explicitRoots([join(home, 'nope')], home), UsageError);
+});
+
+test('all three layouts and meta.json files are found, with agent and session ids from their names', async () => {
+  const root = tempDir('cachelens-layouts-');
+  const p = join(root, 'projects/-work-app');
+  touch(join(p, '11111111-aaaa.jsonl')); // v1.x main file (sidechains inline)
+  touch(join(p, 'agent-a0.jsonl')); // v2.0 project-level agent file
+  touch(join(p, '22222222-bbbb.jsonl'));
+  touch(join(p, '22222222-bbbb/subagents/agent-a1.jsonl')); // v2.1
+  touch(join(p, '22222222-bbbb/subagents/agent-a1.meta.json'), '{"agentType":"Explore"}');
+  touch(join(p, '22222222-bbbb/subagents/workflows/run-1/agent-a2.jsonl'));
+  touch(join(p, 'notes.txt'));
+  const d = await discover([root], { HOME: root });
+  assert.deepEqual(d.roots, [join(root, 'projects')]);
+  const seen = d.files.map((f) => [relative(join(root, 'projects'), f.path), f.kind, f.agentId, f.sessionId, f.projectDir]);
+  assert.deepEqual(seen, [
+    ['-work-app/11111111-aaaa.jsonl', 'main', null, '11111111-aaaa', '-work-app'],
+    ['-work-app/22222222-bbbb.jsonl', 'main', null, '22222222-bbbb', '-work-app'],
+    ['-work-app/22222222-bbbb/subagents/agent-a1.jsonl', 'subagent', 'a1', '22222222-bbbb', '-work-app'],
+    ['-work-app/22222222-bbbb/subagents/agent-a1.meta.json', 'meta', 'a1', '22222222-bbbb', '-work-app'],
+    ['-work-app/22222222-bbbb/subagents/workflows/run-1/agent-a2.jsonl', 'subagent', 'a2', '22222222-bbbb', '-work-app'],
+    ['-work-app/agent-a0.jsonl', 'subagent', 'a0', null, '-work-app'],
+  ]);
+  assert.deepEqual(d.problems, []);
+});
