@@ -153,6 +153,9 @@ export class FileParser {
     if (!this.facts.sessionId) this.facts.sessionId = str(l.sessionId);
     if (!this.facts.cwd) this.facts.cwd = str(l.cwd);
     const t = typeof l.timestamp === 'string' ? Date.parse(l.timestamp) : NaN;
+    // v1.x inline sidechains are threads of parentUuid links: every line, tool results included,
+    // must pass its chain on, or the thread breaks into one chain per request.
+    if (!this.id.fileAgentId && l.isSidechain === true && !str(l.agentId)) this.sidechainChain(l, sessionId);
 
     switch (type) {
       case 'assistant':
@@ -208,11 +211,7 @@ export class FileParser {
     let chainId = agentId ? `${sessionId}:${agentId}` : sessionId;
     if (!agentId && l.isSidechain === true) {
       // v1.x: sidechain lines inline in the main file; one chain per sidechain root.
-      const uuid = str(l.uuid);
-      const parent = str(l.parentUuid);
-      const rootChain = (parent && this.sidechainOf.get(parent)) || `${sessionId}:side:${uuid ?? 'unknown'}`;
-      if (uuid) this.sidechainOf.set(uuid, rootChain);
-      chainId = rootChain;
+      chainId = this.sidechainChain(l, sessionId);
       kind = 'sidechain';
       agentId = null;
       if (!this.chains.has(chainId)) {
@@ -227,6 +226,17 @@ export class FileParser {
       this.chains.set(chainId, c);
     }
     return c;
+  }
+
+  /** The chain of a v1.x inline sidechain line: its parent's, or a new one rooted at this line. */
+  private sidechainChain(l: Line, sessionId: string): string {
+    const uuid = str(l.uuid);
+    const known = uuid ? this.sidechainOf.get(uuid) : undefined;
+    if (known) return known;
+    const parent = str(l.parentUuid);
+    const chain = (parent && this.sidechainOf.get(parent)) || `${sessionId}:side:${uuid ?? 'unknown'}`;
+    if (uuid) this.sidechainOf.set(uuid, chain);
+    return chain;
   }
 
   private assistant(lineNo: number, l: Line, sessionId: string, t: number): void {
