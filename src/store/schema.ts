@@ -4,12 +4,12 @@
  * `chains` and `prices` are derived for the files in `scope` (the files under this invocation's
  * roots) and rebuilt whenever the facts or the scope change.
  *
- * SCHEMA_VERSION changes whenever a table changes; a store with another version is rebuilt from
+ * SCHEMA_VERSION changes whenever a table, or what the reader puts in it, changes; a store with another version is rebuilt from
  * the logs, never misread. (4: files.head_hash fingerprints the head and the tail of what was
  * read; parser_state carries the attachments still waiting for their round. 5: requests carry
  * their per-token weights, so that the anatomy's waste can be priced from requests alone.)
  */
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 
 export const FACT_TABLES = [
   'observations',
