@@ -7,7 +7,8 @@
  * SCHEMA_VERSION changes whenever a table, or what the reader puts in it, changes; a store with another version is rebuilt from
  * the logs, never misread. (4: files.head_hash fingerprints the head and the tail of what was
  * read; parser_state carries the attachments still waiting for their round. 5: requests carry
- * their per-token weights, so that the anatomy's waste can be priced from requests alone.)
+ * their per-token weights, so that the anatomy's waste can be priced from requests alone.
+ * 6: v1.x inline sidechains are threaded through every line, tool results included.)
  */
 export const SCHEMA_VERSION = 6;
 
