@@ -38,6 +38,9 @@ export interface IngestOptions {
   notice?: (line: string) => void;
 }
 
+/** DuckDB's memory while ingesting (see ingestInto). 1 GB of logs derives in ~190 MB; less fails. */
+const INGEST_MEMORY_LIMIT = '256MB';
+
 export interface IngestStats {
   files: number;
   unchanged: number;
@@ -119,6 +122,9 @@ async function ingestInto(store: Store, discovery: Discovery, opts: IngestOption
     return { store, discovery, stats, walkSkips };
   }
 
+  // DuckDB may take most of the machine's memory for one big transaction; a bound keeps the peak
+  // flat as the corpus grows (it spills to disk beyond it). Analyses run without it.
+  await store.run(`SET memory_limit = '${INGEST_MEMORY_LIMIT}'`);
   await store.run('BEGIN TRANSACTION');
   try {
     await store.deleteFacts(retired.map((r) => r.fileId), true);
@@ -156,7 +162,6 @@ async function ingestInto(store: Store, discovery: Discovery, opts: IngestOption
     const bytesTotal = tasks.reduce((s, t) => s + (byPath.get(t.path)!.f.size - (t.opts.from ?? 0)), 0);
     let done = 0;
     let bytes = 0;
-    const readRows: FileRow[] = [];
     const failed: number[] = [];
 
     await readAll(tasks, bytesTotal, (o) => {
@@ -176,7 +181,8 @@ async function ingestInto(store: Store, discovery: Discovery, opts: IngestOption
       else stats.read++;
       const x = r.facts;
       writer.columns(o.columns);
-      readRows.push({
+      // written at once: a file's row (with its parser state) is not kept until every file is read
+      writer.file({
         fileId: x.fileId,
         path: f.path,
         root: f.root,
@@ -197,7 +203,6 @@ async function ingestInto(store: Store, discovery: Discovery, opts: IngestOption
       });
       opts.progress?.({ files: done, filesTotal: tasks.length, bytes, bytesTotal });
     }, opts.workers);
-    for (const row of readRows) writer.file(row);
     writer.close();
     await store.deleteFacts(failed, true);
     await store.setScope(scope);
@@ -208,6 +213,8 @@ async function ingestInto(store: Store, discovery: Discovery, opts: IngestOption
   } catch (err) {
     await store.run('ROLLBACK').catch(() => undefined);
     throw err;
+  } finally {
+    await store.run('RESET memory_limit').catch(() => undefined);
   }
   stats.ms = performance.now() - started;
   return { store, discovery, stats, walkSkips };
