@@ -15,7 +15,7 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { PriceTable } from '../pricing/pricing.js';
-import { type FileRow, Store } from '../store/store.js';
+import { type FileRow, type KnownFile, Store } from '../store/store.js';
 import type { SkipReason, SkippedLine } from '../types.js';
 import { type Discovery, type FoundFile, decodeProjectDir, discover } from './discover.js';
 import { fingerprint } from './fingerprint.js';
@@ -78,15 +78,17 @@ export async function ingest(opts: IngestOptions): Promise<IngestResult> {
 }
 
 async function ingestInto(store: Store, discovery: Discovery, opts: IngestOptions, started: number): Promise<IngestResult> {
-  const known = await store.files();
+  const known = await store.knownFiles();
   const walkSkips: WalkSkip[] = discovery.problems.map((p) => ({ path: p.path, reason: p.reason, detail: p.detail }));
   const stats: IngestStats = { files: discovery.files.length, unchanged: 0, read: 0, appended: 0, retired: 0, bytesRead: 0, ms: 0 };
 
   let nextId = await store.nextFileId();
   const scope: number[] = [];
-  const full: { f: FoundFile; row: FileRow | undefined; id: number }[] = [];
+  const full: { f: FoundFile; row: FileRow | KnownFile | undefined; id: number }[] = [];
   const appends: { f: FoundFile; row: FileRow }[] = [];
-  const metas: { f: FoundFile; id: number; old: FileRow | undefined }[] = [];
+  const metas: { f: FoundFile; id: number; old: KnownFile | undefined }[] = [];
+  // changed transcripts read before: appended to, or to be read again (their whole rows decide)
+  const grown: { f: FoundFile; id: number }[] = [];
 
   for (const f of discovery.files) {
     const row = known.get(f.path);
@@ -100,7 +102,13 @@ async function ingestInto(store: Store, discovery: Discovery, opts: IngestOption
       metas.push({ f, id, old: row });
       continue;
     }
-    if (row && row.kind === f.kind && f.size >= row.readTo && row.parserState) {
+    if (row && row.kind === f.kind) grown.push({ f, id });
+    else full.push({ f, row, id });
+  }
+  const rows = await store.fileRows(grown.map((g) => g.id));
+  for (const { f, id } of grown) {
+    const row = rows.get(id)!;
+    if (f.size >= row.readTo && row.parserState) {
       const fp = tryFingerprint(f.path, row.readTo);
       if (fp !== null && fp === row.headHash) {
         appends.push({ f, row });

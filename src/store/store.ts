@@ -5,7 +5,8 @@
 import { mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { duckdb } from './duckdb.js';
 import { UsageError } from '../errors.js';
 import type { ParserState } from '../ingest/file-parser.js';
 import type { PriceTable } from '../pricing/pricing.js';
@@ -29,6 +30,15 @@ export interface FileRow {
   metaAgentType: string | null;
   metaToolUseId: string | null;
   parserState: ParserState | null;
+}
+
+/** A stored file as a run first sees it: enough to tell whether it changed since it was read. */
+export interface KnownFile {
+  fileId: number;
+  path: string;
+  kind: FileRow['kind'];
+  size: number;
+  mtimeMs: number;
 }
 
 export type Row = Record<string, unknown>;
@@ -100,12 +110,37 @@ export class Store {
     }
   }
 
-  async files(): Promise<Map<string, FileRow>> {
-    const rows = await this.all(`SELECT * FROM files`);
-    const out = new Map<string, FileRow>();
+  /**
+   * Every stored file's identity and what tells whether it changed (path, kind, size, mtime):
+   * what a run needs of all of them. Paths come back as one NUL-joined string (a path cannot
+   * hold NUL) and the rest as columns, so 23,000 files load in ~0.1 s where rows took ~0.8 s
+   * (the node API decodes each string value on its own).
+   */
+  async knownFiles(): Promise<Map<string, KnownFile>> {
+    try {
+      const [paths, kinds] = (await this.db.runAndReadAll(`SELECT string_agg(path, chr(0) ORDER BY file_id), string_agg(kind, chr(0) ORDER BY file_id) FROM files`)).getRows()[0];
+      const [ids, sizes, mtimes] = (await this.db.runAndReadAll(`SELECT file_id, size, mtime_ms FROM files ORDER BY file_id`)).getColumns();
+      const out = new Map<string, KnownFile>();
+      if (paths === null) return out;
+      const p = String(paths).split('\u0000');
+      const k = String(kinds).split('\u0000');
+      for (let i = 0; i < p.length; i++) {
+        out.set(p[i], { fileId: Number(ids[i]), path: p[i], kind: k[i] as FileRow['kind'], size: Number(sizes[i]), mtimeMs: Number(mtimes[i]) });
+      }
+      return out;
+    } catch (err) {
+      throw damaged(this.path, err);
+    }
+  }
+
+  /** The whole rows of these files (the few that changed), by file id. */
+  async fileRows(fileIds: number[]): Promise<Map<number, FileRow>> {
+    const out = new Map<number, FileRow>();
+    if (fileIds.length === 0) return out;
+    const rows = await this.all(`SELECT * FROM files WHERE file_id IN (SELECT unnest(${intList(fileIds)}))`);
     for (const r of rows) {
       let state: ParserState | null | undefined;
-      out.set(r.path as string, {
+      out.set(r.file_id as number, {
         fileId: r.file_id as number,
         path: r.path as string,
         root: r.root as string,
@@ -230,7 +265,7 @@ async function openLocked(path: string, opts: StoreOpenOptions): Promise<DuckDBI
   let told = false;
   for (;;) {
     try {
-      return await DuckDBInstance.create(path);
+      return await duckdb.DuckDBInstance.create(path);
     } catch (err) {
       const msg = (err as Error).message;
       // a word: DuckDB's corruption messages say "in block at location …"

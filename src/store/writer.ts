@@ -6,24 +6,16 @@
  *
  *   FileFacts ─▶ encodeFacts (reader worker) ─▶ columns ─▶ StoreWriter.columns ─▶ chunk ─▶ table
  */
-import {
-  BOOLEAN,
-  DOUBLE,
-  type DuckDBAppender,
-  type DuckDBConnection,
-  DuckDBDataChunk,
-  type DuckDBType,
-  INTEGER,
-  TINYINT,
-  VARCHAR,
-} from '@duckdb/node-api';
+import type { DuckDBAppender, DuckDBConnection, DuckDBType } from '@duckdb/node-api';
+import { duckdb } from './duckdb.js';
 import type { FileFacts } from '../ingest/file-parser.js';
 import { type Column, type ColumnKind, FACT_COLUMNS, type FactColumns, type FactTable, encodeFacts, encodeSkips } from './fact-columns.js';
 import type { FileRow } from './store.js';
 
 const CHUNK_ROWS = 2048;
 
-const DUCK_TYPE: Record<ColumnKind, DuckDBType> = { int: INTEGER, tiny: TINYINT, double: DOUBLE, bool: BOOLEAN, text: VARCHAR };
+const { DuckDBDataChunk } = duckdb;
+const DUCK_TYPE: Record<ColumnKind, DuckDBType> = { int: duckdb.INTEGER, tiny: duckdb.TINYINT, double: duckdb.DOUBLE, bool: duckdb.BOOLEAN, text: duckdb.VARCHAR };
 
 /** Rows of one table waiting for a full chunk, kept as plain value arrays. */
 class PendingChunk {
