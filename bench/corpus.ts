@@ -43,8 +43,9 @@ export function sampleGeneratorPresent(repo: string): boolean {
 /** The cached corpus of about `targetBytes`, generating it first if needed. */
 export function ensureCorpus(repo: string, name: string, targetBytes: number, log: (s: string) => void): Corpus {
   const useSamples = sampleGeneratorPresent(repo);
-  const source = useSamples ? 'samples' : 'real-logs-copies';
-  const root = join(benchDir(), `${name}-${source}`);
+  // a new generator commit makes a new corpus (its lines, ids or mix may have changed)
+  const source = useSamples ? `samples@${generatorVersion(repo)}` : 'real-logs-copies';
+  const root = join(benchDir(), `${name}-${source.replace('@', '-')}`);
   const manifest = join(root, 'manifest.json');
   if (existsSync(manifest)) return JSON.parse(readFileSync(manifest, 'utf8')) as Corpus;
   rmSync(root, { recursive: true, force: true });
@@ -70,8 +71,13 @@ export function ensureCorpus(repo: string, name: string, targetBytes: number, lo
   return corpus;
 }
 
+function generatorVersion(repo: string): string {
+  return spawnSync('git', ['log', '-1', '--format=%h', '--', 'src/samples'], { cwd: repo, encoding: 'utf8' }).stdout.trim() || 'unknown';
+}
+
 function generateSamples(repo: string, scale: number, out: string): void {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/samples/cli.ts', '--seed', '7', '--scale', String(scale), '--out', out], { cwd: repo, stdio: ['ignore', 'ignore', 'inherit'] });
+  const args = ['--import', 'tsx', 'src/samples/cli.ts', '--seed', '7', '--scale', String(scale), '--out', out, '--truth', 'summary'];
+  const r = spawnSync(process.execPath, args, { cwd: repo, stdio: ['ignore', 'ignore', 'inherit'] });
   if (r.status !== 0) throw new Error(`gen:samples --scale ${scale} failed with status ${r.status}`);
 }
 

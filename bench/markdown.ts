@@ -4,6 +4,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Machine } from './machine.js';
+import type { SharedIds } from './collisions.js';
 import type { Series } from './measure.js';
 import type { TotalsCheck } from './totals.js';
 
@@ -36,7 +37,7 @@ export interface Outcome {
   corpora: { name: string; files: number; bytes: number; source: string }[];
   rows: Row[];
   targets: Target[];
-  totals: { corpus: string; when: string; check: TotalsCheck }[];
+  totals: { corpus: string; when: string; check: TotalsCheck; shared?: SharedIds }[];
 }
 
 const BEGIN = '<!-- bench:begin (written by `npm run bench`; edit outside these markers) -->';
@@ -97,8 +98,13 @@ export function render(o: Outcome): string {
       return r.equal ? n(r.cachelens) : `${n(r.cachelens)} vs ${n(r.ccusage)}`;
     };
     const usd = t.check.rows.find((x) => x.field === 'USD')!;
+    const equal = t.check.tokensEqual
+      ? 'yes'
+      : t.shared && t.shared.ids > 0
+        ? `no: ${t.shared.ids} request ids shared by unrelated sessions (explained below)`
+        : '**no, unexplained**';
     lines.push(
-      `| ${t.corpus} | ${t.when} | ${v('input')} | ${v('output')} | ${v('cache write')} | ${v('cache read')} | ${t.check.tokensEqual ? 'yes' : '**no**'} | ${usd.cachelens.toFixed(4)} | ${usd.ccusage.toFixed(4)} |`,
+      `| ${t.corpus} | ${t.when} | ${v('input')} | ${v('output')} | ${v('cache write')} | ${v('cache read')} | ${equal} | ${usd.cachelens.toFixed(4)} | ${usd.ccusage.toFixed(4)} |`,
     );
   }
   const diffs = o.totals.filter((t) => t.check.usdByModel.length > 0);
