@@ -44,16 +44,16 @@ export function formatTtl(result: TtlResult, color = false): string {
         // a bucket of unpriced requests only has an unknown cost, never $0
         const unknown = b.requests > 0 && b.unpriced_requests === b.requests;
         return [
-        b.dimension,
-        b.bucket,
-        b.chains,
-        b.changed_chains,
-        unknown ? 'unknown' : b.baseline_weight,
-        unknown ? 'unknown' : b.scenario_weight,
-        unknown ? 'unknown' : usd(b.baseline_usd),
-        unknown ? 'unknown' : usd(b.scenario_usd),
-        signedPct(b.delta_pct),
-        pct(b.expiry_share),
+          b.dimension,
+          b.bucket,
+          b.chains,
+          b.changed_chains,
+          unknown ? 'unknown' : b.baseline_weight,
+          unknown ? 'unknown' : b.scenario_weight,
+          unknown ? 'unknown' : usd(b.baseline_usd),
+          unknown ? 'unknown' : usd(b.scenario_usd),
+          signedPct(b.delta_pct),
+          pct(b.expiry_share),
         ];
       }),
       { color, title: 'By bucket' },
