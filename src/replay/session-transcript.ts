@@ -81,12 +81,14 @@ export class TranscriptCollector {
 
   add(lineNo: number, l: Record<string, unknown>): void {
     const type = str(l.type);
-    if (type !== 'user' && type !== 'assistant' && type !== 'attachment' && !(type === 'system' && l.subtype === 'compact_boundary')) return;
     const sessionId = str(l.sessionId) ?? this.id.fileSessionId ?? 'unknown-session';
+    // as the ingest parser does: every inline sidechain line passes its chain on, whatever its type
+    if (!this.id.fileAgentId && l.isSidechain === true && !str(l.agentId)) this.sidechainChain(l, sessionId);
+    if (type !== 'user' && type !== 'assistant' && type !== 'attachment' && !(type === 'system' && l.subtype === 'compact_boundary')) return;
     const t = typeof l.timestamp === 'string' ? Date.parse(l.timestamp) : NaN;
     const msg = obj(l.message);
     if (type === 'assistant' && (!msg || str(msg.model) === '<synthetic>')) return;
-    const chain = this.chainFor(l, sessionId, type === 'user' && !isPrompt(l));
+    const chain = this.chainFor(l, sessionId);
     if (!chain) return;
     if (type === 'system') {
       chain.items.push({ kind: 'compaction', line: lineNo, t });
@@ -108,6 +110,17 @@ export class TranscriptCollector {
     const key = this.request(lineNo, chain, msg!, str(l.requestId), t);
     const fresh = key === null ? blocks : blocks.filter((b) => this.firstTime(`${key}\u0000${canonicalJson(b)}`));
     if (fresh.length) chain.items.push({ kind: 'message', line: lineNo, role: 'assistant', prompt: false, blocks: fresh, key });
+  }
+
+  /** The chain of a v1.x inline sidechain line: its parent's, or a new one rooted at this line. */
+  private sidechainChain(l: Record<string, unknown>, sessionId: string): string {
+    const uuid = str(l.uuid);
+    const known = uuid ? this.sidechainOf.get(uuid) : undefined;
+    if (known) return known;
+    const parent = str(l.parentUuid);
+    const chain = (parent && this.sidechainOf.get(parent)) || `${sessionId}:side:${uuid ?? 'unknown'}`;
+    if (uuid) this.sidechainOf.set(uuid, chain);
+    return chain;
   }
 
   finish(): TranscriptChain[] {
@@ -151,18 +164,14 @@ export class TranscriptCollector {
   /**
    * Which chain a line belongs to — the ingest parser's rule: the file's agent id or the line's,
    * else an inline v1.x sidechain (one chain per sidechain root, followed through parentUuid),
-   * else the session's main chain. Tool-result lines join their parent's chain without
-   * registering their uuid, as the parser does.
+   * else the session's main chain.
    */
-  private chainFor(l: Record<string, unknown>, sessionId: string, passive: boolean): TranscriptChain | null {
+  private chainFor(l: Record<string, unknown>, sessionId: string): TranscriptChain | null {
     const agentId = this.id.fileAgentId ?? str(l.agentId);
     let chainId = agentId ? `${sessionId}:${agentId}` : sessionId;
     let kind: TranscriptChain['kind'] = agentId ? 'subagent' : 'main';
     if (!agentId && l.isSidechain === true) {
-      const uuid = str(l.uuid);
-      const parent = str(l.parentUuid);
-      chainId = (parent && this.sidechainOf.get(parent)) || `${sessionId}:side:${uuid ?? 'unknown'}`;
-      if (uuid && !passive) this.sidechainOf.set(uuid, chainId);
+      chainId = this.sidechainChain(l, sessionId);
       kind = 'sidechain';
     }
     if (this.only !== null && chainId !== this.only) return null;
