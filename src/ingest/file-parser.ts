@@ -228,15 +228,8 @@ export class FileParser {
     return c;
   }
 
-  /** The chain of a v1.x inline sidechain line: its parent's, or a new one rooted at this line. */
   private sidechainChain(l: Line, sessionId: string): string {
-    const uuid = str(l.uuid);
-    const known = uuid ? this.sidechainOf.get(uuid) : undefined;
-    if (known) return known;
-    const parent = str(l.parentUuid);
-    const chain = (parent && this.sidechainOf.get(parent)) || `${sessionId}:side:${uuid ?? 'unknown'}`;
-    if (uuid) this.sidechainOf.set(uuid, chain);
-    return chain;
+    return sidechainChainOf(this.sidechainOf, str(l.uuid), str(l.parentUuid), sessionId);
   }
 
   private assistant(lineNo: number, l: Line, sessionId: string, t: number): void {
@@ -404,6 +397,19 @@ export class FileParser {
     this.facts.attachments.push(...chain.pending);
     chain.pending = [];
   }
+}
+
+/**
+ * The chain of a v1.x inline sidechain line (uuid → chain id, kept in `threads`): its parent's, or
+ * a new one rooted at this line. Every sidechain line must pass through here, tool results too.
+ * Example: root u1 (no parent) → `S:side:u1`; u2 (parent u1) → `S:side:u1`; u3 (parent u2) too.
+ */
+export function sidechainChainOf(threads: Map<string, string>, uuid: string | null, parent: string | null, sessionId: string): string {
+  const known = uuid ? threads.get(uuid) : undefined;
+  if (known) return known;
+  const chain = (parent && threads.get(parent)) || `${sessionId}:side:${uuid ?? 'unknown'}`;
+  if (uuid) threads.set(uuid, chain);
+  return chain;
 }
 
 /** JSON with object keys sorted at every level: the text an attachment's size and hash are taken of. */

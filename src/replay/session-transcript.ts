@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { basename } from 'node:path';
 import { createInterface } from 'node:readline';
-import { canonicalJson } from '../ingest/file-parser.js';
+import { canonicalJson, sidechainChainOf } from '../ingest/file-parser.js';
 import { obj, str } from '../ingest/line.js';
 import { readUsage } from '../ingest/usage.js';
 import type { Usage } from '../types.js';
@@ -112,15 +112,8 @@ export class TranscriptCollector {
     if (fresh.length) chain.items.push({ kind: 'message', line: lineNo, role: 'assistant', prompt: false, blocks: fresh, key });
   }
 
-  /** The chain of a v1.x inline sidechain line: its parent's, or a new one rooted at this line. */
   private sidechainChain(l: Record<string, unknown>, sessionId: string): string {
-    const uuid = str(l.uuid);
-    const known = uuid ? this.sidechainOf.get(uuid) : undefined;
-    if (known) return known;
-    const parent = str(l.parentUuid);
-    const chain = (parent && this.sidechainOf.get(parent)) || `${sessionId}:side:${uuid ?? 'unknown'}`;
-    if (uuid) this.sidechainOf.set(uuid, chain);
-    return chain;
+    return sidechainChainOf(this.sidechainOf, str(l.uuid), str(l.parentUuid), sessionId);
   }
 
   finish(): TranscriptChain[] {
