@@ -38,7 +38,7 @@ export interface IngestOptions {
   notice?: (line: string) => void;
 }
 
-/** DuckDB's memory while ingesting (see ingestInto). 1 GB of logs derives in ~190 MB; less fails. */
+/** DuckDB's memory while reading logs into the store (see ingestInto). */
 const INGEST_MEMORY_LIMIT = '256MB';
 
 export interface IngestStats {
@@ -130,8 +130,10 @@ async function ingestInto(store: Store, discovery: Discovery, opts: IngestOption
     return { store, discovery, stats, walkSkips };
   }
 
-  // DuckDB may take most of the machine's memory for one big transaction; a bound keeps the peak
-  // flat as the corpus grows (it spills to disk beyond it). Analyses run without it.
+  // DuckDB may take most of the machine's memory for one big transaction; while facts are being
+  // appended a bound keeps it small (DuckDB writes full row groups out and spills beyond it).
+  const [{ limit }] = await store.all(`SELECT current_setting('memory_limit') AS limit`);
+  const unbound = () => store.run(`SET memory_limit = '${String(limit).replaceAll("'", '')}'`);
   await store.run(`SET memory_limit = '${INGEST_MEMORY_LIMIT}'`);
   await store.run('BEGIN TRANSACTION');
   try {
@@ -215,6 +217,10 @@ async function ingestInto(store: Store, discovery: Discovery, opts: IngestOption
     await store.deleteFacts(failed, true);
     await store.setScope(scope);
     await store.setPrices(opts.prices);
+    // The de-dup runs inside the transaction, over facts not yet committed: under the bound it
+    // fails for a 10 GB corpus (out of memory at 256 MB, even on one thread), so the bound is lifted
+    // (set back to what it was: RESET did not lift the buffer pool's limit inside the transaction).
+    await unbound();
     await store.derive();
     await store.setMeta('derived_for', derivedFor);
     await store.run('COMMIT');
@@ -222,7 +228,7 @@ async function ingestInto(store: Store, discovery: Discovery, opts: IngestOption
     await store.run('ROLLBACK').catch(() => undefined);
     throw err;
   } finally {
-    await store.run('RESET memory_limit').catch(() => undefined);
+    await unbound().catch(() => undefined);
   }
   stats.ms = performance.now() - started;
   return { store, discovery, stats, walkSkips };
