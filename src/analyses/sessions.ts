@@ -1,5 +1,5 @@
 /** Sessions: one row per session with its chains, tokens, weight and USD. */
-import { runQuery } from '../store/queries.js';
+import { rememberedQuery } from '../store/queries.js';
 import type { Store } from '../store/store.js';
 import { type Filters, filterParams } from './filters.js';
 
@@ -21,6 +21,6 @@ export interface SessionRow {
 }
 
 export async function sessions(store: Store, filters: Filters): Promise<{ sessions: SessionRow[] }> {
-  const rows = await runQuery(store, 'sessions', filterParams(filters));
+  const rows = await rememberedQuery(store, 'sessions', filterParams(filters));
   return { sessions: rows as unknown as SessionRow[] };
 }

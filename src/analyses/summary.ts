@@ -4,7 +4,7 @@
  * unpriced models are listed in quality.unknown_models.
  */
 import type { WalkSkip } from '../ingest/ingest.js';
-import { runQuery } from '../store/queries.js';
+import { rememberedQuery } from '../store/queries.js';
 import type { Row, Store } from '../store/store.js';
 import { type Filters, filterParams } from './filters.js';
 
@@ -66,7 +66,7 @@ function totals(r: Row | undefined): Totals {
 
 export async function summary(store: Store, filters: Filters, walkSkips: WalkSkip[] = []): Promise<SummaryResult> {
   const p = filterParams(filters);
-  const by = async (group: string) => runQuery(store, 'summary', { ...p, group });
+  const by = async (group: string) => rememberedQuery(store, 'summary', { ...p, group });
   const [total, models, projects, days] = [await by('total'), await by('model'), await by('project'), await by('day')];
   return {
     totals: totals(total[0]),
@@ -79,8 +79,8 @@ export async function summary(store: Store, filters: Filters, walkSkips: WalkSki
 }
 
 export async function quality(store: Store, walkSkips: WalkSkip[] = []): Promise<Quality> {
-  const [q] = await runQuery(store, 'quality');
-  const skipped: SkipGroup[] = (await runQuery(store, 'skipped')).map((r) => ({
+  const [q] = await rememberedQuery(store, 'quality');
+  const skipped: SkipGroup[] = (await rememberedQuery(store, 'skipped')).map((r) => ({
     reason: String(r.reason),
     count: Number(r.count),
     examples: (r.examples as { file: string; line: number; detail: string }[]).map((e) => ({ file: e.file, line: Number(e.line), detail: e.detail })),
@@ -91,7 +91,7 @@ export async function quality(store: Store, walkSkips: WalkSkip[] = []): Promise
     g.count++;
     if (g.examples.length < 5) g.examples.push({ file: w.path, line: null, detail: w.detail });
   }
-  const unknown = await runQuery(store, 'unknown_models');
+  const unknown = await rememberedQuery(store, 'unknown_models');
   return {
     files: Number(q.files),
     lines: Number(q.lines),

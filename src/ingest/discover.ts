@@ -78,104 +78,104 @@ export function explicitRoots(paths: string[], home = homedir()): string[] {
 export async function discover(paths: string[] | undefined, env: NodeJS.ProcessEnv = process.env): Promise<Discovery> {
   const defaults = !paths || paths.length === 0;
   const roots = defaults ? defaultRoots(env) : explicitRoots(paths, env.HOME || homedir());
-  const files: FoundFile[] = [];
-  const problems: WalkProblem[] = [];
-  const seenDirs = new Set<string>();
-  const seenFiles = new Set<string>();
+  const w: Walk = { files: [], problems: [], seenDirs: new Set(), seenFiles: new Map() };
   for (const root of roots) {
     const st = statOrNull(root);
     if (st?.isFile()) {
-      addFile(root, dirname(root), null, files, problems, seenFiles);
+      addFile(w, root, basename(root), dirname(root), basename(dirname(root)));
       continue;
     }
-    walk(root, null, root, files, problems, seenDirs, seenFiles);
+    walk(w, root, null, root, null);
   }
-  files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return { roots, files, problems, defaults };
+  w.files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return { roots, files: w.files, problems: w.problems, defaults };
 }
 
-/** `known`: the directory's real path when its parent's is known and it is not a link, else null. */
-function walk(dir: string, known: string | null, root: string, files: FoundFile[], problems: WalkProblem[], seenDirs: Set<string>, seenFiles: Set<string>): void {
+interface Walk {
+  files: FoundFile[];
+  problems: WalkProblem[];
+  /** directories entered, by real path */
+  seenDirs: Set<string>;
+  /** files found, by device and inode: one reached twice (links, nested roots) counts once */
+  seenFiles: Map<number, Set<number>>;
+}
+
+/**
+ * `known`: the directory's real path when its parent's is known and it is not a link, else null.
+ * `projectDir`: the name of the directory directly under the root this one is in (null at the root).
+ */
+function walk(w: Walk, dir: string, known: string | null, root: string, projectDir: string | null): void {
   let real: string;
   try {
     real = known ?? realpathSync.native(dir);
   } catch (err) {
-    problems.push(problem(dir, err));
+    w.problems.push(problem(dir, err));
     return;
   }
-  if (seenDirs.has(real)) {
-    if (dir !== real) problems.push({ path: dir, reason: 'symlink_loop', detail: `directory already walked as ${real}` });
+  if (w.seenDirs.has(real)) {
+    if (dir !== real) w.problems.push({ path: dir, reason: 'symlink_loop', detail: `directory already walked as ${real}` });
     return;
   }
-  seenDirs.add(real);
+  w.seenDirs.add(real);
   let entries: Dirent[];
   try {
     entries = readdirSync(dir, { withFileTypes: true });
   } catch (err) {
-    problems.push(problem(dir, err));
+    w.problems.push(problem(dir, err));
     return;
   }
+  // by name: which of two paths to one directory or file is kept does not depend on the disk's order
   entries.sort((a, b) => (a.name < b.name ? -1 : 1));
   for (const e of entries) {
-    const full = child(dir, e.name);
+    const name = e.name;
     let isDirectory = e.isDirectory();
     let isFile = e.isFile();
     const link = e.isSymbolicLink();
+    const wanted = name.endsWith('.jsonl') || name.endsWith('.meta.json');
+    if (!isDirectory && !link && !(isFile && wanted)) continue;
+    const full = child(dir, name);
     if (link) {
       try {
         const st = statSync(full);
         isDirectory = st.isDirectory();
         isFile = st.isFile();
       } catch (err) {
-        problems.push(problem(full, err));
+        w.problems.push(problem(full, err));
         continue;
       }
     }
-    if (isDirectory) walk(full, link ? null : child(real, e.name), root, files, problems, seenDirs, seenFiles);
-    else if (isFile && (e.name.endsWith('.jsonl') || e.name.endsWith('.meta.json'))) addFile(full, root, link ? null : child(real, e.name), files, problems, seenFiles);
+    if (isDirectory) walk(w, full, link ? null : child(real, name), root, projectDir ?? name);
+    else if (isFile && wanted) addFile(w, full, name, root, projectDir ?? basename(root));
   }
 }
 
-/** `real`: the file's real path when already known (a plain entry of a walked directory), else null. */
-function addFile(path: string, root: string, real: string | null, files: FoundFile[], problems: WalkProblem[], seenFiles: Set<string>): void {
-  const name = basename(path);
+function addFile(w: Walk, path: string, name: string, root: string, projectDir: string): void {
   if (!name.endsWith('.jsonl') && !name.endsWith('.meta.json')) {
-    problems.push({ path, reason: 'not_a_file', detail: 'not a .jsonl transcript' });
+    w.problems.push({ path, reason: 'not_a_file', detail: 'not a .jsonl transcript' });
     return;
   }
   let st;
   try {
     st = statSync(path);
-    real ??= realpathSync.native(path);
-    if (seenFiles.has(real)) return;
-    seenFiles.add(real);
   } catch (err) {
-    problems.push(problem(path, err));
+    w.problems.push(problem(path, err));
     return;
   }
+  let inodes = w.seenFiles.get(st.dev);
+  if (!inodes) w.seenFiles.set(st.dev, (inodes = new Set()));
+  if (inodes.has(st.ino)) return;
+  inodes.add(st.ino);
   const meta = name.endsWith('.meta.json');
-  const agentMatch = /^agent-(.+?)\.(?:jsonl|meta\.json)$/.exec(name);
-  const agentId = agentMatch ? agentMatch[1] : null;
+  const stem = name.slice(0, meta ? -10 : -6);
+  const agentId = stem.startsWith('agent-') && stem.length > 6 ? stem.slice(6) : null;
   let sessionId: string | null = null;
-  if (!agentId) sessionId = name.replace(/\.jsonl$/, '');
+  if (agentId === null) sessionId = meta ? name : stem;
   else {
     // v2.1: <session>/subagents/agent-<id>.jsonl, also <session>/subagents/workflows/<run>/agent-*.jsonl
-    const parts = dirname(path).split('/');
-    const i = parts.lastIndexOf('subagents');
-    if (i > 0) sessionId = parts[i - 1];
+    const at = path.lastIndexOf('/subagents/');
+    if (at > 0) sessionId = path.slice(path.lastIndexOf('/', at - 1) + 1, at);
   }
-  const rel = path.startsWith(root + '/') ? path.slice(root.length + 1) : name;
-  const projectDir = rel.includes('/') ? rel.split('/')[0] : basename(root);
-  files.push({
-    path,
-    root,
-    kind: meta ? 'meta' : agentId ? 'subagent' : 'main',
-    size: st.size,
-    mtimeMs: st.mtimeMs,
-    agentId,
-    sessionId,
-    projectDir,
-  });
+  w.files.push({ path, root, kind: meta ? 'meta' : agentId !== null ? 'subagent' : 'main', size: st.size, mtimeMs: st.mtimeMs, agentId, sessionId, projectDir });
 }
 
 function problem(path: string, err: unknown): WalkProblem {

@@ -89,9 +89,15 @@ export async function ingest(opts: IngestOptions): Promise<IngestResult> {
 }
 
 async function ingestInto(store: Store, discovery: Discovery, opts: IngestOptions, started: number): Promise<IngestResult> {
-  const known = await store.knownFiles();
   const walkSkips: WalkSkip[] = discovery.problems.map((p) => ({ path: p.path, reason: p.reason, detail: p.detail }));
   const stats: IngestStats = { files: discovery.files.length, unchanged: 0, read: 0, appended: 0, retired: 0, bytesRead: 0, ms: 0 };
+  const listing = listingKey(discovery, opts.prices);
+  if ((await store.getMeta('listing_key')) === listing) {
+    stats.unchanged = discovery.files.length;
+    stats.ms = performance.now() - started;
+    return { store, discovery, stats, walkSkips };
+  }
+  const known = await store.knownFiles();
 
   let nextId = await store.nextFileId();
   const scope: number[] = [];
@@ -137,6 +143,7 @@ async function ingestInto(store: Store, discovery: Discovery, opts: IngestOption
   const derivedFor = createHash('sha1').update(JSON.stringify([scope, [...opts.prices.entries()]])).digest('hex');
   const changed = full.length + appends.length + metas.length + retired.length > 0;
   if (!changed && (await store.getMeta('derived_for')) === derivedFor) {
+    await store.setMeta('listing_key', listing);
     stats.ms = performance.now() - started;
     return { store, discovery, stats, walkSkips };
   }
@@ -234,6 +241,8 @@ async function ingestInto(store: Store, discovery: Discovery, opts: IngestOption
     // facts the de-dup cannot spill, and a 10 GB corpus ran out of memory at 256 MB.
     // A run stopped between the two leaves derived_for empty, so the next run derives.
     await store.setMeta('derived_for', '');
+    await store.setMeta('listing_key', '');
+    await store.forget();
     await store.run('COMMIT');
     const [{ n }] = await store.all(`SELECT count(*) AS n FROM observations`);
     await store.run(`SET memory_limit = '${deriveMemoryMb(n as number)}MB'`);
@@ -243,6 +252,8 @@ async function ingestInto(store: Store, discovery: Discovery, opts: IngestOption
     await store.setPrices(opts.prices);
     await store.derive();
     await store.setMeta('derived_for', derivedFor);
+    // a file that could not be read keeps no row and is tried again: the next run is not warm
+    if (failed.length === 0 && walkSkips.length === discovery.problems.length) await store.setMeta('listing_key', listing);
     await store.run('COMMIT');
   } catch (err) {
     await store.run('ROLLBACK').catch(() => undefined);
@@ -252,6 +263,21 @@ async function ingestInto(store: Store, discovery: Discovery, opts: IngestOption
   }
   stats.ms = performance.now() - started;
   return { store, discovery, stats, walkSkips };
+}
+
+/**
+ * What a warm run compares: the roots, every found file's path, kind, size and mtime, and the
+ * prices. The last ingest that left the store whole stores its key (an ingest that changes the
+ * store clears it first); the same key now means there is nothing to read, retire or derive, and
+ * the stored files need not be loaded (~0.1 s on 23,000 files).
+ * Example: appending a line to one transcript changes its size, so its key and this one's change.
+ */
+export function listingKey(discovery: Discovery, prices: PriceTable): string {
+  const h = createHash('sha1');
+  h.update(JSON.stringify(discovery.roots));
+  for (const f of discovery.files) h.update(`\n${f.path}\0${f.kind}\0${f.size}\0${f.mtimeMs}`);
+  h.update(JSON.stringify([...prices.entries()]));
+  return h.digest('hex');
 }
 
 /** The fingerprint of a file's bytes up to readTo, or null when it cannot be read now. */

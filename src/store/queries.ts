@@ -42,6 +42,16 @@ export async function runQuery(store: Pick<Store, 'all'>, nameOrPath: string, pa
   }
 }
 
+/**
+ * A bundled query over the derived tables, answered from the store's remembered results when the
+ * facts have not changed since it last ran with these parameters (see Store.remember).
+ */
+export async function rememberedQuery(store: Pick<Store, 'all' | 'remember'>, name: string, params: Record<string, unknown> = {}): Promise<Row[]> {
+  const used = queryParams(querySql(name));
+  const key = `query:${name}:${JSON.stringify(used.map((p) => params[p] ?? null))}`;
+  return store.remember(key, () => runQuery(store, name, params));
+}
+
 export interface QueryInfo {
   name: string;
   purpose: string;

@@ -50,6 +50,7 @@ CREATE TABLE IF NOT EXISTS chain_events (file_id INTEGER, chain_id VARCHAR, line
 CREATE TABLE IF NOT EXISTS line_counts (file_id INTEGER, type VARCHAR, subtype VARCHAR, n INTEGER);
 CREATE TABLE IF NOT EXISTS skipped (file_id INTEGER, line INTEGER, reason VARCHAR, detail VARCHAR);
 CREATE TABLE IF NOT EXISTS scope (file_id INTEGER);
+CREATE TABLE IF NOT EXISTS results (key VARCHAR PRIMARY KEY, value VARCHAR);
 CREATE TABLE IF NOT EXISTS prices (
   model VARCHAR, base_usd_per_token DOUBLE,
   w_input DOUBLE, w_write_5m DOUBLE, w_write_1h DOUBLE, w_read DOUBLE, w_output DOUBLE,

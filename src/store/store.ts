@@ -206,6 +206,30 @@ export class Store {
     await this.db.run(`INSERT OR REPLACE INTO meta VALUES ($key, $value)`, { key, value } as never);
   }
 
+  /**
+   * A result computed over the derived tables, kept in the store until the facts change (ingest
+   * calls forget before it writes any): a warm re-run answers from here instead of querying
+   * again. Values go through JSON, so they must be plain (numbers, strings, null, arrays, objects).
+   * A store that cannot be written now still answers; the result is only not kept.
+   * Example: `summary` twice over unchanged logs queries the requests once.
+   */
+  async remember<T>(key: string, compute: () => Promise<T>): Promise<T> {
+    const [hit] = await this.all(`SELECT value FROM results WHERE key = $key`, { key });
+    if (hit) return JSON.parse(hit.value as string) as T;
+    const value = await compute();
+    try {
+      await this.db.run(`INSERT OR REPLACE INTO results VALUES ($key, $value)`, { key, value: JSON.stringify(value) } as never);
+    } catch {
+      // e.g. a read-only store: answering matters more than keeping the answer
+    }
+    return value;
+  }
+
+  /** Drops every remembered result (the facts or the derived tables are about to change). */
+  async forget(): Promise<void> {
+    await this.run(`DELETE FROM results`);
+  }
+
   async writer(): Promise<StoreWriter> {
     return StoreWriter.create(this.db);
   }
@@ -240,6 +264,7 @@ export class Store {
 
   /** Rebuilds requests and chains for the current scope and prices. */
   async derive(): Promise<void> {
+    await this.forget();
     await this.run(DERIVE_REQUESTS);
     await this.run(DERIVE_CHAINS);
   }

@@ -7,7 +7,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendFileSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { CONDENSE, CONDENSE_61, MAROT_DOV, MAROT_DOV_MAIN, corpus, realBytes, run, runAndDump, tmp } from './helpers.js';
+import { ingest } from '../../src/ingest/ingest.js';
+import { CONDENSE, CONDENSE_61, MAROT_DOV, MAROT_DOV_MAIN, corpus, prices, realBytes, repoRoot, run, runAndDump, tmp } from './helpers.js';
 
 test('a re-run with no change opens no log file and leaves the store as it was', async () => {
   const root = corpus([CONDENSE, MAROT_DOV]);
@@ -168,4 +169,50 @@ test('--rebuild reads every file again and gives the same store', async () => {
   const again = await runAndDump([root], db, { rebuild: true });
   assert.equal(again.stats.read, first.stats.files);
   assert.deepEqual(again.dump, first.dump);
+});
+
+test('a warm summary is answered from remembered results, which a changed file or price table forgets', async () => {
+  const { summary } = await import('../../src/analyses/summary.js');
+  const { loadPriceTable } = await import('../../src/pricing/pricing.js');
+  const root = corpus([path.dirname(CONDENSE_61)]);
+  const file = path.join(root, CONDENSE_61);
+  const whole = realBytes(CONDENSE_61);
+  const half = whole.indexOf(0x0a, Math.floor(whole.length / 2)) + 1;
+  writeFileSync(file, whole.subarray(0, half));
+  const db = path.join(tmp(), 's.duckdb');
+  const filters = { since: null, until: null, project: null, timezone: 'UTC' };
+  const at = async (extra: { prices?: typeof prices } = {}) => {
+    const r = await ingest({ paths: [root], dbPath: db, prices, workers: 1, ...extra });
+    try {
+      const s = await summary(r.store, filters);
+      const [{ n }] = await r.store.all(`SELECT count(*) AS n FROM results`);
+      return { s, remembered: n as number, stats: r.stats };
+    } finally {
+      r.store.close();
+    }
+  };
+  const first = await at();
+  assert.ok(first.remembered > 0, 'the first summary keeps its results');
+  // the remembered rows are what answers: change one behind the store's back and a warm run shows it
+  const r = await run([root], db);
+  await r.store.run(`UPDATE results SET value = replace(value, '"requests":${first.s.totals.requests},', '"requests":-1,') WHERE key LIKE 'query:summary:%'`);
+  r.store.close();
+  const warm = await at();
+  assert.equal(warm.stats.unchanged, warm.stats.files);
+  assert.equal(warm.s.totals.requests, -1);
+
+  appendFileSync(file, whole.subarray(half));
+  const grown = await at();
+  assert.equal(grown.stats.appended, 1);
+  assert.ok(grown.s.totals.requests > first.s.totals.requests, 'an appended file is summed, not the remembered totals');
+
+  // the same files under another price table: derived and summed again
+  // every rate doubled: the same weights, twice the dollars
+  const doubled = JSON.parse(readFileSync(path.join(repoRoot, 'src/pricing/prices.json'), 'utf8'), (k, v) => (typeof v === 'number' && k !== 'above' ? v * 2 : v));
+  const pricing = path.join(tmp(), 'prices.json');
+  writeFileSync(pricing, JSON.stringify(doubled));
+  const repriced = await at({ prices: loadPriceTable(pricing) });
+  assert.equal(repriced.stats.unchanged, repriced.stats.files);
+  assert.equal(repriced.s.totals.requests, grown.s.totals.requests);
+  assert.ok(Math.abs(repriced.s.totals.usd! - 2 * grown.s.totals.usd!) < 1e-6, `${repriced.s.totals.usd} is twice ${grown.s.totals.usd}`);
 });
