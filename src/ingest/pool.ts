@@ -2,18 +2,27 @@
  * Reads many transcripts on a pool of worker threads sized to the cores (JSON work is CPU-bound).
  * Small jobs stay on the main thread, where starting a worker would cost more than it saves.
  *
- *   tasks (largest first) ─▶ shared cursor ─▶ worker 1 … n ─▶ results ─▶ onDone (main thread)
+ *   tasks ─▶ order (largest first) ─▶ batches ─▶ worker 1 … n ─▶ results ─▶ onDone (main thread)
+ *                                    shared cursor ─┘
  *
- * Workers take the next task from a cursor in shared memory instead of asking the main thread
- * for it, so they never wait while the main thread is busy storing facts. They may run at most
- * AHEAD results in front of what the main thread has taken, so memory stays bounded however
- * many files there are.
+ * Workers take the next position in the order from a cursor in shared memory instead of asking
+ * the main thread for it, so they never wait while the main thread is busy storing facts. They
+ * may run at most AHEAD results in front of what the main thread has taken, so memory stays
+ * bounded however many files there are.
  *
- * Example: 3 tasks of 5, 50 and 1 MB on 2 workers: worker A takes the 50 MB file, worker B the
- * 5 MB one and then the 1 MB one; onDone sees B's two results, then A's.
+ * The tasks themselves reach every worker in batches of BATCH positions, sent ahead of the
+ * cursor: a worker keeps only the batches from its current position on, instead of the whole
+ * list (156,520 tasks on a 10 GB corpus were ~70 MB of heap in each worker). As no worker can
+ * claim a position more than AHEAD + n past what the main thread has taken, sending BATCH beyond
+ * that before each take means a worker never waits for a batch either. The main thread keeps the
+ * caller's tasks and one index per task for the order, nothing else per task.
+ *
+ * Example: 3 tasks of 5, 50 and 1 MB on 2 workers: both get the batch [50, 5, 1]; worker A takes
+ * the 50 MB file, worker B the 5 MB one and then the 1 MB one; onDone sees B's two results, then
+ * A's.
  */
 import { availableParallelism } from 'node:os';
-import { Worker, type WorkerOptions } from 'node:worker_threads';
+import { MessageChannel, type MessagePort, Worker, type WorkerOptions } from 'node:worker_threads';
 import { type FactColumns, encodeFacts } from '../store/fact-columns.js';
 import type { FileFacts, FileIdentity } from './file-parser.js';
 import { type ReadOptions, type ReadResult, readTranscriptSync } from './read-file.js';
@@ -39,13 +48,36 @@ export type WorkerMessage = { seq: number; result: ReadResult; columns: FactColu
 /** A worker's last message: it has no more tasks (messages of one port arrive in order, so all its results came before). */
 export const DONE = 'done';
 
+/** The tasks at positions from, from + 1, … of the order, sent to every worker. */
+export interface TaskBatch {
+  from: number;
+  tasks: ReadTask[];
+}
+
+/** What a worker is started with. */
+export interface ReaderData {
+  shared: Int32Array;
+  /** where its batches arrive, read synchronously (the worker never returns to its event loop) */
+  port: MessagePort;
+  /** its slot at READING + slot */
+  slot: number;
+  total: number;
+}
+
 /** Slots of the shared Int32Array. */
 export const CURSOR = 0;
 export const TAKEN = 1;
 export const POSTED = 2;
+/** positions sent in batches so far (a worker short of a batch waits on it) */
+export const SENT = 3;
+/** one slot per worker from here: the position it holds (read or not yet posted), -1 when none */
+export const READING = 4;
 
 /** Results the workers may post before the main thread has taken them. */
 export const AHEAD = 8;
+
+/** Tasks per batch message. */
+export const BATCH = 64;
 
 /**
  * A worker's young generation (MiB). V8's default lets each reader's nursery grow to ~48 MB of
@@ -54,6 +86,9 @@ export const AHEAD = 8;
 const YOUNG_GENERATION_MB = 8;
 
 const WORKER_THRESHOLD_BYTES = 8 * 1024 * 1024;
+
+/** Starts a reader worker (tests stand in one that stops half-way). */
+export type StartWorker = (options: WorkerOptions) => Worker;
 
 export function readOne(task: ReadTask): WorkerMessage {
   try {
@@ -66,45 +101,117 @@ export function readOne(task: ReadTask): WorkerMessage {
   }
 }
 
+/**
+ * Reads every task and hands each outcome to onDone, on the main thread, once. Rejects when a
+ * worker stops before its last file or onDone throws; no worker is left running then, and onDone
+ * is not called again.
+ */
 export async function readAll(
-  tasks: Omit<ReadTask, 'seq'>[],
+  tasks: readonly Omit<ReadTask, 'seq'>[],
   bytes: number,
   onDone: (o: ReadOutcome) => void,
   workers = availableParallelism(),
+  start: StartWorker = startWorker,
 ): Promise<void> {
-  const queue: ReadTask[] = tasks.map((t, seq) => ({ ...t, seq }));
-  const outcome = (m: WorkerMessage): ReadOutcome => ('error' in m ? { task: queue[m.seq], error: m.error } : { task: queue[m.seq], result: m.result, columns: m.columns });
-  if (workers <= 1 || bytes < WORKER_THRESHOLD_BYTES || queue.length < 2) {
-    for (const task of queue) onDone(outcome(readOne(task)));
+  const task = (seq: number): ReadTask => ({ ...tasks[seq], seq });
+  const outcome = (m: WorkerMessage): ReadOutcome => ('error' in m ? { task: task(m.seq), error: m.error } : { task: task(m.seq), result: m.result, columns: m.columns });
+  if (workers <= 1 || bytes < WORKER_THRESHOLD_BYTES || tasks.length < 2) {
+    for (let seq = 0; seq < tasks.length; seq++) onDone(outcome(readOne(task(seq))));
     return;
   }
-  const order = [...queue].sort((a, b) => (b.bytes ?? 0) - (a.bytes ?? 0));
-  const shared = new Int32Array(new SharedArrayBuffer(3 * Int32Array.BYTES_PER_ELEMENT));
-  const n = Math.min(workers, queue.length);
-  await Promise.all(
-    Array.from(
-      { length: n },
-      () =>
-        new Promise<void>((resolve, reject) => {
-          const w = startWorker({ workerData: { tasks: order, shared }, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
-          let done = false;
-          w.on('message', (m: WorkerMessage | typeof DONE) => {
-            if (m === DONE) {
-              done = true;
-              resolve();
-              return;
-            }
-            Atomics.add(shared, TAKEN, 1);
-            Atomics.notify(shared, TAKEN);
-            onDone(outcome(m));
-          });
-          w.on('error', reject);
-          w.on('exit', (code) => {
-            if (!done) reject(new Error(`reader worker stopped (exit code ${code}) before its last file`));
-          });
-        }),
-    ),
-  );
+  const order = largestFirst(tasks);
+  const n = Math.min(workers, tasks.length);
+  const shared = new Int32Array(new SharedArrayBuffer((READING + n) * Int32Array.BYTES_PER_ELEMENT)).fill(-1, READING);
+  const ports: MessagePort[] = [];
+  const running: Worker[] = [];
+  let taken = 0;
+  let sent = 0;
+  let failure: Error | undefined;
+  let finished = 0;
+
+  // Before the main thread takes a result: batches up to BATCH past the furthest position a
+  // worker can claim before the next take (AHEAD posted + n in hand).
+  const sendAhead = () => {
+    const want = Math.min(order.length, taken + AHEAD + n + BATCH);
+    while (sent < want) {
+      const to = Math.min(order.length, sent + BATCH);
+      const batch: TaskBatch = { from: sent, tasks: Array.from(order.subarray(sent, to), task) };
+      for (const port of ports) port.postMessage(batch);
+      sent = to;
+      Atomics.store(shared, SENT, sent);
+      Atomics.notify(shared, SENT);
+    }
+  };
+
+  await new Promise<void>((resolve, reject) => {
+    const fail = (err: Error) => {
+      if (failure) return;
+      failure = err;
+      Promise.all(running.map((w) => w.terminate())).then(
+        () => reject(err),
+        () => reject(err),
+      );
+    };
+    const unfinished = (slot: number) => {
+      const at = Atomics.load(shared, READING + slot);
+      return at < 0 ? 'before its last file' : `with ${tasks[order[at]].path} unfinished`;
+    };
+    const channels = Array.from({ length: n }, () => new MessageChannel());
+    ports.push(...channels.map((c) => c.port1));
+    try {
+      // the first batches wait in the ports, so no worker starts by waiting for one
+      sendAhead();
+    } catch (err) {
+      fail(err as Error);
+      return;
+    }
+    for (let slot = 0; slot < n; slot++) {
+      const port = channels[slot].port2;
+      const workerData: ReaderData = { shared, port, slot, total: order.length };
+      let w: Worker;
+      try {
+        w = start({ workerData, transferList: [port], resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
+      } catch (err) {
+        fail(err as Error);
+        return;
+      }
+      running.push(w);
+      let done = false;
+      w.on('message', (m: WorkerMessage | typeof DONE) => {
+        if (failure) return;
+        if (m === DONE) {
+          done = true;
+          if (++finished === n) resolve();
+          return;
+        }
+        try {
+          sendAhead();
+          taken++;
+          Atomics.add(shared, TAKEN, 1);
+          Atomics.notify(shared, TAKEN);
+          onDone(outcome(m));
+        } catch (err) {
+          fail(err as Error);
+        }
+      });
+      w.on('error', (err) => fail(new Error(`reader worker failed ${unfinished(slot)}: ${err.message}`, { cause: err })));
+      w.on('exit', (code) => {
+        if (!done) fail(new Error(`reader worker stopped (exit code ${code}) ${unfinished(slot)}`));
+      });
+    }
+  }).finally(() => {
+    for (const port of ports) port.close();
+  });
+}
+
+/**
+ * Positions of the tasks, biggest first (ties in the callers' order): one 4-byte index per task.
+ * Example: bytes [5, 50, 1] → [1, 0, 2].
+ */
+export function largestFirst(tasks: readonly { bytes?: number }[]): Uint32Array {
+  const order = new Uint32Array(tasks.length);
+  for (let i = 0; i < order.length; i++) order[i] = i;
+  return order.sort((a, b) => (tasks[b].bytes ?? 0) - (tasks[a].bytes ?? 0) || a - b);
 }
 
 /** Facts without their rows (those travel as columns): what is left describes the file. */
@@ -113,7 +220,7 @@ function withoutRows(f: FileFacts): FileFacts {
 }
 
 /** The built worker, or under tsx (tests, `npm run bench` from source) the .ts one with tsx loaded in it. */
-function startWorker(options: WorkerOptions): Worker {
+export function startWorker(options: WorkerOptions): Worker {
   if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./read-worker.js', import.meta.url), options);
   const url = new URL('./read-worker.ts', import.meta.url).href;
   return new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(url)}); });`, { ...options, eval: true });

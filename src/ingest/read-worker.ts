@@ -1,18 +1,48 @@
 /**
- * Worker thread: takes tasks from the shared cursor until none are left, posting each file's
+ * Worker thread: takes positions from the shared cursor until none are left, posting each file's
  * facts as columns, or its error, as it finishes; waits while AHEAD results are still untaken
- * (pool.ts). The columns' typed arrays are copied, not transferred: a transfer per small array
- * (about a hundred per file) cost twice as much as the copy.
+ * (pool.ts). The tasks arrive in batches on its port, read synchronously; batches behind its
+ * position (taken by other workers) are dropped, so it holds a few batches, not the whole list.
+ * The columns' typed arrays are copied, not transferred: a transfer per small array (about a
+ * hundred per file) cost twice as much as the copy.
  */
-import { parentPort, workerData } from 'node:worker_threads';
-import { AHEAD, CURSOR, DONE, POSTED, type ReadTask, TAKEN, readOne } from './pool.js';
+import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
+import { AHEAD, CURSOR, DONE, POSTED, READING, type ReaderData, type ReadTask, SENT, TAKEN, type TaskBatch, readOne } from './pool.js';
 
-const { tasks, shared } = workerData as { tasks: ReadTask[]; shared: Int32Array };
+const { shared, port, slot, total } = workerData as ReaderData;
+
+/** Batches from the one holding the position last claimed, in order. */
+const batches: TaskBatch[] = [];
+
+/**
+ * The task at position i of the order, dropping the batches before it.
+ * Example: holding batches from 0 and 64 (BATCH 64), taskAt(70) drops the first and returns the
+ * second's 7th task.
+ */
+function taskAt(i: number): ReadTask {
+  for (;;) {
+    while (batches.length > 0 && batches[0].from + batches[0].tasks.length <= i) batches.shift();
+    if (batches.length > 0) return batches[0].tasks[i - batches[0].from];
+    batches.push(nextBatch());
+  }
+}
+
+/** The next batch on the port; the main thread sends batches ahead, so waiting here is rare. */
+function nextBatch(): TaskBatch {
+  for (;;) {
+    // read SENT before looking, so a batch posted in between ends the wait at once
+    const sent = Atomics.load(shared, SENT);
+    const m = receiveMessageOnPort(port);
+    if (m) return m.message as TaskBatch;
+    Atomics.wait(shared, SENT, sent, 1000);
+  }
+}
 
 for (;;) {
   const i = Atomics.add(shared, CURSOR, 1);
-  if (i >= tasks.length) break;
-  const m = readOne(tasks[i]);
+  if (i >= total) break;
+  Atomics.store(shared, READING + slot, i);
+  const m = readOne(taskAt(i));
   for (;;) {
     const taken = Atomics.load(shared, TAKEN);
     if (Atomics.load(shared, POSTED) - taken < AHEAD) break;
@@ -20,5 +50,7 @@ for (;;) {
   }
   Atomics.add(shared, POSTED, 1);
   parentPort?.postMessage(m);
+  Atomics.store(shared, READING + slot, -1);
 }
+port.close();
 parentPort?.postMessage(DONE);
