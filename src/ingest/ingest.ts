@@ -13,7 +13,7 @@
  * are those of the last run, the derived tables are kept as they are.
  */
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import type { PriceTable } from '../pricing/pricing.js';
 import { type FileRow, type KnownFile, Store } from '../store/store.js';
 import type { SkipReason, SkippedLine } from '../types.js';
@@ -36,6 +36,8 @@ export interface IngestOptions {
   lockWaitMs?: number;
   /** one-line notices for stderr (e.g. waiting for the store) */
   notice?: (line: string) => void;
+  /** the largest share of the scope's files that may change for only the touched requests to be derived (default 0.25) */
+  touchedShare?: number;
 }
 
 /** DuckDB's memory while appending facts (see ingestInto). */
@@ -59,6 +61,8 @@ export interface IngestStats {
   appended: number;
   retired: number;
   bytesRead: number;
+  /** what was derived: nothing (no change), the touched requests only, or all */
+  derived: 'none' | 'touched' | 'all';
   ms: number;
 }
 
@@ -90,7 +94,7 @@ export async function ingest(opts: IngestOptions): Promise<IngestResult> {
 
 async function ingestInto(store: Store, discovery: Discovery, opts: IngestOptions, started: number): Promise<IngestResult> {
   const walkSkips: WalkSkip[] = discovery.problems.map((p) => ({ path: p.path, reason: p.reason, detail: p.detail }));
-  const stats: IngestStats = { files: discovery.files.length, unchanged: 0, read: 0, appended: 0, retired: 0, bytesRead: 0, ms: 0 };
+  const stats: IngestStats = { files: discovery.files.length, unchanged: 0, read: 0, appended: 0, retired: 0, bytesRead: 0, derived: 'none', ms: 0 };
   const listing = listingKey(discovery, opts.prices);
   if ((await store.getMeta('listing_key')) === listing) {
     stats.unchanged = discovery.files.length;
@@ -140,13 +144,19 @@ async function ingestInto(store: Store, discovery: Discovery, opts: IngestOption
   const retired = [...known.values()].filter((r) => !found.has(r.path) && discovery.roots.some((root) => r.path === root || r.path.startsWith(root + '/')));
   stats.retired = retired.length;
 
+  const pricesKey = createHash('sha1').update(JSON.stringify([...opts.prices.entries()])).digest('hex');
   const derivedFor = createHash('sha1').update(JSON.stringify([scope, [...opts.prices.entries()]])).digest('hex');
   const changed = full.length + appends.length + metas.length + retired.length > 0;
-  if (!changed && (await store.getMeta('derived_for')) === derivedFor) {
+  const lastDerivedFor = await store.getMeta('derived_for');
+  if (!changed && lastDerivedFor === derivedFor) {
     await store.setMeta('listing_key', listing);
     stats.ms = performance.now() - started;
     return { store, discovery, stats, walkSkips };
   }
+
+  const changedIds = [...full.map((x) => x.id), ...appends.map((a) => a.row.fileId), ...metas.map((m) => m.id), ...retired.map((r) => r.fileId)];
+  const touched = changed && !!lastDerivedFor && (await store.getMeta('derived_prices')) === pricesKey && (await fewChanged(store, scope, changedIds, opts.touchedShare ?? 0.25));
+  stats.derived = touched ? 'touched' : 'all';
 
   // DuckDB may take most of the machine's memory for one big transaction; while facts are being
   // appended a bound keeps it small (DuckDB writes full row groups out and spills beyond it).
@@ -159,6 +169,10 @@ async function ingestInto(store: Store, discovery: Discovery, opts: IngestOption
   await store.run(`SET memory_limit = '${INGEST_MEMORY_LIMIT}'`);
   await store.run('BEGIN TRANSACTION');
   try {
+    if (touched) {
+      await store.touchFiles(changedIds);
+      await store.noteTouched();
+    }
     await store.deleteFacts(retired.map((r) => r.fileId), true);
     await store.deleteFacts(full.filter((x) => x.row).map((x) => x.id), true);
     await store.deleteFacts(metas.filter((x) => x.old).map((x) => x.id), true);
@@ -166,7 +180,7 @@ async function ingestInto(store: Store, discovery: Discovery, opts: IngestOption
 
     const writer = await store.writer();
     for (const m of metas) {
-      const meta = await metaRow(m.f, m.id);
+      const meta = metaRow(m.f, m.id);
       if ('error' in meta) walkSkips.push(meta.error);
       else {
         writer.file(meta.row);
@@ -237,6 +251,7 @@ async function ingestInto(store: Store, discovery: Discovery, opts: IngestOption
     }, opts.workers);
     writer.close();
     await store.deleteFacts(failed, true);
+    if (touched) await store.noteTouched();
     // The facts are committed first and de-duplicated in a second transaction: over uncommitted
     // facts the de-dup cannot spill, and a 10 GB corpus ran out of memory at 256 MB.
     // A run stopped between the two leaves derived_for empty, so the next run derives.
@@ -250,8 +265,9 @@ async function ingestInto(store: Store, discovery: Discovery, opts: IngestOption
     await store.run('BEGIN TRANSACTION');
     await store.setScope(scope);
     await store.setPrices(opts.prices);
-    await store.derive();
+    await store.derive({ touched });
     await store.setMeta('derived_for', derivedFor);
+    await store.setMeta('derived_prices', pricesKey);
     // a file that could not be read keeps no row and is tried again: the next run is not warm
     if (failed.length === 0 && walkSkips.length === discovery.problems.length) await store.setMeta('listing_key', listing);
     await store.run('COMMIT');
@@ -263,6 +279,22 @@ async function ingestInto(store: Store, discovery: Discovery, opts: IngestOption
   }
   stats.ms = performance.now() - started;
   return { store, discovery, stats, walkSkips };
+}
+
+/**
+ * Whether re-deriving only what the changed files touch is both exact and worth it: the derived
+ * tables are those of the last scope, every file that entered or left the scope is among the
+ * changed ones (files of other roots left the scope otherwise: derive all), and they are few
+ * (a quarter of the scope or more, e.g. a first run, is derived faster as a whole).
+ */
+async function fewChanged(store: Store, scope: number[], changedIds: number[], share: number): Promise<boolean> {
+  if (changedIds.length > share * scope.length) return false;
+  const before = await store.derivedScope();
+  const changed = new Set(changedIds);
+  const now = new Set(scope);
+  for (const id of now) if (!before.has(id) && !changed.has(id)) return false;
+  for (const id of before) if (!now.has(id) && !changed.has(id)) return false;
+  return true;
 }
 
 /**
@@ -292,12 +324,13 @@ function tryFingerprint(path: string, readTo: number): string | null {
 /**
  * A subagent's .meta.json. One that cannot be read now keeps no row (like a transcript, so the next
  * run tries it afresh); one that is not a JSON object is stored and its skip reported. Either way
- * only the agent type is lost: the chain falls back to its spawning tool_use.
+ * only the agent type is lost: the chain falls back to its spawning tool_use. Read synchronously:
+ * they are a few hundred bytes each, and a promise per file made 7,800 of them take ~2 s.
  */
-async function metaRow(f: FoundFile, id: number): Promise<{ row: FileRow; skip?: SkippedLine } | { error: WalkSkip }> {
+function metaRow(f: FoundFile, id: number): { row: FileRow; skip?: SkippedLine } | { error: WalkSkip } {
   let text: string;
   try {
-    text = await readFile(f.path, 'utf8');
+    text = readFileSync(f.path, 'utf8');
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     return { error: { path: f.path, reason: e.code === 'ENOENT' ? 'vanished_file' : 'unreadable_file', detail: `${e.code ?? 'error'}: ${e.message.split('\n')[0]}` } };

@@ -71,7 +71,28 @@ CREATE TABLE IF NOT EXISTS prices (
  */
 export const DERIVE_REQUESTS = `
 CREATE OR REPLACE TABLE requests AS
-WITH obs AS (SELECT o.rowid AS obs_row, o.* FROM observations o JOIN scope s USING (file_id)),
+${requestsSelect('')}
+-- a fixed row order (time, then identity): float sums over requests then do not depend on the order
+-- facts were read in (a rebuilt store gives the same totals to the last bit every time)
+ORDER BY t, key;
+`;
+
+/**
+ * Re-derives only the requests in the temp table `touched (key)`: their rows are deleted and
+ * computed again from every copy in scope. What an ingest touches is the keys of every
+ * observation its changed files held before and hold now, and every request of the sessions those
+ * files belong to (a session's project comes from its main transcript).
+ * Example: appending 10 lines to one transcript of 1 GB of logs re-derives ~10 requests' keys plus
+ * that session's requests, not the 150,000 others.
+ */
+export const DERIVE_TOUCHED_REQUESTS = `
+DELETE FROM requests WHERE key IN (SELECT key FROM touched);
+INSERT INTO requests ${requestsSelect('WHERE o.key IN (SELECT key FROM touched)')};
+`;
+
+function requestsSelect(obsFilter: string): string {
+  return `
+WITH obs AS (SELECT o.rowid AS obs_row, o.* FROM observations o JOIN scope s USING (file_id) ${obsFilter}),
 agg AS (
   SELECT key, min(t) AS t, max(input) AS input, max(output) AS output, max(cache_write) AS cache_write,
          max(cache_write_5m) AS cache_write_5m, max(cache_write_1h) AS cache_write_1h, max(cache_read) AS cache_read,
@@ -116,11 +137,8 @@ SELECT * EXCLUDE (w, base),
        base AS usd_per_weight,
        w.i AS w_input, w.w5 AS w_write_5m, w.w1 AS w_write_1h, w.r AS w_read, w.o AS w_output,
        to_timestamp(t / 1000) AS ts
-FROM priced
--- a fixed row order (time, then identity): float sums over requests then do not depend on the order
--- facts were read in (an appended store and a rebuilt one give the same totals to the last bit)
-ORDER BY t, key;
-`;
+FROM priced`;
+}
 
 /**
  * Chains (SPEC §1.4–1.5) of the files in scope: facts from the chain's own file, agent type from
@@ -130,15 +148,34 @@ ORDER BY t, key;
  */
 export const DERIVE_CHAINS = `
 CREATE OR REPLACE TABLE chains AS
+${chainsSelect('')};
+`;
+
+/** A session the last ingest touched (see DERIVE_TOUCHED_REQUESTS); chains without a session always are. */
+const TOUCHED_SESSION = `(session_id IS NULL OR session_id IN (SELECT session_id FROM touched_sessions))`;
+
+/**
+ * Re-derives only the chains of the sessions in `touched_sessions`: a chain's facts, requests,
+ * meta file, spawns and links all belong to its own session. The one link across sessions, a
+ * v1.x sidechain matched to a spawn by its prompt, is covered by noting the sessions of the
+ * sidechains whose prompt a changed file's spawns carry.
+ */
+export const DERIVE_TOUCHED_CHAINS = `
+DELETE FROM chains WHERE ${TOUCHED_SESSION};
+INSERT INTO chains ${chainsSelect(`AND ${TOUCHED_SESSION}`)};
+`;
+
+function chainsSelect(sessionFilter: string): string {
+  return `
 WITH sf AS (SELECT f.* FROM files f JOIN scope s USING (file_id)),
 facts AS (
   SELECT chain_id, any_value(session_id) AS session_id, any_value(agent_id) AS agent_id, any_value(kind) AS kind,
          max(rounds) AS rounds, max(compactions) AS compactions, min(first_t) AS first_t, min(file_id) AS file_id
-  FROM chain_facts JOIN scope USING (file_id) GROUP BY chain_id),
+  FROM chain_facts JOIN scope USING (file_id) WHERE true ${sessionFilter} GROUP BY chain_id),
 req AS (
   SELECT chain_id, any_value(session_id) AS session_id, any_value(agent_id) AS agent_id, count(*) AS requests,
          min(t) AS first_t, max(t) AS last_t, any_value(project) AS project, min(file_id) AS file_id
-  FROM requests GROUP BY chain_id),
+  FROM requests WHERE true ${sessionFilter} GROUP BY chain_id),
 base AS (
   SELECT coalesce(f.chain_id, r.chain_id) AS chain_id, coalesce(f.session_id, r.session_id) AS session_id,
          coalesce(f.agent_id, r.agent_id) AS agent_id,
@@ -177,5 +214,5 @@ SELECT chain_id, session_id, agent_id, kind,
             ELSE 'unknown' END AS definition,
        coalesce(project, (SELECT any_value(project) FROM files WHERE files.file_id = resolved.file_id), 'unknown') AS project,
        file_id, greatest(rounds, CASE WHEN requests > 0 THEN 1 ELSE 0 END) AS rounds, compactions, requests, first_t, last_t
-FROM resolved;
-`;
+FROM resolved`;
+}

@@ -10,7 +10,7 @@ import { duckdb } from './duckdb.js';
 import { UsageError } from '../errors.js';
 import type { ParserState } from '../ingest/file-parser.js';
 import type { PriceTable } from '../pricing/pricing.js';
-import { CREATE_TABLES, DERIVE_CHAINS, DERIVE_REQUESTS, FACT_TABLES, SCHEMA_VERSION } from './schema.js';
+import { CREATE_TABLES, DERIVE_CHAINS, DERIVE_REQUESTS, DERIVE_TOUCHED_CHAINS, DERIVE_TOUCHED_REQUESTS, FACT_TABLES, SCHEMA_VERSION } from './schema.js';
 import { StoreWriter } from './writer.js';
 
 export interface FileRow {
@@ -63,6 +63,7 @@ export class Store {
     if (path !== ':memory:') makeStoreDir(path);
     const instance = await openLocked(path, opts);
     const db = await instance.connect();
+    await db.run(DURABILITY);
     let fresh = false;
     try {
       const tables = (await db.runAndReadAll(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'`)).getRows().map((r) => String(r[0]));
@@ -263,12 +264,55 @@ export class Store {
   }
 
   /** Rebuilds requests and chains for the current scope and prices. */
-  async derive(): Promise<void> {
+  /** Requests and chains for the files in scope: all of them, or (`touched`) only those of what noteTouched noted. */
+  async derive(opts: { touched?: boolean } = {}): Promise<void> {
     await this.forget();
+    if (opts.touched) {
+      await this.run(`CREATE OR REPLACE TEMP TABLE touched AS
+        SELECT key FROM touched_keys UNION SELECT key FROM requests WHERE session_id IN (SELECT session_id FROM touched_sessions)`);
+      await this.run(DERIVE_TOUCHED_REQUESTS);
+      await this.run(DERIVE_TOUCHED_CHAINS);
+      return;
+    }
     await this.run(DERIVE_REQUESTS);
     await this.run(DERIVE_CHAINS);
   }
+
+  /** The file ids whose facts this ingest changes; noteTouched then records what they hold. */
+  async touchFiles(fileIds: number[]): Promise<void> {
+    await this.run(`CREATE OR REPLACE TEMP TABLE changed_files AS SELECT unnest(${intList(fileIds)}) AS file_id`);
+    await this.run(`CREATE OR REPLACE TEMP TABLE touched_keys (key VARCHAR)`);
+    await this.run(`CREATE OR REPLACE TEMP TABLE touched_sessions (session_id VARCHAR)`);
+  }
+
+  /**
+   * Notes the request keys and sessions the changed files hold now: called before their facts are
+   * deleted and again after the new ones are written, so both what went and what came are re-derived.
+   */
+  async noteTouched(): Promise<void> {
+    await this.run(`INSERT INTO touched_keys SELECT DISTINCT key FROM observations WHERE file_id IN (SELECT file_id FROM changed_files)`);
+    await this.run(`INSERT INTO touched_sessions
+      SELECT DISTINCT session_id FROM observations WHERE file_id IN (SELECT file_id FROM changed_files) AND session_id IS NOT NULL
+      UNION SELECT DISTINCT session_id FROM files WHERE file_id IN (SELECT file_id FROM changed_files) AND session_id IS NOT NULL
+      UNION SELECT DISTINCT c.session_id FROM sidechain_roots r JOIN chain_facts c USING (chain_id)
+        WHERE r.prompt_hash IN (SELECT prompt_hash FROM spawns WHERE file_id IN (SELECT file_id FROM changed_files))`);
+  }
+
+  /** The file ids the derived tables were last computed for. */
+  async derivedScope(): Promise<Set<number>> {
+    const [ids] = (await this.db.runAndReadAll(`SELECT file_id FROM scope`)).getColumns();
+    return new Set((ids ?? []).map(Number));
+  }
 }
+
+/**
+ * When DuckDB folds its write-ahead log into the store file. By default every close does it
+ * (~0.3 s on a 1 GB store after an append, rewriting the row groups the run touched) and a
+ * commit does once the log passes 16 MiB. Closing without it keeps a small log that the next open
+ * replays (a few ms); a 4 MiB threshold keeps that replay small, and big writes (a first ingest)
+ * are folded in at their commit as before. Durability is the same: a committed run is in the log.
+ */
+const DURABILITY = `SET checkpoint_threshold = '4MB'; PRAGMA disable_checkpoint_on_shutdown;`;
 
 export interface StoreOpenOptions {
   rebuild?: boolean;

@@ -14,7 +14,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { type SummaryResult, summary } from '../../src/analyses/summary.js';
@@ -97,8 +97,9 @@ const corpusArb: fc.Arbitrary<Corpus> = fc
   });
 
 /** Writes files (relative path → lines) under a fresh root, ingests them into `db`, returns the summary. */
-async function summarise(root: string, db: string, timezone = 'UTC'): Promise<SummaryResult> {
-  const r = await ingest({ paths: [root], dbPath: db, prices, workers: 1 });
+async function summarise(root: string, db: string, timezone = 'UTC', touchedShare?: number, derived?: string[]): Promise<SummaryResult> {
+  const r = await ingest({ paths: [root], dbPath: db, prices, workers: 1, touchedShare });
+  derived?.push(r.stats.derived);
   try {
     return await summary(r.store, { since: null, until: null, project: null, timezone }, r.walkSkips);
   } finally {
@@ -236,7 +237,8 @@ test('ingest in pieces (appends cut at any byte, a run after each) equals ingest
           written.set(rel, to);
         }
         mkdirSync(root, { recursive: true });
-        last = await summarise(root, db);
+        // every run after the first derives only the requests its appends touch
+        last = await summarise(root, db, 'UTC', 1);
       }
       const a = comparable(last!, true);
       const b = comparable(whole, true);
@@ -246,6 +248,41 @@ test('ingest in pieces (appends cut at any byte, a run after each) equals ingest
     }),
     { numRuns: RUNS },
   );
+});
+
+test('a store kept up by deriving only touched requests, through appends, rewrites and deletions, equals a fresh one', async (t) => {
+  const next = scratch(t);
+  const state = fc.record({ keep: fc.array(fc.boolean(), { minLength: 1 }), spread: fc.array(fc.nat(4), { minLength: 1 }), grow: fc.boolean() });
+  const derived: string[] = [];
+  await fc.assert(
+    fc.asyncProperty(corpusArb, fc.array(state, { minLength: 2, maxLength: 4 }), async (c, states) => {
+      const dir = next();
+      const root = path.join(dir, 'logs');
+      const db = path.join(dir, 'store.duckdb');
+      let files = new Map<string, string[]>();
+      for (const st of states) {
+        // either grow what is there (appends, new files) or lay the corpus out afresh (rewrites, deletions)
+        const layout = st.grow ? new Map([...files].map(([f, l]) => [f, [...l]])) : new Map<string, string[]>();
+        c.lines.forEach((l, i) => {
+          if (!st.keep[i % st.keep.length]) return;
+          // copies of one request land in different files, so requests span files
+          const f = `proj/${l.session}-${st.spread[i % st.spread.length]}.jsonl`;
+          if (st.grow && files.get(f)?.includes(l.text)) return;
+          layout.set(f, [...(layout.get(f) ?? []), l.text]);
+        });
+        rmSync(root, { recursive: true, force: true });
+        mkdirSync(root, { recursive: true });
+        writeFiles(root, layout);
+        files = layout;
+        const kept = await summarise(root, db, 'UTC', 1, derived);
+        const fresh = await summarise(root, ':memory:');
+        assert.deepEqual(comparable(kept, true), comparable(fresh, true));
+      }
+    }),
+    // each case is up to eight ingests
+    { numRuns: Math.ceil(RUNS / 2) },
+  );
+  assert.ok(derived.filter((d) => d === 'touched').length >= derived.length / 4, `runs that derived only touched requests: ${derived.join(' ')}`);
 });
 
 test('summary totals equal the sum of the per-day and of the per-project totals, in any time zone', async (t) => {

@@ -31,9 +31,13 @@ export function realBytes(rel: string): Buffer {
   return readFileSync(path.join(realLogs, rel));
 }
 
-/** One ingest on one thread (tests run under tsx, which worker threads do not inherit). */
+/**
+ * One ingest on one thread (tests run under tsx, which worker threads do not inherit). Whenever
+ * it can, it derives only what changed (touchedShare 1), so that every comparison with a rebuilt
+ * store below also checks that incremental derive.
+ */
 export function run(paths: string[], dbPath: string, extra: { rebuild?: boolean } = {}): Promise<IngestResult> {
-  return ingest({ paths, dbPath, prices, workers: 1, ...extra });
+  return ingest({ paths, dbPath, prices, workers: 1, touchedShare: 1, ...extra });
 }
 
 /** Runs an ingest, dumps the store and closes it. */

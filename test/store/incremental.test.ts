@@ -79,6 +79,7 @@ for (const rel of [CONDENSE_61, MAROT_DOV_MAIN]) {
       appendFileSync(file, whole.subarray(cut.at));
       const after = await runAndDump([root], db);
       assert.equal(after.stats.appended, 1);
+      assert.equal(after.stats.derived, 'touched', 'only the requests and chains the append touched are derived again');
       assert.equal(after.stats.read, 0);
       assert.equal(after.stats.unchanged, after.stats.files - 1);
       assert.equal(after.stats.bytesRead, whole.length - readTo, 'only the bytes after the last complete line are read');

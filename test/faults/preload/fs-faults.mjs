@@ -1,8 +1,8 @@
 /**
  * Preload (`node --import`) for the fault suite: makes the file system misbehave at the exact
  * moment a case needs, with real kernel errors and real writes, by wrapping fs/promises `open`
- * and `readFile` and their sync counterparts `openSync` and `readSync` (the reader and the
- * fingerprint use sync I/O):
+ * and `readFile` and their sync counterparts `openSync`, `readSync` and `readFileSync` (the
+ * reader, the fingerprint and the .meta.json files use sync I/O):
  *
  * - FAULT_VANISH=a.jsonl,b.jsonl — the first open (or readFile) of a file with that name unlinks
  *   it just before opening: the file was listed, then vanished before it was read (ENOENT from the kernel).
@@ -12,7 +12,7 @@
  *
  * Each fault fires once and is recorded in FAULT_PROBE_OUT.
  */
-import fs, { appendFileSync, readFileSync, unlinkSync } from 'node:fs';
+import fs, { appendFileSync, unlinkSync } from 'node:fs';
 import fsp from 'node:fs/promises';
 import { syncBuiltinESMExports } from 'node:module';
 import { basename } from 'node:path';
@@ -48,7 +48,7 @@ fsp.open = async function open(path, ...rest) {
       const r = await read.apply(this, args);
       if (!fired) {
         fired = true;
-        appendFileSync(path, readFileSync(process.env.FAULT_GROW_DATA));
+        appendFileSync(path, realReadFileSync(process.env.FAULT_GROW_DATA));
         record({ fault: 'grow', path: String(path) });
       }
       return r;
@@ -73,11 +73,17 @@ fs.openSync = function openSync(path, ...rest) {
   return fd;
 };
 
+const realReadFileSync = fs.readFileSync;
+fs.readFileSync = function readFileSync(path, ...rest) {
+  if (typeof path === 'string' || path instanceof URL) maybeVanish(path);
+  return realReadFileSync.call(this, path, ...rest);
+};
+
 fs.readSync = function readSync(fd, ...rest) {
   const r = realReadSync.call(this, fd, ...rest);
   if (fd === growFd) {
     growFd = -1;
-    appendFileSync(growPath, readFileSync(process.env.FAULT_GROW_DATA));
+    appendFileSync(growPath, realReadFileSync(process.env.FAULT_GROW_DATA));
     record({ fault: 'grow', path: growPath });
   }
   return r;
