@@ -131,8 +131,14 @@ function writeWeight(w: Weights, ttl: Ttl | null): number {
   return ttl === '1h' ? w.write1h : w.write5m;
 }
 
+/**
+ * Sums of request anatomies. Chains are counted as the tally sees a new chain id: analyzeAnatomy
+ * adds a chain's requests one after another and never comes back to a chain, so counting changes
+ * of id counts distinct chains without a set of 150,000 ids (hashing each id cost ~0.5 s).
+ */
 class Tally {
-  private readonly chainIds = new Set<string>();
+  private chains = 0;
+  private lastChain: string | null = null;
   private requests = 0;
   private unpriced = 0;
   private cold = 0;
@@ -151,7 +157,10 @@ class Tally {
 
   add(chainId: string, p: Priced): void {
     const { a } = p;
-    this.chainIds.add(chainId);
+    if (chainId !== this.lastChain) {
+      this.chains++;
+      this.lastChain = chainId;
+    }
     this.requests++;
     this.cold += a.cold;
     this.growth += a.growth;
@@ -167,10 +176,17 @@ class Tally {
     addComponents(this.components, p.priced.components);
     const c = p.priced.components;
     const perToken = a.request.cacheWrite > 0 ? (c.write5m + c.write1h) / a.request.cacheWrite : 0;
-    for (const k of ['cold', 'growth', 'expiry', 'break'] as const) {
-      this.split[k] += a[k] * perToken;
-      this.splitUsd[k] += a[k] * perToken * p.priced.usdPerWeight;
-    }
+    const usdPerWeight = p.priced.usdPerWeight;
+    const split = this.split;
+    const splitUsd = this.splitUsd;
+    split.cold += a.cold * perToken;
+    split.growth += a.growth * perToken;
+    split.expiry += a.expiry * perToken;
+    split.break += a.break * perToken;
+    splitUsd.cold += a.cold * perToken * usdPerWeight;
+    splitUsd.growth += a.growth * perToken * usdPerWeight;
+    splitUsd.expiry += a.expiry * perToken * usdPerWeight;
+    splitUsd.break += a.break * perToken * usdPerWeight;
     this.usd += p.priced.usd;
     this.waste += p.priced.waste;
     this.wasteUsd += p.priced.wasteUsd;
@@ -179,7 +195,7 @@ class Tally {
   row(): AnatomyRow {
     const c = this.components;
     return {
-      chains: this.chainIds.size,
+      chains: this.chains,
       requests: this.requests,
       unpriced_requests: this.unpriced,
       cold: this.cold,
