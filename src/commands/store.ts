@@ -13,6 +13,7 @@ import { columnsOf, formatRows, toCsv } from '../reporters/rows.js';
 import { exportParquet } from '../store/export.js';
 import { type SqlSource, openParquet, usePortableViews } from '../store/portable.js';
 import { listQueries, queryParams, querySql, runQuery } from '../store/queries.js';
+import { Store } from '../store/store.js';
 import { type Command, type Io, commonOptions, withContext, withLogOptions } from './command.js';
 
 /** `--param k=v` (repeatable) → {k: 'v'}; values stay text (cast in SQL: `$n::INTEGER`). */
@@ -90,6 +91,8 @@ export const queryCommand: Command = {
       const params: Record<string, unknown> = {};
       for (const p of used) params[p] = p in given ? given[p] : (defaults[p] ?? null);
       const rows = await runQuery(source, target, params);
+      // a query of the user's own may have changed tables: remembered results no longer hold
+      if (target.endsWith('.sql') && source instanceof Store) await source.forget();
       const result: QueryResult = { query: target, params, columns: columnsOf(rows), rows };
       return { json: result, text: argv.csv ? toCsv(rows) : formatRows(rows, io.color) };
     } finally {

@@ -135,3 +135,16 @@ test('CLI: query NAME --param --json, FILE.sql --csv, and one-line errors', () =
     assert.match(r.stderr, /^cachelens: /);
   }
 });
+
+test('CLI: a query file that changes the store makes summary answer from the changed tables, not remembered results', () => {
+  const db = path.join(tmp(), 's.duckdb');
+  const total = () => (JSON.parse(cachelens(['summary', sampleLogs, '--db', db, '--json']).stdout) as { totals: { requests: number } }).totals.requests;
+  const before = total();
+  assert.equal(total(), before, 'a warm re-run answers the same');
+  const file = path.join(tmp(), 'prune.sql');
+  writeFileSync(file, `DELETE FROM requests WHERE key IN (SELECT key FROM requests ORDER BY key LIMIT 3) RETURNING key`);
+  const q = cachelens(['query', file, sampleLogs, '--db', db, '--json']);
+  assert.equal(q.status, 0, q.stderr);
+  assert.equal((JSON.parse(q.stdout) as { rows: unknown[] }).rows.length, 3);
+  assert.equal(total(), before - 3);
+});
