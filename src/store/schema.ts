@@ -8,9 +8,11 @@
  * the logs, never misread. (4: files.head_hash fingerprints the head and the tail of what was
  * read; parser_state carries the attachments still waiting for their round. 5: requests carry
  * their per-token weights, so that the anatomy's waste can be priced from requests alone.
- * 6: v1.x inline sidechains are threaded through every line, tool results included.)
+ * 6: v1.x inline sidechains are threaded through every line, tool results included. 7: copies of
+ * one time are told apart by path, not file id, so attribution does not depend on the order files
+ * were first seen.)
  */
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;
 
 export const FACT_TABLES = [
   'observations',
@@ -61,7 +63,7 @@ CREATE TABLE IF NOT EXISTS prices (
  * De-dup (SPEC §1.3) over the observations of the files in scope: one row per request identity,
  * usage the field-wise maximum over its copies, time the earliest copy, attribution (session,
  * chain, agent, file, segment, round) from the best-ranked copy (subagent file > main file >
- * progress copy; ties to the earliest). Then priced: model by exact id, else without its date
+ * progress copy; ties to the earliest, then to the first by path and line). Then priced: model by exact id, else without its date
  * suffix; Sonnet 4/4.5 long-context rates when P > 200k. Unpriced requests keep weight NULL.
  *
  * Speed (1 GB corpus, 200k observations): the best copy is found by `arg_min` over row ids in the
@@ -92,14 +94,16 @@ INSERT INTO requests ${requestsSelect('WHERE o.key IN (SELECT key FROM touched)'
 
 function requestsSelect(obsFilter: string): string {
   return `
-WITH obs AS (SELECT o.rowid AS obs_row, o.* FROM observations o JOIN scope s USING (file_id) ${obsFilter}),
+WITH by_path AS (SELECT file_id, row_number() OVER (ORDER BY path) AS path_rank FROM files JOIN scope USING (file_id)),
+obs AS (SELECT o.rowid AS obs_row, o.*, p.path_rank FROM observations o JOIN by_path p USING (file_id) ${obsFilter}),
 agg AS (
   SELECT key, min(t) AS t, max(input) AS input, max(output) AS output, max(cache_write) AS cache_write,
          max(cache_write_5m) AS cache_write_5m, max(cache_write_1h) AS cache_write_1h, max(cache_read) AS cache_read,
          max(web_search) AS web_search, max(web_fetch) AS web_fetch, bool_and(split_missing) AS split_missing,
          sum(copies)::INTEGER AS copies, count(DISTINCT (file_id, rank))::INTEGER AS sources,
-         -- the best-ranked copy (subagent file > main file > progress), ties to the earliest
-         arg_min(obs_row, (-rank, t, file_id, line)) AS best_row
+         -- the best-ranked copy (subagent file > main file > progress), ties to the earliest, then
+         -- to the first by path and line (not by file id: ids follow the order files were first seen)
+         arg_min(obs_row, (-rank, t, path_rank, line)) AS best_row
   FROM obs GROUP BY key),
 -- a session's project is its main transcript's (subagents may run in a sub-directory)
 session_project AS (
@@ -168,14 +172,17 @@ INSERT INTO chains ${chainsSelect(`AND ${TOUCHED_SESSION}`)};
 function chainsSelect(sessionFilter: string): string {
   return `
 WITH sf AS (SELECT f.* FROM files f JOIN scope s USING (file_id)),
+fp AS (SELECT file_id, path AS file_path FROM files),
 facts AS (
   SELECT chain_id, any_value(session_id) AS session_id, any_value(agent_id) AS agent_id, any_value(kind) AS kind,
-         max(rounds) AS rounds, max(compactions) AS compactions, min(first_t) AS first_t, min(file_id) AS file_id
-  FROM chain_facts JOIN scope USING (file_id) WHERE true ${sessionFilter} GROUP BY chain_id),
+         max(rounds) AS rounds, max(compactions) AS compactions, min(first_t) AS first_t,
+         -- the chain's first file by path (file ids follow the order files were first seen)
+         arg_min(file_id, file_path) AS file_id
+  FROM chain_facts JOIN scope USING (file_id) JOIN fp USING (file_id) WHERE true ${sessionFilter} GROUP BY chain_id),
 req AS (
   SELECT chain_id, any_value(session_id) AS session_id, any_value(agent_id) AS agent_id, count(*) AS requests,
-         min(t) AS first_t, max(t) AS last_t, any_value(project) AS project, min(file_id) AS file_id
-  FROM requests WHERE true ${sessionFilter} GROUP BY chain_id),
+         min(t) AS first_t, max(t) AS last_t, any_value(project) AS project, arg_min(file_id, file_path) AS file_id
+  FROM requests JOIN fp USING (file_id) WHERE true ${sessionFilter} GROUP BY chain_id),
 base AS (
   SELECT coalesce(f.chain_id, r.chain_id) AS chain_id, coalesce(f.session_id, r.session_id) AS session_id,
          coalesce(f.agent_id, r.agent_id) AS agent_id,

@@ -284,7 +284,12 @@ export class Store {
     if (opts.touched) {
       await this.run(`CREATE OR REPLACE TEMP TABLE touched AS
         SELECT key FROM touched_keys UNION SELECT key FROM requests WHERE session_id IN (SELECT session_id FROM touched_sessions)`);
+      // a touched request may be attributed to a session no changed file belongs to (its best
+      // copy is elsewhere), before or after: that session's chains count it, so they are derived too
+      const sessionsOfTouched = `INSERT INTO touched_sessions SELECT DISTINCT session_id FROM requests WHERE key IN (SELECT key FROM touched) AND session_id IS NOT NULL`;
+      await this.run(sessionsOfTouched);
       await this.run(DERIVE_TOUCHED_REQUESTS);
+      await this.run(sessionsOfTouched);
       await this.run(DERIVE_TOUCHED_CHAINS);
       return;
     }
@@ -302,12 +307,17 @@ export class Store {
   /**
    * Notes the request keys and sessions the changed files hold now: called before their facts are
    * deleted and again after the new ones are written, so both what went and what came are re-derived.
+   * A file's sessions are those of its requests, chains, spawns and agent links (a transcript of only
+   * user lines has chains but no request), and of its row.
    */
   async noteTouched(): Promise<void> {
     await this.run(`INSERT INTO touched_keys SELECT DISTINCT key FROM observations WHERE file_id IN (SELECT file_id FROM changed_files)`);
     await this.run(`INSERT INTO touched_sessions
       SELECT DISTINCT session_id FROM observations WHERE file_id IN (SELECT file_id FROM changed_files) AND session_id IS NOT NULL
       UNION SELECT DISTINCT session_id FROM files WHERE file_id IN (SELECT file_id FROM changed_files) AND session_id IS NOT NULL
+      UNION SELECT DISTINCT session_id FROM chain_facts WHERE file_id IN (SELECT file_id FROM changed_files) AND session_id IS NOT NULL
+      UNION SELECT DISTINCT session_id FROM spawns WHERE file_id IN (SELECT file_id FROM changed_files) AND session_id IS NOT NULL
+      UNION SELECT DISTINCT session_id FROM agent_links WHERE file_id IN (SELECT file_id FROM changed_files) AND session_id IS NOT NULL
       UNION SELECT DISTINCT c.session_id FROM sidechain_roots r JOIN chain_facts c USING (chain_id)
         WHERE r.prompt_hash IN (SELECT prompt_hash FROM spawns WHERE file_id IN (SELECT file_id FROM changed_files))`);
   }
