@@ -1,91 +1,10 @@
 #!/usr/bin/env node
 /**
- * cachelens — where the prompt-cache money went.
- *
- *   logs on disk ─▶ ingest (discover · read · de-dup) ─▶ store (DuckDB) ─▶ analyses (SQL + TS)
- *                                                                     └─▶ replay simulator
- *                                   analyses ─▶ reporters (table · json · html)
- *
- * This file is the thin CLI layer: parse arguments → run a command → print → exit code.
- * Known failures (UsageError) print one line and exit 2; anything else is a bug and keeps its stack.
+ * The `cachelens` executable. Before the CLI's modules load (~0.25 s), a command that reads logs
+ * from the default roots starts walking them on a second thread (ingest/early-walk.ts); then the
+ * CLI itself (cli-main.ts) parses the arguments and runs the command.
  */
-import yargs, { type Argv } from 'yargs';
-import { hideBin } from 'yargs/helpers';
-import { commands } from './commands/index.js';
-import type { Command, Io } from './commands/command.js';
-import { useColor } from './format/table.js';
-import { UsageError } from './errors.js';
+import { walkEarly } from './ingest/early-walk.js';
 
-export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  const io: Io = {
-    color: useColor(process.stdout, env),
-    env,
-    stderr: (line) => process.stderr.write(line + '\n'),
-    progress: process.stderr.isTTY ? progressPrinter() : undefined,
-  };
-  let exitCode = 0;
-  const parser = yargs(args)
-    .scriptName('cachelens')
-    .usage('$0 <command> [paths..] [options]\n\nReads Claude Code transcripts, prices every request as billed, and explains prompt-cache costs.')
-    .strict()
-    .demandCommand(1, 'name a command (see --help)')
-    .recommendCommands()
-    .help()
-    .alias('h', 'help')
-    .version(false)
-    .wrap(Math.min(110, process.stdout.columns || 100))
-    .fail((msg, err) => {
-      // yargs' own validation errors (YError, e.g. "Not enough arguments following: db") are usage errors too
-      throw err && err.name !== 'YError' ? err : new UsageError(msg ?? err?.message ?? 'invalid arguments');
-    });
-  const register = (y: Argv, c: Command): Argv =>
-    y.command(
-      c.command,
-      c.describe,
-      (sub) => {
-        const withOptions = c.options ? c.options(sub) : sub;
-        if (!c.subcommands) return withOptions;
-        for (const s of c.subcommands) register(withOptions, s);
-        return withOptions.demandCommand(1, `${c.command} needs one of: ${c.subcommands.map((s) => s.command.split(' ')[0]).join(', ')}`);
-      },
-      async (argv) => {
-        const out = await c.run(argv as Record<string, unknown>, io);
-        process.stdout.write(argv.json ? JSON.stringify(out.json, null, 2) + '\n' : out.text + '\n');
-      },
-    );
-  for (const c of commands) register(parser, c);
-  try {
-    await parser.parseAsync();
-  } catch (err) {
-    if (err instanceof UsageError) {
-      process.stderr.write(`cachelens: ${err.message}${err.hint ? ` (${err.hint})` : ''}\n`);
-      exitCode = 2;
-    } else throw err;
-  }
-  return exitCode;
-}
-
-function progressPrinter() {
-  const started = Date.now();
-  let last = 0;
-  return (p: { files: number; filesTotal: number; bytes: number; bytesTotal: number }) => {
-    const now = Date.now();
-    if (now - last < 200 && p.files < p.filesTotal) return;
-    last = now;
-    const secs = Math.max((now - started) / 1000, 0.001);
-    const rate = p.bytes / 1e6 / secs;
-    const eta = rate > 0 ? (p.bytesTotal - p.bytes) / 1e6 / rate : 0;
-    process.stderr.write(`\r\u001b[2Kreading ${p.files}/${p.filesTotal} files, ${(p.bytes / 1e6).toFixed(0)}/${(p.bytesTotal / 1e6).toFixed(0)} MB, ${rate.toFixed(0)} MB/s, ETA ${eta.toFixed(0)} s`);
-    if (p.files >= p.filesTotal) process.stderr.write('\r\u001b[2K');
-  };
-}
-
-cli(hideBin(process.argv)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (err) => {
-    process.stderr.write(`cachelens: internal error: ${(err as Error).stack ?? err}\n`);
-    process.exitCode = 1;
-  },
-);
+walkEarly(process.argv.slice(2));
+await import('./cli-main.js');

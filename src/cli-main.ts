@@ -1,0 +1,104 @@
+/**
+ * cachelens — where the prompt-cache money went.
+ *
+ *   logs on disk ─▶ ingest (discover · read · de-dup) ─▶ store (DuckDB) ─▶ analyses (SQL + TS)
+ *                                                                     └─▶ replay simulator
+ *                                   analyses ─▶ reporters (table · json · html)
+ *
+ * This file is the thin CLI layer: parse arguments → run a command → print → exit code.
+ * Known failures (UsageError) print one line and exit 2; anything else is a bug and keeps its stack.
+ */
+import yargs, { type Argv } from 'yargs';
+import { hideBin } from 'yargs/helpers';
+import { commands } from './commands/index.js';
+import type { Command, Io } from './commands/command.js';
+import { useColor } from './format/table.js';
+import { UsageError } from './errors.js';
+
+export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const io: Io = {
+    color: useColor(process.stdout, env),
+    env,
+    stderr: (line) => process.stderr.write(line + '\n'),
+    progress: process.stderr.isTTY ? progressPrinter() : undefined,
+  };
+  let exitCode = 0;
+  const parser = yargs(args)
+    .scriptName('cachelens')
+    .usage('$0 <command> [paths..] [options]\n\nReads Claude Code transcripts, prices every request as billed, and explains prompt-cache costs.')
+    .strict()
+    .demandCommand(1, 'name a command (see --help)')
+    .recommendCommands()
+    .help()
+    .alias('h', 'help')
+    .version(false)
+    .wrap(Math.min(110, process.stdout.columns || 100))
+    .fail((msg, err) => {
+      // yargs' own validation errors (YError, e.g. "Not enough arguments following: db") are usage errors too
+      throw err && err.name !== 'YError' ? err : new UsageError(msg ?? err?.message ?? 'invalid arguments');
+    });
+  const register = (y: Argv, c: Command): Argv =>
+    y.command(
+      c.command,
+      c.describe,
+      (sub) => {
+        const withOptions = c.options ? c.options(sub) : sub;
+        if (!c.subcommands) return withOptions;
+        for (const s of c.subcommands) register(withOptions, s);
+        return withOptions.demandCommand(1, `${c.command} needs one of: ${c.subcommands.map((s) => s.command.split(' ')[0]).join(', ')}`);
+      },
+      async (argv) => {
+        const out = await c.run(argv as Record<string, unknown>, io);
+        process.stdout.write(argv.json ? JSON.stringify(out.json, null, 2) + '\n' : out.text + '\n');
+      },
+    );
+  for (const c of commands) register(parser, c);
+  // yargs renders the command's whole help text after calling an async handler (~50 ms of every
+  // run), to have it should the handler fail; ours never show help on failure (fail() above throws).
+  (parser as unknown as YargsInternals).getInternalMethods().getUsageInstance().cacheHelpMessage = () => undefined;
+  try {
+    await parser.parseAsync();
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`cachelens: ${err.message}${err.hint ? ` (${err.hint})` : ''}\n`);
+      exitCode = 2;
+    } else throw err;
+  }
+  return exitCode;
+}
+
+/** The one yargs internal we touch (yargs 18.2, pinned): its usage instance's help cache. */
+interface YargsInternals {
+  getInternalMethods(): { getUsageInstance(): { cacheHelpMessage: () => void } };
+}
+
+function progressPrinter() {
+  const started = Date.now();
+  let last = 0;
+  return (p: { files: number; filesTotal: number; bytes: number; bytesTotal: number }) => {
+    const now = Date.now();
+    if (now - last < 200 && p.files < p.filesTotal) return;
+    last = now;
+    const secs = Math.max((now - started) / 1000, 0.001);
+    const rate = p.bytes / 1e6 / secs;
+    const eta = rate > 0 ? (p.bytesTotal - p.bytes) / 1e6 / rate : 0;
+    process.stderr.write(`\r\u001b[2Kreading ${p.files}/${p.filesTotal} files, ${(p.bytes / 1e6).toFixed(0)}/${(p.bytesTotal / 1e6).toFixed(0)} MB, ${rate.toFixed(0)} MB/s, ETA ${eta.toFixed(0)} s`);
+    if (p.files >= p.filesTotal) process.stderr.write('\r\u001b[2K');
+  };
+}
+
+// `cachelens summary | head` closes the pipe early: that is the reader's choice, not an error
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code !== 'EPIPE') throw err;
+  process.exit(process.exitCode ?? 0);
+});
+
+cli(hideBin(process.argv)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err) => {
+    process.stderr.write(`cachelens: internal error: ${(err as Error).stack ?? err}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,86 @@
+/** The early walk (ingest/early-walk.ts): the same discovery as the main thread's, taken only when it walked what ingest would. */
+import assert from 'node:assert/strict';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { discover } from '../../src/ingest/discover.js';
+import { decodeDiscovery, encodeDiscovery, takeEarlyWalk, walkEarly, wantsEarlyWalk } from '../../src/ingest/early-walk.js';
+import { cli, tempDir } from '../helpers/corpus.js';
+
+const SESSION = '0b7ff3c6-5a6e-4d8f-9a51-0f5f3f7f7e01';
+
+/** A config dir with a main transcript, a v2.1 subagent and its meta, a v1 agent file, a loop and an odd file. */
+function configDir(): { home: string; config: string } {
+  const home = tempDir('cachelens-early-');
+  const config = join(home, 'cfg');
+  const proj = join(config, 'projects', '-home-USER-demo');
+  mkdirSync(join(proj, SESSION, 'subagents'), { recursive: true });
+  const line = (t: string, id: string) =>
+    JSON.stringify({
+      type: 'assistant', sessionId: SESSION, timestamp: t, cwd: '/home/USER/demo', requestId: `req_${id}`,
+      message: { id: `msg_${id}`, model: 'claude-sonnet-4-5-20250929', role: 'assistant', content: [], usage: { input_tokens: 3, output_tokens: 7, cache_creation_input_tokens: 100, cache_read_input_tokens: 1000 } },
+    }) + '\n';
+  writeFileSync(join(proj, `${SESSION}.jsonl`), line('2026-11-02T10:00:00.000Z', 'a') + line('2026-11-02T10:01:00.000Z', 'b'));
+  writeFileSync(join(proj, SESSION, 'subagents', 'agent-a1.jsonl'), line('2026-11-02T10:00:30.000Z', 'c'));
+  writeFileSync(join(proj, SESSION, 'subagents', 'agent-a1.meta.json'), JSON.stringify({ agentType: 'Explore' }));
+  writeFileSync(join(proj, 'agent-b2.jsonl'), line('2026-11-02T10:02:00.000Z', 'd'));
+  writeFileSync(join(proj, 'notes.txt'), 'not a transcript');
+  symlinkSync(proj, join(proj, SESSION, 'loop'));
+  return { home, config };
+}
+
+test('encoding a discovery as columns and back gives the same discovery, nulls and problems included', async () => {
+  const { home, config } = configDir();
+  const d = await discover([], { HOME: home, CLAUDE_CONFIG_DIR: config });
+  assert.equal(d.files.length, 4);
+  assert.ok(d.problems.some((p) => p.reason === 'symlink_loop'));
+  assert.ok(d.files.some((f) => f.agentId === null) && d.files.some((f) => f.sessionId !== null));
+  assert.deepEqual(decodeDiscovery(structuredClone(encodeDiscovery(d))), d);
+  const empty = await discover([], { HOME: tempDir('cachelens-early-none-') });
+  assert.deepEqual(decodeDiscovery(structuredClone(encodeDiscovery(empty))), empty);
+});
+
+test('a command reading logs with no path-like argument walks early; explicit paths, other commands and `--` do not', () => {
+  assert.equal(wantsEarlyWalk(['summary']), true);
+  assert.equal(wantsEarlyWalk(['summary', '--db', '/tmp/x.duckdb', '--json', '--since', '2026-01-01']), true);
+  assert.equal(wantsEarlyWalk(['report', '--out=r.html']), true);
+  assert.equal(wantsEarlyWalk(['whatif', 'ttl', '--json']), true);
+  assert.equal(wantsEarlyWalk(['whatif', 'ttl', 'logs']), false);
+  assert.equal(wantsEarlyWalk(['summary', '~/logs']), false);
+  assert.equal(wantsEarlyWalk(['summary', '--json=true', 'logs']), false);
+  assert.equal(wantsEarlyWalk(['summary', '--db', 'x', 'logs']), false);
+  assert.equal(wantsEarlyWalk(['summary', '--', '--odd-dir']), false);
+  assert.equal(wantsEarlyWalk(['replay', 'channel', 'c.jsonl']), false);
+  assert.equal(wantsEarlyWalk(['--help']), false);
+  assert.equal(wantsEarlyWalk([]), false);
+});
+
+test('the worker walks the default roots exactly as discover() does; it is taken once, and only for the same roots', async () => {
+  const { home, config } = configDir();
+  const env = { HOME: home, CLAUDE_CONFIG_DIR: config };
+  const expected = await discover([], env);
+
+  walkEarly(['summary', '--json'], env);
+  assert.deepEqual(await takeEarlyWalk([], env), expected);
+  assert.equal(await takeEarlyWalk([], env), null, 'taken once');
+
+  walkEarly(['summary'], env);
+  assert.equal(await takeEarlyWalk([config], env), null, 'explicit paths: walked by ingest');
+  walkEarly(['summary'], env);
+  assert.equal(await takeEarlyWalk(undefined, { ...env, CLAUDE_CONFIG_DIR: home }), null, 'other roots: walked by ingest');
+  walkEarly(['replay', 'channel', 'x.jsonl'], env);
+  assert.equal(await takeEarlyWalk([], env), null, 'nothing was started');
+});
+
+test('the CLI on the default roots (walked early) answers as it does on the same logs named explicitly', () => {
+  const { home, config } = configDir();
+  const env = { HOME: home, CLAUDE_CONFIG_DIR: config, XDG_CACHE_HOME: join(home, 'cache') };
+  const early = cli(['summary', '--db', ':memory:', '--json', '--timezone', 'UTC'], env);
+  const named = cli(['summary', join(config, 'projects'), '--db', ':memory:', '--json', '--timezone', 'UTC'], env);
+  assert.equal(early.code, 0, early.stderr);
+  assert.equal(named.code, 0, named.stderr);
+  const a = JSON.parse(early.stdout);
+  assert.equal(a.totals.requests, 4);
+  assert.equal(a.totals.cache_read, 4000);
+  assert.deepEqual(a, JSON.parse(named.stdout));
+});
