@@ -7,7 +7,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { assistant, removeDir, runCli, tempDir, usage, writeLog } from './helpers.js';
+import { spawn } from 'node:child_process';
+import { assistant, cliPath, removeDir, runCli, tempDir, usage, writeLog } from './helpers.js';
 
 async function usageError(args: string[], expected: RegExp): Promise<void> {
   const r = await runCli(args);
@@ -76,4 +77,18 @@ test('a missing path under CLAUDE_CONFIG_DIR is no error: the default roots that
   });
   assert.equal(r.code, 0, r.stderr);
   assert.equal((JSON.parse(r.stdout) as { totals: { input: number } }).totals.input, 7);
+});
+
+test('a reader that closes the pipe before the output (`cachelens summary | head -0`) ends the run quietly, not with a stack trace', async (t) => {
+  const dir = tempDir();
+  t.after(() => removeDir(dir));
+  const logs = path.join(dir, 'logs');
+  writeLog(logs, 'proj/s1.jsonl', [assistant({ msg: 'm1', usage: usage(1, 1, 1, 1) })]);
+  const child = spawn(process.execPath, [cliPath, 'summary', logs, '--db', ':memory:', '--json'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+  child.stdout.destroy(); // the read end closes before anything is written: the write meets EPIPE
+  let stderr = '';
+  child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  assert.equal(stderr, '');
+  assert.equal(code, 0);
 });
