@@ -69,7 +69,10 @@ CREATE TABLE IF NOT EXISTS prices (
  * Speed (1 GB corpus, 200k observations): the best copy is found by `arg_min` over row ids in the
  * same GROUP BY as the usage maxima, not by a row_number() window (≈ 5× slower), and the price of
  * each distinct model is resolved once, so the date-suffix fallback never becomes a nested-loop
- * join over every request.
+ * join over every request. The aggregate reads only the columns it needs, and the best copy's
+ * other columns are fetched by row id afterwards: a CTE of whole observation rows used twice was
+ * materialised, which took 1.7 s and ~330 MB of DuckDB's memory on 1 GB (now 1.2 s; it also
+ * finishes within 128 MB, spilling).
  */
 export const DERIVE_REQUESTS = `
 CREATE OR REPLACE TABLE requests AS
@@ -95,7 +98,6 @@ INSERT INTO requests ${requestsSelect('WHERE o.key IN (SELECT key FROM touched)'
 function requestsSelect(obsFilter: string): string {
   return `
 WITH by_path AS (SELECT file_id, row_number() OVER (ORDER BY path) AS path_rank FROM files JOIN scope USING (file_id)),
-obs AS (SELECT o.rowid AS obs_row, o.*, p.path_rank FROM observations o JOIN by_path p USING (file_id) ${obsFilter}),
 agg AS (
   SELECT key, min(t) AS t, max(input) AS input, max(output) AS output, max(cache_write) AS cache_write,
          max(cache_write_5m) AS cache_write_5m, max(cache_write_1h) AS cache_write_1h, max(cache_read) AS cache_read,
@@ -104,7 +106,10 @@ agg AS (
          -- the best-ranked copy (subagent file > main file > progress), ties to the earliest, then
          -- to the first by path and line (not by file id: ids follow the order files were first seen)
          arg_min(obs_row, (-rank, t, path_rank, line)) AS best_row
-  FROM obs GROUP BY key),
+  FROM (SELECT o.rowid AS obs_row, o.key, o.t, o.input, o.output, o.cache_write, o.cache_write_5m, o.cache_write_1h, o.cache_read,
+               o.web_search, o.web_fetch, o.split_missing, o.copies, o.file_id, o.rank, o.line, p.path_rank
+        FROM observations o JOIN by_path p USING (file_id) ${obsFilter})
+  GROUP BY key),
 -- a session's project is its main transcript's (subagents may run in a sub-directory)
 session_project AS (
   SELECT f.session_id, arg_min(f.project, CASE f.kind WHEN 'main' THEN 0 ELSE 1 END) AS project
@@ -114,7 +119,7 @@ joined AS (
          b.file_id, b.line, b.segment, b.round, b.service_tier, b.speed, b.rank,
          coalesce(sp.project, f.project, 'unknown') AS project,
          a.input + a.cache_write + a.cache_read AS prompt
-  FROM agg a JOIN obs b ON b.obs_row = a.best_row LEFT JOIN files f ON f.file_id = b.file_id
+  FROM agg a JOIN observations b ON b.rowid = a.best_row LEFT JOIN files f ON f.file_id = b.file_id
   LEFT JOIN session_project sp ON sp.session_id = b.session_id),
 -- each distinct model priced once: by exact id, else without its date suffix
 model_price AS (
