@@ -48,13 +48,14 @@ const INGEST_MEMORY_LIMIT = '256MB';
 
 /**
  * DuckDB's memory for the de-dup, on one thread (one keeps the peak ~0.2 GB lower than two, for
- * +0.3 s on 1 GB): 320 bytes per observation, at least 256 MB, at most 1 GB. Measured: 1 GB of
- * logs (200,000 observations) de-duplicates in 192 MB; 10 GB (2 million) runs out of memory at
- * 256 MB and finishes at 512 MB.
- * Example: 2,000,000 observations → 611 MB; 200,000 → 256 MB.
+ * +0.3 s on 1 GB): 320 bytes per observation, at least 192 MB, at most 1 GB. Measured with the
+ * narrow de-dup (schema.ts): 1 GB of logs (200,000 observations) de-duplicates in 1.2 s at 256 MB,
+ * 1.3 s at 192 MB (a whole cold run's peak RSS ~50 – 100 MB lower), 1.9 s at 128 MB, and runs out
+ * of memory at 96 MB; 10 GB (2 million) runs out at 256 MB and takes 28 s at 384 MB, 21 s at 611 MB.
+ * Example: 2,000,000 observations → 611 MB; 200,000 → 192 MB.
  */
 export function deriveMemoryMb(observations: number): number {
-  return Math.min(1024, Math.max(256, Math.ceil((observations * 320) / 2 ** 20)));
+  return Math.min(1024, Math.max(192, Math.ceil((observations * 320) / 2 ** 20)));
 }
 
 export interface IngestStats {
