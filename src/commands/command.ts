@@ -1,6 +1,6 @@
 /**
  * A CLI command: yargs options plus a `run` that returns a result and its text; the CLI layer
- * (cli.ts) prints `--json` or the text and sets the exit code. Commands never write to stdout.
+ * (cli-main.ts) prints `--json` or the text and sets the exit code. Commands never write to stdout.
  */
 import type { Argv } from 'yargs';
 import { type CommonOptions, type Context, openContext } from '../context.js';

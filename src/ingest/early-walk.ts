@@ -19,8 +19,11 @@
 import { Worker } from 'node:worker_threads';
 import type { Discovery, FoundFile, WalkProblem } from './discover.js';
 
-/** The commands that read logs (an `ingest`), by their first word. */
-const READS_LOGS = new Set(['start', 'summary', 'sessions', 'blocks', 'anatomy', 'whatif', 'report', 'query', 'crosstab', 'export']);
+/**
+ * The commands that read logs (an `ingest`) from the default roots when given no paths, by their
+ * first word. Not `start`: it names the roots it picked as paths (start.ts).
+ */
+const READS_LOGS = new Set(['summary', 'sessions', 'blocks', 'anatomy', 'whatif', 'report', 'query', 'crosstab', 'export']);
 
 /** What of the environment decides the default roots (discover.ts `defaultRoots`). */
 const ROOT_ENV = ['CLAUDE_CONFIG_DIR', 'HOME', 'XDG_CONFIG_HOME'] as const;

@@ -51,6 +51,7 @@ test('a command reading logs with no path-like argument walks early; explicit pa
   assert.equal(wantsEarlyWalk(['summary', '--db', 'x', 'logs']), false);
   assert.equal(wantsEarlyWalk(['summary', '--', '--odd-dir']), false);
   assert.equal(wantsEarlyWalk(['replay', 'channel', 'c.jsonl']), false);
+  assert.equal(wantsEarlyWalk(['start']), false);
   assert.equal(wantsEarlyWalk(['--help']), false);
   assert.equal(wantsEarlyWalk([]), false);
 });
