@@ -1,16 +1,15 @@
-/** anatomy, whatif ttl, whatif keepalive: why each cache write happened, and what a setting would change. */
+/**
+ * anatomy, whatif ttl, whatif keepalive: why each cache write happened, and what a setting would
+ * change. The analyses and their reporters load when one of these runs, not with the CLI.
+ */
 import type { Argv } from 'yargs';
-import { analyzeAnatomy, chainDetail } from '../analyses/anatomy-summary.js';
-import { DEFAULT_BUDGETS, whatifKeepalive } from '../analyses/keepalive.js';
-import { loadChains } from '../analyses/load-chains.js';
-import { whatifTtl } from '../analyses/ttl.js';
+import type { loadChains } from '../analyses/load-chains.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { formatAnatomy, formatChain } from '../reporters/anatomy.js';
-import { formatKeepalive, formatTtl } from '../reporters/whatif.js';
 import { type Command, type Io, type Output, withContext, withLogOptions } from './command.js';
 
-function withChains<T extends Output>(argv: Record<string, unknown>, io: Io, f: (ctx: Context, chains: Awaited<ReturnType<typeof loadChains>>) => T): Promise<T> {
+async function withChains<T extends Output>(argv: Record<string, unknown>, io: Io, f: (ctx: Context, chains: Awaited<ReturnType<typeof loadChains>>) => T | Promise<T>): Promise<T> {
+  const { loadChains } = await import('../analyses/load-chains.js');
   return withContext(argv, io, async (ctx) => f(ctx, await loadChains(ctx.store, ctx.filters)));
 }
 
@@ -29,7 +28,9 @@ export const anatomyCommand: Command = {
       .option('jitter', { type: 'number', describe: 'rewrites below this many tokens are breakpoint jitter (default 1024)' })
       .option('top', { type: 'number', describe: 'chains to list (default 10)' }),
   run: (argv, io) =>
-    withChains(argv, io, (ctx, chains) => {
+    withChains(argv, io, async (ctx, chains) => {
+      const { analyzeAnatomy, chainDetail } = await import('../analyses/anatomy-summary.js');
+      const { formatAnatomy, formatChain } = await import('../reporters/anatomy.js');
       const options = { jitter: jitterOf(argv), weightsFor: (m: string, p: number) => ctx.prices.weightsFor(m, p) };
       if (argv.chain) {
         const want = String(argv.chain);
@@ -54,7 +55,9 @@ function ttlCommand(): Command {
         .option('scope', { choices: ['all', 'main', 'subagents'] as const, default: 'all', describe: 'which chains the override applies to' })
         .option('jitter', { type: 'number' }),
     run: (argv, io) =>
-      withChains(argv, io, (ctx, chains) => {
+      withChains(argv, io, async (ctx, chains) => {
+        const { whatifTtl } = await import('../analyses/ttl.js');
+        const { formatTtl } = await import('../reporters/whatif.js');
         const result = whatifTtl(chains, {
           to: argv.to as '1h' | '5m',
           scope: argv.scope as 'all' | 'main' | 'subagents',
@@ -66,8 +69,8 @@ function ttlCommand(): Command {
   };
 }
 
-function parseBudget(v: unknown): number | readonly number[] {
-  if (v === undefined || v === 'sweep') return DEFAULT_BUDGETS;
+function parseBudget(v: unknown, sweep: readonly number[]): number | readonly number[] {
+  if (v === undefined || v === 'sweep') return sweep;
   if (v === 'inf' || v === 'infinity') return Infinity;
   const n = Number(v);
   if (!Number.isInteger(n) || n < 0) throw new UsageError(`--budget ${String(v)}: expected a whole number, inf or sweep`);
@@ -86,12 +89,14 @@ function keepaliveCommand(): Command {
         .option('ping-out', { type: 'number', default: 10, describe: 'output tokens of one ping' })
         .option('jitter', { type: 'number' }),
     run: (argv, io) =>
-      withChains(argv, io, (ctx, chains) => {
+      withChains(argv, io, async (ctx, chains) => {
         const interval = Number(argv.interval);
         if (!(interval > 0 && interval < 300)) throw new UsageError(`--interval ${String(argv.interval)}: must be between 0 and 300 seconds (below the 5-minute TTL)`);
+        const { DEFAULT_BUDGETS, whatifKeepalive } = await import('../analyses/keepalive.js');
+        const { formatKeepalive } = await import('../reporters/whatif.js');
         const result = whatifKeepalive(chains, {
           intervalS: interval,
-          budgets: parseBudget(argv.budget),
+          budgets: parseBudget(argv.budget, DEFAULT_BUDGETS),
           pingIn: Number(argv['ping-in']),
           pingOut: Number(argv['ping-out']),
           jitter: jitterOf(argv),

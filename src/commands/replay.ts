@@ -1,11 +1,13 @@
-/** replay channel and replay session: what a different context delivery would cost. */
+/**
+ * replay channel and replay session: what a different context delivery would cost. The simulator
+ * loads when a replay runs, not with the CLI.
+ */
 import { existsSync, statSync } from 'node:fs';
 import type { Argv } from 'yargs';
 import { UsageError } from '../errors.js';
 import { loadPriceTable } from '../pricing/pricing.js';
-import { formatSessionReplay, locateChain, replaySessionFile, SESSION_STRATEGIES, type SessionReplayResult, type SessionStrategy, type ThinkingRule } from '../replay/index.js';
-import { CHANNEL_STRATEGIES, type ChannelStrategy, formatChannelReplay, parseDurationMinutes, runChannelReplay } from '../replay/index.js';
-import { ENCODINGS, type EncodingName } from '../replay/index.js';
+import type { SessionReplayResult, ThinkingRule } from '../replay/index.js';
+import { CHANNEL_STRATEGIES, type ChannelStrategy, ENCODINGS, type EncodingName, SESSION_STRATEGIES, type SessionStrategy } from '../replay/names.js';
 import { type Command, withContext } from './command.js';
 
 function list(v: unknown): string[] {
@@ -41,6 +43,7 @@ const channelCommand: Command = {
     for (const s of strategies) if (!CHANNEL_STRATEGIES.includes(s)) throw new UsageError(`--strategy ${s}: expected ${CHANNEL_STRATEGIES.join(', ')}`);
     const prefix = Number(argv['prefix-tokens']);
     if (!Number.isInteger(prefix) || prefix < 0) throw new UsageError(`--prefix-tokens ${String(argv['prefix-tokens'])}: expected a whole number`);
+    const { formatChannelReplay, parseDurationMinutes, runChannelReplay } = await import('../replay/index.js');
     const result = await runChannelReplay({
       file: String(argv.file),
       agent: String(argv.agent),
@@ -88,6 +91,7 @@ const sessionCommand: Command = {
       reinjectType: argv['reinject-type'] === undefined ? undefined : String(argv['reinject-type']),
       chain: argv.chain === undefined ? undefined : String(argv.chain),
     };
+    const { formatSessionReplay, locateChain, replaySessionFile } = await import('../replay/index.js');
     let result: SessionReplayResult;
     if (isTranscriptPath(target)) {
       result = await replaySessionFile(target, { ...opts, prices: loadPriceTable(argv.pricing as string | undefined) });

@@ -22,8 +22,9 @@ import { UsageError } from '../errors.js';
 import { ENCODINGS, SegmentTokenizer, type EncodingName, type Segment, type TokenizerWork } from './tokenizer.js';
 import { WatermarkStore, type StagedRows, type WatermarkKey } from './watermark.js';
 
-export type ChannelStrategy = 'window' | 'watermark' | 'unstable';
-export const CHANNEL_STRATEGIES: readonly ChannelStrategy[] = ['window', 'watermark', 'unstable'];
+import { CHANNEL_STRATEGIES, type ChannelStrategy } from './names.js';
+
+export { CHANNEL_STRATEGIES, type ChannelStrategy };
 
 /** Weights per token in base-input-token equivalents (SPEC §2.1); defaults are the Opus family's. */
 export interface ReplayWeights {

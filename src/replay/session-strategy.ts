@@ -24,8 +24,9 @@ import { commonPrefixTokens, SegmentList, type RequestView, type Run } from './r
 import type { RebuiltChain, RebuiltMessage, RebuiltRequest, Ttl } from './session-rebuild.js';
 import type { Segment, SegmentTokenizer } from './tokenizer.js';
 
-export type SessionStrategy = 'recorded' | 'dedupe-attachments' | 'volatile-prefix' | 'reinject' | 'cold-replay';
-export const SESSION_STRATEGIES: readonly SessionStrategy[] = ['recorded', 'dedupe-attachments', 'volatile-prefix', 'reinject', 'cold-replay'];
+import { SESSION_STRATEGIES, type SessionStrategy } from './names.js';
+
+export { SESSION_STRATEGIES, type SessionStrategy };
 
 export const TTL_MS: Record<Ttl, number> = { '5m': 300_000, '1h': 3_600_000 };
 

@@ -8,8 +8,9 @@
  */
 import { Tiktoken } from 'js-tiktoken/lite';
 
-export type EncodingName = 'cl100k_base' | 'o200k_base';
-export const ENCODINGS: readonly EncodingName[] = ['cl100k_base', 'o200k_base'];
+import { ENCODINGS, type EncodingName } from './names.js';
+
+export { ENCODINGS, type EncodingName };
 
 /**
  * One tokenized piece of a request (a system prompt, a brief, one row line, one reply).

@@ -1,0 +1,13 @@
+/**
+ * The replay simulator's named choices (strategies, encodings), apart from the modules that run
+ * them: the CLI lists them in its options, and loading the simulator to do so cost every command
+ * its start-up time.
+ */
+export type ChannelStrategy = 'window' | 'watermark' | 'unstable';
+export const CHANNEL_STRATEGIES: readonly ChannelStrategy[] = ['window', 'watermark', 'unstable'];
+
+export type SessionStrategy = 'recorded' | 'dedupe-attachments' | 'volatile-prefix' | 'reinject' | 'cold-replay';
+export const SESSION_STRATEGIES: readonly SessionStrategy[] = ['recorded', 'dedupe-attachments', 'volatile-prefix', 'reinject', 'cold-replay'];
+
+export type EncodingName = 'cl100k_base' | 'o200k_base';
+export const ENCODINGS: readonly EncodingName[] = ['cl100k_base', 'o200k_base'];
