@@ -70,9 +70,9 @@ CREATE TABLE IF NOT EXISTS prices (
  * same GROUP BY as the usage maxima, not by a row_number() window (≈ 5× slower), and the price of
  * each distinct model is resolved once, so the date-suffix fallback never becomes a nested-loop
  * join over every request. The aggregate reads only the columns it needs, and the best copy's
- * other columns are fetched by row id afterwards: a CTE of whole observation rows used twice was
- * materialised, which took 1.7 s and ~330 MB of DuckDB's memory on 1 GB (now 1.2 s; it also
- * finishes within 128 MB, spilling).
+ * other columns are fetched by row id afterwards. A CTE of whole observation rows, used twice, was
+ * materialised: 1.7 s on 1 GB (now 1.2 s), and it ran out of memory at 160 MB inside a full ingest
+ * (this form finishes even within 128 MB, spilling).
  */
 export const DERIVE_REQUESTS = `
 CREATE OR REPLACE TABLE requests AS
