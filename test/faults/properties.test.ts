@@ -26,6 +26,12 @@ const prices = loadPriceTable();
 const RUNS = Number(process.env.FAULT_PROPERTY_RUNS ?? 20);
 /** The incremental-store properties run a fixed sequence of cases unless FAULT_PROPERTY_SEED says otherwise (CI is then repeatable). */
 const SEED = process.env.FAULT_PROPERTY_SEED ? Number(process.env.FAULT_PROPERTY_SEED) : 20261130;
+/**
+ * FAULT_PROPERTY_PATH (with FAULT_PROPERTY_SEED) replays one failing case as fast-check printed
+ * it, without shrinking again. A long "hang" in these properties has so far been fast-check
+ * shrinking a failure: a case is a few ingests (~1 s), and shrinking one failure took 14 minutes.
+ */
+const REPLAY = process.env.FAULT_PROPERTY_PATH ? { path: process.env.FAULT_PROPERTY_PATH, endOnFailure: true } : {};
 
 interface Req {
   session: string;
@@ -115,20 +121,45 @@ function writeFiles(root: string, files: Map<string, string[]>): void {
   }
 }
 
-/** What must not change: the token totals exactly, weight and USD to rounding, per model, per day, per project; skip counts. */
+/** What must not change: the token totals exactly, weight and USD to float rounding (assertSameSummary), per model, per day, per project; skip counts. */
 function comparable(s: SummaryResult, withProjects: boolean) {
-  const round = (x: number | null) => (x === null ? null : Math.round(x * 1e6) / 1e6);
-  const t = <T extends SummaryResult['totals']>(x: T) => ({ ...x, weight: round(x.weight), usd: round(x.usd) });
   return {
-    totals: t(s.totals),
-    by_model: s.by_model.map(t),
-    by_day: s.by_day.map(t),
-    by_project: withProjects ? s.by_project.map(t) : null,
+    totals: s.totals,
+    by_model: s.by_model,
+    by_day: s.by_day,
+    by_project: withProjects ? s.by_project : null,
     skipped: s.quality.skipped.map((g) => `${g.reason} ${g.count}`),
     usage_lines: s.quality.usage_lines,
     duplicates_removed: s.quality.duplicates_removed,
     unknown_models: s.quality.unknown_models,
   };
+}
+
+/**
+ * deepEqual, except that `weight` and `usd` (float sums, whose last bits depend on the order rows
+ * are summed in) may differ by a relative 1e-12. Rounding both to 6 decimals was not enough: a sum
+ * of 0.9514294999999999 against 0.9514295 rounds to 0.951429 and 0.95143 (seed 101 found it).
+ */
+function assertSameSummary(actual: unknown, expected: unknown, at = 'summary'): void {
+  if (Array.isArray(actual) && Array.isArray(expected)) {
+    assert.equal(actual.length, expected.length, `${at}: length`);
+    actual.forEach((x, i) => assertSameSummary(x, expected[i], `${at}[${i}]`));
+    return;
+  }
+  if (actual && expected && typeof actual === 'object' && typeof expected === 'object') {
+    const a = actual as Record<string, unknown>;
+    const e = expected as Record<string, unknown>;
+    assert.deepEqual(Object.keys(a).sort(), Object.keys(e).sort(), `${at}: keys`);
+    for (const k of Object.keys(e)) {
+      const x = a[k];
+      const y = e[k];
+      if ((k === 'weight' || k === 'usd') && typeof x === 'number' && typeof y === 'number') {
+        assert.ok(Math.abs(x - y) <= 1e-12 * Math.max(1, Math.abs(x), Math.abs(y)), `${at}.${k}: ${x} vs ${y}`);
+      } else assertSameSummary(x, y, `${at}.${k}`);
+    }
+    return;
+  }
+  assert.deepEqual(actual, expected, at);
 }
 
 function scratch(t: { after: (fn: () => void) => void }): () => string {
@@ -167,7 +198,7 @@ test('de-dup totals do not depend on how a corpus is split into files, nor on fi
       // each session split into pieces, under names whose sort order (the read order) is random
       const split = next();
       writeFiles(split, splitBySession(c, cuts, fileNames));
-      assert.deepEqual(comparable(await summarise(split, ':memory:'), true), comparable(whole, true));
+      assertSameSummary(comparable(await summarise(split, ':memory:'), true), comparable(whole, true));
 
       // any split at all, sessions mixed in one file: totals, per model and per day still hold
       // (a file's project is its first cwd, so per project is only defined for one session per file)
@@ -178,7 +209,7 @@ test('de-dup totals do not depend on how a corpus is split into files, nor on fi
         files.set(f, [...(files.get(f) ?? []), l.text]);
       });
       writeFiles(mixed, files);
-      assert.deepEqual(comparable(await summarise(mixed, ':memory:'), false), comparable(whole, false));
+      assertSameSummary(comparable(await summarise(mixed, ':memory:'), false), comparable(whole, false));
     }),
     { numRuns: RUNS },
   );
@@ -205,7 +236,7 @@ test('de-dup totals do not depend on the order of the copies of one message', as
       }
       const shuffled = next();
       writeFiles(shuffled, perSession({ lines }));
-      assert.deepEqual(comparable(await summarise(shuffled, ':memory:'), true), comparable(whole, true));
+      assertSameSummary(comparable(await summarise(shuffled, ':memory:'), true), comparable(whole, true));
     }),
     { numRuns: RUNS },
   );
@@ -241,13 +272,11 @@ test('ingest in pieces (appends cut at any byte, a run after each) equals ingest
         // every run after the first derives only the requests its appends touch
         last = await summarise(root, db, 'UTC', 1);
       }
-      const a = comparable(last!, true);
-      const b = comparable(whole, true);
-      assert.deepEqual(a, b);
+      assertSameSummary(comparable(last!, true), comparable(whole, true));
       assert.equal(last!.quality.lines, whole.quality.lines);
       assert.equal(last!.quality.files, whole.quality.files - [...files.values()].filter((l) => l.length === 0).length);
     }),
-    { numRuns: RUNS, seed: SEED },
+    { numRuns: RUNS, seed: SEED, ...REPLAY },
   );
 });
 
@@ -308,12 +337,12 @@ test('a store kept up by deriving only touched requests, through appends, rewrit
         const fresh = await keptState(root, ':memory:');
         // the summary and every request's usage must be equal; which session and chain a request
         // is attributed to is not compared: with copies across sessions it can still depend on history
-        assert.deepEqual(kept.summary, fresh.summary);
+        assertSameSummary(kept.summary, fresh.summary);
         assert.deepEqual(kept.requests.map(({ key, input, output, cache_write, cache_read, copies, weight }) => ({ key, input, output, cache_write, cache_read, copies, weight })), fresh.requests.map(({ key, input, output, cache_write, cache_read, copies, weight }) => ({ key, input, output, cache_write, cache_read, copies, weight })));
       }
     }),
     // each case is up to eight ingests
-    { numRuns: Math.ceil(RUNS / 2), seed: SEED },
+    { numRuns: Math.ceil(RUNS / 2), seed: SEED, ...REPLAY },
   );
   assert.ok(derived.filter((d) => d === 'touched').length >= 3, `runs that derived only touched requests: ${derived.join(' ')}`);
 });
