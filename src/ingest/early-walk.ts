@@ -16,8 +16,9 @@
  * The result travels as columns (paths joined into one string, numbers in typed arrays): posting
  * 23,000 file objects cost ~60 ms of cloning, ~40 ms of it on the receiving thread.
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { Discovery, FoundFile, WalkProblem } from './discover.js';
+import { startModuleWorker } from './module-worker.js';
 
 /**
  * The commands that read logs (an `ingest`) from the default roots when given no paths, by their
@@ -119,7 +120,7 @@ export function walkEarly(args: string[], env: NodeJS.ProcessEnv = process.env):
   if (early || !wantsEarlyWalk(args)) return;
   let worker: Worker;
   try {
-    worker = startWalkWorker(Object.fromEntries(ROOT_ENV.map((k) => [k, env[k]])));
+    worker = startModuleWorker('walk-worker', { workerData: { env: Object.fromEntries(ROOT_ENV.map((k) => [k, env[k]])) } });
   } catch {
     return; // no worker: ingest walks on the main thread as it would anyway
   }
@@ -146,10 +147,3 @@ export async function takeEarlyWalk(paths: string[] | undefined, env: NodeJS.Pro
   return e.result;
 }
 
-/** The built worker, or under tsx (tests) the .ts one with tsx loaded in it (as pool.ts does). */
-function startWalkWorker(env: Record<string, string | undefined>): Worker {
-  const options = { workerData: { env } };
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./walk-worker.js', import.meta.url), options);
-  const url = new URL('./walk-worker.ts', import.meta.url).href;
-  return new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(url)}); });`, { ...options, eval: true });
-}

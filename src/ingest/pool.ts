@@ -22,9 +22,10 @@
  * A's.
  */
 import { availableParallelism } from 'node:os';
-import { MessageChannel, type MessagePort, Worker, type WorkerOptions } from 'node:worker_threads';
+import { MessageChannel, type MessagePort, type Worker, type WorkerOptions } from 'node:worker_threads';
 import { type FactColumns, encodeFacts } from '../store/fact-columns.js';
 import type { FileFacts, FileIdentity } from './file-parser.js';
+import { startModuleWorker } from './module-worker.js';
 import { type ReadOptions, type ReadResult, readTranscriptSync } from './read-file.js';
 
 export interface ReadTask {
@@ -219,9 +220,7 @@ function withoutRows(f: FileFacts): FileFacts {
   return { ...f, observations: [], chains: [], spawns: [], links: [], sidechainRoots: [], attachments: [], events: [], lineCounts: new Map(), skipped: [] };
 }
 
-/** The built worker, or under tsx (tests, `npm run bench` from source) the .ts one with tsx loaded in it. */
+/** The reader worker (module-worker.ts). */
 export function startWorker(options: WorkerOptions): Worker {
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./read-worker.js', import.meta.url), options);
-  const url = new URL('./read-worker.ts', import.meta.url).href;
-  return new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(url)}); });`, { ...options, eval: true });
+  return startModuleWorker('read-worker', options);
 }

@@ -1,0 +1,13 @@
+import { Worker, type WorkerOptions } from 'node:worker_threads';
+
+/**
+ * A worker thread running one of this directory's modules: the built `.js`, or under tsx (tests,
+ * scripts run from source) the `.ts` with tsx registered in the worker, which does not inherit
+ * the parent's loader.
+ * Example: startModuleWorker('read-worker', { workerData }) runs dist/ingest/read-worker.js.
+ */
+export function startModuleWorker(name: string, options: WorkerOptions): Worker {
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL(`./${name}.js`, import.meta.url), options);
+  const url = new URL(`./${name}.ts`, import.meta.url).href;
+  return new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(url)}); });`, { ...options, eval: true });
+}
