@@ -356,15 +356,15 @@ export class FileParser {
 
   private attachment(lineNo: number, l: Line, sessionId: string, t: number, attachment: Record<string, unknown>): void {
     const chain = this.chainFor(l, sessionId, t);
-    const text = canonicalJson(attachment);
+    const { bytes, hash } = attachmentDigest(attachment);
     chain.pending.push({
       chainId: chain.chainId,
       fileId: this.id.fileId,
       line: lineNo,
       t: Number.isFinite(t) ? t : 0,
       type: str(attachment.type) ?? 'unknown',
-      bytes: Buffer.byteLength(text, 'utf8'),
-      hash: createHash('sha256').update(text).digest('hex'),
+      bytes,
+      hash,
       round: 0,
     });
   }
@@ -410,6 +410,23 @@ export function sidechainChainOf(threads: Map<string, string>, uuid: string | nu
   const chain = (parent && threads.get(parent)) || `${sessionId}:side:${uuid ?? 'unknown'}`;
   if (uuid) threads.set(uuid, chain);
   return chain;
+}
+
+/**
+ * Digests of attachments the projector shared (project.ts SHARED_MIN): a repeated attachment is
+ * the same object, so its canonical text is built and hashed once. Weak, so entries go when the
+ * projector lets the object go.
+ */
+const digests = new WeakMap<object, { bytes: number; hash: string }>();
+
+/** SPEC §1.6: an attachment's size and SHA-256, both of its canonical JSON. */
+function attachmentDigest(attachment: Record<string, unknown>): { bytes: number; hash: string } {
+  const known = digests.get(attachment);
+  if (known) return known;
+  const text = canonicalJson(attachment);
+  const digest = { bytes: Buffer.byteLength(text, 'utf8'), hash: createHash('sha256').update(text).digest('hex') };
+  digests.set(attachment, digest);
+  return digest;
 }
 
 /** JSON with object keys sorted at every level: the text an attachment's size and hash are taken of. */

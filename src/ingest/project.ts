@@ -93,7 +93,7 @@ export function projectLine(buf: Buffer, start: number, end: number, schema: Sch
 
 class Projector {
   constructor(
-    private readonly buf: Buffer,
+    readonly buf: Buffer,
     private readonly end: number,
   ) {}
 
@@ -202,7 +202,7 @@ class Projector {
     const c = this.buf[i];
     if (schema === true) {
       const j = this.skip(i);
-      (out as Record<string | number, unknown>)[key] = this.parse(i, j);
+      (out as Record<string | number, unknown>)[key] = (c === LBRACE || c === LBRACKET) && j - i >= SHARED_MIN ? shared(this, i, j) : this.parse(i, j);
       return j;
     }
     if (Array.isArray(schema)) {
@@ -305,6 +305,33 @@ class Projector {
     const sub = schema.schema[key];
     return { name: key, bytes: new Uint8Array(0), sub, nested: nestedOf(sub) };
   }
+}
+
+/**
+ * Whole containers of at least this many bytes are parsed once per thread and shared: Claude Code
+ * writes the same attachment (a skill listing of ~16 KB, an agent listing) into every session, so
+ * most of them are byte-for-byte repeats. A shared value is the same object for the same bytes
+ * (callers may key their own caches on it) and must not be mutated.
+ */
+export const SHARED_MIN = 512;
+/** Bytes of keys kept before the table is emptied (latin1 strings: one byte per byte of JSON). */
+const SHARED_BUDGET = 4 * 1024 * 1024;
+const sharedValues = new Map<string, unknown>();
+let sharedBytes = 0;
+
+function shared(p: Projector, i: number, j: number): unknown {
+  // latin1 maps bytes to chars one to one, so equal keys are equal bytes whatever the encoding
+  const key = p.buf.latin1Slice(i, j);
+  const known = sharedValues.get(key);
+  if (known !== undefined) return known;
+  const value = p.parse(i, j);
+  if (sharedBytes + key.length > SHARED_BUDGET) {
+    sharedValues.clear();
+    sharedBytes = 0;
+  }
+  sharedValues.set(key, value);
+  sharedBytes += key.length;
+  return value;
 }
 
 /** The schema field whose name is exactly the bytes [s, e), if any. */

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { LINE_SCHEMA } from '../../src/ingest/line.js';
-import { LONG_STRING, OTHER_ARRAY, OTHER_OBJECT, projectLine, type SchemaObject } from '../../src/ingest/project.js';
+import { LONG_STRING, OTHER_ARRAY, OTHER_OBJECT, projectLine, SHARED_MIN, type SchemaObject } from '../../src/ingest/project.js';
 import { REAL_LOGS, REPO } from '../helpers/corpus.js';
 import { projectLine as referenceProjectLine } from './project-reference.js';
 
@@ -162,4 +162,26 @@ test('the schema is honoured beyond LINE_SCHEMA: nested arrays, keys with escape
   for (const c of ['{"a":[[{"b":1,"c":2}],[3]],"q\\"k":5,"\\u00e9":{"x":1,"y":2}}', '{"a":[{"b":1}],"é":[]}']) {
     agree(Buffer.from(c), 0, Buffer.byteLength(c), schema);
   }
+});
+
+test('a whole container of SHARED_MIN bytes or more is parsed once: the same object for the same bytes, still right past the budget', () => {
+  const line = (listing: string) => Buffer.from(JSON.stringify({ type: 'attachment', attachment: { type: 'skill_listing', content: listing } }));
+  const big = 'x'.repeat(SHARED_MIN);
+  const a = projectLine(line(big), 0, line(big).length, LINE_SCHEMA);
+  const framed = Buffer.concat([Buffer.from('{}\n'), line(big), Buffer.from('\n')]);
+  const b = projectLine(framed, 3, framed.length - 1, LINE_SCHEMA);
+  assert.equal(a.attachment, b.attachment, 'equal bytes in another buffer give the same object');
+  const other = projectLine(line(`${big}y`), 0, line(`${big}y`).length, LINE_SCHEMA);
+  assert.notEqual(other.attachment, a.attachment);
+  assert.deepEqual(other.attachment, { type: 'skill_listing', content: `${big}y` });
+  const small = line('x');
+  assert.notEqual(projectLine(small, 0, small.length, LINE_SCHEMA).attachment, projectLine(small, 0, small.length, LINE_SCHEMA).attachment);
+  // ~6 MB of distinct listings overflow the table (4 MB); every value stays what JSON.parse gives
+  for (let k = 0; k < 3000; k++) {
+    const text = `${k}:${'z'.repeat(2000)}`;
+    const buf = line(text);
+    assert.deepEqual(projectLine(buf, 0, buf.length, LINE_SCHEMA).attachment, { type: 'skill_listing', content: text });
+  }
+  const again = projectLine(line(big), 0, line(big).length, LINE_SCHEMA);
+  assert.deepEqual(again.attachment, a.attachment);
 });
