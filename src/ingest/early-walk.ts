@@ -16,6 +16,7 @@
  * The result travels as columns (paths joined into one string, numbers in typed arrays): posting
  * 23,000 file objects cost ~60 ms of cloning, ~40 ms of it on the receiving thread.
  */
+import { createHash } from 'node:crypto';
 import type { Worker } from 'node:worker_threads';
 import type { Discovery, FoundFile, WalkProblem } from './discover.js';
 import { startModuleWorker } from './module-worker.js';
@@ -40,6 +41,8 @@ export interface EncodedDiscovery {
   kind: Uint8Array;
   size: Float64Array;
   mtimeMs: Float64Array;
+  /** SHA-1 of the columns above: what the listing key hashes for the files (listingDigest) */
+  digest: string;
 }
 
 const NULL = '\u0001';
@@ -61,10 +64,46 @@ export function encodeDiscovery(d: Discovery): EncodedDiscovery {
     size[i] = f.size;
     mtimeMs[i] = f.mtimeMs;
   });
-  return { roots: d.roots, problems: d.problems, defaults: d.defaults, text: parts.join('\0'), kind, size, mtimeMs };
+  const text = parts.join('\0');
+  const digest = createHash('sha1').update(text).update(kind).update(new Uint8Array(size.buffer)).update(new Uint8Array(mtimeMs.buffer)).digest('hex');
+  return { roots: d.roots, problems: d.problems, defaults: d.defaults, text, kind, size, mtimeMs, digest };
 }
 
+/** What a decoded discovery already knows without decoding its files. */
+const decoded = new WeakMap<Discovery, { digest: string; count: number }>();
+
+/**
+ * A digest of every found file's path, kind, size and mtime (and what the walk derives from its
+ * path): equal for equal listings. The early walk's comes with it, taken on the walk's thread.
+ */
+export function listingDigest(d: Discovery): string {
+  return decoded.get(d)?.digest ?? encodeDiscovery(d).digest;
+}
+
+/** How many files the discovery found, without decoding an early walk's files. */
+export function fileCount(d: Discovery): number {
+  return decoded.get(d)?.count ?? d.files.length;
+}
+
+/**
+ * The discovery an EncodedDiscovery holds. Its files are decoded when first asked for: a warm run
+ * needs only listingDigest and fileCount (23,000 file objects are ~25 ms).
+ */
 export function decodeDiscovery(e: EncodedDiscovery): Discovery {
+  let files: FoundFile[] | undefined;
+  const d: Discovery = {
+    roots: e.roots,
+    get files() {
+      return (files ??= decodeFiles(e));
+    },
+    problems: e.problems,
+    defaults: e.defaults,
+  };
+  decoded.set(d, { digest: e.digest, count: e.kind.length });
+  return d;
+}
+
+function decodeFiles(e: EncodedDiscovery): FoundFile[] {
   const parts = e.kind.length === 0 ? [] : e.text.split('\0');
   const files: FoundFile[] = new Array(e.kind.length);
   for (let i = 0; i < files.length; i++) {
@@ -81,7 +120,7 @@ export function decodeDiscovery(e: EncodedDiscovery): Discovery {
       projectDir: parts[i * FIELDS + 2],
     };
   }
-  return { roots: e.roots, files, problems: e.problems, defaults: e.defaults };
+  return files;
 }
 
 /**

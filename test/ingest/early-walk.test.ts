@@ -4,7 +4,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { discover } from '../../src/ingest/discover.js';
-import { decodeDiscovery, encodeDiscovery, takeEarlyWalk, walkEarly, wantsEarlyWalk } from '../../src/ingest/early-walk.js';
+import { decodeDiscovery, encodeDiscovery, fileCount, listingDigest, takeEarlyWalk, walkEarly, wantsEarlyWalk } from '../../src/ingest/early-walk.js';
 import { cli, tempDir } from '../helpers/corpus.js';
 
 const SESSION = '0b7ff3c6-5a6e-4d8f-9a51-0f5f3f7f7e01';
@@ -38,6 +38,23 @@ test('encoding a discovery as columns and back gives the same discovery, nulls a
   assert.deepEqual(decodeDiscovery(structuredClone(encodeDiscovery(d))), d);
   const empty = await discover([], { HOME: tempDir('cachelens-early-none-') });
   assert.deepEqual(decodeDiscovery(structuredClone(encodeDiscovery(empty))), empty);
+});
+
+test('the listing digest and file count are known before the files are decoded, and the digest changes with any file', async () => {
+  const { home, config } = configDir();
+  const d = await discover([], { HOME: home, CLAUDE_CONFIG_DIR: config });
+  const early = decodeDiscovery(structuredClone(encodeDiscovery(d)));
+  assert.equal(fileCount(early), 4);
+  assert.equal(listingDigest(early), listingDigest(d), 'the early walk hashes what a walk on this thread does');
+  assert.equal(fileCount(d), 4);
+  const variants = [
+    { ...d, files: d.files.map((f, i) => (i === 1 ? { ...f, size: f.size + 1 } : f)) },
+    { ...d, files: d.files.map((f, i) => (i === 1 ? { ...f, mtimeMs: f.mtimeMs + 0.001 } : f)) },
+    { ...d, files: d.files.map((f, i) => (i === 1 ? { ...f, path: `${f.path}x` } : f)) },
+    { ...d, files: d.files.slice(1) },
+  ];
+  const digests = new Set([listingDigest(d), ...variants.map(listingDigest)]);
+  assert.equal(digests.size, 5);
 });
 
 test('a command reading logs with no path-like argument walks early; explicit paths, other commands and `--` do not', () => {
