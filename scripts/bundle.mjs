@@ -9,8 +9,11 @@
  * files. DuckDB stays outside (a native addon, loaded with require() at run time), as do the report's
  * vega libraries (resolved with require.resolve and inlined into the report as text).
  */
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { build } from 'esbuild';
+
+// chunk names carry content hashes: without this, every build would leave the last one's behind
+rmSync('dist/bundle', { recursive: true, force: true });
 
 await build({
   entryPoints: { cli: 'src/cli.ts', 'read-worker': 'src/ingest/read-worker.ts', 'walk-worker': 'src/ingest/walk-worker.ts' },
