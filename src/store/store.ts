@@ -250,6 +250,9 @@ export class Store {
   }
 
   async setScope(fileIds: number[]): Promise<void> {
+    // unchanged (an append run): rewriting 23,000 ids put 0.28 MB in the write-ahead log for nothing
+    const before = await this.derivedScope();
+    if (before.size === fileIds.length && fileIds.every((id) => before.has(id))) return;
     await this.db.run(`DELETE FROM scope`);
     const app = await this.db.createAppender('scope');
     for (const id of fileIds) {
