@@ -217,3 +217,51 @@ test('a warm summary is answered from remembered results, which a changed file o
   assert.equal(repriced.s.totals.requests, grown.s.totals.requests);
   assert.ok(Math.abs(repriced.s.totals.usd! - 2 * grown.s.totals.usd!) < 1e-6, `${repriced.s.totals.usd} is twice ${grown.s.totals.usd}`);
 });
+
+test('an append re-derives its session but writes only the requests and chains that changed', async () => {
+  const root = corpus([CONDENSE]);
+  const file = path.join(root, CONDENSE_61);
+  const bytes = readFileSync(file);
+  const ends: number[] = [];
+  for (let i = bytes.indexOf(0x0a); i >= 0; i = bytes.indexOf(0x0a, i + 1)) ends.push(i + 1);
+  writeFileSync(file, bytes.subarray(0, ends[Math.floor(ends.length / 2)]));
+  const db = path.join(tmp(), 's.duckdb');
+  const rows = async (r: Awaited<ReturnType<typeof run>>, table: 'requests' | 'chains', id: string) => {
+    try {
+      const out = await r.store.all(`SELECT ${id} AS id, rowid AS rid, to_json(t) AS row FROM (SELECT rowid, * FROM ${table}) t`);
+      return new Map(out.map((x) => [String(x.id), { rid: Number(x.rid), row: JSON.stringify(JSON.parse(String(x.row)), (k, v) => (k === 'rowid' ? undefined : v)) }]));
+    } finally {
+      r.store.close();
+    }
+  };
+  const sessionId = path.basename(CONDENSE_61, '.jsonl');
+  const first = await run([root], db);
+  const sessionKeys = new Set((await first.store.all(`SELECT key FROM requests WHERE session_id = '${sessionId}'`)).map((x) => String(x.key)));
+  const before = await rows(first, 'requests', 'key');
+  const chainsBefore = await rows(await run([root], db), 'chains', 'chain_id');
+
+  appendFileSync(file, bytes.subarray(ends[Math.floor(ends.length / 2)]));
+  const after = await run([root], db);
+  assert.equal(after.stats.derived, 'touched');
+  const touchedSessions = (await after.store.all(`SELECT DISTINCT session_id FROM touched_sessions`)).map((x) => String(x.session_id));
+  assert.ok(touchedSessions.includes(sessionId), `the session was derived again (${touchedSessions.join(', ')}; ${sessionId})`);
+  const now = await rows(after, 'requests', 'key');
+  const chainsNow = await rows(await run([root], db), 'chains', 'chain_id');
+  let kept = 0;
+  for (const [key, b] of before) {
+    const a = now.get(key);
+    if (!sessionKeys.has(key) || !a || a.row !== b.row) continue;
+    assert.equal(a.rid, b.rid, `request ${key} is unchanged, so its row is not rewritten`);
+    kept++;
+  }
+  assert.equal(kept, sessionKeys.size, 'every earlier request of the session is unchanged here, and keeps its row');
+  assert.ok(now.size > before.size, 'the appended requests are there');
+  for (const [id, b] of chainsBefore) {
+    const a = chainsNow.get(id);
+    if (a && a.row === b.row) assert.equal(a.rid, b.rid, `chain ${id} is unchanged, so its row is not rewritten`);
+  }
+  // and the store is the one a rebuild gives
+  const rebuilt = await runAndDump([root], path.join(tmp(), 'r.duckdb'));
+  const incremental = await runAndDump([root], db);
+  assert.deepEqual(incremental.dump, rebuilt.dump);
+});
