@@ -4,7 +4,8 @@ import { Worker, type WorkerOptions } from 'node:worker_threads';
  * A worker thread running one of this directory's modules: the built `.js`, or under tsx (tests,
  * scripts run from source) the `.ts` with tsx registered in the worker, which does not inherit
  * the parent's loader.
- * Example: startModuleWorker('read-worker', { workerData }) runs dist/ingest/read-worker.js.
+ * Example: startModuleWorker('read-worker', { workerData }) runs read-worker.js beside this module:
+ * dist/bundle/read-worker.js in the bundled CLI (scripts/bundle.mjs).
  */
 export function startModuleWorker(name: string, options: WorkerOptions): Worker {
   if (!import.meta.url.endsWith('.ts')) return new Worker(new URL(`./${name}.js`, import.meta.url), options);

@@ -93,7 +93,7 @@ export function projectLine(buf: Buffer, start: number, end: number, schema: Sch
 
 class Projector {
   constructor(
-    readonly buf: Buffer,
+    private readonly buf: Buffer,
     private readonly end: number,
   ) {}
 
@@ -202,7 +202,7 @@ class Projector {
     const c = this.buf[i];
     if (schema === true) {
       const j = this.skip(i);
-      (out as Record<string | number, unknown>)[key] = (c === LBRACE || c === LBRACKET) && j - i >= SHARED_MIN ? shared(this, i, j) : this.parse(i, j);
+      (out as Record<string | number, unknown>)[key] = (c === LBRACE || c === LBRACKET) && j - i >= SHARED_MIN ? this.shared(i, j) : this.parse(i, j);
       return j;
     }
     if (Array.isArray(schema)) {
@@ -221,6 +221,22 @@ class Projector {
     const j = this.skip(i);
     (out as Record<string | number, unknown>)[key] = this.mismatch(i, j);
     return j;
+  }
+
+  /** The container in [i, j), parsed once per thread for the same bytes (SHARED_MIN). */
+  shared(i: number, j: number): unknown {
+    // latin1 maps bytes to chars one to one, so equal keys are equal bytes whatever the encoding
+    const key = this.buf.latin1Slice(i, j);
+    const known = sharedValues.get(key);
+    if (known !== undefined) return known;
+    const value = this.parse(i, j);
+    if (sharedBytes + key.length > SHARED_BUDGET) {
+      sharedValues.clear();
+      sharedBytes = 0;
+    }
+    sharedValues.set(key, value);
+    sharedBytes += key.length;
+    return value;
   }
 
   mismatch(i: number, j: number): unknown {
@@ -318,21 +334,6 @@ export const SHARED_MIN = 512;
 const SHARED_BUDGET = 4 * 1024 * 1024;
 const sharedValues = new Map<string, unknown>();
 let sharedBytes = 0;
-
-function shared(p: Projector, i: number, j: number): unknown {
-  // latin1 maps bytes to chars one to one, so equal keys are equal bytes whatever the encoding
-  const key = p.buf.latin1Slice(i, j);
-  const known = sharedValues.get(key);
-  if (known !== undefined) return known;
-  const value = p.parse(i, j);
-  if (sharedBytes + key.length > SHARED_BUDGET) {
-    sharedValues.clear();
-    sharedBytes = 0;
-  }
-  sharedValues.set(key, value);
-  sharedBytes += key.length;
-  return value;
-}
 
 /** The schema field whose name is exactly the bytes [s, e), if any. */
 function match(b: Buffer, s: number, e: number, schema: Compiled): Field | undefined {
