@@ -7,8 +7,9 @@
  *
  * The bundle sits two directories below the repository like the compiled modules did
  * (`dist/store/…`), so their `new URL('../../queries/', import.meta.url)` still finds the repository's
- * files. DuckDB stays outside (a native addon, loaded with require() at run time), as do the report's
- * vega libraries (resolved with require.resolve and inlined into the report as text).
+ * files. DuckDB's JavaScript API is bundled; its native binding stays outside (an addon, loaded with
+ * require() at run time), as do the report's vega libraries (resolved with require.resolve and
+ * inlined into the report as text).
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import { build } from 'esbuild';
@@ -24,7 +25,8 @@ await build({
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  external: ['@duckdb/*'],
+  // the native binding and its platform packages are found in node_modules at run time
+  external: ['@duckdb/node-bindings', '@duckdb/node-bindings-*'],
   // CommonJS dependencies bundled into ESM call require(): give them Node's
   banner: { js: "import { createRequire as __cachelensRequire } from 'node:module'; const require = __cachelensRequire(import.meta.url);" },
   logLevel: 'warning',
