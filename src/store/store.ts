@@ -49,6 +49,9 @@ export function defaultDbPath(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 export class Store {
+  /** The remembered results as readAhead found them, by key, while they are known to be current. */
+  private ahead: Map<string, string> | undefined;
+
   private constructor(
     readonly path: string,
     private readonly instance: DuckDBInstance,
@@ -229,19 +232,35 @@ export class Store {
    * Example: `summary` twice over unchanged logs queries the requests once.
    */
   async remember<T>(key: string, compute: () => Promise<T>): Promise<T> {
-    const [hit] = await this.all(`SELECT value FROM results WHERE key = $key`, { key });
-    if (hit) return JSON.parse(hit.value as string) as T;
+    const ahead = this.ahead;
+    const kept = ahead ? ahead.get(key) : ((await this.all(`SELECT value FROM results WHERE key = $key`, { key }))[0]?.value as string | undefined);
+    if (kept !== undefined) return JSON.parse(kept) as T;
     const value = await compute();
+    const json = JSON.stringify(value);
     try {
-      await this.db.run(`INSERT OR REPLACE INTO results VALUES ($key, $value)`, { key, value: JSON.stringify(value) } as never);
+      await this.db.run(`INSERT OR REPLACE INTO results VALUES ($key, $value)`, { key, value: json } as never);
+      ahead?.set(key, json);
     } catch {
       // e.g. a read-only store: answering matters more than keeping the answer
     }
     return value;
   }
 
+  /**
+   * Reads every remembered result now, while the caller waits on something else (ingest: the
+   * walk), so that remember() answers a warm run without a query after it. Until forget(), they
+   * stand for the table: this process holds the store's lock, and only remember() and forget()
+   * write it. Example: a warm `summary` on 1 GB ran its seven lookups (~45 ms) after the walk.
+   */
+  async readAhead(): Promise<void> {
+    const rows = await this.all(`SELECT key, value FROM results`);
+    this.ahead = new Map(rows.map((r) => [String(r.key), String(r.value)]));
+  }
+
   /** Drops every remembered result (the facts or the derived tables are about to change). */
   async forget(): Promise<void> {
+    // before the DELETE: a transaction rolled back would bring the rows back
+    this.ahead = undefined;
     await this.run(`DELETE FROM results`);
   }
 
