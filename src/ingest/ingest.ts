@@ -87,10 +87,12 @@ export interface IngestResult {
 export async function ingest(opts: IngestOptions): Promise<IngestResult> {
   const started = performance.now();
   // The store opens on DuckDB's threads while this one walks the logs (~60 ms of a warm run), and
-  // reads its remembered results, which a warm run answers from (a failed read only costs queries).
-  const opening = Store.open(opts.dbPath, { rebuild: opts.rebuild, lockWaitMs: opts.lockWaitMs, onWait: opts.notice }).then(async (s) => {
-    await s.readAhead().catch(() => undefined);
-    return s;
+  // reads the last listing key and the remembered results, which a warm run answers from (nothing
+  // has written the store yet; a failed read only means the queries run later, as they would).
+  const opening = Store.open(opts.dbPath, { rebuild: opts.rebuild, lockWaitMs: opts.lockWaitMs, onWait: opts.notice }).then(async (store) => {
+    const listed = await store.getMeta('listing_key').catch(() => undefined);
+    await store.readAhead().catch(() => undefined);
+    return { store, listed };
   });
   opening.catch(() => undefined); // seen below, after the walk
   let discovery: Discovery;
@@ -98,23 +100,24 @@ export async function ingest(opts: IngestOptions): Promise<IngestResult> {
     const env = opts.env ?? process.env;
     discovery = (await takeEarlyWalk(opts.paths, env)) ?? (await discover(opts.paths, env));
   } catch (err) {
-    await opening.then((s) => s.close(), () => undefined);
+    await opening.then(({ store }) => store.close(), () => undefined);
     throw err;
   }
-  const store = await opening;
+  const { store, listed } = await opening;
   try {
-    return await ingestInto(store, discovery, opts, started);
+    return await ingestInto(store, discovery, opts, started, listed);
   } catch (err) {
     store.close();
     throw err;
   }
 }
 
-async function ingestInto(store: Store, discovery: Discovery, opts: IngestOptions, started: number): Promise<IngestResult> {
+/** `listed`: the store's listing key as read before anything was written, if it was. */
+async function ingestInto(store: Store, discovery: Discovery, opts: IngestOptions, started: number, listed?: string | null): Promise<IngestResult> {
   const walkSkips: WalkSkip[] = discovery.problems.map((p) => ({ path: p.path, reason: p.reason, detail: p.detail }));
   const stats: IngestStats = { files: fileCount(discovery), unchanged: 0, read: 0, appended: 0, retired: 0, bytesRead: 0, derived: 'none', ms: 0 };
   const listing = listingKey(discovery, opts.prices);
-  if ((await store.getMeta('listing_key')) === listing) {
+  if ((listed === undefined ? await store.getMeta('listing_key') : listed) === listing) {
     stats.unchanged = stats.files;
     stats.ms = performance.now() - started;
     return { store, discovery, stats, walkSkips };
