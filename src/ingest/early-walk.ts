@@ -1,8 +1,8 @@
 /**
  * The walk of the default roots, started on a worker thread before the CLI loads its modules.
  *
- * A warm run does little besides starting Node, loading modules (~0.25 s: DuckDB's node API alone
- * is ~100 CommonJS files) and walking the logs (~0.3 s for 23,000 files: readdir and stat system
+ * A warm run does little besides starting Node, loading modules (~0.2 s, DuckDB's native binding
+ * among them) and walking the logs (~0.3 s for 23,000 files: readdir and stat system
  * calls). Each of those is single-threaded; run side by side on the second core, the walk is
  * mostly done by the time the store is open. This module is what the CLI's entry imports before
  * anything else, so it imports nothing heavy.

@@ -1,7 +1,7 @@
 /**
  * Store.readAhead: the remembered results read before they are asked for (ingest reads them while
  * it walks the logs) answer remember() with no query, and stop answering once forget() runs, even
- * when the forgetting transaction is rolled back.
+ * when the forgetting transaction is rolled back. Results past the budget are not read ahead.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -57,6 +57,22 @@ test('forget() ends the read-ahead, even when its transaction is rolled back', a
     assert.equal(queries(), before + 1);
     await store.forget();
     assert.deepEqual(await store.remember('a', async () => ({ n: 2 })), { n: 2 });
+  } finally {
+    store.close();
+  }
+});
+
+test('results larger than the budget are not read ahead: each lookup queries, as before', async () => {
+  const { store, queries } = await counted();
+  try {
+    await store.remember('a', async () => ({ text: 'x'.repeat(100) }));
+    await store.readAhead(50);
+    const before = queries();
+    assert.deepEqual(await store.remember('a', never), { text: 'x'.repeat(100) });
+    assert.equal(queries(), before + 1);
+    // one not kept is looked up before it is computed
+    assert.deepEqual(await store.remember('b', async () => 2), 2);
+    assert.equal(queries(), before + 2);
   } finally {
     store.close();
   }
