@@ -13,7 +13,7 @@
  */
 import { basename, extname } from 'node:path';
 import type { ChannelMessage } from '../samples/channel.js';
-import { agentAuthor, inThread, isMention, pairReplies, readChannelLog, threadOf, type SkippedChannelLine } from './channel-log.js';
+import { agentAuthor, isMention, pairReplies, readChannelLog, threadOf, type SkippedChannelLine } from './channel-log.js';
 import { briefText, fallbackReply, framingFor, payloadText, statusLine } from './framing.js';
 import { ProcessPool, type Delivery } from './process.js';
 import { FETCH_ROWS, renderContext } from './render.js';
