@@ -87,8 +87,8 @@ export interface IngestResult {
 export async function ingest(opts: IngestOptions): Promise<IngestResult> {
   const started = performance.now();
   // The store opens on DuckDB's threads while this one walks the logs (~60 ms of a warm run), and
-  // reads the last listing key and the remembered results, which a warm run answers from (nothing
-  // has written the store yet; a failed read only means the queries run later, as they would).
+  // reads the last listing key and the remembered results, which a warm run answers from (this
+  // run has changed neither yet; a failed read only means the queries run later, as they would).
   const opening = Store.open(opts.dbPath, { rebuild: opts.rebuild, lockWaitMs: opts.lockWaitMs, onWait: opts.notice }).then(async (store) => {
     const listed = await store.getMeta('listing_key').catch(() => undefined);
     await store.readAhead().catch(() => undefined);

@@ -355,6 +355,9 @@ export class Store {
   }
 }
 
+/** What readAhead reads at most (characters of remembered results). */
+const READ_AHEAD_CHARS = 16 * 2 ** 20;
+
 /**
  * When DuckDB folds its write-ahead log into the store file. By default every close does it
  * (~0.3 s on a 1 GB store after an append, rewriting the row groups the run touched) and a
@@ -362,9 +365,6 @@ export class Store {
  * replays (a few ms); a 4 MiB threshold keeps that replay small, and big writes (a first ingest)
  * are folded in at their commit as before. Durability is the same: a committed run is in the log.
  */
-/** What readAhead reads at most (characters of remembered results). */
-const READ_AHEAD_CHARS = 16 * 2 ** 20;
-
 const DURABILITY = `SET checkpoint_threshold = '4MB'; PRAGMA disable_checkpoint_on_shutdown;`;
 
 export interface StoreOpenOptions {
