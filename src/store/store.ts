@@ -82,7 +82,8 @@ export class Store {
         fresh = true;
       }
       // A store of this layout with every table is left as it is: a warm run then writes nothing
-      // (each open used to log the version again, ~9 ms, and grow the log the next open replays).
+      // (each open used to run both again, ~9 ms, and log the version, growing the log that the
+      // next open replays).
       if (fresh || !STORE_TABLES.every((t) => tables.includes(t))) {
         await db.run(CREATE_TABLES);
         await db.run(`INSERT OR REPLACE INTO meta VALUES ('schema_version', '${SCHEMA_VERSION}')`);
