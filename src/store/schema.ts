@@ -78,7 +78,8 @@ export const DERIVE_REQUESTS = `
 CREATE OR REPLACE TABLE requests AS
 ${requestsSelect('')}
 -- a fixed row order (time, then identity): float sums over requests then do not depend on the order
--- facts were read in (a rebuilt store gives the same totals to the last bit every time)
+-- facts were read in (a rebuilt store gives the same totals to the last bit every time, while a sum
+-- runs on one thread or over at most two row groups: DuckDB adds more partial sums in varying order)
 ORDER BY t, key;
 `;
 
