@@ -48,14 +48,17 @@ const INGEST_MEMORY_LIMIT = '256MB';
 
 /**
  * DuckDB's memory for the de-dup, on one thread (one keeps the peak ~0.2 GB lower than two, for
- * +0.3 s on 1 GB): 320 bytes per observation, at least 192 MB, at most 1 GB. Measured with the
- * narrow de-dup (schema.ts): 1 GB of logs (200,000 observations) de-duplicates in 1.2 s at 256 MB,
- * 1.3 s at 192 MB (a whole cold run's peak RSS ~50 – 100 MB lower), 1.9 s at 128 MB, and runs out
- * of memory at 96 MB; 10 GB (2 million) runs out at 256 MB and takes 28 s at 384 MB, 21 s at 611 MB.
- * Example: 2,000,000 observations → 611 MB; 200,000 → 192 MB.
+ * +0.3 s on 1 GB): 128 bytes per observation, at least 192 MB, at most 1 GB. Measured with the
+ * de-dup's HUGEINT order for the best copy (schema.ts BEST_COPY_ORDER; bench/dedup-parts.ts):
+ * 1 GB of logs (200,000 observations) de-duplicates in 1.1 – 1.2 s at 192 MB; 10 GB (2 million)
+ * takes 15.8 s at 611 MB, 19.3 s at 384 MB, 21.4 s at 256 MB and 22.5 s at 192 MB, and runs out
+ * of memory at 128 MB, so what does not spill is ~64 – 96 bytes per observation and this bound
+ * leaves room to spare. (With a struct for the order, 10 GB ran out at 256 MB and needed 320 bytes
+ * per observation, 611 MB.)
+ * Example: 2,000,000 observations → 245 MB; 200,000 → 192 MB.
  */
 export function deriveMemoryMb(observations: number): number {
-  return Math.min(1024, Math.max(192, Math.ceil((observations * 320) / 2 ** 20)));
+  return Math.min(1024, Math.max(192, Math.ceil((observations * 128) / 2 ** 20)));
 }
 
 export interface IngestStats {
@@ -297,7 +300,13 @@ async function ingestInto(store: Store, discovery: Discovery, opts: IngestOption
     await store.run('BEGIN TRANSACTION');
     await store.setScope(scope);
     await store.setPrices(opts.prices);
-    await store.derive({ touched });
+    // A whole derive commits its requests before it derives the chains (Store.derive); derived_for,
+    // emptied with the facts, is set only at the end, so a run stopped in between derives again.
+    const commit = async () => {
+      await store.run('COMMIT');
+      await store.run('BEGIN TRANSACTION');
+    };
+    await store.derive({ touched, between: commit });
     await store.setMeta('derived_for', derivedFor);
     await store.setMeta('derived_prices', pricesKey);
     // a file that could not be read keeps no row and is tried again: the next run is not warm

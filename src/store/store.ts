@@ -308,9 +308,13 @@ export class Store {
     app.closeSync();
   }
 
-  /** Rebuilds requests and chains for the current scope and prices. */
-  /** Requests and chains for the files in scope: all of them, or (`touched`) only those of what noteTouched noted. */
-  async derive(opts: { touched?: boolean } = {}): Promise<void> {
+  /**
+   * Requests and chains for the files in scope: all of them, or (`touched`) only those of what
+   * noteTouched noted. `between` runs after a whole derive's requests and before its chains:
+   * ingest commits there, so that the chains are not derived beside 1.5 million uncommitted
+   * request rows (10 GB of logs: ~1.2 GB of RSS against ~0.4 GB).
+   */
+  async derive(opts: { touched?: boolean; between?: () => Promise<void> } = {}): Promise<void> {
     await this.forget();
     if (opts.touched) {
       await this.run(`CREATE OR REPLACE TEMP TABLE touched AS
@@ -325,6 +329,7 @@ export class Store {
       return;
     }
     await this.run(DERIVE_REQUESTS);
+    await opts.between?.();
     await this.run(DERIVE_CHAINS);
   }
 
