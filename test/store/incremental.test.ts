@@ -7,7 +7,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendFileSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { ingest } from '../../src/ingest/ingest.js';
+import { DERIVE_CHAINS } from '../../src/store/schema.js';
+import { Store } from '../../src/store/store.js';
 import { CONDENSE, CONDENSE_61, MAROT_DOV, MAROT_DOV_MAIN, corpus, prices, realBytes, repoRoot, run, runAndDump, tmp } from './helpers.js';
 
 test('a re-run with no change opens no log file and leaves the store as it was', async () => {
@@ -264,4 +267,30 @@ test('an append re-derives its session but writes only the requests and chains t
   const rebuilt = await runAndDump([root], path.join(tmp(), 'r.duckdb'));
   const incremental = await runAndDump([root], db);
   assert.deepEqual(incremental.dump, rebuilt.dump);
+});
+
+test('a run stopped between committing its requests and deriving the chains is derived again by the next', async () => {
+  const root = corpus([CONDENSE]);
+  const db = path.join(tmp(), 's.duckdb');
+  const original = Store.prototype.run;
+  Store.prototype.run = async function (this: Store, sql: string) {
+    if (sql === DERIVE_CHAINS) throw new Error('stopped before the chains');
+    return original.call(this, sql);
+  };
+  try {
+    await assert.rejects(run([root], db), /stopped before the chains/);
+  } finally {
+    Store.prototype.run = original;
+  }
+  const instance = await DuckDBInstance.create(db);
+  const c = await instance.connect();
+  const [[requests, derivedFor]] = (await c.runAndReadAll(`SELECT (SELECT count(*) FROM requests), (SELECT value FROM meta WHERE key = 'derived_for')`)).getRows();
+  c.closeSync();
+  instance.closeSync();
+  assert.ok(Number(requests) > 0, 'the requests were committed before the chains');
+  assert.equal(derivedFor, '', 'but the store does not claim to be derived');
+  const after = await runAndDump([root], db);
+  assert.equal(after.stats.derived, 'all');
+  const rebuilt = await runAndDump([root], path.join(tmp(), 'fresh.duckdb'));
+  assert.deepEqual(after.dump, rebuilt.dump);
 });
