@@ -9,7 +9,7 @@
  * copy), `counted` (everything, priced, only counted), `temp` (written to a temp table), `table`
  * (as ingest runs it), `unordered` (as ingest runs it, without the final ORDER BY).
  * Example (BENCHMARKS.md, Cold): on the 1 GB store, `aggregate` 0.2 – 0.3 s and +110 MB, `table`
- * 1.2 – 1.8 s and +230 – 240 MB at 192 MB on one thread.
+ * 1.1 – 1.8 s and +230 – 240 MB at 192 MB on one thread.
  */
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
