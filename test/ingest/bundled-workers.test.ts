@@ -1,0 +1,59 @@
+/**
+ * The built CLI starts its workers from dist/bundle/*.cjs (scripts/bundle.mjs): those files, not
+ * the sources the other tests run, must walk and read as the sources do. A bundled worker that
+ * failed to start would go unnoticed elsewhere: the CLI then walks on its main thread, and small
+ * test corpora are read there too.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { Worker } from 'node:worker_threads';
+import { discover } from '../../src/ingest/discover.js';
+import { type EncodedDiscovery, encodeDiscovery } from '../../src/ingest/early-walk.js';
+import { type ReadOutcome, readAll } from '../../src/ingest/pool.js';
+import { REAL_LOGS, REPO } from '../helpers/corpus.js';
+
+const BUNDLE = join(REPO, 'dist/bundle');
+
+function transcripts(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) return transcripts(p);
+    return name.endsWith('.jsonl') ? [p] : [];
+  });
+}
+
+const plain = (x: unknown) => JSON.parse(JSON.stringify(x, (_k, v) => (v instanceof Map ? [...v] : v)));
+
+test('the bundled walk worker posts the discovery the sources find', async () => {
+  const file = join(BUNDLE, 'walk-worker.cjs');
+  assert.ok(existsSync(file), `${file} is missing: run npm run build`);
+  const env = { HOME: REPO, CLAUDE_CONFIG_DIR: join(REPO, 'sample-logs') };
+  const posted = await new Promise<EncodedDiscovery | { error: string }>((resolve, reject) => {
+    const w = new Worker(file, { workerData: { env } });
+    w.once('message', resolve);
+    w.once('error', reject);
+  });
+  assert.ok(!('error' in posted), JSON.stringify(posted));
+  const expected = encodeDiscovery(await discover([], env));
+  assert.ok(expected.kind.length > 10);
+  assert.deepEqual(posted, expected);
+});
+
+test('the bundled read worker gives the facts the sources read on the main thread', async () => {
+  const file = join(BUNDLE, 'read-worker.cjs');
+  assert.ok(existsSync(file), `${file} is missing: run npm run build`);
+  const paths = transcripts(REAL_LOGS).slice(0, 12);
+  const tasks = paths.map((path, i) => ({ path, id: { fileId: i + 1, fileAgentId: null, fileSessionId: null }, opts: {}, bytes: i }));
+  const collect = async (bytes: number, start?: (o: object) => Worker) => {
+    const seen = new Map<string, unknown>();
+    await readAll(tasks, bytes, (o: ReadOutcome) => void seen.set(o.task.path, 'error' in o ? { error: o.error.code } : plain({ result: o.result, columns: o.columns })), 2, start);
+    return seen;
+  };
+  const onMain = await collect(0);
+  // bytes past the pool's threshold: the two workers read every file
+  const onBundle = await collect(1e12, (options) => new Worker(file, options));
+  assert.equal(onBundle.size, paths.length);
+  for (const p of paths) assert.deepEqual(onBundle.get(p), onMain.get(p), p);
+});
