@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import { Worker } from 'node:worker_threads';
 import { discover } from '../../src/ingest/discover.js';
 import { type EncodedDiscovery, encodeDiscovery } from '../../src/ingest/early-walk.js';
-import { type ReadOutcome, readAll } from '../../src/ingest/pool.js';
+import { type ReadOutcome, type StartWorker, readAll } from '../../src/ingest/pool.js';
 import { REAL_LOGS, REPO } from '../helpers/corpus.js';
 
 const BUNDLE = join(REPO, 'dist/bundle');
@@ -46,7 +46,7 @@ test('the bundled read worker gives the facts the sources read on the main threa
   assert.ok(existsSync(file), `${file} is missing: run npm run build`);
   const paths = transcripts(REAL_LOGS).slice(0, 12);
   const tasks = paths.map((path, i) => ({ path, id: { fileId: i + 1, fileAgentId: null, fileSessionId: null }, opts: {}, bytes: i }));
-  const collect = async (bytes: number, start?: (o: object) => Worker) => {
+  const collect = async (bytes: number, start?: StartWorker) => {
     const seen = new Map<string, unknown>();
     await readAll(tasks, bytes, (o: ReadOutcome) => void seen.set(o.task.path, 'error' in o ? { error: o.error.code } : plain({ result: o.result, columns: o.columns })), 2, start);
     return seen;
