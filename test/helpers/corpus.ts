@@ -1,12 +1,24 @@
 /** Builds small transcript corpora in temp dirs, line by line, for tests whose answer is computed by hand. */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const REAL_LOGS = resolve(REPO, '../shared/real-logs');
+
+/** Every `.jsonl` below `dir`, depth first, in readdir's order. */
+export function transcripts(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) return transcripts(p);
+    return name.endsWith('.jsonl') ? [p] : [];
+  });
+}
+
+/** A value through JSON, Maps as entry lists: facts from two readers compare with deepEqual. */
+export const plain = (x: unknown) => JSON.parse(JSON.stringify(x, (_k, v) => (v instanceof Map ? [...v] : v)));
 
 export function tempDir(prefix = 'cachelens-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));

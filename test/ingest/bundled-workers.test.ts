@@ -5,26 +5,16 @@
  * test corpora are read there too.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { Worker } from 'node:worker_threads';
 import { discover } from '../../src/ingest/discover.js';
 import { type EncodedDiscovery, encodeDiscovery } from '../../src/ingest/early-walk.js';
 import { type ReadOutcome, type StartWorker, readAll } from '../../src/ingest/pool.js';
-import { REAL_LOGS, REPO } from '../helpers/corpus.js';
+import { REAL_LOGS, REPO, plain, transcripts } from '../helpers/corpus.js';
 
 const BUNDLE = join(REPO, 'dist/bundle');
-
-function transcripts(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) return transcripts(p);
-    return name.endsWith('.jsonl') ? [p] : [];
-  });
-}
-
-const plain = (x: unknown) => JSON.parse(JSON.stringify(x, (_k, v) => (v instanceof Map ? [...v] : v)));
 
 test('the bundled walk worker posts the discovery the sources find', async () => {
   const file = join(BUNDLE, 'walk-worker.cjs');

@@ -1,18 +1,8 @@
 /** The buffer-projection path and the stream-json path give identical facts for every real transcript. */
 import assert from 'node:assert/strict';
-import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import { readTranscript } from '../../src/ingest/read-file.js';
-import { REAL_LOGS } from '../helpers/corpus.js';
-
-function transcripts(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) return transcripts(p);
-    return name.endsWith('.jsonl') ? [p] : [];
-  });
-}
+import { REAL_LOGS, plain, transcripts } from '../helpers/corpus.js';
 
 const files = transcripts(REAL_LOGS);
 
@@ -28,7 +18,6 @@ for (const file of files) {
     const streamed = await readTranscript(file, id, { streamAbove: 0, chunkSize: 4096 });
     assert.ok(fast.facts.observations.length > 0);
     assert.equal(fast.facts.skipped.length, 0);
-    const plain = (x: unknown) => JSON.parse(JSON.stringify(x, (_k, v) => (v instanceof Map ? [...v] : v)));
     assert.deepEqual(plain(streamed.facts), plain(fast.facts));
     assert.equal(streamed.readTo, fast.readTo);
     assert.equal(streamed.lines, fast.lines);

@@ -4,22 +4,12 @@
  * come back per file; a worker that stops, or an onDone that throws, fails the run cleanly.
  */
 import assert from 'node:assert/strict';
-import { readdirSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { Worker } from 'node:worker_threads';
 import { BATCH, type ReadOutcome, type ReaderData, type StartWorker, largestFirst, readAll, startWorker } from '../../src/ingest/pool.js';
-import { REAL_LOGS, REPO } from '../helpers/corpus.js';
-
-function transcripts(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) return transcripts(p);
-    return name.endsWith('.jsonl') ? [p] : [];
-  });
-}
-
-const plain = (x: unknown) => JSON.parse(JSON.stringify(x, (_k, v) => (v instanceof Map ? [...v] : v)));
+import { REAL_LOGS, REPO, plain, transcripts } from '../helpers/corpus.js';
 
 async function collect(paths: string[], bytes: number, workers: number): Promise<Map<string, unknown>> {
   const tasks = paths.map((path, i) => ({ path, id: { fileId: i + 1, fileAgentId: null, fileSessionId: null }, opts: {}, bytes: i }));

@@ -4,13 +4,13 @@
  * generated JSON shaped like transcript lines, and on those lines damaged byte by byte.
  */
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { LINE_SCHEMA } from '../../src/ingest/line.js';
 import { LONG_STRING, OTHER_ARRAY, OTHER_OBJECT, projectLine, SHARED_MIN, type SchemaObject } from '../../src/ingest/project.js';
-import { REAL_LOGS, REPO } from '../helpers/corpus.js';
+import { REAL_LOGS, REPO, transcripts } from '../helpers/corpus.js';
 import { projectLine as referenceProjectLine } from './project-reference.js';
 
 type Outcome = { value: unknown } | { error: string; cls: string };
@@ -28,14 +28,6 @@ function agree(buf: Buffer, s = 0, e = buf.length, schema: SchemaObject = LINE_S
   const fast = run(projectLine, buf, s, e, schema);
   const ref = run(referenceProjectLine, buf, s, e, schema);
   assert.deepStrictEqual(fast, ref, `line: ${buf.toString('utf8', s, Math.min(e, s + 200))}`);
-}
-
-function transcripts(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) return transcripts(p);
-    return name.endsWith('.jsonl') ? [p] : [];
-  });
 }
 
 function eachLine(file: string, fn: (buf: Buffer, s: number, e: number) => void): number {

@@ -5,7 +5,6 @@
  * as the columns a reader worker sends.
  */
 import assert from 'node:assert/strict';
-import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { FileFacts } from '../../src/ingest/file-parser.js';
@@ -14,16 +13,8 @@ import { encodeFacts } from '../../src/store/fact-columns.js';
 import { FACT_TABLES } from '../../src/store/schema.js';
 import { Store } from '../../src/store/store.js';
 import { StoreWriter } from '../../src/store/writer.js';
-import { REAL_LOGS, REPO } from '../helpers/corpus.js';
+import { REAL_LOGS, REPO, transcripts } from '../helpers/corpus.js';
 import { ReferenceWriter } from './writer-reference.js';
-
-function transcripts(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) return transcripts(p);
-    return name.endsWith('.jsonl') ? [p] : [];
-  });
-}
 
 /** Facts with every awkward value a string or number column can hold, and 5,000 observations. */
 function awkward(fileId: number): FileFacts {
