@@ -39,7 +39,8 @@ await build({
 });
 
 // Each worker is one CommonJS file: a thread then starts without Node's ESM loader and without
-// loading shared chunks (the walk worker, on a warm run's critical path: ~8 – 13 ms sooner).
+// loading shared chunks (a worker doing nothing: 22 instead of 27 ms; the walk worker is on a
+// warm run's critical path, BENCHMARKS.md).
 await build({
   ...common,
   entryPoints: { 'read-worker': 'src/ingest/read-worker.ts', 'walk-worker': 'src/ingest/walk-worker.ts' },
