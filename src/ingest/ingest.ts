@@ -18,6 +18,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { PriceTable } from '../pricing/pricing.js';
 import { type FileRow, type KnownFile, Store } from '../store/store.js';
+import type { StoreWriter } from '../store/writer.js';
 import type { SkipReason, SkippedLine } from '../types.js';
 import { type Discovery, type FoundFile, decodeProjectDir, discover } from './discover.js';
 import { fileCount, listingDigest, takeEarlyWalk } from './early-walk.js';
@@ -41,6 +42,8 @@ export interface IngestOptions {
   notice?: (line: string) => void;
   /** the largest share of the scope's files that may change for only the touched requests to be derived (default 0.25) */
   touchedShare?: number;
+  /** bytes to read from which the facts are staged in files and loaded in bulk (default STAGE_BYTES) */
+  stageBytes?: number;
 }
 
 /**
@@ -50,6 +53,14 @@ export interface IngestOptions {
  * While the de-dup's bound grew to 611 MB on 10 GB, the de-dup made the peak whatever this was.
  */
 const INGEST_MEMORY_LIMIT = '96MB';
+
+/**
+ * Bytes to read from which the facts are staged as CSV beside the store and loaded in bulk
+ * (StoreWriter), instead of appended: appended rows stay in memory until the commit. Staging costs
+ * ~20 ms more on the 2 MB sample logs (6 runs each: 173 – 224 against 154 – 188 ms) and pays from
+ * 100 MB on (cold runs: ~0.1 s faster, ~15 MiB lower).
+ */
+const STAGE_BYTES = 32 * 1024 * 1024;
 
 /**
  * DuckDB's memory for the de-dup, on one thread (one keeps the peak ~0.2 GB lower than two, for
@@ -197,6 +208,7 @@ async function ingestInto(store: Store, discovery: Discovery, opts: IngestOption
   };
   await store.run(`SET memory_limit = '${INGEST_MEMORY_LIMIT}'`);
   await store.run('BEGIN TRANSACTION');
+  let writer: StoreWriter | undefined;
   try {
     if (touched) {
       await store.touchFiles(changedIds);
@@ -206,8 +218,6 @@ async function ingestInto(store: Store, discovery: Discovery, opts: IngestOption
     await store.deleteFacts(full.filter((x) => x.row).map((x) => x.id), true);
     await store.deleteFacts(metas.filter((x) => x.old).map((x) => x.id), true);
     await store.prepareAppend(appends.map((a) => ({ fileId: a.row.fileId, provisionalLines: (a.row.parserState?.pending ?? []).map((x) => x.line) })));
-
-    const writer = await store.writer();
 
     // one options object for every whole-file read: a copy per task was ~50 B × 156,520 on 10 GB
     const whole: ReadOptions = { ...opts.read };
@@ -228,6 +238,8 @@ async function ingestInto(store: Store, discovery: Discovery, opts: IngestOption
     /** The file a task reads, and its stored row when it is an appended read, by the task's position. */
     const source = (seq: number): { f: FoundFile; row?: FileRow } => (seq < full.length ? { f: full[seq].f } : appends[seq - full.length]);
     const bytesTotal = tasks.reduce((s, t) => s + t.bytes, 0);
+    const w = await store.writer(bytesTotal >= (opts.stageBytes ?? STAGE_BYTES));
+    writer = w;
     let done = 0;
     let bytes = 0;
     const failed: number[] = [];
@@ -249,9 +261,10 @@ async function ingestInto(store: Store, discovery: Discovery, opts: IngestOption
       if (row) stats.appended++;
       else stats.read++;
       const x = r.facts;
-      writer.columns(o.columns);
+      if ('csv' in o) w.csv(o.csv);
+      else w.columns(o.columns);
       // written at once: a file's row (with its parser state) is not kept until every file is read
-      writer.file({
+      w.file({
         fileId: x.fileId,
         path: f.path,
         root: f.root,
@@ -271,7 +284,7 @@ async function ingestInto(store: Store, discovery: Discovery, opts: IngestOption
         parserState: x.state,
       });
       opts.progress?.({ files: done, filesTotal: tasks.length, bytes, bytesTotal });
-    }, opts.workers);
+    }, opts.workers, undefined, w.staging ? 'csv' : 'columns');
     // Subagents' .meta.json files are read here, on this thread, while the workers read the
     // transcripts (7,800 of them are ~0.16 s of a 1 GB cold run); their problems come first.
     try {
@@ -279,8 +292,8 @@ async function ingestInto(store: Store, discovery: Discovery, opts: IngestOption
         const meta = metaRow(m.f, m.id);
         if ('error' in meta) walkSkips.push(meta.error);
         else {
-          writer.file(meta.row);
-          if (meta.skip) writer.skips({ fileId: m.id, skipped: [meta.skip] });
+          w.file(meta.row);
+          if (meta.skip) w.skips({ fileId: m.id, skipped: [meta.skip] });
         }
       }
     } catch (err) {
@@ -289,7 +302,7 @@ async function ingestInto(store: Store, discovery: Discovery, opts: IngestOption
     }
     await reading;
     walkSkips.push(...readSkips);
-    writer.close();
+    await w.close();
     await store.deleteFacts(failed, true);
     if (touched) await store.noteTouched();
     // The facts are committed first and de-duplicated in a second transaction: over uncommitted
@@ -321,6 +334,7 @@ async function ingestInto(store: Store, discovery: Discovery, opts: IngestOption
     await store.run('ROLLBACK').catch(() => undefined);
     throw err;
   } finally {
+    writer?.discard();
     await unbound().catch(() => undefined);
   }
   stats.ms = performance.now() - started;

@@ -23,7 +23,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { MessageChannel, type MessagePort, type Worker, type WorkerOptions } from 'node:worker_threads';
-import { type FactColumns, encodeFacts } from '../store/fact-columns.js';
+import { type FactColumns, type FactCsv, csvFacts, encodeFacts } from '../store/fact-columns.js';
 import type { FileFacts, FileIdentity } from './file-parser.js';
 import { startModuleWorker } from './module-worker.js';
 import { type ReadOptions, type ReadResult, readTranscriptSync } from './read-file.js';
@@ -37,14 +37,18 @@ export interface ReadTask {
   bytes?: number;
 }
 
+/** How a file's rows for the fact tables travel: as columns (StoreWriter.columns), or as CSV text for a writer that stages them (StoreWriter.csv). */
+export type RowsAs = 'columns' | 'csv';
+export type FactRows = { columns: FactColumns } | { csv: FactCsv };
+
 /**
  * A file read: its result, whose facts keep only what describes the file (session, cwd, state,
- * counts), and its rows for the fact tables as columns, ready for StoreWriter.columns.
+ * counts), and its rows for the fact tables, ready for the StoreWriter.
  */
-export type ReadOutcome = { task: ReadTask; result: ReadResult; columns: FactColumns } | { task: ReadTask; error: { code: string | null; message: string } };
+export type ReadOutcome = ({ task: ReadTask; result: ReadResult } & FactRows) | { task: ReadTask; error: { code: string | null; message: string } };
 
 /** What a worker posts: the task's seq with its result or error. */
-export type WorkerMessage = { seq: number; result: ReadResult; columns: FactColumns } | { seq: number; error: { code: string | null; message: string } };
+export type WorkerMessage = ({ seq: number; result: ReadResult } & FactRows) | { seq: number; error: { code: string | null; message: string } };
 
 /** A worker's last message: it has no more tasks (messages of one port arrive in order, so all its results came before). */
 export const DONE = 'done';
@@ -63,6 +67,7 @@ export interface ReaderData {
   /** its slot at READING + slot */
   slot: number;
   total: number;
+  rowsAs: RowsAs;
 }
 
 /** Slots of the shared Int32Array. */
@@ -91,11 +96,12 @@ const WORKER_THRESHOLD_BYTES = 8 * 1024 * 1024;
 /** Starts a reader worker (tests stand in one that stops half-way). */
 export type StartWorker = (options: WorkerOptions) => Worker;
 
-export function readOne(task: ReadTask): WorkerMessage {
+export function readOne(task: ReadTask, rowsAs: RowsAs = 'columns'): WorkerMessage {
   try {
     const result = readTranscriptSync(task.path, task.id, task.opts);
     const columns = encodeFacts(result.facts);
-    return { seq: task.seq, result: { ...result, facts: withoutRows(result.facts) }, columns };
+    const rest = { seq: task.seq, result: { ...result, facts: withoutRows(result.facts) } };
+    return rowsAs === 'csv' ? { ...rest, csv: csvFacts(columns) } : { ...rest, columns };
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     return { seq: task.seq, error: { code: e.code ?? null, message: e.message } };
@@ -113,11 +119,15 @@ export async function readAll(
   onDone: (o: ReadOutcome) => void,
   workers = availableParallelism(),
   start: StartWorker = startWorker,
+  rowsAs: RowsAs = 'columns',
 ): Promise<void> {
   const task = (seq: number): ReadTask => ({ ...tasks[seq], seq });
-  const outcome = (m: WorkerMessage): ReadOutcome => ('error' in m ? { task: task(m.seq), error: m.error } : { task: task(m.seq), result: m.result, columns: m.columns });
+  const outcome = (m: WorkerMessage): ReadOutcome => {
+    const { seq, ...rest } = m;
+    return { task: task(seq), ...rest };
+  };
   if (workers <= 1 || bytes < WORKER_THRESHOLD_BYTES || tasks.length < 2) {
-    for (let seq = 0; seq < tasks.length; seq++) onDone(outcome(readOne(task(seq))));
+    for (let seq = 0; seq < tasks.length; seq++) onDone(outcome(readOne(task(seq), rowsAs)));
     return;
   }
   const order = largestFirst(tasks);
@@ -168,7 +178,7 @@ export async function readAll(
     }
     for (let slot = 0; slot < n; slot++) {
       const port = channels[slot].port2;
-      const workerData: ReaderData = { shared, port, slot, total: order.length };
+      const workerData: ReaderData = { shared, port, slot, total: order.length, rowsAs };
       let w: Worker;
       try {
         w = start({ workerData, transferList: [port], resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });

@@ -2,6 +2,8 @@
  * A file's facts as columns, in the order of the fact tables' columns (schema.ts): what a reader
  * worker hands the main thread and what the StoreWriter appends in DuckDB data chunks. Numbers
  * travel in typed arrays, strings in plain arrays (cheaper to clone than one object per row).
+ * A large ingest has the reader turn them into CSV text instead (csvFacts), which the StoreWriter
+ * stages in files for DuckDB to load in bulk.
  *
  * This module does not load DuckDB, so reader workers can encode without it.
  *
@@ -185,4 +187,37 @@ export function encodeSkips(x: Pick<FileFacts, 'fileId' | 'skipped'>): FactColum
     (c[3] as string[])[i] = s.detail;
   });
   return t ? { skipped: t } : {};
+}
+
+/**
+ * One table's rows as CSV, the form a cold ingest stages facts in before DuckDB loads them in
+ * bulk (StoreWriter): numbers as JS prints them (which round-trips, NaN and ±Infinity included; -0 spelled out),
+ * booleans as true/false, text always quoted with `""` for a quote, NULL as an empty unquoted field.
+ * Example: rows (7, 'a"b', NULL) and (8, '', 'x') give `7,"a""b",\n8,"","x"\n`.
+ */
+export function csvRows(kinds: readonly ColumnKind[], t: TableColumns): string {
+  let s = '';
+  const { rows, cols } = t;
+  for (let i = 0; i < rows; i++) {
+    for (let c = 0; c < kinds.length; c++) {
+      if (c > 0) s += ',';
+      const v = cols[c][i];
+      if (kinds[c] === 'text') {
+        if (v !== null) s += (v as string).includes('"') ? `"${(v as string).replaceAll('"', '""')}"` : `"${v as string}"`;
+      } else if (kinds[c] === 'bool') s += v === 1 ? 'true' : 'false';
+      else if (v === 0 && 1 / (v as number) < 0) s += '-0';
+      else s += v as number;
+    }
+    s += '\n';
+  }
+  return s;
+}
+
+/** A file's facts as CSV text per table (csvRows), for a writer that stages them in files. */
+export type FactCsv = Partial<Record<FactTable, string>>;
+
+export function csvFacts(c: FactColumns): FactCsv {
+  const out: FactCsv = {};
+  for (const t of Object.keys(c) as FactTable[]) out[t] = csvRows(FACT_COLUMNS[t], c[t]!);
+  return out;
 }

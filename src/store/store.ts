@@ -11,7 +11,7 @@ import { UsageError } from '../errors.js';
 import type { ParserState } from '../ingest/file-parser.js';
 import type { PriceTable } from '../pricing/pricing.js';
 import { CREATE_TABLES, DERIVE_CHAINS, DERIVE_REQUESTS, DERIVE_TOUCHED_CHAINS, DERIVE_TOUCHED_REQUESTS, FACT_TABLES, SCHEMA_VERSION } from './schema.js';
-import { StoreWriter } from './writer.js';
+import { StoreWriter, stagePrefix } from './writer.js';
 
 export interface FileRow {
   fileId: number;
@@ -273,8 +273,9 @@ export class Store {
     await this.run(`DELETE FROM results`);
   }
 
-  async writer(): Promise<StoreWriter> {
-    return StoreWriter.create(this.db);
+  /** A writer for an ingest's rows; with `stage`, the fact tables' rows are staged in files beside the store (writer.ts). */
+  async writer(stage = false): Promise<StoreWriter> {
+    return StoreWriter.create(this.db, stage ? { stageAs: stagePrefix(this.path) } : {});
   }
 
   async setScope(fileIds: number[]): Promise<void> {

@@ -1,5 +1,5 @@
 /** Shared by the store tests: temp corpora built from ../shared/real-logs, ingest, and a comparable dump of a store. */
-import { cpSync, mkdtempSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,10 +34,12 @@ export function realBytes(rel: string): Buffer {
 /**
  * One ingest on one thread (tests run under tsx, which worker threads do not inherit). Whenever
  * it can, it derives only what changed (touchedShare 1), so that every comparison with a rebuilt
- * store below also checks that incremental derive.
+ * store below also checks that incremental derive. A first run into a new store, and a rebuild,
+ * stage their facts as CSV (stageBytes 0, as a large ingest does) where later runs append them, so
+ * those comparisons check the staging writer against the appending one too.
  */
 export function run(paths: string[], dbPath: string, extra: { rebuild?: boolean } = {}): Promise<IngestResult> {
-  return ingest({ paths, dbPath, prices, workers: 1, touchedShare: 1, ...extra });
+  return ingest({ paths, dbPath, prices, workers: 1, touchedShare: 1, stageBytes: extra.rebuild || !existsSync(dbPath) ? 0 : undefined, ...extra });
 }
 
 /** Runs an ingest, dumps the store and closes it. */

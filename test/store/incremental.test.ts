@@ -5,9 +5,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
+import { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { ingest } from '../../src/ingest/ingest.js';
 import { DERIVE_CHAINS } from '../../src/store/schema.js';
 import { Store } from '../../src/store/store.js';
@@ -293,4 +293,48 @@ test('a run stopped between committing its requests and deriving the chains is d
   assert.equal(after.stats.derived, 'all');
   const rebuilt = await runAndDump([root], path.join(tmp(), 'fresh.duckdb'));
   assert.deepEqual(after.dump, rebuilt.dump);
+});
+
+test('a staged ingest leaves no staging files beside the store, whether it completes or fails while reading or loading', async () => {
+  const root = corpus([CONDENSE]);
+  const dir = tmp();
+  const db = path.join(dir, 's.duckdb');
+  const staging = () => readdirSync(dir).filter((e) => e.includes('.facts-'));
+  const progress = () => {
+    assert.equal(staging().length, 1, 'the rows are staged beside the store while the files are read');
+    throw new Error('stopped while reading');
+  };
+  await assert.rejects(ingest({ paths: [root], dbPath: db, prices, workers: 1, stageBytes: 0, progress }), /stopped while reading/);
+  assert.deepEqual(staging(), [], 'a failed read removes the staged files');
+  const original = DuckDBConnection.prototype.run;
+  let loads = 0;
+  DuckDBConnection.prototype.run = async function (this: DuckDBConnection, sql: string, ...rest: unknown[]) {
+    if (sql.includes('read_csv(')) {
+      loads++;
+      assert.equal(staging().length, 1);
+      throw new Error('disk full while loading');
+    }
+    return (original as (...a: unknown[]) => ReturnType<typeof original>).call(this, sql, ...rest);
+  } as typeof original;
+  try {
+    await assert.rejects(ingest({ paths: [root], dbPath: db, prices, workers: 1, stageBytes: 0 }), /disk full while loading/);
+  } finally {
+    DuckDBConnection.prototype.run = original;
+  }
+  assert.equal(loads, 1);
+  assert.deepEqual(staging(), [], 'a failed load removes the staged files');
+  // nothing of the failed run was committed: the next run reads everything, and stages again
+  const r = await ingest({ paths: [root], dbPath: db, prices, workers: 1, stageBytes: 0 });
+  try {
+    assert.equal(r.stats.read, r.stats.files - r.stats.unchanged);
+    assert.ok(r.stats.read > 0);
+    const [{ n }] = await r.store.all(`SELECT count(*)::INT AS n FROM observations`);
+    assert.ok((n as number) > 0);
+  } finally {
+    r.store.close();
+  }
+  assert.deepEqual(staging(), [], 'a completed load removes the staged files');
+  const again = await runAndDump([root], db);
+  const fresh = await runAndDump([root], path.join(tmp(), 'fresh.duckdb'));
+  assert.deepEqual(again.dump, fresh.dump);
 });

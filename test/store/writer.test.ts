@@ -1,19 +1,22 @@
 /**
- * The chunked StoreWriter against the row-by-row one it replaced (writer-reference.ts): the same
- * facts leave every fact table identical, row for row and byte for byte (NUL inside keys, lone
- * surrogates, non-ASCII, nulls, more rows than one chunk), whether the facts come as FileFacts or
- * as the columns a reader worker sends.
+ * The chunked StoreWriter, and the one that stages rows as CSV, against the row-by-row writer they
+ * replaced (writer-reference.ts): the same facts leave every fact table identical, row for row and
+ * byte for byte (NUL inside keys, lone surrogates, quotes and newlines, non-ASCII, nulls and empty
+ * strings, -0, more rows than one chunk), whether the facts come as FileFacts, as the columns a
+ * reader worker sends, or as the CSV text it sends when the writer stages.
  */
 import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { FileFacts } from '../../src/ingest/file-parser.js';
 import { readTranscript } from '../../src/ingest/read-file.js';
-import { encodeFacts } from '../../src/store/fact-columns.js';
+import { csvFacts, encodeFacts } from '../../src/store/fact-columns.js';
 import { FACT_TABLES } from '../../src/store/schema.js';
 import { Store } from '../../src/store/store.js';
 import { StoreWriter } from '../../src/store/writer.js';
 import { REAL_LOGS, REPO, transcripts } from '../helpers/corpus.js';
+import { tmp } from './helpers.js';
 import { ReferenceWriter } from './writer-reference.js';
 
 /** Facts with every awkward value a string or number column can hold, and 5,000 observations. */
@@ -41,7 +44,7 @@ function awkward(fileId: number): FileFacts {
     webFetch: 1,
     splitMissing: i % 2 === 0,
     serviceTier: i % 4 ? 'standard' : null,
-    speed: null,
+    speed: i % 4 === 1 ? '' : null,
     copies: 1,
     segment: 0,
     round: i,
@@ -68,42 +71,100 @@ function awkward(fileId: number): FileFacts {
   };
 }
 
-test('the chunked writer leaves every fact table as the row-by-row writer did', async () => {
+/** The awkward facts and those of every real and sample transcript. */
+async function allFacts(): Promise<FileFacts[]> {
   const facts: FileFacts[] = [awkward(1)];
   const files = [...transcripts(REAL_LOGS), ...transcripts(join(REPO, 'sample-logs'))];
   for (const [i, f] of files.entries()) facts.push((await readTranscript(f, { fileId: i + 2, fileAgentId: null, fileSessionId: null })).facts);
+  return facts;
+}
 
+/** Writes `facts` with the reference writer into `ref` and with `write` into the store's own tables, then compares every fact table. */
+async function compareWithReference(store: Store, facts: FileFacts[], write: () => Promise<void>): Promise<void> {
+  await store.run(`ATTACH ':memory:' AS ref`);
+  await store.run(`USE ref`);
+  const { CREATE_TABLES } = await import('../../src/store/schema.js');
+  await store.run(CREATE_TABLES);
+  const ref = await ReferenceWriter.create(store.db);
+  for (const x of facts) ref.facts(x);
+  ref.close();
+  await store.run(`USE ${store.path === ':memory:' ? 'memory' : 'store'}`);
+
+  await write();
+
+  let rows = 0;
+  const own = await store.all(`SELECT current_database() AS db`);
+  for (const t of FACT_TABLES) {
+    const db = own[0].db as string;
+    const [n] = await store.all(`SELECT (SELECT count(*) FROM ${db}.main.${t})::INT AS ours, (SELECT count(*) FROM ref.main.${t})::INT AS theirs`);
+    assert.equal(n.ours, n.theirs, `${t}: row count`);
+    // hash(...) compares strings byte for byte (NUL, U+FFFD for lone surrogates) and NULL apart from '';
+    // of the text form, so that doubles compare exactly and -0 apart from 0 (hash(-0.0) = hash(0.0))
+    const [d] = await store.all(
+      `SELECT count(*)::INT AS d FROM (SELECT hash(COLUMNS(*)::VARCHAR) FROM ${db}.main.${t} EXCEPT ALL SELECT hash(COLUMNS(*)::VARCHAR) FROM ref.main.${t})`,
+    );
+    assert.equal(d.d, 0, `${t}: rows differ`);
+    rows += n.ours as number;
+  }
+  assert.ok(rows > 6000, `only ${rows} rows compared`);
+}
+
+test('the chunked writer leaves every fact table as the row-by-row writer did', async () => {
+  const facts = await allFacts();
   const store = await Store.open(':memory:');
   try {
-    await store.run(`ATTACH ':memory:' AS ref`);
-    await store.run(`USE ref`);
-    const { CREATE_TABLES } = await import('../../src/store/schema.js');
-    await store.run(CREATE_TABLES);
-    const ref = await ReferenceWriter.create(store.db);
-    for (const x of facts) ref.facts(x);
-    ref.close();
-    await store.run(`USE memory`);
+    await compareWithReference(store, facts, async () => {
+      const writer = await store.writer();
+      assert.equal(writer.staging, false);
+      // half as FileFacts, half as the columns a worker sends
+      for (const [i, x] of facts.entries()) {
+        if (i % 2) writer.facts(x);
+        else writer.columns(encodeFacts(x));
+      }
+      await writer.close();
+    });
+  } finally {
+    store.close();
+  }
+});
 
+test('the staging writer leaves every fact table as the row-by-row writer did, and removes its files', async () => {
+  const facts = await allFacts();
+  const dir = tmp();
+  const db = join(dir, 'store.duckdb');
+  // what a killed run left behind is removed; a name that only looks alike is not
+  const stale = join(dir, 'store.duckdb.facts-AbC123');
+  const other = join(dir, 'store.duckdb.facts-mine');
+  mkdirSync(stale);
+  mkdirSync(other);
+  const store = await Store.open(db);
+  try {
+    await compareWithReference(store, facts, async () => {
+      const writer = await store.writer(true);
+      assert.equal(writer.staging, true);
+      assert.equal(existsSync(stale), false, 'a stale staging directory is removed');
+      const staging = readdirSync(dir).filter((e) => e.startsWith('store.duckdb.facts-') && e !== 'store.duckdb.facts-mine');
+      assert.equal(staging.length, 1, 'one staging directory while writing');
+      // a third each as FileFacts, as columns, and as the CSV a worker sends
+      for (const [i, x] of facts.entries()) {
+        if (i % 3 === 0) writer.facts(x);
+        else if (i % 3 === 1) writer.columns(encodeFacts(x));
+        else writer.csv(csvFacts(encodeFacts(x)));
+      }
+      await writer.close();
+    });
+    assert.deepEqual(readdirSync(dir).filter((e) => e.includes('.facts-')), ['store.duckdb.facts-mine'], 'close() removes the staging directory');
+  } finally {
+    store.close();
+  }
+});
+
+test('a writer that does not stage refuses CSV rather than losing it', async () => {
+  const store = await Store.open(':memory:');
+  try {
     const writer = await store.writer();
-    // half as FileFacts, half as the columns a worker sends
-    for (const [i, x] of facts.entries()) {
-      if (i % 2) writer.facts(x);
-      else writer.columns(encodeFacts(x));
-    }
-    writer.close();
-
-    let rows = 0;
-    for (const t of FACT_TABLES) {
-      const [n] = await store.all(`SELECT (SELECT count(*) FROM memory.main.${t})::INT AS ours, (SELECT count(*) FROM ref.main.${t})::INT AS theirs`);
-      assert.equal(n.ours, n.theirs, `${t}: row count`);
-      // hash(...) compares strings byte for byte (NUL, U+FFFD for lone surrogates) and doubles bit for bit
-      const [d] = await store.all(
-        `SELECT count(*)::INT AS d FROM (SELECT hash(COLUMNS(*)) FROM memory.main.${t} EXCEPT ALL SELECT hash(COLUMNS(*)) FROM ref.main.${t})`,
-      );
-      assert.equal(d.d, 0, `${t}: rows differ`);
-      rows += n.ours as number;
-    }
-    assert.ok(rows > 6000, `only ${rows} rows compared`);
+    assert.throws(() => writer.csv(csvFacts(encodeFacts(awkward(1)))), /does not stage/);
+    await writer.close();
   } finally {
     store.close();
   }

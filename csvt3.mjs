@@ -1,0 +1,17 @@
+import { DuckDBInstance } from '@duckdb/node-api';
+const K = ['int', 'int', 'text', 'text', 'text', 'double', 'text', 'tiny', 'text', 'text', 'text', 'int', 'int', 'int', 'int', 'int', 'int', 'int', 'int', 'bool', 'text', 'text', 'int', 'int', 'int'];
+const T = { int: 'INTEGER', tiny: 'TINYINT', double: 'DOUBLE', bool: 'BOOLEAN', text: 'VARCHAR' };
+const cols = K.map((k, i) => `'c${i}': '${T[k]}'`).join(', ');
+const file = process.argv[2], thr = process.argv[3];
+const src = `read_csv('${file}', header = false, auto_detect = false, delim = ',', quote = '"', escape = '"', new_line = '\\n', allow_quoted_nulls = false, columns = {${cols}})`;
+const inst = await DuckDBInstance.create('/tmp/s8/x.duckdb');
+const c = await inst.connect();
+await c.run(`SET memory_limit='96MB'; SET threads=${thr}`);
+await c.run(`CREATE OR REPLACE TABLE o AS SELECT * FROM ${src} LIMIT 0`);
+let peak = 0; const iv = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss); }, 20);
+const t = performance.now();
+await c.run('BEGIN');
+await c.run(`INSERT INTO o SELECT * FROM ${src}`);
+await c.run('COMMIT');
+clearInterval(iv);
+console.log(file, thr, (performance.now() - t).toFixed(0), 'ms peak', peak >> 20, 'MiB');
