@@ -261,8 +261,7 @@ async function ingestInto(store: Store, discovery: Discovery, opts: IngestOption
       if (row) stats.appended++;
       else stats.read++;
       const x = r.facts;
-      if ('csv' in o) w.csv(o.csv);
-      else w.columns(o.columns);
+      w.columns(o.columns);
       // written at once: a file's row (with its parser state) is not kept until every file is read
       w.file({
         fileId: x.fileId,
@@ -284,7 +283,7 @@ async function ingestInto(store: Store, discovery: Discovery, opts: IngestOption
         parserState: x.state,
       });
       opts.progress?.({ files: done, filesTotal: tasks.length, bytes, bytesTotal });
-    }, opts.workers, undefined, w.staging ? 'csv' : 'columns');
+    }, opts.workers, undefined, w.stageDir);
     // Subagents' .meta.json files are read here, on this thread, while the workers read the
     // transcripts (7,800 of them are ~0.16 s of a 1 GB cold run); their problems come first.
     try {
@@ -302,6 +301,13 @@ async function ingestInto(store: Store, discovery: Discovery, opts: IngestOption
     }
     await reading;
     walkSkips.push(...readSkips);
+    if (w.stageDir !== null) {
+      // Loading the staged rows keeps every table's newest row groups in memory until the commit:
+      // 96 MB ran out on 10 GB of logs. They get the de-dup's bound for as many observations as
+      // the staged files hold (~330 bytes a row in the sample corpus), on one thread.
+      await store.run(`SET memory_limit = '${deriveMemoryMb(Math.ceil(w.stagedBytes('observations') / 330))}MB'`);
+      await store.run('SET threads = 1');
+    }
     await w.close();
     await store.deleteFacts(failed, true);
     if (touched) await store.noteTouched();

@@ -23,7 +23,8 @@
  */
 import { availableParallelism } from 'node:os';
 import { MessageChannel, type MessagePort, type Worker, type WorkerOptions } from 'node:worker_threads';
-import { type FactColumns, type FactCsv, csvFacts, encodeFacts } from '../store/fact-columns.js';
+import { type FactColumns, encodeFacts } from '../store/fact-columns.js';
+import { StagedRows } from '../store/stage.js';
 import type { FileFacts, FileIdentity } from './file-parser.js';
 import { startModuleWorker } from './module-worker.js';
 import { type ReadOptions, type ReadResult, readTranscriptSync } from './read-file.js';
@@ -37,18 +38,15 @@ export interface ReadTask {
   bytes?: number;
 }
 
-/** How a file's rows for the fact tables travel: as columns (StoreWriter.columns), or as CSV text for a writer that stages them (StoreWriter.csv). */
-export type RowsAs = 'columns' | 'csv';
-export type FactRows = { columns: FactColumns } | { csv: FactCsv };
-
 /**
  * A file read: its result, whose facts keep only what describes the file (session, cwd, state,
- * counts), and its rows for the fact tables, ready for the StoreWriter.
+ * counts), and its rows for the fact tables as columns, ready for StoreWriter.columns; or no rows
+ * (`{}`) when the reader staged them itself (readAll's `stage`).
  */
-export type ReadOutcome = ({ task: ReadTask; result: ReadResult } & FactRows) | { task: ReadTask; error: { code: string | null; message: string } };
+export type ReadOutcome = { task: ReadTask; result: ReadResult; columns: FactColumns } | { task: ReadTask; error: { code: string | null; message: string } };
 
 /** What a worker posts: the task's seq with its result or error. */
-export type WorkerMessage = ({ seq: number; result: ReadResult } & FactRows) | { seq: number; error: { code: string | null; message: string } };
+export type WorkerMessage = { seq: number; result: ReadResult; columns: FactColumns } | { seq: number; error: { code: string | null; message: string } };
 
 /** A worker's last message: it has no more tasks (messages of one port arrive in order, so all its results came before). */
 export const DONE = 'done';
@@ -67,7 +65,8 @@ export interface ReaderData {
   /** its slot at READING + slot */
   slot: number;
   total: number;
-  rowsAs: RowsAs;
+  /** the StoreWriter's stage directory, where the worker writes its rows (stage.ts), or null to post them */
+  stage: string | null;
 }
 
 /** Slots of the shared Int32Array. */
@@ -96,22 +95,32 @@ const WORKER_THRESHOLD_BYTES = 8 * 1024 * 1024;
 /** Starts a reader worker (tests stand in one that stops half-way). */
 export type StartWorker = (options: WorkerOptions) => Worker;
 
-export function readOne(task: ReadTask, rowsAs: RowsAs = 'columns'): WorkerMessage {
+/**
+ * Reads one task; its rows go to `staged` when given, else into the message. A failure to write
+ * the stage is thrown (the run's problem); only reading the file gives an error message.
+ */
+export function readOne(task: ReadTask, staged: StagedRows | null = null): WorkerMessage {
+  let result: ReadResult;
+  let columns: FactColumns;
   try {
-    const result = readTranscriptSync(task.path, task.id, task.opts);
-    const columns = encodeFacts(result.facts);
-    const rest = { seq: task.seq, result: { ...result, facts: withoutRows(result.facts) } };
-    return rowsAs === 'csv' ? { ...rest, csv: csvFacts(columns) } : { ...rest, columns };
+    result = readTranscriptSync(task.path, task.id, task.opts);
+    columns = encodeFacts(result.facts);
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     return { seq: task.seq, error: { code: e.code ?? null, message: e.message } };
   }
+  if (staged) {
+    staged.facts(columns);
+    columns = {};
+  }
+  return { seq: task.seq, result: { ...result, facts: withoutRows(result.facts) }, columns };
 }
 
 /**
  * Reads every task and hands each outcome to onDone, on the main thread, once. Rejects when a
  * worker stops before its last file or onDone throws; no worker is left running then, and onDone
- * is not called again.
+ * is not called again. With `stage` (a StoreWriter's stage directory), each reader writes its rows
+ * there, in files of its own that are closed when this resolves, and the outcomes carry none.
  */
 export async function readAll(
   tasks: readonly Omit<ReadTask, 'seq'>[],
@@ -119,15 +128,17 @@ export async function readAll(
   onDone: (o: ReadOutcome) => void,
   workers = availableParallelism(),
   start: StartWorker = startWorker,
-  rowsAs: RowsAs = 'columns',
+  stage: string | null = null,
 ): Promise<void> {
   const task = (seq: number): ReadTask => ({ ...tasks[seq], seq });
-  const outcome = (m: WorkerMessage): ReadOutcome => {
-    const { seq, ...rest } = m;
-    return { task: task(seq), ...rest };
-  };
+  const outcome = (m: WorkerMessage): ReadOutcome => ('error' in m ? { task: task(m.seq), error: m.error } : { task: task(m.seq), result: m.result, columns: m.columns });
   if (workers <= 1 || bytes < WORKER_THRESHOLD_BYTES || tasks.length < 2) {
-    for (let seq = 0; seq < tasks.length; seq++) onDone(outcome(readOne(task(seq), rowsAs)));
+    const staged = stage === null ? null : new StagedRows(stage, 'main');
+    try {
+      for (let seq = 0; seq < tasks.length; seq++) onDone(outcome(readOne(task(seq), staged)));
+    } finally {
+      staged?.close();
+    }
     return;
   }
   const order = largestFirst(tasks);
@@ -178,7 +189,7 @@ export async function readAll(
     }
     for (let slot = 0; slot < n; slot++) {
       const port = channels[slot].port2;
-      const workerData: ReaderData = { shared, port, slot, total: order.length, rowsAs };
+      const workerData: ReaderData = { shared, port, slot, total: order.length, stage };
       let w: Worker;
       try {
         w = start({ workerData, transferList: [port], resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });

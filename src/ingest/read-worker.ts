@@ -1,15 +1,17 @@
 /**
  * Worker thread: takes positions from the shared cursor until none are left, posting each file's
- * facts as columns (or CSV text, when the writer stages them), or its error, as it finishes; waits while AHEAD results are still untaken
+ * facts as columns (or writing them to its own files in the stage directory, stage.ts), or its error, as it finishes; waits while AHEAD results are still untaken
  * (pool.ts). The tasks arrive in batches on its port, read synchronously; batches behind its
  * position (taken by other workers) are dropped, so it holds a few batches, not the whole list.
  * The columns' typed arrays are copied, not transferred: a transfer per small array (about a
  * hundred per file) cost twice as much as the copy.
  */
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
+import { StagedRows } from '../store/stage.js';
 import { AHEAD, CURSOR, DONE, POSTED, READING, type ReaderData, type ReadTask, SENT, TAKEN, type TaskBatch, readOne } from './pool.js';
 
-const { shared, port, slot, total, rowsAs } = workerData as ReaderData;
+const { shared, port, slot, total, stage } = workerData as ReaderData;
+const staged = stage === null ? null : new StagedRows(stage, `w${slot}`);
 
 /** Batches from the one holding the position last claimed, in order. */
 const batches: TaskBatch[] = [];
@@ -42,7 +44,7 @@ for (;;) {
   const i = Atomics.add(shared, CURSOR, 1);
   if (i >= total) break;
   Atomics.store(shared, READING + slot, i);
-  const m = readOne(taskAt(i), rowsAs);
+  const m = readOne(taskAt(i), staged);
   for (;;) {
     const taken = Atomics.load(shared, TAKEN);
     if (Atomics.load(shared, POSTED) - taken < AHEAD) break;
@@ -53,4 +55,6 @@ for (;;) {
   Atomics.store(shared, READING + slot, -1);
 }
 port.close();
+// the staged files are complete before DONE: the main thread loads them once every worker is done
+staged?.close();
 parentPort?.postMessage(DONE);

@@ -2,8 +2,8 @@
  * A file's facts as columns, in the order of the fact tables' columns (schema.ts): what a reader
  * worker hands the main thread and what the StoreWriter appends in DuckDB data chunks. Numbers
  * travel in typed arrays, strings in plain arrays (cheaper to clone than one object per row).
- * A large ingest has the reader turn them into CSV text instead (csvFacts), which the StoreWriter
- * stages in files for DuckDB to load in bulk.
+ * A large ingest has the reader write them as CSV into staging files instead (stage.ts), which
+ * DuckDB loads in bulk.
  *
  * This module does not load DuckDB, so reader workers can encode without it.
  *
@@ -12,8 +12,8 @@
  */
 import type { FileFacts } from '../ingest/file-parser.js';
 
-/** int: INTEGER, tiny: TINYINT, double: DOUBLE, bool: BOOLEAN, text: VARCHAR (null allowed). */
-export type ColumnKind = 'int' | 'tiny' | 'double' | 'bool' | 'text';
+/** int: INTEGER, tiny: TINYINT, big: BIGINT (as numbers, up to 2^53), double: DOUBLE, bool: BOOLEAN, text: VARCHAR (null allowed). */
+export type ColumnKind = 'int' | 'tiny' | 'big' | 'double' | 'bool' | 'text';
 export type Column = Int32Array | Int8Array | Float64Array | Uint8Array | (string | null)[];
 
 export const FACT_COLUMNS = {
@@ -43,6 +43,7 @@ function column(kind: ColumnKind, n: number): Column {
       return new Int32Array(n);
     case 'tiny':
       return new Int8Array(n);
+    case 'big':
     case 'double':
       return new Float64Array(n);
     case 'bool':
@@ -187,37 +188,4 @@ export function encodeSkips(x: Pick<FileFacts, 'fileId' | 'skipped'>): FactColum
     (c[3] as string[])[i] = s.detail;
   });
   return t ? { skipped: t } : {};
-}
-
-/**
- * One table's rows as CSV, the form a cold ingest stages facts in before DuckDB loads them in
- * bulk (StoreWriter): numbers as JS prints them (which round-trips, NaN and ±Infinity included; -0 spelled out),
- * booleans as true/false, text always quoted with `""` for a quote, NULL as an empty unquoted field.
- * Example: rows (7, 'a"b', NULL) and (8, '', 'x') give `7,"a""b",\n8,"","x"\n`.
- */
-export function csvRows(kinds: readonly ColumnKind[], t: TableColumns): string {
-  let s = '';
-  const { rows, cols } = t;
-  for (let i = 0; i < rows; i++) {
-    for (let c = 0; c < kinds.length; c++) {
-      if (c > 0) s += ',';
-      const v = cols[c][i];
-      if (kinds[c] === 'text') {
-        if (v !== null) s += (v as string).includes('"') ? `"${(v as string).replaceAll('"', '""')}"` : `"${v as string}"`;
-      } else if (kinds[c] === 'bool') s += v === 1 ? 'true' : 'false';
-      else if (v === 0 && 1 / (v as number) < 0) s += '-0';
-      else s += v as number;
-    }
-    s += '\n';
-  }
-  return s;
-}
-
-/** A file's facts as CSV text per table (csvRows), for a writer that stages them in files. */
-export type FactCsv = Partial<Record<FactTable, string>>;
-
-export function csvFacts(c: FactColumns): FactCsv {
-  const out: FactCsv = {};
-  for (const t of Object.keys(c) as FactTable[]) out[t] = csvRows(FACT_COLUMNS[t], c[t]!);
-  return out;
 }

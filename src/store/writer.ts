@@ -1,29 +1,31 @@
 /**
- * Appends the facts of many files: `files` rows one by one, the fact tables either in DuckDB data
- * chunks of up to 2,048 rows (one native call per string and per chunk, where the row appender
- * made one per value: 5 million calls for a 1 GB corpus), or, for a large ingest, staged as CSV
- * in files that DuckDB loads in bulk when the writer closes. Everything is written by close().
+ * Appends the facts of many files: `files` rows one by one, the fact tables in DuckDB data chunks
+ * of up to 2,048 rows (one native call per string and per chunk, where the row appender made one
+ * per value: 5 million calls for a 1 GB corpus). Or, for a large ingest, stages every row as CSV
+ * (stage.ts): the readers write their own files into the writer's stage directory, the writer
+ * its own, and close() has DuckDB load them all in bulk.
  *
  *   FileFacts ─▶ encodeFacts (reader worker) ─▶ columns ─▶ StoreWriter.columns ─▶ chunk ─▶ table
- *                           └▶ csvFacts (reader worker) ─▶ text ─▶ StoreWriter.csv ─▶ file ─▶ read_csv ─▶ table
+ *                           └─▶ StagedRows (reader worker) ─▶ <table>.<tag>.csv ─▶ close(): read_csv ─▶ table
  *
  * Why stage: rows appended in one transaction stay in DuckDB's memory, outside its bound, until
- * the commit (~90 MB of observations on 1 GB of logs, ~0.9 GB on 10 GB); a bulk INSERT from a file
- * writes row groups out as it goes and stays within the bound.
+ * the commit (~90 MB of observations on 1 GB of logs, most of ~1 GB on 10 GB); a bulk INSERT from
+ * files writes row groups out as it goes.
  */
-import { closeSync, mkdtempSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { DuckDBAppender, DuckDBConnection, DuckDBType } from '@duckdb/node-api';
 import { duckdb } from './duckdb.js';
 import type { FileFacts } from '../ingest/file-parser.js';
-import { type ColumnKind, FACT_COLUMNS, type FactColumns, type FactCsv, type FactTable, type TableColumns, csvRows, encodeFacts, encodeSkips } from './fact-columns.js';
+import { type ColumnKind, FACT_COLUMNS, type FactColumns, type FactTable, type TableColumns, encodeFacts, encodeSkips } from './fact-columns.js';
+import { STAGED_COLUMNS, type StagedTable, StagedRows } from './stage.js';
 import type { FileRow } from './store.js';
 
 const CHUNK_ROWS = 2048;
 
 const { DuckDBDataChunk } = duckdb;
-const DUCK_TYPE: Record<ColumnKind, DuckDBType> = { int: duckdb.INTEGER, tiny: duckdb.TINYINT, double: duckdb.DOUBLE, bool: duckdb.BOOLEAN, text: duckdb.VARCHAR };
+const DUCK_TYPE: Record<ColumnKind, DuckDBType> = { int: duckdb.INTEGER, tiny: duckdb.TINYINT, big: duckdb.BIGINT, double: duckdb.DOUBLE, bool: duckdb.BOOLEAN, text: duckdb.VARCHAR };
 
 /** Rows of one table waiting for a full chunk, kept as plain value arrays. */
 class PendingChunk {
@@ -44,6 +46,7 @@ class PendingChunk {
         const src = t.cols[c];
         const dst = this.values[c];
         if (this.kinds[c] === 'bool') for (let i = 0; i < n; i++) dst[this.rows + i] = src[from + i] === 1;
+        else if (this.kinds[c] === 'big') for (let i = 0; i < n; i++) dst[this.rows + i] = BigInt(src[from + i] as number);
         else for (let i = 0; i < n; i++) dst[this.rows + i] = src[from + i];
       }
       this.rows += n;
@@ -61,105 +64,49 @@ class PendingChunk {
   }
 }
 
-const SQL_TYPE: Record<ColumnKind, string> = { int: 'INTEGER', tiny: 'TINYINT', double: 'DOUBLE', bool: 'BOOLEAN', text: 'VARCHAR' };
-
-/** Text gathered before one write to a staged table's file. */
-const STAGE_WRITE_CHARS = 1 << 20;
-
-/** A table's rows as CSV (csvRows) in a file, loaded into the table by load(). */
-class StagedTable {
-  private readonly fd: number;
-  private parts: string[] = [];
-  private chars = 0;
-  private empty = true;
-
-  constructor(
-    private readonly table: FactTable,
-    private readonly path: string,
-  ) {
-    this.fd = openSync(path, 'w');
-  }
-
-  add(t: TableColumns): void {
-    this.text(csvRows(FACT_COLUMNS[this.table], t));
-  }
-
-  text(s: string): void {
-    if (s === '') return;
-    this.parts.push(s);
-    this.chars += s.length;
-    this.empty = false;
-    if (this.chars >= STAGE_WRITE_CHARS) this.write();
-  }
-
-  private write(): void {
-    if (this.parts.length > 0) writeSync(this.fd, this.parts.join(''));
-    this.parts = [];
-    this.chars = 0;
-  }
-
-  close(): void {
-    this.write();
-    closeSync(this.fd);
-  }
-
-  async load(db: DuckDBConnection): Promise<void> {
-    if (this.empty) return;
-    const columns = FACT_COLUMNS[this.table].map((k, i) => `c${i}: '${SQL_TYPE[k]}'`).join(', ');
-    // every option spelled out: nothing is sniffed, a quoted "" is an empty string and only an
-    // empty unquoted field is NULL
-    await db.run(
-      `INSERT INTO ${this.table} SELECT * FROM read_csv('${this.path.replaceAll("'", "''")}', header = false, auto_detect = false, ` +
-        `delim = ',', quote = '"', escape = '"', new_line = '\\n', allow_quoted_nulls = false, columns = {${columns}})`,
-    );
-  }
-}
+const SQL_TYPE: Record<ColumnKind, string> = { int: 'INTEGER', tiny: 'TINYINT', big: 'BIGINT', double: 'DOUBLE', bool: 'BOOLEAN', text: 'VARCHAR' };
 
 export interface WriterOptions {
-  /** stage the fact tables' rows in a new directory here (named <prefix>XXXXXX), loaded in bulk by close() */
+  /** stage every row in a new directory here (named <prefix>XXXXXX), loaded in bulk by close() */
   stageAs?: string;
 }
 
 export class StoreWriter {
   private constructor(
     private readonly db: DuckDBConnection,
-    private readonly files: DuckDBAppender,
+    /** the `files` appender, when not staging */
+    private readonly files: DuckDBAppender | null,
     private readonly appenders: DuckDBAppender[],
     private readonly chunks: Partial<Record<FactTable, PendingChunk>>,
-    private readonly staged: Partial<Record<FactTable, StagedTable>>,
-    /** the staging directory, removed by close() and discard() */
-    private readonly stage: string | null,
+    /** this writer's own staged rows (the `files` rows, and facts given to columns()), when staging */
+    private readonly staged: StagedRows | null,
+    /** where readers stage their rows too (see stage.ts); removed by close() and discard() */
+    readonly stageDir: string | null,
   ) {}
 
   static async create(db: DuckDBConnection, opts: WriterOptions = {}): Promise<StoreWriter> {
+    if (opts.stageAs !== undefined) {
+      const dir = mkdtempSync(opts.stageAs);
+      return new StoreWriter(db, null, [], {}, new StagedRows(dir, 'writer'), dir);
+    }
     const files = await db.createAppender('files');
     const appenders: DuckDBAppender[] = [files];
     const chunks: Partial<Record<FactTable, PendingChunk>> = {};
-    const staged: Partial<Record<FactTable, StagedTable>> = {};
-    const stage = opts.stageAs === undefined ? null : mkdtempSync(opts.stageAs);
-    try {
-      for (const t of Object.keys(FACT_COLUMNS) as FactTable[]) {
-        if (stage !== null) staged[t] = new StagedTable(t, join(stage, `${t}.csv`));
-        else {
-          const a = await db.createAppender(t);
-          appenders.push(a);
-          chunks[t] = new PendingChunk(FACT_COLUMNS[t], a);
-        }
-      }
-    } catch (err) {
-      if (stage !== null) rmSync(stage, { recursive: true, force: true });
-      throw err;
+    for (const t of Object.keys(FACT_COLUMNS) as FactTable[]) {
+      const a = await db.createAppender(t);
+      appenders.push(a);
+      chunks[t] = new PendingChunk(FACT_COLUMNS[t], a);
     }
-    return new StoreWriter(db, files, appenders, chunks, staged, stage);
-  }
-
-  /** Whether the fact tables' rows are staged as CSV (then csv() takes them as the readers encode them). */
-  get staging(): boolean {
-    return this.stage !== null;
+    return new StoreWriter(db, files, appenders, chunks, null, null);
   }
 
   file(f: FileRow): void {
     const a = this.files;
+    if (a === null) {
+      const values = [f.fileId, f.path, f.root, f.kind, f.size, f.mtimeMs, f.readTo, f.lines, f.headHash, f.sessionId, f.agentId, f.project, f.synthetic, f.metaAgentType, f.metaToolUseId, f.parserState ? JSON.stringify(f.parserState) : null];
+      this.staged!.add('files', { rows: 1, cols: values.map((v) => [v]) as TableColumns['cols'] });
+      return;
+    }
     a.appendInteger(f.fileId);
     a.appendVarchar(f.path);
     a.appendVarchar(f.root);
@@ -181,16 +128,8 @@ export class StoreWriter {
 
   /** One file's facts, already in columns (encodeFacts, done by the reader). */
   columns(c: FactColumns): void {
-    for (const t of Object.keys(c) as FactTable[]) (this.chunks[t] ?? this.staged[t]!).add(c[t]!);
-  }
-
-  /** One file's facts as CSV text (csvFacts, done by the reader); only while staging. */
-  csv(c: FactCsv): void {
-    for (const t of Object.keys(c) as FactTable[]) {
-      const staged = this.staged[t];
-      if (!staged) throw new Error('StoreWriter.csv: this writer does not stage its rows');
-      staged.text(c[t]!);
-    }
+    if (this.staged) this.staged.facts(c);
+    else for (const t of Object.keys(c) as FactTable[]) this.chunks[t]!.add(c[t]!);
   }
 
   facts(x: FileFacts): void {
@@ -201,22 +140,57 @@ export class StoreWriter {
     this.columns(encodeSkips(x));
   }
 
-  /** Writes everything: the appenders' rows, then the staged tables' (and removes their files). */
+  /**
+   * Writes everything: the appenders' rows, or every staged file (this writer's and the readers',
+   * which must be closed by now) loaded table by table; the stage directory is removed either way.
+   */
   async close(): Promise<void> {
     try {
       for (const p of Object.values(this.chunks)) p.flush();
       for (const a of this.appenders) a.closeSync();
-      const staged = Object.values(this.staged);
-      for (const s of staged) s.close();
-      for (const s of staged) await s.load(this.db);
+      if (this.stageDir !== null) {
+        this.staged!.close();
+        await loadStaged(this.db, this.stageDir);
+      }
     } finally {
       this.discard();
     }
   }
 
-  /** Removes the staging directory, if any (close() does; call it when close() is not reached). */
+  /** Bytes staged so far for `table` by every writer whose files are closed (0 when not staging). */
+  stagedBytes(table: StagedTable): number {
+    if (this.stageDir === null) return 0;
+    const dir = this.stageDir;
+    return readdirSync(dir)
+      .filter((e) => e.startsWith(`${table}.`) && e.endsWith('.csv'))
+      .reduce((n, e) => n + statSync(join(dir, e)).size, 0);
+  }
+
+  /** Removes the stage directory, if any (close() does; call it when close() is not reached). */
   discard(): void {
-    if (this.stage !== null) rmSync(this.stage, { recursive: true, force: true });
+    if (this.stageDir !== null) rmSync(this.stageDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Loads every non-empty `<table>.<tag>.csv` in `dir` into its table, one INSERT per table. Every
+ * read_csv option is spelled out: nothing is sniffed, a quoted "" is an empty string and only an
+ * empty unquoted field is NULL.
+ */
+async function loadStaged(db: DuckDBConnection, dir: string): Promise<void> {
+  const byTable = new Map<StagedTable, string[]>();
+  for (const e of readdirSync(dir).sort()) {
+    const table = e.slice(0, e.indexOf('.')) as StagedTable;
+    if (!(table in STAGED_COLUMNS) || !e.endsWith('.csv') || statSync(join(dir, e)).size === 0) continue;
+    byTable.set(table, [...(byTable.get(table) ?? []), join(dir, e)]);
+  }
+  for (const [table, files] of byTable) {
+    const columns = STAGED_COLUMNS[table].map((k, i) => `c${i}: '${SQL_TYPE[k]}'`).join(', ');
+    const list = files.map((f) => `'${f.replaceAll("'", "''")}'`).join(', ');
+    await db.run(
+      `INSERT INTO ${table} SELECT * FROM read_csv([${list}], header = false, auto_detect = false, ` +
+        `delim = ',', quote = '"', escape = '"', new_line = '\\n', allow_quoted_nulls = false, columns = {${columns}})`,
+    );
   }
 }
 

@@ -5,15 +5,14 @@
  * test corpora are read there too.
  */
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { Worker } from 'node:worker_threads';
 import { discover } from '../../src/ingest/discover.js';
 import { type EncodedDiscovery, encodeDiscovery } from '../../src/ingest/early-walk.js';
-import { type ReadOutcome, type RowsAs, type StartWorker, readAll } from '../../src/ingest/pool.js';
-import { csvFacts } from '../../src/store/fact-columns.js';
-import { REAL_LOGS, REPO, plain, transcripts } from '../helpers/corpus.js';
+import { type ReadOutcome, type StartWorker, readAll } from '../../src/ingest/pool.js';
+import { REAL_LOGS, REPO, plain, tempDir, transcripts } from '../helpers/corpus.js';
 
 const BUNDLE = join(REPO, 'dist/bundle');
 
@@ -32,38 +31,41 @@ test('the bundled walk worker posts the discovery the sources find', async () =>
   assert.deepEqual(posted, expected);
 });
 
-test('the bundled read worker gives the facts the sources read on the main thread, as columns and as CSV', async () => {
+test('the bundled read worker gives the facts the sources read on the main thread, posted or staged', async () => {
   const file = join(BUNDLE, 'read-worker.cjs');
   assert.ok(existsSync(file), `${file} is missing: run npm run build`);
   const paths = transcripts(REAL_LOGS).slice(0, 12);
   const tasks = paths.map((path, i) => ({ path, id: { fileId: i + 1, fileAgentId: null, fileSessionId: null }, opts: {}, bytes: i }));
-  const collect = async (bytes: number, start: StartWorker | undefined, rowsAs: RowsAs) => {
+  const collect = async (bytes: number, start?: StartWorker, stage: string | null = null) => {
     const seen = new Map<string, unknown>();
-    const raw = new Map<string, ReadOutcome>();
-    const rows = (o: ReadOutcome & { result: unknown }) => ('csv' in o ? { csv: o.csv } : { columns: o.columns });
-    await readAll(tasks, bytes, (o: ReadOutcome) => {
-      seen.set(o.task.path, 'error' in o ? { error: o.error.code } : plain({ result: o.result, ...rows(o) }));
-      raw.set(o.task.path, o);
-    }, 2, start, rowsAs);
-    return { seen, raw };
+    await readAll(tasks, bytes, (o: ReadOutcome) => void seen.set(o.task.path, 'error' in o ? { error: o.error.code } : plain({ result: o.result, columns: o.columns })), 2, start, stage);
+    return seen;
   };
-  const onMain = await collect(0, undefined, 'columns');
   const bundled: StartWorker = (options) => new Worker(file, options);
+  const onMain = await collect(0);
   // bytes past the pool's threshold: the two workers read every file
-  const onBundle = await collect(1e12, bundled, 'columns');
-  const csvOnBundle = await collect(1e12, bundled, 'csv');
-  assert.equal(onBundle.seen.size, paths.length);
-  let observations = 0;
-  for (const p of paths) {
-    assert.deepEqual(onBundle.seen.get(p), onMain.seen.get(p), p);
-    // the CSV is the main thread's columns as csvFacts writes them
-    const main = onMain.raw.get(p)!;
-    const bundle = csvOnBundle.raw.get(p)!;
-    assert.ok('columns' in main && 'csv' in bundle, p);
-    const csv = csvFacts(main.columns);
-    assert.deepEqual(bundle.csv, csv, p);
-    assert.deepEqual(plain(bundle.result), plain(main.result), p);
-    observations += csv.observations?.split('\n').length ?? 0;
-  }
-  assert.ok(observations > 100, `only ${observations} observation rows compared`);
+  const onBundle = await collect(1e12, bundled);
+  assert.equal(onBundle.size, paths.length);
+  for (const p of paths) assert.deepEqual(onBundle.get(p), onMain.get(p), p);
+
+  // staged: the workers write the rows the main thread stages, each in files of its own
+  const mainStage = tempDir();
+  const bundleStage = tempDir();
+  const stagedOnMain = await collect(0, undefined, mainStage);
+  const stagedOnBundle = await collect(1e12, bundled, bundleStage);
+  const withoutRows = (m: Map<string, unknown>) => new Map([...m].map(([k, v]) => [k, { ...(v as object), columns: {} }]));
+  assert.deepEqual(stagedOnMain, withoutRows(onMain), 'staged outcomes carry no rows');
+  assert.deepEqual(stagedOnBundle, withoutRows(onMain));
+  assert.deepEqual(readdirSync(mainStage).filter((f) => !f.endsWith('.main.csv')), []);
+  const workerFiles = readdirSync(bundleStage);
+  assert.ok(workerFiles.some((f) => f.endsWith('.w0.csv')) && workerFiles.some((f) => f.endsWith('.w1.csv')), workerFiles.join(' '));
+  const rows = (dir: string, table: string) =>
+    readdirSync(dir)
+      .filter((f) => f.startsWith(`${table}.`))
+      .flatMap((f) => readFileSync(join(dir, f), 'utf8').split('\n'))
+      .filter((l) => l !== '')
+      .sort();
+  const observations = rows(mainStage, 'observations');
+  assert.ok(observations.length > 100, `only ${observations.length} observation rows`);
+  for (const table of ['observations', 'chain_facts', 'attachments', 'line_counts']) assert.deepEqual(rows(bundleStage, table), rows(mainStage, table), table);
 });

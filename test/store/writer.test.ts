@@ -3,17 +3,18 @@
  * replaced (writer-reference.ts): the same facts leave every fact table identical, row for row and
  * byte for byte (NUL inside keys, lone surrogates, quotes and newlines, non-ASCII, nulls and empty
  * strings, -0, more rows than one chunk), whether the facts come as FileFacts, as the columns a
- * reader worker sends, or as the CSV text it sends when the writer stages.
+ * reader worker sends, or staged by a reader in files of its own.
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { test } from 'node:test';
 import type { FileFacts } from '../../src/ingest/file-parser.js';
 import { readTranscript } from '../../src/ingest/read-file.js';
-import { csvFacts, encodeFacts } from '../../src/store/fact-columns.js';
+import { encodeFacts } from '../../src/store/fact-columns.js';
+import { StagedRows } from '../../src/store/stage.js';
 import { FACT_TABLES } from '../../src/store/schema.js';
-import { Store } from '../../src/store/store.js';
+import { type FileRow, Store } from '../../src/store/store.js';
 import { StoreWriter } from '../../src/store/writer.js';
 import { REAL_LOGS, REPO, transcripts } from '../helpers/corpus.js';
 import { tmp } from './helpers.js';
@@ -60,7 +61,11 @@ function awkward(fileId: number): FileFacts {
     links: [{ sessionId: 's', toolUseId: 't', agentId: 'a\ud800' }],
     sidechainRoots: [{ chainId: 'c', promptHash: null }],
     attachments: [{ chainId: 'c', fileId, line: 3, t: 0.1 + 0.2, type: 'skill_listing', bytes: 12, hash: 'h', round: 1 }],
-    events: [{ chainId: 'c', line: 4, t: -0, kind: 'compaction', detail: 'compact_boundary' }],
+    // a text longer than the staging buffer (1 MB) is written on its own
+    events: [
+      { chainId: 'c', line: 4, t: -0, kind: 'compaction', detail: 'compact_boundary' },
+      { chainId: 'c', line: 5, t: 1, kind: 'compaction', detail: `${'é"'.repeat(200_000)}\ud800` },
+    ],
     lineCounts: new Map([
       ['user', 3],
       ['progress\u0000agent_progress', 2],
@@ -115,7 +120,7 @@ test('the chunked writer leaves every fact table as the row-by-row writer did', 
   try {
     await compareWithReference(store, facts, async () => {
       const writer = await store.writer();
-      assert.equal(writer.staging, false);
+      assert.equal(writer.stageDir, null);
       // half as FileFacts, half as the columns a worker sends
       for (const [i, x] of facts.entries()) {
         if (i % 2) writer.facts(x);
@@ -141,16 +146,18 @@ test('the staging writer leaves every fact table as the row-by-row writer did, a
   try {
     await compareWithReference(store, facts, async () => {
       const writer = await store.writer(true);
-      assert.equal(writer.staging, true);
+      assert.ok(writer.stageDir);
       assert.equal(existsSync(stale), false, 'a stale staging directory is removed');
       const staging = readdirSync(dir).filter((e) => e.startsWith('store.duckdb.facts-') && e !== 'store.duckdb.facts-mine');
-      assert.equal(staging.length, 1, 'one staging directory while writing');
-      // a third each as FileFacts, as columns, and as the CSV a worker sends
+      assert.deepEqual(staging, [basename(writer.stageDir)], 'one staging directory while writing');
+      // a third each as FileFacts, as columns, and staged by two "readers" of their own
+      const readers = [new StagedRows(writer.stageDir, 'w0'), new StagedRows(writer.stageDir, 'w1')];
       for (const [i, x] of facts.entries()) {
         if (i % 3 === 0) writer.facts(x);
         else if (i % 3 === 1) writer.columns(encodeFacts(x));
-        else writer.csv(csvFacts(encodeFacts(x)));
+        else readers[i % 2].facts(encodeFacts(x));
       }
+      for (const r of readers) r.close();
       await writer.close();
     });
     assert.deepEqual(readdirSync(dir).filter((e) => e.includes('.facts-')), ['store.duckdb.facts-mine'], 'close() removes the staging directory');
@@ -159,13 +166,39 @@ test('the staging writer leaves every fact table as the row-by-row writer did, a
   }
 });
 
-test('a writer that does not stage refuses CSV rather than losing it', async () => {
-  const store = await Store.open(':memory:');
-  try {
-    const writer = await store.writer();
-    assert.throws(() => writer.csv(csvFacts(encodeFacts(awkward(1)))), /does not stage/);
-    await writer.close();
-  } finally {
-    store.close();
+test('staged files rows equal appended ones', async () => {
+  const row = (fileId: number, parserState: FileRow['parserState']): FileRow => ({
+    fileId,
+    path: `/logs/p/é "${fileId}",\n.jsonl`,
+    root: '/logs',
+    kind: fileId % 2 ? 'main' : 'meta',
+    size: 2 ** 40 + fileId,
+    mtimeMs: 1.7e12 + 0.123,
+    readTo: 2 ** 40,
+    lines: 0,
+    headHash: '',
+    sessionId: fileId % 2 ? 's' : null,
+    agentId: null,
+    project: 'p\u0000q',
+    synthetic: 3,
+    metaAgentType: fileId % 2 ? null : 'Explore',
+    metaToolUseId: null,
+    parserState,
+  });
+  const rows = [row(1, null), row(2, { chains: [], sidechainOf: [] } as unknown as FileRow['parserState'])];
+  const dumps: unknown[] = [];
+  for (const stage of [false, true]) {
+    const dir = tmp();
+    const store = await Store.open(join(dir, 's.duckdb'));
+    try {
+      const writer = await store.writer(stage);
+      for (const r of rows) writer.file(r);
+      await writer.close();
+      dumps.push(await store.all(`SELECT *, hash(COLUMNS(*)::VARCHAR) FROM files ORDER BY file_id`));
+    } finally {
+      store.close();
+    }
   }
+  assert.equal((dumps[0] as unknown[]).length, 2);
+  assert.deepEqual(dumps[1], dumps[0]);
 });
