@@ -8,7 +8,7 @@
  * This module does not load DuckDB, so reader workers can stage without it.
  *
  * Example: a stage directory after a run on two workers holds observations.w0.csv,
- * observations.w1.csv, files.csv, …; `observations.*.csv` are loaded into `observations`.
+ * observations.w1.csv, files.writer.csv, …; `observations.*.csv` are loaded into `observations`.
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,9 +20,6 @@ export const FILE_COLUMNS = ['int', 'text', 'text', 'text', 'big', 'double', 'bi
 export type StagedTable = FactTable | 'files';
 
 export const STAGED_COLUMNS: Record<StagedTable, readonly ColumnKind[]> = { ...FACT_COLUMNS, files: FILE_COLUMNS };
-
-/** Text gathered before one write to a file. */
-const WRITE_CHARS = 1 << 20;
 
 /** Bytes gathered before one write to a file. */
 const WRITE_BYTES = 1 << 20;
