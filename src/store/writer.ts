@@ -181,7 +181,7 @@ async function loadStaged(db: DuckDBConnection, dir: string): Promise<void> {
   const byTable = new Map<StagedTable, string[]>();
   for (const e of readdirSync(dir).sort()) {
     const table = e.slice(0, e.indexOf('.')) as StagedTable;
-    if (!(table in STAGED_COLUMNS) || !e.endsWith('.csv') || statSync(join(dir, e)).size === 0) continue;
+    if (!Object.hasOwn(STAGED_COLUMNS, table) || !e.endsWith('.csv') || statSync(join(dir, e)).size === 0) continue;
     byTable.set(table, [...(byTable.get(table) ?? []), join(dir, e)]);
   }
   for (const [table, files] of byTable) {
