@@ -16,6 +16,9 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname } from 'node:path';
+import { UsageError } from '../errors.js';
 import type { PriceTable } from '../pricing/pricing.js';
 import { type FileRow, type KnownFile, Store } from '../store/store.js';
 import type { StoreWriter } from '../store/writer.js';
@@ -211,6 +214,7 @@ async function ingestInto(store: Store, discovery: Discovery, opts: IngestOption
   await store.run(`SET memory_limit = '${INGEST_MEMORY_LIMIT}'`);
   await store.run('BEGIN TRANSACTION');
   let writer: StoreWriter | undefined;
+  let staging = false;
   try {
     if (touched) {
       await store.touchFiles(changedIds);
@@ -240,7 +244,8 @@ async function ingestInto(store: Store, discovery: Discovery, opts: IngestOption
     /** The file a task reads, and its stored row when it is an appended read, by the task's position. */
     const source = (seq: number): { f: FoundFile; row?: FileRow } => (seq < full.length ? { f: full[seq].f } : appends[seq - full.length]);
     const bytesTotal = tasks.reduce((s, t) => s + t.bytes, 0);
-    const w = await store.writer(bytesTotal >= (opts.stageBytes ?? STAGE_BYTES));
+    staging = bytesTotal >= (opts.stageBytes ?? STAGE_BYTES);
+    const w = await store.writer(staging);
     writer = w;
     let done = 0;
     let bytes = 0;
@@ -340,13 +345,34 @@ async function ingestInto(store: Store, discovery: Discovery, opts: IngestOption
     await store.run('COMMIT');
   } catch (err) {
     await store.run('ROLLBACK').catch(() => undefined);
-    throw err;
+    throw staging ? stagingFailure(err, store.path) : err;
   } finally {
     writer?.discard();
     await unbound().catch(() => undefined);
   }
   stats.ms = performance.now() - started;
   return { store, discovery, stats, walkSkips };
+}
+
+/** System errors that say the staged facts could not be written where the store stages them. */
+const STAGING_ERRORS = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EACCES', 'EPERM', 'EIO', 'EMFILE', 'ENFILE']);
+
+/**
+ * A failure to write the staged facts (a full disk, a read-only directory), thrown by the main
+ * thread or by a reader worker (as the cause of the pool's error), as one line rather than a bug;
+ * any other error as it is. Nothing of the run was committed.
+ * Example: ENOSPC while a worker writes → "cannot stage the facts in /home/u/.cache/cachelens:
+ * ENOSPC: no space left on device, write".
+ */
+function stagingFailure(err: unknown, dbPath: string): unknown {
+  const e = err as Error & { cause?: unknown };
+  const sys = [e, e?.cause].find((x): x is NodeJS.ErrnoException => typeof (x as NodeJS.ErrnoException | undefined)?.code === 'string' && STAGING_ERRORS.has((x as NodeJS.ErrnoException).code!));
+  if (!sys) return err;
+  const where = dbPath === ':memory:' ? tmpdir() : dirname(dbPath);
+  return new UsageError(
+    `cannot stage the facts in ${where}: ${sys.message.split('\n')[0]}`,
+    'reading many logs at once stages their facts beside the store (about a tenth of their size); free disk there, or choose another --db',
+  );
 }
 
 /**

@@ -9,7 +9,9 @@ import { appendFileSync, readFileSync, readdirSync, rmSync, statSync, utimesSync
 import path from 'node:path';
 import { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { ingest } from '../../src/ingest/ingest.js';
+import { UsageError } from '../../src/errors.js';
 import { DERIVE_CHAINS } from '../../src/store/schema.js';
+import { CsvFile } from '../../src/store/stage.js';
 import { Store } from '../../src/store/store.js';
 import { CONDENSE, CONDENSE_61, MAROT_DOV, MAROT_DOV_MAIN, corpus, prices, realBytes, repoRoot, run, runAndDump, tmp } from './helpers.js';
 
@@ -337,4 +339,35 @@ test('a staged ingest leaves no staging files beside the store, whether it compl
   const again = await runAndDump([root], db);
   const fresh = await runAndDump([root], path.join(tmp(), 'fresh.duckdb'));
   assert.deepEqual(again.dump, fresh.dump);
+});
+
+test('a full disk while staging is one clear line, and the store is left as it was', async () => {
+  const root = corpus([CONDENSE]);
+  const dir = tmp();
+  const db = path.join(dir, 's.duckdb');
+  const original = CsvFile.prototype.rows;
+  CsvFile.prototype.rows = function () {
+    throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', errno: -28, syscall: 'write' });
+  };
+  try {
+    const err = await ingest({ paths: [root], dbPath: db, prices, workers: 1, stageBytes: 0 }).then(
+      () => assert.fail('the ingest should fail'),
+      (e: unknown) => e,
+    );
+    assert.ok(err instanceof UsageError, String(err));
+    assert.equal(err.message, `cannot stage the facts in ${dir}: ENOSPC: no space left on device, write`);
+    assert.match(err.hint ?? '', /free disk there, or choose another --db/);
+  } finally {
+    CsvFile.prototype.rows = original;
+  }
+  assert.deepEqual(readdirSync(dir).filter((e) => e.includes('.facts-')), []);
+  // other failures keep their own error
+  const progress = () => {
+    throw new Error('a bug');
+  };
+  await assert.rejects(ingest({ paths: [root], dbPath: db, prices, workers: 1, stageBytes: 0, progress }), (e: unknown) => !(e instanceof UsageError) && (e as Error).message === 'a bug');
+  const after = await runAndDump([root], db);
+  const fresh = await runAndDump([root], path.join(tmp(), 'fresh.duckdb'));
+  assert.equal(after.stats.read, after.stats.files);
+  assert.deepEqual(after.dump, fresh.dump);
 });
