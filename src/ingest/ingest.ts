@@ -60,8 +60,10 @@ const INGEST_MEMORY_LIMIT = '96MB';
 /**
  * Bytes to read from which the facts are staged as CSV beside the store and loaded in bulk
  * (StoreWriter), instead of appended: appended rows stay in memory until the commit. Staging costs
- * ~20 ms more on the 2 MB sample logs (6 runs each: 173 – 224 against 154 – 188 ms) and pays from
- * 100 MB on (cold runs: ~0.1 s faster, ~15 MiB lower).
+ * ~20 ms more on the 2 MB sample logs (6 runs each: 173 – 224 against 154 – 188 ms) and paid from
+ * 100 MB on even in its first form, when the readers posted CSV text for the main thread to write
+ * (cold runs ~0.1 s faster, ~15 MiB lower; the bench's cold 100 MB run went from 2.65 s in session
+ * 7 to 1.73 – 2.11 s with the final form).
  */
 const STAGE_BYTES = 32 * 1024 * 1024;
 
@@ -316,6 +318,7 @@ async function ingestInto(store: Store, discovery: Discovery, opts: IngestOption
       await store.run('SET threads = 1');
     }
     await w.close();
+    staging = false; // the staged files are loaded (and removed): later failures are not theirs
     await store.deleteFacts(failed, true);
     if (touched) await store.noteTouched();
     // The facts are committed first and de-duplicated in a second transaction: over uncommitted
@@ -360,7 +363,7 @@ const STAGING_ERRORS = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EACCES', 'EPERM', 
 /**
  * A failure to write the staged facts (a full disk, a read-only directory), thrown by the main
  * thread or by a reader worker (as the cause of the pool's error), as one line rather than a bug;
- * any other error as it is. Nothing of the run was committed.
+ * any other error as it is. It happens before the facts' commit, so nothing of the run is kept.
  * Example: ENOSPC while a worker writes → "cannot stage the facts in /home/u/.cache/cachelens:
  * ENOSPC: no space left on device, write".
  */
