@@ -273,7 +273,7 @@ export class Store {
     await this.run(`DELETE FROM results`);
   }
 
-  /** A writer for an ingest's rows; with `stage`, the fact tables' rows are staged in files beside the store (writer.ts). */
+  /** A writer for an ingest's rows; with `stage`, every row is staged in files beside the store and loaded in bulk (writer.ts). */
   async writer(stage = false): Promise<StoreWriter> {
     return StoreWriter.create(this.db, stage ? { stageAs: stagePrefix(this.path) } : {});
   }
