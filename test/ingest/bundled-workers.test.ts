@@ -57,8 +57,9 @@ test('the bundled read worker gives the facts the sources read on the main threa
   assert.deepEqual(stagedOnMain, withoutRows(onMain), 'staged outcomes carry no rows');
   assert.deepEqual(stagedOnBundle, withoutRows(onMain));
   assert.deepEqual(readdirSync(mainStage).filter((f) => !f.endsWith('.main.csv')), []);
+  // each worker writes files of its own (which worker read what depends on timing)
   const workerFiles = readdirSync(bundleStage);
-  assert.ok(workerFiles.some((f) => f.endsWith('.w0.csv')) && workerFiles.some((f) => f.endsWith('.w1.csv')), workerFiles.join(' '));
+  assert.ok(workerFiles.length > 0 && workerFiles.every((f) => /\.w[01]\.csv$/.test(f)), workerFiles.join(' '));
   const rows = (dir: string, table: string) =>
     readdirSync(dir)
       .filter((f) => f.startsWith(`${table}.`))
