@@ -371,3 +371,46 @@ test('a full disk while staging is one clear line, and the store is left as it w
   assert.equal(after.stats.read, after.stats.files);
   assert.deepEqual(after.dump, fresh.dump);
 });
+
+test('a staged ingest into a kept store appends, re-reads and retires files as an appending one does', async () => {
+  // one run that stages while it also appends to a file, re-reads a rewritten one, retires a
+  // deleted one and reads a new one, in the same transaction as the deletes those need
+  const root = corpus([CONDENSE, MAROT_DOV]);
+  const grown = path.join(root, CONDENSE_61);
+  const rewritten = path.join(root, MAROT_DOV_MAIN);
+  const whole = realBytes(CONDENSE_61);
+  const cut = whole.indexOf(0x0a, whole.length >> 1) + 1;
+  writeFileSync(grown, whole.subarray(0, cut));
+  const added = path.join(root, `${CONDENSE}/73f1d6f2-34ea-4b4a-84b3-a0bad54e69c9.jsonl`);
+  const addedBytes = readFileSync(added);
+  rmSync(added);
+  const gone = readdirSync(path.join(root, CONDENSE)).map((e) => path.join(root, CONDENSE, e)).find((p) => p.endsWith('.jsonl') && p !== grown)!;
+
+  const stagedDb = path.join(tmp(), 'staged.duckdb');
+  const appendedDb = path.join(tmp(), 'appended.duckdb');
+  for (const db of [stagedDb, appendedDb]) (await run([root], db)).store.close();
+
+  appendFileSync(grown, whole.subarray(cut));
+  const lines = readFileSync(rewritten, 'utf8').split('\n');
+  writeFileSync(rewritten, lines.slice(0, Math.floor(lines.length / 2)).join('\n') + '\n');
+  writeFileSync(added, addedBytes);
+  rmSync(gone);
+
+  const dumps = [];
+  for (const [db, stageBytes] of [
+    [stagedDb, 0],
+    [appendedDb, Infinity],
+  ] as const) {
+    const r = await ingest({ paths: [root], dbPath: db, prices, workers: 1, touchedShare: 1, stageBytes });
+    r.store.close();
+    assert.equal(r.stats.appended, 1, 'the grown file is read from where it stopped');
+    assert.ok(r.stats.read >= 2, 'the rewritten and the new file are read whole');
+    assert.equal(r.stats.retired, 1);
+    const again = await runAndDump([root], db);
+    assert.equal(again.stats.bytesRead, 0);
+    dumps.push(again.dump);
+  }
+  const fresh = await runAndDump([root], path.join(tmp(), 'fresh.duckdb'));
+  assert.deepEqual(dumps[0], fresh.dump, 'staged');
+  assert.deepEqual(dumps[1], fresh.dump, 'appended');
+});
