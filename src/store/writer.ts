@@ -159,11 +159,7 @@ export class StoreWriter {
 
   /** Bytes staged so far for `table` by every writer whose files are closed (0 when not staging). */
   stagedBytes(table: StagedTable): number {
-    if (this.stageDir === null) return 0;
-    const dir = this.stageDir;
-    return readdirSync(dir)
-      .filter((e) => e.startsWith(`${table}.`) && e.endsWith('.csv'))
-      .reduce((n, e) => n + statSync(join(dir, e)).size, 0);
+    return this.stageDir === null ? 0 : (stagedFiles(this.stageDir).get(table)?.bytes ?? 0);
   }
 
   /** Removes the stage directory, if any (close() does; call it when close() is not reached). */
@@ -178,13 +174,7 @@ export class StoreWriter {
  * empty unquoted field is NULL.
  */
 async function loadStaged(db: DuckDBConnection, dir: string): Promise<void> {
-  const byTable = new Map<StagedTable, string[]>();
-  for (const e of readdirSync(dir).sort()) {
-    const table = e.slice(0, e.indexOf('.')) as StagedTable;
-    if (!Object.hasOwn(STAGED_COLUMNS, table) || !e.endsWith('.csv') || statSync(join(dir, e)).size === 0) continue;
-    byTable.set(table, [...(byTable.get(table) ?? []), join(dir, e)]);
-  }
-  for (const [table, files] of byTable) {
+  for (const [table, { files }] of stagedFiles(dir)) {
     const columns = STAGED_COLUMNS[table].map((k, i) => `c${i}: '${SQL_TYPE[k]}'`).join(', ');
     const list = files.map((f) => `'${f.replaceAll("'", "''")}'`).join(', ');
     await db.run(
@@ -192,6 +182,23 @@ async function loadStaged(db: DuckDBConnection, dir: string): Promise<void> {
         `delim = ',', quote = '"', escape = '"', new_line = '\\n', allow_quoted_nulls = false, columns = {${columns}})`,
     );
   }
+}
+
+/** The non-empty `<table>.<tag>.csv` files in `dir`, by table, with their bytes. */
+function stagedFiles(dir: string): Map<StagedTable, { files: string[]; bytes: number }> {
+  const byTable = new Map<StagedTable, { files: string[]; bytes: number }>();
+  for (const e of readdirSync(dir).sort()) {
+    const table = e.slice(0, e.indexOf('.')) as StagedTable;
+    if (!Object.hasOwn(STAGED_COLUMNS, table) || !e.endsWith('.csv')) continue;
+    const path = join(dir, e);
+    const { size } = statSync(path);
+    if (size === 0) continue;
+    const t = byTable.get(table) ?? { files: [], bytes: 0 };
+    t.files.push(path);
+    t.bytes += size;
+    byTable.set(table, t);
+  }
+  return byTable;
 }
 
 /**
