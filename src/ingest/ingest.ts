@@ -69,19 +69,27 @@ const STAGE_BYTES = 32 * 1024 * 1024;
 
 /**
  * DuckDB's memory for the de-dup, on one thread (one keeps the peak ~0.2 GB lower than two, for
- * +0.3 s on 1 GB): 128 MB plus 64 bytes per observation, at most 1 GB. Measured with the de-dup's
- * HUGEINT order for the best copy (schema.ts BEST_COPY_ORDER; bench/dedup-parts.ts): 1 GB of logs
- * (200,000 observations) de-duplicates in 1.1 – 1.2 s at 192 MB, ~0.15 s slower at 128 MB, and
- * runs out of memory at 96 MB; 10 GB (2 million) takes 15.8 s at 611 MB, 19.3 s at 384 MB, 21.4 s
- * at 256 MB and 22.5 s at 192 MB, and runs out at 128 MB. So what does not spill grows, but far
- * slower than the observations, and this bound keeps room above both. (With a struct for the
- * order, 10 GB ran out at 256 MB and needed 611 MB.) The bound was at least 192 MB while appended
- * facts made a cold run's peak anyway; with staged facts, 141 MB on 1 GB gives cold peaks of
- * 349 – 354 MiB against 411 – 464 MiB at 192 MB (3 interleaved runs each; BENCHMARKS.md).
- * Example: 200,000 observations → 141 MB; 1,000,000 → 190 MB; 2,000,000 → 251 MB.
+ * +0.3 s on 1 GB): 72 MB plus 64 bytes per observation, at most 1 GB. What it needs grows with the
+ * observations, far slower than they do. With the requests written in parts (Store.derive;
+ * bench/dedup-parts.ts over filled stores), 1 GB of logs (200,000 observations) ran out of memory
+ * at 76 MB and not at 80 MB, and 10 GB (2 million) at 160 MB and not at 190 MB. Until session 9
+ * the bound was 128 MB plus 64 bytes per observation: the de-dup, which then wrote every request
+ * in one sorted statement, ran out at 110 MB on 1 GB.
+ * Example: 200,000 observations → 85 MB; 1,000,000 → 134 MB; 2,000,000 → 195 MB.
  */
 export function deriveMemoryMb(observations: number): number {
-  return Math.min(1024, Math.ceil(128 + (observations * 64) / 2 ** 20));
+  return Math.min(1024, Math.ceil(72 + (observations * 64) / 2 ** 20));
+}
+
+/**
+ * DuckDB's memory for loading staged facts, on one thread: 88 MB plus 60 bytes per observation, at
+ * most 1 GB. The load keeps every table's newest row groups in memory until the commit: 1 GB of
+ * logs (200,000 observations) ran out of memory at 80 MB and not at 96 MB; 10 GB (2 million) ran
+ * out at 96 MB and not at 192 MB.
+ * Example: 200,000 observations → 100 MB; 2,000,000 → 203 MB.
+ */
+export function loadMemoryMb(observations: number): number {
+  return Math.min(1024, Math.ceil(88 + (observations * 60) / 2 ** 20));
 }
 
 export interface IngestStats {
@@ -311,10 +319,8 @@ async function ingestInto(store: Store, discovery: Discovery, opts: IngestOption
     await reading;
     walkSkips.push(...readSkips);
     if (w.stageDir !== null) {
-      // Loading the staged rows keeps every table's newest row groups in memory until the commit:
-      // 96 MB ran out on 10 GB of logs (192 MB did not). They get the de-dup's bound for as many
-      // observations as the staged files hold (~330 bytes a row in the sample corpus), on one thread.
-      await store.run(`SET memory_limit = '${deriveMemoryMb(Math.ceil(w.stagedBytes('observations') / 330))}MB'`);
+      // bounded for as many observations as the staged files hold (~330 bytes a row in the sample corpus)
+      await store.run(`SET memory_limit = '${loadMemoryMb(Math.ceil(w.stagedBytes('observations') / 330))}MB'`);
       await store.run('SET threads = 1');
     }
     await w.close();

@@ -88,14 +88,52 @@ export const BEST_COPY_ORDER = `((2 - rank)::HUGEINT << 117) | ((t::BIGINT + 900
  * states in memory, and 10 GB of logs (2 million observations) ran out at 256 MB; with the
  * HUGEINT the same de-dup finishes within 192 MB (bench/dedup-parts.ts).
  */
-export const DERIVE_REQUESTS = `
-CREATE OR REPLACE TABLE requests AS
-${requestsSelect('')}
--- a fixed row order (time, then identity): float sums over requests then do not depend on the order
--- facts were read in (a rebuilt store gives the same totals to the last bit every time, while a sum
--- runs on one thread or over at most two row groups: DuckDB adds more partial sums in varying order)
+export const DERIVE_REQUEST_GROUPS = `
+CREATE OR REPLACE TEMP TABLE request_groups AS
+${groupsSelect('')};
+`;
+
+/**
+ * Writes the requests of the `request_groups` rows that `where` selects (a range of time; the
+ * first part creates the table, the others append), priced and in a fixed order: time, then
+ * identity. Float sums over requests then do not depend on the order facts were read in (a
+ * rebuilt store gives the same totals to the last bit every time, while a sum runs on one thread
+ * or over at most two row groups: DuckDB adds more partial sums in varying order).
+ *
+ * In parts because DuckDB could not write the sorted rows of 1 GB of logs in one statement within
+ * 110 MB (each row holds ~40 columns), while sorting them alone spilled: parts of consecutive
+ * ranges of time, each sorted, give the same table as one ORDER BY (store.ts, deriveRequests).
+ */
+export function deriveRequestsPart(where: string, first: boolean): string {
+  return `
+${first ? 'CREATE OR REPLACE TABLE requests AS' : 'INSERT INTO requests'}
+${pricedSelect(`SELECT * FROM request_groups WHERE ${where}`)}
 ORDER BY t, key;
 `;
+}
+
+/** The times at which `parts` parts of `request_groups` of about equal size are cut (quantiles). */
+export function requestCuts(parts: number): string {
+  const fractions = Array.from({ length: parts - 1 }, (_, i) => (i + 1) / parts);
+  return `SELECT quantile_disc(t, [${fractions.join(', ')}]) AS cuts FROM request_groups`;
+}
+
+/**
+ * Which `request_groups` rows each part holds, from the cuts (requestCuts, in ascending order):
+ * part i the times below cut i that no earlier part holds, the last part also rows without a
+ * time. A time is never split between parts, so parts sorted by time and identity, written in
+ * turn, are the table one ORDER BY would give. Without a finite cut (no request has a time), one part.
+ * Example: cuts [10, 10, 20] → `t < 10`, `(t < 10) IS NOT TRUE AND t < 10` (empty),
+ * `(t < 10) IS NOT TRUE AND t < 20`, `(t < 20) IS NOT TRUE`.
+ */
+export function requestParts(cuts: number[]): string[] {
+  if (cuts.length === 0 || !cuts.every(Number.isFinite)) return ['true'];
+  // the cut as DuckDB reads it back: a string of the shortest digits that give the same double
+  const at = (i: number) => `CAST('${cuts[i]}' AS DOUBLE)`;
+  return Array.from({ length: cuts.length + 1 }, (_, i) =>
+    [i > 0 ? `(t < ${at(i - 1)}) IS NOT TRUE` : '', i < cuts.length ? `t < ${at(i)}` : ''].filter(Boolean).join(' AND '),
+  );
+}
 
 /**
  * Re-derives only the requests in the temp table `touched (key)`: they are computed again from
@@ -111,7 +149,7 @@ ORDER BY t, key;
  * paid ~0.28 s to fold it in.
  */
 export const DERIVE_TOUCHED_REQUESTS = `
-CREATE OR REPLACE TEMP TABLE fresh_requests AS ${requestsSelect('WHERE o.key IN (SELECT key FROM touched)')};
+CREATE OR REPLACE TEMP TABLE fresh_requests AS ${pricedSelect(groupsSelect('WHERE o.key IN (SELECT key FROM touched)'))};
 ${replaceChanged('requests', 'key', 'key IN (SELECT key FROM touched)', 'fresh_requests')}
 `;
 
@@ -127,11 +165,14 @@ INSERT INTO ${table} SELECT * FROM ${fresh} EXCEPT SELECT * FROM ${table} WHERE 
 DROP TABLE ${fresh};`;
 }
 
-function requestsSelect(obsFilter: string): string {
+/**
+ * One row per request identity of the observations `obsFilter` keeps: its usage (the field-wise
+ * maximum), time (the earliest copy), copies and sources, and the row id of its best copy.
+ */
+function groupsSelect(obsFilter: string): string {
   return `
-WITH by_path AS (SELECT file_id, row_number() OVER (ORDER BY path) AS path_rank FROM files JOIN scope USING (file_id)),
-agg AS (
-  SELECT key, min(t) AS t, max(input) AS input, max(output) AS output, max(cache_write) AS cache_write,
+WITH by_path AS (SELECT file_id, row_number() OVER (ORDER BY path) AS path_rank FROM files JOIN scope USING (file_id))
+SELECT key, min(t) AS t, max(input) AS input, max(output) AS output, max(cache_write) AS cache_write,
          max(cache_write_5m) AS cache_write_5m, max(cache_write_1h) AS cache_write_1h, max(cache_read) AS cache_read,
          max(web_search) AS web_search, max(web_fetch) AS web_fetch, bool_and(split_missing) AS split_missing,
          sum(copies)::INTEGER AS copies, count(DISTINCT (file_id, rank))::INTEGER AS sources,
@@ -141,7 +182,13 @@ agg AS (
   FROM (SELECT o.rowid AS obs_row, o.key, o.t, o.input, o.output, o.cache_write, o.cache_write_5m, o.cache_write_1h, o.cache_read,
                o.web_search, o.web_fetch, o.split_missing, o.copies, o.file_id, o.rank, o.line, p.path_rank
         FROM observations o JOIN by_path p USING (file_id) ${obsFilter})
-  GROUP BY key),
+  GROUP BY key`;
+}
+
+/** The requests of the groups `groups` selects (groupsSelect's rows): attributed to their best copy and priced. */
+function pricedSelect(groups: string): string {
+  return `
+WITH agg AS (${groups}),
 -- a session's project is its main transcript's (subagents may run in a sub-directory)
 session_project AS (
   SELECT f.session_id, arg_min(f.project, CASE f.kind WHEN 'main' THEN 0 ELSE 1 END) AS project

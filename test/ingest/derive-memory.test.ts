@@ -1,13 +1,21 @@
-/** The de-dup's memory bound grows with the observations it de-duplicates, from 128 MB to at most 1 GB. */
+/** DuckDB's bounds for the de-dup and for loading staged facts grow with the observations, to at most 1 GB. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { deriveMemoryMb } from '../../src/ingest/ingest.js';
+import { deriveMemoryMb, loadMemoryMb } from '../../src/ingest/ingest.js';
 
-test('128 MB plus 64 bytes per observation, at most 1 GB', () => {
-  assert.equal(deriveMemoryMb(0), 128);
-  assert.equal(deriveMemoryMb(200_000), 141);
-  assert.equal(deriveMemoryMb(1_000_000), 190);
-  assert.equal(deriveMemoryMb(2_000_000), 251);
-  assert.equal(deriveMemoryMb(14_680_064), 1024);
+test('the de-dup: 72 MB plus 64 bytes per observation, at most 1 GB', () => {
+  assert.equal(deriveMemoryMb(0), 72);
+  assert.equal(deriveMemoryMb(200_000), 85);
+  assert.equal(deriveMemoryMb(1_000_000), 134);
+  assert.equal(deriveMemoryMb(2_000_000), 195);
+  assert.equal(deriveMemoryMb(15_597_568), 1024);
   assert.equal(deriveMemoryMb(100_000_000), 1024);
+});
+
+test('the load: 88 MB plus 60 bytes per observation, at most 1 GB', () => {
+  assert.equal(loadMemoryMb(0), 88);
+  assert.equal(loadMemoryMb(200_000), 100);
+  assert.equal(loadMemoryMb(2_000_000), 203);
+  assert.equal(loadMemoryMb(16_357_785), 1024);
+  assert.equal(loadMemoryMb(100_000_000), 1024);
 });
