@@ -10,7 +10,7 @@
  * Example: a stage directory after a run on two workers holds observations.w0.csv,
  * observations.w1.csv, files.writer.csv, …; `observations.*.csv` are loaded into `observations`.
  */
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, openSync, renameSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { type ColumnKind, FACT_COLUMNS, type FactColumns, type FactTable, type TableColumns } from './fact-columns.js';
 
@@ -23,6 +23,14 @@ export const STAGED_COLUMNS: Record<StagedTable, readonly ColumnKind[]> = { ...F
 
 /** Bytes gathered before one write to a file. */
 const WRITE_BYTES = 1 << 20;
+
+/**
+ * Rows from this many bytes on are long: DuckDB's CSV reader takes rows of at most 2 MiB unless
+ * told otherwise, and a field of a transcript can be longer. A file holding one is renamed on
+ * closing to say how long its longest row is (`<table>.<tag>.long-<bytes>.csv`; longestRow), so
+ * the loader can make room for it.
+ */
+const LONG_ROW_BYTES = 1 << 20;
 
 const COMMA = 0x2c;
 const NEWLINE = 0x0a;
@@ -40,6 +48,10 @@ export class CsvFile {
   private readonly fd: number;
   private readonly buf = Buffer.allocUnsafe(WRITE_BYTES);
   private at = 0;
+  /** bytes written to the file so far (the buffer's not counted) */
+  private written = 0;
+  /** bytes of the longest row so far, its newline included */
+  private longest = 0;
 
   constructor(readonly path: string) {
     this.fd = openSync(path, 'wx');
@@ -49,6 +61,7 @@ export class CsvFile {
     const { rows, cols } = t;
     const buf = this.buf;
     for (let i = 0; i < rows; i++) {
+      const start = this.written + this.at;
       for (let c = 0; c < kinds.length; c++) {
         // room for a separator and the longest number or boolean (text makes its own)
         if (this.at + 32 > WRITE_BYTES) this.flush();
@@ -61,6 +74,7 @@ export class CsvFile {
       }
       if (this.at + 1 > WRITE_BYTES) this.flush();
       buf[this.at++] = NEWLINE;
+      this.longest = Math.max(this.longest, this.written + this.at - start);
     }
   }
 
@@ -70,7 +84,7 @@ export class CsvFile {
     const most = s.length * 3 + 2;
     if (this.at + most > WRITE_BYTES) this.flush();
     if (most > WRITE_BYTES) {
-      writeSync(this.fd, `"${s}"`);
+      this.written += writeSync(this.fd, `"${s}"`);
       return;
     }
     const buf = this.buf;
@@ -80,14 +94,24 @@ export class CsvFile {
   }
 
   private flush(): void {
-    if (this.at > 0) writeSync(this.fd, this.buf, 0, this.at);
+    if (this.at > 0) this.written += writeSync(this.fd, this.buf, 0, this.at);
     this.at = 0;
   }
 
   close(): void {
     this.flush();
     closeSync(this.fd);
+    if (this.longest >= LONG_ROW_BYTES) renameSync(this.path, this.path.replace(/\.csv$/, `.long-${this.longest}.csv`));
   }
+}
+
+/**
+ * The bytes of the longest row in a staged file, when it has a long one (CsvFile), else 0.
+ * Example: `events.w0.long-3000017.csv` → 3000017; `events.w0.csv` → 0.
+ */
+export function longestRow(name: string): number {
+  const m = /\.long-(\d+)\.csv$/.exec(name);
+  return m ? Number(m[1]) : 0;
 }
 
 /** One writer's staged rows: a CSV file per table, opened as rows for it first arrive. */

@@ -19,7 +19,7 @@ import type { DuckDBAppender, DuckDBConnection, DuckDBType } from '@duckdb/node-
 import { duckdb } from './duckdb.js';
 import type { FileFacts } from '../ingest/file-parser.js';
 import { type ColumnKind, FACT_COLUMNS, type FactColumns, type FactTable, type TableColumns, encodeFacts, encodeSkips } from './fact-columns.js';
-import { STAGED_COLUMNS, type StagedTable, StagedRows } from './stage.js';
+import { STAGED_COLUMNS, type StagedTable, StagedRows, longestRow } from './stage.js';
 import type { FileRow } from './store.js';
 
 const CHUNK_ROWS = 2048;
@@ -174,28 +174,35 @@ export class StoreWriter {
  * empty unquoted field is NULL.
  */
 async function loadStaged(db: DuckDBConnection, dir: string): Promise<void> {
-  for (const [table, { files }] of stagedFiles(dir)) {
+  for (const [table, { files, longest }] of stagedFiles(dir)) {
     const columns = STAGED_COLUMNS[table].map((k, i) => `c${i}: '${SQL_TYPE[k]}'`).join(', ');
     const list = files.map((f) => `'${f.replaceAll("'", "''")}'`).join(', ');
+    // room for the longest row, in a buffer that holds two (DuckDB wants it larger than a row)
+    const line = Math.max(DEFAULT_MAX_LINE, longest + 1024);
+    const long = longest > 0 ? `max_line_size = ${line}, buffer_size = ${2 * line}, ` : '';
     await db.run(
       `INSERT INTO ${table} SELECT * FROM read_csv([${list}], header = false, auto_detect = false, ` +
-        `delim = ',', quote = '"', escape = '"', new_line = '\\n', allow_quoted_nulls = false, columns = {${columns}})`,
+        `delim = ',', quote = '"', escape = '"', new_line = '\\n', allow_quoted_nulls = false, ${long}columns = {${columns}})`,
     );
   }
 }
 
-/** The non-empty `<table>.<tag>.csv` files in `dir`, by table, with their bytes. */
-function stagedFiles(dir: string): Map<StagedTable, { files: string[]; bytes: number }> {
-  const byTable = new Map<StagedTable, { files: string[]; bytes: number }>();
+/** DuckDB's CSV reader's default longest row (max_line_size). */
+const DEFAULT_MAX_LINE = 2 * 2 ** 20;
+
+/** The non-empty `<table>.<tag>.csv` files in `dir`, by table, with their bytes and their longest row if long (longestRow). */
+function stagedFiles(dir: string): Map<StagedTable, { files: string[]; bytes: number; longest: number }> {
+  const byTable = new Map<StagedTable, { files: string[]; bytes: number; longest: number }>();
   for (const e of readdirSync(dir).sort()) {
     const table = e.slice(0, e.indexOf('.')) as StagedTable;
     if (!Object.hasOwn(STAGED_COLUMNS, table) || !e.endsWith('.csv')) continue;
     const path = join(dir, e);
     const { size } = statSync(path);
     if (size === 0) continue;
-    const t = byTable.get(table) ?? { files: [], bytes: 0 };
+    const t = byTable.get(table) ?? { files: [], bytes: 0, longest: 0 };
     t.files.push(path);
     t.bytes += size;
+    t.longest = Math.max(t.longest, longestRow(e));
     byTable.set(table, t);
   }
   return byTable;

@@ -61,10 +61,12 @@ function awkward(fileId: number): FileFacts {
     links: [{ sessionId: 's', toolUseId: 't', agentId: 'a\ud800' }],
     sidechainRoots: [{ chainId: 'c', promptHash: null }],
     attachments: [{ chainId: 'c', fileId, line: 3, t: 0.1 + 0.2, type: 'skill_listing', bytes: 12, hash: 'h', round: 1 }],
-    // a text longer than the staging buffer (1 MB) is written on its own
+    // a text longer than the staging buffer (1 MB) is written on its own; a row longer than
+    // DuckDB's CSV reader takes by default (2 MiB) has the loader told the longest row
     events: [
       { chainId: 'c', line: 4, t: -0, kind: 'compaction', detail: 'compact_boundary' },
       { chainId: 'c', line: 5, t: 1, kind: 'compaction', detail: `${'é"'.repeat(200_000)}\ud800` },
+      { chainId: 'c', line: 6, t: 2, kind: 'compaction', detail: `${'y'.repeat(3_000_000)}"` },
     ],
     lineCounts: new Map([
       ['user', 3],
