@@ -4,7 +4,7 @@
  * transaction it rolls back, and prints its time and the process's peak RSS (VmHWM) against its
  * RSS before.
  *
- *   npx tsx bench/dedup-parts.ts --store /tmp/x.duckdb [--part P] [--memory-limit 100MB] [--threads 1]
+ *   npx tsx bench/dedup-parts.ts --store /tmp/x.duckdb [--part P] [--memory-limit 100MB] [--threads 1] [--per-part N]
  *
  * Parts: `groups` (the GROUP BY alone, into its temp table), `counted` (the groups, then every
  * request priced, only counted), `table` (the groups, then every request written in one sorted
@@ -28,6 +28,7 @@ const { values } = parseArgs({
     part: { type: 'string', default: 'parts' },
     'memory-limit': { type: 'string', default: '100MB' },
     threads: { type: 'string', default: '1' },
+    'per-part': { type: 'string' },
   },
 });
 if (!values.store || !existsSync(values.store)) throw new Error('--store: a filled cachelens store (e.g. after a cold `summary --db`)');
@@ -42,7 +43,7 @@ const PARTS: Record<string, (db: DuckDBConnection) => Promise<void>> = {
     await db.run(DERIVE_REQUEST_GROUPS);
     await db.run(deriveRequestsPart('true', true));
   },
-  parts: (db) => deriveRequests(db),
+  parts: (db) => deriveRequests(db, values['per-part'] ? Number(values['per-part']) : undefined),
   unordered: async (db) => {
     await db.run(DERIVE_REQUEST_GROUPS);
     await db.run(deriveRequestsPart('true', true).replace(/ORDER BY t, key;\s*$/, ';'));
