@@ -385,22 +385,28 @@ export class Store {
 const STORE_TABLES = [...CREATE_TABLES.matchAll(/CREATE TABLE IF NOT EXISTS (\w+)/g)].map((m) => m[1]);
 
 /**
- * Requests a whole derive writes per part (Store.deriveRequests). Writing the sorted requests of
- * 1 GB of logs (148,099) in one statement needed more than 110 MB of DuckDB's memory on one thread;
- * in two parts it fits 80 MB (`bench/dedup-parts.ts --part parts`), and 10 GB of logs (1.48 million
- * requests, 15 parts) fits 200 MB, where one part needed 251 MB and took longer (29 against 34 s).
+ * Requests a whole derive writes per part (deriveRequests): at least REQUESTS_PER_PART, and more
+ * for more requests, so that there are at most MAX_PARTS parts. Writing the sorted requests of 1 GB
+ * of logs (148,099) in one statement needed more than 110 MB of DuckDB's memory on one thread; in
+ * two parts the whole de-dup fits 80 MB (`bench/dedup-parts.ts --part parts`). Each part reads
+ * every observation again to fetch its best copies, so on 10 GB of logs (1.48 million requests,
+ * bound 252 MB) 5 parts took 22.7 s against 28.9 s for 15 (one part at 251 MB: 33.9 s), at the
+ * same peak.
  */
 const REQUESTS_PER_PART = 100_000;
+const MAX_PARTS = 5;
 
 /**
  * Every request, de-duplicated and priced (schema.ts): the groups first, then the requests in
- * parts of about `perPart` rows, each a range of time (requestParts), written in order.
- * Example: 148,099 requests (1 GB of logs) → 2 parts, cut at their median time.
+ * parts of about `perPart` rows (by default REQUESTS_PER_PART, or a MAX_PARTS-th of them), each a
+ * range of time (requestParts), written in order.
+ * Example: 148,099 requests (1 GB of logs) → 2 parts, cut at their median time; 1.48 million
+ * (10 GB) → 5 parts.
  */
-export async function deriveRequests(db: DuckDBConnection, perPart = REQUESTS_PER_PART): Promise<void> {
+export async function deriveRequests(db: DuckDBConnection, perPart?: number): Promise<void> {
   await db.run(DERIVE_REQUEST_GROUPS);
   const n = Number((await db.runAndReadAll('SELECT count(*) FROM request_groups')).getRows()[0][0]);
-  const parts = Math.max(1, Math.ceil(n / perPart));
+  const parts = Math.max(1, Math.ceil(n / (perPart ?? Math.max(REQUESTS_PER_PART, Math.ceil(n / MAX_PARTS)))));
   const cuts = parts > 1 ? ((await db.runAndReadAll(requestCuts(parts))).getRows()[0][0] as DuckDBListValue).items : [];
   const wheres = requestParts(cuts.map((c) => (typeof c === 'number' ? c : NaN)));
   for (const [i, where] of wheres.entries()) await db.run(deriveRequestsPart(where, i === 0));

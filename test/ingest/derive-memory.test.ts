@@ -3,12 +3,12 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { deriveMemoryMb, loadMemoryMb } from '../../src/ingest/ingest.js';
 
-test('the de-dup: 72 MB plus 64 bytes per observation, at most 1 GB', () => {
-  assert.equal(deriveMemoryMb(0), 72);
-  assert.equal(deriveMemoryMb(200_000), 85);
-  assert.equal(deriveMemoryMb(1_000_000), 134);
-  assert.equal(deriveMemoryMb(2_000_000), 195);
-  assert.equal(deriveMemoryMb(15_597_568), 1024);
+test('the de-dup: 68 MB plus 96 bytes per observation, at most 1 GB', () => {
+  assert.equal(deriveMemoryMb(0), 68);
+  assert.equal(deriveMemoryMb(200_000), 87);
+  assert.equal(deriveMemoryMb(1_000_000), 160);
+  assert.equal(deriveMemoryMb(2_000_000), 252);
+  assert.equal(deriveMemoryMb(10_442_069), 1024);
   assert.equal(deriveMemoryMb(100_000_000), 1024);
 });
 
