@@ -47,6 +47,8 @@ export interface IngestOptions {
   touchedShare?: number;
   /** bytes to read from which the facts are staged in files and loaded in bulk (default STAGE_BYTES) */
   stageBytes?: number;
+  /** DuckDB's memory bounds (appending, loading, de-dup) times this (default 1; see ingest) */
+  memoryScale?: number;
 }
 
 /**
@@ -55,7 +57,7 @@ export interface IngestOptions {
  * 75 – 79 s); 1 GB runs were the same either way (4 interleaved pairs), their peak being the de-dup's.
  * While the de-dup's bound grew to 611 MB on 10 GB, the de-dup made the peak whatever this was.
  */
-const INGEST_MEMORY_LIMIT = '96MB';
+const INGEST_MEMORY_MB = 96;
 
 /**
  * Bytes to read from which the facts are staged as CSV beside the store and loaded in bulk
@@ -83,14 +85,16 @@ export function deriveMemoryMb(observations: number): number {
 }
 
 /**
- * DuckDB's memory for loading staged facts, on one thread: 88 MB plus 60 bytes per observation, at
+ * DuckDB's memory for loading staged facts, on one thread: 88 MB plus 80 bytes per observation, at
  * most 1 GB. The load keeps every table's newest row groups in memory until the commit: 1 GB of
- * logs (200,000 observations) ran out of memory at 80 MB and not at 96 MB; 10 GB (2 million) ran
- * out at 96 MB and not at 192 MB.
- * Example: 200,000 observations → 100 MB; 2,000,000 → 203 MB.
+ * logs (200,000 observations) ran out of memory at 84 MB and not at 88 MB; 10 GB (2 million) ran
+ * out at 96 MB and not at 192 or 203 MB. Running out here fails the whole run (ingest then tries
+ * once more with twice the bounds, reading every file again), so the slope leaves room above that:
+ * 10 GB gets 241 MB, about session 8's 251 MB, which never ran out.
+ * Example: 200,000 observations → 104 MB; 2,000,000 → 241 MB.
  */
 export function loadMemoryMb(observations: number): number {
-  return Math.min(1024, Math.ceil(88 + (observations * 60) / 2 ** 20));
+  return Math.min(1024, Math.ceil(88 + (observations * 80) / 2 ** 20));
 }
 
 export interface IngestStats {
@@ -140,11 +144,34 @@ export async function ingest(opts: IngestOptions): Promise<IngestResult> {
   }
   const { store, listed } = await opening;
   try {
-    return await ingestInto(store, discovery, opts, started, listed);
+    try {
+      return await ingestInto(store, discovery, opts, started, listed);
+    } catch (err) {
+      // DuckDB's bounds are measured, not guaranteed (logs unlike any measured may need more):
+      // the failed run rolled back, or committed its facts and left them to be derived again
+      if (!outOfMemory(err)) throw err;
+      const memoryScale = 2 * Math.max(1, opts.memoryScale ?? 1);
+      opts.notice?.(`cachelens: DuckDB ran out of memory (${firstLine(err)}); trying once more with ${memoryScale} times its bounds`);
+      return await ingestInto(store, discovery, { ...opts, memoryScale }, started, listed);
+    }
   } catch (err) {
     store.close();
-    throw err;
+    throw outOfMemory(err) ? new UsageError(`DuckDB ran out of memory twice: ${firstLine(err)}`, 'free some memory (or close other programs) and run again') : err;
   }
+}
+
+/**
+ * Whether `err` is DuckDB running out of the memory it was allowed: a query's error, or an
+ * appender's, which names only the block it could not get.
+ * Example: "Out of Memory Error: failed to pin block of size 256.0 KiB (184.7 MiB/185.0 MiB used)",
+ * "Failed to append: could not allocate block of size 32.0 KiB (976.0 KiB/976.5 KiB used)".
+ */
+export function outOfMemory(err: unknown): boolean {
+  return err instanceof Error && /Out of Memory Error|could not allocate block|failed to pin block/.test(err.message);
+}
+
+function firstLine(err: unknown): string {
+  return String((err as Error).message ?? err).split('\n')[0];
 }
 
 /** `listed`: the store's listing key as read before anything was written, if it was. */
@@ -222,7 +249,8 @@ async function ingestInto(store: Store, discovery: Discovery, opts: IngestOption
     await store.run(`SET memory_limit = '${String(limit).replaceAll("'", '')}'`);
     await store.run(`SET threads = ${Number(threads)}`);
   };
-  await store.run(`SET memory_limit = '${INGEST_MEMORY_LIMIT}'`);
+  const scale = opts.memoryScale ?? 1;
+  await store.run(`SET memory_limit = '${Math.ceil(INGEST_MEMORY_MB * scale)}MB'`);
   await store.run('BEGIN TRANSACTION');
   let writer: StoreWriter | undefined;
   let staging = false;
@@ -321,7 +349,7 @@ async function ingestInto(store: Store, discovery: Discovery, opts: IngestOption
     walkSkips.push(...readSkips);
     if (w.stageDir !== null) {
       // bounded for as many observations as the staged files hold (~330 bytes a row in the sample corpus)
-      await store.run(`SET memory_limit = '${loadMemoryMb(Math.ceil(w.stagedBytes('observations') / 330))}MB'`);
+      await store.run(`SET memory_limit = '${Math.ceil(loadMemoryMb(Math.ceil(w.stagedBytes('observations') / 330)) * scale)}MB'`);
       await store.run('SET threads = 1');
     }
     await w.close();
@@ -336,7 +364,7 @@ async function ingestInto(store: Store, discovery: Discovery, opts: IngestOption
     await store.forget();
     await store.run('COMMIT');
     const [{ n }] = await store.all(`SELECT count(*) AS n FROM observations`);
-    await store.run(`SET memory_limit = '${deriveMemoryMb(n as number)}MB'`);
+    await store.run(`SET memory_limit = '${Math.ceil(deriveMemoryMb(n as number) * scale)}MB'`);
     await store.run('SET threads = 1');
     await store.run('BEGIN TRANSACTION');
     await store.setScope(scope);
