@@ -1,5 +1,5 @@
 /**
- * Where the de-dup's time and memory go: runs the whole derive of requests (Store.deriveRequests,
+ * Where the de-dup's time and memory go: runs the whole derive of requests (deriveRequests in store.ts,
  * schema.ts), or a part of it, alone in this process over a copy of a filled store, inside a
  * transaction it rolls back, and prints its time and the process's peak RSS (VmHWM) against its
  * RSS before.
