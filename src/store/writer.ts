@@ -19,7 +19,7 @@ import type { DuckDBAppender, DuckDBConnection, DuckDBType } from '@duckdb/node-
 import { duckdb } from './duckdb.js';
 import type { FileFacts } from '../ingest/file-parser.js';
 import { type ColumnKind, FACT_COLUMNS, type FactColumns, type FactTable, type TableColumns, encodeFacts, encodeSkips } from './fact-columns.js';
-import { STAGED_COLUMNS, type StagedTable, StagedRows, longestRow } from './stage.js';
+import { FILE_COLUMNS, STAGED_COLUMNS, type StagedTable, StagedRows, longestRow } from './stage.js';
 import type { FileRow } from './store.js';
 
 const CHUNK_ROWS = 2048;
@@ -101,28 +101,20 @@ export class StoreWriter {
   }
 
   file(f: FileRow): void {
+    // in the order of the table's columns (schema.ts), whose kinds are FILE_COLUMNS
+    const values = [f.fileId, f.path, f.root, f.kind, f.size, f.mtimeMs, f.readTo, f.lines, f.headHash, f.sessionId, f.agentId, f.project, f.synthetic, f.metaAgentType, f.metaToolUseId, f.parserState ? JSON.stringify(f.parserState) : null];
     const a = this.files;
     if (a === null) {
-      const values = [f.fileId, f.path, f.root, f.kind, f.size, f.mtimeMs, f.readTo, f.lines, f.headHash, f.sessionId, f.agentId, f.project, f.synthetic, f.metaAgentType, f.metaToolUseId, f.parserState ? JSON.stringify(f.parserState) : null];
       this.staged!.add('files', { rows: 1, cols: values.map((v) => [v]) as TableColumns['cols'] });
       return;
     }
-    a.appendInteger(f.fileId);
-    a.appendVarchar(f.path);
-    a.appendVarchar(f.root);
-    a.appendVarchar(f.kind);
-    a.appendBigInt(BigInt(f.size));
-    a.appendDouble(f.mtimeMs);
-    a.appendBigInt(BigInt(f.readTo));
-    a.appendBigInt(BigInt(f.lines));
-    a.appendVarchar(f.headHash);
-    nullable(a, f.sessionId);
-    nullable(a, f.agentId);
-    a.appendVarchar(f.project);
-    a.appendInteger(f.synthetic);
-    nullable(a, f.metaAgentType);
-    nullable(a, f.metaToolUseId);
-    nullable(a, f.parserState ? JSON.stringify(f.parserState) : null);
+    for (const [c, v] of values.entries()) {
+      if (v === null) a.appendNull();
+      else if (FILE_COLUMNS[c] === 'int') a.appendInteger(v as number);
+      else if (FILE_COLUMNS[c] === 'big') a.appendBigInt(BigInt(v));
+      else if (FILE_COLUMNS[c] === 'double') a.appendDouble(v as number);
+      else a.appendVarchar(v as string);
+    }
     a.endRow();
   }
 
@@ -221,9 +213,4 @@ export function stagePrefix(dbPath: string): string {
   const dir = dirname(dbPath);
   for (const e of readdirSync(dir)) if (e.startsWith(prefix) && e.length === prefix.length + 6) rmSync(join(dir, e), { recursive: true, force: true });
   return join(dir, prefix);
-}
-
-function nullable(a: DuckDBAppender, v: string | null): void {
-  if (v === null) a.appendNull();
-  else a.appendVarchar(v);
 }
