@@ -26,6 +26,7 @@ import type { SkipReason, SkippedLine } from '../types.js';
 import { type Discovery, type FoundFile, decodeProjectDir, discover } from './discover.js';
 import { fileCount, listingDigest, takeEarlyWalk } from './early-walk.js';
 import { fingerprint } from './fingerprint.js';
+import { releaseHeap } from './heap.js';
 import { readAll } from './pool.js';
 import type { ReadOptions } from './read-file.js';
 
@@ -352,7 +353,11 @@ async function ingestInto(store: Store, discovery: Discovery, opts: IngestOption
       await store.run(`SET memory_limit = '${Math.ceil(loadMemoryMb(Math.ceil(w.stagedBytes('observations') / 330)) * scale)}MB'`);
       await store.run('SET threads = 1');
     }
-    await w.close();
+    // this thread only waits from here on: its heap is given back while DuckDB loads the largest
+    // staged table (heap.ts)
+    await w.close(() => {
+      releaseHeap();
+    });
     staging = false; // the staged files are loaded (and removed): later failures are not theirs
     await store.deleteFacts(failed, true);
     if (touched) await store.noteTouched();

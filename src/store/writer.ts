@@ -135,14 +135,15 @@ export class StoreWriter {
   /**
    * Writes everything: the appenders' rows, or every staged file (this writer's and the readers',
    * which must be closed by now) loaded table by table; the stage directory is removed either way.
+   * `whileLoading` runs once, while DuckDB loads the largest staged table.
    */
-  async close(): Promise<void> {
+  async close(whileLoading?: () => void): Promise<void> {
     try {
       for (const p of Object.values(this.chunks)) p.flush();
       for (const a of this.appenders) a.closeSync();
       if (this.stageDir !== null) {
         this.staged!.close();
-        await loadStaged(this.db, this.stageDir);
+        await loadStaged(this.db, this.stageDir, whileLoading);
       }
     } finally {
       this.discard();
@@ -165,17 +166,31 @@ export class StoreWriter {
  * read_csv option is spelled out: nothing is sniffed, a quoted "" is an empty string and only an
  * empty unquoted field is NULL.
  */
-async function loadStaged(db: DuckDBConnection, dir: string): Promise<void> {
-  for (const [table, { files, longest }] of stagedFiles(dir)) {
+async function loadStaged(db: DuckDBConnection, dir: string, whileLoading?: () => void): Promise<void> {
+  const staged = stagedFiles(dir);
+  const largest = Math.max(...[...staged.values()].map((t) => t.bytes));
+  for (const [table, { files, bytes, longest }] of staged) {
     const columns = STAGED_COLUMNS[table].map((k, i) => `c${i}: '${SQL_TYPE[k]}'`).join(', ');
     const list = files.map((f) => `'${f.replaceAll("'", "''")}'`).join(', ');
     // room for the longest row, in a buffer that holds two (DuckDB wants it larger than a row)
     const line = Math.max(DEFAULT_MAX_LINE, longest + 1024);
     const long = longest > 0 ? `max_line_size = ${line}, buffer_size = ${2 * line}, ` : '';
-    await db.run(
+    // the statement is under way once run() returns its promise
+    const loading = db.run(
       `INSERT INTO ${table} SELECT * FROM read_csv([${list}], header = false, auto_detect = false, ` +
         `delim = ',', quote = '"', escape = '"', new_line = '\\n', allow_quoted_nulls = false, ${long}columns = {${columns}})`,
     );
+    if (bytes === largest && whileLoading) {
+      const during = whileLoading;
+      whileLoading = undefined;
+      try {
+        during();
+      } catch (err) {
+        await loading.catch(() => undefined); // DuckDB is done with the staged files before they go
+        throw err;
+      }
+    }
+    await loading;
   }
 }
 

@@ -128,7 +128,9 @@ test('the chunked writer leaves every fact table as the row-by-row writer did', 
         if (i % 2) writer.facts(x);
         else writer.columns(encodeFacts(x));
       }
-      await writer.close();
+      let calls = 0;
+      await writer.close(() => calls++);
+      assert.equal(calls, 0, 'nothing is staged, so nothing runs while staged files load');
     });
   } finally {
     store.close();
@@ -160,7 +162,9 @@ test('the staging writer leaves every fact table as the row-by-row writer did, a
         else readers[i % 2].facts(encodeFacts(x));
       }
       for (const r of readers) r.close();
-      await writer.close();
+      let calls = 0;
+      await writer.close(() => calls++);
+      assert.equal(calls, 1, 'whileLoading runs once, during the largest table');
     });
     assert.deepEqual(readdirSync(dir).filter((e) => e.includes('.facts-')), ['store.duckdb.facts-mine'], 'close() removes the staging directory');
   } finally {
