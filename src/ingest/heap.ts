@@ -48,18 +48,20 @@ export interface HeapRelease {
 }
 
 /**
- * Runs `collections` full collections on this thread, back to back: V8 judges the allocation rate
- * by bytes over time between collections, so anything allocated between them (even the promise of
- * an `await`) keeps the young generation as it is. Each costs ~25 ms on 1 GB's main heap; the
- * caller runs this while DuckDB works on its own threads and this one would only wait.
+ * Runs `collections` full collections on this thread, back to back, when its young generation
+ * holds at least `worth` bytes: V8 judges the allocation rate by bytes over time between
+ * collections, so anything allocated between them (even the promise of an `await`) keeps the
+ * young generation as it is. Each costs ~25 ms on 1 GB's main heap (~14 ms on 100 MB's, whose
+ * young generation is 8 MiB: not worth 0.2 s); the caller runs this while DuckDB works on its own
+ * threads and this one would only wait.
  *
  * Example: with a 32 MiB young generation, `releaseHeap()` returns
  * `{ collections: 16, youngBefore: 33554432, youngAfter: 1048576 }` (12 collections were too few
- * in one measurement, 13 – 15 enough).
+ * in one measurement, 13 – 15 enough); called again, `{ collections: 0, youngBefore: 1048576, … }`.
  */
-export function releaseHeap(collections = 16): HeapRelease {
-  const gc = fullCollection();
+export function releaseHeap(collections = 16, worth = 16 * 2 ** 20): HeapRelease {
   const youngBefore = youngGenerationBytes();
+  const gc = youngBefore >= worth ? fullCollection() : null;
   let n = 0;
   if (gc) for (; n < collections; n++) gc();
   return { collections: n, youngBefore, youngAfter: youngGenerationBytes() };
