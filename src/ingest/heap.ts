@@ -4,11 +4,11 @@
  * A large ingest grows V8's young generation on this thread to its largest (two 16 MiB
  * semi-spaces) while it plans and starts the reading: long-lived file lists survive the
  * scavenges. V8 shrinks it again only at a full collection that finds the thread's allocation
- * rate low over the samples it keeps (one per collection, the last ten or so, or the last 5 s of
- * them), and an idle thread collects nothing. After the reading this thread only waits on DuckDB's
+ * rate low over the samples it keeps (one per collection, the last dozen or so, or the last 5 s
+ * of them), and an idle thread collects nothing. After the reading this thread only waits on DuckDB's
  * load and de-dup, so a few full collections with nothing allocated between them meet that rule:
  * the young generation drops to 1 MiB and the old one is compacted. Measured on 1 GB: the heap
- * 67 → 28 MiB, the run's peak RSS ~305 → ~268 MiB.
+ * 67 → 28 MiB, the run's peak RSS ~305 → ~270 MiB.
  */
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
