@@ -51,7 +51,7 @@ export interface HeapRelease {
  * Runs `collections` full collections on this thread, back to back, when its young generation
  * holds at least `worth` bytes: V8 judges the allocation rate by bytes over time between
  * collections, so anything allocated between them (even the promise of an `await`) keeps the
- * young generation as it is. Each costs ~25 ms on 1 GB's main heap (~14 ms on 100 MB's, whose
+ * young generation as it is. Each costs ~20 – 35 ms on 1 GB's main heap (~14 ms on 100 MB's, whose
  * young generation is 8 MiB: not worth 0.2 s); the caller runs this while DuckDB works on its own
  * threads and this one would only wait.
  *
