@@ -1,5 +1,6 @@
 /** The early walk (ingest/early-walk.ts): the same discovery as the main thread's, taken only when it walked what ingest would. */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -38,6 +39,28 @@ test('encoding a discovery as columns and back gives the same discovery, nulls a
   assert.deepEqual(decodeDiscovery(structuredClone(encodeDiscovery(d))), d);
   const empty = await discover([], { HOME: tempDir('cachelens-early-none-') });
   assert.deepEqual(decodeDiscovery(structuredClone(encodeDiscovery(empty))), empty);
+});
+
+test('paths of any script round-trip through the encoded text, which grows past its first guess of one byte a character', async () => {
+  const home = tempDir('cachelens-early-utf8-');
+  // 3 bytes of UTF-8 a character, and a surrogate pair (4 bytes): far past the ASCII-sized first buffer
+  const proj = join(home, 'cfg', 'projects', `-home-ユーザー-${'日本語のプロジェクト'.repeat(5)}-😀`);
+  mkdirSync(join(proj, SESSION, 'subagents'), { recursive: true });
+  for (const name of [`${SESSION}.jsonl`, `${SESSION}/subagents/agent-ü${'é'.repeat(40)}.jsonl`, 'agent-b2.jsonl']) writeFileSync(join(proj, name), '{}\n');
+  const d = await discover([], { HOME: home, CLAUDE_CONFIG_DIR: join(home, 'cfg') });
+  assert.equal(d.files.length, 3);
+  const e = encodeDiscovery(d);
+  assert.ok(e.text.byteLength > d.files.reduce((s, f) => s + f.path.length + f.root.length + f.projectDir.length + 48, 0), 'the text outgrew its first buffer');
+  assert.deepEqual(decodeDiscovery(structuredClone(e)), d);
+});
+
+test('the digest is the SHA-1 of the fields joined as one string, as before the text was a buffer: stored listing keys stay valid', async () => {
+  const { home, config } = configDir();
+  const d = await discover([], { HOME: home, CLAUDE_CONFIG_DIR: config });
+  const e = encodeDiscovery(d);
+  const joined = d.files.flatMap((f) => [f.path, f.root, f.projectDir, f.agentId ?? '\u0001', f.sessionId ?? '\u0001']).join('\0');
+  const before = createHash('sha1').update(joined).update(e.kind).update(new Uint8Array(e.size.buffer)).update(new Uint8Array(e.mtimeMs.buffer)).digest('hex');
+  assert.equal(e.digest, before);
 });
 
 test('the listing digest and file count are known before the files are decoded, and the digest changes with any file', async () => {
