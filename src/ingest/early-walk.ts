@@ -51,74 +51,64 @@ const NULL = '\u0001';
 const FIELDS = 5;
 
 /**
- * The discovery as columns. The text is written into one buffer, field by field: joining 117,000
- * strings into one took 50 – 90 ms on the 1 GB corpus, writing them 15 – 40 ms. Its bytes are the
- * UTF-8 of that join, so the digest is the one the joined string gave.
+ * The discovery as columns. The text is written into one buffer, field by field, in one plain
+ * loop: joining 117,000 strings into one took 50 – 90 ms on the 1 GB corpus, writing them through
+ * a small class 75 ms, and this loop ~45 ms, on the walk's thread (the loop runs once, mostly
+ * before V8 optimises it). Its bytes are the UTF-8 of that join, so the digest is the one the
+ * joined string gave.
  */
 export function encodeDiscovery(d: Discovery): EncodedDiscovery {
-  const n = d.files.length;
+  const files = d.files;
+  const n = files.length;
   const kind = new Uint8Array(n);
   const size = new Float64Array(n);
   const mtimeMs = new Float64Array(n);
-  const text = new TextBuffer(d.files.reduce((s, f) => s + f.path.length + f.root.length + f.projectDir.length + 48, 0));
-  d.files.forEach((f, i) => {
-    if (i > 0) text.nul();
-    text.field(f.path);
-    text.field(f.root);
-    text.field(f.projectDir);
-    text.field(f.agentId ?? NULL);
-    text.write(f.sessionId ?? NULL);
-    kind[i] = KINDS.indexOf(f.kind);
+  let chars = 0;
+  for (const f of files) chars += fileChars(f);
+  // ASCII text is one byte a character; other text makes it grow
+  let buf = Buffer.allocUnsafeSlow(Math.max(chars, 64));
+  let at = 0;
+  for (let i = 0; i < n; i++) {
+    const f = files[i];
+    // A character is at most 3 bytes of UTF-8 (a surrogate pair, 2 characters, is 4); only when
+    // that might not fit are the bytes counted (growing the buffer for nothing at the last files
+    // of an ASCII listing cost ~25 ms).
+    if (at + 3 * fileChars(f) > buf.length && at + fileBytes(f) > buf.length) {
+      const bigger = Buffer.allocUnsafeSlow(Math.max(2 * buf.length, at + 3 * fileChars(f)));
+      buf.copy(bigger, 0, 0, at);
+      buf = bigger;
+    }
+    if (i > 0) buf[at++] = 0;
+    at += buf.write(f.path, at, 'utf8');
+    buf[at++] = 0;
+    at += buf.write(f.root, at, 'utf8');
+    buf[at++] = 0;
+    at += buf.write(f.projectDir, at, 'utf8');
+    buf[at++] = 0;
+    at += buf.write(f.agentId ?? NULL, at, 'utf8');
+    buf[at++] = 0;
+    at += buf.write(f.sessionId ?? NULL, at, 'utf8');
+    kind[i] = f.kind === 'main' ? 0 : f.kind === 'subagent' ? 1 : 2;
     size[i] = f.size;
     mtimeMs[i] = f.mtimeMs;
-  });
-  const bytes = text.bytes();
-  const digest = createHash('sha1').update(bytes).update(kind).update(new Uint8Array(size.buffer)).update(new Uint8Array(mtimeMs.buffer)).digest('hex');
-  return { roots: d.roots, problems: d.problems, defaults: d.defaults, text: bytes, kind, size, mtimeMs, digest };
+  }
+  const text = new Uint8Array(buf.buffer, buf.byteOffset, at);
+  const digest = createHash('sha1').update(text).update(kind).update(new Uint8Array(size.buffer)).update(new Uint8Array(mtimeMs.buffer)).digest('hex');
+  return { roots: d.roots, problems: d.problems, defaults: d.defaults, text, kind, size, mtimeMs, digest };
+}
+
+/** A file's characters in the encoded text, its five fields' separators included. */
+function fileChars(f: FoundFile): number {
+  return f.path.length + f.root.length + f.projectDir.length + (f.agentId?.length ?? 1) + (f.sessionId?.length ?? 1) + 5;
+}
+
+function fileBytes(f: FoundFile): number {
+  return Buffer.byteLength(f.path) + Buffer.byteLength(f.root) + Buffer.byteLength(f.projectDir) + Buffer.byteLength(f.agentId ?? NULL) + Buffer.byteLength(f.sessionId ?? NULL) + 5;
 }
 
 /** The buffers of an encoded discovery, to transfer rather than copy with postMessage. */
 export function transferList(e: EncodedDiscovery): ArrayBuffer[] {
   return [e.text.buffer, e.kind.buffer, e.size.buffer, e.mtimeMs.buffer] as ArrayBuffer[];
-}
-
-/** UTF-8 text written at the end of a buffer that grows when a string may not fit. */
-class TextBuffer {
-  private buf: Buffer;
-  private at = 0;
-
-  /** `capacity`: the bytes expected (ASCII text fills one byte a character) */
-  constructor(capacity: number) {
-    this.buf = Buffer.allocUnsafeSlow(Math.max(capacity, 64));
-  }
-
-  write(s: string): void {
-    // a character is at most 3 bytes of UTF-8 (a surrogate pair, 2 characters, is 4)
-    if (this.at + 3 * s.length > this.buf.length) this.fit(Buffer.byteLength(s));
-    this.at += this.buf.write(s, this.at, 'utf8');
-  }
-
-  field(s: string): void {
-    this.write(s);
-    this.nul();
-  }
-
-  nul(): void {
-    if (this.at === this.buf.length) this.fit(1);
-    this.buf[this.at++] = 0;
-  }
-
-  /** What was written, as a view of the whole buffer (for transferring it without a copy). */
-  bytes(): Uint8Array {
-    return new Uint8Array(this.buf.buffer, this.buf.byteOffset, this.at);
-  }
-
-  private fit(more: number): void {
-    if (this.at + more <= this.buf.length) return;
-    const bigger = Buffer.allocUnsafeSlow(Math.max(2 * this.buf.length, this.at + more));
-    this.buf.copy(bigger, 0, 0, this.at);
-    this.buf = bigger;
-  }
 }
 
 /** What a decoded discovery already knows without decoding its files. */

@@ -50,7 +50,8 @@ test('paths of any script round-trip through the encoded text, which grows past 
   const d = await discover([], { HOME: home, CLAUDE_CONFIG_DIR: join(home, 'cfg') });
   assert.equal(d.files.length, 3);
   const e = encodeDiscovery(d);
-  assert.ok(e.text.byteLength > d.files.reduce((s, f) => s + f.path.length + f.root.length + f.projectDir.length + 48, 0), 'the text outgrew its first buffer');
+  const chars = d.files.reduce((s, f) => s + f.path.length + f.root.length + f.projectDir.length + (f.agentId ?? '-').length + (f.sessionId ?? '-').length + 5, 0);
+  assert.ok(e.text.byteLength > chars, 'the text outgrew its first buffer, sized at one byte a character');
   assert.deepEqual(decodeDiscovery(structuredClone(e)), d);
 });
 
