@@ -129,24 +129,31 @@ export async function ingest(opts: IngestOptions): Promise<IngestResult> {
   // The store opens on DuckDB's threads while this one walks the logs (~60 ms of a warm run), and
   // reads the last listing key and the remembered results, which a warm run answers from (this
   // run has changed neither yet; a failed read only means the queries run later, as they would).
+  // Then, when the walk goes on on the early walk's thread, every stored file's identity, which any
+  // run but a warm one needs first (storedFiles, ~0.17 s on 23,000 files here, most of it DuckDB
+  // reading the paths the first time; left in DuckDB's result until needed): this thread would be
+  // waiting anyway. It costs a warm run ~30 ms (the walk shares the cores) and saves an append run
+  // ~0.13 s (BENCHMARKS.md).
+  const env = opts.env ?? process.env;
+  const early = takeEarlyWalk(opts.paths, env);
   const opening = Store.open(opts.dbPath, { rebuild: opts.rebuild, lockWaitMs: opts.lockWaitMs, onWait: opts.notice }).then(async (store) => {
     const listed = await store.getMeta('listing_key').catch(() => undefined);
     await store.readAhead().catch(() => undefined);
-    return { store, listed };
+    const known = early ? await store.storedFiles().catch(() => undefined) : undefined;
+    return { store, listed, known };
   });
   opening.catch(() => undefined); // seen below, after the walk
   let discovery: Discovery;
   try {
-    const env = opts.env ?? process.env;
-    discovery = (await takeEarlyWalk(opts.paths, env)) ?? (await discover(opts.paths, env));
+    discovery = (await early) ?? (await discover(opts.paths, env));
   } catch (err) {
     await opening.then(({ store }) => store.close(), () => undefined);
     throw err;
   }
-  const { store, listed } = await opening;
+  const { store, listed, known } = await opening;
   try {
     try {
-      return await ingestInto(store, discovery, opts, started, listed);
+      return await ingestInto(store, discovery, opts, started, listed, known);
     } catch (err) {
       // DuckDB's bounds are measured, not guaranteed (logs unlike any measured may need more):
       // the failed run rolled back, or committed its facts and left them to be derived again
@@ -175,8 +182,15 @@ function firstLine(err: unknown): string {
   return String((err as Error).message ?? err).split('\n')[0];
 }
 
-/** `listed`: the store's listing key as read before anything was written, if it was. */
-async function ingestInto(store: Store, discovery: Discovery, opts: IngestOptions, started: number, listed?: string | null): Promise<IngestResult> {
+/** `listed`, `stored`: the store's listing key and stored files as read before anything was written, if they were. */
+async function ingestInto(
+  store: Store,
+  discovery: Discovery,
+  opts: IngestOptions,
+  started: number,
+  listed?: string | null,
+  stored?: () => Map<string, KnownFile>,
+): Promise<IngestResult> {
   const walkSkips: WalkSkip[] = discovery.problems.map((p) => ({ path: p.path, reason: p.reason, detail: p.detail }));
   const stats: IngestStats = { files: fileCount(discovery), unchanged: 0, read: 0, appended: 0, retired: 0, bytesRead: 0, derived: 'none', ms: 0 };
   const listing = listingKey(discovery, opts.prices);
@@ -185,7 +199,7 @@ async function ingestInto(store: Store, discovery: Discovery, opts: IngestOption
     stats.ms = performance.now() - started;
     return { store, discovery, stats, walkSkips };
   }
-  const known = await store.knownFiles();
+  const known = stored ? stored() : await store.knownFiles();
 
   let nextId = await store.nextFileId();
   const scope: number[] = [];

@@ -1,7 +1,7 @@
 /** The early walk (ingest/early-walk.ts): the same discovery as the main thread's, taken only when it walked what ingest would. */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { discover } from '../../src/ingest/discover.js';
@@ -104,14 +104,14 @@ test('the worker walks the default roots exactly as discover() does; it is taken
 
   walkEarly(['summary', '--json'], env);
   assert.deepEqual(await takeEarlyWalk([], env), expected);
-  assert.equal(await takeEarlyWalk([], env), null, 'taken once');
+  assert.equal(takeEarlyWalk([], env), null, 'taken once (known at once, not awaited)');
 
   walkEarly(['summary'], env);
-  assert.equal(await takeEarlyWalk([config], env), null, 'explicit paths: walked by ingest');
+  assert.equal(takeEarlyWalk([config], env), null, 'explicit paths: walked by ingest');
   walkEarly(['summary'], env);
-  assert.equal(await takeEarlyWalk(undefined, { ...env, CLAUDE_CONFIG_DIR: home }), null, 'other roots: walked by ingest');
+  assert.equal(takeEarlyWalk(undefined, { ...env, CLAUDE_CONFIG_DIR: home }), null, 'other roots: walked by ingest');
   walkEarly(['replay', 'channel', 'x.jsonl'], env);
-  assert.equal(await takeEarlyWalk([], env), null, 'nothing was started');
+  assert.equal(takeEarlyWalk([], env), null, 'nothing was started');
 });
 
 test('the CLI on the default roots (walked early) answers as it does on the same logs named explicitly', () => {
@@ -125,4 +125,26 @@ test('the CLI on the default roots (walked early) answers as it does on the same
   assert.equal(a.totals.requests, 4);
   assert.equal(a.totals.cache_read, 4000);
   assert.deepEqual(a, JSON.parse(named.stdout));
+});
+
+test('runs over a kept store on the default roots (which read the stored files while the walk goes on) answer as a fresh store does after appends, new files and removals', () => {
+  const { home, config } = configDir();
+  const env = { HOME: home, CLAUDE_CONFIG_DIR: config, XDG_CACHE_HOME: join(home, 'cache') };
+  const db = join(home, 'kept.duckdb');
+  const summary = (store: string) => {
+    const r = cli(['summary', '--db', store, '--json', '--timezone', 'UTC'], env);
+    assert.equal(r.code, 0, r.stderr);
+    return JSON.parse(r.stdout);
+  };
+  assert.equal(summary(db).totals.requests, 4);
+  const proj = join(config, 'projects', '-home-USER-demo');
+  const main = join(proj, `${SESSION}.jsonl`);
+  const last = readFileSync(main, 'utf8').trim().split('\n').at(-1)!;
+  appendFileSync(main, last.replaceAll('msg_b', 'msg_e').replaceAll('req_b', 'req_e') + '\n');
+  writeFileSync(join(proj, 'agent-c3.jsonl'), last.replaceAll('msg_b', 'msg_f').replaceAll('req_b', 'req_f') + '\n');
+  rmSync(join(proj, 'agent-b2.jsonl'));
+  const kept = summary(db);
+  assert.equal(kept.totals.requests, 5, 'one appended, one new, one removed');
+  assert.deepEqual(kept, summary(join(home, 'fresh.duckdb')));
+  assert.deepEqual(summary(db), kept, 'and a warm run after it');
 });
