@@ -337,8 +337,9 @@ export class Store {
    * noteTouched noted. `between` runs after a whole derive's requests and before its chains:
    * ingest commits there, so that the chains are not derived beside 1.5 million uncommitted
    * request rows (10 GB of logs, the derive alone: 636 MiB peak in one transaction, 403 MiB so).
+   * `whileDeriving` runs once in a touched derive, while DuckDB derives the requests.
    */
-  async derive(opts: { touched?: boolean; between?: () => Promise<void>; requestsPerPart?: number } = {}): Promise<void> {
+  async derive(opts: { touched?: boolean; between?: () => Promise<void>; requestsPerPart?: number; whileDeriving?: () => void } = {}): Promise<void> {
     await this.forget();
     if (opts.touched) {
       await this.run(`CREATE OR REPLACE TEMP TABLE touched AS
@@ -347,7 +348,9 @@ export class Store {
       // copy is elsewhere), before or after: that session's chains count it, so they are derived too
       const sessionsOfTouched = `INSERT INTO touched_sessions SELECT DISTINCT session_id FROM requests WHERE key IN (SELECT key FROM touched) AND session_id IS NOT NULL`;
       await this.run(sessionsOfTouched);
-      await this.run(DERIVE_TOUCHED_REQUESTS);
+      const requests = this.run(DERIVE_TOUCHED_REQUESTS);
+      opts.whileDeriving?.();
+      await requests;
       await this.run(sessionsOfTouched);
       await this.run(DERIVE_TOUCHED_CHAINS);
       return;
