@@ -118,7 +118,8 @@ export interface WalkSkip {
 
 export interface IngestResult {
   store: Store;
-  discovery: Discovery;
+  /** the roots walked (the file list itself is let go during the ingest) */
+  roots: string[];
   stats: IngestStats;
   /** problems met while listing or opening files (no file id to hang them on) */
   walkSkips: WalkSkip[];
@@ -135,37 +136,54 @@ export async function ingest(opts: IngestOptions): Promise<IngestResult> {
   // waiting anyway. It costs a warm run ~30 ms (the walk shares the cores) and saves an append run
   // ~0.13 s (BENCHMARKS.md).
   const env = opts.env ?? process.env;
-  const early = takeEarlyWalk(opts.paths, env);
+  let early = takeEarlyWalk(opts.paths, env);
+  const walking = early !== null;
+  // What ingestInto plans from, handed over in this object rather than kept in a variable here:
+  // it lets go of both file lists once it has planned (Listing).
+  const lists: Listing = {};
   const opening = Store.open(opts.dbPath, { rebuild: opts.rebuild, lockWaitMs: opts.lockWaitMs, onWait: opts.notice }).then(async (store) => {
     const listed = await store.getMeta('listing_key').catch(() => undefined);
     await store.readAhead().catch(() => undefined);
-    const known = early ? await store.storedFiles().catch(() => undefined) : undefined;
-    return { store, listed, known };
+    if (walking) lists.stored = await store.storedFiles().catch(() => undefined);
+    return { store, listed };
   });
   opening.catch(() => undefined); // seen below, after the walk
-  let discovery: Discovery;
   try {
-    discovery = (await early) ?? (await discover(opts.paths, env));
+    lists.discovery = (await early) ?? (await discover(opts.paths, env));
+    early = null;
   } catch (err) {
     await opening.then(({ store }) => store.close(), () => undefined);
     throw err;
   }
-  const { store, listed, known } = await opening;
+  const { store, listed } = await opening;
   try {
     try {
-      return await ingestInto(store, discovery, opts, started, listed, known);
+      return await ingestInto(store, lists, opts, started, listed);
     } catch (err) {
       // DuckDB's bounds are measured, not guaranteed (logs unlike any measured may need more):
-      // the failed run rolled back, or committed its facts and left them to be derived again
+      // the failed run rolled back, or committed its facts and left them to be derived again.
+      // The first walk's list is gone: the logs are walked again.
       if (!outOfMemory(err)) throw err;
       const memoryScale = 2 * Math.max(1, opts.memoryScale ?? 1);
       opts.notice?.(`cachelens: DuckDB ran out of memory (${firstLine(err)}); trying once more with ${memoryScale} times its bounds`);
-      return await ingestInto(store, discovery, { ...opts, memoryScale }, started, listed);
+      return await ingestInto(store, { discovery: await discover(opts.paths, env) }, { ...opts, memoryScale }, started, listed);
     }
   } catch (err) {
     store.close();
     throw outOfMemory(err) ? new UsageError(`DuckDB ran out of memory twice: ${firstLine(err)}`, 'free some memory (or close other programs) and run again') : err;
   }
+}
+
+/**
+ * The walk's file list and the store's, handed to ingestInto, which takes them out once it has
+ * planned: every found file as an object (and the early walk's columns), every stored file's
+ * identity. Kept to the end of the run, they were most of this thread's heap while DuckDB loads
+ * and de-duplicates, and ~0.3 GB of it on 10 GB of logs (BENCHMARKS.md, Memory).
+ */
+interface Listing {
+  discovery?: Discovery;
+  /** the stored files, read while the walk went on (Store.storedFiles) */
+  stored?: () => Map<string, KnownFile>;
 }
 
 /**
@@ -182,66 +200,17 @@ function firstLine(err: unknown): string {
   return String((err as Error).message ?? err).split('\n')[0];
 }
 
-/** `listed`, `stored`: the store's listing key and stored files as read before anything was written, if they were. */
-async function ingestInto(
-  store: Store,
-  discovery: Discovery,
-  opts: IngestOptions,
-  started: number,
-  listed?: string | null,
-  stored?: () => Map<string, KnownFile>,
-): Promise<IngestResult> {
-  const walkSkips: WalkSkip[] = discovery.problems.map((p) => ({ path: p.path, reason: p.reason, detail: p.detail }));
-  const stats: IngestStats = { files: fileCount(discovery), unchanged: 0, read: 0, appended: 0, retired: 0, bytesRead: 0, derived: 'none', ms: 0 };
-  const listing = listingKey(discovery, opts.prices);
+/** `listed`: the store's listing key as read before anything was written, if it was. */
+async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, started: number, listed?: string | null): Promise<IngestResult> {
+  // what is needed of the walk besides its files, taken without keeping the walk in this frame
+  const { roots, walkSkips, problems, listing, files } = walkSummary(lists.discovery!, opts.prices);
+  const stats: IngestStats = { files, unchanged: 0, read: 0, appended: 0, retired: 0, bytesRead: 0, derived: 'none', ms: 0 };
   if ((listed === undefined ? await store.getMeta('listing_key') : listed) === listing) {
     stats.unchanged = stats.files;
     stats.ms = performance.now() - started;
-    return { store, discovery, stats, walkSkips };
+    return { store, roots, stats, walkSkips };
   }
-  const known = stored ? stored() : await store.knownFiles();
-
-  let nextId = await store.nextFileId();
-  const scope: number[] = [];
-  const full: { f: FoundFile; row: FileRow | KnownFile | undefined; id: number }[] = [];
-  const appends: { f: FoundFile; row: FileRow }[] = [];
-  const metas: { f: FoundFile; id: number; old: KnownFile | undefined }[] = [];
-  // changed transcripts read before: appended to, or to be read again (their whole rows decide)
-  const grown: { f: FoundFile; id: number }[] = [];
-
-  for (const f of discovery.files) {
-    const row = known.get(f.path);
-    const id = row?.fileId ?? nextId++;
-    scope.push(id);
-    if (row && row.size === f.size && row.mtimeMs === f.mtimeMs && row.kind === f.kind) {
-      stats.unchanged++;
-      continue;
-    }
-    if (f.kind === 'meta') {
-      metas.push({ f, id, old: row });
-      continue;
-    }
-    if (row && row.kind === f.kind) grown.push({ f, id });
-    else full.push({ f, row, id });
-  }
-  const rows = await store.fileRows(grown.map((g) => g.id));
-  for (const { f, id } of grown) {
-    const row = rows.get(id)!;
-    if (f.size >= row.readTo && row.parserState) {
-      const fp = tryFingerprint(f.path, row.readTo);
-      if (fp !== null && fp === row.headHash) {
-        appends.push({ f, row });
-        continue;
-      }
-    }
-    full.push({ f, row, id });
-  }
-
-  // Files under this invocation's roots that are gone: retire them.
-  const found = new Set(discovery.files.map((f) => f.path));
-  const retired = [...known.values()].filter((r) => !found.has(r.path) && discovery.roots.some((root) => r.path === root || r.path.startsWith(root + '/')));
-  stats.retired = retired.length;
-
+  const { scope, full, appends, metas, retired } = await plan(store, lists, stats);
   const pricesKey = createHash('sha1').update(JSON.stringify([...opts.prices.entries()])).digest('hex');
   const derivedFor = createHash('sha1').update(JSON.stringify([scope, [...opts.prices.entries()]])).digest('hex');
   const changed = full.length + appends.length + metas.length + retired.length > 0;
@@ -249,10 +218,10 @@ async function ingestInto(
   if (!changed && lastDerivedFor === derivedFor) {
     await store.setMeta('listing_key', listing);
     stats.ms = performance.now() - started;
-    return { store, discovery, stats, walkSkips };
+    return { store, roots, stats, walkSkips };
   }
 
-  const changedIds = [...full.map((x) => x.id), ...appends.map((a) => a.row.fileId), ...metas.map((m) => m.id), ...retired.map((r) => r.fileId)];
+  const changedIds = [...full.map((x) => x.id), ...appends.map((a) => a.row.fileId), ...metas.map((m) => m.id), ...retired];
   const touched = changed && !!lastDerivedFor && (await store.getMeta('derived_prices')) === pricesKey && (await fewChanged(store, scope, changedIds, opts.touchedShare ?? 0.25));
   stats.derived = touched ? 'touched' : 'all';
 
@@ -274,9 +243,9 @@ async function ingestInto(
       await store.touchFiles(changedIds);
       await store.noteTouched();
     }
-    await store.deleteFacts(retired.map((r) => r.fileId), true);
-    await store.deleteFacts(full.filter((x) => x.row).map((x) => x.id), true);
-    await store.deleteFacts(metas.filter((x) => x.old).map((x) => x.id), true);
+    await store.deleteFacts(retired, true);
+    await store.deleteFacts(full.filter((x) => x.stored).map((x) => x.id), true);
+    await store.deleteFacts(metas.filter((x) => x.stored).map((x) => x.id), true);
     await store.prepareAppend(appends.map((a) => ({ fileId: a.row.fileId, provisionalLines: (a.row.parserState?.pending ?? []).map((x) => x.line) })));
 
     // one options object for every whole-file read: a copy per task was ~50 B × 156,520 on 10 GB
@@ -362,6 +331,11 @@ async function ingestInto(
     }
     await reading;
     walkSkips.push(...readSkips);
+    // every file is read: their objects (all of them in a first run) go before DuckDB loads
+    tasks.length = 0;
+    full.length = 0;
+    appends.length = 0;
+    metas.length = 0;
     if (w.stageDir !== null) {
       // bounded for as many observations as the staged files hold (~330 bytes a row in the sample corpus)
       await store.run(`SET memory_limit = '${Math.ceil(loadMemoryMb(Math.ceil(w.stagedBytes('observations') / 330)) * scale)}MB'`);
@@ -401,7 +375,7 @@ async function ingestInto(
     await store.setMeta('derived_for', derivedFor);
     await store.setMeta('derived_prices', pricesKey);
     // a file that could not be read keeps no row and is tried again: the next run is not warm
-    if (failed.length === 0 && walkSkips.length === discovery.problems.length) await store.setMeta('listing_key', listing);
+    if (failed.length === 0 && walkSkips.length === problems) await store.setMeta('listing_key', listing);
     await store.run('COMMIT');
   } catch (err) {
     await store.run('ROLLBACK').catch(() => undefined);
@@ -411,7 +385,7 @@ async function ingestInto(
     await unbound().catch(() => undefined);
   }
   stats.ms = performance.now() - started;
-  return { store, discovery, stats, walkSkips };
+  return { store, roots, stats, walkSkips };
 }
 
 /** System errors that say the staged facts could not be written where the store stages them. */
@@ -449,6 +423,81 @@ async function fewChanged(store: Store, scope: number[], changedIds: number[], s
   for (const id of now) if (!before.has(id) && !changed.has(id)) return false;
   for (const id of before) if (!now.has(id) && !changed.has(id)) return false;
   return true;
+}
+
+/** What ingestInto needs of a walk besides its files. */
+function walkSummary(d: Discovery, prices: PriceTable) {
+  return {
+    roots: d.roots,
+    walkSkips: d.problems.map((p): WalkSkip => ({ path: p.path, reason: p.reason, detail: p.detail })),
+    problems: d.problems.length,
+    listing: listingKey(d, prices),
+    files: fileCount(d),
+  };
+}
+
+/** A file to read (again) from its start; `stored`: it has a row and facts in the store, to be replaced. */
+interface FullRead {
+  f: FoundFile;
+  id: number;
+  stored: boolean;
+}
+
+/**
+ * What changed between the walk's files and the store's, with a file id for every found file in
+ * walk order (`scope`). It takes both file lists out of `lists`, so that once this returns only
+ * the changed files' objects are left (on a first run, every file: until they are read).
+ */
+async function plan(store: Store, lists: Listing, stats: IngestStats) {
+  const discovery = lists.discovery!;
+  const known = lists.stored ? lists.stored() : await store.knownFiles();
+  lists.discovery = undefined;
+  lists.stored = undefined;
+  let nextId = await store.nextFileId();
+  const scope: number[] = [];
+  const full: FullRead[] = [];
+  const appends: { f: FoundFile; row: FileRow }[] = [];
+  const metas: FullRead[] = [];
+  // changed transcripts read before: appended to, or to be read again (their whole rows decide)
+  const grown: { f: FoundFile; id: number }[] = [];
+  const files = discovery.files;
+  for (const f of files) {
+    const row = known.get(f.path);
+    const id = row?.fileId ?? nextId++;
+    scope.push(id);
+    if (row && row.size === f.size && row.mtimeMs === f.mtimeMs && row.kind === f.kind) {
+      stats.unchanged++;
+      continue;
+    }
+    if (f.kind === 'meta') {
+      metas.push({ f, id, stored: row !== undefined });
+      continue;
+    }
+    if (row && row.kind === f.kind) grown.push({ f, id });
+    else full.push({ f, id, stored: row !== undefined });
+  }
+  const rows = await store.fileRows(grown.map((g) => g.id));
+  for (const { f, id } of grown) {
+    const row = rows.get(id)!;
+    if (f.size >= row.readTo && row.parserState) {
+      const fp = tryFingerprint(f.path, row.readTo);
+      if (fp !== null && fp === row.headHash) {
+        appends.push({ f, row });
+        continue;
+      }
+    }
+    full.push({ f, id, stored: true });
+  }
+
+  // Files under this invocation's roots that are gone: retire them (by id: a stored path would
+  // keep the whole text of the store's paths it was cut from).
+  const found = new Set(files.map((f) => f.path));
+  const retired: number[] = [];
+  for (const r of known.values()) {
+    if (!found.has(r.path) && discovery.roots.some((root) => r.path === root || r.path.startsWith(root + '/'))) retired.push(r.fileId);
+  }
+  stats.retired = retired.length;
+  return { scope, full, appends, metas, retired };
 }
 
 /**

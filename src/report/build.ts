@@ -64,7 +64,7 @@ export async function buildReportData(ctx: Context, opts: BuildOptions = {}): Pr
     meta: {
       generatedAt: new Date().toISOString(),
       version: VERSION,
-      roots: ctx.discovery.roots,
+      roots: ctx.roots,
       from: (span?.from as number | null) ?? null,
       to: (span?.to as number | null) ?? null,
       prices: ctx.prices.date,
