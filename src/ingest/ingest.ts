@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { dirname } from 'node:path';
 import { UsageError } from '../errors.js';
 import type { PriceTable } from '../pricing/pricing.js';
-import { type FileRow, type KnownFile, Store } from '../store/store.js';
+import { type FileRow, Store } from '../store/store.js';
 import type { StoreWriter } from '../store/writer.js';
 import type { SkipReason, SkippedLine } from '../types.js';
 import { type Discovery, type FoundFile, decodeProjectDir, discover } from './discover.js';
@@ -130,21 +130,16 @@ export async function ingest(opts: IngestOptions): Promise<IngestResult> {
   // The store opens on DuckDB's threads while this one walks the logs (~60 ms of a warm run), and
   // reads the last listing key and the remembered results, which a warm run answers from (this
   // run has changed neither yet; a failed read only means the queries run later, as they would).
-  // Then, when the walk goes on on the early walk's thread, every stored file's identity, which any
-  // run but a warm one needs first (storedFiles, ~0.17 s on 23,000 files here, most of it DuckDB
-  // reading the paths the first time; left in DuckDB's result until needed): this thread would be
-  // waiting anyway. It costs a warm run ~30 ms (the walk shares the cores) and saves an append run
-  // ~0.13 s (BENCHMARKS.md).
+  // Reading every stored file's identity then too, which any run but a warm one needs first, cost
+  // warm runs more than it saved append runs (BENCHMARKS.md, Append).
   const env = opts.env ?? process.env;
   let early = takeEarlyWalk(opts.paths, env);
-  const walking = early !== null;
   // What ingestInto plans from, handed over in this object rather than kept in a variable here:
-  // it lets go of both file lists once it has planned (Listing).
+  // it lets go of the file list once it has planned (Listing).
   const lists: Listing = {};
   const opening = Store.open(opts.dbPath, { rebuild: opts.rebuild, lockWaitMs: opts.lockWaitMs, onWait: opts.notice }).then(async (store) => {
     const listed = await store.getMeta('listing_key').catch(() => undefined);
     await store.readAhead().catch(() => undefined);
-    if (walking) lists.stored = await store.storedFiles().catch(() => undefined);
     return { store, listed };
   });
   opening.catch(() => undefined); // seen below, after the walk
@@ -175,15 +170,13 @@ export async function ingest(opts: IngestOptions): Promise<IngestResult> {
 }
 
 /**
- * The walk's file list and the store's, handed to ingestInto, which takes them out once it has
- * planned: every found file as an object (and the early walk's columns), every stored file's
- * identity. Kept to the end of the run, they were most of this thread's heap while DuckDB loads
- * and de-duplicates, and ~0.3 GB of it on 10 GB of logs (BENCHMARKS.md, Memory).
+ * The walk's file list, handed to ingestInto, which takes it out once it has planned: every found
+ * file as an object (and the early walk's columns). Kept to the end of the run, it and the stored
+ * files' identities were most of this thread's heap while DuckDB loads and de-duplicates, and
+ * ~0.3 GB of it on 10 GB of logs (BENCHMARKS.md, Memory).
  */
 interface Listing {
   discovery?: Discovery;
-  /** the stored files, read while the walk went on (Store.storedFiles) */
-  stored?: () => Map<string, KnownFile>;
 }
 
 /**
@@ -446,14 +439,14 @@ interface FullRead {
 
 /**
  * What changed between the walk's files and the store's, with a file id for every found file in
- * walk order (`scope`). It takes both file lists out of `lists`, so that once this returns only
- * the changed files' objects are left (on a first run, every file: until they are read).
+ * walk order (`scope`). It takes the file list out of `lists` and reads the stored one itself, so
+ * that once this returns only the changed files' objects are left (on a first run, every file:
+ * until they are read).
  */
 async function plan(store: Store, lists: Listing, stats: IngestStats) {
   const discovery = lists.discovery!;
-  const known = lists.stored ? lists.stored() : await store.knownFiles();
   lists.discovery = undefined;
-  lists.stored = undefined;
+  const known = await store.knownFiles();
   let nextId = await store.nextFileId();
   const scope: number[] = [];
   const full: FullRead[] = [];

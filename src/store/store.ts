@@ -151,29 +151,17 @@ export class Store {
    * (the node API decodes each string value on its own).
    */
   async knownFiles(): Promise<Map<string, KnownFile>> {
-    return (await this.storedFiles())();
-  }
-
-  /**
-   * What knownFiles reads, left in DuckDB's result until the map is asked for: for a caller that
-   * may not need it (making the strings and the map is ~0.1 s of this thread on 23,000 files).
-   */
-  async storedFiles(): Promise<() => Map<string, KnownFile>> {
     try {
-      const names = await this.db.runAndReadAll(`SELECT string_agg(path, chr(0) ORDER BY file_id), string_agg(kind, chr(0) ORDER BY file_id) FROM files`);
-      const numbers = await this.db.runAndReadAll(`SELECT file_id, size, mtime_ms FROM files ORDER BY file_id`);
-      return () => {
-        const [paths, kinds] = names.getRows()[0];
-        const [ids, sizes, mtimes] = numbers.getColumns();
-        const out = new Map<string, KnownFile>();
-        if (paths === null) return out;
-        const p = String(paths).split('\u0000');
-        const k = String(kinds).split('\u0000');
-        for (let i = 0; i < p.length; i++) {
-          out.set(p[i], { fileId: Number(ids[i]), path: p[i], kind: k[i] as FileRow['kind'], size: Number(sizes[i]), mtimeMs: Number(mtimes[i]) });
-        }
-        return out;
-      };
+      const [paths, kinds] = (await this.db.runAndReadAll(`SELECT string_agg(path, chr(0) ORDER BY file_id), string_agg(kind, chr(0) ORDER BY file_id) FROM files`)).getRows()[0];
+      const [ids, sizes, mtimes] = (await this.db.runAndReadAll(`SELECT file_id, size, mtime_ms FROM files ORDER BY file_id`)).getColumns();
+      const out = new Map<string, KnownFile>();
+      if (paths === null) return out;
+      const p = String(paths).split('\u0000');
+      const k = String(kinds).split('\u0000');
+      for (let i = 0; i < p.length; i++) {
+        out.set(p[i], { fileId: Number(ids[i]), path: p[i], kind: k[i] as FileRow['kind'], size: Number(sizes[i]), mtimeMs: Number(mtimes[i]) });
+      }
+      return out;
     } catch (err) {
       throw damaged(this.path, err);
     }

@@ -127,7 +127,7 @@ test('the CLI on the default roots (walked early) answers as it does on the same
   assert.deepEqual(a, JSON.parse(named.stdout));
 });
 
-test('runs over a kept store on the default roots (which read the stored files while the walk goes on) answer as a fresh store does after appends, new files and removals', () => {
+test('runs over a kept store on the default roots (walked early) answer as a fresh store does after appends, new files and removals', () => {
   const { home, config } = configDir();
   const env = { HOME: home, CLAUDE_CONFIG_DIR: config, XDG_CACHE_HOME: join(home, 'cache') };
   const db = join(home, 'kept.duckdb');
