@@ -335,8 +335,9 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
       await store.run('SET threads = 1');
     }
     // This thread only waits from here on: its heap, whose file lists are garbage by now, is given
-    // back while DuckDB starts loading (heap.ts). Given back during the largest table, after the
-    // others had loaded, the cold 10 GB peak was ~800 MiB; so, 572 MiB (1 GB: the same).
+    // back while DuckDB loads the staged `files` table, the first (heap.ts, writer.ts). Given back
+    // during `observations`, after the other tables had grown DuckDB's memory, the cold 10 GB run
+    // peaked at ~800 MiB; so, at 560 MiB (1 GB: the same).
     await w.close(() => {
       releaseHeap();
     });
