@@ -217,8 +217,8 @@ export function walkEarly(args: string[], env: NodeJS.ProcessEnv = process.env):
 
 /**
  * The early walk's discovery, when it walked what `discover(paths, env)` would: no explicit paths,
- * the same root-deciding environment. Taken once; null when there is none to take, at once, so that
- * the caller knows whether a walk is going on elsewhere; the promise gives null if the walk failed.
+ * the same root-deciding environment. Taken once; null (at once) when there is none to take, and a
+ * promise of null if the walk failed.
  */
 export function takeEarlyWalk(paths: string[] | undefined, env: NodeJS.ProcessEnv): Promise<Discovery | null> | null {
   const e = early;

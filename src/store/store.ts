@@ -337,7 +337,12 @@ export class Store {
       const sessionsOfTouched = `INSERT INTO touched_sessions SELECT DISTINCT session_id FROM requests WHERE key IN (SELECT key FROM touched) AND session_id IS NOT NULL`;
       await this.run(sessionsOfTouched);
       const requests = this.run(DERIVE_TOUCHED_REQUESTS);
-      opts.whileDeriving?.();
+      try {
+        opts.whileDeriving?.();
+      } catch (err) {
+        await requests.catch(() => undefined); // no statement is left running behind the caller's failure
+        throw err;
+      }
       await requests;
       await this.run(sessionsOfTouched);
       await this.run(DERIVE_TOUCHED_CHAINS);

@@ -164,7 +164,7 @@ test('the staging writer leaves every fact table as the row-by-row writer did, a
       for (const r of readers) r.close();
       let calls = 0;
       await writer.close(() => calls++);
-      assert.equal(calls, 1, 'whileLoading runs once, during the first table (files)');
+      assert.equal(calls, 1, 'whileLoading runs once');
     });
     assert.deepEqual(readdirSync(dir).filter((e) => e.includes('.facts-')), ['store.duckdb.facts-mine'], 'close() removes the staging directory');
   } finally {
