@@ -9,5 +9,5 @@ f AS (SELECT * FROM r WHERE ($since IS NULL OR day >= $since) AND ($until IS NUL
         AND ($project IS NULL OR contains(lower(project), lower($project))))
 SELECT (floor(t / 3600000) * 3600000)::BIGINT AS hour_ms, min(t) AS first_ms, max(t) AS last_ms,
        count(*) AS requests, sum(input + output + cache_write + cache_read) AS tokens,
-       coalesce(sum(weight), 0) AS weight, coalesce(sum(usd), 0) AS usd, list(DISTINCT model ORDER BY model) AS models
+       coalesce(sum(weight::DECIMAL(38, 15))::DOUBLE, 0) AS weight, coalesce(sum(usd::DECIMAL(38, 15))::DOUBLE, 0) AS usd, list(DISTINCT model ORDER BY model) AS models
 FROM f GROUP BY 1 ORDER BY 1;

@@ -17,5 +17,5 @@ long AS (
   UNION ALL SELECT grp, 'write1h', cache_write_1h, weight_write_1h, weight_write_1h * usd_per_weight FROM r
   UNION ALL SELECT grp, 'read', cache_read, weight_read, weight_read * usd_per_weight FROM r
 )
-SELECT grp, component, sum(tokens) AS tokens, coalesce(sum(weight), 0) AS weight, sum(usd) AS usd
+SELECT grp, component, sum(tokens) AS tokens, coalesce(sum(weight::DECIMAL(38, 15))::DOUBLE, 0) AS weight, sum(usd::DECIMAL(38, 15))::DOUBLE AS usd
 FROM long GROUP BY grp, component ORDER BY grp, component;

@@ -51,8 +51,8 @@ flag AS (
   GROUP BY f.chain_id, m.rounds, m.read_median
 ),
 tot AS (
-  SELECT chain_id, coalesce(sum(waste), 0) AS waste_weight, coalesce(sum(waste * usd_per_weight), 0) AS waste_usd,
-         coalesce(sum(weight), 0) AS weight, sum(expiry) AS expiry_tokens, sum(brk) AS break_tokens
+  SELECT chain_id, coalesce(sum(waste::DECIMAL(38, 15))::DOUBLE, 0) AS waste_weight, coalesce(sum((waste * usd_per_weight)::DECIMAL(38, 15))::DOUBLE, 0) AS waste_usd,
+         coalesce(sum(weight::DECIMAL(38, 15))::DOUBLE, 0) AS weight, sum(expiry) AS expiry_tokens, sum(brk) AS break_tokens
   FROM c GROUP BY chain_id
 )
 SELECT ch.chain_id, ch.session_id, ch.agent_type, ch.kind, ch.project, fl.rounds, fl.read_median, fl.repurchase,

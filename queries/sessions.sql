@@ -15,5 +15,5 @@ SELECT session_id, any_value(project) AS project,
        count(DISTINCT chain_id) FILTER (WHERE agent_id IS NOT NULL) AS subagents,
        sum(input) AS input, sum(output) AS output, sum(cache_write_5m) AS cache_write_5m,
        sum(cache_write_1h) AS cache_write_1h, sum(cache_read) AS cache_read,
-       coalesce(sum(weight), 0) AS weight, coalesce(sum(usd), 0) AS usd
+       coalesce(sum(weight::DECIMAL(38, 15))::DOUBLE, 0) AS weight, coalesce(sum(usd::DECIMAL(38, 15))::DOUBLE, 0) AS usd
 FROM f GROUP BY session_id ORDER BY usd DESC, session_id;

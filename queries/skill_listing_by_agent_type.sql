@@ -9,7 +9,7 @@
 WITH sl AS (
   SELECT chain_id, count(*) AS n FROM attachments JOIN scope USING (file_id)
   WHERE type = 'skill_listing' GROUP BY chain_id),
-w AS (SELECT chain_id, coalesce(sum(weight), 0) AS weight FROM requests GROUP BY chain_id),
+w AS (SELECT chain_id, coalesce(sum(weight::DECIMAL(38, 15))::DOUBLE, 0) AS weight FROM requests GROUP BY chain_id),
 c AS (
   SELECT c.agent_type, c.definition, c.rounds, coalesce(sl.n, 0) AS listings, coalesce(w.weight, 0) AS weight
   FROM chains c LEFT JOIN sl USING (chain_id) LEFT JOIN w USING (chain_id) WHERE c.requests > 0)
@@ -17,5 +17,5 @@ SELECT agent_type, definition, count(*) AS chains,
        count(*) FILTER (WHERE listings > 0) AS chains_with_skill_listing,
        sum(listings) AS skill_listings, sum(rounds) AS rounds,
        count(*) FILTER (WHERE listings > 0 AND listings = rounds) AS chains_listings_equal_rounds,
-       sum(weight) AS weight
+       sum(weight::DECIMAL(38, 15))::DOUBLE AS weight
 FROM c GROUP BY agent_type, definition ORDER BY weight DESC, agent_type, definition;

@@ -5,6 +5,8 @@
 --   $since / $until: 'YYYY-MM-DD' days in $tz, or NULL; $project: substring of the project, or NULL.
 -- Output columns: grp, requests, input, output, cache_write_5m, cache_write_1h, cache_read,
 --   weight (priced requests only), usd (priced requests only), unpriced_requests.
+-- Weights and USD are summed as DECIMAL(38, 15): exact, so the same rows give the same sums in any order
+--   (a DOUBLE sum's last digits depend on the order DuckDB's threads add them in).
 -- Example row: grp='claude-opus-4-6', requests=139, input=1204, output=48211, cache_write_5m=1093313,
 --   cache_write_1h=0, cache_read=9310444, weight=2609813.1, usd=13.05, unpriced_requests=0
 WITH r AS (
@@ -23,8 +25,8 @@ SELECT grp,
        coalesce(sum(cache_write_5m), 0) AS cache_write_5m,
        coalesce(sum(cache_write_1h), 0) AS cache_write_1h,
        coalesce(sum(cache_read), 0) AS cache_read,
-       coalesce(sum(weight), 0) AS weight,
-       coalesce(sum(usd), 0) AS usd,
+       coalesce(sum(weight::DECIMAL(38, 15))::DOUBLE, 0) AS weight,
+       coalesce(sum(usd::DECIMAL(38, 15))::DOUBLE, 0) AS usd,
        count(*) FILTER (WHERE weight IS NULL) AS unpriced_requests
 FROM f
 GROUP BY grp

@@ -18,9 +18,9 @@ f AS (
     AND ($project IS NULL OR contains(lower(project), lower($project)))
 )
 SELECT agent_type, model, count(DISTINCT chain_id) AS chains, count(*) AS requests,
-       coalesce(sum(weight_write_5m + weight_write_1h), 0) AS write_weight,
-       coalesce(sum(weight_read), 0) AS read_weight,
-       sum(weight_write_5m + weight_write_1h) / nullif(sum(weight_read), 0) AS write_read_ratio,
+       coalesce(sum((weight_write_5m + weight_write_1h)::DECIMAL(38, 15))::DOUBLE, 0) AS write_weight,
+       coalesce(sum(weight_read::DECIMAL(38, 15))::DOUBLE, 0) AS read_weight,
+       sum((weight_write_5m + weight_write_1h)::DECIMAL(38, 15))::DOUBLE / nullif(sum(weight_read::DECIMAL(38, 15))::DOUBLE, 0) AS write_read_ratio,
        sum(cache_read) / nullif(sum(prompt), 0) AS hit_ratio
 FROM f
 GROUP BY agent_type, model

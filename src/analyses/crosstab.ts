@@ -46,8 +46,8 @@ export type Dimension = keyof typeof DIMENSIONS;
 export const MEASURES = {
   chains: 'count(*)',
   requests: 'sum(requests)',
-  weight: 'sum(weight)',
-  usd: 'sum(usd)',
+  weight: 'sum(weight::DECIMAL(38, 15))::DOUBLE',
+  usd: 'sum(usd::DECIMAL(38, 15))::DOUBLE',
   write_read_ratio: 'sum(write_weight) / nullif(sum(read_weight), 0)',
   hit_ratio: 'sum(read_tokens) / nullif(sum(prompt_tokens), 0)',
   reattachments: 'sum(reattachments)',
@@ -117,8 +117,8 @@ export function parseMeasure(s: string): Measure {
 /** One row per chain of the portable tables, with every dimension and the sums every measure needs. */
 export const PER_CHAIN = `
 WITH req AS (
-  SELECT chain_id, count(*) AS requests, sum(weight) AS weight, sum(usd) AS usd,
-         sum(weight_write_5m + weight_write_1h) AS write_weight, sum(weight_read) AS read_weight,
+  SELECT chain_id, count(*) AS requests, sum(weight::DECIMAL(38, 15))::DOUBLE AS weight, sum(usd::DECIMAL(38, 15))::DOUBLE AS usd,
+         sum((weight_write_5m + weight_write_1h)::DECIMAL(38, 15))::DOUBLE AS write_weight, sum(weight_read::DECIMAL(38, 15))::DOUBLE AS read_weight,
          sum(cache_read) AS read_tokens, sum(prompt) AS prompt_tokens, min(ts) AS first_ts,
          CASE WHEN bool_or(cache_write_1h > 0) THEN '1h' WHEN bool_or(cache_write > 0) THEN '5m' ELSE 'none' END AS ttl
   FROM requests GROUP BY chain_id),

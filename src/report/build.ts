@@ -266,7 +266,7 @@ function bestWhatIf(ttl: TtlResult | Error, keepalive: KeepaliveResult | Error):
 async function sessionRun(ctx: Context, id: string): Promise<ReplayRun> {
   let want = id;
   if (id === 'top') {
-    const [top] = await ctx.store.all(`SELECT session_id FROM requests GROUP BY session_id ORDER BY coalesce(sum(weight), 0) DESC, session_id LIMIT 1`);
+    const [top] = await ctx.store.all(`SELECT session_id FROM requests GROUP BY session_id ORDER BY coalesce(sum(weight::DECIMAL(38, 15))::DOUBLE, 0) DESC, session_id LIMIT 1`);
     if (!top) throw new Error('no session to replay');
     want = top.session_id as string;
   }

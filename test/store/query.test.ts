@@ -148,3 +148,23 @@ test('CLI: a query file that changes the store makes summary answer from the cha
   assert.equal((JSON.parse(q.stdout) as { rows: unknown[] }).rows.length, 3);
   assert.equal(total(), before - 3);
 });
+
+test('weight and USD sums do not depend on the order of the rows (summed exactly, as DECIMAL)', async () => {
+  // 1e16 + 1 rounds back to 1e16 in a DOUBLE, so a plain sum of these three gives 0 or 1 by order
+  const r = await run([sampleLogs], path.join(tmp(), 's.duckdb'));
+  try {
+    const totals = async (order: string) => {
+      await r.store.run(`CREATE OR REPLACE TABLE requests AS
+        SELECT q.* REPLACE (v.x AS usd, v.x AS weight) FROM (SELECT * FROM requests LIMIT 1) q,
+          (VALUES (1, 1e16::DOUBLE), (2, 1::DOUBLE), (3, -1e16::DOUBLE)) v(i, x) ORDER BY ${order}`);
+      const [s] = await runQuery(r.store, 'summary', { group: 'total', tz: 'UTC', since: null, until: null, project: null });
+      const [c] = await runQuery(r.store, 'cost_by', { by: 'model', tz: 'UTC', since: null, until: null, project: null });
+      return [s.usd, s.weight, c.usd, c.weight];
+    };
+    assert.deepEqual(await totals('i'), [1, 1, 1, 1]);
+    assert.deepEqual(await totals('i DESC'), [1, 1, 1, 1]);
+    assert.deepEqual(await totals('v.x'), [1, 1, 1, 1]);
+  } finally {
+    r.store.close();
+  }
+});
