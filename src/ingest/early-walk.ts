@@ -40,6 +40,8 @@ export interface EncodedDiscovery {
   defaults: boolean;
   /** per file, the UTF-8 of path, root, projectDir, agentId, sessionId ("\u0001" for null), every field NUL-terminated but the last (a path cannot hold NUL) */
   text: Uint8Array;
+  /** where each file's fields start in the text */
+  start: Uint32Array;
   kind: Uint8Array;
   size: Float64Array;
   mtimeMs: Float64Array;
@@ -60,6 +62,7 @@ const FIELDS = 5;
 export function encodeDiscovery(d: Discovery): EncodedDiscovery {
   const files = d.files;
   const n = files.length;
+  const start = new Uint32Array(n);
   const kind = new Uint8Array(n);
   const size = new Float64Array(n);
   const mtimeMs = new Float64Array(n);
@@ -79,6 +82,7 @@ export function encodeDiscovery(d: Discovery): EncodedDiscovery {
       buf = bigger;
     }
     if (i > 0) buf[at++] = 0;
+    start[i] = at;
     at += buf.write(f.path, at, 'utf8');
     buf[at++] = 0;
     at += buf.write(f.root, at, 'utf8');
@@ -88,13 +92,18 @@ export function encodeDiscovery(d: Discovery): EncodedDiscovery {
     at += buf.write(f.agentId ?? NULL, at, 'utf8');
     buf[at++] = 0;
     at += buf.write(f.sessionId ?? NULL, at, 'utf8');
-    kind[i] = f.kind === 'main' ? 0 : f.kind === 'subagent' ? 1 : 2;
+    kind[i] = kindCode(f.kind);
     size[i] = f.size;
     mtimeMs[i] = f.mtimeMs;
   }
   const text = new Uint8Array(buf.buffer, buf.byteOffset, at);
   const digest = createHash('sha1').update(text).update(kind).update(new Uint8Array(size.buffer)).update(new Uint8Array(mtimeMs.buffer)).digest('hex');
-  return { roots: d.roots, problems: d.problems, defaults: d.defaults, text, kind, size, mtimeMs, digest };
+  return { roots: d.roots, problems: d.problems, defaults: d.defaults, text, start, kind, size, mtimeMs, digest };
+}
+
+/** A file kind as a number: its place in KINDS (main 0, subagent 1, meta 2). */
+export function kindCode(kind: FoundFile['kind']): number {
+  return kind === 'main' ? 0 : kind === 'subagent' ? 1 : 2;
 }
 
 /** A file's characters in the encoded text, its five fields' separators included. */
@@ -108,11 +117,11 @@ function fileBytes(f: FoundFile): number {
 
 /** The buffers of an encoded discovery, to transfer rather than copy with postMessage. */
 export function transferList(e: EncodedDiscovery): ArrayBuffer[] {
-  return [e.text.buffer, e.kind.buffer, e.size.buffer, e.mtimeMs.buffer] as ArrayBuffer[];
+  return [e.text.buffer, e.start.buffer, e.kind.buffer, e.size.buffer, e.mtimeMs.buffer] as ArrayBuffer[];
 }
 
-/** What a decoded discovery already knows without decoding its files. */
-const decoded = new WeakMap<Discovery, { digest: string; count: number }>();
+/** What a decoded discovery already knows without decoding its files: its columns. */
+const decoded = new WeakMap<Discovery, EncodedDiscovery>();
 
 /**
  * A digest of every found file's path, kind, size and mtime (and what the walk derives from its
@@ -124,45 +133,88 @@ export function listingDigest(d: Discovery): string {
 
 /** How many files the discovery found, without decoding an early walk's files. */
 export function fileCount(d: Discovery): number {
-  return decoded.get(d)?.count ?? d.files.length;
+  return decoded.get(d)?.kind.length ?? d.files.length;
+}
+
+/**
+ * The found files as a plan reads them: every file's path, kind (kindCode), size and mtime in
+ * walk order, and whole objects only for the files asked for. Over an early walk's columns no
+ * object is made for an unchanged file, and the objects asked for hold strings of their own
+ * rather than slices of one decoded text, which would keep all of it alive (BENCHMARKS.md, Memory).
+ */
+export interface FileListing {
+  count: number;
+  /** calls `fn` for every file, in walk order */
+  each(fn: (path: string, kind: number, size: number, mtimeMs: number, i: number) => void): void;
+  /** the files at these positions, as objects */
+  at(positions: number[]): FoundFile[];
+}
+
+export function fileListing(d: Discovery): FileListing {
+  const e = decoded.get(d);
+  if (!e) {
+    const files = d.files;
+    return {
+      count: files.length,
+      each: (fn) => files.forEach((f, i) => fn(f.path, kindCode(f.kind), f.size, f.mtimeMs, i)),
+      at: (positions) => positions.map((i) => files[i]),
+    };
+  }
+  const text = Buffer.from(e.text.buffer, e.text.byteOffset, e.text.byteLength);
+  const n = e.kind.length;
+  // a field ends at the next NUL, or at the end of the text
+  const end = (from: number) => {
+    const at = text.indexOf(0, from);
+    return at < 0 ? text.length : at;
+  };
+  return {
+    count: n,
+    each(fn) {
+      for (let i = 0; i < n; i++) {
+        const from = e.start[i];
+        fn(text.toString('utf8', from, end(from)), e.kind[i], e.size[i], e.mtimeMs[i], i);
+      }
+    },
+    at(positions) {
+      return positions.map((i) => {
+        const fields: string[] = [];
+        for (let k = 0, from = e.start[i]; k < FIELDS; k++) {
+          const to = end(from);
+          fields.push(text.toString('utf8', from, to));
+          from = to + 1;
+        }
+        const [path, root, projectDir, agentId, sessionId] = fields;
+        return {
+          path,
+          root,
+          kind: KINDS[e.kind[i]],
+          size: e.size[i],
+          mtimeMs: e.mtimeMs[i],
+          agentId: agentId === NULL ? null : agentId,
+          sessionId: sessionId === NULL ? null : sessionId,
+          projectDir,
+        };
+      });
+    },
+  };
 }
 
 /**
  * The discovery an EncodedDiscovery holds. Its files are decoded when first asked for: a warm run
- * needs only listingDigest and fileCount (23,000 file objects are ~25 ms).
+ * needs only listingDigest and fileCount, and a plan only fileListing.
  */
 export function decodeDiscovery(e: EncodedDiscovery): Discovery {
   let files: FoundFile[] | undefined;
   const d: Discovery = {
     roots: e.roots,
     get files() {
-      return (files ??= decodeFiles(e));
+      return (files ??= fileListing(d).at(Array.from(e.kind, (_, i) => i)));
     },
     problems: e.problems,
     defaults: e.defaults,
   };
-  decoded.set(d, { digest: e.digest, count: e.kind.length });
+  decoded.set(d, e);
   return d;
-}
-
-function decodeFiles(e: EncodedDiscovery): FoundFile[] {
-  const parts = e.kind.length === 0 ? [] : Buffer.from(e.text.buffer, e.text.byteOffset, e.text.byteLength).toString('utf8').split('\0');
-  const files: FoundFile[] = new Array(e.kind.length);
-  for (let i = 0; i < files.length; i++) {
-    const agentId = parts[i * FIELDS + 3];
-    const sessionId = parts[i * FIELDS + 4];
-    files[i] = {
-      path: parts[i * FIELDS],
-      root: parts[i * FIELDS + 1],
-      kind: KINDS[e.kind[i]],
-      size: e.size[i],
-      mtimeMs: e.mtimeMs[i],
-      agentId: agentId === NULL ? null : agentId,
-      sessionId: sessionId === NULL ? null : sessionId,
-      projectDir: parts[i * FIELDS + 2],
-    };
-  }
-  return files;
 }
 
 /**

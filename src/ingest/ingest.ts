@@ -24,7 +24,7 @@ import { type FileRow, Store } from '../store/store.js';
 import type { StoreWriter } from '../store/writer.js';
 import type { SkipReason, SkippedLine } from '../types.js';
 import { type Discovery, type FoundFile, decodeProjectDir, discover } from './discover.js';
-import { fileCount, listingDigest, takeEarlyWalk } from './early-walk.js';
+import { fileCount, fileListing, kindCode, listingDigest, takeEarlyWalk } from './early-walk.js';
 import { fingerprint } from './fingerprint.js';
 import { releaseHeap } from './heap.js';
 import { readAll } from './pool.js';
@@ -442,35 +442,60 @@ interface FullRead {
  * What changed between the walk's files and the store's, with a file id for every found file in
  * walk order (`scope`). It takes the file list out of `lists` and reads the stored one itself, so
  * that once this returns only the changed files' objects are left (on a first run, every file:
- * until they are read).
+ * until they are read). Both lists are compared as columns, path by path: an object for every
+ * found and every stored file made the 10 GB append run's peak (BENCHMARKS.md, Memory).
  */
 async function plan(store: Store, lists: Listing, stats: IngestStats) {
   const discovery = lists.discovery!;
   lists.discovery = undefined;
+  const roots = discovery.roots;
+  const listing = fileListing(discovery);
   const known = await store.knownFiles();
   let nextId = await store.nextFileId();
   const scope: number[] = [];
+  // the changed files by position in the walk, with their ids and stored positions (-1: new)
+  const changed: number[] = [];
+  const changedIds: number[] = [];
+  const stored: number[] = [];
+  const seen = new Uint8Array(known.fileId.length);
+  listing.each((path, kind, size, mtimeMs, i) => {
+    const at = known.at.get(path) ?? -1;
+    const id = at < 0 ? nextId++ : known.fileId[at];
+    scope.push(id);
+    if (at < 0) {
+      changed.push(i);
+      changedIds.push(id);
+      stored.push(at);
+      return;
+    }
+    seen[at] = 1;
+    if (known.size[at] === size && known.mtimeMs[at] === mtimeMs && known.kind[at] === kind) stats.unchanged++;
+    else {
+      changed.push(i);
+      changedIds.push(id);
+      stored.push(at);
+    }
+  });
+  // Files under this invocation's roots that are gone: retire them (by id: a stored path would
+  // keep the whole text of the store's paths it was cut from).
+  const retired: number[] = [];
+  for (const [path, at] of known.at) {
+    if (!seen[at] && roots.some((root) => path === root || path.startsWith(root + '/'))) retired.push(known.fileId[at]);
+  }
+  stats.retired = retired.length;
+
   const full: FullRead[] = [];
   const appends: { f: FoundFile; row: FileRow }[] = [];
   const metas: FullRead[] = [];
   // changed transcripts read before: appended to, or to be read again (their whole rows decide)
   const grown: { f: FoundFile; id: number }[] = [];
-  const files = discovery.files;
-  for (const f of files) {
-    const row = known.get(f.path);
-    const id = row?.fileId ?? nextId++;
-    scope.push(id);
-    if (row && row.size === f.size && row.mtimeMs === f.mtimeMs && row.kind === f.kind) {
-      stats.unchanged++;
-      continue;
-    }
-    if (f.kind === 'meta') {
-      metas.push({ f, id, stored: row !== undefined });
-      continue;
-    }
-    if (row && row.kind === f.kind) grown.push({ f, id });
-    else full.push({ f, id, stored: row !== undefined });
-  }
+  listing.at(changed).forEach((f, k) => {
+    const id = changedIds[k];
+    const at = stored[k];
+    if (f.kind === 'meta') metas.push({ f, id, stored: at >= 0 });
+    else if (at >= 0 && known.kind[at] === kindCode(f.kind)) grown.push({ f, id });
+    else full.push({ f, id, stored: at >= 0 });
+  });
   const rows = await store.fileRows(grown.map((g) => g.id));
   for (const { f, id } of grown) {
     const row = rows.get(id)!;
@@ -483,15 +508,6 @@ async function plan(store: Store, lists: Listing, stats: IngestStats) {
     }
     full.push({ f, id, stored: true });
   }
-
-  // Files under this invocation's roots that are gone: retire them (by id: a stored path would
-  // keep the whole text of the store's paths it was cut from).
-  const found = new Set(files.map((f) => f.path));
-  const retired: number[] = [];
-  for (const r of known.values()) {
-    if (!found.has(r.path) && discovery.roots.some((root) => r.path === root || r.path.startsWith(root + '/'))) retired.push(r.fileId);
-  }
-  stats.retired = retired.length;
   return { scope, full, appends, metas, retired };
 }
 

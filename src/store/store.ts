@@ -43,13 +43,19 @@ export interface FileRow {
   parserState: ParserState | null;
 }
 
-/** A stored file as a run first sees it: enough to tell whether it changed since it was read. */
-export interface KnownFile {
-  fileId: number;
-  path: string;
-  kind: FileRow['kind'];
-  size: number;
-  mtimeMs: number;
+/**
+ * The stored files as a run first sees them: enough to tell whether each changed since it was
+ * read. Columns by position, and each path's position; no object per file (156,520 of them were
+ * most of a 10 GB append run's peak, BENCHMARKS.md Memory).
+ */
+export interface KnownFiles {
+  /** path → position in the columns */
+  at: Map<string, number>;
+  fileId: Float64Array;
+  /** main 0, subagent 1, meta 2 (early-walk.ts kindCode) */
+  kind: Uint8Array;
+  size: Float64Array;
+  mtimeMs: Float64Array;
 }
 
 export type Row = Record<string, unknown>;
@@ -150,18 +156,17 @@ export class Store {
    * hold NUL) and the rest as columns, so 23,000 files load in ~0.1 s where rows took ~0.8 s
    * (the node API decodes each string value on its own).
    */
-  async knownFiles(): Promise<Map<string, KnownFile>> {
+  async knownFiles(): Promise<KnownFiles> {
     try {
-      const [paths, kinds] = (await this.db.runAndReadAll(`SELECT string_agg(path, chr(0) ORDER BY file_id), string_agg(kind, chr(0) ORDER BY file_id) FROM files`)).getRows()[0];
-      const [ids, sizes, mtimes] = (await this.db.runAndReadAll(`SELECT file_id, size, mtime_ms FROM files ORDER BY file_id`)).getColumns();
-      const out = new Map<string, KnownFile>();
-      if (paths === null) return out;
-      const p = String(paths).split('\u0000');
-      const k = String(kinds).split('\u0000');
-      for (let i = 0; i < p.length; i++) {
-        out.set(p[i], { fileId: Number(ids[i]), path: p[i], kind: k[i] as FileRow['kind'], size: Number(sizes[i]), mtimeMs: Number(mtimes[i]) });
-      }
-      return out;
+      const [[paths]] = (await this.db.runAndReadAll(`SELECT string_agg(path, chr(0) ORDER BY file_id) FROM files`)).getRows();
+      const cols: number[][] = (await this.db.runAndReadAll(
+        `SELECT file_id::DOUBLE, CASE kind WHEN 'main' THEN 0 WHEN 'subagent' THEN 1 ELSE 2 END::UTINYINT, size::DOUBLE, mtime_ms::DOUBLE FROM files ORDER BY file_id`,
+      )).getColumns() as number[][];
+      // an empty result has no columns
+      for (let c = 0; c < 4; c++) cols[c] ??= [];
+      const at = new Map<string, number>();
+      if (paths !== null) String(paths).split('\u0000').forEach((p, i) => at.set(p, i));
+      return { at, fileId: Float64Array.from(cols[0]), kind: Uint8Array.from(cols[1]), size: Float64Array.from(cols[2]), mtimeMs: Float64Array.from(cols[3]) };
     } catch (err) {
       throw damaged(this.path, err);
     }

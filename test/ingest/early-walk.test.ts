@@ -5,7 +5,7 @@ import { appendFileSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFile
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { discover } from '../../src/ingest/discover.js';
-import { decodeDiscovery, encodeDiscovery, fileCount, listingDigest, takeEarlyWalk, walkEarly, wantsEarlyWalk } from '../../src/ingest/early-walk.js';
+import { decodeDiscovery, encodeDiscovery, fileCount, fileListing, kindCode, listingDigest, takeEarlyWalk, walkEarly, wantsEarlyWalk } from '../../src/ingest/early-walk.js';
 import { cli, tempDir } from '../helpers/corpus.js';
 
 const SESSION = '0b7ff3c6-5a6e-4d8f-9a51-0f5f3f7f7e01';
@@ -53,6 +53,24 @@ test('paths of any script round-trip through the encoded text, which grows past 
   const chars = d.files.reduce((s, f) => s + f.path.length + f.root.length + f.projectDir.length + (f.agentId ?? '-').length + (f.sessionId ?? '-').length + 5, 0);
   assert.ok(e.text.byteLength > chars, 'the text outgrew its first buffer, sized at one byte a character');
   assert.deepEqual(decodeDiscovery(structuredClone(e)), d);
+});
+
+test('a plan reads the same files from the columns as from the objects: each in walk order, and any of them whole', async () => {
+  const { home, config } = configDir();
+  const proj = join(config, 'projects', `-home-ユーザー-😀`);
+  mkdirSync(proj, { recursive: true });
+  writeFileSync(join(proj, `${SESSION}.jsonl`), '{}\n');
+  const d = await discover([], { HOME: home, CLAUDE_CONFIG_DIR: config });
+  assert.equal(d.files.length, 5);
+  const want = d.files.map((f, i) => [f.path, kindCode(f.kind), f.size, f.mtimeMs, i]);
+  for (const listing of [fileListing(d), fileListing(decodeDiscovery(structuredClone(encodeDiscovery(d))))]) {
+    assert.equal(listing.count, 5);
+    const seen: unknown[] = [];
+    listing.each((...x) => seen.push(x));
+    assert.deepEqual(seen, want);
+    assert.deepEqual(listing.at([4, 0, 2]), [d.files[4], d.files[0], d.files[2]]);
+    assert.deepEqual(listing.at([]), []);
+  }
 });
 
 test('the digest is the SHA-1 of the fields joined as one string, as before the text was a buffer: stored listing keys stay valid', async () => {
