@@ -146,8 +146,9 @@ export interface FileListing {
   count: number;
   /** calls `fn` for every file, in walk order */
   each(fn: (path: string, kind: number, size: number, mtimeMs: number, i: number) => void): void;
-  /** the files at these positions, as objects */
-  at(positions: number[]): FoundFile[];
+  /** the file at position i, as an object */
+  file(i: number): FoundFile;
+  size(i: number): number;
 }
 
 export function fileListing(d: Discovery): FileListing {
@@ -157,7 +158,8 @@ export function fileListing(d: Discovery): FileListing {
     return {
       count: files.length,
       each: (fn) => files.forEach((f, i) => fn(f.path, kindCode(f.kind), f.size, f.mtimeMs, i)),
-      at: (positions) => positions.map((i) => files[i]),
+      file: (i) => files[i],
+      size: (i) => files[i].size,
     };
   }
   const text = Buffer.from(e.text.buffer, e.text.byteOffset, e.text.byteLength);
@@ -167,6 +169,25 @@ export function fileListing(d: Discovery): FileListing {
     const at = text.indexOf(0, from);
     return at < 0 ? text.length : at;
   };
+  const file = (i: number): FoundFile => {
+    const fields: string[] = [];
+    for (let k = 0, from = e.start[i]; k < FIELDS; k++) {
+      const to = end(from);
+      fields.push(text.toString('utf8', from, to));
+      from = to + 1;
+    }
+    const [path, root, projectDir, agentId, sessionId] = fields;
+    return {
+      path,
+      root,
+      kind: KINDS[e.kind[i]],
+      size: e.size[i],
+      mtimeMs: e.mtimeMs[i],
+      agentId: agentId === NULL ? null : agentId,
+      sessionId: sessionId === NULL ? null : sessionId,
+      projectDir,
+    };
+  };
   return {
     count: n,
     each(fn) {
@@ -175,27 +196,8 @@ export function fileListing(d: Discovery): FileListing {
         fn(text.toString('utf8', from, end(from)), e.kind[i], e.size[i], e.mtimeMs[i], i);
       }
     },
-    at(positions) {
-      return positions.map((i) => {
-        const fields: string[] = [];
-        for (let k = 0, from = e.start[i]; k < FIELDS; k++) {
-          const to = end(from);
-          fields.push(text.toString('utf8', from, to));
-          from = to + 1;
-        }
-        const [path, root, projectDir, agentId, sessionId] = fields;
-        return {
-          path,
-          root,
-          kind: KINDS[e.kind[i]],
-          size: e.size[i],
-          mtimeMs: e.mtimeMs[i],
-          agentId: agentId === NULL ? null : agentId,
-          sessionId: sessionId === NULL ? null : sessionId,
-          projectDir,
-        };
-      });
-    },
+    file,
+    size: (i) => e.size[i],
   };
 }
 
@@ -208,7 +210,11 @@ export function decodeDiscovery(e: EncodedDiscovery): Discovery {
   const d: Discovery = {
     roots: e.roots,
     get files() {
-      return (files ??= fileListing(d).at(Array.from(e.kind, (_, i) => i)));
+      if (!files) {
+        const listing = fileListing(d);
+        files = Array.from(e.kind, (_, i) => listing.file(i));
+      }
+      return files;
     },
     problems: e.problems,
     defaults: e.defaults,

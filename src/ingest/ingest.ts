@@ -24,10 +24,10 @@ import { type FileRow, Store } from '../store/store.js';
 import type { StoreWriter } from '../store/writer.js';
 import type { SkipReason, SkippedLine } from '../types.js';
 import { type Discovery, type FoundFile, decodeProjectDir, discover } from './discover.js';
-import { fileCount, fileListing, kindCode, listingDigest, takeEarlyWalk } from './early-walk.js';
+import { type FileListing, fileCount, fileListing, kindCode, listingDigest, takeEarlyWalk } from './early-walk.js';
 import { fingerprint } from './fingerprint.js';
 import { releaseHeap } from './heap.js';
-import { readAll } from './pool.js';
+import { type TaskList, readAll } from './pool.js';
 import type { ReadOptions } from './read-file.js';
 
 export interface IngestOptions {
@@ -203,7 +203,9 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
     stats.ms = performance.now() - started;
     return { store, roots, stats, walkSkips };
   }
-  const { scope, full, appends, metas, retired } = await plan(store, lists, stats);
+  // the walk's listing (planned.found) is let go once every file is read
+  const planned = await plan(store, lists, stats);
+  const { scope, full, appends, metas, retired } = planned;
   const pricesKey = createHash('sha1').update(JSON.stringify([...opts.prices.entries()])).digest('hex');
   const derivedFor = createHash('sha1').update(JSON.stringify([scope, [...opts.prices.entries()]])).digest('hex');
   const changed = full.length + appends.length + metas.length + retired.length > 0;
@@ -243,23 +245,25 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
 
     // one options object for every whole-file read: a copy per task was ~50 B × 156,520 on 10 GB
     const whole: ReadOptions = { ...opts.read };
-    const tasks: { path: string; id: { fileId: number; fileAgentId: string | null; fileSessionId: string | null }; opts: ReadOptions; bytes: number }[] = [
-      ...full.map((x) => ({
-        path: x.f.path,
-        id: { fileId: x.id, fileAgentId: x.f.agentId, fileSessionId: x.f.sessionId },
-        opts: whole,
-        bytes: x.f.size,
-      })),
-      ...appends.map((a) => ({
-        path: a.f.path,
-        id: { fileId: a.row.fileId, fileAgentId: a.f.agentId, fileSessionId: a.f.sessionId },
-        opts: { ...opts.read, from: a.row.readTo, linesBefore: a.row.lines, state: a.row.parserState ?? undefined },
-        bytes: a.f.size - a.row.readTo,
-      })),
-    ];
-    /** The file a task reads, and its stored row when it is an appended read, by the task's position. */
-    const source = (seq: number): { f: FoundFile; row?: FileRow } => (seq < full.length ? { f: full[seq].f } : appends[seq - full.length]);
-    const bytesTotal = tasks.reduce((s, t) => s + t.bytes, 0);
+    // The file a task reads (with its stored row when it is an appended read), by the task's
+    // position, made when its task is sent and kept until its outcome is taken.
+    const reading = new Map<number, { f: FoundFile; row?: FileRow }>();
+    const source = (seq: number): { f: FoundFile; row?: FileRow } => {
+      let s = reading.get(seq);
+      if (!s) reading.set(seq, (s = seq < full.length ? { f: planned.found!.file(full[seq].pos) } : appends[seq - full.length]));
+      return s;
+    };
+    const tasks: TaskList = {
+      length: full.length + appends.length,
+      get(seq) {
+        const { f, row } = source(seq);
+        const id = { fileId: row?.fileId ?? full[seq].id, fileAgentId: f.agentId, fileSessionId: f.sessionId };
+        return row ? { path: f.path, id, opts: { ...opts.read, from: row.readTo, linesBefore: row.lines, state: row.parserState ?? undefined }, bytes: f.size - row.readTo } : { path: f.path, id, opts: whole, bytes: f.size };
+      },
+      bytes: (seq) => (seq < full.length ? planned.found!.size(full[seq].pos) : appends[seq - full.length].f.size - appends[seq - full.length].row.readTo),
+    };
+    let bytesTotal = 0;
+    for (let seq = 0; seq < tasks.length; seq++) bytesTotal += tasks.bytes(seq);
     staging = bytesTotal >= (opts.stageBytes ?? STAGE_BYTES);
     const w = await store.writer(staging);
     writer = w;
@@ -268,8 +272,9 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
     const failed: number[] = [];
     const readSkips: WalkSkip[] = [];
 
-    const reading = readAll(tasks, bytesTotal, (o) => {
+    const read = readAll(tasks, bytesTotal, (o) => {
       const { f, row } = source(o.task.seq);
+      reading.delete(o.task.seq);
       done++;
       if ('error' in o) {
         const reason: SkipReason = o.error.code === 'ENOENT' ? 'vanished_file' : 'unreadable_file';
@@ -311,7 +316,7 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
     // transcripts (7,800 of them are ~0.16 s of a 1 GB cold run); their problems come first.
     try {
       for (const m of metas) {
-        const meta = metaRow(m.f, m.id);
+        const meta = metaRow(planned.found!.file(m.pos), m.id);
         if ('error' in meta) walkSkips.push(meta.error);
         else {
           w.file(meta.row);
@@ -319,13 +324,13 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
         }
       }
     } catch (err) {
-      await reading.catch(() => undefined); // no worker is left writing behind the rollback
+      await read.catch(() => undefined); // no worker is left writing behind the rollback
       throw err;
     }
-    await reading;
+    await read;
     walkSkips.push(...readSkips);
-    // every file is read: their objects (all of them in a first run) go before DuckDB loads
-    tasks.length = 0;
+    // every file is read: the walk's listing and the lists of files (all of them in a first run) go before DuckDB loads
+    planned.found = null;
     full.length = 0;
     appends.length = 0;
     metas.length = 0;
@@ -431,50 +436,53 @@ function walkSummary(d: Discovery, prices: PriceTable) {
   };
 }
 
-/** A file to read (again) from its start; `stored`: it has a row and facts in the store, to be replaced. */
+/**
+ * A file to read (again) from its start, by its position in the walk's listing (its object is made
+ * when it is read); `stored`: it has a row and facts in the store, to be replaced.
+ */
 interface FullRead {
-  f: FoundFile;
+  pos: number;
   id: number;
   stored: boolean;
 }
 
 /**
  * What changed between the walk's files and the store's, with a file id for every found file in
- * walk order (`scope`). It takes the file list out of `lists` and reads the stored one itself, so
- * that once this returns only the changed files' objects are left (on a first run, every file:
- * until they are read). Both lists are compared as columns, path by path: an object for every
- * found and every stored file made the 10 GB append run's peak (BENCHMARKS.md, Memory).
+ * walk order (`scope`). It takes the file list out of `lists` and reads the stored one itself.
+ * Both are compared as columns, path by path, and the files to read whole come back as positions
+ * in the walk's listing (`found`), each made an object only when it is read: an object for every
+ * found and every stored file made the peaks of 10 GB runs, append and cold (BENCHMARKS.md, Memory).
  */
 async function plan(store: Store, lists: Listing, stats: IngestStats) {
   const discovery = lists.discovery!;
   lists.discovery = undefined;
   const roots = discovery.roots;
-  const listing = fileListing(discovery);
+  const found = fileListing(discovery);
   const known = await store.knownFiles();
   let nextId = await store.nextFileId();
   const scope: number[] = [];
-  // the changed files by position in the walk, with their ids and stored positions (-1: new)
-  const changed: number[] = [];
-  const changedIds: number[] = [];
-  const stored: number[] = [];
+  const full: FullRead[] = [];
+  const metas: FullRead[] = [];
+  // changed transcripts read before, by position: appended to, or to be read again (their whole rows decide)
+  const grown: number[] = [];
+  const grownIds: number[] = [];
   const seen = new Uint8Array(known.fileId.length);
-  listing.each((path, kind, size, mtimeMs, i) => {
+  found.each((path, kind, size, mtimeMs, pos) => {
     const at = known.at.get(path) ?? -1;
     const id = at < 0 ? nextId++ : known.fileId[at];
     scope.push(id);
-    if (at < 0) {
-      changed.push(i);
-      changedIds.push(id);
-      stored.push(at);
-      return;
+    if (at >= 0) {
+      seen[at] = 1;
+      if (known.size[at] === size && known.mtimeMs[at] === mtimeMs && known.kind[at] === kind) {
+        stats.unchanged++;
+        return;
+      }
     }
-    seen[at] = 1;
-    if (known.size[at] === size && known.mtimeMs[at] === mtimeMs && known.kind[at] === kind) stats.unchanged++;
-    else {
-      changed.push(i);
-      changedIds.push(id);
-      stored.push(at);
-    }
+    if (kind === META) metas.push({ pos, id, stored: at >= 0 });
+    else if (at >= 0 && known.kind[at] === kind) {
+      grown.push(pos);
+      grownIds.push(id);
+    } else full.push({ pos, id, stored: at >= 0 });
   });
   // Files under this invocation's roots that are gone: retire them (by id: a stored path would
   // keep the whole text of the store's paths it was cut from).
@@ -484,32 +492,23 @@ async function plan(store: Store, lists: Listing, stats: IngestStats) {
   }
   stats.retired = retired.length;
 
-  const full: FullRead[] = [];
   const appends: { f: FoundFile; row: FileRow }[] = [];
-  const metas: FullRead[] = [];
-  // changed transcripts read before: appended to, or to be read again (their whole rows decide)
-  const grown: { f: FoundFile; id: number }[] = [];
-  listing.at(changed).forEach((f, k) => {
-    const id = changedIds[k];
-    const at = stored[k];
-    if (f.kind === 'meta') metas.push({ f, id, stored: at >= 0 });
-    else if (at >= 0 && known.kind[at] === kindCode(f.kind)) grown.push({ f, id });
-    else full.push({ f, id, stored: at >= 0 });
-  });
-  const rows = await store.fileRows(grown.map((g) => g.id));
-  for (const { f, id } of grown) {
-    const row = rows.get(id)!;
+  const rows = await store.fileRows(grownIds);
+  grown.map(found.file).forEach((f, k) => {
+    const row = rows.get(grownIds[k])!;
     if (f.size >= row.readTo && row.parserState) {
       const fp = tryFingerprint(f.path, row.readTo);
       if (fp !== null && fp === row.headHash) {
         appends.push({ f, row });
-        continue;
+        return;
       }
     }
-    full.push({ f, id, stored: true });
-  }
-  return { scope, full, appends, metas, retired };
+    full.push({ pos: grown[k], id: grownIds[k], stored: true });
+  });
+  return { scope, found: found as FileListing | null, full, appends, metas, retired };
 }
+
+const META = kindCode('meta');
 
 /**
  * What a warm run compares: the roots, every found file's path, kind, size and mtime, and the

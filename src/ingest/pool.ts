@@ -15,7 +15,8 @@
  * list (156,520 tasks on a 10 GB corpus were ~70 MB of heap in each worker). As no worker can
  * claim a position more than AHEAD + n past what the main thread has taken, sending BATCH beyond
  * that before each take means a worker never waits for a batch either. The main thread keeps the
- * caller's tasks and one index per task for the order, nothing else per task.
+ * caller's tasks (or makes each when asked for it, TaskList) and one index per task for the order,
+ * nothing else per task.
  *
  * Example: 3 tasks of 5, 50 and 1 MB on 2 workers: both get the batch [50, 5, 1]; worker A takes
  * the 50 MB file, worker B the 5 MB one and then the 1 MB one; onDone sees B's two results, then
@@ -44,6 +45,18 @@ export interface ReadTask {
  * (`{}`) when the reader staged them itself (readAll's `stage`).
  */
 export type ReadOutcome = { task: ReadTask; result: ReadResult; columns: FactColumns } | { task: ReadTask; error: { code: string | null; message: string } };
+
+/**
+ * Tasks made when asked for, rather than an array of them all: a run's first reading of 10 GB
+ * has 156,520 (BENCHMARKS.md, Memory). `get` is asked for a position when its batch is sent and
+ * again when its outcome arrives; `bytes` for every position, to order them.
+ */
+export interface TaskList {
+  length: number;
+  get(i: number): Omit<ReadTask, 'seq'>;
+  /** bytes to read: bigger tasks are started first */
+  bytes(i: number): number;
+}
 
 /** What a worker posts: the task's seq with its result or error. */
 export type WorkerMessage = { seq: number; result: ReadResult; columns: FactColumns } | { seq: number; error: { code: string | null; message: string } };
@@ -123,14 +136,15 @@ export function readOne(task: ReadTask, staged: StagedRows | null = null): Worke
  * there, in files of its own that are closed when this resolves, and the outcomes carry none.
  */
 export async function readAll(
-  tasks: readonly Omit<ReadTask, 'seq'>[],
+  list: readonly Omit<ReadTask, 'seq'>[] | TaskList,
   bytes: number,
   onDone: (o: ReadOutcome) => void,
   workers = availableParallelism(),
   start: StartWorker = startWorker,
   stage: string | null = null,
 ): Promise<void> {
-  const task = (seq: number): ReadTask => ({ ...tasks[seq], seq });
+  const tasks: TaskList = 'get' in list ? list : { length: list.length, get: (i) => list[i], bytes: (i) => list[i].bytes ?? 0 };
+  const task = (seq: number): ReadTask => ({ ...tasks.get(seq), seq });
   const outcome = (m: WorkerMessage): ReadOutcome => ('error' in m ? { task: task(m.seq), error: m.error } : { task: task(m.seq), result: m.result, columns: m.columns });
   if (workers <= 1 || bytes < WORKER_THRESHOLD_BYTES || tasks.length < 2) {
     const staged = stage === null ? null : new StagedRows(stage, 'main');
@@ -176,7 +190,7 @@ export async function readAll(
     };
     const unfinished = (slot: number) => {
       const at = Atomics.load(shared, READING + slot);
-      return at < 0 ? 'before its last file' : `with ${tasks[order[at]].path} unfinished`;
+      return at < 0 ? 'before its last file' : `with ${tasks.get(order[at]).path} unfinished`;
     };
     const channels = Array.from({ length: n }, () => new MessageChannel());
     ports.push(...channels.map((c) => c.port1));
@@ -230,10 +244,11 @@ export async function readAll(
  * Positions of the tasks, biggest first (ties in the callers' order): one 4-byte index per task.
  * Example: bytes [5, 50, 1] → [1, 0, 2].
  */
-export function largestFirst(tasks: readonly { bytes?: number }[]): Uint32Array {
+export function largestFirst(tasks: readonly { bytes?: number }[] | TaskList): Uint32Array {
+  const bytes = 'get' in tasks ? tasks.bytes : (i: number) => tasks[i].bytes ?? 0;
   const order = new Uint32Array(tasks.length);
   for (let i = 0; i < order.length; i++) order[i] = i;
-  return order.sort((a, b) => (tasks[b].bytes ?? 0) - (tasks[a].bytes ?? 0) || a - b);
+  return order.sort((a, b) => bytes(b) - bytes(a) || a - b);
 }
 
 /** Facts without their rows (those travel as columns): what is left describes the file. */
