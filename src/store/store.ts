@@ -158,15 +158,26 @@ export class Store {
    */
   async knownFiles(): Promise<KnownFiles> {
     try {
-      const [[paths]] = (await this.db.runAndReadAll(`SELECT string_agg(path, chr(0) ORDER BY file_id) FROM files`)).getRows();
-      const cols: number[][] = (await this.db.runAndReadAll(
-        `SELECT file_id::DOUBLE, CASE kind WHEN 'main' THEN 0 WHEN 'subagent' THEN 1 ELSE 2 END::UTINYINT, size::DOUBLE, mtime_ms::DOUBLE FROM files ORDER BY file_id`,
-      )).getColumns() as number[][];
-      // an empty result has no columns
-      for (let c = 0; c < 4; c++) cols[c] ??= [];
-      const at = new Map<string, number>();
-      if (paths !== null) String(paths).split('\u0000').forEach((p, i) => at.set(p, i));
-      return { at, fileId: Float64Array.from(cols[0]), kind: Uint8Array.from(cols[1]), size: Float64Array.from(cols[2]), mtimeMs: Float64Array.from(cols[3]) };
+      const [[count]] = (await this.db.runAndReadAll(`SELECT count(*)::INTEGER FROM files`)).getRows() as number[][];
+      const known: KnownFiles = { at: new Map(), fileId: new Float64Array(count), kind: new Uint8Array(count), size: new Float64Array(count), mtimeMs: new Float64Array(count) };
+      // Streamed a chunk at a time: the paths as one string_agg took as long (~1.1 s for 234,780
+      // files) and ~130 MB more of DuckDB's memory, and all of them at once ~100 MB more.
+      const result = await this.db.stream(
+        `SELECT path, file_id::DOUBLE, CASE kind WHEN 'main' THEN 0 WHEN 'subagent' THEN 1 ELSE 2 END::UTINYINT, size::DOUBLE, mtime_ms::DOUBLE FROM files ORDER BY file_id`,
+      );
+      for (let n = 0; ; ) {
+        const chunk = await result.fetchChunk();
+        if (!chunk || chunk.rowCount === 0) break;
+        const [path, fileId, kind, size, mtimeMs] = Array.from({ length: 5 }, (_, c) => chunk.getColumnVector(c));
+        for (let i = 0; i < chunk.rowCount && n < count; i++, n++) {
+          known.at.set(path.getItem(i) as string, n);
+          known.fileId[n] = fileId.getItem(i) as number;
+          known.kind[n] = kind.getItem(i) as number;
+          known.size[n] = size.getItem(i) as number;
+          known.mtimeMs[n] = mtimeMs.getItem(i) as number;
+        }
+      }
+      return known;
     } catch (err) {
       throw damaged(this.path, err);
     }
@@ -330,25 +341,25 @@ export class Store {
    * noteTouched noted. `between` runs after a whole derive's requests and before its chains:
    * ingest commits there, so that the chains are not derived beside 1.5 million uncommitted
    * request rows (10 GB of logs, the derive alone: 636 MiB peak in one transaction, 403 MiB so).
-   * `whileDeriving` runs once in a touched derive, while DuckDB derives the requests.
+   * `whileDeriving` runs once in a touched derive, while DuckDB finds the touched requests (its first statement).
    */
   async derive(opts: { touched?: boolean; between?: () => Promise<void>; requestsPerPart?: number; whileDeriving?: () => void } = {}): Promise<void> {
     await this.forget();
     if (opts.touched) {
-      await this.run(`CREATE OR REPLACE TEMP TABLE touched AS
+      const touched = this.run(`CREATE OR REPLACE TEMP TABLE touched AS
         SELECT key FROM touched_keys UNION SELECT key FROM requests WHERE session_id IN (SELECT session_id FROM touched_sessions)`);
+      try {
+        opts.whileDeriving?.();
+      } catch (err) {
+        await touched.catch(() => undefined); // no statement is left running behind the caller's failure
+        throw err;
+      }
+      await touched;
       // a touched request may be attributed to a session no changed file belongs to (its best
       // copy is elsewhere), before or after: that session's chains count it, so they are derived too
       const sessionsOfTouched = `INSERT INTO touched_sessions SELECT DISTINCT session_id FROM requests WHERE key IN (SELECT key FROM touched) AND session_id IS NOT NULL`;
       await this.run(sessionsOfTouched);
-      const requests = this.run(DERIVE_TOUCHED_REQUESTS);
-      try {
-        opts.whileDeriving?.();
-      } catch (err) {
-        await requests.catch(() => undefined); // no statement is left running behind the caller's failure
-        throw err;
-      }
-      await requests;
+      await this.run(DERIVE_TOUCHED_REQUESTS);
       await this.run(sessionsOfTouched);
       await this.run(DERIVE_TOUCHED_CHAINS);
       return;
