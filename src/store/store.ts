@@ -152,9 +152,7 @@ export class Store {
 
   /**
    * Every stored file's identity and what tells whether it changed (path, kind, size, mtime):
-   * what a run needs of all of them. Paths come back as one NUL-joined string (a path cannot
-   * hold NUL) and the rest as columns, so 23,000 files load in ~0.1 s where rows took ~0.8 s
-   * (the node API decodes each string value on its own).
+   * what a run needs of all of them, as columns (KnownFiles).
    */
   async knownFiles(): Promise<KnownFiles> {
     try {
