@@ -76,7 +76,7 @@ export interface RepurchaseRow {
 
 export interface BreakEvent {
   chain_id: string;
-  key: string;
+  key: string | null;
   time: string;
   gap_s: number | null;
   tokens: number;
@@ -322,7 +322,7 @@ function breakEvent(chainId: string, a: RequestAnatomy): BreakEvent {
 
 export interface ChainDetailRow {
   index: number;
-  key: string;
+  key: string | null;
   time: string;
   round: number;
   segment: number;

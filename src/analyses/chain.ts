@@ -13,8 +13,11 @@ import type { ChainKind, RequestRecord } from '../types.js';
  */
 export type ChainRequest = Pick<
   RequestRecord,
-  'key' | 't' | 'model' | 'input' | 'output' | 'cacheWrite' | 'cacheWrite5m' | 'cacheWrite1h' | 'cacheRead' | 'segment' | 'round'
->;
+  't' | 'model' | 'input' | 'output' | 'cacheWrite' | 'cacheWrite5m' | 'cacheWrite1h' | 'cacheRead' | 'segment' | 'round'
+> & {
+  /** null when the chains were loaded without their keys, by a caller that shows none (loadChains) */
+  key: string | null;
+};
 
 /** Something that happened in the chain between requests, used to explain breaks. */
 export interface ChainEvent {

@@ -14,7 +14,12 @@ const FILTERED = `
     AND ($until IS NULL OR strftime(timezone($tz, ts), '%Y-%m-%d') <= $until)
     AND ($project IS NULL OR contains(lower(project), lower($project)))`;
 
-export async function loadChains(store: Store, f: Filters): Promise<ChainInput[]> {
+/**
+ * `keys: false` leaves every request's key null: the report shows none, and decoding 148,000 of
+ * them (one native call each, BENCHMARKS.md Report) was ~0.4 s of a 1 GB report.
+ */
+export async function loadChains(store: Store, f: Filters, opts: { keys?: boolean } = {}): Promise<ChainInput[]> {
+  const keys = opts.keys ?? true;
   const params = { tz: f.timezone, since: f.since, until: f.until, project: f.project };
   const chains = await store.all(`SELECT chain_id, session_id, agent_id, kind, agent_type, rounds FROM chains ORDER BY chain_id`);
   const models = (await store.all(`SELECT DISTINCT model FROM requests ORDER BY model`)).map((r) => r.model as string);
@@ -23,11 +28,11 @@ export async function loadChains(store: Store, f: Filters): Promise<ChainInput[]
   const [cn, key, t, mn, input, output, cacheWrite, cacheWrite5m, cacheWrite1h, cacheRead, segment, round] = (await store.columns(
     `WITH c AS (SELECT chain_id, (row_number() OVER (ORDER BY chain_id) - 1)::INTEGER AS cn FROM chains),
           m AS (SELECT model, (row_number() OVER (ORDER BY model) - 1)::INTEGER AS mn FROM (SELECT DISTINCT model FROM requests))
-     SELECT c.cn, r.key, r.t, m.mn, r.input, r.output, r.cache_write, r.cache_write_5m, r.cache_write_1h, r.cache_read, r.segment, r.round
+     SELECT c.cn, ${keys ? 'r.key' : 'NULL::VARCHAR'}, r.t, m.mn, r.input, r.output, r.cache_write, r.cache_write_5m, r.cache_write_1h, r.cache_read, r.segment, r.round
      FROM (${FILTERED}) r JOIN c USING (chain_id) JOIN m ON m.model IS NOT DISTINCT FROM r.model
      ORDER BY c.cn, r.t, r.key`,
     params,
-  )) as [number[], string[], number[], number[], number[], number[], number[], number[], number[], number[], number[], number[]];
+  )) as [number[], (string | null)[], number[], number[], number[], number[], number[], number[], number[], number[], number[], number[]];
   const byChain: ChainRequest[][] = chains.map(() => []);
   for (let i = 0; i < cn.length; i++) {
     byChain[cn[i]].push({

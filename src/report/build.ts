@@ -55,7 +55,7 @@ export async function buildReportData(ctx: Context, opts: BuildOptions = {}): Pr
     }
   };
   const sum = await attempt<SummaryResult>(() => summary(store, ctx.filters, ctx.walkSkips));
-  const chains = await attempt<ChainInput[]>(() => loadChains(store, ctx.filters));
+  const chains = await attempt<ChainInput[]>(() => loadChains(store, ctx.filters, { keys: false }));
   const anatomy = await attempt<AnatomyResult>(() => analyzeAnatomy(need(chains), { weightsFor }));
   const ttl = await attempt<TtlResult>(() => whatifTtl(need(chains), { to: '1h', scope: 'all', weightsFor }));
   const keepalive = await attempt<KeepaliveResult>(() => whatifKeepalive(need(chains), { weightsFor }));

@@ -168,3 +168,16 @@ test('weight and USD sums do not depend on the order of the rows (summed exactly
     r.store.close();
   }
 });
+
+test('chains loaded without their keys are the same chains, every request key null', async () => {
+  const r = await run([sampleLogs], path.join(tmp(), 's.duckdb'));
+  try {
+    const filters = { since: null, until: null, project: null, timezone: 'UTC' };
+    const full = await loadChains(r.store, filters);
+    const bare = await loadChains(r.store, filters, { keys: false });
+    assert.ok(full.length > 10 && full.every((c) => c.requests.every((q) => typeof q.key === 'string' && q.key.length > 0)));
+    assert.deepEqual(bare, full.map((c) => ({ ...c, requests: c.requests.map((q) => ({ ...q, key: null })) })));
+  } finally {
+    r.store.close();
+  }
+});
