@@ -16,6 +16,7 @@ import { whatifTtl, type TtlResult } from '../analyses/ttl.js';
 import type { Context } from '../context.js';
 import { type ChannelReplayResult, locateChain, replaySessionFile, runChannelReplay, sessionReplayRun } from '../replay/index.js';
 import { runQuery } from '../store/queries.js';
+import type { Row } from '../store/store.js';
 import type { SkipReason } from '../types.js';
 import type { BestWhatIf, CostComponent, CostDimension, ReplayRun, ReportData, Section } from './data.js';
 
@@ -56,6 +57,9 @@ export async function buildReportData(ctx: Context, opts: BuildOptions = {}): Pr
   };
   const sum = await attempt<SummaryResult>(() => summary(store, ctx.filters, ctx.walkSkips));
   const chains = await attempt<ChainInput[]>(() => loadChains(store, ctx.filters, { keys: false }));
+  // every grouping of the cost components in one pass over the requests, asked for by two sections
+  let componentRows: Promise<Row[]> | undefined;
+  const components = () => (componentRows ??= runQuery(store, 'report_components'));
   const anatomy = await attempt<AnatomyResult>(() => analyzeAnatomy(need(chains), { weightsFor }));
   const ttl = await attempt<TtlResult>(() => whatifTtl(need(chains), { to: '1h', scope: 'all', weightsFor }));
   const keepalive = await attempt<KeepaliveResult>(() => whatifKeepalive(need(chains), { weightsFor }));
@@ -88,7 +92,7 @@ export async function buildReportData(ctx: Context, opts: BuildOptions = {}): Pr
       };
     }),
     costOverTime: await section(async () => ({
-      rows: (await runQuery(store, 'report_components', { group: 'day' })).map((r) => ({
+      rows: (await components()).filter((r) => r.grouping === 'day').map((r) => ({
         day: String(r.grp),
         component: r.component as CostComponent,
         usd: r.usd === null ? null : Number(r.usd),
@@ -98,8 +102,9 @@ export async function buildReportData(ctx: Context, opts: BuildOptions = {}): Pr
     })),
     costBy: await section(async () => {
       const rows = [];
+      const all = await components();
       for (const [dimension, group] of [['project', 'project'], ['model', 'model'], ['agentType', 'agent_type']] as const) {
-        for (const r of await runQuery(store, 'report_components', { group })) {
+        for (const r of all.filter((x) => x.grouping === group)) {
           rows.push({ dimension: dimension as CostDimension, key: String(r.grp), component: r.component as CostComponent, usd: r.usd === null ? null : Number(r.usd), weight: Number(r.weight) });
         }
       }

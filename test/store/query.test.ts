@@ -181,3 +181,19 @@ test('chains loaded without their keys are the same chains, every request key nu
     r.store.close();
   }
 });
+
+test('report_components without $group gives every grouping at once, each as asked for alone', async () => {
+  const r = await run([sampleLogs], path.join(tmp(), 's.duckdb'));
+  try {
+    const all = await runQuery(r.store, 'report_components', {});
+    const groupings = ['agent_type', 'day', 'model', 'project'];
+    assert.deepEqual([...new Set(all.map((x) => x.grouping))], groupings);
+    for (const group of groupings) {
+      const alone = await runQuery(r.store, 'report_components', { group });
+      assert.ok(alone.length >= 5, group);
+      assert.deepEqual(alone, all.filter((x) => x.grouping === group), group);
+    }
+  } finally {
+    r.store.close();
+  }
+});
