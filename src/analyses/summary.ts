@@ -65,9 +65,10 @@ function totals(r: Row | undefined): Totals {
 }
 
 export async function summary(store: Store, filters: Filters, walkSkips: WalkSkip[] = []): Promise<SummaryResult> {
-  const p = filterParams(filters);
-  const by = async (group: string) => rememberedQuery(store, 'summary', { ...p, group });
-  const [total, models, projects, days] = [await by('total'), await by('model'), await by('project'), await by('day')];
+  // every grouping in one query (one pass over the requests), split here
+  const rows = await rememberedQuery(store, 'summary', filterParams(filters));
+  const by = (group: string) => rows.filter((r) => r.grouping === group);
+  const [total, models, projects, days] = [by('total'), by('model'), by('project'), by('day')];
   return {
     totals: totals(total[0]),
     by_model: models.map((r) => ({ model: String(r.grp), ...totals(r) })),

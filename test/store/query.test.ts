@@ -182,16 +182,21 @@ test('chains loaded without their keys are the same chains, every request key nu
   }
 });
 
-test('report_components without $group gives every grouping at once, each as asked for alone', async () => {
+test('summary and report_components without $group give every grouping at once, each as asked for alone', async () => {
   const r = await run([sampleLogs], path.join(tmp(), 's.duckdb'));
   try {
-    const all = await runQuery(r.store, 'report_components', {});
-    const groupings = ['agent_type', 'day', 'model', 'project'];
-    assert.deepEqual([...new Set(all.map((x) => x.grouping))], groupings);
-    for (const group of groupings) {
-      const alone = await runQuery(r.store, 'report_components', { group });
-      assert.ok(alone.length >= 5, group);
-      assert.deepEqual(alone, all.filter((x) => x.grouping === group), group);
+    for (const [query, params, groupings] of [
+      ['report_components', {}, ['agent_type', 'day', 'model', 'project']],
+      ['summary', { tz: 'UTC' }, ['day', 'model', 'project', 'total']],
+      ['summary', { tz: 'Asia/Tokyo', since: '2026-02-11', project: 'p' }, ['day', 'model', 'project', 'total']],
+    ] as const) {
+      const all = await runQuery(r.store, query, params);
+      assert.deepEqual([...new Set(all.map((x) => x.grouping))], groupings, query);
+      for (const group of groupings) {
+        const alone = await runQuery(r.store, query, { ...params, group });
+        assert.ok(alone.length >= 1 && alone.length < all.length, `${query} ${group}`);
+        assert.deepEqual(alone, all.filter((x) => x.grouping === group), `${query} ${group}`);
+      }
     }
   } finally {
     r.store.close();
