@@ -21,7 +21,9 @@ const FILTERED = `
 export async function loadChains(store: Store, f: Filters, opts: { keys?: boolean } = {}): Promise<ChainInput[]> {
   const keys = opts.keys ?? true;
   const params = { tz: f.timezone, since: f.since, until: f.until, project: f.project };
-  const chains = await store.all(`SELECT chain_id, session_id, agent_id, kind, agent_type, rounds FROM chains ORDER BY chain_id`);
+  const [chainId, sessionId, agentId, kind, agentType, rounds] = (await store.columns(
+    `SELECT chain_id, session_id, agent_id, kind, agent_type, rounds FROM chains ORDER BY chain_id`,
+  )) as [string[], string[], (string | null)[], ChainKind[], string[], number[]];
   const models = (await store.all(`SELECT DISTINCT model FROM requests ORDER BY model`)).map((r) => r.model as string);
   // Every request is read, so each travels as numbers: its chain as the position in `chains`, its
   // model as the position in `models` (a string decoded per value cost ~1 s on 150,000 requests).
@@ -33,7 +35,7 @@ export async function loadChains(store: Store, f: Filters, opts: { keys?: boolea
      ORDER BY c.cn, r.t, r.key`,
     params,
   )) as [number[], (string | null)[], number[], number[], number[], number[], number[], number[], number[], number[], number[], number[]];
-  const byChain: ChainRequest[][] = chains.map(() => []);
+  const byChain: ChainRequest[][] = chainId.map(() => []);
   for (let i = 0; i < cn.length; i++) {
     byChain[cn[i]].push({
       key: key[i],
@@ -49,32 +51,33 @@ export async function loadChains(store: Store, f: Filters, opts: { keys?: boolea
       round: round[i],
     });
   }
-  const events = await store.all(
-    `SELECT chain_id, t, 'attachment' AS kind, type AS detail FROM attachments JOIN scope USING (file_id)
+  // the attachments and compactions by chain, as numbers too: the chain's position, the detail's in `details`
+  const events = `SELECT chain_id, t, 'attachment' AS kind, type AS detail FROM attachments JOIN scope USING (file_id)
      UNION ALL
-     SELECT chain_id, t, 'compaction' AS kind, detail FROM chain_events JOIN scope USING (file_id)
-     ORDER BY chain_id, t`,
-  );
-  const eventsByChain = new Map<string, ChainEvent[]>();
-  for (const e of events) {
-    const id = e.chain_id as string;
-    let list = eventsByChain.get(id);
-    if (!list) eventsByChain.set(id, (list = []));
-    list.push({ t: e.t as number, kind: e.kind as ChainEvent['kind'], detail: e.detail as string });
-  }
+     SELECT chain_id, t, 'compaction' AS kind, detail FROM chain_events JOIN scope USING (file_id)`;
+  const details = (await store.all(`SELECT DISTINCT detail FROM (${events}) ORDER BY detail NULLS LAST`)).map((r) => r.detail as string);
+  const [ecn, et, compaction, dn] = (await store.columns(
+    `WITH c AS (SELECT chain_id, (row_number() OVER (ORDER BY chain_id) - 1)::INTEGER AS cn FROM chains),
+          d AS (SELECT detail, (row_number() OVER (ORDER BY detail NULLS LAST) - 1)::INTEGER AS dn FROM (SELECT DISTINCT detail FROM (${events})))
+     SELECT c.cn, e.t, (e.kind = 'compaction')::INTEGER, d.dn
+     FROM (${events}) e JOIN c USING (chain_id) JOIN d ON d.detail IS NOT DISTINCT FROM e.detail
+     ORDER BY c.cn, e.t, e.kind, d.dn`,
+  )) as [number[], number[], number[], number[]];
+  const eventsByChain: ChainEvent[][] = chainId.map(() => []);
+  for (let i = 0; i < ecn.length; i++) eventsByChain[ecn[i]].push({ t: et[i], kind: compaction[i] ? 'compaction' : 'attachment', detail: details[dn[i]] });
   const out: ChainInput[] = [];
-  chains.forEach((c, i) => {
+  chainId.forEach((id, i) => {
     const requests = byChain[i];
     if (requests.length === 0) return;
     out.push({
-      chainId: c.chain_id as string,
-      sessionId: c.session_id as string,
-      agentId: (c.agent_id as string | null) ?? null,
-      agentType: c.agent_type as string,
-      kind: c.kind as ChainKind,
+      chainId: id,
+      sessionId: sessionId[i],
+      agentId: agentId[i] ?? null,
+      agentType: agentType[i],
+      kind: kind[i],
       requests,
-      events: eventsByChain.get(c.chain_id as string) ?? [],
-      rounds: c.rounds as number,
+      events: eventsByChain[i],
+      rounds: rounds[i],
     });
   });
   return out;
