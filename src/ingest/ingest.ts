@@ -170,8 +170,8 @@ export async function ingest(opts: IngestOptions): Promise<IngestResult> {
 }
 
 /**
- * The walk's file list, handed to ingestInto, which takes it out once it has planned: every found
- * file as an object (and the early walk's columns). Kept to the end of the run, it and the stored
+ * The walk's file list, handed to ingestInto, which takes it out once it has planned: the early
+ * walk's columns, or every found file as an object. Kept to the end of the run, it and the stored
  * files' identities were most of this thread's heap while DuckDB loads and de-duplicates, and
  * ~0.3 GB of it on 10 GB of logs (BENCHMARKS.md, Memory).
  */
@@ -329,7 +329,8 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
     }
     await read;
     walkSkips.push(...readSkips);
-    // every file is read: the walk's listing and the lists of files (all of them in a first run) go before DuckDB loads
+    // every file is read: the walk's listing and the lists of files (all of them in a first run)
+    // go before DuckDB loads
     planned.found = null;
     full.length = 0;
     appends.length = 0;
@@ -371,7 +372,8 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
     // a touched derive (an append run) gives this thread's heap back while DuckDB finds the
     // touched requests, as the load does above: 1 GB append runs peaked at ~279 instead of
     // ~302 MiB, and took ~0.05 – 0.15 s longer; given back there rather than in the next
-    // statement, before DuckDB's memory grows, a 10 GB append run peaked at 451 instead of 526 MiB (BENCHMARKS.md)
+    // statement, before DuckDB's memory grows, a 10 GB append run peaked at 451 instead of
+    // 526 MiB (BENCHMARKS.md)
     await store.derive({ touched, between: commit, whileDeriving: () => void releaseHeap() });
     await store.setMeta('derived_for', derivedFor);
     await store.setMeta('derived_prices', pricesKey);
@@ -485,8 +487,7 @@ async function plan(store: Store, lists: Listing, stats: IngestStats) {
       grownIds.push(id);
     } else full.push({ pos, id, stored: at >= 0 });
   });
-  // Files under this invocation's roots that are gone: retire them (by id: a stored path would
-  // keep the whole text of the store's paths it was cut from).
+  // Files under this invocation's roots that are gone: retire them (by id).
   const retired: number[] = [];
   for (const [path, at] of known.at) {
     if (!seen[at] && roots.some((root) => path === root || path.startsWith(root + '/'))) retired.push(known.fileId[at]);
