@@ -136,7 +136,9 @@ export class Store {
   async columns(sql: string, params?: Record<string, unknown>): Promise<unknown[][]> {
     try {
       const reader = await this.db.runAndReadAll(sql, params as never);
-      return reader.getColumnsJS() as unknown[][];
+      const columns = reader.getColumnsJS() as unknown[][];
+      // no rows: the node API gives no columns at all
+      return columns.length === reader.columnCount ? columns : Array.from({ length: reader.columnCount }, () => []);
     } catch (err) {
       throw damaged(this.path, err);
     }

@@ -202,3 +202,13 @@ test('summary and report_components without $group give every grouping at once, 
     r.store.close();
   }
 });
+
+test('Store.columns gives one array per column, empty ones when there are no rows', async () => {
+  const r = await run([sampleLogs], path.join(tmp(), 's.duckdb'));
+  try {
+    assert.deepEqual(await r.store.columns(`SELECT 1::INTEGER AS a, 'x' AS b WHERE false`), [[], []]);
+    assert.deepEqual(await r.store.columns(`SELECT * FROM (VALUES (1, 'x'), (2, NULL)) v(a, b)`), [[1, 2], ['x', null]]);
+  } finally {
+    r.store.close();
+  }
+});
