@@ -160,8 +160,8 @@ export class Store {
     try {
       const [[count]] = (await this.db.runAndReadAll(`SELECT count(*)::INTEGER FROM files`)).getRows() as number[][];
       const known: KnownFiles = { at: new Map(), fileId: new Float64Array(count), kind: new Uint8Array(count), size: new Float64Array(count), mtimeMs: new Float64Array(count) };
-      // Streamed a chunk at a time: the paths as one string_agg took as long (~1.1 s for 234,780
-      // files) and ~130 MB more of DuckDB's memory, and all of them at once ~100 MB more.
+      // Streamed a chunk at a time: the paths as one string_agg took as long (~1.2 s for 234,780
+      // files) and ~130 MiB more memory, returning a 37 MB string from DuckDB (BENCHMARKS.md).
       const result = await this.db.stream(
         `SELECT path, file_id::DOUBLE, CASE kind WHEN 'main' THEN 0 WHEN 'subagent' THEN 1 ELSE 2 END::UTINYINT, size::DOUBLE, mtime_ms::DOUBLE FROM files ORDER BY file_id`,
       );
