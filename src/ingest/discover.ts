@@ -76,9 +76,27 @@ export function explicitRoots(paths: string[], home = homedir()): string[] {
 }
 
 export async function discover(paths: string[] | undefined, env: NodeJS.ProcessEnv = process.env): Promise<Discovery> {
+  const files: FoundFile[] = [];
+  const { roots, problems, defaults } = walkRoots(paths, env, (path, root, kind, size, mtimeMs, agentId, sessionId, projectDir) => {
+    files.push({ path, root, kind, size, mtimeMs, agentId, sessionId, projectDir });
+  });
+  files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return { roots, files, problems, defaults };
+}
+
+/** Takes each file the walk finds, in walk order, without an object for it. */
+export type FileSink = (path: string, root: string, kind: FoundFile['kind'], size: number, mtimeMs: number, agentId: string | null, sessionId: string | null, projectDir: string) => void;
+
+/**
+ * The walk of `discover()`, each file given to `sink` as it is found. Within a root the files come
+ * in path order, as `discover()` sorts them (every directory's entries are walked in the order of
+ * their names, a directory's with a `/` after it), except where a link to a directory sorts by its
+ * own name; roots come one after another as given.
+ */
+export function walkRoots(paths: string[] | undefined, env: NodeJS.ProcessEnv, sink: FileSink): Omit<Discovery, 'files'> {
   const defaults = !paths || paths.length === 0;
   const roots = defaults ? defaultRoots(env) : explicitRoots(paths, env.HOME || homedir());
-  const w: Walk = { files: [], problems: [], seenDirs: new Set(), seenFiles: new Map() };
+  const w: Walk = { sink, problems: [], seenDirs: new Set(), seenFiles: new Map() };
   for (const root of roots) {
     const st = statOrNull(root);
     if (st?.isFile()) {
@@ -87,12 +105,11 @@ export async function discover(paths: string[] | undefined, env: NodeJS.ProcessE
     }
     walk(w, root, null, root, null);
   }
-  w.files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return { roots, files: w.files, problems: w.problems, defaults };
+  return { roots, problems: w.problems, defaults };
 }
 
 interface Walk {
-  files: FoundFile[];
+  sink: FileSink;
   problems: WalkProblem[];
   /** directories entered, by real path */
   seenDirs: Set<string>;
@@ -124,8 +141,10 @@ function walk(w: Walk, dir: string, known: string | null, root: string, projectD
     w.problems.push(problem(dir, err));
     return;
   }
-  // by name: which of two paths to one directory or file is kept does not depend on the disk's order
-  entries.sort((a, b) => (a.name < b.name ? -1 : 1));
+  // by name: which of two paths to one directory or file is kept does not depend on the disk's
+  // order; a directory's name with a `/` after it, so that the files come in path order
+  // (`a/x` before `a-b`, as `/` sorts after `-`)
+  entries.sort((a, b) => (entryKey(a) < entryKey(b) ? -1 : 1));
   for (const e of entries) {
     const name = e.name;
     let isDirectory = e.isDirectory();
@@ -175,7 +194,12 @@ function addFile(w: Walk, path: string, name: string, root: string, projectDir: 
     const at = path.lastIndexOf('/subagents/');
     if (at > 0) sessionId = path.slice(path.lastIndexOf('/', at - 1) + 1, at);
   }
-  w.files.push({ path, root, kind: meta ? 'meta' : agentId !== null ? 'subagent' : 'main', size: st.size, mtimeMs: st.mtimeMs, agentId, sessionId, projectDir });
+  w.sink(path, root, meta ? 'meta' : agentId !== null ? 'subagent' : 'main', st.size, st.mtimeMs, agentId, sessionId, projectDir);
+}
+
+/** An entry's place among its directory's entries: its name, a directory's with a `/` after it. */
+function entryKey(e: Dirent): string {
+  return e.isDirectory() ? `${e.name}/` : e.name;
 }
 
 function problem(path: string, err: unknown): WalkProblem {

@@ -4,8 +4,8 @@ import { createHash } from 'node:crypto';
 import { appendFileSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { discover } from '../../src/ingest/discover.js';
-import { decodeDiscovery, encodeDiscovery, fileCount, fileListing, kindCode, listingDigest, takeEarlyWalk, walkEarly, wantsEarlyWalk } from '../../src/ingest/early-walk.js';
+import { discover, walkRoots } from '../../src/ingest/discover.js';
+import { decodeDiscovery, encodeDiscovery, fileCount, fileListing, kindCode, listingDigest, takeEarlyWalk, walkEarly, walkEncoded, wantsEarlyWalk } from '../../src/ingest/early-walk.js';
 import { cli, tempDir } from '../helpers/corpus.js';
 
 const SESSION = '0b7ff3c6-5a6e-4d8f-9a51-0f5f3f7f7e01';
@@ -113,6 +113,39 @@ test('a command reading logs with no path-like argument walks early; explicit pa
   assert.equal(wantsEarlyWalk(['start']), false);
   assert.equal(wantsEarlyWalk(['--help']), false);
   assert.equal(wantsEarlyWalk([]), false);
+});
+
+test('the worker writes the listing as it walks, as discover() lists it: names sorting apart from their paths, several roots, a link to a directory', async () => {
+  const home = tempDir('cachelens-early-order-');
+  const one = join(home, 'one', 'projects');
+  const two = join(home, 'two', 'projects');
+  // by name `a` comes before `a-b`, by path `a-b/…` before `a/…` (`-` sorts before `/`)
+  const files = [join(one, 'p', 'a', 'x.jsonl'), join(one, 'p', 'a-b', 'y.jsonl'), join(one, 'p-q', 'w.jsonl'), join(one, 'p', 'agent-k.jsonl'), join(two, 'é', 'z.jsonl'), join(two, 'é', 'agent-m.meta.json')];
+  for (const f of files) {
+    mkdirSync(join(f, '..'), { recursive: true });
+    writeFileSync(f, `{"type":"user"}\n`);
+  }
+  const order = (env: NodeJS.ProcessEnv) => {
+    const seen: string[] = [];
+    walkRoots([], env, (path) => void seen.push(path));
+    return seen;
+  };
+  const within = order({ HOME: home, CLAUDE_CONFIG_DIR: one });
+  assert.deepEqual(within, [...within].sort(), 'within a root the walk gives path order');
+  assert.ok(within.indexOf(files[1]) < within.indexOf(files[0]));
+  // a link sorts by its own name: `l` before `l.jsonl`, whose path sorts first
+  symlinkSync(join(two, 'é'), join(one, 'p', 'l'));
+  writeFileSync(join(one, 'p', 'l.jsonl'), `{"type":"user"}\n`);
+  const linked = order({ HOME: home, CLAUDE_CONFIG_DIR: one });
+  assert.notDeepEqual(linked, [...linked].sort());
+  for (const roots of [one, `${one},${two}`, `${two},${one}`]) {
+    const env = { HOME: home, CLAUDE_CONFIG_DIR: roots };
+    const d = await discover([], env);
+    const e = walkEncoded(env);
+    assert.deepEqual(decodeDiscovery(structuredClone(e)), d, roots);
+    assert.equal(e.digest, encodeDiscovery(d).digest);
+  }
+  assert.equal((await discover([], { HOME: home, CLAUDE_CONFIG_DIR: `${two},${one}` })).files.length, 7, 'the linked files once, by the first root');
 });
 
 test('the worker walks the default roots exactly as discover() does; it is taken once, and only for the same roots', async () => {
