@@ -57,7 +57,7 @@ const FIELDS = 5;
  */
 export function encodeDiscovery(d: Discovery): EncodedDiscovery {
   let chars = 0;
-  for (const f of d.files) chars += f.path.length + f.root.length + f.projectDir.length + (f.agentId?.length ?? 1) + (f.sessionId?.length ?? 1) + 5;
+  for (const f of d.files) chars += fieldChars(f.path, f.root, f.projectDir, f.agentId, f.sessionId);
   // ASCII text is one byte a character; other text makes it grow
   const w = listingWriter(d.files.length, chars);
   for (const f of d.files) w.add(f.path, f.root, f.kind, f.size, f.mtimeMs, f.agentId, f.sessionId, f.projectDir);
@@ -97,9 +97,9 @@ interface ListingWriter {
 
 /**
  * Writes files into an EncodedDiscovery's columns, growing them as needed (room for `files` files
- * and `bytes` of text at first). The text is written field by field into one buffer; its bytes are the UTF-8 of
- * the five fields of every file joined (NUL between fields and files), so the digest is the one
- * that joined string gave.
+ * and `bytes` of text at first). The text is written field by field into one buffer; its bytes
+ * are the UTF-8 of the five fields of every file joined (NUL between fields and files), so the
+ * digest is the one that joined string gave.
  */
 function listingWriter(files: number, bytes: number): ListingWriter {
   let room = Math.max(files, 16);
@@ -114,10 +114,12 @@ function listingWriter(files: number, bytes: number): ListingWriter {
     get count() {
       return n;
     },
-    add(path, root, k, bytes, mtime, agentId, sessionId, projectDir) {
-      // a character is at most 3 bytes of UTF-8 (a surrogate pair, 2 characters, is 4)
-      const most = 3 * (path.length + root.length + projectDir.length + (agentId?.length ?? 1) + (sessionId?.length ?? 1) + 5);
-      if (at + most > buf.length) {
+    add(path, root, k, fileSize, mtime, agentId, sessionId, projectDir) {
+      // A character is at most 3 bytes of UTF-8 (a surrogate pair, 2 characters, is 4); only when
+      // that might not fit are the bytes counted (growing a buffer sized for an ASCII listing for
+      // nothing at its last files cost ~25 ms).
+      const most = 3 * fieldChars(path, root, projectDir, agentId, sessionId);
+      if (at + most > buf.length && at + fieldBytes(path, root, projectDir, agentId, sessionId) > buf.length) {
         const bigger = Buffer.allocUnsafeSlow(Math.max(2 * buf.length, at + most));
         buf.copy(bigger, 0, 0, at);
         buf = bigger;
@@ -141,7 +143,7 @@ function listingWriter(files: number, bytes: number): ListingWriter {
       buf[at++] = 0;
       at += buf.write(sessionId ?? NULL, at, 'utf8');
       kind[n] = kindCode(k);
-      size[n] = bytes;
+      size[n] = fileSize;
       mtimeMs[n] = mtime;
       n++;
     },
@@ -153,6 +155,15 @@ function listingWriter(files: number, bytes: number): ListingWriter {
       return { roots: d.roots, problems: d.problems, defaults: d.defaults, text, ...cols, digest };
     },
   };
+}
+
+/** A file's characters in the encoded text, its five fields' separators included. */
+function fieldChars(path: string, root: string, projectDir: string, agentId: string | null, sessionId: string | null): number {
+  return path.length + root.length + projectDir.length + (agentId?.length ?? 1) + (sessionId?.length ?? 1) + 5;
+}
+
+function fieldBytes(path: string, root: string, projectDir: string, agentId: string | null, sessionId: string | null): number {
+  return Buffer.byteLength(path) + Buffer.byteLength(root) + Buffer.byteLength(projectDir) + Buffer.byteLength(agentId ?? NULL) + Buffer.byteLength(sessionId ?? NULL) + 5;
 }
 
 function grown<T extends Uint32Array | Uint8Array | Float64Array>(from: T, to: T): T {
