@@ -23,7 +23,7 @@ export async function loadChains(store: Store, f: Filters, opts: { keys?: boolea
   const params = { tz: f.timezone, since: f.since, until: f.until, project: f.project };
   const [chainId, sessionId, agentId, kind, agentType, rounds] = (await store.columns(
     `SELECT chain_id, session_id, agent_id, kind, agent_type, rounds FROM chains ORDER BY chain_id`,
-  )) as [string[], string[], (string | null)[], ChainKind[], string[], number[]];
+  )) as [string[], string[], (string | null)[], ChainKind[], string[], ArrayLike<number>];
   const models = (await store.all(`SELECT DISTINCT model FROM requests ORDER BY model`)).map((r) => r.model as string);
   // Every request is read, so each travels as numbers: its chain as the position in `chains`, its
   // model as the position in `models` (a string decoded per value cost ~1 s on 150,000 requests).
@@ -34,7 +34,7 @@ export async function loadChains(store: Store, f: Filters, opts: { keys?: boolea
      FROM (${FILTERED}) r JOIN c USING (chain_id) JOIN m ON m.model IS NOT DISTINCT FROM r.model
      ORDER BY c.cn, r.t, r.key`,
     params,
-  )) as [number[], (string | null)[], number[], number[], number[], number[], number[], number[], number[], number[], number[], number[]];
+  )) as [ArrayLike<number>, ArrayLike<string | null>, ...ArrayLike<number>[]];
   const byChain: ChainRequest[][] = chainId.map(() => []);
   for (let i = 0; i < cn.length; i++) {
     byChain[cn[i]].push({
@@ -62,7 +62,7 @@ export async function loadChains(store: Store, f: Filters, opts: { keys?: boolea
      SELECT c.cn, e.t, (e.kind = 'compaction')::INTEGER, d.dn
      FROM (${events}) e JOIN c USING (chain_id) JOIN d ON d.detail IS NOT DISTINCT FROM e.detail
      ORDER BY c.cn, e.t, e.kind, d.dn`,
-  )) as [number[], number[], number[], number[]];
+  )) as ArrayLike<number>[];
   const eventsByChain: ChainEvent[][] = chainId.map(() => []);
   for (let i = 0; i < ecn.length; i++) eventsByChain[ecn[i]].push({ t: et[i], kind: compaction[i] ? 'compaction' : 'attachment', detail: details[dn[i]] });
   const out: ChainInput[] = [];

@@ -129,16 +129,45 @@ export class Store {
   }
 
   /**
-   * A result as columns (one array per column, in the SELECT's order), without a JS object per row:
-   * for the analyses that read every request. Integers and doubles come back as numbers (cast
-   * BIGINTs in the SQL), text as strings.
+   * A result as columns (one per column, in the SELECT's order), without a JS object per row: for
+   * the analyses that read every request. A column of integers (up to 32 bits) or floats comes
+   * back as a Float64Array, or as an array of numbers if it holds a NULL; other columns as arrays
+   * of JS values (cast BIGINTs in the SQL to get numbers), text as strings.
+   * Read value by value from DuckDB's vectors into typed arrays, a 1 GB report's 148,099 requests'
+   * 12 columns take ~0.1 s to read instead of ~0.25 s, and leave no number on the JS heap.
    */
-  async columns(sql: string, params?: Record<string, unknown>): Promise<unknown[][]> {
+  async columns(sql: string, params?: Record<string, unknown>): Promise<ArrayLike<unknown>[]> {
     try {
-      const reader = await this.db.runAndReadAll(sql, params as never);
-      const columns = reader.getColumnsJS() as unknown[][];
-      // no rows: the node API gives no columns at all
-      return columns.length === reader.columnCount ? columns : Array.from({ length: reader.columnCount }, () => []);
+      // materialised: streamed a chunk at a time it took ~0.2 s longer (one wait on DuckDB per chunk)
+      const result = await this.db.run(sql, params as never);
+      const rows = result.rowCount;
+      const columns: (Float64Array | unknown[])[] = Array.from({ length: result.columnCount }, (_, c) =>
+        NUMBERS.has(result.columnTypeId(c)) ? new Float64Array(rows) : [],
+      );
+      let at = 0;
+      for (let k = 0; k < result.chunkCount; k++) {
+        const chunk = result.getChunk(k);
+        const n = chunk.rowCount;
+        for (let c = 0; c < columns.length; c++) {
+          const column = columns[c];
+          if (column instanceof Float64Array) {
+            const vector = chunk.getColumnVector(c);
+            for (let i = 0; i < n; i++) {
+              const x = vector.getItem(i) as number | null;
+              if (x === null) {
+                // a NULL stays a null: the column becomes an array of what it held so far
+                const values: unknown[] = Array.from(column.subarray(0, at + i));
+                for (let j = i; j < n; j++) values.push(vector.getItem(j));
+                columns[c] = values;
+                break;
+              }
+              column[at + i] = x;
+            }
+          } else for (const x of chunk.convertColumnValues(c, duckdb.JSDuckDBValueConverter)) column.push(x);
+        }
+        at += n;
+      }
+      return columns;
     } catch (err) {
       throw damaged(this.path, err);
     }
@@ -439,6 +468,18 @@ export async function deriveRequests(db: DuckDBConnection, perPart?: number): Pr
 
 /** What readAhead reads at most (characters of remembered results). */
 const READ_AHEAD_CHARS = 16 * 2 ** 20;
+
+/** Column types Store.columns reads into a Float64Array: every value of these is a double exactly. */
+const NUMBERS = new Set<number>([
+  duckdb.DuckDBTypeId.TINYINT,
+  duckdb.DuckDBTypeId.SMALLINT,
+  duckdb.DuckDBTypeId.INTEGER,
+  duckdb.DuckDBTypeId.UTINYINT,
+  duckdb.DuckDBTypeId.USMALLINT,
+  duckdb.DuckDBTypeId.UINTEGER,
+  duckdb.DuckDBTypeId.FLOAT,
+  duckdb.DuckDBTypeId.DOUBLE,
+]);
 
 /**
  * When DuckDB folds its write-ahead log into the store file. By default every close does it

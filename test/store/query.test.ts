@@ -203,11 +203,21 @@ test('summary and report_components without $group give every grouping at once, 
   }
 });
 
-test('Store.columns gives one array per column, empty ones when there are no rows', async () => {
+test('Store.columns gives one column per column, empty ones when there are no rows; numbers typed unless NULL, which stays null', async () => {
   const r = await run([sampleLogs], path.join(tmp(), 's.duckdb'));
+  const plain = (columns: ArrayLike<unknown>[]) => columns.map((c) => Array.from(c));
   try {
-    assert.deepEqual(await r.store.columns(`SELECT 1::INTEGER AS a, 'x' AS b WHERE false`), [[], []]);
-    assert.deepEqual(await r.store.columns(`SELECT * FROM (VALUES (1, 'x'), (2, NULL)) v(a, b)`), [[1, 2], ['x', null]]);
+    const none = await r.store.columns(`SELECT 1::INTEGER AS a, 'x' AS b WHERE false`);
+    assert.deepEqual(plain(none), [[], []]);
+    assert.ok(none[0] instanceof Float64Array);
+    const some = await r.store.columns(`SELECT * FROM (VALUES (1, 'x', -2.5::DOUBLE, -3::TINYINT, 0.5::FLOAT, true), (2, NULL, 1e300, 127, 2, false)) v(a, b, c, d, e, f)`);
+    assert.deepEqual(plain(some), [[1, 2], ['x', null], [-2.5, 1e300], [-3, 127], [0.5, 2], [true, false]]);
+    assert.deepEqual(some.map((c) => c instanceof Float64Array), [true, false, true, true, true, false]);
+    // a NULL in a later chunk (2048 rows each): the values before it kept, the column plain from there
+    const nulls = await r.store.columns(`SELECT CASE WHEN i IN (3000, 4999) THEN NULL ELSE i END::INTEGER, i::DOUBLE / 4 FROM range(5000) t(i)`);
+    assert.ok(Array.isArray(nulls[0]) && nulls[1] instanceof Float64Array);
+    assert.deepEqual(Array.from(nulls[0]), Array.from({ length: 5000 }, (_, i) => (i === 3000 || i === 4999 ? null : i)));
+    assert.deepEqual(Array.from(nulls[1]), Array.from({ length: 5000 }, (_, i) => i / 4));
   } finally {
     r.store.close();
   }
