@@ -2,16 +2,16 @@
  * The buckets every what-if is reported by (SPEC §5): main vs subagent, agent type, model and
  * rounds bucket. A request belongs to one bucket of each dimension; `model` is the request's own.
  */
-import { mainOrSubagent, roundsBucket, roundsOf, type ChainInput, type ChainRequest } from './chain.js';
+import { mainOrSubagent, roundsBucket, roundsOf, type ChainInput } from './chain.js';
 
 export type BucketDimension = 'kind' | 'agent_type' | 'model' | 'rounds';
 export const BUCKET_DIMENSIONS: readonly BucketDimension[] = ['kind', 'agent_type', 'model', 'rounds'];
 
-export function bucketsOf(chain: ChainInput, request: ChainRequest): [BucketDimension, string][] {
+/** A chain's buckets: those of each of its requests but `model`, which is the request's own. */
+export function chainBuckets(chain: ChainInput): [BucketDimension, string][] {
   return [
     ['kind', mainOrSubagent(chain)],
     ['agent_type', chain.agentType],
-    ['model', request.model],
     ['rounds', roundsBucket(roundsOf(chain))],
   ];
 }

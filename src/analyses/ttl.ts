@@ -32,7 +32,7 @@
  *   With w 4,100 then 5,900 (f = 0.41): scenario 8,200 + 3,600 + 410 = 12,210, delta −2.32 % (gains).
  */
 import { anatomizeChain, type RequestAnatomy } from './anatomy.js';
-import { bucketsOf, BucketMap, type BucketDimension } from './buckets.js';
+import { BucketMap, chainBuckets, type BucketDimension } from './buckets.js';
 import { DEFAULT_JITTER, inScope, promptTokens, TTL_MS, type ChainInput, type Scope, type Ttl, type Weights, type WeightsFor } from './chain.js';
 import { totalWeight, weigh, type BilledTokens } from './weigh.js';
 
@@ -81,10 +81,15 @@ class TtlTally {
   private evenNum = 0;
   private evenDen = 0;
   private firstWeights: Weights | null = null;
+  /** the chain of the last request added: a chain's requests come one after another */
+  private lastChain: string | null = null;
 
   add(chainId: string, changed: boolean, s: RequestScenario | null): void {
-    this.chains.add(chainId);
-    if (changed) this.changed.add(chainId);
+    if (chainId !== this.lastChain) {
+      this.lastChain = chainId;
+      this.chains.add(chainId);
+      if (changed) this.changed.add(chainId);
+    }
     this.requests++;
     if (!s) {
       this.unpriced++;
@@ -168,10 +173,17 @@ export function whatifTtl(chains: readonly ChainInput[], options: TtlOptions): T
   for (const chain of chains) {
     if (!inScope(chain, scope)) continue;
     const changed = chain.requests.some((q) => (options.to === '1h' ? q.cacheWrite5m : q.cacheWrite1h) > 0);
+    // the chain's buckets, found once it has a request; the model's when the model changes
+    let tallies: TtlTally[] | null = null;
+    let model: TtlTally | null = null;
+    let modelName = '';
     for (const a of anatomizeChain(chain, { jitter })) {
       const s = scenarioOf(a, changed, options);
       totals.add(chain.chainId, changed, s);
-      for (const [dimension, bucket] of bucketsOf(chain, a.request)) buckets.get(dimension, bucket).add(chain.chainId, changed, s);
+      tallies ??= chainBuckets(chain).map(([dimension, bucket]) => buckets.get(dimension, bucket));
+      if (model === null || a.request.model !== modelName) model = buckets.get('model', (modelName = a.request.model));
+      for (const t of tallies) t.add(chain.chainId, changed, s);
+      model.add(chain.chainId, changed, s);
     }
   }
   return {

@@ -154,3 +154,27 @@ test('unpriced requests are left out of both sides and counted', () => {
   near(res.baseline_weight, 35_450);
   near(res.expiry_share, 12_000 / 25_500);
 });
+
+test('model buckets follow each request as a chain changes model; a chain without requests adds no bucket', () => {
+  const mixed = chain('M', [
+    { t: 0, w: 1_000, output: 100 },
+    { t: MIN, r: 1_000, w: 200, output: 100, model: 'sonnet' },
+    { t: 2 * MIN, r: 1_200, w: 300, output: 100 },
+    { t: 3 * MIN, r: 1_500, w: 50, output: 100, model: 'unpriced-model' },
+  ]);
+  const empty = { ...chain('E', []), agentType: 'Plan' };
+  const res = whatifTtl([mixed, empty], { to: '1h', weightsFor });
+  const rows = res.buckets.filter((b) => b.dimension === 'model').map((b) => [b.bucket, b.chains, b.requests, b.unpriced_requests]);
+  assert.deepEqual(rows.sort(), [
+    ['opus', 1, 2, 0],
+    ['sonnet', 1, 1, 0],
+    ['unpriced-model', 1, 1, 1],
+  ]);
+  // each model's weights add up to the whole, and the chain-level buckets hold every request once
+  const byModel = res.buckets.filter((b) => b.dimension === 'model').reduce((sum, b) => sum + b.baseline_weight, 0);
+  near(byModel, res.baseline_weight);
+  for (const dimension of ['kind', 'agent_type', 'rounds']) {
+    assert.deepEqual(res.buckets.filter((b) => b.dimension === dimension).map((b) => [b.chains, b.requests]), [[1, 4]], dimension);
+  }
+  assert.ok(!res.buckets.some((b) => b.bucket === 'Plan'));
+});
