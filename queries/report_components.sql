@@ -10,19 +10,24 @@ WITH r AS (
   SELECT q.*, strftime(timezone('UTC', q.ts), '%Y-%m-%d') AS day, coalesce(c.agent_type, 'unknown') AS agent_type
   FROM requests q LEFT JOIN chains c USING (chain_id)
 ),
-long AS (
-  SELECT day, project, model, agent_type, 'input' AS component, input AS tokens, weight_input AS weight, weight_input * usd_per_weight AS usd FROM r
-  UNION ALL SELECT day, project, model, agent_type, 'output', output, weight_output, weight_output * usd_per_weight FROM r
-  UNION ALL SELECT day, project, model, agent_type, 'write5m', cache_write_5m, weight_write_5m, weight_write_5m * usd_per_weight FROM r
-  UNION ALL SELECT day, project, model, agent_type, 'write1h', cache_write_1h, weight_write_1h, weight_write_1h * usd_per_weight FROM r
-  UNION ALL SELECT day, project, model, agent_type, 'read', cache_read, weight_read, weight_read * usd_per_weight FROM r
-),
-g AS (
+-- each grouping's sums of every component at once (one row per group), then one row per component
+wide AS (
   SELECT CASE WHEN grouping(day) = 0 THEN 'day' WHEN grouping(project) = 0 THEN 'project' WHEN grouping(model) = 0 THEN 'model' ELSE 'agent_type' END AS grouping,
          CASE WHEN grouping(day) = 0 THEN day WHEN grouping(project) = 0 THEN project WHEN grouping(model) = 0 THEN model ELSE agent_type END AS grp,
-         component, sum(tokens) AS tokens, coalesce(sum(weight::DECIMAL(38, 15))::DOUBLE, 0) AS weight, sum(usd::DECIMAL(38, 15))::DOUBLE AS usd
-  FROM long
-  GROUP BY GROUPING SETS ((day, component), (project, component), (model, component), (agent_type, component))
+         sum(input) AS t_input, sum(weight_input::DECIMAL(38, 15)) AS w_input, sum((weight_input * usd_per_weight)::DECIMAL(38, 15)) AS u_input,
+         sum(output) AS t_output, sum(weight_output::DECIMAL(38, 15)) AS w_output, sum((weight_output * usd_per_weight)::DECIMAL(38, 15)) AS u_output,
+         sum(cache_write_5m) AS t_write5m, sum(weight_write_5m::DECIMAL(38, 15)) AS w_write5m, sum((weight_write_5m * usd_per_weight)::DECIMAL(38, 15)) AS u_write5m,
+         sum(cache_write_1h) AS t_write1h, sum(weight_write_1h::DECIMAL(38, 15)) AS w_write1h, sum((weight_write_1h * usd_per_weight)::DECIMAL(38, 15)) AS u_write1h,
+         sum(cache_read) AS t_read, sum(weight_read::DECIMAL(38, 15)) AS w_read, sum((weight_read * usd_per_weight)::DECIMAL(38, 15)) AS u_read
+  FROM r
+  GROUP BY GROUPING SETS ((day), (project), (model), (agent_type))
+),
+g AS (
+  SELECT grouping, grp, 'input' AS component, t_input AS tokens, coalesce(w_input::DOUBLE, 0) AS weight, u_input::DOUBLE AS usd FROM wide
+  UNION ALL SELECT grouping, grp, 'output', t_output, coalesce(w_output::DOUBLE, 0), u_output::DOUBLE FROM wide
+  UNION ALL SELECT grouping, grp, 'write5m', t_write5m, coalesce(w_write5m::DOUBLE, 0), u_write5m::DOUBLE FROM wide
+  UNION ALL SELECT grouping, grp, 'write1h', t_write1h, coalesce(w_write1h::DOUBLE, 0), u_write1h::DOUBLE FROM wide
+  UNION ALL SELECT grouping, grp, 'read', t_read, coalesce(w_read::DOUBLE, 0), u_read::DOUBLE FROM wide
 )
 SELECT * FROM g WHERE $group IS NULL OR grouping = $group
 ORDER BY grouping, grp, component;

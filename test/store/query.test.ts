@@ -182,6 +182,34 @@ test('chains loaded without their keys are the same chains, every request key nu
   }
 });
 
+test('report_components: the rows of each grouping add up, component by component, to the totals of the requests', async () => {
+  const r = await run([sampleLogs], path.join(tmp(), 's.duckdb'));
+  try {
+    const rows = await runQuery(r.store, 'report_components', {});
+    const [want] = await r.store.all(`SELECT
+      sum(input)::DOUBLE AS t_input, sum(output)::DOUBLE AS t_output, sum(cache_write_5m)::DOUBLE AS t_write5m, sum(cache_write_1h)::DOUBLE AS t_write1h, sum(cache_read)::DOUBLE AS t_read,
+      sum(weight_input)::DOUBLE AS w_input, sum(weight_output)::DOUBLE AS w_output, sum(weight_write_5m)::DOUBLE AS w_write5m, sum(weight_write_1h)::DOUBLE AS w_write1h, sum(weight_read)::DOUBLE AS w_read,
+      sum(weight_read * usd_per_weight)::DOUBLE AS u_read, sum(weight_output * usd_per_weight)::DOUBLE AS u_output
+      FROM requests`);
+    for (const grouping of ['agent_type', 'day', 'model', 'project']) {
+      for (const component of ['input', 'output', 'write5m', 'write1h', 'read']) {
+        const mine = rows.filter((x) => x.grouping === grouping && x.component === component);
+        assert.ok(mine.length > 0, `${grouping} ${component}`);
+        const tokens = mine.reduce((sum, x) => sum + Number(x.tokens), 0);
+        const weight = mine.reduce((sum, x) => sum + Number(x.weight), 0);
+        assert.equal(tokens, want[`t_${component}`], `${grouping} ${component} tokens`);
+        assert.ok(Math.abs(weight - Number(want[`w_${component}`])) <= 1e-9 * Math.max(1, Number(want[`w_${component}`])), `${grouping} ${component} weight`);
+        if (component === 'read' || component === 'output') {
+          const usd = mine.reduce((sum, x) => sum + Number(x.usd ?? 0), 0);
+          assert.ok(Math.abs(usd - Number(want[`u_${component}`])) <= 1e-9 * Math.max(1, Number(want[`u_${component}`])), `${grouping} ${component} usd`);
+        }
+      }
+    }
+  } finally {
+    r.store.close();
+  }
+});
+
 test('summary and report_components without $group give every grouping at once, each as asked for alone', async () => {
   const r = await run([sampleLogs], path.join(tmp(), 's.duckdb'));
   try {
