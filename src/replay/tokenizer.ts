@@ -6,7 +6,7 @@
  *
  * The counts approximate Claude's tokenizer: absolute numbers are estimates, ratios are the result.
  */
-import { Tiktoken } from 'js-tiktoken/lite';
+import { Tiktoken, type TiktokenBPE } from 'js-tiktoken/lite';
 
 import { ENCODINGS, type EncodingName } from './names.js';
 
@@ -35,15 +35,77 @@ async function loadRanks(encoding: EncodingName) {
   }
 }
 
-/** The encoder for an encoding, loaded on first use and shared afterwards (loading takes ~0.5 s). */
+/** The encoder for an encoding, loaded on first use and shared afterwards (loading takes ~0.35 s). */
 export function loadEncoder(encoding: EncodingName = 'cl100k_base'): Promise<Tiktoken> {
   let p = encoders.get(encoding);
   if (!p) {
     if (!ENCODINGS.includes(encoding)) throw new RangeError(`unknown encoding ${String(encoding)}`);
-    p = loadRanks(encoding).then((ranks) => new Tiktoken(ranks));
+    p = loadRanks(encoding).then(buildEncoder);
     encoders.set(encoding, p);
   }
   return p;
+}
+
+/** js-tiktoken's lookup tables (1.0.21): a token's bytes, comma-joined, to its rank, and back. */
+interface RankMaps {
+  rankMap: Map<string, number>;
+  textMap: Map<number, Uint8Array>;
+}
+
+const BASE64 = new Int8Array(128).fill(-1);
+for (let i = 0; i < 64; i++) BASE64['ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'.charCodeAt(i)] = i;
+const BYTE_TEXT = Array.from({ length: 256 }, (_, i) => String(i));
+
+/**
+ * `new Tiktoken(ranks)`, with its two lookup tables filled here: js-tiktoken's constructor builds
+ * an object of 100,000 tokens, decodes each with base64-js and joins its bytes with
+ * `Array.prototype.join`, ~0.5 s of a ~1.2 s channel replay; this fills the same tables in
+ * ~0.35 s (`test/replay/tokenizer.test.ts` compares them entry by entry). Where the encoder has no
+ * such tables (another js-tiktoken), the library builds them itself.
+ * Ranks' format: one line per run of ranks, `<name> <first rank> <base64 token> <base64 token> …`.
+ */
+export function buildEncoder(ranks: TiktokenBPE): Tiktoken {
+  const encoder = new Tiktoken({ ...ranks, bpe_ranks: '' });
+  const maps = encoder as unknown as Partial<RankMaps>;
+  if (!(maps.rankMap instanceof Map && maps.textMap instanceof Map && maps.rankMap.size === 0)) return new Tiktoken(ranks);
+  const { rankMap, textMap } = maps as RankMaps;
+  const text = ranks.bpe_ranks;
+  for (let from = 0; from < text.length; ) {
+    let to = text.indexOf('\n', from);
+    if (to < 0) to = text.length;
+    const fields = text.slice(from, to).split(' ');
+    from = to + 1;
+    if (fields.length < 2) continue;
+    const first = Number.parseInt(fields[1], 10);
+    for (let i = 2; i < fields.length; i++) {
+      const bytes = fromBase64(fields[i]);
+      let key = bytes.length > 0 ? BYTE_TEXT[bytes[0]] : '';
+      for (let j = 1; j < bytes.length; j++) key += `,${BYTE_TEXT[bytes[j]]}`;
+      rankMap.set(key, first + i - 2);
+      textMap.set(first + i - 2, bytes);
+    }
+  }
+  return encoder;
+}
+
+/** Standard base64 (padding optional) to bytes. */
+function fromBase64(s: string): Uint8Array {
+  let n = s.length;
+  while (n > 0 && s.charCodeAt(n - 1) === 61) n--;
+  const out = new Uint8Array((n * 3) >> 2);
+  let bits = 0;
+  let acc = 0;
+  let o = 0;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    acc = ((acc << 6) | (c < 128 && BASE64[c] >= 0 ? BASE64[c] : 0)) & 0xffffff;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out[o++] = (acc >> bits) & 255;
+    }
+  }
+  return out;
 }
 
 /** Work done by a SegmentTokenizer: what the linearity test counts. */

@@ -1,0 +1,39 @@
+/** The replay's encoders: built faster than js-tiktoken's constructor builds them, to the same tables and tokens. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Tiktoken } from 'js-tiktoken/lite';
+import { buildEncoder } from '../../src/replay/tokenizer.js';
+
+const TEXTS = [
+  'Hello, world!',
+  '  leading and trailing whitespace \n\n\t tabs\r\n',
+  'def f(x):\n    return x ** 2  # squares\n',
+  'Ünïcödé — “quotes” … 中文字符 日本語 한국어 العربية',
+  'emoji 🎉👩‍💻🏳️‍🌈 and a lone ™ sign',
+  '{"type":"assistant","message":{"usage":{"input_tokens":3,"cache_read_input_tokens":12345}}}',
+  'a'.repeat(500) + ' ' + 'ab'.repeat(300),
+  '',
+];
+
+for (const name of ['cl100k_base', 'o200k_base'] as const) {
+  test(`${name}: the encoder's tables are js-tiktoken's own, entry by entry, and it encodes and decodes alike`, async () => {
+    const ranks = (await import(`js-tiktoken/ranks/${name}`)).default;
+    const theirs = new Tiktoken(ranks);
+    const ours = buildEncoder(ranks);
+    const a = theirs as unknown as { rankMap: Map<string, number>; textMap: Map<number, Uint8Array> };
+    const b = ours as unknown as { rankMap: Map<string, number>; textMap: Map<number, Uint8Array> };
+    assert.ok(a.rankMap.size > 100_000, 'the library keeps its tables where buildEncoder fills them');
+    assert.equal(b.rankMap.size, a.rankMap.size);
+    assert.equal(b.textMap.size, a.textMap.size);
+    for (const [key, rank] of a.rankMap) if (b.rankMap.get(key) !== rank) assert.fail(`rank of ${key}: ${b.rankMap.get(key)} against ${rank}`);
+    for (const [rank, bytes] of a.textMap) {
+      const mine = b.textMap.get(rank);
+      if (!mine || Buffer.compare(Buffer.from(mine), Buffer.from(bytes)) !== 0) assert.fail(`bytes of rank ${rank}`);
+    }
+    for (const text of TEXTS) {
+      const tokens = ours.encode(text);
+      assert.deepEqual(tokens, theirs.encode(text), text.slice(0, 40));
+      assert.equal(ours.decode(tokens), text);
+    }
+  });
+}
