@@ -143,7 +143,7 @@ function walk(w: Walk, dir: string, known: string | null, root: string, projectD
   }
   // by name: which of two paths to one directory or file is kept does not depend on the disk's
   // order; a directory's name with a `/` after it, so that the files come in path order
-  // (`a/x` before `a-b`, as `/` sorts after `-`)
+  // (`a-b/…` before `a/…`, as `-` sorts before `/`)
   entries.sort((a, b) => (entryKey(a) < entryKey(b) ? -1 : 1));
   for (const e of entries) {
     const name = e.name;
