@@ -244,11 +244,10 @@ export async function readAll(
  * Positions of the tasks, biggest first (ties in the callers' order): one 4-byte index per task.
  * Example: bytes [5, 50, 1] → [1, 0, 2].
  */
-export function largestFirst(tasks: readonly { bytes?: number }[] | TaskList): Uint32Array {
-  const bytes = 'get' in tasks ? tasks.bytes : (i: number) => tasks[i].bytes ?? 0;
+export function largestFirst(tasks: Pick<TaskList, 'length' | 'bytes'>): Uint32Array {
   const order = new Uint32Array(tasks.length);
   for (let i = 0; i < order.length; i++) order[i] = i;
-  return order.sort((a, b) => bytes(b) - bytes(a) || a - b);
+  return order.sort((a, b) => tasks.bytes(b) - tasks.bytes(a) || a - b);
 }
 
 /** Facts without their rows (those travel as columns): what is left describes the file. */

@@ -117,6 +117,7 @@ test('onDone throwing mid-run fails the run with its error and stops the workers
 });
 
 test('largestFirst: biggest first, ties in the tasks order', () => {
-  assert.deepEqual([...largestFirst([{ bytes: 5 }, { bytes: 50 }, { bytes: 1 }])], [1, 0, 2]);
-  assert.deepEqual([...largestFirst([{ bytes: 2 }, {}, { bytes: 2 }, { bytes: 3 }])], [3, 0, 2, 1]);
+  const sizes = (b: (number | undefined)[]) => ({ length: b.length, bytes: (i: number) => b[i] ?? 0 });
+  assert.deepEqual([...largestFirst(sizes([5, 50, 1]))], [1, 0, 2]);
+  assert.deepEqual([...largestFirst(sizes([2, undefined, 2, 3]))], [3, 0, 2, 1]);
 });
