@@ -16,7 +16,7 @@ import { whatifTtl, type TtlResult } from '../analyses/ttl.js';
 import type { Context } from '../context.js';
 import { type ChannelReplayResult, locateChain, replaySessionFile, runChannelReplay, sessionReplayRun } from '../replay/index.js';
 import { runQuery } from '../store/queries.js';
-import type { Row } from '../store/store.js';
+import type { Store } from '../store/store.js';
 import type { SkipReason } from '../types.js';
 import type { BestWhatIf, CostComponent, CostDimension, ReplayRun, ReportData, Section } from './data.js';
 
@@ -44,9 +44,6 @@ async function section<T>(build: () => Promise<T> | T): Promise<Section<T>> {
 export async function buildReportData(ctx: Context, opts: BuildOptions = {}): Promise<ReportData> {
   const weightsFor: WeightsFor = (m, p) => ctx.prices.weightsFor(m, p);
   const store = ctx.store;
-  const [span] = await store.all(`SELECT min(t) AS "from", max(t) AS "to", count(DISTINCT session_id) AS sessions, count(DISTINCT chain_id) AS chains FROM requests`);
-  const projectOf = new Map((await store.all(`SELECT session_id, any_value(project) AS project FROM requests GROUP BY session_id`)).map((r) => [r.session_id as string, r.project as string]));
-
   // The analyses several sections share, each computed once; a failure is kept for the sections that need it.
   const attempt = async <T>(f: () => Promise<T> | T): Promise<T | Error> => {
     try {
@@ -55,14 +52,32 @@ export async function buildReportData(ctx: Context, opts: BuildOptions = {}): Pr
       return err as Error;
     }
   };
+  // The report's own queries are sent now, one after another on a second connection: DuckDB
+  // answers them on its threads while this one loads the chains and runs the analyses in JS
+  // (BENCHMARKS.md Report). Each is awaited where a section needs it.
+  const side = inOrder(await store.beside());
+  const spanRows = attempt(() =>
+    side.all(`SELECT min(t) AS "from", max(t) AS "to", count(DISTINCT session_id) AS sessions, count(DISTINCT chain_id) AS chains FROM requests`),
+  );
+  const projectRows = attempt(() => side.all(`SELECT session_id, any_value(project) AS project FROM requests GROUP BY session_id`));
+  // every grouping of the cost components in one pass over the requests, asked for by two sections
+  const componentRows = attempt(() => runQuery(side, 'report_components'));
+  const skillRows = attempt(() => runQuery(side, 'skill_listing_by_agent_type'));
+  const qualityRows = attempt(() =>
+    side.all(`SELECT
+      (SELECT coalesce(sum(size), 0) FROM files JOIN scope USING (file_id) WHERE kind <> 'meta') AS bytes,
+      (SELECT count(*) FROM requests WHERE split_missing) AS split_missing`),
+  );
+  const typeRows = attempt(() => side.all(`SELECT type, sum(n) AS n FROM line_counts JOIN scope USING (file_id) GROUP BY type ORDER BY n DESC`));
+
   const sum = await attempt<SummaryResult>(() => summary(store, ctx.filters, ctx.walkSkips));
   const chains = await attempt<ChainInput[]>(() => loadChains(store, ctx.filters, { keys: false }));
-  // every grouping of the cost components in one pass over the requests, asked for by two sections
-  let componentRows: Promise<Row[]> | undefined;
-  const components = () => (componentRows ??= runQuery(store, 'report_components'));
+  const components = async () => need(await componentRows);
   const anatomy = await attempt<AnatomyResult>(() => analyzeAnatomy(need(chains), { weightsFor }));
   const ttl = await attempt<TtlResult>(() => whatifTtl(need(chains), { to: '1h', scope: 'all', weightsFor }));
   const keepalive = await attempt<KeepaliveResult>(() => whatifKeepalive(need(chains), { weightsFor }));
+  const [span] = need(await spanRows);
+  const projectOf = new Map(need(await projectRows).map((r) => [r.session_id as string, r.project as string]));
 
   return {
     meta: {
@@ -147,7 +162,7 @@ export async function buildReportData(ctx: Context, opts: BuildOptions = {}): Pr
     }),
     crossTab: await section(async () => ({
       rowDimension: 'agent_type',
-      rows: (await runQuery(store, 'skill_listing_by_agent_type')).map((r) => ({
+      rows: need(await skillRows).map((r) => ({
         key: String(r.agent_type),
         definition: r.definition as 'resolved' | 'lost' | 'unknown',
         chains: Number(r.chains),
@@ -217,10 +232,8 @@ export async function buildReportData(ctx: Context, opts: BuildOptions = {}): Pr
     })),
     dataQuality: await section(async () => {
       const q = need(sum).quality;
-      const [x] = await store.all(`SELECT
-          (SELECT coalesce(sum(size), 0) FROM files JOIN scope USING (file_id) WHERE kind <> 'meta') AS bytes,
-          (SELECT count(*) FROM requests WHERE split_missing) AS split_missing`);
-      const types = await store.all(`SELECT type, sum(n) AS n FROM line_counts JOIN scope USING (file_id) GROUP BY type ORDER BY n DESC`);
+      const [x] = need(await qualityRows);
+      const types = need(await typeRows);
       return {
         files: q.files,
         lines: q.lines,
@@ -237,6 +250,18 @@ export async function buildReportData(ctx: Context, opts: BuildOptions = {}): Pr
         unknownLineTypes: types.filter((t) => !KNOWN_TYPES.has(String(t.type))).map((t) => ({ type: String(t.type), count: Number(t.n) })),
       };
     }),
+  };
+}
+
+/** Queries sent to `source` run one after another, each once the one before has finished. */
+function inOrder(source: Pick<Store, 'all'>): Pick<Store, 'all'> {
+  let last: Promise<unknown> = Promise.resolve();
+  return {
+    all(sql, params) {
+      const rows = last.then(() => source.all(sql, params));
+      last = rows.catch(() => undefined);
+      return rows;
+    },
   };
 }
 

@@ -250,3 +250,28 @@ test('Store.columns gives one column per column, empty ones when there are no ro
     r.store.close();
   }
 });
+
+test('Store.beside: a second connection answers as the store does, at the same time, sees later commits, and closes with it', async () => {
+  const r = await run([sampleLogs], path.join(tmp(), 's.duckdb'));
+  const side = await r.store.beside();
+  let closed = false;
+  try {
+    const sql = `SELECT chain_id, count(*)::INTEGER AS n, sum(cache_read)::DOUBLE AS read FROM requests GROUP BY chain_id ORDER BY chain_id`;
+    // both connections asked at once, each with both ways of reading
+    const [own, beside, ownColumns, besideColumns] = await Promise.all([r.store.all(sql), side.all(sql), r.store.columns(sql), side.columns(sql)]);
+    assert.ok(own.length > 10);
+    assert.deepEqual(beside, own);
+    assert.deepEqual(besideColumns.map((c) => Array.from(c)), ownColumns.map((c) => Array.from(c)));
+    // a table the store's own connection creates and fills afterwards is there for the second one
+    await r.store.run(`CREATE TABLE beside_probe AS SELECT 42 AS x`);
+    assert.deepEqual(await side.all(`SELECT x FROM beside_probe`), [{ x: 42 }]);
+    // a failing query is the caller's error, and the connection still answers after it
+    await assert.rejects(side.all(`SELECT * FROM no_such_table`), /no_such_table/);
+    assert.deepEqual(await side.all(`SELECT 1 AS one`), [{ one: 1 }]);
+    r.store.close();
+    closed = true;
+    await assert.rejects(side.all(`SELECT 1`));
+  } finally {
+    if (!closed) r.store.close();
+  }
+});
