@@ -3,4 +3,5 @@
  * `writeReport(data, outPath)` (or `renderReport(data)` for the HTML string).
  */
 export { renderReport, writeReport } from './render.js';
+export { compileCharts } from './charts.js';
 export * from './data.js';

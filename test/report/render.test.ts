@@ -5,7 +5,9 @@ import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { escapeHtml, jsonForScript } from '../../src/report/escape.js';
 import { renderReport } from '../../src/report/render.js';
-import { vegaSpec, type ChartSpecName } from '../../src/report/charts.js';
+import { CHART_SPECS, compileCharts, vegaSpec, type ChartSpecName } from '../../src/report/charts.js';
+import { readdirSync } from 'node:fs';
+import { reportsDir } from '../../src/report/assets.js';
 import { crossTabReading } from '../../src/report/section-crosstab.js';
 import { ttlReading } from '../../src/report/section-ttl.js';
 import { keepaliveReading } from '../../src/report/section-keepalive.js';
@@ -78,6 +80,18 @@ test('every chart binds only data sets its compiled spec declares without values
       assert.ok(chart.data[name]!.length > 0, `${chart.id} ${name} has rows`);
     }
     assert.deepEqual(payload.specs[chart.spec], JSON.parse(JSON.stringify(spec)), `${chart.spec} is embedded as compiled`);
+  }
+});
+
+test('compileCharts compiles every chart spec in reports/charts, the ones the page embeds', () => {
+  const files = readdirSync(`${reportsDir}charts`).filter((f) => f.endsWith('.vl.json')).map((f) => f.replace(/\.vl\.json$/, ''));
+  assert.deepEqual([...CHART_SPECS].sort(), files.sort());
+  compileCharts();
+  const payload = JSON.parse(/<script type="application\/json" id="cachelens-charts">([\s\S]*?)<\/script>/.exec(page)![1]!) as { specs: Record<string, unknown> };
+  for (const name of CHART_SPECS) {
+    const spec = vegaSpec(name) as { $schema?: string; data?: unknown[] };
+    assert.match(String(spec.$schema), /vega\/v\d/, `${name} is a vega spec`);
+    if (payload.specs[name]) assert.deepEqual(JSON.parse(JSON.stringify(spec)), payload.specs[name], `${name} as the page embeds it`);
   }
 });
 
