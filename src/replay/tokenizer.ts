@@ -54,58 +54,151 @@ interface RankMaps {
 
 const BASE64 = new Int8Array(128).fill(-1);
 for (let i = 0; i < 64; i++) BASE64['ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'.charCodeAt(i)] = i;
-const BYTE_TEXT = Array.from({ length: 256 }, (_, i) => String(i));
+/** each byte value's decimal digits, as character codes */
+const BYTE_DIGITS = Array.from({ length: 256 }, (_, i) => Array.from(String(i), (c) => c.charCodeAt(0)));
 
 /**
- * `new Tiktoken(ranks)`, with its two lookup tables filled here: js-tiktoken's constructor builds
- * an object of 100,000 tokens, decodes each with base64-js and joins its bytes with
- * `Array.prototype.join`, ~0.5 s of a ~1.2 s channel replay; this fills the same tables in
- * ~0.35 s (`test/replay/tokenizer.test.ts` compares them entry by entry). Where the encoder has no
- * such tables (another js-tiktoken), the library builds them itself.
+ * `new Tiktoken(ranks)`, with its two lookup tables filled here. js-tiktoken's constructor builds
+ * an object of 100,000 tokens, decodes each with base64-js, joins its bytes with
+ * `Array.prototype.join` and keeps a `Uint8Array` per token: ~0.5 s of a ~1.2 s channel replay,
+ * and as much again collecting what it left. Here one pass over the ranks' text writes every
+ * token's bytes into one buffer and its key (the bytes in decimal, comma-joined) into one string;
+ * each key is a slice of that string, and a token's bytes are a view made when decoding asks for
+ * them (TokenBytes). `test/replay/tokenizer.test.ts` compares both tables entry by entry with the
+ * library's. Where the encoder has no such tables (another js-tiktoken), the library builds them.
  * Ranks' format: one line per run of ranks, `<name> <first rank> <base64 token> <base64 token> …`.
  */
 export function buildEncoder(ranks: TiktokenBPE): Tiktoken {
   const encoder = new Tiktoken({ ...ranks, bpe_ranks: '' });
   const maps = encoder as unknown as Partial<RankMaps>;
   if (!(maps.rankMap instanceof Map && maps.textMap instanceof Map && maps.rankMap.size === 0)) return new Tiktoken(ranks);
-  const { rankMap, textMap } = maps as RankMaps;
-  const text = ranks.bpe_ranks;
-  for (let from = 0; from < text.length; ) {
-    let to = text.indexOf('\n', from);
-    if (to < 0) to = text.length;
-    const fields = text.slice(from, to).split(' ');
-    from = to + 1;
-    if (fields.length < 2) continue;
-    const first = Number.parseInt(fields[1], 10);
-    for (let i = 2; i < fields.length; i++) {
-      const bytes = fromBase64(fields[i]);
-      let key = bytes.length > 0 ? BYTE_TEXT[bytes[0]] : '';
-      for (let j = 1; j < bytes.length; j++) key += `,${BYTE_TEXT[bytes[j]]}`;
-      rankMap.set(key, first + i - 2);
-      textMap.set(first + i - 2, bytes);
-    }
+  const tokens = readRanks(ranks.bpe_ranks);
+  const rankMap = maps.rankMap;
+  for (let t = 0, key = 0; t < tokens.count; t++) {
+    rankMap.set(tokens.keys.slice(key, tokens.keyEnd[t]), tokens.rank[t]);
+    key = tokens.keyEnd[t];
   }
+  maps.textMap = new TokenBytes(tokens) as unknown as Map<number, Uint8Array>;
   return encoder;
 }
 
-/** Standard base64 (padding optional) to bytes. */
-function fromBase64(s: string): Uint8Array {
-  let n = s.length;
-  while (n > 0 && s.charCodeAt(n - 1) === 61) n--;
-  const out = new Uint8Array((n * 3) >> 2);
-  let bits = 0;
-  let acc = 0;
-  let o = 0;
-  for (let i = 0; i < n; i++) {
-    const c = s.charCodeAt(i);
-    acc = ((acc << 6) | (c < 128 && BASE64[c] >= 0 ? BASE64[c] : 0)) & 0xffffff;
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out[o++] = (acc >> bits) & 255;
+/** The tokens of a ranks file, in its order: rank, bytes (one buffer) and key (one string). */
+interface RankTokens {
+  count: number;
+  rank: Int32Array;
+  /** end of each token's bytes in `bytes` (its start: the previous token's end) */
+  byteEnd: Int32Array;
+  bytes: Uint8Array;
+  /** end of each token's key in `keys` */
+  keyEnd: Int32Array;
+  keys: string;
+}
+
+function readRanks(text: string): RankTokens {
+  // at most one token per space; base64 gives 3 bytes per 4 characters, a byte at most 4 key characters
+  let spaces = 0;
+  for (let i = text.indexOf(' '); i >= 0; i = text.indexOf(' ', i + 1)) spaces++;
+  const rank = new Int32Array(spaces);
+  const byteEnd = new Int32Array(spaces);
+  const keyEnd = new Int32Array(spaces);
+  const bytes = new Uint8Array(text.length);
+  const keys = Buffer.allocUnsafe(text.length * 3);
+  let count = 0;
+  let nb = 0;
+  let nk = 0;
+  for (let from = 0; from < text.length; ) {
+    let end = text.indexOf('\n', from);
+    if (end < 0) end = text.length;
+    const nameEnd = text.indexOf(' ', from);
+    const rankEnd = nameEnd < 0 || nameEnd >= end ? -1 : text.indexOf(' ', nameEnd + 1);
+    if (rankEnd > 0 && rankEnd < end) {
+      let next = Number.parseInt(text.slice(nameEnd + 1, rankEnd), 10);
+      for (let i = rankEnd + 1; i <= end; i++) {
+        // one base64 token, up to the next space or the line's end ('=' padding skipped)
+        const keyStart = nk;
+        let acc = 0;
+        let bits = 0;
+        for (; i < end; i++) {
+          const c = text.charCodeAt(i);
+          if (c === 32) break;
+          if (c === 61) continue;
+          acc = ((acc << 6) | (c < 128 && BASE64[c] >= 0 ? BASE64[c] : 0)) & 0xffffff;
+          bits += 6;
+          if (bits >= 8) {
+            bits -= 8;
+            const b = (acc >> bits) & 255;
+            bytes[nb++] = b;
+            if (nk > keyStart) keys[nk++] = 44; // ','
+            for (const d of BYTE_DIGITS[b]) keys[nk++] = d;
+          }
+        }
+        rank[count] = next++;
+        byteEnd[count] = nb;
+        keyEnd[count] = nk;
+        count++;
+      }
     }
+    from = end + 1;
   }
-  return out;
+  return { count, rank, byteEnd, bytes, keyEnd, keys: keys.latin1Slice(0, nk) };
+}
+
+/**
+ * js-tiktoken's rank-to-bytes table (`textMap`, read only when decoding) as views of one buffer,
+ * each made when asked for: a `Uint8Array` per token made up front cost more than the rest of
+ * the tables. Read-only, with a Map's reading methods.
+ */
+class TokenBytes implements ReadonlyMap<number, Uint8Array> {
+  /** token index (in `tokens`) by rank, -1 where no token has that rank */
+  private readonly at: Int32Array;
+
+  constructor(private readonly tokens: RankTokens) {
+    let max = -1;
+    for (let t = 0; t < tokens.count; t++) max = Math.max(max, tokens.rank[t]);
+    this.at = new Int32Array(max + 1).fill(-1);
+    for (let t = 0; t < tokens.count; t++) this.at[tokens.rank[t]] = t;
+  }
+
+  get size(): number {
+    return this.tokens.count;
+  }
+
+  private bytesOf(t: number): Uint8Array {
+    return this.tokens.bytes.subarray(t === 0 ? 0 : this.tokens.byteEnd[t - 1], this.tokens.byteEnd[t]);
+  }
+
+  private indexOf(rank: number): number {
+    return Number.isInteger(rank) && rank >= 0 && rank < this.at.length ? this.at[rank] : -1;
+  }
+
+  get(rank: number): Uint8Array | undefined {
+    const t = this.indexOf(rank);
+    return t < 0 ? undefined : this.bytesOf(t);
+  }
+
+  has(rank: number): boolean {
+    return this.indexOf(rank) >= 0;
+  }
+
+  *entries(): MapIterator<[number, Uint8Array]> {
+    for (let t = 0; t < this.tokens.count; t++) yield [this.tokens.rank[t], this.bytesOf(t)];
+  }
+
+  *keys(): MapIterator<number> {
+    for (let t = 0; t < this.tokens.count; t++) yield this.tokens.rank[t];
+  }
+
+  *values(): MapIterator<Uint8Array> {
+    for (let t = 0; t < this.tokens.count; t++) yield this.bytesOf(t);
+  }
+
+  [Symbol.iterator](): MapIterator<[number, Uint8Array]> {
+    return this.entries();
+  }
+
+  forEach(f: (value: Uint8Array, key: number, map: ReadonlyMap<number, Uint8Array>) => void, thisArg?: unknown): void {
+    for (const [rank, bytes] of this.entries()) f.call(thisArg, bytes, rank, this);
+  }
 }
 
 /** Work done by a SegmentTokenizer: what the linearity test counts. */

@@ -1,4 +1,4 @@
-/** The replay's encoders: built faster than js-tiktoken's constructor builds them, to the same tables and tokens. */
+/** The replay's encoders: built faster than js-tiktoken's constructor builds them, to the same tables and tokens (the rank-to-bytes table a read-only view with a Map's reading methods). */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Tiktoken } from 'js-tiktoken/lite';
@@ -30,10 +30,21 @@ for (const name of ['cl100k_base', 'o200k_base'] as const) {
       const mine = b.textMap.get(rank);
       if (!mine || Buffer.compare(Buffer.from(mine), Buffer.from(bytes)) !== 0) assert.fail(`bytes of rank ${rank}`);
     }
+    // ranks no token has: none, as in a Map
+    for (const rank of [-1, 0.5, a.textMap.size + 1_000_000, Number.NaN]) {
+      assert.equal(b.textMap.get(rank), undefined);
+      assert.equal(b.textMap.has(rank), false);
+    }
+    assert.equal(b.textMap.has(0), true);
     for (const text of TEXTS) {
       const tokens = ours.encode(text);
       assert.deepEqual(tokens, theirs.encode(text), text.slice(0, 40));
       assert.equal(ours.decode(tokens), text);
     }
+    // special tokens are decoded from the library's own table
+    const special = `a<|endoftext|>b`;
+    const tokens = ours.encode(special, 'all');
+    assert.deepEqual(tokens, theirs.encode(special, 'all'));
+    assert.equal(ours.decode(tokens), special);
   });
 }
