@@ -53,7 +53,7 @@ export async function buildReportData(ctx: Context, opts: BuildOptions = {}): Pr
     }
   };
   // The report's own queries are sent now, one after another on a second connection: DuckDB
-  // answers them on its threads while this one loads the chains and runs the analyses in JS
+  // answers them on its threads while this thread loads the chains and runs the analyses in JS
   // (BENCHMARKS.md Report). Each is awaited where a section needs it.
   const side = inOrder(await store.beside());
   const spanRows = attempt(() =>

@@ -533,11 +533,7 @@ function makeStoreDir(path: string): void {
   }
 }
 
-/**
- * A DuckDB IO error met after the store opened (a block whose checksum fails when a query first
- * reads it, a full disk) means a damaged store, not a bug: one line and exit 2, like a store that
- * fails to open. Any other error is returned as it is and keeps its stack.
- */
+/** Store.columns on a connection: the store's own, or one beside it. */
 async function columnsOf(db: DuckDBConnection, path: string, sql: string, params?: Record<string, unknown>): Promise<ArrayLike<unknown>[]> {
   try {
     // materialised: streamed a chunk at a time it took ~0.2 s longer (one wait on DuckDB per chunk)
@@ -575,6 +571,7 @@ async function columnsOf(db: DuckDBConnection, path: string, sql: string, params
   }
 }
 
+/** Store.all on a connection: the store's own, or one beside it. */
 async function allRows(db: DuckDBConnection, path: string, sql: string, params?: Record<string, unknown>): Promise<Row[]> {
   try {
     const reader = await db.runAndReadAll(sql, params as never);
@@ -584,6 +581,11 @@ async function allRows(db: DuckDBConnection, path: string, sql: string, params?:
   }
 }
 
+/**
+ * A DuckDB IO error met after the store opened (a block whose checksum fails when a query first
+ * reads it, a full disk) means a damaged store, not a bug: one line and exit 2, like a store that
+ * fails to open. Any other error is returned as it is and keeps its stack.
+ */
 function damaged(path: string, err: unknown): unknown {
   const msg = err instanceof Error ? err.message : '';
   if (!msg.startsWith('IO Error:')) return err;
