@@ -70,187 +70,194 @@ export async function buildReportData(ctx: Context, opts: BuildOptions = {}): Pr
   );
   const typeRows = attempt(() => side.all(`SELECT type, sum(n) AS n FROM line_counts JOIN scope USING (file_id) GROUP BY type ORDER BY n DESC`));
 
-  const sum = await attempt<SummaryResult>(() => summary(store, ctx.filters, ctx.walkSkips));
-  const chains = await attempt<ChainInput[]>(() => loadChains(store, ctx.filters, { keys: false }));
-  const components = async () => need(await componentRows);
-  const anatomy = await attempt<AnatomyResult>(() => analyzeAnatomy(need(chains), { weightsFor }));
-  const ttl = await attempt<TtlResult>(() => whatifTtl(need(chains), { to: '1h', scope: 'all', weightsFor }));
-  const keepalive = await attempt<KeepaliveResult>(() => whatifKeepalive(need(chains), { weightsFor }));
-  const [span] = need(await spanRows);
-  const projectOf = new Map(need(await projectRows).map((r) => [r.session_id as string, r.project as string]));
+  // every query sent beside is awaited before this returns or throws: the store closes its
+  // connections when the report is built, and a connection must not close under a running query
+  const sideWork = [spanRows, projectRows, componentRows, skillRows, qualityRows, typeRows];
+  try {
+    const sum = await attempt<SummaryResult>(() => summary(store, ctx.filters, ctx.walkSkips));
+    const chains = await attempt<ChainInput[]>(() => loadChains(store, ctx.filters, { keys: false }));
+    const components = async () => need(await componentRows);
+    const anatomy = await attempt<AnatomyResult>(() => analyzeAnatomy(need(chains), { weightsFor }));
+    const ttl = await attempt<TtlResult>(() => whatifTtl(need(chains), { to: '1h', scope: 'all', weightsFor }));
+    const keepalive = await attempt<KeepaliveResult>(() => whatifKeepalive(need(chains), { weightsFor }));
+    const [span] = need(await spanRows);
+    const projectOf = new Map(need(await projectRows).map((r) => [r.session_id as string, r.project as string]));
 
-  return {
-    meta: {
-      generatedAt: new Date().toISOString(),
-      version: VERSION,
-      roots: ctx.roots,
-      from: (span?.from as number | null) ?? null,
-      to: (span?.to as number | null) ?? null,
-      prices: ctx.prices.date,
-    },
-    headline: await section(() => {
-      const s = need(sum);
-      const a = need(anatomy);
-      const t = s.totals;
-      return {
-        usd: t.usd,
-        weight: t.weight ?? 0,
-        hitRatio: a.totals.hit_ratio ?? 0,
-        wasteWeight: a.totals.waste_weight,
-        wasteUsd: a.totals.waste_usd,
-        requests: t.requests,
-        sessions: Number(span?.sessions ?? 0),
-        chains: Number(span?.chains ?? 0),
-        unpricedRequests: t.unpriced_requests,
-        tokens: { input: t.input, output: t.output, write5m: t.cache_write_5m, write1h: t.cache_write_1h, read: t.cache_read },
-        bestWhatIf: bestWhatIf(ttl, keepalive),
-      };
-    }),
-    costOverTime: await section(async () => ({
-      rows: (await components()).filter((r) => r.grouping === 'day').map((r) => ({
-        day: String(r.grp),
-        component: r.component as CostComponent,
-        usd: r.usd === null ? null : Number(r.usd),
-        weight: Number(r.weight),
-        tokens: Number(r.tokens),
+    return {
+      meta: {
+        generatedAt: new Date().toISOString(),
+        version: VERSION,
+        roots: ctx.roots,
+        from: (span?.from as number | null) ?? null,
+        to: (span?.to as number | null) ?? null,
+        prices: ctx.prices.date,
+      },
+      headline: await section(() => {
+        const s = need(sum);
+        const a = need(anatomy);
+        const t = s.totals;
+        return {
+          usd: t.usd,
+          weight: t.weight ?? 0,
+          hitRatio: a.totals.hit_ratio ?? 0,
+          wasteWeight: a.totals.waste_weight,
+          wasteUsd: a.totals.waste_usd,
+          requests: t.requests,
+          sessions: Number(span?.sessions ?? 0),
+          chains: Number(span?.chains ?? 0),
+          unpricedRequests: t.unpriced_requests,
+          tokens: { input: t.input, output: t.output, write5m: t.cache_write_5m, write1h: t.cache_write_1h, read: t.cache_read },
+          bestWhatIf: bestWhatIf(ttl, keepalive),
+        };
+      }),
+      costOverTime: await section(async () => ({
+        rows: (await components()).filter((r) => r.grouping === 'day').map((r) => ({
+          day: String(r.grp),
+          component: r.component as CostComponent,
+          usd: r.usd === null ? null : Number(r.usd),
+          weight: Number(r.weight),
+          tokens: Number(r.tokens),
+        })),
       })),
-    })),
-    costBy: await section(async () => {
-      const rows = [];
-      const all = await components();
-      for (const [dimension, group] of [['project', 'project'], ['model', 'model'], ['agentType', 'agent_type']] as const) {
-        for (const r of all.filter((x) => x.grouping === group)) {
-          rows.push({ dimension: dimension as CostDimension, key: String(r.grp), component: r.component as CostComponent, usd: r.usd === null ? null : Number(r.usd), weight: Number(r.weight) });
+      costBy: await section(async () => {
+        const rows = [];
+        const all = await components();
+        for (const [dimension, group] of [['project', 'project'], ['model', 'model'], ['agentType', 'agent_type']] as const) {
+          for (const r of all.filter((x) => x.grouping === group)) {
+            rows.push({ dimension: dimension as CostDimension, key: String(r.grp), component: r.component as CostComponent, usd: r.usd === null ? null : Number(r.usd), weight: Number(r.weight) });
+          }
         }
-      }
-      return { rows };
-    }),
-    anatomy: await section(() => ({
-      rows: need(anatomy).by_agent_type.flatMap((a) =>
-        (['cold', 'growth', 'expiry', 'break'] as const).map((component) => ({
-          agentType: a.agent_type,
-          component,
-          tokens: a[component],
-          weight: a.anatomy_weight[component],
-          usd: a.anatomy_usd[component],
-        })),
-      ),
-    })),
-    topChains: await section(() => {
-      const byId = new Map(need(chains).map((c) => [c.chainId, c]));
-      const ranked = [...need(anatomy).chains].sort((a, b) => b.waste_weight - a.waste_weight || b.weight - a.weight).slice(0, TOP_CHAINS);
-      return {
-        chains: ranked.map((c) => {
-          const detail = chainDetail(byId.get(c.chain_id)!, { weightsFor });
-          return {
-            chainId: c.chain_id,
-            sessionId: c.session_id,
-            project: projectOf.get(c.session_id) ?? 'unknown',
-            agentType: c.agent_type,
-            model: c.model,
-            requests: c.requests,
-            weight: c.weight,
-            usd: c.usd,
-            wasteWeight: c.waste_weight,
-            wasteUsd: c.waste_usd,
-            hitRatio: c.hit_ratio ?? 0,
-            repurchase: c.repurchase,
-            rounds: detail.by_round.map((r) => ({ round: r.round, read: r.read, write: r.write, rewrite: r.rewrite })),
-          };
-        }),
-      };
-    }),
-    crossTab: await section(async () => ({
-      rowDimension: 'agent_type',
-      rows: need(await skillRows).map((r) => ({
-        key: String(r.agent_type),
-        definition: r.definition as 'resolved' | 'lost' | 'unknown',
-        chains: Number(r.chains),
-        chainsWithSkillListing: Number(r.chains_with_skill_listing),
-        skillListings: Number(r.skill_listings),
-        rounds: Number(r.rounds),
-        chainsListingsEqualRounds: Number(r.chains_listings_equal_rounds),
-        weight: Number(r.weight),
+        return { rows };
+      }),
+      anatomy: await section(() => ({
+        rows: need(anatomy).by_agent_type.flatMap((a) =>
+          (['cold', 'growth', 'expiry', 'break'] as const).map((component) => ({
+            agentType: a.agent_type,
+            component,
+            tokens: a[component],
+            weight: a.anatomy_weight[component],
+            usd: a.anatomy_usd[component],
+          })),
+        ),
       })),
-    })),
-    ttlOverride: await section(() => {
-      const t = need(ttl);
-      return {
-        direction: 'force1h' as const,
-        baseline: { weight: t.baseline_weight, usd: t.baseline_usd },
-        scenario: { weight: t.scenario_weight, usd: t.scenario_usd },
-        deltaShare: t.delta_pct === null ? null : t.delta_pct / 100,
-        expiryShare: t.expiry_share,
-        breakEvenShare: t.break_even_share,
-        buckets: t.buckets.map((b) => ({
-          dimension: b.dimension,
-          bucket: b.bucket,
-          baselineWeight: b.baseline_weight,
-          scenarioWeight: b.scenario_weight,
-          deltaShare: b.delta_pct === null ? null : b.delta_pct / 100,
-          expiryShare: b.expiry_share,
+      topChains: await section(() => {
+        const byId = new Map(need(chains).map((c) => [c.chainId, c]));
+        const ranked = [...need(anatomy).chains].sort((a, b) => b.waste_weight - a.waste_weight || b.weight - a.weight).slice(0, TOP_CHAINS);
+        return {
+          chains: ranked.map((c) => {
+            const detail = chainDetail(byId.get(c.chain_id)!, { weightsFor });
+            return {
+              chainId: c.chain_id,
+              sessionId: c.session_id,
+              project: projectOf.get(c.session_id) ?? 'unknown',
+              agentType: c.agent_type,
+              model: c.model,
+              requests: c.requests,
+              weight: c.weight,
+              usd: c.usd,
+              wasteWeight: c.waste_weight,
+              wasteUsd: c.waste_usd,
+              hitRatio: c.hit_ratio ?? 0,
+              repurchase: c.repurchase,
+              rounds: detail.by_round.map((r) => ({ round: r.round, read: r.read, write: r.write, rewrite: r.rewrite })),
+            };
+          }),
+        };
+      }),
+      crossTab: await section(async () => ({
+        rowDimension: 'agent_type',
+        rows: need(await skillRows).map((r) => ({
+          key: String(r.agent_type),
+          definition: r.definition as 'resolved' | 'lost' | 'unknown',
+          chains: Number(r.chains),
+          chainsWithSkillListing: Number(r.chains_with_skill_listing),
+          skillListings: Number(r.skill_listings),
+          rounds: Number(r.rounds),
+          chainsListingsEqualRounds: Number(r.chains_listings_equal_rounds),
+          weight: Number(r.weight),
         })),
-      };
-    }),
-    keepalive: await section(() => {
-      const k = need(keepalive);
-      return {
-        intervalSeconds: k.interval_s,
-        ttlSeconds: k.ttl_s,
-        best: k.best_budget === 'inf' ? null : k.best_budget,
-        budgets: k.budgets.map((b) => ({
-          budget: b.budget === 'inf' ? null : b.budget,
-          netSavingWeight: b.net_saving_weight,
-          netSavingUsd: b.net_saving_usd,
-          netSavingShareSubagent: b.net_saving_pct_subagent === null ? null : b.net_saving_pct_subagent / 100,
-          netSavingShareAll: b.net_saving_pct_all === null ? null : b.net_saving_pct_all / 100,
-          gapsOverTtl: b.gaps_over_ttl,
-          bridged: b.bridged,
-          expiredAfterBudget: b.expired_after_budget,
-          pings: b.pings,
-        })),
-      };
-    }),
-    replay:
-      (opts.channels?.length ?? 0) + (opts.sessions?.length ?? 0) > 0
-        ? await section(async () => {
-            const runs: ReplayRun[] = [];
-            for (const file of opts.channels ?? []) runs.push(await channelRun(file));
-            for (const id of opts.sessions ?? []) runs.push(await sessionRun(ctx, id));
-            return { runs };
-          })
-        : undefined,
-    blocks: await section(async () => ({
-      blocks: (await blocksOf(store, ctx.filters)).blocks.map((b) => ({
-        start: Date.parse(b.start),
-        end: Date.parse(b.end),
-        usd: b.usd,
-        weight: b.weight,
-        requests: b.requests,
-        tokens: b.tokens,
       })),
-    })),
-    dataQuality: await section(async () => {
-      const q = need(sum).quality;
-      const [x] = need(await qualityRows);
-      const types = need(await typeRows);
-      return {
-        files: q.files,
-        lines: q.lines,
-        bytes: Number(x.bytes),
-        requests: need(sum).totals.requests,
-        duplicatesRemoved: q.duplicates_removed,
-        splitMissing: Number(x.split_missing),
-        skipped: q.skipped.map((s) => ({
-          reason: s.reason as SkipReason,
-          count: s.count,
-          examples: s.examples.map((e) => ({ path: e.file, line: e.line ?? 0, detail: e.detail })),
+      ttlOverride: await section(() => {
+        const t = need(ttl);
+        return {
+          direction: 'force1h' as const,
+          baseline: { weight: t.baseline_weight, usd: t.baseline_usd },
+          scenario: { weight: t.scenario_weight, usd: t.scenario_usd },
+          deltaShare: t.delta_pct === null ? null : t.delta_pct / 100,
+          expiryShare: t.expiry_share,
+          breakEvenShare: t.break_even_share,
+          buckets: t.buckets.map((b) => ({
+            dimension: b.dimension,
+            bucket: b.bucket,
+            baselineWeight: b.baseline_weight,
+            scenarioWeight: b.scenario_weight,
+            deltaShare: b.delta_pct === null ? null : b.delta_pct / 100,
+            expiryShare: b.expiry_share,
+          })),
+        };
+      }),
+      keepalive: await section(() => {
+        const k = need(keepalive);
+        return {
+          intervalSeconds: k.interval_s,
+          ttlSeconds: k.ttl_s,
+          best: k.best_budget === 'inf' ? null : k.best_budget,
+          budgets: k.budgets.map((b) => ({
+            budget: b.budget === 'inf' ? null : b.budget,
+            netSavingWeight: b.net_saving_weight,
+            netSavingUsd: b.net_saving_usd,
+            netSavingShareSubagent: b.net_saving_pct_subagent === null ? null : b.net_saving_pct_subagent / 100,
+            netSavingShareAll: b.net_saving_pct_all === null ? null : b.net_saving_pct_all / 100,
+            gapsOverTtl: b.gaps_over_ttl,
+            bridged: b.bridged,
+            expiredAfterBudget: b.expired_after_budget,
+            pings: b.pings,
+          })),
+        };
+      }),
+      replay:
+        (opts.channels?.length ?? 0) + (opts.sessions?.length ?? 0) > 0
+          ? await section(async () => {
+              const runs: ReplayRun[] = [];
+              for (const file of opts.channels ?? []) runs.push(await channelRun(file));
+              for (const id of opts.sessions ?? []) runs.push(await sessionRun(ctx, id));
+              return { runs };
+            })
+          : undefined,
+      blocks: await section(async () => ({
+        blocks: (await blocksOf(store, ctx.filters)).blocks.map((b) => ({
+          start: Date.parse(b.start),
+          end: Date.parse(b.end),
+          usd: b.usd,
+          weight: b.weight,
+          requests: b.requests,
+          tokens: b.tokens,
         })),
-        unknownModels: q.unknown_models.map((m) => ({ model: m.model, requests: m.requests })),
-        unknownLineTypes: types.filter((t) => !KNOWN_TYPES.has(String(t.type))).map((t) => ({ type: String(t.type), count: Number(t.n) })),
-      };
-    }),
-  };
+      })),
+      dataQuality: await section(async () => {
+        const q = need(sum).quality;
+        const [x] = need(await qualityRows);
+        const types = need(await typeRows);
+        return {
+          files: q.files,
+          lines: q.lines,
+          bytes: Number(x.bytes),
+          requests: need(sum).totals.requests,
+          duplicatesRemoved: q.duplicates_removed,
+          splitMissing: Number(x.split_missing),
+          skipped: q.skipped.map((s) => ({
+            reason: s.reason as SkipReason,
+            count: s.count,
+            examples: s.examples.map((e) => ({ path: e.file, line: e.line ?? 0, detail: e.detail })),
+          })),
+          unknownModels: q.unknown_models.map((m) => ({ model: m.model, requests: m.requests })),
+          unknownLineTypes: types.filter((t) => !KNOWN_TYPES.has(String(t.type))).map((t) => ({ type: String(t.type), count: Number(t.n) })),
+        };
+      }),
+    };
+  } finally {
+    await Promise.all(sideWork);
+  }
 }
 
 /** Queries sent to `source` run one after another, each once the one before has finished. */

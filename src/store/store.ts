@@ -132,7 +132,9 @@ export class Store {
   /**
    * A second connection to the store, for reads that run beside this connection's work: DuckDB
    * answers each connection's query on its own threads, so a query sent here while this thread
-   * computes in JS costs it no wait. It sees what was committed; it closes with the store.
+   * computes in JS costs it no wait. It sees what was committed; it closes with the store, so
+   * every query sent on it must have finished by then (closed under a running query, the close
+   * waited forever in a test).
    */
   async beside(): Promise<StoreReader> {
     let db: DuckDBConnection;
