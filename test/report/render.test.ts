@@ -2,11 +2,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { readdirSync } from 'node:fs';
 import fc from 'fast-check';
 import { escapeHtml, jsonForScript } from '../../src/report/escape.js';
 import { renderReport } from '../../src/report/render.js';
 import { CHART_SPECS, compileCharts, vegaSpec, type ChartSpecName } from '../../src/report/charts.js';
-import { readdirSync } from 'node:fs';
 import { reportsDir } from '../../src/report/assets.js';
 import { crossTabReading } from '../../src/report/section-crosstab.js';
 import { ttlReading } from '../../src/report/section-ttl.js';
