@@ -61,7 +61,7 @@ const BYTE_DIGITS = Array.from({ length: 256 }, (_, i) => Array.from(String(i), 
  * `new Tiktoken(ranks)`, with its two lookup tables filled here. js-tiktoken's constructor builds
  * an object of 100,000 tokens, decodes each with base64-js, joins its bytes with
  * `Array.prototype.join` and keeps a `Uint8Array` per token: ~0.5 s of a ~1.2 s channel replay,
- * and as much again collecting what it left. Here one pass over the ranks' text writes every
+ * and 100,000 objects for the collector after it. Here one pass over the ranks' text writes every
  * token's bytes into one buffer and its key (the bytes in decimal, comma-joined) into one string;
  * each key is a slice of that string, and a token's bytes are a view made when decoding asks for
  * them (TokenBytes). `test/replay/tokenizer.test.ts` compares both tables entry by entry with the
