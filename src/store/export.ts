@@ -36,7 +36,7 @@ function selectFor(table: ExportedTable['table']): string {
   const day = (ts: string) => `coalesce(strftime(timezone($tz, ${ts}), '%Y-%m-%d'), 'unknown') AS day`;
   switch (table) {
     case 'requests':
-      return `SELECT * EXCLUDE (file_id), ${day('ts')} FROM requests`;
+      return `SELECT * EXCLUDE (file_id, row_hash), ${day('ts')} FROM requests`;
     case 'chains':
       return `SELECT * EXCLUDE (file_id), ${day('to_timestamp(first_t / 1000)')} FROM chains`;
     case 'attachments':

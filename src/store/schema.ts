@@ -10,9 +10,10 @@
  * their per-token weights, so that the anatomy's waste can be priced from requests alone.
  * 6: v1.x inline sidechains are threaded through every line, tool results included. 7: copies of
  * one time are told apart by path, not file id, so attribution does not depend on the order files
- * were first seen.)
+ * were first seen. 8: requests carry `row_hash`, so that a touched derive tells changed rows
+ * without reading every column of the stored ones.)
  */
-export const SCHEMA_VERSION = 7;
+export const SCHEMA_VERSION = 8;
 
 export const FACT_TABLES = [
   'observations',
@@ -150,15 +151,28 @@ export function requestParts(cuts: number[]): string[] {
  */
 export const DERIVE_TOUCHED_REQUESTS = `
 CREATE OR REPLACE TEMP TABLE fresh_requests AS ${pricedSelect(groupsSelect('WHERE o.key IN (SELECT key FROM touched)'))};
-${replaceChanged('requests', 'key', 'key IN (SELECT key FROM touched)', 'fresh_requests')}
+${replaceChanged('requests', 'key', 'key IN (SELECT key FROM touched)', 'fresh_requests', 'row_hash')}
 `;
 
 /**
  * Replaces the rows of `table` matching `where` by those of `fresh` (rows of the same columns,
  * one per `id`), writing only what differs: rows equal to their fresh form stay where they are.
  * (EXCEPT compares rows with NULLs equal; derived values are computed the same way each time.)
+ * With `hash`, a column holding a hash of the rest of the row, rows are compared by id and hash
+ * alone: reading the stored rows whole read every column of every row, as DuckDB fetches a
+ * table's columns before it joins them to the touched ids (1 GB of logs, an append run: ~0.25 s
+ * for DELETE and INSERT, ~0.06 s by hash). A changed row whose 64-bit hash equals its old one's
+ * would be left as it was; the chance is 2^-64 a row.
  */
-function replaceChanged(table: string, id: string, where: string, fresh: string): string {
+function replaceChanged(table: string, id: string, where: string, fresh: string, hash?: string): string {
+  if (hash) {
+    const differ = (a: string, b: string) => `SELECT ${id} FROM (SELECT ${id}, ${hash} FROM ${a} EXCEPT SELECT ${id}, ${hash} FROM ${b})`;
+    const stored = `(SELECT ${id}, ${hash} FROM ${table} WHERE ${where})`;
+    return `
+DELETE FROM ${table} WHERE ${id} IN (${differ(stored, fresh)});
+INSERT INTO ${table} SELECT * FROM ${fresh} WHERE ${id} IN (${differ(fresh, stored)});
+DROP TABLE ${fresh};`;
+  }
   return `
 DELETE FROM ${table} WHERE ${id} IN (SELECT ${id} FROM (SELECT * FROM ${table} WHERE ${where} EXCEPT SELECT * FROM ${fresh}));
 INSERT INTO ${table} SELECT * FROM ${fresh} EXCEPT SELECT * FROM ${table} WHERE ${where};
@@ -185,7 +199,10 @@ SELECT key, min(t) AS t, max(input) AS input, max(output) AS output, max(cache_w
   GROUP BY key`;
 }
 
-/** The requests of the groups `groups` selects (groupsSelect's rows): attributed to their best copy and priced. */
+/**
+ * The requests of the groups `groups` selects (groupsSelect's rows): attributed to their best copy
+ * and priced, each with `row_hash`, DuckDB's hash of its other columns (replaceChanged).
+ */
 function pricedSelect(groups: string): string {
   return `
 WITH agg AS (${groups}),
@@ -217,6 +234,7 @@ priced AS (
   SELECT j.*, mp.price_model, mp.base,
          CASE WHEN mp.lc_above IS NOT NULL AND j.prompt > mp.lc_above THEN mp.long_w ELSE mp.short_w END AS w
   FROM joined j LEFT JOIN model_price mp ON mp.model = j.model)
+SELECT r.*, hash(r) AS row_hash FROM (
 SELECT * EXCLUDE (w, base),
        input * w.i AS weight_input, output * w.o AS weight_output, cache_write_5m * w.w5 AS weight_write_5m,
        cache_write_1h * w.w1 AS weight_write_1h, cache_read * w.r AS weight_read,
@@ -225,7 +243,7 @@ SELECT * EXCLUDE (w, base),
        base AS usd_per_weight,
        w.i AS w_input, w.w5 AS w_write_5m, w.w1 AS w_write_1h, w.r AS w_read, w.o AS w_output,
        to_timestamp(t / 1000) AS ts
-FROM priced`;
+FROM priced) r`;
 }
 
 /**

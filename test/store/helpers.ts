@@ -64,10 +64,12 @@ export interface Dump {
 /**
  * What a store holds for the files in scope, with file ids replaced by paths (ids depend on the
  * order files were first seen, which differs between an incremental store and a rebuilt one).
+ * A request's row_hash covers its file id, so it is not compared; `totals.stale_hashes` counts the
+ * requests whose row_hash is not the hash of the row they hold (0 in any store).
  */
 export async function dump(store: Store): Promise<Dump> {
   const requests = await store.all(
-    `SELECT r.* EXCLUDE (file_id, ts), f.path AS file FROM requests r JOIN files f USING (file_id) ORDER BY key`,
+    `SELECT r.* EXCLUDE (file_id, ts, row_hash), f.path AS file FROM requests r JOIN files f USING (file_id) ORDER BY key`,
   );
   const chains = await store.all(`SELECT c.* EXCLUDE (file_id), f.path AS file FROM chains c LEFT JOIN files f USING (file_id) ORDER BY chain_id`);
   const attachments = await store.all(
@@ -79,7 +81,10 @@ export async function dump(store: Store): Promise<Dump> {
   const files = await store.all(`SELECT path, kind, size, read_to, lines, project, session_id FROM files JOIN scope USING (file_id) ORDER BY path`);
   const [totals] = await store.all(
     `SELECT count(*) AS requests, sum(input) AS input, sum(output) AS output, sum(cache_write) AS cache_write,
-            sum(cache_read) AS cache_read, round(sum(weight), 6) AS weight FROM requests`,
+            sum(cache_read) AS cache_read, round(sum(weight), 6) AS weight,
+            (SELECT count(*) FROM requests q JOIN (SELECT key, hash(r) AS h FROM (SELECT * EXCLUDE (row_hash) FROM requests) r) USING (key)
+             WHERE q.row_hash IS DISTINCT FROM h) AS stale_hashes
+     FROM requests`,
   );
   return { requests, chains, attachments, skipped, files, totals };
 }
