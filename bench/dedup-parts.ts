@@ -1,17 +1,16 @@
 /**
- * Where the de-dup's time and memory go: runs the whole derive of requests (deriveRequests in store.ts,
- * schema.ts), or a part of it, alone in this process over a copy of a filled store, inside a
- * transaction it rolls back, and prints its time and the process's peak RSS (VmHWM) against its
- * RSS before.
+ * Where the de-dup's time and memory go: runs the whole derive of requests (DERIVE_REQUESTS in
+ * schema.ts, as ingest runs it), or a form of it, alone in this process over a copy of a filled
+ * store, inside a transaction it rolls back, and prints its time and the process's peak RSS
+ * (VmHWM) against its RSS before.
  *
- *   npx tsx bench/dedup-parts.ts --store /tmp/x.duckdb [--part P] [--memory-limit 100MB] [--threads 1] [--per-part N]
+ *   npx tsx bench/dedup-parts.ts --store /tmp/x.duckdb [--part P] [--memory-limit 100MB] [--threads 1]
  *
- * Parts: `groups` (the GROUP BY alone, into its temp table), `counted` (the groups, then every
- * request priced, only counted), `table` (the groups, then every request written in one sorted
- * part), `parts` (as ingest runs it: deriveRequests in store.ts), `unordered`
- * (one part without the ORDER BY).
- * Example (BENCHMARKS.md, Memory): on the 1 GB store at 80 MB, `parts` peaks at ~234 MiB, while
- * `table` runs out of memory at 110 MB.
+ * Parts: `derive` (as ingest runs it), `counted` (every request de-duplicated and priced, only
+ * counted: what writing the table costs is the difference), `sorted` (the table written sorted by
+ * time and identity, as until session 15).
+ * Example (BENCHMARKS.md, Memory): on the 10 GB store at 252 MB, `derive` took 17.7 s and peaked
+ * at 407 MiB; the sorted form, written in 5 parts, took 28.5 s and peaked at 696 MiB.
  */
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,35 +18,23 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { duckdb } from '../src/store/duckdb.js';
-import { DERIVE_REQUEST_GROUPS, deriveRequestsPart } from '../src/store/schema.js';
-import { deriveRequests } from '../src/store/store.js';
+import { DERIVE_REQUESTS } from '../src/store/schema.js';
 
 const { values } = parseArgs({
   options: {
     store: { type: 'string' },
-    part: { type: 'string', default: 'parts' },
+    part: { type: 'string', default: 'derive' },
     'memory-limit': { type: 'string', default: '100MB' },
     threads: { type: 'string', default: '1' },
-    'per-part': { type: 'string' },
   },
 });
 if (!values.store || !existsSync(values.store)) throw new Error('--store: a filled cachelens store (e.g. after a cold `summary --db`)');
 
+const select = DERIVE_REQUESTS.replace('CREATE OR REPLACE TABLE requests AS', '').replace(/;\s*$/, '');
 const PARTS: Record<string, (db: DuckDBConnection) => Promise<void>> = {
-  groups: async (db) => void (await db.run(DERIVE_REQUEST_GROUPS)),
-  counted: async (db) => {
-    await db.run(DERIVE_REQUEST_GROUPS);
-    await db.run(`SELECT count(*), sum(usd) FROM (${deriveRequestsPart('true', true).replace('CREATE OR REPLACE TABLE requests AS', '').replace(/ORDER BY t, key;\s*$/, ')')}`);
-  },
-  table: async (db) => {
-    await db.run(DERIVE_REQUEST_GROUPS);
-    await db.run(deriveRequestsPart('true', true));
-  },
-  parts: (db) => deriveRequests(db, values['per-part'] ? Number(values['per-part']) : undefined),
-  unordered: async (db) => {
-    await db.run(DERIVE_REQUEST_GROUPS);
-    await db.run(deriveRequestsPart('true', true).replace(/ORDER BY t, key;\s*$/, ';'));
-  },
+  derive: async (db) => void (await db.run(DERIVE_REQUESTS)),
+  counted: async (db) => void (await db.run(`SELECT count(*), sum(usd) FROM (${select})`)),
+  sorted: async (db) => void (await db.run(`CREATE OR REPLACE TABLE requests AS ${select} ORDER BY t, key`)),
 };
 const part = PARTS[values.part!];
 if (!part) throw new Error(`--part: one of ${Object.keys(PARTS).join(', ')}`);

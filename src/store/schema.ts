@@ -88,53 +88,19 @@ export const BEST_COPY_ORDER = `((2 - rank)::HUGEINT << 117) | ((t::BIGINT + 900
  * (BEST_COPY_ORDER), not a struct: next to the count(DISTINCT …) an arg_min over a struct kept its
  * states in memory, and 10 GB of logs (2 million observations) ran out at 256 MB; with the
  * HUGEINT the same de-dup finishes within 192 MB (bench/dedup-parts.ts).
- */
-export const DERIVE_REQUEST_GROUPS = `
-CREATE OR REPLACE TEMP TABLE request_groups AS
-${groupsSelect('')};
-`;
-
-/**
- * Writes the requests of the `request_groups` rows that `where` selects (a range of time; the
- * first part creates the table, the others append), priced and in a fixed order: time, then
- * identity. Float sums over requests then do not depend on the order facts were read in (a
- * rebuilt store gives the same totals to the last bit every time, while a sum runs on one thread
- * or over at most two row groups: DuckDB adds more partial sums in varying order).
  *
- * In parts because DuckDB could not write the sorted rows of 1 GB of logs in one statement within
- * 110 MB (each row holds ~40 columns), while sorting them alone spilled: parts of consecutive
- * ranges of time, each sorted, give the same table as one ORDER BY (store.ts, deriveRequests).
+ * The rows are written in the order DuckDB makes them, not sorted: sorting them by time and
+ * identity made float sums over `requests` the same to the last bit in every rebuilt store, but an
+ * append run adds its rows at the end anyway, the bundled queries sum weights and dollars as
+ * DECIMAL (exact in any order), and the sort set the de-dup's memory: it had to be written in
+ * parts, each reading every observation again. Unsorted in one statement, the de-dup of 10 GB of
+ * logs took 17.7 s instead of 28.5 s in 5 sorted parts (peak 407 against 696 MiB, alone over the
+ * store at 252 MB); 1 GB, ~0.25 s less (BENCHMARKS.md).
  */
-export function deriveRequestsPart(where: string, first: boolean): string {
-  return `
-${first ? 'CREATE OR REPLACE TABLE requests AS' : 'INSERT INTO requests'}
-${pricedSelect(`SELECT * FROM request_groups WHERE ${where}`)}
-ORDER BY t, key;
+export const DERIVE_REQUESTS = `
+CREATE OR REPLACE TABLE requests AS
+${pricedSelect(groupsSelect(''))};
 `;
-}
-
-/** The times at which `parts` parts of `request_groups` of about equal size are cut (quantiles). */
-export function requestCuts(parts: number): string {
-  const fractions = Array.from({ length: parts - 1 }, (_, i) => (i + 1) / parts);
-  return `SELECT quantile_disc(t, [${fractions.join(', ')}]) AS cuts FROM request_groups`;
-}
-
-/**
- * Which `request_groups` rows each part holds, from the cuts (requestCuts, in ascending order):
- * part i the times below cut i that no earlier part holds, the last part also rows without a
- * time. A time is never split between parts, so parts sorted by time and identity, written in
- * turn, are the table one ORDER BY would give. Without a finite cut (no request has a time), one part.
- * Example: cuts [10, 10, 20] → `t < 10`, `(t < 10) IS NOT TRUE AND t < 10` (empty),
- * `(t < 10) IS NOT TRUE AND t < 20`, `(t < 20) IS NOT TRUE`.
- */
-export function requestParts(cuts: number[]): string[] {
-  if (cuts.length === 0 || !cuts.every(Number.isFinite)) return ['true'];
-  // the cut as DuckDB reads it back: a string of the shortest digits that give the same double
-  const at = (i: number) => `CAST('${cuts[i]}' AS DOUBLE)`;
-  return Array.from({ length: cuts.length + 1 }, (_, i) =>
-    [i > 0 ? `(t < ${at(i - 1)}) IS NOT TRUE` : '', i < cuts.length ? `t < ${at(i)}` : ''].filter(Boolean).join(' AND '),
-  );
-}
 
 /**
  * Re-derives only the requests in the temp table `touched (key)`: they are computed again from

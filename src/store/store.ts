@@ -5,7 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { DuckDBConnection, DuckDBInstance, DuckDBListValue } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { duckdb } from './duckdb.js';
 import { UsageError } from '../errors.js';
 import type { ParserState } from '../ingest/file-parser.js';
@@ -13,14 +13,11 @@ import type { PriceTable } from '../pricing/pricing.js';
 import {
   CREATE_TABLES,
   DERIVE_CHAINS,
-  DERIVE_REQUEST_GROUPS,
+  DERIVE_REQUESTS,
   DERIVE_TOUCHED_CHAINS,
   DERIVE_TOUCHED_REQUESTS,
   FACT_TABLES,
   SCHEMA_VERSION,
-  deriveRequestsPart,
-  requestCuts,
-  requestParts,
 } from './schema.js';
 import { StoreWriter, stagePrefix } from './writer.js';
 
@@ -362,7 +359,7 @@ export class Store {
    * works (an append run gives its heap back there, ~0.2 s of full collections on 1 GB of logs;
    * sent one by one, each statement waited for them).
    */
-  async derive(opts: { touched?: boolean; between?: () => Promise<void>; requestsPerPart?: number; whileDeriving?: () => void } = {}): Promise<void> {
+  async derive(opts: { touched?: boolean; between?: () => Promise<void>; whileDeriving?: () => void } = {}): Promise<void> {
     await this.forget();
     if (opts.touched) {
       // a touched request may be attributed to a session no changed file belongs to (its best
@@ -380,11 +377,7 @@ export class Store {
       await derived;
       return;
     }
-    try {
-      await deriveRequests(this.db, opts.requestsPerPart);
-    } catch (err) {
-      throw damaged(this.path, err);
-    }
+    await this.run(DERIVE_REQUESTS);
     await opts.between?.();
     await this.run(DERIVE_CHAINS);
   }
@@ -423,35 +416,6 @@ export class Store {
 
 /** The tables CREATE_TABLES makes. */
 const STORE_TABLES = [...CREATE_TABLES.matchAll(/CREATE TABLE IF NOT EXISTS (\w+)/g)].map((m) => m[1]);
-
-/**
- * Requests a whole derive writes per part (deriveRequests): at least REQUESTS_PER_PART, and more
- * for more requests, so that there are at most MAX_PARTS parts. Writing the sorted requests of 1 GB
- * of logs (148,099) in one statement needed more than 110 MB of DuckDB's memory on one thread; in
- * two parts the whole de-dup fits 80 MB (`bench/dedup-parts.ts --part parts`). Each part reads
- * every observation again to fetch its best copies, so on 10 GB of logs (1.48 million requests,
- * bound 252 MB) 5 parts took 22.7 s against 28.9 s for 15 (one part at 251 MB: 33.9 s), at the
- * same peak.
- */
-const REQUESTS_PER_PART = 100_000;
-const MAX_PARTS = 5;
-
-/**
- * Every request, de-duplicated and priced (schema.ts): the groups first, then the requests in
- * parts of about `perPart` rows (by default REQUESTS_PER_PART, or a MAX_PARTS-th of them), each a
- * range of time (requestParts), written in order.
- * Example: 148,099 requests (1 GB of logs) → 2 parts, cut at their median time; 1.48 million
- * (10 GB) → 5 parts.
- */
-export async function deriveRequests(db: DuckDBConnection, perPart?: number): Promise<void> {
-  await db.run(DERIVE_REQUEST_GROUPS);
-  const n = Number((await db.runAndReadAll('SELECT count(*) FROM request_groups')).getRows()[0][0]);
-  const parts = Math.max(1, Math.ceil(n / (perPart ?? Math.max(REQUESTS_PER_PART, Math.ceil(n / MAX_PARTS)))));
-  const cuts = parts > 1 ? ((await db.runAndReadAll(requestCuts(parts))).getRows()[0][0] as DuckDBListValue).items : [];
-  const wheres = requestParts(cuts.map((c) => (typeof c === 'number' ? c : NaN)));
-  for (const [i, where] of wheres.entries()) await db.run(deriveRequestsPart(where, i === 0));
-  await db.run('DROP TABLE request_groups');
-}
 
 /** What readAhead reads at most (characters of remembered results). */
 const READ_AHEAD_CHARS = 16 * 2 ** 20;
