@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { ingest } from '../../src/ingest/ingest.js';
@@ -13,6 +13,7 @@ import { UsageError } from '../../src/errors.js';
 import { DERIVE_CHAINS } from '../../src/store/schema.js';
 import { CsvFile } from '../../src/store/stage.js';
 import { Store } from '../../src/store/store.js';
+import { assistant, usage, user } from '../faults/helpers.js';
 import { CONDENSE, CONDENSE_61, MAROT_DOV, MAROT_DOV_MAIN, corpus, prices, realBytes, repoRoot, run, runAndDump, tmp } from './helpers.js';
 
 test('a re-run with no change opens no log file and leaves the store as it was', async () => {
@@ -426,4 +427,32 @@ test('a staged ingest into a kept store appends, re-reads and retires files as a
   const fresh = await runAndDump([root], path.join(tmp(), 'fresh.duckdb'));
   assert.deepEqual(dumps[0], fresh.dump, 'staged');
   assert.deepEqual(dumps[1], fresh.dump, 'appended');
+});
+
+test('copies tied on rank and time: an append run keeps the first by path as the best copy, as a rebuild does', async () => {
+  // c.jsonl is read first (lowest file id); a.jsonl and b.jsonl come later with the same request,
+  // at the same time and rank, so only the tie-break by path picks a's copy
+  const root = tmp('cachelens-logs-');
+  const dir = path.join(root, 'proj');
+  const shared = assistant({ session: 's1', msg: 'msg_tie', usage: usage(10, 20, 300, 4000) });
+  const write = (name: string, lines: string[]) => writeFileSync(path.join(dir, name), lines.map((l) => `${l}\n`).join(''));
+  mkdirSync(dir, { recursive: true });
+  write('c.jsonl', [user('hi'), shared]);
+  const db = path.join(tmp(), 's.duckdb');
+  (await run([root], db)).store.close();
+  write('a.jsonl', [user('hi'), shared]);
+  write('b.jsonl', [user('hi'), shared]);
+  (await run([root], db)).store.close();
+  appendFileSync(path.join(dir, 'b.jsonl'), `${assistant({ session: 's1', msg: 'msg_later', t: '2025-03-01T10:05:00.000Z', usage: usage(1, 2, 3, 4) })}\n`);
+  const after = await run([root], db);
+  assert.equal(after.stats.derived, 'touched');
+  const ids = await after.store.all(`SELECT path, file_id FROM files ORDER BY path`);
+  assert.ok((ids[0].file_id as number) > (ids[2].file_id as number), `a.jsonl's id (${ids[0].file_id}) is above c.jsonl's (${ids[2].file_id})`);
+  after.store.close();
+  const incremental = await runAndDump([root], db);
+  const rebuilt = await runAndDump([root], path.join(tmp(), 'r.duckdb'));
+  const best = (d: typeof incremental) => d.dump.requests.find((r) => r.message_id === 'msg_tie');
+  assert.equal(path.basename(String(best(rebuilt)?.file)), 'a.jsonl');
+  assert.deepEqual(best(incremental), best(rebuilt));
+  assert.deepEqual(incremental.dump.requests, rebuilt.dump.requests);
 });
