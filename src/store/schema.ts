@@ -148,21 +148,10 @@ DROP TABLE ${fresh};`;
 /**
  * One row per request identity of the observations `obsFilter` keeps: its usage (the field-wise
  * maximum), time (the earliest copy), copies and sources, and the row id of its best copy.
- * The best copy's order needs each file's rank by path; where a filter keeps few observations (a
- * touched derive), the files are ranked among those the kept observations are in, which orders
- * them as among all files in scope (ranking all 23,478 files of 1 GB of logs took ~45 ms of it).
  */
 function groupsSelect(obsFilter: string): string {
-  const ranked = (files: string) => `SELECT file_id, row_number() OVER (ORDER BY path) AS path_rank FROM ${files}`;
-  const columns = `o.rowid AS obs_row, o.key, o.t, o.input, o.output, o.cache_write, o.cache_write_5m, o.cache_write_1h, o.cache_read,
-               o.web_search, o.web_fetch, o.split_missing, o.copies, o.file_id, o.rank, o.line`;
-  const head = obsFilter
-    ? `WITH obs AS MATERIALIZED (SELECT ${columns} FROM observations o ${obsFilter}),
-by_path AS (${ranked('files JOIN scope USING (file_id) WHERE file_id IN (SELECT file_id FROM obs)')})`
-    : `WITH by_path AS (${ranked('files JOIN scope USING (file_id)')})`;
-  const rows = obsFilter ? `SELECT o.*, p.path_rank FROM obs o JOIN by_path p USING (file_id)` : `SELECT ${columns}, p.path_rank FROM observations o JOIN by_path p USING (file_id)`;
   return `
-${head}
+WITH by_path AS (SELECT file_id, row_number() OVER (ORDER BY path) AS path_rank FROM files JOIN scope USING (file_id))
 SELECT key, min(t) AS t, max(input) AS input, max(output) AS output, max(cache_write) AS cache_write,
          max(cache_write_5m) AS cache_write_5m, max(cache_write_1h) AS cache_write_1h, max(cache_read) AS cache_read,
          max(web_search) AS web_search, max(web_fetch) AS web_fetch, bool_and(split_missing) AS split_missing,
@@ -170,7 +159,9 @@ SELECT key, min(t) AS t, max(input) AS input, max(output) AS output, max(cache_w
          -- the best-ranked copy (subagent file > main file > progress), ties to the earliest, then
          -- to the first by path and line (not by file id: ids follow the order files were first seen)
          arg_min(obs_row, ${BEST_COPY_ORDER}) AS best_row
-  FROM (${rows})
+  FROM (SELECT o.rowid AS obs_row, o.key, o.t, o.input, o.output, o.cache_write, o.cache_write_5m, o.cache_write_1h, o.cache_read,
+               o.web_search, o.web_fetch, o.split_missing, o.copies, o.file_id, o.rank, o.line, p.path_rank
+        FROM observations o JOIN by_path p USING (file_id) ${obsFilter})
   GROUP BY key`;
 }
 
