@@ -73,9 +73,10 @@ const STAGE_BYTES = 32 * 1024 * 1024;
 /**
  * DuckDB's memory for the de-dup, on one thread (one keeps the peak ~0.2 GB lower than two, for
  * +0.3 s on 1 GB): 68 MB plus 96 bytes per observation, at most 1 GB. What it needs grows with the
- * observations, far slower than they do. With the requests written in parts (Store.derive), 1 GB of
- * logs (200,000 observations) ran out of memory at 76 MB and not at 80 MB (bench/dedup-parts.ts
- * over a filled store). On 10 GB (2 million) the groups' aggregate decides: over one store it ran
+ * observations, far slower than they do. With the requests written in sorted parts (sessions 9 –
+ * 14), 1 GB of logs (200,000 observations) ran out of memory at 76 MB and not at 80 MB; written
+ * unsorted in one statement, at 64 MB and not at 72 MB (bench/dedup-parts.ts over a filled store).
+ * On 10 GB (2 million) the groups' aggregate decides: over one store it ran
  * out at 160 MB and not at 190 MB, but in a cold run it ran out at 195 MB; session 8's bound for
  * 10 GB, 251 MB, never did. Until session 9 the bound was 128 MB plus 64 bytes per observation:
  * the de-dup, which then wrote every request in one sorted statement, ran out at 110 MB on 1 GB.
