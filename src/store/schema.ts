@@ -95,7 +95,8 @@ export const BEST_COPY_ORDER = `((2 - rank)::HUGEINT << 117) | ((t::BIGINT + 900
  * DECIMAL (exact in any order), and the sort set the de-dup's memory: it had to be written in
  * parts, each reading every observation again. Unsorted in one statement, the de-dup of 10 GB of
  * logs took 17.7 s instead of 28.5 s in 5 sorted parts (peak 407 against 696 MiB, alone over the
- * store at 252 MB); 1 GB, ~0.25 s less (BENCHMARKS.md).
+ * store at 252 MB); 1 GB, 2.10 – 2.21 s instead of 2.32 – 2.41 s alone, and cold runs no slower
+ * (BENCHMARKS.md).
  */
 export const DERIVE_REQUESTS = `
 CREATE OR REPLACE TABLE requests AS
