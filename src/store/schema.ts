@@ -201,7 +201,7 @@ priced AS (
   SELECT j.*, mp.price_model, mp.base,
          CASE WHEN mp.lc_above IS NOT NULL AND j.prompt > mp.lc_above THEN mp.long_w ELSE mp.short_w END AS w
   FROM joined j LEFT JOIN model_price mp ON mp.model = j.model)
-SELECT r.*, hash(r) AS row_hash FROM (
+SELECT request_row.*, hash(request_row) AS row_hash FROM (
 SELECT * EXCLUDE (w, base),
        input * w.i AS weight_input, output * w.o AS weight_output, cache_write_5m * w.w5 AS weight_write_5m,
        cache_write_1h * w.w1 AS weight_write_1h, cache_read * w.r AS weight_read,
@@ -210,7 +210,7 @@ SELECT * EXCLUDE (w, base),
        base AS usd_per_weight,
        w.i AS w_input, w.w5 AS w_write_5m, w.w1 AS w_write_1h, w.r AS w_read, w.o AS w_output,
        to_timestamp(t / 1000) AS ts
-FROM priced) r`;
+FROM priced) request_row`;
 }
 
 /**

@@ -82,7 +82,7 @@ export async function dump(store: Store): Promise<Dump> {
   const [totals] = await store.all(
     `SELECT count(*) AS requests, sum(input) AS input, sum(output) AS output, sum(cache_write) AS cache_write,
             sum(cache_read) AS cache_read, round(sum(weight), 6) AS weight,
-            (SELECT count(*) FROM requests q JOIN (SELECT key, hash(r) AS h FROM (SELECT * EXCLUDE (row_hash) FROM requests) r) USING (key)
+            (SELECT count(*) FROM requests q JOIN (SELECT key, hash(request_row) AS h FROM (SELECT * EXCLUDE (row_hash) FROM requests) request_row) USING (key)
              WHERE q.row_hash IS DISTINCT FROM h) AS stale_hashes
      FROM requests`,
   );
