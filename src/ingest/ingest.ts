@@ -370,10 +370,10 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
       await store.run('COMMIT');
       await store.run('BEGIN TRANSACTION');
     };
-    // a touched derive (an append run) gives this thread's heap back while DuckDB finds the
-    // touched requests, as the load does above: 1 GB append runs peaked at ~279 instead of
-    // ~302 MiB, and took ~0.05 – 0.15 s longer; given back there rather than in the next
-    // statement, before DuckDB's memory grows: a 10 GB append run peaked at 440 MiB, against 513
+    // a touched derive (an append run) gives this thread's heap back as DuckDB starts it (one run
+    // of statements, which DuckDB goes through meanwhile), as the load does above: 1 GB append
+    // runs peaked at ~279 instead of ~302 MiB; given back at its first statement rather than
+    // later, before DuckDB's memory grows: a 10 GB append run peaked at 440 MiB, against 513
     // without it in another run (BENCHMARKS.md)
     await store.derive({ touched, between: commit, whileDeriving: () => void releaseHeap() });
     await store.setMeta('derived_for', derivedFor);
