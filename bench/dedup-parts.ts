@@ -8,9 +8,10 @@
  *
  * Parts: `derive` (as ingest runs it), `counted` (every request de-duplicated and priced, only
  * counted: what writing the table costs is the difference), `sorted` (the table written sorted by
- * time and identity, as until session 15).
- * Example (BENCHMARKS.md, Memory): on the 10 GB store at 252 MB, `derive` took 17.7 s and peaked
- * at 407 MiB; the sorted form, written in 5 parts, took 28.5 s and peaked at 696 MiB.
+ * time and identity in one statement, as before session 9: on 1 GB it runs out of memory below
+ * ~110 MB, where `derive` fits 72 MB).
+ * Example (BENCHMARKS.md, Cold): on the 10 GB store at 252 MB, `derive` took 17.7 s and peaked at
+ * 407 MiB; the sorted form sessions 9 – 14 wrote in 5 parts took 28.5 s and peaked at 696 MiB.
  */
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
