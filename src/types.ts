@@ -37,10 +37,11 @@ export interface Observation extends Usage {
   fileId: number;
   /** 1-based line of the first line of this copy in its file */
   line: number;
-  /** `(message.id, requestId)` or `message.id` alone when requestId is absent */
+  /**
+   * The identity `(message.id, requestId)` as message.id, NUL, requestId; message.id alone when
+   * requestId is absent. message.id holds no NUL (file-parser.ts), so the key splits back into both.
+   */
   key: string;
-  messageId: string;
-  requestId: string | null;
   /** epoch milliseconds */
   t: number;
   model: string;

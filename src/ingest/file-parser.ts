@@ -257,6 +257,8 @@ export class FileParser {
   ): void {
     const messageId = str(msg.id);
     if (!messageId) return this.skip(lineNo, 'invalid_usage', 'usage without message.id');
+    // the store keeps only the key and splits it at its first NUL (schema.ts)
+    if (messageId.includes('\u0000')) return this.skip(lineNo, 'invalid_usage', 'message.id holds a NUL character');
     if (!Number.isFinite(t)) return this.skip(lineNo, 'invalid_usage', 'usage without a valid timestamp');
     const usage = readUsage(msg.usage);
     if (typeof usage === 'string') return this.skip(lineNo, 'invalid_usage', usage);
@@ -288,8 +290,6 @@ export class FileParser {
       fileId: this.id.fileId,
       line: lineNo,
       key,
-      messageId,
-      requestId,
       t,
       model: str(msg.model) ?? 'unknown',
       rank,

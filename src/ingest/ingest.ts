@@ -337,8 +337,8 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
     appends.length = 0;
     metas.length = 0;
     if (w.stageDir !== null) {
-      // bounded for as many observations as the staged files hold (~330 bytes a row in the sample corpus)
-      await store.run(`SET memory_limit = '${Math.ceil(loadMemoryMb(Math.ceil(w.stagedBytes('observations') / 330)) * scale)}MB'`);
+      // bounded for as many observations as the staged files hold (~270 bytes a row in the sample corpus)
+      await store.run(`SET memory_limit = '${Math.ceil(loadMemoryMb(Math.ceil(w.stagedBytes('observations') / 270)) * scale)}MB'`);
       await store.run('SET threads = 1');
     }
     // This thread only waits from here on: its heap, whose file lists are garbage by now, is given

@@ -17,7 +17,7 @@ export type ColumnKind = 'int' | 'tiny' | 'big' | 'double' | 'bool' | 'text';
 export type Column = Int32Array | Int8Array | Float64Array | Uint8Array | (string | null)[];
 
 export const FACT_COLUMNS = {
-  observations: ['int', 'int', 'text', 'text', 'text', 'double', 'text', 'tiny', 'text', 'text', 'text', 'int', 'int', 'int', 'int', 'int', 'int', 'int', 'int', 'bool', 'text', 'text', 'int', 'int', 'int'],
+  observations: ['int', 'int', 'text', 'double', 'text', 'tiny', 'text', 'text', 'text', 'int', 'int', 'int', 'int', 'int', 'int', 'int', 'int', 'bool', 'text', 'text', 'int', 'int', 'int'],
   chain_facts: ['int', 'text', 'text', 'text', 'text', 'int', 'int', 'int', 'double'],
   spawns: ['int', 'text', 'text', 'text', 'text', 'text'],
   agent_links: ['int', 'text', 'text', 'text'],
@@ -76,28 +76,26 @@ export function encodeFacts(x: FileFacts): FactColumns {
       (c[0] as Int32Array)[i] = id;
       (c[1] as Int32Array)[i] = r.line;
       (c[2] as string[])[i] = r.key;
-      (c[3] as string[])[i] = r.messageId;
-      (c[4] as (string | null)[])[i] = r.requestId;
-      (c[5] as Float64Array)[i] = r.t;
-      (c[6] as string[])[i] = r.model;
-      (c[7] as Int8Array)[i] = r.rank;
-      (c[8] as string[])[i] = r.sessionId;
-      (c[9] as string[])[i] = r.chainId;
-      (c[10] as (string | null)[])[i] = r.agentId;
-      (c[11] as Int32Array)[i] = r.input;
-      (c[12] as Int32Array)[i] = r.output;
-      (c[13] as Int32Array)[i] = r.cacheWrite;
-      (c[14] as Int32Array)[i] = r.cacheWrite5m;
-      (c[15] as Int32Array)[i] = r.cacheWrite1h;
-      (c[16] as Int32Array)[i] = r.cacheRead;
-      (c[17] as Int32Array)[i] = r.webSearch;
-      (c[18] as Int32Array)[i] = r.webFetch;
-      (c[19] as Uint8Array)[i] = r.splitMissing ? 1 : 0;
-      (c[20] as (string | null)[])[i] = r.serviceTier;
-      (c[21] as (string | null)[])[i] = r.speed;
-      (c[22] as Int32Array)[i] = r.copies;
-      (c[23] as Int32Array)[i] = r.segment;
-      (c[24] as Int32Array)[i] = r.round;
+      (c[3] as Float64Array)[i] = r.t;
+      (c[4] as string[])[i] = r.model;
+      (c[5] as Int8Array)[i] = r.rank;
+      (c[6] as string[])[i] = r.sessionId;
+      (c[7] as string[])[i] = r.chainId;
+      (c[8] as (string | null)[])[i] = r.agentId;
+      (c[9] as Int32Array)[i] = r.input;
+      (c[10] as Int32Array)[i] = r.output;
+      (c[11] as Int32Array)[i] = r.cacheWrite;
+      (c[12] as Int32Array)[i] = r.cacheWrite5m;
+      (c[13] as Int32Array)[i] = r.cacheWrite1h;
+      (c[14] as Int32Array)[i] = r.cacheRead;
+      (c[15] as Int32Array)[i] = r.webSearch;
+      (c[16] as Int32Array)[i] = r.webFetch;
+      (c[17] as Uint8Array)[i] = r.splitMissing ? 1 : 0;
+      (c[18] as (string | null)[])[i] = r.serviceTier;
+      (c[19] as (string | null)[])[i] = r.speed;
+      (c[20] as Int32Array)[i] = r.copies;
+      (c[21] as Int32Array)[i] = r.segment;
+      (c[22] as Int32Array)[i] = r.round;
     }),
   );
   set(

@@ -11,9 +11,10 @@
  * 6: v1.x inline sidechains are threaded through every line, tool results included. 7: copies of
  * one time are told apart by path, not file id, so attribution does not depend on the order files
  * were first seen. 8: requests carry `row_hash`, so that a touched derive tells changed rows
- * without reading every column of the stored ones.)
+ * without reading every column of the stored ones. 9: observations no longer repeat message.id
+ * and requestId beside the key that holds both; requests split them from the key.)
  */
-export const SCHEMA_VERSION = 8;
+export const SCHEMA_VERSION = 9;
 
 export const FACT_TABLES = [
   'observations',
@@ -35,7 +36,7 @@ CREATE TABLE IF NOT EXISTS files (
   session_id VARCHAR, agent_id VARCHAR, project VARCHAR, synthetic INTEGER,
   meta_agent_type VARCHAR, meta_tool_use_id VARCHAR, parser_state VARCHAR);
 CREATE TABLE IF NOT EXISTS observations (
-  file_id INTEGER, line INTEGER, key VARCHAR, message_id VARCHAR, request_id VARCHAR, t DOUBLE,
+  file_id INTEGER, line INTEGER, key VARCHAR, t DOUBLE,
   model VARCHAR, rank TINYINT, session_id VARCHAR, chain_id VARCHAR, agent_id VARCHAR,
   input INTEGER, output INTEGER, cache_write INTEGER, cache_write_5m INTEGER, cache_write_1h INTEGER,
   cache_read INTEGER, web_search INTEGER, web_fetch INTEGER, split_missing BOOLEAN,
@@ -178,7 +179,9 @@ session_project AS (
   SELECT f.session_id, arg_min(f.project, CASE f.kind WHEN 'main' THEN 0 ELSE 1 END) AS project
   FROM files f JOIN scope USING (file_id) WHERE f.kind <> 'meta' AND f.session_id IS NOT NULL GROUP BY f.session_id),
 joined AS (
-  SELECT a.* EXCLUDE (best_row), b.message_id, b.request_id, b.model, b.session_id, b.chain_id, b.agent_id,
+  -- the identity's parts, from the key (message.id, NUL, requestId: message.id holds no NUL)
+  SELECT a.* EXCLUDE (best_row), split_part(a.key, chr(0), 1) AS message_id,
+         CASE WHEN strpos(a.key, chr(0)) > 0 THEN a.key[strpos(a.key, chr(0)) + 1:] END AS request_id, b.model, b.session_id, b.chain_id, b.agent_id,
          b.file_id, b.line, b.segment, b.round, b.service_tier, b.speed, b.rank,
          coalesce(sp.project, f.project, 'unknown') AS project,
          a.input + a.cache_write + a.cache_read AS prompt

@@ -193,6 +193,32 @@ test('usage fields that are strings, negative, fractional, huge or not an object
   );
 });
 
+test('a request keeps its message.id and requestId, split from the stored key; a message.id holding a NUL is an invalid_usage skip', async (t) => {
+  const { logs, db } = setup(t);
+  const at = (i: number) => `2025-03-01T10:00:${String(i).padStart(2, '0')}.000Z`;
+  writeLog(logs, 'proj/s1.jsonl', [
+    assistant({ msg: 'msg_plain', req: 'req_plain', t: at(1), usage: usage(1, 1, 1, 1) }),
+    assistant({ msg: 'msg_noreq', req: null, t: at(2), usage: usage(1, 1, 1, 1) }),
+    // a NUL inside requestId stays in it; text past the BMP and quotes survive
+    assistant({ msg: 'msg_é😀"', req: 'req_a\u0000b', t: at(3), usage: usage(1, 1, 1, 1) }),
+    // with a NUL inside message.id, (message.id, requestId) = ('a\0b', null) and ('a', 'b') would be one key
+    assistant({ msg: 'msg_a\u0000b', req: null, t: at(4), usage: usage(1, 1, 1, 1) }),
+  ]);
+  const s = await summary([logs], db);
+  assert.equal(s.totals.requests, 3);
+  assert.deepEqual(skipsByReason(s), { invalid_usage: { count: 1, at: ['s1.jsonl:4'] } });
+  assert.deepEqual(await skipDetails(db), [{ line: 4, detail: 'message.id holds a NUL character' }]);
+  const rows = await query(db, `SELECT message_id, request_id FROM requests ORDER BY t`);
+  assert.deepEqual(
+    rows.map((r) => [r.message_id, r.request_id]),
+    [
+      ['msg_plain', 'req_plain'],
+      ['msg_noreq', null],
+      ['msg_é😀"', 'req_a\u0000b'],
+    ],
+  );
+});
+
 test('unknown line types, subtypes and fields are counted per type, never skipped', async (t) => {
   const { logs, db } = setup(t);
   writeLog(logs, 'proj/s1.jsonl', [

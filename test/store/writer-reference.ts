@@ -47,8 +47,6 @@ export class ReferenceWriter {
       o.appendInteger(id);
       o.appendInteger(r.line);
       o.appendVarchar(r.key);
-      o.appendVarchar(r.messageId);
-      nullable(o, r.requestId);
       o.appendDouble(r.t);
       o.appendVarchar(r.model);
       o.appendTinyInt(r.rank);

@@ -26,9 +26,7 @@ function awkward(fileId: number): FileFacts {
   const observations = Array.from({ length: 5000 }, (_, i) => ({
     fileId,
     line: i + 1,
-    key: `m${i}\u0000r${i}`,
-    messageId: odd[i % odd.length] + i,
-    requestId: i % 3 ? `r${i}` : null,
+    key: i % 3 ? `${odd[i % odd.length]}${i}\u0000r${i}` : `${odd[i % odd.length]}${i}`,
     t: 1.7e12 + i / 7,
     model: i % 2 ? 'claude-opus-4-6' : odd[i % odd.length],
     rank: i % 3,
