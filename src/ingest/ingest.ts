@@ -27,7 +27,7 @@ import { type Discovery, type FoundFile, decodeProjectDir, discover } from './di
 import { type FileListing, fileCount, fileListing, kindCode, listingDigest, takeEarlyWalk } from './early-walk.js';
 import { fingerprint } from './fingerprint.js';
 import { releaseHeap } from './heap.js';
-import { type TaskList, readAll } from './pool.js';
+import { type FileContext, type TaskList, fileRowOf, readAll } from './pool.js';
 import type { ReadOptions } from './read-file.js';
 
 export interface IngestOptions {
@@ -262,7 +262,19 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
       get(seq) {
         const { f, row } = source(seq);
         const id = { fileId: row?.fileId ?? full[seq].id, fileAgentId: f.agentId, fileSessionId: f.sessionId };
-        return row ? { path: f.path, id, opts: { ...opts.read, from: row.readTo, linesBefore: row.lines, state: row.parserState ?? undefined }, bytes: f.size - row.readTo } : { path: f.path, id, opts: whole, bytes: f.size };
+        const file: FileContext = {
+          root: f.root,
+          kind: f.kind,
+          size: f.size,
+          mtimeMs: f.mtimeMs,
+          agentId: f.agentId,
+          sessionId: row?.sessionId ?? f.sessionId,
+          project: decodeProjectDir(f.projectDir),
+          synthetic: row?.synthetic ?? 0,
+        };
+        return row
+          ? { path: f.path, id, opts: { ...opts.read, from: row.readTo, linesBefore: row.lines, state: row.parserState ?? undefined }, bytes: f.size - row.readTo, file }
+          : { path: f.path, id, opts: whole, bytes: f.size, file };
       },
       bytes: (seq) => (seq < full.length ? planned.found!.size(full[seq].pos) : appends[seq - full.length].f.size - appends[seq - full.length].row.readTo),
     };
@@ -277,6 +289,19 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
     const readSkips: WalkSkip[] = [];
 
     const read = readAll(tasks, bytesTotal, (o) => {
+      if ('seqs' in o) {
+        // read and staged whole by the reader, `files` rows included
+        for (const seq of o.seqs) {
+          reading.delete(seq);
+          if (seq < full.length) stats.read++;
+          else stats.appended++;
+        }
+        done += o.seqs.length;
+        bytes += o.bytesRead;
+        stats.bytesRead += o.bytesRead;
+        opts.progress?.({ files: done, filesTotal: tasks.length, bytes, bytesTotal });
+        return;
+      }
       const { f, row } = source(o.task.seq);
       reading.delete(o.task.seq);
       done++;
@@ -292,28 +317,9 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
       stats.bytesRead += r.bytesRead;
       if (row) stats.appended++;
       else stats.read++;
-      const x = r.facts;
       w.columns(o.columns);
       // written at once: a file's row (with its parser state) is not kept until every file is read
-      w.file({
-        fileId: x.fileId,
-        path: f.path,
-        root: f.root,
-        kind: f.kind,
-        size: r.size,
-        mtimeMs: r.size === f.size ? f.mtimeMs : r.mtimeMs,
-        readTo: r.readTo,
-        lines: r.lines,
-        // taken by the reader, over what it read: appended bytes never change it
-        headHash: r.fingerprint,
-        sessionId: x.sessionId ?? row?.sessionId ?? f.sessionId,
-        agentId: f.agentId,
-        project: x.cwd ?? decodeProjectDir(f.projectDir),
-        synthetic: x.synthetic + (row?.synthetic ?? 0),
-        metaAgentType: null,
-        metaToolUseId: null,
-        parserState: x.state,
-      });
+      w.file(fileRowOf({ path: f.path, file: o.task.file! }, r));
       opts.progress?.({ files: done, filesTotal: tasks.length, bytes, bytesTotal });
     }, opts.workers, undefined, w.stageDir);
     // Subagents' .meta.json files are read here, on this thread, while the workers read the

@@ -8,13 +8,15 @@
  * Workers take the next position in the order from a cursor in shared memory instead of asking
  * the main thread for it, so they never wait while the main thread is busy storing facts. They
  * may run at most AHEAD results in front of what the main thread has taken, so memory stays
- * bounded however many files there are.
+ * bounded however many files there are. When they stage (readAll's `stage`), a worker writes
+ * every row of a file, its `files` row too, and reports only that it did, for
+ * STAGED_PER_MESSAGE files at a time.
  *
  * The tasks themselves reach every worker in batches of BATCH positions, sent ahead of the
  * cursor: a worker keeps only the batches from its current position on, instead of the whole
  * list (156,520 tasks on a 10 GB corpus were ~70 MB of heap in each worker). As no worker can
- * claim a position more than AHEAD + n past what the main thread has taken, sending BATCH beyond
- * that before each take means a worker never waits for a batch either. The main thread keeps the
+ * claim a position more than (AHEAD + n) × STAGED_PER_MESSAGE + n past what the main thread has
+ * taken, sending BATCH beyond that before each take means a worker never waits for a batch either. The main thread keeps the
  * caller's tasks (or makes each when asked for it, TaskList) and one index per task for the order,
  * nothing else per task.
  *
@@ -26,6 +28,7 @@ import { availableParallelism } from 'node:os';
 import { MessageChannel, type MessagePort, type Worker, type WorkerOptions } from 'node:worker_threads';
 import { type FactColumns, encodeFacts } from '../store/fact-columns.js';
 import { StagedRows } from '../store/stage.js';
+import type { FileRow } from '../store/store.js';
 import type { FileFacts, FileIdentity } from './file-parser.js';
 import { startModuleWorker } from './module-worker.js';
 import { type ReadOptions, type ReadResult, readTranscriptSync } from './read-file.js';
@@ -37,14 +40,67 @@ export interface ReadTask {
   opts: ReadOptions;
   /** bytes to read, when known: bigger tasks are started first */
   bytes?: number;
+  /** what its `files` row takes from the walk and the stored row; required when staging (fileRowOf) */
+  file?: FileContext;
+}
+
+/** The parts of a file's `files` row its reader does not find in the file itself. */
+export interface FileContext {
+  root: string;
+  kind: FileRow['kind'];
+  /** size and mtime as walked */
+  size: number;
+  mtimeMs: number;
+  agentId: string | null;
+  /** the session and project to keep when the lines read name none */
+  sessionId: string | null;
+  project: string;
+  /** synthetic lines counted by earlier reads of the file */
+  synthetic: number;
+}
+
+/**
+ * A read file's `files` row: what it read, with its context.
+ * Example: a file walked at 900 bytes and read to 900 keeps the walk's mtime; one that grew to
+ * 1,000 while it was read gets the mtime taken when it was read, so the next run reads it again.
+ */
+export function fileRowOf(task: Pick<ReadTask, 'path'> & { file: FileContext }, r: ReadResult): FileRow {
+  const c = task.file;
+  const x = r.facts;
+  return {
+    fileId: x.fileId,
+    path: task.path,
+    root: c.root,
+    kind: c.kind,
+    size: r.size,
+    mtimeMs: r.size === c.size ? c.mtimeMs : r.mtimeMs,
+    readTo: r.readTo,
+    lines: r.lines,
+    // taken by the reader, over what it read: appended bytes never change it
+    headHash: r.fingerprint,
+    sessionId: x.sessionId ?? c.sessionId,
+    agentId: c.agentId,
+    project: x.cwd ?? c.project,
+    synthetic: x.synthetic + c.synthetic,
+    metaAgentType: null,
+    metaToolUseId: null,
+    parserState: x.state,
+  };
 }
 
 /**
  * A file read: its result, whose facts keep only what describes the file (session, cwd, state,
- * counts), and its rows for the fact tables as columns, ready for StoreWriter.columns; or no rows
- * (`{}`) when the reader staged them itself (readAll's `stage`).
+ * counts), and its rows for the fact tables as columns, ready for StoreWriter.columns; or, when
+ * readers stage (readAll's `stage`), files read whose rows, their `files` rows included, the
+ * reader staged itself: their positions and the bytes they read. Or a file that could not be read.
  */
-export type ReadOutcome = { task: ReadTask; result: ReadResult; columns: FactColumns } | { task: ReadTask; error: { code: string | null; message: string } };
+export type ReadOutcome = { task: ReadTask; result: ReadResult; columns: FactColumns } | Staged | { task: ReadTask; error: { code: string | null; message: string } };
+
+/** Files read and staged whole: their tasks' positions (seq) and the bytes read from them. */
+export interface Staged {
+  seqs: number[];
+  bytesRead: number;
+}
 
 /**
  * Tasks made when asked for, rather than an array of them all: a run's first reading of 10 GB
@@ -58,8 +114,8 @@ export interface TaskList {
   bytes(i: number): number;
 }
 
-/** What a worker posts: the task's seq with its result or error. */
-export type WorkerMessage = { seq: number; result: ReadResult; columns: FactColumns } | { seq: number; error: { code: string | null; message: string } };
+/** What a worker posts: the task's seq with its result or error, or the files it staged since its last message. */
+export type WorkerMessage = { seq: number; result: ReadResult; columns: FactColumns } | Staged | { seq: number; error: { code: string | null; message: string } };
 
 /** A worker's last message: it has no more tasks (messages of one port arrive in order, so all its results came before). */
 export const DONE = 'done';
@@ -94,6 +150,13 @@ export const READING = 4;
 /** Results the workers may post before the main thread has taken them. */
 export const AHEAD = 8;
 
+/**
+ * Staged files a worker reports in one message (its last may hold fewer). A message per file,
+ * each waking the main thread, cost each worker ~0.35 s in postMessage and ~0.35 s waiting for
+ * results to be taken on 1 GB of logs (15,652 files; BENCHMARKS.md, Cold).
+ */
+export const STAGED_PER_MESSAGE = 16;
+
 /** Tasks per batch message. */
 export const BATCH = 64;
 
@@ -109,8 +172,9 @@ const WORKER_THRESHOLD_BYTES = 8 * 1024 * 1024;
 export type StartWorker = (options: WorkerOptions) => Worker;
 
 /**
- * Reads one task; its rows go to `staged` when given, else into the message. A failure to write
- * the stage is thrown (the run's problem); only reading the file gives an error message.
+ * Reads one task; its rows go to `staged` when given, with its `files` row, else into the
+ * message. A failure to write the stage is thrown (the run's problem); only reading the file
+ * gives an error message.
  */
 export function readOne(task: ReadTask, staged: StagedRows | null = null): WorkerMessage {
   let result: ReadResult;
@@ -123,8 +187,10 @@ export function readOne(task: ReadTask, staged: StagedRows | null = null): Worke
     return { seq: task.seq, error: { code: e.code ?? null, message: e.message } };
   }
   if (staged) {
+    if (!task.file) throw new Error(`a staged read needs its file's context: ${task.path}`);
     staged.facts(columns);
-    columns = {};
+    staged.file(fileRowOf({ path: task.path, file: task.file }, result));
+    return { seqs: [task.seq], bytesRead: result.bytesRead };
   }
   return { seq: task.seq, result: { ...result, facts: withoutRows(result.facts) }, columns };
 }
@@ -145,7 +211,7 @@ export async function readAll(
 ): Promise<void> {
   const tasks: TaskList = 'get' in list ? list : { length: list.length, get: (i) => list[i], bytes: (i) => list[i].bytes ?? 0 };
   const task = (seq: number): ReadTask => ({ ...tasks.get(seq), seq });
-  const outcome = (m: WorkerMessage): ReadOutcome => ('error' in m ? { task: task(m.seq), error: m.error } : { task: task(m.seq), result: m.result, columns: m.columns });
+  const outcome = (m: WorkerMessage): ReadOutcome => ('seqs' in m ? m : 'error' in m ? { task: task(m.seq), error: m.error } : { task: task(m.seq), result: m.result, columns: m.columns });
   if (workers <= 1 || bytes < WORKER_THRESHOLD_BYTES || tasks.length < 2) {
     const staged = stage === null ? null : new StagedRows(stage, 'main');
     try {
@@ -160,15 +226,17 @@ export async function readAll(
   const shared = new Int32Array(new SharedArrayBuffer((READING + n) * Int32Array.BYTES_PER_ELEMENT)).fill(-1, READING);
   const ports: MessagePort[] = [];
   const running: Worker[] = [];
+  // positions whose outcome the main thread has taken
   let taken = 0;
   let sent = 0;
   let failure: Error | undefined;
   let finished = 0;
 
   // Before the main thread takes a result: batches up to BATCH past the furthest position a
-  // worker can claim before the next take (AHEAD posted + n in hand).
+  // worker can claim before the next take (AHEAD messages posted and one more per worker, each
+  // of up to STAGED_PER_MESSAGE positions, and one in hand each).
   const sendAhead = () => {
-    const want = Math.min(order.length, taken + AHEAD + n + BATCH);
+    const want = Math.min(order.length, taken + (AHEAD + n) * STAGED_PER_MESSAGE + n + BATCH);
     while (sent < want) {
       const to = Math.min(order.length, sent + BATCH);
       const batch: TaskBatch = { from: sent, tasks: Array.from(order.subarray(sent, to), task) };
@@ -222,7 +290,7 @@ export async function readAll(
         }
         try {
           sendAhead();
-          taken++;
+          taken += 'seqs' in m ? m.seqs.length : 1;
           Atomics.add(shared, TAKEN, 1);
           Atomics.notify(shared, TAKEN);
           onDone(outcome(m));

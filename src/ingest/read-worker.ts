@@ -9,7 +9,7 @@
  */
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { StagedRows } from '../store/stage.js';
-import { AHEAD, CURSOR, DONE, POSTED, READING, type ReaderData, type ReadTask, SENT, TAKEN, type TaskBatch, readOne } from './pool.js';
+import { AHEAD, CURSOR, DONE, POSTED, READING, type ReaderData, type ReadTask, SENT, STAGED_PER_MESSAGE, type Staged, TAKEN, type TaskBatch, type WorkerMessage, readOne } from './pool.js';
 
 const { shared, port, slot, total, stage } = workerData as ReaderData;
 const staged = stage === null ? null : new StagedRows(stage, `w${slot}`);
@@ -41,11 +41,8 @@ function nextBatch(): TaskBatch {
   }
 }
 
-for (;;) {
-  const i = Atomics.add(shared, CURSOR, 1);
-  if (i >= total) break;
-  Atomics.store(shared, READING + slot, i);
-  const m = readOne(taskAt(i), staged);
+/** Posts a message once fewer than AHEAD are untaken. */
+function post(m: WorkerMessage): void {
   for (;;) {
     const taken = Atomics.load(shared, TAKEN);
     if (Atomics.load(shared, POSTED) - taken < AHEAD) break;
@@ -53,8 +50,30 @@ for (;;) {
   }
   Atomics.add(shared, POSTED, 1);
   parentPort?.postMessage(m);
+}
+
+/** Files staged since the last message, reported STAGED_PER_MESSAGE at a time. */
+let unreported: Staged | null = null;
+
+for (;;) {
+  const i = Atomics.add(shared, CURSOR, 1);
+  if (i >= total) break;
+  Atomics.store(shared, READING + slot, i);
+  const m = readOne(taskAt(i), staged);
+  if ('seqs' in m) {
+    if (unreported === null) unreported = m;
+    else {
+      unreported.seqs.push(...m.seqs);
+      unreported.bytesRead += m.bytesRead;
+    }
+    if (unreported.seqs.length >= STAGED_PER_MESSAGE) {
+      post(unreported);
+      unreported = null;
+    }
+  } else post(m);
   Atomics.store(shared, READING + slot, -1);
 }
+if (unreported !== null) post(unreported);
 port.close();
 // the staged files are complete before DONE: the main thread loads them once every worker is done
 staged?.close();

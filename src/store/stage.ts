@@ -13,11 +13,17 @@
 import { closeSync, openSync, renameSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { type ColumnKind, FACT_COLUMNS, type FactColumns, type FactTable, type TableColumns } from './fact-columns.js';
+import type { FileRow } from './store.js';
 
 /** The `files` table's columns (schema.ts), for staging its rows like the fact tables'. */
 export const FILE_COLUMNS = ['int', 'text', 'text', 'text', 'big', 'double', 'big', 'big', 'text', 'text', 'text', 'text', 'int', 'text', 'text', 'text'] as const satisfies readonly ColumnKind[];
 
 export type StagedTable = FactTable | 'files';
+
+/** A `files` row's values, in the order of the table's columns (schema.ts), whose kinds are FILE_COLUMNS. */
+export function fileValues(f: FileRow): (string | number | null)[] {
+  return [f.fileId, f.path, f.root, f.kind, f.size, f.mtimeMs, f.readTo, f.lines, f.headHash, f.sessionId, f.agentId, f.project, f.synthetic, f.metaAgentType, f.metaToolUseId, f.parserState ? JSON.stringify(f.parserState) : null];
+}
 
 export const STAGED_COLUMNS: Record<StagedTable, readonly ColumnKind[]> = { ...FACT_COLUMNS, files: FILE_COLUMNS };
 
@@ -129,6 +135,11 @@ export class StagedRows {
   /** One file's facts (encodeFacts). */
   facts(c: FactColumns): void {
     for (const t of Object.keys(c) as FactTable[]) this.add(t, c[t]!);
+  }
+
+  /** One `files` row. */
+  file(f: FileRow): void {
+    this.add('files', { rows: 1, cols: fileValues(f).map((v) => [v]) as TableColumns['cols'] });
   }
 
   close(): void {

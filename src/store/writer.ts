@@ -19,7 +19,7 @@ import type { DuckDBAppender, DuckDBConnection, DuckDBType } from '@duckdb/node-
 import { duckdb } from './duckdb.js';
 import type { FileFacts } from '../ingest/file-parser.js';
 import { type ColumnKind, FACT_COLUMNS, type FactColumns, type FactTable, type TableColumns, encodeFacts, encodeSkips } from './fact-columns.js';
-import { FILE_COLUMNS, STAGED_COLUMNS, type StagedTable, StagedRows, longestRow } from './stage.js';
+import { FILE_COLUMNS, STAGED_COLUMNS, type StagedTable, StagedRows, fileValues, longestRow } from './stage.js';
 import type { FileRow } from './store.js';
 
 const CHUNK_ROWS = 2048;
@@ -101,14 +101,12 @@ export class StoreWriter {
   }
 
   file(f: FileRow): void {
-    // in the order of the table's columns (schema.ts), whose kinds are FILE_COLUMNS
-    const values = [f.fileId, f.path, f.root, f.kind, f.size, f.mtimeMs, f.readTo, f.lines, f.headHash, f.sessionId, f.agentId, f.project, f.synthetic, f.metaAgentType, f.metaToolUseId, f.parserState ? JSON.stringify(f.parserState) : null];
     const a = this.files;
     if (a === null) {
-      this.staged!.add('files', { rows: 1, cols: values.map((v) => [v]) as TableColumns['cols'] });
+      this.staged!.file(f);
       return;
     }
-    for (const [c, v] of values.entries()) {
+    for (const [c, v] of fileValues(f).entries()) {
       if (v === null) a.appendNull();
       else if (FILE_COLUMNS[c] === 'int') a.appendInteger(v as number);
       else if (FILE_COLUMNS[c] === 'big') a.appendBigInt(BigInt(v));

@@ -5,13 +5,15 @@
  * test corpora are read there too.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { Worker } from 'node:worker_threads';
 import { discover } from '../../src/ingest/discover.js';
 import { type EncodedDiscovery, encodeDiscovery } from '../../src/ingest/early-walk.js';
-import { type ReadOutcome, type StartWorker, readAll } from '../../src/ingest/pool.js';
+import { type FileContext, type ReadOutcome, type StartWorker, fileRowOf, readAll } from '../../src/ingest/pool.js';
+import { readTranscriptSync } from '../../src/ingest/read-file.js';
+import { StagedRows } from '../../src/store/stage.js';
 import { REAL_LOGS, REPO, plain, tempDir, transcripts } from '../helpers/corpus.js';
 
 const BUNDLE = join(REPO, 'dist/bundle');
@@ -35,10 +37,22 @@ test('the bundled read worker gives the facts the sources read on the main threa
   const file = join(BUNDLE, 'read-worker.cjs');
   assert.ok(existsSync(file), `${file} is missing: run npm run build`);
   const paths = transcripts(REAL_LOGS).slice(0, 12);
-  const tasks = paths.map((path, i) => ({ path, id: { fileId: i + 1, fileAgentId: null, fileSessionId: null }, opts: {}, bytes: i }));
+  const context = (i: number): FileContext => ({ root: REAL_LOGS, kind: 'main', size: i, mtimeMs: 1.5 * i, agentId: null, sessionId: `s${i}`, project: 'p"é', synthetic: i % 3 });
+  const tasks = paths.map((path, i) => ({ path, id: { fileId: i + 1, fileAgentId: null, fileSessionId: null }, opts: {}, bytes: i, file: context(i) }));
   const collect = async (bytes: number, start?: StartWorker, stage: string | null = null) => {
     const seen = new Map<string, unknown>();
-    await readAll(tasks, bytes, (o: ReadOutcome) => void seen.set(o.task.path, 'error' in o ? { error: o.error.code } : plain({ result: o.result, columns: o.columns })), 2, start, stage);
+    await readAll(
+      tasks,
+      bytes,
+      (o: ReadOutcome) => {
+        // staged: only which files were read, and how many bytes
+        if ('seqs' in o) for (const seq of o.seqs) seen.set(tasks[seq].path, { staged: true });
+        else seen.set(o.task.path, 'error' in o ? { error: o.error.code } : plain({ result: o.result, columns: o.columns }));
+      },
+      2,
+      start,
+      stage,
+    );
     return seen;
   };
   const bundled: StartWorker = (options) => new Worker(file, options);
@@ -53,9 +67,9 @@ test('the bundled read worker gives the facts the sources read on the main threa
   const bundleStage = tempDir();
   const stagedOnMain = await collect(0, undefined, mainStage);
   const stagedOnBundle = await collect(1e12, bundled, bundleStage);
-  const withoutRows = (m: Map<string, unknown>) => new Map([...m].map(([k, v]) => [k, { ...(v as object), columns: {} }]));
-  assert.deepEqual(stagedOnMain, withoutRows(onMain), 'staged outcomes carry no rows');
-  assert.deepEqual(stagedOnBundle, withoutRows(onMain));
+  const everyFile = new Map(paths.map((p) => [p, { staged: true }]));
+  assert.deepEqual(stagedOnMain, everyFile, 'staged outcomes carry no rows');
+  assert.deepEqual(stagedOnBundle, everyFile);
   assert.deepEqual(readdirSync(mainStage).filter((f) => !f.endsWith('.main.csv')), []);
   // each worker writes files of its own (which worker read what depends on timing)
   const workerFiles = readdirSync(bundleStage);
@@ -68,5 +82,13 @@ test('the bundled read worker gives the facts the sources read on the main threa
       .sort();
   const observations = rows(mainStage, 'observations');
   assert.ok(observations.length > 100, `only ${observations.length} observation rows`);
-  for (const table of ['observations', 'chain_facts', 'attachments', 'line_counts']) assert.deepEqual(rows(bundleStage, table), rows(mainStage, table), table);
+  for (const table of ['observations', 'chain_facts', 'attachments', 'line_counts', 'files']) assert.deepEqual(rows(bundleStage, table), rows(mainStage, table), table);
+  // the `files` rows are those the main thread writes from a posted result (fileRowOf)
+  const posted = tempDir();
+  const written = new StagedRows(posted, 'main');
+  for (const t of tasks) written.file(fileRowOf(t, readTranscriptSync(t.path, t.id, t.opts)));
+  written.close();
+  assert.equal(rows(posted, 'files').length, paths.length);
+  assert.deepEqual(rows(bundleStage, 'files'), rows(posted, 'files'));
+  for (const dir of [mainStage, bundleStage, posted]) rmSync(dir, { recursive: true, force: true });
 });

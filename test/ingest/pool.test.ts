@@ -4,12 +4,12 @@
  * come back per file; a worker that stops, or an onDone that throws, fails the run cleanly.
  */
 import assert from 'node:assert/strict';
-import { statSync } from 'node:fs';
+import { readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { Worker } from 'node:worker_threads';
-import { BATCH, type ReadOutcome, type ReaderData, type StartWorker, largestFirst, readAll, startWorker } from '../../src/ingest/pool.js';
-import { REAL_LOGS, REPO, plain, transcripts } from '../helpers/corpus.js';
+import { BATCH, type ReadOutcome, type ReaderData, STAGED_PER_MESSAGE, type StartWorker, largestFirst, readAll, startWorker } from '../../src/ingest/pool.js';
+import { REAL_LOGS, REPO, plain, tempDir, transcripts } from '../helpers/corpus.js';
 
 async function collect(paths: string[], bytes: number, workers: number): Promise<Map<string, unknown>> {
   const tasks = paths.map((path, i) => ({ path, id: { fileId: i + 1, fileAgentId: null, fileSessionId: null }, opts: {}, bytes: i }));
@@ -71,6 +71,47 @@ test('many more tasks than a batch: each once, with the facts read on the main t
   assert.equal(onWorkers.size, count);
   assert.deepEqual(onWorkers.get(4), { error: 'ENOENT' });
   for (let seq = 0; seq < count; seq++) assert.deepEqual(onWorkers.get(seq), onMain.get(seq), `task ${seq}`);
+});
+
+test('staged: every task reported once, in messages of at most STAGED_PER_MESSAGE, errors per file; a files row per file read', async () => {
+  const files = transcripts(REAL_LOGS)
+    .map((path) => ({ path, size: statSync(path).size }))
+    .sort((a, b) => a.size - b.size)
+    .slice(0, 6);
+  const count = 3 * BATCH + 5;
+  const tasks = Array.from({ length: count }, (_, i) => ({
+    path: i % 11 === 3 ? join(REAL_LOGS, `no-such-dir/${i}.jsonl`) : files[i % files.length].path,
+    id: { fileId: i + 1, fileAgentId: null, fileSessionId: null },
+    opts: {},
+    bytes: (i * 7919) % 1000,
+    file: { root: REAL_LOGS, kind: 'main' as const, size: 0, mtimeMs: 0, agentId: null, sessionId: null, project: 'p', synthetic: 0 },
+  }));
+  const stage = tempDir();
+  const seen = new Map<number, string>();
+  const sizes: number[] = [];
+  let bytesRead = 0;
+  await readAll(tasks, 1e12, (o) => {
+    const at = 'seqs' in o ? o.seqs : [o.task.seq];
+    if ('seqs' in o) {
+      sizes.push(o.seqs.length);
+      bytesRead += o.bytesRead;
+    }
+    for (const seq of at) {
+      assert.ok(!seen.has(seq), `task ${seq} reported twice`);
+      seen.set(seq, 'seqs' in o ? 'staged' : 'error' in o ? o.error.code! : 'posted');
+    }
+  }, 2, undefined, stage);
+  assert.equal(seen.size, count);
+  for (let seq = 0; seq < count; seq++) assert.equal(seen.get(seq), seq % 11 === 3 ? 'ENOENT' : 'staged', `task ${seq}`);
+  assert.ok(sizes.every((n) => n >= 1 && n <= STAGED_PER_MESSAGE), sizes.join(' '));
+  assert.ok(sizes.filter((n) => n === STAGED_PER_MESSAGE).length >= 10, 'files are reported many to a message');
+  const read = tasks.filter((_, i) => i % 11 !== 3);
+  assert.equal(bytesRead, read.reduce((n, t) => n + statSync(t.path).size, 0));
+  const fileRows = readdirSync(stage)
+    .filter((f) => f.startsWith('files.'))
+    .flatMap((f) => readFileSync(join(stage, f), 'utf8').split('\n').filter((l) => l !== ''));
+  assert.deepEqual(fileRows.map((l) => Number(l.split(',')[0])).sort((a, b) => a - b), read.map((t) => t.id.fileId));
+  rmSync(stage, { recursive: true, force: true });
 });
 
 test('one worker alone takes every task largest first, across batches', async () => {
