@@ -16,9 +16,9 @@
  * cursor: a worker keeps only the batches from its current position on, instead of the whole
  * list (156,520 tasks on a 10 GB corpus were ~70 MB of heap in each worker). As no worker can
  * claim a position more than (AHEAD + n) × STAGED_PER_MESSAGE + n past what the main thread has
- * taken, sending BATCH beyond that before each take means a worker never waits for a batch either. The main thread keeps the
- * caller's tasks (or makes each when asked for it, TaskList) and one index per task for the order,
- * nothing else per task.
+ * taken, sending BATCH beyond that before each take means a worker never waits for a batch
+ * either. The main thread keeps the caller's tasks (or makes each when asked for it, TaskList)
+ * and one index per task for the order, nothing else per task.
  *
  * Example: 3 tasks of 5, 50 and 1 MB on 2 workers: both get the batch [50, 5, 1]; worker A takes
  * the 50 MB file, worker B the 5 MB one and then the 1 MB one; onDone sees B's two results, then

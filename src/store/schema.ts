@@ -188,7 +188,8 @@ session_project AS (
 joined AS (
   -- the identity's parts, from the key (message.id, NUL, requestId: message.id holds no NUL)
   SELECT a.* EXCLUDE (best_row), split_part(a.key, chr(0), 1) AS message_id,
-         CASE WHEN strpos(a.key, chr(0)) > 0 THEN a.key[strpos(a.key, chr(0)) + 1:] END AS request_id, b.model, b.session_id, b.chain_id, b.agent_id,
+         CASE WHEN strpos(a.key, chr(0)) > 0 THEN a.key[strpos(a.key, chr(0)) + 1:] END AS request_id,
+         b.model, b.session_id, b.chain_id, b.agent_id,
          b.file_id, b.line, b.segment, b.round, b.service_tier, b.speed, b.rank,
          coalesce(sp.project, f.project, 'unknown') AS project,
          a.input + a.cache_write + a.cache_read AS prompt
