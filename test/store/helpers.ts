@@ -65,7 +65,9 @@ export interface Dump {
  * What a store holds for the files in scope, with file ids replaced by paths (ids depend on the
  * order files were first seen, which differs between an incremental store and a rebuilt one).
  * A request's row_hash covers its file id, so it is not compared; `totals.stale_hashes` counts the
- * requests whose row_hash is not the hash of the row they hold (0 in any store).
+ * requests whose row_hash is not the hash of the row they hold (0 in any store), and
+ * `totals.duplicate_paths` the `files` rows beyond one per path (0 in any store: nothing but the
+ * ingest keeps it so, since the table has no UNIQUE constraint on paths).
  */
 export async function dump(store: Store): Promise<Dump> {
   const requests = await store.all(
@@ -83,7 +85,8 @@ export async function dump(store: Store): Promise<Dump> {
     `SELECT count(*) AS requests, sum(input) AS input, sum(output) AS output, sum(cache_write) AS cache_write,
             sum(cache_read) AS cache_read, round(sum(weight), 6) AS weight,
             (SELECT count(*) FROM requests q JOIN (SELECT key, hash(request_row) AS h FROM (SELECT * EXCLUDE (row_hash) FROM requests) request_row) USING (key)
-             WHERE q.row_hash IS DISTINCT FROM h) AS stale_hashes
+             WHERE q.row_hash IS DISTINCT FROM h) AS stale_hashes,
+            (SELECT count(*) - count(DISTINCT path) FROM files) AS duplicate_paths
      FROM requests`,
   );
   return { requests, chains, attachments, skipped, files, totals };
