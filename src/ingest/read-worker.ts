@@ -1,7 +1,8 @@
 /**
  * Worker thread: takes positions from the shared cursor until none are left, posting each file's
- * facts as columns (or writing them to its own files in the stage directory, stage.ts), or its
- * error, as it finishes; waits while AHEAD results are still untaken (pool.ts). The tasks arrive
+ * facts as columns, or its error, as it finishes (or writing the facts and the `files` row to its
+ * own files in the stage directory, stage.ts, and reporting STAGED_PER_MESSAGE files at a time);
+ * waits while AHEAD messages are still untaken (pool.ts). The tasks arrive
  * in batches on its port, read synchronously; batches behind its position (taken by other
  * workers) are dropped, so it holds a few batches, not the whole list.
  * The columns' typed arrays are copied, not transferred: a transfer per small array (about a

@@ -43,19 +43,27 @@ function withPrelude(prelude: string): StartWorker {
   return (options) => new Worker(`${prelude}\nimport('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(READ_WORKER)}); });`, { ...options, eval: true });
 }
 
-test('many more tasks than a batch: each once, with the facts read on the main thread, errors among them', async () => {
+/**
+ * `count` tasks over the `kinds` smallest real transcripts, the ones `unreadable` picks naming no
+ * file; sizes vary so the order of reading is not the tasks' order.
+ */
+function mixedTasks(count: number, kinds: number, unreadable: (i: number) => boolean) {
   const files = transcripts(REAL_LOGS)
     .map((path) => ({ path, size: statSync(path).size }))
     .sort((a, b) => a.size - b.size)
-    .slice(0, 12);
-  const count = 5 * BATCH + 7;
-  // every 9th task cannot be read; sizes vary so the order is not the tasks' order
-  const tasks = Array.from({ length: count }, (_, i) => ({
-    path: i % 9 === 4 ? join(REAL_LOGS, `no-such-dir/${i}.jsonl`) : files[i % files.length].path,
+    .slice(0, kinds);
+  return Array.from({ length: count }, (_, i) => ({
+    path: unreadable(i) ? join(REAL_LOGS, `no-such-dir/${i}.jsonl`) : files[i % files.length].path,
     id: { fileId: i + 1, fileAgentId: null, fileSessionId: null },
     opts: {},
     bytes: (i * 7919) % 1000,
   }));
+}
+
+test('many more tasks than a batch: each once, with the facts read on the main thread, errors among them', async () => {
+  const count = 5 * BATCH + 7;
+  // every 9th task cannot be read
+  const tasks = mixedTasks(count, 12, (i) => i % 9 === 4);
   const run = async (bytes: number) => {
     const bySeq = new Map<number, unknown>();
     await readAll(tasks, bytes, (o) => {
@@ -74,18 +82,9 @@ test('many more tasks than a batch: each once, with the facts read on the main t
 });
 
 test('staged: every task reported once, in messages of at most STAGED_PER_MESSAGE, errors per file; a files row per file read', async () => {
-  const files = transcripts(REAL_LOGS)
-    .map((path) => ({ path, size: statSync(path).size }))
-    .sort((a, b) => a.size - b.size)
-    .slice(0, 6);
   const count = 3 * BATCH + 5;
-  const tasks = Array.from({ length: count }, (_, i) => ({
-    path: i % 11 === 3 ? join(REAL_LOGS, `no-such-dir/${i}.jsonl`) : files[i % files.length].path,
-    id: { fileId: i + 1, fileAgentId: null, fileSessionId: null },
-    opts: {},
-    bytes: (i * 7919) % 1000,
-    file: { root: REAL_LOGS, kind: 'main' as const, size: 0, mtimeMs: 0, agentId: null, sessionId: null, project: 'p', synthetic: 0 },
-  }));
+  const file = { root: REAL_LOGS, kind: 'main' as const, size: 0, mtimeMs: 0, agentId: null, sessionId: null, project: 'p', synthetic: 0 };
+  const tasks = mixedTasks(count, 6, (i) => i % 11 === 3).map((t) => ({ ...t, file }));
   const stage = tempDir();
   const seen = new Map<number, string>();
   const sizes: number[] = [];
