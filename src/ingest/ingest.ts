@@ -90,16 +90,20 @@ export function deriveMemoryMb(observations: number): number {
 }
 
 /**
- * DuckDB's memory for loading staged facts, on one thread: 88 MB plus 80 bytes per observation, at
- * most 1 GB. The load keeps every table's newest row groups in memory until the commit: 1 GB of
- * logs (200,000 observations) ran out of memory at 84 MB and not at 88 MB; 10 GB (2 million) ran
- * out at 96 MB and not at 192 or 203 MB. Running out here fails the whole run (ingest then tries
- * once more with twice the bounds, reading every file again), so the slope leaves room above that:
- * 10 GB gets 241 MB, about session 8's 251 MB, which never ran out.
- * Example: 200,000 observations → 104 MB; 2,000,000 → 241 MB.
+ * DuckDB's memory for loading staged facts, on one thread: 88 MB plus 32 bytes per observation, at
+ * most 1 GB. The load keeps every table's newest row groups in memory until the commit, and what
+ * that needs grows with the corpus. Loading a run's own staged files alone into a new store (since
+ * `files` lost its index on paths, schema 10): 10 GB of logs (2 million observations) ran out of
+ * memory at 100 and 104 MB, in the `files` rows, and not at 112 MB; 1 GB (200,000) not even at
+ * 56 MB. With that index, 10 GB ran out at 96 MB and not at 192 MB, so the slope was 80 bytes (241
+ * MB on 10 GB); without it, DuckDB filled that room, and cold 10 GB runs peaked at 454 – 522 MiB
+ * against 424 – 435 MiB with this bound, in as long (BENCHMARKS.md, Memory). Running out here
+ * fails the whole run (ingest then tries once more with twice the bounds, reading every file
+ * again), so the bound stays ~35% above the need measured on 10 GB.
+ * Example: 200,000 observations → 95 MB; 2,000,000 → 150 MB.
  */
 export function loadMemoryMb(observations: number): number {
-  return Math.min(1024, Math.ceil(88 + (observations * 80) / 2 ** 20));
+  return Math.min(1024, Math.ceil(88 + (observations * 32) / 2 ** 20));
 }
 
 export interface IngestStats {

@@ -12,10 +12,11 @@ test('the de-dup: 68 MB plus 96 bytes per observation, at most 1 GB', () => {
   assert.equal(deriveMemoryMb(100_000_000), 1024);
 });
 
-test('the load: 88 MB plus 80 bytes per observation, at most 1 GB', () => {
+test('the load: 88 MB plus 32 bytes per observation, at most 1 GB', () => {
   assert.equal(loadMemoryMb(0), 88);
-  assert.equal(loadMemoryMb(200_000), 104);
-  assert.equal(loadMemoryMb(2_000_000), 241);
-  assert.equal(loadMemoryMb(12_268_339), 1024);
+  assert.equal(loadMemoryMb(200_000), 95);
+  assert.equal(loadMemoryMb(2_000_000), 150);
+  assert.equal(loadMemoryMb(30_638_080), 1023);
+  assert.equal(loadMemoryMb(30_638_081), 1024);
   assert.equal(loadMemoryMb(100_000_000), 1024);
 });
