@@ -14,9 +14,10 @@
  * without reading every column of the stored ones. 9: observations no longer repeat message.id
  * and requestId beside the key that holds both; requests split them from the key. 10: no UNIQUE
  * index on files.path, which cost a cold 1 GB run ~0.3 s to build and fold into the store; the
- * plan gives each walked path one id.)
+ * plan gives each walked path one id. 11: files.parser_state leaves out the chains, which are the
+ * file's chain_facts rows.)
  */
-export const SCHEMA_VERSION = 10;
+export const SCHEMA_VERSION = 11;
 
 export const FACT_TABLES = [
   'observations',

@@ -13,6 +13,7 @@
 import { closeSync, openSync, renameSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { type ColumnKind, FACT_COLUMNS, type FactColumns, type FactTable, type TableColumns } from './fact-columns.js';
+import { storedParserState } from '../ingest/file-parser.js';
 import type { FileRow } from './store.js';
 
 /** The `files` table's columns (schema.ts), for staging its rows like the fact tables'. */
@@ -22,7 +23,7 @@ export type StagedTable = FactTable | 'files';
 
 /** A `files` row's values, in the order of the table's columns (schema.ts), whose kinds are FILE_COLUMNS. */
 export function fileValues(f: FileRow): (string | number | null)[] {
-  return [f.fileId, f.path, f.root, f.kind, f.size, f.mtimeMs, f.readTo, f.lines, f.headHash, f.sessionId, f.agentId, f.project, f.synthetic, f.metaAgentType, f.metaToolUseId, f.parserState ? JSON.stringify(f.parserState) : null];
+  return [f.fileId, f.path, f.root, f.kind, f.size, f.mtimeMs, f.readTo, f.lines, f.headHash, f.sessionId, f.agentId, f.project, f.synthetic, f.metaAgentType, f.metaToolUseId, f.parserState ? storedParserState(f.parserState) : null];
 }
 
 export const STAGED_COLUMNS: Record<StagedTable, readonly ColumnKind[]> = { ...FACT_COLUMNS, files: FILE_COLUMNS };

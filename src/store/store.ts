@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { duckdb } from './duckdb.js';
 import { UsageError } from '../errors.js';
-import type { ParserState } from '../ingest/file-parser.js';
+import type { ChainFacts, ParserState } from '../ingest/file-parser.js';
 import type { PriceTable } from '../pricing/pricing.js';
 import {
   CREATE_TABLES,
@@ -201,6 +201,29 @@ export class Store {
     const out = new Map<number, FileRow>();
     if (fileIds.length === 0) return out;
     const rows = await this.all(`SELECT * FROM files WHERE file_id IN (SELECT unnest(${intList(fileIds)}))`);
+    // a parser state's chains are the file's chain_facts rows, in the order they were written
+    // (storedParserState); read only for the files that have a state
+    const chains = new Map<number, ChainFacts[]>();
+    const stated = rows.filter((r) => r.parser_state !== null).map((r) => r.file_id as number);
+    if (stated.length > 0) {
+      const facts = await this.all(
+        `SELECT file_id, chain_id, session_id, agent_id, kind, rounds, compactions, requests, first_t FROM chain_facts WHERE file_id IN (SELECT unnest(${intList(stated)})) ORDER BY rowid`,
+      );
+      for (const c of facts) {
+        const list = chains.get(c.file_id as number) ?? [];
+        list.push({
+          chainId: c.chain_id as string,
+          sessionId: c.session_id as string,
+          agentId: c.agent_id as string | null,
+          kind: c.kind as ChainFacts['kind'],
+          rounds: c.rounds as number,
+          compactions: c.compactions as number,
+          requests: c.requests as number,
+          firstT: c.first_t as number,
+        });
+        chains.set(c.file_id as number, list);
+      }
+    }
     for (const r of rows) {
       let state: ParserState | null | undefined;
       out.set(r.file_id as number, {
@@ -221,7 +244,7 @@ export class Store {
         metaToolUseId: r.meta_tool_use_id as string | null,
         // parsed only for the few files that grew: most runs leave most files untouched
         get parserState() {
-          return (state ??= r.parser_state ? (JSON.parse(r.parser_state as string) as ParserState) : null);
+          return (state ??= r.parser_state ? { ...(JSON.parse(r.parser_state as string) as Omit<ParserState, 'chains'>), chains: chains.get(r.file_id as number) ?? [] } : null);
         },
       });
     }

@@ -4,7 +4,7 @@
  * this one does. Kept as it was below this comment; do not optimise it.
  */
 import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
-import type { FileFacts } from '../../src/ingest/file-parser.js';
+import { type FileFacts, storedParserState } from '../../src/ingest/file-parser.js';
 import type { FileRow } from '../../src/store/store.js';
 
 /** Appends the facts of many files, one appender per table, closed (flushed) once at the end. */
@@ -36,7 +36,7 @@ export class ReferenceWriter {
     a.appendInteger(f.synthetic);
     nullable(a, f.metaAgentType);
     nullable(a, f.metaToolUseId);
-    nullable(a, f.parserState ? JSON.stringify(f.parserState) : null);
+    nullable(a, f.parserState ? storedParserState(f.parserState) : null);
     a.endRow();
   }
 

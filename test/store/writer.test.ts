@@ -206,3 +206,48 @@ test('staged files rows equal appended ones', async () => {
   assert.equal((dumps[0] as unknown[]).length, 2);
   assert.deepEqual(dumps[1], dumps[0]);
 });
+
+test("a file's parser state comes back whole: its chains from chain_facts, in order, the rest from files.parser_state", async () => {
+  const facts = await allFacts();
+  for (const stage of [false, true]) {
+    const dir = tmp();
+    const store = await Store.open(join(dir, 's.duckdb'));
+    try {
+      const writer = await store.writer(stage);
+      for (const x of facts) {
+        writer.facts(x);
+        writer.file({
+          fileId: x.fileId,
+          path: `/logs/${x.fileId}.jsonl`,
+          root: '/logs',
+          kind: 'main',
+          size: 1,
+          mtimeMs: 1,
+          readTo: 1,
+          lines: x.lines,
+          headHash: '',
+          sessionId: x.sessionId,
+          agentId: null,
+          project: 'p',
+          synthetic: 0,
+          metaAgentType: null,
+          metaToolUseId: null,
+          parserState: x.state,
+        });
+      }
+      await writer.close();
+      const [stored] = await store.all(`SELECT parser_state FROM files WHERE file_id = 1`);
+      assert.ok(!('chains' in JSON.parse(stored.parser_state as string)), 'the chains are not stored twice');
+      const rows = await store.fileRows(facts.map((x) => x.fileId));
+      let chains = 0;
+      for (const x of facts) {
+        assert.deepEqual(rows.get(x.fileId)!.parserState, JSON.parse(JSON.stringify(x.state)), `file ${x.fileId}`);
+        chains += x.state.chains.length;
+      }
+      assert.ok(chains > facts.length, `only ${chains} chains compared`);
+      assert.ok(facts.some((x) => x.state.chains.length > 1), 'a file with several chains');
+    } finally {
+      store.close();
+    }
+  }
+});
