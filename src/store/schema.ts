@@ -76,6 +76,28 @@ CREATE TABLE IF NOT EXISTS prices (
 export const BEST_COPY_ORDER = `((2 - rank)::HUGEINT << 117) | ((t::BIGINT + 9007199254740992)::HUGEINT << 63) | (path_rank::HUGEINT << 31) | line::HUGEINT`;
 
 /**
+ * The observations a derive reads: the table, the column that identifies a row of it, and filters
+ * that keep the files it ranks by path and the sessions whose project it looks up to those its
+ * rows can meet. A touched derive (an append run) reads a temp table of the touched keys'
+ * observations, so it ranks and looks up only their files and sessions.
+ */
+interface ObservationSource {
+  table: string;
+  row: string;
+  files: string;
+  sessions: string;
+}
+
+const ALL_OBSERVATIONS: ObservationSource = { table: 'observations', row: 'rowid', files: '', sessions: '' };
+
+const TOUCHED_OBSERVATIONS: ObservationSource = {
+  table: 'touched_observations',
+  row: 'obs_row',
+  files: 'WHERE file_id IN (SELECT file_id FROM touched_observations)',
+  sessions: 'AND f.session_id IN (SELECT session_id FROM touched_observations)',
+};
+
+/**
  * De-dup (SPEC §1.3) over the observations of the files in scope: one row per request identity,
  * usage the field-wise maximum over its copies, time the earliest copy, attribution (session,
  * chain, agent, file, segment, round) from the best-ranked copy (subagent file > main file >
@@ -104,7 +126,7 @@ export const BEST_COPY_ORDER = `((2 - rank)::HUGEINT << 117) | ((t::BIGINT + 900
  */
 export const DERIVE_REQUESTS = `
 CREATE OR REPLACE TABLE requests AS
-${pricedSelect(groupsSelect(''), 'observations')};
+${pricedSelect(groupsSelect(ALL_OBSERVATIONS), ALL_OBSERVATIONS, 'observations')};
 `;
 
 /**
@@ -121,7 +143,10 @@ ${pricedSelect(groupsSelect(''), 'observations')};
  * paid ~0.28 s to fold it in.
  */
 export const DERIVE_TOUCHED_REQUESTS = `
-CREATE OR REPLACE TEMP TABLE fresh_requests AS ${pricedSelect(groupsSelect('WHERE o.key IN (SELECT key FROM touched)'), 'joined')};
+CREATE OR REPLACE TEMP TABLE touched_observations AS
+  SELECT o.rowid AS obs_row, o.* FROM observations o WHERE o.key IN (SELECT key FROM touched);
+CREATE OR REPLACE TEMP TABLE fresh_requests AS ${pricedSelect(groupsSelect(TOUCHED_OBSERVATIONS), TOUCHED_OBSERVATIONS, 'joined')};
+DROP TABLE touched_observations;
 ${replaceChanged('requests', 'key', 'key IN (SELECT key FROM touched)', 'fresh_requests', 'row_hash')}
 `;
 
@@ -151,12 +176,12 @@ DROP TABLE ${fresh};`;
 }
 
 /**
- * One row per request identity of the observations `obsFilter` keeps: its usage (the field-wise
+ * One row per request identity of the observations `obs` reads: its usage (the field-wise
  * maximum), time (the earliest copy), copies and sources, and the row id of its best copy.
  */
-function groupsSelect(obsFilter: string): string {
+function groupsSelect(obs: ObservationSource): string {
   return `
-WITH by_path AS (SELECT file_id, row_number() OVER (ORDER BY path) AS path_rank FROM files JOIN scope USING (file_id))
+WITH by_path AS (SELECT file_id, row_number() OVER (ORDER BY path) AS path_rank FROM files JOIN scope USING (file_id) ${obs.files})
 SELECT key, min(t) AS t, max(input) AS input, max(output) AS output, max(cache_write) AS cache_write,
          max(cache_write_5m) AS cache_write_5m, max(cache_write_1h) AS cache_write_1h, max(cache_read) AS cache_read,
          max(web_search) AS web_search, max(web_fetch) AS web_fetch, bool_and(split_missing) AS split_missing,
@@ -164,9 +189,9 @@ SELECT key, min(t) AS t, max(input) AS input, max(output) AS output, max(cache_w
          -- the best-ranked copy (subagent file > main file > progress), ties to the earliest, then
          -- to the first by path and line (not by file id: ids follow the order files were first seen)
          arg_min(obs_row, ${BEST_COPY_ORDER}) AS best_row
-  FROM (SELECT o.rowid AS obs_row, o.key, o.t, o.input, o.output, o.cache_write, o.cache_write_5m, o.cache_write_1h, o.cache_read,
+  FROM (SELECT o.${obs.row} AS obs_row, o.key, o.t, o.input, o.output, o.cache_write, o.cache_write_5m, o.cache_write_1h, o.cache_read,
                o.web_search, o.web_fetch, o.split_missing, o.copies, o.file_id, o.rank, o.line, p.path_rank
-        FROM observations o JOIN by_path p USING (file_id) ${obsFilter})
+        FROM ${obs.table} o JOIN by_path p USING (file_id))
   GROUP BY key`;
 }
 
@@ -181,13 +206,13 @@ SELECT key, min(t) AS t, max(input) AS input, max(output) AS output, max(cache_w
  * store, 5 interleaved runs: median 2.04 → 1.68 s. A touched derive's few requests are cheaper
  * to price from themselves.
  */
-function pricedSelect(groups: string, models: 'observations' | 'joined'): string {
+function pricedSelect(groups: string, obs: ObservationSource, models: 'observations' | 'joined'): string {
   return `
 WITH agg AS (${groups}),
 -- a session's project is its main transcript's (subagents may run in a sub-directory)
 session_project AS (
   SELECT f.session_id, arg_min(f.project, CASE f.kind WHEN 'main' THEN 0 ELSE 1 END) AS project
-  FROM files f JOIN scope USING (file_id) WHERE f.kind <> 'meta' AND f.session_id IS NOT NULL GROUP BY f.session_id),
+  FROM files f JOIN scope USING (file_id) WHERE f.kind <> 'meta' AND f.session_id IS NOT NULL ${obs.sessions} GROUP BY f.session_id),
 joined AS (
   -- the identity's parts, from the key (message.id, NUL, requestId: message.id holds no NUL)
   SELECT a.* EXCLUDE (best_row), split_part(a.key, chr(0), 1) AS message_id,
@@ -196,7 +221,7 @@ joined AS (
          b.file_id, b.line, b.segment, b.round, b.service_tier, b.speed, b.rank,
          coalesce(sp.project, f.project, 'unknown') AS project,
          a.input + a.cache_write + a.cache_read AS prompt
-  FROM agg a JOIN observations b ON b.rowid = a.best_row LEFT JOIN files f ON f.file_id = b.file_id
+  FROM agg a JOIN ${obs.table} b ON b.${obs.row} = a.best_row LEFT JOIN files f ON f.file_id = b.file_id
   LEFT JOIN session_project sp ON sp.session_id = b.session_id),
 -- each distinct model priced once: by exact id, else without its date suffix
 model_price AS (
@@ -235,7 +260,7 @@ FROM priced) request_row`;
  */
 export const DERIVE_CHAINS = `
 CREATE OR REPLACE TABLE chains AS
-${chainsSelect('')};
+${chainsSelect('', 'row_number() OVER (ORDER BY path)')};
 `;
 
 /** A session the last ingest touched (see DERIVE_TOUCHED_REQUESTS); chains without a session always are. */
@@ -248,25 +273,31 @@ const TOUCHED_SESSION = `(session_id IS NULL OR session_id IN (SELECT session_id
  * sidechains whose prompt a changed file's spawns carry.
  */
 export const DERIVE_TOUCHED_CHAINS = `
-CREATE OR REPLACE TEMP TABLE fresh_chains AS ${chainsSelect(`AND ${TOUCHED_SESSION}`)};
+CREATE OR REPLACE TEMP TABLE fresh_chains AS ${chainsSelect(`AND ${TOUCHED_SESSION}`, 'path')};
 ${replaceChanged('chains', 'chain_id', TOUCHED_SESSION, 'fresh_chains')}
 `;
 
-function chainsSelect(sessionFilter: string): string {
+/**
+ * The chains of the sessions `sessionFilter` keeps (all, or the touched ones), each file ordered
+ * by `pathOrder`: its rank by path in a whole derive, where an arg_min over the paths themselves
+ * kept its states in memory (10 GB of logs ran out), or the path in a touched derive, whose few
+ * chains do not need every path sorted first. The meta files, spawns and links are read for
+ * those sessions only: a chain meets only its own session's.
+ */
+function chainsSelect(sessionFilter: string, pathOrder: 'path' | 'row_number() OVER (ORDER BY path)'): string {
   return `
 WITH sf AS (SELECT f.* FROM files f JOIN scope s USING (file_id)),
--- files by path, as ranks: an arg_min over a string order kept its states in memory (10 GB ran out)
-fp AS (SELECT file_id, row_number() OVER (ORDER BY path) AS path_rank FROM files),
+fp AS ${pathOrder === 'path' ? 'NOT MATERIALIZED ' : ''}(SELECT file_id, ${pathOrder} AS path_rank FROM files),
 facts AS (
   SELECT chain_id, any_value(session_id) AS session_id, any_value(agent_id) AS agent_id, any_value(kind) AS kind,
          max(rounds) AS rounds, max(compactions) AS compactions, min(first_t) AS first_t,
          -- the chain's first file by path (file ids follow the order files were first seen)
          arg_min(file_id, path_rank) AS file_id
-  FROM chain_facts JOIN scope USING (file_id) JOIN fp USING (file_id) WHERE true ${sessionFilter} GROUP BY chain_id),
+  FROM (SELECT * FROM chain_facts WHERE true ${sessionFilter}) JOIN scope USING (file_id) JOIN fp USING (file_id) GROUP BY chain_id),
 req AS (
   SELECT chain_id, any_value(session_id) AS session_id, any_value(agent_id) AS agent_id, count(*) AS requests,
          min(t) AS first_t, max(t) AS last_t, any_value(project) AS project, arg_min(file_id, path_rank) AS file_id
-  FROM requests JOIN fp USING (file_id) WHERE true ${sessionFilter} GROUP BY chain_id),
+  FROM (SELECT * FROM requests WHERE true ${sessionFilter}) JOIN fp USING (file_id) GROUP BY chain_id),
 base AS (
   SELECT coalesce(f.chain_id, r.chain_id) AS chain_id, coalesce(f.session_id, r.session_id) AS session_id,
          coalesce(f.agent_id, r.agent_id) AS agent_id,
@@ -276,10 +307,10 @@ base AS (
          coalesce(f.file_id, r.file_id) AS file_id, r.project
   FROM facts f FULL OUTER JOIN req r ON f.chain_id = r.chain_id),
 meta AS (SELECT session_id, agent_id, any_value(meta_agent_type) AS meta_type, any_value(meta_tool_use_id) AS meta_tool
-         FROM sf WHERE kind = 'meta' GROUP BY ALL),
+         FROM sf WHERE kind = 'meta' ${sessionFilter} GROUP BY ALL),
 spawn_by_tool AS (SELECT session_id, tool_use_id, any_value(requested_type) AS requested_type, any_value(spawn_name) AS spawn_name
-                  FROM spawns JOIN scope USING (file_id) GROUP BY ALL),
-link AS (SELECT session_id, agent_id, min(tool_use_id) AS tool_use_id FROM agent_links JOIN scope USING (file_id) GROUP BY ALL),
+                  FROM spawns JOIN scope USING (file_id) WHERE true ${sessionFilter} GROUP BY ALL),
+link AS (SELECT session_id, agent_id, min(tool_use_id) AS tool_use_id FROM agent_links JOIN scope USING (file_id) WHERE true ${sessionFilter} GROUP BY ALL),
 side AS (SELECT r.chain_id, any_value(s.requested_type) AS requested_type, any_value(s.spawn_name) AS spawn_name
          FROM sidechain_roots r JOIN scope USING (file_id)
          JOIN spawns s ON s.prompt_hash = r.prompt_hash AND r.prompt_hash IS NOT NULL GROUP BY r.chain_id),

@@ -456,3 +456,39 @@ test('copies tied on rank and time: an append run keeps the first by path as the
   assert.deepEqual(best(incremental), best(rebuilt));
   assert.deepEqual(incremental.dump.requests, rebuilt.dump.requests);
 });
+
+test("a subagent working in a sub-directory counts in its session's project, in a first run and after an append to its file", async () => {
+  // the subagent's own lines name /work/app/web; its session's main transcript names /work/app
+  const root = tmp('cachelens-logs-');
+  const session = '22222222-2222-4222-8222-222222222222';
+  const dir = path.join(root, 'projects', '-work-app');
+  const main = path.join(dir, `${session}.jsonl`);
+  const sub = path.join(dir, session, 'subagents', 'agent-a7.jsonl');
+  const lines = (xs: string[]) => xs.map((l) => `${l}\n`).join('');
+  const subLine = (msg: string, t: string) =>
+    assistant({ session, msg, t, cwd: '/work/app/web', usage: usage(5, 6, 70, 800), extra: { agentId: 'a7', isSidechain: true } });
+  mkdirSync(path.dirname(sub), { recursive: true });
+  writeFileSync(main, lines([user('go', { session, cwd: '/work/app' }), assistant({ session, msg: 'msg_main', cwd: '/work/app', usage: usage(1, 2, 30, 400) })]));
+  writeFileSync(sub, lines([user('sub task', { session, t: '2025-03-01T10:00:30.000Z', cwd: '/work/app/web' }), subLine('msg_sub1', '2025-03-01T10:01:00.000Z')]));
+  const db = path.join(tmp(), 's.duckdb');
+  const projects = async (r: Awaited<ReturnType<typeof run>>) => {
+    try {
+      const files = await r.store.all(`SELECT kind, project FROM files WHERE kind <> 'meta' ORDER BY kind`);
+      const requests = await r.store.all(`SELECT split_part(key, chr(0), 1) AS msg, project FROM requests ORDER BY 1`);
+      return { files: files.map((x) => `${x.kind} ${x.project}`), requests: requests.map((x) => `${x.msg} ${x.project}`) };
+    } finally {
+      r.store.close();
+    }
+  };
+  const first = await projects(await run([root], db));
+  // the files keep their own; the requests take the session's
+  assert.deepEqual(first.files, ['main /work/app', 'subagent /work/app/web']);
+  assert.deepEqual(first.requests, ['msg_main /work/app', 'msg_sub1 /work/app']);
+  appendFileSync(sub, lines([subLine('msg_sub2', '2025-03-01T10:02:00.000Z')]));
+  const after = await run([root], db);
+  assert.equal(after.stats.derived, 'touched');
+  assert.deepEqual((await projects(after)).requests, ['msg_main /work/app', 'msg_sub1 /work/app', 'msg_sub2 /work/app']);
+  const incremental = await runAndDump([root], db);
+  const rebuilt = await runAndDump([root], path.join(tmp(), 'r.duckdb'));
+  assert.deepEqual(incremental.dump, rebuilt.dump);
+});
