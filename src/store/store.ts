@@ -464,14 +464,8 @@ const NUMBERS = new Set<number>([
  * commit does once the log passes 16 MiB. Closing without it keeps a small log that the next open
  * replays (a few ms); a 4 MiB threshold keeps that replay small, and big writes (a first ingest)
  * are folded in at their commit as before. Durability is the same: a committed run is in the log.
- *
- * And how strings are stored: without FSST. DuckDB weighs FSST for every string column it writes
- * and kept it for few (`requests.key`, paths), but the weighing and the compression cost a cold
- * 1 GB run ~0.4 s of its ~8.7 s (5 interleaved runs each: median 8695 → 8288 ms, CPU 12.8 →
- * 12.5 s), for a store 15% larger (59 → 68 MB). Dictionary and the other methods stay; turning
- * off ALP for doubles as well gained nothing. Append runs and the report took as long.
  */
-const DURABILITY = `SET checkpoint_threshold = '4MB'; PRAGMA disable_checkpoint_on_shutdown; SET disabled_compression_methods = 'fsst,dict_fsst';`;
+const DURABILITY = `SET checkpoint_threshold = '4MB'; PRAGMA disable_checkpoint_on_shutdown;`;
 
 export interface StoreOpenOptions {
   rebuild?: boolean;
