@@ -106,6 +106,27 @@ export function loadMemoryMb(observations: number): number {
   return Math.min(1024, Math.ceil(88 + (observations * 32) / 2 ** 20));
 }
 
+/** Rows in one of DuckDB's row groups (its default). */
+const ROW_GROUP_ROWS = 122_880;
+
+/**
+ * DuckDB's memory for loading the staged `files` rows, from their CSV bytes and rows: ~32 MB plus
+ * one row group of them (their mean width × 122,880 rows, or all of them when fewer), with 35%
+ * to spare, at most 1 GB. A `files` row carries its file's parser state, so how wide the rows are,
+ * not how many observations the logs hold, sets what their load needs: loading only the `files`
+ * rows of 10 GB of logs (234,780 rows, one thread, a new store) ran out of memory at 88 and 92 MB
+ * and finished at 96 MB with rows of ~490 bytes (a row group ~60 MB), and ran out at 200 MB and
+ * finished at 224 MB with the same rows given ~1,500 bytes of parser state more (one ~182 MB).
+ * loadMemoryMb's bound, keyed on the observations, is the larger for every corpus measured; this
+ * one keeps logs with much wider parser states from running out and reading everything again.
+ * Example: 115 MB in 234,780 rows → 125 MB; 349 MB in 234,780 rows → 290 MB.
+ */
+export function filesLoadMemoryMb(bytes: number, rows: number): number {
+  if (rows <= 0 || bytes <= 0) return 0;
+  const rowGroup = (bytes * Math.min(1, ROW_GROUP_ROWS / rows)) / 1e6;
+  return Math.min(1024, Math.ceil((32 + rowGroup) * 1.35));
+}
+
 export interface IngestStats {
   files: number;
   unchanged: number;
@@ -349,12 +370,15 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
     // every file is read: the walk's listing and the lists of files (all of them in a first run)
     // go before DuckDB loads
     planned.found = null;
+    const fileRows = full.length + appends.length + metas.length;
     full.length = 0;
     appends.length = 0;
     metas.length = 0;
     if (w.stageDir !== null) {
-      // bounded for as many observations as the staged files hold (~270 bytes a row in the sample corpus)
-      await store.run(`SET memory_limit = '${Math.ceil(loadMemoryMb(Math.ceil(w.stagedBytes('observations') / 270)) * scale)}MB'`);
+      // bounded for as many observations as the staged files hold (~270 bytes a row in the sample
+      // corpus), or for the staged `files` rows, whichever needs more
+      const bound = Math.max(loadMemoryMb(Math.ceil(w.stagedBytes('observations') / 270)), filesLoadMemoryMb(w.stagedBytes('files'), fileRows));
+      await store.run(`SET memory_limit = '${Math.ceil(bound * scale)}MB'`);
       await store.run('SET threads = 1');
     }
     // This thread only waits from here on: its heap, whose file lists are garbage by now, is given

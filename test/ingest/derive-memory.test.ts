@@ -1,7 +1,10 @@
-/** DuckDB's bounds for the de-dup and for loading staged facts grow with the observations, to at most 1 GB. */
+/**
+ * DuckDB's bounds for the de-dup and for loading staged facts grow with the observations, to at
+ * most 1 GB; the load's also with how wide the staged `files` rows are.
+ */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { deriveMemoryMb, loadMemoryMb } from '../../src/ingest/ingest.js';
+import { deriveMemoryMb, filesLoadMemoryMb, loadMemoryMb } from '../../src/ingest/ingest.js';
 
 test('the de-dup: 68 MB plus 96 bytes per observation, at most 1 GB', () => {
   assert.equal(deriveMemoryMb(0), 68);
@@ -19,4 +22,19 @@ test('the load: 88 MB plus 32 bytes per observation, at most 1 GB', () => {
   assert.equal(loadMemoryMb(30_638_080), 1023);
   assert.equal(loadMemoryMb(30_638_081), 1024);
   assert.equal(loadMemoryMb(100_000_000), 1024);
+});
+
+test('the load of the files rows: 32 MB plus one row group of them, with 35% to spare, at most 1 GB', () => {
+  assert.equal(filesLoadMemoryMb(0, 0), 0);
+  assert.equal(filesLoadMemoryMb(1000, 0), 0);
+  // fewer rows than a row group: all of them
+  assert.equal(filesLoadMemoryMb(11_500_000, 23_478), 59);
+  // 10 GB of sample logs, then the same rows with ~1,500 bytes more parser state each
+  assert.equal(filesLoadMemoryMb(115_280_092, 234_780), 125);
+  assert.equal(filesLoadMemoryMb(348_651_412, 234_780), 290);
+  // only the width counts beyond a row group: twice the rows at the same width, the same bound
+  assert.equal(filesLoadMemoryMb(2 * 348_651_412, 2 * 234_780), 290);
+  assert.equal(filesLoadMemoryMb(5_000_000_000, 234_780), 1024);
+  // the sample corpora keep the bound keyed on their observations
+  assert.ok(filesLoadMemoryMb(115_280_092, 234_780) < loadMemoryMb(2_000_000));
 });
