@@ -113,10 +113,11 @@ const ROW_GROUP_ROWS = 122_880;
  * DuckDB's memory for loading the staged `files` rows, from their CSV bytes and rows: ~32 MB plus
  * one row group of them (their mean width × 122,880 rows, or all of them when fewer), with 35%
  * to spare, at most 1 GB. A `files` row carries its file's parser state, so how wide the rows are,
- * not how many observations the logs hold, sets what their load needs: loading only the `files`
- * rows of 10 GB of logs (234,780 rows, one thread, a new store) ran out of memory at 88 and 92 MB
- * and finished at 96 MB with rows of ~490 bytes (a row group ~60 MB), and ran out at 200 MB and
- * finished at 224 MB with the same rows given ~1,500 bytes of parser state more (one ~182 MB).
+ * not how many observations the logs hold, sets what their load needs. The staged facts of 10 GB
+ * of logs (one thread, a new store; `files` first, 234,780 rows of ~490 bytes, a row group ~60 MB)
+ * ran out of memory in `files` at 88 and 92 MB and finished at 96 MB; those `files` rows alone,
+ * given ~1,500 bytes more parser state each (a row group ~182 MB), ran out at 200 MB and finished
+ * at 224 MB.
  * loadMemoryMb's bound, keyed on the observations, is the larger for every corpus measured; this
  * one keeps logs with much wider parser states from running out and reading everything again.
  * Example: 115 MB in 234,780 rows → 125 MB; 349 MB in 234,780 rows → 290 MB.
