@@ -90,6 +90,20 @@ export function deriveMemoryMb(observations: number): number {
 }
 
 /**
+ * DuckDB's memory for a touched derive (an append run): the whole derive's bound, but at least
+ * 128 MB. A touched derive reads few rows, but its statements hold a dozen aggregates and joins
+ * at once, each with memory of its own however few its rows: on 1 GB of logs (87 MB by the whole
+ * derive's bound) the chains of 156 changed files' sessions alone ran out of memory at 72 MB and
+ * not at 80 MB, and an append run whose changed files were read whole again (the facts of the
+ * last run not yet folded into the store, ~80 MB of DuckDB's memory) ran out at 83 MB and not at
+ * 87 MB (BENCHMARKS.md, Memory).
+ * Example: 200,000 observations → 128 MB; 2,000,000 → 252 MB.
+ */
+export function touchedDeriveMemoryMb(observations: number): number {
+  return Math.max(128, deriveMemoryMb(observations));
+}
+
+/**
  * DuckDB's memory for loading staged facts, on one thread: 88 MB plus 32 bytes per observation, at
  * most 1 GB. The load keeps every table's newest row groups in memory until the commit, and what
  * that needs grows with the corpus. Loading a run's own staged files alone into a new store (since
@@ -401,7 +415,7 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
     await store.forget();
     await store.run('COMMIT');
     const [{ n }] = await store.all(`SELECT count(*) AS n FROM observations`);
-    await store.run(`SET memory_limit = '${Math.ceil(deriveMemoryMb(n as number) * scale)}MB'`);
+    await store.run(`SET memory_limit = '${Math.ceil((touched ? touchedDeriveMemoryMb(n as number) : deriveMemoryMb(n as number)) * scale)}MB'`);
     await store.run('SET threads = 1');
     await store.run('BEGIN TRANSACTION');
     await store.setScope(scope);
