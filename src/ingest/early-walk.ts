@@ -209,7 +209,11 @@ export interface FileListing {
   each(fn: (path: string, kind: number, size: number, mtimeMs: number, i: number) => void): void;
   /** the file at position i, as an object */
   file(i: number): FoundFile;
+  /** the UTF-8 of the file's path at position i (of an early walk, a view of its text) */
+  path(i: number): Uint8Array;
+  kind(i: number): number;
   size(i: number): number;
+  mtimeMs(i: number): number;
 }
 
 export function fileListing(d: Discovery): FileListing {
@@ -220,7 +224,10 @@ export function fileListing(d: Discovery): FileListing {
       count: files.length,
       each: (fn) => files.forEach((f, i) => fn(f.path, kindCode(f.kind), f.size, f.mtimeMs, i)),
       file: (i) => files[i],
+      path: (i) => Buffer.from(files[i].path),
+      kind: (i) => kindCode(files[i].kind),
       size: (i) => files[i].size,
+      mtimeMs: (i) => files[i].mtimeMs,
     };
   }
   const text = Buffer.from(e.text.buffer, e.text.byteOffset, e.text.byteLength);
@@ -258,7 +265,10 @@ export function fileListing(d: Discovery): FileListing {
       }
     },
     file,
+    path: (i) => text.subarray(e.start[i], end(e.start[i])),
+    kind: (i) => e.kind[i],
     size: (i) => e.size[i],
+    mtimeMs: (i) => e.mtimeMs[i],
   };
 }
 

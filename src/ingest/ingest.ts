@@ -25,6 +25,7 @@ import type { StoreWriter } from '../store/writer.js';
 import type { SkipReason, SkippedLine } from '../types.js';
 import { type Discovery, type FoundFile, decodeProjectDir, discover } from './discover.js';
 import { type FileListing, fileCount, fileListing, kindCode, listingDigest, takeEarlyWalk } from './early-walk.js';
+import { decodeSnapshot, encodeSnapshot, matchSnapshot } from './listing-snapshot.js';
 import { fingerprint } from './fingerprint.js';
 import { releaseHeap } from './heap.js';
 import { type FileContext, type TaskList, fileRowOf, readAll } from './pool.js';
@@ -152,6 +153,8 @@ export interface IngestStats {
   bytesRead: number;
   /** what was derived: nothing (no change), the touched requests only, or all */
   derived: 'none' | 'touched' | 'all';
+  /** what the walk was compared with: nothing (a warm run), the listing snapshot, or the stored files */
+  planned: 'none' | 'snapshot' | 'files';
   ms: number;
 }
 
@@ -242,7 +245,7 @@ function firstLine(err: unknown): string {
 async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, started: number, listed?: string | null): Promise<IngestResult> {
   // what is needed of the walk besides its files, taken without keeping the walk in this frame
   const { roots, walkSkips, problems, listing, files } = walkSummary(lists.discovery!, opts.prices);
-  const stats: IngestStats = { files, unchanged: 0, read: 0, appended: 0, retired: 0, bytesRead: 0, derived: 'none', ms: 0 };
+  const stats: IngestStats = { files, unchanged: 0, read: 0, appended: 0, retired: 0, bytesRead: 0, derived: 'none', planned: 'none', ms: 0 };
   if ((listed === undefined ? await store.getMeta('listing_key') : listed) === listing) {
     stats.unchanged = stats.files;
     stats.ms = performance.now() - started;
@@ -251,6 +254,10 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
   // the walk's listing (planned.found) is let go once every file is read
   const planned = await plan(store, lists, stats);
   const { scope, full, appends, metas, retired } = planned;
+  stats.planned = planned.fromSnapshot ? 'snapshot' : 'files';
+  // The next run's listing snapshot, made and kept while the walk's listing is at hand: it holds
+  // once the store's listing key is this one, which only a run that ends whole sets.
+  store.keepListingSnapshot(encodeSnapshot(planned.found!, scope, roots, listing));
   const pricesKey = createHash('sha1').update(JSON.stringify([...opts.prices.entries()])).digest('hex');
   const derivedFor = createHash('sha1').update(JSON.stringify([scope, [...opts.prices.entries()]])).digest('hex');
   const changed = full.length + appends.length + metas.length + retired.length > 0;
@@ -430,8 +437,11 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
     // of statements, which DuckDB goes through meanwhile), as the load does above: 1 GB append
     // runs peaked at ~279 instead of ~302 MiB; given back at its first statement rather than
     // later, before DuckDB's memory grows: a 10 GB append run peaked at 440 MiB, against 513
-    // without it in another run (BENCHMARKS.md)
-    await store.derive({ touched, between: commit, whileDeriving: () => void releaseHeap() });
+    // without it in another run (BENCHMARKS.md). However small the young generation: planned from
+    // the listing snapshot, a 1 GB append run leaves it at 8 MiB, below releaseHeap's own
+    // threshold, and peaked at 229 – 239 MiB with the heap kept, 211 – 220 with it given back (3
+    // pairs of 2 runs); the collections take less time than the touched derive beside them.
+    await store.derive({ touched, between: commit, whileDeriving: () => void releaseHeap(16, 0) });
     await store.setMeta('derived_for', derivedFor);
     await store.setMeta('derived_prices', pricesKey);
     // a file that could not be read keeps no row and is tried again: the next run is not warm
@@ -508,8 +518,9 @@ interface FullRead {
 
 /**
  * What changed between the walk's files and the store's, with a file id for every found file in
- * walk order (`scope`). It takes the file list out of `lists` and reads the stored one itself.
- * Both are compared as columns, path by path, and the files to read whole come back as positions
+ * walk order (`scope`). It takes the file list out of `lists` and finds the stored one itself
+ * (storedFiles: the listing snapshot, or the files table). Both are compared as columns, position
+ * by position, and the files to read whole come back as positions
  * in the walk's listing (`found`), each made an object only when it is read: an object for every
  * found and every stored file made the peaks of 10 GB runs, append and cold (BENCHMARKS.md, Memory).
  */
@@ -518,37 +529,34 @@ async function plan(store: Store, lists: Listing, stats: IngestStats) {
   lists.discovery = undefined;
   const roots = discovery.roots;
   const found = fileListing(discovery);
-  const known = await store.knownFiles();
-  let nextId = await store.nextFileId();
+  const stored = await storedFiles(store, found, roots);
+  let nextId = stored.nextId;
   const scope: number[] = [];
   const full: FullRead[] = [];
   const metas: FullRead[] = [];
   // changed transcripts read before, by position: appended to, or to be read again (their whole rows decide)
   const grown: number[] = [];
   const grownIds: number[] = [];
-  const seen = new Uint8Array(known.fileId.length);
-  found.each((path, kind, size, mtimeMs, pos) => {
-    const at = known.at.get(path) ?? -1;
-    const id = at < 0 ? nextId++ : known.fileId[at];
+  const seen = new Uint8Array(stored.fileId.length);
+  for (let pos = 0; pos < found.count; pos++) {
+    const at = stored.at[pos];
+    const kind = found.kind(pos);
+    const id = at < 0 ? nextId++ : stored.fileId[at];
     scope.push(id);
     if (at >= 0) {
       seen[at] = 1;
-      if (known.size[at] === size && known.mtimeMs[at] === mtimeMs && known.kind[at] === kind) {
+      if (stored.size[at] === found.size(pos) && stored.mtimeMs[at] === found.mtimeMs(pos) && stored.kind[at] === kind) {
         stats.unchanged++;
-        return;
+        continue;
       }
     }
     if (kind === META) metas.push({ pos, id, stored: at >= 0 });
-    else if (at >= 0 && known.kind[at] === kind) {
+    else if (at >= 0 && stored.kind[at] === kind) {
       grown.push(pos);
       grownIds.push(id);
     } else full.push({ pos, id, stored: at >= 0 });
-  });
-  // Files under this invocation's roots that are gone: retire them (by id).
-  const retired: number[] = [];
-  for (const [path, at] of known.at) {
-    if (!seen[at] && roots.some((root) => path === root || path.startsWith(root + '/'))) retired.push(known.fileId[at]);
   }
+  const retired = stored.retired(seen);
   stats.retired = retired.length;
 
   const appends: { f: FoundFile; row: FileRow }[] = [];
@@ -564,7 +572,57 @@ async function plan(store: Store, lists: Listing, stats: IngestStats) {
     }
     full.push({ pos: grown[k], id: grownIds[k], stored: true });
   });
-  return { scope, found: found as FileListing | null, full, appends, metas, retired };
+  return { scope, found: found as FileListing | null, full, appends, metas, retired, fromSnapshot: stored.snapshot };
+}
+
+/**
+ * The stored files a plan compares the walk with: their ids, kinds (kindCode), sizes and mtimes,
+ * which of them each walked file is (by position; −1 for none), the next free file id, and which
+ * unseen ones this walk's roots hold (gone, to be retired). From the listing snapshot when it
+ * holds (listing-snapshot.ts), else from the files table: every path read as a string into a map.
+ */
+async function storedFiles(store: Store, found: FileListing, roots: string[]) {
+  const kept = await store.listingSnapshot();
+  const snap = kept && decodeSnapshot(kept.data);
+  if (kept && snap && kept.listed && snap.key === kept.listed) {
+    // The files table holds exactly the snapshot's files (none of other roots, ingested before),
+    // and every one of them was walked under these roots.
+    if (JSON.stringify(snap.roots) === JSON.stringify(roots) && snap.count === kept.files && snap.maxId === kept.maxId && snap.idSum === kept.idSum) {
+      const at = matchSnapshot(found, snap);
+      if (at) {
+        return {
+          fileId: snap.fileId as ArrayLike<number>,
+          kind: snap.kind as ArrayLike<number>,
+          size: snap.size as ArrayLike<number>,
+          mtimeMs: snap.mtimeMs as ArrayLike<number>,
+          at,
+          nextId: snap.maxId + 1,
+          retired: (seen: Uint8Array) => [...snap.fileId.filter((_, k) => !seen[k])],
+          snapshot: true,
+        };
+      }
+    }
+  }
+  const known = await store.knownFiles();
+  const at = new Int32Array(found.count);
+  found.each((path, _kind, _size, _mtimeMs, pos) => {
+    at[pos] = known.at.get(path) ?? -1;
+  });
+  return {
+    fileId: known.fileId as ArrayLike<number>,
+    kind: known.kind as ArrayLike<number>,
+    size: known.size as ArrayLike<number>,
+    mtimeMs: known.mtimeMs as ArrayLike<number>,
+    at,
+    nextId: await store.nextFileId(),
+    retired: (seen: Uint8Array) => {
+      // files under this invocation's roots that are gone, by id
+      const out: number[] = [];
+      for (const [path, k] of known.at) if (!seen[k] && roots.some((root) => path === root || path.startsWith(root + '/'))) out.push(known.fileId[k]);
+      return out;
+    },
+    snapshot: false,
+  };
 }
 
 const META = kindCode('meta');
