@@ -578,51 +578,47 @@ async function plan(store: Store, lists: Listing, stats: IngestStats) {
 /**
  * The stored files a plan compares the walk with: their ids, kinds (kindCode), sizes and mtimes,
  * which of them each walked file is (by position; −1 for none), the next free file id, and which
- * unseen ones this walk's roots hold (gone, to be retired). From the listing snapshot when it
- * holds (listing-snapshot.ts), else from the files table: every path read as a string into a map.
+ * unseen ones this walk's roots hold (gone, to be retired).
  */
-async function storedFiles(store: Store, found: FileListing, roots: string[]) {
+interface StoredFiles {
+  fileId: ArrayLike<number>;
+  kind: ArrayLike<number>;
+  size: ArrayLike<number>;
+  mtimeMs: ArrayLike<number>;
+  at: Int32Array;
+  nextId: number;
+  retired(seen: Uint8Array): number[];
+  snapshot: boolean;
+}
+
+/**
+ * The stored files (StoredFiles): from the listing snapshot when it holds (listing-snapshot.ts),
+ * else from the files table, every path read as a string into a map.
+ */
+async function storedFiles(store: Store, found: FileListing, roots: string[]): Promise<StoredFiles> {
   const kept = await store.listingSnapshot();
   const snap = kept && decodeSnapshot(kept.data);
-  if (kept && snap && kept.listed && snap.key === kept.listed) {
-    // The files table holds exactly the snapshot's files (none of other roots, ingested before),
-    // and every one of them was walked under these roots.
-    if (JSON.stringify(snap.roots) === JSON.stringify(roots) && snap.count === kept.files && snap.maxId === kept.maxId && snap.idSum === kept.idSum) {
-      const at = matchSnapshot(found, snap);
-      if (at) {
-        return {
-          fileId: snap.fileId as ArrayLike<number>,
-          kind: snap.kind as ArrayLike<number>,
-          size: snap.size as ArrayLike<number>,
-          mtimeMs: snap.mtimeMs as ArrayLike<number>,
-          at,
-          nextId: snap.maxId + 1,
-          retired: (seen: Uint8Array) => [...snap.fileId.filter((_, k) => !seen[k])],
-          snapshot: true,
-        };
-      }
-    }
+  // The files table holds exactly the snapshot's files (none of other roots, ingested before),
+  // and every one of them was walked under these roots.
+  const holds = kept && snap && kept.listed && snap.key === kept.listed && JSON.stringify(snap.roots) === JSON.stringify(roots);
+  const at = holds && snap.count === kept.files && snap.maxId === kept.maxId && snap.idSum === kept.idSum ? matchSnapshot(found, snap) : null;
+  if (snap && at) {
+    const { fileId, kind, size, mtimeMs, maxId } = snap;
+    return { fileId, kind, size, mtimeMs, at, nextId: maxId + 1, retired: (seen) => [...fileId.filter((_, k) => !seen[k])], snapshot: true };
   }
   const known = await store.knownFiles();
-  const at = new Int32Array(found.count);
+  const atKnown = new Int32Array(found.count);
   found.each((path, _kind, _size, _mtimeMs, pos) => {
-    at[pos] = known.at.get(path) ?? -1;
+    atKnown[pos] = known.at.get(path) ?? -1;
   });
-  return {
-    fileId: known.fileId as ArrayLike<number>,
-    kind: known.kind as ArrayLike<number>,
-    size: known.size as ArrayLike<number>,
-    mtimeMs: known.mtimeMs as ArrayLike<number>,
-    at,
-    nextId: await store.nextFileId(),
-    retired: (seen: Uint8Array) => {
-      // files under this invocation's roots that are gone, by id
-      const out: number[] = [];
-      for (const [path, k] of known.at) if (!seen[k] && roots.some((root) => path === root || path.startsWith(root + '/'))) out.push(known.fileId[k]);
-      return out;
-    },
-    snapshot: false,
+  // files under this invocation's roots that are gone, by id
+  const retired = (seen: Uint8Array) => {
+    const out: number[] = [];
+    for (const [path, k] of known.at) if (!seen[k] && roots.some((root) => path === root || path.startsWith(root + '/'))) out.push(known.fileId[k]);
+    return out;
   };
+  const { fileId, kind, size, mtimeMs } = known;
+  return { fileId, kind, size, mtimeMs, at: atKnown, nextId: await store.nextFileId(), retired, snapshot: false };
 }
 
 const META = kindCode('meta');
