@@ -257,6 +257,7 @@ export class Store {
    * and summed file id. Null when there is none (or it cannot be read).
    */
   async listingSnapshot(): Promise<{ data: Uint8Array; listed: string | null; files: number; maxId: number; idSum: number } | null> {
+    if (this.path === ':memory:') return null;
     let data: Uint8Array;
     try {
       data = readFileSync(this.path + LISTING_SUFFIX);
