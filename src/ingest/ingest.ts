@@ -91,16 +91,17 @@ export function deriveMemoryMb(observations: number): number {
 }
 
 /**
- * DuckDB's memory for a touched derive (an append run): the whole derive's bound, but at least
- * 128 MB. A touched derive reads few rows, but its statements hold a dozen aggregates and joins
- * at once, each with memory of its own however few its rows: on 1 GB of logs (87 MB by the whole
- * derive's bound) the chains of 156 changed files' sessions alone ran out of memory at 72 MB and
- * not at 80 MB, and an append run whose changed files were read whole again (the facts of the
- * last run not yet folded into the store, ~80 MB of DuckDB's memory) ran out at 83 MB and not at
- * 87 MB (BENCHMARKS.md, Memory).
+ * DuckDB's memory for a derive over a store derived before (any run but a first): the whole
+ * derive's bound, but at least 128 MB. A touched derive reads few rows, but its statements hold a
+ * dozen aggregates and joins at once, each with memory of its own however few its rows: on 1 GB
+ * of logs (87 MB by the whole derive's bound) the chains of 156 changed files' sessions alone ran
+ * out of memory at 72 MB and not at 80 MB, and an append run whose changed files were read whole
+ * again (the facts of the last run not yet folded into the store, ~80 MB of DuckDB's memory) ran
+ * out at 83 MB and not at 87 MB. A whole derive after a third of the transcripts grew ran out at
+ * 87 MB too, where a first run's does not (BENCHMARKS.md, Memory).
  * Example: 200,000 observations → 128 MB; 2,000,000 → 252 MB.
  */
-export function touchedDeriveMemoryMb(observations: number): number {
+export function rederiveMemoryMb(observations: number): number {
   return Math.max(128, deriveMemoryMb(observations));
 }
 
@@ -422,7 +423,7 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
     await store.forget();
     await store.run('COMMIT');
     const [{ n }] = await store.all(`SELECT count(*) AS n FROM observations`);
-    await store.run(`SET memory_limit = '${Math.ceil((touched ? touchedDeriveMemoryMb(n as number) : deriveMemoryMb(n as number)) * scale)}MB'`);
+    await store.run(`SET memory_limit = '${Math.ceil((lastDerivedFor ? rederiveMemoryMb(n as number) : deriveMemoryMb(n as number)) * scale)}MB'`);
     await store.run('SET threads = 1');
     await store.run('BEGIN TRANSACTION');
     await store.setScope(scope);
@@ -440,8 +441,10 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
     // without it in another run (BENCHMARKS.md). However small the young generation: planned from
     // the listing snapshot, a 1 GB append run leaves it at 8 MiB, below releaseHeap's own
     // threshold, and peaked at 229 – 239 MiB with the heap kept, 211 – 220 with it given back (3
-    // pairs of 2 runs); the collections take less time than the touched derive beside them.
-    await store.derive({ touched, between: commit, whileDeriving: () => void releaseHeap(16, 0) });
+    // pairs of 2 runs); the collections take less time than the touched derive beside them. A whole
+    // derive gives it back too, when it is worth it: a run that appended to a third of 1 GB's
+    // transcripts (not staged, so no heap given back during a load) derived with ~69 MB of heap.
+    await store.derive({ touched, between: commit, whileDeriving: () => void (touched ? releaseHeap(16, 0) : releaseHeap()) });
     await store.setMeta('derived_for', derivedFor);
     await store.setMeta('derived_prices', pricesKey);
     // a file that could not be read keeps no row and is tried again: the next run is not warm

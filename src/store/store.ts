@@ -419,10 +419,10 @@ export class Store {
    * noteTouched noted. `between` runs after a whole derive's requests and before its chains:
    * ingest commits there, so that the chains are not derived beside 1.5 million uncommitted
    * request rows (10 GB of logs, the derive alone: 636 MiB peak in one transaction, 403 MiB so).
-   * `whileDeriving` runs once in a touched derive, right after DuckDB starts it: the touched derive
-   * is sent as one run of statements, so that DuckDB goes from one to the next while this thread
-   * works (an append run gives its heap back there, ~0.2 s of full collections on 1 GB of logs;
-   * sent one by one, each statement waited for them).
+   * `whileDeriving` runs once, right after DuckDB starts the derive (a whole one's requests): the
+   * touched derive is sent as one run of statements, so that DuckDB goes from one to the next
+   * while this thread works (an append run gives its heap back there, ~0.2 s of full collections
+   * on 1 GB of logs; sent one by one, each statement waited for them).
    */
   async derive(opts: { touched?: boolean; between?: () => Promise<void>; whileDeriving?: () => void } = {}): Promise<void> {
     await this.forget();
@@ -430,19 +430,15 @@ export class Store {
       // a touched request may be attributed to a session no changed file belongs to (its best
       // copy is elsewhere), before or after: that session's chains count it, so they are derived too
       const sessionsOfTouched = `INSERT INTO touched_sessions SELECT DISTINCT session_id FROM requests WHERE key IN (SELECT key FROM touched) AND session_id IS NOT NULL;`;
-      const derived = this.run(`CREATE OR REPLACE TEMP TABLE touched AS
+      await meanwhile(
+        this.run(`CREATE OR REPLACE TEMP TABLE touched AS
         SELECT key FROM touched_keys UNION SELECT key FROM requests WHERE session_id IN (SELECT session_id FROM touched_sessions);
-        ${sessionsOfTouched} ${DERIVE_TOUCHED_REQUESTS} ${sessionsOfTouched} ${DERIVE_TOUCHED_CHAINS}`);
-      try {
-        opts.whileDeriving?.();
-      } catch (err) {
-        await derived.catch(() => undefined); // no statement is left running behind the caller's failure
-        throw err;
-      }
-      await derived;
+        ${sessionsOfTouched} ${DERIVE_TOUCHED_REQUESTS} ${sessionsOfTouched} ${DERIVE_TOUCHED_CHAINS}`),
+        opts.whileDeriving,
+      );
       return;
     }
-    await this.run(DERIVE_REQUESTS);
+    await meanwhile(this.run(DERIVE_REQUESTS), opts.whileDeriving);
     await opts.between?.();
     await this.run(DERIVE_CHAINS);
   }
@@ -477,6 +473,17 @@ export class Store {
     const [ids] = (await this.db.runAndReadAll(`SELECT file_id FROM scope`)).getColumns();
     return new Set((ids ?? []).map(Number));
   }
+}
+
+/** Runs `fn` (if any) while `work` goes on, then waits for `work`; if `fn` throws, still waits for it. */
+async function meanwhile(work: Promise<void>, fn?: () => void): Promise<void> {
+  try {
+    fn?.();
+  } catch (err) {
+    await work.catch(() => undefined); // no statement is left running behind the caller's failure
+    throw err;
+  }
+  await work;
 }
 
 /** The tables CREATE_TABLES makes. */

@@ -1,11 +1,11 @@
 /**
  * DuckDB's bounds for the de-dup and for loading staged facts grow with the observations, to at
- * most 1 GB; the load's also with how wide the staged `files` rows are; a touched derive's never
- * falls below 128 MB.
+ * most 1 GB; the load's also with how wide the staged `files` rows are; a derive over a store derived
+ * before never falls below 128 MB.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { deriveMemoryMb, filesLoadMemoryMb, loadMemoryMb, touchedDeriveMemoryMb } from '../../src/ingest/ingest.js';
+import { deriveMemoryMb, filesLoadMemoryMb, loadMemoryMb, rederiveMemoryMb } from '../../src/ingest/ingest.js';
 
 test('the de-dup: 68 MB plus 96 bytes per observation, at most 1 GB', () => {
   assert.equal(deriveMemoryMb(0), 68);
@@ -16,14 +16,14 @@ test('the de-dup: 68 MB plus 96 bytes per observation, at most 1 GB', () => {
   assert.equal(deriveMemoryMb(100_000_000), 1024);
 });
 
-test('a touched derive: the de-dup\'s bound, but at least 128 MB', () => {
-  assert.equal(touchedDeriveMemoryMb(0), 128);
+test('a derive over a store derived before: the de-dup\'s bound, but at least 128 MB', () => {
+  assert.equal(rederiveMemoryMb(0), 128);
   // 1 GB of logs: the de-dup's 87 MB ran out in append runs over a log not yet folded in
-  assert.equal(touchedDeriveMemoryMb(200_000), 128);
-  assert.equal(touchedDeriveMemoryMb(647_000), 128);
-  assert.equal(touchedDeriveMemoryMb(700_000), deriveMemoryMb(700_000));
-  assert.equal(touchedDeriveMemoryMb(2_000_000), 252);
-  assert.equal(touchedDeriveMemoryMb(100_000_000), 1024);
+  assert.equal(rederiveMemoryMb(200_000), 128);
+  assert.equal(rederiveMemoryMb(647_000), 128);
+  assert.equal(rederiveMemoryMb(700_000), deriveMemoryMb(700_000));
+  assert.equal(rederiveMemoryMb(2_000_000), 252);
+  assert.equal(rederiveMemoryMb(100_000_000), 1024);
 });
 
 test('the load: 88 MB plus 32 bytes per observation, at most 1 GB', () => {
