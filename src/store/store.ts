@@ -271,7 +271,7 @@ export class Store {
 
   /**
    * Keeps `data` as the listing snapshot, in a file beside the store (kept in the store, its
-   * ~1.5 MB a run on 1 GB of logs filled the write-ahead log, whose fold into the store then came
+   * ~1.3 MB a run on 1 GB of logs filled the write-ahead log, whose fold into the store then came
    * every other append run). It holds only while the store's listing key is the one it carries,
    * so it may be written before the run that planned it commits. Not kept when it cannot be
    * written: it only saves time.
