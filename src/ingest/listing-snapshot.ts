@@ -15,6 +15,7 @@
  * take ~0.5 MB so instead of ~2.5 MB.
  * Example: "/r/p/a.jsonl", "/r/p/b.jsonl" are stored as (0, "/r/p/a.jsonl"), (5, "b.jsonl").
  */
+import { createHash } from 'node:crypto';
 import type { FileListing } from './early-walk.js';
 
 export interface ListingSnapshot {
@@ -38,15 +39,17 @@ export interface ListingSnapshot {
 
 /** 'CLLS', then the layout's version */
 const MAGIC = 0x534c4c43;
-const VERSION = 1;
+const VERSION = 2;
 const HEADER = 24;
+/** the SHA-1 of everything before it, last: a file damaged anywhere is none (~3 ms on 1 GB's) */
+const DIGEST = 20;
 const EMPTY: Uint8Array = new Uint8Array(0);
 
 /**
  * The snapshot of a walk's listing (under its listing key) and the file ids the plan gave its
- * files (`scope`, in walk order), as bytes; null when the paths are not in strictly increasing byte order (the walk sorts
- * them as JavaScript strings, which differs for characters beyond U+D7FF), so that no merge could
- * match them.
+ * files (`scope`, in walk order), as bytes; null when the paths are not in strictly increasing
+ * byte order (the walk sorts them as JavaScript strings, which differs for characters beyond
+ * U+D7FF), so that no merge could match them, or when they do not fit the layout's 32-bit sizes.
  */
 export function encodeSnapshot(found: FileListing, scope: ArrayLike<number>, roots: string[], key: string): Uint8Array | null {
   const n = found.count;
@@ -63,12 +66,13 @@ export function encodeSnapshot(found: FileListing, scope: ArrayLike<number>, roo
     if (!Number.isInteger(id) || id < 0 || id > 0xffffffff) return null;
     shared[i] = s;
     tailBytes += path.length - s;
+    if (tailBytes > 0xffffffff) return null;
     tailEnd[i] = tailBytes;
     prev = path;
   }
   const rootBytes = Buffer.from(JSON.stringify({ key, roots }));
   const rootsRoom = align8(rootBytes.length);
-  const out = Buffer.alloc(HEADER + rootsRoom + n * (8 + 8 + 4 + 4 + 4 + 1) + tailBytes);
+  const out = Buffer.alloc(HEADER + rootsRoom + n * (8 + 8 + 4 + 4 + 4 + 1) + tailBytes + DIGEST);
   out.writeUInt32LE(MAGIC, 0);
   out.writeUInt32LE(VERSION, 4);
   out.writeUInt32LE(n, 8);
@@ -96,14 +100,17 @@ export function encodeSnapshot(found: FileListing, scope: ArrayLike<number>, roo
     const path = found.path(i);
     out.set(path.subarray(shared[i]), at + (i === 0 ? 0 : tailEnd[i - 1]));
   }
+  createHash('sha1').update(out.subarray(0, out.length - DIGEST)).digest().copy(out, out.length - DIGEST);
   return out;
 }
 
-/** A snapshot's bytes as encodeSnapshot wrote them; null for anything else (another layout, cut short). */
+/** A snapshot's bytes as encodeSnapshot wrote them; null for anything else (another layout, cut short, damaged). */
 export function decodeSnapshot(bytes: Uint8Array): ListingSnapshot | null {
-  if (bytes.length < HEADER) return null;
-  const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (bytes.length < HEADER + DIGEST) return null;
+  const whole = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const b = whole.subarray(0, whole.length - DIGEST);
   if (b.readUInt32LE(0) !== MAGIC || b.readUInt32LE(4) !== VERSION) return null;
+  if (!createHash('sha1').update(b).digest().equals(whole.subarray(b.length))) return null;
   const n = b.readUInt32LE(8);
   const rootsLength = b.readUInt32LE(12);
   const tailBytes = b.readUInt32LE(16);

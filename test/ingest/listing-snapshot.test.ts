@@ -3,6 +3,7 @@
  * the listing is an early walk's columns or found files as objects; the merge finds each walked
  * file's stored twin; and anything it cannot merge or read is refused, never half-used.
  */
+import { createHash } from 'node:crypto';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Discovery, FoundFile } from '../../src/ingest/discover.js';
@@ -75,13 +76,23 @@ test('a snapshot that is not whole, or not one, reads as none', () => {
   assert.equal(decodeSnapshot(Buffer.concat([bytes, Buffer.from([0])])), null, 'a byte too many');
   assert.equal(decodeSnapshot(Buffer.from('not a snapshot at all, but long enough to have a header')), null);
   const otherVersion = Buffer.from(bytes);
-  otherVersion.writeUInt32LE(2, 4);
+  otherVersion.writeUInt32LE(1, 4);
   assert.equal(decodeSnapshot(otherVersion), null);
-  // a front code that claims more shared bytes than the path before has
+  // any byte changed: here a path's, then a file id's
+  for (const at of [bytes.length - 21, 24 + ((Buffer.from(bytes).readUInt32LE(12) + 7) & ~7) + 5 * 16]) {
+    const damaged = Buffer.from(bytes);
+    damaged[at] ^= 1;
+    assert.equal(decodeSnapshot(damaged), null, `byte ${at} changed`);
+  }
+  // a front code that claims more shared bytes than the path before has, under a digest that fits
   const layout = Buffer.from(bytes);
   const sharedAt = 24 + ((layout.readUInt32LE(12) + 7) & ~7) + 5 * (8 + 8 + 4);
   layout.writeUInt32LE(500, sharedAt + 4);
+  createHash('sha1').update(layout.subarray(0, layout.length - 20)).digest().copy(layout, layout.length - 20);
   assert.equal(decodeSnapshot(layout), null);
+  layout.writeUInt32LE(6, sharedAt + 4);
+  createHash('sha1').update(layout.subarray(0, layout.length - 20)).digest().copy(layout, layout.length - 20);
+  assert.ok(decodeSnapshot(layout), 'the same bytes with the right front code');
   // ids that do not fit are not kept
   assert.equal(encodeSnapshot(fileListing(discovery(['/r/a'])), [2 ** 32], ['/r'], 'k'), null);
   assert.equal(encodeSnapshot(fileListing(discovery(['/r/a'])), [], ['/r'], 'k'), null);
