@@ -492,3 +492,38 @@ test("a subagent working in a sub-directory counts in its session's project, in 
   const rebuilt = await runAndDump([root], path.join(tmp(), 'r.duckdb'));
   assert.deepEqual(incremental.dump, rebuilt.dump);
 });
+
+test("a request whose best copy moves to another session's file moves its count between the sessions' chains, as a rebuild does", async () => {
+  // one response copied into two sessions' transcripts (a resumed session repeats its history):
+  // the earliest copy is the best, so the request counts in that copy's session
+  const root = tmp('cachelens-logs-');
+  const dir = path.join(root, 'proj');
+  const a = path.join(dir, 'a.jsonl');
+  const b = path.join(dir, 'b.jsonl');
+  const lines = (xs: string[]) => xs.map((l) => `${l}\n`).join('');
+  const copy = (session: string, t: string) => assistant({ session, msg: 'msg_shared', t, usage: usage(10, 20, 300, 4000) });
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(a, lines([user('hi', { session: 's1' }), copy('s1', '2025-03-01T10:00:00.000Z')]));
+  writeFileSync(b, lines([user('hi', { session: 's2' }), assistant({ session: 's2', msg: 'msg_b1', usage: usage(1, 2, 30, 400) })]));
+  const db = path.join(tmp(), 's.duckdb');
+  const counts = async () => {
+    const r = await run([root], db);
+    try {
+      const [shared] = await r.store.all(`SELECT session_id FROM requests WHERE split_part(key, chr(0), 1) = 'msg_shared'`);
+      const chains = await r.store.all(`SELECT session_id, requests FROM chains WHERE kind = 'main' ORDER BY session_id`);
+      return { derived: r.stats.derived, shared: shared.session_id, chains: chains.map((c) => `${c.session_id} ${c.requests}`) };
+    } finally {
+      r.store.close();
+    }
+  };
+  assert.deepEqual(await counts(), { derived: 'all', shared: 's1', chains: ['s1 1', 's2 1'] });
+  // s2's transcript gains an earlier copy: only b changed, yet s1's chain loses the request
+  appendFileSync(b, lines([copy('s2', '2025-03-01T09:30:00.000Z')]));
+  assert.deepEqual(await counts(), { derived: 'touched', shared: 's2', chains: ['s1 0', 's2 2'] });
+  const rebuilt = await runAndDump([root], path.join(tmp(), 'r.duckdb'));
+  assert.deepEqual((await runAndDump([root], db)).dump, rebuilt.dump);
+  // and back: b rewritten without it (read again whole), and s1's chain counts it again
+  writeFileSync(b, lines([user('hi', { session: 's2' }), assistant({ session: 's2', msg: 'msg_b1', usage: usage(1, 2, 30, 400) })]));
+  assert.deepEqual(await counts(), { derived: 'touched', shared: 's1', chains: ['s1 1', 's2 1'] });
+  assert.deepEqual((await runAndDump([root], db)).dump, (await runAndDump([root], path.join(tmp(), 'r2.duckdb'))).dump);
+});
