@@ -621,7 +621,8 @@ async function storedFiles(store: Store, found: FileListing, roots: string[]): P
     return out;
   };
   const { fileId, kind, size, mtimeMs } = known;
-  return { fileId, kind, size, mtimeMs, at: atKnown, nextId: await store.nextFileId(), retired, snapshot: false };
+  // the files' largest id was read with the snapshot's checks, when there is a snapshot file
+  return { fileId, kind, size, mtimeMs, at: atKnown, nextId: kept ? kept.maxId + 1 : await store.nextFileId(), retired, snapshot: false };
 }
 
 const META = kindCode('meta');
