@@ -457,20 +457,15 @@ export class Store {
    * user lines has chains but no request), and of its row.
    */
   async noteTouched(): Promise<void> {
-    // the changed files' observations read once for both (1 GB of logs, 156 changed files: the
-    // key and the session each read alone took ~80 ms, as the files' rows are spread over the table)
-    await this.run(`CREATE OR REPLACE TEMP TABLE changed_observations AS
-      SELECT key, session_id FROM observations WHERE file_id IN (SELECT file_id FROM changed_files);
-    INSERT INTO touched_keys SELECT DISTINCT key FROM changed_observations;
-    INSERT INTO touched_sessions
-      SELECT DISTINCT session_id FROM changed_observations WHERE session_id IS NOT NULL
+    await this.run(`INSERT INTO touched_keys SELECT DISTINCT key FROM observations WHERE file_id IN (SELECT file_id FROM changed_files)`);
+    await this.run(`INSERT INTO touched_sessions
+      SELECT DISTINCT session_id FROM observations WHERE file_id IN (SELECT file_id FROM changed_files) AND session_id IS NOT NULL
       UNION SELECT DISTINCT session_id FROM files WHERE file_id IN (SELECT file_id FROM changed_files) AND session_id IS NOT NULL
       UNION SELECT DISTINCT session_id FROM chain_facts WHERE file_id IN (SELECT file_id FROM changed_files) AND session_id IS NOT NULL
       UNION SELECT DISTINCT session_id FROM spawns WHERE file_id IN (SELECT file_id FROM changed_files) AND session_id IS NOT NULL
       UNION SELECT DISTINCT session_id FROM agent_links WHERE file_id IN (SELECT file_id FROM changed_files) AND session_id IS NOT NULL
       UNION SELECT DISTINCT c.session_id FROM sidechain_roots r JOIN chain_facts c USING (chain_id)
-        WHERE r.prompt_hash IN (SELECT prompt_hash FROM spawns WHERE file_id IN (SELECT file_id FROM changed_files));
-    DROP TABLE changed_observations;`);
+        WHERE r.prompt_hash IN (SELECT prompt_hash FROM spawns WHERE file_id IN (SELECT file_id FROM changed_files))`);
   }
 
   /** The file ids the derived tables were last computed for. */
