@@ -10,8 +10,9 @@
  * counted: what writing the table costs is the difference), `sorted` (the table written sorted by
  * time and identity in one statement, as before session 9: on 1 GB it runs out of memory below
  * ~110 MB, where `derive` fits 72 MB).
- * Example (BENCHMARKS.md, Cold): on the 10 GB store at 252 MB, `derive` took 17.7 s and peaked at
- * 407 MiB; the sorted form sessions 9 – 14 wrote in 5 parts took 28.5 s and peaked at 696 MiB.
+ * Example (BENCHMARKS.md, Cold): on the 10 GB store at 252 MB, `derive` (then one statement grouped
+ * by the key) took 17.7 s and peaked at 407 MiB; the sorted form sessions 9 – 14 wrote in 5 parts
+ * took 28.5 s and peaked at 696 MiB. Grouped by the key's MD5 (session 22) it finished at 120 MB.
  */
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -31,11 +32,20 @@ const { values } = parseArgs({
 });
 if (!values.store || !existsSync(values.store)) throw new Error('--store: a filled cachelens store (e.g. after a cold `summary --db`)');
 
-const select = DERIVE_REQUESTS.replace('CREATE OR REPLACE TABLE requests AS', '').replace(/;\s*$/, '');
+// DERIVE_REQUESTS: the groups into a temp table, the requests from them, the temp table dropped
+const [groups, create] = DERIVE_REQUESTS.split(';\n');
+const select = create.replace('CREATE OR REPLACE TABLE requests AS', '');
+if (!groups.includes('request_groups') || select === create) throw new Error('DERIVE_REQUESTS changed its form: update this script');
 const PARTS: Record<string, (db: DuckDBConnection) => Promise<void>> = {
   derive: async (db) => void (await db.run(DERIVE_REQUESTS)),
-  counted: async (db) => void (await db.run(`SELECT count(*), sum(usd) FROM (${select})`)),
-  sorted: async (db) => void (await db.run(`CREATE OR REPLACE TABLE requests AS ${select} ORDER BY t, key`)),
+  counted: async (db) => {
+    await db.run(groups);
+    await db.run(`SELECT count(*), sum(usd) FROM (${select})`);
+  },
+  sorted: async (db) => {
+    await db.run(groups);
+    await db.run(`CREATE OR REPLACE TABLE requests AS ${select} ORDER BY t, key`);
+  },
 };
 const part = PARTS[values.part!];
 if (!part) throw new Error(`--part: one of ${Object.keys(PARTS).join(', ')}`);

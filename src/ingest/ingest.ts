@@ -76,33 +76,43 @@ const META_SLICE = 128;
 
 /**
  * DuckDB's memory for the de-dup, on one thread (one keeps the peak ~0.2 GB lower than two, for
- * +0.3 s on 1 GB): 68 MB plus 96 bytes per observation, at most 1 GB. What it needs grows with the
- * observations, far slower than they do. With the requests written in sorted parts (sessions 9 –
- * 14), 1 GB of logs (200,000 observations) ran out of memory at 76 MB and not at 80 MB; written
- * unsorted in one statement, at 64 MB and not at 72 MB (bench/dedup-parts.ts over a filled store).
- * On 10 GB (2 million) the groups' aggregate decides: over one store it ran
- * out at 160 MB and not at 190 MB, but in a cold run it ran out at 195 MB; session 8's bound for
- * 10 GB, 251 MB, never did. Until session 9 the bound was 128 MB plus 64 bytes per observation:
- * the de-dup, which then wrote every request in one sorted statement, ran out at 110 MB on 1 GB.
- * Example: 200,000 observations → 87 MB; 1,000,000 → 160 MB; 2,000,000 → 252 MB.
+ * +0.3 s on 1 GB): 72 MB plus 40 bytes per observation, at most 1 GB. What it needs grows with the
+ * observations, far slower than they do. Grouped by an MD5 of the key and written in two
+ * statements (DERIVE_REQUESTS in schema.ts; bench/dedup-parts.ts alone over a filled store), 1 GB
+ * of logs (200,000 observations) ran out of memory at 64 MB and not at 72 MB, 10 GB (2 million) at
+ * 112 MB and not at 120 MB. Grouped by the key in one statement (sessions 9 – 21) 10 GB needed
+ * more than 195 MB in a cold run and got 68 MB plus 96 bytes per observation (252 MB).
+ * Example: 200,000 observations → 80 MB; 1,000,000 → 111 MB; 2,000,000 → 149 MB.
  */
 export function deriveMemoryMb(observations: number): number {
-  return Math.min(1024, Math.ceil(68 + (observations * 96) / 2 ** 20));
+  return Math.min(1024, Math.ceil(72 + (observations * 40) / 2 ** 20));
 }
 
 /**
- * DuckDB's memory for a derive over a store derived before (any run but a first): the whole
- * derive's bound, but at least 128 MB. A touched derive reads few rows, but its statements hold a
- * dozen aggregates and joins at once, each with memory of its own however few its rows: on 1 GB
- * of logs (87 MB by the whole derive's bound) the chains of 156 changed files' sessions alone ran
- * out of memory at 72 MB and not at 80 MB, and an append run whose changed files were read whole
- * again (the facts of the last run not yet folded into the store, ~80 MB of DuckDB's memory) ran
- * out at 83 MB and not at 87 MB. A whole derive after a third of the transcripts grew ran out at
- * 87 MB too, where a first run's does not (BENCHMARKS.md, Memory).
- * Example: 200,000 observations → 128 MB; 2,000,000 → 252 MB.
+ * DuckDB's memory for a whole derive's chains (DERIVE_CHAINS), set once the requests are
+ * committed: 64 MB plus 56 bytes per observation, at most 1 GB. Alone over a filled store, one
+ * thread: 1 GB of logs ran out of memory at 56 MB and not at 64 MB, 10 GB at 128 MB and not at
+ * 136 MB; at the de-dup's old bound (252 MB on 10 GB) the chains made the cold run's peak.
+ * Example: 200,000 observations → 75 MB; 2,000,000 → 171 MB.
  */
-export function rederiveMemoryMb(observations: number): number {
-  return Math.max(128, deriveMemoryMb(observations));
+export function chainsMemoryMb(observations: number): number {
+  return Math.min(1024, Math.ceil(64 + (observations * 56) / 2 ** 20));
+}
+
+/**
+ * DuckDB's memory for a derive over a store derived before (any run but a first), from what a
+ * first run's would get (`mb`, deriveMemoryMb's or chainsMemoryMb's): at least 128 MB. A touched
+ * derive reads few rows, but its statements hold a dozen aggregates and joins at once, each with
+ * memory of its own however few its rows: on 1 GB of logs (then 87 MB by the whole derive's
+ * bound) the chains of 156 changed files' sessions alone ran out of memory at 72 MB and not at
+ * 80 MB, and an append run whose changed files were read whole again (the facts of the last run
+ * not yet folded into the store, ~80 MB of DuckDB's memory) ran out at 83 MB and not at 87 MB. A
+ * whole derive after a third of the transcripts grew ran out at 87 MB too, where a first run's
+ * does not (BENCHMARKS.md, Memory).
+ * Example: 80 MB (200,000 observations) → 128 MB; 149 MB (2,000,000) → 149 MB.
+ */
+export function rederiveMemoryMb(mb: number): number {
+  return Math.max(128, mb);
 }
 
 /**
@@ -423,7 +433,8 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
     await store.forget();
     await store.run('COMMIT');
     const [{ n }] = await store.all(`SELECT count(*) AS n FROM observations`);
-    await store.run(`SET memory_limit = '${Math.ceil((lastDerivedFor ? rederiveMemoryMb(n as number) : deriveMemoryMb(n as number)) * scale)}MB'`);
+    const bound = (mb: number) => store.run(`SET memory_limit = '${Math.ceil((lastDerivedFor ? rederiveMemoryMb(mb) : mb) * scale)}MB'`);
+    await bound(deriveMemoryMb(n as number));
     await store.run('SET threads = 1');
     await store.run('BEGIN TRANSACTION');
     await store.setScope(scope);
@@ -432,6 +443,7 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
     // emptied with the facts, is set only at the end, so a run stopped in between derives again.
     const commit = async () => {
       await store.run('COMMIT');
+      await bound(chainsMemoryMb(n as number));
       await store.run('BEGIN TRANSACTION');
     };
     // a touched derive (an append run) gives this thread's heap back as DuckDB starts it (one run

@@ -1,29 +1,39 @@
 /**
- * DuckDB's bounds for the de-dup and for loading staged facts grow with the observations, to at
- * most 1 GB; the load's also with how wide the staged `files` rows are; a derive over a store derived
- * before never falls below 128 MB.
+ * DuckDB's bounds for the de-dup, the chains and for loading staged facts grow with the
+ * observations, to at most 1 GB; the load's also with how wide the staged `files` rows are; a
+ * derive over a store derived before never falls below 128 MB.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { deriveMemoryMb, filesLoadMemoryMb, loadMemoryMb, rederiveMemoryMb } from '../../src/ingest/ingest.js';
+import { chainsMemoryMb, deriveMemoryMb, filesLoadMemoryMb, loadMemoryMb, rederiveMemoryMb } from '../../src/ingest/ingest.js';
 
-test('the de-dup: 68 MB plus 96 bytes per observation, at most 1 GB', () => {
-  assert.equal(deriveMemoryMb(0), 68);
-  assert.equal(deriveMemoryMb(200_000), 87);
-  assert.equal(deriveMemoryMb(1_000_000), 160);
-  assert.equal(deriveMemoryMb(2_000_000), 252);
-  assert.equal(deriveMemoryMb(10_442_069), 1024);
+test('the de-dup: 72 MB plus 40 bytes per observation, at most 1 GB', () => {
+  assert.equal(deriveMemoryMb(0), 72);
+  // 1 GB and 10 GB of sample logs: alone over their stores they needed 72 and 120 MB
+  assert.equal(deriveMemoryMb(200_000), 80);
+  assert.equal(deriveMemoryMb(1_000_000), 111);
+  assert.equal(deriveMemoryMb(2_000_000), 149);
+  assert.equal(deriveMemoryMb(24_929_894), 1023);
+  assert.equal(deriveMemoryMb(24_929_895), 1024);
   assert.equal(deriveMemoryMb(100_000_000), 1024);
 });
 
-test('a derive over a store derived before: the de-dup\'s bound, but at least 128 MB', () => {
-  assert.equal(rederiveMemoryMb(0), 128);
-  // 1 GB of logs: the de-dup's 87 MB ran out in append runs over a log not yet folded in
-  assert.equal(rederiveMemoryMb(200_000), 128);
-  assert.equal(rederiveMemoryMb(647_000), 128);
-  assert.equal(rederiveMemoryMb(700_000), deriveMemoryMb(700_000));
-  assert.equal(rederiveMemoryMb(2_000_000), 252);
-  assert.equal(rederiveMemoryMb(100_000_000), 1024);
+test('the chains: 64 MB plus 56 bytes per observation, at most 1 GB', () => {
+  assert.equal(chainsMemoryMb(0), 64);
+  // 1 GB and 10 GB of sample logs: alone over their stores they needed 64 and 136 MB
+  assert.equal(chainsMemoryMb(200_000), 75);
+  assert.equal(chainsMemoryMb(2_000_000), 171);
+  assert.equal(chainsMemoryMb(100_000_000), 1024);
+});
+
+test('a derive over a store derived before: a first run\'s bound, but at least 128 MB', () => {
+  // 1 GB of logs: the de-dup's 87 MB of sessions 9 – 21 ran out in append runs over a log not yet folded in
+  assert.equal(rederiveMemoryMb(deriveMemoryMb(200_000)), 128);
+  assert.equal(rederiveMemoryMb(chainsMemoryMb(200_000)), 128);
+  assert.equal(rederiveMemoryMb(128), 128);
+  assert.equal(rederiveMemoryMb(129), 129);
+  assert.equal(rederiveMemoryMb(deriveMemoryMb(2_000_000)), 149);
+  assert.equal(rederiveMemoryMb(deriveMemoryMb(100_000_000)), 1024);
 });
 
 test('the load: 88 MB plus 32 bytes per observation, at most 1 GB', () => {
