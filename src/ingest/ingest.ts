@@ -27,7 +27,7 @@ import { type Discovery, type FoundFile, decodeProjectDir, discover } from './di
 import { type FileListing, fileCount, fileListing, kindCode, listingDigest, takeEarlyWalk } from './early-walk.js';
 import { decodeSnapshot, encodeSnapshot, matchSnapshot } from './listing-snapshot.js';
 import { fingerprint } from './fingerprint.js';
-import { releaseHeap } from './heap.js';
+import { heapKeeper, releaseHeap } from './heap.js';
 import { type FileContext, type TaskList, fileRowOf, readAll } from './pool.js';
 import type { ReadOptions } from './read-file.js';
 
@@ -346,8 +346,11 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
     let bytes = 0;
     const failed: number[] = [];
     const readSkips: WalkSkip[] = [];
+    // this thread's garbage (results taken, .meta.json files read) collected as the reading goes (heap.ts)
+    const keepHeap = heapKeeper();
 
     const read = readAll(tasks, bytesTotal, (o) => {
+      keepHeap();
       if ('seqs' in o) {
         // read and staged whole by the reader, `files` rows included
         for (const seq of o.seqs) {
@@ -388,6 +391,7 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
     try {
       for (const [i, m] of metas.entries()) {
         if (i > 0 && i % META_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
+        keepHeap();
         const meta = metaRow(planned.found!.file(m.pos), m.id);
         if ('error' in meta) walkSkips.push(meta.error);
         else {

@@ -1,12 +1,15 @@
 /**
  * releaseHeap gives the young generation back: a thread that allocated survivors fast has it at
  * its largest, and back-to-back full collections shrink it, as a large ingest needs while it waits
- * on DuckDB; a small one is left alone. `gc` is not left exposed to later contexts.
+ * on DuckDB; a small one is left alone. `gc` is not left exposed to later contexts. heapKeeper
+ * collects the old generation's garbage as the reading goes, once it passes its floor and twice
+ * what was left live.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { runInNewContext } from 'node:vm';
-import { releaseHeap, youngGenerationBytes } from '../../src/ingest/heap.js';
+import { getHeapStatistics } from 'node:v8';
+import { heapKeeper, releaseHeap, youngGenerationBytes } from '../../src/ingest/heap.js';
 
 /** Survivors allocated fast, then dropped: V8 grows the young generation to its largest. Returns its bytes. */
 function grow(): number {
@@ -35,4 +38,27 @@ test('releaseHeap shrinks a grown young generation, and leaves no gc behind', ()
   // two collections leave it as it is: the shrink above comes from the collections, not from V8 on its own
   const again = grow();
   assert.equal(releaseHeap(2).youngAfter, again);
+});
+
+test('heapKeeper collects the garbage the heap holds once it passes its floor and twice what was live', () => {
+  const used = () => getHeapStatistics().used_heap_size;
+  // every 4th call looks; a floor far above this heap: nothing is collected however often it is called
+  const idle = heapKeeper(used() + 256 * 2 ** 20, 4);
+  for (let i = 0; i < 12; i++) assert.equal(idle(), 0);
+
+  // ~48 MB of objects that survive into the old generation, then dropped: garbage V8 has not collected yet
+  let old: string[][] = [];
+  for (let i = 0; i < 600; i++) old.push(Array.from({ length: 2000 }, (_, j) => `garbage ${i} ${j}`));
+  const live = used();
+  old = [];
+  const keep = heapKeeper(16 * 2 ** 20, 4);
+  assert.equal(keep(), 0);
+  assert.equal(keep(), 0);
+  assert.equal(keep(), 0);
+  const before = used();
+  assert.equal(keep(), 1, 'the 4th call looks, and collects');
+  assert.ok(used() < before - 32 * 2 ** 20, `heap ${before} → ${used()} B (with the garbage live: ${live} B)`);
+  // just collected: the heap holds about what is live, under twice that
+  for (let i = 0; i < 8; i++) assert.equal(keep(), 1);
+  assert.equal(runInNewContext('typeof gc'), 'undefined', 'gc is not exposed to new contexts');
 });
