@@ -90,13 +90,14 @@ export function deriveMemoryMb(observations: number): number {
 
 /**
  * DuckDB's memory for a whole derive's chains (DERIVE_CHAINS), set once the requests are
- * committed: 64 MB plus 56 bytes per observation, at most 1 GB. Alone over a filled store, one
+ * committed: 64 MB plus 48 bytes per observation, at most 1 GB. Alone over a filled store, one
  * thread: 1 GB of logs ran out of memory at 56 MB and not at 64 MB, 10 GB at 128 MB and not at
- * 136 MB; at the de-dup's old bound (252 MB on 10 GB) the chains made the cold run's peak.
- * Example: 200,000 observations → 75 MB; 2,000,000 → 171 MB.
+ * 136 MB (peak 278 MiB; 297 MiB at 160 MB, 377 MiB at 251 MB); at the de-dup's old bound (252 MB
+ * on 10 GB) the chains made the cold run's peak.
+ * Example: 200,000 observations → 74 MB; 2,000,000 → 156 MB.
  */
 export function chainsMemoryMb(observations: number): number {
-  return Math.min(1024, Math.ceil(64 + (observations * 56) / 2 ** 20));
+  return Math.min(1024, Math.ceil(64 + (observations * 48) / 2 ** 20));
 }
 
 /**
@@ -116,43 +117,46 @@ export function rederiveMemoryMb(mb: number): number {
 }
 
 /**
- * DuckDB's memory for loading staged facts, on one thread: 88 MB plus 32 bytes per observation, at
+ * DuckDB's memory for loading staged facts, on one thread: 88 MB plus 12 bytes per observation, at
  * most 1 GB. The load keeps every table's newest row groups in memory until the commit, and what
  * that needs grows with the corpus. Loading a run's own staged files alone into a new store (since
  * `files` lost its index on paths, schema 10): 10 GB of logs (2 million observations) ran out of
- * memory at 100 and 104 MB, in the `files` rows, and not at 112 MB; 1 GB (200,000) not even at
- * 56 MB. With that index, 10 GB ran out at 96 MB and not at 192 MB, so the slope was 80 bytes (241
- * MB on 10 GB); without it, DuckDB filled that room, and cold 10 GB runs peaked at 454 – 522 MiB
- * against 424 – 435 MiB with this bound, in as long (BENCHMARKS.md, Memory). Running out here
- * fails the whole run (ingest then tries once more with twice the bounds, reading every file
- * again), so the bound stays ~35% above the need measured on 10 GB.
- * Example: 200,000 observations → 95 MB; 2,000,000 → 150 MB.
+ * memory at 88 and 92 MB, in the `files` rows, and finished at 96 MB (filesLoadMemoryMb covers
+ * those); without the `files` rows it finished at 88 MB (and ran out at 64 MB); 1 GB (200,000)
+ * not even at 56 MB. DuckDB takes more than its bound here, and more the higher the bound: the
+ * same load alone (with the CLI's one jemalloc arena) peaked at 272 MiB at 96 MB, 281 – 289 at
+ * 100 MB, 302 – 304 at 104 MB, 326 at 125 MB and 327 – 334 at 150 MB, the bound of sessions 17 – 21
+ * (88 MB plus 32 bytes; BENCHMARKS.md, Memory). Running out here fails the whole run (ingest then
+ * tries once more with twice the bounds, reading every file again), so the bound stays ~25%
+ * above the observations' need measured on 10 GB.
+ * Example: 200,000 observations → 91 MB; 2,000,000 → 111 MB.
  */
 export function loadMemoryMb(observations: number): number {
-  return Math.min(1024, Math.ceil(88 + (observations * 32) / 2 ** 20));
+  return Math.min(1024, Math.ceil(88 + (observations * 12) / 2 ** 20));
 }
 
 /** Rows in one of DuckDB's row groups (its default). */
 const ROW_GROUP_ROWS = 122_880;
 
 /**
- * DuckDB's memory for loading the staged `files` rows, from their CSV bytes and rows: ~32 MB plus
- * one row group of them (their mean width × 122,880 rows, or all of them when fewer), with 35%
+ * DuckDB's memory for loading the staged `files` rows, from their CSV bytes and rows: ~36 MB plus
+ * one row group of them (their mean width × 122,880 rows, or all of them when fewer), with 15%
  * to spare, at most 1 GB. A `files` row carries its file's parser state, so how wide the rows are,
  * not how many observations the logs hold, sets what their load needs. The staged facts of 10 GB
  * of logs (one thread, a new store; `files` first, 234,780 rows of ~490 bytes, a row group ~60 MB)
  * ran out of memory in `files` at 88 and 92 MB and finished at 96 MB; those `files` rows alone,
  * given ~1,500 bytes more parser state each (a row group ~182 MB), ran out at 200 MB and finished
- * at 224 MB.
- * For the sample corpora loadMemoryMb's bound, keyed on the observations, is the larger (1 GB:
- * 11.4 MB of `files` rows → 59 MB against 95 MB); this one keeps logs with much wider parser
- * states from running out and reading everything again.
- * Example: 115 MB in 234,780 rows → 125 MB; 349 MB in 234,780 rows → 290 MB.
+ * at 224 MB. Until session 22 the margin was 35% over 32 MB plus the row group (125 MB for the
+ * 10 GB sample logs); the load's peak rises with its bound (loadMemoryMb).
+ * For the 10 GB sample logs this and loadMemoryMb's bound are both 111 MB (1 GB: 11.4 MB of
+ * `files` rows → 55 MB against 91 MB); this one keeps logs with much wider parser states from
+ * running out and reading everything again.
+ * Example: 115 MB in 234,780 rows → 111 MB; 349 MB in 234,780 rows → 252 MB.
  */
 export function filesLoadMemoryMb(bytes: number, rows: number): number {
   if (rows <= 0 || bytes <= 0) return 0;
   const rowGroup = (bytes * Math.min(1, ROW_GROUP_ROWS / rows)) / 1e6;
-  return Math.min(1024, Math.ceil((32 + rowGroup) * 1.35));
+  return Math.min(1024, Math.ceil((36 + rowGroup) * 1.15));
 }
 
 export interface IngestStats {
