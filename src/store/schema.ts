@@ -124,7 +124,7 @@ const TOUCHED_OBSERVATIONS: ObservationSource = {
  * the key alone ran out at 128 MB). 1 GB: out of memory at 64 MB, done at 72 MB, in as long
  * (4 interleaved runs: 1.55 – 1.64 s at 80 MB against 1.55 – 1.78 s at 87 MB). Two keys would
  * share a group only if their MD5s were equal: for n requests a chance of about n² / 2^129
- * (~10^-26 for 10 million).
+ * (~10^-25 for 10 million).
  *
  * The rows are written in the order DuckDB makes them, not sorted: sorting them by time and
  * identity made float sums over `requests` the same to the last bit in every rebuilt store, but an
