@@ -441,8 +441,8 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
     await store.forget();
     await store.run('COMMIT');
     const [{ n }] = await store.all(`SELECT count(*) AS n FROM observations`);
-    const bound = (mb: number) => store.run(`SET memory_limit = '${Math.ceil((lastDerivedFor ? rederiveMemoryMb(mb) : mb) * scale)}MB'`);
-    await bound(deriveMemoryMb(n as number));
+    const boundDerive = (mb: number) => store.run(`SET memory_limit = '${Math.ceil((lastDerivedFor ? rederiveMemoryMb(mb) : mb) * scale)}MB'`);
+    await boundDerive(deriveMemoryMb(n as number));
     await store.run('SET threads = 1');
     await store.run('BEGIN TRANSACTION');
     await store.setScope(scope);
@@ -451,7 +451,7 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
     // emptied with the facts, is set only at the end, so a run stopped in between derives again.
     const commit = async () => {
       await store.run('COMMIT');
-      await bound(chainsMemoryMb(n as number));
+      await boundDerive(chainsMemoryMb(n as number));
       await store.run('BEGIN TRANSACTION');
     };
     // a touched derive (an append run) gives this thread's heap back as DuckDB starts it (one run
