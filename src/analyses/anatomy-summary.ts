@@ -231,32 +231,53 @@ function byWeight<T extends { weight: number }>(name: (r: T) => string): (a: T, 
 }
 
 export function analyzeAnatomy(chains: readonly ChainInput[], options: AnatomySummaryOptions): AnatomyResult {
-  const jitter = options.jitter ?? DEFAULT_JITTER;
-  const totals = new Tally();
-  const byAgentType = new Map<string, Tally>();
-  const byModel = new Map<string, Tally>();
-  const unpricedModels = new Map<string, number>();
-  const causes = new Map<string, BreakCauseRow>();
-  const chainRows: AnatomyChainRow[] = [];
-  const repurchase: RepurchaseRow[] = [];
-  const breaks: BreakEvent[] = [];
+  const analysis = new AnatomyAnalysis(options);
+  for (const chain of chains) analysis.add(chain);
+  return analysis.result();
+}
 
-  for (const chain of chains) {
-    const anatomy = anatomizeChain(chain, { jitter });
+/**
+ * analyzeAnatomy a chain at a time, for callers that read the chains in batches (the report): add
+ * each chain once, then take the result. `lists: false` keeps sums only: the result's chains,
+ * re-purchase chains and breaks are left empty, and a caller keeps what it needs of each chain's
+ * row, which add() returns (the report: the chains with the most waste).
+ */
+export class AnatomyAnalysis {
+  private readonly jitter: number;
+  private readonly lists: boolean;
+  private readonly totals = new Tally();
+  private readonly byAgentType = new Map<string, Tally>();
+  private readonly byModel = new Map<string, Tally>();
+  private readonly unpricedModels = new Map<string, number>();
+  private readonly causes = new Map<string, BreakCauseRow>();
+  private readonly chainRows: AnatomyChainRow[] = [];
+  private readonly repurchase: RepurchaseRow[] = [];
+  private readonly breaks: BreakEvent[] = [];
+
+  constructor(
+    private readonly options: AnatomySummaryOptions,
+    opts: { lists?: boolean } = {},
+  ) {
+    this.jitter = options.jitter ?? DEFAULT_JITTER;
+    this.lists = opts.lists ?? true;
+  }
+
+  add(chain: ChainInput): AnatomyChainRow {
+    const anatomy = anatomizeChain(chain, { jitter: this.jitter });
     const chainTally = new Tally();
     for (const a of anatomy) {
-      const p = priceAnatomy(a, options.weightsFor);
-      for (const t of [totals, chainTally, tallyFor(byAgentType, chain.agentType), tallyFor(byModel, a.request.model)]) {
+      const p = priceAnatomy(a, this.options.weightsFor);
+      for (const t of [this.totals, chainTally, tallyFor(this.byAgentType, chain.agentType), tallyFor(this.byModel, a.request.model)]) {
         t.add(chain.chainId, p);
       }
-      if (!p.priced) unpricedModels.set(a.request.model, (unpricedModels.get(a.request.model) ?? 0) + 1);
+      if (!p.priced) this.unpricedModels.set(a.request.model, (this.unpricedModels.get(a.request.model) ?? 0) + 1);
       if (a.break > 0) {
-        breaks.push(breakEvent(chain.chainId, a));
+        if (this.lists) this.breaks.push(breakEvent(chain.chainId, a));
         for (const cause of a.causes.length > 0 ? a.causes : ['unknown']) {
-          const row = causes.get(cause) ?? { cause, events: 0, tokens: 0 };
+          const row = this.causes.get(cause) ?? { cause, events: 0, tokens: 0 };
           row.events++;
           row.tokens += a.break;
-          causes.set(cause, row);
+          this.causes.set(cause, row);
         }
       }
     }
@@ -272,9 +293,9 @@ export function analyzeAnatomy(chains: readonly ChainInput[], options: AnatomySu
       repurchase: check.flagged,
       ...chainTally.row(),
     };
-    chainRows.push(row);
-    if (check.flagged) {
-      repurchase.push({
+    if (this.lists) this.chainRows.push(row);
+    if (check.flagged && this.lists) {
+      this.repurchase.push({
         chain_id: chain.chainId,
         session_id: chain.sessionId,
         agent_id: chain.agentId,
@@ -285,19 +306,22 @@ export function analyzeAnatomy(chains: readonly ChainInput[], options: AnatomySu
         weight: row.weight,
       });
     }
+    return row;
   }
 
-  return {
-    jitter,
-    totals: totals.row(),
-    by_agent_type: [...byAgentType].map(([agent_type, t]) => ({ agent_type, ...t.row() })).sort(byWeight((r) => r.agent_type)),
-    by_model: [...byModel].map(([model, t]) => ({ model, ...t.row() })).sort(byWeight((r) => r.model)),
-    chains: chainRows.sort(byWeight((r) => r.chain_id)),
-    repurchase: repurchase.sort((a, b) => b.waste_weight - a.waste_weight || (a.chain_id < b.chain_id ? -1 : 1)),
-    break_causes: [...causes.values()].sort((a, b) => b.tokens - a.tokens || (a.cause < b.cause ? -1 : 1)),
-    breaks: breaks.sort((a, b) => b.tokens - a.tokens),
-    unpriced_models: [...unpricedModels].map(([model, requests]) => ({ model, requests })).sort((a, b) => b.requests - a.requests),
-  };
+  result(): AnatomyResult {
+    return {
+      jitter: this.jitter,
+      totals: this.totals.row(),
+      by_agent_type: [...this.byAgentType].map(([agent_type, t]) => ({ agent_type, ...t.row() })).sort(byWeight((r) => r.agent_type)),
+      by_model: [...this.byModel].map(([model, t]) => ({ model, ...t.row() })).sort(byWeight((r) => r.model)),
+      chains: this.chainRows.sort(byWeight((r) => r.chain_id)),
+      repurchase: this.repurchase.sort((a, b) => b.waste_weight - a.waste_weight || (a.chain_id < b.chain_id ? -1 : 1)),
+      break_causes: [...this.causes.values()].sort((a, b) => b.tokens - a.tokens || (a.cause < b.cause ? -1 : 1)),
+      breaks: this.breaks.sort((a, b) => b.tokens - a.tokens),
+      unpriced_models: [...this.unpricedModels].map(([model, requests]) => ({ model, requests })).sort((a, b) => b.requests - a.requests),
+    };
+  }
 }
 
 function mainModel(chain: ChainInput): string {

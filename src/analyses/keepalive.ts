@@ -79,131 +79,146 @@ export interface KeepaliveResult {
   best_budget: number | 'inf' | null;
 }
 
-/** One gap with everything a budget needs, weights already applied. */
-interface Gap {
-  gapMs: number;
-  subagent: boolean;
-  /** weight and USD of one ping */
-  pingWeight: number;
-  pingUsd: number;
-  /** weight and USD saved if the gap is bridged */
-  saving: number;
-  savingUsd: number;
-}
-
 export function pingsFor(gapMs: number, intervalMs: number, budget: number): number {
   if (gapMs <= intervalMs) return 0;
   return Math.min(budget, Math.ceil(gapMs / intervalMs) - 1);
 }
 
 export function whatifKeepalive(chains: readonly ChainInput[], options: KeepaliveOptions): KeepaliveResult {
-  const intervalS = options.intervalS ?? 270;
-  const ttlMs = TTL_MS['5m'];
-  if (!(intervalS > 0 && intervalS * 1000 < ttlMs)) throw new UsageError(`keepalive interval must be above 0 and below the 300-second TTL, got ${intervalS}`);
-  const budgets = options.budgets === undefined ? DEFAULT_BUDGETS : typeof options.budgets === 'number' ? [options.budgets] : options.budgets;
-  for (const b of budgets) {
-    if (!(b === Infinity || (Number.isInteger(b) && b >= 0))) throw new UsageError(`keepalive budget must be a whole number ≥ 0 or inf, got ${b}`);
-  }
-  const pingIn = options.pingIn ?? 30;
-  const pingOut = options.pingOut ?? 10;
-  const jitter = options.jitter ?? DEFAULT_JITTER;
+  const whatif = new KeepaliveWhatIf(options);
+  for (const chain of chains) whatif.add(chain);
+  return whatif.result();
+}
 
-  const gaps: Gap[] = [];
-  let unpricedGaps = 0;
-  let baselineWeight = 0;
-  let subagentWeight = 0;
-  for (const chain of chains) {
+/**
+ * whatifKeepalive a chain at a time, for callers that read the chains in batches (the report):
+ * add each chain once, then take the result. Each gap is tallied into every budget's row as it
+ * is met, in the order the chains come, so nothing per gap is kept.
+ */
+export class KeepaliveWhatIf {
+  private readonly intervalS: number;
+  private readonly intervalMs: number;
+  private readonly ttlMs = TTL_MS['5m'];
+  private readonly pingIn: number;
+  private readonly pingOut: number;
+  private readonly jitter: number;
+  private readonly budgets: BudgetTally[];
+  private gaps = 0;
+  private unpricedGaps = 0;
+  private baselineWeight = 0;
+  private subagentWeight = 0;
+
+  constructor(private readonly options: KeepaliveOptions) {
+    this.intervalS = options.intervalS ?? 270;
+    if (!(this.intervalS > 0 && this.intervalS * 1000 < this.ttlMs)) throw new UsageError(`keepalive interval must be above 0 and below the 300-second TTL, got ${this.intervalS}`);
+    this.intervalMs = this.intervalS * 1000;
+    const budgets = options.budgets === undefined ? DEFAULT_BUDGETS : typeof options.budgets === 'number' ? [options.budgets] : options.budgets;
+    for (const b of budgets) {
+      if (!(b === Infinity || (Number.isInteger(b) && b >= 0))) throw new UsageError(`keepalive budget must be a whole number ≥ 0 or inf, got ${b}`);
+    }
+    this.budgets = budgets.map((budget) => new BudgetTally(budget));
+    this.pingIn = options.pingIn ?? 30;
+    this.pingOut = options.pingOut ?? 10;
+    this.jitter = options.jitter ?? DEFAULT_JITTER;
+  }
+
+  add(chain: ChainInput): void {
+    const { weightsFor } = this.options;
     const subagent = chain.kind !== 'main';
-    const anatomy = anatomizeChain(chain, { jitter });
+    const anatomy = anatomizeChain(chain, { jitter: this.jitter });
     anatomy.forEach((a, i) => {
-      const w = options.weightsFor(a.request.model, promptTokens(a.request));
+      const w = weightsFor(a.request.model, promptTokens(a.request));
       if (w) {
         const weight = totalWeight(weigh(a.request, w));
-        baselineWeight += weight;
-        if (subagent) subagentWeight += weight;
+        this.baselineWeight += weight;
+        if (subagent) this.subagentWeight += weight;
       }
       if (i === 0 || a.coldStart || a.ttl !== '5m') return;
       const prev = anatomy[i - 1]!.request;
-      const pw = options.weightsFor(prev.model, a.cachedPrefix + pingIn);
+      const pw = weightsFor(prev.model, a.cachedPrefix + this.pingIn);
       if (!w || !pw) {
-        unpricedGaps++;
+        this.unpricedGaps++;
         return;
       }
-      const pingWeight = a.cachedPrefix * pw.read + pingIn * pw.write5m + pingOut * pw.output;
+      const pingWeight = a.cachedPrefix * pw.read + this.pingIn * pw.write5m + this.pingOut * pw.output;
       const saving = a.expiry * (w.write5m - w.read);
-      gaps.push({
-        gapMs: a.gapMs!,
-        subagent,
-        pingWeight,
-        pingUsd: pingWeight * pw.usdPerWeight,
-        saving,
-        savingUsd: saving * w.usdPerWeight,
-      });
+      this.gaps++;
+      for (const b of this.budgets) b.add(a.gapMs!, subagent, pingWeight, pingWeight * pw.usdPerWeight, saving, saving * w.usdPerWeight, this.intervalMs, this.ttlMs);
     });
   }
 
-  const rows = budgets.map((budget) => budgetRow(budget, gaps, intervalS * 1000, ttlMs, baselineWeight, subagentWeight));
-  let best: KeepaliveBudgetRow | null = null;
-  for (const row of rows) {
-    if (!best || row.net_saving_weight > best.net_saving_weight || (row.net_saving_weight === best.net_saving_weight && budgetValue(row) < budgetValue(best))) best = row;
+  result(): KeepaliveResult {
+    const rows = this.budgets.map((b) => b.row(this.baselineWeight, this.subagentWeight));
+    let best: KeepaliveBudgetRow | null = null;
+    for (const row of rows) {
+      if (!best || row.net_saving_weight > best.net_saving_weight || (row.net_saving_weight === best.net_saving_weight && budgetValue(row) < budgetValue(best))) best = row;
+    }
+    return {
+      interval_s: this.intervalS,
+      ttl_s: this.ttlMs / 1000,
+      ping_in: this.pingIn,
+      ping_out: this.pingOut,
+      jitter: this.jitter,
+      gaps: this.gaps,
+      unpriced_gaps: this.unpricedGaps,
+      baseline_weight: this.baselineWeight,
+      subagent_weight: this.subagentWeight,
+      budgets: rows,
+      best_budget: best ? best.budget : null,
+    };
   }
-  return {
-    interval_s: intervalS,
-    ttl_s: ttlMs / 1000,
-    ping_in: pingIn,
-    ping_out: pingOut,
-    jitter,
-    gaps: gaps.length,
-    unpriced_gaps: unpricedGaps,
-    baseline_weight: baselineWeight,
-    subagent_weight: subagentWeight,
-    budgets: rows,
-    best_budget: best ? best.budget : null,
-  };
 }
 
 function budgetValue(row: KeepaliveBudgetRow): number {
   return row.budget === 'inf' ? Infinity : row.budget;
 }
 
-function budgetRow(budget: number, gaps: readonly Gap[], intervalMs: number, ttlMs: number, all: number, subagentAll: number): KeepaliveBudgetRow {
-  let pings = 0;
-  let over = 0;
-  let bridged = 0;
-  let pingWeight = 0;
-  let saved = 0;
-  let netUsd = 0;
-  let netSubagent = 0;
-  for (const g of gaps) {
-    const m = pingsFor(g.gapMs, intervalMs, budget);
-    pings += m;
-    let net = -m * g.pingWeight;
-    pingWeight += m * g.pingWeight;
-    netUsd -= m * g.pingUsd;
-    if (g.gapMs > ttlMs) {
-      over++;
-      if (g.gapMs - m * intervalMs <= ttlMs) {
-        bridged++;
-        saved += g.saving;
-        net += g.saving;
-        netUsd += g.savingUsd;
+/** One budget's sums over the gaps of 5-minute chains (priced), added in the order they are met. */
+class BudgetTally {
+  private pings = 0;
+  private over = 0;
+  private bridged = 0;
+  private pingWeight = 0;
+  private saved = 0;
+  private netUsd = 0;
+  private netSubagent = 0;
+
+  constructor(private readonly budget: number) {}
+
+  /** A gap of `gapMs`; one ping's weight and USD, and what bridging the gap would save. */
+  add(gapMs: number, subagent: boolean, pingWeight: number, pingUsd: number, saving: number, savingUsd: number, intervalMs: number, ttlMs: number): void {
+    const m = pingsFor(gapMs, intervalMs, this.budget);
+    this.pings += m;
+    let net = -m * pingWeight;
+    this.pingWeight += m * pingWeight;
+    this.netUsd -= m * pingUsd;
+    if (gapMs > ttlMs) {
+      this.over++;
+      if (gapMs - m * intervalMs <= ttlMs) {
+        this.bridged++;
+        this.saved += saving;
+        net += saving;
+        this.netUsd += savingUsd;
       }
     }
-    if (g.subagent) netSubagent += net;
+    if (subagent) this.netSubagent += net;
   }
-  const net = saved - pingWeight;
-  return {
-    budget: budget === Infinity ? 'inf' : budget,
-    pings,
-    gaps_over_ttl: over,
-    bridged,
-    expired_after_budget: over - bridged,
-    ping_weight: pingWeight,
-    saved_weight: saved,
-    net_saving_weight: net,
-    net_saving_usd: netUsd,
-    net_saving_weight_subagent: netSubagent,
-    net_saving_pct_subagent: subagentAll > 0 ? (netSubagent / subagentAll) * 100 : null,
-    net_saving_pct_all: all > 0 ? (net / all) * 100 : null,
-  };
+
+  row(all: number, subagentAll: number): KeepaliveBudgetRow {
+    const net = this.saved - this.pingWeight;
+    return {
+      budget: this.budget === Infinity ? 'inf' : this.budget,
+      pings: this.pings,
+      gaps_over_ttl: this.over,
+      bridged: this.bridged,
+      expired_after_budget: this.over - this.bridged,
+      ping_weight: this.pingWeight,
+      saved_weight: this.saved,
+      net_saving_weight: net,
+      net_saving_usd: this.netUsd,
+      net_saving_weight_subagent: this.netSubagent,
+      net_saving_pct_subagent: subagentAll > 0 ? (this.netSubagent / subagentAll) * 100 : null,
+      net_saving_pct_all: all > 0 ? (net / all) * 100 : null,
+    };
+  }
 }

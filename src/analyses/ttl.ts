@@ -67,9 +67,10 @@ export interface TtlResult extends TtlRow {
   buckets: (TtlRow & { dimension: BucketDimension; bucket: string })[];
 }
 
+/** Sums over requests; a chain counts once, as its requests are added one after another. */
 class TtlTally {
-  private readonly chains = new Set<string>();
-  private readonly changed = new Set<string>();
+  private chains = 0;
+  private changed = 0;
   private requests = 0;
   private unpriced = 0;
   private baseline = 0;
@@ -87,8 +88,8 @@ class TtlTally {
   add(chainId: string, changed: boolean, s: RequestScenario | null): void {
     if (chainId !== this.lastChain) {
       this.lastChain = chainId;
-      this.chains.add(chainId);
-      if (changed) this.changed.add(chainId);
+      this.chains++;
+      if (changed) this.changed++;
     }
     this.requests++;
     if (!s) {
@@ -113,8 +114,8 @@ class TtlTally {
   row(): TtlRow {
     const w = this.firstWeights;
     return {
-      chains: this.chains.size,
-      changed_chains: this.changed.size,
+      chains: this.chains,
+      changed_chains: this.changed,
       requests: this.requests,
       unpriced_requests: this.unpriced,
       baseline_weight: this.baseline,
@@ -166,35 +167,55 @@ export function scenarioTokens(a: RequestAnatomy, to: Ttl): { tokens: BilledToke
 }
 
 export function whatifTtl(chains: readonly ChainInput[], options: TtlOptions): TtlResult {
-  const scope = options.scope ?? 'all';
-  const jitter = options.jitter ?? DEFAULT_JITTER;
-  const totals = new TtlTally();
-  const buckets = new BucketMap(() => new TtlTally());
-  for (const chain of chains) {
-    if (!inScope(chain, scope)) continue;
+  const whatif = new TtlWhatIf(options);
+  for (const chain of chains) whatif.add(chain);
+  return whatif.result();
+}
+
+/**
+ * whatifTtl a chain at a time, for callers that read the chains in batches (the report): add
+ * each chain once, then take the result. Holds sums only, whatever the number of chains.
+ */
+export class TtlWhatIf {
+  private readonly scope: Scope;
+  private readonly jitter: number;
+  private readonly totals = new TtlTally();
+  private readonly buckets = new BucketMap(() => new TtlTally());
+
+  constructor(private readonly options: TtlOptions) {
+    this.scope = options.scope ?? 'all';
+    this.jitter = options.jitter ?? DEFAULT_JITTER;
+  }
+
+  add(chain: ChainInput): void {
+    const options = this.options;
+    if (!inScope(chain, this.scope)) return;
     const changed = chain.requests.some((q) => (options.to === '1h' ? q.cacheWrite5m : q.cacheWrite1h) > 0);
     // the chain's buckets, found once it has a request; the model's when the model changes
     let tallies: TtlTally[] | null = null;
     let model: TtlTally | null = null;
     let modelName = '';
-    for (const a of anatomizeChain(chain, { jitter })) {
+    for (const a of anatomizeChain(chain, { jitter: this.jitter })) {
       const s = scenarioOf(a, changed, options);
-      totals.add(chain.chainId, changed, s);
-      tallies ??= chainBuckets(chain).map(([dimension, bucket]) => buckets.get(dimension, bucket));
-      if (model === null || a.request.model !== modelName) model = buckets.get('model', (modelName = a.request.model));
+      this.totals.add(chain.chainId, changed, s);
+      tallies ??= chainBuckets(chain).map(([dimension, bucket]) => this.buckets.get(dimension, bucket));
+      if (model === null || a.request.model !== modelName) model = this.buckets.get('model', (modelName = a.request.model));
       for (const t of tallies) t.add(chain.chainId, changed, s);
       model.add(chain.chainId, changed, s);
     }
   }
-  return {
-    to: options.to,
-    scope,
-    jitter,
-    ...totals.row(),
-    buckets: buckets
-      .entries((a, b) => b.baselineWeight - a.baselineWeight)
-      .map(({ dimension, bucket, value }) => ({ dimension, bucket, ...value.row() })),
-  };
+
+  result(): TtlResult {
+    return {
+      to: this.options.to,
+      scope: this.scope,
+      jitter: this.jitter,
+      ...this.totals.row(),
+      buckets: this.buckets
+        .entries((a, b) => b.baselineWeight - a.baselineWeight)
+        .map(({ dimension, bucket, value }) => ({ dimension, bucket, ...value.row() })),
+    };
+  }
 }
 
 function scenarioOf(a: RequestAnatomy, changed: boolean, options: TtlOptions): RequestScenario | null {
