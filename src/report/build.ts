@@ -6,16 +6,17 @@
  */
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { analyzeAnatomy, chainDetail, type AnatomyResult } from '../analyses/anatomy-summary.js';
+import { AnatomyAnalysis, chainDetail, type AnatomyChainRow, type AnatomyResult } from '../analyses/anatomy-summary.js';
 import { blocks as blocksOf } from '../analyses/blocks.js';
 import type { ChainInput, WeightsFor } from '../analyses/chain.js';
-import { whatifKeepalive, type KeepaliveResult } from '../analyses/keepalive.js';
-import { loadChains } from '../analyses/load-chains.js';
+import { KeepaliveWhatIf, type KeepaliveResult } from '../analyses/keepalive.js';
+import { streamChains } from '../analyses/load-chains.js';
 import { summary, type SummaryResult } from '../analyses/summary.js';
-import { whatifTtl, type TtlResult } from '../analyses/ttl.js';
+import { TtlWhatIf, type TtlResult } from '../analyses/ttl.js';
 import type { Context } from '../context.js';
 import { type ChannelReplayResult, locateChain, replaySessionFile, runChannelReplay, sessionReplayRun } from '../replay/index.js';
 import { runQuery } from '../store/queries.js';
+import type { Filters } from '../analyses/filters.js';
 import type { Store } from '../store/store.js';
 import type { SkipReason } from '../types.js';
 import type { BestWhatIf, CostComponent, CostDimension, ReplayRun, ReportData, Section } from './data.js';
@@ -59,7 +60,6 @@ export async function buildReportData(ctx: Context, opts: BuildOptions = {}): Pr
   const spanRows = attempt(() =>
     side.all(`SELECT min(t) AS "from", max(t) AS "to", count(DISTINCT session_id) AS sessions, count(DISTINCT chain_id) AS chains FROM requests`),
   );
-  const projectRows = attempt(() => side.all(`SELECT session_id, any_value(project) AS project FROM requests GROUP BY session_id`));
   // every grouping of the cost components in one pass over the requests, asked for by two sections
   const componentRows = attempt(() => runQuery(side, 'report_components'));
   const skillRows = attempt(() => runQuery(side, 'skill_listing_by_agent_type'));
@@ -72,16 +72,15 @@ export async function buildReportData(ctx: Context, opts: BuildOptions = {}): Pr
 
   // every query sent beside is awaited before this returns or throws: the store closes its
   // connections when the report is built, and a connection must not close under a running query
-  const sideWork = [spanRows, projectRows, componentRows, skillRows, qualityRows, typeRows];
+  const sideWork = [spanRows, componentRows, skillRows, qualityRows, typeRows];
   try {
     const sum = await attempt<SummaryResult>(() => summary(store, ctx.filters, ctx.walkSkips));
-    const chains = await attempt<ChainInput[]>(() => loadChains(store, ctx.filters, { keys: false }));
+    const pass = await attempt(() => analyseChains(store, ctx.filters, weightsFor));
     const components = async () => need(await componentRows);
-    const anatomy = await attempt<AnatomyResult>(() => analyzeAnatomy(need(chains), { weightsFor }));
-    const ttl = await attempt<TtlResult>(() => whatifTtl(need(chains), { to: '1h', scope: 'all', weightsFor }));
-    const keepalive = await attempt<KeepaliveResult>(() => whatifKeepalive(need(chains), { weightsFor }));
+    const anatomy = pass instanceof Error ? pass : pass.anatomy;
+    const ttl = pass instanceof Error ? pass : pass.ttl;
+    const keepalive = pass instanceof Error ? pass : pass.keepalive;
     const [span] = need(await spanRows);
-    const projectOf = new Map(need(await projectRows).map((r) => [r.session_id as string, r.project as string]));
 
     return {
       meta: {
@@ -140,12 +139,13 @@ export async function buildReportData(ctx: Context, opts: BuildOptions = {}): Pr
           })),
         ),
       })),
-      topChains: await section(() => {
-        const byId = new Map(need(chains).map((c) => [c.chainId, c]));
-        const ranked = [...need(anatomy).chains].sort((a, b) => b.waste_weight - a.waste_weight || b.weight - a.weight).slice(0, TOP_CHAINS);
+      topChains: await section(async () => {
+        need(anatomy);
+        const ranked = need(pass).top;
+        const projectOf = await projectsOf(side, ranked.map((x) => x.row.session_id));
         return {
-          chains: ranked.map((c) => {
-            const detail = chainDetail(byId.get(c.chain_id)!, { weightsFor });
+          chains: ranked.map(({ row: c, chain }) => {
+            const detail = chainDetail(chain, { weightsFor });
             return {
               chainId: c.chain_id,
               sessionId: c.session_id,
@@ -258,6 +258,85 @@ export async function buildReportData(ctx: Context, opts: BuildOptions = {}): Pr
   } finally {
     await Promise.all(sideWork);
   }
+}
+
+interface ChainAnalyses {
+  anatomy: AnatomyResult | Error;
+  ttl: TtlResult | Error;
+  keepalive: KeepaliveResult | Error;
+  /** the chains with the most waste (then weight, then id), at most TOP_CHAINS */
+  top: { row: AnatomyChainRow; chain: ChainInput }[];
+}
+
+/**
+ * The anatomy, the 1-hour TTL and the keepalive what-ifs over every chain in scope, in one pass
+ * over the chains as they are read (streamChains): the report holds a batch of chains and the
+ * analyses' sums, not every request (a 10 GB report held 1.48 million of them). An analysis that
+ * throws fails alone, as when each read the chains itself.
+ */
+async function analyseChains(store: Store, filters: Filters, weightsFor: WeightsFor): Promise<ChainAnalyses> {
+  const attempt = <T>(f: () => T): T | Error => {
+    try {
+      return f();
+    } catch (err) {
+      return err as Error;
+    }
+  };
+  let anatomy = attempt(() => new AnatomyAnalysis({ weightsFor }, { lists: false }));
+  let ttl = attempt(() => new TtlWhatIf({ to: '1h', scope: 'all', weightsFor }));
+  let keepalive = attempt(() => new KeepaliveWhatIf({ weightsFor }));
+  const top: ChainAnalyses['top'] = [];
+  for await (const batch of streamChains(store, filters, { keys: false })) {
+    for (const chain of batch) {
+      if (!(anatomy instanceof Error)) {
+        const a = anatomy;
+        const row = attempt(() => a.add(chain));
+        if (row instanceof Error) anatomy = row;
+        else keepTop(top, row, chain);
+      }
+      if (!(ttl instanceof Error)) {
+        const t = ttl;
+        const e = attempt(() => t.add(chain));
+        if (e instanceof Error) ttl = e;
+      }
+      if (!(keepalive instanceof Error)) {
+        const k = keepalive;
+        const e = attempt(() => k.add(chain));
+        if (e instanceof Error) keepalive = e;
+      }
+    }
+  }
+  return {
+    anatomy: anatomy instanceof Error ? anatomy : anatomy.result(),
+    ttl: ttl instanceof Error ? ttl : ttl.result(),
+    keepalive: keepalive instanceof Error ? keepalive : keepalive.result(),
+    top,
+  };
+}
+
+/** Most waste first, then most weight, then chain id: the order the report lists chains in. */
+function byWaste(a: AnatomyChainRow, b: AnatomyChainRow): number {
+  return b.waste_weight - a.waste_weight || b.weight - a.weight || (a.chain_id < b.chain_id ? -1 : a.chain_id > b.chain_id ? 1 : 0);
+}
+
+/** Puts a chain among `top` if it ranks there (byWaste), keeping at most TOP_CHAINS. */
+function keepTop(top: ChainAnalyses['top'], row: AnatomyChainRow, chain: ChainInput): void {
+  if (top.length === TOP_CHAINS && byWaste(row, top[top.length - 1]!.row) >= 0) return;
+  let i = top.length;
+  while (i > 0 && byWaste(row, top[i - 1]!.row) < 0) i--;
+  top.splice(i, 0, { row, chain });
+  if (top.length > TOP_CHAINS) top.pop();
+}
+
+/** Each of these sessions' project (any of its requests'), by session id. */
+async function projectsOf(source: Pick<Store, 'all'>, sessions: string[]): Promise<Map<string, string>> {
+  if (sessions.length === 0) return new Map();
+  const params = Object.fromEntries(sessions.map((s, i) => [`s${i}`, s]));
+  const rows = await source.all(
+    `SELECT session_id, any_value(project) AS project FROM requests WHERE session_id IN (${sessions.map((_, i) => `$s${i}`).join(', ')}) GROUP BY session_id`,
+    params,
+  );
+  return new Map(rows.map((r) => [r.session_id as string, r.project as string]));
 }
 
 /** Queries sent to `source` run one after another, each once the one before has finished. */

@@ -63,7 +63,13 @@ export function defaultDbPath(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /** What a connection beside the store's own (Store.beside) can answer. */
-export type StoreReader = Pick<Store, 'all' | 'columns'>;
+export type StoreReader = Pick<Store, 'all' | 'columns' | 'chunks'>;
+
+/** One chunk of a streamed result (DuckDB's, up to 2,048 rows): a column's value at a row by getItem. */
+export interface ResultChunk {
+  rowCount: number;
+  column(c: number): { getItem(row: number): unknown };
+}
 
 export class Store {
   /** The remembered results as readAhead found them, by key, while they are known to be current. */
@@ -141,7 +147,11 @@ export class Store {
       throw damaged(this.path, err);
     }
     this.sides.push(db);
-    return { all: (sql, params) => allRows(db, this.path, sql, params), columns: (sql, params) => columnsOf(db, this.path, sql, params) };
+    return {
+      all: (sql, params) => allRows(db, this.path, sql, params),
+      columns: (sql, params) => columnsOf(db, this.path, sql, params),
+      chunks: (sql, params) => chunksOf(db, this.path, sql, params),
+    };
   }
 
   /**
@@ -154,6 +164,16 @@ export class Store {
    */
   async columns(sql: string, params?: Record<string, unknown>): Promise<ArrayLike<unknown>[]> {
     return columnsOf(this.db, this.path, sql, params);
+  }
+
+  /**
+   * A result read a chunk at a time, for the analyses that read every request without holding
+   * them all: DuckDB keeps what is not yet read (a sort spills beyond its memory limit), and this
+   * thread holds one chunk. Read it to the end before this connection runs anything else: a new
+   * query on it ends the stream.
+   */
+  chunks(sql: string, params?: Record<string, unknown>): AsyncGenerator<ResultChunk> {
+    return chunksOf(this.db, this.path, sql, params);
   }
 
   async run(sql: string): Promise<void> {
@@ -610,6 +630,34 @@ async function columnsOf(db: DuckDBConnection, path: string, sql: string, params
     return columns;
   } catch (err) {
     throw damaged(path, err);
+  }
+}
+
+/** Store.chunks on a connection: the store's own, or one beside it. */
+async function* chunksOf(db: DuckDBConnection, path: string, sql: string, params?: Record<string, unknown>): AsyncGenerator<ResultChunk> {
+  let result;
+  try {
+    result = await db.stream(sql, params as never);
+  } catch (err) {
+    throw damaged(path, err);
+  }
+  for (;;) {
+    let chunk;
+    try {
+      chunk = await result.fetchChunk();
+    } catch (err) {
+      throw damaged(path, err);
+    }
+    if (!chunk || chunk.rowCount === 0) return;
+    const vectors = new Map<number, { getItem(row: number): unknown }>();
+    yield {
+      rowCount: chunk.rowCount,
+      column(c) {
+        let v = vectors.get(c);
+        if (!v) vectors.set(c, (v = chunk.getColumnVector(c)));
+        return v;
+      },
+    };
   }
 }
 

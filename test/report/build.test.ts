@@ -7,6 +7,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { openContext } from '../../src/context.js';
+import { analyzeAnatomy } from '../../src/analyses/anatomy-summary.js';
+import { loadChains } from '../../src/analyses/load-chains.js';
+import { whatifKeepalive } from '../../src/analyses/keepalive.js';
+import { whatifTtl } from '../../src/analyses/ttl.js';
 import { buildReportData } from '../../src/report/build.js';
 import type { StoreReader } from '../../src/store/store.js';
 import { REPO } from '../helpers/corpus.js';
@@ -36,7 +40,17 @@ test('every query sent beside the store has finished when the report data is bui
             running--;
           }
         };
-      return { all: counted(reader.all), columns: counted(reader.columns) };
+      // a stream counts as running until it is read to its end
+      async function* chunks(...a: Parameters<StoreReader['chunks']>) {
+        sent++;
+        running++;
+        try {
+          yield* reader.chunks(...a);
+        } finally {
+          running--;
+        }
+      }
+      return { all: counted(reader.all), columns: counted(reader.columns), chunks };
     };
     const data = await buildReportData(ctx);
     assert.equal(running, 0, 'no query beside the store still running');
@@ -47,9 +61,40 @@ test('every query sent beside the store has finished when the report data is bui
     assert.ok(data.costOverTime && !('error' in data.costOverTime) && data.costOverTime.rows.length > 0);
     assert.ok(data.crossTab && !('error' in data.crossTab) && data.crossTab.rows.length > 0);
     assert.ok(data.meta.from !== null && data.meta.to !== null && data.meta.from <= data.meta.to);
+    assert.ok(data.topChains && !('error' in data.topChains) && data.topChains.chains.length > 0, 'the chains were read beside too');
   } finally {
     // should the check above fail, the store still closes only once its queries are done
     await Promise.allSettled(pending);
+    ctx.store.close();
+  }
+});
+
+test('the report reads the chains once, in batches: its analyses and top chains are those of every chain at once', async () => {
+  const ctx = await openContext({ paths: [join(REPO, '../shared/real-logs')], db: ':memory:', timezone: 'UTC' });
+  try {
+    const data = await buildReportData(ctx);
+    const chains = await loadChains(ctx.store, ctx.filters, { keys: false });
+    const weightsFor = (m: string, p: number) => ctx.prices.weightsFor(m, p);
+    const anatomy = analyzeAnatomy(chains, { weightsFor });
+    const ranked = [...anatomy.chains].sort((a, b) => b.waste_weight - a.waste_weight || b.weight - a.weight).slice(0, 8);
+    assert.ok(data.topChains && !('error' in data.topChains));
+    assert.ok(anatomy.chains.length > 8, 'more chains than the report lists');
+    assert.deepEqual(
+      data.topChains.chains.map((c) => [c.chainId, c.wasteWeight, c.weight]),
+      ranked.map((c) => [c.chain_id, c.waste_weight, c.weight]),
+    );
+    assert.ok(data.headline && !('error' in data.headline));
+    assert.equal(data.headline.wasteWeight, anatomy.totals.waste_weight);
+    const ttl = whatifTtl(chains, { to: '1h', scope: 'all', weightsFor });
+    assert.ok(data.ttlOverride && !('error' in data.ttlOverride));
+    assert.deepEqual([data.ttlOverride.baseline.weight, data.ttlOverride.scenario.weight], [ttl.baseline_weight, ttl.scenario_weight]);
+    const keepalive = whatifKeepalive(chains, { weightsFor });
+    assert.ok(data.keepalive && !('error' in data.keepalive));
+    assert.deepEqual(
+      data.keepalive.budgets.map((b) => b.netSavingWeight),
+      keepalive.budgets.map((b) => b.net_saving_weight),
+    );
+  } finally {
     ctx.store.close();
   }
 });

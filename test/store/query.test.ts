@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { analyzeAnatomy } from '../../src/analyses/anatomy-summary.js';
-import { loadChains } from '../../src/analyses/load-chains.js';
+import { loadChains, streamChains } from '../../src/analyses/load-chains.js';
 import { usePortableViews } from '../../src/store/portable.js';
 import { QUERIES_DIR, listQueries, runQuery } from '../../src/store/queries.js';
 import { prices, realLogs, repoRoot, run, tmp } from './helpers.js';
@@ -181,6 +181,75 @@ test('chains loaded without their keys are the same chains, every request key nu
     r.store.close();
   }
 });
+
+test('streamChains: the chains in batches as DuckDB streams them, each chain whole and once, as read row by row', async () => {
+  const r = await run([sampleLogs], path.join(tmp(), 's.duckdb'));
+  try {
+    // 271 requests become 11,111 (ties of time among them, broken by key) and the attachments 41 times
+    // as many: more than one chunk of DuckDB's stream, with chains across the chunks' edges
+    await r.store.run(`INSERT INTO requests SELECT requests.* REPLACE (key || '-' || i AS key, t + (i // 2) AS t) FROM requests, range(40) r(i)`);
+    await r.store.run(`INSERT INTO attachments SELECT attachments.* REPLACE (t + i AS t) FROM attachments, range(40) r(i)`);
+    for (const filters of [
+      { since: null, until: null, project: null, timezone: 'UTC' },
+      // a project's chains only: the other chains' events come in the stream, their chains do not
+      { since: null, until: null, project: 'shop-api', timezone: 'UTC' },
+    ]) {
+      const want = await readRowByRow(r.store, filters.project);
+      const batches: string[][] = [];
+      const got = [];
+      for await (const batch of streamChains(r.store, filters)) {
+        batches.push(batch.map((c) => c.chainId));
+        got.push(...batch);
+      }
+      assert.ok(batches.length > 1, `${batches.length} batch`);
+      assert.ok(want.length > 3 && want.every((c) => c.requests.length > 0));
+      assert.deepEqual(got, want);
+      assert.deepEqual(await loadChains(r.store, filters), want);
+    }
+    assert.ok((await readRowByRow(r.store, 'shop-api')).length < (await readRowByRow(r.store, null)).length);
+  } finally {
+    r.store.close();
+  }
+});
+
+/** The chains loadChains should give, each table read row by row and grouped here. */
+async function readRowByRow(store: Awaited<ReturnType<typeof run>>['store'], project: string | null) {
+  const chains = await store.all(`SELECT * FROM chains ORDER BY chain_id`);
+  const requests = await store.all(
+    `SELECT * FROM requests WHERE $project IS NULL OR contains(lower(project), lower($project)) ORDER BY chain_id, t, key`,
+    { project },
+  );
+  const events = await store.all(`SELECT chain_id, t, kind, detail FROM (
+      SELECT chain_id, t, 'attachment' AS kind, type AS detail FROM attachments JOIN scope USING (file_id)
+      UNION ALL SELECT chain_id, t, 'compaction', detail FROM chain_events JOIN scope USING (file_id))
+    ORDER BY chain_id, t, kind, detail NULLS LAST`);
+  return chains
+    .map((c) => ({
+      chainId: c.chain_id,
+      sessionId: c.session_id,
+      agentId: c.agent_id ?? null,
+      agentType: c.agent_type,
+      kind: c.kind,
+      requests: requests
+        .filter((q) => q.chain_id === c.chain_id)
+        .map((q) => ({
+          key: q.key,
+          t: q.t,
+          model: q.model,
+          input: q.input,
+          output: q.output,
+          cacheWrite: q.cache_write,
+          cacheWrite5m: q.cache_write_5m,
+          cacheWrite1h: q.cache_write_1h,
+          cacheRead: q.cache_read,
+          segment: q.segment,
+          round: q.round,
+        })),
+      events: events.filter((e) => e.chain_id === c.chain_id).map((e) => ({ t: e.t, kind: e.kind, detail: e.detail })),
+      rounds: c.rounds,
+    }))
+    .filter((c) => c.requests.length > 0);
+}
 
 test('report_components: the rows of each grouping add up, component by component, to the totals of the requests', async () => {
   const r = await run([sampleLogs], path.join(tmp(), 's.duckdb'));
