@@ -15,6 +15,7 @@ import { summary, type SummaryResult } from '../analyses/summary.js';
 import { TtlWhatIf, type TtlResult } from '../analyses/ttl.js';
 import type { Context } from '../context.js';
 import { type ChannelReplayResult, locateChain, replaySessionFile, runChannelReplay, sessionReplayRun } from '../replay/index.js';
+import { heapKeeper } from '../ingest/heap.js';
 import { runQuery } from '../store/queries.js';
 import type { Filters } from '../analyses/filters.js';
 import type { Store } from '../store/store.js';
@@ -26,13 +27,6 @@ const TOP_CHAINS = 8;
 /** Line types Claude Code is known to write (SPEC §1.2); anything else is listed as unknown. */
 const KNOWN_TYPES = new Set(['user', 'assistant', 'system', 'attachment', 'progress', 'summary', 'file-history-snapshot', 'queue-operation', 'last-prompt']);
 
-export interface BuildOptions {
-  /** channel logs to replay into the report's replay section */
-  channels?: string[];
-  /** sessions (id or unique prefix) whose main chain to replay; `top` = the most expensive one */
-  sessions?: string[];
-}
-
 /** Runs one section's builder; a failure becomes that section's error card. */
 async function section<T>(build: () => Promise<T> | T): Promise<Section<T>> {
   try {
@@ -42,7 +36,60 @@ async function section<T>(build: () => Promise<T> | T): Promise<Section<T>> {
   }
 }
 
+/**
+ * What DuckDB may hold while the report is built (MB): its queries and the sort of the chains'
+ * stream run within it, spilling beyond it, so that the report's memory does not grow with the
+ * logs. 10 GB of sample logs need more than 160 MB (BENCHMARKS.md Report).
+ */
+export const REPORT_MEMORY_MB = 256;
+
+export interface BuildOptions {
+  /** channel logs to replay into the report's replay section */
+  channels?: string[];
+  /** sessions (id or unique prefix) whose main chain to replay; `top` = the most expensive one */
+  sessions?: string[];
+  /** DuckDB's memory bound while the report is built (default REPORT_MEMORY_MB) */
+  memoryMb?: number;
+}
+
+/**
+ * The report's data, built with DuckDB's memory bounded (REPORT_MEMORY_MB). Should anything run
+ * out of memory within the bound (logs far larger than any measured), the report is built again
+ * without it, as DuckDB was before: slower, never a section lost to the bound. An in-memory store
+ * that holds more than the bound cannot take it, and builds without it.
+ */
 export async function buildReportData(ctx: Context, opts: BuildOptions = {}): Promise<ReportData> {
+  const store = ctx.store;
+  // DuckDB's own default, afterwards: nothing else bounds it outside an ingest
+  const unbound = () => store.run('RESET memory_limit');
+  try {
+    await store.run(`SET memory_limit = '${opts.memoryMb ?? REPORT_MEMORY_MB}MB'`);
+  } catch (err) {
+    // DuckDB holds more than the bound and cannot give it back: an in-memory store (--db :memory:)
+    // of logs larger than the bound. Built as before, without one (the failed SET still changed
+    // the setting DuckDB reports: reset too).
+    if (!outOfMemory(err)) throw err;
+    await unbound();
+    return buildOnce(ctx, opts);
+  }
+  let bounded: ReportData | undefined;
+  try {
+    bounded = await buildOnce(ctx, opts);
+  } catch (err) {
+    if (!outOfMemory(err)) throw err;
+  } finally {
+    await unbound();
+  }
+  if (bounded && !Object.values(bounded).some((v) => v && typeof v === 'object' && 'error' in v && outOfMemory(v.error))) return bounded;
+  return buildOnce(ctx, opts);
+}
+
+/** DuckDB's error (or a message carrying it) for a query that did not fit its memory bound. */
+function outOfMemory(err: unknown): boolean {
+  return String(err instanceof Error ? err.message : err).includes('Out of Memory Error');
+}
+
+async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> {
   const weightsFor: WeightsFor = (m, p) => ctx.prices.weightsFor(m, p);
   const store = ctx.store;
   // The analyses several sections share, each computed once; a failure is kept for the sections that need it.
@@ -286,7 +333,11 @@ async function analyseChains(store: Store, filters: Filters, weightsFor: Weights
   let ttl = attempt(() => new TtlWhatIf({ to: '1h', scope: 'all', weightsFor }));
   let keepalive = attempt(() => new KeepaliveWhatIf({ weightsFor }));
   const top: ChainAnalyses['top'] = [];
+  // the chains of a batch are garbage once analysed: collected as the heap grows, not left to
+  // pile up (a 10 GB report's heap grew to ~190 MB without it)
+  const keepHeap = heapKeeper();
   for await (const batch of streamChains(store, filters, { keys: false })) {
+    keepHeap();
     for (const chain of batch) {
       if (!(anatomy instanceof Error)) {
         const a = anatomy;

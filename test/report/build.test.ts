@@ -5,6 +5,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openContext } from '../../src/context.js';
 import { analyzeAnatomy } from '../../src/analyses/anatomy-summary.js';
@@ -98,3 +100,53 @@ test('the report reads the chains once, in batches: its analyses and top chains 
     ctx.store.close();
   }
 });
+
+test('a report that runs out of memory within its bound is built again without it: no section lost', async () => {
+  const ctx = await openContext({ paths: [join(REPO, 'sample-logs')], db: join(mkdtempSync(join(tmpdir(), 'cachelens-report-')), 's.duckdb'), timezone: 'UTC' });
+  try {
+    const strip = (d: object) => JSON.stringify({ ...d, meta: { ...(d as { meta: object }).meta, generatedAt: null } });
+    const want = await buildReportData(ctx);
+    // the first build's cost components run out of memory, as DuckDB says it; the builds are
+    // counted by those queries
+    let components = 0;
+    const beside = ctx.store.beside.bind(ctx.store);
+    ctx.store.beside = async (): Promise<StoreReader> => {
+      const reader = await beside();
+      return {
+        ...reader,
+        all: async (sql, params) => {
+          if (sql.includes('report_components') && components++ === 0) {
+            throw new Error('query report_components failed: Out of Memory Error: failed to pin block of size 256.0 KiB');
+          }
+          return reader.all(sql, params);
+        },
+      };
+    };
+    const got = await buildReportData(ctx);
+    assert.equal(components, 2, 'built twice');
+    assert.equal(strip(got), strip(want));
+    assert.ok(!Object.values(got).some((v) => v && typeof v === 'object' && 'error' in v));
+    await assertUnbounded(ctx.store);
+  } finally {
+    ctx.store.close();
+  }
+});
+
+test('a store that holds more than the bound (DuckDB cannot take it) builds its report without one', async () => {
+  const ctx = await openContext({ paths: [join(REPO, 'sample-logs')], db: ':memory:', timezone: 'UTC' });
+  try {
+    const data = await buildReportData(ctx, { memoryMb: 1 });
+    assert.ok(!Object.values(data).some((v) => v && typeof v === 'object' && 'error' in v));
+    assert.ok(data.topChains && !('error' in data.topChains) && data.topChains.chains.length > 0);
+    await assertUnbounded(ctx.store);
+  } finally {
+    ctx.store.close();
+  }
+});
+
+/** DuckDB's memory limit is its default again (what RESET gives), not the report's bound. */
+async function assertUnbounded(store: { all(sql: string): Promise<Record<string, unknown>[]>; run(sql: string): Promise<void> }) {
+  const [{ limit }] = await store.all(`SELECT current_setting('memory_limit') AS limit`);
+  await store.run('RESET memory_limit');
+  assert.deepEqual(await store.all(`SELECT current_setting('memory_limit') AS limit`), [{ limit }]);
+}
