@@ -3,14 +3,29 @@
  * change. The analyses and their reporters load when one of these runs, not with the CLI.
  */
 import type { Argv } from 'yargs';
-import type { loadChains } from '../analyses/load-chains.js';
+import type { ChainInput } from '../analyses/chain.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { type Command, type Io, type Output, withContext, withLogOptions } from './command.js';
 
-async function withChains<T extends Output>(argv: Record<string, unknown>, io: Io, f: (ctx: Context, chains: Awaited<ReturnType<typeof loadChains>>) => T | Promise<T>): Promise<T> {
-  const { loadChains } = await import('../analyses/load-chains.js');
-  return withContext(argv, io, async (ctx) => f(ctx, await loadChains(ctx.store, ctx.filters)));
+/**
+ * Runs `f` over the chains in scope, read in batches as they stream (streamChains): `f` is given
+ * a function that hands it each chain once, and keeps what it needs of them. DuckDB works within
+ * a bound meanwhile (Store.boundedMemory), so neither side holds every request of large logs.
+ */
+async function withChains<T extends Output>(
+  argv: Record<string, unknown>,
+  io: Io,
+  f: (ctx: Context, forEachChain: (visit: (chain: ChainInput) => void) => Promise<void>) => T | Promise<T>,
+): Promise<T> {
+  const [{ streamChains }, { ANALYSIS_MEMORY_MB }] = await Promise.all([import('../analyses/load-chains.js'), import('../store/store.js')]);
+  return withContext(argv, io, (ctx) =>
+    ctx.store.boundedMemory(ANALYSIS_MEMORY_MB, async () =>
+      f(ctx, async (visit) => {
+        for await (const batch of streamChains(ctx.store, ctx.filters)) for (const chain of batch) visit(chain);
+      }),
+    ),
+  );
 }
 
 function jitterOf(argv: Record<string, unknown>): number {
@@ -28,19 +43,30 @@ export const anatomyCommand: Command = {
       .option('jitter', { type: 'number', describe: 'rewrites below this many tokens are breakpoint jitter (default 1024)' })
       .option('top', { type: 'number', describe: 'chains to list (default 10)' }),
   run: (argv, io) =>
-    withChains(argv, io, async (ctx, chains) => {
-      const { analyzeAnatomy, chainDetail } = await import('../analyses/anatomy-summary.js');
+    withChains(argv, io, async (ctx, forEachChain) => {
+      const { AnatomyAnalysis, chainDetail } = await import('../analyses/anatomy-summary.js');
       const { formatAnatomy, formatChain } = await import('../reporters/anatomy.js');
       const options = { jitter: jitterOf(argv), weightsFor: (m: string, p: number) => ctx.prices.weightsFor(m, p) };
       if (argv.chain) {
+        // the chain of that id, else the one chain whose id starts with it
         const want = String(argv.chain);
-        const hits = chains.filter((c) => c.chainId === want || c.chainId.startsWith(want));
-        const exact = hits.find((c) => c.chainId === want);
-        if (!exact && hits.length !== 1) throw new UsageError(hits.length ? `--chain ${want} matches ${hits.length} chains; give more of the id` : `--chain ${want}: no such chain in scope`);
-        const detail = chainDetail(exact ?? hits[0], options);
+        let exact: ChainInput | undefined;
+        let first: ChainInput | undefined;
+        let hits = 0;
+        await forEachChain((c) => {
+          if (c.chainId === want) exact = c;
+          if (c.chainId.startsWith(want)) {
+            hits++;
+            first ??= c;
+          }
+        });
+        if (!exact && hits !== 1) throw new UsageError(hits ? `--chain ${want} matches ${hits} chains; give more of the id` : `--chain ${want}: no such chain in scope`);
+        const detail = chainDetail(exact ?? first!, options);
         return { json: detail, text: formatChain(detail, io.color) };
       }
-      const result = analyzeAnatomy(chains, options);
+      const analysis = new AnatomyAnalysis(options);
+      await forEachChain((c) => void analysis.add(c));
+      const result = analysis.result();
       return { json: result, text: formatAnatomy(result, { color: io.color, limit: argv.top === undefined ? undefined : Number(argv.top) }) };
     }),
 };
@@ -55,15 +81,17 @@ function ttlCommand(): Command {
         .option('scope', { choices: ['all', 'main', 'subagents'] as const, default: 'all', describe: 'which chains the override applies to' })
         .option('jitter', { type: 'number' }),
     run: (argv, io) =>
-      withChains(argv, io, async (ctx, chains) => {
-        const { whatifTtl } = await import('../analyses/ttl.js');
+      withChains(argv, io, async (ctx, forEachChain) => {
+        const { TtlWhatIf } = await import('../analyses/ttl.js');
         const { formatTtl } = await import('../reporters/whatif.js');
-        const result = whatifTtl(chains, {
+        const whatif = new TtlWhatIf({
           to: argv.to as '1h' | '5m',
           scope: argv.scope as 'all' | 'main' | 'subagents',
           jitter: jitterOf(argv),
           weightsFor: (m, p) => ctx.prices.weightsFor(m, p),
         });
+        await forEachChain((c) => whatif.add(c));
+        const result = whatif.result();
         return { json: result, text: formatTtl(result, io.color) };
       }),
   };
@@ -89,12 +117,12 @@ function keepaliveCommand(): Command {
         .option('ping-out', { type: 'number', default: 10, describe: 'output tokens of one ping' })
         .option('jitter', { type: 'number' }),
     run: (argv, io) =>
-      withChains(argv, io, async (ctx, chains) => {
+      withChains(argv, io, async (ctx, forEachChain) => {
         const interval = Number(argv.interval);
         if (!(interval > 0 && interval < 300)) throw new UsageError(`--interval ${String(argv.interval)}: must be between 0 and 300 seconds (below the 5-minute TTL)`);
-        const { DEFAULT_BUDGETS, whatifKeepalive } = await import('../analyses/keepalive.js');
+        const { DEFAULT_BUDGETS, KeepaliveWhatIf } = await import('../analyses/keepalive.js');
         const { formatKeepalive } = await import('../reporters/whatif.js');
-        const result = whatifKeepalive(chains, {
+        const whatif = new KeepaliveWhatIf({
           intervalS: interval,
           budgets: parseBudget(argv.budget, DEFAULT_BUDGETS),
           pingIn: Number(argv['ping-in']),
@@ -102,6 +130,8 @@ function keepaliveCommand(): Command {
           jitter: jitterOf(argv),
           weightsFor: (m, p) => ctx.prices.weightsFor(m, p),
         });
+        await forEachChain((c) => whatif.add(c));
+        const result = whatif.result();
         return { json: result, text: formatKeepalive(result, io.color) };
       }),
   };

@@ -15,10 +15,9 @@ import { summary, type SummaryResult } from '../analyses/summary.js';
 import { TtlWhatIf, type TtlResult } from '../analyses/ttl.js';
 import type { Context } from '../context.js';
 import { type ChannelReplayResult, locateChain, replaySessionFile, runChannelReplay, sessionReplayRun } from '../replay/index.js';
-import { heapKeeper } from '../ingest/heap.js';
 import { runQuery } from '../store/queries.js';
 import type { Filters } from '../analyses/filters.js';
-import type { Store } from '../store/store.js';
+import { ANALYSIS_MEMORY_MB, outOfMemory, type Store } from '../store/store.js';
 import type { SkipReason } from '../types.js';
 import type { BestWhatIf, CostComponent, CostDimension, ReplayRun, ReportData, Section } from './data.js';
 
@@ -36,57 +35,26 @@ async function section<T>(build: () => Promise<T> | T): Promise<Section<T>> {
   }
 }
 
-/**
- * What DuckDB may hold while the report is built (MB): its queries and the sort of the chains'
- * stream run within it, spilling beyond it, so that the report's memory does not grow with the
- * logs. 10 GB of sample logs need more than 160 MB (BENCHMARKS.md Report).
- */
-export const REPORT_MEMORY_MB = 256;
-
 export interface BuildOptions {
   /** channel logs to replay into the report's replay section */
   channels?: string[];
   /** sessions (id or unique prefix) whose main chain to replay; `top` = the most expensive one */
   sessions?: string[];
-  /** DuckDB's memory bound while the report is built (default REPORT_MEMORY_MB) */
+  /** DuckDB's memory bound while the report is built (default ANALYSIS_MEMORY_MB) */
   memoryMb?: number;
 }
 
 /**
- * The report's data, built with DuckDB's memory bounded (REPORT_MEMORY_MB). Should anything run
- * out of memory within the bound (logs far larger than any measured), the report is built again
- * without it, as DuckDB was before: slower, never a section lost to the bound. An in-memory store
- * that holds more than the bound cannot take it, and builds without it.
+ * The report's data, built with DuckDB's memory bounded (ANALYSIS_MEMORY_MB; Store.boundedMemory):
+ * should a section run out of memory within the bound (logs far larger than any measured), the
+ * report is built again without it, slower, but no section is lost to the bound.
  */
 export async function buildReportData(ctx: Context, opts: BuildOptions = {}): Promise<ReportData> {
-  const store = ctx.store;
-  // DuckDB's own default, afterwards: nothing else bounds it outside an ingest
-  const unbound = () => store.run('RESET memory_limit');
-  try {
-    await store.run(`SET memory_limit = '${opts.memoryMb ?? REPORT_MEMORY_MB}MB'`);
-  } catch (err) {
-    // DuckDB holds more than the bound and cannot give it back: an in-memory store (--db :memory:)
-    // of logs larger than the bound. Built as before, without one (the failed SET still changed
-    // the setting DuckDB reports: reset too).
-    if (!outOfMemory(err)) throw err;
-    await unbound();
-    return buildOnce(ctx, opts);
-  }
-  let bounded: ReportData | undefined;
-  try {
-    bounded = await buildOnce(ctx, opts);
-  } catch (err) {
-    if (!outOfMemory(err)) throw err;
-  } finally {
-    await unbound();
-  }
-  if (bounded && !Object.values(bounded).some((v) => v && typeof v === 'object' && 'error' in v && outOfMemory(v.error))) return bounded;
-  return buildOnce(ctx, opts);
-}
-
-/** DuckDB's error (or a message carrying it) for a query that did not fit its memory bound. */
-function outOfMemory(err: unknown): boolean {
-  return String(err instanceof Error ? err.message : err).includes('Out of Memory Error');
+  return ctx.store.boundedMemory(
+    opts.memoryMb ?? ANALYSIS_MEMORY_MB,
+    () => buildOnce(ctx, opts),
+    (data) => Object.values(data).some((v) => v && typeof v === 'object' && 'error' in v && outOfMemory(v.error)),
+  );
 }
 
 async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> {
@@ -333,11 +301,7 @@ async function analyseChains(store: Store, filters: Filters, weightsFor: Weights
   let ttl = attempt(() => new TtlWhatIf({ to: '1h', scope: 'all', weightsFor }));
   let keepalive = attempt(() => new KeepaliveWhatIf({ weightsFor }));
   const top: ChainAnalyses['top'] = [];
-  // the chains of a batch are garbage once analysed: collected as the heap grows, not left to
-  // pile up (a 10 GB report's heap grew to ~190 MB without it)
-  const keepHeap = heapKeeper();
   for await (const batch of streamChains(store, filters, { keys: false })) {
-    keepHeap();
     for (const chain of batch) {
       if (!(anatomy instanceof Error)) {
         const a = anatomy;

@@ -65,6 +65,13 @@ export function defaultDbPath(env: NodeJS.ProcessEnv = process.env): string {
 /** What a connection beside the store's own (Store.beside) can answer. */
 export type StoreReader = Pick<Store, 'all' | 'columns' | 'chunks'>;
 
+/**
+ * DuckDB's memory bound (MB) while the analyses read every request (the report, anatomy, the
+ * what-ifs; Store.boundedMemory): the chains' stream sorts within it, spilling beyond it, beside
+ * the report's own queries. 10 GB of sample logs need more than 160 MB (BENCHMARKS.md Report).
+ */
+export const ANALYSIS_MEMORY_MB = 256;
+
 /** One chunk of a streamed result (DuckDB's, up to 2,048 rows): a column's value at a row by getItem. */
 export interface ResultChunk {
   rowCount: number;
@@ -174,6 +181,37 @@ export class Store {
    */
   chunks(sql: string, params?: Record<string, unknown>): AsyncGenerator<ResultChunk> {
     return chunksOf(this.db, this.path, sql, params);
+  }
+
+  /**
+   * Runs `work` with DuckDB's memory bounded at `mb` MB, so that what it queries and sorts spills
+   * rather than growing with the logs; DuckDB's default bound is set back after it. Should it run
+   * out of memory within the bound (a DuckDB error, or a result `ranOut` says holds one), it runs
+   * again without the bound: slower, never a lost answer. A store that holds more than `mb` and
+   * cannot give it back (an in-memory one, of large logs) runs it once, without the bound.
+   * Example: the report, bounded at 256 MB, over 10 GB of sample logs.
+   */
+  async boundedMemory<T>(mb: number, work: () => Promise<T>, ranOut: (result: T) => boolean = () => false): Promise<T> {
+    // nothing bounds DuckDB outside an ingest: DuckDB's own default afterwards
+    const unbound = () => this.run('RESET memory_limit');
+    try {
+      await this.run(`SET memory_limit = '${Number(mb)}MB'`);
+    } catch (err) {
+      if (!outOfMemory(err)) throw err;
+      // the failed SET still changed the setting DuckDB reports
+      await unbound();
+      return work();
+    }
+    let bounded: { result: T } | undefined;
+    try {
+      bounded = { result: await work() };
+    } catch (err) {
+      if (!outOfMemory(err)) throw err;
+    } finally {
+      await unbound();
+    }
+    if (bounded && !ranOut(bounded.result)) return bounded.result;
+    return work();
   }
 
   async run(sql: string): Promise<void> {
@@ -631,6 +669,11 @@ async function columnsOf(db: DuckDBConnection, path: string, sql: string, params
   } catch (err) {
     throw damaged(path, err);
   }
+}
+
+/** Whether an error, or a message carrying one, is DuckDB's for work that did not fit its memory bound. */
+export function outOfMemory(err: unknown): boolean {
+  return String(err instanceof Error ? err.message : err).includes('Out of Memory Error');
 }
 
 /** Store.chunks on a connection: the store's own, or one beside it. */

@@ -60,3 +60,18 @@ test('whatif without a what-if, and a bad flag value, are one-line errors with e
   assert.equal(b.code, 2);
   assert.match(b.stderr, /--budget lots/);
 });
+
+test('anatomy --chain takes an id, or a prefix that only one chain has, and says so when a prefix matches several chains or none', () => {
+  // the main chain's id is also the start of its subagents' ids: the whole id picks the main chain
+  const main = json(['anatomy', MAROT, '--chain', '4d5611e5-241a-462a-8d15-5122611a9569']);
+  assert.equal(main.chain_id, '4d5611e5-241a-462a-8d15-5122611a9569');
+  const sub = json(['anatomy', MAROT, '--chain', '4d5611e5-241a-462a-8d15-5122611a9569:a28']);
+  assert.equal(sub.chain_id, '4d5611e5-241a-462a-8d15-5122611a9569:a2898e3');
+  assert.ok(sub.requests.length > 0);
+  const many = cli(['anatomy', MAROT, '--chain', '4d5611e5-241a', '--db', ':memory:', '--json']);
+  assert.equal(many.code, 2);
+  assert.match(many.stderr, /--chain 4d5611e5-241a matches 3 chains; give more of the id/);
+  const none = cli(['anatomy', MAROT, '--chain', 'zzzz', '--db', ':memory:', '--json']);
+  assert.equal(none.code, 2);
+  assert.match(none.stderr, /--chain zzzz: no such chain in scope/);
+});
