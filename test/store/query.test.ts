@@ -251,6 +251,34 @@ async function readRowByRow(store: Awaited<ReturnType<typeof run>>['store'], pro
     .filter((c) => c.requests.length > 0);
 }
 
+test('skipped: each reason\'s count, and its first five lines by path and line, as sorting all of them gives', async () => {
+  const r = await run([sampleLogs], path.join(tmp(), 's.duckdb'));
+  try {
+    // skipped lines in every file in scope, in an order unlike the paths' (ids follow the order
+    // files were first seen), some at the same line in different files
+    await r.store.run(`INSERT INTO skipped SELECT file_id, (file_id * 7919 + i * 13) % 50 + 1, CASE WHEN i % 3 = 0 THEN 'invalid_json' ELSE 'too_long' END, 'made ' || i
+      FROM scope, range(9) t(i)`);
+    const rows = await skippedLines(r.store);
+    const got = await runQuery(r.store, 'skipped');
+    const reasons = [...new Set(rows.map((x) => x.reason as string))];
+    assert.equal(got.length, reasons.length);
+    assert.ok(got.filter((g) => (g.count as number) > 5).length >= 2, 'reasons with more lines than examples');
+    for (const g of got) {
+      const mine = rows.filter((x) => x.reason === g.reason);
+      mine.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : (a.line as number) - (b.line as number)));
+      assert.equal(g.count, mine.length);
+      assert.deepEqual(g.examples, mine.slice(0, 5).map((x) => ({ file: x.file, line: x.line, detail: x.detail })));
+    }
+  } finally {
+    r.store.close();
+  }
+});
+
+/** Every skipped line in scope with its file's path. */
+function skippedLines(store: Awaited<ReturnType<typeof run>>['store']) {
+  return store.all(`SELECT s.reason, f.path AS file, s.line, s.detail FROM skipped s JOIN scope USING (file_id) JOIN files f USING (file_id)`);
+}
+
 test('report_components: the rows of each grouping add up, component by component, to the totals of the requests', async () => {
   const r = await run([sampleLogs], path.join(tmp(), 's.duckdb'));
   try {
