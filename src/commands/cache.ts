@@ -18,9 +18,9 @@ async function withChains<T extends Output>(
   io: Io,
   f: (ctx: Context, forEachChain: (visit: (chain: ChainInput) => void) => Promise<void>) => T | Promise<T>,
 ): Promise<T> {
-  const [{ streamChains }, { ANALYSIS_MEMORY_MB }] = await Promise.all([import('../analyses/load-chains.js'), import('../store/store.js')]);
+  const { streamChains } = await import('../analyses/load-chains.js');
   return withContext(argv, io, (ctx) =>
-    ctx.store.boundedMemory(ANALYSIS_MEMORY_MB, async () =>
+    ctx.store.boundedMemory(async () =>
       f(ctx, async (visit) => {
         for await (const batch of streamChains(ctx.store, ctx.filters)) for (const chain of batch) visit(chain);
       }),

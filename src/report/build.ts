@@ -17,7 +17,7 @@ import type { Context } from '../context.js';
 import { type ChannelReplayResult, locateChain, replaySessionFile, runChannelReplay, sessionReplayRun } from '../replay/index.js';
 import { runQuery } from '../store/queries.js';
 import type { Filters } from '../analyses/filters.js';
-import { ANALYSIS_MEMORY_MB, outOfMemory, type Store } from '../store/store.js';
+import type { Store } from '../store/store.js';
 import type { SkipReason } from '../types.js';
 import type { BestWhatIf, CostComponent, CostDimension, ReplayRun, ReportData, Section } from './data.js';
 
@@ -50,11 +50,10 @@ export interface BuildOptions {
  * report is built again without it, slower, but no section is lost to the bound.
  */
 export async function buildReportData(ctx: Context, opts: BuildOptions = {}): Promise<ReportData> {
-  return ctx.store.boundedMemory(
-    opts.memoryMb ?? ANALYSIS_MEMORY_MB,
-    () => buildOnce(ctx, opts),
-    (data) => Object.values(data).some((v) => v && typeof v === 'object' && 'error' in v && outOfMemory(v.error)),
-  );
+  return ctx.store.boundedMemory(() => buildOnce(ctx, opts), {
+    mb: opts.memoryMb,
+    ranOut: (data, outOfMemory) => Object.values(data).some((v) => v && typeof v === 'object' && 'error' in v && outOfMemory(v.error)),
+  });
 }
 
 async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> {

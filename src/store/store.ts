@@ -9,6 +9,7 @@ import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { duckdb } from './duckdb.js';
 import { UsageError } from '../errors.js';
 import type { ChainFacts, ParserState } from '../ingest/file-parser.js';
+import { heapKeeper } from '../ingest/heap.js';
 import type { PriceTable } from '../pricing/pricing.js';
 import {
   CREATE_TABLES,
@@ -157,7 +158,7 @@ export class Store {
     return {
       all: (sql, params) => allRows(db, this.path, sql, params),
       columns: (sql, params) => columnsOf(db, this.path, sql, params),
-      chunks: (sql, params) => chunksOf(db, this.path, sql, params),
+      chunks: (sql, params, opts) => chunksOf(db, this.path, sql, params, opts?.keepHeap),
     };
   }
 
@@ -177,25 +178,30 @@ export class Store {
    * A result read a chunk at a time, for the analyses that read every request without holding
    * them all: DuckDB keeps what is not yet read (a sort spills beyond its memory limit), and this
    * thread holds one chunk. Read it to the end before this connection runs anything else: a new
-   * query on it ends the stream.
+   * query on it ends the stream. `keepHeap`: the caller lets go of what it made of each chunk, so
+   * the heap is collected as it grows (heapKeeper) rather than left to pile up with garbage.
    */
-  chunks(sql: string, params?: Record<string, unknown>): AsyncGenerator<ResultChunk> {
-    return chunksOf(this.db, this.path, sql, params);
+  chunks(sql: string, params?: Record<string, unknown>, opts: { keepHeap?: boolean } = {}): AsyncGenerator<ResultChunk> {
+    return chunksOf(this.db, this.path, sql, params, opts.keepHeap);
   }
 
   /**
-   * Runs `work` with DuckDB's memory bounded at `mb` MB, so that what it queries and sorts spills
-   * rather than growing with the logs; DuckDB's default bound is set back after it. Should it run
-   * out of memory within the bound (a DuckDB error, or a result `ranOut` says holds one), it runs
-   * again without the bound: slower, never a lost answer. A store that holds more than `mb` and
-   * cannot give it back (an in-memory one, of large logs) runs it once, without the bound.
-   * Example: the report, bounded at 256 MB, over 10 GB of sample logs.
+   * Runs `work` with DuckDB's memory bounded (`mb`, default ANALYSIS_MEMORY_MB), so that what it
+   * queries and sorts spills rather than growing with the logs; DuckDB's default bound is set back
+   * after it. Should it run out of memory within the bound (a DuckDB error, or a result `ranOut`
+   * says holds one: it is given outOfMemory to tell), it runs again without the bound: slower,
+   * never a lost answer. A store that holds more than the bound and cannot give it back (an
+   * in-memory one, of large logs) runs it once, without the bound.
+   * Example: the report over 10 GB of sample logs, within 256 MB.
    */
-  async boundedMemory<T>(mb: number, work: () => Promise<T>, ranOut: (result: T) => boolean = () => false): Promise<T> {
+  async boundedMemory<T>(
+    work: () => Promise<T>,
+    opts: { mb?: number; ranOut?: (result: T, outOfMemory: (err: unknown) => boolean) => boolean } = {},
+  ): Promise<T> {
     // nothing bounds DuckDB outside an ingest: DuckDB's own default afterwards
     const unbound = () => this.run('RESET memory_limit');
     try {
-      await this.run(`SET memory_limit = '${Number(mb)}MB'`);
+      await this.run(`SET memory_limit = '${Number(opts.mb ?? ANALYSIS_MEMORY_MB)}MB'`);
     } catch (err) {
       if (!outOfMemory(err)) throw err;
       // the failed SET still changed the setting DuckDB reports
@@ -210,7 +216,7 @@ export class Store {
     } finally {
       await unbound();
     }
-    if (bounded && !ranOut(bounded.result)) return bounded.result;
+    if (bounded && !opts.ranOut?.(bounded.result, outOfMemory)) return bounded.result;
     return work();
   }
 
@@ -677,7 +683,8 @@ export function outOfMemory(err: unknown): boolean {
 }
 
 /** Store.chunks on a connection: the store's own, or one beside it. */
-async function* chunksOf(db: DuckDBConnection, path: string, sql: string, params?: Record<string, unknown>): AsyncGenerator<ResultChunk> {
+async function* chunksOf(db: DuckDBConnection, path: string, sql: string, params?: Record<string, unknown>, keepHeap = false): AsyncGenerator<ResultChunk> {
+  const keep = keepHeap ? heapKeeper() : undefined;
   let result;
   try {
     result = await db.stream(sql, params as never);
@@ -692,6 +699,7 @@ async function* chunksOf(db: DuckDBConnection, path: string, sql: string, params
       throw damaged(path, err);
     }
     if (!chunk || chunk.rowCount === 0) return;
+    keep?.();
     const vectors = new Map<number, { getItem(row: number): unknown }>();
     yield {
       rowCount: chunk.rowCount,
