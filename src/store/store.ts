@@ -73,6 +73,16 @@ export type StoreReader = Pick<Store, 'all' | 'columns' | 'chunks'>;
  */
 export const ANALYSIS_MEMORY_MB = 256;
 
+/**
+ * DuckDB's memory bound (MB) while `summary`, `sessions` and `blocks` answer (Store.boundedMemory):
+ * after an ingest changed the store they run their bundled queries and keep the results, and the
+ * commit of those can fold the write-ahead log into the store file. Unbounded, the 10 GB sample
+ * logs' append run peaked there (~400 MiB: the summary query, its 5.3 MB result, the fold); within
+ * 128 MB at ~340 MiB (256 MB: no lower), and 1 GB append runs took as long (BENCHMARKS.md Memory).
+ * A warm run reads the results remembered and runs no query.
+ */
+export const QUERY_MEMORY_MB = 128;
+
 /** One chunk of a streamed result (DuckDB's, up to 2,048 rows): a column's value at a row by getItem. */
 export interface ResultChunk {
   rowCount: number;
@@ -82,6 +92,8 @@ export interface ResultChunk {
 export class Store {
   /** The remembered results as readAhead found them, by key, while they are known to be current. */
   private ahead: Map<string, string> | undefined;
+  /** DuckDB's memory limit before boundedMemory first bounded it (as DuckDB shows it) */
+  private unboundedLimit: string | undefined;
   /** connections opened by `beside`, closed with this one */
   private readonly sides: DuckDBConnection[] = [];
 
@@ -187,8 +199,8 @@ export class Store {
 
   /**
    * Runs `work` with DuckDB's memory bounded (`mb`, default ANALYSIS_MEMORY_MB), so that what it
-   * queries and sorts spills rather than growing with the logs; DuckDB's default bound is set back
-   * after it. Should it run out of memory within the bound (a DuckDB error, or a result `ranOut`
+   * queries and sorts spills rather than growing with the logs; DuckDB's bound of before is set
+   * back after it. Should it run out of memory within the bound (a DuckDB error, or a result `ranOut`
    * says holds one: it is given outOfMemory to tell), it runs again without the bound: slower,
    * never a lost answer. A store that holds more than the bound and cannot give it back (an
    * in-memory one, of large logs) runs it once, without the bound.
@@ -198,8 +210,12 @@ export class Store {
     work: () => Promise<T>,
     opts: { mb?: number; ranOut?: (result: T, outOfMemory: (err: unknown) => boolean) => boolean } = {},
   ): Promise<T> {
-    // nothing bounds DuckDB outside an ingest: DuckDB's own default afterwards
-    const unbound = () => this.run('RESET memory_limit');
+    // DuckDB's bound as this store first found it, set back after (RESET changes the setting DuckDB
+    // reports, not its buffer pool's limit; and each read and set of the rounded text, '18.7 GiB',
+    // loses a little)
+    this.unboundedLimit ??= String((await this.all(`SELECT current_setting('memory_limit') AS l`))[0].l);
+    const limit = this.unboundedLimit;
+    const unbound = () => this.run(`SET memory_limit = '${limit.replaceAll("'", '')}'`);
     try {
       await this.run(`SET memory_limit = '${Number(opts.mb ?? ANALYSIS_MEMORY_MB)}MB'`);
     } catch (err) {

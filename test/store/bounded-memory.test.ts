@@ -1,0 +1,66 @@
+/**
+ * Store.boundedMemory: DuckDB's memory bounded while a command's queries run, DuckDB's default
+ * after; run again without the bound when DuckDB runs out of memory within it.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { Store } from '../../src/store/store.js';
+import { tmp } from './helpers.js';
+
+const limit = async (store: Store) => String((await store.all(`SELECT current_setting('memory_limit') AS limit`))[0].limit);
+
+/** A sort that needs more than 16 MB: it runs out of memory within such a bound. */
+const BIG_SORT = `SELECT count(*)::INTEGER AS n FROM (SELECT i, md5(i::VARCHAR) AS h FROM range(3000000) t(i) ORDER BY h)`;
+
+/** DuckDB's buffer pool is unbounded again: what ran out within the bound runs. */
+async function assertUnbounded(store: Store) {
+  assert.deepEqual(await store.all(BIG_SORT), [{ n: 3_000_000 }]);
+}
+
+test('boundedMemory: the work runs within the bound, and DuckDB has its default bound afterwards, also when the work fails', async () => {
+  const store = await Store.open(path.join(tmp(), 's.duckdb'));
+  try {
+    const seen: string[] = [];
+    assert.equal(await store.boundedMemory(async () => (seen.push(await limit(store)), 42), { mb: 16 }), 42);
+    assert.deepEqual(seen, ['15.2 MiB']);
+    await assertUnbounded(store);
+    await assert.rejects(
+      store.boundedMemory(async () => {
+        throw new Error('not a memory error');
+      }),
+      /not a memory error/,
+    );
+    await assertUnbounded(store);
+
+  } finally {
+    store.close();
+  }
+});
+
+test('boundedMemory: work that runs out of memory within the bound, or a result that says it did, runs again without it', async () => {
+  const store = await Store.open(path.join(tmp(), 's.duckdb'));
+  try {
+    const before = await limit(store);
+    // DuckDB's own error: a sort of more than the bound
+    const seen: string[] = [];
+    const rows = await store.boundedMemory(
+      async () => {
+        seen.push(await limit(store));
+        return store.all(BIG_SORT);
+      },
+      { mb: 16 },
+    );
+    assert.deepEqual(rows, [{ n: 3_000_000 }]);
+    assert.equal(seen.length, 2, 'run again');
+    assert.equal(seen[0], '15.2 MiB');
+    assert.ok(seen[1].endsWith('GiB') && before.endsWith('GiB'), `run again without the bound: ${seen[1]}`);
+    // a result that carries the error (a report's section): outOfMemory tells it
+    let runs = 0;
+    const got = await store.boundedMemory(async () => ++runs, { ranOut: (n, outOfMemory) => n === 1 && outOfMemory(new Error('Out of Memory Error: failed to pin block')) });
+    assert.deepEqual([got, runs], [2, 2]);
+    await assertUnbounded(store);
+  } finally {
+    store.close();
+  }
+});
