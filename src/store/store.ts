@@ -3,7 +3,7 @@
  * `:memory:` allowed) that ingest fills with the appender and every analysis reads with SQL.
  */
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { duckdb } from './duckdb.js';
@@ -202,8 +202,8 @@ export class Store {
    * queries and sorts spills rather than growing with the logs; DuckDB's bound of before is set
    * back after it. Should it run out of memory within the bound (a DuckDB error, or a result `ranOut`
    * says holds one: it is given outOfMemory to tell), it runs again without the bound: slower,
-   * never a lost answer. A store that holds more than the bound and cannot give it back (an
-   * in-memory one, of large logs) runs it once, without the bound.
+   * never a lost answer. When DuckDB refuses the bound (it cannot free enough of what it holds
+   * to fit it) the work runs once, without it.
    * Example: the report over 10 GB of sample logs, within 256 MB.
    */
   async boundedMemory<T>(
@@ -616,7 +616,9 @@ async function openLocked(path: string, opts: StoreOpenOptions): Promise<DuckDBI
   let told = false;
   for (;;) {
     try {
-      return await duckdb.DuckDBInstance.create(path);
+      // an in-memory store spills beyond its bounds into a directory of the system's temp dir,
+      // not DuckDB's default `.tmp` in the working directory (which may hold the logs)
+      return await duckdb.DuckDBInstance.create(path, path === ':memory:' ? { temp_directory: join(tmpdir(), `cachelens-${process.pid}.tmp`) } : undefined);
     } catch (err) {
       const msg = (err as Error).message;
       // a word: DuckDB's corruption messages say "in block at location …"
@@ -694,7 +696,7 @@ async function columnsOf(db: DuckDBConnection, path: string, sql: string, params
 }
 
 /** Whether an error, or a message carrying one, is DuckDB's for work that did not fit its memory bound. */
-export function outOfMemory(err: unknown): boolean {
+function outOfMemory(err: unknown): boolean {
   return String(err instanceof Error ? err.message : err).includes('Out of Memory Error');
 }
 

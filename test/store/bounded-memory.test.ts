@@ -4,6 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Store } from '../../src/store/store.js';
 import { tmp } from './helpers.js';
@@ -60,6 +61,18 @@ test('boundedMemory: work that runs out of memory within the bound, or a result 
     const got = await store.boundedMemory(async () => ++runs, { ranOut: (n, outOfMemory) => n === 1 && outOfMemory(new Error('Out of Memory Error: failed to pin block')) });
     assert.deepEqual([got, runs], [2, 2]);
     await assertUnbounded(store);
+  } finally {
+    store.close();
+  }
+});
+
+test('an in-memory store spills into the system temp dir, not a .tmp in the working directory', async () => {
+  const store = await Store.open(':memory:');
+  try {
+    const [{ dir }] = await store.all(`SELECT current_setting('temp_directory') AS dir`);
+    assert.ok(String(dir).startsWith(tmpdir()), String(dir));
+    // a sort beyond the bound spills there and finishes
+    assert.deepEqual(await store.boundedMemory(() => store.all(BIG_SORT), { mb: 64 }), [{ n: 3_000_000 }]);
   } finally {
     store.close();
   }
