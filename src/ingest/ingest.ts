@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { dirname } from 'node:path';
 import { UsageError } from '../errors.js';
 import type { PriceTable } from '../pricing/pricing.js';
-import { type FileRow, Store } from '../store/store.js';
+import { type FileRow, Store, outOfMemory } from '../store/store.js';
 import type { StoreWriter } from '../store/writer.js';
 import type { SkipReason, SkippedLine } from '../types.js';
 import { type Discovery, type FoundFile, decodeProjectDir, discover } from './discover.js';
@@ -240,16 +240,6 @@ export async function ingest(opts: IngestOptions): Promise<IngestResult> {
  */
 interface Listing {
   discovery?: Discovery;
-}
-
-/**
- * Whether `err` is DuckDB running out of the memory it was allowed: a query's error, or an
- * appender's, which names only the block it could not get.
- * Example: "Out of Memory Error: failed to pin block of size 256.0 KiB (184.7 MiB/185.0 MiB used)",
- * "Failed to append: could not allocate block of size 32.0 KiB (976.0 KiB/976.5 KiB used)".
- */
-export function outOfMemory(err: unknown): boolean {
-  return err instanceof Error && /Out of Memory Error|could not allocate block|failed to pin block/.test(err.message);
 }
 
 function firstLine(err: unknown): string {

@@ -52,7 +52,8 @@ export interface BuildOptions {
 export async function buildReportData(ctx: Context, opts: BuildOptions = {}): Promise<ReportData> {
   return ctx.store.boundedMemory(() => buildOnce(ctx, opts), {
     mb: opts.memoryMb,
-    ranOut: (data, outOfMemory) => Object.values(data).some((v) => v && typeof v === 'object' && 'error' in v && outOfMemory(v.error)),
+    // a section that failed keeps its error's first line
+    ranOut: (data, outOfMemory) => Object.values(data).some((v) => v && typeof v === 'object' && 'error' in v && outOfMemory(new Error(String(v.error)))),
   });
 }
 

@@ -695,9 +695,14 @@ async function columnsOf(db: DuckDBConnection, path: string, sql: string, params
   }
 }
 
-/** Whether an error, or a message carrying one, is DuckDB's for work that did not fit its memory bound. */
-function outOfMemory(err: unknown): boolean {
-  return String(err instanceof Error ? err.message : err).includes('Out of Memory Error');
+/**
+ * Whether `err` is DuckDB running out of the memory it was allowed: a query's error, or an
+ * appender's, which names only the block it could not get.
+ * Example: "Out of Memory Error: failed to pin block of size 256.0 KiB (184.7 MiB/185.0 MiB used)",
+ * "Failed to append: could not allocate block of size 32.0 KiB (976.0 KiB/976.5 KiB used)".
+ */
+export function outOfMemory(err: unknown): boolean {
+  return err instanceof Error && /Out of Memory Error|could not allocate block|failed to pin block/.test(err.message);
 }
 
 /** Store.chunks on a connection: the store's own, or one beside it. */

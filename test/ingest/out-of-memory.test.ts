@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
-import { ingest, outOfMemory } from '../../src/ingest/ingest.js';
+import { ingest } from '../../src/ingest/ingest.js';
+import { outOfMemory } from '../../src/store/store.js';
 import { MAROT_DOV, corpus, dump, prices, runAndDump, tmp } from '../store/helpers.js';
 
 for (const [name, stageBytes] of [
