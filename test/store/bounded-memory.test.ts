@@ -1,5 +1,5 @@
 /**
- * Store.boundedMemory: DuckDB's memory bounded while a command's queries run, DuckDB's default
+ * Store.boundedMemory: DuckDB's memory bounded while a command's queries run, its bound of before
  * after; run again without the bound when DuckDB runs out of memory within it.
  */
 import { test } from 'node:test';
@@ -19,7 +19,7 @@ async function assertUnbounded(store: Store) {
   assert.deepEqual(await store.all(BIG_SORT), [{ n: 3_000_000 }]);
 }
 
-test('boundedMemory: the work runs within the bound, and DuckDB has its default bound afterwards, also when the work fails', async () => {
+test('boundedMemory: the work runs within the bound, and DuckDB is unbounded again afterwards, also when the work fails', async () => {
   const store = await Store.open(path.join(tmp(), 's.duckdb'));
   try {
     const seen: string[] = [];
