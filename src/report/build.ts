@@ -303,22 +303,11 @@ async function analyseChains(store: Store, filters: Filters, weightsFor: Weights
   const top: ChainAnalyses['top'] = [];
   for await (const batch of streamChains(store, filters, { keys: false })) {
     for (const chain of batch) {
-      if (!(anatomy instanceof Error)) {
-        const a = anatomy;
-        const row = attempt(() => a.add(chain));
-        if (row instanceof Error) anatomy = row;
-        else keepTop(top, row, chain);
-      }
-      if (!(ttl instanceof Error)) {
-        const t = ttl;
-        const e = attempt(() => t.add(chain));
-        if (e instanceof Error) ttl = e;
-      }
-      if (!(keepalive instanceof Error)) {
-        const k = keepalive;
-        const e = attempt(() => k.add(chain));
-        if (e instanceof Error) keepalive = e;
-      }
+      // an analysis that throws is its error from then on
+      const [a, t, k] = [anatomy, ttl, keepalive];
+      if (!(a instanceof Error)) anatomy = attempt(() => (keepTop(top, a.add(chain), chain), a));
+      if (!(t instanceof Error)) ttl = attempt(() => (t.add(chain), t));
+      if (!(k instanceof Error)) keepalive = attempt(() => (k.add(chain), k));
     }
   }
   return {

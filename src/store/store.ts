@@ -64,7 +64,7 @@ export function defaultDbPath(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /** What a connection beside the store's own (Store.beside) can answer. */
-export type StoreReader = Pick<Store, 'all' | 'columns' | 'chunks'>;
+export type StoreReader = Pick<Store, 'all' | 'chunks'>;
 
 /**
  * DuckDB's memory bound (MB) while the analyses read every request (the report, anatomy, the
@@ -169,21 +169,8 @@ export class Store {
     this.sides.push(db);
     return {
       all: (sql, params) => allRows(db, this.path, sql, params),
-      columns: (sql, params) => columnsOf(db, this.path, sql, params),
       chunks: (sql, params, opts) => chunksOf(db, this.path, sql, params, opts?.keepHeap),
     };
-  }
-
-  /**
-   * A result as columns (one per column, in the SELECT's order), without a JS object per row: for
-   * the analyses that read every request. A column of integers (up to 32 bits) or floats comes
-   * back as a Float64Array, or as an array of numbers if it holds a NULL; other columns as arrays
-   * of JS values (cast BIGINTs in the SQL to get numbers), text as strings.
-   * Read value by value from DuckDB's vectors into typed arrays, a 1 GB report's 148,099 requests'
-   * 12 columns take ~0.1 s to read instead of ~0.25 s, and leave no number on the JS heap.
-   */
-  async columns(sql: string, params?: Record<string, unknown>): Promise<ArrayLike<unknown>[]> {
-    return columnsOf(this.db, this.path, sql, params);
   }
 
   /**
@@ -575,18 +562,6 @@ const LISTING_SUFFIX = '.listing';
 /** What readAhead reads at most (characters of remembered results). */
 const READ_AHEAD_CHARS = 16 * 2 ** 20;
 
-/** Column types Store.columns reads into a Float64Array: every value of these is a double exactly. */
-const NUMBERS = new Set<number>([
-  duckdb.DuckDBTypeId.TINYINT,
-  duckdb.DuckDBTypeId.SMALLINT,
-  duckdb.DuckDBTypeId.INTEGER,
-  duckdb.DuckDBTypeId.UTINYINT,
-  duckdb.DuckDBTypeId.USMALLINT,
-  duckdb.DuckDBTypeId.UINTEGER,
-  duckdb.DuckDBTypeId.FLOAT,
-  duckdb.DuckDBTypeId.DOUBLE,
-]);
-
 /**
  * When DuckDB folds its write-ahead log into the store file. By default every close does it
  * (~0.3 s on a 1 GB store after an append, rewriting the row groups the run touched) and a
@@ -654,44 +629,6 @@ function makeStoreDir(path: string): void {
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     throw new UsageError(`cannot create the directory of store ${path}: ${e.code ?? e.message}`, 'use --db to choose another store');
-  }
-}
-
-/** Store.columns on a connection: the store's own, or one beside it. */
-async function columnsOf(db: DuckDBConnection, path: string, sql: string, params?: Record<string, unknown>): Promise<ArrayLike<unknown>[]> {
-  try {
-    // materialised: streamed a chunk at a time it took ~0.2 s longer (one wait on DuckDB per chunk)
-    const result = await db.run(sql, params as never);
-    const rows = result.rowCount;
-    const columns: (Float64Array | unknown[])[] = Array.from({ length: result.columnCount }, (_, c) =>
-      NUMBERS.has(result.columnTypeId(c)) ? new Float64Array(rows) : [],
-    );
-    let at = 0;
-    for (let k = 0; k < result.chunkCount; k++) {
-      const chunk = result.getChunk(k);
-      const n = chunk.rowCount;
-      for (let c = 0; c < columns.length; c++) {
-        const column = columns[c];
-        if (column instanceof Float64Array) {
-          const vector = chunk.getColumnVector(c);
-          for (let i = 0; i < n; i++) {
-            const x = vector.getItem(i) as number | null;
-            if (x === null) {
-              // a NULL stays a null: the column becomes an array of what it held so far
-              const values: unknown[] = Array.from(column.subarray(0, at + i));
-              for (let j = i; j < n; j++) values.push(vector.getItem(j));
-              columns[c] = values;
-              break;
-            }
-            column[at + i] = x;
-          }
-        } else for (const x of chunk.convertColumnValues(c, duckdb.JSDuckDBValueConverter)) column.push(x);
-      }
-      at += n;
-    }
-    return columns;
-  } catch (err) {
-    throw damaged(path, err);
   }
 }
 

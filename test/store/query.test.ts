@@ -12,6 +12,7 @@ import { analyzeAnatomy } from '../../src/analyses/anatomy-summary.js';
 import { loadChains, streamChains } from '../../src/analyses/load-chains.js';
 import { usePortableViews } from '../../src/store/portable.js';
 import { QUERIES_DIR, listQueries, runQuery } from '../../src/store/queries.js';
+import type { StoreReader } from '../../src/store/store.js';
 import { prices, realLogs, repoRoot, run, tmp } from './helpers.js';
 
 const sampleLogs = path.join(repoRoot, 'sample-logs');
@@ -328,21 +329,25 @@ test('summary and report_components without $group give every grouping at once, 
   }
 });
 
-test('Store.columns gives one column per column, empty ones when there are no rows; numbers typed unless NULL, which stays null', async () => {
+test('Store.chunks gives every row, a chunk at a time, each value as getItem reads it (NULLs null); none when there are no rows', async () => {
   const r = await run([sampleLogs], path.join(tmp(), 's.duckdb'));
-  const plain = (columns: ArrayLike<unknown>[]) => columns.map((c) => Array.from(c));
+  const rowsOf = async (sql: string, width: number, opts?: { keepHeap?: boolean }) => {
+    const rows: unknown[][] = [];
+    const sizes: number[] = [];
+    for await (const chunk of r.store.chunks(sql, undefined, opts)) {
+      sizes.push(chunk.rowCount);
+      for (let i = 0; i < chunk.rowCount; i++) rows.push(Array.from({ length: width }, (_, c) => chunk.column(c).getItem(i)));
+    }
+    return { rows, sizes };
+  };
   try {
-    const none = await r.store.columns(`SELECT 1::INTEGER AS a, 'x' AS b WHERE false`);
-    assert.deepEqual(plain(none), [[], []]);
-    assert.ok(none[0] instanceof Float64Array);
-    const some = await r.store.columns(`SELECT * FROM (VALUES (1, 'x', -2.5::DOUBLE, -3::TINYINT, 0.5::FLOAT, true), (2, NULL, 1e300, 127, 2, false)) v(a, b, c, d, e, f)`);
-    assert.deepEqual(plain(some), [[1, 2], ['x', null], [-2.5, 1e300], [-3, 127], [0.5, 2], [true, false]]);
-    assert.deepEqual(some.map((c) => c instanceof Float64Array), [true, false, true, true, true, false]);
-    // a NULL in a later chunk (2048 rows each): the values before it kept, the column plain from there
-    const nulls = await r.store.columns(`SELECT CASE WHEN i IN (3000, 4999) THEN NULL ELSE i END::INTEGER, i::DOUBLE / 4 FROM range(5000) t(i)`);
-    assert.ok(Array.isArray(nulls[0]) && nulls[1] instanceof Float64Array);
-    assert.deepEqual(Array.from(nulls[0]), Array.from({ length: 5000 }, (_, i) => (i === 3000 || i === 4999 ? null : i)));
-    assert.deepEqual(Array.from(nulls[1]), Array.from({ length: 5000 }, (_, i) => i / 4));
+    assert.deepEqual(await rowsOf(`SELECT 1::INTEGER AS a, 'x' AS b WHERE false`, 2), { rows: [], sizes: [] });
+    const some = await rowsOf(`SELECT * FROM (VALUES (1, 'x', -2.5::DOUBLE, true), (2, NULL, 1e300, false)) v(a, b, c, d) ORDER BY a`, 4);
+    assert.deepEqual(some.rows, [[1, 'x', -2.5, true], [2, null, 1e300, false]]);
+    // more rows than one chunk (2,048): every one, in order, NULLs in later chunks too
+    const many = await rowsOf(`SELECT CASE WHEN i IN (3000, 4999) THEN NULL ELSE i END::INTEGER, i::DOUBLE / 4 FROM range(5000) t(i) ORDER BY i`, 2, { keepHeap: true });
+    assert.ok(many.sizes.length > 1, `${many.sizes.length} chunk`);
+    assert.deepEqual(many.rows, Array.from({ length: 5000 }, (_, i) => [i === 3000 || i === 4999 ? null : i, i / 4]));
   } finally {
     r.store.close();
   }
@@ -355,10 +360,16 @@ test('Store.beside: a second connection answers as the store does, at the same t
   try {
     const sql = `SELECT chain_id, count(*)::INTEGER AS n, sum(cache_read)::DOUBLE AS read FROM requests GROUP BY chain_id ORDER BY chain_id`;
     // both connections asked at once, each with both ways of reading
-    const [own, beside, ownColumns, besideColumns] = await Promise.all([r.store.all(sql), side.all(sql), r.store.columns(sql), side.columns(sql)]);
+    const streamed = async (source: Pick<StoreReader, 'chunks'>) => {
+      const rows: unknown[][] = [];
+      for await (const chunk of source.chunks(sql)) for (let i = 0; i < chunk.rowCount; i++) rows.push([0, 1, 2].map((c) => chunk.column(c).getItem(i)));
+      return rows;
+    };
+    const [own, beside, ownStreamed, besideStreamed] = await Promise.all([r.store.all(sql), side.all(sql), streamed(r.store), streamed(side)]);
     assert.ok(own.length > 10);
     assert.deepEqual(beside, own);
-    assert.deepEqual(besideColumns.map((c) => Array.from(c)), ownColumns.map((c) => Array.from(c)));
+    assert.deepEqual(besideStreamed, ownStreamed);
+    assert.deepEqual(ownStreamed, own.map((x) => [x.chain_id, x.n, x.read]));
     // a table the store's own connection creates and fills afterwards is there for the second one
     await r.store.run(`CREATE TABLE beside_probe AS SELECT 42 AS x`);
     assert.deepEqual(await side.all(`SELECT x FROM beside_probe`), [{ x: 42 }]);
