@@ -8,10 +8,10 @@
  */
 import { type SpawnOptions, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { tempDir as removedAtExit } from '../helpers/temp.js';
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 export const cliPath = path.join(repoRoot, 'dist/cli.js');
@@ -22,7 +22,7 @@ export const MODEL = 'claude-opus-4-6';
 
 /** A fresh directory under the OS temp dir, traversable by other users (the `nobody` runs need that). */
 export function tempDir(prefix = 'cachelens-fault-'): string {
-  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  const dir = removedAtExit(prefix);
   chmodSync(dir, 0o755);
   return dir;
 }

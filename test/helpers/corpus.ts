@@ -1,9 +1,9 @@
 /** Builds small transcript corpora in temp dirs, line by line, for tests whose answer is computed by hand. */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { tempDir as removedAtExit } from './temp.js';
 
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const REAL_LOGS = resolve(REPO, '../shared/real-logs');
@@ -21,7 +21,7 @@ export function transcripts(dir: string): string[] {
 export const plain = (x: unknown) => JSON.parse(JSON.stringify(x, (_k, v) => (v instanceof Map ? [...v] : v)));
 
 export function tempDir(prefix = 'cachelens-test-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  return removedAtExit(prefix);
 }
 
 /** Writes files (path relative to root → lines or raw text) and returns the root. */

@@ -5,8 +5,6 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openContext } from '../../src/context.js';
 import { analyzeAnatomy } from '../../src/analyses/anatomy-summary.js';
@@ -15,7 +13,7 @@ import { whatifKeepalive } from '../../src/analyses/keepalive.js';
 import { whatifTtl } from '../../src/analyses/ttl.js';
 import { buildReportData } from '../../src/report/build.js';
 import type { StoreReader } from '../../src/store/store.js';
-import { REPO } from '../helpers/corpus.js';
+import { REPO, tempDir } from '../helpers/corpus.js';
 
 test('every query sent beside the store has finished when the report data is built, also when the summary fails', async () => {
   const ctx = await openContext({ paths: [join(REPO, 'sample-logs')], db: ':memory:', timezone: 'UTC' });
@@ -102,7 +100,7 @@ test('the report reads the chains once, in batches: its analyses and top chains 
 });
 
 test('a report that runs out of memory within its bound is built again without it: no section lost', async () => {
-  const ctx = await openContext({ paths: [join(REPO, 'sample-logs')], db: join(mkdtempSync(join(tmpdir(), 'cachelens-report-')), 's.duckdb'), timezone: 'UTC' });
+  const ctx = await openContext({ paths: [join(REPO, 'sample-logs')], db: join(tempDir('cachelens-report-'), 's.duckdb'), timezone: 'UTC' });
   try {
     const strip = (d: object) => JSON.stringify({ ...d, meta: { ...(d as { meta: object }).meta, generatedAt: null } });
     const want = await buildReportData(ctx);

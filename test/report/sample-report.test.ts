@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, test } from 'node:test';
@@ -52,7 +53,8 @@ test('the sample report loads offline, draws every chart, and its headline equal
   const s = summaryJson([SAMPLE]);
   assert.ok(Math.abs((await metric('usd')) - s.totals.usd) < 1e-9, 'headline USD');
   assert.ok(Math.abs((await metric('weight')) - s.totals.weight) < 1e-6, 'headline weight');
-  const shots = tempDir('cachelens-report-shots-');
+  // one place for the screenshots, overwritten by each run (browser.test.ts writes there too)
+  const shots = join(tmpdir(), 'cachelens-report-shots');
   mkdirSync(shots, { recursive: true });
   await page.screenshot({ path: join(shots, 'sample-desktop.png'), fullPage: true });
   await page.close();

@@ -1,11 +1,11 @@
 /** Shared by the store tests: temp corpora built from ../shared/real-logs, ingest, and a comparable dump of a store. */
-import { cpSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type IngestResult, ingest } from '../../src/ingest/ingest.js';
 import { loadPriceTable } from '../../src/pricing/pricing.js';
 import type { Store } from '../../src/store/store.js';
+import { tempDir } from '../helpers/temp.js';
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 export const realLogs = path.resolve(repoRoot, '../shared/real-logs');
@@ -17,7 +17,7 @@ export const MAROT_DOV = 'marot-spotter/projects/-home-USER-projects-spotter-wor
 export const MAROT_DOV_MAIN = `${MAROT_DOV}/4d5611e5-241a-462a-8d15-5122611a9569.jsonl`;
 
 export function tmp(prefix = 'cachelens-store-'): string {
-  return mkdtempSync(path.join(tmpdir(), prefix));
+  return tempDir(prefix);
 }
 
 /** Copies parts of the real logs (paths relative to real-logs) into a fresh temp root; returns the root. */
