@@ -75,6 +75,13 @@ const STAGE_BYTES = 32 * 1024 * 1024;
 const META_SLICE = 128;
 
 /**
+ * The share of the walked files up to which the files a run reads whole are taken out of the
+ * walk's listing before it reads, so that the listing can go (ingestInto). A first run reads all
+ * of them from the listing itself; 1% of 10 GB's files as objects is ~0.5 MB.
+ */
+const FEW_WHOLE_READS = 0.05;
+
+/**
  * DuckDB's memory for the de-dup, on one thread (one keeps the peak ~0.2 GB lower than two, for
  * +0.3 s on 1 GB): 72 MB plus 40 bytes per observation, at most 1 GB. What it needs grows with the
  * observations, far slower than they do. Grouped by an MD5 of the key and written in two
@@ -263,6 +270,17 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
   // The next run's listing snapshot, made and kept while the walk's listing is at hand: it holds
   // once the store's listing key is this one, which only a run that ends whole sets.
   store.keepListingSnapshot(encodeSnapshot(planned.found!, scope, roots, listing));
+  // A run that reads few files whole (an append run: the files changed beyond an append, and
+  // .meta.json files) takes them out of the walk's listing here and lets the listing go before
+  // DuckDB notes what the changed files touch, rather than once every file is read: on 10 GB of
+  // logs that is 69 MB of text, and the append run peaked there (BENCHMARKS.md, Memory). V8
+  // collected it on its own before the noting in the traced 10 GB runs (its text is counted as
+  // external memory).
+  if (full.length + metas.length <= FEW_WHOLE_READS * planned.found!.count) {
+    for (const x of full) x.f = planned.found!.file(x.pos);
+    for (const x of metas) x.f = planned.found!.file(x.pos);
+    planned.found = null;
+  }
   const pricesKey = createHash('sha1').update(JSON.stringify([...opts.prices.entries()])).digest('hex');
   const derivedFor = createHash('sha1').update(JSON.stringify([scope, [...opts.prices.entries()]])).digest('hex');
   const changed = full.length + appends.length + metas.length + retired.length > 0;
@@ -307,7 +325,7 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
     const reading = new Map<number, { f: FoundFile; row?: FileRow }>();
     const source = (seq: number): { f: FoundFile; row?: FileRow } => {
       let s = reading.get(seq);
-      if (!s) reading.set(seq, (s = seq < full.length ? { f: planned.found!.file(full[seq].pos) } : appends[seq - full.length]));
+      if (!s) reading.set(seq, (s = seq < full.length ? { f: full[seq].f ?? planned.found!.file(full[seq].pos) } : appends[seq - full.length]));
       return s;
     };
     const tasks: TaskList = {
@@ -329,7 +347,7 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
           ? { path: f.path, id, opts: { ...opts.read, from: row.readTo, linesBefore: row.lines, state: row.parserState ?? undefined }, bytes: f.size - row.readTo, file }
           : { path: f.path, id, opts: whole, bytes: f.size, file };
       },
-      bytes: (seq) => (seq < full.length ? planned.found!.size(full[seq].pos) : appends[seq - full.length].f.size - appends[seq - full.length].row.readTo),
+      bytes: (seq) => (seq < full.length ? (full[seq].f?.size ?? planned.found!.size(full[seq].pos)) : appends[seq - full.length].f.size - appends[seq - full.length].row.readTo),
     };
     let bytesTotal = 0;
     for (let seq = 0; seq < tasks.length; seq++) bytesTotal += tasks.bytes(seq);
@@ -386,7 +404,7 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
       for (const [i, m] of metas.entries()) {
         if (i > 0 && i % META_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
         keepHeap();
-        const meta = metaRow(planned.found!.file(m.pos), m.id);
+        const meta = metaRow(m.f ?? planned.found!.file(m.pos), m.id);
         if ('error' in meta) walkSkips.push(meta.error);
         else {
           w.file(meta.row);
@@ -527,6 +545,8 @@ interface FullRead {
   pos: number;
   id: number;
   stored: boolean;
+  /** the file, once taken out of the walk's listing (a run that reads few files whole: ingestInto) */
+  f?: FoundFile;
 }
 
 /**

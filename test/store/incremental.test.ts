@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { ingest } from '../../src/ingest/ingest.js';
@@ -427,6 +427,34 @@ test('a staged ingest into a kept store appends, re-reads and retires files as a
   const fresh = await runAndDump([root], path.join(tmp(), 'fresh.duckdb'));
   assert.deepEqual(dumps[0], fresh.dump, 'staged');
   assert.deepEqual(dumps[1], fresh.dump, 'appended');
+});
+
+test('a run that reads few files whole takes them from the walk before it lets the walk go: a rewritten transcript and a changed .meta.json among 42 files', async () => {
+  // 2 whole reads of 42 files is under FEW_WHOLE_READS (5%): the files to read are taken out of
+  // the listing before the store notes what they touch, and the listing is let go
+  const root = tmp('cachelens-logs-');
+  cpSync(path.join(repoRoot, 'sample-logs/projects'), path.join(root, 'projects'), { recursive: true });
+  const transcripts = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((p) => p.endsWith('.jsonl')).sort();
+  const metas = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((p) => p.endsWith('.meta.json')).sort();
+  assert.equal(transcripts.length + metas.length, 42);
+  const db = path.join(tmp(), 's.duckdb');
+  (await run([root], db)).store.close();
+
+  const rewritten = path.join(root, transcripts[3]);
+  const lines = readFileSync(rewritten, 'utf8').split('\n');
+  writeFileSync(rewritten, lines.slice(0, Math.floor(lines.length / 2)).join('\n') + '\n');
+  const meta = path.join(root, metas[0]);
+  writeFileSync(meta, JSON.stringify({ ...JSON.parse(readFileSync(meta, 'utf8')), agentType: 'renamed-by-test' }));
+  const grown = path.join(root, transcripts[7]);
+  const last = readFileSync(grown, 'utf8').trimEnd().split('\n').at(-1)!;
+  appendFileSync(grown, `${last}\n`);
+
+  const changed = await runAndDump([root], db);
+  assert.equal(changed.stats.read, 1, 'the rewritten transcript is read whole');
+  assert.equal(changed.stats.appended, 1);
+  assert.equal(changed.stats.derived, 'touched');
+  assert.ok(changed.dump.chains.some((c) => c.agent_type === 'renamed-by-test'), 'the changed .meta.json is read: its chain takes the new agent type');
+  assert.deepEqual(changed.dump, (await runAndDump([root], path.join(tmp(), 'fresh.duckdb'))).dump);
 });
 
 test('copies tied on rank and time: an append run keeps the first by path as the best copy, as a rebuild does', async () => {
