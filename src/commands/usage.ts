@@ -3,11 +3,11 @@ import { blocks } from '../analyses/blocks.js';
 import { sessions } from '../analyses/sessions.js';
 import { summary } from '../analyses/summary.js';
 import { formatBlocks, formatSessions, formatSummary } from '../reporters/summary.js';
-import { QUERY_MEMORY_MB } from '../store/store.js';
+import { QUERY_MEMORY_MB, SUMMARY_MEMORY_MB } from '../store/store.js';
 import { type Command, withContext, withLogOptions } from './command.js';
 
 // Each answers from the store's remembered results, or runs its bundled queries within
-// QUERY_MEMORY_MB when an ingest has changed the store (Store.boundedMemory).
+// QUERY_MEMORY_MB (summary: SUMMARY_MEMORY_MB) when an ingest has changed the store (Store.boundedMemory).
 
 export const summaryCommand: Command = {
   command: 'summary [paths..]',
@@ -15,7 +15,7 @@ export const summaryCommand: Command = {
   options: withLogOptions,
   run: (argv, io) =>
     withContext(argv, io, async (ctx) => {
-      const result = await ctx.store.boundedMemory(() => summary(ctx.store, ctx.filters, ctx.walkSkips), { mb: QUERY_MEMORY_MB });
+      const result = await ctx.store.boundedMemory(() => summary(ctx.store, ctx.filters, ctx.walkSkips), { mb: SUMMARY_MEMORY_MB });
       // text only when printed: formatting 500 days of tables is a tenth of a warm --json run
       return {
         json: result,

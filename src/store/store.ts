@@ -74,14 +74,24 @@ export type StoreReader = Pick<Store, 'all' | 'chunks'>;
 export const ANALYSIS_MEMORY_MB = 256;
 
 /**
- * DuckDB's memory bound (MB) while `summary`, `sessions` and `blocks` answer (Store.boundedMemory):
- * after an ingest changed the store they run their bundled queries and keep the results, and the
- * commit of those can fold the write-ahead log into the store file. Unbounded, the 10 GB sample
- * logs' append run peaked there (~400 MiB: the summary query, its 5.3 MB result, the fold); within
- * 128 MB at ~340 MiB (256 MB: no lower), and 1 GB append runs took as long (BENCHMARKS.md Memory).
+ * DuckDB's memory bound (MB) while `sessions` and `blocks` answer (Store.boundedMemory): after an
+ * ingest changed the store they run their bundled queries and keep the results, and the commit of
+ * those can fold the write-ahead log into the store file. Unbounded, the 10 GB sample logs' append
+ * run peaked there (~400 MiB: the summary query, its 5.3 MB result, the fold); within 128 MB at
+ * ~340 MiB (256 MB: no lower), and 1 GB append runs took as long (BENCHMARKS.md Memory). `sessions`
+ * over 10 GB runs out of memory at 64 MB (and runs again unbounded: 416 MiB).
  * A warm run reads the results remembered and runs no query.
  */
 export const QUERY_MEMORY_MB = 128;
+
+/**
+ * The same bound for `summary`, whose queries group the requests into a few thousand rows and need
+ * little beyond the blocks they scan, which DuckDB keeps cached up to its bound: 10 GB append runs
+ * peaked at 290 – 291 MiB in their summary at 64 MB, against 326 – 350 at 128 (two runs each; the
+ * summary query alone added nothing to RSS at 64 MB). 1 GB append runs took as long (8 pairs:
+ * median 2587 against 2561 ms) with the same output (BENCHMARKS.md Memory).
+ */
+export const SUMMARY_MEMORY_MB = 64;
 
 /** One chunk of a streamed result (DuckDB's, up to 2,048 rows): a column's value at a row by getItem. */
 export interface ResultChunk {
