@@ -519,10 +519,21 @@ function stagingFailure(err: unknown, dbPath: string): unknown {
 async function fewChanged(store: Store, scope: number[], changedIds: number[], share: number): Promise<boolean> {
   if (changedIds.length > share * scope.length) return false;
   const before = await store.derivedScope();
+  const now = Int32Array.from(scope).sort();
   const changed = new Set(changedIds);
-  const now = new Set(scope);
-  for (const id of now) if (!before.has(id) && !changed.has(id)) return false;
-  for (const id of before) if (!now.has(id) && !changed.has(id)) return false;
+  // both in order: an id in one of them only must be a changed file's
+  let i = 0;
+  let j = 0;
+  while (i < before.length || j < now.length) {
+    if (j === now.length || (i < before.length && before[i] < now[j])) {
+      if (!changed.has(before[i++])) return false;
+    } else if (i === before.length || now[j] < before[i]) {
+      if (!changed.has(now[j++])) return false;
+    } else {
+      i++;
+      j++;
+    }
+  }
   return true;
 }
 

@@ -463,7 +463,8 @@ export class Store {
   async setScope(fileIds: number[]): Promise<void> {
     // unchanged (an append run): rewriting 23,000 ids put 0.28 MB in the write-ahead log for nothing
     const before = await this.derivedScope();
-    if (before.size === fileIds.length && fileIds.every((id) => before.has(id))) return;
+    const now = Int32Array.from(fileIds).sort();
+    if (before.length === now.length && now.every((id, i) => id === before[i])) return;
     await this.db.run(`DELETE FROM scope`);
     const app = await this.db.createAppender('scope');
     for (const id of fileIds) {
@@ -545,10 +546,10 @@ export class Store {
         WHERE r.prompt_hash IN (SELECT prompt_hash FROM spawns WHERE file_id IN (SELECT file_id FROM changed_files))`);
   }
 
-  /** The file ids the derived tables were last computed for. */
-  async derivedScope(): Promise<Set<number>> {
-    const [ids] = (await this.db.runAndReadAll(`SELECT file_id FROM scope`)).getColumns();
-    return new Set((ids ?? []).map(Number));
+  /** The file ids the derived tables were last computed for, in order (a Set of 234,780 ids was ~10 MB of an append run's heap on 10 GB). */
+  async derivedScope(): Promise<Int32Array> {
+    const [ids] = (await this.db.runAndReadAll(`SELECT file_id FROM scope ORDER BY file_id`)).getColumns();
+    return Int32Array.from(ids ?? [], Number);
   }
 }
 

@@ -118,6 +118,20 @@ test('the snapshot is not used where it may not hold: other roots, files of othe
   grow(p1, 'msg_g8');
   copyFileSync(elsewhere + '.listing', db + '.listing');
   assert.equal(await planned([root]), 'files', 'another store\'s snapshot carries another listing key');
+  // only what the changed files touch is derived again while the scope is the last one but for
+  // them; all of it when an unchanged file leaves the scope or enters it
+  const derived = async (paths: string[]) => {
+    const r = await run(paths, db);
+    r.store.close();
+    return r.stats.derived;
+  };
+  grow(p2, 'msg_g9');
+  assert.equal(await derived([root]), 'touched');
+  grow(p2, 'msg_g10');
+  assert.equal(await derived([p2]), 'all', "p1's file left the scope unchanged");
+  grow(p2, 'msg_g11');
+  assert.equal(await derived([p2]), 'touched');
+  assert.equal(await derived([root]), 'all', "p1's file came back unchanged");
   // every answer the same as a rebuild's
   const incremental = await runAndDump([root], db);
   assert.deepEqual(incremental.dump, (await runAndDump([root], path.join(tmp(), 'r.duckdb'))).dump);
