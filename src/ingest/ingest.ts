@@ -62,6 +62,14 @@ export interface IngestOptions {
 const INGEST_MEMORY_MB = 96;
 
 /**
+ * DuckDB's memory bound while an ingest plans, which reads the stored rows of the files that grew
+ * (their parser states) and their chains: DuckDB keeps what such a scan of `files` read cached up
+ * to its bound. Alone over the 10 GB store, the rows of 1,565 files: RSS +61 – 64 MiB unbounded
+ * and at 96 MB, +39 – 41 within 32 MB, in as long (BENCHMARKS.md, Memory).
+ */
+const PLAN_MEMORY_MB = 32;
+
+/**
  * Bytes to read from which the facts are staged as CSV beside the store and loaded in bulk
  * (StoreWriter), instead of appended: appended rows stay in memory until the commit. Staging costs
  * ~20 ms more on the 2 MB sample logs (6 runs each: 173 – 224 against 154 – 188 ms) and paid from
@@ -80,6 +88,13 @@ const META_SLICE = 128;
  * of them from the listing itself; 1% of 10 GB's files as objects is ~0.5 MB.
  */
 const FEW_WHOLE_READS = 0.05;
+
+/**
+ * Files in a listing let go early from which it is collected at once (~300 bytes of text a file:
+ * 50,000 files are ~15 MB). 1 GB of logs (23,478 files, 7 MB) is left to V8: a full collection
+ * costs this thread ~10 – 30 ms.
+ */
+const COLLECT_LISTING_FILES = 50_000;
 
 /**
  * DuckDB's memory for the de-dup, on one thread (one keeps the peak ~0.2 GB lower than two, for
@@ -263,40 +278,9 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
     stats.ms = performance.now() - started;
     return { store, roots, stats, walkSkips };
   }
-  // the walk's listing (planned.found) is let go once every file is read
-  const planned = await plan(store, lists, stats);
-  const { scope, full, appends, metas, retired } = planned;
-  stats.planned = planned.fromSnapshot ? 'snapshot' : 'files';
-  // The next run's listing snapshot, made and kept while the walk's listing is at hand: it holds
-  // once the store's listing key is this one, which only a run that ends whole sets.
-  store.keepListingSnapshot(encodeSnapshot(planned.found!, scope, roots, listing));
-  // A run that reads few files whole (an append run: the files changed beyond an append, and
-  // .meta.json files) takes them out of the walk's listing here and lets the listing go before
-  // DuckDB notes what the changed files touch, rather than once every file is read: on 10 GB of
-  // logs that is 69 MB of text, and the append run peaked there (BENCHMARKS.md, Memory). V8
-  // collected it on its own before the noting in the traced 10 GB runs (its text is counted as
-  // external memory).
-  if (full.length + metas.length <= FEW_WHOLE_READS * planned.found!.count) {
-    for (const x of full) x.f = planned.found!.file(x.pos);
-    for (const x of metas) x.f = planned.found!.file(x.pos);
-    planned.found = null;
-  }
-  const pricesKey = createHash('sha1').update(JSON.stringify([...opts.prices.entries()])).digest('hex');
-  const derivedFor = createHash('sha1').update(JSON.stringify([scope, [...opts.prices.entries()]])).digest('hex');
-  const changed = full.length + appends.length + metas.length + retired.length > 0;
-  const lastDerivedFor = await store.getMeta('derived_for');
-  if (!changed && lastDerivedFor === derivedFor) {
-    await store.setMeta('listing_key', listing);
-    stats.ms = performance.now() - started;
-    return { store, roots, stats, walkSkips };
-  }
-
-  const changedIds = [...full.map((x) => x.id), ...appends.map((a) => a.row.fileId), ...metas.map((m) => m.id), ...retired];
-  const touched = changed && !!lastDerivedFor && (await store.getMeta('derived_prices')) === pricesKey && (await fewChanged(store, scope, changedIds, opts.touchedShare ?? 0.25));
-  stats.derived = touched ? 'touched' : 'all';
-
   // DuckDB may take most of the machine's memory for one big transaction; while facts are being
-  // appended a bound keeps it small (DuckDB writes full row groups out and spills beyond it).
+  // appended a bound keeps it small (DuckDB writes full row groups out and spills beyond it). The
+  // plan before it runs within a smaller one (PLAN_MEMORY_MB).
   const [{ limit, threads }] = await store.all(`SELECT current_setting('memory_limit') AS limit, current_setting('threads') AS threads`);
   // set back as they were (RESET left the buffer pool's limit in place inside a transaction)
   const unbound = async () => {
@@ -304,185 +288,226 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
     await store.run(`SET threads = ${Number(threads)}`);
   };
   const scale = opts.memoryScale ?? 1;
-  await store.run(`SET memory_limit = '${Math.ceil(INGEST_MEMORY_MB * scale)}MB'`);
-  await store.run('BEGIN TRANSACTION');
-  let writer: StoreWriter | undefined;
-  let staging = false;
+  await store.run(`SET memory_limit = '${Math.ceil(PLAN_MEMORY_MB * scale)}MB'`);
   try {
-    if (touched) {
-      await store.touchFiles(changedIds);
-      await store.noteTouched();
+    // the walk's listing (planned.found) is let go once every file is read
+    const planned = await plan(store, lists, stats);
+    const { scope, full, appends, metas, retired } = planned;
+    stats.planned = planned.fromSnapshot ? 'snapshot' : 'files';
+    // The next run's listing snapshot, made and kept while the walk's listing is at hand: it holds
+    // once the store's listing key is this one, which only a run that ends whole sets.
+    store.keepListingSnapshot(encodeSnapshot(planned.found!, scope, roots, listing));
+    // A run that reads few files whole (an append run: the files changed beyond an append, and
+    // .meta.json files) takes them out of the walk's listing here and lets the listing go before
+    // DuckDB notes what the changed files touch, rather than once every file is read: on 10 GB of
+    // logs that is 69 MB of text, and the append run peaked there (BENCHMARKS.md, Memory). A large
+    // one is collected at once, not whenever V8 gets to it: in two traced 10 GB append runs left to
+    // V8, it was collected before the noting in one (peak 315 MiB) and held through it in the other
+    // (353); collected as DuckDB began the noting, the run peaked at 321 – 326 just before, in the
+    // last of the plan.
+    if (full.length + metas.length <= FEW_WHOLE_READS * planned.found!.count) {
+      for (const x of full) x.f = planned.found!.file(x.pos);
+      for (const x of metas) x.f = planned.found!.file(x.pos);
+      const files = planned.found!.count;
+      planned.found = null;
+      if (files >= COLLECT_LISTING_FILES) releaseHeap(1, 0);
     }
-    await store.deleteFacts(retired, true);
-    await store.deleteFacts(full.filter((x) => x.stored).map((x) => x.id), true);
-    await store.deleteFacts(metas.filter((x) => x.stored).map((x) => x.id), true);
-    await store.prepareAppend(appends.map((a) => ({ fileId: a.row.fileId, provisionalLines: (a.row.parserState?.pending ?? []).map((x) => x.line) })));
+    const pricesKey = createHash('sha1').update(JSON.stringify([...opts.prices.entries()])).digest('hex');
+    const derivedFor = createHash('sha1').update(JSON.stringify([scope, [...opts.prices.entries()]])).digest('hex');
+    const changed = full.length + appends.length + metas.length + retired.length > 0;
+    const lastDerivedFor = await store.getMeta('derived_for');
+    if (!changed && lastDerivedFor === derivedFor) {
+      await store.setMeta('listing_key', listing);
+      stats.ms = performance.now() - started;
+      return { store, roots, stats, walkSkips };
+    }
 
-    // one options object for every whole-file read: a copy per task was ~50 B × 156,520 on 10 GB
-    const whole: ReadOptions = { ...opts.read };
-    // The file a task reads (with its stored row when it is an appended read), by the task's
-    // position, made when its task is sent and kept until its outcome is taken.
-    const reading = new Map<number, { f: FoundFile; row?: FileRow }>();
-    const source = (seq: number): { f: FoundFile; row?: FileRow } => {
-      let s = reading.get(seq);
-      if (!s) reading.set(seq, (s = seq < full.length ? { f: full[seq].f ?? planned.found!.file(full[seq].pos) } : appends[seq - full.length]));
-      return s;
-    };
-    const tasks: TaskList = {
-      length: full.length + appends.length,
-      get(seq) {
-        const { f, row } = source(seq);
-        const id = { fileId: row?.fileId ?? full[seq].id, fileAgentId: f.agentId, fileSessionId: f.sessionId };
-        const file: FileContext = {
-          root: f.root,
-          kind: f.kind,
-          size: f.size,
-          mtimeMs: f.mtimeMs,
-          agentId: f.agentId,
-          sessionId: row?.sessionId ?? f.sessionId,
-          project: decodeProjectDir(f.projectDir),
-          synthetic: row?.synthetic ?? 0,
-        };
-        return row
-          ? { path: f.path, id, opts: { ...opts.read, from: row.readTo, linesBefore: row.lines, state: row.parserState ?? undefined }, bytes: f.size - row.readTo, file }
-          : { path: f.path, id, opts: whole, bytes: f.size, file };
-      },
-      bytes: (seq) => (seq < full.length ? (full[seq].f?.size ?? planned.found!.size(full[seq].pos)) : appends[seq - full.length].f.size - appends[seq - full.length].row.readTo),
-    };
-    let bytesTotal = 0;
-    for (let seq = 0; seq < tasks.length; seq++) bytesTotal += tasks.bytes(seq);
-    staging = bytesTotal >= (opts.stageBytes ?? STAGE_BYTES);
-    const w = await store.writer(staging);
-    writer = w;
-    let done = 0;
-    let bytes = 0;
-    const failed: number[] = [];
-    const readSkips: WalkSkip[] = [];
-    // this thread's garbage (results taken, .meta.json files read) collected as the reading goes (heap.ts)
-    const keepHeap = heapKeeper();
+    const changedIds = [...full.map((x) => x.id), ...appends.map((a) => a.row.fileId), ...metas.map((m) => m.id), ...retired];
+    const touched = changed && !!lastDerivedFor && (await store.getMeta('derived_prices')) === pricesKey && (await fewChanged(store, scope, changedIds, opts.touchedShare ?? 0.25));
+    stats.derived = touched ? 'touched' : 'all';
 
-    const read = readAll(tasks, bytesTotal, (o) => {
-      keepHeap();
-      if ('seqs' in o) {
-        // read and staged whole by the reader, `files` rows included
-        for (const seq of o.seqs) {
-          reading.delete(seq);
-          if (seq < full.length) stats.read++;
-          else stats.appended++;
-        }
-        done += o.seqs.length;
-        bytes += o.bytesRead;
-        stats.bytesRead += o.bytesRead;
-        opts.progress?.({ files: done, filesTotal: tasks.length, bytes, bytesTotal });
-        return;
-      }
-      const { f, row } = source(o.task.seq);
-      reading.delete(o.task.seq);
-      done++;
-      if ('error' in o) {
-        const reason: SkipReason = o.error.code === 'ENOENT' ? 'vanished_file' : 'unreadable_file';
-        readSkips.push({ path: f.path, reason, detail: `${o.error.code ?? 'error'}: ${o.error.message.split('\n')[0]}` });
-        // a file we cannot read now keeps no row and no facts, so the next run tries it afresh
-        failed.push(o.task.id.fileId);
-        return;
-      }
-      const r = o.result;
-      bytes += r.bytesRead;
-      stats.bytesRead += r.bytesRead;
-      if (row) stats.appended++;
-      else stats.read++;
-      w.columns(o.columns);
-      // written at once: a file's row (with its parser state) is not kept until every file is read
-      w.file(fileRowOf({ path: f.path, file: o.task.file! }, r));
-      opts.progress?.({ files: done, filesTotal: tasks.length, bytes, bytesTotal });
-    }, opts.workers, undefined, w.stageDir);
-    // Subagents' .meta.json files are read here, on this thread, while the workers read the
-    // transcripts (7,800 of them are ~0.16 – 0.3 s of a 1 GB cold run); their problems come
-    // first. Every META_SLICE files this thread lets the workers' results in: read in one go, it
-    // left both workers waiting with AHEAD results untaken for ~0.1 – 0.25 s (pool.ts).
-    try {
-      for (const [i, m] of metas.entries()) {
-        if (i > 0 && i % META_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
-        keepHeap();
-        const meta = metaRow(m.f ?? planned.found!.file(m.pos), m.id);
-        if ('error' in meta) walkSkips.push(meta.error);
-        else {
-          w.file(meta.row);
-          if (meta.skip) w.skips({ fileId: m.id, skipped: [meta.skip] });
-        }
-      }
-    } catch (err) {
-      await read.catch(() => undefined); // no worker is left writing behind the rollback
-      throw err;
-    }
-    await read;
-    walkSkips.push(...readSkips);
-    // every file is read: the walk's listing and the lists of files (all of them in a first run)
-    // go before DuckDB loads
-    planned.found = null;
-    const fileRows = full.length + appends.length + metas.length;
-    full.length = 0;
-    appends.length = 0;
-    metas.length = 0;
-    if (w.stageDir !== null) {
-      // bounded for as many observations as the staged files hold (~270 bytes a row in the sample
-      // corpus), or for the staged `files` rows, whichever needs more
-      const bound = Math.max(loadMemoryMb(Math.ceil(w.stagedBytes('observations') / 270)), filesLoadMemoryMb(w.stagedBytes('files'), fileRows));
-      await store.run(`SET memory_limit = '${Math.ceil(bound * scale)}MB'`);
-      await store.run('SET threads = 1');
-    }
-    // This thread only waits from here on: its heap, whose file lists are garbage by now, is given
-    // back while DuckDB loads the staged `files` table, the first (heap.ts, writer.ts). Given back
-    // during `observations`, after the other tables had grown DuckDB's memory, the cold 10 GB run
-    // peaked at ~800 MiB; so, at 560 MiB (1 GB: the same).
-    await w.close(() => {
-      releaseHeap();
-    });
-    staging = false; // the staged files are loaded (and removed): later failures are not theirs
-    await store.deleteFacts(failed, true);
-    if (touched) await store.noteTouched();
-    // The facts are committed first and de-duplicated in a second transaction: over uncommitted
-    // facts the de-dup cannot spill, and a 10 GB corpus ran out of memory at 256 MB.
-    // A run stopped between the two leaves derived_for empty, so the next run derives.
-    await store.setMeta('derived_for', '');
-    await store.setMeta('listing_key', '');
-    await store.forget();
-    await store.run('COMMIT');
-    const [{ n }] = await store.all(`SELECT count(*) AS n FROM observations`);
-    const boundDerive = (mb: number) => store.run(`SET memory_limit = '${Math.ceil((lastDerivedFor ? rederiveMemoryMb(mb) : mb) * scale)}MB'`);
-    await boundDerive(deriveMemoryMb(n as number));
-    await store.run('SET threads = 1');
+    await store.run(`SET memory_limit = '${Math.ceil(INGEST_MEMORY_MB * scale)}MB'`);
     await store.run('BEGIN TRANSACTION');
-    await store.setScope(scope);
-    await store.setPrices(opts.prices);
-    // A whole derive commits its requests before it derives the chains (Store.derive); derived_for,
-    // emptied with the facts, is set only at the end, so a run stopped in between derives again.
-    const commit = async () => {
+    let writer: StoreWriter | undefined;
+    let staging = false;
+    try {
+      if (touched) {
+        await store.touchFiles(changedIds);
+        await store.noteTouched();
+      }
+      await store.deleteFacts(retired, true);
+      await store.deleteFacts(full.filter((x) => x.stored).map((x) => x.id), true);
+      await store.deleteFacts(metas.filter((x) => x.stored).map((x) => x.id), true);
+      await store.prepareAppend(appends.map((a) => ({ fileId: a.row.fileId, provisionalLines: (a.row.parserState?.pending ?? []).map((x) => x.line) })));
+
+      // one options object for every whole-file read: a copy per task was ~50 B × 156,520 on 10 GB
+      const whole: ReadOptions = { ...opts.read };
+      // The file a task reads (with its stored row when it is an appended read), by the task's
+      // position, made when its task is sent and kept until its outcome is taken.
+      const reading = new Map<number, { f: FoundFile; row?: FileRow }>();
+      const source = (seq: number): { f: FoundFile; row?: FileRow } => {
+        let s = reading.get(seq);
+        if (!s) reading.set(seq, (s = seq < full.length ? { f: full[seq].f ?? planned.found!.file(full[seq].pos) } : appends[seq - full.length]));
+        return s;
+      };
+      const tasks: TaskList = {
+        length: full.length + appends.length,
+        get(seq) {
+          const { f, row } = source(seq);
+          const id = { fileId: row?.fileId ?? full[seq].id, fileAgentId: f.agentId, fileSessionId: f.sessionId };
+          const file: FileContext = {
+            root: f.root,
+            kind: f.kind,
+            size: f.size,
+            mtimeMs: f.mtimeMs,
+            agentId: f.agentId,
+            sessionId: row?.sessionId ?? f.sessionId,
+            project: decodeProjectDir(f.projectDir),
+            synthetic: row?.synthetic ?? 0,
+          };
+          return row
+            ? { path: f.path, id, opts: { ...opts.read, from: row.readTo, linesBefore: row.lines, state: row.parserState ?? undefined }, bytes: f.size - row.readTo, file }
+            : { path: f.path, id, opts: whole, bytes: f.size, file };
+        },
+        bytes: (seq) => (seq < full.length ? (full[seq].f?.size ?? planned.found!.size(full[seq].pos)) : appends[seq - full.length].f.size - appends[seq - full.length].row.readTo),
+      };
+      let bytesTotal = 0;
+      for (let seq = 0; seq < tasks.length; seq++) bytesTotal += tasks.bytes(seq);
+      staging = bytesTotal >= (opts.stageBytes ?? STAGE_BYTES);
+      const w = await store.writer(staging);
+      writer = w;
+      let done = 0;
+      let bytes = 0;
+      const failed: number[] = [];
+      const readSkips: WalkSkip[] = [];
+      // this thread's garbage (results taken, .meta.json files read) collected as the reading goes (heap.ts)
+      const keepHeap = heapKeeper();
+
+      const read = readAll(tasks, bytesTotal, (o) => {
+        keepHeap();
+        if ('seqs' in o) {
+          // read and staged whole by the reader, `files` rows included
+          for (const seq of o.seqs) {
+            reading.delete(seq);
+            if (seq < full.length) stats.read++;
+            else stats.appended++;
+          }
+          done += o.seqs.length;
+          bytes += o.bytesRead;
+          stats.bytesRead += o.bytesRead;
+          opts.progress?.({ files: done, filesTotal: tasks.length, bytes, bytesTotal });
+          return;
+        }
+        const { f, row } = source(o.task.seq);
+        reading.delete(o.task.seq);
+        done++;
+        if ('error' in o) {
+          const reason: SkipReason = o.error.code === 'ENOENT' ? 'vanished_file' : 'unreadable_file';
+          readSkips.push({ path: f.path, reason, detail: `${o.error.code ?? 'error'}: ${o.error.message.split('\n')[0]}` });
+          // a file we cannot read now keeps no row and no facts, so the next run tries it afresh
+          failed.push(o.task.id.fileId);
+          return;
+        }
+        const r = o.result;
+        bytes += r.bytesRead;
+        stats.bytesRead += r.bytesRead;
+        if (row) stats.appended++;
+        else stats.read++;
+        w.columns(o.columns);
+        // written at once: a file's row (with its parser state) is not kept until every file is read
+        w.file(fileRowOf({ path: f.path, file: o.task.file! }, r));
+        opts.progress?.({ files: done, filesTotal: tasks.length, bytes, bytesTotal });
+      }, opts.workers, undefined, w.stageDir);
+      // Subagents' .meta.json files are read here, on this thread, while the workers read the
+      // transcripts (7,800 of them are ~0.16 – 0.3 s of a 1 GB cold run); their problems come
+      // first. Every META_SLICE files this thread lets the workers' results in: read in one go, it
+      // left both workers waiting with AHEAD results untaken for ~0.1 – 0.25 s (pool.ts).
+      try {
+        for (const [i, m] of metas.entries()) {
+          if (i > 0 && i % META_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
+          keepHeap();
+          const meta = metaRow(m.f ?? planned.found!.file(m.pos), m.id);
+          if ('error' in meta) walkSkips.push(meta.error);
+          else {
+            w.file(meta.row);
+            if (meta.skip) w.skips({ fileId: m.id, skipped: [meta.skip] });
+          }
+        }
+      } catch (err) {
+        await read.catch(() => undefined); // no worker is left writing behind the rollback
+        throw err;
+      }
+      await read;
+      walkSkips.push(...readSkips);
+      // every file is read: the walk's listing and the lists of files (all of them in a first run)
+      // go before DuckDB loads
+      planned.found = null;
+      const fileRows = full.length + appends.length + metas.length;
+      full.length = 0;
+      appends.length = 0;
+      metas.length = 0;
+      if (w.stageDir !== null) {
+        // bounded for as many observations as the staged files hold (~270 bytes a row in the sample
+        // corpus), or for the staged `files` rows, whichever needs more
+        const bound = Math.max(loadMemoryMb(Math.ceil(w.stagedBytes('observations') / 270)), filesLoadMemoryMb(w.stagedBytes('files'), fileRows));
+        await store.run(`SET memory_limit = '${Math.ceil(bound * scale)}MB'`);
+        await store.run('SET threads = 1');
+      }
+      // This thread only waits from here on: its heap, whose file lists are garbage by now, is given
+      // back while DuckDB loads the staged `files` table, the first (heap.ts, writer.ts). Given back
+      // during `observations`, after the other tables had grown DuckDB's memory, the cold 10 GB run
+      // peaked at ~800 MiB; so, at 560 MiB (1 GB: the same).
+      await w.close(() => {
+        releaseHeap();
+      });
+      staging = false; // the staged files are loaded (and removed): later failures are not theirs
+      await store.deleteFacts(failed, true);
+      if (touched) await store.noteTouched();
+      // The facts are committed first and de-duplicated in a second transaction: over uncommitted
+      // facts the de-dup cannot spill, and a 10 GB corpus ran out of memory at 256 MB.
+      // A run stopped between the two leaves derived_for empty, so the next run derives.
+      await store.setMeta('derived_for', '');
+      await store.setMeta('listing_key', '');
+      await store.forget();
       await store.run('COMMIT');
-      await boundDerive(chainsMemoryMb(n as number));
+      const [{ n }] = await store.all(`SELECT count(*) AS n FROM observations`);
+      const boundDerive = (mb: number) => store.run(`SET memory_limit = '${Math.ceil((lastDerivedFor ? rederiveMemoryMb(mb) : mb) * scale)}MB'`);
+      await boundDerive(deriveMemoryMb(n as number));
+      await store.run('SET threads = 1');
       await store.run('BEGIN TRANSACTION');
-    };
-    // a touched derive (an append run) gives this thread's heap back as DuckDB starts it (one run
-    // of statements, which DuckDB goes through meanwhile), as the load does above: 1 GB append
-    // runs peaked at ~279 instead of ~302 MiB; given back at its first statement rather than
-    // later, before DuckDB's memory grows: a 10 GB append run peaked at 440 MiB, against 513
-    // without it in another run (BENCHMARKS.md). However small the young generation: planned from
-    // the listing snapshot, a 1 GB append run leaves it at 8 MiB, below releaseHeap's own
-    // threshold, and peaked at 229 – 239 MiB with the heap kept, 211 – 220 with it given back (3
-    // pairs of 2 runs); the collections take less time than the touched derive beside them. A whole
-    // derive gives it back too, when it is worth it: a run that appended to a third of 1 GB's
-    // transcripts (not staged, so no heap given back during a load) derived with ~69 MB of heap.
-    await store.derive({ touched, between: commit, whileDeriving: () => void (touched ? releaseHeap(16, 0) : releaseHeap()) });
-    await store.setMeta('derived_for', derivedFor);
-    await store.setMeta('derived_prices', pricesKey);
-    // a file that could not be read keeps no row and is tried again: the next run is not warm
-    if (failed.length === 0 && walkSkips.length === problems) await store.setMeta('listing_key', listing);
-    await store.run('COMMIT');
-  } catch (err) {
-    await store.run('ROLLBACK').catch(() => undefined);
-    throw staging ? stagingFailure(err, store.path) : err;
+      await store.setScope(scope);
+      await store.setPrices(opts.prices);
+      // A whole derive commits its requests before it derives the chains (Store.derive); derived_for,
+      // emptied with the facts, is set only at the end, so a run stopped in between derives again.
+      const commit = async () => {
+        await store.run('COMMIT');
+        await boundDerive(chainsMemoryMb(n as number));
+        await store.run('BEGIN TRANSACTION');
+      };
+      // a touched derive (an append run) gives this thread's heap back as DuckDB starts it (one run
+      // of statements, which DuckDB goes through meanwhile), as the load does above: 1 GB append
+      // runs peaked at ~279 instead of ~302 MiB; given back at its first statement rather than
+      // later, before DuckDB's memory grows: a 10 GB append run peaked at 440 MiB, against 513
+      // without it in another run (BENCHMARKS.md). However small the young generation: planned from
+      // the listing snapshot, a 1 GB append run leaves it at 8 MiB, below releaseHeap's own
+      // threshold, and peaked at 229 – 239 MiB with the heap kept, 211 – 220 with it given back (3
+      // pairs of 2 runs); the collections take less time than the touched derive beside them. A whole
+      // derive gives it back too, when it is worth it: a run that appended to a third of 1 GB's
+      // transcripts (not staged, so no heap given back during a load) derived with ~69 MB of heap.
+      await store.derive({ touched, between: commit, whileDeriving: () => void (touched ? releaseHeap(16, 0) : releaseHeap()) });
+      await store.setMeta('derived_for', derivedFor);
+      await store.setMeta('derived_prices', pricesKey);
+      // a file that could not be read keeps no row and is tried again: the next run is not warm
+      if (failed.length === 0 && walkSkips.length === problems) await store.setMeta('listing_key', listing);
+      await store.run('COMMIT');
+    } catch (err) {
+      await store.run('ROLLBACK').catch(() => undefined);
+      throw staging ? stagingFailure(err, store.path) : err;
+    } finally {
+      writer?.discard();
+      writer?.discard();
+    }
   } finally {
-    writer?.discard();
     await unbound().catch(() => undefined);
   }
   stats.ms = performance.now() - started;

@@ -4,10 +4,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Store } from '../../src/store/store.js';
-import { tmp } from './helpers.js';
+import { CONDENSE, CONDENSE_61, corpus, run, tmp } from './helpers.js';
 
 const limit = async (store: Store) => String((await store.all(`SELECT current_setting('memory_limit') AS limit`))[0].limit);
 
@@ -76,4 +77,46 @@ test('an in-memory store spills into the system temp dir, not a .tmp in the work
   } finally {
     store.close();
   }
+});
+
+test('an ingest leaves DuckDB unbounded, on its threads of before, whether it read every file, appended, or found nothing to change', async () => {
+  const root = corpus([CONDENSE]);
+  const db = path.join(tmp(), 's.duckdb');
+  const fresh = await Store.open(path.join(tmp(), 'fresh.duckdb'));
+  // the limit as GiB to one place: set back from the text DuckDB reports ('18.8 GiB'), it can come
+  // back a rounding lower (18.7), as boundedMemory's comment says
+  const gib = (text: unknown) => {
+    const [, n, unit] = /^([\d.]+) (KiB|MiB|GiB|TiB)$/.exec(String(text))!;
+    return Math.round((Number(n) * 1024 ** ['KiB', 'MiB', 'GiB', 'TiB'].indexOf(unit)) / 1024 ** 2);
+  };
+  const settings = async (store: Store) => {
+    const [{ m, t }] = await store.all(`SELECT current_setting('memory_limit') AS m, current_setting('threads') AS t`);
+    return { gib: gib(m), t };
+  };
+  const before = await settings(fresh);
+  fresh.close();
+  const after = async (prepare?: (store: Store) => Promise<void>) => {
+    if (prepare) {
+      const s = await Store.open(db);
+      await prepare(s);
+      s.close();
+    }
+    const r = await run([root], db);
+    try {
+      await assertUnbounded(r.store);
+      return { derived: r.stats.derived, planned: r.stats.planned, ...(await settings(r.store)) };
+    } finally {
+      r.store.close();
+    }
+  };
+  assert.deepEqual(await after(), { derived: 'all', planned: 'files', ...before });
+  const file = path.join(root, CONDENSE_61);
+  const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
+  writeFileSync(file, lines.slice(0, -3).join('\n') + '\n');
+  (await run([root], path.join(tmp(), 'other.duckdb'))).store.close();
+  appendFileSync(file, lines.slice(-3).join('\n') + '\n');
+  assert.deepEqual((await after()).derived, 'touched');
+  assert.deepEqual(await after(), { derived: 'none', planned: 'none', ...before }, 'a warm run');
+  // the listing key forgotten: planned again, nothing to change, the derived tables already right
+  assert.deepEqual(await after((s) => s.setMeta('listing_key', '')), { derived: 'none', planned: 'files', ...before });
 });
