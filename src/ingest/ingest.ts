@@ -85,7 +85,7 @@ const META_SLICE = 128;
 /**
  * The share of the walked files up to which the files a run reads whole are taken out of the
  * walk's listing before it reads, so that the listing can go (ingestInto). A first run reads all
- * of them from the listing itself; 1% of 10 GB's files as objects is ~0.5 MB.
+ * of them from the listing itself; 5% of 10 GB's 234,780 files as objects are ~3 MB.
  */
 const FEW_WHOLE_READS = 0.05;
 
@@ -290,7 +290,7 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
   const scale = opts.memoryScale ?? 1;
   await store.run(`SET memory_limit = '${Math.ceil(PLAN_MEMORY_MB * scale)}MB'`);
   try {
-    // the walk's listing (planned.found) is let go once every file is read
+    // the walk's listing (planned.found) is let go below, or once every file is read
     const planned = await plan(store, lists, stats);
     const { scope, full, appends, metas, retired } = planned;
     stats.planned = planned.fromSnapshot ? 'snapshot' : 'files';
@@ -301,10 +301,8 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
     // .meta.json files) takes them out of the walk's listing here and lets the listing go before
     // DuckDB notes what the changed files touch, rather than once every file is read: on 10 GB of
     // logs that is 69 MB of text, and the append run peaked there (BENCHMARKS.md, Memory). A large
-    // one is collected at once, not whenever V8 gets to it: in two traced 10 GB append runs left to
-    // V8, it was collected before the noting in one (peak 315 MiB) and held through it in the other
-    // (353); collected as DuckDB began the noting, the run peaked at 321 – 326 just before, in the
-    // last of the plan.
+    // one is collected here: left to V8, it was collected before the noting in one traced 10 GB
+    // append run (peak 315 MiB) and held through it in another (353).
     if (full.length + metas.length <= FEW_WHOLE_READS * planned.found!.count) {
       for (const x of full) x.f = planned.found!.file(x.pos);
       for (const x of metas) x.f = planned.found!.file(x.pos);
