@@ -109,13 +109,13 @@ test('an ingest leaves DuckDB unbounded, on its threads of before, whether it re
       r.store.close();
     }
   };
-  assert.deepEqual(await after(), { derived: 'all', planned: 'files', ...before });
+  // the first run reads a transcript without its last lines, the second its last lines only
   const file = path.join(root, CONDENSE_61);
   const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
   writeFileSync(file, lines.slice(0, -3).join('\n') + '\n');
-  (await run([root], path.join(tmp(), 'other.duckdb'))).store.close();
+  assert.deepEqual(await after(), { derived: 'all', planned: 'files', ...before });
   appendFileSync(file, lines.slice(-3).join('\n') + '\n');
-  assert.deepEqual((await after()).derived, 'touched');
+  assert.deepEqual(await after(), { derived: 'touched', planned: 'snapshot', ...before });
   assert.deepEqual(await after(), { derived: 'none', planned: 'none', ...before }, 'a warm run');
   // the listing key forgotten: planned again, nothing to change, the derived tables already right
   assert.deepEqual(await after((s) => s.setMeta('listing_key', '')), { derived: 'none', planned: 'files', ...before });
