@@ -6,6 +6,7 @@ import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { streamChunks, tracked } from './connection.js';
 import { duckdb } from './duckdb.js';
 import { UsageError } from '../errors.js';
 import type { ChainFacts, ParserState } from '../ingest/file-parser.js';
@@ -121,7 +122,7 @@ export class Store {
     if (path === '') throw new UsageError('--db: expected a file name (or :memory:)');
     if (path !== ':memory:') makeStoreDir(path);
     const instance = await openLocked(path, opts);
-    const db = await instance.connect();
+    const db = tracked(await instance.connect());
     await db.run(DURABILITY);
     let fresh = false;
     try {
@@ -173,7 +174,7 @@ export class Store {
   async beside(): Promise<StoreReader> {
     let db: DuckDBConnection;
     try {
-      db = await this.instance.connect();
+      db = tracked(await this.instance.connect());
     } catch (err) {
       throw damaged(this.path, err);
     }
@@ -253,12 +254,12 @@ export class Store {
       // Streamed a chunk at a time: the paths as one string_agg took as long (~1.2 s for 234,780
       // files) and ~130 MiB more memory, returning a 37 MB string from DuckDB (BENCHMARKS.md).
       // In the table's order: positions need no order, and sorting by file id cost ~25 ms on 1 GB.
-      const result = await this.db.stream(
+      const chunks = streamChunks(
+        this.db,
         `SELECT path, file_id::DOUBLE, CASE kind WHEN 'main' THEN 0 WHEN 'subagent' THEN 1 ELSE 2 END::UTINYINT, size::DOUBLE, mtime_ms::DOUBLE FROM files`,
       );
-      for (let n = 0; ; ) {
-        const chunk = await result.fetchChunk();
-        if (!chunk || chunk.rowCount === 0) break;
+      let n = 0;
+      for await (const chunk of chunks) {
         const [path, fileId, kind, size, mtimeMs] = Array.from({ length: 5 }, (_, c) => chunk.getColumnVector(c));
         for (let i = 0; i < chunk.rowCount && n < count; i++, n++) {
           known.at.set(path.getItem(i) as string, n);
@@ -657,20 +658,16 @@ export function outOfMemory(err: unknown): boolean {
 /** Store.chunks on a connection: the store's own, or one beside it. */
 async function* chunksOf(db: DuckDBConnection, path: string, sql: string, params?: Record<string, unknown>, keepHeap = false): AsyncGenerator<ResultChunk> {
   const keep = keepHeap ? heapKeeper() : undefined;
-  let result;
-  try {
-    result = await db.stream(sql, params as never);
-  } catch (err) {
-    throw damaged(path, err);
-  }
+  const chunks = streamChunks(db, sql, params);
   for (;;) {
-    let chunk;
+    let next;
     try {
-      chunk = await result.fetchChunk();
+      next = await chunks.next();
     } catch (err) {
       throw damaged(path, err);
     }
-    if (!chunk || chunk.rowCount === 0) return;
+    if (next.done) return;
+    const chunk = next.value;
     keep?.();
     const vectors = new Map<number, { getItem(row: number): unknown }>();
     yield {

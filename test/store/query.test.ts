@@ -359,13 +359,15 @@ test('Store.beside: a second connection answers as the store does, at the same t
   let closed = false;
   try {
     const sql = `SELECT chain_id, count(*)::INTEGER AS n, sum(cache_read)::DOUBLE AS read FROM requests GROUP BY chain_id ORDER BY chain_id`;
-    // both connections asked at once, each with both ways of reading
+    // both connections asked at once, each with both ways of reading, one after the other (a
+    // connection runs one statement at a time: connection.test.ts)
     const streamed = async (source: Pick<StoreReader, 'chunks'>) => {
       const rows: unknown[][] = [];
       for await (const chunk of source.chunks(sql)) for (let i = 0; i < chunk.rowCount; i++) rows.push([0, 1, 2].map((c) => chunk.column(c).getItem(i)));
       return rows;
     };
-    const [own, beside, ownStreamed, besideStreamed] = await Promise.all([r.store.all(sql), side.all(sql), streamed(r.store), streamed(side)]);
+    const bothWays = async (source: StoreReader) => [await source.all(sql), await streamed(source)] as const;
+    const [[own, ownStreamed], [beside, besideStreamed]] = await Promise.all([bothWays(r.store), bothWays(side)]);
     assert.ok(own.length > 10);
     assert.deepEqual(beside, own);
     assert.deepEqual(besideStreamed, ownStreamed);
