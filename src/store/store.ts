@@ -548,7 +548,11 @@ export class Store {
         WHERE r.prompt_hash IN (SELECT prompt_hash FROM spawns WHERE file_id IN (SELECT file_id FROM changed_files))`);
   }
 
-  /** The file ids the derived tables were last computed for, in order: read into Sets and compared so, the 234,780 of 10 GB of logs took an append run's main thread 271 ms, as arrays ~100 ms (profiled). */
+  /**
+   * The file ids the derived tables were last computed for, in order. Read into Sets and compared
+   * so, the 234,780 of 10 GB of logs took an append run's main thread 271 ms; as arrays ~100 ms
+   * (profiled).
+   */
   async derivedScope(): Promise<Int32Array> {
     const [ids] = (await this.db.runAndReadAll(`SELECT file_id FROM scope ORDER BY file_id`)).getColumns();
     return Int32Array.from(ids ?? [], Number);
