@@ -1,11 +1,15 @@
 -- report_components: weight, USD and tokens per cost component, grouped by day, project, model or agent type.
 -- Purpose: the report's "cost over time" and "cost by" charts (long format: one row per group and component).
 -- Inputs: tables requests, chains; $group: 'day' (UTC) | 'project' | 'model' | 'agent_type', or NULL for all four
---   at once (one pass over the requests: the report's four charts took four).
--- Output columns: grouping (the $group of the row), grp, component ('input' | 'output' | 'write5m' | 'write1h' | 'read'),
+--   at once (one pass over the requests: the report's four charts took four); $top: NULL for every group, or N to
+--   keep only the N projects, models and agent types with the most USD (then weight, then name), the rest of each
+--   summed into one group whose grp is NULL (a group without a name is always among the rest). Days are never folded.
+-- Output columns: grouping (the $group of the row), grp, groups (how many groups the row sums: 1, or the number
+--   folded into the rest), component ('input' | 'output' | 'write5m' | 'write1h' | 'read'),
 --   tokens, weight, usd (weight and usd over priced requests; usd NULL when the group has no priced request).
 --   Weights and USD are summed as DECIMAL(38, 15): exact, so in any order of the rows.
--- Example row: grouping='day', grp='2026-02-12', component='read', tokens=28988297, weight=2898829.7, usd=14.49
+-- Example rows: grouping='day', grp='2026-02-12', groups=1, component='read', tokens=28988297, weight=2898829.7, usd=14.49;
+--   with $top = 12 over 2,236 projects, grouping='project', grp=NULL, groups=2224, component='read', …
 WITH r AS (
   SELECT q.*, strftime(timezone('UTC', q.ts), '%Y-%m-%d') AS day, coalesce(c.agent_type, 'unknown') AS agent_type
   FROM requests q LEFT JOIN chains c USING (chain_id)
@@ -22,12 +26,32 @@ wide AS (
   FROM r
   GROUP BY GROUPING SETS ((day), (project), (model), (agent_type))
 ),
+-- with $top, each grouping but the days keeps its $top groups with the most USD; the rest become one group
+kept AS (
+  SELECT *, grouping = 'day' OR $top IS NULL OR (grp IS NOT NULL AND row_number() OVER (
+           PARTITION BY grouping
+           ORDER BY grp IS NULL, coalesce(u_input, 0) + coalesce(u_output, 0) + coalesce(u_write5m, 0) + coalesce(u_write1h, 0) + coalesce(u_read, 0) DESC,
+                    coalesce(w_input, 0) + coalesce(w_output, 0) + coalesce(w_write5m, 0) + coalesce(w_write1h, 0) + coalesce(w_read, 0) DESC, grp
+         ) <= $top) AS shown
+  FROM wide
+),
+folded AS (
+  SELECT grouping, CASE WHEN shown THEN grp END AS grp, count(*) AS groups,
+         sum(t_input) AS t_input, sum(w_input) AS w_input, sum(u_input) AS u_input,
+         sum(t_output) AS t_output, sum(w_output) AS w_output, sum(u_output) AS u_output,
+         sum(t_write5m) AS t_write5m, sum(w_write5m) AS w_write5m, sum(u_write5m) AS u_write5m,
+         sum(t_write1h) AS t_write1h, sum(w_write1h) AS w_write1h, sum(u_write1h) AS u_write1h,
+         sum(t_read) AS t_read, sum(w_read) AS w_read, sum(u_read) AS u_read
+  FROM kept
+  -- a shown group is one row of its own; the rest of a grouping one row together
+  GROUP BY grouping, shown, CASE WHEN shown THEN grp END
+),
 g AS (
-  SELECT grouping, grp, 'input' AS component, t_input AS tokens, coalesce(w_input::DOUBLE, 0) AS weight, u_input::DOUBLE AS usd FROM wide
-  UNION ALL SELECT grouping, grp, 'output', t_output, coalesce(w_output::DOUBLE, 0), u_output::DOUBLE FROM wide
-  UNION ALL SELECT grouping, grp, 'write5m', t_write5m, coalesce(w_write5m::DOUBLE, 0), u_write5m::DOUBLE FROM wide
-  UNION ALL SELECT grouping, grp, 'write1h', t_write1h, coalesce(w_write1h::DOUBLE, 0), u_write1h::DOUBLE FROM wide
-  UNION ALL SELECT grouping, grp, 'read', t_read, coalesce(w_read::DOUBLE, 0), u_read::DOUBLE FROM wide
+  SELECT grouping, grp, groups, 'input' AS component, t_input AS tokens, coalesce(w_input::DOUBLE, 0) AS weight, u_input::DOUBLE AS usd FROM folded
+  UNION ALL SELECT grouping, grp, groups, 'output', t_output, coalesce(w_output::DOUBLE, 0), u_output::DOUBLE FROM folded
+  UNION ALL SELECT grouping, grp, groups, 'write5m', t_write5m, coalesce(w_write5m::DOUBLE, 0), u_write5m::DOUBLE FROM folded
+  UNION ALL SELECT grouping, grp, groups, 'write1h', t_write1h, coalesce(w_write1h::DOUBLE, 0), u_write1h::DOUBLE FROM folded
+  UNION ALL SELECT grouping, grp, groups, 'read', t_read, coalesce(w_read::DOUBLE, 0), u_read::DOUBLE FROM folded
 )
 SELECT * FROM g WHERE $group IS NULL OR grouping = $group
-ORDER BY grouping, grp, component;
+ORDER BY grouping, grp NULLS LAST, component;

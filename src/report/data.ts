@@ -93,15 +93,23 @@ export interface CostOverTime {
 export type CostDimension = 'project' | 'model' | 'agentType';
 
 export interface CostBy {
-  /** long format: one row per (dimension, key, component); top keys only, the rest as "other" */
+  /**
+   * long format: one row per (dimension, key, component); the keys with the most USD only (COST_BY_KEYS
+   * of each dimension), the rest of a dimension summed under the key null, `groups` of them
+   */
   rows: Array<{
     dimension: CostDimension;
-    key: string;
+    key: string | null;
+    /** how many keys the row sums: 1, or for key null the number of keys folded into it */
+    groups: number;
     component: CostComponent;
     usd: number | null;
     weight: number;
   }>;
 }
+
+/** Keys of each dimension the cost-by data and chart show; the rest fold into one "other" bar. */
+export const COST_BY_KEYS = 12;
 
 export interface Anatomy {
   /** long format: one row per (agent type, component) */

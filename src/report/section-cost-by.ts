@@ -1,5 +1,5 @@
 /** Cost by project, by model and by agent type, each stacked by component. */
-import type { CostBy, CostDimension } from './data.js';
+import { COST_BY_KEYS, type CostBy, type CostDimension } from './data.js';
 import { fmtPct, fmtUsd } from './format.js';
 import { html } from './html.js';
 import { COST_COMPONENT_LABEL, COST_COMPONENT_ORDER, groupBy, maxBy, sum, type ChartSink, type SectionOutput } from './section.js';
@@ -10,24 +10,23 @@ const DIMENSIONS: Array<[CostDimension, string]> = [
   ['agentType', 'agent type'],
 ];
 
-/** Keys shown per chart; the rest fold into one "other" bar so long tails stay readable. */
-const MAX_KEYS = 12;
-
 export function renderCostBy(d: CostBy, charts: ChartSink): SectionOutput {
   const parts: string[] = [];
   const figures = DIMENSIONS.map(([dim, label]) => {
     const rows = d.rows.filter((r) => r.dimension === dim);
-    const totals = [...groupBy(rows, (r) => r.key)].map(([key, rs]) => ({ key, usd: sum(rs, (r) => r.usd) }));
+    // the keys by USD; keys beyond COST_BY_KEYS and the rest the data already summed (key null) are one "other" bar
+    const totals = [...groupBy(rows.filter((r) => r.key !== null), (r) => r.key!)].map(([key, rs]) => ({ key, usd: sum(rs, (r) => r.usd) }));
     totals.sort((a, b) => b.usd - a.usd);
-    const shown = new Set(totals.slice(0, MAX_KEYS).map((t) => t.key));
-    const otherLabel = `other (${totals.length - shown.size})`;
-    const all = sum(totals, (t) => t.usd);
+    const shown = new Set(totals.slice(0, COST_BY_KEYS).map((t) => t.key));
+    const rest = rows.filter((r) => r.key === null);
+    const otherLabel = `other (${totals.length - shown.size + Math.max(0, ...rest.map((r) => r.groups))})`;
+    const all = sum(totals, (t) => t.usd) + sum(rest, (r) => r.usd);
     const top = maxBy(totals, (t) => t.usd);
     if (top && all > 0) parts.push(`${label} “${top.key}” (${fmtUsd(top.usd)}, ${fmtPct(top.usd / all)})`);
     const chartRows = rows
       .filter((r) => r.usd !== null)
       .map((r) => ({
-        key: shown.has(r.key) ? r.key : otherLabel,
+        key: r.key !== null && shown.has(r.key) ? r.key : otherLabel,
         component: COST_COMPONENT_LABEL[r.component],
         order: COST_COMPONENT_ORDER[r.component],
         usd: r.usd,

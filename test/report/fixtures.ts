@@ -40,7 +40,7 @@ function costBy() {
     list.forEach((key, i) => {
       for (const c of components) {
         const base = { input: 30_000, output: 90_000, write5m: 2_000_000, write1h: 200_000, read: 18_000_000 }[c];
-        rows.push({ dimension, key, component: c, ...costRow(Math.round(base / (i + 1)), c) });
+        rows.push({ dimension, key, groups: 1, component: c, ...costRow(Math.round(base / (i + 1)), c) });
       }
     });
   }

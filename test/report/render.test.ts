@@ -12,8 +12,10 @@ import { crossTabReading } from '../../src/report/section-crosstab.js';
 import { ttlReading } from '../../src/report/section-ttl.js';
 import { keepaliveReading } from '../../src/report/section-keepalive.js';
 import { chainReading } from '../../src/report/section-chains.js';
+import { renderCostBy } from '../../src/report/section-cost-by.js';
+import { ChartSink } from '../../src/report/section.js';
 import { fmtCompact, fmtPct, fmtSignedPct, fmtUsd } from '../../src/report/format.js';
-import type { Keepalive, ReportData, TopChains, TtlOverride } from '../../src/report/data.js';
+import { COST_BY_KEYS, type CostBy, type Keepalive, type ReportData, type TopChains, type TtlOverride } from '../../src/report/data.js';
 import { fixtureReport } from './fixtures.js';
 
 const page = renderReport(fixtureReport());
@@ -162,4 +164,26 @@ test('shares that are undefined (nothing priced, nothing written) render as n/a,
   const out = renderReport({ ...f, ttlOverride: ttl, keepalive: ka });
   assert.ok(!out.includes('<section class="card error-card"'), 'no section failed');
   assert.ok(out.includes('net n/a of subagent weight'), 'the keepalive reading says n/a');
+});
+
+test('cost by project shows the keys with the most USD; keys beyond them and the rest the data summed are one "other" bar', () => {
+  const components = ['input', 'output', 'write5m', 'write1h', 'read'] as const;
+  const rows: CostBy['rows'] = [];
+  // COST_BY_KEYS + 3 named projects (the three cheapest fold), and the rest of 40 more, summed
+  for (let i = 0; i < COST_BY_KEYS + 3; i++) {
+    for (const component of components) rows.push({ dimension: 'project', key: `/p/${i}`, groups: 1, component, usd: 100 - i, weight: 1000 - i });
+  }
+  for (const component of components) rows.push({ dimension: 'project', key: null, groups: 40, component, usd: 7, weight: 70 });
+  const sink = new ChartSink();
+  const out = renderCostBy({ rows }, sink);
+  const bars = sink.charts[0]!.data.rows as Array<{ key: string; usd: number }>;
+  const keys = [...new Set(bars.map((b) => b.key))];
+  assert.equal(keys.length, COST_BY_KEYS + 1);
+  assert.deepEqual(keys.slice(0, COST_BY_KEYS), Array.from({ length: COST_BY_KEYS }, (_, i) => `/p/${i}`));
+  assert.equal(keys[COST_BY_KEYS], 'other (43)');
+  const other = bars.filter((b) => b.key === 'other (43)').reduce((s, b) => s + b.usd, 0);
+  assert.equal(other, 5 * (7 + (100 - COST_BY_KEYS) + (99 - COST_BY_KEYS) + (98 - COST_BY_KEYS)));
+  const total = 5 * (Array.from({ length: COST_BY_KEYS + 3 }, (_, i) => 100 - i).reduce((a, b) => a + b, 0) + 7);
+  assert.equal(bars.reduce((s, b) => s + b.usd, 0), total, 'every dollar is in a bar');
+  assert.match(out.reading, new RegExp(`project “/p/0” \\(\\$500\\.00, ${((500 / total) * 100).toFixed(1)}%\\)`));
 });

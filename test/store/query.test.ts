@@ -308,6 +308,53 @@ test('report_components: the rows of each grouping add up, component by componen
   }
 });
 
+test('report_components with $top: the groups with the most USD, the rest summed as one, every total kept; days never folded', async () => {
+  const r = await run([sampleLogs], path.join(tmp(), 's.duckdb'));
+  try {
+    const all = await runQuery(r.store, 'report_components', {});
+    const usdOf = (rows: typeof all, grp: unknown) => rows.filter((x) => x.grp === grp).reduce((s, x) => s + Number(x.usd ?? 0), 0);
+    let folded = 0;
+    for (const top of [1, 2, 1000]) {
+      const some = await runQuery(r.store, 'report_components', { top });
+      assert.deepEqual(
+        some.filter((x) => x.grouping === 'day'),
+        all.filter((x) => x.grouping === 'day'),
+        `days as they are (top ${top})`,
+      );
+      for (const grouping of ['agent_type', 'model', 'project']) {
+        const mine = all.filter((x) => x.grouping === grouping);
+        const theirs = some.filter((x) => x.grouping === grouping);
+        const groups = [...new Set(mine.map((x) => x.grp))];
+        const shown = [...new Set(theirs.filter((x) => x.grp !== null).map((x) => x.grp))];
+        assert.equal(shown.length, Math.min(top, groups.length), `${grouping}: ${top} shown`);
+        // the shown groups are those with the most USD, as they were
+        const ranked = groups.map((g) => ({ g, usd: usdOf(mine, g) })).sort((a, b) => b.usd - a.usd);
+        for (const g of shown) assert.ok(usdOf(mine, g) >= ranked[shown.length - 1]!.usd - 1e-9, `${grouping} ${String(g)} ranks among the top ${top}`);
+        for (const g of shown) assert.deepEqual(theirs.filter((x) => x.grp === g), mine.filter((x) => x.grp === g), `${grouping} ${String(g)} as it was`);
+        const rest = theirs.filter((x) => x.grp === null);
+        if (groups.length > top) {
+          folded++;
+          assert.equal(rest.length, 5, `${grouping}: the rest, one row per component`);
+          for (const x of rest) assert.equal(Number(x.groups), groups.length - top, `${grouping}: the rest counts the groups folded`);
+        } else {
+          assert.equal(rest.length, 0, `${grouping}: nothing folded`);
+        }
+        for (const component of ['input', 'output', 'write5m', 'write1h', 'read']) {
+          const a = mine.filter((x) => x.component === component);
+          const b = theirs.filter((x) => x.component === component);
+          assert.equal(b.reduce((s, x) => s + Number(x.tokens), 0), a.reduce((s, x) => s + Number(x.tokens), 0), `${grouping} ${component} tokens`);
+          const wa = a.reduce((s, x) => s + Number(x.weight), 0);
+          assert.ok(Math.abs(b.reduce((s, x) => s + Number(x.weight), 0) - wa) <= 1e-9 * Math.max(1, wa), `${grouping} ${component} weight`);
+        }
+      }
+    }
+    assert.ok(folded >= 2, 'the sample logs have more than one project and model, so something was folded');
+    assert.ok(all.every((x) => Number(x.groups) === 1), 'without $top each row is one group');
+  } finally {
+    r.store.close();
+  }
+});
+
 test('summary and report_components without $group give every grouping at once, each as asked for alone', async () => {
   const r = await run([sampleLogs], path.join(tmp(), 's.duckdb'));
   try {
