@@ -12,6 +12,7 @@ import { loadChains } from '../../src/analyses/load-chains.js';
 import { whatifKeepalive } from '../../src/analyses/keepalive.js';
 import { whatifTtl } from '../../src/analyses/ttl.js';
 import { buildReportData } from '../../src/report/build.js';
+import { COST_BY_KEYS } from '../../src/report/data.js';
 import type { StoreReader } from '../../src/store/store.js';
 import { REPO, tempDir } from '../helpers/corpus.js';
 
@@ -149,6 +150,35 @@ test('a store that holds more than the bound (DuckDB cannot take it) builds its 
     assert.ok(!Object.values(data).some((v) => v && typeof v === 'object' && 'error' in v));
     assert.ok(data.topChains && !('error' in data.topChains) && data.topChains.chains.length > 0);
     await assertUnbounded(ctx.store);
+  } finally {
+    ctx.store.close();
+  }
+});
+
+test('the cost-by data holds the projects with the most USD and the rest summed as one: every dollar, few rows', async () => {
+  const ctx = await openContext({ paths: [join(REPO, 'sample-logs')], db: ':memory:', timezone: 'UTC' });
+  try {
+    // the sample logs have 4 projects: spread their requests over 40
+    await ctx.store.run(`UPDATE requests SET project = 'p' || (hash(key) % 40)`);
+    const [want] = await ctx.store.all(`SELECT count(DISTINCT project)::INTEGER AS projects, sum(weight_read * usd_per_weight)::DOUBLE AS read_usd FROM requests`);
+    assert.ok((want.projects as number) > COST_BY_KEYS + 1);
+    const data = await buildReportData(ctx);
+    assert.ok(data.costBy && !('error' in data.costBy));
+    const rows = data.costBy.rows.filter((r) => r.dimension === 'project');
+    const named = new Set(rows.filter((r) => r.key !== null).map((r) => r.key));
+    assert.equal(named.size, COST_BY_KEYS);
+    const rest = rows.filter((r) => r.key === null);
+    assert.equal(rest.length, 5, 'the rest: one row per component');
+    for (const r of rest) assert.equal(r.groups, (want.projects as number) - COST_BY_KEYS);
+    // the named ones are those with the most USD, the rest none above them
+    const usd = (key: string) => rows.filter((r) => r.key === key).reduce((s, r) => s + (r.usd ?? 0), 0);
+    const least = Math.min(...[...named].map((k) => usd(k!)));
+    const [richestRest] = await ctx.store.all(
+      `SELECT max(u)::DOUBLE AS u FROM (SELECT project, sum(usd) AS u FROM requests WHERE project NOT IN (${[...named].map((k) => `'${k}'`).join(', ')}) GROUP BY project)`,
+    );
+    assert.ok((richestRest.u as number) <= least + 1e-9, 'no folded project costs more than a named one');
+    const readUsd = rows.filter((r) => r.component === 'read').reduce((s, r) => s + (r.usd ?? 0), 0);
+    assert.ok(Math.abs(readUsd - (want.read_usd as number)) <= 1e-9 * Math.max(1, want.read_usd as number), 'every dollar of reads is in a row');
   } finally {
     ctx.store.close();
   }
