@@ -2,7 +2,10 @@
  * Where the de-dup's time and memory go: runs the whole derive of requests (DERIVE_REQUESTS in
  * schema.ts, as ingest runs it), or a form of it, alone in this process over a copy of a filled
  * store, inside a transaction it rolls back, and prints its time and the process's peak RSS
- * (VmHWM) against its RSS before.
+ * (VmHWM) against its RSS before. Rolled back, an unbounded run never writes the new table out
+ * (DuckDB keeps its rows in memory until a commit), where a bounded one writes as it goes: compare
+ * bounded runs with each other (BENCHMARKS.md, Cold, session 26: committed, 80 MB and unbounded
+ * took about as long).
  *
  *   npx tsx bench/dedup-parts.ts --store /tmp/x.duckdb [--part P] [--memory-limit 100MB] [--threads 1]
  *
