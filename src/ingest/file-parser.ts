@@ -111,6 +111,27 @@ interface ChainState extends ChainFacts {
 
 const SPAWN_TOOLS = new Set(['Task', 'Agent']);
 
+/**
+ * Takes facts a parser has done with before the file ends (FileParser's `spill`): observations
+ * and rows of the other lists, with no chains, line counts or state (those come at the end).
+ */
+export type Spill = (facts: FileFacts) => void;
+
+/**
+ * With a `spill`, a parser holding this many observations, or this many rows of its other lists,
+ * hands them on, keeping the SPILL_KEEP newest observations to merge later copies into. Memory
+ * then stays the same however many requests a file holds: one 700 MB transcript of 274,000
+ * requests held ~235 MB of them (BENCHMARKS.md, Memory, session 27).
+ *
+ * An observation handed on is not merged with a later copy of its key from the same file and
+ * rank: that copy becomes a row of its own, as a copy read by a later append run does, and the
+ * de-dup (schema.ts) takes the maximum, the earliest time and the copies over both rows, and
+ * counts them one source. Copies of a response sit on adjacent lines; here they would have to
+ * be SPILL_KEEP responses apart.
+ */
+export const SPILL_AT = 16_384;
+export const SPILL_KEEP = 4_096;
+
 export class FileParser {
   private readonly id: FileIdentity;
   private readonly facts: FileFacts;
@@ -118,9 +139,16 @@ export class FileParser {
   private readonly merged = new Map<string, Observation>();
   /** v1.x inline sidechains: uuid → chain id of its root */
   private readonly sidechainOf = new Map<string, string>();
+  private readonly spill: Spill | undefined;
+  private readonly spillAt: number;
+  private readonly spillKeep: number;
 
-  constructor(id: FileIdentity, state?: ParserState) {
+  /** `spill`, `spillAt`, `spillKeep`: see SPILL_AT (tests make them small). */
+  constructor(id: FileIdentity, state?: ParserState, spill?: Spill, spillAt = SPILL_AT, spillKeep = SPILL_KEEP) {
     this.id = id;
+    this.spill = spill;
+    this.spillAt = spillAt;
+    this.spillKeep = Math.min(spillKeep, spillAt - 1);
     if (state) {
       for (const c of state.chains) this.chains.set(c.chainId, { ...c, pending: [] });
       for (const [k, v] of state.sidechainOf) this.sidechainOf.set(k, v);
@@ -148,6 +176,7 @@ export class FileParser {
   skip(line: number, reason: SkipReason, detail: string): void {
     this.facts.lines = Math.max(this.facts.lines, line);
     this.facts.skipped.push({ fileId: this.id.fileId, line, reason, detail: detail.slice(0, 200) });
+    if (this.spill) this.spillIfFull();
   }
 
   /** Counts a line that was only looked at for its type (not needed beyond the count). */
@@ -189,6 +218,50 @@ export class FileParser {
         if (subtype === 'agent_progress' && data) this.progressCopy(lineNo, data, sessionId, t);
         break;
     }
+    if (this.spill) this.spillIfFull();
+  }
+
+  /**
+   * Hands the spill what this parser is done with once it holds `spillAt` observations or rows of
+   * its other lists: the oldest observations (all but `spillKeep`) and every row of the others.
+   * Example: at 16,384 observations, the first 12,288 go, in the order they were first seen.
+   */
+  private spillIfFull(): void {
+    const f = this.facts;
+    const listed = f.attachments.length + f.spawns.length + f.links.length + f.sidechainRoots.length + f.events.length + f.skipped.length;
+    if (this.merged.size < this.spillAt && listed < this.spillAt) return;
+    const observations: Observation[] = [];
+    if (this.merged.size >= this.spillAt) {
+      let n = this.merged.size - this.spillKeep;
+      for (const [k, o] of this.merged) {
+        if (n-- === 0) break;
+        observations.push(o);
+        this.merged.delete(k);
+      }
+    }
+    this.spill!({
+      fileId: f.fileId,
+      sessionId: f.sessionId,
+      cwd: f.cwd,
+      lines: f.lines,
+      observations,
+      chains: [],
+      spawns: f.spawns,
+      links: f.links,
+      sidechainRoots: f.sidechainRoots,
+      attachments: f.attachments,
+      events: f.events,
+      lineCounts: new Map(),
+      skipped: f.skipped,
+      synthetic: 0,
+      state: { chains: [], sidechainOf: [] },
+    });
+    f.spawns = [];
+    f.links = [];
+    f.sidechainRoots = [];
+    f.attachments = [];
+    f.events = [];
+    f.skipped = [];
   }
 
   /** What a later read of the same file's appended bytes needs to go on where this one stopped. */

@@ -38,7 +38,7 @@ export interface IngestOptions {
   rebuild?: boolean;
   prices: PriceTable;
   workers?: number;
-  read?: Pick<ReadOptions, 'chunkSize' | 'streamAbove'>;
+  read?: Pick<ReadOptions, 'chunkSize' | 'streamAbove' | 'spillAt' | 'spillKeep'>;
   /** called as files finish (files done, files to read, bytes read, bytes to read) */
   progress?: (p: { files: number; filesTotal: number; bytes: number; bytesTotal: number }) => void;
   /** how long to wait for another process that holds the store (default 0: fail at once) */

@@ -174,18 +174,37 @@ export type StartWorker = (options: WorkerOptions) => Worker;
 /**
  * Reads one task; its rows go to `staged` when given, with its `files` row, else into the
  * message. A failure to write the stage is thrown (the run's problem); only reading the file
- * gives an error message.
+ * gives an error message. A staged read hands its rows on as the parser is done with them (so a
+ * transcript of a million requests is not held whole), and takes them back if the file then
+ * fails: the stage holds a file's rows only with its `files` row. (`read`: tests stand in one
+ * that fails half-way.)
  */
-export function readOne(task: ReadTask, staged: StagedRows | null = null): WorkerMessage {
+export function readOne(task: ReadTask, staged: StagedRows | null = null, read = readTranscriptSync): WorkerMessage {
   let result: ReadResult;
   let columns: FactColumns;
+  const mark = staged?.mark();
+  let stageError: { err: unknown } | null = null;
+  const spill = staged
+    ? (f: FileFacts) => {
+        try {
+          staged.facts(encodeFacts(f));
+        } catch (err) {
+          stageError ??= { err };
+          throw err;
+        }
+      }
+    : undefined;
   try {
-    result = readTranscriptSync(task.path, task.id, task.opts);
+    result = read(task.path, task.id, task.opts, spill);
     columns = encodeFacts(result.facts);
   } catch (err) {
+    if (stageError) throw (stageError as { err: unknown }).err;
+    if (staged && mark) staged.rollback(mark);
     const e = err as NodeJS.ErrnoException;
     return { seq: task.seq, error: { code: e.code ?? null, message: e.message } };
   }
+  // a spill that failed inside a line the reader then skipped
+  if (stageError) throw (stageError as { err: unknown }).err;
   if (staged) {
     if (!task.file) throw new Error(`a staged read needs its file's context: ${task.path}`);
     staged.facts(columns);

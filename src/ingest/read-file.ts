@@ -13,13 +13,19 @@
  * close cost ~1.5 s of CPU, the sync calls ~0.25 s. One buffer per thread is kept between files.
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { FileParser, type FileFacts, type FileIdentity, type ParserState } from './file-parser.js';
+import { FileParser, type FileFacts, type FileIdentity, type ParserState, type Spill } from './file-parser.js';
 import { fingerprintFd } from './fingerprint.js';
 import { LINE_SCHEMA, type Line } from './line.js';
 import { ProjectionError, projectLine } from './project.js';
 import { StreamProjector } from './stream-project.js';
 
-export const DEFAULT_CHUNK = 64 * 1024 * 1024;
+/**
+ * A file larger than this is read in pieces of this size. With 64 MiB pieces, one 700 MB
+ * transcript read on the main thread peaked ~50 MiB higher (BENCHMARKS.md, Memory, session 27).
+ * Lines longer than a piece are streamed (stream-project.ts) whatever its size, and the reading's
+ * speed did not depend on it (256 KB pieces: Cold, session 20).
+ */
+export const DEFAULT_CHUNK = 16 * 1024 * 1024;
 
 export interface ReadOptions {
   /** byte offset to start at (the end of the last complete line read before) */
@@ -31,6 +37,9 @@ export interface ReadOptions {
   streamAbove?: number;
   /** the parser state saved when the file was last read (for an appended read) */
   state?: ParserState;
+  /** with a spill: FileParser's thresholds (default SPILL_AT, SPILL_KEEP; tests make them small) */
+  spillAt?: number;
+  spillKeep?: number;
 }
 
 export interface ReadResult {
@@ -63,10 +72,14 @@ export async function readTranscript(path: string, id: FileIdentity, opts: ReadO
   return readTranscriptSync(path, id, opts);
 }
 
-export function readTranscriptSync(path: string, id: FileIdentity, opts: ReadOptions = {}): ReadResult {
+/**
+ * With `spill`, facts the parser is done with are handed to it as the file is read (FileParser),
+ * and the result's facts are the rest; without, the result holds them all.
+ */
+export function readTranscriptSync(path: string, id: FileIdentity, opts: ReadOptions = {}, spill?: Spill): ReadResult {
   const chunkSize = opts.chunkSize ?? DEFAULT_CHUNK;
   const streamAbove = opts.streamAbove ?? chunkSize;
-  const parser = new FileParser(id, opts.state);
+  const parser = new FileParser(id, opts.state, spill, opts.spillAt, opts.spillKeep);
   const fd = openSync(path, 'r');
   try {
     const st = fstatSync(fd);

@@ -6,7 +6,7 @@
  * projection equals projectLine's for any line both can read.
  *
  * Example: a 300 MB `user` line whose tool_result text is one giant string streams through in
- * 64 MB pieces; the result holds `type`, `message.content[0].type` = "tool_result" and
+ * 16 MB pieces; the result holds `type`, `message.content[0].type` = "tool_result" and
  * `toolUseResult`, never the text.
  */
 import { StringDecoder } from 'node:string_decoder';

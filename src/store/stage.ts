@@ -10,7 +10,7 @@
  * Example: a stage directory after a run on two workers holds observations.w0.csv,
  * observations.w1.csv, files.writer.csv, …; `observations.*.csv` are loaded into `observations`.
  */
-import { closeSync, openSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, ftruncateSync, openSync, renameSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { type ColumnKind, FACT_COLUMNS, type FactColumns, type FactTable, type TableColumns } from './fact-columns.js';
 import { storedParserState } from '../ingest/file-parser.js';
@@ -85,7 +85,7 @@ export class CsvFile {
     if (this.at + most > WRITE_BYTES) this.flush();
     let bytes: number;
     if (most > WRITE_BYTES) {
-      bytes = writeSync(this.fd, row);
+      bytes = writeSync(this.fd, row, this.written);
       this.written += bytes;
     } else {
       bytes = this.buf.write(row, this.at, 'utf8');
@@ -95,8 +95,26 @@ export class CsvFile {
   }
 
   private flush(): void {
-    if (this.at > 0) this.written += writeSync(this.fd, this.buf, 0, this.at);
+    if (this.at > 0) this.written += writeSync(this.fd, this.buf, 0, this.at, this.written);
     this.at = 0;
+  }
+
+  /** Bytes of rows so far, written or buffered: a mark to truncate back to. */
+  position(): number {
+    return this.written + this.at;
+  }
+
+  /**
+   * Drops the rows after `pos` (a position() taken before them). The longest row is not taken
+   * back: the loader may then make room for a row that is gone, which costs nothing.
+   */
+  truncate(pos: number): void {
+    if (pos >= this.written) this.at = pos - this.written;
+    else {
+      ftruncateSync(this.fd, pos);
+      this.written = pos;
+      this.at = 0;
+    }
   }
 
   close(): void {
@@ -136,6 +154,16 @@ export class StagedRows {
   /** One file's facts (encodeFacts). */
   facts(c: FactColumns): void {
     for (const t of Object.keys(c) as FactTable[]) this.add(t, c[t]!);
+  }
+
+  /** Where each table's rows end now, to take back what follows (rollback). */
+  mark(): Map<StagedTable, number> {
+    return new Map([...this.open].map(([t, f]) => [t, f.position()]));
+  }
+
+  /** Drops every row added since `mark` was taken. */
+  rollback(mark: Map<StagedTable, number>): void {
+    for (const [t, f] of this.open) f.truncate(mark.get(t) ?? 0);
   }
 
   /** One `files` row. */

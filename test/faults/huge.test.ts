@@ -13,7 +13,7 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { approx, assistant, freeBytes, opusWeight, removeDir, skipsByReason, summary, tempDir, tokens, usage, user, writeLog } from './helpers.js';
 
-/** Bytes of the one giant line (above the reader's 64 MiB chunk, so it takes the streaming path). */
+/** Bytes of the one giant line (above the reader's 16 MiB chunk, so it takes the streaming path). */
 const LINE_BYTES = 300 * 1024 * 1024;
 /** Bytes of the one giant transcript. */
 const FILE_BYTES = 2.5e9;
