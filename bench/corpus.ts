@@ -11,7 +11,7 @@
  * `req_011C…` → `req_c3x011C…`, `"timestamp":"2026-02-12T…"` → `"2026-02-15T…"`.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 
@@ -68,6 +68,50 @@ export function ensureCorpus(repo: string, name: string, targetBytes: number, lo
   const corpus: Corpus = { name, root, files, bytes, source };
   writeFileSync(manifest, JSON.stringify(corpus));
   log(`  ${files.length} files, ${(bytes / 1e6).toFixed(0)} MB in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  return corpus;
+}
+
+/**
+ * One long session in one transcript of about `targetBytes` (ccusage users reported crashes on
+ * 500 – 700 MB files): the largest main transcript of `base`, its lines written again and again
+ * with fresh message, request and line ids (rewriteIds, rewriteCopy's ids) under the same session
+ * id, each copy later than the last by the source's span plus a minute. Cached like the corpora.
+ * Example: from a 219 KB transcript, 700 MB is 3,184 copies, ~274,000 requests.
+ */
+export function ensureOneFile(base: Corpus, targetBytes: number, log: (s: string) => void): Corpus {
+  const name = `one-${Math.round(targetBytes / 1e6)}mb`;
+  const root = join(benchDir(), `${name}-from-${base.name}-${base.source.replace('@', '-')}`);
+  const manifest = join(root, 'manifest.json');
+  if (existsSync(manifest)) return JSON.parse(readFileSync(manifest, 'utf8')) as Corpus;
+  rmSync(root, { recursive: true, force: true });
+  const t0 = performance.now();
+  // main transcripts sit right under their project directory: projects/<project>/<session>.jsonl
+  const mains = base.files.filter((f) => relative(join(base.root, 'projects'), f).split('/').length === 2);
+  const source = mains.map((f) => ({ f, size: statSync(f).size })).sort((a, b) => b.size - a.size || (a.f < b.f ? -1 : 1))[0].f;
+  const text = readFileSync(source, 'utf8');
+  const session = /"sessionId":"([^"]+)"/.exec(text)?.[1] ?? 'one-file';
+  const times = [...text.matchAll(TIMESTAMP)].map((m) => Date.parse(m[1]));
+  const step = Math.max(...times) - Math.min(...times) + 60_000;
+  const out = join(root, 'projects', '-home-USER-one-long-session', `${session}.jsonl`);
+  mkdirSync(dirname(out), { recursive: true });
+  log(`generating ${name} corpus: copies of ${relative(base.root, source)} in one session`);
+  const fd = openSync(out, 'w');
+  let bytes = 0;
+  try {
+    for (let k = 0; bytes < targetBytes; k++) {
+      const copy = rewriteIds(text, k + 1)
+        .replaceAll(rewriteIds(session, k + 1), session)
+        .replaceAll('"msg_', `"msg_c${k}x`)
+        .replaceAll('"req_', `"req_c${k}x`)
+        .replace(TIMESTAMP, (_m, ts: string) => `"timestamp":"${new Date(Date.parse(ts) + k * step).toISOString()}"`);
+      bytes += writeSync(fd, copy);
+    }
+  } finally {
+    closeSync(fd);
+  }
+  const corpus: Corpus = { name, root, files: [out], bytes, source: `one session from ${base.name}` };
+  writeFileSync(manifest, JSON.stringify(corpus));
+  log(`  1 file, ${(bytes / 1e6).toFixed(0)} MB in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   return corpus;
 }
 

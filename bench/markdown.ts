@@ -69,7 +69,7 @@ export function render(o: Outcome): string {
   lines.push(`Machine: ${o.machine.cpu}, ${o.machine.cores} cores, ${o.machine.memGiB} GiB RAM, ${o.machine.os} (Linux ${o.machine.kernel}).`);
   lines.push(`1-minute load average: ${o.loadBefore.toFixed(1)} before, ${o.loadAfter.toFixed(1)} after (other work on the machine inflates wall times; CPU time is less affected).`);
   lines.push(`Versions: ${Object.entries(o.versions).map(([k, v]) => `${k} ${v}`).join(', ')}.`);
-  lines.push(`Corpora: ${o.corpora.map((c) => `${c.name} = ${c.files} files, ${(c.bytes / 1e6).toFixed(0)} MB (${c.source})`).join('; ')}. Files are in the page cache (each run reads them hot).`);
+  lines.push(`Corpora: ${o.corpora.map((c) => `${c.name} = ${c.files} file${c.files === 1 ? '' : 's'}, ${(c.bytes / 1e6).toFixed(0)} MB (${c.source})`).join('; ')}. Files are in the page cache (each run reads them hot).`);
   lines.push('');
   lines.push('| scenario | corpus | cachelens wall | cachelens CPU | cachelens peak RSS | ccusage wall | ccusage peak RSS | cat wall | cachelens ÷ ccusage | cachelens ÷ cat |');
   lines.push('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|');

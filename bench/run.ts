@@ -5,7 +5,8 @@
  *                   ─▶ replays ─▶ totals check ─▶ table on stdout and in BENCHMARKS.md
  *
  * Options: --runs N (default 3), --sizes 100mb,1gb (default), --big (adds 10gb, 1 run),
- * --no-write (leave BENCHMARKS.md alone). Corpora and scratch stores live in
+ * --no-one-file (leave out the corpus of one 700 MB transcript), --no-write (leave BENCHMARKS.md
+ * alone). Corpora and scratch stores live in
  * $TMPDIR/cachelens-bench (CACHELENS_BENCH_DIR overrides $TMPDIR).
  */
 import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -13,7 +14,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { appendRound, pickOnePercent, remember, restore } from './append.js';
 import { sharedIds } from './collisions.js';
-import { type Corpus, benchDir, ensureCorpus, listJsonl } from './corpus.js';
+import { type Corpus, benchDir, ensureCorpus, ensureOneFile, listJsonl } from './corpus.js';
 import { load, machine } from './machine.js';
 import { type Outcome, type Row, type Target, render, secs, mib, writeBenchmarks } from './markdown.js';
 import { type Cmd, type Run, type Series, hasGnuTime, runOnce, summarize } from './measure.js';
@@ -21,22 +22,26 @@ import { compareTotals } from './totals.js';
 import { type Tools, cachelensReport, cachelensSummary, catAll, ccusageDaily, channelReplay, findTools, sessionReplay, versions } from './tools.js';
 
 const SIZES: Record<string, number> = { '100mb': 100e6, '1gb': 1e9, '10gb': 10e9 };
+/** The corpus of one transcript (ensureOneFile), made from the 1 GB corpus's (else the last size's). */
+const ONE_FILE_BYTES = 700e6;
 
 interface Args {
   runs: number;
   sizes: string[];
+  oneFile: boolean;
   write: boolean;
 }
 
 function parseArgs(argv: string[]): Args {
-  const a: Args = { runs: 3, sizes: ['100mb', '1gb'], write: true };
+  const a: Args = { runs: 3, sizes: ['100mb', '1gb'], oneFile: true, write: true };
   for (let i = 0; i < argv.length; i++) {
     const k = argv[i];
     if (k === '--runs') a.runs = Math.max(1, Number(argv[++i]));
     else if (k === '--sizes') a.sizes = argv[++i].split(',');
     else if (k === '--big') a.sizes.push('10gb');
+    else if (k === '--no-one-file') a.oneFile = false;
     else if (k === '--no-write') a.write = false;
-    else throw new Error(`unknown option ${k} (use --runs N, --sizes 100mb,1gb, --big, --no-write)`);
+    else throw new Error(`unknown option ${k} (use --runs N, --sizes 100mb,1gb, --big, --no-one-file, --no-write)`);
   }
   for (const s of a.sizes) if (!SIZES[s]) throw new Error(`unknown size ${s}: ${Object.keys(SIZES).join(', ')}`);
   return a;
@@ -139,6 +144,7 @@ async function main(): Promise<number> {
   if (!hasGnuTime()) log('warning: /usr/bin/time not found; peak RSS and CPU time will read 0');
   const t = findTools(repo);
   const corpora = args.sizes.map((s) => ensureCorpus(repo, s, SIZES[s], log));
+  if (args.oneFile) corpora.push(ensureOneFile(corpora.find((c) => c.name === '1gb') ?? corpora[corpora.length - 1], ONE_FILE_BYTES, log));
   const loadBefore = load();
   const results = new Map<string, CorpusResult>();
   for (const c of corpora) results.set(c.name, await benchCorpus(t, c, c.name === '10gb' ? 1 : args.runs, scratch));
