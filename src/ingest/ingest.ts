@@ -321,7 +321,10 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
     }
 
     const changedIds = [...full.map((x) => x.id), ...appends.map((a) => a.row.fileId), ...metas.map((m) => m.id), ...retired];
-    const few = changed && !!lastDerivedFor && (await store.getMeta('derived_prices')) === pricesKey && (await fewChanged(store, scope, changedIds, opts.touchedShare ?? 0.25));
+    // how many files' facts change: an appended file counts as the share of its bytes that is new
+    const changedWeight = full.length + metas.length + retired.length + appends.reduce((s, a) => s + (a.f.size - a.row.readTo) / Math.max(1, a.f.size), 0);
+    const few =
+      changed && !!lastDerivedFor && (await store.getMeta('derived_prices')) === pricesKey && (await fewChanged(store, scope, changedIds, changedWeight, opts.touchedShare ?? 0.25));
     const touched = few !== false;
     stats.derived = touched ? 'touched' : 'all';
 
@@ -331,7 +334,10 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
     let staging = false;
     try {
       if (touched) {
-        await store.touchFiles(changedIds);
+        await store.touchFiles(
+          [...full.map((x) => x.id), ...metas.map((m) => m.id), ...retired],
+          appends.map((a) => ({ fileId: a.row.fileId, lines: a.row.lines })),
+        );
         await store.noteTouched();
       }
       await store.deleteFacts(retired, true);
@@ -460,6 +466,8 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
         releaseHeap();
       });
       staging = false; // the staged files are loaded (and removed): later failures are not theirs
+      // what a failed appended read held is noted before it goes (its row is gone: read again, then)
+      if (touched && failed.length > 0) await store.noteTouched();
       await store.deleteFacts(failed, true);
       if (touched) await store.noteTouched();
       // The facts are committed first and de-duplicated in a second transaction: over uncommitted
@@ -540,11 +548,14 @@ function stagingFailure(err: unknown, dbPath: string): unknown {
  * Whether re-deriving only what the changed files touch is both exact and worth it: the derived
  * tables are those of the last scope, every file that entered or left the scope is among the
  * changed ones (files of other roots left the scope otherwise: derive all), and they are few
- * (a quarter of the scope or more, e.g. a first run, is derived faster as a whole). When it is,
- * 'same scope' says no file entered or left it (an append run's usual case).
+ * (a quarter of the scope or more, e.g. a first run, is derived faster as a whole). `weight`
+ * counts the changed files, an appended one as the share of its bytes that is new (Store.noteTouched
+ * notes only the requests its new lines name): one response appended to the only transcript, a
+ * session of 274,000 requests, derived all of them again (BENCHMARKS.md, Append, session 27).
+ * When it is, 'same scope' says no file entered or left it (an append run's usual case).
  */
-async function fewChanged(store: Store, scope: number[], changedIds: number[], share: number): Promise<false | 'few' | 'same scope'> {
-  if (changedIds.length > share * scope.length) return false;
+async function fewChanged(store: Store, scope: number[], changedIds: number[], weight: number, share: number): Promise<false | 'few' | 'same scope'> {
+  if (weight > share * scope.length) return false;
   const before = await store.derivedScope();
   const now = Int32Array.from(scope).sort();
   const changed = new Set(changedIds);

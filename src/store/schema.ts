@@ -145,11 +145,12 @@ DROP TABLE request_groups;
 /**
  * Re-derives only the requests in the temp table `touched (key)`: they are computed again from
  * every copy in scope, and the stored rows that differ from what they derive to now are replaced
- * (rows of keys gone are deleted, new keys added). What an ingest touches is the keys of every
- * observation its changed files held before and hold now, and every request of the sessions those
- * files belong to (a session's project comes from its main transcript).
- * Example: appending 10 lines to one transcript of 1 GB of logs re-derives ~10 requests' keys plus
- * that session's requests, not the 150,000 others, and writes only the rows that changed.
+ * (rows of keys gone are deleted, new keys added). What an ingest touches (Store.noteTouched) is
+ * the keys of every observation the files it reads again, retires or adds held before and hold
+ * now, with every request of their sessions (a session's project comes from its main
+ * transcript), and the keys an appended file's new lines name.
+ * Example: appending 10 lines to one transcript of 1 GB of logs re-derives those ~10 requests,
+ * not the 150,000 others, and writes only the rows that changed.
  *
  * Writing only changed rows keeps the write-ahead log small: rewriting every touched row put ~3.3 MB
  * in it per append run on 1 GB, so each run passed the 4 MiB checkpoint threshold (store.ts) and

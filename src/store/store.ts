@@ -512,7 +512,7 @@ export class Store {
       const sessionsOfTouched = `INSERT INTO touched_sessions SELECT DISTINCT session_id FROM requests WHERE key IN (SELECT key FROM touched) AND session_id IS NOT NULL;`;
       await meanwhile(
         this.run(`CREATE OR REPLACE TEMP TABLE touched AS
-        SELECT key FROM touched_keys UNION SELECT key FROM requests WHERE session_id IN (SELECT session_id FROM touched_sessions);
+        SELECT key FROM touched_keys UNION SELECT key FROM requests WHERE session_id IN (SELECT session_id FROM project_sessions);
         ${sessionsOfTouched} ${DERIVE_TOUCHED_REQUESTS} ${sessionsOfTouched} ${DERIVE_TOUCHED_CHAINS}`),
         opts.whileDeriving,
       );
@@ -523,29 +523,53 @@ export class Store {
     await this.run(DERIVE_CHAINS);
   }
 
-  /** The file ids whose facts this ingest changes; noteTouched then records what they hold. */
-  async touchFiles(fileIds: number[]): Promise<void> {
-    await this.run(`CREATE OR REPLACE TEMP TABLE changed_files AS SELECT unnest(${intList(fileIds)}) AS file_id`);
+  /**
+   * The files whose facts this ingest changes; noteTouched then records what they hold. `whole`
+   * are read again, retired or new; `appended` keep their facts and gain lines after `lines`.
+   */
+  async touchFiles(whole: number[], appended: { fileId: number; lines: number }[] = []): Promise<void> {
+    const ids = [...whole, ...appended.map((a) => a.fileId)];
+    const after = [...whole.map(() => 0), ...appended.map((a) => a.lines)];
+    // after_line: the observations of a file that may change are those past it (0: all of them)
+    await this.run(`CREATE OR REPLACE TEMP TABLE changed_files AS SELECT unnest(${intList(ids)}) AS file_id, unnest(${intList(after)}) AS after_line`);
+    // what an appended file's row said before, to tell whether its project or session changes
+    await this.run(`CREATE OR REPLACE TEMP TABLE appended_rows AS
+      SELECT file_id, project, session_id FROM files WHERE file_id IN (SELECT file_id FROM changed_files WHERE after_line > 0)`);
     await this.run(`CREATE OR REPLACE TEMP TABLE touched_keys (key VARCHAR)`);
     await this.run(`CREATE OR REPLACE TEMP TABLE touched_sessions (session_id VARCHAR)`);
+    await this.run(`CREATE OR REPLACE TEMP TABLE project_sessions (session_id VARCHAR)`);
   }
 
   /**
    * Notes the request keys and sessions the changed files hold now: called before their facts are
    * deleted and again after the new ones are written, so both what went and what came are re-derived.
    * A file's sessions are those of its requests, chains, spawns and agent links (a transcript of only
-   * user lines has chains but no request), and of its row.
+   * user lines has chains but no request), and of its row: their chains are derived again.
+   *
+   * Every request of a session is derived again only where its project may change (a request
+   * takes its session's project, from the session's main transcript): the sessions of the files
+   * read again, retired or new, and of appended files whose row now names another project or
+   * session (or is gone: a read that failed), which count as read again from then on. An appended
+   * file otherwise changes only the requests its new lines name: appending one response to a
+   * session of 274,000 requests derived all of them again (BENCHMARKS.md, Append, session 27).
    */
   async noteTouched(): Promise<void> {
-    await this.run(`INSERT INTO touched_keys SELECT DISTINCT key FROM observations WHERE file_id IN (SELECT file_id FROM changed_files)`);
-    await this.run(`INSERT INTO touched_sessions
-      SELECT DISTINCT session_id FROM observations WHERE file_id IN (SELECT file_id FROM changed_files) AND session_id IS NOT NULL
-      UNION SELECT DISTINCT session_id FROM files WHERE file_id IN (SELECT file_id FROM changed_files) AND session_id IS NOT NULL
-      UNION SELECT DISTINCT session_id FROM chain_facts WHERE file_id IN (SELECT file_id FROM changed_files) AND session_id IS NOT NULL
-      UNION SELECT DISTINCT session_id FROM spawns WHERE file_id IN (SELECT file_id FROM changed_files) AND session_id IS NOT NULL
-      UNION SELECT DISTINCT session_id FROM agent_links WHERE file_id IN (SELECT file_id FROM changed_files) AND session_id IS NOT NULL
-      UNION SELECT DISTINCT c.session_id FROM sidechain_roots r JOIN chain_facts c USING (chain_id)
-        WHERE r.prompt_hash IN (SELECT prompt_hash FROM spawns WHERE file_id IN (SELECT file_id FROM changed_files))`);
+    await this.run(`UPDATE changed_files SET after_line = 0 WHERE after_line > 0 AND file_id IN (
+      SELECT a.file_id FROM appended_rows a LEFT JOIN files f USING (file_id)
+      WHERE f.file_id IS NULL OR f.project IS DISTINCT FROM a.project OR f.session_id IS DISTINCT FROM a.session_id)`);
+    await this.run(`INSERT INTO project_sessions SELECT session_id FROM appended_rows
+      WHERE session_id IS NOT NULL AND file_id IN (SELECT file_id FROM changed_files WHERE after_line = 0)`);
+    await this.run(`INSERT INTO touched_keys SELECT DISTINCT o.key FROM observations o JOIN changed_files c ON o.file_id = c.file_id AND o.line > c.after_line`);
+    await this.run(`CREATE OR REPLACE TEMP TABLE noted_sessions AS
+      SELECT DISTINCT session_id, file_id FROM observations WHERE file_id IN (SELECT file_id FROM changed_files) AND session_id IS NOT NULL
+      UNION SELECT session_id, file_id FROM files WHERE file_id IN (SELECT file_id FROM changed_files) AND session_id IS NOT NULL
+      UNION SELECT session_id, file_id FROM chain_facts WHERE file_id IN (SELECT file_id FROM changed_files) AND session_id IS NOT NULL
+      UNION SELECT session_id, file_id FROM spawns WHERE file_id IN (SELECT file_id FROM changed_files) AND session_id IS NOT NULL
+      UNION SELECT session_id, file_id FROM agent_links WHERE file_id IN (SELECT file_id FROM changed_files) AND session_id IS NOT NULL
+      UNION SELECT c.session_id, s.file_id FROM sidechain_roots r JOIN chain_facts c USING (chain_id) JOIN spawns s ON s.prompt_hash = r.prompt_hash
+        WHERE s.file_id IN (SELECT file_id FROM changed_files)`);
+    await this.run(`INSERT INTO touched_sessions SELECT DISTINCT session_id FROM noted_sessions`);
+    await this.run(`INSERT INTO project_sessions SELECT DISTINCT session_id FROM noted_sessions JOIN changed_files USING (file_id) WHERE after_line = 0`);
   }
 
   /**

@@ -224,7 +224,7 @@ test('a warm summary is answered from remembered results, which a changed file o
   assert.ok(Math.abs(repriced.s.totals.usd! - 2 * grown.s.totals.usd!) < 1e-6, `${repriced.s.totals.usd} is twice ${grown.s.totals.usd}`);
 });
 
-test('an append re-derives its session but writes only the requests and chains that changed', async () => {
+test('an append re-derives its session’s chains but writes only the requests and chains that changed', async () => {
   const root = corpus([CONDENSE]);
   const file = path.join(root, CONDENSE_61);
   const bytes = readFileSync(file);
@@ -554,4 +554,89 @@ test("a request whose best copy moves to another session's file moves its count 
   writeFileSync(b, lines([user('hi', { session: 's2' }), assistant({ session: 's2', msg: 'msg_b1', usage: usage(1, 2, 30, 400) })]));
   assert.deepEqual(await counts(), { derived: 'touched', shared: 's1', chains: ['s1 1', 's2 1'] });
   assert.deepEqual((await runAndDump([root], db)).dump, (await runAndDump([root], path.join(tmp(), 'r2.duckdb'))).dump);
+});
+
+/** A transcript of `session` under root's projects/-work-app; returns its path. */
+function transcript(root: string, session: string, xs: string[]): string {
+  const file = path.join(root, 'projects', '-work-app', `${session}.jsonl`);
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, xs.map((l) => `${l}\n`).join(''));
+  return file;
+}
+
+/** The run's derive and the message ids it derived again (`touched`, which Store.derive leaves). */
+async function derivedAgain(r: Awaited<ReturnType<typeof run>>): Promise<{ derived: string; msgs: string[] }> {
+  try {
+    const msgs = r.stats.derived === 'touched' ? await r.store.all(`SELECT split_part(key, chr(0), 1) AS msg FROM touched ORDER BY 1`) : [];
+    return { derived: r.stats.derived, msgs: msgs.map((x) => String(x.msg)) };
+  } finally {
+    r.store.close();
+  }
+}
+
+test("an append derives only the requests its new lines name, even to a scope's only transcript", async () => {
+  const root = tmp('cachelens-logs-');
+  const session = '33333333-3333-4333-8333-333333333333';
+  const reply = (msg: string, s: number) => assistant({ session, msg, t: `2025-03-01T10:00:0${s}.000Z`, cwd: '/work/app', usage: usage(1, 2, 30, 400) });
+  const file = transcript(root, session, [user('go', { session, cwd: '/work/app' }), reply('msg_1', 1), reply('msg_2', 2), reply('msg_3', 3)]);
+  const db = path.join(tmp(), 's.duckdb');
+  // the default share: one file is the whole scope, but one response is not the whole file
+  const runShared = () => ingest({ paths: [root], dbPath: db, prices, workers: 1 });
+  assert.deepEqual(await derivedAgain(await runShared()), { derived: 'all', msgs: [] });
+  appendFileSync(file, `${reply('msg_4', 4)}\n`);
+  assert.deepEqual(await derivedAgain(await runShared()), { derived: 'touched', msgs: ['msg_4'] });
+  // a copy of an earlier response: that request is derived again, with both copies
+  appendFileSync(file, `${assistant({ session, msg: 'msg_2', t: '2025-03-01T10:00:05.000Z', cwd: '/work/app', usage: usage(1, 9, 30, 400) })}\n`);
+  assert.deepEqual(await derivedAgain(await runShared()), { derived: 'touched', msgs: ['msg_2'] });
+  assert.deepEqual((await runAndDump([root], db)).dump, (await runAndDump([root], path.join(tmp(), 'r.duckdb'))).dump);
+});
+
+test("an append that gives a transcript its first working directory derives its session's requests again", async () => {
+  // no line names a cwd at first: the file's project is its directory's (-work-app: /work/app);
+  // then one does
+  const root = tmp('cachelens-logs-');
+  const session = '44444444-4444-4444-8444-444444444444';
+  const other = '55555555-5555-4555-8555-555555555555';
+  const reply = (s: string, msg: string, t: number, cwd?: string) => assistant({ session: s, msg, t: `2025-03-01T10:00:0${t}.000Z`, cwd, usage: usage(1, 2, 30, 400) });
+  const file = transcript(root, session, [reply(session, 'msg_a', 1), reply(session, 'msg_b', 2)]);
+  transcript(root, other, [user('go', { session: other, cwd: '/work/app' }), reply(other, 'msg_other', 1, '/work/app')]);
+  const db = path.join(tmp(), 's.duckdb');
+  const projects = async () => {
+    const r = await run([root], db);
+    const rows = await r.store.all(`SELECT split_part(key, chr(0), 1) AS msg, project FROM requests ORDER BY 1`);
+    return { ...(await derivedAgain(r)), projects: rows.map((x) => `${x.msg} ${x.project}`) };
+  };
+  assert.deepEqual((await projects()).projects, ['msg_a /work/app', 'msg_b /work/app', 'msg_other /work/app']);
+  appendFileSync(file, `${user('more', { session, cwd: '/work/elsewhere' })}\n${reply(session, 'msg_c', 3, '/work/elsewhere')}\n`);
+  assert.deepEqual(await projects(), {
+    derived: 'touched',
+    msgs: ['msg_a', 'msg_b', 'msg_c'],
+    projects: ['msg_a /work/elsewhere', 'msg_b /work/elsewhere', 'msg_c /work/elsewhere', 'msg_other /work/app'],
+  });
+  assert.deepEqual((await runAndDump([root], db)).dump, (await runAndDump([root], path.join(tmp(), 'r.duckdb'))).dump);
+});
+
+test('an appended transcript that cannot be read when its turn comes leaves none of its requests', async () => {
+  // both grow; the second is deleted once the first has been read (between the walk and its read)
+  const root = tmp('cachelens-logs-');
+  const [s1, s2] = ['11111111-1111-4111-8111-111111111111', '22222222-2222-4222-8222-222222222222'];
+  const reply = (s: string, msg: string, t: number) => assistant({ session: s, msg, t: `2025-03-01T10:00:0${t}.000Z`, cwd: '/work/app', usage: usage(1, 2, 30, 400) });
+  const first = transcript(root, s1, [user('go', { session: s1, cwd: '/work/app' }), reply(s1, 'msg_11', 1)]);
+  const second = transcript(root, s2, [user('go', { session: s2, cwd: '/work/app' }), reply(s2, 'msg_21', 1), reply(s2, 'msg_22', 2)]);
+  const db = path.join(tmp(), 's.duckdb');
+  (await run([root], db)).store.close();
+  appendFileSync(first, `${reply(s1, 'msg_12', 2)}\n`);
+  appendFileSync(second, `${reply(s2, 'msg_23', 3)}\n`);
+  let reads = 0;
+  const r = await ingest({ paths: [root], dbPath: db, prices, workers: 1, touchedShare: 1, progress: () => void (reads++ === 0 && rmSync(second)) });
+  try {
+    assert.equal(r.stats.derived, 'touched');
+    const msgs = await r.store.all(`SELECT split_part(key, chr(0), 1) AS msg FROM requests ORDER BY 1`);
+    assert.deepEqual(msgs.map((x) => x.msg), ['msg_11', 'msg_12']);
+  } finally {
+    r.store.close();
+  }
+  // the store is the one a rebuild of what is left gives
+  const rebuilt = await runAndDump([root], path.join(tmp(), 'r.duckdb'));
+  assert.deepEqual((await runAndDump([root], db)).dump, rebuilt.dump);
 });
