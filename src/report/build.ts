@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { AnatomyAnalysis, chainDetail, type AnatomyChainRow, type AnatomyResult } from '../analyses/anatomy-summary.js';
+import { AnatomyAnalysis, type AnatomyChainRow, type AnatomyResult, type RoundRow, roundTotals } from '../analyses/anatomy-summary.js';
 import { blocks as blocksOf } from '../analyses/blocks.js';
 import type { ChainInput, WeightsFor } from '../analyses/chain.js';
 import { KeepaliveWhatIf, type KeepaliveResult } from '../analyses/keepalive.js';
@@ -172,8 +172,7 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
         const ranked = need(pass).top;
         const projectOf = await projectsOf(side, ranked.map((x) => x.row.session_id));
         return {
-          chains: ranked.map(({ row: c, chain }) => {
-            const detail = chainDetail(chain, { weightsFor });
+          chains: ranked.map(({ row: c, rounds }) => {
             return {
               chainId: c.chain_id,
               sessionId: c.session_id,
@@ -187,7 +186,7 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
               wasteUsd: c.waste_usd,
               hitRatio: c.hit_ratio ?? 0,
               repurchase: c.repurchase,
-              rounds: detail.by_round.map((r) => ({ round: r.round, read: r.read, write: r.write, rewrite: r.rewrite })),
+              rounds: rounds.map((r) => ({ round: r.round, read: r.read, write: r.write, rewrite: r.rewrite })),
             };
           }),
         };
@@ -292,8 +291,12 @@ interface ChainAnalyses {
   anatomy: AnatomyResult | Error;
   ttl: TtlResult | Error;
   keepalive: KeepaliveResult | Error;
-  /** the chains with the most waste (then weight, then id), at most TOP_CHAINS */
-  top: { row: AnatomyChainRow; chain: ChainInput }[];
+  /**
+   * the chains with the most waste (then weight, then id), at most TOP_CHAINS, with their sums per
+   * round (not the chains: one session of 274,000 requests held ~100 MB of them; BENCHMARKS.md,
+   * Report, session 27)
+   */
+  top: { row: AnatomyChainRow; rounds: RoundRow[] }[];
 }
 
 /**
@@ -318,7 +321,7 @@ async function analyseChains(store: Store, filters: Filters, weightsFor: Weights
     for (const chain of batch) {
       // an analysis that throws is its error from then on
       const [a, t, k] = [anatomy, ttl, keepalive];
-      if (!(a instanceof Error)) anatomy = attempt(() => (keepTop(top, a.add(chain), chain), a));
+      if (!(a instanceof Error)) anatomy = attempt(() => (keepTop(top, a.add(chain), () => roundTotals(chain, { weightsFor })), a));
       if (!(t instanceof Error)) ttl = attempt(() => (t.add(chain), t));
       if (!(k instanceof Error)) keepalive = attempt(() => (k.add(chain), k));
     }
@@ -336,12 +339,12 @@ function byWaste(a: AnatomyChainRow, b: AnatomyChainRow): number {
   return b.waste_weight - a.waste_weight || b.weight - a.weight || (a.chain_id < b.chain_id ? -1 : a.chain_id > b.chain_id ? 1 : 0);
 }
 
-/** Puts a chain among `top` if it ranks there (byWaste), keeping at most TOP_CHAINS. */
-function keepTop(top: ChainAnalyses['top'], row: AnatomyChainRow, chain: ChainInput): void {
+/** Puts a chain among `top` if it ranks there (byWaste), keeping at most TOP_CHAINS; `rounds` only then. */
+function keepTop(top: ChainAnalyses['top'], row: AnatomyChainRow, rounds: () => RoundRow[]): void {
   if (top.length === TOP_CHAINS && byWaste(row, top[top.length - 1]!.row) >= 0) return;
   let i = top.length;
   while (i > 0 && byWaste(row, top[i - 1]!.row) < 0) i--;
-  top.splice(i, 0, { row, chain });
+  top.splice(i, 0, { row, rounds: rounds() });
   if (top.length > TOP_CHAINS) top.pop();
 }
 

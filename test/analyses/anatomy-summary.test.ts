@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { analyzeAnatomy, chainDetail } from '../../src/analyses/anatomy-summary.js';
+import { analyzeAnatomy, chainDetail, roundTotals } from '../../src/analyses/anatomy-summary.js';
 import { detectRepurchase } from '../../src/analyses/repurchase.js';
 import { anatomizeChain } from '../../src/analyses/anatomy.js';
 import { chain, chainASpecs, MIN, near, SEC, weightsFor, type ReqSpec } from './helpers/fixtures.js';
@@ -202,4 +202,17 @@ test('chain detail: one row per request with gap, P, r, w, rewrite and class', (
   assert.equal(d.repurchase, false);
   const u = chainDetail(U, { weightsFor });
   assert.deepEqual(u.requests.map((q) => q.weight), [null, null]);
+});
+
+test('a chain’s sums per round without its rows (the report’s top chains) are its detail’s', () => {
+  const chains = [
+    A,
+    U,
+    chain('R', repurchaseSpecs),
+    chain('F', [repurchaseSpecs[0]!, { t: 10 * SEC, r: 133_800, w: 1_000, round: 1 }, { ...repurchaseSpecs[1]!, w: 132_000 }, repurchaseSpecs[2]!]),
+  ];
+  for (const c of chains) assert.deepEqual(roundTotals(c, { weightsFor }), chainDetail(c, { weightsFor }).by_round, c.chainId);
+  // U is unpriced: its rounds' weight is null, as in the detail
+  assert.deepEqual(roundTotals(U, { weightsFor }).map((r) => r.weight), chainDetail(U, { weightsFor }).by_round.map(() => null));
+  assert.deepEqual(roundTotals(chains[3]!, { weightsFor }).map((r) => [r.round, r.requests, r.rewrite]), [[1, 2, 0], [2, 1, 120_982], [3, 1, 132_008]]);
 });
