@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { AnatomyAnalysis, type AnatomyChainRow, type AnatomyResult, type RoundRow, roundTotals } from '../analyses/anatomy-summary.js';
 import { blocks as blocksOf } from '../analyses/blocks.js';
-import type { ChainInput, WeightsFor } from '../analyses/chain.js';
+import type { WeightsFor } from '../analyses/chain.js';
 import { KeepaliveWhatIf, type KeepaliveResult } from '../analyses/keepalive.js';
 import { streamChains } from '../analyses/load-chains.js';
 import { summary, type SummaryResult } from '../analyses/summary.js';
