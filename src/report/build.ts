@@ -293,8 +293,8 @@ interface ChainAnalyses {
   keepalive: KeepaliveResult | Error;
   /**
    * the chains with the most waste (then weight, then id), at most TOP_CHAINS, with their sums per
-   * round (not the chains: one session of 274,000 requests held ~100 MB of them; BENCHMARKS.md,
-   * Report, session 27)
+   * round, not the chains (one 700 MB session's four of 25,000 – 89,000 requests were held to the
+   * end; BENCHMARKS.md, Report, session 27)
    */
   top: { row: AnatomyChainRow; rounds: RoundRow[] }[];
 }
