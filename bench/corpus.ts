@@ -87,7 +87,9 @@ export function ensureOneFile(base: Corpus, targetBytes: number, log: (s: string
   const t0 = performance.now();
   // main transcripts sit right under their project directory: projects/<project>/<session>.jsonl
   const mains = base.files.filter((f) => relative(join(base.root, 'projects'), f).split('/').length === 2);
-  const source = mains.map((f) => ({ f, size: statSync(f).size })).sort((a, b) => b.size - a.size || (a.f < b.f ? -1 : 1))[0].f;
+  const largest = mains.map((f) => ({ f, size: statSync(f).size })).sort((a, b) => b.size - a.size || (a.f < b.f ? -1 : 1))[0];
+  if (!largest) throw new Error(`no main transcript in the ${base.name} corpus to make ${name} of`);
+  const source = largest.f;
   const text = readFileSync(source, 'utf8');
   const session = /"sessionId":"([^"]+)"/.exec(text)?.[1] ?? 'one-file';
   const times = [...text.matchAll(TIMESTAMP)].map((m) => Date.parse(m[1]));

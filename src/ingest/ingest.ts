@@ -548,11 +548,12 @@ function stagingFailure(err: unknown, dbPath: string): unknown {
  * Whether re-deriving only what the changed files touch is both exact and worth it: the derived
  * tables are those of the last scope, every file that entered or left the scope is among the
  * changed ones (files of other roots left the scope otherwise: derive all), and they are few
- * (a quarter of the scope or more, e.g. a first run, is derived faster as a whole). `weight`
- * counts the changed files, an appended one as the share of its bytes that is new (Store.noteTouched
- * notes only the requests its new lines name): one response appended to the only transcript, a
- * session of 274,000 requests, derived all of them again (BENCHMARKS.md, Append, session 27).
- * When it is, 'same scope' says no file entered or left it (an append run's usual case).
+ * (a quarter of the scope or more, e.g. a first run, is derived faster as a whole). When it is,
+ * 'same scope' says no file entered or left it (an append run's usual case).
+ * `weight` counts the changed files, an appended one as the share of its bytes that is new
+ * (Store.noteTouched notes only the requests its new lines name): counted whole, one response
+ * appended to the only transcript, a session of 274,000 requests, derived all of them again
+ * (BENCHMARKS.md, Append, session 27).
  */
 async function fewChanged(store: Store, scope: number[], changedIds: number[], weight: number, share: number): Promise<false | 'few' | 'same scope'> {
   if (weight > share * scope.length) return false;
