@@ -21,11 +21,18 @@ import { StreamProjector } from './stream-project.js';
 
 /**
  * A file larger than this is read in pieces of this size. With 64 MiB pieces, one 700 MB
- * transcript read on the main thread peaked ~50 MiB higher (BENCHMARKS.md, Memory, session 27).
- * Lines longer than a piece are streamed (stream-project.ts) whatever its size, and the reading's
- * speed did not depend on it (256 KB pieces: Cold, session 20).
+ * transcript read on the main thread peaked ~50 MiB higher (BENCHMARKS.md, Memory, session 27);
+ * the reading's speed did not depend on it (256 KB pieces: Cold, session 20).
  */
 export const DEFAULT_CHUNK = 16 * 1024 * 1024;
+
+/**
+ * Lines longer than this are streamed (stream-project.ts); a shorter line longer than a piece
+ * grows the buffer until it fits. Streamed, a 20 MB line took 2 – 3 times as long as projected
+ * in place (five of them: 1.2 – 2.0 s against 0.57 – 0.61 s), and 64 MiB is where the pieces
+ * were before (session 27).
+ */
+export const STREAM_ABOVE = 64 * 1024 * 1024;
 
 export interface ReadOptions {
   /** byte offset to start at (the end of the last complete line read before) */
@@ -33,7 +40,10 @@ export interface ReadOptions {
   /** number of lines before `from` (so line numbers stay those of the file) */
   linesBefore?: number;
   chunkSize?: number;
-  /** lines longer than this take the streaming path (tests set it to 0 to force it) */
+  /**
+   * lines longer than this take the streaming path (default: STREAM_ABOVE, or chunkSize if larger;
+   * tests set 0 to force it)
+   */
   streamAbove?: number;
   /** the parser state saved when the file was last read (for an appended read) */
   state?: ParserState;
@@ -78,7 +88,7 @@ export async function readTranscript(path: string, id: FileIdentity, opts: ReadO
  */
 export function readTranscriptSync(path: string, id: FileIdentity, opts: ReadOptions = {}, spill?: Spill): ReadResult {
   const chunkSize = opts.chunkSize ?? DEFAULT_CHUNK;
-  const streamAbove = opts.streamAbove ?? chunkSize;
+  const streamAbove = opts.streamAbove ?? Math.max(chunkSize, STREAM_ABOVE);
   const parser = new FileParser(id, opts.state, spill, opts.spillAt, opts.spillKeep);
   const fd = openSync(path, 'r');
   try {
@@ -120,11 +130,13 @@ export function readTranscriptSync(path: string, id: FileIdentity, opts: ReadOpt
     };
 
     while (pos < size) {
-      // Read only what the buffer has room for: a partial line that fills it is longer than a chunk
-      // and is streamed below, so the buffer stays one chunk (growing it to fit the line held a
-      // 64 MB and a 128 MB buffer at once for a 300 MB line).
+      // Read only what the buffer has room for. A partial line that fills it is longer than a
+      // chunk: the buffer grows once, to room for a line of streamAbove bytes, and a line longer
+      // than that is streamed below, so the buffer stays that size (growing it to fit the line
+      // held a 64 MB and a 128 MB buffer at once for a 300 MB line; growing by chunks copied the
+      // line again at each).
       if (have === buf.length) {
-        const bigger = Buffer.allocUnsafe(have + Math.min(chunkSize, size - pos));
+        const bigger = Buffer.allocUnsafe(have + Math.min(Math.max(chunkSize, streamAbove + 1 - have), size - pos));
         buf.copy(bigger, 0, 0, have);
         buf = bigger;
       }

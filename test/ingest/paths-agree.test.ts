@@ -16,6 +16,10 @@ for (const file of files) {
     const fast = await readTranscript(file, id);
     // every line streamed, in 4 KiB chunks: lines longer than a chunk cross chunk boundaries
     const streamed = await readTranscript(file, id, { streamAbove: 0, chunkSize: 4096 });
+    // 4 KiB pieces, lines up to 64 KiB read in place (the buffer grows to hold them), longer streamed
+    const grown = await readTranscript(file, id, { streamAbove: 65536, chunkSize: 4096 });
+    assert.deepEqual(plain(grown.facts), plain(fast.facts));
+    assert.deepEqual([grown.readTo, grown.lines], [fast.readTo, fast.lines]);
     assert.ok(fast.facts.observations.length > 0);
     assert.equal(fast.facts.skipped.length, 0);
     assert.deepEqual(plain(streamed.facts), plain(fast.facts));
