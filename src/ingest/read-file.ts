@@ -28,9 +28,9 @@ export const DEFAULT_CHUNK = 16 * 1024 * 1024;
 
 /**
  * Lines longer than this are streamed (stream-project.ts); a shorter line longer than a piece
- * grows the buffer until it fits. Streamed, a 20 MB line took 2 – 3 times as long as projected
- * in place (five of them: 1.2 – 2.0 s against 0.57 – 0.61 s), and 64 MiB is where the pieces
- * were before (session 27).
+ * grows the buffer once, to room for a line this long. Streamed, a 20 MB line took 2 – 3 times as
+ * long as projected in place (five of them: 1.2 – 2.0 s against 0.57 – 0.61 s), and 64 MiB is
+ * where the pieces were before (session 27).
  */
 export const STREAM_ABOVE = 64 * 1024 * 1024;
 
