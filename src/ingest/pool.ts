@@ -183,13 +183,17 @@ export function readOne(task: ReadTask, staged: StagedRows | null = null, read =
   let result: ReadResult;
   let columns: FactColumns;
   const mark = staged?.mark();
-  let stageError: { err: unknown } | null = null;
+  // a failure to write the stage, kept apart from the file's own (the reader may catch it in a line)
+  const stage = { failed: false, error: undefined as unknown };
   const spill = staged
     ? (f: FileFacts) => {
         try {
           staged.facts(encodeFacts(f));
         } catch (err) {
-          stageError ??= { err };
+          if (!stage.failed) {
+            stage.failed = true;
+            stage.error = err;
+          }
           throw err;
         }
       }
@@ -198,13 +202,13 @@ export function readOne(task: ReadTask, staged: StagedRows | null = null, read =
     result = read(task.path, task.id, task.opts, spill);
     columns = encodeFacts(result.facts);
   } catch (err) {
-    if (stageError) throw (stageError as { err: unknown }).err;
+    if (stage.failed) throw stage.error;
     if (staged && mark) staged.rollback(mark);
     const e = err as NodeJS.ErrnoException;
     return { seq: task.seq, error: { code: e.code ?? null, message: e.message } };
   }
   // a spill that failed inside a line the reader then skipped
-  if (stageError) throw (stageError as { err: unknown }).err;
+  if (stage.failed) throw stage.error;
   if (staged) {
     if (!task.file) throw new Error(`a staged read needs its file's context: ${task.path}`);
     staged.facts(columns);

@@ -172,23 +172,21 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
         const ranked = need(pass).top;
         const projectOf = await projectsOf(side, ranked.map((x) => x.row.session_id));
         return {
-          chains: ranked.map(({ row: c, rounds }) => {
-            return {
-              chainId: c.chain_id,
-              sessionId: c.session_id,
-              project: projectOf.get(c.session_id) ?? 'unknown',
-              agentType: c.agent_type,
-              model: c.model,
-              requests: c.requests,
-              weight: c.weight,
-              usd: c.usd,
-              wasteWeight: c.waste_weight,
-              wasteUsd: c.waste_usd,
-              hitRatio: c.hit_ratio ?? 0,
-              repurchase: c.repurchase,
-              rounds: rounds.map((r) => ({ round: r.round, read: r.read, write: r.write, rewrite: r.rewrite })),
-            };
-          }),
+          chains: ranked.map(({ row: c, rounds }) => ({
+            chainId: c.chain_id,
+            sessionId: c.session_id,
+            project: projectOf.get(c.session_id) ?? 'unknown',
+            agentType: c.agent_type,
+            model: c.model,
+            requests: c.requests,
+            weight: c.weight,
+            usd: c.usd,
+            wasteWeight: c.waste_weight,
+            wasteUsd: c.waste_usd,
+            hitRatio: c.hit_ratio ?? 0,
+            repurchase: c.repurchase,
+            rounds: rounds.map((r) => ({ round: r.round, read: r.read, write: r.write, rewrite: r.rewrite })),
+          })),
         };
       }),
       crossTab: await section(async () => ({

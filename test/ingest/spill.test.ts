@@ -147,3 +147,15 @@ test('a staged file that fails after handing on rows leaves none of them; the fi
   assert.deepEqual(got, { ...stagedText(alone), ...Object.fromEntries(Object.keys(got).filter((t) => !(t in stagedText(alone))).map((t) => [t, ''])) });
   assert.ok(got.observations.length > 0);
 });
+
+test('a stage that cannot be written while a file is read fails the run, not the file', () => {
+  const [file] = files.filter((f) => readTranscriptSync(f, { fileId: 1, fileAgentId: null, fileSessionId: null }).facts.observations.length > 60);
+  const staged = new StagedRows(tempDir(), 't');
+  // the disk fills as the parser hands on its first rows
+  staged.facts = () => {
+    throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+  };
+  const task: ReadTask = { seq: 0, path: file, id: { fileId: 1, fileAgentId: null, fileSessionId: null }, opts: { spillAt: 2, spillKeep: 1 } };
+  assert.throws(() => readOne(task, staged), /ENOSPC/);
+  staged.close();
+});
