@@ -121,7 +121,9 @@ export type Spill = (facts: FileFacts) => void;
  * With a `spill`, a parser holding this many observations, or this many rows of its other lists,
  * hands them on, keeping the SPILL_KEEP newest observations to merge later copies into. Memory
  * then stays the same however many requests a file holds: one 700 MB transcript of 274,000
- * requests held ~235 MB of them (BENCHMARKS.md, Memory, session 27).
+ * requests held ~235 MB of them (BENCHMARKS.md, Memory, session 27). Held in smaller batches they
+ * cost less to collect: that file read in 4.8 – 4.9 s of CPU at 1,024 against 6.1 – 7.2 at 16,384
+ * (4 interleaved runs each; 512 the same, 256 slower; Memory, session 28).
  *
  * An observation handed on is not merged with a later copy of its key from the same file and
  * rank: that copy becomes a row of its own, as a copy read by a later append run does, and the
@@ -129,8 +131,8 @@ export type Spill = (facts: FileFacts) => void;
  * counts them one source. Copies of a response sit on adjacent lines; here they would have to
  * be SPILL_KEEP responses apart.
  */
-export const SPILL_AT = 16_384;
-export const SPILL_KEEP = 4_096;
+export const SPILL_AT = 1_024;
+export const SPILL_KEEP = 256;
 
 export class FileParser {
   private readonly id: FileIdentity;
@@ -224,7 +226,7 @@ export class FileParser {
   /**
    * Hands the spill what this parser is done with once it holds `spillAt` observations or rows of
    * its other lists: the oldest observations (all but `spillKeep`) and every row of the others.
-   * Example: at 16,384 observations, the first 12,288 go, in the order they were first seen.
+   * Example: at 1,024 observations, the first 768 go, in the order they were first seen.
    */
   private spillIfFull(): void {
     const f = this.facts;
