@@ -15,7 +15,7 @@
  * listing hashes as the last one did, not even the stored file table is loaded.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname } from 'node:path';
 import { UsageError } from '../errors.js';
@@ -51,6 +51,8 @@ export interface IngestOptions {
   stageBytes?: number;
   /** DuckDB's memory bounds (appending, loading, de-dup) times this (default 1; see ingest) */
   memoryScale?: number;
+  /** one file read alone from `from` bytes on has its observations loaded in pieces of `bytes` as it is read (default PIECES_FROM, PIECE_BYTES) */
+  pieces?: { from?: number; bytes?: number };
 }
 
 /**
@@ -78,6 +80,17 @@ const PLAN_MEMORY_MB = 32;
  * 7 to 1.73 – 2.11 s with the final form).
  */
 const STAGE_BYTES = 32 * 1024 * 1024;
+
+/**
+ * A reading of one file from this many bytes on goes to a worker, and DuckDB loads its staged
+ * observations in pieces of PIECE_BYTES meanwhile, on the core the reading leaves (pool.ts
+ * PieceOptions): one 700 MB transcript's load took 1.5 – 2.0 s after its reading before
+ * (BENCHMARKS.md, Cold, session 28). ~0.5 s of reading.
+ */
+const PIECES_FROM = 64 * 1024 * 1024;
+
+/** Staged observations per piece: ~30,000 rows, each piece's load ~0.2 s. */
+const PIECE_BYTES = 8 * 1024 * 1024;
 
 /** .meta.json files read between two looks at the workers' results (~5 – 10 ms of reading). */
 const META_SLICE = 128;
@@ -192,6 +205,8 @@ export interface IngestStats {
   derived: 'none' | 'touched' | 'all';
   /** what the walk was compared with: nothing (a warm run), the listing snapshot, or the stored files */
   planned: 'none' | 'snapshot' | 'files';
+  /** staged observations files DuckDB loaded while the reading went on (PIECES_FROM) */
+  pieces: number;
   ms: number;
 }
 
@@ -272,7 +287,7 @@ function firstLine(err: unknown): string {
 async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, started: number, listed?: string | null): Promise<IngestResult> {
   // what is needed of the walk besides its files, taken without keeping the walk in this frame
   const { roots, walkSkips, problems, listing, files } = walkSummary(lists.discovery!, opts.prices);
-  const stats: IngestStats = { files, unchanged: 0, read: 0, appended: 0, retired: 0, bytesRead: 0, derived: 'none', planned: 'none', ms: 0 };
+  const stats: IngestStats = { files, unchanged: 0, read: 0, appended: 0, retired: 0, bytesRead: 0, derived: 'none', planned: 'none', pieces: 0, ms: 0 };
   if ((listed === undefined ? await store.getMeta('listing_key') : listed) === listing) {
     stats.unchanged = stats.files;
     stats.ms = performance.now() - started;
@@ -387,6 +402,22 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
       const readSkips: WalkSkip[] = [];
       // this thread's garbage (results taken, .meta.json files read) collected as the reading goes (heap.ts)
       const keepHeap = heapKeeper();
+      // observations loaded as a lone file's reader hands them on (PIECES_FROM), one after another
+      let pieces: Promise<void> = Promise.resolve();
+      let piecesLoaded = 0;
+      const loadPiece = (path: string) => {
+        pieces = pieces.then(async () => {
+          // the load's bound (below) for the observations loaded so far, with ~270 bytes a row
+          piecesLoaded += statSync(path).size;
+          await store.run(`SET memory_limit = '${Math.ceil(loadMemoryMb(Math.ceil(piecesLoaded / 270)) * scale)}MB'`);
+          await store.run('SET threads = 1');
+          await w.loadPiece(path);
+          stats.pieces++;
+        });
+        // a failure is taken where the chain is awaited, after the reading
+        pieces.catch(() => undefined);
+      };
+      const inPieces = w.stageDir === null ? null : { from: opts.pieces?.from ?? PIECES_FROM, bytes: opts.pieces?.bytes ?? PIECE_BYTES, done: loadPiece };
 
       const read = readAll(tasks, bytesTotal, (o) => {
         keepHeap();
@@ -422,7 +453,7 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
         // written at once: a file's row (with its parser state) is not kept until every file is read
         w.file(fileRowOf({ path: f.path, file: o.task.file! }, r));
         opts.progress?.({ files: done, filesTotal: tasks.length, bytes, bytesTotal });
-      }, opts.workers, undefined, w.stageDir);
+      }, opts.workers, undefined, w.stageDir, inPieces);
       // Subagents' .meta.json files are read here, on this thread, while the workers read the
       // transcripts (7,800 of them are ~0.16 – 0.3 s of a 1 GB cold run); their problems come
       // first. Every META_SLICE files this thread lets the workers' results in: read in one go, it
@@ -440,9 +471,14 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
         }
       } catch (err) {
         await read.catch(() => undefined); // no worker is left writing behind the rollback
+        await pieces.catch(() => undefined); // nor a piece loading
         throw err;
       }
-      await read;
+      await read.catch(async (err: unknown) => {
+        await pieces.catch(() => undefined);
+        throw err;
+      });
+      await pieces;
       walkSkips.push(...readSkips);
       // every file is read: the walk's listing and the lists of files (all of them in a first run)
       // go before DuckDB loads
@@ -468,6 +504,7 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
       staging = false; // the staged files are loaded (and removed): later failures are not theirs
       // what a failed appended read held is noted before it goes (its row is gone: read again, then)
       if (touched && failed.length > 0) await store.noteTouched();
+      // (with the rows a failed file's reader had handed on in pieces, loaded already)
       await store.deleteFacts(failed, true);
       if (touched) await store.noteTouched();
       // The facts are committed first and de-duplicated in a second transaction: over uncommitted

@@ -1,6 +1,7 @@
 /**
  * Reads many transcripts on a pool of worker threads sized to the cores (JSON work is CPU-bound).
- * Small jobs stay on the main thread, where starting a worker would cost more than it saves.
+ * Small jobs stay on the main thread, where starting a worker would cost more than it saves; so
+ * does a job of one file, unless the caller loads the stage in pieces as it is read (PieceOptions).
  *
  *   tasks ─▶ order (largest first) ─▶ batches ─▶ worker 1 … n ─▶ results ─▶ onDone (main thread)
  *                                    shared cursor ─┘
@@ -117,6 +118,11 @@ export interface TaskList {
 /** What a worker posts: the task's seq with its result or error, or the files it staged since its last message. */
 export type WorkerMessage = { seq: number; result: ReadResult; columns: FactColumns } | Staged | { seq: number; error: { code: string | null; message: string } };
 
+/** A staged `observations` file a worker has closed (stage.ts Pieces); posted outside the AHEAD count. */
+export interface PieceMessage {
+  piece: string;
+}
+
 /** A worker's last message: it has no more tasks (messages of one port arrive in order, so all its results came before). */
 export const DONE = 'done';
 
@@ -136,6 +142,8 @@ export interface ReaderData {
   total: number;
   /** the StoreWriter's stage directory, where the worker writes its rows (stage.ts), or null to post them */
   stage: string | null;
+  /** staged `observations` bytes at which the worker closes the file and posts it (PieceMessage); 0: never */
+  pieceBytes: number;
 }
 
 /** Slots of the shared Int32Array. */
@@ -168,6 +176,18 @@ const YOUNG_GENERATION_MB = 8;
 
 const WORKER_THRESHOLD_BYTES = 8 * 1024 * 1024;
 
+/**
+ * Staged pieces (readAll's `pieces`): read alone, one transcript of at least `from` bytes goes to
+ * one worker rather than this thread, which is left free to have DuckDB load its `observations`
+ * in pieces of `bytes` while the rest is read. Only then: with every core reading, loading beside
+ * the readers made the reading as much longer (BENCHMARKS.md, Cold, session 17).
+ */
+export interface PieceOptions {
+  from: number;
+  bytes: number;
+  done: (path: string) => void;
+}
+
 /** Starts a reader worker (tests stand in one that stops half-way). */
 export type StartWorker = (options: WorkerOptions) => Worker;
 
@@ -176,8 +196,9 @@ export type StartWorker = (options: WorkerOptions) => Worker;
  * message. A failure to write the stage is thrown (the run's problem); only reading the file
  * gives an error message. A staged read hands its rows on as the parser is done with them (so a
  * transcript of a million requests is not held whole), and takes them back if the file then
- * fails: the stage holds a file's rows only with its `files` row. (`read`: tests stand in one
- * that fails half-way.)
+ * fails: the stage holds a file's rows only with its `files` row, except in pieces handed on
+ * meanwhile (stage.ts Pieces), whose rows the ingest deletes with the failed file's other facts.
+ * (`read`: tests stand in one that fails half-way.)
  */
 export function readOne(task: ReadTask, staged: StagedRows | null = null, read = readTranscriptSync): WorkerMessage {
   let result: ReadResult;
@@ -231,11 +252,13 @@ export async function readAll(
   workers = availableParallelism(),
   start: StartWorker = startWorker,
   stage: string | null = null,
+  pieces: PieceOptions | null = null,
 ): Promise<void> {
   const tasks: TaskList = 'get' in list ? list : { length: list.length, get: (i) => list[i], bytes: (i) => list[i].bytes ?? 0 };
   const task = (seq: number): ReadTask => ({ ...tasks.get(seq), seq });
   const outcome = (m: WorkerMessage): ReadOutcome => ('seqs' in m ? m : 'error' in m ? { task: task(m.seq), error: m.error } : { task: task(m.seq), result: m.result, columns: m.columns });
-  if (workers <= 1 || bytes < WORKER_THRESHOLD_BYTES || tasks.length < 2) {
+  const inPieces = pieces !== null && stage !== null && workers >= 2 && tasks.length === 1 && bytes >= pieces.from;
+  if (!inPieces && (workers <= 1 || bytes < WORKER_THRESHOLD_BYTES || tasks.length < 2)) {
     const staged = stage === null ? null : new StagedRows(stage, 'main');
     try {
       for (let seq = 0; seq < tasks.length; seq++) onDone(outcome(readOne(task(seq), staged)));
@@ -294,7 +317,7 @@ export async function readAll(
     }
     for (let slot = 0; slot < n; slot++) {
       const port = channels[slot].port2;
-      const workerData: ReaderData = { shared, port, slot, total: order.length, stage };
+      const workerData: ReaderData = { shared, port, slot, total: order.length, stage, pieceBytes: inPieces ? pieces.bytes : 0 };
       let w: Worker;
       try {
         w = start({ workerData, transferList: [port], resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
@@ -304,8 +327,16 @@ export async function readAll(
       }
       running.push(w);
       let done = false;
-      w.on('message', (m: WorkerMessage | typeof DONE) => {
+      w.on('message', (m: WorkerMessage | PieceMessage | typeof DONE) => {
         if (failure) return;
+        if (typeof m === 'object' && 'piece' in m) {
+          try {
+            pieces!.done(m.piece);
+          } catch (err) {
+            fail(err as Error);
+          }
+          return;
+        }
         if (m === DONE) {
           done = true;
           if (++finished === n) resolve();

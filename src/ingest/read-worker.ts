@@ -10,10 +10,11 @@
  */
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { StagedRows } from '../store/stage.js';
-import { AHEAD, CURSOR, DONE, POSTED, READING, type ReaderData, type ReadTask, SENT, STAGED_PER_MESSAGE, type Staged, TAKEN, type TaskBatch, type WorkerMessage, readOne } from './pool.js';
+import { AHEAD, CURSOR, DONE, POSTED, type PieceMessage, READING, type ReaderData, type ReadTask, SENT, STAGED_PER_MESSAGE, type Staged, TAKEN, type TaskBatch, type WorkerMessage, readOne } from './pool.js';
 
-const { shared, port, slot, total, stage } = workerData as ReaderData;
-const staged = stage === null ? null : new StagedRows(stage, `w${slot}`);
+const { shared, port, slot, total, stage, pieceBytes } = workerData as ReaderData;
+const pieces = pieceBytes > 0 ? { bytes: pieceBytes, done: (path: string) => parentPort?.postMessage({ piece: path } satisfies PieceMessage) } : null;
+const staged = stage === null ? null : new StagedRows(stage, `w${slot}`, pieces);
 
 /** Batches from the one holding the position last claimed, in order. */
 const batches: TaskBatch[] = [];

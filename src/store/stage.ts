@@ -117,10 +117,14 @@ export class CsvFile {
     }
   }
 
-  close(): void {
+  /** Writes what is buffered and closes the file; returns its path, which a long row renames. */
+  close(): string {
     this.flush();
     closeSync(this.fd);
-    if (this.longest >= LONG_ROW_BYTES) renameSync(this.path, this.path.replace(/\.csv$/, `.long-${this.longest}.csv`));
+    if (this.longest < LONG_ROW_BYTES) return this.path;
+    const path = this.path.replace(/\.csv$/, `.long-${this.longest}.csv`);
+    renameSync(this.path, path);
+    return path;
   }
 }
 
@@ -133,22 +137,42 @@ export function longestRow(name: string): number {
   return m ? Number(m[1]) : 0;
 }
 
+/**
+ * Pieces of `observations`: its file is closed once it holds `bytes`, between two calls of
+ * StagedRows.add, and handed to `done`, which may load it at once (DuckDB reads it while the rows
+ * after it go to the next file, `observations.<tag>-<n>.csv`). A file still open at close() is
+ * not handed on: it is loaded with the rest.
+ */
+export interface Pieces {
+  bytes: number;
+  done: (path: string) => void;
+}
+
 /** One writer's staged rows: a CSV file per table, opened as rows for it first arrive. */
 export class StagedRows {
   private readonly open = new Map<StagedTable, CsvFile>();
+  /** observations files handed on as pieces so far */
+  private pieceCount = 0;
 
   constructor(
     private readonly dir: string,
     private readonly tag: string,
+    private readonly pieces: Pieces | null = null,
   ) {}
 
   add(table: StagedTable, t: TableColumns): void {
     let f = this.open.get(table);
     if (!f) {
-      f = new CsvFile(join(this.dir, `${table}.${this.tag}.csv`));
+      const tag = table === 'observations' && this.pieceCount > 0 ? `${this.tag}-${this.pieceCount}` : this.tag;
+      f = new CsvFile(join(this.dir, `${table}.${tag}.csv`));
       this.open.set(table, f);
     }
     f.rows(STAGED_COLUMNS[table], t);
+    if (this.pieces && table === 'observations' && f.position() >= this.pieces.bytes) {
+      this.open.delete(table);
+      this.pieceCount++;
+      this.pieces.done(f.close());
+    }
   }
 
   /** One file's facts (encodeFacts). */
@@ -157,13 +181,20 @@ export class StagedRows {
   }
 
   /** Where each table's rows end now, to take back what follows (rollback). */
-  mark(): Map<StagedTable, number> {
-    return new Map([...this.open].map(([t, f]) => [t, f.position()]));
+  mark(): Map<StagedTable, { file: CsvFile; at: number }> {
+    return new Map([...this.open].map(([t, file]) => [t, { file, at: file.position() }]));
   }
 
-  /** Drops every row added since `mark` was taken. */
-  rollback(mark: Map<StagedTable, number>): void {
-    for (const [t, f] of this.open) f.truncate(mark.get(t) ?? 0);
+  /**
+   * Drops every row added since `mark` was taken from the files still open: a file opened since
+   * is emptied. Rows in pieces handed on since are not taken back (the reader's caller deletes a
+   * failed file's facts from the store once loaded: ingest.ts).
+   */
+  rollback(mark: Map<StagedTable, { file: CsvFile; at: number }>): void {
+    for (const [t, f] of this.open) {
+      const m = mark.get(t);
+      f.truncate(m?.file === f ? m.at : 0);
+    }
   }
 
   /** One `files` row. */

@@ -148,6 +148,16 @@ export class StoreWriter {
     }
   }
 
+  /**
+   * Loads one staged `observations` file that its reader has closed (stage.ts Pieces) and removes
+   * it, so close() does not load it again. One at a time: the caller waits for each.
+   */
+  async loadPiece(path: string): Promise<void> {
+    if (this.stageDir === null || dirname(path) !== this.stageDir || !basename(path).startsWith('observations.')) throw new Error(`not a staged observations file: ${path}`);
+    await insertStaged(this.db, 'observations', [path], longestRow(basename(path)));
+    rmSync(path, { force: true });
+  }
+
   /** Bytes staged so far for `table` by every writer whose files are closed (0 when not staging). */
   stagedBytes(table: StagedTable): number {
     return this.stageDir === null ? 0 : (stagedFiles(this.stageDir).get(table)?.bytes ?? 0);
@@ -171,16 +181,8 @@ async function loadStaged(db: DuckDBConnection, dir: string, whileLoading?: () =
   // DuckDB's memory
   const order = [...staged].sort(([a], [b]) => (a === 'files' ? -1 : b === 'files' ? 1 : 0));
   for (const [table, { files, longest }] of order) {
-    const columns = STAGED_COLUMNS[table].map((k, i) => `c${i}: '${SQL_TYPE[k]}'`).join(', ');
-    const list = files.map((f) => `'${f.replaceAll("'", "''")}'`).join(', ');
-    // room for the longest row, in a buffer that holds two (DuckDB wants it larger than a row)
-    const line = Math.max(DEFAULT_MAX_LINE, longest + 1024);
-    const long = longest > 0 ? `max_line_size = ${line}, buffer_size = ${2 * line}, ` : '';
-    // the statement is under way once run() returns its promise
-    const loading = db.run(
-      `INSERT INTO ${table} SELECT * FROM read_csv([${list}], header = false, auto_detect = false, ` +
-        `delim = ',', quote = '"', escape = '"', new_line = '\\n', allow_quoted_nulls = false, ${long}columns = {${columns}})`,
-    );
+    // the statement is under way once insertStaged returns its promise
+    const loading = insertStaged(db, table, files, longest);
     if (whileLoading) {
       const during = whileLoading;
       whileLoading = undefined;
@@ -193,6 +195,19 @@ async function loadStaged(db: DuckDBConnection, dir: string, whileLoading?: () =
     }
     await loading;
   }
+}
+
+/** One INSERT of staged files into their table (`longest`: their longest row, or 0 when none is long). */
+function insertStaged(db: DuckDBConnection, table: StagedTable, files: string[], longest: number): Promise<unknown> {
+  const columns = STAGED_COLUMNS[table].map((k, i) => `c${i}: '${SQL_TYPE[k]}'`).join(', ');
+  const list = files.map((f) => `'${f.replaceAll("'", "''")}'`).join(', ');
+  // room for the longest row, in a buffer that holds two (DuckDB wants it larger than a row)
+  const line = Math.max(DEFAULT_MAX_LINE, longest + 1024);
+  const long = longest > 0 ? `max_line_size = ${line}, buffer_size = ${2 * line}, ` : '';
+  return db.run(
+    `INSERT INTO ${table} SELECT * FROM read_csv([${list}], header = false, auto_detect = false, ` +
+      `delim = ',', quote = '"', escape = '"', new_line = '\\n', allow_quoted_nulls = false, ${long}columns = {${columns}})`,
+  );
 }
 
 /** DuckDB's CSV reader's default longest row (max_line_size). */
