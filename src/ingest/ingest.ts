@@ -51,7 +51,7 @@ export interface IngestOptions {
   stageBytes?: number;
   /** DuckDB's memory bounds (appending, loading, de-dup) times this (default 1; see ingest) */
   memoryScale?: number;
-  /** one file read alone from `from` bytes on has its observations loaded in pieces of `bytes` as it is read (default PIECES_FROM, PIECE_BYTES) */
+  /** a reading dominated by one file of `from` bytes or more has its observations loaded in pieces of `bytes` as it goes (default PIECES_FROM, PIECE_BYTES) */
   pieces?: { from?: number; bytes?: number };
 }
 
@@ -82,10 +82,11 @@ const PLAN_MEMORY_MB = 32;
 const STAGE_BYTES = 32 * 1024 * 1024;
 
 /**
- * A reading of one file from this many bytes on goes to a worker, and DuckDB loads its staged
- * observations in pieces of PIECE_BYTES meanwhile, on the core the reading leaves (pool.ts
- * PieceOptions): one 700 MB transcript's load took 1.5 – 2.0 s after its reading before
- * (BENCHMARKS.md, Cold, session 28). ~0.5 s of reading.
+ * A reading that one file of this many bytes (~0.5 s of reading) or more dominates, holding half
+ * its bytes or more, has DuckDB load the staged observations in pieces of PIECE_BYTES on a core
+ * the readers leave free (pool.ts PieceOptions): read alone, that file goes to one worker and
+ * leaves the other core; with others, once a worker has read its last. One 700 MB transcript's
+ * load took 1.5 – 2.0 s after its reading before (BENCHMARKS.md, Cold, session 28).
  */
 const PIECES_FROM = 64 * 1024 * 1024;
 
@@ -402,7 +403,7 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
       const readSkips: WalkSkip[] = [];
       // this thread's garbage (results taken, .meta.json files read) collected as the reading goes (heap.ts)
       const keepHeap = heapKeeper();
-      // observations loaded as a lone file's reader hands them on (PIECES_FROM), one after another
+      // observations loaded as the readers hand them on (PIECES_FROM), one after another
       let pieces: Promise<void> = Promise.resolve();
       let piecesLoaded = 0;
       const loadPiece = (path: string) => {

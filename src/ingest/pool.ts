@@ -1,7 +1,7 @@
 /**
  * Reads many transcripts on a pool of worker threads sized to the cores (JSON work is CPU-bound).
  * Small jobs stay on the main thread, where starting a worker would cost more than it saves; so
- * does a job of one file, unless the caller loads the stage in pieces as it is read (PieceOptions).
+ * does a job of one file, unless the caller loads the stage in pieces as it goes (PieceOptions).
  *
  *   tasks ─▶ order (largest first) ─▶ batches ─▶ worker 1 … n ─▶ results ─▶ onDone (main thread)
  *                                    shared cursor ─┘
@@ -177,10 +177,13 @@ const YOUNG_GENERATION_MB = 8;
 const WORKER_THRESHOLD_BYTES = 8 * 1024 * 1024;
 
 /**
- * Staged pieces (readAll's `pieces`): read alone, one transcript of at least `from` bytes goes to
- * one worker rather than this thread, which is left free to have DuckDB load its `observations`
- * in pieces of `bytes` while the rest is read. Only then: with every core reading, loading beside
- * the readers made the reading as much longer (BENCHMARKS.md, Cold, session 17).
+ * Staged pieces (readAll's `pieces`), for a reading that one transcript of at least `from` bytes
+ * dominates (half the bytes or more): the workers close their staged `observations` every `bytes`
+ * and post the files, which `done` gets once a core is free, so that DuckDB loads them while the
+ * rest is read. A core is free from the start when the tasks are fewer than the cores (that
+ * transcript read alone goes to one worker, not this thread), else once a worker has no more
+ * tasks. Not before: with every core reading, loading beside the readers made the reading as
+ * much longer (BENCHMARKS.md, Cold, session 17).
  */
 export interface PieceOptions {
   from: number;
@@ -257,7 +260,7 @@ export async function readAll(
   const tasks: TaskList = 'get' in list ? list : { length: list.length, get: (i) => list[i], bytes: (i) => list[i].bytes ?? 0 };
   const task = (seq: number): ReadTask => ({ ...tasks.get(seq), seq });
   const outcome = (m: WorkerMessage): ReadOutcome => ('seqs' in m ? m : 'error' in m ? { task: task(m.seq), error: m.error } : { task: task(m.seq), result: m.result, columns: m.columns });
-  const inPieces = pieces !== null && stage !== null && workers >= 2 && tasks.length === 1 && bytes >= pieces.from;
+  const inPieces = pieces !== null && stage !== null && workers >= 2 && dominated(tasks, bytes, pieces.from);
   if (!inPieces && (workers <= 1 || bytes < WORKER_THRESHOLD_BYTES || tasks.length < 2)) {
     const staged = stage === null ? null : new StagedRows(stage, 'main');
     try {
@@ -277,6 +280,9 @@ export async function readAll(
   let sent = 0;
   let failure: Error | undefined;
   let finished = 0;
+  // staged pieces posted while every core reads, handed on once one is free (PieceOptions)
+  let free = n < workers;
+  const waiting: string[] = [];
 
   // Before the main thread takes a result: batches up to BATCH past the furthest position a
   // worker can claim before the next take (AHEAD messages posted and one more per worker, each
@@ -330,15 +336,27 @@ export async function readAll(
       w.on('message', (m: WorkerMessage | PieceMessage | typeof DONE) => {
         if (failure) return;
         if (typeof m === 'object' && 'piece' in m) {
-          try {
-            pieces!.done(m.piece);
-          } catch (err) {
-            fail(err as Error);
+          if (!free) waiting.push(m.piece);
+          else {
+            try {
+              pieces!.done(m.piece);
+            } catch (err) {
+              fail(err as Error);
+            }
           }
           return;
         }
         if (m === DONE) {
           done = true;
+          if (!free) {
+            free = true;
+            try {
+              for (const p of waiting.splice(0)) pieces!.done(p);
+            } catch (err) {
+              fail(err as Error);
+              return;
+            }
+          }
           if (++finished === n) resolve();
           return;
         }
@@ -360,6 +378,19 @@ export async function readAll(
   }).finally(() => {
     for (const port of ports) port.close();
   });
+}
+
+/**
+ * Whether one task holds at least `from` bytes and half of `bytes` (all the tasks' bytes).
+ * Example: tasks of 700 and 300 MB, from 64 MB → true; 700 and 800 MB → false.
+ */
+function dominated(tasks: Pick<TaskList, 'length' | 'bytes'>, bytes: number, from: number): boolean {
+  if (bytes < from) return false;
+  for (let i = 0; i < tasks.length; i++) {
+    const b = tasks.bytes(i);
+    if (b >= from && 2 * b >= bytes) return true;
+  }
+  return false;
 }
 
 /**

@@ -1,16 +1,17 @@
 /**
- * One transcript read alone is read on a worker whose staged observations DuckDB loads in pieces
- * while the reading goes on (pool.ts PieceOptions): the pieces and what is left hold the rows a
- * stage without pieces holds, in order; a file that fails after pieces went leaves its rows in
- * those pieces only (the ingest deletes a failed file's facts); and a store built that way holds
- * what one read on the main thread does.
+ * A reading that one transcript dominates has DuckDB load its staged observations in pieces while
+ * it goes on, once a core is free (pool.ts PieceOptions; read alone, the transcript goes to a
+ * worker, leaving the other core): the pieces and what is left hold the rows a stage without
+ * pieces holds, in order; a file that fails after pieces went leaves its rows in those pieces only
+ * (the ingest deletes a failed file's facts); and a store built that way holds what one read on
+ * the main thread does.
  */
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { ingest } from '../../src/ingest/ingest.js';
-import { type ReadTask, readAll, readOne } from '../../src/ingest/pool.js';
+import { DONE, type ReadTask, type StartWorker, readAll, readOne, startWorker } from '../../src/ingest/pool.js';
 import { readTranscriptSync } from '../../src/ingest/read-file.js';
 import { StagedRows } from '../../src/store/stage.js';
 import { REAL_LOGS, tempDir, transcripts } from '../helpers/corpus.js';
@@ -25,9 +26,10 @@ const [LARGEST] = transcripts(REAL_LOGS)
 /** Its parser hands on what it is done with every few observations (FileParser's spill). */
 const SPILL = { spillAt: 8, spillKeep: 4 };
 
-const task = (seq = 0): ReadTask => ({
+const task = (seq = 0, file = LARGEST): ReadTask => ({
   seq,
-  path: LARGEST,
+  path: file,
+  bytes: statSync(file).size,
   id: { fileId: 7, fileAgentId: null, fileSessionId: null },
   opts: SPILL,
   file: { root: REAL_LOGS, kind: 'main', size: 0, mtimeMs: 0, sessionId: null, agentId: null, project: 'p', synthetic: 0 },
@@ -162,6 +164,52 @@ test('one file read alone goes to a worker that hands on its pieces; the rows ar
   await readAll([task(0)], statSync(LARGEST).size, () => undefined, 2, undefined, below.dir, { from: statSync(LARGEST).size + 1, bytes: 1024, done: (p) => below.handed.push(p) });
   await readAll([task(0)], statSync(LARGEST).size, () => undefined, 1, undefined, tempDir(), { from: 0, bytes: 1024, done: (p) => below.handed.push(p) });
   assert.deepEqual(below.handed, []);
+});
+
+test('a reading one file dominates hands on pieces once a worker has read its last file; one no file dominates, none', async () => {
+  const bySize = transcripts(REAL_LOGS)
+    .map((p) => ({ p, size: statSync(p).size }))
+    .sort((a, b) => b.size - a.size);
+  // LARGEST (2.7 MB) with a file under a third its size: 2 workers, one of them soon done
+  const small = bySize.find((x) => x.size < statSync(LARGEST).size / 3 && x.size > 200_000)!;
+  const tasks = [LARGEST, small.p].map((p, i) => ({ ...task(i, p), id: { ...task(i).id, fileId: 7 + i } }));
+  const read = async (list: ReadTask[], pieces: boolean) => {
+    const dir = tempDir();
+    const events: string[] = [];
+    const handed: string[] = [];
+    const bytes = list.reduce((sum, t) => sum + statSync(t.path).size, 0);
+    // a worker's last message, seen before the pool sees it
+    const start: StartWorker = (options) => {
+      const w = startWorker(options);
+      w.on('message', (m) => m === DONE && events.push('done'));
+      return w;
+    };
+    await readAll(
+      list,
+      bytes,
+      (o) => events.push(`outcome ${'seqs' in o ? o.seqs.join() : JSON.stringify(o)}`),
+      2,
+      start,
+      dir,
+      pieces ? { from: 1024, bytes: 4096, done: (p) => (handed.push(p), events.push('piece')) } : null,
+    );
+    return { dir, events, handed };
+  };
+  const onMain = await read(tasks, false);
+  const inPieces = await read(tasks, true);
+  assert.ok(inPieces.handed.length > 2, `${inPieces.handed.length} pieces`);
+  // no piece before a worker is done (the one that read the small file, or, when one worker took
+  // both files before the other started, that other)
+  const firstDone = inPieces.events.indexOf('done');
+  assert.ok(firstDone >= 0 && firstDone < inPieces.events.indexOf('piece'), inPieces.events.join(', '));
+  assert.deepEqual(inPieces.events.filter((e) => e.startsWith('outcome')).flatMap((e) => e.slice('outcome '.length).split(',')).sort(), ['0', '1']);
+  const observations = (dir: string, first: string[]) => text(dir, 'observations', first).split('\n').sort();
+  assert.deepEqual(observations(inPieces.dir, inPieces.handed), observations(onMain.dir, []));
+
+  // three files of 2.7 – 3.2 MB: none holds half the bytes
+  const even = bySize.slice(0, 3).map((x, i) => ({ ...task(i, x.p), id: { ...task(i).id, fileId: 7 + i } }));
+  assert.ok(even.every((t) => 2 * statSync(t.path).size < even.reduce((sum, u) => sum + statSync(u.path).size, 0)));
+  assert.deepEqual((await read(even, true)).handed, []);
 });
 
 test('a store whose one file was loaded in pieces as it was read holds what one read on the main thread does', async () => {
