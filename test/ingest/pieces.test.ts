@@ -7,7 +7,7 @@
  * the main thread does.
  */
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { appendFileSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { ingest } from '../../src/ingest/ingest.js';
@@ -213,7 +213,7 @@ test('a reading one file dominates hands on pieces once a worker has read its la
 });
 
 test('a store whose one file was loaded in pieces as it was read holds what one read on the main thread does', async () => {
-  // one transcript: the largest real one
+  // one transcript: LARGEST
   const root = corpus([path.relative(REAL_LOGS, LARGEST)]);
   const build = async (opts: { workers: number; pieces?: { from: number; bytes: number } }) => {
     const r = await ingest({ paths: [root], dbPath: path.join(tmp(), 'p.duckdb'), prices, stageBytes: 0, read: SPILL, ...opts });
@@ -232,4 +232,30 @@ test('a store whose one file was loaded in pieces as it was read holds what one 
   assert.ok(onMain.dump.requests.length > 100, `${onMain.dump.requests.length} requests`);
   assert.deepEqual(inPieces.dump, onMain.dump);
   assert.deepEqual(inPieces.settings, onMain.settings);
+});
+
+test('an appended read loaded in pieces, its requests derived as touched, leaves the store a fresh read gives', async () => {
+  const root = corpus([path.relative(REAL_LOGS, LARGEST)]);
+  const file = path.join(root, path.relative(REAL_LOGS, LARGEST));
+  const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
+  const db = path.join(tmp(), 'a.duckdb');
+  const run = async (dbPath: string, opts: { workers: number; pieces?: { from: number; bytes: number } }) => {
+    const r = await ingest({ paths: [root], dbPath, prices, stageBytes: 0, touchedShare: 1, read: SPILL, ...opts });
+    try {
+      return { stats: r.stats, dump: await dump(r.store) };
+    } finally {
+      r.store.close();
+    }
+  };
+  const inPieces = { workers: 2, pieces: { from: 0, bytes: 1024 } };
+  // the file without its last 200 lines, then those lines appended
+  writeFileSync(file, lines.slice(0, -200).join('\n') + '\n');
+  assert.ok((await run(db, inPieces)).stats.pieces > 2);
+  appendFileSync(file, lines.slice(-200).join('\n') + '\n');
+  const appended = await run(db, inPieces);
+  assert.deepEqual([appended.stats.appended, appended.stats.derived], [1, 'touched']);
+  assert.ok(appended.stats.pieces > 0, `${appended.stats.pieces} pieces`);
+  const fresh = await run(path.join(tmp(), 'f.duckdb'), { workers: 1 });
+  assert.equal(fresh.stats.pieces, 0);
+  assert.deepEqual(appended.dump, fresh.dump);
 });
