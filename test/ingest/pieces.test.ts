@@ -18,7 +18,7 @@ import { REAL_LOGS, tempDir, transcripts } from '../helpers/corpus.js';
 import { corpus, dump, prices, tmp } from '../store/helpers.js';
 
 /** The real transcript with the most observations (219, ~60 KB of them staged). */
-const [LARGEST] = transcripts(REAL_LOGS)
+const [BUSIEST] = transcripts(REAL_LOGS)
   .map((p) => ({ p, n: readTranscriptSync(p, { fileId: 1, fileAgentId: null, fileSessionId: null }).facts.observations.length }))
   .sort((a, b) => b.n - a.n)
   .map((x) => x.p);
@@ -26,7 +26,7 @@ const [LARGEST] = transcripts(REAL_LOGS)
 /** Its parser hands on what it is done with every few observations (FileParser's spill). */
 const SPILL = { spillAt: 8, spillKeep: 4 };
 
-const task = (seq = 0, file = LARGEST): ReadTask => ({
+const task = (seq = 0, file = BUSIEST): ReadTask => ({
   seq,
   path: file,
   bytes: statSync(file).size,
@@ -63,14 +63,7 @@ test('staged in pieces, a file’s observations are the rows staged whole, in or
     assert.equal(readFileSync(p.path, 'utf8'), p.text);
   }
   assert.equal(new Set(pieces.map((p) => p.path)).size, pieces.length);
-  assert.equal(
-    text(
-      dir,
-      'observations',
-      pieces.map((p) => p.path),
-    ),
-    text(whole, 'observations'),
-  );
+  assert.equal(text(dir, 'observations', pieces.map((p) => p.path)), text(whole, 'observations'));
   // the other tables are not cut
   const others = [...new Set(readdirSync(whole).map((e) => e.slice(0, e.indexOf('.'))))].filter((t) => t !== 'observations');
   assert.ok(others.length >= 3, others.join());
@@ -134,7 +127,7 @@ test('one file read alone goes to a worker that hands on its pieces; the rows ar
       read: () =>
         readAll(
           [task(0)],
-          statSync(LARGEST).size,
+          statSync(BUSIEST).size,
           (o) => {
             assert.ok('seqs' in o, JSON.stringify(o));
             seen.push(...o.seqs);
@@ -161,8 +154,8 @@ test('one file read alone goes to a worker that hands on its pieces; the rows ar
   }
   // below `from`, or on one core, the file is read here as before
   const below = stage(true);
-  await readAll([task(0)], statSync(LARGEST).size, () => undefined, 2, undefined, below.dir, { from: statSync(LARGEST).size + 1, bytes: 1024, done: (p) => below.handed.push(p) });
-  await readAll([task(0)], statSync(LARGEST).size, () => undefined, 1, undefined, tempDir(), { from: 0, bytes: 1024, done: (p) => below.handed.push(p) });
+  await readAll([task(0)], statSync(BUSIEST).size, () => undefined, 2, undefined, below.dir, { from: statSync(BUSIEST).size + 1, bytes: 1024, done: (p) => below.handed.push(p) });
+  await readAll([task(0)], statSync(BUSIEST).size, () => undefined, 1, undefined, tempDir(), { from: 0, bytes: 1024, done: (p) => below.handed.push(p) });
   assert.deepEqual(below.handed, []);
 });
 
@@ -170,9 +163,9 @@ test('a reading one file dominates hands on pieces once a worker has read its la
   const bySize = transcripts(REAL_LOGS)
     .map((p) => ({ p, size: statSync(p).size }))
     .sort((a, b) => b.size - a.size);
-  // LARGEST (2.7 MB) with a file under a third its size: 2 workers, one of them soon done
-  const small = bySize.find((x) => x.size < statSync(LARGEST).size / 3 && x.size > 200_000)!;
-  const tasks = [LARGEST, small.p].map((p, i) => ({ ...task(i, p), id: { ...task(i).id, fileId: 7 + i } }));
+  // BUSIEST (2.7 MB) with a file under a third its size: 2 workers, one of them soon done
+  const small = bySize.find((x) => x.size < statSync(BUSIEST).size / 3 && x.size > 200_000)!;
+  const tasks = [BUSIEST, small.p].map((p, i) => ({ ...task(i, p), id: { ...task(i).id, fileId: 7 + i } }));
   const read = async (list: ReadTask[], pieces: boolean) => {
     const dir = tempDir();
     const events: string[] = [];
@@ -213,8 +206,8 @@ test('a reading one file dominates hands on pieces once a worker has read its la
 });
 
 test('a store whose one file was loaded in pieces as it was read holds what one read on the main thread does', async () => {
-  // one transcript: LARGEST
-  const root = corpus([path.relative(REAL_LOGS, LARGEST)]);
+  // one transcript: BUSIEST
+  const root = corpus([path.relative(REAL_LOGS, BUSIEST)]);
   const build = async (opts: { workers: number; pieces?: { from: number; bytes: number } }) => {
     const r = await ingest({ paths: [root], dbPath: path.join(tmp(), 'p.duckdb'), prices, stageBytes: 0, read: SPILL, ...opts });
     try {
@@ -235,8 +228,8 @@ test('a store whose one file was loaded in pieces as it was read holds what one 
 });
 
 test('an appended read loaded in pieces, its requests derived as touched, leaves the store a fresh read gives', async () => {
-  const root = corpus([path.relative(REAL_LOGS, LARGEST)]);
-  const file = path.join(root, path.relative(REAL_LOGS, LARGEST));
+  const root = corpus([path.relative(REAL_LOGS, BUSIEST)]);
+  const file = path.join(root, path.relative(REAL_LOGS, BUSIEST));
   const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
   const db = path.join(tmp(), 'a.duckdb');
   const run = async (dbPath: string, opts: { workers: number; pieces?: { from: number; bytes: number } }) => {
