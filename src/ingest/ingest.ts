@@ -408,10 +408,10 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
       let piecesLoaded = 0;
       const loadPiece = (path: string) => {
         pieces = pieces.then(async () => {
+          if (piecesLoaded === 0) await store.run('SET threads = 1');
           // the load's bound (below) for the observations loaded so far, with ~270 bytes a row
           piecesLoaded += statSync(path).size;
           await store.run(`SET memory_limit = '${Math.ceil(loadMemoryMb(Math.ceil(piecesLoaded / 270)) * scale)}MB'`);
-          await store.run('SET threads = 1');
           await w.loadPiece(path);
           stats.pieces++;
         });

@@ -308,6 +308,16 @@ export async function readAll(
         () => reject(err),
       );
     };
+    // false when the caller's `done` threw (the run then fails)
+    const handOn = (paths: string[]) => {
+      try {
+        for (const p of paths) pieces!.done(p);
+        return true;
+      } catch (err) {
+        fail(err as Error);
+        return false;
+      }
+    };
     const unfinished = (slot: number) => {
       const at = Atomics.load(shared, READING + slot);
       return at < 0 ? 'before its last file' : `with ${tasks.get(order[at]).path} unfinished`;
@@ -336,26 +346,15 @@ export async function readAll(
       w.on('message', (m: WorkerMessage | PieceMessage | typeof DONE) => {
         if (failure) return;
         if (typeof m === 'object' && 'piece' in m) {
-          if (!free) waiting.push(m.piece);
-          else {
-            try {
-              pieces!.done(m.piece);
-            } catch (err) {
-              fail(err as Error);
-            }
-          }
+          if (free) handOn([m.piece]);
+          else waiting.push(m.piece);
           return;
         }
         if (m === DONE) {
           done = true;
           if (!free) {
             free = true;
-            try {
-              for (const p of waiting.splice(0)) pieces!.done(p);
-            } catch (err) {
-              fail(err as Error);
-              return;
-            }
+            if (!handOn(waiting.splice(0))) return;
           }
           if (++finished === n) resolve();
           return;
