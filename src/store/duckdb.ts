@@ -1,8 +1,31 @@
 /**
- * @duckdb/node-api. The bundle (scripts/bundle.mjs) carries its JavaScript, so Node reads, resolves
- * and compiles one file instead of the package's ~100 CommonJS files (`require` of the API alone:
- * 85 – 100 → 45 – 55 ms); only the native binding (@duckdb/node-bindings) is loaded from
+ * @duckdb/node-api, loaded when a store is first opened rather than with the CLI's modules: a warm
+ * run answered from the answers file beside the store (answers.ts) never loads it (~45 ms of this
+ * thread's time on a warm run, spent while the walk ran on the other core and slowed it).
+ *
+ * The bundle (scripts/bundle.mjs) carries its JavaScript, as a chunk of its own, so Node reads,
+ * resolves and compiles one file instead of the package's ~100 CommonJS files (`require` of the API
+ * alone: 85 – 100 → 45 – 55 ms); only the native binding (@duckdb/node-bindings) is loaded from
  * node_modules at run time. Unbundled (tests under tsx), Node imports the package as ESM, which
  * first has cjs-module-lexer parse every re-exported file to learn its export names (~120 ms).
  */
-export * as duckdb from '@duckdb/node-api';
+import type * as DuckDB from '@duckdb/node-api';
+
+let loaded: typeof DuckDB | undefined;
+
+/** The DuckDB API, loaded at the first call. */
+export async function loadDuckdb(): Promise<typeof DuckDB> {
+  if (!loaded) {
+    // a CommonJS package: bundled, its exports are the chunk's default export; imported by Node,
+    // they are also named exports
+    const m = (await import('@duckdb/node-api')) as unknown as { DuckDBInstance?: unknown; default?: typeof DuckDB };
+    loaded = m.DuckDBInstance ? (m as unknown as typeof DuckDB) : m.default!;
+  }
+  return loaded;
+}
+
+/** The DuckDB API, once loadDuckdb has loaded it (every store's open does, before anything else). */
+export function duckdb(): typeof DuckDB {
+  if (!loaded) throw new Error('DuckDB is used before it is loaded (loadDuckdb)');
+  return loaded;
+}

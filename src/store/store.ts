@@ -7,7 +7,7 @@ import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { streamChunks, tracked } from './connection.js';
-import { duckdb } from './duckdb.js';
+import { loadDuckdb } from './duckdb.js';
 import { UsageError } from '../errors.js';
 import type { ChainFacts, ParserState } from '../ingest/file-parser.js';
 import { heapKeeper } from '../ingest/heap.js';
@@ -634,7 +634,7 @@ async function openLocked(path: string, opts: StoreOpenOptions): Promise<DuckDBI
     try {
       // an in-memory store spills beyond its bounds into a directory of the system's temp dir,
       // not DuckDB's default `.tmp` in the working directory (which may hold the logs)
-      return await duckdb.DuckDBInstance.create(path, path === ':memory:' ? { temp_directory: join(tmpdir(), `cachelens-${process.pid}.tmp`) } : undefined);
+      return await (await loadDuckdb()).DuckDBInstance.create(path, path === ':memory:' ? { temp_directory: join(tmpdir(), `cachelens-${process.pid}.tmp`) } : undefined);
     } catch (err) {
       const msg = (err as Error).message;
       // a word: DuckDB's corruption messages say "in block at location …"

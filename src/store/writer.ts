@@ -24,8 +24,11 @@ import type { FileRow } from './store.js';
 
 const CHUNK_ROWS = 2048;
 
-const { DuckDBDataChunk } = duckdb;
-const DUCK_TYPE: Record<ColumnKind, DuckDBType> = { int: duckdb.INTEGER, tiny: duckdb.TINYINT, big: duckdb.BIGINT, double: duckdb.DOUBLE, bool: duckdb.BOOLEAN, text: duckdb.VARCHAR };
+/** DuckDB's type of each kind of column (a writer is made only over an open store: DuckDB is loaded) */
+function duckType(kind: ColumnKind): DuckDBType {
+  const d = duckdb();
+  return { int: d.INTEGER, tiny: d.TINYINT, big: d.BIGINT, double: d.DOUBLE, bool: d.BOOLEAN, text: d.VARCHAR }[kind];
+}
 
 /** Rows of one table waiting for a full chunk, kept as plain value arrays. */
 class PendingChunk {
@@ -57,7 +60,7 @@ class PendingChunk {
 
   flush(): void {
     if (this.rows === 0) return;
-    const chunk = DuckDBDataChunk.create(this.kinds.map((k) => DUCK_TYPE[k]));
+    const chunk = duckdb().DuckDBDataChunk.create(this.kinds.map(duckType));
     chunk.setColumns(this.values.map((v) => (this.rows === CHUNK_ROWS ? v : v.slice(0, this.rows))) as never);
     this.appender.appendDataChunk(chunk);
     this.rows = 0;
