@@ -3,7 +3,7 @@
  * ingested into the store (incrementally), and the filters parsed.
  */
 import { type Filters, parseDay, parseTimezone } from './analyses/filters.js';
-import { type IngestResult, ingest } from './ingest/ingest.js';
+import { type AnswerResult, type IngestOptions, type IngestResult, ingest, ingestOrAnswer } from './ingest/ingest.js';
 import { type PriceTable, loadPriceTable } from './pricing/pricing.js';
 import { defaultDbPath } from './store/store.js';
 
@@ -37,7 +37,23 @@ export interface Context extends IngestResult {
   filters: Filters;
 }
 
+/** A context whose store may answer from the answers kept beside it (ingestOrAnswer). */
+export interface AnswerContext extends AnswerResult {
+  prices: PriceTable;
+  filters: Filters;
+}
+
 export async function openContext(o: CommonOptions): Promise<Context> {
+  const { opts, prices, filters } = contextOptions(o);
+  return { ...(await ingest(opts)), prices, filters };
+}
+
+export async function openAnswerContext(o: CommonOptions): Promise<AnswerContext> {
+  const { opts, prices, filters } = contextOptions(o);
+  return { ...(await ingestOrAnswer(opts)), prices, filters };
+}
+
+function contextOptions(o: CommonOptions): { opts: IngestOptions; prices: PriceTable; filters: Filters } {
   const prices = loadPriceTable(o.pricing);
   const filters: Filters = {
     since: parseDay(o.since, '--since'),
@@ -46,7 +62,7 @@ export async function openContext(o: CommonOptions): Promise<Context> {
     timezone: parseTimezone(o.timezone),
   };
   const env = o.env ?? process.env;
-  const result = await ingest({
+  const opts: IngestOptions = {
     paths: o.paths,
     env,
     dbPath: o.db ?? defaultDbPath(env),
@@ -56,6 +72,6 @@ export async function openContext(o: CommonOptions): Promise<Context> {
     workers: o.workers,
     lockWaitMs: lockWaitMs(env),
     notice: o.notice,
-  });
-  return { ...result, prices, filters };
+  };
+  return { opts, prices, filters };
 }

@@ -5,8 +5,7 @@
  * Example: requests at 09:12, 11:40 and 14:30 UTC, then 15:05: the first block runs 09:00–14:00
  * (09:12 and 11:40); 14:30 starts the next at 14:00, which runs to 19:00 and holds 15:05 too.
  */
-import { rememberedQuery } from '../store/queries.js';
-import type { Store } from '../store/store.js';
+import { type RememberingStore, rememberedQuery } from '../store/queries.js';
 import { type Filters, filterParams } from './filters.js';
 
 const HOUR = 3_600_000;
@@ -70,7 +69,7 @@ function finish(b: Block & { startMs: number; firstMs: number; lastMs: number },
   };
 }
 
-export async function blocks(store: Store, filters: Filters): Promise<{ blocks: Block[] }> {
+export async function blocks(store: RememberingStore, filters: Filters): Promise<{ blocks: Block[] }> {
   const hours = (await rememberedQuery(store, 'hourly', filterParams(filters))) as unknown as HourRow[];
   return { blocks: formBlocks(hours) };
 }

@@ -1,6 +1,5 @@
 /** Sessions: one row per session with its chains, tokens, weight and USD. */
-import { rememberedQuery } from '../store/queries.js';
-import type { Store } from '../store/store.js';
+import { type RememberingStore, rememberedQuery } from '../store/queries.js';
 import { type Filters, filterParams } from './filters.js';
 
 export interface SessionRow {
@@ -20,7 +19,7 @@ export interface SessionRow {
   usd: number;
 }
 
-export async function sessions(store: Store, filters: Filters): Promise<{ sessions: SessionRow[] }> {
+export async function sessions(store: RememberingStore, filters: Filters): Promise<{ sessions: SessionRow[] }> {
   const rows = await rememberedQuery(store, 'sessions', filterParams(filters));
   return { sessions: rows as unknown as SessionRow[] };
 }

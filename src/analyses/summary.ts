@@ -4,8 +4,8 @@
  * unpriced models are listed in quality.unknown_models.
  */
 import type { WalkSkip } from '../ingest/ingest.js';
-import { rememberedQuery } from '../store/queries.js';
-import type { Row, Store } from '../store/store.js';
+import { type RememberingStore, rememberedQuery } from '../store/queries.js';
+import type { Row } from '../store/store.js';
 import { type Filters, filterParams } from './filters.js';
 
 export interface Totals {
@@ -64,7 +64,7 @@ function totals(r: Row | undefined): Totals {
   };
 }
 
-export async function summary(store: Store, filters: Filters, walkSkips: WalkSkip[] = []): Promise<SummaryResult> {
+export async function summary(store: RememberingStore, filters: Filters, walkSkips: WalkSkip[] = []): Promise<SummaryResult> {
   // every grouping in one query (one pass over the requests), split here
   const rows = await rememberedQuery(store, 'summary', filterParams(filters));
   const by = (group: string) => rows.filter((r) => r.grouping === group);
@@ -79,7 +79,7 @@ export async function summary(store: Store, filters: Filters, walkSkips: WalkSki
   };
 }
 
-export async function quality(store: Store, walkSkips: WalkSkip[] = []): Promise<Quality> {
+export async function quality(store: RememberingStore, walkSkips: WalkSkip[] = []): Promise<Quality> {
   const [q] = await rememberedQuery(store, 'quality');
   const skipped: SkipGroup[] = (await rememberedQuery(store, 'skipped')).map((r) => ({
     reason: String(r.reason),

@@ -3,7 +3,7 @@
  * (cli-main.ts) prints `--json` or the text and sets the exit code. Commands never write to stdout.
  */
 import type { Argv } from 'yargs';
-import { type CommonOptions, type Context, openContext } from '../context.js';
+import { type AnswerContext, type CommonOptions, type Context, openAnswerContext, openContext } from '../context.js';
 
 export interface Io {
   /** colour allowed on stdout */
@@ -59,8 +59,17 @@ export function withLogOptions(y: Argv): Argv {
 }
 
 /** Ingests the logs of this invocation, runs `f` on the store, and always closes the store. */
-export async function withContext<T>(argv: Record<string, unknown>, io: Io, f: (ctx: Context) => Promise<T> | T): Promise<T> {
-  const ctx = await openContext(commonOptions(argv, io));
+export function withContext<T>(argv: Record<string, unknown>, io: Io, f: (ctx: Context) => Promise<T> | T): Promise<T> {
+  return using(openContext(commonOptions(argv, io)), f);
+}
+
+/** withContext for a command that answers from remembered results only: its store may be the answers kept beside it. */
+export function withAnswers<T>(argv: Record<string, unknown>, io: Io, f: (ctx: AnswerContext) => Promise<T> | T): Promise<T> {
+  return using(openAnswerContext(commonOptions(argv, io)), f);
+}
+
+async function using<C extends { store: { close(): void } }, T>(opening: Promise<C>, f: (ctx: C) => Promise<T> | T): Promise<T> {
+  const ctx = await opening;
   try {
     return await f(ctx);
   } finally {

@@ -4,17 +4,18 @@ import { sessions } from '../analyses/sessions.js';
 import { summary } from '../analyses/summary.js';
 import { formatBlocks, formatSessions, formatSummary } from '../reporters/summary.js';
 import { QUERY_MEMORY_MB, SUMMARY_MEMORY_MB } from '../store/store.js';
-import { type Command, withContext, withLogOptions } from './command.js';
+import { type Command, withAnswers, withLogOptions } from './command.js';
 
-// Each answers from the store's remembered results, or runs its bundled queries within
-// QUERY_MEMORY_MB (summary: SUMMARY_MEMORY_MB) when an ingest has changed the store (Store.boundedMemory).
+// Each answers from the store's remembered results (or the answers kept beside it: withAnswers), or
+// runs its bundled queries within QUERY_MEMORY_MB (summary: SUMMARY_MEMORY_MB) when an ingest has
+// changed the store (Store.boundedMemory).
 
 export const summaryCommand: Command = {
   command: 'summary [paths..]',
   describe: 'totals, by model, by project and by day, with data quality',
   options: withLogOptions,
   run: (argv, io) =>
-    withContext(argv, io, async (ctx) => {
+    withAnswers(argv, io, async (ctx) => {
       const result = await ctx.store.boundedMemory(() => summary(ctx.store, ctx.filters, ctx.walkSkips), { mb: SUMMARY_MEMORY_MB });
       // text only when printed: formatting 500 days of tables is a tenth of a warm --json run
       return {
@@ -31,7 +32,7 @@ export const sessionsCommand: Command = {
   describe: 'one row per session, most expensive first',
   options: withLogOptions,
   run: (argv, io) =>
-    withContext(argv, io, async (ctx) => {
+    withAnswers(argv, io, async (ctx) => {
       const result = await ctx.store.boundedMemory(() => sessions(ctx.store, ctx.filters), { mb: QUERY_MEMORY_MB });
       return { json: result, text: formatSessions(result.sessions, io.color) };
     }),
@@ -42,7 +43,7 @@ export const blocksCommand: Command = {
   describe: '5-hour usage-limit windows with weight and USD per window',
   options: withLogOptions,
   run: (argv, io) =>
-    withContext(argv, io, async (ctx) => {
+    withAnswers(argv, io, async (ctx) => {
       const result = await ctx.store.boundedMemory(() => blocks(ctx.store, ctx.filters), { mb: QUERY_MEMORY_MB });
       return { json: result, text: formatBlocks(result.blocks, io.color) };
     }),

@@ -42,11 +42,14 @@ export async function runQuery(store: Pick<Store, 'all'>, nameOrPath: string, pa
   }
 }
 
+/** What a remembered query asks of a store: a Store, or the answers kept beside one (answers.ts). */
+export type RememberingStore = Pick<Store, 'all' | 'remember'>;
+
 /**
  * A bundled query over the derived tables, answered from the store's remembered results when the
  * facts have not changed since it last ran with these parameters (see Store.remember).
  */
-export async function rememberedQuery(store: Pick<Store, 'all' | 'remember'>, name: string, params: Record<string, unknown> = {}): Promise<Row[]> {
+export async function rememberedQuery(store: RememberingStore, name: string, params: Record<string, unknown> = {}): Promise<Row[]> {
   const used = queryParams(querySql(name));
   const key = `query:${name}:${JSON.stringify(used.map((p) => params[p] ?? null))}`;
   return store.remember(key, () => runQuery(store, name, params));

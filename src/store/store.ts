@@ -6,6 +6,7 @@ import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { dropAnswers, writeAnswers } from './answers.js';
 import { streamChunks, tracked } from './connection.js';
 import { loadDuckdb } from './duckdb.js';
 import { UsageError } from '../errors.js';
@@ -104,6 +105,8 @@ export interface ResultChunk {
 export class Store {
   /** The remembered results as readAhead found them, by key, while they are known to be current. */
   private ahead: Map<string, string> | undefined;
+  /** the listing key to keep answers for when this store closes (keepAnswers) */
+  private answersFor: string | undefined;
   /** DuckDB's memory limit before boundedMemory first bounded it (as DuckDB shows it) */
   private unboundedLimit: string | undefined;
   /** connections opened by `beside`, closed with this one */
@@ -158,6 +161,18 @@ export class Store {
     for (const side of this.sides) side.closeSync();
     this.db.closeSync();
     this.instance.closeSync();
+    if (this.answersFor !== undefined && this.ahead && this.path !== ':memory:') writeAnswers(this.path, this.answersFor, this.ahead);
+  }
+
+  /**
+   * Keeps the remembered results, and `listing` as the listing key they answer for, in the answers
+   * file beside the store when it closes (answers.ts), so that the next run over the same logs
+   * answers from there. For a run that found the store at `listing` and changed nothing (a warm
+   * run): what it remembers before it closes is kept too. Nothing is kept when the results were
+   * not all read ahead (more than READ_AHEAD_CHARS of them) or were forgotten since.
+   */
+  keepAnswers(listing: string): void {
+    this.answersFor = listing;
   }
 
   async all(sql: string, params?: Record<string, unknown>): Promise<Row[]> {
@@ -454,6 +469,8 @@ export class Store {
   async forget(): Promise<void> {
     // before the DELETE: a transaction rolled back would bring the rows back
     this.ahead = undefined;
+    this.answersFor = undefined;
+    if (this.path !== ':memory:') dropAnswers(this.path);
     await this.run(`DELETE FROM results`);
   }
 

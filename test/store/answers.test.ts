@@ -1,0 +1,182 @@
+/**
+ * The answers kept beside the store (store/answers.ts): a warm run keeps them when it closes the
+ * store, and a run over the same logs then answers from them without opening the store, with
+ * what the store itself answers. They are not used once anything changed: a log appended to (the
+ * run reads it and the answers go), the store written by anything, a damaged or foreign answers
+ * file. A result they do not hold opens the store, and is kept with them for the next run.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { appendFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { quality, summary } from '../../src/analyses/summary.js';
+import { sessions } from '../../src/analyses/sessions.js';
+import type { Filters } from '../../src/analyses/filters.js';
+import { type AnswerResult, ingestOrAnswer } from '../../src/ingest/ingest.js';
+import { AnsweredStore } from '../../src/store/answers.js';
+import { Store } from '../../src/store/store.js';
+import { assistant, usage } from '../faults/helpers.js';
+import { cli } from '../helpers/corpus.js';
+import { CONDENSE, MAROT_DOV, corpus, prices, tmp } from './helpers.js';
+
+const filters: Filters = { since: null, until: null, project: null, timezone: 'UTC' };
+
+function answerRun(root: string, db: string): Promise<AnswerResult> {
+  return ingestOrAnswer({ paths: [root], dbPath: db, prices, workers: 1 });
+}
+
+/** One run of `summary` (and `sessions`, if asked) as the CLI runs them: ingest or answer, the answers, the store closed. */
+async function answer(root: string, db: string, withSessions = false) {
+  const r = await answerRun(root, db);
+  try {
+    const s = await r.store.boundedMemory(() => summary(r.store, filters, r.walkSkips), { mb: 64 });
+    const sess = withSessions ? await r.store.boundedMemory(() => sessions(r.store, filters), { mb: 128 }) : null;
+    const answered = r.store instanceof AnsweredStore ? { opened: r.store.storeOpened } : null;
+    return { summary: s, sessions: sess, answered, stats: r.stats };
+  } finally {
+    r.store.close();
+  }
+}
+
+/** What the store answers, asked directly (no answers file involved). */
+async function fromStore(db: string) {
+  const store = await Store.open(db);
+  try {
+    return { summary: await summary(store, filters), sessions: await sessions(store, filters), quality: await quality(store) };
+  } finally {
+    store.close();
+  }
+}
+
+function setup(): { root: string; db: string; file: string } {
+  const root = corpus([CONDENSE, MAROT_DOV]);
+  const db = path.join(tmp(), 's.duckdb');
+  return { root, db, file: path.join(root, CONDENSE, '61d12533-17ec-4bbe-8876-6cdec3eb838c.jsonl') };
+}
+
+test('a warm run keeps answers; the next run answers from them, as the store does, without opening it', async () => {
+  const { root, db } = setup();
+  const cold = await answer(root, db);
+  assert.equal(cold.answered, null);
+  assert.ok(!existsSync(db + '.answers'), 'a run that changed the store keeps none');
+  const warm = await answer(root, db);
+  assert.equal(warm.answered, null, 'no answers yet: the store answers');
+  assert.equal(warm.stats.unchanged, warm.stats.files);
+  assert.ok(existsSync(db + '.answers'), 'a warm run keeps them');
+  const stamp = () => [db, db + '.wal'].map((f) => (existsSync(f) ? statSync(f, { bigint: true }).mtimeNs : null));
+  const before = stamp();
+  const third = await answer(root, db);
+  assert.deepEqual(third.answered, { opened: false });
+  assert.deepEqual(third.summary, warm.summary);
+  assert.deepEqual(third.summary, cold.summary);
+  assert.deepEqual({ ...third.stats, ms: 0 }, { ...warm.stats, ms: 0 });
+  assert.deepEqual(stamp(), before, 'the store (and its log) not touched');
+  assert.deepEqual(third.summary, (await fromStore(db)).summary);
+});
+
+test('a result the answers do not hold opens the store; it is kept, and answers the run after', async () => {
+  const { root, db } = setup();
+  await answer(root, db);
+  await answer(root, db); // keeps answers: summary's only
+  const withSessions = await answer(root, db, true);
+  assert.deepEqual(withSessions.answered, { opened: true });
+  const direct = await fromStore(db);
+  assert.deepEqual(withSessions.sessions, direct.sessions);
+  assert.ok(withSessions.sessions!.sessions.length > 0);
+  const again = await answer(root, db, true);
+  assert.deepEqual(again.answered, { opened: false }, 'the new result was kept with the answers');
+  assert.deepEqual(again.sessions, direct.sessions);
+  assert.deepEqual(again.summary, direct.summary);
+});
+
+test('a log appended to: the run reads it, answers with it, and the answers go', async () => {
+  const { root, db, file } = setup();
+  await answer(root, db);
+  const warm = await answer(root, db);
+  assert.ok(existsSync(db + '.answers'));
+  appendFileSync(file, `${assistant({ session: '61d12533-17ec-4bbe-8876-6cdec3eb838c', msg: 'msg_appended', t: '2026-01-02T10:00:00.000Z', usage: usage(11, 22, 0, 0) })}\n`);
+  const appended = await answer(root, db);
+  assert.equal(appended.answered, null, 'not answered from the answers');
+  assert.equal(appended.stats.appended, 1);
+  assert.equal(appended.summary.totals.requests, warm.summary.totals.requests + 1);
+  assert.equal(appended.summary.totals.output, warm.summary.totals.output + 22);
+  assert.ok(!existsSync(db + '.answers'), 'the run that changed the store dropped them');
+  await answer(root, db); // warm: keeps them again
+  const next = await answer(root, db);
+  assert.deepEqual(next.answered, { opened: false });
+  assert.deepEqual(next.summary, appended.summary);
+});
+
+test('answers do not hold once the store was written by anything, nor when damaged or of another schema', async () => {
+  const { root, db } = setup();
+  await answer(root, db);
+  const warm = await answer(root, db);
+  const kept = readFileSync(db + '.answers', 'utf8');
+  // a write to the store (here: a row of meta) leaves the answers file as it was, and unused
+  const store = await Store.open(db);
+  await store.setMeta('something', 'else');
+  store.close();
+  const written = await answer(root, db);
+  assert.equal(written.answered, null);
+  assert.deepEqual(written.summary, warm.summary);
+  // that warm run kept answers for the store as it is now; each damage below makes them unused
+  const good = readFileSync(db + '.answers', 'utf8');
+  assert.notEqual(good, kept, 'kept again for the store as it is now');
+  const head = JSON.parse(good.slice(0, good.indexOf('\n')));
+  const damaged = [
+    good.slice(0, -1), // a value cut short
+    `${good}x`, // bytes after the last value
+    'not json\n',
+    good.replace(/^\{/, '['),
+    `${JSON.stringify({ ...head, schema: head.schema + 1 })}${good.slice(good.indexOf('\n'))}`,
+    `${JSON.stringify({ ...head, store: head.store.replace(/^\d+/, '1') })}${good.slice(good.indexOf('\n'))}`,
+  ];
+  for (const text of damaged) {
+    writeFileSync(db + '.answers', text);
+    const r = await answer(root, db);
+    assert.equal(r.answered, null, `not answered from ${JSON.stringify(text.slice(0, 40))}…`);
+    assert.deepEqual(r.summary, warm.summary);
+  }
+  // and the last of those runs, a warm one, kept good answers again
+  assert.deepEqual((await answer(root, db)).answered, { opened: false });
+});
+
+test('a rebuild or an in-memory store never answers from a file', async () => {
+  const { root, db } = setup();
+  await answer(root, db);
+  await answer(root, db);
+  assert.ok(existsSync(db + '.answers'));
+  const rebuilt = await ingestOrAnswer({ paths: [root], dbPath: db, prices, workers: 1, rebuild: true });
+  try {
+    assert.ok(rebuilt.store instanceof Store);
+    assert.equal(rebuilt.stats.read, rebuilt.stats.files);
+  } finally {
+    rebuilt.store.close();
+  }
+  assert.ok(!existsSync(db + '.answers'), 'the rebuild changed the store and dropped them');
+  const mem = await ingestOrAnswer({ paths: [root], dbPath: ':memory:', prices, workers: 1 });
+  mem.store.close();
+  assert.ok(mem.store instanceof Store);
+});
+
+test('the CLI: a third `summary` over the default roots answers as the first two did, without touching the store', async () => {
+  const { root, db } = setup();
+  const env = { CLAUDE_CONFIG_DIR: root, HOME: tmp() };
+  const summaryRun = () => {
+    const r = cli(['summary', '--db', db, '--json', '--timezone', 'UTC'], env);
+    assert.equal(r.code, 0, r.stderr);
+    return r.stdout;
+  };
+  const first = summaryRun();
+  const second = summaryRun();
+  assert.ok(existsSync(db + '.answers'));
+  const before = statSync(db, { bigint: true }).mtimeNs;
+  assert.equal(summaryRun(), first);
+  assert.equal(second, first);
+  assert.equal(statSync(db, { bigint: true }).mtimeNs, before);
+  // a command whose result is not among them opens the store and answers as a fresh store does
+  const sessionsOf = (dbPath: string) => cli(['sessions', '--db', dbPath, '--json', '--timezone', 'UTC'], env);
+  const s = sessionsOf(db);
+  assert.equal(s.code, 0, s.stderr);
+  assert.equal(s.stdout, sessionsOf(path.join(tmp(), 'fresh.duckdb')).stdout);
+});
