@@ -90,14 +90,15 @@ export const queryCommand: Command = {
     try {
       const params: Record<string, unknown> = {};
       for (const p of used) params[p] = p in given ? given[p] : (defaults[p] ?? null);
-      const rows = await runQuery(source, target, params);
-      // A query of the user's own may have changed tables: remembered results no longer hold, and
-      // the next ingest compares the walk with the stored files themselves, not with the listing
-      // the last one kept (an unchanged store is then only planned again, not derived).
+      // A query of the user's own may change tables (even one that then fails): remembered results
+      // (and the answers kept beside the store) no longer hold, and the next ingest compares the
+      // walk with the stored files themselves, not with the listing the last one kept (an unchanged
+      // store is then only planned again, not derived).
       if (target.endsWith('.sql') && source instanceof Store) {
         await source.forget();
         await source.setMeta('listing_key', '');
       }
+      const rows = await runQuery(source, target, params);
       const result: QueryResult = { query: target, params, columns: columnsOf(rows), rows };
       return { json: result, text: argv.csv ? toCsv(rows) : formatRows(rows, io.color) };
     } finally {

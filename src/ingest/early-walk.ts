@@ -191,8 +191,13 @@ const decoded = new WeakMap<Discovery, EncodedDiscovery>();
  * path): equal for equal listings. The early walk's comes with it, taken on the walk's thread.
  */
 export function listingDigest(d: Discovery): string {
-  return decoded.get(d)?.digest ?? encodeDiscovery(d).digest;
+  let digest = decoded.get(d)?.digest ?? digests.get(d);
+  if (digest === undefined) digests.set(d, (digest = encodeDiscovery(d).digest));
+  return digest;
 }
+
+/** The digests of discoveries walked on this thread (an early walk's come with its columns): ingestOrAnswer and ingest both ask. */
+const digests = new WeakMap<Discovery, string>();
 
 /** How many files the discovery found, without decoding an early walk's files. */
 export function fileCount(d: Discovery): number {

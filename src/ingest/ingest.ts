@@ -247,30 +247,45 @@ export async function ingestOrAnswer(opts: IngestOptions): Promise<AnswerResult>
   if (!answers) return ingest(opts);
   const started = performance.now();
   const env = opts.env ?? process.env;
-  const walked: Listing = { discovery: (await takeEarlyWalk(opts.paths, env)) ?? (await discover(opts.paths, env)) };
-  const { roots, walkSkips, listing, files } = walkSummary(walked.discovery!, opts.prices);
+  const walked = { discovery: (await takeEarlyWalk(opts.paths, env)) ?? (await discover(opts.paths, env)), started };
+  const { roots, walkSkips, listing, files } = walkSummary(walked.discovery, opts.prices);
   if (listing !== answers.listing) return ingest(opts, walked);
-  walked.discovery = undefined;
-  // a result the answers do not hold is computed over the store, whose answers, read ahead, are
-  // then kept again with it when it closes
+  const stats = unchangedStats(files, started);
+  // A question the answers do not hold goes to the store, whose answers, read ahead, are kept again
+  // when it closes. If it has changed since the answers were read (another process wrote it), this
+  // run's logs are ingested into it first, as any run's are; the question is then asked again.
   const open = async () => {
     const store = await Store.open(opts.dbPath, { lockWaitMs: opts.lockWaitMs, onWait: opts.notice });
-    await store.readAhead().catch(() => undefined);
-    store.keepAnswers(listing);
-    return store;
+    let same: boolean;
+    try {
+      same = (await store.getMeta('listing_key')) === listing;
+    } catch (err) {
+      store.close();
+      throw err;
+    }
+    if (same) {
+      await store.readAhead().catch(() => undefined);
+      store.keepAnswers(listing);
+      return store;
+    }
+    store.close();
+    return (await ingest(opts)).store;
   };
-  const stats = unchangedStats(files, started);
   return { store: new AnsweredStore(answers, open), roots, stats, walkSkips };
 }
 
-/** `walked`: the logs' walk, done already (ingestOrAnswer); it is taken out of that object. */
-export async function ingest(opts: IngestOptions, walked?: Listing): Promise<IngestResult> {
-  const started = performance.now();
+/**
+ * `walked`: the logs' walk, done already when the run started (ingestOrAnswer); its discovery is
+ * taken out of that object.
+ */
+export async function ingest(opts: IngestOptions, walked?: { discovery?: Discovery; started: number }): Promise<IngestResult> {
+  const started = walked?.started ?? performance.now();
   // The store opens on DuckDB's threads while this one walks the logs (~60 ms of a warm run), and
   // reads the last listing key and the remembered results, which a warm run answers from (this
   // run has changed neither yet; a failed read only means the queries run later, as they would).
   // Reading every stored file's identity then too, which any run but a warm one needs first, cost
-  // warm runs more than it saved append runs (BENCHMARKS.md, Append).
+  // warm runs more than it saved append runs (BENCHMARKS.md, Append). After ingestOrAnswer's walk,
+  // it opens only now.
   const env = opts.env ?? process.env;
   let early = walked ? null : takeEarlyWalk(opts.paths, env);
   // What ingestInto plans from, handed over in this object rather than kept in a variable here:

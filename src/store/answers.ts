@@ -9,11 +9,13 @@
  * the store is at and every remembered result, written by a warm run when it closes the store.
  *
  * It holds only for the store it was written beside, as that store was when it closed: the file
- * carries the store's identity (its size, modification time and inode, a digest of its headers,
- * which every checkpoint rewrites, and the same of its write-ahead log, or that there was none).
- * Any write to the store since (by cachelens or anything else) changes that identity, and the file
- * is then ignored; an ingest that changes the store also deletes it. A run answers from it only
- * when its walk's listing key is the file's: nothing was added, grown or removed since.
+ * carries the store's identity (size, modification time and inode of the store file and of its
+ * write-ahead log, or that there was none, and a digest of the store file's headers, which every
+ * checkpoint rewrites), read while the run still held the store and again once it had closed it:
+ * when the two differ (another process wrote in between), nothing is kept. Any write to the store
+ * since (by cachelens or anything else) changes that identity, and the file is then ignored; an
+ * ingest that changes the store, or a query of the user's own, also deletes it. A run answers from
+ * it only when its walk's listing key is the file's: nothing was added, grown or removed since.
  *
  * The file: one line of JSON (format, schema version, store identity, listing key, and each
  * result's key and length), then the results' JSON texts one after another.
@@ -22,6 +24,7 @@
 import { createHash } from 'node:crypto';
 import { closeSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { SCHEMA_VERSION } from './schema.js';
+import type { RememberingStore } from './queries.js';
 import type { Row, Store } from './store.js';
 
 const ANSWERS_SUFFIX = '.answers';
@@ -63,20 +66,26 @@ export function readAnswers(path: string): Answers | null {
 }
 
 /**
- * Writes the answers for the store at `path`, which must be closed (its identity is read now).
- * Not written when it cannot be: the answers only save time.
+ * Writes the answers for the store at `path`, just closed, whose identity was `held` (storeIdentity)
+ * while this process still held it: only if the store is still as it was then. Not written when
+ * it cannot be: the answers only save time.
  */
-export function writeAnswers(path: string, listing: string, results: ReadonlyMap<string, string>): void {
+export function writeAnswers(path: string, held: string, listing: string, results: ReadonlyMap<string, string>): void {
   const file = path + ANSWERS_SUFFIX;
+  const tmp = `${file}.${process.pid}.tmp`;
   try {
-    const store = storeIdentity(path);
-    if (store === null) return;
+    if (storeIdentity(path) !== held) return;
     const values = [...results];
-    const head = JSON.stringify({ format: FORMAT, schema: SCHEMA_VERSION, store, listing, results: values.map(([k, v]) => [k, v.length]) });
-    writeFileSync(file + '.tmp', [head, '\n', ...values.map(([, v]) => v)].join(''));
-    renameSync(file + '.tmp', file);
+    const head = JSON.stringify({ format: FORMAT, schema: SCHEMA_VERSION, store: held, listing, results: values.map(([k, v]) => [k, v.length]) });
+    writeFileSync(tmp, [head, '\n', ...values.map(([, v]) => v)].join(''));
+    renameSync(tmp, file);
   } catch {
     // e.g. a full disk; answers left from before do not hold for the store as it is now anyway
+    try {
+      rmSync(tmp, { force: true });
+    } catch {
+      // nothing more to do
+    }
   }
 }
 
@@ -94,19 +103,25 @@ export function dropAnswers(path: string): void {
 
 /**
  * What tells the store at `path` from itself after any write: size, modification time and inode of
- * the file and of its write-ahead log, and a digest of the file's headers. Null if it is missing.
+ * the file and of its write-ahead log, and a digest of the file's headers. Null if it is missing or
+ * cannot be read.
  */
-function storeIdentity(path: string): string | null {
-  const st = statOrNull(path);
-  if (!st) return null;
-  const wal = statOrNull(path + '.wal');
+export function storeIdentity(path: string): string | null {
+  let st, wal;
   const header = Buffer.alloc(HEADER_BYTES);
-  const fd = openSync(path, 'r');
   let n: number;
   try {
-    n = readSync(fd, header, 0, HEADER_BYTES, 0);
-  } finally {
-    closeSync(fd);
+    st = statOrNull(path);
+    if (!st) return null;
+    wal = statOrNull(path + '.wal');
+    const fd = openSync(path, 'r');
+    try {
+      n = readSync(fd, header, 0, HEADER_BYTES, 0);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return null;
   }
   const digest = createHash('sha1').update(header.subarray(0, n)).digest('hex');
   const id = (s: NonNullable<ReturnType<typeof statOrNull>>) => `${s.ino}:${s.size}:${s.mtimeNs}`;
@@ -118,24 +133,27 @@ function statOrNull(path: string) {
 }
 
 /** What the commands that answer from remembered results ask of a store (Store has all of it). */
-export interface AnswerStore {
-  remember<T>(key: string, compute: () => Promise<T>): Promise<T>;
-  all(sql: string, params?: Record<string, unknown>): Promise<Row[]>;
+export interface AnswerStore extends RememberingStore {
   boundedMemory<T>(work: () => Promise<T>, opts: { mb: number }): Promise<T>;
   close(): void;
 }
 
+/** Thrown inside a work answered from the answers file when it asks what the file does not hold. */
+class NotAnswered extends Error {}
+
 /**
- * A store answered from its answers file until something is asked that the file does not hold (a
- * result no run remembered yet): the store is opened then, with `open`, and everything after goes to
- * it. What `open` gives is expected to keep answers when it closes (Store.keepAnswers), so that
- * the next run finds the new result in the file too.
+ * A store answered from its answers file while every question is one the file holds. A question it
+ * does not hold (a result no run remembered yet) opens the store, with `open`, and the whole work
+ * that asked it (a boundedMemory call) runs again over the store, so that no answer mixes the two;
+ * everything after goes to the store. What `open` gives must be the store as the file described it,
+ * or as an ingest of the logs left it, keeping answers when it closes (Store.keepAnswers), so
+ * that the next run finds the new result in the file too.
  */
 export class AnsweredStore implements AnswerStore {
   private opening: Promise<Store> | undefined;
   private store: Store | undefined;
-  /** the bound of the boundedMemory call running: a result computed inside it is computed within it */
-  private bound: { mb: number } | undefined;
+  /** true while a work runs over the answers: a question they do not hold then stops it */
+  private answering = false;
 
   constructor(
     private readonly answers: Answers,
@@ -143,35 +161,43 @@ export class AnsweredStore implements AnswerStore {
   ) {}
 
   async remember<T>(key: string, compute: () => Promise<T>): Promise<T> {
-    const kept = this.store ? undefined : this.answers.results.get(key);
-    if (kept !== undefined) return JSON.parse(kept) as T;
-    const store = await this.opened();
-    const bound = this.bound;
-    return bound ? store.boundedMemory(() => store.remember(key, compute), bound) : store.remember(key, compute);
+    if (!this.opening) {
+      const kept = this.answers.results.get(key);
+      if (kept !== undefined) return JSON.parse(kept) as T;
+      if (this.answering) throw new NotAnswered(key);
+    }
+    return (await this.opened()).remember(key, compute);
   }
 
   async all(sql: string, params?: Record<string, unknown>): Promise<Row[]> {
+    if (this.answering) throw new NotAnswered(sql);
     return (await this.opened()).all(sql, params);
   }
 
   async boundedMemory<T>(work: () => Promise<T>, opts: { mb: number }): Promise<T> {
-    if (this.store) return this.store.boundedMemory(work, opts);
-    this.bound = opts;
-    try {
-      return await work();
-    } finally {
-      this.bound = undefined;
+    if (!this.opening) {
+      this.answering = true;
+      try {
+        return await work();
+      } catch (err) {
+        if (!(err instanceof NotAnswered)) throw err;
+      } finally {
+        this.answering = false;
+      }
     }
+    const store = await this.opened();
+    return store.boundedMemory(work, opts);
   }
 
-  /** Whether the store was opened (a question the answers did not hold). */
+  /** Whether a question went to the store (the answers did not hold it). */
   get storeOpened(): boolean {
     return this.opening !== undefined;
   }
 
-  /** Closes the store if it was opened (not while it is being opened: callers await their questions first). */
+  /** Closes the store if it was opened (once it has opened, if it still is opening). */
   close(): void {
-    this.store?.close();
+    if (this.store) this.store.close();
+    else this.opening?.then((s) => s.close(), () => undefined);
   }
 
   private opened(): Promise<Store> {

@@ -19,7 +19,9 @@ export async function loadDuckdb(): Promise<typeof DuckDB> {
     // a CommonJS package: bundled, its exports are the chunk's default export; imported by Node,
     // they are also named exports
     const m = (await import('@duckdb/node-api')) as unknown as { DuckDBInstance?: unknown; default?: typeof DuckDB };
-    loaded = m.DuckDBInstance ? (m as unknown as typeof DuckDB) : m.default!;
+    const api = m.DuckDBInstance ? (m as unknown as typeof DuckDB) : m.default;
+    if (!api?.DuckDBInstance) throw new Error('@duckdb/node-api did not load as expected (no DuckDBInstance among its exports)');
+    loaded = api;
   }
   return loaded;
 }

@@ -6,7 +6,7 @@ import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { dropAnswers, writeAnswers } from './answers.js';
+import { dropAnswers, storeIdentity, writeAnswers } from './answers.js';
 import { streamChunks, tracked } from './connection.js';
 import { loadDuckdb } from './duckdb.js';
 import { UsageError } from '../errors.js';
@@ -158,10 +158,14 @@ export class Store {
   }
 
   close(): void {
+    const keep = this.answersFor !== undefined && this.ahead !== undefined && this.path !== ':memory:' && chars(this.ahead) <= READ_AHEAD_CHARS;
+    // the store's identity while this process holds it; the answers are kept only if closing leaves
+    // it so (DuckDB does not fold its log in at a close here: DURABILITY)
+    const held = keep ? storeIdentity(this.path) : null;
     for (const side of this.sides) side.closeSync();
     this.db.closeSync();
     this.instance.closeSync();
-    if (this.answersFor !== undefined && this.ahead && this.path !== ':memory:') writeAnswers(this.path, this.answersFor, this.ahead);
+    if (held !== null) writeAnswers(this.path, held, this.answersFor!, this.ahead!);
   }
 
   /**
@@ -169,7 +173,7 @@ export class Store {
    * file beside the store when it closes (answers.ts), so that the next run over the same logs
    * answers from there. For a run that found the store at `listing` and changed nothing (a warm
    * run): what it remembers before it closes is kept too. Nothing is kept when the results were
-   * not all read ahead (more than READ_AHEAD_CHARS of them) or were forgotten since.
+   * not all read ahead, are more than READ_AHEAD_CHARS in all, or were forgotten since.
    */
   keepAnswers(listing: string): void {
     this.answersFor = listing;
@@ -617,8 +621,15 @@ const STORE_TABLES = [...CREATE_TABLES.matchAll(/CREATE TABLE IF NOT EXISTS (\w+
 /** The listing snapshot's file: the store's name and this. */
 const LISTING_SUFFIX = '.listing';
 
-/** What readAhead reads at most (characters of remembered results). */
+/** What readAhead reads at most (characters of remembered results), and what the answers file keeps at most. */
 const READ_AHEAD_CHARS = 16 * 2 ** 20;
+
+/** The characters of the results' values. */
+function chars(results: ReadonlyMap<string, string>): number {
+  let n = 0;
+  for (const v of results.values()) n += v.length;
+  return n;
+}
 
 /**
  * When DuckDB folds its write-ahead log into the store file. By default every close does it

@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { quality, summary } from '../../src/analyses/summary.js';
 import { sessions } from '../../src/analyses/sessions.js';
 import type { Filters } from '../../src/analyses/filters.js';
@@ -159,24 +160,69 @@ test('a rebuild or an in-memory store never answers from a file', async () => {
   assert.ok(mem.store instanceof Store);
 });
 
-test('the CLI: a third `summary` over the default roots answers as the first two did, without touching the store', async () => {
+test('the CLI: a third `summary` over the default roots answers as the first two did, without loading DuckDB', async () => {
   const { root, db } = setup();
-  const env = { CLAUDE_CONFIG_DIR: root, HOME: tmp() };
+  // the probe says at exit whether DuckDB's library was loaded into the process
+  const probe = path.join(path.dirname(fileURLToPath(import.meta.url)), 'duckdb-probe.mjs');
+  const env = { CLAUDE_CONFIG_DIR: root, HOME: tmp(), NODE_OPTIONS: `--import ${probe}` };
   const summaryRun = () => {
     const r = cli(['summary', '--db', db, '--json', '--timezone', 'UTC'], env);
     assert.equal(r.code, 0, r.stderr);
-    return r.stdout;
+    return { out: r.stdout, duckdb: /duckdb-loaded: (true|false)/.exec(r.stderr)?.[1] };
   };
   const first = summaryRun();
   const second = summaryRun();
   assert.ok(existsSync(db + '.answers'));
   const before = statSync(db, { bigint: true }).mtimeNs;
-  assert.equal(summaryRun(), first);
-  assert.equal(second, first);
+  const third = summaryRun();
+  assert.deepEqual([first.duckdb, second.duckdb, third.duckdb], ['true', 'true', 'false']);
+  assert.equal(third.out, first.out);
+  assert.equal(second.out, first.out);
   assert.equal(statSync(db, { bigint: true }).mtimeNs, before);
   // a command whose result is not among them opens the store and answers as a fresh store does
   const sessionsOf = (dbPath: string) => cli(['sessions', '--db', dbPath, '--json', '--timezone', 'UTC'], env);
   const s = sessionsOf(db);
   assert.equal(s.code, 0, s.stderr);
   assert.equal(s.stdout, sessionsOf(path.join(tmp(), 'fresh.duckdb')).stdout);
+  // a query of the user's own may change the store: the answers go, even when it fails
+  for (const sql of ['SELECT count(*) AS n FROM requests', 'SELECT no_such_column FROM requests']) {
+    summaryRun();
+    assert.ok(existsSync(db + '.answers'));
+    const file = path.join(tmp(), 'own.sql');
+    writeFileSync(file, `${sql}\n`);
+    cli(['query', file, '--db', db], env);
+    assert.ok(!existsSync(db + '.answers'), sql);
+    assert.equal(summaryRun().out, first.out);
+  }
+});
+
+test('the store changed by another process before a question the answers do not hold: the logs are read into it, and the whole answer comes from it', async () => {
+  const { root, db, file } = setup();
+  await answer(root, db);
+  const before = await answer(root, db); // keeps answers (summary's)
+  const r = await answerRun(root, db);
+  assert.ok(r.store instanceof AnsweredStore);
+  // meanwhile: a response appended, and another run ingests it
+  appendFileSync(file, `${assistant({ session: '61d12533-17ec-4bbe-8876-6cdec3eb838c', msg: 'msg_meanwhile', t: '2026-01-03T10:00:00.000Z', usage: usage(5, 7, 0, 0) })}\n`);
+  (await answerRun(root, db)).store.close();
+  let asked: { s: Awaited<ReturnType<typeof summary>>; sess: Awaited<ReturnType<typeof sessions>> };
+  try {
+    // summary is among the answers, sessions is not: the work runs again over the store
+    asked = await r.store.boundedMemory(async () => ({ s: await summary(r.store, filters), sess: await sessions(r.store, filters) }), { mb: 128 });
+    assert.equal((r.store as AnsweredStore).storeOpened, true);
+  } finally {
+    r.store.close();
+  }
+  const direct = await fromStore(db);
+  assert.deepEqual(asked.s, direct.summary, 'the summary too comes from the store as it is now');
+  assert.deepEqual(asked.sess, direct.sessions);
+  assert.equal(asked.s.totals.requests, before.summary.totals.requests + 1, 'with the response appended meanwhile');
+  const freshDb = path.join(tmp(), 'fresh.duckdb');
+  (await answerRun(root, freshDb)).store.close();
+  assert.deepEqual(asked.s, (await fromStore(freshDb)).summary, 'as a fresh store over the logs as they are now');
+  // the answers kept at its close hold for the store as it is now
+  const next = await answer(root, db, true);
+  assert.deepEqual(next.answered, { opened: false });
+  assert.deepEqual(next.summary, asked.s);
+  assert.deepEqual(next.sessions, asked.sess);
 });
