@@ -84,8 +84,19 @@ export async function discover(paths: string[] | undefined, env: NodeJS.ProcessE
   return { roots, files, problems, defaults };
 }
 
-/** Takes each file the walk finds, in walk order, without an object for it. */
-export type FileSink = (path: string, root: string, kind: FoundFile['kind'], size: number, mtimeMs: number, agentId: string | null, sessionId: string | null, projectDir: string) => void;
+/** Takes each file the walk finds, in walk order, without an object for it (`dev` and `ino`: the file's device and inode). */
+export type FileSink = (
+  path: string,
+  root: string,
+  kind: FoundFile['kind'],
+  size: number,
+  mtimeMs: number,
+  agentId: string | null,
+  sessionId: string | null,
+  projectDir: string,
+  dev: number,
+  ino: number,
+) => void;
 
 /**
  * The walk of `discover()`, each file given to `sink` as it is found. Within a root the files come
@@ -96,7 +107,7 @@ export type FileSink = (path: string, root: string, kind: FoundFile['kind'], siz
 export function walkRoots(paths: string[] | undefined, env: NodeJS.ProcessEnv, sink: FileSink): Omit<Discovery, 'files'> {
   const defaults = !paths || paths.length === 0;
   const roots = defaults ? defaultRoots(env) : explicitRoots(paths, env.HOME || homedir());
-  const w: Walk = { sink, problems: [], seenDirs: new Set(), seenFiles: new Map() };
+  const w = newWalk(sink);
   for (const root of roots) {
     const st = statOrNull(root);
     if (st?.isFile()) {
@@ -108,13 +119,34 @@ export function walkRoots(paths: string[] | undefined, env: NodeJS.ProcessEnv, s
   return { roots, problems: w.problems, defaults };
 }
 
-interface Walk {
+/** A walk in progress: what it found and met so far, and what it has seen. */
+export interface Walk {
   sink: FileSink;
   problems: WalkProblem[];
   /** directories entered, by real path */
   seenDirs: Set<string>;
   /** files found, by device and inode: one reached twice (links, nested roots) counts once */
   seenFiles: Map<number, Set<number>>;
+  /** whether a symbolic link was met */
+  links: boolean;
+  /**
+   * A part of a shared walk (early-walk.ts): it does not follow a symbolic link (it only notes
+   * one: the walk is then done again on one thread), so it meets no directory twice, and it leaves
+   * a file met twice to the merge of the parts. It keeps no sets of what it has seen.
+   */
+  shared: boolean;
+}
+
+export function newWalk(sink: FileSink, shared = false): Walk {
+  return { sink, problems: [], seenDirs: new Set(), seenFiles: new Map(), links: false, shared };
+}
+
+/** A directory's entry: a Dirent, or one handed from another thread (WalkUnit). */
+interface Entry {
+  name: string;
+  isDirectory(): boolean;
+  isFile(): boolean;
+  isSymbolicLink(): boolean;
 }
 
 /**
@@ -122,50 +154,98 @@ interface Walk {
  * `projectDir`: the name of the directory directly under the root this one is in (null at the root).
  */
 function walk(w: Walk, dir: string, known: string | null, root: string, projectDir: string | null): void {
+  const listed = list(w, dir, known);
+  if (listed) for (const e of listed.entries) walkEntry(w, dir, listed.real, root, projectDir, e);
+}
+
+/** A directory's real path and its entries in walk order; null (a problem noted) when it is not walked. */
+function list(w: Walk, dir: string, known: string | null): { real: string; entries: Dirent[] } | null {
   let real: string;
   try {
     real = known ?? realpathSync.native(dir);
   } catch (err) {
     w.problems.push(problem(dir, err));
-    return;
+    return null;
   }
   if (w.seenDirs.has(real)) {
     if (dir !== real) w.problems.push({ path: dir, reason: 'symlink_loop', detail: `directory already walked as ${real}` });
-    return;
+    return null;
   }
-  w.seenDirs.add(real);
+  if (!w.shared) w.seenDirs.add(real);
   let entries: Dirent[];
   try {
     entries = readdirSync(dir, { withFileTypes: true });
   } catch (err) {
     w.problems.push(problem(dir, err));
-    return;
+    return null;
   }
   // by name: which of two paths to one directory or file is kept does not depend on the disk's
   // order; a directory's name with a `/` after it, so that the files come in path order
   // (`a-b/…` before `a/…`, as `-` sorts before `/`)
   entries.sort((a, b) => (entryKey(a) < entryKey(b) ? -1 : 1));
-  for (const e of entries) {
-    const name = e.name;
-    let isDirectory = e.isDirectory();
-    let isFile = e.isFile();
-    const link = e.isSymbolicLink();
-    const wanted = name.endsWith('.jsonl') || name.endsWith('.meta.json');
-    if (!isDirectory && !link && !(isFile && wanted)) continue;
-    const full = child(dir, name);
-    if (link) {
-      try {
-        const st = statSync(full);
-        isDirectory = st.isDirectory();
-        isFile = st.isFile();
-      } catch (err) {
-        w.problems.push(problem(full, err));
-        continue;
-      }
+  return { real, entries };
+}
+
+/** One entry of the directory `dir` (real path `real`): a file found, or a directory walked. */
+function walkEntry(w: Walk, dir: string, real: string, root: string, projectDir: string | null, e: Entry): void {
+  const name = e.name;
+  let isDirectory = e.isDirectory();
+  let isFile = e.isFile();
+  const link = e.isSymbolicLink();
+  const wanted = name.endsWith('.jsonl') || name.endsWith('.meta.json');
+  if (!isDirectory && !link && !(isFile && wanted)) return;
+  const full = child(dir, name);
+  if (link) {
+    w.links = true;
+    if (w.shared) return;
+    try {
+      const st = statSync(full);
+      isDirectory = st.isDirectory();
+      isFile = st.isFile();
+    } catch (err) {
+      w.problems.push(problem(full, err));
+      return;
     }
-    if (isDirectory) walk(w, full, link ? null : child(real, name), root, projectDir ?? name);
-    else if (isFile && wanted) addFile(w, full, name, root, projectDir ?? basename(root));
   }
+  if (isDirectory) walk(w, full, link ? null : child(real, name), root, projectDir ?? name);
+  else if (isFile && wanted) addFile(w, full, name, root, projectDir ?? basename(root));
+}
+
+/**
+ * One entry directly under a root, to be walked by whichever thread takes it (early-walk.ts
+ * shares the walk of the default roots between its worker and the main thread). `type`: 1 a
+ * directory, 2 a file, 4 a symbolic link, as its Dirent said.
+ */
+export interface WalkUnit {
+  root: string;
+  real: string;
+  name: string;
+  type: number;
+}
+
+/**
+ * The entries of the default root as units, in walk order, when there is one root and it is a
+ * directory; else null (the walk is then not shared: a root inside another is walked as part of
+ * it, which depends on the order of the whole walk). What listing the root met is in `w.problems`.
+ */
+export function walkUnits(env: NodeJS.ProcessEnv, w: Walk): { roots: string[]; units: WalkUnit[] } | null {
+  const roots = defaultRoots(env);
+  if (roots.length !== 1 || !statOrNull(roots[0])?.isDirectory()) return null;
+  const root = roots[0];
+  const listed = list(w, root, null);
+  const units = (listed?.entries ?? []).map((e) => ({
+    root,
+    real: listed!.real,
+    name: e.name,
+    type: (e.isDirectory() ? 1 : 0) | (e.isFile() ? 2 : 0) | (e.isSymbolicLink() ? 4 : 0),
+  }));
+  return { roots, units };
+}
+
+/** Walks one unit (walkUnits) as the walk of its root would. */
+export function walkUnit(w: Walk, u: WalkUnit): void {
+  const e: Entry = { name: u.name, isDirectory: () => (u.type & 1) !== 0, isFile: () => (u.type & 2) !== 0, isSymbolicLink: () => (u.type & 4) !== 0 };
+  walkEntry(w, u.root, u.real, u.root, null, e);
 }
 
 function addFile(w: Walk, path: string, name: string, root: string, projectDir: string): void {
@@ -180,10 +260,12 @@ function addFile(w: Walk, path: string, name: string, root: string, projectDir: 
     w.problems.push(problem(path, err));
     return;
   }
-  let inodes = w.seenFiles.get(st.dev);
-  if (!inodes) w.seenFiles.set(st.dev, (inodes = new Set()));
-  if (inodes.has(st.ino)) return;
-  inodes.add(st.ino);
+  if (!w.shared) {
+    let inodes = w.seenFiles.get(st.dev);
+    if (!inodes) w.seenFiles.set(st.dev, (inodes = new Set()));
+    if (inodes.has(st.ino)) return;
+    inodes.add(st.ino);
+  }
   const meta = name.endsWith('.meta.json');
   const stem = name.slice(0, meta ? -10 : -6);
   const agentId = stem.startsWith('agent-') && stem.length > 6 ? stem.slice(6) : null;
@@ -194,7 +276,7 @@ function addFile(w: Walk, path: string, name: string, root: string, projectDir: 
     const at = path.lastIndexOf('/subagents/');
     if (at > 0) sessionId = path.slice(path.lastIndexOf('/', at - 1) + 1, at);
   }
-  w.sink(path, root, meta ? 'meta' : agentId !== null ? 'subagent' : 'main', st.size, st.mtimeMs, agentId, sessionId, projectDir);
+  w.sink(path, root, meta ? 'meta' : agentId !== null ? 'subagent' : 'main', st.size, st.mtimeMs, agentId, sessionId, projectDir, st.dev, st.ino);
 }
 
 /** An entry's place among its directory's entries: its name, a directory's with a `/` after it. */

@@ -17,10 +17,17 @@
  * buffer of UTF-8 text, the numbers in typed arrays. Posting 23,000 file objects cost ~60 ms of
  * cloning, ~40 ms of it on the receiving thread; the text as one string still cost ~50 – 80 ms to
  * join and post (Warm in BENCHMARKS.md).
+ *
+ * The main thread helps (shareWalk): once its modules are loaded it has nothing to do but wait for
+ * the walk (a warm run answered from the answers kept beside the store does not even open the
+ * store), so the worker hands it the root's entries as units to take from a shared cursor, each
+ * thread writing its files into its own half of one shared text buffer; the main thread then puts
+ * the two parts in walk order, as one thread's walk lists them (mergeParts). A warm 1 GB run: median
+ * 279 → 251 ms; 10 GB, 1.70 – 1.75 → 1.14 – 1.20 s (BENCHMARKS.md, Warm, session 29).
  */
 import { createHash } from 'node:crypto';
 import type { Worker } from 'node:worker_threads';
-import { type Discovery, type FileSink, type FoundFile, type WalkProblem, walkRoots } from './discover.js';
+import { type Discovery, type FileSink, type FoundFile, type Walk, type WalkProblem, type WalkUnit, newWalk, walkRoots, walkUnit, walkUnits } from './discover.js';
 import { startModuleWorker } from './module-worker.js';
 
 /**
@@ -47,6 +54,8 @@ export interface EncodedDiscovery {
   mtimeMs: Float64Array;
   /** SHA-1 of the columns above: what the listing key hashes for the files (listingDigest) */
   digest: string;
+  /** whether the paths are in ascending order (as `discover()` sorts them) */
+  inOrder?: boolean;
 }
 
 const NULL = '\u0001';
@@ -60,7 +69,7 @@ export function encodeDiscovery(d: Discovery): EncodedDiscovery {
   for (const f of d.files) chars += fieldChars(f.path, f.root, f.projectDir, f.agentId, f.sessionId);
   // ASCII text is one byte a character; other text makes it grow
   const w = listingWriter(d.files.length, chars);
-  for (const f of d.files) w.add(f.path, f.root, f.kind, f.size, f.mtimeMs, f.agentId, f.sessionId, f.projectDir);
+  for (const f of d.files) w.add(f.path, f.root, f.kind, f.size, f.mtimeMs, f.agentId, f.sessionId, f.projectDir, 0, 0);
   return w.finish(d);
 }
 
@@ -76,52 +85,276 @@ export function walkEncoded(env: NodeJS.ProcessEnv): EncodedDiscovery {
   // mostly in faulting pages in twice; from 32 MB, 10 GB's text was copied at 32 and 64 MB and
   // the old and new copies held at once: warm 10 GB runs peaked at 327 – 336 MiB, against 278 –
   // 279 MiB from 256 MB (2 interleaved runs each; 1 GB unchanged, 6 runs each).
-  const w = listingWriter(1024, 256 * 2 ** 20);
-  let last = '';
-  let sorted = true;
-  const found = walkRoots([], env, (path, root, kind, size, mtimeMs, agentId, sessionId, projectDir) => {
-    if (w.count > 0 && !(last < path)) sorted = false;
-    last = path;
-    w.add(path, root, kind, size, mtimeMs, agentId, sessionId, projectDir);
+  const w = listingWriter(1024, LISTING_ROOM);
+  const found = walkRoots([], env, w.add);
+  return inPathOrder(w.finish(found));
+}
+
+/**
+ * The text's first room (1 GB of logs: 6.9 MB; 10 GB, 234,780 files: 69 MB): memory is taken only
+ * as it is written. Growing by copies from 256 KB on cost 46 ms of a 0.6 s walk, mostly in
+ * faulting pages in twice; from 32 MB, 10 GB's text was copied at 32 and 64 MB and the old and new
+ * copies held at once: warm 10 GB runs peaked at 327 – 336 MiB, against 278 – 279 MiB from 256 MB
+ * (2 interleaved runs each; 1 GB unchanged, 6 runs each).
+ */
+const LISTING_ROOM = 256 * 2 ** 20;
+
+/**
+ * How the walk worker shares its walk with the main thread: the units (each entry directly under a
+ * root, walkUnits) are taken from a cursor by whichever thread is free, or (tests) alternately, the
+ * worker the even ones and the main thread the odd ones, or not at all.
+ */
+export type Sharing = 'cursor' | 'alternate' | 'none';
+
+/** What the walk worker posts first when it shares its walk: the units, the cursor, the text buffer. */
+interface SharedUnits {
+  units: WalkUnit[];
+  /** the next unit to take (an Int32 at 0) */
+  cursor: SharedArrayBuffer;
+  /** the listing's text: the worker's files from 0, the main thread's from LISTING_ROOM */
+  text: SharedArrayBuffer;
+}
+
+/** A thread's part of a shared walk: its files' columns, and which units they are. */
+interface WalkPart {
+  count: number;
+  start: Uint32Array;
+  kind: Uint8Array;
+  size: Float64Array;
+  mtimeMs: Float64Array;
+  dev: Float64Array;
+  ino: Float64Array;
+  /** where its text ends in the shared buffer */
+  end: number;
+  /** per unit walked, in the order walked: the unit, its first and end file, its first and end problem */
+  ranges: Int32Array;
+  problems: WalkProblem[];
+  /** a symbolic link was met: which of two paths to a directory is walked then depends on the order of the whole walk */
+  links: boolean;
+  /** whether its paths came in ascending order */
+  inOrder: boolean;
+}
+
+/** The worker's part, with what only it knows: the root, how many units it has, what listing it met (its first problems). */
+interface WorkerPart extends WalkPart {
+  roots: string[];
+  unitCount: number;
+  rootProblems: number;
+}
+
+/**
+ * The walk worker's side of a shared walk: lists the roots' units, posts them (SharedUnits), walks
+ * those it takes, and posts its part (WorkerPart). Posts a whole walk's EncodedDiscovery instead
+ * when the roots cannot be shared (walkUnits). `post` is the worker's postMessage.
+ */
+export function shareWalk(env: NodeJS.ProcessEnv, sharing: Sharing, post: (m: unknown, transfer?: ArrayBuffer[]) => void): void {
+  // the text's room for both parts: memory is taken only as it is written
+  const text = sharing === 'none' ? null : new SharedArrayBuffer(2 * LISTING_ROOM);
+  // each part one byte short of its room: the byte after a part's text stays 0, ending its last field
+  const writer = text && listingWriter(1024, 0, { region: Buffer.from(text, 0, LISTING_ROOM - 1), base: 0 });
+  const w = writer && newWalk(writer.add, true);
+  const listed = w && walkUnits(env, w);
+  if (!text || !writer || !w || !listed) {
+    const e = walkEncoded(env);
+    post(e, transferList(e));
+    return;
+  }
+  const cursor = new SharedArrayBuffer(4);
+  post({ units: listed.units, cursor, text } satisfies SharedUnits);
+  const rootProblems = w.problems.length;
+  const part = walkPart(listed.units, taker(sharing, cursor, 0), w, writer);
+  const message: WorkerPart = { ...part, roots: listed.roots, unitCount: listed.units.length, rootProblems };
+  post(message, [part.start.buffer, part.kind.buffer, part.size.buffer, part.mtimeMs.buffer, part.dev.buffer, part.ino.buffer, part.ranges.buffer] as ArrayBuffer[]);
+}
+
+/** The next unit for the thread that is `first` (worker 0, main thread 1) to walk. */
+function taker(sharing: Sharing, cursor: SharedArrayBuffer, first: 0 | 1): () => number {
+  if (sharing === 'alternate') {
+    let next = first;
+    return () => (next += 2) - 2;
+  }
+  const c = new Int32Array(cursor);
+  return () => Atomics.add(c, 0, 1);
+}
+
+/** Walks the units `take` gives until there are none left. */
+function walkPart(units: WalkUnit[], take: () => number, w: Walk, writer: ListingWriter): WalkPart {
+  const ranges: number[] = [];
+  for (let u = take(); u < units.length; u = take()) {
+    const files = writer.count;
+    const problems = w.problems.length;
+    walkUnit(w, units[u]);
+    ranges.push(u, files, writer.count, problems, w.problems.length);
+  }
+  const c = writer.columns();
+  return {
+    count: writer.count,
+    start: c.start,
+    kind: c.kind,
+    size: c.size,
+    mtimeMs: c.mtimeMs,
+    dev: c.dev!,
+    ino: c.ino!,
+    end: writer.end,
+    ranges: Int32Array.from(ranges),
+    problems: w.problems,
+    links: w.links,
+    inOrder: c.inOrder,
+  };
+}
+
+/** The main thread's side of a shared walk: walks the units it can take. */
+function helpWalk(m: SharedUnits, sharing: Sharing): WalkPart {
+  const writer = listingWriter(1024, 0, { region: Buffer.from(m.text, LISTING_ROOM, LISTING_ROOM - 1), base: LISTING_ROOM });
+  return walkPart(m.units, taker(sharing, m.cursor, 1), newWalk(writer.add, true), writer);
+}
+
+/**
+ * The listing of a shared walk, its two parts put in the walk's order (by unit, then as walked),
+ * as the walk on one thread lists it: a file reached twice (a hard link, a bind mount) is kept
+ * where that walk would have met it first, and the digest is of the same bytes. Null when a part
+ * met a symbolic link (which of two paths to a directory is walked, and what is noted, then
+ * depends on the whole walk's order: ingest walks again on its own thread).
+ */
+function mergeParts(text: SharedArrayBuffer, worker: WorkerPart, mine: WalkPart): EncodedDiscovery | null {
+  if (worker.links || mine.links) return null;
+  const parts = [worker, mine];
+  const at = new Int32Array(worker.unitCount * 5).fill(-1);
+  parts.forEach((p, k) => {
+    for (let r = 0; r < p.ranges.length; r += 5) at.set([k, p.ranges[r + 1], p.ranges[r + 2], p.ranges[r + 3], p.ranges[r + 4]], p.ranges[r] * 5);
   });
-  const e = w.finish(found);
-  if (sorted) return e;
-  const files = decodeDiscovery(e).files;
+  const most = worker.count + mine.count;
+  const start = new Uint32Array(most);
+  const kind = new Uint8Array(most);
+  const size = new Float64Array(most);
+  const mtimeMs = new Float64Array(most);
+  const problems: WalkProblem[] = [];
+  const seen = new Map<number, Set<number>>();
+  const bytes = new Uint8Array(text);
+  const hash = createHash('sha1');
+  // the text is hashed in runs of adjacent files (with the NUL between them), a NUL between runs
+  let runFrom = -1;
+  let runTo = -1;
+  let n = 0;
+  for (let p = 0; p < worker.rootProblems; p++) problems.push(worker.problems[p]);
+  for (let u = 0; u < worker.unitCount; u++) {
+    const k = at[u * 5];
+    if (k < 0) throw new Error(`unit ${u} of the shared walk was not walked`);
+    const part = parts[k];
+    for (let q = at[u * 5 + 3]; q < at[u * 5 + 4]; q++) problems.push(part.problems[q]);
+    for (let i = at[u * 5 + 1]; i < at[u * 5 + 2]; i++) {
+      let inodes = seen.get(part.dev[i]);
+      if (!inodes) seen.set(part.dev[i], (inodes = new Set()));
+      if (inodes.has(part.ino[i])) continue;
+      inodes.add(part.ino[i]);
+      const from = part.start[i];
+      const to = i + 1 < part.count ? part.start[i + 1] - 1 : part.end;
+      if (n > 0 && from === runTo + 1) runTo = to;
+      else {
+        if (n > 0) hash.update(bytes.subarray(runFrom, runTo)).update(NUL_BYTE);
+        runFrom = from;
+        runTo = to;
+      }
+      start[n] = from;
+      kind[n] = part.kind[i];
+      size[n] = part.size[i];
+      mtimeMs[n] = part.mtimeMs[i];
+      n++;
+    }
+  }
+  if (n > 0) hash.update(bytes.subarray(runFrom, runTo));
+  const cols = { start: start.slice(0, n), kind: kind.slice(0, n), size: size.slice(0, n), mtimeMs: mtimeMs.slice(0, n) };
+  const digest = hash.update(cols.kind).update(new Uint8Array(cols.size.buffer)).update(new Uint8Array(cols.mtimeMs.buffer)).digest('hex');
+  // the text as one view: the worker's part, then (after untouched room) the main thread's
+  const textView = new Uint8Array(text, 0, mine.count > 0 ? mine.end : worker.end);
+  // one root without links is walked in path order (walkRoots): so are its units, whoever walked them
+  return { roots: worker.roots, problems, defaults: true, text: textView, ...cols, digest, inOrder: worker.inOrder && mine.inOrder };
+}
+
+const NUL_BYTE = new Uint8Array(1);
+
+/** The listing as `discover()` orders it: as walked when that is path order, else sorted. */
+function inPathOrder(e: EncodedDiscovery): EncodedDiscovery {
+  if (e.inOrder) return e;
+  const d = decodeDiscovery(e);
+  const files = d.files;
   files.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
-  return encodeDiscovery({ ...found, files });
+  return encodeDiscovery({ ...d, files });
 }
 
 interface ListingWriter {
   readonly count: number;
+  /** where the text written so far ends (in a shared buffer, counted from its start) */
+  readonly end: number;
   add: FileSink;
+  /** the columns written so far, with no digest (a part of a shared walk) */
+  columns(): ListingColumns;
   finish(d: Omit<Discovery, 'files'>): EncodedDiscovery;
+}
+
+/** A listing's columns (EncodedDiscovery's), each file's device and inode too when asked for. */
+interface ListingColumns {
+  text: Uint8Array;
+  start: Uint32Array;
+  kind: Uint8Array;
+  size: Float64Array;
+  mtimeMs: Float64Array;
+  dev?: Float64Array;
+  ino?: Float64Array;
+  /** whether the paths came in ascending order */
+  inOrder: boolean;
 }
 
 /**
  * Writes files into an EncodedDiscovery's columns, growing them as needed (room for `files` files
  * and `bytes` of text at first). The text is written field by field into one buffer; its bytes
  * are the UTF-8 of the five fields of every file joined (NUL between fields and files), so the
- * digest is the one that joined string gave.
+ * digest is the one that joined string gave. With `shared`, the text goes into that region of a
+ * shared buffer instead, which does not grow (a listing that outgrows it throws), each file's start
+ * counted from the shared buffer's start, and each file's device and inode are kept too.
  */
-function listingWriter(files: number, bytes: number): ListingWriter {
+function listingWriter(files: number, bytes: number, shared?: { region: Buffer; base: number }): ListingWriter {
+  const identities = shared !== undefined;
   let room = Math.max(files, 16);
   let start = new Uint32Array(room);
   let kind = new Uint8Array(room);
   let size = new Float64Array(room);
   let mtimeMs = new Float64Array(room);
-  let buf = Buffer.allocUnsafeSlow(Math.max(bytes, 64));
+  let dev = new Float64Array(identities ? room : 0);
+  let ino = new Float64Array(identities ? room : 0);
+  let buf = shared?.region ?? Buffer.allocUnsafeSlow(Math.max(bytes, 64));
+  const base = shared?.base ?? 0;
   let at = 0;
   let n = 0;
+  let last = '';
+  let inOrder = true;
+  const columns = (): ListingColumns => ({
+    text: new Uint8Array(buf.buffer, buf.byteOffset, at) as Uint8Array,
+    // the number columns as long as the listing (a few MB at most), each its own buffer
+    start: start.slice(0, n),
+    kind: kind.slice(0, n),
+    size: size.slice(0, n),
+    mtimeMs: mtimeMs.slice(0, n),
+    ...(identities ? { dev: dev.slice(0, n), ino: ino.slice(0, n) } : {}),
+    inOrder,
+  });
   return {
     get count() {
       return n;
     },
-    add(path, root, k, fileSize, mtime, agentId, sessionId, projectDir) {
+    get end() {
+      return base + at;
+    },
+    columns,
+    add(path, root, k, fileSize, mtime, agentId, sessionId, projectDir, fileDev, fileIno) {
+      if (n > 0 && !(last < path)) inOrder = false;
+      last = path;
       // A character is at most 3 bytes of UTF-8 (a surrogate pair, 2 characters, is 4); only when
       // that might not fit are the bytes counted (growing a buffer sized for an ASCII listing for
       // nothing at its last files cost ~25 ms).
       const most = 3 * fieldChars(path, root, projectDir, agentId, sessionId);
       if (at + most > buf.length && at + fieldBytes(path, root, projectDir, agentId, sessionId) > buf.length) {
+        if (shared) throw new Error('the shared walk outgrew its part of the listing buffer');
         const bigger = Buffer.allocUnsafeSlow(Math.max(2 * buf.length, at + most));
         buf.copy(bigger, 0, 0, at);
         buf = bigger;
@@ -132,9 +365,13 @@ function listingWriter(files: number, bytes: number): ListingWriter {
         kind = grown(kind, new Uint8Array(room));
         size = grown(size, new Float64Array(room));
         mtimeMs = grown(mtimeMs, new Float64Array(room));
+        if (identities) {
+          dev = grown(dev, new Float64Array(room));
+          ino = grown(ino, new Float64Array(room));
+        }
       }
       if (n > 0) buf[at++] = 0;
-      start[n] = at;
+      start[n] = base + at;
       at += buf.write(path, at, 'utf8');
       buf[at++] = 0;
       at += buf.write(root, at, 'utf8');
@@ -147,16 +384,20 @@ function listingWriter(files: number, bytes: number): ListingWriter {
       kind[n] = kindCode(k);
       size[n] = fileSize;
       mtimeMs[n] = mtime;
+      if (identities) {
+        dev[n] = fileDev;
+        ino[n] = fileIno;
+      }
       n++;
     },
-    finish(d) {
-      const text = new Uint8Array(buf.buffer, buf.byteOffset, at);
-      // the number columns as long as the listing (a few MB at most), each its own buffer
-      const cols = { start: start.slice(0, n), kind: kind.slice(0, n), size: size.slice(0, n), mtimeMs: mtimeMs.slice(0, n) };
-      const digest = createHash('sha1').update(text).update(cols.kind).update(new Uint8Array(cols.size.buffer)).update(new Uint8Array(cols.mtimeMs.buffer)).digest('hex');
-      return { roots: d.roots, problems: d.problems, defaults: d.defaults, text, ...cols, digest };
-    },
+    finish: (d) => encoded(d, columns()),
   };
+}
+
+/** The discovery `d` with its files' columns, and their digest. */
+function encoded(d: Omit<Discovery, 'files'>, c: ListingColumns): EncodedDiscovery {
+  const digest = createHash('sha1').update(c.text).update(c.kind).update(new Uint8Array(c.size.buffer)).update(new Uint8Array(c.mtimeMs.buffer)).digest('hex');
+  return { roots: d.roots, problems: d.problems, defaults: d.defaults, text: c.text, start: c.start, kind: c.kind, size: c.size, mtimeMs: c.mtimeMs, digest, inOrder: c.inOrder };
 }
 
 /** A file's characters in the encoded text, its five fields' separators included. */
@@ -333,22 +574,53 @@ function rootEnv(env: NodeJS.ProcessEnv): string[] {
 }
 
 /** Starts the walk of the default roots on a worker thread when `wantsEarlyWalk(args)`. */
-export function walkEarly(args: string[], env: NodeJS.ProcessEnv = process.env): void {
+export function walkEarly(args: string[], env: NodeJS.ProcessEnv = process.env, sharing: Sharing = 'cursor'): void {
   if (early || !wantsEarlyWalk(args)) return;
   let worker: Worker;
   try {
-    worker = startModuleWorker('walk-worker', { workerData: { env: Object.fromEntries(ROOT_ENV.map((k) => [k, env[k]])) } });
+    // the walk's garbage is short-lived: a young generation of at most 12 MB (V8's default grows
+    // to 48) took a warm 10 GB run's peak from 270 to 249 MiB, in as long (BENCHMARKS.md, Warm)
+    const resourceLimits = { maxYoungGenerationSizeMb: 12 };
+    worker = startModuleWorker('walk-worker', { workerData: { env: Object.fromEntries(ROOT_ENV.map((k) => [k, env[k]])), sharing }, resourceLimits });
   } catch {
     return; // no worker: ingest walks on the main thread as it would anyway
   }
   // a command that never takes the walk must not wait for it to exit
   worker.unref();
-  const result = new Promise<Discovery | null>((resolve) => {
-    worker.once('message', (m: EncodedDiscovery | { error: string }) => resolve('error' in m ? null : decodeDiscovery(m)));
+  early = { env: rootEnv(env), result: walkResult(worker, env, sharing) };
+}
+
+/**
+ * The discovery a walk worker (walk-worker.ts, given `env` and `sharing`) posts, its walk shared
+ * with this thread; null if it failed.
+ */
+export function walkResult(worker: Worker, env: NodeJS.ProcessEnv, sharing: Sharing): Promise<Discovery | null> {
+  return new Promise<Discovery | null>((resolve) => {
+    // A shared walk (shareWalk): this thread walks the units it can take as soon as it is free to
+    // (the message waits until it is), then puts the two parts together.
+    let shared: SharedUnits | undefined;
+    let mine: WalkPart | null | undefined;
+    worker.on('message', (m: EncodedDiscovery | SharedUnits | WorkerPart | { error: string }) => {
+      try {
+        if ('error' in m) resolve(null);
+        else if ('units' in m) {
+          shared = m;
+          mine = helpWalk(m, sharing);
+        } else if ('ranges' in m) {
+          // where the parts cannot be put together as one thread's walk would have listed them
+          // (a symbolic link met, this thread's part failed), this thread walks again, alone
+          const merged = shared && mine ? mergeParts(shared.text, m, mine) : null;
+          resolve(decodeDiscovery(merged ? inPathOrder(merged) : walkEncoded(env)));
+        } else resolve(decodeDiscovery(m));
+      } catch {
+        // this thread's part failed (it is walked again, above), or the walk again did: ingest walks
+        mine = null;
+        if (!('units' in m)) resolve(null);
+      }
+    });
     worker.once('error', () => resolve(null));
     worker.once('exit', () => resolve(null));
   });
-  early = { env: rootEnv(env), result };
 }
 
 /**

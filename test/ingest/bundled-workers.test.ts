@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { Worker } from 'node:worker_threads';
 import { discover } from '../../src/ingest/discover.js';
-import { type EncodedDiscovery, encodeDiscovery } from '../../src/ingest/early-walk.js';
+import { type EncodedDiscovery, encodeDiscovery, listingDigest, walkResult } from '../../src/ingest/early-walk.js';
 import { type FileContext, type ReadOutcome, type StartWorker, fileRowOf, readAll } from '../../src/ingest/pool.js';
 import { readTranscriptSync } from '../../src/ingest/read-file.js';
 import { StagedRows } from '../../src/store/stage.js';
@@ -18,19 +18,25 @@ import { REAL_LOGS, REPO, plain, tempDir, transcripts } from '../helpers/corpus.
 
 const BUNDLE = join(REPO, 'dist/bundle');
 
-test('the bundled walk worker posts the discovery the sources find', async () => {
+test('the bundled walk worker posts the discovery the sources find, its walk shared with this thread or not', async () => {
   const file = join(BUNDLE, 'walk-worker.cjs');
   assert.ok(existsSync(file), `${file} is missing: run npm run build`);
   const env = { HOME: REPO, CLAUDE_CONFIG_DIR: join(REPO, 'sample-logs') };
   const posted = await new Promise<EncodedDiscovery | { error: string }>((resolve, reject) => {
-    const w = new Worker(file, { workerData: { env } });
+    const w = new Worker(file, { workerData: { env, sharing: 'none' } });
     w.once('message', resolve);
     w.once('error', reject);
   });
   assert.ok(!('error' in posted), JSON.stringify(posted));
-  const expected = encodeDiscovery(await discover([], env));
+  const found = await discover([], env);
+  const expected = encodeDiscovery(found);
   assert.ok(expected.kind.length > 10);
-  assert.deepEqual(posted, expected);
+  assert.deepEqual({ ...posted, inOrder: true }, { ...expected, inOrder: true });
+  for (const sharing of ['alternate', 'cursor'] as const) {
+    const shared = await walkResult(new Worker(file, { workerData: { env, sharing } }), env, sharing);
+    assert.deepEqual(shared, found, sharing);
+    assert.equal(listingDigest(shared!), expected.digest, sharing);
+  }
 });
 
 test('the bundled read worker gives the facts the sources read on the main thread, posted or staged', async () => {

@@ -1,7 +1,7 @@
 /** The early walk (ingest/early-walk.ts): the same discovery as the main thread's, taken only when it walked what ingest would. */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { appendFileSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, linkSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { discover, walkRoots } from '../../src/ingest/discover.js';
@@ -198,4 +198,59 @@ test('runs over a kept store on the default roots (walked early) answer as a fre
   assert.equal(kept.totals.requests, 5, 'one appended, one new, one removed');
   assert.deepEqual(kept, summary(join(home, 'fresh.duckdb')));
   assert.deepEqual(summary(db), kept, 'and a warm run after it');
+});
+
+/**
+ * The walk shared by the worker and the main thread (shareWalk): with the units taken alternately
+ * (the worker the even ones, this thread the odd ones), so that both parts hold files and every
+ * unit's neighbour is the other thread's, the listing is the one discover() gives, its digest too.
+ */
+test('a shared walk lists what discover() does: parts put in walk order, a file reached twice kept once, problems in order', async () => {
+  const home = tempDir('cachelens-shared-');
+  const cfg = join(home, 'cfg');
+  const projects = join(cfg, 'projects');
+  const line = JSON.stringify({ type: 'user', sessionId: SESSION, timestamp: '2026-11-02T10:00:00.000Z', message: { role: 'user', content: 'hi' } }) + '\n';
+  // projects in an order where names and paths sort apart (`a-b` before `a/`), sessions with
+  // subagents, a transcript directly under the root, an empty project, one that cannot be read,
+  // and a hard link to a transcript of an earlier project from a later one
+  for (const p of ['a', 'a-b', 'b', 'c', 'd', 'e', 'empty', 'locked']) mkdirSync(join(projects, p), { recursive: true });
+  for (const [p, i] of [['a', 1], ['a-b', 2], ['b', 3], ['c', 4], ['d', 5], ['e', 6]] as const) {
+    writeFileSync(join(projects, p, `${SESSION.slice(0, -1)}${i}.jsonl`), line);
+    mkdirSync(join(projects, p, `s${i}`, 'subagents'), { recursive: true });
+    writeFileSync(join(projects, p, `s${i}`, 'subagents', `agent-x${i}.jsonl`), line.repeat(i));
+    writeFileSync(join(projects, p, `s${i}`, 'subagents', `agent-x${i}.meta.json`), '{}');
+  }
+  writeFileSync(join(projects, 'top.jsonl'), line);
+  linkSync(join(projects, 'a', `${SESSION.slice(0, -1)}1.jsonl`), join(projects, 'd', 'linked.jsonl'));
+  linkSync(join(projects, 'e', `${SESSION.slice(0, -1)}6.jsonl`), join(projects, 'b', 'early.jsonl'));
+  writeFileSync(join(projects, 'locked', 'x.jsonl'), line);
+  chmodSync(join(projects, 'locked'), 0o000);
+  try {
+    const env = { HOME: home, CLAUDE_CONFIG_DIR: cfg };
+    const expected = await discover([], env);
+    assert.ok(expected.files.length >= 20);
+    if (process.getuid?.() !== 0) assert.ok(expected.problems.length > 0, 'the locked project is a problem');
+    for (const sharing of ['alternate', 'cursor', 'none'] as const) {
+      walkEarly(['summary'], env, sharing);
+      const got = await takeEarlyWalk([], env);
+      assert.deepEqual(got, expected, sharing);
+      assert.equal(listingDigest(got!), encodeDiscovery(expected).digest, sharing);
+    }
+    // several roots: listed one after the other, then sorted as discover() sorts them
+    const other = join(home, 'other', 'projects', 'z');
+    mkdirSync(other, { recursive: true });
+    writeFileSync(join(other, '0.jsonl'), line);
+    const two = { HOME: home, CLAUDE_CONFIG_DIR: `${join(home, 'other')},${cfg}` };
+    walkEarly(['summary'], two, 'alternate');
+    assert.deepEqual(await takeEarlyWalk([], two), await discover([], two));
+  } finally {
+    chmodSync(join(projects, 'locked'), 0o755);
+  }
+});
+
+test('a shared walk that meets a symbolic link is walked again on one thread: the same listing as discover()', async () => {
+  const { home, config } = configDir();
+  const env = { HOME: home, CLAUDE_CONFIG_DIR: config };
+  walkEarly(['summary'], env, 'alternate');
+  assert.deepEqual(await takeEarlyWalk([], env), await discover([], env));
 });
