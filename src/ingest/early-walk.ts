@@ -18,9 +18,9 @@
  * cloning, ~40 ms of it on the receiving thread; the text as one string still cost ~50 – 80 ms to
  * join and post (Warm in BENCHMARKS.md).
  *
- * The main thread helps (shareWalk): once its modules are loaded it has nothing to do but wait for
- * the walk (a warm run answered from the answers kept beside the store does not even open the
- * store), so the worker hands it the root's entries as units to take from a shared cursor, each
+ * The main thread helps (shareWalk): once it takes the walk it has nothing to do but wait for it (a
+ * warm run answered from the answers kept beside the store does not even open the store), so the
+ * worker hands it the root's entries as units to take from a shared cursor, each
  * thread writing its files into its own half of one shared text buffer; the main thread then puts
  * the two parts in walk order, as one thread's walk lists them (mergeParts). A warm 1 GB run: median
  * 279 → 251 ms; 10 GB, 1.70 – 1.75 → 1.14 – 1.20 s (BENCHMARKS.md, Warm, session 29).
@@ -45,14 +45,19 @@ export interface EncodedDiscovery {
   roots: string[];
   problems: WalkProblem[];
   defaults: boolean;
-  /** per file, the UTF-8 of path, root, projectDir, agentId, sessionId ("\u0001" for null), every field NUL-terminated but the last (a path cannot hold NUL) */
+  /**
+   * per file, the UTF-8 of path, root, projectDir, agentId, sessionId ("\u0001" for null), every
+   * field NUL-terminated but the last (a path cannot hold NUL); of a shared walk (mergeParts), a
+   * view of its shared buffer, which may also hold bytes no file starts at (a file met twice, the
+   * unwritten room between the two parts): `start` says where each file is
+   */
   text: Uint8Array;
   /** where each file's fields start in the text */
   start: Uint32Array;
   kind: Uint8Array;
   size: Float64Array;
   mtimeMs: Float64Array;
-  /** SHA-1 of the columns above: what the listing key hashes for the files (listingDigest) */
+  /** SHA-1 of the columns above, each file's text in order with a NUL between files: what the listing key hashes for the files (listingDigest) */
   digest: string;
   /** whether the paths are in ascending order (as `discover()` sorts them) */
   inOrder?: boolean;
@@ -80,11 +85,6 @@ export function encodeDiscovery(d: Discovery): EncodedDiscovery {
  * decoded, sorted and written again, as `discover()` sorts it.
  */
 export function walkEncoded(env: NodeJS.ProcessEnv): EncodedDiscovery {
-  // The text's first room is 256 MB (1 GB of logs: 6.9 MB; 10 GB, 234,780 files: 69 MB): memory
-  // is taken only as it is written. Growing by copies from 256 KB on cost 46 ms of a 0.6 s walk,
-  // mostly in faulting pages in twice; from 32 MB, 10 GB's text was copied at 32 and 64 MB and
-  // the old and new copies held at once: warm 10 GB runs peaked at 327 – 336 MiB, against 278 –
-  // 279 MiB from 256 MB (2 interleaved runs each; 1 GB unchanged, 6 runs each).
   const w = listingWriter(1024, LISTING_ROOM);
   const found = walkRoots([], env, w.add);
   return inPathOrder(w.finish(found));
@@ -159,13 +159,30 @@ export function shareWalk(env: NodeJS.ProcessEnv, sharing: Sharing, post: (m: un
     post(e, transferList(e));
     return;
   }
-  const cursor = new SharedArrayBuffer(4);
+  const cursor = new SharedArrayBuffer(8);
+  const flags = new Int32Array(cursor);
   post({ units: listed.units, cursor, text } satisfies SharedUnits);
   const rootProblems = w.problems.length;
-  const part = walkPart(listed.units, taker(sharing, cursor, 0), w, writer);
+  let part: WalkPart;
+  try {
+    part = walkPart(listed.units, taker(sharing, cursor, 0), w, writer, flags);
+  } catch (err) {
+    Atomics.store(flags, 1, STOP_FAILED);
+    throw err;
+  }
+  if (Atomics.load(flags, 1) !== 0) {
+    // a symbolic link met (by either thread): walked again, here, on one thread
+    const e = walkEncoded(env);
+    post(e, transferList(e));
+    return;
+  }
   const message: WorkerPart = { ...part, roots: listed.roots, unitCount: listed.units.length, rootProblems };
   post(message, [part.start.buffer, part.kind.buffer, part.size.buffer, part.mtimeMs.buffer, part.dev.buffer, part.ino.buffer, part.ranges.buffer] as ArrayBuffer[]);
 }
+
+/** Why a shared walk stopped (the Int32 at 1 of its cursor's buffer; 0 while it goes on). */
+const STOP_LINK = 1;
+const STOP_FAILED = 2;
 
 /** The next unit for the thread that is `first` (worker 0, main thread 1) to walk. */
 function taker(sharing: Sharing, cursor: SharedArrayBuffer, first: 0 | 1): () => number {
@@ -177,14 +194,20 @@ function taker(sharing: Sharing, cursor: SharedArrayBuffer, first: 0 | 1): () =>
   return () => Atomics.add(c, 0, 1);
 }
 
-/** Walks the units `take` gives until there are none left. */
-function walkPart(units: WalkUnit[], take: () => number, w: Walk, writer: ListingWriter): WalkPart {
+/**
+ * Walks the units `take` gives until there are none left, or the walk stops (`flags` at 1): when
+ * this part meets a symbolic link, it stops both.
+ */
+function walkPart(units: WalkUnit[], take: () => number, w: Walk, writer: ListingWriter, flags: Int32Array): WalkPart {
   const ranges: number[] = [];
-  for (let u = take(); u < units.length; u = take()) {
+  while (Atomics.load(flags, 1) === 0) {
+    const u = take();
+    if (u >= units.length) break;
     const files = writer.count;
     const problems = w.problems.length;
     walkUnit(w, units[u]);
     ranges.push(u, files, writer.count, problems, w.problems.length);
+    if (w.links) Atomics.store(flags, 1, STOP_LINK);
   }
   const c = writer.columns();
   return {
@@ -206,7 +229,7 @@ function walkPart(units: WalkUnit[], take: () => number, w: Walk, writer: Listin
 /** The main thread's side of a shared walk: walks the units it can take. */
 function helpWalk(m: SharedUnits, sharing: Sharing): WalkPart {
   const writer = listingWriter(1024, 0, { region: Buffer.from(m.text, LISTING_ROOM, LISTING_ROOM - 1), base: LISTING_ROOM });
-  return walkPart(m.units, taker(sharing, m.cursor, 1), newWalk(writer.add, true), writer);
+  return walkPart(m.units, taker(sharing, m.cursor, 1), newWalk(writer.add, true), writer, new Int32Array(m.cursor));
 }
 
 /**
@@ -419,7 +442,7 @@ export function kindCode(kind: FoundFile['kind']): number {
   return kind === 'main' ? 0 : kind === 'subagent' ? 1 : 2;
 }
 
-/** The buffers of an encoded discovery, to transfer rather than copy with postMessage. */
+/** The buffers of an encoded discovery, to transfer rather than copy with postMessage (not of a shared walk's: its text is shared already). */
 export function transferList(e: EncodedDiscovery): ArrayBuffer[] {
   return [e.text.buffer, e.start.buffer, e.kind.buffer, e.size.buffer, e.mtimeMs.buffer] as ArrayBuffer[];
 }
@@ -565,6 +588,8 @@ export function wantsEarlyWalk(args: string[]): boolean {
 interface Early {
   env: string[];
   result: Promise<Discovery | null>;
+  /** the walk is waited for: this thread may help */
+  take: () => void;
 }
 
 let early: Early | undefined;
@@ -587,40 +612,56 @@ export function walkEarly(args: string[], env: NodeJS.ProcessEnv = process.env, 
   }
   // a command that never takes the walk must not wait for it to exit
   worker.unref();
-  early = { env: rootEnv(env), result: walkResult(worker, env, sharing) };
+  early = { env: rootEnv(env), ...walkResult(worker, env, sharing) };
 }
 
 /**
- * The discovery a walk worker (walk-worker.ts, given `env` and `sharing`) posts, its walk shared
- * with this thread; null if it failed.
+ * The discovery a walk worker (walk-worker.ts, given `env` and `sharing`) posts, or null if it
+ * failed; its walk shared with this thread once `take` is called (the caller is about to wait for
+ * it: a thread still loading modules or opening the store does not walk beside that).
  */
-export function walkResult(worker: Worker, env: NodeJS.ProcessEnv, sharing: Sharing): Promise<Discovery | null> {
-  return new Promise<Discovery | null>((resolve) => {
-    // A shared walk (shareWalk): this thread walks the units it can take as soon as it is free to
-    // (the message waits until it is), then puts the two parts together.
-    let shared: SharedUnits | undefined;
-    let mine: WalkPart | null | undefined;
+export function walkResult(worker: Worker, env: NodeJS.ProcessEnv, sharing: Sharing): { result: Promise<Discovery | null>; take: () => void } {
+  let shared: SharedUnits | undefined;
+  let mine: WalkPart | null | undefined;
+  let taken = false;
+  // this thread's part, walked once (when the walk is taken and the units are known, or, taken or
+  // not, when the worker's part arrives: the units left then, if any)
+  const help = () => {
+    if (!shared || mine !== undefined) return;
+    try {
+      mine = helpWalk(shared, sharing);
+    } catch {
+      mine = null;
+      Atomics.store(new Int32Array(shared.cursor), 1, STOP_FAILED);
+    }
+  };
+  const result = new Promise<Discovery | null>((resolve) => {
     worker.on('message', (m: EncodedDiscovery | SharedUnits | WorkerPart | { error: string }) => {
       try {
         if ('error' in m) resolve(null);
         else if ('units' in m) {
           shared = m;
-          mine = helpWalk(m, sharing);
+          if (taken) help();
         } else if ('ranges' in m) {
-          // where the parts cannot be put together as one thread's walk would have listed them
-          // (a symbolic link met, this thread's part failed), this thread walks again, alone
-          const merged = shared && mine ? mergeParts(shared.text, m, mine) : null;
-          resolve(decodeDiscovery(merged ? inPathOrder(merged) : walkEncoded(env)));
+          help();
+          // a link this thread met after the worker had finished: walked again here, alone
+          const merged = mine ? mergeParts(shared!.text, m, mine) : null;
+          resolve(merged ? decodeDiscovery(inPathOrder(merged)) : mine === null ? null : decodeDiscovery(walkEncoded(env)));
         } else resolve(decodeDiscovery(m));
       } catch {
-        // this thread's part failed (it is walked again, above), or the walk again did: ingest walks
-        mine = null;
-        if (!('units' in m)) resolve(null);
+        // the parts did not fit together, or the walk again failed: ingest walks
+        resolve(null);
       }
     });
     worker.once('error', () => resolve(null));
     worker.once('exit', () => resolve(null));
   });
+  const take = () => {
+    taken = true;
+    // after what the caller starts before it waits (ingest opens the store)
+    setImmediate(help);
+  };
+  return { result, take };
 }
 
 /**
@@ -634,6 +675,7 @@ export function takeEarlyWalk(paths: string[] | undefined, env: NodeJS.ProcessEn
   if (!e || (paths && paths.length > 0)) return null;
   const want = rootEnv(env);
   if (want.some((v, i) => v !== e.env[i])) return null;
+  e.take();
   return e.result;
 }
 

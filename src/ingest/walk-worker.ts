@@ -1,7 +1,8 @@
 /**
  * Worker thread of early-walk.ts: walks the default roots for the environment it was given,
- * sharing the walk with the main thread (shareWalk), and posts the discovery as columns (their
- * buffers transferred), or `{ error }` (the main thread then walks itself).
+ * sharing the walk with the main thread (shareWalk: the root's units first, then its part of the
+ * listing), or alone (the discovery as columns, their buffers transferred); `{ error }` if it
+ * failed (the main thread then walks itself).
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { type Sharing, shareWalk } from './early-walk.js';

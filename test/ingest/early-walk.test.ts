@@ -235,6 +235,8 @@ test('a shared walk lists what discover() does: parts put in walk order, a file 
       const got = await takeEarlyWalk([], env);
       assert.deepEqual(got, expected, sharing);
       assert.equal(listingDigest(got!), encodeDiscovery(expected).digest, sharing);
+      // put together from the shared buffer, not walked again on one thread
+      assert.equal(fileListing(got!).path(0).buffer instanceof SharedArrayBuffer, sharing !== 'none', sharing);
     }
     // several roots: listed one after the other, then sorted as discover() sorts them
     const other = join(home, 'other', 'projects', 'z');
@@ -250,7 +252,16 @@ test('a shared walk lists what discover() does: parts put in walk order, a file 
 
 test('a shared walk that meets a symbolic link is walked again on one thread: the same listing as discover()', async () => {
   const { home, config } = configDir();
+  // more projects, so that each thread has units, the link (and its loop) in the first one
+  for (const p of ['-home-USER-other', '-home-USER-third']) {
+    mkdirSync(join(config, 'projects', p), { recursive: true });
+    writeFileSync(join(config, 'projects', p, `${SESSION}.jsonl`), '{}\n');
+  }
   const env = { HOME: home, CLAUDE_CONFIG_DIR: config };
+  const expected = await discover([], env);
+  assert.ok(expected.problems.some((p) => p.reason === 'symlink_loop'));
   walkEarly(['summary'], env, 'alternate');
-  assert.deepEqual(await takeEarlyWalk([], env), await discover([], env));
+  const got = await takeEarlyWalk([], env);
+  assert.deepEqual(got, expected);
+  assert.equal(fileListing(got!).path(0).buffer instanceof SharedArrayBuffer, false, 'walked again, on one thread');
 });
