@@ -237,7 +237,8 @@ function helpWalk(m: SharedUnits, sharing: Sharing): WalkPart {
  * as the walk on one thread lists it: a file reached twice (a hard link, a bind mount) is kept
  * where that walk would have met it first, and the digest is of the same bytes. Null when a part
  * met a symbolic link (which of two paths to a directory is walked, and what is noted, then
- * depends on the whole walk's order: ingest walks again on its own thread).
+ * depends on the whole walk's order): the caller then walks again, alone. (A link the worker
+ * learns of before it posts its part, it walks again itself.)
  */
 function mergeParts(text: SharedArrayBuffer, worker: WorkerPart, mine: WalkPart): EncodedDiscovery | null {
   if (worker.links || mine.links) return null;
