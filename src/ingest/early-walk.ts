@@ -253,7 +253,9 @@ function mergeParts(text: SharedArrayBuffer, worker: WorkerPart, mine: WalkPart)
   const size = new Float64Array(most);
   const mtimeMs = new Float64Array(most);
   const problems: WalkProblem[] = [];
-  const seen = new Map<number, Set<number>>();
+  // files met twice are looked for only when there are any: a set of 234,780 inodes (10 GB of logs)
+  // was ~20 MB of this thread's heap, held committed into the rest of a run
+  const seen = metTwice(parts) ? new Map<number, Set<number>>() : null;
   const bytes = new Uint8Array(text);
   const hash = createHash('sha1');
   // the text is hashed in runs of adjacent files (with the NUL between them), a NUL between runs
@@ -267,10 +269,12 @@ function mergeParts(text: SharedArrayBuffer, worker: WorkerPart, mine: WalkPart)
     const part = parts[k];
     for (let q = at[u * 5 + 3]; q < at[u * 5 + 4]; q++) problems.push(part.problems[q]);
     for (let i = at[u * 5 + 1]; i < at[u * 5 + 2]; i++) {
-      let inodes = seen.get(part.dev[i]);
-      if (!inodes) seen.set(part.dev[i], (inodes = new Set()));
-      if (inodes.has(part.ino[i])) continue;
-      inodes.add(part.ino[i]);
+      if (seen) {
+        let inodes = seen.get(part.dev[i]);
+        if (!inodes) seen.set(part.dev[i], (inodes = new Set()));
+        if (inodes.has(part.ino[i])) continue;
+        inodes.add(part.ino[i]);
+      }
       const from = part.start[i];
       const to = i + 1 < part.count ? part.start[i + 1] - 1 : part.end;
       if (n > 0 && from === runTo + 1) runTo = to;
@@ -296,6 +300,24 @@ function mergeParts(text: SharedArrayBuffer, worker: WorkerPart, mine: WalkPart)
 }
 
 const NUL_BYTE = new Uint8Array(1);
+
+/** Whether a file (device and inode) is in the parts twice; true, to be safe, when they span devices. */
+function metTwice(parts: WalkPart[]): boolean {
+  const n = parts.reduce((s, p) => s + p.count, 0);
+  if (n === 0) return false;
+  const dev = parts.find((p) => p.count > 0)!.dev[0];
+  const ino = new Float64Array(n);
+  let k = 0;
+  for (const p of parts) {
+    for (let i = 0; i < p.count; i++) {
+      if (p.dev[i] !== dev) return true;
+      ino[k++] = p.ino[i];
+    }
+  }
+  ino.sort();
+  for (let i = 1; i < n; i++) if (ino[i] === ino[i - 1]) return true;
+  return false;
+}
 
 /** The listing as `discover()` orders it: as walked when that is path order, else sorted. */
 function inPathOrder(e: EncodedDiscovery): EncodedDiscovery {
@@ -668,15 +690,17 @@ export function walkResult(worker: Worker, env: NodeJS.ProcessEnv, sharing: Shar
 /**
  * The early walk's discovery, when it walked what `discover(paths, env)` would: no explicit paths,
  * the same root-deciding environment. Taken once; null (at once) when there is none to take, and a
- * promise of null if the walk failed.
+ * promise of null if the walk failed. With `help`, this thread walks part of it once the caller
+ * waits (ingestOrAnswer, which has nothing else to do); without, the worker walks it all (ingest,
+ * which loads DuckDB and opens the store meanwhile).
  */
-export function takeEarlyWalk(paths: string[] | undefined, env: NodeJS.ProcessEnv): Promise<Discovery | null> | null {
+export function takeEarlyWalk(paths: string[] | undefined, env: NodeJS.ProcessEnv, help = true): Promise<Discovery | null> | null {
   const e = early;
   early = undefined;
   if (!e || (paths && paths.length > 0)) return null;
   const want = rootEnv(env);
   if (want.some((v, i) => v !== e.env[i])) return null;
-  e.take();
+  if (help) e.take();
   return e.result;
 }
 

@@ -287,7 +287,8 @@ export async function ingest(opts: IngestOptions, walked?: { discovery?: Discove
   // warm runs more than it saved append runs (BENCHMARKS.md, Append). After ingestOrAnswer's walk,
   // it opens only now.
   const env = opts.env ?? process.env;
-  let early = walked ? null : takeEarlyWalk(opts.paths, env);
+  // this thread opens the store meanwhile: the worker walks alone (takeEarlyWalk)
+  let early = walked ? null : takeEarlyWalk(opts.paths, env, false);
   // What ingestInto plans from, handed over in this object rather than kept in a variable here:
   // it lets go of the file list once it has planned (Listing).
   const lists: Listing = {};
