@@ -586,17 +586,16 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
         await boundDerive(chainsMemoryMb(n as number));
         await store.run('BEGIN TRANSACTION');
       };
-      // a touched derive (an append run) gives this thread's heap back as DuckDB starts it (one run
-      // of statements, which DuckDB goes through meanwhile), as the load does above: 1 GB append
-      // runs peaked at ~279 instead of ~302 MiB; given back at its first statement rather than
-      // later, before DuckDB's memory grows: a 10 GB append run peaked at 440 MiB, against 513
-      // without it in another run (BENCHMARKS.md). However small the young generation: planned from
-      // the listing snapshot, a 1 GB append run leaves it at 8 MiB, below releaseHeap's own
-      // threshold, and peaked at 229 – 239 MiB with the heap kept, 211 – 220 with it given back (3
-      // pairs of 2 runs); the collections take less time than the touched derive beside them. A whole
-      // derive gives it back too, when it is worth it: a run that appended to a third of 1 GB's
-      // transcripts (not staged, so no heap given back during a load) derived with ~69 MB of heap.
-      await store.derive({ touched, between: commit, whileDeriving: () => void (touched ? releaseHeap(16, 0) : releaseHeap()) });
+      // A whole derive gives this thread's heap back as DuckDB starts it, when it is worth it: a run
+      // that appended to a third of 1 GB's transcripts (not staged, so no heap given back during a
+      // load) derived with ~69 MB of heap. A touched derive (an append run) does not: its 16 full
+      // collections, run beside DuckDB's one thread on a two-core machine, slowed 1 GB append runs by
+      // a median 33 – 76 ms (731 → 698 and 770 → 694 ms, two runs of 6 interleaved pairs), for a
+      // peak of 211 → 225 MiB there; on 10 GB they changed neither wall time nor peak
+      // (337 against 331 MiB, 3 interleaved; BENCHMARKS.md, Append, session 30). Until session 29
+      // they ran: 1 GB append runs peaked at ~279 instead of ~302 MiB then, and a 10 GB one at 440
+      // against 513, before the walk's listing was let go after planning (Memory, session 24).
+      await store.derive({ touched, between: commit, whileDeriving: touched ? undefined : () => void releaseHeap() });
       await store.setMeta('derived_for', derivedFor);
       await store.setMeta('derived_prices', pricesKey);
       // a file that could not be read keeps no row and is tried again: the next run is not warm

@@ -522,8 +522,8 @@ export class Store {
    * request rows (10 GB of logs, the derive alone: 636 MiB peak in one transaction, 403 MiB so).
    * `whileDeriving` runs once, right after DuckDB starts the derive (a whole one's requests): the
    * touched derive is sent as one run of statements, so that DuckDB goes from one to the next
-   * while this thread works (an append run gives its heap back there, ~0.2 s of full collections
-   * on 1 GB of logs; sent one by one, each statement waited for them).
+   * without waiting for this thread (until session 29 an append run gave its heap back there, ~0.2 s
+   * of full collections on 1 GB of logs; sent one by one, each statement waited for them).
    */
   async derive(opts: { touched?: boolean; between?: () => Promise<void>; whileDeriving?: () => void } = {}): Promise<void> {
     await this.forget();
