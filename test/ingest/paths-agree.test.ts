@@ -1,6 +1,7 @@
 /** The buffer-projection path and the stream-json path give identical facts for every real transcript. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { fingerprint } from '../../src/ingest/fingerprint.js';
 import { readTranscript } from '../../src/ingest/read-file.js';
 import { REAL_LOGS, plain, transcripts } from '../helpers/corpus.js';
 
@@ -25,5 +26,9 @@ for (const file of files) {
     assert.deepEqual(plain(streamed.facts), plain(fast.facts));
     assert.equal(streamed.readTo, fast.readTo);
     assert.equal(streamed.lines, fast.lines);
+    // the reader's fingerprint, taken through its descriptor, is the one ingest takes by path
+    assert.equal(fast.fingerprint, fingerprint(file, fast.readTo));
+    assert.equal(streamed.fingerprint, fast.fingerprint);
+    assert.equal(grown.fingerprint, fast.fingerprint);
   });
 }
