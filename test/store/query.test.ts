@@ -170,6 +170,43 @@ test('weight and USD sums do not depend on the order of the rows (summed exactly
   }
 });
 
+test("summary's days are each request's day in the zone, across offset changes, odd offsets, midnight and 1970", async () => {
+  // summary.sql converts one instant per quarter hour and the rest by arithmetic: it must give what
+  // converting every request does, also where a zone changes its offset inside a quarter or a day
+  const r = await run([sampleLogs], path.join(tmp(), 's.duckdb'));
+  try {
+    const around = [
+      '2025-03-09 07:00:00+00', // New York springs forward
+      '2025-11-02 06:00:00+00', // New York falls back
+      '2025-04-05 15:00:00+00', // Lord Howe: half an hour back
+      '2025-10-04 15:30:00+00', // Lord Howe: half an hour forward
+      '2025-04-05 14:00:00+00', // Chatham (+13:45 → +12:45)
+      '2025-03-29 22:00:00+00', // Gaza
+      '2025-06-30 18:15:00+00', // Kathmandu's midnight (+5:45)
+      '1969-12-31 20:00:00+00', // the epoch, and before it
+      '1971-06-01 00:00:00+00', // Monrovia's offset of −0:44:30
+    ];
+    const windows = around.map((t) => `SELECT unnest(range(epoch_us(TIMESTAMPTZ '${t}') - 86400000000, epoch_us(TIMESTAMPTZ '${t}') + 86400000000, 421000017)) AS us`).join(' UNION ALL ');
+    await r.store.run(`CREATE OR REPLACE TABLE requests AS
+      SELECT q.* REPLACE (w.ts AS ts) FROM (SELECT * FROM requests LIMIT 1) q,
+        (SELECT make_timestamptz(us) AS ts FROM (${windows}) UNION ALL SELECT NULL) w`);
+    for (const tz of ['UTC', 'America/New_York', 'Australia/Lord_Howe', 'Pacific/Chatham', 'Asia/Gaza', 'Asia/Kathmandu', 'Africa/Monrovia']) {
+      const days = await runQuery(r.store, 'summary', { group: 'day', tz, since: null, until: null, project: null });
+      const want = await r.store.all(
+        `SELECT strftime(timezone('${tz}', ts), '%Y-%m-%d') AS grp, count(*)::INTEGER AS requests FROM requests GROUP BY grp ORDER BY grp NULLS LAST`,
+      );
+      assert.deepEqual(
+        days.map((d) => [d.grp, Number(d.requests)]),
+        want.map((d) => [d.grp, d.requests]),
+        tz,
+      );
+      assert.ok(want.length >= 18, tz);
+    }
+  } finally {
+    r.store.close();
+  }
+});
+
 test('chains loaded without their keys are the same chains, every request key null', async () => {
   const r = await run([sampleLogs], path.join(tmp(), 's.duckdb'));
   try {
