@@ -269,7 +269,10 @@ export async function ingestOrAnswer(opts: IngestOptions): Promise<AnswerResult>
       return store;
     }
     store.close();
-    return (await ingest(opts)).store;
+    // the problems are this ingest's walk's (the work runs again over its store, and reads them then)
+    const again = await ingest(opts);
+    walkSkips.splice(0, walkSkips.length, ...again.walkSkips);
+    return again.store;
   };
   return { store: new AnsweredStore(answers, open), roots, stats, walkSkips };
 }

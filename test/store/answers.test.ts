@@ -7,7 +7,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { quality, summary } from '../../src/analyses/summary.js';
@@ -131,6 +131,8 @@ test('answers do not hold once the store was written by anything, nor when damag
     good.replace(/^\{/, '['),
     `${JSON.stringify({ ...head, schema: head.schema + 1 })}${good.slice(good.indexOf('\n'))}`,
     `${JSON.stringify({ ...head, store: head.store.replace(/^\d+/, '1') })}${good.slice(good.indexOf('\n'))}`,
+    `${good.slice(0, -8)}${'\0'.repeat(8)}`, // bytes of a value damaged, the lengths as they were
+    good.replace(/("requests":)(\d)/, (_, k: string, d: string) => `${k}${(Number(d) + 1) % 10}`), // still JSON, a wrong count
   ];
   for (const text of damaged) {
     writeFileSync(db + '.answers', text);
@@ -140,6 +142,35 @@ test('answers do not hold once the store was written by anything, nor when damag
   }
   // and the last of those runs, a warm one, kept good answers again
   assert.deepEqual((await answer(root, db)).answered, { opened: false });
+});
+
+test('the store changed by another process: the problems reported are those of the walk the store was then read with', async () => {
+  const { root, db, file } = setup();
+  await answer(root, db);
+  await answer(root, db); // keeps answers
+  const r = await answerRun(root, db);
+  assert.ok(r.store instanceof AnsweredStore);
+  assert.deepEqual(r.walkSkips, []);
+  // meanwhile: a response appended, a transcript's link left dangling, and another run ingests the logs
+  appendFileSync(file, `${assistant({ session: '61d12533-17ec-4bbe-8876-6cdec3eb838c', msg: 'msg_meanwhile', t: '2026-01-03T10:00:00.000Z', usage: usage(5, 7, 0, 0) })}\n`);
+  symlinkSync(path.join(root, 'nowhere.jsonl'), path.join(root, CONDENSE, 'dangling.jsonl'));
+  (await answerRun(root, db)).store.close();
+  let asked: Awaited<ReturnType<typeof summary>>;
+  try {
+    // sessions is not among the answers: the store opens, finds its listing key is not this run's,
+    // and the logs are read again (with the link); the work runs again, with that walk's problems
+    asked = await r.store.boundedMemory(async () => {
+      await sessions(r.store, filters);
+      return summary(r.store, filters, r.walkSkips);
+    }, { mb: 128 });
+  } finally {
+    r.store.close();
+  }
+  assert.deepEqual(
+    asked.quality.skipped.map((g) => g.reason),
+    ['vanished_file'],
+  );
+  assert.deepEqual(asked.quality, (await answer(root, db)).summary.quality, 'as a run over the logs as they are now reports');
 });
 
 test('a rebuild or an in-memory store never answers from a file', async () => {
