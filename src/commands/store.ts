@@ -12,7 +12,7 @@ import { formatCrosstab } from '../reporters/crosstab.js';
 import { columnsOf, formatRows, toCsv } from '../reporters/rows.js';
 import { exportParquet } from '../store/export.js';
 import { type SqlSource, openParquet, usePortableViews } from '../store/portable.js';
-import { listQueries, queryParams, querySql, runQuery } from '../store/queries.js';
+import { isBundledName, listQueries, queryParams, querySql, runQuery } from '../store/queries.js';
 import { Store } from '../store/store.js';
 import { type Command, type Io, commonOptions, withContext, withLogOptions } from './command.js';
 
@@ -94,7 +94,7 @@ export const queryCommand: Command = {
       // (and the answers kept beside the store) no longer hold, and the next ingest compares the
       // walk with the stored files themselves, not with the listing the last one kept (an unchanged
       // store is then only planned again, not derived).
-      if (target.endsWith('.sql') && source instanceof Store) {
+      if (!isBundledName(target) && source instanceof Store) {
         await source.forget();
         await source.setMeta('listing_key', '');
       }

@@ -2,6 +2,7 @@
  * The bundled SQL analyses in `queries/*.sql`: one analysis a file, each opening with a comment
  * block (purpose, inputs, output columns, example row) that `cachelens query --list` shows.
  */
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
@@ -12,8 +13,19 @@ export const QUERIES_DIR = fileURLToPath(new URL('../../queries/', import.meta.u
 
 const cache = new Map<string, string>();
 
+/**
+ * Whether `nameOrPath` names one of the bundled queries rather than a file of the user's: a plain
+ * name (letters, digits, `_`, `-`), not a path. `query ../../tmp/x` is no bundled query: it would
+ * run /tmp/x.sql as one, past what a user's own query must do first (commands/store.ts).
+ */
+export function isBundledName(nameOrPath: string): boolean {
+  return /^[A-Za-z0-9_-]+$/.test(nameOrPath);
+}
+
 export function querySql(nameOrPath: string): string {
-  const path = nameOrPath.endsWith('.sql') ? nameOrPath : join(QUERIES_DIR, `${nameOrPath}.sql`);
+  const user = nameOrPath.endsWith('.sql');
+  if (!user && !isBundledName(nameOrPath)) throw new UsageError(`no such query: ${nameOrPath}`, 'cachelens query --list shows the bundled ones; a query of your own is a path ending in .sql');
+  const path = user ? nameOrPath : join(QUERIES_DIR, `${nameOrPath}.sql`);
   let sql = cache.get(path);
   if (sql === undefined) {
     if (!existsSync(path)) throw new UsageError(`no such query: ${nameOrPath}`, 'cachelens query --list shows the bundled ones');
@@ -47,12 +59,24 @@ export type RememberingStore = Pick<Store, 'all' | 'remember'>;
 
 /**
  * A bundled query over the derived tables, answered from the store's remembered results when the
- * facts have not changed since it last ran with these parameters (see Store.remember).
+ * facts have not changed since it last ran with these parameters (see Store.remember) and the
+ * query's text is the same: a result is keyed by a digest of its SQL too, so that a cachelens
+ * whose bundled query changed does not answer with what the old one gave.
+ * Example key: `query:summary:1f0c9a3e52b7:[null,"UTC",null,null,null]`.
  */
 export async function rememberedQuery(store: RememberingStore, name: string, params: Record<string, unknown> = {}): Promise<Row[]> {
-  const used = queryParams(querySql(name));
-  const key = `query:${name}:${JSON.stringify(used.map((p) => params[p] ?? null))}`;
+  const sql = querySql(name);
+  const used = queryParams(sql);
+  const key = `query:${name}:${sqlDigest(sql)}:${JSON.stringify(used.map((p) => params[p] ?? null))}`;
   return store.remember(key, () => runQuery(store, name, params));
+}
+
+const digests = new Map<string, string>();
+
+function sqlDigest(sql: string): string {
+  let d = digests.get(sql);
+  if (d === undefined) digests.set(sql, (d = createHash('sha1').update(sql).digest('hex').slice(0, 12)));
+  return d;
 }
 
 export interface QueryInfo {

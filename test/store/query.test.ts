@@ -6,12 +6,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { analyzeAnatomy } from '../../src/analyses/anatomy-summary.js';
 import { loadChains, streamChains } from '../../src/analyses/load-chains.js';
 import { usePortableViews } from '../../src/store/portable.js';
-import { QUERIES_DIR, listQueries, runQuery } from '../../src/store/queries.js';
+import { QUERIES_DIR, listQueries, querySql, rememberedQuery, runQuery } from '../../src/store/queries.js';
 import type { StoreReader } from '../../src/store/store.js';
 import { prices, realLogs, repoRoot, run, tmp } from './helpers.js';
 
@@ -129,11 +130,32 @@ test('CLI: query NAME --param --json, FILE.sql --csv, and one-line errors', () =
     ['query', 'cost_by', sampleLogs, '--db', db, '--param', 'nope=1'],
     ['query', 'cost_by', sampleLogs, '--db', db, '--param', 'by=colour'],
     ['query', sampleLogs, '--db', db, '--param', 'by'],
+    // a path to a file of the user's, without .sql: no bundled query (run as one, it would skip
+    // dropping the remembered results a query of the user's own may invalidate)
+    ['query', path.relative(QUERIES_DIR, file).replace(/\.sql$/, ''), sampleLogs, '--db', db],
   ]) {
     const r = cachelens(args);
     assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
     assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
     assert.match(r.stderr, /^cachelens: /);
+  }
+});
+
+test('a remembered result holds only for the text of the query that gave it', async () => {
+  const r = await run([sampleLogs], path.join(tmp(), 's.duckdb'));
+  try {
+    const real = await rememberedQuery(r.store, 'quality');
+    const digest = createHash('sha1').update(querySql('quality')).digest('hex').slice(0, 12);
+    const keys = (await r.store.all(`SELECT key FROM results WHERE key LIKE 'query:quality:%'`)).map((x) => String(x.key));
+    assert.deepEqual(keys, [`query:quality:${digest}:[]`]);
+    // kept under this text's digest, a result answers (here a planted one, to tell it from a fresh one)
+    await r.store.run(`UPDATE results SET value = '[{"files":-1}]' WHERE key LIKE 'query:quality:%'`);
+    assert.deepEqual(await rememberedQuery(r.store, 'quality'), [{ files: -1 }]);
+    // under another text's, it does not: the query runs
+    await r.store.run(`UPDATE results SET key = replace(key, '${digest}', '000000000000') WHERE key LIKE 'query:quality:%'`);
+    assert.deepEqual(await rememberedQuery(r.store, 'quality'), real);
+  } finally {
+    r.store.close();
   }
 });
 
