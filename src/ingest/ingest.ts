@@ -604,6 +604,8 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
       // a file that could not be read keeps no row and is tried again: the next run is not warm
       if (failed.length === 0 && walkSkips.length === problems) await store.setMeta('listing_key', listing);
       await store.run('COMMIT');
+      // derive() began by forgetting every remembered result, in the transaction just committed
+      store.resultsForgotten();
     } catch (err) {
       await store.run('ROLLBACK').catch(() => undefined);
       throw staging ? stagingFailure(err, store.path) : err;

@@ -469,6 +469,15 @@ export class Store {
     this.ahead = new Map(rows.map((r) => [String(r.key), String(r.value)]));
   }
 
+  /**
+   * Says that the results table is empty: the caller has just committed a transaction that ran
+   * forget(). remember() then keeps what it computes without first asking the table for it (an
+   * append run's four lookups, ~4 ms each on 1 GB of logs).
+   */
+  resultsForgotten(): void {
+    this.ahead = new Map();
+  }
+
   /** Drops every remembered result (the facts or the derived tables are about to change). */
   async forget(): Promise<void> {
     // before the DELETE: a transaction rolled back would bring the rows back

@@ -159,6 +159,27 @@ test('a remembered result holds only for the text of the query that gave it', as
   }
 });
 
+test('after an ingest that changed the store, results are computed and kept without asking the emptied table first', async () => {
+  const db = path.join(tmp(), 's.duckdb');
+  (await run([sampleLogs], db)).store.close();
+  const r = await run([sampleLogs], db, { rebuild: true }); // derives: forgets every result, then commits
+  try {
+    // a row the table could not hold after that commit, planted: the store does not look for it
+    await r.store.run(`INSERT INTO results VALUES ('planted', '"from the table"')`);
+    let computed = 0;
+    const compute = async () => (computed++, 'computed');
+    assert.equal(await r.store.remember('planted', compute), 'computed');
+    assert.equal(computed, 1);
+    // what it computes is kept, and answers the next question without computing again
+    assert.equal(await r.store.remember('fresh', compute), 'computed');
+    assert.equal(await r.store.remember('fresh', compute), 'computed');
+    assert.equal(computed, 2);
+    assert.deepEqual((await r.store.all(`SELECT value FROM results WHERE key = 'fresh'`)).map((x) => x.value), ['"computed"']);
+  } finally {
+    r.store.close();
+  }
+});
+
 test('CLI: a query file that changes the store makes summary answer from the changed tables, not remembered results', () => {
   const db = path.join(tmp(), 's.duckdb');
   const total = () => (JSON.parse(cachelens(['summary', sampleLogs, '--db', db, '--json']).stdout) as { totals: { requests: number } }).totals.requests;
