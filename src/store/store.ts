@@ -105,6 +105,8 @@ export interface ResultChunk {
 export class Store {
   /** The remembered results as readAhead found them, by key, while they are known to be current. */
   private ahead: Map<string, string> | undefined;
+  /** while the results table holds only what this process kept since it was emptied: those keys (resultsForgotten) */
+  private emptied: Set<string> | undefined;
   /** the listing key to keep answers for when this store closes (keepAnswers) */
   private answersFor: string | undefined;
   /** DuckDB's memory limit before boundedMemory first bounded it (as DuckDB shows it) */
@@ -438,7 +440,9 @@ export class Store {
    */
   async remember<T>(key: string, compute: () => Promise<T>): Promise<T> {
     const ahead = this.ahead;
-    const kept = ahead ? ahead.get(key) : ((await this.all(`SELECT value FROM results WHERE key = $key`, { key }))[0]?.value as string | undefined);
+    // the table is asked unless what was read ahead stands for it, or it cannot hold the key
+    const known = ahead !== undefined || (this.emptied !== undefined && !this.emptied.has(key));
+    const kept = ahead ? ahead.get(key) : known ? undefined : ((await this.all(`SELECT value FROM results WHERE key = $key`, { key }))[0]?.value as string | undefined);
     if (kept !== undefined) return JSON.parse(kept) as T;
     const value = await compute();
     const json = JSON.stringify(value);
@@ -448,6 +452,7 @@ export class Store {
       // it, ~100 ms in all against ~35 ms (a kept key would fail here, and only not be kept)
       await this.db.run(`INSERT INTO results VALUES ($key, $value)`, { key, value: json } as never);
       ahead?.set(key, json);
+      this.emptied?.add(key);
     } catch {
       // e.g. a read-only store: answering matters more than keeping the answer
     }
@@ -471,17 +476,19 @@ export class Store {
 
   /**
    * Says that the results table is empty: the caller has just committed a transaction that ran
-   * forget(). remember() then keeps what it computes without first asking the table for it (an
-   * append run's four lookups, ~4 ms each on 1 GB of logs).
+   * forget(). Until the next forget(), remember() asks the table only for keys this process kept
+   * since, and keeps the others without asking (an append run's four lookups, ~4 ms each on 1 GB
+   * of logs). Only their keys are held: the values are not kept in memory for it.
    */
   resultsForgotten(): void {
-    this.ahead = new Map();
+    this.emptied = new Set();
   }
 
   /** Drops every remembered result (the facts or the derived tables are about to change). */
   async forget(): Promise<void> {
     // before the DELETE: a transaction rolled back would bring the rows back
     this.ahead = undefined;
+    this.emptied = undefined;
     this.answersFor = undefined;
     if (this.path !== ':memory:') dropAnswers(this.path);
     await this.run(`DELETE FROM results`);
