@@ -592,9 +592,8 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
       // A whole derive gives this thread's heap back as DuckDB starts it, when it is worth it: a run
       // that appended to a third of 1 GB's transcripts (not staged, so no heap given back during a
       // load) derived with ~69 MB of heap. A touched derive (an append run) does not: its 16 full
-      // collections, run beside DuckDB's one thread on a two-core machine, slowed 1 GB append runs by
-      // a median 33 – 76 ms (731 → 698 and 770 → 694 ms, two runs of 6 interleaved pairs), for a
-      // peak of 211 → 225 MiB there; on 10 GB they changed neither wall time nor peak
+      // collections, run beside DuckDB's one thread on a two-core machine, slowed 1 GB append runs:
+      // without them a median 897 → 838 ms (8 interleaved pairs), for a peak of 211 → 225 MiB there; on 10 GB they changed neither wall time nor peak
       // (337 against 331 MiB, 3 interleaved; BENCHMARKS.md, Append, session 30). Until session 29
       // they ran: 1 GB append runs peaked at ~279 instead of ~302 MiB then, and a 10 GB one at 440
       // against 513, before the walk's listing was let go after planning (Memory, session 24).
