@@ -94,6 +94,15 @@ const PIECES_FROM = 64 * 1024 * 1024;
 /** Staged observations per piece: ~30,000 rows, each loaded in ~0.2 – 0.5 s. */
 const PIECE_BYTES = 8 * 1024 * 1024;
 
+/**
+ * Characters of remembered results read ahead while an ingest walks the logs (Store.readAhead),
+ * before it knows whether anything changed; more are read only once it knows nothing did. Every
+ * run whose logs changed forgets them: on 10 GB of logs (22,360 projects, results of ~16 MB) an
+ * append run read them beside its walk and peaked there, at 358 – 380 MiB (BENCHMARKS.md, Memory,
+ * session 31). 1 GB of logs' are ~0.7 MB.
+ */
+const EARLY_READ_AHEAD_CHARS = 4 * 2 ** 20;
+
 /** .meta.json files read between two looks at the workers' results (~5 – 10 ms of reading). */
 const META_SLICE = 128;
 
@@ -297,7 +306,11 @@ export async function ingest(opts: IngestOptions, walked?: { discovery?: Discove
   const lists: Listing = {};
   const opening = Store.open(opts.dbPath, { rebuild: opts.rebuild, lockWaitMs: opts.lockWaitMs, onWait: opts.notice }).then(async (store) => {
     const listed = await store.getMeta('listing_key').catch(() => undefined);
-    await store.readAhead().catch(() => undefined);
+    // After ingestOrAnswer's walk the logs are known to have changed since the answers: nothing
+    // is read ahead for a run that will forget it all. Otherwise results of up to
+    // EARLY_READ_AHEAD_CHARS are read while the walk runs; larger ones only once the run is known
+    // to be warm (ingestInto).
+    if (!walked) await store.readAhead(EARLY_READ_AHEAD_CHARS).catch(() => undefined);
     return { store, listed };
   });
   opening.catch(() => undefined); // seen below, after the walk
@@ -348,6 +361,8 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
   const { roots, walkSkips, problems, listing, files } = walkSummary(lists.discovery!, opts.prices);
   if ((listed === undefined ? await store.getMeta('listing_key') : listed) === listing) {
     // nothing changed: the next run over the same logs may answer from what this one remembers
+    // (read ahead during the walk, or now: larger results, or a run after ingestOrAnswer's walk)
+    await store.readAhead().catch(() => undefined);
     store.keepAnswers(listing);
     return { store, roots, stats: unchangedStats(files, started), walkSkips };
   }

@@ -75,6 +75,27 @@ test('a warm run keeps answers; the next run answers from them, as the store doe
   assert.deepEqual(third.summary, (await fromStore(db)).summary);
 });
 
+test('results too large to read while the logs are walked are read once the run is known warm, and kept', async () => {
+  const { root, db } = setup();
+  await answer(root, db);
+  // a remembered result of 5 million characters: more than an ingest reads ahead beside its walk
+  const store = await Store.open(db);
+  await store.remember('large', async () => 'x'.repeat(5_000_000));
+  store.close();
+  const warm = await answer(root, db);
+  assert.equal(warm.answered, null);
+  assert.ok(existsSync(db + '.answers'), 'the warm run read them after its walk, and kept them');
+  const next = await answerRun(root, db);
+  try {
+    assert.ok(next.store instanceof AnsweredStore);
+    assert.equal(await next.store.remember('large', async () => assert.fail('computed again')), 'x'.repeat(5_000_000));
+    assert.deepEqual(await next.store.boundedMemory(() => summary(next.store, filters, next.walkSkips), { mb: 64 }), warm.summary);
+    assert.equal(next.store.storeOpened, false);
+  } finally {
+    next.store.close();
+  }
+});
+
 test('a result the answers do not hold opens the store; it is kept, and answers the run after', async () => {
   const { root, db } = setup();
   await answer(root, db);

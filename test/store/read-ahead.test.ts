@@ -77,3 +77,19 @@ test('results larger than the budget are not read ahead: each lookup queries, as
     store.close();
   }
 });
+
+test('results past the budget can be read ahead later with a larger one; once read, they are not read again', async () => {
+  const { store, queries } = await counted();
+  try {
+    await store.remember('a', async () => ({ text: 'x'.repeat(100) }));
+    await store.readAhead(50);
+    await store.readAhead();
+    const before = queries();
+    assert.deepEqual(await store.remember('a', never), { text: 'x'.repeat(100) });
+    assert.equal(queries(), before, 'read by the second call');
+    await store.readAhead();
+    assert.equal(queries(), before, 'not read again');
+  } finally {
+    store.close();
+  }
+});
