@@ -669,6 +669,9 @@ export function walkResult(worker: Worker, env: NodeJS.ProcessEnv, sharing: Shar
           help();
           // a link this thread met after the worker had finished: walked again here, alone
           const merged = mine ? mergeParts(shared!.text, m, mine) : null;
+          // the listing's text is a view of the shared buffer: not held here too, so that it can go
+          // with the listing (plan, ingest.ts)
+          shared = undefined;
           resolve(merged ? decodeDiscovery(inPathOrder(merged)) : mine === null ? null : decodeDiscovery(walkEncoded(env)));
         } else resolve(decodeDiscovery(m));
       } catch {

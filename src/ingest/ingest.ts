@@ -379,26 +379,10 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
   const scale = opts.memoryScale ?? 1;
   await store.run(`SET memory_limit = '${Math.ceil(PLAN_MEMORY_MB * scale)}MB'`);
   try {
-    // the walk's listing (planned.found) is let go below, or once every file is read
-    const planned = await plan(store, lists, stats);
+    // the walk's listing (planned.found) is let go by the plan, or once every file is read
+    const planned = await plan(store, lists, stats, listing);
     const { scope, full, appends, metas, retired } = planned;
     stats.planned = planned.fromSnapshot ? 'snapshot' : 'files';
-    // The next run's listing snapshot, made and kept while the walk's listing is at hand: it holds
-    // once the store's listing key is this one, which only a run that ends whole sets.
-    store.keepListingSnapshot(encodeSnapshot(planned.found!, scope, roots, listing));
-    // A run that reads few files whole (an append run: the files changed beyond an append, and
-    // .meta.json files) takes them out of the walk's listing here and lets the listing go before
-    // DuckDB notes what the changed files touch, rather than once every file is read: on 10 GB of
-    // logs that is 69 MB of text, and the append run peaked there (BENCHMARKS.md, Memory). A large
-    // one is collected here: left to V8, it was collected before the noting in one traced 10 GB
-    // append run (peak 315 MiB) and held through it in another (353).
-    if (full.length + metas.length <= FEW_WHOLE_READS * planned.found!.count) {
-      for (const x of full) x.f = planned.found!.file(x.pos);
-      for (const x of metas) x.f = planned.found!.file(x.pos);
-      const files = planned.found!.count;
-      planned.found = null;
-      if (files >= COLLECT_LISTING_FILES) releaseHeap(1, 0);
-    }
     const pricesKey = createHash('sha1').update(JSON.stringify([...opts.prices.entries()])).digest('hex');
     const derivedFor = createHash('sha1').update(JSON.stringify([scope, [...opts.prices.entries()]])).digest('hex');
     const changed = full.length + appends.length + metas.length + retired.length > 0;
@@ -714,7 +698,7 @@ interface FullRead {
   pos: number;
   id: number;
   stored: boolean;
-  /** the file, once taken out of the walk's listing (a run that reads few files whole: ingestInto) */
+  /** the file, once taken out of the walk's listing (a run that reads few files whole, and a grown file read whole again: plan) */
   f?: FoundFile;
 }
 
@@ -725,13 +709,15 @@ interface FullRead {
  * by position, and the files to read whole come back as positions
  * in the walk's listing (`found`), each made an object only when it is read: an object for every
  * found and every stored file made the peaks of 10 GB runs, append and cold (BENCHMARKS.md, Memory).
+ * It keeps the next run's listing snapshot (`listing`: the walk's listing key), and in a run that
+ * reads few files whole it lets the walk's listing go (`found` null) before DuckDB reads anything
+ * more: every file it hands on is then an object.
  */
-async function plan(store: Store, lists: Listing, stats: IngestStats) {
-  const discovery = lists.discovery!;
+async function plan(store: Store, lists: Listing, stats: IngestStats, listing: string) {
+  const roots = lists.discovery!.roots;
+  let found: FileListing | null = fileListing(lists.discovery!);
   lists.discovery = undefined;
-  const roots = discovery.roots;
-  const found = fileListing(discovery);
-  const stored = await storedFiles(store, found, roots);
+  let stored: StoredFiles | null = await storedFiles(store, found, roots);
   let nextId = stored.nextId;
   const scope: number[] = [];
   const full: FullRead[] = [];
@@ -760,10 +746,30 @@ async function plan(store: Store, lists: Listing, stats: IngestStats) {
   }
   const retired = stored.retired(seen);
   stats.retired = retired.length;
+  const fromSnapshot = stored.snapshot;
+  stored = null;
+  // The next run's listing snapshot, made and kept while the walk's listing is at hand: it holds
+  // once the store's listing key is this one, which only a run that ends whole sets.
+  store.keepListingSnapshot(encodeSnapshot(found, scope, roots, listing));
+  const grownFiles = grown.map(found.file);
+  // A run that reads few files whole (an append run: the files changed beyond an append, and
+  // .meta.json files) takes them out of the walk's listing here and lets the listing go before
+  // DuckDB reads the grown files' rows and notes what the changed files touch, rather than once
+  // every file is read: on 10 GB of logs that is 69 MB of text, and the append run peaked in
+  // its plan (BENCHMARKS.md, Memory, sessions 24 and 31). A large one is collected here: left to
+  // V8, it was collected before the noting in one traced 10 GB append run (peak 315 MiB) and
+  // held through it in another (353).
+  if (full.length + metas.length <= FEW_WHOLE_READS * found.count) {
+    for (const x of full) x.f = found.file(x.pos);
+    for (const x of metas) x.f = found.file(x.pos);
+    const files = found.count;
+    found = null;
+    if (files >= COLLECT_LISTING_FILES) releaseHeap(1, 0);
+  }
 
   const appends: { f: FoundFile; row: FileRow }[] = [];
   const rows = await store.fileRows(grownIds);
-  grown.map(found.file).forEach((f, k) => {
+  grownFiles.forEach((f, k) => {
     const row = rows.get(grownIds[k])!;
     if (f.size >= row.readTo && row.parserState) {
       const fp = tryFingerprint(f.path, row.readTo);
@@ -772,9 +778,9 @@ async function plan(store: Store, lists: Listing, stats: IngestStats) {
         return;
       }
     }
-    full.push({ pos: grown[k], id: grownIds[k], stored: true });
+    full.push({ pos: grown[k], id: grownIds[k], stored: true, f });
   });
-  return { scope, found: found as FileListing | null, full, appends, metas, retired, fromSnapshot: stored.snapshot };
+  return { scope, found, full, appends, metas, retired, fromSnapshot };
 }
 
 /**
