@@ -658,10 +658,24 @@ export function walkResult(worker: Worker, env: NodeJS.ProcessEnv, sharing: Shar
       Atomics.store(new Int32Array(shared.cursor), 1, STOP_FAILED);
     }
   };
+  // The worker's listeners live as long as the worker does, and a promise's resolve function
+  // holds the promise, and so the discovery it was resolved with: they reach it only until it is
+  // settled (`settle`), so that the listing can go with the plan's last use of it (ingest.ts) even
+  // while the worker has yet to exit. Held through its listeners, a 10 GB append run kept the
+  // listing's ~70 MB to its end in 2 of 9 runs (BENCHMARKS.md, Memory, session 31).
+  let settle: ((d: Discovery | null) => void) | undefined;
+  const done = (d: Discovery | null) => {
+    const s = settle;
+    settle = undefined;
+    shared = undefined;
+    mine = null;
+    s?.(d);
+  };
   const result = new Promise<Discovery | null>((resolve) => {
+    settle = resolve;
     worker.on('message', (m: EncodedDiscovery | SharedUnits | WorkerPart | { error: string }) => {
       try {
-        if ('error' in m) resolve(null);
+        if ('error' in m) done(null);
         else if ('units' in m) {
           shared = m;
           if (taken) help();
@@ -669,18 +683,15 @@ export function walkResult(worker: Worker, env: NodeJS.ProcessEnv, sharing: Shar
           help();
           // a link this thread met after the worker had finished: walked again here, alone
           const merged = mine ? mergeParts(shared!.text, m, mine) : null;
-          // the listing's text is a view of the shared buffer: not held here too, so that it can go
-          // with the listing (plan, ingest.ts)
-          shared = undefined;
-          resolve(merged ? decodeDiscovery(inPathOrder(merged)) : mine === null ? null : decodeDiscovery(walkEncoded(env)));
-        } else resolve(decodeDiscovery(m));
+          done(merged ? decodeDiscovery(inPathOrder(merged)) : mine === null ? null : decodeDiscovery(walkEncoded(env)));
+        } else done(decodeDiscovery(m));
       } catch {
         // the parts did not fit together, or the walk again failed: ingest walks
-        resolve(null);
+        done(null);
       }
     });
-    worker.once('error', () => resolve(null));
-    worker.once('exit', () => resolve(null));
+    worker.once('error', () => done(null));
+    worker.once('exit', () => done(null));
   });
   const take = () => {
     taken = true;

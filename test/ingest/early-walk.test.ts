@@ -1,11 +1,14 @@
 /** The early walk (ingest/early-walk.ts): the same discovery as the main thread's, taken only when it walked what ingest would. */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { EventEmitter } from 'node:events';
 import { appendFileSync, chmodSync, linkSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import type { Worker } from 'node:worker_threads';
 import { discover, walkRoots } from '../../src/ingest/discover.js';
-import { decodeDiscovery, encodeDiscovery, fileCount, fileListing, kindCode, listingDigest, takeEarlyWalk, walkEarly, walkEncoded, wantsEarlyWalk } from '../../src/ingest/early-walk.js';
+import { decodeDiscovery, encodeDiscovery, fileCount, fileListing, kindCode, listingDigest, takeEarlyWalk, walkEarly, walkEncoded, walkResult, wantsEarlyWalk } from '../../src/ingest/early-walk.js';
+import { releaseHeap } from '../../src/ingest/heap.js';
 import { cli, tempDir } from '../helpers/corpus.js';
 
 const SESSION = '0b7ff3c6-5a6e-4d8f-9a51-0f5f3f7f7e01';
@@ -264,4 +267,23 @@ test('a shared walk that meets a symbolic link is walked again on one thread: th
   const got = await takeEarlyWalk([], env);
   assert.deepEqual(got, expected);
   assert.equal(fileListing(got!).path(0).buffer instanceof SharedArrayBuffer, false, 'walked again, on one thread');
+});
+
+test("once the walk's result is taken, the worker's listeners do not hold the listing: it can go while the worker lives on", async () => {
+  const { home, config } = configDir();
+  const encoded = encodeDiscovery(await discover([], { HOME: home, CLAUDE_CONFIG_DIR: config }));
+  // a stand-in for the walk worker that never exits: its listeners stay attached
+  const worker = new EventEmitter();
+  const taken = async (): Promise<WeakRef<object>> => {
+    const { result } = walkResult(worker as unknown as Worker, { HOME: home, CLAUDE_CONFIG_DIR: config }, 'none');
+    worker.emit('message', encoded);
+    const d = await result;
+    assert.ok(d && fileCount(d) === 4);
+    return new WeakRef(d);
+  };
+  const listing = await taken();
+  await new Promise((r) => setImmediate(r)); // a WeakRef's target is held until the job that made it ends
+  releaseHeap(2, 0);
+  assert.ok(worker.listenerCount('message') > 0 && worker.listenerCount('exit') > 0, 'the listeners are still attached');
+  assert.equal(listing.deref(), undefined, 'the discovery was collected');
 });
