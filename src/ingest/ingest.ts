@@ -98,7 +98,7 @@ const PIECE_BYTES = 8 * 1024 * 1024;
  * Characters of remembered results read ahead while an ingest walks the logs (Store.readAhead),
  * before it knows whether anything changed; more are read only once it knows nothing did. Every
  * run whose logs changed forgets them: on 10 GB of logs (22,360 projects, results of ~16 MB) an
- * append run read them beside its walk and peaked there, at 358 – 380 MiB (BENCHMARKS.md, Memory,
+ * append run read them beside its walk and peaked there, at 358 – 380 MiB (BENCHMARKS.md, Append,
  * session 31). 1 GB of logs' are ~0.7 MB.
  */
 const EARLY_READ_AHEAD_CHARS = 4 * 2 ** 20;
@@ -756,9 +756,9 @@ async function plan(store: Store, lists: Listing, stats: IngestStats, listing: s
   // .meta.json files) takes them out of the walk's listing here and lets the listing go before
   // DuckDB reads the grown files' rows and notes what the changed files touch, rather than once
   // every file is read: on 10 GB of logs that is 69 MB of text, and the append run peaked in
-  // its plan (BENCHMARKS.md, Memory, sessions 24 and 31). A large one is collected here: left to
-  // V8, it was collected before the noting in one traced 10 GB append run (peak 315 MiB) and
-  // held through it in another (353).
+  // its plan (BENCHMARKS.md, Memory, session 24; Append, session 31). A large one is collected
+  // here: left to V8, it was collected before the noting in one traced 10 GB append run (peak
+  // 315 MiB) and held through it in another (353).
   if (full.length + metas.length <= FEW_WHOLE_READS * found.count) {
     for (const x of full) x.f = found.file(x.pos);
     for (const x of metas) x.f = found.file(x.pos);
