@@ -661,8 +661,7 @@ export function walkResult(worker: Worker, env: NodeJS.ProcessEnv, sharing: Shar
   // The worker's listeners live as long as the worker does, and a promise's resolve function
   // holds the promise, and so the discovery it was resolved with: they reach it only until it is
   // settled (`settle`), so that the listing can go with the plan's last use of it (ingest.ts) even
-  // while the worker has yet to exit. Held through its listeners, a 10 GB append run kept the
-  // listing's ~70 MB to its end in 2 of 9 runs (BENCHMARKS.md, Append, session 31).
+  // if the worker has yet to exit (BENCHMARKS.md, Append, session 31).
   let settle: ((d: Discovery | null) => void) | undefined;
   const done = (d: Discovery | null) => {
     const s = settle;
