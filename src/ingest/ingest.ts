@@ -329,11 +329,12 @@ export async function ingest(opts: IngestOptions, walked?: { discovery?: Discove
     } catch (err) {
       // DuckDB's bounds are measured, not guaranteed (logs unlike any measured may need more):
       // the failed run rolled back, or committed its facts and left them to be derived again.
-      // The first walk's list is gone: the logs are walked again.
+      // The first walk's list is gone: the logs are walked again, and the store's listing key,
+      // which the failed run may have emptied, is read again.
       if (!outOfMemory(err)) throw err;
       const memoryScale = 2 * Math.max(1, opts.memoryScale ?? 1);
       opts.notice?.(`cachelens: DuckDB ran out of memory (${firstLine(err)}); trying once more with ${memoryScale} times its bounds`);
-      return await ingestInto(store, { discovery: await discover(opts.paths, env) }, { ...opts, memoryScale }, started, listed);
+      return await ingestInto(store, { discovery: await discover(opts.paths, env) }, { ...opts, memoryScale }, started);
     }
   } catch (err) {
     store.close();
