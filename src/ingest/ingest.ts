@@ -593,8 +593,9 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
       // that appended to a third of 1 GB's transcripts (not staged, so no heap given back during a
       // load) derived with ~69 MB of heap. A touched derive (an append run) does not: its 16 full
       // collections, run beside DuckDB's one thread on a two-core machine, slowed 1 GB append runs:
-      // without them a median 897 → 838 ms (8 interleaved pairs), for a peak of 211 → 225 MiB there; on 10 GB they changed neither wall time nor peak
-      // (337 against 331 MiB, 3 interleaved; BENCHMARKS.md, Append, session 30). Until session 29
+      // without them a median 897 → 838 ms (8 interleaved pairs), for a peak of 211 → 225 MiB
+      // there; on 10 GB they changed neither wall time nor peak (337 against 331 MiB, 3
+      // interleaved; BENCHMARKS.md, Append, session 30). Until session 29
       // they ran: 1 GB append runs peaked at ~279 instead of ~302 MiB then, and a 10 GB one at 440
       // against 513, before the walk's listing was let go after planning (Memory, session 24).
       await store.derive({ touched, between: commit, whileDeriving: touched ? undefined : () => void releaseHeap() });
