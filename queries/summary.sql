@@ -5,12 +5,14 @@
 --   `cachelens summary` made four); $tz: IANA time zone for days (e.g. 'UTC');
 --   $since / $until: 'YYYY-MM-DD' days in $tz, or NULL; $project: substring of the project, or NULL.
 -- Output columns: grouping (the $group of the row), grp, requests, input, output, cache_write_5m, cache_write_1h,
---   cache_read, weight (priced requests only), usd (priced requests only), unpriced_requests. Rows by grouping;
---   days in order, other groups by USD, most first.
+--   cache_read, weight (priced requests only), usd (priced requests only), unpriced_requests, and weight_exact and
+--   usd_exact, the same sums as exact decimal text (what `cachelens summary` shows, and what an append run adds its
+--   new requests to without DuckDB: src/ingest/delta.ts). Rows by grouping; days in order, other groups by USD, most first.
 -- Weights and USD are summed as DECIMAL(38, 15): exact, so the same rows give the same sums in any order
 --   (a DOUBLE sum's last digits depend on the order DuckDB's threads add them in).
 -- Example row: grouping='model', grp='claude-opus-4-6', requests=139, input=1204, output=48211, cache_write_5m=1093313,
---   cache_write_1h=0, cache_read=9310444, weight=2609813.1, usd=13.05, unpriced_requests=0
+--   cache_write_1h=0, cache_read=9310444, weight=2609813.1, usd=13.0490655, unpriced_requests=0,
+--   weight_exact='2609813.100000000000000', usd_exact='13.049065500000000'
 -- A request's day in $tz: ICU's time zone conversion costs ~175 ns a row (1 GB of logs' 148,000 requests: ~26 of
 --   the query's 50 – 80 ms), so it is made once per quarter hour of UTC the requests fall in, at the quarter's first
 --   and last microsecond; where both give the same UTC offset, every request in the quarter has it (no zone changes
@@ -41,7 +43,9 @@ g AS (
          coalesce(sum(cache_read), 0) AS cache_read,
          coalesce(sum(weight::DECIMAL(38, 15))::DOUBLE, 0) AS weight,
          coalesce(sum(usd::DECIMAL(38, 15))::DOUBLE, 0) AS usd,
-         count(*) FILTER (WHERE weight IS NULL) AS unpriced_requests
+         count(*) FILTER (WHERE weight IS NULL) AS unpriced_requests,
+         coalesce(sum(weight::DECIMAL(38, 15)), 0)::VARCHAR AS weight_exact,
+         coalesce(sum(usd::DECIMAL(38, 15)), 0)::VARCHAR AS usd_exact
   FROM f
   WHERE ($since IS NULL OR strftime(day_date, '%Y-%m-%d') >= $since) AND ($until IS NULL OR strftime(day_date, '%Y-%m-%d') <= $until)
     AND ($project IS NULL OR contains(lower(project), lower($project)))

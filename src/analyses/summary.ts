@@ -58,8 +58,8 @@ function totals(r: Row | undefined): Totals {
     cache_write_5m: Number(r?.cache_write_5m ?? 0),
     cache_write_1h: Number(r?.cache_write_1h ?? 0),
     cache_read: Number(r?.cache_read ?? 0),
-    weight: unknown ? null : Number(r?.weight ?? 0),
-    usd: unknown ? null : Number(r?.usd ?? 0),
+    weight: unknown ? null : Number(r?.weight_exact ?? 0),
+    usd: unknown ? null : Number(r?.usd_exact ?? 0),
     unpriced_requests: unpriced,
   };
 }
@@ -69,6 +69,9 @@ export async function summary(store: RememberingStore, filters: Filters, walkSki
   const rows = await rememberedQuery(store, 'summary', filterParams(filters));
   const by = (group: string) => rows.filter((r) => r.grouping === group);
   const [total, models, projects, days] = [by('total'), by('model'), by('project'), by('day')];
+  // in the query's order, made here: rows an append run added to (delta.ts) come in any order
+  days.sort((a, b) => byText(String(a.grp), String(b.grp)));
+  for (const list of [models, projects]) list.sort((a, b) => Number(b.usd_exact) - Number(a.usd_exact) || byText(String(a.grp), String(b.grp)));
   return {
     totals: totals(total[0]),
     by_model: models.map((r) => ({ model: String(r.grp), ...totals(r) })),
@@ -77,6 +80,11 @@ export async function summary(store: RememberingStore, filters: Filters, walkSki
     quality: await quality(store, walkSkips),
     filters,
   };
+}
+
+/** Text in DuckDB's order for VARCHAR: by UTF-8 bytes. */
+function byText(a: string, b: string): number {
+  return a === b ? 0 : Buffer.compare(Buffer.from(a), Buffer.from(b));
 }
 
 export async function quality(store: RememberingStore, walkSkips: WalkSkip[] = []): Promise<Quality> {

@@ -21,6 +21,7 @@ import { dirname } from 'node:path';
 import { UsageError } from '../errors.js';
 import type { PriceTable } from '../pricing/pricing.js';
 import { type AnswerStore, AnsweredStore, readAnswers } from '../store/answers.js';
+import { answerDelta, writeDeltaBase } from './delta.js';
 import { type FileRow, Store, outOfMemory } from '../store/store.js';
 import type { StoreWriter } from '../store/writer.js';
 import type { SkipReason, SkippedLine } from '../types.js';
@@ -258,8 +259,15 @@ export async function ingestOrAnswer(opts: IngestOptions): Promise<AnswerResult>
   const env = opts.env ?? process.env;
   const walked = { discovery: (await takeEarlyWalk(opts.paths, env)) ?? (await discover(opts.paths, env)), started };
   const { roots, walkSkips, listing, files } = walkSummary(walked.discovery, opts.prices);
-  if (listing !== answers.listing) return ingest(opts, walked);
-  const stats = unchangedStats(files, started);
+  let stats: IngestStats;
+  let held = answers;
+  if (listing !== answers.listing) {
+    // lines appended to transcripts the store holds: added to its results here when they can be (delta.ts)
+    const delta = answerDelta(opts.dbPath, answers, walked.discovery, listing, opts.prices);
+    if (!delta) return ingest(opts, walked);
+    held = delta.answers;
+    stats = { ...unchangedStats(files, started), unchanged: delta.unchanged, appended: delta.appended, bytesRead: delta.bytesRead, planned: 'snapshot' };
+  } else stats = unchangedStats(files, started);
   // A question the answers do not hold goes to the store, whose answers, read ahead, are kept again
   // when it closes. If it has changed since the answers were read (another process wrote it), this
   // run's logs are ingested into it first, as any run's are; the question is then asked again.
@@ -274,7 +282,8 @@ export async function ingestOrAnswer(opts: IngestOptions): Promise<AnswerResult>
     }
     if (same) {
       await store.readAhead().catch(() => undefined);
-      store.keepAnswers(listing);
+      // the base the answers name holds for the store as they did (delta.ts)
+      store.keepAnswers(listing, answers.base?.listing === listing ? answers.base.token : undefined);
       return store;
     }
     store.close();
@@ -283,7 +292,7 @@ export async function ingestOrAnswer(opts: IngestOptions): Promise<AnswerResult>
     walkSkips.splice(0, walkSkips.length, ...again.walkSkips);
     return again.store;
   };
-  return { store: new AnsweredStore(answers, open), roots, stats, walkSkips };
+  return { store: new AnsweredStore(held, open), roots, stats, walkSkips };
 }
 
 /**
@@ -602,10 +611,17 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
       await store.setMeta('derived_for', derivedFor);
       await store.setMeta('derived_prices', pricesKey);
       // a file that could not be read keeps no row and is tried again: the next run is not warm
-      if (failed.length === 0 && walkSkips.length === problems) await store.setMeta('listing_key', listing);
+      const complete = failed.length === 0 && walkSkips.length === problems;
+      if (complete) await store.setMeta('listing_key', listing);
       await store.run('COMMIT');
       // derive() began by forgetting every remembered result, in the transaction just committed
       store.resultsForgotten();
+      // An append run keeps what it is asked next as answers, with the base that the next append
+      // run adds its new lines to without DuckDB (delta.ts): appended logs tend to grow again. A
+      // run that read the logs whole does not (the next warm run keeps answers, without a base:
+      // on 10 GB of logs writing one took ~1 s, and ~75 MiB more than such a run's peak).
+      // BENCHMARKS.md, Append, session 32.
+      if (complete && touched) store.keepAnswersAfterChange(listing, await writeDeltaBase(store, listing, opts.prices));
     } catch (err) {
       await store.run('ROLLBACK').catch(() => undefined);
       throw staging ? stagingFailure(err, store.path) : err;

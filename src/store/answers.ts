@@ -18,9 +18,12 @@
  * it only when its walk's listing key is the file's: nothing was added, grown or removed since.
  *
  * The file: one line of JSON (format, schema version, store identity, listing key, each result's
- * key and length, and the SHA-1 of the results' text), then the results' JSON texts one after
- * another. A file whose results do not match their digest (damaged, or cut short) is ignored.
- * Example: {"format":2,"schema":11,"store":"…","listing":"3f…","results":[["query:quality:…:[]",212]],"digest":"9b…"}\n{"files":…}
+ * key and length, the base an append run may add to (delta.ts: the base file's token, the store's
+ * listing key, and its results' keys and lengths, or null when they are the results themselves),
+ * and the SHA-1 of the texts), then the results' JSON texts one after another, then the base's.
+ * A file whose texts do not match their digest (damaged, or cut short) is ignored.
+ * Example: {"format":3,"schema":11,"store":"…","listing":"3f…","results":[["query:quality:…:[]",212]],
+ * "base":{"token":"5d…","listing":"3f…","results":null},"digest":"9b…"}\n{"files":…}
  */
 import { createHash } from 'node:crypto';
 import { closeSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -29,16 +32,31 @@ import type { RememberingStore } from './queries.js';
 import type { Row, Store } from './store.js';
 
 const ANSWERS_SUFFIX = '.answers';
-/** 2: the header carries a digest of the results (a file damaged past its header is none) */
-const FORMAT = 2;
+/** 2: the header carries a digest of the results (a file damaged past its header is none); 3: and the base (delta.ts) */
+const FORMAT = 3;
 
 /** DuckDB's main file header and its two database headers, one of which every checkpoint rewrites. */
 const HEADER_BYTES = 3 * 4096;
 
 export interface Answers {
-  /** the listing key the store was at */
+  /** the listing key the store was at, or (answers an append run made: delta.ts) the logs are at */
   listing: string;
   /** the remembered results, by key, as JSON texts */
+  results: Map<string, string>;
+  /** the store's identity the answers hold for (storeIdentity) */
+  store: string;
+  /** what an append run may add to without DuckDB (delta.ts), when the store's close left it */
+  base?: AnswersBase;
+}
+
+/**
+ * The results as the store holds them, at the store's listing key, with the token of the base file
+ * (delta.ts) written beside the store for the same state: the answers of a store's close carry them
+ * (the same results), and those an append run made carry them on, unchanged.
+ */
+export interface AnswersBase {
+  token: string;
+  listing: string;
   results: Map<string, string>;
 }
 
@@ -51,19 +69,35 @@ export function readAnswers(path: string): Answers | null {
     const text = readFileSync(path + ANSWERS_SUFFIX, 'utf8');
     const end = text.indexOf('\n');
     if (end < 0) return null;
-    const head = JSON.parse(text.slice(0, end)) as { format?: unknown; schema?: unknown; store?: unknown; listing?: unknown; results?: unknown; digest?: unknown };
+    const head = JSON.parse(text.slice(0, end)) as { format?: unknown; schema?: unknown; store?: unknown; listing?: unknown; results?: unknown; base?: unknown; digest?: unknown };
     if (head.format !== FORMAT || head.schema !== SCHEMA_VERSION || typeof head.listing !== 'string' || !Array.isArray(head.results)) return null;
-    if (head.store !== storeIdentity(path)) return null;
+    const store = storeIdentity(path);
+    if (store === null || head.store !== store) return null;
     // ~1 ms for 1 GB of logs' 0.5 MB of results
     if (head.digest !== bodyDigest(text.slice(end + 1))) return null;
-    const results = new Map<string, string>();
     let at = end + 1;
-    for (const r of head.results as unknown[]) {
-      if (!Array.isArray(r) || typeof r[0] !== 'string' || !Number.isInteger(r[1]) || r[1] < 0) return null;
-      results.set(r[0], text.slice(at, at + r[1]));
-      at += r[1];
+    const take = (list: unknown): Map<string, string> | null => {
+      if (!Array.isArray(list)) return null;
+      const results = new Map<string, string>();
+      for (const r of list as unknown[]) {
+        if (!Array.isArray(r) || typeof r[0] !== 'string' || !Number.isInteger(r[1]) || r[1] < 0) return null;
+        results.set(r[0], text.slice(at, at + r[1]));
+        at += r[1];
+      }
+      return results;
+    };
+    const results = take(head.results);
+    if (!results) return null;
+    const answers: Answers = { listing: head.listing, results, store };
+    const b = head.base as { token?: unknown; listing?: unknown; results?: unknown } | undefined;
+    if (b !== undefined) {
+      if (typeof b.token !== 'string' || typeof b.listing !== 'string') return null;
+      // null: the same results (a store's close)
+      const baseResults = b.results === null ? results : take(b.results);
+      if (!baseResults) return null;
+      answers.base = { token: b.token, listing: b.listing, results: baseResults };
     }
-    return at === text.length ? { listing: head.listing, results } : null;
+    return at === text.length ? answers : null;
   } catch {
     return null;
   }
@@ -74,14 +108,18 @@ export function readAnswers(path: string): Answers | null {
  * while this process still held it: only if the store is still as it was then. Not written when
  * it cannot be: the answers only save time.
  */
-export function writeAnswers(path: string, held: string, listing: string, results: ReadonlyMap<string, string>): void {
+export function writeAnswers(path: string, held: string, listing: string, results: ReadonlyMap<string, string>, base?: AnswersBase): void {
   const file = path + ANSWERS_SUFFIX;
   const tmp = `${file}.${process.pid}.tmp`;
   try {
     if (storeIdentity(path) !== held) return;
     const values = [...results];
-    const body = values.map(([, v]) => v).join('');
-    const head = JSON.stringify({ format: FORMAT, schema: SCHEMA_VERSION, store: held, listing, results: values.map(([k, v]) => [k, v.length]), digest: bodyDigest(body) });
+    const same = base?.results === results;
+    const baseValues = base && !same ? [...base.results] : [];
+    const body = values.map(([, v]) => v).join('') + baseValues.map(([, v]) => v).join('');
+    const lengths = (list: [string, string][]) => list.map(([k, v]) => [k, v.length]);
+    const baseHead = base ? { token: base.token, listing: base.listing, results: same ? null : lengths(baseValues) } : undefined;
+    const head = JSON.stringify({ format: FORMAT, schema: SCHEMA_VERSION, store: held, listing, results: lengths(values), base: baseHead, digest: bodyDigest(body) });
     writeFileSync(tmp, `${head}\n${body}`);
     renameSync(tmp, file);
   } catch {

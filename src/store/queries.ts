@@ -65,10 +65,18 @@ export type RememberingStore = Pick<Store, 'all' | 'remember'>;
  * Example key: `query:summary:1f0c9a3e52b7:[null,"UTC",null,null,null]`.
  */
 export async function rememberedQuery(store: RememberingStore, name: string, params: Record<string, unknown> = {}): Promise<Row[]> {
+  return store.remember(rememberedKey(name, params), () => runQuery(store, name, params));
+}
+
+/** The key a bundled query's result is remembered under (rememberedQuery). */
+export function rememberedKey(name: string, params: Record<string, unknown> = {}): string {
   const sql = querySql(name);
-  const used = queryParams(sql);
-  const key = `query:${name}:${sqlDigest(sql)}:${JSON.stringify(used.map((p) => params[p] ?? null))}`;
-  return store.remember(key, () => runQuery(store, name, params));
+  return `${rememberedPrefix(name)}${JSON.stringify(queryParams(sql).map((p) => params[p] ?? null))}`;
+}
+
+/** What every remembered key of a bundled query begins with: `query:<name>:<digest of its SQL>:`. */
+export function rememberedPrefix(name: string): string {
+  return `query:${name}:${sqlDigest(querySql(name))}:`;
 }
 
 const digests = new Map<string, string>();

@@ -109,6 +109,8 @@ export class Store {
   private emptied: Set<string> | undefined;
   /** the listing key to keep answers for when this store closes (keepAnswers) */
   private answersFor: string | undefined;
+  /** the token of the base file written beside the store for those answers (delta.ts), if one was */
+  private baseToken: string | undefined;
   /** DuckDB's memory limit before boundedMemory first bounded it (as DuckDB shows it) */
   private unboundedLimit: string | undefined;
   /** connections opened by `beside`, closed with this one */
@@ -167,7 +169,10 @@ export class Store {
     for (const side of this.sides) side.closeSync();
     this.db.closeSync();
     this.instance.closeSync();
-    if (held !== null) writeAnswers(this.path, held, this.answersFor!, this.ahead!);
+    if (held !== null) {
+      const base = this.baseToken ? { token: this.baseToken, listing: this.answersFor!, results: this.ahead! } : undefined;
+      writeAnswers(this.path, held, this.answersFor!, this.ahead!, base);
+    }
   }
 
   /**
@@ -175,10 +180,21 @@ export class Store {
    * file beside the store when it closes (answers.ts), so that the next run over the same logs
    * answers from there. For a run that found the store at `listing` and changed nothing (a warm
    * run): what it remembers before it closes is kept too. Nothing is kept when the results were
-   * not all read ahead, are more than READ_AHEAD_CHARS in all, or were forgotten since.
+   * not all read ahead, are more than READ_AHEAD_CHARS in all, or were forgotten since. `baseToken`:
+   * the token of the base file written for the store as it is (delta.ts), which the answers name.
    */
-  keepAnswers(listing: string): void {
+  keepAnswers(listing: string, baseToken?: string | null): void {
     this.answersFor = listing;
+    this.baseToken = baseToken ?? undefined;
+  }
+
+  /**
+   * keepAnswers for a run that has just changed the store and committed (resultsForgotten): the
+   * results table is empty, so what this process remembers from now on is all of it.
+   */
+  keepAnswersAfterChange(listing: string, baseToken: string | null): void {
+    this.ahead = new Map();
+    this.keepAnswers(listing, baseToken);
   }
 
   async all(sql: string, params?: Record<string, unknown>): Promise<Row[]> {
@@ -491,6 +507,7 @@ export class Store {
     this.ahead = undefined;
     this.emptied = undefined;
     this.answersFor = undefined;
+    this.baseToken = undefined;
     if (this.path !== ':memory:') dropAnswers(this.path);
     await this.run(`DELETE FROM results`);
   }

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { quality, summary } from '../../src/analyses/summary.js';
 import { sessions } from '../../src/analyses/sessions.js';
 import type { Filters } from '../../src/analyses/filters.js';
-import { type AnswerResult, ingestOrAnswer } from '../../src/ingest/ingest.js';
+import { type AnswerResult, ingest, ingestOrAnswer } from '../../src/ingest/ingest.js';
 import { AnsweredStore } from '../../src/store/answers.js';
 import { Store } from '../../src/store/store.js';
 import { assistant, usage } from '../faults/helpers.js';
@@ -111,22 +111,37 @@ test('a result the answers do not hold opens the store; it is kept, and answers 
   assert.deepEqual(again.summary, direct.summary);
 });
 
-test('a log appended to: the run reads it, answers with it, and the answers go', async () => {
+test('a log appended to: the run reads it and keeps answers with a base; the next append is added to them, and a question they do not hold reads it into the store', async () => {
   const { root, db, file } = setup();
   await answer(root, db);
   const warm = await answer(root, db);
   assert.ok(existsSync(db + '.answers'));
-  appendFileSync(file, `${assistant({ session: '61d12533-17ec-4bbe-8876-6cdec3eb838c', msg: 'msg_appended', t: '2026-01-02T10:00:00.000Z', usage: usage(11, 22, 0, 0) })}\n`);
+  const append = (msg: string, day: number) =>
+    appendFileSync(file, `${assistant({ session: '61d12533-17ec-4bbe-8876-6cdec3eb838c', msg, t: `2026-01-0${day}T10:00:00.000Z`, usage: usage(11, 22, 0, 0) })}\n`);
+  append('msg_appended', 2);
+  // a warm run keeps no base (ingest/delta.ts): the store reads the appended line
   const appended = await answer(root, db);
   assert.equal(appended.answered, null, 'not answered from the answers');
   assert.equal(appended.stats.appended, 1);
   assert.equal(appended.summary.totals.requests, warm.summary.totals.requests + 1);
   assert.equal(appended.summary.totals.output, warm.summary.totals.output + 22);
-  assert.ok(!existsSync(db + '.answers'), 'the run that changed the store dropped them');
-  await answer(root, db); // warm: keeps them again
+  assert.ok(existsSync(db + '.answers') && existsSync(db + '.delta'), 'the append run kept answers, and their base');
+  // the next new line is added to them without the store
+  append('msg_appended_2', 3);
+  const added = await answer(root, db);
+  assert.deepEqual(added.answered, { opened: false });
+  assert.equal(added.stats.appended, 1);
+  assert.equal(added.summary.totals.requests, warm.summary.totals.requests + 2);
   const next = await answer(root, db);
   assert.deepEqual(next.answered, { opened: false });
-  assert.deepEqual(next.summary, appended.summary);
+  assert.deepEqual(next.summary, added.summary);
+  // sessions is not among them: the store reads the appended line, and answers as it does directly
+  const withSessions = await answer(root, db, true);
+  assert.deepEqual(withSessions.answered, { opened: true });
+  const direct = await fromStore(db);
+  assert.deepEqual(direct.summary, added.summary);
+  assert.deepEqual(withSessions.sessions, direct.sessions);
+  assert.deepEqual(direct.quality, added.summary.quality);
 });
 
 test('answers do not hold once the store was written by anything, nor when damaged or of another schema', async () => {
@@ -256,7 +271,7 @@ test('the store changed by another process before a question the answers do not 
   assert.ok(r.store instanceof AnsweredStore);
   // meanwhile: a response appended, and another run ingests it
   appendFileSync(file, `${assistant({ session: '61d12533-17ec-4bbe-8876-6cdec3eb838c', msg: 'msg_meanwhile', t: '2026-01-03T10:00:00.000Z', usage: usage(5, 7, 0, 0) })}\n`);
-  (await answerRun(root, db)).store.close();
+  (await ingest({ paths: [root], dbPath: db, prices, workers: 1 })).store.close();
   let asked: { s: Awaited<ReturnType<typeof summary>>; sess: Awaited<ReturnType<typeof sessions>> };
   try {
     // summary is among the answers, sessions is not: the work runs again over the store

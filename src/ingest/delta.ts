@@ -1,0 +1,573 @@
+/**
+ * An append run answered without DuckDB: when the logs changed since the answers kept beside the
+ * store only by lines appended to transcripts it holds, and those lines are requests it has not
+ * seen, `summary`'s results are the store's plus those requests' sums (SPEC §1.3, §2: a new
+ * identity's usage, time and attribution are its own copy's, and its price is its own). The new
+ * lines are read here, on this thread, and added to the results the store's close kept; the
+ * store is not opened and stays as it was, so any question the new answers do not hold (another
+ * command, other filters) opens it and ingests the logs as before.
+ *
+ * What it needs beside the answers is the base file (`<store>.delta`), written from the store by
+ * an append run that went to it (writeDeltaBase): every request's key hash, each transcript's row
+ * (where its reading stopped, its fingerprint, parser state, session and project), and each
+ * session's project. The answers name the base by a token, so a base file and answers of two
+ * different states of the store are never combined, and the answers carry the store's results
+ * as they were when the base was written (answers.ts), so that a second append run adds both
+ * runs' lines to them, never one run's lines twice.
+ *
+ * Anything else goes to the store (answerDelta gives null): a file added, removed, rewritten or
+ * shrunk; a skipped line; a new line naming a request the store holds or another new line names
+ * (the de-dup's maximum and best copy would need the other copies); a file whose session or
+ * project is not yet known; other prices or roots; more than DELTA_MAX_BYTES of new lines.
+ *
+ * Example: 1 GB of logs, one response appended to 156 of 15,652 transcripts: 0.34 – 0.37 s
+ * instead of ~0.8 s through DuckDB (BENCHMARKS.md, Append, session 32), the same output to the
+ * last byte (test/ingest/delta.test.ts asks both over the same appends).
+ */
+import { type Hash, createHash, randomBytes } from 'node:crypto';
+import { closeSync, fstatSync, openSync, readFileSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { crc32 } from 'node:zlib';
+import type { PriceTable } from '../pricing/pricing.js';
+import type { Answers, AnswersBase } from '../store/answers.js';
+import { writeAnswers } from '../store/answers.js';
+import { querySql, queryParams, rememberedPrefix } from '../store/queries.js';
+import { SCHEMA_VERSION } from '../store/schema.js';
+import type { Row, Store } from '../store/store.js';
+import type { Observation } from '../types.js';
+import type { Discovery, FoundFile } from './discover.js';
+import { fileListing, kindCode } from './early-walk.js';
+import type { ParserState } from './file-parser.js';
+import { fingerprint } from './fingerprint.js';
+import { decodeSnapshot, matchSnapshot } from './listing-snapshot.js';
+import { readTranscriptSync } from './read-file.js';
+
+const BASE_SUFFIX = '.delta';
+const LISTING_SUFFIX = '.listing';
+const FORMAT = 1;
+/** The base file's header: one line of JSON, padded with spaces. */
+const HEAD_BYTES = 1024;
+/** numbers a file has in the base's index */
+const SPAN = 4;
+/** New bytes beyond this go to the store, whose readers run on worker threads. */
+export const DELTA_MAX_BYTES = 64 * 1024 * 1024;
+
+/**
+ * A transcript's row as the base file keeps it. `incomplete`: its last line was left half-written,
+ * a skip an appended read takes back (Store.prepareAppend).
+ */
+type BaseRow = [readTo: number, lines: number, headHash: string, sessionId: string | null, project: string | null, parserState: string | null, incomplete: boolean];
+
+interface Base {
+  token: string;
+  listing: string;
+  prices: string;
+  /** session → its project, as the de-dup finds it; null where two files of its rank disagree */
+  sessions: Map<string, string | null>;
+  /** the file's row; throws when it cannot be read, or is damaged */
+  row(fileId: number): BaseRow | null;
+  /** whether a request's key may be among the store's: its keyHash is (or another's with the same 32 bits) */
+  hasKey(hash: number): boolean;
+  close(): void;
+}
+
+/** The digest of a price table the base was priced with (as ingest keys `derived_prices`). */
+export function pricesDigest(prices: PriceTable): string {
+  return createHash('sha1').update(JSON.stringify([...prices.entries()])).digest('hex');
+}
+
+const M64 = (1n << 64n) - 1n;
+const MUL = 0xd6e8feb86659fd93n;
+
+/**
+ * A request key's hash as the base keeps it: the upper 32 bits of DuckDB's hash() of the VARCHAR
+ * (its HashBytes of the UTF-8, then MurmurHash64), ~25 times cheaper for DuckDB to make than an
+ * MD5 (10 GB of logs' 1.5 million keys: 33 against 377 ms). 32 bits are enough: two keys that
+ * share them only send the run to the store (for one new key among 1.5 million, a chance of
+ * 1 in ~2,900). The base carries the hashes of HASH_PROBES as DuckDB made them, so a DuckDB that
+ * hashes otherwise leaves the base unused.
+ */
+export function keyHash(key: string): number {
+  return Number(duckdbHash(key) >> 32n);
+}
+
+/** DuckDB's hash() of a VARCHAR. */
+export function duckdbHash(key: string): bigint {
+  const b = Buffer.from(key, 'utf8');
+  let h = (0xe17a1465n ^ ((BigInt(b.length) * 0xc6a4a7935bd1e995n) & M64)) & M64;
+  const rest = b.length & 7;
+  let p = 0;
+  for (; p < b.length - rest; p += 8) h = ((h ^ b.readBigUInt64LE(p)) * MUL) & M64;
+  if (rest) {
+    const tail = Buffer.alloc(8);
+    b.copy(tail, 0, p);
+    h = ((h ^ tail.readBigUInt64LE(0)) * MUL) & M64;
+  }
+  h ^= h >> 32n;
+  h = (h * MUL) & M64;
+  h ^= h >> 32n;
+  h = (h * MUL) & M64;
+  return h ^ (h >> 32n);
+}
+
+/** Keys of lengths 0 – 19 and one beyond ASCII, whose hashes tell DuckDB's hash() from keyHash. */
+const HASH_PROBES = ['', 'a', 'msg_0', 'msg_01ABCDEF', 'msg_01ABCDEF\u0000req_01', 'héllo\u0000ü'];
+
+/**
+ * Writes the base file for the store as it is now, at `listing`, and gives its token (null when it
+ * could not be written: the answers then carry no base). 1 GB of logs: ~6 MB, written in 127 – 185
+ * ms (3 runs), by a warm run that found no answers, or an append run that went to the store.
+ */
+export async function writeDeltaBase(store: Store, listing: string, prices: PriceTable): Promise<string | null> {
+  if (store.path === ':memory:') return null;
+  try {
+    // one query after another within a bound that 10 GB of logs fit (two at once did not, at 64 MB);
+    // out of memory, there is no base, and the next append run goes to the store
+    return await store.boundedMemory(() => writeBase(store, listing, prices).catch(() => null), { mb: BASE_MEMORY_MB });
+  } catch {
+    return null;
+  }
+}
+
+/** DuckDB's bound while the base is read from the store (10 GB of logs: ~0.8 s, 280 MiB peak). */
+const BASE_MEMORY_MB = 32;
+
+async function writeBase(store: Store, listing: string, prices: PriceTable): Promise<string | null> {
+  const file = store.path + BASE_SUFFIX;
+  const tmp = `${file}.${process.pid}.tmp`;
+  const token = randomBytes(12).toString('hex');
+  let fd: number | undefined;
+  try {
+    // The file: a header of HEAD_BYTES (written last, once the lengths and digest are known), each
+    // transcript's row (BaseRow) as a line of JSON made by DuckDB, the sessions, padding to 8
+    // bytes, the index (by file id: start and end of its row, and the row's CRC-32), the key
+    // hashes. The rows are written as DuckDB hands them on, not held (10 GB of logs: ~45 MB of
+    // them), and an append run reads only those of the files that grew: the digest in the header
+    // is of what follows them, each row has its CRC.
+    fd = openSync(tmp, 'w');
+    let at = HEAD_BYTES;
+    let digest: Hash | null = null;
+    const put = (b: Buffer) => {
+      writeSync(fd!, b, 0, b.length, at);
+      at += b.length;
+      digest?.update(b);
+    };
+    // (file id, start and end of its row, its CRC-32), in the order DuckDB gives the rows, then sorted by file id
+    let spans = new Float64Array(SPAN * 4096);
+    let files = 0;
+    // each session's project as the de-dup's session_project finds it (schema.ts: its main
+    // transcript's, else its other files'), or null where the files of that rank disagree (DuckDB's
+    // arg_min then picks one of them); found here, as the rows go by: as a query of its own, it
+    // needed more memory than the rest (a 16 MB allocation at 32 MB on 10 GB of logs)
+    const sessions = new Map<string, { rank: number; project: string | null; agree: boolean }>();
+    for await (const chunk of store.chunks(`
+      SELECT f.file_id, json_array(f.read_to, f.lines, f.head_hash, f.session_id, f.project, f.parser_state, s.file_id IS NOT NULL)::VARCHAR AS row,
+             f.session_id, f.project, f.kind = 'main' AS main
+      FROM files f JOIN scope USING (file_id) LEFT JOIN (SELECT DISTINCT file_id FROM skipped WHERE reason = 'incomplete_last_line') s USING (file_id)
+      WHERE f.kind <> 'meta'`)) {
+      const [id, row, session, project, main] = [0, 1, 2, 3, 4].map((c) => chunk.column(c));
+      let text = '';
+      let bytes = at - HEAD_BYTES;
+      for (let i = 0; i < chunk.rowCount; i++) {
+        const json = row.getItem(i) as string;
+        text += `${json}\n`;
+        if (SPAN * (files + 1) > spans.length) {
+          const more = new Float64Array(2 * spans.length);
+          more.set(spans);
+          spans = more;
+        }
+        spans.set([Number(id.getItem(i)), bytes, (bytes += Buffer.byteLength(json) + 1) - 1, crc32(json)], SPAN * files++);
+        const sid = session.getItem(i) as string | null;
+        if (sid === null) continue;
+        const rank = main.getItem(i) ? 0 : 1;
+        const p = project.getItem(i) as string | null;
+        const seen = sessions.get(sid);
+        if (!seen || rank < seen.rank) sessions.set(sid, { rank, project: p, agree: p !== null });
+        else if (rank === seen.rank && p !== seen.project) seen.agree = false;
+      }
+      put(Buffer.from(text));
+    }
+    const rowBytes = at - HEAD_BYTES;
+    const order = new Uint32Array(files).map((_, i) => i).sort((x, y) => spans[SPAN * x] - spans[SPAN * y]);
+    const index = new Float64Array(SPAN * files);
+    order.forEach((from, i) => index.set(spans.subarray(SPAN * from, SPAN * from + SPAN), SPAN * i));
+    const projects: Record<string, string | null> = {};
+    for (const [sid, x] of sessions) projects[sid] = x.agree ? x.project : null;
+    const [probes] = await store.all(`SELECT ${HASH_PROBES.map((_, i) => `hash($p${i})::VARCHAR AS p${i}`).join(', ')}`, Object.fromEntries(HASH_PROBES.map((p, i) => [`p${i}`, p])));
+    const sessionText = Buffer.from(JSON.stringify(projects));
+    digest = createHash('sha1');
+    put(sessionText);
+    put(pad8(at));
+    put(Buffer.from(index.buffer));
+    // every request's key hash, its upper 32 bits (keyHash), in order (binary search): sorted here,
+    // not by DuckDB, whose sort of 10 GB of logs' 1.5 million would take memory beyond the 6 MB of the array
+    const [{ n }] = await store.all(`SELECT count(*) AS n FROM requests`);
+    const keys = new Uint32Array(Number(n));
+    let k = 0;
+    for await (const chunk of store.chunks(`SELECT (hash(key) >> 32)::UINTEGER AS h FROM requests`)) {
+      const c = chunk.column(0);
+      for (let i = 0; i < chunk.rowCount && k < keys.length; i++) keys[k++] = c.getItem(i) as number;
+    }
+    if (k !== keys.length) return null;
+    put(Buffer.from(keys.sort().buffer));
+    const head = JSON.stringify({
+      format: FORMAT,
+      schema: SCHEMA_VERSION,
+      token,
+      listing,
+      prices: pricesDigest(prices),
+      probes: HASH_PROBES.map((_, i) => String(probes[`p${i}`])),
+      rows: rowBytes,
+      sessions: sessionText.length,
+      files,
+      keys: keys.length,
+      digest: digest.digest('hex'),
+    });
+    if (head.length >= HEAD_BYTES) return null;
+    writeSync(fd, Buffer.from(head.padEnd(HEAD_BYTES - 1) + '\n'), 0, HEAD_BYTES, 0);
+    closeSync(fd);
+    fd = undefined;
+    renameSync(tmp, file);
+    return token;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+    try {
+      rmSync(tmp, { force: true });
+    } catch {
+      // nothing more to do
+    }
+  }
+}
+
+function pad8(n: number): Buffer {
+  return Buffer.alloc((8 - (n % 8)) % 8);
+}
+
+function readBase(path: string): Base | null {
+  let fd: number;
+  try {
+    fd = openSync(path + BASE_SUFFIX, 'r');
+  } catch {
+    return null;
+  }
+  try {
+    const read = (from: number, length: number): Buffer => {
+      const b = Buffer.allocUnsafe(length);
+      if (readSync(fd, b, 0, length, from) !== length) throw new Error('cut short');
+      return b;
+    };
+    const head = JSON.parse(read(0, HEAD_BYTES).toString()) as Record<string, unknown>;
+    if (head.format !== FORMAT || head.schema !== SCHEMA_VERSION) return null;
+    if (JSON.stringify(head.probes) !== JSON.stringify(HASH_PROBES.map((p) => duckdbHash(p).toString()))) return null;
+    const [sessionsLength, rowsLength, files, keyCount] = [head.sessions, head.rows, head.files, head.keys].map(Number);
+    // what follows the rows, read whole (1 GB of logs: ~2 MB of ~6); a row is read when asked for
+    const from = HEAD_BYTES + rowsLength;
+    const indexAt = from + sessionsLength + ((8 - ((from + sessionsLength) % 8)) % 8);
+    const size = indexAt + 8 * SPAN * files + 4 * keyCount;
+    if (fstatSync(fd).size !== size) return null;
+    const tail = read(from, size - from);
+    if (createHash('sha1').update(tail).digest('hex') !== head.digest) return null;
+    // copies, 8-byte aligned for the typed arrays
+    const index = new Float64Array(new Uint8Array(tail.subarray(indexAt - from, indexAt - from + 8 * SPAN * files)).buffer);
+    const keys = new Uint32Array(new Uint8Array(tail.subarray(size - from - 4 * keyCount)).buffer);
+    const sessions = new Map(Object.entries(JSON.parse(tail.subarray(0, sessionsLength).toString()) as Record<string, string | null>));
+    return {
+      token: String(head.token),
+      listing: String(head.listing),
+      prices: String(head.prices),
+      sessions,
+      row(fileId) {
+        let lo = 0;
+        let hi = files - 1;
+        while (lo <= hi) {
+          const mid = (lo + hi) >> 1;
+          const id = index[SPAN * mid];
+          if (id === fileId) {
+            const [start, end, crc] = [index[SPAN * mid + 1], index[SPAN * mid + 2], index[SPAN * mid + 3]];
+            const text = read(HEAD_BYTES + start, end - start);
+            if (crc32(text) !== crc) throw new Error('a damaged row');
+            return JSON.parse(text.toString()) as BaseRow;
+          }
+          if (id < fileId) lo = mid + 1;
+          else hi = mid - 1;
+        }
+        return null;
+      },
+      hasKey(hash) {
+        let lo = 0;
+        let hi = keys.length - 1;
+        while (lo <= hi) {
+          const mid = (lo + hi) >> 1;
+          const x = keys[mid];
+          if (x === hash) return true;
+          if (x < hash) lo = mid + 1;
+          else hi = mid - 1;
+        }
+        return false;
+      },
+      close: () => closeSync(fd),
+    };
+  } catch {
+    closeSync(fd);
+    return null;
+  }
+}
+
+/** A new request: its one copy, where it was read, priced. */
+interface NewRequest {
+  obs: Observation;
+  project: string;
+  /** weight and USD in units of 10^-15, as DuckDB casts a DOUBLE to DECIMAL(38, 15); null when unpriced */
+  weight: bigint | null;
+  usd: bigint | null;
+}
+
+export interface DeltaAnswer {
+  answers: Answers;
+  appended: number;
+  unchanged: number;
+  bytesRead: number;
+}
+
+/**
+ * The answers for the logs as walked (`discovery`, whose listing key is `listing`): the base's
+ * results with the appended lines' requests added, written beside the store; null when they
+ * cannot be made so (see the file's comment), and the run goes to the store.
+ */
+export function answerDelta(dbPath: string, answers: Answers, discovery: Discovery, listing: string, prices: PriceTable): DeltaAnswer | null {
+  const kept = answers.base;
+  if (!kept || discovery.problems.length > 0) return null;
+  const base = readBase(dbPath);
+  if (!base) return null;
+  try {
+    if (base.token !== kept.token || base.listing !== kept.listing || base.prices !== pricesDigest(prices)) return null;
+    return deltaFrom(base, dbPath, answers, kept, discovery, listing, prices);
+  } catch {
+    // a row that cannot be read, or is damaged
+    return null;
+  } finally {
+    base.close();
+  }
+}
+
+function deltaFrom(base: Base, dbPath: string, answers: Answers, kept: AnswersBase, discovery: Discovery, listing: string, prices: PriceTable): DeltaAnswer | null {
+  let snapBytes: Buffer;
+  try {
+    snapBytes = readFileSync(dbPath + LISTING_SUFFIX);
+  } catch {
+    return null;
+  }
+  const snap = decodeSnapshot(snapBytes);
+  if (!snap || snap.key !== kept.listing || JSON.stringify(snap.roots) !== JSON.stringify(discovery.roots)) return null;
+  const found = fileListing(discovery);
+  if (found.count !== snap.count) return null;
+  const at = matchSnapshot(found, snap);
+  if (!at) return null;
+  const grown: { f: FoundFile; fileId: number }[] = [];
+  let newBytes = 0;
+  for (let pos = 0; pos < found.count; pos++) {
+    const j = at[pos];
+    if (j < 0) return null; // a file added (and, the counts being equal, one removed)
+    if (snap.kind[j] !== found.kind(pos)) return null;
+    if (snap.size[j] === found.size(pos) && snap.mtimeMs[j] === found.mtimeMs(pos)) continue;
+    if (found.size(pos) <= snap.size[j] || found.kind(pos) === kindCode('meta')) return null;
+    newBytes += found.size(pos) - snap.size[j];
+    if (newBytes > DELTA_MAX_BYTES) return null;
+    grown.push({ f: found.file(pos), fileId: snap.fileId[j] });
+  }
+  if (grown.length === 0) return null;
+
+  const fresh = new Map<string, NewRequest>();
+  let lines = 0;
+  let copies = 0;
+  let synthetic = 0;
+  let bytesRead = 0;
+  for (const { f, fileId } of grown) {
+    const row = base.row(fileId);
+    if (!row) return null;
+    const [readTo, before, headHash, sessionId, project, stateText, incomplete] = row;
+    if (incomplete || stateText === null || sessionId === null) return null;
+    const state = JSON.parse(stateText) as Omit<ParserState, 'chains'>;
+    // a file whose session or project its new lines could still set (an appended read keeps the first seen)
+    if (!state.cwd || !state.sessionId) return null;
+    let r;
+    try {
+      if (fingerprint(f.path, readTo) !== headHash) return null;
+      r = readTranscriptSync(f.path, { fileId, fileAgentId: f.agentId, fileSessionId: f.sessionId }, { from: readTo, linesBefore: before, state: { ...state, chains: [] } });
+    } catch {
+      return null;
+    }
+    // read as walked: a file that grew again since is left to the store's reading
+    if (r.size !== f.size || r.facts.skipped.length > 0) return null;
+    lines += r.lines - before;
+    synthetic += r.facts.synthetic;
+    bytesRead += r.bytesRead;
+    for (const obs of r.facts.observations) {
+      if (fresh.has(obs.key) || base.hasKey(keyHash(obs.key)) || !Number.isFinite(obs.t) || obs.t < 0) return null;
+      const sessionProject = base.sessions.get(obs.sessionId);
+      if (sessionProject === null) return null;
+      const cost = priceOf(prices, obs);
+      if (cost === undefined) return null;
+      fresh.set(obs.key, { obs, project: sessionProject ?? project ?? 'unknown', weight: cost && toE15(cost.weight), usd: cost && toE15(cost.usd) });
+      copies += obs.copies;
+    }
+  }
+
+  const results = new Map<string, string>();
+  const summaryPrefix = rememberedPrefix('summary');
+  const summaryParams = queryParams(querySql('summary'));
+  const requests = [...fresh.values()];
+  for (const [key, text] of kept.results) {
+    if (key.startsWith(summaryPrefix)) {
+      const values = JSON.parse(key.slice(summaryPrefix.length)) as unknown[];
+      const params = Object.fromEntries(summaryParams.map((p, i) => [p, values[i] ?? null])) as Record<string, string | null>;
+      const rows = addToSummary(JSON.parse(text) as Row[], requests, params);
+      if (!rows) return null;
+      results.set(key, JSON.stringify(rows));
+    } else if (key === `${rememberedPrefix('quality')}[]`) {
+      const [q] = JSON.parse(text) as Row[];
+      const n = requests.length;
+      const add = (name: string, by: number) => (q[name] = Number(q[name]) + by);
+      add('lines', lines);
+      add('usage_lines', copies);
+      add('requests', n);
+      add('duplicates_removed', copies - n);
+      add('synthetic', synthetic);
+      results.set(key, JSON.stringify([q]));
+    } else if (key === `${rememberedPrefix('skipped')}[]`) {
+      results.set(key, text);
+    } else if (key === `${rememberedPrefix('unknown_models')}[]`) {
+      results.set(key, JSON.stringify(addToUnknown(JSON.parse(text) as Row[], requests)));
+    }
+    // every other result is left out: the store answers it, after an ingest
+  }
+  const made: Answers = { listing, results, store: answers.store, base: kept };
+  writeAnswers(dbPath, answers.store, listing, results, kept);
+  return { answers: made, appended: grown.length, unchanged: found.count - grown.length, bytesRead };
+}
+
+/**
+ * A request's weight and USD as the de-dup prices it (schema.ts pricedSelect: the same products
+ * and sums, in the same order); null when its model has no price; undefined when they are not
+ * finite (left to the store).
+ */
+function priceOf(prices: PriceTable, o: Observation): { weight: number; usd: number } | null | undefined {
+  const p = prices.lookup(o.model);
+  if (!p) return null;
+  const b = p.input;
+  const prompt = o.input + o.cacheWrite + o.cacheRead;
+  const lc = p.long_context;
+  const rates = lc !== undefined && prompt > lc.above ? lc : p;
+  const weight = o.input * (rates.input / b) + o.output * (rates.output / b) + o.cacheWrite5m * (rates.write_5m / b) + o.cacheWrite1h * (rates.write_1h / b) + o.cacheRead * (rates.read / b);
+  const usd = weight * (b / 1e6);
+  return Number.isFinite(weight) && Number.isFinite(usd) ? { weight, usd } : undefined;
+}
+
+/**
+ * A DOUBLE as DuckDB casts it to DECIMAL(38, 15), in units of 10^-15: the product by 10^15,
+ * rounded half away from zero (the same as DuckDB for 1.6 million weights and prices: test/delta.test.ts).
+ */
+export function toE15(x: number): bigint {
+  const v = x * 1e15;
+  return BigInt(v < 0 ? -Math.round(-v) : Math.round(v));
+}
+
+/** DECIMAL(38, 15) text as DuckDB writes it, from units of 10^-15, and back. */
+export function e15Text(v: bigint): string {
+  const neg = v < 0n;
+  const digits = (neg ? -v : v).toString().padStart(16, '0');
+  return `${neg ? '-' : ''}${digits.slice(0, -15)}.${digits.slice(-15)}`;
+}
+
+export function e15Of(text: string): bigint {
+  const m = /^(-?)(\d+)\.(\d{15})$/.exec(text);
+  if (!m) throw new Error(`not a DECIMAL(38, 15): ${text}`);
+  const v = BigInt(m[2] + m[3]);
+  return m[1] ? -v : v;
+}
+
+/** Each time zone's day formatter, made once. */
+const dayFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** The day (YYYY-MM-DD) of epoch milliseconds `t` in the time zone `tz`. */
+export function dayIn(t: number, tz: string): string {
+  let f = dayFormats.get(tz);
+  if (!f) dayFormats.set(tz, (f = new Intl.DateTimeFormat('en-CA', { timeZone: tz, year: 'numeric', month: '2-digit', day: '2-digit' })));
+  const parts = f.formatToParts(t);
+  const part = (type: string) => parts.find((p) => p.type === type)!.value;
+  return `${part('year')}-${part('month')}-${part('day')}`;
+}
+
+/** Text whose case JavaScript and DuckDB fold alike. */
+const ASCII = /^[\x20-\x7e]*$/;
+
+/**
+ * The summary query's rows (queries/summary.sql) with `requests` added, for its parameters;
+ * null when they cannot be added here (a project filter that is not plain ASCII, whose case
+ * DuckDB's lower() may fold otherwise).
+ */
+function addToSummary(rows: Row[], requests: NewRequest[], params: Record<string, string | null>): Row[] | null {
+  const { tz, since, until, project, group } = params;
+  if (!tz) return null;
+  if (project !== null && !ASCII.test(project)) return null;
+  const byGroup = new Map<string, Row>(rows.map((r) => [`${String(r.grouping)}\u0000${String(r.grp)}`, r]));
+  const rowFor = (grouping: string, grp: string): Row => {
+    const id = `${grouping}\u0000${grp}`;
+    let r = byGroup.get(id);
+    if (!r) {
+      r = { grouping, grp, requests: 0, input: 0, output: 0, cache_write_5m: 0, cache_write_1h: 0, cache_read: 0, weight: 0, usd: 0, unpriced_requests: 0, weight_exact: e15Text(0n), usd_exact: e15Text(0n) };
+      byGroup.set(id, r);
+      rows.push(r);
+    }
+    return r;
+  };
+  for (const q of requests) {
+    if (project !== null) {
+      if (!ASCII.test(q.project)) return null;
+      if (!q.project.toLowerCase().includes(project.toLowerCase())) continue;
+    }
+    const day = dayIn(q.obs.t, tz);
+    if ((since !== null && day < since) || (until !== null && day > until)) continue;
+    const groups: [string, string][] = [
+      ['model', q.obs.model],
+      ['project', q.project],
+      ['day', day],
+      ['total', 'total'],
+    ];
+    for (const [grouping, grp] of groups) {
+      if (group !== null && group !== grouping) continue;
+      const r = rowFor(grouping, grp);
+      const o = q.obs;
+      r.requests = Number(r.requests) + 1;
+      r.input = Number(r.input) + o.input;
+      r.output = Number(r.output) + o.output;
+      r.cache_write_5m = Number(r.cache_write_5m) + o.cacheWrite5m;
+      r.cache_write_1h = Number(r.cache_write_1h) + o.cacheWrite1h;
+      r.cache_read = Number(r.cache_read) + o.cacheRead;
+      if (q.weight === null || q.usd === null) r.unpriced_requests = Number(r.unpriced_requests) + 1;
+      else {
+        r.weight_exact = e15Text(e15Of(String(r.weight_exact)) + q.weight);
+        r.usd_exact = e15Text(e15Of(String(r.usd_exact)) + q.usd);
+        r.weight = Number(r.weight_exact);
+        r.usd = Number(r.usd_exact);
+      }
+    }
+  }
+  return rows;
+}
+
+/** The unknown_models query's rows with the unpriced `requests` added, in its order. */
+function addToUnknown(rows: Row[], requests: NewRequest[]): Row[] {
+  const byModel = new Map<string, Row>(rows.map((r) => [String(r.model), r]));
+  for (const q of requests) {
+    if (q.weight !== null) continue;
+    const o = q.obs;
+    let r = byModel.get(o.model);
+    if (!r) {
+      byModel.set(o.model, (r = { model: o.model, requests: 0, tokens: 0 }));
+      rows.push(r);
+    }
+    r.requests = Number(r.requests) + 1;
+    r.tokens = Number(r.tokens) + o.input + o.output + o.cacheWrite + o.cacheRead;
+  }
+  return rows.sort((a, b) => Number(b.requests) - Number(a.requests) || Buffer.compare(Buffer.from(String(a.model)), Buffer.from(String(b.model))));
+}

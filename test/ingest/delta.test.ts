@@ -1,0 +1,276 @@
+/**
+ * Append runs answered without DuckDB (src/ingest/delta.ts): lines appended to transcripts the
+ * store holds are added to the results its answers keep. Each run is checked against the same
+ * question asked of a store built afresh from the same logs: the output must be the same to the
+ * last digit. And every case it must leave to the store is left there, with the same outcome.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { appendFileSync, cpSync, existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { summary } from '../../src/analyses/summary.js';
+import { sessions } from '../../src/analyses/sessions.js';
+import type { Filters } from '../../src/analyses/filters.js';
+import { duckdbHash, e15Of, e15Text, toE15 } from '../../src/ingest/delta.js';
+import { type AnswerResult, ingestOrAnswer } from '../../src/ingest/ingest.js';
+import { AnsweredStore } from '../../src/store/answers.js';
+import { prices, repoRoot, tmp } from '../store/helpers.js';
+
+const UTC: Filters = { since: null, until: null, project: null, timezone: 'UTC' };
+
+function run(root: string, db: string): Promise<AnswerResult> {
+  return ingestOrAnswer({ paths: [root], dbPath: db, prices, workers: 1 });
+}
+
+/** One `summary` (with `sessions`, if asked) as the CLI runs it; whether the store was opened. */
+async function ask(root: string, db: string, filters: Filters[] = [UTC], withSessions = false) {
+  const r = await run(root, db);
+  try {
+    const out = [];
+    for (const f of filters) out.push(await r.store.boundedMemory(() => summary(r.store, f, r.walkSkips), { mb: 64 }));
+    if (withSessions) await r.store.boundedMemory(() => sessions(r.store, UTC), { mb: 128 });
+    const opened = r.store instanceof AnsweredStore ? r.store.storeOpened : true;
+    return { out, opened, stats: r.stats };
+  } finally {
+    r.store.close();
+  }
+}
+
+/** The same questions of a store built afresh from the logs as they are. */
+async function fresh(root: string, filters: Filters[] = [UTC]) {
+  return (await ask(root, path.join(tmp(), 'fresh.duckdb'), filters)).out;
+}
+
+function sampleLogs(): string {
+  const root = path.join(tmp('cachelens-logs-'), 'logs');
+  cpSync(path.join(repoRoot, 'sample-logs'), root, { recursive: true });
+  return root;
+}
+
+function transcripts(root: string): string[] {
+  const out: string[] = [];
+  const walk = (dir: string) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name.endsWith('.jsonl') && !dir.includes(`${path.sep}channels`)) out.push(p);
+    }
+  };
+  walk(root);
+  return out.sort();
+}
+
+/** The file's last line that is a response with usage, parsed. */
+function lastResponse(file: string): Record<string, any> | null {
+  const lines = readFileSync(file, 'utf8').split('\n');
+  for (let i = lines.length - 1; i >= 0; i--) {
+    if (!lines[i].includes('"usage"')) continue;
+    const l = JSON.parse(lines[i]);
+    if (l.type === 'assistant' && l.message?.usage && l.message.model !== '<synthetic>') return l;
+  }
+  return null;
+}
+
+/**
+ * Appends a new response to `file`, `blocks` lines of it (as Claude Code writes one per content
+ * block), a minute after the file's last one; `id` makes its message and request ids. With
+ * `model`, of that model; with `reuse`, the ids of the file's last response (a copy of it).
+ */
+function appendResponse(file: string, id: string, opts: { blocks?: number; model?: string; reuse?: boolean; minutes?: number } = {}): boolean {
+  const last = lastResponse(file);
+  // a file whose last line has no newline yet is one Claude Code is still writing
+  if (!last || !readFileSync(file, 'utf8').endsWith('\n')) return false;
+  const lines: string[] = [];
+  for (let b = 0; b < (opts.blocks ?? 1); b++) {
+    const l = structuredClone(last);
+    if (!opts.reuse) {
+      l.message.id = `msg_delta_${id}`;
+      l.requestId = `req_delta_${id}`;
+    }
+    l.uuid = `delta-${id}-${b}`;
+    l.timestamp = new Date(Date.parse(last.timestamp) + (opts.minutes ?? 1) * 60_000).toISOString();
+    if (opts.model) l.message.model = opts.model;
+    l.message.usage = { ...l.message.usage, output_tokens: 100 + 7 * b + id.length };
+    lines.push(JSON.stringify(l));
+  }
+  appendFileSync(file, lines.join('\n') + '\n');
+  return true;
+}
+
+/**
+ * The state an append run starts from: a cold run, then an append the store reads (a copy of a
+ * request it holds), which keeps the answers and their base.
+ */
+async function settled(root: string, db: string, filters: Filters[] = [UTC]) {
+  await ask(root, db, filters);
+  assert.ok(appendResponse(transcripts(root)[0], 'settle', { reuse: true }));
+  const through = await ask(root, db, filters);
+  assert.equal(through.opened, true);
+  assert.ok(existsSync(db + '.answers') && existsSync(db + '.delta'));
+}
+
+test('an append run adds the new responses to the kept results without opening the store: the same output as a store built afresh', async () => {
+  const root = sampleLogs();
+  const db = path.join(tmp(), 's.duckdb');
+  await settled(root, db);
+  const files = transcripts(root);
+  let n = 0;
+  files.forEach((f, i) => {
+    if (i % 3 === 0 && appendResponse(f, `a${i}`, { blocks: 1 + (i % 4) })) n++;
+  });
+  assert.ok(n >= 5);
+  const stamp = () => [db, db + '.wal'].map((f) => (existsSync(f) ? statSync(f, { bigint: true }).mtimeNs : null));
+  const before = stamp();
+  const first = await ask(root, db);
+  assert.equal(first.opened, false, 'answered without the store');
+  assert.equal(first.stats.appended, n);
+  assert.deepEqual(stamp(), before, 'the store (and its log) not touched');
+  assert.deepEqual(first.out, await fresh(root));
+  assert.ok(first.out[0].quality.duplicates_removed > 0);
+
+  // a second append run adds both runs' lines to the store's results: none twice
+  files.forEach((f, i) => {
+    if (i % 4 === 1) appendResponse(f, `b${i}`, { blocks: 2, minutes: 3 });
+  });
+  const second = await ask(root, db);
+  assert.equal(second.opened, false);
+  assert.deepEqual(second.out, await fresh(root));
+  assert.notDeepEqual(second.out[0].totals, first.out[0].totals);
+
+  // and a warm run after it answers from what it kept
+  const warm = await ask(root, db);
+  assert.equal(warm.opened, false);
+  assert.equal(warm.stats.appended, 0);
+  assert.deepEqual(warm.out, second.out);
+});
+
+test('new days, models and unpriced models, time zones and filters come out as a store built afresh gives them', async () => {
+  const root = sampleLogs();
+  const db = path.join(tmp(), 's.duckdb');
+  const zones: Filters[] = [
+    UTC,
+    { since: null, until: null, project: null, timezone: 'Pacific/Kiritimati' },
+    { since: '2026-02-11', until: null, project: null, timezone: 'America/New_York' },
+    { since: null, until: '2026-02-10', project: 'SHOP', timezone: 'Asia/Kolkata' },
+  ];
+  await settled(root, db, zones);
+  const files = transcripts(root);
+  appendResponse(files[0], 'late', { minutes: 60 * 30 }); // a day later
+  appendResponse(files[1], 'new-model', { model: 'claude-haiku-4-5' });
+  appendResponse(files[2], 'unpriced', { model: 'claude-mystery-9' });
+  appendResponse(files[3], 'unknown', { model: 'claude-nobody-1', blocks: 3 });
+  const after = await ask(root, db, zones);
+  assert.equal(after.opened, false);
+  assert.deepEqual(after.out, await fresh(root, zones));
+  assert.ok(after.out[0].quality.unknown_models.some((m) => m.model === 'claude-nobody-1'));
+});
+
+test('what the kept results cannot take goes to the store, with the same outcome', async () => {
+  const cases: [string, (root: string, files: string[]) => void][] = [
+    ['a copy of a request the store holds', (_root, files) => appendResponse(files[0], 'x', { reuse: true })],
+    ['one new request in two files', (_root, files) => {
+      appendResponse(files[0], 'twice');
+      appendResponse(files[1], 'twice');
+    }],
+    ['a file added', (root, files) => {
+      appendResponse(files[0], 'y');
+      writeFileSync(path.join(path.dirname(files[0]), 'added-0000.jsonl'), readFileSync(files[1]));
+    }],
+    ['a file rewritten', (_root, files) => {
+      const text = readFileSync(files[0], 'utf8');
+      writeFileSync(files[0], text.replace('"type"', '"type" ') + text.slice(0, 200) + '\n');
+    }],
+    ['a line that does not parse', (_root, files) => appendFileSync(files[0], '{"type":"assistant",\n')],
+    ['a file removed and another grown', (root, files) => {
+      writeFileSync(files[0], '');
+      appendResponse(files[1], 'z');
+    }],
+  ];
+  for (const [what, change] of cases) {
+    const root = sampleLogs();
+    const db = path.join(tmp(), 's.duckdb');
+    await settled(root, db);
+    change(root, transcripts(root));
+    const after = await ask(root, db);
+    assert.equal(after.opened, true, what);
+    assert.deepEqual(after.out, await fresh(root), what);
+  }
+});
+
+test('answers kept again by a run the store answered keep their base; a warm run that finds none keeps answers without one', async () => {
+  const root = sampleLogs();
+  const db = path.join(tmp(), 's.duckdb');
+  await settled(root, db);
+  const files = transcripts(root);
+  // sessions are not among the kept results: the store opens (unchanged) and keeps them, with the base
+  const warm = await ask(root, db, [UTC], true);
+  assert.equal(warm.opened, true);
+  assert.ok(appendResponse(files[1], 'two'));
+  const next = await ask(root, db);
+  assert.equal(next.opened, false);
+  assert.deepEqual(next.out, await fresh(root));
+  // a question the answers do not hold opens the store, which ingests what changed
+  assert.ok(appendResponse(files[2], 'three'));
+  const more = await ask(root, db, [UTC], true);
+  assert.equal(more.opened, true);
+  assert.deepEqual(more.out, await fresh(root));
+  // a cold run, then a warm one: answers, but no base (writing one is an append run's work)
+  const other = path.join(tmp(), 'o.duckdb');
+  await ask(root, other);
+  await ask(root, other);
+  assert.ok(existsSync(other + '.answers') && !existsSync(other + '.delta'));
+  assert.ok(appendResponse(files[3], 'four'));
+  assert.equal((await ask(root, other)).opened, true);
+});
+
+test('a DOUBLE becomes DECIMAL(38, 15) as DuckDB casts it; key hashes are DuckDB\'s hash()', async () => {
+  const instance = await DuckDBInstance.create(':memory:');
+  const c = await instance.connect();
+  try {
+    let seed = 7;
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const ws = [1, 1.25, 2, 0.1, 5, 3.75 / 3, 0.3 / 3, 15 / 3, 0.08 / 0.8, 4 / 0.8, 22.5 / 3, 7.5 / 6];
+    const xs: number[] = [0, 0.5e-15, 1.5e-15, 2.5, 1e-16, 123456789.123456789];
+    for (let i = 0; i < 50_000; i++) {
+      const w = () => ws[Math.floor(rnd() * ws.length)];
+      const weight = Math.floor(rnd() * 50) * w() + Math.floor(rnd() * 2000) * w() + Math.floor(rnd() * 200000) * w() + Math.floor(rnd() * 900000) * w();
+      xs.push(weight, weight * (3 / 1e6), weight * (0.8 / 1e6), rnd() * 1e-3, rnd(), -rnd());
+    }
+    await c.run('CREATE TABLE t (i INTEGER, x DOUBLE)');
+    const app = await c.createAppender('t');
+    xs.forEach((x, i) => {
+      app.appendInteger(i);
+      app.appendDouble(x);
+      app.endRow();
+    });
+    app.closeSync();
+    const rows = (await c.runAndReadAll('SELECT i, x::DECIMAL(38, 15)::VARCHAR AS d FROM t ORDER BY i')).getRows();
+    let differ = 0;
+    for (const [i, d] of rows) {
+      const mine = toE15(xs[Number(i)]);
+      if (e15Of(String(d)) !== mine || (mine !== 0n && e15Text(mine) !== String(d))) differ++;
+    }
+    assert.equal(differ, 0);
+    const [[sum]] = (await c.runAndReadAll('SELECT sum(x::DECIMAL(38, 15))::VARCHAR FROM t')).getRows();
+    assert.equal(e15Text(xs.reduce((s, x) => s + toE15(x), 0n)), String(sum));
+    // keys of every length to 40 bytes, and beyond ASCII
+    const keys = Array.from({ length: 400 }, (_, i) => {
+      const id = `msg_${Math.floor(rnd() * 1e12).toString(36)}${'é'.repeat(i % 3)}`.slice(0, i % 41);
+      return i % 2 ? `${id}\u0000req_${i}` : id;
+    });
+    await c.run('CREATE TABLE k (i INTEGER, key VARCHAR)');
+    const kapp = await c.createAppender('k');
+    keys.forEach((key, i) => {
+      kapp.appendInteger(i);
+      kapp.appendVarchar(key);
+      kapp.endRow();
+    });
+    kapp.closeSync();
+    const hashes = (await c.runAndReadAll('SELECT i, hash(key)::VARCHAR FROM k ORDER BY i')).getRows();
+    assert.deepEqual(hashes.map(([, h]) => String(h)), keys.map((key) => duckdbHash(key).toString()));
+  } finally {
+    c.closeSync();
+    instance.closeSync();
+  }
+});
