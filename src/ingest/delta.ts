@@ -15,10 +15,12 @@
  * as they were when the base was written (answers.ts), so that a second append run adds both
  * runs' lines to them, never one run's lines twice.
  *
+ * New lines naming the same new request (one response copied into its parent transcript by
+ * `agent_progress` lines, or into another session) are de-duplicated here as the store does it.
  * Anything else goes to the store (answerDelta gives null): a file added, removed, rewritten or
- * shrunk; a skipped line; a new line naming a request the store holds or another new line names
- * (the de-dup's maximum and best copy would need the other copies); a file whose session or
- * project is not yet known; other prices or roots; more than DELTA_MAX_BYTES of new lines.
+ * shrunk; a skipped line; a new line naming a request the store holds (the de-dup's maximum and
+ * best copy would need its stored copies); a file whose session or project is not yet known;
+ * other prices or roots; more than DELTA_MAX_BYTES of new lines.
  *
  * Example: 1 GB of logs, one response appended to 156 of 15,652 transcripts: 0.34 – 0.37 s
  * instead of ~0.8 s through DuckDB (BENCHMARKS.md, Append, session 32), the same output to the
@@ -312,7 +314,17 @@ function readBase(path: string): Base | null {
   }
 }
 
-/** A new request: its one copy, where it was read, priced. */
+/** A copy of a new request: its observation, the path of its file, and that file's project. */
+interface Copy {
+  obs: Observation;
+  path: Buffer;
+  project: string | null;
+}
+
+/**
+ * A new request: its usage, time, model and copies (`obs`, as the de-dup makes them of its
+ * copies), its project, priced.
+ */
 interface NewRequest {
   obs: Observation;
   project: string;
@@ -376,7 +388,9 @@ function deltaFrom(base: Base, dbPath: string, answers: Answers, kept: AnswersBa
   }
   if (grown.length === 0) return null;
 
-  const fresh = new Map<string, NewRequest>();
+  // every copy of each new request: one response's lines in a file are one copy, and a subagent's
+  // request is copied into its parent's transcript by `agent_progress` lines
+  const copiesOf = new Map<string, Copy[]>();
   let lines = 0;
   let copies = 0;
   let synthetic = 0;
@@ -401,21 +415,28 @@ function deltaFrom(base: Base, dbPath: string, answers: Answers, kept: AnswersBa
     lines += r.lines - before;
     synthetic += r.facts.synthetic;
     bytesRead += r.bytesRead;
+    const path = Buffer.from(f.path);
     for (const obs of r.facts.observations) {
-      if (fresh.has(obs.key) || base.hasKey(keyHash(obs.key)) || !Number.isFinite(obs.t) || obs.t < 0) return null;
-      const sessionProject = base.sessions.get(obs.sessionId);
-      if (sessionProject === null) return null;
-      const cost = priceOf(prices, obs);
-      if (cost === undefined) return null;
-      fresh.set(obs.key, { obs, project: sessionProject ?? project ?? 'unknown', weight: cost && toE15(cost.weight), usd: cost && toE15(cost.usd) });
+      if (!Number.isInteger(obs.t) || obs.t < 0) return null;
+      let list = copiesOf.get(obs.key);
+      if (!list) {
+        if (base.hasKey(keyHash(obs.key))) return null;
+        copiesOf.set(obs.key, (list = []));
+      }
+      list.push({ obs, path, project });
       copies += obs.copies;
     }
+  }
+  const requests: NewRequest[] = [];
+  for (const list of copiesOf.values()) {
+    const q = newRequest(list, base.sessions, prices);
+    if (!q) return null;
+    requests.push(q);
   }
 
   const results = new Map<string, string>();
   const summaryPrefix = rememberedPrefix('summary');
   const summaryParams = queryParams(querySql('summary'));
-  const requests = [...fresh.values()];
   for (const [key, text] of kept.results) {
     if (key.startsWith(summaryPrefix)) {
       const values = JSON.parse(key.slice(summaryPrefix.length)) as unknown[];
@@ -443,6 +464,39 @@ function deltaFrom(base: Base, dbPath: string, answers: Answers, kept: AnswersBa
   const made: Answers = { listing, results, store: answers.store, base: kept };
   writeAnswers(dbPath, answers.store, listing, results, kept);
   return { answers: made, appended: grown.length, unchanged: found.count - grown.length, bytesRead };
+}
+
+/**
+ * A request of a new identity from its copies, as the de-dup makes it (schema.ts groupsSelect and
+ * pricedSelect): each usage field the maximum over the copies, time the earliest, model, session
+ * and file from the best copy (subagent file > main file > progress copy, then the earliest, then
+ * the first by path and line), project its session's, else its file's; null when its session's
+ * files disagree on the project, or its price is not finite (left to the store).
+ */
+function newRequest(copies: Copy[], sessions: Map<string, string | null>, prices: PriceTable): NewRequest | null {
+  const best = copies.reduce((a, b) => (bestFirst(a, b) <= 0 ? a : b));
+  const max = (field: 'input' | 'output' | 'cacheWrite' | 'cacheWrite5m' | 'cacheWrite1h' | 'cacheRead') => Math.max(...copies.map((c) => c.obs[field]));
+  const obs: Observation = {
+    ...best.obs,
+    t: Math.min(...copies.map((c) => c.obs.t)),
+    input: max('input'),
+    output: max('output'),
+    cacheWrite: max('cacheWrite'),
+    cacheWrite5m: max('cacheWrite5m'),
+    cacheWrite1h: max('cacheWrite1h'),
+    cacheRead: max('cacheRead'),
+    copies: copies.reduce((n, c) => n + c.obs.copies, 0),
+  };
+  const sessionProject = sessions.get(obs.sessionId);
+  if (sessionProject === null) return null;
+  const cost = priceOf(prices, obs);
+  if (cost === undefined) return null;
+  return { obs, project: sessionProject ?? best.project ?? 'unknown', weight: cost && toE15(cost.weight), usd: cost && toE15(cost.usd) };
+}
+
+/** The order of BEST_COPY_ORDER (schema.ts): rank, most first; time; path, by its bytes; line. */
+function bestFirst(a: Copy, b: Copy): number {
+  return b.obs.rank - a.obs.rank || a.obs.t - b.obs.t || Buffer.compare(a.path, b.path) || a.obs.line - b.obs.line;
 }
 
 /**

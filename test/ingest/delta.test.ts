@@ -166,13 +166,50 @@ test('new days, models and unpriced models, time zones and filters come out as a
   assert.ok(after.out[0].quality.unknown_models.some((m) => m.model === 'claude-nobody-1'));
 });
 
+test('a new request with copies in several files is de-duplicated as the store does it: maximum usage, earliest time, the best copy\'s attribution', async () => {
+  const root = sampleLogs();
+  const db = path.join(tmp(), 's.duckdb');
+  await settled(root, db);
+  const files = transcripts(root);
+  // the same new response in two main transcripts of other sessions and projects, at other times
+  assert.ok(appendResponse(files[0], 'twice', { minutes: 5 }));
+  assert.ok(appendResponse(files[files.length - 1], 'twice', { minutes: 2, blocks: 2 }));
+  // a subagent's new response, and its agent_progress copy in the parent transcript (lower output: a streaming snapshot)
+  const sub = files.find((f) => f.includes(`${path.sep}subagents${path.sep}agent-`) && lastResponse(f))!;
+  const main = `${path.dirname(path.dirname(sub))}.jsonl`;
+  assert.ok(existsSync(main));
+  const last = lastResponse(sub)!;
+  const t = new Date(Date.parse(last.timestamp) + 60_000).toISOString();
+  const response = structuredClone(last);
+  response.message.id = 'msg_delta_sub';
+  response.requestId = 'req_delta_sub';
+  response.uuid = 'delta-sub';
+  response.timestamp = t;
+  response.message.usage = { ...response.message.usage, output_tokens: 321 };
+  appendFileSync(sub, `${JSON.stringify(response)}\n`);
+  const copy = structuredClone(response);
+  copy.message.usage = { ...copy.message.usage, output_tokens: 12 };
+  const progress = {
+    parentUuid: null,
+    isSidechain: false,
+    cwd: lastResponse(main)!.cwd,
+    sessionId: lastResponse(main)!.sessionId,
+    type: 'progress',
+    data: { message: { type: 'assistant', message: copy.message, requestId: copy.requestId, uuid: 'delta-copy', timestamp: t }, type: 'agent_progress', agentId: last.agentId },
+    uuid: 'delta-progress',
+    timestamp: new Date(Date.parse(t) + 500).toISOString(),
+  };
+  appendFileSync(main, `${JSON.stringify(progress)}\n`);
+  const after = await ask(root, db);
+  assert.equal(after.opened, false);
+  assert.deepEqual(after.out, await fresh(root));
+  const q = after.out[0].quality;
+  assert.ok(q.duplicates_removed > 0);
+});
+
 test('what the kept results cannot take goes to the store, with the same outcome', async () => {
   const cases: [string, (root: string, files: string[]) => void][] = [
     ['a copy of a request the store holds', (_root, files) => appendResponse(files[0], 'x', { reuse: true })],
-    ['one new request in two files', (_root, files) => {
-      appendResponse(files[0], 'twice');
-      appendResponse(files[1], 'twice');
-    }],
     ['a file added', (root, files) => {
       appendResponse(files[0], 'y');
       writeFileSync(path.join(path.dirname(files[0]), 'added-0000.jsonl'), readFileSync(files[1]));
