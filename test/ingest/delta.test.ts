@@ -15,7 +15,7 @@ import type { Filters } from '../../src/analyses/filters.js';
 import { duckdbHash, e15Of, e15Text, toE15 } from '../../src/ingest/delta.js';
 import { type AnswerResult, ingestOrAnswer } from '../../src/ingest/ingest.js';
 import { AnsweredStore } from '../../src/store/answers.js';
-import { prices, repoRoot, tmp } from '../store/helpers.js';
+import { CONDENSE, MAROT_DOV, corpus, prices, repoRoot, tmp } from '../store/helpers.js';
 
 const UTC: Filters = { since: null, until: null, project: null, timezone: 'UTC' };
 
@@ -143,6 +143,19 @@ test('an append run adds the new responses to the kept results without opening t
   assert.equal(warm.opened, false);
   assert.equal(warm.stats.appended, 0);
   assert.deepEqual(warm.out, second.out);
+});
+
+test('over real transcripts too, an append run answered without the store says what a store built afresh says', async () => {
+  const root = corpus([CONDENSE, MAROT_DOV]);
+  const db = path.join(tmp(), 's.duckdb');
+  await settled(root, db);
+  let n = 0;
+  for (const [i, f] of transcripts(root).entries()) if (appendResponse(f, `real${i}`, { blocks: 1 + (i % 3) })) n++;
+  assert.ok(n >= 2);
+  const after = await ask(root, db);
+  assert.equal(after.opened, false);
+  assert.equal(after.stats.appended, n);
+  assert.deepEqual(after.out, await fresh(root));
 });
 
 test('new days, models and unpriced models, time zones and filters come out as a store built afresh gives them', async () => {
