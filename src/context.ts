@@ -48,9 +48,10 @@ export async function openContext(o: CommonOptions): Promise<Context> {
   return { ...(await ingest(opts)), prices, filters };
 }
 
-export async function openAnswerContext(o: CommonOptions): Promise<AnswerContext> {
+/** `delta`: an append may be answered from the kept `summary` results (IngestOptions.delta). */
+export async function openAnswerContext(o: CommonOptions, delta = false): Promise<AnswerContext> {
   const { opts, prices, filters } = contextOptions(o);
-  return { ...(await ingestOrAnswer(opts)), prices, filters };
+  return { ...(await ingestOrAnswer({ ...opts, delta })), prices, filters };
 }
 
 function contextOptions(o: CommonOptions): { opts: IngestOptions; prices: PriceTable; filters: Filters } {

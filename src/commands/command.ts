@@ -63,9 +63,12 @@ export function withContext<T>(argv: Record<string, unknown>, io: Io, f: (ctx: C
   return using(openContext(commonOptions(argv, io)), f);
 }
 
-/** withContext for a command that answers from remembered results only: its store may be the answers kept beside it. */
-export function withAnswers<T>(argv: Record<string, unknown>, io: Io, f: (ctx: AnswerContext) => Promise<T> | T): Promise<T> {
-  return using(openAnswerContext(commonOptions(argv, io)), f);
+/**
+ * withContext for a command that answers from remembered results only: its store may be the answers
+ * kept beside it. `delta`: the command is `summary`, whose results an append may be added to (delta.ts).
+ */
+export function withAnswers<T>(argv: Record<string, unknown>, io: Io, f: (ctx: AnswerContext) => Promise<T> | T, delta = false): Promise<T> {
+  return using(openAnswerContext(commonOptions(argv, io), delta), f);
 }
 
 async function using<C extends { store: { close(): void } }, T>(opening: Promise<C>, f: (ctx: C) => Promise<T> | T): Promise<T> {

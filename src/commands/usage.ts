@@ -24,7 +24,7 @@ export const summaryCommand: Command = {
           return formatSummary(result, io.color);
         },
       };
-    }),
+    }, true),
 };
 
 export const sessionsCommand: Command = {

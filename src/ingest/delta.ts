@@ -27,7 +27,7 @@
  * last byte (test/ingest/delta.test.ts asks both over the same appends).
  */
 import { type Hash, createHash, randomBytes } from 'node:crypto';
-import { closeSync, fstatSync, openSync, readFileSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import type { PriceTable } from '../pricing/pricing.js';
 import type { Answers, AnswersBase } from '../store/answers.js';
@@ -192,7 +192,8 @@ async function writeBase(store: Store, listing: string, prices: PriceTable): Pro
     const order = new Uint32Array(files).map((_, i) => i).sort((x, y) => spans[SPAN * x] - spans[SPAN * y]);
     const index = new Float64Array(SPAN * files);
     order.forEach((from, i) => index.set(spans.subarray(SPAN * from, SPAN * from + SPAN), SPAN * i));
-    const projects: Record<string, string | null> = {};
+    // (no prototype: a session id "__proto__" is a key like any other)
+    const projects: Record<string, string | null> = Object.create(null);
     for (const [sid, x] of sessions) projects[sid] = x.agree ? x.project : null;
     const [probes] = await store.all(`SELECT ${HASH_PROBES.map((_, i) => `hash($p${i})::VARCHAR AS p${i}`).join(', ')}`, Object.fromEntries(HASH_PROBES.map((p, i) => [`p${i}`, p])));
     const sessionText = Buffer.from(JSON.stringify(projects));
@@ -251,67 +252,75 @@ function readBase(path: string): Base | null {
   } catch {
     return null;
   }
+  let base: Base | null = null;
   try {
-    const read = (from: number, length: number): Buffer => {
-      const b = Buffer.allocUnsafe(length);
-      if (readSync(fd, b, 0, length, from) !== length) throw new Error('cut short');
-      return b;
-    };
-    const head = JSON.parse(read(0, HEAD_BYTES).toString()) as Record<string, unknown>;
-    if (head.format !== FORMAT || head.schema !== SCHEMA_VERSION) return null;
-    if (JSON.stringify(head.probes) !== JSON.stringify(HASH_PROBES.map((p) => duckdbHash(p).toString()))) return null;
-    const [sessionsLength, rowsLength, files, keyCount] = [head.sessions, head.rows, head.files, head.keys].map(Number);
-    // what follows the rows, read whole (1 GB of logs: ~2 MB of ~6); a row is read when asked for
-    const from = HEAD_BYTES + rowsLength;
-    const indexAt = from + sessionsLength + ((8 - ((from + sessionsLength) % 8)) % 8);
-    const size = indexAt + 8 * SPAN * files + 4 * keyCount;
-    if (fstatSync(fd).size !== size) return null;
-    const tail = read(from, size - from);
-    if (createHash('sha1').update(tail).digest('hex') !== head.digest) return null;
-    // copies, 8-byte aligned for the typed arrays
-    const index = new Float64Array(new Uint8Array(tail.subarray(indexAt - from, indexAt - from + 8 * SPAN * files)).buffer);
-    const keys = new Uint32Array(new Uint8Array(tail.subarray(size - from - 4 * keyCount)).buffer);
-    const sessions = new Map(Object.entries(JSON.parse(tail.subarray(0, sessionsLength).toString()) as Record<string, string | null>));
-    return {
-      token: String(head.token),
-      listing: String(head.listing),
-      prices: String(head.prices),
-      sessions,
-      row(fileId) {
-        let lo = 0;
-        let hi = files - 1;
-        while (lo <= hi) {
-          const mid = (lo + hi) >> 1;
-          const id = index[SPAN * mid];
-          if (id === fileId) {
-            const [start, end, crc] = [index[SPAN * mid + 1], index[SPAN * mid + 2], index[SPAN * mid + 3]];
-            const text = read(HEAD_BYTES + start, end - start);
-            if (crc32(text) !== crc) throw new Error('a damaged row');
-            return JSON.parse(text.toString()) as BaseRow;
-          }
-          if (id < fileId) lo = mid + 1;
-          else hi = mid - 1;
-        }
-        return null;
-      },
-      hasKey(hash) {
-        let lo = 0;
-        let hi = keys.length - 1;
-        while (lo <= hi) {
-          const mid = (lo + hi) >> 1;
-          const x = keys[mid];
-          if (x === hash) return true;
-          if (x < hash) lo = mid + 1;
-          else hi = mid - 1;
-        }
-        return false;
-      },
-      close: () => closeSync(fd),
-    };
+    base = baseOf(fd);
   } catch {
-    closeSync(fd);
-    return null;
+    // damaged, or cut short
   }
+  // a base given out is closed by its user
+  if (!base) closeSync(fd);
+  return base;
+}
+
+/** The base file open at `fd`; null when it is of another format or DuckDB, or damaged. */
+function baseOf(fd: number): Base | null {
+  const read = (from: number, length: number): Buffer => {
+    const b = Buffer.allocUnsafe(length);
+    if (readSync(fd, b, 0, length, from) !== length) throw new Error('cut short');
+    return b;
+  };
+  const head = JSON.parse(read(0, HEAD_BYTES).toString()) as Record<string, unknown>;
+  if (head.format !== FORMAT || head.schema !== SCHEMA_VERSION) return null;
+  if (JSON.stringify(head.probes) !== JSON.stringify(HASH_PROBES.map((p) => duckdbHash(p).toString()))) return null;
+  const [sessionsLength, rowsLength, files, keyCount] = [head.sessions, head.rows, head.files, head.keys].map(Number);
+  // what follows the rows, read whole (1 GB of logs: ~2 MB of ~6); a row is read when asked for
+  const from = HEAD_BYTES + rowsLength;
+  const indexAt = from + sessionsLength + ((8 - ((from + sessionsLength) % 8)) % 8);
+  const size = indexAt + 8 * SPAN * files + 4 * keyCount;
+  if (fstatSync(fd).size !== size) return null;
+  const tail = read(from, size - from);
+  if (createHash('sha1').update(tail).digest('hex') !== head.digest) return null;
+  // copies, 8-byte aligned for the typed arrays
+  const index = new Float64Array(new Uint8Array(tail.subarray(indexAt - from, indexAt - from + 8 * SPAN * files)).buffer);
+  const keys = new Uint32Array(new Uint8Array(tail.subarray(size - from - 4 * keyCount)).buffer);
+  const sessions = new Map(Object.entries(JSON.parse(tail.subarray(0, sessionsLength).toString()) as Record<string, string | null>));
+  return {
+    token: String(head.token),
+    listing: String(head.listing),
+    prices: String(head.prices),
+    sessions,
+    row(fileId) {
+      let lo = 0;
+      let hi = files - 1;
+      while (lo <= hi) {
+        const mid = (lo + hi) >> 1;
+        const id = index[SPAN * mid];
+        if (id === fileId) {
+          const [start, end, crc] = [index[SPAN * mid + 1], index[SPAN * mid + 2], index[SPAN * mid + 3]];
+          const text = read(HEAD_BYTES + start, end - start);
+          if (crc32(text) !== crc) throw new Error('a damaged row');
+          return JSON.parse(text.toString()) as BaseRow;
+        }
+        if (id < fileId) lo = mid + 1;
+        else hi = mid - 1;
+      }
+      return null;
+    },
+    hasKey(hash) {
+      let lo = 0;
+      let hi = keys.length - 1;
+      while (lo <= hi) {
+        const mid = (lo + hi) >> 1;
+        const x = keys[mid];
+        if (x === hash) return true;
+        if (x < hash) lo = mid + 1;
+        else hi = mid - 1;
+      }
+      return false;
+    },
+    close: () => closeSync(fd),
+  };
 }
 
 /** A copy of a new request: its observation, the path of its file, and that file's project. */
@@ -405,7 +414,8 @@ function deltaFrom(base: Base, dbPath: string, answers: Answers, kept: AnswersBa
     if (!state.cwd || !state.sessionId) return null;
     let r;
     try {
-      if (fingerprint(f.path, readTo) !== headHash) return null;
+      // as walked: a file that grew again since is left to the store's reading, not read here
+      if (statSync(f.path).size !== f.size || fingerprint(f.path, readTo) !== headHash) return null;
       r = readTranscriptSync(f.path, { fileId, fileAgentId: f.agentId, fileSessionId: f.sessionId }, { from: readTo, linesBefore: before, state: { ...state, chains: [] } });
     } catch {
       return null;

@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { dirname } from 'node:path';
 import { UsageError } from '../errors.js';
 import type { PriceTable } from '../pricing/pricing.js';
-import { type AnswerStore, AnsweredStore, readAnswers } from '../store/answers.js';
+import { type AnswerStore, AnsweredStore, readAnswers, storeIdentity } from '../store/answers.js';
 import { answerDelta, writeDeltaBase } from './delta.js';
 import { type FileRow, Store, outOfMemory } from '../store/store.js';
 import type { StoreWriter } from '../store/writer.js';
@@ -55,6 +55,8 @@ export interface IngestOptions {
   memoryScale?: number;
   /** a reading dominated by one file of `from` bytes or more has its observations loaded in pieces of `bytes` as it goes (default PIECES_FROM, PIECE_BYTES) */
   pieces?: { from?: number; bytes?: number };
+  /** ingestOrAnswer: answer an append from the kept `summary` results without the store, when it can (delta.ts); only `summary` asks what they hold */
+  delta?: boolean;
 }
 
 /**
@@ -263,7 +265,7 @@ export async function ingestOrAnswer(opts: IngestOptions): Promise<AnswerResult>
   let held = answers;
   if (listing !== answers.listing) {
     // lines appended to transcripts the store holds: added to its results here when they can be (delta.ts)
-    const delta = answerDelta(opts.dbPath, answers, walked.discovery, listing, opts.prices);
+    const delta = opts.delta ? answerDelta(opts.dbPath, answers, walked.discovery, listing, opts.prices) : null;
     if (!delta) return ingest(opts, walked);
     held = delta.answers;
     stats = { ...unchangedStats(files, started), unchanged: delta.unchanged, appended: delta.appended, bytesRead: delta.bytesRead, planned: 'snapshot' };
@@ -282,8 +284,9 @@ export async function ingestOrAnswer(opts: IngestOptions): Promise<AnswerResult>
     }
     if (same) {
       await store.readAhead().catch(() => undefined);
-      // the base the answers name holds for the store as they did (delta.ts)
-      store.keepAnswers(listing, answers.base?.listing === listing ? answers.base.token : undefined);
+      // the base the answers name holds for the store as they did (delta.ts), while it is that store
+      const base = answers.base?.listing === listing && storeIdentity(opts.dbPath) === answers.store ? answers.base.token : undefined;
+      store.keepAnswers(listing, base);
       return store;
     }
     store.close();

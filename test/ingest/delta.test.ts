@@ -19,8 +19,9 @@ import { CONDENSE, MAROT_DOV, corpus, prices, repoRoot, tmp } from '../store/hel
 
 const UTC: Filters = { since: null, until: null, project: null, timezone: 'UTC' };
 
-function run(root: string, db: string): Promise<AnswerResult> {
-  return ingestOrAnswer({ paths: [root], dbPath: db, prices, workers: 1 });
+/** A run as `summary` makes it (an append may be added to the kept results: IngestOptions.delta). */
+function run(root: string, db: string, delta = true): Promise<AnswerResult> {
+  return ingestOrAnswer({ paths: [root], dbPath: db, prices, workers: 1, delta });
 }
 
 /** One `summary` (with `sessions`, if asked) as the CLI runs it; whether the store was opened. */
@@ -272,6 +273,21 @@ test('answers kept again by a run the store answered keep their base; a warm run
   assert.ok(existsSync(other + '.answers') && !existsSync(other + '.delta'));
   assert.ok(appendResponse(files[3], 'four'));
   assert.equal((await ask(root, other)).opened, true);
+});
+
+test('sessions and blocks, which the kept summary results do not answer, do not add an append to them', async () => {
+  const root = sampleLogs();
+  const db = path.join(tmp(), 's.duckdb');
+  await settled(root, db);
+  const kept = readFileSync(db + '.answers', 'utf8');
+  assert.ok(appendResponse(transcripts(root)[1], 'n'));
+  const r = await run(root, db, false);
+  try {
+    assert.ok(!(r.store instanceof AnsweredStore), 'straight to the store');
+  } finally {
+    r.store.close();
+  }
+  assert.notEqual(readFileSync(db + '.answers', 'utf8'), kept);
 });
 
 test('a DOUBLE becomes DECIMAL(38, 15) as DuckDB casts it; key hashes are DuckDB\'s hash()', async () => {

@@ -22,8 +22,9 @@ import { CONDENSE, MAROT_DOV, corpus, prices, tmp } from './helpers.js';
 
 const filters: Filters = { since: null, until: null, project: null, timezone: 'UTC' };
 
+/** A run as `summary` makes it (an append may be added to the kept results: IngestOptions.delta). */
 function answerRun(root: string, db: string): Promise<AnswerResult> {
-  return ingestOrAnswer({ paths: [root], dbPath: db, prices, workers: 1 });
+  return ingestOrAnswer({ paths: [root], dbPath: db, prices, workers: 1, delta: true });
 }
 
 /** One run of `summary` (and `sessions`, if asked) as the CLI runs them: ingest or answer, the answers, the store closed. */
