@@ -357,6 +357,9 @@ export interface DeltaAnswer {
 export function answerDelta(dbPath: string, answers: Answers, discovery: Discovery, listing: string, prices: PriceTable): DeltaAnswer | null {
   const kept = answers.base;
   if (!kept || discovery.problems.length > 0) return null;
+  // the run that wrote the base answered another command (a report, sessions): nothing to add to
+  const summaryPrefix = rememberedPrefix('summary');
+  if (![...kept.results.keys()].some((k) => k.startsWith(summaryPrefix))) return null;
   const base = readBase(dbPath);
   if (!base) return null;
   try {

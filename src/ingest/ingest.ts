@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { dirname } from 'node:path';
 import { UsageError } from '../errors.js';
 import type { PriceTable } from '../pricing/pricing.js';
-import { type AnswerStore, AnsweredStore, readAnswers, storeIdentity } from '../store/answers.js';
+import { type AnswerStore, AnsweredStore, answersBaseToken, readAnswers, storeIdentity } from '../store/answers.js';
 import { answerDelta, writeDeltaBase } from './delta.js';
 import { type FileRow, Store, outOfMemory } from '../store/store.js';
 import type { StoreWriter } from '../store/writer.js';
@@ -376,7 +376,8 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
     // nothing changed: the next run over the same logs may answer from what this one remembers
     // (read ahead during the walk, or now: larger results, or a run after ingestOrAnswer's walk)
     await store.readAhead().catch(() => undefined);
-    store.keepAnswers(listing);
+    // with the base the answers beside it name, while they hold for it (a report between two append runs)
+    store.keepAnswers(listing, answersBaseToken(store.path, listing));
     return { store, roots, stats: unchangedStats(files, started), walkSkips };
   }
   const stats: IngestStats = { files, unchanged: 0, read: 0, appended: 0, retired: 0, bytesRead: 0, derived: 'none', planned: 'none', pieces: 0, ms: 0 };

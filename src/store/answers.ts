@@ -104,6 +104,29 @@ export function readAnswers(path: string): Answers | null {
 }
 
 /**
+ * The token of the base (delta.ts) that the answers beside the store at `path` name for `listing`,
+ * if they hold for the store as it is now: what a run that keeps answers again without writing a
+ * base carries on. Only the header is read (the token is all it takes from them).
+ */
+export function answersBaseToken(path: string, listing: string): string | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path + ANSWERS_SUFFIX, 'r');
+    const head = Buffer.alloc(65536);
+    const n = readSync(fd, head, 0, head.length, 0);
+    const end = head.subarray(0, n).indexOf(0x0a);
+    if (end < 0) return undefined;
+    const h = JSON.parse(head.subarray(0, end).toString()) as { format?: unknown; schema?: unknown; store?: unknown; listing?: unknown; base?: { token?: unknown; listing?: unknown } };
+    if (h.format !== FORMAT || h.schema !== SCHEMA_VERSION || h.listing !== listing || h.store !== storeIdentity(path)) return undefined;
+    return h.base?.listing === listing && typeof h.base.token === 'string' ? h.base.token : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/**
  * Writes the answers for the store at `path`, just closed, whose identity was `held` (storeIdentity)
  * while this process still held it: only if the store is still as it was then. Not written when
  * it cannot be: the answers only save time.

@@ -13,7 +13,7 @@ import { summary } from '../../src/analyses/summary.js';
 import { sessions } from '../../src/analyses/sessions.js';
 import type { Filters } from '../../src/analyses/filters.js';
 import { duckdbHash, e15Of, e15Text, toE15 } from '../../src/ingest/delta.js';
-import { type AnswerResult, ingestOrAnswer } from '../../src/ingest/ingest.js';
+import { type AnswerResult, ingest, ingestOrAnswer } from '../../src/ingest/ingest.js';
 import { AnsweredStore } from '../../src/store/answers.js';
 import { CONDENSE, MAROT_DOV, corpus, prices, repoRoot, tmp } from '../store/helpers.js';
 
@@ -33,6 +33,16 @@ async function ask(root: string, db: string, filters: Filters[] = [UTC], withSes
     if (withSessions) await r.store.boundedMemory(() => sessions(r.store, UTC), { mb: 128 });
     const opened = r.store instanceof AnsweredStore ? r.store.storeOpened : true;
     return { out, opened, stats: r.stats };
+  } finally {
+    r.store.close();
+  }
+}
+
+/** A `report`'s work on the store: an ingest (nothing changed), a question of its own, the store closed. */
+async function report(root: string, db: string) {
+  const r = await ingest({ paths: [root], dbPath: db, prices, workers: 1 });
+  try {
+    await r.store.boundedMemory(() => sessions(r.store, UTC), { mb: 128 });
   } finally {
     r.store.close();
   }
@@ -254,24 +264,32 @@ test('answers kept again by a run the store answered keep their base; a warm run
   const db = path.join(tmp(), 's.duckdb');
   await settled(root, db);
   const files = transcripts(root);
-  // sessions are not among the kept results: the store opens (unchanged) and keeps them, with the base
-  const warm = await ask(root, db, [UTC], true);
-  assert.equal(warm.opened, true);
+  // a report (a run through the store that changes nothing) keeps the base, and the results it read ahead
+  await report(root, db);
+  assert.ok(appendResponse(files[4], 'after-report'));
+  const afterReport = await ask(root, db);
+  assert.equal(afterReport.opened, false);
+  assert.deepEqual(afterReport.out, await fresh(root));
+  // sessions are not among the kept results: the store opens and ingests the appends, and keeps a
+  // base, but its results are sessions' only: the next summary of an append goes to the store
   assert.ok(appendResponse(files[1], 'two'));
+  const withSessions = await ask(root, db, [UTC], true);
+  assert.equal(withSessions.opened, true);
+  assert.deepEqual(withSessions.out, await fresh(root));
+  assert.ok(appendResponse(files[2], 'three'));
+  const through = await ask(root, db);
+  assert.equal(through.opened, true);
+  assert.deepEqual(through.out, await fresh(root));
+  assert.ok(appendResponse(files[3], 'four'));
   const next = await ask(root, db);
   assert.equal(next.opened, false);
   assert.deepEqual(next.out, await fresh(root));
-  // a question the answers do not hold opens the store, which ingests what changed
-  assert.ok(appendResponse(files[2], 'three'));
-  const more = await ask(root, db, [UTC], true);
-  assert.equal(more.opened, true);
-  assert.deepEqual(more.out, await fresh(root));
   // a cold run, then a warm one: answers, but no base (writing one is an append run's work)
   const other = path.join(tmp(), 'o.duckdb');
   await ask(root, other);
   await ask(root, other);
   assert.ok(existsSync(other + '.answers') && !existsSync(other + '.delta'));
-  assert.ok(appendResponse(files[3], 'four'));
+  assert.ok(appendResponse(files[5], 'five'));
   assert.equal((await ask(root, other)).opened, true);
 });
 
