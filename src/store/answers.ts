@@ -117,7 +117,7 @@ export function answersBaseToken(path: string, listing: string): string | undefi
     const end = head.subarray(0, n).indexOf(0x0a);
     if (end < 0) return undefined;
     const h = JSON.parse(head.subarray(0, end).toString()) as { format?: unknown; schema?: unknown; store?: unknown; listing?: unknown; base?: { token?: unknown; listing?: unknown } };
-    if (h.format !== FORMAT || h.schema !== SCHEMA_VERSION || h.listing !== listing || h.store !== storeIdentity(path)) return undefined;
+    if (h.format !== FORMAT || h.schema !== SCHEMA_VERSION || h.listing !== listing || typeof h.store !== 'string' || h.store !== storeIdentity(path)) return undefined;
     return h.base?.listing === listing && typeof h.base.token === 'string' ? h.base.token : undefined;
   } catch {
     return undefined;

@@ -88,7 +88,7 @@ function lastResponse(file: string): Record<string, any> | null {
  * block), a minute after the file's last one; `id` makes its message and request ids. With
  * `model`, of that model; with `reuse`, the ids of the file's last response (a copy of it).
  */
-function appendResponse(file: string, id: string, opts: { blocks?: number; model?: string; reuse?: boolean; minutes?: number } = {}): boolean {
+function appendResponse(file: string, id: string, opts: { blocks?: number; model?: string; reuse?: boolean; minutes?: number; at?: string } = {}): boolean {
   const last = lastResponse(file);
   // a file whose last line has no newline yet is one Claude Code is still writing
   if (!last || !readFileSync(file, 'utf8').endsWith('\n')) return false;
@@ -100,7 +100,7 @@ function appendResponse(file: string, id: string, opts: { blocks?: number; model
       l.requestId = `req_delta_${id}`;
     }
     l.uuid = `delta-${id}-${b}`;
-    l.timestamp = new Date(Date.parse(last.timestamp) + (opts.minutes ?? 1) * 60_000).toISOString();
+    l.timestamp = opts.at ?? new Date(Date.parse(last.timestamp) + (opts.minutes ?? 1) * 60_000).toISOString();
     if (opts.model) l.message.model = opts.model;
     l.message.usage = { ...l.message.usage, output_tokens: 100 + 7 * b + id.length };
     lines.push(JSON.stringify(l));
@@ -198,12 +198,20 @@ test('a new request with copies in several files is de-duplicated as the store d
   // the same new response in two main transcripts of other sessions and projects, at other times
   assert.ok(appendResponse(files[0], 'twice', { minutes: 5 }));
   assert.ok(appendResponse(files[files.length - 1], 'twice', { minutes: 2, blocks: 2 }));
+  // and one at the same time in both: the first by path is the best copy (its project, its session)
+  const mains = files.filter((f) => !f.includes(`${path.sep}subagents${path.sep}`));
+  const [a, z] = [mains[0], mains[mains.length - 1]];
+  assert.notEqual(lastResponse(a)!.cwd, lastResponse(z)!.cwd);
+  assert.ok(appendResponse(z, 'tie', { at: '2026-02-12T09:00:00.000Z', blocks: 2 }));
+  assert.ok(appendResponse(a, 'tie', { at: '2026-02-12T09:00:00.000Z' }));
   // a subagent's new response, and its agent_progress copy in the parent transcript (lower output: a streaming snapshot)
   const sub = files.find((f) => f.includes(`${path.sep}subagents${path.sep}agent-`) && lastResponse(f))!;
   const main = `${path.dirname(path.dirname(sub))}.jsonl`;
   assert.ok(existsSync(main));
   const last = lastResponse(sub)!;
-  const t = new Date(Date.parse(last.timestamp) + 60_000).toISOString();
+  // the subagent's copy (the best) a day after its progress copy's time (the request's time and day)
+  const t = '2026-02-14T00:00:10.000Z';
+  const early = '2026-02-13T23:59:50.000Z';
   const response = structuredClone(last);
   response.message.id = 'msg_delta_sub';
   response.requestId = 'req_delta_sub';
@@ -219,16 +227,15 @@ test('a new request with copies in several files is de-duplicated as the store d
     cwd: lastResponse(main)!.cwd,
     sessionId: lastResponse(main)!.sessionId,
     type: 'progress',
-    data: { message: { type: 'assistant', message: copy.message, requestId: copy.requestId, uuid: 'delta-copy', timestamp: t }, type: 'agent_progress', agentId: last.agentId },
+    data: { message: { type: 'assistant', message: copy.message, requestId: copy.requestId, uuid: 'delta-copy', timestamp: early }, type: 'agent_progress', agentId: last.agentId },
     uuid: 'delta-progress',
-    timestamp: new Date(Date.parse(t) + 500).toISOString(),
+    timestamp: t,
   };
   appendFileSync(main, `${JSON.stringify(progress)}\n`);
   const after = await ask(root, db);
   assert.equal(after.opened, false);
   assert.deepEqual(after.out, await fresh(root));
-  const q = after.out[0].quality;
-  assert.ok(q.duplicates_removed > 0);
+  assert.ok(after.out[0].by_day.some((d) => d.day === '2026-02-13'), 'the earliest copy gives the day');
 });
 
 test('what the kept results cannot take goes to the store, with the same outcome', async () => {
@@ -264,7 +271,11 @@ test('answers kept again by a run the store answered keep their base; a warm run
   const db = path.join(tmp(), 's.duckdb');
   await settled(root, db);
   const files = transcripts(root);
-  // a report (a run through the store that changes nothing) keeps the base, and the results it read ahead
+  // sessions are not among the kept results: the store opens, unchanged, and keeps them with the base;
+  // a report (a run through the store that changes nothing) then keeps the base too, and the results
+  // it read ahead
+  const warm = await ask(root, db, [UTC], true);
+  assert.equal(warm.opened, true);
   await report(root, db);
   assert.ok(appendResponse(files[4], 'after-report'));
   const afterReport = await ask(root, db);
