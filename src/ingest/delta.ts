@@ -116,8 +116,8 @@ const HASH_PROBES = ['', 'a', 'msg_0', 'msg_01ABCDEF', 'msg_01ABCDEF\u0000req_01
 
 /**
  * Writes the base file for the store as it is now, at `listing`, and gives its token (null when it
- * could not be written: the answers then carry no base). 1 GB of logs: ~6 MB, written in 127 – 185
- * ms (3 runs), by a warm run that found no answers, or an append run that went to the store.
+ * could not be written: the answers then carry no base). Written by an append run that went to the
+ * store (ingest.ts); 1 GB of logs: ~5 MB in ~0.1 – 0.17 s.
  */
 export async function writeDeltaBase(store: Store, listing: string, prices: PriceTable): Promise<string | null> {
   if (store.path === ':memory:') return null;
@@ -130,7 +130,11 @@ export async function writeDeltaBase(store: Store, listing: string, prices: Pric
   }
 }
 
-/** DuckDB's bound while the base is read from the store (10 GB of logs: ~0.8 s, 280 MiB peak). */
+/**
+ * DuckDB's bound while the base is read from the store. 10 GB of logs, after an append run's
+ * touched derive: ~0.9 s, that run's peak 349 MiB against 339 without the base (24 MB ran out of
+ * memory there; 64 MB, with the hashes and index in JavaScript arrays: 391 – 394).
+ */
 const BASE_MEMORY_MB = 32;
 
 async function writeBase(store: Store, listing: string, prices: PriceTable): Promise<string | null> {
