@@ -21,7 +21,7 @@ import { dirname } from 'node:path';
 import { UsageError } from '../errors.js';
 import type { PriceTable } from '../pricing/pricing.js';
 import { type AnswerStore, AnsweredStore, answersBaseToken, readAnswers, storeIdentity } from '../store/answers.js';
-import { answerDelta, writeDeltaBase } from './delta.js';
+import { answerDelta, pricesDigest, writeDeltaBase } from './delta.js';
 import { type FileRow, Store, outOfMemory } from '../store/store.js';
 import type { StoreWriter } from '../store/writer.js';
 import type { SkipReason, SkippedLine } from '../types.js';
@@ -397,7 +397,7 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
     const planned = await plan(store, lists, stats, listing);
     const { scope, full, appends, metas, retired } = planned;
     stats.planned = planned.fromSnapshot ? 'snapshot' : 'files';
-    const pricesKey = createHash('sha1').update(JSON.stringify([...opts.prices.entries()])).digest('hex');
+    const pricesKey = pricesDigest(opts.prices);
     const derivedFor = createHash('sha1').update(JSON.stringify([scope, [...opts.prices.entries()]])).digest('hex');
     const changed = full.length + appends.length + metas.length + retired.length > 0;
     const lastDerivedFor = await store.getMeta('derived_for');

@@ -37,6 +37,9 @@ export interface ListingSnapshot {
   idSum: number;
 }
 
+/** The snapshot file's name: the store's, then this. */
+export const LISTING_SUFFIX = '.listing';
+
 /** 'CLLS', then the layout's version */
 const MAGIC = 0x534c4c43;
 const VERSION = 2;

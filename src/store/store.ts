@@ -12,6 +12,7 @@ import { loadDuckdb } from './duckdb.js';
 import { UsageError } from '../errors.js';
 import type { ChainFacts, ParserState } from '../ingest/file-parser.js';
 import { heapKeeper } from '../ingest/heap.js';
+import { LISTING_SUFFIX } from '../ingest/listing-snapshot.js';
 import type { PriceTable } from '../pricing/pricing.js';
 import {
   CREATE_TABLES,
@@ -653,7 +654,6 @@ async function meanwhile(work: Promise<void>, fn?: () => void): Promise<void> {
 const STORE_TABLES = [...CREATE_TABLES.matchAll(/CREATE TABLE IF NOT EXISTS (\w+)/g)].map((m) => m[1]);
 
 /** The listing snapshot's file: the store's name and this. */
-const LISTING_SUFFIX = '.listing';
 
 /** What readAhead reads at most (characters of remembered results), and what the answers file keeps at most. */
 const READ_AHEAD_CHARS = 16 * 2 ** 20;
