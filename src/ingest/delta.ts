@@ -34,7 +34,7 @@ import type { Answers, AnswersBase } from '../store/answers.js';
 import { writeAnswers } from '../store/answers.js';
 import { querySql, queryParams, rememberedPrefix } from '../store/queries.js';
 import { SCHEMA_VERSION } from '../store/schema.js';
-import type { Row, Store } from '../store/store.js';
+import { type Row, type Store, outOfMemory } from '../store/store.js';
 import type { Observation } from '../types.js';
 import type { Discovery, FoundFile } from './discover.js';
 import { fileListing, kindCode } from './early-walk.js';
@@ -44,7 +44,7 @@ import { LISTING_SUFFIX, decodeSnapshot, matchSnapshot } from './listing-snapsho
 import { readTranscriptSync } from './read-file.js';
 
 const BASE_SUFFIX = '.delta';
-const FORMAT = 1;
+const FORMAT = 2;
 /** The base file's header: one line of JSON, padded with spaces. */
 const HEAD_BYTES = 1024;
 /** numbers a file has in the base's index */
@@ -66,7 +66,7 @@ interface Base {
   sessions: Map<string, string | null>;
   /** the file's row; throws when it cannot be read, or is damaged */
   row(fileId: number): BaseRow | null;
-  /** whether a request's key may be among the store's: its keyHash is (or another's with the same 32 bits) */
+  /** whether a request's key may be among the store's: its keyHash is (or another's with the same 53 bits) */
   hasKey(hash: number): boolean;
   close(): void;
 }
@@ -80,15 +80,17 @@ const M64 = (1n << 64n) - 1n;
 const MUL = 0xd6e8feb86659fd93n;
 
 /**
- * A request key's hash as the base keeps it: the upper 32 bits of DuckDB's hash() of the VARCHAR
+ * A request key's hash as the base keeps it: the upper 53 bits of DuckDB's hash() of the VARCHAR
  * (its HashBytes of the UTF-8, then MurmurHash64), ~25 times cheaper for DuckDB to make than an
- * MD5 (10 GB of logs' 1.5 million keys: 33 against 377 ms). 32 bits are enough: two keys that
- * share them only send the run to the store (for one new key among 1.5 million, a chance of
- * 1 in ~2,900). The base carries the hashes of HASH_PROBES as DuckDB made them, so a DuckDB that
- * hashes otherwise leaves the base unused.
+ * MD5 (10 GB of logs' 1.5 million keys: 33 against 377 ms), and a number a double holds exactly.
+ * A new key that shares them with a stored one sends the run to the store: for m new keys among
+ * n stored, a chance of about m·n / 2^53 a run (10 GB of logs, 1.48 million keys, 2,347 new in the
+ * bench's append round: ~4·10^-7). The upper 32 bits, kept until session 33, gave m·n / 2^32,
+ * ~0.8 there: more than half of such runs went to the store. The base carries the hashes of
+ * HASH_PROBES as DuckDB made them, so a DuckDB that hashes otherwise leaves the base unused.
  */
 export function keyHash(key: string): number {
-  return Number(duckdbHash(key) >> 32n);
+  return Number(duckdbHash(key) >> 11n);
 }
 
 /** DuckDB's hash() of a VARCHAR. */
@@ -120,14 +122,28 @@ const HASH_PROBES = ['', 'a', 'msg_0', 'msg_01ABCDEF', 'msg_01ABCDEF\u0000req_01
  */
 export async function writeDeltaBase(store: Store, listing: string, prices: PriceTable): Promise<string | null> {
   if (store.path === ':memory:') return null;
-  try {
-    // one query after another within a bound that 10 GB of logs fit (two at once did not, at 64 MB);
-    // out of memory, there is no base, and the next append run goes to the store
-    return await store.boundedMemory(() => writeBase(store, listing, prices).catch(() => null), { mb: BASE_MEMORY_MB });
-  } catch {
-    return null;
+  // One query after another within a bound that 10 GB of logs fit (two at once did not, at 64 MB).
+  // What DuckDB holds of the run's committed changes until a checkpoint folds them into the file
+  // counts against that bound: after the first append run over a fresh 10 GB store, ~22 MB of it
+  // (and ~25 MB spilled), and the base ran out of memory. Out of memory, then, the changes are
+  // folded in (which the run's next commit would have done: its log is past the threshold) and
+  // the base is written again; out of memory again, there is no base, and the next append run
+  // goes to the store.
+  for (const fold of [false, true]) {
+    try {
+      if (fold) await store.run('CHECKPOINT');
+      const token = await store.boundedMemory(() => writeBase(store, listing, prices).catch((err: unknown) => (outOfMemory(err) ? RAN_OUT : null)), {
+        mb: BASE_MEMORY_MB,
+      });
+      if (token !== RAN_OUT) return token;
+    } catch {
+      return null;
+    }
   }
+  return null;
 }
+
+const RAN_OUT = Symbol('ran out of memory');
 
 /**
  * DuckDB's bound while the base is read from the store. 10 GB of logs, after an append run's
@@ -204,12 +220,12 @@ async function writeBase(store: Store, listing: string, prices: PriceTable): Pro
     put(sessionText);
     put(pad8(at));
     put(Buffer.from(index.buffer));
-    // every request's key hash, its upper 32 bits (keyHash), in order (binary search): sorted here,
-    // not by DuckDB, whose sort of 10 GB of logs' 1.5 million would take memory beyond the 6 MB of the array
+    // every request's key hash, its upper 53 bits (keyHash), in order (binary search): sorted here,
+    // not by DuckDB, whose sort of 10 GB of logs' 1.5 million would take memory beyond the 12 MB of the array
     const [{ n }] = await store.all(`SELECT count(*) AS n FROM requests`);
-    const keys = new Uint32Array(Number(n));
+    const keys = new Float64Array(Number(n));
     let k = 0;
-    for await (const chunk of store.chunks(`SELECT (hash(key) >> 32)::UINTEGER AS h FROM requests`)) {
+    for await (const chunk of store.chunks(`SELECT (hash(key) >> 11)::DOUBLE AS h FROM requests`)) {
       const c = chunk.column(0);
       for (let i = 0; i < chunk.rowCount && k < keys.length; i++) keys[k++] = c.getItem(i) as number;
     }
@@ -280,13 +296,13 @@ function baseOf(fd: number): Base | null {
   // what follows the rows, read whole (1 GB of logs: ~2 MB of ~6); a row is read when asked for
   const from = HEAD_BYTES + rowsLength;
   const indexAt = from + sessionsLength + ((8 - ((from + sessionsLength) % 8)) % 8);
-  const size = indexAt + 8 * SPAN * files + 4 * keyCount;
+  const size = indexAt + 8 * SPAN * files + 8 * keyCount;
   if (fstatSync(fd).size !== size) return null;
   const tail = read(from, size - from);
   if (createHash('sha1').update(tail).digest('hex') !== head.digest) return null;
   // copies, 8-byte aligned for the typed arrays
   const index = new Float64Array(new Uint8Array(tail.subarray(indexAt - from, indexAt - from + 8 * SPAN * files)).buffer);
-  const keys = new Uint32Array(new Uint8Array(tail.subarray(size - from - 4 * keyCount)).buffer);
+  const keys = new Float64Array(new Uint8Array(tail.subarray(size - from - 8 * keyCount)).buffer);
   const sessions = new Map(Object.entries(JSON.parse(tail.subarray(0, sessionsLength).toString()) as Record<string, string | null>));
   return {
     token: String(head.token),

@@ -12,7 +12,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { summary } from '../../src/analyses/summary.js';
 import { sessions } from '../../src/analyses/sessions.js';
 import type { Filters } from '../../src/analyses/filters.js';
-import { duckdbHash, e15Of, e15Text, toE15 } from '../../src/ingest/delta.js';
+import { duckdbHash, e15Of, e15Text, keyHash, toE15, writeDeltaBase } from '../../src/ingest/delta.js';
 import { type AnswerResult, ingest, ingestOrAnswer } from '../../src/ingest/ingest.js';
 import { AnsweredStore } from '../../src/store/answers.js';
 import { CONDENSE, MAROT_DOV, corpus, prices, repoRoot, tmp } from '../store/helpers.js';
@@ -364,8 +364,59 @@ test('a DOUBLE becomes DECIMAL(38, 15) as DuckDB casts it; key hashes are DuckDB
     kapp.closeSync();
     const hashes = (await c.runAndReadAll('SELECT i, hash(key)::VARCHAR FROM k ORDER BY i')).getRows();
     assert.deepEqual(hashes.map(([, h]) => String(h)), keys.map((key) => duckdbHash(key).toString()));
+    // the base's form of it, as the base file is written from DuckDB: a double, exact
+    const kept = (await c.runAndReadAll('SELECT i, (hash(key) >> 11)::DOUBLE FROM k ORDER BY i')).getRows();
+    assert.deepEqual(kept.map(([, h]) => h), keys.map(keyHash));
+    assert.ok(keys.map(keyHash).some((h) => h > 2 ** 52), 'hashes use the top bit of the 53');
   } finally {
     c.closeSync();
     instance.closeSync();
+  }
+});
+
+test('a base that runs out of memory is written again once the run\'s changes are folded into the store file', async () => {
+  const root = sampleLogs();
+  const db = path.join(tmp(), 's.duckdb');
+  const r = await ingest({ paths: [root], dbPath: db, prices, workers: 1 });
+  try {
+    const listing = await r.store.getMeta('listing_key');
+    assert.ok(listing);
+    // DuckDB as it was after an append run over a 10 GB store: the run's committed changes, held
+    // until a checkpoint, left the base's queries too little of its bound
+    const ranOut = () => new Error('Out of Memory Error: could not allocate block of size 256.0 KiB (30.3 MiB/30.5 MiB used)');
+    const as = (foldFrees: boolean) => {
+      const seen: string[] = [];
+      let folded = false;
+      const store = new Proxy(r.store, {
+        get(target, prop, receiver) {
+          if (prop === 'run')
+            return async (sql: string) => {
+              seen.push(sql);
+              if (sql === 'CHECKPOINT') folded = foldFrees;
+              return target.run(sql);
+            };
+          if (prop === 'chunks')
+            return (sql: string, ...rest: unknown[]) => {
+              if (!folded) throw ranOut();
+              return (target.chunks as (...a: unknown[]) => unknown)(sql, ...rest);
+            };
+          const v = Reflect.get(target, prop, receiver);
+          return typeof v === 'function' ? v.bind(receiver) : v;
+        },
+      });
+      return { store, seen };
+    };
+    const freed = as(true);
+    const token = await writeDeltaBase(freed.store, listing, prices);
+    assert.equal(typeof token, 'string');
+    assert.ok(freed.seen.includes('CHECKPOINT'));
+    assert.ok(existsSync(`${db}.delta`));
+    // still out of memory after the fold: no base, and never a query without DuckDB's bound
+    const stuck = as(false);
+    assert.equal(await writeDeltaBase(stuck.store, listing, prices), null);
+    const bounds = stuck.seen.filter((q) => q.startsWith('SET memory_limit'));
+    assert.deepEqual(bounds.filter((q) => q.includes("'32MB'")).length, 2, bounds.join('; '));
+  } finally {
+    r.store.close();
   }
 });
