@@ -126,9 +126,9 @@ export async function writeDeltaBase(store: Store, listing: string, prices: Pric
   // What DuckDB holds of the run's committed changes until a checkpoint folds them into the file
   // counts against that bound: after the first append run over a fresh 10 GB store, ~22 MB of it
   // (and ~25 MB spilled), and the base ran out of memory. Out of memory, then, the changes are
-  // folded in (which the run's next commit would have done: its log is past the threshold) and
-  // the base is written again; out of memory again, there is no base, and the next append run
-  // goes to the store.
+  // folded in (~0.45 s there) and the base is written again: that run took 6.8 – 7.3 s instead of
+  // 5.5, and the next append run 2.0 s instead of 6.3 – 6.9 (BENCHMARKS.md, Append, session 33).
+  // Out of memory again, there is no base, and the next append run goes to the store.
   for (const fold of [false, true]) {
     try {
       if (fold) await store.run('CHECKPOINT');
