@@ -1,12 +1,13 @@
 /**
- * A warm run's answers, kept in a file beside the store (`<store>.answers`), so that a run over
- * logs that have not changed since answers without loading DuckDB or opening the store.
+ * A run's answers, kept in a file beside the store (`<store>.answers`), so that a run over logs
+ * that have not changed since answers without loading DuckDB or opening the store. A warm run
+ * keeps them, and so does a run whose ingest ended whole (a first run, an append run: ingest.ts).
  *
  * What a warm run does besides walking the logs is open the store, read its listing key and its
  * remembered results (Store.readAhead), and answer from those. Loading DuckDB and opening the
  * store took ~55 ms of the main thread's time while the walk ran on the other core, and slowed the
  * walk itself (BENCHMARKS.md, Warm, session 29). The answers file holds the same: the listing key
- * the store is at and every remembered result, written by a warm run when it closes the store.
+ * the store is at and every remembered result, written by such a run when it closes the store.
  *
  * It holds only for the store it was written beside, as that store was when it closed: the file
  * carries the store's identity (size, modification time and inode of the store file and of its

@@ -1,5 +1,5 @@
 /**
- * The answers kept beside the store (store/answers.ts): a warm run keeps them when it closes the
+ * The answers kept beside the store (store/answers.ts): a run keeps them when it closes the
  * store, and a run over the same logs then answers from them without opening the store, with
  * what the store itself answers. They are not used once anything changed: a log appended to (the
  * run reads it and the answers go), the store written by anything, a damaged or foreign answers
@@ -56,24 +56,30 @@ function setup(): { root: string; db: string; file: string } {
   return { root, db, file: path.join(root, CONDENSE, '61d12533-17ec-4bbe-8876-6cdec3eb838c.jsonl') };
 }
 
-test('a warm run keeps answers; the next run answers from them, as the store does, without opening it', async () => {
+test('a first run keeps answers; the next run answers from them, as the store does, without opening it', async () => {
   const { root, db } = setup();
   const cold = await answer(root, db);
   assert.equal(cold.answered, null);
-  assert.ok(!existsSync(db + '.answers'), 'a run that changed the store keeps none');
-  const warm = await answer(root, db);
-  assert.equal(warm.answered, null, 'no answers yet: the store answers');
-  assert.equal(warm.stats.unchanged, warm.stats.files);
-  assert.ok(existsSync(db + '.answers'), 'a warm run keeps them');
+  assert.ok(existsSync(db + '.answers'), 'a run that read the logs whole keeps what it was asked');
+  assert.ok(!existsSync(db + '.delta'), 'without a base: only append runs write one');
   const stamp = () => [db, db + '.wal'].map((f) => (existsSync(f) ? statSync(f, { bigint: true }).mtimeNs : null));
   const before = stamp();
-  const third = await answer(root, db);
-  assert.deepEqual(third.answered, { opened: false });
-  assert.deepEqual(third.summary, warm.summary);
-  assert.deepEqual(third.summary, cold.summary);
-  assert.deepEqual({ ...third.stats, ms: 0 }, { ...warm.stats, ms: 0 });
+  const warm = await answer(root, db);
+  assert.deepEqual(warm.answered, { opened: false });
+  assert.equal(warm.stats.unchanged, warm.stats.files);
+  assert.deepEqual(warm.summary, cold.summary);
   assert.deepEqual(stamp(), before, 'the store (and its log) not touched');
-  assert.deepEqual(third.summary, (await fromStore(db)).summary);
+  // a question the answers do not hold opens the store, and is kept with them
+  const withSessions = await answer(root, db, true);
+  assert.deepEqual(withSessions.answered, { opened: true });
+  const third = await answer(root, db, true);
+  assert.deepEqual(third.answered, { opened: false });
+  assert.deepEqual(third.summary, cold.summary);
+  assert.deepEqual(third.sessions, withSessions.sessions);
+  assert.deepEqual({ ...third.stats, ms: 0 }, { ...warm.stats, ms: 0 });
+  const direct = await fromStore(db);
+  assert.deepEqual(third.summary, direct.summary);
+  assert.deepEqual(third.sessions, direct.sessions);
 });
 
 test('results too large to read while the logs are walked are read once the run is known warm, and kept', async () => {
@@ -214,21 +220,25 @@ test('a rebuild or an in-memory store never answers from a file', async () => {
   const { root, db } = setup();
   await answer(root, db);
   await answer(root, db);
-  assert.ok(existsSync(db + '.answers'));
+  const kept = readFileSync(db + '.answers', 'utf8');
   const rebuilt = await ingestOrAnswer({ paths: [root], dbPath: db, prices, workers: 1, rebuild: true });
   try {
     assert.ok(rebuilt.store instanceof Store);
     assert.equal(rebuilt.stats.read, rebuilt.stats.files);
+    assert.ok(!existsSync(db + '.answers'), 'the rebuild changed the store and dropped them');
   } finally {
     rebuilt.store.close();
   }
-  assert.ok(!existsSync(db + '.answers'), 'the rebuild changed the store and dropped them');
+  // what it keeps at its close is of the store it built: nothing asked, so no summary
+  assert.notEqual(readFileSync(db + '.answers', 'utf8'), kept);
+  const after = await answer(root, db);
+  assert.deepEqual(after.answered, { opened: true });
   const mem = await ingestOrAnswer({ paths: [root], dbPath: ':memory:', prices, workers: 1 });
   mem.store.close();
   assert.ok(mem.store instanceof Store);
 });
 
-test('the CLI: a third `summary` over the default roots answers as the first two did, without loading DuckDB', async () => {
+test('the CLI: a second and a third `summary` over the default roots answer as the first did, without loading DuckDB', async () => {
   const { root, db } = setup();
   // the probe says at exit whether DuckDB's library was loaded into the process
   const probe = path.join(path.dirname(fileURLToPath(import.meta.url)), 'duckdb-probe.mjs');
@@ -239,11 +249,11 @@ test('the CLI: a third `summary` over the default roots answers as the first two
     return { out: r.stdout, duckdb: /duckdb-loaded: (true|false)/.exec(r.stderr)?.[1] };
   };
   const first = summaryRun();
-  const second = summaryRun();
   assert.ok(existsSync(db + '.answers'));
   const before = statSync(db, { bigint: true }).mtimeNs;
+  const second = summaryRun();
   const third = summaryRun();
-  assert.deepEqual([first.duckdb, second.duckdb, third.duckdb], ['true', 'true', 'false']);
+  assert.deepEqual([first.duckdb, second.duckdb, third.duckdb], ['true', 'false', 'false']);
   assert.equal(third.out, first.out);
   assert.equal(second.out, first.out);
   assert.equal(statSync(db, { bigint: true }).mtimeNs, before);
