@@ -115,10 +115,13 @@ export function duckdbHash(key: string): bigint {
 /** Keys of lengths 0 – 19 and one beyond ASCII, whose hashes tell DuckDB's hash() from keyHash. */
 const HASH_PROBES = ['', 'a', 'msg_0', 'msg_01ABCDEF', 'msg_01ABCDEF\u0000req_01', 'héllo\u0000ü'];
 
+/** What a base that ran out of memory gives writeDeltaBase. */
+const RAN_OUT: unique symbol = Symbol('ran out of memory');
+
 /**
  * Writes the base file for the store as it is now, at `listing`, and gives its token (null when it
  * could not be written: the answers then carry no base). Written by an append run that went to the
- * store (ingest.ts); 1 GB of logs: 5.7 MB in ~0.1 – 0.17 s.
+ * store (ingest.ts); 1 GB of logs: 6.3 MB in ~0.1 – 0.17 s.
  */
 export async function writeDeltaBase(store: Store, listing: string, prices: PriceTable): Promise<string | null> {
   if (store.path === ':memory:') return null;
@@ -128,13 +131,17 @@ export async function writeDeltaBase(store: Store, listing: string, prices: Pric
   // (and ~25 MB spilled), and the base ran out of memory. Out of memory, then, the changes are
   // folded in (~0.45 s there) and the base is written again: that run took 6.8 – 7.3 s instead of
   // 5.5, and the next append run 2.0 s instead of 6.3 – 6.9 (BENCHMARKS.md, Append, session 33).
-  // Out of memory again, there is no base, and the next append run goes to the store.
+  // Out of memory again, there is no base, and the next append run goes to the store. Nothing here
+  // runs without the bound: a bound DuckDB refuses (it cannot free enough to fit it) counts as
+  // running out.
   const ranOut = (err: unknown) => (outOfMemory(err) ? RAN_OUT : null);
   for (const fold of [false, true]) {
     try {
-      // the fold too within the bound: at the store's own (141 MB on 10 GB) the run peaked at ~400 MiB in it
+      // The fold too runs within the bound: at the store's own (141 MB on 10 GB) the run peaked at
+      // ~400 MiB in it. A checkpoint needs little: 100 MB of committed rows held in memory were
+      // folded within 4 MB in a scratch run (below that DuckDB refused the bound).
       const work = async () => (fold ? store.run('CHECKPOINT').then(() => writeBase(store, listing, prices), ranOut) : writeBase(store, listing, prices)).catch(ranOut);
-      const token = await store.boundedMemory(work, { mb: BASE_MEMORY_MB });
+      const token = await store.boundedMemory(work, { mb: BASE_MEMORY_MB, refused: (): typeof RAN_OUT => RAN_OUT });
       if (token !== RAN_OUT) return token;
     } catch {
       return null;
@@ -143,7 +150,6 @@ export async function writeDeltaBase(store: Store, listing: string, prices: Pric
   return null;
 }
 
-const RAN_OUT = Symbol('ran out of memory');
 
 /**
  * DuckDB's bound while the base is read from the store. 10 GB of logs, after an append run's

@@ -621,9 +621,10 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
       // derive() began by forgetting every remembered result, in the transaction just committed
       store.resultsForgotten();
       // A run keeps what it is asked next as answers, so that the next run over the same logs
-      // answers from them. An append run keeps them with the base that the next append run adds
-      // its new lines to without DuckDB (delta.ts): appended logs tend to grow again. A run that
-      // read the logs whole keeps them without one (on 10 GB of logs writing one took ~1 s, and
+      // answers from them. A run that derived only what its changes touched (an append run, as a
+      // rule) keeps them with the base that the next append run adds its new lines to without
+      // DuckDB (delta.ts): appended logs tend to grow again. A whole derive (a first run, or one
+      // after many changes) keeps them without one (on 10 GB of logs writing one took ~1 s, and
       // ~75 MiB more than such a run's peak: BENCHMARKS.md, Append, session 32).
       if (complete) store.keepAnswersAfterChange(listing, touched ? await writeDeltaBase(store, listing, opts.prices) : null);
     } catch (err) {

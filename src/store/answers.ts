@@ -155,13 +155,18 @@ export function writeAnswers(path: string, held: string, listing: string, result
       const bytes = Buffer.from(t);
       for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at);
     }
-    closeSync(fd);
+    const done = fd;
     fd = undefined;
+    closeSync(done);
     renameSync(tmp, file);
   } catch {
     // e.g. a full disk; answers left from before do not hold for the store as it is now anyway
     try {
       if (fd !== undefined) closeSync(fd);
+    } catch {
+      // closed or not, the file is removed
+    }
+    try {
       rmSync(tmp, { force: true });
     } catch {
       // nothing more to do

@@ -240,12 +240,13 @@ export class Store {
    * back after it. Should it run out of memory within the bound (a DuckDB error, or a result `ranOut`
    * says holds one: it is given outOfMemory to tell), it runs again without the bound: slower,
    * never a lost answer. When DuckDB refuses the bound (it cannot free enough of what it holds
-   * to fit it) the work runs once, without it.
+   * to fit it) the work runs once, without it, or `refused` answers in its place (work that must
+   * not run unbounded: delta.ts writeDeltaBase).
    * Example: the report over 10 GB of sample logs, within 256 MB.
    */
   async boundedMemory<T>(
     work: () => Promise<T>,
-    opts: { mb?: number; ranOut?: (result: T, outOfMemory: (err: unknown) => boolean) => boolean } = {},
+    opts: { mb?: number; ranOut?: (result: T, outOfMemory: (err: unknown) => boolean) => boolean; refused?: () => T } = {},
   ): Promise<T> {
     // DuckDB's bound as this store first found it, set back after (RESET changes the setting DuckDB
     // reports, not its buffer pool's limit; and each read and set of the rounded text, '18.7 GiB',
@@ -259,7 +260,7 @@ export class Store {
       if (!outOfMemory(err)) throw err;
       // the failed SET still changed the setting DuckDB reports
       await unbound();
-      return work();
+      return opts.refused ? opts.refused() : work();
     }
     let bounded: { result: T } | undefined;
     try {

@@ -416,6 +416,26 @@ test('a base that runs out of memory is written again once the run\'s changes ar
     assert.equal(await writeDeltaBase(stuck.store, listing, prices), null);
     const bounds = stuck.seen.filter((q) => q.startsWith('SET memory_limit'));
     assert.deepEqual(bounds.filter((q) => q.includes("'32MB'")).length, 2, bounds.join('; '));
+    // a bound DuckDB refuses (it cannot free enough to fit it) is no licence to run without one
+    let queried = 0;
+    const refusing = new Proxy(r.store, {
+      get(target, prop, receiver) {
+        if (prop === 'run')
+          return async (sql: string) => {
+            if (sql.includes("memory_limit = '32MB'")) throw new Error('Out of Memory Error: Failed to change memory limit to 32000000: could not free up enough memory for the new limit');
+            return target.run(sql);
+          };
+        if (prop === 'chunks' || prop === 'all')
+          return (...a: unknown[]) => {
+            if (prop === 'chunks' || !String(a[0]).includes('current_setting')) queried++;
+            return (target[prop] as (...x: unknown[]) => unknown).apply(target, a);
+          };
+        const v = Reflect.get(target, prop, receiver);
+        return typeof v === 'function' ? v.bind(receiver) : v;
+      },
+    });
+    assert.equal(await writeDeltaBase(refusing, listing, prices), null);
+    assert.equal(queried, 0, 'no query of the base ran');
   } finally {
     r.store.close();
   }
