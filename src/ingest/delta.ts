@@ -135,6 +135,24 @@ export async function writeDeltaBase(store: Store, listing: string, prices: Pric
   // runs without the bound: a bound DuckDB refuses (it cannot free enough to fit it) counts as
   // running out.
   const ranOut = (err: unknown) => (outOfMemory(err) ? RAN_OUT : null);
+  // on one thread: on two the transcripts' rows of a 10 GB store ran out of memory at 32 MB (a
+  // store just opened, as an append run after a first run finds it: ingest.ts withBase)
+  let threads: unknown;
+  try {
+    [{ threads }] = await store.all(`SELECT current_setting('threads') AS threads`);
+    await store.run('SET threads = 1');
+  } catch {
+    return null;
+  }
+  try {
+    return await foldedIfNeeded(store, listing, prices, ranOut);
+  } finally {
+    await store.run(`SET threads = ${Number(threads)}`).catch(() => undefined);
+  }
+}
+
+/** writeDeltaBase's two tries: as the store is, then (out of memory) with its changes folded in. */
+async function foldedIfNeeded(store: Store, listing: string, prices: PriceTable, ranOut: (err: unknown) => typeof RAN_OUT | null): Promise<string | null> {
   for (const fold of [false, true]) {
     try {
       // The fold too runs within the bound: at the store's own (141 MB on 10 GB) the run peaked at
@@ -149,7 +167,6 @@ export async function writeDeltaBase(store: Store, listing: string, prices: Pric
   }
   return null;
 }
-
 
 /**
  * DuckDB's bound while the base is read from the store. 10 GB of logs, after an append run's
@@ -304,11 +321,15 @@ function baseOf(fd: number): Base | null {
   const indexAt = from + sessionsLength + ((8 - ((from + sessionsLength) % 8)) % 8);
   const size = indexAt + 8 * SPAN * files + 8 * keyCount;
   if (fstatSync(fd).size !== size) return null;
-  const tail = read(from, size - from);
+  // read from the 8-byte boundary at or before the tail into a buffer of its own, so that the index
+  // and the hashes (8-byte aligned in the file) are views of it, not copies (10 GB of logs: 17 MB)
+  const start = from - (from % 8);
+  const whole = Buffer.allocUnsafeSlow(size - start);
+  if (readSync(fd, whole, 0, whole.length, start) !== whole.length) return null;
+  const tail = whole.subarray(from - start);
   if (createHash('sha1').update(tail).digest('hex') !== head.digest) return null;
-  // copies, 8-byte aligned for the typed arrays
-  const index = new Float64Array(new Uint8Array(tail.subarray(indexAt - from, indexAt - from + 8 * SPAN * files)).buffer);
-  const keys = new Float64Array(new Uint8Array(tail.subarray(size - from - 8 * keyCount)).buffer);
+  const index = new Float64Array(whole.buffer, indexAt - start, SPAN * files);
+  const keys = new Float64Array(whole.buffer, size - start - 8 * keyCount, keyCount);
   const sessions = new Map(Object.entries(JSON.parse(tail.subarray(0, sessionsLength).toString()) as Record<string, string | null>));
   return {
     token: String(head.token),
@@ -398,7 +419,13 @@ export function answerDelta(dbPath: string, answers: Answers, discovery: Discove
   }
 }
 
-function deltaFrom(base: Base, dbPath: string, answers: Answers, kept: AnswersBase, discovery: Discovery, listing: string, prices: PriceTable): DeltaAnswer | null {
+/**
+ * The transcripts that grew since the store's listing snapshot (`storeListing`, its key), as the
+ * walk (`discovery`) found them, each with its file id; null unless every other file is as the
+ * snapshot has it (none added, removed, rewritten, shrunk; no .meta.json changed), at least one
+ * grew, and by DELTA_MAX_BYTES at most in all.
+ */
+export function grownSince(dbPath: string, storeListing: string, discovery: Discovery): { grown: { f: FoundFile; fileId: number }[]; files: number } | null {
   let snapBytes: Buffer;
   try {
     snapBytes = readFileSync(dbPath + LISTING_SUFFIX);
@@ -406,7 +433,7 @@ function deltaFrom(base: Base, dbPath: string, answers: Answers, kept: AnswersBa
     return null;
   }
   const snap = decodeSnapshot(snapBytes);
-  if (!snap || snap.key !== kept.listing || JSON.stringify(snap.roots) !== JSON.stringify(discovery.roots)) return null;
+  if (!snap || snap.key !== storeListing || JSON.stringify(snap.roots) !== JSON.stringify(discovery.roots)) return null;
   const found = fileListing(discovery);
   if (found.count !== snap.count) return null;
   const at = matchSnapshot(found, snap);
@@ -423,7 +450,13 @@ function deltaFrom(base: Base, dbPath: string, answers: Answers, kept: AnswersBa
     if (newBytes > DELTA_MAX_BYTES) return null;
     grown.push({ f: found.file(pos), fileId: snap.fileId[j] });
   }
-  if (grown.length === 0) return null;
+  return grown.length === 0 ? null : { grown, files: found.count };
+}
+
+function deltaFrom(base: Base, dbPath: string, answers: Answers, kept: AnswersBase, discovery: Discovery, listing: string, prices: PriceTable): DeltaAnswer | null {
+  const since = grownSince(dbPath, kept.listing, discovery);
+  if (!since) return null;
+  const { grown, files } = since;
 
   // every copy of each new request: one response's lines in a file are one copy, and a subagent's
   // request is copied into its parent's transcript by `agent_progress` lines
@@ -501,7 +534,7 @@ function deltaFrom(base: Base, dbPath: string, answers: Answers, kept: AnswersBa
   }
   const made: Answers = { listing, results, store: answers.store, base: kept };
   writeAnswers(dbPath, answers.store, listing, results, kept);
-  return { answers: made, appended: grown.length, unchanged: found.count - grown.length, bytesRead };
+  return { answers: made, appended: grown.length, unchanged: files - grown.length, bytesRead };
 }
 
 /**

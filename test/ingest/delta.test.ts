@@ -156,6 +156,45 @@ test('an append run adds the new responses to the kept results without opening t
   assert.deepEqual(warm.out, second.out);
 });
 
+test('the first append run after a first one writes the base from the store as it is, and adds to the answers that run kept', async () => {
+  const root = sampleLogs();
+  const db = path.join(tmp(), 's.duckdb');
+  const cold = await ask(root, db);
+  assert.ok(existsSync(db + '.answers') && !existsSync(db + '.delta'), 'a first run keeps answers, without a base');
+  const files = transcripts(root);
+  let n = 0;
+  files.forEach((f, i) => {
+    if (i % 3 === 1 && appendResponse(f, `c${i}`, { blocks: 1 + (i % 3) })) n++;
+  });
+  assert.ok(n >= 5);
+  const stamp = () => [db, db + '.wal'].map((f) => (existsSync(f) ? statSync(f, { bigint: true }).mtimeNs : null));
+  const before = stamp();
+  const first = await ask(root, db);
+  assert.equal(first.opened, false, 'answered without the store\'s ingest');
+  assert.equal(first.stats.appended, n);
+  assert.ok(existsSync(db + '.delta'));
+  assert.deepEqual(stamp(), before, 'the store (and its log) only read');
+  assert.deepEqual(first.out, await fresh(root));
+  assert.notDeepEqual(first.out[0].totals, cold.out[0].totals);
+  // the next append run adds to the same base
+  files.forEach((f, i) => {
+    if (i % 5 === 2) appendResponse(f, `d${i}`, { minutes: 2 });
+  });
+  const second = await ask(root, db);
+  assert.equal(second.opened, false);
+  assert.deepEqual(second.out, await fresh(root));
+  // after a first run, a file added as well as lines appended: the store reads them
+  const root2 = sampleLogs();
+  const db2 = path.join(tmp(), 's2.duckdb');
+  await ask(root2, db2);
+  const files2 = transcripts(root2);
+  assert.ok(appendResponse(files2[1], 'e1'));
+  cpSync(files2[0], path.join(path.dirname(files2[0]), 'added-0000-0000-0000-000000000000.jsonl'));
+  const added = await ask(root2, db2);
+  assert.equal(added.opened, true);
+  assert.deepEqual(added.out, await fresh(root2));
+});
+
 test('over real transcripts too, an append run answered without the store says what a store built afresh says', async () => {
   const root = corpus([CONDENSE, MAROT_DOV]);
   const db = path.join(tmp(), 's.duckdb');
@@ -295,13 +334,17 @@ test('answers kept again by a run the store answered keep their base; a warm run
   const next = await ask(root, db);
   assert.equal(next.opened, false);
   assert.deepEqual(next.out, await fresh(root));
-  // a cold run, then a warm one: answers, but no base (writing one is an append run's work)
+  // a cold run, then a warm one: answers, but no base (writing one is an append run's work), which
+  // the next append run writes from the store as it is
   const other = path.join(tmp(), 'o.duckdb');
   await ask(root, other);
   await ask(root, other);
   assert.ok(existsSync(other + '.answers') && !existsSync(other + '.delta'));
   assert.ok(appendResponse(files[5], 'five'));
-  assert.equal((await ask(root, other)).opened, true);
+  const five = await ask(root, other);
+  assert.equal(five.opened, false);
+  assert.ok(existsSync(other + '.delta'));
+  assert.deepEqual(five.out, await fresh(root));
 });
 
 test('sessions and blocks, which the kept summary results do not answer, do not add an append to them', async () => {

@@ -118,7 +118,7 @@ test('a result the answers do not hold opens the store; it is kept, and answers 
   assert.deepEqual(again.summary, direct.summary);
 });
 
-test('a log appended to: the run reads it and keeps answers with a base; the next append is added to them, and a question they do not hold reads it into the store', async () => {
+test('a log appended to: the run adds it to the answers, with a base written from the store; the next append is added to them, and a question they do not hold reads it into the store', async () => {
   const { root, db, file } = setup();
   await answer(root, db);
   const warm = await answer(root, db);
@@ -126,9 +126,11 @@ test('a log appended to: the run reads it and keeps answers with a base; the nex
   const append = (msg: string, day: number) =>
     appendFileSync(file, `${assistant({ session: '61d12533-17ec-4bbe-8876-6cdec3eb838c', msg, t: `2026-01-0${day}T10:00:00.000Z`, usage: usage(11, 22, 0, 0) })}\n`);
   append('msg_appended', 2);
-  // a warm run keeps no base (ingest/delta.ts): the store reads the appended line
+  // a warm run keeps no base (ingest/delta.ts): the append run writes one from the store as it is,
+  // and adds the appended line to the answers
+  assert.ok(!existsSync(db + '.delta'));
   const appended = await answer(root, db);
-  assert.equal(appended.answered, null, 'not answered from the answers');
+  assert.deepEqual(appended.answered, { opened: false }, 'answered from the answers');
   assert.equal(appended.stats.appended, 1);
   assert.equal(appended.summary.totals.requests, warm.summary.totals.requests + 1);
   assert.equal(appended.summary.totals.output, warm.summary.totals.output + 22);
