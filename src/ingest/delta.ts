@@ -8,7 +8,8 @@
  * command, other filters) opens it and ingests the logs as before.
  *
  * What it needs beside the answers is the base file (`<store>.delta`), written from the store by
- * an append run that went to it (writeDeltaBase): every request's key hash, each transcript's row
+ * an append run that went to it, or by one that found answers naming none, from the store as it is
+ * (writeDeltaBase; ingest.ts withBase): every request's key hash, each transcript's row
  * (where its reading stopped, its fingerprint, parser state, session and project), and each
  * session's project. The answers name the base by a token, so a base file and answers of two
  * different states of the store are never combined, and the answers carry the store's results
@@ -121,7 +122,8 @@ const RAN_OUT: unique symbol = Symbol('ran out of memory');
 /**
  * Writes the base file for the store as it is now, at `listing`, and gives its token (null when it
  * could not be written: the answers then carry no base). Written by an append run that went to the
- * store (ingest.ts); 1 GB of logs: 6.3 MB in ~0.1 – 0.17 s.
+ * store, or that found answers naming no base (ingest.ts withBase); 1 GB of logs: 6.3 MB in ~0.1 –
+ * 0.17 s.
  */
 export async function writeDeltaBase(store: Store, listing: string, prices: PriceTable): Promise<string | null> {
   if (store.path === ':memory:') return null;
