@@ -133,9 +133,9 @@ export async function writeDeltaBase(store: Store, listing: string, prices: Pric
   // (and ~25 MB spilled), and the base ran out of memory. Out of memory, then, the changes are
   // folded in (~0.45 s there) and the base is written again: that run took 6.8 – 7.3 s instead of
   // 5.5, and the next append run 2.0 s instead of 6.3 – 6.9 (BENCHMARKS.md, Append, session 33).
-  // Out of memory again, there is no base, and the next append run goes to the store. Nothing here
-  // runs without the bound: a bound DuckDB refuses (it cannot free enough to fit it) counts as
-  // running out.
+  // Out of memory again, there is no base (the next append run tries again: ingest.ts withBase;
+  // else it goes to the store). Nothing here runs without the bound: a bound DuckDB refuses (it
+  // cannot free enough to fit it) counts as running out.
   const ranOut = (err: unknown) => (outOfMemory(err) ? RAN_OUT : null);
   // on one thread: on two the transcripts' rows of a 10 GB store ran out of memory at 32 MB (a
   // store just opened, as an append run after a first run finds it: ingest.ts withBase)

@@ -250,7 +250,9 @@ export interface AnswerResult extends Omit<IngestResult, 'store'> {
  * warm run kept its answers beside the store (answers.ts) and they still hold for it, the logs
  * are walked and, if the walk's listing key is theirs (no log added, grown or removed since), the
  * run answers from them without loading DuckDB; the store is opened only for a result they do not
- * hold. Otherwise, `ingest` (over the walk done already: the store then opens only after it).
+ * hold. When the logs grew only by appended lines, `summary` adds them to the answers (delta.ts;
+ * withBase first writes the base they need, when they name none). Otherwise, `ingest` (over the walk
+ * done already: the store then opens only after it).
  * Example: warm `summary --json` runs on 1 GB of logs (12 interleaved each): median 296 → 277 ms,
  * peak RSS 138 → 94 MiB. The cost: an append run after a warm one opens the store only after the
  * walk (6 interleaved: median 795 → 836 ms; BENCHMARKS.md, Warm, session 29).
@@ -380,31 +382,39 @@ function firstLine(err: unknown): string {
  * Answers that hold for the store but name no base (a first run's, a warm run's: delta.ts), with a
  * base written from the store as it is, so that an append run adds its new lines to them without
  * the store's ingest; null when they cannot have one: they hold no summary, the walk found more
- * than grown transcripts (delta.ts grownSince: no base is written for nothing), the store is held
- * by another process, is not at their listing, or the base could not be written. Only reads the
+ * than grown transcripts or met a problem (delta.ts grownSince: no base is written for nothing), the
+ * store is held by another process, is not at their listing, was priced with other prices than
+ * this run's (its ingest prices everything again), or the base could not be written. Only reads the
  * store (a checkpoint aside, when the base runs out of memory: the answers then no longer hold, and
  * the next run goes to the store).
- * Example: 1 GB of logs, the first append run after a cold one: ~0.6 s instead of ~1.25 s through
- * the store's ingest (BENCHMARKS.md, Append, session 33).
+ * Example: 1 GB of logs, the first append run after a cold one: 0.73 – 0.81 s instead of 1.21 – 1.32
+ * s through the store's ingest (BENCHMARKS.md, Append, session 33).
  */
 async function withBase(opts: IngestOptions, answers: Answers, discovery: Discovery): Promise<Answers | null> {
   const summaryPrefix = rememberedPrefix('summary');
-  if (answers.base || ![...answers.results.keys()].some((k) => k.startsWith(summaryPrefix))) return null;
-  if (!grownSince(opts.dbPath, answers.listing, discovery)) return null;
+  if (answers.base || discovery.problems.length > 0 || ![...answers.results.keys()].some((k) => k.startsWith(summaryPrefix))) return null;
   let store: Store;
   try {
+    if (!grownSince(opts.dbPath, answers.listing, discovery)) return null;
     store = await Store.open(opts.dbPath);
   } catch {
     return null; // (held by another process: the ingest that follows says so, or waits)
   }
   try {
+    // the store as the answers have it, priced with this run's prices (the answers' results were
+    // priced as the store is: other prices make the ingest price everything again)
     if ((await store.getMeta('listing_key')) !== answers.listing || storeIdentity(opts.dbPath) !== answers.store) return null;
+    if ((await store.getMeta('derived_prices')) !== pricesDigest(opts.prices)) return null;
     const token = await writeDeltaBase(store, answers.listing, opts.prices);
     return token ? { ...answers, base: { token, listing: answers.listing, results: answers.results } } : null;
   } catch {
     return null;
   } finally {
-    store.close();
+    try {
+      store.close();
+    } catch {
+      // the ingest that follows opens it again, and says what is wrong
+    }
   }
 }
 

@@ -46,7 +46,7 @@ export interface Answers {
   results: Map<string, string>;
   /** the store's identity the answers hold for (storeIdentity) */
   store: string;
-  /** what an append run may add to without DuckDB (delta.ts), when the store's close left it */
+  /** what an append run may add to without DuckDB (delta.ts), when the store's close left it (or, in memory, ingest.ts withBase) */
   base?: AnswersBase;
 }
 

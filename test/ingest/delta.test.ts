@@ -15,6 +15,7 @@ import type { Filters } from '../../src/analyses/filters.js';
 import { duckdbHash, e15Of, e15Text, keyHash, toE15, writeDeltaBase } from '../../src/ingest/delta.js';
 import { type AnswerResult, ingest, ingestOrAnswer } from '../../src/ingest/ingest.js';
 import { AnsweredStore } from '../../src/store/answers.js';
+import { loadPriceTable } from '../../src/pricing/pricing.js';
 import { CONDENSE, MAROT_DOV, corpus, prices, repoRoot, tmp } from '../store/helpers.js';
 
 const UTC: Filters = { since: null, until: null, project: null, timezone: 'UTC' };
@@ -193,6 +194,32 @@ test('the first append run after a first one writes the base from the store as i
   const added = await ask(root2, db2);
   assert.equal(added.opened, true);
   assert.deepEqual(added.out, await fresh(root2));
+});
+
+test('an append run priced otherwise than the store goes to the store: its answers are of the run\'s prices', async () => {
+  const root = sampleLogs();
+  const db = path.join(tmp(), 's.duckdb');
+  await ask(root, db);
+  assert.ok(existsSync(db + '.answers') && !existsSync(db + '.delta'));
+  // every rate doubled: the same weights, twice the dollars
+  const doubled = JSON.parse(readFileSync(path.join(repoRoot, 'src/pricing/prices.json'), 'utf8'), (k, v) => (typeof v === 'number' && k !== 'above' ? v * 2 : v));
+  const pricing = path.join(tmp(), 'prices.json');
+  writeFileSync(pricing, JSON.stringify(doubled));
+  const other = loadPriceTable(pricing);
+  const files = transcripts(root);
+  assert.ok(appendResponse(files[2], 'priced'));
+  const askWith = async (dbPath: string) => {
+    const r = await ingestOrAnswer({ paths: [root], dbPath, prices: other, workers: 1, delta: true });
+    try {
+      const out = await r.store.boundedMemory(() => summary(r.store, UTC, r.walkSkips), { mb: 64 });
+      return { out, opened: r.store instanceof AnsweredStore ? r.store.storeOpened : true };
+    } finally {
+      r.store.close();
+    }
+  };
+  const repriced = await askWith(db);
+  assert.equal(repriced.opened, true, 'the store priced it all again');
+  assert.deepEqual(repriced.out, (await askWith(path.join(tmp(), 'fresh-other.duckdb'))).out);
 });
 
 test('over real transcripts too, an append run answered without the store says what a store built afresh says', async () => {

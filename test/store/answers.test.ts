@@ -1,9 +1,10 @@
 /**
  * The answers kept beside the store (store/answers.ts): a run keeps them when it closes the
  * store, and a run over the same logs then answers from them without opening the store, with
- * what the store itself answers. They are not used once anything changed: a log appended to (the
- * run reads it and the answers go), the store written by anything, a damaged or foreign answers
- * file. A result they do not hold opens the store, and is kept with them for the next run.
+ * what the store itself answers. They are not used once anything else changed: the store written by
+ * anything, a damaged or foreign answers file; a log appended to is added to them (delta.ts), or
+ * read into the store. A result they do not hold opens the store, and is kept with them for the
+ * next run.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
