@@ -60,6 +60,20 @@ function sampleLogs(): string {
   return root;
 }
 
+/** The store file's and its log's modification times: what shows the store was written. */
+function stamp(db: string): (bigint | null)[] {
+  return [db, db + '.wal'].map((f) => (existsSync(f) ? statSync(f, { bigint: true }).mtimeNs : null));
+}
+
+/** Appends a new response (appendResponse) to each of `files` that `pick` takes; how many took one. */
+function appendToSome(files: string[], pick: (i: number) => boolean, id: (i: number) => string, blocks: (i: number) => number): number {
+  let n = 0;
+  files.forEach((f, i) => {
+    if (pick(i) && appendResponse(f, id(i), { blocks: blocks(i) })) n++;
+  });
+  return n;
+}
+
 function transcripts(root: string): string[] {
   const out: string[] = [];
   const walk = (dir: string) => {
@@ -127,17 +141,13 @@ test('an append run adds the new responses to the kept results without opening t
   const db = path.join(tmp(), 's.duckdb');
   await settled(root, db);
   const files = transcripts(root);
-  let n = 0;
-  files.forEach((f, i) => {
-    if (i % 3 === 0 && appendResponse(f, `a${i}`, { blocks: 1 + (i % 4) })) n++;
-  });
+  const n = appendToSome(files, (i) => i % 3 === 0, (i) => `a${i}`, (i) => 1 + (i % 4));
   assert.ok(n >= 5);
-  const stamp = () => [db, db + '.wal'].map((f) => (existsSync(f) ? statSync(f, { bigint: true }).mtimeNs : null));
-  const before = stamp();
+  const before = stamp(db);
   const first = await ask(root, db);
   assert.equal(first.opened, false, 'answered without the store');
   assert.equal(first.stats.appended, n);
-  assert.deepEqual(stamp(), before, 'the store (and its log) not touched');
+  assert.deepEqual(stamp(db), before, 'the store (and its log) not touched');
   assert.deepEqual(first.out, await fresh(root));
   assert.ok(first.out[0].quality.duplicates_removed > 0);
 
@@ -163,18 +173,14 @@ test('the first append run after a first one writes the base from the store as i
   const cold = await ask(root, db);
   assert.ok(existsSync(db + '.answers') && !existsSync(db + '.delta'), 'a first run keeps answers, without a base');
   const files = transcripts(root);
-  let n = 0;
-  files.forEach((f, i) => {
-    if (i % 3 === 1 && appendResponse(f, `c${i}`, { blocks: 1 + (i % 3) })) n++;
-  });
+  const n = appendToSome(files, (i) => i % 3 === 1, (i) => `c${i}`, (i) => 1 + (i % 3));
   assert.ok(n >= 5);
-  const stamp = () => [db, db + '.wal'].map((f) => (existsSync(f) ? statSync(f, { bigint: true }).mtimeNs : null));
-  const before = stamp();
+  const before = stamp(db);
   const first = await ask(root, db);
   assert.equal(first.opened, false, 'answered without the store\'s ingest');
   assert.equal(first.stats.appended, n);
   assert.ok(existsSync(db + '.delta'));
-  assert.deepEqual(stamp(), before, 'the store (and its log) only read');
+  assert.deepEqual(stamp(db), before, 'the store (and its log) only read');
   assert.deepEqual(first.out, await fresh(root));
   assert.notDeepEqual(first.out[0].totals, cold.out[0].totals);
   // the next append run adds to the same base
