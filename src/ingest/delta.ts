@@ -402,7 +402,7 @@ export interface DeltaAnswer {
  * results with the appended lines' requests added, written beside the store; null when they
  * cannot be made so (see the file's comment), and the run goes to the store.
  */
-export function answerDelta(dbPath: string, answers: Answers, discovery: Discovery, listing: string, prices: PriceTable): DeltaAnswer | null {
+export function answerDelta(dbPath: string, answers: Answers, discovery: Discovery, listing: string, prices: PriceTable, grown?: Grown): DeltaAnswer | null {
   const kept = answers.base;
   if (!kept || discovery.problems.length > 0) return null;
   // the run that wrote the base answered another command (a report, sessions): nothing to add to
@@ -412,7 +412,7 @@ export function answerDelta(dbPath: string, answers: Answers, discovery: Discove
   if (!base) return null;
   try {
     if (base.token !== kept.token || base.listing !== kept.listing || base.prices !== pricesDigest(prices)) return null;
-    return deltaFrom(base, dbPath, answers, kept, discovery, listing, prices);
+    return deltaFrom(base, dbPath, answers, kept, discovery, listing, prices, grown);
   } catch {
     // a row that cannot be read, or is damaged
     return null;
@@ -421,13 +421,19 @@ export function answerDelta(dbPath: string, answers: Answers, discovery: Discove
   }
 }
 
+/** grownSince's answer: the transcripts that grew, and how many files the walk found. */
+export interface Grown {
+  grown: { f: FoundFile; fileId: number }[];
+  files: number;
+}
+
 /**
  * The transcripts that grew since the store's listing snapshot (`storeListing`, its key), as the
  * walk (`discovery`) found them, each with its file id; null unless every other file is as the
  * snapshot has it (none added, removed, rewritten, shrunk; no .meta.json changed), at least one
  * grew, and by DELTA_MAX_BYTES at most in all.
  */
-export function grownSince(dbPath: string, storeListing: string, discovery: Discovery): { grown: { f: FoundFile; fileId: number }[]; files: number } | null {
+export function grownSince(dbPath: string, storeListing: string, discovery: Discovery): Grown | null {
   let snapBytes: Buffer;
   try {
     snapBytes = readFileSync(dbPath + LISTING_SUFFIX);
@@ -455,8 +461,8 @@ export function grownSince(dbPath: string, storeListing: string, discovery: Disc
   return grown.length === 0 ? null : { grown, files: found.count };
 }
 
-function deltaFrom(base: Base, dbPath: string, answers: Answers, kept: AnswersBase, discovery: Discovery, listing: string, prices: PriceTable): DeltaAnswer | null {
-  const since = grownSince(dbPath, kept.listing, discovery);
+function deltaFrom(base: Base, dbPath: string, answers: Answers, kept: AnswersBase, discovery: Discovery, listing: string, prices: PriceTable, known?: Grown): DeltaAnswer | null {
+  const since = known ?? grownSince(dbPath, kept.listing, discovery);
   if (!since) return null;
   const { grown, files } = since;
 

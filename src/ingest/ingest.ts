@@ -21,7 +21,7 @@ import { dirname } from 'node:path';
 import { UsageError } from '../errors.js';
 import type { PriceTable } from '../pricing/pricing.js';
 import { type AnswerStore, AnsweredStore, type Answers, answersBaseToken, readAnswers, storeIdentity } from '../store/answers.js';
-import { answerDelta, grownSince, pricesDigest, writeDeltaBase } from './delta.js';
+import { type Grown, answerDelta, grownSince, pricesDigest, writeDeltaBase } from './delta.js';
 import { type FileRow, Store, outOfMemory } from '../store/store.js';
 import { rememberedPrefix } from '../store/queries.js';
 import type { StoreWriter } from '../store/writer.js';
@@ -271,10 +271,12 @@ export async function ingestOrAnswer(opts: IngestOptions): Promise<AnswerResult>
     let delta = opts.delta ? answerDelta(opts.dbPath, answers, walked.discovery, listing, opts.prices) : null;
     if (!delta && opts.delta) {
       const based = await withBase(opts, answers, walked.discovery);
-      // what writing the base left (its hashes, rows and sessions: ~30 MB on 10 GB of logs) goes
-      // before the delta's own work, not beside it
-      if (based) releaseHeap(2, 0);
-      if (based) delta = answerDelta(opts.dbPath, based, walked.discovery, listing, opts.prices);
+      if (based) {
+        // what writing the base left (its hashes, rows and sessions: ~30 MB on 10 GB of logs) goes
+        // before the delta's own work, not beside it
+        releaseHeap(2, 0);
+        delta = answerDelta(opts.dbPath, based.answers, walked.discovery, listing, opts.prices, based.grown);
+      }
     }
     if (!delta) return ingest(opts, walked);
     held = delta.answers;
@@ -380,7 +382,7 @@ function firstLine(err: unknown): string {
 
 /**
  * Answers that hold for the store but name no base (a first run's, a warm run's: delta.ts), with a
- * base written from the store as it is, so that an append run adds its new lines to them without
+ * base written from the store as it is (and the transcripts that grew), so that an append run adds its new lines to them without
  * the store's ingest; null when they cannot have one: they hold no summary, the walk found more
  * than grown transcripts or met a problem (delta.ts grownSince: no base is written for nothing), the
  * store is held by another process, is not at their listing, was priced with other prices than
@@ -390,12 +392,14 @@ function firstLine(err: unknown): string {
  * Example: 1 GB of logs, the first append run after a cold one: 0.73 – 0.81 s instead of 1.21 – 1.32
  * s through the store's ingest (BENCHMARKS.md, Append, session 33).
  */
-async function withBase(opts: IngestOptions, answers: Answers, discovery: Discovery): Promise<Answers | null> {
+async function withBase(opts: IngestOptions, answers: Answers, discovery: Discovery): Promise<{ answers: Answers; grown: Grown } | null> {
   const summaryPrefix = rememberedPrefix('summary');
   if (answers.base || discovery.problems.length > 0 || ![...answers.results.keys()].some((k) => k.startsWith(summaryPrefix))) return null;
   let store: Store;
+  let grown: Grown | null;
   try {
-    if (!grownSince(opts.dbPath, answers.listing, discovery)) return null;
+    grown = grownSince(opts.dbPath, answers.listing, discovery);
+    if (!grown) return null;
     store = await Store.open(opts.dbPath);
   } catch {
     return null; // (held by another process: the ingest that follows says so, or waits)
@@ -406,7 +410,8 @@ async function withBase(opts: IngestOptions, answers: Answers, discovery: Discov
     if ((await store.getMeta('listing_key')) !== answers.listing || storeIdentity(opts.dbPath) !== answers.store) return null;
     if ((await store.getMeta('derived_prices')) !== pricesDigest(opts.prices)) return null;
     const token = await writeDeltaBase(store, answers.listing, opts.prices);
-    return token ? { ...answers, base: { token, listing: answers.listing, results: answers.results } } : null;
+    // (the grown transcripts, found here against the same snapshot, are not looked for again)
+    return token ? { answers: { ...answers, base: { token, listing: answers.listing, results: answers.results } }, grown } : null;
   } catch {
     return null;
   } finally {

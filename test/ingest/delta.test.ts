@@ -408,14 +408,19 @@ test('a DOUBLE becomes DECIMAL(38, 15) as DuckDB casts it; key hashes are DuckDB
       const weight = Math.floor(rnd() * 50) * w() + Math.floor(rnd() * 2000) * w() + Math.floor(rnd() * 200000) * w() + Math.floor(rnd() * 900000) * w();
       xs.push(weight, weight * (3 / 1e6), weight * (0.8 / 1e6), rnd() * 1e-3, rnd(), -rnd());
     }
-    await c.run('CREATE TABLE t (i INTEGER, x DOUBLE)');
-    const app = await c.createAppender('t');
-    xs.forEach((x, i) => {
-      app.appendInteger(i);
-      app.appendDouble(x);
-      app.endRow();
-    });
-    app.closeSync();
+    // a table (i INTEGER, `column` of `type`) of `values` in order
+    const table = async (name: string, column: string, type: 'DOUBLE' | 'VARCHAR', values: (number | string)[]) => {
+      await c.run(`CREATE TABLE ${name} (i INTEGER, ${column} ${type})`);
+      const app = await c.createAppender(name);
+      values.forEach((v, i) => {
+        app.appendInteger(i);
+        if (type === 'DOUBLE') app.appendDouble(v as number);
+        else app.appendVarchar(v as string);
+        app.endRow();
+      });
+      app.closeSync();
+    };
+    await table('t', 'x', 'DOUBLE', xs);
     const rows = (await c.runAndReadAll('SELECT i, x::DECIMAL(38, 15)::VARCHAR AS d FROM t ORDER BY i')).getRows();
     let differ = 0;
     for (const [i, d] of rows) {
@@ -430,14 +435,7 @@ test('a DOUBLE becomes DECIMAL(38, 15) as DuckDB casts it; key hashes are DuckDB
       const id = `msg_${Math.floor(rnd() * 1e12).toString(36)}${'é'.repeat(i % 3)}`.slice(0, i % 41);
       return i % 2 ? `${id}\u0000req_${i}` : id;
     });
-    await c.run('CREATE TABLE k (i INTEGER, key VARCHAR)');
-    const kapp = await c.createAppender('k');
-    keys.forEach((key, i) => {
-      kapp.appendInteger(i);
-      kapp.appendVarchar(key);
-      kapp.endRow();
-    });
-    kapp.closeSync();
+    await table('k', 'key', 'VARCHAR', keys);
     const hashes = (await c.runAndReadAll('SELECT i, hash(key)::VARCHAR FROM k ORDER BY i')).getRows();
     assert.deepEqual(hashes.map(([, h]) => String(h)), keys.map((key) => duckdbHash(key).toString()));
     // the base's form of it, as the base file is written from DuckDB: a double, exact
