@@ -400,11 +400,13 @@ export interface DeltaAnswer {
 /**
  * The answers for the logs as walked (`discovery`, whose listing key is `listing`): the base's
  * results with the appended lines' requests added, written beside the store; null when they
- * cannot be made so (see the file's comment), and the run goes to the store.
+ * cannot be made so (see the file's comment), and the run goes to the store. With `grown`, the
+ * transcripts that grew since the base's listing as the caller found them from that walk, the
+ * walk itself may be gone (null: ingest.ts withBase lets it go before writing the base).
  */
-export function answerDelta(dbPath: string, answers: Answers, discovery: Discovery, listing: string, prices: PriceTable, grown?: Grown): DeltaAnswer | null {
+export function answerDelta(dbPath: string, answers: Answers, discovery: Discovery | null, listing: string, prices: PriceTable, grown?: Grown): DeltaAnswer | null {
   const kept = answers.base;
-  if (!kept || discovery.problems.length > 0) return null;
+  if (!kept || (discovery ? discovery.problems.length > 0 : !grown)) return null;
   // the run that wrote the base answered another command (a report, sessions): nothing to add to
   const summaryPrefix = rememberedPrefix('summary');
   if (![...kept.results.keys()].some((k) => k.startsWith(summaryPrefix))) return null;
@@ -461,8 +463,8 @@ export function grownSince(dbPath: string, storeListing: string, discovery: Disc
   return grown.length === 0 ? null : { grown, files: found.count };
 }
 
-function deltaFrom(base: Base, dbPath: string, answers: Answers, kept: AnswersBase, discovery: Discovery, listing: string, prices: PriceTable, known?: Grown): DeltaAnswer | null {
-  const since = known ?? grownSince(dbPath, kept.listing, discovery);
+function deltaFrom(base: Base, dbPath: string, answers: Answers, kept: AnswersBase, discovery: Discovery | null, listing: string, prices: PriceTable, known?: Grown): DeltaAnswer | null {
+  const since = known ?? (discovery && grownSince(dbPath, kept.listing, discovery));
   if (!since) return null;
   const { grown, files } = since;
 

@@ -270,12 +270,12 @@ export async function ingestOrAnswer(opts: IngestOptions): Promise<AnswerResult>
     // lines appended to transcripts the store holds: added to its results here when they can be (delta.ts)
     let delta = opts.delta ? answerDelta(opts.dbPath, answers, walked.discovery, listing, opts.prices) : null;
     if (!delta && opts.delta) {
-      const based = await withBase(opts, answers, walked.discovery);
+      const based = await withBase(opts, answers, walked);
       if (based) {
         // what writing the base left (its hashes, rows and sessions: ~30 MB on 10 GB of logs) goes
         // before the delta's own work, not beside it
         releaseHeap(2, 0);
-        delta = answerDelta(opts.dbPath, based.answers, walked.discovery, listing, opts.prices, based.grown);
+        delta = answerDelta(opts.dbPath, based.answers, null, listing, opts.prices, based.grown);
       }
     }
     if (!delta) return ingest(opts, walked);
@@ -392,13 +392,13 @@ function firstLine(err: unknown): string {
  * Example: 1 GB of logs, the first append run after a cold one: 0.73 – 0.81 s instead of 1.21 – 1.32
  * s through the store's ingest (BENCHMARKS.md, Append, session 33).
  */
-async function withBase(opts: IngestOptions, answers: Answers, discovery: Discovery): Promise<{ answers: Answers; grown: Grown } | null> {
+async function withBase(opts: IngestOptions, answers: Answers, walked: { discovery?: Discovery }): Promise<{ answers: Answers; grown: Grown } | null> {
   const summaryPrefix = rememberedPrefix('summary');
-  if (answers.base || discovery.problems.length > 0 || ![...answers.results.keys()].some((k) => k.startsWith(summaryPrefix))) return null;
+  if (!walked.discovery || answers.base || walked.discovery.problems.length > 0 || ![...answers.results.keys()].some((k) => k.startsWith(summaryPrefix))) return null;
   let store: Store;
   let grown: Grown | null;
   try {
-    grown = grownSince(opts.dbPath, answers.listing, discovery);
+    grown = grownSince(opts.dbPath, answers.listing, walked.discovery);
     if (!grown) return null;
     store = await Store.open(opts.dbPath);
   } catch {
@@ -409,6 +409,13 @@ async function withBase(opts: IngestOptions, answers: Answers, discovery: Discov
     // priced as the store is: other prices make the ingest price everything again)
     if ((await store.getMeta('listing_key')) !== answers.listing || storeIdentity(opts.dbPath) !== answers.store) return null;
     if ((await store.getMeta('derived_prices')) !== pricesDigest(opts.prices)) return null;
+    // The walk's listing goes before DuckDB writes the base: the delta needs only the grown
+    // transcripts, and an ingest after it (the base not written, or the delta refusing) walks the
+    // logs again. Kept, it made this run's peak on 10 GB of logs (its ~66 MB of text beside
+    // DuckDB's memory: 353 – 369 MiB; BENCHMARKS.md, Append, session 34).
+    const files = grown.files;
+    walked.discovery = undefined;
+    if (files >= COLLECT_LISTING_FILES) releaseHeap(2, 0);
     const token = await writeDeltaBase(store, answers.listing, opts.prices);
     // (the grown transcripts, found here against the same snapshot, are not looked for again)
     return token ? { answers: { ...answers, base: { token, listing: answers.listing, results: answers.results } }, grown } : null;

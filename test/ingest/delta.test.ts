@@ -202,6 +202,23 @@ test('the first append run after a first one writes the base from the store as i
   assert.deepEqual(added.out, await fresh(root2));
 });
 
+test('after a first run, an append the base cannot take (a copy of a request the store holds) goes to the store, which walks the logs again', async () => {
+  const root = sampleLogs();
+  const db = path.join(tmp(), 's.duckdb');
+  const cold = await ask(root, db);
+  const files = transcripts(root);
+  // the walk is let go once the base is to be written (withBase); the delta then refuses the
+  // repeated key, and the store's ingest needs a walk of its own
+  assert.ok(appendResponse(files[0], 'r', { reuse: true }));
+  assert.ok(appendResponse(files[1], 'n'));
+  const after = await ask(root, db);
+  assert.equal(after.opened, true);
+  assert.ok(existsSync(db + '.delta'), 'the base was written before the delta refused');
+  assert.equal(after.stats.files, cold.stats.files, 'every file walked again');
+  assert.ok(after.stats.appended + after.stats.read >= 2);
+  assert.deepEqual(after.out, await fresh(root));
+});
+
 test('an append run priced otherwise than the store goes to the store: its answers are of the run\'s prices', async () => {
   const root = sampleLogs();
   const db = path.join(tmp(), 's.duckdb');
