@@ -14,7 +14,8 @@
  *
  * Example: schema `{type: true, message: {id: true}}` on
  * `{"type":"assistant","uuid":"u1","message":{"id":"m1","content":[…2 MB…]}}` returns
- * `{type: "assistant", message: {id: "m1"}}` after decoding only `"assistant"` and `"m1"`.
+ * `{type: "assistant", message: {id: "m1"}}` after decoding only `"assistant"` and `"m1"`. Every
+ * key a schema names is on its object, undefined where the line has none (shapeOf).
  */
 
 export type Schema = true | SchemaObject | [Schema];
@@ -49,6 +50,8 @@ const JS_SCAN = 48;
 interface Compiled {
   byLength: (Field[] | undefined)[];
   schema: SchemaObject;
+  /** a new object for this schema's keys (shapeOf) */
+  make: () => Record<string, unknown>;
 }
 
 interface Field {
@@ -63,7 +66,7 @@ const compiledSchemas = new WeakMap<SchemaObject, Compiled>();
 function compiled(schema: SchemaObject): Compiled {
   let c = compiledSchemas.get(schema);
   if (c) return c;
-  c = { byLength: [], schema };
+  c = { byLength: [], schema, make: shapeOf(schema) };
   compiledSchemas.set(schema, c);
   for (const name of Object.keys(schema)) {
     // a name a plain key can never spell (non-ASCII, backslash) is left to the decoding path (keyField)
@@ -72,6 +75,29 @@ function compiled(schema: SchemaObject): Compiled {
     (c.byLength[bytes.length] ??= []).push({ name, bytes, sub: schema[name], nested: nestedOf(schema[name]) });
   }
   return c;
+}
+
+/**
+ * Makes the objects a schema's values are projected into: every key of the schema already there,
+ * undefined, in the schema's order, whatever the line holds. So every projected object of one
+ * schema has one shape (V8's hidden class), and the code reading lines sees one shape where it
+ * saw as many as the lines had orders and subsets of keys (deoptimizations in a cold 1 GB run 100
+ * → 83). Cold 1 GB ingests, 16 interleaved pairs: faster in 13, by ~0.1 – 0.3 s of ~5.9 (medians
+ * 5.87 → 5.78 s and user CPU 8.08 → 7.98 s in the last 9; BENCHMARKS.md, Cold, session 34).
+ * An object literal made by a function of its own is allocated with its keys in place; spreading
+ * a template object gave no gain. Keys are written as JSON strings, which are JS string literals
+ * too; a key spelled `__proto__` gets no place (in a literal it would set the prototype), so a
+ * line's value for it is set as on any object, as before.
+ * Example: shapeOf({type: true, message: {id: true}})() returns `{type: undefined, message: undefined}`.
+ */
+export function shapeOf(schema: SchemaObject): () => Record<string, unknown> {
+  const keys = Object.keys(schema).filter((k) => k !== '__proto__');
+  return new Function(`return () => ({${keys.map((k) => `${JSON.stringify(k)}: undefined`).join(', ')}});`)() as () => Record<string, unknown>;
+}
+
+/** A new object for `schema`'s keys, as projectLine makes them: stream-project.ts makes its own alike. */
+export function shaped(schema: SchemaObject): Record<string, unknown> {
+  return compiled(schema).make();
 }
 
 /** The compiled object schema a value under `s` needs: its own, or its elements' for an array. */
@@ -84,8 +110,9 @@ export function projectLine(buf: Buffer, start: number, end: number, schema: Sch
   const p = new Projector(buf, end);
   let i = p.ws(start);
   if (buf[i] !== LBRACE) throw new ProjectionError('not a JSON object');
-  const out: Record<string, unknown> = {};
-  i = p.object(i, compiled(schema), out);
+  const c = compiled(schema);
+  const out = c.make();
+  i = p.object(i, c, out);
   i = p.ws(i);
   if (i !== end) throw new ProjectionError('unexpected data after the JSON value');
   return out;
@@ -213,8 +240,9 @@ class Projector {
         return j;
       }
     } else if (c === LBRACE) {
-      const obj: Record<string, unknown> = {};
-      const j = this.object(i, nested ?? compiled(schema), obj);
+      const c = nested ?? compiled(schema);
+      const obj = c.make();
+      const j = this.object(i, c, obj);
       (out as Record<string | number, unknown>)[key] = obj;
       return j;
     }

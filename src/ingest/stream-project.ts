@@ -12,7 +12,7 @@
 import { StringDecoder } from 'node:string_decoder';
 import { jsonParser } from 'stream-json/core/parser.js';
 import { getManyValues, isMany, none } from 'stream-chain/defs.js';
-import { LONG_STRING, OTHER_ARRAY, OTHER_OBJECT, ProjectionError, SHORT_STRING, type Schema, type SchemaObject } from './project.js';
+import { LONG_STRING, OTHER_ARRAY, OTHER_OBJECT, ProjectionError, SHORT_STRING, type Schema, type SchemaObject, shaped } from './project.js';
 
 /** bytes handed to the tokenizer per call (see write) */
 const FEED = 64 * 1024;
@@ -160,7 +160,7 @@ export class StreamProjector {
   private startValue(kind: 'string' | 'object' | 'array'): void {
     if (this.stack.length === 0) {
       if (this.result || kind !== 'object') throw new ProjectionError('not a JSON object');
-      this.result = {};
+      this.result = shaped(this.schema);
       this.stack.push({ t: 'obj', schema: this.schema, out: this.result, key: null });
       return;
     }
@@ -176,7 +176,7 @@ export class StreamProjector {
     }
     const put = (v: unknown) => ((slot as Record<string | number, unknown>)[key] = v);
     if (kind === 'object' && (sub === true || (typeof sub === 'object' && !Array.isArray(sub)))) {
-      const out: Record<string, unknown> = {};
+      const out = sub === true ? {} : shaped(sub as SchemaObject);
       put(out);
       this.stack.push({ t: 'obj', schema: sub === true ? null : (sub as SchemaObject), out, key: null });
     } else if (kind === 'array' && (sub === true || Array.isArray(sub))) {

@@ -9,8 +9,9 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { LINE_SCHEMA } from '../../src/ingest/line.js';
-import { LONG_STRING, OTHER_ARRAY, OTHER_OBJECT, projectLine, SHARED_MIN, type SchemaObject } from '../../src/ingest/project.js';
+import { LONG_STRING, OTHER_ARRAY, OTHER_OBJECT, projectLine, SHARED_MIN, type Schema, type SchemaObject } from '../../src/ingest/project.js';
 import { REAL_LOGS, REPO, transcripts } from '../helpers/corpus.js';
+import { StreamProjector } from '../../src/ingest/stream-project.js';
 import { projectLine as referenceProjectLine } from './project-reference.js';
 
 type Outcome = { value: unknown } | { error: string; cls: string };
@@ -23,11 +24,34 @@ function run(f: typeof projectLine, buf: Buffer, s: number, e: number, schema: S
   }
 }
 
+/**
+ * The fast projector's value as the reference gives it: each object projected under a schema
+ * object holds every key of it in its order (project.ts shapeOf), which is checked here, and those
+ * the line did not have (undefined) are dropped.
+ */
+function unshaped(v: unknown, schema: Schema): unknown {
+  if (schema === true || v === null || typeof v !== 'object') return v;
+  if (Array.isArray(schema)) return Array.isArray(v) ? v.map((x) => unshaped(x, schema[0])) : v;
+  if (Array.isArray(v)) return v;
+  const o = v as Record<string, unknown>;
+  const keys = Object.keys(schema).filter((k) => k !== '__proto__');
+  assert.deepStrictEqual(Object.keys(o), keys, 'a projected object has its schema\'s keys, in order');
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(o)) if (o[k] !== undefined) Object.defineProperty(out, k, { value: unshaped(o[k], schema[k]), enumerable: true, writable: true, configurable: true });
+  return out;
+}
+
+/** projectLine's value without the keys the line did not have (unshaped). */
+function projected(buf: Buffer, s: number, e: number, schema: SchemaObject = LINE_SCHEMA): unknown {
+  return unshaped(projectLine(buf, s, e, schema), schema);
+}
+
 /** Both projectors on buf[s, e); Object.is-exact (keeps -0 apart from 0). */
 function agree(buf: Buffer, s = 0, e = buf.length, schema: SchemaObject = LINE_SCHEMA): void {
   const fast = run(projectLine, buf, s, e, schema);
   const ref = run(referenceProjectLine, buf, s, e, schema);
-  assert.deepStrictEqual(fast, ref, `line: ${buf.toString('utf8', s, Math.min(e, s + 200))}`);
+  const asRef = 'value' in fast ? { value: unshaped(fast.value, schema) } : fast;
+  assert.deepStrictEqual(asRef, ref, `line: ${buf.toString('utf8', s, Math.min(e, s + 200))}`);
 }
 
 function eachLine(file: string, fn: (buf: Buffer, s: number, e: number) => void): number {
@@ -58,7 +82,7 @@ test('a line is projected in the middle of a larger buffer exactly as on its own
   const buf = Buffer.from(`garbage"\\\n${line}\n{"more":"`);
   const s = buf.indexOf('{"type"');
   agree(buf, s, s + Buffer.byteLength(line));
-  assert.deepEqual(projectLine(buf, s, s + Buffer.byteLength(line), LINE_SCHEMA), {
+  assert.deepEqual(projected(buf, s, s + Buffer.byteLength(line)), {
     type: 'user',
     message: { content: 'tail " quote' },
     sessionId: 's',
@@ -96,12 +120,12 @@ test('hand-picked edge cases agree', () => {
     `{"type":"${'\\\\'.repeat(30)}\\"${'a'.repeat(40)}"}`,
   ];
   for (const c of cases) agree(Buffer.from(c));
-  assert.deepEqual(projectLine(Buffer.from(cases[10]), 0, Buffer.byteLength(cases[10]), LINE_SCHEMA), {
+  assert.deepEqual(projected(Buffer.from(cases[10]), 0, Buffer.byteLength(cases[10])), {
     message: { content: LONG_STRING },
     attachment: 'y'.repeat(30000),
   });
   const mixed = Buffer.from(cases[13]);
-  assert.deepEqual(projectLine(mixed, 0, mixed.length, LINE_SCHEMA), {
+  assert.deepEqual(projected(mixed, 0, mixed.length), {
     message: { content: OTHER_OBJECT },
     data: OTHER_ARRAY,
   });
@@ -129,6 +153,18 @@ const line = fc.dictionary(key, value, { maxKeys: 12 }).map((o) => JSON.stringif
 
 test('generated transcript-shaped lines agree', () => {
   fc.assert(fc.property(line, (l) => agree(Buffer.from(l))), { numRuns: 1500 });
+});
+
+test('the streaming path projects real and generated lines as projectLine does, shapes and all', () => {
+  const same = (buf: Buffer, s: number, e: number) => {
+    const sp = new StreamProjector(LINE_SCHEMA);
+    sp.write(buf.subarray(s, e));
+    assert.deepStrictEqual(sp.end(), projectLine(buf, s, e, LINE_SCHEMA));
+  };
+  let lines = 0;
+  for (const f of transcripts(REAL_LOGS)) lines += eachLine(f, same);
+  assert.ok(lines > 1000, `only ${lines} lines`);
+  fc.assert(fc.property(line, (l) => same(Buffer.from(l), 0, Buffer.byteLength(l))), { numRuns: 300 });
 });
 
 test('damaged lines (bytes replaced, dropped or inserted) agree, errors included', () => {
