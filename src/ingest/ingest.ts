@@ -262,13 +262,15 @@ export async function ingestOrAnswer(opts: IngestOptions): Promise<AnswerResult>
   if (!answers) return ingest(opts);
   const started = performance.now();
   const env = opts.env ?? process.env;
-  const walked = { discovery: (await takeEarlyWalk(opts.paths, env)) ?? (await discover(opts.paths, env)), started };
-  const { roots, walkSkips, listing, files } = walkSummary(walked.discovery, opts.prices);
+  // The walk is held in this object alone, not in a variable (an async function keeps its
+  // variables across awaits): withBase takes it out before DuckDB writes the base.
+  const walked: { discovery?: Discovery; started: number } = { discovery: (await takeEarlyWalk(opts.paths, env)) ?? (await discover(opts.paths, env)), started };
+  const { roots, walkSkips, listing, files } = walkSummary(walked.discovery!, opts.prices);
   let stats: IngestStats;
   let held = answers;
   if (listing !== answers.listing) {
     // lines appended to transcripts the store holds: added to its results here when they can be (delta.ts)
-    let delta = opts.delta ? answerDelta(opts.dbPath, answers, walked.discovery, listing, opts.prices) : null;
+    let delta = opts.delta ? answerDelta(opts.dbPath, answers, walked.discovery!, listing, opts.prices) : null;
     if (!delta && opts.delta) {
       const based = await withBase(opts, answers, walked);
       if (based) {

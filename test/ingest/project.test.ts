@@ -4,8 +4,10 @@
  * generated JSON shaped like transcript lines, and on those lines damaged byte by byte.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { LINE_SCHEMA } from '../../src/ingest/line.js';
@@ -165,6 +167,19 @@ test('the streaming path projects real and generated lines as projectLine does, 
   for (const f of transcripts(REAL_LOGS)) lines += eachLine(f, same);
   assert.ok(lines > 1000, `only ${lines} lines`);
   fc.assert(fc.property(line, (l) => same(Buffer.from(l), 0, Buffer.byteLength(l))), { numRuns: 300 });
+});
+
+test('where code cannot be made from strings, lines are projected into unshaped objects, to the same values', () => {
+  const line = '{"type":"assistant","message":{"id":"m1","usage":{"input_tokens":3}}}';
+  const src = `import { projectLine } from ${JSON.stringify(pathToFileURL(join(REPO, 'src/ingest/project.ts')).href)};
+import { LINE_SCHEMA } from ${JSON.stringify(pathToFileURL(join(REPO, 'src/ingest/line.ts')).href)};
+const b = Buffer.from(${JSON.stringify(line)});
+const p = projectLine(b, 0, b.length, LINE_SCHEMA);
+console.log(JSON.stringify([p, Object.keys(p)]));`;
+  const out = execFileSync(process.execPath, ['--disallow-code-generation-from-strings', '--import', 'tsx', '--input-type=module', '-e', src], { cwd: REPO, encoding: 'utf8' });
+  const [value, keys] = JSON.parse(out) as [unknown, string[]];
+  assert.deepEqual(keys, ['type', 'message']);
+  assert.deepEqual(value, projected(Buffer.from(line), 0, Buffer.byteLength(line)));
 });
 
 test('damaged lines (bytes replaced, dropped or inserted) agree, errors included', () => {
