@@ -51,6 +51,18 @@ export function mib(kib: number): string {
   return `${(kib / 1024).toFixed(0)} MiB`;
 }
 
+/**
+ * `v` to two decimals, or to as many more as it takes not to print the limit it is judged
+ * against: a warm run at 0.1016× ccusage's time, over a 0.1× target, reads 0.102×, not 0.10×
+ * beside "no" (session 36's run), and one at 0.0996× reads 0.0996×, not 0.10× beside "yes".
+ * Example: against(0.1016, 0.1) is "0.102×"; against(1.713, 1) is "1.71×"; against(0.28, 1.5, ' s') is "0.28 s".
+ */
+export function against(v: number, limit: number, unit = '×'): string {
+  let digits = 2;
+  while (digits < 6 && v !== limit && Number(v.toFixed(digits)) === Number(limit.toFixed(digits))) digits++;
+  return `${v.toFixed(digits)}${unit}`;
+}
+
 function ratio(a: Series | null | undefined, b: Series | null | undefined): string {
   if (!a || !b || a.failed || b.failed) return '—';
   return `${(a.wallMs / b.wallMs).toFixed(2)}×`;
