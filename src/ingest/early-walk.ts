@@ -59,6 +59,11 @@ export interface EncodedDiscovery {
   mtimeMs: Float64Array;
   /** SHA-1 of the columns above, each file's text in order with a NUL between files: what the listing key hashes for the files (listingDigest) */
   digest: string;
+  /**
+   * SHA-1 of the text and kind columns alone, as `digest` hashes them before the sizes and mtimes:
+   * equal for two listings of the same files in the same order, whatever their sizes and times (listingNames)
+   */
+  names: string;
   /** whether the paths are in ascending order (as `discover()` sorts them) */
   inOrder?: boolean;
 }
@@ -292,11 +297,12 @@ function mergeParts(text: SharedArrayBuffer, worker: WorkerPart, mine: WalkPart)
   }
   if (n > 0) hash.update(bytes.subarray(runFrom, runTo));
   const cols = { start: start.slice(0, n), kind: kind.slice(0, n), size: size.slice(0, n), mtimeMs: mtimeMs.slice(0, n) };
-  const digest = hash.update(cols.kind).update(new Uint8Array(cols.size.buffer)).update(new Uint8Array(cols.mtimeMs.buffer)).digest('hex');
+  const names = hash.update(cols.kind).copy().digest('hex');
+  const digest = hash.update(new Uint8Array(cols.size.buffer)).update(new Uint8Array(cols.mtimeMs.buffer)).digest('hex');
   // the text as one view: the worker's part, then (after untouched room) the main thread's
   const textView = new Uint8Array(text, 0, mine.count > 0 ? mine.end : worker.end);
   // one root without links is walked in path order (walkRoots): so are its units, whoever walked them
-  return { roots: worker.roots, problems, defaults: true, text: textView, ...cols, digest, inOrder: worker.inOrder && mine.inOrder };
+  return { roots: worker.roots, problems, defaults: true, text: textView, ...cols, digest, names, inOrder: worker.inOrder && mine.inOrder };
 }
 
 const NUL_BYTE = new Uint8Array(1);
@@ -440,10 +446,12 @@ function listingWriter(files: number, bytes: number, shared?: { region: Buffer; 
   };
 }
 
-/** The discovery `d` with its files' columns, and their digest. */
+/** The discovery `d` with its files' columns, and their digests. */
 function encoded(d: Omit<Discovery, 'files'>, c: ListingColumns): EncodedDiscovery {
-  const digest = createHash('sha1').update(c.text).update(c.kind).update(new Uint8Array(c.size.buffer)).update(new Uint8Array(c.mtimeMs.buffer)).digest('hex');
-  return { roots: d.roots, problems: d.problems, defaults: d.defaults, text: c.text, start: c.start, kind: c.kind, size: c.size, mtimeMs: c.mtimeMs, digest, inOrder: c.inOrder };
+  const hash = createHash('sha1').update(c.text).update(c.kind);
+  const names = hash.copy().digest('hex');
+  const digest = hash.update(new Uint8Array(c.size.buffer)).update(new Uint8Array(c.mtimeMs.buffer)).digest('hex');
+  return { roots: d.roots, problems: d.problems, defaults: d.defaults, text: c.text, start: c.start, kind: c.kind, size: c.size, mtimeMs: c.mtimeMs, digest, names, inOrder: c.inOrder };
 }
 
 /** A file's characters in the encoded text, its five fields' separators included. */
@@ -478,13 +486,29 @@ const decoded = new WeakMap<Discovery, EncodedDiscovery>();
  * path): equal for equal listings. The early walk's comes with it, taken on the walk's thread.
  */
 export function listingDigest(d: Discovery): string {
-  let digest = decoded.get(d)?.digest ?? digests.get(d);
-  if (digest === undefined) digests.set(d, (digest = encodeDiscovery(d).digest));
-  return digest;
+  return digestsOf(d).digest;
+}
+
+/**
+ * A digest of every found file's path and kind (and what the walk derives from its path), in walk
+ * order: equal for listings of the same files, whatever their sizes and mtimes (listing-snapshot.ts
+ * matchSnapshot: equal, every walked file is the snapshot's at the same position).
+ */
+export function listingNames(d: Discovery): string {
+  return digestsOf(d).names;
+}
+
+function digestsOf(d: Discovery): { digest: string; names: string } {
+  let known = decoded.get(d) ?? digests.get(d);
+  if (known === undefined) {
+    const { digest, names } = encodeDiscovery(d);
+    digests.set(d, (known = { digest, names }));
+  }
+  return known;
 }
 
 /** The digests of discoveries walked on this thread (an early walk's come with its columns): ingestOrAnswer and ingest both ask. */
-const digests = new WeakMap<Discovery, string>();
+const digests = new WeakMap<Discovery, { digest: string; names: string }>();
 
 /** How many files the discovery found, without decoding an early walk's files. */
 export function fileCount(d: Discovery): number {
@@ -508,6 +532,8 @@ export interface FileListing {
   kind(i: number): number;
   size(i: number): number;
   mtimeMs(i: number): number;
+  /** listingNames of the discovery */
+  names(): string;
 }
 
 export function fileListing(d: Discovery): FileListing {
@@ -522,6 +548,7 @@ export function fileListing(d: Discovery): FileListing {
       kind: (i) => kindCode(files[i].kind),
       size: (i) => files[i].size,
       mtimeMs: (i) => files[i].mtimeMs,
+      names: () => listingNames(d),
     };
   }
   const text = Buffer.from(e.text.buffer, e.text.byteOffset, e.text.byteLength);
@@ -563,6 +590,7 @@ export function fileListing(d: Discovery): FileListing {
     kind: (i) => e.kind[i],
     size: (i) => e.size[i],
     mtimeMs: (i) => e.mtimeMs[i],
+    names: () => e.names,
   };
 }
 

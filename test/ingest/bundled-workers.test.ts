@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { Worker } from 'node:worker_threads';
 import { discover } from '../../src/ingest/discover.js';
-import { type EncodedDiscovery, encodeDiscovery, fileListing, listingDigest, walkResult } from '../../src/ingest/early-walk.js';
+import { type EncodedDiscovery, encodeDiscovery, fileListing, listingDigest, listingNames, walkResult } from '../../src/ingest/early-walk.js';
 import { type FileContext, type ReadOutcome, type StartWorker, fileRowOf, readAll } from '../../src/ingest/pool.js';
 import { readTranscriptSync } from '../../src/ingest/read-file.js';
 import { StagedRows } from '../../src/store/stage.js';
@@ -38,6 +38,7 @@ test('the bundled walk worker posts the discovery the sources find, its walk sha
     const shared = await walk.result;
     assert.deepEqual(shared, found, sharing);
     assert.equal(listingDigest(shared!), expected.digest, sharing);
+    assert.equal(listingNames(shared!), expected.names, sharing);
     assert.ok(fileListing(shared!).path(0).buffer instanceof SharedArrayBuffer, `${sharing}: put together from the shared buffer`);
   }
 });

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import type { Worker } from 'node:worker_threads';
 import { discover, walkRoots } from '../../src/ingest/discover.js';
-import { decodeDiscovery, encodeDiscovery, fileCount, fileListing, kindCode, listingDigest, takeEarlyWalk, walkEarly, walkEncoded, walkResult, wantsEarlyWalk } from '../../src/ingest/early-walk.js';
+import { decodeDiscovery, encodeDiscovery, fileCount, fileListing, kindCode, listingDigest, listingNames, takeEarlyWalk, walkEarly, walkEncoded, walkResult, wantsEarlyWalk } from '../../src/ingest/early-walk.js';
 import { releaseHeap } from '../../src/ingest/heap.js';
 import { cli, tempDir } from '../helpers/corpus.js';
 
@@ -83,6 +83,8 @@ test('the digest is the SHA-1 of the fields joined as one string, as before the 
   const joined = d.files.flatMap((f) => [f.path, f.root, f.projectDir, f.agentId ?? '\u0001', f.sessionId ?? '\u0001']).join('\0');
   const before = createHash('sha1').update(joined).update(e.kind).update(new Uint8Array(e.size.buffer)).update(new Uint8Array(e.mtimeMs.buffer)).digest('hex');
   assert.equal(e.digest, before);
+  // the names: the same, without the sizes and mtimes
+  assert.equal(e.names, createHash('sha1').update(joined).update(e.kind).digest('hex'));
 });
 
 test('the listing digest and file count are known before the files are decoded, and the digest changes with any file', async () => {
@@ -100,6 +102,10 @@ test('the listing digest and file count are known before the files are decoded, 
   ];
   const digests = new Set([listingDigest(d), ...variants.map(listingDigest)]);
   assert.equal(digests.size, 5);
+  // the names change with the files found, not with their sizes and times
+  assert.equal(listingNames(early), listingNames(d));
+  assert.deepEqual(variants.map((v) => listingNames(v) === listingNames(d)), [true, true, false, false]);
+  assert.equal(listingNames({ ...d, files: d.files.map((f, i) => (i === 2 ? { ...f, kind: f.kind === 'main' ? 'subagent' : 'main' } : f)) }) === listingNames(d), false, 'a kind changed');
 });
 
 test('a command reading logs with no path-like argument walks early; explicit paths, other commands and `--` do not', () => {
@@ -238,6 +244,7 @@ test('a shared walk lists what discover() does: parts put in walk order, a file 
       const got = await takeEarlyWalk([], env);
       assert.deepEqual(got, expected, sharing);
       assert.equal(listingDigest(got!), encodeDiscovery(expected).digest, sharing);
+      assert.equal(listingNames(got!), encodeDiscovery(expected).names, sharing);
       // put together from the shared buffer, not walked again on one thread
       assert.equal(fileListing(got!).path(0).buffer instanceof SharedArrayBuffer, sharing !== 'none', sharing);
     }

@@ -39,8 +39,27 @@ test('a snapshot gives back every file as it was kept, from an early walk\'s col
   assert.deepEqual([...snap.mtimeMs], d.files.map((f) => f.mtimeMs));
   // front-coded: the second path shares "/r/p/a" with the first, the third "/r/p/a/subagents/agent-1." with the second
   assert.deepEqual([...snap.shared].slice(0, 3), [0, 6, 25]);
-  // every path rebuilt: a listing of exactly these paths matches all of them, in order
+  // every path rebuilt: a listing of exactly these paths matches all of them, in order, by their
+  // paths when the snapshot has no names to tell they are the same (one written before it kept them)
+  assert.equal(snap.names, fileListing(d).names());
+  assert.deepEqual([...matchSnapshot(fileListing(d), { ...snap, names: null })!], [0, 1, 2, 3, 4]);
   assert.deepEqual([...matchSnapshot(fileListing(d), snap)!], [0, 1, 2, 3, 4]);
+});
+
+test('a walk of the snapshot\'s files, grown or touched since, is matched by their names alone; any other walk path by path', () => {
+  const d = discovery(PATHS);
+  const snap = decodeSnapshot(encodeSnapshot(fileListing(d), [7, 3, 12, 4, 9], d.roots, 'k1')!)!;
+  const grown = { ...d, files: d.files.map((f, i) => (i === 3 ? { ...f, size: f.size + 100, mtimeMs: f.mtimeMs + 5 } : f)) };
+  assert.deepEqual([...matchSnapshot(fileListing(grown), snap)!], [0, 1, 2, 3, 4]);
+  // the names decide only when they are the snapshot's: were they taken for the paths' own, a
+  // snapshot whose names were another listing's would match every position
+  const other = discovery(['/r/p/a.jsonl', '/r/p/b.jsonl', '/r/p/c.jsonl', '/r/p/d.jsonl', '/r/p/e.jsonl']);
+  assert.deepEqual([...matchSnapshot(fileListing(other), snap)!], [0, 3, -1, -1, -1]);
+  assert.deepEqual([...matchSnapshot(fileListing(other), { ...snap, names: fileListing(other).names() })!], [0, 1, 2, 3, 4]);
+  // the same files with one of another kind: matched by path (a plan then sees the kind changed)
+  const kinds = { ...d, files: d.files.map((f, i) => (i === 0 ? { ...f, kind: 'subagent' as const } : f)) };
+  assert.notEqual(fileListing(kinds).names(), snap.names);
+  assert.deepEqual([...matchSnapshot(fileListing(kinds), snap)!], [0, 1, 2, 3, 4]);
 });
 
 test('matching a walk against a snapshot: kept files found, new ones -1, gone ones simply not matched', () => {
