@@ -645,6 +645,8 @@ function addToSummary(rows: Row[], requests: NewRequest[], params: Record<string
   if (!tz) return null;
   if (project !== null && !ASCII.test(project)) return null;
   const byGroup = new Map<string, Row>(rows.map((r) => [`${String(r.grouping)}\u0000${String(r.grp)}`, r]));
+  // each touched row's exact sums, read from its text once and written back once at the end
+  const exact = new Map<Row, { weight: bigint; usd: bigint }>();
   const rowFor = (grouping: string, grp: string): Row => {
     const id = `${grouping}\u0000${grp}`;
     let r = byGroup.get(id);
@@ -680,12 +682,18 @@ function addToSummary(rows: Row[], requests: NewRequest[], params: Record<string
       r.cache_read = Number(r.cache_read) + o.cacheRead;
       if (q.weight === null || q.usd === null) r.unpriced_requests = Number(r.unpriced_requests) + 1;
       else {
-        r.weight_exact = e15Text(e15Of(String(r.weight_exact)) + q.weight);
-        r.usd_exact = e15Text(e15Of(String(r.usd_exact)) + q.usd);
-        r.weight = Number(r.weight_exact);
-        r.usd = Number(r.usd_exact);
+        let sums = exact.get(r);
+        if (!sums) exact.set(r, (sums = { weight: e15Of(String(r.weight_exact)), usd: e15Of(String(r.usd_exact)) }));
+        sums.weight += q.weight;
+        sums.usd += q.usd;
       }
     }
+  }
+  for (const [r, sums] of exact) {
+    r.weight_exact = e15Text(sums.weight);
+    r.usd_exact = e15Text(sums.usd);
+    r.weight = Number(r.weight_exact);
+    r.usd = Number(r.usd_exact);
   }
   return rows;
 }
