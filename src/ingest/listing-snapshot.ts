@@ -161,7 +161,7 @@ export function decodeSnapshot(bytes: Uint8Array): ListingSnapshot | null {
  * so one pass over each matches them. When the walk found the snapshot's files (its listingNames
  * are the snapshot's: the same paths and kinds in the same order), each is the snapshot's at its
  * own position, and no path is compared: an append run's usual case, where comparing 1 GB of
- * logs' 23,478 paths took 17 – 30 ms (BENCHMARKS.md, Append, session 37). A snapshot is written
+ * logs' 23,478 paths took 17 – 39 ms (BENCHMARKS.md, Append, session 37). A snapshot is written
  * only of paths in strictly increasing order, so the walk's are too.
  * Example: walked a, c, d against a snapshot of a, b, d → [0, −1, 2] (b is gone, c is new).
  */

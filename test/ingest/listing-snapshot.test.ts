@@ -51,8 +51,8 @@ test('a walk of the snapshot\'s files, grown or touched since, is matched by the
   const snap = decodeSnapshot(encodeSnapshot(fileListing(d), [7, 3, 12, 4, 9], d.roots, 'k1')!)!;
   const grown = { ...d, files: d.files.map((f, i) => (i === 3 ? { ...f, size: f.size + 100, mtimeMs: f.mtimeMs + 5 } : f)) };
   assert.deepEqual([...matchSnapshot(fileListing(grown), snap)!], [0, 1, 2, 3, 4]);
-  // the names decide only when they are the snapshot's: were they taken for the paths' own, a
-  // snapshot whose names were another listing's would match every position
+  // equal names alone decide: a snapshot carrying another listing's names (forged here) matches
+  // that listing position by position, which shows no path was compared
   const other = discovery(['/r/p/a.jsonl', '/r/p/b.jsonl', '/r/p/c.jsonl', '/r/p/d.jsonl', '/r/p/e.jsonl']);
   assert.deepEqual([...matchSnapshot(fileListing(other), snap)!], [0, 3, -1, -1, -1]);
   assert.deepEqual([...matchSnapshot(fileListing(other), { ...snap, names: fileListing(other).names() })!], [0, 1, 2, 3, 4]);
