@@ -10,17 +10,28 @@ export interface Column {
   align?: 'num' | 'text';
 }
 
-const nf0 = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+/**
+ * Number formats by fraction digits, each made on first use: ICU's first formatter costs several
+ * ms, which a command that prints JSON (a warm `summary --json`) need not pay.
+ */
+const formats = new Map<string, Intl.NumberFormat>();
+
+function numberFormat(minDigits: number, maxDigits: number): Intl.NumberFormat {
+  const key = `${minDigits},${maxDigits}`;
+  let f = formats.get(key);
+  if (!f) formats.set(key, (f = new Intl.NumberFormat('en-US', { minimumFractionDigits: minDigits, maximumFractionDigits: maxDigits })));
+  return f;
+}
 
 export function int(n: number | null | undefined): string {
-  return n === null || n === undefined || !Number.isFinite(n) ? '—' : nf0.format(Math.round(n));
+  return n === null || n === undefined || !Number.isFinite(n) ? '—' : numberFormat(0, 0).format(Math.round(n) + 0); // + 0: -0 prints as 0
 }
 
 export function usd(n: number | null | undefined): string {
   if (n === null || n === undefined || !Number.isFinite(n)) return 'unknown';
   const abs = Math.abs(n);
   const digits = abs >= 100 ? 0 : abs >= 1 ? 2 : 4;
-  return `${n < 0 ? '-' : ''}$${new Intl.NumberFormat('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }).format(abs)}`;
+  return `${n < 0 ? '-' : ''}$${numberFormat(digits, digits).format(abs)}`;
 }
 
 export function pct(fraction: number | null | undefined, digits = 1): string {
