@@ -7,7 +7,7 @@
  *   npx tsx bench/append-memory.ts [--rows N] [--strings long|short|null] [--commit-every N]
  *   DUCKDB_JE_MALLOC_CONF=dirty_decay_ms:0,muzzy_decay_ms:0 npx tsx bench/append-memory.ts
  *
- * Example (BENCHMARKS.md, Memory): 1 million rows of 9 unique ~35-character strings hold ~500 MiB
+ * Example (BENCHMARKS-log.md, Memory): 1 million rows of 9 unique ~35-character strings hold ~500 MiB
  * while appending, with duckdb_memory() at 55 – 100 MB; with a commit every 65,000 rows and the
  * jemalloc setting above, ~220 – 260 MiB. With `--rows 2000000 --commit-every 65000 --memory-limit
  * 96MB` and no setting, RSS stays at ~300 – 420 MiB from 0.5 million rows on (commits alone level it).

@@ -4,7 +4,7 @@
  * store, inside a transaction it rolls back, and prints its time and the process's peak RSS
  * (VmHWM) against its RSS before. Rolled back, an unbounded run never writes the new table out
  * (DuckDB keeps its rows in memory until a commit), where a bounded one writes as it goes: compare
- * bounded runs with each other (BENCHMARKS.md, Cold, session 26: committed, 80 MB and unbounded
+ * bounded runs with each other (BENCHMARKS-log.md, Cold, session 26: committed, 80 MB and unbounded
  * took about as long).
  *
  *   npx tsx bench/dedup-parts.ts --store /tmp/x.duckdb [--part P] [--memory-limit 100MB] [--threads 1]
@@ -13,7 +13,7 @@
  * counted: what writing the table costs is the difference), `sorted` (the table written sorted by
  * time and identity in one statement, as before session 9: on 1 GB it runs out of memory below
  * ~110 MB, where `derive` fits 72 MB).
- * Example (BENCHMARKS.md, Cold): on the 10 GB store at 252 MB, `derive` (then one statement grouped
+ * Example (BENCHMARKS-log.md, Cold): on the 10 GB store at 252 MB, `derive` (then one statement grouped
  * by the key) took 17.7 s and peaked at 407 MiB; the sorted form sessions 9 – 14 wrote in 5 parts
  * took 28.5 s and peaked at 696 MiB. Grouped by the key's MD5 (session 22) it finished at 120 MB.
  */

@@ -113,7 +113,7 @@ export function render(o: Outcome): string {
     const equal = t.check.tokensEqual
       ? 'yes'
       : t.shared && t.shared.ids > 0
-        ? `no: ${t.shared.ids} request ids shared by unrelated sessions (explained below)`
+        ? `no: ${t.shared.ids} request ids shared by unrelated sessions (explained in the text above)`
         : '**no, unexplained**';
     lines.push(
       `| ${t.corpus} | ${t.when} | ${v('input')} | ${v('output')} | ${v('cache write')} | ${v('cache read')} | ${equal} | ${usd.cachelens.toFixed(4)} | ${usd.ccusage.toFixed(4)} |`,

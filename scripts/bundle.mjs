@@ -3,7 +3,7 @@
  * analyses, replay, report) as chunks of their own, and its two workers as files of their own; `dist/cli.js`
  * becomes a one-line entry that imports the bundle. Node then loads a handful of files instead of
  * the 122 compiled modules and yargs' own: a warm `summary` on explicit paths (no early walk) was 30 – 140 ms faster in
- * interleaved runs, depending on the load (BENCHMARKS.md).
+ * interleaved runs, depending on the load (BENCHMARKS-log.md).
  *
  * The bundle sits two directories below the repository like the compiled modules did
  * (`dist/store/…`), so their `new URL('../../queries/', import.meta.url)` still finds the repository's
@@ -67,7 +67,7 @@ await build({
 
 // Each worker is one CommonJS file: a thread then starts without Node's ESM loader and without
 // loading shared chunks (a worker doing nothing: 22 instead of 27 ms; the walk worker is on a
-// warm run's critical path, BENCHMARKS.md).
+// warm run's critical path, BENCHMARKS-log.md).
 await build({
   ...common,
   entryPoints: { 'read-worker': 'src/ingest/read-worker.ts', 'walk-worker': 'src/ingest/walk-worker.ts' },

@@ -25,7 +25,7 @@ const REQUEST = 0;
  * together by chain (it spills beyond DuckDB's memory limit); the chains' own rows come from a
  * second stream, beside, in the same order.
  * `keys: false` leaves every request's key null: the report shows none, and decoding 148,000 of
- * them (one native call each, BENCHMARKS.md Report) was ~0.4 s of a 1 GB report.
+ * them (one native call each, BENCHMARKS-log.md Report) was ~0.4 s of a 1 GB report.
  * Example: 10 GB of sample logs (1.48 million requests in 156,520 chains) come in ~900 batches.
  */
 export async function* streamChains(store: Store, f: Filters, opts: { keys?: boolean } = {}): AsyncGenerator<ChainInput[]> {

@@ -24,7 +24,7 @@
  * other prices or roots; more than DELTA_MAX_BYTES of new lines.
  *
  * Example: 1 GB of logs, one response appended to 156 of 15,652 transcripts: 0.34 – 0.37 s
- * instead of ~0.8 s through DuckDB (BENCHMARKS.md, Append, session 32), the same output to the
+ * instead of ~0.8 s through DuckDB (BENCHMARKS-log.md, Append, session 32), the same output to the
  * last byte (test/ingest/delta.test.ts asks both over the same appends).
  */
 import { type Hash, createHash, randomBytes } from 'node:crypto';
@@ -132,7 +132,7 @@ export async function writeDeltaBase(store: Store, listing: string, prices: Pric
   // counts against that bound: after the first append run over a fresh 10 GB store, ~22 MB of it
   // (and ~25 MB spilled), and the base ran out of memory. Out of memory, then, the changes are
   // folded in (~0.45 s there) and the base is written again: that run took 6.8 – 7.3 s instead of
-  // 5.5, and the next append run 2.0 s instead of 6.3 – 6.9 (BENCHMARKS.md, Append, session 33).
+  // 5.5, and the next append run 2.0 s instead of 6.3 – 6.9 (BENCHMARKS-log.md, Append, session 33).
   // Out of memory again, there is no base (the next append run tries again: ingest.ts withBase;
   // else it goes to the store). Nothing here runs without the bound: a bound DuckDB refuses (it
   // cannot free enough to fit it) counts as running out.

@@ -16,14 +16,14 @@
  * The result travels as columns, transferred rather than copied: the paths and names as one
  * buffer of UTF-8 text, the numbers in typed arrays. Posting 23,000 file objects cost ~60 ms of
  * cloning, ~40 ms of it on the receiving thread; the text as one string still cost ~50 – 80 ms to
- * join and post (Warm in BENCHMARKS.md).
+ * join and post (Warm in BENCHMARKS-log.md).
  *
  * The main thread helps (shareWalk): once it takes the walk it has nothing to do but wait for it (a
  * warm run answered from the answers kept beside the store does not even open the store), so the
  * worker hands it the root's entries as units to take from a shared cursor, each
  * thread writing its files into its own half of one shared text buffer; the main thread then puts
  * the two parts in walk order, as one thread's walk lists them (mergeParts). A warm 1 GB run: median
- * 279 → 251 ms; 10 GB, 1.70 – 1.75 → 1.14 – 1.20 s (BENCHMARKS.md, Warm, session 29).
+ * 279 → 251 ms; 10 GB, 1.70 – 1.75 → 1.14 – 1.20 s (BENCHMARKS-log.md, Warm, session 29).
  */
 import { createHash } from 'node:crypto';
 import type { Worker } from 'node:worker_threads';
@@ -519,7 +519,7 @@ export function fileCount(d: Discovery): number {
  * The found files as a plan reads them: every file's path, kind (kindCode), size and mtime in
  * walk order, and whole objects only for the files asked for. Over an early walk's columns no
  * object is made for an unchanged file, and the objects asked for hold strings of their own
- * rather than slices of one decoded text, which would keep all of it alive (BENCHMARKS.md, Memory).
+ * rather than slices of one decoded text, which would keep all of it alive (BENCHMARKS-log.md, Memory).
  */
 export interface FileListing {
   count: number;
@@ -655,7 +655,7 @@ export function walkEarly(args: string[], env: NodeJS.ProcessEnv = process.env, 
   let worker: Worker;
   try {
     // the walk's garbage is short-lived: a young generation of at most 12 MB (V8's default grows
-    // to 48) took a warm 10 GB run's peak from 270 to 249 MiB, in as long (BENCHMARKS.md, Warm)
+    // to 48) took a warm 10 GB run's peak from 270 to 249 MiB, in as long (BENCHMARKS-log.md, Warm)
     const resourceLimits = { maxYoungGenerationSizeMb: 12 };
     worker = startModuleWorker('walk-worker', { workerData: { env: Object.fromEntries(ROOT_ENV.map((k) => [k, env[k]])), sharing }, resourceLimits });
   } catch {
@@ -689,7 +689,7 @@ export function walkResult(worker: Worker, env: NodeJS.ProcessEnv, sharing: Shar
   // The worker's listeners live as long as the worker does, and a promise's resolve function
   // holds the promise, and so the discovery it was resolved with: they reach it only until it is
   // settled (`settle`), so that the listing can go with the plan's last use of it (ingest.ts) even
-  // if the worker has yet to exit (BENCHMARKS.md, Append, session 31).
+  // if the worker has yet to exit (BENCHMARKS-log.md, Append, session 31).
   let settle: ((d: Discovery | null) => void) | undefined;
   const done = (d: Discovery | null) => {
     const s = settle;

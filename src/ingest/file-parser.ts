@@ -121,9 +121,9 @@ export type Spill = (facts: FileFacts) => void;
  * With a `spill`, a parser holding this many observations, or this many rows of its other lists,
  * hands them on, keeping the SPILL_KEEP newest observations to merge later copies into. Memory
  * then stays the same however many requests a file holds: one 700 MB transcript of 274,000
- * requests held ~235 MB of them (BENCHMARKS.md, Memory, session 27). Held in smaller batches they
+ * requests held ~235 MB of them (BENCHMARKS-log.md, Memory, session 27). Held in smaller batches they
  * cost less to collect: that file read in 4.9 – 5.3 s of CPU at 1,024 against 6.1 – 7.2 at 16,384
- * (interleaved runs; 512 the same, 256 slower; BENCHMARKS.md, Cold, session 28).
+ * (interleaved runs; 512 the same, 256 slower; BENCHMARKS-log.md, Cold, session 28).
  *
  * An observation handed on is not merged with a later copy of its key from the same file and
  * rank: that copy becomes a row of its own, as a copy read by a later append run does, and the

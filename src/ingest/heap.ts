@@ -75,7 +75,7 @@ export function releaseHeap(collections = 16, worth = 16 * 2 ** 20): HeapRelease
  * V8 let this thread's old generation fill with the results' and the .meta.json files' garbage
  * through a whole 10 GB reading (heap 58 → 121 MB, RSS ~300 → 388 MiB at the reading's end); two
  * collections early in it held the heap at ~63 MB for the rest, V8 collecting on its own from
- * then on, and RSS at ~320 MiB (BENCHMARKS.md, Memory). Each costs ~20 – 50 ms of this thread; on
+ * then on, and RSS at ~320 MiB (BENCHMARKS-log.md, Memory). Each costs ~20 – 50 ms of this thread; on
  * 1 GB the heap stays below the floor.
  * Example: with 23 MB live after a collection, the next runs once the heap uses 46 MB.
  */

@@ -72,7 +72,7 @@ const INGEST_MEMORY_MB = 96;
  * DuckDB's memory bound while an ingest plans, which reads the stored rows of the files that grew
  * (their parser states) and their chains: DuckDB keeps what such a scan of `files` read cached up
  * to its bound. Alone over the 10 GB store, the rows of 1,565 files: RSS +61 – 64 MiB unbounded
- * and at 96 MB, +39 – 41 within 32 MB, in as long (BENCHMARKS.md, Memory).
+ * and at 96 MB, +39 – 41 within 32 MB, in as long (BENCHMARKS-log.md, Memory).
  */
 const PLAN_MEMORY_MB = 32;
 
@@ -91,7 +91,7 @@ const STAGE_BYTES = 32 * 1024 * 1024;
  * its bytes or more, has DuckDB load the staged observations in pieces of PIECE_BYTES on a core
  * the readers leave free (pool.ts PieceOptions): read alone, that file goes to one worker and
  * leaves the other core; with others, once a worker has read its last. One 700 MB transcript's
- * load took 1.5 – 2.0 s after its reading before (BENCHMARKS.md, Cold, session 28).
+ * load took 1.5 – 2.0 s after its reading before (BENCHMARKS-log.md, Cold, session 28).
  */
 const PIECES_FROM = 64 * 1024 * 1024;
 
@@ -102,7 +102,7 @@ const PIECE_BYTES = 8 * 1024 * 1024;
  * Characters of remembered results read ahead while an ingest walks the logs (Store.readAhead),
  * before it knows whether anything changed; more are read only once it knows nothing did. Every
  * run whose logs changed forgets them: on 10 GB of logs (22,360 projects, results of ~16 MB) an
- * append run read them beside its walk and peaked there, at 358 – 380 MiB (BENCHMARKS.md, Append,
+ * append run read them beside its walk and peaked there, at 358 – 380 MiB (BENCHMARKS-log.md, Append,
  * session 31). 1 GB of logs' are ~0.7 MB.
  */
 const EARLY_READ_AHEAD_CHARS = 4 * 2 ** 20;
@@ -159,7 +159,7 @@ export function chainsMemoryMb(observations: number): number {
  * 80 MB, and an append run whose changed files were read whole again (the facts of the last run
  * not yet folded into the store, ~80 MB of DuckDB's memory) ran out at 83 MB and not at 87 MB. A
  * whole derive after a third of the transcripts grew ran out at 87 MB too, where a first run's
- * does not (BENCHMARKS.md, Memory).
+ * does not (BENCHMARKS-log.md, Memory).
  * Example: 80 MB (200,000 observations) → 128 MB; 149 MB (2,000,000) → 149 MB.
  */
 export function rederiveMemoryMb(mb: number): number {
@@ -176,7 +176,7 @@ export function rederiveMemoryMb(mb: number): number {
  * not even at 56 MB. DuckDB takes more than its bound here, and more the higher the bound: the
  * same load alone (with the CLI's one jemalloc arena) peaked at 272 MiB at 96 MB, 281 – 289 at
  * 100 MB, 302 – 304 at 104 MB, 326 at 125 MB and 327 – 334 at 150 MB, the bound of sessions 17 – 21
- * (88 MB plus 32 bytes; BENCHMARKS.md, Memory). Running out here fails the whole run (ingest then
+ * (88 MB plus 32 bytes; BENCHMARKS-log.md, Memory). Running out here fails the whole run (ingest then
  * tries once more with twice the bounds, reading every file again), so the bound stays ~25%
  * above the observations' need measured on 10 GB.
  * Example: 200,000 observations → 91 MB; 2,000,000 → 111 MB.
@@ -255,7 +255,7 @@ export interface AnswerResult extends Omit<IngestResult, 'store'> {
  * done already: the store then opens only after it).
  * Example: warm `summary --json` runs on 1 GB of logs (12 interleaved each): median 296 → 277 ms,
  * peak RSS 138 → 94 MiB. The cost: an append run after a warm one opens the store only after the
- * walk (6 interleaved: median 795 → 836 ms; BENCHMARKS.md, Warm, session 29).
+ * walk (6 interleaved: median 795 → 836 ms; BENCHMARKS-log.md, Warm, session 29).
  */
 export async function ingestOrAnswer(opts: IngestOptions): Promise<AnswerResult> {
   const answers = opts.rebuild || opts.dbPath === ':memory:' ? null : readAnswers(opts.dbPath);
@@ -322,7 +322,7 @@ export async function ingest(opts: IngestOptions, walked?: { discovery?: Discove
   // reads the last listing key and the remembered results, which a warm run answers from (this
   // run has changed neither yet; a failed read only means the queries run later, as they would).
   // Reading every stored file's identity then too, which any run but a warm one needs first, cost
-  // warm runs more than it saved append runs (BENCHMARKS.md, Append). After ingestOrAnswer's walk,
+  // warm runs more than it saved append runs (BENCHMARKS-log.md, Append). After ingestOrAnswer's walk,
   // it opens only now.
   const env = opts.env ?? process.env;
   // this thread opens the store meanwhile: the worker walks alone (takeEarlyWalk)
@@ -372,7 +372,7 @@ export async function ingest(opts: IngestOptions, walked?: { discovery?: Discove
  * The walk's file list, handed to ingestInto, which takes it out once it has planned: the early
  * walk's columns, or every found file as an object. Kept to the end of the run, it and the stored
  * files' identities were most of this thread's heap while DuckDB loads and de-duplicates, and
- * ~0.3 GB of it on 10 GB of logs (BENCHMARKS.md, Memory).
+ * ~0.3 GB of it on 10 GB of logs (BENCHMARKS-log.md, Memory).
  */
 interface Listing {
   discovery?: Discovery;
@@ -392,7 +392,7 @@ function firstLine(err: unknown): string {
  * store (a checkpoint aside, when the base runs out of memory: the answers then no longer hold, and
  * the next run goes to the store).
  * Example: 1 GB of logs, the first append run after a cold one: 0.73 – 0.81 s instead of 1.21 – 1.32
- * s through the store's ingest (BENCHMARKS.md, Append, session 33).
+ * s through the store's ingest (BENCHMARKS-log.md, Append, session 33).
  */
 async function withBase(opts: IngestOptions, answers: Answers, walked: { discovery?: Discovery }): Promise<{ answers: Answers; grown: Grown } | null> {
   const summaryPrefix = rememberedPrefix('summary');
@@ -414,7 +414,7 @@ async function withBase(opts: IngestOptions, answers: Answers, walked: { discove
     // The walk's listing goes before DuckDB writes the base: the delta needs only the grown
     // transcripts, and an ingest after it (the base not written, or the delta refusing) walks the
     // logs again. Kept, it made this run's peak on 10 GB of logs (its ~66 MB of text beside
-    // DuckDB's memory: 353 – 369 MiB; BENCHMARKS.md, Append, session 34).
+    // DuckDB's memory: 353 – 369 MiB; BENCHMARKS-log.md, Append, session 34).
     const files = grown.files;
     walked.discovery = undefined;
     if (files >= COLLECT_LISTING_FILES) releaseHeap(2, 0);
@@ -672,7 +672,7 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
       // collections, run beside DuckDB's one thread on a two-core machine, slowed 1 GB append runs:
       // without them a median 897 → 838 ms (8 interleaved pairs), for a peak of 211 → 225 MiB
       // there; on 10 GB they changed neither wall time nor peak (337 against 331 MiB, 3
-      // interleaved; BENCHMARKS.md, Append, session 30). Until session 29
+      // interleaved; BENCHMARKS-log.md, Append, session 30). Until session 29
       // they ran: 1 GB append runs peaked at ~279 instead of ~302 MiB then, and a 10 GB one at 440
       // against 513, before the walk's listing was let go after planning (Memory, session 24).
       await store.derive({ touched, between: commit, whileDeriving: touched ? undefined : () => void releaseHeap() });
@@ -689,7 +689,7 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
       // rule) keeps them with the base that the next append run adds its new lines to without
       // DuckDB (delta.ts): appended logs tend to grow again. A whole derive (a first run, or one
       // after many changes) keeps them without one (on 10 GB of logs writing one took ~1 s, and
-      // ~75 MiB more than such a run's peak: BENCHMARKS.md, Append, session 32).
+      // ~75 MiB more than such a run's peak: BENCHMARKS-log.md, Append, session 32).
       if (complete) store.keepAnswersAfterChange(listing, touched ? await writeDeltaBase(store, listing, opts.prices) : null);
     } catch (err) {
       await store.run('ROLLBACK').catch(() => undefined);
@@ -735,7 +735,7 @@ function stagingFailure(err: unknown, dbPath: string): unknown {
  * `weight` counts the changed files, an appended one as the share of its bytes that is new
  * (Store.noteTouched notes only the requests its new lines name): counted whole, one response
  * appended to the only transcript, a session of 274,000 requests, derived all of them again
- * (BENCHMARKS.md, Append, session 27).
+ * (BENCHMARKS-log.md, Append, session 27).
  */
 async function fewChanged(store: Store, scope: number[], changedIds: number[], weight: number, share: number): Promise<false | 'few' | 'same scope'> {
   if (weight > share * scope.length) return false;
@@ -795,7 +795,7 @@ interface FullRead {
  * (storedFiles: the listing snapshot, or the files table). Both are compared as columns, position
  * by position, and the files to read whole come back as positions
  * in the walk's listing (`found`), each made an object only when it is read: an object for every
- * found and every stored file made the peaks of 10 GB runs, append and cold (BENCHMARKS.md, Memory).
+ * found and every stored file made the peaks of 10 GB runs, append and cold (BENCHMARKS-log.md, Memory).
  * It keeps the next run's listing snapshot (`listing`: the walk's listing key), and in a run that
  * reads few files whole it lets the walk's listing go (`found` null) before DuckDB reads anything
  * more: every file it hands on is then an object.
@@ -843,7 +843,7 @@ async function plan(store: Store, lists: Listing, stats: IngestStats, listing: s
   // .meta.json files) takes them out of the walk's listing here and lets the listing go before
   // DuckDB reads the grown files' rows and notes what the changed files touch, rather than once
   // every file is read: on 10 GB of logs that is 69 MB of text, and the append run peaked in
-  // its plan (BENCHMARKS.md, Memory, session 24; Append, session 31). A large one is collected
+  // its plan (BENCHMARKS-log.md, Memory, session 24; Append, session 31). A large one is collected
   // here: left to V8, it was collected before the noting in one traced 10 GB append run (peak
   // 315 MiB) and held through it in another (353). By two collections: one that finds V8's
   // incremental marking under way (the plan's JavaScript allocates) finishes it, and what that

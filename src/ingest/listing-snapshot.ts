@@ -4,7 +4,7 @@
  *
  * An ingest that is not warm compares the walk with the stored files. Reading them (every path
  * as a string from DuckDB, into a map) took ~0.13 – 0.2 s of a 1 GB append run and ~1.2 s of a
- * 10 GB one, and matching the walked paths against the map ~0.3 s more there (BENCHMARKS.md,
+ * 10 GB one, and matching the walked paths against the map ~0.3 s more there (BENCHMARKS-log.md,
  * Append). While the store is as the last ingest left it (its listing key and this snapshot's
  * are the same, and the files table holds exactly the snapshot's ids), the plan instead reads
  * this one file and merges it with the walk: both are sorted by path, so every walked file finds
@@ -161,7 +161,7 @@ export function decodeSnapshot(bytes: Uint8Array): ListingSnapshot | null {
  * so one pass over each matches them. When the walk found the snapshot's files (its listingNames
  * are the snapshot's: the same paths and kinds in the same order), each is the snapshot's at its
  * own position, and no path is compared: an append run's usual case, where comparing 1 GB of
- * logs' 23,478 paths took 17 – 39 ms (BENCHMARKS.md, Append, session 37). A snapshot is written
+ * logs' 23,478 paths took 17 – 39 ms (BENCHMARKS-log.md, Append, session 37). A snapshot is written
  * only of paths in strictly increasing order, so the walk's are too.
  * Example: walked a, c, d against a snapshot of a, b, d → [0, −1, 2] (b is gone, c is new).
  */

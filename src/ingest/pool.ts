@@ -105,7 +105,7 @@ export interface Staged {
 
 /**
  * Tasks made when asked for, rather than an array of them all: a run's first reading of 10 GB
- * has 156,520 (BENCHMARKS.md, Memory). `get` is asked for a position when its batch is sent and
+ * has 156,520 (BENCHMARKS-log.md, Memory). `get` is asked for a position when its batch is sent and
  * again when its outcome arrives; `bytes` for every position, to order them.
  */
 export interface TaskList {
@@ -161,7 +161,7 @@ export const AHEAD = 8;
 /**
  * Staged files a worker reports in one message (its last may hold fewer). A message per file,
  * each waking the main thread, cost each worker ~0.35 s in postMessage and ~0.35 s waiting for
- * results to be taken on 1 GB of logs (15,652 files; BENCHMARKS.md, Cold).
+ * results to be taken on 1 GB of logs (15,652 files; BENCHMARKS-log.md, Cold).
  */
 export const STAGED_PER_MESSAGE = 16;
 
@@ -183,7 +183,7 @@ const WORKER_THRESHOLD_BYTES = 8 * 1024 * 1024;
  * rest is read. A core is free from the start when the tasks are fewer than the cores (that
  * transcript read alone goes to one worker, not this thread), else once a worker has no more
  * tasks. Not before: with every core reading, loading beside the readers made the reading as
- * much longer (BENCHMARKS.md, Cold, session 17).
+ * much longer (BENCHMARKS-log.md, Cold, session 17).
  */
 export interface PieceOptions {
   from: number;

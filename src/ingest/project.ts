@@ -83,7 +83,7 @@ function compiled(schema: SchemaObject): Compiled {
  * schema has one shape (V8's hidden class), and the code reading lines sees one shape where it
  * saw as many as the lines had orders and subsets of keys (deoptimizations in a cold 1 GB run 100
  * → 83). Cold 1 GB ingests, 16 interleaved pairs: faster in 13, by ~0.1 – 0.3 s of ~5.9 (medians
- * 5.87 → 5.78 s and user CPU 8.08 → 7.98 s in the last 9; BENCHMARKS.md, Cold, session 34).
+ * 5.87 → 5.78 s and user CPU 8.08 → 7.98 s in the last 9; BENCHMARKS-log.md, Cold, session 34).
  * An object literal made by a function of its own is allocated with its keys in place; spreading
  * a template object gave no gain. Keys are written as JSON strings, which are JS string literals
  * too; a key spelled `__proto__` gets no place (in a literal it would set the prototype), so a

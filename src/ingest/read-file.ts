@@ -21,7 +21,7 @@ import { StreamProjector } from './stream-project.js';
 
 /**
  * A file larger than this is read in pieces of this size. With 64 MiB pieces, one 700 MB
- * transcript read on the main thread peaked ~50 MiB higher (BENCHMARKS.md, Memory, session 27);
+ * transcript read on the main thread peaked ~50 MiB higher (BENCHMARKS-log.md, Memory, session 27);
  * the reading's speed did not depend on it (256 KB pieces: Cold, session 20).
  */
 export const DEFAULT_CHUNK = 16 * 1024 * 1024;

@@ -70,7 +70,7 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
   };
   // The report's own queries are sent now, one after another on a second connection: DuckDB
   // answers them on its threads while this thread loads the chains and runs the analyses in JS
-  // (BENCHMARKS.md Report). Each is awaited where a section needs it.
+  // (BENCHMARKS-log.md Report). Each is awaited where a section needs it.
   const side = inOrder(await store.beside());
   const spanRows = attempt(() =>
     side.all(`SELECT min(t) AS "from", max(t) AS "to", count(DISTINCT session_id) AS sessions, count(DISTINCT chain_id) AS chains FROM requests`),
@@ -292,7 +292,7 @@ interface ChainAnalyses {
   /**
    * the chains with the most waste (then weight, then id), at most TOP_CHAINS, with their sums per
    * round, not the chains (one 700 MB session's four of 25,000 – 89,000 requests were held to the
-   * end; BENCHMARKS.md, Report, session 27)
+   * end; BENCHMARKS-log.md, Report, session 27)
    */
   top: { row: AnatomyChainRow; rounds: RoundRow[] }[];
 }

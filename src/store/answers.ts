@@ -6,7 +6,7 @@
  * What a warm run does besides walking the logs is open the store, read its listing key and its
  * remembered results (Store.readAhead), and answer from those. Loading DuckDB and opening the
  * store took ~55 ms of the main thread's time while the walk ran on the other core, and slowed the
- * walk itself (BENCHMARKS.md, Warm, session 29). The answers file holds the same: the listing key
+ * walk itself (BENCHMARKS-log.md, Warm, session 29). The answers file holds the same: the listing key
  * the store is at and every remembered result, written by such a run when it closes the store.
  *
  * It holds only for the store it was written beside, as that store was when it closed: the file

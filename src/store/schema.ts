@@ -133,7 +133,7 @@ const TOUCHED_OBSERVATIONS: ObservationSource = {
  * parts, each reading every observation again. Unsorted in one statement, the de-dup of 10 GB of
  * logs took 17.7 s instead of 28.5 s in 5 sorted parts (peak 407 against 696 MiB, alone over the
  * store at 252 MB); 1 GB, 2.10 – 2.21 s instead of 2.32 – 2.41 s alone, and cold runs no slower
- * (BENCHMARKS.md).
+ * (BENCHMARKS-log.md).
  */
 export const DERIVE_REQUESTS = `
 CREATE OR REPLACE TEMP TABLE request_groups AS ${groupsSelect(ALL_OBSERVATIONS)};

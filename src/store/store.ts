@@ -47,7 +47,7 @@ export interface FileRow {
 /**
  * The stored files as a run first sees them: enough to tell whether each changed since it was
  * read. Columns by position, and each path's position; no object per file (156,520 of them were
- * most of a 10 GB append run's peak, BENCHMARKS.md Memory).
+ * most of a 10 GB append run's peak, BENCHMARKS-log.md Memory).
  */
 export interface KnownFiles {
   /** path → position in the columns */
@@ -72,7 +72,7 @@ export type StoreReader = Pick<Store, 'all' | 'chunks'>;
 /**
  * DuckDB's memory bound (MB) while the analyses read every request (the report, anatomy, the
  * what-ifs; Store.boundedMemory): the chains' stream sorts within it, spilling beyond it, beside
- * the report's own queries. 10 GB of sample logs need more than 160 MB (BENCHMARKS.md Report).
+ * the report's own queries. 10 GB of sample logs need more than 160 MB (BENCHMARKS-log.md Report).
  */
 export const ANALYSIS_MEMORY_MB = 256;
 
@@ -81,7 +81,7 @@ export const ANALYSIS_MEMORY_MB = 256;
  * ingest changed the store they run their bundled queries and keep the results, and the commit of
  * those can fold the write-ahead log into the store file. Unbounded, the 10 GB sample logs' append
  * run peaked there (~400 MiB: the summary query, its 5.3 MB result, the fold); within 128 MB at
- * ~340 MiB (256 MB: no lower), and 1 GB append runs took as long (BENCHMARKS.md Memory). `sessions`
+ * ~340 MiB (256 MB: no lower), and 1 GB append runs took as long (BENCHMARKS-log.md Memory). `sessions`
  * over 10 GB runs out of memory at 64 MB (and runs again unbounded: 416 MiB).
  * A warm run reads the results remembered and runs no query.
  */
@@ -93,7 +93,7 @@ export const QUERY_MEMORY_MB = 128;
  * DuckDB keeps cached up to its bound: 10 GB append runs reached 290 – 291 MiB in their summary at
  * 64 MB, against 326 – 350 at 128 (two runs each, sampled; the summary query alone added nothing
  * to RSS at 64 MB). 1 GB append runs took as long (8 pairs:
- * median 2587 against 2561 ms) with the same output (BENCHMARKS.md Memory).
+ * median 2587 against 2561 ms) with the same output (BENCHMARKS-log.md Memory).
  */
 export const SUMMARY_MEMORY_MB = 64;
 
@@ -291,7 +291,7 @@ export class Store {
       const [[count]] = (await this.db.runAndReadAll(`SELECT count(*)::INTEGER FROM files`)).getRows() as number[][];
       const known: KnownFiles = { at: new Map(), fileId: new Float64Array(count), kind: new Uint8Array(count), size: new Float64Array(count), mtimeMs: new Float64Array(count) };
       // Streamed a chunk at a time: the paths as one string_agg took as long (~1.2 s for 234,780
-      // files) and ~130 MiB more memory, returning a 37 MB string from DuckDB (BENCHMARKS.md).
+      // files) and ~130 MiB more memory, returning a 37 MB string from DuckDB (BENCHMARKS-log.md).
       // In the table's order: positions need no order, and sorting by file id cost ~25 ms on 1 GB.
       const chunks = streamChunks(
         this.db,
@@ -608,7 +608,7 @@ export class Store {
    * read again, retired or new, and of appended files whose row now names another project or
    * session (or is gone: a read that failed), which count as read again from then on. An appended
    * file otherwise changes only the requests its new lines name: appending one response to a
-   * session of 274,000 requests derived all of them again (BENCHMARKS.md, Append, session 27).
+   * session of 274,000 requests derived all of them again (BENCHMARKS-log.md, Append, session 27).
    */
   async noteTouched(): Promise<void> {
     await this.run(`UPDATE changed_files SET after_line = 0 WHERE after_line > 0 AND file_id IN (
