@@ -51,6 +51,13 @@ export function mib(kib: number): string {
   return `${(kib / 1024).toFixed(0)} MiB`;
 }
 
+/** ", its runs 0.42 – 0.48 s": the range of a series' wall times when it has more than one run that exited 0, else nothing. */
+export function spread(s: Series): string {
+  const walls = s.runs.filter((r) => r.status === 0).map((r) => r.wallMs);
+  if (walls.length < 2) return '';
+  return `, its runs ${secs(Math.min(...walls)).slice(0, -2)} – ${secs(Math.max(...walls))}`;
+}
+
 /**
  * `v` to two decimals, or to as many more as it takes not to print the limit it is judged
  * against: a warm run at 0.1016× ccusage's time, over a 0.1× target, reads 0.102×, not 0.10×
