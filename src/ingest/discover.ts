@@ -44,6 +44,12 @@ export interface Discovery {
   problems: WalkProblem[];
   /** true when no explicit paths were given and the default roots were used */
   defaults: boolean;
+  /**
+   * Every directory the walk listed, the roots among them, when it met no symbolic link (absent
+   * otherwise, and in a discovery made some other way): what a later run checks instead of
+   * walking (unchanged.ts).
+   */
+  dirs?: string[];
 }
 
 export function expandHome(p: string, home = homedir()): string {
@@ -77,11 +83,11 @@ export function explicitRoots(paths: string[], home = homedir()): string[] {
 
 export async function discover(paths: string[] | undefined, env: NodeJS.ProcessEnv = process.env): Promise<Discovery> {
   const files: FoundFile[] = [];
-  const { roots, problems, defaults } = walkRoots(paths, env, (path, root, kind, size, mtimeMs, agentId, sessionId, projectDir) => {
+  const { roots, problems, defaults, dirs } = walkRoots(paths, env, (path, root, kind, size, mtimeMs, agentId, sessionId, projectDir) => {
     files.push({ path, root, kind, size, mtimeMs, agentId, sessionId, projectDir });
   });
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return { roots, files, problems, defaults };
+  return { roots, files, problems, defaults, ...(dirs ? { dirs } : {}) };
 }
 
 /** Takes each file the walk finds, in walk order, without an object for it (`dev` and `ino`: the file's device and inode). */
@@ -116,7 +122,7 @@ export function walkRoots(paths: string[] | undefined, env: NodeJS.ProcessEnv, s
     }
     walk(w, root, null, root, null);
   }
-  return { roots, problems: w.problems, defaults };
+  return { roots, problems: w.problems, defaults, ...(w.dirs ? { dirs: w.dirs } : {}) };
 }
 
 /** A walk in progress: what it found and met so far, and what it has seen. */
@@ -129,6 +135,8 @@ export interface Walk {
   seenFiles: Map<number, Set<number>>;
   /** whether a symbolic link was met */
   links: boolean;
+  /** the directories listed, in the order listed; null once a symbolic link is met (Discovery.dirs) */
+  dirs: string[] | null;
   /**
    * A part of a shared walk (early-walk.ts): it does not follow a symbolic link (it only notes
    * one: the walk is then done again on one thread), so it meets no directory twice, and it leaves
@@ -138,7 +146,7 @@ export interface Walk {
 }
 
 export function newWalk(sink: FileSink, shared = false): Walk {
-  return { sink, problems: [], seenDirs: new Set(), seenFiles: new Map(), links: false, shared };
+  return { sink, problems: [], seenDirs: new Set(), seenFiles: new Map(), links: false, dirs: [], shared };
 }
 
 /** A directory's entry: a Dirent, or one handed from another thread (WalkUnit). */
@@ -179,6 +187,7 @@ function list(w: Walk, dir: string, known: string | null): { real: string; entri
     w.problems.push(problem(dir, err));
     return null;
   }
+  w.dirs?.push(dir);
   // by name: which of two paths to one directory or file is kept does not depend on the disk's
   // order; a directory's name with a `/` after it, so that the files come in path order
   // (`a-b/…` before `a/…`, as `-` sorts before `/`)
@@ -197,6 +206,7 @@ function walkEntry(w: Walk, dir: string, real: string, root: string, projectDir:
   const full = child(dir, name);
   if (link) {
     w.links = true;
+    w.dirs = null;
     if (w.shared) return;
     try {
       const st = statSync(full);

@@ -29,6 +29,7 @@ import { createHash } from 'node:crypto';
 import type { Worker } from 'node:worker_threads';
 import { type Discovery, type FileSink, type FoundFile, type Walk, type WalkProblem, type WalkUnit, newWalk, walkRoots, walkUnit, walkUnits } from './discover.js';
 import { startModuleWorker } from './module-worker.js';
+import { defaultDbPath } from '../store/location.js';
 
 /**
  * The commands that read logs (an `ingest`) from the default roots when given no paths, by their
@@ -66,6 +67,8 @@ export interface EncodedDiscovery {
   names: string;
   /** whether the paths are in ascending order (as `discover()` sorts them) */
   inOrder?: boolean;
+  /** Discovery.dirs */
+  dirs?: string[];
 }
 
 const NULL = '\u0001';
@@ -131,13 +134,15 @@ interface WalkPart {
   ino: Float64Array;
   /** where its text ends in the shared buffer */
   end: number;
-  /** per unit walked, in the order walked: the unit, its first and end file, its first and end problem */
+  /** per unit walked, in the order walked: the unit, its first and end file, its first and end problem, its first and end directory */
   ranges: Int32Array;
   problems: WalkProblem[];
   /** a symbolic link was met: which of two paths to a directory is walked then depends on the order of the whole walk */
   links: boolean;
   /** whether its paths came in ascending order */
   inOrder: boolean;
+  /** the directories it listed (null: it met a link) */
+  dirs: string[] | null;
 }
 
 /** The worker's part, with what only it knows: the root, how many units it has, what listing it met (its first problems). */
@@ -145,6 +150,8 @@ interface WorkerPart extends WalkPart {
   roots: string[];
   unitCount: number;
   rootProblems: number;
+  /** how many of its directories it listed before the units (the root) */
+  rootDirs: number;
 }
 
 /**
@@ -168,6 +175,7 @@ export function shareWalk(env: NodeJS.ProcessEnv, sharing: Sharing, post: (m: un
   const flags = new Int32Array(cursor);
   post({ units: listed.units, cursor, text } satisfies SharedUnits);
   const rootProblems = w.problems.length;
+  const rootDirs = w.dirs?.length ?? 0;
   let part: WalkPart;
   try {
     part = walkPart(listed.units, taker(sharing, cursor, 0), w, writer, flags);
@@ -175,19 +183,22 @@ export function shareWalk(env: NodeJS.ProcessEnv, sharing: Sharing, post: (m: un
     Atomics.store(flags, 1, STOP_FAILED);
     throw err;
   }
-  if (Atomics.load(flags, 1) !== 0) {
+  const stopped = Atomics.load(flags, 1);
+  if (stopped === STOP_DROPPED) return;
+  if (stopped !== 0) {
     // a symbolic link met (by either thread): walked again, here, on one thread
     const e = walkEncoded(env);
     post(e, transferList(e));
     return;
   }
-  const message: WorkerPart = { ...part, roots: listed.roots, unitCount: listed.units.length, rootProblems };
+  const message: WorkerPart = { ...part, roots: listed.roots, unitCount: listed.units.length, rootProblems, rootDirs };
   post(message, [part.start.buffer, part.kind.buffer, part.size.buffer, part.mtimeMs.buffer, part.dev.buffer, part.ino.buffer, part.ranges.buffer] as ArrayBuffer[]);
 }
 
 /** Why a shared walk stopped (the Int32 at 1 of its cursor's buffer; 0 while it goes on). */
 const STOP_LINK = 1;
 const STOP_FAILED = 2;
+const STOP_DROPPED = 3;
 
 /** The next unit for the thread that is `first` (worker 0, main thread 1) to walk. */
 function taker(sharing: Sharing, cursor: SharedArrayBuffer, first: 0 | 1): () => number {
@@ -210,8 +221,9 @@ function walkPart(units: WalkUnit[], take: () => number, w: Walk, writer: Listin
     if (u >= units.length) break;
     const files = writer.count;
     const problems = w.problems.length;
+    const dirs = w.dirs?.length ?? 0;
     walkUnit(w, units[u]);
-    ranges.push(u, files, writer.count, problems, w.problems.length);
+    ranges.push(u, files, writer.count, problems, w.problems.length, dirs, w.dirs?.length ?? 0);
     if (w.links) Atomics.store(flags, 1, STOP_LINK);
   }
   const c = writer.columns();
@@ -228,6 +240,7 @@ function walkPart(units: WalkUnit[], take: () => number, w: Walk, writer: Listin
     problems: w.problems,
     links: w.links,
     inOrder: c.inOrder,
+    dirs: w.dirs,
   };
 }
 
@@ -248,10 +261,15 @@ function helpWalk(m: SharedUnits, sharing: Sharing): WalkPart {
 function mergeParts(text: SharedArrayBuffer, worker: WorkerPart, mine: WalkPart): EncodedDiscovery | null {
   if (worker.links || mine.links) return null;
   const parts = [worker, mine];
-  const at = new Int32Array(worker.unitCount * 5).fill(-1);
+  const at = new Int32Array(worker.unitCount * RANGE).fill(-1);
   parts.forEach((p, k) => {
-    for (let r = 0; r < p.ranges.length; r += 5) at.set([k, p.ranges[r + 1], p.ranges[r + 2], p.ranges[r + 3], p.ranges[r + 4]], p.ranges[r] * 5);
+    for (let r = 0; r < p.ranges.length; r += RANGE) {
+      at.set(p.ranges.subarray(r, r + RANGE), p.ranges[r] * RANGE);
+      at[p.ranges[r] * RANGE] = k;
+    }
   });
+  // the directories in the walk's order too (Discovery.dirs), when neither part met a link
+  const dirs = worker.dirs && mine.dirs ? worker.dirs.slice(0, worker.rootDirs) : null;
   const most = worker.count + mine.count;
   const start = new Uint32Array(most);
   const kind = new Uint8Array(most);
@@ -269,11 +287,12 @@ function mergeParts(text: SharedArrayBuffer, worker: WorkerPart, mine: WalkPart)
   let n = 0;
   for (let p = 0; p < worker.rootProblems; p++) problems.push(worker.problems[p]);
   for (let u = 0; u < worker.unitCount; u++) {
-    const k = at[u * 5];
+    const k = at[u * RANGE];
     if (k < 0) throw new Error(`unit ${u} of the shared walk was not walked`);
     const part = parts[k];
-    for (let q = at[u * 5 + 3]; q < at[u * 5 + 4]; q++) problems.push(part.problems[q]);
-    for (let i = at[u * 5 + 1]; i < at[u * 5 + 2]; i++) {
+    for (let q = at[u * RANGE + 3]; q < at[u * RANGE + 4]; q++) problems.push(part.problems[q]);
+    if (dirs) for (let q = at[u * RANGE + 5]; q < at[u * RANGE + 6]; q++) dirs.push(part.dirs![q]);
+    for (let i = at[u * RANGE + 1]; i < at[u * RANGE + 2]; i++) {
       if (seen) {
         let inodes = seen.get(part.dev[i]);
         if (!inodes) seen.set(part.dev[i], (inodes = new Set()));
@@ -302,10 +321,13 @@ function mergeParts(text: SharedArrayBuffer, worker: WorkerPart, mine: WalkPart)
   // the text as one view: the worker's part, then (after untouched room) the main thread's
   const textView = new Uint8Array(text, 0, mine.count > 0 ? mine.end : worker.end);
   // one root without links is walked in path order (walkRoots): so are its units, whoever walked them
-  return { roots: worker.roots, problems, defaults: true, text: textView, ...cols, digest, names, inOrder: worker.inOrder && mine.inOrder };
+  return { roots: worker.roots, problems, defaults: true, text: textView, ...cols, digest, names, inOrder: worker.inOrder && mine.inOrder, ...(dirs ? { dirs } : {}) };
 }
 
 const NUL_BYTE = new Uint8Array(1);
+
+/** How many numbers a unit's range takes in WalkPart.ranges. */
+const RANGE = 7;
 
 /** Whether a file (device and inode) is in the parts twice; true, to be safe, when they span devices. */
 function metTwice(parts: WalkPart[]): boolean {
@@ -451,7 +473,7 @@ function encoded(d: Omit<Discovery, 'files'>, c: ListingColumns): EncodedDiscove
   const hash = createHash('sha1').update(c.text).update(c.kind);
   const names = hash.copy().digest('hex');
   const digest = hash.update(new Uint8Array(c.size.buffer)).update(new Uint8Array(c.mtimeMs.buffer)).digest('hex');
-  return { roots: d.roots, problems: d.problems, defaults: d.defaults, text: c.text, start: c.start, kind: c.kind, size: c.size, mtimeMs: c.mtimeMs, digest, names, inOrder: c.inOrder };
+  return { roots: d.roots, problems: d.problems, defaults: d.defaults, text: c.text, start: c.start, kind: c.kind, size: c.size, mtimeMs: c.mtimeMs, digest, names, inOrder: c.inOrder, ...(d.dirs ? { dirs: d.dirs } : {}) };
 }
 
 /** A file's characters in the encoded text, its five fields' separators included. */
@@ -611,6 +633,7 @@ export function decodeDiscovery(e: EncodedDiscovery): Discovery {
     },
     problems: e.problems,
     defaults: e.defaults,
+    ...(e.dirs ? { dirs: e.dirs } : {}),
   };
   decoded.set(d, e);
   return d;
@@ -639,11 +662,30 @@ export function wantsEarlyWalk(args: string[]): boolean {
 interface Early {
   env: string[];
   result: Promise<Discovery | null>;
+  /** the walk is wanted: a worker that waits (its proof held) walks */
+  go: () => void;
   /** the walk is waited for: this thread may help */
   take: () => void;
+  /** what the worker's check of the logs against the proof beside the store found (earlyProof) */
+  proof: Promise<EarlyProof | null>;
+  /** the walk is not wanted: its worker stops */
+  stop: () => void;
 }
 
 let early: Early | undefined;
+
+/**
+ * What the early walk's worker found when it checked the logs against the proof kept beside the
+ * store at `store` (unchanged.ts checkEarly) before walking: the proof's digest, roots and file
+ * count, and whether the logs are as it says. When they are, the worker walks only if asked to.
+ */
+export interface EarlyProof {
+  store: string;
+  digest: string;
+  roots: string[];
+  files: number;
+  holds: boolean;
+}
 
 function rootEnv(env: NodeJS.ProcessEnv): string[] {
   return ROOT_ENV.map((k) => env[k] ?? NULL);
@@ -657,7 +699,8 @@ export function walkEarly(args: string[], env: NodeJS.ProcessEnv = process.env, 
     // the walk's garbage is short-lived: a young generation of at most 12 MB (V8's default grows
     // to 48) took a warm 10 GB run's peak from 270 to 249 MiB, in as long (BENCHMARKS-log.md, Warm)
     const resourceLimits = { maxYoungGenerationSizeMb: 12 };
-    worker = startModuleWorker('walk-worker', { workerData: { env: Object.fromEntries(ROOT_ENV.map((k) => [k, env[k]])), sharing }, resourceLimits });
+    const workerEnv = Object.fromEntries(ROOT_ENV.map((k) => [k, env[k]]));
+    worker = startModuleWorker('walk-worker', { workerData: { env: workerEnv, sharing, store: storeOf(args, env) }, resourceLimits });
   } catch {
     return; // no worker: ingest walks on the main thread as it would anyway
   }
@@ -671,7 +714,7 @@ export function walkEarly(args: string[], env: NodeJS.ProcessEnv = process.env, 
  * failed; its walk shared with this thread once `take` is called (the caller is about to wait for
  * it: a thread still loading modules or opening the store does not walk beside that).
  */
-export function walkResult(worker: Worker, env: NodeJS.ProcessEnv, sharing: Sharing): { result: Promise<Discovery | null>; take: () => void } {
+export function walkResult(worker: Worker, env: NodeJS.ProcessEnv, sharing: Sharing): Omit<Early, 'env'> {
   let shared: SharedUnits | undefined;
   let mine: WalkPart | null | undefined;
   let taken = false;
@@ -691,27 +734,43 @@ export function walkResult(worker: Worker, env: NodeJS.ProcessEnv, sharing: Shar
   // settled (`settle`), so that the listing can go with the plan's last use of it (ingest.ts) even
   // if the worker has yet to exit (BENCHMARKS-log.md, Append, session 31).
   let settle: ((d: Discovery | null) => void) | undefined;
+  // settled with the worker's check of the proof, or null once it walks without one (or is done)
+  let checked: (p: EarlyProof | null) => void = () => undefined;
+  const proof = new Promise<EarlyProof | null>((resolve) => (checked = resolve));
+  // the proof held: the worker waits to be asked to walk; and whether the walk was asked for (go),
+  // perhaps before the proof's message came
+  let waits = false;
+  let wanted = false;
   const done = (d: Discovery | null) => {
     const s = settle;
     settle = undefined;
     shared = undefined;
     mine = null;
+    checked(null);
     s?.(d);
   };
   const result = new Promise<Discovery | null>((resolve) => {
     settle = resolve;
-    worker.on('message', (m: EncodedDiscovery | SharedUnits | WorkerPart | { error: string }) => {
+    worker.on('message', (m: EncodedDiscovery | SharedUnits | WorkerPart | { error: string } | { proof: EarlyProof }) => {
       try {
         if ('error' in m) done(null);
-        else if ('units' in m) {
+        else if ('proof' in m) {
+          waits = m.proof.holds;
+          if (wanted) go();
+          checked(m.proof);
+        } else if ('units' in m) {
           shared = m;
+          checked(null);
           if (taken) help();
         } else if ('ranges' in m) {
           help();
           // a link this thread met after the worker had finished: walked again here, alone
           const merged = mine ? mergeParts(shared!.text, m, mine) : null;
           done(merged ? decodeDiscovery(inPathOrder(merged)) : mine === null ? null : decodeDiscovery(walkEncoded(env)));
-        } else done(decodeDiscovery(m));
+        } else {
+          checked(null);
+          done(decodeDiscovery(m));
+        }
       } catch {
         // the parts did not fit together, or the walk again failed: ingest walks
         done(null);
@@ -720,12 +779,25 @@ export function walkResult(worker: Worker, env: NodeJS.ProcessEnv, sharing: Shar
     worker.once('error', () => done(null));
     worker.once('exit', () => done(null));
   });
+  const go = () => {
+    wanted = true;
+    if (waits) {
+      waits = false;
+      worker.postMessage('walk');
+    }
+  };
   const take = () => {
     taken = true;
     // after what the caller starts before it waits (ingest opens the store)
     setImmediate(help);
   };
-  return { result, take };
+  const stop = () => {
+    worker.removeAllListeners('message');
+    if (shared) Atomics.store(new Int32Array(shared.cursor), 1, STOP_DROPPED);
+    done(null);
+    void worker.terminate();
+  };
+  return { result, go, take, stop, proof };
 }
 
 /**
@@ -741,7 +813,47 @@ export function takeEarlyWalk(paths: string[] | undefined, env: NodeJS.ProcessEn
   if (!e || (paths && paths.length > 0)) return null;
   const want = rootEnv(env);
   if (want.some((v, i) => v !== e.env[i])) return null;
+  e.go();
   if (help) e.take();
   return e.result;
 }
 
+/**
+ * Stops the early walk, if there is one: the run knows the logs are as its answers found them
+ * without it (unchanged.ts). A later takeEarlyWalk finds none, and the caller walks itself.
+ */
+export function dropEarlyWalk(): void {
+  const e = early;
+  early = undefined;
+  e?.stop();
+}
+
+/**
+ * What the early walk's worker found when it checked the logs against the proof beside the store
+ * (EarlyProof), once it has: null when it walks without one, and null at once when there is no
+ * early walk of what `discover(paths, env)` would walk (as takeEarlyWalk).
+ */
+export function earlyProof(paths: string[] | undefined, env: NodeJS.ProcessEnv): Promise<EarlyProof | null> | null {
+  if (!early || (paths && paths.length > 0)) return null;
+  const want = rootEnv(env);
+  if (want.some((v, i) => v !== early!.env[i])) return null;
+  return early.proof;
+}
+
+/**
+ * The store the command given `args` would open, as far as the arguments say it before they are
+ * parsed (`--db PATH` or `--db=PATH`, the last one given, else the default); null for `:memory:`.
+ * A wrong guess only means the worker checks no proof, or one the main thread does not take
+ * (ingestOrAnswer compares the store).
+ */
+export function storeOf(args: string[], env: NodeJS.ProcessEnv): string | null {
+  let db: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === '--') break;
+    if (a === '--db') db = args[i + 1];
+    else if (a.startsWith('--db=')) db = a.slice(5);
+  }
+  if (db === ':memory:' || db === '') return null;
+  return db ?? defaultDbPath(env);
+}

@@ -17,7 +17,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
 import type { PriceTable } from '../pricing/pricing.js';
 import { type AnswerStore, AnsweredStore, type Answers, answersBaseToken, readAnswers, storeIdentity } from '../store/answers.js';
@@ -26,11 +26,12 @@ import { type FileRow, Store, outOfMemory } from '../store/store.js';
 import { rememberedPrefix } from '../store/queries.js';
 import type { StoreWriter } from '../store/writer.js';
 import type { SkipReason, SkippedLine } from '../types.js';
-import { type Discovery, type FoundFile, decodeProjectDir, discover } from './discover.js';
-import { type FileListing, fileCount, fileListing, kindCode, listingDigest, takeEarlyWalk } from './early-walk.js';
+import { type Discovery, type FoundFile, decodeProjectDir, defaultRoots, discover } from './discover.js';
+import { type FileListing, dropEarlyWalk, earlyProof, fileCount, fileListing, kindCode, listingDigest, takeEarlyWalk } from './early-walk.js';
 import { decodeSnapshot, encodeSnapshot, matchSnapshot } from './listing-snapshot.js';
 import { fingerprint } from './fingerprint.js';
 import { heapKeeper, releaseHeap } from './heap.js';
+import { keepUnchanged, readUnchanged } from './unchanged.js';
 import { type FileContext, type TaskList, fileRowOf, readAll } from './pool.js';
 import type { ReadOptions } from './read-file.js';
 
@@ -262,10 +263,20 @@ export async function ingestOrAnswer(opts: IngestOptions): Promise<AnswerResult>
   if (!answers) return ingest(opts);
   const started = performance.now();
   const env = opts.env ?? process.env;
+  // The logs of the default roots checked against the proof kept beside the store by a walk that
+  // found them as the answers did: when nothing changed, no walk (unchanged.ts). The early walk's
+  // worker checks before it walks; without one, this thread does.
+  const roots = opts.paths && opts.paths.length > 0 ? null : defaultRoots(env);
+  const proven = roots && (await provenFiles(opts, env, roots, answers.listing));
+  if (roots && proven !== null) {
+    dropEarlyWalk();
+    return answered(opts, answers, answers, answers.listing, roots, [], unchangedStats(proven, started));
+  }
   // The walk is held in this object alone, not in a variable (an async function keeps its
   // variables across awaits): withBase takes it out before DuckDB writes the base.
   const walked: { discovery?: Discovery; started: number } = { discovery: (await takeEarlyWalk(opts.paths, env)) ?? (await discover(opts.paths, env)), started };
-  const { roots, walkSkips, listing, files } = walkSummary(walked.discovery!, opts.prices);
+  const summary = walkSummary(walked.discovery!, opts.prices);
+  const { listing, files } = summary;
   let stats: IngestStats;
   let held = answers;
   if (listing !== answers.listing) {
@@ -283,7 +294,32 @@ export async function ingestOrAnswer(opts: IngestOptions): Promise<AnswerResult>
     if (!delta) return ingest(opts, walked);
     held = delta.answers;
     stats = { ...unchangedStats(files, started), unchanged: delta.unchanged, appended: delta.appended, bytesRead: delta.bytesRead, planned: 'snapshot' };
-  } else stats = unchangedStats(files, started);
+  } else {
+    stats = unchangedStats(files, started);
+    // what the next run checks instead of walking, if nothing changes meanwhile (a proof kept
+    // before did not hold, or there was none)
+    if (roots) keepUnchanged(opts.dbPath, walked.discovery!, listingDigest(walked.discovery!));
+  }
+  return answered(opts, answers, held, listing, summary.roots, summary.walkSkips, stats);
+}
+
+/**
+ * How many files the logs under `roots` hold, when the proof kept beside the store shows that a
+ * walk of them would find them as the walk named by `listing` did; else null (unchanged.ts).
+ */
+async function provenFiles(opts: IngestOptions, env: NodeJS.ProcessEnv, roots: string[], listing: string): Promise<number | null> {
+  const early = earlyProof(opts.paths, env);
+  const proof = early ? await early : readUnchanged(opts.dbPath, roots);
+  if (!proof || JSON.stringify(proof.roots) !== JSON.stringify(roots) || listingKeyOf(roots, proof.digest, opts.prices) !== listing) return null;
+  if ('store' in proof) return resolve(proof.store) === resolve(opts.dbPath) && proof.holds ? proof.files : null;
+  return proof.holds() ? proof.files : null;
+}
+
+/**
+ * ingestOrAnswer's answer: the answers `held` for the logs as `listing` names them (`answers`:
+ * those read beside the store), and the store behind them, opened for a question they do not hold.
+ */
+function answered(opts: IngestOptions, answers: Answers, held: Answers, listing: string, roots: string[], walkSkips: WalkSkip[], stats: IngestStats): AnswerResult {
   // A question the answers do not hold goes to the store, whose answers, read ahead, are kept again
   // when it closes. If it has changed since the answers were read (another process wrote it), this
   // run's logs are ingested into it first, as any run's are; the question is then asked again.
@@ -931,8 +967,13 @@ const META = kindCode('meta');
  * Example: appending a line to one transcript changes its size, so its key and this one's change.
  */
 export function listingKey(discovery: Discovery, prices: PriceTable): string {
+  return listingKeyOf(discovery.roots, listingDigest(discovery), prices);
+}
+
+/** listingKey of a walk of `roots` whose listing digest is `digest`. */
+function listingKeyOf(roots: string[], digest: string, prices: PriceTable): string {
   return createHash('sha1')
-    .update(JSON.stringify([discovery.roots, listingDigest(discovery), [...prices.entries()]]))
+    .update(JSON.stringify([roots, digest, [...prices.entries()]]))
     .digest('hex');
 }
 

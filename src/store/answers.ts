@@ -128,6 +128,27 @@ export function answersBaseToken(path: string, listing: string): string | undefi
 }
 
 /**
+ * Whether answers are kept beside the store at `path` for the store as it is now: their header
+ * only (the early walk's worker asks before it checks the logs against a proof, unchanged.ts).
+ */
+export function answersKept(path: string): boolean {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path + ANSWERS_SUFFIX, 'r');
+    const head = Buffer.alloc(65536);
+    const n = readSync(fd, head, 0, head.length, 0);
+    const end = head.subarray(0, n).indexOf(0x0a);
+    if (end < 0) return false;
+    const h = JSON.parse(head.subarray(0, end).toString()) as { format?: unknown; schema?: unknown; store?: unknown };
+    return h.format === FORMAT && h.schema === SCHEMA_VERSION && typeof h.store === 'string' && h.store === storeIdentity(path);
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/**
  * Writes the answers for the store at `path`, just closed, whose identity was `held` (storeIdentity)
  * while this process still held it: only if the store is still as it was then. Not written when
  * it cannot be: the answers only save time.

@@ -61,10 +61,7 @@ export interface KnownFiles {
 
 export type Row = Record<string, unknown>;
 
-export function defaultDbPath(env: NodeJS.ProcessEnv = process.env): string {
-  const cache = env.XDG_CACHE_HOME || join(homedir(), '.cache');
-  return join(cache, 'cachelens', 'store.duckdb');
-}
+export { defaultDbPath } from './location.js';
 
 /** What a connection beside the store's own (Store.beside) can answer. */
 export type StoreReader = Pick<Store, 'all' | 'chunks'>;

@@ -1,0 +1,152 @@
+/**
+ * The proof kept beside the store that the logs are as a walk found them (ingest/unchanged.ts):
+ * kept only when every directory is older than the walk, it holds until any file's size or mtime
+ * or any directory's entries change; a warm run then answers without walking, the early walk's
+ * worker checking it before it walks; and an answer after a change is the one a fresh store gives.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { discover } from '../../src/ingest/discover.js';
+import { earlyProof, listingDigest, storeOf, takeEarlyWalk, walkEarly } from '../../src/ingest/early-walk.js';
+import { UNCHANGED_SUFFIX, keepUnchanged, readUnchanged } from '../../src/ingest/unchanged.js';
+import { spawnSync } from 'node:child_process';
+import { CONDENSE, MAROT_DOV, corpus, repoRoot, tmp } from '../store/helpers.js';
+
+const SESSION = '61d12533-17ec-4bbe-8876-6cdec3eb838c.jsonl';
+
+/** A copy of two real projects, walked, and a proof kept for that walk (every directory trusted: older than now). */
+async function proven() {
+  const root = corpus([CONDENSE, MAROT_DOV]);
+  const db = path.join(tmp(), 's.duckdb');
+  const d = await discover([root], {});
+  // whatever changes from here on is on a later tick of the clock than any ctime recorded
+  await sleep(50);
+  assert.equal(keepUnchanged(db, d, listingDigest(d), Date.now()), true);
+  return { root, db, d };
+}
+
+test('a proof kept for a walk holds while nothing changed, with the walk digest, roots and file count', async () => {
+  const { db, d } = await proven();
+  const p = readUnchanged(db, d.roots);
+  assert.ok(p);
+  assert.equal(p.digest, listingDigest(d));
+  assert.deepEqual(p.roots, d.roots);
+  assert.equal(p.files, d.files.length);
+  assert.ok(d.dirs && d.dirs.length > 3, 'the walk listed its directories');
+  assert.equal(p.holds(), true);
+  assert.equal(readUnchanged(db, ['/elsewhere']), null, 'a proof for other roots is none');
+});
+
+test('a grown, touched, added, removed or renamed file, or a new directory, breaks the proof', async () => {
+  const cases: [string, (root: string) => void][] = [
+    ['a line appended', (root) => appendFileSync(path.join(root, CONDENSE, SESSION), '{}\n')],
+    ['a mtime changed, same size', (root) => {
+      const f = path.join(root, CONDENSE, SESSION);
+      utimesSync(f, new Date(), new Date(statSync(f).mtimeMs + 5000));
+    }],
+    ['a transcript added beside the others', (root) => writeFileSync(path.join(root, MAROT_DOV, 'new-session.jsonl'), '{}\n')],
+    ['a transcript added in a new directory', (root) => {
+      mkdirSync(path.join(root, MAROT_DOV, 'new-session', 'subagents'), { recursive: true });
+      writeFileSync(path.join(root, MAROT_DOV, 'new-session', 'subagents', 'agent-a1.jsonl'), '{}\n');
+    }],
+    ['a new project', (root) => mkdirSync(path.join(root, 'marot-spotter', 'projects', '-home-USER-new'))],
+    ['a transcript removed', (root) => rmSync(path.join(root, CONDENSE, SESSION))],
+    ['a project renamed', (root) => renameSync(path.join(root, MAROT_DOV), path.join(root, `${MAROT_DOV}-moved`))],
+  ];
+  for (const [what, change] of cases) {
+    const { root, db, d } = await proven();
+    change(root);
+    assert.equal(readUnchanged(db, d.roots)?.holds(), false, what);
+  }
+});
+
+test('no proof is kept for directories changed since the walk began, for a walk that met a link or a problem; a failed keep removes the old one', async () => {
+  const { root, db, d } = await proven();
+  // every directory's ctime is after 0: none can be trusted
+  assert.equal(keepUnchanged(db, d, listingDigest(d), 0), false);
+  assert.equal(existsSync(db + UNCHANGED_SUFFIX), false, 'the proof kept before went with it');
+  assert.equal(keepUnchanged(db, { ...d, problems: [{ path: root, reason: 'unreadable_file', detail: 'x' }] }, listingDigest(d), Date.now()), false);
+  symlinkSync(path.join(root, CONDENSE), path.join(root, 'link'));
+  const linked = await discover([root], {});
+  assert.equal(linked.dirs, undefined, 'a walk that met a link does not know its directories');
+  assert.equal(keepUnchanged(db, linked, listingDigest(linked), Date.now()), false);
+});
+
+test('a damaged or cut proof is none', async () => {
+  const { db, d } = await proven();
+  const file = db + UNCHANGED_SUFFIX;
+  const whole = readFileSync(file);
+  truncateSync(file, whole.length - 10);
+  assert.equal(readUnchanged(db, d.roots), null, 'cut short');
+  writeFileSync(file, `{"format":1}\n${whole.subarray(whole.indexOf(0x0a) + 1)}`);
+  assert.equal(readUnchanged(db, d.roots), null, 'a header without its fields');
+  writeFileSync(file, whole.subarray(0, whole.indexOf(0x0a)));
+  assert.equal(readUnchanged(db, d.roots), null, 'a header alone');
+});
+
+test('storeOf: the store the arguments name, as yargs would read them, else the default; none for :memory:', () => {
+  const env = { XDG_CACHE_HOME: '/c' };
+  assert.equal(storeOf(['summary', '--json'], env), '/c/cachelens/store.duckdb');
+  assert.equal(storeOf(['summary', '--db', 'x.duckdb'], env), 'x.duckdb');
+  assert.equal(storeOf(['summary', '--db=y.duckdb', '--json'], env), 'y.duckdb');
+  assert.equal(storeOf(['summary', '--db', ':memory:'], env), null);
+});
+
+/** The built CLI, stopped after a minute: a run that waits on a worker that waits would fail here rather than hang the suite. */
+function cli(args: string[], env: NodeJS.ProcessEnv): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [path.join(repoRoot, 'dist/cli.js'), ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', ...env }, timeout: 60_000, maxBuffer: 64 * 1024 * 1024 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr || String(r.error ?? '') };
+}
+
+test('the CLI: a warm run keeps the proof, the next answers by it (the early worker checked it), and any change is answered as a fresh store answers', async () => {
+  const home = tmp('cachelens-home-');
+  const root = corpus([CONDENSE]);
+  const config = path.join(root, 'condense-chat-minmax-bench');
+  const db = path.join(tmp(), 's.duckdb');
+  const env = { HOME: home, CLAUDE_CONFIG_DIR: config, XDG_CACHE_HOME: path.join(home, 'cache') };
+  const run = (dbPath = db) => {
+    const r = cli(['summary', '--db', dbPath, '--json', '--timezone', 'UTC'], env);
+    assert.equal(r.code, 0, r.stderr);
+    return JSON.parse(r.stdout);
+  };
+  // a proof trusts only directories older than the run that keeps it, by TRUST_MARGIN_MS
+  await sleep(3100);
+  const cold = run();
+  assert.equal(existsSync(db + UNCHANGED_SUFFIX), false, 'an ingest keeps none');
+  assert.deepEqual(run(), cold);
+  assert.equal(existsSync(db + UNCHANGED_SUFFIX), true, 'a warm run that walked keeps one');
+
+  // the early walk's worker, started as the CLI starts it, finds the logs as the proof says
+  walkEarly(['summary', '--db', db], env);
+  const found = await earlyProof(undefined, env);
+  assert.ok(found);
+  assert.equal(found.holds, true);
+  assert.equal(found.store, db);
+  assert.equal(found.digest, readUnchanged(db)!.digest);
+  // asked to walk after all, it walks: the same listing as discover()
+  assert.deepEqual(await takeEarlyWalk(undefined, env), await discover([], env));
+
+  assert.deepEqual(run(), cold, 'answered by the proof');
+  // a run that does not answer from the answers takes the walk the worker, its proof holding, waits to be asked for
+  const rebuilt = cli(['summary', '--db', db, '--json', '--timezone', 'UTC', '--rebuild'], env);
+  assert.equal(rebuilt.code, 0, rebuilt.stderr);
+  assert.deepEqual(JSON.parse(rebuilt.stdout), cold);
+  assert.deepEqual(run(), cold);
+  assert.deepEqual(run(), cold);
+  const file = path.join(root, CONDENSE, SESSION);
+  const lines = readFileSync(file, 'utf8').split('\n').filter(Boolean);
+  // a response appended, then a transcript added: each run answers as a fresh store does
+  const response = (id: string) => `${lines.find((l) => l.includes('"usage"'))!.replace(/"id":"msg_[^"]+"/, `"id":"${id}"`)}\n`;
+  appendFileSync(file, response('msg_unchanged_test_1'));
+  const grown = run();
+  assert.notDeepEqual(grown, cold);
+  assert.deepEqual(grown, run(':memory:'));
+  assert.deepEqual(run(), grown, 'warm again');
+  writeFileSync(path.join(root, CONDENSE, '0a6f2b9e-5d1c-4a7e-9b3f-2c8d7e6f5a4b.jsonl'), response('msg_unchanged_test_2'));
+  const added = run();
+  assert.deepEqual(added, run(':memory:'));
+  assert.notDeepEqual(added, grown);
+});
