@@ -75,16 +75,23 @@ test('no proof is kept for directories changed since the walk began, for a walk 
   assert.equal(keepUnchanged(db, linked, listingDigest(linked), Date.now()), false);
 });
 
-test('a damaged or cut proof is none', async () => {
+test('a damaged or cut proof does not hold', async () => {
   const { db, d } = await proven();
   const file = db + UNCHANGED_SUFFIX;
   const whole = readFileSync(file);
+  const headEnd = whole.indexOf(0x0a) + 1;
+  assert.equal(readUnchanged(db, d.roots)?.holds(), true);
   truncateSync(file, whole.length - 10);
-  assert.equal(readUnchanged(db, d.roots), null, 'cut short');
-  writeFileSync(file, `{"format":1}\n${whole.subarray(whole.indexOf(0x0a) + 1)}`);
+  assert.equal(readUnchanged(db, d.roots)?.holds(), false, 'cut short');
+  writeFileSync(file, whole.subarray(0, headEnd));
+  assert.equal(readUnchanged(db, d.roots)?.holds(), false, 'a header alone');
+  writeFileSync(file, Buffer.concat([whole, Buffer.from('\n1\t2\t3\tx')]));
+  assert.equal(readUnchanged(db, d.roots)?.holds(), false, 'a line after its end');
+  const body = whole.toString('latin1');
+  writeFileSync(file, Buffer.from(body.replace(/\n\d+\t/, '\n99999\t'), 'latin1'));
+  assert.equal(readUnchanged(db, d.roots)?.holds(), false, 'a size written wrong');
+  writeFileSync(file, `{"format":3}\n${body.slice(headEnd)}`);
   assert.equal(readUnchanged(db, d.roots), null, 'a header without its fields');
-  writeFileSync(file, whole.subarray(0, whole.indexOf(0x0a)));
-  assert.equal(readUnchanged(db, d.roots), null, 'a header alone');
 });
 
 test('storeOf: the store the arguments name, as yargs would read them, else the default; none for :memory:', () => {
