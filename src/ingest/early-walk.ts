@@ -30,6 +30,7 @@ import type { Worker } from 'node:worker_threads';
 import { type Discovery, type FileSink, type FoundFile, type Walk, type WalkProblem, type WalkUnit, newWalk, walkRoots, walkUnit, walkUnits } from './discover.js';
 import { startModuleWorker } from './module-worker.js';
 import { defaultDbPath } from '../store/location.js';
+import type { Proof } from './unchanged.js';
 
 /**
  * The commands that read logs (an `ingest`) from the default roots when given no paths, by their
@@ -666,8 +667,8 @@ interface Early {
   go: () => void;
   /** the walk is waited for: this thread may help */
   take: () => void;
-  /** what the worker's check of the logs against the proof beside the store found (earlyProof) */
-  proof: Promise<EarlyProof | null>;
+  /** the proof the worker checks the logs against before it walks, and its check's end (earlyProof) */
+  proof: Promise<EarlyCheck | null>;
   /** the walk is not wanted: its worker stops */
   stop: () => void;
 }
@@ -675,16 +676,19 @@ interface Early {
 let early: Early | undefined;
 
 /**
- * What the early walk's worker found when it checked the logs against the proof kept beside the
- * store at `store` (unchanged.ts checkEarly) before walking: the proof's digest, roots and file
- * count, and whether the logs are as it says. When they are, the worker walks only if asked to.
+ * The proof kept beside the store at `store` (unchanged.ts) that the early walk's worker checks the
+ * logs against before it walks, as it posts it when it begins, and the check it takes chunks of
+ * the proof from, which another thread can take part in (checkChunks).
  */
-export interface EarlyProof {
+export interface EarlyProof extends Proof {
   store: string;
-  digest: string;
-  roots: string[];
-  files: number;
-  holds: boolean;
+  check: Int32Array;
+}
+
+/** An early proof, and the end of the worker's part of its check: whether it found no line that did not hold. */
+export interface EarlyCheck {
+  proof: EarlyProof;
+  done: Promise<boolean>;
 }
 
 function rootEnv(env: NodeJS.ProcessEnv): string[] {
@@ -734,50 +738,55 @@ export function walkResult(worker: Worker, env: NodeJS.ProcessEnv, sharing: Shar
   // settled (`settle`), so that the listing can go with the plan's last use of it (ingest.ts) even
   // if the worker has yet to exit (BENCHMARKS-log.md, Append, session 31).
   let settle: ((d: Discovery | null) => void) | undefined;
-  // settled with the worker's check of the proof, or null once it walks without one (or is done)
-  let checked: (p: EarlyProof | null) => void = () => undefined;
-  const proof = new Promise<EarlyProof | null>((resolve) => (checked = resolve));
+  // settled with the proof the worker checks, or null once it walks without one (or is done); and
+  // once the worker's part of the check is done
+  let checking: (p: EarlyCheck | null) => void = () => undefined;
+  const proof = new Promise<EarlyCheck | null>((resolve) => (checking = resolve));
+  let checked: (held: boolean) => void = () => undefined;
+  const done = new Promise<boolean>((resolve) => (checked = resolve));
   // the proof held: the worker waits to be asked to walk; and whether the walk was asked for (go),
   // perhaps before the proof's message came
   let waits = false;
   let wanted = false;
-  const done = (d: Discovery | null) => {
+  const finish = (d: Discovery | null) => {
     const s = settle;
     settle = undefined;
     shared = undefined;
     mine = null;
-    checked(null);
+    checking(null);
+    checked(false);
     s?.(d);
   };
   const result = new Promise<Discovery | null>((resolve) => {
     settle = resolve;
-    worker.on('message', (m: EncodedDiscovery | SharedUnits | WorkerPart | { error: string } | { proof: EarlyProof }) => {
+    worker.on('message', (m: EncodedDiscovery | SharedUnits | WorkerPart | { error: string } | { proof: EarlyProof } | { checked: boolean }) => {
       try {
-        if ('error' in m) done(null);
-        else if ('proof' in m) {
-          waits = m.proof.holds;
+        if ('error' in m) finish(null);
+        else if ('proof' in m) checking({ proof: m.proof, done });
+        else if ('checked' in m) {
+          waits = m.checked;
           if (wanted) go();
-          checked(m.proof);
+          checked(m.checked);
         } else if ('units' in m) {
           shared = m;
-          checked(null);
+          checking(null);
+          checked(false);
           if (taken) help();
         } else if ('ranges' in m) {
           help();
           // a link this thread met after the worker had finished: walked again here, alone
           const merged = mine ? mergeParts(shared!.text, m, mine) : null;
-          done(merged ? decodeDiscovery(inPathOrder(merged)) : mine === null ? null : decodeDiscovery(walkEncoded(env)));
+          finish(merged ? decodeDiscovery(inPathOrder(merged)) : mine === null ? null : decodeDiscovery(walkEncoded(env)));
         } else {
-          checked(null);
-          done(decodeDiscovery(m));
+          finish(decodeDiscovery(m));
         }
       } catch {
         // the parts did not fit together, or the walk again failed: ingest walks
-        done(null);
+        finish(null);
       }
     });
-    worker.once('error', () => done(null));
-    worker.once('exit', () => done(null));
+    worker.once('error', () => finish(null));
+    worker.once('exit', () => finish(null));
   });
   const go = () => {
     wanted = true;
@@ -794,7 +803,7 @@ export function walkResult(worker: Worker, env: NodeJS.ProcessEnv, sharing: Shar
   const stop = () => {
     worker.removeAllListeners('message');
     if (shared) Atomics.store(new Int32Array(shared.cursor), 1, STOP_DROPPED);
-    done(null);
+    finish(null);
     void worker.terminate();
   };
   return { result, go, take, stop, proof };
@@ -833,7 +842,7 @@ export function dropEarlyWalk(): void {
  * (EarlyProof), once it has: null when it walks without one, and null at once when there is no
  * early walk of what `discover(paths, env)` would walk (as takeEarlyWalk).
  */
-export function earlyProof(paths: string[] | undefined, env: NodeJS.ProcessEnv): Promise<EarlyProof | null> | null {
+export function earlyProof(paths: string[] | undefined, env: NodeJS.ProcessEnv): Promise<EarlyCheck | null> | null {
   if (!early || (paths && paths.length > 0)) return null;
   const want = rootEnv(env);
   if (want.some((v, i) => v !== early!.env[i])) return null;

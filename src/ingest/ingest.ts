@@ -31,7 +31,7 @@ import { type FileListing, dropEarlyWalk, earlyProof, fileCount, fileListing, ki
 import { decodeSnapshot, encodeSnapshot, matchSnapshot } from './listing-snapshot.js';
 import { fingerprint } from './fingerprint.js';
 import { heapKeeper, releaseHeap } from './heap.js';
-import { keepUnchanged, readUnchanged } from './unchanged.js';
+import { type Proof, checkChunks, checkHeld, keepUnchanged, proofHolds, readUnchanged } from './unchanged.js';
 import { type FileContext, type TaskList, fileRowOf, readAll } from './pool.js';
 import type { ReadOptions } from './read-file.js';
 
@@ -308,11 +308,19 @@ export async function ingestOrAnswer(opts: IngestOptions): Promise<AnswerResult>
  * walk of them would find them as the walk named by `listing` did; else null (unchanged.ts).
  */
 async function provenFiles(opts: IngestOptions, env: NodeJS.ProcessEnv, roots: string[], listing: string): Promise<number | null> {
+  const fits = (p: Proof) => JSON.stringify(p.roots) === JSON.stringify(roots) && listingKeyOf(roots, p.digest, opts.prices) === listing;
   const early = earlyProof(opts.paths, env);
-  const proof = early ? await early : readUnchanged(opts.dbPath, roots);
-  if (!proof || JSON.stringify(proof.roots) !== JSON.stringify(roots) || listingKeyOf(roots, proof.digest, opts.prices) !== listing) return null;
-  if ('store' in proof) return resolve(proof.store) === resolve(opts.dbPath) && proof.holds ? proof.files : null;
-  return proof.holds() ? proof.files : null;
+  if (!early) {
+    const proof = readUnchanged(opts.dbPath, roots);
+    return proof && fits(proof) && proofHolds(opts.dbPath, proof) ? proof.files : null;
+  }
+  const checking = await early;
+  if (!checking) return null;
+  const { proof, done } = checking;
+  if (resolve(proof.store) !== resolve(opts.dbPath) || !fits(proof)) return null;
+  // this thread takes part in the worker's check, then waits for the worker's part to end
+  checkChunks(opts.dbPath, proof, proof.check);
+  return (await done) && checkHeld(proof, proof.check) ? proof.files : null;
 }
 
 /**

@@ -21,7 +21,8 @@
  * Example (1 GB of logs, 23,478 files in 11,181 directories): the early walk's worker checks
  * them in ~80 ms, where the walk took ~135 ms on two threads (BENCHMARKS-log.md, Warm, session 39).
  */
-import { closeSync, openSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { closeSync, fstatSync, openSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { answersKept } from '../store/answers.js';
 import { type Discovery, defaultRoots } from './discover.js';
 import { fileListing } from './early-walk.js';
@@ -29,7 +30,7 @@ import { fileListing } from './early-walk.js';
 /** The file's name: the store's, then this. */
 export const UNCHANGED_SUFFIX = '.unchanged';
 
-const FORMAT = 3;
+const FORMAT = 4;
 
 /** The last line: a proof without it was cut short. */
 const END = 'end';
@@ -77,23 +78,23 @@ export function keepUnchanged(dbPath: string, d: Discovery, digest: string, trus
 }
 
 /**
- * Writes the proof: a header line (JSON: the format, the digest, the roots, how many files and
- * directories), a line per file (`size mtimeMs path`, tab-separated), then per directory (`dev
- * ino ctimeMs path`), then END. The files come first: a grown file, what most often changed, is
+ * Writes the proof: a header line (JSON: the format, an id of its own, the digest, the roots, how
+ * many files and directories), a line per file (`f size mtimeMs path`, tab-separated), then per
+ * directory (`d dev ino ctimeMs path`), then END. The files come first: a grown file, what most often changed, is
  * then met soonest. Paths are copied as the listing holds them, as UTF-8, not decoded. False when
  * a directory cannot be trusted, or a path holds a newline.
  */
 function writeProof(fd: number, d: Discovery, dirs: string[], digest: string, trustBefore: number): boolean {
   const listing = fileListing(d);
   const out = new LineWriter(fd);
-  out.line(JSON.stringify({ format: FORMAT, digest, roots: d.roots, files: listing.count, dirs: dirs.length }));
+  out.line(JSON.stringify({ format: FORMAT, id: randomBytes(8).toString('hex'), digest, roots: d.roots, files: listing.count, dirs: dirs.length }));
   for (let i = 0; i < listing.count; i++) {
-    if (!out.line(`${listing.size(i)}\t${listing.mtimeMs(i)}\t`, listing.path(i))) return false;
+    if (!out.line(`f\t${listing.size(i)}\t${listing.mtimeMs(i)}\t`, listing.path(i))) return false;
   }
   for (const dir of dirs) {
     const st = statSync(dir, { throwIfNoEntry: false });
     if (!st || !st.isDirectory() || !(st.ctimeMs < trustBefore)) return false;
-    if (!out.line(`${st.dev}\t${st.ino}\t${st.ctimeMs}\t`, Buffer.from(dir))) return false;
+    if (!out.line(`d\t${st.dev}\t${st.ino}\t${st.ctimeMs}\t`, Buffer.from(dir))) return false;
   }
   out.line(END);
   out.flush();
@@ -107,12 +108,13 @@ class LineWriter {
 
   constructor(private readonly fd: number) {}
 
-  /** A line: `text`, then `path` as it is; false if the path holds a newline. */
+  /** A line: `text`, then `path` as it is; false if the path holds a newline, or the line is longer than LONGEST. */
   line(text: string, path: Uint8Array = EMPTY): boolean {
     if (path.includes(0x0a)) return false;
     const bytes = Buffer.byteLength(text) + path.length + 1;
+    // (no path is that long: PATH_MAX is 4,096 bytes)
+    if (bytes > LONGEST) return false;
     if (this.at + bytes > this.buf.length) this.flush();
-    if (bytes > this.buf.length) throw new Error('a line longer than a piece');
     this.at += this.buf.write(text, this.at, 'utf8');
     this.buf.set(path, this.at);
     this.at += path.length;
@@ -128,169 +130,178 @@ class LineWriter {
 
 const EMPTY = new Uint8Array(0);
 
-/** A proof read (readUnchanged): the digest, roots and file count of the walk it was kept after. */
+/** A proof's header (readUnchanged): the walk it was kept after, and where its body is. */
 export interface Proof {
+  /** the header line, whose id tells one proof from another */
+  head: string;
   digest: string;
   roots: string[];
   files: number;
-  /** whether the logs are still as that walk found them: a stat of every file and directory */
-  holds(): boolean;
+  dirs: number;
+  /** where the body starts, and the file's size */
+  body: number;
+  size: number;
 }
 
 /**
- * The proof kept beside the store at `dbPath`, for a walk of `roots` when given; null when there
- * is none, or it is for other roots. A damaged or cut proof does not hold.
+ * The header of the proof kept beside the store at `dbPath`, for a walk of `roots` when given;
+ * null when there is none, or it is for other roots. A damaged or cut proof does not hold.
  */
 export function readUnchanged(dbPath: string, roots?: string[]): Proof | null {
-  const header = proofLines(dbPath);
-  if (!header) return null;
-  const { lines, head: first } = header;
-  lines.close();
+  let fd: number;
   try {
-    const head = JSON.parse(first) as { format?: unknown; digest?: unknown; roots?: unknown; dirs?: unknown; files?: unknown };
-    const { format, digest, dirs, files } = head ?? {};
+    fd = openSync(dbPath + UNCHANGED_SUFFIX, 'r');
+  } catch {
+    return null;
+  }
+  try {
+    const size = fstatSync(fd).size;
+    const buf = Buffer.allocUnsafe(Math.min(size, 65536));
+    const n = readSync(fd, buf, 0, buf.length, 0);
+    const nl = buf.subarray(0, n).indexOf(0x0a);
+    if (nl < 0) return null;
+    const head = buf.toString('utf8', 0, nl);
+    const h = JSON.parse(head) as { format?: unknown; digest?: unknown; roots?: unknown; dirs?: unknown; files?: unknown };
+    const { format, digest, dirs, files } = h ?? {};
     if (format !== FORMAT || typeof digest !== 'string' || !Number.isInteger(dirs) || !Number.isInteger(files)) return null;
-    if (!Array.isArray(head.roots) || !head.roots.every((r) => typeof r === 'string')) return null;
-    const kept = head.roots as string[];
+    if (!Array.isArray(h.roots) || !h.roots.every((r) => typeof r === 'string')) return null;
+    const kept = h.roots as string[];
     if (roots && JSON.stringify(kept) !== JSON.stringify(roots)) return null;
-    return {
-      digest,
-      roots: kept,
-      files: files as number,
-      holds: () => {
-        // read again from its start: the same proof, or none
-        const again = proofLines(dbPath);
-        if (!again) return false;
-        try {
-          return again.head === first && holds(again.lines, files as number, dirs as number);
-        } finally {
-          again.lines.close();
-        }
-      },
-    };
+    return { head, digest, roots: kept, files: files as number, dirs: dirs as number, body: nl + 1, size };
   } catch {
     return null;
+  } finally {
+    closeSync(fd);
   }
-}
-
-/** The proof's lines, its header line read. */
-function proofLines(dbPath: string): { lines: LineReader; head: string } | null {
-  let lines: LineReader;
-  try {
-    lines = new LineReader(openSync(dbPath + UNCHANGED_SUFFIX, 'r'));
-  } catch {
-    return null;
-  }
-  try {
-    const head = lines.first();
-    if (head !== null) return { lines, head };
-  } catch {
-    // unreadable: none
-  }
-  lines.close();
-  return null;
 }
 
 /**
- * What the early walk's worker does first when answers are kept beside the store at `dbPath`
- * (answersKept) and a proof for the default roots of `env` beside them: checks the logs against
- * it. Null when there is nothing to check.
+ * A check of a proof, shared by the threads that take part in it (the early walk's worker and the
+ * main thread): Int32s over a SharedArrayBuffer, which postMessage shares rather than copies.
  */
-export function checkEarly(dbPath: string, env: NodeJS.ProcessEnv): { digest: string; roots: string[]; files: number; holds: boolean } | null {
-  if (!answersKept(dbPath)) return null;
-  const proof = readUnchanged(dbPath, defaultRoots(env));
-  return proof && { digest: proof.digest, roots: proof.roots, files: proof.files, holds: proof.holds() };
+export function newCheck(): Int32Array {
+  return new Int32Array(new SharedArrayBuffer(4 * SLOTS));
 }
 
-/** Whether every file (size, mtime) and directory (device, inode, ctime) the proof's lines name is as they say. */
-function holds(lines: LineReader, files: number, dirs: number): boolean {
-  let i = 0;
-  let ended = false;
-  for (let text = lines.piece(); text !== null; text = lines.piece()) {
-    for (let at = 0; at < text.length; ) {
-      let to = text.indexOf('\n', at);
-      if (to < 0) to = text.length;
-      if (ended) return false;
-      if (i === files + dirs) {
-        if (text.slice(at, to) !== END) return false;
-        ended = true;
-      } else if (!lineHolds(text, at, to, i < files)) return false;
-      i++;
-      at = to + 1;
+/** The check's slots: the next piece to take, whether a line did not hold, the files, directories and ENDs met. */
+const NEXT = 0;
+const FAILED = 1;
+const FILES = 2;
+const DIRS = 3;
+const ENDS = 4;
+const SLOTS = 5;
+
+/** How much of the body a thread takes at a time. */
+const CHUNK = 128 * 1024;
+
+/** Longer than any line of a proof (a path is at most 4,096 bytes here, PATH_MAX). */
+const LONGEST = 65536;
+
+/**
+ * Checks the lines of the proof `p` (beside the store at `dbPath`), a chunk of its body at a time,
+ * the chunks taken from `check` until none is left or a line did not hold (here or in another
+ * thread): a line belongs to the chunk it starts in. checkHeld says what was found once every
+ * thread that takes part has returned.
+ */
+export function checkChunks(dbPath: string, p: Proof, check: Int32Array): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(dbPath + UNCHANGED_SUFFIX, 'r');
+    // the same proof: its size, and its header (its id)
+    const head = Buffer.allocUnsafe(p.body);
+    if (fstatSync(fd).size !== p.size || readSync(fd, head, 0, p.body, 0) !== p.body || head.toString('utf8', 0, p.body - 1) !== p.head) throw new Error('another proof');
+    const chunks = Math.ceil((p.size - p.body) / CHUNK);
+    let buf = Buffer.allocUnsafe(CHUNK + LONGEST);
+    const counts = [0, 0, 0];
+    for (;;) {
+      if (Atomics.load(check, FAILED) !== 0) break;
+      const k = Atomics.add(check, NEXT, 1);
+      if (k >= chunks) break;
+      const start = p.body + k * CHUNK;
+      const end = Math.min(start + CHUNK, p.size);
+      // from the byte before the chunk (a newline when a line starts at its start) to the end of
+      // the last line that starts in it: no line is longer than LONGEST
+      const from = start - 1;
+      const length = Math.min(p.size, end + LONGEST) - from;
+      if (buf.length < length) buf = Buffer.allocUnsafe(length);
+      for (let got = 0; got < length; ) {
+        const n = readSync(fd, buf, got, length - got, from + got);
+        if (n === 0) throw new Error('the proof is shorter than it was');
+        got += n;
+      }
+      const bytes = buf.subarray(0, length);
+      const first = bytes.indexOf(0x0a) + 1;
+      // no line starts in this chunk: one that started before goes on through it
+      if (first === 0 || first >= end - from) continue;
+      const last = bytes.indexOf(0x0a, end - from - 1);
+      if (last < 0) throw new Error('a line longer than any proof writes');
+      if (!linesHold(bytes.toString('utf8', first, last), counts, from + last === p.size - 1)) {
+        Atomics.store(check, FAILED, 1);
+        break;
+      }
     }
+    Atomics.add(check, FILES, counts[0]);
+    Atomics.add(check, DIRS, counts[1]);
+    Atomics.add(check, ENDS, counts[2]);
+  } catch {
+    Atomics.store(check, FAILED, 1);
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
-  return ended;
 }
 
-/** Whether the file (`file`) or directory of the line text[at, to) is as it says. */
-function lineHolds(text: string, at: number, to: number, file: boolean): boolean {
-  const a = text.indexOf('\t', at);
-  const b = a < 0 ? -1 : text.indexOf('\t', a + 1);
-  if (b < 0 || b >= to) return false;
-  if (file) {
-    const st = statSync(text.slice(b + 1, to), { throwIfNoEntry: false });
-    return st !== undefined && st.isFile() && st.size === Number(text.slice(at, a)) && st.mtimeMs === Number(text.slice(a + 1, b));
-  }
-  const c = text.indexOf('\t', b + 1);
-  if (c < 0 || c >= to) return false;
-  const st = statSync(text.slice(c + 1, to), { throwIfNoEntry: false });
-  return st !== undefined && st.isDirectory() && st.dev === Number(text.slice(at, a)) && st.ino === Number(text.slice(a + 1, b)) && st.ctimeMs === Number(text.slice(b + 1, c));
+/** Whether a line of the check did not hold (so far). */
+export function checkFailed(check: Int32Array): boolean {
+  return Atomics.load(check, FAILED) !== 0;
 }
 
-/** A file's lines, read a piece at a time: each piece decoded whole lines at a time. */
-class LineReader {
-  private buf = Buffer.allocUnsafe(PIECE);
-  private to = 0;
-  private eof = false;
+/** Whether the check of `p` found every line to hold, once every thread that took part has returned. */
+export function checkHeld(p: Proof, check: Int32Array): boolean {
+  return Atomics.load(check, FAILED) === 0 && Atomics.load(check, FILES) === p.files && Atomics.load(check, DIRS) === p.dirs && Atomics.load(check, ENDS) === 1;
+}
 
-  constructor(private readonly fd: number) {}
+/** The proof `p` checked on this thread alone. */
+export function proofHolds(dbPath: string, p: Proof): boolean {
+  const check = newCheck();
+  checkChunks(dbPath, p, check);
+  return checkHeld(p, check);
+}
 
-  /** The first line, alone (the header); null if there is none. */
-  first(): string | null {
-    this.fill();
-    const nl = this.buf.subarray(0, this.to).indexOf(0x0a);
-    if (nl < 0) return null;
-    const line = this.buf.toString('utf8', 0, nl);
-    this.take(nl + 1);
-    return line;
+/**
+ * What the early walk's worker checks first: the proof beside the store at `dbPath` for the
+ * default roots of `env`, when answers are kept beside it (answersKept). Null when there is none.
+ */
+export function earlyProofOf(dbPath: string, env: NodeJS.ProcessEnv): Proof | null {
+  return answersKept(dbPath) ? readUnchanged(dbPath, defaultRoots(env)) : null;
+}
+
+/**
+ * Whether every line of `text` (whole lines, no newline after the last) holds, each counted in
+ * `counts` (files, directories, ENDs). `atEnd`: the last line ends the file, where END must be.
+ */
+function linesHold(text: string, counts: number[], atEnd: boolean): boolean {
+  for (let at = 0; at < text.length; ) {
+    let to = text.indexOf('\n', at);
+    if (to < 0) to = text.length;
+    const kind = text.charCodeAt(at);
+    if (kind === 0x66 /* f */ && text.charCodeAt(at + 1) === 9) {
+      const a = text.indexOf('\t', at + 2);
+      const b = a < 0 ? -1 : text.indexOf('\t', a + 1);
+      if (b < 0 || b >= to) return false;
+      const st = statSync(text.slice(b + 1, to), { throwIfNoEntry: false });
+      if (!st || !st.isFile() || st.size !== Number(text.slice(at + 2, a)) || st.mtimeMs !== Number(text.slice(a + 1, b))) return false;
+      counts[0]++;
+    } else if (kind === 0x64 /* d */ && text.charCodeAt(at + 1) === 9) {
+      const a = text.indexOf('\t', at + 2);
+      const b = a < 0 ? -1 : text.indexOf('\t', a + 1);
+      const c = b < 0 ? -1 : text.indexOf('\t', b + 1);
+      if (c < 0 || c >= to) return false;
+      const st = statSync(text.slice(c + 1, to), { throwIfNoEntry: false });
+      if (!st || !st.isDirectory() || st.dev !== Number(text.slice(at + 2, a)) || st.ino !== Number(text.slice(a + 1, b)) || st.ctimeMs !== Number(text.slice(b + 1, c))) return false;
+      counts[1]++;
+    } else if (text.slice(at, to) === END && to === text.length && atEnd) counts[2]++;
+    else return false;
+    at = to + 1;
   }
-
-  /** The next whole lines, without the newline after the last; null at the end. */
-  piece(): string | null {
-    this.fill();
-    if (this.to === 0) return null;
-    let end = this.eof ? this.to : this.buf.lastIndexOf(0x0a, this.to - 1);
-    // a line longer than the buffer: the buffer grows until it holds it
-    while (end < 0) {
-      this.buf = Buffer.concat([this.buf.subarray(0, this.to), Buffer.allocUnsafe(this.buf.length)]);
-      this.fill();
-      end = this.eof ? this.to : this.buf.lastIndexOf(0x0a, this.to - 1);
-    }
-    const text = this.buf.toString('utf8', 0, end);
-    this.take(Math.min(end + 1, this.to));
-    return text;
-  }
-
-  close(): void {
-    try {
-      closeSync(this.fd);
-    } catch {
-      // closed already
-    }
-  }
-
-  /** Reads until the buffer is full or the file ends. */
-  private fill(): void {
-    while (!this.eof && this.to < this.buf.length) {
-      const n = readSync(this.fd, this.buf, this.to, this.buf.length - this.to, null);
-      if (n === 0) this.eof = true;
-      this.to += n;
-    }
-  }
-
-  /** Drops the first `n` bytes read. */
-  private take(n: number): void {
-    this.buf.copy(this.buf, 0, n, this.to);
-    this.to -= n;
-  }
+  return true;
 }

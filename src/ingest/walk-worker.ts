@@ -5,13 +5,14 @@
  * failed (the main thread then walks itself).
  *
  * First, when answers are kept beside the store the command will open (`store`, as its arguments
- * say), it checks the logs against the proof kept beside them (unchanged.ts) and posts what it
- * found (`{ proof }`); when the logs are as the proof says, it walks only once the main thread
- * asks (`'walk'`): a warm run then needs no walk.
+ * say) and a proof beside them (unchanged.ts), it checks the logs against the proof: it posts the
+ * proof and the check (`{ proof }`, which the main thread can take part in), then whether its part
+ * found every line to hold (`{ checked }`). If one did not hold, it walks; else it walks only once
+ * the main thread asks (`'walk'`): a warm run then needs no walk.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { type EarlyProof, type Sharing, shareWalk } from './early-walk.js';
-import { checkEarly } from './unchanged.js';
+import { type Proof, checkChunks, checkFailed, earlyProofOf, newCheck } from './unchanged.js';
 
 const { env, sharing, store } = workerData as { env: NodeJS.ProcessEnv; sharing: Sharing; store: string | null };
 
@@ -23,14 +24,18 @@ function walk(): void {
   }
 }
 
-let checked: ReturnType<typeof checkEarly> = null;
+let proof: Proof | null = null;
 try {
-  checked = store === null ? null : checkEarly(store, env);
+  proof = store === null ? null : earlyProofOf(store, env);
 } catch {
   // no proof to go by: the walk
 }
-if (checked && store !== null) {
-  parentPort?.postMessage({ proof: { store, ...checked } satisfies EarlyProof });
-  if (checked.holds) parentPort?.once('message', walk);
+if (proof && store !== null) {
+  const check = newCheck();
+  parentPort?.postMessage({ proof: { ...proof, store, check } satisfies EarlyProof });
+  checkChunks(store, proof, check);
+  const held = !checkFailed(check);
+  parentPort?.postMessage({ checked: held });
+  if (held) parentPort?.once('message', walk);
   else walk();
 } else walk();

@@ -11,7 +11,13 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { discover } from '../../src/ingest/discover.js';
 import { earlyProof, listingDigest, storeOf, takeEarlyWalk, walkEarly } from '../../src/ingest/early-walk.js';
-import { UNCHANGED_SUFFIX, keepUnchanged, readUnchanged } from '../../src/ingest/unchanged.js';
+import { UNCHANGED_SUFFIX, keepUnchanged, proofHolds, readUnchanged } from '../../src/ingest/unchanged.js';
+
+/** Whether the proof beside `db` (for `roots`) holds; null when there is none. */
+function holds(db: string, roots: string[]): boolean | null {
+  const p = readUnchanged(db, roots);
+  return p && proofHolds(db, p);
+}
 import { spawnSync } from 'node:child_process';
 import { CONDENSE, MAROT_DOV, corpus, repoRoot, tmp } from '../store/helpers.js';
 
@@ -36,7 +42,8 @@ test('a proof kept for a walk holds while nothing changed, with the walk digest,
   assert.deepEqual(p.roots, d.roots);
   assert.equal(p.files, d.files.length);
   assert.ok(d.dirs && d.dirs.length > 3, 'the walk listed its directories');
-  assert.equal(p.holds(), true);
+  assert.equal(p.dirs, d.dirs.length);
+  assert.equal(proofHolds(db, p), true);
   assert.equal(readUnchanged(db, ['/elsewhere']), null, 'a proof for other roots is none');
 });
 
@@ -59,7 +66,7 @@ test('a grown, touched, added, removed or renamed file, or a new directory, brea
   for (const [what, change] of cases) {
     const { root, db, d } = await proven();
     change(root);
-    assert.equal(readUnchanged(db, d.roots)?.holds(), false, what);
+    assert.equal(holds(db, d.roots), false, what);
   }
 });
 
@@ -80,18 +87,39 @@ test('a damaged or cut proof does not hold', async () => {
   const file = db + UNCHANGED_SUFFIX;
   const whole = readFileSync(file);
   const headEnd = whole.indexOf(0x0a) + 1;
-  assert.equal(readUnchanged(db, d.roots)?.holds(), true);
+  assert.equal(holds(db, d.roots), true);
   truncateSync(file, whole.length - 10);
-  assert.equal(readUnchanged(db, d.roots)?.holds(), false, 'cut short');
+  assert.equal(holds(db, d.roots), false, 'cut short');
   writeFileSync(file, whole.subarray(0, headEnd));
-  assert.equal(readUnchanged(db, d.roots)?.holds(), false, 'a header alone');
+  assert.equal(holds(db, d.roots), false, 'a header alone');
   writeFileSync(file, Buffer.concat([whole, Buffer.from('\n1\t2\t3\tx')]));
-  assert.equal(readUnchanged(db, d.roots)?.holds(), false, 'a line after its end');
+  assert.equal(holds(db, d.roots), false, 'a line after its end');
   const body = whole.toString('latin1');
-  writeFileSync(file, Buffer.from(body.replace(/\n\d+\t/, '\n99999\t'), 'latin1'));
-  assert.equal(readUnchanged(db, d.roots)?.holds(), false, 'a size written wrong');
-  writeFileSync(file, `{"format":3}\n${body.slice(headEnd)}`);
+  writeFileSync(file, Buffer.from(body.replace(/\nf\t\d+\t/, '\nf\t99999\t'), 'latin1'));
+  assert.equal(holds(db, d.roots), false, 'a size written wrong');
+  writeFileSync(file, `{"format":4}\n${body.slice(headEnd)}`);
   assert.equal(readUnchanged(db, d.roots), null, 'a header without its fields');
+});
+
+test('a proof of many chunks: every line checked once, whichever chunk it starts in; a change anywhere breaks it', async () => {
+  const root = tmp('cachelens-many-');
+  for (let p = 0; p < 60; p++) {
+    const dir = path.join(root, `-home-USER-projects-a-project-with-a-long-name-${p}`);
+    mkdirSync(dir);
+    for (let f = 0; f < 50; f++) writeFileSync(path.join(dir, `${String(f).padStart(8, '0')}-aaaa-bbbb-cccc-dddddddddddd.jsonl`), '{}\n'.repeat(f % 3));
+  }
+  const db = path.join(tmp(), 's.duckdb');
+  const d = await discover([root], {});
+  await sleep(50);
+  assert.equal(keepUnchanged(db, d, listingDigest(d), Date.now()), true);
+  assert.ok(statSync(db + UNCHANGED_SUFFIX).size > 3 * 128 * 1024, 'several chunks');
+  assert.equal(holds(db, d.roots), true);
+  for (const [p, f] of [[0, 0], [31, 17], [59, 49]]) {
+    appendFileSync(path.join(root, `-home-USER-projects-a-project-with-a-long-name-${p}`, `${String(f).padStart(8, '0')}-aaaa-bbbb-cccc-dddddddddddd.jsonl`), '{}\n');
+    assert.equal(holds(db, d.roots), false, `${p}/${f}`);
+    assert.equal(keepUnchanged(db, await discover([root], {}), listingDigest(await discover([root], {})), Date.now()), true);
+    assert.equal(holds(db, d.roots), true);
+  }
 });
 
 test('storeOf: the store the arguments name, as yargs would read them, else the default; none for :memory:', () => {
@@ -130,9 +158,9 @@ test('the CLI: a warm run keeps the proof, the next answers by it (the early wor
   walkEarly(['summary', '--db', db], env);
   const found = await earlyProof(undefined, env);
   assert.ok(found);
-  assert.equal(found.holds, true);
-  assert.equal(found.store, db);
-  assert.equal(found.digest, readUnchanged(db)!.digest);
+  assert.equal(await found.done, true);
+  assert.equal(found.proof.store, db);
+  assert.equal(found.proof.digest, readUnchanged(db)!.digest);
   // asked to walk after all, it walks: the same listing as discover()
   assert.deepEqual(await takeEarlyWalk(undefined, env), await discover([], env));
 
