@@ -81,13 +81,20 @@ export function explicitRoots(paths: string[], home = homedir()): string[] {
   });
 }
 
-export async function discover(paths: string[] | undefined, env: NodeJS.ProcessEnv = process.env): Promise<Discovery> {
+/** `dirs`: keep the directories listed (Discovery.dirs). */
+export async function discover(paths: string[] | undefined, env: NodeJS.ProcessEnv = process.env, dirs = false): Promise<Discovery> {
   const files: FoundFile[] = [];
-  const { roots, problems, defaults, dirs } = walkRoots(paths, env, (path, root, kind, size, mtimeMs, agentId, sessionId, projectDir) => {
-    files.push({ path, root, kind, size, mtimeMs, agentId, sessionId, projectDir });
-  });
+  const found = walkRoots(
+    paths,
+    env,
+    (path, root, kind, size, mtimeMs, agentId, sessionId, projectDir) => {
+      files.push({ path, root, kind, size, mtimeMs, agentId, sessionId, projectDir });
+    },
+    dirs,
+  );
+  const { roots, problems, defaults } = found;
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return { roots, files, problems, defaults, ...(dirs ? { dirs } : {}) };
+  return { roots, files, problems, defaults, ...(found.dirs ? { dirs: found.dirs } : {}) };
 }
 
 /** Takes each file the walk finds, in walk order, without an object for it (`dev` and `ino`: the file's device and inode). */
@@ -110,10 +117,10 @@ export type FileSink = (
  * their names, a directory's with a `/` after it), except where a link to a directory sorts by its
  * own name; roots come one after another as given.
  */
-export function walkRoots(paths: string[] | undefined, env: NodeJS.ProcessEnv, sink: FileSink): Omit<Discovery, 'files'> {
+export function walkRoots(paths: string[] | undefined, env: NodeJS.ProcessEnv, sink: FileSink, dirs = false): Omit<Discovery, 'files'> {
   const defaults = !paths || paths.length === 0;
   const roots = defaults ? defaultRoots(env) : explicitRoots(paths, env.HOME || homedir());
-  const w = newWalk(sink);
+  const w = newWalk(sink, false, dirs);
   for (const root of roots) {
     const st = statOrNull(root);
     if (st?.isFile()) {
@@ -135,7 +142,7 @@ export interface Walk {
   seenFiles: Map<number, Set<number>>;
   /** whether a symbolic link was met */
   links: boolean;
-  /** the directories listed, in the order listed; null once a symbolic link is met (Discovery.dirs) */
+  /** the directories listed, in the order listed, if asked for; null once a symbolic link is met (Discovery.dirs) */
   dirs: string[] | null;
   /**
    * A part of a shared walk (early-walk.ts): it does not follow a symbolic link (it only notes
@@ -145,8 +152,8 @@ export interface Walk {
   shared: boolean;
 }
 
-export function newWalk(sink: FileSink, shared = false): Walk {
-  return { sink, problems: [], seenDirs: new Set(), seenFiles: new Map(), links: false, dirs: [], shared };
+export function newWalk(sink: FileSink, shared = false, dirs = false): Walk {
+  return { sink, problems: [], seenDirs: new Set(), seenFiles: new Map(), links: false, dirs: dirs ? [] : null, shared };
 }
 
 /** A directory's entry: a Dirent, or one handed from another thread (WalkUnit). */

@@ -93,9 +93,9 @@ export function encodeDiscovery(d: Discovery): EncodedDiscovery {
  * files in path order; when it does not (several roots, a link to a directory), the listing is
  * decoded, sorted and written again, as `discover()` sorts it.
  */
-export function walkEncoded(env: NodeJS.ProcessEnv): EncodedDiscovery {
+export function walkEncoded(env: NodeJS.ProcessEnv, dirs = false): EncodedDiscovery {
   const w = listingWriter(1024, LISTING_ROOM);
-  const found = walkRoots([], env, w.add);
+  const found = walkRoots([], env, w.add, dirs);
   return inPathOrder(w.finish(found));
 }
 
@@ -122,6 +122,8 @@ interface SharedUnits {
   cursor: SharedArrayBuffer;
   /** the listing's text: the worker's files from 0, the main thread's from LISTING_ROOM */
   text: SharedArrayBuffer;
+  /** whether the walk keeps the directories it lists (Discovery.dirs) */
+  dirs: boolean;
 }
 
 /** A thread's part of a shared walk: its files' columns, and which units they are. */
@@ -160,21 +162,21 @@ interface WorkerPart extends WalkPart {
  * those it takes, and posts its part (WorkerPart). Posts a whole walk's EncodedDiscovery instead
  * when the roots cannot be shared (walkUnits). `post` is the worker's postMessage.
  */
-export function shareWalk(env: NodeJS.ProcessEnv, sharing: Sharing, post: (m: unknown, transfer?: ArrayBuffer[]) => void): void {
+export function shareWalk(env: NodeJS.ProcessEnv, sharing: Sharing, post: (m: unknown, transfer?: ArrayBuffer[]) => void, dirs = false): void {
   // the text's room for both parts: memory is taken only as it is written
   const text = sharing === 'none' ? null : new SharedArrayBuffer(2 * LISTING_ROOM);
   // each part one byte short of its room: the byte after a part's text stays 0, ending its last field
   const writer = text && listingWriter(1024, 0, { region: Buffer.from(text, 0, LISTING_ROOM - 1), base: 0 });
-  const w = writer && newWalk(writer.add, true);
+  const w = writer && newWalk(writer.add, true, dirs);
   const listed = w && walkUnits(env, w);
   if (!text || !writer || !w || !listed) {
-    const e = walkEncoded(env);
+    const e = walkEncoded(env, dirs);
     post(e, transferList(e));
     return;
   }
   const cursor = new SharedArrayBuffer(8);
   const flags = new Int32Array(cursor);
-  post({ units: listed.units, cursor, text } satisfies SharedUnits);
+  post({ units: listed.units, cursor, text, dirs } satisfies SharedUnits);
   const rootProblems = w.problems.length;
   const rootDirs = w.dirs?.length ?? 0;
   let part: WalkPart;
@@ -188,7 +190,7 @@ export function shareWalk(env: NodeJS.ProcessEnv, sharing: Sharing, post: (m: un
   if (stopped === STOP_DROPPED) return;
   if (stopped !== 0) {
     // a symbolic link met (by either thread): walked again, here, on one thread
-    const e = walkEncoded(env);
+    const e = walkEncoded(env, dirs);
     post(e, transferList(e));
     return;
   }
@@ -248,7 +250,7 @@ function walkPart(units: WalkUnit[], take: () => number, w: Walk, writer: Listin
 /** The main thread's side of a shared walk: walks the units it can take. */
 function helpWalk(m: SharedUnits, sharing: Sharing): WalkPart {
   const writer = listingWriter(1024, 0, { region: Buffer.from(m.text, LISTING_ROOM, LISTING_ROOM - 1), base: LISTING_ROOM });
-  return walkPart(m.units, taker(sharing, m.cursor, 1), newWalk(writer.add, true), writer, new Int32Array(m.cursor));
+  return walkPart(m.units, taker(sharing, m.cursor, 1), newWalk(writer.add, true, m.dirs), writer, new Int32Array(m.cursor));
 }
 
 /**

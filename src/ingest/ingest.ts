@@ -274,7 +274,7 @@ export async function ingestOrAnswer(opts: IngestOptions): Promise<AnswerResult>
   }
   // The walk is held in this object alone, not in a variable (an async function keeps its
   // variables across awaits): withBase takes it out before DuckDB writes the base.
-  const walked: { discovery?: Discovery; started: number } = { discovery: (await takeEarlyWalk(opts.paths, env)) ?? (await discover(opts.paths, env)), started };
+  const walked: { discovery?: Discovery; started: number } = { discovery: (await takeEarlyWalk(opts.paths, env)) ?? (await discover(opts.paths, env, roots !== null)), started };
   const summary = walkSummary(walked.discovery!, opts.prices);
   const { listing, files } = summary;
   let stats: IngestStats;

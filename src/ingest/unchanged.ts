@@ -23,8 +23,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
-import { answersKept } from '../store/answers.js';
-import { type Discovery, defaultRoots } from './discover.js';
+import type { Discovery } from './discover.js';
 import { fileListing } from './early-walk.js';
 
 /** The file's name: the store's, then this. */
@@ -265,14 +264,6 @@ export function proofHolds(dbPath: string, p: Proof): boolean {
   const check = newCheck();
   checkChunks(dbPath, p, check);
   return checkHeld(p, check);
-}
-
-/**
- * What the early walk's worker checks first: the proof beside the store at `dbPath` for the
- * default roots of `env`, when answers are kept beside it (answersKept). Null when there is none.
- */
-export function earlyProofOf(dbPath: string, env: NodeJS.ProcessEnv): Proof | null {
-  return answersKept(dbPath) ? readUnchanged(dbPath, defaultRoots(env)) : null;
 }
 
 /**

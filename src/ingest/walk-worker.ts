@@ -12,13 +12,24 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { type EarlyProof, type Sharing, shareWalk } from './early-walk.js';
-import { type Proof, checkChunks, checkFailed, earlyProofOf, newCheck } from './unchanged.js';
+import { answersKept } from '../store/answers.js';
+import { defaultRoots } from './discover.js';
+import { type Proof, checkChunks, checkFailed, newCheck, readUnchanged } from './unchanged.js';
 
 const { env, sharing, store } = workerData as { env: NodeJS.ProcessEnv; sharing: Sharing; store: string | null };
 
+// a warm run may follow (answers are kept beside the store): the walk keeps the directories it lists,
+// for the proof that run keeps (Discovery.dirs: ~20 MB of strings on 10 GB of logs, held otherwise)
+let kept = false;
+try {
+  kept = store !== null && answersKept(store);
+} catch {
+  // none
+}
+
 function walk(): void {
   try {
-    shareWalk(env, sharing, (m, transfer) => parentPort?.postMessage(m, transfer));
+    shareWalk(env, sharing, (m, transfer) => parentPort?.postMessage(m, transfer), kept);
   } catch (err) {
     parentPort?.postMessage({ error: String(err) });
   }
@@ -26,7 +37,7 @@ function walk(): void {
 
 let proof: Proof | null = null;
 try {
-  proof = store === null ? null : earlyProofOf(store, env);
+  proof = kept && store !== null ? readUnchanged(store, defaultRoots(env)) : null;
 } catch {
   // no proof to go by: the walk
 }

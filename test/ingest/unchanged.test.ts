@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { discover } from '../../src/ingest/discover.js';
@@ -27,7 +27,7 @@ const SESSION = '61d12533-17ec-4bbe-8876-6cdec3eb838c.jsonl';
 async function proven() {
   const root = corpus([CONDENSE, MAROT_DOV]);
   const db = path.join(tmp(), 's.duckdb');
-  const d = await discover([root], {});
+  const d = await discover([root], {}, true);
   // whatever changes from here on is on a later tick of the clock than any ctime recorded
   await sleep(50);
   assert.equal(keepUnchanged(db, d, listingDigest(d), Date.now()), true);
@@ -77,7 +77,7 @@ test('no proof is kept for directories changed since the walk began, for a walk 
   assert.equal(existsSync(db + UNCHANGED_SUFFIX), false, 'the proof kept before went with it');
   assert.equal(keepUnchanged(db, { ...d, problems: [{ path: root, reason: 'unreadable_file', detail: 'x' }] }, listingDigest(d), Date.now()), false);
   symlinkSync(path.join(root, CONDENSE), path.join(root, 'link'));
-  const linked = await discover([root], {});
+  const linked = await discover([root], {}, true);
   assert.equal(linked.dirs, undefined, 'a walk that met a link does not know its directories');
   assert.equal(keepUnchanged(db, linked, listingDigest(linked), Date.now()), false);
 });
@@ -109,7 +109,7 @@ test('a proof of many chunks: every line checked once, whichever chunk it starts
     for (let f = 0; f < 50; f++) writeFileSync(path.join(dir, `${String(f).padStart(8, '0')}-aaaa-bbbb-cccc-dddddddddddd.jsonl`), '{}\n'.repeat(f % 3));
   }
   const db = path.join(tmp(), 's.duckdb');
-  const d = await discover([root], {});
+  const d = await discover([root], {}, true);
   await sleep(50);
   assert.equal(keepUnchanged(db, d, listingDigest(d), Date.now()), true);
   assert.ok(statSync(db + UNCHANGED_SUFFIX).size > 3 * 128 * 1024, 'several chunks');
@@ -117,7 +117,8 @@ test('a proof of many chunks: every line checked once, whichever chunk it starts
   for (const [p, f] of [[0, 0], [31, 17], [59, 49]]) {
     appendFileSync(path.join(root, `-home-USER-projects-a-project-with-a-long-name-${p}`, `${String(f).padStart(8, '0')}-aaaa-bbbb-cccc-dddddddddddd.jsonl`), '{}\n');
     assert.equal(holds(db, d.roots), false, `${p}/${f}`);
-    assert.equal(keepUnchanged(db, await discover([root], {}), listingDigest(await discover([root], {})), Date.now()), true);
+    const again = await discover([root], {}, true);
+    assert.equal(keepUnchanged(db, again, listingDigest(again), Date.now()), true);
     assert.equal(holds(db, d.roots), true);
   }
 });
@@ -140,6 +141,8 @@ test('the CLI: a warm run keeps the proof, the next answers by it (the early wor
   const home = tmp('cachelens-home-');
   const root = corpus([CONDENSE]);
   const config = path.join(root, 'condense-chat-minmax-bench');
+  // two projects: a shared walk gives each thread one
+  cpSync(path.join(root, CONDENSE), path.join(config, 'projects', '-app-two'), { recursive: true });
   const db = path.join(tmp(), 's.duckdb');
   const env = { HOME: home, CLAUDE_CONFIG_DIR: config, XDG_CACHE_HOME: path.join(home, 'cache') };
   const run = (dbPath = db) => {
@@ -161,8 +164,14 @@ test('the CLI: a warm run keeps the proof, the next answers by it (the early wor
   assert.equal(await found.done, true);
   assert.equal(found.proof.store, db);
   assert.equal(found.proof.digest, readUnchanged(db)!.digest);
-  // asked to walk after all, it walks: the same listing as discover()
-  assert.deepEqual(await takeEarlyWalk(undefined, env), await discover([], env));
+  // asked to walk after all, it walks: the same listing as discover(), its directories too, in
+  // the same order, however the two threads share the walk
+  const expected = await discover([], env, true);
+  assert.deepEqual(await takeEarlyWalk(undefined, env), expected);
+  walkEarly(['summary', '--db', db], env, 'alternate');
+  assert.equal(await (await earlyProof(undefined, env))?.done, true);
+  assert.deepEqual(await takeEarlyWalk(undefined, env), expected);
+  assert.ok(expected.dirs!.length >= 3);
 
   assert.deepEqual(run(), cold, 'answered by the proof');
   // a run that does not answer from the answers takes the walk the worker, its proof holding, waits to be asked for
