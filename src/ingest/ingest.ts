@@ -298,7 +298,7 @@ export async function ingestOrAnswer(opts: IngestOptions): Promise<AnswerResult>
     stats = unchangedStats(files, started);
     // what the next run checks instead of walking, if nothing changes meanwhile (a proof kept
     // before did not hold, or there was none)
-    if (roots) keepUnchanged(opts.dbPath, walked.discovery!, listingDigest(walked.discovery!));
+    if (roots) keepUnchanged(opts.dbPath, walked.discovery!, listingDigest(walked.discovery!), listing);
   }
   return answered(opts, answers, held, listing, summary.roots, summary.walkSkips, stats);
 }

@@ -29,7 +29,7 @@ import { fileListing } from './early-walk.js';
 /** The file's name: the store's, then this. */
 export const UNCHANGED_SUFFIX = '.unchanged';
 
-const FORMAT = 4;
+const FORMAT = 5;
 
 /** The last line: a proof without it was cut short. */
 const END = 'end';
@@ -50,7 +50,7 @@ export const TRUST_MARGIN_MS = 3000;
  * having started after it). Otherwise removes a proof kept before, which no longer holds. Returns
  * whether it kept one. It only saves time: a failure to write is no error.
  */
-export function keepUnchanged(dbPath: string, d: Discovery, digest: string, trustBefore = performance.timeOrigin - TRUST_MARGIN_MS): boolean {
+export function keepUnchanged(dbPath: string, d: Discovery, digest: string, listing: string, trustBefore = performance.timeOrigin - TRUST_MARGIN_MS): boolean {
   const file = dbPath + UNCHANGED_SUFFIX;
   const tmp = `${file}.${process.pid}.tmp`;
   let fd: number | undefined;
@@ -58,7 +58,7 @@ export function keepUnchanged(dbPath: string, d: Discovery, digest: string, trus
   try {
     if (d.dirs && d.problems.length === 0) {
       fd = openSync(tmp, 'w');
-      kept = writeProof(fd, d, d.dirs, digest, trustBefore);
+      kept = writeProof(fd, d, d.dirs, { digest, listing }, trustBefore);
       closeSync(fd);
       fd = undefined;
       if (kept) renameSync(tmp, file);
@@ -77,23 +77,38 @@ export function keepUnchanged(dbPath: string, d: Discovery, digest: string, trus
 }
 
 /**
- * Writes the proof: a header line (JSON: the format, an id of its own, the digest, the roots, how
- * many files and directories), a line per file (`f size mtimeMs path`, tab-separated), then per
- * directory (`d dev ino ctimeMs path`), then END. The files come first: a grown file, what most often changed, is
- * then met soonest. Paths are copied as the listing holds them, as UTF-8, not decoded. False when
- * a directory cannot be trusted, or a path holds a newline.
+ * Writes the proof: a header line (JSON: the format, an id of its own, the digest, the listing key
+ * of the answers it was kept with, the roots, how many files and directories), a line per file
+ * (`f size mtimeMs path`, tab-separated) and per directory (`d dev ino ctimeMs path`), then END.
+ * The lines go from the latest mtime or ctime to the earliest: what changed since is most likely
+ * what changed last before (a session still being written, a project still gaining sessions), and
+ * a check that meets it early stops early. Paths are copied as the listing holds them, as UTF-8,
+ * not decoded. False when a directory cannot be trusted, or a path holds a newline.
  */
-function writeProof(fd: number, d: Discovery, dirs: string[], digest: string, trustBefore: number): boolean {
+function writeProof(fd: number, d: Discovery, dirs: string[], keys: { digest: string; listing: string }, trustBefore: number): boolean {
   const listing = fileListing(d);
-  const out = new LineWriter(fd);
-  out.line(JSON.stringify({ format: FORMAT, id: randomBytes(8).toString('hex'), digest, roots: d.roots, files: listing.count, dirs: dirs.length }));
-  for (let i = 0; i < listing.count; i++) {
-    if (!out.line(`f\t${listing.size(i)}\t${listing.mtimeMs(i)}\t`, listing.path(i))) return false;
-  }
-  for (const dir of dirs) {
-    const st = statSync(dir, { throwIfNoEntry: false });
+  const n = listing.count;
+  const dev = new Float64Array(dirs.length);
+  const ino = new Float64Array(dirs.length);
+  const ctime = new Float64Array(dirs.length);
+  for (let k = 0; k < dirs.length; k++) {
+    const st = statSync(dirs[k], { throwIfNoEntry: false });
     if (!st || !st.isDirectory() || !(st.ctimeMs < trustBefore)) return false;
-    if (!out.line(`d\t${st.dev}\t${st.ino}\t${st.ctimeMs}\t`, Buffer.from(dir))) return false;
+    dev[k] = st.dev;
+    ino[k] = st.ino;
+    ctime[k] = st.ctimeMs;
+  }
+  // every line's place, files (0 … n-1) and directories (n …), latest first
+  const time = (i: number) => (i < n ? listing.mtimeMs(i) : ctime[i - n]);
+  const order = Uint32Array.from({ length: n + dirs.length }, (_, i) => i).sort((a, b) => time(b) - time(a));
+  const out = new LineWriter(fd);
+  out.line(JSON.stringify({ format: FORMAT, id: randomBytes(8).toString('hex'), ...keys, roots: d.roots, files: n, dirs: dirs.length }));
+  for (const i of order) {
+    const written =
+      i < n
+        ? out.line(`f\t${listing.size(i)}\t${listing.mtimeMs(i)}\t`, listing.path(i))
+        : out.line(`d\t${dev[i - n]}\t${ino[i - n]}\t${ctime[i - n]}\t`, Buffer.from(dirs[i - n]));
+    if (!written) return false;
   }
   out.line(END);
   out.flush();
@@ -134,6 +149,8 @@ export interface Proof {
   /** the header line, whose id tells one proof from another */
   head: string;
   digest: string;
+  /** the listing key of the answers it was kept with */
+  listing: string;
   roots: string[];
   files: number;
   dirs: number;
@@ -160,13 +177,13 @@ export function readUnchanged(dbPath: string, roots?: string[]): Proof | null {
     const nl = buf.subarray(0, n).indexOf(0x0a);
     if (nl < 0) return null;
     const head = buf.toString('utf8', 0, nl);
-    const h = JSON.parse(head) as { format?: unknown; digest?: unknown; roots?: unknown; dirs?: unknown; files?: unknown };
-    const { format, digest, dirs, files } = h ?? {};
-    if (format !== FORMAT || typeof digest !== 'string' || !Number.isInteger(dirs) || !Number.isInteger(files)) return null;
+    const h = JSON.parse(head) as { format?: unknown; digest?: unknown; listing?: unknown; roots?: unknown; dirs?: unknown; files?: unknown };
+    const { format, digest, listing, dirs, files } = h ?? {};
+    if (format !== FORMAT || typeof digest !== 'string' || typeof listing !== 'string' || !Number.isInteger(dirs) || !Number.isInteger(files)) return null;
     if (!Array.isArray(h.roots) || !h.roots.every((r) => typeof r === 'string')) return null;
     const kept = h.roots as string[];
     if (roots && JSON.stringify(kept) !== JSON.stringify(roots)) return null;
-    return { head, digest, roots: kept, files: files as number, dirs: dirs as number, body: nl + 1, size };
+    return { head, digest, listing, roots: kept, files: files as number, dirs: dirs as number, body: nl + 1, size };
   } catch {
     return null;
   } finally {

@@ -12,7 +12,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { type EarlyProof, type Sharing, shareWalk } from './early-walk.js';
-import { answersKept } from '../store/answers.js';
+import { keptListing } from '../store/answers.js';
 import { defaultRoots } from './discover.js';
 import { type Proof, checkChunks, checkFailed, newCheck, readUnchanged } from './unchanged.js';
 
@@ -20,12 +20,13 @@ const { env, sharing, store } = workerData as { env: NodeJS.ProcessEnv; sharing:
 
 // a warm run may follow (answers are kept beside the store): the walk keeps the directories it lists,
 // for the proof that run keeps (Discovery.dirs: ~20 MB of strings on 10 GB of logs, held otherwise)
-let kept = false;
+let listing: string | null = null;
 try {
-  kept = store !== null && answersKept(store);
+  listing = store === null ? null : keptListing(store);
 } catch {
   // none
 }
+const kept = listing !== null;
 
 function walk(): void {
   try {
@@ -37,7 +38,9 @@ function walk(): void {
 
 let proof: Proof | null = null;
 try {
-  proof = kept && store !== null ? readUnchanged(store, defaultRoots(env)) : null;
+  // a proof kept for other answers than these: the logs changed since, and the answers with them
+  proof = listing !== null && store !== null ? readUnchanged(store, defaultRoots(env)) : null;
+  if (proof && proof.listing !== listing) proof = null;
 } catch {
   // no proof to go by: the walk
 }

@@ -128,21 +128,23 @@ export function answersBaseToken(path: string, listing: string): string | undefi
 }
 
 /**
- * Whether answers are kept beside the store at `path` for the store as it is now: their header
- * only (the early walk's worker asks before it checks the logs against a proof, unchanged.ts).
+ * The listing key of the answers kept beside the store at `path`, if they hold for the store as it
+ * is now; else null. Their header only (the early walk's worker asks before it checks the logs
+ * against a proof kept for those answers, unchanged.ts).
  */
-export function answersKept(path: string): boolean {
+export function keptListing(path: string): string | null {
   let fd: number | undefined;
   try {
     fd = openSync(path + ANSWERS_SUFFIX, 'r');
     const head = Buffer.alloc(65536);
     const n = readSync(fd, head, 0, head.length, 0);
     const end = head.subarray(0, n).indexOf(0x0a);
-    if (end < 0) return false;
-    const h = JSON.parse(head.subarray(0, end).toString()) as { format?: unknown; schema?: unknown; store?: unknown };
-    return h.format === FORMAT && h.schema === SCHEMA_VERSION && typeof h.store === 'string' && h.store === storeIdentity(path);
+    if (end < 0) return null;
+    const h = JSON.parse(head.subarray(0, end).toString()) as { format?: unknown; schema?: unknown; store?: unknown; listing?: unknown };
+    const holds = h.format === FORMAT && h.schema === SCHEMA_VERSION && typeof h.store === 'string' && h.store === storeIdentity(path);
+    return holds && typeof h.listing === 'string' ? h.listing : null;
   } catch {
-    return false;
+    return null;
   } finally {
     if (fd !== undefined) closeSync(fd);
   }

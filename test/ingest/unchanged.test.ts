@@ -30,7 +30,7 @@ async function proven() {
   const d = await discover([root], {}, true);
   // whatever changes from here on is on a later tick of the clock than any ctime recorded
   await sleep(50);
-  assert.equal(keepUnchanged(db, d, listingDigest(d), Date.now()), true);
+  assert.equal(keepUnchanged(db, d, listingDigest(d), 'the answers', Date.now()), true);
   return { root, db, d };
 }
 
@@ -43,7 +43,12 @@ test('a proof kept for a walk holds while nothing changed, with the walk digest,
   assert.equal(p.files, d.files.length);
   assert.ok(d.dirs && d.dirs.length > 3, 'the walk listed its directories');
   assert.equal(p.dirs, d.dirs.length);
+  assert.equal(p.listing, 'the answers');
   assert.equal(proofHolds(db, p), true);
+  // latest first: a file's mtime, a directory's ctime
+  const times = readFileSync(db + UNCHANGED_SUFFIX, 'utf8').trim().split('\n').slice(1, -1).map((l) => Number(l.split('\t')[l.startsWith('f') ? 2 : 3]));
+  assert.equal(times.length, d.files.length + d.dirs.length);
+  assert.ok(times.every((t, i) => i === 0 || t <= times[i - 1]), 'the latest first');
   assert.equal(readUnchanged(db, ['/elsewhere']), null, 'a proof for other roots is none');
 });
 
@@ -73,13 +78,13 @@ test('a grown, touched, added, removed or renamed file, or a new directory, brea
 test('no proof is kept for directories changed since the walk began, for a walk that met a link or a problem; a failed keep removes the old one', async () => {
   const { root, db, d } = await proven();
   // every directory's ctime is after 0: none can be trusted
-  assert.equal(keepUnchanged(db, d, listingDigest(d), 0), false);
+  assert.equal(keepUnchanged(db, d, listingDigest(d), 'the answers', 0), false);
   assert.equal(existsSync(db + UNCHANGED_SUFFIX), false, 'the proof kept before went with it');
-  assert.equal(keepUnchanged(db, { ...d, problems: [{ path: root, reason: 'unreadable_file', detail: 'x' }] }, listingDigest(d), Date.now()), false);
+  assert.equal(keepUnchanged(db, { ...d, problems: [{ path: root, reason: 'unreadable_file', detail: 'x' }] }, listingDigest(d), 'the answers', Date.now()), false);
   symlinkSync(path.join(root, CONDENSE), path.join(root, 'link'));
   const linked = await discover([root], {}, true);
   assert.equal(linked.dirs, undefined, 'a walk that met a link does not know its directories');
-  assert.equal(keepUnchanged(db, linked, listingDigest(linked), Date.now()), false);
+  assert.equal(keepUnchanged(db, linked, listingDigest(linked), 'the answers', Date.now()), false);
 });
 
 test('a damaged or cut proof does not hold', async () => {
@@ -111,14 +116,14 @@ test('a proof of many chunks: every line checked once, whichever chunk it starts
   const db = path.join(tmp(), 's.duckdb');
   const d = await discover([root], {}, true);
   await sleep(50);
-  assert.equal(keepUnchanged(db, d, listingDigest(d), Date.now()), true);
+  assert.equal(keepUnchanged(db, d, listingDigest(d), 'the answers', Date.now()), true);
   assert.ok(statSync(db + UNCHANGED_SUFFIX).size > 3 * 128 * 1024, 'several chunks');
   assert.equal(holds(db, d.roots), true);
   for (const [p, f] of [[0, 0], [31, 17], [59, 49]]) {
     appendFileSync(path.join(root, `-home-USER-projects-a-project-with-a-long-name-${p}`, `${String(f).padStart(8, '0')}-aaaa-bbbb-cccc-dddddddddddd.jsonl`), '{}\n');
     assert.equal(holds(db, d.roots), false, `${p}/${f}`);
     const again = await discover([root], {}, true);
-    assert.equal(keepUnchanged(db, again, listingDigest(again), Date.now()), true);
+    assert.equal(keepUnchanged(db, again, listingDigest(again), 'the answers', Date.now()), true);
     assert.equal(holds(db, d.roots), true);
   }
 });
@@ -188,6 +193,10 @@ test('the CLI: a warm run keeps the proof, the next answers by it (the early wor
   const grown = run();
   assert.notDeepEqual(grown, cold);
   assert.deepEqual(grown, run(':memory:'));
+  // the answers changed with the logs: the proof kept for the answers before is not checked
+  walkEarly(['summary', '--db', db], env);
+  assert.equal(await earlyProof(undefined, env), null);
+  assert.deepEqual(await takeEarlyWalk(undefined, env), await discover([], env, true));
   assert.deepEqual(run(), grown, 'warm again');
   writeFileSync(path.join(root, CONDENSE, '0a6f2b9e-5d1c-4a7e-9b3f-2c8d7e6f5a4b.jsonl'), response('msg_unchanged_test_2'));
   const added = run();
