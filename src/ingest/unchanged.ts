@@ -15,11 +15,12 @@
  * file system's granularity, would otherwise keep a ctime that no later change moves past what is
  * recorded ("racy" entries, as git calls them). Such a walk keeps no proof; the next one does.
  *
- * The file is written and read in pieces, its paths front-coded, so that neither grows the
- * process with the logs: on 10 GB of logs it holds 235,000 files and 112,000 directories.
+ * The file is written a piece at a time and checked a chunk at a time, by whichever threads take
+ * part (checkChunks: the early walk's worker and the main thread), so that it does not grow the
+ * process with the logs: on 10 GB of logs it holds 235,000 files and 112,000 directories (61 MB).
  *
- * Example (1 GB of logs, 23,478 files in 11,181 directories): the early walk's worker checks
- * them in ~80 ms, where the walk took ~135 ms on two threads (BENCHMARKS-log.md, Warm, session 39).
+ * Example (1 GB of logs, 23,478 files in 11,181 directories): the early walk's worker and the main
+ * thread check them in ~80 ms, where their walk took ~135 ms (BENCHMARKS-log.md, Warm, session 39).
  */
 import { randomBytes } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
@@ -34,7 +35,7 @@ const FORMAT = 5;
 /** The last line: a proof without it was cut short. */
 const END = 'end';
 
-/** How much of the file is written or read at a time. */
+/** How much of the file is written at a time. */
 const PIECE = 1 << 20;
 
 /**
@@ -45,6 +46,8 @@ export const TRUST_MARGIN_MS = 3000;
 
 /**
  * Keeps the proof for the walk `d` (its listing digest `digest`) beside the store at `dbPath`,
+ * with the listing key of the answers it goes with (`listing`: the early walk's worker checks a
+ * proof only while the answers beside the store are those),
  * when it can be trusted: `d` knows every directory it listed, met no problem, and every directory's
  * ctime is before `trustBefore` (by default the process's start less TRUST_MARGIN_MS, the walk
  * having started after it). Otherwise removes a proof kept before, which no longer holds. Returns
