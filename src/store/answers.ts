@@ -110,21 +110,9 @@ export function readAnswers(path: string): Answers | null {
  * base carries on. Only the header is read (the token is all it takes from them).
  */
 export function answersBaseToken(path: string, listing: string): string | undefined {
-  let fd: number | undefined;
-  try {
-    fd = openSync(path + ANSWERS_SUFFIX, 'r');
-    const head = Buffer.alloc(65536);
-    const n = readSync(fd, head, 0, head.length, 0);
-    const end = head.subarray(0, n).indexOf(0x0a);
-    if (end < 0) return undefined;
-    const h = JSON.parse(head.subarray(0, end).toString()) as { format?: unknown; schema?: unknown; store?: unknown; listing?: unknown; base?: { token?: unknown; listing?: unknown } };
-    if (h.format !== FORMAT || h.schema !== SCHEMA_VERSION || h.listing !== listing || typeof h.store !== 'string' || h.store !== storeIdentity(path)) return undefined;
-    return h.base?.listing === listing && typeof h.base.token === 'string' ? h.base.token : undefined;
-  } catch {
-    return undefined;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
+  const h = heldHead(path);
+  if (!h || h.listing !== listing) return undefined;
+  return h.base?.listing === listing && typeof h.base.token === 'string' ? h.base.token : undefined;
 }
 
 /**
@@ -133,6 +121,12 @@ export function answersBaseToken(path: string, listing: string): string | undefi
  * against a proof kept for those answers, unchanged.ts).
  */
 export function keptListing(path: string): string | null {
+  const h = heldHead(path);
+  return h && typeof h.listing === 'string' ? h.listing : null;
+}
+
+/** The header of the answers beside the store at `path`, if they hold for the store as it is now (its format, schema and identity); else null. */
+function heldHead(path: string): { listing?: unknown; base?: { token?: unknown; listing?: unknown } } | null {
   let fd: number | undefined;
   try {
     fd = openSync(path + ANSWERS_SUFFIX, 'r');
@@ -140,9 +134,8 @@ export function keptListing(path: string): string | null {
     const n = readSync(fd, head, 0, head.length, 0);
     const end = head.subarray(0, n).indexOf(0x0a);
     if (end < 0) return null;
-    const h = JSON.parse(head.subarray(0, end).toString()) as { format?: unknown; schema?: unknown; store?: unknown; listing?: unknown };
-    const holds = h.format === FORMAT && h.schema === SCHEMA_VERSION && typeof h.store === 'string' && h.store === storeIdentity(path);
-    return holds && typeof h.listing === 'string' ? h.listing : null;
+    const h = JSON.parse(head.subarray(0, end).toString()) as { format?: unknown; schema?: unknown; store?: unknown; listing?: unknown; base?: { token?: unknown; listing?: unknown } };
+    return h.format === FORMAT && h.schema === SCHEMA_VERSION && typeof h.store === 'string' && h.store === storeIdentity(path) ? h : null;
   } catch {
     return null;
   } finally {
