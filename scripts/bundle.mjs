@@ -11,8 +11,9 @@
  * require() at run time), as do the report's vega libraries (resolved with require.resolve and
  * inlined into the report as text).
  */
-import { rmSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { createHash } from 'node:crypto';
+import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { build } from 'esbuild';
 
 /**
@@ -43,6 +44,15 @@ const lazyStringWidth = {
 // chunk names carry content hashes: without this, every build would leave the last one's behind
 rmSync('dist/bundle', { recursive: true, force: true });
 
+/**
+ * The build's identity, a digest of its sources: a proof kept beside the store by another build,
+ * whose walk may list the logs by other rules, is not taken (src/ingest/unchanged.ts).
+ */
+const sources = readdirSync('src', { recursive: true }).map(String).filter((f) => /\.(ts|json)$/.test(f)).sort();
+const hash = createHash('sha1');
+for (const f of sources) hash.update(f).update('\0').update(readFileSync(join('src', f))).update('\0');
+const CACHELENS_BUILD = JSON.stringify(hash.digest('hex').slice(0, 16));
+
 const common = {
   outdir: 'dist/bundle',
   bundle: true,
@@ -61,7 +71,7 @@ await build({
   // CommonJS dependencies bundled into ESM call require(): give them Node's
   banner: { js: "import { createRequire as __cachelensRequire } from 'node:module'; const require = __cachelensRequire(import.meta.url);" },
   // module-worker.ts starts the workers below
-  define: { CACHELENS_WORKER_EXT: '".cjs"' },
+  define: { CACHELENS_WORKER_EXT: '".cjs"', CACHELENS_BUILD },
   plugins: [lazyStringWidth],
 });
 
@@ -73,7 +83,7 @@ await build({
   entryPoints: { 'read-worker': 'src/ingest/read-worker.ts', 'walk-worker': 'src/ingest/walk-worker.ts' },
   format: 'cjs',
   outExtension: { '.js': '.cjs' },
-  define: { 'import.meta.url': '__cachelensUrl' },
+  define: { 'import.meta.url': '__cachelensUrl', CACHELENS_BUILD },
   banner: { js: "const __cachelensUrl = require('node:url').pathToFileURL(__filename).href;" },
 });
 

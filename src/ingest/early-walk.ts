@@ -847,13 +847,16 @@ export function dropEarlyWalk(): void {
 /**
  * What the early walk's worker found when it checked the logs against the proof beside the store
  * (EarlyProof), once it has: null when it walks without one, and null at once when there is no
- * early walk of what `discover(paths, env)` would walk (as takeEarlyWalk).
+ * early walk of what `discover(paths, env)` would walk (as takeEarlyWalk). Taken once.
  */
 export function earlyProof(paths: string[] | undefined, env: NodeJS.ProcessEnv): Promise<EarlyCheck | null> | null {
   if (!early || (paths && paths.length > 0)) return null;
   const want = rootEnv(env);
   if (want.some((v, i) => v !== early!.env[i])) return null;
-  return early.proof;
+  // taken once: a check that was settled is no answer to a later question
+  const proof = early.proof;
+  early.proof = Promise.resolve(null);
+  return proof;
 }
 
 /**

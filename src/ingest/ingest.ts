@@ -31,7 +31,7 @@ import { type FileListing, dropEarlyWalk, earlyProof, fileCount, fileListing, ki
 import { decodeSnapshot, encodeSnapshot, matchSnapshot } from './listing-snapshot.js';
 import { fingerprint } from './fingerprint.js';
 import { heapKeeper, releaseHeap } from './heap.js';
-import { type Proof, checkChunks, checkHeld, keepUnchanged, proofHolds, readUnchanged } from './unchanged.js';
+import { type Proof, checkChunks, checkHeld, dropUnchanged, keepUnchanged, proofHolds, readUnchanged } from './unchanged.js';
 import { type FileContext, type TaskList, fileRowOf, readAll } from './pool.js';
 import type { ReadOptions } from './read-file.js';
 
@@ -310,17 +310,23 @@ export async function ingestOrAnswer(opts: IngestOptions): Promise<AnswerResult>
 async function provenFiles(opts: IngestOptions, env: NodeJS.ProcessEnv, roots: string[], listing: string): Promise<number | null> {
   const fits = (p: Proof) => JSON.stringify(p.roots) === JSON.stringify(roots) && listingKeyOf(roots, p.digest, opts.prices) === listing;
   const early = earlyProof(opts.paths, env);
-  if (!early) {
-    const proof = readUnchanged(opts.dbPath, roots);
-    return proof && fits(proof) && proofHolds(opts.dbPath, proof) ? proof.files : null;
+  const checking = early && (await early);
+  if (checking && resolve(checking.proof.store) === resolve(opts.dbPath)) {
+    const { proof, done } = checking;
+    if (!fits(proof)) return null;
+    // this thread takes part in the worker's check, then waits for the worker's part to end
+    checkChunks(opts.dbPath, proof, proof.check);
+    const held = (await done) && checkHeld(proof, proof.check);
+    if (!held) dropUnchanged(opts.dbPath);
+    return held ? proof.files : null;
   }
-  const checking = await early;
-  if (!checking) return null;
-  const { proof, done } = checking;
-  if (resolve(proof.store) !== resolve(opts.dbPath) || !fits(proof)) return null;
-  // this thread takes part in the worker's check, then waits for the worker's part to end
-  checkChunks(opts.dbPath, proof, proof.check);
-  return (await done) && checkHeld(proof, proof.check) ? proof.files : null;
+  // no early walk, or its worker checked no proof beside this store (it found none, or took
+  // another store from the arguments): this thread checks the one there, if it fits
+  const proof = readUnchanged(opts.dbPath, roots);
+  if (!proof || !fits(proof)) return null;
+  const held = proofHolds(opts.dbPath, proof);
+  if (!held) dropUnchanged(opts.dbPath);
+  return held ? proof.files : null;
 }
 
 /**

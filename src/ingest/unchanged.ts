@@ -23,14 +23,24 @@
  * thread check them in ~80 ms, where their walk took ~135 ms (BENCHMARKS-log.md, Warm, session 39).
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, fstatSync, openSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { type Stats, closeSync, fstatSync, openSync, readSync, readdirSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import type { Discovery } from './discover.js';
 import { fileListing } from './early-walk.js';
 
 /** The file's name: the store's, then this. */
 export const UNCHANGED_SUFFIX = '.unchanged';
 
-const FORMAT = 5;
+const FORMAT = 6;
+
+/** Set by scripts/bundle.mjs: a digest of the build's sources ("source" when run from them, as tests do). */
+declare const CACHELENS_BUILD: string | undefined;
+
+/**
+ * The build that keeps or checks a proof: another build's walk may list the logs by other rules, and
+ * a proof it kept, with answers of its digest, would then answer for logs this build lists otherwise.
+ */
+const BUILD = typeof CACHELENS_BUILD === 'string' ? CACHELENS_BUILD : 'source';
 
 /** The last line: a proof without it was cut short. */
 const END = 'end';
@@ -45,13 +55,22 @@ const PIECE = 1 << 20;
 export const TRUST_MARGIN_MS = 3000;
 
 /**
+ * How much older than that a directory on another device than the store's must be: its file
+ * system's clock cannot be read there (nothing is written among the logs), and a network file
+ * system's server may keep another time than this machine.
+ */
+const FOREIGN_MARGIN_MS = 10 * 60_000;
+
+/**
  * Keeps the proof for the walk `d` (its listing digest `digest`) beside the store at `dbPath`,
  * with the listing key of the answers it goes with (`listing`: the early walk's worker checks a
  * proof only while the answers beside the store are those),
  * when it can be trusted: `d` knows every directory it listed, met no problem, and every directory's
  * ctime is before `trustBefore` (by default the process's start less TRUST_MARGIN_MS, the walk
- * having started after it). Otherwise removes a proof kept before, which no longer holds. Returns
- * whether it kept one. It only saves time: a failure to write is no error.
+ * having started after it), less how far the store's file system's clock runs behind this
+ * machine's, or, for a directory on another device, less FOREIGN_MARGIN_MS. Otherwise removes a
+ * proof kept before, which no longer holds. Returns whether it kept one. It only saves time: a
+ * failure to write is no error. It also removes what a run killed while writing one left.
  */
 export function keepUnchanged(dbPath: string, d: Discovery, digest: string, listing: string, trustBefore = performance.timeOrigin - TRUST_MARGIN_MS): boolean {
   const file = dbPath + UNCHANGED_SUFFIX;
@@ -61,7 +80,11 @@ export function keepUnchanged(dbPath: string, d: Discovery, digest: string, list
   try {
     if (d.dirs && d.problems.length === 0) {
       fd = openSync(tmp, 'w');
-      kept = writeProof(fd, d, d.dirs, { digest, listing }, trustBefore);
+      // the store's file system's time, from the file just made: a directory's ctime is that file
+      // system's time, which may run behind this machine's (a network file system's server)
+      const made = fstatSync(fd);
+      const behind = Math.max(0, Date.now() - made.mtimeMs);
+      kept = writeProof(fd, d, d.dirs, { digest, listing }, (st) => st.ctimeMs < (st.dev === made.dev ? trustBefore - behind : trustBefore - FOREIGN_MARGIN_MS));
       closeSync(fd);
       fd = undefined;
       if (kept) renameSync(tmp, file);
@@ -73,10 +96,22 @@ export function keepUnchanged(dbPath: string, d: Discovery, digest: string, list
     if (fd !== undefined) closeSync(fd);
     if (!kept) rmSync(file, { force: true });
     rmSync(tmp, { force: true });
+    // a run killed while it wrote one left its part behind (another run's, now, only loses its proof)
+    const left = `${basename(file)}.`;
+    for (const name of readdirSync(dirname(file))) if (name.startsWith(left) && name.endsWith('.tmp')) rmSync(join(dirname(file), name), { force: true });
   } catch {
     // nothing more to do
   }
   return kept;
+}
+
+/** Removes the proof beside the store at `dbPath` (a check found it does not hold). */
+export function dropUnchanged(dbPath: string): void {
+  try {
+    rmSync(dbPath + UNCHANGED_SUFFIX, { force: true });
+  } catch {
+    // it only saves time
+  }
 }
 
 /**
@@ -88,7 +123,7 @@ export function keepUnchanged(dbPath: string, d: Discovery, digest: string, list
  * a check that meets it early stops early. Paths are copied as the listing holds them, as UTF-8,
  * not decoded. False when a directory cannot be trusted, or a path holds a newline.
  */
-function writeProof(fd: number, d: Discovery, dirs: string[], keys: { digest: string; listing: string }, trustBefore: number): boolean {
+function writeProof(fd: number, d: Discovery, dirs: string[], keys: { digest: string; listing: string }, trusted: (st: Stats) => boolean): boolean {
   const listing = fileListing(d);
   const n = listing.count;
   const dev = new Float64Array(dirs.length);
@@ -96,7 +131,7 @@ function writeProof(fd: number, d: Discovery, dirs: string[], keys: { digest: st
   const ctime = new Float64Array(dirs.length);
   for (let k = 0; k < dirs.length; k++) {
     const st = statSync(dirs[k], { throwIfNoEntry: false });
-    if (!st || !st.isDirectory() || !(st.ctimeMs < trustBefore)) return false;
+    if (!st || !st.isDirectory() || !trusted(st)) return false;
     dev[k] = st.dev;
     ino[k] = st.ino;
     ctime[k] = st.ctimeMs;
@@ -105,7 +140,7 @@ function writeProof(fd: number, d: Discovery, dirs: string[], keys: { digest: st
   const time = (i: number) => (i < n ? listing.mtimeMs(i) : ctime[i - n]);
   const order = Uint32Array.from({ length: n + dirs.length }, (_, i) => i).sort((a, b) => time(b) - time(a));
   const out = new LineWriter(fd);
-  out.line(JSON.stringify({ format: FORMAT, id: randomBytes(8).toString('hex'), ...keys, roots: d.roots, files: n, dirs: dirs.length }));
+  out.line(JSON.stringify({ format: FORMAT, build: BUILD, id: randomBytes(8).toString('hex'), ...keys, roots: d.roots, files: n, dirs: dirs.length }));
   for (const i of order) {
     const written =
       i < n
@@ -180,9 +215,9 @@ export function readUnchanged(dbPath: string, roots?: string[]): Proof | null {
     const nl = buf.subarray(0, n).indexOf(0x0a);
     if (nl < 0) return null;
     const head = buf.toString('utf8', 0, nl);
-    const h = JSON.parse(head) as { format?: unknown; digest?: unknown; listing?: unknown; roots?: unknown; dirs?: unknown; files?: unknown };
-    const { format, digest, listing, dirs, files } = h ?? {};
-    if (format !== FORMAT || typeof digest !== 'string' || typeof listing !== 'string' || !Number.isInteger(dirs) || !Number.isInteger(files)) return null;
+    const h = JSON.parse(head) as { format?: unknown; build?: unknown; digest?: unknown; listing?: unknown; roots?: unknown; dirs?: unknown; files?: unknown };
+    const { format, build, digest, listing, dirs, files } = h ?? {};
+    if (format !== FORMAT || build !== BUILD || typeof digest !== 'string' || typeof listing !== 'string' || !Number.isInteger(dirs) || !Number.isInteger(files)) return null;
     if (!Array.isArray(h.roots) || !h.roots.every((r) => typeof r === 'string')) return null;
     const kept = h.roots as string[];
     if (roots && JSON.stringify(kept) !== JSON.stringify(roots)) return null;

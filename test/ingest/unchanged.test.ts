@@ -12,6 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { discover } from '../../src/ingest/discover.js';
 import { earlyProof, listingDigest, storeOf, takeEarlyWalk, walkEarly } from '../../src/ingest/early-walk.js';
 import { UNCHANGED_SUFFIX, keepUnchanged, proofHolds, readUnchanged } from '../../src/ingest/unchanged.js';
+import { keptListing } from '../../src/store/answers.js';
 
 /** Whether the proof beside `db` (for `roots`) holds; null when there is none. */
 function holds(db: string, roots: string[]): boolean | null {
@@ -30,7 +31,10 @@ async function proven() {
   const d = await discover([root], {}, true);
   // whatever changes from here on is on a later tick of the clock than any ctime recorded
   await sleep(50);
+  // what a run killed while it kept a proof left behind goes with the next one kept
+  writeFileSync(`${db}${UNCHANGED_SUFFIX}.12345.tmp`, 'part of a proof');
   assert.equal(keepUnchanged(db, d, listingDigest(d), 'the answers', Date.now()), true);
+  assert.equal(existsSync(`${db}${UNCHANGED_SUFFIX}.12345.tmp`), false);
   return { root, db, d };
 }
 
@@ -102,7 +106,9 @@ test('a damaged or cut proof does not hold', async () => {
   const body = whole.toString('latin1');
   writeFileSync(file, Buffer.from(body.replace(/\nf\t\d+\t/, '\nf\t99999\t'), 'latin1'));
   assert.equal(holds(db, d.roots), false, 'a size written wrong');
-  writeFileSync(file, `{"format":4}\n${body.slice(headEnd)}`);
+  writeFileSync(file, body.replace('"build":"source"', '"build":"0123456789abcdef"'));
+  assert.equal(readUnchanged(db, d.roots), null, "another build's proof: its walk may list by other rules");
+  writeFileSync(file, `{"format":6}\n${body.slice(headEnd)}`);
   assert.equal(readUnchanged(db, d.roots), null, 'a header without its fields');
 });
 
@@ -162,7 +168,11 @@ test('the CLI: a warm run keeps the proof, the next answers by it (the early wor
   assert.deepEqual(run(), cold);
   assert.equal(existsSync(db + UNCHANGED_SUFFIX), true, 'a warm run that walked keeps one');
 
-  // the early walk's worker, started as the CLI starts it, finds the logs as the proof says
+  // the early walk's worker, started as the CLI starts it (here from the sources, so with a proof
+  // of theirs: a proof names the build that kept it), finds the logs as the proof says
+  const built = readFileSync(db + UNCHANGED_SUFFIX);
+  const walkedNow = await discover([], env, true);
+  assert.equal(keepUnchanged(db, walkedNow, listingDigest(walkedNow), keptListing(db)!, Date.now()), true);
   walkEarly(['summary', '--db', db], env);
   const found = await earlyProof(undefined, env);
   assert.ok(found);
@@ -177,6 +187,7 @@ test('the CLI: a warm run keeps the proof, the next answers by it (the early wor
   assert.equal(await (await earlyProof(undefined, env))?.done, true);
   assert.deepEqual(await takeEarlyWalk(undefined, env), expected);
   assert.ok(expected.dirs!.length >= 3);
+  writeFileSync(db + UNCHANGED_SUFFIX, built);
 
   assert.deepEqual(run(), cold, 'answered by the proof');
   // a run that does not answer from the answers takes the walk the worker, its proof holding, waits to be asked for
@@ -193,7 +204,10 @@ test('the CLI: a warm run keeps the proof, the next answers by it (the early wor
   const grown = run();
   assert.notDeepEqual(grown, cold);
   assert.deepEqual(grown, run(':memory:'));
-  // the answers changed with the logs: the proof kept for the answers before is not checked
+  assert.equal(existsSync(db + UNCHANGED_SUFFIX), false, 'a proof that did not hold is dropped');
+  // the answers changed with the logs: a proof kept for other answers is not checked
+  const now = await discover([], env, true);
+  assert.equal(keepUnchanged(db, now, listingDigest(now), 'the answers before', Date.now()), true);
   walkEarly(['summary', '--db', db], env);
   assert.equal(await earlyProof(undefined, env), null);
   assert.deepEqual(await takeEarlyWalk(undefined, env), await discover([], env, true));
