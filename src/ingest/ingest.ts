@@ -311,20 +311,21 @@ async function provenFiles(opts: IngestOptions, env: NodeJS.ProcessEnv, roots: s
   const fits = (p: Proof) => JSON.stringify(p.roots) === JSON.stringify(roots) && listingKeyOf(roots, p.digest, opts.prices) === listing;
   const early = earlyProof(opts.paths, env);
   const checking = early && (await early);
+  let proof: Proof | null;
+  let held: boolean;
   if (checking && resolve(checking.proof.store) === resolve(opts.dbPath)) {
-    const { proof, done } = checking;
+    proof = checking.proof;
     if (!fits(proof)) return null;
     // this thread takes part in the worker's check, then waits for the worker's part to end
-    checkChunks(opts.dbPath, proof, proof.check);
-    const held = (await done) && checkHeld(proof, proof.check);
-    if (!held) dropUnchanged(opts.dbPath);
-    return held ? proof.files : null;
+    checkChunks(opts.dbPath, proof, checking.proof.check);
+    held = (await checking.done) && checkHeld(proof, checking.proof.check);
+  } else {
+    // no early walk, or its worker checked no proof beside this store (it found none, or took
+    // another store from the arguments): this thread checks the one there, if it fits
+    proof = readUnchanged(opts.dbPath, roots);
+    if (!proof || !fits(proof)) return null;
+    held = proofHolds(opts.dbPath, proof);
   }
-  // no early walk, or its worker checked no proof beside this store (it found none, or took
-  // another store from the arguments): this thread checks the one there, if it fits
-  const proof = readUnchanged(opts.dbPath, roots);
-  if (!proof || !fits(proof)) return null;
-  const held = proofHolds(opts.dbPath, proof);
   if (!held) dropUnchanged(opts.dbPath);
   return held ? proof.files : null;
 }

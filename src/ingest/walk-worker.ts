@@ -19,7 +19,8 @@ import { type Proof, checkChunks, checkFailed, newCheck, readUnchanged } from '.
 const { env, sharing, store } = workerData as { env: NodeJS.ProcessEnv; sharing: Sharing; store: string | null };
 
 // a warm run may follow (answers are kept beside the store): the walk keeps the directories it lists,
-// for the proof that run keeps (Discovery.dirs: ~20 MB of strings on 10 GB of logs, held otherwise)
+// for the proof that run keeps (Discovery.dirs: 111,801 of them on 10 GB of logs, whose append runs
+// peaked at 299 – 302 MiB with them against 288 without; BENCHMARKS-log.md, Warm, session 39)
 let listing: string | null = null;
 try {
   listing = store === null ? null : keptListing(store);
@@ -39,7 +40,7 @@ function walk(): void {
 let proof: Proof | null = null;
 try {
   // a proof kept for other answers than these: the logs changed since, and the answers with them
-  proof = listing !== null && store !== null ? readUnchanged(store, defaultRoots(env)) : null;
+  proof = kept && store !== null ? readUnchanged(store, defaultRoots(env)) : null;
   if (proof && proof.listing !== listing) proof = null;
 } catch {
   // no proof to go by: the walk
