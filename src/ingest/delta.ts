@@ -28,11 +28,12 @@
  * last byte (test/ingest/delta.test.ts asks both over the same appends).
  */
 import { type Hash, createHash, randomBytes } from 'node:crypto';
-import { closeSync, fstatSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import type { PriceTable } from '../pricing/pricing.js';
 import type { Answers, AnswersBase } from '../store/answers.js';
 import { writeAnswers } from '../store/answers.js';
+import { READ_NOWAIT, readBeside } from '../store/location.js';
 import { querySql, queryParams, rememberedPrefix } from '../store/queries.js';
 import { SCHEMA_VERSION } from '../store/schema.js';
 import { type Row, type Store, outOfMemory } from '../store/store.js';
@@ -292,7 +293,7 @@ function pad8(n: number): Buffer {
 function readBase(path: string): Base | null {
   let fd: number;
   try {
-    fd = openSync(path + BASE_SUFFIX, 'r');
+    fd = openSync(path + BASE_SUFFIX, READ_NOWAIT);
   } catch {
     return null;
   }
@@ -438,7 +439,7 @@ export interface Grown {
 export function grownSince(dbPath: string, storeListing: string, discovery: Discovery): Grown | null {
   let snapBytes: Buffer;
   try {
-    snapBytes = readFileSync(dbPath + LISTING_SUFFIX);
+    snapBytes = readBeside(dbPath + LISTING_SUFFIX);
   } catch {
     return null;
   }

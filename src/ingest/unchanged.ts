@@ -23,8 +23,9 @@
  * thread check them in ~80 ms, where their walk took ~135 ms (BENCHMARKS-log.md, Warm, session 39).
  */
 import { randomBytes } from 'node:crypto';
-import { type Stats, closeSync, fstatSync, openSync, readSync, readdirSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { type Stats, closeSync, fstatSync, openSync, readSync, readdirSync, renameSync, rmSync, statSync, statfsSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { READ_NOWAIT } from '../store/location.js';
 import type { Discovery } from './discover.js';
 import { fileListing } from './early-walk.js';
 
@@ -55,11 +56,13 @@ const PIECE = 1 << 20;
 export const TRUST_MARGIN_MS = 3000;
 
 /**
- * How much older than that a directory on another device than the store's must be: its file
- * system's clock cannot be read there (nothing is written among the logs), and a network file
- * system's server may keep another time than this machine.
+ * File systems whose timestamps come from this machine's kernel clock (Linux's statfs magic
+ * numbers): ext2 – 4, XFS, Btrfs, tmpfs, overlayfs, ZFS, F2FS, ramfs, bcachefs. A directory on
+ * another device than the store is trusted only if both are on one of these, so that the clock
+ * read from the store's file system is theirs too; a network file system's server may keep
+ * another time, which nothing written beside the store can read (nothing is written among the logs).
  */
-const FOREIGN_MARGIN_MS = 10 * 60_000;
+const LOCAL_FILE_SYSTEMS = new Set([0xef53, 0x58465342, 0x9123683e, 0x01021994, 0x794c7630, 0x2fc12fc1, 0xf2f52010, 0x858458f6, 0xca451a4e]);
 
 /**
  * Keeps the proof for the walk `d` (its listing digest `digest`) beside the store at `dbPath`,
@@ -67,10 +70,11 @@ const FOREIGN_MARGIN_MS = 10 * 60_000;
  * proof only while the answers beside the store are those),
  * when it can be trusted: `d` knows every directory it listed, met no problem, and every directory's
  * ctime is before `trustBefore` (by default the process's start less TRUST_MARGIN_MS, the walk
- * having started after it), less how far the store's file system's clock runs behind this
- * machine's, or, for a directory on another device, less FOREIGN_MARGIN_MS. Otherwise removes a
- * proof kept before, which no longer holds. Returns whether it kept one. It only saves time: a
- * failure to write is no error. It also removes what a run killed while writing one left.
+ * having started after it) as the store's file system's clock tells it (trustedBefore), and it is
+ * on the store's device or both are on file systems of this machine's clock (LOCAL_FILE_SYSTEMS).
+ * Otherwise removes a proof kept before, which no longer holds. Returns whether it kept one. It
+ * only saves time: a failure to write is no error. It also removes what a run killed while
+ * writing one left.
  */
 export function keepUnchanged(dbPath: string, d: Discovery, digest: string, listing: string, trustBefore = performance.timeOrigin - TRUST_MARGIN_MS): boolean {
   const file = dbPath + UNCHANGED_SUFFIX;
@@ -83,8 +87,14 @@ export function keepUnchanged(dbPath: string, d: Discovery, digest: string, list
       // the store's file system's time, from the file just made: a directory's ctime is that file
       // system's time, which may run behind this machine's (a network file system's server)
       const made = fstatSync(fd);
-      const behind = Math.max(0, Date.now() - made.mtimeMs);
-      kept = writeProof(fd, d, d.dirs, { digest, listing }, (st) => st.ctimeMs < (st.dev === made.dev ? trustBefore - behind : trustBefore - FOREIGN_MARGIN_MS));
+      const before = trustedBefore(made.mtimeMs, trustBefore);
+      const local = new Map<number, boolean>();
+      const sharesClock = (dev: number, dir: string) => {
+        let l = local.get(dev);
+        if (l === undefined) local.set(dev, (l = isLocal(tmp) && isLocal(dir)));
+        return l;
+      };
+      kept = writeProof(fd, d, d.dirs, { digest, listing }, (st, dir) => st.ctimeMs < before && (st.dev === made.dev || sharesClock(st.dev, dir)));
       closeSync(fd);
       fd = undefined;
       if (kept) renameSync(tmp, file);
@@ -94,24 +104,56 @@ export function keepUnchanged(dbPath: string, d: Discovery, digest: string, list
   }
   try {
     if (fd !== undefined) closeSync(fd);
-    if (!kept) rmSync(file, { force: true });
-    rmSync(tmp, { force: true });
+  } catch {
+    // the part is removed below
+  }
+  // each on its own: one that fails (a directory at the proof's name) must not leave a part behind
+  if (!kept) rmQuietly(file);
+  rmQuietly(tmp);
+  try {
     // a run killed while it wrote one left its part behind (another run's, now, only loses its proof)
     const left = `${basename(file)}.`;
-    for (const name of readdirSync(dirname(file))) if (name.startsWith(left) && name.endsWith('.tmp')) rmSync(join(dirname(file), name), { force: true });
+    for (const name of readdirSync(dirname(file))) if (name.startsWith(left) && name.endsWith('.tmp')) rmQuietly(join(dirname(file), name));
   } catch {
     // nothing more to do
   }
   return kept;
 }
 
-/** Removes the proof beside the store at `dbPath` (a check found it does not hold). */
-export function dropUnchanged(dbPath: string): void {
+/**
+ * The time before which a directory's ctime is trusted, on the clock of the file system whose
+ * time is `fsNow` now: `trustBefore` (a time of this machine's clock at or before the walk's start)
+ * moved by how far that file system's clock runs behind this machine's. How long ago
+ * `trustBefore` was is taken as the longer of the wall clock's and the monotonic clock's account
+ * (the time at the thread's start plus the time since): a wall clock stepped back during the run
+ * would shorten it, and trust a directory changed after the walk; one stepped forward, the other.
+ * Example: fsNow 10,000, the walk began 500 ms ago on both clocks, TRUST_MARGIN_MS 3,000 →
+ * ctimes before 6,500.
+ */
+export function trustedBefore(fsNow: number, trustBefore: number, now = Math.max(Date.now(), performance.timeOrigin + performance.now())): number {
+  return Math.min(trustBefore, fsNow - (now - trustBefore));
+}
+
+/** Whether the file system holding `path` keeps this machine's kernel clock (LOCAL_FILE_SYSTEMS). */
+export function isLocal(path: string): boolean {
   try {
-    rmSync(dbPath + UNCHANGED_SUFFIX, { force: true });
+    return LOCAL_FILE_SYSTEMS.has(statfsSync(path).type >>> 0);
+  } catch {
+    return false;
+  }
+}
+
+function rmQuietly(path: string): void {
+  try {
+    rmSync(path, { force: true });
   } catch {
     // it only saves time
   }
+}
+
+/** Removes the proof beside the store at `dbPath` (a check found it does not hold). */
+export function dropUnchanged(dbPath: string): void {
+  rmQuietly(dbPath + UNCHANGED_SUFFIX);
 }
 
 /**
@@ -123,7 +165,7 @@ export function dropUnchanged(dbPath: string): void {
  * a check that meets it early stops early. Paths are copied as the listing holds them, as UTF-8,
  * not decoded. False when a directory cannot be trusted, or a path holds a newline.
  */
-function writeProof(fd: number, d: Discovery, dirs: string[], keys: { digest: string; listing: string }, trusted: (st: Stats) => boolean): boolean {
+function writeProof(fd: number, d: Discovery, dirs: string[], keys: { digest: string; listing: string }, trusted: (st: Stats, dir: string) => boolean): boolean {
   const listing = fileListing(d);
   const n = listing.count;
   const dev = new Float64Array(dirs.length);
@@ -131,7 +173,7 @@ function writeProof(fd: number, d: Discovery, dirs: string[], keys: { digest: st
   const ctime = new Float64Array(dirs.length);
   for (let k = 0; k < dirs.length; k++) {
     const st = statSync(dirs[k], { throwIfNoEntry: false });
-    if (!st || !st.isDirectory() || !trusted(st)) return false;
+    if (!st || !st.isDirectory() || !trusted(st, dirs[k])) return false;
     dev[k] = st.dev;
     ino[k] = st.ino;
     ctime[k] = st.ctimeMs;
@@ -204,7 +246,7 @@ export interface Proof {
 export function readUnchanged(dbPath: string, roots?: string[]): Proof | null {
   let fd: number;
   try {
-    fd = openSync(dbPath + UNCHANGED_SUFFIX, 'r');
+    fd = openSync(dbPath + UNCHANGED_SUFFIX, READ_NOWAIT);
   } catch {
     return null;
   }
@@ -260,7 +302,7 @@ const LONGEST = 65536;
 export function checkChunks(dbPath: string, p: Proof, check: Int32Array): void {
   let fd: number | undefined;
   try {
-    fd = openSync(dbPath + UNCHANGED_SUFFIX, 'r');
+    fd = openSync(dbPath + UNCHANGED_SUFFIX, READ_NOWAIT);
     // the same proof: its size, and its header (its id)
     const head = Buffer.allocUnsafe(p.body);
     if (fstatSync(fd).size !== p.size || readSync(fd, head, 0, p.body, 0) !== p.body || head.toString('utf8', 0, p.body - 1) !== p.head) throw new Error('another proof');

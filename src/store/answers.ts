@@ -27,8 +27,9 @@
  * "base":{"token":"5d…","listing":"3f…","results":null},"digest":"9b…"}\n{"files":…}
  */
 import { createHash } from 'node:crypto';
-import { closeSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { SCHEMA_VERSION } from './schema.js';
+import { READ_NOWAIT, readBeside } from './location.js';
 import type { RememberingStore } from './queries.js';
 import type { Row, Store } from './store.js';
 
@@ -67,7 +68,7 @@ export interface AnswersBase {
  */
 export function readAnswers(path: string): Answers | null {
   try {
-    const text = readFileSync(path + ANSWERS_SUFFIX, 'utf8');
+    const text = readBeside(path + ANSWERS_SUFFIX, 'utf8');
     const end = text.indexOf('\n');
     if (end < 0) return null;
     const head = JSON.parse(text.slice(0, end)) as { format?: unknown; schema?: unknown; store?: unknown; listing?: unknown; results?: unknown; base?: unknown; digest?: unknown };
@@ -129,7 +130,7 @@ export function keptListing(path: string): string | null {
 function heldHead(path: string): { listing?: unknown; base?: { token?: unknown; listing?: unknown } } | null {
   let fd: number | undefined;
   try {
-    fd = openSync(path + ANSWERS_SUFFIX, 'r');
+    fd = openSync(path + ANSWERS_SUFFIX, READ_NOWAIT);
     const head = Buffer.alloc(65536);
     const n = readSync(fd, head, 0, head.length, 0);
     const end = head.subarray(0, n).indexOf(0x0a);

@@ -2,13 +2,14 @@
  * The DuckDB store (SPEC §7): one file (default ~/.cache/cachelens/store.duckdb, `--db PATH`,
  * `:memory:` allowed) that ingest fills with the appender and every analysis reads with SQL.
  */
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { dropAnswers, storeIdentity, writeAnswers } from './answers.js';
 import { streamChunks, tracked } from './connection.js';
 import { loadDuckdb } from './duckdb.js';
+import { readBeside } from './location.js';
 import { UsageError } from '../errors.js';
 import type { ChainFacts, ParserState } from '../ingest/file-parser.js';
 import { heapKeeper } from '../ingest/heap.js';
@@ -375,7 +376,7 @@ export class Store {
     if (this.path === ':memory:') return null;
     let data: Uint8Array;
     try {
-      data = readFileSync(this.path + LISTING_SUFFIX);
+      data = readBeside(this.path + LISTING_SUFFIX);
     } catch {
       return null;
     }

@@ -6,13 +6,13 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { discover } from '../../src/ingest/discover.js';
 import { earlyProof, listingDigest, storeOf, takeEarlyWalk, walkEarly } from '../../src/ingest/early-walk.js';
-import { UNCHANGED_SUFFIX, keepUnchanged, proofHolds, readUnchanged } from '../../src/ingest/unchanged.js';
-import { keptListing } from '../../src/store/answers.js';
+import { TRUST_MARGIN_MS, UNCHANGED_SUFFIX, isLocal, keepUnchanged, proofHolds, readUnchanged, trustedBefore } from '../../src/ingest/unchanged.js';
+import { keptListing, readAnswers } from '../../src/store/answers.js';
 
 /** Whether the proof beside `db` (for `roots`) holds; null when there is none. */
 function holds(db: string, roots: string[]): boolean | null {
@@ -111,6 +111,82 @@ test('a damaged or cut proof does not hold', async () => {
   writeFileSync(file, `{"format":6}\n${body.slice(headEnd)}`);
   assert.equal(readUnchanged(db, d.roots), null, 'a header without its fields');
 });
+
+test('trustedBefore: the walk\'s start on the store\'s file system\'s clock, however this machine\'s clock was stepped', () => {
+  // the walk began at 9,500 (trusted before 6,500); it is 10,000 now on both clocks
+  assert.equal(trustedBefore(10_000, 6_500, 10_000), 6_500);
+  // a file system whose clock runs 1 s behind: its ctimes are 1 s earlier
+  assert.equal(trustedBefore(9_000, 6_500, 10_000), 5_500);
+  // one that runs ahead: never later than the walk's start
+  assert.equal(trustedBefore(11_000, 6_500, 10_000), 6_500);
+  // the wall clock stepped back by a minute since the start (the file system's time with it), so
+  // a directory changed after the walk has a ctime from -50,500 on: the monotonic account of the
+  // 500 ms since (what `now` takes when Date.now() is behind it) keeps it untrusted
+  assert.equal(trustedBefore(10_000 - 60_000, 6_500, 10_000), 6_500 - 60_000);
+  // stepped forward by a minute: Date.now() is ahead of the monotonic account, and `now` takes it
+  assert.equal(trustedBefore(10_000 + 60_000, 6_500, 10_000 + 60_000), 6_500);
+  // as keepUnchanged calls it, on this machine's clocks
+  const start = performance.timeOrigin - TRUST_MARGIN_MS;
+  assert.ok(trustedBefore(Date.now(), start) <= start);
+});
+
+test('the file systems whose timestamps are this machine\'s clock: the test\'s temp directory\'s, not /proc\'s', () => {
+  assert.equal(isLocal(tmp()), true);
+  assert.equal(isLocal('/proc'), false);
+  assert.equal(isLocal('/no/such/path'), false);
+});
+
+test('a directory or a named pipe at the names of the files kept beside the store: no proof, no part left, no wait', { timeout: 30_000 }, async () => {
+  const { db, d } = await proven();
+  rmSync(db + UNCHANGED_SUFFIX);
+  mkdirSync(db + UNCHANGED_SUFFIX);
+  assert.equal(keepUnchanged(db, d, listingDigest(d), 'the answers', Date.now()), false);
+  assert.deepEqual(readdirSync(path.dirname(db)).filter((n) => n.endsWith('.tmp')), [], 'the part written went');
+  assert.equal(readUnchanged(db, d.roots), null);
+  rmSync(db + UNCHANGED_SUFFIX, { recursive: true });
+  for (const name of [db + UNCHANGED_SUFFIX, `${db}.answers`]) {
+    assert.equal(spawnSync('mkfifo', [name]).status, 0);
+  }
+  // a pipe that no one writes reads as empty, at once: no proof, no answers
+  assert.equal(readUnchanged(db, d.roots), null);
+  assert.equal(keptListing(db), null);
+  assert.equal(readAnswers(db), null);
+});
+
+test('a proof is not kept after a walk by a run whose clock was stepped back since it started, when a transcript came after the walk', { timeout: 120_000 }, async () => {
+  const home = tmp('cachelens-home-');
+  const root = corpus([CONDENSE]);
+  const config = path.join(root, 'condense-chat-minmax-bench');
+  const db = path.join(tmp(), 's.duckdb');
+  const env = { HOME: home, CLAUDE_CONFIG_DIR: config, XDG_CACHE_HOME: path.join(home, 'cache') };
+  const run = (extra: NodeJS.ProcessEnv = {}) => {
+    const r = cli(['summary', '--db', db, '--json', '--timezone', 'UTC'], { ...env, ...extra });
+    assert.equal(r.code, 0, r.stderr);
+    return JSON.parse(r.stdout);
+  };
+  // a transcript of new responses, written only after the walk of the warm run below
+  const later = path.join(tmp(), 'later.jsonl');
+  writeFileSync(later, readFileSync(path.join(root, CONDENSE, SESSION), 'utf8').replaceAll('"id":"msg_', '"id":"msg_later_'));
+  await sleep(TRUST_MARGIN_MS + 100);
+  const cold = run();
+  // the warm run started on a clock a minute ahead, stepped back since: by the wall clock alone,
+  // the directory the transcript came into changed a minute before the run began
+  const preload = path.join(repoRoot, 'test/fixtures/clock-stepped-back.mjs');
+  const injected = path.join(root, CONDENSE, '0b7e3c1f-6e2d-4b8f-8c4a-3d9e8f7a6b5c.jsonl');
+  const warm = run({ NODE_OPTIONS: `--import ${preload}`, CLOCK_STEP_MS: '60000', CLOCK_INJECT_SRC: later, CLOCK_INJECT_DST: injected });
+  assert.deepEqual(warm, cold, 'it answered for the logs its walk found');
+  assert.ok(existsSync(injected), 'the transcript came after its walk');
+  assert.equal(existsSync(db + UNCHANGED_SUFFIX), false, 'and it kept no proof');
+  const next = run();
+  assert.notDeepEqual(next, cold);
+  assert.deepEqual(next, freshAnswer(env));
+});
+
+function freshAnswer(env: NodeJS.ProcessEnv) {
+  const r = cli(['summary', '--db', ':memory:', '--json', '--timezone', 'UTC'], env);
+  assert.equal(r.code, 0, r.stderr);
+  return JSON.parse(r.stdout);
+}
 
 test('a proof of many chunks: every line checked once, whichever chunk it starts in; a change anywhere breaks it', async () => {
   const root = tmp('cachelens-many-');
