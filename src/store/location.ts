@@ -1,6 +1,7 @@
 /**
- * Where the store is by default: a module of its own, so that the early walk's worker, which looks
- * for the proof kept beside the store (ingest/unchanged.ts), finds it without loading the store.
+ * Where the store is by default, and how the files kept beside it are read: a module of its own,
+ * so that the early walk's worker, which looks for the proof kept beside the store
+ * (ingest/unchanged.ts), finds and reads it without loading the store.
  */
 import { closeSync, constants, openSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
