@@ -67,6 +67,8 @@ function totals(r: Row | undefined): Totals {
 export async function summary(store: RememberingStore, filters: Filters, walkSkips: WalkSkip[] = []): Promise<SummaryResult> {
   // every grouping in one query (one pass over the requests), split here
   const rows = await rememberedQuery(store, 'summary', filterParams(filters));
+  // kept beside the rows, for an append run that adds to them without DuckDB (ingest/delta.ts)
+  await rememberedQuery(store, 'zone_days', { tz: filters.timezone });
   const by = (group: string) => rows.filter((r) => r.grouping === group);
   const [total, models, projects, days] = [by('total'), by('model'), by('project'), by('day')];
   // in the query's order, made here: rows an append run added to (delta.ts) come in any order

@@ -21,7 +21,10 @@
  * Anything else goes to the store (answerDelta gives null): a file added, removed, rewritten or
  * shrunk; a skipped line; a new line naming a request the store holds (the de-dup's maximum and
  * best copy would need its stored copies); a file whose session or project is not yet known;
- * other prices or roots; more than DELTA_MAX_BYTES of new lines.
+ * other prices or roots; more than DELTA_MAX_BYTES of new lines; a request whose identity, model
+ * or session holds a lone surrogate (which the store keeps as U+FFFD); a request outside the hours
+ * whose UTC offsets DuckDB gave the summary's time zone when the store answered it
+ * (queries/zone_days.sql: a week before to a year after), or in one whose offset changes within it.
  *
  * Example: 1 GB of logs, one response appended to 156 of 15,652 transcripts: 0.34 – 0.37 s
  * instead of ~0.8 s through DuckDB (BENCHMARKS-log.md, Append, session 32), the same output to the
@@ -34,7 +37,7 @@ import type { PriceTable } from '../pricing/pricing.js';
 import type { Answers, AnswersBase } from '../store/answers.js';
 import { writeAnswers } from '../store/answers.js';
 import { READ_NOWAIT, readBeside } from '../store/location.js';
-import { querySql, queryParams, rememberedPrefix } from '../store/queries.js';
+import { querySql, queryParams, rememberedKey, rememberedPrefix } from '../store/queries.js';
 import { SCHEMA_VERSION } from '../store/schema.js';
 import { type Row, type Store, outOfMemory } from '../store/store.js';
 import type { Observation } from '../types.js';
@@ -500,6 +503,9 @@ function deltaFrom(base: Base, dbPath: string, answers: Answers, kept: AnswersBa
     const path = Buffer.from(f.path);
     for (const obs of r.facts.observations) {
       if (!Number.isInteger(obs.t) || obs.t < 0) return null;
+      // text the store keeps as UTF-8, where a lone surrogate becomes U+FFFD: its identity, model or
+      // session would group otherwise here (left to the store)
+      if (LONE_SURROGATE.test(obs.key) || LONE_SURROGATE.test(obs.model) || LONE_SURROGATE.test(obs.sessionId)) return null;
       let list = copiesOf.get(obs.key);
       if (!list) {
         if (base.hasKey(keyHash(obs.key))) return null;
@@ -518,12 +524,15 @@ function deltaFrom(base: Base, dbPath: string, answers: Answers, kept: AnswersBa
 
   const results = new Map<string, string>();
   const summaryPrefix = rememberedPrefix('summary');
+  const zonesPrefix = rememberedPrefix('zone_days');
   const summaryParams = queryParams(querySql('summary'));
   for (const [key, text] of kept.results) {
     if (key.startsWith(summaryPrefix)) {
       const values = JSON.parse(key.slice(summaryPrefix.length)) as unknown[];
       const params = Object.fromEntries(summaryParams.map((p, i) => [p, values[i] ?? null])) as Record<string, string | null>;
-      const rows = addToSummary(JSON.parse(text) as Row[], requests, params);
+      const zone = params.tz === null ? undefined : kept.results.get(rememberedKey('zone_days', { tz: params.tz }));
+      if (zone === undefined) return null;
+      const rows = addToSummary(JSON.parse(text) as Row[], requests, params, zoneRuns(JSON.parse(zone) as Row[]));
       if (!rows) return null;
       results.set(key, JSON.stringify(rows));
     } else if (key === `${rememberedPrefix('quality')}[]`) {
@@ -536,7 +545,7 @@ function deltaFrom(base: Base, dbPath: string, answers: Answers, kept: AnswersBa
       add('duplicates_removed', copies - n);
       add('synthetic', synthetic);
       results.set(key, JSON.stringify([q]));
-    } else if (key === `${rememberedPrefix('skipped')}[]`) {
+    } else if (key === `${rememberedPrefix('skipped')}[]` || key.startsWith(zonesPrefix)) {
       results.set(key, text);
     } else if (key === `${rememberedPrefix('unknown_models')}[]`) {
       results.set(key, JSON.stringify(addToUnknown(JSON.parse(text) as Row[], requests)));
@@ -621,29 +630,62 @@ export function e15Of(text: string): bigint {
   return m[1] ? -v : v;
 }
 
-/** Each time zone's day formatter, made once. */
-const dayFormats = new Map<string, Intl.DateTimeFormat>();
+/** A lone surrogate (in a string as JavaScript holds it): what UTF-8 cannot hold. */
+const LONE_SURROGATE = /\p{Surrogate}/u;
 
-/** The day (YYYY-MM-DD) of epoch milliseconds `t` in the time zone `tz`. */
-export function dayIn(t: number, tz: string): string {
-  let f = dayFormats.get(tz);
-  if (!f) dayFormats.set(tz, (f = new Intl.DateTimeFormat('en-CA', { timeZone: tz, year: 'numeric', month: '2-digit', day: '2-digit' })));
-  const parts = f.formatToParts(t);
-  const part = (type: string) => parts.find((p) => p.type === type)!.value;
-  return `${part('year')}-${part('month')}-${part('day')}`;
+/**
+ * A time zone's UTC offsets as DuckDB gives them (queries/zone_days.sql), by hour of UTC: the
+ * hours each run begins and ends with (inclusive) and its offset in milliseconds.
+ */
+export interface ZoneRuns {
+  from: Float64Array;
+  to: Float64Array;
+  offsetMs: Float64Array;
+}
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
+
+export function zoneRuns(rows: Row[]): ZoneRuns {
+  return {
+    from: Float64Array.from(rows, (r) => Number(r.from_h)),
+    to: Float64Array.from(rows, (r) => Number(r.to_h)),
+    offsetMs: Float64Array.from(rows, (r) => Number(r.offset_us) / 1000),
+  };
+}
+
+/**
+ * The day (YYYY-MM-DD) of epoch milliseconds `t` in the zone of `zone`, as summary.sql finds it:
+ * t plus the zone's offset then, in whole days. Null when `zone` does not hold t's hour (outside
+ * its window, or an hour whose offset changes within it): left to the store. Node's own time zone
+ * data (Intl) is not asked: it may hold other rules than DuckDB's.
+ * Example: t = 2026-12-05T06:30Z, America/Edmonton's run at -6 h → '2026-12-05' (Node 20.20's
+ * rules, at -7 h, give '2026-12-04').
+ */
+export function dayInZone(t: number, zone: ZoneRuns): string | null {
+  const h = Math.floor(t / HOUR_MS);
+  let lo = 0;
+  let hi = zone.from.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (h < zone.from[mid]) hi = mid - 1;
+    else if (h > zone.to[mid]) lo = mid + 1;
+    else return new Date(Math.floor((t + zone.offsetMs[mid]) / DAY_MS) * DAY_MS).toISOString().slice(0, 10);
+  }
+  return null;
 }
 
 /** Text whose case JavaScript and DuckDB fold alike. */
 const ASCII = /^[\x20-\x7e]*$/;
 
 /**
- * The summary query's rows (queries/summary.sql) with `requests` added, for its parameters;
- * null when they cannot be added here (a project filter that is not plain ASCII, whose case
- * DuckDB's lower() may fold otherwise).
+ * The summary query's rows (queries/summary.sql) with `requests` added, for its parameters, their
+ * days in the zone of `zone` (its time zone's runs of offsets); null when they cannot be added here
+ * (a project filter that is not plain ASCII, whose case DuckDB's lower() may fold otherwise; a
+ * request in an hour `zone` does not hold).
  */
-function addToSummary(rows: Row[], requests: NewRequest[], params: Record<string, string | null>): Row[] | null {
-  const { tz, since, until, project, group } = params;
-  if (!tz) return null;
+function addToSummary(rows: Row[], requests: NewRequest[], params: Record<string, string | null>, zone: ZoneRuns): Row[] | null {
+  const { since, until, project, group } = params;
   if (project !== null && !ASCII.test(project)) return null;
   const byGroup = new Map<string, Row>(rows.map((r) => [`${String(r.grouping)}\u0000${String(r.grp)}`, r]));
   // each touched row's exact sums, read from its text once and written back once at the end
@@ -663,7 +705,8 @@ function addToSummary(rows: Row[], requests: NewRequest[], params: Record<string
       if (!ASCII.test(q.project)) return null;
       if (!q.project.toLowerCase().includes(project.toLowerCase())) continue;
     }
-    const day = dayIn(q.obs.t, tz);
+    const day = dayInZone(q.obs.t, zone);
+    if (day === null) return null;
     if ((since !== null && day < since) || (until !== null && day > until)) continue;
     const groups: [string, string][] = [
       ['model', q.obs.model],

@@ -12,7 +12,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { summary } from '../../src/analyses/summary.js';
 import { sessions } from '../../src/analyses/sessions.js';
 import type { Filters } from '../../src/analyses/filters.js';
-import { duckdbHash, e15Of, e15Text, keyHash, toE15, writeDeltaBase } from '../../src/ingest/delta.js';
+import { dayInZone, duckdbHash, e15Of, e15Text, keyHash, toE15, writeDeltaBase, zoneRuns } from '../../src/ingest/delta.js';
 import { type AnswerResult, ingest, ingestOrAnswer } from '../../src/ingest/ingest.js';
 import { AnsweredStore } from '../../src/store/answers.js';
 import { loadPriceTable } from '../../src/pricing/pricing.js';
@@ -277,6 +277,58 @@ test('new days, models and unpriced models, time zones and filters come out as a
   assert.equal(after.opened, false);
   assert.deepEqual(after.out, await fresh(root, zones));
   assert.ok(after.out[0].quality.unknown_models.some((m) => m.model === 'claude-nobody-1'));
+});
+
+test('a new request\'s day comes from DuckDB\'s time zone rules, which Node\'s may differ from: as a store built afresh gives it', async () => {
+  const root = sampleLogs();
+  const db = path.join(tmp(), 's.duckdb');
+  // with Node 20.20's rules America/Edmonton and America/Vancouver fall back to standard time in
+  // November 2026; with DuckDB 1.5.6's they stay 6 and 7 hours behind UTC: 06:30 and 07:30 UTC are
+  // then the day before in Node's, the same day in DuckDB's (both agree in summer)
+  const zones: Filters[] = [UTC, { since: null, until: null, project: null, timezone: 'America/Edmonton' }, { since: null, until: null, project: null, timezone: 'America/Vancouver' }];
+  await settled(root, db, zones);
+  const lastAt = (hour: number, minute: number) => {
+    const d = new Date();
+    d.setUTCHours(hour, minute, 0, 0);
+    if (d.getTime() > Date.now()) d.setTime(d.getTime() - 86_400_000);
+    return d.toISOString();
+  };
+  const files = transcripts(root);
+  assert.ok(appendResponse(files[0], 'edmonton', { at: lastAt(6, 30) }));
+  assert.ok(appendResponse(files[1], 'vancouver', { at: lastAt(7, 30) }));
+  const after = await ask(root, db, zones);
+  assert.equal(after.opened, false, 'answered without the store');
+  assert.deepEqual(after.out, await fresh(root, zones));
+});
+
+test('a request whose model or identity holds a lone surrogate goes to the store, which keeps it as U+FFFD', async () => {
+  for (const opts of [{ model: 'claude-x\ud800' }, {}]) {
+    const root = sampleLogs();
+    const db = path.join(tmp(), 's.duckdb');
+    await settled(root, db);
+    // (JSON.stringify writes a lone surrogate as an escape, as Claude Code's writer would)
+    assert.ok(appendResponse(transcripts(root)[0], 'lone\udc00', opts));
+    const after = await ask(root, db);
+    assert.equal(after.opened, true, JSON.stringify(opts));
+    assert.deepEqual(after.out, await fresh(root), JSON.stringify(opts));
+  }
+});
+
+test('dayInZone: a day from the run of hours an instant falls in; none outside the runs', () => {
+  // hours 10 – 20 of 1970 at UTC-7, hour 21 changes its offset, hours 22 – 30 at UTC-6
+  const zone = zoneRuns([
+    { from_h: 10, to_h: 20, offset_us: -7 * 3_600_000_000 },
+    { from_h: 22, to_h: 30, offset_us: -6 * 3_600_000_000 },
+  ]);
+  const at = (h: number, m = 0) => (h * 60 + m) * 60_000;
+  assert.equal(dayInZone(at(10), zone), '1970-01-01');
+  assert.equal(dayInZone(at(20, 59), zone), '1970-01-01');
+  assert.equal(dayInZone(at(21, 30), zone), null, 'an hour whose offset changes within it');
+  assert.equal(dayInZone(at(29, 59), zone), '1970-01-01');
+  assert.equal(dayInZone(at(30), zone), '1970-01-02', '06:00 UTC is midnight at UTC-6');
+  assert.equal(dayInZone(at(9, 59), zone), null);
+  assert.equal(dayInZone(at(31), zone), null);
+  assert.equal(dayInZone(at(12), zoneRuns([])), null);
 });
 
 test('a new request with copies in several files is de-duplicated as the store does it: maximum usage, earliest time, the best copy\'s attribution', async () => {
