@@ -24,7 +24,8 @@
  * other prices or roots; more than DELTA_MAX_BYTES of new lines; a request whose identity, model
  * or session holds a lone surrogate (which the store keeps as U+FFFD); a request outside the hours
  * whose UTC offsets DuckDB gave the summary's time zone when the store answered it
- * (queries/zone_days.sql: a week before to a year after), or in one whose offset changes within it.
+ * (queries/zone_days.sql: from a year before its first request to a year after then), or in one
+ * whose offset changes within it.
  *
  * Example: 1 GB of logs, one response appended to 156 of 15,652 transcripts: 0.34 – 0.37 s
  * instead of ~0.8 s through DuckDB (BENCHMARKS-log.md, Append, session 32), the same output to the
