@@ -21,9 +21,10 @@
  * The file: one line of JSON (format, schema version, store identity, listing key, each result's
  * key and length, the base an append run may add to (delta.ts: the base file's token, the store's
  * listing key, and its results' keys and lengths, or null when they are the results themselves),
- * and the SHA-1 of the texts), then the results' JSON texts one after another, then the base's.
- * A file whose texts do not match their digest (damaged, or cut short) is ignored.
- * Example: {"format":3,"schema":11,"store":"…","listing":"3f…","results":[["query:quality:…:[]",212]],
+ * and a SHA-1 of the listing key, the keys and lengths of both and the texts), then the results'
+ * JSON texts one after another, then the base's. A file whose header and texts do not match their
+ * digest (damaged, cut short, or edited) is ignored.
+ * Example: {"format":4,"schema":11,"store":"…","listing":"3f…","results":[["query:quality:…:[]",212]],
  * "base":{"token":"5d…","listing":"3f…","results":null},"digest":"9b…"}\n{"files":…}
  */
 import { createHash } from 'node:crypto';
@@ -35,7 +36,7 @@ import type { Row, Store } from './store.js';
 
 const ANSWERS_SUFFIX = '.answers';
 /** 2: the header carries a digest of the results (a file damaged past its header is none); 3: and the base (delta.ts) */
-const FORMAT = 3;
+const FORMAT = 4;
 
 /** DuckDB's main file header and its two database headers, one of which every checkpoint rewrites. */
 const HEADER_BYTES = 3 * 4096;
@@ -76,7 +77,7 @@ export function readAnswers(path: string): Answers | null {
     const store = storeIdentity(path);
     if (store === null || head.store !== store) return null;
     // ~1 ms for 1 GB of logs' 0.5 MB of results
-    if (head.digest !== bodyDigest(text.slice(end + 1))) return null;
+    if (head.digest !== newDigest(head.listing, head.results, head.base).update(text.slice(end + 1)).digest('hex')) return null;
     let at = end + 1;
     const take = (list: unknown): Map<string, string> | null => {
       if (!Array.isArray(list)) return null;
@@ -162,10 +163,10 @@ export function writeAnswers(path: string, held: string, listing: string, result
     // results and the base's, and the joined body, the file's text and its bytes held at once were
     // ~40 MB more of the run's peak (an append run answered without DuckDB: delta.ts)
     const texts = [...values, ...baseValues].map(([, v]) => v);
-    const digest = createHash('sha1');
-    for (const t of texts) digest.update(t);
     const lengths = (list: [string, string][]) => list.map(([k, v]) => [k, v.length]);
     const baseHead = base ? { token: base.token, listing: base.listing, results: same ? null : lengths(baseValues) } : undefined;
+    const digest = newDigest(listing, lengths(values), baseHead);
+    for (const t of texts) digest.update(t);
     const head = JSON.stringify({ format: FORMAT, schema: SCHEMA_VERSION, store: held, listing, results: lengths(values), base: baseHead, digest: digest.digest('hex') });
     fd = openSync(tmp, 'w');
     for (const t of [`${head}\n`, ...texts]) {
@@ -230,8 +231,12 @@ export function storeIdentity(path: string): string | null {
   return `${id(st)}:${digest}/${wal ? id(wal) : 'no-wal'}`;
 }
 
-function bodyDigest(body: string): string {
-  return createHash('sha1').update(body).digest('hex');
+/**
+ * The answers' digest, begun with what their header says of the texts (the listing key, each
+ * result's key and length, the base's), so that a header edited apart from them does not hold.
+ */
+function newDigest(listing: unknown, results: unknown, base: unknown) {
+  return createHash('sha1').update(JSON.stringify([listing, results, base ?? null]));
 }
 
 function statOrNull(path: string) {
@@ -269,7 +274,13 @@ export class AnsweredStore implements AnswerStore {
   async remember<T>(key: string, compute: () => Promise<T>): Promise<T> {
     if (!this.opening) {
       const kept = this.answers.results.get(key);
-      if (kept !== undefined) return JSON.parse(kept) as T;
+      if (kept !== undefined) {
+        try {
+          return JSON.parse(kept) as T;
+        } catch {
+          // (a file its digest held for, yet not JSON here: the store answers)
+        }
+      }
       if (this.answering) throw new NotAnswered(key);
     }
     return (await this.opened()).remember(key, compute);

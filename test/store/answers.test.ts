@@ -179,7 +179,11 @@ test('answers do not hold once the store was written by anything, nor when damag
     `${JSON.stringify({ ...head, store: head.store.replace(/^\d+/, '1') })}${good.slice(good.indexOf('\n'))}`,
     `${good.slice(0, -8)}${'\0'.repeat(8)}`, // bytes of a value damaged, the lengths as they were
     good.replace(/("requests":)(\d)/, (_, k: string, d: string) => `${k}${(Number(d) + 1) % 10}`), // still JSON, a wrong count
+    // the header edited alone: two results' keys swapped, or a byte of one's length given to the next
+    `${JSON.stringify({ ...head, results: [[head.results[1][0], head.results[0][1]], [head.results[0][0], head.results[1][1]], ...head.results.slice(2)] })}${good.slice(good.indexOf('\n'))}`,
+    `${JSON.stringify({ ...head, results: [[head.results[0][0], head.results[0][1] + 1], [head.results[1][0], head.results[1][1] - 1], ...head.results.slice(2)] })}${good.slice(good.indexOf('\n'))}`,
   ];
+  assert.ok(head.results.length >= 2);
   for (const text of damaged) {
     writeFileSync(db + '.answers', text);
     const r = await answer(root, db);
