@@ -10,7 +10,11 @@
  * A value whose JSON type does not match its schema is reduced to a `Mismatch` marker: short
  * strings and scalars are kept as they are, long strings become LONG_STRING, containers become
  * OTHER_OBJECT / OTHER_ARRAY. The streaming path (stream-project.ts) applies the same rules, so
- * both give identical projections.
+ * both give identical projections of valid JSON. What is skipped is stepped over, not validated: a
+ * line malformed only inside a value the schema does not name (a raw tab in a string, `[1,]`) is
+ * read here, where JSON.parse, ccusage and the streaming path reject it (lines of 64 MiB or more,
+ * read-file.ts). Such lines come only from damaged files; checking every skipped byte would cost
+ * the reading its speed.
  *
  * Example: schema `{type: true, message: {id: true}}` on
  * `{"type":"assistant","uuid":"u1","message":{"id":"m1","content":[…2 MB…]}}` returns

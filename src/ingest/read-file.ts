@@ -96,7 +96,7 @@ export function readTranscriptSync(path: string, id: FileIdentity, opts: ReadOpt
     const size = st.size;
     let pos = opts.from ?? 0;
     let lineNo = opts.linesBefore ?? 0;
-    if (pos > 0 && pos < size && endsLineHere(fd, pos)) pos++;
+    if (pos > 0 && pos < size) pos += lineEndHere(fd, pos);
     let readTo = pos;
     let buf = buffer(Math.min(chunkSize, Math.max(size - pos, 1)) + 1);
     let have = 0; // bytes of buf holding data not yet consumed, starting at 0
@@ -124,8 +124,10 @@ export function readTranscriptSync(path: string, id: FileIdentity, opts: ReadOpt
       try {
         addLine(parser, lineNo, projectLine(b, s, e, LINE_SCHEMA));
       } catch (err) {
-        if (!(err instanceof ProjectionError)) throw err;
-        parser.skip(lineNo, 'invalid_json', err.message);
+        // RangeError: a value nested deeper than the stack lets the projector or an attachment's
+        // canonical text (file-parser.ts) go (~3,000 levels): that line, not the file
+        if (!(err instanceof ProjectionError) && !(err instanceof RangeError)) throw err;
+        parser.skip(lineNo, 'invalid_json', err instanceof RangeError ? `nested too deeply to read (${err.message})` : err.message);
       }
     };
 
@@ -146,6 +148,7 @@ export function readTranscriptSync(path: string, id: FileIdentity, opts: ReadOpt
       pos += bytesRead;
       const end = have + bytesRead;
 
+      let s = 0;
       if (stream) {
         // inside a giant line: feed until its newline
         const nl = buf.indexOf(NL, have);
@@ -162,13 +165,10 @@ export function readTranscriptSync(path: string, id: FileIdentity, opts: ReadOpt
           parser.skip(lineNo, 'invalid_json', (err as Error).message);
         }
         stream = null;
-        readTo = pos - (end - nl - 1);
-        buf.copy(buf, 0, nl + 1, end);
-        have = end - nl - 1;
-        continue;
+        // the lines after it in this read are read now: at the end of the file there is no next
+        // read, and what is left after the loop is taken for one last line
+        s = nl + 1;
       }
-
-      let s = 0;
       for (;;) {
         const nl = buf.indexOf(NL, s);
         if (nl < 0 || nl >= end) break;
@@ -203,7 +203,8 @@ export function readTranscriptSync(path: string, id: FileIdentity, opts: ReadOpt
     } else if (have > 0 && !isBlank(buf, 0, have)) {
       let ok = true;
       try {
-        projectLine(buf, 0, have, LINE_SCHEMA);
+        // (past a byte order mark, as handle() reads the line)
+        projectLine(buf, !bomChecked && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0, have, LINE_SCHEMA);
       } catch {
         ok = false;
       }
@@ -223,14 +224,17 @@ export function readTranscriptSync(path: string, id: FileIdentity, opts: ReadOpt
 }
 
 /**
- * True when the last read took a complete last line that had no newline yet and the newline has
- * since been written at `from`: that byte ends a line already counted, not a new blank line.
- * Example: "{…}\n{…}" read to its end, then "\n{…}\n" appended → skip the first "\n".
+ * The bytes at `from` that end a line already counted (0, 1 or 2): when the last read took a
+ * complete last line that had no newline yet and its newline ("\n", or "\r\n") has since been
+ * written at `from`, those bytes end that line, not a new blank one.
+ * Example: "{…}\n{…}" read to its end, then "\r\n{…}\n" appended → 2.
  */
-function endsLineHere(fd: number, from: number): boolean {
-  const two = Buffer.alloc(2);
-  const bytesRead = readSync(fd, two, 0, 2, from - 1);
-  return bytesRead === 2 && two[0] !== NL && two[1] === NL;
+function lineEndHere(fd: number, from: number): number {
+  const three = Buffer.alloc(3);
+  const bytesRead = readSync(fd, three, 0, 3, from - 1);
+  if (bytesRead < 2 || three[0] === NL) return 0;
+  if (three[1] === NL) return 1;
+  return bytesRead === 3 && three[1] === 0x0d && three[2] === NL ? 2 : 0;
 }
 
 function addLine(parser: FileParser, lineNo: number, l: Line): void {

@@ -1,0 +1,86 @@
+/**
+ * Reading a transcript at its edges (src/ingest/read-file.ts): the lines after a streamed line at
+ * the end of a file, a byte order mark on a last line without a newline, a CRLF written after such
+ * a line, and a line nested too deeply to read. Each is checked against what the file says: every
+ * request read, every skip counted, line numbers and counts as a read of the whole file gives them.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { appendFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { readTranscriptSync, type ReadResult } from '../../src/ingest/read-file.js';
+import { assistant, removeDir, tempDir, usage, user } from '../faults/helpers.js';
+
+const id = { fileId: 1, fileAgentId: null, fileSessionId: 's1' };
+
+/** What a read found: requests (message ids), skips, lines, where it stopped. */
+function found(r: ReadResult) {
+  return {
+    requests: r.facts.observations.map((o) => o.key.split('\u0000')[0]),
+    skipped: r.facts.skipped.map((s) => `${s.line} ${s.reason}`),
+    lines: r.lines,
+    readTo: r.readTo,
+  };
+}
+
+function file(t: { after: (fn: () => void) => void }, bytes: string | Buffer): string {
+  const dir = tempDir();
+  t.after(() => removeDir(dir));
+  const f = path.join(dir, 's1.jsonl');
+  writeFileSync(f, bytes);
+  return f;
+}
+
+test('the lines after a streamed line are read when the file ends in the read that ends it', (t) => {
+  // chunks of 4 KiB, lines above 4 KiB streamed: the long line ends in the third read, the file's
+  // last, which also holds the two lines after it
+  const long = assistant({ msg: 'long', usage: usage(1, 2, 3, 4), text: 'x'.repeat(10_000) });
+  const text = [long, assistant({ msg: 'after1', usage: usage(5, 6, 0, 0) }), assistant({ msg: 'after2', usage: usage(7, 8, 0, 0) })].join('\n') + '\n';
+  assert.ok(text.length < 3 * 4096 && text.length - long.length < 4096 - (long.length % 4096));
+  const f = file(t, text);
+  const streamed = found(readTranscriptSync(f, id, { chunkSize: 4096, streamAbove: 4096 }));
+  assert.deepEqual(streamed, { requests: ['long', 'after1', 'after2'], skipped: [], lines: 3, readTo: Buffer.byteLength(text) });
+  assert.deepEqual(found(readTranscriptSync(f, id)), streamed, 'as read in place');
+  // and a last line without its newline after it
+  const unfinished = text.slice(0, -1);
+  writeFileSync(f, unfinished);
+  assert.deepEqual(found(readTranscriptSync(f, id, { chunkSize: 4096, streamAbove: 4096 })), { ...streamed, readTo: Buffer.byteLength(unfinished) });
+});
+
+test('a byte order mark before the only line, which has no newline yet, is passed over as with one', (t) => {
+  const line = assistant({ msg: 'm1', usage: usage(1, 2, 3, 4) });
+  const f = file(t, `\ufeff${line}`);
+  const r = found(readTranscriptSync(f, id));
+  assert.deepEqual(r.requests, ['m1']);
+  assert.deepEqual(r.skipped, []);
+  writeFileSync(f, `\ufeff${line}\n`);
+  assert.deepEqual(found(readTranscriptSync(f, id)).requests, ['m1']);
+});
+
+test('a CRLF written after a last line read without its newline ends that line: no blank line counted', (t) => {
+  const [a, b, c] = ['m1', 'm2', 'm3'].map((m) => assistant({ msg: m, usage: usage(1, 1, 1, 1) }));
+  for (const eol of ['\r\n', '\n']) {
+    const f = file(t, `${a}${eol}${b}`);
+    const first = readTranscriptSync(f, id);
+    assert.equal(first.lines, 2);
+    appendFileSync(f, `${eol}${c}${eol}`);
+    const next = readTranscriptSync(f, id, { from: first.readTo, linesBefore: first.lines });
+    const whole = readTranscriptSync(f, id);
+    assert.equal(next.lines, whole.lines, JSON.stringify(eol));
+    assert.deepEqual(next.facts.observations.map((o) => [o.key.split('\u0000')[0], o.line]), [['m3', 3]]);
+    assert.deepEqual(whole.facts.skipped, []);
+  }
+});
+
+test('a line nested too deeply to read is a counted skip; the lines around it are read', (t) => {
+  const deep = JSON.stringify({ type: 'attachment', timestamp: '2025-03-01T10:00:00.000Z', sessionId: 's1', uuid: 'u1', attachment: { type: 'hook_success', content: 'X' } }).replace(
+    '"X"',
+    '['.repeat(20_000) + ']'.repeat(20_000),
+  );
+  JSON.parse(deep);
+  const f = file(t, [user('hi'), assistant({ msg: 'a', usage: usage(1, 1, 1, 1) }), deep, assistant({ msg: 'b', usage: usage(2, 2, 2, 2) })].join('\n') + '\n');
+  const r = readTranscriptSync(f, id);
+  assert.deepEqual(found(r).requests, ['a', 'b']);
+  assert.deepEqual(found(r).skipped, ['3 invalid_json']);
+  assert.match(r.facts.skipped[0].detail ?? '', /nested too deeply/);
+});
