@@ -208,7 +208,8 @@ function walkEntry(w: Walk, dir: string, real: string, root: string, projectDir:
   let isDirectory = e.isDirectory();
   let isFile = e.isFile();
   const link = e.isSymbolicLink();
-  const wanted = name.endsWith('.jsonl') || name.endsWith('.meta.json');
+  // transcripts, and the .meta.json of a subagent's beside it (SPEC §1.1: agent-<id>.meta.json)
+  const wanted = name.endsWith('.jsonl') || (name.startsWith('agent-') && name.endsWith('.meta.json'));
   if (!isDirectory && !link && !(isFile && wanted)) return;
   const full = child(dir, name);
   if (link) {
@@ -304,7 +305,11 @@ function entryKey(e: Dirent): string {
 function problem(path: string, err: unknown): WalkProblem {
   const code = (err as NodeJS.ErrnoException).code;
   if (code === 'ELOOP') return { path, reason: 'symlink_loop', detail: 'symbolic link loop' };
-  if (code === 'ENOENT') return { path, reason: 'vanished_file', detail: 'vanished (or a dangling link) while listing' };
+  if (code === 'ENOENT') {
+    // a name that is not UTF-8 comes from readdir with U+FFFD in place of its bytes: no such path
+    if (path.includes('\ufffd')) return { path, reason: 'unreadable_file', detail: 'its name is not valid UTF-8: not read' };
+    return { path, reason: 'vanished_file', detail: 'vanished (or a dangling link) while listing' };
+  }
   return { path, reason: 'unreadable_file', detail: `${code ?? 'error'}: ${(err as Error).message.split('\n')[0]}` };
 }
 

@@ -48,6 +48,9 @@ test('all three layouts and meta.json files are found, with agent and session id
   touch(join(p, '22222222-bbbb/subagents/agent-a1.meta.json'), '{"agentType":"Explore"}');
   touch(join(p, '22222222-bbbb/subagents/workflows/run-1/agent-a2.jsonl'));
   touch(join(p, 'notes.txt'));
+  // .meta.json files other than a subagent's (agent-<id>.meta.json) are not transcripts' metadata
+  touch(join(p, 'notes/draft.meta.json'), 'not json');
+  touch(join(root, 'projects/x.meta.json'), 'not json');
   const d = await discover([root], { HOME: root });
   assert.deepEqual(d.roots, [join(root, 'projects')]);
   const seen = d.files.map((f) => [relative(join(root, 'projects'), f.path), f.kind, f.agentId, f.sessionId, f.projectDir]);
@@ -60,4 +63,18 @@ test('all three layouts and meta.json files are found, with agent and session id
     ['-work-app/agent-a0.jsonl', 'subagent', 'a0', null, '-work-app'],
   ]);
   assert.deepEqual(d.problems, []);
+});
+
+test('a name that is not UTF-8 is reported as such, not as a file that vanished; the others are read', async () => {
+  const root = tempDir('cachelens-bytes-');
+  const p = join(root, 'projects/-work-app');
+  touch(join(p, 'good.jsonl'));
+  writeFileSync(Buffer.concat([Buffer.from(`${p}/bad-`), Buffer.from([0xff, 0xfe]), Buffer.from('.jsonl')]), '{}\n');
+  mkdirSync(Buffer.concat([Buffer.from(`${p}/dir-`), Buffer.from([0xff])]));
+  const d = await discover([root], { HOME: root });
+  assert.deepEqual(d.files.map((f) => relative(p, f.path)), ['good.jsonl']);
+  assert.deepEqual(d.problems.map((x) => [relative(p, x.path), x.reason, x.detail]), [
+    ['bad-\ufffd\ufffd.jsonl', 'unreadable_file', 'its name is not valid UTF-8: not read'],
+    ['dir-\ufffd', 'unreadable_file', 'its name is not valid UTF-8: not read'],
+  ]);
 });
