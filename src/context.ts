@@ -3,6 +3,7 @@
  * ingested into the store (incrementally), and the filters parsed.
  */
 import { type Filters, parseDay, parseTimezone } from './analyses/filters.js';
+import { defaultCandidates, defaultRoots } from './ingest/discover.js';
 import { type AnswerResult, type IngestOptions, type IngestResult, ingest, ingestOrAnswer } from './ingest/ingest.js';
 import { type PriceTable, loadPriceTable } from './pricing/pricing.js';
 import { defaultDbPath } from './store/store.js';
@@ -63,6 +64,10 @@ function contextOptions(o: CommonOptions): { opts: IngestOptions; prices: PriceT
     timezone: parseTimezone(o.timezone),
   };
   const env = o.env ?? process.env;
+  // logs looked for where there are none: said, so that an empty answer is not taken for no usage
+  if (!o.paths?.length && defaultRoots(env).length === 0) {
+    o.notice?.(`cachelens: no Claude Code logs found: none of ${defaultCandidates(env).join(', ')} holds a projects/ directory`);
+  }
   const opts: IngestOptions = {
     paths: o.paths,
     env,

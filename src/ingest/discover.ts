@@ -56,14 +56,19 @@ export function expandHome(p: string, home = homedir()): string {
   return p === '~' ? home : p.startsWith('~/') ? join(home, p.slice(2)) : p;
 }
 
+/** Where the default roots are looked for, in SPEC order: CLAUDE_CONFIG_DIR's entries, else XDG's and ~/.claude. */
+export function defaultCandidates(env: NodeJS.ProcessEnv = process.env): string[] {
+  const home = env.HOME || homedir();
+  return env.CLAUDE_CONFIG_DIR?.trim()
+    ? env.CLAUDE_CONFIG_DIR.split(',').map((s) => s.trim()).filter(Boolean)
+    : [join(env.XDG_CONFIG_HOME || join(home, '.config'), 'claude'), join(home, '.claude')];
+}
+
 /** The default roots that exist, in SPEC order. */
 export function defaultRoots(env: NodeJS.ProcessEnv = process.env): string[] {
   const home = env.HOME || homedir();
-  const candidates = env.CLAUDE_CONFIG_DIR?.trim()
-    ? env.CLAUDE_CONFIG_DIR.split(',').map((s) => s.trim()).filter(Boolean)
-    : [join(env.XDG_CONFIG_HOME || join(home, '.config'), 'claude'), join(home, '.claude')];
   const roots: string[] = [];
-  for (const c of candidates) {
+  for (const c of defaultCandidates(env)) {
     const dir = resolve(expandHome(c, home));
     const projects = basename(dir) === 'projects' ? dir : join(dir, 'projects');
     if (isDir(projects) && !roots.includes(projects)) roots.push(projects);

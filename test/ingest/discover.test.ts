@@ -5,7 +5,7 @@ import { join, relative } from 'node:path';
 import { test } from 'node:test';
 import { defaultRoots, discover, explicitRoots } from '../../src/ingest/discover.js';
 import { UsageError } from '../../src/errors.js';
-import { tempDir } from '../helpers/corpus.js';
+import { cli, tempDir } from '../helpers/corpus.js';
 
 function touch(path: string, text = '{}\n'): string {
   mkdirSync(join(path, '..'), { recursive: true });
@@ -77,4 +77,14 @@ test('a name that is not UTF-8 is reported as such, not as a file that vanished;
     ['bad-\ufffd\ufffd.jsonl', 'unreadable_file', 'its name is not valid UTF-8: not read'],
     ['dir-\ufffd', 'unreadable_file', 'its name is not valid UTF-8: not read'],
   ]);
+});
+
+test('the CLI says when the default roots hold no logs, on stderr; the answer is still given', () => {
+  const home = tempDir('cachelens-home-');
+  const r = cli(['summary', '--db', ':memory:', '--json'], { HOME: home, CLAUDE_CONFIG_DIR: `${home}/nowhere, ~/elsewhere` });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(JSON.parse(r.stdout).totals.requests, 0);
+  assert.match(r.stderr, /no Claude Code logs found: none of .*\/nowhere, ~\/elsewhere holds a projects\/ directory/);
+  mkdirSync(join(home, 'cfg/projects'), { recursive: true });
+  assert.doesNotMatch(cli(['summary', '--db', ':memory:', '--json'], { HOME: home, CLAUDE_CONFIG_DIR: join(home, 'cfg') }).stderr, /no Claude Code logs/);
 });
