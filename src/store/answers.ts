@@ -35,7 +35,7 @@ import type { RememberingStore } from './queries.js';
 import type { Row, Store } from './store.js';
 
 const ANSWERS_SUFFIX = '.answers';
-/** 2: the header carries a digest of the results (a file damaged past its header is none); 3: and the base (delta.ts) */
+/** 2: the header carries a digest of the results (a file damaged past its header is none); 3: and the base (delta.ts); 4: the digest covers the header's keys and lengths too */
 const FORMAT = 4;
 
 /** DuckDB's main file header and its two database headers, one of which every checkpoint rewrites. */
