@@ -12,14 +12,15 @@ import yargs, { type Argv } from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { commands } from './commands/index.js';
 import type { Command, Io } from './commands/command.js';
-import { useColor } from './format/table.js';
+import { clean, useColor } from './format/table.js';
 import { UsageError } from './errors.js';
 
 export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const io: Io = {
     color: useColor(process.stdout, env),
     env,
-    stderr: (line) => process.stderr.write(line + '\n'),
+    // notices and errors may quote transcript text (paths, ids): cleaned as tables are
+    stderr: (line) => process.stderr.write(cleanLines(line) + '\n'),
     progress: process.stderr.isTTY ? progressPrinter() : undefined,
   };
   let exitCode = 0;
@@ -60,11 +61,16 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
     await parser.parseAsync();
   } catch (err) {
     if (err instanceof UsageError) {
-      process.stderr.write(`cachelens: ${err.message}${err.hint ? ` (${err.hint})` : ''}\n`);
+      process.stderr.write(`cachelens: ${cleanLines(err.message)}${err.hint ? ` (${cleanLines(err.hint)})` : ''}\n`);
       exitCode = 2;
     } else throw err;
   }
   return exitCode;
+}
+
+/** clean() for each line of a text that may hold several. */
+function cleanLines(s: string): string {
+  return s.split('\n').map(clean).join('\n');
 }
 
 /** The one yargs internal we touch (yargs 18.2, pinned): its usage instance's help cache. */
@@ -98,7 +104,7 @@ cli(hideBin(process.argv)).then(
     process.exitCode = code;
   },
   (err) => {
-    process.stderr.write(`cachelens: internal error: ${(err as Error).stack ?? err}\n`);
+    process.stderr.write(`cachelens: internal error: ${cleanLines(String((err as Error).stack ?? err))}\n`);
     process.exitCode = 1;
   },
 );

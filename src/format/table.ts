@@ -43,10 +43,15 @@ export function fixed(n: number | null | undefined, digits = 2): string {
   return n === null || n === undefined || !Number.isFinite(n) ? '—' : n.toFixed(digits);
 }
 
-/** Drops control characters from transcript text before it reaches a terminal (no escape sequences). */
+/**
+ * Replaces control characters in transcript text before it reaches a terminal: C0, DEL and C1 (no
+ * escape sequences, no carriage return over a line) and the bidirectional embeddings, overrides
+ * and isolates (U+202A – U+202E, U+2066 – U+2069), which would reorder the text around them.
+ * Example: clean('a\u001b[2Jb\u202e') → 'a?[2Jb?'.
+ */
 export function clean(s: string): string {
   // eslint-disable-next-line no-control-regex
-  return s.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
+  return s.replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '?');
 }
 
 export function useColor(stream: NodeJS.WriteStream = process.stdout, env: NodeJS.ProcessEnv = process.env): boolean {

@@ -2,7 +2,7 @@
 import type { Block } from '../analyses/blocks.js';
 import type { SessionRow } from '../analyses/sessions.js';
 import type { Quality, SummaryResult, Totals } from '../analyses/summary.js';
-import { type Column, int, table, usd } from '../format/table.js';
+import { type Column, clean, int, table, usd } from '../format/table.js';
 
 const TOKEN_COLS: Column[] = [
   { header: 'requests', align: 'num' },
@@ -36,10 +36,10 @@ export function formatQuality(q: Quality): string {
       `${int(q.duplicates_removed)} duplicate usage lines removed, ${int(q.synthetic)} <synthetic> lines ignored`,
   ];
   for (const s of q.skipped) {
-    const where = s.examples.map((e) => (e.line === null ? e.file : `${e.file}:${e.line}`)).join(', ');
+    const where = s.examples.map((e) => (e.line === null ? clean(e.file) : `${clean(e.file)}:${e.line}`)).join(', ');
     lines.push(`  skipped ${s.reason}: ${int(s.count)} (${where})`);
   }
-  for (const m of q.unknown_models) lines.push(`  unpriced model ${m.model}: ${int(m.requests)} requests, cost unknown (add it with --pricing FILE)`);
+  for (const m of q.unknown_models) lines.push(`  unpriced model ${clean(m.model)}: ${int(m.requests)} requests, cost unknown (add it with --pricing FILE)`);
   return lines.join('\n');
 }
 
