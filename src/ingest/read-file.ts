@@ -16,7 +16,7 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { FileParser, type FileFacts, type FileIdentity, type ParserState, type Spill } from './file-parser.js';
 import { fingerprintFd } from './fingerprint.js';
 import { LINE_SCHEMA, type Line } from './line.js';
-import { ProjectionError, projectLine } from './project.js';
+import { LONG_STRING, ProjectionError, projectLine } from './project.js';
 import { StreamProjector } from './stream-project.js';
 
 /**
@@ -122,7 +122,9 @@ export function readTranscriptSync(path: string, id: FileIdentity, opts: ReadOpt
         return;
       }
       try {
-        addLine(parser, lineNo, projectLine(b, s, e, LINE_SCHEMA));
+        const l = projectLine(b, s, e, LINE_SCHEMA);
+        if (l.isSidechain === true) wholePrompt(l, b, s, e);
+        addLine(parser, lineNo, l);
       } catch (err) {
         // RangeError: a value nested deeper than the stack lets the projector or an attachment's
         // canonical text (file-parser.ts) go (~3,000 levels): that line, not the file
@@ -235,6 +237,24 @@ function lineEndHere(fd: number, from: number): number {
   if (bytesRead < 2 || three[0] === NL) return 0;
   if (three[1] === NL) return 1;
   return bytesRead === 3 && three[1] === 0x0d && three[2] === NL ? 2 : 0;
+}
+
+/**
+ * A v1.x sidechain's prompt (a user line's `message.content` as one string) longer than the
+ * projector keeps where the schema expects blocks (project.ts SHORT_STRING: it gives LONG_STRING):
+ * taken whole from the line's bytes, so that the sidechain's root is matched with the Task call
+ * that spawned it by the prompt's hash (file-parser.ts; the call's prompt is projected whole).
+ * Only such lines are parsed again; a line streamed (64 MiB or more) keeps the marker.
+ */
+function wholePrompt(l: Line, b: Buffer, s: number, e: number): void {
+  const m = l.message as { content?: unknown } | null | undefined;
+  if (!m || typeof m !== 'object' || m.content !== LONG_STRING) return;
+  try {
+    const content = (JSON.parse(b.toString('utf8', s, e)) as { message?: { content?: unknown } }).message?.content;
+    if (typeof content === 'string') l.message = { ...m, content };
+  } catch {
+    // (the projector read it: JSON.parse will too)
+  }
 }
 
 function addLine(parser: FileParser, lineNo: number, l: Line): void {

@@ -84,3 +84,25 @@ test('a line nested too deeply to read is a counted skip; the lines around it ar
   assert.deepEqual(found(r).skipped, ['3 invalid_json']);
   assert.match(r.facts.skipped[0].detail ?? '', /nested too deeply/);
 });
+
+test('a v1.x sidechain whose prompt is longer than the projector keeps is matched with its Task call by the whole prompt', (t) => {
+  const prompt = `Explore the repository and report.\n${'Look at every file. '.repeat(400)}`;
+  assert.ok(prompt.length > 4096);
+  const task = JSON.stringify({
+    type: 'assistant',
+    sessionId: 's1',
+    timestamp: '2025-03-01T10:00:00.000Z',
+    requestId: 'req_1',
+    uuid: 'u1',
+    message: { id: 'm1', model: 'claude-opus-4-6', role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'Task', input: { subagent_type: 'Explore', prompt } }], usage: usage(1, 1, 1, 1) },
+  });
+  const root = (text: string, uuid: string) =>
+    JSON.stringify({ type: 'user', isSidechain: true, sessionId: 's1', uuid, parentUuid: null, timestamp: '2025-03-01T10:00:01.000Z', message: { role: 'user', content: text } });
+  const f = file(t, [user('go'), task, root(prompt, 'u2'), root(`${prompt} (another)`, 'u3')].join('\n') + '\n');
+  const r = readTranscriptSync(f, id);
+  assert.equal(r.facts.spawns.length, 1);
+  assert.equal(r.facts.sidechainRoots.length, 2);
+  assert.equal(r.facts.sidechainRoots[0].promptHash, r.facts.spawns[0].promptHash, 'the same prompt, the same hash');
+  assert.notEqual(r.facts.sidechainRoots[1].promptHash, r.facts.spawns[0].promptHash, 'another prompt, another hash');
+  assert.deepEqual(found(r).skipped, []);
+});
