@@ -107,7 +107,7 @@ export function readTranscriptSync(path: string, id: FileIdentity, opts: ReadOpt
       lineNo++;
       if (!bomChecked) {
         bomChecked = true;
-        if (b[s] === 0xef && b[s + 1] === 0xbb && b[s + 2] === 0xbf) s += 3;
+        if (bomAt(b, s)) s += 3;
       }
       if (e > s && b[e - 1] === 0x0d) e--;
       if (isBlank(b, s, e)) return;
@@ -182,7 +182,7 @@ export function readTranscriptSync(path: string, id: FileIdentity, opts: ReadOpt
       if (rest >= streamAbove && rest >= chunkSize) {
         // a line longer than a chunk: stream it
         stream = new StreamProjector(LINE_SCHEMA);
-        if (!bomChecked && buf[s] === 0xef && buf[s + 1] === 0xbb && buf[s + 2] === 0xbf) s += 3;
+        if (!bomChecked && bomAt(buf, s)) s += 3;
         bomChecked = true;
         stream.write(buf.subarray(s, end));
         have = 0;
@@ -206,7 +206,7 @@ export function readTranscriptSync(path: string, id: FileIdentity, opts: ReadOpt
       let ok = true;
       try {
         // (past a byte order mark, as handle() reads the line)
-        projectLine(buf, !bomChecked && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0, have, LINE_SCHEMA);
+        projectLine(buf, !bomChecked && bomAt(buf, 0) ? 3 : 0, have, LINE_SCHEMA);
       } catch {
         ok = false;
       }
@@ -255,6 +255,11 @@ function wholePrompt(l: Line, b: Buffer, s: number, e: number): void {
   } catch {
     // (the projector read it: JSON.parse will too)
   }
+}
+
+/** Whether a UTF-8 byte order mark starts at `s`. */
+function bomAt(b: Buffer, s: number): boolean {
+  return b[s] === 0xef && b[s + 1] === 0xbb && b[s + 2] === 0xbf;
 }
 
 function addLine(parser: FileParser, lineNo: number, l: Line): void {
