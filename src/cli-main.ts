@@ -12,12 +12,13 @@ import yargs, { type Argv } from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { commands } from './commands/index.js';
 import type { Command, Io } from './commands/command.js';
-import { clean, useColor } from './format/table.js';
+import { clean, jsonText, useColor } from './format/table.js';
 import { UsageError } from './errors.js';
 
 export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const io: Io = {
     color: useColor(process.stdout, env),
+    tty: Boolean(process.stdout.isTTY),
     env,
     // notices and errors may quote transcript text (paths, ids): cleaned as tables are
     stderr: (line) => process.stderr.write(cleanLines(line) + '\n'),
@@ -50,7 +51,7 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
       },
       async (argv) => {
         const out = await c.run(argv as Record<string, unknown>, io);
-        process.stdout.write(argv.json ? JSON.stringify(out.json, null, 2) + '\n' : out.text + '\n');
+        process.stdout.write(argv.json ? jsonText(out.json, 2) + '\n' : out.text + '\n');
       },
     );
   for (const c of commands) register(parser, c);

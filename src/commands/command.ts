@@ -8,6 +8,8 @@ import { type AnswerContext, type CommonOptions, type Context, openAnswerContext
 export interface Io {
   /** colour allowed on stdout */
   color: boolean;
+  /** stdout is a terminal (escape sequences in data would act on it) */
+  tty?: boolean;
   /** progress printer for stderr (only when stderr is a TTY) */
   progress?: CommonOptions['progress'];
   env: NodeJS.ProcessEnv;

@@ -100,7 +100,7 @@ export const queryCommand: Command = {
       }
       const rows = await runQuery(source, target, params);
       const result: QueryResult = { query: target, params, columns: columnsOf(rows), rows };
-      return { json: result, text: argv.csv ? toCsv(rows) : formatRows(rows, io.color) };
+      return { json: result, text: argv.csv ? toCsv(rows, Boolean(io.tty)) : formatRows(rows, io.color) };
     } finally {
       source.close();
     }

@@ -54,6 +54,25 @@ export function clean(s: string): string {
   return s.replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '?');
 }
 
+/**
+ * clean() for text meant to keep its line structure (CSV to a terminal): tabs and line breaks
+ * stay, every other control character and bidi control becomes '?'.
+ */
+export function cleanKeepingLines(s: string): string {
+  // eslint-disable-next-line no-control-regex
+  return s.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '?');
+}
+
+/**
+ * JSON.stringify, with the characters it leaves raw that a terminal or an editor may act on (DEL
+ * and the C1 controls, bidi controls, line and paragraph separators) written as \u escapes: the
+ * same JSON value, safe to print. They can only stand inside strings, so replacing them everywhere
+ * is exact.
+ */
+export function jsonText(value: unknown, indent?: number): string {
+  return (JSON.stringify(value, null, indent) ?? 'null').replace(/[\u007f-\u009f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
+}
+
 export function useColor(stream: NodeJS.WriteStream = process.stdout, env: NodeJS.ProcessEnv = process.env): boolean {
   return Boolean(stream.isTTY) && !('NO_COLOR' in env) && env.TERM !== 'dumb';
 }

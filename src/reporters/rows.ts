@@ -1,9 +1,10 @@
 /**
  * Reporters for arbitrary query rows (`cachelens query`): an aligned table and RFC 4180 CSV.
  * Rows come from user SQL over transcript data, so every text cell is untrusted: the table drops
- * control characters (clean), and CSV quotes what needs quoting.
+ * control characters (clean), and CSV quotes what needs quoting (and, printed to a terminal, drops
+ * control characters other than tabs and line breaks).
  */
-import { type Cell, type Column, clean, int, table } from '../format/table.js';
+import { type Cell, type Column, clean, cleanKeepingLines, int, table } from '../format/table.js';
 import type { Row } from '../store/store.js';
 
 export function columnsOf(rows: readonly Row[]): string[] {
@@ -30,11 +31,13 @@ export function cellText(v: unknown): string {
   return clean(JSON.stringify(v));
 }
 
-export function toCsv(rows: readonly Row[]): string {
+/** `terminal`: the CSV is printed to a terminal, so control characters other than tabs and line breaks become '?'. */
+export function toCsv(rows: readonly Row[], terminal = false): string {
   const cols = columnsOf(rows);
   const lines = [cols.map(csvField).join(',')];
   for (const r of rows) lines.push(cols.map((c) => csvField(csvValue(r[c]))).join(','));
-  return lines.join('\n');
+  const text = lines.join('\n');
+  return terminal ? cleanKeepingLines(text) : text;
 }
 
 function csvValue(v: unknown): string {

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { clean, int, usd } from '../../src/format/table.js';
+import { clean, cleanKeepingLines, int, jsonText, usd } from '../../src/format/table.js';
+import { toCsv } from '../../src/reporters/rows.js';
 import { formatQuality } from '../../src/reporters/summary.js';
-import { cli } from '../helpers/corpus.js';
+import { assistant, cli, writeCorpus } from '../helpers/corpus.js';
 
 test('int and usd format with their own digits, whichever formatter was made first', () => {
   // usd's formats are made before int's, each kept by its digits: none may answer for another
@@ -47,4 +48,34 @@ test('an error that quotes what it was given is printed cleaned', () => {
   assert.equal(r.code, 2);
   assert.match(r.stderr, /no such file or directory: \/nowhere\/\?\[2J\?/);
   assert.doesNotMatch(r.stderr, ACTIVE);
+});
+
+test('jsonText: the same JSON value, with DEL, C1, bidi controls and line separators escaped', () => {
+  const value = { ['k\u009b']: ['a\u001b[2J\u009b1m\u202e\u2066\u2028\u2029\u007f', 1, null, 'é😀'] };
+  const text = jsonText(value, 2);
+  assert.deepEqual(JSON.parse(text), value);
+  assert.doesNotMatch(text, ACTIVE);
+  assert.doesNotMatch(text, /[\u2028\u2029]/);
+  assert.match(text, /\\u009b1m\\u202e/);
+  assert.equal(jsonText(undefined), 'null');
+});
+
+test('CSV keeps its data for files and pipes, and to a terminal drops what would act on it', () => {
+  const rows = [{ project: 'p\u001b]0;PWNED\u0007\u009b2J\u202e', note: 'two\nlines\tand "quotes"' }];
+  const plainCsv = toCsv(rows);
+  assert.match(plainCsv, /\u001b\]0;PWNED\u0007/);
+  const shown = toCsv(rows, true);
+  assert.doesNotMatch(shown.replace(/[\t\n]/g, ''), ACTIVE);
+  assert.equal(shown, 'project,note\np?]0;PWNED??2J?,"two\nlines\tand ""quotes"""');
+  assert.equal(cleanKeepingLines('a\r\nb\tc\u0000'), 'a\r\nb\tc?');
+});
+
+test('--json output escapes the C1 and bidi controls a transcript brings', () => {
+  const hostile = 'claude-x\u009b2J\u202e\u2028';
+  const dir = writeCorpus({ 'p/s.jsonl': [assistant({ session: 's1', msg: 'm1', t: '2026-01-01T00:00:00Z', model: hostile, u: { in: 10, out: 5 } })] });
+  const r = cli(['summary', dir, '--db', ':memory:', '--json', '--timezone', 'UTC']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.doesNotMatch(r.stdout, ACTIVE);
+  assert.doesNotMatch(r.stdout, /[\u2028\u2029]/);
+  assert.ok(JSON.stringify(JSON.parse(r.stdout)).includes(hostile), 'the model name survives as data');
 });
