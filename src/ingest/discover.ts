@@ -294,12 +294,17 @@ function addFile(w: Walk, path: string, name: string, root: string, projectDir: 
   const agentId = stem.startsWith('agent-') && stem.length > 6 ? stem.slice(6) : null;
   let sessionId: string | null = null;
   if (agentId === null) sessionId = meta ? name : stem;
-  else {
-    // v2.1: <session>/subagents/agent-<id>.jsonl, also <session>/subagents/workflows/<run>/agent-*.jsonl
-    const at = path.lastIndexOf('/subagents/');
-    if (at > 0) sessionId = path.slice(path.lastIndexOf('/', at - 1) + 1, at);
-  }
+  else sessionId = agentSessionDir(path);
   w.sink(path, root, meta ? 'meta' : agentId !== null ? 'subagent' : 'main', st.size, st.mtimeMs, agentId, sessionId, projectDir, st.dev, st.ino);
+}
+
+/**
+ * The session of a v2.1 subagent file from its place: `<session>/subagents/agent-<id>.jsonl`, or
+ * `<session>/subagents/workflows/<run>/agent-<id>.jsonl`. Only that layout: a `subagents` directory
+ * higher up (in the root's own path) names no session.
+ */
+export function agentSessionDir(path: string): string | null {
+  return /\/([^/]+)\/subagents\/(?:workflows\/[^/]+\/)?agent-[^/]+$/.exec(path)?.[1] ?? null;
 }
 
 /** An entry's place among its directory's entries: its name, a directory's with a `/` after it. */

@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { basename } from 'node:path';
 import { createInterface } from 'node:readline';
+import { agentSessionDir } from '../ingest/discover.js';
 import { canonicalJson, sidechainChainOf } from '../ingest/file-parser.js';
 import { obj, str } from '../ingest/line.js';
 import { readUsage } from '../ingest/usage.js';
@@ -58,11 +59,7 @@ export interface SessionTranscript {
 export function fileIdentity(path: string): { fileAgentId: string | null; fileSessionId: string | null } {
   const name = basename(path);
   const agent = /^agent-(.+?)\.jsonl$/.exec(name);
-  if (agent) {
-    const parts = path.split('/');
-    const i = parts.lastIndexOf('subagents');
-    return { fileAgentId: agent[1]!, fileSessionId: i > 0 ? parts[i - 1]! : null };
-  }
+  if (agent) return { fileAgentId: agent[1]!, fileSessionId: agentSessionDir(path) };
   return { fileAgentId: null, fileSessionId: name.replace(/\.jsonl$/, '') };
 }
 

@@ -5,6 +5,7 @@ import { join, relative } from 'node:path';
 import { test } from 'node:test';
 import { defaultRoots, discover, explicitRoots } from '../../src/ingest/discover.js';
 import { UsageError } from '../../src/errors.js';
+import { fileIdentity } from '../../src/replay/session-transcript.js';
 import { cli, tempDir } from '../helpers/corpus.js';
 
 function touch(path: string, text = '{}\n'): string {
@@ -63,6 +64,22 @@ test('all three layouts and meta.json files are found, with agent and session id
     ['-work-app/agent-a0.jsonl', 'subagent', 'a0', null, '-work-app'],
   ]);
   assert.deepEqual(d.problems, []);
+});
+
+test('a subagents directory above the layout (in the root\'s own path) names no session', async () => {
+  const root = join(tempDir('cachelens-place-'), 'subagents/logs');
+  const p = join(root, 'projects/-work-app');
+  touch(join(p, 'agent-a0.jsonl')); // v2.0 agent file: its session comes from its lines, not from the path
+  touch(join(p, 'notes/agent-a3.jsonl'));
+  touch(join(p, '33333333-cccc/subagents/agent-a1.jsonl'));
+  const d = await discover([root], { HOME: root });
+  assert.deepEqual(d.files.map((f) => [relative(p, f.path), f.sessionId]), [
+    ['33333333-cccc/subagents/agent-a1.jsonl', '33333333-cccc'],
+    ['agent-a0.jsonl', null],
+    ['notes/agent-a3.jsonl', null],
+  ]);
+  assert.deepEqual(fileIdentity(join(p, 'agent-a0.jsonl')), { fileAgentId: 'a0', fileSessionId: null });
+  assert.deepEqual(fileIdentity(join(p, '33333333-cccc/subagents/agent-a1.jsonl')), { fileAgentId: 'a1', fileSessionId: '33333333-cccc' });
 });
 
 test('a name that is not UTF-8 is reported as such, not as a file that vanished; the others are read', async () => {
