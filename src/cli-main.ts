@@ -55,6 +55,12 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
       },
     );
   for (const c of commands) register(parser, c);
+  // an option given twice is a list to yargs; only the repeatable ones (array: true) may be one
+  parser.middleware((argv) => {
+    const lists = new Set((parser as unknown as YargsOptions).getOptions().array);
+    const twice = Object.keys(argv).find((k) => k !== '_' && Array.isArray(argv[k]) && !lists.has(k));
+    if (twice !== undefined) throw new UsageError(`--${twice} was given more than once`, 'give it once');
+  });
   // yargs renders the command's whole help text after calling an async handler (~50 ms of every
   // run), to have it should the handler fail; ours never show help on failure (fail() above throws).
   (parser as unknown as YargsInternals).getInternalMethods().getUsageInstance().cacheHelpMessage = () => undefined;
@@ -72,6 +78,11 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
 /** clean() for each line of a text that may hold several. */
 function cleanLines(s: string): string {
   return s.split('\n').map(clean).join('\n');
+}
+
+/** yargs' list of the options it declared, by kind (public, not in @types/yargs). */
+interface YargsOptions {
+  getOptions(): { array: string[] };
 }
 
 /** The one yargs internal we touch (yargs 18.2, pinned): its usage instance's help cache. */

@@ -16,8 +16,14 @@ export function localTimezone(): string {
 export function parseDay(s: string | undefined | null, flag: string): string | null {
   if (s === undefined || s === null || s === '') return null;
   const m = /^(\d{4})-?(\d{2})-?(\d{2})$/.exec(s.trim());
-  if (!m || Number.isNaN(Date.parse(`${m[1]}-${m[2]}-${m[3]}T00:00:00Z`))) throw new UsageError(`${flag} ${s}: expected a day as YYYY-MM-DD or YYYYMMDD`);
+  if (!m || !isCalendarDay(Number(m[1]), Number(m[2]), Number(m[3]))) throw new UsageError(`${flag} ${s}: expected a day as YYYY-MM-DD or YYYYMMDD`);
   return `${m[1]}-${m[2]}-${m[3]}`;
+}
+
+/** A day that exists (Date.parse takes 2026-02-30, as 2 March). */
+function isCalendarDay(y: number, m: number, d: number): boolean {
+  const t = new Date(Date.UTC(y, m - 1, d));
+  return t.getUTCFullYear() === y && t.getUTCMonth() === m - 1 && t.getUTCDate() === d;
 }
 
 export function parseTimezone(tz: string | undefined): string {

@@ -109,9 +109,11 @@ export function loadPriceTable(pricingFile?: string): PriceTable {
 function readPricingFile(file: string): Record<string, ModelPrice> {
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
+    // a byte-order mark is no part of the JSON (editors on Windows write one)
+    raw = JSON.parse(readFileSync(file, 'utf8').replace(/^\ufeff/, ''));
   } catch (err) {
-    const why = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message.split('\n')[0];
+    // JSON.parse quotes the text it stopped at, line breaks and all: one line
+    const why = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message.replace(/\s*\n\s*/g, ' ');
     throw new UsageError(`--pricing ${file}: ${why}`);
   }
   if (!isObject(raw)) throw new UsageError(`--pricing ${file}: expected a JSON object`);

@@ -43,6 +43,8 @@ test('bad --pricing files: missing, a directory, not JSON, empty, an array, no m
     [file('negative.json', '{"models": {"m": {"input": 5, "output": -25}}}'), /--pricing .*negative\.json: m\.output must be a non-negative number/],
     [file('zero.json', '{"models": {"claude-opus-4-6": {"input": 0, "output": 25}}}'), /--pricing .*zero\.json: claude-opus-4-6\.input must be above 0/],
     [file('model.json', '{"models": {"m": 5}}'), /--pricing .*model\.json: model m is not an object/],
+    // JSON.parse's message quotes the text, line breaks and all: still one line, whole
+    [file('text.json', 'not json\nat all\n'), /--pricing .*text\.json: Unexpected token 'o', "not json at all ?" is not valid JSON$/],
   ];
   for (const [pricing, expected] of cases) await usageError(['summary', logs, '--db', ':memory:', '--pricing', pricing], expected);
 });
@@ -66,6 +68,30 @@ test('unknown flags and commands, missing paths and flags without a value: one l
   await usageError(['summary', logs, '--db', ':memory:', '--since'], /Not enough arguments following: since/);
   await usageError(['summary', logs, '--db', ':memory:', '--since', '2025-13-45'], /--since 2025-13-45: expected a day/);
   await usageError(['summary', logs, '--db', ':memory:', '--timezone', 'Mars/Olympus'], /--timezone Mars\/Olympus: not a known IANA time zone/);
+  // a day that does not exist (Date.parse would take it as 2 March)
+  await usageError(['summary', logs, '--db', ':memory:', '--since', '2026-02-30'], /--since 2026-02-30: expected a day/);
+  await usageError(['summary', logs, '--db', ':memory:', '--until', '20250229'], /--until 20250229: expected a day/);
+  // an option given twice is a list to the parser: only the repeatable ones may be
+  await usageError(['summary', logs, '--db', ':memory:', '--since', '2026-03-01', '--since', '2026-03-02'], /--since was given more than once/);
+  await usageError(['summary', logs, '--db', ':memory:', '--project', 'a', '--project', 'b'], /--project was given more than once/);
+  await usageError(['summary', logs, '--db', ':memory:', '--pricing', 'a.json', '--pricing', 'b.json'], /--pricing was given more than once/);
+  await usageError(['whatif', 'keepalive', logs, '--db', ':memory:', '--budget', '3', '--budget', '4'], /--budget was given more than once/);
+});
+
+test('a leap day, a --pricing file with a byte-order mark, and repeatable options given twice are accepted', async (t) => {
+  const dir = tempDir();
+  t.after(() => removeDir(dir));
+  const logs = path.join(dir, 'logs');
+  writeLog(logs, 'proj/s1.jsonl', [assistant({ msg: 'm1', usage: usage(1, 1, 1, 1) })]);
+  const pricing = path.join(dir, 'bom.json');
+  writeFileSync(pricing, '\ufeff{"models": {"claude-opus-4-6": {"input": 5, "output": 25}}}');
+  for (const args of [
+    ['summary', logs, '--db', ':memory:', '--since', '2024-02-29', '--pricing', pricing],
+    ['query', 'cost_by', logs, '--db', ':memory:', '--param', 'by=model', '--param', 'since=2024-02-29'],
+  ]) {
+    const r = await runCli(args);
+    assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
+  }
 });
 
 test('a missing path under CLAUDE_CONFIG_DIR is no error: the default roots that exist are read', async (t) => {
