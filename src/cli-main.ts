@@ -37,7 +37,8 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
     .wrap(Math.min(110, process.stdout.columns || 100))
     .fail((msg, err) => {
       // yargs' own validation errors (YError, e.g. "Not enough arguments following: db") are usage errors too
-      throw err && err.name !== 'YError' ? err : new UsageError(msg ?? err?.message ?? 'invalid arguments');
+      // some span lines ("Invalid values:\n  Argument: to, Given: …"): one line, as every usage error
+      throw err && err.name !== 'YError' ? err : new UsageError((msg ?? err?.message ?? 'invalid arguments').trim().replace(/:?\s*\n\s*/g, ': '));
     });
   const register = (y: Argv, c: Command): Argv =>
     y.command(

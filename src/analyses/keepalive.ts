@@ -17,9 +17,18 @@
  * - net_saving_pct_subagent = net saving on subagent chains / weight of subagent chains;
  *   net_saving_pct_all = net saving on all chains / weight of all chains (both in percent,
  *   null when the denominator is 0). Pings are sent on main chains too.
- * - A gap where request i−1 or i is unpriced is left out and counted in `unpriced_gaps`.
+ * - A gap where request i−1 or i is unpriced counts in the pings, gaps over the TTL, bridged and
+ *   expired (they need no price) and in `unpriced_gaps`; its weights are unknown and left out of
+ *   every weight and USD sum (`unpriced_models` names the models).
  * - Budgets are ping counts per gap; Infinity is reported as "inf". best_budget is the budget
- *   with the largest net saving weight, ties to the smaller budget.
+ *   with the largest net saving in USD (weights of models with different base prices do not add
+ *   up to one cost; with one model the order is the weight's), ties to the smaller budget (rows
+ *   come in ascending order); null when no gap is priced.
+ * - The interval is taken in whole milliseconds, so a gap of exactly k·I needs k − 1 pings
+ *   (128.2 s × 1000 is 128199.99999999999 in floating point).
+ * - `buckets` repeat the best budget's row per bucket (SPEC §5: main vs subagent, agent type,
+ *   model, rounds bucket); a gap is in the buckets of its chain and the model of request i;
+ *   net_saving_pct is of the bucket's own weight.
  *
  * Example (I = 270 s, pingIn 30, pingOut 10, opus weights 1 / 1.25 / 2 / 0.1 / 5):
  *   #1 t=0      w 20,000                 C = 20,000
@@ -31,6 +40,7 @@
  */
 import { UsageError } from '../errors.js';
 import { anatomizeChain } from './anatomy.js';
+import { BucketMap, chainBuckets, type BucketDimension } from './buckets.js';
 import { DEFAULT_JITTER, promptTokens, TTL_MS, type ChainInput, type WeightsFor } from './chain.js';
 import { totalWeight, weigh } from './weigh.js';
 
@@ -64,19 +74,45 @@ export interface KeepaliveBudgetRow {
   net_saving_pct_all: number | null;
 }
 
+/** The best budget's row over one bucket's chains and gaps. */
+export interface KeepaliveBucketRow {
+  dimension: BucketDimension;
+  bucket: string;
+  chains: number;
+  gaps: number;
+  unpriced_gaps: number;
+  baseline_weight: number;
+  baseline_usd: number;
+  pings: number;
+  gaps_over_ttl: number;
+  bridged: number;
+  expired_after_budget: number;
+  ping_weight: number;
+  saved_weight: number;
+  net_saving_weight: number;
+  net_saving_usd: number;
+  /** net saving / the bucket's weight, in percent; null when the bucket has no priced weight */
+  net_saving_pct: number | null;
+}
+
 export interface KeepaliveResult {
   interval_s: number;
   ttl_s: number;
   ping_in: number;
   ping_out: number;
   jitter: number;
-  /** gaps of 5-minute chains considered (priced) */
+  /** gaps of 5-minute chains (a chain's last request and cold restarts have none) */
   gaps: number;
+  /** of them, gaps where request i−1 or i has no price: counted, not weighed */
   unpriced_gaps: number;
+  unpriced_models: string[];
   baseline_weight: number;
+  baseline_usd: number;
   subagent_weight: number;
   budgets: KeepaliveBudgetRow[];
   best_budget: number | 'inf' | null;
+  /** the best budget, per bucket (empty when there is no best budget) */
+  buckets: KeepaliveBucketRow[];
 }
 
 export function pingsFor(gapMs: number, intervalMs: number, budget: number): number {
@@ -90,10 +126,18 @@ export function whatifKeepalive(chains: readonly ChainInput[], options: Keepaliv
   return whatif.result();
 }
 
+/** One gap as every budget's tally takes it; the weights null when the gap is unpriced. */
+interface Gap {
+  gapMs: number;
+  subagent: boolean;
+  ping: { weight: number; usd: number } | null;
+  saving: { weight: number; usd: number } | null;
+}
+
 /**
  * whatifKeepalive a chain at a time, for callers that read the chains in batches (the report):
- * add each chain once, then take the result. Each gap is tallied into every budget's row as it
- * is met, in the order the chains come, so nothing per gap is kept.
+ * add each chain once, then take the result. Each gap is tallied into every budget's row (of the
+ * totals and of its buckets) as it is met, in the order the chains come, so nothing per gap is kept.
  */
 export class KeepaliveWhatIf {
   private readonly intervalS: number;
@@ -102,78 +146,157 @@ export class KeepaliveWhatIf {
   private readonly pingIn: number;
   private readonly pingOut: number;
   private readonly jitter: number;
-  private readonly budgets: BudgetTally[];
-  private gaps = 0;
-  private unpricedGaps = 0;
-  private baselineWeight = 0;
-  private subagentWeight = 0;
+  private readonly totals: KeepaliveTally;
+  private readonly buckets: BucketMap<KeepaliveTally>;
+  private readonly unpricedModels = new Set<string>();
 
   constructor(private readonly options: KeepaliveOptions) {
     this.intervalS = options.intervalS ?? 270;
-    if (!(this.intervalS > 0 && this.intervalS * 1000 < this.ttlMs)) throw new UsageError(`keepalive interval must be above 0 and below the 300-second TTL, got ${this.intervalS}`);
-    this.intervalMs = this.intervalS * 1000;
+    this.intervalMs = Math.round(this.intervalS * 1000);
+    if (!(this.intervalMs > 0 && this.intervalMs < this.ttlMs)) throw new UsageError(`keepalive interval must be above 0 and below the 300-second TTL, got ${this.intervalS}`);
     const budgets = options.budgets === undefined ? DEFAULT_BUDGETS : typeof options.budgets === 'number' ? [options.budgets] : options.budgets;
     for (const b of budgets) {
       if (!(b === Infinity || (Number.isInteger(b) && b >= 0))) throw new UsageError(`keepalive budget must be a whole number ≥ 0 or inf, got ${b}`);
     }
-    this.budgets = budgets.map((budget) => new BudgetTally(budget));
     this.pingIn = options.pingIn ?? 30;
     this.pingOut = options.pingOut ?? 10;
+    for (const [name, v] of [['ping input', this.pingIn], ['ping output', this.pingOut]] as const) {
+      if (!(Number.isInteger(v) && v >= 0)) throw new UsageError(`keepalive ${name} must be a whole number of tokens ≥ 0, got ${v}`);
+    }
     this.jitter = options.jitter ?? DEFAULT_JITTER;
+    this.totals = new KeepaliveTally(budgets);
+    this.buckets = new BucketMap(() => new KeepaliveTally(budgets));
   }
 
   add(chain: ChainInput): void {
     const { weightsFor } = this.options;
     const subagent = chain.kind !== 'main';
     const anatomy = anatomizeChain(chain, { jitter: this.jitter });
+    if (anatomy.length === 0) return;
+    const chainTallies = [this.totals, ...chainBuckets(chain).map(([dimension, bucket]) => this.buckets.get(dimension, bucket))];
+    for (const t of chainTallies) t.meet(chain.chainId);
+    let modelName = '';
+    let model: KeepaliveTally | null = null;
     anatomy.forEach((a, i) => {
+      if (model === null || a.request.model !== modelName) {
+        model = this.buckets.get('model', (modelName = a.request.model));
+        model.meet(chain.chainId);
+      }
+      const tallies = [...chainTallies, model];
       const w = weightsFor(a.request.model, promptTokens(a.request));
       if (w) {
         const weight = totalWeight(weigh(a.request, w));
-        this.baselineWeight += weight;
-        if (subagent) this.subagentWeight += weight;
-      }
+        for (const t of tallies) t.weigh(weight, weight * w.usdPerWeight, subagent);
+      } else this.unpricedModels.add(a.request.model);
       if (i === 0 || a.coldStart || a.ttl !== '5m') return;
       const prev = anatomy[i - 1]!.request;
       const pw = weightsFor(prev.model, a.cachedPrefix + this.pingIn);
-      if (!w || !pw) {
-        this.unpricedGaps++;
-        return;
-      }
-      const pingWeight = a.cachedPrefix * pw.read + this.pingIn * pw.write5m + this.pingOut * pw.output;
-      const saving = a.expiry * (w.write5m - w.read);
-      this.gaps++;
-      for (const b of this.budgets) b.add(a.gapMs!, subagent, pingWeight, pingWeight * pw.usdPerWeight, saving, saving * w.usdPerWeight, this.intervalMs, this.ttlMs);
+      if (!pw) this.unpricedModels.add(prev.model);
+      const pingWeight = pw ? a.cachedPrefix * pw.read + this.pingIn * pw.write5m + this.pingOut * pw.output : 0;
+      const saving = w ? a.expiry * (w.write5m - w.read) : 0;
+      const gap: Gap = {
+        gapMs: a.gapMs!,
+        subagent,
+        ping: pw && w ? { weight: pingWeight, usd: pingWeight * pw.usdPerWeight } : null,
+        saving: pw && w ? { weight: saving, usd: saving * w.usdPerWeight } : null,
+      };
+      for (const t of tallies) t.add(gap, this.intervalMs, this.ttlMs);
     });
   }
 
   result(): KeepaliveResult {
-    const rows = this.budgets.map((b) => b.row(this.baselineWeight, this.subagentWeight));
+    const totals = this.totals;
+    const rows = totals.rows();
     let best: KeepaliveBudgetRow | null = null;
-    for (const row of rows) {
-      if (!best || row.net_saving_weight > best.net_saving_weight || (row.net_saving_weight === best.net_saving_weight && budgetValue(row) < budgetValue(best))) best = row;
+    if (totals.pricedGaps > 0) {
+      // by USD: weights of models with different base prices do not add up to one cost
+      for (const row of rows) if (!best || row.net_saving_usd > best.net_saving_usd + 1e-12 * Math.abs(best.net_saving_usd)) best = row;
     }
+    const at = best ? rows.indexOf(best) : -1;
     return {
       interval_s: this.intervalS,
       ttl_s: this.ttlMs / 1000,
       ping_in: this.pingIn,
       ping_out: this.pingOut,
       jitter: this.jitter,
-      gaps: this.gaps,
-      unpriced_gaps: this.unpricedGaps,
-      baseline_weight: this.baselineWeight,
-      subagent_weight: this.subagentWeight,
+      gaps: totals.gaps,
+      unpriced_gaps: totals.gaps - totals.pricedGaps,
+      unpriced_models: [...this.unpricedModels].sort(),
+      baseline_weight: totals.weight,
+      baseline_usd: totals.usd,
+      subagent_weight: totals.subagentWeight,
       budgets: rows,
       best_budget: best ? best.budget : null,
+      buckets:
+        at < 0
+          ? []
+          : this.buckets
+              .entries((a, b) => b.weight - a.weight)
+              .map(({ dimension, bucket, value }) => ({ dimension, bucket, ...value.bucketRow(at) })),
     };
   }
 }
 
-function budgetValue(row: KeepaliveBudgetRow): number {
-  return row.budget === 'inf' ? Infinity : row.budget;
+/** The chains, gaps and weights of one set of chains (all, or a bucket's), with a tally per budget. */
+class KeepaliveTally {
+  chains = 0;
+  /** the chain met last: a chain counts once, even when its model changes back */
+  private lastChain: string | null = null;
+  gaps = 0;
+  pricedGaps = 0;
+  weight = 0;
+  usd = 0;
+  subagentWeight = 0;
+  private readonly budgets: BudgetTally[];
+
+  constructor(budgets: readonly number[]) {
+    this.budgets = budgets.map((b) => new BudgetTally(b));
+  }
+
+  meet(chainId: string): void {
+    if (chainId === this.lastChain) return;
+    this.lastChain = chainId;
+    this.chains++;
+  }
+
+  weigh(weight: number, usd: number, subagent: boolean): void {
+    this.weight += weight;
+    this.usd += usd;
+    if (subagent) this.subagentWeight += weight;
+  }
+
+  add(gap: Gap, intervalMs: number, ttlMs: number): void {
+    this.gaps++;
+    if (gap.ping) this.pricedGaps++;
+    for (const b of this.budgets) b.add(gap, intervalMs, ttlMs);
+  }
+
+  rows(): KeepaliveBudgetRow[] {
+    return this.budgets.map((b) => b.row(this.weight, this.subagentWeight));
+  }
+
+  bucketRow(budgetAt: number): Omit<KeepaliveBucketRow, 'dimension' | 'bucket'> {
+    const r = this.budgets[budgetAt]!.row(this.weight, this.subagentWeight);
+    return {
+      chains: this.chains,
+      gaps: this.gaps,
+      unpriced_gaps: this.gaps - this.pricedGaps,
+      baseline_weight: this.weight,
+      baseline_usd: this.usd,
+      pings: r.pings,
+      gaps_over_ttl: r.gaps_over_ttl,
+      bridged: r.bridged,
+      expired_after_budget: r.expired_after_budget,
+      ping_weight: r.ping_weight,
+      saved_weight: r.saved_weight,
+      net_saving_weight: r.net_saving_weight,
+      net_saving_usd: r.net_saving_usd,
+      net_saving_pct: r.net_saving_pct_all,
+    };
+  }
 }
 
-/** One budget's sums over the gaps of 5-minute chains (priced), added in the order they are met. */
+/** One budget's sums over the gaps of 5-minute chains, added in the order they are met. */
 class BudgetTally {
   private pings = 0;
   private over = 0;
@@ -185,23 +308,23 @@ class BudgetTally {
 
   constructor(private readonly budget: number) {}
 
-  /** A gap of `gapMs`; one ping's weight and USD, and what bridging the gap would save. */
-  add(gapMs: number, subagent: boolean, pingWeight: number, pingUsd: number, saving: number, savingUsd: number, intervalMs: number, ttlMs: number): void {
-    const m = pingsFor(gapMs, intervalMs, this.budget);
+  /** A gap: its pings and whether they bridge it count always; its weights when it is priced. */
+  add(gap: Gap, intervalMs: number, ttlMs: number): void {
+    const m = pingsFor(gap.gapMs, intervalMs, this.budget);
     this.pings += m;
-    let net = -m * pingWeight;
-    this.pingWeight += m * pingWeight;
-    this.netUsd -= m * pingUsd;
-    if (gapMs > ttlMs) {
-      this.over++;
-      if (gapMs - m * intervalMs <= ttlMs) {
-        this.bridged++;
-        this.saved += saving;
-        net += saving;
-        this.netUsd += savingUsd;
-      }
+    const bridged = gap.gapMs > ttlMs && gap.gapMs - m * intervalMs <= ttlMs;
+    if (gap.gapMs > ttlMs) this.over++;
+    if (bridged) this.bridged++;
+    if (!gap.ping || !gap.saving) return;
+    let net = -m * gap.ping.weight;
+    this.pingWeight += m * gap.ping.weight;
+    this.netUsd -= m * gap.ping.usd;
+    if (bridged) {
+      this.saved += gap.saving.weight;
+      net += gap.saving.weight;
+      this.netUsd += gap.saving.usd;
     }
-    if (subagent) this.netSubagent += net;
+    if (gap.subagent) this.netSubagent += net;
   }
 
   row(all: number, subagentAll: number): KeepaliveBudgetRow {

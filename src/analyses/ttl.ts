@@ -22,7 +22,9 @@
  *   with different multipliers mix, it is the mean of those differences weighted by the write
  *   tokens of the changed chains (so delta = 0 exactly at f = f*); without changed writes it
  *   comes from the first priced request; null when nothing is priced.
- * - Unpriced requests are left out of weights and of f, and counted in unpriced_requests.
+ * - Unpriced requests are left out of weights and of f, and counted in unpriced_requests (their
+ *   models in unpriced_models); a row whose every request is unpriced has weights of 0 that mean
+ *   unknown (the text says so).
  * - delta_pct = (scenario − baseline) / baseline × 100: negative means the override saves.
  *
  * Example (one 5-minute chain, opus weights 1 / 1.25 / 2 / 0.1 / 5, no input or output):
@@ -64,6 +66,8 @@ export interface TtlResult extends TtlRow {
   to: Ttl;
   scope: Scope;
   jitter: number;
+  /** models of the requests left out of the weights, for want of a price */
+  unpriced_models: string[];
   buckets: (TtlRow & { dimension: BucketDimension; bucket: string })[];
 }
 
@@ -181,6 +185,7 @@ export class TtlWhatIf {
   private readonly jitter: number;
   private readonly totals = new TtlTally();
   private readonly buckets = new BucketMap(() => new TtlTally());
+  private readonly unpricedModels = new Set<string>();
 
   constructor(private readonly options: TtlOptions) {
     this.scope = options.scope ?? 'all';
@@ -197,6 +202,7 @@ export class TtlWhatIf {
     let modelName = '';
     for (const a of anatomizeChain(chain, { jitter: this.jitter })) {
       const s = scenarioOf(a, changed, options);
+      if (!s) this.unpricedModels.add(a.request.model);
       this.totals.add(chain.chainId, changed, s);
       tallies ??= chainBuckets(chain).map(([dimension, bucket]) => this.buckets.get(dimension, bucket));
       if (model === null || a.request.model !== modelName) model = this.buckets.get('model', (modelName = a.request.model));
@@ -210,6 +216,7 @@ export class TtlWhatIf {
       to: this.options.to,
       scope: this.scope,
       jitter: this.jitter,
+      unpriced_models: [...this.unpricedModels].sort(),
       ...this.totals.row(),
       buckets: this.buckets
         .entries((a, b) => b.baselineWeight - a.baselineWeight)

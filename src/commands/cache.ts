@@ -6,7 +6,7 @@ import type { Argv } from 'yargs';
 import type { ChainInput } from '../analyses/chain.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { type Command, type Io, type Output, withContext, withLogOptions } from './command.js';
+import { type Command, type Io, numberOption, type Output, wholeNumber, withContext, withLogOptions } from './command.js';
 
 /**
  * Runs `f` over the chains in scope, read in batches as they stream (streamChains): `f` is given
@@ -29,10 +29,10 @@ async function withChains<T extends Output>(
 }
 
 function jitterOf(argv: Record<string, unknown>): number {
-  const j = argv.jitter === undefined ? 1024 : Number(argv.jitter);
-  if (!Number.isInteger(j) || j < 0) throw new UsageError(`--jitter ${String(argv.jitter)}: expected a whole number of tokens`);
-  return j;
+  return numberOption(argv, 'jitter', 1024, 'a whole number of tokens', wholeNumber);
 }
+
+const jitterOption = { type: 'string', requiresArg: true, describe: 'rewrites below this many tokens are breakpoint jitter (default 1024)' } as const;
 
 export const anatomyCommand: Command = {
   command: 'anatomy [paths..]',
@@ -40,8 +40,8 @@ export const anatomyCommand: Command = {
   options: (y: Argv) =>
     withLogOptions(y)
       .option('chain', { type: 'string', describe: 'print one chain round by round (chain id or a unique prefix)' })
-      .option('jitter', { type: 'number', describe: 'rewrites below this many tokens are breakpoint jitter (default 1024)' })
-      .option('top', { type: 'number', describe: 'chains to list (default 10)' }),
+      .option('jitter', jitterOption)
+      .option('top', { type: 'string', requiresArg: true, describe: 'chains to list (default 20)' }),
   run: (argv, io) =>
     withChains(argv, io, async (ctx, forEachChain) => {
       const { AnatomyAnalysis, chainDetail } = await import('../analyses/anatomy-summary.js');
@@ -67,7 +67,7 @@ export const anatomyCommand: Command = {
       const analysis = new AnatomyAnalysis(options);
       await forEachChain((c) => void analysis.add(c));
       const result = analysis.result();
-      return { json: result, text: formatAnatomy(result, { color: io.color, limit: argv.top === undefined ? undefined : Number(argv.top) }) };
+      return { json: result, text: formatAnatomy(result, { color: io.color, limit: numberOption(argv, 'top', 20, 'a whole number of chains', wholeNumber) }) };
     }),
 };
 
@@ -79,7 +79,7 @@ function ttlCommand(): Command {
       withLogOptions(y)
         .option('to', { choices: ['1h', '5m'] as const, default: '1h', describe: 'the TTL to force' })
         .option('scope', { choices: ['all', 'main', 'subagents'] as const, default: 'all', describe: 'which chains the override applies to' })
-        .option('jitter', { type: 'number' }),
+        .option('jitter', jitterOption),
     run: (argv, io) =>
       withChains(argv, io, async (ctx, forEachChain) => {
         const { TtlWhatIf } = await import('../analyses/ttl.js');
@@ -100,7 +100,7 @@ function ttlCommand(): Command {
 function parseBudget(v: unknown, sweep: readonly number[]): number | readonly number[] {
   if (v === undefined || v === 'sweep') return sweep;
   if (v === 'inf' || v === 'infinity') return Infinity;
-  const n = Number(v);
+  const n = String(v).trim() === '' ? Number.NaN : Number(v);
   if (!Number.isInteger(n) || n < 0) throw new UsageError(`--budget ${String(v)}: expected a whole number, inf or sweep`);
   return n;
 }
@@ -111,22 +111,23 @@ function keepaliveCommand(): Command {
     describe: 'price keepalive pings that refresh a 5-minute cache, for budgets 0…20 and ∞',
     options: (y: Argv) =>
       withLogOptions(y)
-        .option('interval', { type: 'number', default: 270, describe: 'seconds between pings (below the 5-minute TTL)' })
-        .option('budget', { type: 'string', describe: 'pings per gap: N, inf, or sweep (default: sweep 0…20 and ∞)' })
-        .option('ping-in', { type: 'number', default: 30, describe: 'input tokens of one ping (written at the 5-minute weight)' })
-        .option('ping-out', { type: 'number', default: 10, describe: 'output tokens of one ping' })
-        .option('jitter', { type: 'number' }),
+        .option('interval', { type: 'string', requiresArg: true, describe: 'seconds between pings, below the 5-minute TTL (default 270)' })
+        .option('budget', { type: 'string', requiresArg: true, describe: 'pings per gap: N, inf, or sweep (default: sweep 0…20 and ∞)' })
+        .option('ping-in', { type: 'string', requiresArg: true, describe: 'input tokens of one ping, written at the 5-minute weight (default 30)' })
+        .option('ping-out', { type: 'string', requiresArg: true, describe: 'output tokens of one ping (default 10)' })
+        .option('jitter', jitterOption),
     run: (argv, io) =>
       withChains(argv, io, async (ctx, forEachChain) => {
-        const interval = Number(argv.interval);
-        if (!(interval > 0 && interval < 300)) throw new UsageError(`--interval ${String(argv.interval)}: must be between 0 and 300 seconds (below the 5-minute TTL)`);
+        const interval = numberOption(argv, 'interval', 270, 'seconds between 0 and 300 (below the 5-minute TTL)', (n) => n > 0 && n < 300);
+        const pingIn = numberOption(argv, 'ping-in', 30, 'a whole number of tokens', wholeNumber);
+        const pingOut = numberOption(argv, 'ping-out', 10, 'a whole number of tokens', wholeNumber);
         const { DEFAULT_BUDGETS, KeepaliveWhatIf } = await import('../analyses/keepalive.js');
         const { formatKeepalive } = await import('../reporters/whatif.js');
         const whatif = new KeepaliveWhatIf({
           intervalS: interval,
           budgets: parseBudget(argv.budget, DEFAULT_BUDGETS),
-          pingIn: Number(argv['ping-in']),
-          pingOut: Number(argv['ping-out']),
+          pingIn,
+          pingOut,
           jitter: jitterOf(argv),
           weightsFor: (m, p) => ctx.prices.weightsFor(m, p),
         });

@@ -3,6 +3,7 @@
  * (cli-main.ts) prints `--json` or the text and sets the exit code. Commands never write to stdout.
  */
 import type { Argv } from 'yargs';
+import { UsageError } from '../errors.js';
 import { type AnswerContext, type CommonOptions, type Context, openAnswerContext, openContext } from '../context.js';
 
 export interface Io {
@@ -81,6 +82,23 @@ async function using<C extends { store: { close(): void } }, T>(opening: Promise
     ctx.store.close();
   }
 }
+
+/**
+ * A numeric option as typed (declared `type: 'string'`, so an error quotes what was given, not
+ * yargs' NaN): `fallback` when absent; a usage error naming `expect` unless it is a finite number
+ * that `ok` accepts. An empty value is no number (Number('') is 0).
+ */
+export function numberOption(argv: Record<string, unknown>, name: string, fallback: number, expect: string, ok: (n: number) => boolean = () => true): number {
+  const v = argv[name];
+  if (v === undefined) return fallback;
+  const text = String(v).trim();
+  const n = text === '' ? Number.NaN : Number(text);
+  if (!Number.isFinite(n) || !ok(n)) throw new UsageError(`--${name} ${String(v)}: expected ${expect}`);
+  return n;
+}
+
+/** A whole number ≥ 0 (tokens, counts). */
+export const wholeNumber = (n: number): boolean => Number.isInteger(n) && n >= 0;
 
 /** A repeatable string option as a list (absent → []). */
 export function listOption(v: unknown): string[] {

@@ -8,7 +8,7 @@ import { UsageError } from '../errors.js';
 import { loadPriceTable } from '../pricing/pricing.js';
 import type { SessionReplayResult, ThinkingRule } from '../replay/index.js';
 import { CHANNEL_STRATEGIES, type ChannelStrategy, ENCODINGS, type EncodingName, SESSION_STRATEGIES, type SessionStrategy } from '../replay/names.js';
-import { type Command, withContext } from './command.js';
+import { type Command, numberOption, wholeNumber, withContext } from './command.js';
 
 function list(v: unknown): string[] {
   if (v === undefined) return [];
@@ -34,15 +34,14 @@ const channelCommand: Command = {
       .option('evict-at', { type: 'string', describe: 'evict the process before mention K (comma list allowed)' })
       .option('fail-at', { type: 'string', describe: 'the run at mention K fails (its watermark is discarded)' })
       .option('idle-reap', { type: 'string', describe: 'reap processes idle this long by channel time (e.g. 30m); off by default' })
-      .option('prefix-tokens', { type: 'number', default: 2120, describe: 'tokens of framing (system prompt and tool schemas)' })
+      .option('prefix-tokens', { type: 'string', requiresArg: true, describe: 'tokens of framing: system prompt and tool schemas (default 2120)' })
       .option('encoding', { choices: ENCODINGS as readonly string[], default: 'cl100k_base', describe: 'js-tiktoken encoding' })
       .option('ttl', { choices: ['5m', '1h'] as const, default: '5m', describe: 'cache TTL for the weighted cost' })
       .option('json', { type: 'boolean', describe: 'print JSON instead of tables' }),
   async run(argv) {
     const strategies = list(argv.strategy) as ChannelStrategy[];
     for (const s of strategies) if (!CHANNEL_STRATEGIES.includes(s)) throw new UsageError(`--strategy ${s}: expected ${CHANNEL_STRATEGIES.join(', ')}`);
-    const prefix = Number(argv['prefix-tokens']);
-    if (!Number.isInteger(prefix) || prefix < 0) throw new UsageError(`--prefix-tokens ${String(argv['prefix-tokens'])}: expected a whole number`);
+    const prefix = numberOption(argv, 'prefix-tokens', 2120, 'a whole number of tokens', wholeNumber);
     const { formatChannelReplay, parseDurationMinutes, runChannelReplay } = await import('../replay/index.js');
     const result = await runChannelReplay({
       file: String(argv.file),

@@ -226,7 +226,9 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
         return {
           intervalSeconds: k.interval_s,
           ttlSeconds: k.ttl_s,
-          best: k.best_budget === 'inf' ? null : k.best_budget,
+          ...(k.best_budget === null ? {} : { best: k.best_budget === 'inf' ? null : k.best_budget }),
+          gaps: k.gaps,
+          unpricedGaps: k.unpriced_gaps,
           budgets: k.budgets.map((b) => ({
             budget: b.budget === 'inf' ? null : b.budget,
             netSavingWeight: b.net_saving_weight,

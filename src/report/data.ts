@@ -187,8 +187,11 @@ export interface Keepalive {
   intervalSeconds: number;
   ttlSeconds: number;
   budgets: KeepaliveBudget[];
-  /** the best budget (null = unbounded), ties to the smaller budget */
-  best: number | null;
+  /** the best budget (null = unbounded), ties to the smaller budget; absent when no gap is priced */
+  best?: number | null;
+  /** gaps of 5-minute chains, and of them those touching a model without a price (their savings unknown) */
+  gaps?: number;
+  unpricedGaps?: number;
 }
 
 export interface KeepaliveBudget {

@@ -8,11 +8,12 @@ const label = (b: number | null) => (b === null ? '∞' : String(b));
 
 /** Example: best B = 3 saves 4.1% of subagent weight, ∞ loses 18% → "The best budget is 3 pings per gap: …" */
 export function keepaliveReading(d: Keepalive): string {
-  const best = d.budgets.find((b) => b.budget === d.best);
+  const best = d.best === undefined ? undefined : d.budgets.find((b) => b.budget === d.best);
   const unbounded = d.budgets.find((b) => b.budget === null);
-  if (!best) return 'No budget was evaluated.';
+  if (!best) return d.gaps ? 'No gap between requests of a priced 5-minute chain: the savings are unknown.' : 'No gaps between requests of 5-minute chains.';
   let s = `The best budget is ${label(best.budget)} ping${best.budget === 1 ? '' : 's'} per gap: net ${fmtSignedPct(best.netSavingShareSubagent)} of subagent weight (${fmtSignedPct(best.netSavingShareAll)} of all), and ${fmtInt(best.expiredAfterBudget)} of ${fmtInt(best.gapsOverTtl)} gaps over the TTL still expire`;
   if (unbounded && unbounded !== best) s += `; unbounded pinging nets ${fmtSignedPct(unbounded.netSavingShareSubagent)}`;
+  if (d.unpricedGaps) s += `; ${fmtInt(d.unpricedGaps)} of ${fmtInt(d.gaps ?? 0)} gaps touch models without a price and are counted, not priced`;
   return s + '.';
 }
 
@@ -27,6 +28,8 @@ export function renderKeepalive(d: Keepalive, charts: ChartSink): SectionOutput 
     bridged: b.bridged,
     expired: b.expiredAfterBudget,
   }));
+  // every gap touches an unpriced model: no saving is known (not $0)
+  const unknown = Boolean(d.gaps) && d.unpricedGaps === d.gaps;
   const table = sortableTable(
     `Pings every ${fmtInt(d.intervalSeconds)} s against a ${fmtInt(d.ttlSeconds)} s TTL`,
     [
@@ -41,7 +44,7 @@ export function renderKeepalive(d: Keepalive, charts: ChartSink): SectionOutput 
     ],
     ordered.map((b) => [
       { text: label(b.budget), sort: b.budget ?? 1e9, className: b.budget === d.best ? 'hit' : '' },
-      { text: b.netSavingUsd === null ? `${fmtInt(b.netSavingWeight)} wt` : fmtUsd(b.netSavingUsd), sort: b.netSavingWeight },
+      { text: unknown ? 'unknown' : b.netSavingUsd === null ? `${fmtInt(b.netSavingWeight)} wt` : fmtUsd(b.netSavingUsd), sort: b.netSavingWeight },
       { text: fmtSignedPct(b.netSavingShareSubagent), sort: b.netSavingShareSubagent ?? undefined },
       { text: fmtSignedPct(b.netSavingShareAll), sort: b.netSavingShareAll ?? undefined },
       { text: fmtInt(b.pings), sort: b.pings },

@@ -13,18 +13,22 @@ export function formatTtl(result: TtlResult, color = false): string {
   const from = result.to === '1h' ? '5-minute' : '1-hour';
   const out: string[] = [];
   out.push(`TTL override: force ${result.to} on ${from} chains (scope ${result.scope}); ${int(result.changed_chains)} of ${int(result.chains)} chains change`);
+  // nothing priced: the cost is unknown, not $0
+  const known = !allUnpriced(result);
+  const w = (v: number): Cell => (known ? v : 'unknown');
+  const d = (v: number): string => (known ? usd(v) : 'unknown');
   out.push(
     table(
       [{ header: '' }, num('weight'), num('USD')],
       [
-        ['baseline', result.baseline_weight, usd(result.baseline_usd)],
-        ['scenario', result.scenario_weight, usd(result.scenario_usd)],
-        ['delta', signedPct(result.delta_pct), usd(result.scenario_usd - result.baseline_usd)],
+        ['baseline', w(result.baseline_weight), d(result.baseline_usd)],
+        ['scenario', w(result.scenario_weight), d(result.scenario_usd)],
+        ['delta', signedPct(result.delta_pct), known ? `${usd(result.scenario_usd - result.baseline_usd)} (${signedPct(usdDeltaPct(result))})` : 'unknown'],
       ],
       { color },
     ),
   );
-  const unpriced = result.unpriced_requests > 0 ? `\n${int(result.unpriced_requests)} unpriced requests left out` : '';
+  const unpriced = result.unpriced_requests > 0 ? `\n${int(result.unpriced_requests)} requests of unpriced models (${result.unpriced_models.join(', ')}) left out` : '';
   out.push(`expiry share f ${pct(result.expiry_share)}, break-even f* ${pct(result.break_even_share)}: ${verdict(result)}${unpriced}`);
   out.push(
     table(
@@ -42,7 +46,7 @@ export function formatTtl(result: TtlResult, color = false): string {
       ],
       result.buckets.map((b): Cell[] => {
         // a bucket of unpriced requests only has an unknown cost, never $0
-        const unknown = b.requests > 0 && b.unpriced_requests === b.requests;
+        const unknown = allUnpriced(b);
         return [
           b.dimension,
           b.bucket,
@@ -62,18 +66,34 @@ export function formatTtl(result: TtlResult, color = false): string {
   return out.join('\n\n') + '\n';
 }
 
+function allUnpriced(r: { requests: number; unpriced_requests: number }): boolean {
+  return r.requests > 0 && r.unpriced_requests === r.requests;
+}
+
+function usdDeltaPct(r: TtlResult): number | null {
+  return r.baseline_usd > 0 ? ((r.scenario_usd - r.baseline_usd) / r.baseline_usd) * 100 : null;
+}
+
+/** By USD: weights of models with different base prices do not add up to one cost. */
 function verdict(r: TtlResult): string {
-  if (r.changed_chains === 0 || r.baseline_weight === r.scenario_weight) return 'no change';
-  return `forcing ${r.to} ${r.scenario_weight < r.baseline_weight ? 'saves' : 'costs more'}`;
+  if (allUnpriced(r)) return 'unknown (no request in scope has a price)';
+  if (r.changed_chains === 0 || r.baseline_usd === r.scenario_usd) return 'no change';
+  return `forcing ${r.to} ${r.scenario_usd < r.baseline_usd ? 'saves' : 'costs more'}`;
 }
 
 export function formatKeepalive(result: KeepaliveResult, color = false): string {
   const out: string[] = [];
-  const unpriced = result.unpriced_gaps > 0 ? `; ${int(result.unpriced_gaps)} gaps with unpriced requests left out` : '';
+  const unpriced =
+    result.unpriced_gaps > 0
+      ? `; ${int(result.unpriced_gaps)} of them touch unpriced models (${result.unpriced_models.join(', ')}): counted, their weights unknown`
+      : '';
   out.push(
-    `Keepalive pings every ${int(result.interval_s)} s on 5-minute chains (TTL ${int(result.ttl_s)} s), ` +
+    `Keepalive pings every ${seconds(result.interval_s)} s on 5-minute chains (TTL ${int(result.ttl_s)} s), ` +
       `each ${int(result.ping_in)} tokens in / ${int(result.ping_out)} out; ${int(result.gaps)} gaps${unpriced}`,
   );
+  // without a priced gap every weight below is unknown, not 0
+  const known = result.gaps > result.unpriced_gaps;
+  const w = (v: number): Cell => (known ? v : 'unknown');
   out.push(
     table(
       [
@@ -90,15 +110,15 @@ export function formatKeepalive(result: KeepaliveResult, color = false): string 
         num('% all'),
       ],
       result.budgets.map((b): Cell[] => [
-        b.budget === 'inf' ? '∞' : String(b.budget),
+        budgetLabel(b.budget),
         b.pings,
         b.gaps_over_ttl,
         b.bridged,
         b.expired_after_budget,
-        b.ping_weight,
-        b.saved_weight,
-        b.net_saving_weight,
-        usd(b.net_saving_usd),
+        w(b.ping_weight),
+        w(b.saved_weight),
+        w(b.net_saving_weight),
+        known ? usd(b.net_saving_usd) : 'unknown',
         signedPct(b.net_saving_pct_subagent),
         signedPct(b.net_saving_pct_all),
       ]),
@@ -106,11 +126,57 @@ export function formatKeepalive(result: KeepaliveResult, color = false): string 
     ),
   );
   const best = result.budgets.find((b) => b.budget === result.best_budget);
-  if (best) {
-    out.push(
-      `best budget: ${best.budget === 'inf' ? '∞' : best.budget} pings per gap, net saving ${int(best.net_saving_weight)} wt ` +
-        `(${usd(best.net_saving_usd)}, ${signedPct(best.net_saving_pct_all)} of all weight)`,
-    );
+  if (!best) {
+    out.push(result.gaps > 0 ? 'best budget: unknown (no gap of a priced chain)' : 'best budget: none (no gaps between requests of 5-minute chains)');
+    return out.join('\n\n') + '\n';
   }
+  out.push(
+    `best budget: ${budgetLabel(best.budget)} pings per gap, net saving ${int(best.net_saving_weight)} wt ` +
+      `(${usd(best.net_saving_usd)}, ${signedPct(best.net_saving_pct_all)} of all weight)`,
+  );
+  out.push(
+    table(
+      [
+        { header: 'dimension' },
+        { header: 'bucket' },
+        num('chains'),
+        num('gaps'),
+        num('gaps > TTL'),
+        num('bridged'),
+        num('pings'),
+        num('weight'),
+        num('net saving wt'),
+        num('net USD'),
+        num('net %'),
+      ],
+      result.buckets.map((b): Cell[] => {
+        // a bucket whose gaps are all unpriced has an unknown saving, never 0
+        const unknown = b.gaps > 0 && b.unpriced_gaps === b.gaps;
+        return [
+          b.dimension,
+          b.bucket,
+          b.chains,
+          b.gaps,
+          b.gaps_over_ttl,
+          b.bridged,
+          b.pings,
+          b.baseline_weight,
+          unknown ? 'unknown' : b.net_saving_weight,
+          unknown ? 'unknown' : usd(b.net_saving_usd),
+          signedPct(b.net_saving_pct),
+        ];
+      }),
+      { color, title: `By bucket, at the best budget (${budgetLabel(best.budget)})` },
+    ),
+  );
   return out.join('\n\n') + '\n';
+}
+
+function budgetLabel(b: number | 'inf'): string {
+  return b === 'inf' ? '∞' : String(b);
+}
+
+/** Whole seconds as integers, fractions as given (an interval of 128.2 s is not "128 s"). */
+function seconds(s: number): string {
+  return Number.isInteger(s) ? int(s) : String(s);
 }

@@ -112,15 +112,66 @@ test('a single budget, custom ping sizes and interval', () => {
   assert.equal(res.best_budget, 1);
 });
 
-test('gaps touching an unpriced request are left out and counted', () => {
+test('gaps touching an unpriced request count in the pings and gaps, their weights are unknown and left out', () => {
   const U = chain('U', [
     { t: 0, w: 5_000, model: 'mystery' },
     { t: 10 * MIN, r: 0, w: 5_000, model: 'mystery' },
   ]);
-  const res = whatifKeepalive([U, K], { weightsFor, budgets: [Infinity] });
+  const res = whatifKeepalive([U, K], { weightsFor, budgets: [0, Infinity] });
+  assert.equal(res.gaps, 3);
   assert.equal(res.unpriced_gaps, 1);
-  assert.equal(res.gaps, 2);
-  near(res.budgets[0]!.net_saving_weight, 13_312.5);
+  assert.deepEqual(res.unpriced_models, ['mystery']);
+  // U's 600 s gap: over the TTL; at ∞ ⌈600/270⌉ − 1 = 2 pings bridge it (600 − 540 ≤ 300); K's 1 + 4 pings as above
+  assert.deepEqual(pick(res.budgets[0]!), [0, 0, 2, 0, 2]);
+  assert.deepEqual(pick(res.budgets[1]!), ['inf', 5 + 2, 2, 2, 0]);
+  near(res.budgets[1]!.net_saving_weight, 13_312.5);
+  near(res.baseline_weight, 55_750);
+  assert.equal(res.best_budget, 'inf');
+  // nothing priced at all: no net saving to rank, no best budget, but the gaps are counted
+  const only = whatifKeepalive([U], { weightsFor });
+  assert.equal(only.gaps, 1);
+  assert.equal(only.unpriced_gaps, 1);
+  assert.equal(only.budgets[21]!.gaps_over_ttl, 1);
+  assert.equal(only.budgets[21]!.bridged, 1);
+  assert.equal(only.best_budget, null);
+  assert.deepEqual(only.buckets, []);
+});
+
+test('an interval with a fraction of a second: a gap of exactly k·I needs k − 1 pings', () => {
+  // 128.2 s × 1000 is 128199.99999999999 in floating point: ⌈256,400 / that⌉ would be 3
+  const F = chain('F', [{ t: 0, w: 20_000 }, { t: 256_400, r: 20_000, w: 1_000 }]);
+  const res = whatifKeepalive([F], { weightsFor, budgets: [Infinity], intervalS: 128.2 });
+  assert.equal(res.budgets[0]!.pings, 1);
+});
+
+test('the best budget per bucket: main vs subagent, agent type, model, rounds', () => {
+  const res = whatifKeepalive([A, K, E, H], { weightsFor });
+  assert.equal(res.best_budget, 4);
+  const row = (d: string, b: string) => res.buckets.find((x) => x.dimension === d && x.bucket === b)!;
+  const main = row('kind', 'main');
+  const sub = row('kind', 'subagent');
+  assert.equal(main.chains, 2);
+  assert.equal(sub.chains, 2);
+  near(main.net_saving_weight, 12_512.5);
+  near(sub.net_saving_weight, 13_312.5);
+  near(main.baseline_weight, 35_450 + 28_200);
+  near(sub.baseline_weight, 73_725);
+  near(sub.net_saving_pct, (13_312.5 / 73_725) * 100);
+  assert.deepEqual([sub.pings, sub.gaps_over_ttl, sub.bridged, sub.expired_after_budget, sub.gaps], [5, 1, 1, 0, 3]);
+  // each dimension splits the same totals
+  for (const d of ['kind', 'agent_type', 'model', 'rounds']) {
+    const rows = res.buckets.filter((x) => x.dimension === d);
+    near(rows.reduce((n, x) => n + x.net_saving_weight, 0), 12_512.5 + 13_312.5, `net over ${d}`);
+    near(rows.reduce((n, x) => n + x.baseline_weight, 0), 137_375, `weight over ${d}`);
+    assert.equal(rows.reduce((n, x) => n + x.chains, 0), 4, `chains over ${d}`);
+  }
+});
+
+test('ping sizes must be whole numbers of tokens, not negative', () => {
+  for (const bad of [-1, 1.5, Number.NaN, Infinity]) {
+    assert.throws(() => whatifKeepalive([K], { weightsFor, pingIn: bad }), UsageError);
+    assert.throws(() => whatifKeepalive([K], { weightsFor, pingOut: bad }), UsageError);
+  }
 });
 
 test('an interval not below the 5-minute TTL or a negative budget is refused', () => {

@@ -76,6 +76,18 @@ test('unknown flags and commands, missing paths and flags without a value: one l
   await usageError(['summary', logs, '--db', ':memory:', '--project', 'a', '--project', 'b'], /--project was given more than once/);
   await usageError(['summary', logs, '--db', ':memory:', '--pricing', 'a.json', '--pricing', 'b.json'], /--pricing was given more than once/);
   await usageError(['whatif', 'keepalive', logs, '--db', ':memory:', '--budget', '3', '--budget', '4'], /--budget was given more than once/);
+  // numbers: what was typed is quoted, an empty value is no number, choices fit on one line
+  const keepalive = ['whatif', 'keepalive', logs, '--db', ':memory:'];
+  await usageError([...keepalive, '--ping-in', 'abc'], /--ping-in abc: expected a whole number of tokens/);
+  await usageError([...keepalive, '--ping-in', '-1000'], /--ping-in -1000: expected a whole number of tokens/);
+  await usageError([...keepalive, '--ping-out', 'Infinity'], /--ping-out Infinity: expected a whole number of tokens/);
+  await usageError([...keepalive, '--interval', '270s'], /--interval 270s: expected seconds between 0 and 300/);
+  await usageError([...keepalive, '--interval='], /--interval : expected seconds/);
+  await usageError([...keepalive, '--budget='], /--budget : expected a whole number, inf or sweep/);
+  await usageError([...keepalive, '--budget'], /Not enough arguments following: budget/);
+  await usageError(['anatomy', logs, '--db', ':memory:', '--top', 'x'], /--top x: expected a whole number of chains/);
+  await usageError(['whatif', 'ttl', logs, '--db', ':memory:', '--to', '2h'], /Invalid values: Argument: to, Given: "2h", Choices: "1h", "5m"/);
+  await usageError(['replay', 'channel', path.join(dir, 'none.jsonl'), '--prefix-tokens', '-3'], /--prefix-tokens -3: expected a whole number of tokens/);
 });
 
 test('a leap day, a --pricing file with a byte-order mark, and repeatable options given twice are accepted', async (t) => {

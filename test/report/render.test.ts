@@ -132,6 +132,10 @@ test('readings say what the field note said', () => {
     'Forcing the 1-hour TTL would cost +18.0% more (expiry share f = 16.0% of writes, below the break-even f* = 39.5%); every bucket loses.',
   );
   assert.match(keepaliveReading(f.keepalive as never), /^The best budget is 3 pings per gap: net \+3\.1% of subagent weight .* 46 of 105 gaps .*; unbounded pinging nets −18\.0%\.$/);
+  // no priced gap: no best budget (absent, not null, which is the unbounded one)
+  const unpriced = { ...(f.keepalive as object), best: undefined, gaps: 4, unpricedGaps: 4 };
+  assert.equal(keepaliveReading(unpriced as never), 'No gap between requests of a priced 5-minute chain: the savings are unknown.');
+  assert.match(keepaliveReading({ ...(f.keepalive as object), gaps: 200, unpricedGaps: 3 } as never), /; 3 of 200 gaps touch models without a price and are counted, not priced\.$/);
   assert.equal(
     chainReading({ ...(f.topChains as TopChains).chains[0]!, rounds: [
       { round: 1, read: 13_818, write: 131_000, rewrite: 0 },

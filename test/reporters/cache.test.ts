@@ -69,3 +69,28 @@ test('formatTtl and formatKeepalive print the headline numbers', () => {
   assert.match(ka, /^\s+∞\s+1\s+/m);
   assert.match(ka, /best budget: 1 pings per gap/);
 });
+
+test('what-ifs over unpriced models only: costs are unknown, never $0; gaps are still counted', () => {
+  const U = chain('U', [
+    { t: 0, w: 5_000, model: 'mystery' },
+    { t: 600 * SEC, r: 0, w: 5_000, model: 'mystery' },
+  ]);
+  const ttl = formatTtl(whatifTtl([U], { to: '1h', weightsFor }));
+  assert.match(ttl, /baseline\s+unknown\s+unknown/);
+  assert.match(ttl, /unknown \(no request in scope has a price\)/);
+  assert.match(ttl, /2 requests of unpriced models \(mystery\) left out/);
+  assert.doesNotMatch(ttl, /\$0\.0000|no change/);
+  const ka = formatKeepalive(whatifKeepalive([U], { weightsFor, budgets: [0, Infinity] }));
+  assert.match(ka, /1 gaps; 1 of them touch unpriced models \(mystery\)/);
+  assert.match(ka, /^\s+∞\s+2\s+1\s+1\s+0\s+unknown\s+unknown\s+unknown\s+unknown/m);
+  assert.match(ka, /best budget: unknown/);
+  assert.doesNotMatch(ka, /\$0\.0000/);
+});
+
+test('formatKeepalive: the best budget per bucket, and an interval with a fraction as given', () => {
+  const ka = formatKeepalive(whatifKeepalive([chain('A', chainASpecs)], { weightsFor, intervalS: 128.2 }));
+  assert.match(ka, /every 128\.2 s/);
+  // the 360 s gap: one ping of 128.2 s leaves 231.8 s ≤ 300: bridged at budget 1
+  assert.match(ka, /By bucket, at the best budget \(1\)/);
+  assert.match(ka, /^kind\s+main\s+1\s+3\s+1\s+1\s+1\s+35,450\s+12,51[23]\s+\$0\.0626\s+\+35\.30%$/m);
+});
