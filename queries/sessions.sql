@@ -2,7 +2,8 @@
 -- Purpose: `cachelens sessions`.
 -- Inputs: tables requests, chains; $tz, $since, $until, $project as in summary.sql.
 -- Output columns: session_id, project, first (ISO, in $tz), last, requests, chains, subagents,
---   input, output, cache_write_5m, cache_write_1h, cache_read, weight, usd.
+--   input, output, cache_write_5m, cache_write_1h, cache_read, weight, usd (of priced requests; NULL when
+--   none has a price: unknown, never 0), unpriced_requests.
 -- Example row: session_id='4d5611e5-…', project='/home/USER/projects/spotter', first='2026-02-12 16:02',
 --   last='2026-02-12 21:03', requests=150, chains=3, subagents=2, …, weight=3140212.5, usd=15.70
 WITH r AS (SELECT *, strftime(timezone($tz, ts), '%Y-%m-%d') AS day FROM requests),
@@ -15,5 +16,6 @@ SELECT session_id, any_value(project) AS project,
        count(DISTINCT chain_id) FILTER (WHERE agent_id IS NOT NULL) AS subagents,
        sum(input) AS input, sum(output) AS output, sum(cache_write_5m) AS cache_write_5m,
        sum(cache_write_1h) AS cache_write_1h, sum(cache_read) AS cache_read,
-       coalesce(sum(weight::DECIMAL(38, 15))::DOUBLE, 0) AS weight, coalesce(sum(usd::DECIMAL(38, 15))::DOUBLE, 0) AS usd
-FROM f GROUP BY session_id ORDER BY usd DESC, session_id;
+       sum(weight::DECIMAL(38, 15))::DOUBLE AS weight, sum(usd::DECIMAL(38, 15))::DOUBLE AS usd,
+       count(*) FILTER (WHERE usd IS NULL) AS unpriced_requests
+FROM f GROUP BY session_id ORDER BY usd DESC NULLS LAST, session_id;

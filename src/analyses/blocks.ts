@@ -18,54 +18,82 @@ export interface Block {
   last_request: string;
   requests: number;
   tokens: number;
-  weight: number;
-  usd: number;
+  /** of the priced requests; null when none of the block's requests has a price (unknown, never 0) */
+  weight: number | null;
+  usd: number | null;
+  unpriced_requests: number;
   models: string[];
   active: boolean;
 }
 
+/** One UTC hour: every request of the logs read (all_*) forms the windows; the rest is what is in scope. */
 export interface HourRow {
   hour_ms: number;
-  first_ms: number;
-  last_ms: number;
+  all_first_ms: number;
+  all_last_ms: number;
+  first_ms: number | null;
+  last_ms: number | null;
+  requests: number;
+  tokens: number;
+  weight: number | null;
+  usd: number | null;
+  unpriced_requests: number;
+  models: string[];
+}
+
+interface OpenBlock {
+  startMs: number;
+  firstMs: number | null;
+  lastMs: number | null;
   requests: number;
   tokens: number;
   weight: number;
   usd: number;
-  models: string[];
+  unpriced: number;
+  models: Set<string>;
 }
 
-/** Forms blocks from per-hour aggregates (sorted by hour). A request's hour lies inside one block. */
+/**
+ * Forms blocks from per-hour aggregates (sorted by hour). A request's hour lies inside one block.
+ * The windows come from every request (a filter does not move them: the usage limit counts the
+ * account's requests); blocks without a request in scope are left out.
+ */
 export function formBlocks(hours: HourRow[], now = Date.now()): Block[] {
   const out: Block[] = [];
-  let cur: (Block & { startMs: number; firstMs: number; lastMs: number }) | null = null;
+  let cur: OpenBlock | null = null;
   for (const h of hours) {
-    if (!cur || h.first_ms >= cur.startMs + BLOCK_MS) {
-      if (cur) out.push(finish(cur, now));
-      const startMs = Math.floor(h.first_ms / HOUR) * HOUR;
-      cur = { start: '', end: '', first_request: '', last_request: '', requests: 0, tokens: 0, weight: 0, usd: 0, models: [], active: false, startMs, firstMs: h.first_ms, lastMs: h.last_ms };
+    if (!cur || h.all_first_ms >= cur.startMs + BLOCK_MS) {
+      if (cur && cur.requests > 0) out.push(finish(cur, now));
+      cur = { startMs: Math.floor(h.all_first_ms / HOUR) * HOUR, firstMs: null, lastMs: null, requests: 0, tokens: 0, weight: 0, usd: 0, unpriced: 0, models: new Set() };
     }
+    if (h.requests === 0) continue;
+    cur.firstMs ??= h.first_ms;
+    cur.lastMs = Math.max(cur.lastMs ?? -Infinity, h.last_ms ?? -Infinity);
     cur.requests += h.requests;
     cur.tokens += h.tokens;
-    cur.weight += h.weight;
-    cur.usd += h.usd;
-    cur.lastMs = Math.max(cur.lastMs, h.last_ms);
-    for (const m of h.models) if (!cur.models.includes(m)) cur.models.push(m);
+    cur.weight += h.weight ?? 0;
+    cur.usd += h.usd ?? 0;
+    cur.unpriced += h.unpriced_requests;
+    for (const m of h.models) cur.models.add(m);
   }
-  if (cur) out.push(finish(cur, now));
+  if (cur && cur.requests > 0) out.push(finish(cur, now));
   return out;
 }
 
-function finish(b: Block & { startMs: number; firstMs: number; lastMs: number }, now: number): Block {
-  const { startMs, firstMs, lastMs, ...rest } = b;
+function finish(b: OpenBlock, now: number): Block {
+  const known = b.unpriced < b.requests;
   return {
-    ...rest,
-    start: new Date(startMs).toISOString(),
-    end: new Date(startMs + BLOCK_MS).toISOString(),
-    first_request: new Date(firstMs).toISOString(),
-    last_request: new Date(lastMs).toISOString(),
-    models: [...rest.models].sort(),
-    active: now >= startMs && now < startMs + BLOCK_MS,
+    start: new Date(b.startMs).toISOString(),
+    end: new Date(b.startMs + BLOCK_MS).toISOString(),
+    first_request: new Date(b.firstMs!).toISOString(),
+    last_request: new Date(b.lastMs!).toISOString(),
+    requests: b.requests,
+    tokens: b.tokens,
+    weight: known ? b.weight : null,
+    usd: known ? b.usd : null,
+    unpriced_requests: b.unpriced,
+    models: [...b.models].sort(),
+    active: now >= b.startMs && now < b.startMs + BLOCK_MS,
   };
 }
 

@@ -15,8 +15,10 @@ export interface SessionRow {
   cache_write_5m: number;
   cache_write_1h: number;
   cache_read: number;
-  weight: number;
-  usd: number;
+  /** of the priced requests; null when none has a price (unknown, never 0) */
+  weight: number | null;
+  usd: number | null;
+  unpriced_requests: number;
 }
 
 export async function sessions(store: RememberingStore, filters: Filters): Promise<{ sessions: SessionRow[] }> {

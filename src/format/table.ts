@@ -31,7 +31,10 @@ export function int(n: number | null | undefined): string {
 export function usd(n: number | null | undefined): string {
   if (n === null || n === undefined || !Number.isFinite(n)) return 'unknown';
   const abs = Math.abs(n);
-  const digits = abs >= 100 ? 0 : abs >= 1 ? 2 : 4;
+  // digits by the magnitude the amount rounds to: 99.996 is $100, not $100.00; 0.99996 is $1.00
+  const digits = abs >= 99.995 ? 0 : abs >= 0.99995 ? 2 : 4;
+  // a cost too small for four decimals is not $0.0000: it is priced, and above 0
+  if (abs > 0 && abs < 0.00005) return `${n < 0 ? '-' : ''}<$0.0001`;
   return `${n < 0 ? '-' : ''}$${numberFormat(digits, digits).format(abs)}`;
 }
 

@@ -242,7 +242,7 @@ export interface ReplayStrategy {
 
 export interface Blocks {
   /** 5-hour blocks (SPEC §7), oldest first */
-  blocks: Array<{ start: number; end: number; usd: number | null; weight: number; requests: number; tokens: number }>;
+  blocks: Array<{ start: number; end: number; usd: number | null; weight: number | null; requests: number; tokens: number }>;
 }
 
 export interface DataQuality {

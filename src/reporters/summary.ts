@@ -16,8 +16,13 @@ const TOKEN_COLS: Column[] = [
 ];
 
 function cells(t: Totals): (string | number)[] {
+  return [t.requests, t.input, t.output, t.cache_write_5m, t.cache_write_1h, t.cache_read, ...costCells(t)];
+}
+
+/** Weight and USD of a row: unknown when nothing in it is priced, marked +? when some of it is not. */
+function costCells(t: { weight: number | null; usd: number | null; unpriced_requests: number }): string[] {
   const partly = t.unpriced_requests > 0 && t.usd !== null ? ' +?' : '';
-  return [t.requests, t.input, t.output, t.cache_write_5m, t.cache_write_1h, t.cache_read, t.weight === null ? 'unknown' : int(t.weight), t.usd === null ? 'unknown' : usd(t.usd) + partly];
+  return [t.weight === null ? 'unknown' : int(t.weight) + partly, t.usd === null ? 'unknown' : usd(t.usd) + partly];
 }
 
 export function formatSummary(r: SummaryResult, color = false): string {
@@ -46,7 +51,7 @@ export function formatQuality(q: Quality): string {
 export function formatSessions(rows: SessionRow[], color = false): string {
   return table(
     [{ header: 'session' }, { header: 'project' }, { header: 'first' }, { header: 'last' }, { header: 'chains', align: 'num' }, ...TOKEN_COLS],
-    rows.map((s) => [s.session_id.slice(0, 8), s.project, s.first, s.last, s.chains, s.requests, s.input, s.output, s.cache_write_5m, s.cache_write_1h, s.cache_read, int(s.weight), usd(s.usd)]),
+    rows.map((s) => [s.session_id.slice(0, 8), s.project, s.first, s.last, s.chains, s.requests, s.input, s.output, s.cache_write_5m, s.cache_write_1h, s.cache_read, ...costCells(s)]),
     { color, title: 'Sessions' },
   );
 }
@@ -54,7 +59,7 @@ export function formatSessions(rows: SessionRow[], color = false): string {
 export function formatBlocks(blocks: Block[], color = false): string {
   return table(
     [{ header: 'block start (UTC)' }, { header: 'end' }, { header: 'requests', align: 'num' }, { header: 'tokens', align: 'num' }, { header: 'weight', align: 'num' }, { header: 'USD', align: 'num' }, { header: 'models' }],
-    blocks.map((b) => [b.start.slice(0, 16).replace('T', ' ') + (b.active ? ' (active)' : ''), b.end.slice(11, 16), b.requests, b.tokens, int(b.weight), usd(b.usd), b.models.join(', ')]),
+    blocks.map((b) => [b.start.slice(0, 16).replace('T', ' ') + (b.active ? ' (active)' : ''), b.end.slice(11, 16), b.requests, b.tokens, ...costCells(b), b.models.join(', ')]),
     { color, title: '5-hour blocks' },
   );
 }

@@ -16,6 +16,13 @@ test('int and usd format with their own digits, whichever formatter was made fir
   assert.equal(int(-0.4), '0');
   assert.equal(int(null), '—');
   assert.equal(usd(Number.NaN), 'unknown');
+  // digits by what the amount rounds to; a priced cost below the last digit is not $0
+  assert.equal(usd(99.996), '$100');
+  assert.equal(usd(99.994), '$99.99');
+  assert.equal(usd(0.99996), '$1.00');
+  assert.equal(usd(0.00004), '<$0.0001');
+  assert.equal(usd(-0.00004), '-<$0.0001');
+  assert.equal(usd(0), '$0.0000');
 });
 
 /** No byte a terminal acts on: C0 (but for the newlines between lines), DEL, C1, bidi controls. */
