@@ -560,7 +560,8 @@ function deltaFrom(base: Base, dbPath: string, answers: Answers, kept: AnswersBa
 
 /**
  * A request of a new identity from its copies, as the de-dup makes it (schema.ts groupsSelect and
- * pricedSelect): each usage field the maximum over the copies, time the earliest, model, session
+ * pricedSelect): each usage field the maximum over the copies (the write's 5-minute part what the
+ * 1-hour part leaves of the largest write), time the earliest, model, session
  * and file from the best copy (subagent file > main file > progress copy, then the earliest, then
  * the first by path and line), project its session's, else its file's; null when its session's
  * files disagree on the project, or its price is not finite (left to the store).
@@ -574,8 +575,9 @@ function newRequest(copies: Copy[], sessions: Map<string, string | null>, prices
     input: max('input'),
     output: max('output'),
     cacheWrite: max('cacheWrite'),
-    cacheWrite5m: max('cacheWrite5m'),
-    cacheWrite1h: max('cacheWrite1h'),
+    // the split of the largest write, as groupsSelect makes it
+    cacheWrite5m: max('cacheWrite') - Math.min(max('cacheWrite1h'), max('cacheWrite')),
+    cacheWrite1h: Math.min(max('cacheWrite1h'), max('cacheWrite')),
     cacheRead: max('cacheRead'),
     copies: copies.reduce((n, c) => n + c.obs.copies, 0),
   };

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import type { AttachmentRecord, ChainKind, Observation, SkipReason, SkippedLine } from '../types.js';
 import { SourceRank } from '../types.js';
 import { type Line, obj, str } from './line.js';
-import { readUsage } from './usage.js';
+import { mergeWrite, readUsage } from './usage.js';
 
 export interface FileIdentity {
   fileId: number;
@@ -358,9 +358,7 @@ export class FileParser {
     if (prev) {
       prev.input = Math.max(prev.input, usage.input);
       prev.output = Math.max(prev.output, usage.output);
-      prev.cacheWrite = Math.max(prev.cacheWrite, usage.cacheWrite);
-      prev.cacheWrite5m = Math.max(prev.cacheWrite5m, usage.cacheWrite5m);
-      prev.cacheWrite1h = Math.max(prev.cacheWrite1h, usage.cacheWrite1h);
+      mergeWrite(prev, usage); // as schema.ts groupsSelect
       prev.cacheRead = Math.max(prev.cacheRead, usage.cacheRead);
       prev.webSearch = Math.max(prev.webSearch, usage.webSearch);
       prev.webFetch = Math.max(prev.webFetch, usage.webFetch);

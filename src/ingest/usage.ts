@@ -65,3 +65,21 @@ export function readUsage(raw: unknown): ReadUsage | string {
     speed: str(u.speed),
   };
 }
+
+/** The write fields of a request's usage. */
+export interface WriteFields {
+  cacheWrite: number;
+  cacheWrite5m: number;
+  cacheWrite1h: number;
+}
+
+/**
+ * Merges a copy's write into a request's (SPEC §1.3, the field-wise maximum): the largest write,
+ * split by the largest 1-hour part, the 5-minute part the rest. Taking the maximum of each part
+ * could count a write twice: a copy without a split counts all of it 5-minute.
+ */
+export function mergeWrite(into: WriteFields, copy: WriteFields): void {
+  into.cacheWrite = Math.max(into.cacheWrite, copy.cacheWrite);
+  into.cacheWrite1h = Math.min(Math.max(into.cacheWrite1h, copy.cacheWrite1h), into.cacheWrite);
+  into.cacheWrite5m = into.cacheWrite - into.cacheWrite1h;
+}

@@ -15,7 +15,7 @@ import { createInterface } from 'node:readline';
 import { agentSessionDir } from '../ingest/discover.js';
 import { canonicalJson, sidechainChainOf } from '../ingest/file-parser.js';
 import { obj, str } from '../ingest/line.js';
-import { readUsage } from '../ingest/usage.js';
+import { mergeWrite, readUsage } from '../ingest/usage.js';
 import type { Usage } from '../types.js';
 
 /** One content block of a message as logged (text, tool_use, tool_result, thinking, image, …). */
@@ -135,9 +135,7 @@ export class TranscriptCollector {
       const u = prev.usage;
       u.input = Math.max(u.input, usage.input);
       u.output = Math.max(u.output, usage.output);
-      u.cacheWrite = Math.max(u.cacheWrite, usage.cacheWrite);
-      u.cacheWrite5m = Math.max(u.cacheWrite5m, usage.cacheWrite5m);
-      u.cacheWrite1h = Math.max(u.cacheWrite1h, usage.cacheWrite1h);
+      mergeWrite(u, usage);
       u.cacheRead = Math.max(u.cacheRead, usage.cacheRead);
       return key;
     }

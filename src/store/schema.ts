@@ -191,14 +191,18 @@ DROP TABLE ${fresh};`;
 
 /**
  * One row per request identity of the observations `obs` reads, keyed by the MD5 of its key
- * (`key_md5`; DERIVE_REQUESTS says why): its usage (the field-wise maximum), time (the earliest
+ * (`key_md5`; DERIVE_REQUESTS says why): its usage (the field-wise maximum, the write's 5-minute
+ * part what the 1-hour part leaves of the largest write), time (the earliest
  * copy), copies and sources, and the row id of its best copy, which holds the key.
  */
 function groupsSelect(obs: ObservationSource): string {
   return `
 WITH by_path AS (SELECT file_id, row_number() OVER (ORDER BY path) AS path_rank FROM files JOIN scope USING (file_id) ${obs.files})
 SELECT md5_number(key) AS key_md5, min(t) AS t, max(input) AS input, max(output) AS output, max(cache_write) AS cache_write,
-         max(cache_write_5m) AS cache_write_5m, max(cache_write_1h) AS cache_write_1h, max(cache_read) AS cache_read,
+         -- the split of the billed write: a copy without one counts all of it 5-minute, so the
+         -- maximum of each part could count a write twice; the 1-hour part, then the rest
+         max(cache_write) - least(max(cache_write_1h), max(cache_write)) AS cache_write_5m,
+         least(max(cache_write_1h), max(cache_write)) AS cache_write_1h, max(cache_read) AS cache_read,
          max(web_search) AS web_search, max(web_fetch) AS web_fetch, bool_and(split_missing) AS split_missing,
          sum(copies)::INTEGER AS copies, count(DISTINCT (file_id, rank))::INTEGER AS sources,
          -- the best-ranked copy (subagent file > main file > progress), ties to the earliest, then

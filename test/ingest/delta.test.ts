@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync, cpSync, existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { summary } from '../../src/analyses/summary.js';
@@ -377,6 +377,40 @@ test('a new request with copies in several files is de-duplicated as the store d
   assert.equal(after.opened, false);
   assert.deepEqual(after.out, await fresh(root));
   assert.ok(after.out[0].by_day.some((d) => d.day === '2026-02-13'), 'the earliest copy gives the day');
+});
+
+test('copies of a request with and without a 5m/1h split: the write counts once, split by its 1-hour part (append run, store, one file)', async () => {
+  const root = sampleLogs();
+  const db = path.join(tmp(), 's.duckdb');
+  await settled(root, db);
+  const before = (await ask(root, db)).out[0].totals;
+  const files = transcripts(root).filter((f) => !f.includes(`${path.sep}subagents${path.sep}`));
+  const copyOf = (file: string, split: boolean) => {
+    const l = structuredClone(lastResponse(file)!);
+    l.message.id = 'msg_split_mix';
+    l.requestId = 'req_split_mix';
+    l.uuid = `split-mix-${split}`;
+    l.timestamp = '2026-02-14T12:00:00.000Z';
+    const { cache_creation: _, ...usage } = l.message.usage;
+    l.message.usage = { ...usage, input_tokens: 3, output_tokens: 7, cache_read_input_tokens: 0, cache_creation_input_tokens: 1_000 };
+    if (split) l.message.usage.cache_creation = { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 1_000 };
+    return JSON.stringify(l) + '\n';
+  };
+  // one copy without a split (all 5-minute, as old writers log it), one with the 1-hour split
+  appendFileSync(files[0], copyOf(files[0], false));
+  appendFileSync(files[files.length - 1], copyOf(files[files.length - 1], true));
+  const after = await ask(root, db);
+  assert.equal(after.opened, false);
+  const t = after.out[0].totals;
+  assert.equal(t.cache_write_1h - before.cache_write_1h, 1_000);
+  assert.equal(t.cache_write_5m - before.cache_write_5m, 0);
+  assert.deepEqual(after.out, await fresh(root));
+  // both copies in one file: the reader's own merge
+  const one = path.join(tmp('cachelens-logs-'), 'logs');
+  mkdirSync(path.join(one, 'p'), { recursive: true });
+  writeFileSync(path.join(one, 'p', 's.jsonl'), copyOf(files[0], true) + copyOf(files[0], false));
+  const [single] = await fresh(one);
+  assert.deepEqual([single.totals.cache_write_5m, single.totals.cache_write_1h], [0, 1_000]);
 });
 
 test('what the kept results cannot take goes to the store, with the same outcome', async () => {
