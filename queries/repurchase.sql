@@ -3,7 +3,7 @@
 --   computes them) and the re-purchase rule over them: at least 3 rounds, the reads of every round's first request
 --   within 1,024 tokens of their median, and every round's first request after the first rewriting ≥ 0.8 × the
 --   cached prefix before it. Flagged chains first, ranked by waste: the weight of expiry and break rewrites beyond
---   what reading the same tokens would have cost.
+--   what reading the same tokens would have cost (rewrites at the write price the request paid per token).
 -- Inputs: requests, chains; $jitter: rewrites below this many tokens are breakpoint jitter (default 1024);
 --   $all: 'true' to list every chain, not only flagged ones; $project: substring of the project path, or NULL.
 -- Output columns: chain_id, session_id, agent_type, kind, project, rounds (distinct rounds with requests),
@@ -12,7 +12,7 @@
 --   project='/home/USER/projects/plan-loop', rounds=8, read_median=13818, repurchase=true, waste_weight=1091712.5,
 --   waste_usd=3.28, weight=2204311.9, expiry_tokens=0, break_tokens=951054
 WITH q AS (
-  SELECT chain_id, key, t, model, cache_write AS w, cache_read AS r, segment, round,
+  SELECT chain_id, key, t, model, cache_write AS w, cache_write_5m, cache_write_1h, cache_read AS r, segment, round,
          w_write_5m, w_write_1h, w_read, usd_per_weight, weight,
          lag(t) OVER (PARTITION BY chain_id ORDER BY t, key) AS prev_t,
          lag(cache_read + cache_write) OVER (PARTITION BY chain_id ORDER BY t, key) AS prev_c,
@@ -35,7 +35,8 @@ b AS (
 c AS (
   SELECT *, CASE WHEN t - prev_t > ttl_ms THEN rw ELSE 0 END AS expiry,
          CASE WHEN t - prev_t > ttl_ms THEN 0 ELSE rw END AS brk,
-         rw * (CASE WHEN ttl_1h THEN w_write_1h ELSE w_write_5m END - w_read) AS waste
+         -- at the rate the rewrite was billed at: the request's own 5m/1h mix per written token
+         CASE WHEN rw > 0 THEN rw * ((cache_write_5m * w_write_5m + cache_write_1h * w_write_1h) / w - w_read) ELSE 0 END AS waste
   FROM b
 ),
 firsts AS (

@@ -6,19 +6,22 @@
  * - hit_ratio = Σr / ΣP over every request, priced or not (it is a token ratio).
  * - Weights, USD, waste and write_read_ratio cover priced requests only; an unpriced request is
  *   counted in `unpriced_requests` and `unpriced_models`, never as $0.
- * - waste of a request = (expiry + break) × (write weight − read weight), where the write weight
- *   is the one of the TTL in force (TTL_{i−1}: 2 for 1h, 1.25 for 5m) and the weights are those
- *   of the request's own model. It is what the rewrite cost beyond reading the same tokens.
- *   In practice a chain never switches TTL, so this is also the rate the rewrite was bought at.
+ * - waste of a request = (expiry + break) × (write weight per token − read weight): the write
+ *   weight per token is the one the request paid, its own 5m/1h mix (2 for 1-hour writes, 1.25
+ *   for 5-minute ones), at its own model's weights. It is what the rewrite cost beyond reading the
+ *   same tokens. (The TTL in force, TTL_{i−1}, decides whether a rewrite is expiry or break; a
+ *   chain that switches TTL pays its rewrite at the new one.)
  * - write_read_ratio = (5m + 1h write weight) / read weight; null when nothing was read.
  * - by_model groups requests by their own model (a chain can span models); `chains` there
  *   counts chains with at least one request of that model.
  * - anatomy_weight splits the write weight like the write tokens: each request's cold, growth,
  *   expiry and break tokens at that request's own write price per token (its 5m/1h mix).
- * - Rows are sorted by weight (descending), ties by name; `repurchase` is ranked by waste.
+ * - Rows are sorted by weight (descending), ties by name; `repurchase` is ranked by waste; break
+ *   events and their causes by the rewrite's weight (what it cost at the write price the request
+ *   paid), unpriced ones last, by tokens.
  */
 import { anatomizeChain, type AnatomyOptions, type RequestAnatomy, type WriteClass } from './anatomy.js';
-import { DEFAULT_JITTER, promptTokens, roundsOf, type ChainInput, type Ttl, type Weights, type WeightsFor } from './chain.js';
+import { DEFAULT_JITTER, promptTokens, roundsOf, type ChainInput, type Ttl, type WeightsFor } from './chain.js';
 import { detectRepurchase } from './repurchase.js';
 import { addComponents, totalWeight, weigh, zeroComponents, type Components } from './weigh.js';
 
@@ -80,6 +83,10 @@ export interface BreakEvent {
   time: string;
   gap_s: number | null;
   tokens: number;
+  /** what the rewrite cost (its tokens at the write price the request paid), and beyond a read of them; null when unpriced */
+  weight: number | null;
+  usd: number | null;
+  waste_weight: number | null;
   causes: string[];
 }
 
@@ -88,6 +95,11 @@ export interface BreakCauseRow {
   cause: string;
   events: number;
   tokens: number;
+  /** of the priced events */
+  weight: number;
+  usd: number;
+  waste_weight: number;
+  unpriced_events: number;
 }
 
 export interface AnatomyResult {
@@ -109,7 +121,7 @@ export interface AnatomySummaryOptions extends AnatomyOptions {
 /** A request's anatomy with its price; `priced` is null for an unpriced model. */
 interface Priced {
   a: RequestAnatomy;
-  priced: { components: Components; weight: number; usd: number; waste: number; wasteUsd: number; usdPerWeight: number } | null;
+  priced: { components: Components; weight: number; usd: number; waste: number; wasteUsd: number; usdPerWeight: number; writePerToken: number; readWeight: number } | null;
 }
 
 /**
@@ -117,18 +129,17 @@ interface Priced {
  * Example: a 5-minute chain's request with in 5, r 0, w5 13,000, out 50 and expiry 12,000 weighs
  * 5 + 16,250 + 250 = 16,505 with waste 12,000 × (1.25 − 0.1) = 13,800; had the chain written
  * 1-hour tokens, the same 12,000 would be a break (a 6-minute gap) with waste 12,000 × (2 − 0.1) = 22,800.
+ * A 1-hour chain whose rewrite is written at 5 minutes pays 1.25 a token: waste 12,000 × 1.15.
  */
 export function priceAnatomy(a: RequestAnatomy, weightsFor: WeightsFor): Priced {
   const w = weightsFor(a.request.model, promptTokens(a.request));
   if (!w) return { a, priced: null };
   const components = weigh(a.request, w);
   const weight = totalWeight(components);
-  const waste = (a.expiry + a.break) * (writeWeight(w, a.ttl) - w.read);
-  return { a, priced: { components, weight, usd: weight * w.usdPerWeight, waste, wasteUsd: waste * w.usdPerWeight, usdPerWeight: w.usdPerWeight } };
-}
-
-function writeWeight(w: Weights, ttl: Ttl | null): number {
-  return ttl === '1h' ? w.write1h : w.write5m;
+  // the write price this request paid per token: its own 5m/1h mix
+  const writePerToken = a.request.cacheWrite > 0 ? (components.write5m + components.write1h) / a.request.cacheWrite : 0;
+  const waste = (a.expiry + a.break) * (writePerToken - w.read);
+  return { a, priced: { components, weight, usd: weight * w.usdPerWeight, waste, wasteUsd: waste * w.usdPerWeight, usdPerWeight: w.usdPerWeight, writePerToken, readWeight: w.read } };
 }
 
 /**
@@ -174,8 +185,7 @@ class Tally {
       return;
     }
     addComponents(this.components, p.priced.components);
-    const c = p.priced.components;
-    const perToken = a.request.cacheWrite > 0 ? (c.write5m + c.write1h) / a.request.cacheWrite : 0;
+    const perToken = p.priced.writePerToken;
     const usdPerWeight = p.priced.usdPerWeight;
     const split = this.split;
     const splitUsd = this.splitUsd;
@@ -272,11 +282,18 @@ export class AnatomyAnalysis {
       }
       if (!p.priced) this.unpricedModels.set(a.request.model, (this.unpricedModels.get(a.request.model) ?? 0) + 1);
       if (a.break > 0) {
-        if (this.lists) this.breaks.push(breakEvent(chain.chainId, a));
+        const event = breakEvent(chain.chainId, p);
+        if (this.lists) this.breaks.push(event);
         for (const cause of a.causes.length > 0 ? a.causes : ['unknown']) {
-          const row = this.causes.get(cause) ?? { cause, events: 0, tokens: 0 };
+          const row = this.causes.get(cause) ?? { cause, events: 0, tokens: 0, weight: 0, usd: 0, waste_weight: 0, unpriced_events: 0 };
           row.events++;
           row.tokens += a.break;
+          if (event.weight === null) row.unpriced_events++;
+          else {
+            row.weight += event.weight;
+            row.usd += event.usd!;
+            row.waste_weight += event.waste_weight!;
+          }
           this.causes.set(cause, row);
         }
       }
@@ -317,8 +334,8 @@ export class AnatomyAnalysis {
       by_model: [...this.byModel].map(([model, t]) => ({ model, ...t.row() })).sort(byWeight((r) => r.model)),
       chains: this.chainRows.sort(byWeight((r) => r.chain_id)),
       repurchase: this.repurchase.sort((a, b) => b.waste_weight - a.waste_weight || (a.chain_id < b.chain_id ? -1 : 1)),
-      break_causes: [...this.causes.values()].sort((a, b) => b.tokens - a.tokens || (a.cause < b.cause ? -1 : 1)),
-      breaks: this.breaks.sort((a, b) => b.tokens - a.tokens),
+      break_causes: [...this.causes.values()].sort((a, b) => b.weight - a.weight || b.tokens - a.tokens || (a.cause < b.cause ? -1 : 1)),
+      breaks: this.breaks.sort((a, b) => (b.weight ?? -1) - (a.weight ?? -1) || b.tokens - a.tokens),
       unpriced_models: [...this.unpricedModels].map(([model, requests]) => ({ model, requests })).sort((a, b) => b.requests - a.requests),
     };
   }
@@ -333,13 +350,17 @@ function mainModel(chain: ChainInput): string {
   return best;
 }
 
-function breakEvent(chainId: string, a: RequestAnatomy): BreakEvent {
+function breakEvent(chainId: string, { a, priced }: Priced): BreakEvent {
+  const weight = priced ? a.break * priced.writePerToken : null;
   return {
     chain_id: chainId,
     key: a.request.key,
     time: new Date(a.request.t).toISOString(),
     gap_s: a.gapMs === null ? null : a.gapMs / 1000,
     tokens: a.break,
+    weight,
+    usd: priced ? weight! * priced.usdPerWeight : null,
+    waste_weight: priced ? a.break * (priced.writePerToken - priced.readWeight) : null,
     causes: a.causes,
   };
 }

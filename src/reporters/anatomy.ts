@@ -101,10 +101,16 @@ export function formatAnatomy(result: AnatomyResult, options: FormatAnatomyOptio
   out.push(
     result.break_causes.length === 0
       ? 'What preceded the breaks\nno breaks'
-      : table([{ header: 'cause' }, num('events'), num('tokens')], result.break_causes.map((c) => [c.cause, c.events, c.tokens]), {
-          color,
-          title: 'What preceded the breaks',
-        }),
+      : table(
+          [{ header: 'cause' }, num('events'), num('tokens'), num('weight'), num('USD'), num('waste wt')],
+          result.break_causes.map((c) => {
+            // causes whose every break is unpriced have an unknown cost, never $0
+            const unknown = c.unpriced_events === c.events;
+            const partly = c.unpriced_events > 0 && !unknown ? ' +?' : '';
+            return [c.cause, c.events, c.tokens, unknown ? 'unknown' : int(c.weight) + partly, unknown ? 'unknown' : usd(c.usd) + partly, unknown ? 'unknown' : int(c.waste_weight) + partly];
+          }),
+          { color, title: 'What preceded the breaks, by what they cost' },
+        ),
   );
   if (result.unpriced_models.length > 0) {
     out.push(

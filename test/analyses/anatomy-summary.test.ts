@@ -15,6 +15,8 @@ import { chain, chainASpecs, MIN, near, SEC, weightsFor, type ReqSpec } from './
 //   waste (6,000 + 12,000 + 12,000) × 1.15 = 34,500
 // Chain U: an unpriced model; an expiry of 2,000 after 10 minutes (C1 = 2,000, r 0).
 const A = chain('A', chainASpecs);
+/** Sums of tenths in floating point, to a millionth. */
+const round = (x: number) => Math.round(x * 1e6) / 1e6;
 const B = chain(
   'B',
   [
@@ -96,16 +98,47 @@ test('anatomy rows per chain, agent type and model, sorted by weight', () => {
 
 test('break causes: the preceding attachment, the model change, else unknown', () => {
   const res = analyzeAnatomy([A, B, U], { weightsFor });
-  assert.deepEqual(res.break_causes, [
-    { cause: 'model:opus→sonnet', events: 1, tokens: 12_000 },
-    { cause: 'unknown', events: 1, tokens: 12_000 },
-    { cause: 'attachment:skill_listing', events: 1, tokens: 6_000 },
+  // weights: 12,000 × 1.25 = 15,000 (sonnet, $3/M), 6,000 × 1.25 = 7,500 (opus, $5/M); waste at 1.15 a token
+  assert.deepEqual(
+    res.break_causes.map((c) => [c.cause, c.events, c.tokens, c.weight, round(c.waste_weight), c.unpriced_events]),
+    [
+      ['model:opus→sonnet', 1, 12_000, 15_000, 13_800, 0],
+      ['unknown', 1, 12_000, 15_000, 13_800, 0],
+      ['attachment:skill_listing', 1, 6_000, 7_500, 6_900, 0],
+    ],
+  );
+  near(res.break_causes[0]!.usd, 15_000 * 3e-6);
+  assert.deepEqual(res.breaks.map((b) => [b.chain_id, b.tokens, b.gap_s, b.causes, b.weight]), [
+    ['B', 12_000, 30, ['model:opus→sonnet'], 15_000],
+    ['B', 12_000, 300, [], 15_000],
+    ['B', 6_000, 30, ['attachment:skill_listing'], 7_500],
   ]);
-  assert.deepEqual(res.breaks.map((b) => [b.chain_id, b.tokens, b.gap_s, b.causes]), [
-    ['B', 12_000, 30, ['model:opus→sonnet']],
-    ['B', 12_000, 300, []],
-    ['B', 6_000, 30, ['attachment:skill_listing']],
+});
+
+test('breaks and their causes rank by what they cost, not by tokens', () => {
+  // F: a 5-minute chain's break of 12,000 after a skill_listing: 15,000 wt.
+  // G: a 1-hour chain's break of 10,000 after a todo_reminder: 20,000 wt (fewer tokens, more cost).
+  const F = chain('F', [{ t: 0, w: 12_000 }, { t: 60 * SEC, r: 0, w: 12_000 }], { events: [{ t: 30 * SEC, kind: 'attachment', detail: 'skill_listing' }] });
+  const G = chain('G', [{ t: 0, w: 10_000, ttl: '1h' }, { t: 10 * MIN, r: 0, w: 10_000, ttl: '1h' }], { events: [{ t: 5 * MIN, kind: 'attachment', detail: 'todo_reminder' }] });
+  const res = analyzeAnatomy([F, G], { weightsFor });
+  assert.deepEqual(res.breaks.map((b) => [b.chain_id, b.tokens, b.weight, round(b.waste_weight!)]), [
+    ['G', 10_000, 20_000, 19_000],
+    ['F', 12_000, 15_000, 13_800],
   ]);
+  assert.deepEqual(res.break_causes.map((c) => c.cause), ['attachment:todo_reminder', 'attachment:skill_listing']);
+});
+
+test('waste is at the write price the rewrite paid: a 1-hour chain rewriting at 5 minutes pays 1.25 a token', () => {
+  // #1 writes 1-hour tokens; 10 minutes later (within the 1-hour TTL: a break) 10,000 are rewritten at 5 minutes:
+  // the rewrite weighs 12,500, its waste 10,000 × (1.25 − 0.1) = 11,500, not 10,000 × (2 − 0.1) = 19,000.
+  const M = chain('M', [{ t: 0, w: 10_000, ttl: '1h' }, { t: 10 * MIN, r: 0, w: 10_000 }]);
+  const res = analyzeAnatomy([M], { weightsFor });
+  assert.equal(res.totals.break, 10_000);
+  near(res.totals.anatomy_weight.break, 12_500);
+  near(res.totals.waste_weight, 11_500);
+  // and the reverse: 1-hour tokens after 5-minute ones are paid at 2
+  const R = chain('R', [{ t: 0, w: 10_000 }, { t: 2 * MIN, r: 0, w: 10_000, ttl: '1h' }]);
+  near(analyzeAnatomy([R], { weightsFor }).totals.waste_weight, 19_000);
 });
 
 test('waste of a break under a 1-hour TTL uses the 1-hour write weight', () => {
