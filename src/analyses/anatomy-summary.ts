@@ -21,7 +21,7 @@
  *   paid), unpriced ones last, by tokens.
  */
 import { anatomizeChain, type AnatomyOptions, type RequestAnatomy, type WriteClass } from './anatomy.js';
-import { DEFAULT_JITTER, promptTokens, roundsOf, type ChainInput, type Ttl, type WeightsFor } from './chain.js';
+import { counted, DEFAULT_JITTER, promptTokens, roundsOf, type ChainInput, type Ttl, type WeightsFor } from './chain.js';
 import { detectRepurchase } from './repurchase.js';
 import { addComponents, totalWeight, weigh, zeroComponents, type Components } from './weigh.js';
 
@@ -276,6 +276,7 @@ export class AnatomyAnalysis {
     const anatomy = anatomizeChain(chain, { jitter: this.jitter });
     const chainTally = new Tally();
     for (const a of anatomy) {
+      if (!counted(a.request)) continue;
       const p = priceAnatomy(a, this.options.weightsFor);
       for (const t of [this.totals, chainTally, tallyFor(this.byAgentType, chain.agentType), tallyFor(this.byModel, a.request.model)]) {
         t.add(chain.chainId, p);
@@ -423,7 +424,7 @@ export function chainDetail(chain: ChainInput, options: AnatomySummaryOptions): 
   const jitter = options.jitter ?? DEFAULT_JITTER;
   const anatomy = anatomizeChain(chain, { jitter });
   const tally = new Tally();
-  const rows = anatomy.map((a): ChainDetailRow => {
+  const rows = anatomy.filter((a) => counted(a.request)).map((a): ChainDetailRow => {
     const p = priceAnatomy(a, options.weightsFor);
     tally.add(chain.chainId, p);
     const q = a.request;
@@ -493,6 +494,7 @@ function addToRound(out: Map<number, RoundRow>, round: number, read: number, wri
 export function roundTotals(chain: ChainInput, options: AnatomySummaryOptions): RoundRow[] {
   const out = new Map<number, RoundRow>();
   for (const a of anatomizeChain(chain, { jitter: options.jitter ?? DEFAULT_JITTER })) {
+    if (!counted(a.request)) continue;
     const p = priceAnatomy(a, options.weightsFor);
     addToRound(out, a.request.round, a.request.cacheRead, a.request.cacheWrite, a.rewriteTokens, p.priced ? p.priced.weight : null);
   }

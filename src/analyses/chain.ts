@@ -17,7 +17,18 @@ export type ChainRequest = Pick<
 > & {
   /** null when the chains were loaded without their keys, by a caller that shows none (loadChains) */
   key: string | null;
+  /**
+   * true for a request outside the days asked for (--since/--until), loaded because its chain has
+   * requests inside them: it gives the requests after it their context (the cached prefix, the TTL
+   * in force, whether they are cold) and counts in no sum (counted()).
+   */
+  context?: boolean;
 };
+
+/** Whether a request counts in the analyses' sums (not only the context of the requests after it). */
+export function counted(q: ChainRequest): boolean {
+  return q.context !== true;
+}
 
 /** Something that happened in the chain between requests, used to explain breaks. */
 export interface ChainEvent {

@@ -41,7 +41,7 @@
 import { UsageError } from '../errors.js';
 import { anatomizeChain } from './anatomy.js';
 import { BucketMap, chainBuckets, type BucketDimension } from './buckets.js';
-import { DEFAULT_JITTER, promptTokens, TTL_MS, type ChainInput, type WeightsFor } from './chain.js';
+import { counted, DEFAULT_JITTER, promptTokens, TTL_MS, type ChainInput, type WeightsFor } from './chain.js';
 import { totalWeight, weigh } from './weigh.js';
 
 export const DEFAULT_BUDGETS: readonly number[] = [...Array.from({ length: 21 }, (_, b) => b), Infinity];
@@ -172,12 +172,14 @@ export class KeepaliveWhatIf {
     const { weightsFor } = this.options;
     const subagent = chain.kind !== 'main';
     const anatomy = anatomizeChain(chain, { jitter: this.jitter });
-    if (anatomy.length === 0) return;
+    if (!anatomy.some((a) => counted(a.request))) return;
     const chainTallies = [this.totals, ...chainBuckets(chain).map(([dimension, bucket]) => this.buckets.get(dimension, bucket))];
     for (const t of chainTallies) t.meet(chain.chainId);
     let modelName = '';
     let model: KeepaliveTally | null = null;
     anatomy.forEach((a, i) => {
+      // a request outside the days asked for is the context of those after it, no gap of its own
+      if (!counted(a.request)) return;
       if (model === null || a.request.model !== modelName) {
         model = this.buckets.get('model', (modelName = a.request.model));
         model.meet(chain.chainId);

@@ -1,18 +1,30 @@
 /**
  * Reads the chains of the store's scope as the cache analyses want them (ChainInput): requests in
  * time order with their segment and round, plus the attachments and compactions between them
- * (to say what preceded a break). Filters apply per request, by day and project.
+ * (to say what preceded a break). The project filter takes whole chains (a chain is of one
+ * session, so of one project); the day filters take the chains with a request on those days,
+ * whole: a request's class, cached prefix and TTL in force come from the requests before it, so
+ * those outside the days come along as its context (ChainRequest.context) and count in no sum.
  */
 import type { ResultChunk, Store } from '../store/store.js';
 import type { ChainEvent, ChainInput, ChainRequest } from './chain.js';
 import type { Filters } from './filters.js';
 import type { ChainKind } from '../types.js';
 
+/** The requests of the chains in scope, each with `in_scope` (false: context only). */
 const FILTERED = `
-  SELECT * FROM requests
-  WHERE ($since IS NULL OR strftime(timezone($tz, ts), '%Y-%m-%d') >= $since)
-    AND ($until IS NULL OR strftime(timezone($tz, ts), '%Y-%m-%d') <= $until)
-    AND ($project IS NULL OR contains(lower(project), lower($project)))`;
+  SELECT * FROM (
+    SELECT *, ($since IS NULL OR strftime(timezone($tz, ts), '%Y-%m-%d') >= $since)
+              AND ($until IS NULL OR strftime(timezone($tz, ts), '%Y-%m-%d') <= $until) AS in_scope,
+           bool_or(in_scope) OVER (PARTITION BY chain_id) AS chain_in_scope
+    FROM requests
+    WHERE ($project IS NULL OR contains(lower(project), lower($project))))
+  WHERE chain_in_scope`;
+
+/** The same without day filters: every request of the chains of the project (or all) is in scope. */
+const UNFILTERED_DAYS = `
+  SELECT *, true AS in_scope FROM requests
+  WHERE ($project IS NULL OR contains(lower(project), lower($project)))`;
 
 /** Requests and events travel in one stream, in chain order: a request's tag is 0, an event's 1. */
 const REQUEST = 0;
@@ -30,7 +42,8 @@ const REQUEST = 0;
  */
 export async function* streamChains(store: Store, f: Filters, opts: { keys?: boolean } = {}): AsyncGenerator<ChainInput[]> {
   const keys = opts.keys ?? true;
-  const params = { tz: f.timezone, since: f.since, until: f.until, project: f.project };
+  const days = f.since !== null || f.until !== null;
+  const params = days ? { tz: f.timezone, since: f.since, until: f.until, project: f.project } : { project: f.project };
   // strings that repeat travel as numbers (a string decoded per value cost ~1 s on 150,000
   // requests): the model as its position in `models`, an event's detail in `details`
   const models = (await store.all(`SELECT DISTINCT model FROM requests ORDER BY model`)).map((r) => r.model as string);
@@ -43,15 +56,15 @@ export async function* streamChains(store: Store, f: Filters, opts: { keys?: boo
   const side = await store.beside();
   const chainRows = side.chunks(`SELECT chain_id, session_id, agent_id, kind, agent_type, rounds FROM chains ORDER BY chain_id`)[Symbol.asyncIterator]();
   // columns: cn, tag, t, code (model or detail), input, output, cache_write, cache_write_5m,
-  // cache_write_1h, cache_read, segment, round, key, compaction; events sort as before: by time,
-  // attachments before compactions, then by detail
+  // cache_write_1h, cache_read, segment, round, key, compaction (a request's: 1 when it is context
+  // only); events sort as before: by time, attachments before compactions, then by detail
   const rows = store.chunks(
     `WITH ${cn},
           m AS (SELECT model, (row_number() OVER (ORDER BY model) - 1)::INTEGER AS mn FROM (SELECT DISTINCT model FROM requests)),
           d AS (SELECT detail, (row_number() OVER (ORDER BY detail NULLS LAST) - 1)::INTEGER AS dn FROM (SELECT DISTINCT detail FROM (${events})))
      SELECT c.cn, ${REQUEST} AS tag, r.t, m.mn AS code, r.input, r.output, r.cache_write, r.cache_write_5m, r.cache_write_1h, r.cache_read,
-            r.segment, r.round, r.key, NULL::INTEGER AS compaction
-     FROM (${FILTERED}) r JOIN c USING (chain_id) JOIN m ON m.model IS NOT DISTINCT FROM r.model
+            r.segment, r.round, r.key, (NOT r.in_scope)::INTEGER AS compaction
+     FROM (${days ? FILTERED : UNFILTERED_DAYS}) r JOIN c USING (chain_id) JOIN m ON m.model IS NOT DISTINCT FROM r.model
      UNION ALL
      SELECT c.cn, 1, e.t, d.dn, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, (e.kind = 'compaction')::INTEGER
      FROM (${events}) e JOIN c USING (chain_id) JOIN d ON d.detail IS NOT DISTINCT FROM e.detail
@@ -126,6 +139,7 @@ export async function* streamChains(store: Store, f: Filters, opts: { keys?: boo
             cacheRead: cacheRead.getItem(i) as number,
             segment: segment.getItem(i) as number,
             round: round.getItem(i) as number,
+            ...(compaction.getItem(i) ? { context: true } : {}),
           });
         } else {
           (current!.events as ChainEvent[]).push({ t: t.getItem(i) as number, kind: compaction.getItem(i) ? 'compaction' : 'attachment', detail: details[code.getItem(i) as number] });

@@ -35,7 +35,7 @@
  */
 import { anatomizeChain, type RequestAnatomy } from './anatomy.js';
 import { BucketMap, chainBuckets, type BucketDimension } from './buckets.js';
-import { DEFAULT_JITTER, inScope, promptTokens, TTL_MS, type ChainInput, type Scope, type Ttl, type Weights, type WeightsFor } from './chain.js';
+import { counted, DEFAULT_JITTER, inScope, promptTokens, TTL_MS, type ChainInput, type Scope, type Ttl, type Weights, type WeightsFor } from './chain.js';
 import { totalWeight, weigh, type BilledTokens } from './weigh.js';
 
 export interface TtlOptions {
@@ -201,6 +201,7 @@ export class TtlWhatIf {
     let model: TtlTally | null = null;
     let modelName = '';
     for (const a of anatomizeChain(chain, { jitter: this.jitter })) {
+      if (!counted(a.request)) continue;
       const s = scenarioOf(a, changed, options);
       if (!s) this.unpricedModels.add(a.request.model);
       this.totals.add(chain.chainId, changed, s);

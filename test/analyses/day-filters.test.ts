@@ -1,0 +1,49 @@
+/**
+ * --since/--until on the cache analyses: a chain with a request on the days asked for is read
+ * whole, its earlier requests giving the later ones their context (cached prefix, TTL in force,
+ * cold or not), and only the requests on those days count.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { assistant, cli, writeCorpus } from '../helpers/corpus.js';
+
+// 23:50 writes 50,000 1-hour tokens; 00:01 reads them (w 0); 00:10 rewrites all 50,000 at 1 hour:
+// a break (9 minutes, under the 1-hour TTL in force), not a cold start or an expiry.
+const dir = writeCorpus({
+  'p/s1.jsonl': [
+    assistant({ session: 's1', msg: 'm1', t: '2026-03-01T23:50:00Z', u: { in: 5, w1h: 50_000 } }),
+    assistant({ session: 's1', msg: 'm2', t: '2026-03-02T00:01:00Z', u: { in: 5, r: 50_000 } }),
+    assistant({ session: 's1', msg: 'm3', t: '2026-03-02T00:10:00Z', u: { in: 5, w1h: 50_000 } }),
+  ],
+});
+
+function json(args: string[]): any {
+  const r = cli([...args, dir, '--db', ':memory:', '--timezone', 'UTC', '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  return JSON.parse(r.stdout);
+}
+
+test('anatomy --since: the earlier day gives the context, only the days asked for count', () => {
+  const all = json(['anatomy']).totals;
+  assert.deepEqual([all.requests, all.cold, all.break, all.expiry], [3, 50_000, 50_000, 0]);
+  const since = json(['anatomy', '--since', '2026-03-02']).totals;
+  assert.deepEqual([since.requests, since.cold, since.break, since.expiry, since.growth], [2, 0, 50_000, 0, 0]);
+  const until = json(['anatomy', '--until', '2026-03-01']).totals;
+  assert.deepEqual([until.requests, until.cold, until.break], [1, 50_000, 0]);
+  const detail = json(['anatomy', '--since', '2026-03-02', '--chain', 's1']);
+  assert.deepEqual(detail.requests.map((q: any) => [q.time, q.cold, q.break, q.expiry, q.ttl, q.cached_prefix]), [
+    ['2026-03-02T00:01:00.000Z', 0, 0, 0, '1h', 50_000],
+    ['2026-03-02T00:10:00.000Z', 0, 50_000, 0, '1h', 50_000],
+  ]);
+});
+
+test('whatif ttl and keepalive --since count the requests and gaps of the days asked for only', () => {
+  const ttl = json(['whatif', 'ttl', '--since', '2026-03-02']);
+  assert.equal(ttl.requests, 2);
+  const ka = json(['whatif', 'keepalive', '--since', '2026-03-02']);
+  // the 1-hour chain has no 5-minute gaps; both of its requests on 2 March weigh in
+  assert.equal(ka.gaps, 0);
+  assert.ok(ka.baseline_weight > 0);
+  const none = json(['whatif', 'ttl', '--since', '2026-03-05']);
+  assert.equal(none.requests, 0);
+});
