@@ -11,7 +11,8 @@
  * - Ratios are of sums, at every level (totals too), never means of ratios: write_read_ratio =
  *   Σ write weight / Σ read weight (NULL when nothing was read), hit_ratio = Σ r / Σ P.
  *   Weights and USD cover priced requests only; a cell with no priced request shows null
- *   (unknown), never $0.
+ *   (unknown), never $0, and each cell counts its unpriced requests (the text marks a partial
+ *   weight, USD or write:read with +?).
  * - "Attachments per chain equal rounds per chain" in a cell: every chain of the cell has as many
  *   `skill_listing` attachments as rounds. A cell reports its chains, how many of them match, and
  *   `equal` (all do). In the field note's lost agents the listing was re-attached once per round.
@@ -81,6 +82,8 @@ export interface CrosstabCell {
   /** null: the total over columns */
   col: DimValue | null;
   value: number | null;
+  /** requests of the cell's chains without a price: left out of weight, USD and write:read (the value is then partial) */
+  unpriced_requests: number;
 }
 
 export interface EqualRounds {
@@ -117,7 +120,8 @@ export function parseMeasure(s: string): Measure {
 /** One row per chain of the portable tables, with every dimension and the sums every measure needs. */
 export const PER_CHAIN = `
 WITH req AS (
-  SELECT chain_id, count(*) AS requests, sum(weight::DECIMAL(38, 15))::DOUBLE AS weight, sum(usd::DECIMAL(38, 15))::DOUBLE AS usd,
+  SELECT chain_id, count(*) AS requests, count(*) FILTER (WHERE usd IS NULL) AS unpriced_requests,
+         sum(weight::DECIMAL(38, 15))::DOUBLE AS weight, sum(usd::DECIMAL(38, 15))::DOUBLE AS usd,
          sum((weight_write_5m + weight_write_1h)::DECIMAL(38, 15))::DOUBLE AS write_weight, sum(weight_read::DECIMAL(38, 15))::DOUBLE AS read_weight,
          sum(cache_read) AS read_tokens, sum(prompt) AS prompt_tokens, min(ts) AS first_ts,
          CASE WHEN bool_or(cache_write_1h > 0) THEN '1h' WHEN bool_or(cache_write > 0) THEN '5m' ELSE 'none' END AS ttl
@@ -139,7 +143,7 @@ pc AS (
          coalesce(a.skill_listing, 0)::INTEGER AS skill_listing,
          CASE WHEN c.rounds <= 1 THEN '1' WHEN c.rounds <= 3 THEN '2-3' WHEN c.rounds <= 9 THEN '4-9' ELSE '10+' END AS rounds_bucket,
          c.definition, c.rounds::INTEGER AS rounds,
-         coalesce(r.requests, 0) AS requests, r.weight, r.usd, r.write_weight, r.read_weight,
+         coalesce(r.requests, 0) AS requests, coalesce(r.unpriced_requests, 0) AS unpriced_requests, r.weight, r.usd, r.write_weight, r.read_weight,
          coalesce(r.read_tokens, 0) AS read_tokens, coalesce(r.prompt_tokens, 0) AS prompt_tokens,
          coalesce(a.reattachments, 0) AS reattachments
   FROM chains c LEFT JOIN req r USING (chain_id) LEFT JOIN model_of m USING (chain_id) LEFT JOIN att a USING (chain_id)),
@@ -152,7 +156,8 @@ scoped AS (
 export function crosstabSql(rows: Dimension, cols: Dimension, measure: Measure): string {
   return `${PER_CHAIN}
 SELECT ${DIMENSIONS[rows]} AS r, ${DIMENSIONS[cols]} AS c, grouping(${DIMENSIONS[rows]}) AS r_total, grouping(${DIMENSIONS[cols]}) AS c_total,
-       ${MEASURES[measure]} AS value, count(*) AS chains, count(*) FILTER (WHERE skill_listing = rounds) AS matching
+       ${MEASURES[measure]} AS value, count(*) AS chains, count(*) FILTER (WHERE skill_listing = rounds) AS matching,
+       sum(unpriced_requests) AS unpriced
 FROM (SELECT * FROM scoped)
 GROUP BY GROUPING SETS ((${DIMENSIONS[rows]}, ${DIMENSIONS[cols]}), (${DIMENSIONS[rows]}), (${DIMENSIONS[cols]}), ())`;
 }
@@ -172,7 +177,7 @@ export async function crosstab(source: SqlSource, o: CrosstabOptions): Promise<C
     const col = x.c_total === 1 ? null : (x.c as DimValue);
     if (row !== null) rowSet.add(row);
     if (col !== null) colSet.add(col);
-    cells.push({ row, col, value: x.value === null || x.value === undefined ? null : Number(x.value) });
+    cells.push({ row, col, value: x.value === null || x.value === undefined ? null : Number(x.value), unpriced_requests: Number(x.unpriced ?? 0) });
     if (row !== null && col !== null) {
       const chains = Number(x.chains);
       const matching = Number(x.matching);

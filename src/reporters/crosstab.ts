@@ -3,8 +3,11 @@
  * the dimensions of the SPEC §4 finding, which cells have as many skill_listing attachments per
  * chain as rounds. Dimension values can be transcript text (agent types, projects): cleaned.
  */
-import type { CrosstabResult, DimValue, Measure } from '../analyses/crosstab.js';
+import type { CrosstabCell, CrosstabResult, DimValue, Measure } from '../analyses/crosstab.js';
 import { type Cell, clean, fixed, int, pct, table, usd } from '../format/table.js';
+
+/** Measures that cover priced requests only. */
+const PRICED = new Set<Measure>(['weight', 'usd', 'write_read_ratio']);
 
 /** Dimensions where the attachments-vs-rounds line is the point of the table. */
 const HEADLINE_DIMENSIONS = new Set(['definition', 'agent_type', 'has_skill_listing', 'skill_listing', 'namespaced', 'kind']);
@@ -18,10 +21,16 @@ export function formatMeasure(m: Measure, v: number | null): string {
 }
 
 export function formatCrosstab(r: CrosstabResult, color: boolean): string {
-  const value = new Map<string, number | null>();
+  const value = new Map<string, CrosstabCell>();
   const k = (row: DimValue | null, col: DimValue | null) => `${row ?? '\u0000'}\u0001${col ?? '\u0000'}`;
-  for (const c of r.cells) value.set(k(c.row, c.col), c.value);
-  const cell = (row: DimValue | null, col: DimValue | null): Cell => (value.has(k(row, col)) ? formatMeasure(r.measure, value.get(k(row, col))!) : '');
+  for (const c of r.cells) value.set(k(c.row, c.col), c);
+  // a priced measure over some unpriced requests is partial: marked, never silently complete
+  const priced = PRICED.has(r.measure);
+  const cell = (row: DimValue | null, col: DimValue | null): Cell => {
+    const c = value.get(k(row, col));
+    if (!c) return '';
+    return formatMeasure(r.measure, c.value) + (priced && c.value !== null && c.unpriced_requests > 0 ? ' +?' : '');
+  };
   const columns = [
     { header: clean(`${r.rows_dimension} \\ ${r.cols_dimension}`) },
     ...r.cols.map((c) => ({ header: clean(String(c)), align: 'num' as const })),
@@ -29,6 +38,8 @@ export function formatCrosstab(r: CrosstabResult, color: boolean): string {
   ];
   const body: Cell[][] = [...r.rows, null].map((row) => [row === null ? 'total' : String(row), ...[...r.cols, null].map((col) => cell(row, col))]);
   const lines = [table(columns, body, { color, title: `${r.measure} by ${r.rows_dimension} and ${r.cols_dimension}` })];
+  const unpriced = r.cells.find((c) => c.row === null && c.col === null)?.unpriced_requests ?? 0;
+  if (priced && unpriced > 0) lines.push(`+? ${int(unpriced)} requests of unpriced models are left out (— where a cell has no priced request)`);
   if (HEADLINE_DIMENSIONS.has(r.rows_dimension) || HEADLINE_DIMENSIONS.has(r.cols_dimension)) {
     lines.push('', 'skill_listing attachments per chain = rounds per chain (every chain of the cell):');
     for (const e of r.attachments_equal_rounds) {

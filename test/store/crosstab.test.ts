@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DIMENSIONS, MEASURES, crosstab, type CrosstabResult, type Dimension, type Measure } from '../../src/analyses/crosstab.js';
 import { usePortableViews } from '../../src/store/portable.js';
+import { formatCrosstab } from '../../src/reporters/crosstab.js';
 import type { Store } from '../../src/store/store.js';
 import { CONDENSE, realLogs, repoRoot, run, tmp } from './helpers.js';
 
@@ -103,6 +104,23 @@ test('measures: totals equal the requests table; ratios are ratios of sums', asy
     const [re] = await store.all(`SELECT count(*) AS n FROM (SELECT row_number() OVER (PARTITION BY chain_id, hash ORDER BY t, line) AS k FROM attachments) WHERE k > 1`);
     assert.equal(await total('reattachments'), re.n);
     assert.ok(Object.keys(MEASURES).length >= 7);
+  });
+});
+
+test('unpriced requests: each cell counts them; priced measures over them are marked partial (+?), never silently complete', async () => {
+  // the sample corpus has 4 requests of an unpriced model (claude-mystery-9)
+  await withStore(sampleLogs, async (store) => {
+    const [t] = await store.all(`SELECT count(*) FILTER (WHERE usd IS NULL) AS n FROM requests`);
+    assert.ok(Number(t.n) > 0);
+    const r = await crosstab(store, { rows: 'model', cols: 'ttl', measure: 'usd', timezone: 'UTC' });
+    assert.equal(r.cells.find((c) => c.row === null && c.col === null)!.unpriced_requests, Number(t.n));
+    const mystery = r.cells.filter((c) => c.row === 'claude-mystery-9' && c.col !== null);
+    assert.ok(mystery.length > 0 && mystery.every((c) => c.value === null && c.unpriced_requests > 0));
+    const text = formatCrosstab(r, false);
+    assert.match(text, /^total\s.*\$\S+ \+\?$/m);
+    assert.match(text, new RegExp(`\\+\\? ${t.n} requests of unpriced models are left out`));
+    // a measure that needs no price is complete
+    assert.doesNotMatch(formatCrosstab(await crosstab(store, { rows: 'model', cols: 'ttl', measure: 'requests', timezone: 'UTC' }), false), /\+\?/);
   });
 });
 
