@@ -13,7 +13,9 @@
  *   chain that switches TTL pays its rewrite at the new one.)
  * - write_read_ratio = (5m + 1h write weight) / read weight; null when nothing was read.
  * - by_model groups requests by their own model (a chain can span models); `chains` there
- *   counts chains with at least one request of that model.
+ *   counts chains with at least one request of that model. by_project and by_session group
+ *   whole chains by their session's project and by session (SPEC §3: per chain / session /
+ *   agent type / model / project).
  * - anatomy_weight splits the write weight like the write tokens: each request's cold, growth,
  *   expiry and break tokens at that request's own write price per token (its 5m/1h mix).
  * - Rows are sorted by weight (descending), ties by name; `repurchase` is ranked by waste; break
@@ -57,6 +59,7 @@ export interface AnatomySplit {
 export interface AnatomyChainRow extends AnatomyRow {
   chain_id: string;
   session_id: string;
+  project: string | null;
   agent_id: string | null;
   agent_type: string;
   kind: string;
@@ -107,6 +110,10 @@ export interface AnatomyResult {
   totals: AnatomyRow;
   by_agent_type: (AnatomyRow & { agent_type: string })[];
   by_model: (AnatomyRow & { model: string })[];
+  /** by the project of the chain's session ('unknown' when none is known) */
+  by_project: (AnatomyRow & { project: string })[];
+  /** every session's sums (empty when the analysis keeps sums only: `lists: false`) */
+  by_session: (AnatomyRow & { session_id: string; project: string | null })[];
   chains: AnatomyChainRow[];
   repurchase: RepurchaseRow[];
   break_causes: BreakCauseRow[];
@@ -258,6 +265,9 @@ export class AnatomyAnalysis {
   private readonly totals = new Tally();
   private readonly byAgentType = new Map<string, Tally>();
   private readonly byModel = new Map<string, Tally>();
+  private readonly byProject = new Map<string, Tally>();
+  private readonly bySession = new Map<string, Tally>();
+  private readonly sessionProject = new Map<string, string | null>();
   private readonly unpricedModels = new Map<string, number>();
   private readonly causes = new Map<string, BreakCauseRow>();
   private readonly chainRows: AnatomyChainRow[] = [];
@@ -275,12 +285,17 @@ export class AnatomyAnalysis {
   add(chain: ChainInput): AnatomyChainRow {
     const anatomy = anatomizeChain(chain, { jitter: this.jitter });
     const chainTally = new Tally();
+    const project = chain.project ?? null;
+    const chainTallies = [this.totals, chainTally, tallyFor(this.byAgentType, chain.agentType), tallyFor(this.byProject, project ?? 'unknown')];
+    if (this.lists) {
+      chainTallies.push(tallyFor(this.bySession, chain.sessionId));
+      this.sessionProject.set(chain.sessionId, project);
+    }
     for (const a of anatomy) {
       if (!counted(a.request)) continue;
       const p = priceAnatomy(a, this.options.weightsFor);
-      for (const t of [this.totals, chainTally, tallyFor(this.byAgentType, chain.agentType), tallyFor(this.byModel, a.request.model)]) {
-        t.add(chain.chainId, p);
-      }
+      for (const t of chainTallies) t.add(chain.chainId, p);
+      tallyFor(this.byModel, a.request.model).add(chain.chainId, p);
       if (!p.priced) this.unpricedModels.set(a.request.model, (this.unpricedModels.get(a.request.model) ?? 0) + 1);
       if (a.break > 0) {
         const event = breakEvent(chain.chainId, p);
@@ -303,6 +318,7 @@ export class AnatomyAnalysis {
     const row: AnatomyChainRow = {
       chain_id: chain.chainId,
       session_id: chain.sessionId,
+      project,
       agent_id: chain.agentId,
       agent_type: chain.agentType,
       kind: chain.kind,
@@ -333,6 +349,10 @@ export class AnatomyAnalysis {
       totals: this.totals.row(),
       by_agent_type: [...this.byAgentType].map(([agent_type, t]) => ({ agent_type, ...t.row() })).sort(byWeight((r) => r.agent_type)),
       by_model: [...this.byModel].map(([model, t]) => ({ model, ...t.row() })).sort(byWeight((r) => r.model)),
+      by_project: [...this.byProject].map(([project, t]) => ({ project, ...t.row() })).sort(byWeight((r) => r.project)),
+      by_session: [...this.bySession]
+        .map(([session_id, t]) => ({ session_id, project: this.sessionProject.get(session_id) ?? null, ...t.row() }))
+        .sort(byWeight((r) => r.session_id)),
       chains: this.chainRows.sort(byWeight((r) => r.chain_id)),
       repurchase: this.repurchase.sort((a, b) => b.waste_weight - a.waste_weight || (a.chain_id < b.chain_id ? -1 : 1)),
       break_causes: [...this.causes.values()].sort((a, b) => b.weight - a.weight || b.tokens - a.tokens || (a.cause < b.cause ? -1 : 1)),

@@ -45,6 +45,8 @@ export interface ChainInput {
   agentId: string | null;
   agentType: string;
   kind: ChainKind;
+  /** the project of the chain's session, when the caller knows it */
+  project?: string | null;
   /** sorted by t */
   requests: readonly ChainRequest[];
   events?: readonly ChainEvent[];

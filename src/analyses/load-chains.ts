@@ -54,7 +54,7 @@ export async function* streamChains(store: Store, f: Filters, opts: { keys?: boo
   // a chain's position in chain-id order, which both streams follow
   const cn = `c AS (SELECT chain_id, (row_number() OVER (ORDER BY chain_id) - 1)::INTEGER AS cn FROM chains)`;
   const side = await store.beside();
-  const chainRows = side.chunks(`SELECT chain_id, session_id, agent_id, kind, agent_type, rounds FROM chains ORDER BY chain_id`)[Symbol.asyncIterator]();
+  const chainRows = side.chunks(`SELECT chain_id, session_id, agent_id, kind, agent_type, rounds, project FROM chains ORDER BY chain_id`)[Symbol.asyncIterator]();
   // columns: cn, tag, t, code (model or detail), input, output, cache_write, cache_write_5m,
   // cache_write_1h, cache_read, segment, round, key, compaction (a request's: 1 when it is context
   // only); events sort as before: by time, attachments before compactions, then by detail
@@ -102,6 +102,7 @@ export async function* streamChains(store: Store, f: Filters, opts: { keys?: boo
       requests: [],
       events: [],
       rounds: c.column(5).getItem(chainRow) as number,
+      project: (c.column(6).getItem(chainRow) as string | null) ?? null,
     };
     chainAt++;
     chainRow++;

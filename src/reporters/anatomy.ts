@@ -65,6 +65,12 @@ export function formatAnatomy(result: AnatomyResult, options: FormatAnatomyOptio
   );
   out.push(groupTable('agent type', result.by_agent_type.map((r) => [r.agent_type, r]), color, 'By agent type'));
   out.push(groupTable('model', result.by_model.map((r) => [r.model, r]), color, 'By model'));
+  out.push(groupTable('project', result.by_project.map((r) => [r.project, r]), color, 'By project'));
+  if (result.by_session.length > 0) {
+    const sessions = result.by_session.slice(0, limit);
+    const more = result.by_session.length > sessions.length ? ` (top ${sessions.length} of ${int(result.by_session.length)})` : '';
+    out.push(groupTable('session', sessions.map((r) => [r.session_id, r]), color, `By session, by weight${more}`));
+  }
 
   const shown = result.chains.slice(0, limit);
   out.push(

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { analyzeAnatomy, chainDetail, roundTotals } from '../../src/analyses/anatomy-summary.js';
+import { AnatomyAnalysis, analyzeAnatomy, chainDetail, roundTotals } from '../../src/analyses/anatomy-summary.js';
 import { detectRepurchase } from '../../src/analyses/repurchase.js';
 import { anatomizeChain } from '../../src/analyses/anatomy.js';
 import { chain, chainASpecs, MIN, near, SEC, weightsFor, type ReqSpec } from './helpers/fixtures.js';
@@ -94,6 +94,29 @@ test('anatomy rows per chain, agent type and model, sorted by weight', () => {
   ]);
   near(res.by_model[0]!.weight, 58_350);
   near(res.by_model[1]!.usd, 30_000 * 3e-6);
+});
+
+test('anatomy rows per project and per session (SPEC §3), sorted by weight; sums only without lists', () => {
+  // A and B in session s1 of /p/one, U in session s2 of no known project
+  const inProject = (c: typeof A, project: string | null, sessionId: string) => ({ ...c, project, sessionId });
+  const chains = [inProject(A, '/p/one', 's1'), inProject(B, '/p/one', 's1'), inProject(U, null, 's2')];
+  const res = analyzeAnatomy(chains, { weightsFor });
+  assert.deepEqual(res.by_project.map((r) => [r.project, r.chains, r.requests, r.expiry, r.break]), [
+    ['/p/one', 2, 8, 12_000, 30_000],
+    ['unknown', 1, 2, 2_000, 0],
+  ]);
+  near(res.by_project[0]!.weight, 35_450 + 52_900);
+  near(res.by_project[0]!.waste_weight, 13_800 + 34_500);
+  assert.deepEqual(res.by_session.map((r) => [r.session_id, r.project, r.chains, r.requests, r.unpriced_requests]), [
+    ['s1', '/p/one', 2, 8, 0],
+    ['s2', null, 1, 2, 2],
+  ]);
+  assert.deepEqual(res.chains.map((c) => [c.chain_id, c.project]), [['B', '/p/one'], ['A', '/p/one'], ['U', null]]);
+  const sums = new AnatomyAnalysis({ weightsFor }, { lists: false });
+  for (const c of chains) sums.add(c);
+  const r = sums.result();
+  assert.deepEqual(r.by_session, []);
+  assert.equal(r.by_project.length, 2);
 });
 
 test('break causes: the preceding attachment, the model change, else unknown', () => {
