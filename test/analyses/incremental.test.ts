@@ -68,8 +68,8 @@ test('AnatomyAnalysis without lists keeps the sums and returns each chain row fr
   const bare = new AnatomyAnalysis({ weightsFor }, { lists: false });
   const rows = chains.map((c) => bare.add(c));
   const res = bare.result();
-  assert.deepEqual([res.chains, res.repurchase, res.breaks], [[], [], []]);
-  assert.deepEqual({ ...res, chains: full.chains, repurchase: full.repurchase, breaks: full.breaks }, full);
+  assert.deepEqual([res.chains, res.repurchase, res.breaks, res.by_session], [[], [], [], []]);
+  assert.deepEqual({ ...res, chains: full.chains, repurchase: full.repurchase, breaks: full.breaks, by_session: full.by_session }, full);
   assert.deepEqual(
     rows.sort((a, b) => (a.chain_id < b.chain_id ? -1 : 1)),
     [...full.chains].sort((a, b) => (a.chain_id < b.chain_id ? -1 : 1)),
