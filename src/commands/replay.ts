@@ -40,8 +40,9 @@ const channelCommand: Command = {
       .option('json', { type: 'boolean', describe: 'print JSON instead of tables' }),
   async run(argv) {
     const strategies = list(argv.strategy) as ChannelStrategy[];
+    if (strategies.length === 0) throw new UsageError(`--strategy ${String(argv.strategy)}: name at least one of ${CHANNEL_STRATEGIES.join(', ')}`);
     for (const s of strategies) if (!CHANNEL_STRATEGIES.includes(s)) throw new UsageError(`--strategy ${s}: expected ${CHANNEL_STRATEGIES.join(', ')}`);
-    const prefix = numberOption(argv, 'prefix-tokens', 2120, 'a whole number of tokens', wholeNumber);
+    const prefix = numberOption(argv, 'prefix-tokens', 2120, 'a whole number of tokens up to 1,000,000', (n) => wholeNumber(n) && n <= 1_000_000);
     const { formatChannelReplay, parseDurationMinutes, runChannelReplay } = await import('../replay/index.js');
     const result = await runChannelReplay({
       file: String(argv.file),
@@ -81,6 +82,7 @@ const sessionCommand: Command = {
       .option('json', { type: 'boolean', describe: 'print JSON instead of tables' }),
   async run(argv, io) {
     const strategies = list(argv.strategy) as SessionStrategy[];
+    if (strategies.length === 0) throw new UsageError(`--strategy ${String(argv.strategy)}: name at least one of ${SESSION_STRATEGIES.join(', ')}`);
     for (const s of strategies) if (!SESSION_STRATEGIES.includes(s)) throw new UsageError(`--strategy ${s}: expected ${SESSION_STRATEGIES.join(', ')}`);
     const target = String(argv.target);
     const opts = {

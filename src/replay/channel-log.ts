@@ -3,13 +3,13 @@
  * and finds the agent's mentions and replies in it. Bad lines are data: each is counted with its
  * line number and reason, never thrown.
  */
-import { readFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
 import { UsageError } from '../errors.js';
 import type { ChannelMessage } from '../samples/channel.js';
 
 export interface SkippedChannelLine {
   line: number;
-  reason: 'invalid_json' | 'not_an_object' | 'missing_field' | 'bad_timestamp';
+  reason: 'invalid_json' | 'not_an_object' | 'missing_field' | 'bad_timestamp' | 'line_too_long';
   detail: string;
 }
 
@@ -19,52 +19,121 @@ export interface ChannelLog {
   skipped: SkippedChannelLine[];
 }
 
-export function parseChannelLog(text: string): ChannelLog {
-  const rows: Array<{ m: ChannelMessage; t: number; i: number }> = [];
-  const skipped: SkippedChannelLine[] = [];
-  text.split('\n').forEach((raw, i) => {
-    const line = i + 1;
-    if (raw.trim() === '') return;
-    let o: unknown;
-    try {
-      o = JSON.parse(raw);
-    } catch (e) {
-      skipped.push({ line, reason: 'invalid_json', detail: (e as Error).message.slice(0, 120) });
-      return;
-    }
-    if (typeof o !== 'object' || o === null || Array.isArray(o)) {
-      skipped.push({ line, reason: 'not_an_object', detail: typeof o });
-      return;
-    }
-    const r = o as Record<string, unknown>;
-    for (const f of ['id', 'author', 'created_at', 'text'] as const) {
-      if (typeof r[f] !== 'string') {
-        skipped.push({ line, reason: 'missing_field', detail: f });
-        return;
-      }
-    }
-    const t = Date.parse(r.created_at as string);
-    if (Number.isNaN(t)) {
-      skipped.push({ line, reason: 'bad_timestamp', detail: String(r.created_at).slice(0, 60) });
-      return;
-    }
-    const m: ChannelMessage = { id: r.id as string, author: r.author as string, created_at: r.created_at as string, text: r.text as string };
-    if (typeof r.thread_root_id === 'string') m.thread_root_id = r.thread_root_id;
-    rows.push({ m, t, i });
-  });
-  rows.sort((a, b) => a.t - b.t || a.i - b.i);
-  return { messages: rows.map((r) => r.m), skipped };
+/**
+ * A line longer than this is skipped (counted), not read: the replay cuts every body to 600
+ * characters, and a string of a line past V8's limit (~512 MiB) cannot even be made.
+ */
+export const MAX_CHANNEL_LINE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * created_at as an instant: an ISO 8601 date and time with its offset (Z or ±hh:mm), whose date
+ * and time exist. Anything else (a time without an offset, read in the machine's own zone, or
+ * what Date.parse guesses a date from: "hello 2", "1", 2025-02-30) is a bad timestamp, so a replay
+ * is the same on every machine.
+ */
+export function parseInstant(s: string): number | null {
+  const m = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i.exec(s);
+  if (!m) return null;
+  const [y, mo, d, h, mi, sec] = [m[1], m[2], m[3], m[4], m[5], m[6] ?? '0'].map(Number) as [number, number, number, number, number, number];
+  const day = new Date(Date.UTC(y, mo - 1, d));
+  if (day.getUTCFullYear() !== y || day.getUTCMonth() !== mo - 1 || day.getUTCDate() !== d || h > 23 || mi > 59 || sec > 59) return null;
+  const t = Date.parse(s.replace(' ', 'T'));
+  return Number.isNaN(t) ? null : t;
 }
 
-export async function readChannelLog(path: string): Promise<ChannelLog> {
-  let text: string;
+/** One line of the log: a message, or why it was skipped. */
+function parseLine(raw: string, line: number): { m: ChannelMessage; t: number } | SkippedChannelLine | null {
+  if (raw.trim() === '') return null;
+  let o: unknown;
   try {
-    text = await readFile(path, 'utf8');
+    o = JSON.parse(raw);
+  } catch (e) {
+    return { line, reason: 'invalid_json', detail: (e as Error).message.slice(0, 120) };
+  }
+  if (typeof o !== 'object' || o === null || Array.isArray(o)) return { line, reason: 'not_an_object', detail: typeof o };
+  const r = o as Record<string, unknown>;
+  for (const f of ['id', 'author', 'created_at', 'text'] as const) {
+    if (typeof r[f] !== 'string') return { line, reason: 'missing_field', detail: f };
+  }
+  const t = parseInstant(r.created_at as string);
+  if (t === null) return { line, reason: 'bad_timestamp', detail: `${String(r.created_at).slice(0, 60)} (expected ISO 8601 with an offset, e.g. 2026-03-11T09:03:00Z)` };
+  const m: ChannelMessage = { id: r.id as string, author: r.author as string, created_at: r.created_at as string, text: r.text as string };
+  if (typeof r.thread_root_id === 'string') m.thread_root_id = r.thread_root_id;
+  return { m, t };
+}
+
+/** Collects parsed lines into a ChannelLog, in channel order. */
+class LogBuilder {
+  private readonly rows: Array<{ m: ChannelMessage; t: number; i: number }> = [];
+  readonly skipped: SkippedChannelLine[] = [];
+
+  add(raw: string, line: number): void {
+    // a byte-order mark before the first line is no part of its JSON
+    const r = parseLine(line === 1 && raw.startsWith('\ufeff') ? raw.slice(1) : raw, line);
+    if (r === null) return;
+    if ('reason' in r) this.skipped.push(r);
+    else this.rows.push({ ...r, i: line });
+  }
+
+  skip(s: SkippedChannelLine): void {
+    this.skipped.push(s);
+  }
+
+  log(): ChannelLog {
+    this.rows.sort((a, b) => a.t - b.t || a.i - b.i);
+    return { messages: this.rows.map((r) => r.m), skipped: this.skipped };
+  }
+}
+
+export function parseChannelLog(text: string): ChannelLog {
+  const b = new LogBuilder();
+  text.split('\n').forEach((raw, i) => b.add(raw, i + 1));
+  return b.log();
+}
+
+/**
+ * Reads a channel log line by line from the file's bytes: a line over MAX_CHANNEL_LINE_BYTES is a
+ * counted skip (its bytes are passed over, not kept), the others are parsed as parseChannelLog does.
+ */
+export async function readChannelLog(path: string, maxLineBytes = MAX_CHANNEL_LINE_BYTES): Promise<ChannelLog> {
+  const b = new LogBuilder();
+  let line = 1;
+  let parts: Buffer[] = [];
+  let size = 0;
+  let tooLong = false;
+  const end = () => {
+    if (tooLong) b.skip({ line, reason: 'line_too_long', detail: `${size} bytes, over ${maxLineBytes}: not read` });
+    else b.add(Buffer.concat(parts).toString('utf8').replace(/\r$/, ''), line);
+    line++;
+    parts = [];
+    size = 0;
+    tooLong = false;
+  };
+  try {
+    for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) {
+      let from = 0;
+      for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, from)) {
+        take(chunk.subarray(from, nl));
+        end();
+        from = nl + 1;
+      }
+      take(chunk.subarray(from));
+    }
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     throw new UsageError(`cannot read channel log ${path} (${code ?? (e as Error).message})`, 'pass a JSONL file with id, author, created_at, text per line');
   }
-  return parseChannelLog(text);
+  if (size > 0 || tooLong) end();
+  return b.log();
+
+  function take(part: Buffer): void {
+    if (part.length === 0) return;
+    size += part.length;
+    if (size > maxLineBytes) {
+      tooLong = true;
+      parts = [];
+    } else if (!tooLong) parts.push(Buffer.from(part));
+  }
 }
 
 /** `@claude` → `claude`: the author name of the agent's own messages. */

@@ -201,6 +201,9 @@ function threadRows(messages: readonly ChannelMessage[]): { rows: Map<string | n
 }
 
 /** Known bad options are UsageErrors (one line, exit 2), never a silently odd replay. */
+/** The largest framing a replay builds: a million tokens, the largest context window offered. */
+export const MAX_PREFIX_TOKENS = 1_000_000;
+
 function validate(opts: ChannelReplayOptions): void {
   const mentions = (x: number | readonly number[] | undefined, flag: string) => {
     for (const k of toSet(x)) if (!Number.isInteger(k) || k < 1) throw new UsageError(`${flag} must be a mention number ≥ 1, got ${k}`);
@@ -208,7 +211,7 @@ function validate(opts: ChannelReplayOptions): void {
   mentions(opts.evictAt, '--evict-at');
   mentions(opts.failAt, '--fail-at');
   const prefix = opts.prefixTokens ?? 2120;
-  if (!Number.isInteger(prefix) || prefix < 0) throw new UsageError(`--prefix-tokens must be a whole number ≥ 0, got ${prefix}`);
+  if (!Number.isInteger(prefix) || prefix < 0 || prefix > MAX_PREFIX_TOKENS) throw new UsageError(`--prefix-tokens must be a whole number from 0 to ${MAX_PREFIX_TOKENS}, got ${prefix}`);
   if (opts.ttl !== undefined && opts.ttl !== '5m' && opts.ttl !== '1h') throw new UsageError(`--ttl must be 5m or 1h, got ${String(opts.ttl)}`);
   if (opts.encoding !== undefined && !ENCODINGS.includes(opts.encoding)) {
     throw new UsageError(`--encoding must be ${ENCODINGS.join(' or ')}, got ${String(opts.encoding)}`);
@@ -241,6 +244,12 @@ async function prepare(opts: ChannelReplayOptions): Promise<{ p: Prepared; file:
 
   const { rows, pos } = threadRows(messages);
   const mentionIdx = messages.flatMap((m, i) => (isMention(m, handle) ? [i] : []));
+  // an event at a mention the channel does not have would change nothing: say so, not run as asked
+  for (const [flag, at] of [['--evict-at', opts.evictAt], ['--fail-at', opts.failAt]] as const) {
+    for (const k of toSet(at)) {
+      if (k > mentionIdx.length) throw new UsageError(`${flag} ${k}: the channel has ${mentionIdx.length} mention${mentionIdx.length === 1 ? '' : 's'} of ${handle}`);
+    }
+  }
   const replies = pairReplies(messages, mentionIdx, handle);
   const bindingId = opts.bindingId ?? `binding-${author}-${channel}`;
   const mentions = mentionIdx.map((index, k): Mention => {

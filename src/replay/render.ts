@@ -42,10 +42,22 @@ export interface RenderedContext {
  * characters + `… [50 more characters; channel_history has the full message]`.
  */
 export function truncateBody(text: string): string {
-  const cps = Array.from(text);
-  if (cps.length <= BODY_LIMIT) return text;
-  const more = cps.length - BODY_LIMIT;
-  return `${cps.slice(0, BODY_LIMIT).join('')}… [${more} more characters; channel_history has the full message]`;
+  // code points counted in place: an array of a long body's characters costs its length in memory
+  // (and past ~134 million, V8 cannot make it)
+  if (text.length <= BODY_LIMIT) return text;
+  let points = 0;
+  let cut = -1;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) i++;
+    }
+    points++;
+    if (points === BODY_LIMIT) cut = i + 1;
+  }
+  if (points <= BODY_LIMIT) return text;
+  return `${text.slice(0, cut)}… [${points - BODY_LIMIT} more characters; channel_history has the full message]`;
 }
 
 /**

@@ -50,7 +50,10 @@ export function formatSessionReplay(r: SessionReplayResult, opts: { color?: bool
   }
   for (const n of r.not_run) out.push(`not run: ${n.strategy} (${clean(n.reason)})`);
   const f = r.fidelity;
-  if (f) {
+  if (f && c.requests < 2) {
+    // request 1 calibrates the prefix: a chain of one request has nothing left to compare
+    out.push('', 'Fidelity of recorded: none (a chain of one request: it calibrates the prefix, no request is left to compare)');
+  } else if (f) {
     out.push('', `Fidelity of recorded (requests 2–${int(c.requests)}; relative error |predicted − observed| / observed):`);
     const row = (label: string, e: typeof f.prompt): Cell[] => [label, pct(e.median_rel_error), pct(e.p90_rel_error), pct(e.mean_signed_rel_error), int(e.n)];
     out.push(

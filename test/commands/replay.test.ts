@@ -28,3 +28,29 @@ test('replay channel: a missing file and an unknown strategy are one-line errors
   assert.equal(b.code, 2);
   assert.match(b.stderr, /--strategy telepathy/);
 });
+
+test('replay channel: events past the last mention, no strategy, and an unbounded framing are one-line errors', () => {
+  const cases: [string[], RegExp][] = [
+    [['--evict-at', '31'], /--evict-at 31: the channel has 30 mentions of @claude/],
+    [['--fail-at', '2,99'], /--fail-at 99: the channel has 30 mentions/],
+    [['--strategy', ','], /--strategy ,: name at least one of window, watermark, unstable/],
+    [['--prefix-tokens', '1e12'], /--prefix-tokens 1e12: expected a whole number of tokens up to 1,000,000/],
+  ];
+  for (const [args, expected] of cases) {
+    const r = cli(['replay', 'channel', CHANNEL, ...args]);
+    assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.equal(r.stderr.trim().split('\n').length, 1);
+    assert.match(r.stderr, expected);
+  }
+  const last = cli(['replay', 'channel', CHANNEL, '--evict-at', '30', '--strategy', 'window', '--json']);
+  assert.equal(last.code, 0, last.stderr);
+});
+
+test('replay session of a chain of one request: no fidelity to compare, said so', () => {
+  const dir = join(REPO, '../shared/real-logs/marot-spotter');
+  const r = cli(['replay', 'session', '4d5611e5', dir, '--chain', 'acompact', '--db', ':memory:', '--strategy', 'recorded']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /· 1 requests ·/);
+  assert.match(r.stdout, /Fidelity of recorded: none \(a chain of one request/);
+  assert.doesNotMatch(r.stdout, /requests 2–1/);
+});

@@ -1,6 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { isMention, pairReplies, parseChannelLog, readChannelLog } from '../../src/replay/channel-log.js';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { UsageError } from '../../src/errors.js';
 import type { ChannelMessage } from '../../src/samples/channel.js';
 
@@ -30,6 +33,37 @@ test('bad lines are counted with their line and reason; good lines sorted by cre
     [4, 'missing_field'],
     [5, 'bad_timestamp'],
   ]);
+});
+
+test('created_at must be an ISO 8601 instant with its offset: the same replay on every machine', () => {
+  const at = (created_at: string, id = created_at) => JSON.stringify({ id, author: 'maya', created_at, text: 'x' });
+  const good = ['2025-03-11T09:03:00Z', '2025-03-11T09:03:00.123Z', '2025-03-11T10:03:00+01:00', '2025-03-11 09:03Z', '2025-03-11T11:03:00+0200'];
+  const bad = ['hello 2', '1', '2025-02-30T00:00:00Z', '2025-03-11T09:03:00', '2025-03-11', 'March 11, 2025 09:03 UTC', '2025-03-11T24:00:00Z'];
+  const log = parseChannelLog([...good, ...bad].map((x) => at(x)).join('\n'));
+  assert.deepEqual(log.messages.map((m) => m.id).sort(), [...good].sort());
+  assert.deepEqual(log.skipped.map((s) => [s.line, s.reason]), bad.map((_, i) => [good.length + i + 1, 'bad_timestamp']));
+});
+
+test('a byte-order mark before the first line, and CRLF line ends, are no part of the JSON', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'cachelens-channel-'));
+  const file = path.join(dir, 'c.jsonl');
+  writeFileSync(file, '\ufeff' + JSON.stringify(msg('a', 'maya', 'one')) + '\r\n' + JSON.stringify(msg('b', 'maya', 'two', 1)) + '\r\n');
+  const log = await readChannelLog(file);
+  assert.deepEqual(log.messages.map((m) => m.id), ['a', 'b']);
+  assert.deepEqual(log.skipped, []);
+  assert.deepEqual(parseChannelLog('\ufeff' + JSON.stringify(msg('a', 'maya', 'one'))).messages.map((m) => m.id), ['a']);
+});
+
+test('a line over the limit is a counted skip; the lines around it are read', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'cachelens-channel-'));
+  const file = path.join(dir, 'c.jsonl');
+  const huge = JSON.stringify(msg('big', 'maya', 'y'.repeat(5_000)));
+  writeFileSync(file, [JSON.stringify(msg('a', 'maya', 'one')), huge, JSON.stringify(msg('b', 'maya', 'two', 1)), huge].join('\n'));
+  const log = await readChannelLog(file, 4_096);
+  assert.deepEqual(log.messages.map((m) => m.id), ['a', 'b']);
+  assert.deepEqual(log.skipped.map((s) => [s.line, s.reason]), [[2, 'line_too_long'], [4, 'line_too_long']]);
+  // under the limit, the same file is read whole
+  assert.equal((await readChannelLog(file)).messages.length, 4);
 });
 
 test('a missing file is a UsageError', async () => {

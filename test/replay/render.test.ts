@@ -82,6 +82,11 @@ test('bodies are cut at 600 code points with the marker and the count of what wa
   assert.equal(cut, '🙂'.repeat(600) + '… [50 more characters; channel_history has the full message]');
   assert.equal(truncateBody('x'.repeat(600)), 'x'.repeat(600));
   assert.equal(truncateBody('x'.repeat(601)), 'x'.repeat(600) + '… [1 more characters; channel_history has the full message]');
+  // a cut right after an astral character, and 600 astral characters (1,200 UTF-16 units) kept whole
+  assert.equal(truncateBody('x'.repeat(599) + '🙂' + 'yz'), 'x'.repeat(599) + '🙂… [2 more characters; channel_history has the full message]');
+  assert.equal(truncateBody('🙂'.repeat(600)), '🙂'.repeat(600));
+  // a body of 150 million characters is cut without an array of them (which V8 could not make)
+  assert.match(truncateBody('z'.repeat(150_000_000)), /^z{600}… \[149999400 more characters;/);
 });
 
 test('one line per row: [user] / [agent] tags, newlines escaped so a row cannot forge another', () => {
