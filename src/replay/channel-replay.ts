@@ -154,6 +154,8 @@ interface Mention {
   fetched: ChannelMessage[];
   payload: Segment;
   reply: Segment;
+  /** when the agent's answer in the log was posted (its process is busy until then), else null */
+  replyAt: number | null;
 }
 
 interface Prepared {
@@ -260,7 +262,17 @@ async function prepare(opts: ChannelReplayOptions): Promise<{ p: Prepared; file:
     const fetched = list.slice(Math.max(0, p + 1 - FETCH_ROWS), p + 1).map((i) => messages[i]!);
     const payload = payloadText({ channel, mention: message, runId: `run-${k + 1}`, bindingId, agents: [handle], maxRecipients: 3 });
     const reply = replies[k]?.text ?? fallbackReply(message);
-    return { index, message, at: Date.parse(message.created_at), thread, fetched, payload: tok.segment(payload + '\n'), reply: tok.segment(reply + '\n') };
+    const answer = replies[k];
+    return {
+      index,
+      message,
+      at: Date.parse(message.created_at),
+      thread,
+      fetched,
+      payload: tok.segment(payload + '\n'),
+      reply: tok.segment(reply + '\n'),
+      replyAt: answer ? Date.parse(answer.created_at) : null,
+    };
   });
   const p: Prepared = {
     channel,
@@ -350,6 +362,8 @@ function replayStrategy(p: Prepared, strategy: ChannelStrategy): { summary: Stra
     }
     session.lastRequest = request;
     session.lastAt = mn.at;
+    // idle (for --idle-reap) from when it answered: a process is busy until its reply is posted
+    if (!failed && mn.replyAt !== null && mn.replyAt > process.lastActiveAt) process.lastActiveAt = mn.replyAt;
 
     turns.push({
       strategy,

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { generateChannel } from '../../src/samples/channel.js';
-import { isMention } from '../../src/replay/channel-log.js';
+import { isMention, pairReplies, readChannelLog } from '../../src/replay/channel-log.js';
 import { formatChannelReplay, runChannelReplay, type ChannelReplayResult, type ChannelTurn } from '../../src/replay/index.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -115,11 +115,15 @@ test('a failed run discards the watermark: its rows come again at the next menti
   assert.equal(r.strategies.watermark!.failed_turns, 1);
 });
 
-test('idle reap after 30 minutes: every mention after a longer silence is cold', async () => {
+test('idle reap after 30 minutes: every mention more than 30 minutes after the agent last answered is cold', async () => {
   const r = await runChannelReplay({ file: SAMPLE, idleReapMinutes: 30, strategies: ['watermark'] });
   const ts = turnsOf(r, 'watermark');
   const times = ts.map((t) => Date.parse(t.at));
-  const expectedCold = 1 + times.filter((t, i) => i > 0 && t - times[i - 1]! > 30 * 60_000).length;
+  // the process is busy until its answer is posted: idle from then
+  const { messages } = await readChannelLog(SAMPLE);
+  const mentionIdx = messages.flatMap((m, i) => (isMention(m, '@claude') ? [i] : []));
+  const answered = pairReplies(messages, mentionIdx, '@claude').map((a, k) => Math.max(times[k]!, a ? Date.parse(a.created_at) : 0));
+  const expectedCold = 1 + times.filter((t, i) => i > 0 && t - answered[i - 1]! > 30 * 60_000).length;
   assert.ok(expectedCold > 1, 'the sample has silences over 30 minutes');
   assert.equal(r.strategies.watermark!.cold_turns, expectedCold);
   assert.equal(r.strategies.watermark!.already_seen_tokens, 0);
@@ -197,4 +201,18 @@ test('idle reap with the session kept: the same turns are reloaded instead of co
   assert.equal(s.processes, 1);
   const reloaded = turnsOf(r, 'watermark').filter((t) => t.delivery === 'reloaded');
   assert.ok(reloaded.every((t) => t.header !== 'first_contact'), 'the watermark still applies to the same native session');
+});
+
+test('idle reap counts from the agent\'s answer: a mention 25 minutes after it is warm, though 32 after the last mention', async () => {
+  const at = (min: number) => new Date(Date.UTC(2025, 2, 11, 9, min)).toISOString();
+  const messages = [
+    { id: 'r0', author: 'maya', created_at: at(0), text: 'deploy is stuck' },
+    { id: 'M1', author: 'priya', created_at: at(1), text: '@claude why is the deploy stuck?' },
+    { id: 'A1', author: 'claude', created_at: at(8), text: 'the migration holds a lock' },
+    { id: 'M2', author: 'priya', created_at: at(33), text: '@claude is it done now?' },
+  ];
+  const r = await runChannelReplay({ messages, idleReapMinutes: 30, strategies: ['window'] });
+  assert.deepEqual(turnsOf(r, 'window').map((t) => [t.delivery, t.native]), [['cold', 'native-1'], ['warm', 'native-1']]);
+  const late = await runChannelReplay({ messages: [...messages.slice(0, 3), { ...messages[3]!, created_at: at(39) }], idleReapMinutes: 30, strategies: ['window'] });
+  assert.equal(turnsOf(late, 'window')[1]!.delivery, 'cold');
 });
