@@ -76,6 +76,44 @@ export function jsonText(value: unknown, indent?: number): string {
   return (JSON.stringify(value, null, indent) ?? 'null').replace(/[\u007f-\u009f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
 }
 
+/**
+ * Columns a terminal gives `s`: 2 for East Asian wide and full-width characters and emoji, 0 for
+ * combining marks, zero-width and variation selectors, 1 for the rest (cleaned text has no controls).
+ * Example: displayWidth('項目/a') → 6.
+ */
+export function displayWidth(s: string): number {
+  let w = 0;
+  for (const ch of s) {
+    const c = ch.codePointAt(0)!;
+    if (c < 0x300) w += 1;
+    else if (ZERO_WIDTH.test(ch)) continue;
+    else if (isWide(c)) w += 2;
+    else w += 1;
+  }
+  return w;
+}
+
+const ZERO_WIDTH = /^[\p{Mn}\p{Me}\u200b-\u200f\ufe00-\ufe0f\u2060-\u2064\ufeff]$/u;
+
+function isWide(c: number): boolean {
+  return (
+    (c >= 0x1100 && c <= 0x115f) ||
+    (c >= 0x2e80 && c <= 0x303e) ||
+    (c >= 0x3041 && c <= 0x33ff) ||
+    (c >= 0x3400 && c <= 0x4dbf) ||
+    (c >= 0x4e00 && c <= 0x9fff) ||
+    (c >= 0xa000 && c <= 0xa4cf) ||
+    (c >= 0xac00 && c <= 0xd7a3) ||
+    (c >= 0xf900 && c <= 0xfaff) ||
+    (c >= 0xfe30 && c <= 0xfe4f) ||
+    (c >= 0xff00 && c <= 0xff60) ||
+    (c >= 0xffe0 && c <= 0xffe6) ||
+    (c >= 0x1f300 && c <= 0x1f64f) ||
+    (c >= 0x1f900 && c <= 0x1f9ff) ||
+    (c >= 0x20000 && c <= 0x3fffd)
+  );
+}
+
 export function useColor(stream: NodeJS.WriteStream = process.stdout, env: NodeJS.ProcessEnv = process.env): boolean {
   return Boolean(stream.isTTY) && !('NO_COLOR' in env) && env.TERM !== 'dumb';
 }
@@ -86,9 +124,9 @@ export function bold(s: string, color: boolean): string {
 
 export function table(columns: Column[], rows: Cell[][], opts: { color?: boolean; title?: string } = {}): string {
   const text = rows.map((r) => r.map((c) => (c === null || c === undefined ? '' : typeof c === 'number' ? int(c) : clean(c))));
-  const widths = columns.map((c, i) => Math.max(c.header.length, ...text.map((r) => [...(r[i] ?? '')].length)));
+  const widths = columns.map((c, i) => Math.max(displayWidth(c.header), ...text.map((r) => displayWidth(r[i] ?? ''))));
   const pad = (s: string, i: number) => {
-    const n = widths[i] - [...s].length;
+    const n = widths[i] - displayWidth(s);
     return columns[i].align === 'num' ? ' '.repeat(n) + s : s + ' '.repeat(n);
   };
   const lines: string[] = [];

@@ -15,9 +15,11 @@
  * and requestId beside the key that holds both; requests split them from the key. 10: no UNIQUE
  * index on files.path, which cost a cold 1 GB run ~0.3 s to build and fold into the store; the
  * plan gives each walked path one id. 11: files.parser_state leaves out the chains, which are the
- * file's chain_facts rows.)
+ * file's chain_facts rows. 12: copies of a request with and without a 5m/1h split merge into
+ * the largest write split by its 1-hour part, in the reader and the de-dup; a v2.1 subagent
+ * file's session comes from its place in the layout only.)
  */
-export const SCHEMA_VERSION = 11;
+export const SCHEMA_VERSION = 12;
 
 export const FACT_TABLES = [
   'observations',

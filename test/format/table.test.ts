@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { clean, cleanKeepingLines, int, jsonText, usd } from '../../src/format/table.js';
+import { clean, cleanKeepingLines, displayWidth, int, jsonText, table, usd } from '../../src/format/table.js';
 import { toCsv } from '../../src/reporters/rows.js';
 import { formatQuality } from '../../src/reporters/summary.js';
 import { assistant, cli, writeCorpus } from '../helpers/corpus.js';
@@ -85,4 +85,14 @@ test('--json output escapes the C1 and bidi controls a transcript brings', () =>
   assert.doesNotMatch(r.stdout, ACTIVE);
   assert.doesNotMatch(r.stdout, /[\u2028\u2029]/);
   assert.ok(JSON.stringify(JSON.parse(r.stdout)).includes(hostile), 'the model name survives as data');
+});
+
+test('tables align by the columns a terminal gives: wide CJK and emoji take two, combining marks none', () => {
+  assert.equal(displayWidth('項目/a'), 6);
+  assert.equal(displayWidth('e\u0301'), 1);
+  assert.equal(displayWidth('😀x'), 3);
+  const text = table([{ header: 'project' }, { header: 'n', align: 'num' }], [['/home/项目', 1], ['/home/ab', 22]]);
+  const [, , a, b] = text.split('\n');
+  assert.equal(displayWidth(a!), displayWidth(b!));
+  assert.deepEqual([a, b], ['/home/项目   1', '/home/ab    22']);
 });
