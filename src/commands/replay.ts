@@ -94,6 +94,8 @@ const sessionCommand: Command = {
     };
     const { formatSessionReplay, locateChain, replaySessionFile } = await import('../replay/index.js');
     let result: SessionReplayResult;
+    // a .jsonl path that is not there is a missing file, not an unknown session id
+    if (target.endsWith('.jsonl') && !existsSync(target)) throw new UsageError(`no such file or directory: ${target}`, 'give a transcript path or a session id');
     if (isTranscriptPath(target)) {
       result = await replaySessionFile(target, { ...opts, prices: loadPriceTable(argv.pricing as string | undefined) });
     } else {

@@ -54,3 +54,10 @@ test('replay session of a chain of one request: no fidelity to compare, said so'
   assert.match(r.stdout, /Fidelity of recorded: none \(a chain of one request/);
   assert.doesNotMatch(r.stdout, /requests 2–1/);
 });
+
+test('replay session of a .jsonl path that is not there names the missing file', () => {
+  const r = cli(['replay', 'session', join(REPO, 'no-such-transcript.jsonl'), '--db', ':memory:']);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /^cachelens: no such file or directory: .*no-such-transcript\.jsonl/);
+  assert.equal(r.stderr.trim().split('\n').length, 1);
+});
