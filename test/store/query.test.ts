@@ -283,12 +283,18 @@ test('streamChains: the chains in batches as DuckDB streams them, each chain who
     // as many: more than one chunk of DuckDB's stream, with chains across the chunks' edges
     await r.store.run(`INSERT INTO requests SELECT requests.* REPLACE (key || '-' || i AS key, t + (i // 2) AS t) FROM requests, range(40) r(i)`);
     await r.store.run(`INSERT INTO attachments SELECT attachments.* REPLACE (t + i AS t) FROM attachments, range(40) r(i)`);
+    // a chain across two days: its first request a day earlier
+    const [first] = await r.store.all(`SELECT chain_id, arg_min(key, t) AS key, strftime(max(ts) AT TIME ZONE 'UTC', '%Y-%m-%d') AS day FROM requests GROUP BY chain_id ORDER BY chain_id LIMIT 1`);
+    await r.store.all(`UPDATE requests SET t = t - 86400000, ts = ts - INTERVAL 1 DAY WHERE key = $key`, { key: first!.key });
+    const day = first!.day as string;
     for (const filters of [
       { since: null, until: null, project: null, timezone: 'UTC' },
       // a project's chains only: the other chains' events come in the stream, their chains do not
       { since: null, until: null, project: 'shop-api', timezone: 'UTC' },
+      // the chains with a request from that day on, whole: their earlier requests as context
+      { since: day, until: null, project: null, timezone: 'UTC' },
     ]) {
-      const want = await readRowByRow(r.store, filters.project);
+      const want = await readRowByRow(r.store, filters.project, filters.since);
       const batches: string[][] = [];
       const got = [];
       for await (const batch of streamChains(r.store, filters)) {
@@ -301,13 +307,18 @@ test('streamChains: the chains in batches as DuckDB streams them, each chain who
       assert.deepEqual(await loadChains(r.store, filters), want);
     }
     assert.ok((await readRowByRow(r.store, 'shop-api')).length < (await readRowByRow(r.store, null)).length);
+    const since = await readRowByRow(r.store, null, day);
+    assert.ok(since.some((c) => c.requests.some((q) => q.context)) && since.length < (await readRowByRow(r.store, null)).length);
   } finally {
     r.store.close();
   }
 });
 
-/** The chains loadChains should give, each table read row by row and grouped here. */
-async function readRowByRow(store: Awaited<ReturnType<typeof run>>['store'], project: string | null) {
+/**
+ * The chains loadChains should give, each table read row by row and grouped here: with `since` (a
+ * UTC day), the chains with a request on or after it, their requests before it marked context.
+ */
+async function readRowByRow(store: Awaited<ReturnType<typeof run>>['store'], project: string | null, since: string | null = null) {
   const chains = await store.all(`SELECT * FROM chains ORDER BY chain_id`);
   const requests = await store.all(
     `SELECT * FROM requests WHERE $project IS NULL OR contains(lower(project), lower($project)) ORDER BY chain_id, t, key`,
@@ -324,6 +335,7 @@ async function readRowByRow(store: Awaited<ReturnType<typeof run>>['store'], pro
       agentId: c.agent_id ?? null,
       agentType: c.agent_type,
       kind: c.kind,
+      project: c.project ?? null,
       requests: requests
         .filter((q) => q.chain_id === c.chain_id)
         .map((q) => ({
@@ -338,11 +350,12 @@ async function readRowByRow(store: Awaited<ReturnType<typeof run>>['store'], pro
           cacheRead: q.cache_read,
           segment: q.segment,
           round: q.round,
+          ...(since !== null && new Date(q.t as number).toISOString().slice(0, 10) < since ? { context: true } : {}),
         })),
       events: events.filter((e) => e.chain_id === c.chain_id).map((e) => ({ t: e.t, kind: e.kind, detail: e.detail })),
       rounds: c.rounds,
     }))
-    .filter((c) => c.requests.length > 0);
+    .filter((c) => c.requests.length > 0 && c.requests.some((q) => !q.context));
 }
 
 test('skipped: each reason\'s count, and its first five lines by path and line, as sorting all of them gives', async () => {
