@@ -298,19 +298,20 @@ export class AnatomyAnalysis {
       tallyFor(this.byModel, a.request.model).add(chain.chainId, p);
       if (!p.priced) this.unpricedModels.set(a.request.model, (this.unpricedModels.get(a.request.model) ?? 0) + 1);
       if (a.break > 0) {
-        const event = breakEvent(chain.chainId, p);
-        if (this.lists) this.breaks.push(event);
+        if (this.lists) this.breaks.push(breakEvent(chain.chainId, p));
+        const priced = p.priced;
+        const weight = priced ? a.break * priced.writePerToken : 0;
         for (const cause of a.causes.length > 0 ? a.causes : ['unknown']) {
-          const row = this.causes.get(cause) ?? { cause, events: 0, tokens: 0, weight: 0, usd: 0, waste_weight: 0, unpriced_events: 0 };
+          let row = this.causes.get(cause);
+          if (!row) this.causes.set(cause, (row = { cause, events: 0, tokens: 0, weight: 0, usd: 0, waste_weight: 0, unpriced_events: 0 }));
           row.events++;
           row.tokens += a.break;
-          if (event.weight === null) row.unpriced_events++;
+          if (!priced) row.unpriced_events++;
           else {
-            row.weight += event.weight;
-            row.usd += event.usd!;
-            row.waste_weight += event.waste_weight!;
+            row.weight += weight;
+            row.usd += weight * priced.usdPerWeight;
+            row.waste_weight += a.break * (priced.writePerToken - priced.readWeight);
           }
-          this.causes.set(cause, row);
         }
       }
     }

@@ -126,12 +126,16 @@ export function whatifKeepalive(chains: readonly ChainInput[], options: Keepaliv
   return whatif.result();
 }
 
-/** One gap as every budget's tally takes it; the weights null when the gap is unpriced. */
-interface Gap {
-  gapMs: number;
-  subagent: boolean;
-  ping: { weight: number; usd: number } | null;
-  saving: { weight: number; usd: number } | null;
+/**
+ * One gap as the tallies take it (numbers, not an object: a report adds ~150,000 of them to five
+ * tallies): its length, whether its chain is a subagent's, whether it is priced, and one ping's
+ * weight and USD and the saving's weight and USD (0 when unpriced).
+ */
+interface GapWeights {
+  pingWeight: number;
+  pingUsd: number;
+  saving: number;
+  savingUsd: number;
 }
 
 /**
@@ -149,6 +153,8 @@ export class KeepaliveWhatIf {
   private readonly totals: KeepaliveTally;
   private readonly buckets: BucketMap<KeepaliveTally>;
   private readonly unpricedModels = new Set<string>();
+  /** the weights of the gap being added, one object for every gap */
+  private readonly gap: GapWeights = { pingWeight: 0, pingUsd: 0, saving: 0, savingUsd: 0 };
 
   constructor(private readonly options: KeepaliveOptions) {
     this.intervalS = options.intervalS ?? 270;
@@ -184,25 +190,25 @@ export class KeepaliveWhatIf {
         model = this.buckets.get('model', (modelName = a.request.model));
         model.meet(chain.chainId);
       }
-      const tallies = [...chainTallies, model];
+      const modelTally: KeepaliveTally = model;
       const w = weightsFor(a.request.model, promptTokens(a.request));
       if (w) {
         const weight = totalWeight(weigh(a.request, w));
-        for (const t of tallies) t.weigh(weight, weight * w.usdPerWeight, subagent);
+        for (const t of chainTallies) t.weigh(weight, weight * w.usdPerWeight, subagent);
+        modelTally.weigh(weight, weight * w.usdPerWeight, subagent);
       } else this.unpricedModels.add(a.request.model);
       if (i === 0 || a.coldStart || a.ttl !== '5m') return;
       const prev = anatomy[i - 1]!.request;
       const pw = weightsFor(prev.model, a.cachedPrefix + this.pingIn);
       if (!pw) this.unpricedModels.add(prev.model);
-      const pingWeight = pw ? a.cachedPrefix * pw.read + this.pingIn * pw.write5m + this.pingOut * pw.output : 0;
-      const saving = w ? a.expiry * (w.write5m - w.read) : 0;
-      const gap: Gap = {
-        gapMs: a.gapMs!,
-        subagent,
-        ping: pw && w ? { weight: pingWeight, usd: pingWeight * pw.usdPerWeight } : null,
-        saving: pw && w ? { weight: saving, usd: saving * w.usdPerWeight } : null,
-      };
-      for (const t of tallies) t.add(gap, this.intervalMs, this.ttlMs);
+      const priced = pw !== null && w !== null;
+      const g = this.gap;
+      g.pingWeight = priced ? a.cachedPrefix * pw.read + this.pingIn * pw.write5m + this.pingOut * pw.output : 0;
+      g.pingUsd = priced ? g.pingWeight * pw.usdPerWeight : 0;
+      g.saving = priced ? a.expiry * (w.write5m - w.read) : 0;
+      g.savingUsd = priced ? g.saving * w.usdPerWeight : 0;
+      for (const t of chainTallies) t.add(a.gapMs!, subagent, priced, g, this.intervalMs, this.ttlMs);
+      modelTally.add(a.gapMs!, subagent, priced, g, this.intervalMs, this.ttlMs);
     });
   }
 
@@ -239,7 +245,14 @@ export class KeepaliveWhatIf {
   }
 }
 
-/** The chains, gaps and weights of one set of chains (all, or a bucket's), with a tally per budget. */
+/**
+ * The chains, gaps and weights of one set of chains (all, or a bucket's), and what every budget
+ * would send and save on its gaps, tallied in O(1) per gap whatever the number of budgets: a gap
+ * that needs k pings to last until the next request (⌈g/I⌉ − 1) sends min(B, k) under budget B,
+ * and one over the TTL is bridged when B reaches kb = ⌈(g − TTL)/I⌉ (kb ≤ k, since k pings leave
+ * at most I < TTL). So the gaps are kept by k and by kb (both capped at `cap`, the largest finite
+ * budget asked and at least 20), and each budget's row is summed from those at the end.
+ */
 class KeepaliveTally {
   chains = 0;
   /** the chain met last: a chain counts once, even when its model changes back */
@@ -249,10 +262,22 @@ class KeepaliveTally {
   weight = 0;
   usd = 0;
   subagentWeight = 0;
-  private readonly budgets: BudgetTally[];
+  private readonly cap: number;
+  /** by min(k, cap): gaps, and the weight, USD and subagent weight of one of their pings */
+  private readonly byNeed: Float64Array[];
+  /** gaps over the TTL by min(kb, cap + 1): count, saving weight, USD, subagent saving */
+  private readonly byBridge: Float64Array[];
+  private over = 0;
+  /** for B = ∞: Σ k, Σ k × a ping's weight, USD and subagent weight; Σ of every saving */
+  private infPings = 0;
+  private readonly inf = new Float64Array(3);
+  private readonly infSaved = new Float64Array(3);
 
-  constructor(budgets: readonly number[]) {
-    this.budgets = budgets.map((b) => new BudgetTally(b));
+  constructor(private readonly budgets: readonly number[]) {
+    // at least the sweep's 20, so that a budget's row is summed alike alone and in the sweep
+    this.cap = Math.max(20, ...budgets.filter((b) => b !== Infinity));
+    this.byNeed = [0, 1, 2, 3].map(() => new Float64Array(this.cap + 1));
+    this.byBridge = [0, 1, 2, 3].map(() => new Float64Array(this.cap + 2));
   }
 
   meet(chainId: string): void {
@@ -267,18 +292,97 @@ class KeepaliveTally {
     if (subagent) this.subagentWeight += weight;
   }
 
-  add(gap: Gap, intervalMs: number, ttlMs: number): void {
+  /** A gap: its pings and whether they bridge it count always; its weights when it is priced. */
+  add(gapMs: number, subagent: boolean, priced: boolean, gap: GapWeights, intervalMs: number, ttlMs: number): void {
     this.gaps++;
-    if (gap.ping) this.pricedGaps++;
-    for (const b of this.budgets) b.add(gap, intervalMs, ttlMs);
+    if (priced) this.pricedGaps++;
+    const k = pingsFor(gapMs, intervalMs, Infinity);
+    const n = Math.min(k, this.cap);
+    const [count, w, u, sub] = this.byNeed as [Float64Array, Float64Array, Float64Array, Float64Array];
+    count[n]! += 1;
+    this.infPings += k;
+    if (priced) {
+      w[n]! += gap.pingWeight;
+      u[n]! += gap.pingUsd;
+      this.inf[0]! += k * gap.pingWeight;
+      this.inf[1]! += k * gap.pingUsd;
+      if (subagent) {
+        sub[n]! += gap.pingWeight;
+        this.inf[2]! += k * gap.pingWeight;
+      }
+    }
+    if (gapMs <= ttlMs) return;
+    this.over++;
+    const b = Math.min(Math.ceil((gapMs - ttlMs) / intervalMs), this.cap + 1);
+    const [bCount, bSaved, bUsd, bSub] = this.byBridge as [Float64Array, Float64Array, Float64Array, Float64Array];
+    bCount[b]! += 1;
+    if (priced) {
+      bSaved[b]! += gap.saving;
+      bUsd[b]! += gap.savingUsd;
+      this.infSaved[0]! += gap.saving;
+      this.infSaved[1]! += gap.savingUsd;
+      if (subagent) {
+        bSub[b]! += gap.saving;
+        this.infSaved[2]! += gap.saving;
+      }
+    }
   }
 
   rows(): KeepaliveBudgetRow[] {
-    return this.budgets.map((b) => b.row(this.weight, this.subagentWeight));
+    return this.budgets.map((b) => this.row(b));
+  }
+
+  private row(budget: number): KeepaliveBudgetRow {
+    let pings: number;
+    let pingWeight: number;
+    let pingUsd: number;
+    let pingSub: number;
+    let bridged: number;
+    let saved: number;
+    let savedUsd: number;
+    let savedSub: number;
+    if (budget === Infinity) {
+      [pings, pingWeight, pingUsd, pingSub] = [this.infPings, this.inf[0]!, this.inf[1]!, this.inf[2]!];
+      [bridged, saved, savedUsd, savedSub] = [this.over, this.infSaved[0]!, this.infSaved[1]!, this.infSaved[2]!];
+    } else {
+      const [count, w, u, sub] = this.byNeed as [Float64Array, Float64Array, Float64Array, Float64Array];
+      pings = pingWeight = pingUsd = pingSub = 0;
+      for (let n = 1; n <= this.cap; n++) {
+        const m = Math.min(budget, n);
+        pings += m * count[n]!;
+        pingWeight += m * w[n]!;
+        pingUsd += m * u[n]!;
+        pingSub += m * sub[n]!;
+      }
+      const [bCount, bSaved, bUsd, bSub] = this.byBridge as [Float64Array, Float64Array, Float64Array, Float64Array];
+      bridged = saved = savedUsd = savedSub = 0;
+      for (let kb = 0; kb <= budget; kb++) {
+        bridged += bCount[kb]!;
+        saved += bSaved[kb]!;
+        savedUsd += bUsd[kb]!;
+        savedSub += bSub[kb]!;
+      }
+    }
+    const net = saved - pingWeight;
+    const netSub = savedSub - pingSub;
+    return {
+      budget: budget === Infinity ? 'inf' : budget,
+      pings,
+      gaps_over_ttl: this.over,
+      bridged,
+      expired_after_budget: this.over - bridged,
+      ping_weight: pingWeight,
+      saved_weight: saved,
+      net_saving_weight: net,
+      net_saving_usd: savedUsd - pingUsd,
+      net_saving_weight_subagent: netSub,
+      net_saving_pct_subagent: this.subagentWeight > 0 ? (netSub / this.subagentWeight) * 100 : null,
+      net_saving_pct_all: this.weight > 0 ? (net / this.weight) * 100 : null,
+    };
   }
 
   bucketRow(budgetAt: number): Omit<KeepaliveBucketRow, 'dimension' | 'bucket'> {
-    const r = this.budgets[budgetAt]!.row(this.weight, this.subagentWeight);
+    const r = this.row(this.budgets[budgetAt]!);
     return {
       chains: this.chains,
       gaps: this.gaps,
@@ -294,56 +398,6 @@ class KeepaliveTally {
       net_saving_weight: r.net_saving_weight,
       net_saving_usd: r.net_saving_usd,
       net_saving_pct: r.net_saving_pct_all,
-    };
-  }
-}
-
-/** One budget's sums over the gaps of 5-minute chains, added in the order they are met. */
-class BudgetTally {
-  private pings = 0;
-  private over = 0;
-  private bridged = 0;
-  private pingWeight = 0;
-  private saved = 0;
-  private netUsd = 0;
-  private netSubagent = 0;
-
-  constructor(private readonly budget: number) {}
-
-  /** A gap: its pings and whether they bridge it count always; its weights when it is priced. */
-  add(gap: Gap, intervalMs: number, ttlMs: number): void {
-    const m = pingsFor(gap.gapMs, intervalMs, this.budget);
-    this.pings += m;
-    const bridged = gap.gapMs > ttlMs && gap.gapMs - m * intervalMs <= ttlMs;
-    if (gap.gapMs > ttlMs) this.over++;
-    if (bridged) this.bridged++;
-    if (!gap.ping || !gap.saving) return;
-    let net = -m * gap.ping.weight;
-    this.pingWeight += m * gap.ping.weight;
-    this.netUsd -= m * gap.ping.usd;
-    if (bridged) {
-      this.saved += gap.saving.weight;
-      net += gap.saving.weight;
-      this.netUsd += gap.saving.usd;
-    }
-    if (gap.subagent) this.netSubagent += net;
-  }
-
-  row(all: number, subagentAll: number): KeepaliveBudgetRow {
-    const net = this.saved - this.pingWeight;
-    return {
-      budget: this.budget === Infinity ? 'inf' : this.budget,
-      pings: this.pings,
-      gaps_over_ttl: this.over,
-      bridged: this.bridged,
-      expired_after_budget: this.over - this.bridged,
-      ping_weight: this.pingWeight,
-      saved_weight: this.saved,
-      net_saving_weight: net,
-      net_saving_usd: this.netUsd,
-      net_saving_weight_subagent: this.netSubagent,
-      net_saving_pct_subagent: subagentAll > 0 ? (this.netSubagent / subagentAll) * 100 : null,
-      net_saving_pct_all: all > 0 ? (net / all) * 100 : null,
     };
   }
 }

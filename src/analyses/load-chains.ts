@@ -128,7 +128,7 @@ export async function* streamChains(store: Store, f: Filters, opts: { keys?: boo
           currentAt = at;
         }
         if (tag.getItem(i) === REQUEST) {
-          (current!.requests as ChainRequest[]).push({
+          const q: ChainRequest = {
             key: keys ? (key.getItem(i) as string) : null,
             t: t.getItem(i) as number,
             model: models[code.getItem(i) as number],
@@ -140,8 +140,9 @@ export async function* streamChains(store: Store, f: Filters, opts: { keys?: boo
             cacheRead: cacheRead.getItem(i) as number,
             segment: segment.getItem(i) as number,
             round: round.getItem(i) as number,
-            ...(compaction.getItem(i) ? { context: true } : {}),
-          });
+          };
+          if (compaction.getItem(i)) q.context = true;
+          (current!.requests as ChainRequest[]).push(q);
         } else {
           (current!.events as ChainEvent[]).push({ t: t.getItem(i) as number, kind: compaction.getItem(i) ? 'compaction' : 'attachment', detail: details[code.getItem(i) as number] });
         }
