@@ -54,8 +54,13 @@ export interface TtlRow {
   scenario_weight: number;
   baseline_usd: number;
   scenario_usd: number;
-  /** percent; negative = the override saves; null when the baseline is 0 */
+  /** percent of the baseline weight; negative = the override saves; null when the baseline is 0 */
   delta_pct: number | null;
+  /**
+   * percent of the baseline USD: the verdict's measure, since weights of models with different
+   * base prices do not add up to one cost (with one model it equals delta_pct)
+   */
+  delta_usd_pct: number | null;
   /** fraction; null when the changed chains wrote nothing */
   expiry_share: number | null;
   /** fraction f*; null when nothing is priced */
@@ -127,6 +132,7 @@ class TtlTally {
       baseline_usd: this.baselineUsd,
       scenario_usd: this.scenarioUsd,
       delta_pct: this.baseline > 0 ? ((this.scenario - this.baseline) / this.baseline) * 100 : null,
+      delta_usd_pct: this.baselineUsd > 0 ? ((this.scenarioUsd - this.baselineUsd) / this.baselineUsd) * 100 : null,
       expiry_share: this.writeTokens > 0 ? this.expiryTokens / this.writeTokens : null,
       break_even_share:
         this.evenDen > 0 ? this.evenNum / this.evenDen : w ? breakEvenShare(w) : null,

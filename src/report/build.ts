@@ -208,7 +208,8 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
           direction: 'force1h' as const,
           baseline: { weight: t.baseline_weight, usd: t.baseline_usd },
           scenario: { weight: t.scenario_weight, usd: t.scenario_usd },
-          deltaShare: t.delta_pct === null ? null : t.delta_pct / 100,
+          // by USD, as the verdict: weights of different models do not add up to one cost
+          deltaShare: t.delta_usd_pct === null ? null : t.delta_usd_pct / 100,
           expiryShare: t.expiry_share,
           breakEvenShare: t.break_even_share,
           buckets: t.buckets.map((b) => ({
@@ -216,7 +217,7 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
             bucket: b.bucket,
             baselineWeight: b.baseline_weight,
             scenarioWeight: b.scenario_weight,
-            deltaShare: b.delta_pct === null ? null : b.delta_pct / 100,
+            deltaShare: b.delta_usd_pct === null ? null : b.delta_usd_pct / 100,
             expiryShare: b.expiry_share,
           })),
         };

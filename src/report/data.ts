@@ -166,7 +166,7 @@ export interface TtlOverride {
   direction: 'force1h' | 'force5m';
   baseline: { weight: number; usd: number | null };
   scenario: { weight: number; usd: number | null };
-  /** (scenario − baseline) / baseline: negative saves; null when the baseline is 0 */
+  /** (scenario − baseline) / baseline in USD: negative saves; null when the baseline is 0 */
   deltaShare: number | null;
   /** f (SPEC §5.1); null when the changed chains wrote nothing */
   expiryShare: number | null;
@@ -178,6 +178,7 @@ export interface TtlOverride {
     bucket: string;
     baselineWeight: number;
     scenarioWeight: number;
+    /** in USD, as the total's */
     deltaShare: number | null;
     expiryShare: number | null;
   }>;

@@ -23,7 +23,7 @@ export function formatTtl(result: TtlResult, color = false): string {
       [
         ['baseline', w(result.baseline_weight), d(result.baseline_usd)],
         ['scenario', w(result.scenario_weight), d(result.scenario_usd)],
-        ['delta', signedPct(result.delta_pct), known ? `${usd(result.scenario_usd - result.baseline_usd)} (${signedPct(usdDeltaPct(result))})` : 'unknown'],
+        ['delta', signedPct(result.delta_pct), known ? `${usd(result.scenario_usd - result.baseline_usd)} (${signedPct(result.delta_usd_pct)})` : 'unknown'],
       ],
       { color },
     ),
@@ -41,7 +41,8 @@ export function formatTtl(result: TtlResult, color = false): string {
         num('scenario wt'),
         num('baseline USD'),
         num('scenario USD'),
-        num('delta'),
+        num('delta wt'),
+        num('delta USD'),
         num('f'),
       ],
       result.buckets.map((b): Cell[] => {
@@ -57,6 +58,7 @@ export function formatTtl(result: TtlResult, color = false): string {
           unknown ? 'unknown' : usd(b.baseline_usd),
           unknown ? 'unknown' : usd(b.scenario_usd),
           signedPct(b.delta_pct),
+          signedPct(b.delta_usd_pct),
           pct(b.expiry_share),
         ];
       }),
@@ -68,10 +70,6 @@ export function formatTtl(result: TtlResult, color = false): string {
 
 function allUnpriced(r: { requests: number; unpriced_requests: number }): boolean {
   return r.requests > 0 && r.unpriced_requests === r.requests;
-}
-
-function usdDeltaPct(r: TtlResult): number | null {
-  return r.baseline_usd > 0 ? ((r.scenario_usd - r.baseline_usd) / r.baseline_usd) * 100 : null;
 }
 
 /** By USD: weights of models with different base prices do not add up to one cost. */

@@ -94,3 +94,15 @@ test('formatKeepalive: the best budget per bucket, and an interval with a fracti
   assert.match(ka, /By bucket, at the best budget \(1\)/);
   assert.match(ka, /^kind\s+main\s+1\s+3\s+1\s+1\s+1\s+35,450\s+12,51[23]\s+\$0\.0626\s+\+35\.30%$/m);
 });
+
+test('TTL verdict by USD: weights of models with different base prices do not add up to one cost', () => {
+  // S (sonnet, $3/M): a cold write of 8,000 → +6,000 wt (+$0.018) at 1 hour.
+  // O (opus, $5/M): 10,000 written, re-written 10 minutes later (expiry) → read at 1 hour: −4,000 wt (−$0.020).
+  const S = chain('S', [{ t: 0, w: 8_000, model: 'sonnet' }]);
+  const O = chain('O', [{ t: 0, w: 10_000 }, { t: 10 * 60 * SEC, r: 0, w: 10_000 }]);
+  const r = whatifTtl([S, O], { to: '1h', weightsFor });
+  assert.ok(r.delta_pct! > 0, 'the weight rises');
+  assert.ok(r.delta_usd_pct! < 0, 'the cost falls');
+  assert.ok(Math.abs(r.scenario_usd - r.baseline_usd + 0.002) < 1e-12);
+  assert.match(formatTtl(r), /: forcing 1h saves/);
+});
