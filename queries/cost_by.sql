@@ -4,7 +4,8 @@
 --   $tz: IANA time zone for days (default UTC); $since / $until: 'YYYY-MM-DD' in $tz, or NULL;
 --   $project: substring of the project path, or NULL.
 -- Output columns: grp, requests, chains, weight_input, weight_output, weight_write_5m, weight_write_1h, weight_read,
---   weight (priced requests only), usd (priced requests only), unpriced_requests. Days in order; else by USD, most first.
+--   weight (priced requests only), usd (priced requests only; the weights and USD are NULL for a group none of whose
+--   requests has a price: unknown, never 0), unpriced_requests. Days in order; else by USD, most first.
 -- Weights and USD are summed as DECIMAL(38, 15): exact, so the same rows give the same sums in any order
 --   (a DOUBLE sum's last digits depend on the order DuckDB's threads add them in).
 -- Example row: grp='2026-02-12', requests=291, chains=7, weight_input=1204, weight_output=240500, weight_write_5m=1366641.25,
@@ -23,11 +24,11 @@ f AS (
     AND ($project IS NULL OR contains(lower(project), lower($project)))
 )
 SELECT grp, count(*) AS requests, count(DISTINCT chain_id) AS chains,
-       coalesce(sum(weight_input::DECIMAL(38, 15))::DOUBLE, 0) AS weight_input, coalesce(sum(weight_output::DECIMAL(38, 15))::DOUBLE, 0) AS weight_output,
-       coalesce(sum(weight_write_5m::DECIMAL(38, 15))::DOUBLE, 0) AS weight_write_5m, coalesce(sum(weight_write_1h::DECIMAL(38, 15))::DOUBLE, 0) AS weight_write_1h,
-       coalesce(sum(weight_read::DECIMAL(38, 15))::DOUBLE, 0) AS weight_read,
-       coalesce(sum(weight::DECIMAL(38, 15))::DOUBLE, 0) AS weight, coalesce(sum(usd::DECIMAL(38, 15))::DOUBLE, 0) AS usd,
+       sum(weight_input::DECIMAL(38, 15))::DOUBLE AS weight_input, sum(weight_output::DECIMAL(38, 15))::DOUBLE AS weight_output,
+       sum(weight_write_5m::DECIMAL(38, 15))::DOUBLE AS weight_write_5m, sum(weight_write_1h::DECIMAL(38, 15))::DOUBLE AS weight_write_1h,
+       sum(weight_read::DECIMAL(38, 15))::DOUBLE AS weight_read,
+       sum(weight::DECIMAL(38, 15))::DOUBLE AS weight, sum(usd::DECIMAL(38, 15))::DOUBLE AS usd,
        count(*) FILTER (WHERE weight IS NULL) AS unpriced_requests
 FROM f
 GROUP BY grp
-ORDER BY CASE WHEN coalesce($by, 'day') = 'day' THEN grp END, usd DESC, grp;
+ORDER BY CASE WHEN coalesce($by, 'day') = 'day' THEN grp END, usd DESC NULLS LAST, grp;

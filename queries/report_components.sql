@@ -1,6 +1,8 @@
 -- report_components: weight, USD and tokens per cost component, grouped by day, project, model or agent type.
 -- Purpose: the report's "cost over time" and "cost by" charts (long format: one row per group and component).
--- Inputs: tables requests, chains; $group: 'day' (UTC) | 'project' | 'model' | 'agent_type', or NULL for all four
+-- Inputs: tables requests, chains; $tz: IANA time zone of the days (NULL: UTC); $since / $until: 'YYYY-MM-DD' days in
+--   $tz, or NULL; $project: substring of the project, or NULL (the requests counted, as summary.sql counts them);
+--   $group: 'day' | 'project' | 'model' | 'agent_type', or NULL for all four
 --   at once (one pass over the requests: the report's four charts took four); $top: NULL for every group, or N to
 --   keep only the N projects, models and agent types with the most USD (then weight, then name), the rest of each
 --   summed into one group whose grp is NULL (a group without a name is always among the rest). Days are never folded.
@@ -11,8 +13,11 @@
 -- Example rows: grouping='day', grp='2026-02-12', groups=1, component='read', tokens=28988297, weight=2898829.7, usd=14.49;
 --   with $top = 12 over 2,236 projects, grouping='project', grp=NULL, groups=2224, component='read', …
 WITH r AS (
-  SELECT q.*, strftime(timezone('UTC', q.ts), '%Y-%m-%d') AS day, coalesce(c.agent_type, 'unknown') AS agent_type
-  FROM requests q LEFT JOIN chains c USING (chain_id)
+  SELECT * FROM (
+    SELECT q.*, strftime(timezone(coalesce($tz, 'UTC'), q.ts), '%Y-%m-%d') AS day, coalesce(c.agent_type, 'unknown') AS agent_type
+    FROM requests q LEFT JOIN chains c USING (chain_id))
+  WHERE ($since IS NULL OR day >= $since) AND ($until IS NULL OR day <= $until)
+    AND ($project IS NULL OR contains(lower(project), lower($project)))
 ),
 -- each grouping's sums of every component at once (one row per group), then one row per component
 wide AS (

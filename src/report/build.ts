@@ -72,18 +72,27 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
   // answers them on its threads while this thread loads the chains and runs the analyses in JS
   // (BENCHMARKS-log.md Report). Each is awaited where a section needs it.
   const side = inOrder(await store.beside());
+  // every section counts the requests of the filters, as `summary` does (the days in their time zone)
+  const f = ctx.filters;
+  const scope = { tz: f.timezone, since: f.since, until: f.until, project: f.project };
+  const inScope = `SELECT * FROM requests
+    WHERE ($since IS NULL OR strftime(timezone($tz, ts), '%Y-%m-%d') >= $since) AND ($until IS NULL OR strftime(timezone($tz, ts), '%Y-%m-%d') <= $until)
+      AND ($project IS NULL OR contains(lower(project), lower($project)))`;
   const spanRows = attempt(() =>
-    side.all(`SELECT min(t) AS "from", max(t) AS "to", count(DISTINCT session_id) AS sessions, count(DISTINCT chain_id) AS chains FROM requests`),
+    side.all(`SELECT min(t) AS "from", max(t) AS "to", count(DISTINCT session_id) AS sessions, count(DISTINCT chain_id) AS chains FROM (${inScope})`, scope),
   );
   // every grouping of the cost components in one pass over the requests, asked for by two sections;
   // the projects, models and agent types beyond the top COST_BY_KEYS come summed as one (a 10 GB
   // sample corpus has 22,361 projects: 114,000 rows, 14 MB of the page's data, held all along)
-  const componentRows = attempt(() => runQuery(side, 'report_components', { top: COST_BY_KEYS }));
-  const skillRows = attempt(() => runQuery(side, 'skill_listing_by_agent_type'));
+  const componentRows = attempt(() => runQuery(side, 'report_components', { ...scope, top: COST_BY_KEYS, group: null }));
+  const skillRows = attempt(() => runQuery(side, 'skill_listing_by_agent_type', scope));
   const qualityRows = attempt(() =>
-    side.all(`SELECT
+    side.all(
+      `SELECT
       (SELECT coalesce(sum(size), 0) FROM files JOIN scope USING (file_id) WHERE kind <> 'meta') AS bytes,
-      (SELECT count(*) FROM requests WHERE split_missing) AS split_missing`),
+      (SELECT count(*) FROM (${inScope}) WHERE split_missing) AS split_missing`,
+      scope,
+    ),
   );
   const typeRows = attempt(() => side.all(`SELECT type, sum(n) AS n FROM line_counts JOIN scope USING (file_id) GROUP BY type ORDER BY n DESC`));
 
@@ -118,7 +127,7 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
         const t = s.totals;
         return {
           usd: t.usd,
-          weight: t.weight ?? 0,
+          weight: t.weight,
           hitRatio: a.totals.hit_ratio ?? 0,
           wasteWeight: a.totals.waste_weight,
           wasteUsd: a.totals.waste_usd,
@@ -138,6 +147,7 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
           weight: Number(r.weight),
           tokens: Number(r.tokens),
         })),
+        timezone: f.timezone,
       })),
       costBy: await section(async () => {
         const rows = [];
@@ -179,13 +189,15 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
             agentType: c.agent_type,
             model: c.model,
             requests: c.requests,
-            weight: c.weight,
-            usd: c.usd,
-            wasteWeight: c.waste_weight,
-            wasteUsd: c.waste_usd,
+            // a chain none of whose requests has a price: its cost and waste are unknown, not 0
+            weight: c.unpriced_requests === c.requests ? null : c.weight,
+            usd: c.unpriced_requests === c.requests ? null : c.usd,
+            wasteWeight: c.unpriced_requests === c.requests ? null : c.waste_weight,
+            wasteUsd: c.unpriced_requests === c.requests ? null : c.waste_usd,
             hitRatio: c.hit_ratio ?? 0,
             repurchase: c.repurchase,
             rounds: rounds.map((r) => ({ round: r.round, read: r.read, write: r.write, rewrite: r.rewrite })),
+            roundCount: c.rounds,
           })),
         };
       }),
@@ -199,7 +211,7 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
           skillListings: Number(r.skill_listings),
           rounds: Number(r.rounds),
           chainsListingsEqualRounds: Number(r.chains_listings_equal_rounds),
-          weight: Number(r.weight),
+          weight: r.weight === null ? null : Number(r.weight),
         })),
       })),
       ttlOverride: await section(() => {
@@ -395,7 +407,8 @@ function bestWhatIf(ttl: TtlResult | Error, keepalive: KeepaliveResult | Error):
       });
     }
   }
-  options.sort((a, b) => b.savingWeight - a.savingWeight);
+  // by USD: weights of models with different base prices do not add up to one cost
+  options.sort((a, b) => (b.savingUsd ?? -Infinity) - (a.savingUsd ?? -Infinity) || b.savingWeight - a.savingWeight);
   return options[0] ?? null;
 }
 
@@ -403,7 +416,16 @@ function bestWhatIf(ttl: TtlResult | Error, keepalive: KeepaliveResult | Error):
 async function sessionRun(ctx: Context, id: string): Promise<ReplayRun> {
   let want = id;
   if (id === 'top') {
-    const [top] = await ctx.store.all(`SELECT session_id FROM requests GROUP BY session_id ORDER BY coalesce(sum(weight::DECIMAL(38, 15))::DOUBLE, 0) DESC, session_id LIMIT 1`);
+    // the most expensive session in scope, as `sessions` ranks them (by USD, then weight)
+    const f = ctx.filters;
+    const [top] = await ctx.store.all(
+      `SELECT session_id FROM requests
+       WHERE ($since IS NULL OR strftime(timezone($tz, ts), '%Y-%m-%d') >= $since) AND ($until IS NULL OR strftime(timezone($tz, ts), '%Y-%m-%d') <= $until)
+         AND ($project IS NULL OR contains(lower(project), lower($project)))
+       GROUP BY session_id
+       ORDER BY sum(usd::DECIMAL(38, 15)) DESC NULLS LAST, sum(weight::DECIMAL(38, 15)) DESC NULLS LAST, session_id LIMIT 1`,
+      { tz: f.timezone, since: f.since, until: f.until, project: f.project },
+    );
     if (!top) throw new Error('no session to replay');
     want = top.session_id as string;
   }

@@ -7,7 +7,7 @@
  *
  * Units: `usd` in US dollars, `weight` in base-input-token equivalents (SPEC §2.1), token counts
  * in tokens, shares as fractions 0..1, times as epoch milliseconds (UTC), days as `YYYY-MM-DD`
- * (UTC). `usd: null` means unknown (a model without a price), never $0.
+ * (in CostOverTime.timezone, UTC unless `--timezone` says otherwise). `usd: null` means unknown (a model without a price), never $0.
  * All strings that come from transcripts (paths, projects, agent types, models, attachment text)
  * are untrusted: the renderer escapes them; callers pass them as they are.
  */
@@ -59,7 +59,8 @@ export type AnatomyComponent = 'cold' | 'growth' | 'expiry' | 'break';
 
 export interface Headline {
   usd: number | null;
-  weight: number;
+  /** null when no request in scope has a price (unknown, never 0) */
+  weight: number | null;
   /** Σr / ΣP over all requests in scope */
   hitRatio: number;
   /** weight of expiry + break rewrites beyond what a read would have cost */
@@ -88,6 +89,8 @@ export interface BestWhatIf {
 export interface CostOverTime {
   /** long format: one row per (day, component) */
   rows: Array<{ day: string; component: CostComponent; usd: number | null; weight: number; tokens: number }>;
+  /** the time zone of the days (`--timezone`; default UTC) */
+  timezone?: string;
 }
 
 export type CostDimension = 'project' | 'model' | 'agentType';
@@ -128,15 +131,18 @@ export interface ChainSummary {
   agentType: string;
   model: string;
   requests: number;
-  weight: number;
+  /** null (with usd, wasteWeight and wasteUsd) when none of the chain's requests has a price */
+  weight: number | null;
   usd: number | null;
-  wasteWeight: number;
+  wasteWeight: number | null;
   wasteUsd: number | null;
   hitRatio: number;
   /** flagged by the re-purchase rule (SPEC §3) */
   repurchase: boolean;
   /** per round, summed over the round's requests */
   rounds: Array<{ round: number; read: number; write: number; rewrite: number }>;
+  /** the chain's rounds (user prompts), those without a request of their own included, as `anatomy` counts them */
+  roundCount?: number;
 }
 
 export interface CrossTab {
@@ -157,7 +163,8 @@ export interface CrossTabRow {
   rounds: number;
   /** chains whose skill_listing count equals their round count (and is > 0) */
   chainsListingsEqualRounds: number;
-  weight: number;
+  /** null when none of the row's requests has a price */
+  weight: number | null;
   definition?: Definition;
 }
 

@@ -9,9 +9,14 @@ export function renderBlocks(d: Blocks, charts: ChartSink): SectionOutput {
   const top = maxBy(priced, (b) => b.usd!);
   const sorted = priced.map((b) => b.usd!).sort((a, b) => a - b);
   const median = sorted.length ? sorted[Math.floor((sorted.length - 1) / 2)]! : 0;
+  const unknown = d.blocks.length - priced.length;
+  // a block whose requests all lack a price has no bar: counted, not left out silently
+  const notDrawn = unknown > 0 ? ` ${fmtInt(unknown)} ${unknown === 1 ? 'block is not drawn: its cost is' : 'blocks are not drawn: their cost is'} unknown (no price).` : '';
   const reading = top
-    ? `${fmtInt(d.blocks.length)} five-hour blocks; the heaviest started ${fmtTime(top.start)} and cost ${fmtUsd(top.usd)} over ${fmtInt(top.requests)} requests (median block ${fmtUsd(median)}).`
-    : 'No priced blocks.';
+    ? `${fmtInt(d.blocks.length)} five-hour blocks; the heaviest started ${fmtTime(top.start)} and cost ${fmtUsd(top.usd)} over ${fmtInt(top.requests)} requests (median block ${fmtUsd(median)}).${notDrawn}`
+    : d.blocks.length > 0
+      ? `${fmtInt(d.blocks.length)} five-hour blocks, none with a priced request: their cost is unknown.`
+      : 'No blocks.';
   const blocks = priced.map((b) => ({ start: b.start, end: b.end, usd: b.usd, requests: b.requests, tokens: b.tokens }));
   return { reading, body: html`${charts.figure('blocks', { blocks }, 'Cost per 5-hour block')}` };
 }

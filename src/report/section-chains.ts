@@ -34,11 +34,11 @@ function chainCard(c: ChainSummary, rank: number, charts: ChartSink): SafeHtml {
   return html`<article class="chain" data-chain-rank="${String(rank)}">
 <h3>${String(rank)}. ${c.agentType} · ${c.project}${c.repurchase ? html`<span class="flag">re-purchase</span>` : ''}</h3>
 ${facts([
-  ['waste', `${fmtUsd(c.wasteUsd)} (${fmtWeight(c.wasteWeight)})`],
-  ['cost', `${fmtUsd(c.usd)} (${fmtWeight(c.weight)})`],
+  ['waste', c.wasteWeight === null ? 'unknown (no price)' : `${fmtUsd(c.wasteUsd)} (${fmtWeight(c.wasteWeight)})`],
+  ['cost', c.weight === null ? 'unknown (no price)' : `${fmtUsd(c.usd)} (${fmtWeight(c.weight)})`],
   ['hit ratio', fmtPct(c.hitRatio)],
   ['requests', fmtInt(c.requests)],
-  ['rounds', fmtInt(c.rounds.length)],
+  ['rounds', fmtInt(c.roundCount ?? c.rounds.length)],
   ['model', c.model],
   ['chain', html`<span class="mono">${c.chainId}</span>`],
   ['session', html`<span class="mono">${c.sessionId}</span>`],
@@ -53,7 +53,7 @@ export function renderTopChains(d: TopChains, charts: ChartSink): SectionOutput 
   const flagged = d.chains.filter((c) => c.repurchase).length;
   const top = shown[0];
   const reading = top
-    ? `The most wasteful chain, “${top.agentType}” in ${top.project}, wasted ${fmtUsd(top.wasteUsd)} (${fmtWeight(top.wasteWeight)}); ${flagged} of the ${d.chains.length} chains listed show the re-purchase pattern (reads pinned, writes re-bought every round).`
+    ? `The most wasteful chain, “${top.agentType}” in ${top.project}, wasted ${top.wasteWeight === null ? 'an unknown amount (no price)' : `${fmtUsd(top.wasteUsd)} (${fmtWeight(top.wasteWeight)})`}; ${flagged} of the ${d.chains.length} chains listed show the re-purchase pattern (reads pinned, writes re-bought every round).`
     : 'No chain wasted anything.';
   return {
     reading,

@@ -12,6 +12,7 @@ const DIMENSIONS: Array<[CostDimension, string]> = [
 
 export function renderCostBy(d: CostBy, charts: ChartSink): SectionOutput {
   const parts: string[] = [];
+  const missing: string[] = [];
   const figures = DIMENSIONS.map(([dim, label]) => {
     const rows = d.rows.filter((r) => r.dimension === dim);
     // the keys by USD; keys beyond COST_BY_KEYS and the rest the data already summed (key null) are one "other" bar
@@ -32,8 +33,14 @@ export function renderCostBy(d: CostBy, charts: ChartSink): SectionOutput {
         usd: r.usd,
         weight: r.weight,
       }));
+    // a key none of whose requests has a price has no bar: named, not left out silently
+    const unknown = [...groupBy(rows.filter((r) => r.key !== null), (r) => r.key!)]
+      .filter(([, rs]) => rs.every((r) => r.usd === null))
+      .map(([key]) => key);
+    if (unknown.length) missing.push(`${label} ${unknown.map((k) => `“${k}”`).join(', ')}`);
     return html`<div class="subchart"><h3>By ${label}</h3>${charts.figure('cost-by', { rows: chartRows }, `Cost by ${label}, stacked by component`)}</div>`;
   });
-  const reading = parts.length ? `The most expensive: ${parts.join('; ')}.` : 'No priced requests.';
+  let reading = parts.length ? `The most expensive: ${parts.join('; ')}.` : 'No priced requests.';
+  if (missing.length) reading += ` Not drawn, their cost unknown (no price): ${missing.join('; ')}.`;
   return { reading, body: html`${figures}` };
 }

@@ -1,4 +1,4 @@
-/** Cost over time, per UTC day, stacked by component. */
+/** Cost over time, per day (in the report's time zone), stacked by component. */
 import type { CostOverTime } from './data.js';
 import { fmtPct, fmtUsd } from './format.js';
 import { html } from './html.js';
@@ -17,8 +17,11 @@ export function renderCostOverTime(d: CostOverTime, charts: ChartSink): SectionO
   const rows = d.rows
     .filter((r) => r.usd !== null)
     .map((r) => ({ day: r.day, component: COST_COMPONENT_LABEL[r.component], order: COST_COMPONENT_ORDER[r.component], usd: r.usd, tokens: r.tokens }));
+  // a day whose requests all lack a price has no bar: said, not left out silently
+  const unknownDays = [...groupBy(d.rows, (r) => r.day)].filter(([, rs]) => rs.every((r) => r.usd === null) && rs.some((r) => r.tokens > 0)).map(([day]) => day);
+  const zone = d.timezone && d.timezone !== 'UTC' ? ` (days in ${d.timezone})` : ' (UTC days)';
   return {
-    reading,
-    body: html`${charts.figure('cost-over-time', { rows }, 'Cost per day, stacked by component')}`,
+    reading: unknownDays.length ? `${reading} Not drawn, their cost unknown (no price): ${unknownDays.join(', ')}.` : reading,
+    body: html`${charts.figure('cost-over-time', { rows }, `Cost per day${zone}, stacked by component`)}`,
   };
 }

@@ -47,7 +47,7 @@ export function renderCrossTab(d: CrossTab): SectionOutput {
         { text: fmtInt(r.skillListings), sort: r.skillListings, className: allEqual ? 'hit' : '' },
         { text: fmtInt(r.rounds), sort: r.rounds, className: allEqual ? 'hit' : '' },
         { text: `${fmtInt(r.chainsListingsEqualRounds)} / ${fmtInt(r.chains)}`, sort: r.chainsListingsEqualRounds, className: allEqual ? 'hit' : '' },
-        { text: `${fmtInt(r.weight)} wt`, sort: r.weight },
+        { text: r.weight === null ? 'unknown' : `${fmtInt(r.weight)} wt`, sort: r.weight ?? undefined },
       ];
     }),
   );

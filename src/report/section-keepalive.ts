@@ -23,7 +23,8 @@ export function renderKeepalive(d: Keepalive, charts: ChartSink): SectionOutput 
     label: label(b.budget),
     subagent: b.netSavingShareSubagent,
     all: b.netSavingShareAll,
-    sign: b.netSavingWeight >= 0 ? 'saves' : 'costs more',
+    // the colour of the bar, which is the subagent share
+    sign: (b.netSavingShareSubagent ?? 0) >= 0 ? 'saves' : 'costs more',
     pings: b.pings,
     bridged: b.bridged,
     expired: b.expiredAfterBudget,

@@ -189,3 +189,48 @@ async function assertUnbounded(store: { all(sql: string): Promise<Record<string,
   const sort = `SELECT count(*)::INTEGER AS n FROM (SELECT i, md5(i::VARCHAR) AS h FROM range(3000000) t(i) ORDER BY h)`;
   assert.deepEqual(await store.all(sort), [{ n: 3_000_000 }]);
 }
+
+test('the report counts what the filters choose in every section, as the CLI does', async () => {
+  for (const filters of [
+    { since: '2026-02-12', until: '2026-02-12', timezone: 'UTC' },
+    { project: 'spotter-d', timezone: 'Asia/Tokyo' },
+  ]) {
+    const ctx = await openContext({ paths: [join(REPO, '../shared/real-logs')], db: ':memory:', ...filters });
+    try {
+      const data = await buildReportData(ctx);
+      const f = ctx.filters;
+      const [span] = await ctx.store.all(
+        `SELECT count(DISTINCT session_id) AS sessions, count(DISTINCT chain_id) AS chains, sum(usd) AS usd,
+                count(*) FILTER (WHERE split_missing) AS split_missing, min(t) AS first
+         FROM requests WHERE ($since IS NULL OR strftime(timezone($tz, ts), '%Y-%m-%d') >= $since)
+           AND ($until IS NULL OR strftime(timezone($tz, ts), '%Y-%m-%d') <= $until) AND ($project IS NULL OR contains(lower(project), lower($project)))`,
+        { tz: f.timezone, since: f.since, until: f.until, project: f.project },
+      );
+      const all = await ctx.store.all(`SELECT count(DISTINCT session_id) AS sessions FROM requests`);
+      assert.ok(Number(span!.sessions) < Number(all[0]!.sessions), 'the filter leaves sessions out');
+      assert.ok(data.headline && !('error' in data.headline));
+      assert.deepEqual([data.headline.sessions, data.headline.chains], [Number(span!.sessions), Number(span!.chains)]);
+      assert.equal(data.meta.from, span!.first);
+      const usd = (rows: { usd: number | null }[]) => rows.reduce((s, r) => s + (r.usd ?? 0), 0);
+      assert.ok(data.costOverTime && !('error' in data.costOverTime));
+      assert.ok(Math.abs(usd(data.costOverTime.rows) - Number(span!.usd)) < 1e-6);
+      assert.equal(data.costOverTime.timezone, f.timezone);
+      assert.ok(data.costBy && !('error' in data.costBy));
+      for (const dim of ['project', 'model', 'agentType'] as const) {
+        assert.ok(Math.abs(usd(data.costBy.rows.filter((r) => r.dimension === dim)) - Number(span!.usd)) < 1e-6, dim);
+      }
+      assert.ok(data.dataQuality && !('error' in data.dataQuality));
+      assert.equal(data.dataQuality.splitMissing, Number(span!.split_missing));
+      // the days are the filters' time zone's
+      const days = new Set(data.costOverTime.rows.map((r) => r.day));
+      const [tzDays] = await ctx.store.all(
+        `SELECT list(DISTINCT strftime(timezone($tz, ts), '%Y-%m-%d') ORDER BY 1) AS days FROM requests
+         WHERE ($since IS NULL OR strftime(timezone($tz, ts), '%Y-%m-%d') >= $since) AND ($until IS NULL OR strftime(timezone($tz, ts), '%Y-%m-%d') <= $until) AND ($project IS NULL OR contains(lower(project), lower($project)))`,
+        { tz: f.timezone, since: f.since, until: f.until, project: f.project },
+      );
+      assert.deepEqual([...days].sort(), tzDays!.days);
+    } finally {
+      ctx.store.close();
+    }
+  }
+});

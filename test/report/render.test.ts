@@ -191,3 +191,21 @@ test('cost by project shows the keys with the most USD; keys beyond them and the
   assert.equal(bars.reduce((s, b) => s + b.usd, 0), total, 'every dollar is in a bar');
   assert.match(out.reading, new RegExp(`project “/p/0” \\(\\$500\\.00, ${((500 / total) * 100).toFixed(1)}%\\)`));
 });
+
+test('unknown costs on the page: named as unknown, never $0, and what a chart cannot draw is said', async () => {
+  const { headlineReading } = await import('../../src/report/section-headline.js');
+  const { renderBlocks } = await import('../../src/report/section-blocks.js');
+  const { renderTopChains } = await import('../../src/report/section-chains.js');
+  const f = fixtureReport();
+  const h = { ...(f.headline as object), usd: null, weight: null } as never;
+  assert.match(headlineReading(h), /^an unknown cost \(no request has a price\) over /);
+  const sink = () => new ChartSink();
+  const blocks = renderBlocks({ blocks: [{ start: 0, end: 5 * 3_600_000, usd: null, weight: null, requests: 2, tokens: 10 }, { start: 6 * 3_600_000, end: 11 * 3_600_000, usd: 1, weight: 2e5, requests: 1, tokens: 5 }] }, sink());
+  assert.match(blocks.reading, /1 block is not drawn: its cost is unknown \(no price\)\.$/);
+  const chain = { ...(f.topChains as TopChains).chains[0]!, weight: null, usd: null, wasteWeight: null, wasteUsd: null };
+  const html = String(renderTopChains({ chains: [chain] }, sink()).body);
+  assert.match(html, /unknown \(no price\)/);
+  assert.doesNotMatch(html, /\$0\.00/);
+  const costBy: CostBy = { rows: [{ dimension: 'model', key: 'claude-mystery-9', groups: 1, component: 'read', usd: null, weight: 0 }, { dimension: 'model', key: 'claude-opus-4-6', groups: 1, component: 'read', usd: 2, weight: 4e5 }] };
+  assert.match(renderCostBy(costBy, sink()).reading, /Not drawn, their cost unknown \(no price\): model “claude-mystery-9”\./);
+});
