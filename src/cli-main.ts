@@ -59,7 +59,9 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
   // an option given twice is a list to yargs; only the repeatable ones (array: true) may be one
   parser.middleware((argv) => {
     const lists = new Set((parser as unknown as YargsOptions).getOptions().array);
-    const twice = Object.keys(argv).find((k) => k !== '_' && Array.isArray(argv[k]) && !lists.has(k));
+    // yargs also keeps a dashed option under its camelCase name (ping-in, pingIn): both are the option
+    const listed = (k: string) => lists.has(k) || lists.has(k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`));
+    const twice = Object.keys(argv).find((k) => k !== '_' && Array.isArray(argv[k]) && !listed(k));
     if (twice !== undefined) throw new UsageError(`--${twice} was given more than once`, 'give it once');
   });
   // yargs renders the command's whole help text after calling an async handler (~50 ms of every

@@ -43,7 +43,8 @@ export const reportCommand: Command = {
     withLogOptions(y)
       .option('out', { type: 'string', describe: 'where to write the report' })
       .option('open', { type: 'boolean', describe: 'open it in the default browser' })
-      .option('channel', { type: 'string', array: true, describe: 'also replay these channel logs into the report' })
-      .option('session', { type: 'string', array: true, describe: 'also replay these sessions (id, unique prefix, or top = the most expensive)' }),
+      // one value per flag (repeat the flag for more): a list would take the paths after it
+      .option('channel', { type: 'string', array: true, nargs: 1, describe: 'also replay this channel log into the report (repeatable)' })
+      .option('session', { type: 'string', array: true, nargs: 1, describe: 'also replay this session: id, unique prefix, or top = the most expensive (repeatable)' }),
   run: runReport,
 };

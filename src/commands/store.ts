@@ -71,7 +71,7 @@ export const queryCommand: Command = {
   options: (y) =>
     withParquet(withLogOptions(y))
       .positional('target', { type: 'string', describe: 'FILE.sql, or the NAME of a bundled query' })
-      .option('param', { type: 'string', array: true, describe: 'NAME=VALUE for $NAME in the SQL (repeatable; text: cast in SQL)' })
+      .option('param', { type: 'string', array: true, nargs: 1, describe: 'NAME=VALUE for $NAME in the SQL (repeatable; text: cast in SQL)' })
       .option('list', { type: 'boolean', describe: 'list the bundled queries with their purpose' })
       .option('csv', { type: 'boolean', describe: 'print CSV instead of a table' })
       .conflicts('csv', 'json'),

@@ -61,3 +61,11 @@ test('replay session of a .jsonl path that is not there names the missing file',
   assert.match(r.stderr, /^cachelens: no such file or directory: .*no-such-transcript\.jsonl/);
   assert.equal(r.stderr.trim().split('\n').length, 1);
 });
+
+test('replay channel: --strategy and --evict-at may be repeated as well as comma-listed', () => {
+  const a = cli(['replay', 'channel', CHANNEL, '--strategy', 'window', '--strategy', 'watermark', '--evict-at', '3', '--evict-at', '5', '--json']);
+  const b = cli(['replay', 'channel', CHANNEL, '--strategy', 'window,watermark', '--evict-at', '3,5', '--json']);
+  assert.equal(a.code, 0, a.stderr);
+  assert.equal(a.stdout, b.stdout);
+  assert.deepEqual(Object.keys(JSON.parse(a.stdout).strategies), ['window', 'watermark']);
+});

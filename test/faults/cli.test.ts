@@ -90,6 +90,17 @@ test('unknown flags and commands, missing paths and flags without a value: one l
   await usageError(['replay', 'channel', path.join(dir, 'none.jsonl'), '--prefix-tokens', '-3'], /--prefix-tokens -3: expected a whole number of tokens/);
 });
 
+test('a repeatable option takes one value per flag: the paths after it stay paths', async (t) => {
+  const dir = tempDir();
+  t.after(() => removeDir(dir));
+  const logs = path.join(dir, 'logs');
+  writeLog(logs, 'proj/s1.jsonl', [assistant({ msg: 'm1', usage: usage(5, 1, 1, 1) })]);
+  const out = path.join(dir, 'r.html');
+  const r = await runCli(['report', '--session', 'top', logs, '--db', ':memory:', '--out', out], { env: { HOME: dir } });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /wrote .*r\.html/);
+});
+
 test('a leap day, a --pricing file with a byte-order mark, and repeatable options given twice are accepted', async (t) => {
   const dir = tempDir();
   t.after(() => removeDir(dir));
