@@ -19,8 +19,8 @@
  * - anatomy_weight splits the write weight like the write tokens: each request's cold, growth,
  *   expiry and break tokens at that request's own write price per token (its 5m/1h mix).
  * - Rows are sorted by weight (descending), ties by name; `repurchase` is ranked by waste; break
- *   events and their causes by the rewrite's weight (what it cost at the write price the request
- *   paid), unpriced ones last, by tokens.
+ *   events and their causes by what the rewrite cost in USD (at the write price the request
+ *   paid), then weight, unpriced ones last, by tokens.
  */
 import { anatomizeChain, type AnatomyOptions, type RequestAnatomy, type WriteClass } from './anatomy.js';
 import { counted, DEFAULT_JITTER, promptTokens, roundsOf, type ChainInput, type Ttl, type WeightsFor } from './chain.js';
@@ -356,8 +356,9 @@ export class AnatomyAnalysis {
         .sort(byWeight((r) => r.session_id)),
       chains: this.chainRows.sort(byWeight((r) => r.chain_id)),
       repurchase: this.repurchase.sort((a, b) => b.waste_weight - a.waste_weight || (a.chain_id < b.chain_id ? -1 : 1)),
-      break_causes: [...this.causes.values()].sort((a, b) => b.weight - a.weight || b.tokens - a.tokens || (a.cause < b.cause ? -1 : 1)),
-      breaks: this.breaks.sort((a, b) => (b.weight ?? -1) - (a.weight ?? -1) || b.tokens - a.tokens),
+      // by what they cost, in USD (weights of models with different base prices do not compare)
+      break_causes: [...this.causes.values()].sort((a, b) => b.usd - a.usd || b.weight - a.weight || b.tokens - a.tokens || (a.cause < b.cause ? -1 : 1)),
+      breaks: this.breaks.sort((a, b) => (b.usd ?? -1) - (a.usd ?? -1) || (b.weight ?? -1) - (a.weight ?? -1) || b.tokens - a.tokens),
       unpriced_models: [...this.unpricedModels].map(([model, requests]) => ({ model, requests })).sort((a, b) => b.requests - a.requests),
     };
   }

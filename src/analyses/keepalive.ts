@@ -79,6 +79,9 @@ export interface KeepaliveBucketRow {
   dimension: BucketDimension;
   bucket: string;
   chains: number;
+  requests: number;
+  /** of them, requests without a price: baseline_weight and baseline_usd leave them out */
+  unpriced_requests: number;
   gaps: number;
   unpriced_gaps: number;
   baseline_weight: number;
@@ -192,11 +195,11 @@ export class KeepaliveWhatIf {
       }
       const modelTally: KeepaliveTally = model;
       const w = weightsFor(a.request.model, promptTokens(a.request));
-      if (w) {
-        const weight = totalWeight(weigh(a.request, w));
-        for (const t of chainTallies) t.weigh(weight, weight * w.usdPerWeight, subagent);
-        modelTally.weigh(weight, weight * w.usdPerWeight, subagent);
-      } else this.unpricedModels.add(a.request.model);
+      const weight = w ? totalWeight(weigh(a.request, w)) : null;
+      const usd = w ? weight! * w.usdPerWeight : 0;
+      for (const t of chainTallies) t.weigh(weight, usd, subagent);
+      modelTally.weigh(weight, usd, subagent);
+      if (!w) this.unpricedModels.add(a.request.model);
       if (i === 0 || a.coldStart || a.ttl !== '5m') return;
       const prev = anatomy[i - 1]!.request;
       const pw = weightsFor(prev.model, a.cachedPrefix + this.pingIn);
@@ -247,38 +250,31 @@ export class KeepaliveWhatIf {
 
 /**
  * The chains, gaps and weights of one set of chains (all, or a bucket's), and what every budget
- * would send and save on its gaps, tallied in O(1) per gap whatever the number of budgets: a gap
- * that needs k pings to last until the next request (⌈g/I⌉ − 1) sends min(B, k) under budget B,
- * and one over the TTL is bridged when B reaches kb = ⌈(g − TTL)/I⌉ (kb ≤ k, since k pings leave
- * at most I < TTL). So the gaps are kept by k and by kb (both capped at `cap`, the largest finite
- * budget asked and at least 20), and each budget's row is summed from those at the end.
+ * would send and save on its gaps, tallied in O(1) per gap whatever the budgets: a gap that needs
+ * k pings to last until the next request (⌈g/I⌉ − 1) sends min(B, k) under budget B, and one over
+ * the TTL is bridged when B reaches kb = ⌈(g − TTL)/I⌉ (kb ≤ k, since k pings leave at most I <
+ * TTL). So the gaps are summed by k and by kb (a few distinct values: the gaps' lengths in
+ * intervals), and each budget's row is summed from those at the end, in the same order for every
+ * budget (a row is the same alone as in a sweep).
  */
 class KeepaliveTally {
   chains = 0;
   /** the chain met last: a chain counts once, even when its model changes back */
   private lastChain: string | null = null;
+  requests = 0;
+  unpricedRequests = 0;
   gaps = 0;
   pricedGaps = 0;
   weight = 0;
   usd = 0;
   subagentWeight = 0;
-  private readonly cap: number;
-  /** by min(k, cap): gaps, and the weight, USD and subagent weight of one of their pings */
-  private readonly byNeed: Float64Array[];
-  /** gaps over the TTL by min(kb, cap + 1): count, saving weight, USD, subagent saving */
-  private readonly byBridge: Float64Array[];
+  /** by k: gaps, and the weight, USD and subagent weight of one of their pings */
+  private readonly byNeed = new Map<number, Float64Array>();
+  /** gaps over the TTL by kb: count, saving weight, USD, subagent saving */
+  private readonly byBridge = new Map<number, Float64Array>();
   private over = 0;
-  /** for B = ∞: Σ k, Σ k × a ping's weight, USD and subagent weight; Σ of every saving */
-  private infPings = 0;
-  private readonly inf = new Float64Array(3);
-  private readonly infSaved = new Float64Array(3);
 
-  constructor(private readonly budgets: readonly number[]) {
-    // at least the sweep's 20, so that a budget's row is summed alike alone and in the sweep
-    this.cap = Math.max(20, ...budgets.filter((b) => b !== Infinity));
-    this.byNeed = [0, 1, 2, 3].map(() => new Float64Array(this.cap + 1));
-    this.byBridge = [0, 1, 2, 3].map(() => new Float64Array(this.cap + 2));
-  }
+  constructor(private readonly budgets: readonly number[]) {}
 
   meet(chainId: string): void {
     if (chainId === this.lastChain) return;
@@ -286,7 +282,13 @@ class KeepaliveTally {
     this.chains++;
   }
 
-  weigh(weight: number, usd: number, subagent: boolean): void {
+  /** A request's weight; null when it is unpriced. */
+  weigh(weight: number | null, usd: number, subagent: boolean): void {
+    this.requests++;
+    if (weight === null) {
+      this.unpricedRequests++;
+      return;
+    }
     this.weight += weight;
     this.usd += usd;
     if (subagent) this.subagentWeight += weight;
@@ -296,35 +298,21 @@ class KeepaliveTally {
   add(gapMs: number, subagent: boolean, priced: boolean, gap: GapWeights, intervalMs: number, ttlMs: number): void {
     this.gaps++;
     if (priced) this.pricedGaps++;
-    const k = pingsFor(gapMs, intervalMs, Infinity);
-    const n = Math.min(k, this.cap);
-    const [count, w, u, sub] = this.byNeed as [Float64Array, Float64Array, Float64Array, Float64Array];
-    count[n]! += 1;
-    this.infPings += k;
+    const need = slot(this.byNeed, pingsFor(gapMs, intervalMs, Infinity));
+    need[0]! += 1;
     if (priced) {
-      w[n]! += gap.pingWeight;
-      u[n]! += gap.pingUsd;
-      this.inf[0]! += k * gap.pingWeight;
-      this.inf[1]! += k * gap.pingUsd;
-      if (subagent) {
-        sub[n]! += gap.pingWeight;
-        this.inf[2]! += k * gap.pingWeight;
-      }
+      need[1]! += gap.pingWeight;
+      need[2]! += gap.pingUsd;
+      if (subagent) need[3]! += gap.pingWeight;
     }
     if (gapMs <= ttlMs) return;
     this.over++;
-    const b = Math.min(Math.ceil((gapMs - ttlMs) / intervalMs), this.cap + 1);
-    const [bCount, bSaved, bUsd, bSub] = this.byBridge as [Float64Array, Float64Array, Float64Array, Float64Array];
-    bCount[b]! += 1;
+    const bridge = slot(this.byBridge, Math.ceil((gapMs - ttlMs) / intervalMs));
+    bridge[0]! += 1;
     if (priced) {
-      bSaved[b]! += gap.saving;
-      bUsd[b]! += gap.savingUsd;
-      this.infSaved[0]! += gap.saving;
-      this.infSaved[1]! += gap.savingUsd;
-      if (subagent) {
-        bSub[b]! += gap.saving;
-        this.infSaved[2]! += gap.saving;
-      }
+      bridge[1]! += gap.saving;
+      bridge[2]! += gap.savingUsd;
+      if (subagent) bridge[3]! += gap.saving;
     }
   }
 
@@ -333,35 +321,28 @@ class KeepaliveTally {
   }
 
   private row(budget: number): KeepaliveBudgetRow {
-    let pings: number;
-    let pingWeight: number;
-    let pingUsd: number;
-    let pingSub: number;
-    let bridged: number;
-    let saved: number;
-    let savedUsd: number;
-    let savedSub: number;
-    if (budget === Infinity) {
-      [pings, pingWeight, pingUsd, pingSub] = [this.infPings, this.inf[0]!, this.inf[1]!, this.inf[2]!];
-      [bridged, saved, savedUsd, savedSub] = [this.over, this.infSaved[0]!, this.infSaved[1]!, this.infSaved[2]!];
-    } else {
-      const [count, w, u, sub] = this.byNeed as [Float64Array, Float64Array, Float64Array, Float64Array];
-      pings = pingWeight = pingUsd = pingSub = 0;
-      for (let n = 1; n <= this.cap; n++) {
-        const m = Math.min(budget, n);
-        pings += m * count[n]!;
-        pingWeight += m * w[n]!;
-        pingUsd += m * u[n]!;
-        pingSub += m * sub[n]!;
-      }
-      const [bCount, bSaved, bUsd, bSub] = this.byBridge as [Float64Array, Float64Array, Float64Array, Float64Array];
-      bridged = saved = savedUsd = savedSub = 0;
-      for (let kb = 0; kb <= budget; kb++) {
-        bridged += bCount[kb]!;
-        saved += bSaved[kb]!;
-        savedUsd += bUsd[kb]!;
-        savedSub += bSub[kb]!;
-      }
+    let pings = 0;
+    let pingWeight = 0;
+    let pingUsd = 0;
+    let pingSub = 0;
+    for (const [k, v] of this.byNeed) {
+      const m = Math.min(budget, k);
+      if (m === 0) continue;
+      pings += m * v[0]!;
+      pingWeight += m * v[1]!;
+      pingUsd += m * v[2]!;
+      pingSub += m * v[3]!;
+    }
+    let bridged = 0;
+    let saved = 0;
+    let savedUsd = 0;
+    let savedSub = 0;
+    for (const [kb, v] of this.byBridge) {
+      if (kb > budget) continue;
+      bridged += v[0]!;
+      saved += v[1]!;
+      savedUsd += v[2]!;
+      savedSub += v[3]!;
     }
     const net = saved - pingWeight;
     const netSub = savedSub - pingSub;
@@ -385,6 +366,8 @@ class KeepaliveTally {
     const r = this.row(this.budgets[budgetAt]!);
     return {
       chains: this.chains,
+      requests: this.requests,
+      unpriced_requests: this.unpricedRequests,
       gaps: this.gaps,
       unpriced_gaps: this.gaps - this.pricedGaps,
       baseline_weight: this.weight,
@@ -400,4 +383,11 @@ class KeepaliveTally {
       net_saving_pct: r.net_saving_pct_all,
     };
   }
+}
+
+/** The sums kept under `key`, made when first met. */
+function slot(map: Map<number, Float64Array>, key: number): Float64Array {
+  let v = map.get(key);
+  if (!v) map.set(key, (v = new Float64Array(4)));
+  return v;
 }

@@ -59,11 +59,12 @@ export function clean(s: string): string {
 
 /**
  * clean() for text meant to keep its line structure (CSV to a terminal): tabs and line breaks
- * stay, every other control character and bidi control becomes '?'.
+ * (LF, CRLF) stay, every other control character and bidi control becomes '?'.
  */
 export function cleanKeepingLines(s: string): string {
+  // a carriage return only as part of CRLF: alone it returns to the line's start, over what is there
   // eslint-disable-next-line no-control-regex
-  return s.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '?');
+  return s.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]|\r(?!\n)/g, '?');
 }
 
 /**
@@ -87,11 +88,14 @@ export function displayWidth(s: string): number {
     const c = ch.codePointAt(0)!;
     if (c < 0x300) w += 1;
     else if (ZERO_WIDTH.test(ch)) continue;
-    else if (isWide(c)) w += 2;
+    else if (isWide(c) || EMOJI.test(ch)) w += 2;
     else w += 1;
   }
   return w;
 }
+
+/** Emoji shown as emoji by default (✅, ⚡, 🚀 …): two columns in a terminal. */
+const EMOJI = /^\p{Emoji_Presentation}$/u;
 
 const ZERO_WIDTH = /^[\p{Mn}\p{Me}\u200b-\u200f\ufe00-\ufe0f\u2060-\u2064\ufeff]$/u;
 
@@ -124,7 +128,8 @@ export function bold(s: string, color: boolean): string {
 
 export function table(columns: Column[], rows: Cell[][], opts: { color?: boolean; title?: string } = {}): string {
   const text = rows.map((r) => r.map((c) => (c === null || c === undefined ? '' : typeof c === 'number' ? int(c) : clean(c))));
-  const widths = columns.map((c, i) => Math.max(displayWidth(c.header), ...text.map((r) => displayWidth(r[i] ?? ''))));
+  // a loop, not Math.max(...): a query's hundreds of thousands of rows overflow the call's arguments
+  const widths = columns.map((c, i) => text.reduce((w, r) => Math.max(w, displayWidth(r[i] ?? '')), displayWidth(c.header)));
   const pad = (s: string, i: number) => {
     const n = widths[i] - displayWidth(s);
     return columns[i].align === 'num' ? ' '.repeat(n) + s : s + ' '.repeat(n);

@@ -87,7 +87,8 @@ export class ProcessPool {
     const saved = this.saved.get(key);
     const delivery = decideDelivery(live, saved);
     if (delivery === 'warm') {
-      live!.lastActiveAt = at;
+      // a reply posted after this mention keeps the later time (idle counts from the last answer)
+      live!.lastActiveAt = Math.max(live!.lastActiveAt, at);
       return { delivery, process: live! };
     }
     while (this.alive.size >= this.maxAlive) {

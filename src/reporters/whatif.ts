@@ -90,7 +90,7 @@ export function formatKeepalive(result: KeepaliveResult, color = false): string 
       `each ${int(result.ping_in)} tokens in / ${int(result.ping_out)} out; ${int(result.gaps)} gaps${unpriced}`,
   );
   // without a priced gap every weight below is unknown, not 0
-  const known = result.gaps > result.unpriced_gaps;
+  const known = result.gaps === 0 || result.gaps > result.unpriced_gaps;
   const w = (v: number): Cell => (known ? v : 'unknown');
   out.push(
     table(
@@ -158,7 +158,7 @@ export function formatKeepalive(result: KeepaliveResult, color = false): string 
           b.gaps_over_ttl,
           b.bridged,
           b.pings,
-          b.baseline_weight,
+          b.requests > 0 && b.unpriced_requests === b.requests ? 'unknown' : b.baseline_weight,
           unknown ? 'unknown' : b.net_saving_weight,
           unknown ? 'unknown' : usd(b.net_saving_usd),
           signedPct(b.net_saving_pct),

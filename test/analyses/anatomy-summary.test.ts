@@ -149,6 +149,10 @@ test('breaks and their causes rank by what they cost, not by tokens', () => {
     ['F', 12_000, 15_000, 13_800],
   ]);
   assert.deepEqual(res.break_causes.map((c) => c.cause), ['attachment:todo_reminder', 'attachment:skill_listing']);
+  // across models, by USD: sonnet's 12,000-token break (15,000 wt, $0.045) after opus's 8,000 (10,000 wt, $0.05)
+  const S = chain('S', [{ t: 0, w: 12_000, model: 'sonnet' }, { t: 60 * SEC, r: 0, w: 12_000, model: 'sonnet' }]);
+  const O = chain('O', [{ t: 0, w: 8_000 }, { t: 60 * SEC, r: 0, w: 8_000 }]);
+  assert.deepEqual(analyzeAnatomy([S, O], { weightsFor }).breaks.map((b) => [b.chain_id, b.weight]), [['O', 10_000], ['S', 15_000]]);
 });
 
 test('waste is at the write price the rewrite paid: a 1-hour chain rewriting at 5 minutes pays 1.25 a token', () => {

@@ -37,13 +37,34 @@ test('anatomy --since: the earlier day gives the context, only the days asked fo
   ]);
 });
 
-test('whatif ttl and keepalive --since count the requests and gaps of the days asked for only', () => {
+test('whatif ttl --since counts the requests of the days asked for only', () => {
   const ttl = json(['whatif', 'ttl', '--since', '2026-03-02']);
   assert.equal(ttl.requests, 2);
-  const ka = json(['whatif', 'keepalive', '--since', '2026-03-02']);
-  // the 1-hour chain has no 5-minute gaps; both of its requests on 2 March weigh in
-  assert.equal(ka.gaps, 0);
-  assert.ok(ka.baseline_weight > 0);
   const none = json(['whatif', 'ttl', '--since', '2026-03-05']);
   assert.equal(none.requests, 0);
+});
+
+test('whatif keepalive --since/--until: a gap belongs to the day of the request that ends it; the two days add up to all', () => {
+  // a 5-minute chain: 23:50 (write 20,000), 00:00 (a 10-minute gap over midnight: expiry), 00:20 (a 20-minute gap)
+  const five = writeCorpus({
+    'p/s2.jsonl': [
+      assistant({ session: 's2', msg: 'f1', t: '2026-03-01T23:50:00Z', u: { in: 5, w5: 20_000 } }),
+      assistant({ session: 's2', msg: 'f2', t: '2026-03-02T00:00:00Z', u: { in: 5, w5: 21_000 } }),
+      assistant({ session: 's2', msg: 'f3', t: '2026-03-02T00:20:00Z', u: { in: 5, w5: 22_000 } }),
+    ],
+  });
+  const ka = (extra: string[]) => {
+    const r = cli(['whatif', 'keepalive', five, '--db', ':memory:', '--timezone', 'UTC', '--json', '--budget', 'inf', ...extra]);
+    assert.equal(r.code, 0, r.stderr);
+    return JSON.parse(r.stdout);
+  };
+  const all = ka([]);
+  const first = ka(['--until', '2026-03-01']);
+  const second = ka(['--since', '2026-03-02']);
+  assert.deepEqual([all.gaps, first.gaps, second.gaps], [2, 0, 2]);
+  // both gaps end on 2 March and are priced with their context from 1 March: the same pings and saving as unfiltered
+  assert.deepEqual(second.budgets[0], { ...all.budgets[0], net_saving_pct_all: second.budgets[0].net_saving_pct_all });
+  assert.ok(second.budgets[0].saved_weight > 0);
+  assert.equal(first.budgets[0].pings, 0);
+  assert.ok(Math.abs(first.baseline_weight + second.baseline_weight - all.baseline_weight) < 1e-6);
 });

@@ -75,6 +75,8 @@ test('CSV keeps its data for files and pipes, and to a terminal drops what would
   assert.doesNotMatch(shown.replace(/[\t\n]/g, ''), ACTIVE);
   assert.equal(shown, 'project,note\np?]0;PWNED??2J?,"two\nlines\tand ""quotes"""');
   assert.equal(cleanKeepingLines('a\r\nb\tc\u0000'), 'a\r\nb\tc?');
+  // a carriage return alone would print the rest of the line over its start
+  assert.equal(cleanKeepingLines('ok\rFAKE\r\n'), 'ok?FAKE\r\n');
 });
 
 test('--json output escapes the C1 and bidi controls a transcript brings', () => {
@@ -91,8 +93,16 @@ test('tables align by the columns a terminal gives: wide CJK and emoji take two,
   assert.equal(displayWidth('項目/a'), 6);
   assert.equal(displayWidth('e\u0301'), 1);
   assert.equal(displayWidth('😀x'), 3);
+  assert.equal(displayWidth('🚀✅⚡🪐'), 8);
+  assert.equal(displayWidth('✓→'), 2);
   const text = table([{ header: 'project' }, { header: 'n', align: 'num' }], [['/home/项目', 1], ['/home/ab', 22]]);
   const [, , a, b] = text.split('\n');
   assert.equal(displayWidth(a!), displayWidth(b!));
   assert.deepEqual([a, b], ['/home/项目   1', '/home/ab    22']);
+});
+
+test('a table of hundreds of thousands of rows (a query\'s result) is laid out, not a stack overflow', () => {
+  const rows = Array.from({ length: 300_000 }, (_, i) => [String(i), i]);
+  const text = table([{ header: 'k' }, { header: 'n', align: 'num' }], rows);
+  assert.equal(text.split('\n').length, 300_002);
 });

@@ -215,4 +215,15 @@ test('idle reap counts from the agent\'s answer: a mention 25 minutes after it i
   assert.deepEqual(turnsOf(r, 'window').map((t) => [t.delivery, t.native]), [['cold', 'native-1'], ['warm', 'native-1']]);
   const late = await runChannelReplay({ messages: [...messages.slice(0, 3), { ...messages[3]!, created_at: at(39) }], idleReapMinutes: 30, strategies: ['window'] });
   assert.equal(turnsOf(late, 'window')[1]!.delivery, 'cold');
+  // an unanswered mention between them does not move the last answer back: M1 10:00, M2 10:10
+  // (no answer), A1 10:40 answers M1, M3 11:15 is 35 minutes after it (warm under 40)
+  const t = (h: number, m: number) => new Date(Date.UTC(2025, 2, 11, h, m)).toISOString();
+  const between = [
+    { id: 'M1', author: 'priya', created_at: t(10, 0), text: '@claude one?' },
+    { id: 'M2', author: 'priya', created_at: t(10, 10), text: '@claude two?', thread_root_id: 'T' },
+    { id: 'A1', author: 'claude', created_at: t(10, 40), text: 'one.' },
+    { id: 'M3', author: 'priya', created_at: t(11, 15), text: '@claude three?' },
+  ];
+  const r3 = await runChannelReplay({ messages: between, idleReapMinutes: 40, strategies: ['window'] });
+  assert.deepEqual(turnsOf(r3, 'window').map((x) => x.delivery), ['cold', 'warm', 'warm']);
 });

@@ -106,3 +106,13 @@ test('TTL verdict by USD: weights of models with different base prices do not ad
   assert.ok(Math.abs(r.scenario_usd - r.baseline_usd + 0.002) < 1e-12);
   assert.match(formatTtl(r), /: forcing 1h saves/);
 });
+
+test('formatKeepalive: priced chains without 5-minute gaps show 0, not unknown; an unpriced bucket\'s weight is unknown', () => {
+  const H = chain('H', [{ t: 0, w: 10_000, ttl: '1h' }, { t: 10 * 60 * SEC, r: 10_000, w: 1_000, ttl: '1h' }]);
+  const none = formatKeepalive(whatifKeepalive([H], { weightsFor, budgets: [0, 1] }));
+  assert.doesNotMatch(none, /unknown/);
+  assert.match(none, /best budget: none \(no gaps between requests of 5-minute chains\)/);
+  const U = chain('U', [{ t: 0, w: 5_000, model: 'mystery' }, { t: 100 * SEC, r: 5_000, w: 10, model: 'mystery' }]);
+  const mixed = formatKeepalive(whatifKeepalive([chain('A', chainASpecs), U], { weightsFor, budgets: [1] }));
+  assert.match(mixed, /^model\s+mystery\s+1\s+1\s+0\s+0\s+0\s+unknown\s+unknown\s+unknown/m);
+});
