@@ -912,7 +912,9 @@ async function plan(store: Store, lists: Listing, stats: IngestStats, listing: s
   const rows = await store.fileRows(grownIds);
   grownFiles.forEach((f, k) => {
     const row = rows.get(grownIds[k])!;
-    if (f.size >= row.readTo && row.parserState) {
+    // an append only when the file grew: one of the same size with another mtime was rewritten
+    // (an edit the head-and-tail fingerprint cannot see), and is read again whole
+    if (f.size > row.readTo && row.parserState) {
       const fp = tryFingerprint(f.path, row.readTo);
       if (fp !== null && fp === row.headHash) {
         appends.push({ f, row });

@@ -17,7 +17,8 @@
  * plan gives each walked path one id. 11: files.parser_state leaves out the chains, which are the
  * file's chain_facts rows. 12: copies of a request with and without a 5m/1h split merge into
  * the largest write split by its 1-hour part, in the reader and the de-dup; a v2.1 subagent
- * file's session comes from its place in the layout only.)
+ * file's session comes from its place in the layout only; v1.x sidechains are typed by the Task
+ * calls of the files in scope only.)
  */
 export const SCHEMA_VERSION = 12;
 
@@ -334,7 +335,8 @@ spawn_by_tool AS (SELECT session_id, tool_use_id, any_value(requested_type) AS r
 link AS (SELECT session_id, agent_id, min(tool_use_id) AS tool_use_id FROM agent_links JOIN scope USING (file_id) WHERE true ${sessionFilter} GROUP BY ALL),
 side AS (SELECT r.chain_id, any_value(s.requested_type) AS requested_type, any_value(s.spawn_name) AS spawn_name
          FROM sidechain_roots r JOIN scope USING (file_id)
-         JOIN spawns s ON s.prompt_hash = r.prompt_hash AND r.prompt_hash IS NOT NULL GROUP BY r.chain_id),
+         -- the Task calls of the files in scope only (SPEC §1.1: a run covers exactly its roots' files)
+         JOIN (SELECT spawns.* FROM spawns JOIN scope USING (file_id)) s ON s.prompt_hash = r.prompt_hash AND r.prompt_hash IS NOT NULL GROUP BY r.chain_id),
 resolved AS (
   SELECT b.*, m.meta_type,
          coalesce(s1.requested_type, s2.requested_type, sd.requested_type) AS requested_type,

@@ -91,6 +91,19 @@ test('a transcript read before that vanishes while changed is retired: its old u
   assert.deepEqual(skipsByReason(s), { vanished_file: { count: 1, at: ['b.jsonl'] } });
 });
 
+test('a file rewritten to the same size with another mtime is read again whole, not taken for an empty append', async (t) => {
+  const { logs, db } = setup(t);
+  // 40 requests of 100 and one of 200 in the middle: beyond the first and last KiB the fingerprint covers
+  const lines = Array.from({ length: 41 }, (_, i) => req(`m${i}`, i === 20 ? 200 : 100));
+  const a = writeLog(logs, 'proj/a.jsonl', lines);
+  assert.equal((await summary([logs], db)).totals.input, 4_200);
+  // an edit in the middle, of the same length, with an mtime a day earlier than the one stored
+  writeFileSync(a, readFileSync(a, 'utf8').replace('"input_tokens":200', '"input_tokens":900'));
+  execFileSync('touch', ['-d', '@' + String(Math.floor(Date.now() / 1000) - 86_400), a]);
+  assert.equal((await summary([logs], db)).totals.input, 4_900);
+  assert.equal((await summary([logs], db)).totals.input, 4_900, 'and stays so');
+});
+
 test('symlink loops, self-links and dangling links are reported; a file linked twice is counted once', async (t) => {
   const { dir, logs, db } = setup(t);
   writeLog(logs, 'proj/a.jsonl', [req('m1', 1)]);

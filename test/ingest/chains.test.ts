@@ -34,3 +34,38 @@ test('v2.1 without meta.json: subagent types come from the parent Task tool_use;
   assert.ok(c.every((x) => x.definition === 'unknown'), 'no meta.json: the definition cannot be judged');
   assert.equal(c.filter((x) => x.kind === 'main').length, 3);
 });
+
+test('v1.x sidechains are typed by Task calls of the files in scope only: a run over fewer roots forgets the others\'', async () => {
+  const { mkdirSync, readFileSync, writeFileSync } = await import('node:fs');
+  const { tempDir } = await import('../helpers/corpus.js');
+  const src = join(REAL_LOGS, 'd-kimuson-claude-code-viewer/projects/sample-project/fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl');
+  const lines = readFileSync(src, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const isTask = (b: { type?: string; name?: string }) => b.type === 'tool_use' && b.name === 'Task';
+  const spawn = lines.find((l) => Array.isArray(l.message?.content) && l.message.content.some(isTask));
+  assert.ok(spawn, 'the log has a Task call');
+  // project A: the session without its Task calls; project B: one of them, in another session, typed Explore
+  const root = tempDir();
+  const a = join(root, 'projects/a');
+  const b = join(root, 'projects/b');
+  mkdirSync(a, { recursive: true });
+  mkdirSync(b, { recursive: true });
+  const stripped = lines.map((l) => (Array.isArray(l.message?.content) ? { ...l, message: { ...l.message, content: l.message.content.filter((x: object) => !isTask(x)) } } : l));
+  writeFileSync(join(a, 'fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl'), stripped.map((l) => JSON.stringify(l)).join('\n') + '\n');
+  const other = structuredClone(spawn);
+  other.sessionId = '77777777-7777-7777-7777-777777777777';
+  other.message.id = 'msg_spawn_other';
+  other.requestId = 'req_spawn_other';
+  for (const x of other.message.content) if (isTask(x)) x.input.subagent_type = 'Explore';
+  writeFileSync(join(b, '77777777-7777-7777-7777-777777777777.jsonl'), JSON.stringify(other) + '\n');
+  const db = join(root, 's.duckdb');
+  const types = async (paths: string[]) => {
+    const ctx = await openContext({ paths, db, timezone: 'UTC' });
+    try {
+      return (await ctx.store.all(`SELECT DISTINCT agent_type FROM chains WHERE kind <> 'main' ORDER BY 1`)).map((r) => r.agent_type);
+    } finally {
+      ctx.store.close();
+    }
+  };
+  assert.ok((await types([join(root, 'projects')])).includes('Explore'), 'both roots: typed by B\'s Task call');
+  assert.deepEqual(await types([a]), ['unknown'], 'A alone, on the same store: as a store of A alone');
+});
