@@ -130,9 +130,9 @@ export function whatifKeepalive(chains: readonly ChainInput[], options: Keepaliv
 }
 
 /**
- * One gap as the tallies take it (numbers, not an object: a report adds ~150,000 of them to five
- * tallies): its length, whether its chain is a subagent's, whether it is priced, and one ping's
- * weight and USD and the saving's weight and USD (0 when unpriced).
+ * The weights of one gap as the tallies take them, beside its length, its chain's kind and whether
+ * it is priced (a report adds ~150,000 gaps to five tallies: one object, reused): one ping's weight
+ * and USD and the saving's weight and USD (0 when unpriced).
  */
 interface GapWeights {
   pingWeight: number;
@@ -143,8 +143,8 @@ interface GapWeights {
 
 /**
  * whatifKeepalive a chain at a time, for callers that read the chains in batches (the report):
- * add each chain once, then take the result. Each gap is tallied into every budget's row (of the
- * totals and of its buckets) as it is met, in the order the chains come, so nothing per gap is kept.
+ * add each chain once, then take the result. Each gap is added to the totals' and its buckets'
+ * sums as it is met (KeepaliveTally), so nothing per gap is kept.
  */
 export class KeepaliveWhatIf {
   private readonly intervalS: number;
@@ -156,7 +156,7 @@ export class KeepaliveWhatIf {
   private readonly totals: KeepaliveTally;
   private readonly buckets: BucketMap<KeepaliveTally>;
   private readonly unpricedModels = new Set<string>();
-  /** the weights of the gap being added, one object for every gap */
+  /** the weights of the gap being added: one object, reused for every gap */
   private readonly gap: GapWeights = { pingWeight: 0, pingUsd: 0, saving: 0, savingUsd: 0 };
 
   constructor(private readonly options: KeepaliveOptions) {
