@@ -74,8 +74,11 @@ export interface KeepaliveBudgetRow {
   net_saving_pct_all: number | null;
 }
 
+/** What a bucket's row repeats of the best budget's row. */
+type BucketBudgetFields = 'pings' | 'gaps_over_ttl' | 'bridged' | 'expired_after_budget' | 'ping_weight' | 'saved_weight' | 'net_saving_weight' | 'net_saving_usd';
+
 /** The best budget's row over one bucket's chains and gaps. */
-export interface KeepaliveBucketRow {
+export type KeepaliveBucketRow = Pick<KeepaliveBudgetRow, BucketBudgetFields> & {
   dimension: BucketDimension;
   bucket: string;
   chains: number;
@@ -86,17 +89,9 @@ export interface KeepaliveBucketRow {
   unpriced_gaps: number;
   baseline_weight: number;
   baseline_usd: number;
-  pings: number;
-  gaps_over_ttl: number;
-  bridged: number;
-  expired_after_budget: number;
-  ping_weight: number;
-  saved_weight: number;
-  net_saving_weight: number;
-  net_saving_usd: number;
   /** net saving / the bucket's weight, in percent; null when the bucket has no priced weight */
   net_saving_pct: number | null;
-}
+};
 
 export interface KeepaliveResult {
   interval_s: number;
@@ -363,7 +358,7 @@ class KeepaliveTally {
   }
 
   bucketRow(budgetAt: number): Omit<KeepaliveBucketRow, 'dimension' | 'bucket'> {
-    const r = this.row(this.budgets[budgetAt]!);
+    const { pings, gaps_over_ttl, bridged, expired_after_budget, ping_weight, saved_weight, net_saving_weight, net_saving_usd, net_saving_pct_all } = this.row(this.budgets[budgetAt]!);
     return {
       chains: this.chains,
       requests: this.requests,
@@ -372,17 +367,18 @@ class KeepaliveTally {
       unpriced_gaps: this.gaps - this.pricedGaps,
       baseline_weight: this.weight,
       baseline_usd: this.usd,
-      pings: r.pings,
-      gaps_over_ttl: r.gaps_over_ttl,
-      bridged: r.bridged,
-      expired_after_budget: r.expired_after_budget,
-      ping_weight: r.ping_weight,
-      saved_weight: r.saved_weight,
-      net_saving_weight: r.net_saving_weight,
-      net_saving_usd: r.net_saving_usd,
-      net_saving_pct: r.net_saving_pct_all,
+      pings,
+      gaps_over_ttl,
+      bridged,
+      expired_after_budget,
+      ping_weight,
+      saved_weight,
+      net_saving_weight,
+      net_saving_usd,
+      net_saving_pct: net_saving_pct_all,
     };
   }
+
 }
 
 /** The sums kept under `key`, made when first met. */
