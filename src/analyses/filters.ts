@@ -21,7 +21,7 @@ export function parseDay(s: string | undefined | null, flag: string): string | n
 }
 
 /** A day that exists (Date.parse takes 2026-02-30, as 2 March). */
-function isCalendarDay(y: number, m: number, d: number): boolean {
+export function isCalendarDay(y: number, m: number, d: number): boolean {
   const t = new Date(Date.UTC(y, m - 1, d));
   return t.getUTCFullYear() === y && t.getUTCMonth() === m - 1 && t.getUTCDate() === d;
 }

@@ -4,6 +4,7 @@
  * line number and reason, never thrown.
  */
 import { createReadStream } from 'node:fs';
+import { isCalendarDay } from '../analyses/filters.js';
 import { UsageError } from '../errors.js';
 import type { ChannelMessage } from '../samples/channel.js';
 
@@ -35,8 +36,7 @@ export function parseInstant(s: string): number | null {
   const m = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i.exec(s);
   if (!m) return null;
   const [y, mo, d, h, mi, sec] = [m[1], m[2], m[3], m[4], m[5], m[6] ?? '0'].map(Number) as [number, number, number, number, number, number];
-  const day = new Date(Date.UTC(y, mo - 1, d));
-  if (day.getUTCFullYear() !== y || day.getUTCMonth() !== mo - 1 || day.getUTCDate() !== d || h > 23 || mi > 59 || sec > 59) return null;
+  if (!isCalendarDay(y, mo, d) || h > 23 || mi > 59 || sec > 59) return null;
   const t = Date.parse(s.replace(' ', 'T'));
   return Number.isNaN(t) ? null : t;
 }

@@ -16,7 +16,7 @@ import { TtlWhatIf, type TtlResult } from '../analyses/ttl.js';
 import type { Context } from '../context.js';
 import { type ChannelReplayResult, locateChain, replaySessionFile, runChannelReplay, sessionReplayRun } from '../replay/index.js';
 import { runQuery } from '../store/queries.js';
-import type { Filters } from '../analyses/filters.js';
+import { type Filters, filterParams } from '../analyses/filters.js';
 import type { Store } from '../store/store.js';
 import type { SkipReason } from '../types.js';
 import { COST_BY_KEYS, type BestWhatIf, type CostComponent, type CostDimension, type ReplayRun, type ReportData, type Section } from './data.js';
@@ -74,12 +74,9 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
   const side = inOrder(await store.beside());
   // every section counts the requests of the filters, as `summary` does (the days in their time zone)
   const f = ctx.filters;
-  const scope = { tz: f.timezone, since: f.since, until: f.until, project: f.project };
-  const inScope = `SELECT * FROM requests
-    WHERE ($since IS NULL OR strftime(timezone($tz, ts), '%Y-%m-%d') >= $since) AND ($until IS NULL OR strftime(timezone($tz, ts), '%Y-%m-%d') <= $until)
-      AND ($project IS NULL OR contains(lower(project), lower($project)))`;
+  const scope = filterParams(f);
   const spanRows = attempt(() =>
-    side.all(`SELECT min(t) AS "from", max(t) AS "to", count(DISTINCT session_id) AS sessions, count(DISTINCT chain_id) AS chains FROM (${inScope})`, scope),
+    side.all(`SELECT min(t) AS "from", max(t) AS "to", count(DISTINCT session_id) AS sessions, count(DISTINCT chain_id) AS chains FROM (${IN_SCOPE})`, scope),
   );
   // every grouping of the cost components in one pass over the requests, asked for by two sections;
   // the projects, models and agent types beyond the top COST_BY_KEYS come summed as one (a 10 GB
@@ -90,7 +87,7 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
     side.all(
       `SELECT
       (SELECT coalesce(sum(size), 0) FROM files JOIN scope USING (file_id) WHERE kind <> 'meta') AS bytes,
-      (SELECT count(*) FROM (${inScope}) WHERE split_missing) AS split_missing`,
+      (SELECT count(*) FROM (${IN_SCOPE}) WHERE split_missing) AS split_missing`,
       scope,
     ),
   );
@@ -412,19 +409,20 @@ function bestWhatIf(ttl: TtlResult | Error, keepalive: KeepaliveResult | Error):
   return options[0] ?? null;
 }
 
+/** The requests the filters choose ($tz, $since, $until, $project: filterParams), as `summary` counts them. */
+const IN_SCOPE = `SELECT * FROM requests
+  WHERE ($since IS NULL OR strftime(timezone($tz, ts), '%Y-%m-%d') >= $since) AND ($until IS NULL OR strftime(timezone($tz, ts), '%Y-%m-%d') <= $until)
+    AND ($project IS NULL OR contains(lower(project), lower($project)))`;
+
 /** Replays a session's main chain (`top`: the most expensive session's) under every session strategy. */
 async function sessionRun(ctx: Context, id: string): Promise<ReplayRun> {
   let want = id;
   if (id === 'top') {
     // the most expensive session in scope, as `sessions` ranks them (by USD, then weight)
-    const f = ctx.filters;
     const [top] = await ctx.store.all(
-      `SELECT session_id FROM requests
-       WHERE ($since IS NULL OR strftime(timezone($tz, ts), '%Y-%m-%d') >= $since) AND ($until IS NULL OR strftime(timezone($tz, ts), '%Y-%m-%d') <= $until)
-         AND ($project IS NULL OR contains(lower(project), lower($project)))
-       GROUP BY session_id
+      `SELECT session_id FROM (${IN_SCOPE}) GROUP BY session_id
        ORDER BY sum(usd::DECIMAL(38, 15)) DESC NULLS LAST, sum(weight::DECIMAL(38, 15)) DESC NULLS LAST, session_id LIMIT 1`,
-      { tz: f.timezone, since: f.since, until: f.until, project: f.project },
+      filterParams(ctx.filters),
     );
     if (!top) throw new Error('no session to replay');
     want = top.session_id as string;
