@@ -5,8 +5,8 @@
 --   `cachelens summary` made four); $tz: IANA time zone for days (e.g. 'UTC');
 --   $since / $until: 'YYYY-MM-DD' days in $tz, or NULL; $project: substring of the project, or NULL.
 -- Output columns: grouping (the $group of the row), grp, requests, input, output, cache_write_5m, cache_write_1h,
---   cache_read, weight (priced requests only), usd (priced requests only), unpriced_requests, and weight_exact and
---   usd_exact, the same sums as exact decimal text (what `cachelens summary` shows, and what an append run adds its
+--   cache_read, weight (priced requests only; NULL when none is priced: unknown, not $0), usd (likewise),
+--   unpriced_requests, and weight_exact and usd_exact, the sums of the priced requests as exact decimal text ('0…' when none is) (what `cachelens summary` shows, and what an append run adds its
 --   new requests to without DuckDB: src/ingest/delta.ts). Rows by grouping; days in order, other groups by USD, most first.
 -- Weights and USD are summed as DECIMAL(38, 15): exact, so the same rows give the same sums in any order
 --   (a DOUBLE sum's last digits depend on the order DuckDB's threads add them in).
@@ -41,8 +41,8 @@ g AS (
          coalesce(sum(cache_write_5m), 0) AS cache_write_5m,
          coalesce(sum(cache_write_1h), 0) AS cache_write_1h,
          coalesce(sum(cache_read), 0) AS cache_read,
-         coalesce(sum(weight::DECIMAL(38, 15))::DOUBLE, 0) AS weight,
-         coalesce(sum(usd::DECIMAL(38, 15))::DOUBLE, 0) AS usd,
+         CASE WHEN count(weight) = 0 AND count(*) > 0 THEN NULL ELSE coalesce(sum(weight::DECIMAL(38, 15))::DOUBLE, 0) END AS weight,
+         CASE WHEN count(usd) = 0 AND count(*) > 0 THEN NULL ELSE coalesce(sum(usd::DECIMAL(38, 15))::DOUBLE, 0) END AS usd,
          count(*) FILTER (WHERE weight IS NULL) AS unpriced_requests,
          coalesce(sum(weight::DECIMAL(38, 15)), 0)::VARCHAR AS weight_exact,
          coalesce(sum(usd::DECIMAL(38, 15)), 0)::VARCHAR AS usd_exact

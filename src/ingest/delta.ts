@@ -697,7 +697,7 @@ function addToSummary(rows: Row[], requests: NewRequest[], params: Record<string
     const id = `${grouping}\u0000${grp}`;
     let r = byGroup.get(id);
     if (!r) {
-      r = { grouping, grp, requests: 0, input: 0, output: 0, cache_write_5m: 0, cache_write_1h: 0, cache_read: 0, weight: 0, usd: 0, unpriced_requests: 0, weight_exact: e15Text(0n), usd_exact: e15Text(0n) };
+      r = { grouping, grp, requests: 0, input: 0, output: 0, cache_write_5m: 0, cache_write_1h: 0, cache_read: 0, weight: null, usd: null, unpriced_requests: 0, weight_exact: e15Text(0n), usd_exact: e15Text(0n) };
       byGroup.set(id, r);
       rows.push(r);
     }
@@ -736,6 +736,8 @@ function addToSummary(rows: Row[], requests: NewRequest[], params: Record<string
       }
     }
   }
+  // as the query gives them: NULL where none of a group's requests is priced (a new group of unpriced
+  // requests only stays so; the first priced request makes the sums numbers)
   for (const [r, sums] of exact) {
     r.weight_exact = e15Text(sums.weight);
     r.usd_exact = e15Text(sums.usd);

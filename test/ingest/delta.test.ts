@@ -11,10 +11,11 @@ import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { summary } from '../../src/analyses/summary.js';
 import { sessions } from '../../src/analyses/sessions.js';
-import type { Filters } from '../../src/analyses/filters.js';
+import { type Filters, filterParams } from '../../src/analyses/filters.js';
 import { dayInZone, duckdbHash, e15Of, e15Text, keyHash, toE15, writeDeltaBase, zoneRuns } from '../../src/ingest/delta.js';
 import { type AnswerResult, ingest, ingestOrAnswer } from '../../src/ingest/ingest.js';
 import { AnsweredStore } from '../../src/store/answers.js';
+import { rememberedQuery } from '../../src/store/queries.js';
 import { loadPriceTable } from '../../src/pricing/pricing.js';
 import { CONDENSE, MAROT_DOV, corpus, prices, repoRoot, tmp } from '../store/helpers.js';
 
@@ -277,6 +278,35 @@ test('new days, models and unpriced models, time zones and filters come out as a
   assert.equal(after.opened, false);
   assert.deepEqual(after.out, await fresh(root, zones));
   assert.ok(after.out[0].quality.unknown_models.some((m) => m.model === 'claude-nobody-1'));
+});
+
+test('the kept summary rows an append run adds to are the query\'s own: weight and USD unknown (NULL) for a group none of whose requests is priced', async () => {
+  const root = sampleLogs();
+  const db = path.join(tmp(), 's.duckdb');
+  await settled(root, db);
+  const files = transcripts(root);
+  appendResponse(files[0], 'nobody', { model: 'claude-nobody-1' });
+  appendResponse(files[1], 'nobody-2', { model: 'claude-nobody-1', blocks: 2 });
+  appendResponse(files[2], 'priced', {});
+  const rowsOf = async (dbPath: string) => {
+    const r = await run(root, dbPath);
+    try {
+      const opened = r.store instanceof AnsweredStore ? r.store.storeOpened : true;
+      return { opened, rows: await rememberedQuery(r.store, 'summary', filterParams(UTC)) };
+    } finally {
+      r.store.close();
+    }
+  };
+  const after = await rowsOf(db);
+  assert.equal(after.opened, false);
+  const afresh = await rowsOf(path.join(tmp(), 'fresh.duckdb'));
+  const nobody = (rows: typeof after.rows) => rows.find((x) => x.grouping === 'model' && x.grp === 'claude-nobody-1');
+  assert.equal(nobody(afresh.rows)?.requests, 2);
+  assert.equal(nobody(afresh.rows)?.weight, null);
+  assert.equal(nobody(afresh.rows)?.usd, null);
+  assert.equal(nobody(afresh.rows)?.unpriced_requests, 2);
+  const byGroup = (rows: typeof after.rows) => Object.fromEntries(rows.map((x) => [`${String(x.grouping)}/${String(x.grp)}`, x]));
+  assert.deepEqual(byGroup(after.rows), byGroup(afresh.rows));
 });
 
 test('a new request\'s day comes from DuckDB\'s time zone rules, which Node\'s may differ from: as a store built afresh gives it', async () => {
