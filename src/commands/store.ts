@@ -144,7 +144,8 @@ export const exportCommand: Command = {
   async run(argv, io) {
     return withContext(argv, io, async (ctx) => {
       await usePortableViews(ctx.store);
-      const result = await exportParquet(ctx.store, String(argv.parquet), { timezone: ctx.filters.timezone, logRoots: ctx.roots });
+      const f = ctx.filters;
+      const result = await exportParquet(ctx.store, String(argv.parquet), { timezone: f.timezone, since: f.since, until: f.until, project: f.project, logRoots: ctx.roots });
       const text = [
         `exported to ${result.dir} (days in ${result.timezone}):`,
         ...result.tables.map((t) => `  ${t.table.padEnd(12)} ${String(t.rows).padStart(9)} rows  ${String(t.days).padStart(4)} days  ${String(t.files).padStart(4)} files`),

@@ -10,8 +10,15 @@
  * Local file ids are left out (they mean nothing outside one store). Re-exporting into the same
  * DIR replaces those three sub-directories and nothing else; a DIR holding anything else, or lying
  * inside the logs being read, is refused.
+ *
+ * --since/--until/--project choose what is written: the requests of those days (in the time zone)
+ * and projects; the chains of those projects whose first day is within, and every chain one of
+ * those requests belongs to (so no exported request lacks its chain); the attachments of those
+ * days of the exported chains. A table with no rows is written as one Parquet file of no rows
+ * (`DIR/<table>/day=none/data_0.parquet`), so that the export can still be read (read_parquet finds
+ * no columns without a file).
  */
-import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { UsageError } from '../errors.js';
 import { ATTACHMENT_COLUMNS, PORTABLE_TABLES } from './portable.js';
@@ -31,16 +38,31 @@ export interface ExportResult {
   tables: ExportedTable[];
 }
 
-/** The SELECT each table is written from; `day` is the partition column. */
+/** A day (YYYY-MM-DD text, NULL when the time is unknown) within $since..$until; with neither, every row. */
+function inDays(d: string): string {
+  return `(($since IS NULL AND $until IS NULL) OR (${d} IS NOT NULL AND ($since IS NULL OR ${d} >= $since) AND ($until IS NULL OR ${d} <= $until)))`;
+}
+
+const IN_PROJECT = `($project IS NULL OR contains(lower(project), lower($project)))`;
+const UNFILTERED = `($since IS NULL AND $until IS NULL AND $project IS NULL)`;
+
+/** The SELECT each table is written from; `day` is the partition column. Parameters: $tz, $since, $until, $project. */
 function selectFor(table: ExportedTable['table']): string {
-  const day = (ts: string) => `coalesce(strftime(timezone($tz, ${ts}), '%Y-%m-%d'), 'unknown') AS day`;
+  const day = (ts: string) => `strftime(timezone($tz, ${ts}), '%Y-%m-%d')`;
+  const requests = `SELECT * EXCLUDE (file_id, row_hash, d), coalesce(d, 'unknown') AS day
+    FROM (SELECT *, ${day('ts')} AS d FROM requests) WHERE ${inDays('d')} AND ${IN_PROJECT}`;
+  const chains = `SELECT * EXCLUDE (file_id, d), coalesce(d, 'unknown') AS day
+    FROM (SELECT *, ${day('to_timestamp(first_t / 1000)')} AS d FROM chains)
+    WHERE ${UNFILTERED} OR (${inDays('d')} AND ${IN_PROJECT}) OR chain_id IN (SELECT chain_id FROM (${requests}))`;
   switch (table) {
     case 'requests':
-      return `SELECT * EXCLUDE (file_id, row_hash), ${day('ts')} FROM requests`;
+      return requests;
     case 'chains':
-      return `SELECT * EXCLUDE (file_id), ${day('to_timestamp(first_t / 1000)')} FROM chains`;
+      return chains;
     case 'attachments':
-      return `SELECT ${ATTACHMENT_COLUMNS}, ${day('to_timestamp(t / 1000)')} FROM attachments`;
+      return `SELECT * EXCLUDE (d), coalesce(d, 'unknown') AS day
+        FROM (SELECT ${ATTACHMENT_COLUMNS}, ${day('to_timestamp(t / 1000)')} AS d FROM attachments)
+        WHERE ${UNFILTERED} OR (${inDays('d')} AND chain_id IN (SELECT chain_id FROM (${chains})))`;
   }
 }
 
@@ -60,16 +82,29 @@ export function checkExportDir(dir: string, logRoots: readonly string[]): string
 }
 
 /** Writes the export; `store` must have the portable views in place (usePortableViews). */
-export async function exportParquet(store: Store, dir: string, o: { timezone: string; logRoots: readonly string[] }): Promise<ExportResult> {
+export async function exportParquet(
+  store: Store,
+  dir: string,
+  o: { timezone: string; logRoots: readonly string[]; since?: string | null; until?: string | null; project?: string | null },
+): Promise<ExportResult> {
   const abs = checkExportDir(dir, o.logRoots);
   mkdirSync(abs, { recursive: true });
+  const params = { tz: o.timezone, since: o.since ?? null, until: o.until ?? null, project: o.project ?? null };
   const tables: ExportedTable[] = [];
   for (const table of PORTABLE_TABLES) {
     const sel = selectFor(table);
-    const target = join(abs, table).replace(/'/g, "''");
-    await store.all(`COPY (${sel}) TO '${target}' (FORMAT parquet, PARTITION_BY (day), OVERWRITE true)`, { tz: o.timezone });
-    const [c] = await store.all(`SELECT count(*) AS rows, count(DISTINCT day) AS days FROM (${sel})`, { tz: o.timezone });
-    tables.push({ table, rows: c.rows as number, days: c.days as number, files: countParquet(join(abs, table)) });
+    const tableDir = join(abs, table);
+    // a previous export's days go whole, empty day directories included (COPY's OVERWRITE leaves those)
+    rmSync(tableDir, { recursive: true, force: true });
+    const target = tableDir.replace(/'/g, "''");
+    await store.all(`COPY (${sel}) TO '${target}' (FORMAT parquet, PARTITION_BY (day), OVERWRITE true)`, params);
+    const [c] = await store.all(`SELECT count(*) AS rows, count(DISTINCT day) AS days FROM (${sel})`, params);
+    if (c.rows === 0) {
+      mkdirSync(join(tableDir, 'day=none'), { recursive: true });
+      const file = join(tableDir, 'day=none', 'data_0.parquet').replace(/'/g, "''");
+      await store.all(`COPY (SELECT * EXCLUDE (day) FROM (${sel}) LIMIT 0) TO '${file}' (FORMAT parquet)`, params);
+    }
+    tables.push({ table, rows: c.rows as number, days: c.days as number, files: countParquet(tableDir) });
   }
   return { dir: abs, timezone: o.timezone, tables };
 }

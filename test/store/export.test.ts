@@ -99,3 +99,65 @@ test('an export into the logs, or into a directory holding other files, is refus
     r.store.close();
   }
 });
+
+test('--since/--until/--project choose what is exported: the same answers as the store filtered alike', async () => {
+  const dir = path.join(tmp(), 'export');
+  const r = await run([sampleLogs], path.join(tmp(), 's.duckdb'));
+  try {
+    await usePortableViews(r.store);
+    const filters = { tz: 'Asia/Tokyo', since: null, until: '2026-02-11', project: 'SHOP' };
+    const result = await exportParquet(r.store, dir, { timezone: 'Asia/Tokyo', since: filters.since, until: filters.until, project: filters.project, logRoots: [sampleLogs] });
+    const [all] = await r.store.all(`SELECT count(*) AS n FROM requests`);
+    const requests = result.tables.find((t) => t.table === 'requests')!.rows;
+    assert.ok(requests > 0 && requests < (all.n as number), `${requests} of ${all.n}`);
+    assert.deepEqual(readdirSync(path.join(dir, 'requests')).sort(), ['day=2026-02-10', 'day=2026-02-11']);
+    const px = await openParquet(dir);
+    try {
+      for (const by of ['day', 'agent_type', 'project']) {
+        const want = await runQuery(r.store, 'cost_by', { ...filters, by });
+        assertClose(await runQuery(px, 'cost_by', { tz: 'Asia/Tokyo', by }), want, `cost_by ${by}`);
+      }
+      const [orphans] = await px.all(`SELECT count(*) AS n FROM requests WHERE chain_id NOT IN (SELECT chain_id FROM chains)`);
+      assert.equal(orphans.n, 0);
+    } finally {
+      px.close();
+    }
+    const none = await exportParquet(r.store, dir, { timezone: 'UTC', since: '2030-01-01', logRoots: [sampleLogs] });
+    assert.deepEqual(none.tables.map((t) => t.rows), [0, 0, 0]);
+  } finally {
+    r.store.close();
+  }
+});
+
+test('an export with a table of no rows can be read; a re-export leaves none of the old days behind', async () => {
+  const dir = path.join(tmp(), 'export');
+  const a = await run([sampleLogs], path.join(tmp(), 'a.duckdb'));
+  try {
+    await usePortableViews(a.store);
+    await exportParquet(a.store, dir, { timezone: 'UTC', logRoots: [sampleLogs] });
+  } finally {
+    a.store.close();
+  }
+  // DRMacIver's one transcript has no attachment lines
+  const logs = corpus(['DRMacIver-claude-reliability']);
+  const b = await run([logs], path.join(tmp(), 'b.duckdb'));
+  try {
+    await usePortableViews(b.store);
+    const result = await exportParquet(b.store, dir, { timezone: 'UTC', logRoots: [logs] });
+    assert.equal(result.tables.find((t) => t.table === 'attachments')!.rows, 0);
+    const [requests] = await b.store.all(`SELECT count(*) AS n FROM requests`);
+    assert.deepEqual(readdirSync(path.join(dir, 'requests')), ['day=2026-01-21']);
+    assert.deepEqual(readdirSync(path.join(dir, 'chains')), ['day=2026-01-21']);
+    const px = await openParquet(dir);
+    try {
+      const rows = await runQuery(px, 'cost_by', { tz: 'UTC' });
+      assert.equal(rows.reduce((s, x) => s + (x.requests as number), 0), requests.n);
+      assert.deepEqual(await px.all(`SELECT * FROM attachments`), []);
+      assert.equal((await crosstab(px, { rows: 'definition', cols: 'has_skill_listing', timezone: 'UTC' })).cells.find((c) => c.row === null && c.col === null)!.value, 1);
+    } finally {
+      px.close();
+    }
+  } finally {
+    b.store.close();
+  }
+});
