@@ -26,12 +26,12 @@ export function isCalendarDay(y: number, m: number, d: number): boolean {
   return t.getUTCFullYear() === y && t.getUTCMonth() === m - 1 && t.getUTCDate() === d;
 }
 
-export function parseTimezone(tz: string | undefined): string {
+export function parseTimezone(tz: string | undefined, flag = '--timezone'): string {
   const zone = tz || localTimezone();
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: zone });
   } catch {
-    throw new UsageError(`--timezone ${zone}: not a known IANA time zone (e.g. UTC, Europe/Berlin)`);
+    throw new UsageError(`${flag} ${zone}: not a known IANA time zone (e.g. UTC, Europe/Berlin)`);
   }
   return zone;
 }

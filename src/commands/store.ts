@@ -29,6 +29,22 @@ export function parseParams(raw: unknown): Record<string, string> {
 }
 
 /**
+ * The bundled queries take $since/$until as 'YYYY-MM-DD' text compared with days, and $tz as an IANA
+ * zone: `--param since=20260211` (the form --since takes) or `since=2026-2-11` compared as text
+ * chose no day at all and printed no rows. They are checked and written as --since/--until/--timezone
+ * are; an empty value leaves the parameter to its default.
+ */
+export function checkFilterParams(given: Record<string, string>): void {
+  for (const k of ['since', 'until', 'tz'] as const) {
+    if (!(k in given)) continue;
+    const v = given[k]!.trim();
+    if (v === '') delete given[k];
+    else if (k === 'tz') given[k] = parseTimezone(v, '--param tz');
+    else given[k] = parseDay(v, `--param ${k}`)!;
+  }
+}
+
+/**
  * Where SQL runs: a Parquet export when `--parquet DIR` is given, else the store after an
  * (incremental) ingest of this invocation's logs, with the portable `attachments` view in place.
  * The filters' time zone, days and project are returned as default parameters.
@@ -86,6 +102,7 @@ export const queryCommand: Command = {
     const used = queryParams(querySql(target));
     const unknown = Object.keys(given).filter((k) => !used.includes(k));
     if (unknown.length > 0) throw new UsageError(`--param ${unknown[0]}: ${target} has no $${unknown[0]}`, used.length ? `it takes ${used.map((u) => '$' + u).join(', ')}` : 'it takes no parameters');
+    if (isBundledName(target)) checkFilterParams(given);
     const { source, defaults } = await openSource(argv, io);
     try {
       const params: Record<string, unknown> = {};

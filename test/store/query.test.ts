@@ -538,3 +538,21 @@ test('Store.beside: a second connection answers as the store does, at the same t
     if (!closed) r.store.close();
   }
 });
+
+test('CLI: a bundled query\'s --param since/until/tz is checked and written as --since/--until/--timezone are', () => {
+  const db = path.join(tmp(), 's.duckdb');
+  const summary = JSON.parse(cachelens(['summary', sampleLogs, '--db', db, '--since', '2026-02-11', '--json']).stdout) as { totals: { requests: number } };
+  assert.ok(summary.totals.requests > 0);
+  // 20260211 compared as text with '2026-02-11' chose no day at all
+  const q = cachelens(['query', 'cost_by', sampleLogs, '--db', db, '--param', 'since=20260211', '--param', 'tz=UTC', '--json']);
+  assert.equal(q.status, 0, q.stderr);
+  const out = JSON.parse(q.stdout) as { params: Record<string, unknown>; rows: { requests: number }[] };
+  assert.equal(out.params.since, '2026-02-11');
+  assert.equal(out.rows.reduce((s, x) => s + x.requests, 0), summary.totals.requests);
+  for (const [param, flag] of [['since=2026-2-11', '--param since'], ['until=yesterday', '--param until'], ['tz=Mars/Base', '--param tz']]) {
+    const r = cachelens(['query', 'cost_by', sampleLogs, '--db', db, '--param', param!]);
+    assert.equal(r.status, 2, `${param}: ${r.stdout}`);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+    assert.ok(r.stderr.startsWith(`cachelens: ${flag} `), r.stderr);
+  }
+});
