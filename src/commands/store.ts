@@ -9,10 +9,10 @@ import { openContext } from '../context.js';
 import { UsageError } from '../errors.js';
 import { crosstab } from '../analyses/crosstab.js';
 import { formatCrosstab } from '../reporters/crosstab.js';
-import { columnsOf, formatRows, toCsv } from '../reporters/rows.js';
+import { formatRows, toCsv } from '../reporters/rows.js';
 import { exportParquet } from '../store/export.js';
 import { type SqlSource, openParquet, usePortableViews } from '../store/portable.js';
-import { isBundledName, listQueries, queryParams, querySql, runQuery } from '../store/queries.js';
+import { isBundledName, listQueries, queryParams, querySql, runQueryTable } from '../store/queries.js';
 import { Store } from '../store/store.js';
 import { type Command, type Io, commonOptions, withContext, withLogOptions } from './command.js';
 
@@ -115,9 +115,9 @@ export const queryCommand: Command = {
         await source.forget();
         await source.setMeta('listing_key', '');
       }
-      const rows = await runQuery(source, target, params);
-      const result: QueryResult = { query: target, params, columns: columnsOf(rows), rows };
-      return { json: result, text: argv.csv ? toCsv(rows, Boolean(io.tty)) : formatRows(rows, io.color) };
+      const { columns, rows } = await runQueryTable(source, target, params);
+      const result: QueryResult = { query: target, params, columns, rows };
+      return { json: result, text: argv.csv ? toCsv(rows, Boolean(io.tty), columns) : formatRows(rows, io.color) };
     } finally {
       source.close();
     }

@@ -31,9 +31,12 @@ export function cellText(v: unknown): string {
   return clean(JSON.stringify(v));
 }
 
-/** `terminal`: the CSV is printed to a terminal, so control characters other than tabs and line breaks become '?'. */
-export function toCsv(rows: readonly Row[], terminal = false): string {
-  const cols = columnsOf(rows);
+/**
+ * `terminal`: the CSV is printed to a terminal, so control characters other than tabs and line breaks become '?'.
+ * `columns`: the result's columns, so that a result without rows still has its header line.
+ */
+export function toCsv(rows: readonly Row[], terminal = false, columns?: readonly string[]): string {
+  const cols = columns ?? columnsOf(rows);
   const lines = [cols.map(csvField).join(',')];
   for (const r of rows) lines.push(cols.map((c) => csvField(csvValue(r[c]))).join(','));
   const text = lines.join('\n');

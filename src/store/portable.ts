@@ -16,11 +16,13 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { loadDuckdb } from './duckdb.js';
 import { UsageError } from '../errors.js';
-import { type Row, type Store, plainRow } from './store.js';
+import { type QueryTable, type Row, type Store, plainRow, queryTable } from './store.js';
 
 /** Anything SQL can be run against: a Store, or a Parquet export opened in memory. */
 export interface SqlSource {
   all(sql: string, params?: Record<string, unknown>): Promise<Row[]>;
+  /** the result as `cachelens query` prints it (queryTable) */
+  table(sql: string, params?: Record<string, unknown>): Promise<QueryTable>;
   close(): void;
 }
 
@@ -66,6 +68,9 @@ export async function openParquet(dir: string): Promise<SqlSource> {
     async all(sql, params) {
       const reader = await db.runAndReadAll(sql, params as never);
       return reader.getRowObjectsJS().map(plainRow);
+    },
+    async table(sql, params) {
+      return queryTable(await db.runAndReadAll(sql, params as never));
     },
     close,
   };

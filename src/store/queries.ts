@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
-import type { Row, Store } from './store.js';
+import type { QueryTable, Row, Store } from './store.js';
 
 export const QUERIES_DIR = fileURLToPath(new URL('../../queries/', import.meta.url));
 
@@ -43,12 +43,21 @@ export function queryParams(sql: string): string[] {
 
 /** Runs a bundled or user query; parameters it uses and the caller did not give are NULL. */
 export async function runQuery(store: Pick<Store, 'all'>, nameOrPath: string, params: Record<string, unknown> = {}): Promise<Row[]> {
+  return bindAndRun(nameOrPath, params, (sql, bound) => store.all(sql, bound));
+}
+
+/** runQuery for printing (`cachelens query`): the columns too, values as queryTable makes them. */
+export async function runQueryTable(store: Pick<Store, 'table'>, nameOrPath: string, params: Record<string, unknown> = {}): Promise<QueryTable> {
+  return bindAndRun(nameOrPath, params, (sql, bound) => store.table(sql, bound));
+}
+
+async function bindAndRun<T>(nameOrPath: string, params: Record<string, unknown>, run: (sql: string, bound: Record<string, unknown> | undefined) => Promise<T>): Promise<T> {
   const sql = querySql(nameOrPath);
   const used = queryParams(sql);
   const bound: Record<string, unknown> = {};
   for (const p of used) bound[p] = params[p] ?? null;
   try {
-    return await store.all(sql, used.length ? bound : undefined);
+    return await run(sql, used.length ? bound : undefined);
   } catch (err) {
     throw new UsageError(`query ${nameOrPath} failed: ${(err as Error).message.split('\n')[0]}`);
   }

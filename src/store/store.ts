@@ -200,6 +200,15 @@ export class Store {
     return allRows(this.db, this.path, sql, params);
   }
 
+  /** A query's result as `cachelens query` prints it (queryTable): its columns, even without rows. */
+  async table(sql: string, params?: Record<string, unknown>): Promise<QueryTable> {
+    try {
+      return queryTable(await this.db.runAndReadAll(sql, params as never));
+    } catch (err) {
+      throw damaged(this.path, err);
+    }
+  }
+
   /**
    * A second connection to the store, for reads that run beside this connection's work: DuckDB
    * answers each connection's query on its own threads, so a query sent here while this thread
@@ -789,6 +798,49 @@ function damaged(path: string, err: unknown): unknown {
   const msg = err instanceof Error ? err.message : '';
   if (!msg.startsWith('IO Error:')) return err;
   return new UsageError(`store ${path} is damaged: ${msg.split('\n')[0]}`, 'delete it, or use --db to choose another store');
+}
+
+/** A result as `cachelens query` prints it: the columns (even when there are no rows) and the rows. */
+export interface QueryTable {
+  columns: string[];
+  rows: Row[];
+}
+
+/** What queryTable reads of a DuckDB result. */
+interface ResultReader {
+  deduplicatedColumnNames(): string[];
+  columnTypes(): { toString(): string }[];
+  getRowObjectsJS(): Record<string, unknown>[];
+}
+
+/**
+ * A user's query may return any type: values are made what JSON and CSV hold exactly, inside lists
+ * and structs too (a struct holding a count(*) BIGINT crashed the table and --json). An integer
+ * beyond 2^53 is its decimal text (as a double it lost its last digits); a DATE is YYYY-MM-DD and
+ * a timestamp ISO 8601 in UTC (both came out as epoch milliseconds).
+ */
+export function queryTable(reader: ResultReader): QueryTable {
+  const columns = reader.deduplicatedColumnNames();
+  const types = reader.columnTypes().map(String);
+  const rows = reader.getRowObjectsJS().map((r) => {
+    const out: Row = {};
+    columns.forEach((c, i) => {
+      const v = r[c];
+      out[c] = types[i] === 'DATE' && v instanceof Date ? v.toISOString().slice(0, 10) : printable(v);
+    });
+    return out;
+  });
+  return { columns, rows };
+}
+
+function printable(v: unknown): unknown {
+  if (typeof v === 'bigint') return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v.toString();
+  if (v instanceof Date) return Number.isNaN(v.getTime()) ? null : v.toISOString();
+  if (Array.isArray(v)) return v.map(printable);
+  if (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) {
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, printable(x)]));
+  }
+  return v;
 }
 
 /** DuckDB BIGINT/HUGEINT/DECIMAL come back as bigint or objects; analyses want plain numbers. */

@@ -556,3 +556,31 @@ test('CLI: a bundled query\'s --param since/until/tz is checked and written as -
     assert.ok(r.stderr.startsWith(`cachelens: ${flag} `), r.stderr);
   }
 });
+
+test('CLI: a query of any types prints them exactly, and a query without rows keeps its columns', () => {
+  const db = path.join(tmp(), 's.duckdb');
+  const file = path.join(tmp(), 'types.sql');
+  writeFileSync(file, `SELECT {'n': count(*)} AS s, 12345678901234567890::UBIGINT AS big, DATE '2026-02-10' AS d,
+    TIMESTAMPTZ '2026-02-10 09:02:12.849+00' AS ts, [min(t)] AS l FROM requests`);
+  // a struct holding count(*) (a BIGINT) was an internal error; big lost its last digits, d and ts were epoch ms
+  for (const extra of [[], ['--json'], ['--csv']]) {
+    const r = cachelens(['query', file, sampleLogs, '--db', db, ...extra]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /12345678901234567890/);
+    assert.match(r.stdout, /2026-02-10T09:02:12\.849Z/);
+  }
+  const out = JSON.parse(cachelens(['query', file, sampleLogs, '--db', db, '--json']).stdout) as { rows: Record<string, unknown>[] };
+  assert.deepEqual(Object.keys(out.rows[0]!), ['s', 'big', 'd', 'ts', 'l']);
+  assert.equal(typeof (out.rows[0]!.s as { n: unknown }).n, 'number');
+  assert.equal(out.rows[0]!.big, '12345678901234567890');
+  assert.equal(out.rows[0]!.d, '2026-02-10');
+  assert.equal(typeof (out.rows[0]!.l as unknown[])[0], 'number');
+
+  const none = path.join(tmp(), 'none.sql');
+  writeFileSync(none, `SELECT chain_id, agent_type FROM chains WHERE false`);
+  const csv = cachelens(['query', none, sampleLogs, '--db', db, '--csv']);
+  assert.equal(csv.status, 0, csv.stderr);
+  assert.equal(csv.stdout.trim(), 'chain_id,agent_type');
+  const json = JSON.parse(cachelens(['query', none, sampleLogs, '--db', db, '--json']).stdout) as { columns: string[]; rows: unknown[] };
+  assert.deepEqual(json, { ...json, columns: ['chain_id', 'agent_type'], rows: [] });
+});
