@@ -19,7 +19,7 @@
  * no columns without a file).
  */
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { join, resolve, sep } from 'node:path';
+import { basename, dirname, join, resolve, sep } from 'node:path';
 import { UsageError } from '../errors.js';
 import { ATTACHMENT_COLUMNS, PORTABLE_TABLES } from './portable.js';
 import type { Store } from './store.js';
@@ -66,11 +66,30 @@ function selectFor(table: ExportedTable['table']): string {
   }
 }
 
+/**
+ * The log directory a root stands for: a transcript file given as a path stands for its directory,
+ * and a root inside a `projects/` directory (a project's, a session's subagents/, a workflow run's:
+ * up to 5 levels, the deepest layout) for that `projects/` (an export into a transcript's own
+ * directory, or beside the project given, was written into the logs).
+ */
+function logDirOf(root: string): string {
+  const r = resolve(root);
+  const dir = existsSync(r) && !statSync(r).isDirectory() ? dirname(r) : r;
+  let p = dir;
+  for (let i = 0; i <= 5; i++) {
+    if (basename(p) === 'projects') return p;
+    const up = dirname(p);
+    if (up === p) break;
+    p = up;
+  }
+  return dir;
+}
+
 /** Refuses a DIR inside the logs, or one that holds anything but a previous export. */
 export function checkExportDir(dir: string, logRoots: readonly string[]): string {
   const abs = resolve(dir);
   for (const root of logRoots) {
-    const r = resolve(root);
+    const r = logDirOf(root);
     if (abs === r || abs.startsWith(r + sep)) throw new UsageError(`--parquet ${dir} is inside the logs being read (${r})`, 'cachelens never writes into log directories; choose another DIR');
   }
   if (existsSync(abs)) {

@@ -10,10 +10,10 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { crosstab } from '../../src/analyses/crosstab.js';
 import { UsageError } from '../../src/errors.js';
-import { exportParquet } from '../../src/store/export.js';
+import { checkExportDir, exportParquet } from '../../src/store/export.js';
 import { openParquet, usePortableViews } from '../../src/store/portable.js';
 import { runQuery } from '../../src/store/queries.js';
-import { CONDENSE, corpus, repoRoot, run, tmp } from './helpers.js';
+import { CONDENSE, CONDENSE_61, corpus, repoRoot, run, tmp } from './helpers.js';
 
 const sampleLogs = path.join(repoRoot, 'sample-logs');
 const QUERIES = ['cost_by', 'write_read_ratio', 'repurchase', 'attachments_vs_rounds', 'reattachments'];
@@ -160,4 +160,20 @@ test('an export with a table of no rows can be read; a re-export leaves none of 
   } finally {
     b.store.close();
   }
+});
+
+test('an export beside a transcript given as a path, or beside the project given, is refused: both are the logs', async () => {
+  const logs = corpus([CONDENSE]);
+  const project = path.join(logs, CONDENSE);
+  const file = path.join(logs, CONDENSE_61);
+  for (const [root, dir] of [[file, path.join(project, 'out')], [project, path.join(logs, 'condense-chat-minmax-bench/projects/out')]]) {
+    await assert.rejects(
+      exportParquet({} as never, dir!, { timezone: 'UTC', logRoots: [root!] }),
+      (e) => e instanceof UsageError && /inside the logs/.test(e.message),
+      `${root} → ${dir}`,
+    );
+    assert.ok(!existsSync(dir!), dir);
+  }
+  // beside the config directory that holds projects/ (as ~/.claude/x) is no log directory
+  assert.equal(checkExportDir(path.join(logs, 'condense-chat-minmax-bench/x'), [path.join(logs, 'condense-chat-minmax-bench/projects')]), path.join(logs, 'condense-chat-minmax-bench/x'));
 });
