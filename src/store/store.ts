@@ -817,7 +817,7 @@ interface ResultReader {
  * A user's query may return any type: values are made what JSON and CSV hold exactly, inside lists
  * and structs too (a struct holding a count(*) BIGINT crashed the table and --json). An integer
  * beyond 2^53 is its decimal text (as a double it lost its last digits); a DATE is YYYY-MM-DD and
- * a timestamp ISO 8601 in UTC (both came out as epoch milliseconds).
+ * a timestamp ISO 8601 in UTC (both came out as epoch milliseconds), a TIME HH:MM:SS (it was microseconds).
  */
 export function queryTable(reader: ResultReader): QueryTable {
   const columns = reader.deduplicatedColumnNames();
@@ -826,11 +826,18 @@ export function queryTable(reader: ResultReader): QueryTable {
     const out: Row = {};
     columns.forEach((c, i) => {
       const v = r[c];
-      out[c] = types[i] === 'DATE' && v instanceof Date ? v.toISOString().slice(0, 10) : printable(v);
+      out[c] = types[i] === 'DATE' && v instanceof Date ? v.toISOString().slice(0, 10) : types[i] === 'TIME' && typeof v === 'bigint' ? timeOfDay(v) : printable(v);
     });
     return out;
   });
   return { columns, rows };
+}
+
+/** A TIME (microseconds since midnight) as HH:MM:SS, with its fraction when it has one. */
+function timeOfDay(us: bigint): string {
+  const whole = new Date(Number(us / 1000000n) * 1000).toISOString().slice(11, 19);
+  const frac = us % 1000000n;
+  return frac === 0n ? whole : `${whole}.${String(frac).padStart(6, '0')}`;
 }
 
 function printable(v: unknown): unknown {

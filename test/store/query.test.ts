@@ -561,7 +561,7 @@ test('CLI: a query of any types prints them exactly, and a query without rows ke
   const db = path.join(tmp(), 's.duckdb');
   const file = path.join(tmp(), 'types.sql');
   writeFileSync(file, `SELECT {'n': count(*)} AS s, 12345678901234567890::UBIGINT AS big, DATE '2026-02-10' AS d,
-    TIMESTAMPTZ '2026-02-10 09:02:12.849+00' AS ts, [min(t)] AS l FROM requests`);
+    TIMESTAMPTZ '2026-02-10 09:02:12.849+00' AS ts, [min(t)] AS l, TIME '10:00:01' AS tm, TIME '23:59:59.25' AS tf FROM requests`);
   // a struct holding count(*) (a BIGINT) was an internal error; big lost its last digits, d and ts were epoch ms
   for (const extra of [[], ['--json'], ['--csv']]) {
     const r = cachelens(['query', file, sampleLogs, '--db', db, ...extra]);
@@ -570,7 +570,8 @@ test('CLI: a query of any types prints them exactly, and a query without rows ke
     assert.match(r.stdout, /2026-02-10T09:02:12\.849Z/);
   }
   const out = JSON.parse(cachelens(['query', file, sampleLogs, '--db', db, '--json']).stdout) as { rows: Record<string, unknown>[] };
-  assert.deepEqual(Object.keys(out.rows[0]!), ['s', 'big', 'd', 'ts', 'l']);
+  assert.deepEqual(Object.keys(out.rows[0]!), ['s', 'big', 'd', 'ts', 'l', 'tm', 'tf']);
+  assert.deepEqual([out.rows[0]!.tm, out.rows[0]!.tf], ['10:00:01', '23:59:59.250000']);
   assert.equal(typeof (out.rows[0]!.s as { n: unknown }).n, 'number');
   assert.equal(out.rows[0]!.big, '12345678901234567890');
   assert.equal(out.rows[0]!.d, '2026-02-10');
