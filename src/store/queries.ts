@@ -28,7 +28,10 @@ export function querySql(nameOrPath: string): string {
   const path = user ? nameOrPath : join(QUERIES_DIR, `${nameOrPath}.sql`);
   let sql = cache.get(path);
   if (sql === undefined) {
-    if (!existsSync(path)) throw new UsageError(`no such query: ${nameOrPath}`, 'cachelens query --list shows the bundled ones');
+    if (!existsSync(path)) {
+      if (user) throw new UsageError(`no such file: ${nameOrPath}`, 'a query of your own is the path of an existing .sql file');
+      throw new UsageError(`no such query: ${nameOrPath}`, 'cachelens query --list shows the bundled ones');
+    }
     sql = readFileSync(path, 'utf8');
     cache.set(path, sql);
   }

@@ -139,6 +139,10 @@ test('CLI: query NAME --param --json, FILE.sql --csv, and one-line errors', () =
     assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
     assert.match(r.stderr, /^cachelens: /);
   }
+  // a query file of the user's that is not there is named as a missing file, not as a bundled query
+  const missing = cachelens(['query', path.join(tmp(), 'nosuch.sql'), sampleLogs, '--db', db]);
+  assert.equal(missing.status, 2, missing.stderr);
+  assert.match(missing.stderr, /^cachelens: no such file: .*nosuch\.sql/);
 });
 
 test('a remembered result holds only for the text of the query that gave it', async () => {
