@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import type { AttachmentRecord, ChainKind, Observation, SkipReason, SkippedLine } from '../types.js';
 import { SourceRank } from '../types.js';
-import { type Line, obj, str } from './line.js';
+import { type Line, obj, str, timeOf } from './line.js';
 import { mergeWrite, readUsage } from './usage.js';
 
 export interface FileIdentity {
@@ -198,7 +198,7 @@ export class FileParser {
     const sessionId = str(l.sessionId) ?? this.id.fileSessionId ?? 'unknown-session';
     if (!this.facts.sessionId) this.facts.sessionId = str(l.sessionId);
     if (!this.facts.cwd) this.facts.cwd = str(l.cwd);
-    const t = typeof l.timestamp === 'string' ? Date.parse(l.timestamp) : NaN;
+    const t = timeOf(l.timestamp);
     // v1.x inline sidechains are threads of parentUuid links: every line, tool results included,
     // must pass its chain on, or the thread breaks into one chain per request.
     if (!this.id.fileAgentId && l.isSidechain === true && !str(l.agentId)) this.sidechainChain(l, sessionId);
@@ -470,7 +470,7 @@ export class FileParser {
     const agentId = str(data.agentId);
     if (!outer || !msg || outer.type !== 'assistant' || msg.usage === undefined || !agentId) return;
     if (str(msg.model) === '<synthetic>') return;
-    const inner = typeof outer.timestamp === 'string' ? Date.parse(outer.timestamp) : NaN;
+    const inner = timeOf(outer.timestamp);
     const chainId = `${sessionId}:${agentId}`;
     // A copy only names its chain; it never opens rounds or counts in the chain's facts.
     const chain: ChainState = this.chains.get(chainId) ?? {

@@ -77,3 +77,33 @@ export function str(x: unknown): string | null {
 export function obj(x: unknown): Record<string, unknown> | null {
   return typeof x === 'object' && x !== null && !Array.isArray(x) ? (x as Record<string, unknown>) : null;
 }
+
+/**
+ * A timestamp as an instant: an ISO 8601 date and time with its offset (Z or ±hh:mm), whose date
+ * and time exist; anything else null. Date.parse alone takes far more: a time without an offset
+ * (read in the machine's own zone), "March 1, 2025", "2025", 2025-02-30 (as 2 March), so the same
+ * transcript would land on other days, or count where it should be skipped, by machine.
+ * Example: parseInstant("2025-03-01T10:00:00.000Z") = 1740823200000; "2025-03-01T10:00:00" → null.
+ */
+export function parseInstant(s: string): number | null {
+  if (!INSTANT.test(s)) return null;
+  const year = digits2(s, 0) * 100 + digits2(s, 2);
+  const month = digits2(s, 5);
+  const day = digits2(s, 8);
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const days = month === 2 ? (leap ? 29 : 28) : month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+  if (month < 1 || month > 12 || day < 1 || day > days) return null;
+  const t = Date.parse(s);
+  return Number.isNaN(t) ? null : t;
+}
+
+/** A line's `timestamp` field as epoch milliseconds (parseInstant), NaN when it is no instant. */
+export function timeOf(x: unknown): number {
+  return typeof x === 'string' ? (parseInstant(x) ?? NaN) : NaN;
+}
+
+const INSTANT = /^\d{4}-\d{2}-\d{2}[Tt ]([01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d{1,9})?)?(?:[Zz]|[+-]\d{2}:?\d{2})$/;
+
+function digits2(s: string, i: number): number {
+  return (s.charCodeAt(i) - 48) * 10 + s.charCodeAt(i + 1) - 48;
+}

@@ -4,8 +4,8 @@
  * line number and reason, never thrown.
  */
 import { createReadStream } from 'node:fs';
-import { isCalendarDay } from '../analyses/filters.js';
 import { UsageError } from '../errors.js';
+import { parseInstant } from '../ingest/line.js';
 import type { ChannelMessage } from '../samples/channel.js';
 
 export interface SkippedChannelLine {
@@ -25,21 +25,6 @@ export interface ChannelLog {
  * characters, and a string of a line past V8's limit (~512 MiB) cannot even be made.
  */
 export const MAX_CHANNEL_LINE_BYTES = 64 * 1024 * 1024;
-
-/**
- * created_at as an instant: an ISO 8601 date and time with its offset (Z or ±hh:mm), whose date
- * and time exist. Anything else (a time without an offset, read in the machine's own zone, or
- * what Date.parse guesses a date from: "hello 2", "1", 2025-02-30) is a bad timestamp, so a replay
- * is the same on every machine.
- */
-export function parseInstant(s: string): number | null {
-  const m = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i.exec(s);
-  if (!m) return null;
-  const [y, mo, d, h, mi, sec] = [m[1], m[2], m[3], m[4], m[5], m[6] ?? '0'].map(Number) as [number, number, number, number, number, number];
-  if (!isCalendarDay(y, mo, d) || h > 23 || mi > 59 || sec > 59) return null;
-  const t = Date.parse(s.replace(' ', 'T'));
-  return Number.isNaN(t) ? null : t;
-}
 
 /** One line of the log: a message, or why it was skipped. */
 function parseLine(raw: string, line: number): { m: ChannelMessage; t: number } | SkippedChannelLine | null {

@@ -14,7 +14,7 @@ import { basename } from 'node:path';
 import { createInterface } from 'node:readline';
 import { agentSessionDir } from '../ingest/discover.js';
 import { canonicalJson, sidechainChainOf } from '../ingest/file-parser.js';
-import { obj, str } from '../ingest/line.js';
+import { obj, str, timeOf } from '../ingest/line.js';
 import { mergeWrite, readUsage } from '../ingest/usage.js';
 import type { Usage } from '../types.js';
 
@@ -82,7 +82,7 @@ export class TranscriptCollector {
     // as the ingest parser does: every inline sidechain line passes its chain on, whatever its type
     if (!this.id.fileAgentId && l.isSidechain === true && !str(l.agentId)) this.sidechainChain(l, sessionId);
     if (type !== 'user' && type !== 'assistant' && type !== 'attachment' && !(type === 'system' && l.subtype === 'compact_boundary')) return;
-    const t = typeof l.timestamp === 'string' ? Date.parse(l.timestamp) : NaN;
+    const t = timeOf(l.timestamp);
     const msg = obj(l.message);
     if (type === 'assistant' && (!msg || str(msg.model) === '<synthetic>')) return;
     const chain = this.chainFor(l, sessionId);

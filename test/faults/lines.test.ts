@@ -219,6 +219,35 @@ test('a request keeps its message.id and requestId, split from the stored key; a
   );
 });
 
+test('a timestamp that is no ISO 8601 instant is an invalid_usage skip, the same in every machine zone; offsets and leap days count', async (t) => {
+  const { logs, db } = setup(t);
+  const stamps = [
+    '2025-03-01T10:00:00.000Z', // counted
+    '2025-03-01T15:30:00.000+05:30', // counted: 10:00 UTC
+    '2024-02-29T10:00:00.000Z', // counted: a leap day
+    '2025-03-01T23:30:00', // no offset: Date.parse reads it in the machine's zone
+    '2025-02-30T10:00:00.000Z', // no such day: Date.parse takes it as 2 March
+    'Sat, 01 Mar 2025 10:00:00 GMT',
+    'March 1, 2025',
+    '2025',
+  ];
+  writeLog(logs, 'proj/s1.jsonl', stamps.map((ts, i) => assistant({ msg: `m${i}`, t: ts, usage: usage(1, 1, 0, 0) })));
+  for (const [k, zone] of ['UTC', 'Asia/Kolkata', 'America/Los_Angeles'].entries()) {
+    const s = await summary([logs], `${db}.${k}`, { env: { TZ: zone }, extra: ['--timezone', 'UTC'] });
+    assert.equal(s.totals.requests, 3, zone);
+    assert.deepEqual(
+      s.by_day.map((d) => [d.day, d.requests]),
+      [
+        ['2024-02-29', 1],
+        ['2025-03-01', 2],
+      ],
+      zone,
+    );
+    assert.deepEqual(skipsByReason(s), { invalid_usage: { count: 5, at: ['s1.jsonl:4', 's1.jsonl:5', 's1.jsonl:6', 's1.jsonl:7', 's1.jsonl:8'] } }, zone);
+    assert.ok(s.quality.skipped[0].examples.every((e) => e.detail === 'usage without a valid timestamp'), zone);
+  }
+});
+
 test('unknown line types, subtypes and fields are counted per type, never skipped', async (t) => {
   const { logs, db } = setup(t);
   writeLog(logs, 'proj/s1.jsonl', [
