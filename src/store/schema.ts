@@ -18,9 +18,10 @@
  * file's chain_facts rows. 12: copies of a request with and without a 5m/1h split merge into
  * the largest write split by its 1-hour part, in the reader and the de-dup; a v2.1 subagent
  * file's session comes from its place in the layout only; v1.x sidechains are typed by the Task
- * calls of the files in scope only.)
+ * calls of the files in scope only. 13: a timestamp must be an ISO 8601 instant with its offset;
+ * a store read with Date.parse's guesses counted zone-less and impossible times.)
  */
-export const SCHEMA_VERSION = 12;
+export const SCHEMA_VERSION = 13;
 
 export const FACT_TABLES = [
   'observations',
