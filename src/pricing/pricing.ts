@@ -123,6 +123,26 @@ function readPricingFile(file: string): Record<string, ModelPrice> {
   return out;
 }
 
+/** Above this (USD per million tokens, or times a model's input price) a price is a typo, and its sums no longer fit the store's DECIMAL(38, 15). */
+const MAX_PRICE = 1e6;
+
+/**
+ * A price no model has: over a million dollars per million tokens, or a component over a million
+ * times the input price (the weight of one token). Such a table gave infinite weights or sums
+ * beyond DECIMAL(38, 15), and a run ended in the store's conversion error, naming no price.
+ */
+function outOfBounds(price: ModelPrice, name: string): string | null {
+  for (const [rates, what] of [[price, name], [price.long_context, `${name}.long_context`]] as const) {
+    if (!rates) continue;
+    for (const k of ['input', 'write_5m', 'write_1h', 'read', 'output'] as const) {
+      if (rates[k] > MAX_PRICE) return `${what}.${k} must be at most 1000000 (USD per million tokens)`;
+      // every weight is a price divided by the standard input price (weightsFor)
+      if (rates[k] > price.input * MAX_PRICE) return `${what}.${k} is more than a million times ${name}.input`;
+    }
+  }
+  return null;
+}
+
 function parseOwn(models: Record<string, unknown>, file: string): Record<string, ModelPrice> {
   const out: Record<string, ModelPrice> = {};
   for (const [name, v] of Object.entries(models)) {
@@ -130,6 +150,8 @@ function parseOwn(models: Record<string, unknown>, file: string): Record<string,
     const rates = readRates(v, name, file);
     const lc = v.long_context;
     out[name] = isObject(lc) ? { ...rates, long_context: { ...readRates(lc, name, file), above: num(lc.above, `${name}.long_context.above`, file) } } : rates;
+    const bad = outOfBounds(out[name], name);
+    if (bad) throw new UsageError(`--pricing ${file}: ${bad}`);
   }
   return out;
 }
@@ -175,6 +197,8 @@ function parseLiteLLM(raw: Record<string, unknown>, file: string): Record<string
         read: perM(v.cache_read_input_token_cost_above_200k_tokens) ?? lcIn * 0.1,
       };
     }
+    // like an entry without token prices, one beyond any real token price is not used
+    if (outOfBounds(price, name)) continue;
     out[name] = price;
   }
   return out;

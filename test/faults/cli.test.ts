@@ -21,7 +21,7 @@ async function usageError(args: string[], expected: RegExp): Promise<void> {
   assert.doesNotMatch(lines[0], /internal error|\bat .*:\d+:\d+/);
 }
 
-test('bad --pricing files: missing, a directory, not JSON, empty, an array, no models, wrong types, zero or negative prices', async (t) => {
+test('bad --pricing files: missing, a directory, not JSON, empty, an array, no models, wrong types, zero, negative or absurd prices', async (t) => {
   const dir = tempDir();
   t.after(() => removeDir(dir));
   const logs = path.join(dir, 'logs');
@@ -43,6 +43,12 @@ test('bad --pricing files: missing, a directory, not JSON, empty, an array, no m
     [file('negative.json', '{"models": {"m": {"input": 5, "output": -25}}}'), /--pricing .*negative\.json: m\.output must be a non-negative number/],
     [file('zero.json', '{"models": {"claude-opus-4-6": {"input": 0, "output": 25}}}'), /--pricing .*zero\.json: claude-opus-4-6\.input must be above 0/],
     [file('model.json', '{"models": {"m": 5}}'), /--pricing .*model\.json: model m is not an object/],
+    // finite but beyond any price: infinite weights, or sums past the store's DECIMAL(38, 15)
+    [file('huge.json', '{"models": {"claude-opus-4-6": {"input": 1e30, "output": 1e30}}}'), /--pricing .*huge\.json: claude-opus-4-6\.input must be at most 1000000 \(USD per million tokens\)$/],
+    [file('tiny.json', '{"models": {"claude-opus-4-6": {"input": 5e-324, "output": 25}}}'), /--pricing .*tiny\.json: claude-opus-4-6\.output is more than a million times claude-opus-4-6\.input$/],
+    [file('huge-lc.json', '{"models": {"m": {"input": 1, "output": 5, "long_context": {"above": 1, "input": 2, "output": 1e300}}}}'), /--pricing .*huge-lc\.json: m\.long_context\.output must be at most 1000000/],
+    [file('tiny-lc.json', '{"models": {"m": {"input": 1e-9, "output": 1e-9, "long_context": {"above": 1, "input": 1000, "output": 1000}}}}'), /--pricing .*tiny-lc\.json: m\.long_context\.input is more than a million times m\.input$/],
+    [file('litellm-huge.json', '{"claude-opus-4-6": {"input_cost_per_token": 5e-6, "output_cost_per_token": 1e20}}'), /--pricing .*litellm-huge\.json: no model prices found/],
     // JSON.parse's message quotes the text, line breaks and all: still one line, whole
     [file('text.json', 'not json\nat all\n'), /--pricing .*text\.json: Unexpected token 'o', "not json at all ?" is not valid JSON$/],
   ];
