@@ -25,7 +25,8 @@ export function readUsage(raw: unknown): ReadUsage | string {
   const count = (x: unknown, name: string): number => {
     if (x === undefined || x === null) return 0;
     if (typeof x !== 'number' || !Number.isInteger(x) || x < 0 || x >= MAX_TOKENS) {
-      bad ??= `${name} = ${JSON.stringify(x)?.slice(0, 40)}`;
+      // JSON.stringify writes 1e400 (Infinity) as null, which would name the wrong value
+      bad ??= `${name} = ${(typeof x === 'number' ? String(x) : JSON.stringify(x))?.slice(0, 40)}`;
       return 0;
     }
     return x;

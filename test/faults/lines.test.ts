@@ -193,6 +193,18 @@ test('usage fields that are strings, negative, fractional, huge or not an object
   );
 });
 
+test('a usage number beyond a double (1e400, read as Infinity) is an invalid_usage skip that names the number, not null', async (t) => {
+  const { logs, db } = setup(t);
+  const line = (msg: string, raw: string) => assistant({ msg, usage: { input_tokens: 1, output_tokens: 0 } }).replace('"input_tokens":1', `"input_tokens":${raw}`);
+  writeLog(logs, 'proj/s1.jsonl', [line('inf', '1e400'), line('neginf', '-1e400'), line('ok', '1')]);
+  const s = await summary([logs], db);
+  assert.equal(s.totals.requests, 1);
+  assert.deepEqual(await skipDetails(db), [
+    { line: 1, detail: 'invalid usage field input_tokens = Infinity' },
+    { line: 2, detail: 'invalid usage field input_tokens = -Infinity' },
+  ]);
+});
+
 test('a request keeps its message.id and requestId, split from the stored key; a message.id holding a NUL is an invalid_usage skip', async (t) => {
   const { logs, db } = setup(t);
   const at = (i: number) => `2025-03-01T10:00:${String(i).padStart(2, '0')}.000Z`;
