@@ -132,6 +132,9 @@ export function walkRoots(paths: string[] | undefined, env: NodeJS.ProcessEnv, s
       addFile(w, root, basename(root), dirname(root), basename(dirname(root)));
       continue;
     }
+    // a root that is a directory walked already (~/.claude a link to ~/.config/claude, both
+    // default roots; a root inside another) is no loop: its files are found, once
+    if (st?.isDirectory() && w.seenDirs.has(realOrNull(root) ?? '')) continue;
     walk(w, root, null, root, null);
   }
   return { roots, problems: w.problems, defaults, ...(w.dirs ? { dirs: w.dirs } : {}) };
@@ -326,6 +329,14 @@ function problem(path: string, err: unknown): WalkProblem {
 /** path.join for a normalised absolute directory and a directory entry's name, without re-normalising. */
 function child(dir: string, name: string): string {
   return dir.endsWith('/') ? dir + name : `${dir}/${name}`;
+}
+
+function realOrNull(p: string): string | null {
+  try {
+    return realpathSync.native(p);
+  } catch {
+    return null;
+  }
 }
 
 function statOrNull(p: string): ReturnType<typeof statSync> | null {

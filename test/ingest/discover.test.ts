@@ -1,6 +1,6 @@
 /** Discovery exactly as SPEC §1.1: roots from CLAUDE_CONFIG_DIR / XDG / ~/.claude, explicit paths, the three subagent layouts. */
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { test } from 'node:test';
 import { defaultRoots, discover, explicitRoots } from '../../src/ingest/discover.js';
@@ -29,6 +29,25 @@ test('without CLAUDE_CONFIG_DIR: $XDG_CONFIG_HOME/claude (default ~/.config/clau
   assert.deepEqual(defaultRoots({ HOME: home }), [join(home, '.config/claude/projects'), join(home, '.claude/projects')]);
   mkdirSync(join(home, 'xdg/claude/projects'), { recursive: true });
   assert.deepEqual(defaultRoots({ HOME: home, XDG_CONFIG_HOME: join(home, 'xdg') }), [join(home, 'xdg/claude/projects'), join(home, '.claude/projects')]);
+});
+
+test('two roots that are one directory (~/.claude a link to ~/.config/claude) are walked once, with no symlink_loop', async () => {
+  const home = tempDir('cachelens-home-');
+  touch(join(home, '.config/claude/projects/-w/s1.jsonl'));
+  symlinkSync('.config/claude', join(home, '.claude'));
+  const d = await discover(undefined, { HOME: home });
+  assert.deepEqual(d.roots, [join(home, '.config/claude/projects'), join(home, '.claude/projects')]);
+  assert.deepEqual(d.files.map((f) => relative(home, f.path)), ['.config/claude/projects/-w/s1.jsonl']);
+  assert.deepEqual(d.problems, []);
+  // the same, given as paths, the link first or second; a root inside another too
+  for (const paths of [[join(home, '.config/claude'), join(home, '.claude')], [join(home, '.claude'), join(home, '.config/claude')], [join(home, '.claude'), join(home, '.config/claude/projects/-w')]]) {
+    const e = await discover(paths, { HOME: home });
+    assert.equal(e.files.length, 1, paths.join(' '));
+    assert.deepEqual(e.problems, [], paths.join(' '));
+  }
+  // a real loop is still one
+  symlinkSync('..', join(home, '.config/claude/projects/-w/up'));
+  assert.deepEqual((await discover(undefined, { HOME: home })).problems.map((p) => [relative(home, p.path), p.reason]), [['.config/claude/projects/-w/up', 'symlink_loop']]);
 });
 
 test('explicit paths replace the defaults; a config dir resolves to its projects/; a missing path is a usage error', () => {
