@@ -59,9 +59,9 @@ export function expandHome(p: string, home = homedir()): string {
 /** Where the default roots are looked for, in SPEC order: CLAUDE_CONFIG_DIR's entries, else XDG's and ~/.claude. */
 export function defaultCandidates(env: NodeJS.ProcessEnv = process.env): string[] {
   const home = env.HOME || homedir();
-  return env.CLAUDE_CONFIG_DIR?.trim()
-    ? env.CLAUDE_CONFIG_DIR.split(',').map((s) => s.trim()).filter(Boolean)
-    : [join(env.XDG_CONFIG_HOME || join(home, '.config'), 'claude'), join(home, '.claude')];
+  // a variable that names no path (empty, blanks, only commas) is as one not set
+  const listed = (env.CLAUDE_CONFIG_DIR ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  return listed.length > 0 ? listed : [join(env.XDG_CONFIG_HOME || join(home, '.config'), 'claude'), join(home, '.claude')];
 }
 
 /** The default roots that exist, in SPEC order. */

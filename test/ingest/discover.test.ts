@@ -20,6 +20,9 @@ test('CLAUDE_CONFIG_DIR: a comma list of config dirs or projects/ dirs, ~ expand
   mkdirSync(join(home, 'b/projects'), { recursive: true });
   const env = { HOME: home, CLAUDE_CONFIG_DIR: `~/a, ${join(home, 'b/projects')} ,~/missing` };
   assert.deepEqual(defaultRoots(env), [join(home, 'a/projects'), join(home, 'b/projects')]);
+  // one that names no path is as one not set: the defaults, not no root at all
+  mkdirSync(join(home, '.claude/projects'), { recursive: true });
+  for (const v of ['', ' ', ',', ' , ,, ']) assert.deepEqual(defaultRoots({ HOME: home, CLAUDE_CONFIG_DIR: v }), [join(home, '.claude/projects')], JSON.stringify(v));
 });
 
 test('without CLAUDE_CONFIG_DIR: $XDG_CONFIG_HOME/claude (default ~/.config/claude), then ~/.claude', () => {
