@@ -18,9 +18,10 @@
  * (`DIR/<table>/day=none/data_0.parquet`), so that the export can still be read (read_parquet finds
  * no columns without a file).
  */
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { UsageError } from '../errors.js';
+import { makeDirs } from './dirs.js';
 import { ATTACHMENT_COLUMNS, PORTABLE_TABLES } from './portable.js';
 import type { Store } from './store.js';
 
@@ -107,7 +108,12 @@ export async function exportParquet(
   o: { timezone: string; logRoots: readonly string[]; since?: string | null; until?: string | null; project?: string | null },
 ): Promise<ExportResult> {
   const abs = checkExportDir(dir, o.logRoots);
-  mkdirSync(abs, { recursive: true });
+  try {
+    makeDirs(abs);
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    throw new UsageError(`--parquet ${dir}: cannot create the directory: ${e.code ?? e.message}`, 'choose another DIR');
+  }
   const params = { tz: o.timezone, since: o.since ?? null, until: o.until ?? null, project: o.project ?? null };
   const tables: ExportedTable[] = [];
   for (const table of PORTABLE_TABLES) {
@@ -119,7 +125,7 @@ export async function exportParquet(
     await store.all(`COPY (${sel}) TO '${target}' (FORMAT parquet, PARTITION_BY (day), OVERWRITE true)`, params);
     const [c] = await store.all(`SELECT count(*) AS rows, count(DISTINCT day) AS days FROM (${sel})`, params);
     if (c.rows === 0) {
-      mkdirSync(join(tableDir, 'day=none'), { recursive: true });
+      makeDirs(join(tableDir, 'day=none'));
       const file = join(tableDir, 'day=none', 'data_0.parquet').replace(/'/g, "''");
       await store.all(`COPY (SELECT * EXCLUDE (day) FROM (${sel}) LIMIT 0) TO '${file}' (FORMAT parquet)`, params);
     }

@@ -2,13 +2,14 @@
  * The DuckDB store (SPEC §7): one file (default ~/.cache/cachelens/store.duckdb, `--db PATH`,
  * `:memory:` allowed) that ingest fills with the appender and every analysis reads with SQL.
  */
-import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { dropAnswers, storeIdentity, writeAnswers } from './answers.js';
 import { streamChunks, tracked } from './connection.js';
 import { loadDuckdb } from './duckdb.js';
+import { makeDirs } from './dirs.js';
 import { readBeside } from './location.js';
 import { UsageError } from '../errors.js';
 import type { ChainFacts, ParserState } from '../ingest/file-parser.js';
@@ -736,7 +737,7 @@ function intList(xs: number[]): string {
 
 function makeStoreDir(path: string): void {
   try {
-    mkdirSync(dirname(path), { recursive: true });
+    makeDirs(dirname(path));
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     throw new UsageError(`cannot create the directory of store ${path}: ${e.code ?? e.message}`, 'use --db to choose another store');

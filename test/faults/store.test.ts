@@ -91,6 +91,19 @@ test('a truncated store, an empty file and a directory as --db are refused in on
   assertStoreError(await runCli(['summary', logs, '--db', asDir]), asDir, /cannot open store .*Is a directory/);
 });
 
+test('a store or an export whose directory cannot be made is a one-line error, not a hang: /proc/x (Node\'s recursive mkdir spun there forever)', { timeout: 60_000 }, async (t) => {
+  const dir = tempDir();
+  t.after(() => removeDir(dir));
+  const logs = corpus(dir);
+  const db = '/proc/cachelens-no-such/s.duckdb';
+  assertStoreError(await runCli(['summary', logs, '--db', db]), db, /cannot create the directory of store .*: ENOENT/);
+  const out = '/proc/cachelens-no-such/export';
+  const r = await runCli(['export', logs, '--db', path.join(dir, 'e.duckdb'), '--parquet', out]);
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(r.stderr, /^cachelens: --parquet \/proc\/cachelens-no-such\/export: cannot create the directory: ENOENT/);
+  assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+});
+
 test('a store held by another process is refused in one line naming that process', async (t) => {
   const dir = tempDir();
   t.after(() => removeDir(dir));
