@@ -1021,7 +1021,8 @@ function metaRow(f: FoundFile, id: number): { row: FileRow; skip?: SkippedLine }
   let toolUseId: string | null = null;
   let skip: SkippedLine | undefined;
   try {
-    const m = JSON.parse(text) as unknown;
+    // a byte-order mark is no fault (transcripts and --pricing files are read past one too)
+    const m = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text) as unknown;
     if (typeof m !== 'object' || m === null || Array.isArray(m)) skip = { fileId: id, line: 1, reason: 'not_an_object', detail: 'meta.json is not a JSON object' };
     else {
       const o = m as Record<string, unknown>;

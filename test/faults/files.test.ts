@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { appendFileSync, chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { approx, assistant, removeDir, skipsByReason, summary, tempDir, tokens, usage, user, writeLog } from './helpers.js';
+import { approx, assistant, removeDir, runCli, skipsByReason, summary, tempDir, tokens, usage, user, writeLog } from './helpers.js';
 
 function setup(t: { after: (fn: () => void) => void }) {
   const dir = tempDir();
@@ -154,6 +154,17 @@ test('meta.json files that are not JSON objects are reported; the chain falls ba
   });
   const again = await summary([logs], db);
   assert.deepEqual(again.quality.skipped, s.quality.skipped, 'an unchanged bad meta.json is still reported on the next run');
+});
+
+test('a meta.json that begins with a byte-order mark is read, as transcripts are: no invalid_json, its agent type kept', async (t) => {
+  const { logs, db } = setup(t);
+  writeLog(logs, 'proj/s1/subagents/agent-a1.meta.json', '\ufeff' + JSON.stringify({ agentType: 'Explore' }));
+  writeLog(logs, 'proj/s1/subagents/agent-a1.jsonl', [assistant({ msg: 'm1', usage: usage(1, 0, 0, 0), session: 's1', extra: { agentId: 'a1' } })]);
+  const s = await summary([logs], db);
+  assert.deepEqual(s.quality.skipped, []);
+  const a = await runCli(['anatomy', logs, '--db', db, '--json']);
+  assert.equal(a.code, 0, a.stderr);
+  assert.deepEqual((JSON.parse(a.stdout) as { by_agent_type: { agent_type: string }[] }).by_agent_type.map((r) => r.agent_type), ['Explore']);
 });
 
 test('a file growing while it is read: the run counts what was there when it opened the file, the next run the rest', async (t) => {
