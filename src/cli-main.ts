@@ -38,7 +38,12 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
     .fail((msg, err) => {
       // yargs' own validation errors (YError, e.g. "Not enough arguments following: db") are usage errors too
       // some span lines ("Invalid values:\n  Argument: to, Given: …"): one line, as every usage error
-      throw err && err.name !== 'YError' ? err : new UsageError((msg ?? err?.message ?? 'invalid arguments').trim().replace(/:?\s*\n\s*/g, ': '));
+      if (err && err.name !== 'YError') throw err;
+      const text = (msg ?? err?.message ?? 'invalid arguments').trim().replace(/:?\s*\n\s*/g, ': ');
+      // recommendCommands' message alone ("Did you mean blocks?") does not say what was wrong
+      const suggested = /^Did you mean (.+)\?$/.exec(text);
+      const unknown = suggested ? unknownCommand(args, commands) : undefined;
+      throw unknown === undefined ? new UsageError(text) : new UsageError(`Unknown argument: ${unknown}`, `did you mean ${suggested![1]}?`);
     });
   const register = (y: Argv, c: Command): Argv =>
     y.command(
@@ -76,6 +81,17 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
     } else throw err;
   }
   return exitCode;
+}
+
+/** The first word of `args` that is not a command where a command is expected (undefined if none is). */
+function unknownCommand(args: string[], level: Command[]): string | undefined {
+  for (const word of args.filter((a) => !a.startsWith('-'))) {
+    const c = level.find((k) => k.command.split(' ')[0] === word);
+    if (!c) return word;
+    if (!c.subcommands) return undefined;
+    level = c.subcommands;
+  }
+  return undefined;
 }
 
 /** clean() for each line of a text that may hold several. */

@@ -63,6 +63,10 @@ test('unknown flags and commands, missing paths and flags without a value: one l
   await usageError(['summary', logs, '--db', ':memory:', '--bogus'], /Unknown argument: bogus/);
   await usageError(['summary', logs, '--db', ':memory:', '--jsn'], /Unknown argument: jsn/);
   await usageError(['frobnicate'], /Unknown argument: frobnicate/);
+  // a command close to a known one: yargs' suggestion alone ('Did you mean blocks?') named no problem
+  await usageError(['bogus'], /^cachelens: Unknown argument: bogus \(did you mean blocks\?\)$/);
+  await usageError(['summry', logs, '--db', ':memory:'], /^cachelens: Unknown argument: summry \(did you mean summary\?\)$/);
+  await usageError(['whatif', 'tll', logs, '--db', ':memory:'], /^cachelens: Unknown argument: tll \(did you mean ttl\?\)$/);
   await usageError([], /name a command/);
   await usageError(['summary', path.join(dir, 'no-such-dir'), '--db', ':memory:'], /no such file or directory: .*no-such-dir/);
   await usageError(['summary', logs, path.join(dir, 'missing.jsonl'), '--db', ':memory:'], /no such file or directory: .*missing\.jsonl/);
