@@ -1,8 +1,9 @@
 /** report: the self-contained HTML report — where the money went, on one page that works offline. */
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Argv } from 'yargs';
+import { UsageError } from '../errors.js';
 import { type Command, type Io, listOption, withContext, withLogOptions } from './command.js';
 
 export function defaultReportName(now = new Date()): string {
@@ -10,13 +11,23 @@ export function defaultReportName(now = new Date()): string {
 }
 
 export async function runReport(argv: Record<string, unknown>, io: Io): Promise<{ json: unknown; text: string }> {
+  // checked before the logs are read: a report that cannot be written is a one-line error, not an internal one
+  if (argv.out !== undefined && String(argv.out).trim() === '') throw new UsageError('--out: expected a file name');
+  const out = resolve(String(argv.out ?? defaultReportName()));
+  if (statSync(out, { throwIfNoEntry: false })?.isDirectory()) throw new UsageError(`--out ${String(argv.out ?? out)}: is a directory`, 'give a file name');
   // the report pulls in vega-lite: load it only when a report is asked for
   const [{ buildReportData }, { writeReport, compileCharts }] = await Promise.all([import('../report/build.js'), import('../report/index.js')]);
   // the charts are compiled while this thread would only wait for the walk of the logs (~0.3 s of a warm 1 GB run)
   setImmediate(compileCharts);
   const data = await withContext(argv, io, (ctx) => buildReportData(ctx, { channels: listOption(argv.channel), sessions: listOption(argv.session) }));
-  const out = resolve(String(argv.out ?? defaultReportName()));
-  const path = await writeReport(data, out);
+  let path: string;
+  try {
+    path = await writeReport(data, out);
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    if (typeof e.code !== 'string') throw err;
+    throw new UsageError(`--out ${String(argv.out ?? out)}: cannot write the report: ${e.code}`, 'choose another file');
+  }
   if (argv.open) openInBrowser(path, io);
   const errors = Object.entries(data).filter(([, v]) => v && typeof v === 'object' && 'error' in (v as object)).map(([k]) => k);
   return {
@@ -41,7 +52,7 @@ export const reportCommand: Command = {
   describe: 'write the self-contained HTML report (default ./cachelens-report-<date>.html)',
   options: (y: Argv) =>
     withLogOptions(y)
-      .option('out', { type: 'string', describe: 'where to write the report' })
+      .option('out', { type: 'string', requiresArg: true, describe: 'where to write the report' })
       .option('open', { type: 'boolean', describe: 'open it in the default browser' })
       // one value per flag (repeat the flag for more): a list would take the paths after it
       .option('channel', { type: 'string', array: true, nargs: 1, describe: 'also replay this channel log into the report (repeatable)' })

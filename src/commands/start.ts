@@ -34,7 +34,11 @@ export function startRoots(io: Io): { paths: string[]; sample: boolean } {
 export const startCommand: Command = {
   command: 'start',
   describe: 'the main job: the HTML report of your logs (or of sample-logs/ when you have none)',
-  options: (y) => y.option('db', { type: 'string' }).option('out', { type: 'string' }).option('json', { type: 'boolean' }),
+  options: (y) =>
+    y
+      .option('db', { type: 'string', requiresArg: true, describe: 'DuckDB store file (default ~/.cache/cachelens/store.duckdb; :memory: for none)' })
+      .option('out', { type: 'string', requiresArg: true, describe: 'where to write the report (default ./cachelens-report-<date>.html)' })
+      .option('json', { type: 'boolean', describe: 'print the report\'s path, failed sections and totals as JSON' }),
   async run(argv, io) {
     const { paths, sample } = startRoots(io);
     io.stderr(sample ? `cachelens: no Claude Code logs found here; using the sample corpus in ${paths[0]}` : `cachelens: reading ${paths.join(', ')}`);

@@ -7,8 +7,9 @@
  *
  * Nothing is fetched: the page works from file:// with the network off.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { makeDirs } from '../store/dirs.js';
 import { interpreterRuntime, reportFile, vegaRuntime } from './assets.js';
 import { vegaSpec, type ChartSpecName } from './charts.js';
 import { contentSecurityPolicy } from './csp.js';
@@ -109,7 +110,8 @@ export function renderReport(data: ReportData): string {
 /** Renders the report and writes it to `outPath` (folders created); returns the absolute path. */
 export async function writeReport(data: ReportData, outPath: string): Promise<string> {
   const abs = path.resolve(outPath);
-  await mkdir(path.dirname(abs), { recursive: true });
+  // a level at a time: Node 20's recursive mkdir never returns under /proc (src/store/dirs.ts)
+  makeDirs(path.dirname(abs));
   await writeFile(abs, renderReport(data), 'utf8');
   return abs;
 }

@@ -151,3 +151,19 @@ test('a reader that closes the pipe before the output (`cachelens summary | head
   assert.equal(stderr, '');
   assert.equal(code, 0);
 });
+
+test('a report --out that cannot be written is one line, exit 2: no value, an empty one, a directory, a place no directory can be made (no hang)', { timeout: 120_000 }, async (t) => {
+  const dir = tempDir();
+  t.after(() => removeDir(dir));
+  const logs = path.join(dir, 'logs');
+  writeLog(logs, 'proj/s1.jsonl', [assistant({ msg: 'm1', usage: usage(1, 1, 1, 1) })]);
+  // each was an internal error with a stack trace (EISDIR, ENOENT), and /proc/… spun in Node 20's recursive mkdir
+  await usageError(['report', logs, '--db', ':memory:', '--out'], /Not enough arguments following: out/);
+  await usageError(['report', logs, '--db', ':memory:', '--out='], /--out: expected a file name/);
+  await usageError(['report', logs, '--db', ':memory:', '--out', dir], /--out .*: is a directory/);
+  await usageError(['report', logs, '--db', ':memory:', '--out', '/proc/cachelens-no-such/r.html'], /--out \/proc\/cachelens-no-such\/r\.html: cannot write the report: ENOENT/);
+  // start says which logs it reads first, then the one error line
+  const r = await runCli(['start', '--db', ':memory:', '--out', dir]);
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(r.stderr.trim().split('\n').at(-1)!, /^cachelens: --out .*: is a directory/);
+});
