@@ -10,3 +10,15 @@ export class UsageError extends Error {
     this.hint = hint;
   }
 }
+
+/**
+ * A file-system error as a skip's detail: its code, then the first line of its message, the code
+ * said once (Node's messages already begin with it).
+ * Example: EACCES "EACCES: permission denied, open '/x'" → "EACCES: permission denied, open '/x'";
+ * an error without a code, message "boom" → "error: boom".
+ */
+export function fileErrorDetail(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code ?? 'error';
+  const message = String((err as Error).message ?? err).split('\n')[0]!;
+  return message.startsWith(`${code}: `) ? message : `${code}: ${message}`;
+}

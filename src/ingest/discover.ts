@@ -16,7 +16,7 @@
 import { type Dirent, existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
-import { UsageError } from '../errors.js';
+import { UsageError, fileErrorDetail } from '../errors.js';
 
 export interface FoundFile {
   path: string;
@@ -323,7 +323,7 @@ function problem(path: string, err: unknown): WalkProblem {
     if (path.includes('\ufffd')) return { path, reason: 'unreadable_file', detail: 'its name is not valid UTF-8: not read' };
     return { path, reason: 'vanished_file', detail: 'vanished (or a dangling link) while listing' };
   }
-  return { path, reason: 'unreadable_file', detail: `${code ?? 'error'}: ${(err as Error).message.split('\n')[0]}` };
+  return { path, reason: 'unreadable_file', detail: fileErrorDetail(err) };
 }
 
 /** path.join for a normalised absolute directory and a directory entry's name, without re-normalising. */

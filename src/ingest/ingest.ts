@@ -18,7 +18,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, resolve } from 'node:path';
-import { UsageError } from '../errors.js';
+import { UsageError, fileErrorDetail } from '../errors.js';
 import type { PriceTable } from '../pricing/pricing.js';
 import { type AnswerStore, AnsweredStore, type Answers, answersBaseToken, readAnswers, storeIdentity } from '../store/answers.js';
 import { type Grown, answerDelta, grownSince, pricesDigest, writeDeltaBase } from './delta.js';
@@ -626,7 +626,7 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
         done++;
         if ('error' in o) {
           const reason: SkipReason = o.error.code === 'ENOENT' ? 'vanished_file' : 'unreadable_file';
-          readSkips.push({ path: f.path, reason, detail: `${o.error.code ?? 'error'}: ${o.error.message.split('\n')[0]}` });
+          readSkips.push({ path: f.path, reason, detail: fileErrorDetail(o.error) });
           // a file we cannot read now keeps no row and no facts, so the next run tries it afresh
           failed.push(o.task.id.fileId);
           return;
@@ -1015,7 +1015,7 @@ function metaRow(f: FoundFile, id: number): { row: FileRow; skip?: SkippedLine }
     text = readFileSync(f.path, 'utf8');
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    return { error: { path: f.path, reason: e.code === 'ENOENT' ? 'vanished_file' : 'unreadable_file', detail: `${e.code ?? 'error'}: ${e.message.split('\n')[0]}` } };
+    return { error: { path: f.path, reason: e.code === 'ENOENT' ? 'vanished_file' : 'unreadable_file', detail: fileErrorDetail(e) } };
   }
   let agentType: string | null = null;
   let toolUseId: string | null = null;
