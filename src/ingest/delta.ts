@@ -727,8 +727,11 @@ function addToSummary(rows: Row[], requests: NewRequest[], params: Record<string
       r.cache_write_5m = Number(r.cache_write_5m) + o.cacheWrite5m;
       r.cache_write_1h = Number(r.cache_write_1h) + o.cacheWrite1h;
       r.cache_read = Number(r.cache_read) + o.cacheRead;
-      if (q.weight === null || q.usd === null) r.unpriced_requests = Number(r.unpriced_requests) + 1;
-      else {
+      if (q.weight === null || q.usd === null) {
+        r.unpriced_requests = Number(r.unpriced_requests) + 1;
+        // a kept row of no requests (the total of a filter that chose none) has weight 0, not NULL
+        if (!exact.has(r) && Number(r.unpriced_requests) === Number(r.requests)) r.weight = r.usd = null;
+      } else {
         let sums = exact.get(r);
         if (!sums) exact.set(r, (sums = { weight: e15Of(String(r.weight_exact)), usd: e15Of(String(r.usd_exact)) }));
         sums.weight += q.weight;

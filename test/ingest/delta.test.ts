@@ -647,3 +647,29 @@ test('a base that runs out of memory is written again once the run\'s changes ar
     r.store.close();
   }
 });
+
+test('an append run\'s summary total of unpriced requests only, where the kept rows had none, is unknown (NULL) as the query gives it', async () => {
+  const root = sampleLogs();
+  const db = path.join(tmp(), 's.duckdb');
+  // no request of the sample logs lies on or after this day: the kept total row counts 0 requests, weight 0
+  const LATER: Filters = { ...UTC, since: '2026-06-01' };
+  await settled(root, db, [UTC, LATER]);
+  appendResponse(transcripts(root)[0], 'nobody-later', { model: 'claude-nobody-1', at: '2026-06-02T00:00:00.000Z' });
+  const rowsOf = async (dbPath: string) => {
+    const r = await run(root, dbPath);
+    try {
+      const opened = r.store instanceof AnsweredStore ? r.store.storeOpened : true;
+      return { opened, rows: await rememberedQuery(r.store, 'summary', filterParams(LATER)) };
+    } finally {
+      r.store.close();
+    }
+  };
+  const after = await rowsOf(db);
+  assert.equal(after.opened, false);
+  const afresh = await rowsOf(path.join(tmp(), 'fresh.duckdb'));
+  const total = (rows: typeof after.rows) => rows.find((x) => x.grouping === 'total');
+  assert.equal(total(afresh.rows)?.requests, 1);
+  assert.equal(total(afresh.rows)?.weight, null);
+  const byGroup = (rows: typeof after.rows) => Object.fromEntries(rows.map((x) => [`${String(x.grouping)}/${String(x.grp)}`, x]));
+  assert.deepEqual(byGroup(after.rows), byGroup(afresh.rows));
+});
