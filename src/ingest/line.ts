@@ -93,7 +93,8 @@ export function parseInstant(s: string): number | null {
   const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
   const days = month === 2 ? (leap ? 29 : 28) : month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
   if (month < 1 || month > 12 || day < 1 || day > days) return null;
-  const t = Date.parse(s);
+  // with a space for the T, V8 falls back to its legacy parser, which reads years 0000-0099 as 19xx/20xx
+  const t = Date.parse(s.charCodeAt(10) === 32 ? `${s.slice(0, 10)}T${s.slice(11)}` : s);
   return Number.isNaN(t) ? null : t;
 }
 
