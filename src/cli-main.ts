@@ -83,15 +83,26 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
   return exitCode;
 }
 
-/** The first word of `args` that is not a command where a command is expected (undefined if none is). */
+/**
+ * The first word of `args` that is not a command where a command is expected (undefined if none is).
+ * A word right after an option (`--db x summry`) is most likely that option's value: it is named
+ * only when no other word is the unknown one.
+ */
 function unknownCommand(args: string[], level: Command[]): string | undefined {
-  for (const word of args.filter((a) => !a.startsWith('-'))) {
+  let afterOption: string | undefined;
+  for (const [i, word] of args.entries()) {
+    if (word.startsWith('-')) continue;
     const c = level.find((k) => k.command.split(' ')[0] === word);
-    if (!c) return word;
-    if (!c.subcommands) return undefined;
-    level = c.subcommands;
+    if (c) {
+      if (!c.subcommands) return afterOption;
+      level = c.subcommands;
+      continue;
+    }
+    const prev = args[i - 1];
+    if (prev === undefined || !prev.startsWith('-') || prev.includes('=')) return word;
+    afterOption ??= word;
   }
-  return undefined;
+  return afterOption;
 }
 
 /** clean() for each line of a text that may hold several. */

@@ -67,6 +67,9 @@ test('unknown flags and commands, missing paths and flags without a value: one l
   await usageError(['bogus'], /^cachelens: Unknown argument: bogus \(did you mean blocks\?\)$/);
   await usageError(['summry', logs, '--db', ':memory:'], /^cachelens: Unknown argument: summry \(did you mean summary\?\)$/);
   await usageError(['whatif', 'tll', logs, '--db', ':memory:'], /^cachelens: Unknown argument: tll \(did you mean ttl\?\)$/);
+  // an option's value before the command is not the unknown word
+  await usageError(['--db', ':memory:', 'summry'], /^cachelens: Unknown argument: summry \(did you mean summary\?\)$/);
+  await usageError(['replay', '--db', 'x.duckdb', 'sesion'], /^cachelens: Unknown argument: sesion \(did you mean session\?\)$/);
   await usageError([], /name a command/);
   await usageError(['summary', path.join(dir, 'no-such-dir'), '--db', ':memory:'], /no such file or directory: .*no-such-dir/);
   await usageError(['summary', logs, path.join(dir, 'missing.jsonl'), '--db', ':memory:'], /no such file or directory: .*missing\.jsonl/);
