@@ -1,19 +1,26 @@
 /**
  * Directories the store and an export are written into, made one level at a time.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 /**
  * mkdir -p, without Node's recursive mkdir: Node 20's `mkdirSync(p, { recursive: true })` never
  * returns for a path under a file system that answers ENOENT to a mkdir of an existing parent's
  * child (`--db /proc/x/a.duckdb` spun at 100% CPU). Each missing level is made on its own, so such
- * a path fails with that level's error. Throws as mkdirSync does.
+ * a path fails with that level's error. Throws as mkdirSync does: EEXIST where a level is a file
+ * or a dangling link, ENOTDIR below a file.
  * Example: makeDirs('/tmp/a/b/c') makes /tmp/a, /tmp/a/b and /tmp/a/b/c where they are missing.
  */
 export function makeDirs(dir: string): void {
   const missing: string[] = [];
-  for (let d = dir; !existsSync(d); d = dirname(d)) {
+  for (let d = dir; ; d = dirname(d)) {
+    const st = statSync(d, { throwIfNoEntry: false });
+    if (st) {
+      // a file where a directory should be: mkdir's own error (EEXIST)
+      if (!st.isDirectory()) mkdirSync(d);
+      break;
+    }
     missing.push(d);
     if (dirname(d) === d) break;
   }
@@ -21,8 +28,8 @@ export function makeDirs(dir: string): void {
     try {
       mkdirSync(d);
     } catch (err) {
-      // made meanwhile by another process: as good as made here
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      // made meanwhile by another process: as good as made here (a dangling link is not)
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || !statSync(d, { throwIfNoEntry: false })?.isDirectory()) throw err;
     }
   }
 }

@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, openSync, closeSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, openSync, closeSync, statSync, symlinkSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { assistant, removeDir, repoRoot, type Ran, runCli, summary, tempDir, tokens, treeHash, usage, user, writeLog } from './helpers.js';
 
@@ -102,6 +102,12 @@ test('a store or an export whose directory cannot be made is a one-line error, n
   assert.equal(r.code, 2, r.stderr);
   assert.match(r.stderr, /^cachelens: --parquet \/proc\/cachelens-no-such\/export: cannot create the directory: ENOENT/);
   assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+  // a dangling link as DIR: no directory made, not 'store … is damaged' (DuckDB's COPY failing)
+  const dangling = path.join(dir, 'dangling');
+  symlinkSync(path.join(dir, 'nowhere'), dangling);
+  const d = await runCli(['export', logs, '--db', path.join(dir, 'e.duckdb'), '--parquet', dangling]);
+  assert.equal(d.code, 2, d.stderr);
+  assert.match(d.stderr, /^cachelens: --parquet .*dangling: cannot create the directory: EEXIST/);
 });
 
 test('a store held by another process is refused in one line naming that process', async (t) => {
