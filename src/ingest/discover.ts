@@ -134,8 +134,11 @@ export function walkRoots(paths: string[] | undefined, env: NodeJS.ProcessEnv, s
     }
     // a root that is a directory walked already (~/.claude a link to ~/.config/claude, both
     // default roots; a root inside another) is no loop: its files are found, once
-    if (st?.isDirectory() && w.seenDirs.has(realOrNull(root) ?? '')) continue;
+    const real = st?.isDirectory() ? realOrNull(root) : null;
+    if (real !== null && w.seenDirs.has(real)) continue;
     walk(w, root, null, root, null);
+    // a later root that holds this one (through a link) meets it walked already: no loop either
+    if (real !== null) w.rootsWalked.add(real);
   }
   return { roots, problems: w.problems, defaults, ...(w.dirs ? { dirs: w.dirs } : {}) };
 }
@@ -146,6 +149,8 @@ export interface Walk {
   problems: WalkProblem[];
   /** directories entered, by real path */
   seenDirs: Set<string>;
+  /** the real paths of the directory roots walked before the current one */
+  rootsWalked: Set<string>;
   /** files found, by device and inode: one reached twice (links, nested roots) counts once */
   seenFiles: Map<number, Set<number>>;
   /** whether a symbolic link was met */
@@ -161,7 +166,7 @@ export interface Walk {
 }
 
 export function newWalk(sink: FileSink, shared = false, dirs = false): Walk {
-  return { sink, problems: [], seenDirs: new Set(), seenFiles: new Map(), links: false, dirs: dirs ? [] : null, shared };
+  return { sink, problems: [], seenDirs: new Set(), rootsWalked: new Set(), seenFiles: new Map(), links: false, dirs: dirs ? [] : null, shared };
 }
 
 /** A directory's entry: a Dirent, or one handed from another thread (WalkUnit). */
@@ -191,7 +196,7 @@ function list(w: Walk, dir: string, known: string | null): { real: string; entri
     return null;
   }
   if (w.seenDirs.has(real)) {
-    if (dir !== real) w.problems.push({ path: dir, reason: 'symlink_loop', detail: `directory already walked as ${real}` });
+    if (dir !== real && !w.rootsWalked.has(real)) w.problems.push({ path: dir, reason: 'symlink_loop', detail: `directory already walked as ${real}` });
     return null;
   }
   if (!w.shared) w.seenDirs.add(real);

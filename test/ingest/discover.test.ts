@@ -43,7 +43,7 @@ test('two roots that are one directory (~/.claude a link to ~/.config/claude) ar
   assert.deepEqual(d.files.map((f) => relative(home, f.path)), ['.config/claude/projects/-w/s1.jsonl']);
   assert.deepEqual(d.problems, []);
   // the same, given as paths, the link first or second; a root inside another too
-  for (const paths of [[join(home, '.config/claude'), join(home, '.claude')], [join(home, '.claude'), join(home, '.config/claude')], [join(home, '.claude'), join(home, '.config/claude/projects/-w')]]) {
+  for (const paths of [[join(home, '.config/claude'), join(home, '.claude')], [join(home, '.claude'), join(home, '.config/claude')], [join(home, '.claude'), join(home, '.config/claude/projects/-w')], [join(home, '.config/claude/projects/-w'), join(home, '.claude')]]) {
     const e = await discover(paths, { HOME: home });
     assert.equal(e.files.length, 1, paths.join(' '));
     assert.deepEqual(e.problems, [], paths.join(' '));
