@@ -69,22 +69,28 @@ function selectFor(table: ExportedTable['table']): string {
 
 /**
  * The log directory a root stands for: a transcript file given as a path stands for its directory,
- * and a root inside a `projects/` directory (a project's, a session's subagents/, a workflow run's:
- * up to 5 levels, the deepest layout) for that `projects/` (an export into a transcript's own
- * directory, or beside the project given, was written into the logs).
+ * and a root inside Claude Code's `projects/` directory (a project's, a session's subagents/, a
+ * workflow run's: up to 5 levels, the deepest layout) for that `projects/` (an export into a
+ * transcript's own directory, or beside the project given, was written into the logs). Only a
+ * `projects/` entered through a directory named as Claude Code names a project's (its absolute
+ * path with '-' for each separator: `-home-me-repo`, `C--Users-me-repo`) counts: a user's own
+ * `~/projects/myrepo/logs` stands for itself, so `~/projects/myrepo/exports` may be written.
  */
 function logDirOf(root: string): string {
   const r = resolve(root);
   const dir = existsSync(r) && !statSync(r).isDirectory() ? dirname(r) : r;
   let p = dir;
   for (let i = 0; i <= 5; i++) {
-    if (basename(p) === 'projects') return p;
     const up = dirname(p);
     if (up === p) break;
+    if (basename(up) === 'projects' && CLAUDE_PROJECT_DIR.test(basename(p))) return up;
     p = up;
   }
   return dir;
 }
+
+/** A project directory's name as Claude Code writes it: an absolute path, '-' for each separator. */
+const CLAUDE_PROJECT_DIR = /^(-|[A-Za-z]--)/;
 
 /** Refuses a DIR inside the logs, or one that holds anything but a previous export. */
 export function checkExportDir(dir: string, logRoots: readonly string[]): string {

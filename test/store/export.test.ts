@@ -174,6 +174,12 @@ test('an export beside a transcript given as a path, or beside the project given
     );
     assert.ok(!existsSync(dir!), dir);
   }
+  // a user's own projects/ directory (~/projects/myrepo/logs), whose entries are not named as Claude
+  // Code names a project's, stands for the root given only: an export beside it may be written
+  const own = path.join(tmp(), 'projects/myrepo');
+  mkdirSync(path.join(own, 'logs'), { recursive: true });
+  assert.equal(checkExportDir(path.join(own, 'exports'), [path.join(own, 'logs')]), path.join(own, 'exports'));
+  assert.throws(() => checkExportDir(path.join(own, 'logs/x'), [path.join(own, 'logs')]), /inside the logs/);
   // beside the config directory that holds projects/ (as ~/.claude/x) is no log directory
   assert.equal(checkExportDir(path.join(logs, 'condense-chat-minmax-bench/x'), [path.join(logs, 'condense-chat-minmax-bench/projects')]), path.join(logs, 'condense-chat-minmax-bench/x'));
 });
