@@ -37,7 +37,7 @@ import { crc32 } from 'node:zlib';
 import type { PriceTable } from '../pricing/pricing.js';
 import type { Answers, AnswersBase } from '../store/answers.js';
 import { writeAnswers } from '../store/answers.js';
-import { READ_NOWAIT, readBeside } from '../store/location.js';
+import { READ_NOWAIT, readBeside, removeLeftParts } from '../store/location.js';
 import { querySql, queryParams, rememberedKey, rememberedPrefix } from '../store/queries.js';
 import { SCHEMA_VERSION } from '../store/schema.js';
 import { type Row, type Store, outOfMemory } from '../store/store.js';
@@ -187,6 +187,7 @@ async function writeBase(store: Store, listing: string, prices: PriceTable): Pro
   const tmp = `${file}.${process.pid}.tmp`;
   const token = randomBytes(12).toString('hex');
   let fd: number | undefined;
+  removeLeftParts(file);
   try {
     // The file: a header of HEAD_BYTES (written last, once the lengths and digest are known), each
     // transcript's row (BaseRow) as a line of JSON made by DuckDB, the sessions, padding to 8

@@ -30,7 +30,7 @@
 import { createHash } from 'node:crypto';
 import { closeSync, openSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { SCHEMA_VERSION } from './schema.js';
-import { READ_NOWAIT, readBeside } from './location.js';
+import { READ_NOWAIT, readBeside, removeLeftParts } from './location.js';
 import type { RememberingStore } from './queries.js';
 import type { Row, Store } from './store.js';
 
@@ -155,6 +155,7 @@ export function writeAnswers(path: string, held: string, listing: string, result
   const tmp = `${file}.${process.pid}.tmp`;
   let fd: number | undefined;
   try {
+    removeLeftParts(file);
     if (storeIdentity(path) !== held) return;
     const values = [...results];
     const same = base?.results === results;

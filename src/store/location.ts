@@ -3,9 +3,9 @@
  * so that the early walk's worker, which looks for the proof kept beside the store
  * (ingest/unchanged.ts), finds and reads it without loading the store.
  */
-import { closeSync, constants, openSync, readFileSync } from 'node:fs';
+import { closeSync, constants, openSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 
 /**
  * The flags the files kept beside the store (its answers, listing snapshot, base and proof) are
@@ -23,6 +23,37 @@ export function readBeside(path: string, encoding?: 'utf8'): Buffer | string {
     return encoding ? readFileSync(fd, encoding) : readFileSync(fd);
   } finally {
     closeSync(fd);
+  }
+}
+
+/**
+ * Removes the parts of `file` (a file kept beside the store, written as `<file>.<pid>.tmp` and
+ * renamed into place) that processes no longer running left behind: a run killed while it wrote
+ * one (Ctrl-C, SIGKILL, out of memory) never removed it, and each such run left another (a base
+ * file's part is ~6 MB for 1 GB of logs). A part whose process still runs is its own writer's,
+ * and is left to it (the answers and the base are also written by runs that do not hold the store).
+ * Example: store.duckdb.delta.4701.tmp, pid 4701 gone → removed.
+ */
+export function removeLeftParts(file: string): void {
+  const prefix = `${basename(file)}.`;
+  try {
+    for (const name of readdirSync(dirname(file))) {
+      const pid = /^(\d+)\.tmp$/.exec(name.slice(prefix.length));
+      if (!name.startsWith(prefix) || !pid || Number(pid[1]) === process.pid || running(Number(pid[1]))) continue;
+      rmSync(join(dirname(file), name), { force: true });
+    }
+  } catch {
+    // they only take room: the file itself is written all the same
+  }
+}
+
+/** Whether a process with this id runs (one of another user's too: it cannot be signalled, EPERM). */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code !== 'ESRCH';
   }
 }
 

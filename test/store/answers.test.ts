@@ -8,7 +8,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync, existsSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { quality, summary } from '../../src/analyses/summary.js';
@@ -152,6 +153,26 @@ test('a log appended to: the run adds it to the answers, with a base written fro
   assert.deepEqual(direct.summary, added.summary);
   assert.deepEqual(withSessions.sessions, direct.sessions);
   assert.deepEqual(direct.quality, added.summary.quality);
+});
+
+test('parts of the answers and of their base that killed runs left are removed by the next run that writes them; a running writer\'s part is left', async () => {
+  const { root, db, file } = setup();
+  mkdirSync(path.dirname(db), { recursive: true });
+  // a run killed (Ctrl-C, SIGKILL) while it wrote them left `<file>.<its pid>.tmp`: no later run
+  // removed them, and each such run left another
+  const gone = spawnSync(process.execPath, ['-e', '']).pid!;
+  const left = [`${db}.answers.${gone}.tmp`, `${db}.delta.${gone}.tmp`];
+  const writing = `${db}.answers.${process.ppid}.tmp`;
+  for (const f of [...left, writing]) writeFileSync(f, 'part of a file');
+  const first = await answer(root, db);
+  assert.equal(existsSync(left[0]), false, 'the answers kept removed the part of answers left');
+  appendFileSync(file, `${assistant({ session: '61d12533-17ec-4bbe-8876-6cdec3eb838c', msg: 'msg_parts', t: '2026-01-02T10:00:00.000Z', usage: usage(11, 22, 0, 0) })}\n`);
+  const appended = await answer(root, db);
+  assert.deepEqual(appended.answered, { opened: false }, 'answered from the answers, with a base written');
+  assert.ok(existsSync(db + '.delta'));
+  assert.equal(existsSync(left[1]), false, 'the base written removed the part of a base left');
+  assert.equal(existsSync(writing), true, 'a part of a process still running is its own');
+  assert.equal(appended.summary.totals.requests, first.summary.totals.requests + 1);
 });
 
 test('answers do not hold once the store was written by anything, nor when damaged or of another schema', async () => {
