@@ -48,7 +48,7 @@ export function removeLeftParts(file: string): void {
 }
 
 /** Whether a process with this id runs (one of another user's too: it cannot be signalled, EPERM). */
-function running(pid: number): boolean {
+export function running(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

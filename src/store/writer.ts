@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { DuckDBAppender, DuckDBConnection, DuckDBType } from '@duckdb/node-api';
 import { duckdb } from './duckdb.js';
+import { running } from './location.js';
 import type { FileFacts } from '../ingest/file-parser.js';
 import { type ColumnKind, FACT_COLUMNS, type FactColumns, type FactTable, type TableColumns, encodeFacts, encodeSkips } from './fact-columns.js';
 import { FILE_COLUMNS, STAGED_COLUMNS, type StagedTable, StagedRows, fileValues, longestRow } from './stage.js';
@@ -238,11 +239,26 @@ function stagedFiles(dir: string): Map<StagedTable, { files: string[]; bytes: nu
  * Where a store at `dbPath` stages a large ingest's rows: beside the store file (the temp
  * directory may be memory), or in the temp directory for `:memory:`. Directories left by a run
  * that was killed are removed first: whoever opened the store holds DuckDB's lock on it, so no
- * other run is using them.
- * Example: /home/u/.cache/cachelens/store.duckdb → /home/u/.cache/cachelens/store.duckdb.facts-
+ * other run is using them. In-memory stores hold no lock and share the temp directory, so there
+ * the directory's name carries the run's pid and only those of runs no longer running are removed
+ * (without the pid none was ever removed: a `--db :memory:` run killed while it read left its
+ * staged rows in the temp directory for good, ~0.1 of the logs' size).
+ * Example: /home/u/.cache/cachelens/store.duckdb → /home/u/.cache/cachelens/store.duckdb.facts-;
+ * :memory: → /tmp/cachelens-facts-4242-
  */
 export function stagePrefix(dbPath: string): string {
-  if (dbPath === ':memory:') return join(tmpdir(), 'cachelens-facts-');
+  if (dbPath === ':memory:') {
+    const dir = tmpdir();
+    try {
+      for (const e of readdirSync(dir)) {
+        const pid = /^cachelens-facts-(\d+)-.{6}$/.exec(e)?.[1];
+        if (pid && Number(pid) !== process.pid && !running(Number(pid))) rmSync(join(dir, e), { recursive: true, force: true });
+      }
+    } catch {
+      // they only take room
+    }
+    return join(dir, `cachelens-facts-${process.pid}-`);
+  }
   const prefix = `${basename(dbPath)}.facts-`;
   const dir = dirname(dbPath);
   for (const e of readdirSync(dir)) if (e.startsWith(prefix) && e.length === prefix.length + 6) rmSync(join(dir, e), { recursive: true, force: true });

@@ -6,7 +6,9 @@
  * reader worker sends, or staged by a reader in files of its own.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { test } from 'node:test';
 import type { FileFacts } from '../../src/ingest/file-parser.js';
@@ -167,6 +169,29 @@ test('the staging writer leaves every fact table as the row-by-row writer did, a
     assert.deepEqual(readdirSync(dir).filter((e) => e.includes('.facts-')), ['store.duckdb.facts-mine'], 'close() removes the staging directory');
   } finally {
     store.close();
+  }
+});
+
+test('an in-memory store stages in the temp directory under its pid; what a killed in-memory run staged is removed, a running one\'s is not', async () => {
+  // in-memory stores hold no lock and share the temp directory: a `--db :memory:` run killed while
+  // it read left its staged rows there for good, as nothing told whose they were
+  const gone = spawnSync(process.execPath, ['-e', '']).pid!;
+  const stale = join(tmpdir(), `cachelens-facts-${gone}-AbC123`);
+  const running = join(tmpdir(), `cachelens-facts-${process.ppid}-XyZ789`);
+  mkdirSync(stale);
+  mkdirSync(running);
+  const store = await Store.open(':memory:');
+  try {
+    const writer = await store.writer(true);
+    assert.ok(writer.stageDir?.startsWith(join(tmpdir(), `cachelens-facts-${process.pid}-`)), String(writer.stageDir));
+    assert.equal(existsSync(stale), false, 'the directory of a run no longer running is removed');
+    assert.equal(existsSync(running), true, 'that of a run still running is its own');
+    await writer.close();
+    assert.equal(existsSync(writer.stageDir), false);
+  } finally {
+    store.close();
+    rmSync(stale, { recursive: true, force: true });
+    rmSync(running, { recursive: true, force: true });
   }
 });
 
