@@ -138,6 +138,11 @@ export class Store {
         // someone else's DuckDB file: never drop what we did not write
         throw new UsageError(`${path} is a DuckDB file but not a cachelens store`, 'choose another --db');
       }
+      // One transaction: each DROP on its own committed, a run stopped among them (Ctrl-C during
+      // `--rebuild`, or the first run after an upgrade) left a store without `meta`, refused from
+      // then on as not a cachelens store (with --rebuild too), or without `chains` but with its
+      // listing key, where the next warm `anatomy` failed with "Table with name chains does not exist".
+      await db.run('BEGIN TRANSACTION');
       await db.run(`CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR)`);
       const v = (await db.runAndReadAll(`SELECT value FROM meta WHERE key = 'schema_version'`)).getRows()[0]?.[0];
       if (opts.rebuild || v !== String(SCHEMA_VERSION)) {
@@ -152,6 +157,7 @@ export class Store {
         await db.run(CREATE_TABLES);
         await db.run(`INSERT OR REPLACE INTO meta VALUES ('schema_version', '${SCHEMA_VERSION}')`);
       }
+      await db.run('COMMIT');
     } catch (err) {
       db.closeSync();
       instance.closeSync();

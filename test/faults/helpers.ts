@@ -16,7 +16,7 @@ import { tempDir as removedAtExit } from '../helpers/temp.js';
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 export const cliPath = path.join(repoRoot, 'dist/cli.js');
 export const realLogs = path.resolve(repoRoot, '../shared/real-logs');
-export const preload = (name: 'probe' | 'no-network' | 'fs-faults') => path.join(repoRoot, `test/faults/preload/${name}.mjs`);
+export const preload = (name: 'probe' | 'no-network' | 'fs-faults' | 'kill-at-sql') => path.join(repoRoot, `test/faults/preload/${name}.mjs`);
 
 export const MODEL = 'claude-opus-4-6';
 
@@ -163,6 +163,8 @@ export interface RunOptions {
   noNetwork?: boolean;
   /** fs-faults preload settings: FAULT_VANISH, FAULT_GROW, FAULT_GROW_DATA, FAULT_SHRINK */
   fsFaults?: Record<string, string>;
+  /** kill-at-sql preload: the run kills itself (SIGKILL) before the `nth` statement holding `sql` */
+  killAtSql?: { sql: string; nth: number };
   /** extra argv before the node script (e.g. a wrapper such as strace) */
   wrap?: string[];
   cwd?: string;
@@ -187,7 +189,9 @@ export function runCli(args: string[], opts: RunOptions = {}): Promise<Ran> {
   if (opts.probe) nodeArgs.push('--import', pathToUrl(preload('probe')));
   if (opts.noNetwork) nodeArgs.push('--import', pathToUrl(preload('no-network')));
   if (opts.fsFaults) nodeArgs.push('--import', pathToUrl(preload('fs-faults')));
+  if (opts.killAtSql) nodeArgs.push('--import', pathToUrl(preload('kill-at-sql')));
   const env: Record<string, string> = { ...baseEnv(scratch), FAULT_PROBE_OUT: probeOut };
+  if (opts.killAtSql) Object.assign(env, { KILL_AT_SQL: opts.killAtSql.sql, KILL_AT_SQL_NTH: String(opts.killAtSql.nth) });
   for (const [k, v] of Object.entries({ ...opts.fsFaults, ...opts.env })) {
     if (v === undefined) delete env[k];
     else env[k] = v;

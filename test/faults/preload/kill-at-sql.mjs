@@ -1,0 +1,32 @@
+/**
+ * Preload (`node --import`) for the fault suite: the process kills itself (SIGKILL, as the kernel's
+ * OOM killer or `kill -9` would) just before DuckDB runs the KILL_AT_SQL_NTH-th statement whose
+ * text contains KILL_AT_SQL, so that a case stops a run at an exact point of its work on the store
+ * (between two statements, each committed on its own or not).
+ *
+ * It wraps the functions of @duckdb/node-bindings that take SQL text (`query`, `prepare`,
+ * `extract_statements`), as the bundled DuckDB API calls them: through the binding's exports
+ * object, looked up at each call. The binding's own object is not writable, so the module's
+ * exports are replaced by a copy with the wrapped functions, before the CLI first loads it.
+ */
+import { createRequire } from 'node:module';
+import { isMainThread } from 'node:worker_threads';
+
+const match = process.env.KILL_AT_SQL;
+const nth = Number(process.env.KILL_AT_SQL_NTH ?? 1);
+if (isMainThread && match) {
+  const require = createRequire(new URL('../../../node_modules/@duckdb/node-api/package.json', import.meta.url));
+  const id = require.resolve('@duckdb/node-bindings');
+  const binding = require('@duckdb/node-bindings');
+  const wrapped = {};
+  for (const k of Object.getOwnPropertyNames(binding)) wrapped[k] = binding[k];
+  let seen = 0;
+  for (const name of ['query', 'prepare', 'extract_statements']) {
+    const real = binding[name];
+    wrapped[name] = function (connection, sql, ...rest) {
+      if (String(sql).includes(match) && ++seen === nth) process.kill(process.pid, 'SIGKILL');
+      return real.call(this, connection, sql, ...rest);
+    };
+  }
+  require.cache[id].exports = wrapped;
+}
