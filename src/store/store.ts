@@ -133,7 +133,8 @@ export class Store {
     await db.run(DURABILITY);
     let fresh = false;
     try {
-      const tables = (await db.runAndReadAll(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'`)).getRows().map((r) => String(r[0]));
+      const listed = (await db.runAndReadAll(`SELECT table_name, table_type FROM information_schema.tables WHERE table_schema = 'main'`)).getRows();
+      const tables = listed.map((r) => String(r[0]));
       if (tables.length > 0 && !tables.includes('meta')) {
         // someone else's DuckDB file: never drop what we did not write
         throw new UsageError(`${path} is a DuckDB file but not a cachelens store`, 'choose another --db');
@@ -147,7 +148,11 @@ export class Store {
       const v = (await db.runAndReadAll(`SELECT value FROM meta WHERE key = 'schema_version'`)).getRows()[0]?.[0];
       if (opts.rebuild || v !== String(SCHEMA_VERSION)) {
         // An older (or newer) layout is never misread: drop everything and read the logs again.
-        for (const t of tables) await db.run(`DROP TABLE IF EXISTS "${t}" CASCADE`);
+        // Views are a user's own (any DuckDB client may add one to the store), and are left: a DROP
+        // TABLE of one failed the rebuild ("Existing object my_costs is of type View"), so a store
+        // with a view could never be rebuilt nor upgraded. DuckDB binds a view when it is queried,
+        // so one over `requests` answers again once the logs are read.
+        for (const [t, type] of listed) if (type !== 'VIEW') await db.run(`DROP TABLE IF EXISTS "${String(t)}" CASCADE`);
         fresh = true;
       }
       // A store of this layout with every table is left as it is: a warm run then writes nothing
