@@ -7,9 +7,11 @@
  *
  * Nothing is fetched: the page works from file:// with the network off.
  */
+import { lstatSync, renameSync, rmSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { makeDirs } from '../store/dirs.js';
+import { removeLeftParts } from '../store/location.js';
 import { interpreterRuntime, reportFile, vegaRuntime } from './assets.js';
 import { vegaSpec, type ChartSpecName } from './charts.js';
 import { contentSecurityPolicy } from './csp.js';
@@ -112,6 +114,23 @@ export async function writeReport(data: ReportData, outPath: string): Promise<st
   const abs = path.resolve(outPath);
   // a level at a time: Node 20's recursive mkdir never returns under /proc (src/store/dirs.ts)
   makeDirs(path.dirname(abs));
-  await writeFile(abs, renderReport(data), 'utf8');
+  const text = renderReport(data);
+  // Into place whole: written straight to `abs`, a run stopped while it wrote (Ctrl-C) left a page
+  // cut off, which opens as a broken report. Only a regular file (or none) is replaced so: a link,
+  // a device (`--out /dev/stdout`) or a pipe is written through, as asked.
+  const st = lstatSync(abs, { throwIfNoEntry: false });
+  if (st && !st.isFile()) {
+    await writeFile(abs, text, 'utf8');
+    return abs;
+  }
+  // what runs stopped so left beside it (src/store/location.ts)
+  removeLeftParts(abs);
+  const part = `${abs}.${process.pid}.tmp`;
+  try {
+    await writeFile(part, text, 'utf8');
+    renameSync(part, abs);
+  } finally {
+    rmSync(part, { force: true });
+  }
   return abs;
 }

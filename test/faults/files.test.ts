@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { appendFileSync, chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { approx, assistant, removeDir, runCli, skipsByReason, summary, tempDir, tokens, usage, user, writeLog } from './helpers.js';
 
@@ -166,6 +166,26 @@ test('a meta.json that begins with a byte-order mark is read, as transcripts are
   const a = await runCli(['anatomy', logs, '--db', db, '--json']);
   assert.equal(a.code, 0, a.stderr);
   assert.deepEqual((JSON.parse(a.stdout) as { by_agent_type: { agent_type: string }[] }).by_agent_type.map((r) => r.agent_type), ['Explore']);
+});
+
+test('a report stopped while it is written leaves the previous report whole, and the next run leaves no part of it', async (t) => {
+  const { dir, logs, db } = setup(t);
+  writeLog(logs, 'proj/s1.jsonl', [req('m1', 1), req('m2', 10)]);
+  const out = path.join(dir, 'report.html');
+  const first = await runCli(['report', logs, '--db', db, '--out', out]);
+  assert.equal(first.code, 0, first.stderr);
+  const before = readFileSync(out, 'utf8');
+  assert.ok(before.trimEnd().endsWith('</html>'));
+  writeLog(logs, 'proj/s2.jsonl', [req('m3', 100)]);
+  const killed = await runCli(['report', logs, '--db', db, '--out', out], { fsFaults: { FAULT_KILL_WRITE: 'report.html' } });
+  assert.equal(killed.signal, 'SIGKILL', killed.stderr);
+  assert.equal(killed.faults.length, 1, 'the write was under way when the run was killed');
+  // written straight to --out, the page was cut in half
+  assert.equal(readFileSync(out, 'utf8'), before);
+  const next = await runCli(['report', logs, '--db', db, '--out', out]);
+  assert.equal(next.code, 0, next.stderr);
+  assert.ok(readFileSync(out, 'utf8').trimEnd().endsWith('</html>'));
+  assert.deepEqual(readdirSync(dir).filter((f) => f.startsWith('report.html')), ['report.html']);
 });
 
 test('a file growing while it is read: the run counts what was there when it opened the file, the next run the rest', async (t) => {

@@ -9,8 +9,11 @@
  * - FAULT_GROW=a.jsonl, FAULT_GROW_DATA=/path — after the first read from the first handle opened
  *   on that name returns, the bytes of FAULT_GROW_DATA are appended to the file: it grows while it
  *   is being read, past the size the reader took at open.
+ * - FAULT_KILL_WRITE=report.html — the first fs/promises writeFile to a file whose name begins with
+ *   that (the file itself, or a part written beside it and renamed into place) writes the first half
+ *   of its data, then the process is killed (SIGKILL): a run stopped while it wrote its output.
  *
- * Each fault fires once and is recorded in FAULT_PROBE_OUT.
+ * Each fault fires once and is recorded in FAULT_PROBE_OUT (the kill before it dies).
  */
 import fs, { appendFileSync, unlinkSync } from 'node:fs';
 import fsp from 'node:fs/promises';
@@ -55,6 +58,18 @@ fsp.open = async function open(path, ...rest) {
     };
   }
   return fh;
+};
+
+const killWrite = process.env.FAULT_KILL_WRITE ?? '';
+const realWriteFile = fsp.writeFile;
+fsp.writeFile = async function writeFile(path, data, ...rest) {
+  if (killWrite && (typeof path === 'string' || path instanceof URL) && basename(String(path)).startsWith(killWrite)) {
+    const text = typeof data === 'string' ? data : Buffer.from(data).toString('utf8');
+    await realWriteFile.call(this, path, text.slice(0, Math.floor(text.length / 2)), ...rest);
+    record({ fault: 'kill-write', path: String(path) });
+    process.kill(process.pid, 'SIGKILL');
+  }
+  return realWriteFile.call(this, path, data, ...rest);
 };
 
 const realOpenSync = fs.openSync;
