@@ -40,6 +40,17 @@ async function ask(root: string, db: string, filters: Filters[] = [UTC], withSes
   }
 }
 
+/** The summary query's rows as a run keeps them (its answers, or the store's); whether the store was opened. */
+async function summaryRows(root: string, db: string, filters: Filters) {
+  const r = await run(root, db);
+  try {
+    const opened = r.store instanceof AnsweredStore ? r.store.storeOpened : true;
+    return { opened, rows: await rememberedQuery(r.store, 'summary', filterParams(filters)) };
+  } finally {
+    r.store.close();
+  }
+}
+
 /** A `report`'s work on the store: an ingest (nothing changed), a question of its own, the store closed. */
 async function report(root: string, db: string) {
   const r = await ingest({ paths: [root], dbPath: db, prices, workers: 1 });
@@ -288,15 +299,7 @@ test('the kept summary rows an append run adds to are the query\'s own: weight a
   appendResponse(files[0], 'nobody', { model: 'claude-nobody-1' });
   appendResponse(files[1], 'nobody-2', { model: 'claude-nobody-1', blocks: 2 });
   appendResponse(files[2], 'priced', {});
-  const rowsOf = async (dbPath: string) => {
-    const r = await run(root, dbPath);
-    try {
-      const opened = r.store instanceof AnsweredStore ? r.store.storeOpened : true;
-      return { opened, rows: await rememberedQuery(r.store, 'summary', filterParams(UTC)) };
-    } finally {
-      r.store.close();
-    }
-  };
+  const rowsOf = (dbPath: string) => summaryRows(root, dbPath, UTC);
   const after = await rowsOf(db);
   assert.equal(after.opened, false);
   const afresh = await rowsOf(path.join(tmp(), 'fresh.duckdb'));
@@ -655,15 +658,7 @@ test('an append run\'s summary total of unpriced requests only, where the kept r
   const LATER: Filters = { ...UTC, since: '2026-06-01' };
   await settled(root, db, [UTC, LATER]);
   appendResponse(transcripts(root)[0], 'nobody-later', { model: 'claude-nobody-1', at: '2026-06-02T00:00:00.000Z' });
-  const rowsOf = async (dbPath: string) => {
-    const r = await run(root, dbPath);
-    try {
-      const opened = r.store instanceof AnsweredStore ? r.store.storeOpened : true;
-      return { opened, rows: await rememberedQuery(r.store, 'summary', filterParams(LATER)) };
-    } finally {
-      r.store.close();
-    }
-  };
+  const rowsOf = (dbPath: string) => summaryRows(root, dbPath, LATER);
   const after = await rowsOf(db);
   assert.equal(after.opened, false);
   const afresh = await rowsOf(path.join(tmp(), 'fresh.duckdb'));
