@@ -20,9 +20,13 @@ export function parseDay(s: string | undefined | null, flag: string): string | n
   return `${m[1]}-${m[2]}-${m[3]}`;
 }
 
-/** A day that exists (Date.parse takes 2026-02-30, as 2 March). */
+/**
+ * A day that exists (Date.parse takes 2026-02-30, as 2 March). setUTCFullYear, not Date.UTC, which
+ * reads years 0–99 as 1900–1999 (0050-01-01 was refused).
+ */
 export function isCalendarDay(y: number, m: number, d: number): boolean {
-  const t = new Date(Date.UTC(y, m - 1, d));
+  const t = new Date(0);
+  t.setUTCFullYear(y, m - 1, d);
   return t.getUTCFullYear() === y && t.getUTCMonth() === m - 1 && t.getUTCDate() === d;
 }
 

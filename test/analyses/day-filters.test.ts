@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { assistant, cli, writeCorpus } from '../helpers/corpus.js';
+import { parseDay } from '../../src/analyses/filters.js';
 
 // 23:50 writes 50,000 1-hour tokens; 00:01 reads them (w 0); 00:10 rewrites all 50,000 at 1 hour:
 // a break (9 minutes, under the 1-hour TTL in force), not a cold start or an expiry.
@@ -67,4 +68,11 @@ test('whatif keepalive --since/--until: a gap belongs to the day of the request 
   assert.ok(second.budgets[0].saved_weight > 0);
   assert.equal(first.budgets[0].pings, 0);
   assert.ok(Math.abs(first.baseline_weight + second.baseline_weight - all.baseline_weight) < 1e-6);
+});
+
+test('parseDay: every day that exists, years 0000–0099 too (Date.UTC read them as 1900–1999); none that does not', () => {
+  assert.equal(parseDay('0050-01-01', '--since'), '0050-01-01');
+  assert.equal(parseDay('00000229', '--since'), '0000-02-29'); // year 0 is a leap year
+  assert.equal(parseDay('2024-02-29', '--since'), '2024-02-29');
+  for (const bad of ['0100-02-29', '1900-02-29', '2026-02-30', '2026-13-01', '2026-00-10']) assert.throws(() => parseDay(bad, '--since'), /expected a day/, bad);
 });
