@@ -1,9 +1,10 @@
 -- skill_listing_by_agent_type: per agent type (and definition), chains with and without skill_listing attachments.
 -- Purpose: the report's agent-type × skill_listing cross-tab (SPEC §4): in the field note, every resolved
 --   definition had 0 skill_listing and every lost one re-attached it once per round.
--- Inputs: tables chains, attachments, requests, scope; $tz, $since, $until, $project: the chains whose first request's
---   day (in $tz, NULL: UTC) lies within $since … $until and whose project contains $project (as `crosstab` takes them).
---   weight is NULL for a row none of whose requests has a price.
+-- Inputs: tables chains, attachments, requests, scope; $tz, $since, $until, $project: the chains with a request on a
+--   day (in $tz, NULL: UTC) within $since … $until and whose project contains $project (as `crosstab` takes them);
+--   weight is of those days' requests (as `summary` counts them), NULL for a row none of whose requests has a price;
+--   skill_listings and rounds are the whole chains'.
 -- Output columns: agent_type, definition, chains, chains_with_skill_listing, skill_listings, rounds,
 --   chains_listings_equal_rounds (chains whose skill_listing count equals their rounds, and is > 0), weight.
 -- Example row: agent_type='planner', definition='lost', chains=2, chains_with_skill_listing=2, skill_listings=17,
@@ -11,13 +12,14 @@
 WITH sl AS (
   SELECT chain_id, count(*) AS n FROM attachments JOIN scope USING (file_id)
   WHERE type = 'skill_listing' GROUP BY chain_id),
-w AS (SELECT chain_id, sum(weight::DECIMAL(38, 15))::DOUBLE AS weight, min(ts) AS first_ts FROM requests GROUP BY chain_id),
+w AS (SELECT chain_id, sum(weight::DECIMAL(38, 15))::DOUBLE AS weight FROM requests
+       WHERE ($since IS NULL OR strftime(timezone(coalesce($tz, 'UTC'), ts), '%Y-%m-%d') >= $since)
+         AND ($until IS NULL OR strftime(timezone(coalesce($tz, 'UTC'), ts), '%Y-%m-%d') <= $until)
+       GROUP BY chain_id),
 c AS (
   SELECT c.agent_type, c.definition, c.rounds, coalesce(sl.n, 0) AS listings, w.weight
   FROM chains c LEFT JOIN sl USING (chain_id) JOIN w USING (chain_id)
   WHERE c.requests > 0
-    AND ($since IS NULL OR strftime(timezone(coalesce($tz, 'UTC'), w.first_ts), '%Y-%m-%d') >= $since)
-    AND ($until IS NULL OR strftime(timezone(coalesce($tz, 'UTC'), w.first_ts), '%Y-%m-%d') <= $until)
     AND ($project IS NULL OR contains(lower(c.project), lower($project))))
 SELECT agent_type, definition, count(*) AS chains,
        count(*) FILTER (WHERE listings > 0) AS chains_with_skill_listing,

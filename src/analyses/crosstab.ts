@@ -4,6 +4,11 @@
  * dimensions with GROUPING SETS for the row, column and grand totals.
  *
  * Readings:
+ * - --since/--until choose the requests of those days (in the time zone), as `summary` does: a chain
+ *   is in a cross-tab when it has a request on those days (a chain without requests, when its
+ *   first line is), and its measures and request-derived dimensions (model, day, ttl) are of those
+ *   requests only; its attachments, rounds and definition stay the whole chain's. Over a Parquet
+ *   export of the same days this gives the same table as over the store.
  * - Every dimension is a chain's: `model` is the model that carried most of the chain's prompt
  *   tokens (ties to the first by name; `none` without requests), `day` the day (in the time zone)
  *   of its first request, `ttl` `1h` when any of its writes carried 1-hour tokens, `5m` when it
@@ -66,7 +71,7 @@ export interface CrosstabOptions {
   measure?: string;
   /** time zone of `day` */
   timezone: string;
-  /** chains whose first day is within (YYYY-MM-DD, in the time zone), and whose project contains */
+  /** the requests of these days (YYYY-MM-DD, in the time zone) and their chains, of the projects that contain `project` */
   since?: string | null;
   until?: string | null;
   project?: string | null;
@@ -119,16 +124,21 @@ export function parseMeasure(s: string): Measure {
 
 /** One row per chain of the portable tables, with every dimension and the sums every measure needs. */
 export const PER_CHAIN = `
-WITH req AS (
+WITH inr AS (
+  SELECT * FROM requests
+  WHERE ($since IS NULL OR strftime(timezone($tz, ts), '%Y-%m-%d') >= $since)
+    AND ($until IS NULL OR strftime(timezone($tz, ts), '%Y-%m-%d') <= $until)),
+any_req AS (SELECT DISTINCT chain_id FROM requests),
+req AS (
   SELECT chain_id, count(*) AS requests, count(*) FILTER (WHERE usd IS NULL) AS unpriced_requests,
          sum(weight::DECIMAL(38, 15))::DOUBLE AS weight, sum(usd::DECIMAL(38, 15))::DOUBLE AS usd,
          sum((weight_write_5m + weight_write_1h)::DECIMAL(38, 15))::DOUBLE AS write_weight, sum(weight_read::DECIMAL(38, 15))::DOUBLE AS read_weight,
          sum(cache_read) AS read_tokens, sum(prompt) AS prompt_tokens, min(ts) AS first_ts,
          CASE WHEN bool_or(cache_write_1h > 0) THEN '1h' WHEN bool_or(cache_write > 0) THEN '5m' ELSE 'none' END AS ttl
-  FROM requests GROUP BY chain_id),
+  FROM inr GROUP BY chain_id),
 model_of AS (
   SELECT chain_id, first(model ORDER BY p DESC, model) AS model
-  FROM (SELECT chain_id, model, sum(prompt) AS p FROM requests GROUP BY chain_id, model) GROUP BY chain_id),
+  FROM (SELECT chain_id, model, sum(prompt) AS p FROM inr GROUP BY chain_id, model) GROUP BY chain_id),
 att AS (
   SELECT chain_id, count(*) FILTER (WHERE type = 'skill_listing') AS skill_listing, count(*) FILTER (WHERE again) AS reattachments
   FROM (SELECT chain_id, type, row_number() OVER (PARTITION BY chain_id, hash ORDER BY t, line) > 1 AS again FROM attachments)
@@ -145,11 +155,13 @@ pc AS (
          c.definition, c.rounds::INTEGER AS rounds,
          coalesce(r.requests, 0) AS requests, coalesce(r.unpriced_requests, 0) AS unpriced_requests, r.weight, r.usd, r.write_weight, r.read_weight,
          coalesce(r.read_tokens, 0) AS read_tokens, coalesce(r.prompt_tokens, 0) AS prompt_tokens,
-         coalesce(a.reattachments, 0) AS reattachments
-  FROM chains c LEFT JOIN req r USING (chain_id) LEFT JOIN model_of m USING (chain_id) LEFT JOIN att a USING (chain_id)),
+         coalesce(a.reattachments, 0) AS reattachments,
+         -- in the days: a chain with a request on them; a chain with no request at all by its first line's day
+         CASE WHEN r.chain_id IS NOT NULL THEN true WHEN q.chain_id IS NOT NULL THEN false END AS has_requests_in_days
+  FROM chains c LEFT JOIN req r USING (chain_id) LEFT JOIN any_req q USING (chain_id) LEFT JOIN model_of m USING (chain_id) LEFT JOIN att a USING (chain_id)),
 scoped AS (
-  SELECT * FROM pc
-  WHERE ($since IS NULL OR day >= $since) AND ($until IS NULL OR day <= $until)
+  SELECT * EXCLUDE (has_requests_in_days) FROM pc
+  WHERE coalesce(has_requests_in_days, ($since IS NULL OR day >= $since) AND ($until IS NULL OR day <= $until))
     AND ($project IS NULL OR contains(lower(project), lower($project)))
     AND (coalesce($kind, 'all') = 'all' OR (CASE WHEN kind = 'main' THEN 'main' ELSE 'subagent' END) = $kind))`;
 
