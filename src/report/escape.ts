@@ -11,9 +11,15 @@ const HTML_ESCAPES: Record<string, string> = {
   "'": '&#39;',
 };
 
-/** Escapes text for HTML element content and quoted attribute values. */
+/**
+ * Escapes text for HTML element content and quoted attribute values. Bidi controls (the marks
+ * U+061C, U+200E, U+200F, the embeddings and overrides U+202A – U+202E, the isolates U+2066 – U+2069)
+ * become '?', as in the terminal's tables (format/table.ts clean): an entity would still be the
+ * character, and a right-to-left override in a project path reversed the text after it on the page.
+ * Example: escapeHtml('a\u202eb<') === 'a?b&lt;'
+ */
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
+  return text.replace(/[&<>"'\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => HTML_ESCAPES[c] ?? '?');
 }
 
 /**

@@ -41,6 +41,12 @@ test('jsonForScript output has no <, >, &, U+2028, U+2029 and parses back to the
   );
 });
 
+test('escapeHtml turns every bidi control into ?, as the terminal tables do: a right-to-left override in a path no longer reverses the page\'s text', () => {
+  assert.equal(escapeHtml('/home/\u202eexe.txt\u202c'), '/home/?exe.txt?');
+  assert.equal(escapeHtml('a\u061cb\u200ec\u200fd\u202ae\u2066f\u2069<'), 'a?b?c?d?e?f?&lt;');
+  assert.equal(escapeHtml('日本語 ok\u200d'), '日本語 ok\u200d', 'other text, a zero-width joiner included, is kept');
+});
+
 test('escapeHtml leaves no markup characters', () => {
   assert.equal(escapeHtml(`<img src=x onerror="a('b')">&amp;`), '&lt;img src=x onerror=&quot;a(&#39;b&#39;)&quot;&gt;&amp;amp;');
   fc.assert(fc.property(fc.string({ unit: 'binary' }), (s) => assert.doesNotMatch(escapeHtml(s), /[<>"']|&(?!amp;|lt;|gt;|quot;|#39;)/)));
