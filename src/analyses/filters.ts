@@ -1,5 +1,6 @@
 /** The filters every analysis command takes: --since/--until (days in --timezone) and --project. */
 import { UsageError } from '../errors.js';
+import { isCalendarDay } from '../ingest/line.js';
 
 export interface Filters {
   since: string | null;
@@ -18,16 +19,6 @@ export function parseDay(s: string | undefined | null, flag: string): string | n
   const m = /^(\d{4})-?(\d{2})-?(\d{2})$/.exec(s.trim());
   if (!m || !isCalendarDay(Number(m[1]), Number(m[2]), Number(m[3]))) throw new UsageError(`${flag} ${s}: expected a day as YYYY-MM-DD or YYYYMMDD`);
   return `${m[1]}-${m[2]}-${m[3]}`;
-}
-
-/**
- * A day that exists (Date.parse takes 2026-02-30, as 2 March). setUTCFullYear, not Date.UTC, which
- * reads years 0–99 as 1900–1999 (0050-01-01 was refused).
- */
-export function isCalendarDay(y: number, m: number, d: number): boolean {
-  const t = new Date(0);
-  t.setUTCFullYear(y, m - 1, d);
-  return t.getUTCFullYear() === y && t.getUTCMonth() === m - 1 && t.getUTCDate() === d;
 }
 
 export function parseTimezone(tz: string | undefined, flag = '--timezone'): string {

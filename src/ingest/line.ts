@@ -87,15 +87,20 @@ export function obj(x: unknown): Record<string, unknown> | null {
  */
 export function parseInstant(s: string): number | null {
   if (!INSTANT.test(s)) return null;
-  const year = digits2(s, 0) * 100 + digits2(s, 2);
-  const month = digits2(s, 5);
-  const day = digits2(s, 8);
-  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-  const days = month === 2 ? (leap ? 29 : 28) : month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
-  if (month < 1 || month > 12 || day < 1 || day > days) return null;
+  if (!isCalendarDay(digits2(s, 0) * 100 + digits2(s, 2), digits2(s, 5), digits2(s, 8))) return null;
   // with a space for the T, V8 falls back to its legacy parser, which reads years 0000-0099 as 19xx/20xx
   const t = Date.parse(s.charCodeAt(10) === 32 ? `${s.slice(0, 10)}T${s.slice(11)}` : s);
   return Number.isNaN(t) ? null : t;
+}
+
+/**
+ * A day that exists, by arithmetic (no Date: this runs for every line read, and Date.UTC reads years
+ * 0–99 as 1900–1999). Example: isCalendarDay(2024, 2, 29) → true; (2026, 2, 30) → false.
+ */
+export function isCalendarDay(y: number, m: number, d: number): boolean {
+  const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+  const days = m === 2 ? (leap ? 29 : 28) : m === 4 || m === 6 || m === 9 || m === 11 ? 30 : 31;
+  return m >= 1 && m <= 12 && d >= 1 && d <= days;
 }
 
 /** A line's `timestamp` field as epoch milliseconds (parseInstant), NaN when it is no instant. */
