@@ -5,7 +5,11 @@
 --   cached prefix before it. Flagged chains first, ranked by waste: the weight of expiry and break rewrites beyond
 --   what reading the same tokens would have cost (rewrites at the write price the request paid per token).
 -- Inputs: requests, chains; $jitter: rewrites below this many tokens are breakpoint jitter (default 1024);
---   $all: 'true' to list every chain, not only flagged ones; $project: substring of the project path, or NULL.
+--   $all: 'true' to list every chain, not only flagged ones; $project: substring of the project path, or NULL;
+--   $tz, $since, $until: the chains with a request on a day (in $tz, NULL: UTC) within $since … $until, as
+--   `cachelens anatomy --since/--until` takes them: each chain's classes and re-purchase flag (rounds, read_median)
+--   come from all its requests (those of other days are the context of the later ones), its waste, weight, expiry
+--   and break from the requests of those days only.
 -- Output columns: chain_id, session_id, agent_type, kind, project, rounds (distinct rounds with requests),
 --   read_median, repurchase (flagged), waste_weight, waste_usd, weight, expiry_tokens, break_tokens.
 -- Example row: chain_id='d232c445-…:a3f1…', session_id='d232c445-…', agent_type='planner', kind='subagent',
@@ -14,6 +18,8 @@
 WITH q AS (
   SELECT chain_id, key, t, model, cache_write AS w, cache_write_5m, cache_write_1h, cache_read AS r, segment, round,
          w_write_5m, w_write_1h, w_read, usd_per_weight, weight,
+         ($since IS NULL OR strftime(timezone(coalesce($tz, 'UTC'), ts), '%Y-%m-%d') >= $since)
+           AND ($until IS NULL OR strftime(timezone(coalesce($tz, 'UTC'), ts), '%Y-%m-%d') <= $until) AS in_days,
          lag(t) OVER (PARTITION BY chain_id ORDER BY t, key) AS prev_t,
          lag(cache_read + cache_write) OVER (PARTITION BY chain_id ORDER BY t, key) AS prev_c,
          lag(segment) OVER (PARTITION BY chain_id ORDER BY t, key) AS prev_segment,
@@ -51,10 +57,11 @@ flag AS (
   FROM firsts f JOIN med m USING (chain_id)
   GROUP BY f.chain_id, m.rounds, m.read_median
 ),
+-- the sums of the requests on the days only; a chain without any is not listed
 tot AS (
   SELECT chain_id, coalesce(sum(waste::DECIMAL(38, 15))::DOUBLE, 0) AS waste_weight, coalesce(sum((waste * usd_per_weight)::DECIMAL(38, 15))::DOUBLE, 0) AS waste_usd,
          coalesce(sum(weight::DECIMAL(38, 15))::DOUBLE, 0) AS weight, sum(expiry) AS expiry_tokens, sum(brk) AS break_tokens
-  FROM c GROUP BY chain_id
+  FROM c WHERE in_days GROUP BY chain_id
 )
 SELECT ch.chain_id, ch.session_id, ch.agent_type, ch.kind, ch.project, fl.rounds, fl.read_median, fl.repurchase,
        t.waste_weight, t.waste_usd, t.weight, t.expiry_tokens, t.break_tokens

@@ -10,6 +10,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { analyzeAnatomy } from '../../src/analyses/anatomy-summary.js';
+import { crosstab } from '../../src/analyses/crosstab.js';
+import { type Filters, filterParams } from '../../src/analyses/filters.js';
 import { loadChains, streamChains } from '../../src/analyses/load-chains.js';
 import { usePortableViews } from '../../src/store/portable.js';
 import { QUERIES_DIR, listQueries, querySql, rememberedQuery, runQuery } from '../../src/store/queries.js';
@@ -49,34 +51,124 @@ test('every bundled query opens with purpose, inputs, output columns and an exam
   }
 });
 
+/**
+ * Filters that split a chain across days in each corpus (its requests on both sides of a midnight
+ * in that zone), so that the day filters must take chains whole as the commands do.
+ */
+const SPLIT_FILTERS = {
+  'sample corpus': [
+    { timezone: 'Europe/Berlin', since: '2026-02-11', until: null, project: null },
+    { timezone: 'Europe/Berlin', since: null, until: '2026-02-10', project: 'PLAN-loop' },
+  ],
+  'real logs': [{ timezone: 'Asia/Tokyo', since: '2026-02-13', until: null, project: null }],
+} as const;
+const NO_FILTERS = { since: null, until: null, project: null, timezone: 'UTC' };
+
 for (const [label, root] of [
   ['sample corpus', sampleLogs],
   ['real logs', realLogs],
 ] as const) {
-  test(`repurchase.sql ranks the same chains as the anatomy, with the same waste (${label})`, async () => {
+  test(`repurchase.sql ranks the same chains as the anatomy, with the same waste, also under day and project filters (${label})`, async () => {
     const r = await run([root], path.join(tmp(), 's.duckdb'));
     try {
       await usePortableViews(r.store);
-      const sql = await runQuery(r.store, 'repurchase', { all: 'true' });
-      const ts = analyzeAnatomy(await loadChains(r.store, { since: null, until: null, project: null, timezone: 'UTC' }), {
-        weightsFor: (m, p) => prices.weightsFor(m, p),
-      });
-      const flagged = sql.filter((x) => x.repurchase === true);
-      assert.deepEqual(
-        flagged.map((x) => [x.chain_id, x.rounds, x.read_median]),
-        ts.repurchase.map((x) => [x.chain_id, x.rounds, x.read_median]),
-      );
-      for (const [i, x] of flagged.entries()) assert.ok(Math.abs((x.waste_weight as number) - ts.repurchase[i]!.waste_weight) < 1e-6);
-      // every chain's expiry and break tokens and waste agree with the anatomy, flagged or not
-      const byChain = new Map(ts.chains.map((c) => [c.chain_id, c]));
-      assert.equal(sql.length, ts.chains.length);
-      for (const x of sql) {
-        const c = byChain.get(x.chain_id as string)!;
-        assert.deepEqual([x.expiry_tokens, x.break_tokens], [c.expiry, c.break], x.chain_id as string);
-        assert.ok(Math.abs((x.waste_weight as number) - c.waste_weight) < 1e-6, x.chain_id as string);
-      }
-      if (label === 'sample corpus') {
-        assert.deepEqual(new Set(flagged.map((x) => x.chain_id)), new Set(truth().chains.filter((c) => c.repurchase).map((c) => c.chain_id)));
+      for (const f of [NO_FILTERS, ...SPLIT_FILTERS[label]]) await sameAsAnatomy(r.store, f, label);
+    } finally {
+      r.store.close();
+    }
+  });
+}
+
+async function sameAsAnatomy(store: Store, f: Filters, label: string) {
+  const what = `${label} ${JSON.stringify(f)}`;
+  const sql = await runQuery(store, 'repurchase', { all: 'true', ...filterParams(f) });
+  const chains = await loadChains(store, f);
+  // a filter of SPLIT_FILTERS has a chain that began before its days: the test covers context requests
+  if (f.since !== null) assert.ok(chains.some((c) => c.requests.some((q) => q.context) && c.requests.some((q) => !q.context)), what);
+  const ts = analyzeAnatomy(chains, {
+    weightsFor: (m, p) => prices.weightsFor(m, p),
+  });
+  const flagged = sql.filter((x) => x.repurchase === true);
+  assert.deepEqual(
+    flagged.map((x) => [x.chain_id, x.rounds, x.read_median]),
+    ts.repurchase.map((x) => [x.chain_id, x.rounds, x.read_median]),
+    what,
+  );
+  for (const [i, x] of flagged.entries()) assert.ok(Math.abs((x.waste_weight as number) - ts.repurchase[i]!.waste_weight) < 1e-6, what);
+  // every chain's expiry and break tokens, waste and weight agree with the anatomy, flagged or not
+  const byChain = new Map(ts.chains.map((c) => [c.chain_id, c]));
+  assert.equal(sql.length, ts.chains.length, what);
+  for (const x of sql) {
+    const c = byChain.get(x.chain_id as string)!;
+    assert.ok(c, `${what}: ${x.chain_id}`);
+    assert.deepEqual([x.expiry_tokens, x.break_tokens], [c.expiry, c.break], x.chain_id as string);
+    assert.ok(Math.abs((x.waste_weight as number) - c.waste_weight) < 1e-6, x.chain_id as string);
+    assert.ok(Math.abs((x.weight as number) - c.weight) < 1e-6, x.chain_id as string);
+  }
+  if (label === 'sample corpus' && f === NO_FILTERS) {
+    assert.deepEqual(new Set(flagged.map((x) => x.chain_id)), new Set(truth().chains.filter((c) => c.repurchase).map((c) => c.chain_id)));
+  }
+}
+
+/** A day as YYYY-MM-DD in a zone, computed apart from DuckDB. */
+function dayIn(t: number, timezone: string): string {
+  return new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(t);
+}
+
+for (const [label, root] of [
+  ['sample corpus', sampleLogs],
+  ['real logs', realLogs],
+] as const) {
+  test(`attachments_vs_rounds and reattachments under day and project filters: the chains with a request on those days, whole, as crosstab counts them (${label})`, async () => {
+    const r = await run([root], path.join(tmp(), 's.duckdb'));
+    try {
+      await usePortableViews(r.store);
+      const all = await runQuery(r.store, 'attachments_vs_rounds', {});
+      const requests = await r.store.all(`SELECT chain_id, t FROM requests`);
+      const chains = await r.store.all(`SELECT chain_id, first_t, project FROM chains`);
+      const attachments = await r.store.all(`SELECT chain_id, type, hash, bytes, t, line FROM attachments ORDER BY chain_id, t, line`);
+      assert.ok(attachments.length > 0, label);
+      for (const f of [...SPLIT_FILTERS[label], { timezone: 'UTC', since: null, until: null, project: 'nothing-here' }]) {
+        const what = `${label} ${JSON.stringify(f)}`;
+        const inDays = (t: number) => (f.since === null || dayIn(t, f.timezone) >= f.since) && (f.until === null || dayIn(t, f.timezone) <= f.until);
+        const withRequests = new Set(requests.map((q) => q.chain_id));
+        const onDays = new Set(requests.filter((q) => inDays(q.t as number)).map((q) => q.chain_id));
+        const want = new Set(
+          chains
+            .filter((c) => f.project === null || String(c.project).toLowerCase().includes(f.project.toLowerCase()))
+            .filter((c) => onDays.has(c.chain_id) || (!withRequests.has(c.chain_id) && inDays(c.first_t as number)))
+            .map((c) => c.chain_id),
+        );
+        if (f.project === null) assert.ok(want.size > 0 && want.size < chains.length, what);
+
+        // each chosen chain's row is its row without filters: the chain described whole
+        const rows = await runQuery(r.store, 'attachments_vs_rounds', filterParams(f));
+        assert.deepEqual(rows, all.filter((x) => want.has(x.chain_id)), what);
+
+        // re-attachments of the chosen chains' attachments, of every day, counted here by type
+        const byType = new Map<string, { attachments: number; reattachments: number; reattachment_bytes: number; bytes: number }>();
+        const seen = new Set<string>();
+        for (const a of attachments.filter((x) => want.has(x.chain_id))) {
+          const again = seen.has(`${a.chain_id} ${a.hash}`);
+          seen.add(`${a.chain_id} ${a.hash}`);
+          const s = byType.get(a.type as string) ?? { attachments: 0, reattachments: 0, reattachment_bytes: 0, bytes: 0 };
+          byType.set(a.type as string, s);
+          s.attachments++;
+          s.bytes += a.bytes as number;
+          if (again) [s.reattachments, s.reattachment_bytes] = [s.reattachments + 1, s.reattachment_bytes + (a.bytes as number)];
+        }
+        const re = await runQuery(r.store, 'reattachments', filterParams(f));
+        assert.deepEqual(
+          Object.fromEntries(re.map((x) => [x.type, { attachments: x.attachments, reattachments: x.reattachments, reattachment_bytes: x.reattachment_bytes, bytes: x.bytes }])),
+          Object.fromEntries(byType),
+          what,
+        );
+        // and as the cross-tab counts them
+        const xt = await crosstab(r.store, { rows: 'definition', cols: 'has_skill_listing', measure: 'reattachments', ...f });
+        const total = xt.cells.find((c) => c.row === null && c.col === null);
+        assert.equal(total?.value ?? 0, re.reduce((n, x) => n + (x.reattachments as number), 0), what);
+        const equal = xt.attachments_equal_rounds.reduce((n, e) => n + e.matching, 0);
+        assert.deepEqual([xt.attachments_equal_rounds.reduce((n, e) => n + e.chains, 0), equal], [rows.length, rows.filter((x) => x.skill_listing_equals_rounds).length], what);
       }
     } finally {
       r.store.close();
