@@ -11,7 +11,7 @@
 import yargs, { type Argv } from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { commands } from './commands/index.js';
-import type { Command, Io } from './commands/command.js';
+import { type Command, FLAG_OPTIONS, type Io } from './commands/command.js';
 import { clean, jsonText, useColor } from './format/table.js';
 import { UsageError } from './errors.js';
 
@@ -51,16 +51,16 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
       c.describe,
       (sub) => {
         const withOptions = c.options ? c.options(sub) : sub;
-        if (!c.subcommands) return withOptions;
+        if (!c.subcommands) return notOwnFlags(withOptions);
         for (const s of c.subcommands) register(withOptions, s);
-        return withOptions.demandCommand(1, `${c.command} needs one of: ${c.subcommands.map((s) => s.command.split(' ')[0]).join(', ')}`);
+        return withFlags(withOptions).demandCommand(1, `${c.command} needs one of: ${c.subcommands.map((s) => s.command.split(' ')[0]).join(', ')}`);
       },
       async (argv) => {
         const out = await c.run(argv as Record<string, unknown>, io);
         process.stdout.write(argv.json ? jsonText(out.json, 2) + '\n' : out.text + '\n');
       },
     );
-  for (const c of commands) register(parser, c);
+  for (const c of commands) register(withFlags(parser), c);
   // an option given twice is a list to yargs; only the repeatable ones (array: true) may be one
   parser.middleware((argv) => {
     const lists = new Set((parser as unknown as YargsOptions).getOptions().array);
@@ -81,6 +81,33 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
     } else throw err;
   }
   return exitCode;
+}
+
+/**
+ * Where a command is still to come, the flags (FLAG_OPTIONS) as flags: `--json summry` is the flag
+ * and an unknown command, `--json summary` the flag and summary. Hidden, and not inherited
+ * (global: false): each command takes only the options it declares itself.
+ */
+function withFlags(y: Argv): Argv {
+  for (const flag of FLAG_OPTIONS) y.option(flag, { type: 'boolean', hidden: true, global: false });
+  return y;
+}
+
+/**
+ * A command's refusal of the flags it does not declare, given before it (`replay --rebuild channel
+ * FILE`): taken as flags (not as the value `channel`, which left FILE as the channel) and then
+ * named, as strict mode names any unknown option.
+ */
+function notOwnFlags(y: Argv): Argv {
+  const own = new Set((y as unknown as YargsOptions).getOptions().boolean);
+  const foreign = FLAG_OPTIONS.filter((f) => !own.has(f));
+  if (foreign.length === 0) return y;
+  for (const flag of foreign) y.option(flag, { type: 'boolean', hidden: true });
+  return y.check((argv) => {
+    const given = foreign.find((f) => argv[f] !== undefined);
+    if (given !== undefined) throw new UsageError(`Unknown argument: ${given}`);
+    return true;
+  });
 }
 
 /**
@@ -112,7 +139,7 @@ function cleanLines(s: string): string {
 
 /** yargs' list of the options it declared, by kind (public, not in @types/yargs). */
 interface YargsOptions {
-  getOptions(): { array: string[] };
+  getOptions(): { array: string[]; boolean: string[] };
 }
 
 /** The one yargs internal we touch (yargs 18.2, pinned): its usage instance's help cache. */

@@ -31,6 +31,14 @@ export interface Command {
   run: (argv: Record<string, unknown>, io: Io) => Promise<Output>;
 }
 
+/**
+ * The options that are flags (boolean) in every command that has one of them. A command's options
+ * exist only once yargs has seen the command, so before it (`cachelens --json summry`, `whatif
+ * --json tll`) a flag took the next word as its value and the command went unseen ("name a
+ * command"); the CLI declares these above every command too (cli-main.ts).
+ */
+export const FLAG_OPTIONS = ['json', 'rebuild', 'csv', 'list', 'open'] as const;
+
 /** The options common to every command that reads logs, as yargs parsed them. */
 export function commonOptions(argv: Record<string, unknown>, io: Io): CommonOptions {
   return {

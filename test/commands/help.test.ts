@@ -2,8 +2,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { commands } from '../../src/commands/index.js';
-import type { Command } from '../../src/commands/command.js';
-import { cli } from '../helpers/corpus.js';
+import { type Command, FLAG_OPTIONS } from '../../src/commands/command.js';
+import { join } from 'node:path';
+import { REPO, cli } from '../helpers/corpus.js';
 
 function invocations(list: Command[], prefix: string[] = []): string[][] {
   return list.flatMap((c) => {
@@ -20,4 +21,21 @@ test('every option in every command\'s --help has a description', () => {
     const bare = r.stdout.split('\n').filter((l) => /^\s+(-\w, )?--[\w-]+\s+\[/.test(l));
     assert.deepEqual(bare, [], `${words.join(' ')} --help`);
   }
+});
+
+test('a flag before the command is a flag: every boolean option of every command is one the CLI declares above the commands', () => {
+  const flags = new Set<string>(FLAG_OPTIONS);
+  for (const words of invocations(commands)) {
+    const r = cli([...words, '--help'], { COLUMNS: '100' });
+    const booleans = r.stdout.split('\n').flatMap((l) => /^\s+(?:-\w, )?--([\w-]+)\s.*\[boolean\]/.exec(l)?.[1] ?? []);
+    assert.ok(booleans.includes('help'), words.join(' '));
+    for (const b of booleans) assert.ok(b === 'help' || flags.has(b), `${words.join(' ')} --${b} is not in FLAG_OPTIONS (src/commands/command.ts)`);
+  }
+  // the flag before the command, the command's own options after it
+  const args = [join(REPO, 'sample-logs'), '--db', ':memory:', '--since', '2026-02-11', '--timezone', 'UTC'];
+  const before = cli(['--json', 'summary', ...args]);
+  const after = cli(['summary', ...args, '--json']);
+  assert.equal(before.code, 0, before.stderr);
+  assert.ok((JSON.parse(before.stdout) as { totals: { requests: number } }).totals.requests > 0);
+  assert.equal(before.stdout, after.stdout);
 });

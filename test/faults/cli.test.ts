@@ -70,6 +70,15 @@ test('unknown flags and commands, missing paths and flags without a value: one l
   // an option's value before the command is not the unknown word
   await usageError(['--db', ':memory:', 'summry'], /^cachelens: Unknown argument: summry \(did you mean summary\?\)$/);
   await usageError(['replay', '--db', 'x.duckdb', 'sesion'], /^cachelens: Unknown argument: sesion \(did you mean session\?\)$/);
+  // a flag before the command is a flag, not the value of one: the command is still the unknown word
+  await usageError(['--json', 'summry'], /^cachelens: Unknown argument: summry \(did you mean summary\?\)$/);
+  await usageError(['--json', 'whatif', 'tll'], /^cachelens: Unknown argument: tll \(did you mean ttl\?\)$/);
+  await usageError(['whatif', '--json', 'tll'], /^cachelens: Unknown argument: tll \(did you mean ttl\?\)$/);
+  await usageError(['replay', '--rebuild', 'sesion'], /^cachelens: Unknown argument: sesion \(did you mean session\?\)$/);
+  // and before a command that has no such flag, it is that command's unknown argument
+  await usageError(['--csv', 'summary', logs, '--db', ':memory:'], /^cachelens: Unknown argument: csv$/);
+  await usageError(['replay', '--rebuild', 'channel', path.join(dir, 'channel.jsonl')], /^cachelens: Unknown argument: rebuild$/);
+  await usageError(['summary', logs, '--db', ':memory:', '--no-csv'], /^cachelens: Unknown argument: csv$/);
   await usageError([], /name a command/);
   await usageError(['summary', path.join(dir, 'no-such-dir'), '--db', ':memory:'], /no such file or directory: .*no-such-dir/);
   await usageError(['summary', logs, path.join(dir, 'missing.jsonl'), '--db', ':memory:'], /no such file or directory: .*missing\.jsonl/);
