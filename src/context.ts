@@ -61,7 +61,7 @@ function contextOptions(o: CommonOptions): { opts: IngestOptions; prices: PriceT
     since: parseDay(o.since, '--since'),
     until: parseDay(o.until, '--until'),
     project: o.project?.trim() || null,
-    timezone: parseTimezone(o.timezone),
+    timezone: parseTimezone(o.timezone, '--timezone', o.notice),
   };
   const env = o.env ?? process.env;
   // logs looked for where there are none: said, so that an empty answer is not taken for no usage

@@ -9,9 +9,36 @@ export interface Filters {
   timezone: string;
 }
 
-export function localTimezone(): string {
-  return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+/**
+ * This machine's time zone as Node reads it: TZ when set (an IANA name, `:` before one as glibc
+ * allows, or a POSIX name ICU maps to one: EST5EDT is America/New_York), else the system's.
+ * `warning`: TZ names no zone Node could read (`EST5EDT,M3.2.0,M11.1.0`, `JST-9`, a zoneinfo path,
+ * `europe/berlin`), or the system's zone is unknown; Node then takes UTC, Etc/Unknown or no zone
+ * at all, and days would come out in UTC rather than in the zone meant without a word.
+ */
+export function localTimezone(tz: string | undefined = process.env.TZ): { zone: string; warning?: string } {
+  const resolved = Intl.DateTimeFormat().resolvedOptions().timeZone as string | undefined;
+  const known = resolved ? zoneOf(resolved) : undefined;
+  const zone = known !== undefined ? resolved! : 'UTC';
+  const give = `days are in ${zone}; give --timezone`;
+  // TZ set but empty is UTC (as glibc reads it; ICU says Etc/Unknown)
+  if (tz === '') return { zone };
+  if (tz === undefined) return known !== undefined ? { zone } : { zone, warning: `cachelens: this machine's time zone is unknown to Node: ${give}` };
+  const named = zoneOf(tz.startsWith(':') ? tz.slice(1) : tz);
+  if (known !== undefined && named === known) return { zone };
+  return { zone, warning: `cachelens: TZ=${tz} is not a time zone name Node can read (an IANA name such as America/New_York): ${give}` };
 }
+
+/** The IANA zone a name is to Intl (its canonical name), or undefined when Intl knows none. */
+function zoneOf(name: string): string | undefined {
+  try {
+    return new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
+  } catch {
+    return undefined;
+  }
+}
+
+let warnedTz = false;
 
 /** Accepts YYYY-MM-DD or YYYYMMDD (ccusage's form); returns YYYY-MM-DD. */
 export function parseDay(s: string | undefined | null, flag: string): string | null {
@@ -21,8 +48,20 @@ export function parseDay(s: string | undefined | null, flag: string): string | n
   return `${m[1]}-${m[2]}-${m[3]}`;
 }
 
-export function parseTimezone(tz: string | undefined, flag = '--timezone'): string {
-  const zone = tz || localTimezone();
+/**
+ * --timezone's zone (checked), or without one this machine's (localTimezone), whose warning goes
+ * to `notice` once a run.
+ */
+export function parseTimezone(tz: string | undefined, flag = '--timezone', notice?: (line: string) => void): string {
+  if (!tz) {
+    const local = localTimezone();
+    if (local.warning !== undefined && notice !== undefined && !warnedTz) {
+      warnedTz = true;
+      notice(local.warning);
+    }
+    return local.zone;
+  }
+  const zone = tz;
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: zone });
   } catch {

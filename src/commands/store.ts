@@ -52,7 +52,7 @@ export function checkFilterParams(given: Record<string, string>): void {
 export async function openSource(argv: Record<string, unknown>, io: Io): Promise<{ source: SqlSource; defaults: Record<string, unknown> }> {
   if (argv.parquet !== undefined) {
     const defaults = {
-      tz: parseTimezone(argv.timezone as string | undefined),
+      tz: parseTimezone(argv.timezone as string | undefined, '--timezone', io.stderr),
       since: parseDay(argv.since as string | undefined, '--since'),
       until: parseDay(argv.until as string | undefined, '--until'),
       project: (argv.project as string | undefined)?.trim() || null,

@@ -76,3 +76,41 @@ test('parseDay: every day that exists, years 0000–0099 too (Date.UTC read them
   assert.equal(parseDay('2024-02-29', '--since'), '2024-02-29');
   for (const bad of ['0100-02-29', '1900-02-29', '2026-02-30', '2026-13-01', '2026-00-10']) assert.throws(() => parseDay(bad, '--since'), /expected a day/, bad);
 });
+
+test('without --timezone, days are in the zone TZ names; a TZ Node cannot read says so once on stderr, and days are in UTC', () => {
+  const days = (env: NodeJS.ProcessEnv, extra: string[] = []) => {
+    const r = cli(['summary', dir, '--db', ':memory:', '--json', ...extra], env);
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout);
+    return { zone: out.filters.timezone as string, days: out.by_day.map((d: any) => `${d.day}:${d.requests}`).join(' '), stderr: r.stderr };
+  };
+  const utc = '2026-03-01:1 2026-03-02:2';
+  const berlin = '2026-03-02:3';
+  // names Node reads: no word on stderr
+  for (const [tz, zone, want] of [
+    [undefined, null, null],
+    ['', 'UTC', utc],
+    ['UTC', 'UTC', utc],
+    ['Etc/UTC', 'UTC', utc],
+    ['Europe/Berlin', 'Europe/Berlin', berlin],
+    [':Europe/Berlin', 'Europe/Berlin', berlin],
+    ['EST5EDT', 'America/New_York', '2026-03-01:3'],
+  ] as const) {
+    const got = days({ TZ: tz });
+    assert.equal(got.stderr, '', `TZ=${tz}`);
+    if (zone !== null) assert.deepEqual([got.zone, got.days], [zone, want], `TZ=${tz}`);
+  }
+  // names it cannot: UTC, said in one line that names TZ and --timezone
+  for (const tz of ['EST5EDT,M3.2.0,M11.1.0', 'JST-9', 'europe/berlin', 'Etc/Unknown', '/usr/share/zoneinfo/Europe/Berlin']) {
+    const got = days({ TZ: tz });
+    assert.deepEqual([got.zone, got.days], ['UTC', utc], `TZ=${tz}`);
+    const lines = got.stderr.split('\n').filter(Boolean);
+    assert.equal(lines.length, 1, got.stderr);
+    assert.equal(lines[0], `cachelens: TZ=${tz} is not a time zone name Node can read (an IANA name such as America/New_York): days are in UTC; give --timezone`);
+    // --timezone given: TZ is not read, and not mentioned
+    const given = days({ TZ: tz }, ['--timezone', 'Europe/Berlin']);
+    assert.deepEqual([given.zone, given.days, given.stderr], ['Europe/Berlin', berlin, '']);
+  }
+  // untrusted text in TZ is escaped on stderr as anywhere else
+  assert.match(days({ TZ: 'x\u001b[31my' }).stderr, /^cachelens: TZ=x\?\[31my is not/);
+});
