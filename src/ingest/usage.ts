@@ -1,7 +1,9 @@
 /**
  * Reading one `message.usage` block (SPEC §1.3). A field that is absent or null counts 0; a field
  * that is a string, negative, fractional or beyond any real context (≥ 1e9 tokens) makes the line
- * an `invalid_usage` skip rather than a silently wrong number.
+ * an `invalid_usage` skip rather than a silently wrong number. So does a `cache_creation` or
+ * `server_tool_use` that is there but not an object (a number, a string, an array): its write
+ * split (or tool counts) would otherwise read as absent, every write priced at 5 minutes.
  *
  * Example: `{"input_tokens":3,"cache_creation_input_tokens":15005,"cache_read_input_tokens":11442,
  * "output_tokens":9}` (no `cache_creation` split, as Claude Code 1.0 wrote it) reads as
@@ -9,6 +11,7 @@
  */
 import type { Usage } from '../types.js';
 import { obj, str } from './line.js';
+import { LONG_STRING, OTHER_ARRAY, SHORT_STRING } from './project.js';
 
 export interface ReadUsage extends Usage {
   splitMissing: boolean;
@@ -31,11 +34,17 @@ export function readUsage(raw: unknown): ReadUsage | string {
     }
     return x;
   };
+  /** A block that is absent or null is none; one of another type is bad, not none. */
+  const block = (x: unknown, name: string): Record<string, unknown> | null => {
+    const o = obj(x);
+    if (!o && x !== undefined && x !== null) bad ??= `${name} = ${notABlock(x)}`;
+    return o;
+  };
   const input = count(u.input_tokens, 'input_tokens');
   const output = count(u.output_tokens, 'output_tokens');
   let cacheWrite = count(u.cache_creation_input_tokens, 'cache_creation_input_tokens');
   const cacheRead = count(u.cache_read_input_tokens, 'cache_read_input_tokens');
-  const split = obj(u.cache_creation);
+  const split = block(u.cache_creation, 'cache_creation');
   let cacheWrite5m = cacheWrite;
   let cacheWrite1h = 0;
   let splitMissing = true;
@@ -48,7 +57,7 @@ export function readUsage(raw: unknown): ReadUsage | string {
     cacheWrite1h = Math.min(w1h, cacheWrite);
     cacheWrite5m = cacheWrite - cacheWrite1h;
   }
-  const server = obj(u.server_tool_use);
+  const server = block(u.server_tool_use, 'server_tool_use');
   const webSearch = server ? count(server.web_search_requests, 'web_search_requests') : 0;
   const webFetch = server ? count(server.web_fetch_requests, 'web_fetch_requests') : 0;
   if (bad) return `invalid usage field ${bad}`;
@@ -65,6 +74,17 @@ export function readUsage(raw: unknown): ReadUsage | string {
     serviceTier: str(u.service_tier),
     speed: str(u.speed),
   };
+}
+
+/**
+ * A block that is not an object, as a skip's detail names it: the same whether the line was
+ * projected (an array is then the OTHER_ARRAY marker, a long string LONG_STRING: project.ts) or
+ * parsed whole (the session replay).
+ */
+function notABlock(x: unknown): string {
+  if (x === OTHER_ARRAY || Array.isArray(x)) return '[…]';
+  if (x === LONG_STRING || (typeof x === 'string' && x.length > SHORT_STRING)) return '"…"';
+  return (typeof x === 'number' ? String(x) : JSON.stringify(x)).slice(0, 40);
 }
 
 /** The write fields of a request's usage. */

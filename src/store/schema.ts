@@ -19,9 +19,11 @@
  * the largest write split by its 1-hour part, in the reader and the de-dup; a v2.1 subagent
  * file's session comes from its place in the layout only; v1.x sidechains are typed by the Task
  * calls of the files in scope only. 13: a timestamp must be an ISO 8601 instant with its offset;
- * a store read with Date.parse's guesses counted zone-less and impossible times.)
+ * a store read with Date.parse's guesses counted zone-less and impossible times. 14: a
+ * cache_creation or server_tool_use that is not an object makes an invalid_usage skip; a store
+ * read before counted such a line as a request without a 5m/1h split.)
  */
-export const SCHEMA_VERSION = 13;
+export const SCHEMA_VERSION = 14;
 
 export const FACT_TABLES = [
   'observations',

@@ -193,6 +193,43 @@ test('usage fields that are strings, negative, fractional, huge or not an object
   );
 });
 
+test('a cache_creation or server_tool_use that is there but not an object is an invalid_usage skip; absent, null or {} is no split', async (t) => {
+  const { logs, db } = setup(t);
+  const at = (i: number) => `2025-03-01T10:00:${String(i).padStart(2, '0')}.000Z`;
+  const w = (msg: string, i: number, extra: Record<string, unknown>) => assistant({ msg, t: at(i), usage: { ...usage(1, 1, 100, 0), ...extra } as never });
+  writeLog(logs, 'proj/s1.jsonl', [
+    w('number', 1, { cache_creation: 12345 }),
+    w('string', 2, { cache_creation: '1h' }),
+    w('array', 3, { cache_creation: [100] }),
+    w('long', 4, { cache_creation: 'x'.repeat(5000) }),
+    w('bool', 5, { cache_creation: true }),
+    w('server', 6, { server_tool_use: 'x' }),
+    // none: the split is missing (every write at 5 minutes), as Claude Code 1.0 wrote it
+    w('null', 7, { cache_creation: null, server_tool_use: null }),
+    w('empty', 8, { cache_creation: {} }),
+    w('absent', 9, {}),
+    // a bad copy beside a good one: the good one is counted, its split kept
+    w('copy', 10, { cache_creation: 7 }),
+    w('copy', 10, { cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 100 } }),
+  ]);
+  const s = await summary([logs], db);
+  assert.deepEqual(tokens(s.totals), { requests: 4, input: 4, output: 4, cache_write_5m: 300, cache_write_1h: 100, cache_read: 0, unpriced_requests: 0 });
+  assert.deepEqual(
+    (await skipDetails(db)).map((r) => `${r.line} ${r.detail}`),
+    [
+      '1 invalid usage field cache_creation = 12345',
+      '2 invalid usage field cache_creation = "1h"',
+      '3 invalid usage field cache_creation = […]',
+      '4 invalid usage field cache_creation = "…"',
+      '5 invalid usage field cache_creation = true',
+      '6 invalid usage field server_tool_use = "x"',
+      '10 invalid usage field cache_creation = 7',
+    ],
+  );
+  const split = await query(db, `SELECT message_id, split_missing FROM requests ORDER BY message_id`);
+  assert.deepEqual(split.map((r) => `${r.message_id} ${r.split_missing}`), ['absent true', 'copy false', 'empty true', 'null true']);
+});
+
 test('a usage number beyond a double (1e400, read as Infinity) is an invalid_usage skip that names the number, not null', async (t) => {
   const { logs, db } = setup(t);
   const line = (msg: string, raw: string) => assistant({ msg, usage: { input_tokens: 1, output_tokens: 0 } }).replace('"input_tokens":1', `"input_tokens":${raw}`);

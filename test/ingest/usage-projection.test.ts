@@ -30,7 +30,7 @@ test('a real usage block reads the same projected as parsed whole', () => {
     '{"input_tokens":3,"cache_creation_input_tokens":22926,"cache_read_input_tokens":41352,"output_tokens":215,"server_tool_use":{"web_search_requests":1,"web_fetch_requests":0},"service_tier":"standard","cache_creation":{"ephemeral_1h_input_tokens":0,"ephemeral_5m_input_tokens":22926},"inference_geo":"global","iterations":[],"speed":"standard"}',
   );
   both('{"input_tokens":3,"cache_creation_input_tokens":15005,"cache_read_input_tokens":11442,"output_tokens":9}');
-  for (const odd of ['null', '[]', '"usage"', '7', '{}', '{"cache_creation":[1]}', '{"cache_creation":{"ephemeral_5m_input_tokens":"3"}}', '{"input_tokens":1.5}', '{"output_tokens":{"a":1}}', '{"server_tool_use":"x","speed":5}']) both(odd);
+  for (const odd of ['null', '[]', '"usage"', '7', '{}', '{"cache_creation":[1]}', '{"cache_creation":{"ephemeral_5m_input_tokens":"3"}}', '{"input_tokens":1.5}', '{"output_tokens":{"a":1}}', '{"server_tool_use":"x","speed":5}', '{"server_tool_use":[1,2]}', `{"cache_creation":"${'x'.repeat(5000)}"}`, '{"cache_creation":1e400}']) both(odd);
 });
 
 test('generated usage blocks, right and wrong, read the same projected as parsed whole', () => {
