@@ -11,6 +11,13 @@
  * DIR replaces those three sub-directories and nothing else; a DIR holding anything else, or lying
  * inside the logs being read, is refused.
  *
+ * Each table is written as `DIR/<table>.<pid>.tmp` (a name the readers' glob, `<table>/day=…/*.parquet`
+ * at any depth, does not match) and renamed into place once all three are written: a run killed
+ * mid-COPY left a short table that read as complete, or a new `requests` beside the previous
+ * `chains`. The swap moves each previous table to `<table>.<pid>.old` first (a directory cannot be
+ * renamed over a full one); what a killed run left, the next export tidies (cleanLeftStaging).
+ * Only a kill among the final renames (microseconds) can leave tables of both exports, each whole.
+ *
  * --since/--until/--project choose what is written: the requests of those days (in the time zone)
  * and projects; the chains of those projects whose first day is within, and every chain one of
  * those requests belongs to (so no exported request lacks its chain); the attachments of those
@@ -18,10 +25,11 @@
  * (`DIR/<table>/day=none/data_0.parquet`), so that the export can still be read (read_parquet finds
  * no columns without a file).
  */
-import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { UsageError } from '../errors.js';
 import { makeDirs } from './dirs.js';
+import { running } from './location.js';
 import { ATTACHMENT_COLUMNS, PORTABLE_TABLES } from './portable.js';
 import type { Store } from './store.js';
 
@@ -101,10 +109,29 @@ export function checkExportDir(dir: string, logRoots: readonly string[]): string
   }
   if (existsSync(abs)) {
     if (!statSync(abs).isDirectory()) throw new UsageError(`--parquet ${dir} is not a directory`);
-    const other = readdirSync(abs).filter((e) => !(PORTABLE_TABLES as readonly string[]).includes(e));
+    const other = readdirSync(abs).filter((e) => !(PORTABLE_TABLES as readonly string[]).includes(e) && !STAGED.test(e));
     if (other.length > 0) throw new UsageError(`--parquet ${dir} holds other files (${other[0]})`, 'export into an empty directory or a previous export');
   }
   return abs;
+}
+
+/** A table being written (`.tmp`) or a previous one being replaced (`.old`) by the process `<pid>`. */
+const STAGED = /^(requests|chains|attachments)\.(\d+)\.(tmp|old)$/;
+
+/**
+ * Tidies what exports killed in DIR left (their process is gone; a running one's are its own): a
+ * table written but not renamed into place is removed; a previous table moved aside is put back
+ * when nothing took its place (killed between the swap's two renames), else removed.
+ * Example: requests.4701.tmp (pid 4701 gone) → removed; chains.4701.old and no chains → chains.
+ */
+function cleanLeftStaging(dir: string): void {
+  for (const name of readdirSync(dir)) {
+    const m = STAGED.exec(name);
+    if (!m || Number(m[2]) === process.pid || running(Number(m[2]))) continue;
+    const table = join(dir, m[1]);
+    if (m[3] === 'old' && !existsSync(table)) renameSync(join(dir, name), table);
+    else rmSync(join(dir, name), { recursive: true, force: true });
+  }
 }
 
 /** Writes the export; `store` must have the portable views in place (usePortableViews). */
@@ -120,23 +147,38 @@ export async function exportParquet(
     const e = err as NodeJS.ErrnoException;
     throw new UsageError(`--parquet ${dir}: cannot create the directory: ${e.code ?? e.message}`, 'choose another DIR');
   }
+  cleanLeftStaging(abs);
   const params = { tz: o.timezone, since: o.since ?? null, until: o.until ?? null, project: o.project ?? null };
-  const tables: ExportedTable[] = [];
-  for (const table of PORTABLE_TABLES) {
-    const sel = selectFor(table);
-    const tableDir = join(abs, table);
-    // a previous export's days go whole, empty day directories included (COPY's OVERWRITE leaves those)
-    rmSync(tableDir, { recursive: true, force: true });
-    const target = tableDir.replace(/'/g, "''");
-    await store.all(`COPY (${sel}) TO '${target}' (FORMAT parquet, PARTITION_BY (day), OVERWRITE true)`, params);
-    const [c] = await store.all(`SELECT count(*) AS rows, count(DISTINCT day) AS days FROM (${sel})`, params);
-    if (c.rows === 0) {
-      makeDirs(join(tableDir, 'day=none'));
-      const file = join(tableDir, 'day=none', 'data_0.parquet').replace(/'/g, "''");
-      await store.all(`COPY (SELECT * EXCLUDE (day) FROM (${sel}) LIMIT 0) TO '${file}' (FORMAT parquet)`, params);
+  const counts: { table: ExportedTable['table']; rows: number; days: number }[] = [];
+  const staged = (table: string) => join(abs, `${table}.${process.pid}.tmp`);
+  try {
+    for (const table of PORTABLE_TABLES) {
+      const sel = selectFor(table);
+      const tableDir = staged(table);
+      rmSync(tableDir, { recursive: true, force: true });
+      const target = tableDir.replace(/'/g, "''");
+      await store.all(`COPY (${sel}) TO '${target}' (FORMAT parquet, PARTITION_BY (day), OVERWRITE true)`, params);
+      const [c] = await store.all(`SELECT count(*) AS rows, count(DISTINCT day) AS days FROM (${sel})`, params);
+      if (c.rows === 0) {
+        makeDirs(join(tableDir, 'day=none'));
+        const file = join(tableDir, 'day=none', 'data_0.parquet').replace(/'/g, "''");
+        await store.all(`COPY (SELECT * EXCLUDE (day) FROM (${sel}) LIMIT 0) TO '${file}' (FORMAT parquet)`, params);
+      }
+      counts.push({ table, rows: c.rows as number, days: c.days as number });
     }
-    tables.push({ table, rows: c.rows as number, days: c.days as number, files: countParquet(tableDir) });
+  } catch (err) {
+    for (const table of PORTABLE_TABLES) rmSync(staged(table), { recursive: true, force: true });
+    throw err;
   }
+  // the previous export's tables go whole, their days with them
+  for (const { table } of counts) {
+    const tableDir = join(abs, table);
+    const old = join(abs, `${table}.${process.pid}.old`);
+    if (existsSync(tableDir)) renameSync(tableDir, old);
+    renameSync(staged(table), tableDir);
+    rmSync(old, { recursive: true, force: true });
+  }
+  const tables = counts.map((c) => ({ ...c, files: countParquet(join(abs, c.table)) }));
   return { dir: abs, timezone: o.timezone, tables };
 }
 

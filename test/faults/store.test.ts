@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, openSync, closeSync, statSync, symlinkSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, openSync, closeSync, readdirSync, renameSync, statSync, symlinkSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { assistant, removeDir, repoRoot, type Ran, runCli, summary, tempDir, tokens, treeHash, usage, user, writeLog } from './helpers.js';
 
@@ -185,6 +185,59 @@ test('a run killed among the drops of a rebuild (Ctrl-C during --rebuild, or the
     assert.deepEqual(await answer(db), fresh, `killed before DROP ${nth}`);
   }
   assert.ok(killed >= 10, `the rebuild was killed before each of its ${killed} drops`);
+});
+
+/** Each table of an export as its files and their hashes (treeHash of the table's directory), absent as null. */
+function exportTables(dir: string): Record<string, string[] | null> {
+  const out: Record<string, string[] | null> = {};
+  for (const t of ['requests', 'chains', 'attachments']) {
+    const d = path.join(dir, t);
+    out[t] = existsSync(d) ? treeHash(d).entries.filter((e) => !e.startsWith('. ')).map((e) => e.replace(/ mode=\S+ mtime=\S+/, '')) : null;
+  }
+  return out;
+}
+
+test('an export killed at any of its COPYs leaves the previous export whole, never a short or mixed table; the next export tidies after it', { timeout: 240_000 }, async (t) => {
+  const dir = tempDir();
+  t.after(() => removeDir(dir));
+  const logs = corpus(dir);
+  const db = path.join(dir, 'e.duckdb');
+  const out = path.join(dir, 'export');
+  const first = await runCli(['export', logs, '--db', db, '--parquet', out]);
+  assert.equal(first.code, 0, first.stderr);
+  const before = exportTables(out);
+  assert.ok(before.requests!.length > 0 && before.chains!.length > 0);
+  // the re-export writes other tables (one day), so that a table of it cannot pass for the previous one
+  const again = ['export', logs, '--db', db, '--parquet', out, '--since', '2025-03-02'];
+  let killed = 0;
+  for (const sql of ['COPY (', 'count(DISTINCT day)']) {
+    for (let nth = 1; ; nth++) {
+      const r = await runCli(again, { killAtSql: { sql, nth } });
+      if (r.signal !== 'SIGKILL') {
+        assert.equal(r.code, 0, r.stderr);
+        assert.notDeepEqual(exportTables(out), before, 'the re-export did change the tables');
+        // back to the first export for the next kill point
+        assert.equal((await runCli(['export', logs, '--db', db, '--parquet', out])).code, 0);
+        break;
+      }
+      killed++;
+      // written in place, the killed run left the new requests beside the previous chains, or a table gone
+      assert.deepEqual(exportTables(out), before, `killed before ${sql} ${nth}`);
+    }
+  }
+  assert.ok(killed >= 5, `killed at ${killed} points`);
+  // what a killed run left beside the tables (its staged tables) is removed by the next export;
+  // a previous table moved aside by a run killed between the swap's two renames is put back first
+  const gone = 999_999_999; // no such process (pid_max is at most 2^22)
+  cpSync(path.join(out, 'requests'), path.join(out, `requests.${gone}.tmp`), { recursive: true });
+  renameSync(path.join(out, 'chains'), path.join(out, `chains.${gone}.old`));
+  const stopped = await runCli(['export', logs, '--db', db, '--parquet', out], { killAtSql: { sql: 'COPY (', nth: 1 } });
+  assert.equal(stopped.signal, 'SIGKILL');
+  assert.deepEqual(exportTables(out), before);
+  const last = await runCli(['export', logs, '--db', db, '--parquet', out]);
+  assert.equal(last.code, 0, last.stderr);
+  assert.deepEqual(readdirSync(out).sort(), ['attachments', 'chains', 'requests']);
+  assert.deepEqual(exportTables(out), before);
 });
 
 function spawnNode(code: string): Promise<number | null> {
