@@ -45,7 +45,7 @@ import type { Observation } from '../types.js';
 import type { Discovery, FoundFile } from './discover.js';
 import { fileListing, kindCode } from './early-walk.js';
 import type { ParserState } from './file-parser.js';
-import { fingerprint } from './fingerprint.js';
+import { appendFingerprint } from './fingerprint.js';
 import { LISTING_SUFFIX, decodeSnapshot, matchSnapshot } from './listing-snapshot.js';
 import { readTranscriptSync } from './read-file.js';
 
@@ -491,8 +491,9 @@ function deltaFrom(base: Base, dbPath: string, answers: Answers, kept: AnswersBa
     if (!state.cwd || !state.sessionId) return null;
     let r;
     try {
-      // as walked: a file that grew again since is left to the store's reading, not read here
-      if (statSync(f.path).size !== f.size || fingerprint(f.path, readTo) !== headHash) return null;
+      // as walked: a file that grew again since is left to the store's reading, not read here, and
+      // so is one whose new bytes continue a last line read without its newline (read again whole)
+      if (statSync(f.path).size !== f.size || appendFingerprint(f.path, readTo) !== headHash) return null;
       r = readTranscriptSync(f.path, { fileId, fileAgentId: f.agentId, fileSessionId: f.sessionId }, { from: readTo, linesBefore: before, state: { ...state, chains: [] } });
     } catch {
       return null;

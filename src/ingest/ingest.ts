@@ -6,8 +6,8 @@
  * A file whose size and mtime are unchanged is not opened. A file that grew and whose bytes up to
  * where the last read stopped still carry the same fingerprint (first and last KiB before that
  * point) is read from there, with the parser state saved then; a half-written last line was left
- * unread, so it is read once complete. A file that shrank or was replaced is read again from the
- * start; a file no longer found under the roots is retired (its facts deleted), and so is one that
+ * unread, so it is read once complete. A file that shrank or was replaced, or whose last line was
+ * read without its newline and then written on, is read again from the start; a file no longer found under the roots is retired (its facts deleted), and so is one that
  * cannot be read now (the next run tries it afresh). De-dup is SQL over all facts in scope, so it
  * stays global and exact across runs: when few files changed, only the requests and chains they
  * touch are derived again (each from all of its copies); when no file changed and the scope and
@@ -29,7 +29,7 @@ import type { SkipReason, SkippedLine } from '../types.js';
 import { type Discovery, type FoundFile, decodeProjectDir, defaultRoots, discover } from './discover.js';
 import { type FileListing, dropEarlyWalk, earlyProof, fileCount, fileListing, kindCode, listingDigest, takeEarlyWalk } from './early-walk.js';
 import { decodeSnapshot, encodeSnapshot, matchSnapshot } from './listing-snapshot.js';
-import { fingerprint } from './fingerprint.js';
+import { appendFingerprint } from './fingerprint.js';
 import { heapKeeper, releaseHeap } from './heap.js';
 import { type Proof, checkChunks, checkHeld, dropUnchanged, keepUnchanged, proofHolds, readUnchanged } from './unchanged.js';
 import { type FileContext, type TaskList, fileRowOf, readAll } from './pool.js';
@@ -994,10 +994,10 @@ function listingKeyOf(roots: string[], digest: string, prices: PriceTable): stri
     .digest('hex');
 }
 
-/** The fingerprint of a file's bytes up to readTo, or null when it cannot be read now. */
+/** The fingerprint of a file's bytes up to readTo (appendFingerprint), or null when it cannot be read now or is no append. */
 function tryFingerprint(path: string, readTo: number): string | null {
   try {
-    return fingerprint(path, readTo);
+    return appendFingerprint(path, readTo);
   } catch {
     return null;
   }

@@ -6,7 +6,8 @@
  *
  * A last line without a newline is read if it parses; if it does not, it is a half-written line:
  * counted as `incomplete_last_line` and left unread (`readTo` stops before it), so the next run
- * reads it once Claude Code has finished writing it.
+ * reads it once Claude Code has finished writing it. A line read without its newline and then
+ * written on (no newline first) is no append: ingest reads that file again whole (appendFingerprint).
  *
  * I/O is synchronous (the reader runs in worker threads, or on the main thread for small jobs,
  * with nothing else to wait for): on a 1 GB corpus of 15,000 files, promise-based open/stat/read/

@@ -52,6 +52,27 @@ test('a complete last line without its newline is read, and its newline written 
   assert.equal(second.quality.lines, 2);
 });
 
+test('a complete last line written on without a newline is one longer line to the next run, as to a fresh store', async (t) => {
+  // a writer that crashed after a line but before its newline, then another that appended to the
+  // file: the next run read the new bytes as lines of their own, a fresh store the one line they make
+  for (const [name, more] of [
+    ['another line', assistant({ msg: 'm2', usage: usage(10, 0, 0, 0), t: '2025-03-01T10:00:02.000Z' }) + '\n'],
+    ['blanks', '  \n'],
+  ]) {
+    const { logs, db, dir } = setup(t);
+    const file = writeLog(logs, 'proj/s1.jsonl', user('hi') + '\n' + assistant({ msg: 'm1', usage: usage(1, 2, 3, 4) }));
+    assert.equal((await summary([logs], db)).totals.requests, 1);
+    appendFileSync(file, more + assistant({ msg: 'm3', usage: usage(100, 0, 0, 0), t: '2025-03-01T10:00:03.000Z' }) + '\n');
+    const next = await summary([logs], db);
+    const fresh = await summary([logs], path.join(dir, `fresh-${name}.duckdb`));
+    assert.deepEqual(next.totals, fresh.totals, name);
+    assert.deepEqual(next.quality, fresh.quality, name);
+    if (name === 'another line') assert.deepEqual(skipsByReason(next), { invalid_json: { count: 1, at: ['s1.jsonl:2'] } });
+    else assert.deepEqual(next.quality.skipped, []);
+    assert.equal(next.quality.lines, 3, name);
+  }
+});
+
 test('invalid JSON in the middle of a file skips exactly those lines, each located, and keeps the rest', async (t) => {
   const { logs, db } = setup(t);
   writeLog(logs, 'proj/s1.jsonl', [

@@ -474,6 +474,24 @@ test('what the kept results cannot take goes to the store, with the same outcome
   }
 });
 
+test('an append written on to a last line read without its newline goes to the store, which reads the file again: one longer line, as a store built afresh reads it', async () => {
+  const root = sampleLogs();
+  const db = path.join(tmp(), 's.duckdb');
+  const file = transcripts(root)[1];
+  const text = readFileSync(file, 'utf8');
+  assert.ok(text.endsWith('\n'));
+  writeFileSync(file, text.slice(0, -1));
+  await settled(root, db);
+  // a new response run onto that line: read from where the last read stopped, it was a line of its own
+  const l = structuredClone(lastResponse(file)!);
+  l.message.id = 'msg_delta_joined';
+  l.requestId = 'req_delta_joined';
+  appendFileSync(file, JSON.stringify(l) + '\n');
+  const after = await ask(root, db);
+  assert.equal(after.opened, true);
+  assert.deepEqual(after.out, await fresh(root));
+});
+
 test('answers kept again by a run the store answered keep their base; a warm run that finds none keeps answers without one', async () => {
   const root = sampleLogs();
   const db = path.join(tmp(), 's.duckdb');

@@ -101,6 +101,28 @@ for (const rel of [CONDENSE_61, MAROT_DOV_MAIN]) {
   }
 }
 
+test('a complete last line without its newline, written on without one: the file is read again whole and equals a rebuild', async () => {
+  const rel = CONDENSE_61;
+  const whole = realBytes(rel);
+  const root = corpus([CONDENSE]);
+  const file = path.join(root, rel);
+  const db = path.join(tmp(), 's.duckdb');
+  // the file up to a line's end without its newline, then the rest without that newline: one line
+  // is two run together, which a fresh read skips as invalid JSON
+  const ends: number[] = [];
+  for (let i = whole.indexOf(0x0a); i >= 0; i = whole.indexOf(0x0a, i + 1)) ends.push(i);
+  const at = ends[Math.floor(ends.length / 2)];
+  writeFileSync(file, whole.subarray(0, at));
+  (await run([root], db)).store.close();
+  appendFileSync(file, whole.subarray(at + 1));
+  const inc = await runAndDump([root], db);
+  assert.equal(inc.stats.appended, 0);
+  assert.equal(inc.stats.read, 1, 'read again from the start');
+  const rebuilt = await runAndDump([root], path.join(tmp(), 'fresh.duckdb'));
+  assert.deepEqual(inc.dump, rebuilt.dump);
+  assert.equal(inc.dump.skipped.filter((s) => s.reason === 'invalid_json').length, 1);
+});
+
 test('a truncated last line is counted once after it is completed, in a store read in many appends', async () => {
   const rel = CONDENSE_61;
   const whole = realBytes(rel);
