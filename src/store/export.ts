@@ -25,7 +25,7 @@
  * (`DIR/<table>/day=none/data_0.parquet`), so that the export can still be read (read_parquet finds
  * no columns without a file).
  */
-import { existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { UsageError } from '../errors.js';
 import { makeDirs } from './dirs.js';
@@ -174,7 +174,7 @@ export async function exportParquet(
   for (const { table } of counts) {
     const tableDir = join(abs, table);
     const old = join(abs, `${table}.${process.pid}.old`);
-    if (existsSync(tableDir)) renameSync(tableDir, old);
+    if (lstatSync(tableDir, { throwIfNoEntry: false })) renameSync(tableDir, old);
     renameSync(staged(table), tableDir);
     rmSync(old, { recursive: true, force: true });
   }
