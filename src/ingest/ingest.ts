@@ -7,8 +7,9 @@
  * where the last read stopped still carry the same fingerprint (first and last KiB before that
  * point) is read from there, with the parser state saved then; a half-written last line was left
  * unread, so it is read once complete. A file that shrank or was replaced, or whose last line was
- * read without its newline and then written on, is read again from the start; a file no longer found under the roots is retired (its facts deleted), and so is one that
- * cannot be read now (the next run tries it afresh). De-dup is SQL over all facts in scope, so it
+ * read without its newline and then written on, is read again from the start; a file no longer
+ * found under the roots is retired (its facts deleted), and so is one that cannot be read now (the
+ * next run tries it afresh). De-dup is SQL over all facts in scope, so it
  * stays global and exact across runs: when few files changed, only the requests and chains they
  * touch are derived again (each from all of its copies); when no file changed and the scope and
  * prices are those of the last run, the derived tables are kept as they are, and when the whole

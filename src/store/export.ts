@@ -129,7 +129,7 @@ function cleanLeftStaging(dir: string): void {
     const m = STAGED.exec(name);
     if (!m || Number(m[2]) === process.pid || running(Number(m[2]))) continue;
     const table = join(dir, m[1]);
-    if (m[3] === 'old' && !existsSync(table)) renameSync(join(dir, name), table);
+    if (m[3] === 'old' && !lstatSync(table, { throwIfNoEntry: false })) renameSync(join(dir, name), table);
     else rmSync(join(dir, name), { recursive: true, force: true });
   }
 }
