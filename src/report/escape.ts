@@ -22,13 +22,31 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"'\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => HTML_ESCAPES[c] ?? '?');
 }
 
+const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * A copy of `value` (JSON-like) with escapeHtml's bidi controls turned into '?' in every string,
+ * keys included: the charts draw their labels and tooltips from data, not through escapeHtml, and
+ * a right-to-left override in a project path reversed a chart's axis label.
+ * Example: cleanBidi([{ key: 'a\u202eb' }]) deep-equals [{ key: 'a?b' }]
+ */
+export function cleanBidi<T>(value: T): T {
+  if (typeof value === 'string') return value.replace(BIDI, '?') as T;
+  if (Array.isArray(value)) return value.map(cleanBidi) as T;
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k.replace(BIDI, '?'), cleanBidi(v)])) as T;
+  }
+  return value;
+}
+
 /**
  * JSON that is safe inside a `<script>` element: `<`, `>`, `&`, U+2028 and U+2029 become
  * `\u00XX` / `\u20XX` escapes, so neither `</script>` nor `<!--` can end or change the element
- * and the text still parses to the same value with JSON.parse.
+ * and the text still parses to the same value with JSON.parse. The bidi controls become escapes
+ * too, as in `--json` (format/table.ts toJson): the page's source then reads as it parses.
  *
  * Example: jsonForScript({ p: '</script><!--' }) === '{"p":"\\u003c/script\\u003e\\u003c!--"}'
  */
 export function jsonForScript(value: unknown): string {
-  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
+  return JSON.stringify(value).replace(/[<>&\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
 }

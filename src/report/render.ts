@@ -16,7 +16,7 @@ import { interpreterRuntime, reportFile, vegaRuntime } from './assets.js';
 import { vegaSpec, type ChartSpecName } from './charts.js';
 import { contentSecurityPolicy } from './csp.js';
 import { isSectionError, type ReportData } from './data.js';
-import { escapeHtml, jsonForScript } from './escape.js';
+import { cleanBidi, escapeHtml, jsonForScript } from './escape.js';
 import { fmtTime } from './format.js';
 import { html, type SafeHtml } from './html.js';
 import { ChartSink, type SectionOutput } from './section.js';
@@ -102,7 +102,8 @@ export function renderReport(data: ReportData): string {
     sections: cards.map((c) => c.value).join('\n'),
     footer: footer.value,
     data: jsonForScript(data),
-    charts: jsonForScript({ specs, charts: charts.charts }),
+    // chart text is drawn from these rows by vega, not through escapeHtml: the bidi controls go here
+    charts: jsonForScript({ specs, charts: cleanBidi(charts.charts) }),
     vega,
     interpreter,
     client,

@@ -9,10 +9,13 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { openContext } from '../../src/context.js';
+import { buildReportData } from '../../src/report/build.js';
 import { renderReport } from '../../src/report/render.js';
 import type { ReportData } from '../../src/report/data.js';
 import { chartsSettled, chartStates, launchChromium, openRecorded, type Browser } from './browser.js';
 import { fixtureReport, hostileReport, PAYLOADS } from './fixtures.js';
+import { assistant, userPrompt, writeCorpus } from '../helpers/corpus.js';
 
 let browser: Browser;
 let dir: string;
@@ -182,5 +185,39 @@ test('printing uses light colours even in dark mode and makes a multi-page PDF',
   assert.equal(pdf.subarray(0, 5).toString('latin1'), '%PDF-');
   const pages = (pdf.toString('latin1').match(/\/Type\s*\/Page[^s]/g) ?? []).length;
   assert.ok(pages >= 5, `a multi-page PDF, got ${pages} pages`);
+  await page.close();
+});
+
+test('a right-to-left override in a transcript\'s project path shows as ? in the charts\' labels and tooltips, as on the page', async () => {
+  const cwd = '/home/u/\u202eexe.txt\u202c';
+  const session = '5e55b1d1-0000-4000-8000-000000000001';
+  const root = writeCorpus({
+    'projects/p/5e55b1d1-0000-4000-8000-000000000001.jsonl': [0, 1, 2].flatMap((i) => [
+      userPrompt(session, `2026-02-10T18:3${i}:00.000Z`, 'go', undefined, cwd),
+      assistant({ session, msg: `m${i}`, t: `2026-02-10T18:3${i}:05.000Z`, cwd, u: { in: 3, w5: 1000 * (i + 1), r: 5000 * i, out: 50 } }),
+    ]),
+  });
+  const ctx = await openContext({ paths: [root], db: ':memory:', timezone: 'UTC' });
+  let data: ReportData;
+  try {
+    data = await buildReportData(ctx);
+  } finally {
+    ctx.store.close();
+  }
+  const url = await writeHtml('bidi.html', renderReport(data));
+  const { page, log } = await openRecorded(browser, url);
+  await chartsSettled(page);
+  for (const c of await chartStates(page)) assert.equal(c.state, 'ok', `chart ${c.id} (${c.spec})`);
+  const chartText = await page.$$eval('figure.chart svg text', (ts) => ts.map((t) => t.textContent ?? '').join('\n'));
+  assert.ok(chartText.includes('/home/u/?exe.txt?'), 'the project\'s axis label, its controls as ?');
+  // vega's tooltip is the chart's title attribute while a mark is hovered
+  const figure = page.locator('#cost-by figure.chart').first();
+  await figure.locator('svg g.role-mark path').first().hover();
+  await page.waitForFunction(() => document.querySelector('#cost-by figure.chart .chart-canvas')?.getAttribute('title'));
+  const tooltip = (await figure.locator('.chart-canvas').getAttribute('title')) ?? '';
+  assert.match(tooltip, /^name: \/home\/u\/\?exe\.txt\?$/m);
+  const text = await page.evaluate(() => document.body.innerText);
+  assert.doesNotMatch(chartText + tooltip + text, /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/, 'no bidi control on the page');
+  assert.deepEqual([log.consoleErrors, log.pageErrors, log.cspViolations, log.requests], [[], [], [], [url]]);
   await page.close();
 });

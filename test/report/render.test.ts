@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import fc from 'fast-check';
-import { escapeHtml, jsonForScript } from '../../src/report/escape.js';
+import { cleanBidi, escapeHtml, jsonForScript } from '../../src/report/escape.js';
 import { renderReport } from '../../src/report/render.js';
 import { CHART_SPECS, compileCharts, vegaSpec, type ChartSpecName } from '../../src/report/charts.js';
 import { reportsDir } from '../../src/report/assets.js';
@@ -45,6 +45,22 @@ test('escapeHtml turns every bidi control into ?, as the terminal tables do: a r
   assert.equal(escapeHtml('/home/\u202eexe.txt\u202c'), '/home/?exe.txt?');
   assert.equal(escapeHtml('a\u061cb\u200ec\u200fd\u202ae\u2066f\u2069<'), 'a?b?c?d?e?f?&lt;');
   assert.equal(escapeHtml('日本語 ok\u200d'), '日本語 ok\u200d', 'other text, a zero-width joiner included, is kept');
+});
+
+test('the charts get their data with every bidi control as ?, and the embedded JSON carries them as escapes that parse back', () => {
+  const bidi = '\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069';
+  assert.deepEqual(cleanBidi({ a: ['/home/\u202eexe.txt', 1, null, { [`k${bidi}`]: bidi }] }), { a: ['/home/?exe.txt', 1, null, { 'k????????????': '????????????' }] });
+  assert.equal(jsonForScript(['a\u202eb\u2066']), '["a\\u202eb\\u2066"]');
+  const data = fixtureReport();
+  const cb = data.costBy as CostBy;
+  cb.rows.filter((r) => r.key === '/home/dev/marot-spotter').forEach((r) => (r.key = '/home/dev/\u202emarot' + bidi));
+  const htmlText = renderReport(data);
+  assert.doesNotMatch(htmlText, /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/, 'no bidi control anywhere in the page source');
+  const charts = JSON.parse(/<script type="application\/json" id="cachelens-charts">([\s\S]*?)<\/script>/.exec(htmlText)![1]!);
+  const keys = charts.charts.flatMap((c: { data: { rows?: Array<{ key?: string }> } }) => (c.data.rows ?? []).map((r) => r.key));
+  assert.ok(keys.includes('/home/dev/?marot????????????'), 'the project reaches its chart with ? for each control');
+  const embedded = JSON.parse(/<script type="application\/json" id="cachelens-data">([\s\S]*?)<\/script>/.exec(htmlText)![1]!);
+  assert.deepEqual(embedded, JSON.parse(JSON.stringify(data)), 'the page data round-trips as --json does');
 });
 
 test('escapeHtml leaves no markup characters', () => {
