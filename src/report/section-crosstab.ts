@@ -1,8 +1,22 @@
 /** The agent-type (or definition) × skill_listing cross-tab of SPEC §4, as a table. */
-import type { CrossTab } from './data.js';
+import type { CrossTab, CrossTabRow } from './data.js';
 import { fmtInt, fmtPct } from './format.js';
-import { sortableTable } from './html.js';
+import { sortableTable, type Cell, type Column } from './html.js';
 import type { SectionOutput } from './section.js';
+
+/**
+ * Whether the rows are split by definition beyond their key (agent-type rows come one per
+ * agent type and definition): then the definition is named, or an agent type whose chains are
+ * resolved in one place and lost in another showed as two rows of the same name.
+ */
+function byDefinition(d: CrossTab): boolean {
+  return d.rowDimension !== 'definition' && d.rows.some((r) => r.definition !== undefined);
+}
+
+/** A row's name in the reading. Example: “Explore” (lost) */
+function rowName(d: CrossTab, r: CrossTabRow): string {
+  return byDefinition(d) && r.definition !== undefined ? `“${r.key}” (${r.definition})` : `“${r.key}”`;
+}
 
 /**
  * Names the rows where every chain's skill_listing count equals its round count, and the rows
@@ -13,22 +27,24 @@ export function crossTabReading(d: CrossTab): string {
   const equal = d.rows.filter((r) => r.chains > 0 && r.chainsListingsEqualRounds === r.chains);
   const none = d.rows.filter((r) => r.chains > 0 && r.chainsWithSkillListing === 0);
   const parts: string[] = [];
-  if (equal.length) parts.push(`In ${equal.map((r) => `“${r.key}”`).join(', ')} every chain (${fmtInt(equal.reduce((s, r) => s + r.chains, 0))}) carries as many skill_listing attachments as rounds`);
-  if (none.length) parts.push(`${none.map((r) => `“${r.key}”`).join(', ')} (${fmtInt(none.reduce((s, r) => s + r.chains, 0))} chains) ${none.length === 1 ? 'has' : 'have'} none`);
+  if (equal.length) parts.push(`In ${equal.map((r) => rowName(d, r)).join(', ')} every chain (${fmtInt(equal.reduce((s, r) => s + r.chains, 0))}) carries as many skill_listing attachments as rounds`);
+  if (none.length) parts.push(`${none.map((r) => rowName(d, r)).join(', ')} (${fmtInt(none.reduce((s, r) => s + r.chains, 0))} chains) ${none.length === 1 ? 'has' : 'have'} none`);
   if (!parts.length) {
     const partial = d.rows.filter((r) => r.chainsListingsEqualRounds > 0);
     return partial.length
-      ? `skill_listing count equals round count in some chains of ${partial.map((r) => `“${r.key}”`).join(', ')}, but in no row for every chain.`
+      ? `skill_listing count equals round count in some chains of ${partial.map((r) => rowName(d, r)).join(', ')}, but in no row for every chain.`
       : 'No row has skill_listing attachments equal to its rounds.';
   }
   return parts.join('; ') + '.';
 }
 
 export function renderCrossTab(d: CrossTab): SectionOutput {
+  const definition = byDefinition(d);
   const table = sortableTable(
     `${d.rowDimension} × skill_listing attachments; highlighted: every chain of the row has as many skill_listing attachments as rounds`,
     [
       { label: d.rowDimension },
+      ...(definition ? [{ label: 'definition', hint: 'resolved: the agent type is the one requested; lost: it differs (the definition was dropped); unknown: one of them is not known' } satisfies Column] : []),
       { label: 'chains', numeric: true },
       { label: 'with skill_listing', numeric: true, hint: 'chains with at least one skill_listing attachment' },
       { label: 'without', numeric: true },
@@ -41,6 +57,7 @@ export function renderCrossTab(d: CrossTab): SectionOutput {
       const allEqual = r.chains > 0 && r.chainsListingsEqualRounds === r.chains;
       return [
         { text: r.key },
+        ...(definition ? [{ text: r.definition ?? '' } satisfies Cell] : []),
         { text: fmtInt(r.chains), sort: r.chains },
         { text: `${fmtInt(r.chainsWithSkillListing)} (${fmtPct(r.chains ? r.chainsWithSkillListing / r.chains : 0, 0)})`, sort: r.chainsWithSkillListing },
         { text: fmtInt(r.chains - r.chainsWithSkillListing), sort: r.chains - r.chainsWithSkillListing },

@@ -8,14 +8,14 @@ import { cleanBidi, escapeHtml, jsonForScript } from '../../src/report/escape.js
 import { renderReport } from '../../src/report/render.js';
 import { CHART_SPECS, compileCharts, vegaSpec, type ChartSpecName } from '../../src/report/charts.js';
 import { reportsDir } from '../../src/report/assets.js';
-import { crossTabReading } from '../../src/report/section-crosstab.js';
+import { crossTabReading, renderCrossTab } from '../../src/report/section-crosstab.js';
 import { ttlReading } from '../../src/report/section-ttl.js';
 import { keepaliveReading } from '../../src/report/section-keepalive.js';
 import { chainReading } from '../../src/report/section-chains.js';
 import { renderCostBy } from '../../src/report/section-cost-by.js';
 import { ChartSink } from '../../src/report/section.js';
 import { fmtCompact, fmtPct, fmtSignedPct, fmtUsd } from '../../src/report/format.js';
-import { COST_BY_KEYS, type CostBy, type Keepalive, type ReportData, type TopChains, type TtlOverride } from '../../src/report/data.js';
+import { COST_BY_KEYS, type CostBy, type CrossTab, type Keepalive, type ReportData, type TopChains, type TtlOverride } from '../../src/report/data.js';
 import { fixtureReport } from './fixtures.js';
 
 const page = renderReport(fixtureReport());
@@ -135,6 +135,25 @@ test('an absent section is left out, an {error} section and a throwing renderer 
   assert.match(out, /<section class="card error-card" id="keepalive"[^>]*>[\s\S]*?keepalive: &lt;no chains&gt;/);
   assert.match(out, /<section class="card error-card" id="top-chains"[^>]*>[\s\S]*?report renderer failed/);
   assert.match(out, /<section class="card" id="anatomy"/);
+});
+
+test('agent-type rows of one agent type in two definitions are told apart: the table has a definition column and the reading names it', () => {
+  const d: CrossTab = {
+    rowDimension: 'agent_type',
+    rows: [
+      { key: 'Explore', definition: 'resolved', chains: 3, chainsWithSkillListing: 0, skillListings: 0, rounds: 5, chainsListingsEqualRounds: 0, weight: 10 },
+      { key: 'Explore', definition: 'lost', chains: 2, chainsWithSkillListing: 2, skillListings: 7, rounds: 7, chainsListingsEqualRounds: 2, weight: 20 },
+    ],
+  };
+  assert.equal(crossTabReading(d), 'In “Explore” (lost) every chain (2) carries as many skill_listing attachments as rounds; “Explore” (resolved) (3 chains) has none.');
+  const body = renderCrossTab(d).body.value;
+  const headers = [...body.matchAll(/<th [^>]*><button type="button">([^<]*)<\/button><\/th>/g)].map((m) => m[1]);
+  assert.deepEqual(headers.slice(0, 3), ['agent_type', 'definition', 'chains']);
+  const rows = [...body.matchAll(/<tr><td[^>]*>([^<]*)<\/td><td[^>]*>([^<]*)<\/td>/g)].map((m) => `${m[1]} ${m[2]}`);
+  assert.deepEqual(rows, ['Explore resolved', 'Explore lost']);
+  // rows of definitions are their own name: no second column
+  const byDef = renderCrossTab({ ...d, rowDimension: 'definition', rows: d.rows.map((r) => ({ ...r, key: r.definition! })) }).body.value;
+  assert.equal([...byDef.matchAll(/<button type="button">definition<\/button>/g)].length, 1);
 });
 
 test('readings say what the field note said', () => {
