@@ -13,9 +13,9 @@ function byDefinition(d: CrossTab): boolean {
   return d.rowDimension !== 'definition' && d.rows.some((r) => r.definition !== undefined);
 }
 
-/** A row's name in the reading. Example: “Explore” (lost) */
+/** A row's name in the reading. Example: “Explore” (definition lost) */
 function rowName(d: CrossTab, r: CrossTabRow): string {
-  return byDefinition(d) && r.definition !== undefined ? `“${r.key}” (${r.definition})` : `“${r.key}”`;
+  return byDefinition(d) && r.definition !== undefined ? `“${r.key}” (definition ${r.definition})` : `“${r.key}”`;
 }
 
 /**

@@ -145,7 +145,7 @@ test('agent-type rows of one agent type in two definitions are told apart: the t
       { key: 'Explore', definition: 'lost', chains: 2, chainsWithSkillListing: 2, skillListings: 7, rounds: 7, chainsListingsEqualRounds: 2, weight: 20 },
     ],
   };
-  assert.equal(crossTabReading(d), 'In “Explore” (lost) every chain (2) carries as many skill_listing attachments as rounds; “Explore” (resolved) (3 chains) has none.');
+  assert.equal(crossTabReading(d), 'In “Explore” (definition lost) every chain (2) carries as many skill_listing attachments as rounds; “Explore” (definition resolved) (3 chains) has none.');
   const body = renderCrossTab(d).body.value;
   const headers = [...body.matchAll(/<th [^>]*><button type="button">([^<]*)<\/button><\/th>/g)].map((m) => m[1]);
   assert.deepEqual(headers.slice(0, 3), ['agent_type', 'definition', 'chains']);
