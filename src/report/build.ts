@@ -122,12 +122,14 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
         const s = need(sum);
         const a = need(anatomy);
         const t = s.totals;
+        // nothing priced: the waste is unknown as the cost is, not $0 (anatomy's sums are 0 then)
+        const known = t.weight !== null;
         return {
           usd: t.usd,
           weight: t.weight,
           hitRatio: a.totals.hit_ratio ?? 0,
-          wasteWeight: a.totals.waste_weight,
-          wasteUsd: a.totals.waste_usd,
+          wasteWeight: known ? a.totals.waste_weight : null,
+          wasteUsd: known ? a.totals.waste_usd : null,
           requests: t.requests,
           sessions: Number(span?.sessions ?? 0),
           chains: Number(span?.chains ?? 0),
@@ -169,8 +171,9 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
             agentType: a.agent_type,
             component,
             tokens: a[component],
-            weight: a.anatomy_weight[component],
-            usd: a.anatomy_usd[component],
+            // an agent type none of whose requests has a price: its weights are unknown, not 0
+            weight: allUnpriced(a) ? null : a.anatomy_weight[component],
+            usd: allUnpriced(a) ? null : a.anatomy_usd[component],
           })),
         ),
       })),
@@ -213,10 +216,12 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
       })),
       ttlOverride: await section(() => {
         const t = need(ttl);
+        // nothing priced: unknown, as `whatif ttl` prints it, not $0
+        const known = !allUnpriced(t);
         return {
           direction: 'force1h' as const,
-          baseline: { weight: t.baseline_weight, usd: t.baseline_usd },
-          scenario: { weight: t.scenario_weight, usd: t.scenario_usd },
+          baseline: { weight: known ? t.baseline_weight : null, usd: known ? t.baseline_usd : null },
+          scenario: { weight: known ? t.scenario_weight : null, usd: known ? t.scenario_usd : null },
           // by USD, as the verdict: weights of different models do not add up to one cost
           deltaShare: t.delta_usd_pct === null ? null : t.delta_usd_pct / 100,
           expiryShare: t.expiry_share,
@@ -224,8 +229,8 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
           buckets: t.buckets.map((b) => ({
             dimension: b.dimension,
             bucket: b.bucket,
-            baselineWeight: b.baseline_weight,
-            scenarioWeight: b.scenario_weight,
+            baselineWeight: allUnpriced(b) ? null : b.baseline_weight,
+            scenarioWeight: allUnpriced(b) ? null : b.scenario_weight,
             deltaShare: b.delta_usd_pct === null ? null : b.delta_usd_pct / 100,
             expiryShare: b.expiry_share,
           })),
@@ -379,6 +384,11 @@ function inOrder(source: Pick<Store, 'all'>): Pick<Store, 'all'> {
       return rows;
     },
   };
+}
+
+/** Rows of requests none of which has a price: their sums are 0 in the analyses' results, and unknown. */
+function allUnpriced(r: { requests: number; unpriced_requests: number }): boolean {
+  return r.requests > 0 && r.unpriced_requests === r.requests;
 }
 
 /** A failed shared analysis fails each section that needs it with the analysis's own message. */

@@ -63,8 +63,8 @@ export interface Headline {
   weight: number | null;
   /** Σr / ΣP over all requests in scope */
   hitRatio: number;
-  /** weight of expiry + break rewrites beyond what a read would have cost */
-  wasteWeight: number;
+  /** weight of expiry + break rewrites beyond what a read would have cost; null (with wasteUsd) when `weight` is */
+  wasteWeight: number | null;
   wasteUsd: number | null;
   requests: number;
   sessions: number;
@@ -115,8 +115,8 @@ export interface CostBy {
 export const COST_BY_KEYS = 12;
 
 export interface Anatomy {
-  /** long format: one row per (agent type, component) */
-  rows: Array<{ agentType: string; component: AnatomyComponent; tokens: number; weight: number; usd: number | null }>;
+  /** long format: one row per (agent type, component); weight and usd null when none of the agent type's requests has a price */
+  rows: Array<{ agentType: string; component: AnatomyComponent; tokens: number; weight: number | null; usd: number | null }>;
 }
 
 export interface TopChains {
@@ -171,8 +171,9 @@ export interface CrossTabRow {
 export interface TtlOverride {
   /** `force1h`: 5-minute chains priced with the 1-hour TTL; `force5m` the reverse */
   direction: 'force1h' | 'force5m';
-  baseline: { weight: number; usd: number | null };
-  scenario: { weight: number; usd: number | null };
+  /** weight and usd null when no request in scope has a price (as `whatif ttl` prints unknown) */
+  baseline: { weight: number | null; usd: number | null };
+  scenario: { weight: number | null; usd: number | null };
   /** (scenario − baseline) / baseline in USD: negative saves; null when the baseline is 0 */
   deltaShare: number | null;
   /** f (SPEC §5.1); null when the changed chains wrote nothing */
@@ -183,8 +184,9 @@ export interface TtlOverride {
     /** e.g. "main vs subagent", "agent type", "model", "rounds" */
     dimension: string;
     bucket: string;
-    baselineWeight: number;
-    scenarioWeight: number;
+    /** null when none of the bucket's requests has a price */
+    baselineWeight: number | null;
+    scenarioWeight: number | null;
     /** in USD, as the total's */
     deltaShare: number | null;
     expiryShare: number | null;

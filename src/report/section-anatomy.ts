@@ -13,17 +13,23 @@ export function renderAnatomy(d: Anatomy, charts: ChartSink): SectionOutput {
   const types = [...groupBy(d.rows, (r) => r.agentType)].map(([agentType, rows]) => {
     const w = (c: AnatomyComponent) => sum(rows.filter((r) => r.component === c), (r) => r.weight);
     const all = sum(rows, (r) => r.weight);
-    return { agentType, cold: w('cold'), growth: w('growth'), expiry: w('expiry'), break: w('break'), all };
+    // none of its requests has a price: its weights are unknown, shown so, not as 0
+    const unknown = rows.every((r) => r.weight === null);
+    return { agentType, cold: w('cold'), growth: w('growth'), expiry: w('expiry'), break: w('break'), all, unknown };
   });
   types.sort((a, b) => b.all - a.all);
   const worst = maxBy(types, (t) => t.expiry + t.break);
-  const reading =
+  const unknown = types.filter((t) => t.unknown);
+  let reading =
     total > 0 && worst
       ? `Of ${fmtInt(total)} wt of cache writes, ${fmtPct(of('expiry') / total)} re-bought context after a cache expiry and ${fmtPct(of('break') / total)} after a broken prefix; “${worst.agentType}” re-bought the most (${fmtInt(worst.expiry + worst.break)} wt, ${fmtPct((worst.expiry + worst.break) / Math.max(worst.all, 1))} of its writes).`
-      : 'No cache writes in scope.';
+      : unknown.length
+        ? 'No priced cache writes in scope.'
+        : 'No cache writes in scope.';
+  if (unknown.length) reading += ` Weight unknown (no price): ${unknown.map((t) => `“${t.agentType}”`).join(', ')}.`;
   const shown = new Set(types.slice(0, MAX_TYPES).map((t) => t.agentType));
   const other = `other (${types.length - shown.size})`;
-  const rows = d.rows.map((r) => ({
+  const rows = d.rows.filter((r) => r.weight !== null).map((r) => ({
     agentType: shown.has(r.agentType) ? r.agentType : other,
     component: r.component,
     order: ANATOMY_ORDER[r.component],
@@ -40,14 +46,18 @@ export function renderAnatomy(d: Anatomy, charts: ChartSink): SectionOutput {
       { label: 'break', numeric: true },
       { label: 'rewrite share', numeric: true, hint: '(expiry + break) ÷ all writes' },
     ],
-    types.map((t) => [
-      { text: t.agentType },
-      { text: fmtInt(t.cold), sort: t.cold },
-      { text: fmtInt(t.growth), sort: t.growth },
-      { text: fmtInt(t.expiry), sort: t.expiry },
-      { text: fmtInt(t.break), sort: t.break },
-      { text: fmtPct(t.all > 0 ? (t.expiry + t.break) / t.all : 0), sort: t.all > 0 ? (t.expiry + t.break) / t.all : 0 },
-    ]),
+    types.map((t) =>
+      t.unknown
+        ? [{ text: t.agentType }, ...Array.from({ length: 5 }, () => ({ text: 'unknown' }))]
+        : [
+            { text: t.agentType },
+            { text: fmtInt(t.cold), sort: t.cold },
+            { text: fmtInt(t.growth), sort: t.growth },
+            { text: fmtInt(t.expiry), sort: t.expiry },
+            { text: fmtInt(t.break), sort: t.break },
+            { text: fmtPct(t.all > 0 ? (t.expiry + t.break) / t.all : 0), sort: t.all > 0 ? (t.expiry + t.break) / t.all : 0 },
+          ],
+    ),
   );
   return { reading, body: html`${charts.figure('anatomy', { rows }, 'Cache-write weight by agent type, split into cold, growth, expiry and break')}${table}` };
 }

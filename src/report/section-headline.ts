@@ -15,9 +15,9 @@ function tile(metric: string, label: string, value: string, raw: number | null, 
 
 export function headlineReading(h: Headline): string {
   const spent = h.usd !== null ? fmtUsd(h.usd) : h.weight !== null ? `${fmtWeight(h.weight)} (USD unknown)` : 'an unknown cost (no request has a price)';
-  const waste = h.wasteUsd === null ? fmtWeight(h.wasteWeight) : fmtUsd(h.wasteUsd);
-  const wasteShare = h.weight ? h.wasteWeight / h.weight : 0;
-  let s = `${spent} over ${fmtInt(h.requests)} requests; ${fmtPct(h.hitRatio)} of prompt tokens were cache reads, and expiry and break rewrites wasted ${waste} (${fmtPct(wasteShare)} of weight)`;
+  const waste = h.wasteWeight === null ? 'an unknown amount' : h.wasteUsd === null ? fmtWeight(h.wasteWeight) : fmtUsd(h.wasteUsd);
+  const wasteShare = h.weight && h.wasteWeight !== null ? h.wasteWeight / h.weight : null;
+  let s = `${spent} over ${fmtInt(h.requests)} requests; ${fmtPct(h.hitRatio)} of prompt tokens were cache reads, and expiry and break rewrites wasted ${waste}${wasteShare === null ? '' : ` (${fmtPct(wasteShare)} of weight)`}`;
   const b = h.bestWhatIf;
   if (b) {
     s +=
@@ -29,13 +29,17 @@ export function headlineReading(h: Headline): string {
 }
 
 export function renderHeadline(h: Headline): SectionOutput {
-  const wasteShare = h.weight ? h.wasteWeight / h.weight : 0;
+  const wasteShare = h.weight && h.wasteWeight !== null ? h.wasteWeight / h.weight : 0;
   const b = h.bestWhatIf;
   const body = html`<div class="tiles">
 ${tile('usd', 'Cost', fmtUsd(h.usd), h.usd, h.unpricedRequests > 0 ? `${fmtInt(h.unpricedRequests)} requests without a price not included` : `${fmtInt(h.requests)} requests, ${fmtInt(h.sessions)} sessions, ${fmtInt(h.chains)} chains`)}
 ${tile('weight', 'Weight', h.weight === null ? 'unknown' : `${fmtCompact(h.weight)} wt`, h.weight, 'base-input-token equivalents', h.weight === null ? 'no request has a price' : fmtWeight(h.weight))}
 ${tile('hitRatio', 'Cache hit ratio', fmtPct(h.hitRatio), h.hitRatio, 'reads ÷ all prompt tokens (writes included)')}
-${tile('wasteUsd', 'Waste', h.wasteUsd === null ? fmtWeight(h.wasteWeight) : fmtUsd(h.wasteUsd), h.wasteUsd, html`<span data-metric="wasteWeight" data-value="${String(h.wasteWeight)}">${fmtWeight(h.wasteWeight)}</span>, ${fmtPct(wasteShare)} of weight: expiry + break rewrites`)}
+${
+  h.wasteWeight === null
+    ? tile('wasteUsd', 'Waste', 'unknown', null, html`<span data-metric="wasteWeight" data-value="null">no request has a price</span>: expiry + break rewrites`)
+    : tile('wasteUsd', 'Waste', h.wasteUsd === null ? fmtWeight(h.wasteWeight) : fmtUsd(h.wasteUsd), h.wasteUsd, html`<span data-metric="wasteWeight" data-value="${String(h.wasteWeight)}">${fmtWeight(h.wasteWeight)}</span>, ${fmtPct(wasteShare)} of weight: expiry + break rewrites`)
+}
 ${tile('bestSavingUsd', 'Best what-if', b ? (b.savingUsd === null ? fmtWeight(b.savingWeight) : fmtUsd(b.savingUsd)) : 'not computed', b ? b.savingUsd : null, b ? html`${b.savingShare >= 0 ? 'saves' : 'costs'} <span data-metric="bestSavingShare" data-value="${String(b.savingShare)}">${fmtPct(Math.abs(b.savingShare))}</span> with ${b.label}` : '')}
 </div>
 <p class="meta">Tokens: ${fmtInt(h.tokens.input)} input, ${fmtInt(h.tokens.output)} output, ${fmtInt(h.tokens.write5m)} 5m-write, ${fmtInt(h.tokens.write1h)} 1h-write, ${fmtInt(h.tokens.read)} read tokens</p>`;

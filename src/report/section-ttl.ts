@@ -8,6 +8,7 @@ const NAME = { force1h: 'Forcing the 1-hour TTL', force5m: 'Forcing the 5-minute
 
 /** Example: delta +18%, f 16% < f* 39.5%, 6 of 6 buckets lose → "Forcing the 1-hour TTL would cost +18.0% … every bucket loses." */
 export function ttlReading(d: TtlOverride): string {
+  if (d.baseline.weight === null) return `${NAME[d.direction]}: the change is unknown (no request in scope has a price).`;
   if (d.deltaShare === null) return `${NAME[d.direction]} changes nothing that is priced.`;
   const judged = d.buckets.filter((b) => b.deltaShare !== null);
   const losing = judged.filter((b) => b.deltaShare! > 0).length;
@@ -33,8 +34,8 @@ export function renderTtlOverride(d: TtlOverride, charts: ChartSink): SectionOut
   return {
     reading: ttlReading(d),
     body: html`${facts([
-      ['baseline', `${fmtUsd(d.baseline.usd)} (${fmtInt(d.baseline.weight)} wt)`],
-      ['scenario', `${fmtUsd(d.scenario.usd)} (${fmtInt(d.scenario.weight)} wt)`],
+      ['baseline', d.baseline.weight === null ? 'unknown (no request has a price)' : `${fmtUsd(d.baseline.usd)} (${fmtInt(d.baseline.weight)} wt)`],
+      ['scenario', d.scenario.weight === null ? 'unknown (no request has a price)' : `${fmtUsd(d.scenario.usd)} (${fmtInt(d.scenario.weight)} wt)`],
       ['change', fmtSignedPct(d.deltaShare)],
       ['expiry share f', fmtPct(d.expiryShare)],
       ['break-even f*', fmtPct(d.breakEvenShare)],

@@ -13,8 +13,10 @@ import { whatifKeepalive } from '../../src/analyses/keepalive.js';
 import { whatifTtl } from '../../src/analyses/ttl.js';
 import { buildReportData } from '../../src/report/build.js';
 import { COST_BY_KEYS } from '../../src/report/data.js';
+import { renderReport } from '../../src/report/render.js';
+import { formatTtl } from '../../src/reporters/whatif.js';
 import type { StoreReader } from '../../src/store/store.js';
-import { REPO, tempDir } from '../helpers/corpus.js';
+import { assistant, REPO, tempDir, userPrompt, writeCorpus } from '../helpers/corpus.js';
 
 test('every query sent beside the store has finished when the report data is built, also when the summary fails', async () => {
   const ctx = await openContext({ paths: [join(REPO, 'sample-logs')], db: ':memory:', timezone: 'UTC' });
@@ -232,5 +234,38 @@ test('the report counts what the filters choose in every section, as the CLI doe
     } finally {
       ctx.store.close();
     }
+  }
+});
+
+test('logs of models without a price: the waste, the TTL override and the anatomy weights are unknown on the page, as the commands print them, not 0', async () => {
+  const session = '0ca1b2c3-0000-4000-8000-000000000001';
+  const root = writeCorpus({
+    'projects/p/0ca1b2c3-0000-4000-8000-000000000001.jsonl': [0, 1, 2].flatMap((i) => [
+      userPrompt(session, `2026-02-10T18:${10 + i * 7}:00.000Z`),
+      assistant({ session, msg: `m${i}`, t: `2026-02-10T18:${10 + i * 7}:05.000Z`, model: 'claude-mystery-9', u: { in: 3, w5: 1000 * (i + 1), r: 5000 * i, out: 50 } }),
+    ]),
+  });
+  const ctx = await openContext({ paths: [root], db: ':memory:', timezone: 'UTC' });
+  try {
+    const data = await buildReportData(ctx);
+    const ttlResult = whatifTtl(await loadChains(ctx.store, ctx.filters, { keys: false }), { to: '1h', scope: 'all', weightsFor: (m, p) => ctx.prices.weightsFor(m, p) });
+    assert.match(formatTtl(ttlResult), /^baseline +unknown +unknown$/m, 'the command says unknown');
+    assert.ok(data.headline && !('error' in data.headline) && data.headline.weight === null);
+    assert.deepEqual([data.headline.wasteWeight, data.headline.wasteUsd], [null, null]);
+    assert.ok(data.ttlOverride && !('error' in data.ttlOverride));
+    assert.deepEqual([data.ttlOverride.baseline, data.ttlOverride.scenario], [{ weight: null, usd: null }, { weight: null, usd: null }]);
+    assert.ok(data.ttlOverride.buckets.length > 0 && data.ttlOverride.buckets.every((b) => b.baselineWeight === null && b.scenarioWeight === null));
+    assert.ok(data.anatomy && !('error' in data.anatomy));
+    assert.ok(data.anatomy.rows.length > 0 && data.anatomy.rows.every((r) => r.weight === null && r.usd === null));
+    assert.ok(data.anatomy.rows.some((r) => r.tokens > 0), 'the tokens are known');
+    const page = renderReport(data);
+    const section = (id: string) => new RegExp(`<section[^>]* id="${id}"[\\s\\S]*?</section>`).exec(page)![0];
+    assert.doesNotMatch(section('headline'), /\$0\.00|0 wt/);
+    assert.match(section('headline'), /data-metric="wasteUsd" data-value="null"[^>]*>unknown</);
+    assert.doesNotMatch(section('ttl-override'), /\$0\.00|0 wt/);
+    assert.match(section('ttl-override'), /<dt>baseline<\/dt><dd>unknown/);
+    assert.match(section('anatomy'), /<td[^>]*>main<\/td>(<td[^>]*>unknown<\/td>){5}/);
+  } finally {
+    ctx.store.close();
   }
 });
