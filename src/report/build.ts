@@ -143,7 +143,8 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
           day: String(r.grp),
           component: r.component as CostComponent,
           usd: r.usd === null ? null : Number(r.usd),
-          weight: Number(r.weight),
+          // no priced request: unknown as summary gives it, not the query's 0
+          weight: r.usd === null ? null : Number(r.weight),
           tokens: Number(r.tokens),
         })),
         timezone: f.timezone,
@@ -159,7 +160,7 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
               groups: Number(r.groups),
               component: r.component as CostComponent,
               usd: r.usd === null ? null : Number(r.usd),
-              weight: Number(r.weight),
+              weight: r.usd === null ? null : Number(r.weight),
             });
           }
         }

@@ -87,8 +87,8 @@ export interface BestWhatIf {
 }
 
 export interface CostOverTime {
-  /** long format: one row per (day, component) */
-  rows: Array<{ day: string; component: CostComponent; usd: number | null; weight: number; tokens: number }>;
+  /** long format: one row per (day, component); usd and weight null when none of the day's requests has a price */
+  rows: Array<{ day: string; component: CostComponent; usd: number | null; weight: number | null; tokens: number }>;
   /** the time zone of the days (`--timezone`; default UTC) */
   timezone?: string;
 }
@@ -106,8 +106,9 @@ export interface CostBy {
     /** how many keys the row sums: 1, or for key null the number of keys folded into it */
     groups: number;
     component: CostComponent;
+    /** null (both) when none of the row's requests has a price, as `summary` gives them */
     usd: number | null;
-    weight: number;
+    weight: number | null;
   }>;
 }
 

@@ -16,7 +16,7 @@ import { COST_BY_KEYS } from '../../src/report/data.js';
 import { renderReport } from '../../src/report/render.js';
 import { formatTtl } from '../../src/reporters/whatif.js';
 import type { StoreReader } from '../../src/store/store.js';
-import { assistant, REPO, tempDir, userPrompt, writeCorpus } from '../helpers/corpus.js';
+import { assistant, REPO, summaryJson, tempDir, userPrompt, writeCorpus } from '../helpers/corpus.js';
 
 test('every query sent beside the store has finished when the report data is built, also when the summary fails', async () => {
   const ctx = await openContext({ paths: [join(REPO, 'sample-logs')], db: ':memory:', timezone: 'UTC' });
@@ -237,7 +237,7 @@ test('the report counts what the filters choose in every section, as the CLI doe
   }
 });
 
-test('logs of models without a price: the waste, the TTL override and the anatomy weights are unknown on the page, as the commands print them, not 0', async () => {
+test('logs of models without a price: the waste, the TTL override, the anatomy and the cost weights are unknown in the report, as the commands print them, not 0', async () => {
   const session = '0ca1b2c3-0000-4000-8000-000000000001';
   const root = writeCorpus({
     'projects/p/0ca1b2c3-0000-4000-8000-000000000001.jsonl': [0, 1, 2].flatMap((i) => [
@@ -258,6 +258,13 @@ test('logs of models without a price: the waste, the TTL override and the anatom
     assert.ok(data.anatomy && !('error' in data.anatomy));
     assert.ok(data.anatomy.rows.length > 0 && data.anatomy.rows.every((r) => r.weight === null && r.usd === null));
     assert.ok(data.anatomy.rows.some((r) => r.tokens > 0), 'the tokens are known');
+    // cost over time and cost by: weight null beside usd null, as summary --json gives them
+    const sum = summaryJson([root]);
+    assert.deepEqual([sum.totals.weight, sum.by_day[0].weight, sum.by_project[0].weight, sum.by_model[0].weight], [null, null, null, null]);
+    assert.ok(data.costOverTime && !('error' in data.costOverTime) && data.costOverTime.rows.length > 0);
+    assert.ok(data.costOverTime.rows.every((r) => r.usd === null && r.weight === null));
+    assert.ok(data.costBy && !('error' in data.costBy) && data.costBy.rows.length > 0);
+    assert.ok(data.costBy.rows.every((r) => r.usd === null && r.weight === null));
     const page = renderReport(data);
     const section = (id: string) => new RegExp(`<section[^>]* id="${id}"[\\s\\S]*?</section>`).exec(page)![0];
     assert.doesNotMatch(section('headline'), /\$0\.00|0 wt/);
