@@ -127,7 +127,7 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
         return {
           usd: t.usd,
           weight: t.weight,
-          hitRatio: a.totals.hit_ratio ?? 0,
+          hitRatio: a.totals.hit_ratio,
           wasteWeight: known ? a.totals.waste_weight : null,
           wasteUsd: known ? a.totals.waste_usd : null,
           requests: t.requests,

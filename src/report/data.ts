@@ -61,8 +61,8 @@ export interface Headline {
   usd: number | null;
   /** null when no request in scope has a price (unknown, never 0) */
   weight: number | null;
-  /** Σr / ΣP over all requests in scope */
-  hitRatio: number;
+  /** Σr / ΣP over all requests in scope; null without prompt tokens (no requests), as `anatomy` gives it */
+  hitRatio: number | null;
   /** weight of expiry + break rewrites beyond what a read would have cost; null (with wasteUsd) when `weight` is */
   wasteWeight: number | null;
   wasteUsd: number | null;

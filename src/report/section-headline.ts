@@ -17,7 +17,8 @@ export function headlineReading(h: Headline): string {
   const spent = h.usd !== null ? fmtUsd(h.usd) : h.weight !== null ? `${fmtWeight(h.weight)} (USD unknown)` : 'an unknown cost (no request has a price)';
   const waste = h.wasteWeight === null ? 'an unknown amount' : h.wasteUsd === null ? fmtWeight(h.wasteWeight) : fmtUsd(h.wasteUsd);
   const wasteShare = h.weight && h.wasteWeight !== null ? h.wasteWeight / h.weight : null;
-  let s = `${spent} over ${fmtInt(h.requests)} requests; ${fmtPct(h.hitRatio)} of prompt tokens were cache reads, and expiry and break rewrites wasted ${waste}${wasteShare === null ? '' : ` (${fmtPct(wasteShare)} of weight)`}`;
+  const reads = h.hitRatio === null ? 'no prompt tokens were read or written' : `${fmtPct(h.hitRatio)} of prompt tokens were cache reads`;
+  let s = `${spent} over ${fmtInt(h.requests)} requests; ${reads}, and expiry and break rewrites wasted ${waste}${wasteShare === null ? '' : ` (${fmtPct(wasteShare)} of weight)`}`;
   const b = h.bestWhatIf;
   if (b) {
     s +=

@@ -276,3 +276,21 @@ test('logs of models without a price: the waste, the TTL override, the anatomy a
     ctx.store.close();
   }
 });
+
+test('logs without requests: the headline hit ratio is n/a, as anatomy gives null, not 0%', async () => {
+  const root = writeCorpus({ 'projects/p/notes.txt': 'not a transcript\n' });
+  const ctx = await openContext({ paths: [root], db: ':memory:', timezone: 'UTC' });
+  try {
+    const data = await buildReportData(ctx);
+    const anatomy = analyzeAnatomy(await loadChains(ctx.store, ctx.filters, { keys: false }), { weightsFor: (m, p) => ctx.prices.weightsFor(m, p) });
+    assert.equal(anatomy.totals.hit_ratio, null);
+    assert.ok(data.headline && !('error' in data.headline));
+    assert.equal(data.headline.requests, 0);
+    assert.equal(data.headline.hitRatio, null);
+    const page = renderReport(data);
+    assert.match(page, /data-metric="hitRatio" data-value="null"[^>]*>n\/a</);
+    assert.match(page, /over 0 requests; no prompt tokens were read or written/);
+  } finally {
+    ctx.store.close();
+  }
+});
