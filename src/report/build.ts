@@ -291,7 +291,7 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
           skipped: q.skipped.map((s) => ({
             reason: s.reason as SkipReason,
             count: s.count,
-            examples: s.examples.map((e) => ({ path: e.file, line: e.line ?? 0, detail: e.detail })),
+            examples: s.examples.map((e) => ({ path: e.file, line: e.line ?? null, detail: e.detail })),
           })),
           unknownModels: q.unknown_models.map((m) => ({ model: m.model, requests: m.requests })),
           unknownLineTypes: types.filter((t) => !KNOWN_TYPES.has(String(t.type))).map((t) => ({ type: String(t.type), count: Number(t.n) })),

@@ -268,8 +268,8 @@ export interface DataQuality {
   skipped: Array<{
     reason: SkipReason;
     count: number;
-    /** the first few locations */
-    examples: Array<{ path: string; line: number; detail?: string }>;
+    /** the first few locations; line null where a whole file or folder was skipped (a dangling link, a loop) */
+    examples: Array<{ path: string; line: number | null; detail?: string }>;
   }>;
   unknownModels: Array<{ model: string; requests: number }>;
   /** line types the reader does not know, counted (SPEC §1.2) */

@@ -24,7 +24,7 @@ export function renderDataQuality(d: DataQuality): SectionOutput {
       { text: r.reason },
       { text: fmtInt(r.count), sort: r.count },
       {
-        text: html`<ul class="locations">${r.examples.map((e) => html`<li><span class="mono">${e.path}:${String(e.line)}</span>${e.detail ? ` — ${e.detail}` : ''}</li>`)}</ul>`,
+        text: html`<ul class="locations">${r.examples.map((e) => html`<li><span class="mono">${e.path}${e.line === null ? '' : `:${e.line}`}</span>${e.detail ? ` — ${e.detail}` : ''}</li>`)}</ul>`,
       },
     ]),
   );

@@ -5,6 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { openContext } from '../../src/context.js';
 import { analyzeAnatomy } from '../../src/analyses/anatomy-summary.js';
@@ -290,6 +291,27 @@ test('logs without requests: the headline hit ratio is n/a, as anatomy gives nul
     const page = renderReport(data);
     assert.match(page, /data-metric="hitRatio" data-value="null"[^>]*>n\/a</);
     assert.match(page, /over 0 requests; no prompt tokens were read or written/);
+  } finally {
+    ctx.store.close();
+  }
+});
+
+test('a whole file skipped (a dangling link) is listed by path alone in data quality, as summary lists it, not at line 0', async () => {
+  const session = '0ca1b2c3-0000-4000-8000-000000000002';
+  const root = writeCorpus({ 'projects/p/0ca1b2c3-0000-4000-8000-000000000002.jsonl': [userPrompt(session, '2026-02-10T18:10:00.000Z'), assistant({ session, msg: 'm1', t: '2026-02-10T18:10:05.000Z', u: { in: 3, w5: 100, out: 5 } })] });
+  symlinkSync(join(root, 'nowhere.jsonl'), join(root, 'projects/p/dangling.jsonl'));
+  const ctx = await openContext({ paths: [root], db: ':memory:', timezone: 'UTC' });
+  try {
+    const data = await buildReportData(ctx);
+    const skipped = summaryJson([root]).quality.skipped as { reason: string; examples: { file: string; line: number | null }[] }[];
+    const dangling = skipped.flatMap((s) => s.examples).find((e) => e.file.endsWith('dangling.jsonl'));
+    assert.ok(dangling && dangling.line === null, 'summary names the file without a line');
+    assert.ok(data.dataQuality && !('error' in data.dataQuality));
+    const example = data.dataQuality.skipped.flatMap((s) => s.examples).find((e) => e.path.endsWith('dangling.jsonl'));
+    assert.deepEqual(example && [example.path, example.line], [dangling.file, null]);
+    const page = renderReport(data);
+    assert.match(page, /dangling\.jsonl<\/span>/);
+    assert.doesNotMatch(page, /dangling\.jsonl:/);
   } finally {
     ctx.store.close();
   }
