@@ -195,7 +195,7 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
             usd: c.unpriced_requests === c.requests ? null : c.usd,
             wasteWeight: c.unpriced_requests === c.requests ? null : c.waste_weight,
             wasteUsd: c.unpriced_requests === c.requests ? null : c.waste_usd,
-            hitRatio: c.hit_ratio ?? 0,
+            hitRatio: c.hit_ratio,
             repurchase: c.repurchase,
             rounds: rounds.map((r) => ({ round: r.round, read: r.read, write: r.write, rewrite: r.rewrite })),
             roundCount: c.rounds,

@@ -137,7 +137,8 @@ export interface ChainSummary {
   usd: number | null;
   wasteWeight: number | null;
   wasteUsd: number | null;
-  hitRatio: number;
+  /** null without prompt tokens, as `anatomy` gives it */
+  hitRatio: number | null;
   /** flagged by the re-purchase rule (SPEC §3) */
   repurchase: boolean;
   /** per round, summed over the round's requests */

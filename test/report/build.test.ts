@@ -316,3 +316,19 @@ test('a whole file skipped (a dangling link) is listed by path alone in data qua
     ctx.store.close();
   }
 });
+
+test('a chain without prompt tokens has hit ratio n/a among the top chains, as anatomy gives null, not 0%', async () => {
+  const session = '0ca1b2c3-0000-4000-8000-000000000003';
+  const root = writeCorpus({ 'projects/p/0ca1b2c3-0000-4000-8000-000000000003.jsonl': [userPrompt(session, '2026-02-10T18:10:00.000Z'), assistant({ session, msg: 'm1', t: '2026-02-10T18:10:05.000Z', u: { out: 5 } })] });
+  const ctx = await openContext({ paths: [root], db: ':memory:', timezone: 'UTC' });
+  try {
+    const data = await buildReportData(ctx);
+    const anatomy = analyzeAnatomy(await loadChains(ctx.store, ctx.filters, { keys: false }), { weightsFor: (m, p) => ctx.prices.weightsFor(m, p) });
+    assert.deepEqual(anatomy.chains.map((c) => c.hit_ratio), [null]);
+    assert.ok(data.topChains && !('error' in data.topChains));
+    assert.deepEqual(data.topChains.chains.map((c) => c.hitRatio), [null]);
+    assert.match(renderReport(data), /<dt>hit ratio<\/dt><dd>n\/a<\/dd>/);
+  } finally {
+    ctx.store.close();
+  }
+});
