@@ -20,8 +20,14 @@ function cost(r: Pick<AnatomyRow, 'requests' | 'unpriced_requests' | 'usd'>): st
   return r.unpriced_requests > 0 ? `${usd(r.usd)} +?` : usd(r.usd);
 }
 
-function weightCell(r: Pick<AnatomyRow, 'requests' | 'unpriced_requests' | 'weight'>): Cell {
-  return r.requests > 0 && r.unpriced_requests === r.requests ? 'unknown' : r.weight;
+/** Whether every request of a row is of an unpriced model: its weights are then unknown, not 0. */
+function unpriced(r: Pick<AnatomyRow, 'requests' | 'unpriced_requests'>): boolean {
+  return r.requests > 0 && r.unpriced_requests === r.requests;
+}
+
+/** A weight of a row (its own, its waste, a component, a class of its writes): unknown when nothing in it is priced. */
+function weightCell(r: Pick<AnatomyRow, 'requests' | 'unpriced_requests'>, weight: number): Cell {
+  return unpriced(r) ? 'unknown' : weight;
 }
 
 export function formatAnatomy(result: AnatomyResult, options: FormatAnatomyOptions = {}): string {
@@ -37,11 +43,11 @@ export function formatAnatomy(result: AnatomyResult, options: FormatAnatomyOptio
     table(
       [{ header: 'cache writes' }, num('tokens'), num('share'), num('weight'), num('events')],
       [
-        ['cold', t.cold, share(t.cold), aw.cold, null],
-        ['growth', t.growth, share(t.growth), aw.growth, null],
-        ['expiry', t.expiry, share(t.expiry), aw.expiry, null],
-        ['break', t.break, share(t.break), aw.break, t.break_events],
-        ['total', writes, share(writes), aw.cold + aw.growth + aw.expiry + aw.break, null],
+        ['cold', t.cold, share(t.cold), weightCell(t, aw.cold), null],
+        ['growth', t.growth, share(t.growth), weightCell(t, aw.growth), null],
+        ['expiry', t.expiry, share(t.expiry), weightCell(t, aw.expiry), null],
+        ['break', t.break, share(t.break), weightCell(t, aw.break), t.break_events],
+        ['total', writes, share(writes), weightCell(t, aw.cold + aw.growth + aw.expiry + aw.break), null],
       ],
       { color },
     ),
@@ -50,13 +56,13 @@ export function formatAnatomy(result: AnatomyResult, options: FormatAnatomyOptio
     table(
       [{ header: 'measure' }, num('weight'), num('USD'), num('value')],
       [
-        ['all requests', t.weight, cost(t), null],
-        ['  input', t.components.input, null, null],
-        ['  5m writes', t.components.write5m, null, null],
-        ['  1h writes', t.components.write1h, null, null],
-        ['  reads', t.components.read, null, null],
-        ['  output', t.components.output, null, null],
-        ['waste (rewrites beyond a read)', t.waste_weight, usd(t.waste_usd), t.weight > 0 ? pct(t.waste_weight / t.weight) : '—'],
+        ['all requests', weightCell(t, t.weight), cost(t), null],
+        ['  input', weightCell(t, t.components.input), null, null],
+        ['  5m writes', weightCell(t, t.components.write5m), null, null],
+        ['  1h writes', weightCell(t, t.components.write1h), null, null],
+        ['  reads', weightCell(t, t.components.read), null, null],
+        ['  output', weightCell(t, t.components.output), null, null],
+        ['waste (rewrites beyond a read)', weightCell(t, t.waste_weight), cost({ ...t, usd: t.waste_usd }), t.weight > 0 ? pct(t.waste_weight / t.weight) : '—'],
         ['hit ratio Σr/ΣP', null, null, pct(t.hit_ratio)],
         ['write:read weight', null, null, t.write_read_ratio === null ? '—' : `${t.write_read_ratio.toFixed(2)} : 1`],
       ],
@@ -89,7 +95,7 @@ export function formatAnatomy(result: AnatomyResult, options: FormatAnatomyOptio
         num('USD'),
         { header: 're-purchase' },
       ],
-      shown.map((c) => [c.chain_id, c.agent_type, c.requests, c.rounds, c.cold, c.growth, c.expiry, c.break, c.waste_weight, weightCell(c), cost(c), c.repurchase ? 'yes' : '']),
+      shown.map((c) => [c.chain_id, c.agent_type, c.requests, c.rounds, c.cold, c.growth, c.expiry, c.break, weightCell(c, c.waste_weight), weightCell(c, c.weight), cost(c), c.repurchase ? 'yes' : '']),
       { color, title: `Chains by weight${result.chains.length > shown.length ? ` (top ${shown.length} of ${int(result.chains.length)})` : ''}` },
     ),
   );
@@ -100,7 +106,11 @@ export function formatAnatomy(result: AnatomyResult, options: FormatAnatomyOptio
       ? `${repurchaseTitle}\nnone`
       : table(
           [{ header: 'chain' }, { header: 'agent type' }, num('rounds'), num('median read'), num('waste wt'), num('weight')],
-          result.repurchase.map((r) => [r.chain_id, r.agent_type, r.rounds, r.read_median, r.waste_weight, r.weight]),
+          result.repurchase.map((r) => {
+            // a re-purchase row carries no price count: its chain's row has it
+            const c = result.chains.find((x) => x.chain_id === r.chain_id);
+            return [r.chain_id, r.agent_type, r.rounds, r.read_median, c ? weightCell(c, r.waste_weight) : r.waste_weight, c ? weightCell(c, r.weight) : r.weight];
+          }),
           { color, title: repurchaseTitle },
         ),
   );
@@ -145,7 +155,7 @@ function groupTable(name: string, rows: [string, AnatomyRow][], color: boolean, 
       num('weight'),
       num('USD'),
     ],
-    rows.map(([key, r]): Cell[] => [key, r.chains, r.requests, r.cold, r.growth, r.expiry, r.break, r.break_events, pct(r.hit_ratio), r.waste_weight, weightCell(r), cost(r)]),
+    rows.map(([key, r]): Cell[] => [key, r.chains, r.requests, r.cold, r.growth, r.expiry, r.break, r.break_events, pct(r.hit_ratio), weightCell(r, r.waste_weight), weightCell(r, r.weight), cost(r)]),
     { color, title },
   );
 }
@@ -156,7 +166,7 @@ export function formatChain(detail: ChainDetail, color = false): string {
     `Chain ${clean(detail.chain_id)} (${clean(detail.agent_type)}, ${detail.kind}) of session ${clean(detail.session_id)}: ` +
     `${int(s.requests)} requests, ${int(detail.rounds)} rounds${detail.repurchase ? ', re-purchase pattern' : ''}\n` +
     `cold ${int(s.cold)}  growth ${int(s.growth)}  expiry ${int(s.expiry)}  break ${int(s.break)} (${int(s.break_events)} events)  ` +
-    `hit ratio ${pct(s.hit_ratio)}  waste ${int(s.waste_weight)} wt  weight ${int(s.weight)} wt  ${cost(s)}`;
+    `hit ratio ${pct(s.hit_ratio)}  waste ${unpriced(s) ? 'unknown' : `${int(s.waste_weight)} wt`}  weight ${unpriced(s) ? 'unknown' : `${int(s.weight)} wt`}  ${cost(s)}`;
   const rows = table(
     [
       num('#'),

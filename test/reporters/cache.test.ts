@@ -87,6 +87,27 @@ test('what-ifs over unpriced models only: costs are unknown, never $0; gaps are 
   assert.doesNotMatch(ka, /\$0\.0000/);
 });
 
+test('formatAnatomy and formatChain over unpriced models only: every weight and the waste are unknown, never 0 or $0', () => {
+  const U = chain('U', [
+    { t: 0, w: 5_000, model: 'mystery' },
+    { t: 600 * SEC, r: 0, w: 5_000, model: 'mystery' },
+  ]);
+  const text = formatAnatomy(analyzeAnatomy([U], { weightsFor }));
+  assert.match(lineStarting(text, 'expiry'), /^expiry\s+5,000\s+50\.0%\s+unknown$/);
+  assert.match(lineStarting(text, 'total'), /^total\s+10,000\s+100\.0%\s+unknown$/);
+  assert.match(lineStarting(text, 'all requests'), /^all requests\s+unknown\s+unknown$/);
+  assert.match(lineStarting(text, '  reads'), /^  reads\s+unknown$/);
+  assert.match(lineStarting(text, 'waste'), /^waste \(rewrites beyond a read\)\s+unknown\s+unknown\s+—$/);
+  assert.match(lineStarting(text, 'main '), /\s+unknown\s+unknown\s+unknown$/);
+  assert.doesNotMatch(text, /\$0\.0000/);
+  const head = formatChain(chainDetail(U, { weightsFor })).split('\n')[1]!;
+  assert.match(head, /waste unknown {2}weight unknown {2}unknown$/);
+  // one priced chain beside it: the totals are known, the waste's USD says what it leaves out
+  const mixed = formatAnatomy(analyzeAnatomy([chain('A', chainASpecs), U], { weightsFor }));
+  assert.match(lineStarting(mixed, 'waste'), /^waste \(rewrites beyond a read\)\s+13,800\s+\$0\.0690 \+\?/);
+  assert.match(lineStarting(mixed, 'U '), /^U\s+main\s+2\s+1\s+5,000\s+0\s+5,000\s+0\s+unknown\s+unknown\s+unknown$/);
+});
+
 test('formatKeepalive: the best budget per bucket, and an interval with a fraction as given', () => {
   const ka = formatKeepalive(whatifKeepalive([chain('A', chainASpecs)], { weightsFor, intervalS: 128.2 }));
   assert.match(ka, /every 128\.2 s/);
