@@ -48,6 +48,15 @@ export function fmtSignedPct(share: number | null, digits = 1): string {
   return share !== null && share > 0 && /[1-9]/.test(s) ? '+' + s : s;
 }
 
+const size = new Intl.NumberFormat('en-US', { maximumFractionDigits: 1 });
+
+/** Bytes in the largest unit that keeps the number at 1 or more. Example: fmtBytes(4_200) === '4.2 kB' */
+export function fmtBytes(n: number): string {
+  if (n < 1e3) return `${int.format(n)} bytes`;
+  if (n < 1e6) return `${size.format(n / 1e3)} kB`;
+  return n < 1e9 ? `${size.format(n / 1e6)} MB` : `${size.format(n / 1e9)} GB`;
+}
+
 /** UTC time `2026-01-05 14:03 UTC`. */
 export function fmtTime(ms: number): string {
   return new Date(ms).toISOString().slice(0, 16).replace('T', ' ') + ' UTC';

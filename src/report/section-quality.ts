@@ -1,6 +1,6 @@
 /** The data-quality panel (SPEC §8): what was read, what was skipped and why, what is unpriced. */
 import type { DataQuality } from './data.js';
-import { fmtInt } from './format.js';
+import { fmtBytes, fmtInt } from './format.js';
 import { facts, html, sortableTable } from './html.js';
 import type { SectionOutput } from './section.js';
 
@@ -39,7 +39,7 @@ export function renderDataQuality(d: DataQuality): SectionOutput {
     body: html`${facts([
       ['files', fmtInt(d.files)],
       ['lines', fmtInt(d.lines)],
-      ['read', `${(d.bytes / 1e6).toLocaleString('en-US', { maximumFractionDigits: 1 })} MB`],
+      ['read', fmtBytes(d.bytes)],
       ['requests', fmtInt(d.requests)],
       ['duplicates removed', fmtInt(d.duplicatesRemoved)],
       ['usage without 5m/1h split', fmtInt(d.splitMissing)],

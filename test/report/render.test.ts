@@ -14,7 +14,7 @@ import { keepaliveReading } from '../../src/report/section-keepalive.js';
 import { chainReading } from '../../src/report/section-chains.js';
 import { renderCostBy } from '../../src/report/section-cost-by.js';
 import { ChartSink } from '../../src/report/section.js';
-import { fmtCompact, fmtPct, fmtSignedPct, fmtUsd } from '../../src/report/format.js';
+import { fmtBytes, fmtCompact, fmtPct, fmtSignedPct, fmtUsd } from '../../src/report/format.js';
 import { COST_BY_KEYS, type CostBy, type CrossTab, type Keepalive, type ReportData, type TopChains, type TtlOverride } from '../../src/report/data.js';
 import { fixtureReport } from './fixtures.js';
 
@@ -196,6 +196,11 @@ test('numbers carry units and separators, and a value that rounds to zero has no
   assert.equal(fmtSignedPct(-0.00001), '0.0%');
   assert.equal(fmtSignedPct(0.18), '+18.0%');
   assert.equal(fmtCompact(82_474_000), '82.5M');
+  // the data-quality panel's bytes read: small logs are not "0 MB"
+  assert.equal(fmtBytes(812), '812 bytes');
+  assert.equal(fmtBytes(48_213), '48.2 kB');
+  assert.equal(fmtBytes(1_003_000_000), '1 GB');
+  assert.equal(fmtBytes(724_512_000), '724.5 MB');
 });
 
 test('shares that are undefined (nothing priced, nothing written) render as n/a, not as errors', () => {
