@@ -69,7 +69,7 @@ const sessionCommand: Command = {
   describe: 'replay a real Claude Code chain under recorded / dedupe-attachments / volatile-prefix / reinject / cold-replay',
   options: (y: Argv) =>
     y
-      .positional('target', { type: 'string', describe: 'a session id (or unique prefix) in the logs read, or a .jsonl transcript path' })
+      .positional('target', { type: 'string', describe: 'a session id (or unique prefix) in the logs read, top (the most expensive session), or a .jsonl transcript path' })
       .positional('paths', { type: 'string', array: true, describe: 'transcript files or directories to read for a session id (default: CLAUDE_CONFIG_DIR, ~/.config/claude, ~/.claude)' })
       .option('chain', { type: 'string', describe: 'the chain to replay: chain id, agent id or a unique prefix (default: the main chain)' })
       .option('strategy', { type: 'string', array: true, nargs: 1, default: SESSION_STRATEGIES.join(','), describe: `strategies, comma-separated (or the flag repeated): ${SESSION_STRATEGIES.join(', ')}` })
@@ -92,14 +92,14 @@ const sessionCommand: Command = {
       reinjectType: argv['reinject-type'] === undefined ? undefined : String(argv['reinject-type']),
       chain: argv.chain === undefined ? undefined : String(argv.chain),
     };
-    const { formatSessionReplay, locateChain, replaySessionFile } = await import('../replay/index.js');
+    const { formatSessionReplay, locateChain, replaySessionFile, topSession } = await import('../replay/index.js');
     let result: SessionReplayResult;
     // a .jsonl path that is not there is a missing file, not an unknown session id
     if (target.endsWith('.jsonl') && !existsSync(target)) throw new UsageError(`no such file or directory: ${target}`, 'give a transcript path or a session id');
     if (isTranscriptPath(target)) {
       result = await replaySessionFile(target, { ...opts, prices: loadPriceTable(argv.pricing as string | undefined) });
     } else {
-      const { located, prices } = await withContext(argv, io, async (ctx) => ({ located: await locateChain(ctx.store, target, opts.chain), prices: ctx.prices }));
+      const { located, prices } = await withContext(argv, io, async (ctx) => ({ located: await locateChain(ctx.store, target === 'top' ? await topSession(ctx.store) : target, opts.chain), prices: ctx.prices }));
       result = await replaySessionFile(located.path, { ...opts, chain: located.chain_id, prices });
     }
     return { json: result, text: formatSessionReplay(result, { color: io.color }) };

@@ -46,3 +46,18 @@ export async function locateChain(store: Store, id: string, chain?: string): Pro
   if (busiest.requests === 0) throw new UsageError(`session ${sessions[0]} has no requests to replay`);
   return busiest;
 }
+
+/**
+ * The most expensive session among `requests` (an SQL source of request rows; the whole store by
+ * default), as `sessions` ranks them: by USD, then weight, then id. `top` names it on the command
+ * line (`replay session top`, `report --session top`); no session id is `top` (ids are hex).
+ */
+export async function topSession(store: Store, requests = 'SELECT * FROM requests', params: Record<string, unknown> = {}): Promise<string> {
+  const [top] = await store.all(
+    `SELECT session_id FROM (${requests}) GROUP BY session_id
+     ORDER BY sum(usd::DECIMAL(38, 15)) DESC NULLS LAST, sum(weight::DECIMAL(38, 15)) DESC NULLS LAST, session_id LIMIT 1`,
+    params,
+  );
+  if (!top) throw new UsageError('no session to replay', 'the logs read hold no requests');
+  return top.session_id as string;
+}

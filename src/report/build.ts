@@ -14,7 +14,7 @@ import { streamChains } from '../analyses/load-chains.js';
 import { summary, type SummaryResult } from '../analyses/summary.js';
 import { TtlWhatIf, type TtlResult } from '../analyses/ttl.js';
 import type { Context } from '../context.js';
-import { type ChannelReplayResult, locateChain, replaySessionFile, runChannelReplay, sessionReplayRun } from '../replay/index.js';
+import { type ChannelReplayResult, locateChain, replaySessionFile, runChannelReplay, sessionReplayRun, topSession } from '../replay/index.js';
 import { runQuery } from '../store/queries.js';
 import { type Filters, filterParams } from '../analyses/filters.js';
 import type { Store } from '../store/store.js';
@@ -427,17 +427,8 @@ const IN_SCOPE = `SELECT * FROM requests
 
 /** Replays a session's main chain (`top`: the most expensive session's) under every session strategy. */
 async function sessionRun(ctx: Context, id: string): Promise<ReplayRun> {
-  let want = id;
-  if (id === 'top') {
-    // the most expensive session in scope, as `sessions` ranks them (by USD, then weight)
-    const [top] = await ctx.store.all(
-      `SELECT session_id FROM (${IN_SCOPE}) GROUP BY session_id
-       ORDER BY sum(usd::DECIMAL(38, 15)) DESC NULLS LAST, sum(weight::DECIMAL(38, 15)) DESC NULLS LAST, session_id LIMIT 1`,
-      filterParams(ctx.filters),
-    );
-    if (!top) throw new Error('no session to replay');
-    want = top.session_id as string;
-  }
+  // `top`: the most expensive session in scope, as `sessions` ranks them
+  const want = id === 'top' ? await topSession(ctx.store, IN_SCOPE, filterParams(ctx.filters)) : id;
   const chain = await locateChain(ctx.store, want);
   return sessionReplayRun(await replaySessionFile(chain.path, { chain: chain.chain_id, prices: ctx.prices }));
 }

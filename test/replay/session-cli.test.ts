@@ -1,5 +1,7 @@
 /** `cachelens replay session` end to end through the built CLI (npm test builds dist first). */
 import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { REAL_LOGS, cli } from '../helpers/corpus.js';
@@ -46,4 +48,16 @@ test('unknown or ambiguous sessions and bad strategies are one-line usage errors
   const bad = cli(['replay', 'session', 'x', '--strategy', 'recorded,warm']);
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /--strategy warm/);
+});
+
+test('top replays the most expensive session, as `sessions` ranks them and `report --session top` takes it', () => {
+  const ranked = cli(['sessions', MAROT, '--db', ':memory:', '--json']);
+  assert.equal(ranked.code, 0, ranked.stderr);
+  const first = JSON.parse(ranked.stdout).sessions[0].session_id as string;
+  const top = cli(['replay', 'session', 'top', MAROT, '--db', ':memory:', '--strategy', 'recorded', '--json']);
+  assert.equal(top.code, 0, top.stderr);
+  assert.equal(JSON.parse(top.stdout).chain.session_id, first);
+  const none = cli(['replay', 'session', 'top', mkdtempSync(join(tmpdir(), 'cachelens-none-')), '--db', ':memory:']);
+  assert.equal(none.code, 2, none.stderr);
+  assert.match(none.stderr, /no session to replay/);
 });
