@@ -49,7 +49,8 @@ export function detectRepurchase(anatomy: readonly RequestAnatomy[]): Repurchase
   return { flagged, rounds: firsts.length, readMedian };
 }
 
-function median(xs: readonly number[]): number | null {
+/** The middle value, or the mean of the two middle ones; null for none. */
+export function median(xs: readonly number[]): number | null {
   if (xs.length === 0) return null;
   const s = [...xs].sort((a, b) => a - b);
   const mid = s.length >> 1;

@@ -1,4 +1,5 @@
 /** 5-hour blocks (SPEC §7): how the usage limit counts. */
+import { median } from '../analyses/repurchase.js';
 import type { Blocks } from './data.js';
 import { fmtInt, fmtTime, fmtUsd } from './format.js';
 import { html } from './html.js';
@@ -7,13 +8,12 @@ import { maxBy, type ChartSink, type SectionOutput } from './section.js';
 export function renderBlocks(d: Blocks, charts: ChartSink): SectionOutput {
   const priced = d.blocks.filter((b) => b.usd !== null);
   const top = maxBy(priced, (b) => b.usd!);
-  const sorted = priced.map((b) => b.usd!).sort((a, b) => a - b);
-  const median = sorted.length ? sorted[Math.floor((sorted.length - 1) / 2)]! : 0;
+  const middle = median(priced.map((b) => b.usd!)) ?? 0;
   const unknown = d.blocks.length - priced.length;
   // a block whose requests all lack a price has no bar: counted, not left out silently
   const notDrawn = unknown > 0 ? ` ${fmtInt(unknown)} ${unknown === 1 ? 'block is not drawn: its cost is' : 'blocks are not drawn: their cost is'} unknown (no price).` : '';
   const reading = top
-    ? `${fmtInt(d.blocks.length)} five-hour blocks; the heaviest started ${fmtTime(top.start)} and cost ${fmtUsd(top.usd)} over ${fmtInt(top.requests)} requests (median block ${fmtUsd(median)}).${notDrawn}`
+    ? `${fmtInt(d.blocks.length)} five-hour blocks; the heaviest started ${fmtTime(top.start)} and cost ${fmtUsd(top.usd)} over ${fmtInt(top.requests)} requests (median block ${fmtUsd(middle)}).${notDrawn}`
     : d.blocks.length > 0
       ? `${fmtInt(d.blocks.length)} five-hour blocks, none with a priced request: their cost is unknown.`
       : 'No blocks.';
