@@ -28,7 +28,7 @@ export interface FoundFile {
   agentId: string | null;
   /** from `<uuid>.jsonl`, or for v2.1 subagents the `<session>` dir above `subagents/` */
   sessionId: string | null;
-  /** the directory name directly under the root (the encoded project path) */
+  /** the name of the transcript's project directory (the encoded project path), from its own path (projectDirOf) */
   projectDir: string;
 }
 
@@ -129,14 +129,14 @@ export function walkRoots(paths: string[] | undefined, env: NodeJS.ProcessEnv, s
   for (const root of roots) {
     const st = statOrNull(root);
     if (st?.isFile()) {
-      addFile(w, root, basename(root), dirname(root), basename(dirname(root)));
+      addFile(w, root, basename(root), dirname(root));
       continue;
     }
     // a root that is a directory walked already (~/.claude a link to ~/.config/claude, both
     // default roots; a root inside another) is no loop: its files are found, once
     const real = st?.isDirectory() ? realOrNull(root) : null;
     if (real !== null && w.seenDirs.has(real)) continue;
-    walk(w, root, null, root, null);
+    walk(w, root, null, root);
     // a later root that holds this one (through a link) meets it walked already: no loop either
     if (real !== null) w.rootsWalked.add(real);
   }
@@ -177,13 +177,10 @@ interface Entry {
   isSymbolicLink(): boolean;
 }
 
-/**
- * `known`: the directory's real path when its parent's is known and it is not a link, else null.
- * `projectDir`: the name of the directory directly under the root this one is in (null at the root).
- */
-function walk(w: Walk, dir: string, known: string | null, root: string, projectDir: string | null): void {
+/** `known`: the directory's real path when its parent's is known and it is not a link, else null. */
+function walk(w: Walk, dir: string, known: string | null, root: string): void {
   const listed = list(w, dir, known);
-  if (listed) for (const e of listed.entries) walkEntry(w, dir, listed.real, root, projectDir, e);
+  if (listed) for (const e of listed.entries) walkEntry(w, dir, listed.real, root, e);
 }
 
 /** A directory's real path and its entries in walk order; null (a problem noted) when it is not walked. */
@@ -216,7 +213,7 @@ function list(w: Walk, dir: string, known: string | null): { real: string; entri
 }
 
 /** One entry of the directory `dir` (real path `real`): a file found, or a directory walked. */
-function walkEntry(w: Walk, dir: string, real: string, root: string, projectDir: string | null, e: Entry): void {
+function walkEntry(w: Walk, dir: string, real: string, root: string, e: Entry): void {
   const name = e.name;
   let isDirectory = e.isDirectory();
   let isFile = e.isFile();
@@ -238,8 +235,8 @@ function walkEntry(w: Walk, dir: string, real: string, root: string, projectDir:
       return;
     }
   }
-  if (isDirectory) walk(w, full, link ? null : child(real, name), root, projectDir ?? name);
-  else if (isFile && wanted) addFile(w, full, name, root, projectDir ?? basename(root));
+  if (isDirectory) walk(w, full, link ? null : child(real, name), root);
+  else if (isFile && wanted) addFile(w, full, name, root);
 }
 
 /**
@@ -276,10 +273,10 @@ export function walkUnits(env: NodeJS.ProcessEnv, w: Walk): { roots: string[]; u
 /** Walks one unit (walkUnits) as the walk of its root would. */
 export function walkUnit(w: Walk, u: WalkUnit): void {
   const e: Entry = { name: u.name, isDirectory: () => (u.type & 1) !== 0, isFile: () => (u.type & 2) !== 0, isSymbolicLink: () => (u.type & 4) !== 0 };
-  walkEntry(w, u.root, u.real, u.root, null, e);
+  walkEntry(w, u.root, u.real, u.root, e);
 }
 
-function addFile(w: Walk, path: string, name: string, root: string, projectDir: string): void {
+function addFile(w: Walk, path: string, name: string, root: string): void {
   if (!name.endsWith('.jsonl') && !name.endsWith('.meta.json')) {
     w.problems.push({ path, reason: 'not_a_file', detail: 'not a .jsonl transcript' });
     return;
@@ -303,7 +300,22 @@ function addFile(w: Walk, path: string, name: string, root: string, projectDir: 
   let sessionId: string | null = null;
   if (agentId === null) sessionId = meta ? name : stem;
   else sessionId = agentSessionDir(path);
-  w.sink(path, root, meta ? 'meta' : agentId !== null ? 'subagent' : 'main', st.size, st.mtimeMs, agentId, sessionId, projectDir, st.dev, st.ino);
+  w.sink(path, root, meta ? 'meta' : agentId !== null ? 'subagent' : 'main', st.size, st.mtimeMs, agentId, sessionId, projectDirOf(path), st.dev, st.ino);
+}
+
+/**
+ * The name of a transcript's project directory, from its own path: the directory holding it, or
+ * for a v2.1 subagent file (`<project>/<session>/subagents/[workflows/<run>/]agent-<id>.jsonl`)
+ * the one holding its session's directory. Not from the root it was found under: the project of
+ * a session without `cwd` lines was the name of the directory directly under the root, so the
+ * same file read through `projects/`, a project directory, a session directory or as a path gave
+ * `/home/u/app`, `s1` or `subagents` (and a store kept whichever root read the file first).
+ * Example: `/c/projects/-home-u-app/s1/subagents/agent-a1.jsonl` → `-home-u-app`, and so does
+ * `/c/projects/-home-u-app/s1.jsonl`.
+ */
+export function projectDirOf(path: string): string {
+  const layout = /\/([^/]+)\/[^/]+\/subagents\/(?:workflows\/[^/]+\/)?agent-[^/]+$/.exec(path);
+  return layout ? layout[1] : basename(dirname(path));
 }
 
 /**

@@ -21,9 +21,11 @@
  * calls of the files in scope only. 13: a timestamp must be an ISO 8601 instant with its offset;
  * a store read with Date.parse's guesses counted zone-less and impossible times. 14: a
  * cache_creation or server_tool_use that is not an object makes an invalid_usage skip; a store
- * read before counted such a line as a request without a 5m/1h split.)
+ * read before counted such a line as a request without a 5m/1h split. 15: a file without `cwd` lines
+ * takes its project from its own path (its project directory), not from the root it was read
+ * through; a store read before kept the first root's answer.)
  */
-export const SCHEMA_VERSION = 14;
+export const SCHEMA_VERSION = 15;
 
 export const FACT_TABLES = [
   'observations',

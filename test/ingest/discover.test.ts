@@ -7,6 +7,7 @@ import { defaultRoots, discover, explicitRoots } from '../../src/ingest/discover
 import { UsageError } from '../../src/errors.js';
 import { fileIdentity } from '../../src/replay/session-transcript.js';
 import { cli, tempDir } from '../helpers/corpus.js';
+import { run } from '../store/helpers.js';
 
 function touch(path: string, text = '{}\n'): string {
   mkdirSync(join(path, '..'), { recursive: true });
@@ -126,4 +127,34 @@ test('the CLI says when the default roots hold no logs, on stderr; the answer is
   assert.match(r.stderr, /no Claude Code logs found: none of .*\/nowhere, ~\/elsewhere holds a projects\/ directory/);
   mkdirSync(join(home, 'cfg/projects'), { recursive: true });
   assert.doesNotMatch(cli(['summary', '--db', ':memory:', '--json'], { HOME: home, CLAUDE_CONFIG_DIR: join(home, 'cfg') }).stderr, /no Claude Code logs/);
+});
+
+test('a session without cwd lines takes its project from its files\' own places, whatever root or path order read them', async () => {
+  const root = tempDir('cachelens-cwdless-');
+  const projects = join(root, 'projects');
+  const p = join(projects, '-home-u-app');
+  const line = (i: number, agent: string | null) =>
+    JSON.stringify({
+      type: 'assistant', sessionId: 's1', timestamp: `2026-01-05T10:00:0${i}Z`, requestId: `r${agent ?? 'm'}${i}`, ...(agent ? { agentId: agent, isSidechain: true } : {}),
+      message: { id: `m${agent ?? 'm'}${i}`, model: 'claude-sonnet-4-5', role: 'assistant', content: [], usage: { input_tokens: 10, output_tokens: 5, cache_creation_input_tokens: 2000, cache_read_input_tokens: 0 } },
+    });
+  const agentFile = touch(join(p, 's1/subagents/agent-a1.jsonl'), `${line(1, 'a1')}\n${line(2, 'a1')}\n`);
+  touch(join(p, 's1/subagents/workflows/run-1/agent-a2.jsonl'), `${line(3, 'a2')}\n`);
+  touch(join(p, 'agent-a0.jsonl'), `${line(4, 'a0')}\n`);
+  // every way to name these files: the config dir, projects/, the project dir, the session dir, the file itself
+  const ways = [[root], [projects], [p], [join(p, 's1')], [agentFile], [p, projects], [projects, p], [join(p, 's1'), root]];
+  for (const paths of ways) {
+    const d = await discover(paths, { HOME: root });
+    assert.deepEqual([...new Set(d.files.map((f) => f.projectDir))], ['-home-u-app'], paths.join(' '));
+  }
+  // one store read through each in turn: a file read first through a narrower root kept its project from it
+  const db = join(root, 'store.duckdb');
+  for (const paths of ways) {
+    const r = await run(paths, db);
+    try {
+      assert.deepEqual(await r.store.all(`SELECT DISTINCT project FROM requests`), [{ project: '/home/u/app' }], paths.join(' '));
+    } finally {
+      r.store.close();
+    }
+  }
 });
