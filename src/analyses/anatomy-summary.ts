@@ -63,7 +63,7 @@ export interface AnatomyChainRow extends AnatomyRow {
   agent_id: string | null;
   agent_type: string;
   kind: string;
-  /** the model of most of the chain's requests */
+  /** the model of most of the chain's requests (of those counted: on the days asked for) */
   model: string;
   rounds: number;
   repurchase: boolean;
@@ -364,9 +364,13 @@ export class AnatomyAnalysis {
   }
 }
 
+/**
+ * The model of most of the chain's counted requests: under --since/--until those of the days asked
+ * for, as the row's measures and crosstab's `model` are (requests of other days are context only).
+ */
 function mainModel(chain: ChainInput): string {
   const counts = new Map<string, number>();
-  for (const q of chain.requests) counts.set(q.model, (counts.get(q.model) ?? 0) + 1);
+  for (const q of chain.requests) if (counted(q)) counts.set(q.model, (counts.get(q.model) ?? 0) + 1);
   let best = '';
   let most = 0;
   for (const [model, n] of counts) if (n > most) [best, most] = [model, n];

@@ -13,7 +13,10 @@
  * Readings:
  * - "The chains the override changes" are the in-scope chains with any write of the TTL being
  *   replaced (Σw5 > 0 for to 1h, Σw1h > 0 for to 5m); other chains count in baseline and
- *   scenario unchanged.
+ *   scenario unchanged. Under --since/--until that is any write of the chain, those of other
+ *   days (context) included: the override changes them too, and with them the TTL in force for
+ *   the requests counted (a 5-minute write at 23:58 makes a rewrite at 00:05 an expiry, which
+ *   the override turns into a read whatever TTL the 00:05 request wrote with).
  * - expiry_share f is measured in the 5-minute world, so it means the same in both directions:
  *   to 1h: f = (expiry rewrites with gap ≤ 1h) / (all writes of the changed chains, cold incl.);
  *   to 5m: f = (reads that would expire + expiry rewrites with gap ≤ 1h) / (all writes + the

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { assistant, cli, writeCorpus } from '../helpers/corpus.js';
+import { assistant, cli, userPrompt, writeCorpus } from '../helpers/corpus.js';
 import { parseDay } from '../../src/analyses/filters.js';
 
 // 23:50 writes 50,000 1-hour tokens; 00:01 reads them (w 0); 00:10 rewrites all 50,000 at 1 hour:
@@ -113,4 +113,26 @@ test('without --timezone, days are in the zone TZ names; a TZ Node cannot read s
   }
   // untrusted text in TZ is escaped on stderr as anywhere else
   assert.match(days({ TZ: 'x\u001b[31my' }).stderr, /^cachelens: TZ=x\?\[31my is not/);
+});
+
+test('anatomy --since: a chain row\'s model is that of its requests on those days; rounds and the re-purchase flag stay the whole chain\'s', () => {
+  // two Opus requests on 1 March, one Sonnet request on 2 March, one round each
+  const mixed = writeCorpus({
+    'p/s5.jsonl': [
+      userPrompt('s5', '2026-03-01T23:40:00Z'),
+      assistant({ session: 's5', msg: 'o1', t: '2026-03-01T23:41:00Z', u: { in: 5, w5: 10_000 } }),
+      assistant({ session: 's5', msg: 'o2', t: '2026-03-01T23:42:00Z', u: { in: 5, r: 10_000, w5: 1_000 } }),
+      userPrompt('s5', '2026-03-02T00:01:00Z'),
+      assistant({ session: 's5', msg: 's1', t: '2026-03-02T00:02:00Z', model: 'claude-sonnet-4-5', u: { in: 5, w5: 12_000 } }),
+    ],
+  });
+  const chain = (extra: string[]) => {
+    const r = cli(['anatomy', mixed, '--db', ':memory:', '--timezone', 'UTC', '--json', ...extra]);
+    assert.equal(r.code, 0, r.stderr);
+    const c = JSON.parse(r.stdout).chains.find((x: any) => x.chain_id === 's5');
+    return [c.model, c.requests, c.rounds];
+  };
+  assert.deepEqual(chain([]), ['claude-opus-4-6', 3, 2]);
+  assert.deepEqual(chain(['--since', '2026-03-02']), ['claude-sonnet-4-5', 1, 2]);
+  assert.deepEqual(chain(['--until', '2026-03-01']), ['claude-opus-4-6', 2, 2]);
 });
