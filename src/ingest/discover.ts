@@ -300,7 +300,7 @@ function addFile(w: Walk, path: string, name: string, root: string): void {
   let sessionId: string | null = null;
   if (agentId === null) sessionId = meta ? name : stem;
   else sessionId = agentSessionDir(path);
-  w.sink(path, root, meta ? 'meta' : agentId !== null ? 'subagent' : 'main', st.size, st.mtimeMs, agentId, sessionId, projectDirOf(path), st.dev, st.ino);
+  w.sink(path, root, meta ? 'meta' : agentId !== null ? 'subagent' : 'main', st.size, st.mtimeMs, agentId, sessionId, projectDirOf(path, agentId !== null), st.dev, st.ino);
 }
 
 /**
@@ -313,9 +313,13 @@ function addFile(w: Walk, path: string, name: string, root: string): void {
  * Example: `/c/projects/-home-u-app/s1/subagents/agent-a1.jsonl` → `-home-u-app`, and so does
  * `/c/projects/-home-u-app/s1.jsonl`.
  */
-export function projectDirOf(path: string): string {
-  const layout = /\/([^/]+)\/[^/]+\/subagents\/(?:workflows\/[^/]+\/)?agent-[^/]+$/.exec(path);
-  return layout ? layout[1] : basename(dirname(path));
+export function projectDirOf(path: string, agent = true): string {
+  // only an agent file can be in that layout: a main transcript's is its own directory (no regex
+  // for each of a warm run's files)
+  const layout = agent ? /\/([^/]+)\/[^/]+\/subagents\/(?:workflows\/[^/]+\/)?agent-[^/]+$/.exec(path) : null;
+  if (layout) return layout[1];
+  const end = path.lastIndexOf('/');
+  return end <= 0 ? '' : path.slice(path.lastIndexOf('/', end - 1) + 1, end);
 }
 
 /**
