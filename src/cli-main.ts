@@ -13,16 +13,23 @@ import { hideBin } from 'yargs/helpers';
 import { commands } from './commands/index.js';
 import { type Command, FLAG_OPTIONS, type Io } from './commands/command.js';
 import { clean, jsonText, useColor } from './format/table.js';
+import { progressLine } from './format/progress.js';
 import { UsageError } from './errors.js';
 
 export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  // Not on a dumb terminal (TERM=dumb: Emacs' shell, some CI logs), which cannot erase a line; and
+  // cleared before anything else is written, on stdout or stderr, which may be the same terminal.
+  const progress = process.stderr.isTTY && env.TERM !== 'dumb' ? progressLine(process.stderr) : undefined;
   const io: Io = {
     color: useColor(process.stdout, env),
     tty: Boolean(process.stdout.isTTY),
     env,
     // notices and errors may quote transcript text (paths, ids): cleaned as tables are
-    stderr: (line) => process.stderr.write(cleanLines(line) + '\n'),
-    progress: process.stderr.isTTY ? progressPrinter() : undefined,
+    stderr: (line) => {
+      progress?.clear();
+      process.stderr.write(cleanLines(line) + '\n');
+    },
+    progress: progress?.update,
   };
   let exitCode = 0;
   const parser = yargs(args)
@@ -57,6 +64,7 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
       },
       async (argv) => {
         const out = await c.run(argv as Record<string, unknown>, io);
+        progress?.clear();
         process.stdout.write(argv.json ? jsonText(out.json, 2) + '\n' : out.text + '\n');
       },
     );
@@ -75,6 +83,7 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
   try {
     await parser.parseAsync();
   } catch (err) {
+    progress?.clear();
     if (err instanceof UsageError) {
       process.stderr.write(`cachelens: ${cleanLines(err.message)}${err.hint ? ` (${cleanLines(err.hint)})` : ''}\n`);
       exitCode = 2;
@@ -145,21 +154,6 @@ interface YargsOptions {
 /** The one yargs internal we touch (yargs 18.2, pinned): its usage instance's help cache. */
 interface YargsInternals {
   getInternalMethods(): { getUsageInstance(): { cacheHelpMessage: () => void } };
-}
-
-function progressPrinter() {
-  const started = Date.now();
-  let last = 0;
-  return (p: { files: number; filesTotal: number; bytes: number; bytesTotal: number }) => {
-    const now = Date.now();
-    if (now - last < 200 && p.files < p.filesTotal) return;
-    last = now;
-    const secs = Math.max((now - started) / 1000, 0.001);
-    const rate = p.bytes / 1e6 / secs;
-    const eta = rate > 0 ? (p.bytesTotal - p.bytes) / 1e6 / rate : 0;
-    process.stderr.write(`\r\u001b[2Kreading ${p.files}/${p.filesTotal} files, ${(p.bytes / 1e6).toFixed(0)}/${(p.bytesTotal / 1e6).toFixed(0)} MB, ${rate.toFixed(0)} MB/s, ETA ${eta.toFixed(0)} s`);
-    if (p.files >= p.filesTotal) process.stderr.write('\r\u001b[2K');
-  };
 }
 
 // `cachelens summary | head` closes the pipe early: that is the reader's choice, not an error

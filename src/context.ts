@@ -4,7 +4,7 @@
  */
 import { type Filters, parseDay, parseTimezone } from './analyses/filters.js';
 import { defaultCandidates, defaultRoots } from './ingest/discover.js';
-import { type AnswerResult, type IngestOptions, type IngestResult, ingest, ingestOrAnswer } from './ingest/ingest.js';
+import { type AnswerResult, type IngestOptions, type IngestResult, type Progress, ingest, ingestOrAnswer } from './ingest/ingest.js';
 import { type PriceTable, loadPriceTable } from './pricing/pricing.js';
 import { defaultDbPath } from './store/store.js';
 
@@ -18,8 +18,8 @@ export interface CommonOptions {
   timezone?: string;
   rebuild?: boolean;
   env?: NodeJS.ProcessEnv;
-  /** report progress (the CLI passes a stderr printer when stderr is a TTY) */
-  progress?: (p: { files: number; filesTotal: number; bytes: number; bytesTotal: number }) => void;
+  /** told how the ingest goes (the CLI passes its progress line when stderr is a terminal) */
+  progress?: (p: Progress) => void;
   workers?: number;
   /** one-line notices for stderr (the CLI passes its stderr printer) */
   notice?: (line: string) => void;

@@ -11,7 +11,7 @@ export interface Io {
   color: boolean;
   /** stdout is a terminal (escape sequences in data would act on it) */
   tty?: boolean;
-  /** progress printer for stderr (only when stderr is a TTY) */
+  /** the progress line on stderr (only when stderr is a terminal that can redraw a line) */
   progress?: CommonOptions['progress'];
   env: NodeJS.ProcessEnv;
   stderr: (line: string) => void;

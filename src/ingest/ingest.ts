@@ -36,6 +36,15 @@ import { type Proof, checkChunks, checkHeld, dropUnchanged, keepUnchanged, proof
 import { type FileContext, type TaskList, fileRowOf, readAll } from './pool.js';
 import type { ReadOptions } from './read-file.js';
 
+/**
+ * What an ingest tells its `progress` callback: as files are read (files and bytes done of those to
+ * read, from 0 of them as the reading starts), then as it stores their facts and de-duplicates them,
+ * and that it is done (the store ready for questions). A warm run, which reads nothing, tells only that.
+ */
+export type Progress =
+  | { phase: 'reading'; files: number; filesTotal: number; bytes: number; bytesTotal: number }
+  | { phase: 'storing' | 'deriving' | 'done' };
+
 export interface IngestOptions {
   paths?: string[];
   env?: NodeJS.ProcessEnv;
@@ -44,8 +53,8 @@ export interface IngestOptions {
   prices: PriceTable;
   workers?: number;
   read?: Pick<ReadOptions, 'chunkSize' | 'streamAbove' | 'spillAt' | 'spillKeep'>;
-  /** called as files finish (files done, files to read, bytes read, bytes to read) */
-  progress?: (p: { files: number; filesTotal: number; bytes: number; bytesTotal: number }) => void;
+  /** told how the work goes (Progress) */
+  progress?: (p: Progress) => void;
   /** how long to wait for another process that holds the store (default 0: fail at once) */
   lockWaitMs?: number;
   /** one-line notices for stderr (e.g. waiting for the store) */
@@ -403,7 +412,7 @@ export async function ingest(opts: IngestOptions, walked?: { discovery?: Discove
   const { store, listed } = await opening;
   try {
     try {
-      return await ingestInto(store, lists, opts, started, listed);
+      return done(opts, await ingestInto(store, lists, opts, started, listed));
     } catch (err) {
       // DuckDB's bounds are measured, not guaranteed (logs unlike any measured may need more):
       // the failed run rolled back, or committed its facts and left them to be derived again.
@@ -412,7 +421,7 @@ export async function ingest(opts: IngestOptions, walked?: { discovery?: Discove
       if (!outOfMemory(err)) throw err;
       const memoryScale = 2 * Math.max(1, opts.memoryScale ?? 1);
       opts.notice?.(`cachelens: DuckDB ran out of memory (${firstLine(err)}); trying once more with ${memoryScale} times its bounds`);
-      return await ingestInto(store, { discovery: await discover(opts.paths, env) }, { ...opts, memoryScale }, started);
+      return done(opts, await ingestInto(store, { discovery: await discover(opts.paths, env) }, { ...opts, memoryScale }, started));
     }
   } catch (err) {
     store.close();
@@ -428,6 +437,12 @@ export async function ingest(opts: IngestOptions, walked?: { discovery?: Discove
  */
 interface Listing {
   discovery?: Discovery;
+}
+
+/** An ingest's result, once its `progress` is told that it is done (not when it failed). */
+function done(opts: IngestOptions, r: IngestResult): IngestResult {
+  opts.progress?.({ phase: 'done' });
+  return r;
 }
 
 function firstLine(err: unknown): string {
@@ -606,6 +621,7 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
         pieces.catch(() => undefined);
       };
       const inPieces = w.stageDir === null ? null : { from: opts.pieces?.from ?? PIECES_FROM, bytes: opts.pieces?.bytes ?? PIECE_BYTES, done: loadPiece };
+      if (tasks.length > 0) opts.progress?.({ phase: 'reading', files: 0, filesTotal: tasks.length, bytes: 0, bytesTotal });
 
       const read = readAll(tasks, bytesTotal, (o) => {
         keepHeap();
@@ -619,7 +635,7 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
           done += o.seqs.length;
           bytes += o.bytesRead;
           stats.bytesRead += o.bytesRead;
-          opts.progress?.({ files: done, filesTotal: tasks.length, bytes, bytesTotal });
+          opts.progress?.({ phase: 'reading', files: done, filesTotal: tasks.length, bytes, bytesTotal });
           return;
         }
         const { f, row } = source(o.task.seq);
@@ -630,6 +646,8 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
           readSkips.push({ path: f.path, reason, detail: fileErrorDetail(o.error) });
           // a file we cannot read now keeps no row and no facts, so the next run tries it afresh
           failed.push(o.task.id.fileId);
+          // (told too: were it the last file, the line would stop short of all files read)
+          opts.progress?.({ phase: 'reading', files: done, filesTotal: tasks.length, bytes, bytesTotal });
           return;
         }
         const r = o.result;
@@ -640,7 +658,7 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
         w.columns(o.columns);
         // written at once: a file's row (with its parser state) is not kept until every file is read
         w.file(fileRowOf({ path: f.path, file: o.task.file! }, r));
-        opts.progress?.({ files: done, filesTotal: tasks.length, bytes, bytesTotal });
+        opts.progress?.({ phase: 'reading', files: done, filesTotal: tasks.length, bytes, bytesTotal });
       }, opts.workers, undefined, w.stageDir, inPieces);
       // Subagents' .meta.json files are read here, on this thread, while the workers read the
       // transcripts (7,800 of them are ~0.16 – 0.3 s of a 1 GB cold run); their problems come
@@ -668,6 +686,7 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
       });
       await pieces;
       walkSkips.push(...readSkips);
+      opts.progress?.({ phase: 'storing' });
       // every file is read: the walk's listing and the lists of files (all of them in a first run)
       // go before DuckDB loads
       planned.found = null;
@@ -702,6 +721,7 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
       await store.setMeta('listing_key', '');
       await store.forget();
       await store.run('COMMIT');
+      opts.progress?.({ phase: 'deriving' });
       const [{ n }] = await store.all(`SELECT count(*) AS n FROM observations`);
       const boundDerive = (mb: number) => store.run(`SET memory_limit = '${Math.ceil((lastDerivedFor ? rederiveMemoryMb(mb) : mb) * scale)}MB'`);
       await boundDerive(deriveMemoryMb(n as number));

@@ -2,7 +2,8 @@
  * Preload (`node --import`) for the fault suite: the process kills itself (SIGKILL, as the kernel's
  * OOM killer or `kill -9` would) just before DuckDB runs the KILL_AT_SQL_NTH-th statement whose
  * text contains KILL_AT_SQL, so that a case stops a run at an exact point of its work on the store
- * (between two statements, each committed on its own or not).
+ * (between two statements, each committed on its own or not). KILL_AT_SQL_THROW=1: that statement
+ * throws instead (a DuckDB failure in the middle of the work, which the CLI reports as a bug).
  *
  * It wraps the functions of @duckdb/node-bindings that take SQL text (`query`, `prepare`,
  * `extract_statements`), as the bundled DuckDB API calls them: through the binding's exports
@@ -14,6 +15,7 @@ import { isMainThread } from 'node:worker_threads';
 
 const match = process.env.KILL_AT_SQL;
 const nth = Number(process.env.KILL_AT_SQL_NTH ?? 1);
+const throwInstead = process.env.KILL_AT_SQL_THROW === '1';
 if (isMainThread && match) {
   const require = createRequire(new URL('../../../node_modules/@duckdb/node-api/package.json', import.meta.url));
   const id = require.resolve('@duckdb/node-bindings');
@@ -24,7 +26,10 @@ if (isMainThread && match) {
   for (const name of ['query', 'prepare', 'extract_statements']) {
     const real = binding[name];
     wrapped[name] = function (connection, sql, ...rest) {
-      if (String(sql).includes(match) && ++seen === nth) process.kill(process.pid, 'SIGKILL');
+      if (String(sql).includes(match) && ++seen === nth) {
+        if (throwInstead) throw new Error(`KILL_AT_SQL_THROW: refused ${match}`);
+        process.kill(process.pid, 'SIGKILL');
+      }
       return real.call(this, connection, sql, ...rest);
     };
   }

@@ -1,0 +1,101 @@
+/**
+ * The progress line on stderr (SPEC §7): one line redrawn in place while an ingest reads the logs,
+ * stores their facts and de-duplicates them, and cleared before anything else is written.
+ *
+ *   ingest ─▶ Progress events ─▶ progressLine ─▶ "\r<line>\e[K" on stderr ─▶ clear() before output
+ *
+ * The CLI makes one only when stderr is a terminal that can redraw a line (cli-main.ts); otherwise
+ * the ingest is handed no callback at all and pays nothing.
+ * Example (80 columns, 1.4 s into reading 179 MB):
+ *   reading 1424/2800 files, 165/179 MB, 108 MB/s, ETA 1 s
+ * then `storing…`, `de-duplicating…`, `analysing…` until the command prints its answer (the CLI
+ * clears the line first).
+ */
+import type { Progress } from '../ingest/ingest.js';
+
+/** Where the line is drawn: stderr (its width read at each draw, as a resized terminal changes it). */
+export interface Terminal {
+  write(s: string): unknown;
+  columns?: number;
+}
+
+export interface ProgressLine {
+  update(p: Progress): void;
+  /** erases the line, if one is shown (before stdout output, a notice or an error) */
+  clear(): void;
+}
+
+/** Redraws of the reading line at most this often: a file's end is an event, and 10 GB hold 234,780. */
+const REDRAW_MS = 200;
+
+/** Reading time before a rate (and so an ETA) is shown: the first files' rate says little. */
+const RATE_AFTER_MS = 500;
+
+const PHASE_WORDS: Record<Exclude<Progress['phase'], 'reading'>, string> = {
+  storing: 'storing…',
+  deriving: 'de-duplicating…',
+  done: 'analysing…',
+};
+
+export function progressLine(term: Terminal, now: () => number = () => performance.now()): ProgressLine {
+  let shown = false;
+  let lastDraw = -Infinity;
+  // when the reading began, and what had been read then (its first event: 0 files)
+  let reading: { at: number; bytes: number } | null = null;
+
+  const draw = (text: string) => {
+    // a line wider than the terminal wraps, and a carriage return then goes back to its last row
+    // only: every redraw would leave a row behind
+    const cols = term.columns ?? 0;
+    term.write(`\r${cols > 1 ? text.slice(0, cols - 1) : text}\u001b[K`);
+    shown = true;
+  };
+  const clear = () => {
+    if (!shown) return;
+    term.write('\r\u001b[K');
+    shown = false;
+  };
+
+  return {
+    clear,
+    update(p) {
+      const t = now();
+      // the command's own work on the store follows (a report: ~1 s on 180 MB of logs); a run that
+      // showed nothing (a warm one) shows nothing then either
+      if (p.phase === 'done' && !shown) return;
+      if (p.phase !== 'reading') {
+        lastDraw = t;
+        return draw(PHASE_WORDS[p.phase]);
+      }
+      // (a reading begins with 0 files read: an ingest tried again after running out of memory reads anew)
+      if (reading === null || p.files === 0) reading = { at: t, bytes: p.bytes };
+      // the last file's event is always drawn: the line then says that all were read
+      if (t - lastDraw < REDRAW_MS && p.files < p.filesTotal) return;
+      lastDraw = t;
+      draw(readingText(p, t - reading.at, p.bytes - reading.bytes));
+    },
+  };
+}
+
+/**
+ * The reading line: files and MB read of those to read, then, once the reading has gone on for
+ * RATE_AFTER_MS, its rate and the time left at that rate.
+ * Example: 1424 of 2800 files, 165 of 179 MB, 150 MB in 1.4 s → "reading 1424/2800 files, 165/179 MB, 107 MB/s, ETA 1 s".
+ */
+export function readingText(p: Extract<Progress, { phase: 'reading' }>, ms: number, bytesSince: number): string {
+  // below 10 MB whole megabytes say little (0/2 MB): one decimal
+  const digits = p.bytesTotal < 10e6 ? 1 : 0;
+  const mb = (b: number) => (b / 1e6).toFixed(digits);
+  let text = `reading ${p.files}/${p.filesTotal} files, ${mb(p.bytes)}/${mb(p.bytesTotal)} MB`;
+  if (ms >= RATE_AFTER_MS && bytesSince > 0) {
+    const perMs = bytesSince / ms;
+    text += `, ${((perMs * 1000) / 1e6).toFixed(0)} MB/s`;
+    if (p.bytes < p.bytesTotal) text += `, ETA ${duration((p.bytesTotal - p.bytes) / perMs / 1000)}`;
+  }
+  return text;
+}
+
+/** Seconds left as the line shows them: rounded up (never "0 s" while bytes are left), minutes from 90 s. */
+function duration(s: number): string {
+  return s < 90 ? `${Math.ceil(s)} s` : `${Math.round(s / 60)} min`;
+}
