@@ -649,8 +649,7 @@ test('an appended transcript that cannot be read when its turn comes leaves none
   (await run([root], db)).store.close();
   appendFileSync(first, `${reply(s1, 'msg_12', 2)}\n`);
   appendFileSync(second, `${reply(s2, 'msg_23', 3)}\n`);
-  let reads = 0;
-  const r = await ingest({ paths: [root], dbPath: db, prices, workers: 1, touchedShare: 1, progress: () => void (reads++ === 0 && rmSync(second)) });
+  const r = await ingest({ paths: [root], dbPath: db, prices, workers: 1, touchedShare: 1, progress: (p) => void (p.phase === 'reading' && p.files === 1 && rmSync(second)) });
   try {
     assert.equal(r.stats.derived, 'touched');
     const msgs = await r.store.all(`SELECT split_part(key, chr(0), 1) AS msg FROM requests ORDER BY 1`);
