@@ -89,7 +89,9 @@ export function readingText(p: Extract<Progress, { phase: 'reading' }>, ms: numb
   let text = `reading ${p.files}/${p.filesTotal} files, ${mb(p.bytes)}/${mb(p.bytesTotal)} MB`;
   if (ms >= RATE_AFTER_MS && bytesSince > 0) {
     const perMs = bytesSince / ms;
-    text += `, ${((perMs * 1000) / 1e6).toFixed(0)} MB/s`;
+    const rate = (perMs * 1000) / 1e6;
+    // a slow disk or network share (under 10 MB/s) is not "0 MB/s"
+    text += `, ${rate.toFixed(rate < 10 ? 1 : 0)} MB/s`;
     if (p.bytes < p.bytesTotal) text += `, ETA ${duration((p.bytesTotal - p.bytes) / perMs / 1000)}`;
   }
   return text;

@@ -155,4 +155,10 @@ test('progressLine: rate and ETA only once the reading has gone on a while; redr
     '\rreading 10/10 files, 100/100 MB, 50 MB/s\u001b[K',
     '\r\u001b[K',
   ]);
+  // a slow reading: 0.3 MB in 1 s is 0.3 MB/s, and 99.7 MB then take 333 s
+  written.length = 0;
+  line.update(p(0, 0));
+  t = 3000;
+  line.update(p(1, 0.3));
+  assert.equal(written.at(-1), '\rreading 1/10 files, 0/100 MB, 0.3 MB/s, ETA 6 min\u001b[K');
 });
