@@ -9,7 +9,8 @@
  * Example (80 columns, 1.4 s into reading 179 MB):
  *   reading 1424/2800 files, 165/179 MB, 108 MB/s, ETA 1 s
  * then `storing…`, `de-duplicating…`, `analysing…` until the command prints its answer (the CLI
- * clears the line first).
+ * clears the line first), each with its seconds once it has lasted one (`storing… 3 s`). Before the
+ * reading, `listing logs…` once the walk has lasted a second.
  */
 import type { Progress } from '../ingest/ingest.js';
 
@@ -32,16 +33,35 @@ const REDRAW_MS = 200;
 const RATE_AFTER_MS = 500;
 
 const PHASE_WORDS: Record<Exclude<Progress['phase'], 'reading'>, string> = {
+  listing: 'listing logs…',
   storing: 'storing…',
   deriving: 'de-duplicating…',
   done: 'analysing…',
 };
 
-export function progressLine(term: Terminal, now: () => number = () => performance.now()): ProgressLine {
+/**
+ * A phase word's seconds are redrawn this often: no event comes while DuckDB loads or de-duplicates
+ * (each ~10 s on 10 GB of logs), and a line that does not move looks like a hung run. It is also
+ * how long the walk goes unshown: a warm run's (~0.2 s) shows nothing.
+ */
+const TICK_MS = 1000;
+
+/** Calls `f` every `ms` until stopped, without keeping the process alive (the line's seconds). */
+export type Ticker = (f: () => void, ms: number) => () => void;
+
+const intervalTicker: Ticker = (f, ms) => {
+  const id = setInterval(f, ms);
+  id.unref();
+  return () => clearInterval(id);
+};
+
+export function progressLine(term: Terminal, now: () => number = () => performance.now(), ticker: Ticker = intervalTicker): ProgressLine {
   let shown = false;
   let lastDraw = -Infinity;
   // when the reading began, and what had been read then (its first event: 0 files)
   let reading: { at: number; bytes: number } | null = null;
+  // the phase a word stands for, since when, and what stops its ticking seconds
+  let phase: { word: string; since: number; stop: () => void } | null = null;
 
   const draw = (text: string) => {
     // a line wider than the terminal wraps, and a carriage return then goes back to its last row
@@ -50,7 +70,16 @@ export function progressLine(term: Terminal, now: () => number = () => performan
     term.write(`\r${cols > 1 ? text.slice(0, cols - 1) : text}\u001b[K`);
     shown = true;
   };
+  const drawPhase = (t: number) => {
+    const s = Math.floor((t - phase!.since) / 1000);
+    draw(s >= 1 ? `${phase!.word} ${s} s` : phase!.word);
+  };
+  const endPhase = () => {
+    phase?.stop();
+    phase = null;
+  };
   const clear = () => {
+    endPhase();
     if (!shown) return;
     term.write('\r\u001b[K');
     shown = false;
@@ -60,19 +89,26 @@ export function progressLine(term: Terminal, now: () => number = () => performan
     clear,
     update(p) {
       const t = now();
+      endPhase();
+      if (p.phase === 'reading') {
+        // (a reading begins with 0 files read: an ingest tried again after running out of memory reads anew)
+        if (reading === null || p.files === 0) reading = { at: t, bytes: p.bytes };
+        // the last file's event is always drawn: the line then says that all were read
+        if (t - lastDraw < REDRAW_MS && p.files < p.filesTotal) return;
+        lastDraw = t;
+        return draw(readingText(p, t - reading.at, p.bytes - reading.bytes));
+      }
       // the command's own work on the store follows (a report: ~1 s on 180 MB of logs); a run that
       // showed nothing (a warm one) shows nothing then either
       if (p.phase === 'done' && !shown) return;
-      if (p.phase !== 'reading') {
-        lastDraw = t;
-        return draw(PHASE_WORDS[p.phase]);
-      }
-      // (a reading begins with 0 files read: an ingest tried again after running out of memory reads anew)
-      if (reading === null || p.files === 0) reading = { at: t, bytes: p.bytes };
-      // the last file's event is always drawn: the line then says that all were read
-      if (t - lastDraw < REDRAW_MS && p.files < p.filesTotal) return;
+      const current = { word: PHASE_WORDS[p.phase], since: t, stop: () => {} };
+      phase = current;
+      current.stop = ticker(() => {
+        if (phase === current) drawPhase(now());
+      }, TICK_MS);
       lastDraw = t;
-      draw(readingText(p, t - reading.at, p.bytes - reading.bytes));
+      // the walk is shown only once it has lasted a tick
+      if (p.phase !== 'listing') drawPhase(t);
     },
   };
 }

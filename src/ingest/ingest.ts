@@ -37,13 +37,13 @@ import { type FileContext, type TaskList, fileRowOf, readAll } from './pool.js';
 import type { ReadOptions } from './read-file.js';
 
 /**
- * What an ingest tells its `progress` callback: as files are read (files and bytes done of those to
+ * What an ingest tells its `progress` callback: that it walks the logs (and plans), as files are read (files and bytes done of those to
  * read, from 0 of them as the reading starts), then as it stores their facts and de-duplicates them,
  * and that it is done (the store ready for questions). A warm run, which reads nothing, tells only that.
  */
 export type Progress =
   | { phase: 'reading'; files: number; filesTotal: number; bytes: number; bytesTotal: number }
-  | { phase: 'storing' | 'deriving' | 'done' };
+  | { phase: 'listing' | 'storing' | 'deriving' | 'done' };
 
 export interface IngestOptions {
   paths?: string[];
@@ -284,6 +284,7 @@ export async function ingestOrAnswer(opts: IngestOptions): Promise<AnswerResult>
   }
   // The walk is held in this object alone, not in a variable (an async function keeps its
   // variables across awaits): withBase takes it out before DuckDB writes the base.
+  opts.progress?.({ phase: 'listing' });
   const walked: { discovery?: Discovery; started: number } = { discovery: (await takeEarlyWalk(opts.paths, env)) ?? (await discover(opts.paths, env, roots !== null)), started };
   const summary = walkSummary(walked.discovery!, opts.prices);
   const { listing, files } = summary;
@@ -310,6 +311,7 @@ export async function ingestOrAnswer(opts: IngestOptions): Promise<AnswerResult>
     // before did not hold, or there was none)
     if (roots) keepUnchanged(opts.dbPath, walked.discovery!, listingDigest(walked.discovery!), listing);
   }
+  opts.progress?.({ phase: 'done' });
   return answered(opts, answers, held, listing, summary.roots, summary.walkSkips, stats);
 }
 
@@ -386,6 +388,7 @@ export async function ingest(opts: IngestOptions, walked?: { discovery?: Discove
   // warm runs more than it saved append runs (BENCHMARKS-log.md, Append). After ingestOrAnswer's walk,
   // it opens only now.
   const env = opts.env ?? process.env;
+  if (!walked) opts.progress?.({ phase: 'listing' });
   // this thread opens the store meanwhile: the worker walks alone (takeEarlyWalk)
   let early = walked ? null : takeEarlyWalk(opts.paths, env, false);
   // What ingestInto plans from, handed over in this object rather than kept in a variable here:
