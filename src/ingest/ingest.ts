@@ -37,9 +37,10 @@ import { type FileContext, type TaskList, fileRowOf, readAll } from './pool.js';
 import type { ReadOptions } from './read-file.js';
 
 /**
- * What an ingest tells its `progress` callback: that it walks the logs (and plans), as files are read (files and bytes done of those to
- * read, from 0 of them as the reading starts), then as it stores their facts and de-duplicates them,
- * and that it is done (the store ready for questions). A warm run, which reads nothing, tells only that.
+ * What an ingest tells its `progress` callback: that it walks the logs (and plans); as files are
+ * read, the files and bytes done of those to read (from 0 as the reading starts); that it stores
+ * their facts, then de-duplicates them; and that it is done (the store ready for questions). A warm
+ * run, which reads nothing, tells only that it walks and is done.
  */
 export type Progress =
   | { phase: 'reading'; files: number; filesTotal: number; bytes: number; bytesTotal: number }
