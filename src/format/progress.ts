@@ -93,8 +93,8 @@ export function progressLine(term: Terminal, now: () => number = () => performan
       if (p.phase === 'reading') {
         // (a reading begins with 0 files read: an ingest tried again after running out of memory reads anew)
         if (reading === null || p.files === 0) reading = { at: t, bytes: p.bytes };
-        // the last file's event is always drawn: the line then says that all were read
-        if (t - lastDraw < REDRAW_MS && p.files < p.filesTotal) return;
+        // the first and last events are always drawn: the line then says what is to read, and that all was read
+        if (t - lastDraw < REDRAW_MS && p.files > 0 && p.files < p.filesTotal) return;
         lastDraw = t;
         return draw(readingText(p, t - reading.at, p.bytes - reading.bytes));
       }
@@ -106,7 +106,6 @@ export function progressLine(term: Terminal, now: () => number = () => performan
       current.stop = ticker(() => {
         if (phase === current) drawPhase(now());
       }, TICK_MS);
-      lastDraw = t;
       // the walk is shown only once it has lasted a tick
       if (p.phase !== 'listing') drawPhase(t);
     },

@@ -190,8 +190,9 @@ test('progressLine: a phase word with its seconds while it lasts; the walk only 
   line.update({ phase: 'listing' });
   tickAt(1000);
   tickAt(2000);
+  t = 2100; // the reading's start is drawn however soon it follows a draw
   line.update({ phase: 'reading', files: 0, filesTotal: 1, bytes: 0, bytesTotal: 1e6 });
-  tickAt(3000); // the walk's ticker is stopped: nothing
+  tickAt(3100); // the walk's ticker is stopped: nothing
   line.update({ phase: 'reading', files: 1, filesTotal: 1, bytes: 1e6, bytesTotal: 1e6 });
   line.update({ phase: 'storing' });
   tickAt(3500);
