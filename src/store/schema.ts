@@ -23,11 +23,9 @@
  * cache_creation or server_tool_use that is not an object makes an invalid_usage skip; a store
  * read before counted such a line as a request without a 5m/1h split. 15: a file without `cwd` lines
  * takes its project from its own path (its project directory), not from the root it was read
- * through; a store read before kept the first root's answer. 16: a request's segment counts its
- * chain's compact_boundary lines stamped at or before it, not those written before its copy in
- * its file.)
+ * through; a store read before kept the first root's answer.)
  */
-export const SCHEMA_VERSION = 16;
+export const SCHEMA_VERSION = 15;
 
 export const FACT_TABLES = [
   'observations',
@@ -242,25 +240,16 @@ WITH agg AS (${groups}),
 session_project AS (
   SELECT f.session_id, arg_min(f.project, CASE f.kind WHEN 'main' THEN 0 ELSE 1 END) AS project
   FROM files f JOIN scope USING (file_id) WHERE f.kind <> 'meta' AND f.session_id IS NOT NULL ${obs.sessions} GROUP BY f.session_id),
--- the times of each chain's compact_boundary lines (one copied into two files counts once; one
--- without a valid time, stored at 0, has no place among the requests and starts no segment)
-compactions AS (
-  SELECT chain_id, list(DISTINCT t) AS times FROM chain_events JOIN scope USING (file_id)
-  WHERE kind = 'compaction' AND t <> 0 GROUP BY chain_id),
 joined AS (
   -- the identity's parts, from the key (message.id, NUL, requestId: message.id holds no NUL)
   SELECT b.key, a.* EXCLUDE (best_row, key_md5), split_part(b.key, chr(0), 1) AS message_id,
          CASE WHEN strpos(b.key, chr(0)) > 0 THEN b.key[strpos(b.key, chr(0)) + 1:] END AS request_id,
          b.model, b.session_id, b.chain_id, b.agent_id,
-         -- the segment by time, as requests are ordered (SPEC §1.4): the chain's boundaries at or
-         -- before the request, wherever in its file either was written (the count in the copy's
-         -- file at its line put a request stamped before a boundary but written after it in the
-         -- next segment: a cold start where it read the cache, and the real one a break)
-         b.file_id, b.line, coalesce(len(list_filter(cp.times, lambda x: x <= a.t)), 0)::INTEGER AS segment, b.round, b.service_tier, b.speed, b.rank,
+         b.file_id, b.line, b.segment, b.round, b.service_tier, b.speed, b.rank,
          coalesce(sp.project, f.project, 'unknown') AS project,
          a.input + a.cache_write + a.cache_read AS prompt
   FROM agg a JOIN ${obs.table} b ON b.${obs.row} = a.best_row LEFT JOIN files f ON f.file_id = b.file_id
-  LEFT JOIN session_project sp ON sp.session_id = b.session_id LEFT JOIN compactions cp ON cp.chain_id = b.chain_id),
+  LEFT JOIN session_project sp ON sp.session_id = b.session_id),
 -- each distinct model priced once: by exact id, else without its date suffix
 model_price AS (
   SELECT m.model, coalesce(p1.model, p2.model) AS price_model, coalesce(p1.base_usd_per_token, p2.base_usd_per_token) AS base,

@@ -636,10 +636,6 @@ export class Store {
     await this.run(`INSERT INTO project_sessions SELECT session_id FROM appended_rows
       WHERE session_id IS NOT NULL AND file_id IN (SELECT file_id FROM changed_files WHERE after_line = 0)`);
     await this.run(`INSERT INTO touched_keys SELECT DISTINCT o.key FROM observations o JOIN changed_files c ON o.file_id = c.file_id AND o.line > c.after_line`);
-    // an appended compact_boundary moves the requests of its chain stamped after it into the next
-    // segment (schema.ts: segments by time), those stored before it too
-    await this.run(`INSERT INTO touched_keys SELECT key FROM requests WHERE chain_id IN (
-      SELECT e.chain_id FROM chain_events e JOIN changed_files c ON e.file_id = c.file_id AND e.line > c.after_line WHERE c.after_line > 0 AND e.kind = 'compaction')`);
     await this.run(`CREATE OR REPLACE TEMP TABLE noted_sessions AS
       SELECT DISTINCT session_id, file_id FROM observations WHERE file_id IN (SELECT file_id FROM changed_files) AND session_id IS NOT NULL
       UNION SELECT session_id, file_id FROM files WHERE file_id IN (SELECT file_id FROM changed_files) AND session_id IS NOT NULL
