@@ -2,7 +2,7 @@
 import type { Anatomy, AnatomyComponent } from './data.js';
 import { fmtInt, fmtPct } from './format.js';
 import { html, sortableTable } from './html.js';
-import { ANATOMY_ORDER, groupBy, maxBy, sum, type ChartSink, type SectionOutput } from './section.js';
+import { ANATOMY_ORDER, groupBy, maxBy, otherLabel, sum, type ChartSink, type SectionOutput } from './section.js';
 
 /** Agent types drawn; the rest fold into one "other" bar (plugins can define dozens). */
 const MAX_TYPES = 15;
@@ -28,7 +28,7 @@ export function renderAnatomy(d: Anatomy, charts: ChartSink): SectionOutput {
         : 'No cache writes in scope.';
   if (unknown.length) reading += ` Weight unknown (no price): ${unknown.map((t) => `“${t.agentType}”`).join(', ')}.`;
   const shown = new Set(types.slice(0, MAX_TYPES).map((t) => t.agentType));
-  const other = `other (${types.length - shown.size})`;
+  const other = otherLabel(types.length - shown.size, shown);
   const rows = d.rows.filter((r) => r.weight !== null).map((r) => ({
     agentType: shown.has(r.agentType) ? r.agentType : other,
     component: r.component,

@@ -2,7 +2,7 @@
 import { COST_BY_KEYS, type CostBy, type CostDimension } from './data.js';
 import { fmtPct, fmtUsd } from './format.js';
 import { html } from './html.js';
-import { COST_COMPONENT_LABEL, COST_COMPONENT_ORDER, groupBy, maxBy, sum, type ChartSink, type SectionOutput } from './section.js';
+import { COST_COMPONENT_LABEL, COST_COMPONENT_ORDER, groupBy, maxBy, otherLabel, sum, type ChartSink, type SectionOutput } from './section.js';
 
 const DIMENSIONS: Array<[CostDimension, string]> = [
   ['project', 'project'],
@@ -20,14 +20,14 @@ export function renderCostBy(d: CostBy, charts: ChartSink): SectionOutput {
     totals.sort((a, b) => b.usd - a.usd);
     const shown = new Set(totals.slice(0, COST_BY_KEYS).map((t) => t.key));
     const rest = rows.filter((r) => r.key === null);
-    const otherLabel = `other (${totals.length - shown.size + Math.max(0, ...rest.map((r) => r.groups))})`;
+    const other = otherLabel(totals.length - shown.size + Math.max(0, ...rest.map((r) => r.groups)), shown);
     const all = sum(totals, (t) => t.usd) + sum(rest, (r) => r.usd);
     const top = maxBy(totals, (t) => t.usd);
     if (top && all > 0) parts.push(`${label} “${top.key}” (${fmtUsd(top.usd)}, ${fmtPct(top.usd / all)})`);
     const chartRows = rows
       .filter((r) => r.usd !== null)
       .map((r) => ({
-        key: r.key !== null && shown.has(r.key) ? r.key : otherLabel,
+        key: r.key !== null && shown.has(r.key) ? r.key : other,
         component: COST_COMPONENT_LABEL[r.component],
         order: COST_COMPONENT_ORDER[r.component],
         usd: r.usd,

@@ -55,6 +55,17 @@ export function groupBy<T>(rows: readonly T[], key: (r: T) => string): Map<strin
   return m;
 }
 
+/**
+ * The label of the bar that sums the keys not drawn on their own: `other (N)`, made distinct from
+ * the drawn keys (a project or agent type may be named so: its bar and the sum's would merge).
+ * Example: otherLabel(3, new Set(['other (3)'])) === 'other (3) ·'
+ */
+export function otherLabel(n: number, shown: ReadonlySet<string>): string {
+  let label = `other (${n})`;
+  while (shown.has(label)) label += ' ·';
+  return label;
+}
+
 /** The entry with the largest value of `f`, or undefined for an empty list. */
 export function maxBy<T>(rows: Iterable<T>, f: (r: T) => number): T | undefined {
   let best: T | undefined;

@@ -236,6 +236,13 @@ test('cost by project shows the keys with the most USD; keys beyond them and the
   const total = 5 * (Array.from({ length: COST_BY_KEYS + 3 }, (_, i) => 100 - i).reduce((a, b) => a + b, 0) + 7);
   assert.equal(bars.reduce((s, b) => s + b.usd, 0), total, 'every dollar is in a bar');
   assert.match(out.reading, new RegExp(`project “/p/0” \\(\\$500\\.00, ${((500 / total) * 100).toFixed(1)}%\\)`));
+  // a drawn project named as the sum's bar would be: the two stay two bars
+  const named = rows.map((r) => (r.key === '/p/0' ? { ...r, key: 'other (43)' } : r));
+  const sink2 = new ChartSink();
+  renderCostBy({ rows: named }, sink2);
+  const bars2 = sink2.charts[0]!.data.rows as Array<{ key: string; usd: number }>;
+  assert.equal(new Set(bars2.map((b) => b.key)).size, COST_BY_KEYS + 1);
+  assert.equal(bars2.filter((b) => b.key === 'other (43)').reduce((s, b) => s + b.usd, 0), 500);
 });
 
 test('unknown costs on the page: named as unknown, never $0, and what a chart cannot draw is said', async () => {
