@@ -119,7 +119,10 @@ export function checkExportDir(dir: string, logRoots: readonly string[]): string
 const STAGED = /^(requests|chains|attachments)\.(\d+)\.(tmp|old)$/;
 
 /**
- * Tidies what exports killed in DIR left (their process is gone; a running one's are its own): a
+ * Tidies what exports killed in DIR left (their process is gone; a running one's are its own), run
+ * before this export stages anything: entries under this process's own pid are a killed run's too
+ * (a pid reused, as a container's CLI gets the same one each run), and left in place they made the
+ * swap's rename aside fail (ENOTEMPTY onto a full `.old`). A
  * table written but not renamed into place is removed; a previous table moved aside is put back
  * when nothing took its place (killed between the swap's two renames), else removed.
  * Example: requests.4701.tmp (pid 4701 gone) → removed; chains.4701.old and no chains → chains.
@@ -127,7 +130,7 @@ const STAGED = /^(requests|chains|attachments)\.(\d+)\.(tmp|old)$/;
 function cleanLeftStaging(dir: string): void {
   for (const name of readdirSync(dir)) {
     const m = STAGED.exec(name);
-    if (!m || Number(m[2]) === process.pid || running(Number(m[2]))) continue;
+    if (!m || (Number(m[2]) !== process.pid && running(Number(m[2])))) continue;
     const table = join(dir, m[1]);
     if (m[3] === 'old' && !lstatSync(table, { throwIfNoEntry: false })) renameSync(join(dir, name), table);
     else rmSync(join(dir, name), { recursive: true, force: true });

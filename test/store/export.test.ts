@@ -183,3 +183,24 @@ test('an export beside a transcript given as a path, or beside the project given
   // beside the config directory that holds projects/ (as ~/.claude/x) is no log directory
   assert.equal(checkExportDir(path.join(logs, 'condense-chat-minmax-bench/x'), [path.join(logs, 'condense-chat-minmax-bench/projects')]), path.join(logs, 'condense-chat-minmax-bench/x'));
 });
+
+test('what a killed export left under this process\'s own pid (a pid reused, as in a container) is tidied, not a crash', async () => {
+  // a run killed after its new table was in place but before the previous one moved aside was
+  // removed left `<table>.<pid>.old` beside the table; the next export may get the same pid
+  const dir = path.join(tmp(), 'export');
+  const r = await run([sampleLogs], path.join(tmp(), 's.duckdb'));
+  try {
+    await usePortableViews(r.store);
+    await exportParquet(r.store, dir, { timezone: 'UTC', logRoots: [sampleLogs] });
+    const left = path.join(dir, `requests.${process.pid}.old`, 'day=2000-01-01');
+    mkdirSync(left, { recursive: true });
+    writeFileSync(path.join(left, 'data_0.parquet'), 'stale');
+    mkdirSync(path.join(dir, `chains.${process.pid}.tmp`, 'day=2000-01-01'), { recursive: true });
+    const result = await exportParquet(r.store, dir, { timezone: 'UTC', logRoots: [sampleLogs] });
+    assert.ok(result.tables[0]!.rows > 0);
+    assert.deepEqual(readdirSync(dir).sort(), ['attachments', 'chains', 'requests']);
+    assert.ok(!readdirSync(path.join(dir, 'requests')).includes('day=2000-01-01'));
+  } finally {
+    r.store.close();
+  }
+});
