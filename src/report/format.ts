@@ -50,11 +50,17 @@ export function fmtSignedPct(share: number | null, digits = 1): string {
 
 const size = new Intl.NumberFormat('en-US', { maximumFractionDigits: 1 });
 
-/** Bytes in the largest unit that keeps the number at 1 or more. Example: fmtBytes(4_200) === '4.2 kB' */
+/**
+ * Bytes in the largest unit that keeps the number at 1 or more, chosen by the number as shown
+ * (rounded to a tenth): 999,960 bytes are "1 MB", not "1,000 kB".
+ * Example: fmtBytes(4_200) === '4.2 kB'
+ */
 export function fmtBytes(n: number): string {
-  if (n < 1e3) return `${int.format(n)} bytes`;
-  if (n < 1e6) return `${size.format(n / 1e3)} kB`;
-  return n < 1e9 ? `${size.format(n / 1e6)} MB` : `${size.format(n / 1e9)} GB`;
+  // below the next unit once rounded as shown
+  const below = (unit: number) => Math.round((n / unit) * 10) < 10_000;
+  if (Math.round(n) < 1e3) return `${int.format(n)} bytes`;
+  if (below(1e3)) return `${size.format(n / 1e3)} kB`;
+  return below(1e6) ? `${size.format(n / 1e6)} MB` : `${size.format(n / 1e9)} GB`;
 }
 
 /** UTC time `2026-01-05 14:03 UTC`. */

@@ -201,6 +201,10 @@ test('numbers carry units and separators, and a value that rounds to zero has no
   assert.equal(fmtBytes(48_213), '48.2 kB');
   assert.equal(fmtBytes(1_003_000_000), '1 GB');
   assert.equal(fmtBytes(724_512_000), '724.5 MB');
+  // the unit is that of the number as shown: never "1,000 kB"
+  assert.equal(fmtBytes(999_960), '1 MB');
+  assert.equal(fmtBytes(999_940), '999.9 kB');
+  assert.equal(fmtBytes(999_960_000), '1 GB');
 });
 
 test('shares that are undefined (nothing priced, nothing written) render as n/a, not as errors', () => {
