@@ -25,7 +25,7 @@
  * (`DIR/<table>/day=none/data_0.parquet`), so that the export can still be read (read_parquet finds
  * no columns without a file).
  */
-import { existsSync, lstatSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { UsageError } from '../errors.js';
 import { makeDirs } from './dirs.js';
@@ -103,9 +103,13 @@ const CLAUDE_PROJECT_DIR = /^(-|[A-Za-z]--)/;
 /** Refuses a DIR inside the logs, or one that holds anything but a previous export. */
 export function checkExportDir(dir: string, logRoots: readonly string[]): string {
   const abs = resolve(dir);
+  // compared where they really are: a DIR (or a directory above it) that is a link into the logs,
+  // or logs read through a link, is inside them all the same
+  const real = realPlace(abs);
   for (const root of logRoots) {
     const r = logDirOf(root);
-    if (abs === r || abs.startsWith(r + sep)) throw new UsageError(`--parquet ${dir} is inside the logs being read (${r})`, 'cachelens never writes into log directories; choose another DIR');
+    const rr = realPlace(r);
+    if (abs === r || abs.startsWith(r + sep) || real === rr || real.startsWith(rr + sep)) throw new UsageError(`--parquet ${dir} is inside the logs being read (${r})`, 'cachelens never writes into log directories; choose another DIR');
   }
   if (existsSync(abs)) {
     if (!statSync(abs).isDirectory()) throw new UsageError(`--parquet ${dir} is not a directory`);
@@ -113,6 +117,22 @@ export function checkExportDir(dir: string, logRoots: readonly string[]): string
     if (other.length > 0) throw new UsageError(`--parquet ${dir} holds other files (${other[0]})`, 'export into an empty directory or a previous export');
   }
   return abs;
+}
+
+/**
+ * Where a path really is: its deepest existing directory's real path (links resolved) with the
+ * rest of the path after it. Example: /tmp/l/out, /tmp/l → /logs/projects → /logs/projects/out.
+ */
+function realPlace(p: string): string {
+  const rest: string[] = [];
+  for (let at = p; ; at = dirname(at)) {
+    try {
+      return join(realpathSync(at), ...rest.reverse());
+    } catch {
+      if (dirname(at) === at) return p;
+      rest.push(basename(at));
+    }
+  }
 }
 
 /** A table being written (`.tmp`) or a previous one being replaced (`.old`) by the process `<pid>`. */

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { crosstab } from '../../src/analyses/crosstab.js';
 import { UsageError } from '../../src/errors.js';
@@ -203,4 +203,22 @@ test('what a killed export left under this process\'s own pid (a pid reused, as 
   } finally {
     r.store.close();
   }
+});
+
+test('an export into the logs through a symbolic link (DIR, or a directory above it) is refused as the logs themselves are', () => {
+  const logs = corpus([CONDENSE]);
+  const project = path.join(logs, CONDENSE);
+  const links = tmp();
+  symlinkSync(path.dirname(project), path.join(links, 'to-projects'));
+  symlinkSync(project, path.join(links, 'to-project'));
+  for (const dir of [path.join(links, 'to-projects', 'out'), path.join(links, 'to-project'), path.join(links, 'to-project', 'a', 'b')]) {
+    assert.throws(() => checkExportDir(dir, [project]), (e) => e instanceof UsageError && /inside the logs/.test(e.message), dir);
+  }
+  // and logs read through a link: a DIR in their real place is inside them
+  symlinkSync(logs, path.join(links, 'logs-link'));
+  assert.throws(() => checkExportDir(path.join(project, 'out'), [path.join(links, 'logs-link', CONDENSE)]), /inside the logs/);
+  // a link elsewhere is no log directory
+  mkdirSync(path.join(links, 'real-out'));
+  symlinkSync(path.join(links, 'real-out'), path.join(links, 'out-link'));
+  assert.equal(checkExportDir(path.join(links, 'out-link'), [project]), path.join(links, 'out-link'));
 });
