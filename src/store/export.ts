@@ -17,6 +17,8 @@
  * `chains`. The swap moves each previous table to `<table>.<pid>.old` first (a directory cannot be
  * renamed over a full one); what a killed run left, the next export tidies (cleanLeftStaging).
  * Only a kill among the final renames (microseconds) can leave tables of both exports, each whole.
+ * Two exports into DIR at once: one whose table's place the other took between its renames fails
+ * in one line (UsageError), its staged tables removed.
  *
  * --since/--until/--project choose what is written: the requests of those days (in the time zone)
  * and projects; the chains of those projects whose first day is within, and every chain one of
@@ -194,12 +196,27 @@ export async function exportParquet(
     throw err;
   }
   // the previous export's tables go whole, their days with them
-  for (const { table } of counts) {
-    const tableDir = join(abs, table);
-    const old = join(abs, `${table}.${process.pid}.old`);
-    if (lstatSync(tableDir, { throwIfNoEntry: false })) renameSync(tableDir, old);
-    renameSync(staged(table), tableDir);
-    rmSync(old, { recursive: true, force: true });
+  const aside = (table: string) => join(abs, `${table}.${process.pid}.old`);
+  const at = (table: string) => lstatSync(join(abs, table), { throwIfNoEntry: false });
+  try {
+    for (const { table } of counts) {
+      const tableDir = join(abs, table);
+      if (at(table)) renameSync(tableDir, aside(table));
+      renameSync(staged(table), tableDir);
+      rmSync(aside(table), { recursive: true, force: true });
+    }
+  } catch (err) {
+    // another export into DIR put its table in place between this one's two renames (a directory
+    // cannot be renamed over a full one): this export's staged tables go, and a table moved aside
+    // goes back where nothing took its place; one line, not a stack
+    for (const table of PORTABLE_TABLES) {
+      rmSync(staged(table), { recursive: true, force: true });
+      if (lstatSync(aside(table), { throwIfNoEntry: false }) && !at(table)) renameSync(aside(table), join(abs, table));
+      else rmSync(aside(table), { recursive: true, force: true });
+    }
+    const e = err as NodeJS.ErrnoException;
+    const taken = e.code === 'ENOTEMPTY' || e.code === 'EEXIST';
+    throw new UsageError(`--parquet ${dir}: cannot put the tables in place: ${e.code ?? e.message}`, taken ? 'another export into it ran at the same time; export again' : 'check the directory');
   }
   const tables = counts.map((c) => ({ ...c, files: countParquet(join(abs, c.table)) }));
   return { dir: abs, timezone: o.timezone, tables };

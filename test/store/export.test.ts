@@ -6,6 +6,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { crosstab } from '../../src/analyses/crosstab.js';
@@ -221,4 +223,32 @@ test('an export into the logs through a symbolic link (DIR, or a directory above
   mkdirSync(path.join(links, 'real-out'));
   symlinkSync(path.join(links, 'real-out'), path.join(links, 'out-link'));
   assert.equal(checkExportDir(path.join(links, 'out-link'), [project]), path.join(links, 'out-link'));
+});
+
+test('an export whose table place is taken meanwhile (another export into DIR at the same time) fails in one line and leaves no staged table', async () => {
+  const dir = path.join(tmp(), 'export');
+  const r = await run([sampleLogs], path.join(tmp(), 's.duckdb'));
+  const rename = fs.renameSync;
+  try {
+    await usePortableViews(r.store);
+    await exportParquet(r.store, dir, { timezone: 'UTC', logRoots: [sampleLogs] });
+    // the other export puts its `chains` in place between this one's two renames
+    fs.renameSync = (from: fs.PathLike, to: fs.PathLike) => {
+      if (String(from).endsWith(`chains.${process.pid}.tmp`)) {
+        mkdirSync(path.join(String(to), 'day=2000-01-01'), { recursive: true });
+        writeFileSync(path.join(String(to), 'day=2000-01-01', 'data_0.parquet'), 'theirs');
+      }
+      rename(from, to);
+    };
+    syncBuiltinESMExports();
+    await assert.rejects(
+      exportParquet(r.store, dir, { timezone: 'UTC', logRoots: [sampleLogs] }),
+      (e) => e instanceof UsageError && /at the same time/.test(`${e.message} ${e.hint}`) && !e.message.includes('\n'),
+    );
+    assert.deepEqual(readdirSync(dir).sort(), ['attachments', 'chains', 'requests'], 'no staged or moved-aside table is left');
+  } finally {
+    fs.renameSync = rename;
+    syncBuiltinESMExports();
+    r.store.close();
+  }
 });
