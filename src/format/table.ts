@@ -47,6 +47,17 @@ export function fixed(n: number | null | undefined, digits = 2): string {
 }
 
 /**
+ * The bidi controls, as a regex character-class body: the marks (U+061C, U+200E, U+200F),
+ * embeddings, overrides and isolates (U+202A – U+202E, U+2066 – U+2069). Every place transcript
+ * text is shown neutralizes them (here, and the report's escape.ts).
+ */
+export const BIDI_CONTROLS = '\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069';
+
+const CONTROLS = new RegExp(`[\\u0000-\\u001f\\u007f-\\u009f${BIDI_CONTROLS}]`, 'g');
+const CONTROLS_BUT_LINES = new RegExp(`[\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f${BIDI_CONTROLS}]|\\r(?!\\n)`, 'g');
+const RAW_IN_JSON = new RegExp(`[\\u007f-\\u009f${BIDI_CONTROLS}\\u2028\\u2029]`, 'g');
+
+/**
  * Replaces control characters in transcript text before it reaches a terminal: C0, DEL and C1 (no
  * escape sequences, no carriage return over a line) and every bidi control: the marks (U+061C,
  * U+200E, U+200F), embeddings, overrides and isolates (U+202A – U+202E, U+2066 – U+2069), which
@@ -54,8 +65,7 @@ export function fixed(n: number | null | undefined, digits = 2): string {
  * Example: clean('a\u001b[2Jb\u202e') → 'a?[2Jb?'.
  */
 export function clean(s: string): string {
-  // eslint-disable-next-line no-control-regex
-  return s.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '?');
+  return s.replace(CONTROLS, '?');
 }
 
 /**
@@ -64,8 +74,7 @@ export function clean(s: string): string {
  */
 export function cleanKeepingLines(s: string): string {
   // a carriage return only as part of CRLF: alone it returns to the line's start, over what is there
-  // eslint-disable-next-line no-control-regex
-  return s.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|\r(?!\n)/g, '?');
+  return s.replace(CONTROLS_BUT_LINES, '?');
 }
 
 /**
@@ -75,7 +84,7 @@ export function cleanKeepingLines(s: string): string {
  * is exact.
  */
 export function jsonText(value: unknown, indent?: number): string {
-  return (JSON.stringify(value, null, indent) ?? 'null').replace(/[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
+  return (JSON.stringify(value, null, indent) ?? 'null').replace(RAW_IN_JSON, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
 }
 
 /**

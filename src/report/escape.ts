@@ -3,6 +3,8 @@
  * JSON inside a `<script type="application/json">` element.
  */
 
+import { BIDI_CONTROLS } from '../format/table.js';
+
 const HTML_ESCAPES: Record<string, string> = {
   '&': '&amp;',
   '<': '&lt;',
@@ -10,6 +12,9 @@ const HTML_ESCAPES: Record<string, string> = {
   '"': '&quot;',
   "'": '&#39;',
 };
+
+const HTML_SPECIAL = new RegExp(`[&<>"'${BIDI_CONTROLS}]`, 'g');
+const RAW_IN_SCRIPT = new RegExp(`[<>&\\u2028\\u2029${BIDI_CONTROLS}]`, 'g');
 
 /**
  * Escapes text for HTML element content and quoted attribute values. Bidi controls (the marks
@@ -19,10 +24,10 @@ const HTML_ESCAPES: Record<string, string> = {
  * Example: escapeHtml('a\u202eb<') === 'a?b&lt;'
  */
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"'\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => HTML_ESCAPES[c] ?? '?');
+  return text.replace(HTML_SPECIAL, (c) => HTML_ESCAPES[c] ?? '?');
 }
 
-const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const BIDI = new RegExp(`[${BIDI_CONTROLS}]`, 'g');
 
 /**
  * A copy of `value` (JSON-like) with escapeHtml's bidi controls turned into '?' in every string,
@@ -48,5 +53,5 @@ export function cleanBidi<T>(value: T): T {
  * Example: jsonForScript({ p: '</script><!--' }) === '{"p":"\\u003c/script\\u003e\\u003c!--"}'
  */
 export function jsonForScript(value: unknown): string {
-  return JSON.stringify(value).replace(/[<>&\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
+  return JSON.stringify(value).replace(RAW_IN_SCRIPT, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
 }
