@@ -48,3 +48,11 @@ export function addComponents(into: Components, c: Components): void {
   into.read += c.read;
   into.output += c.output;
 }
+
+/**
+ * Whether every request of a row (a group, a chain, a bucket) is of a model without a price: its
+ * weights and USD, 0 in the analyses' sums, are then unknown, never 0 or $0.
+ */
+export function allUnpriced(r: { requests: number; unpriced_requests: number }): boolean {
+  return r.requests > 0 && r.unpriced_requests === r.requests;
+}

@@ -13,6 +13,7 @@ import { KeepaliveWhatIf, type KeepaliveResult } from '../analyses/keepalive.js'
 import { streamChains } from '../analyses/load-chains.js';
 import { summary, type SummaryResult } from '../analyses/summary.js';
 import { TtlWhatIf, type TtlResult } from '../analyses/ttl.js';
+import { allUnpriced } from '../analyses/weigh.js';
 import type { Context } from '../context.js';
 import { type ChannelReplayResult, locateChain, replaySessionFile, runChannelReplay, sessionReplayRun, topSession } from '../replay/index.js';
 import { runQuery } from '../store/queries.js';
@@ -191,10 +192,10 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
             model: c.model,
             requests: c.requests,
             // a chain none of whose requests has a price: its cost and waste are unknown, not 0
-            weight: c.unpriced_requests === c.requests ? null : c.weight,
-            usd: c.unpriced_requests === c.requests ? null : c.usd,
-            wasteWeight: c.unpriced_requests === c.requests ? null : c.waste_weight,
-            wasteUsd: c.unpriced_requests === c.requests ? null : c.waste_usd,
+            weight: allUnpriced(c) ? null : c.weight,
+            usd: allUnpriced(c) ? null : c.usd,
+            wasteWeight: allUnpriced(c) ? null : c.waste_weight,
+            wasteUsd: allUnpriced(c) ? null : c.waste_usd,
             hitRatio: c.hit_ratio,
             repurchase: c.repurchase,
             rounds: rounds.map((r) => ({ round: r.round, read: r.read, write: r.write, rewrite: r.rewrite })),
@@ -385,11 +386,6 @@ function inOrder(source: Pick<Store, 'all'>): Pick<Store, 'all'> {
       return rows;
     },
   };
-}
-
-/** Rows of requests none of which has a price: their sums are 0 in the analyses' results, and unknown. */
-function allUnpriced(r: { requests: number; unpriced_requests: number }): boolean {
-  return r.requests > 0 && r.unpriced_requests === r.requests;
 }
 
 /** A failed shared analysis fails each section that needs it with the analysis's own message. */

@@ -4,6 +4,7 @@
  */
 import type { AnatomyResult, AnatomyRow, ChainDetail } from '../analyses/anatomy-summary.js';
 import { type Cell, clean, type Column, int, pct, table, usd } from '../format/table.js';
+import { allUnpriced } from '../analyses/weigh.js';
 import { duration } from './units.js';
 
 export interface FormatAnatomyOptions {
@@ -16,18 +17,13 @@ const num = (header: string): Column => ({ header, align: 'num' });
 
 /** A row whose requests are all unpriced has an unknown cost, never $0; a partly priced one says so. */
 function cost(r: Pick<AnatomyRow, 'requests' | 'unpriced_requests' | 'usd'>): string {
-  if (r.requests > 0 && r.unpriced_requests === r.requests) return 'unknown';
+  if (allUnpriced(r)) return 'unknown';
   return r.unpriced_requests > 0 ? `${usd(r.usd)} +?` : usd(r.usd);
-}
-
-/** Whether every request of a row is of an unpriced model: its weights are then unknown, not 0. */
-function unpriced(r: Pick<AnatomyRow, 'requests' | 'unpriced_requests'>): boolean {
-  return r.requests > 0 && r.unpriced_requests === r.requests;
 }
 
 /** A weight of a row (its own, its waste, a component, a class of its writes): unknown when nothing in it is priced. */
 function weightCell(r: Pick<AnatomyRow, 'requests' | 'unpriced_requests'>, weight: number): Cell {
-  return unpriced(r) ? 'unknown' : weight;
+  return allUnpriced(r) ? 'unknown' : weight;
 }
 
 export function formatAnatomy(result: AnatomyResult, options: FormatAnatomyOptions = {}): string {
@@ -166,7 +162,7 @@ export function formatChain(detail: ChainDetail, color = false): string {
     `Chain ${clean(detail.chain_id)} (${clean(detail.agent_type)}, ${detail.kind}) of session ${clean(detail.session_id)}: ` +
     `${int(s.requests)} requests, ${int(detail.rounds)} rounds${detail.repurchase ? ', re-purchase pattern' : ''}\n` +
     `cold ${int(s.cold)}  growth ${int(s.growth)}  expiry ${int(s.expiry)}  break ${int(s.break)} (${int(s.break_events)} events)  ` +
-    `hit ratio ${pct(s.hit_ratio)}  waste ${unpriced(s) ? 'unknown' : `${int(s.waste_weight)} wt`}  weight ${unpriced(s) ? 'unknown' : `${int(s.weight)} wt`}  ${cost(s)}`;
+    `hit ratio ${pct(s.hit_ratio)}  waste ${allUnpriced(s) ? 'unknown' : `${int(s.waste_weight)} wt`}  weight ${allUnpriced(s) ? 'unknown' : `${int(s.weight)} wt`}  ${cost(s)}`;
   const rows = table(
     [
       num('#'),

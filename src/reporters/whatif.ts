@@ -4,6 +4,7 @@
  */
 import type { KeepaliveResult } from '../analyses/keepalive.js';
 import type { TtlResult } from '../analyses/ttl.js';
+import { allUnpriced } from '../analyses/weigh.js';
 import { type Cell, type Column, int, pct, table, usd } from '../format/table.js';
 import { signedPct } from './units.js';
 
@@ -66,10 +67,6 @@ export function formatTtl(result: TtlResult, color = false): string {
     ),
   );
   return out.join('\n\n') + '\n';
-}
-
-function allUnpriced(r: { requests: number; unpriced_requests: number }): boolean {
-  return r.requests > 0 && r.unpriced_requests === r.requests;
 }
 
 /** By USD: weights of models with different base prices do not add up to one cost. */
@@ -158,7 +155,7 @@ export function formatKeepalive(result: KeepaliveResult, color = false): string 
           b.gaps_over_ttl,
           b.bridged,
           b.pings,
-          b.requests > 0 && b.unpriced_requests === b.requests ? 'unknown' : b.baseline_weight,
+          allUnpriced(b) ? 'unknown' : b.baseline_weight,
           unknown ? 'unknown' : b.net_saving_weight,
           unknown ? 'unknown' : usd(b.net_saving_usd),
           signedPct(b.net_saving_pct),
