@@ -82,6 +82,7 @@ export interface ChannelTurn {
   cacheable_tokens: number;
   uncached_tokens: number;
   context_tokens: number;
+  /** tokens of rows shown earlier to this native process, in any block (a thread root the top-level block showed, sent again in its thread, counts) */
   already_seen_tokens: number;
   /** rows an earlier process of this binding had seen, sent to a new one (correct, not waste) */
   reshown_tokens: number;
@@ -109,6 +110,7 @@ export interface StrategySummary {
   already_seen_share: number;
   reshown_tokens: number;
   rows_sent: number;
+  /** per stream (top level, each thread): rows between its first and last mention that no block carried */
   rows_never_shown: number;
   output_tokens: number;
   weight: number;
@@ -392,19 +394,28 @@ function replayStrategy(p: Prepared, strategy: ChannelStrategy): { summary: Stra
 }
 
 /**
- * Rows never shown: messages between the first and the last mention, other than the mentions
- * and the agent's own messages, that no context block ever carried (bursts of more than 12
- * between mentions, or rows the watermark's last_at skipped past).
+ * Rows never shown: messages of a stream (the channel's top level, or one thread) between that
+ * stream's first and last mention, other than the mentions and the agent's own messages, that no
+ * context block ever carried (bursts of more than 12 between mentions, or rows the watermark's
+ * last_at skipped past). A mention reads only its own stream (SPEC §6.1: watermarks are keyed by
+ * thread), so a reply in a thread the agent was never mentioned in, or after its last mention
+ * there, is not a row any turn could have carried: it is not counted.
+ *
+ * Example: mentions at the top level at 09:03 and 09:20, and in thread R at 09:07 and 09:17 →
+ * replies in an unmentioned thread U, and R's reply at 09:19, are not counted.
  */
 function neverShown(p: Prepared, everShown: Set<string>, mentionIds: Set<string>): number {
-  if (p.mentions.length === 0) return 0;
-  const first = p.mentions[0]!.index;
-  const last = p.mentions[p.mentions.length - 1]!.index;
-  let n = 0;
-  for (let i = first + 1; i < last; i++) {
-    const m = p.messages[i]!;
-    if (m.author !== p.author && !mentionIds.has(m.id) && !everShown.has(m.id)) n++;
+  const span = new Map<string | null, { first: number; last: number }>();
+  for (const mn of p.mentions) {
+    const s = span.get(mn.thread);
+    if (s) s.last = mn.index;
+    else span.set(mn.thread, { first: mn.index, last: mn.index });
   }
+  let n = 0;
+  p.messages.forEach((m, i) => {
+    const s = span.get(threadOf(m));
+    if (s && i > s.first && i < s.last && m.author !== p.author && !mentionIds.has(m.id) && !everShown.has(m.id)) n++;
+  });
   return n;
 }
 

@@ -95,3 +95,18 @@ test('threads (a): a root shown in the channel block and again in its thread is 
   assert.equal(t2.already_seen_tokens, 0);
   assert.equal(t2.reshown_tokens, root);
 });
+
+test('threads (b): replies in an unmentioned thread, or after a thread\'s last mention, are not rows never shown', async () => {
+  const r = await runChannelReplay({ messages: THREADED });
+  // U1, U2 (thread U, never mentioned) and T5 (after M4, R's last mention) were never shown, but
+  // no turn reads them: none is a loss of any strategy
+  for (const s of ['window', 'watermark', 'unstable'] as const) assert.equal(r.strategies[s]!.rows_never_shown, 0, s);
+});
+
+test('threads (b): a burst of more than 12 between two mentions in one thread is counted', async () => {
+  const replies = Array.from({ length: 14 }, (_, i) => msg(`b${i + 1}`, i % 2 ? 'sam' : 'alex', 2 + i, `reply ${i + 1}`, 'X'));
+  const messages = [msg('X', 'maya', 0, 'incident review'), msg('Ma', 'priya', 1, '@claude start the timeline', 'X'), ...replies, msg('Mb', 'priya', 20, '@claude what did we miss?', 'X')];
+  const r = await runChannelReplay({ messages });
+  // Mb: window shows b3…b14 (the newest 12 of X Ma b1…b14); watermark (R: {X}) the same → b1, b2
+  for (const s of ['window', 'watermark', 'unstable'] as const) assert.equal(r.strategies[s]!.rows_never_shown, 2, s);
+});
