@@ -150,14 +150,18 @@ export function inThread(m: ChannelMessage, thread: string | null): boolean {
 
 /**
  * Pairs each mention with the agent's answer in the log: in one pass, each agent message answers
- * the oldest unanswered mention before it in the same thread. Mentions left unanswered get
- * undefined (the replay then writes a reply of its own).
+ * the oldest unanswered mention before it in the same thread; an agent message in a thread with
+ * no such mention answers the thread's root when the root is an unanswered mention (the usual way
+ * to answer a top-level mention: in a thread under it). Mentions left unanswered get undefined
+ * (the replay then writes a reply of its own).
  *
- * Example: [m1 mention, m2 mention, m3 claude, m4 claude] → m1 ↦ m3, m2 ↦ m4.
+ * Example: [m1 mention, m2 mention, m3 claude, m4 claude] → m1 ↦ m3, m2 ↦ m4;
+ * [m1 mention, a1 claude in thread m1] → m1 ↦ a1.
  */
 export function pairReplies(messages: readonly ChannelMessage[], mentionIdx: readonly number[], handle: string): Array<ChannelMessage | undefined> {
   const name = agentAuthor(handle);
   const slotOf = new Map(mentionIdx.map((mi, k) => [mi, k]));
+  const slotOfId = new Map(mentionIdx.map((mi, k) => [messages[mi]!.id, k]));
   const out: Array<ChannelMessage | undefined> = mentionIdx.map(() => undefined);
   const waiting = new Map<string | null, number[]>();
   messages.forEach((m, i) => {
@@ -168,7 +172,14 @@ export function pairReplies(messages: readonly ChannelMessage[], mentionIdx: rea
       q.push(k);
       waiting.set(thread, q);
     } else if (m.author === name) {
-      const k2 = waiting.get(thread)?.shift();
+      const q = waiting.get(thread);
+      // a slot answered meanwhile (a root answered in its thread) is passed over
+      while (q && q.length > 0 && out[q[0]!] !== undefined) q.shift();
+      let k2 = q?.shift();
+      if (k2 === undefined && thread !== null) {
+        const root = slotOfId.get(thread);
+        if (root !== undefined && out[root] === undefined && mentionIdx[root]! < i) k2 = root;
+      }
       if (k2 !== undefined) out[k2] = m;
     }
   });

@@ -90,3 +90,19 @@ test('each agent message answers the oldest unanswered mention of its thread', (
   const replies = pairReplies(ms, [0, 1, 3, 5], '@claude');
   assert.deepEqual(replies.map((r) => r?.id), ['r1', 'r2', undefined, undefined]);
 });
+
+test('an agent message in a thread with no open mention answers the thread\'s root mention', () => {
+  const ms = [
+    msg('m1', 'maya', '@claude why is the deploy stuck?'),
+    { ...msg('a1', 'claude', 'the migration holds a lock'), thread_root_id: 'm1' },
+    { ...msg('m2', 'maya', '@claude can we kill it?'), thread_root_id: 'm1' },
+    { ...msg('a2', 'claude', 'yes'), thread_root_id: 'm1' },
+    msg('m3', 'jonas', '@claude and the cache?'),
+    msg('a3', 'claude', 'warm again'),
+  ];
+  // m1 ↦ a1 (in its thread), m2 ↦ a2, and m1 answered leaves the top level's queue: m3 ↦ a3
+  assert.deepEqual(pairReplies(ms, [0, 2, 4], '@claude').map((r) => r?.id), ['a1', 'a2', 'a3']);
+  // a thread reply with its own open mention still answers that one first
+  const open = [ms[0]!, ms[2]!, ms[1]!];
+  assert.deepEqual(pairReplies(open, [0, 1], '@claude').map((r) => r?.id), [undefined, 'a1']);
+});
