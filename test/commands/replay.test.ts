@@ -69,3 +69,19 @@ test('replay channel: --strategy and --evict-at may be repeated as well as comma
   assert.equal(a.stdout, b.stdout);
   assert.deepEqual(Object.keys(JSON.parse(a.stdout).strategies), ['window', 'watermark']);
 });
+
+test('replay channel --json on a threaded channel: per-stream blocks, the root already seen once, no loss in unmentioned threads', () => {
+  // test/fixtures/replay/threaded.jsonl is the 22-message log of test/replay/channel-threads.test.ts
+  // (figures worked out there by hand): mentions M1 top, M2 thread R, M3 top, M4 R, M5 top
+  const r = cli(['replay', 'channel', join(REPO, 'test/fixtures/replay/threaded.jsonl'), '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  const d = JSON.parse(r.stdout);
+  const rows = (s: string) => d.turns.filter((t: { strategy: string }) => t.strategy === s).map((t: { rows: number }) => t.rows);
+  assert.deepEqual(rows('window'), [3, 3, 7, 7, 9]);
+  assert.deepEqual(rows('watermark'), [3, 3, 4, 4, 2]);
+  const seen = d.turns.filter((t: { strategy: string }) => t.strategy === 'watermark').map((t: { already_seen_tokens: number }) => t.already_seen_tokens);
+  assert.ok(seen[1] > 0 && seen.filter((x: number) => x > 0).length === 1, `only M2 re-sends the root: ${seen}`);
+  assert.deepEqual([d.strategies.window.already_seen_tokens, d.strategies.watermark.already_seen_tokens], [194, 17]);
+  for (const s of ['window', 'watermark', 'unstable']) assert.equal(d.strategies[s].rows_never_shown, 0, s);
+  assert.equal(d.channel.replies_from_log, 5);
+});
