@@ -1,11 +1,14 @@
 /**
  * Reconciliation with the reference tool (SPEC §2.3): token totals and USD of cachelens and of
- * `ccusage daily --offline --json` (v20.0.24, a devDependency) on each folder of ../shared/real-logs.
- * Run `npx tsx scripts/reconcile.ts` to rewrite docs/reconciliation.md; the test suite calls
- * `reconcile()` on the same folders and asserts equality.
+ * `ccusage daily --offline --json` (v20.0.24, a devDependency) on each folder of ../shared/real-logs,
+ * and per 5-hour block (`blocks`) and per session (`sessions` / `ccusage session`) on those folders
+ * and on sample-logs/, with the differences that follow from SPEC recomputed (`explainedBlocks`,
+ * `explainedSessions`). Run `npx tsx scripts/reconcile.ts` to rewrite docs/reconciliation.md; the
+ * test suite calls the same functions on the same folders and asserts equality.
  */
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync, writeFileSync } from 'node:fs';
+import { loadPriceTable } from '../src/pricing/pricing.js';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -67,6 +70,228 @@ export function cachelensTotals(folder: string): Reconciled['cachelens'] {
 export function reconcile(folder: string): Reconciled {
   const path = join(REAL_LOGS, folder);
   return { folder, ccusage: ccusageTotals(path), cachelens: cachelensTotals(path) };
+}
+
+/** Folders the per-block and per-session reconciliation runs on: every real-logs folder, then sample-logs/. */
+export function usageFolders(): string[] {
+  return [...realLogFolders().map((f) => join(REAL_LOGS, f)), join(REPO, 'sample-logs')];
+}
+
+/** Token totals of a block or a session, cache creation = 5m + 1h, as ccusage counts them. */
+export interface Tokens {
+  input: number;
+  output: number;
+  cache_creation: number;
+  cache_read: number;
+  usd: number;
+}
+
+export interface BlockRow extends Tokens {
+  start: string;
+  end: string;
+}
+
+export interface SessionRow extends Tokens {
+  session: string;
+}
+
+function runJson(cmd: string, args: string[], env: Record<string, string> = {}): any {
+  const r = spawnSync(cmd, args, { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', ...env }, maxBuffer: 64 * 1024 * 1024 });
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed: ${r.stderr}`);
+  return JSON.parse(r.stdout);
+}
+
+function ccusage(command: 'blocks' | 'session', folder: string): any {
+  return runJson(join(REPO, 'node_modules/.bin/ccusage'), [command, '--offline', '--json'], { CLAUDE_CONFIG_DIR: folder });
+}
+
+function cachelens(args: string[]): any {
+  return runJson(process.execPath, [join(REPO, 'dist/cli.js'), ...args, '--db', ':memory:', '--json', '--timezone', 'UTC']);
+}
+
+/** ccusage's blocks: its `isGap` pseudo-blocks (the idle time between two blocks, no usage) apart. */
+export function ccusageBlocks(folder: string): { blocks: BlockRow[]; gaps: (BlockRow & { entries: number })[] } {
+  const all = (ccusage('blocks', folder).blocks as any[]).map((b) => ({
+    start: new Date(b.startTime).toISOString(),
+    end: new Date(b.endTime).toISOString(),
+    input: b.tokenCounts.inputTokens,
+    output: b.tokenCounts.outputTokens,
+    cache_creation: b.tokenCounts.cacheCreationInputTokens,
+    cache_read: b.tokenCounts.cacheReadInputTokens,
+    usd: b.costUSD,
+    entries: b.entries,
+    gap: b.isGap === true,
+  }));
+  const strip = ({ entries: _e, gap: _g, ...row }: (typeof all)[number]) => row;
+  return { blocks: all.filter((b) => !b.gap).map(strip), gaps: all.filter((b) => b.gap).map(({ gap: _g, ...b }) => b) };
+}
+
+/** cachelens's blocks, with the token fields summed from its requests (the command reports only their total). */
+export function cachelensBlocks(folder: string, rows = requestRows(folder)): (BlockRow & { tokens: number })[] {
+  return (cachelens(['blocks', folder]).blocks as any[]).map((b) => {
+    const inside = rows.filter((r) => r.t >= Date.parse(b.start) && r.t < Date.parse(b.end));
+    return { start: b.start, end: b.end, tokens: b.tokens, usd: b.usd, ...sumTokens(inside) };
+  });
+}
+
+export function ccusageSessions(folder: string): SessionRow[] {
+  return (ccusage('session', folder).session as any[]).map((s) => ({
+    session: s.period,
+    input: s.inputTokens,
+    output: s.outputTokens,
+    cache_creation: s.cacheCreationTokens,
+    cache_read: s.cacheReadTokens,
+    usd: s.totalCost,
+  }));
+}
+
+export function cachelensSessions(paths: string[]): SessionRow[] {
+  return (cachelens(['sessions', ...paths]).sessions as any[]).map((s) => ({
+    session: s.session_id,
+    input: s.input,
+    output: s.output,
+    cache_creation: s.cache_write_5m + s.cache_write_1h,
+    cache_read: s.cache_read,
+    usd: s.usd,
+  }));
+}
+
+/** One request as the store holds it (after de-dup), with its USD under SPEC §2.2. */
+export interface RequestRow {
+  session_id: string;
+  t: number;
+  model: string;
+  input: number;
+  output: number;
+  cache_write_5m: number;
+  cache_write_1h: number;
+  cache_read: number;
+  usd: number | null;
+}
+
+const REQUESTS_SQL = join(REPO, 'scripts/reconcile-requests.sql');
+
+export function requestRows(...paths: string[]): RequestRow[] {
+  return cachelens(['query', REQUESTS_SQL, ...paths]).rows as RequestRow[];
+}
+
+function sumTokens(rows: RequestRow[]): Omit<Tokens, 'usd'> {
+  const t = { input: 0, output: 0, cache_creation: 0, cache_read: 0 };
+  for (const r of rows) {
+    t.input += r.input;
+    t.output += r.output;
+    t.cache_creation += r.cache_write_5m + r.cache_write_1h;
+    t.cache_read += r.cache_read;
+  }
+  return t;
+}
+
+const prices = loadPriceTable();
+
+/**
+ * USD cachelens bills beyond ccusage on one request, from their long-context rules: SPEC §2.2 bills the
+ * whole request at the long-context rates when its prompt P exceeds the threshold (200k); ccusage bills,
+ * per token field, only the tokens of that field above the threshold at those rates.
+ *
+ * Example: claude-sonnet-4-5, in 10, w5m 2,000, read 250,000, out 1,000 (P = 252,010 > 200k). cachelens:
+ * (10×6 + 2,000×7.5 + 250,000×0.6 + 1,000×22.5)/1e6 = $0.18756; ccusage: only read exceeds 200k, so
+ * (10×3 + 2,000×3.75 + 200,000×0.3 + 50,000×0.6 + 1,000×15)/1e6 = $0.11253; returns $0.07503.
+ */
+export function longContextExcess(r: RequestRow): number {
+  const price = prices.lookup(r.model);
+  const lc = price?.long_context;
+  if (!price || !lc || r.usd === null) return 0;
+  const tier = (n: number, base: number, long: number) => (Math.min(n, lc.above) * base + Math.max(0, n - lc.above) * long) / 1e6;
+  const ccusageUsd = tier(r.input, price.input, lc.input) + tier(r.output, price.output, lc.output) +
+    tier(r.cache_write_5m, price.write_5m, lc.write_5m) + tier(r.cache_write_1h, price.write_1h, lc.write_1h) +
+    tier(r.cache_read, price.read, lc.read);
+  return r.usd - ccusageUsd;
+}
+
+export interface ExplainedBlocks {
+  folder: string;
+  ccusage: BlockRow[];
+  /** cachelens's blocks, their USD less `long_context_excess` */
+  cachelens: BlockRow[];
+  raw_usd: number[];
+  long_context_excess: number[];
+  gaps: (BlockRow & { entries: number })[];
+}
+
+/** Per block: ccusage's figures next to cachelens's, cachelens's USD recomputed under ccusage's long-context rule. */
+export function explainedBlocks(folder: string): ExplainedBlocks {
+  const { blocks, gaps } = ccusageBlocks(folder);
+  const rows = requestRows(folder);
+  const ours = cachelensBlocks(folder, rows);
+  const excess = ours.map((b) => rows.filter((r) => r.t >= Date.parse(b.start) && r.t < Date.parse(b.end)).reduce((s, r) => s + longContextExcess(r), 0));
+  return {
+    folder,
+    ccusage: blocks,
+    cachelens: ours.map(({ tokens: _t, ...b }, i) => ({ ...b, usd: b.usd - excess[i]! })),
+    raw_usd: ours.map((b) => b.usd),
+    long_context_excess: excess,
+    gaps,
+  };
+}
+
+export interface ExplainedSessions {
+  folder: string;
+  ccusage: SessionRow[];
+  /** cachelens's sessions, regrouped the way ccusage groups them and their USD less the long-context excess */
+  cachelens: SessionRow[];
+  /** sessions ccusage names after a `subagents/workflows/<run>/` directory, and the cachelens session holding them */
+  workflow_runs: { run: string; session: string; tokens: Omit<Tokens, 'usd'>; usd: number }[];
+  long_context_excess: Record<string, number>;
+}
+
+/**
+ * Per session. ccusage keys a transcript by its path: a workflow run's `subagents/workflows/<run>/agent-*.jsonl`
+ * becomes a session named `<run>`; cachelens keys it by the `sessionId` its lines carry, the parent's (SPEC §1.1).
+ * So each ccusage session that is a directory `<run>` under a `workflows/` directory is recomputed from
+ * cachelens's reading of that directory alone, and taken out of the cachelens session that holds it.
+ */
+export function explainedSessions(folder: string): ExplainedSessions {
+  const theirs = ccusageSessions(folder);
+  const ours = new Map(cachelensSessions([folder]).map((s) => [s.session, { ...s }]));
+  const rows = requestRows(folder);
+  const excess: Record<string, number> = {};
+  for (const r of rows) excess[r.session_id] = (excess[r.session_id] ?? 0) + longContextExcess(r);
+  const runs: ExplainedSessions['workflow_runs'] = [];
+  for (const s of theirs) {
+    if (ours.has(s.session)) continue;
+    for (const dir of workflowRunDirs(folder, s.session)) {
+      const runRows = requestRows(dir);
+      const [held] = cachelensSessions([dir]);
+      if (!held) continue;
+      const parent = ours.get(held.session);
+      const runExcess = runRows.reduce((sum, r) => sum + longContextExcess(r), 0);
+      runs.push({ run: s.session, session: held.session, tokens: sumTokens(runRows), usd: held.usd });
+      if (parent) {
+        for (const k of ['input', 'output', 'cache_creation', 'cache_read', 'usd'] as const) parent[k] -= held[k];
+        excess[held.session] = (excess[held.session] ?? 0) - runExcess;
+      }
+      const prev = ours.get(s.session);
+      ours.set(s.session, prev ? { ...prev, input: prev.input + held.input, output: prev.output + held.output, cache_creation: prev.cache_creation + held.cache_creation, cache_read: prev.cache_read + held.cache_read, usd: prev.usd + held.usd } : { ...held, session: s.session });
+      excess[s.session] = (excess[s.session] ?? 0) + runExcess;
+    }
+  }
+  const adjusted = [...ours.values()].map((s) => ({ ...s, usd: s.usd - (excess[s.session] ?? 0) }));
+  return { folder, ccusage: theirs, cachelens: adjusted, workflow_runs: runs, long_context_excess: excess };
+}
+
+/** Every directory `<run>` inside a `workflows` directory, at any depth of a folder. */
+function workflowRunDirs(folder: string, run: string): string[] {
+  const out: string[] = [];
+  const walk = (dir: string) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      if (!e.isDirectory()) continue;
+      const p = join(dir, e.name);
+      if (e.name === run && dir.endsWith('/workflows')) out.push(p);
+      else walk(p);
+    }
+  };
+  walk(folder);
+  return out;
 }
 
 function markdown(rows: Reconciled[]): string {
