@@ -242,6 +242,8 @@ export interface ExplainedSessions {
   /** sessions ccusage names after a `subagents/workflows/<run>/` directory, and the cachelens session holding them */
   workflow_runs: { run: string; session: string; tokens: Omit<Tokens, 'usd'>; usd: number }[];
   long_context_excess: Record<string, number>;
+  /** cachelens's sessions as `sessions --json` prints them */
+  raw: SessionRow[];
 }
 
 /**
@@ -252,7 +254,8 @@ export interface ExplainedSessions {
  */
 export function explainedSessions(folder: string): ExplainedSessions {
   const theirs = ccusageSessions(folder);
-  const ours = new Map(cachelensSessions([folder]).map((s) => [s.session, { ...s }]));
+  const raw = cachelensSessions([folder]);
+  const ours = new Map(raw.map((s) => [s.session, { ...s }]));
   const rows = requestRows(folder);
   const excess: Record<string, number> = {};
   for (const r of rows) excess[r.session_id] = (excess[r.session_id] ?? 0) + longContextExcess(r);
@@ -276,7 +279,7 @@ export function explainedSessions(folder: string): ExplainedSessions {
     }
   }
   const adjusted = [...ours.values()].map((s) => ({ ...s, usd: s.usd - (excess[s.session] ?? 0) }));
-  return { folder, ccusage: theirs, cachelens: adjusted, workflow_runs: runs, long_context_excess: excess };
+  return { folder, ccusage: theirs, cachelens: adjusted, workflow_runs: runs, long_context_excess: excess, raw };
 }
 
 /** Every directory `<run>` inside a `workflows` directory, at any depth of a folder. */
@@ -323,8 +326,88 @@ function markdown(rows: Reconciled[]): string {
   return lines.join('\n') + '\n';
 }
 
+function usageMarkdown(blocks: ExplainedBlocks[], sessions: ExplainedSessions[]): string {
+  const n = (x: number) => x.toLocaleString('en-US');
+  const usd = (x: number) => `$${x.toFixed(4)}`;
+  const tok = (t: Omit<Tokens, 'usd'>) => `${n(t.input)} | ${n(t.output)} | ${n(t.cache_creation)} | ${n(t.cache_read)}`;
+  const name = (folder: string) => folder.split('/').pop()!;
+  const lines = [
+    '',
+    '## 5-hour blocks and sessions',
+    '',
+    '`cachelens blocks --json` next to `ccusage blocks --offline --json`, and `cachelens sessions --json` next to',
+    '`ccusage session --offline --json`, on each real-logs folder and on `sample-logs/` (`--timezone UTC`). Same script;',
+    'the test `test/ingest/reconcile-usage.test.ts` recomputes every difference below from the logs and asserts equality.',
+    'A block\'s token fields on the cachelens side are summed from its requests (`scripts/reconcile-requests.sql`);',
+    '`blocks --json` reports their total (`tokens`), which equals ccusage\'s `totalTokens` on every block.',
+    '',
+    '### Blocks',
+    '',
+    '| folder | start | end | input | output | cache creation | cache read | ccusage USD | cachelens USD | long-context excess |',
+    '|---|---|---|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const b of blocks) {
+    b.ccusage.forEach((c, i) => {
+      lines.push(`| ${name(b.folder)} | ${c.start.slice(0, 16)} | ${c.end.slice(0, 16)} | ${tok(c)} | ${usd(c.usd)} | ${usd(b.raw_usd[i]!)} | ${b.long_context_excess[i]! > 5e-5 ? usd(b.long_context_excess[i]!) : '—'} |`);
+    });
+  }
+  lines.push('');
+  lines.push('Starts, ends and token fields are equal on every block of every folder (the table shows ccusage\'s tokens; cachelens\'s');
+  lines.push('are the same). The differences:');
+  lines.push('');
+  const gaps = blocks.flatMap((b) => b.gaps.map((g) => `${name(b.folder)} ${g.start.slice(0, 19)}Z → ${g.end.slice(0, 19)}Z`));
+  lines.push(`- **Gap blocks.** ccusage adds an \`isGap\` pseudo-block (no entries, no tokens, $0) for the idle time between two`);
+  lines.push('  blocks, from the last request + 5 h to the next request; cachelens lists only blocks with requests (SPEC §7).');
+  lines.push(`  Here: ${gaps.join('; ')}. The test checks each holds no usage and that no cachelens block overlaps it.`);
+  lines.push('- **Long context.** SPEC §2.2 bills a Sonnet 4 / 4.5 request whose prompt P exceeds 200,000 tokens wholly at the');
+  lines.push('  long-context rates; ccusage bills, per token field, only the tokens of that field above 200,000 at those rates');
+  lines.push('  (so a 250k-token prompt of 249k cache reads and 1k input pays the higher rate on 49k reads only). The column');
+  lines.push('  "long-context excess" is cachelens\'s USD minus ccusage\'s rule recomputed on the same requests (`longContextExcess`);');
+  const lcFolders = blocks.filter((b) => b.long_context_excess.some((x) => x > 5e-5)).map((b) => name(b.folder));
+  lines.push(`  cachelens USD − excess = ccusage USD to the nano-dollar on every block. Folders with such requests: ${lcFolders.join(', ') || 'none'}.`);
+  lines.push('- **A request\'s time.** cachelens times a request by the first line of its identity (SPEC §1.3); ccusage by the');
+  lines.push('  copy whose usage it keeps, the last streaming snapshot, seconds later (marot-spotter: `msg_01AjAtmphJjr4oSLfTyzk8LA`');
+  lines.push('  at 14:12:01.177 vs 14:12:02.971, which is where ccusage\'s gap above ends). A block start floors that time to the');
+  lines.push('  hour, so the two would disagree only for a request whose copies straddle a full hour; none on these logs does.');
+  lines.push('- **Exactly 5 h after the start.** cachelens\'s block is the half-open window [start, start + 5 h): a request at');
+  lines.push('  start + 5 h exactly opens the next block. ccusage keeps it in the block it ends (a new block only when more than');
+  lines.push('  5 h have passed). Requests at 09:10, 14:00:00.000 and 14:10 give ccusage 09:00–14:00 with 2 entries and');
+  lines.push('  14:00–19:00 with 1, cachelens 1 and 2. No request of these logs falls exactly on an end; SPEC\'s "lasts 5 hours"');
+  lines.push('  and the `end` both tools print say the request at 14:00:00.000 is outside the first block, so this stays.');
+  lines.push('- **Entries.** ccusage\'s `entries` counts `<synthetic>` lines (local error messages, zero usage); cachelens\'s `requests`');
+  lines.push('  does not (SPEC §1.3). sample-logs: 117 vs 116 in 2026-02-10 09:00 and 43 vs 42 in 2026-02-11 03:00, tokens equal.');
+  lines.push('');
+  lines.push('### Sessions');
+  lines.push('');
+  lines.push('ccusage\'s figures; "cachelens" is what `sessions --json` prints where it differs (— where equal).');
+  lines.push('');
+  lines.push('| folder | session | input | output | cache creation | cache read | ccusage USD | cachelens |');
+  lines.push('|---|---|---:|---:|---:|---:|---:|---|');
+  for (const s of sessions) {
+    const printed = new Map(s.raw.map((x) => [x.session, x]));
+    for (const c of s.ccusage) {
+      const p = printed.get(c.session);
+      const same = p && tok(p) === tok(c) && Math.abs(p.usd - c.usd) < 5e-5;
+      lines.push(`| ${name(s.folder)} | ${c.session} | ${tok(c)} | ${usd(c.usd)} | ${same ? '—' : p ? `${tok(p).replaceAll(' | ', ' / ')}, ${usd(p.usd)}` : 'none (in its parent)'} |`);
+    }
+  }
+  lines.push('');
+  lines.push('Every session\'s token fields and USD are equal once the differences below are recomputed:');
+  lines.push('');
+  const runs = sessions.flatMap((s) => s.workflow_runs.map((r) => ({ ...r, folder: name(s.folder) })));
+  lines.push('- **Workflow runs.** ccusage keys a transcript by its path, so `<session>/subagents/workflows/<run>/agent-*.jsonl`');
+  lines.push('  is a session named `<run>`; cachelens keys it by the `sessionId` its lines carry, the parent session\'s (SPEC §1.1),');
+  lines.push('  so the run\'s requests count in the parent. The test reads the run\'s directory alone with cachelens and moves it:');
+  for (const r of runs) lines.push(`  ${r.folder}: run \`${r.run}\` (in cachelens session \`${r.session}\`): ${tok(r.tokens)} tokens (input | output | creation | read), ${usd(r.usd)}.`);
+  const lc = sessions.flatMap((s) => Object.entries(s.long_context_excess).filter(([, x]) => x > 5e-5).map(([id, x]) => `${name(s.folder)} ${id} ${usd(x)}`));
+  lines.push(`- **Long context** (as for blocks): ${lc.join('; ')} of cachelens USD above ccusage\'s rule.`);
+  return lines.join('\n') + '\n';
+}
+
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const rows = realLogFolders().map(reconcile);
-  writeFileSync(join(REPO, 'docs/reconciliation.md'), markdown(rows));
-  process.stdout.write(markdown(rows));
+  const folders = usageFolders();
+  const text = markdown(rows) + usageMarkdown(folders.map(explainedBlocks), folders.map(explainedSessions));
+  writeFileSync(join(REPO, 'docs/reconciliation.md'), text);
+  process.stdout.write(text);
 }
