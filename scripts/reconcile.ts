@@ -110,7 +110,8 @@ function cachelens(args: string[]): any {
 }
 
 /** ccusage's blocks: its `isGap` pseudo-blocks (the idle time between two blocks, no usage) apart. */
-export function ccusageBlocks(folder: string): { blocks: BlockRow[]; gaps: (BlockRow & { entries: number })[] } {
+/** ccusage's blocks; `entries` counts its usage lines kept, `<synthetic>` ones included. */
+export function ccusageBlocks(folder: string): { blocks: (BlockRow & { entries: number })[]; gaps: (BlockRow & { entries: number })[] } {
   const all = (ccusage('blocks', folder).blocks as any[]).map((b) => ({
     start: new Date(b.startTime).toISOString(),
     end: new Date(b.endTime).toISOString(),
@@ -122,15 +123,15 @@ export function ccusageBlocks(folder: string): { blocks: BlockRow[]; gaps: (Bloc
     entries: b.entries,
     gap: b.isGap === true,
   }));
-  const strip = ({ entries: _e, gap: _g, ...row }: (typeof all)[number]) => row;
-  return { blocks: all.filter((b) => !b.gap).map(strip), gaps: all.filter((b) => b.gap).map(({ gap: _g, ...b }) => b) };
+  const strip = ({ gap: _g, ...row }: (typeof all)[number]) => row;
+  return { blocks: all.filter((b) => !b.gap).map(strip), gaps: all.filter((b) => b.gap).map(strip) };
 }
 
 /** cachelens's blocks, with the token fields summed from its requests (the command reports only their total). */
-export function cachelensBlocks(folder: string, rows = requestRows(folder)): (BlockRow & { tokens: number })[] {
+export function cachelensBlocks(folder: string, rows = requestRows(folder)): (BlockRow & { tokens: number; requests: number })[] {
   return (cachelens(['blocks', folder]).blocks as any[]).map((b) => {
     const inside = rows.filter((r) => r.t >= Date.parse(b.start) && r.t < Date.parse(b.end));
-    return { start: b.start, end: b.end, tokens: b.tokens, usd: b.usd, ...sumTokens(inside) };
+    return { start: b.start, end: b.end, tokens: b.tokens, requests: b.requests, usd: b.usd, ...sumTokens(inside) };
   });
 }
 
@@ -227,7 +228,7 @@ export function explainedBlocks(folder: string): ExplainedBlocks {
   return {
     folder,
     ccusage: blocks,
-    cachelens: ours.map(({ tokens: _t, ...b }, i) => ({ ...b, usd: b.usd - excess[i]! })),
+    cachelens: ours.map(({ tokens: _t, requests: _r, ...b }, i) => ({ ...b, usd: b.usd - excess[i]! })),
     raw_usd: ours.map((b) => b.usd),
     long_context_excess: excess,
     gaps,
@@ -373,7 +374,8 @@ function usageMarkdown(blocks: ExplainedBlocks[], sessions: ExplainedSessions[])
   lines.push('  start + 5 h exactly opens the next block. ccusage keeps it in the block it ends (a new block only when more than');
   lines.push('  5 h have passed). Requests at 09:10, 14:00:00.000 and 14:10 give ccusage 09:00–14:00 with 2 entries and');
   lines.push('  14:00–19:00 with 1, cachelens 1 and 2. No request of these logs falls exactly on an end; SPEC\'s "lasts 5 hours"');
-  lines.push('  and the `end` both tools print say the request at 14:00:00.000 is outside the first block, so this stays.');
+  lines.push('  and the `end` both tools print say the request at 14:00:00.000 is outside the first block, so this stays. The');
+  lines.push('  test builds those three requests (re-timed from DRMacIver\'s transcript) and recomputes both tools\' counts.');
   lines.push('- **Entries.** ccusage\'s `entries` counts `<synthetic>` lines (local error messages, zero usage); cachelens\'s `requests`');
   lines.push('  does not (SPEC §1.3). sample-logs: 117 vs 116 in 2026-02-10 09:00 and 43 vs 42 in 2026-02-11 03:00, tokens equal.');
   lines.push('');

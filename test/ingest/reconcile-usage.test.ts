@@ -6,9 +6,11 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { basename } from 'node:path';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import * as reconcile from '../../scripts/reconcile.js';
-import { type Tokens, usageFolders } from '../../scripts/reconcile.js';
+import { REAL_LOGS, type Tokens, ccusageBlocks, cachelensBlocks, requestRows, usageFolders } from '../../scripts/reconcile.js';
 
 const folders = usageFolders();
 const memo = <R>(f: (folder: string) => R) => {
@@ -58,4 +60,32 @@ test('sample-logs shows each explained difference (else the tests above prove le
   assert.ok(s.workflow_runs.length > 0, 'a workflow run ccusage counts as its own session');
   const real = folders.filter((f) => f !== sample).map(explainedBlocks);
   assert.ok(real.some((r) => r.gaps.length > 0), 'a real-logs folder where ccusage writes a gap block');
+});
+
+test('a request exactly 5 h after a block start: cachelens opens the next block, ccusage keeps it (docs/reconciliation.md)', (t) => {
+  // three requests copied from a real transcript, re-timed to 09:10, 14:00:00.000 and 14:10 UTC
+  const real = readFileSync(join(REAL_LOGS, 'DRMacIver-claude-reliability/projects/-tmp-tmpqwh7888i/c7d3d95c-57f0-4359-8f4b-926a9bef5a3f.jsonl'), 'utf8')
+    .split('\n').filter((l) => l.includes('"usage"')).map((l) => JSON.parse(l))
+    .filter((l) => l.type === 'assistant' && l.message?.id && l.message.usage && l.message.model !== '<synthetic>');
+  const times = ['2026-03-01T09:10:00.000Z', '2026-03-01T14:00:00.000Z', '2026-03-01T14:10:00.000Z'];
+  const firstOfEach = [...new Map(real.map((l) => [l.message.id, l])).values()].slice(0, times.length);
+  const dir = mkdtempSync(join(tmpdir(), 'cachelens-edge-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  mkdirSync(join(dir, 'projects/-tmp-edge'), { recursive: true });
+  writeFileSync(join(dir, 'projects/-tmp-edge/c7d3d95c-57f0-4359-8f4b-926a9bef5a3f.jsonl'),
+    firstOfEach.map((l, i) => JSON.stringify({ ...l, timestamp: times[i] })).join('\n') + '\n');
+
+  const theirs = ccusageBlocks(dir).blocks;
+  const ours = cachelensBlocks(dir);
+  const at = requestRows(dir).map((r) => r.t);
+  assert.deepEqual(ours.map((b) => [b.start, b.end]), theirs.map((b) => [b.start, b.end]), 'the same windows');
+  // cachelens: [start, end); ccusage: [start, end], a request counted in the first block that holds it
+  const claimed = new Set<number>();
+  theirs.forEach((b, i) => {
+    const closed = at.filter((x) => !claimed.has(x) && x >= Date.parse(b.start) && x <= Date.parse(b.end));
+    assert.equal(b.entries, closed.length, `ccusage entries, ${b.start}`);
+    for (const x of closed) claimed.add(x);
+    assert.equal(ours[i]!.requests, at.filter((x) => x >= Date.parse(b.start) && x < Date.parse(b.end)).length, `cachelens requests, ${b.start}`);
+  });
+  assert.deepEqual([theirs.map((b) => b.entries), ours.map((b) => b.requests)], [[2, 1], [1, 2]], 'the boundary request moves');
 });
