@@ -59,6 +59,13 @@ const channelCommand: Command = {
   },
 };
 
+/** `--calibrate K`: a whole number ≥ 0 (yargs' number type would turn `abc` into NaN silently). */
+function calibrateOf(v: unknown): number {
+  const s = String(v).trim();
+  if (!/^\d+$/.test(s)) throw new UsageError(`--calibrate must be a whole number of requests (0 = off), got ${s}`);
+  return Number(s);
+}
+
 /** A transcript path is replayed directly; anything else names a session in the store. */
 function isTranscriptPath(target: string): boolean {
   return target.endsWith('.jsonl') && existsSync(target) && statSync(target).isFile();
@@ -76,6 +83,7 @@ const sessionCommand: Command = {
       .option('reinject-type', { type: 'string', describe: 'attachment type reinject re-inserts every round (default: skill_listing if any, else the largest attachment)' })
       .option('thinking', { choices: ['keep', 'drop'] as const, default: 'keep', describe: 'whether logged thinking text counts in later prompts' })
       .option('encoding', { choices: ENCODINGS as readonly string[], default: 'cl100k_base', describe: 'js-tiktoken encoding' })
+      .option('calibrate', { type: 'string', default: '0', describe: 'fit a conversation scale on requests 2..K+1, apply it to every strategy, report fidelity on the rest (0 = off)' })
       .option('db', { type: 'string', describe: 'DuckDB store file (default ~/.cache/cachelens/store.duckdb; :memory: for none)' })
       .option('pricing', { type: 'string', describe: 'price table JSON (own format or LiteLLM) that replaces or extends the bundled one' })
       .option('rebuild', { type: 'boolean', describe: 'drop the store and read every log again' })
@@ -89,6 +97,7 @@ const sessionCommand: Command = {
       strategies,
       encoding: argv.encoding as EncodingName,
       thinking: argv.thinking as ThinkingRule,
+      calibrate: calibrateOf(argv.calibrate),
       reinjectType: argv['reinject-type'] === undefined ? undefined : String(argv['reinject-type']),
       chain: argv.chain === undefined ? undefined : String(argv.chain),
     };

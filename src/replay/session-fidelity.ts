@@ -8,7 +8,11 @@
  * construction, and whatever it reads was written by another session (a shared system prompt),
  * which no replay of this chain can know. Requests whose observed value is 0 have no relative
  * error; they are counted apart (with how many the replay also put at 0).
+ *
+ * With `--calibrate K` (session-calibrate.ts) requests 2…K+1 fit the conversation scale, so they
+ * are left out too: fidelity is measured on the held-out requests K+2…n only.
  */
+import type { ConversationCalibration } from './session-calibrate.js';
 
 export interface ErrorStats {
   /** requests compared (observed > 0) */
@@ -28,7 +32,12 @@ export interface FidelityRow {
 }
 
 export interface SessionFidelity {
+  /** requests compared: 2…n, or K+2…n when calibrated */
   requests: number;
+  /** first request compared */
+  from: number;
+  /** the conversation scale and the requests it was fitted on; null when `--calibrate` is off */
+  calibration: ConversationCalibration | null;
   prompt: ErrorStats;
   cache_read: ErrorStats & { observed_zero: number; predicted_zero_too: number };
   rows: FidelityRow[];
@@ -54,12 +63,18 @@ export function errorStats(pairs: readonly { predicted: number; observed: number
   };
 }
 
-/** Fidelity over every request but the first (the calibration request). */
-export function fidelityOf(rows: readonly FidelityRow[]): SessionFidelity {
-  const compared = rows.filter((r) => r.request > 1);
+/**
+ * Fidelity over every request but the first (the prefix calibration request), or, with a fitted
+ * conversation scale, over the requests after its fit (held out).
+ */
+export function fidelityOf(rows: readonly FidelityRow[], calibration: ConversationCalibration | null = null): SessionFidelity {
+  const from = calibration?.scale != null ? calibration.held_out_from : 2;
+  const compared = rows.filter((r) => r.request >= from);
   const zero = compared.filter((r) => r.observed_read === 0);
   return {
     requests: compared.length,
+    from,
+    calibration,
     prompt: errorStats(compared.map((r) => ({ predicted: r.predicted_prompt, observed: r.observed_prompt }))),
     cache_read: {
       ...errorStats(compared.map((r) => ({ predicted: r.predicted_read, observed: r.observed_read }))),

@@ -3,11 +3,13 @@
  * request and replayed under each context-delivery strategy.
  *
  *   transcript ─▶ chain items (de-dup as the reader) ─▶ rebuild (tokenize each message once,
- *   calibrate the prefix on request 1) ─▶ per strategy: requests, cacheable prefix, real gaps
+ *   calibrate the prefix on request 1; with --calibrate K, fit a conversation scale on requests
+ *   2…K+1) ─▶ per strategy: requests, cacheable prefix, real gaps
  *   ─▶ summaries + `recorded` fidelity against the observed usage
  */
 import { UsageError } from '../errors.js';
 import { loadPriceTable, type PriceTable } from '../pricing/pricing.js';
+import { fitConversationScale, type ConversationCalibration } from './session-calibrate.js';
 import { fidelityOf, type SessionFidelity } from './session-fidelity.js';
 import { rebuildChain, type RebuiltChain, type RebuiltMessage } from './session-rebuild.js';
 import type { ThinkingRule } from './session-render.js';
@@ -34,6 +36,11 @@ export interface SessionReplayOptions {
    */
   thinking?: ThinkingRule;
   prices?: PriceTable;
+  /**
+   * K > 0: fit one conversation scale on requests 2…K+1, apply it to every strategy and report
+   * fidelity on requests K+2…n (session-calibrate.ts). 0 or absent (default): off, SPEC §6.2 as is.
+   */
+  calibrate?: number;
   /** a tokenizer to reuse (tests count its work); its encoding wins over `encoding` */
   tokenizer?: SegmentTokenizer;
 }
@@ -59,8 +66,11 @@ export interface SessionReplayResult {
     encoding: EncodingName;
     thinking: ThinkingRule;
     reinject: { type: string; line: number; tokens: number } | null;
+    /** K of `--calibrate K`; 0 = off */
+    calibrate: number;
   };
-  calibration: RebuiltChain['calibration'];
+  /** the prefix (request 1) and, with `--calibrate`, the conversation scale (also in `fidelity`) */
+  calibration: RebuiltChain['calibration'] & { conversation: ConversationCalibration | null };
   strategies: Partial<Record<SessionStrategy, SessionStrategySummary>>;
   /** strategies asked for that could not run on this chain, with the reason */
   not_run: { strategy: SessionStrategy; reason: string }[];
@@ -79,6 +89,9 @@ function validate(opts: SessionReplayOptions): void {
   }
   if (opts.thinking !== undefined && opts.thinking !== 'drop' && opts.thinking !== 'keep') {
     throw new UsageError(`--thinking must be drop or keep, got ${String(opts.thinking)}`);
+  }
+  if (opts.calibrate !== undefined && !(Number.isInteger(opts.calibrate) && opts.calibrate >= 0)) {
+    throw new UsageError(`--calibrate must be a whole number of requests (0 = off), got ${String(opts.calibrate)}`);
   }
 }
 
@@ -102,7 +115,9 @@ export async function replayChain(chain: TranscriptChain, opts: SessionReplayOpt
   const rc = rebuildChain(chain, tok, { thinking });
   const strategies = [...(opts.strategies ?? SESSION_STRATEGIES)];
   const reinject = strategies.includes('reinject') ? chooseReinjected(rc, opts.reinjectType) : null;
-  const ctx = { tok, weightsFor: (m: string, p: number) => prices.weightsFor(m, p), reinject };
+  const calibrate = opts.calibrate ?? 0;
+  const conversation = calibrate > 0 ? fitConversationScale(rc, calibrate) : null;
+  const ctx = { tok, weightsFor: (m: string, p: number) => prices.weightsFor(m, p), reinject, scale: conversation?.scale ?? 1 };
 
   const summaries: SessionReplayResult['strategies'] = {};
   const notRun: SessionReplayResult['not_run'] = [];
@@ -123,6 +138,7 @@ export async function replayChain(chain: TranscriptChain, opts: SessionReplayOpt
           const req = rc.requests[t.request - 1]!;
           return { request: t.request, observed_prompt: req.observedPrompt, predicted_prompt: t.input_tokens, observed_read: req.usage.cacheRead, predicted_read: t.read_tokens };
         }),
+        conversation,
       )
     : null;
 
@@ -148,8 +164,9 @@ export async function replayChain(chain: TranscriptChain, opts: SessionReplayOpt
       encoding: tok.encoding,
       thinking,
       reinject: reinject && { type: reinject.type, line: reinject.line, tokens: reinject.tokens },
+      calibrate,
     },
-    calibration: rc.calibration,
+    calibration: { ...rc.calibration, conversation },
     strategies: summaries,
     not_run: notRun,
     fidelity,

@@ -37,8 +37,14 @@ export function formatSessionReplay(r: SessionReplayResult, opts: { color?: bool
     `prefix ${int(cal.prefix_tokens)} tokens (request 1: P ${int(cal.observed_prompt)} − ${int(cal.message_tokens)} message tokens${cal.clamped ? ', clamped at 0' : ''})` +
       ` · ${r.settings.encoding} · thinking ${r.settings.thinking}` +
       (r.settings.reinject ? ` · reinject ${clean(r.settings.reinject.type)} (${int(r.settings.reinject.tokens)} tokens, line ${r.settings.reinject.line})` : ''),
-    '',
   ];
+  const conv = cal.conversation;
+  if (conv?.scale != null) {
+    out.push(`conversation tokens × ${fixed(conv.scale, 3)} in every strategy (--calibrate ${conv.k}: fitted on requests 2–${conv.k + 1}; fidelity on requests ${conv.held_out_from}–${int(c.requests)}, held out)`);
+  } else if (conv) {
+    out.push(`--calibrate ${conv.k}: not calibrated (${clean(conv.reason ?? '')}); fidelity on requests 2–${int(c.requests)}`);
+  }
+  out.push('');
   if (strategies.length) {
     out.push(
       table(
@@ -54,7 +60,8 @@ export function formatSessionReplay(r: SessionReplayResult, opts: { color?: bool
     // request 1 calibrates the prefix: a chain of one request has nothing left to compare
     out.push('', 'Fidelity of recorded: none (a chain of one request: it calibrates the prefix, no request is left to compare)');
   } else if (f) {
-    out.push('', `Fidelity of recorded (requests 2–${int(c.requests)}; relative error |predicted − observed| / observed):`);
+    const held = f.from > 2 ? `, held out from the ${f.from - 2}-request calibration` : '';
+    out.push('', `Fidelity of recorded (requests ${f.from}–${int(c.requests)}${held}; relative error |predicted − observed| / observed):`);
     const row = (label: string, e: typeof f.prompt): Cell[] => [label, pct(e.median_rel_error), pct(e.p90_rel_error), pct(e.mean_signed_rel_error), int(e.n)];
     out.push(
       table(

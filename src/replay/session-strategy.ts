@@ -21,6 +21,7 @@
  */
 import type { Weights } from '../pricing/pricing.js';
 import { commonPrefixTokens, SegmentList, type RequestView, type Run } from './request.js';
+import { scaledTokens } from './session-calibrate.js';
 import type { RebuiltChain, RebuiltMessage, RebuiltRequest, Ttl } from './session-rebuild.js';
 import type { Segment, SegmentTokenizer } from './tokenizer.js';
 
@@ -94,6 +95,8 @@ export interface StrategyContext {
   tok: SegmentTokenizer;
   weightsFor: (model: string, promptTokens: number) => Weights | null;
   reinject: Reinjected | null;
+  /** conversation tokens count × scale, framing as it is (session-calibrate.ts); default 1 */
+  scale?: number;
 }
 
 /** A request from runs of fixed length (a run snapshot does not move when its list grows later). */
@@ -131,6 +134,7 @@ export function replayStrategy(rc: RebuiltChain, strategy: SessionStrategy, ctx:
   let pending = { context: 0, seen: 0, count: 0 };
   let attachmentsSent = 0;
   const turns: SessionTurn[] = [];
+  const scale = ctx.scale ?? 1;
 
   const sendAttachment = (hash: string, tokens: number) => {
     pending.count++;
@@ -175,18 +179,22 @@ export function replayStrategy(rc: RebuiltChain, strategy: SessionStrategy, ctx:
       sendAttachment(ctx.reinject.hash, ctx.reinject.tokens);
     }
     let view: RequestView;
+    let framing: SegmentList = lead;
     if (strategy === 'cold-replay') view = viewOf([run(lead), run(flat, flatStart), run(own)]);
-    else if (strategy === 'volatile-prefix') view = viewOf([run(new SegmentList([ctx.tok.segment(volatileLine(r)), rc.prefix])), run(history)]);
+    else if (strategy === 'volatile-prefix') view = viewOf([run((framing = new SegmentList([ctx.tok.segment(volatileLine(r)), rc.prefix]))), run(history)]);
     else view = viewOf([run(lead), run(history)]);
 
     const prev = last.get(r.model);
-    const cacheable = prev ? commonPrefixTokens(prev.view, view) : 0;
+    // the framing leads every view, so a token position past it is conversation: scaled alike
+    const scaled = (n: number) => scaledTokens(n, framing.tokens, scale);
+    const input = scaled(view.tokens);
+    const cacheable = prev ? scaled(commonPrefixTokens(prev.view, view)) : 0;
     const gap = prev ? r.t - prev.t : null;
     const cache = gap === null ? 'none' : gap <= TTL_MS[r.readTtl] ? 'read' : 'expired';
     const read = cache === 'read' ? cacheable : 0;
     const output = r.usage.output;
-    const w = ctx.weightsFor(r.model, view.tokens);
-    const weight = w ? read * w.read + (view.tokens - read) * (r.writeTtl === '1h' ? w.write1h : w.write5m) + output * w.output : null;
+    const w = ctx.weightsFor(r.model, input);
+    const weight = w ? read * w.read + (input - read) * (r.writeTtl === '1h' ? w.write1h : w.write5m) + output * w.output : null;
     turns.push({
       strategy,
       request: r.index,
@@ -199,12 +207,12 @@ export function replayStrategy(rc: RebuiltChain, strategy: SessionStrategy, ctx:
       cache,
       gap_s: gap === null ? null : Math.round(gap / 1000),
       ttl: r.readTtl,
-      input_tokens: view.tokens,
+      input_tokens: input,
       cacheable_tokens: cacheable,
       read_tokens: read,
-      uncached_tokens: view.tokens - cacheable,
-      context_tokens: pending.context,
-      already_seen_tokens: pending.seen,
+      uncached_tokens: input - cacheable,
+      context_tokens: Math.round(pending.context * scale),
+      already_seen_tokens: Math.round(pending.seen * scale),
       output_tokens: output,
       weight,
       usd: w && weight !== null ? weight * w.usdPerWeight : null,
