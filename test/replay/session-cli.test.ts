@@ -24,6 +24,43 @@ test('a transcript path is replayed directly, no store needed', () => {
   assert.match(text.stdout, /Fidelity of recorded/);
 });
 
+test('--calibrate K: the fitted scale and K in --json (keys added, none renamed) and in the table; off by default', () => {
+  const path = writeSession({ rounds: 3 });
+  const off = JSON.parse(cli(['replay', 'session', path, '--strategy', 'recorded', '--json']).stdout);
+  assert.equal(off.settings.calibrate, 0);
+  assert.equal(off.fidelity.calibration, null);
+  assert.equal(off.calibration.conversation, null);
+  assert.equal(off.fidelity.from, 2);
+  const r = cli(['replay', 'session', path, '--strategy', 'recorded,cold-replay', '--calibrate', '2', '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  const d = JSON.parse(r.stdout);
+  assert.deepEqual(Object.keys(d), Object.keys(off));
+  assert.deepEqual(Object.keys(d.fidelity).sort(), ['cache_read', 'calibration', 'from', 'prompt', 'requests', 'rows']);
+  for (const k of Object.keys(off.calibration)) assert.ok(k in d.calibration, k);
+  const c = d.fidelity.calibration;
+  assert.deepEqual(Object.keys(c).sort(), ['fit_requests', 'held_out_from', 'k', 'reason', 'scale']);
+  assert.equal(c.k, 2);
+  assert.equal(typeof c.scale, 'number');
+  assert.equal(c.reason, null);
+  assert.deepEqual(d.calibration.conversation, c);
+  assert.equal(d.settings.calibrate, 2);
+  // 6 requests: 2–3 fit, 4–6 held out
+  assert.equal(d.fidelity.from, 4);
+  assert.equal(d.fidelity.requests, 3);
+  assert.equal(d.fidelity.prompt.n, 3);
+  const text = cli(['replay', 'session', path, '--calibrate', '2']);
+  assert.equal(text.code, 0, text.stderr);
+  assert.match(text.stdout, /conversation tokens × \d\.\d{3} in every strategy \(--calibrate 2: fitted on requests 2–3; fidelity on requests 4–6, held out\)/);
+  assert.match(text.stdout, /Fidelity of recorded \(requests 4–6, held out/);
+  const short = cli(['replay', 'session', path, '--calibrate', '5']);
+  assert.match(short.stdout, /--calibrate 5: not calibrated \(a chain of 6 requests/);
+  for (const bad of ['-1', 'x', '1.5']) {
+    const e = cli(['replay', 'session', path, `--calibrate=${bad}`]);
+    assert.equal(e.code, 2, bad);
+    assert.match(e.stderr, /--calibrate must be a whole number/);
+  }
+});
+
 test('a session id prefix is found through the store; --chain picks a subagent', () => {
   const main = cli(['replay', 'session', '4d5611e5', MAROT, '--db', ':memory:', '--strategy', 'recorded', '--json']);
   assert.equal(main.code, 0, main.stderr);
