@@ -11,12 +11,24 @@ import { type Filters, filterParams } from './filters.js';
 const HOUR = 3_600_000;
 export const BLOCK_MS = 5 * HOUR;
 
-export interface Block {
+/** A block's tokens by field, as `summary --json` names them (the 5m / 1h write as SPEC §2.1 splits it). */
+export interface TokenFields {
+  input: number;
+  output: number;
+  cache_write_5m: number;
+  cache_write_1h: number;
+  cache_read: number;
+}
+
+export const TOKEN_FIELDS = ['input', 'output', 'cache_write_5m', 'cache_write_1h', 'cache_read'] as const satisfies readonly (keyof TokenFields)[];
+
+export interface Block extends TokenFields {
   start: string;
   end: string;
   first_request: string;
   last_request: string;
   requests: number;
+  /** the sum of the token fields */
   tokens: number;
   /** of the priced requests; null when none of the block's requests has a price (unknown, never 0) */
   weight: number | null;
@@ -27,7 +39,7 @@ export interface Block {
 }
 
 /** One UTC hour: every request of the logs read (all_*) forms the windows; the rest is what is in scope. */
-export interface HourRow {
+export interface HourRow extends TokenFields {
   hour_ms: number;
   all_first_ms: number;
   all_last_ms: number;
@@ -41,7 +53,7 @@ export interface HourRow {
   models: string[];
 }
 
-interface OpenBlock {
+interface OpenBlock extends TokenFields {
   startMs: number;
   firstMs: number | null;
   lastMs: number | null;
@@ -64,13 +76,14 @@ export function formBlocks(hours: HourRow[], now = Date.now()): Block[] {
   for (const h of hours) {
     if (!cur || h.all_first_ms >= cur.startMs + BLOCK_MS) {
       if (cur && cur.requests > 0) out.push(finish(cur, now));
-      cur = { startMs: Math.floor(h.all_first_ms / HOUR) * HOUR, firstMs: null, lastMs: null, requests: 0, tokens: 0, weight: 0, usd: 0, unpriced: 0, models: new Set() };
+      cur = { startMs: Math.floor(h.all_first_ms / HOUR) * HOUR, firstMs: null, lastMs: null, requests: 0, tokens: 0, input: 0, output: 0, cache_write_5m: 0, cache_write_1h: 0, cache_read: 0, weight: 0, usd: 0, unpriced: 0, models: new Set() };
     }
     if (h.requests === 0) continue;
     cur.firstMs ??= h.first_ms;
     cur.lastMs = Math.max(cur.lastMs ?? -Infinity, h.last_ms ?? -Infinity);
     cur.requests += h.requests;
     cur.tokens += h.tokens;
+    for (const k of TOKEN_FIELDS) cur[k] += h[k];
     cur.weight += h.weight ?? 0;
     cur.usd += h.usd ?? 0;
     cur.unpriced += h.unpriced_requests;
@@ -89,6 +102,11 @@ function finish(b: OpenBlock, now: number): Block {
     last_request: new Date(b.lastMs!).toISOString(),
     requests: b.requests,
     tokens: b.tokens,
+    input: b.input,
+    output: b.output,
+    cache_write_5m: b.cache_write_5m,
+    cache_write_1h: b.cache_write_1h,
+    cache_read: b.cache_read,
     weight: known ? b.weight : null,
     usd: known ? b.usd : null,
     unpriced_requests: b.unpriced,

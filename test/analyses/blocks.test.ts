@@ -1,8 +1,10 @@
 /** 5-hour blocks and sessions (SPEC §7, §2.2): windows from every request, unknown costs never $0. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { formBlocks, type HourRow } from '../../src/analyses/blocks.js';
-import { assistant, cli, writeCorpus } from '../helpers/corpus.js';
+import { appendFileSync, existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { TOKEN_FIELDS, formBlocks, type HourRow } from '../../src/analyses/blocks.js';
+import { assistant, cli, tempDir, writeCorpus } from '../helpers/corpus.js';
 
 const H = 3_600_000;
 const at = (iso: string) => Date.parse(iso);
@@ -18,6 +20,11 @@ function hour(iso: string, inScope = true, usd: number | null = 1): HourRow {
     last_ms: inScope ? t : null,
     requests: inScope ? 1 : 0,
     tokens: inScope ? 10 : 0,
+    input: inScope ? 1 : 0,
+    output: inScope ? 2 : 0,
+    cache_write_5m: inScope ? 3 : 0,
+    cache_write_1h: 0,
+    cache_read: inScope ? 4 : 0,
     weight: inScope && usd !== null ? usd * 1e5 : null,
     usd: inScope ? usd : null,
     unpriced_requests: inScope && usd === null ? 1 : 0,
@@ -85,4 +92,104 @@ test('blocks and sessions through the CLI: filters keep the windows; unpriced se
   const text = cli(['sessions', dir, '--db', ':memory:', '--timezone', 'UTC']).stdout;
   assert.match(text, /^s2 .*unknown\s+unknown$/m);
   assert.match(text, /^s1 .*\+\?\s+\$\S+ \+\?$/m);
+});
+
+test('blocks: each token field is summed over the hours of its block, and they sum to tokens', () => {
+  const h1 = { ...hour('2026-03-01T09:12:00Z'), input: 5, output: 7, cache_write_5m: 100, cache_write_1h: 30, cache_read: 1_000, tokens: 1_142 };
+  const h2 = { ...hour('2026-03-01T11:40:00Z'), input: 1, output: 2, cache_write_5m: 0, cache_write_1h: 60, cache_read: 500, tokens: 563 };
+  const [b] = formBlocks([h1, h2, hour('2026-03-01T22:00:00Z', false)], 0);
+  assert.deepEqual({ input: b!.input, output: b!.output, cache_write_5m: b!.cache_write_5m, cache_write_1h: b!.cache_write_1h, cache_read: b!.cache_read, tokens: b!.tokens },
+    { input: 6, output: 9, cache_write_5m: 100, cache_write_1h: 90, cache_read: 1_500, tokens: 1_705 });
+});
+
+/**
+ * Requests of the fixture below: the same usage as the lines written (each written `copies` times,
+ * as Claude Code repeats a response's usage on each content block's line), so a block's token
+ * fields can be summed here without cachelens.
+ */
+interface Req { session: string; msg: string; t: string; u: { in: number; out: number; w5: number; w1h: number; r: number }; copies: number }
+
+const fixtureRequests: Req[] = [
+  { session: 's1', msg: 'm1', t: '2026-03-01T09:12:00Z', u: { in: 3, out: 410, w5: 12_000, w1h: 0, r: 0 }, copies: 2 },
+  { session: 's1', msg: 'm2', t: '2026-03-01T09:40:00Z', u: { in: 5, out: 220, w5: 800, w1h: 0, r: 12_000 }, copies: 3 },
+  { session: 's2', msg: 'm3', t: '2026-03-01T11:05:00Z', u: { in: 9, out: 1_030, w5: 0, w1h: 20_500, r: 0 }, copies: 1 },
+  { session: 's1', msg: 'm4', t: '2026-03-01T14:30:00Z', u: { in: 2, out: 95, w5: 300, w1h: 4_000, r: 12_800 }, copies: 2 },
+  { session: 's2', msg: 'm5', t: '2026-03-01T15:05:00Z', u: { in: 1, out: 60, w5: 0, w1h: 0, r: 24_500 }, copies: 1 },
+];
+
+/** The lines of one request, its copies apart by their content. */
+const linesOf = (q: Req) => Array.from({ length: q.copies }, (_, i) => ({ ...assistant({ session: q.session, msg: q.msg, t: q.t, u: q.u, content: [{ type: 'text', text: `part ${i}` }] }), uuid: `${q.msg}-${i}` }));
+
+/** The fields each 5-hour block should hold, summed from the fixture's requests (windows as SPEC §7 forms them). */
+function expectedBlocks(reqs: Req[]) {
+  const H = 3_600_000;
+  const out: { start: string; requests: number; tokens: number; input: number; output: number; cache_write_5m: number; cache_write_1h: number; cache_read: number }[] = [];
+  let start = -Infinity;
+  for (const q of [...reqs].sort((a, b) => at(a.t) - at(b.t))) {
+    if (at(q.t) >= start + 5 * H) {
+      start = Math.floor(at(q.t) / H) * H;
+      out.push({ start: new Date(start).toISOString(), requests: 0, tokens: 0, input: 0, output: 0, cache_write_5m: 0, cache_write_1h: 0, cache_read: 0 });
+    }
+    const b = out[out.length - 1]!;
+    b.requests++;
+    b.input += q.u.in;
+    b.output += q.u.out;
+    b.cache_write_5m += q.u.w5;
+    b.cache_write_1h += q.u.w1h;
+    b.cache_read += q.u.r;
+    b.tokens += q.u.in + q.u.out + q.u.w5 + q.u.w1h + q.u.r;
+  }
+  return out;
+}
+
+test('blocks --json gives each block its token fields, the same from a cold run, a warm run, an append run and a store built afresh', () => {
+  const dir = writeCorpus({
+    'projects/-work-demo/s1.jsonl': fixtureRequests.filter((q) => q.session === 's1').flatMap(linesOf),
+    'projects/-work-demo/s2.jsonl': fixtureRequests.filter((q) => q.session === 's2').flatMap(linesOf),
+  });
+  const db = join(tempDir(), 'store.duckdb');
+  const stamp = () => statSync(db).mtimeMs;
+  const run = (command: string, dbPath = db) => {
+    const r = cli([command, dir, '--db', dbPath, '--timezone', 'UTC', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    return JSON.parse(r.stdout);
+  };
+  const check = (out: any, reqs: Req[], what: string) => {
+    const blocks = out.blocks as any[];
+    assert.deepEqual(blocks.map((b) => ({ start: b.start, requests: b.requests, tokens: b.tokens, ...Object.fromEntries(TOKEN_FIELDS.map((k) => [k, b[k]])) })), expectedBlocks(reqs), what);
+    for (const b of blocks) assert.equal(TOKEN_FIELDS.reduce((s, k) => s + b[k], 0), b.tokens, `${what}: fields sum to tokens (${b.start})`);
+  };
+
+  const cold = run('blocks');
+  check(cold, fixtureRequests, 'cold');
+  assert.equal(cold.blocks.length, 2);
+  assert.ok(existsSync(db + '.answers'), 'the cold run kept its answers');
+  const before = stamp();
+  const warm = run('blocks');
+  assert.deepEqual(warm, cold, 'warm');
+  assert.equal(stamp(), before, 'the warm run answered without writing the store');
+
+  // summary's answers are kept too, and an append is added to them without the store (delta.ts);
+  // blocks then asks what those answers do not hold, and the store reads the appended line
+  run('summary');
+  const appended: Req[] = [...fixtureRequests, { session: 's2', msg: 'm6', t: '2026-03-01T16:20:00Z', u: { in: 4, out: 333, w5: 1_500, w1h: 2_500, r: 25_000 }, copies: 2 }];
+  appendFileSync(join(dir, 'projects/-work-demo/s2.jsonl'), linesOf(appended[5]!).map((l) => JSON.stringify(l)).join('\n') + '\n');
+  const beforeDelta = stamp();
+  const summed = run('summary');
+  assert.equal(summed.totals.requests, appended.length);
+  assert.ok(existsSync(db + '.delta'), 'the append was added to the kept answers');
+  assert.equal(stamp(), beforeDelta, 'without writing the store');
+  const afterDelta = run('blocks');
+  check(afterDelta, appended, 'blocks after an append run answered without DuckDB');
+  assert.deepEqual(afterDelta, run('blocks', ':memory:'), 'as a store built afresh');
+  assert.deepEqual(run('blocks'), afterDelta, 'warm after the append');
+
+  // an append blocks reads itself (the store's appended read); m7 opens a third block
+  const more: Req[] = [...appended, { session: 's1', msg: 'm7', t: '2026-03-01T19:45:00Z', u: { in: 7, out: 88, w5: 640, w1h: 0, r: 30_100 }, copies: 3 }];
+  appendFileSync(join(dir, 'projects/-work-demo/s1.jsonl'), linesOf(more[6]!).map((l) => JSON.stringify(l)).join('\n') + '\n');
+  const append = run('blocks');
+  check(append, more, 'append run');
+  assert.equal(append.blocks.length, 3);
+  assert.deepEqual(append, run('blocks', ':memory:'), 'the append run as a store built afresh');
+  assert.deepEqual(run('blocks'), append, 'warm after it');
 });
