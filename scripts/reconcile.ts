@@ -127,11 +127,19 @@ export function ccusageBlocks(folder: string): { blocks: (BlockRow & { entries: 
   return { blocks: all.filter((b) => !b.gap).map(strip), gaps: all.filter((b) => b.gap).map(strip) };
 }
 
-/** cachelens's blocks, with the token fields summed from its requests (the command reports only their total). */
-export function cachelensBlocks(folder: string, rows = requestRows(folder)): (BlockRow & { tokens: number; requests: number })[] {
+/**
+ * cachelens's blocks with their token fields as `blocks --json` gives them (cache creation = its
+ * `cache_write_5m` + `cache_write_1h`), and `from_requests`: the same fields summed from the block's
+ * requests (scripts/reconcile-requests.sql), which they must equal.
+ */
+export function cachelensBlocks(folder: string, rows = requestRows(folder)): (BlockRow & { tokens: number; requests: number; from_requests: Omit<Tokens, 'usd'> })[] {
   return (cachelens(['blocks', folder]).blocks as any[]).map((b) => {
     const inside = rows.filter((r) => r.t >= Date.parse(b.start) && r.t < Date.parse(b.end));
-    return { start: b.start, end: b.end, tokens: b.tokens, requests: b.requests, usd: b.usd, ...sumTokens(inside) };
+    return {
+      start: b.start, end: b.end, tokens: b.tokens, requests: b.requests, usd: b.usd,
+      input: b.input, output: b.output, cache_creation: b.cache_write_5m + b.cache_write_1h, cache_read: b.cache_read,
+      from_requests: sumTokens(inside),
+    };
   });
 }
 
@@ -212,8 +220,11 @@ export function longContextExcess(r: RequestRow): number {
 export interface ExplainedBlocks {
   folder: string;
   ccusage: BlockRow[];
-  /** cachelens's blocks, their USD less `long_context_excess` */
+  /** cachelens's blocks, their token fields as `blocks --json` gives them, their USD less `long_context_excess` */
   cachelens: BlockRow[];
+  /** per cachelens block: `blocks --json`'s `tokens`, and its token fields summed from its requests */
+  tokens: number[];
+  from_requests: Omit<Tokens, 'usd'>[];
   raw_usd: number[];
   long_context_excess: number[];
   gaps: (BlockRow & { entries: number })[];
@@ -228,7 +239,9 @@ export function explainedBlocks(folder: string): ExplainedBlocks {
   return {
     folder,
     ccusage: blocks,
-    cachelens: ours.map(({ tokens: _t, requests: _r, ...b }, i) => ({ ...b, usd: b.usd - excess[i]! })),
+    cachelens: ours.map(({ tokens: _t, requests: _r, from_requests: _f, ...b }, i) => ({ ...b, usd: b.usd - excess[i]! })),
+    tokens: ours.map((b) => b.tokens),
+    from_requests: ours.map((b) => b.from_requests),
     raw_usd: ours.map((b) => b.usd),
     long_context_excess: excess,
     gaps,
@@ -339,8 +352,10 @@ function usageMarkdown(blocks: ExplainedBlocks[], sessions: ExplainedSessions[])
     '`cachelens blocks --json` next to `ccusage blocks --offline --json`, and `cachelens sessions --json` next to',
     '`ccusage session --offline --json`, on each real-logs folder and on `sample-logs/` (`--timezone UTC`). Same script;',
     'the test `test/ingest/reconcile-usage.test.ts` recomputes every difference below from the logs and asserts equality.',
-    'A block\'s token fields on the cachelens side are summed from its requests (`scripts/reconcile-requests.sql`);',
-    '`blocks --json` reports their total (`tokens`), which equals ccusage\'s `totalTokens` on every block.',
+    'A block\'s token fields on the cachelens side are `blocks --json`\'s own (`input`, `output`, `cache_write_5m` +',
+    '`cache_write_1h` as cache creation, `cache_read`), compared with ccusage\'s `tokenCounts`; they also equal the same',
+    'fields summed from the block\'s requests (`scripts/reconcile-requests.sql`), and their total (`tokens`) equals',
+    'ccusage\'s `totalTokens` on every block.',
     '',
     '### Blocks',
     '',

@@ -1,6 +1,7 @@
 /**
  * SPEC §2.3, §7: per 5-hour block and per session, cachelens's token totals equal ccusage 20.0.24's
- * (`blocks --json`, `session --json`) on every folder of ../shared/real-logs and on sample-logs/, and so
+ * (`blocks --json`: each block's input, output, cache write 5m + 1h and cache read against ccusage's
+ * `tokenCounts`; `session --json`) on every folder of ../shared/real-logs and on sample-logs/, and so
  * do block starts and ends and USD, once the differences docs/reconciliation.md explains are recomputed
  * from the logs: ccusage's gap pseudo-blocks, its long-context rule, its sessions keyed by path.
  */
@@ -31,7 +32,14 @@ for (const folder of folders) {
     const r = explainedBlocks(folder);
     assert.ok(r.ccusage.length > 0, 'ccusage found blocks');
     assert.deepEqual(r.cachelens.map((b) => [b.start, b.end]), r.ccusage.map((b) => [b.start, b.end]), 'block starts and ends');
-    r.cachelens.forEach((b, i) => assertTokens(b, r.ccusage[i]!, `block ${b.start}`));
+    // blocks --json's own token fields against ccusage's tokenCounts, and against the same fields summed from
+    // the block's requests; `tokens` is their sum
+    r.cachelens.forEach((b, i) => {
+      assertTokens(b, r.ccusage[i]!, `block ${b.start}`);
+      const fields = { input: b.input, output: b.output, cache_creation: b.cache_creation, cache_read: b.cache_read };
+      assert.deepEqual(fields, r.from_requests[i], `block ${b.start}: fields as summed from its requests`);
+      assert.equal(b.input + b.output + b.cache_creation + b.cache_read, r.tokens[i], `block ${b.start}: fields sum to tokens`);
+    });
     // ccusage's gap pseudo-blocks hold no usage and lie between two blocks. A gap runs from the last request's
     // time + 5 h to the next request's time, where ccusage's time of a request is its last copy's and cachelens's
     // its first line's (SPEC §1.3), seconds apart; so only the hour the gap ends in is compared.
