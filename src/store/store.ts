@@ -5,12 +5,13 @@
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBInstance, DuckDBValueConverter } from '@duckdb/node-api';
 import { dropAnswers, storeIdentity, writeAnswers } from './answers.js';
 import { streamChunks, tracked } from './connection.js';
 import { loadDuckdb } from './duckdb.js';
 import { makeDirs } from './dirs.js';
 import { readBeside } from './location.js';
+import { printedValue } from './query-values.js';
 import { UsageError } from '../errors.js';
 import type { ChainFacts, ParserState } from '../ingest/file-parser.js';
 import { heapKeeper } from '../ingest/heap.js';
@@ -821,45 +822,23 @@ export interface QueryTable {
 /** What queryTable reads of a DuckDB result. */
 interface ResultReader {
   deduplicatedColumnNames(): string[];
-  columnTypes(): { toString(): string }[];
-  getRowObjectsJS(): Record<string, unknown>[];
+  convertRows<T>(converter: DuckDBValueConverter<T>): (T | null)[][];
 }
 
 /**
- * A user's query may return any type: values are made what JSON and CSV hold exactly, inside lists
- * and structs too (a struct holding a count(*) BIGINT crashed the table and --json). An integer
- * beyond 2^53 is its decimal text (as a double it lost its last digits); a DATE is YYYY-MM-DD and
- * a timestamp ISO 8601 in UTC (both came out as epoch milliseconds), a TIME HH:MM:SS (it was microseconds).
+ * A user's query may return any type: values are made what JSON and CSV hold exactly, at any depth
+ * of lists, structs and maps (printedValue: an integer beyond 2^53 as its decimal text, a DATE as
+ * YYYY-MM-DD, a timestamp as ISO 8601 in UTC, a TIME as HH:MM:SS, an INTERVAL or a BLOB as DuckDB's text).
+ * Rows by position: two columns of the same name keep both (deduplicatedColumnNames: `n`, `n_1`).
  */
 export function queryTable(reader: ResultReader): QueryTable {
   const columns = reader.deduplicatedColumnNames();
-  const types = reader.columnTypes().map(String);
-  const rows = reader.getRowObjectsJS().map((r) => {
+  const rows = reader.convertRows(printedValue).map((values) => {
     const out: Row = {};
-    columns.forEach((c, i) => {
-      const v = r[c];
-      out[c] = types[i] === 'DATE' && v instanceof Date ? v.toISOString().slice(0, 10) : types[i] === 'TIME' && typeof v === 'bigint' ? timeOfDay(v) : printable(v);
-    });
+    columns.forEach((c, i) => (out[c] = values[i] ?? null));
     return out;
   });
   return { columns, rows };
-}
-
-/** A TIME (microseconds since midnight) as HH:MM:SS, with its fraction when it has one. */
-function timeOfDay(us: bigint): string {
-  const whole = new Date(Number(us / 1000000n) * 1000).toISOString().slice(11, 19);
-  const frac = us % 1000000n;
-  return frac === 0n ? whole : `${whole}.${String(frac).padStart(6, '0')}`;
-}
-
-function printable(v: unknown): unknown {
-  if (typeof v === 'bigint') return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v.toString();
-  if (v instanceof Date) return Number.isNaN(v.getTime()) ? null : v.toISOString();
-  if (Array.isArray(v)) return v.map(printable);
-  if (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) {
-    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, printable(x)]));
-  }
-  return v;
 }
 
 /** DuckDB BIGINT/HUGEINT/DECIMAL come back as bigint or objects; analyses want plain numbers. */

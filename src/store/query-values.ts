@@ -1,0 +1,143 @@
+/**
+ * What `cachelens query` makes of a DuckDB value, by its type and at any depth: a DATE inside a
+ * struct, a list or a map is printed as one at the top level is (the JS converter of
+ * @duckdb/node-api made nested ones epoch-millisecond Dates, a TIME microseconds, an INTERVAL
+ * `{months, days, micros}` and a BLOB a Buffer's JSON).
+ *
+ * Every value becomes one JSON holds exactly, and CSV and the table print as it is:
+ * - BIGINT, HUGEINT and the other integers: a number while exact (|n| ≤ 2^53 − 1), else decimal text;
+ * - DECIMAL: a number when the number's shortest text is the decimal's value (1.50 → 1.5), else
+ *   the decimal's exact text (123456789012345678.123 as a double would be …680);
+ * - FLOAT/DOUBLE: the number; NaN and ±Infinity, which JSON has not (JSON.stringify made them
+ *   null), as the text `NaN`, `Infinity`, `-Infinity`;
+ * - DATE: `YYYY-MM-DD` (DuckDB's text beyond year 9999 or before year 1: `0045-03-15 (BC)`, `infinity`);
+ * - TIMESTAMP (any precision, with or without time zone): ISO 8601 in UTC to the millisecond;
+ *   outside what a JS Date holds (`infinity`), DuckDB's text;
+ * - TIME: `HH:MM:SS`, with its microseconds when it has a fraction; TIME_NS and TIME WITH TIME
+ *   ZONE, INTERVAL (`1 year 2 months 3 days 01:02:03.5`), BLOB (`\x01ab`), BIT and GEOMETRY:
+ *   DuckDB's text, what `CAST(x AS VARCHAR)` gives;
+ * - UUID, ENUM, VARCHAR: text; LIST and ARRAY: arrays; STRUCT: objects; MAP: `[{key, value}]`;
+ *   UNION: `{tag, value}` — their members converted by these same rules.
+ */
+import type { DuckDBType, DuckDBValue, DuckDBValueConverter } from '@duckdb/node-api';
+import { duckdb } from './duckdb.js';
+
+/** A value of any DuckDB type as `cachelens query` prints it (see the module's comment). */
+export const printedValue: DuckDBValueConverter<unknown> = (value, type, self) => {
+  if (value === null || value === undefined) return null;
+  const { DuckDBTypeId: T, JSDuckDBValueConverter } = duckdb();
+  switch (type.typeId) {
+    case T.TINYINT:
+    case T.SMALLINT:
+    case T.INTEGER:
+    case T.UTINYINT:
+    case T.USMALLINT:
+    case T.UINTEGER:
+    case T.BIGINT:
+    case T.UBIGINT:
+    case T.HUGEINT:
+    case T.UHUGEINT:
+    case T.BIGNUM:
+      return integer(value);
+    case T.FLOAT:
+    case T.DOUBLE:
+      return double(Number(value));
+    case T.DECIMAL:
+      return decimal(String(value));
+    case T.DATE:
+      return dateText(value as { days: number });
+    case T.TIME:
+      return timeOfDay((value as { micros: bigint }).micros);
+    case T.TIMESTAMP:
+    case T.TIMESTAMP_TZ:
+    case T.TIMESTAMP_S:
+    case T.TIMESTAMP_MS:
+    case T.TIMESTAMP_NS:
+      return timestampText(value, type);
+    case T.TIME_NS:
+    case T.TIME_TZ:
+    case T.INTERVAL:
+    case T.BLOB:
+    case T.BIT:
+    case T.GEOMETRY:
+      return String(value);
+    default:
+      // VARCHAR, BOOLEAN, UUID, ENUM as they are; LIST, ARRAY, STRUCT, MAP, UNION and VARIANT
+      // take their shape from the JS converter, which converts their members with `self`
+      return JSDuckDBValueConverter(value, type, self as unknown as Parameters<typeof JSDuckDBValueConverter>[2]);
+  }
+};
+
+function integer(v: DuckDBValue): number | string {
+  if (typeof v === 'number') return v;
+  const n = BigInt(v as bigint);
+  return n >= BigInt(Number.MIN_SAFE_INTEGER) && n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n.toString();
+}
+
+/** JSON has no NaN or Infinity: those become their names. */
+export function double(n: number): number | string {
+  return Number.isFinite(n) ? n : String(n);
+}
+
+/**
+ * A DECIMAL's exact text (`12.50`) as a number when the number prints as the same value, else the text.
+ * Example: '1.50' → 1.5; '-0.000001' → -0.000001 (printed 1e-6); '123456789012345678.123' → the text.
+ */
+export function decimal(text: string): number | string {
+  const n = Number(text);
+  return Number.isFinite(n) && sameDecimal(String(n), text) ? n : text;
+}
+
+/** Whether two decimal texts (either may have an exponent: `1e-7`) are the same value. */
+function sameDecimal(a: string, b: string): boolean {
+  return canonical(a) === canonical(b);
+}
+
+function canonical(s: string): string | null {
+  const m = /^([+-]?)(\d*)(?:\.(\d*))?(?:e([+-]?\d+))?$/i.exec(s.trim());
+  if (!m) return null;
+  const frac = m[3] ?? '';
+  let digits = (m[2]! + frac).replace(/^0+/, '');
+  let exp = Number(m[4] ?? 0) - frac.length;
+  if (digits === '') return '0';
+  while (digits.endsWith('0')) {
+    digits = digits.slice(0, -1);
+    exp++;
+  }
+  return `${m[1] === '-' ? '-' : ''}${digits}e${exp}`;
+}
+
+// DuckDB's DATE 'infinity' and '-infinity' (days ±(2^31 − 1)); its text for them is a far date
+const INFINITE_DAYS = 2147483647;
+
+function dateText(v: { days: number }): string {
+  if (v.days === INFINITE_DAYS) return 'infinity';
+  if (v.days === -INFINITE_DAYS) return '-infinity';
+  return String(v);
+}
+
+/** A TIME (microseconds since midnight) as HH:MM:SS, with its fraction when it has one. */
+export function timeOfDay(us: bigint): string {
+  const whole = new Date(Number(us / 1000000n) * 1000).toISOString().slice(11, 19);
+  const frac = us % 1000000n;
+  return frac === 0n ? whole : `${whole}.${String(frac).padStart(6, '0')}`;
+}
+
+// what a JS Date holds: ±8.64e15 ms around 1970
+const MAX_MS = 8640000000000000n;
+
+function timestampText(v: DuckDBValue, type: DuckDBType): string {
+  const T = duckdb().DuckDBTypeId;
+  const t = v as { micros?: bigint; seconds?: bigint; millis?: bigint; nanos?: bigint };
+  const ms =
+    type.typeId === T.TIMESTAMP_S ? t.seconds! * 1000n
+    : type.typeId === T.TIMESTAMP_MS ? t.millis!
+    : type.typeId === T.TIMESTAMP_NS ? floorDiv(t.nanos!, 1000000n)
+    : floorDiv(t.micros!, 1000n);
+  return ms >= -MAX_MS && ms <= MAX_MS ? new Date(Number(ms)).toISOString() : String(v);
+}
+
+function floorDiv(a: bigint, b: bigint): bigint {
+  const q = a / b;
+  return a % b !== 0n && a < 0n ? q - 1n : q;
+}

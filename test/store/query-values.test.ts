@@ -1,0 +1,97 @@
+/**
+ * `cachelens query` prints values of every DuckDB type the same at any depth: inside a STRUCT, a
+ * LIST, an ARRAY, a MAP or a UNION as at the top level (store/query-values.ts), in the table, in
+ * --csv and in --json.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { loadDuckdb } from '../../src/store/duckdb.js';
+import { queryTable } from '../../src/store/store.js';
+import { repoRoot, tmp } from './helpers.js';
+
+const cli = path.join(repoRoot, 'dist/cli.js');
+
+function cachelens(args: string[]) {
+  return spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+}
+
+async function rows(sql: string): Promise<Record<string, unknown>[]> {
+  const { DuckDBInstance } = await loadDuckdb();
+  const db = await (await DuckDBInstance.create(':memory:')).connect();
+  try {
+    return queryTable(await db.runAndReadAll(sql)).rows;
+  } finally {
+    db.closeSync();
+  }
+}
+
+// each SQL literal, and what `cachelens query` prints for it
+const VALUES: [string, unknown][] = [
+  [`DATE '2025-01-02'`, '2025-01-02'],
+  [`TIMESTAMP '2025-01-02 03:04:05.678'`, '2025-01-02T03:04:05.678Z'],
+  [`TIMESTAMPTZ '2025-01-02 03:04:05+02'`, '2025-01-02T01:04:05.000Z'],
+  [`TIMESTAMP_NS '2025-01-02 03:04:05.123456789'`, '2025-01-02T03:04:05.123Z'],
+  [`TIMESTAMP_S '2025-01-02 03:04:05'`, '2025-01-02T03:04:05.000Z'],
+  [`TIME '01:02:03'`, '01:02:03'],
+  [`TIME '23:59:59.25'`, '23:59:59.250000'],
+  [`INTERVAL '1 year 2 months 3 days 01:02:03.5'`, '1 year 2 months 3 days 01:02:03.5'],
+  [`1.50::DECIMAL(10,2)`, 1.5],
+  [`123456789012345678.123::DECIMAL(38,3)`, '123456789012345678.123'],
+  [`170141183460469231731687303715884105727::HUGEINT`, '170141183460469231731687303715884105727'],
+  [`9007199254740993::BIGINT`, '9007199254740993'],
+  [`42::BIGINT`, 42],
+  [`'\\x01ab'::BLOB`, '\\x01ab'],
+  [`'12345678-1234-1234-1234-123456789abc'::UUID`, '12345678-1234-1234-1234-123456789abc'],
+  [`'nan'::DOUBLE`, 'NaN'],
+  [`'-inf'::FLOAT`, '-Infinity'],
+  [`DATE 'infinity'`, 'infinity'],
+  [`TIMESTAMP '-infinity'`, '-infinity'],
+];
+
+test('a value inside a struct, list, array, map or union is printed as the same value at the top level is', async () => {
+  for (const [literal, expected] of VALUES) {
+    const [r] = await rows(`SELECT ${literal} AS v, {'x': ${literal}} AS s, [${literal}] AS l, [${literal}]::${typeOf(literal)}[1] AS a,
+      MAP {'k': ${literal}} AS m, [{'deep': [${literal}]}] AS d, union_value(u := ${literal}) AS u`);
+    assert.deepEqual(r, {
+      v: expected,
+      s: { x: expected },
+      l: [expected],
+      a: [expected],
+      m: [{ key: 'k', value: expected }],
+      d: [{ deep: [expected] }],
+      u: { tag: 'u', value: expected },
+    }, literal);
+  }
+});
+
+function typeOf(literal: string): string {
+  return /::(.+)$/.exec(literal)?.[1] ?? /^([A-Z_]+) '/.exec(literal)![1]!;
+}
+
+test('NULL stays null at any depth; booleans, texts and plain numbers are as they are', async () => {
+  const [r] = await rows(`SELECT NULL AS n, [NULL::DATE] AS ln, {'d': NULL::TIMESTAMP} AS sn, true AS b, 'x' AS t, 0.25::DOUBLE AS f, 7 AS i`);
+  assert.deepEqual(r, { n: null, ln: [null], sn: { d: null }, b: true, t: 'x', f: 0.25, i: 7 });
+});
+
+test('CLI: nested DATE, TIMESTAMP and DECIMAL print as top-level ones do, in the table, --csv and --json', () => {
+  const db = path.join(tmp(), 's.duckdb');
+  const file = path.join(tmp(), 'nested.sql');
+  writeFileSync(file, `SELECT {'d': DATE '2025-01-02', 't': TIMESTAMP '2025-01-02 03:04:05'} AS s, [DATE '2025-01-02'] AS l,
+    MAP {'k': 1.5::DECIMAL(10,2)} AS m, [INTERVAL 3 DAY] AS i, ['\\x01ab'::BLOB] AS b, [TIME '01:02:03'] AS tm`);
+  const json = cachelens(['query', file, '--db', db, '--json']);
+  assert.equal(json.status, 0, json.stderr);
+  assert.deepEqual((JSON.parse(json.stdout) as { rows: unknown[] }).rows, [
+    { s: { d: '2025-01-02', t: '2025-01-02T03:04:05.000Z' }, l: ['2025-01-02'], m: [{ key: 'k', value: 1.5 }], i: ['3 days'], b: ['\\x01ab'], tm: ['01:02:03'] },
+  ]);
+  const csv = cachelens(['query', file, '--db', db, '--csv']);
+  assert.equal(csv.status, 0, csv.stderr);
+  assert.equal(csv.stdout.trim().split('\n')[1],
+    `"{""d"":""2025-01-02"",""t"":""2025-01-02T03:04:05.000Z""}","[""2025-01-02""]","[{""key"":""k"",""value"":1.5}]","[""3 days""]","[""\\\\x01ab""]","[""01:02:03""]"`);
+  const table = cachelens(['query', file, '--db', db]);
+  assert.equal(table.status, 0, table.stderr);
+  assert.match(table.stdout, /\["2025-01-02"\]/);
+  assert.doesNotMatch(table.stdout, /T00:00:00|micros|Buffer|3723000000/);
+});
