@@ -38,9 +38,17 @@ export function cellText(v: unknown): string {
 export function toCsv(rows: readonly Row[], terminal = false, columns?: readonly string[]): string {
   const cols = columns ?? columnsOf(rows);
   const lines = [cols.map(csvField).join(',')];
-  for (const r of rows) lines.push(cols.map((c) => csvField(csvValue(r[c]))).join(','));
+  for (const r of rows) lines.push(cols.map((c) => csvCell(r[c])).join(','));
   const text = lines.join('\n');
   return terminal ? cleanKeepingLines(text) : text;
+}
+
+/**
+ * A value as a CSV field: NULL is an empty field and an empty text `""`, so that the two stay
+ * apart (as DuckDB's and PostgreSQL's COPY … CSV write them; PostgreSQL reads them back apart).
+ */
+function csvCell(v: unknown): string {
+  return v === '' ? '""' : csvField(csvValue(v));
 }
 
 function csvValue(v: unknown): string {

@@ -79,6 +79,12 @@ test('CSV keeps its data for files and pipes, and to a terminal drops what would
   assert.equal(cleanKeepingLines('ok\rFAKE\r\n'), 'ok?FAKE\r\n');
 });
 
+test('CSV: NULL is an empty field, an empty text "" (they were the same); commas, quotes and line breaks are quoted (RFC 4180)', () => {
+  const rows = [{ n: null, e: '', odd: 'a,"b"\r\nc', num: 0, list: ['x,y'] }];
+  assert.equal(toCsv(rows), 'n,e,odd,num,list\n,"","a,""b""\r\nc",0,"[""x,y""]"');
+  assert.equal(toCsv([{ 'a,b': 1 }]), '"a,b"\n1');
+});
+
 test('--json output escapes the C1 and bidi controls a transcript brings', () => {
   const hostile = 'claude-x\u009b2J\u202e\u2028';
   const dir = writeCorpus({ 'p/s.jsonl': [assistant({ session: 's1', msg: 'm1', t: '2026-01-01T00:00:00Z', model: hostile, u: { in: 10, out: 5 } })] });
