@@ -5,6 +5,8 @@
 -- Output columns: agent_type, model, chains, requests, write_weight (5m + 1h writes), read_weight,
 --   write_read_ratio (write_weight / read_weight; NULL when nothing was read), hit_ratio (Σ cache_read / Σ prompt,
 --   writes in the denominator). Weights cover priced requests only; hit_ratio covers every request.
+-- Weights are summed as DECIMAL(38, 6), each request's rounded to 6 decimals first, as in cost_by.sql (exact, in any
+--   order, without a DOUBLE's binary expansion: 391538.5, not 391538.49999999994).
 -- Example row: agent_type='myplugin:planner', model='claude-sonnet-4-5-20250929', chains=4, requests=38,
 --   write_weight=1450312.5, read_weight=52508.4, write_read_ratio=27.62, hit_ratio=0.41
 WITH r AS (
@@ -18,9 +20,9 @@ f AS (
     AND ($project IS NULL OR contains(lower(project), lower($project)))
 )
 SELECT agent_type, model, count(DISTINCT chain_id) AS chains, count(*) AS requests,
-       coalesce(sum((weight_write_5m + weight_write_1h)::DECIMAL(38, 15))::DOUBLE, 0) AS write_weight,
-       coalesce(sum(weight_read::DECIMAL(38, 15))::DOUBLE, 0) AS read_weight,
-       sum((weight_write_5m + weight_write_1h)::DECIMAL(38, 15))::DOUBLE / nullif(sum(weight_read::DECIMAL(38, 15))::DOUBLE, 0) AS write_read_ratio,
+       coalesce(sum((weight_write_5m + weight_write_1h)::DECIMAL(38, 6))::DOUBLE, 0) AS write_weight,
+       coalesce(sum(weight_read::DECIMAL(38, 6))::DOUBLE, 0) AS read_weight,
+       sum((weight_write_5m + weight_write_1h)::DECIMAL(38, 6))::DOUBLE / nullif(sum(weight_read::DECIMAL(38, 6))::DOUBLE, 0) AS write_read_ratio,
        sum(cache_read) / nullif(sum(prompt), 0) AS hit_ratio
 FROM f
 GROUP BY agent_type, model

@@ -95,3 +95,31 @@ test('CLI: nested DATE, TIMESTAMP and DECIMAL print as top-level ones do, in the
   assert.match(table.stdout, /\["2025-01-02"\]/);
   assert.doesNotMatch(table.stdout, /T00:00:00|micros|Buffer|3723000000/);
 });
+
+test('CLI: query cost_by --csv sums weights and USD without a DOUBLE\'s noise (375407.2, not 375407.19999999995)', () => {
+  const db = path.join(tmp(), 's.duckdb');
+  const sampleLogs = path.join(repoRoot, 'sample-logs');
+  // as ingest prices them: a cache read weighs $0.30 / $3 = 0.09999999999999999 (a DOUBLE), so 10215
+  // read tokens weigh 1021.4999999999999 and 23783 2378.2999999999997, and a sum kept that error
+  const set = path.join(tmp(), 'set.sql');
+  writeFileSync(set, `UPDATE requests SET model = 'm', cache_read = CASE WHEN hash(key) % 2 = 0 THEN 10215 ELSE 23783 END,
+    weight_read = (CASE WHEN hash(key) % 2 = 0 THEN 10215 ELSE 23783 END) * (0.3::DOUBLE / 3),
+    weight = (CASE WHEN hash(key) % 2 = 0 THEN 10215 ELSE 23783 END) * (0.3::DOUBLE / 3),
+    usd = (CASE WHEN hash(key) % 2 = 0 THEN 10215 ELSE 23783 END) * (0.3::DOUBLE / 3) * 0.000003::DOUBLE RETURNING cache_read`);
+  const updated = cachelens(['query', set, sampleLogs, '--db', db, '--json']);
+  assert.equal(updated.status, 0, updated.stderr);
+  const reads = (JSON.parse(updated.stdout) as { rows: { cache_read: number }[] }).rows.map((r) => BigInt(r.cache_read));
+  const tokens = reads.reduce((a, b) => a + b, 0n);
+  assert.ok(reads.length > 10);
+  // the exact sums: tokens / 10 weight, tokens × 3 / 10^7 USD
+  const exact = (units: bigint, decimals: number) => Number(`${units / 10n ** BigInt(decimals)}.${String(units % 10n ** BigInt(decimals)).padStart(decimals, '0')}`);
+  const csv = cachelens(['query', 'cost_by', sampleLogs, '--db', db, '--param', 'by=model', '--csv']);
+  assert.equal(csv.status, 0, csv.stderr);
+  const [header, line] = csv.stdout.trim().split('\n');
+  const row = Object.fromEntries(header!.split(',').map((c, i) => [c, line!.split(',')[i]]));
+  assert.deepEqual([row.weight_read, row.weight, row.usd], [String(exact(tokens, 1)), String(exact(tokens, 1)), String(exact(tokens * 3n, 7))]);
+  const json = JSON.parse(cachelens(['query', 'cost_by', sampleLogs, '--db', db, '--param', 'by=model', '--json']).stdout) as { rows: Record<string, unknown>[] };
+  assert.deepEqual([json.rows[0]!.weight_read, json.rows[0]!.usd], [exact(tokens, 1), exact(tokens * 3n, 7)]);
+  const ratio = JSON.parse(cachelens(['query', 'write_read_ratio', sampleLogs, '--db', db, '--json']).stdout) as { rows: { read_weight: number }[] };
+  for (const r of ratio.rows) assert.match(String(r.read_weight), /^\d+(\.\d)?$/);
+});
