@@ -8,6 +8,8 @@
 -- Output columns: hour_ms (epoch ms of the UTC hour), all_first_ms, all_last_ms, first_ms, last_ms, requests,
 --   tokens, input, output, cache_write_5m, cache_write_1h, cache_read (tokens is their sum), weight, usd (NULL when
 --   none of the hour's requests in scope has a price), unpriced_requests, models.
+-- Weights are summed as DECIMAL(38, 6), USD as DECIMAL(38, 12), each request rounded to those decimals first:
+--   exact in any order, and without a DOUBLE's noise (cost_by.sql says why).
 -- Example row: hour_ms=1770908400000, all_first_ms=1770912145000, all_last_ms=1770915540000,
 --   first_ms=1770912145000, last_ms=1770915540000, requests=41, tokens=2210331, input=412, output=20188,
 --   cache_write_5m=180731, cache_write_1h=0, cache_read=2009000, weight=512004.2, usd=2.56,
@@ -24,8 +26,8 @@ SELECT (floor(t / 3600000) * 3600000)::BIGINT AS hour_ms, min(t) AS all_first_ms
        coalesce(sum(cache_write_5m) FILTER (WHERE in_scope), 0) AS cache_write_5m,
        coalesce(sum(cache_write_1h) FILTER (WHERE in_scope), 0) AS cache_write_1h,
        coalesce(sum(cache_read) FILTER (WHERE in_scope), 0) AS cache_read,
-       sum(weight::DECIMAL(38, 15)) FILTER (WHERE in_scope)::DOUBLE AS weight,
-       sum(usd::DECIMAL(38, 15)) FILTER (WHERE in_scope)::DOUBLE AS usd,
+       sum(weight::DECIMAL(38, 6)) FILTER (WHERE in_scope)::DOUBLE AS weight,
+       sum(usd::DECIMAL(38, 12)) FILTER (WHERE in_scope)::DOUBLE AS usd,
        count(*) FILTER (WHERE in_scope AND usd IS NULL) AS unpriced_requests,
        coalesce(list(DISTINCT model ORDER BY model) FILTER (WHERE in_scope), []) AS models
 FROM f GROUP BY 1 ORDER BY 1;

@@ -9,7 +9,8 @@
 -- Output columns: grouping (the $group of the row), grp, groups (how many groups the row sums: 1, or the number
 --   folded into the rest), component ('input' | 'output' | 'write5m' | 'write1h' | 'read'),
 --   tokens, weight, usd (weight and usd over priced requests; usd NULL when the group has no priced request).
---   Weights and USD are summed as DECIMAL(38, 15): exact, so in any order of the rows.
+--   Weights are summed as DECIMAL(38, 6), USD as DECIMAL(38, 12), each request rounded to those decimals first:
+--   exact, so in any order of the rows, and without a DOUBLE's noise (cost_by.sql says why).
 -- Example rows: grouping='day', grp='2026-02-12', groups=1, component='read', tokens=28988297, weight=2898829.7, usd=14.49;
 --   with $top = 12 over 2,236 projects, grouping='project', grp=NULL, groups=2224, component='read', …
 WITH r AS (
@@ -23,11 +24,11 @@ WITH r AS (
 wide AS (
   SELECT CASE WHEN grouping(day) = 0 THEN 'day' WHEN grouping(project) = 0 THEN 'project' WHEN grouping(model) = 0 THEN 'model' ELSE 'agent_type' END AS grouping,
          CASE WHEN grouping(day) = 0 THEN day WHEN grouping(project) = 0 THEN project WHEN grouping(model) = 0 THEN model ELSE agent_type END AS grp,
-         sum(input) AS t_input, sum(weight_input::DECIMAL(38, 15)) AS w_input, sum((weight_input * usd_per_weight)::DECIMAL(38, 15)) AS u_input,
-         sum(output) AS t_output, sum(weight_output::DECIMAL(38, 15)) AS w_output, sum((weight_output * usd_per_weight)::DECIMAL(38, 15)) AS u_output,
-         sum(cache_write_5m) AS t_write5m, sum(weight_write_5m::DECIMAL(38, 15)) AS w_write5m, sum((weight_write_5m * usd_per_weight)::DECIMAL(38, 15)) AS u_write5m,
-         sum(cache_write_1h) AS t_write1h, sum(weight_write_1h::DECIMAL(38, 15)) AS w_write1h, sum((weight_write_1h * usd_per_weight)::DECIMAL(38, 15)) AS u_write1h,
-         sum(cache_read) AS t_read, sum(weight_read::DECIMAL(38, 15)) AS w_read, sum((weight_read * usd_per_weight)::DECIMAL(38, 15)) AS u_read
+         sum(input) AS t_input, sum(weight_input::DECIMAL(38, 6)) AS w_input, sum((weight_input * usd_per_weight)::DECIMAL(38, 12)) AS u_input,
+         sum(output) AS t_output, sum(weight_output::DECIMAL(38, 6)) AS w_output, sum((weight_output * usd_per_weight)::DECIMAL(38, 12)) AS u_output,
+         sum(cache_write_5m) AS t_write5m, sum(weight_write_5m::DECIMAL(38, 6)) AS w_write5m, sum((weight_write_5m * usd_per_weight)::DECIMAL(38, 12)) AS u_write5m,
+         sum(cache_write_1h) AS t_write1h, sum(weight_write_1h::DECIMAL(38, 6)) AS w_write1h, sum((weight_write_1h * usd_per_weight)::DECIMAL(38, 12)) AS u_write1h,
+         sum(cache_read) AS t_read, sum(weight_read::DECIMAL(38, 6)) AS w_read, sum((weight_read * usd_per_weight)::DECIMAL(38, 12)) AS u_read
   FROM r
   GROUP BY GROUPING SETS ((day), (project), (model), (agent_type))
 ),

@@ -4,6 +4,8 @@
 -- Output columns: session_id, project, first (ISO, in $tz), last, requests, chains, subagents,
 --   input, output, cache_write_5m, cache_write_1h, cache_read, weight, usd (of priced requests; NULL when
 --   none has a price: unknown, never 0), unpriced_requests.
+-- Weights are summed as DECIMAL(38, 6), USD as DECIMAL(38, 12), each request rounded to those decimals first:
+--   exact in any order, and without a DOUBLE's noise (cost_by.sql says why).
 -- Example row: session_id='4d5611e5-…', project='/home/USER/projects/spotter', first='2026-02-12 16:02',
 --   last='2026-02-12 21:03', requests=150, chains=3, subagents=2, …, weight=3140212.5, usd=15.70
 WITH r AS (SELECT *, strftime(timezone($tz, ts), '%Y-%m-%d') AS day FROM requests),
@@ -17,6 +19,6 @@ SELECT session_id, any_value(project) AS project,
        count(DISTINCT chain_id) FILTER (WHERE chain_id IN (SELECT chain_id FROM chains WHERE kind <> 'main')) AS subagents,
        sum(input) AS input, sum(output) AS output, sum(cache_write_5m) AS cache_write_5m,
        sum(cache_write_1h) AS cache_write_1h, sum(cache_read) AS cache_read,
-       sum(weight::DECIMAL(38, 15))::DOUBLE AS weight, sum(usd::DECIMAL(38, 15))::DOUBLE AS usd,
+       sum(weight::DECIMAL(38, 6))::DOUBLE AS weight, sum(usd::DECIMAL(38, 12))::DOUBLE AS usd,
        count(*) FILTER (WHERE usd IS NULL) AS unpriced_requests
 FROM f GROUP BY session_id ORDER BY usd DESC NULLS LAST, session_id;

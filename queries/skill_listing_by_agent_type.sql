@@ -7,12 +7,14 @@
 --   skill_listings and rounds are the whole chains'.
 -- Output columns: agent_type, definition, chains, chains_with_skill_listing, skill_listings, rounds,
 --   chains_listings_equal_rounds (chains whose skill_listing count equals their rounds, and is > 0), weight.
+-- Weights are summed as DECIMAL(38, 6), USD as DECIMAL(38, 12), each request rounded to those decimals first:
+--   exact in any order, and without a DOUBLE's noise (cost_by.sql says why).
 -- Example row: agent_type='planner', definition='lost', chains=2, chains_with_skill_listing=2, skill_listings=17,
 --   rounds=17, chains_listings_equal_rounds=2, weight=1204411.5
 WITH sl AS (
   SELECT chain_id, count(*) AS n FROM attachments JOIN scope USING (file_id)
   WHERE type = 'skill_listing' GROUP BY chain_id),
-w AS (SELECT chain_id, sum(weight::DECIMAL(38, 15))::DOUBLE AS weight FROM requests
+w AS (SELECT chain_id, sum(weight::DECIMAL(38, 6))::DOUBLE AS weight FROM requests
        WHERE ($since IS NULL OR strftime(timezone(coalesce($tz, 'UTC'), ts), '%Y-%m-%d') >= $since)
          AND ($until IS NULL OR strftime(timezone(coalesce($tz, 'UTC'), ts), '%Y-%m-%d') <= $until)
        GROUP BY chain_id),
@@ -25,5 +27,5 @@ SELECT agent_type, definition, count(*) AS chains,
        count(*) FILTER (WHERE listings > 0) AS chains_with_skill_listing,
        sum(listings) AS skill_listings, sum(rounds) AS rounds,
        count(*) FILTER (WHERE listings > 0 AND listings = rounds) AS chains_listings_equal_rounds,
-       sum(weight::DECIMAL(38, 15))::DOUBLE AS weight
+       sum(weight::DECIMAL(38, 6))::DOUBLE AS weight
 FROM c GROUP BY agent_type, definition ORDER BY weight DESC NULLS LAST, agent_type, definition;

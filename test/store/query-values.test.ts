@@ -96,7 +96,7 @@ test('CLI: nested DATE, TIMESTAMP and DECIMAL print as top-level ones do, in the
   assert.doesNotMatch(table.stdout, /T00:00:00|micros|Buffer|3723000000/);
 });
 
-test('CLI: query cost_by --csv sums weights and USD without a DOUBLE\'s noise (375407.2, not 375407.19999999995)', () => {
+test('CLI: query cost_by --csv sums weights and USD without a DOUBLE\'s noise (375407.2, not 375407.19999999995), as every bundled query that sums them', () => {
   const db = path.join(tmp(), 's.duckdb');
   const sampleLogs = path.join(repoRoot, 'sample-logs');
   // as ingest prices them: a cache read weighs $0.30 / $3 = 0.09999999999999999 (a DOUBLE), so 10215
@@ -120,6 +120,23 @@ test('CLI: query cost_by --csv sums weights and USD without a DOUBLE\'s noise (3
   assert.deepEqual([row.weight_read, row.weight, row.usd], [String(exact(tokens, 1)), String(exact(tokens, 1)), String(exact(tokens * 3n, 7))]);
   const json = JSON.parse(cachelens(['query', 'cost_by', sampleLogs, '--db', db, '--param', 'by=model', '--json']).stdout) as { rows: Record<string, unknown>[] };
   assert.deepEqual([json.rows[0]!.weight_read, json.rows[0]!.usd], [exact(tokens, 1), exact(tokens * 3n, 7)]);
-  const ratio = JSON.parse(cachelens(['query', 'write_read_ratio', sampleLogs, '--db', db, '--json']).stdout) as { rows: { read_weight: number }[] };
-  for (const r of ratio.rows) assert.match(String(r.read_weight), /^\d+(\.\d)?$/);
+  // every bundled query that sums weights or USD: at most 6 decimals of weight, 12 of USD
+  const decimals = (x: unknown) => (x === null ? 0 : /^-?\d+(?:\.(\d+))?(?:e-(\d+))?$/.exec(String(x))!.slice(1).reduce((n, d, i) => n + (i === 0 ? (d?.length ?? 0) : Number(d ?? 0)), 0));
+  const columns: Record<string, [string[], string[]]> = {
+    write_read_ratio: [['write_weight', 'read_weight'], []],
+    sessions: [['weight'], ['usd']],
+    hourly: [['weight'], ['usd']],
+    report_components: [['weight'], ['usd']],
+    skill_listing_by_agent_type: [['weight'], []],
+  };
+  for (const [query, [weights, usds]] of Object.entries(columns)) {
+    const out = cachelens(['query', query, sampleLogs, '--db', db, '--json']);
+    assert.equal(out.status, 0, out.stderr);
+    const rows = (JSON.parse(out.stdout) as { rows: Record<string, unknown>[] }).rows;
+    assert.ok(rows.length > 0, query);
+    for (const r of rows) {
+      for (const c of weights) assert.ok(decimals(r[c]) <= 6, `${query} ${c} ${String(r[c])}`);
+      for (const c of usds) assert.ok(decimals(r[c]) <= 12, `${query} ${c} ${String(r[c])}`);
+    }
+  }
 });
