@@ -118,7 +118,9 @@ function dateText(v: { days: number }): string {
 
 /** A TIME (microseconds since midnight) as HH:MM:SS, with its fraction when it has one. */
 export function timeOfDay(us: bigint): string {
-  const whole = new Date(Number(us / 1000000n) * 1000).toISOString().slice(11, 19);
+  // arithmetic, not a Date: TIME '24:00:00' is a time DuckDB has (a Date made it 00:00:00)
+  const s = us / 1000000n;
+  const whole = [s / 3600n, (s / 60n) % 60n, s % 60n].map((x) => String(x).padStart(2, '0')).join(':');
   const frac = us % 1000000n;
   return frac === 0n ? whole : `${whole}.${String(frac).padStart(6, '0')}`;
 }

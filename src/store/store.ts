@@ -829,7 +829,7 @@ interface ResultReader {
  * A user's query may return any type: values are made what JSON and CSV hold exactly, at any depth
  * of lists, structs and maps (printedValue: an integer beyond 2^53 as its decimal text, a DATE as
  * YYYY-MM-DD, a timestamp as ISO 8601 in UTC, a TIME as HH:MM:SS, an INTERVAL or a BLOB as DuckDB's text).
- * Rows by position: two columns of the same name keep both (deduplicatedColumnNames: `n`, `n_1`).
+ * Rows by position: two columns of the same name keep both (deduplicatedColumnNames: `n`, `n:1`).
  */
 export function queryTable(reader: ResultReader): QueryTable {
   const columns = reader.deduplicatedColumnNames();
