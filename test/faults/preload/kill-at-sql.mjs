@@ -4,18 +4,23 @@
  * text contains KILL_AT_SQL, so that a case stops a run at an exact point of its work on the store
  * (between two statements, each committed on its own or not). KILL_AT_SQL_THROW=1: that statement
  * throws instead (a DuckDB failure in the middle of the work, which the CLI reports as a bug).
+ * KILL_AT_SQL_HOLD=/path: that statement is held instead (a DuckDB that takes its time, the event
+ * loop free meanwhile): the preload writes the process id to /path and lets the statement run only
+ * after 60 s, for a test to signal the process at that exact point.
  *
  * It wraps the functions of @duckdb/node-bindings that take SQL text (`query`, `prepare`,
  * `extract_statements`), as the bundled DuckDB API calls them: through the binding's exports
  * object, looked up at each call. The binding's own object is not writable, so the module's
  * exports are replaced by a copy with the wrapped functions, before the CLI first loads it.
  */
+import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { isMainThread } from 'node:worker_threads';
 
 const match = process.env.KILL_AT_SQL;
 const nth = Number(process.env.KILL_AT_SQL_NTH ?? 1);
 const throwInstead = process.env.KILL_AT_SQL_THROW === '1';
+const hold = process.env.KILL_AT_SQL_HOLD;
 if (isMainThread && match) {
   const require = createRequire(new URL('../../../node_modules/@duckdb/node-api/package.json', import.meta.url));
   const id = require.resolve('@duckdb/node-bindings');
@@ -28,6 +33,10 @@ if (isMainThread && match) {
     wrapped[name] = function (connection, sql, ...rest) {
       if (String(sql).includes(match) && ++seen === nth) {
         if (throwInstead) throw new Error(`KILL_AT_SQL_THROW: refused ${match}`);
+        if (hold) {
+          writeFileSync(hold, String(process.pid));
+          return new Promise((resolve) => setTimeout(resolve, 60_000)).then(() => real.call(this, connection, sql, ...rest));
+        }
         process.kill(process.pid, 'SIGKILL');
       }
       return real.call(this, connection, sql, ...rest);
