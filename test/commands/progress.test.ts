@@ -6,10 +6,12 @@
  * never wider than the terminal, and nothing at all when stderr is no terminal or a dumb one.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { test } from 'node:test';
+import { setTimeout } from 'node:timers/promises';
 import { progressLine } from '../../src/format/progress.js';
 import { REPO, cli, tempDir, transcripts } from '../helpers/corpus.js';
 
@@ -18,12 +20,15 @@ const SAMPLES = join(REPO, 'sample-logs/projects');
 const sampleFiles = transcripts(SAMPLES);
 const sampleMb = (sampleFiles.reduce((s, f) => s + statSync(f).size, 0) / 1e6).toFixed(1);
 
-/**
- * Runs `node dist/cli.js …args` on a pseudo-terminal `cols` wide; `stdoutTo`: a file its stdout
- * goes to instead of the terminal. Returns what the terminal received, its newlines as written
- * (the terminal's own "\r\n" for "\n" undone), and the exit code.
- */
-function onTerminal(args: string[], opts: { env?: NodeJS.ProcessEnv; cols?: number; stdoutTo?: string; nodeArgs?: string[] } = {}): { code: number; screen: string } {
+interface TerminalOptions {
+  env?: NodeJS.ProcessEnv;
+  cols?: number;
+  stdoutTo?: string;
+  nodeArgs?: string[];
+}
+
+/** `script`'s arguments and environment that run `node dist/cli.js …args` on a pseudo-terminal (see onTerminal). */
+function scriptRun(args: string[], opts: TerminalOptions): { argv: string[]; env: NodeJS.ProcessEnv } {
   const q = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
   const command = [
     `stty cols ${opts.cols ?? 200} rows 50;`,
@@ -34,13 +39,42 @@ function onTerminal(args: string[], opts: { env?: NodeJS.ProcessEnv; cols?: numb
     ...args.map(q),
     ...(opts.stdoutTo ? ['>', q(opts.stdoutTo)] : []),
   ].join(' ');
-  const r = spawnSync('script', ['-q', '-e', '-c', command, '/dev/null'], {
-    encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1', TERM: 'xterm', ...opts.env },
-    maxBuffer: 64 * 1024 * 1024,
-  });
+  return { argv: ['-q', '-e', '-c', command, '/dev/null'], env: { ...process.env, NO_COLOR: '1', TERM: 'xterm', ...opts.env } };
+}
+
+/**
+ * Runs `node dist/cli.js …args` on a pseudo-terminal `cols` wide; `stdoutTo`: a file its stdout
+ * goes to instead of the terminal. Returns what the terminal received, its newlines as written
+ * (the terminal's own "\r\n" for "\n" undone), and the exit code.
+ */
+function onTerminal(args: string[], opts: TerminalOptions = {}): { code: number; screen: string } {
+  const { argv, env } = scriptRun(args, opts);
+  const r = spawnSync('script', argv, { encoding: 'utf8', env, maxBuffer: 64 * 1024 * 1024 });
   assert.equal(r.error, undefined, 'util-linux script runs the CLI on a pseudo-terminal');
   return { code: r.status ?? -1, screen: r.stdout.replaceAll('\r\n', '\n') };
+}
+
+/**
+ * onTerminal for a run held in the middle of its work: DuckDB's statement holding `sql` waits
+ * (kill-at-sql preload, KILL_AT_SQL_HOLD) and the run is sent `signal` there, once it is known to
+ * wait: the preload writes its process id when the statement comes.
+ */
+async function signalledOnTerminal(args: string[], sql: string, signal: NodeJS.Signals): Promise<{ code: number; screen: string }> {
+  const held = join(tempDir('cachelens-progress-'), 'held.pid');
+  const { argv, env } = scriptRun(args, {
+    stdoutTo: '/dev/null',
+    nodeArgs: ['--import', join(REPO, 'test/faults/preload/kill-at-sql.mjs')],
+    env: { KILL_AT_SQL: sql, KILL_AT_SQL_HOLD: held },
+  });
+  const child = spawn('script', argv, { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  let screen = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (screen += d));
+  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+  // (polled: the run is not signalled before it waits, however long it takes to get there)
+  const pid = async (): Promise<number> => (existsSync(held) && readFileSync(held, 'utf8') !== '' ? Number(readFileSync(held, 'utf8')) : (await setTimeout(20), pid()));
+  process.kill(await Promise.race([pid(), exited.then(() => assert.fail(`the run ended before it waited: ${screen}`))]), signal);
+  const [code] = await exited;
+  return { code: code ?? -1, screen: screen.replaceAll('\r\n', '\n') };
 }
 
 /** The lines drawn: each redraw is "\r<text>\e[K", a clearing "\r\e[K". */
@@ -118,6 +152,23 @@ test('an error in the middle of the work comes on a line of its own, the progres
   const at = screen.indexOf('cachelens: internal error');
   assert.ok(at > 0, screen);
   assert.ok(screen.slice(0, at).endsWith('\r\u001b[K'), `cleared before the error: ${JSON.stringify(screen.slice(Math.max(0, at - 60), at + 40))}`);
+});
+
+test('Ctrl-C or a kill in the middle of the work erases the line and ends the run as the signal does (130, 143); the store stays whole', async () => {
+  const dir = tempDir('cachelens-progress-');
+  const db = join(dir, 's.duckdb');
+  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+    // stopped as the de-dup starts, the facts stored: without a handler the line stayed, the cursor after it
+    const run = await signalledOnTerminal(['summary', SAMPLES, '--db', db, '--json'], 'count(*) AS n FROM observations', signal);
+    assert.equal(run.code, code, `${signal}: ${JSON.stringify(run.screen)}`);
+    assert.ok(drawn(run.screen).includes('de-duplicating…'), run.screen);
+    assert.ok(run.screen.endsWith('\r\u001b[K'), `${signal}: the line is erased before the run ends: ${JSON.stringify(run.screen.slice(-80))}`);
+  }
+  // the next run (no terminal) answers from that store as a run on a fresh one
+  const after = cli(['summary', SAMPLES, '--db', db, '--json']);
+  const fresh = cli(['summary', SAMPLES, '--db', ':memory:', '--json']);
+  assert.equal(after.code, 0, after.stderr);
+  assert.deepEqual(JSON.parse(after.stdout).totals, JSON.parse(fresh.stdout).totals);
 });
 
 test('on a narrow terminal the line is cut to its width (a wrapped line cannot be redrawn)', () => {
