@@ -10,6 +10,7 @@
  */
 import { UsageError } from '../errors.js';
 import type { Usage } from '../types.js';
+import { type Pause, pauses } from './pauses.js';
 import { attachmentText, blockPieces, flatLine, type Piece, type ThinkingRule } from './session-render.js';
 import type { TranscriptChain } from './session-transcript.js';
 import type { Segment, SegmentTokenizer } from './tokenizer.js';
@@ -89,6 +90,8 @@ export function opaqueSegment(n: number, label: string): Segment {
 
 export interface RebuildOptions {
   thinking?: ThinkingRule;
+  /** lets the event loop turn between items (default: pauses()) */
+  pause?: Pause;
 }
 
 /**
@@ -96,8 +99,9 @@ export interface RebuildOptions {
  * attachments of 1,900 tokens gets a 20,029-token prefix; request 2 is then predicted as
  * 20,029 + the tokens of every message up to it.
  */
-export function rebuildChain(chain: TranscriptChain, tok: SegmentTokenizer, opts: RebuildOptions = {}): RebuiltChain {
+export async function rebuildChain(chain: TranscriptChain, tok: SegmentTokenizer, opts: RebuildOptions = {}): Promise<RebuiltChain> {
   const thinking = opts.thinking ?? 'keep';
+  const pause = opts.pause ?? pauses();
   const segOf = (p: Piece): Segment => ('text' in p ? tok.segment(p.text) : opaqueSegment(p.opaque, p.label));
   const events: RebuiltEvent[] = [];
   const requests: RebuiltRequest[] = [];
@@ -108,6 +112,7 @@ export function rebuildChain(chain: TranscriptChain, tok: SegmentTokenizer, opts
   let messageTokens = 0;
 
   for (const it of chain.items) {
+    await pause();
     if (it.kind === 'compaction') {
       segment++;
       events.push({ kind: 'compaction', line: it.line });

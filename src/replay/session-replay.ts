@@ -9,6 +9,7 @@
  */
 import { UsageError } from '../errors.js';
 import { loadPriceTable, type PriceTable } from '../pricing/pricing.js';
+import { type Pause, pauses } from './pauses.js';
 import { fitConversationScale, type ConversationCalibration } from './session-calibrate.js';
 import { fidelityOf, type SessionFidelity } from './session-fidelity.js';
 import { rebuildChain, type RebuiltChain, type RebuiltMessage } from './session-rebuild.js';
@@ -43,6 +44,8 @@ export interface SessionReplayOptions {
   calibrate?: number;
   /** a tokenizer to reuse (tests count its work); its encoding wins over `encoding` */
   tokenizer?: SegmentTokenizer;
+  /** how the replay lets the event loop turn as it works (default: every 100 ms, pauses.ts) */
+  pause?: Pause;
 }
 
 export interface SessionReplayResult {
@@ -112,7 +115,9 @@ export async function replayChain(chain: TranscriptChain, opts: SessionReplayOpt
   const tok = opts.tokenizer ?? (await SegmentTokenizer.load(opts.encoding ?? 'cl100k_base'));
   const prices = opts.prices ?? loadPriceTable();
   const thinking = opts.thinking ?? 'keep';
-  const rc = rebuildChain(chain, tok, { thinking });
+  // (all of it on this thread, seconds on a long chain: the loop turns now and then, pauses.ts)
+  const pause = opts.pause ?? pauses();
+  const rc = await rebuildChain(chain, tok, { thinking, pause });
   const strategies = [...(opts.strategies ?? SESSION_STRATEGIES)];
   const reinject = strategies.includes('reinject') ? chooseReinjected(rc, opts.reinjectType) : null;
   const calibrate = opts.calibrate ?? 0;
@@ -127,7 +132,7 @@ export async function replayChain(chain: TranscriptChain, opts: SessionReplayOpt
       notRun.push({ strategy: s, reason: opts.reinjectType ? `no ${opts.reinjectType} attachment in this chain` : 'no attachment in this chain' });
       continue;
     }
-    const r = replayStrategy(rc, s, ctx);
+    const r = await replayStrategy(rc, s, ctx, pause);
     summaries[s] = summarize(r.turns, r.attachmentsSent);
     turns.push(...r.turns);
   }

@@ -20,6 +20,7 @@
  * attachments already in context; the process and its framing stay.
  */
 import type { Weights } from '../pricing/pricing.js';
+import { type Pause, pauses } from './pauses.js';
 import { commonPrefixTokens, SegmentList, type RequestView, type Run } from './request.js';
 import { scaledTokens } from './session-calibrate.js';
 import type { RebuiltChain, RebuiltMessage, RebuiltRequest, Ttl } from './session-rebuild.js';
@@ -120,7 +121,7 @@ export function volatileLine(r: RebuiltRequest): string {
  * 2's cacheable is the few tokens the two status lines share (~5); under `cold-replay`, the first
  * request of every round has cacheable 0.
  */
-export function replayStrategy(rc: RebuiltChain, strategy: SessionStrategy, ctx: StrategyContext): { turns: SessionTurn[]; attachmentsSent: number } {
+export async function replayStrategy(rc: RebuiltChain, strategy: SessionStrategy, ctx: StrategyContext, pause: Pause = pauses()): Promise<{ turns: SessionTurn[]; attachmentsSent: number }> {
   const lead = new SegmentList([rc.prefix]);
   let history = new SegmentList();
   // cold-replay: the flattened conversation, and what the current fresh process added after it
@@ -155,6 +156,7 @@ export function replayStrategy(rc: RebuiltChain, strategy: SessionStrategy, ctx:
   };
 
   for (const ev of rc.events) {
+    await pause();
     if (ev.kind === 'message') {
       append(ev);
       continue;
