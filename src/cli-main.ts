@@ -17,23 +17,27 @@ import { progressLine } from './format/progress.js';
 import { UsageError } from './errors.js';
 
 export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  // Ctrl-C (or a kill) ends the run where it is, as it does without a line to erase: while a line
+  // is shown, it is erased, then the same signal, its handler gone, ends the process (a shell sees
+  // 130 or 143, and a script running cachelens stops as on any interrupted command). Not
+  // process.exit: that would run exit code while DuckDB is mid-statement; a run stopped at any
+  // point leaves the store whole (test/faults/store.test.ts). Handled only while a line is shown:
+  // a handler runs when this thread is free (it reads directories and files ~1 – 2.5 s at a time
+  // on 2 GB of logs), and without one the signal ends the run at once.
+  const signalled = (signal: NodeJS.Signals) => {
+    progress?.clear();
+    watchSignals(false);
+    process.kill(process.pid, signal);
+  };
+  const watchSignals = (shown: boolean) => {
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      if (shown) process.on(signal, signalled);
+      else process.removeListener(signal, signalled);
+    }
+  };
   // Not on a dumb terminal (TERM=dumb: Emacs' shell, some CI logs), which cannot erase a line; and
   // cleared before anything else is written, on stdout or stderr, which may be the same terminal.
-  const progress = process.stderr.isTTY && env.TERM !== 'dumb' ? progressLine(process.stderr) : undefined;
-  // Ctrl-C (or a kill) ends the run where it is, as it did before there was a line to erase: the
-  // line is erased, then the same signal, its handler gone, ends the process (a shell sees 130 or
-  // 143, and a script running cachelens stops as on any interrupted command). Not process.exit:
-  // that would run exit code while DuckDB is mid-statement; a run stopped at any point leaves the
-  // store whole (test/faults/store.test.ts). Handled only while stderr is a terminal; while this
-  // thread is busy (~1 – 2 s at a time on 2 GB of logs) the signal waits for it.
-  if (progress) {
-    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-      process.once(signal, () => {
-        progress.clear();
-        process.kill(process.pid, signal);
-      });
-    }
-  }
+  const progress = process.stderr.isTTY && env.TERM !== 'dumb' ? progressLine(process.stderr, undefined, undefined, watchSignals) : undefined;
   const io: Io = {
     color: useColor(process.stdout, env),
     tty: Boolean(process.stdout.isTTY),

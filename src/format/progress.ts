@@ -55,7 +55,11 @@ const intervalTicker: Ticker = (f, ms) => {
   return () => clearInterval(id);
 };
 
-export function progressLine(term: Terminal, now: () => number = () => performance.now(), ticker: Ticker = intervalTicker): ProgressLine {
+/**
+ * `onShown`: told when the line comes on the terminal (true) and when it is erased (false), once
+ * each way: the CLI handles Ctrl-C only while there is a line to erase (cli-main.ts).
+ */
+export function progressLine(term: Terminal, now: () => number = () => performance.now(), ticker: Ticker = intervalTicker, onShown: (shown: boolean) => void = () => {}): ProgressLine {
   let shown = false;
   let lastDraw = -Infinity;
   // when the reading began, and what had been read then (its first event: 0 files)
@@ -68,7 +72,9 @@ export function progressLine(term: Terminal, now: () => number = () => performan
     // only: every redraw would leave a row behind
     const cols = term.columns ?? 0;
     term.write(`\r${cols > 1 ? text.slice(0, cols - 1) : text}\u001b[K`);
+    if (shown) return;
     shown = true;
+    onShown(true);
   };
   const drawPhase = (t: number) => {
     const s = Math.floor((t - phase!.since) / 1000);
@@ -83,6 +89,7 @@ export function progressLine(term: Terminal, now: () => number = () => performan
     if (!shown) return;
     term.write('\r\u001b[K');
     shown = false;
+    onShown(false);
   };
 
   return {

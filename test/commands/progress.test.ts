@@ -191,9 +191,12 @@ test('nothing is drawn when stderr is no terminal, or a dumb one', () => {
 test('progressLine: rate and ETA only once the reading has gone on a while; redraws at most every 200 ms; clear() only erases a shown line', () => {
   const written: string[] = [];
   let t = 0;
-  const line = progressLine({ write: (s) => written.push(s), columns: 80 }, () => t, () => () => {});
+  // told when a line comes and goes (the CLI handles Ctrl-C meanwhile)
+  const shown: boolean[] = [];
+  const line = progressLine({ write: (s) => written.push(s), columns: 80 }, () => t, () => () => {}, (on) => shown.push(on));
   line.clear();
   assert.deepEqual(written, [], 'nothing shown, nothing erased');
+  assert.deepEqual(shown, []);
   const p = (files: number, mb: number) => ({ phase: 'reading' as const, files, filesTotal: 10, bytes: mb * 1e6, bytesTotal: 100e6 });
   line.update(p(0, 0));
   t = 100;
@@ -209,12 +212,14 @@ test('progressLine: rate and ETA only once the reading has gone on a while; redr
     '\rreading 10/10 files, 100/100 MB, 50 MB/s\u001b[K',
     '\r\u001b[K',
   ]);
+  assert.deepEqual(shown, [true, false], 'once as the line came, once as it went, however many redraws between');
   // a slow reading: 0.3 MB in 1 s is 0.3 MB/s, and 99.7 MB then take 333 s
   written.length = 0;
   line.update(p(0, 0));
   t = 3000;
   line.update(p(1, 0.3));
   assert.equal(written.at(-1), '\rreading 1/10 files, 0/100 MB, 0.3 MB/s, ETA 6 min\u001b[K');
+  assert.deepEqual(shown, [true, false, true]);
 });
 
 test('progressLine: a phase word with its seconds while it lasts; the walk only once it has lasted a second; a warm run shows nothing', () => {
