@@ -208,7 +208,7 @@ test('progressLine: rate and ETA only once the reading has gone on a while; redr
   line.clear();
   assert.deepEqual(written, [
     '\rreading 0/10 files, 0/100 MB\u001b[K',
-    '\rreading 5/10 files, 50/100 MB, 50 MB/s, ETA 1 s\u001b[K',
+    '\rreading 5/10 files, 50/100 MB, 50 MB/s, reading ETA 1 s\u001b[K',
     '\rreading 10/10 files, 100/100 MB, 50 MB/s\u001b[K',
     '\r\u001b[K',
   ]);
@@ -218,7 +218,7 @@ test('progressLine: rate and ETA only once the reading has gone on a while; redr
   line.update(p(0, 0));
   t = 3000;
   line.update(p(1, 0.3));
-  assert.equal(written.at(-1), '\rreading 1/10 files, 0/100 MB, 0.3 MB/s, ETA 6 min\u001b[K');
+  assert.equal(written.at(-1), '\rreading 1/10 files, 0/100 MB, 0.3 MB/s, reading ETA 6 min\u001b[K');
   assert.deepEqual(shown, [true, false, true]);
 });
 
