@@ -1,6 +1,7 @@
 /**
  * The progress line on stderr (SPEC §7): one line redrawn in place while an ingest reads the logs,
- * stores their facts and de-duplicates them, and cleared before anything else is written.
+ * stores their facts and de-duplicates them, and cleared before anything else is written (and as
+ * Ctrl-C or a kill stops the run: cli-main.ts).
  *
  *   ingest ─▶ Progress events ─▶ progressLine ─▶ "\r<line>\e[K" on stderr ─▶ clear() before output
  *
@@ -10,7 +11,8 @@
  *   reading 1424/2800 files, 165/179 MB, 108 MB/s, reading ETA 1 s
  * then `storing…`, `de-duplicating…`, `analysing…` until the command prints its answer (the CLI
  * clears the line first), each with its seconds once it has lasted one (`storing… 3 s`). Before the
- * reading, `listing logs…` once the walk has lasted a second.
+ * reading, `listing logs…` once the walk has lasted a second. The seconds are a timer's: work that
+ * holds the thread long lets the event loop turn now and then (a session replay: replay/pauses.ts).
  */
 import type { Progress } from '../ingest/ingest.js';
 
