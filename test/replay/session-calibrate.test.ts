@@ -31,7 +31,7 @@ const median = (xs: number[]) => {
  */
 async function scaledChain(o: FixtureOptions, scale: number): Promise<TranscriptChain> {
   const chain = pickChain((await readSessionTranscript(writeSession(o))).chains);
-  const rc = rebuildChain(chain, tok);
+  const rc = await rebuildChain(chain, tok);
   const conv = conversationTokens(rc);
   const prefix = rc.calibration.prefix_tokens;
   let i = 0;
@@ -60,7 +60,7 @@ test('scaledTokens: framing as it is, every token after it × scale (the doc exa
 
 test('conversationTokens is what recorded predicts beyond the prefix, and a compaction starts it again', async () => {
   const chain = pickChain((await readSessionTranscript(writeSession({ rounds: 6, compactBefore: 4 }))).chains);
-  const rc = rebuildChain(chain, tok);
+  const rc = await rebuildChain(chain, tok);
   const conv = conversationTokens(rc);
   const r = await replayChain(chain, { strategies: ['recorded'], tokenizer: tok });
   assert.deepEqual(
@@ -73,7 +73,7 @@ test('conversationTokens is what recorded predicts beyond the prefix, and a comp
 
 test('the fit recovers a known conversation scale, and held-out fidelity improves', async () => {
   const chain = await scaledChain({ rounds: 8, firstPrompt: 2_000 }, 1.3);
-  const fit = fitConversationScale(rebuildChain(chain, tok), 4);
+  const fit = fitConversationScale(await rebuildChain(chain, tok), 4);
   assert.equal(fit.reason, null);
   assert.ok(Math.abs(fit.scale! - 1.3) < 0.002, `scale ${fit.scale}`);
   assert.deepEqual({ k: fit.k, fit_requests: fit.fit_requests, held_out_from: fit.held_out_from }, { k: 4, fit_requests: 4, held_out_from: 6 });
@@ -99,7 +99,7 @@ test('the fit recovers a known conversation scale, and held-out fidelity improve
 
 test('the fit holds across a compaction inside its window', async () => {
   const chain = await scaledChain({ rounds: 8, firstPrompt: 2_000, compactBefore: 3 }, 1.25);
-  const fit = fitConversationScale(rebuildChain(chain, tok), 6);
+  const fit = fitConversationScale(await rebuildChain(chain, tok), 6);
   assert.ok(Math.abs(fit.scale! - 1.25) < 0.002, `scale ${fit.scale}`);
 });
 
