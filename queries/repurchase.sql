@@ -16,16 +16,16 @@
 --   project='/home/USER/projects/plan-loop', rounds=8, read_median=13818, repurchase=true, waste_weight=1091712.5,
 --   waste_usd=3.28, weight=2204311.9, expiry_tokens=0, break_tokens=951054
 WITH q AS (
-  SELECT chain_id, key, t, model, cache_write AS w, cache_write_5m, cache_write_1h, cache_read AS r, segment, round,
+  SELECT chain_id, key, line, t, model, cache_write AS w, cache_write_5m, cache_write_1h, cache_read AS r, segment, round,
          w_write_5m, w_write_1h, w_read, usd_per_weight, weight,
          ($since IS NULL OR strftime(timezone(coalesce($tz, 'UTC'), ts), '%Y-%m-%d') >= $since)
            AND ($until IS NULL OR strftime(timezone(coalesce($tz, 'UTC'), ts), '%Y-%m-%d') <= $until) AS in_days,
-         lag(t) OVER (PARTITION BY chain_id ORDER BY t, key) AS prev_t,
-         lag(cache_read + cache_write) OVER (PARTITION BY chain_id ORDER BY t, key) AS prev_c,
-         lag(segment) OVER (PARTITION BY chain_id ORDER BY t, key) AS prev_segment,
+         lag(t) OVER (PARTITION BY chain_id ORDER BY t, line, key) AS prev_t,
+         lag(cache_read + cache_write) OVER (PARTITION BY chain_id ORDER BY t, line, key) AS prev_c,
+         lag(segment) OVER (PARTITION BY chain_id ORDER BY t, line, key) AS prev_segment,
          -- TTL_{i−1}: that of the chain's most recent request with w > 0 before this one (5 minutes if none)
          coalesce(last_value(CASE WHEN cache_write > 0 THEN cache_write_1h > 0 END IGNORE NULLS)
-                    OVER (PARTITION BY chain_id ORDER BY t, key ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), false) AS ttl_1h
+                    OVER (PARTITION BY chain_id ORDER BY t, line, key ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), false) AS ttl_1h
   FROM requests
 ),
 a AS (
@@ -46,8 +46,8 @@ c AS (
   FROM b
 ),
 firsts AS (
-  SELECT *, row_number() OVER (PARTITION BY chain_id ORDER BY t, key) AS k
-  FROM (SELECT *, row_number() OVER (PARTITION BY chain_id, round ORDER BY t, key) AS rn FROM c)
+  SELECT *, row_number() OVER (PARTITION BY chain_id ORDER BY t, line, key) AS k
+  FROM (SELECT *, row_number() OVER (PARTITION BY chain_id, round ORDER BY t, line, key) AS rn FROM c)
   WHERE rn = 1
 ),
 med AS (SELECT chain_id, count(*) AS rounds, median(r) AS read_median FROM firsts GROUP BY chain_id),

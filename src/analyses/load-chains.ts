@@ -57,18 +57,20 @@ export async function* streamChains(store: Store, f: Filters, opts: { keys?: boo
   const chainRows = side.chunks(`SELECT chain_id, session_id, agent_id, kind, agent_type, rounds, project FROM chains ORDER BY chain_id`)[Symbol.asyncIterator]();
   // columns: cn, tag, t, code (model or detail), input, output, cache_write, cache_write_5m,
   // cache_write_1h, cache_read, segment, round, key, compaction (a request's: 1 when it is context
-  // only); events sort as before: by time, attachments before compactions, then by detail
+  // only), line; requests of one millisecond keep the order of their lines (a request that reads what
+  // another wrote came after it, whatever their ids); events sort as before: by time, attachments
+  // before compactions, then by detail
   const rows = store.chunks(
     `WITH ${cn},
           m AS (SELECT model, (row_number() OVER (ORDER BY model) - 1)::INTEGER AS mn FROM (SELECT DISTINCT model FROM requests)),
           d AS (SELECT detail, (row_number() OVER (ORDER BY detail NULLS LAST) - 1)::INTEGER AS dn FROM (SELECT DISTINCT detail FROM (${events})))
      SELECT c.cn, ${REQUEST} AS tag, r.t, m.mn AS code, r.input, r.output, r.cache_write, r.cache_write_5m, r.cache_write_1h, r.cache_read,
-            r.segment, r.round, r.key, (NOT r.in_scope)::INTEGER AS compaction
+            r.segment, r.round, r.key, (NOT r.in_scope)::INTEGER AS compaction, r.line
      FROM (${days ? FILTERED : UNFILTERED_DAYS}) r JOIN c USING (chain_id) JOIN m ON m.model IS NOT DISTINCT FROM r.model
      UNION ALL
-     SELECT c.cn, 1, e.t, d.dn, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, (e.kind = 'compaction')::INTEGER
+     SELECT c.cn, 1, e.t, d.dn, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, (e.kind = 'compaction')::INTEGER, NULL
      FROM (${events}) e JOIN c USING (chain_id) JOIN d ON d.detail IS NOT DISTINCT FROM e.detail
-     ORDER BY cn, tag, t, key, compaction, code`,
+     ORDER BY cn, tag, t, line, key, compaction, code`,
     params,
     // a batch is garbage once its caller has analysed it (a 10 GB report's heap grew to ~190 MB
     // of it without this)

@@ -1,0 +1,53 @@
+/**
+ * `whatif ttl` and `whatif keepalive` through the CLI on tiny hand-written transcripts, at the
+ * boundaries a user checking the numbers by hand would try: requests stamped with the same
+ * millisecond, a model switch across an expired gap. Opus 4.6 weights 1 / 1.25 / 2 / 0.1 / 5,
+ * $5 per million; a ping = 0.1 × C + 30 × 1.25 + 10 × 5 = 0.1 × C + 87.5.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { assistant, cli, writeCorpus } from '../helpers/corpus.js';
+import { near } from './helpers/fixtures.js';
+
+/** ISO time `s` seconds after 2026-03-01 10:00:00 UTC. */
+const at = (s: number) => new Date(Date.UTC(2026, 2, 1, 10) + s * 1000).toISOString();
+
+function json(dir: string, args: string[]): any {
+  const r = cli([...args, dir, '--db', ':memory:', '--timezone', 'UTC', '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  return JSON.parse(r.stdout);
+}
+
+test('requests stamped with the same millisecond keep the order of their lines, whatever their ids', () => {
+  // In file order: z0 t=0 w 10,000; z2 t=60 s r 10,000 w 2,000; a1 t=60 s r 12,000 w 500 (it reads
+  // what z2 wrote, so it came after z2); q3 t=660 s r 0 w 13,000.
+  //   z2 growth 2,000 (C 12,000); a1 growth 500 (C 12,500); q3 gap 600 s: expiry 12,500, growth 500.
+  // Ordered by id instead (a1 before z2), z2 would read 10,000 of a prefix of 12,500: a break of 2,000.
+  const dir = writeCorpus({
+    'p/s1.jsonl': [
+      assistant({ session: 's1', msg: 'msg_z0', t: at(0), u: { w5: 10_000 } }),
+      assistant({ session: 's1', msg: 'msg_z2', t: at(60), u: { r: 10_000, w5: 2_000 } }),
+      assistant({ session: 's1', msg: 'msg_a1', t: at(60), u: { r: 12_000, w5: 500 } }),
+      assistant({ session: 's1', msg: 'msg_q3', t: at(660), u: { w5: 13_000 } }),
+    ],
+  });
+  const detail = json(dir, ['anatomy', '--chain', 's1']);
+  assert.deepEqual(
+    detail.requests.map((q: any) => [q.cold, q.growth, q.break, q.expiry]),
+    [
+      [10_000, 0, 0, 0],
+      [0, 2_000, 0, 0],
+      [0, 500, 0, 0],
+      [0, 500, 0, 12_500],
+    ],
+  );
+  // keepalive at ∞: the 600 s gap takes ⌈600/270⌉ − 1 = 2 pings of 1,250 + 87.5 and saves 12,500 × 1.15;
+  // the two 60 s gaps (and the 0 s one) need none
+  const ka = json(dir, ['whatif', 'keepalive', '--budget', 'inf']).budgets[0];
+  assert.deepEqual([ka.pings, ka.gaps_over_ttl, ka.bridged], [2, 1, 1]);
+  near(ka.ping_weight, 2 * 1_337.5);
+  near(ka.saved_weight, 12_500 * 1.15);
+  // ttl to 1h: the expiry 12,500 (600 s ≤ 1 h) becomes a read; f = 12,500 / 25,500
+  const ttl = json(dir, ['whatif', 'ttl']);
+  near(ttl.expiry_share, 12_500 / 25_500);
+});
