@@ -28,6 +28,11 @@ export interface RequestAnatomy {
   cachedPrefix: number;
   /** first request of the chain or of a compaction segment: all of w is cold */
   coldStart: boolean;
+  /**
+   * the model differs from request i−1's: its cache is another model's, so no TTL and no
+   * keepalive ping would have let it read C_{i−1} (the what-ifs save none of its rewrite)
+   */
+  modelSwitch: boolean;
   /** rw_i after the jitter tolerance; 0 for cold requests */
   rewriteTokens: number;
   cold: number;
@@ -69,6 +74,7 @@ export function anatomizeChain(chain: ChainInput, options: AnatomyOptions = {}):
     } else {
       const cachedPrefix = prev.cacheRead + prev.cacheWrite;
       a = blank(index, req, req.t - prev.t, lastWriterTtl, cachedPrefix);
+      a.modelSwitch = req.model !== prev.model;
       if (req.segment !== prev.segment) {
         a.coldStart = true;
         a.cold = w;
@@ -99,7 +105,7 @@ function inTimeOrder(requests: readonly ChainRequest[]): readonly ChainRequest[]
 }
 
 function blank(index: number, request: ChainRequest, gapMs: number | null, ttl: Ttl | null, cachedPrefix: number): RequestAnatomy {
-  return { index, request, gapMs, ttl, cachedPrefix, coldStart: false, rewriteTokens: 0, cold: 0, expiry: 0, break: 0, growth: 0, class: 'none', causes: [] };
+  return { index, request, gapMs, ttl, cachedPrefix, coldStart: false, modelSwitch: false, rewriteTokens: 0, cold: 0, expiry: 0, break: 0, growth: 0, class: 'none', causes: [] };
 }
 
 function classOf(a: RequestAnatomy): WriteClass {

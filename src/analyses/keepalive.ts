@@ -14,6 +14,8 @@
  * Readings:
  * - `gaps_over_ttl` counts gaps with g > 5 minutes; `bridged` + `expired_after_budget` split them.
  *   A bridged gap without an expiry rewrite (nothing to re-buy) saves nothing.
+ *   Nor does one that ends in a model switch: the pings (priced with request i−1's model) keep
+ *   that model's cache, which request i, of another model, cannot read.
  * - net_saving_pct_subagent = net saving on subagent chains / weight of subagent chains;
  *   net_saving_pct_all = net saving on all chains / weight of all chains (both in percent,
  *   null when the denominator is 0). Pings are sent on main chains too.
@@ -203,7 +205,8 @@ export class KeepaliveWhatIf {
       const g = this.gap;
       g.pingWeight = priced ? a.cachedPrefix * pw.read + this.pingIn * pw.write5m + this.pingOut * pw.output : 0;
       g.pingUsd = priced ? g.pingWeight * pw.usdPerWeight : 0;
-      g.saving = priced ? a.expiry * (w.write5m - w.read) : 0;
+      // the pings keep request i−1's model's cache: a request of another model cannot read it
+      g.saving = priced && !a.modelSwitch ? a.expiry * (w.write5m - w.read) : 0;
       g.savingUsd = priced ? g.saving * w.usdPerWeight : 0;
       for (const t of chainTallies) t.add(a.gapMs!, subagent, priced, g, this.intervalMs, this.ttlMs);
       modelTally.add(a.gapMs!, subagent, priced, g, this.intervalMs, this.ttlMs);

@@ -29,6 +29,9 @@
  *   models in unpriced_models); a row whose every request is unpriced has weights of 0 that mean
  *   unknown (the text says so).
  * - delta_pct = (scenario − baseline) / baseline × 100: negative means the override saves.
+ * - An expiry rewrite at a model switch (request i's model is not request i−1's) stays a write at
+ *   the forced TTL's weight and is not in f's numerator: the prompt cache is per model, so no TTL
+ *   would have let request i read the prefix request i−1 cached (SPEC §3 still calls it expiry).
  *
  * Example (one 5-minute chain, opus weights 1 / 1.25 / 2 / 0.1 / 5, no input or output):
  *   #1 t=0    r 0  w 3,800   cold              baseline 4,750    scenario 3,800 × 2 = 7,600
@@ -164,7 +167,8 @@ export function scenarioTokens(a: RequestAnatomy, to: Ttl): { tokens: BilledToke
   const gap = a.gapMs;
   const withinHour = gap !== null && gap <= TTL_MS['1h'];
   if (to === '1h') {
-    const toRead = a.expiry > 0 && withinHour ? a.expiry : 0;
+    // another model's prefix is no read for this one, whatever the TTL
+    const toRead = a.expiry > 0 && withinHour && !a.modelSwitch ? a.expiry : 0;
     return {
       tokens: { input: q.input, cacheWrite5m: 0, cacheWrite1h: q.cacheWrite - toRead, cacheRead: q.cacheRead + toRead, output: q.output },
       expiryTokens: toRead,

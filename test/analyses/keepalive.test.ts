@@ -179,3 +179,17 @@ test('an interval not below the 5-minute TTL or a negative budget is refused', (
   assert.throws(() => whatifKeepalive([K], { weightsFor, budgets: [-1] }), UsageError);
   assert.throws(() => whatifKeepalive([K], { weightsFor, budgets: [1.5] }), UsageError);
 });
+
+test('pings keep the cache of the model that wrote it: an expiry at a model switch is bridged but saves nothing', () => {
+  // #1 opus t=0 w 10,000; #2 sonnet t=600 s r 0 w 10,000 (expiry 10,000 by SPEC §3, at a model switch).
+  // ⌈600/270⌉ − 1 = 2 opus pings of 1,000 + 87.5 keep opus's prefix, which sonnet cannot read: net −2,175.
+  const M = chain('M', [
+    { t: 0, w: 10_000 },
+    { t: 600 * SEC, w: 10_000, model: 'sonnet' },
+  ]);
+  const row = whatifKeepalive([M], { weightsFor, budgets: [Infinity] }).budgets[0]!;
+  assert.deepEqual(pick(row), ['inf', 2, 1, 1, 0]);
+  near(row.ping_weight, 2_175);
+  assert.equal(row.saved_weight, 0);
+  near(row.net_saving_weight, -2_175);
+});

@@ -178,3 +178,23 @@ test('model buckets follow each request as a chain changes model; a chain withou
   }
   assert.ok(!res.buckets.some((b) => b.bucket === 'Plan'));
 });
+
+test('to 1h: an expiry at a model switch stays a write (the cache is per model; no TTL keeps it for another)', () => {
+  // #1 opus t=0 w 10,000; #2 sonnet t=10m r 0 w 10,000: by SPEC §3 an expiry of 10,000 (600 s > 5m),
+  // but sonnet could not have read opus's prefix under any TTL: both writes at 2, f = 0 / 20,000.
+  // baseline 12,500 × $5e-6 + 12,500 × $3e-6 = $0.10; scenario 20,000 × $5e-6 + 20,000 × $3e-6 = $0.16
+  const M = chain('M', [
+    { t: 0, w: 10_000 },
+    { t: 10 * MIN, w: 10_000, model: 'sonnet' },
+  ]);
+  const res = whatifTtl([M], { to: '1h', weightsFor });
+  near(res.baseline_weight, 25_000);
+  near(res.scenario_weight, 40_000);
+  near(res.baseline_usd, 0.1);
+  near(res.scenario_usd, 0.16);
+  assert.equal(res.expiry_share, 0);
+  // the same model on both sides: the expiry becomes a read (20,000 + 1,000), f = 0.5
+  const same = whatifTtl([chain('S', [{ t: 0, w: 10_000 }, { t: 10 * MIN, w: 10_000 }])], { to: '1h', weightsFor });
+  near(same.scenario_weight, 21_000);
+  near(same.expiry_share, 0.5);
+});
