@@ -51,3 +51,42 @@ test('requests stamped with the same millisecond keep the order of their lines, 
   const ttl = json(dir, ['whatif', 'ttl']);
   near(ttl.expiry_share, 12_500 / 25_500);
 });
+
+test('gaps of exactly the TTL, of exactly 1 hour, and a budget spent exactly at the bridge', () => {
+  // one 5-minute chain per gap g: #1 w 10,000, #2 after g r 0 w 10,000 (rw 10,000); baseline 25,000
+  const two = (g: number) =>
+    writeCorpus({
+      'p/s1.jsonl': [assistant({ session: 's1', msg: 'm1', t: at(0), u: { w5: 10_000 } }), assistant({ session: 's1', msg: 'm2', t: at(g), u: { w5: 10_000 } })],
+    });
+  // ttl to 1h: g = 300 s is inside the TTL (a break, unchanged: both writes at 2 = 40,000, f 0);
+  // 301 s and 3,600 s are expiries within the hour (read: 20,000 + 1,000, f 0.5); 3,601 s still expires
+  for (const [g, scenario, f] of [
+    [300, 40_000, 0],
+    [301, 21_000, 0.5],
+    [3_600, 21_000, 0.5],
+    [3_601, 40_000, 0],
+  ] as const) {
+    const ttl = json(two(g), ['whatif', 'ttl']);
+    near(ttl.baseline_weight, 25_000, `baseline at ${g} s`);
+    near(ttl.scenario_weight, scenario, `scenario at ${g} s`);
+    near(ttl.expiry_share, f, `f at ${g} s`);
+  }
+  // keepalive, one ping = 1,000 + 87.5: at B = 1 and ∞
+  //   300 s: 1 ping of pure cost, not over the TTL;
+  //   540 s = 2·I: 1 ping (the second would fall on the request), 540 − 270 ≤ 300: bridged;
+  //   570 s = TTL + I: bridged by B = 1 exactly (570 − 270 = 300); ∞ sends ⌈570/270⌉ − 1 = 2;
+  //   571 s: B = 1 leaves 301 > 300: expired; ∞ bridges with 2.
+  const pick = (r: any) => [r.budget, r.pings, r.gaps_over_ttl, r.bridged, r.expired_after_budget];
+  for (const [g, one, inf] of [
+    [300, [1, 1, 0, 0, 0], ['inf', 1, 0, 0, 0]],
+    [540, [1, 1, 1, 1, 0], ['inf', 1, 1, 1, 0]],
+    [570, [1, 1, 1, 1, 0], ['inf', 2, 1, 1, 0]],
+    [571, [1, 1, 1, 0, 1], ['inf', 2, 1, 1, 0]],
+  ] as const) {
+    const ka = json(two(g), ['whatif', 'keepalive', '--budget', 'sweep']);
+    assert.deepEqual(pick(ka.budgets[1]), one, `B = 1 at ${g} s`);
+    assert.deepEqual(pick(ka.budgets[21]), inf, `B = ∞ at ${g} s`);
+    const bridgedAtOne = one[3] === 1;
+    near(ka.budgets[1].net_saving_weight, (bridgedAtOne ? 11_500 : 0) - 1_087.5, `net at B = 1, ${g} s`);
+  }
+});
