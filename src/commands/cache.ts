@@ -78,7 +78,7 @@ function ttlCommand(): Command {
     options: (y: Argv) =>
       withLogOptions(y)
         .option('to', { choices: ['1h', '5m'] as const, default: '1h', describe: 'the TTL to force' })
-        .option('scope', { choices: ['all', 'main', 'subagents'] as const, default: 'all', describe: 'which chains the override applies to' })
+        .option('scope', { choices: ['all', 'main', 'subagents'] as const, default: 'all', describe: 'which chains the what-if covers (the others are left out of every sum)' })
         .option('jitter', jitterOption),
     run: (argv, io) =>
       withChains(argv, io, async (ctx, forEachChain) => {
