@@ -99,7 +99,8 @@ function ttlCommand(): Command {
 
 function parseBudget(v: unknown, sweep: readonly number[]): number | readonly number[] {
   if (v === undefined || v === 'sweep') return sweep;
-  if (v === 'inf' || v === 'infinity') return Infinity;
+  // ∞ as the sweep's table prints it
+  if (typeof v === 'string' && ['inf', 'infinity', '∞'].includes(v.trim().toLowerCase())) return Infinity;
   const n = String(v).trim() === '' ? Number.NaN : Number(v);
   if (!Number.isInteger(n) || n < 0) throw new UsageError(`--budget ${String(v)}: expected a whole number, inf or sweep`);
   return n;
@@ -112,7 +113,7 @@ function keepaliveCommand(): Command {
     options: (y: Argv) =>
       withLogOptions(y)
         .option('interval', { type: 'string', requiresArg: true, describe: 'seconds between pings, below the 5-minute TTL (default 270)' })
-        .option('budget', { type: 'string', requiresArg: true, describe: 'pings per gap: N, inf, or sweep (default: sweep 0…20 and ∞)' })
+        .option('budget', { type: 'string', requiresArg: true, describe: 'pings per gap: N, inf (or ∞), or sweep (default: sweep 0…20 and ∞)' })
         .option('ping-in', { type: 'string', requiresArg: true, describe: 'input tokens of one ping, written at the 5-minute weight (default 30)' })
         .option('ping-out', { type: 'string', requiresArg: true, describe: 'output tokens of one ping (default 10)' })
         .option('jitter', jitterOption),

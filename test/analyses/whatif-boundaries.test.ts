@@ -90,3 +90,12 @@ test('gaps of exactly the TTL, of exactly 1 hour, and a budget spent exactly at 
     near(ka.budgets[1].net_saving_weight, (bridgedAtOne ? 11_500 : 0) - 1_087.5, `net at B = 1, ${g} s`);
   }
 });
+
+test('--budget takes ∞ as the table prints it, and inf in any case, as inf', () => {
+  const dir = writeCorpus({
+    'p/s1.jsonl': [assistant({ session: 's1', msg: 'm1', t: at(0), u: { w5: 10_000 } }), assistant({ session: 's1', msg: 'm2', t: at(1_200), u: { w5: 10_000 } })],
+  });
+  const inf = json(dir, ['whatif', 'keepalive', '--budget', 'inf']);
+  assert.deepEqual(inf.budgets.map((b: any) => [b.budget, b.pings]), [['inf', 4]]);
+  for (const spelling of ['∞', 'Inf', 'INFINITY']) assert.deepEqual(json(dir, ['whatif', 'keepalive', '--budget', spelling]), inf, spelling);
+});
