@@ -103,3 +103,48 @@ test('keepalive: budget 0 costs and saves nothing; unbounded pinging bridges eve
     }),
   );
 });
+
+test('keepalive equals a ping-by-ping simulation of every gap, for any interval and budget', () => {
+  // The sweep sums gaps by the pings they need (closed form); here each gap is replayed ping by
+  // ping: a ping at t_{i−1} + j·I is sent while j ≤ B and it falls before t_i; the cache lives 300 s
+  // after the last request or ping; the gap is bridged when t_i is within that.
+  fc.assert(
+    fc.property(
+      arbChain('5m'),
+      fc.integer({ min: 1, max: 299_999 }),
+      fc.oneof(fc.integer({ min: 0, max: 40 }), fc.constant(Infinity)),
+      (c, intervalMs, budget) => {
+        const res = whatifKeepalive([c], { weightsFor, budgets: [budget], intervalS: intervalMs / 1000 });
+        const row = res.budgets[0]!;
+        let pings = 0;
+        let over = 0;
+        let bridged = 0;
+        let pingWeight = 0;
+        let saved = 0;
+        const anatomy = anatomizeChain(c);
+        anatomy.forEach((a, i) => {
+          if (i === 0 || a.coldStart) return;
+          const prevT = anatomy[i - 1]!.request.t;
+          let last = prevT;
+          let sent = 0;
+          for (let at = prevT + intervalMs; sent < budget && at < a.request.t; at += intervalMs) {
+            sent++;
+            last = at;
+          }
+          pings += sent;
+          pingWeight += sent * (0.1 * a.cachedPrefix + 30 * 1.25 + 10 * 5);
+          if (a.gapMs! > 300_000) {
+            over++;
+            if (a.request.t - last <= 300_000) {
+              bridged++;
+              saved += a.expiry * (1.25 - 0.1);
+            }
+          }
+        });
+        assert.deepEqual([row.pings, row.gaps_over_ttl, row.bridged, row.expired_after_budget], [pings, over, bridged, over - bridged]);
+        close(row.ping_weight, pingWeight, pingWeight);
+        close(row.saved_weight, saved, saved);
+      },
+    ),
+  );
+});
