@@ -99,3 +99,47 @@ test('--budget takes ∞ as the table prints it, and inf in any case, as inf', (
   assert.deepEqual(inf.budgets.map((b: any) => [b.budget, b.pings]), [['inf', 4]]);
   for (const spelling of ['∞', 'Inf', 'INFINITY']) assert.deepEqual(json(dir, ['whatif', 'keepalive', '--budget', spelling]), inf, spelling);
 });
+
+test('a chain whose first request writes 1-hour tokens, and a request that writes both TTLs', () => {
+  // h1 t=0 w1h 10,000; h2 t=600 s r 10,000 w5 2,000 (9 minutes under the 1-hour TTL: growth);
+  // h3 t=1,200 s r 0 w5 12,000: the TTL in force is h2's 5 minutes, so an expiry of 12,000.
+  // baseline 20,000 + (1,000 + 2,500) + 15,000 = 38,500
+  // to 1h: 20,000 + (1,000 + 4,000) + 1,200 = 26,200; f = 12,000 / 24,000
+  const first1h = writeCorpus({
+    'p/s1.jsonl': [
+      assistant({ session: 's1', msg: 'h1', t: at(0), u: { w1h: 10_000 } }),
+      assistant({ session: 's1', msg: 'h2', t: at(600), u: { r: 10_000, w5: 2_000 } }),
+      assistant({ session: 's1', msg: 'h3', t: at(1_200), u: { w5: 12_000 } }),
+    ],
+  });
+  const ttl = json(first1h, ['whatif', 'ttl']);
+  near(ttl.baseline_weight, 38_500);
+  near(ttl.scenario_weight, 26_200);
+  near(ttl.expiry_share, 0.5);
+  // keepalive: h2's gap is under a 1-hour TTL (not a gap of a 5-minute chain); h3's 600 s gap takes
+  // 2 pings of 1,200 + 87.5 and bridges 12,000 × 1.15
+  const ka = json(first1h, ['whatif', 'keepalive', '--budget', 'inf']);
+  assert.equal(ka.gaps, 1);
+  near(ka.budgets[0].ping_weight, 2 * 1_287.5);
+  near(ka.budgets[0].saved_weight, 13_800);
+
+  // b1 t=0 w5 4,000 + w1h 6,000 (the TTL in force after it: 1 hour); b2 t=600 s r 6,000 w5 4,000:
+  // rw 4,000 within the hour is a break. baseline 17,000 + 5,600 = 22,600
+  const both = writeCorpus({
+    'p/s1.jsonl': [
+      assistant({ session: 's1', msg: 'b1', t: at(0), u: { w5: 4_000, w1h: 6_000 } }),
+      assistant({ session: 's1', msg: 'b2', t: at(600), u: { r: 6_000, w5: 4_000 } }),
+    ],
+  });
+  // to 1h: every write at 2, the break unchanged: 20,000 + 600 + 8,000 = 28,600; no expiry, f = 0
+  const up = json(both, ['whatif', 'ttl']);
+  near(up.scenario_weight, 28_600);
+  assert.equal(up.expiry_share, 0);
+  // to 5m: writes at 1.25 and b2's reads (600 s > 5 min) expire: 12,500 + 10,000 × 1.25 = 25,000;
+  // f = 6,000 / (14,000 + 6,000)
+  const down = json(both, ['whatif', 'ttl', '--to', '5m']);
+  near(down.baseline_weight, 22_600);
+  near(down.scenario_weight, 25_000);
+  near(down.expiry_share, 0.3);
+  assert.equal(json(both, ['whatif', 'keepalive']).gaps, 0);
+});
