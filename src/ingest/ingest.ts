@@ -32,6 +32,7 @@ import { type FileListing, dropEarlyWalk, earlyProof, fileCount, fileListing, ki
 import { decodeSnapshot, encodeSnapshot, matchSnapshot } from './listing-snapshot.js';
 import { appendFingerprint } from './fingerprint.js';
 import { heapKeeper, releaseHeap } from './heap.js';
+import { str } from './line.js';
 import { type Proof, checkChunks, checkHeld, dropUnchanged, keepUnchanged, proofHolds, readUnchanged } from './unchanged.js';
 import { type FileContext, type TaskList, fileRowOf, readAll } from './pool.js';
 import type { ReadOptions } from './read-file.js';
@@ -1051,8 +1052,9 @@ function metaRow(f: FoundFile, id: number): { row: FileRow; skip?: SkippedLine }
     if (typeof m !== 'object' || m === null || Array.isArray(m)) skip = { fileId: id, line: 1, reason: 'not_an_object', detail: 'meta.json is not a JSON object' };
     else {
       const o = m as Record<string, unknown>;
-      if (typeof o.agentType === 'string') agentType = o.agentType;
-      if (typeof o.toolUseId === 'string') toolUseId = o.toolUseId;
+      // an empty agentType names no type (as an empty subagent_type does): the spawn's stands
+      agentType = str(o.agentType);
+      toolUseId = str(o.toolUseId);
     }
   } catch (err) {
     skip = { fileId: id, line: 1, reason: 'invalid_json', detail: (err as Error).message.slice(0, 200) };

@@ -23,9 +23,12 @@
  * cache_creation or server_tool_use that is not an object makes an invalid_usage skip; a store
  * read before counted such a line as a request without a 5m/1h split. 15: a file without `cwd` lines
  * takes its project from its own path (its project directory), not from the root it was read
- * through; a store read before kept the first root's answer.)
+ * through; a store read before kept the first root's answer. 16: a .meta.json's empty agentType or
+ * toolUseId is no value; a chain's requested_type and spawn_name come from one spawn, and a tool
+ * result links an agent only through a spawning tool_use; a store read before typed such chains
+ * otherwise.)
  */
-export const SCHEMA_VERSION = 15;
+export const SCHEMA_VERSION = 16;
 
 export const FACT_TABLES = [
   'observations',
@@ -333,19 +336,27 @@ base AS (
          coalesce(r.requests, 0) AS requests, coalesce(r.first_t, f.first_t) AS first_t, r.last_t,
          coalesce(f.file_id, r.file_id) AS file_id, r.project
   FROM facts f FULL OUTER JOIN req r ON f.chain_id = r.chain_id),
-meta AS (SELECT session_id, agent_id, any_value(meta_agent_type) AS meta_type, any_value(meta_tool_use_id) AS meta_tool
-         FROM sf WHERE kind = 'meta' ${sessionFilter} GROUP BY ALL),
+-- one meta file per agent (the first by path, should a layout hold two), its two fields together
+meta AS (SELECT session_id, agent_id, m.t AS meta_type, m.u AS meta_tool
+         FROM (SELECT session_id, agent_id, arg_min({'t': meta_agent_type, 'u': meta_tool_use_id}, path) AS m
+               FROM sf WHERE kind = 'meta' ${sessionFilter} GROUP BY ALL)),
 spawn_by_tool AS (SELECT session_id, tool_use_id, any_value(requested_type) AS requested_type, any_value(spawn_name) AS spawn_name
                   FROM spawns JOIN scope USING (file_id) WHERE true ${sessionFilter} GROUP BY ALL),
-link AS (SELECT session_id, agent_id, min(tool_use_id) AS tool_use_id FROM agent_links JOIN scope USING (file_id) WHERE true ${sessionFilter} GROUP BY ALL),
-side AS (SELECT r.chain_id, any_value(s.requested_type) AS requested_type, any_value(s.spawn_name) AS spawn_name
-         FROM sidechain_roots r JOIN scope USING (file_id)
-         -- the Task calls of the files in scope only (SPEC §1.1: a run covers exactly its roots' files)
-         JOIN (SELECT spawns.* FROM spawns JOIN scope USING (file_id)) s ON s.prompt_hash = r.prompt_hash AND r.prompt_hash IS NOT NULL GROUP BY r.chain_id),
+-- of the tool results naming an agent, those of a spawning tool_use (a TaskOutput's names it too),
+-- one with a requested type first, then by tool_use id
+link AS (SELECT l.session_id, l.agent_id, arg_min(l.tool_use_id, (s.requested_type IS NULL, l.tool_use_id)) AS tool_use_id
+         FROM (SELECT agent_links.* FROM agent_links JOIN scope USING (file_id) WHERE true ${sessionFilter}) l
+         JOIN spawn_by_tool s ON s.session_id = l.session_id AND s.tool_use_id = l.tool_use_id GROUP BY ALL),
+side AS (SELECT chain_id, sp.t AS requested_type, sp.n AS spawn_name
+         FROM (SELECT r.chain_id, arg_min({'t': s.requested_type, 'n': s.spawn_name}, s.tool_use_id) AS sp
+               FROM sidechain_roots r JOIN scope USING (file_id)
+               -- the Task calls of the files in scope only (SPEC §1.1: a run covers exactly its roots' files)
+               JOIN (SELECT spawns.* FROM spawns JOIN scope USING (file_id)) s ON s.prompt_hash = r.prompt_hash AND r.prompt_hash IS NOT NULL GROUP BY r.chain_id)),
+-- one spawn, taken whole: the meta's toolUseId's, else the linked one's, else (v1.x) the prompt's
 resolved AS (
   SELECT b.*, m.meta_type,
-         coalesce(s1.requested_type, s2.requested_type, sd.requested_type) AS requested_type,
-         coalesce(s1.spawn_name, s2.spawn_name, sd.spawn_name) AS spawn_name
+         CASE WHEN s1.tool_use_id IS NOT NULL THEN s1.requested_type WHEN s2.tool_use_id IS NOT NULL THEN s2.requested_type ELSE sd.requested_type END AS requested_type,
+         CASE WHEN s1.tool_use_id IS NOT NULL THEN s1.spawn_name WHEN s2.tool_use_id IS NOT NULL THEN s2.spawn_name ELSE sd.spawn_name END AS spawn_name
   FROM base b
   LEFT JOIN meta m ON m.session_id = b.session_id AND m.agent_id = b.agent_id
   LEFT JOIN spawn_by_tool s1 ON s1.session_id = b.session_id AND s1.tool_use_id = m.meta_tool
