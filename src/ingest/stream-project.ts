@@ -37,6 +37,16 @@ interface Token {
   value?: unknown;
 }
 
+/**
+ * Puts a value under a key as JSON.parse does: a key named `__proto__` becomes an own property
+ * (a plain assignment would set the object's prototype and lose the key, so an attachment holding
+ * one would hash otherwise than on the buffer path). Example: {"__proto__":{"a":1}} keeps its key.
+ */
+function setKey(slot: Slot, key: string | number, v: unknown): void {
+  if (key === '__proto__') Object.defineProperty(slot, key, { value: v, writable: true, enumerable: true, configurable: true });
+  else (slot as Record<string | number, unknown>)[key] = v;
+}
+
 export class StreamProjector {
   private readonly parse = jsonParser({
     packKeys: true,
@@ -174,7 +184,7 @@ export class StreamProjector {
       this.stack.push({ t: 'skip', depth: 1 });
       return;
     }
-    const put = (v: unknown) => ((slot as Record<string | number, unknown>)[key] = v);
+    const put = (v: unknown) => setKey(slot!, key, v);
     if (kind === 'object' && (sub === true || (typeof sub === 'object' && !Array.isArray(sub)))) {
       const out = sub === true ? {} : shaped(sub as SchemaObject);
       put(out);
@@ -202,13 +212,13 @@ export class StreamProjector {
     this.str = null;
     if (!o || o.mode === 'skip' || !o.slot) return;
     const value = o.mode === 'mismatch' && o.length > SHORT_STRING ? LONG_STRING : o.parts.join('');
-    (o.slot as Record<string | number, unknown>)[o.key] = value;
+    setKey(o.slot, o.key, value);
   }
 
   private scalar(v: unknown): void {
     if (this.stack.length === 0) throw new ProjectionError('not a JSON object');
     const { sub, slot, key } = this.slot();
-    if (sub !== undefined && slot) (slot as Record<string | number, unknown>)[key] = v;
+    if (sub !== undefined && slot) setKey(slot, key, v);
   }
 
   private pop(): void {

@@ -26,7 +26,7 @@
  * through; a store read before kept the first root's answer. 16: a .meta.json's empty agentType or
  * toolUseId is no value; a chain's requested_type and spawn_name come from one spawn, and a tool
  * result links an agent only through a spawning tool_use; a store read before typed such chains
- * otherwise.)
+ * otherwise. The streaming path keeps an attachment's `__proto__` key, as the buffer path does.)
  */
 export const SCHEMA_VERSION = 16;
 

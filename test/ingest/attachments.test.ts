@@ -1,0 +1,105 @@
+/**
+ * SPEC §1.6 by hand: an attachment's size and SHA-256 are of its JSON with sorted keys (the
+ * canonical text written out below, worked out by hand), the same on the buffer and the streaming
+ * path; its round is that of the next user prompt or request after it; a re-attachment is a hash
+ * seen earlier in the same chain only.
+ */
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { crosstab } from '../../src/analyses/crosstab.js';
+import { openContext } from '../../src/context.js';
+import { readTranscript } from '../../src/ingest/read-file.js';
+import { usePortableViews } from '../../src/store/portable.js';
+import { assistant, tempDir, userPrompt, writeCorpus } from '../helpers/corpus.js';
+
+const S = '5e551011-0000-4000-8000-000000000016';
+const at = (s: number) => new Date(Date.UTC(2026, 0, 6, 9, 0, s)).toISOString();
+const head = (s: number, extra = '') => `{"type":"attachment","sessionId":"${S}","timestamp":"${at(s)}","uuid":"att-${s}"${extra},"attachment":`;
+
+// Keys out of order at every depth, numbers JSON.parse reads as the same value written otherwise
+// (1.0, -0, 1e21), escapes, and keys beyond ASCII: é (U+00E9), ！ (U+FF01), 😀 (U+1F600, UTF-16
+// D83D DE00). Sorted by UTF-16 code units, as JavaScript sorts and RFC 8785 orders: 😀 before ！
+// (by code points it would come after).
+const A1 = '{"type":"hook_success","z":{"b":[1.0,{"y":2,"x":-0}],"a":1e21},"é":"ü","！":1,"😀":2,"content":"caf\\u00e9 \\/ \\u2028"}';
+// the same value written another way
+const A2 = '{"content":"café / \u2028","😀":2.0,"！":1,"é":"ü","type":"hook_success","z":{"a":1000000000000000000000,"b":[1,{"x":0,"y":2}]}}';
+const A_TEXT = '{"content":"café / \u2028","type":"hook_success","z":{"a":1e+21,"b":[1,{"x":0,"y":2}]},"é":"ü","😀":2,"！":1}';
+// a key named __proto__ is a key like any other (JSON.parse keeps it as an own property); a
+// repeated key keeps its last value; numbers as JavaScript prints them (1e400 is Infinity: null)
+const P = '{"type":"hook_success","__proto__":{"a":1},"k":1,"k":2,"n":12345678901234567890,"m":0.000001,"q":1E-7,"big":[1e400]}';
+const P_TEXT = '{"__proto__":{"a":1},"big":[null],"k":2,"m":0.000001,"n":12345678901234567000,"q":1e-7,"type":"hook_success"}';
+
+const sha = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
+const digest = (s: string) => ({ bytes: Buffer.byteLength(s, 'utf8'), hash: sha(s) });
+
+test('§1.6: size and SHA-256 of the JSON with keys sorted at every depth, on the buffer and the streaming path alike', async () => {
+  assert.equal(Buffer.byteLength(A_TEXT, 'utf8'), 112);
+  assert.equal(Buffer.byteLength(P_TEXT, 'utf8'), 109);
+  const file = join(tempDir(), `${S}.jsonl`);
+  writeFileSync(file, [`${head(1)}${A1}}`, `${head(2)}${A2}}`, `${head(3)}${P}}`].join('\n') + '\n');
+  const id = { fileId: 1, fileAgentId: null, fileSessionId: null };
+  const expected = [digest(A_TEXT), digest(A_TEXT), digest(P_TEXT)];
+  for (const opts of [{}, { streamAbove: 0, chunkSize: 64 }]) {
+    const r = await readTranscript(file, id, opts);
+    assert.deepEqual(r.facts.skipped, []);
+    assert.deepEqual(r.facts.attachments.map((a) => ({ bytes: a.bytes, hash: a.hash })), expected, JSON.stringify(opts));
+  }
+});
+
+test('§1.6: rounds of attachments (mixed text and tool_result opens one; after the last request: the last round) and re-attachments per chain', async () => {
+  const req = (s: number, msg: string, agentId?: string) => assistant({ session: S, msg, t: at(s), u: { in: 3, w5: 100, out: 2 }, agentId });
+  const results = (s: number, text: boolean) => ({
+    type: 'user', sessionId: S, timestamp: at(s), uuid: `tr-${s}`,
+    message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: `tu-${s}`, content: 'r' }, ...(text ? [{ type: 'text', text: 'and also' }] : [])] },
+  });
+  const listing = (s: number, content: string) => `${head(s)}{"type":"skill_listing","content":"${content}"}}`;
+  const j = (x: object) => JSON.stringify(x);
+  const root = tempDir();
+  writeCorpus({
+    [`projects/-work-demo/${S}.jsonl`]: [
+      j(userPrompt(S, at(0), 'hi')), //                     round 1
+      `${head(1)}${A1}}`, //                                 line 2: before request 1 → round 1
+      j(req(2, 'msg_m1')),
+      listing(3, 'B'), //                                    line 4: next is a prompt (text beside a tool result) → round 2
+      j(results(4, true)),
+      j(req(5, 'msg_m2')),
+      j(results(6, false)), //                               tool results only: no new round
+      listing(7, 'C'), //                                    line 8: next is request 3, of round 2
+      j(req(8, 'msg_m3')),
+      `${head(9)}${A2}}`, //                                 line 10: A again (same hash) → a re-attachment, round 3
+      j(userPrompt(S, at(10), 'next')),
+      j(req(11, 'msg_m4')),
+      listing(12, 'C'), //                                   line 13: after the last request → the last round (3); C again: a re-attachment
+    ].join('\n') + '\n',
+    // a subagent carrying A too: its first, not a re-attachment
+    [`projects/-work-demo/${S}/subagents/agent-s1.jsonl`]: [j(userPrompt(S, at(20), 'go', 's1')), `${head(21, ',"agentId":"s1","isSidechain":true')}${A1}}`, j(req(22, 'msg_s1', 's1'))].join('\n') + '\n',
+  }, root);
+  const ctx = await openContext({ paths: [root], db: ':memory:', timezone: 'UTC' });
+  try {
+    const rows = await ctx.store.all(`SELECT coalesce(agent_id, '-') AS agent, line, type, bytes, hash, round FROM attachments JOIN chains USING (chain_id) ORDER BY agent, line`);
+    const a = digest(A_TEXT);
+    const listed = (c: string) => digest(`{"content":"${c}","type":"skill_listing"}`);
+    assert.deepEqual(rows.map((r) => [r.agent, r.line, r.type, r.bytes, r.hash, r.round]), [
+      ['-', 2, 'hook_success', a.bytes, a.hash, 1],
+      ['-', 4, 'skill_listing', listed('B').bytes, listed('B').hash, 2],
+      ['-', 8, 'skill_listing', listed('C').bytes, listed('C').hash, 2],
+      ['-', 10, 'hook_success', a.bytes, a.hash, 3],
+      ['-', 13, 'skill_listing', listed('C').bytes, listed('C').hash, 3],
+      ['s1', 2, 'hook_success', a.bytes, a.hash, 1],
+    ]);
+    const rounds = await ctx.store.all(`SELECT coalesce(agent_id, '-') AS agent, rounds FROM chains ORDER BY agent`);
+    assert.deepEqual(rounds.map((r) => [r.agent, r.rounds]), [['-', 3], ['s1', 1]]);
+    await usePortableViews(ctx.store);
+    const r = await crosstab(ctx.store, { rows: 'kind', cols: 'has_skill_listing', measure: 'reattachments', timezone: 'UTC' });
+    const cell = (row: string | null, col: string | null) => r.cells.find((c) => c.row === row && c.col === col)?.value;
+    assert.equal(cell('main', 'yes'), 2, 'A and C again in the main thread');
+    assert.equal(cell('subagent', 'no'), 0, 'A in the subagent is its first');
+    // main: 3 skill listings in 3 rounds; the subagent: 0 in 1
+    assert.deepEqual(r.attachments_equal_rounds.map((e) => [e.row, e.col, e.chains, e.matching, e.equal]), [['main', 'yes', 1, 1, true], ['subagent', 'no', 1, 0, false]]);
+  } finally {
+    ctx.store.close();
+  }
+});
