@@ -60,7 +60,16 @@ export const MEASURES = {
 } as const;
 export type Measure = keyof typeof MEASURES;
 
-const ALIASES: Record<string, string> = { 'write:read': 'write_read_ratio', write_read: 'write_read_ratio', 're-attachments': 'reattachments', rounds_buckets: 'rounds_bucket', skill_listing_count: 'skill_listing', agent: 'agent_type' };
+const ALIASES: Record<string, string> = {
+  'write:read': 'write_read_ratio', 'write:read_ratio': 'write_read_ratio', write_read: 'write_read_ratio', re_attachments: 'reattachments',
+  rounds_buckets: 'rounds_bucket', skill_listing_count: 'skill_listing', agent: 'agent_type',
+};
+
+/** A name as SPEC §4 may spell it: any case, words joined by spaces or hyphens. Example: "rounds bucket" → rounds_bucket, "USD" → usd. */
+function canonicalName(s: string): string {
+  const k = s.trim().toLowerCase().replace(/[\s-]+/g, '_');
+  return ALIASES[k] ?? k;
+}
 
 /** Order of the rounds buckets (SPEC §5): 1, 2–3, 4–9, 10+. */
 const BUCKETS = ['1', '2-3', '4-9', '10+'];
@@ -111,14 +120,14 @@ export interface CrosstabResult {
 }
 
 export function parseDimension(s: string, flag: string): Dimension {
-  const k = ALIASES[s] ?? s;
-  if (!(k in DIMENSIONS)) throw new UsageError(`${flag} ${s}: not a dimension`, `one of ${Object.keys(DIMENSIONS).join(', ')}`);
+  const k = canonicalName(s);
+  if (!Object.hasOwn(DIMENSIONS, k)) throw new UsageError(`${flag} ${s}: not a dimension`, `one of ${Object.keys(DIMENSIONS).join(', ')}`);
   return k as Dimension;
 }
 
 export function parseMeasure(s: string): Measure {
-  const k = ALIASES[s] ?? s;
-  if (!(k in MEASURES)) throw new UsageError(`--measure ${s}: not a measure`, `one of ${Object.keys(MEASURES).join(', ')}`);
+  const k = canonicalName(s);
+  if (!Object.hasOwn(MEASURES, k)) throw new UsageError(`--measure ${s}: not a measure`, `one of ${Object.keys(MEASURES).join(', ')}`);
   return k as Measure;
 }
 

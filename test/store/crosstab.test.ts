@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { DIMENSIONS, MEASURES, crosstab, type CrosstabResult, type Dimension, type Measure } from '../../src/analyses/crosstab.js';
+import { DIMENSIONS, MEASURES, crosstab, parseDimension, parseMeasure, type CrosstabResult, type Dimension, type Measure } from '../../src/analyses/crosstab.js';
 import { usePortableViews } from '../../src/store/portable.js';
 import { formatCrosstab } from '../../src/reporters/crosstab.js';
 import type { Store } from '../../src/store/store.js';
@@ -138,5 +138,30 @@ test('CLI: crosstab --json has the documented shape; a bad dimension is a one-li
   const bad = spawnSync(process.execPath, [cli, 'crosstab', sampleLogs, '--db', db, '--rows', 'colour'], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
   assert.equal(bad.status, 2);
   assert.match(bad.stderr.trim(), /^cachelens: --rows colour: not a dimension \(one of agent_type, /);
+  assert.equal(bad.stderr.trim().split('\n').length, 1);
+});
+
+test('every SPEC §4 dimension and measure is accepted as SPEC spells it; an unknown measure is a one-line error, exit 2', () => {
+  const dims: [string, Dimension][] = [
+    ['agent_type', 'agent_type'], ['agent type', 'agent_type'], ['namespaced', 'namespaced'], ['model', 'model'], ['project', 'project'],
+    ['session', 'session'], ['day', 'day'], ['TTL', 'ttl'], ['has_skill_listing', 'has_skill_listing'], ['skill_listing count', 'skill_listing'],
+    ['rounds bucket', 'rounds_bucket'], ['definition', 'definition'], ['rounds', 'rounds'], ['Definition', 'definition'],
+  ];
+  for (const [s, d] of dims) assert.equal(parseDimension(s, '--rows'), d, s);
+  const measures: [string, Measure][] = [
+    ['chains', 'chains'], ['requests', 'requests'], ['weight', 'weight'], ['USD', 'usd'], ['write:read ratio', 'write_read_ratio'],
+    ['write:read', 'write_read_ratio'], ['hit ratio', 'hit_ratio'], ['re-attachments', 'reattachments'],
+  ];
+  for (const [s, m] of measures) assert.equal(parseMeasure(s), m, s);
+  for (const s of ['constructor', 'toString', '__proto__', 'rounds_bucket_', '']) {
+    assert.throws(() => parseDimension(s, '--rows'), /not a dimension/, s);
+    assert.throws(() => parseMeasure(s), /not a measure/, s);
+  }
+  assert.deepEqual(Object.keys(DIMENSIONS).filter((d) => !dims.some(([, x]) => x === d)), ['kind'], 'every dimension but kind (beyond SPEC) is listed above');
+  assert.deepEqual(Object.keys(MEASURES).filter((m) => !measures.some(([, x]) => x === m)), []);
+  const cli = path.join(repoRoot, 'dist/cli.js');
+  const bad = spawnSync(process.execPath, [cli, 'crosstab', sampleLogs, '--db', ':memory:', '--measure', 'colour'], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr.trim(), /^cachelens: --measure colour: not a measure \(one of chains, /);
   assert.equal(bad.stderr.trim().split('\n').length, 1);
 });
