@@ -49,37 +49,43 @@ test('§1.6: size and SHA-256 of the JSON with keys sorted at every depth, on th
   }
 });
 
-test('§1.6: rounds of attachments (mixed text and tool_result opens one; after the last request: the last round) and re-attachments per chain', async () => {
-  const req = (s: number, msg: string, agentId?: string) => assistant({ session: S, msg, t: at(s), u: { in: 3, w5: 100, out: 2 }, agentId });
-  const results = (s: number, text: boolean) => ({
-    type: 'user', sessionId: S, timestamp: at(s), uuid: `tr-${s}`,
-    message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: `tu-${s}`, content: 'r' }, ...(text ? [{ type: 'text', text: 'and also' }] : [])] },
-  });
-  const listing = (s: number, content: string) => `${head(s)}{"type":"skill_listing","content":"${content}"}}`;
-  const j = (x: object) => JSON.stringify(x);
-  const root = tempDir();
-  writeCorpus({
-    [`projects/-work-demo/${S}.jsonl`]: [
-      j(userPrompt(S, at(0), 'hi')), //                     round 1
-      `${head(1)}${A1}}`, //                                 line 2: before request 1 → round 1
-      j(req(2, 'msg_m1')),
-      listing(3, 'B'), //                                    line 4: next is a prompt (text beside a tool result) → round 2
-      j(results(4, true)),
-      j(req(5, 'msg_m2')),
-      j(results(6, false)), //                               tool results only: no new round
-      listing(7, 'C'), //                                    line 8: next is request 3, of round 2
-      j(req(8, 'msg_m3')),
-      `${head(9)}${A2}}`, //                                 line 10: A again (same hash) → a re-attachment, round 3
-      j(userPrompt(S, at(10), 'next')),
-      j(req(11, 'msg_m4')),
-      listing(12, 'C'), //                                   line 13: after the last request → the last round (3); C again: a re-attachment
-    ].join('\n') + '\n',
-    // a subagent carrying A too: its first, not a re-attachment
+const req = (s: number, msg: string, agentId?: string) => assistant({ session: S, msg, t: at(s), u: { in: 3, w5: 100, out: 2 }, agentId });
+const results = (s: number, text: boolean) => ({
+  type: 'user', sessionId: S, timestamp: at(s), uuid: `tr-${s}`,
+  message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: `tu-${s}`, content: 'r' }, ...(text ? [{ type: 'text', text: 'and also' }] : [])] },
+});
+const listing = (s: number, content: string) => `${head(s)}{"type":"skill_listing","content":"${content}"}}`;
+const j = (x: object) => JSON.stringify(x);
+const MAIN = `projects/-work-demo/${S}.jsonl`;
+const MAIN_LINES = [
+  j(userPrompt(S, at(0), 'hi')), //                     round 1
+  `${head(1)}${A1}}`, //                                 line 2: before request 1 → round 1
+  j(req(2, 'msg_m1')),
+  listing(3, 'B'), //                                    line 4: next is a prompt (text beside a tool result) → round 2
+  j(results(4, true)),
+  j(req(5, 'msg_m2')),
+  j(results(6, false)), //                               tool results only: no new round
+  listing(7, 'C'), //                                    line 8: next is request 3, of round 2
+  j(req(8, 'msg_m3')),
+  `${head(9)}${A2}}`, //                                 line 10: A again (same hash) → a re-attachment, round 3
+  j(userPrompt(S, at(10), 'next')),
+  j(req(11, 'msg_m4')),
+  listing(12, 'C'), //                                   line 13: after the last request → the last round (3); C again: a re-attachment
+];
+/** The session: MAIN_LINES (the first `cut` of them) and a subagent carrying A too (its first, not a re-attachment). */
+function roundsCorpus(root: string, cut = MAIN_LINES.length): string {
+  return writeCorpus({
+    [MAIN]: MAIN_LINES.slice(0, cut).join('\n') + '\n',
     [`projects/-work-demo/${S}/subagents/agent-s1.jsonl`]: [j(userPrompt(S, at(20), 'go', 's1')), `${head(21, ',"agentId":"s1","isSidechain":true')}${A1}}`, j(req(22, 'msg_s1', 's1'))].join('\n') + '\n',
   }, root);
+}
+const ATTACHMENT_ROWS = `SELECT coalesce(agent_id, '-') AS agent, line, type, bytes, hash, round FROM attachments JOIN chains USING (chain_id) ORDER BY agent, line`;
+
+test('§1.6: rounds of attachments (mixed text and tool_result opens one; after the last request: the last round) and re-attachments per chain', async () => {
+  const root = roundsCorpus(tempDir());
   const ctx = await openContext({ paths: [root], db: ':memory:', timezone: 'UTC' });
   try {
-    const rows = await ctx.store.all(`SELECT coalesce(agent_id, '-') AS agent, line, type, bytes, hash, round FROM attachments JOIN chains USING (chain_id) ORDER BY agent, line`);
+    const rows = await ctx.store.all(ATTACHMENT_ROWS);
     const a = digest(A_TEXT);
     const listed = (c: string) => digest(`{"content":"${c}","type":"skill_listing"}`);
     assert.deepEqual(rows.map((r) => [r.agent, r.line, r.type, r.bytes, r.hash, r.round]), [
@@ -101,5 +107,29 @@ test('§1.6: rounds of attachments (mixed text and tool_result opens one; after 
     assert.deepEqual(r.attachments_equal_rounds.map((e) => [e.row, e.col, e.chains, e.matching, e.equal]), [['main', 'yes', 1, 1, true], ['subagent', 'no', 1, 0, false]]);
   } finally {
     ctx.store.close();
+  }
+});
+
+test('§1.6: an append read gives the attachments a cold read gives (rounds of those waiting at the cut, sizes and hashes)', async () => {
+  const cold = await openContext({ paths: [roundsCorpus(tempDir())], db: ':memory:', timezone: 'UTC' });
+  let expected: unknown;
+  try {
+    expected = await cold.store.all(ATTACHMENT_ROWS);
+  } finally {
+    cold.store.close();
+  }
+  // cuts: A waiting for request 1; B waiting for the prompt beside a tool result; A again waiting for the prompt; before the trailing one
+  for (const cut of [2, 4, 10, 12]) {
+    const root = roundsCorpus(tempDir(), cut);
+    const db = join(root, 's.duckdb');
+    (await openContext({ paths: [root], db, timezone: 'UTC' })).store.close();
+    roundsCorpus(root);
+    const warm = await openContext({ paths: [root], db, timezone: 'UTC' });
+    try {
+      assert.equal(warm.stats.appended, 1, `cut after line ${cut}: the main transcript's new lines are read as an append`);
+      assert.deepEqual(await warm.store.all(ATTACHMENT_ROWS), expected, `cut after line ${cut}`);
+    } finally {
+      warm.store.close();
+    }
   }
 });
