@@ -83,7 +83,7 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
       async (argv) => {
         const out = await c.run(argv as Record<string, unknown>, io);
         progress?.clear();
-        process.stdout.write(argv.json ? jsonText(out.json, 2) + '\n' : out.text + '\n');
+        process.stdout.write(argv.json ? jsonText(out.json, 2, out.exactNumbers ? 'exact' : 'rounded') + '\n' : out.text + '\n');
       },
     );
   for (const c of commands) register(withFlags(parser), c);

@@ -20,6 +20,12 @@ export interface Io {
 export interface Output {
   json: unknown;
   text: string;
+  /**
+   * `--json` prints the numbers of `json` as they are: `query`'s, which are DuckDB's values exactly
+   * (store/query-values.ts). Otherwise non-integers are rounded to JSON_DIGITS significant digits
+   * (format/json-numbers.ts), which removes floating-point noise from weights, dollars and shares.
+   */
+  exactNumbers?: boolean;
 }
 
 export interface Command {

@@ -94,7 +94,7 @@ export const queryCommand: Command = {
   async run(argv, io) {
     if (argv.list) {
       const list = listQueries();
-      return { json: list, text: formatRows(list as unknown as Record<string, unknown>[], io.color) };
+      return { json: list, text: formatRows(list as unknown as Record<string, unknown>[], io.color), exactNumbers: true };
     }
     const target = argv.target as string | undefined;
     if (!target) throw new UsageError('name a query: a FILE.sql or a bundled NAME', 'cachelens query --list shows the bundled ones');
@@ -117,7 +117,7 @@ export const queryCommand: Command = {
       }
       const { columns, rows } = await runQueryTable(source, target, params);
       const result: QueryResult = { query: target, params, columns, rows };
-      return { json: result, text: argv.csv ? toCsv(rows, Boolean(io.tty), columns) : formatRows(rows, io.color) };
+      return { json: result, text: argv.csv ? toCsv(rows, Boolean(io.tty), columns) : formatRows(rows, io.color), exactNumbers: true };
     } finally {
       source.close();
     }

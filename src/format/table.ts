@@ -2,6 +2,8 @@
  * Aligned terminal tables: numbers right-aligned with thousands separators, text left-aligned,
  * colour only on a TTY without NO_COLOR. Every reporter that prints a table uses this.
  */
+import { roundNumbers } from './json-numbers.js';
+
 export type Cell = string | number | null | undefined;
 
 export interface Column {
@@ -81,10 +83,11 @@ export function cleanKeepingLines(s: string): string {
  * JSON.stringify, with the characters it leaves raw that a terminal or an editor may act on (DEL
  * and the C1 controls, bidi controls, line and paragraph separators) written as \u escapes: the
  * same JSON value, safe to print. They can only stand inside strings, so replacing them everywhere
- * is exact.
+ * is exact. `numbers: 'rounded'` writes non-integer numbers to JSON_DIGITS significant digits
+ * (format/json-numbers.ts), as `--json` does but for `query`, whose values are DuckDB's exactly.
  */
-export function jsonText(value: unknown, indent?: number): string {
-  return (JSON.stringify(value, null, indent) ?? 'null').replace(RAW_IN_JSON, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
+export function jsonText(value: unknown, indent?: number, numbers: 'exact' | 'rounded' = 'exact'): string {
+  return (JSON.stringify(value, numbers === 'rounded' ? roundNumbers : undefined, indent) ?? 'null').replace(RAW_IN_JSON, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
 }
 
 /**

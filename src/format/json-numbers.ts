@@ -1,0 +1,35 @@
+/**
+ * How `--json` (and the HTML report's embedded data) writes a number that is not an integer: rounded
+ * to JSON_DIGITS significant digits, then as the shortest text that reads back as that number.
+ *
+ * Why: weights and dollars are sums and products of doubles (weights 1.25, 2, 0.1 × tokens, USD =
+ * weight × a per-token price), so their last bits are noise: 1475294.5999999999 for 1475294.6,
+ * 12.340000000000002 for 12.34. Rounding each printed number to 12 significant digits removes it
+ * (measured on the sample corpus and the real logs: 14 digits was the most that left none, 15 left
+ * some, and the error of a sum grows with its terms) and changes a number by at most half a unit in
+ * its 12th digit, 5·10⁻¹² of it: less than $0.000001 on $100,000, 0.05 token-equivalents below
+ * 10¹⁰ (where weights, multiples of 0.05, stay exact). Significant digits rather than fixed
+ * decimals: the same rule holds for $0.00000008 (one cache-read token of Haiku 3.5) and for a
+ * weight of 10⁹, and for shares and ratios, whose digits past the 12th no one reads.
+ *
+ * Integers (token counts, request counts, epoch milliseconds) are never changed, a number never
+ * becomes null (NaN and ±Infinity are null in JSON as they were), and the rule is a function of
+ * the number alone, so equal results still print byte-identical JSON (cold, warm and append runs).
+ *
+ * Example: jsonNumber(1475294.5999999999) === 1475294.6; jsonNumber(0.1 + 0.2) === 0.3;
+ * jsonNumber(2 / 3) === 0.666666666667; jsonNumber(13748195) === 13748195.
+ */
+
+/** Significant digits kept of a non-integer number in `--json`. */
+export const JSON_DIGITS = 12;
+
+/** `x` as `--json` prints it (see the module's comment). */
+export function jsonNumber(x: number): number {
+  if (Number.isInteger(x) || !Number.isFinite(x)) return x;
+  return Number(x.toPrecision(JSON_DIGITS));
+}
+
+/** A JSON.stringify replacer that writes every number as jsonNumber does. */
+export function roundNumbers(_key: string, value: unknown): unknown {
+  return typeof value === 'number' ? jsonNumber(value) : value;
+}
