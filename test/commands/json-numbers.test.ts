@@ -1,0 +1,129 @@
+/**
+ * `--json` of every analysis prints weights, dollars and shares without floating-point noise
+ * (src/format/json-numbers.ts: non-integers to 12 significant digits); `query` prints DuckDB's
+ * values exactly; and a cold, a warm and an append run of `summary` still print the same bytes as
+ * a store built afresh.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { appendFileSync, cpSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { REPO, cli, tempDir } from '../helpers/corpus.js';
+
+const SAMPLE = path.join(REPO, 'sample-logs');
+
+/** Every non-integer number in a parsed `--json`, with where it is. */
+function fractions(v: unknown, where = '', out: [string, number][] = []): [string, number][] {
+  if (typeof v === 'number' && !Number.isInteger(v)) out.push([where, v]);
+  else if (Array.isArray(v)) v.forEach((x, i) => fractions(x, `${where}[${i}]`, out));
+  else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) fractions(x, `${where}.${k}`, out);
+  return out;
+}
+
+/** Significant digits of a number as JSON writes it (its shortest text). */
+function significantDigits(x: number): number {
+  return String(Math.abs(x)).replace(/e.*$/, '').replace('.', '').replace(/^0+/, '').replace(/0+$/, '').length;
+}
+
+test('--json of summary, sessions, blocks, anatomy, the what-ifs, crosstab and the replays: no number past 12 significant digits', () => {
+  const db = path.join(tempDir(), 'store.duckdb');
+  const tz = ['--timezone', 'UTC'];
+  const runs: [string, string[]][] = [
+    ['summary', ['summary', SAMPLE, '--db', db, ...tz]],
+    ['sessions', ['sessions', SAMPLE, '--db', db, ...tz]],
+    ['blocks', ['blocks', SAMPLE, '--db', db, ...tz]],
+    ['anatomy', ['anatomy', SAMPLE, '--db', db, ...tz]],
+    ['whatif ttl', ['whatif', 'ttl', SAMPLE, '--db', db, ...tz]],
+    ['whatif keepalive', ['whatif', 'keepalive', SAMPLE, '--db', db, ...tz]],
+    ['crosstab usd', ['crosstab', SAMPLE, '--db', db, '--measure', 'usd', ...tz]],
+    ['crosstab write_read_ratio', ['crosstab', SAMPLE, '--db', db, '--measure', 'write_read_ratio', ...tz]],
+    ['replay channel', ['replay', 'channel', path.join(SAMPLE, 'channels', 'backend.jsonl')]],
+    ['replay session', ['replay', 'session', 'top', SAMPLE, '--db', db]],
+  ];
+  // every command's noisy numbers, so that a failure names them all
+  const noisy: Record<string, string[]> = {};
+  for (const [name, args] of runs) {
+    const r = cli([...args, '--json']);
+    assert.equal(r.code, 0, `${name}: ${r.stderr}`);
+    const found = fractions(JSON.parse(r.stdout));
+    // the weights and dollars of the sample corpus are fractions: the check has something to check
+    assert.ok(found.length > 0, `${name}: no fractions`);
+    const past = found.filter(([, x]) => significantDigits(x) > 12);
+    if (past.length > 0) noisy[name] = past.slice(0, 2).map(([w, x]) => `${w} = ${x}`);
+  }
+  // the one the report's headline is read from as well
+  const home = tempDir();
+  const start = cli(['start', '--json', '--db', ':memory:', '--out', path.join(home, 'r.html')], { HOME: home, CLAUDE_CONFIG_DIR: path.join(home, 'none') });
+  assert.equal(start.code, 0, start.stderr);
+  const totals = JSON.parse(start.stdout).totals;
+  for (const k of ['weight', 'usd']) if (significantDigits(totals[k]) > 12) noisy.start = [...(noisy.start ?? []), `.totals.${k} = ${totals[k]}`];
+  assert.deepEqual(noisy, {});
+});
+
+test('query --json prints DuckDB\'s values exactly: a DOUBLE with its every digit', () => {
+  const file = path.join(tempDir(), 'own.sql');
+  writeFileSync(file, 'SELECT 0.1::DOUBLE + 0.2::DOUBLE AS x, 1475294.5999999999::DOUBLE AS y\n');
+  const r = cli(['query', file, SAMPLE, '--db', ':memory:', '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout).rows, [{ x: 0.30000000000000004, y: 1475294.5999999999 }]);
+  assert.match(r.stdout, /"x": 0\.30000000000000004/);
+});
+
+/** The file's last response with usage, parsed. */
+function lastResponse(file: string): Record<string, any> {
+  const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const l = JSON.parse(lines[i]!);
+    if (l.type === 'assistant' && l.message?.usage && l.message.model !== '<synthetic>') return l;
+  }
+  throw new Error(`${file}: no response`);
+}
+
+/** A copy of the file's last response a minute later: with `reuse`, of the same request. */
+function appendResponse(file: string, id: string, reuse = false): void {
+  const l = lastResponse(file);
+  if (!reuse) {
+    l.message.id = `msg_json_${id}`;
+    l.requestId = `req_json_${id}`;
+  }
+  l.uuid = `json-${id}`;
+  l.timestamp = new Date(Date.parse(l.timestamp) + 60_000).toISOString();
+  // a 5-minute write and a read: weights of 1.25 and 0.1 a token, fractions to add to the kept sums
+  l.message.usage = { ...l.message.usage, cache_creation_input_tokens: 1237, cache_read_input_tokens: 33_331, output_tokens: 77 };
+  delete l.message.usage.cache_creation;
+  appendFileSync(file, JSON.stringify(l) + '\n');
+}
+
+test('summary --json: a cold, a warm and an append run (answered without DuckDB) print what a store built afresh prints, byte for byte', () => {
+  const root = path.join(tempDir(), 'logs');
+  cpSync(path.join(SAMPLE, 'projects'), path.join(root, 'projects'), { recursive: true });
+  const db = path.join(tempDir(), 'store.duckdb');
+  const probe = path.join(path.dirname(fileURLToPath(import.meta.url)), '../store/duckdb-probe.mjs');
+  const run = (dbPath: string) => {
+    const r = cli(['summary', '--db', dbPath, '--json', '--timezone', 'UTC'], { CLAUDE_CONFIG_DIR: root, HOME: tempDir(), NODE_OPTIONS: `--import ${probe}` });
+    assert.equal(r.code, 0, r.stderr);
+    return { out: r.stdout, duckdb: /duckdb-loaded: (true|false)/.exec(r.stderr)?.[1] };
+  };
+  const fresh = () => run(path.join(tempDir(), 'fresh.duckdb')).out;
+  const cold = run(db);
+  const warm = run(db);
+  assert.deepEqual([cold.duckdb, warm.duckdb], ['true', 'false']);
+  assert.equal(warm.out, cold.out);
+  assert.equal(cold.out, fresh());
+  const files = readdirSync(path.join(root, 'projects'), { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.jsonl') && !f.includes('subagents'))
+    .map((f) => path.join(root, 'projects', f))
+    .sort();
+  // an append the store reads (a copy of a request it holds) keeps the base an append run adds to
+  appendResponse(files[0]!, 'settle', true);
+  assert.equal(run(db).duckdb, 'true');
+  for (const [i, f] of files.entries()) if (i % 3 === 0) appendResponse(f, `a${i}`);
+  const appended = run(db);
+  assert.equal(appended.duckdb, 'false', 'the append run was to be answered without the store');
+  assert.notEqual(appended.out, cold.out);
+  assert.equal(appended.out, fresh());
+  assert.ok(fractions(JSON.parse(appended.out)).every(([, x]) => significantDigits(x) <= 12), appended.out);
+  const after = run(db);
+  assert.equal(after.out, appended.out);
+});
