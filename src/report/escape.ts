@@ -4,6 +4,7 @@
  */
 
 import { BIDI_CONTROLS } from '../format/table.js';
+import { roundNumbers } from '../format/json-numbers.js';
 
 const HTML_ESCAPES: Record<string, string> = {
   '&': '&amp;',
@@ -50,8 +51,10 @@ export function cleanBidi<T>(value: T): T {
  * and the text still parses to the same value with JSON.parse. The bidi controls become escapes
  * too, as in `--json` (format/table.ts toJson): the page's source then reads as it parses.
  *
+ * `numbers: 'rounded'` writes non-integer numbers as `--json` does (format/json-numbers.ts).
+ *
  * Example: jsonForScript({ p: '</script><!--' }) === '{"p":"\\u003c/script\\u003e\\u003c!--"}'
  */
-export function jsonForScript(value: unknown): string {
-  return JSON.stringify(value).replace(RAW_IN_SCRIPT, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
+export function jsonForScript(value: unknown, numbers: 'exact' | 'rounded' = 'exact'): string {
+  return JSON.stringify(value, numbers === 'rounded' ? roundNumbers : undefined).replace(RAW_IN_SCRIPT, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
 }

@@ -101,7 +101,8 @@ export function renderReport(data: ReportData): string {
     toc: toc.map((t) => t.value).join(' '),
     sections: cards.map((c) => c.value).join('\n'),
     footer: footer.value,
-    data: jsonForScript(data),
+    // the report's data as `--json` prints a result: weights and dollars without floating-point noise
+    data: jsonForScript(data, 'rounded'),
     // chart text is drawn from these rows by vega, not through escapeHtml: the bidi controls go here
     charts: jsonForScript({ specs, charts: cleanBidi(charts.charts) }),
     vega,

@@ -26,7 +26,7 @@ function significantDigits(x: number): number {
   return String(Math.abs(x)).replace(/e.*$/, '').replace('.', '').replace(/^0+/, '').replace(/0+$/, '').length;
 }
 
-test('--json of summary, sessions, blocks, anatomy, the what-ifs, crosstab and the replays: no number past 12 significant digits', () => {
+test('--json of summary, sessions, blocks, anatomy, the what-ifs, crosstab, the replays and start, and the report\'s data: no number past 12 significant digits', () => {
   const db = path.join(tempDir(), 'store.duckdb');
   const tz = ['--timezone', 'UTC'];
   const runs: [string, string[]][] = [
@@ -58,6 +58,12 @@ test('--json of summary, sessions, blocks, anatomy, the what-ifs, crosstab and t
   assert.equal(start.code, 0, start.stderr);
   const totals = JSON.parse(start.stdout).totals;
   for (const k of ['weight', 'usd']) if (significantDigits(totals[k]) > 12) noisy.start = [...(noisy.start ?? []), `.totals.${k} = ${totals[k]}`];
+  // and the report's embedded data, written as --json writes numbers: its headline is start's totals
+  const page = readFileSync(path.join(home, 'r.html'), 'utf8');
+  const data = JSON.parse(/<script type="application\/json" id="cachelens-data">([\s\S]*?)<\/script>/.exec(page)![1]!);
+  assert.deepEqual([data.headline.weight, data.headline.usd], [totals.weight, totals.usd]);
+  const inPage = fractions(data).filter(([, x]) => significantDigits(x) > 12);
+  if (inPage.length > 0) noisy['report data'] = inPage.slice(0, 2).map(([w, x]) => `${w} = ${x}`);
   assert.deepEqual(noisy, {});
 });
 
