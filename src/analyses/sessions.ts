@@ -5,8 +5,12 @@ import { type Filters, filterParams } from './filters.js';
 export interface SessionRow {
   session_id: string;
   project: string;
+  /** the first and last request's minute in the time zone asked for: `2026-02-10 12:21` */
   first: string;
   last: string;
+  /** the same two times as ISO 8601 in UTC to the millisecond, as blocks give theirs */
+  first_request: string;
+  last_request: string;
   requests: number;
   chains: number;
   subagents: number;
