@@ -83,6 +83,8 @@ type BucketBudgetFields = 'pings' | 'gaps_over_ttl' | 'bridged' | 'expired_after
 export type KeepaliveBucketRow = Pick<KeepaliveBudgetRow, BucketBudgetFields> & {
   dimension: BucketDimension;
   bucket: string;
+  /** the best budget (best_budget), whose row this is */
+  budget: number | 'inf';
   chains: number;
   requests: number;
   /** of them, requests without a price: baseline_weight and baseline_usd leave them out */
@@ -237,11 +239,11 @@ export class KeepaliveWhatIf {
       budgets: rows,
       best_budget: best ? best.budget : null,
       buckets:
-        at < 0
+        !best
           ? []
           : this.buckets
               .entries((a, b) => b.weight - a.weight)
-              .map(({ dimension, bucket, value }) => ({ dimension, bucket, ...value.bucketRow(at) })),
+              .map(({ dimension, bucket, value }) => ({ dimension, bucket, budget: best.budget, ...value.bucketRow(at) })),
     };
   }
 }
@@ -360,7 +362,7 @@ class KeepaliveTally {
     };
   }
 
-  bucketRow(budgetAt: number): Omit<KeepaliveBucketRow, 'dimension' | 'bucket'> {
+  bucketRow(budgetAt: number): Omit<KeepaliveBucketRow, 'dimension' | 'bucket' | 'budget'> {
     const { pings, gaps_over_ttl, bridged, expired_after_budget, ping_weight, saved_weight, net_saving_weight, net_saving_usd, net_saving_pct_all } = this.row(this.budgets[budgetAt]!);
     return {
       chains: this.chains,
