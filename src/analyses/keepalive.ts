@@ -69,6 +69,9 @@ export interface KeepaliveBudgetRow {
   expired_after_budget: number;
   ping_weight: number;
   saved_weight: number;
+  /** the USD of ping_weight and saved_weight: net_saving_usd = saved_usd − ping_usd */
+  ping_usd: number;
+  saved_usd: number;
   net_saving_weight: number;
   net_saving_usd: number;
   net_saving_weight_subagent: number;
@@ -77,7 +80,7 @@ export interface KeepaliveBudgetRow {
 }
 
 /** What a bucket's row repeats of the best budget's row. */
-type BucketBudgetFields = 'pings' | 'gaps_over_ttl' | 'bridged' | 'expired_after_budget' | 'ping_weight' | 'saved_weight' | 'net_saving_weight' | 'net_saving_usd';
+type BucketBudgetFields = 'pings' | 'gaps_over_ttl' | 'bridged' | 'expired_after_budget' | 'ping_weight' | 'saved_weight' | 'ping_usd' | 'saved_usd' | 'net_saving_weight' | 'net_saving_usd';
 
 /** The best budget's row over one bucket's chains and gaps. */
 export type KeepaliveBucketRow = Pick<KeepaliveBudgetRow, BucketBudgetFields> & {
@@ -354,6 +357,8 @@ class KeepaliveTally {
       expired_after_budget: this.over - bridged,
       ping_weight: pingWeight,
       saved_weight: saved,
+      ping_usd: pingUsd,
+      saved_usd: savedUsd,
       net_saving_weight: net,
       net_saving_usd: savedUsd - pingUsd,
       net_saving_weight_subagent: netSub,
@@ -363,7 +368,8 @@ class KeepaliveTally {
   }
 
   bucketRow(budgetAt: number): Omit<KeepaliveBucketRow, 'dimension' | 'bucket' | 'budget'> {
-    const { pings, gaps_over_ttl, bridged, expired_after_budget, ping_weight, saved_weight, net_saving_weight, net_saving_usd, net_saving_pct_all } = this.row(this.budgets[budgetAt]!);
+    const { pings, gaps_over_ttl, bridged, expired_after_budget, ping_weight, saved_weight, ping_usd, saved_usd, net_saving_weight, net_saving_usd, net_saving_pct_all } =
+      this.row(this.budgets[budgetAt]!);
     return {
       chains: this.chains,
       requests: this.requests,
@@ -378,6 +384,8 @@ class KeepaliveTally {
       expired_after_budget,
       ping_weight,
       saved_weight,
+      ping_usd,
+      saved_usd,
       net_saving_weight,
       net_saving_usd,
       net_saving_pct: net_saving_pct_all,
