@@ -91,6 +91,8 @@ export interface ChannelTurn {
   output_tokens: number;
   failed: boolean;
   weight: number;
+  /** weight × the USD of an input token, as a session replay's turns give it */
+  usd: number;
 }
 
 export interface StrategySummary {
@@ -387,6 +389,7 @@ function replayStrategy(p: Prepared, strategy: ChannelStrategy): { summary: Stra
       output_tokens: output,
       failed,
       weight,
+      usd: weight * p.usd,
     });
   });
 
