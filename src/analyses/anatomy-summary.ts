@@ -78,6 +78,9 @@ export interface RepurchaseRow {
   read_median: number | null;
   waste_weight: number;
   weight: number;
+  /** the USD of waste_weight and weight, as the chain's row gives them */
+  waste_usd: number;
+  usd: number;
 }
 
 export interface BreakEvent {
@@ -90,6 +93,7 @@ export interface BreakEvent {
   weight: number | null;
   usd: number | null;
   waste_weight: number | null;
+  waste_usd: number | null;
   causes: string[];
 }
 
@@ -102,6 +106,7 @@ export interface BreakCauseRow {
   weight: number;
   usd: number;
   waste_weight: number;
+  waste_usd: number;
   unpriced_events: number;
 }
 
@@ -303,14 +308,16 @@ export class AnatomyAnalysis {
         const weight = priced ? a.break * priced.writePerToken : 0;
         for (const cause of a.causes.length > 0 ? a.causes : ['unknown']) {
           let row = this.causes.get(cause);
-          if (!row) this.causes.set(cause, (row = { cause, events: 0, tokens: 0, weight: 0, usd: 0, waste_weight: 0, unpriced_events: 0 }));
+          if (!row) this.causes.set(cause, (row = { cause, events: 0, tokens: 0, weight: 0, usd: 0, waste_weight: 0, waste_usd: 0, unpriced_events: 0 }));
           row.events++;
           row.tokens += a.break;
           if (!priced) row.unpriced_events++;
           else {
             row.weight += weight;
             row.usd += weight * priced.usdPerWeight;
-            row.waste_weight += a.break * (priced.writePerToken - priced.readWeight);
+            const waste = a.break * (priced.writePerToken - priced.readWeight);
+            row.waste_weight += waste;
+            row.waste_usd += waste * priced.usdPerWeight;
           }
         }
       }
@@ -339,6 +346,8 @@ export class AnatomyAnalysis {
         read_median: check.readMedian,
         waste_weight: row.waste_weight,
         weight: row.weight,
+        waste_usd: row.waste_usd,
+        usd: row.usd,
       });
     }
     return row;
@@ -388,6 +397,7 @@ function breakEvent(chainId: string, { a, priced }: Priced): BreakEvent {
     weight,
     usd: priced ? weight! * priced.usdPerWeight : null,
     waste_weight: priced ? a.break * (priced.writePerToken - priced.readWeight) : null,
+    waste_usd: priced ? a.break * (priced.writePerToken - priced.readWeight) * priced.usdPerWeight : null,
     causes: a.causes,
   };
 }
