@@ -85,7 +85,11 @@ export interface RepurchaseRow {
 
 export interface BreakEvent {
   chain_id: string;
+  /** the request's identity: message.id, NUL, requestId (null when the chains were loaded without keys) */
   key: string | null;
+  /** the key's two parts, as the store's requests table splits them (request_id null when the line had none) */
+  message_id: string | null;
+  request_id: string | null;
   time: string;
   gap_s: number | null;
   tokens: number;
@@ -388,9 +392,13 @@ function mainModel(chain: ChainInput): string {
 
 function breakEvent(chainId: string, { a, priced }: Priced): BreakEvent {
   const weight = priced ? a.break * priced.writePerToken : null;
+  const key = a.request.key;
+  const nul = key === null ? -1 : key.indexOf('\u0000');
   return {
     chain_id: chainId,
-    key: a.request.key,
+    key,
+    message_id: key === null ? null : nul < 0 ? key : key.slice(0, nul),
+    request_id: key === null || nul < 0 ? null : key.slice(nul + 1),
     time: new Date(a.request.t).toISOString(),
     gap_s: a.gapMs === null ? null : a.gapMs / 1000,
     tokens: a.break,
