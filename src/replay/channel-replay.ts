@@ -136,6 +136,8 @@ export interface ChannelReplayResult {
     evict_at: number[];
     fail_at: number[];
     idle_reap_minutes: number | null;
+    /** the same in seconds, as every other duration of the JSON */
+    idle_reap_s: number | null;
     prefix_tokens: number;
     brief_tokens: number;
     encoding: EncodingName;
@@ -488,6 +490,7 @@ export async function runChannelReplay(options: ChannelReplayOptions): Promise<C
       evict_at: [...p.evictAt].sort((a, b) => a - b),
       fail_at: [...p.failAt].sort((a, b) => a - b),
       idle_reap_minutes: p.idleMs === null ? null : p.idleMs / 60_000,
+      idle_reap_s: p.idleMs === null ? null : p.idleMs / 1000,
       prefix_tokens: p.lead.tokens,
       brief_tokens: p.brief.tokens.length,
       encoding: p.tok.encoding,
