@@ -160,6 +160,9 @@ const runs: Record<string, () => string[][]> = {
   'cachelens report': () => [['report', ...logs(), '--out', join(dir, 'report.html')]],
 };
 
+/** Each section's outputs, for the checks of the keys added beside others (below). */
+const outputsOf = new Map<string, any[]>();
+
 function runJson(args: string[]): unknown {
   // start reads ~/.claude: a home without logs has it report sample-logs/
   const r = cli([...args, '--json'], { HOME: join(dir, 'home'), CLAUDE_CONFIG_DIR: '', XDG_CONFIG_HOME: '' });
@@ -205,6 +208,7 @@ describe('--json shapes (docs/json.md)', () => {
   for (const [title, shape] of shapes) {
     test(`${title} --json has every documented key`, () => {
       const outputs = runs[title]().map(runJson);
+      outputsOf.set(title, outputs);
       const missing: string[] = [];
       const reached = new Set<string>();
       for (const out of outputs) check(shape, out, '', missing, reached);
@@ -213,4 +217,39 @@ describe('--json shapes (docs/json.md)', () => {
       assert.deepEqual(unreached, [], `${title}: documented keys no sample run reached (their parent was null or empty); add a run that has them`);
     });
   }
+
+  test('keys added beside others say the same thing in another unit or form', () => {
+    const near = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
+    const [sessions] = outputsOf.get('cachelens sessions')!;
+    for (const r of sessions.sessions) {
+      assert.equal(r.first_request.slice(0, 16).replace('T', ' '), r.first); // --timezone UTC
+      assert.equal(r.last_request.slice(0, 16).replace('T', ' '), r.last);
+    }
+    const [keepalive] = outputsOf.get('cachelens whatif keepalive')!;
+    for (const b of keepalive.budgets) assert.ok(near(b.saved_usd - b.ping_usd, b.net_saving_usd), `budget ${b.budget}`);
+    const best = keepalive.budgets.find((b: any) => b.budget === keepalive.best_budget);
+    assert.ok(best && keepalive.buckets.length > 0);
+    for (const k of keepalive.buckets) assert.equal(k.budget, keepalive.best_budget);
+    const kind = keepalive.buckets.filter((k: any) => k.dimension === 'kind');
+    assert.ok(near(kind.reduce((n: number, k: any) => n + k.ping_usd, 0), best.ping_usd), 'main + subagent pings are all pings');
+    const [anatomy] = outputsOf.get('cachelens anatomy')!;
+    for (const b of anatomy.breaks) {
+      assert.equal(b.request_id === null ? b.message_id : `${b.message_id}\u0000${b.request_id}`, b.key);
+      if (b.usd !== null) assert.ok(near(b.waste_usd * b.weight, b.usd * b.waste_weight), 'waste priced as the rewrite is');
+    }
+    for (const c of anatomy.break_causes) assert.ok(c.waste_usd <= c.usd && (c.waste_usd > 0) === (c.waste_weight > 0), c.cause);
+    for (const r of anatomy.repurchase) {
+      const chain = anatomy.chains.find((c: any) => c.chain_id === r.chain_id);
+      assert.deepEqual([r.usd, r.waste_usd], [chain.usd, chain.waste_usd]);
+    }
+    for (const channel of outputsOf.get('cachelens replay channel')!) {
+      const { settings } = channel;
+      assert.equal(settings.idle_reap_s, settings.idle_reap_minutes === null ? null : settings.idle_reap_minutes * 60);
+      for (const [name, summary] of Object.entries<any>(channel.strategies)) {
+        const turns = channel.turns.filter((t: any) => t.strategy === name);
+        for (const t of turns) assert.equal(t.usd, t.weight * settings.usd_per_input_token);
+        assert.ok(near(turns.reduce((n: number, t: any) => n + t.usd, 0), summary.usd), name);
+      }
+    }
+  });
 });
