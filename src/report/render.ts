@@ -90,6 +90,9 @@ export function renderReport(data: ReportData): string {
   const meta = data.meta;
   const title = meta.title ?? 'cachelens report';
   const period = meta.from !== null && meta.to !== null ? `${fmtTime(meta.from)} – ${fmtTime(meta.to)}` : 'no requests in scope';
+  const days = meta.from !== null && meta.to !== null ? [fmtTime(meta.from).slice(0, 10), fmtTime(meta.to).slice(0, 10)] : null;
+  // the tab and a bookmark name the period, so two reports open side by side are told apart
+  const pageTitle = `${title} · ${days === null ? 'no requests' : days[0] === days[1] ? `${days[0]} UTC` : `${days[0]} – ${days[1]} UTC`}`;
   const subtitle = html`${period} · ${meta.roots.length === 1 ? meta.roots[0] : `${meta.roots.length} roots`} · generated ${meta.generatedAt}`;
   const footer = html`cachelens ${meta.version}${meta.prices ? html` · prices: ${meta.prices}` : ''} · weight = base-input-token equivalents (input 1, 5m write 1.25, 1h write 2, read 0.1, output per model) · all times UTC`;
 
@@ -97,6 +100,7 @@ export function renderReport(data: ReportData): string {
     csp: escapeHtml(contentSecurityPolicy([vega, interpreter, client], [style])),
     version: escapeHtml(meta.version),
     title: escapeHtml(title),
+    pageTitle: escapeHtml(pageTitle),
     subtitle: subtitle.value,
     toc: toc.map((t) => t.value).join(' '),
     sections: cards.map((c) => c.value).join('\n'),

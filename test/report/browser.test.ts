@@ -78,7 +78,7 @@ test('a report with no sections (only meta) loads cleanly', async () => {
   const url = await writeHtml('empty.html', renderReport({ meta: { generatedAt: '2026-01-12T09:30:00.000Z', version: '0.1.0', roots: [], from: null, to: null } }));
   const { page, log } = await openRecorded(browser, url);
   assert.equal(await page.locator('section').count(), 0);
-  assert.equal(await page.title(), 'cachelens report');
+  assert.equal(await page.title(), 'cachelens report · no requests');
   assert.deepEqual([log.consoleErrors, log.cspViolations, log.pageErrors, log.requests], [[], [], [], [url]]);
   await page.close();
 });
@@ -134,7 +134,7 @@ async function assertNothingRan(url: string, data: ReportData, label: string) {
   assert.equal(state.imgs, 0, label);
   assert.equal(state.strayElements, 0, label);
   for (const payload of PAYLOADS) assert.ok(state.text.includes(payload), `${label}: ${JSON.stringify(payload)} shows literally`);
-  assert.equal(state.title, data.meta.title);
+  assert.equal(state.title, `${data.meta.title} · 2026-01-05 – 2026-01-11 UTC`);
   assert.match(state.chartText, /<img src=x/, `${label}: chart labels show the text`);
   assert.match(state.chartText, /<script>window\.__xss=1/, label);
   assert.deepEqual(state.data, JSON.parse(JSON.stringify(data)), `${label}: embedded JSON round-trips, U+2028 included`);

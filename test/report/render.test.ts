@@ -270,3 +270,14 @@ test('unknown costs on the page: named as unknown, never $0, and what a chart ca
   const costBy: CostBy = { rows: [{ dimension: 'model', key: 'claude-mystery-9', groups: 1, component: 'read', usd: null, weight: 0 }, { dimension: 'model', key: 'claude-opus-4-6', groups: 1, component: 'read', usd: 2, weight: 4e5 }] };
   assert.match(renderCostBy(costBy, sink()).reading, /Not drawn, their cost unknown \(no price\): model “claude-mystery-9”\./);
 });
+
+test('the page title names the period of the data (UTC days), so two reports open side by side are told apart', () => {
+  const title = (out: string) => /<title>([^<]*)<\/title>/.exec(out)?.[1];
+  const d = fixtureReport();
+  assert.equal(title(page), `${escapeHtml(d.meta.title ?? 'cachelens report')} · 2026-01-05 – 2026-01-11 UTC`);
+  const oneDay = renderReport({ meta: { ...d.meta, title: undefined, from: Date.UTC(2026, 1, 10, 9), to: Date.UTC(2026, 1, 10, 23, 59) } });
+  assert.equal(title(oneDay), 'cachelens report · 2026-02-10 UTC');
+  const none = renderReport({ meta: { ...d.meta, title: undefined, from: null, to: null } });
+  assert.equal(title(none), 'cachelens report · no requests');
+  assert.equal((none.match(/<h1>/g) ?? []).length, 1);
+});
