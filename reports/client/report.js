@@ -37,7 +37,12 @@
       Object.keys(chart.data).forEach(function (name) { view.data(name, chart.data[name]); });
       view.runAsync().then(function () {
         if (errors.length) chartError(figure, chart.label, errors.join('; '));
-        else figure.setAttribute('data-state', 'ok');
+        else {
+          // the numbers stay a click away; open they were the page without a chart
+          var table = figure.querySelector('details.chart-data');
+          if (table) table.removeAttribute('open');
+          figure.setAttribute('data-state', 'ok');
+        }
       }, function (err) { chartError(figure, chart.label, err); });
     } catch (err) {
       chartError(figure, chart.label, err);

@@ -2,7 +2,7 @@
 import { median } from '../analyses/repurchase.js';
 import type { Blocks } from './data.js';
 import { fmtInt, fmtTime, fmtUsd } from './format.js';
-import { html } from './html.js';
+import { html, sortableTable } from './html.js';
 import { maxBy, type ChartSink, type SectionOutput } from './section.js';
 
 export function renderBlocks(d: Blocks, charts: ChartSink): SectionOutput {
@@ -18,5 +18,16 @@ export function renderBlocks(d: Blocks, charts: ChartSink): SectionOutput {
       ? `${fmtInt(d.blocks.length)} five-hour blocks, none with a priced request: their cost is unknown.`
       : 'No blocks.';
   const blocks = priced.map((b) => ({ start: b.start, end: b.end, usd: b.usd, requests: b.requests, tokens: b.tokens }));
-  return { reading, body: html`${charts.figure('blocks', { blocks }, 'Cost per 5-hour block')}` };
+  const table = sortableTable(
+    'Cost per 5-hour block',
+    [{ label: 'start' }, { label: 'end' }, { label: 'requests', numeric: true }, { label: 'tokens', numeric: true }, { label: 'USD', numeric: true }],
+    d.blocks.map((b) => [
+      { text: fmtTime(b.start), sort: b.start },
+      { text: fmtTime(b.end), sort: b.end },
+      { text: fmtInt(b.requests), sort: b.requests },
+      { text: fmtInt(b.tokens), sort: b.tokens },
+      { text: fmtUsd(b.usd), sort: b.usd ?? -1 },
+    ]),
+  );
+  return { reading, body: html`${charts.figure('blocks', { blocks }, 'Cost per 5-hour block', undefined, table)}` };
 }

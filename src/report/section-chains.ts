@@ -1,7 +1,7 @@
 /** The top chains by waste, each with its round-by-round reads against writes. */
 import type { ChainSummary, TopChains } from './data.js';
 import { fmtInt, fmtPct, fmtUsd, fmtWeight } from './format.js';
-import { facts, html, type SafeHtml } from './html.js';
+import { facts, html, sortableTable, type SafeHtml } from './html.js';
 import type { ChartSink, SectionOutput } from './section.js';
 
 /** Chains drawn; the analysis may send more, the page stays short. */
@@ -31,6 +31,16 @@ function chainCard(c: ChainSummary, rank: number, charts: ChartSink): SafeHtml {
     { round: x.round, kind: 'write: rewrite', order: 1, tokens: x.rewrite },
   ]);
   const reads = c.rounds.map((x) => ({ round: x.round, tokens: x.read }));
+  const table = sortableTable(
+    'Tokens per round',
+    [{ label: 'round', numeric: true }, { label: 'read', numeric: true }, { label: 'written: growth', numeric: true }, { label: 'written: rewrite', numeric: true }],
+    c.rounds.map((x) => [
+      { text: fmtInt(x.round), sort: x.round },
+      { text: fmtInt(x.read), sort: x.read },
+      { text: fmtInt(Math.max(0, x.write - x.rewrite)), sort: Math.max(0, x.write - x.rewrite) },
+      { text: fmtInt(x.rewrite), sort: x.rewrite },
+    ]),
+  );
   return html`<article class="chain" data-chain-rank="${String(rank)}">
 <h3>${String(rank)}. ${c.agentType} · ${c.project}${c.repurchase ? html`<span class="flag">re-purchase</span>` : ''}</h3>
 ${facts([
@@ -44,7 +54,7 @@ ${facts([
   ['session', html`<span class="mono">${c.sessionId}</span>`],
 ])}
 <p class="reading">${chainReading(c)}</p>
-${charts.figure('chain-rounds', { writes, reads }, `Chain ${c.chainId}: tokens written and read per round`)}
+${charts.figure('chain-rounds', { writes, reads }, `Chain ${c.chainId}: tokens written and read per round`, undefined, table)}
 </article>`;
 }
 

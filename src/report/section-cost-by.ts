@@ -1,7 +1,7 @@
 /** Cost by project, by model and by agent type, each stacked by component. */
 import { COST_BY_KEYS, type CostBy, type CostDimension } from './data.js';
-import { fmtPct, fmtUsd } from './format.js';
-import { html } from './html.js';
+import { fmtPct, fmtUsd, fmtWeight } from './format.js';
+import { html, sortableTable } from './html.js';
 import { COST_COMPONENT_LABEL, COST_COMPONENT_ORDER, groupBy, maxBy, otherLabel, sum, type ChartSink, type SectionOutput } from './section.js';
 
 const DIMENSIONS: Array<[CostDimension, string]> = [
@@ -38,7 +38,24 @@ export function renderCostBy(d: CostBy, charts: ChartSink): SectionOutput {
       .filter(([, rs]) => rs.every((r) => r.usd === null))
       .map(([key]) => key);
     if (unknown.length) missing.push(`${label} ${unknown.map((k) => `“${k}”`).join(', ')}`);
-    return html`<div class="subchart"><h3>By ${label}</h3>${charts.figure('cost-by', { rows: chartRows }, `Cost by ${label}, stacked by component`)}</div>`;
+    // the bars' totals, and the keys without a price the chart cannot draw
+    const byBar = [...groupBy(rows, (r) => (r.key !== null && shown.has(r.key) ? r.key : r.key !== null && unknown.includes(r.key) ? r.key : other))].map(([key, rs]) => ({
+      key,
+      usd: rs.every((r) => r.usd === null) ? null : sum(rs, (r) => r.usd),
+      weight: rs.every((r) => r.weight === null) ? null : sum(rs, (r) => r.weight),
+    }));
+    byBar.sort((a, b) => (b.usd ?? -1) - (a.usd ?? -1));
+    const table = sortableTable(
+      `Cost by ${label}`,
+      [{ label }, { label: 'USD', numeric: true }, { label: 'share', numeric: true, hint: 'of the priced USD' }, { label: 'weight', numeric: true }],
+      byBar.map((b) => [
+        { text: b.key },
+        { text: fmtUsd(b.usd), sort: b.usd ?? -1 },
+        { text: b.usd === null ? 'n/a' : fmtPct(all > 0 ? b.usd / all : null), sort: b.usd === null || all <= 0 ? -1 : b.usd / all },
+        { text: b.weight === null ? 'unknown' : fmtWeight(b.weight), sort: b.weight ?? -1 },
+      ]),
+    );
+    return html`<div class="subchart"><h3>By ${label}</h3>${charts.figure('cost-by', { rows: chartRows }, `Cost by ${label}, stacked by component`, undefined, table)}</div>`;
   });
   let reading = parts.length ? `The most expensive: ${parts.join('; ')}.` : 'No priced requests.';
   if (missing.length) reading += ` Not drawn, their cost unknown (no price): ${missing.join('; ')}.`;

@@ -23,6 +23,20 @@ function runBlock(run: ReplayRun, charts: ChartSink, withReading: boolean): Safe
     { strategy: s.strategy, part: 'uncached', order: 1, tokens: Math.max(0, s.inputTokens - s.cacheablePrefix) },
   ]);
   const turns = run.strategies.flatMap((s) => (s.turns ?? []).map((t) => ({ strategy: s.strategy, turn: t.turn, uncached: Math.max(0, t.input - t.cacheable) })));
+  const turnNumbers = [...new Set(turns.map((t) => t.turn))].sort((a, b) => a - b);
+  const withTurns = run.strategies.filter((s) => s.turns?.length);
+  const turnTable = sortableTable(
+    'Uncached tokens per turn and strategy',
+    [{ label: 'turn', numeric: true }, ...withTurns.map((s) => ({ label: s.strategy, numeric: true }))],
+    turnNumbers.map((n) => [
+      { text: fmtInt(n), sort: n },
+      ...withTurns.map((s) => {
+        const t = s.turns!.find((x) => x.turn === n);
+        const v = t ? Math.max(0, t.input - t.cacheable) : null;
+        return { text: v === null ? '' : fmtInt(v), sort: v ?? -1 };
+      }),
+    ]),
+  );
   const table = sortableTable(
     'Per strategy (tokens; weight in base-input-token equivalents)',
     [
@@ -56,7 +70,7 @@ function runBlock(run: ReplayRun, charts: ChartSink, withReading: boolean): Safe
 ${withReading ? html`<p class="reading">${replayRunReading(run)}</p>` : ''}
 <div class="grid2">
 ${charts.figure('replay-strategies', { rows }, `${run.title}: cacheable and uncached input per strategy`)}
-${turns.length ? charts.figure('replay-turns', { turns }, `${run.title}: uncached tokens per turn`) : ''}
+${turns.length ? charts.figure('replay-turns', { turns }, `${run.title}: uncached tokens per turn`, undefined, turnTable) : ''}
 </div>
 ${table}
 ${notes.length ? html`<p class="muted">${notes.join(' · ')}</p>` : ''}

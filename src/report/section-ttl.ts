@@ -1,7 +1,7 @@
 /** TTL override what-if (SPEC §5.1): expiry share per bucket against the break-even share. */
 import type { TtlOverride } from './data.js';
 import { fmtInt, fmtPct, fmtSignedPct, fmtUsd } from './format.js';
-import { facts, html } from './html.js';
+import { facts, html, sortableTable } from './html.js';
 import type { ChartSink, SectionOutput } from './section.js';
 
 const NAME = { force1h: 'Forcing the 1-hour TTL', force5m: 'Forcing the 5-minute TTL' } as const;
@@ -31,6 +31,16 @@ export function renderTtlOverride(d: TtlOverride, charts: ChartSink): SectionOut
       verdict: b.deltaShare! < 0 ? 'override saves' : 'override costs more',
     }));
   const breakEven = d.breakEvenShare === null ? [] : [{ share: d.breakEvenShare, text: `break-even f* = ${fmtPct(d.breakEvenShare)}` }];
+  const table = sortableTable(
+    'Expiry share and change in cost per bucket',
+    [{ label: 'bucket' }, { label: 'expiry share f', numeric: true }, { label: 'change', numeric: true, hint: 'the change in weight the override makes' }, { label: 'verdict' }],
+    buckets.map((b) => [
+      { text: b.label },
+      { text: fmtPct(b.expiryShare), sort: b.expiryShare ?? -1 },
+      { text: fmtSignedPct(b.deltaShare), sort: b.deltaShare ?? 0 },
+      { text: b.verdict },
+    ]),
+  );
   return {
     reading: ttlReading(d),
     body: html`${facts([
@@ -40,6 +50,6 @@ export function renderTtlOverride(d: TtlOverride, charts: ChartSink): SectionOut
       ['expiry share f', fmtPct(d.expiryShare)],
       ['break-even f*', fmtPct(d.breakEvenShare)],
     ])}
-${buckets.length ? charts.figure('ttl-buckets', { buckets, breakEven }, 'Expiry share per bucket against the break-even share') : html`<p class="muted">No bucket has writes the override changes.</p>`}`,
+${buckets.length ? charts.figure('ttl-buckets', { buckets, breakEven }, 'Expiry share per bucket against the break-even share', undefined, table) : html`<p class="muted">No bucket has writes the override changes.</p>`}`,
   };
 }

@@ -12,13 +12,19 @@ export interface SectionOutput {
 export class ChartSink {
   readonly charts: ChartInstance[] = [];
 
-  /** Registers a chart and returns its figure; `label` is its accessible name. */
-  figure(spec: ChartSpecName, data: Record<string, unknown[]>, label: string, caption?: string): SafeHtml {
+  /**
+   * Registers a chart and returns its figure; `label` is its accessible name. `table`, for a chart
+   * the section has no table beside, is the chart's numbers as HTML: it shows open in the page as
+   * written, so they read without JavaScript, when vega fails and to a screen reader, and the page
+   * script folds it once the chart is drawn.
+   */
+  figure(spec: ChartSpecName, data: Record<string, unknown[]>, label: string, caption?: string, table?: SafeHtml): SafeHtml {
     const id = `chart-${this.charts.length + 1}`;
     this.charts.push({ id, spec, data, label });
     return html`<figure class="chart" data-chart="${id}" data-spec="${spec}">
 <div class="chart-canvas" role="img" aria-label="${label}"></div>
 ${caption ? html`<figcaption>${caption}</figcaption>` : ''}
+${table ? html`<details class="chart-data" open><summary>The chart’s numbers</summary>${table}</details>` : ''}
 </figure>`;
   }
 }

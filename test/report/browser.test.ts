@@ -221,3 +221,36 @@ test('a right-to-left override in a transcript\'s project path shows as ? in the
   assert.deepEqual([log.consoleErrors, log.pageErrors, log.cspViolations, log.requests], [[], [], [], [url]]);
   await page.close();
 });
+
+test('without JavaScript the page still shows its numbers: the headline, every table and each chart\'s data table; with it, a drawn chart folds its table', async () => {
+  const url = await writeHtml('nojs.html', renderReport(fixtureReport()));
+  const page = await browser.context.newPage();
+  await page.route('**/*', (route) => (route.request().url() === url ? route.continue() : route.abort()));
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Emulation.setScriptExecutionDisabled', { value: true });
+  await page.goto(url, { waitUntil: 'load' });
+  const noJs = await page.evaluate(() => ({
+    ran: document.querySelectorAll('figure.chart[data-state]').length,
+    headline: (document.querySelector('[data-metric="usd"]') as HTMLElement).innerText,
+    charts: [...document.querySelectorAll('figure.chart')].map((f) => ({
+      spec: f.getAttribute('data-spec'),
+      rows: [...(f.closest('section, article')?.querySelectorAll('table tbody tr') ?? [])].filter((r) => (r as HTMLElement).offsetHeight > 0).length,
+    })),
+    text: document.body.innerText,
+  }));
+  assert.equal(noJs.ran, 0, 'no script ran');
+  assert.equal(noJs.headline, '$412.37');
+  for (const c of noJs.charts) assert.ok(c.rows > 0, `${c.spec}: its numbers show in a table`);
+  assert.match(noJs.text, /2026-01-05/, 'the cost-per-day table shows its days');
+  await page.close();
+
+  const { page: withJs, log } = await openRecorded(browser, url);
+  await chartsSettled(withJs);
+  const open = await withJs.$$eval('details.chart-data', (ds) => ds.filter((d) => (d as HTMLDetailsElement).open).length);
+  assert.equal(open, 0, 'a drawn chart folds its table');
+  assert.ok((await withJs.locator('details.chart-data').count()) > 0);
+  await withJs.locator('details.chart-data summary').first().click();
+  assert.ok(await withJs.locator('details.chart-data table').first().isVisible(), 'and opens it on a click');
+  assert.deepEqual([log.consoleErrors, log.cspViolations, log.pageErrors], [[], [], []]);
+  await withJs.close();
+});

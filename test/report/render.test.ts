@@ -281,3 +281,29 @@ test('the page title names the period of the data (UTC days), so two reports ope
   assert.equal(title(none), 'cachelens report · no requests');
   assert.equal((none.match(/<h1>/g) ?? []).length, 1);
 });
+
+test('every chart has its numbers as an HTML table, in the figure (open, for a page without JavaScript) or beside it in its section', () => {
+  const sections = [...page.matchAll(/<section class="card[^"]*" id="([^"]+)"[\s\S]*?<\/section>/g)];
+  const figures = [...page.matchAll(/<figure class="chart" data-chart="([^"]+)" data-spec="([^"]+)">([\s\S]*?)<\/figure>/g)];
+  assert.ok(figures.length >= 10, `${figures.length} charts`);
+  // these sections show the chart's numbers in a table of their own
+  const besideTable = new Set(['anatomy', 'keepalive', 'replay-strategies']);
+  for (const [, id, spec, inner] of figures) {
+    if (besideTable.has(spec!)) {
+      const section = sections.find((s) => s[0].includes(`data-chart="${id}"`))!;
+      assert.match(section[0].replace(/<figure[\s\S]*?<\/figure>/g, ''), /<table/, `${id} (${spec}): a table in its section`);
+      continue;
+    }
+    assert.match(inner!, /<details class="chart-data" open><summary>[^<]+<\/summary><div class="table-wrap"><table/, `${id} (${spec}): a data table in the figure`);
+    assert.match(inner!, /<th scope="col"/, `${id} (${spec})`);
+  }
+  const costTime = /<section class="card" id="cost-over-time"[\s\S]*?<\/section>/.exec(page)![0];
+  const d = fixtureReport().costOverTime as Extract<ReportData['costOverTime'], { rows: unknown }>;
+  const days = [...new Set(d.rows.map((r) => r.day))];
+  const totals = [...costTime.matchAll(/<tr><td class="" data-sort="">([^<]+)<\/td>(?:<td[^>]*>[^<]*<\/td>)*?<td class="num" data-sort="([^"]+)">[^<]*<\/td><\/tr>/g)].map((m) => [m[1], Number(m[2])]);
+  assert.deepEqual(totals.map((t) => t[0]), days);
+  for (const [day, usd] of totals) {
+    const want = d.rows.filter((r) => r.day === day).reduce((s, r) => s + (r.usd ?? 0), 0);
+    assert.ok(Math.abs((usd as number) - want) < 1e-9, `${day}: ${usd} = ${want}`);
+  }
+});
