@@ -254,3 +254,22 @@ test('without JavaScript the page still shows its numbers: the headline, every t
   assert.deepEqual([log.consoleErrors, log.cspViolations, log.pageErrors], [[], [], []]);
   await withJs.close();
 });
+
+test('printed, no table or chart is wider than the page: paper does not scroll, so nothing is cut at the margin', async () => {
+  const data = fixtureReport();
+  // a wide cross-tab, as in real logs: long agent types and every column
+  const ct = data.crossTab as Extract<ReportData['crossTab'], { rows: unknown }>;
+  ct.rows.forEach((r, i) => (r.key = `plugin-with-a-long-name:agent-type-number-${i}`));
+  const url = await writeHtml('print-width.html', renderReport(data));
+  const { page } = await openRecorded(browser, url);
+  await chartsSettled(page);
+  await page.emulateMedia({ media: 'print' });
+  // the width of A4 less Chromium's print margins; the charts keep the width they were drawn at on screen
+  await page.evaluate(() => (document.body.style.width = '680px'));
+  const cut = await page.evaluate(() => ({
+    tables: [...document.querySelectorAll('.table-wrap')].filter((w) => w.scrollWidth > w.clientWidth + 1).map((w) => `${w.closest('section')?.id}: ${w.scrollWidth} > ${w.clientWidth}`),
+    charts: [...document.querySelectorAll('figure.chart svg')].filter((s) => s.getBoundingClientRect().right > s.closest('.card')!.getBoundingClientRect().right + 1).map((s) => `${s.closest('section')?.id}: ${Math.round(s.getBoundingClientRect().width)}`),
+  }));
+  assert.deepEqual(cut, { tables: [], charts: [] });
+  await page.close();
+});
