@@ -273,3 +273,34 @@ test('printed, no table or chart is wider than the page: paper does not scroll, 
   assert.deepEqual(cut, { tables: [], charts: [] });
   await page.close();
 });
+
+test('time axes label each tick once and with its year: two days are not "Feb 10, Feb 10, Feb 11", and a year apart, July is not July', async () => {
+  const data = fixtureReport();
+  data.costOverTime = {
+    rows: ['2026-02-10', '2026-02-11'].flatMap((day) => [
+      { day, component: 'output' as const, usd: 2, weight: 40_000, tokens: 1_000 },
+      { day, component: 'read' as const, usd: 1, weight: 20_000, tokens: 60_000 },
+    ]),
+  };
+  const block = (start: number) => ({ start, end: start + 5 * 3_600_000, usd: 3, weight: 60_000, requests: 9, tokens: 61_000 });
+  data.blocks = { blocks: [block(Date.UTC(2025, 6, 1, 10)), block(Date.UTC(2025, 11, 3, 8)), block(Date.UTC(2026, 6, 1, 10))] };
+  const url = await writeHtml('axes.html', renderReport(data));
+  const { page, log } = await openRecorded(browser, url);
+  await chartsSettled(page);
+  const labels = (spec: string) =>
+    page.$$eval(`figure.chart[data-spec="${spec}"] svg .role-axis`, (axes) =>
+      axes
+        .filter((a) => (a.getAttribute('aria-label') ?? '').startsWith('X-axis'))
+        .flatMap((a) => [...a.querySelectorAll('.role-axis-label text')].map((t) => t.textContent ?? ''))
+        .filter((t) => t !== ''),
+    );
+  const days = await labels('cost-over-time');
+  assert.ok(days.length >= 2, days.join(' | '));
+  assert.equal(new Set(days).size, days.length, `each day labelled once: ${days.join(' | ')}`);
+  assert.ok(days.every((d) => /^Feb 1\d, 2026$/.test(d)), days.join(' | '));
+  const months = await labels('blocks');
+  assert.equal(new Set(months).size, months.length, `each tick labelled once: ${months.join(' | ')}`);
+  assert.ok(months.some((m) => m.endsWith('2025')) && months.some((m) => m.endsWith('2026')), months.join(' | '));
+  assert.deepEqual([log.consoleErrors, log.cspViolations, log.pageErrors], [[], [], []]);
+  await page.close();
+});
