@@ -137,6 +137,7 @@ async function assertNothingRan(url: string, data: ReportData, label: string) {
   assert.equal(state.title, `${data.meta.title} · 2026-01-05 – 2026-01-11 UTC`);
   assert.match(state.chartText, /<img src=x/, `${label}: chart labels show the text`);
   assert.match(state.chartText, /<script>window\.__xss=1/, label);
+  assert.ok(state.chartText.includes('${window.__xss=9}'), `${label}: a template literal in a chart label stays text`);
   assert.deepEqual(state.data, JSON.parse(JSON.stringify(data)), `${label}: embedded JSON round-trips, U+2028 included`);
   const charts = await chartStates(page);
   for (const c of charts) assert.equal(c.state, 'ok', `${label}: chart ${c.id} (${c.spec})`);

@@ -227,6 +227,7 @@ export const PAYLOADS = [
   '"><svg onload="window.__xss=6">',
   "'-alert(7)-'",
   '{{data}} {{vega}} $& $` $\'',
+  '${window.__xss=9}`${alert(9)}`',
 ] as const;
 
 /** The fixture with a payload in every transcript-derived string the report shows. */
@@ -259,6 +260,8 @@ export function hostileReport(): ReportData {
   ct.rows.forEach((r, i) => (r.key = p(i + 2)));
   const ttl = d.ttlOverride as Extract<ReportData['ttlOverride'], { buckets: unknown }>;
   ttl.buckets.forEach((b, i) => (b.bucket = p(i)));
+  // a chart label, drawn by vega from data: a template literal there stays text
+  ttl.buckets[ttl.buckets.length - 1]!.bucket = p(8);
   const rp = d.replay as Extract<ReportData['replay'], { runs: unknown }>;
   rp.runs[0]!.title = p(5);
   rp.runs[0]!.strategies.forEach((s, i) => (s.strategy = p(i + 1)));
