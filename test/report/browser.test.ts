@@ -305,3 +305,23 @@ test('time axes label each tick once and with its year: two days are not "Feb 10
   assert.deepEqual([log.consoleErrors, log.cspViolations, log.pageErrors], [[], [], []]);
   await page.close();
 });
+
+test('long project paths that share their folders keep the part that tells them apart on the cost-by axis', async () => {
+  const data = fixtureReport();
+  const cb = data.costBy as Extract<ReportData['costBy'], { rows: unknown }>;
+  const prefix = '/home/someone/projects/spotter-worktrees/';
+  const tails = new Map([['/home/dev/marot-spotter', 'spotter-fum'], ['/home/dev/cachelens', 'spotter-rewrite-cache'], ['/home/dev/notes', 'notes']]);
+  for (const r of cb.rows) if (r.dimension === 'project' && r.key !== null && tails.has(r.key)) r.key = prefix + tails.get(r.key);
+  const url = await writeHtml('long-keys.html', renderReport(data));
+  const { page, log } = await openRecorded(browser, url);
+  await chartsSettled(page);
+  const labels = await page.$$eval('#cost-by figure.chart', (figs) =>
+    [...figs[0]!.querySelectorAll('svg .role-axis')]
+      .filter((a) => (a.getAttribute('aria-label') ?? '').startsWith('Y-axis'))
+      .flatMap((a) => [...a.querySelectorAll('.role-axis-label text')].map((t) => t.textContent ?? '')),
+  );
+  for (const tail of tails.values()) assert.ok(labels.some((l) => l.endsWith(tail)), `a label ends with ${tail}: ${labels.join(' | ')}`);
+  assert.equal(new Set(labels).size, labels.length, labels.join(' | '));
+  assert.deepEqual([log.consoleErrors, log.cspViolations, log.pageErrors], [[], [], []]);
+  await page.close();
+});
