@@ -106,6 +106,9 @@ test('a section whose analysis failed shows an error card; a chart that throws b
   const chartCard = await page.$eval(`figure[data-chart="${victim.id}"]`, (f) => f.textContent ?? '');
   assert.match(chartCard, /could not be drawn/);
   assert.match(chartCard, /nonexistent/);
+  // the chart's numbers stay open in its place
+  assert.equal(await page.$eval(`figure[data-chart="${victim.id}"] details.chart-data`, (d) => (d as HTMLDetailsElement).open), true);
+  assert.ok(await page.locator(`figure[data-chart="${victim.id}"] details.chart-data tbody tr`).first().isVisible());
   assert.deepEqual(log.pageErrors, []);
   assert.deepEqual(log.requests, [url]);
   await page.close();
