@@ -307,3 +307,19 @@ test('every chart has its numbers as an HTML table, in the figure (open, for a p
     assert.ok(Math.abs((usd as number) - want) < 1e-9, `${day}: ${usd} = ${want}`);
   }
 });
+
+test('the page reads without sight: a language, one h1 and no skipped heading level, a scope on every header cell, a name on every chart and button', () => {
+  assert.match(page, /^<!doctype html>\n<html lang="en">/);
+  const levels = [...page.matchAll(/<h([1-6])[\s>]/g)].map((m) => Number(m[1]));
+  assert.equal(levels.filter((l) => l === 1).length, 1);
+  assert.equal(levels[0], 1);
+  levels.forEach((l, i) => i > 0 && assert.ok(l <= levels[i - 1]! + 1, `h${levels[i - 1]} then h${l}`));
+  const ths = [...page.matchAll(/<th\b[^>]*>/g)].map((m) => m[0]);
+  assert.ok(ths.length > 20);
+  for (const th of ths) assert.match(th, /\sscope="(col|row)"/);
+  const canvases = [...page.matchAll(/<div class="chart-canvas"([^>]*)>/g)].map((m) => m[1]!);
+  assert.ok(canvases.length >= 10);
+  for (const c of canvases) assert.match(c, /role="img" aria-label="[^"]{10,}"/);
+  for (const b of page.matchAll(/<button[^>]*>([\s\S]*?)<\/button>/g)) assert.ok(b[1]!.trim().length > 0, 'a button has text');
+  for (const a of page.matchAll(/<a\b[^>]*>([\s\S]*?)<\/a>/g)) assert.ok(a[1]!.trim().length > 0, 'a link has text');
+});
