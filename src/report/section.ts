@@ -24,7 +24,7 @@ export class ChartSink {
     return html`<figure class="chart" data-chart="${id}" data-spec="${spec}">
 <div class="chart-canvas" role="img" aria-label="${label}"></div>
 ${caption ? html`<figcaption>${caption}</figcaption>` : ''}
-${table ? html`<details class="chart-data" open><summary>The chart’s numbers</summary>${table}</details>` : ''}
+${table ? html`<details class="chart-data" open><summary>The chart’s numbers<span class="visually-hidden">: ${label}</span></summary>${table}</details>` : ''}
 </figure>`;
   }
 }

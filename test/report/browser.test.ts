@@ -328,3 +328,22 @@ test('long project paths that share their folders keep the part that tells them 
   assert.deepEqual([log.consoleErrors, log.cspViolations, log.pageErrors], [[], [], []]);
   await page.close();
 });
+
+test('each chart\'s data table is named after its chart for a screen reader, and keyboard focus shows on its toggle and on the sort buttons', async () => {
+  const url = await writeHtml('focus.html', renderReport(fixtureReport()));
+  const { page } = await openRecorded(browser, url);
+  await chartsSettled(page);
+  const names = await page.$$eval('details.chart-data summary', (ss) => ss.map((s) => s.textContent ?? ''));
+  assert.ok(names.length >= 8);
+  assert.equal(new Set(names).size, names.length, `each toggle is named apart: ${names.join(' | ')}`);
+  const hidden = await page.$eval('details.chart-data summary .visually-hidden', (s) => s.getBoundingClientRect().width);
+  assert.ok(hidden <= 1, 'the name is read, not shown');
+  for (const selector of ['details.chart-data summary', 'table.sortable th button']) {
+    await page.locator(selector).first().focus();
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Tab');
+    const outline = await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle);
+    assert.notEqual(outline, 'none', `${selector}: focus shows`);
+  }
+  await page.close();
+});

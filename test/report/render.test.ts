@@ -294,7 +294,7 @@ test('every chart has its numbers as an HTML table, in the figure (open, for a p
       assert.match(section[0].replace(/<figure[\s\S]*?<\/figure>/g, ''), /<table/, `${id} (${spec}): a table in its section`);
       continue;
     }
-    assert.match(inner!, /<details class="chart-data" open><summary>[^<]+<\/summary><div class="table-wrap"><table/, `${id} (${spec}): a data table in the figure`);
+    assert.match(inner!, /<details class="chart-data" open><summary>[^<]+<span class="visually-hidden">[^<]+<\/span><\/summary><div class="table-wrap"><table/, `${id} (${spec}): a data table in the figure`);
     assert.match(inner!, /<th scope="col"/, `${id} (${spec})`);
   }
   const costTime = /<section class="card" id="cost-over-time"[\s\S]*?<\/section>/.exec(page)![0];
