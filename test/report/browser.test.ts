@@ -246,6 +246,7 @@ test('without JavaScript the page still shows its numbers: the headline, every t
   assert.equal(noJs.headline, '$412.37');
   for (const c of noJs.charts) assert.ok(c.rows > 0, `${c.spec}: its numbers show in a table`);
   assert.match(noJs.text, /2026-01-05/, 'the cost-per-day table shows its days');
+  assert.match(noJs.text, /JavaScript is off, so the charts are not drawn/, 'the blank charts are explained');
   await page.close();
 
   const { page: withJs, log } = await openRecorded(browser, url);
