@@ -27,6 +27,15 @@ export function html(strings: TemplateStringsArray, ...values: Part[]): SafeHtml
   return new SafeHtml(out);
 }
 
+/**
+ * Attributes with a value, each escaped; one whose value is undefined or empty is left out, so
+ * the page carries no `title=""` (an empty tooltip) or `class=""`.
+ * Example: attrs({ class: 'num', title: undefined }).value === ' class="num"'
+ */
+export function attrs(values: Record<string, string | undefined>): SafeHtml {
+  return html`${Object.entries(values).map(([name, v]) => (v === undefined || v === '' ? '' : html` ${name}="${v}"`))}`;
+}
+
 export interface Column {
   label: string;
   numeric?: boolean;
@@ -46,12 +55,12 @@ export function sortableTable(caption: string, columns: Column[], rows: Cell[][]
   return html`<div class="table-wrap"><table class="sortable">
 <caption>${caption}</caption>
 <thead><tr>${columns.map(
-    (c) => html`<th scope="col" class="${c.numeric ? 'num' : ''}" title="${c.hint}"><button type="button">${c.label}</button></th>`,
+    (c) => html`<th scope="col"${attrs({ class: c.numeric ? 'num' : undefined, title: c.hint })}><button type="button">${c.label}</button></th>`,
   )}</tr></thead>
 <tbody>${rows.map(
     (r) => html`<tr>${r.map((cell, i) => {
       const cls = [columns[i]?.numeric ? 'num' : '', cell.className ?? ''].join(' ').trim();
-      return html`<td class="${cls}" data-sort="${cell.sort === undefined ? undefined : String(cell.sort)}">${cell.text}</td>`;
+      return html`<td${attrs({ class: cls, 'data-sort': cell.sort === undefined ? undefined : String(cell.sort) })}>${cell.text}</td>`;
     })}</tr>\n`,
   )}</tbody>
 </table></div>`;

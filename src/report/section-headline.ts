@@ -1,14 +1,14 @@
 /** The headline: what was spent, how much of it was cache, how much was waste, what would help. */
 import type { Headline } from './data.js';
 import { fmtCompact, fmtInt, fmtPct, fmtSignedPct, fmtUsd, fmtWeight } from './format.js';
-import { html, type SafeHtml } from './html.js';
+import { attrs, html, type SafeHtml } from './html.js';
 import type { SectionOutput } from './section.js';
 
 /** A headline number; `data-metric`/`data-value` carry the raw value for tests and scripts. */
 function tile(metric: string, label: string, value: string, raw: number | null, note: string | SafeHtml, exact?: string): SafeHtml {
   return html`<div class="tile">
 <div class="tile-label">${label}</div>
-<div class="tile-value" data-metric="${metric}" data-value="${raw === null ? 'null' : String(raw)}" title="${exact}">${value}</div>
+<div class="tile-value" data-metric="${metric}" data-value="${raw === null ? 'null' : String(raw)}"${attrs({ title: exact })}>${value}</div>
 <div class="tile-note">${note}</div>
 </div>`;
 }

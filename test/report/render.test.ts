@@ -300,7 +300,7 @@ test('every chart has its numbers as an HTML table, in the figure (open, for a p
   const costTime = /<section class="card" id="cost-over-time"[\s\S]*?<\/section>/.exec(page)![0];
   const d = fixtureReport().costOverTime as Extract<ReportData['costOverTime'], { rows: unknown }>;
   const days = [...new Set(d.rows.map((r) => r.day))];
-  const totals = [...costTime.matchAll(/<tr><td class="" data-sort="">([^<]+)<\/td>(?:<td[^>]*>[^<]*<\/td>)*?<td class="num" data-sort="([^"]+)">[^<]*<\/td><\/tr>/g)].map((m) => [m[1], Number(m[2])]);
+  const totals = [...costTime.matchAll(/<tr><td>([^<]+)<\/td>(?:<td[^>]*>[^<]*<\/td>)*?<td class="num" data-sort="([^"]+)">[^<]*<\/td><\/tr>/g)].map((m) => [m[1], Number(m[2])]);
   assert.deepEqual(totals.map((t) => t[0]), days);
   for (const [day, usd] of totals) {
     const want = d.rows.filter((r) => r.day === day).reduce((s, r) => s + (r.usd ?? 0), 0);
@@ -322,4 +322,13 @@ test('the page reads without sight: a language, one h1 and no skipped heading le
   for (const c of canvases) assert.match(c, /role="img" aria-label="[^"]{10,}"/);
   for (const b of page.matchAll(/<button[^>]*>([\s\S]*?)<\/button>/g)) assert.ok(b[1]!.trim().length > 0, 'a button has text');
   for (const a of page.matchAll(/<a\b[^>]*>([\s\S]*?)<\/a>/g)) assert.ok(a[1]!.trim().length > 0, 'a link has text');
+});
+
+test('no element carries an empty attribute: a tile or a header without a tooltip has no title="", a cell without a class no class=""', () => {
+  const markup = page.replace(/<script[^>]*>[\s\S]*?<\/script>/g, '');
+  const empty = [...markup.matchAll(/<[a-z][\w-]*\b[^<>]*?\s([\w-]+)=""[^<>]*>/g)].map((m) => m[0]);
+  assert.deepEqual(empty, []);
+  // the tooltips that say something are still there
+  assert.match(page, /<th scope="col" class="num" title="\(expiry \+ break\) ÷ all writes">/);
+  assert.match(page, /data-metric="weight" data-value="[^"]*" title="[^"]+">/);
 });
