@@ -181,7 +181,7 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
       })),
       topChains: await section(async () => {
         need(anatomy);
-        const ranked = need(pass).top;
+        const { top: ranked, withoutWaste } = need(pass);
         const projectOf = await projectsOf(side, ranked.map((x) => x.row.session_id));
         return {
           chains: ranked.map(({ row: c, rounds }) => ({
@@ -201,6 +201,7 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
             rounds: rounds.map((r) => ({ round: r.round, read: r.read, write: r.write, rewrite: r.rewrite })),
             roundCount: c.rounds,
           })),
+          withoutWaste,
         };
       }),
       crossTab: await section(async () => ({
@@ -314,6 +315,8 @@ interface ChainAnalyses {
    * end; BENCHMARKS-log.md, Report, session 27)
    */
   top: { row: AnatomyChainRow; rounds: RoundRow[] }[];
+  /** chains that re-bought nothing (no expiry or break rewrite): never among `top` */
+  withoutWaste: number;
 }
 
 /**
@@ -334,11 +337,16 @@ async function analyseChains(store: Store, filters: Filters, weightsFor: Weights
   let ttl = attempt(() => new TtlWhatIf({ to: '1h', scope: 'all', weightsFor }));
   let keepalive = attempt(() => new KeepaliveWhatIf({ weightsFor }));
   const top: ChainAnalyses['top'] = [];
+  let withoutWaste = 0;
+  const rank = (row: AnatomyChainRow, chain: Parameters<typeof roundTotals>[0]) => {
+    if (wasted(row)) keepTop(top, row, () => roundTotals(chain, { weightsFor }));
+    else withoutWaste++;
+  };
   for await (const batch of streamChains(store, filters, { keys: false })) {
     for (const chain of batch) {
       // an analysis that throws is its error from then on
       const [a, t, k] = [anatomy, ttl, keepalive];
-      if (!(a instanceof Error)) anatomy = attempt(() => (keepTop(top, a.add(chain), () => roundTotals(chain, { weightsFor })), a));
+      if (!(a instanceof Error)) anatomy = attempt(() => (rank(a.add(chain), chain), a));
       if (!(t instanceof Error)) ttl = attempt(() => (t.add(chain), t));
       if (!(k instanceof Error)) keepalive = attempt(() => (k.add(chain), k));
     }
@@ -348,7 +356,17 @@ async function analyseChains(store: Store, filters: Filters, weightsFor: Weights
     ttl: ttl instanceof Error ? ttl : ttl.result(),
     keepalive: keepalive instanceof Error ? keepalive : keepalive.result(),
     top,
+    withoutWaste,
   };
+}
+
+/**
+ * Whether a chain wasted anything: it re-bought context after an expiry or a break. By tokens, so
+ * a chain without a price that re-bought is listed (its waste unknown), as anatomy counts it;
+ * priced, these are the chains whose waste_weight is above 0.
+ */
+function wasted(row: AnatomyChainRow): boolean {
+  return row.expiry + row.break > 0;
 }
 
 /** Most waste first, then most weight, then chain id: the order the report lists chains in. */

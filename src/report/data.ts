@@ -121,8 +121,10 @@ export interface Anatomy {
 }
 
 export interface TopChains {
-  /** ranked by waste, largest first */
+  /** the chains that wasted anything (re-bought context after an expiry or a break), ranked by waste, largest first */
   chains: ChainSummary[];
+  /** chains in scope that wasted nothing, not listed */
+  withoutWaste: number;
 }
 
 export interface ChainSummary {

@@ -62,11 +62,16 @@ export function renderTopChains(d: TopChains, charts: ChartSink): SectionOutput 
   const shown = d.chains.slice(0, MAX_CHAINS);
   const flagged = d.chains.filter((c) => c.repurchase).length;
   const top = shown[0];
+  const none = d.withoutWaste === 1 ? '1 chain' : `${fmtInt(d.withoutWaste)} chains`;
   const reading = top
     ? `The most wasteful chain, “${top.agentType}” in ${top.project}, wasted ${top.wasteWeight === null ? 'an unknown amount (no price)' : `${fmtUsd(top.wasteUsd)} (${fmtWeight(top.wasteWeight)})`}; ${flagged} of the ${d.chains.length} chains listed show the re-purchase pattern (reads pinned, writes re-bought every round).`
-    : 'No chain wasted anything.';
+    : d.withoutWaste > 0
+      ? `No chain wasted anything: the ${none} in scope re-bought no context after an expiry or a break.`
+      : 'No chains in scope.';
+  // a list titled by waste holds only chains that wasted something; the rest are counted, not drawn
+  const rest = top && d.withoutWaste > 0 ? html`<p class="muted" data-without-waste="${String(d.withoutWaste)}">${d.withoutWaste === 1 ? '1 other chain' : `${fmtInt(d.withoutWaste)} other chains`} re-bought nothing.</p>` : '';
   return {
     reading,
-    body: html`${shown.map((c, i) => chainCard(c, i + 1, charts))}${d.chains.length > shown.length ? html`<p class="muted">${String(d.chains.length - shown.length)} more chains not drawn.</p>` : ''}`,
+    body: html`${shown.map((c, i) => chainCard(c, i + 1, charts))}${d.chains.length > shown.length ? html`<p class="muted">${String(d.chains.length - shown.length)} more chains not drawn.</p>` : ''}${rest}`,
   };
 }

@@ -80,9 +80,16 @@ test('the report reads the chains once, in batches: its analyses and top chains 
     const chains = await loadChains(ctx.store, ctx.filters, { keys: false });
     const weightsFor = (m: string, p: number) => ctx.prices.weightsFor(m, p);
     const anatomy = analyzeAnatomy(chains, { weightsFor });
-    const ranked = [...anatomy.chains].sort((a, b) => b.waste_weight - a.waste_weight || b.weight - a.weight).slice(0, 8);
+    // a list titled by waste: the chains that re-bought context after an expiry or a break (all priced
+    // here, so their waste is above 0), as anatomy's chains and its total waste count them; the rest counted
+    const wasted = anatomy.chains.filter((c) => c.expiry + c.break > 0);
+    const ranked = [...wasted].sort((a, b) => b.waste_weight - a.waste_weight || b.weight - a.weight).slice(0, 8);
     assert.ok(data.topChains && !('error' in data.topChains));
     assert.ok(anatomy.chains.length > 8, 'more chains than the report lists');
+    assert.ok(wasted.length > 0 && wasted.every((c) => c.waste_weight > 0));
+    assert.ok(data.topChains.chains.every((c) => c.wasteWeight !== null && c.wasteWeight > 0), 'no chain listed by waste wasted nothing');
+    assert.equal(data.topChains.withoutWaste, anatomy.chains.length - wasted.length);
+    assert.ok(data.topChains.withoutWaste > 0, 'the real logs have chains that wasted nothing');
     assert.deepEqual(
       data.topChains.chains.map((c) => [c.chainId, c.wasteWeight, c.weight]),
       ranked.map((c) => [c.chain_id, c.waste_weight, c.weight]),
@@ -317,17 +324,17 @@ test('a whole file skipped (a dangling link) is listed by path alone in data qua
   }
 });
 
-test('a chain without prompt tokens has hit ratio n/a among the top chains, as anatomy gives null, not 0%', async () => {
+test('a chain without prompt tokens wasted nothing: it is counted, not listed among the top chains by waste', async () => {
   const session = '0ca1b2c3-0000-4000-8000-000000000003';
   const root = writeCorpus({ 'projects/p/0ca1b2c3-0000-4000-8000-000000000003.jsonl': [userPrompt(session, '2026-02-10T18:10:00.000Z'), assistant({ session, msg: 'm1', t: '2026-02-10T18:10:05.000Z', u: { out: 5 } })] });
   const ctx = await openContext({ paths: [root], db: ':memory:', timezone: 'UTC' });
   try {
     const data = await buildReportData(ctx);
     const anatomy = analyzeAnatomy(await loadChains(ctx.store, ctx.filters, { keys: false }), { weightsFor: (m, p) => ctx.prices.weightsFor(m, p) });
-    assert.deepEqual(anatomy.chains.map((c) => c.hit_ratio), [null]);
+    assert.deepEqual(anatomy.chains.map((c) => [c.hit_ratio, c.waste_weight]), [[null, 0]]);
     assert.ok(data.topChains && !('error' in data.topChains));
-    assert.deepEqual(data.topChains.chains.map((c) => c.hitRatio), [null]);
-    assert.match(renderReport(data), /<dt>hit ratio<\/dt><dd>n\/a<\/dd>/);
+    assert.deepEqual(data.topChains, { chains: [], withoutWaste: 1 });
+    assert.match(renderReport(data), /No chain wasted anything: the 1 chain in scope re-bought no context after an expiry or a break\./);
   } finally {
     ctx.store.close();
   }

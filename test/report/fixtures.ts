@@ -139,6 +139,7 @@ export function fixtureReport(): ReportData {
           wasteWeight: 410_000, wasteUsd: 2.05, hitRatio: 0.93, repurchase: false, rounds: healthyRounds(12),
         },
       ],
+      withoutWaste: 131,
     },
     crossTab: {
       rowDimension: 'definition',

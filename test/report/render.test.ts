@@ -264,7 +264,7 @@ test('unknown costs on the page: named as unknown, never $0, and what a chart ca
   const even = renderBlocks({ blocks: [1, 3].map((usd, i) => ({ start: i * 6 * 3_600_000, end: (i * 6 + 5) * 3_600_000, usd, weight: usd * 2e5, requests: 1, tokens: 5 })) }, sink());
   assert.match(even.reading, /\(median block \$2\.00\)\.$/);
   const chain = { ...(f.topChains as TopChains).chains[0]!, weight: null, usd: null, wasteWeight: null, wasteUsd: null };
-  const html = String(renderTopChains({ chains: [chain] }, sink()).body);
+  const html = String(renderTopChains({ chains: [chain], withoutWaste: 0 }, sink()).body);
   assert.match(html, /unknown \(no price\)/);
   assert.doesNotMatch(html, /\$0\.00/);
   const costBy: CostBy = { rows: [{ dimension: 'model', key: 'claude-mystery-9', groups: 1, component: 'read', usd: null, weight: 0 }, { dimension: 'model', key: 'claude-opus-4-6', groups: 1, component: 'read', usd: 2, weight: 4e5 }] };
@@ -331,4 +331,19 @@ test('no element carries an empty attribute: a tile or a header without a toolti
   // the tooltips that say something are still there
   assert.match(page, /<th scope="col" class="num" title="\(expiry \+ break\) ÷ all writes">/);
   assert.match(page, /data-metric="weight" data-value="[^"]*" title="[^"]+">/);
+});
+
+test('top chains by waste lists only chains that wasted something and counts the rest; a chain without prompt tokens has hit ratio n/a', async () => {
+  const { renderTopChains } = await import('../../src/report/section-chains.js');
+  const f = fixtureReport().topChains as TopChains;
+  const section = /<section class="card" id="top-chains"[\s\S]*?<\/section>/.exec(page)![0];
+  assert.equal([...section.matchAll(/<article class="chain"/g)].length, f.chains.length);
+  assert.match(section, /<p class="muted" data-without-waste="131">131 other chains re-bought nothing\.<\/p>/);
+  const one = renderTopChains({ chains: [{ ...f.chains[0]!, hitRatio: null }], withoutWaste: 1 }, new ChartSink());
+  assert.match(String(one.body), /1 other chain re-bought nothing\./);
+  assert.match(String(one.body), /<dt>hit ratio<\/dt><dd>n\/a<\/dd>/);
+  const none = renderTopChains({ chains: [], withoutWaste: 4 }, new ChartSink());
+  assert.equal(none.reading, 'No chain wasted anything: the 4 chains in scope re-bought no context after an expiry or a break.');
+  assert.equal(String(none.body), '');
+  assert.equal(renderTopChains({ chains: [], withoutWaste: 0 }, new ChartSink()).reading, 'No chains in scope.');
 });
