@@ -96,8 +96,12 @@
   function sortableTables() {
     document.querySelectorAll('table.sortable').forEach(function (table) {
       table.querySelectorAll('thead th').forEach(function (th, col) {
-        var button = th.querySelector('button');
-        if (button) button.addEventListener('click', function () { sortBy(table, th, col); });
+        // the header's text becomes a button only here: without this script it would do nothing
+        var button = document.createElement('button');
+        button.type = 'button';
+        while (th.firstChild) button.appendChild(th.firstChild);
+        th.appendChild(button);
+        button.addEventListener('click', function () { sortBy(table, th, col); });
       });
     });
   }

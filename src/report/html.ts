@@ -50,12 +50,16 @@ export interface Cell {
   className?: string;
 }
 
-/** A table the page's small script can sort by clicking a header. */
+/**
+ * A table the page's small script can sort by clicking a header. The headers are plain text: the
+ * script makes each a button, so a page without JavaScript shows nothing that looks clickable
+ * and does nothing.
+ */
 export function sortableTable(caption: string, columns: Column[], rows: Cell[][]): SafeHtml {
   return html`<div class="table-wrap"><table class="sortable">
 <caption>${caption}</caption>
 <thead><tr>${columns.map(
-    (c) => html`<th scope="col"${attrs({ class: c.numeric ? 'num' : undefined, title: c.hint })}><button type="button">${c.label}</button></th>`,
+    (c) => html`<th scope="col"${attrs({ class: c.numeric ? 'num' : undefined, title: c.hint })}>${c.label}</th>`,
   )}</tr></thead>
 <tbody>${rows.map(
     (r) => html`<tr>${r.map((cell, i) => {

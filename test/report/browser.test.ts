@@ -159,10 +159,13 @@ test('hostile transcript text shows literally and never runs, with and without t
   await assertNothingRan(await writeHtml('hostile-no-csp.html', noCsp), data, 'without CSP');
 });
 
-test('tables sort by their raw numbers when a header is clicked', async () => {
+test('tables sort by their raw numbers when a header, made a button by the script, is clicked', async () => {
   const url = await writeHtml('sort.html', renderReport(fixtureReport()));
   const { page } = await openRecorded(browser, url);
   const column = () => page.$$eval('#keepalive table tbody tr', (rows) => rows.map((r) => (r as HTMLTableRowElement).cells[4]!.getAttribute('data-sort')));
+  // the script made every header a button of its own text (the page as written has none: render.test.ts)
+  const headers = await page.$$eval('table.sortable thead th', (ths) => ths.map((th) => th.children.length === 1 && th.firstElementChild!.tagName === 'BUTTON' && th.firstElementChild!.textContent === th.textContent && th.textContent !== ''));
+  assert.ok(headers.length > 20 && headers.every(Boolean), 'every header is a button once the script ran');
   const before = await column();
   await page.click('#keepalive table thead th:nth-child(5) button');
   const desc = (await column()).map(Number);

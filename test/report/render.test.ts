@@ -148,13 +148,13 @@ test('agent-type rows of one agent type in two definitions are told apart: the t
   };
   assert.equal(crossTabReading(d), 'In “Explore” (definition lost) every chain (2) carries as many skill_listing attachments as rounds; “Explore” (definition resolved) (3 chains) has none.');
   const body = renderCrossTab(d).body.value;
-  const headers = [...body.matchAll(/<th [^>]*><button type="button">([^<]*)<\/button><\/th>/g)].map((m) => m[1]);
+  const headers = [...body.matchAll(/<th [^>]*>([^<]*)<\/th>/g)].map((m) => m[1]);
   assert.deepEqual(headers.slice(0, 3), ['agent_type', 'definition', 'chains']);
   const rows = [...body.matchAll(/<tr><td[^>]*>([^<]*)<\/td><td[^>]*>([^<]*)<\/td>/g)].map((m) => `${m[1]} ${m[2]}`);
   assert.deepEqual(rows, ['Explore resolved', 'Explore lost']);
   // rows of definitions are their own name: no second column
   const byDef = renderCrossTab({ ...d, rowDimension: 'definition', rows: d.rows.map((r) => ({ ...r, key: r.definition! })) }).body.value;
-  assert.equal([...byDef.matchAll(/<button type="button">definition<\/button>/g)].length, 1);
+  assert.equal([...byDef.matchAll(/<th [^>]*>definition<\/th>/g)].length, 1);
 });
 
 test('readings say what the field note said', () => {
@@ -346,4 +346,12 @@ test('top chains by waste lists only chains that wasted something and counts the
   assert.equal(none.reading, 'No chain wasted anything: the 4 chains in scope re-bought no context after an expiry or a break.');
   assert.equal(String(none.body), '');
   assert.equal(renderTopChains({ chains: [], withoutWaste: 0 }, new ChartSink()).reading, 'No chains in scope.');
+});
+
+test('without JavaScript nothing looks clickable that does nothing: the page as written has no button; its headers are text the script makes buttons of', () => {
+  const markup = page.replace(/<script[^>]*>[\s\S]*?<\/script>/g, '');
+  assert.doesNotMatch(markup, /<button/);
+  assert.match(markup, /<table class="sortable">[\s\S]*?<thead><tr><th scope="col">agent type<\/th>/);
+  const client = inlineScripts(page).at(-1)!.body;
+  assert.match(client, /createElement\('button'\)/);
 });
