@@ -114,6 +114,13 @@ export function numberOption(argv: Record<string, unknown>, name: string, fallba
 /** A whole number ≥ 0 (tokens, counts). */
 export const wholeNumber = (n: number): boolean => Number.isInteger(n) && n >= 0;
 
+/** `--calibrate K` (replay session, report): a whole number ≥ 0 (yargs' number type would turn `abc` into NaN silently). */
+export function calibrateOf(v: unknown): number {
+  const s = String(v).trim();
+  if (!/^\d+$/.test(s)) throw new UsageError(`--calibrate must be a whole number of requests (0 = off), got ${s}`);
+  return Number(s);
+}
+
 /** A repeatable string option as a list (absent → []). */
 export function listOption(v: unknown): string[] {
   return v === undefined ? [] : ([] as unknown[]).concat(v).map(String);

@@ -8,7 +8,7 @@ import { UsageError } from '../errors.js';
 import { loadPriceTable } from '../pricing/pricing.js';
 import type { SessionReplayResult, ThinkingRule } from '../replay/index.js';
 import { CHANNEL_STRATEGIES, type ChannelStrategy, ENCODINGS, type EncodingName, SESSION_STRATEGIES, type SessionStrategy } from '../replay/names.js';
-import { type Command, numberOption, wholeNumber, withContext } from './command.js';
+import { calibrateOf, type Command, numberOption, wholeNumber, withContext } from './command.js';
 
 function list(v: unknown): string[] {
   if (v === undefined) return [];
@@ -58,13 +58,6 @@ const channelCommand: Command = {
     return { json: result, text: formatChannelReplay(result) };
   },
 };
-
-/** `--calibrate K`: a whole number ≥ 0 (yargs' number type would turn `abc` into NaN silently). */
-function calibrateOf(v: unknown): number {
-  const s = String(v).trim();
-  if (!/^\d+$/.test(s)) throw new UsageError(`--calibrate must be a whole number of requests (0 = off), got ${s}`);
-  return Number(s);
-}
 
 /** A transcript path is replayed directly; anything else names a session in the store. */
 function isTranscriptPath(target: string): boolean {

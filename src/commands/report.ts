@@ -4,7 +4,7 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Argv } from 'yargs';
 import { UsageError } from '../errors.js';
-import { type Command, type Io, listOption, withContext, withLogOptions } from './command.js';
+import { calibrateOf, type Command, type Io, listOption, withContext, withLogOptions } from './command.js';
 
 export function defaultReportName(now = new Date()): string {
   return `cachelens-report-${now.toISOString().slice(0, 10)}.html`;
@@ -15,11 +15,15 @@ export async function runReport(argv: Record<string, unknown>, io: Io): Promise<
   if (argv.out !== undefined && String(argv.out).trim() === '') throw new UsageError('--out: expected a file name');
   const out = resolve(String(argv.out ?? defaultReportName()));
   if (statSync(out, { throwIfNoEntry: false })?.isDirectory()) throw new UsageError(`--out ${String(argv.out ?? out)}: is a directory`, 'give a file name');
+  const sessions = listOption(argv.session);
+  // off unless asked for, as in `replay session`; it only changes a session replay
+  const calibrate = argv.calibrate === undefined ? 0 : calibrateOf(argv.calibrate);
+  if (calibrate > 0 && sessions.length === 0) throw new UsageError('--calibrate fits the session replays, and none was asked for', 'add --session ID or --session top');
   // the report pulls in vega-lite: load it only when a report is asked for
   const [{ buildReportData }, { writeReport, compileCharts }] = await Promise.all([import('../report/build.js'), import('../report/index.js')]);
   // the charts are compiled while this thread would only wait for the walk of the logs (~0.3 s of a warm 1 GB run)
   setImmediate(compileCharts);
-  const data = await withContext(argv, io, (ctx) => buildReportData(ctx, { channels: listOption(argv.channel), sessions: listOption(argv.session) }));
+  const data = await withContext(argv, io, (ctx) => buildReportData(ctx, { channels: listOption(argv.channel), sessions, calibrate }));
   let path: string;
   try {
     path = await writeReport(data, out);
@@ -56,6 +60,7 @@ export const reportCommand: Command = {
       .option('open', { type: 'boolean', describe: 'open it in the default browser' })
       // one value per flag (repeat the flag for more): a list would take the paths after it
       .option('channel', { type: 'string', array: true, nargs: 1, describe: 'also replay this channel log into the report (repeatable)' })
-      .option('session', { type: 'string', array: true, nargs: 1, describe: 'also replay this session: id, unique prefix, or top = the most expensive (repeatable)' }),
+      .option('session', { type: 'string', array: true, nargs: 1, describe: 'also replay this session: id, unique prefix, or top = the most expensive (repeatable)' })
+      .option('calibrate', { type: 'string', requiresArg: true, describe: 'with --session: fit a conversation scale on requests 2..K+1 of each session replay, as replay session --calibrate K (default 0 = off)' }),
   run: runReport,
 };

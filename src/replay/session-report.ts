@@ -99,10 +99,12 @@ export function sessionReplayRun(r: SessionReplayResult): ReplayRun {
     };
   });
   const f = r.fidelity;
+  const conv = r.calibration.conversation;
   return {
     kind: 'session',
     title: `${r.chain.kind} chain ${r.chain.chain_id} (${r.chain.requests} requests)`,
     strategies,
-    ...(f ? { fidelity: { requests: f.prompt.n, medianRelError: f.prompt.median_rel_error, p90RelError: f.prompt.p90_rel_error } } : {}),
+    ...(f ? { fidelity: { requests: f.prompt.n, from: f.from, medianRelError: f.prompt.median_rel_error, p90RelError: f.prompt.p90_rel_error } } : {}),
+    ...(conv ? { calibration: { k: conv.k, scale: conv.scale, heldOutFrom: conv.held_out_from, reason: conv.reason } } : {}),
   };
 }

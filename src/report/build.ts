@@ -41,6 +41,8 @@ export interface BuildOptions {
   channels?: string[];
   /** sessions (id or unique prefix) whose main chain to replay; `top` = the most expensive one */
   sessions?: string[];
+  /** `--calibrate K` for the session replays: fit a conversation scale on requests 2…K+1 (0 or absent: off) */
+  calibrate?: number;
   /** DuckDB's memory bound while the report is built (default ANALYSIS_MEMORY_MB) */
   memoryMb?: number;
 }
@@ -265,7 +267,7 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
           ? await section(async () => {
               const runs: ReplayRun[] = [];
               for (const file of opts.channels ?? []) runs.push(await channelRun(file));
-              for (const id of opts.sessions ?? []) runs.push(await sessionRun(ctx, id));
+              for (const id of opts.sessions ?? []) runs.push(await sessionRun(ctx, id, opts.calibrate ?? 0));
               return { runs };
             })
           : undefined,
@@ -439,12 +441,15 @@ const IN_SCOPE = `SELECT * FROM requests
   WHERE ($since IS NULL OR strftime(timezone($tz, ts), '%Y-%m-%d') >= $since) AND ($until IS NULL OR strftime(timezone($tz, ts), '%Y-%m-%d') <= $until)
     AND ($project IS NULL OR contains(lower(project), lower($project)))`;
 
-/** Replays a session's main chain (`top`: the most expensive session's) under every session strategy. */
-async function sessionRun(ctx: Context, id: string): Promise<ReplayRun> {
+/**
+ * Replays a session's main chain (`top`: the most expensive session's) under every session
+ * strategy, with `replay session --calibrate K`'s conversation scale when `calibrate` > 0.
+ */
+async function sessionRun(ctx: Context, id: string, calibrate: number): Promise<ReplayRun> {
   // `top`: the most expensive session in scope, as `sessions` ranks them
   const want = id === 'top' ? await topSession(ctx.store, IN_SCOPE, filterParams(ctx.filters)) : id;
   const chain = await locateChain(ctx.store, want);
-  return sessionReplayRun(await replaySessionFile(chain.path, { chain: chain.chain_id, prices: ctx.prices }));
+  return sessionReplayRun(await replaySessionFile(chain.path, { chain: chain.chain_id, prices: ctx.prices, calibrate }));
 }
 
 async function channelRun(file: string): Promise<ReplayRun> {

@@ -232,8 +232,13 @@ export interface ReplayRun {
   /** e.g. the channel log's file name, or a chain id */
   title: string;
   strategies: ReplayStrategy[];
-  /** recorded-vs-observed relative error (session replays) */
-  fidelity?: { requests: number; medianRelError: number; p90RelError: number };
+  /** recorded-vs-observed relative error (session replays); from the first request compared (2, or K+2 calibrated) */
+  fidelity?: { requests: number; from?: number; medianRelError: number; p90RelError: number };
+  /**
+   * the conversation-scale calibration (`--calibrate K`, session replays; absent when off): the
+   * scale fitted on requests 2…K+1, or null with the reason the chain was not calibrated
+   */
+  calibration?: { k: number; scale: number | null; heldOutFrom: number; reason: string | null };
   /** bursts of more than 12 rows between mentions (channel replays) */
   rowsNeverShown?: number;
 }

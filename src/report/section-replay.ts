@@ -17,6 +17,26 @@ export function replayRunReading(run: ReplayRun): string {
   return text + '.';
 }
 
+function fidelityNote(f: NonNullable<ReplayRun['fidelity']>, heldOut = false): string {
+  return `${heldOut ? 'held-out fidelity' : 'fidelity'} over ${fmtInt(f.requests)} requests${f.from === undefined ? '' : ` (from request ${fmtInt(f.from)})`}: median relative error ${fmtPct(f.medianRelError)}, 90th percentile ${fmtPct(f.p90RelError)}`;
+}
+
+/**
+ * The `--calibrate K` line, as `replay session` prints it: the scale, K and the fidelity on the
+ * requests the fit has not seen.
+ * Example: k 5, scale 1.49, fidelity over 132 requests from 7 → "conversation tokens × 1.490 in
+ * every strategy (--calibrate 5: fitted on requests 2–6) · held-out fidelity over 132 requests
+ * (from request 7): median relative error 2.1%, …"
+ */
+export function calibrationLine(c: NonNullable<ReplayRun['calibration']>, f: ReplayRun['fidelity']): SafeHtml {
+  const fit =
+    c.scale === null
+      ? `--calibrate ${c.k}: not calibrated (${c.reason ?? 'no reason given'}); the replay is the uncalibrated one`
+      : `conversation tokens × ${c.scale.toFixed(3)} in every strategy (--calibrate ${c.k}: fitted on requests 2–${c.k + 1})`;
+  const held = f ? fidelityNote(f, c.scale !== null) : 'no fidelity (no request to compare)';
+  return html`<p class="calibration" data-k="${String(c.k)}" data-scale="${c.scale === null ? 'null' : String(c.scale)}">${fit} · ${held}</p>`;
+}
+
 function runBlock(run: ReplayRun, charts: ChartSink, withReading: boolean): SafeHtml {
   const rows = run.strategies.flatMap((s) => [
     { strategy: s.strategy, part: 'cacheable prefix', order: 0, tokens: s.cacheablePrefix },
@@ -64,7 +84,8 @@ function runBlock(run: ReplayRun, charts: ChartSink, withReading: boolean): Safe
   );
   const notes: string[] = [];
   if (run.rowsNeverShown !== undefined) notes.push(`${fmtInt(run.rowsNeverShown)} rows never shown (bursts of more than 12 between mentions)`);
-  if (run.fidelity) notes.push(`fidelity over ${fmtInt(run.fidelity.requests)} requests: median relative error ${fmtPct(run.fidelity.medianRelError)}, 90th percentile ${fmtPct(run.fidelity.p90RelError)}`);
+  // with --calibrate the fidelity is the held-out one and goes with the calibration line
+  if (run.fidelity && !run.calibration) notes.push(fidelityNote(run.fidelity));
   return html`<article class="replay-run">
 <h3>${run.kind} replay · ${run.title}</h3>
 ${withReading ? html`<p class="reading">${replayRunReading(run)}</p>` : ''}
@@ -73,6 +94,7 @@ ${charts.figure('replay-strategies', { rows }, `${run.title}: cacheable and unca
 ${turns.length ? charts.figure('replay-turns', { turns }, `${run.title}: uncached tokens per turn`, undefined, turnTable) : ''}
 </div>
 ${table}
+${run.calibration ? calibrationLine(run.calibration, run.fidelity) : ''}
 ${notes.length ? html`<p class="muted">${notes.join(' · ')}</p>` : ''}
 </article>`;
 }

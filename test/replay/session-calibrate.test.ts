@@ -12,6 +12,9 @@ import { SESSION_STRATEGIES } from '../../src/replay/session-strategy.js';
 import { readSessionTranscript, type TranscriptChain } from '../../src/replay/session-transcript.js';
 import { SegmentTokenizer } from '../../src/replay/tokenizer.js';
 import { SKILLS, writeSession, type FixtureOptions } from './session-fixture.js';
+import { sessionReplayRun } from '../../src/replay/session-report.js';
+import { renderReplay } from '../../src/report/section-replay.js';
+import { ChartSink } from '../../src/report/section.js';
 
 let tok: SegmentTokenizer;
 before(async () => {
@@ -143,4 +146,30 @@ test('--calibrate must be a whole number ≥ 0', async () => {
   const chain = await scaledChain({ rounds: 2 }, 1.3);
   for (const k of [-1, 1.5, Number.NaN]) await assert.rejects(replayChain(chain, { tokenizer: tok, calibrate: k }), UsageError, String(k));
   assert.equal((await replayChain(chain, { tokenizer: tok, calibrate: 0 })).fidelity!.calibration, null);
+});
+
+test('the report\'s session replay carries the calibration and shows its line: the scale, K and the held-out fidelity', async () => {
+  const chain = await scaledChain({ rounds: 8, firstPrompt: 2_000 }, 1.3);
+  const on = await replayChain(chain, { tokenizer: tok, calibrate: 4 });
+  const run = sessionReplayRun(on);
+  const conv = on.calibration.conversation!;
+  assert.deepEqual(run.calibration, { k: 4, scale: conv.scale, heldOutFrom: 6, reason: null });
+  assert.deepEqual(run.fidelity, { requests: 11, from: 6, medianRelError: on.fidelity!.prompt.median_rel_error, p90RelError: on.fidelity!.prompt.p90_rel_error });
+  const body = renderReplay({ runs: [run] }, new ChartSink()).body.value;
+  const line = /<p class="calibration" data-k="4" data-scale="([^"]+)">([^<]*)<\/p>/.exec(body);
+  assert.ok(line, 'a calibration line');
+  assert.equal(Number(line[1]), conv.scale);
+  assert.match(line[2]!, new RegExp(`^conversation tokens × ${conv.scale!.toFixed(3).replace('.', '\\.')} in every strategy \\(--calibrate 4: fitted on requests 2–5\\) · held-out fidelity over 11 requests \\(from request 6\\): median relative error `));
+  // the fidelity is said once, on the calibration line
+  assert.equal([...body.matchAll(/fidelity over/g)].length, 1);
+
+  // too short to calibrate: the line says so, and the fidelity is the uncalibrated one
+  const short = sessionReplayRun(await replayChain(await scaledChain({ rounds: 2 }, 1.3), { tokenizer: tok, calibrate: 3 }));
+  assert.equal(short.calibration!.scale, null);
+  const shortBody = renderReplay({ runs: [short] }, new ChartSink()).body.value;
+  assert.match(shortBody, /<p class="calibration" data-k="3" data-scale="null">--calibrate 3: not calibrated \(a chain of 4 requests[^<]*\); the replay is the uncalibrated one · fidelity over 3 requests \(from request 2\)/);
+
+  // off (the default): no line
+  const off = renderReplay({ runs: [sessionReplayRun(await replayChain(chain, { tokenizer: tok }))] }, new ChartSink()).body.value;
+  assert.doesNotMatch(off, /class="calibration"/);
 });

@@ -1,0 +1,53 @@
+/**
+ * `report --session ID|top --calibrate K`: the session replay in the report is `replay session
+ * --calibrate K`'s, and its section shows the calibration line. Spawns dist/ (npm run build first).
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { REPO, cli, tempDir } from '../helpers/corpus.js';
+
+const SAMPLE = join(REPO, 'sample-logs');
+
+test('report --session top --calibrate 3 replays as replay session --calibrate 3 does, and says so in the section', () => {
+  const out = join(tempDir('cachelens-report-'), 'report.html');
+  const r = cli(['report', SAMPLE, '--db', ':memory:', '--timezone', 'UTC', '--session', 'top', '--calibrate', '3', '--out', out]);
+  assert.equal(r.code, 0, r.stderr);
+  const replay = cli(['replay', 'session', 'top', SAMPLE, '--db', ':memory:', '--calibrate', '3', '--json']);
+  assert.equal(replay.code, 0, replay.stderr);
+  const want = JSON.parse(replay.stdout);
+  assert.ok(want.calibration.conversation.scale > 0, 'the sample session is long enough to calibrate');
+
+  const page = readFileSync(out, 'utf8');
+  const data = JSON.parse(/<script type="application\/json" id="cachelens-data">([\s\S]*?)<\/script>/.exec(page)![1]!);
+  const run = data.replay.runs.find((x: { kind: string }) => x.kind === 'session');
+  assert.deepEqual(run.calibration, { k: 3, scale: want.calibration.conversation.scale, heldOutFrom: want.calibration.conversation.held_out_from, reason: null });
+  assert.deepEqual([run.fidelity.requests, run.fidelity.from, run.fidelity.medianRelError], [want.fidelity.prompt.n, want.fidelity.from, want.fidelity.prompt.median_rel_error]);
+  assert.equal(run.strategies.find((s: { strategy: string }) => s.strategy === 'recorded').inputTokens, want.strategies.recorded.input_tokens);
+
+  const section = /<section class="card" id="replay"[\s\S]*?<\/section>/.exec(page)![0];
+  const line = /<p class="calibration" data-k="3" data-scale="[^"]+">([^<]*)<\/p>/.exec(section);
+  assert.ok(line, 'the calibration line');
+  assert.match(line[1]!, new RegExp(`× ${want.calibration.conversation.scale.toFixed(3).replace('.', '\\.')} in every strategy \\(--calibrate 3: fitted on requests 2–4\\) · held-out fidelity over ${want.fidelity.prompt.n} requests \\(from request ${want.fidelity.from}\\)`));
+});
+
+test('report without --calibrate replays uncalibrated, as replay session does by default: no calibration line', () => {
+  const out = join(tempDir('cachelens-report-'), 'report.html');
+  const r = cli(['report', SAMPLE, '--db', ':memory:', '--timezone', 'UTC', '--session', 'top', '--out', out]);
+  assert.equal(r.code, 0, r.stderr);
+  const page = readFileSync(out, 'utf8');
+  assert.doesNotMatch(page, /class="calibration"/);
+  assert.match(page, /fidelity over \d+ requests \(from request 2\)/);
+});
+
+test('report --calibrate: a whole number, and only with a session to replay', () => {
+  const out = join(tempDir('cachelens-report-'), 'report.html');
+  const bad = cli(['report', SAMPLE, '--db', ':memory:', '--session', 'top', '--calibrate', 'x', '--out', out]);
+  assert.deepEqual([bad.code, bad.stderr.trim()], [2, 'cachelens: --calibrate must be a whole number of requests (0 = off), got x']);
+  const alone = cli(['report', SAMPLE, '--db', ':memory:', '--calibrate', '3', '--out', out]);
+  assert.equal(alone.code, 2);
+  assert.match(alone.stderr, /--calibrate fits the session replays, and none was asked for \(add --session ID or --session top\)/);
+  // 0 is off, as in replay session: allowed without a session
+  assert.equal(cli(['report', SAMPLE, '--db', ':memory:', '--calibrate', '0', '--out', out]).code, 0);
+});
