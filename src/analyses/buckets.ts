@@ -40,4 +40,4 @@ export class BucketMap<T> {
   }
 }
 
-const ROUNDS_ORDER = ['1', '2-3', '4-9', '10+'];
+const ROUNDS_ORDER = ['0', '1', '2-3', '4-9', '10+'];

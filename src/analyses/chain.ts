@@ -92,8 +92,12 @@ export function roundsOf(chain: ChainInput): number {
   return new Set(chain.requests.map((r) => r.round)).size;
 }
 
-/** SPEC §5 rounds buckets: 1, 2–3, 4–9, 10+ (a chain with no known round counts as 1). */
-export function roundsBucket(rounds: number): '1' | '2-3' | '4-9' | '10+' {
+/**
+ * SPEC §5 rounds buckets: 1, 2–3, 4–9, 10+, and 0 for a chain with no round (no user prompt or
+ * request: only attachments), as the cross-tab's rounds_bucket (docs/store.md, Rounds).
+ */
+export function roundsBucket(rounds: number): '0' | '1' | '2-3' | '4-9' | '10+' {
+  if (rounds <= 0) return '0';
   if (rounds <= 1) return '1';
   if (rounds <= 3) return '2-3';
   if (rounds <= 9) return '4-9';

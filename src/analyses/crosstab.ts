@@ -71,8 +71,8 @@ function canonicalName(s: string): string {
   return ALIASES[k] ?? k;
 }
 
-/** Order of the rounds buckets (SPEC §5): 1, 2–3, 4–9, 10+. */
-const BUCKETS = ['1', '2-3', '4-9', '10+'];
+/** Order of the rounds buckets (SPEC §5): 1, 2–3, 4–9, 10+, after 0 (a chain without a prompt or request). */
+const BUCKETS = ['0', '1', '2-3', '4-9', '10+'];
 
 export interface CrosstabOptions {
   rows: string;
@@ -160,7 +160,7 @@ pc AS (
          coalesce(r.ttl, 'none') AS ttl,
          CASE WHEN coalesce(a.skill_listing, 0) > 0 THEN 'yes' ELSE 'no' END AS has_skill_listing,
          coalesce(a.skill_listing, 0)::INTEGER AS skill_listing,
-         CASE WHEN c.rounds <= 1 THEN '1' WHEN c.rounds <= 3 THEN '2-3' WHEN c.rounds <= 9 THEN '4-9' ELSE '10+' END AS rounds_bucket,
+         CASE WHEN c.rounds <= 0 THEN '0' WHEN c.rounds <= 1 THEN '1' WHEN c.rounds <= 3 THEN '2-3' WHEN c.rounds <= 9 THEN '4-9' ELSE '10+' END AS rounds_bucket,
          c.definition, c.rounds::INTEGER AS rounds,
          coalesce(r.requests, 0) AS requests, coalesce(r.unpriced_requests, 0) AS unpriced_requests, r.weight, r.usd, r.write_weight, r.read_weight,
          coalesce(r.read_tokens, 0) AS read_tokens, coalesce(r.prompt_tokens, 0) AS prompt_tokens,

@@ -85,7 +85,7 @@ export interface ParserState {
   sidechainOf: [string, string][];
   /**
    * Attachments still waiting for their round when the read stopped. They were stored with a
-   * provisional round (the chain's last); an appended read deletes and re-emits them, so they
+   * provisional round (the chain's last, 0 while it has none); an appended read deletes and re-emits them, so they
    * end in the round of the next user prompt or request after them, as a full read would put them.
    */
   pending?: AttachmentRecord[];
@@ -280,7 +280,8 @@ export class FileParser {
   finish(): FileFacts {
     this.facts.state = this.state();
     for (const c of this.chains.values()) {
-      for (const a of c.pending) a.round = Math.max(c.rounds, 1);
+      // after the last prompt or request: the chain's last round (0 when it has none)
+      for (const a of c.pending) a.round = c.rounds;
       this.facts.attachments.push(...c.pending);
       const { pending: _pending, ...facts } = c;
       this.facts.chains.push(facts);
@@ -481,7 +482,7 @@ export class FileParser {
 
   private flushPending(chain: ChainState): void {
     if (chain.pending.length === 0) return;
-    for (const a of chain.pending) a.round = Math.max(chain.rounds, 1);
+    for (const a of chain.pending) a.round = chain.rounds;
     this.facts.attachments.push(...chain.pending);
     chain.pending = [];
   }

@@ -26,9 +26,10 @@
  * through; a store read before kept the first root's answer. 16: a .meta.json's empty agentType or
  * toolUseId is no value; a chain's requested_type and spawn_name come from one spawn, and a tool
  * result links an agent only through a spawning tool_use; a store read before typed such chains
- * otherwise. The streaming path keeps an attachment's `__proto__` key, as the buffer path does.)
+ * otherwise. The streaming path keeps an attachment's `__proto__` key, as the buffer path does. 17: a chain with no user prompt or
+ * request puts its attachments in round 0, as its 0 rounds say; a store read before put them in round 1.)
  */
-export const SCHEMA_VERSION = 16;
+export const SCHEMA_VERSION = 17;
 
 export const FACT_TABLES = [
   'observations',

@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { roundsBucket } from '../../src/analyses/chain.js';
 import { crosstab } from '../../src/analyses/crosstab.js';
 import { openContext } from '../../src/context.js';
 import { readTranscript } from '../../src/ingest/read-file.js';
@@ -132,4 +133,27 @@ test('§1.6: an append read gives the attachments a cold read gives (rounds of t
       warm.store.close();
     }
   }
+});
+
+test('§1.6: a chain with attachments but no prompt or request has 0 rounds, its attachments round 0 and rounds bucket 0, everywhere', async () => {
+  // a subagent file that only carries attachments (its prompt and requests never written)
+  const root = writeCorpus({
+    [MAIN]: [j(userPrompt(S, at(0), 'hi')), j(req(1, 'msg_m1'))].join('\n') + '\n',
+    [`projects/-work-demo/${S}/subagents/agent-s0.jsonl`]: [listing(2, 'X'), `${head(3, ',"agentId":"s0","isSidechain":true')}${A1}}`].join('\n') + '\n',
+  }, tempDir());
+  const ctx = await openContext({ paths: [root], db: ':memory:', timezone: 'UTC' });
+  try {
+    const rows = await ctx.store.all(`SELECT coalesce(agent_id, '-') AS agent, c.rounds, a.round FROM attachments a JOIN chains c USING (chain_id) ORDER BY agent, line`);
+    assert.deepEqual(rows.map((r) => [r.agent, r.rounds, r.round]), [['s0', 0, 0], ['s0', 0, 0]]);
+    await usePortableViews(ctx.store);
+    const r = await crosstab(ctx.store, { rows: 'rounds_bucket', cols: 'kind', timezone: 'UTC' });
+    assert.deepEqual(r.rows, ['0', '1']);
+    assert.equal(r.cells.find((c) => c.row === '0' && c.col === 'subagent')?.value, 1);
+    const byRounds = await crosstab(ctx.store, { rows: 'rounds', cols: 'rounds_bucket', timezone: 'UTC' });
+    assert.deepEqual(byRounds.cells.filter((c) => c.row !== null && c.col !== null).map((c) => [c.row, c.col]), [[0, '0'], [1, '1']]);
+  } finally {
+    ctx.store.close();
+  }
+  assert.equal(roundsBucket(0), '0');
+  assert.equal(roundsBucket(1), '1');
 });
