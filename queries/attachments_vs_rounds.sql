@@ -6,7 +6,8 @@
 --   $project, as `crosstab` takes them; each chain listed whole (its rounds, requests and attachments of every day,
 --   as the cross-tab's rounds and attachments are).
 -- Output columns: chain_id, kind, agent_type, definition, spawn_name, rounds, requests, requests_per_round,
---   attachments (all types), skill_listing (count), skill_listing_bytes, skill_listing_equals_rounds.
+--   attachments (all types), skill_listing (count), skill_listing_bytes, skill_listing_equals_rounds (the
+--   skill_listing count equals the rounds and is > 0, as `crosstab` and skill_listing_by_agent_type count it).
 -- Example row: chain_id='d232c445-…:a3f1…', kind='subagent', agent_type='planner', definition='lost',
 --   spawn_name='planner', rounds=8, requests=26, requests_per_round=3.25, attachments=11, skill_listing=8,
 --   skill_listing_bytes=146112, skill_listing_equals_rounds=true
@@ -27,7 +28,8 @@ SELECT c.chain_id, c.kind, c.agent_type, c.definition, c.spawn_name, c.rounds, c
        round(c.requests / nullif(c.rounds, 0), 2) AS requests_per_round,
        coalesce(a.attachments, 0) AS attachments, coalesce(a.skill_listing, 0) AS skill_listing,
        coalesce(a.skill_listing_bytes, 0) AS skill_listing_bytes,
-       coalesce(a.skill_listing, 0) = c.rounds AS skill_listing_equals_rounds
+       -- more than 0 of each: a chain of no round and no listing is no evidence of the pattern
+       coalesce(a.skill_listing, 0) = c.rounds AND c.rounds > 0 AS skill_listing_equals_rounds
 FROM chains c LEFT JOIN a USING (chain_id)
 WHERE ($project IS NULL OR contains(lower(c.project), lower($project)))
   AND (($since IS NULL AND $until IS NULL)

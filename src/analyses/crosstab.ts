@@ -19,7 +19,8 @@
  *   (unknown), never $0, and each cell counts its unpriced requests (the text marks a partial
  *   weight, USD or write:read with +?).
  * - "Attachments per chain equal rounds per chain" in a cell: every chain of the cell has as many
- *   `skill_listing` attachments as rounds. A cell reports its chains, how many of them match, and
+ *   `skill_listing` attachments as rounds, more than 0 (a chain of 0 rounds and 0 listings is no
+ *   evidence of the pattern; skill_listing_by_agent_type.sql and attachments_vs_rounds.sql count alike). A cell reports its chains, how many of them match, and
  *   `equal` (all do). In the field note's lost agents the listing was re-attached once per round.
  * - Cells without chains are absent; in `cells` a null row or col is a total.
  *
@@ -104,7 +105,7 @@ export interface EqualRounds {
   row: DimValue;
   col: DimValue;
   chains: number;
-  /** chains of the cell whose skill_listing count equals their rounds */
+  /** chains of the cell whose skill_listing count equals their rounds and is > 0 */
   matching: number;
   equal: boolean;
 }
@@ -177,7 +178,7 @@ scoped AS (
 export function crosstabSql(rows: Dimension, cols: Dimension, measure: Measure): string {
   return `${PER_CHAIN}
 SELECT ${DIMENSIONS[rows]} AS r, ${DIMENSIONS[cols]} AS c, grouping(${DIMENSIONS[rows]}) AS r_total, grouping(${DIMENSIONS[cols]}) AS c_total,
-       ${MEASURES[measure]} AS value, count(*) AS chains, count(*) FILTER (WHERE skill_listing = rounds) AS matching,
+       ${MEASURES[measure]} AS value, count(*) AS chains, count(*) FILTER (WHERE skill_listing = rounds AND rounds > 0) AS matching,
        sum(unpriced_requests) AS unpriced
 FROM (SELECT * FROM scoped)
 GROUP BY GROUPING SETS ((${DIMENSIONS[rows]}, ${DIMENSIONS[cols]}), (${DIMENSIONS[rows]}), (${DIMENSIONS[cols]}), ())`;

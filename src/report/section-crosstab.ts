@@ -41,7 +41,7 @@ export function crossTabReading(d: CrossTab): string {
 export function renderCrossTab(d: CrossTab): SectionOutput {
   const definition = byDefinition(d);
   const table = sortableTable(
-    `${d.rowDimension} × skill_listing attachments; highlighted: every chain of the row has as many skill_listing attachments as rounds`,
+    `${d.rowDimension} × skill_listing attachments; highlighted: every chain of the row has as many skill_listing attachments as rounds (more than 0)`,
     [
       { label: d.rowDimension },
       ...(definition ? [{ label: 'definition', hint: 'resolved: the agent type is the one requested; lost: it differs (the definition was dropped); unknown: one of them is not known' } satisfies Column] : []),
@@ -50,7 +50,7 @@ export function renderCrossTab(d: CrossTab): SectionOutput {
       { label: 'without', numeric: true },
       { label: 'skill_listings', numeric: true, hint: 'attachments over all chains of the row' },
       { label: 'rounds', numeric: true },
-      { label: 'listings = rounds', numeric: true, hint: 'chains whose skill_listing count equals their round count' },
+      { label: 'listings = rounds', numeric: true, hint: 'chains whose skill_listing count equals their round count, more than 0' },
       { label: 'weight', numeric: true },
     ],
     d.rows.map((r) => {

@@ -14,6 +14,7 @@ import { crosstab } from '../../src/analyses/crosstab.js';
 import { openContext } from '../../src/context.js';
 import { readTranscript } from '../../src/ingest/read-file.js';
 import { usePortableViews } from '../../src/store/portable.js';
+import { runQuery } from '../../src/store/queries.js';
 import { assistant, tempDir, userPrompt, writeCorpus } from '../helpers/corpus.js';
 
 const S = '5e551011-0000-4000-8000-000000000016';
@@ -156,4 +157,31 @@ test('§1.6: a chain with attachments but no prompt or request has 0 rounds, its
   }
   assert.equal(roundsBucket(0), '0');
   assert.equal(roundsBucket(1), '1');
+});
+
+test('§4: a chain with 0 rounds and 0 skill listings is not "listings = rounds" — crosstab, attachments_vs_rounds and skill_listing_by_agent_type agree', async () => {
+  const root = writeCorpus({
+    [MAIN]: [j(userPrompt(S, at(0), 'hi')), j(req(1, 'msg_m1'))].join('\n') + '\n',
+    // s0: a hook_success only (0 rounds, 0 listings); s2: one listing in its one round
+    [`projects/-work-demo/${S}/subagents/agent-s0.jsonl`]: `${head(2, ',"agentId":"s0","isSidechain":true')}${A1}}\n`,
+    [`projects/-work-demo/${S}/subagents/agent-s2.jsonl`]: [listing(3, 'X'), j(userPrompt(S, at(4), 'go', 's2')), j(req(5, 'msg_s2', 's2'))].join('\n') + '\n',
+  }, tempDir());
+  const ctx = await openContext({ paths: [root], db: ':memory:', timezone: 'UTC' });
+  try {
+    const skill = await runQuery(ctx.store, 'skill_listing_by_agent_type', { tz: 'UTC', since: null, until: null, project: null });
+    const bySkill = skill.reduce((n, x) => n + Number(x.chains_listings_equal_rounds), 0);
+    await usePortableViews(ctx.store);
+    const vs = await runQuery(ctx.store, 'attachments_vs_rounds', { tz: 'UTC', since: null, until: null, project: null });
+    assert.deepEqual(vs.map((x) => [String(x.chain_id).split(':')[1] ?? '-', x.rounds, x.skill_listing, x.skill_listing_equals_rounds]), [
+      ['s2', 1, 1, true], ['-', 1, 0, false], ['s0', 0, 0, false],
+    ]);
+    const r = await crosstab(ctx.store, { rows: 'kind', cols: 'has_skill_listing', timezone: 'UTC' });
+    assert.deepEqual(r.attachments_equal_rounds.map((e) => [e.row, e.col, e.chains, e.matching, e.equal]), [
+      ['main', 'no', 1, 0, false], ['subagent', 'no', 1, 0, false], ['subagent', 'yes', 1, 1, true],
+    ]);
+    const byCrosstab = r.attachments_equal_rounds.reduce((n, e) => n + e.matching, 0);
+    assert.deepEqual([byCrosstab, vs.filter((x) => x.skill_listing_equals_rounds).length, bySkill], [1, 1, 1]);
+  } finally {
+    ctx.store.close();
+  }
 });
