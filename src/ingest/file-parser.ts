@@ -89,6 +89,11 @@ export interface ParserState {
    * end in the round of the next user prompt or request after them, as a full read would put them.
    */
   pending?: AttachmentRecord[];
+  /**
+   * Each chain's latest request key (chain id, key): a later line of that response read by an
+   * appended read is the same request, not one after the attachments between (FileParser.observe).
+   */
+  lastKeys?: [string, string][];
   /** first `cwd` and `sessionId` seen, so an appended read keeps the file's project and session */
   cwd?: string | null;
   sessionId?: string | null;
@@ -107,6 +112,8 @@ export function storedParserState(state: ParserState): string {
 
 interface ChainState extends ChainFacts {
   pending: AttachmentRecord[];
+  /** key of the chain's latest request read from this file (not a progress copy) */
+  lastKey: string | null;
 }
 
 const SPAWN_TOOLS = new Set(['Task', 'Agent']);
@@ -152,8 +159,12 @@ export class FileParser {
     this.spillAt = spillAt;
     this.spillKeep = Math.min(spillKeep, spillAt - 1);
     if (state) {
-      for (const c of state.chains) this.chains.set(c.chainId, { ...c, pending: [] });
+      for (const c of state.chains) this.chains.set(c.chainId, { ...c, pending: [], lastKey: null });
       for (const [k, v] of state.sidechainOf) this.sidechainOf.set(k, v);
+      for (const [chainId, key] of state.lastKeys ?? []) {
+        const c = this.chains.get(chainId);
+        if (c) c.lastKey = key;
+      }
       for (const a of state.pending ?? []) this.chains.get(a.chainId)?.pending.push({ ...a, fileId: id.fileId, round: 0 });
     }
     this.facts = {
@@ -269,9 +280,10 @@ export class FileParser {
   /** What a later read of the same file's appended bytes needs to go on where this one stopped. */
   state(): ParserState {
     return {
-      chains: [...this.chains.values()].map(({ pending: _p, ...c }) => c),
+      chains: [...this.chains.values()].map(({ pending: _p, lastKey: _k, ...c }) => c),
       sidechainOf: [...this.sidechainOf.entries()],
       pending: [...this.chains.values()].flatMap((c) => c.pending.map((a) => ({ ...a }))),
+      lastKeys: [...this.chains.values()].flatMap((c): [string, string][] => (c.lastKey === null ? [] : [[c.chainId, c.lastKey]])),
       cwd: this.facts.cwd,
       sessionId: this.facts.sessionId,
     };
@@ -283,7 +295,7 @@ export class FileParser {
       // after the last prompt or request: the chain's last round (0 when it has none)
       for (const a of c.pending) a.round = c.rounds;
       this.facts.attachments.push(...c.pending);
-      const { pending: _pending, ...facts } = c;
+      const { pending: _pending, lastKey: _lastKey, ...facts } = c;
       this.facts.chains.push(facts);
     }
     this.facts.observations = [...this.merged.values()];
@@ -313,7 +325,7 @@ export class FileParser {
     }
     let c = this.chains.get(chainId);
     if (!c) {
-      c = { chainId, sessionId, agentId, kind, rounds: 0, compactions: 0, requests: 0, firstT: Number.isFinite(t) ? t : 0, pending: [] };
+      c = { chainId, sessionId, agentId, kind, rounds: 0, compactions: 0, requests: 0, firstT: Number.isFinite(t) ? t : 0, pending: [], lastKey: null };
       this.chains.set(chainId, c);
     }
     return c;
@@ -370,9 +382,14 @@ export class FileParser {
       prev.copies++;
       return;
     }
-    if (rank !== SourceRank.Progress) {
+    // A later line of the chain's latest response that is not merged above (read by an appended
+    // read, or after a spill) is that request again (SPEC §1.3: its time is its first line's), not
+    // a request after the attachments written between: they wait for the next prompt or request
+    // (docs/store.md, Rounds). One comparison per response, not per line.
+    if (rank !== SourceRank.Progress && key !== chain.lastKey) {
       chain.requests++;
       if (chain.rounds === 0) chain.rounds = 1;
+      chain.lastKey = key;
       this.flushPending(chain);
     }
     this.merged.set(mk, {
@@ -475,7 +492,7 @@ export class FileParser {
     const chainId = `${sessionId}:${agentId}`;
     // A copy only names its chain; it never opens rounds or counts in the chain's facts.
     const chain: ChainState = this.chains.get(chainId) ?? {
-      chainId, sessionId, agentId, kind: 'subagent', rounds: 0, compactions: 0, requests: 0, firstT: 0, pending: [],
+      chainId, sessionId, agentId, kind: 'subagent', rounds: 0, compactions: 0, requests: 0, firstT: 0, pending: [], lastKey: null,
     };
     this.observe(lineNo, chain, msg, str(outer.requestId), Number.isFinite(inner) ? inner : t, SourceRank.Progress, sessionId);
   }

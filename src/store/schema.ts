@@ -27,7 +27,9 @@
  * toolUseId is no value; a chain's requested_type and spawn_name come from one spawn, and a tool
  * result links an agent only through a spawning tool_use; a store read before typed such chains
  * otherwise. The streaming path keeps an attachment's `__proto__` key, as the buffer path does. 17: a chain with no user prompt or
- * request puts its attachments in round 0, as its 0 rounds say; a store read before put them in round 1.)
+ * request puts its attachments in round 0, as its 0 rounds say; a store read before put them in round 1.
+ * files.parser_state keeps each chain's latest request, so that an appended read takes a later line
+ * of that response for the same request, as a cold read does.)
  */
 export const SCHEMA_VERSION = 17;
 

@@ -185,3 +185,41 @@ test('§4: a chain with 0 rounds and 0 skill listings is not "listings = rounds"
     ctx.store.close();
   }
 });
+
+// One response split over two lines (thinking, then tool_use: one message.id and requestId), an
+// attachment between them, then a prompt. The second line is a copy of request 1, whose time is
+// its first line's (SPEC §1.3): not a request after the attachment, so the attachment is the
+// next prompt's (round 2), on a cold read and on an append read cut between the two lines alike.
+const SPLIT_LINES = [
+  j(userPrompt(S, at(0), 'hi')), //                                                         round 1
+  j(assistant({ session: S, msg: 'msg_m1', t: at(1), u: { in: 3, w5: 100, out: 2 }, content: [{ type: 'thinking', thinking: 'hm' }] })),
+  listing(2, 'X'), //                                                                       line 3
+  j(assistant({ session: S, msg: 'msg_m1', t: at(3), u: { in: 3, w5: 100, out: 9 }, content: [{ type: 'tool_use', id: 'tu-1', name: 'Read', input: {} }] })),
+  j(userPrompt(S, at(4), 'next')), //                                                       round 2
+  j(req(5, 'msg_m2')),
+];
+const SPLIT_ROWS = `SELECT 'a' AS what, line, round FROM attachments UNION ALL SELECT 'r', line, round FROM requests UNION ALL SELECT 'c', requests, rounds FROM chains ORDER BY what, line`;
+
+test('§1.6 with §1.3: an attachment between two lines of one response, then a prompt, is in the prompt\'s round — cold or appended between the lines', async () => {
+  const cold = await openContext({ paths: [writeCorpus({ [MAIN]: SPLIT_LINES.join('\n') + '\n' }, tempDir())], db: ':memory:', timezone: 'UTC' });
+  try {
+    assert.deepEqual((await cold.store.all(SPLIT_ROWS)).map((r) => [r.what, r.line, r.round]), [['a', 3, 2], ['c', 2, 2], ['r', 2, 1], ['r', 6, 2]]);
+  } finally {
+    cold.store.close();
+  }
+  for (const cut of [2, 3]) {
+    const root = writeCorpus({ [MAIN]: SPLIT_LINES.slice(0, cut).join('\n') + '\n' }, tempDir());
+    const db = join(root, 's.duckdb');
+    (await openContext({ paths: [root], db, timezone: 'UTC' })).store.close();
+    writeCorpus({ [MAIN]: SPLIT_LINES.join('\n') + '\n' }, root);
+    const warm = await openContext({ paths: [root], db, timezone: 'UTC' });
+    try {
+      assert.equal(warm.stats.appended, 1, `cut after line ${cut}: read as an append`);
+      assert.deepEqual((await warm.store.all(SPLIT_ROWS)).map((r) => [r.what, r.line, r.round]), [['a', 3, 2], ['c', 2, 2], ['r', 2, 1], ['r', 6, 2]], `cut after line ${cut}`);
+      const facts = await warm.store.all(`SELECT sum(requests)::INTEGER AS n FROM chain_facts`);
+      assert.equal(facts[0]!.n, 2, `cut after line ${cut}: the second line of request 1 is not a request of its own`);
+    } finally {
+      warm.store.close();
+    }
+  }
+});
