@@ -2,9 +2,10 @@
 -- Purpose: the report's agent-type × skill_listing cross-tab (SPEC §4): in the field note, every resolved
 --   definition had 0 skill_listing and every lost one re-attached it once per round.
 -- Inputs: tables chains, attachments, requests, scope; $tz, $since, $until, $project: the chains with a request on a
---   day (in $tz, NULL: UTC) within $since … $until and whose project contains $project (as `crosstab` takes them);
---   weight is of those days' requests (as `summary` counts them), NULL for a row none of whose requests has a price;
---   skill_listings and rounds are the whole chains'.
+--   day (in $tz, NULL: UTC) within $since … $until (a chain without requests, one that never got to its first, by its
+--   first line's day) and whose project contains $project (as `crosstab` takes them); weight is of those days'
+--   requests (as `summary` counts them), NULL for a row none of whose requests has a price, 0 for a row without
+--   requests; skill_listings and rounds are the whole chains'.
 -- Output columns: agent_type, definition, chains, chains_with_skill_listing, skill_listings, rounds,
 --   chains_listings_equal_rounds (chains whose skill_listing count equals their rounds, and is > 0), weight.
 -- Weights are summed as DECIMAL(38, 6), USD as DECIMAL(38, 12), each request rounded to those decimals first:
@@ -19,13 +20,18 @@ w AS (SELECT chain_id, sum(weight::DECIMAL(38, 6))::DOUBLE AS weight FROM reques
          AND ($until IS NULL OR strftime(timezone(coalesce($tz, 'UTC'), ts), '%Y-%m-%d') <= $until)
        GROUP BY chain_id),
 c AS (
-  SELECT c.agent_type, c.definition, c.rounds, coalesce(sl.n, 0) AS listings, w.weight
-  FROM chains c LEFT JOIN sl USING (chain_id) JOIN w USING (chain_id)
-  WHERE c.requests > 0
+  SELECT c.agent_type, c.definition, c.rounds, coalesce(sl.n, 0) AS listings, w.weight, w.chain_id IS NOT NULL AS in_days
+  FROM chains c LEFT JOIN sl USING (chain_id) LEFT JOIN w USING (chain_id)
+  WHERE (w.chain_id IS NOT NULL
+         -- a chain without any request counts by its first line's day, as in `crosstab`
+         OR (c.requests = 0
+             AND ($since IS NULL OR strftime(timezone(coalesce($tz, 'UTC'), to_timestamp(c.first_t / 1000)), '%Y-%m-%d') >= $since)
+             AND ($until IS NULL OR strftime(timezone(coalesce($tz, 'UTC'), to_timestamp(c.first_t / 1000)), '%Y-%m-%d') <= $until)))
     AND ($project IS NULL OR contains(lower(c.project), lower($project))))
 SELECT agent_type, definition, count(*) AS chains,
        count(*) FILTER (WHERE listings > 0) AS chains_with_skill_listing,
        sum(listings) AS skill_listings, sum(rounds) AS rounds,
        count(*) FILTER (WHERE listings > 0 AND listings = rounds) AS chains_listings_equal_rounds,
-       sum(weight::DECIMAL(38, 6))::DOUBLE AS weight
+       -- a row of chains without requests weighs 0; one whose requests are all unpriced, NULL (unknown)
+       CASE WHEN bool_or(in_days) THEN sum(weight::DECIMAL(38, 6))::DOUBLE ELSE 0 END AS weight
 FROM c GROUP BY agent_type, definition ORDER BY weight DESC NULLS LAST, agent_type, definition;

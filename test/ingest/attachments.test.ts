@@ -223,3 +223,29 @@ test('§1.6 with §1.3: an attachment between two lines of one response, then a 
     }
   }
 });
+
+test('§4: a chain that never got to its first request (a prompt, a skill listing) counts in skill_listing_by_agent_type as crosstab counts it', async () => {
+  const root = writeCorpus({
+    [MAIN]: [j(userPrompt(S, at(0), 'hi')), j(req(1, 'msg_m1'))].join('\n') + '\n',
+    // s3: one round, one listing, no request; s2: the same with its request
+    [`projects/-work-demo/${S}/subagents/agent-s3.jsonl`]: [listing(2, 'X'), j(userPrompt(S, at(3), 'go', 's3'))].join('\n') + '\n',
+    [`projects/-work-demo/${S}/subagents/agent-s2.jsonl`]: [listing(4, 'X'), j(userPrompt(S, at(5), 'go', 's2')), j(req(6, 'msg_s2', 's2'))].join('\n') + '\n',
+  }, tempDir());
+  const ctx = await openContext({ paths: [root], db: ':memory:', timezone: 'UTC' });
+  try {
+    for (const days of [{ since: null, until: null }, { since: '2026-01-06', until: '2026-01-06' }, { since: '2026-01-07', until: null }]) {
+      const skill = await runQuery(ctx.store, 'skill_listing_by_agent_type', { tz: 'UTC', project: null, ...days });
+      await usePortableViews(ctx.store);
+      const r = await crosstab(ctx.store, { rows: 'agent_type', cols: 'definition', timezone: 'UTC', ...days });
+      const what = JSON.stringify(days);
+      assert.deepEqual(
+        skill.map((x) => [x.agent_type, x.definition, Number(x.chains), Number(x.chains_listings_equal_rounds)]).sort(),
+        r.attachments_equal_rounds.map((e) => [e.row, e.col, e.chains, e.matching]).sort(),
+        what,
+      );
+      if (days.since === null) assert.deepEqual(skill.map((x) => [x.agent_type, Number(x.chains), Number(x.skill_listings), Number(x.rounds), x.weight !== null]), [['main', 1, 0, 1, true], ['unknown', 2, 2, 2, true]], what);
+    }
+  } finally {
+    ctx.store.close();
+  }
+});
