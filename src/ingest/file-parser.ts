@@ -85,8 +85,9 @@ export interface ParserState {
   sidechainOf: [string, string][];
   /**
    * Attachments still waiting for their round when the read stopped. They were stored with a
-   * provisional round (the chain's last, 0 while it has none); an appended read deletes and re-emits them, so they
-   * end in the round of the next user prompt or request after them, as a full read would put them.
+   * provisional round (the chain's last, 0 while it has none); an appended read deletes and
+   * re-emits them, so they end in the round of the next user prompt or request after them, as a
+   * full read would put them.
    */
   pending?: AttachmentRecord[];
   /**
