@@ -28,6 +28,13 @@ export interface ChainFacts {
   compactions: number;
   requests: number;
   firstT: number;
+  /**
+   * key of the chain's latest request read from this file (not a progress copy): a later line of
+   * that response read by an appended read is the same request, not one after the attachments
+   * written between (FileParser.observe). Kept in chain_facts, not in parser_state, which the
+   * delta base reads whole (delta.ts).
+   */
+  lastKey: string | null;
 }
 
 export interface Spawn {
@@ -90,11 +97,6 @@ export interface ParserState {
    * full read would put them.
    */
   pending?: AttachmentRecord[];
-  /**
-   * Each chain's latest request key (chain id, key): a later line of that response read by an
-   * appended read is the same request, not one after the attachments between (FileParser.observe).
-   */
-  lastKeys?: [string, string][];
   /** first `cwd` and `sessionId` seen, so an appended read keeps the file's project and session */
   cwd?: string | null;
   sessionId?: string | null;
@@ -113,8 +115,6 @@ export function storedParserState(state: ParserState): string {
 
 interface ChainState extends ChainFacts {
   pending: AttachmentRecord[];
-  /** key of the chain's latest request read from this file (not a progress copy) */
-  lastKey: string | null;
 }
 
 const SPAWN_TOOLS = new Set(['Task', 'Agent']);
@@ -160,12 +160,8 @@ export class FileParser {
     this.spillAt = spillAt;
     this.spillKeep = Math.min(spillKeep, spillAt - 1);
     if (state) {
-      for (const c of state.chains) this.chains.set(c.chainId, { ...c, pending: [], lastKey: null });
+      for (const c of state.chains) this.chains.set(c.chainId, { ...c, lastKey: c.lastKey ?? null, pending: [] });
       for (const [k, v] of state.sidechainOf) this.sidechainOf.set(k, v);
-      for (const [chainId, key] of state.lastKeys ?? []) {
-        const c = this.chains.get(chainId);
-        if (c) c.lastKey = key;
-      }
       for (const a of state.pending ?? []) this.chains.get(a.chainId)?.pending.push({ ...a, fileId: id.fileId, round: 0 });
     }
     this.facts = {
@@ -281,10 +277,9 @@ export class FileParser {
   /** What a later read of the same file's appended bytes needs to go on where this one stopped. */
   state(): ParserState {
     return {
-      chains: [...this.chains.values()].map(({ pending: _p, lastKey: _k, ...c }) => c),
+      chains: [...this.chains.values()].map(({ pending: _p, ...c }) => c),
       sidechainOf: [...this.sidechainOf.entries()],
       pending: [...this.chains.values()].flatMap((c) => c.pending.map((a) => ({ ...a }))),
-      lastKeys: [...this.chains.values()].flatMap((c): [string, string][] => (c.lastKey === null ? [] : [[c.chainId, c.lastKey]])),
       cwd: this.facts.cwd,
       sessionId: this.facts.sessionId,
     };
@@ -296,7 +291,7 @@ export class FileParser {
       // after the last prompt or request: the chain's last round (0 when it has none)
       for (const a of c.pending) a.round = c.rounds;
       this.facts.attachments.push(...c.pending);
-      const { pending: _pending, lastKey: _lastKey, ...facts } = c;
+      const { pending: _pending, ...facts } = c;
       this.facts.chains.push(facts);
     }
     this.facts.observations = [...this.merged.values()];

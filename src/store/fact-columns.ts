@@ -18,7 +18,7 @@ export type Column = Int32Array | Int8Array | Float64Array | Uint8Array | (strin
 
 export const FACT_COLUMNS = {
   observations: ['int', 'int', 'text', 'double', 'text', 'tiny', 'text', 'text', 'text', 'int', 'int', 'int', 'int', 'int', 'int', 'int', 'int', 'bool', 'text', 'text', 'int', 'int', 'int'],
-  chain_facts: ['int', 'text', 'text', 'text', 'text', 'int', 'int', 'int', 'double'],
+  chain_facts: ['int', 'text', 'text', 'text', 'text', 'int', 'int', 'int', 'double', 'text'],
   spawns: ['int', 'text', 'text', 'text', 'text', 'text'],
   agent_links: ['int', 'text', 'text', 'text'],
   sidechain_roots: ['int', 'text', 'text'],
@@ -110,6 +110,7 @@ export function encodeFacts(x: FileFacts): FactColumns {
       (c[6] as Int32Array)[i] = ch.compactions;
       (c[7] as Int32Array)[i] = ch.requests;
       (c[8] as Float64Array)[i] = ch.firstT;
+      (c[9] as (string | null)[])[i] = ch.lastKey;
     }),
   );
   set(

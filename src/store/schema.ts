@@ -28,7 +28,7 @@
  * result links an agent only through a spawning tool_use; a store read before typed such chains
  * otherwise. The streaming path keeps an attachment's `__proto__` key, as the buffer path does. 17: a chain with no user prompt or
  * request puts its attachments in round 0, as its 0 rounds say; a store read before put them in round 1.
- * files.parser_state keeps each chain's latest request, so that an appended read takes a later line
+ * chain_facts.last_key keeps each chain's latest request, so that an appended read takes a later line
  * of that response for the same request, as a cold read does.)
  */
 export const SCHEMA_VERSION = 17;
@@ -60,7 +60,7 @@ CREATE TABLE IF NOT EXISTS observations (
   service_tier VARCHAR, speed VARCHAR, copies INTEGER, segment INTEGER, round INTEGER);
 CREATE TABLE IF NOT EXISTS chain_facts (
   file_id INTEGER, chain_id VARCHAR, session_id VARCHAR, agent_id VARCHAR, kind VARCHAR,
-  rounds INTEGER, compactions INTEGER, requests INTEGER, first_t DOUBLE);
+  rounds INTEGER, compactions INTEGER, requests INTEGER, first_t DOUBLE, last_key VARCHAR);
 CREATE TABLE IF NOT EXISTS spawns (
   file_id INTEGER, session_id VARCHAR, tool_use_id VARCHAR, requested_type VARCHAR, spawn_name VARCHAR, prompt_hash VARCHAR);
 CREATE TABLE IF NOT EXISTS agent_links (file_id INTEGER, session_id VARCHAR, tool_use_id VARCHAR, agent_id VARCHAR);

@@ -345,7 +345,7 @@ export class Store {
     const stated = rows.filter((r) => r.parser_state !== null).map((r) => r.file_id as number);
     if (stated.length > 0) {
       const facts = await this.all(
-        `SELECT file_id, chain_id, session_id, agent_id, kind, rounds, compactions, requests, first_t FROM chain_facts WHERE file_id IN (SELECT unnest(${intList(stated)})) ORDER BY rowid`,
+        `SELECT file_id, chain_id, session_id, agent_id, kind, rounds, compactions, requests, first_t, last_key FROM chain_facts WHERE file_id IN (SELECT unnest(${intList(stated)})) ORDER BY rowid`,
       );
       for (const c of facts) {
         const list = chains.get(c.file_id as number) ?? [];
@@ -358,6 +358,7 @@ export class Store {
           compactions: c.compactions as number,
           requests: c.requests as number,
           firstT: c.first_t as number,
+          lastKey: c.last_key as string | null,
         });
         chains.set(c.file_id as number, list);
       }

@@ -80,6 +80,7 @@ export class ReferenceWriter {
       c.appendInteger(ch.compactions);
       c.appendInteger(ch.requests);
       c.appendDouble(ch.firstT);
+      nullable(c, ch.lastKey);
       c.endRow();
     }
     const s = this.apps.spawns;

@@ -74,7 +74,7 @@ function awkward(fileId: number): FileFacts {
     ]),
     skipped: [{ fileId, line: 9, reason: 'invalid_json', detail: 'bad \u0000 line' }],
     synthetic: 0,
-    state: { chains: [{ chainId: 'c', sessionId: 's', agentId: null, kind: 'main', rounds: 2, compactions: 1, requests: 3, firstT: 5.5 }], sidechainOf: [] },
+    state: { chains: [{ chainId: 'c', sessionId: 's', agentId: null, kind: 'main', rounds: 2, compactions: 1, requests: 3, firstT: 5.5, lastKey: 'msg_1\u0000req_1' }], sidechainOf: [] },
   };
 }
 
