@@ -178,7 +178,8 @@ export function scenarioTokens(a: RequestAnatomy, to: Ttl): { tokens: BilledToke
   const expires = a.expiry === 0 && gap !== null && gap > TTL_MS['5m'] && withinHour ? q.cacheRead : 0;
   return {
     tokens: { input: q.input, cacheWrite5m: q.cacheWrite + expires, cacheWrite1h: 0, cacheRead: q.cacheRead - expires, output: q.output },
-    expiryTokens: expires + (a.expiry > 0 && withinHour ? a.expiry : 0),
+    // an expiry at a model switch is no read the 1-hour TTL would have made (as to 1h above)
+    expiryTokens: expires + (a.expiry > 0 && withinHour && !a.modelSwitch ? a.expiry : 0),
     writeTokens: q.cacheWrite + expires,
   };
 }

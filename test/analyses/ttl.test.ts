@@ -198,3 +198,19 @@ test('to 1h: an expiry at a model switch stays a write (the cache is per model; 
   near(same.scenario_weight, 21_000);
   near(same.expiry_share, 0.5);
 });
+
+test('to 5m: an expiry at a model switch is not in f either, so f is the same in both directions', () => {
+  // #1 opus t=0 w 10,000 (5m); #2 sonnet t=10m r 0 w 10,000 (1h): an expiry at a model switch,
+  // which no TTL would have made a read: f = 0 to 1h, and 0 to 5m (it was 10,000 / 20,000 = 0.5 > f*,
+  // "forcing 5m costs more", while the scenario saves: 25,000 against 32,500)
+  const M = chain('M', [
+    { t: 0, w: 10_000 },
+    { t: 10 * MIN, w: 10_000, model: 'sonnet', ttl: '1h' },
+  ]);
+  const to1h = whatifTtl([M], { to: '1h', weightsFor });
+  const to5m = whatifTtl([M], { to: '5m', weightsFor });
+  assert.equal(to1h.expiry_share, 0);
+  assert.equal(to5m.expiry_share, 0);
+  near(to5m.baseline_weight, 32_500);
+  near(to5m.scenario_weight, 25_000);
+});
