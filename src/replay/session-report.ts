@@ -39,10 +39,12 @@ export function formatSessionReplay(r: SessionReplayResult, opts: { color?: bool
       (r.settings.reinject ? ` · reinject ${clean(r.settings.reinject.type)} (${int(r.settings.reinject.tokens)} tokens, line ${r.settings.reinject.line})` : ''),
   ];
   const conv = cal.conversation;
+  // (the fidelity is recorded's: without it, none is measured on any request)
   if (conv?.scale != null) {
-    out.push(`conversation tokens × ${fixed(conv.scale, 3)} in every strategy (--calibrate ${conv.k}: fitted on requests 2–${conv.k + 1}; fidelity on requests ${conv.held_out_from}–${int(c.requests)}, held out)`);
+    const held = r.fidelity ? `; fidelity on requests ${conv.held_out_from}–${int(c.requests)}, held out` : '';
+    out.push(`conversation tokens × ${fixed(conv.scale, 3)} in every strategy (--calibrate ${conv.k}: fitted on requests 2–${conv.k + 1}${held})`);
   } else if (conv) {
-    out.push(`--calibrate ${conv.k}: not calibrated (${clean(conv.reason ?? '')}); fidelity on requests 2–${int(c.requests)}`);
+    out.push(`--calibrate ${conv.k}: not calibrated (${clean(conv.reason ?? '')})${r.fidelity ? `; fidelity on requests 2–${int(c.requests)}` : ''}`);
   }
   out.push('');
   if (strategies.length) {

@@ -54,6 +54,13 @@ test('--calibrate K: the fitted scale and K in --json (keys added, none renamed)
   assert.match(text.stdout, /Fidelity of recorded \(requests 4–6, held out/);
   const short = cli(['replay', 'session', path, '--calibrate', '5']);
   assert.match(short.stdout, /--calibrate 5: not calibrated \(a chain of 6 requests/);
+  // without recorded no fidelity is measured: the calibration line does not promise one
+  for (const k of ['2', '5']) {
+    const without = cli(['replay', 'session', path, '--strategy', 'cold-replay', '--calibrate', k]);
+    assert.equal(without.code, 0, without.stderr);
+    assert.match(without.stdout, /--calibrate /);
+    assert.doesNotMatch(without.stdout, /[Ff]idelity/, `--calibrate ${k}`);
+  }
   for (const bad of ['-1', 'x', '1.5']) {
     const e = cli(['replay', 'session', path, `--calibrate=${bad}`]);
     assert.equal(e.code, 2, bad);
