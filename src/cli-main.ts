@@ -14,6 +14,7 @@ import { commands } from './commands/index.js';
 import { type Command, FLAG_OPTIONS, type Io } from './commands/command.js';
 import { clean, jsonText, useColor } from './format/table.js';
 import { progressLine } from './format/progress.js';
+import { signalWatch } from './format/signals.js';
 import { UsageError } from './errors.js';
 
 export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
@@ -24,17 +25,9 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
   // point leaves the store whole (test/faults/store.test.ts). Handled only while a line is shown:
   // a handler runs when this thread is free (it reads directories and files ~1 – 2.5 s at a time
   // on 2 GB of logs), and without one the signal ends the run at once.
-  const signalled = (signal: NodeJS.Signals) => {
-    progress?.clear();
-    watchSignals(false);
-    process.kill(process.pid, signal);
-  };
-  const watchSignals = (shown: boolean) => {
-    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-      if (shown) process.on(signal, signalled);
-      else process.removeListener(signal, signalled);
-    }
-  };
+  // (format/signals.ts: the handlers stay a turn of the event loop after the line goes, for a
+  // signal that came while the thread was busy)
+  const watchSignals = signalWatch(() => progress?.clear());
   // Not on a dumb terminal (TERM=dumb: Emacs' shell, some CI logs), which cannot erase a line; and
   // cleared before anything else is written, on stdout or stderr, which may be the same terminal.
   const progress = process.stderr.isTTY && env.TERM !== 'dumb' ? progressLine(process.stderr, undefined, undefined, watchSignals) : undefined;
