@@ -114,12 +114,20 @@ export function numberOption(argv: Record<string, unknown>, name: string, fallba
 /** A whole number ≥ 0 (tokens, counts). */
 export const wholeNumber = (n: number): boolean => Number.isInteger(n) && n >= 0;
 
-/** `--calibrate K` (replay session, report): a whole number ≥ 0 (yargs' number type would turn `abc` into NaN silently). */
+/**
+ * `--calibrate K` (replay session, report): a whole number of requests, 0 (off) to CALIBRATE_MAX
+ * (yargs' number type would turn `abc` into NaN silently; 1e23 was printed as "requests 2–1e+23").
+ */
 export function calibrateOf(v: unknown): number {
   const s = String(v).trim();
-  if (!/^\d+$/.test(s)) throw new UsageError(`--calibrate must be a whole number of requests (0 = off), got ${s}`);
+  if (!/^\d+$/.test(s) || Number(s) > CALIBRATE_MAX) {
+    throw new UsageError(`--calibrate must be a whole number of requests from 0 (off) to ${CALIBRATE_MAX.toLocaleString('en-US')}, got ${s}`);
+  }
   return Number(s);
 }
+
+/** The most requests `--calibrate` fits on: more than a chain holds (the bench's 700 MB session has ~274,000). */
+export const CALIBRATE_MAX = 1_000_000;
 
 /** A repeatable string option as a list (absent → []). */
 export function listOption(v: unknown): string[] {

@@ -70,10 +70,13 @@ async function signalledOnTerminal(args: string[], sql: string, signal: NodeJS.S
   let screen = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (screen += d));
   const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+  // (the screen is whole once the pipe has closed too, which may come after the exit)
+  const closed = once(child, 'close');
   // (polled: the run is not signalled before it waits, however long it takes to get there)
   const pid = async (): Promise<number> => (existsSync(held) && readFileSync(held, 'utf8') !== '' ? Number(readFileSync(held, 'utf8')) : (await setTimeout(20), pid()));
   process.kill(await Promise.race([pid(), exited.then(() => assert.fail(`the run ended before it waited: ${screen}`))]), signal);
   const [code] = await exited;
+  await closed;
   return { code: code ?? -1, screen: screen.replaceAll('\r\n', '\n') };
 }
 

@@ -61,7 +61,7 @@ test('--calibrate K: the fitted scale and K in --json (keys added, none renamed)
     assert.match(without.stdout, /--calibrate /);
     assert.doesNotMatch(without.stdout, /[Ff]idelity/, `--calibrate ${k}`);
   }
-  for (const bad of ['-1', 'x', '1.5']) {
+  for (const bad of ['-1', 'x', '1.5', '1000001', '1e23', '100000000000000000000000']) {
     const e = cli(['replay', 'session', path, `--calibrate=${bad}`]);
     assert.equal(e.code, 2, bad);
     assert.match(e.stderr, /--calibrate must be a whole number/);
