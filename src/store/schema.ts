@@ -339,15 +339,17 @@ base AS (
          coalesce(r.requests, 0) AS requests, coalesce(r.first_t, f.first_t) AS first_t, r.last_t,
          coalesce(f.file_id, r.file_id) AS file_id, r.project
   FROM facts f FULL OUTER JOIN req r ON f.chain_id = r.chain_id),
--- one meta file per agent (the first by path, should a layout hold two), its two fields together
+-- one meta file per agent, its two fields together (any one, should a layout hold two: ordered by
+-- path, or by its rank, the derive needed ~16 MB more on 10 GB of logs and ran out of its bound)
 meta AS (SELECT session_id, agent_id, m.t AS meta_type, m.u AS meta_tool
-         FROM (SELECT session_id, agent_id, arg_min({'t': meta_agent_type, 'u': meta_tool_use_id}, path) AS m
+         FROM (SELECT session_id, agent_id, any_value({'t': meta_agent_type, 'u': meta_tool_use_id}) AS m
                FROM sf WHERE kind = 'meta' ${sessionFilter} GROUP BY ALL)),
 spawn_by_tool AS (SELECT session_id, tool_use_id, any_value(requested_type) AS requested_type, any_value(spawn_name) AS spawn_name
                   FROM spawns JOIN scope USING (file_id) WHERE true ${sessionFilter} GROUP BY ALL),
 -- of the tool results naming an agent, those of a spawning tool_use (a TaskOutput's names it too),
 -- one with a requested type first, then by tool_use id
-link AS (SELECT l.session_id, l.agent_id, arg_min(l.tool_use_id, (s.requested_type IS NULL, l.tool_use_id)) AS tool_use_id
+link AS (SELECT l.session_id, l.agent_id,
+                coalesce(min(l.tool_use_id) FILTER (WHERE s.requested_type IS NOT NULL), min(l.tool_use_id)) AS tool_use_id
          FROM (SELECT agent_links.* FROM agent_links JOIN scope USING (file_id) WHERE true ${sessionFilter}) l
          JOIN spawn_by_tool s ON s.session_id = l.session_id AND s.tool_use_id = l.tool_use_id GROUP BY ALL),
 side AS (SELECT chain_id, sp.t AS requested_type, sp.n AS spawn_name
