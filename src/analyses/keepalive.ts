@@ -18,7 +18,12 @@
  *   that model's cache, which request i, of another model, cannot read.
  * - net_saving_pct_subagent = net saving on subagent chains / weight of subagent chains;
  *   net_saving_pct_all = net saving on all chains / weight of all chains (both in percent,
- *   null when the denominator is 0). Pings are sent on main chains too.
+ *   null when the denominator is 0). Pings are sent on main chains too, unless `scope` says
+ *   otherwise.
+ * - `scope` (main or subagents; default all) is which chains are pinged, as the field note pinged
+ *   subagents only. Unlike `whatif ttl --scope`, the chains out of scope stay in every weight
+ *   (baseline, subagent weight, their buckets) with no gaps of their own, so net_saving_pct_all is
+ *   still the saving over the whole bill. `gaps` and every gap count are of the chains in scope.
  * - A gap where request i−1 or i is unpriced counts in the pings, gaps over the TTL, bridged and
  *   expired (they need no price) and in `unpriced_gaps`; its weights are unknown and left out of
  *   every weight and USD sum (`unpriced_models` names the models).
@@ -43,7 +48,7 @@
 import { UsageError } from '../errors.js';
 import { anatomizeChain } from './anatomy.js';
 import { BucketMap, chainBuckets, type BucketDimension } from './buckets.js';
-import { counted, DEFAULT_JITTER, promptTokens, TTL_MS, type ChainInput, type WeightsFor } from './chain.js';
+import { counted, DEFAULT_JITTER, inScope, promptTokens, TTL_MS, type ChainInput, type Scope, type WeightsFor } from './chain.js';
 import { totalWeight, weigh } from './weigh.js';
 
 export const DEFAULT_BUDGETS: readonly number[] = [...Array.from({ length: 21 }, (_, b) => b), Infinity];
@@ -57,6 +62,8 @@ export interface KeepaliveOptions {
   pingIn?: number;
   /** output tokens of one ping (default 10) */
   pingOut?: number;
+  /** which chains are pinged (default all); the others still count in every weight */
+  scope?: Scope;
   weightsFor: WeightsFor;
   jitter?: number;
 }
@@ -105,8 +112,10 @@ export interface KeepaliveResult {
   ttl_s: number;
   ping_in: number;
   ping_out: number;
+  /** which chains were pinged: all, main or subagents */
+  scope: Scope;
   jitter: number;
-  /** gaps of 5-minute chains (a chain's last request and cold restarts have none) */
+  /** gaps of 5-minute chains in scope (a chain's last request and cold restarts have none) */
   gaps: number;
   /** of them, gaps where request i−1 or i has no price: counted, not weighed */
   unpriced_gaps: number;
@@ -154,6 +163,7 @@ export class KeepaliveWhatIf {
   private readonly ttlMs = TTL_MS['5m'];
   private readonly pingIn: number;
   private readonly pingOut: number;
+  private readonly scope: Scope;
   private readonly jitter: number;
   private readonly totals: KeepaliveTally;
   private readonly buckets: BucketMap<KeepaliveTally>;
@@ -174,6 +184,8 @@ export class KeepaliveWhatIf {
     for (const [name, v] of [['ping input', this.pingIn], ['ping output', this.pingOut]] as const) {
       if (!(Number.isInteger(v) && v >= 0)) throw new UsageError(`keepalive ${name} must be a whole number of tokens ≥ 0, got ${v}`);
     }
+    this.scope = options.scope ?? 'all';
+    if (!['all', 'main', 'subagents'].includes(this.scope)) throw new UsageError(`keepalive scope must be all, main or subagents, got ${String(this.scope)}`);
     this.jitter = options.jitter ?? DEFAULT_JITTER;
     this.totals = new KeepaliveTally(budgets);
     this.buckets = new BucketMap(() => new KeepaliveTally(budgets));
@@ -182,6 +194,7 @@ export class KeepaliveWhatIf {
   add(chain: ChainInput): void {
     const { weightsFor } = this.options;
     const subagent = chain.kind !== 'main';
+    const pinged = inScope(chain, this.scope);
     const anatomy = anatomizeChain(chain, { jitter: this.jitter });
     if (!anatomy.some((a) => counted(a.request))) return;
     const chainTallies = [this.totals, ...chainBuckets(chain).map(([dimension, bucket]) => this.buckets.get(dimension, bucket))];
@@ -202,7 +215,7 @@ export class KeepaliveWhatIf {
       for (const t of chainTallies) t.weigh(weight, usd, subagent);
       modelTally.weigh(weight, usd, subagent);
       if (!w) this.unpricedModels.add(a.request.model);
-      if (i === 0 || a.coldStart || a.ttl !== '5m') return;
+      if (!pinged || i === 0 || a.coldStart || a.ttl !== '5m') return;
       const prev = anatomy[i - 1]!.request;
       const pw = weightsFor(prev.model, a.cachedPrefix + this.pingIn);
       if (!pw) this.unpricedModels.add(prev.model);
@@ -232,6 +245,7 @@ export class KeepaliveWhatIf {
       ttl_s: this.ttlMs / 1000,
       ping_in: this.pingIn,
       ping_out: this.pingOut,
+      scope: this.scope,
       jitter: this.jitter,
       gaps: totals.gaps,
       unpriced_gaps: totals.gaps - totals.pricedGaps,

@@ -116,6 +116,7 @@ function keepaliveCommand(): Command {
         .option('budget', { type: 'string', requiresArg: true, describe: 'pings per gap: N, inf (or ∞), or sweep (default: sweep 0…20 and ∞)' })
         .option('ping-in', { type: 'string', requiresArg: true, describe: 'input tokens of one ping, written at the 5-minute weight (default 30)' })
         .option('ping-out', { type: 'string', requiresArg: true, describe: 'output tokens of one ping (default 10)' })
+        .option('scope', { choices: ['all', 'main', 'subagents'] as const, default: 'all', describe: 'which chains get pings (the others still count in every weight)' })
         .option('jitter', jitterOption),
     run: (argv, io) =>
       withChains(argv, io, async (ctx, forEachChain) => {
@@ -129,6 +130,7 @@ function keepaliveCommand(): Command {
           budgets: parseBudget(argv.budget, DEFAULT_BUDGETS),
           pingIn,
           pingOut,
+          scope: argv.scope as 'all' | 'main' | 'subagents',
           jitter: jitterOf(argv),
           weightsFor: (m, p) => ctx.prices.weightsFor(m, p),
         });

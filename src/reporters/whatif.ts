@@ -76,6 +76,13 @@ function verdict(r: TtlResult): string {
   return `forcing ${r.to} ${r.scenario_usd < r.baseline_usd ? 'saves' : 'costs more'}`;
 }
 
+/** The chains a keepalive scope pings, as the header names them. */
+const PINGED: Record<KeepaliveResult['scope'], string> = {
+  all: '5-minute chains',
+  main: '5-minute main chains only',
+  subagents: '5-minute subagent chains only',
+};
+
 export function formatKeepalive(result: KeepaliveResult, color = false): string {
   const out: string[] = [];
   const unpriced =
@@ -83,7 +90,7 @@ export function formatKeepalive(result: KeepaliveResult, color = false): string 
       ? `; ${int(result.unpriced_gaps)} of them touch unpriced models (${result.unpriced_models.join(', ')}): counted, their weights unknown`
       : '';
   out.push(
-    `Keepalive pings every ${seconds(result.interval_s)} s on 5-minute chains (TTL ${int(result.ttl_s)} s), ` +
+    `Keepalive pings every ${seconds(result.interval_s)} s on ${PINGED[result.scope]} (TTL ${int(result.ttl_s)} s), ` +
       `each ${int(result.ping_in)} tokens in / ${int(result.ping_out)} out; ${int(result.gaps)} gaps${unpriced}`,
   );
   // without a priced gap every weight below is unknown, not 0

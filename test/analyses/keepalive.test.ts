@@ -167,6 +167,39 @@ test('the best budget per bucket: main vs subagent, agent type, model, rounds', 
   }
 });
 
+test('--scope subagents pings only subagent chains; main chains stay in every weight', () => {
+  const res = whatifKeepalive([A, K, E, H], { budgets: [0, 1, 4, Infinity], scope: 'subagents', weightsFor });
+  assert.equal(res.scope, 'subagents');
+  // K's two gaps and E's one; A's three gaps are not pinged
+  assert.equal(res.gaps, 3);
+  near(res.baseline_weight, 137_375);
+  near(res.subagent_weight, 73_725);
+  assert.deepEqual(res.budgets.map(pick), [
+    [0, 0, 1, 0, 1],
+    [1, 2, 1, 0, 1],
+    [4, 5, 1, 1, 0],
+    ['inf', 5, 1, 1, 0],
+  ]);
+  const net = [0, -4_275, 13_312.5, 13_312.5];
+  res.budgets.forEach((b, i) => near(b.net_saving_weight, net[i]!, `net at ${b.budget}`));
+  res.budgets.forEach((b, i) => near(b.net_saving_pct_subagent, (net[i]! / 73_725) * 100, `% subagent at ${b.budget}`));
+  // the saving over the whole bill, main threads' weight included
+  res.budgets.forEach((b, i) => near(b.net_saving_pct_all, (net[i]! / 137_375) * 100, `% all at ${b.budget}`));
+  assert.equal(res.best_budget, 4);
+  const main = res.buckets.find((x) => x.dimension === 'kind' && x.bucket === 'main')!;
+  assert.deepEqual([main.chains, main.gaps, main.pings, main.net_saving_weight], [2, 0, 0, 0]);
+  near(main.baseline_weight, 35_450 + 28_200);
+
+  const mainOnly = whatifKeepalive([A, K, E, H], { budgets: [1], scope: 'main', weightsFor });
+  assert.equal(mainOnly.gaps, 3);
+  near(mainOnly.budgets[0]!.net_saving_weight, 12_512.5);
+  near(mainOnly.budgets[0]!.net_saving_weight_subagent, 0);
+  near(mainOnly.budgets[0]!.net_saving_pct_all, (12_512.5 / 137_375) * 100);
+  // the default pings every chain: the two scopes split its gaps
+  assert.equal(whatifKeepalive([A, K, E, H], { budgets: [1], weightsFor }).gaps, mainOnly.gaps + res.gaps);
+  assert.throws(() => whatifKeepalive([K], { weightsFor, scope: 'some' as 'all' }), UsageError);
+});
+
 test('ping sizes must be whole numbers of tokens, not negative', () => {
   for (const bad of [-1, 1.5, Number.NaN, Infinity]) {
     assert.throws(() => whatifKeepalive([K], { weightsFor, pingIn: bad }), UsageError);

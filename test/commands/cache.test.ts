@@ -52,6 +52,28 @@ test('anatomy totals, whatif ttl and whatif keepalive JSON carry the documented 
   assert.ok(k.budgets.every((b: any) => b.bridged + b.expired_after_budget === b.gaps_over_ttl));
 });
 
+test('whatif keepalive --scope: the two scopes split the gaps and the saving; the weights stay whole', () => {
+  const all = json(['whatif', 'keepalive', MAROT, '--budget', '4']);
+  const main = json(['whatif', 'keepalive', MAROT, '--budget', '4', '--scope', 'main']);
+  const sub = json(['whatif', 'keepalive', MAROT, '--budget', '4', '--scope', 'subagents']);
+  assert.deepEqual([all.scope, main.scope, sub.scope], ['all', 'main', 'subagents']);
+  assert.ok(main.gaps > 0 && sub.gaps > 0, 'marot has gaps in main threads and subagents');
+  assert.equal(main.gaps + sub.gaps, all.gaps);
+  assert.equal(main.budgets[0].pings + sub.budgets[0].pings, all.budgets[0].pings);
+  for (const r of [main, sub]) {
+    assert.equal(r.baseline_weight, all.baseline_weight);
+    assert.equal(r.subagent_weight, all.subagent_weight);
+  }
+  const net = (r: any) => r.budgets[0].net_saving_weight;
+  assert.ok(Math.abs(net(main) + net(sub) - net(all)) < 1e-6, `${net(main)} + ${net(sub)} = ${net(all)}`);
+  assert.equal(main.budgets[0].net_saving_weight_subagent, 0);
+  const text = cli(['whatif', 'keepalive', MAROT, '--db', ':memory:', '--scope', 'subagents']);
+  assert.equal(text.code, 0, text.stderr);
+  assert.match(text.stdout, /on 5-minute subagent chains \(main threads not pinged\)/);
+  const bad = cli(['whatif', 'keepalive', MAROT, '--db', ':memory:', '--scope', 'some']);
+  assert.equal(bad.code, 2);
+});
+
 test('whatif without a what-if, and a bad flag value, are one-line errors with exit 2', () => {
   const r = cli(['whatif']);
   assert.equal(r.code, 2);
