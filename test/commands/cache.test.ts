@@ -69,7 +69,7 @@ test('whatif keepalive --scope: the two scopes split the gaps and the saving; th
   assert.equal(main.budgets[0].net_saving_weight_subagent, 0);
   const text = cli(['whatif', 'keepalive', MAROT, '--db', ':memory:', '--scope', 'subagents']);
   assert.equal(text.code, 0, text.stderr);
-  assert.match(text.stdout, /on 5-minute subagent chains \(main threads not pinged\)/);
+  assert.match(text.stdout, /on 5-minute subagent chains only \(TTL 300 s\)/);
   const bad = cli(['whatif', 'keepalive', MAROT, '--db', ':memory:', '--scope', 'some']);
   assert.equal(bad.code, 2);
 });
