@@ -8,7 +8,9 @@
  *   one ping costs a read of the cached prefix C_{i−1} + pingIn tokens at the 5-minute write
  *   weight + pingOut output tokens, priced with the model of request i−1 at prompt C_{i−1} + pingIn;
  *   the gap is bridged when g − m·I ≤ TTL; a bridged expiry rewrite becomes a read, saving
- *   rw × (W5m − Wread) at the model of request i.
+ *   rw × (W5m − Wread) at the model of request i (SPEC §5.2's rw × (1.25 − 0.1)); a request i that
+ *   wrote 1-hour tokens too paid its own 5m/1h mix per written token, and that mix is what its
+ *   rewrite would not have cost, as `anatomy` prices waste (priceAnatomy).
  * Pings on gaps that turn out shorter than the TTL are pure cost (the scheduler cannot know).
  *
  * Readings:
@@ -48,7 +50,7 @@
 import { UsageError } from '../errors.js';
 import { anatomizeChain } from './anatomy.js';
 import { BucketMap, chainBuckets, type BucketDimension } from './buckets.js';
-import { counted, DEFAULT_JITTER, inScope, promptTokens, TTL_MS, type ChainInput, type Scope, type WeightsFor } from './chain.js';
+import { counted, DEFAULT_JITTER, inScope, promptTokens, TTL_MS, type ChainInput, type ChainRequest, type Scope, type Weights, type WeightsFor } from './chain.js';
 import { totalWeight, weigh } from './weigh.js';
 
 export const DEFAULT_BUDGETS: readonly number[] = [...Array.from({ length: 21 }, (_, b) => b), Infinity];
@@ -224,7 +226,7 @@ export class KeepaliveWhatIf {
       g.pingWeight = priced ? a.cachedPrefix * pw.read + this.pingIn * pw.write5m + this.pingOut * pw.output : 0;
       g.pingUsd = priced ? g.pingWeight * pw.usdPerWeight : 0;
       // the pings keep request i−1's model's cache: a request of another model cannot read it
-      g.saving = priced && !a.modelSwitch ? a.expiry * (w.write5m - w.read) : 0;
+      g.saving = priced && !a.modelSwitch ? a.expiry * (writePerToken(a.request, w) - w.read) : 0;
       g.savingUsd = priced ? g.saving * w.usdPerWeight : 0;
       for (const t of chainTallies) t.add(a.gapMs!, subagent, priced, g, this.intervalMs, this.ttlMs);
       modelTally.add(a.gapMs!, subagent, priced, g, this.intervalMs, this.ttlMs);
@@ -406,6 +408,11 @@ class KeepaliveTally {
     };
   }
 
+}
+
+/** The write weight request `r` paid per written token: its own 5m/1h mix (W5m when it wrote nothing). */
+function writePerToken(r: ChainRequest, w: Weights): number {
+  return r.cacheWrite > 0 ? (r.cacheWrite5m * w.write5m + r.cacheWrite1h * w.write1h) / r.cacheWrite : w.write5m;
 }
 
 /** The sums kept under `key`, made when first met. */

@@ -200,6 +200,26 @@ test('--scope subagents pings only subagent chains; main chains stay in every we
   assert.throws(() => whatifKeepalive([K], { weightsFor, scope: 'some' as 'all' }), UsageError);
 });
 
+test('a bridged rewrite written at the 1-hour weight saves what it paid: rw × (2 − 0.1), as anatomy prices its waste', () => {
+  // #1 t=0 w 10,000 (5-minute); #2 t=600 s r 0 w 10,000 written at 1 hour: an expiry of 10,000 (the
+  // TTL in force is #1's 5 minutes), billed at 2. Two pings (⌈600/270⌉ − 1) of 1,000 + 87.5 bridge it
+  // (600 − 540 ≤ 300): saving 10,000 × 1.9 = 19,000, net 16,825 (SPEC's 1.25 − 0.1 would say 9,325).
+  const c = chain('X', [
+    { t: 0, w: 10_000 },
+    { t: 600 * SEC, r: 0, w: 10_000, ttl: '1h' },
+  ]);
+  const res = whatifKeepalive([c], { budgets: [1, 2], weightsFor });
+  assert.deepEqual(res.budgets.map(pick), [
+    [1, 1, 1, 0, 1],
+    [2, 2, 1, 1, 0],
+  ]);
+  near(res.budgets[1]!.saved_weight, 19_000);
+  near(res.budgets[1]!.net_saving_weight, 19_000 - 2 * 1_087.5);
+  // a 5-minute rewrite keeps SPEC's figure
+  const five = whatifKeepalive([chain('Y', [{ t: 0, w: 10_000 }, { t: 600 * SEC, r: 0, w: 10_000 }])], { budgets: [2], weightsFor });
+  near(five.budgets[0]!.saved_weight, 11_500);
+});
+
 test('ping sizes must be whole numbers of tokens, not negative', () => {
   for (const bad of [-1, 1.5, Number.NaN, Infinity]) {
     assert.throws(() => whatifKeepalive([K], { weightsFor, pingIn: bad }), UsageError);
