@@ -33,3 +33,26 @@ export function jsonNumber(x: number): number {
 export function roundNumbers(_key: string, value: unknown): unknown {
   return typeof value === 'number' ? jsonNumber(value) : value;
 }
+
+/**
+ * `x` as text, as `--json` writes it: for a number the page carries outside its data block (an
+ * attribute such as `data-value` or `data-sort`). Example: jsonNumberText(0.1 + 0.2) === '0.3';
+ * jsonNumberText(null) === 'null'; jsonNumberText(NaN) === 'null'
+ */
+export function jsonNumberText(x: number | null): string {
+  return JSON.stringify(x === null ? null : jsonNumber(x));
+}
+
+/**
+ * A copy of `value` (JSON-like) with every number as jsonNumber writes it: for data that is not
+ * written through roundNumbers, such as the charts' rows beside their specs.
+ * Example: roundedJson({ usd: [12.340000000000002, 7] }) deep-equals { usd: [12.34, 7] }
+ */
+export function roundedJson<T>(value: T): T {
+  if (typeof value === 'number') return jsonNumber(value) as T;
+  if (Array.isArray(value)) return value.map(roundedJson) as T;
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, roundedJson(v)])) as T;
+  }
+  return value;
+}

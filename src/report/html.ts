@@ -2,6 +2,7 @@
  * HTML building with escaping by default: every value interpolated into the `html` tag is
  * escaped unless it is already `SafeHtml` (the output of another `html` call).
  */
+import { jsonNumber, jsonNumberText } from '../format/json-numbers.js';
 import { escapeHtml } from './escape.js';
 
 export class SafeHtml {
@@ -17,6 +18,8 @@ function part(v: Part): string {
   if (v instanceof SafeHtml) return v.value;
   if (Array.isArray(v)) return v.map(part).join('');
   if (v === null || v === undefined || v === false || v === true) return '';
+  // a number as `--json` writes it: 1475294.6, not the double's 1475294.5999999999
+  if (typeof v === 'number') return String(jsonNumber(v));
   return escapeHtml(String(v));
 }
 
@@ -64,7 +67,7 @@ export function sortableTable(caption: string, columns: Column[], rows: Cell[][]
 <tbody>${rows.map(
     (r) => html`<tr>${r.map((cell, i) => {
       const cls = [columns[i]?.numeric ? 'num' : '', cell.className ?? ''].join(' ').trim();
-      return html`<td${attrs({ class: cls, 'data-sort': cell.sort === undefined ? undefined : String(cell.sort) })}>${cell.text}</td>`;
+      return html`<td${attrs({ class: cls, 'data-sort': cell.sort === undefined ? undefined : typeof cell.sort === 'number' ? jsonNumberText(cell.sort) : cell.sort })}>${cell.text}</td>`;
     })}</tr>\n`,
   )}</tbody>
 </table></div>`;

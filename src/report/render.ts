@@ -10,6 +10,7 @@
 import { lstatSync, renameSync, rmSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { roundedJson } from '../format/json-numbers.js';
 import { makeDirs } from '../store/dirs.js';
 import { removeLeftParts } from '../store/location.js';
 import { interpreterRuntime, reportFile, vegaRuntime } from './assets.js';
@@ -107,8 +108,9 @@ export function renderReport(data: ReportData): string {
     footer: footer.value,
     // the report's data as `--json` prints a result: weights and dollars without floating-point noise
     data: jsonForScript(data, 'rounded'),
-    // chart text is drawn from these rows by vega, not through escapeHtml: the bidi controls go here
-    charts: jsonForScript({ specs, charts: cleanBidi(charts.charts) }),
+    // chart text is drawn from these rows by vega, not through escapeHtml: the bidi controls go
+    // here; their numbers as the data block's (the specs are left as compiled)
+    charts: jsonForScript({ specs, charts: cleanBidi(roundedJson(charts.charts)) }),
     vega,
     interpreter,
     client,

@@ -1,14 +1,15 @@
 /** The headline: what was spent, how much of it was cache, how much was waste, what would help. */
 import type { Headline } from './data.js';
 import { fmtCompact, fmtInt, fmtPct, fmtSignedPct, fmtUsd, fmtWeight } from './format.js';
+import { jsonNumberText } from '../format/json-numbers.js';
 import { attrs, html, type SafeHtml } from './html.js';
 import type { SectionOutput } from './section.js';
 
-/** A headline number; `data-metric`/`data-value` carry the raw value for tests and scripts. */
+/** A headline number; `data-metric`/`data-value` carry the raw value, as `--json` writes it, for tests and scripts. */
 function tile(metric: string, label: string, value: string, raw: number | null, note: string | SafeHtml, exact?: string): SafeHtml {
   return html`<div class="tile">
 <div class="tile-label">${label}</div>
-<div class="tile-value" data-metric="${metric}" data-value="${raw === null ? 'null' : String(raw)}"${attrs({ title: exact })}>${value}</div>
+<div class="tile-value" data-metric="${metric}" data-value="${jsonNumberText(raw)}"${attrs({ title: exact })}>${value}</div>
 <div class="tile-note">${note}</div>
 </div>`;
 }
@@ -39,9 +40,9 @@ ${tile('hitRatio', 'Cache hit ratio', fmtPct(h.hitRatio), h.hitRatio, 'reads ÷ 
 ${
   h.wasteWeight === null
     ? tile('wasteUsd', 'Waste', 'unknown', null, html`<span data-metric="wasteWeight" data-value="null">no request has a price</span>: expiry + break rewrites`)
-    : tile('wasteUsd', 'Waste', h.wasteUsd === null ? fmtWeight(h.wasteWeight) : fmtUsd(h.wasteUsd), h.wasteUsd, html`<span data-metric="wasteWeight" data-value="${String(h.wasteWeight)}">${fmtWeight(h.wasteWeight)}</span>, ${fmtPct(wasteShare)} of weight: expiry + break rewrites`)
+    : tile('wasteUsd', 'Waste', h.wasteUsd === null ? fmtWeight(h.wasteWeight) : fmtUsd(h.wasteUsd), h.wasteUsd, html`<span data-metric="wasteWeight" data-value="${jsonNumberText(h.wasteWeight)}">${fmtWeight(h.wasteWeight)}</span>, ${fmtPct(wasteShare)} of weight: expiry + break rewrites`)
 }
-${tile('bestSavingUsd', 'Best what-if', b ? (b.savingUsd === null ? fmtWeight(b.savingWeight) : fmtUsd(b.savingUsd)) : 'not computed', b ? b.savingUsd : null, b ? html`${b.savingShare >= 0 ? 'saves' : 'costs'} <span data-metric="bestSavingShare" data-value="${String(b.savingShare)}">${fmtPct(Math.abs(b.savingShare))}</span> with ${b.label}` : '')}
+${tile('bestSavingUsd', 'Best what-if', b ? (b.savingUsd === null ? fmtWeight(b.savingWeight) : fmtUsd(b.savingUsd)) : 'not computed', b ? b.savingUsd : null, b ? html`${b.savingShare >= 0 ? 'saves' : 'costs'} <span data-metric="bestSavingShare" data-value="${jsonNumberText(b.savingShare)}">${fmtPct(Math.abs(b.savingShare))}</span> with ${b.label}` : '')}
 </div>
 <p class="meta">Tokens: ${fmtInt(h.tokens.input)} input, ${fmtInt(h.tokens.output)} output, ${fmtInt(h.tokens.write5m)} 5m-write, ${fmtInt(h.tokens.write1h)} 1h-write, ${fmtInt(h.tokens.read)} read tokens</p>`;
   return { reading: headlineReading(h), body };

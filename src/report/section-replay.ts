@@ -1,4 +1,5 @@
 /** Replay results (SPEC §6): channel and session strategies side by side. */
+import { jsonNumberText } from '../format/json-numbers.js';
 import type { Replay, ReplayRun } from './data.js';
 import { fmtInt, fmtPct } from './format.js';
 import { html, sortableTable, type SafeHtml } from './html.js';
@@ -34,7 +35,7 @@ export function calibrationLine(c: NonNullable<ReplayRun['calibration']>, f: Rep
       ? `--calibrate ${c.k}: not calibrated (${c.reason ?? 'no reason given'}); the replay is the uncalibrated one`
       : `conversation tokens × ${c.scale.toFixed(3)} in every strategy (--calibrate ${c.k}: fitted on requests 2–${c.k + 1})`;
   const held = f ? fidelityNote(f, c.scale !== null) : 'no fidelity (no request to compare)';
-  return html`<p class="calibration" data-k="${String(c.k)}" data-scale="${c.scale === null ? 'null' : String(c.scale)}">${fit} · ${held}</p>`;
+  return html`<p class="calibration" data-k="${String(c.k)}" data-scale="${jsonNumberText(c.scale)}">${fit} · ${held}</p>`;
 }
 
 function runBlock(run: ReplayRun, charts: ChartSink, withReading: boolean): SafeHtml {

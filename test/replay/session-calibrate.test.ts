@@ -15,6 +15,7 @@ import { SKILLS, writeSession, type FixtureOptions } from './session-fixture.js'
 import { sessionReplayRun } from '../../src/replay/session-report.js';
 import { renderReplay } from '../../src/report/section-replay.js';
 import { ChartSink } from '../../src/report/section.js';
+import { jsonNumber } from '../../src/format/json-numbers.js';
 
 let tok: SegmentTokenizer;
 before(async () => {
@@ -158,7 +159,7 @@ test('the report\'s session replay carries the calibration and shows its line: t
   const body = renderReplay({ runs: [run] }, new ChartSink()).body.value;
   const line = /<p class="calibration" data-k="4" data-scale="([^"]+)">([^<]*)<\/p>/.exec(body);
   assert.ok(line, 'a calibration line');
-  assert.equal(Number(line[1]), conv.scale);
+  assert.equal(Number(line[1]), jsonNumber(conv.scale!), 'the scale as --json writes it');
   assert.match(line[2]!, new RegExp(`^conversation tokens × ${conv.scale!.toFixed(3).replace('.', '\\.')} in every strategy \\(--calibrate 4: fitted on requests 2–5\\) · held-out fidelity over 11 requests \\(from request 6\\): median relative error `));
   // the fidelity is said once, on the calibration line
   assert.equal([...body.matchAll(/fidelity over/g)].length, 1);

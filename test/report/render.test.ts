@@ -15,8 +15,10 @@ import { keepaliveReading } from '../../src/report/section-keepalive.js';
 import { chainReading } from '../../src/report/section-chains.js';
 import { renderCostBy } from '../../src/report/section-cost-by.js';
 import { ChartSink } from '../../src/report/section.js';
+import { SECTIONS } from '../../src/report/sections.js';
+import { JSON_DIGITS, jsonNumber } from '../../src/format/json-numbers.js';
 import { fmtBytes, fmtCompact, fmtPct, fmtSignedPct, fmtUsd } from '../../src/report/format.js';
-import { COST_BY_KEYS, type CostBy, type CrossTab, type Keepalive, type ReportData, type TopChains, type TtlOverride } from '../../src/report/data.js';
+import { COST_BY_KEYS, type CostBy, type CrossTab, type Headline, type Keepalive, type ReportData, type TopChains, type TtlOverride } from '../../src/report/data.js';
 import { fixtureReport } from './fixtures.js';
 
 const page = renderReport(fixtureReport());
@@ -126,6 +128,33 @@ test('headline numbers are readable from the DOM with their raw values', () => {
   assert.match(page, /data-metric="hitRatio" data-value="0.874"/);
   assert.match(page, /data-metric="wasteWeight" data-value="9120000"/);
   assert.match(page, /data-metric="bestSavingUsd" data-value="4.06"/);
+});
+
+test('every number the page carries outside its scripts\' code is written as --json writes it: chart rows, data-value, data-sort, text', () => {
+  const data = fixtureReport();
+  // weights and dollars as sums of doubles leave them: noise in the last bits
+  data.headline = { ...(data.headline as Headline), usd: 0.1 + 0.2, weight: 1475294.5999999999, wasteWeight: 12.340000000000002, bestWhatIf: { label: 'x', savingWeight: 1, savingUsd: 2 / 3, savingShare: 0.1 + 0.7 } };
+  const text = renderReport(data);
+  assert.match(text, /data-metric="usd" data-value="0.3"/);
+  assert.match(text, /data-metric="weight" data-value="1475294.6"/);
+  assert.match(text, /data-metric="wasteWeight" data-value="12.34"/);
+  assert.match(text, /data-metric="bestSavingUsd" data-value="0.666666666667"/);
+  assert.match(text, /data-metric="bestSavingShare" data-value="0.8"/);
+  const rounded = (n: number) => Number.isInteger(n) || n === jsonNumber(n);
+  const payload = JSON.parse(/<script type="application\/json" id="cachelens-charts">([\s\S]*?)<\/script>/.exec(text)![1]!) as { charts: Array<{ data: unknown }> };
+  const numbers: number[] = [];
+  JSON.stringify(payload.charts, (_k, v: unknown) => (typeof v === 'number' && numbers.push(v), v));
+  const exact: number[] = [];
+  // the rows as the sections hand them to the page
+  const sink = new ChartSink();
+  for (const sec of SECTIONS) if (data[sec.key] !== undefined) sec.render(data[sec.key] as never, sink, data);
+  JSON.stringify(sink.charts.map((c) => c.data), (_k, v: unknown) => (typeof v === 'number' && exact.push(v), v));
+  assert.ok(exact.some((n) => !rounded(n)), 'the fixture\'s chart rows have noise to remove');
+  assert.deepEqual(numbers.filter((n) => !rounded(n)), [], 'chart rows');
+  assert.deepEqual(numbers, exact.map(jsonNumber), 'the charts draw the same numbers, rounded');
+  const markup = text.replace(/<script[\s\S]*?<\/script>/g, '');
+  const long = [...markup.matchAll(/(?<![\w.#-])-?\d+\.\d+(?:e-?\d+)?(?![\w.])/g)].map((m) => m[0]).filter((n) => n.replace(/e.*/, '').replace(/[-.]/g, '').replace(/^0+/, '').length > JSON_DIGITS);
+  assert.deepEqual(long, [], 'attributes and text: no number of more than JSON_DIGITS significant digits');
 });
 
 test('an absent section is left out, an {error} section and a throwing renderer become error cards', () => {
