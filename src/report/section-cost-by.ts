@@ -1,8 +1,9 @@
 /** Cost by project, by model and by agent type, each stacked by component. */
 import { COST_BY_KEYS, type CostBy, type CostDimension } from './data.js';
+import { cleanBidi } from './escape.js';
 import { fmtPct, fmtUsd, fmtWeight } from './format.js';
 import { html, sortableTable } from './html.js';
-import { COST_COMPONENT_LABEL, COST_COMPONENT_ORDER, groupBy, maxBy, otherLabel, sum, type ChartSink, type SectionOutput } from './section.js';
+import { axisLabels, COST_COMPONENT_LABEL, COST_COMPONENT_ORDER, groupBy, maxBy, otherLabel, sum, type ChartSink, type SectionOutput } from './section.js';
 
 const DIMENSIONS: Array<[CostDimension, string]> = [
   ['project', 'project'],
@@ -24,15 +25,22 @@ export function renderCostBy(d: CostBy, charts: ChartSink): SectionOutput {
     const all = sum(totals, (t) => t.usd) + sum(rest, (r) => r.usd);
     const top = maxBy(totals, (t) => t.usd);
     if (top && all > 0) parts.push(`${label} “${top.key}” (${fmtUsd(top.usd)}, ${fmtPct(top.usd / all)})`);
+    // the axis names each bar by a short label of its own, as the page shows it (bidi controls as
+    // ?, so two keys told apart only by them are two bars); the tooltip and the table by the key
+    const labels = axisLabels([...shown, other], cleanBidi);
     const chartRows = rows
       .filter((r) => r.usd !== null)
-      .map((r) => ({
-        key: r.key !== null && shown.has(r.key) ? r.key : other,
-        component: COST_COMPONENT_LABEL[r.component],
-        order: COST_COMPONENT_ORDER[r.component],
-        usd: r.usd,
-        weight: r.weight,
-      }));
+      .map((r) => {
+        const key = r.key !== null && shown.has(r.key) ? r.key : other;
+        return {
+          key,
+          label: labels.get(key)!,
+          component: COST_COMPONENT_LABEL[r.component],
+          order: COST_COMPONENT_ORDER[r.component],
+          usd: r.usd,
+          weight: r.weight,
+        };
+      });
     // a key none of whose requests has a price has no bar: named, not left out silently
     const unknown = [...groupBy(rows.filter((r) => r.key !== null), (r) => r.key!)]
       .filter(([, rs]) => rs.every((r) => r.usd === null))

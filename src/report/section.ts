@@ -72,6 +72,55 @@ export function otherLabel(n: number, shown: ReadonlySet<string>): string {
   return label;
 }
 
+/** The most characters an axis label of a key has (section-cost-by's chart). */
+export const AXIS_LABEL_MAX = 34;
+
+const SEPARATOR = /[/\\:._ -]/;
+
+/**
+ * A short, unique axis label for each key (keys distinct). A key longer than AXIS_LABEL_MAX is
+ * cut at its start, where paths share their folders: '…' and its end. Keys whose ends are then
+ * the same (two worktrees of one repository, `…/a/src/app` and `…/b/src/app`) would get one label
+ * and be read as one bar, so each of them keeps, in front of its end, the path part where it
+ * first differs from the others, cut to 12 characters. A label that is still not unique (a key
+ * the same as another's label) gets ' (2)', ' (3)'. `text` is a key as the page shows it.
+ * Example: axisLabels(['/home/u/alice/projects/some-long-repo-name/app', '/home/u/bob/projects/some-long-repo-name/app'])
+ * gives '…alice…cts/some-long-repo-name/app' and '…bob…jects/some-long-repo-name/app' (34 characters each).
+ */
+export function axisLabels(keys: readonly string[], text: (key: string) => string = (k) => k): Map<string, string> {
+  const cut = (k: string) => (k.length > AXIS_LABEL_MAX ? '…' + k.slice(-(AXIS_LABEL_MAX - 1)) : k);
+  const shown = keys.map(text);
+  const labels = new Map(shown.map((k) => [k, cut(k)]));
+  for (const same of groupBy([...new Set(shown)], (k) => labels.get(k)!).values()) {
+    if (same.length < 2) continue;
+    for (const k of same) {
+      // where k first differs from each of the others: the latest such place tells it from all of them
+      const at = Math.max(...same.filter((o) => o !== k).map((o) => commonPrefix(k, o)));
+      let from = at;
+      while (from > 0 && !SEPARATOR.test(k[from - 1]!)) from--;
+      let to = at + 1;
+      while (to < k.length && !SEPARATOR.test(k[to]!)) to++;
+      const part = k.slice(Math.max(from, at - 5), to).slice(0, 12);
+      labels.set(k, `…${part}…${k.slice(-(AXIS_LABEL_MAX - 2 - part.length))}`);
+    }
+  }
+  const unique = new Map<string, string>();
+  const used = new Set<string>();
+  keys.forEach((k, i) => {
+    let label = labels.get(shown[i]!)!;
+    for (let n = 2; used.has(label); n++) label = `${labels.get(shown[i]!)!} (${n})`;
+    used.add(label);
+    unique.set(k, label);
+  });
+  return unique;
+}
+
+function commonPrefix(a: string, b: string): number {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  return i;
+}
+
 /** The entry with the largest value of `f`, or undefined for an empty list. */
 export function maxBy<T>(rows: Iterable<T>, f: (r: T) => number): T | undefined {
   let best: T | undefined;

@@ -335,6 +335,32 @@ test('long project paths that share their folders keep the part that tells them 
   await page.close();
 });
 
+test('long project paths with the same ending get an axis label each on the cost-by chart, and the tooltip names the path', async () => {
+  const data = fixtureReport();
+  const cb = data.costBy as Extract<ReportData['costBy'], { rows: unknown }>;
+  const tail = '/src/worktrees/cachelens-report-numbers';
+  const keys = new Map([['/home/dev/marot-spotter', `/home/alice${tail}`], ['/home/dev/cachelens', `/home/bob${tail}`]]);
+  for (const r of cb.rows) if (r.dimension === 'project' && r.key !== null && keys.has(r.key)) r.key = keys.get(r.key)!;
+  const url = await writeHtml('same-ending.html', renderReport(data));
+  const { page, log } = await openRecorded(browser, url);
+  await chartsSettled(page);
+  const figure = page.locator('#cost-by figure.chart').first();
+  const labels = await figure.evaluate((fig) =>
+    [...fig.querySelectorAll('svg .role-axis')]
+      .filter((a) => (a.getAttribute('aria-label') ?? '').startsWith('Y-axis'))
+      .flatMap((a) => [...a.querySelectorAll('.role-axis-label text')].map((t) => t.textContent ?? '')),
+  );
+  assert.equal(labels.length, 3, labels.join(' | '));
+  assert.equal(new Set(labels).size, 3, labels.join(' | '));
+  assert.ok(labels.some((l) => l.startsWith('…alice…')) && labels.some((l) => l.startsWith('…bob…')), labels.join(' | '));
+  await figure.locator('svg g.role-mark path').first().hover();
+  await page.waitForFunction(() => document.querySelector('#cost-by figure.chart .chart-canvas')?.getAttribute('title'));
+  const tooltip = (await figure.locator('.chart-canvas').getAttribute('title')) ?? '';
+  assert.match(tooltip, new RegExp(`^name: /home/(alice|bob)${tail}$`, 'm'));
+  assert.deepEqual([log.consoleErrors, log.cspViolations, log.pageErrors], [[], [], []]);
+  await page.close();
+});
+
 test('each chart\'s data table is named after its chart for a screen reader, and keyboard focus shows on its toggle and on the sort buttons', async () => {
   const url = await writeHtml('focus.html', renderReport(fixtureReport()));
   const { page } = await openRecorded(browser, url);

@@ -14,7 +14,7 @@ import { ttlReading } from '../../src/report/section-ttl.js';
 import { keepaliveReading } from '../../src/report/section-keepalive.js';
 import { chainReading } from '../../src/report/section-chains.js';
 import { renderCostBy } from '../../src/report/section-cost-by.js';
-import { ChartSink } from '../../src/report/section.js';
+import { AXIS_LABEL_MAX, axisLabels, ChartSink } from '../../src/report/section.js';
 import { SECTIONS } from '../../src/report/sections.js';
 import { JSON_DIGITS, jsonNumber } from '../../src/format/json-numbers.js';
 import { fmtBytes, fmtCompact, fmtPct, fmtSignedPct, fmtUsd } from '../../src/report/format.js';
@@ -277,6 +277,27 @@ test('cost by project shows the keys with the most USD; keys beyond them and the
   const bars2 = sink2.charts[0]!.data.rows as Array<{ key: string; usd: number }>;
   assert.equal(new Set(bars2.map((b) => b.key)).size, COST_BY_KEYS + 1);
   assert.equal(bars2.filter((b) => b.key === 'other (43)').reduce((s, b) => s + b.usd, 0), 500);
+});
+
+test('cost-by axis labels are short and unique: long keys with the same ending keep the part that tells them apart', () => {
+  const tail = '/worktrees/cachelens-report-numbers';
+  const keys = [`/home/alice/src${tail}`, `/home/bob/src${tail}`, `/home/carol-with-a-long-name/src${tail}`, 'claude-opus-4-6'];
+  const rows: CostBy['rows'] = keys.map((key, i) => ({ dimension: 'project', key, groups: 1, component: 'read', usd: 10 - i, weight: 100 - i }));
+  const sink = new ChartSink();
+  renderCostBy({ rows }, sink);
+  const bars = sink.charts[0]!.data.rows as Array<{ key: string; label: string }>;
+  assert.deepEqual(bars.map((b) => b.key), keys, 'the full key stays for the tooltip');
+  const labels = bars.map((b) => b.label);
+  assert.equal(new Set(labels).size, keys.length, labels.join(' | '));
+  assert.ok(labels.every((l) => l.length <= AXIS_LABEL_MAX), labels.join(' | '));
+  assert.deepEqual(labels.slice(0, 3).map((l) => l.split('…')[1]), ['alice', 'bob', 'carol'], 'the part where each differs, first');
+  assert.ok(labels.slice(0, 3).every((l) => l.endsWith('/cachelens-report-numbers')), 'and the ending');
+  assert.equal(labels[3], 'claude-opus-4-6', 'a short key is its own label');
+  // a key the same as another's cut label, and two keys the page shows the same (bidi controls as ?)
+  const cut = '…' + keys[0]!.slice(-(AXIS_LABEL_MAX - 1));
+  assert.deepEqual([...axisLabels([keys[0]!.replace('alice', 'dave'), keys[0]!, cut]).values()].length, 3);
+  assert.equal(new Set(axisLabels([keys[1]!, cut, keys[0]!]).values()).size, 3);
+  assert.deepEqual([...axisLabels(['a\u202e', 'a\u202d'], cleanBidi).values()], ['a?', 'a? (2)']);
 });
 
 test('unknown costs on the page: named as unknown, never $0, and what a chart cannot draw is said', async () => {
