@@ -33,7 +33,7 @@ export function renderTtlOverride(d: TtlOverride, charts: ChartSink): SectionOut
   const breakEven = d.breakEvenShare === null ? [] : [{ share: d.breakEvenShare, text: `break-even f* = ${fmtPct(d.breakEvenShare)}` }];
   const table = sortableTable(
     'Expiry share and change in cost per bucket',
-    [{ label: 'bucket' }, { label: 'expiry share f', numeric: true }, { label: 'change', numeric: true, hint: 'the change in weight the override makes' }, { label: 'verdict' }],
+    [{ label: 'bucket' }, { label: 'expiry share f', numeric: true }, { label: 'change', numeric: true, hint: 'the change in cost (USD) the override makes, as the total’s' }, { label: 'verdict' }],
     buckets.map((b) => [
       { text: b.label },
       { text: fmtPct(b.expiryShare), sort: b.expiryShare ?? -1 },

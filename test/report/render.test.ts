@@ -10,7 +10,7 @@ import { renderReport } from '../../src/report/render.js';
 import { CHART_SPECS, compileCharts, vegaSpec, type ChartSpecName } from '../../src/report/charts.js';
 import { reportsDir } from '../../src/report/assets.js';
 import { crossTabReading, renderCrossTab } from '../../src/report/section-crosstab.js';
-import { ttlReading } from '../../src/report/section-ttl.js';
+import { renderTtlOverride, ttlReading } from '../../src/report/section-ttl.js';
 import { keepaliveReading } from '../../src/report/section-keepalive.js';
 import { chainReading } from '../../src/report/section-chains.js';
 import { renderCostBy } from '../../src/report/section-cost-by.js';
@@ -298,6 +298,18 @@ test('cost-by axis labels are short and unique: long keys with the same ending k
   assert.deepEqual([...axisLabels([keys[0]!.replace('alice', 'dave'), keys[0]!, cut]).values()].length, 3);
   assert.equal(new Set(axisLabels([keys[1]!, cut, keys[0]!]).values()).size, 3);
   assert.deepEqual([...axisLabels(['a\u202e', 'a\u202d'], cleanBidi).values()], ['a?', 'a? (2)']);
+});
+
+test('the TTL table\'s change column says what its numbers are: the change in USD, as the total\'s, not in weight', () => {
+  const ttl = fixtureReport().ttlOverride as TtlOverride;
+  // one bucket whose weight and USD move apart (two models): the table shows the USD change
+  ttl.buckets[0] = { ...ttl.buckets[0]!, baselineWeight: 1000, scenarioWeight: 1500, deltaShare: 0.2 };
+  const body = renderTtlOverride(ttl, new ChartSink()).body.value;
+  const header = /<th scope="col" class="num" title="([^"]*)">change<\/th>/.exec(body);
+  assert.ok(header, 'the change column has a hint');
+  assert.match(header[1]!, /USD/);
+  assert.doesNotMatch(header[1]!, /weight/);
+  assert.match(body, /<td class="num" data-sort="0.2">\+20\.0%<\/td>/, 'the USD change, not the weight\'s +50.0%');
 });
 
 test('unknown costs on the page: named as unknown, never $0, and what a chart cannot draw is said', async () => {
