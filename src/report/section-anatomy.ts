@@ -20,9 +20,14 @@ export function renderAnatomy(d: Anatomy, charts: ChartSink): SectionOutput {
   types.sort((a, b) => b.all - a.all);
   const worst = maxBy(types, (t) => t.expiry + t.break);
   const unknown = types.filter((t) => t.unknown);
+  // nothing re-bought: no agent type is named as having re-bought "the most" (0 wt)
+  const most =
+    worst && worst.expiry + worst.break > 0
+      ? `“${worst.agentType}” re-bought the most (${fmtInt(worst.expiry + worst.break)} wt, ${fmtPct((worst.expiry + worst.break) / Math.max(worst.all, 1))} of its writes)`
+      : 'no agent type re-bought any';
   let reading =
     total > 0 && worst
-      ? `Of ${fmtInt(total)} wt of cache writes, ${fmtPct(of('expiry') / total)} re-bought context after a cache expiry and ${fmtPct(of('break') / total)} after a broken prefix; “${worst.agentType}” re-bought the most (${fmtInt(worst.expiry + worst.break)} wt, ${fmtPct((worst.expiry + worst.break) / Math.max(worst.all, 1))} of its writes).`
+      ? `Of ${fmtInt(total)} wt of cache writes, ${fmtPct(of('expiry') / total)} re-bought context after a cache expiry and ${fmtPct(of('break') / total)} after a broken prefix; ${most}.`
       : unknown.length
         ? 'No priced cache writes in scope.'
         : 'No cache writes in scope.';

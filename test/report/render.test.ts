@@ -13,6 +13,7 @@ import { crossTabReading, renderCrossTab } from '../../src/report/section-crosst
 import { renderTtlOverride, ttlReading } from '../../src/report/section-ttl.js';
 import { keepaliveReading } from '../../src/report/section-keepalive.js';
 import { chainReading } from '../../src/report/section-chains.js';
+import { renderAnatomy } from '../../src/report/section-anatomy.js';
 import { renderCostBy } from '../../src/report/section-cost-by.js';
 import { AXIS_LABEL_MAX, axisLabels, ChartSink } from '../../src/report/section.js';
 import { SECTIONS } from '../../src/report/sections.js';
@@ -310,6 +311,13 @@ test('the TTL table\'s change column says what its numbers are: the change in US
   assert.match(header[1]!, /USD/);
   assert.doesNotMatch(header[1]!, /weight/);
   assert.match(body, /<td class="num" data-sort="0.2">\+20\.0%<\/td>/, 'the USD change, not the weight\'s +50.0%');
+});
+
+test('the anatomy reading of logs that re-bought nothing names no agent type as having "re-bought the most (0 wt)"', () => {
+  const rows = (['cold', 'growth', 'expiry', 'break'] as const).flatMap((component) =>
+    ['main', 'Explore'].map((agentType) => ({ agentType, component, tokens: component === 'cold' ? 1_000 : component === 'growth' ? 3_000 : 0, weight: component === 'cold' ? 1_250 : component === 'growth' ? 3_750 : 0, usd: 0.01 })),
+  );
+  assert.equal(renderAnatomy({ rows }, new ChartSink()).reading, 'Of 10,000 wt of cache writes, 0.0% re-bought context after a cache expiry and 0.0% after a broken prefix; no agent type re-bought any.');
 });
 
 test('unknown costs on the page: named as unknown, never $0, and what a chart cannot draw is said', async () => {
