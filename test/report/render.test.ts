@@ -320,6 +320,18 @@ test('the anatomy reading of logs that re-bought nothing names no agent type as 
   assert.equal(renderAnatomy({ rows }, new ChartSink()).reading, 'Of 10,000 wt of cache writes, 0.0% re-bought context after a cache expiry and 0.0% after a broken prefix; no agent type re-bought any.');
 });
 
+test('the keepalive reading when no gap outlives the TTL says pings would change nothing, not "the best budget is 0 pings … n/a of subagent weight"', () => {
+  const f = fixtureReport().keepalive as Keepalive;
+  const calm: Keepalive = {
+    ...f,
+    best: 0,
+    gaps: 40,
+    unpricedGaps: 0,
+    budgets: f.budgets.map((b) => ({ ...b, netSavingWeight: 0, netSavingUsd: 0, netSavingShareSubagent: null, netSavingShareAll: 0, gapsOverTtl: 0, bridged: 0, expiredAfterBudget: 0, pings: 0 })),
+  };
+  assert.equal(keepaliveReading(calm), 'No gap between requests of 5-minute chains is longer than the 300 s TTL: keepalive pings would change nothing.');
+});
+
 test('unknown costs on the page: named as unknown, never $0, and what a chart cannot draw is said', async () => {
   const { headlineReading } = await import('../../src/report/section-headline.js');
   const { renderBlocks } = await import('../../src/report/section-blocks.js');
