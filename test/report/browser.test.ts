@@ -315,6 +315,25 @@ test('time axes label each tick once and with its year: two days are not "Feb 10
   await page.close();
 });
 
+test('hour ticks of the blocks axis say which day: the first tick carries its date, so a span of two days without a midnight label still has one', async () => {
+  const data = fixtureReport();
+  // five blocks from 09:00 one day to 13:00 the next, as sample-logs: hourly ticks, every other label dropped, midnight's among them
+  const block = (h: number, usd: number) => ({ start: Date.UTC(2026, 1, 10, h), end: Date.UTC(2026, 1, 10, h + 5), usd, weight: 1, requests: 9, tokens: 1 });
+  data.blocks = { blocks: [block(9, 22), block(15, 10), block(21, 2), block(27, 6), block(32, 2)] };
+  const url = await writeHtml('block-days.html', renderReport(data));
+  const { page, log } = await openRecorded(browser, url);
+  await chartsSettled(page);
+  const labels = await page.$$eval('figure.chart[data-spec="blocks"] svg .role-axis', (axes) =>
+    axes
+      .filter((a) => (a.getAttribute('aria-label') ?? '').startsWith('X-axis'))
+      .flatMap((a) => [...a.querySelectorAll('.role-axis-label text')].filter((t) => (t as SVGTextElement).style.opacity !== '0' && t.getAttribute('opacity') !== '0').map((t) => t.textContent ?? ''))
+      .filter((t) => t !== ''),
+  );
+  assert.ok(labels.some((l) => /^Feb 1[01], 2026/.test(l)), `a label names the day: ${labels.join(' | ')}`);
+  assert.deepEqual([log.consoleErrors, log.cspViolations, log.pageErrors], [[], [], []]);
+  await page.close();
+});
+
 test('long project paths that share their folders keep the part that tells them apart on the cost-by axis', async () => {
   const data = fixtureReport();
   const cb = data.costBy as Extract<ReportData['costBy'], { rows: unknown }>;
