@@ -10,26 +10,40 @@ const NAME = { force1h: 'Forcing the 1-hour TTL', force5m: 'Forcing the 5-minute
 export function ttlReading(d: TtlOverride): string {
   if (d.baseline.weight === null) return `${NAME[d.direction]}: the change is unknown (no request in scope has a price).`;
   if (d.deltaShare === null) return `${NAME[d.direction]} changes nothing that is priced.`;
-  const judged = d.buckets.filter((b) => b.deltaShare !== null);
+  // the buckets the chart and table show: those with writes the override changes
+  const judged = d.buckets.filter(shown);
   const losing = judged.filter((b) => b.deltaShare! > 0).length;
+  const gaining = judged.filter((b) => b.deltaShare! < 0).length;
   const verdict = d.deltaShare > 0 ? `would cost ${fmtSignedPct(d.deltaShare)} more` : `would save ${fmtPct(-d.deltaShare)}`;
   const f =
     d.direction === 'force1h' && d.expiryShare !== null && d.breakEvenShare !== null
       ? ` (expiry share f = ${fmtPct(d.expiryShare)} of writes, ${d.expiryShare > d.breakEvenShare ? 'above' : 'below'} the break-even f* = ${fmtPct(d.breakEvenShare)})`
       : '';
-  const buckets = judged.length === 0 ? '' : losing === judged.length ? '; every bucket loses' : losing === 0 ? '; every bucket gains' : `; ${losing} of ${judged.length} buckets lose`;
+  const buckets =
+    judged.length === 0
+      ? ''
+      : losing === judged.length
+        ? '; every bucket loses'
+        : gaining === judged.length
+          ? '; every bucket gains'
+          : losing + gaining === 0
+            ? '; no bucket changes'
+            : `; ${losing} of ${judged.length} buckets lose`;
   return `${NAME[d.direction]} ${verdict}${f}${buckets}.`;
 }
 
+/** A bucket the chart, the table and the reading's count take: one with writes the override changes and a price. */
+function shown(b: TtlOverride['buckets'][number]): boolean {
+  return b.expiryShare !== null && b.deltaShare !== null;
+}
+
 export function renderTtlOverride(d: TtlOverride, charts: ChartSink): SectionOutput {
-  const buckets = d.buckets
-    .filter((b) => b.expiryShare !== null && b.deltaShare !== null)
-    .map((b) => ({
-      label: `${b.dimension}: ${b.bucket}`,
-      expiryShare: b.expiryShare,
-      deltaShare: b.deltaShare,
-      verdict: b.deltaShare! < 0 ? 'override saves' : 'override costs more',
-    }));
+  const buckets = d.buckets.filter(shown).map((b) => ({
+    label: `${b.dimension}: ${b.bucket}`,
+    expiryShare: b.expiryShare,
+    deltaShare: b.deltaShare,
+    verdict: b.deltaShare! < 0 ? 'override saves' : b.deltaShare! > 0 ? 'override costs more' : 'no change',
+  }));
   const breakEven = d.breakEvenShare === null ? [] : [{ share: d.breakEvenShare, text: `break-even f* = ${fmtPct(d.breakEvenShare)}` }];
   const table = sortableTable(
     'Expiry share and change in cost per bucket',

@@ -238,6 +238,28 @@ test('numbers carry units and separators, and a value that rounds to zero has no
   assert.equal(fmtBytes(999_960_000), '1 GB');
 });
 
+test('the TTL reading counts the buckets its table shows; a bucket the override leaves unchanged neither loses nor gains', () => {
+  const f = fixtureReport();
+  const base = f.ttlOverride as TtlOverride;
+  const b0 = base.buckets[0]!;
+  const bucket = (name: string, deltaShare: number | null, expiryShare: number | null) => ({ ...b0, bucket: name, deltaShare, expiryShare });
+  const ttl: TtlOverride = {
+    ...base,
+    deltaShare: 0.1,
+    expiryShare: null,
+    // two losing, one unchanged, one with no writes to change (not shown: no expiry share)
+    buckets: [bucket('a', 0.2, 0.1), bucket('b', 0.05, 0.2), bucket('c', 0, 0.3), bucket('d', 0, null)],
+  };
+  assert.equal(ttlReading(ttl), 'Forcing the 1-hour TTL would cost +10.0% more; 2 of 3 buckets lose.');
+  const out = renderTtlOverride(ttl, { figure: (_id: string, _data: unknown, _title: string, _x: unknown, table: unknown) => table } as never);
+  const text = String(out.body);
+  assert.match(text, /no change/);
+  assert.equal((text.match(/override costs more/g) ?? []).length, 2);
+  assert.doesNotMatch(text, /: d</);
+  // only unchanged buckets: neither every bucket gains nor every bucket loses
+  assert.equal(ttlReading({ ...ttl, buckets: [bucket('c', 0, 0.3)] }), 'Forcing the 1-hour TTL would cost +10.0% more; no bucket changes.');
+});
+
 test('shares that are undefined (nothing priced, nothing written) render as n/a, not as errors', () => {
   const f = fixtureReport();
   const ttl = { ...(f.ttlOverride as TtlOverride), deltaShare: 0.1, expiryShare: null, breakEvenShare: null };
