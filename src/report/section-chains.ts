@@ -14,15 +14,18 @@ export function chainReading(c: ChainSummary): string {
   const reads = r.map((x) => x.read);
   const first = r[0]!;
   const last = r[r.length - 1]!;
+  // rounds without a request of their own (a prompt answered by nothing billed) have no bar: say so
+  const total = c.roundCount ?? r.length;
+  const over = total > r.length ? `the ${fmtInt(r.length)} of its ${fmtInt(total)} rounds that sent requests` : `${fmtInt(r.length)} rounds`;
   const rewrite = r.reduce((s, x) => s + x.rewrite, 0);
   const written = r.reduce((s, x) => s + x.write, 0);
   if (c.repurchase) {
     const lo = Math.min(...reads);
     const hi = Math.max(...reads);
     const at = lo === hi ? `at ${fmtInt(lo)}` : `between ${fmtInt(lo)} and ${fmtInt(hi)}`;
-    return `Re-purchase pattern: reads stay ${at} tokens while writes grow from ${fmtInt(first.write)} to ${fmtInt(last.write)} over ${r.length} rounds — the whole context is bought again every round.`;
+    return `Re-purchase pattern: reads stay ${at} tokens while writes grow from ${fmtInt(first.write)} to ${fmtInt(last.write)} over ${over} — the whole context is bought again every round.`;
   }
-  return `${fmtPct(written > 0 ? rewrite / written : 0)} of ${fmtInt(written)} written tokens over ${r.length} rounds were rewrites of context already cached.`;
+  return `${fmtPct(written > 0 ? rewrite / written : 0)} of ${fmtInt(written)} written tokens over ${over} were rewrites of context already cached.`;
 }
 
 function chainCard(c: ChainSummary, rank: number, charts: ChartSink): SafeHtml {
@@ -48,7 +51,7 @@ ${facts([
   ['cost', c.weight === null ? 'unknown (no price)' : `${fmtUsd(c.usd)} (${fmtWeight(c.weight)})`],
   ['hit ratio', fmtPct(c.hitRatio)],
   ['requests', fmtInt(c.requests)],
-  ['rounds', fmtInt(c.roundCount ?? c.rounds.length)],
+  ['rounds', (c.roundCount ?? c.rounds.length) > c.rounds.length ? `${fmtInt(c.roundCount!)} (${fmtInt(c.rounds.length)} with requests)` : fmtInt(c.rounds.length)],
   ['model', c.model],
   ['chain', html`<span class="mono">${c.chainId}</span>`],
   ['session', html`<span class="mono">${c.sessionId}</span>`],

@@ -216,6 +216,14 @@ test('readings say what the field note said', () => {
     ] }),
     'Re-purchase pattern: reads stay at 13,818 tokens while writes grow from 131,000 to 155,800 over 3 rounds — the whole context is bought again every round.',
   );
+  // a chain of 4 rounds whose rounds 2 and 3 sent no request: the reading and the facts say which rounds it draws
+  const gappy = { ...(f.topChains as TopChains).chains[0]!, repurchase: false, roundCount: 4, rounds: [
+    { round: 1, read: 0, write: 10_000, rewrite: 0 },
+    { round: 4, read: 10_000, write: 10_000, rewrite: 5_000 },
+  ] };
+  assert.equal(chainReading(gappy), '25.0% of 20,000 written tokens over the 2 of its 4 rounds that sent requests were rewrites of context already cached.');
+  const page = renderReport({ ...f, topChains: { ...(f.topChains as TopChains), chains: [gappy] } });
+  assert.match(page, /<dt>rounds<\/dt>\s*<dd>4 \(2 with requests\)<\/dd>/);
 });
 
 test('numbers carry units and separators, and a value that rounds to zero has no sign', () => {
