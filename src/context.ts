@@ -2,7 +2,7 @@
  * What every analysis command starts from: prices loaded, the logs under this invocation's roots
  * ingested into the store (incrementally), and the filters parsed.
  */
-import { type Filters, parseDay, parseTimezone } from './analyses/filters.js';
+import { type Filters, parseDays, parseTimezone } from './analyses/filters.js';
 import { defaultCandidates, defaultRoots } from './ingest/discover.js';
 import { type AnswerResult, type IngestOptions, type IngestResult, type Progress, ingest, ingestOrAnswer } from './ingest/ingest.js';
 import { type PriceTable, loadPriceTable } from './pricing/pricing.js';
@@ -58,8 +58,7 @@ export async function openAnswerContext(o: CommonOptions, delta = false): Promis
 function contextOptions(o: CommonOptions): { opts: IngestOptions; prices: PriceTable; filters: Filters } {
   const prices = loadPriceTable(o.pricing);
   const filters: Filters = {
-    since: parseDay(o.since, '--since'),
-    until: parseDay(o.until, '--until'),
+    ...parseDays(o.since, o.until),
     project: o.project?.trim() || null,
     timezone: parseTimezone(o.timezone, '--timezone', o.notice),
   };

@@ -48,6 +48,15 @@ export function parseDay(s: string | undefined | null, flag: string): string | n
   return `${m[1]}-${m[2]}-${m[3]}`;
 }
 
+/** --since and --until together: a range that ends before it starts is a mistake, not an empty answer. */
+export function parseDays(since: string | undefined | null, until: string | undefined | null): { since: string | null; until: string | null } {
+  const range = { since: parseDay(since, '--since'), until: parseDay(until, '--until') };
+  if (range.since !== null && range.until !== null && range.since > range.until) {
+    throw new UsageError(`--since ${since} is after --until ${until}: no day is in that range`);
+  }
+  return range;
+}
+
 /**
  * --timezone's zone (checked), or without one this machine's (localTimezone), whose warning goes
  * to `notice` once a run.

@@ -4,7 +4,7 @@
  * tables as Parquet partitioned by day.
  */
 import type { Argv } from 'yargs';
-import { parseDay, parseTimezone } from '../analyses/filters.js';
+import { parseDay, parseDays, parseTimezone } from '../analyses/filters.js';
 import { openContext } from '../context.js';
 import { UsageError } from '../errors.js';
 import { crosstab } from '../analyses/crosstab.js';
@@ -53,8 +53,7 @@ export async function openSource(argv: Record<string, unknown>, io: Io): Promise
   if (argv.parquet !== undefined) {
     const defaults = {
       tz: parseTimezone(argv.timezone as string | undefined, '--timezone', io.stderr),
-      since: parseDay(argv.since as string | undefined, '--since'),
-      until: parseDay(argv.until as string | undefined, '--until'),
+      ...parseDays(argv.since as string | undefined, argv.until as string | undefined),
       project: (argv.project as string | undefined)?.trim() || null,
     };
     return { source: await openParquet(String(argv.parquet)), defaults };

@@ -93,6 +93,11 @@ test('unknown flags and commands, missing paths and flags without a value: one l
   // a day that does not exist (Date.parse would take it as 2 March)
   await usageError(['summary', logs, '--db', ':memory:', '--since', '2026-02-30'], /--since 2026-02-30: expected a day/);
   await usageError(['summary', logs, '--db', ':memory:', '--until', '20250229'], /--until 20250229: expected a day/);
+  // a range that ends before it starts answered with empty tables and exit 0, as if no day had usage
+  await usageError(['summary', logs, '--db', ':memory:', '--since', '2026-02-12', '--until', '20260201'], /^cachelens: --since 2026-02-12 is after --until 20260201: no day is in that range$/);
+  await usageError(['anatomy', logs, '--db', ':memory:', '--since', '2026-02-12', '--until', '2026-02-11'], /--since 2026-02-12 is after --until 2026-02-11/);
+  await usageError(['query', 'cost_by', logs, '--db', ':memory:', '--since', '2026-02-12', '--until', '2026-02-11'], /--since 2026-02-12 is after --until 2026-02-11/);
+  await usageError(['crosstab', '--parquet', logs, '--since', '2026-02-12', '--until', '2026-02-11'], /--since 2026-02-12 is after --until 2026-02-11/);
   // an option given twice is a list to the parser: only the repeatable ones may be
   await usageError(['summary', logs, '--db', ':memory:', '--since', '2026-03-01', '--since', '2026-03-02'], /--since was given more than once/);
   await usageError(['summary', logs, '--db', ':memory:', '--project', 'a', '--project', 'b'], /--project was given more than once/);
