@@ -62,9 +62,12 @@ export function commonOptions(argv: Record<string, unknown>, io: Io): CommonOpti
   };
 }
 
+/** The default roots as --help says them (src/ingest/discover.ts, README): CLAUDE_CONFIG_DIR replaces the other two. */
+export const DEFAULT_ROOTS_HELP = 'the roots in CLAUDE_CONFIG_DIR, comma-separated, else $XDG_CONFIG_HOME/claude (~/.config/claude) and ~/.claude';
+
 export function withLogOptions(y: Argv): Argv {
   return y
-    .positional('paths', { type: 'string', array: true, describe: 'transcript files or directories (default: CLAUDE_CONFIG_DIR, ~/.config/claude, ~/.claude)' })
+    .positional('paths', { type: 'string', array: true, describe: `transcript files or directories (default: ${DEFAULT_ROOTS_HELP})` })
     .option('db', { type: 'string', requiresArg: true, describe: 'DuckDB store file (default ~/.cache/cachelens/store.duckdb; :memory: for none)' })
     .option('pricing', { type: 'string', requiresArg: true, describe: 'price table JSON (own format or LiteLLM) that replaces or extends the bundled one' })
     .option('since', { type: 'string', requiresArg: true, describe: 'first day (YYYY-MM-DD or YYYYMMDD, in --timezone)' })

@@ -8,7 +8,7 @@ import { UsageError } from '../errors.js';
 import { loadPriceTable } from '../pricing/pricing.js';
 import type { SessionReplayResult, ThinkingRule } from '../replay/index.js';
 import { CHANNEL_STRATEGIES, type ChannelStrategy, ENCODINGS, type EncodingName, SESSION_STRATEGIES, type SessionStrategy } from '../replay/names.js';
-import { calibrateOf, type Command, numberOption, wholeNumber, withContext } from './command.js';
+import { calibrateOf, type Command, DEFAULT_ROOTS_HELP, numberOption, wholeNumber, withContext } from './command.js';
 
 function list(v: unknown): string[] {
   if (v === undefined) return [];
@@ -70,7 +70,7 @@ const sessionCommand: Command = {
   options: (y: Argv) =>
     y
       .positional('target', { type: 'string', describe: 'a session id (or unique prefix) in the logs read, top (the most expensive session), or a .jsonl transcript path' })
-      .positional('paths', { type: 'string', array: true, describe: 'transcript files or directories to read for a session id (default: CLAUDE_CONFIG_DIR, ~/.config/claude, ~/.claude)' })
+      .positional('paths', { type: 'string', array: true, describe: `transcript files or directories to read for a session id (default: ${DEFAULT_ROOTS_HELP})` })
       .option('chain', { type: 'string', describe: 'the chain to replay: chain id, agent id or a unique prefix (default: the main chain)' })
       .option('strategy', { type: 'string', array: true, nargs: 1, default: SESSION_STRATEGIES.join(','), describe: `strategies, comma-separated (or the flag repeated): ${SESSION_STRATEGIES.join(', ')}` })
       .option('reinject-type', { type: 'string', describe: 'attachment type reinject re-inserts every round (default: skill_listing if any, else the largest attachment)' })

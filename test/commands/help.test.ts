@@ -39,3 +39,13 @@ test('a flag before the command is a flag: every boolean option of every command
   assert.ok((JSON.parse(before.stdout) as { totals: { requests: number } }).totals.requests > 0);
   assert.equal(before.stdout, after.stdout);
 });
+
+test('[paths..] in --help names the default roots as they are read: CLAUDE_CONFIG_DIR, else XDG\'s and ~/.claude', () => {
+  // it said "CLAUDE_CONFIG_DIR, ~/.config/claude, ~/.claude", as if all three were read and XDG_CONFIG_HOME were not
+  for (const words of [['summary'], ['report'], ['replay', 'session']]) {
+    const r = cli([...words, '--help'], { COLUMNS: '100' });
+    assert.equal(r.code, 0, r.stderr);
+    const text = r.stdout.replace(/\s+/g, ' ');
+    assert.match(text, /\(default: the roots in CLAUDE_CONFIG_DIR, comma-separated, else \$XDG_CONFIG_HOME\/claude \(~\/\.config\/claude\) and ~\/\.claude\)/, words.join(' '));
+  }
+});
