@@ -4,7 +4,7 @@
  * disagree. Each section is built on its own: one that throws becomes an error card
  * (`{error}`) and the rest of the report still renders.
  */
-import { readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { AnatomyAnalysis, type AnatomyChainRow, type AnatomyResult, type RoundRow, roundTotals } from '../analyses/anatomy-summary.js';
 import { blocks as blocksOf } from '../analyses/blocks.js';
@@ -15,6 +15,7 @@ import { summary, type SummaryResult } from '../analyses/summary.js';
 import { TtlWhatIf, type TtlResult } from '../analyses/ttl.js';
 import { allUnpriced } from '../analyses/weigh.js';
 import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
 import { type ChannelReplayResult, locateChain, replaySessionFile, runChannelReplay, sessionReplayRun, topSession } from '../replay/index.js';
 import { runQuery } from '../store/queries.js';
 import { type Filters, filterParams } from '../analyses/filters.js';
@@ -34,6 +35,26 @@ async function section<T>(build: () => Promise<T> | T): Promise<Section<T>> {
   } catch (err) {
     return { error: (err as Error).message.split('\n')[0] || 'this analysis failed' };
   }
+}
+
+/**
+ * The replay section's arguments, checked before any section is built: a `--channel` file that
+ * cannot be read or a `--session` the logs do not hold is the invocation's mistake, not an
+ * analysis's, and ends the run with one line and exit 2 as `replay channel`/`replay session` say it
+ * (it was an error card, and exit 0). What fails in a replay itself stays the section's card.
+ */
+async function checkReplayArgs(ctx: Context, opts: BuildOptions): Promise<void> {
+  for (const file of opts.channels ?? []) {
+    try {
+      const fd = openSync(file, 'r');
+      const dir = fstatSync(fd).isDirectory();
+      closeSync(fd);
+      if (dir) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
+    } catch (e) {
+      throw new UsageError(`cannot read channel log ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, 'pass a JSONL file with id, author, created_at, text per line');
+    }
+  }
+  for (const id of opts.sessions ?? []) if (id !== 'top') await locateChain(ctx.store, id);
 }
 
 export interface BuildOptions {
@@ -61,6 +82,7 @@ export async function buildReportData(ctx: Context, opts: BuildOptions = {}): Pr
 }
 
 async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> {
+  await checkReplayArgs(ctx, opts);
   const weightsFor: WeightsFor = (m, p) => ctx.prices.weightsFor(m, p);
   const store = ctx.store;
   // The analyses several sections share, each computed once; a failure is kept for the sections that need it.

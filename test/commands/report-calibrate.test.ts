@@ -3,7 +3,7 @@
  * --calibrate K`'s, and its section shows the calibration line. Spawns dist/ (npm run build first).
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { REPO, cli, tempDir } from '../helpers/corpus.js';
@@ -50,4 +50,22 @@ test('report --calibrate: a whole number, and only with a session to replay', ()
   assert.match(alone.stderr, /--calibrate fits the session replays, and none was asked for \(add --session ID or --session top\)/);
   // 0 is off, as in replay session: allowed without a session
   assert.equal(cli(['report', SAMPLE, '--db', ':memory:', '--calibrate', '0', '--out', out]).code, 0);
+});
+
+test('report --channel a file that cannot be read, --session one the logs do not hold: one line, exit 2, no page (as replay says)', () => {
+  // both wrote the page with the replay section as an error card and exited 0
+  const dir = tempDir('cachelens-report-');
+  const out = join(dir, 'report.html');
+  const channel = cli(['report', SAMPLE, '--db', ':memory:', '--channel', join(dir, 'nope.jsonl'), '--out', out]);
+  assert.deepEqual([channel.code, channel.stdout], [2, '']);
+  assert.match(channel.stderr, /^cachelens: cannot read channel log .*nope\.jsonl \(ENOENT\)/);
+  assert.equal(channel.stderr.trim().split('\n').length, 1, channel.stderr);
+  const folder = cli(['report', SAMPLE, '--db', ':memory:', '--channel', dir, '--out', out]);
+  assert.deepEqual([folder.code, folder.stderr.trim().split('\n').length], [2, 1], folder.stderr);
+  assert.match(folder.stderr, /^cachelens: cannot read channel log .* \(EISDIR\)/);
+  const session = cli(['report', SAMPLE, '--db', ':memory:', '--session', 'nosuch', '--out', out]);
+  assert.deepEqual([session.code, session.stdout], [2, '']);
+  assert.match(session.stderr, /^cachelens: no session nosuch in the logs read/);
+  assert.equal(session.stderr.trim().split('\n').length, 1, session.stderr);
+  assert.ok(!existsSync(out), 'no report written');
 });
