@@ -6,8 +6,8 @@ import { UsageError } from '../errors.js';
 
 const UNIT_MINUTES: Record<string, number> = { s: 1 / 60, m: 1, h: 60 };
 
-export function parseDurationMinutes(text: string): number {
+export function parseDurationMinutes(text: string, flag = '--idle-reap'): number {
   const m = /^\s*(\d+(?:\.\d+)?)\s*([smh]?)\s*$/.exec(text);
-  if (!m || Number(m[1]) <= 0) throw new UsageError(`invalid duration "${text}"`, 'use a number with s, m or h, e.g. 30m');
+  if (!m || Number(m[1]) <= 0) throw new UsageError(`${flag} ${text}: expected a duration above 0 such as 90s, 30m or 1h (a bare number is minutes)`);
   return Number(m[1]) * UNIT_MINUTES[m[2] || 'm']!;
 }

@@ -12,3 +12,8 @@ test('durations: s, m, h; a bare number is minutes; anything else is a UsageErro
   assert.throws(() => parseDurationMinutes('soon'), UsageError);
   assert.throws(() => parseDurationMinutes('-5m'), UsageError);
 });
+
+test('a bad duration names its flag, as every other flag\'s error does', () => {
+  // it said `invalid duration "5x"`, without the flag
+  assert.throws(() => parseDurationMinutes('5x'), { name: 'UsageError', message: '--idle-reap 5x: expected a duration above 0 such as 90s, 30m or 1h (a bare number is minutes)' });
+});
