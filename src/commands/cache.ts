@@ -102,7 +102,8 @@ function parseBudget(v: unknown, sweep: readonly number[]): number | readonly nu
   // ∞ as the sweep's table prints it
   if (typeof v === 'string' && ['inf', 'infinity', '∞'].includes(v.trim().toLowerCase())) return Infinity;
   const n = String(v).trim() === '' ? Number.NaN : Number(v);
-  if (!Number.isInteger(n) || n < 0) throw new UsageError(`--budget ${String(v)}: expected a whole number, inf or sweep`);
+  // past 1,000,000 pings (8.5 years of a gap at 270 s) a budget is ∞, and past 2^53 it was printed as another number
+  if (!Number.isInteger(n) || n < 0 || n > 1_000_000) throw new UsageError(`--budget ${String(v)}: expected a whole number up to 1,000,000, inf or sweep`);
   return n;
 }
 
@@ -121,8 +122,10 @@ function keepaliveCommand(): Command {
     run: (argv, io) =>
       withChains(argv, io, async (ctx, forEachChain) => {
         const interval = numberOption(argv, 'interval', 270, 'seconds between 0 and 300 (below the 5-minute TTL)', (n) => n > 0 && n < 300);
-        const pingIn = numberOption(argv, 'ping-in', 30, 'a whole number of tokens', wholeNumber);
-        const pingOut = numberOption(argv, 'ping-out', 10, 'a whole number of tokens', wholeNumber);
+        // as --prefix-tokens: a ping is a few tokens, and 1e300 of them printed weights of 300 digits and e+295 %
+        const pingTokens = (n: number) => wholeNumber(n) && n <= 1_000_000;
+        const pingIn = numberOption(argv, 'ping-in', 30, 'a whole number of tokens up to 1,000,000', pingTokens);
+        const pingOut = numberOption(argv, 'ping-out', 10, 'a whole number of tokens up to 1,000,000', pingTokens);
         const { DEFAULT_BUDGETS, KeepaliveWhatIf } = await import('../analyses/keepalive.js');
         const { formatKeepalive } = await import('../reporters/whatif.js');
         const whatif = new KeepaliveWhatIf({

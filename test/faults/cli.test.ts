@@ -108,9 +108,13 @@ test('unknown flags and commands, missing paths and flags without a value: one l
   await usageError([...keepalive, '--ping-in', 'abc'], /--ping-in abc: expected a whole number of tokens/);
   await usageError([...keepalive, '--ping-in', '-1000'], /--ping-in -1000: expected a whole number of tokens/);
   await usageError([...keepalive, '--ping-out', 'Infinity'], /--ping-out Infinity: expected a whole number of tokens/);
+  // finite but absurd: 1e300 tokens a ping printed weights of 300 digits; 1e20 pings a gap printed as 100000000000000000000
+  await usageError([...keepalive, '--ping-in', '1e300'], /--ping-in 1e300: expected a whole number of tokens up to 1,000,000$/);
+  await usageError([...keepalive, '--ping-out', '1000001'], /--ping-out 1000001: expected a whole number of tokens up to 1,000,000$/);
+  await usageError([...keepalive, '--budget', '99999999999999999999'], /--budget 99999999999999999999: expected a whole number up to 1,000,000, inf or sweep$/);
   await usageError([...keepalive, '--interval', '270s'], /--interval 270s: expected seconds between 0 and 300/);
   await usageError([...keepalive, '--interval='], /--interval : expected seconds/);
-  await usageError([...keepalive, '--budget='], /--budget : expected a whole number, inf or sweep/);
+  await usageError([...keepalive, '--budget='], /--budget : expected a whole number up to 1,000,000, inf or sweep/);
   await usageError([...keepalive, '--budget'], /Not enough arguments following: budget/);
   await usageError(['anatomy', logs, '--db', ':memory:', '--top', 'x'], /--top x: expected a whole number of chains/);
   await usageError(['whatif', 'ttl', logs, '--db', ':memory:', '--to', '2h'], /Invalid values: Argument: to, Given: "2h", Choices: "1h", "5m"/);
