@@ -121,7 +121,8 @@ function keepaliveCommand(): Command {
         .option('jitter', jitterOption),
     run: (argv, io) =>
       withChains(argv, io, async (ctx, forEachChain) => {
-        const interval = numberOption(argv, 'interval', 270, 'seconds between 0 and 300 (below the 5-minute TTL)', (n) => n > 0 && n < 300);
+        // the what-if counts in whole milliseconds: 0.0001 s or 299.9999 s round to 0 or to the TTL itself
+        const interval = numberOption(argv, 'interval', 270, 'seconds between 0.001 and 299.999 (below the 5-minute TTL)', (n) => Math.round(n * 1000) > 0 && Math.round(n * 1000) < 300_000);
         // as --prefix-tokens: a ping is a few tokens, and 1e300 of them printed weights of 300 digits and e+295 %
         const pingTokens = (n: number) => wholeNumber(n) && n <= 1_000_000;
         const pingIn = numberOption(argv, 'ping-in', 30, 'a whole number of tokens up to 1,000,000', pingTokens);

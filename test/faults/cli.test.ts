@@ -112,7 +112,10 @@ test('unknown flags and commands, missing paths and flags without a value: one l
   await usageError([...keepalive, '--ping-in', '1e300'], /--ping-in 1e300: expected a whole number of tokens up to 1,000,000$/);
   await usageError([...keepalive, '--ping-out', '1000001'], /--ping-out 1000001: expected a whole number of tokens up to 1,000,000$/);
   await usageError([...keepalive, '--budget', '99999999999999999999'], /--budget 99999999999999999999: expected a whole number up to 1,000,000, inf or sweep$/);
-  await usageError([...keepalive, '--interval', '270s'], /--interval 270s: expected seconds between 0 and 300/);
+  await usageError([...keepalive, '--interval', '270s'], /--interval 270s: expected seconds between 0\.001 and 299\.999 \(below the 5-minute TTL\)$/);
+  // in whole milliseconds: these passed the flag's check and failed the what-if's, in other words ("must be above 0 …, got 0.0001")
+  await usageError([...keepalive, '--interval', '0.0001'], /--interval 0\.0001: expected seconds between 0\.001 and 299\.999/);
+  await usageError([...keepalive, '--interval', '299.9999'], /--interval 299\.9999: expected seconds between 0\.001 and 299\.999/);
   await usageError([...keepalive, '--interval='], /--interval : expected seconds/);
   await usageError([...keepalive, '--budget='], /--budget : expected a whole number up to 1,000,000, inf or sweep/);
   await usageError([...keepalive, '--budget'], /Not enough arguments following: budget/);
