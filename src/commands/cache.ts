@@ -78,7 +78,7 @@ function ttlCommand(): Command {
     options: (y: Argv) =>
       withLogOptions(y)
         .option('to', { choices: ['1h', '5m'] as const, default: '1h', describe: 'the TTL to force' })
-        .option('scope', { choices: ['all', 'main', 'subagents'] as const, default: 'all', describe: 'which chains the what-if covers (the others are left out of every sum)' })
+        .option('scope', { choices: ['all', 'main', 'subagents', 'subagent'] as const, default: 'all', describe: 'which chains the what-if covers (the others are left out of every sum)' })
         .option('jitter', jitterOption),
     run: (argv, io) =>
       withChains(argv, io, async (ctx, forEachChain) => {
@@ -86,7 +86,7 @@ function ttlCommand(): Command {
         const { formatTtl } = await import('../reporters/whatif.js');
         const whatif = new TtlWhatIf({
           to: argv.to as '1h' | '5m',
-          scope: argv.scope as 'all' | 'main' | 'subagents',
+          scope: scopeOf(argv.scope),
           jitter: jitterOf(argv),
           weightsFor: (m, p) => ctx.prices.weightsFor(m, p),
         });
@@ -95,6 +95,11 @@ function ttlCommand(): Command {
         return { json: result, text: formatTtl(result, io.color) };
       }),
   };
+}
+
+/** `--scope`: crosstab's `--kind` spells subagents `subagent`, and both spellings are taken here too. */
+function scopeOf(v: unknown): 'all' | 'main' | 'subagents' {
+  return v === 'subagent' ? 'subagents' : (v as 'all' | 'main' | 'subagents');
 }
 
 function parseBudget(v: unknown, sweep: readonly number[]): number | readonly number[] {
@@ -117,7 +122,7 @@ function keepaliveCommand(): Command {
         .option('budget', { type: 'string', requiresArg: true, describe: 'pings per gap: N, inf (or ∞), or sweep (default: sweep 0…20 and ∞)' })
         .option('ping-in', { type: 'string', requiresArg: true, describe: 'input tokens of one ping, written at the 5-minute weight (default 30)' })
         .option('ping-out', { type: 'string', requiresArg: true, describe: 'output tokens of one ping (default 10)' })
-        .option('scope', { choices: ['all', 'main', 'subagents'] as const, default: 'all', describe: 'which chains get pings (the others still count in every weight)' })
+        .option('scope', { choices: ['all', 'main', 'subagents', 'subagent'] as const, default: 'all', describe: 'which chains get pings (the others still count in every weight)' })
         .option('jitter', jitterOption),
     run: (argv, io) =>
       withChains(argv, io, async (ctx, forEachChain) => {
@@ -134,7 +139,7 @@ function keepaliveCommand(): Command {
           budgets: parseBudget(argv.budget, DEFAULT_BUDGETS),
           pingIn,
           pingOut,
-          scope: argv.scope as 'all' | 'main' | 'subagents',
+          scope: scopeOf(argv.scope),
           jitter: jitterOf(argv),
           weightsFor: (m, p) => ctx.prices.weightsFor(m, p),
         });

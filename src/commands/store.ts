@@ -131,7 +131,7 @@ export const crosstabCommand: Command = {
       .option('rows', { type: 'string', default: 'definition', describe: 'dimension of the rows (agent_type, namespaced, model, project, session, day, ttl, has_skill_listing, skill_listing, rounds_bucket, definition, rounds, kind)' })
       .option('cols', { type: 'string', default: 'has_skill_listing', describe: 'dimension of the columns' })
       .option('measure', { type: 'string', default: 'chains', describe: 'chains, requests, weight, usd, write_read_ratio, hit_ratio, reattachments' })
-      .option('kind', { choices: ['all', 'main', 'subagent'], default: 'all', describe: 'which chains: all, main threads, or subagents (v1.x sidechains included)' }),
+      .option('kind', { choices: ['all', 'main', 'subagent', 'subagents'], default: 'all', describe: 'which chains: all, main threads, or subagents (v1.x sidechains included; subagent and subagents are one)' }),
   async run(argv, io) {
     const { source, defaults } = await openSource(argv, io);
     try {
@@ -143,7 +143,8 @@ export const crosstabCommand: Command = {
         since: defaults.since as string | null,
         until: defaults.until as string | null,
         project: defaults.project as string | null,
-        kind: argv.kind as 'all' | 'main' | 'subagent',
+        // the what-ifs' --scope spells it subagents: both are taken
+        kind: argv.kind === 'subagents' ? 'subagent' : (argv.kind as 'all' | 'main' | 'subagent'),
       });
       return { json: result, text: formatCrosstab(result, io.color) };
     } finally {

@@ -74,6 +74,16 @@ test('whatif keepalive --scope: the two scopes split the gaps and the saving; th
   assert.equal(bad.code, 2);
 });
 
+test('subagent and subagents are one: whatif --scope and crosstab --kind take both spellings', () => {
+  assert.deepEqual(json(['whatif', 'ttl', MAROT, '--scope', 'subagent']), json(['whatif', 'ttl', MAROT, '--scope', 'subagents']));
+  const k = json(['whatif', 'keepalive', MAROT, '--budget', '2', '--scope', 'subagent']);
+  assert.equal(k.scope, 'subagents');
+  const one = json(['crosstab', MAROT, '--kind', 'subagent', '--measure', 'requests']);
+  const other = json(['crosstab', MAROT, '--kind', 'subagents', '--measure', 'requests']);
+  assert.deepEqual(other, one);
+  assert.notDeepEqual(one, json(['crosstab', MAROT, '--measure', 'requests']), 'the kind filters');
+});
+
 test('whatif without a what-if, and a bad flag value, are one-line errors with exit 2', () => {
   const r = cli(['whatif']);
   assert.equal(r.code, 2);
