@@ -34,7 +34,7 @@ export const sessionsCommand: Command = {
   run: (argv, io) =>
     withAnswers(argv, io, async (ctx) => {
       const result = await ctx.store.boundedMemory(() => sessions(ctx.store, ctx.filters), { mb: QUERY_MEMORY_MB });
-      return { json: result, text: formatSessions(result.sessions, io.color) };
+      return { json: result, text: formatSessions(result.sessions, io.color, ctx.filters.timezone) };
     }),
 };
 

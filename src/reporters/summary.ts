@@ -48,11 +48,12 @@ export function formatQuality(q: Quality): string {
   return lines.join('\n');
 }
 
-export function formatSessions(rows: SessionRow[], color = false): string {
+/** `timezone`: the zone `first` and `last` are in (the run's `--timezone`), named in the title as `By day` names it. */
+export function formatSessions(rows: SessionRow[], color = false, timezone?: string): string {
   return table(
     [{ header: 'session' }, { header: 'project' }, { header: 'first' }, { header: 'last' }, { header: 'chains', align: 'num' }, ...TOKEN_COLS],
     rows.map((s) => [s.session_id.slice(0, 8), s.project, s.first, s.last, s.chains, s.requests, s.input, s.output, s.cache_write_5m, s.cache_write_1h, s.cache_read, ...costCells(s)]),
-    { color, title: 'Sessions' },
+    { color, title: timezone ? `Sessions (first and last in ${timezone})` : 'Sessions' },
   );
 }
 
