@@ -4,10 +4,10 @@
  * result, so the two never disagree.
  */
 import type { ChannelReplayResult, ChannelStrategy, StrategySummary } from './channel-replay.js';
+import { usd } from '../format/table.js';
 import { oneLine } from './render.js';
 
 const int = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
-const usd = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 2 });
 
 const n = (x: number) => int.format(x);
 const ratio = (x: number) => x.toFixed(3);
@@ -33,7 +33,7 @@ const METRICS: Metric[] = [
   { label: 'failed runs', cell: (s) => n(s.failed_turns) },
   { label: 'reply (output) tokens', cell: (s) => n(s.output_tokens) },
   { label: 'weighted cost (base-input tokens)', cell: (s) => n(s.weight) },
-  { label: 'cost (USD)', cell: (s) => usd.format(s.usd) },
+  { label: 'cost (USD)', cell: (s) => usd(s.usd) },
 ];
 
 function events(r: ChannelReplayResult): string {

@@ -183,6 +183,13 @@ test('text report: aligned table, thousands separators, events named', async () 
   assert.ok(!/\u001b\[/.test(text), 'no colour codes');
 });
 
+test('text report: USD as every other table writes it (no mentions: $0.0000, not $0.00)', async () => {
+  const none = formatChannelReplay(await runChannelReplay({ file: SAMPLE, agent: 'nobody' }));
+  assert.match(none, /^cost \(USD\)\s+\$0\.0000\s+\$0\.0000\s+\$0\.0000$/m);
+  const some = formatChannelReplay(await evicted);
+  assert.match(some, /^cost \(USD\)(\s+\$\d+\.\d\d){3}$/m);
+});
+
 test('bad options are one-line UsageErrors', async () => {
   const { UsageError } = await import('../../src/errors.js');
   await assert.rejects(runChannelReplay({ file: SAMPLE, evictAt: 0 }), UsageError);
