@@ -40,7 +40,8 @@ export function formatCrosstab(r: CrosstabResult, color: boolean): string {
   const lines = [table(columns, body, { color, title: `${r.measure} by ${r.rows_dimension} and ${r.cols_dimension}` })];
   const unpriced = r.cells.find((c) => c.row === null && c.col === null)?.unpriced_requests ?? 0;
   if (priced && unpriced > 0) lines.push(`+? ${int(unpriced)} requests of unpriced models are left out (— where a cell has no priced request)`);
-  if (HEADLINE_DIMENSIONS.has(r.rows_dimension) || HEADLINE_DIMENSIONS.has(r.cols_dimension)) {
+  // no cell, no heading: a crosstab of no chains prints the empty table alone
+  if (r.attachments_equal_rounds.length > 0 && (HEADLINE_DIMENSIONS.has(r.rows_dimension) || HEADLINE_DIMENSIONS.has(r.cols_dimension))) {
     lines.push('', 'skill_listing attachments per chain = rounds per chain > 0 (every chain of the cell):');
     for (const e of r.attachments_equal_rounds) {
       lines.push(clean(`  ${e.row} × ${e.col}: ${e.equal ? 'yes' : 'no'} — ${e.matching} of ${e.chains} chain${e.chains === 1 ? '' : 's'}`));

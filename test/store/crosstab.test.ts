@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DIMENSIONS, MEASURES, crosstab, parseDimension, parseMeasure, type CrosstabResult, type Dimension, type Measure } from '../../src/analyses/crosstab.js';
 import { usePortableViews } from '../../src/store/portable.js';
@@ -139,6 +139,16 @@ test('CLI: crosstab --json has the documented shape; a bad dimension is a one-li
   assert.equal(bad.status, 2);
   assert.match(bad.stderr.trim(), /^cachelens: --rows colour: not a dimension \(one of agent_type, /);
   assert.equal(bad.stderr.trim().split('\n').length, 1);
+});
+
+test('CLI: a crosstab of no chains prints its empty table, without the attachments heading it has no lines for', () => {
+  const cli = path.join(repoRoot, 'dist/cli.js');
+  const empty = path.join(tmp(), 'logs');
+  mkdirSync(path.join(empty, 'projects'), { recursive: true });
+  const r = spawnSync(process.execPath, [cli, 'crosstab', empty, '--db', ':memory:'], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /^total\s+0$/m);
+  assert.doesNotMatch(r.stdout, /skill_listing attachments per chain/);
 });
 
 test('every SPEC §4 dimension and measure is accepted as SPEC spells it; an unknown measure is a one-line error, exit 2', () => {
