@@ -88,6 +88,9 @@
       var x = cellValue(a.cells[col]);
       var y = cellValue(b.cells[col]);
       if (typeof x === 'number' && typeof y === 'number') return sign * (x - y);
+      // a cell without a number (unknown, n/a) in a column of numbers goes last either way
+      if (typeof x === 'number') return -1;
+      if (typeof y === 'number') return 1;
       return sign * String(x).localeCompare(String(y));
     });
     rows.forEach(function (r) { tbody.appendChild(r); });

@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { openContext } from '../../src/context.js';
 import { buildReportData } from '../../src/report/build.js';
 import { renderReport } from '../../src/report/render.js';
-import type { ReportData } from '../../src/report/data.js';
+import type { Keepalive, ReportData } from '../../src/report/data.js';
 import { roundNumbers } from '../../src/format/json-numbers.js';
 import { chartsSettled, chartStates, launchChromium, openRecorded, type Browser } from './browser.js';
 import { fixtureReport, hostileReport, PAYLOADS } from './fixtures.js';
@@ -175,6 +175,28 @@ test('tables sort by their raw numbers when a header, made a button by the scrip
   const asc = (await column()).map(Number);
   assert.deepEqual(asc, [...asc].sort((a, b) => a - b));
   assert.equal(await page.getAttribute('#keepalive table thead th:nth-child(5)', 'aria-sort'), 'ascending');
+  await page.close();
+});
+
+test('a cell with no number (n/a, unknown) sorts after every number, ascending and descending', async () => {
+  const f = fixtureReport();
+  const ka = f.keepalive as Keepalive;
+  ka.budgets = ka.budgets.map((b, i) => (i % 3 === 1 ? { ...b, netSavingShareSubagent: null } : b));
+  const url = await writeHtml('sort-unknown.html', renderReport({ ...f, keepalive: ka }));
+  const { page } = await openRecorded(browser, url);
+  const column = () => page.$$eval('#keepalive table tbody tr', (rows) => rows.map((r) => (r as HTMLTableRowElement).cells[2]!.getAttribute('data-sort')));
+  const unknown = (await column()).filter((v) => v === null).length;
+  assert.ok(unknown > 0, 'some shares are unknown');
+  for (const order of ['descending', 'ascending']) {
+    await page.click('#keepalive table thead th:nth-child(3) button');
+    assert.equal(await page.getAttribute('#keepalive table thead th:nth-child(3)', 'aria-sort'), order);
+    const values = await column();
+    const numbers = values.slice(0, values.length - unknown);
+    assert.ok(numbers.every((v) => v !== null), `${order}: numbers first (${values.join(', ')})`);
+    assert.ok(values.slice(values.length - unknown).every((v) => v === null), `${order}: unknown last`);
+    const n = numbers.map(Number);
+    assert.deepEqual(n, [...n].sort((a, b) => (order === 'ascending' ? a - b : b - a)));
+  }
   await page.close();
 });
 
