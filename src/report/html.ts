@@ -49,7 +49,8 @@ export interface Column {
 /** A cell: text (escaped) and the raw value the table sorts by. */
 export interface Cell {
   text: string | SafeHtml;
-  sort?: number | string;
+  /** the value the script sorts by; null (or none) for a cell without one (unknown, n/a), which sorts after every number */
+  sort?: number | string | null;
   className?: string;
 }
 
@@ -67,7 +68,7 @@ export function sortableTable(caption: string, columns: Column[], rows: Cell[][]
 <tbody>${rows.map(
     (r) => html`<tr>${r.map((cell, i) => {
       const cls = [columns[i]?.numeric ? 'num' : '', cell.className ?? ''].join(' ').trim();
-      return html`<td${attrs({ class: cls, 'data-sort': cell.sort === undefined ? undefined : typeof cell.sort === 'number' ? jsonNumberText(cell.sort) : cell.sort })}>${cell.text}</td>`;
+      return html`<td${attrs({ class: cls, 'data-sort': cell.sort === undefined || cell.sort === null ? undefined : typeof cell.sort === 'number' ? jsonNumberText(cell.sort) : cell.sort })}>${cell.text}</td>`;
     })}</tr>\n`,
   )}</tbody>
 </table></div>`;

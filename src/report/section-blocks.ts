@@ -26,7 +26,7 @@ export function renderBlocks(d: Blocks, charts: ChartSink): SectionOutput {
       { text: fmtTime(b.end), sort: b.end },
       { text: fmtInt(b.requests), sort: b.requests },
       { text: fmtInt(b.tokens), sort: b.tokens },
-      { text: fmtUsd(b.usd), sort: b.usd ?? -1 },
+      { text: fmtUsd(b.usd), sort: b.usd },
     ]),
   );
   return { reading, body: html`${charts.figure('blocks', { blocks }, 'Cost per 5-hour block', undefined, table)}` };

@@ -58,9 +58,9 @@ export function renderCostBy(d: CostBy, charts: ChartSink): SectionOutput {
       [{ label }, { label: 'USD', numeric: true }, { label: 'share', numeric: true, hint: 'of the priced USD' }, { label: 'weight', numeric: true }],
       byBar.map((b) => [
         { text: b.key },
-        { text: fmtUsd(b.usd), sort: b.usd ?? -1 },
-        { text: b.usd === null ? 'n/a' : fmtPct(all > 0 ? b.usd / all : null), sort: b.usd === null || all <= 0 ? -1 : b.usd / all },
-        { text: b.weight === null ? 'unknown' : fmtWeight(b.weight), sort: b.weight ?? -1 },
+        { text: fmtUsd(b.usd), sort: b.usd },
+        { text: b.usd === null ? 'n/a' : fmtPct(all > 0 ? b.usd / all : null), sort: b.usd === null || all <= 0 ? null : b.usd / all },
+        { text: b.weight === null ? 'unknown' : fmtWeight(b.weight), sort: b.weight },
       ]),
     );
     return html`<div class="subchart"><h3>By ${label}</h3>${charts.figure('cost-by', { rows: chartRows }, `Cost by ${label}, stacked by component`, undefined, table)}</div>`;

@@ -30,7 +30,7 @@ export function renderCostOverTime(d: CostOverTime, charts: ChartSink): SectionO
         const of = rs.filter((r) => c === null || r.component === c);
         return of.length > 0 && of.every((r) => r.usd === null) ? null : sum(of, (r) => r.usd);
       };
-      const cell = (v: number | null) => ({ text: fmtUsd(v), sort: v ?? -1 });
+      const cell = (v: number | null) => ({ text: fmtUsd(v), sort: v });
       return [{ text: day }, ...components.map((c) => cell(usd(c))), cell(usd(null))];
     }),
   );

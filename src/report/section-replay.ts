@@ -54,7 +54,7 @@ function runBlock(run: ReplayRun, charts: ChartSink, withReading: boolean): Safe
       ...withTurns.map((s) => {
         const t = s.turns!.find((x) => x.turn === n);
         const v = t ? Math.max(0, t.input - t.cacheable) : null;
-        return { text: v === null ? '' : fmtInt(v), sort: v ?? -1 };
+        return { text: v === null ? '' : fmtInt(v), sort: v };
       }),
     ]),
   );

@@ -50,7 +50,7 @@ export function renderTtlOverride(d: TtlOverride, charts: ChartSink): SectionOut
     [{ label: 'bucket' }, { label: 'expiry share f', numeric: true }, { label: 'change', numeric: true, hint: 'the change in cost (USD) the override makes, as the total’s' }, { label: 'verdict' }],
     buckets.map((b) => [
       { text: b.label },
-      { text: fmtPct(b.expiryShare), sort: b.expiryShare ?? -1 },
+      { text: fmtPct(b.expiryShare), sort: b.expiryShare },
       { text: fmtSignedPct(b.deltaShare), sort: b.deltaShare ?? 0 },
       { text: b.verdict },
     ]),

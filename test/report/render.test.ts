@@ -467,3 +467,21 @@ test('without JavaScript nothing looks clickable that does nothing: the page as 
   const client = inlineScripts(page).at(-1)!.body;
   assert.match(client, /createElement\('button'\)/);
 });
+
+test('a table cell with no number (unknown, n/a) carries no sort value, so the page sorts it after every number both ways, not as -1 below them', async () => {
+  const { renderBlocks } = await import('../../src/report/section-blocks.js');
+  const costBy: CostBy = {
+    rows: [
+      { dimension: 'model', key: 'claude-mystery-9', groups: 1, component: 'read', usd: null, weight: null },
+      { dimension: 'model', key: 'claude-opus-4-6', groups: 1, component: 'read', usd: 2, weight: 4e5 },
+    ],
+  };
+  const cells = (html: string) => [...html.matchAll(/<td([^>]*)>(unknown|n\/a)<\/td>/g)].map((m) => m[1]!);
+  const byModel = cells(String(renderCostBy(costBy, new ChartSink()).body));
+  assert.equal(byModel.length, 3, 'USD, share and weight of the unpriced model');
+  for (const attrs of byModel) assert.doesNotMatch(attrs, /data-sort/);
+  const blocks = renderBlocks({ blocks: [{ start: 0, end: 5 * 3_600_000, usd: null, weight: null, requests: 2, tokens: 10 }] }, new ChartSink());
+  const unknownBlock = cells(String(blocks.body));
+  assert.equal(unknownBlock.length, 1);
+  assert.doesNotMatch(unknownBlock[0]!, /data-sort/);
+});
