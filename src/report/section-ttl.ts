@@ -10,6 +10,8 @@ const NAME = { force1h: 'Forcing the 1-hour TTL', force5m: 'Forcing the 5-minute
 export function ttlReading(d: TtlOverride): string {
   if (d.baseline.weight === null) return `${NAME[d.direction]}: the change is unknown (no request in scope has a price).`;
   if (d.deltaShare === null) return `${NAME[d.direction]} changes nothing that is priced.`;
+  // as `whatif ttl` says it (no change): logs with no chain the override reaches would 'save 0.0%'
+  if (d.deltaShare === 0) return `${NAME[d.direction]} changes nothing: no priced request would cost more or less.`;
   // the buckets the chart and table show: those with writes the override changes
   const judged = d.buckets.filter(shown);
   const losing = judged.filter((b) => b.deltaShare! > 0).length;

@@ -485,3 +485,9 @@ test('a table cell with no number (unknown, n/a) carries no sort value, so the p
   assert.equal(unknownBlock.length, 1);
   assert.doesNotMatch(unknownBlock[0]!, /data-sort/);
 });
+
+test('the TTL reading of logs the override does not reach says no change, as whatif ttl does, not "would save 0.0%"', () => {
+  const ttl = fixtureReport().ttlOverride as TtlOverride;
+  const still: TtlOverride = { ...ttl, deltaShare: 0, expiryShare: null, buckets: ttl.buckets.map((b) => ({ ...b, deltaShare: 0, expiryShare: null })) };
+  assert.equal(ttlReading(still), 'Forcing the 1-hour TTL changes nothing: no priced request would cost more or less.');
+});
