@@ -420,3 +420,23 @@ test('each chart\'s data table is named after its chart for a screen reader, and
   }
   await page.close();
 });
+
+test('an unknown cost (a model without a price) sorts after every dollar amount, ascending and descending', async () => {
+  const f = fixtureReport();
+  const cb = f.costBy as Extract<ReportData['costBy'], { rows: unknown }>;
+  const rows = [...cb.rows, { dimension: 'model' as const, key: 'claude-mystery-9', groups: 1, component: 'read' as const, usd: null, weight: null }];
+  const url = await writeHtml('sort-unknown-usd.html', renderReport({ ...f, costBy: { rows } }));
+  const { page } = await openRecorded(browser, url);
+  const table = '#cost-by .subchart:has(h3:text-is("By model")) table';
+  const keys = () => page.$$eval(`${table} tbody tr`, (trs) => trs.map((r) => (r as HTMLTableRowElement).cells[0]!.textContent));
+  // the table sits in the chart's data toggle, closed once the chart is drawn
+  await page.$$eval('#cost-by details.chart-data', (ds) => ds.forEach((d) => ((d as HTMLDetailsElement).open = true)));
+  assert.ok((await keys()).includes('claude-mystery-9'), 'the unpriced model has a row');
+  for (const order of ['descending', 'ascending']) {
+    await page.click(`${table} thead th:nth-child(2) button`);
+    assert.equal(await page.getAttribute(`${table} thead th:nth-child(2)`, 'aria-sort'), order);
+    const k = await keys();
+    assert.equal(k[k.length - 1], 'claude-mystery-9', `${order}: ${k.join(', ')}`);
+  }
+  await page.close();
+});
