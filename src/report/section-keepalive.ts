@@ -11,8 +11,14 @@ export function keepaliveReading(d: Keepalive): string {
   const best = d.best === undefined ? undefined : d.budgets.find((b) => b.budget === d.best);
   const unbounded = d.budgets.find((b) => b.budget === null);
   if (!best) return d.gaps ? 'No gap between requests of a priced 5-minute chain: the savings are unknown.' : 'No gaps between requests of 5-minute chains.';
-  // no gap for a ping to bridge: every budget is 0 pings and n/a of a subagent weight there may be none of
-  if (best.gapsOverTtl === 0) return `No gap between requests of 5-minute chains is longer than the ${fmtInt(d.ttlSeconds)} s TTL: keepalive pings would change nothing.`;
+  // no gap for a ping to bridge: nothing to save, and n/a of a subagent weight there may be none of
+  if (best.gapsOverTtl === 0) {
+    const none = `No gap between requests of 5-minute chains is longer than the ${fmtInt(d.ttlSeconds)} s TTL`;
+    // gaps between the interval and the TTL still get pings: pure cost, not "nothing"
+    const most = d.budgets.reduce<KeepaliveBudget | undefined>((m, b) => (m === undefined || b.pings > m.pings ? b : m), undefined);
+    if (!most || most.pings === 0) return `${none}: keepalive pings would change nothing.`;
+    return `${none}: keepalive pings would save nothing, and only cost (${fmtInt(most.pings)} pings at budget ${label(most.budget)} on gaps that end before it, net ${fmtSignedPct(most.netSavingShareAll)} of all weight).`;
+  }
   let s = `The best budget is ${label(best.budget)} ping${best.budget === 1 ? '' : 's'} per gap: net ${fmtSignedPct(best.netSavingShareSubagent)} of subagent weight on subagent chains (${fmtSignedPct(best.netSavingShareAll)} of all weight on all chains, main threads' pings and savings included), and ${fmtInt(best.expiredAfterBudget)} of ${fmtInt(best.gapsOverTtl)} gaps over the TTL still expire`;
   if (unbounded && unbounded !== best) s += `; unbounded pinging nets ${fmtSignedPct(unbounded.netSavingShareSubagent)}`;
   if (d.unpricedGaps) s += `; ${fmtInt(d.unpricedGaps)} of ${fmtInt(d.gaps ?? 0)} gaps touch models without a price and are counted, not priced`;

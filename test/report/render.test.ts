@@ -491,3 +491,19 @@ test('the TTL reading of logs the override does not reach says no change, as wha
   const still: TtlOverride = { ...ttl, deltaShare: 0, expiryShare: null, buckets: ttl.buckets.map((b) => ({ ...b, deltaShare: 0, expiryShare: null })) };
   assert.equal(ttlReading(still), 'Forcing the 1-hour TTL changes nothing: no priced request would cost more or less.');
 });
+
+test('the keepalive reading when no gap outlives the TTL but some outlive the interval: pings only cost, not "would change nothing"', () => {
+  const f = fixtureReport().keepalive as Keepalive;
+  // two gaps of 285 s: each takes a ping at 270 s (budget ≥ 1) that bridges nothing
+  const costly: Keepalive = {
+    ...f,
+    best: 0,
+    gaps: 2,
+    unpricedGaps: 0,
+    budgets: f.budgets.map((b) => {
+      const pings = b.budget === 0 ? 0 : 2;
+      return { ...b, pings, netSavingWeight: -1_205 * (pings / 2), netSavingUsd: -0.006 * (pings / 2), netSavingShareSubagent: null, netSavingShareAll: -0.1449 * (pings / 2), gapsOverTtl: 0, bridged: 0, expiredAfterBudget: 0 };
+    }),
+  };
+  assert.equal(keepaliveReading(costly), 'No gap between requests of 5-minute chains is longer than the 300 s TTL: keepalive pings would save nothing, and only cost (2 pings at budget 1 on gaps that end before it, net −14.5% of all weight).');
+});
