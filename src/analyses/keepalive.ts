@@ -243,7 +243,8 @@ export class KeepaliveWhatIf {
     }
     const at = best ? rows.indexOf(best) : -1;
     return {
-      interval_s: this.intervalS,
+      // the interval the pings were counted at, in whole milliseconds: --interval 0.0006 pinged every 0.001 s
+      interval_s: this.intervalMs / 1000,
       ttl_s: this.ttlMs / 1000,
       ping_in: this.pingIn,
       ping_out: this.pingOut,

@@ -246,3 +246,13 @@ test('pings keep the cache of the model that wrote it: an expiry at a model swit
   assert.equal(row.saved_weight, 0);
   near(row.net_saving_weight, -2_175);
 });
+
+test('interval_s is the interval the pings were counted at, in whole milliseconds, not the flag\'s digits past them', () => {
+  // a 10-minute gap: at 0.6 ms a ping would be ⌈600,000 / 0.6⌉ − 1; counted at 1 ms it is 599,999
+  const c = chain('X', [{ t: 0, w: 10_000 }, { t: 600 * SEC, r: 0, w: 10_000 }]);
+  const res = whatifKeepalive([c], { intervalS: 0.0006, budgets: [Infinity], weightsFor });
+  assert.equal(res.budgets[0]!.pings, 599_999);
+  assert.equal(res.interval_s, 0.001);
+  assert.equal(whatifKeepalive([c], { intervalS: 270.0004, budgets: [1], weightsFor }).interval_s, 270);
+  assert.equal(whatifKeepalive([c], { intervalS: 270, budgets: [1], weightsFor }).interval_s, 270);
+});
