@@ -13,9 +13,9 @@ export function renderBlocks(d: Blocks, charts: ChartSink): SectionOutput {
   // a block whose requests all lack a price has no bar: counted, not left out silently
   const notDrawn = unknown > 0 ? ` ${fmtInt(unknown)} ${unknown === 1 ? 'block is not drawn: its cost is' : 'blocks are not drawn: their cost is'} unknown (no price).` : '';
   const reading = top
-    ? `${fmtInt(d.blocks.length)} five-hour blocks; the heaviest started ${fmtTime(top.start)} and cost ${fmtUsd(top.usd)} over ${fmtInt(top.requests)} requests (median block ${fmtUsd(middle)}).${notDrawn}`
+    ? `${fmtInt(d.blocks.length)} five-hour block${d.blocks.length === 1 ? '' : 's'}; the heaviest started ${fmtTime(top.start)} and cost ${fmtUsd(top.usd)} over ${fmtInt(top.requests)} request${top.requests === 1 ? '' : 's'} (median block ${fmtUsd(middle)}).${notDrawn}`
     : d.blocks.length > 0
-      ? `${fmtInt(d.blocks.length)} five-hour blocks, none with a priced request: their cost is unknown.`
+      ? (d.blocks.length === 1 ? '1 five-hour block, without a priced request: its cost is unknown.' : `${fmtInt(d.blocks.length)} five-hour blocks, none with a priced request: their cost is unknown.`)
       : 'No blocks.';
   const blocks = priced.map((b) => ({ start: b.start, end: b.end, usd: b.usd, requests: b.requests, tokens: b.tokens }));
   const table = sortableTable(

@@ -133,7 +133,7 @@ export function formatKeepalive(result: KeepaliveResult, color = false): string 
     return out.join('\n\n') + '\n';
   }
   out.push(
-    `best budget: ${budgetLabel(best.budget)} pings per gap, net saving ${int(best.net_saving_weight)} wt ` +
+    `best budget: ${budgetLabel(best.budget)} ping${best.budget === 1 ? '' : 's'} per gap, net saving ${int(best.net_saving_weight)} wt ` +
       `(${usd(best.net_saving_usd)}, ${signedPct(best.net_saving_pct_all)} of all weight)`,
   );
   out.push(

@@ -375,6 +375,11 @@ test('unknown costs on the page: named as unknown, never $0, and what a chart ca
   // an even count of priced blocks: the median is the mean of the two middle ones ($1, $3 → $2)
   const even = renderBlocks({ blocks: [1, 3].map((usd, i) => ({ start: i * 6 * 3_600_000, end: (i * 6 + 5) * 3_600_000, usd, weight: usd * 2e5, requests: 1, tokens: 5 })) }, sink());
   assert.match(even.reading, /\(median block \$2\.00\)\.$/);
+  // one block, of one request: no plural
+  const one = renderBlocks({ blocks: [{ start: 0, end: 5 * 3_600_000, usd: 1, weight: 2e5, requests: 1, tokens: 5 }] }, sink());
+  assert.match(one.reading, /^1 five-hour block; the heaviest started .* and cost \$1\.00 over 1 request \(median block/);
+  const oneUnpriced = renderBlocks({ blocks: [{ start: 0, end: 5 * 3_600_000, usd: null, weight: null, requests: 2, tokens: 10 }] }, sink());
+  assert.equal(oneUnpriced.reading, '1 five-hour block, without a priced request: its cost is unknown.');
   const chain = { ...(f.topChains as TopChains).chains[0]!, weight: null, usd: null, wasteWeight: null, wasteUsd: null };
   const html = String(renderTopChains({ chains: [chain], withoutWaste: 0 }, sink()).body);
   assert.match(html, /unknown \(no price\)/);

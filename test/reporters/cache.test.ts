@@ -67,7 +67,7 @@ test('formatTtl and formatKeepalive print the headline numbers', () => {
   // budget 1: 1 ping of 1,287.5, saved 13,800, net 12,512.5 = 35.30 % of 35,450
   assert.match(ka, /^\s+1\s+1\s+1\s+1\s+0\s+1,288\s+13,800\s+12,51[23]\s+\$0\.0626\s+—\s+\+35\.30%$/m);
   assert.match(ka, /^\s+∞\s+1\s+/m);
-  assert.match(ka, /best budget: 1 pings per gap/);
+  assert.match(ka, /best budget: 1 ping per gap/);
 });
 
 test('what-ifs over unpriced models only: costs are unknown, never $0; gaps are still counted', () => {
