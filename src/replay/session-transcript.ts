@@ -181,6 +181,21 @@ function isPrompt(l: Record<string, unknown>): boolean {
   );
 }
 
+/** Nesting no real transcript line comes near; canonicalJson and JSON.stringify go past 1,000. */
+const MAX_DEPTH = 500;
+
+/** Whether a parsed value nests arrays and objects more than `limit` levels deep (no recursion). */
+export function nestedDeeperThan(x: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[x, 1]];
+  while (stack.length) {
+    const [v, d] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (d > limit) return true;
+    for (const c of Array.isArray(v) ? v : Object.values(v as Record<string, unknown>)) if (c !== null && typeof c === 'object') stack.push([c, d + 1]);
+  }
+  return false;
+}
+
 /**
  * Reads a transcript file line by line. `chainId` keeps only that chain's items (memory stays
  * at one chain). A line that is not a JSON object is skipped with its line number.
@@ -203,6 +218,13 @@ export async function readSessionTranscript(path: string, opts: { chainId?: stri
     const o = obj(l);
     if (!o) {
       skipped.push({ line: lineNo, reason: 'not_an_object' });
+      continue;
+    }
+    // JSON.parse reads any depth, but the canonical text of a block or attachment (and the
+    // tokenizer's text of it) recurses, and overflowed the stack on a line ~2,000 levels deep:
+    // the whole replay ended in an internal error. Such a line is skipped, as ingest skips it.
+    if (nestedDeeperThan(o, MAX_DEPTH)) {
+      skipped.push({ line: lineNo, reason: 'invalid_json' });
       continue;
     }
     collector.add(lineNo, o);
