@@ -11,10 +11,11 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { basename } from 'node:path';
-import { createInterface } from 'node:readline';
 import { agentSessionDir } from '../ingest/discover.js';
 import { canonicalJson, sidechainChainOf } from '../ingest/file-parser.js';
-import { obj, str, timeOf } from '../ingest/line.js';
+import { LINE_SCHEMA, obj, str, timeOf } from '../ingest/line.js';
+import { STREAM_ABOVE } from '../ingest/read-file.js';
+import { StreamProjector } from '../ingest/stream-project.js';
 import { mergeWrite, readUsage } from '../ingest/usage.js';
 import type { Usage } from '../types.js';
 
@@ -197,37 +198,100 @@ export function nestedDeeperThan(x: unknown, limit: number): boolean {
 }
 
 /**
- * Reads a transcript file line by line. `chainId` keeps only that chain's items (memory stays
- * at one chain). A line that is not a JSON object is skipped with its line number.
+ * Reads a transcript file line by line (split at "\n" only, as ingest splits it, so line numbers
+ * agree). `chainId` keeps only that chain's items (memory stays at one chain). A line that is not
+ * a JSON object is skipped with its line number.
+ *
+ * A line longer than STREAM_ABOVE bytes (a pasted log, a giant tool result) is not held as one
+ * string: past ~512 MB V8 cannot make it, and readline ended the replay with an uncaught
+ * "RangeError: Invalid string length". It is projected while streamed, as ingest reads it
+ * (stream-project.ts): its ids, usage and block types are kept, its text is not replayed.
  */
 export async function readSessionTranscript(path: string, opts: { chainId?: string } = {}): Promise<SessionTranscript> {
   const collector = new TranscriptCollector(fileIdentity(path), opts.chainId ?? null);
   const skipped: SessionTranscript['skipped'] = [];
   let lineNo = 0;
-  const rl = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
-  for await (const text of rl) {
+  let parts: Buffer[] = [];
+  let held = 0;
+  let stream: StreamProjector | null = null;
+  let failed: string | null = null;
+
+  const feed = (b: Buffer) => {
+    if (!b.length) return;
+    if (stream) {
+      if (failed === null) {
+        try {
+          stream.write(b);
+        } catch (err) {
+          failed = (err as Error).message;
+        }
+      }
+      return;
+    }
+    parts.push(b);
+    held += b.length;
+    if (held > STREAM_ABOVE) {
+      stream = new StreamProjector(LINE_SCHEMA);
+      const all = parts;
+      parts = [];
+      held = 0;
+      for (const p of all) feed(p);
+    }
+  };
+
+  const endLine = () => {
     lineNo++;
-    if (!text.trim()) continue;
+    if (stream) {
+      const sp = stream;
+      stream = null;
+      let l: Record<string, unknown> | null = null;
+      if (failed === null) {
+        try {
+          l = sp.end();
+        } catch {
+          // not JSON, or not an object: either way not a line to replay
+        }
+      }
+      failed = null;
+      if (!l) skipped.push({ line: lineNo, reason: 'invalid_json' });
+      else collector.add(lineNo, l);
+      return;
+    }
+    const text = (held === 0 ? '' : parts.length === 1 ? parts[0]!.toString('utf8') : Buffer.concat(parts, held).toString('utf8'));
+    parts = [];
+    held = 0;
+    if (!text.trim()) return;
     let l: unknown;
     try {
       l = JSON.parse(lineNo === 1 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
     } catch {
       skipped.push({ line: lineNo, reason: 'invalid_json' });
-      continue;
+      return;
     }
     const o = obj(l);
     if (!o) {
       skipped.push({ line: lineNo, reason: 'not_an_object' });
-      continue;
+      return;
     }
     // JSON.parse reads any depth, but the canonical text of a block or attachment (and the
     // tokenizer's text of it) recurses, and overflowed the stack on a line ~2,000 levels deep:
     // the whole replay ended in an internal error. Such a line is skipped, as ingest skips it.
     if (nestedDeeperThan(o, MAX_DEPTH)) {
       skipped.push({ line: lineNo, reason: 'invalid_json' });
-      continue;
+      return;
     }
     collector.add(lineNo, o);
+  };
+
+  for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) {
+    let start = 0;
+    for (let nl = chunk.indexOf(0x0a); nl >= 0; nl = chunk.indexOf(0x0a, start)) {
+      feed(chunk.subarray(start, nl));
+      endLine();
+      start = nl + 1;
+    }
+    if (start < chunk.length) feed(chunk.subarray(start));
   }
+  if (held > 0 || stream) endLine();
   return { path, chains: collector.finish(), lines: lineNo, skipped };
 }

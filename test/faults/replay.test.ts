@@ -5,8 +5,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { closeSync, openSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import { assistant, removeDir, runCli, tempDir, usage, user, writeLog } from './helpers.js';
+import { assistant, freeBytes, removeDir, runCli, tempDir, usage, user, writeLog } from './helpers.js';
 
 function setup(t: { after: (fn: () => void) => void }) {
   const dir = tempDir();
@@ -32,4 +33,26 @@ test('a line nested thousands of levels deep is a skipped line of the replay, no
     assert.equal(d.chain.skipped_lines, 2, JSON.stringify(d.chain));
     assert.equal(d.chain.requests, 2);
   }
+});
+
+test('a line longer than a string can be (600 MiB) is streamed by the replay: its request kept, no RangeError', async (t) => {
+  const { logs, db } = setup(t);
+  const bytes = 600 * 1024 * 1024; // V8 strings end at 2^29 - 24 characters (~512 MiB)
+  assert.ok(freeBytes(path.dirname(logs)) > bytes * 1.1, 'this case needs 0.7 GB free under the temp dir');
+  const file = writeLog(logs, 'proj/s1.jsonl', user('paste this') + '\n' + assistant({ msg: 'm1', usage: usage(1, 2, 3, 4) }) + '\n');
+  const fd = openSync(file, 'a');
+  const head = assistant({ msg: 'm_big', usage: usage(0, 0, 0, 0), text: 'TEXT', t: '2025-03-01T10:00:01.000Z' }).split('TEXT')[0]!;
+  writeSync(fd, head);
+  const body = Buffer.alloc(1 << 20, 'log line \\n ');
+  for (let left = bytes; left > 0; left -= body.length) writeSync(fd, body, 0, Math.min(left, body.length));
+  writeSync(fd, '"}],"usage":{"input_tokens":7,"output_tokens":11,"cache_creation_input_tokens":13,"cache_read_input_tokens":17}}}\n');
+  writeSync(fd, assistant({ msg: 'm3', usage: usage(5, 6, 7, 8), t: '2025-03-01T10:00:02.000Z' }) + '\n');
+  closeSync(fd);
+  const r = await runCli(['replay', 'session', file, '--db', db, '--strategy', 'recorded', '--json'], { probe: true });
+  assert.equal(r.code, 0, r.stderr);
+  assert.doesNotMatch(r.stderr, /internal|RangeError/);
+  const d = JSON.parse(r.stdout);
+  assert.equal(d.chain.requests, 3);
+  assert.equal(d.chain.skipped_lines, 0);
+  assert.ok(r.maxRssKb !== null && r.maxRssKb / 1024 < 600, `peak RSS ${Math.round((r.maxRssKb ?? 0) / 1024)} MB`);
 });
