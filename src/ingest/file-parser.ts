@@ -482,8 +482,10 @@ export class FileParser {
     const outer = obj(data.message);
     const msg = obj(outer?.message);
     const agentId = str(data.agentId);
-    if (!outer || !msg || outer.type !== 'assistant' || msg.usage === undefined || !agentId) return;
+    if (!outer || !msg || outer.type !== 'assistant' || msg.usage === undefined) return;
     if (str(msg.model) === '<synthetic>') return;
+    // a copy that names no subagent has no chain to stand in: a located skip, not usage lost unseen
+    if (!agentId) return this.skip(lineNo, 'invalid_usage', 'agent_progress copy without data.agentId');
     const inner = timeOf(outer.timestamp);
     const chainId = `${sessionId}:${agentId}`;
     // A copy only names its chain; it never opens rounds or counts in the chain's facts.

@@ -29,9 +29,10 @@
  * otherwise. The streaming path keeps an attachment's `__proto__` key, as the buffer path does. 17: a chain with no user prompt or
  * request puts its attachments in round 0, as its 0 rounds say; a store read before put them in round 1.
  * chain_facts.last_key keeps each chain's latest request, so that an appended read takes a later line
- * of that response for the same request, as a cold read does.)
+ * of that response for the same request, as a cold read does. 18: an agent_progress copy with
+ * usage but no data.agentId is an invalid_usage skip; a store read before dropped it unreported.)
  */
-export const SCHEMA_VERSION = 17;
+export const SCHEMA_VERSION = 18;
 
 export const FACT_TABLES = [
   'observations',

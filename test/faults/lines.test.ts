@@ -369,3 +369,19 @@ async function lineCounts(db: string): Promise<Record<string, number>> {
   const rows = await query(db, `SELECT type, subtype, sum(n) AS n FROM line_counts GROUP BY ALL ORDER BY type, subtype`);
   return Object.fromEntries(rows.map((r) => [r.subtype ? `${r.type}/${r.subtype}` : String(r.type), Number(r.n)]));
 }
+
+test('an agent_progress copy with usage but no data.agentId is a located invalid_usage skip, not usage dropped unseen', async (t) => {
+  const { logs, db } = setup(t);
+  const copy = (agentId: unknown, msg: string) =>
+    JSON.stringify({
+      type: 'progress',
+      sessionId: 's1',
+      timestamp: '2025-03-01T10:00:04.000Z',
+      data: { type: 'agent_progress', ...(agentId === undefined ? {} : { agentId }), message: { type: 'assistant', timestamp: '2025-03-01T10:00:04.000Z', requestId: `req_${msg}`, message: { id: msg, model: 'claude-opus-4-6', usage: usage(10, 5, 0, 0) } } },
+    });
+  writeLog(logs, 'proj/s1.jsonl', [user('hi'), assistant({ msg: 'm1', usage: usage(1, 2, 3, 4) }), copy(null, 'm2'), copy(undefined, 'm3'), copy(7, 'm4'), copy('a1', 'm5')]);
+  const s = await summary([logs], db);
+  assert.equal(s.totals.requests, 2, 'm1 and the copy that names its agent');
+  assert.deepEqual(skipsByReason(s), { invalid_usage: { count: 3, at: ['s1.jsonl:3', 's1.jsonl:4', 's1.jsonl:5'] } });
+  assert.equal(s.quality.skipped[0]!.examples[0]!.detail, 'agent_progress copy without data.agentId');
+});
