@@ -207,6 +207,43 @@ export interface TokenizerWork {
   tokens_encoded: number;
 }
 
+/** A run of this many characters without whitespace is encoded in pieces (encodeBounded). */
+const LONG_RUN = 2048;
+/** The piece a long run is encoded in: ~1.4 ms for 128 repeats of one letter, the worst case. */
+const PIECE = 128;
+
+/**
+ * `encoder.encode(text)`, but a run of LONG_RUN or more characters without whitespace (a base64
+ * image, a minified file, a pasted hash) is encoded PIECE characters at a time. js-tiktoken's byte
+ * pair merge is quadratic in the length of one pre-token: 16,000 repeats of a letter took 36 s,
+ * so a replay of a session holding a 3 MB one never ended. Cutting costs at most about a token
+ * per piece, on such runs only; any other text encodes exactly as before.
+ */
+export function encodeBounded(encoder: Pick<Tiktoken, 'encode'>, text: string): number[] {
+  const long = new RegExp(`\\S{${LONG_RUN},}`, 'g');
+  if (!long.test(text)) return encoder.encode(text, [], []);
+  long.lastIndex = 0;
+  const out: number[] = [];
+  const add = (part: string) => {
+    for (const t of encoder.encode(part, [], [])) out.push(t);
+  };
+  let from = 0;
+  for (let m = long.exec(text); m; m = long.exec(text)) {
+    if (m.index > from) add(text.slice(from, m.index));
+    const end = m.index + m[0].length;
+    for (let s = m.index; s < end; ) {
+      let e = Math.min(s + PIECE, end);
+      const c = text.charCodeAt(e - 1);
+      if (e < end && c >= 0xd800 && c <= 0xdbff) e++; // never between the halves of a surrogate pair
+      add(text.slice(s, e));
+      s = e;
+    }
+    from = end;
+  }
+  if (from < text.length) add(text.slice(from));
+  return out;
+}
+
 /** Interns texts as segments, encoding each distinct text exactly once. */
 export class SegmentTokenizer {
   private readonly cache = new Map<string, Segment>();
@@ -226,7 +263,7 @@ export class SegmentTokenizer {
     let seg = this.cache.get(text);
     if (!seg) {
       // Channel text is untrusted: `<|endoftext|>` in a message is ordinary text, never a special token.
-      const tokens = Uint32Array.from(this.encoder.encode(text, [], []));
+      const tokens = Uint32Array.from(encodeBounded(this.encoder, text));
       this.work.encode_calls++;
       this.work.tokens_encoded += tokens.length;
       seg = { id: this.cache.size, text, tokens };

@@ -5,9 +5,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import { assistant, freeBytes, removeDir, runCli, tempDir, usage, user, writeLog } from './helpers.js';
+import { assistant, cliPath, freeBytes, removeDir, runCli, tempDir, usage, user, writeLog } from './helpers.js';
 
 function setup(t: { after: (fn: () => void) => void }) {
   const dir = tempDir();
@@ -55,4 +56,20 @@ test('a line longer than a string can be (600 MiB) is streamed by the replay: it
   assert.equal(d.chain.requests, 3);
   assert.equal(d.chain.skipped_lines, 0);
   assert.ok(r.maxRssKb !== null && r.maxRssKb / 1024 < 600, `peak RSS ${Math.round((r.maxRssKb ?? 0) / 1024)} MB`);
+});
+
+test('a long run without whitespace (base64 of a blank image printed by a tool) is tokenized in linear time: the replay ends', async (t) => {
+  const { logs, db } = setup(t);
+  // js-tiktoken's merge is quadratic in one pre-token: 30,000 letters in a row took minutes
+  const printed = { type: 'tool_result', tool_use_id: 't1', content: `iVBOR${'A'.repeat(30_000)}` };
+  const file = writeLog(logs, 'proj/s1.jsonl', [
+    user('look'),
+    assistant({ msg: 'm1', usage: usage(1, 2, 3, 4) }),
+    JSON.stringify({ type: 'user', sessionId: 's1', timestamp: '2025-03-01T10:00:01.000Z', message: { role: 'user', content: [printed] } }),
+    assistant({ msg: 'm2', usage: usage(5, 6, 7, 8), t: '2025-03-01T10:00:02.000Z' }),
+  ]);
+  const r = spawnSync(process.execPath, [cliPath, 'replay', 'session', file, '--db', db, '--strategy', 'recorded', '--json'], { encoding: 'utf8', timeout: 30_000 });
+  assert.equal(r.signal, null, 'the replay did not end within 30 s');
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(JSON.parse(r.stdout).chain.requests, 2);
 });
