@@ -8,13 +8,13 @@
  * block, so it re-reads the chain's file here. Lines are assigned to chains by the same rules as
  * the ingest parser (file-parser.ts `chainFor`), so chain ids agree with the store's.
  */
+import { constants as bufferConstants } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { basename } from 'node:path';
 import { agentSessionDir } from '../ingest/discover.js';
 import { canonicalJson, sidechainChainOf } from '../ingest/file-parser.js';
 import { LINE_SCHEMA, obj, str, timeOf } from '../ingest/line.js';
-import { STREAM_ABOVE } from '../ingest/read-file.js';
 import { StreamProjector } from '../ingest/stream-project.js';
 import { mergeWrite, readUsage } from '../ingest/usage.js';
 import type { Usage } from '../types.js';
@@ -202,11 +202,19 @@ export function nestedDeeperThan(x: unknown, limit: number): boolean {
  * agree). `chainId` keeps only that chain's items (memory stays at one chain). A line that is not
  * a JSON object is skipped with its line number.
  *
- * A line longer than STREAM_ABOVE bytes (a pasted log, a giant tool result) is not held as one
- * string: past ~512 MB V8 cannot make it, and readline ended the replay with an uncaught
- * "RangeError: Invalid string length". It is projected while streamed, as ingest reads it
- * (stream-project.ts): its ids, usage and block types are kept, its text is not replayed.
+ * A line longer than REPLAY_STREAM_ABOVE bytes (~512 MiB: a pasted log, a giant tool result)
+ * cannot be one string: V8 ends strings at 2^29 − 24 characters, and readline ended the replay
+ * with an uncaught "RangeError: Invalid string length". It is projected while streamed, as
+ * ingest reads it (stream-project.ts): its ids, usage and block types are kept, its text is not
+ * replayed. Shorter lines, however long, are parsed whole and replayed with their text.
  */
+/**
+ * Lines longer than this many bytes are streamed, not parsed whole: the longest string V8 makes
+ * (a line of n bytes decodes to at most n characters). Ingest streams from 64 MiB (STREAM_ABOVE),
+ * since it needs no text; the replay needs the text, so it streams only what cannot be a string.
+ */
+export const REPLAY_STREAM_ABOVE = bufferConstants.MAX_STRING_LENGTH;
+
 export async function readSessionTranscript(path: string, opts: { chainId?: string } = {}): Promise<SessionTranscript> {
   const collector = new TranscriptCollector(fileIdentity(path), opts.chainId ?? null);
   const skipped: SessionTranscript['skipped'] = [];
@@ -230,7 +238,7 @@ export async function readSessionTranscript(path: string, opts: { chainId?: stri
     }
     parts.push(b);
     held += b.length;
-    if (held > STREAM_ABOVE) {
+    if (held > REPLAY_STREAM_ABOVE) {
       stream = new StreamProjector(LINE_SCHEMA);
       const all = parts;
       parts = [];
