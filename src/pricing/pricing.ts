@@ -149,7 +149,7 @@ function parseOwn(models: Record<string, unknown>, file: string): Record<string,
     if (!isObject(v)) throw new UsageError(`--pricing ${file}: model ${name} is not an object`);
     const rates = readRates(v, name, file);
     const lc = v.long_context;
-    out[name] = isObject(lc) ? { ...rates, long_context: { ...readRates(lc, name, file), above: num(lc.above, `${name}.long_context.above`, file) } } : rates;
+    out[name] = isObject(lc) ? { ...rates, long_context: { ...readRates(lc, name, file), above: tokenCount(lc.above, `${name}.long_context.above`, file) } } : rates;
     const bad = outOfBounds(out[name], name);
     if (bad) throw new UsageError(`--pricing ${file}: ${bad}`);
   }
@@ -202,6 +202,15 @@ function parseLiteLLM(raw: Record<string, unknown>, file: string): Record<string
     out[name] = price;
   }
   return out;
+}
+
+/**
+ * A token count: the store keeps `above` as a BIGINT, so 1.5 or 1e300 ended the run in an
+ * internal error (BigInt's RangeError, DuckDB's "bigint out of int64 range") after the file was read.
+ */
+function tokenCount(x: unknown, what: string, file: string): number {
+  if (typeof x !== 'number' || !Number.isSafeInteger(x) || x < 0) throw new UsageError(`--pricing ${file}: ${what} must be a whole number of tokens from 0 to ${Number.MAX_SAFE_INTEGER}`);
+  return x;
 }
 
 function num(x: unknown, what: string, file: string): number {

@@ -1,0 +1,43 @@
+/**
+ * --pricing values past the checks of test/faults/cli.test.ts (SPEC §2.2, §8): a long-context
+ * threshold that is no whole token count, a long_context of the wrong type, negative LiteLLM
+ * prices. Each is one stderr line and exit 2, or (LiteLLM) an entry that is not used — never an
+ * internal error, never a negative cost.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { assistant, removeDir, runCli, tempDir, usage, writeLog } from './helpers.js';
+
+async function usageError(args: string[], expected: RegExp): Promise<void> {
+  const r = await runCli(args);
+  assert.equal(r.code, 2, `exit code of ${args.join(' ')}: ${r.stderr}`);
+  assert.equal(r.stdout, '', 'nothing on stdout');
+  const lines = r.stderr.split('\n').filter(Boolean);
+  assert.equal(lines.length, 1, `one line on stderr: ${JSON.stringify(r.stderr)}`);
+  assert.match(lines[0], /^cachelens: /);
+  assert.match(lines[0], expected);
+  assert.doesNotMatch(lines[0], /internal error|\bat .*:\d+:\d+/);
+}
+
+function setup(t: { after: (f: () => void) => void }) {
+  const dir = tempDir();
+  t.after(() => removeDir(dir));
+  const logs = path.join(dir, 'logs');
+  writeLog(logs, 'proj/s1.jsonl', [assistant({ msg: 'm1', usage: usage(1, 1, 1, 1) })]);
+  const file = (name: string, text: string) => {
+    writeFileSync(path.join(dir, name), text);
+    return path.join(dir, name);
+  };
+  return { logs, file };
+}
+
+const lc = (above: string) => `{"models": {"claude-opus-4-6": {"input": 5, "output": 25, "long_context": {"above": ${above}, "input": 10, "output": 37.5}}}}`;
+
+test('--pricing long_context.above that is not a whole token count: one line, exit 2 (was an internal error in the store)', async (t) => {
+  const { logs, file } = setup(t);
+  for (const [name, above] of [['frac', '1.5'], ['huge', '1e300'], ['int64', '2e19']] as const) {
+    await usageError(['summary', logs, '--db', ':memory:', '--pricing', file(`${name}.json`, lc(above))], new RegExp(`--pricing .*${name}\\.json: claude-opus-4-6\\.long_context\\.above must be a whole number of tokens`));
+  }
+});
