@@ -127,7 +127,7 @@ function readPricingFile(file: string): Record<string, ModelPrice> {
 const MAX_PRICE = 1e6;
 
 /**
- * A price no model has: over a million dollars per million tokens, or a component over a million
+ * A price no model has: negative, over a million dollars per million tokens, or a component over a million
  * times the input price (the weight of one token). Such a table gave infinite weights or sums
  * beyond DECIMAL(38, 15), and a run ended in the store's conversion error, naming no price.
  */
@@ -135,6 +135,8 @@ function outOfBounds(price: ModelPrice, name: string): string | null {
   for (const [rates, what] of [[price, name], [price.long_context, `${name}.long_context`]] as const) {
     if (!rates) continue;
     for (const k of ['input', 'write_5m', 'write_1h', 'read', 'output'] as const) {
+      // the own format refuses these in num(); a LiteLLM entry with one gave negative costs
+      if (!(rates[k] >= 0)) return `${what}.${k} must be a non-negative number`;
       if (rates[k] > MAX_PRICE) return `${what}.${k} must be at most 1000000 (USD per million tokens)`;
       // every weight is a price divided by the standard input price (weightsFor)
       if (rates[k] > price.input * MAX_PRICE) return `${what}.${k} is more than a million times ${name}.input`;

@@ -41,3 +41,24 @@ test('--pricing long_context.above that is not a whole token count: one line, ex
     await usageError(['summary', logs, '--db', ':memory:', '--pricing', file(`${name}.json`, lc(above))], new RegExp(`--pricing .*${name}\\.json: claude-opus-4-6\\.long_context\\.above must be a whole number of tokens`));
   }
 });
+
+test('--pricing LiteLLM entries with a negative price are not used (they gave negative costs)', async (t) => {
+  const { logs, file } = setup(t);
+  const entry = (extra: string) => `{"claude-opus-4-6": {"input_cost_per_token": 5e-6, "output_cost_per_token": 2.5e-5, ${extra}}}`;
+  const cases = [
+    ['neg-out', '"output_cost_per_token": -2.5e-3'],
+    ['neg-read', '"cache_read_input_token_cost": -1e-6'],
+    ['neg-write', '"cache_creation_input_token_cost": -1e-6'],
+    ['neg-lc', '"input_cost_per_token_above_200k_tokens": -1e-5, "output_cost_per_token_above_200k_tokens": 3e-5'],
+  ] as const;
+  for (const [name, extra] of cases) {
+    await usageError(['summary', logs, '--db', ':memory:', '--pricing', file(`${name}.json`, entry(extra))], new RegExp(`--pricing .*${name}\\.json: no model prices found`));
+  }
+  // beside a usable entry, the negative one is left out and the costs stay the bundled ones
+  const mixed = file('mixed.json', `{"claude-opus-4-6": {"input_cost_per_token": 5e-6, "output_cost_per_token": -1}, "other-model": {"input_cost_per_token": 1e-6, "output_cost_per_token": 2e-6}}`);
+  const r = await runCli(['summary', logs, '--db', ':memory:', '--pricing', mixed, '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  const usd = [...r.stdout.matchAll(/"usd": (-?[\d.e+-]+)/g)].map((m) => Number(m[1]));
+  assert.ok(usd.length > 0, 'usd in the JSON');
+  for (const u of usd) assert.ok(u >= 0, `usd ${u} is not negative`);
+});
