@@ -151,7 +151,9 @@ function parseOwn(models: Record<string, unknown>, file: string): Record<string,
     if (!isObject(v)) throw new UsageError(`--pricing ${file}: model ${name} is not an object`);
     const rates = readRates(v, name, file);
     const lc = v.long_context;
-    out[name] = isObject(lc) ? { ...rates, long_context: { ...readRates(lc, name, file), above: tokenCount(lc.above, `${name}.long_context.above`, file) } } : rates;
+    // a long_context that is no object was passed over silently: the long-context tier then unpriced
+    if (lc !== undefined && lc !== null && !isObject(lc)) throw new UsageError(`--pricing ${file}: ${name}.long_context must be an object`);
+    out[name] = isObject(lc) ? { ...rates, long_context: { ...readRates(lc, `${name}.long_context`, file), above: tokenCount(lc.above, `${name}.long_context.above`, file) } } : rates;
     const bad = outOfBounds(out[name], name);
     if (bad) throw new UsageError(`--pricing ${file}: ${bad}`);
   }

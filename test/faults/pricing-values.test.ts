@@ -62,3 +62,16 @@ test('--pricing LiteLLM entries with a negative price are not used (they gave ne
   assert.ok(usd.length > 0, 'usd in the JSON');
   for (const u of usd) assert.ok(u >= 0, `usd ${u} is not negative`);
 });
+
+test('--pricing long_context of the wrong type, or a bad long-context price: named as such, exit 2', async (t) => {
+  const { logs, file } = setup(t);
+  const m = (long: string) => `{"models": {"m": {"input": 5, "output": 25, "long_context": ${long}}}}`;
+  const cases = [
+    ['lc-num', m('5'), /m\.long_context must be an object$/],
+    ['lc-arr', m('[]'), /m\.long_context must be an object$/],
+    ['lc-str', m('"x"'), /m\.long_context must be an object$/],
+    ['lc-zero', m('{"above": 200000, "input": 0, "output": 30}'), /m\.long_context\.input must be above 0$/],
+    ['lc-neg', m('{"above": 200000, "input": 6, "output": -30}'), /m\.long_context\.output must be a non-negative number$/],
+  ] as const;
+  for (const [name, text, expected] of cases) await usageError(['summary', logs, '--db', ':memory:', '--pricing', file(`${name}.json`, text)], expected);
+});
