@@ -228,7 +228,7 @@ function validate(opts: ChannelReplayOptions): void {
     if (!CHANNEL_STRATEGIES.includes(s)) throw new UsageError(`unknown strategy ${String(s)}`, `use ${CHANNEL_STRATEGIES.join(', ')}`);
   }
   const idle = opts.idleReapMinutes;
-  if (idle !== undefined && idle !== null && !(idle > 0)) throw new UsageError(`--idle-reap must be a positive duration, got ${idle}`);
+  if (idle !== undefined && idle !== null && !(idle > 0 && Number.isFinite(idle * 60_000))) throw new UsageError(`--idle-reap must be a positive, finite duration, got ${idle}`);
 }
 
 async function prepare(opts: ChannelReplayOptions): Promise<{ p: Prepared; file: string | null; skipped: SkippedChannelLine[]; setup: TokenizerWork }> {
