@@ -121,6 +121,15 @@ export async function readChannelLog(path: string, maxLineBytes = MAX_CHANNEL_LI
   }
 }
 
+/**
+ * A message time in epoch ms, read as the log is ordered (parseInstant), so that every time of the
+ * replay agrees with that order. Date.parse read `0050-03-11 08:47:00Z` (a space for the T) as 1950,
+ * while the log sorted it as year 50: gaps came out negative by 1,900 years.
+ */
+export function instantOf(createdAt: string): number {
+  return parseInstant(createdAt) ?? Date.parse(createdAt);
+}
+
 /** `@claude` → `claude`: the author name of the agent's own messages. */
 export function agentAuthor(handle: string): string {
   return handle.replace(/^@/, '');

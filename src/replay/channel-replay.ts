@@ -13,7 +13,7 @@
  */
 import { basename, extname } from 'node:path';
 import type { ChannelMessage } from '../samples/channel.js';
-import { agentAuthor, isMention, pairReplies, readChannelLog, threadOf, type SkippedChannelLine } from './channel-log.js';
+import { agentAuthor, instantOf, isMention, pairReplies, readChannelLog, threadOf, type SkippedChannelLine } from './channel-log.js';
 import { briefText, fallbackReply, framingFor, payloadText, statusLine } from './framing.js';
 import { ProcessPool, type Delivery } from './process.js';
 import { FETCH_ROWS, renderContext } from './render.js';
@@ -272,12 +272,12 @@ async function prepare(opts: ChannelReplayOptions): Promise<{ p: Prepared; file:
     return {
       index,
       message,
-      at: Date.parse(message.created_at),
+      at: instantOf(message.created_at),
       thread,
       fetched,
       payload: tok.segment(payload + '\n'),
       reply: tok.segment(reply + '\n'),
-      replyAt: answer ? Date.parse(answer.created_at) : null,
+      replyAt: answer ? instantOf(answer.created_at) : null,
     };
   });
   const p: Prepared = {

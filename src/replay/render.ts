@@ -5,6 +5,7 @@
  *     ─▶ newest 12, oldest first ─▶ cut bodies at 600 code points ─▶ header + one line per row
  */
 import type { ChannelMessage } from '../samples/channel.js';
+import { instantOf } from './channel-log.js';
 import type { Watermark } from './watermark.js';
 
 export const FETCH_ROWS = 30;
@@ -82,7 +83,7 @@ export function rowLine(m: ChannelMessage, agentAuthor: string): string {
 /** True when the watermark already covers a row: its id was shown, or it is not newer than last_at. */
 export function coveredBy(w: Watermark, m: ChannelMessage): boolean {
   if (w.ids.includes(m.id)) return true;
-  return w.last_at !== null && Date.parse(m.created_at) <= Date.parse(w.last_at);
+  return w.last_at !== null && instantOf(m.created_at) <= instantOf(w.last_at);
 }
 
 /**

@@ -10,6 +10,7 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { ChannelMessage } from '../samples/channel.js';
+import { instantOf } from './channel-log.js';
 
 export const WATERMARK_MAX_IDS = 200;
 
@@ -49,7 +50,7 @@ export function advanceWatermark(prev: Watermark | undefined, native: string, sh
       ids.push(m.id);
       seen.add(m.id);
     }
-    if (lastAt === null || Date.parse(m.created_at) > Date.parse(lastAt)) lastAt = m.created_at;
+    if (lastAt === null || instantOf(m.created_at) > instantOf(lastAt)) lastAt = m.created_at;
   }
   return { native, last_at: lastAt, ids: ids.slice(-WATERMARK_MAX_IDS) };
 }

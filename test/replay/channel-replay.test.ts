@@ -234,3 +234,20 @@ test('idle reap counts from the agent\'s answer: a mention 25 minutes after it i
   const r3 = await runChannelReplay({ messages: between, idleReapMinutes: 40, strategies: ['window'] });
   assert.deepEqual(turnsOf(r3, 'window').map((x) => x.delivery), ['cold', 'warm', 'warm']);
 });
+
+test('times of years 0000-0099 written with a space for the T: gaps as the log orders them, never negative', async () => {
+  // the log sorted "0050-03-11 08:47:00Z" as year 50, the replay's Date.parse read it as 1950:
+  // the second mention's gap_s was -59958143820
+  const { runChannelReplay: run } = await import('../../src/replay/channel-replay.js');
+  const messages = [
+    { id: 'a', author: 'maya', created_at: '0050-03-11 08:47:00Z', text: '@claude first' },
+    { id: 'b', author: 'claude', created_at: '0050-03-11 08:48:00Z', text: 'ok' },
+    { id: 'c', author: 'maya', created_at: '0050-03-11T08:50:00Z', text: '@claude second' },
+  ];
+  const r = await run({ messages, strategies: ['window', 'watermark'] });
+  for (const s of ['window', 'watermark'] as const) {
+    const turns = r.turns.filter((t) => t.strategy === s);
+    assert.deepEqual(turns.map((t) => t.gap_s), [null, 180], s);
+    assert.deepEqual(turns.map((t) => t.cache), ['none', 'read'], s);
+  }
+});
