@@ -43,7 +43,11 @@ function parseLine(raw: string, line: number): { m: ChannelMessage; t: number } 
   const t = parseInstant(r.created_at as string);
   if (t === null) return { line, reason: 'bad_timestamp', detail: `${String(r.created_at).slice(0, 60)} (expected ISO 8601 with an offset, e.g. 2026-03-11T09:03:00Z)` };
   const m: ChannelMessage = { id: r.id as string, author: r.author as string, created_at: r.created_at as string, text: r.text as string };
+  // a thread id of another type (a number, an object) put the message in the channel's top level, silently
   if (typeof r.thread_root_id === 'string') m.thread_root_id = r.thread_root_id;
+  else if (r.thread_root_id !== undefined && r.thread_root_id !== null) {
+    return { line, reason: 'missing_field', detail: `thread_root_id (${Array.isArray(r.thread_root_id) ? 'an array' : typeof r.thread_root_id}, expected a string)` };
+  }
   return { m, t };
 }
 

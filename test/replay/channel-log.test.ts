@@ -106,3 +106,20 @@ test('an agent message in a thread with no open mention answers the thread\'s ro
   const open = [ms[0]!, ms[2]!, ms[1]!];
   assert.deepEqual(pairReplies(open, [0, 1], '@claude').map((r) => r?.id), [undefined, 'a1']);
 });
+
+test('a thread_root_id that is not a string is a counted skip, not a top-level message (null is none)', () => {
+  // it was dropped silently: the reply counted in the channel's top level, its thread lost
+  const text = [
+    JSON.stringify({ ...msg('a', 'maya', 'root', 1) }),
+    JSON.stringify({ ...msg('b', 'maya', 'reply', 2), thread_root_id: 123 }),
+    JSON.stringify({ ...msg('c', 'maya', 'reply', 3), thread_root_id: ['a'] }),
+    JSON.stringify({ ...msg('d', 'maya', 'top', 4), thread_root_id: null }),
+    JSON.stringify({ ...msg('e', 'maya', 'reply', 5), thread_root_id: 'a' }),
+  ].join('\n');
+  const log = parseChannelLog(text);
+  assert.deepEqual(log.messages.map((m) => [m.id, m.thread_root_id]), [['a', undefined], ['d', undefined], ['e', 'a']]);
+  assert.deepEqual(log.skipped, [
+    { line: 2, reason: 'missing_field', detail: 'thread_root_id (number, expected a string)' },
+    { line: 3, reason: 'missing_field', detail: 'thread_root_id (an array, expected a string)' },
+  ]);
+});
