@@ -227,6 +227,8 @@ function validate(opts: ChannelReplayOptions): void {
   for (const s of opts.strategies ?? []) {
     if (!CHANNEL_STRATEGIES.includes(s)) throw new UsageError(`unknown strategy ${String(s)}`, `use ${CHANNEL_STRATEGIES.join(', ')}`);
   }
+  // '' or '@' made every lone "@" in a text a mention, and a message with an empty author the agent's
+  if (opts.agent !== undefined && !/^@?[^\s@]+$/.test(opts.agent)) throw new UsageError(`--agent ${opts.agent}: expected a handle such as @claude (no spaces, one @)`);
   const idle = opts.idleReapMinutes;
   if (idle !== undefined && idle !== null && !(idle > 0 && Number.isFinite(idle * 60_000))) throw new UsageError(`--idle-reap must be a positive, finite duration, got ${idle}`);
 }

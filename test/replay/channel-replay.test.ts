@@ -251,3 +251,16 @@ test('times of years 0000-0099 written with a space for the T: gaps as the log o
     assert.deepEqual(turns.map((t) => t.cache), ['none', 'read'], s);
   }
 });
+
+test('an --agent with no name (or a space, or a second @) is a UsageError, not a replay of every lone "@"', async () => {
+  const { runChannelReplay: run } = await import('../../src/replay/channel-replay.js');
+  const messages = [
+    { id: 'a', author: 'maya', created_at: '2025-03-11T08:47:00Z', text: 'mail me @ noon' },
+    { id: 'b', author: '', created_at: '2025-03-11T08:48:00Z', text: 'ok' },
+  ];
+  // --agent '' counted "@ noon" as a mention and the empty author's message as its reply
+  for (const agent of ['', '@', '@ ', 'cl aude', '@@claude']) {
+    await assert.rejects(run({ messages, agent }), { name: 'UsageError', message: /^--agent .*: expected a handle such as @claude/ }, JSON.stringify(agent));
+  }
+  for (const agent of ['claude', '@claude', '@cl(aude', '@bot-2']) assert.equal((await run({ messages, agent, strategies: ['window'] })).channel.mentions, 0, agent);
+});
