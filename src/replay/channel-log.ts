@@ -10,7 +10,7 @@ import type { ChannelMessage } from '../samples/channel.js';
 
 export interface SkippedChannelLine {
   line: number;
-  reason: 'invalid_json' | 'not_an_object' | 'missing_field' | 'bad_timestamp' | 'line_too_long';
+  reason: 'invalid_json' | 'not_an_object' | 'missing_field' | 'bad_timestamp' | 'line_too_long' | 'duplicate_id';
   detail: string;
 }
 
@@ -55,13 +55,20 @@ function parseLine(raw: string, line: number): { m: ChannelMessage; t: number } 
 class LogBuilder {
   private readonly rows: Array<{ m: ChannelMessage; t: number; i: number }> = [];
   readonly skipped: SkippedChannelLine[] = [];
+  /** the line each id was first read on */
+  private readonly lineOf = new Map<string, number>();
 
   add(raw: string, line: number): void {
     // a byte-order mark before the first line is no part of its JSON
     const r = parseLine(line === 1 && raw.startsWith('\ufeff') ? raw.slice(1) : raw, line);
     if (r === null) return;
-    if ('reason' in r) this.skipped.push(r);
-    else this.rows.push({ ...r, i: line });
+    if ('reason' in r) return void this.skipped.push(r);
+    // a second message with an id (two exports joined): the replay keys rows, watermarks and
+    // replies by id, so it was dropped from context blocks as "already shown", or shown twice
+    const first = this.lineOf.get(r.m.id);
+    if (first !== undefined) return void this.skipped.push({ line, reason: 'duplicate_id', detail: `${r.m.id.slice(0, 60)} (first on line ${first})` });
+    this.lineOf.set(r.m.id, line);
+    this.rows.push({ ...r, i: line });
   }
 
   skip(s: SkippedChannelLine): void {

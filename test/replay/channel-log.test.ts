@@ -58,7 +58,8 @@ test('a line over the limit is a counted skip; the lines around it are read', as
   const dir = mkdtempSync(path.join(tmpdir(), 'cachelens-channel-'));
   const file = path.join(dir, 'c.jsonl');
   const huge = JSON.stringify(msg('big', 'maya', 'y'.repeat(5_000)));
-  writeFileSync(file, [JSON.stringify(msg('a', 'maya', 'one')), huge, JSON.stringify(msg('b', 'maya', 'two', 1)), huge].join('\n'));
+  // two ids: a second message with an id is a duplicate_id skip
+  writeFileSync(file, [JSON.stringify(msg('a', 'maya', 'one')), huge, JSON.stringify(msg('b', 'maya', 'two', 1)), huge.replace('"big"', '"big2"')].join('\n'));
   const log = await readChannelLog(file, 4_096);
   assert.deepEqual(log.messages.map((m) => m.id), ['a', 'b']);
   assert.deepEqual(log.skipped.map((s) => [s.line, s.reason]), [[2, 'line_too_long'], [4, 'line_too_long']]);
@@ -121,5 +122,22 @@ test('a thread_root_id that is not a string is a counted skip, not a top-level m
   assert.deepEqual(log.skipped, [
     { line: 2, reason: 'missing_field', detail: 'thread_root_id (number, expected a string)' },
     { line: 3, reason: 'missing_field', detail: 'thread_root_id (an array, expected a string)' },
+  ]);
+});
+
+test('a second message with an id already read is a counted skip (duplicate_id), the first one kept', () => {
+  // two exports joined: the same message twice was shown twice in a context block, and another
+  // message under a mention's id was dropped from every block, silently
+  const text = [
+    JSON.stringify(msg('a', 'maya', 'first', 1)),
+    JSON.stringify(msg('b', 'jonas', '@claude look', 2)),
+    JSON.stringify(msg('a', 'maya', 'first', 1)),
+    JSON.stringify(msg('b', 'priya', 'another message, same id', 3)),
+  ].join('\n');
+  const log = parseChannelLog(text);
+  assert.deepEqual(log.messages.map((m) => [m.id, m.author]), [['a', 'maya'], ['b', 'jonas']]);
+  assert.deepEqual(log.skipped, [
+    { line: 3, reason: 'duplicate_id', detail: 'a (first on line 1)' },
+    { line: 4, reason: 'duplicate_id', detail: 'b (first on line 2)' },
   ]);
 });
