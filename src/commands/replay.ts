@@ -29,17 +29,18 @@ const channelCommand: Command = {
   options: (y: Argv) =>
     y
       .positional('file', { type: 'string', describe: 'channel log (JSONL: id, author, created_at, text, optional thread_root_id)' })
-      .option('agent', { type: 'string', default: '@claude', describe: 'the agent handle mentioned in the channel' })
-      .option('strategy', { type: 'string', array: true, nargs: 1, default: CHANNEL_STRATEGIES.join(','), describe: `strategies, comma-separated (or the flag repeated): ${CHANNEL_STRATEGIES.join(', ')}` })
+      .option('agent', { type: 'string', requiresArg: true, default: '@claude', describe: 'the agent handle mentioned in the channel' })
+      .option('strategy', { type: 'string', requiresArg: true, array: true, nargs: 1, defaultDescription: CHANNEL_STRATEGIES.join(','), describe: `strategies, comma-separated (or the flag repeated): ${CHANNEL_STRATEGIES.join(', ')}` })
       .option('evict-at', { type: 'string', array: true, nargs: 1, describe: 'evict the process before mention K (comma list, or repeat the flag)' })
       .option('fail-at', { type: 'string', array: true, nargs: 1, describe: 'the run at mention K fails, its watermark discarded (comma list, or repeat the flag)' })
-      .option('idle-reap', { type: 'string', describe: 'reap processes idle this long by channel time (e.g. 30m); off by default' })
+      .option('idle-reap', { type: 'string', requiresArg: true, describe: 'reap processes idle this long by channel time (e.g. 30m); off by default' })
       .option('prefix-tokens', { type: 'string', requiresArg: true, describe: 'tokens of framing: system prompt and tool schemas (default 2120)' })
-      .option('encoding', { choices: ENCODINGS as readonly string[], default: 'cl100k_base', describe: 'js-tiktoken encoding' })
-      .option('ttl', { choices: ['5m', '1h'] as const, default: '5m', describe: 'cache TTL for the weighted cost' })
+      .option('encoding', { requiresArg: true, choices: ENCODINGS as readonly string[], default: 'cl100k_base', describe: 'js-tiktoken encoding' })
+      .option('ttl', { requiresArg: true, choices: ['5m', '1h'] as const, default: '5m', describe: 'cache TTL for the weighted cost' })
       .option('json', { type: 'boolean', describe: 'print JSON instead of tables' }),
   async run(argv) {
-    const strategies = list(argv.strategy) as ChannelStrategy[];
+    // no yargs default: with one, `--strategy` given no value ran every strategy, silently
+    const strategies = (argv.strategy === undefined ? [...CHANNEL_STRATEGIES] : list(argv.strategy)) as ChannelStrategy[];
     if (strategies.length === 0) throw new UsageError(`--strategy ${String(argv.strategy)}: name at least one of ${CHANNEL_STRATEGIES.join(', ')}`);
     for (const s of strategies) if (!CHANNEL_STRATEGIES.includes(s)) throw new UsageError(`--strategy ${s}: expected ${CHANNEL_STRATEGIES.join(', ')}`);
     const prefix = numberOption(argv, 'prefix-tokens', 2120, 'a whole number of tokens up to 1,000,000', (n) => wholeNumber(n) && n <= 1_000_000);

@@ -46,6 +46,23 @@ test('replay channel: events past the last mention, no strategy, and an unbounde
   assert.equal(last.code, 0, last.stderr);
 });
 
+test('replay channel flags given no value are one-line errors, not the default run silently', () => {
+  // --ttl, --encoding, --agent and --strategy alone ran with their defaults (5m, cl100k_base,
+  // @claude, every strategy); --idle-reap alone said "--idle-reap : expected a duration"
+  for (const flag of ['ttl', 'encoding', 'agent', 'strategy', 'idle-reap']) {
+    for (const args of [[`--${flag}`], [`--${flag}`, '--json']]) {
+      const r = cli(['replay', 'channel', CHANNEL, ...args]);
+      assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+      assert.equal(r.stdout, '');
+      assert.equal(r.stderr.trim().split('\n').length, 1);
+      assert.match(r.stderr, new RegExp(`Not enough arguments following: ${flag}`));
+    }
+  }
+  const d = JSON.parse(cli(['replay', 'channel', CHANNEL, '--strategy', 'window', '--strategy', 'unstable', '--ttl', '1h', '--json']).stdout);
+  assert.deepEqual(d.settings.strategies, ['window', 'unstable']);
+  assert.equal(d.settings.ttl, '1h');
+});
+
 test('replay session of a chain of one request: no fidelity to compare, said so', () => {
   const dir = join(REPO, '../shared/real-logs/marot-spotter');
   const r = cli(['replay', 'session', '4d5611e5', dir, '--chain', 'acompact', '--db', ':memory:', '--strategy', 'recorded']);
