@@ -72,18 +72,19 @@ const sessionCommand: Command = {
     y
       .positional('target', { type: 'string', describe: 'a session id (or unique prefix) in the logs read, top (the most expensive session), or a .jsonl transcript path' })
       .positional('paths', { type: 'string', array: true, describe: `transcript files or directories to read for a session id (default: ${DEFAULT_ROOTS_HELP})` })
-      .option('chain', { type: 'string', describe: 'the chain to replay: chain id, agent id or a unique prefix (default: the main chain)' })
-      .option('strategy', { type: 'string', array: true, nargs: 1, default: SESSION_STRATEGIES.join(','), describe: `strategies, comma-separated (or the flag repeated): ${SESSION_STRATEGIES.join(', ')}` })
-      .option('reinject-type', { type: 'string', describe: 'attachment type reinject re-inserts every round (default: skill_listing if any, else the largest attachment)' })
-      .option('thinking', { choices: ['keep', 'drop'] as const, default: 'keep', describe: 'whether logged thinking text counts in later prompts' })
-      .option('encoding', { choices: ENCODINGS as readonly string[], default: 'cl100k_base', describe: 'js-tiktoken encoding' })
-      .option('calibrate', { type: 'string', default: '0', describe: 'fit a conversation scale on requests 2..K+1, apply it to every strategy, report fidelity on the rest (0 = off)' })
+      .option('chain', { type: 'string', requiresArg: true, describe: 'the chain to replay: chain id, agent id or a unique prefix (default: the main chain)' })
+      .option('strategy', { type: 'string', requiresArg: true, array: true, nargs: 1, defaultDescription: SESSION_STRATEGIES.join(','), describe: `strategies, comma-separated (or the flag repeated): ${SESSION_STRATEGIES.join(', ')}` })
+      .option('reinject-type', { type: 'string', requiresArg: true, describe: 'attachment type reinject re-inserts every round (default: skill_listing if any, else the largest attachment)' })
+      .option('thinking', { requiresArg: true, choices: ['keep', 'drop'] as const, default: 'keep', describe: 'whether logged thinking text counts in later prompts' })
+      .option('encoding', { requiresArg: true, choices: ENCODINGS as readonly string[], default: 'cl100k_base', describe: 'js-tiktoken encoding' })
+      .option('calibrate', { type: 'string', requiresArg: true, default: '0', describe: 'fit a conversation scale on requests 2..K+1, apply it to every strategy, report fidelity on the rest (0 = off)' })
       .option('db', { type: 'string', describe: 'DuckDB store file (default ~/.cache/cachelens/store.duckdb; :memory: for none)' })
       .option('pricing', { type: 'string', describe: 'price table JSON (own format or LiteLLM) that replaces or extends the bundled one' })
       .option('rebuild', { type: 'boolean', describe: 'drop the store and read every log again' })
       .option('json', { type: 'boolean', describe: 'print JSON instead of tables' }),
   async run(argv, io) {
-    const strategies = list(argv.strategy) as SessionStrategy[];
+    // no yargs default: with one, `--strategy` given no value ran every strategy, silently (as replay channel's)
+    const strategies = (argv.strategy === undefined ? [...SESSION_STRATEGIES] : list(argv.strategy)) as SessionStrategy[];
     if (strategies.length === 0) throw new UsageError(`--strategy ${String(argv.strategy)}: name at least one of ${SESSION_STRATEGIES.join(', ')}`);
     for (const s of strategies) if (!SESSION_STRATEGIES.includes(s)) throw new UsageError(`--strategy ${s}: expected ${SESSION_STRATEGIES.join(', ')}`);
     const target = String(argv.target);

@@ -85,6 +85,10 @@ test('unknown flags and commands, missing paths and flags without a value: one l
   await usageError(['summary', logs, '--db'], /Not enough arguments following: db/);
   await usageError(['summary', logs, '--db', ':memory:', '--pricing'], /Not enough arguments following: pricing/);
   await usageError(['summary', logs, '--pricing', '--json'], /Not enough arguments following: pricing/);
+  // replay session's flags given no value: one-line errors, not their defaults run silently (as replay channel's)
+  for (const flag of ['strategy', 'thinking', 'encoding', 'calibrate', 'chain', 'reinject-type']) {
+    await usageError(['replay', 'session', logs, '--db', ':memory:', `--${flag}`], new RegExp(`Not enough arguments following: ${flag}`));
+  }
   await usageError(['summary', logs, '--db', ':memory:', '--pricing='], /--pricing: expected a file name/);
   await usageError(['summary', logs, '--db='], /--db: expected a file name/);
   await usageError(['summary', logs, '--db', ':memory:', '--since'], /Not enough arguments following: since/);
