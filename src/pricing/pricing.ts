@@ -7,7 +7,7 @@
  * in 3, w5 15,005, r 11,442, out 9 weighs 3 + 15,005×1.25 + 11,442×0.1 + 9×5 = 19,948.45,
  * which is 19,948.45 × $5/1e6 = $0.0997.
  */
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { UsageError } from '../errors.js';
 import type { Usage } from '../types.js';
 import bundled from './prices.json' with { type: 'json' };
@@ -106,14 +106,36 @@ export function loadPriceTable(pricingFile?: string): PriceTable {
   return new PriceTable(date, models);
 }
 
+/** A price table is a few MB (LiteLLM's ~1.5 MB); past this the file is no price table (`--pricing /dev/zero` read until memory ran out). */
+export const MAX_PRICING_BYTES = 256 * 1024 * 1024;
+
+/** The file's bytes, read up to MAX_PRICING_BYTES: a pipe or device (`--pricing <(…)`) has no size to check first. */
+function readBounded(file: string): Buffer {
+  const fd = openSync(file, 'r');
+  try {
+    const parts: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const buf = Buffer.allocUnsafe(1 << 20);
+      const n = readSync(fd, buf, 0, buf.length, null);
+      if (n === 0) return Buffer.concat(parts, total);
+      total += n;
+      if (total > MAX_PRICING_BYTES) throw new Error(`larger than ${MAX_PRICING_BYTES / 1024 / 1024} MiB: no price table`);
+      parts.push(buf.subarray(0, n));
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
 function readPricingFile(file: string): Record<string, ModelPrice> {
   let raw: unknown;
   try {
     // a byte-order mark is no part of the JSON (editors on Windows write one)
-    raw = JSON.parse(readFileSync(file, 'utf8').replace(/^\ufeff/, ''));
+    raw = JSON.parse(readBounded(file).toString('utf8').replace(/^\ufeff/, ''));
   } catch (err) {
-    // JSON.parse quotes the text it stopped at, line breaks and all: one line
-    const why = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message.replace(/\s*\n\s*/g, ' ');
+    // JSON.parse quotes the text it stopped at, line breaks, NULs and all: one line of printable text
+    const why = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message.replace(/\s*\n\s*/g, ' ').replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
     throw new UsageError(`--pricing ${file}: ${why}`);
   }
   if (!isObject(raw)) throw new UsageError(`--pricing ${file}: expected a JSON object`);

@@ -51,6 +51,10 @@ test('bad --pricing files: missing, a directory, not JSON, empty, an array, no m
     [file('litellm-huge.json', '{"claude-opus-4-6": {"input_cost_per_token": 5e-6, "output_cost_per_token": 1e20}}'), /--pricing .*litellm-huge\.json: no model prices found/],
     // JSON.parse's message quotes the text, line breaks and all: still one line, whole
     [file('text.json', 'not json\nat all\n'), /--pricing .*text\.json: Unexpected token 'o', "not json at all ?" is not valid JSON$/],
+    // NULs or other control bytes are quoted as ?, not written raw to the terminal
+    [file('nul.json', '\u0000\u0000{\u001b[31m'), /--pricing .*nul\.json: Unexpected token '\?', "\?\?\{\?\[31m" is not valid JSON$/],
+    // a device or pipe with no end is read up to a bound, not until memory runs out
+    ['/dev/zero', /--pricing \/dev\/zero: larger than 256 MiB: no price table$/],
   ];
   for (const [pricing, expected] of cases) await usageError(['summary', logs, '--db', ':memory:', '--pricing', pricing], expected);
 });
