@@ -220,7 +220,9 @@ const PIECE = 128;
  * per piece, on such runs only; any other text encodes exactly as before.
  */
 export function encodeBounded(encoder: Pick<Tiktoken, 'encode'>, text: string): number[] {
-  const long = new RegExp(`\\S{${LONG_RUN},}`, 'g');
+  // only from a run's first character: tried at every character, a run just short of LONG_RUN
+  // was scanned to its end from each of them (1 MB of 2,047-character runs took 3.5 s, not 5 ms)
+  const long = new RegExp(`(?<!\\S)\\S{${LONG_RUN},}`, 'g');
   if (!long.test(text)) return encoder.encode(text, [], []);
   long.lastIndex = 0;
   const out: number[] = [];

@@ -48,3 +48,20 @@ for (const name of ['cl100k_base', 'o200k_base'] as const) {
     assert.equal(ours.decode(tokens), special);
   });
 }
+
+test('encodeBounded looks for long runs in linear time: runs just short of the limit are not rescanned from each character', async () => {
+  const { encodeBounded } = await import('../../src/replay/tokenizer.js');
+  // 1 MB of 2,047-character runs (compact JSON, minified code): the search alone took ~3.5 s
+  const text = (`${'a,'.repeat(1023)}a `).repeat(500);
+  const calls: string[] = [];
+  const stub = { encode: (s: string) => (calls.push(s), [s.length]) };
+  const t0 = performance.now();
+  assert.deepEqual(encodeBounded(stub, text), [text.length]);
+  assert.ok(performance.now() - t0 < 500, `${Math.round(performance.now() - t0)} ms`);
+  // a run of the limit or more is still cut in pieces, from its first character
+  const run = 'x'.repeat(2048);
+  calls.length = 0;
+  encodeBounded(stub, `ab ${run} cd`);
+  assert.deepEqual(calls.map((s) => s.length), [3, ...Array(16).fill(128), 3]);
+  assert.equal(calls.join(''), `ab ${run} cd`);
+});
