@@ -17,7 +17,7 @@ export function keepaliveReading(d: Keepalive): string {
     // gaps between the interval and the TTL still get pings: pure cost, not "nothing"
     const most = d.budgets.reduce<KeepaliveBudget | undefined>((m, b) => (m === undefined || b.pings > m.pings ? b : m), undefined);
     if (!most || most.pings === 0) return `${none}: keepalive pings would change nothing.`;
-    return `${none}: keepalive pings would save nothing, and only cost (${fmtInt(most.pings)} pings at budget ${label(most.budget)} on gaps that end before it, net ${fmtSignedPct(most.netSavingShareAll)} of all weight).`;
+    return `${none}: keepalive pings would save nothing, and only cost (${fmtInt(most.pings)} ping${most.pings === 1 ? '' : 's'} at budget ${label(most.budget)} on gaps that end before it, net ${fmtSignedPct(most.netSavingShareAll)} of all weight).`;
   }
   let s = `The best budget is ${label(best.budget)} ping${best.budget === 1 ? '' : 's'} per gap: net ${fmtSignedPct(best.netSavingShareSubagent)} of subagent weight on subagent chains (${fmtSignedPct(best.netSavingShareAll)} of all weight on all chains, main threads' pings and savings included), and ${fmtInt(best.expiredAfterBudget)} of ${fmtInt(best.gapsOverTtl)} gaps over the TTL still expire`;
   if (unbounded && unbounded !== best) s += `; unbounded pinging nets ${fmtSignedPct(unbounded.netSavingShareSubagent)}`;

@@ -511,4 +511,7 @@ test('the keepalive reading when no gap outlives the TTL but some outlive the in
     }),
   };
   assert.equal(keepaliveReading(costly), 'No gap between requests of 5-minute chains is longer than the 300 s TTL: keepalive pings would save nothing, and only cost (2 pings at budget 1 on gaps that end before it, net −14.5% of all weight).');
+  // one such gap: one ping, not '1 pings'
+  const one: Keepalive = { ...costly, gaps: 1, budgets: costly.budgets.map((b) => ({ ...b, pings: b.pings / 2 })) };
+  assert.match(keepaliveReading(one), /only cost \(1 ping at budget 1 on gaps/);
 });
