@@ -215,7 +215,9 @@ export function nestedDeeperThan(x: unknown, limit: number): boolean {
  */
 export const REPLAY_STREAM_ABOVE = bufferConstants.MAX_STRING_LENGTH;
 
-export async function readSessionTranscript(path: string, opts: { chainId?: string } = {}): Promise<SessionTranscript> {
+/** `streamAbove`: REPLAY_STREAM_ABOVE unless a test streams shorter lines. */
+export async function readSessionTranscript(path: string, opts: { chainId?: string; streamAbove?: number } = {}): Promise<SessionTranscript> {
+  const streamAbove = opts.streamAbove ?? REPLAY_STREAM_ABOVE;
   const collector = new TranscriptCollector(fileIdentity(path), opts.chainId ?? null);
   const skipped: SessionTranscript['skipped'] = [];
   let lineNo = 0;
@@ -238,11 +240,13 @@ export async function readSessionTranscript(path: string, opts: { chainId?: stri
     }
     parts.push(b);
     held += b.length;
-    if (held > REPLAY_STREAM_ABOVE) {
+    if (held > streamAbove) {
       stream = new StreamProjector(LINE_SCHEMA);
       const all = parts;
       parts = [];
       held = 0;
+      // a byte-order mark before the first line is no part of its JSON, streamed or not (as ingest reads it)
+      if (lineNo === 0 && all[0]![0] === 0xef && all[0]![1] === 0xbb && all[0]![2] === 0xbf) all[0] = all[0]!.subarray(3);
       for (const p of all) feed(p);
     }
   };

@@ -92,3 +92,26 @@ test('a line of 80 MiB, long but a string, is replayed with its text: only lines
     removeDir(dir);
   }
 });
+
+test('a streamed first line after a byte-order mark is read as a buffered one is: the mark is no part of its JSON', async () => {
+  const { readSessionTranscript } = await import('../../src/replay/session-transcript.js');
+  const dir = tempDir();
+  try {
+    const big = assistant({ msg: 'm_big', usage: usage(1, 2, 3, 4), text: 'x '.repeat(500), t: '2025-03-01T10:00:01.000Z' });
+    const body = [big, assistant({ msg: 'm2', usage: usage(5, 6, 7, 8), t: '2025-03-01T10:00:02.000Z' })].join('\r\n') + '\r\n';
+    const file = writeLog(dir, 'proj/s1.jsonl', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(body)]));
+    // the first line (over 1,000 bytes) streamed, as one past ~512 MiB is; it was an invalid_json skip
+    const streamed = await readSessionTranscript(file, { streamAbove: 200 });
+    const whole = await readSessionTranscript(file);
+    assert.deepEqual(streamed.skipped, []);
+    assert.deepEqual(whole.skipped, []);
+    const requests = (t: typeof whole) => t.chains.flatMap((c) => c.items).filter((i) => i.kind === 'message' && i.role === 'assistant').length;
+    assert.equal(requests(streamed), 2);
+    assert.equal(requests(whole), 2);
+    // streamed indeed: the projection keeps the request, not its text
+    const text = (t: typeof whole) => t.chains.flatMap((c) => c.items).flatMap((i) => (i.kind === 'message' && i.role === 'assistant' ? i.blocks : [])).map((b) => b.text ?? null);
+    assert.notDeepEqual(text(streamed), text(whole));
+  } finally {
+    removeDir(dir);
+  }
+});
