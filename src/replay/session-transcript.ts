@@ -287,9 +287,14 @@ export async function readSessionTranscript(path: string, opts: { chainId?: stri
     }
     // JSON.parse reads any depth, but the canonical text of a block or attachment (and the
     // tokenizer's text of it) recurses, and overflowed the stack on a line ~2,000 levels deep:
-    // the whole replay ended in an internal error. Such a line is skipped, as ingest skips it.
+    // the whole replay ended in an internal error. Such a line's content is skipped (counted),
+    // but a request on it still counts, as ingest counts it: its ids, usage and kind are kept,
+    // with no content blocks, as a streamed line's.
     if (nestedDeeperThan(o, MAX_DEPTH)) {
-      skipped.push({ line: lineNo, reason: 'invalid_json' });
+      skipped.push({ line: lineNo, reason: 'nested_too_deep' });
+      const msg = obj(o.message);
+      const shallow: Record<string, unknown> | null = msg && o.type === 'assistant' ? { ...o, message: { ...msg, content: [] }, toolUseResult: undefined } : null;
+      if (shallow && !nestedDeeperThan(shallow, MAX_DEPTH)) collector.add(lineNo, shallow);
       return;
     }
     collector.add(lineNo, o);

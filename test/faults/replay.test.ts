@@ -36,6 +36,28 @@ test('a line nested thousands of levels deep is a skipped line of the replay, no
   }
 });
 
+test('a request on a line nested deeper than the replay walks still counts, as ingest counts it: its content is the skipped part', async (t) => {
+  const { logs, db } = setup(t);
+  let input: unknown = { leaf: 1 };
+  for (let i = 0; i < 600; i++) input = { x: input };
+  const tool = { type: 'tool_use', id: 'tu1', name: 'Deep', input };
+  const line = JSON.parse(assistant({ msg: 'm2', usage: usage(5, 6, 7, 8), t: '2025-03-01T10:00:03.000Z' }));
+  line.message.content = [tool];
+  const deepLine = JSON.stringify(line);
+  const file = writeLog(logs, 'proj/s1.jsonl', [
+    user('hi'),
+    assistant({ msg: 'm1', usage: usage(1, 2, 3, 4), t: '2025-03-01T10:00:00.000Z' }),
+    deepLine,
+  ]);
+  const summary = await runCli(['summary', logs, '--db', db, '--json']);
+  assert.equal(JSON.parse(summary.stdout).totals.requests, 2);
+  const r = await runCli(['replay', 'session', file, '--db', db, '--strategy', 'recorded', '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  const d = JSON.parse(r.stdout);
+  assert.equal(d.chain.requests, 2, 'the replay counts the request ingest counts');
+  assert.equal(d.chain.skipped_lines, 1, 'its content is skipped, and counted');
+});
+
 test('a line longer than a string can be (600 MiB) is streamed by the replay: its request kept, no RangeError', async (t) => {
   const { logs, db } = setup(t);
   const bytes = 600 * 1024 * 1024; // V8 strings end at 2^29 - 24 characters (~512 MiB)
