@@ -6,6 +6,7 @@
  *   case builder ─▶ temp logs ─▶ node dist/cli.js summary <logs> --db <tmp> --json ─▶ exit code, JSON, stderr
  *                                     ▲ preloads (test/faults/preload/*.mjs): probe · no-network · fs-faults
  */
+import assert from 'node:assert/strict';
 import { type SpawnOptions, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -180,6 +181,18 @@ export function baseEnv(home: string): Record<string, string> {
   const env: Record<string, string> = {};
   for (const k of ['PATH', 'LANG', 'TZ', 'SystemRoot']) if (process.env[k]) env[k] = process.env[k]!;
   return { ...env, NO_COLOR: '1', HOME: home, XDG_CACHE_HOME: path.join(home, '.cache'), CACHELENS_LOCK_WAIT: '0', TZ: 'UTC' };
+}
+
+/** Runs the CLI and asserts a usage error: exit 2, nothing on stdout, one `cachelens: …` line matching `expected`, no stack. */
+export async function usageError(args: string[], expected: RegExp): Promise<void> {
+  const r = await runCli(args);
+  assert.equal(r.code, 2, `exit code of ${args.join(' ')}: ${r.stderr}`);
+  assert.equal(r.stdout, '', 'nothing on stdout');
+  const lines = r.stderr.split('\n').filter(Boolean);
+  assert.equal(lines.length, 1, `one line on stderr: ${JSON.stringify(r.stderr)}`);
+  assert.match(lines[0]!, /^cachelens: /);
+  assert.match(lines[0]!, expected);
+  assert.doesNotMatch(lines[0]!, /internal error|\bat .*:\d+:\d+/);
 }
 
 export function runCli(args: string[], opts: RunOptions = {}): Promise<Ran> {

@@ -8,18 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { assistant, removeDir, runCli, tempDir, usage, writeLog } from './helpers.js';
-
-async function usageError(args: string[], expected: RegExp): Promise<void> {
-  const r = await runCli(args);
-  assert.equal(r.code, 2, `exit code of ${args.join(' ')}: ${r.stderr}`);
-  assert.equal(r.stdout, '', 'nothing on stdout');
-  const lines = r.stderr.split('\n').filter(Boolean);
-  assert.equal(lines.length, 1, `one line on stderr: ${JSON.stringify(r.stderr)}`);
-  assert.match(lines[0], /^cachelens: /);
-  assert.match(lines[0], expected);
-  assert.doesNotMatch(lines[0], /internal error|\bat .*:\d+:\d+/);
-}
+import { assistant, removeDir, runCli, tempDir, usage, usageError, writeLog } from './helpers.js';
 
 function setup(t: { after: (f: () => void) => void }) {
   const dir = tempDir();
