@@ -96,7 +96,8 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
   } catch (err) {
     progress?.clear();
     if (err instanceof UsageError) {
-      process.stderr.write(`cachelens: ${cleanLines(err.message)}${err.hint ? ` (${cleanLines(err.hint)})` : ''}\n`);
+      // one line, whatever a flag's value held (`--agent $'@a\nb'` broke it in two): line breaks as ?, as other controls
+      process.stderr.write(`cachelens: ${clean(err.message)}${err.hint ? ` (${clean(err.hint)})` : ''}\n`);
       exitCode = 2;
     } else throw err;
   }

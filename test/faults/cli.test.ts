@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { assistant, cliPath, removeDir, runCli, tempDir, usage, usageError, writeLog } from './helpers.js';
+import { assistant, cliPath, removeDir, repoRoot, runCli, tempDir, usage, usageError, writeLog } from './helpers.js';
 
 test('bad --pricing files: missing, a directory, not JSON, empty, an array, no models, wrong types, zero, negative or absurd prices', async (t) => {
   const dir = tempDir();
@@ -78,6 +78,9 @@ test('unknown flags and commands, missing paths and flags without a value: one l
   await usageError(['summary', logs, '--db'], /Not enough arguments following: db/);
   await usageError(['summary', logs, '--db', ':memory:', '--pricing'], /Not enough arguments following: pricing/);
   await usageError(['summary', logs, '--pricing', '--json'], /Not enough arguments following: pricing/);
+  // a value holding a line break still makes one line of error
+  await usageError(['summary', logs, '--db', ':memory:', '--since', '2025\n01'], /^cachelens: --since 2025\?01: expected a day/);
+  await usageError(['replay', 'channel', path.join(repoRoot, 'sample-logs/channels/backend.jsonl'), '--agent', '@a\nb'], /^cachelens: --agent @a\?b: expected a handle/);
   // replay session's flags given no value: one-line errors, not their defaults run silently (as replay channel's)
   for (const flag of ['strategy', 'thinking', 'encoding', 'calibrate', 'chain', 'reinject-type']) {
     await usageError(['replay', 'session', logs, '--db', ':memory:', `--${flag}`], new RegExp(`Not enough arguments following: ${flag}`));
