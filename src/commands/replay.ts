@@ -23,6 +23,14 @@ function mentions(v: unknown, flag: string): number[] {
   });
 }
 
+/** A string flag's value; `--chain=` (empty) is a usage error, not the flag left out. */
+function nonEmpty(v: unknown, flag: string, what: string): string | undefined {
+  if (v === undefined) return undefined;
+  const s = String(v);
+  if (s.trim() === '') throw new UsageError(`${flag}: expected ${what}`);
+  return s;
+}
+
 const channelCommand: Command = {
   command: 'channel <file>',
   describe: 'replay a chat channel log under window / watermark / unstable context delivery',
@@ -93,8 +101,8 @@ const sessionCommand: Command = {
       encoding: argv.encoding as EncodingName,
       thinking: argv.thinking as ThinkingRule,
       calibrate: calibrateOf(argv.calibrate),
-      reinjectType: argv['reinject-type'] === undefined ? undefined : String(argv['reinject-type']),
-      chain: argv.chain === undefined ? undefined : String(argv.chain),
+      reinjectType: nonEmpty(argv['reinject-type'], '--reinject-type', 'an attachment type'),
+      chain: nonEmpty(argv.chain, '--chain', 'a chain id, agent id or prefix'),
     };
     const { formatSessionReplay, locateChain, replaySessionFile, topSession } = await import('../replay/index.js');
     let result: SessionReplayResult;

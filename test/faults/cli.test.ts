@@ -81,6 +81,9 @@ test('unknown flags and commands, missing paths and flags without a value: one l
   // a value holding a line break still makes one line of error
   await usageError(['summary', logs, '--db', ':memory:', '--since', '2025\n01'], /^cachelens: --since 2025\?01: expected a day/);
   await usageError(['replay', 'channel', path.join(repoRoot, 'sample-logs/channels/backend.jsonl'), '--agent', '@a\nb'], /^cachelens: --agent @a\?b: expected a handle/);
+  // or an empty one (`--chain=`): not the flag left out
+  await usageError(['replay', 'session', logs, '--db', ':memory:', '--chain='], /^cachelens: --chain: expected a chain id/);
+  await usageError(['replay', 'session', logs, '--db', ':memory:', '--reinject-type='], /^cachelens: --reinject-type: expected an attachment type/);
   // replay session's flags given no value: one-line errors, not their defaults run silently (as replay channel's)
   for (const flag of ['strategy', 'thinking', 'encoding', 'calibrate', 'chain', 'reinject-type']) {
     await usageError(['replay', 'session', logs, '--db', ':memory:', `--${flag}`], new RegExp(`Not enough arguments following: ${flag}`));
