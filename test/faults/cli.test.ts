@@ -8,17 +8,10 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { assistant, cliPath, removeDir, repoRoot, runCli, tempDir, usage, usageError, writeLog } from './helpers.js';
+import { assistant, cliPath, pricingSetup, removeDir, repoRoot, runCli, tempDir, usage, usageError, writeLog } from './helpers.js';
 
 test('bad --pricing files: missing, a directory, not JSON, empty, an array, no models, wrong types, zero, negative or absurd prices', async (t) => {
-  const dir = tempDir();
-  t.after(() => removeDir(dir));
-  const logs = path.join(dir, 'logs');
-  writeLog(logs, 'proj/s1.jsonl', [assistant({ msg: 'm1', usage: usage(1, 1, 1, 1) })]);
-  const file = (name: string, text: string) => {
-    writeFileSync(path.join(dir, name), text);
-    return path.join(dir, name);
-  };
+  const { dir, logs, file } = pricingSetup(t);
   mkdirSync(path.join(dir, 'prices-dir'));
   const cases: [string, RegExp][] = [
     [path.join(dir, 'nope.json'), /--pricing .*nope\.json: no such file/],

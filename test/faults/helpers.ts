@@ -183,6 +183,19 @@ export function baseEnv(home: string): Record<string, string> {
   return { ...env, NO_COLOR: '1', HOME: home, XDG_CACHE_HOME: path.join(home, '.cache'), CACHELENS_LOCK_WAIT: '0', TZ: 'UTC' };
 }
 
+/** A temp dir holding logs of one request, and `file(name, text)` writing a --pricing file beside them; removed after the test. */
+export function pricingSetup(t: { after: (f: () => void) => void }): { dir: string; logs: string; file: (name: string, text: string) => string } {
+  const dir = tempDir();
+  t.after(() => removeDir(dir));
+  const logs = path.join(dir, 'logs');
+  writeLog(logs, 'proj/s1.jsonl', [assistant({ msg: 'm1', usage: usage(1, 1, 1, 1) })]);
+  const file = (name: string, text: string) => {
+    writeFileSync(path.join(dir, name), text);
+    return path.join(dir, name);
+  };
+  return { dir, logs, file };
+}
+
 /** Runs the CLI and asserts a usage error: exit 2, nothing on stdout, one `cachelens: …` line matching `expected`, no stack. */
 export async function usageError(args: string[], expected: RegExp): Promise<void> {
   const r = await runCli(args);

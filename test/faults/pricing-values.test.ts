@@ -6,33 +6,19 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
-import { assistant, removeDir, runCli, tempDir, usage, usageError, writeLog } from './helpers.js';
-
-function setup(t: { after: (f: () => void) => void }) {
-  const dir = tempDir();
-  t.after(() => removeDir(dir));
-  const logs = path.join(dir, 'logs');
-  writeLog(logs, 'proj/s1.jsonl', [assistant({ msg: 'm1', usage: usage(1, 1, 1, 1) })]);
-  const file = (name: string, text: string) => {
-    writeFileSync(path.join(dir, name), text);
-    return path.join(dir, name);
-  };
-  return { logs, file };
-}
+import { pricingSetup, runCli, usageError } from './helpers.js';
 
 const lc = (above: string) => `{"models": {"claude-opus-4-6": {"input": 5, "output": 25, "long_context": {"above": ${above}, "input": 10, "output": 37.5}}}}`;
 
 test('--pricing long_context.above that is not a whole token count: one line, exit 2 (was an internal error in the store)', async (t) => {
-  const { logs, file } = setup(t);
+  const { logs, file } = pricingSetup(t);
   for (const [name, above] of [['frac', '1.5'], ['huge', '1e300'], ['int64', '2e19']] as const) {
     await usageError(['summary', logs, '--db', ':memory:', '--pricing', file(`${name}.json`, lc(above))], new RegExp(`--pricing .*${name}\\.json: claude-opus-4-6\\.long_context\\.above must be a whole number of tokens`));
   }
 });
 
 test('--pricing LiteLLM entries with a negative price are not used (they gave negative costs)', async (t) => {
-  const { logs, file } = setup(t);
+  const { logs, file } = pricingSetup(t);
   const entry = (extra: string) => `{"claude-opus-4-6": {"input_cost_per_token": 5e-6, "output_cost_per_token": 2.5e-5, ${extra}}}`;
   const cases = [
     ['neg-out', '"output_cost_per_token": -2.5e-3'],
@@ -53,7 +39,7 @@ test('--pricing LiteLLM entries with a negative price are not used (they gave ne
 });
 
 test('--pricing long_context of the wrong type, or a bad long-context price: named as such, exit 2', async (t) => {
-  const { logs, file } = setup(t);
+  const { logs, file } = pricingSetup(t);
   const m = (long: string) => `{"models": {"m": {"input": 5, "output": 25, "long_context": ${long}}}}`;
   const cases = [
     ['lc-num', m('5'), /m\.long_context must be an object$/],
