@@ -6,7 +6,7 @@ import type { Argv } from 'yargs';
 import type { ChainInput } from '../analyses/chain.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { type Command, type Io, numberOption, type Output, wholeNumber, withContext, withLogOptions } from './command.js';
+import { type Command, decimal, type Io, numberOption, type Output, wholeNumber, withContext, withLogOptions } from './command.js';
 
 /**
  * Runs `f` over the chains in scope, read in batches as they stream (streamChains): `f` is given
@@ -106,7 +106,7 @@ function parseBudget(v: unknown, sweep: readonly number[]): number | readonly nu
   if (v === undefined || v === 'sweep') return sweep;
   // ∞ as the sweep's table prints it
   if (typeof v === 'string' && ['inf', 'infinity', '∞'].includes(v.trim().toLowerCase())) return Infinity;
-  const n = String(v).trim() === '' ? Number.NaN : Number(v);
+  const n = decimal(v);
   // past 1,000,000 pings (8.5 years of a gap at 270 s) a budget is ∞, and past 2^53 it was printed as another number
   if (!Number.isInteger(n) || n < 0 || n > 1_000_000) throw new UsageError(`--budget ${String(v)}: expected a whole number up to 1,000,000, inf or sweep`);
   return n;

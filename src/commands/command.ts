@@ -108,10 +108,18 @@ async function using<C extends { store: { close(): void } }, T>(opening: Promise
 export function numberOption(argv: Record<string, unknown>, name: string, fallback: number, expect: string, ok: (n: number) => boolean = () => true): number {
   const v = argv[name];
   if (v === undefined) return fallback;
-  const text = String(v).trim();
-  const n = text === '' ? Number.NaN : Number(text);
+  const n = decimal(v);
   if (!Number.isFinite(n) || !ok(n)) throw new UsageError(`--${name} ${String(v)}: expected ${expect}`);
   return n;
+}
+
+/**
+ * A flag's value read as a decimal number (`12`, `2.5`, `1e3`), else NaN. Number() alone also
+ * reads `0x10` as 16, `0b11` as 3 and '' as 0: a typo in a flag should be an error, not a number.
+ */
+export function decimal(v: unknown): number {
+  const text = String(v).trim();
+  return /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(text) ? Number(text) : Number.NaN;
 }
 
 /** A whole number ≥ 0 (tokens, counts). */

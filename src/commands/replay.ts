@@ -8,7 +8,7 @@ import { UsageError } from '../errors.js';
 import { loadPriceTable } from '../pricing/pricing.js';
 import type { SessionReplayResult, ThinkingRule } from '../replay/index.js';
 import { CHANNEL_STRATEGIES, type ChannelStrategy, ENCODINGS, type EncodingName, SESSION_STRATEGIES, type SessionStrategy } from '../replay/names.js';
-import { calibrateOf, type Command, DEFAULT_ROOTS_HELP, numberOption, wholeNumber, withContext } from './command.js';
+import { calibrateOf, type Command, decimal, DEFAULT_ROOTS_HELP, numberOption, wholeNumber, withContext } from './command.js';
 
 function list(v: unknown): string[] {
   if (v === undefined) return [];
@@ -17,7 +17,7 @@ function list(v: unknown): string[] {
 
 function mentions(v: unknown, flag: string): number[] {
   return list(v).map((s) => {
-    const n = Number(s);
+    const n = decimal(s);
     if (!Number.isInteger(n) || n < 1) throw new UsageError(`${flag} ${s}: expected a mention number (1, 2, …)`);
     return n;
   });

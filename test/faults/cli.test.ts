@@ -116,6 +116,11 @@ test('unknown flags and commands, missing paths and flags without a value: one l
   await usageError([...keepalive, '--budget='], /--budget : expected a whole number up to 1,000,000, inf or sweep/);
   await usageError([...keepalive, '--budget'], /Not enough arguments following: budget/);
   await usageError(['anatomy', logs, '--db', ':memory:', '--top', 'x'], /--top x: expected a whole number of chains/);
+  // decimal only: Number() read 0x10 as 16 and 0b11 as 3
+  await usageError(['anatomy', logs, '--db', ':memory:', '--top', '0x10'], /--top 0x10: expected a whole number of chains/);
+  await usageError([...keepalive, '--budget', '0b11'], /--budget 0b11: expected a whole number up to 1,000,000, inf or sweep$/);
+  await usageError([...keepalive, '--interval', '0o7'], /--interval 0o7: expected seconds/);
+  await usageError(['replay', 'channel', path.join(dir, 'none.jsonl'), '--evict-at', '0x1'], /--evict-at 0x1: expected a mention number/);
   await usageError(['whatif', 'ttl', logs, '--db', ':memory:', '--to', '2h'], /Invalid values: Argument: to, Given: "2h", Choices: "1h", "5m"/);
   await usageError(['replay', 'channel', path.join(dir, 'none.jsonl'), '--prefix-tokens', '-3'], /--prefix-tokens -3: expected a whole number of tokens/);
 });
