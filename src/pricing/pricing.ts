@@ -46,9 +46,9 @@ export class PriceTable {
   private readonly models: Map<string, ModelPrice>;
   private readonly resolved = new Map<string, ModelPrice | null>();
 
-  constructor(date: string, models: Record<string, ModelPrice>) {
+  constructor(date: string, models: Map<string, ModelPrice>) {
     this.date = date;
-    this.models = new Map(Object.entries(models));
+    this.models = models;
   }
 
   /** Exact id first, then the id without its date suffix (`claude-sonnet-4-5-20250929` → `claude-sonnet-4-5`). */
@@ -96,11 +96,11 @@ export function weightOf(u: Usage, w: Weights): number {
 
 /** The bundled table, optionally replaced or extended by `--pricing FILE`. */
 export function loadPriceTable(pricingFile?: string): PriceTable {
-  const models: Record<string, ModelPrice> = { ...(bundled.models as Record<string, ModelPrice>) };
+  const models = new Map(Object.entries(bundled.models as Record<string, ModelPrice>));
   let date = bundled.date;
   if (pricingFile === '') throw new UsageError('--pricing: expected a file name');
   if (pricingFile) {
-    Object.assign(models, readPricingFile(pricingFile));
+    for (const [name, price] of readPricingFile(pricingFile)) models.set(name, price);
     date = `${bundled.date} + ${pricingFile}`;
   }
   return new PriceTable(date, models);
@@ -128,7 +128,8 @@ function readBounded(file: string): Buffer {
   }
 }
 
-function readPricingFile(file: string): Record<string, ModelPrice> {
+// Maps, not objects: a model named `__proto__` set an object's prototype and was lost
+function readPricingFile(file: string): Map<string, ModelPrice> {
   let raw: unknown;
   try {
     // a byte-order mark is no part of the JSON (editors on Windows write one)
@@ -141,7 +142,7 @@ function readPricingFile(file: string): Record<string, ModelPrice> {
   if (!isObject(raw)) throw new UsageError(`--pricing ${file}: expected a JSON object`);
   const own = raw.models;
   const out = isObject(own) ? parseOwn(own, file) : parseLiteLLM(raw, file);
-  if (Object.keys(out).length === 0) throw new UsageError(`--pricing ${file}: no model prices found (own format {"models": {...}} or LiteLLM format)`);
+  if (out.size === 0) throw new UsageError(`--pricing ${file}: no model prices found (own format {"models": {...}} or LiteLLM format)`);
   return out;
 }
 
@@ -167,17 +168,18 @@ function outOfBounds(price: ModelPrice, name: string): string | null {
   return null;
 }
 
-function parseOwn(models: Record<string, unknown>, file: string): Record<string, ModelPrice> {
-  const out: Record<string, ModelPrice> = {};
+function parseOwn(models: Record<string, unknown>, file: string): Map<string, ModelPrice> {
+  const out = new Map<string, ModelPrice>();
   for (const [name, v] of Object.entries(models)) {
     if (!isObject(v)) throw new UsageError(`--pricing ${file}: model ${name} is not an object`);
     const rates = readRates(v, name, file);
     const lc = v.long_context;
     // a long_context that is no object was passed over silently: the long-context tier then unpriced
     if (lc !== undefined && lc !== null && !isObject(lc)) throw new UsageError(`--pricing ${file}: ${name}.long_context must be an object`);
-    out[name] = isObject(lc) ? { ...rates, long_context: { ...readRates(lc, `${name}.long_context`, file), above: tokenCount(lc.above, `${name}.long_context.above`, file) } } : rates;
-    const bad = outOfBounds(out[name], name);
+    const price = isObject(lc) ? { ...rates, long_context: { ...readRates(lc, `${name}.long_context`, file), above: tokenCount(lc.above, `${name}.long_context.above`, file) } } : rates;
+    const bad = outOfBounds(price, name);
     if (bad) throw new UsageError(`--pricing ${file}: ${bad}`);
+    out.set(name, price);
   }
   return out;
 }
@@ -196,8 +198,8 @@ function readRates(v: Record<string, unknown>, name: string, file: string): Rate
 }
 
 /** LiteLLM's model_prices_and_context_window.json: USD per token, keyed by model id. */
-function parseLiteLLM(raw: Record<string, unknown>, file: string): Record<string, ModelPrice> {
-  const out: Record<string, ModelPrice> = {};
+function parseLiteLLM(raw: Record<string, unknown>, file: string): Map<string, ModelPrice> {
+  const out = new Map<string, ModelPrice>();
   const perM = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) ? x * 1e6 : undefined);
   for (const [name, v] of Object.entries(raw)) {
     if (!isObject(v)) continue;
@@ -225,7 +227,7 @@ function parseLiteLLM(raw: Record<string, unknown>, file: string): Record<string
     }
     // like an entry without token prices, one beyond any real token price is not used
     if (outOfBounds(price, name)) continue;
-    out[name] = price;
+    out.set(name, price);
   }
   return out;
 }

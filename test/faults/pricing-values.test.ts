@@ -6,7 +6,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { pricingSetup, runCli, usageError } from './helpers.js';
+import path from 'node:path';
+import { assistant, pricingSetup, runCli, usage, usageError, writeLog } from './helpers.js';
 
 const lc = (above: string) => `{"models": {"claude-opus-4-6": {"input": 5, "output": 25, "long_context": {"above": ${above}, "input": 10, "output": 37.5}}}}`;
 
@@ -49,4 +50,24 @@ test('--pricing long_context of the wrong type, or a bad long-context price: nam
     ['lc-neg', m('{"above": 200000, "input": 6, "output": -30}'), /m\.long_context\.output must be a non-negative number$/],
   ] as const;
   for (const [name, text, expected] of cases) await usageError(['summary', logs, '--db', ':memory:', '--pricing', file(`${name}.json`, text)], expected);
+});
+
+test('--pricing prices a model named like an object key (__proto__, constructor) in both formats', async (t) => {
+  const { dir, file } = pricingSetup(t);
+  const logs = path.join(dir, 'odd-logs');
+  writeLog(logs, 'proj/s1.jsonl', [
+    assistant({ msg: 'm1', model: '__proto__', usage: usage(1000, 100, 0, 0) }),
+    assistant({ msg: 'm2', model: 'constructor', usage: usage(1000, 100, 0, 0), t: '2025-03-01T10:01:00.000Z' }),
+  ]);
+  const own = file('own.json', '{"models": {"__proto__": {"input": 2, "output": 10}, "constructor": {"input": 4, "output": 20}}}');
+  const litellm = file('litellm.json', '{"__proto__": {"input_cost_per_token": 2e-6, "output_cost_per_token": 1e-5}, "constructor": {"input_cost_per_token": 4e-6, "output_cost_per_token": 2e-5}}');
+  for (const pricing of [own, litellm]) {
+    const r = await runCli(['summary', logs, '--db', ':memory:', '--pricing', pricing, '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout) as { totals: { unpriced_requests: number; usd: number } };
+    // the model named __proto__ was dropped ("no model prices found", or left unpriced beside another)
+    assert.equal(out.totals.unpriced_requests, 0, pricing);
+    // 1000 input + 100 output (5× input): 1,500 weight at $2/M and at $4/M
+    assert.equal(out.totals.usd, 0.009, pricing);
+  }
 });
