@@ -207,43 +207,176 @@ export interface TokenizerWork {
   tokens_encoded: number;
 }
 
-/** A run of this many characters without whitespace is encoded in pieces (encodeBounded). */
-const LONG_RUN = 2048;
-/** The piece a long run is encoded in: ~1.4 ms for 128 repeats of one letter, the worst case. */
-const PIECE = 128;
+/** What encodeText reads of js-tiktoken's encoder (1.0.21): the pre-token pattern and the rank table. */
+interface EncoderTables {
+  patStr: string;
+  /** a token's bytes in decimal, comma-joined, to its rank */
+  rankMap: Map<string, number>;
+}
+
+/** Work done merging pre-tokens (PreTokenMerge): what the bounded-work test counts. */
+export interface MergeWork {
+  /** rank lookups of two adjacent parts joined */
+  lookups: number;
+  /** levels an entry moved up or down the heap */
+  heapSteps: number;
+}
+
+const UTF8 = new TextEncoder();
 
 /**
- * `encoder.encode(text)`, but a run of LONG_RUN or more characters without whitespace (a base64
- * image, a minified file, a pasted hash) is encoded PIECE characters at a time. js-tiktoken's byte
- * pair merge is quadratic in the length of one pre-token: 16,000 repeats of a letter took 36 s,
- * so a replay of a session holding a 3 MB one never ended. Cutting costs at most about a token
- * per piece, on such runs only; any other text encodes exactly as before.
+ * `encoder.encode(text, [], [])`, token for token, with a byte pair merge that is O(n log n) in
+ * a pre-token's n bytes where js-tiktoken's is quadratic: 16,000 repeats of a letter took it 36 s,
+ * and a session holding a 3 MB run of letters never ended its replay. No special token is
+ * allowed, so `<|endoftext|>` in a message is ordinary text (channel text is untrusted).
+ * The rest is the library's `encode`: its pattern splits the whole text into pre-tokens, each
+ * pre-token's UTF-8 bytes (a lone surrogate as U+FFFD) are looked up whole, and only a pre-token
+ * that is no token is merged. Where the encoder has no such tables (another js-tiktoken), the
+ * library encodes.
  */
-export function encodeBounded(encoder: Pick<Tiktoken, 'encode'>, text: string): number[] {
-  // only from a run's first character: tried at every character, a run just short of LONG_RUN
-  // was scanned to its end from each of them (1 MB of 2,047-character runs took 3.5 s, not 5 ms)
-  const long = new RegExp(`(?<!\\S)\\S{${LONG_RUN},}`, 'g');
-  if (!long.test(text)) return encoder.encode(text, [], []);
-  long.lastIndex = 0;
+export function encodeText(encoder: Tiktoken, text: string, work?: MergeWork): number[] {
+  const { patStr, rankMap } = encoder as unknown as Partial<EncoderTables>;
+  if (typeof patStr !== 'string' || !(rankMap instanceof Map)) return encoder.encode(text, [], []);
   const out: number[] = [];
-  const add = (part: string) => {
-    for (const t of encoder.encode(part, [], [])) out.push(t);
-  };
-  let from = 0;
-  for (let m = long.exec(text); m; m = long.exec(text)) {
-    if (m.index > from) add(text.slice(from, m.index));
-    const end = m.index + m[0].length;
-    for (let s = m.index; s < end; ) {
-      let e = Math.min(s + PIECE, end);
-      const c = text.charCodeAt(e - 1);
-      if (e < end && c >= 0xd800 && c <= 0xdbff) e++; // never between the halves of a surrogate pair
-      add(text.slice(s, e));
-      s = e;
-    }
-    from = end;
+  for (const m of text.matchAll(new RegExp(patStr, 'ug'))) {
+    const bytes = UTF8.encode(m[0]);
+    const whole = rankMap.get(bytes.join(','));
+    if (whole !== undefined) out.push(whole);
+    else new PreTokenMerge(bytes, rankMap, work).tokens(out);
   }
-  if (from < text.length) add(text.slice(from));
   return out;
+}
+
+/**
+ * js-tiktoken's bytePairMerge, with the same joins in the same order. There, the pre-token's
+ * bytes start as one part each; while two adjacent parts make a token, the pair whose token has
+ * the lowest rank is joined (on equal ranks the leftmost: its scan keeps the first minimum); the
+ * parts left are the tokens (one that is no token is left out). It looks up every adjacent pair
+ * again at each join, n² lookups in all. Here a pair is looked up once, when it forms (n - 1 at
+ * the start, at most two per join), and the pairs that make a token wait in a binary heap ordered
+ * by (rank, position), whose top is the pair the library's scan would pick.
+ * A part is named by its first byte's offset; the arrays are indexed by it.
+ */
+class PreTokenMerge {
+  private readonly n: number;
+  /** the next part's start (n after the last part) */
+  private readonly next: Int32Array;
+  /** the previous part's start (-1 before the first) */
+  private readonly prev: Int32Array;
+  /** rank of the token a part and the next make, -1 where they make none */
+  private readonly rank: Int32Array;
+  /** parts whose pair with the next makes a token, the lowest (rank, start) on top */
+  private readonly heap: Int32Array;
+  /** a part's index in `heap`, -1 when it is not there */
+  private readonly at: Int32Array;
+  private size = 0;
+
+  constructor(
+    private readonly bytes: Uint8Array,
+    private readonly ranks: Map<string, number>,
+    private readonly work?: MergeWork,
+  ) {
+    const n = (this.n = bytes.length);
+    this.next = new Int32Array(n);
+    this.prev = new Int32Array(n);
+    this.rank = new Int32Array(n);
+    this.heap = new Int32Array(n);
+    this.at = new Int32Array(n).fill(-1);
+    for (let i = 0; i < n; i++) {
+      this.next[i] = i + 1;
+      this.prev[i] = i - 1;
+    }
+    for (let i = 0; i < n; i++) this.pair(i);
+  }
+
+  /** Joins pairs until no two adjacent parts make a token; appends the parts' ranks to `out`. */
+  tokens(out: number[]): void {
+    while (this.size > 0) this.join(this.heap[0]);
+    for (let i = 0; i < this.n; i = this.next[i]) {
+      const r = this.lookup(i, this.next[i]);
+      if (r >= 0) out.push(r);
+    }
+  }
+
+  /** Joins part `i` and the next; the pairs of `i` and of the part before it change. */
+  private join(i: number): void {
+    const j = this.next[i];
+    const k = this.next[j];
+    this.next[i] = k;
+    if (k < this.n) this.prev[k] = i;
+    this.remove(j);
+    this.pair(i);
+    if (this.prev[i] >= 0) this.pair(this.prev[i]);
+  }
+
+  /** Looks up the token part `i` and the next make, and files it in the heap (or takes it out). */
+  private pair(i: number): void {
+    const j = this.next[i];
+    this.rank[i] = j < this.n ? this.lookup(i, this.next[j]) : -1;
+    if (this.rank[i] < 0) this.remove(i);
+    else if (this.at[i] < 0) this.insert(i);
+    else this.siftDown(this.siftUp(this.at[i]));
+  }
+
+  /** The rank of bytes [from, to), -1 when they are no token. */
+  private lookup(from: number, to: number): number {
+    if (this.work) this.work.lookups++;
+    return this.ranks.get(this.bytes.subarray(from, to).join(',')) ?? -1;
+  }
+
+  /** Whether part `a` comes before part `b` in the heap: lower rank, then further left. */
+  private before(a: number, b: number): boolean {
+    return this.rank[a] < this.rank[b] || (this.rank[a] === this.rank[b] && a < b);
+  }
+
+  private insert(i: number): void {
+    this.place(i, this.size++);
+    this.siftUp(this.at[i]);
+  }
+
+  private remove(i: number): void {
+    const h = this.at[i];
+    if (h < 0) return;
+    this.at[i] = -1;
+    const last = this.heap[--this.size];
+    if (h === this.size) return;
+    this.place(last, h);
+    this.siftDown(this.siftUp(h));
+  }
+
+  private place(i: number, h: number): void {
+    this.heap[h] = i;
+    this.at[i] = h;
+  }
+
+  /** Moves the entry at heap index `h` up to its place; returns where it ends. */
+  private siftUp(h: number): number {
+    const i = this.heap[h];
+    while (h > 0) {
+      const up = (h - 1) >> 1;
+      if (!this.before(i, this.heap[up])) break;
+      this.place(this.heap[up], h);
+      h = up;
+      if (this.work) this.work.heapSteps++;
+    }
+    this.place(i, h);
+    return h;
+  }
+
+  /** Moves the entry at heap index `h` down to its place. */
+  private siftDown(h: number): void {
+    const i = this.heap[h];
+    for (;;) {
+      let child = 2 * h + 1;
+      if (child >= this.size) break;
+      if (child + 1 < this.size && this.before(this.heap[child + 1], this.heap[child])) child++;
+      if (!this.before(this.heap[child], i)) break;
+      this.place(this.heap[child], h);
+      h = child;
+      if (this.work) this.work.heapSteps++;
+    }
+    this.place(i, h);
+  }
 }
 
 /** Interns texts as segments, encoding each distinct text exactly once. */
@@ -264,8 +397,7 @@ export class SegmentTokenizer {
   segment(text: string): Segment {
     let seg = this.cache.get(text);
     if (!seg) {
-      // Channel text is untrusted: `<|endoftext|>` in a message is ordinary text, never a special token.
-      const tokens = Uint32Array.from(encodeBounded(this.encoder, text));
+      const tokens = Uint32Array.from(encodeText(this.encoder, text));
       this.work.encode_calls++;
       this.work.tokens_encoded += tokens.length;
       seg = { id: this.cache.size, text, tokens };

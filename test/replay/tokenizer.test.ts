@@ -2,7 +2,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Tiktoken } from 'js-tiktoken/lite';
-import { buildEncoder } from '../../src/replay/tokenizer.js';
+import { buildEncoder, encodeText, loadEncoder, type MergeWork } from '../../src/replay/tokenizer.js';
+import { Rng, hashSeed } from '../../src/samples/prng.js';
 
 const TEXTS = [
   'Hello, world!',
@@ -49,19 +50,83 @@ for (const name of ['cl100k_base', 'o200k_base'] as const) {
   });
 }
 
-test('encodeBounded looks for long runs in linear time: runs just short of the limit are not rescanned from each character', async () => {
-  const { encodeBounded } = await import('../../src/replay/tokenizer.js');
-  // 1 MB of 2,047-character runs (compact JSON, minified code): the search alone took ~3.5 s
-  const text = (`${'a,'.repeat(1023)}a `).repeat(500);
-  const calls: string[] = [];
-  const stub = { encode: (s: string) => (calls.push(s), [s.length]) };
-  const t0 = performance.now();
-  assert.deepEqual(encodeBounded(stub, text), [text.length]);
-  assert.ok(performance.now() - t0 < 500, `${Math.round(performance.now() - t0)} ms`);
-  // a run of the limit or more is still cut in pieces, from its first character
-  const run = 'x'.repeat(2048);
-  calls.length = 0;
-  encodeBounded(stub, `ab ${run} cd`);
-  assert.deepEqual(calls.map((s) => s.length), [3, ...Array(16).fill(128), 3]);
-  assert.equal(calls.join(''), `ab ${run} cd`);
+/** Pieces of adversarial text: long runs where js-tiktoken's merge is slow, every pattern branch, every kind of character. */
+function piece(rng: Rng, long: number): string {
+  const letters = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
+  const base64 = `${letters}0123456789+/`;
+  const unicode = ['é', 'ß', 'Ω', 'ж', '中', '文', '日', 'ー', '한', 'ا', '\u0301', '™', '🎉', '👩\u200d💻', '\u{1F3F3}\uFE0F', '\ud800', '\udfff', 'x\ud83d'];
+  const n = rng.chance(0.1) ? rng.int(long / 2, long) : rng.int(1, 60);
+  switch (rng.int(0, 10)) {
+    case 0:
+      return rng.pick(['a', 'e', 'Z', ' ', '\n', '-', '=', '.', '中']).repeat(n);
+    case 1:
+      return rng.pick(['ab', 'aB', 'xy', ' \n', '+/', 'é.']).repeat(Math.ceil(n / 2));
+    case 2:
+      return rng.chars('abcdefghijklmnopqrstuvwxyz', n);
+    case 3:
+      return rng.chars(letters, n);
+    case 4:
+      return rng.chars('0123456789', n);
+    case 5:
+      return rng.chars(base64, n) + '='.repeat(rng.int(0, 2));
+    case 6:
+      return Array.from({ length: n }, () => rng.pick(unicode)).join('');
+    case 7:
+      return rng.chars(' \t\n\r', rng.int(1, 8));
+    case 8:
+      return rng.pick(['<|endoftext|>', '<|endofprompt|>', '<|fim_prefix|>', '<|endoftext', "'s", "'RE", "don't", "it'll"]);
+    case 9:
+      return rng.chars('!"#$%&()*,-./:;<>?@[]^_`{|}~\'', n);
+    default:
+      return rng.pick(['Hello, world!', 'def f(x):\n    return x ** 2\n', '{"a":[1,2,3]}', 'naïve café', '  \n\n  ']);
+  }
+}
+
+function randomText(rng: Rng, long: number): string {
+  let text = '';
+  for (let k = rng.int(1, 8); k > 0; k--) text += piece(rng, long) + (rng.chance(0.5) ? rng.pick([' ', '  ', '\n', '\t', ' \r\n', '']) : '');
+  return text;
+}
+
+const lone = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+for (const name of ['cl100k_base', 'o200k_base'] as const) {
+  test(`${name}: encodeText gives js-tiktoken's tokens exactly, on random and adversarial text, and decodes back`, async () => {
+    const encoder = await loadEncoder(name);
+    const rng = new Rng(hashSeed('encodeText', name));
+    // runs of up to 1,500 characters: js-tiktoken's own merge takes ~0.3 s on one
+    const texts = [
+      'a'.repeat(1500),
+      'ab'.repeat(700),
+      ' '.repeat(1200),
+      new Rng(1).chars('abcdefghijklmnopqrstuvwxyz', 1500),
+      `x ${'<|endoftext|>'.repeat(3)} y`,
+      ...Array.from({ length: 300 }, () => randomText(rng, 1500)),
+    ];
+    for (const text of texts) {
+      const tokens = encodeText(encoder, text);
+      assert.deepEqual(tokens, encoder.encode(text, [], []), JSON.stringify(text.slice(0, 60)));
+      if (!lone.test(text)) assert.equal(encoder.decode(tokens), text);
+    }
+  });
+}
+
+test('encodeText merges a 1 MB pre-token in O(n log n) work: a run of one letter, and of random letters', async () => {
+  const encoder = await loadEncoder('cl100k_base');
+  const work = (text: string) => {
+    const w: MergeWork = { lookups: 0, heapSteps: 0 };
+    const tokens = encodeText(encoder, text, w);
+    assert.equal(encoder.decode(tokens), text);
+    return w;
+  };
+  const n = 1 << 20;
+  for (const text of ['a'.repeat(n), new Rng(2).chars('abcdefghijklmnopqrstuvwxyz', n)]) {
+    const whole = work(text);
+    // each pair is looked up once, when it forms: n - 1, then at most two per join (js-tiktoken: ~n² / 2)
+    assert.ok(whole.lookups <= 3 * n, `${whole.lookups} lookups`);
+    assert.ok(whole.heapSteps <= 2 * n * Math.log2(n), `${whole.heapSteps} heap steps`);
+    // twice the text, about twice the work (a quadratic merge: four times)
+    const half = work(text.slice(0, n / 2));
+    assert.ok(whole.lookups <= 2.2 * half.lookups && whole.heapSteps <= 2.5 * half.heapSteps, JSON.stringify({ whole, half }));
+  }
 });
