@@ -248,6 +248,16 @@ export function encodeText(encoder: Tiktoken, text: string, work?: MergeWork): n
 }
 
 /**
+ * Ranks of the token two parts make, by the parts' tokens (left * PAIR + right): the same two
+ * tokens make the same bytes, and a long run repeats few pairs (5 MB of one letter: 40% of the
+ * time went to building and looking up byte keys). A part of one byte that is no token in the
+ * ranks is named by its byte (BYTE + byte); cl100k and o200k ranks are below 2^18.
+ */
+type PairMemo = Map<number, number>;
+const BYTE = 1 << 23;
+const PAIR = 1 << 24;
+
+/**
  * js-tiktoken's bytePairMerge, with the same joins in the same order. There, the pre-token's
  * bytes start as one part each; while two adjacent parts make a token, the pair whose token has
  * the lowest rank is joined (on equal ranks the leftmost: its scan keeps the first minimum); the
@@ -265,6 +275,9 @@ class PreTokenMerge {
   private readonly prev: Int32Array;
   /** rank of the token a part and the next make, -1 where they make none */
   private readonly rank: Int32Array;
+  /** a part's token: its rank once joined, BYTE + its byte while one byte (PairMemo) */
+  private readonly token: Int32Array;
+  private readonly memo: PairMemo = new Map();
   /** parts whose pair with the next makes a token, the lowest (rank, start) on top */
   private readonly heap: Int32Array;
   /** a part's index in `heap`, -1 when it is not there */
@@ -280,11 +293,13 @@ class PreTokenMerge {
     this.next = new Int32Array(n);
     this.prev = new Int32Array(n);
     this.rank = new Int32Array(n);
+    this.token = new Int32Array(n);
     this.heap = new Int32Array(n);
     this.at = new Int32Array(n).fill(-1);
     for (let i = 0; i < n; i++) {
       this.next[i] = i + 1;
       this.prev[i] = i - 1;
+      this.token[i] = BYTE + bytes[i];
     }
     for (let i = 0; i < n; i++) this.pair(i);
   }
@@ -293,8 +308,8 @@ class PreTokenMerge {
   tokens(out: number[]): void {
     while (this.size > 0) this.join(this.heap[0]);
     for (let i = 0; i < this.n; i = this.next[i]) {
-      const r = this.lookup(i, this.next[i]);
-      if (r >= 0) out.push(r);
+      const r = this.token[i] < BYTE ? this.token[i] : this.ranks.get(String(this.bytes[i]));
+      if (r !== undefined) out.push(r);
     }
   }
 
@@ -303,6 +318,7 @@ class PreTokenMerge {
     const j = this.next[i];
     const k = this.next[j];
     this.next[i] = k;
+    this.token[i] = this.rank[i];
     if (k < this.n) this.prev[k] = i;
     this.remove(j);
     this.pair(i);
@@ -312,16 +328,22 @@ class PreTokenMerge {
   /** Looks up the token part `i` and the next make, and files it in the heap (or takes it out). */
   private pair(i: number): void {
     const j = this.next[i];
-    this.rank[i] = j < this.n ? this.lookup(i, this.next[j]) : -1;
+    this.rank[i] = j < this.n ? this.lookup(i, j) : -1;
     if (this.rank[i] < 0) this.remove(i);
     else if (this.at[i] < 0) this.insert(i);
     else this.siftDown(this.siftUp(this.at[i]));
   }
 
-  /** The rank of bytes [from, to), -1 when they are no token. */
-  private lookup(from: number, to: number): number {
+  /** The rank of the token parts `i` and `j` (the next) make, -1 when they make none. */
+  private lookup(i: number, j: number): number {
     if (this.work) this.work.lookups++;
-    return this.ranks.get(this.bytes.subarray(from, to).join(',')) ?? -1;
+    const key = this.token[i] * PAIR + this.token[j];
+    let rank = this.memo.get(key);
+    if (rank === undefined) {
+      rank = this.ranks.get(this.bytes.subarray(i, this.next[j]).join(',')) ?? -1;
+      this.memo.set(key, rank);
+    }
+    return rank;
   }
 
   /** Whether part `a` comes before part `b` in the heap: lower rank, then further left. */
