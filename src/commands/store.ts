@@ -45,6 +45,21 @@ export function checkFilterParams(given: Record<string, string>): void {
 }
 
 /**
+ * The days a bundled query runs with, `--param since=`/`until=` over `--since`/`--until`: a range
+ * that ends before it starts is a mistake, as parseDays says of --since/--until (it printed empty
+ * tables and exit 0). `given` as checkFilterParams left it.
+ * Example: --param since=2026-03-01 --until 2026-02-01 → `--param since=2026-03-01 is after --until 2026-02-01: …`.
+ */
+export function checkFilterRange(given: Record<string, string>, since: string | undefined, until: string | undefined): void {
+  if (!('since' in given) && !('until' in given)) return;
+  const end = (k: 'since' | 'until', opt: string | undefined) =>
+    k in given ? { day: given[k]!, text: `--param ${k}=${given[k]}` } : { day: parseDay(opt, `--${k}`), text: `--${k} ${opt}` };
+  const s = end('since', since);
+  const u = end('until', until);
+  if (s.day !== null && u.day !== null && s.day > u.day) throw new UsageError(`${s.text} is after ${u.text}: no day is in that range`);
+}
+
+/**
  * Where SQL runs: a Parquet export when `--parquet DIR` is given, else the store after an
  * (incremental) ingest of this invocation's logs, with the portable `attachments` view in place.
  * The filters' time zone, days and project are returned as default parameters.
@@ -101,7 +116,10 @@ export const queryCommand: Command = {
     const used = queryParams(querySql(target));
     const unknown = Object.keys(given).filter((k) => !used.includes(k));
     if (unknown.length > 0) throw new UsageError(`--param ${unknown[0]}: ${target} has no $${unknown[0]}`, used.length ? `it takes ${used.map((u) => '$' + u).join(', ')}` : 'it takes no parameters');
-    if (isBundledName(target)) checkFilterParams(given);
+    if (isBundledName(target)) {
+      checkFilterParams(given);
+      checkFilterRange(given, argv.since as string | undefined, argv.until as string | undefined);
+    }
     const { source, defaults } = await openSource(argv, io);
     try {
       const params: Record<string, unknown> = {};

@@ -17,6 +17,7 @@ import { usePortableViews } from '../../src/store/portable.js';
 import { QUERIES_DIR, listQueries, querySql, rememberedQuery, runQuery } from '../../src/store/queries.js';
 import { Store, type StoreReader } from '../../src/store/store.js';
 import { prices, realLogs, repoRoot, run, tmp } from './helpers.js';
+import { usageError } from '../faults/helpers.js';
 
 const sampleLogs = path.join(repoRoot, 'sample-logs');
 const cli = path.join(repoRoot, 'dist/cli.js');
@@ -651,6 +652,16 @@ test('CLI: a bundled query\'s --param since/until/tz is checked and written as -
     assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
     assert.ok(r.stderr.startsWith(`cachelens: ${flag} `), r.stderr);
   }
+});
+
+test('CLI: a bundled query\'s --param since after its until (or after --until) is a usage error, as --since after --until is', async () => {
+  // it printed empty tables and exit 0, as if no day had usage
+  await usageError(['query', 'cost_by', sampleLogs, '--db', ':memory:', '--param', 'since=2026-02-12', '--param', 'until=2026-02-11'], /^cachelens: --param since=2026-02-12 is after --param until=2026-02-11: no day is in that range$/);
+  await usageError(['query', 'summary', sampleLogs, '--db', ':memory:', '--param', 'since=20260212', '--until', '2026-02-11'], /^cachelens: --param since=2026-02-12 is after --until 2026-02-11: no day is in that range$/);
+  await usageError(['query', 'cost_by', '--parquet', sampleLogs, '--since', '2026-02-12', '--param', 'until=2026-02-11'], /^cachelens: --since 2026-02-12 is after --param until=2026-02-11: no day is in that range$/);
+  // a range of one day runs
+  const fine = cachelens(['query', 'cost_by', sampleLogs, '--db', path.join(tmp(), 's.duckdb'), '--param', 'since=2026-02-11', '--param', 'until=2026-02-11', '--json']);
+  assert.equal(fine.status, 0, fine.stderr);
 });
 
 test('CLI: a query of any types prints them exactly, and a query without rows keeps its columns', () => {
