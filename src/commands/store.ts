@@ -23,6 +23,8 @@ export function parseParams(raw: unknown): Record<string, string> {
   for (const p of list) {
     const m = /^([a-z_][a-z0-9_]*)=(.*)$/is.exec(p);
     if (!m) throw new UsageError(`--param ${p}: expected NAME=VALUE`);
+    // as an option given twice: the first value was dropped without a word
+    if (m[1]! in out) throw new UsageError(`--param ${m[1]} was given more than once (give it once)`);
     out[m[1]!] = m[2]!;
   }
   return out;

@@ -664,6 +664,14 @@ test('CLI: a bundled query\'s --param since after its until (or after --until) i
   assert.equal(fine.status, 0, fine.stderr);
 });
 
+test('CLI: --param NAME given twice is a usage error, as an option given twice is', async () => {
+  // the last value ran, the first dropped without a word
+  await usageError(['query', 'cost_by', sampleLogs, '--db', ':memory:', '--param', 'by=model', '--param', 'by=day'], /^cachelens: --param by was given more than once \(give it once\)$/);
+  const file = path.join(tmp(), 'p.sql');
+  writeFileSync(file, 'SELECT $a AS a, $b AS b');
+  await usageError(['query', file, '--parquet', sampleLogs, '--param', 'a=1', '--param', 'b=2', '--param', 'a=3'], /^cachelens: --param a was given more than once/);
+});
+
 test('CLI: a query of any types prints them exactly, and a query without rows keeps its columns', () => {
   const db = path.join(tmp(), 's.duckdb');
   const file = path.join(tmp(), 'types.sql');
