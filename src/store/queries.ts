@@ -3,7 +3,7 @@
  * block (purpose, inputs, output columns, example row) that `cachelens query --list` shows.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
@@ -32,7 +32,14 @@ export function querySql(nameOrPath: string): string {
       if (user) throw new UsageError(`no such file: ${nameOrPath}`, 'a query of your own is the path of an existing .sql file');
       throw new UsageError(`no such query: ${nameOrPath}`, 'cachelens query --list shows the bundled ones');
     }
-    sql = readFileSync(path, 'utf8');
+    // a directory named x.sql (or a device, a pipe) ended in an internal error and its stack
+    if (user && !statSync(path).isFile()) throw new UsageError(`not a file: ${nameOrPath}`, 'a query of your own is the path of an existing .sql file');
+    try {
+      sql = readFileSync(path, 'utf8');
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException;
+      throw new UsageError(`cannot read ${nameOrPath}: ${e.code ?? e.message}`);
+    }
     cache.set(path, sql);
   }
   return sql;

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { analyzeAnatomy } from '../../src/analyses/anatomy-summary.js';
 import { crosstab } from '../../src/analyses/crosstab.js';
@@ -670,6 +670,13 @@ test('CLI: --param NAME given twice is a usage error, as an option given twice i
   const file = path.join(tmp(), 'p.sql');
   writeFileSync(file, 'SELECT $a AS a, $b AS b');
   await usageError(['query', file, '--parquet', sampleLogs, '--param', 'a=1', '--param', 'b=2', '--param', 'a=3'], /^cachelens: --param a was given more than once/);
+});
+
+test('CLI: a FILE.sql that is a directory or a device is a usage error, not an internal error', async () => {
+  const dir = path.join(tmp(), 'dir.sql');
+  mkdirSync(dir);
+  await usageError(['query', dir, sampleLogs, '--db', ':memory:'], /^cachelens: not a file: .*dir\.sql \(a query of your own is the path of an existing \.sql file\)$/);
+  await usageError(['query', dir, '--parquet', sampleLogs], /^cachelens: not a file: /);
 });
 
 test('CLI: a query of any types prints them exactly, and a query without rows keeps its columns', () => {
