@@ -16,7 +16,7 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { loadDuckdb } from './duckdb.js';
 import { UsageError } from '../errors.js';
-import { type QueryTable, type Row, type Store, plainRow, queryTable } from './store.js';
+import { type QueryTable, type Row, type Store, plainRow, queryTable, readStatements } from './store.js';
 
 /** Anything SQL can be run against: a Store, or a Parquet export opened in memory. */
 export interface SqlSource {
@@ -70,7 +70,7 @@ export async function openParquet(dir: string): Promise<SqlSource> {
       return reader.getRowObjectsJS().map(plainRow);
     },
     async table(sql, params) {
-      return queryTable(await db.runAndReadAll(sql, params as never));
+      return queryTable(await readStatements(db, sql, params));
     },
     close,
   };

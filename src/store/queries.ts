@@ -69,6 +69,7 @@ async function bindAndRun<T>(nameOrPath: string, params: Record<string, unknown>
   try {
     return await run(sql, used.length ? bound : undefined);
   } catch (err) {
+    if (err instanceof UsageError) throw new UsageError(`query ${nameOrPath}: ${err.message}`, err.hint);
     throw new UsageError(`query ${nameOrPath} failed: ${(err as Error).message.split('\n')[0]}`);
   }
 }

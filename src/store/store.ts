@@ -216,7 +216,7 @@ export class Store {
   /** A query's result as `cachelens query` prints it (queryTable): its columns, even without rows. */
   async table(sql: string, params?: Record<string, unknown>): Promise<QueryTable> {
     try {
-      return queryTable(await this.db.runAndReadAll(sql, params as never));
+      return queryTable(await readStatements(this.db, sql, params));
     } catch (err) {
       throw damaged(this.path, err);
     }
@@ -818,6 +818,38 @@ function damaged(path: string, err: unknown): unknown {
 export interface QueryTable {
   columns: string[];
   rows: Row[];
+}
+
+/**
+ * Runs `sql` — one statement or several (`CREATE TEMP TABLE …; SELECT …`) — and reads the last one's
+ * result whole: each statement in turn, bound to the parameters it names (a statement names only
+ * some of them). Run as one text, several statements printed the first one's result (the others'
+ * dropped without a word) or, with a parameter in any but the last, failed with "Values were not
+ * provided". SQL without a statement (empty, only comments) is a usage error.
+ */
+export async function readStatements(db: DuckDBConnection, sql: string, params?: Record<string, unknown>): Promise<ResultReader> {
+  // what extractStatements fails on without a word of why ("Error in native callback")
+  if (sql.replace(/--[^\n]*|\/\*[\s\S]*?\*\//g, '').replace(/[\s;]/g, '') === '') throw new UsageError('it holds no SQL statement');
+  let statements;
+  try {
+    statements = await db.extractStatements(sql);
+  } catch (err) {
+    // DuckDB's own error, as running the text gives it (`Parser Error: syntax error at or near …`)
+    throw new Error(String((err as Error).message).replace(/^Failed to extract statements: /, ''));
+  }
+  if (statements.count === 1) return db.runAndReadAll(sql, params as never);
+  let last: ResultReader | undefined;
+  for (let i = 0; i < statements.count; i++) {
+    const prepared = await statements.prepare(i);
+    const bound: Record<string, unknown> = {};
+    for (let p = 1; p <= prepared.parameterCount; p++) {
+      const name = prepared.parameterName(p);
+      bound[name] = params?.[name] ?? null;
+    }
+    if (prepared.parameterCount > 0) prepared.bind(bound as never);
+    last = await prepared.runAndReadAll();
+  }
+  return last!;
 }
 
 /** What queryTable reads of a DuckDB result. */

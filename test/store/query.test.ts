@@ -679,6 +679,27 @@ test('CLI: a FILE.sql that is a directory or a device is a usage error, not an i
   await usageError(['query', dir, '--parquet', sampleLogs], /^cachelens: not a file: /);
 });
 
+test('CLI: a FILE.sql of several statements runs them all in turn and prints the last one\'s result; one of none is a usage error', async () => {
+  const db = path.join(tmp(), 's.duckdb');
+  const file = path.join(tmp(), 'several.sql');
+  const out = path.join(tmp(), 'copied.csv');
+  // the first one's result was printed, the others' dropped; a parameter in any but the last failed with "Values were not provided"
+  writeFileSync(file, `SELECT 1 AS first;\nCREATE TEMP TABLE t AS SELECT $a::INTEGER AS a;\nCOPY (SELECT 7 AS x) TO '${out}';\nSELECT a, $b AS b FROM t; -- the end\n`);
+  const r = cachelens(['query', file, sampleLogs, '--db', db, '--param', 'a=5', '--param', 'b=hi', '--json']);
+  assert.equal(r.status, 0, r.stderr);
+  const json = JSON.parse(r.stdout) as { params: Record<string, unknown>; columns: string[]; rows: unknown[] };
+  assert.deepEqual([json.params, json.columns, json.rows], [{ a: '5', b: 'hi' }, ['a', 'b'], [{ a: 5, b: 'hi' }]]);
+  assert.equal(readFileSync(out, 'utf8').trim(), 'x\n7');
+  writeFileSync(file, 'SELECT 1 AS a; SELECT 2 AS b');
+  assert.equal(cachelens(['query', file, sampleLogs, '--db', db, '--csv']).stdout.trim(), 'b\n2');
+  for (const text of ['', '-- nothing but a comment\n', '/* nor here */ ;\n;']) {
+    writeFileSync(file, text);
+    await usageError(['query', file, sampleLogs, '--db', ':memory:'], /^cachelens: query .*several\.sql: it holds no SQL statement$/);
+  }
+  writeFileSync(file, 'SELEC 1; SELECT 2');
+  await usageError(['query', file, sampleLogs, '--db', ':memory:'], /^cachelens: query .*several\.sql failed: Parser Error: syntax error at or near "SELEC"$/);
+});
+
 test('CLI: a query of any types prints them exactly, and a query without rows keeps its columns', () => {
   const db = path.join(tmp(), 's.duckdb');
   const file = path.join(tmp(), 'types.sql');
