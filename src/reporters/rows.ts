@@ -15,7 +15,8 @@ export function formatRows(rows: readonly Row[], color: boolean): string {
   const cols = columnsOf(rows);
   if (cols.length === 0) return '(no rows)';
   const numeric = cols.map((c) => rows.every((r) => r[c] === null || typeof r[c] === 'number'));
-  const columns: Column[] = cols.map((c, i) => ({ header: c, align: numeric[i] ? 'num' : 'text' }));
+  // a column's name can be transcript text too (`PIVOT requests ON agent_type`): cleaned as the cells are
+  const columns: Column[] = cols.map((c, i) => ({ header: clean(c), align: numeric[i] ? 'num' : 'text' }));
   const cells: Cell[][] = rows.map((r) => cols.map((c) => cellText(r[c])));
   return table(columns, cells, { color });
 }

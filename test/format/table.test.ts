@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { clean, cleanKeepingLines, displayWidth, int, jsonText, table, usd } from '../../src/format/table.js';
-import { toCsv } from '../../src/reporters/rows.js';
+import { formatRows, toCsv } from '../../src/reporters/rows.js';
 import { formatQuality } from '../../src/reporters/summary.js';
 import { assistant, cli, writeCorpus } from '../helpers/corpus.js';
 
@@ -77,6 +77,13 @@ test('CSV keeps its data for files and pipes, and to a terminal drops what would
   assert.equal(cleanKeepingLines('a\r\nb\tc\u0000'), 'a\r\nb\tc?');
   // a carriage return alone would print the rest of the line over its start
   assert.equal(cleanKeepingLines('ok\rFAKE\r\n'), 'ok?FAKE\r\n');
+});
+
+test('a query\'s table cleans its column names as its cells: a PIVOT over transcript text makes them', () => {
+  // `PIVOT requests ON model`: a model named with an escape sequence was printed raw in the header line
+  const shown = formatRows([{ 'claude\u001b]0;PWNED\u0007\u009b2J\u202e': 1, 'cell': 'x\u001b[31m' }], false);
+  assert.doesNotMatch(shown, ACTIVE);
+  assert.match(shown, /^claude\?\]0;PWNED\?\?2J\?  cell/);
 });
 
 test('CSV: NULL is an empty field, an empty text "" (they were the same); commas, quotes and line breaks are quoted (RFC 4180)', () => {
