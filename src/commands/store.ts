@@ -73,7 +73,7 @@ export async function openSource(argv: Record<string, unknown>, io: Io): Promise
       ...parseDays(argv.since as string | undefined, argv.until as string | undefined),
       project: (argv.project as string | undefined)?.trim() || null,
     };
-    return { source: await openParquet(String(argv.parquet)), defaults };
+    return { source: await openParquet(parquetDir(argv)), defaults };
   }
   const ctx = await openContext(commonOptions(argv, io));
   try {
@@ -84,6 +84,16 @@ export async function openSource(argv: Record<string, unknown>, io: Io): Promise
   }
   const f = ctx.filters;
   return { source: ctx.store, defaults: { tz: f.timezone, since: f.since, until: f.until, project: f.project } };
+}
+
+/**
+ * `--parquet DIR` as given: an empty value (`--parquet=`, `--parquet ""`) is no directory, as `--db=`
+ * is no file (it resolved to the working directory: read as an export, or written into).
+ */
+export function parquetDir(argv: Record<string, unknown>): string {
+  const dir = String(argv.parquet);
+  if (dir.trim() === '') throw new UsageError('--parquet: expected a directory name');
+  return dir;
 }
 
 function withParquet(y: Argv): Argv {
@@ -179,10 +189,11 @@ export const exportCommand: Command = {
   options: (y) =>
     withLogOptions(y).option('parquet', { type: 'string', demandOption: 'name the directory: --parquet DIR', describe: 'directory to write (empty, or a previous export)' }),
   async run(argv, io) {
+    const dir = parquetDir(argv);
     return withContext(argv, io, async (ctx) => {
       await usePortableViews(ctx.store);
       const f = ctx.filters;
-      const result = await exportParquet(ctx.store, String(argv.parquet), { timezone: f.timezone, since: f.since, until: f.until, project: f.project, logRoots: ctx.roots });
+      const result = await exportParquet(ctx.store, dir, { timezone: f.timezone, since: f.since, until: f.until, project: f.project, logRoots: ctx.roots });
       const text = [
         `exported to ${result.dir} (days in ${result.timezone}):`,
         ...result.tables.map((t) => `  ${t.table.padEnd(12)} ${String(t.rows).padStart(9)} rows  ${String(t.days).padStart(4)} days  ${String(t.files).padStart(4)} files`),

@@ -16,6 +16,7 @@ import { checkExportDir, exportParquet } from '../../src/store/export.js';
 import { openParquet, usePortableViews } from '../../src/store/portable.js';
 import { runQuery } from '../../src/store/queries.js';
 import { CONDENSE, CONDENSE_61, corpus, repoRoot, run, tmp } from './helpers.js';
+import { usageError } from '../faults/helpers.js';
 
 const sampleLogs = path.join(repoRoot, 'sample-logs');
 const QUERIES = ['cost_by', 'write_read_ratio', 'repurchase', 'attachments_vs_rounds', 'reattachments'];
@@ -161,6 +162,14 @@ test('an export with a table of no rows can be read; a re-export leaves none of 
     }
   } finally {
     b.store.close();
+  }
+});
+
+test('an empty --parquet (`--parquet=`) is a usage error for export, query and crosstab, not the working directory', async () => {
+  // it resolved to the working directory: an export was written into it, or read from it
+  for (const args of [['export', sampleLogs, '--db', ':memory:'], ['query', 'cost_by'], ['crosstab']]) {
+    await usageError([...args, '--parquet='], /^cachelens: --parquet: expected a directory name$/);
+    await usageError([...args, '--parquet', ' '], /^cachelens: --parquet: expected a directory name$/);
   }
 });
 
