@@ -177,6 +177,14 @@ export const crosstabCommand: Command = {
         kind: argv.kind === 'subagents' ? 'subagent' : (argv.kind as 'all' | 'main' | 'subagent'),
       });
       return { json: result, text: formatCrosstab(result, io.color) };
+    } catch (err) {
+      // Parquet files that are not a cachelens export's (other columns, other types) under DIR: the
+      // cross-tab's SQL does not bind, which was an internal error and its stack
+      const msg = (err as Error).message ?? '';
+      if (argv.parquet !== undefined && !(err instanceof UsageError) && /^(Binder|Conversion|Invalid Input) Error/.test(msg)) {
+        throw new UsageError(`${String(argv.parquet)} holds no cachelens Parquet export: ${msg.split('\n')[0]}`, 'make one with cachelens export --parquet DIR');
+      }
+      throw err;
     } finally {
       source.close();
     }

@@ -4,6 +4,7 @@
  * over several exports pooled under one directory.
  */
 import { test } from 'node:test';
+import { DuckDBInstance } from '@duckdb/node-api';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -171,6 +172,23 @@ test('an empty --parquet (`--parquet=`) is a usage error for export, query and c
     await usageError([...args, '--parquet='], /^cachelens: --parquet: expected a directory name$/);
     await usageError([...args, '--parquet', ' '], /^cachelens: --parquet: expected a directory name$/);
   }
+});
+
+test('crosstab --parquet over Parquet files that are no cachelens export (other columns) is a usage error, not an internal error', async () => {
+  const dir = path.join(tmp(), 'foreign');
+  mkdirSync(dir);
+  const instance = await DuckDBInstance.create(':memory:');
+  const db = await instance.connect();
+  try {
+    for (const t of ['requests', 'chains', 'attachments']) {
+      await db.run(`COPY (SELECT 'x' AS bar, 1 AS foo, 'x' AS day) TO '${path.join(dir, t)}' (FORMAT parquet, PARTITION_BY (day))`);
+    }
+  } finally {
+    db.closeSync();
+    instance.closeSync();
+  }
+  await usageError(['crosstab', '--parquet', dir], /^cachelens: .*foreign holds no cachelens Parquet export: Binder Error: .* \(make one with cachelens export --parquet DIR\)$/);
+  await usageError(['query', 'cost_by', '--parquet', dir], /^cachelens: query cost_by failed: Binder Error: /);
 });
 
 test('an export beside a transcript given as a path, or beside the project given, is refused: both are the logs', async () => {
