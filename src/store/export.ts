@@ -27,7 +27,7 @@
  * (`DIR/<table>/day=none/data_0.parquet`), so that the export can still be read (read_parquet finds
  * no columns without a file).
  */
-import { existsSync, lstatSync, readdirSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, lstatSync, readdirSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { UsageError } from '../errors.js';
 import { makeDirs } from './dirs.js';
@@ -172,6 +172,14 @@ export async function exportParquet(
     const e = err as NodeJS.ErrnoException;
     throw new UsageError(`--parquet ${dir}: cannot create the directory: ${e.code ?? e.message}`, 'choose another DIR');
   }
+  // a DIR this user may not write into: DuckDB's COPY failed there and the error said the store was
+  // damaged ("delete it"); said of DIR instead, before anything is staged
+  try {
+    accessSync(abs, constants.W_OK | constants.X_OK);
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    throw new UsageError(`--parquet ${dir}: cannot write into the directory: ${e.code ?? e.message}`, 'choose another DIR');
+  }
   cleanLeftStaging(abs);
   const params = { tz: o.timezone, since: o.since ?? null, until: o.until ?? null, project: o.project ?? null };
   const counts: { table: ExportedTable['table']; rows: number; days: number }[] = [];
@@ -193,6 +201,10 @@ export async function exportParquet(
     }
   } catch (err) {
     for (const table of PORTABLE_TABLES) rmSync(staged(table), { recursive: true, force: true });
+    // a write into DIR that failed part-way (disk full, a table's directory not writable) is DIR's
+    // failure, not the store's: DuckDB's message names the staged path
+    const msg = (err as Error).message ?? '';
+    if (msg.includes(`${abs}${sep}`)) throw new UsageError(`--parquet ${dir}: cannot write the export: ${msg.replace(/^store .*? is damaged: /, '').split('\n')[0]}`, 'check the directory and the free space');
     throw err;
   }
   // the previous export's tables go whole, their days with them

@@ -110,6 +110,24 @@ test('a store or an export whose directory cannot be made is a one-line error, n
   assert.match(d.stderr, /^cachelens: --parquet .*dangling: cannot create the directory: EEXIST/);
 });
 
+test('an export into a directory this user may not write into is refused in one line naming DIR, not the store', async (t) => {
+  const dir = tempDir();
+  t.after(() => removeDir(dir));
+  const logs = corpus(dir);
+  const work = path.join(dir, 'work');
+  mkdirSync(work);
+  chmodSync(work, 0o777);
+  const closed = path.join(dir, 'closed');
+  mkdirSync(closed);
+  chmodSync(closed, 0o555);
+  // DuckDB's COPY failed there, and the error said `store … is damaged … (delete it, or use --db …)`
+  const r = await runCli(['export', logs, '--db', path.join(work, 'e.duckdb'), '--parquet', closed], { asNobody: true });
+  assert.equal(r.code, 2, r.stderr);
+  assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+  assert.match(r.stderr.trim(), /^cachelens: --parquet .*closed: cannot write into the directory: EACCES \(choose another DIR\)$/);
+  assert.deepEqual(readdirSync(closed), []);
+});
+
 test('a store held by another process is refused in one line naming that process', async (t) => {
   const dir = tempDir();
   t.after(() => removeDir(dir));
