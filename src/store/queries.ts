@@ -45,9 +45,16 @@ export function querySql(nameOrPath: string): string {
   return sql;
 }
 
+/**
+ * What holds no parameter, read left to right: line and block comments, string literals, quoted
+ * identifiers and dollar-quoted strings (`$$…$$`, `$tag$…$tag$`). A `$y` inside one was taken for a
+ * parameter: bound, DuckDB failed the whole query ("Failed to retrieve bind parameter index").
+ */
+const NO_PARAMS = /--[^\n]*|\/\*[\s\S]*?\*\/|'(?:[^']|'')*'|"(?:[^"]|"")*"|\$([A-Za-z_][A-Za-z0-9_]*)?\$[\s\S]*?\$\1\$/g;
+
 /** The `$name` parameters a query uses, in order of first use. */
 export function queryParams(sql: string): string[] {
-  const body = sql.replace(/--[^\n]*/g, '').replace(/'(?:[^']|'')*'/g, "''");
+  const body = sql.replace(NO_PARAMS, ' ');
   return [...new Set([...body.matchAll(/\$([a-z_][a-z0-9_]*)/gi)].map((m) => m[1]))];
 }
 

@@ -14,7 +14,7 @@ import { crosstab } from '../../src/analyses/crosstab.js';
 import { type Filters, filterParams } from '../../src/analyses/filters.js';
 import { loadChains, streamChains } from '../../src/analyses/load-chains.js';
 import { usePortableViews } from '../../src/store/portable.js';
-import { QUERIES_DIR, listQueries, querySql, rememberedQuery, runQuery } from '../../src/store/queries.js';
+import { QUERIES_DIR, listQueries, queryParams, querySql, rememberedQuery, runQuery } from '../../src/store/queries.js';
 import { Store, type StoreReader } from '../../src/store/store.js';
 import { prices, realLogs, repoRoot, run, tmp } from './helpers.js';
 import { usageError } from '../faults/helpers.js';
@@ -698,6 +698,18 @@ test('CLI: a FILE.sql of several statements runs them all in turn and prints the
   }
   writeFileSync(file, 'SELEC 1; SELECT 2');
   await usageError(['query', file, sampleLogs, '--db', ':memory:'], /^cachelens: query .*several\.sql failed: Parser Error: syntax error at or near "SELEC"$/);
+});
+
+test('a $name inside a block comment, a quoted identifier or a dollar-quoted string is no parameter', async () => {
+  const sql = `SELECT $x AS v /* $y */, $$it $z costs$$ AS d, $t$ $w $t$ AS e, "$q", '$s''$u' FROM (SELECT 1 AS "$q") -- $c\n WHERE $v IS NULL`;
+  assert.deepEqual(queryParams(sql), ['x', 'v']);
+  // $y was bound too, and DuckDB failed the whole query: "Failed to retrieve bind parameter index"
+  const file = path.join(tmp(), 'commented.sql');
+  writeFileSync(file, sql);
+  const r = cachelens(['query', file, sampleLogs, '--db', ':memory:', '--param', 'x=1', '--csv']);
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout.trim(), `v,d,e,$q,'$s''$u'\n1,it $z costs, $w ,1,$s'$u`);
+  await usageError(['query', file, sampleLogs, '--db', ':memory:', '--param', 'y=1'], /^cachelens: --param y: .*commented\.sql has no \$y \(it takes \$x, \$v\)$/);
 });
 
 test('CLI: a query of any types prints them exactly, and a query without rows keeps its columns', () => {
