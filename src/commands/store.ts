@@ -119,8 +119,9 @@ export const queryCommand: Command = {
       .conflicts('csv', 'json'),
   async run(argv, io) {
     if (argv.list) {
-      const list = listQueries();
-      return { json: list, text: formatRows(list as unknown as Record<string, unknown>[], io.color), exactNumbers: true };
+      const list = listQueries() as unknown as Record<string, unknown>[];
+      // --csv was passed over without a word: the table came instead
+      return { json: list, text: argv.csv ? toCsv(list, Boolean(io.tty), ['name', 'purpose']) : formatRows(list, io.color), exactNumbers: true };
     }
     const target = argv.target as string | undefined;
     if (!target) throw new UsageError('name a query: a FILE.sql or a bundled NAME', 'cachelens query --list shows the bundled ones');

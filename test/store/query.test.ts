@@ -712,6 +712,16 @@ test('a $name inside a block comment, a quoted identifier or a dollar-quoted str
   await usageError(['query', file, sampleLogs, '--db', ':memory:', '--param', 'y=1'], /^cachelens: --param y: .*commented\.sql has no \$y \(it takes \$x, \$v\)$/);
 });
 
+test('CLI: query --list --csv prints CSV, as a query\'s --csv does', () => {
+  // the table came instead, --csv passed over without a word
+  const r = cachelens(['query', '--list', '--csv']);
+  assert.equal(r.status, 0, r.stderr);
+  const lines = r.stdout.trim().split('\n');
+  assert.equal(lines[0], 'name,purpose');
+  assert.equal(lines.length, listQueries().length + 1);
+  assert.ok(lines.some((l) => l.startsWith('cost_by,')), r.stdout);
+});
+
 test('CLI: a query of any types prints them exactly, and a query without rows keeps its columns', () => {
   const db = path.join(tmp(), 's.duckdb');
   const file = path.join(tmp(), 'types.sql');
