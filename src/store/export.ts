@@ -116,9 +116,34 @@ export function checkExportDir(dir: string, logRoots: readonly string[]): string
   if (existsSync(abs)) {
     if (!statSync(abs).isDirectory()) throw new UsageError(`--parquet ${dir} is not a directory`);
     const other = readdirSync(abs).filter((e) => !(PORTABLE_TABLES as readonly string[]).includes(e) && !STAGED.test(e));
+    other.push(...PORTABLE_TABLES.flatMap((t) => notExported(abs, t)));
     if (other.length > 0) throw new UsageError(`--parquet ${dir} holds other files (${other[0]})`, 'export into an empty directory or a previous export');
   }
   return abs;
+}
+
+/**
+ * What `DIR/<table>` holds that no export wrote (an export replaces the table whole): the table
+ * itself when it is no directory (a file, a link), else any entry other than `day=…/*.parquet`.
+ * A user's file named `chains`, or a `requests/` of their own beside nothing else, was removed
+ * without a word. Example: DIR/requests/notes.txt → ['requests/notes.txt'].
+ */
+function notExported(abs: string, table: string): string[] {
+  const at = join(abs, table);
+  const st = lstatSync(at, { throwIfNoEntry: false });
+  if (!st) return [];
+  if (!st.isDirectory()) return [table];
+  const out: string[] = [];
+  for (const day of readdirSync(at, { withFileTypes: true })) {
+    if (!day.isDirectory() || !day.name.startsWith('day=')) {
+      out.push(`${table}/${day.name}`);
+      continue;
+    }
+    for (const f of readdirSync(join(at, day.name), { withFileTypes: true })) {
+      if (!f.isFile() || !f.name.endsWith('.parquet')) out.push(`${table}/${day.name}/${f.name}`);
+    }
+  }
+  return out;
 }
 
 /**

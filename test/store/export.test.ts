@@ -191,6 +191,28 @@ test('crosstab --parquet over Parquet files that are no cachelens export (other 
   await usageError(['query', 'cost_by', '--parquet', dir], /^cachelens: query cost_by failed: Binder Error: /);
 });
 
+test('a DIR whose requests, chains or attachments no export wrote (a file, a link, other entries) is refused, not replaced', () => {
+  // an export replaces those three whole: a user's file named `chains`, or a `requests/` of their
+  // own, was removed without a word
+  const cases: [string, (dir: string) => void][] = [
+    ['chains', (d) => writeFileSync(path.join(d, 'chains'), 'mine')],
+    ['requests', (d) => symlinkSync(tmp(), path.join(d, 'requests'))],
+    ['requests/notes.txt', (d) => (mkdirSync(path.join(d, 'requests')), writeFileSync(path.join(d, 'requests/notes.txt'), 'mine'))],
+    ['attachments/day=2026-01-01/x.csv', (d) => (mkdirSync(path.join(d, 'attachments/day=2026-01-01'), { recursive: true }), writeFileSync(path.join(d, 'attachments/day=2026-01-01/x.csv'), 'mine'))],
+  ];
+  for (const [what, make] of cases) {
+    const dir = tmp();
+    make(dir);
+    assert.throws(() => checkExportDir(dir, [sampleLogs]), (e) => e instanceof UsageError && e.message === `--parquet ${dir} holds other files (${what})`, what);
+  }
+  // a previous export's tables are what an export replaces
+  const prev = tmp();
+  mkdirSync(path.join(prev, 'requests/day=2026-01-01'), { recursive: true });
+  writeFileSync(path.join(prev, 'requests/day=2026-01-01/data_0.parquet'), '');
+  mkdirSync(path.join(prev, 'chains/day=none'), { recursive: true });
+  assert.equal(checkExportDir(prev, [sampleLogs]), prev);
+});
+
 test('an export beside a transcript given as a path, or beside the project given, is refused: both are the logs', async () => {
   const logs = corpus([CONDENSE]);
   const project = path.join(logs, CONDENSE);
