@@ -68,12 +68,20 @@ export function checkFilterRange(given: Record<string, string>, since: string | 
  */
 export async function openSource(argv: Record<string, unknown>, io: Io): Promise<{ source: SqlSource; defaults: Record<string, unknown> }> {
   if (argv.parquet !== undefined) {
+    const dir = parquetDir(argv);
+    // an export is read instead of the logs and the store: logs named beside it were not read, nor
+    // --db, --pricing, --rebuild used, without a word (the answer was the export's)
+    const paths = (argv.paths as string[] | undefined) ?? [];
+    if (paths.length > 0) throw new UsageError(`--parquet ${dir} reads an export, not logs: ${paths[0]} is not read`, 'give the logs or --parquet DIR, not both');
+    for (const o of ['db', 'pricing', 'rebuild'] as const) {
+      if (argv[o] !== undefined) throw new UsageError(`--${o} has no use with --parquet (an export is read, not the logs or a store)`);
+    }
     const defaults = {
       tz: parseTimezone(argv.timezone as string | undefined, '--timezone', io.stderr),
       ...parseDays(argv.since as string | undefined, argv.until as string | undefined),
       project: (argv.project as string | undefined)?.trim() || null,
     };
-    return { source: await openParquet(parquetDir(argv)), defaults };
+    return { source: await openParquet(dir), defaults };
   }
   const ctx = await openContext(commonOptions(argv, io));
   try {

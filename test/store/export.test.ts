@@ -213,6 +213,17 @@ test('a DIR whose requests, chains or attachments no export wrote (a file, a lin
   assert.equal(checkExportDir(prev, [sampleLogs]), prev);
 });
 
+test('query and crosstab --parquet with logs named, or --db, --pricing, --rebuild, are usage errors: those were passed over', async () => {
+  // the answer was the export's, the logs named beside it not read, without a word
+  const dir = tmp();
+  for (const cmd of [['query', 'cost_by'], ['crosstab']]) {
+    await usageError([...cmd, sampleLogs, '--parquet', dir], /^cachelens: --parquet .* reads an export, not logs: .*sample-logs is not read \(give the logs or --parquet DIR, not both\)$/);
+    await usageError([...cmd, '--parquet', dir, '--db', path.join(dir, 's.duckdb')], /^cachelens: --db has no use with --parquet/);
+    await usageError([...cmd, '--parquet', dir, '--pricing', path.join(dir, 'p.json')], /^cachelens: --pricing has no use with --parquet/);
+    await usageError([...cmd, '--parquet', dir, '--rebuild'], /^cachelens: --rebuild has no use with --parquet/);
+  }
+});
+
 test('an export beside a transcript given as a path, or beside the project given, is refused: both are the logs', async () => {
   const logs = corpus([CONDENSE]);
   const project = path.join(logs, CONDENSE);
