@@ -113,6 +113,10 @@ export function checkExportDir(dir: string, logRoots: readonly string[]): string
     const rr = realPlace(r);
     if (abs === r || abs.startsWith(r + sep) || real === rr || real.startsWith(rr + sep)) throw new UsageError(`--parquet ${dir} is inside the logs being read (${r})`, 'cachelens never writes into log directories; choose another DIR');
   }
+  // and inside a Claude Code projects/ directory this run does not read (`export ./logs --parquet
+  // ~/.claude/projects/out`): still a log directory, and the export was written into it
+  const claude = claudeProjectsAbove(real) ?? claudeProjectsAbove(abs);
+  if (claude !== null) throw new UsageError(`--parquet ${dir} is inside a Claude Code log directory (${claude})`, 'cachelens never writes into log directories; choose another DIR');
   if (existsSync(abs)) {
     if (!statSync(abs).isDirectory()) throw new UsageError(`--parquet ${dir} is not a directory`);
     const other = readdirSync(abs).filter((e) => !(PORTABLE_TABLES as readonly string[]).includes(e) && !STAGED.test(e));
@@ -120,6 +124,25 @@ export function checkExportDir(dir: string, logRoots: readonly string[]): string
     if (other.length > 0) throw new UsageError(`--parquet ${dir} holds other files (${other[0]})`, 'export into an empty directory or a previous export');
   }
   return abs;
+}
+
+/**
+ * The Claude Code `projects/` directory `p` is or lies in, whether or not this run reads it: a
+ * directory named `projects` holding a directory named as Claude Code names a project's
+ * (CLAUDE_PROJECT_DIR); null when there is none. A user's own `~/projects` (entries `myrepo`, …)
+ * is none. Example: /home/me/.claude/projects/out → /home/me/.claude/projects.
+ */
+function claudeProjectsAbove(p: string): string | null {
+  for (let at = p; ; at = dirname(at)) {
+    if (basename(at) === 'projects') {
+      try {
+        if (readdirSync(at, { withFileTypes: true }).some((e) => e.isDirectory() && CLAUDE_PROJECT_DIR.test(e.name))) return at;
+      } catch {
+        // not there (yet), or not listable: nothing to tell by
+      }
+    }
+    if (dirname(at) === at) return null;
+  }
 }
 
 /**

@@ -224,6 +224,23 @@ test('query and crosstab --parquet with logs named, or --db, --pricing, --rebuil
   }
 });
 
+test('an export into a Claude Code projects/ directory this run does not read is refused too', () => {
+  // `export ./logs --parquet ~/.claude/projects/out` was written into ~/.claude/projects
+  const home = tmp();
+  const projects = path.join(home, '.claude/projects');
+  mkdirSync(path.join(projects, '-home-me-repo'), { recursive: true });
+  for (const dir of [path.join(projects, 'out'), projects, path.join(projects, '-home-me-repo/x/y')]) {
+    assert.throws(() => checkExportDir(dir, [sampleLogs]), (e) => e instanceof UsageError && e.message === `--parquet ${dir} is inside a Claude Code log directory (${projects})`, dir);
+  }
+  // through a link too
+  symlinkSync(projects, path.join(home, 'link'));
+  assert.throws(() => checkExportDir(path.join(home, 'link/out'), [sampleLogs]), /inside a Claude Code log directory/);
+  // beside it, and a user's own ~/projects, may be written
+  assert.equal(checkExportDir(path.join(home, '.claude/out'), [sampleLogs]), path.join(home, '.claude/out'));
+  mkdirSync(path.join(home, 'projects/myrepo'), { recursive: true });
+  assert.equal(checkExportDir(path.join(home, 'projects/exports'), [sampleLogs]), path.join(home, 'projects/exports'));
+});
+
 test('an export beside a transcript given as a path, or beside the project given, is refused: both are the logs', async () => {
   const logs = corpus([CONDENSE]);
   const project = path.join(logs, CONDENSE);
