@@ -868,7 +868,9 @@ export function queryTable(reader: ResultReader): QueryTable {
   const columns = reader.deduplicatedColumnNames();
   const rows = reader.convertRows(printedValue).map((values) => {
     const out: Row = {};
-    columns.forEach((c, i) => (out[c] = values[i] ?? null));
+    // defined, not assigned: a column named `__proto__` (a PIVOT over transcript text can name one)
+    // set the row's prototype instead, and the column was missing from --json and the table, `{}` in --csv
+    columns.forEach((c, i) => Object.defineProperty(out, c, { value: values[i] ?? null, enumerable: true, writable: true, configurable: true }));
     return out;
   });
   return { columns, rows };

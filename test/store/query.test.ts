@@ -722,6 +722,20 @@ test('CLI: query --list --csv prints CSV, as a query\'s --csv does', () => {
   assert.ok(lines.some((l) => l.startsWith('cost_by,')), r.stdout);
 });
 
+test('CLI: a column named __proto__ (a PIVOT over transcript text can make one) is printed as any other', () => {
+  // assigned to the row, it set the row's prototype: missing from --json and the table, `{}` in --csv
+  const file = path.join(tmp(), 'proto.sql');
+  writeFileSync(file, `PIVOT (SELECT '__proto__' AS k, 1 AS v UNION ALL SELECT 'b', 2) ON k USING sum(v)`);
+  const json = cachelens(['query', file, sampleLogs, '--db', ':memory:', '--json']);
+  assert.equal(json.status, 0, json.stderr);
+  const out = JSON.parse(json.stdout) as { columns: string[]; rows: Record<string, unknown>[] };
+  assert.deepEqual(out.columns, ['__proto__', 'b']);
+  assert.ok(Object.prototype.hasOwnProperty.call(out.rows[0], '__proto__'), json.stdout);
+  assert.deepEqual(Object.entries(out.rows[0]!), [['__proto__', 1], ['b', 2]]);
+  assert.equal(cachelens(['query', file, sampleLogs, '--db', ':memory:', '--csv']).stdout.trim(), '__proto__,b\n1,2');
+  assert.match(cachelens(['query', file, sampleLogs, '--db', ':memory:']).stdout, /^__proto__ +b\n/);
+});
+
 test('CLI: a query of any types prints them exactly, and a query without rows keeps its columns', () => {
   const db = path.join(tmp(), 's.duckdb');
   const file = path.join(tmp(), 'types.sql');
