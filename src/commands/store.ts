@@ -11,7 +11,7 @@ import { crosstab } from '../analyses/crosstab.js';
 import { formatCrosstab } from '../reporters/crosstab.js';
 import { formatRows, toCsv } from '../reporters/rows.js';
 import { exportParquet } from '../store/export.js';
-import { type SqlSource, openParquet, usePortableViews } from '../store/portable.js';
+import { PORTABLE_TABLES, type SqlSource, openParquet, usePortableViews } from '../store/portable.js';
 import { isBundledName, listQueries, queryParams, querySql, runQueryTable } from '../store/queries.js';
 import { Store } from '../store/store.js';
 import { type Command, type Io, commonOptions, withContext, withLogOptions } from './command.js';
@@ -153,7 +153,14 @@ export const queryCommand: Command = {
         await source.forget();
         await source.setMeta('listing_key', '');
       }
-      const { columns, rows } = await runQueryTable(source, target, params);
+      const { columns, rows } = await runQueryTable(source, target, params).catch((err: unknown) => {
+        // a store's own table (files, skipped, scope…) over an export, which holds the three portable ones
+        const missing = /Catalog Error: Table with name (\S+) does not exist/.exec((err as Error).message ?? '');
+        if (!(source instanceof Store) && missing && !(PORTABLE_TABLES as readonly string[]).includes(missing[1]!)) {
+          throw new UsageError((err as Error).message, `a Parquet export holds only ${PORTABLE_TABLES.join(', ')}; run ${target} over a store, without --parquet`);
+        }
+        throw err;
+      });
       const result: QueryResult = { query: target, params, columns, rows };
       return { json: result, text: argv.csv ? toCsv(rows, Boolean(io.tty), columns) : formatRows(rows, io.color), exactNumbers: true };
     } finally {

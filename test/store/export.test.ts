@@ -241,6 +241,21 @@ test('an export into a Claude Code projects/ directory this run does not read is
   assert.equal(checkExportDir(path.join(home, 'projects/exports'), [sampleLogs]), path.join(home, 'projects/exports'));
 });
 
+test('a bundled query of the store\'s own tables over --parquet says the export holds only the three portable ones', async () => {
+  // `query quality --parquet DIR` said only "Table with name files does not exist!"
+  const dir = path.join(tmp(), 'export');
+  const r = await run([sampleLogs], path.join(tmp(), 's.duckdb'));
+  try {
+    await usePortableViews(r.store);
+    await exportParquet(r.store, dir, { timezone: 'UTC', logRoots: [sampleLogs] });
+  } finally {
+    r.store.close();
+  }
+  for (const [q, table] of [['quality', 'files'], ['skipped', 'skipped'], ['skill_listing_by_agent_type', 'scope']]) {
+    await usageError(['query', q!, '--parquet', dir], new RegExp(`^cachelens: query ${q} failed: Catalog Error: Table with name ${table} does not exist! \\(a Parquet export holds only requests, chains, attachments; run ${q} over a store, without --parquet\\)$`));
+  }
+});
+
 test('an export beside a transcript given as a path, or beside the project given, is refused: both are the logs', async () => {
   const logs = corpus([CONDENSE]);
   const project = path.join(logs, CONDENSE);
