@@ -112,6 +112,15 @@ export function checkExportDir(dir: string, logRoots: readonly string[]): string
     const r = logDirOf(root);
     const rr = realPlace(r);
     if (abs === r || abs.startsWith(r + sep) || real === rr || real.startsWith(rr + sep)) throw new UsageError(`--parquet ${dir} is inside the logs being read (${r})`, 'cachelens never writes into log directories; choose another DIR');
+    // logs in one of the directories an export replaces whole (`export L/requests --parquet L`
+    // removed them, the export's tables in their place)
+    const given = realPlace(resolve(root));
+    for (const t of PORTABLE_TABLES) {
+      const replaced = join(real, t);
+      if (given === replaced || given.startsWith(replaced + sep) || rr === replaced || rr.startsWith(replaced + sep)) {
+        throw new UsageError(`--parquet ${dir} holds the logs being read in ${t}/ (${root}), which an export replaces`, 'cachelens never writes into log directories; choose another DIR');
+      }
+    }
   }
   // and inside a Claude Code projects/ directory this run does not read (`export ./logs --parquet
   // ~/.claude/projects/out`): still a log directory, and the export was written into it

@@ -256,6 +256,21 @@ test('a bundled query of the store\'s own tables over --parquet says the export 
   }
 });
 
+test('an export into the directory above logs named requests, chains or attachments is refused: it replaced them', () => {
+  // `export L/requests --parquet L` removed the logs, the export's requests table in their place
+  const above = tmp();
+  const logs = path.join(above, 'requests');
+  mkdirSync(path.join(logs, '-home-me-repo'), { recursive: true });
+  writeFileSync(path.join(logs, '-home-me-repo/s.jsonl'), '');
+  for (const root of [logs, path.join(logs, '-home-me-repo'), path.join(logs, '-home-me-repo/s.jsonl')]) {
+    assert.throws(() => checkExportDir(above, [root]), (e) => e instanceof UsageError && e.message === `--parquet ${above} holds the logs being read in requests/ (${root}), which an export replaces`, root);
+  }
+  // through a link to DIR too
+  const link = path.join(tmp(), 'link');
+  symlinkSync(above, link);
+  assert.throws(() => checkExportDir(link, [logs]), /holds the logs being read in requests\//);
+});
+
 test('an export beside a transcript given as a path, or beside the project given, is refused: both are the logs', async () => {
   const logs = corpus([CONDENSE]);
   const project = path.join(logs, CONDENSE);
