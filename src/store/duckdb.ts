@@ -31,3 +31,14 @@ export function duckdb(): typeof DuckDB {
   if (!loaded) throw new Error('DuckDB is used before it is loaded (loadDuckdb)');
   return loaded;
 }
+
+/**
+ * Options every DuckDB instance is opened with. cachelens never touches the network, and DuckDB
+ * would: a query naming `https://…` (a FILE.sql of the user's) had it download and install httpfs,
+ * and any known extension not built in is fetched the same way. The built-in ones (parquet, json,
+ * icu) need neither option. A user's SQL may still `INSTALL` one itself, as it may `COPY … TO`.
+ * Example: openingOptions({ temp_directory: '/tmp/x' }).
+ */
+export function openingOptions(extra: Record<string, string> = {}): Record<string, string> {
+  return { autoinstall_known_extensions: 'false', autoload_known_extensions: 'false', ...extra };
+}

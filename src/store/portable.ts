@@ -14,7 +14,7 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { loadDuckdb } from './duckdb.js';
+import { loadDuckdb, openingOptions } from './duckdb.js';
 import { UsageError } from '../errors.js';
 import { type QueryTable, type Row, type Store, plainRow, queryTable, readStatements } from './store.js';
 
@@ -49,7 +49,7 @@ export async function usePortableViews(store: Store): Promise<void> {
 export async function openParquet(dir: string): Promise<SqlSource> {
   const root = resolve(dir);
   if (!existsSync(root) || !statSync(root).isDirectory()) throw new UsageError(`no such directory: ${dir}`);
-  const instance = await (await loadDuckdb()).DuckDBInstance.create(':memory:');
+  const instance = await (await loadDuckdb()).DuckDBInstance.create(':memory:', openingOptions());
   const db = await instance.connect();
   const close = () => {
     db.closeSync();

@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import type { DuckDBConnection, DuckDBInstance, DuckDBValueConverter } from '@duckdb/node-api';
 import { dropAnswers, storeIdentity, writeAnswers } from './answers.js';
 import { streamChunks, tracked } from './connection.js';
-import { loadDuckdb } from './duckdb.js';
+import { loadDuckdb, openingOptions } from './duckdb.js';
 import { makeDirs } from './dirs.js';
 import { readBeside } from './location.js';
 import { printedValue } from './query-values.js';
@@ -718,7 +718,7 @@ async function openLocked(path: string, opts: StoreOpenOptions): Promise<DuckDBI
     try {
       // an in-memory store spills beyond its bounds into a directory of the system's temp dir,
       // not DuckDB's default `.tmp` in the working directory (which may hold the logs)
-      return await (await loadDuckdb()).DuckDBInstance.create(path, path === ':memory:' ? { temp_directory: join(tmpdir(), `cachelens-${process.pid}.tmp`) } : undefined);
+      return await (await loadDuckdb()).DuckDBInstance.create(path, openingOptions(path === ':memory:' ? { temp_directory: join(tmpdir(), `cachelens-${process.pid}.tmp`) } : {}));
     } catch (err) {
       const msg = (err as Error).message;
       // a word: DuckDB's corruption messages say "in block at location …"

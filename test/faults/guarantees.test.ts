@@ -13,7 +13,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, readFileSync, renameSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, renameSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { faultTree, has, realLogs, removeDir, repoRoot, runCli, skipsByReason, summary, tempDir, tokens, treeHash } from './helpers.js';
@@ -102,6 +102,30 @@ test('no command writes under the log roots or opens a network socket', async (t
     });
   }
   t.diagnostic(`${runs.length} runs; socket syscalls ${STRACE ? 'traced with strace' : 'not traced (no strace here): Node entry points only'}`);
+});
+
+test('a query of the user’s naming a URL opens no socket: DuckDB installs and loads no extension by itself', async (t) => {
+  const dir = tempDir();
+  t.after(() => removeDir(dir));
+  const logs = faultTree(path.join(dir, 'logs'));
+  writeFileSync(path.join(dir, 'url.sql'), "SELECT * FROM read_csv('https://example.invalid/x.csv')");
+  mkdirSync(path.join(dir, 'export'));
+  const exported = await runCli(['export', logs, '--db', ':memory:', '--parquet', path.join(dir, 'export')]);
+  assert.equal(exported.code, 0, exported.stderr);
+  for (const where of [['--db', path.join(dir, 's.duckdb')], ['--db', ':memory:'], ['--parquet', path.join(dir, 'export')]]) {
+    const trace = path.join(dir, 'strace.txt');
+    const ran = await runCli(['query', path.join(dir, 'url.sql'), ...(where[0] === '--db' ? [logs] : []), ...where], {
+      noNetwork: true,
+      wrap: STRACE ? ['strace', '-f', '-qq', '--seccomp-bpf', '-e', 'trace=socket,connect,bind,sendto,sendmsg', '-o', trace] : undefined,
+    });
+    // refused for want of httpfs; before, DuckDB went to fetch it (DNS, then a failed download)
+    assert.equal(ran.code, 2, `${where.join(' ')}: ${ran.stderr}`);
+    assert.match(ran.stderr, /requires the extension httpfs to be loaded/);
+    if (STRACE) {
+      const calls = readFileSync(trace, 'utf8').split('\n').filter((l) => /AF_INET6?|connect\(/.test(l));
+      assert.deepEqual(calls, [], `${where.join(' ')}: socket syscalls`);
+    }
+  }
 });
 
 function fileHash(file: string): string {
