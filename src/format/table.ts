@@ -55,15 +55,16 @@ export function fixed(n: number | null | undefined, digits = 2): string {
  */
 export const BIDI_CONTROLS = '\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069';
 
-const CONTROLS = new RegExp(`[\\u0000-\\u001f\\u007f-\\u009f${BIDI_CONTROLS}]`, 'g');
-const CONTROLS_BUT_LINES = new RegExp(`[\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f${BIDI_CONTROLS}]|\\r(?!\\n)`, 'g');
+// and the line and paragraph separators (U+2028, U+2029): a line break to some terminals and editors
+const CONTROLS = new RegExp(`[\\u0000-\\u001f\\u007f-\\u009f${BIDI_CONTROLS}\\u2028\\u2029]`, 'g');
+const CONTROLS_BUT_LINES = new RegExp(`[\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f${BIDI_CONTROLS}\\u2028\\u2029]|\\r(?!\\n)`, 'g');
 const RAW_IN_JSON = new RegExp(`[\\u007f-\\u009f${BIDI_CONTROLS}\\u2028\\u2029]`, 'g');
 
 /**
  * Replaces control characters in transcript text before it reaches a terminal: C0, DEL and C1 (no
  * escape sequences, no carriage return over a line) and every bidi control: the marks (U+061C,
  * U+200E, U+200F), embeddings, overrides and isolates (U+202A – U+202E, U+2066 – U+2069), which
- * would reorder the text around them.
+ * would reorder the text around them, and the line and paragraph separators U+2028 and U+2029.
  * Example: clean('a\u001b[2Jb\u202e') → 'a?[2Jb?'.
  */
 export function clean(s: string): string {

@@ -32,6 +32,9 @@ test('clean: control characters and bidi overrides from transcript text become ?
   assert.equal(clean('a\u001b[2Jb\u202e'), 'a?[2Jb?');
   assert.equal(clean('x\u001b]0;title\u0007y\rz\u009b1m\u2066'), 'x?]0;title?y?z?1m?');
   assert.equal(clean('é✓😀 plain'), 'é✓😀 plain');
+  // line and paragraph separators break a table's line in some terminals and editors
+  assert.equal(clean('a\u2028b\u2029c'), 'a?b?c');
+  assert.equal(cleanKeepingLines('a\u2028b\nc\r\nd'), 'a?b\nc\r\nd');
 });
 
 test('the data-quality lines quote transcripts\' paths and models cleaned', () => {
