@@ -127,6 +127,8 @@ export const queryCommand: Command = {
       .conflicts('csv', 'json'),
   async run(argv, io) {
     if (argv.list) {
+      // `query --list summary` listed them all, the name passed over without a word
+      if (argv.target !== undefined) throw new UsageError(`--list lists every query: ${String(argv.target)} is not read`, `cachelens query ${String(argv.target)} runs it`);
       const list = listQueries() as unknown as Record<string, unknown>[];
       // --csv was passed over without a word: the table came instead
       return { json: list, text: argv.csv ? toCsv(list, Boolean(io.tty), ['name', 'purpose']) : formatRows(list, io.color), exactNumbers: true };

@@ -722,6 +722,11 @@ test('CLI: query --list --csv prints CSV, as a query\'s --csv does', () => {
   assert.ok(lines.some((l) => l.startsWith('cost_by,')), r.stdout);
 });
 
+test('CLI: query --list with a query name is a usage error (the name was passed over, the list printed)', async () => {
+  await usageError(['query', '--list', 'summary'], /^cachelens: --list lists every query: summary is not read \(cachelens query summary runs it\)$/);
+  await usageError(['query', 'cost_by', '--list'], /--list lists every query: cost_by is not read/);
+});
+
 test('CLI: a column named __proto__ (a PIVOT over transcript text can make one) is printed as any other', () => {
   // assigned to the row, it set the row's prototype: missing from --json and the table, `{}` in --csv
   const file = path.join(tmp(), 'proto.sql');
