@@ -20,7 +20,7 @@ f AS (SELECT *, ($since IS NULL OR day >= $since) AND ($until IS NULL OR day <= 
 SELECT (floor(t / 3600000) * 3600000)::BIGINT AS hour_ms, min(t) AS all_first_ms, max(t) AS all_last_ms,
        min(t) FILTER (WHERE in_scope) AS first_ms, max(t) FILTER (WHERE in_scope) AS last_ms,
        count(*) FILTER (WHERE in_scope) AS requests,
-       coalesce(sum(input + output + cache_write + cache_read) FILTER (WHERE in_scope), 0) AS tokens,
+       coalesce(sum(input::BIGINT + output + cache_write + cache_read) FILTER (WHERE in_scope), 0) AS tokens,
        coalesce(sum(input) FILTER (WHERE in_scope), 0) AS input,
        coalesce(sum(output) FILTER (WHERE in_scope), 0) AS output,
        coalesce(sum(cache_write_5m) FILTER (WHERE in_scope), 0) AS cache_write_5m,

@@ -4,5 +4,5 @@
 -- Output columns: model, requests, tokens (input + output + writes + reads).
 -- Example row: model='claude-mystery-9', requests=12, tokens=480211
 SELECT model, count(*) AS requests,
-       sum(input + output + cache_write + cache_read) AS tokens
+       sum(input::BIGINT + output + cache_write + cache_read) AS tokens
 FROM requests WHERE weight IS NULL GROUP BY model ORDER BY requests DESC, model;

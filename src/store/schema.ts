@@ -30,9 +30,10 @@
  * request puts its attachments in round 0, as its 0 rounds say; a store read before put them in round 1.
  * chain_facts.last_key keeps each chain's latest request, so that an appended read takes a later line
  * of that response for the same request, as a cold read does. 18: an agent_progress copy with
- * usage but no data.agentId is an invalid_usage skip; a store read before dropped it unreported.)
+ * usage but no data.agentId is an invalid_usage skip; a store read before dropped it unreported. 19: requests.prompt is a
+ * BIGINT: in + w + r of fields each under 10⁹ passes an INTEGER, whose sum failed every command.)
  */
-export const SCHEMA_VERSION = 18;
+export const SCHEMA_VERSION = 19;
 
 export const FACT_TABLES = [
   'observations',
@@ -254,7 +255,7 @@ joined AS (
          b.model, b.session_id, b.chain_id, b.agent_id,
          b.file_id, b.line, b.segment, b.round, b.service_tier, b.speed, b.rank,
          coalesce(sp.project, f.project, 'unknown') AS project,
-         a.input + a.cache_write + a.cache_read AS prompt
+         a.input::BIGINT + a.cache_write + a.cache_read AS prompt
   FROM agg a JOIN ${obs.table} b ON b.${obs.row} = a.best_row LEFT JOIN files f ON f.file_id = b.file_id
   LEFT JOIN session_project sp ON sp.session_id = b.session_id),
 -- each distinct model priced once: by exact id, else without its date suffix

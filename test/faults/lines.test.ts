@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { appendFileSync } from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { approx, assistant, opusWeight, removeDir, skipsByReason, summary, tempDir, tokens, usage, user, withBytes, writeLog } from './helpers.js';
+import { approx, assistant, opusWeight, removeDir, runCli, skipsByReason, summary, tempDir, tokens, usage, user, withBytes, writeLog } from './helpers.js';
 
 function setup(t: { after: (fn: () => void) => void }) {
   const dir = tempDir();
@@ -249,6 +249,35 @@ test('a cache_creation or server_tool_use that is there but not an object is an 
   );
   const split = await query(db, `SELECT message_id, split_missing FROM requests ORDER BY message_id`);
   assert.deepEqual(split.map((r) => `${r.message_id} ${r.split_missing}`), ['absent true', 'copy false', 'empty true', 'null true']);
+});
+
+test('a request whose fields are each just under the bound, its prompt past 2^31, is counted by every command, priced or not', async (t) => {
+  const { logs, db } = setup(t);
+  const big = 999_999_999;
+  // P = in + w + r ≈ 3·10⁹: the store summed it as an INTEGER (Overflow in addition of INT32) in every command;
+  // blocks and the unpriced-model list summed the four fields so too
+  writeLog(logs, 'proj/s1.jsonl', [
+    assistant({ msg: 'priced', t: '2025-03-01T10:00:00.000Z', usage: usage(big, big, big, big) }),
+    assistant({ msg: 'unpriced', t: '2025-03-01T10:01:00.000Z', model: 'claude-mystery-9', usage: usage(big, big, big, big) }),
+  ]);
+  const s = await summary([logs], db);
+  assert.deepEqual(tokens(s.totals), { requests: 2, input: 2 * big, output: 2 * big, cache_write_5m: 2 * big, cache_write_1h: 0, cache_read: 2 * big, unpriced_requests: 1 });
+  approx(s.totals.weight, opusWeight(big, big, big, big), 'weight');
+  assert.deepEqual(s.quality.unknown_models, [{ model: 'claude-mystery-9', requests: 1, tokens: 4 * big }]);
+  const json = async <T>(args: string[]): Promise<T> => {
+    const r = await runCli([...args, logs, '--db', db, '--json']);
+    assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
+    return JSON.parse(r.stdout) as T;
+  };
+  const { blocks } = await json<{ blocks: { tokens: number }[] }>(['blocks']);
+  assert.deepEqual(blocks.map((b) => b.tokens), [8 * big]);
+  const { sessions } = await json<{ sessions: { cache_read: number }[] }>(['sessions']);
+  assert.deepEqual(sessions.map((x) => x.cache_read), [2 * big]);
+  // one chain: the second request (another model, 60 s later) re-writes what the first cached, a break
+  const anatomy = await json<{ totals: { cold: number; break: number; requests: number } }>(['anatomy']);
+  assert.deepEqual([anatomy.totals.cold, anatomy.totals.break, anatomy.totals.requests], [big, big, 2]);
+  assert.equal((await json<{ requests: number }>(['whatif', 'ttl'])).requests, 2);
+  assert.equal((await json<{ gaps: number }>(['whatif', 'keepalive'])).gaps, 1);
 });
 
 test('a usage number beyond a double (1e400, read as Infinity) is an invalid_usage skip that names the number, not null', async (t) => {
