@@ -20,8 +20,8 @@ WITH a AS (
 -- the chains with a request on the days; a chain with none at all counts by its first line's day
 in_days AS (
   SELECT DISTINCT chain_id FROM requests
-  WHERE ($since IS NULL OR strftime(timezone(coalesce($tz, 'UTC'), ts), '%Y-%m-%d') >= $since)
-    AND ($until IS NULL OR strftime(timezone(coalesce($tz, 'UTC'), ts), '%Y-%m-%d') <= $until)
+  WHERE ($since IS NULL OR CAST(timezone(coalesce($tz, 'UTC'), ts) AS DATE) >= CAST($since AS DATE))
+    AND ($until IS NULL OR CAST(timezone(coalesce($tz, 'UTC'), ts) AS DATE) <= CAST($until AS DATE))
 ),
 any_request AS (SELECT DISTINCT chain_id FROM requests)
 SELECT c.chain_id, c.kind, c.agent_type, c.definition, c.spawn_name, c.rounds, c.requests,
@@ -35,6 +35,6 @@ WHERE ($project IS NULL OR contains(lower(c.project), lower($project)))
   AND (($since IS NULL AND $until IS NULL)
        OR c.chain_id IN (SELECT chain_id FROM in_days)
        OR (c.chain_id NOT IN (SELECT chain_id FROM any_request)
-           AND ($since IS NULL OR strftime(timezone(coalesce($tz, 'UTC'), to_timestamp(c.first_t / 1000)), '%Y-%m-%d') >= $since)
-           AND ($until IS NULL OR strftime(timezone(coalesce($tz, 'UTC'), to_timestamp(c.first_t / 1000)), '%Y-%m-%d') <= $until)))
+           AND ($since IS NULL OR CAST(timezone(coalesce($tz, 'UTC'), to_timestamp(c.first_t / 1000)) AS DATE) >= CAST($since AS DATE))
+           AND ($until IS NULL OR CAST(timezone(coalesce($tz, 'UTC'), to_timestamp(c.first_t / 1000)) AS DATE) <= CAST($until AS DATE))))
 ORDER BY skill_listing DESC, c.rounds DESC, c.chain_id;

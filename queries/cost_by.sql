@@ -15,15 +15,15 @@
 --   weight_write_1h=0, weight_read=931044.4, weight=2539389.65, usd=12.70, unpriced_requests=0
 WITH r AS (
   SELECT r.*, coalesce(c.agent_type, 'unknown') AS agent_type,
-         strftime(timezone(coalesce($tz, 'UTC'), r.ts), '%Y-%m-%d') AS day
+         CAST(timezone(coalesce($tz, 'UTC'), r.ts) AS DATE) AS day_date
   FROM requests r LEFT JOIN chains c USING (chain_id)
 ),
 f AS (
-  SELECT *, CASE coalesce($by, 'day') WHEN 'day' THEN day WHEN 'project' THEN project WHEN 'model' THEN model
+  SELECT *, CASE coalesce($by, 'day') WHEN 'day' THEN CASE WHEN year(day_date) BETWEEN 0 AND 9999 THEN strftime(day_date, '%Y-%m-%d') ELSE (CASE WHEN year(day_date) < 0 THEN '-' ELSE '+' END) || lpad(abs(year(day_date))::VARCHAR, 6, '0') || strftime(day_date, '-%m-%d') END WHEN 'project' THEN project WHEN 'model' THEN model
                  WHEN 'agent_type' THEN agent_type
                  ELSE error('$by must be day, project, model or agent_type') END AS grp
   FROM r
-  WHERE ($since IS NULL OR day >= $since) AND ($until IS NULL OR day <= $until)
+  WHERE ($since IS NULL OR day_date >= CAST($since AS DATE)) AND ($until IS NULL OR day_date <= CAST($until AS DATE))
     AND ($project IS NULL OR contains(lower(project), lower($project)))
 )
 SELECT grp, count(*) AS requests, count(DISTINCT chain_id) AS chains,
@@ -34,4 +34,4 @@ SELECT grp, count(*) AS requests, count(DISTINCT chain_id) AS chains,
        count(*) FILTER (WHERE weight IS NULL) AS unpriced_requests
 FROM f
 GROUP BY grp
-ORDER BY CASE WHEN coalesce($by, 'day') = 'day' THEN grp END, usd DESC NULLS LAST, grp;
+ORDER BY CASE WHEN coalesce($by, 'day') = 'day' THEN min(day_date) END, usd DESC NULLS LAST, grp;

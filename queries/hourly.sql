@@ -14,8 +14,8 @@
 --   first_ms=1770912145000, last_ms=1770915540000, requests=41, tokens=2210331, input=412, output=20188,
 --   cache_write_5m=180731, cache_write_1h=0, cache_read=2009000, weight=512004.2, usd=2.56,
 --   unpriced_requests=0, models=['claude-opus-4-6']
-WITH r AS (SELECT *, strftime(timezone($tz, ts), '%Y-%m-%d') AS day FROM requests),
-f AS (SELECT *, ($since IS NULL OR day >= $since) AND ($until IS NULL OR day <= $until)
+WITH r AS (SELECT *, CAST(timezone($tz, ts) AS DATE) AS day FROM requests),
+f AS (SELECT *, ($since IS NULL OR day >= CAST($since AS DATE)) AND ($until IS NULL OR day <= CAST($until AS DATE))
         AND ($project IS NULL OR contains(lower(project), lower($project))) AS in_scope FROM r)
 SELECT (floor(t / 3600000) * 3600000)::BIGINT AS hour_ms, min(t) AS all_first_ms, max(t) AS all_last_ms,
        min(t) FILTER (WHERE in_scope) AS first_ms, max(t) FILTER (WHERE in_scope) AS last_ms,

@@ -11,8 +11,8 @@
 --   chains_with_reattachments=4
 WITH in_days AS (
   SELECT DISTINCT chain_id FROM requests
-  WHERE ($since IS NULL OR strftime(timezone(coalesce($tz, 'UTC'), ts), '%Y-%m-%d') >= $since)
-    AND ($until IS NULL OR strftime(timezone(coalesce($tz, 'UTC'), ts), '%Y-%m-%d') <= $until)
+  WHERE ($since IS NULL OR CAST(timezone(coalesce($tz, 'UTC'), ts) AS DATE) >= CAST($since AS DATE))
+    AND ($until IS NULL OR CAST(timezone(coalesce($tz, 'UTC'), ts) AS DATE) <= CAST($until AS DATE))
 ),
 any_request AS (SELECT DISTINCT chain_id FROM requests),
 scoped AS (
@@ -21,8 +21,8 @@ scoped AS (
     AND (($since IS NULL AND $until IS NULL)
          OR c.chain_id IN (SELECT chain_id FROM in_days)
          OR (c.chain_id NOT IN (SELECT chain_id FROM any_request)
-             AND ($since IS NULL OR strftime(timezone(coalesce($tz, 'UTC'), to_timestamp(c.first_t / 1000)), '%Y-%m-%d') >= $since)
-             AND ($until IS NULL OR strftime(timezone(coalesce($tz, 'UTC'), to_timestamp(c.first_t / 1000)), '%Y-%m-%d') <= $until)))
+             AND ($since IS NULL OR CAST(timezone(coalesce($tz, 'UTC'), to_timestamp(c.first_t / 1000)) AS DATE) >= CAST($since AS DATE))
+             AND ($until IS NULL OR CAST(timezone(coalesce($tz, 'UTC'), to_timestamp(c.first_t / 1000)) AS DATE) <= CAST($until AS DATE))))
 ),
 a AS (
   SELECT *, row_number() OVER (PARTITION BY chain_id, hash ORDER BY t, line) > 1 AS again

@@ -14,10 +14,10 @@
 -- Example rows: grouping='day', grp='2026-02-12', groups=1, component='read', tokens=28988297, weight=2898829.7, usd=14.49;
 --   with $top = 12 over 2,236 projects, grouping='project', grp=NULL, groups=2224, component='read', …
 WITH r AS (
-  SELECT * FROM (
-    SELECT q.*, strftime(timezone(coalesce($tz, 'UTC'), q.ts), '%Y-%m-%d') AS day, coalesce(c.agent_type, 'unknown') AS agent_type
+  SELECT *, CASE WHEN year(day_date) BETWEEN 0 AND 9999 THEN strftime(day_date, '%Y-%m-%d') ELSE (CASE WHEN year(day_date) < 0 THEN '-' ELSE '+' END) || lpad(abs(year(day_date))::VARCHAR, 6, '0') || strftime(day_date, '-%m-%d') END AS day FROM (
+    SELECT q.*, CAST(timezone(coalesce($tz, 'UTC'), q.ts) AS DATE) AS day_date, coalesce(c.agent_type, 'unknown') AS agent_type
     FROM requests q LEFT JOIN chains c USING (chain_id))
-  WHERE ($since IS NULL OR day >= $since) AND ($until IS NULL OR day <= $until)
+  WHERE ($since IS NULL OR day_date >= CAST($since AS DATE)) AND ($until IS NULL OR day_date <= CAST($until AS DATE))
     AND ($project IS NULL OR contains(lower(project), lower($project)))
 ),
 -- each grouping's sums of every component at once (one row per group), then one row per component

@@ -18,8 +18,8 @@
 WITH q AS (
   SELECT chain_id, key, line, t, model, cache_write AS w, cache_write_5m, cache_write_1h, cache_read AS r, segment, round,
          w_write_5m, w_write_1h, w_read, usd_per_weight, weight,
-         ($since IS NULL OR strftime(timezone(coalesce($tz, 'UTC'), ts), '%Y-%m-%d') >= $since)
-           AND ($until IS NULL OR strftime(timezone(coalesce($tz, 'UTC'), ts), '%Y-%m-%d') <= $until) AS in_days,
+         ($since IS NULL OR CAST(timezone(coalesce($tz, 'UTC'), ts) AS DATE) >= CAST($since AS DATE))
+           AND ($until IS NULL OR CAST(timezone(coalesce($tz, 'UTC'), ts) AS DATE) <= CAST($until AS DATE)) AS in_days,
          lag(t) OVER (PARTITION BY chain_id ORDER BY t, line, key) AS prev_t,
          lag(cache_read + cache_write) OVER (PARTITION BY chain_id ORDER BY t, line, key) AS prev_c,
          lag(segment) OVER (PARTITION BY chain_id ORDER BY t, line, key) AS prev_segment,

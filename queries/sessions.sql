@@ -4,19 +4,21 @@
 -- Output columns: session_id, project, first ('YYYY-MM-DD HH:MM' in $tz), last, first_request (the first
 --   request's timestamp, ISO 8601 in UTC to the millisecond), last_request, requests, chains, subagents,
 --   input, output, cache_write_5m, cache_write_1h, cache_read, weight, usd (of priced requests; NULL when
---   none has a price: unknown, never 0), unpriced_requests.
+--   none has a price: unknown, never 0), unpriced_requests. Years beyond 0000–9999 are written as ISO 8601's expanded
+--   form, a sign and six digits, as JavaScript writes them (and blocks give theirs): +010000-01-01T04:00:00.000Z.
 -- Weights are summed as DECIMAL(38, 6), USD as DECIMAL(38, 12), each request rounded to those decimals first:
 --   exact in any order, and without a DOUBLE's noise (cost_by.sql says why).
 -- Example row: session_id='4d5611e5-…', project='/home/USER/projects/spotter', first='2026-02-12 16:02',
 --   last='2026-02-12 21:03', first_request='2026-02-12T16:02:41.118Z', last_request=…, requests=150, chains=3, subagents=2, …, weight=3140212.5, usd=15.70
-WITH r AS (SELECT *, strftime(timezone($tz, ts), '%Y-%m-%d') AS day FROM requests),
-f AS (SELECT * FROM r WHERE ($since IS NULL OR day >= $since) AND ($until IS NULL OR day <= $until)
-        AND ($project IS NULL OR contains(lower(project), lower($project))))
+WITH f AS (SELECT * FROM requests
+           WHERE ($since IS NULL OR CAST(timezone($tz, ts) AS DATE) >= CAST($since AS DATE))
+             AND ($until IS NULL OR CAST(timezone($tz, ts) AS DATE) <= CAST($until AS DATE))
+             AND ($project IS NULL OR contains(lower(project), lower($project)))),
+s AS (
 SELECT session_id, any_value(project) AS project,
-       strftime(timezone($tz, min(ts)), '%Y-%m-%d %H:%M') AS first,
-       strftime(timezone($tz, max(ts)), '%Y-%m-%d %H:%M') AS last,
-       strftime(timezone('UTC', min(ts)), '%Y-%m-%dT%H:%M:%S.%gZ') AS first_request,
-       strftime(timezone('UTC', max(ts)), '%Y-%m-%dT%H:%M:%S.%gZ') AS last_request,
+       timezone($tz, min(ts)) AS first_local, timezone($tz, max(ts)) AS last_local,
+       -- from t, the exact milliseconds: ts (to_timestamp(t / 1000)) is a millisecond early past year ~2255
+       make_timestamp(CAST(min(t) AS BIGINT) * 1000) AS first_utc, make_timestamp(CAST(max(t) AS BIGINT) * 1000) AS last_utc,
        count(*) AS requests, count(DISTINCT chain_id) AS chains,
        -- subagents and v1.x inline sidechains (which have no agent id): every chain but the main thread
        count(DISTINCT chain_id) FILTER (WHERE chain_id IN (SELECT chain_id FROM chains WHERE kind <> 'main')) AS subagents,
@@ -24,4 +26,11 @@ SELECT session_id, any_value(project) AS project,
        sum(cache_write_1h) AS cache_write_1h, sum(cache_read) AS cache_read,
        sum(weight::DECIMAL(38, 6))::DOUBLE AS weight, sum(usd::DECIMAL(38, 12))::DOUBLE AS usd,
        count(*) FILTER (WHERE usd IS NULL) AS unpriced_requests
-FROM f GROUP BY session_id ORDER BY usd DESC NULLS LAST, session_id;
+FROM f GROUP BY session_id)
+SELECT session_id, project,
+       CASE WHEN year(first_local) BETWEEN 0 AND 9999 THEN strftime(first_local, '%Y') ELSE (CASE WHEN year(first_local) < 0 THEN '-' ELSE '+' END) || lpad(abs(year(first_local))::VARCHAR, 6, '0') END || strftime(first_local, '-%m-%d %H:%M') AS first,
+       CASE WHEN year(last_local) BETWEEN 0 AND 9999 THEN strftime(last_local, '%Y') ELSE (CASE WHEN year(last_local) < 0 THEN '-' ELSE '+' END) || lpad(abs(year(last_local))::VARCHAR, 6, '0') END || strftime(last_local, '-%m-%d %H:%M') AS last,
+       CASE WHEN year(first_utc) BETWEEN 0 AND 9999 THEN strftime(first_utc, '%Y') ELSE (CASE WHEN year(first_utc) < 0 THEN '-' ELSE '+' END) || lpad(abs(year(first_utc))::VARCHAR, 6, '0') END || strftime(first_utc, '-%m-%dT%H:%M:%S.%gZ') AS first_request,
+       CASE WHEN year(last_utc) BETWEEN 0 AND 9999 THEN strftime(last_utc, '%Y') ELSE (CASE WHEN year(last_utc) < 0 THEN '-' ELSE '+' END) || lpad(abs(year(last_utc))::VARCHAR, 6, '0') END || strftime(last_utc, '-%m-%dT%H:%M:%S.%gZ') AS last_request,
+       requests, chains, subagents, input, output, cache_write_5m, cache_write_1h, cache_read, weight, usd, unpriced_requests
+FROM s ORDER BY usd DESC NULLS LAST, session_id;

@@ -16,8 +16,8 @@ WITH sl AS (
   SELECT chain_id, count(*) AS n FROM attachments JOIN scope USING (file_id)
   WHERE type = 'skill_listing' GROUP BY chain_id),
 w AS (SELECT chain_id, sum(weight::DECIMAL(38, 6))::DOUBLE AS weight FROM requests
-       WHERE ($since IS NULL OR strftime(timezone(coalesce($tz, 'UTC'), ts), '%Y-%m-%d') >= $since)
-         AND ($until IS NULL OR strftime(timezone(coalesce($tz, 'UTC'), ts), '%Y-%m-%d') <= $until)
+       WHERE ($since IS NULL OR CAST(timezone(coalesce($tz, 'UTC'), ts) AS DATE) >= CAST($since AS DATE))
+         AND ($until IS NULL OR CAST(timezone(coalesce($tz, 'UTC'), ts) AS DATE) <= CAST($until AS DATE))
        GROUP BY chain_id),
 c AS (
   SELECT c.agent_type, c.definition, c.rounds, coalesce(sl.n, 0) AS listings, w.weight, w.chain_id IS NOT NULL AS in_days
@@ -25,8 +25,8 @@ c AS (
   WHERE (w.chain_id IS NOT NULL
          -- a chain without any request counts by its first line's day, as in `crosstab`
          OR (c.requests = 0
-             AND ($since IS NULL OR strftime(timezone(coalesce($tz, 'UTC'), to_timestamp(c.first_t / 1000)), '%Y-%m-%d') >= $since)
-             AND ($until IS NULL OR strftime(timezone(coalesce($tz, 'UTC'), to_timestamp(c.first_t / 1000)), '%Y-%m-%d') <= $until)))
+             AND ($since IS NULL OR CAST(timezone(coalesce($tz, 'UTC'), to_timestamp(c.first_t / 1000)) AS DATE) >= CAST($since AS DATE))
+             AND ($until IS NULL OR CAST(timezone(coalesce($tz, 'UTC'), to_timestamp(c.first_t / 1000)) AS DATE) <= CAST($until AS DATE))))
     AND ($project IS NULL OR contains(lower(c.project), lower($project))))
 SELECT agent_type, definition, count(*) AS chains,
        count(*) FILTER (WHERE listings > 0) AS chains_with_skill_listing,

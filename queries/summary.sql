@@ -8,6 +8,8 @@
 --   cache_read, weight (priced requests only; NULL when none is priced: unknown, not $0), usd (likewise),
 --   unpriced_requests, and weight_exact and usd_exact, the sums of the priced requests as exact decimal text ('0…' when none is) (what `cachelens summary` shows, and what an append run adds its
 --   new requests to without DuckDB: src/ingest/delta.ts). Rows by grouping; days in order, other groups by USD, most first.
+-- A day is YYYY-MM-DD; beyond years 0000–9999 (a time of 9999-12-31 in a zone behind UTC) ISO 8601's expanded
+--   form, a sign and six digits, as JavaScript writes it (+010000-01-01, -000001-12-31); days compare as dates.
 -- Weights and USD are summed as DECIMAL(38, 15): exact, so the same rows give the same sums in any order
 --   (a DOUBLE sum's last digits depend on the order DuckDB's threads add them in).
 -- Example row: grouping='model', grp='claude-opus-4-6', requests=139, input=1204, output=48211, cache_write_5m=1093313,
@@ -34,7 +36,8 @@ f AS (
 ),
 g AS (
   SELECT CASE WHEN grouping(model) = 0 THEN 'model' WHEN grouping(project) = 0 THEN 'project' WHEN grouping(day_date) = 0 THEN 'day' ELSE 'total' END AS grouping,
-         CASE WHEN grouping(model) = 0 THEN model WHEN grouping(project) = 0 THEN project WHEN grouping(day_date) = 0 THEN strftime(day_date, '%Y-%m-%d') ELSE 'total' END AS grp,
+         CASE WHEN grouping(model) = 0 THEN model WHEN grouping(project) = 0 THEN project WHEN grouping(day_date) = 0 THEN CASE WHEN year(day_date) BETWEEN 0 AND 9999 THEN strftime(day_date, '%Y-%m-%d') ELSE (CASE WHEN year(day_date) < 0 THEN '-' ELSE '+' END) || lpad(abs(year(day_date))::VARCHAR, 6, '0') || strftime(day_date, '-%m-%d') END ELSE 'total' END AS grp,
+         day_date,
          count(*) AS requests,
          coalesce(sum(input), 0) AS input,
          coalesce(sum(output), 0) AS output,
@@ -47,9 +50,9 @@ g AS (
          coalesce(sum(weight::DECIMAL(38, 15)), 0)::VARCHAR AS weight_exact,
          coalesce(sum(usd::DECIMAL(38, 15)), 0)::VARCHAR AS usd_exact
   FROM f
-  WHERE ($since IS NULL OR strftime(day_date, '%Y-%m-%d') >= $since) AND ($until IS NULL OR strftime(day_date, '%Y-%m-%d') <= $until)
+  WHERE ($since IS NULL OR day_date >= CAST($since AS DATE)) AND ($until IS NULL OR day_date <= CAST($until AS DATE))
     AND ($project IS NULL OR contains(lower(project), lower($project)))
   GROUP BY GROUPING SETS ((model), (project), (day_date), ())
 )
-SELECT * FROM g WHERE $group IS NULL OR grouping = $group
-ORDER BY grouping, CASE WHEN grouping = 'day' THEN grp END, usd DESC, grp;
+SELECT * EXCLUDE (day_date) FROM g WHERE $group IS NULL OR grouping = $group
+ORDER BY grouping, day_date, usd DESC, grp;

@@ -11,12 +11,12 @@
 --   write_weight=1450312.5, read_weight=52508.4, write_read_ratio=27.62, hit_ratio=0.41
 WITH r AS (
   SELECT r.*, coalesce(c.agent_type, 'unknown') AS agent_type,
-         strftime(timezone(coalesce($tz, 'UTC'), r.ts), '%Y-%m-%d') AS day
+         CAST(timezone(coalesce($tz, 'UTC'), r.ts) AS DATE) AS day_date
   FROM requests r LEFT JOIN chains c USING (chain_id)
 ),
 f AS (
   SELECT * FROM r
-  WHERE ($since IS NULL OR day >= $since) AND ($until IS NULL OR day <= $until)
+  WHERE ($since IS NULL OR day_date >= CAST($since AS DATE)) AND ($until IS NULL OR day_date <= CAST($until AS DATE))
     AND ($project IS NULL OR contains(lower(project), lower($project)))
 )
 SELECT agent_type, model, count(DISTINCT chain_id) AS chains, count(*) AS requests,

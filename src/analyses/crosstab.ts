@@ -136,8 +136,8 @@ export function parseMeasure(s: string): Measure {
 export const PER_CHAIN = `
 WITH inr AS (
   SELECT * FROM requests
-  WHERE ($since IS NULL OR strftime(timezone($tz, ts), '%Y-%m-%d') >= $since)
-    AND ($until IS NULL OR strftime(timezone($tz, ts), '%Y-%m-%d') <= $until)),
+  WHERE ($since IS NULL OR CAST(timezone($tz, ts) AS DATE) >= CAST($since AS DATE))
+    AND ($until IS NULL OR CAST(timezone($tz, ts) AS DATE) <= CAST($until AS DATE))),
 any_req AS (SELECT DISTINCT chain_id FROM requests),
 req AS (
   SELECT chain_id, count(*) AS requests, count(*) FILTER (WHERE usd IS NULL) AS unpriced_requests,
@@ -157,7 +157,7 @@ pc AS (
   SELECT c.chain_id, c.kind, c.agent_type,
          CASE WHEN contains(c.agent_type, ':') THEN 'yes' ELSE 'no' END AS namespaced,
          coalesce(m.model, 'none') AS model, coalesce(c.project, 'unknown') AS project, c.session_id AS session,
-         coalesce(strftime(timezone($tz, coalesce(r.first_ts, to_timestamp(c.first_t / 1000))), '%Y-%m-%d'), 'unknown') AS day,
+         CAST(timezone($tz, coalesce(r.first_ts, to_timestamp(c.first_t / 1000))) AS DATE) AS day_date,
          coalesce(r.ttl, 'none') AS ttl,
          CASE WHEN coalesce(a.skill_listing, 0) > 0 THEN 'yes' ELSE 'no' END AS has_skill_listing,
          coalesce(a.skill_listing, 0)::INTEGER AS skill_listing,
@@ -169,9 +169,11 @@ pc AS (
          -- in the days: a chain with a request on them; a chain with no request at all by its first line's day
          CASE WHEN r.chain_id IS NOT NULL THEN true WHEN q.chain_id IS NOT NULL THEN false END AS has_requests_in_days
   FROM chains c LEFT JOIN req r USING (chain_id) LEFT JOIN any_req q USING (chain_id) LEFT JOIN model_of m USING (chain_id) LEFT JOIN att a USING (chain_id)),
+pcd AS (SELECT *, coalesce(CASE WHEN year(day_date) BETWEEN 0 AND 9999 THEN strftime(day_date, '%Y-%m-%d') ELSE (CASE WHEN year(day_date) < 0 THEN '-' ELSE '+' END) || lpad(abs(year(day_date))::VARCHAR, 6, '0') || strftime(day_date, '-%m-%d') END, 'unknown') AS day FROM pc),
 scoped AS (
-  SELECT * EXCLUDE (has_requests_in_days) FROM pc
-  WHERE coalesce(has_requests_in_days, ($since IS NULL OR day >= $since) AND ($until IS NULL OR day <= $until))
+  SELECT * EXCLUDE (has_requests_in_days, day_date) FROM pcd
+  WHERE coalesce(has_requests_in_days, (day_date IS NOT NULL OR ($since IS NULL AND $until IS NULL))
+                                       AND ($since IS NULL OR day_date >= CAST($since AS DATE)) AND ($until IS NULL OR day_date <= CAST($until AS DATE)))
     AND ($project IS NULL OR contains(lower(project), lower($project)))
     AND (coalesce($kind, 'all') = 'all' OR (CASE WHEN kind = 'main' THEN 'main' ELSE 'subagent' END) = $kind))`;
 

@@ -14,8 +14,8 @@ import type { ChainKind } from '../types.js';
 /** The requests of the chains in scope, each with `in_scope` (false: context only). */
 const FILTERED = `
   SELECT * FROM (
-    SELECT *, ($since IS NULL OR strftime(timezone($tz, ts), '%Y-%m-%d') >= $since)
-              AND ($until IS NULL OR strftime(timezone($tz, ts), '%Y-%m-%d') <= $until) AS in_scope,
+    SELECT *, ($since IS NULL OR CAST(timezone($tz, ts) AS DATE) >= CAST($since AS DATE))
+              AND ($until IS NULL OR CAST(timezone($tz, ts) AS DATE) <= CAST($until AS DATE)) AS in_scope,
            bool_or(in_scope) OVER (PARTITION BY chain_id) AS chain_in_scope
     FROM requests
     WHERE ($project IS NULL OR contains(lower(project), lower($project))))

@@ -7,6 +7,7 @@ import type { WalkSkip } from '../ingest/ingest.js';
 import { type RememberingStore, rememberedQuery } from '../store/queries.js';
 import type { Row } from '../store/store.js';
 import { type Filters, filterParams } from './filters.js';
+import { compareDays } from '../format/days.js';
 
 export interface Totals {
   requests: number;
@@ -72,7 +73,7 @@ export async function summary(store: RememberingStore, filters: Filters, walkSki
   const by = (group: string) => rows.filter((r) => r.grouping === group);
   const [total, models, projects, days] = [by('total'), by('model'), by('project'), by('day')];
   // in the query's order, made here: rows an append run added to (delta.ts) come in any order
-  days.sort((a, b) => byText(String(a.grp), String(b.grp)));
+  days.sort((a, b) => compareDays(String(a.grp), String(b.grp)));
   for (const list of [models, projects]) list.sort((a, b) => Number(b.usd_exact) - Number(a.usd_exact) || byText(String(a.grp), String(b.grp)));
   return {
     totals: totals(total[0]),

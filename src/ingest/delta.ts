@@ -48,6 +48,7 @@ import type { ParserState } from './file-parser.js';
 import { appendFingerprint } from './fingerprint.js';
 import { LISTING_SUFFIX, decodeSnapshot, matchSnapshot } from './listing-snapshot.js';
 import { readTranscriptSync } from './read-file.js';
+import { isoDay } from '../format/days.js';
 
 const BASE_SUFFIX = '.delta';
 const FORMAT = 2;
@@ -675,7 +676,7 @@ export function dayInZone(t: number, zone: ZoneRuns): string | null {
     const mid = (lo + hi) >> 1;
     if (h < zone.from[mid]) hi = mid - 1;
     else if (h > zone.to[mid]) lo = mid + 1;
-    else return new Date(Math.floor((t + zone.offsetMs[mid]) / DAY_MS) * DAY_MS).toISOString().slice(0, 10);
+    else return isoDay(Math.floor((t + zone.offsetMs[mid]) / DAY_MS) * DAY_MS);
   }
   return null;
 }

@@ -460,7 +460,7 @@ function bestWhatIf(ttl: TtlResult | Error, keepalive: KeepaliveResult | Error):
 
 /** The requests the filters choose ($tz, $since, $until, $project: filterParams), as `summary` counts them. */
 const IN_SCOPE = `SELECT * FROM requests
-  WHERE ($since IS NULL OR strftime(timezone($tz, ts), '%Y-%m-%d') >= $since) AND ($until IS NULL OR strftime(timezone($tz, ts), '%Y-%m-%d') <= $until)
+  WHERE ($since IS NULL OR CAST(timezone($tz, ts) AS DATE) >= CAST($since AS DATE)) AND ($until IS NULL OR CAST(timezone($tz, ts) AS DATE) <= CAST($until AS DATE))
     AND ($project IS NULL OR contains(lower(project), lower($project)))`;
 
 /**

@@ -63,7 +63,9 @@ export function fmtBytes(n: number): string {
   return below(1e6) ? `${size.format(n / 1e6)} MB` : `${size.format(n / 1e9)} GB`;
 }
 
-/** UTC time `2026-01-05 14:03 UTC`. */
+/** UTC time `2026-01-05 14:03 UTC` (`+010000-01-01 04:00 UTC` past year 9999). */
 export function fmtTime(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
+  const iso = new Date(ms).toISOString();
+  const t = iso.indexOf('T');
+  return `${iso.slice(0, t)} ${iso.slice(t + 1, t + 6)} UTC`;
 }

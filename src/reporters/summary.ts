@@ -57,10 +57,16 @@ export function formatSessions(rows: SessionRow[], color = false, timezone?: str
   );
 }
 
+/** An ISO 8601 time's day and its hours and minutes: '2026-02-10T12:00:00.000Z' → ['2026-02-10', '12:00'] (the day as long as its year is: '+010000-01-01'). */
+function dayAndMinute(iso: string): [string, string] {
+  const t = iso.indexOf('T');
+  return [iso.slice(0, t), iso.slice(t + 1, t + 6)];
+}
+
 export function formatBlocks(blocks: Block[], color = false): string {
   return table(
     [{ header: 'block start (UTC)' }, { header: 'end' }, { header: 'requests', align: 'num' }, { header: 'tokens', align: 'num' }, { header: 'weight', align: 'num' }, { header: 'USD', align: 'num' }, { header: 'models' }],
-    blocks.map((b) => [b.start.slice(0, 16).replace('T', ' ') + (b.active ? ' (active)' : ''), b.end.slice(11, 16), b.requests, b.tokens, ...costCells(b), b.models.join(', ')]),
+    blocks.map((b) => [dayAndMinute(b.start).join(' ') + (b.active ? ' (active)' : ''), dayAndMinute(b.end)[1], b.requests, b.tokens, ...costCells(b), b.models.join(', ')]),
     { color, title: '5-hour blocks' },
   );
 }

@@ -49,9 +49,9 @@ export interface ExportResult {
   tables: ExportedTable[];
 }
 
-/** A day (YYYY-MM-DD text, NULL when the time is unknown) within $since..$until; with neither, every row. */
+/** A day (a DATE, NULL when the time is unknown) within $since..$until; with neither, every row. */
 function inDays(d: string): string {
-  return `(($since IS NULL AND $until IS NULL) OR (${d} IS NOT NULL AND ($since IS NULL OR ${d} >= $since) AND ($until IS NULL OR ${d} <= $until)))`;
+  return `(($since IS NULL AND $until IS NULL) OR (${d} IS NOT NULL AND ($since IS NULL OR ${d} >= CAST($since AS DATE)) AND ($until IS NULL OR ${d} <= CAST($until AS DATE))))`;
 }
 
 const IN_PROJECT = `($project IS NULL OR contains(lower(project), lower($project)))`;
@@ -59,21 +59,22 @@ const UNFILTERED = `($since IS NULL AND $until IS NULL AND $project IS NULL)`;
 
 /** The SELECT each table is written from; `day` is the partition column. Parameters: $tz, $since, $until, $project. */
 function selectFor(table: ExportedTable['table']): string {
-  const day = (ts: string) => `strftime(timezone($tz, ${ts}), '%Y-%m-%d')`;
-  const requests = `SELECT * EXCLUDE (file_id, row_hash, d), coalesce(d, 'unknown') AS day
-    FROM (SELECT *, ${day('ts')} AS d FROM requests) WHERE ${inDays('d')} AND ${IN_PROJECT}`;
-  const chains = `SELECT * EXCLUDE (file_id, d), coalesce(d, 'unknown') AS day
-    FROM (SELECT *, ${day('to_timestamp(first_t / 1000)')} AS d FROM chains)
-    WHERE ${UNFILTERED} OR (${inDays('d')} AND ${IN_PROJECT}) OR chain_id IN (SELECT chain_id FROM (${requests}))`;
+  // the partition's text, and the day as a DATE for the filters (as text, '10000-01-01' sorted before '2026-01-01')
+  const day = (ts: string) => `strftime(timezone($tz, ${ts}), '%Y-%m-%d') AS d, CAST(timezone($tz, ${ts}) AS DATE) AS dd`;
+  const requests = `SELECT * EXCLUDE (file_id, row_hash, d, dd), coalesce(d, 'unknown') AS day
+    FROM (SELECT *, ${day('ts')} FROM requests) WHERE ${inDays('dd')} AND ${IN_PROJECT}`;
+  const chains = `SELECT * EXCLUDE (file_id, d, dd), coalesce(d, 'unknown') AS day
+    FROM (SELECT *, ${day('to_timestamp(first_t / 1000)')} FROM chains)
+    WHERE ${UNFILTERED} OR (${inDays('dd')} AND ${IN_PROJECT}) OR chain_id IN (SELECT chain_id FROM (${requests}))`;
   switch (table) {
     case 'requests':
       return requests;
     case 'chains':
       return chains;
     case 'attachments':
-      return `SELECT * EXCLUDE (d), coalesce(d, 'unknown') AS day
-        FROM (SELECT ${ATTACHMENT_COLUMNS}, ${day('to_timestamp(t / 1000)')} AS d FROM attachments)
-        WHERE ${UNFILTERED} OR (${inDays('d')} AND chain_id IN (SELECT chain_id FROM (${chains})))`;
+      return `SELECT * EXCLUDE (d, dd), coalesce(d, 'unknown') AS day
+        FROM (SELECT ${ATTACHMENT_COLUMNS}, ${day('to_timestamp(t / 1000)')} FROM attachments)
+        WHERE ${UNFILTERED} OR (${inDays('dd')} AND chain_id IN (SELECT chain_id FROM (${chains})))`;
   }
 }
 

@@ -136,3 +136,50 @@ test('anatomy --since: a chain row\'s model is that of its requests on those day
   assert.deepEqual(chain(['--since', '2026-03-02']), ['claude-sonnet-4-5', 1, 2]);
   assert.deepEqual(chain(['--until', '2026-03-01']), ['claude-opus-4-6', 2, 2]);
 });
+
+test('times past 9999 and before 0000 (an offset across the year\'s edge): one ISO 8601 form in every command, days in time order, --since/--until as dates', () => {
+  // 0000-01-01 at +14:00 is -000001-12-31 in UTC; 9999-12-31 at -12:00 is +010000-01-01; the .110 ms of year
+  // 9999 is a double's t / 1000 that to_timestamp took as .109
+  const edge = writeCorpus({
+    'p/s1.jsonl': [
+      assistant({ session: 's1', msg: 'e1', t: '0000-01-01T00:00:00.000+14:00', u: { in: 1, w5: 2_000 } }),
+      assistant({ session: 's1', msg: 'e2', t: '2026-03-01T12:00:00.000Z', u: { in: 2, r: 2_000 } }),
+      assistant({ session: 's1', msg: 'e3', t: '9999-06-01T12:00:00.110Z', u: { in: 3, r: 2_000 } }),
+      assistant({ session: 's1', msg: 'e4', t: '9999-12-31T23:59:59.999-12:00', u: { in: 4, r: 2_000 } }),
+    ],
+  });
+  const run = (args: string[]) => {
+    const r = cli([...args, edge, '--db', ':memory:', '--timezone', 'UTC', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    return JSON.parse(r.stdout);
+  };
+  // summary printed '-1-12-31' and '10000-01-01' (as text, 10000 before 2026), sessions '-1-12-31T10:00:00.000Z',
+  // blocks '-000001-12-31T10:00:00.000Z'
+  const s = run(['summary']);
+  assert.deepEqual(s.by_day.map((d: any) => [d.day, d.input]), [['-000001-12-31', 1], ['2026-03-01', 2], ['9999-06-01', 3], ['+010000-01-01', 4]]);
+  const [session] = run(['sessions']).sessions;
+  assert.deepEqual([session.first, session.last, session.first_request, session.last_request],
+    ['-000001-12-31 10:00', '+010000-01-01 11:59', '-000001-12-31T10:00:00.000Z', '+010000-01-01T11:59:59.999Z']);
+  const blocks = run(['blocks']).blocks;
+  assert.deepEqual(blocks.map((b: any) => [b.start, b.first_request]), [
+    ['-000001-12-31T10:00:00.000Z', '-000001-12-31T10:00:00.000Z'],
+    ['2026-03-01T12:00:00.000Z', '2026-03-01T12:00:00.000Z'],
+    ['9999-06-01T12:00:00.000Z', '9999-06-01T12:00:00.110Z'],
+    ['+010000-01-01T11:00:00.000Z', '+010000-01-01T11:59:59.999Z'],
+  ]);
+  assert.equal(new Date(blocks[3].first_request).getTime(), Date.parse('9999-12-31T23:59:59.999-12:00'), 'the text reads back');
+  const inputs = (args: string[]) => ({
+    summary: run(['summary', ...args]).totals.input,
+    sessions: run(['sessions', ...args]).sessions.reduce((a: number, x: any) => a + x.input, 0),
+    blocks: run(['blocks', ...args]).blocks.reduce((a: number, x: any) => a + x.input, 0),
+    anatomy: run(['anatomy', ...args]).totals.requests,
+    ttl: run(['whatif', 'ttl', ...args]).requests,
+  });
+  // compared as text, '+010000-01-01'/'10000-01-01' was before --since 2026-03-02 and within --until 9999-12-31
+  assert.deepEqual(inputs(['--since', '2026-03-02']), { summary: 7, sessions: 7, blocks: 7, anatomy: 2, ttl: 2 });
+  assert.deepEqual(inputs(['--until', '9999-12-31']), { summary: 6, sessions: 6, blocks: 6, anatomy: 3, ttl: 3 });
+  assert.deepEqual(inputs(['--until', '0000-01-01']), { summary: 1, sessions: 1, blocks: 1, anatomy: 1, ttl: 1 });
+  const table = cli(['blocks', edge, '--db', ':memory:']).stdout;
+  assert.match(table, /^-000001-12-31 10:00 +15:00 /m);
+  assert.match(table, /^\+010000-01-01 11:00 +16:00 /m);
+});

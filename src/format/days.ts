@@ -1,0 +1,24 @@
+/**
+ * Days as text: YYYY-MM-DD, and beyond years 0000–9999 (a time of 9999-12-31 in a zone behind UTC,
+ * of 0000-01-01 in one ahead) ISO 8601's expanded form, a sign and six digits, as JavaScript's
+ * toISOString writes a year (+010000-01-01, -000001-12-31), and as the queries write days
+ * (queries/summary.sql).
+ */
+
+/** The UTC day of epoch milliseconds. Example: isoDay(253402344000000) = '+010000-01-01'. */
+export function isoDay(ms: number): string {
+  const iso = new Date(ms).toISOString();
+  return iso.slice(0, iso.indexOf('T'));
+}
+
+/**
+ * Two such days in time order (negative when `a` is earlier): as text, '+010000-01-01' and
+ * '-000001-12-31' would sort before '2026-01-01'. Example: compareDays('9999-12-31', '+010000-01-01') < 0.
+ */
+export function compareDays(a: string, b: string): number {
+  const ya = Number(a.slice(0, a.length - 6));
+  const yb = Number(b.slice(0, b.length - 6));
+  if (ya !== yb) return ya - yb;
+  const [ra, rb] = [a.slice(-6), b.slice(-6)];
+  return ra < rb ? -1 : ra > rb ? 1 : 0;
+}
