@@ -6,7 +6,7 @@ import type { Argv } from 'yargs';
 import type { ChainInput } from '../analyses/chain.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { type Command, decimal, type Io, numberOption, type Output, wholeNumber, withContext, withLogOptions } from './command.js';
+import { type Command, decimal, type Io, nonEmpty, numberOption, type Output, wholeNumber, withContext, withLogOptions } from './command.js';
 
 /**
  * Runs `f` over the chains in scope, read in batches as they stream (streamChains): `f` is given
@@ -39,17 +39,18 @@ export const anatomyCommand: Command = {
   describe: 'why each cache write happened: cold, growth, expiry or break; waste and re-purchase chains',
   options: (y: Argv) =>
     withLogOptions(y)
-      .option('chain', { type: 'string', describe: 'print one chain round by round (chain id or a unique prefix)' })
+      .option('chain', { type: 'string', requiresArg: true, describe: 'print one chain round by round (chain id or a unique prefix)' })
       .option('jitter', jitterOption)
       .option('top', { type: 'string', requiresArg: true, describe: 'chains to list (default 20)' }),
-  run: (argv, io) =>
-    withChains(argv, io, async (ctx, forEachChain) => {
+  run: (argv, io) => {
+    // `--chain=` or an empty `--chain "$ID"` is a mistake, not the flag left out (it printed every chain's anatomy)
+    const want = nonEmpty(argv.chain, '--chain', 'a chain id or a unique prefix of one');
+    return withChains(argv, io, async (ctx, forEachChain) => {
       const { AnatomyAnalysis, chainDetail } = await import('../analyses/anatomy-summary.js');
       const { formatAnatomy, formatChain } = await import('../reporters/anatomy.js');
       const options = { jitter: jitterOf(argv), weightsFor: (m: string, p: number) => ctx.prices.weightsFor(m, p) };
-      if (argv.chain) {
+      if (want !== undefined) {
         // the chain of that id, else the one chain whose id starts with it
-        const want = String(argv.chain);
         let exact: ChainInput | undefined;
         let first: ChainInput | undefined;
         let hits = 0;
@@ -68,7 +69,8 @@ export const anatomyCommand: Command = {
       await forEachChain((c) => void analysis.add(c));
       const result = analysis.result();
       return { json: result, text: formatAnatomy(result, { color: io.color, limit: numberOption(argv, 'top', 20, 'a whole number of chains', wholeNumber) }) };
-    }),
+    });
+  },
 };
 
 function ttlCommand(): Command {

@@ -122,6 +122,14 @@ export function decimal(v: unknown): number {
   return /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(text) ? Number(text) : Number.NaN;
 }
 
+/** A string flag's value; `--chain=` (empty) is a usage error, not the flag left out. */
+export function nonEmpty(v: unknown, flag: string, what: string): string | undefined {
+  if (v === undefined) return undefined;
+  const s = String(v);
+  if (s.trim() === '') throw new UsageError(`${flag}: expected ${what}`);
+  return s;
+}
+
 /** A whole number ≥ 0 (tokens, counts). */
 export const wholeNumber = (n: number): boolean => Number.isInteger(n) && n >= 0;
 

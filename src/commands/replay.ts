@@ -8,7 +8,7 @@ import { UsageError } from '../errors.js';
 import { loadPriceTable } from '../pricing/pricing.js';
 import type { SessionReplayResult, ThinkingRule } from '../replay/index.js';
 import { CHANNEL_STRATEGIES, type ChannelStrategy, ENCODINGS, type EncodingName, SESSION_STRATEGIES, type SessionStrategy } from '../replay/names.js';
-import { calibrateOf, type Command, decimal, DEFAULT_ROOTS_HELP, numberOption, wholeNumber, withContext } from './command.js';
+import { calibrateOf, type Command, decimal, DEFAULT_ROOTS_HELP, nonEmpty, numberOption, wholeNumber, withContext } from './command.js';
 
 function list(v: unknown): string[] {
   if (v === undefined) return [];
@@ -21,14 +21,6 @@ function mentions(v: unknown, flag: string): number[] {
     if (!Number.isInteger(n) || n < 1) throw new UsageError(`${flag} ${s}: expected a mention number (1, 2, …)`);
     return n;
   });
-}
-
-/** A string flag's value; `--chain=` (empty) is a usage error, not the flag left out. */
-function nonEmpty(v: unknown, flag: string, what: string): string | undefined {
-  if (v === undefined) return undefined;
-  const s = String(v);
-  if (s.trim() === '') throw new UsageError(`${flag}: expected ${what}`);
-  return s;
 }
 
 const channelCommand: Command = {

@@ -77,6 +77,10 @@ test('unknown flags and commands, missing paths and flags without a value: one l
   // or an empty one (`--chain=`): not the flag left out
   await usageError(['replay', 'session', logs, '--db', ':memory:', '--chain='], /^cachelens: --chain: expected a chain id/);
   await usageError(['replay', 'session', logs, '--db', ':memory:', '--reinject-type='], /^cachelens: --reinject-type: expected an attachment type/);
+  // anatomy --chain empty (an unset "$ID") or without a value printed every chain's anatomy, exit 0
+  await usageError(['anatomy', logs, '--db', ':memory:', '--chain='], /^cachelens: --chain: expected a chain id/);
+  await usageError(['anatomy', logs, '--db', ':memory:', '--chain', ' '], /^cachelens: --chain: expected a chain id/);
+  await usageError(['anatomy', logs, '--db', ':memory:', '--chain'], /Not enough arguments following: chain/);
   // replay session's flags given no value: one-line errors, not their defaults run silently (as replay channel's)
   for (const flag of ['strategy', 'thinking', 'encoding', 'calibrate', 'chain', 'reinject-type']) {
     await usageError(['replay', 'session', logs, '--db', ':memory:', `--${flag}`], new RegExp(`Not enough arguments following: ${flag}`));
