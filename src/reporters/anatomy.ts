@@ -26,6 +26,12 @@ function weightCell(r: Pick<AnatomyRow, 'requests' | 'unpriced_requests'>, weigh
   return allUnpriced(r) ? 'unknown' : weight;
 }
 
+/** An ISO 8601 time to the second, its T a space: '2026-02-10 12:00:05', '+010000-01-01 11:59:59' (the day as long as its year is). */
+function secondOf(iso: string): string {
+  const t = iso.indexOf('T');
+  return `${iso.slice(0, t)} ${iso.slice(t + 1, t + 9)}`;
+}
+
 export function formatAnatomy(result: AnatomyResult, options: FormatAnatomyOptions = {}): string {
   const color = Boolean(options.color);
   const limit = options.limit ?? 20;
@@ -183,7 +189,7 @@ export function formatChain(detail: ChainDetail, color = false): string {
     ],
     detail.requests.map((q): Cell[] => [
       q.index + 1,
-      q.time.slice(0, 19).replace('T', ' '),
+      secondOf(q.time),
       q.round,
       q.segment,
       duration(q.gap_s),

@@ -182,4 +182,9 @@ test('times past 9999 and before 0000 (an offset across the year\'s edge): one I
   const table = cli(['blocks', edge, '--db', ':memory:']).stdout;
   assert.match(table, /^-000001-12-31 10:00 +15:00 /m);
   assert.match(table, /^\+010000-01-01 11:00 +16:00 /m);
+  // anatomy --chain's table cut every time at 19 characters: '-000001-12-31 10:00', its seconds lost
+  const chain = cli(['anatomy', edge, '--db', ':memory:', '--chain', 's1']).stdout;
+  assert.match(chain, /^1 +-000001-12-31 10:00:00 /m);
+  assert.match(chain, /^3 +9999-06-01 12:00:00 /m);
+  assert.match(chain, /^4 +\+010000-01-01 11:59:59 /m);
 });
