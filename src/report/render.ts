@@ -91,7 +91,8 @@ export function renderReport(data: ReportData): string {
   const meta = data.meta;
   const title = meta.title ?? 'cachelens report';
   const period = meta.from !== null && meta.to !== null ? `${fmtTime(meta.from)} – ${fmtTime(meta.to)}` : 'no requests in scope';
-  const days = meta.from !== null && meta.to !== null ? [fmtTime(meta.from).slice(0, 10), fmtTime(meta.to).slice(0, 10)] : null;
+  // the day of fmtTime's text, as long as its year is (past 9999, '+010000-01-01'; cut at 10 it was '+010000-01')
+  const days = meta.from !== null && meta.to !== null ? [fmtTime(meta.from).split(' ')[0]!, fmtTime(meta.to).split(' ')[0]!] : null;
   // the tab and a bookmark name the period, so two reports open side by side are told apart
   const pageTitle = `${title} · ${days === null ? 'no requests' : days[0] === days[1] ? `${days[0]} UTC` : `${days[0]} – ${days[1]} UTC`}`;
   const subtitle = html`${period} · ${meta.roots.length === 1 ? meta.roots[0] : `${meta.roots.length} roots`} · generated ${meta.generatedAt}`;

@@ -396,6 +396,10 @@ test('the page title names the period of the data (UTC days), so two reports ope
   assert.equal(title(oneDay), 'cachelens report · 2026-02-10 UTC');
   const none = renderReport({ meta: { ...d.meta, title: undefined, from: null, to: null } });
   assert.equal(title(none), 'cachelens report · no requests');
+  // a year outside 0000–9999 as the rest of cachelens writes it (the title cut it to '+010000-01' and '-000001-12')
+  const edge = renderReport({ meta: { ...d.meta, title: undefined, from: Date.parse('0000-01-01T00:00:00+14:00'), to: Date.parse('9999-12-31T23:59:59-12:00') } });
+  assert.equal(title(edge), 'cachelens report · -000001-12-31 – +010000-01-01 UTC');
+  assert.match(edge, /-000001-12-31 10:00 UTC – \+010000-01-01 11:59 UTC/);
   assert.equal((none.match(/<h1>/g) ?? []).length, 1);
 });
 
