@@ -60,4 +60,5 @@ g AS (
   UNION ALL SELECT grouping, grp, groups, 'read', t_read, coalesce(w_read::DOUBLE, 0), u_read::DOUBLE FROM folded
 )
 SELECT * FROM g WHERE $group IS NULL OR grouping = $group
-ORDER BY grouping, grp NULLS LAST, component;
+-- days in time order: as text, '+010000-01-01' and '-000001-12-31' (years past 9999, before 0000) come before '2026-…'
+ORDER BY grouping, CASE WHEN grouping = 'day' THEN TRY_CAST(grp[:-7] AS INTEGER) END, grp NULLS LAST, component;

@@ -182,6 +182,10 @@ test('times past 9999 and before 0000 (an offset across the year\'s edge): one I
   const table = cli(['blocks', edge, '--db', ':memory:']).stdout;
   assert.match(table, /^-000001-12-31 10:00 +15:00 /m);
   assert.match(table, /^\+010000-01-01 11:00 +16:00 /m);
+  // the report's cost over time (report_components) ordered its days as text: +010000-01-01 and -000001-12-31 first
+  const days = (args: string[]) => [...new Set(run(['query', ...args]).rows.map((r: any) => r.grp))];
+  assert.deepEqual(days(['report_components', '--param', 'group=day']), ['-000001-12-31', '2026-03-01', '9999-06-01', '+010000-01-01']);
+  assert.deepEqual(days(['cost_by', '--param', 'by=day']), ['-000001-12-31', '2026-03-01', '9999-06-01', '+010000-01-01']);
   // anatomy --chain's table cut every time at 19 characters: '-000001-12-31 10:00', its seconds lost
   const chain = cli(['anatomy', edge, '--db', ':memory:', '--chain', 's1']).stdout;
   assert.match(chain, /^1 +-000001-12-31 10:00:00 /m);
