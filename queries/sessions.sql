@@ -17,7 +17,7 @@ WITH f AS (SELECT * FROM requests
 s AS (
 SELECT session_id, any_value(project) AS project,
        timezone($tz, min(ts)) AS first_local, timezone($tz, max(ts)) AS last_local,
-       -- from t, the exact milliseconds: ts (to_timestamp(t / 1000)) is a millisecond early past year ~2255
+       -- from t, the exact milliseconds (a store made before schema 20 held a ts a millisecond early past year ~2255)
        make_timestamp(CAST(min(t) AS BIGINT) * 1000) AS first_utc, make_timestamp(CAST(max(t) AS BIGINT) * 1000) AS last_utc,
        count(*) AS requests, count(DISTINCT chain_id) AS chains,
        -- subagents and v1.x inline sidechains (which have no agent id): every chain but the main thread

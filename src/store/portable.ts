@@ -29,7 +29,7 @@ export interface SqlSource {
 export const PORTABLE_TABLES = ['requests', 'chains', 'attachments'] as const;
 
 /** The columns of the exported `attachments` (no file ids: they mean nothing outside one store). */
-export const ATTACHMENT_COLUMNS = `chain_id, line, t, to_timestamp(t / 1000) AS ts, type, bytes, hash, round`;
+export const ATTACHMENT_COLUMNS = `chain_id, line, t, make_timestamptz(CAST(t AS BIGINT) * 1000) AS ts, type, bytes, hash, round`;
 
 /** Makes `attachments` on this store's connection the portable, scoped one. */
 export async function usePortableViews(store: Store): Promise<void> {

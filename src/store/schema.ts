@@ -31,9 +31,10 @@
  * chain_facts.last_key keeps each chain's latest request, so that an appended read takes a later line
  * of that response for the same request, as a cold read does. 18: an agent_progress copy with
  * usage but no data.agentId is an invalid_usage skip; a store read before dropped it unreported. 19: requests.prompt is a
- * BIGINT: in + w + r of fields each under 10⁹ passes an INTEGER, whose sum failed every command.)
+ * BIGINT: in + w + r of fields each under 10⁹ passes an INTEGER, whose sum failed every command. 20: requests.ts is
+ * made from whole microseconds; to_timestamp(t / 1000) read 9999-06-01T12:00:00.110Z as .109.)
  */
-export const SCHEMA_VERSION = 19;
+export const SCHEMA_VERSION = 20;
 
 export const FACT_TABLES = [
   'observations',
@@ -283,7 +284,8 @@ SELECT * EXCLUDE (w, base),
        (input * w.i + output * w.o + cache_write_5m * w.w5 + cache_write_1h * w.w1 + cache_read * w.r) * base AS usd,
        base AS usd_per_weight,
        w.i AS w_input, w.w5 AS w_write_5m, w.w1 AS w_write_1h, w.r AS w_read, w.o AS w_output,
-       to_timestamp(t / 1000) AS ts
+       -- from whole microseconds: to_timestamp(t / 1000) took the seconds as a DOUBLE, a millisecond early past year ~2255
+       make_timestamptz(CAST(t AS BIGINT) * 1000) AS ts
 FROM priced) request_row`;
 }
 

@@ -5,6 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { assistant, cli, userPrompt, writeCorpus } from '../helpers/corpus.js';
 import { parseDay } from '../../src/analyses/filters.js';
 
@@ -182,6 +184,10 @@ test('times past 9999 and before 0000 (an offset across the year\'s edge): one I
   const table = cli(['blocks', edge, '--db', ':memory:']).stdout;
   assert.match(table, /^-000001-12-31 10:00 +15:00 /m);
   assert.match(table, /^\+010000-01-01 11:00 +16:00 /m);
+  // the store's ts (what `query` gives) was a millisecond early past year ~2255: .110 read as .109
+  const sql = join(edge, 'ts.sql');
+  writeFileSync(sql, "SELECT message_id, ts FROM requests WHERE message_id = 'e3'");
+  assert.deepEqual(run(['query', sql]).rows, [{ message_id: 'e3', ts: '9999-06-01T12:00:00.110Z' }]);
   // the report's cost over time (report_components) ordered its days as text: +010000-01-01 and -000001-12-31 first
   const days = (args: string[]) => [...new Set(run(['query', ...args]).rows.map((r: any) => r.grp))];
   assert.deepEqual(days(['report_components', '--param', 'group=day']), ['-000001-12-31', '2026-03-01', '9999-06-01', '+010000-01-01']);
