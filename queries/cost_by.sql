@@ -19,7 +19,7 @@ WITH r AS (
   FROM requests r LEFT JOIN chains c USING (chain_id)
 ),
 f AS (
-  SELECT *, CASE coalesce($by, 'day') WHEN 'day' THEN CASE WHEN year(day_date) BETWEEN 0 AND 9999 THEN strftime(day_date, '%Y-%m-%d') ELSE (CASE WHEN year(day_date) < 0 THEN '-' ELSE '+' END) || lpad(abs(year(day_date))::VARCHAR, 6, '0') || strftime(day_date, '-%m-%d') END WHEN 'project' THEN project WHEN 'model' THEN model
+  SELECT *, CASE coalesce($by, 'day') WHEN 'day' THEN iso_year(day_date) || strftime(day_date, '-%m-%d') WHEN 'project' THEN project WHEN 'model' THEN model
                  WHEN 'agent_type' THEN agent_type
                  ELSE error('$by must be day, project, model or agent_type') END AS grp
   FROM r

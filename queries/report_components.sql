@@ -14,7 +14,7 @@
 -- Example rows: grouping='day', grp='2026-02-12', groups=1, component='read', tokens=28988297, weight=2898829.7, usd=14.49;
 --   with $top = 12 over 2,236 projects, grouping='project', grp=NULL, groups=2224, component='read', …
 WITH r AS (
-  SELECT *, CASE WHEN year(day_date) BETWEEN 0 AND 9999 THEN strftime(day_date, '%Y-%m-%d') ELSE (CASE WHEN year(day_date) < 0 THEN '-' ELSE '+' END) || lpad(abs(year(day_date))::VARCHAR, 6, '0') || strftime(day_date, '-%m-%d') END AS day FROM (
+  SELECT *, iso_year(day_date) || strftime(day_date, '-%m-%d') AS day FROM (
     SELECT q.*, CAST(timezone(coalesce($tz, 'UTC'), q.ts) AS DATE) AS day_date, coalesce(c.agent_type, 'unknown') AS agent_type
     FROM requests q LEFT JOIN chains c USING (chain_id))
   WHERE ($since IS NULL OR day_date >= CAST($since AS DATE)) AND ($until IS NULL OR day_date <= CAST($until AS DATE))

@@ -28,9 +28,9 @@ SELECT session_id, any_value(project) AS project,
        count(*) FILTER (WHERE usd IS NULL) AS unpriced_requests
 FROM f GROUP BY session_id)
 SELECT session_id, project,
-       CASE WHEN year(first_local) BETWEEN 0 AND 9999 THEN strftime(first_local, '%Y') ELSE (CASE WHEN year(first_local) < 0 THEN '-' ELSE '+' END) || lpad(abs(year(first_local))::VARCHAR, 6, '0') END || strftime(first_local, '-%m-%d %H:%M') AS first,
-       CASE WHEN year(last_local) BETWEEN 0 AND 9999 THEN strftime(last_local, '%Y') ELSE (CASE WHEN year(last_local) < 0 THEN '-' ELSE '+' END) || lpad(abs(year(last_local))::VARCHAR, 6, '0') END || strftime(last_local, '-%m-%d %H:%M') AS last,
-       CASE WHEN year(first_utc) BETWEEN 0 AND 9999 THEN strftime(first_utc, '%Y') ELSE (CASE WHEN year(first_utc) < 0 THEN '-' ELSE '+' END) || lpad(abs(year(first_utc))::VARCHAR, 6, '0') END || strftime(first_utc, '-%m-%dT%H:%M:%S.%gZ') AS first_request,
-       CASE WHEN year(last_utc) BETWEEN 0 AND 9999 THEN strftime(last_utc, '%Y') ELSE (CASE WHEN year(last_utc) < 0 THEN '-' ELSE '+' END) || lpad(abs(year(last_utc))::VARCHAR, 6, '0') END || strftime(last_utc, '-%m-%dT%H:%M:%S.%gZ') AS last_request,
+       iso_year(first_local) || strftime(first_local, '-%m-%d %H:%M') AS first,
+       iso_year(last_local) || strftime(last_local, '-%m-%d %H:%M') AS last,
+       iso_year(first_utc) || strftime(first_utc, '-%m-%dT%H:%M:%S.%gZ') AS first_request,
+       iso_year(last_utc) || strftime(last_utc, '-%m-%dT%H:%M:%S.%gZ') AS last_request,
        requests, chains, subagents, input, output, cache_write_5m, cache_write_1h, cache_read, weight, usd, unpriced_requests
 FROM s ORDER BY usd DESC NULLS LAST, session_id;

@@ -36,7 +36,7 @@ f AS (
 ),
 g AS (
   SELECT CASE WHEN grouping(model) = 0 THEN 'model' WHEN grouping(project) = 0 THEN 'project' WHEN grouping(day_date) = 0 THEN 'day' ELSE 'total' END AS grouping,
-         CASE WHEN grouping(model) = 0 THEN model WHEN grouping(project) = 0 THEN project WHEN grouping(day_date) = 0 THEN CASE WHEN year(day_date) BETWEEN 0 AND 9999 THEN strftime(day_date, '%Y-%m-%d') ELSE (CASE WHEN year(day_date) < 0 THEN '-' ELSE '+' END) || lpad(abs(year(day_date))::VARCHAR, 6, '0') || strftime(day_date, '-%m-%d') END ELSE 'total' END AS grp,
+         CASE WHEN grouping(model) = 0 THEN model WHEN grouping(project) = 0 THEN project WHEN grouping(day_date) = 0 THEN iso_year(day_date) || strftime(day_date, '-%m-%d') ELSE 'total' END AS grp,
          day_date,
          count(*) AS requests,
          coalesce(sum(input), 0) AS input,

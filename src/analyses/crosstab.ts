@@ -169,7 +169,7 @@ pc AS (
          -- in the days: a chain with a request on them; a chain with no request at all by its first line's day
          CASE WHEN r.chain_id IS NOT NULL THEN true WHEN q.chain_id IS NOT NULL THEN false END AS has_requests_in_days
   FROM chains c LEFT JOIN req r USING (chain_id) LEFT JOIN any_req q USING (chain_id) LEFT JOIN model_of m USING (chain_id) LEFT JOIN att a USING (chain_id)),
-pcd AS (SELECT *, coalesce(CASE WHEN year(day_date) BETWEEN 0 AND 9999 THEN strftime(day_date, '%Y-%m-%d') ELSE (CASE WHEN year(day_date) < 0 THEN '-' ELSE '+' END) || lpad(abs(year(day_date))::VARCHAR, 6, '0') || strftime(day_date, '-%m-%d') END, 'unknown') AS day FROM pc),
+pcd AS (SELECT *, coalesce(iso_year(day_date) || strftime(day_date, '-%m-%d'), 'unknown') AS day FROM pc),
 scoped AS (
   SELECT * EXCLUDE (has_requests_in_days, day_date) FROM pcd
   WHERE coalesce(has_requests_in_days, (day_date IS NOT NULL OR ($since IS NULL AND $until IS NULL))

@@ -42,3 +42,14 @@ export function duckdb(): typeof DuckDB {
 export function openingOptions(extra: Record<string, string> = {}): Record<string, string> {
   return { autoinstall_known_extensions: 'false', autoload_known_extensions: 'false', ...extra };
 }
+
+/**
+ * Macros the bundled queries use, defined on every connection cachelens opens (a TEMP macro is the
+ * connection's own), so a `query FILE.sql` of the user's may use them too.
+ * iso_year(t): a DATE's or TIMESTAMP's year as days are written, ISO 8601's expanded form beyond
+ * 0000 – 9999 (a time of 9999-12-31 in a zone behind UTC) as JavaScript's toISOString writes it:
+ * iso_year(DATE '2026-03-01') = '2026', '+010000', '-000001' (strftime's %Y gave '10000' and '-1').
+ */
+export const MACROS = `CREATE OR REPLACE TEMP MACRO iso_year(t) AS
+  CASE WHEN year(t) BETWEEN 0 AND 9999 THEN strftime(t, '%Y')
+       ELSE (CASE WHEN year(t) < 0 THEN '-' ELSE '+' END) || lpad(abs(year(t))::VARCHAR, 6, '0') END;`;

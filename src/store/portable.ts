@@ -14,7 +14,7 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { loadDuckdb, openingOptions } from './duckdb.js';
+import { loadDuckdb, MACROS, openingOptions } from './duckdb.js';
 import { UsageError } from '../errors.js';
 import { type QueryTable, type Row, type Store, plainRow, queryTable, readStatements } from './store.js';
 
@@ -56,6 +56,7 @@ export async function openParquet(dir: string): Promise<SqlSource> {
     instance.closeSync();
   };
   try {
+    await db.run(MACROS);
     for (const t of PORTABLE_TABLES) {
       const glob = `${root}/**/${t}/*/*.parquet`.replace(/'/g, "''");
       await db.run(`CREATE VIEW ${t} AS SELECT * EXCLUDE (day) FROM read_parquet('${glob}', hive_partitioning = true, union_by_name = true)`);

@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import type { DuckDBConnection, DuckDBInstance, DuckDBValueConverter } from '@duckdb/node-api';
 import { dropAnswers, storeIdentity, writeAnswers } from './answers.js';
 import { streamChunks, tracked } from './connection.js';
-import { loadDuckdb, openingOptions } from './duckdb.js';
+import { loadDuckdb, MACROS, openingOptions } from './duckdb.js';
 import { makeDirs } from './dirs.js';
 import { readBeside } from './location.js';
 import { printedValue } from './query-values.js';
@@ -131,7 +131,7 @@ export class Store {
     if (path !== ':memory:') makeStoreDir(path);
     const instance = await openLocked(path, opts);
     const db = tracked(await instance.connect());
-    await db.run(DURABILITY);
+    await db.run(DURABILITY + MACROS);
     let fresh = false;
     try {
       const listed = (await db.runAndReadAll(`SELECT table_name, table_type FROM information_schema.tables WHERE table_schema = 'main'`)).getRows();
@@ -233,6 +233,7 @@ export class Store {
     let db: DuckDBConnection;
     try {
       db = tracked(await this.instance.connect());
+      await db.run(MACROS);
     } catch (err) {
       throw damaged(this.path, err);
     }
