@@ -29,7 +29,8 @@ async function withChains<T extends Output>(
 }
 
 function jitterOf(argv: Record<string, unknown>): number {
-  return numberOption(argv, 'jitter', 1024, 'a whole number of tokens', wholeNumber);
+  // no request writes 10⁹ tokens (ingest skips such usage): past that a jitter changes nothing, and past 2^53 it was printed as another number
+  return numberOption(argv, 'jitter', 1024, 'a whole number of tokens up to 1,000,000,000', (n) => wholeNumber(n) && n <= 1e9);
 }
 
 const jitterOption = { type: 'string', requiresArg: true, describe: 'rewrites below this many tokens are breakpoint jitter (default 1024)' } as const;

@@ -120,6 +120,9 @@ test('unknown flags and commands, missing paths and flags without a value: one l
   await usageError([...keepalive, '--budget='], /--budget : expected a whole number up to 1,000,000, inf or sweep/);
   await usageError([...keepalive, '--budget'], /Not enough arguments following: budget/);
   await usageError(['anatomy', logs, '--db', ':memory:', '--top', 'x'], /--top x: expected a whole number of chains/);
+  // past any token count a request has (and past 2^53, printed as another number; 1e30 as 1e+30)
+  await usageError(['anatomy', logs, '--db', ':memory:', '--jitter', '9007199254740993'], /--jitter 9007199254740993: expected a whole number of tokens up to 1,000,000,000$/);
+  await usageError([...keepalive, '--jitter', '1e30'], /--jitter 1e30: expected a whole number of tokens up to 1,000,000,000$/);
   // decimal only: Number() read 0x10 as 16 and 0b11 as 3
   await usageError(['anatomy', logs, '--db', ':memory:', '--top', '0x10'], /--top 0x10: expected a whole number of chains/);
   await usageError([...keepalive, '--budget', '0b11'], /--budget 0b11: expected a whole number up to 1,000,000, inf or sweep$/);
