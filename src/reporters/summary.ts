@@ -48,11 +48,29 @@ export function formatQuality(q: Quality): string {
   return lines.join('\n');
 }
 
+/**
+ * Ids as a table shows them: their first `min` characters, or as many more as tell apart two ids of
+ * the list that begin alike (cut at 8, `44444444-…-4444` and `44444444-…-9999` were one session).
+ * Example: shortIds(['4d5611e5-24', '4d5611e5-99', 'a1b2c3d4-00']) → ['4d5611e5-2', '4d5611e5-9', 'a1b2c3d4'].
+ */
+export function shortIds(ids: readonly string[], min = 8): string[] {
+  const sorted = [...new Set(ids)].sort();
+  const common = (a: string | undefined, b: string) => {
+    let n = 0;
+    if (a !== undefined) while (n < a.length && n < b.length && a[n] === b[n]) n++;
+    return n;
+  };
+  const length = new Map<string, number>();
+  sorted.forEach((id, i) => length.set(id, Math.max(min, common(sorted[i - 1], id) + 1, common(sorted[i + 1], id) + 1)));
+  return ids.map((id) => id.slice(0, length.get(id)));
+}
+
 /** `timezone`: the zone `first` and `last` are in (the run's `--timezone`), named in the title as `By day` names it. */
 export function formatSessions(rows: SessionRow[], color = false, timezone?: string): string {
+  const ids = shortIds(rows.map((s) => s.session_id));
   return table(
     [{ header: 'session' }, { header: 'project' }, { header: 'first' }, { header: 'last' }, { header: 'chains', align: 'num' }, ...TOKEN_COLS],
-    rows.map((s) => [s.session_id.slice(0, 8), s.project, s.first, s.last, s.chains, s.requests, s.input, s.output, s.cache_write_5m, s.cache_write_1h, s.cache_read, ...costCells(s)]),
+    rows.map((s, i) => [ids[i]!, s.project, s.first, s.last, s.chains, s.requests, s.input, s.output, s.cache_write_5m, s.cache_write_1h, s.cache_read, ...costCells(s)]),
     { color, title: timezone ? `Sessions (first and last in ${timezone})` : 'Sessions' },
   );
 }

@@ -25,3 +25,15 @@ test('sessions names the zone its first and last columns are in', () => {
   const u = first(utc.stdout);
   assert.equal(Date.parse(`${k.replace(' ', 'T')}Z`) - Date.parse(`${u.replace(' ', 'T')}Z`), 5.5 * 3600_000);
 });
+
+test('sessions cuts each id at 8 characters, or as many more as tell it from another id of the table', async () => {
+  const { formatSessions, shortIds } = await import('../../src/reporters/summary.js');
+  assert.deepEqual(shortIds(['4d5611e5-24', '4d5611e5-99', 'a1b2c3d4-00']), ['4d5611e5-2', '4d5611e5-9', 'a1b2c3d4']);
+  // an id that is a prefix of another stays whole; repeated ids are one id; short ids stay as they are
+  assert.deepEqual(shortIds(['abcdefghij', 'abcdefghijk', 'abcdefghij', 'xy']), ['abcdefghij', 'abcdefghijk', 'abcdefghij', 'xy']);
+  // two sessions sharing their first 8 characters were printed as one id
+  const row = (id: string) => ({ session_id: id, project: '/p', first: '2026-01-01 10:00', last: '2026-01-01 11:00', chains: 1, requests: 1, input: 1, output: 1, cache_write_5m: 0, cache_write_1h: 0, cache_read: 0, weight: 6, usd: 0.00003, unpriced_requests: 0 });
+  const text = formatSessions([row('44444444-4444-4444-4444-444444444444'), row('44444444-4444-4444-4444-999999999999')] as never);
+  assert.match(text, /^44444444-4444-4444-4444-4 /m);
+  assert.match(text, /^44444444-4444-4444-4444-9 /m);
+});
