@@ -4,6 +4,9 @@ import assert from 'node:assert/strict';
 import { Tiktoken } from 'js-tiktoken/lite';
 import { buildEncoder, encodeText, loadEncoder, type MergeWork } from '../../src/replay/tokenizer.js';
 import { Rng, hashSeed } from '../../src/samples/prng.js';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { REAL_LOGS } from '../helpers/corpus.js';
 
 const TEXTS = [
   'Hello, world!',
@@ -132,4 +135,30 @@ test('encodeText merges a 1 MB pre-token in O(n log n) work: a run of one letter
     const half = work(text.slice(0, n / 2));
     assert.ok(whole.lookups <= 2.2 * half.lookups && whole.heapSteps <= 2.5 * half.heapSteps, JSON.stringify({ whole, half }));
   }
+});
+
+test('encodeText gives js-tiktoken\'s tokens for every string of the real logs (cl100k_base)', async () => {
+  const encoder = await loadEncoder('cl100k_base');
+  const files = (dir: string): string[] =>
+    readdirSync(dir).flatMap((e) => {
+      const p = join(dir, e);
+      return statSync(p).isDirectory() ? files(p) : p.endsWith('.jsonl') ? [p] : [];
+    });
+  const strings = (v: unknown): string[] =>
+    typeof v === 'string' ? [v] : Array.isArray(v) ? v.flatMap(strings) : v !== null && typeof v === 'object' ? Object.values(v).flatMap(strings) : [];
+  const texts = new Set<string>();
+  for (const f of files(REAL_LOGS)) {
+    for (const line of readFileSync(f, 'utf8').split('\n')) {
+      if (line.trim() === '') continue;
+      for (const s of strings(JSON.parse(line))) texts.add(s);
+    }
+  }
+  assert.ok(texts.size > 10_000, `${texts.size} strings`);
+  let differ = 0;
+  for (const text of texts) {
+    const mine = encodeText(encoder, text);
+    const theirs = encoder.encode(text, [], []);
+    if (mine.length !== theirs.length || mine.some((t, i) => t !== theirs[i])) differ++;
+  }
+  assert.equal(differ, 0, `${differ} of ${texts.size} strings encode differently`);
 });
