@@ -14,6 +14,7 @@ import path from 'node:path';
 import { crosstab } from '../../src/analyses/crosstab.js';
 import { UsageError } from '../../src/errors.js';
 import { checkExportDir, exportParquet } from '../../src/store/export.js';
+import { MACROS } from '../../src/store/duckdb.js';
 import { openParquet, usePortableViews } from '../../src/store/portable.js';
 import { runQuery } from '../../src/store/queries.js';
 import { CONDENSE, CONDENSE_61, corpus, repoRoot, run, tmp } from './helpers.js';
@@ -357,5 +358,53 @@ test('an export whose table place is taken meanwhile (another export into DIR at
     fs.renameSync = rename;
     syncBuiltinESMExports();
     r.store.close();
+  }
+});
+
+test('docs/store.md\'s recipe for any DuckDB client, without cachelens, runs a bundled query over a pool as cachelens does', async () => {
+  // the recipe is the documentation's text, run as written: its views, then PREPARE and EXECUTE of cost_by
+  const doc = fs.readFileSync(path.join(repoRoot, 'docs/store.md'), 'utf8');
+  const at = doc.indexOf('Or with any DuckDB client, without cachelens');
+  assert.ok(at >= 0, 'the recipe is in docs/store.md');
+  const lines = doc.slice(at).split('\n');
+  const first = lines.findIndex((l) => l.startsWith('    '));
+  const recipe: string[] = [];
+  for (const l of lines.slice(first)) {
+    if (!l.startsWith('    ')) break;
+    recipe.push(l.trim());
+  }
+  assert.ok(recipe.some((l) => l.startsWith('EXECUTE cost_by(')), recipe.join('\n'));
+  // its macro is the one cachelens defines (MACROS), word for word
+  const body = (sql: string) => sql.replace(/\s+/g, ' ').replace(/^.*? MACRO iso_year\(t\) AS /, '').trim();
+  assert.equal(body(recipe.find((l) => l.includes(' MACRO iso_year(')) ?? ''), body(MACROS));
+  const pool = tmp('cachelens-pool-');
+  const r = await run([sampleLogs], path.join(tmp(), 's.duckdb'));
+  try {
+    await usePortableViews(r.store);
+    await exportParquet(r.store, path.join(pool, 'alice'), { timezone: 'UTC', logRoots: [sampleLogs] });
+  } finally {
+    r.store.close();
+  }
+  const costBy = fs.readFileSync(path.join(repoRoot, 'queries/cost_by.sql'), 'utf8').trim().replace(/;$/, '');
+  // a plain DuckDB: nothing of cachelens's own (no macro, no option) on the connection
+  const instance = await DuckDBInstance.create(':memory:');
+  const db = await instance.connect();
+  try {
+    let rows: Record<string, unknown>[] = [];
+    for (const line of recipe) {
+      const sql = line.replaceAll(`'pool/`, `'${pool.replace(/'/g, "''")}/`).replace('<text of queries/cost_by.sql>', costBy);
+      rows = (await db.runAndReadAll(sql)).getRowObjectsJson() as Record<string, unknown>[];
+    }
+    const px = await openParquet(pool);
+    try {
+      const want = await runQuery(px, 'cost_by', { by: 'model', tz: 'UTC' });
+      assert.ok(want.length > 0);
+      assert.deepEqual(rows.map((x) => [x.grp, Number(x.requests)]), want.map((x) => [x.grp, Number(x.requests)]));
+    } finally {
+      px.close();
+    }
+  } finally {
+    db.closeSync();
+    instance.closeSync();
   }
 });
