@@ -4,7 +4,7 @@
  */
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { DuckDBConnection, DuckDBInstance, DuckDBValueConverter } from '@duckdb/node-api';
 import { dropAnswers, storeIdentity, writeAnswers } from './answers.js';
 import { streamChunks, tracked } from './connection.js';
@@ -218,7 +218,9 @@ export class Store {
     try {
       return queryTable(await readStatements(this.db, sql, params));
     } catch (err) {
-      throw damaged(this.path, err);
+      // a user's query reading or writing a file of its own that is not there is the query's failure:
+      // taken for the store's, it said `store … is damaged … (delete it, …)`
+      throw ownFileError(this.path, err) ? err : damaged(this.path, err);
     }
   }
 
@@ -813,6 +815,19 @@ function damaged(path: string, err: unknown): unknown {
   const msg = err instanceof Error ? err.message : '';
   if (!msg.startsWith('IO Error:')) return err;
   return new UsageError(`store ${path} is damaged: ${msg.split('\n')[0]}`, 'delete it, or use --db to choose another store');
+}
+
+/**
+ * Whether `err` is an IO Error about files other than the store's own: each file DuckDB names in it
+ * (in double quotes) is neither the store nor its WAL. Example: `IO Error: No files found that match
+ * the pattern "/tmp/x.csv"` over the store /tmp/s.duckdb.
+ */
+function ownFileError(path: string, err: unknown): boolean {
+  const msg = err instanceof Error ? err.message : '';
+  if (!msg.startsWith('IO Error:')) return false;
+  const named = [...msg.split('\n')[0]!.matchAll(/"([^"]+)"/g)].map((m) => resolve(m[1]!));
+  const store = path === ':memory:' ? [] : [resolve(path), resolve(`${path}.wal`)];
+  return named.length > 0 && named.every((f) => !store.includes(f));
 }
 
 /** A result as `cachelens query` prints it: the columns (even when there are no rows) and the rows. */

@@ -769,3 +769,24 @@ test('CLI: a query of any types prints them exactly, and a query without rows ke
   const json = JSON.parse(cachelens(['query', none, sampleLogs, '--db', db, '--json']).stdout) as { columns: string[]; rows: unknown[] };
   assert.deepEqual(json, { ...json, columns: ['chain_id', 'agent_type'], rows: [] });
 });
+
+test('CLI: a query of the user\'s that reads or writes a file that is not there fails as the query, not as a damaged store', async () => {
+  // `read_csv` of a missing file, `COPY … TO` a missing directory: DuckDB's IO Error was taken for the store's,
+  // `store … is damaged: IO Error: No files found … (delete it, or use --db to choose another store)`
+  const db = path.join(tmp(), 's.duckdb');
+  const missing = path.join(tmp(), 'missing');
+  const read = path.join(tmp(), 'read.sql');
+  writeFileSync(read, `SELECT * FROM read_csv('${missing}/x.csv')`);
+  const write = path.join(tmp(), 'write.sql');
+  writeFileSync(write, `COPY (SELECT 1 AS a) TO '${missing}/y.csv'`);
+  for (const [file, said] of [[read, /No files found that match the pattern/], [write, /Cannot open file/]] as const) {
+    for (const where of [db, ':memory:']) {
+      await usageError(['query', file, sampleLogs, '--db', where], new RegExp(`^cachelens: query .*${path.basename(file)} failed: IO Error: ${said.source}`));
+      const r = cachelens(['query', file, sampleLogs, '--db', where]);
+      assert.doesNotMatch(r.stderr, /damaged|delete it/, r.stderr);
+    }
+  }
+  // and the store answers as before
+  const ok = cachelens(['query', 'cost_by', sampleLogs, '--db', db, '--json']);
+  assert.equal(ok.status, 0, ok.stderr);
+});
