@@ -19,7 +19,8 @@ import { type Command, type Io, commonOptions, withContext, withLogOptions } fro
 /** `--param k=v` (repeatable) → {k: 'v'}; values stay text (cast in SQL: `$n::INTEGER`). */
 export function parseParams(raw: unknown): Record<string, string> {
   const list = raw === undefined ? [] : Array.isArray(raw) ? raw.map(String) : [String(raw)];
-  const out: Record<string, string> = {};
+  // no prototype: `constructor`, `toString` (and `__proto__`) are names as any other, not found on Object.prototype
+  const out: Record<string, string> = Object.create(null);
   for (const p of list) {
     const m = /^([a-z_][a-z0-9_]*)=(.*)$/is.exec(p);
     if (!m) throw new UsageError(`--param ${p}: expected NAME=VALUE`);
@@ -145,8 +146,9 @@ export const queryCommand: Command = {
     }
     const { source, defaults } = await openSource(argv, io);
     try {
-      const params: Record<string, unknown> = {};
-      for (const p of used) params[p] = p in given ? given[p] : (defaults[p] ?? null);
+      const params: Record<string, unknown> = Object.create(null);
+      // own entries only: `$constructor` without --param was bound to Object (`Cannot create values of type ANY`)
+      for (const p of used) params[p] = Object.hasOwn(given, p) ? given[p] : Object.hasOwn(defaults, p) ? (defaults[p] ?? null) : null;
       // A query of the user's own may change tables (even one that then fails): remembered results
       // (and the answers kept beside the store) no longer hold, and the next ingest compares the
       // walk with the stored files themselves, not with the listing the last one kept (an unchanged

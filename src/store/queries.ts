@@ -71,8 +71,9 @@ export async function runQueryTable(store: Pick<Store, 'table'>, nameOrPath: str
 async function bindAndRun<T>(nameOrPath: string, params: Record<string, unknown>, run: (sql: string, bound: Record<string, unknown> | undefined) => Promise<T>): Promise<T> {
   const sql = querySql(nameOrPath);
   const used = queryParams(sql);
-  const bound: Record<string, unknown> = {};
-  for (const p of used) bound[p] = params[p] ?? null;
+  // no prototype: a parameter named __proto__ is set as any other
+  const bound: Record<string, unknown> = Object.create(null);
+  for (const p of used) bound[p] = (Object.hasOwn(params, p) ? params[p] : null) ?? null;
   try {
     return await run(sql, used.length ? bound : undefined);
   } catch (err) {

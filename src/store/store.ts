@@ -857,10 +857,10 @@ export async function readStatements(db: DuckDBConnection, sql: string, params?:
   let last: ResultReader | undefined;
   for (let i = 0; i < statements.count; i++) {
     const prepared = await statements.prepare(i);
-    const bound: Record<string, unknown> = {};
+    const bound: Record<string, unknown> = Object.create(null);
     for (let p = 1; p <= prepared.parameterCount; p++) {
       const name = prepared.parameterName(p);
-      bound[name] = params?.[name] ?? null;
+      bound[name] = (params && Object.hasOwn(params, name) ? params[name] : null) ?? null;
     }
     if (prepared.parameterCount > 0) prepared.bind(bound as never);
     last = await prepared.runAndReadAll();

@@ -790,3 +790,17 @@ test('CLI: a query of the user\'s that reads or writes a file that is not there 
   const ok = cachelens(['query', 'cost_by', sampleLogs, '--db', db, '--json']);
   assert.equal(ok.status, 0, ok.stderr);
 });
+
+test('CLI: --param constructor= (or toString=, __proto__=) is a parameter as any other, given once', async () => {
+  // `in` an object found them on Object.prototype: `--param constructor was given more than once`, and
+  // $constructor without --param was bound to Object itself (`Cannot create values of type ANY`)
+  const file = path.join(tmp(), 'names.sql');
+  writeFileSync(file, 'SELECT $constructor AS c, $toString AS t, $__proto__ AS p');
+  const given = cachelens(['query', file, sampleLogs, '--db', ':memory:', '--param', 'constructor=5', '--param', 'toString=x', '--param', '__proto__=y', '--json']);
+  assert.equal(given.status, 0, given.stderr);
+  assert.deepEqual((JSON.parse(given.stdout) as { rows: unknown[] }).rows, [{ c: '5', t: 'x', p: 'y' }]);
+  const none = cachelens(['query', file, sampleLogs, '--db', ':memory:', '--json']);
+  assert.equal(none.status, 0, none.stderr);
+  assert.deepEqual((JSON.parse(none.stdout) as { rows: unknown[] }).rows, [{ c: null, t: null, p: null }]);
+  await usageError(['query', file, sampleLogs, '--db', ':memory:', '--param', 'constructor=1', '--param', 'constructor=2'], /^cachelens: --param constructor was given more than once/);
+});
