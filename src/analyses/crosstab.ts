@@ -30,6 +30,7 @@
  * chains 2, equal true; (resolved, no) chains 1, equal false.
  */
 import { UsageError } from '../errors.js';
+import { compareDays } from '../format/days.js';
 import type { SqlSource } from '../store/portable.js';
 
 export const DIMENSIONS = {
@@ -218,5 +219,10 @@ export async function crosstab(source: SqlSource, o: CrosstabOptions): Promise<C
 
 function sortValues(values: DimValue[], dim: Dimension): DimValue[] {
   if (dim === 'rounds_bucket') return values.sort((a, b) => BUCKETS.indexOf(String(a)) - BUCKETS.indexOf(String(b)));
+  // days in time order, 'unknown' last: as text, '+010000-01-01' and '-000001-12-31' came before '2026-…'
+  if (dim === 'day') {
+    const isDay = (v: DimValue) => /^[+-]?\d{4,6}-\d{2}-\d{2}$/.test(String(v));
+    return values.sort((a, b) => Number(isDay(b)) - Number(isDay(a)) || (isDay(a) ? compareDays(String(a), String(b)) : String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0));
+  }
   return values.sort((a, b) => (typeof a === 'number' && typeof b === 'number' ? a - b : String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0));
 }

@@ -198,3 +198,18 @@ test('times past 9999 and before 0000 (an offset across the year\'s edge): one I
   assert.match(chain, /^3 +9999-06-01 12:00:00 /m);
   assert.match(chain, /^4 +\+010000-01-01 11:59:59 /m);
 });
+
+test('crosstab --rows day (or --cols day) lists days in time order, past 9999 and before 0000 too, unknown last', () => {
+  // as text, '+010000-01-01' and '-000001-12-31' came before '2026-03-01'
+  const edge = writeCorpus({
+    'p/s1.jsonl': [assistant({ session: 's1', msg: 'e1', t: '0000-01-01T00:00:00.000+14:00', u: { in: 1, w5: 2_000 } })],
+    'p/s2.jsonl': [assistant({ session: 's2', msg: 'e2', t: '2026-03-01T12:00:00.000Z', u: { in: 2, r: 2_000 } })],
+    'p/s3.jsonl': [assistant({ session: 's3', msg: 'e3', t: '9999-12-31T23:59:59.999-12:00', u: { in: 4, r: 2_000 } })],
+  });
+  for (const flag of ['--rows', '--cols']) {
+    const r = cli(['crosstab', edge, '--db', ':memory:', '--timezone', 'UTC', flag, 'day', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout);
+    assert.deepEqual(flag === '--rows' ? out.rows : out.cols, ['-000001-12-31', '2026-03-01', '+010000-01-01'], flag);
+  }
+});
