@@ -139,19 +139,29 @@ export function checkExportDir(dir: string, logRoots: readonly string[]): string
 /**
  * The Claude Code `projects/` directory `p` is or lies in, whether or not this run reads it: a
  * directory named `projects` holding a directory named as Claude Code names a project's
- * (CLAUDE_PROJECT_DIR); null when there is none. A user's own `~/projects` (entries `myrepo`, …)
- * is none. Example: /home/me/.claude/projects/out → /home/me/.claude/projects.
+ * (CLAUDE_PROJECT_DIR) with a transcript (`*.jsonl`) in it; null when there is none. A user's own
+ * `~/projects` (entries `myrepo`, or a `-scratch` without transcripts) is none.
+ * Example: /home/me/.claude/projects/out → /home/me/.claude/projects.
  */
 function claudeProjectsAbove(p: string): string | null {
   for (let at = p; ; at = dirname(at)) {
     if (basename(at) === 'projects') {
       try {
-        if (readdirSync(at, { withFileTypes: true }).some((e) => e.isDirectory() && CLAUDE_PROJECT_DIR.test(e.name))) return at;
+        if (readdirSync(at, { withFileTypes: true }).some((e) => e.isDirectory() && CLAUDE_PROJECT_DIR.test(e.name) && holdsTranscript(join(at, e.name)))) return at;
       } catch {
         // not there (yet), or not listable: nothing to tell by
       }
     }
     if (dirname(at) === at) return null;
+  }
+}
+
+/** Whether a directory holds a `.jsonl` file (a `-scratch` folder of the user's holds none). */
+function holdsTranscript(dir: string): boolean {
+  try {
+    return readdirSync(dir).some((e) => e.endsWith('.jsonl'));
+  } catch {
+    return false;
   }
 }
 

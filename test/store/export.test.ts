@@ -230,6 +230,7 @@ test('an export into a Claude Code projects/ directory this run does not read is
   const home = tmp();
   const projects = path.join(home, '.claude/projects');
   mkdirSync(path.join(projects, '-home-me-repo'), { recursive: true });
+  writeFileSync(path.join(projects, '-home-me-repo/0a0a0a0a-0000-4000-8000-000000000001.jsonl'), '');
   for (const dir of [path.join(projects, 'out'), projects, path.join(projects, '-home-me-repo/x/y')]) {
     assert.throws(() => checkExportDir(dir, [sampleLogs]), (e) => e instanceof UsageError && e.message === `--parquet ${dir} is inside a Claude Code log directory (${projects})`, dir);
   }
@@ -240,6 +241,11 @@ test('an export into a Claude Code projects/ directory this run does not read is
   assert.equal(checkExportDir(path.join(home, '.claude/out'), [sampleLogs]), path.join(home, '.claude/out'));
   mkdirSync(path.join(home, 'projects/myrepo'), { recursive: true });
   assert.equal(checkExportDir(path.join(home, 'projects/exports'), [sampleLogs]), path.join(home, 'projects/exports'));
+  // a folder of the user's named as Claude Code names projects, but without transcripts, is not one
+  // (`~/projects/-scratch` refused every export below ~/projects)
+  mkdirSync(path.join(home, 'projects/-scratch'), { recursive: true });
+  mkdirSync(path.join(home, 'projects/a--b/notes.jsonl.d'), { recursive: true });
+  assert.equal(checkExportDir(path.join(home, 'projects/myrepo/exports'), [sampleLogs]), path.join(home, 'projects/myrepo/exports'));
 });
 
 test('a bundled query of the store\'s own tables over --parquet says the export holds only the three portable ones', async () => {
