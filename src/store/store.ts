@@ -860,6 +860,8 @@ export async function readStatements(db: DuckDBConnection, sql: string, params?:
     const bound: Record<string, unknown> = Object.create(null);
     for (let p = 1; p <= prepared.parameterCount; p++) {
       const name = prepared.parameterName(p);
+      // `$1` or `?` takes no --param (names only): as one statement fails on it, not bound to NULL
+      if (/^\d+$/.test(name)) throw new Error(`Invalid Input Error: Expected ${prepared.parameterCount} parameters, but none were supplied (statement ${i + 1})`);
       bound[name] = (params && Object.hasOwn(params, name) ? params[name] : null) ?? null;
     }
     if (prepared.parameterCount > 0) prepared.bind(bound as never);

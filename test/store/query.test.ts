@@ -698,6 +698,11 @@ test('CLI: a FILE.sql of several statements runs them all in turn and prints the
   }
   writeFileSync(file, 'SELEC 1; SELECT 2');
   await usageError(['query', file, sampleLogs, '--db', ':memory:'], /^cachelens: query .*several\.sql failed: Parser Error: syntax error at or near "SELEC"$/);
+  // a positional parameter takes no --param: one statement fails on it, and so does a later one (it was bound to NULL)
+  for (const text of ['SELECT $1 AS a', 'SELECT 1 AS x; SELECT $1 AS a', 'SELECT ? AS a; SELECT 2']) {
+    writeFileSync(file, text);
+    await usageError(['query', file, sampleLogs, '--db', ':memory:'], /^cachelens: query .*several\.sql failed: Invalid Input Error: Expected 1 parameters, but none were supplied/);
+  }
 });
 
 test('a $name inside a block comment, a quoted identifier or a dollar-quoted string is no parameter', async () => {
