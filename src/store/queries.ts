@@ -46,11 +46,12 @@ export function querySql(nameOrPath: string): string {
 }
 
 /**
- * What holds no parameter, read left to right: line and block comments, string literals, quoted
+ * What holds no parameter, read left to right: line and block comments, string literals (`E'…'` with
+ * its backslash escapes too: `E'it\'s $x'` is one string), quoted
  * identifiers and dollar-quoted strings (`$$…$$`, `$tag$…$tag$`). A `$y` inside one was taken for a
  * parameter: bound, DuckDB failed the whole query ("Failed to retrieve bind parameter index").
  */
-const NO_PARAMS = /--[^\n]*|\/\*[\s\S]*?\*\/|'(?:[^']|'')*'|"(?:[^"]|"")*"|\$([A-Za-z_][A-Za-z0-9_]*)?\$[\s\S]*?\$\1\$/g;
+const NO_PARAMS = /--[^\n]*|\/\*[\s\S]*?\*\/|\b[Ee]'(?:[^'\\]|\\[\s\S]|'')*'|'(?:[^']|'')*'|"(?:[^"]|"")*"|\$([A-Za-z_][A-Za-z0-9_]*)?\$[\s\S]*?\$\1\$/g;
 
 /** The `$name` parameters a query uses, in order of first use. */
 export function queryParams(sql: string): string[] {

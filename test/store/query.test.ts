@@ -708,6 +708,8 @@ test('CLI: a FILE.sql of several statements runs them all in turn and prints the
 test('a $name inside a block comment, a quoted identifier or a dollar-quoted string is no parameter', async () => {
   const sql = `SELECT $x AS v /* $y */, $$it $z costs$$ AS d, $t$ $w $t$ AS e, "$q", '$s''$u' FROM (SELECT 1 AS "$q") -- $c\n WHERE $v IS NULL`;
   assert.deepEqual(queryParams(sql), ['x', 'v']);
+  // an E'…' string's backslash escapes a quote: `E'it\'s $x'` is one string ($x was taken for a parameter, and bound the query failed)
+  assert.deepEqual(queryParams(`SELECT E'it\\'s $x' AS a, e'\\\\' AS b, $v AS v, 'E' AS c`), ['v']);
   // $y was bound too, and DuckDB failed the whole query: "Failed to retrieve bind parameter index"
   const file = path.join(tmp(), 'commented.sql');
   writeFileSync(file, sql);
