@@ -2,16 +2,25 @@
 
 const int = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 const usd2 = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 2 });
+const usd4 = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 4, maximumFractionDigits: 4 });
 
 /** Puts a minus sign (U+2212) before `s` unless the value rounds to zero in print. */
 function signed(n: number, s: string): string {
   return n < 0 && /[1-9]/.test(s) ? '−' + s : s;
 }
 
-/** `$1,234.57`; `unknown` when the price is unknown. Example: fmtUsd(-0.5) === '−$0.50' */
+/**
+ * `$1,234.57`; under a dollar four decimals, as the terminal tables print them (`$0.0039`, not
+ * `$0.00`), and `<$0.0001` for a priced amount above 0 too small for those; `unknown` when the
+ * price is unknown. Example: fmtUsd(-0.5) === '−$0.5000'
+ */
 export function fmtUsd(usd: number | null): string {
   if (usd === null) return 'unknown';
-  return signed(usd, usd2.format(Math.abs(usd)));
+  const abs = Math.abs(usd);
+  // digits by the magnitude the amount rounds to: 0.99996 is $1.00
+  if (abs >= 0.99995 || abs === 0) return signed(usd, usd2.format(abs));
+  if (abs > 0 && abs < 0.00005) return (usd < 0 ? '−' : '') + '<$0.0001';
+  return signed(usd, usd4.format(abs));
 }
 
 /** `1,234,567` */

@@ -226,9 +226,23 @@ test('readings say what the field note said', () => {
   assert.match(page, /<dt>rounds<\/dt>\s*<dd>4 \(2 with requests\)<\/dd>/);
 });
 
+test('a cost under a dollar keeps four decimals, as the terminal tables print it: one cheap request is $0.0039, not $0.00', () => {
+  assert.equal(fmtUsd(0.003903), '$0.0039');
+  assert.equal(fmtUsd(0.5), '$0.5000');
+  assert.equal(fmtUsd(0.99996), '$1.00');
+  assert.equal(fmtUsd(0.00001), '<$0.0001', 'priced and above 0 is not $0.0000');
+  assert.equal(fmtUsd(-0.00001), '−<$0.0001');
+  assert.equal(fmtUsd(0), '$0.00');
+  const f = fixtureReport();
+  const h = f.headline as Headline;
+  const page = renderReport({ ...f, headline: { ...h, usd: 0.003903, requests: 1, unpricedRequests: 0 } });
+  assert.match(page, /data-metric="usd" data-value="0.003903">\$0.0039</);
+});
+
 test('numbers carry units and separators, and a value that rounds to zero has no sign', () => {
   assert.equal(fmtUsd(1234.567), '$1,234.57');
-  assert.equal(fmtUsd(-0.001), '$0.00');
+  assert.equal(fmtUsd(-0.001), '−$0.0010');
+  assert.equal(fmtUsd(-0), '$0.00');
   assert.equal(fmtUsd(-3.6), '−$3.60');
   assert.equal(fmtUsd(null), 'unknown');
   assert.equal(fmtPct(0.3947), '39.5%');
