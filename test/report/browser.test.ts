@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { openContext } from '../../src/context.js';
 import { buildReportData } from '../../src/report/build.js';
 import { renderReport } from '../../src/report/render.js';
-import type { Keepalive, ReportData } from '../../src/report/data.js';
+import type { CostOverTime, Keepalive, ReportData } from '../../src/report/data.js';
 import { roundNumbers } from '../../src/format/json-numbers.js';
 import { chartsSettled, chartStates, launchChromium, openRecorded, type Browser } from './browser.js';
 import { fixtureReport, hostileReport, PAYLOADS } from './fixtures.js';
@@ -333,6 +333,32 @@ test('time axes label each tick once and with its year: two days are not "Feb 10
   const months = await labels('blocks');
   assert.equal(new Set(months).size, months.length, `each tick labelled once: ${months.join(' | ')}`);
   assert.ok(months.some((m) => m.endsWith('2025')) && months.some((m) => m.endsWith('2026')), months.join(' | '));
+  assert.deepEqual([log.consoleErrors, log.cspViolations, log.pageErrors], [[], [], []]);
+  await page.close();
+});
+
+test('USD axes of a report that cost under a cent label each tick once, with the digits that tell them apart (not $0 $0 $0)', async () => {
+  const data = fixtureReport();
+  const tiny = <T extends { usd: number | null }>(r: T): T => ({ ...r, usd: r.usd === null ? null : r.usd / 100_000 });
+  data.costOverTime = { ...(data.costOverTime as CostOverTime), rows: (data.costOverTime as CostOverTime).rows.map(tiny) };
+  const cb = data.costBy as Extract<ReportData['costBy'], { rows: unknown }>;
+  data.costBy = { ...cb, rows: cb.rows.map(tiny) };
+  data.blocks = { blocks: [0, 1, 2].map((i) => ({ start: Date.UTC(2026, 1, 10, 5 * i), end: Date.UTC(2026, 1, 10, 5 * i + 5), usd: 0.0012 * (i + 1), weight: 400, requests: 1, tokens: 1 })) };
+  const url = await writeHtml('tiny-usd.html', renderReport(data));
+  const { page, log } = await openRecorded(browser, url);
+  await chartsSettled(page);
+  for (const spec of ['cost-over-time', 'cost-by', 'blocks']) {
+    const usdLabels = await page.$$eval(`figure.chart[data-spec="${spec}"] svg .role-axis`, (axes) =>
+      axes
+        .filter((a) => [...a.querySelectorAll('.role-axis-label text')].some((t) => (t.textContent ?? '').startsWith('$')))
+        .map((a) => [...a.querySelectorAll('.role-axis-label text')].map((t) => t.textContent ?? '').filter((t) => t !== '')),
+    );
+    assert.ok(usdLabels.length > 0, `${spec} has a USD axis`);
+    for (const l of usdLabels) {
+      assert.ok(l.length >= 2, `${spec}: ${l.join(' | ')}`);
+      assert.equal(new Set(l).size, l.length, `${spec}: each USD tick labelled once: ${l.join(' | ')}`);
+    }
+  }
   assert.deepEqual([log.consoleErrors, log.cspViolations, log.pageErrors], [[], [], []]);
   await page.close();
 });
