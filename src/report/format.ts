@@ -28,6 +28,11 @@ export function fmtInt(n: number): string {
   return signed(n, int.format(Math.abs(n)));
 }
 
+/** A count and its noun, singular for 1: `1 request`, `2 requests`. Example: fmtCount(1, 'chain') === '1 chain' */
+export function fmtCount(n: number, noun: string, plural = noun + 's'): string {
+  return `${fmtInt(n)} ${n === 1 ? noun : plural}`;
+}
+
 /** Tokens with a unit: `1,234 tokens`. */
 export function fmtTokens(n: number): string {
   return `${fmtInt(n)} tokens`;

@@ -1,6 +1,6 @@
 /** The top chains by waste, each with its round-by-round reads against writes. */
 import type { ChainSummary, TopChains } from './data.js';
-import { fmtInt, fmtPct, fmtUsd, fmtWeight } from './format.js';
+import { fmtCount, fmtInt, fmtPct, fmtUsd, fmtWeight } from './format.js';
 import { facts, html, sortableTable, type SafeHtml } from './html.js';
 import type { ChartSink, SectionOutput } from './section.js';
 
@@ -16,7 +16,7 @@ export function chainReading(c: ChainSummary): string {
   const last = r[r.length - 1]!;
   // rounds without a request of their own (a prompt answered by nothing billed) have no bar: say so
   const total = c.roundCount ?? r.length;
-  const over = total > r.length ? `the ${fmtInt(r.length)} of its ${fmtInt(total)} rounds that sent requests` : `${fmtInt(r.length)} rounds`;
+  const over = total > r.length ? `the ${fmtInt(r.length)} of its ${fmtInt(total)} rounds that sent requests` : `${fmtCount(r.length, 'round')}`;
   const rewrite = r.reduce((s, x) => s + x.rewrite, 0);
   const written = r.reduce((s, x) => s + x.write, 0);
   if (c.repurchase) {

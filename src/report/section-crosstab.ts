@@ -1,6 +1,6 @@
 /** The agent-type (or definition) × skill_listing cross-tab of SPEC §4, as a table. */
 import type { CrossTab, CrossTabRow } from './data.js';
-import { fmtInt, fmtPct } from './format.js';
+import { fmtCount, fmtInt, fmtPct } from './format.js';
 import { sortableTable, type Cell, type Column } from './html.js';
 import type { SectionOutput } from './section.js';
 
@@ -28,7 +28,7 @@ export function crossTabReading(d: CrossTab): string {
   const none = d.rows.filter((r) => r.chains > 0 && r.chainsWithSkillListing === 0);
   const parts: string[] = [];
   if (equal.length) parts.push(`In ${equal.map((r) => rowName(d, r)).join(', ')} every chain (${fmtInt(equal.reduce((s, r) => s + r.chains, 0))}) carries as many skill_listing attachments as rounds`);
-  if (none.length) parts.push(`${none.map((r) => rowName(d, r)).join(', ')} (${fmtInt(none.reduce((s, r) => s + r.chains, 0))} chains) ${none.length === 1 ? 'has' : 'have'} none`);
+  if (none.length) parts.push(`${none.map((r) => rowName(d, r)).join(', ')} (${fmtCount(none.reduce((s, r) => s + r.chains, 0), 'chain')}) ${none.length === 1 ? 'has' : 'have'} none`);
   if (!parts.length) {
     const partial = d.rows.filter((r) => r.chainsListingsEqualRounds > 0);
     return partial.length

@@ -1,6 +1,6 @@
 /** The headline: what was spent, how much of it was cache, how much was waste, what would help. */
 import type { Headline } from './data.js';
-import { fmtCompact, fmtInt, fmtPct, fmtSignedPct, fmtUsd, fmtWeight } from './format.js';
+import { fmtCompact, fmtCount, fmtInt, fmtPct, fmtSignedPct, fmtUsd, fmtWeight } from './format.js';
 import { jsonNumberText } from '../format/json-numbers.js';
 import { attrs, html, type SafeHtml } from './html.js';
 import type { SectionOutput } from './section.js';
@@ -19,7 +19,7 @@ export function headlineReading(h: Headline): string {
   const waste = h.wasteWeight === null ? 'an unknown amount' : h.wasteUsd === null ? fmtWeight(h.wasteWeight) : fmtUsd(h.wasteUsd);
   const wasteShare = h.weight && h.wasteWeight !== null ? h.wasteWeight / h.weight : null;
   const reads = h.hitRatio === null ? 'no prompt tokens were read or written' : `${fmtPct(h.hitRatio)} of prompt tokens were cache reads`;
-  let s = `${spent} over ${fmtInt(h.requests)} requests; ${reads}, and expiry and break rewrites wasted ${waste}${wasteShare === null ? '' : ` (${fmtPct(wasteShare)} of weight)`}`;
+  let s = `${spent} over ${fmtCount(h.requests, 'request')}; ${reads}, and expiry and break rewrites wasted ${waste}${wasteShare === null ? '' : ` (${fmtPct(wasteShare)} of weight)`}`;
   const b = h.bestWhatIf;
   if (b) {
     s +=
@@ -34,7 +34,7 @@ export function renderHeadline(h: Headline): SectionOutput {
   const wasteShare = h.weight && h.wasteWeight !== null ? h.wasteWeight / h.weight : 0;
   const b = h.bestWhatIf;
   const body = html`<div class="tiles">
-${tile('usd', 'Cost', fmtUsd(h.usd), h.usd, h.unpricedRequests > 0 ? `${fmtInt(h.unpricedRequests)} requests without a price not included` : `${fmtInt(h.requests)} requests, ${fmtInt(h.sessions)} sessions, ${fmtInt(h.chains)} chains`)}
+${tile('usd', 'Cost', fmtUsd(h.usd), h.usd, h.unpricedRequests > 0 ? `${fmtCount(h.unpricedRequests, 'request')} without a price not included` : `${fmtCount(h.requests, 'request')}, ${fmtCount(h.sessions, 'session')}, ${fmtCount(h.chains, 'chain')}`)}
 ${tile('weight', 'Weight', h.weight === null ? 'unknown' : `${fmtCompact(h.weight)} wt`, h.weight, 'base-input-token equivalents', h.weight === null ? 'no request has a price' : fmtWeight(h.weight))}
 ${tile('hitRatio', 'Cache hit ratio', fmtPct(h.hitRatio), h.hitRatio, 'reads ÷ all prompt tokens (writes included)')}
 ${

@@ -1,6 +1,6 @@
 /** The data-quality panel (SPEC §8): what was read, what was skipped and why, what is unpriced. */
 import type { DataQuality } from './data.js';
-import { fmtBytes, fmtInt } from './format.js';
+import { fmtBytes, fmtCount, fmtInt } from './format.js';
 import { facts, html, sortableTable } from './html.js';
 import type { SectionOutput } from './section.js';
 
@@ -9,7 +9,7 @@ export function qualityReading(d: DataQuality): string {
   const unpriced = d.unknownModels.reduce((s, m) => s + m.requests, 0);
   const reasons = d.skipped.filter((r) => r.count > 0).map((r) => `${fmtInt(r.count)} ${r.reason}`);
   return (
-    `Read ${fmtInt(d.files)} files and ${fmtInt(d.lines)} lines; ` +
+    `Read ${fmtCount(d.files, 'file')} and ${fmtCount(d.lines, 'line')}; ` +
     (skipped ? `skipped ${fmtInt(skipped)} (${reasons.join(', ')}); ` : 'skipped none; ') +
     `removed ${fmtInt(d.duplicatesRemoved)} duplicate copies; ` +
     (unpriced ? `${fmtInt(unpriced)} requests from ${d.unknownModels.length} model${d.unknownModels.length === 1 ? '' : 's'} without a price.` : 'every model has a price.')

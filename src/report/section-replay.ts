@@ -1,7 +1,7 @@
 /** Replay results (SPEC §6): channel and session strategies side by side. */
 import { jsonNumberText } from '../format/json-numbers.js';
 import type { Replay, ReplayRun } from './data.js';
-import { fmtInt, fmtPct } from './format.js';
+import { fmtCount, fmtInt, fmtPct } from './format.js';
 import { html, sortableTable, type SafeHtml } from './html.js';
 import { maxBy, type ChartSink, type SectionOutput } from './section.js';
 
@@ -19,7 +19,7 @@ export function replayRunReading(run: ReplayRun): string {
 }
 
 function fidelityNote(f: NonNullable<ReplayRun['fidelity']>, heldOut = false): string {
-  return `${heldOut ? 'held-out fidelity' : 'fidelity'} over ${fmtInt(f.requests)} requests${f.from === undefined ? '' : ` (from request ${fmtInt(f.from)})`}: median relative error ${fmtPct(f.medianRelError)}, 90th percentile ${fmtPct(f.p90RelError)}`;
+  return `${heldOut ? 'held-out fidelity' : 'fidelity'} over ${fmtCount(f.requests, 'request')}${f.from === undefined ? '' : ` (from request ${fmtInt(f.from)})`}: median relative error ${fmtPct(f.medianRelError)}, 90th percentile ${fmtPct(f.p90RelError)}`;
 }
 
 /**
@@ -84,7 +84,7 @@ function runBlock(run: ReplayRun, charts: ChartSink, withReading: boolean): Safe
     ]),
   );
   const notes: string[] = [];
-  if (run.rowsNeverShown !== undefined) notes.push(`${fmtInt(run.rowsNeverShown)} rows never shown (bursts of more than 12 between mentions)`);
+  if (run.rowsNeverShown !== undefined) notes.push(`${fmtCount(run.rowsNeverShown, 'row')} never shown (bursts of more than 12 between mentions)`);
   // with --calibrate the fidelity is the held-out one and goes with the calibration line
   if (run.fidelity && !run.calibration) notes.push(fidelityNote(run.fidelity));
   return html`<article class="replay-run">

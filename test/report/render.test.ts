@@ -533,3 +533,21 @@ test('the keepalive reading when no gap outlives the TTL but some outlive the in
   const one: Keepalive = { ...costly, gaps: 1, budgets: costly.budgets.map((b) => ({ ...b, pings: b.pings / 2 })) };
   assert.match(keepaliveReading(one), /only cost \(1 ping at budget 1 on gaps/);
 });
+
+test('counts of one read in the singular: "1 request, 1 session, 1 chain", "Read 1 file and 1 line", "(1 chain) has none"', async () => {
+  const { headlineReading, renderHeadline } = await import('../../src/report/section-headline.js');
+  const { qualityReading } = await import('../../src/report/section-quality.js');
+  const { fmtCount } = await import('../../src/report/format.js');
+  assert.equal(fmtCount(1, 'chain'), '1 chain');
+  assert.equal(fmtCount(0, 'chain'), '0 chains');
+  assert.equal(fmtCount(1_234, 'request'), '1,234 requests');
+  const f = fixtureReport();
+  const h = { ...(f.headline as Headline), requests: 1, sessions: 1, chains: 1, unpricedRequests: 0 };
+  assert.match(headlineReading(h), / over 1 request; /);
+  assert.match(String(renderHeadline(h).body), /1 request, 1 session, 1 chain</);
+  const q = f.dataQuality as Parameters<typeof qualityReading>[0];
+  assert.match(qualityReading({ ...q, files: 1, lines: 1 }), /^Read 1 file and 1 line; /);
+  const d = f.crossTab as CrossTab;
+  const one = { ...d, rows: [{ ...d.rows[0]!, chains: 1, chainsWithSkillListing: 0, chainsListingsEqualRounds: 0 }] };
+  assert.match(crossTabReading(one), /\(1 chain\) has none/);
+});
