@@ -12,7 +12,17 @@ export function replayRunReading(run: ReplayRun): string {
   const least = maxBy(s, (x) => -x.cacheableRatio);
   const fewest = maxBy(s, (x) => -x.uncachedPerWarmTurn);
   if (!most || !least || !fewest) return 'No strategy was replayed.';
-  let text = `“${most.strategy}” caches the most (${fmtPct(most.cacheableRatio)} of input), “${least.strategy}” the least (${fmtPct(least.cacheableRatio)}); “${fewest.strategy}” sends the fewest uncached tokens per warm turn (${fmtInt(fewest.uncachedPerWarmTurn)})`;
+  // a channel log with no turn (no mention of the agent, or only bad lines) sends nothing under any strategy
+  if (s.every((x) => x.inputTokens === 0)) return `Nothing was replayed: no strategy sent any input (the ${run.kind === 'channel' ? 'channel log has no turn for the agent' : 'session has no request'}).`;
+  // tied strategies are not "the most" and "the least" at once
+  const caches =
+    fmtPct(most.cacheableRatio) === fmtPct(least.cacheableRatio)
+      ? `every strategy caches ${fmtPct(most.cacheableRatio)} of input`
+      : `“${most.strategy}” caches the most (${fmtPct(most.cacheableRatio)} of input), “${least.strategy}” the least (${fmtPct(least.cacheableRatio)})`;
+  const fewestText = s.every((x) => fmtInt(x.uncachedPerWarmTurn) === fmtInt(fewest.uncachedPerWarmTurn))
+    ? `every strategy sends ${fmtInt(fewest.uncachedPerWarmTurn)} uncached tokens per warm turn`
+    : `“${fewest.strategy}” sends the fewest uncached tokens per warm turn (${fmtInt(fewest.uncachedPerWarmTurn)})`;
+  let text = `${caches[0]!.toUpperCase()}${caches.slice(1)}; ${fewestText}`;
   const seen = s.filter((x) => x.alreadySeen > 0);
   if (seen.length) text += `; ${seen.map((x) => `“${x.strategy}” re-sends ${fmtInt(x.alreadySeen)} already-seen context tokens`).join(', ')}`;
   return text + '.';

@@ -551,3 +551,16 @@ test('counts of one read in the singular: "1 request, 1 session, 1 chain", "Read
   const one = { ...d, rows: [{ ...d.rows[0]!, chains: 1, chainsWithSkillListing: 0, chainsListingsEqualRounds: 0 }] };
   assert.match(crossTabReading(one), /\(1 chain\) has none/);
 });
+
+test('a channel replay that sent nothing, or whose strategies tie, does not name one strategy both the most and the least cacheable', async () => {
+  const { replayRunReading } = await import('../../src/report/section-replay.js');
+  const rp = fixtureReport().replay as Extract<ReportData['replay'], { runs: unknown }>;
+  const run = rp.runs[0]!;
+  const zero = { ...run, strategies: run.strategies.map((x) => ({ ...x, inputTokens: 0, cacheablePrefix: 0, cacheableRatio: 0, uncachedPerWarmTurn: 0, alreadySeen: 0 })) };
+  const empty = replayRunReading(zero);
+  assert.doesNotMatch(empty, /the most .* the least/);
+  assert.match(empty, /^Nothing was replayed/);
+  const tied = replayRunReading({ ...run, strategies: run.strategies.map((x) => ({ ...x, cacheableRatio: 0.5, uncachedPerWarmTurn: 10, alreadySeen: 0 })) });
+  assert.equal(tied, 'Every strategy caches 50.0% of input; every strategy sends 10 uncached tokens per warm turn.');
+  assert.match(replayRunReading(run), /^“window” caches the most \(94\.1% of input\), “unstable” the least \(0\.0%\); “watermark” sends the fewest/);
+});
