@@ -42,7 +42,7 @@ ${
     ? tile('wasteUsd', 'Waste', 'unknown', null, html`<span data-metric="wasteWeight" data-value="null">no request has a price</span>: expiry + break rewrites`)
     : tile('wasteUsd', 'Waste', h.wasteUsd === null ? fmtWeight(h.wasteWeight) : fmtUsd(h.wasteUsd), h.wasteUsd, html`<span data-metric="wasteWeight" data-value="${jsonNumberText(h.wasteWeight)}">${fmtWeight(h.wasteWeight)}</span>, ${fmtPct(wasteShare)} of weight: expiry + break rewrites`)
 }
-${tile('bestSavingUsd', 'Best what-if', b ? (b.savingUsd === null ? fmtWeight(b.savingWeight) : fmtUsd(b.savingUsd)) : 'not computed', b ? b.savingUsd : null, b ? html`${b.savingShare >= 0 ? 'saves' : 'costs'} <span data-metric="bestSavingShare" data-value="${jsonNumberText(b.savingShare)}">${fmtPct(Math.abs(b.savingShare))}</span> with ${b.label}` : '')}
+${tile('bestSavingUsd', 'Best what-if', b ? (b.savingUsd === null ? fmtWeight(b.savingWeight) : fmtUsd(b.savingUsd)) : 'not computed', b ? b.savingUsd : null, b ? html`${b.savingWeight > 0 ? 'saves' : b.savingWeight < 0 ? 'costs' : 'changes cost by'} <span data-metric="bestSavingShare" data-value="${jsonNumberText(b.savingShare)}">${fmtPct(Math.abs(b.savingShare))}</span>${b.savingWeight < 0 ? ' more' : ''} with ${b.label}` : '')}
 </div>
 <p class="meta">Tokens: ${fmtInt(h.tokens.input)} input, ${fmtInt(h.tokens.output)} output, ${fmtInt(h.tokens.write5m)} 5m-write, ${fmtInt(h.tokens.write1h)} 1h-write, ${fmtInt(h.tokens.read)} read tokens</p>`;
   return { reading: headlineReading(h), body };

@@ -564,3 +564,16 @@ test('a channel replay that sent nothing, or whose strategies tie, does not name
   assert.equal(tied, 'Every strategy caches 50.0% of input; every strategy sends 10 uncached tokens per warm turn.');
   assert.match(replayRunReading(run), /^“window” caches the most \(94\.1% of input\), “unstable” the least \(0\.0%\); “watermark” sends the fewest/);
 });
+
+test('the best what-if tile agrees with the headline: a what-if that saves nothing does not "save 0.0%", one that costs more "costs … more"', async () => {
+  const { headlineReading, renderHeadline } = await import('../../src/report/section-headline.js');
+  const h = fixtureReport().headline as Headline;
+  const tile = (b: NonNullable<Headline['bestWhatIf']>) => String(renderHeadline({ ...h, bestWhatIf: b }).body).replace(/<[^>]*>/g, '');
+  const none = { label: 'keepalive pings, budget 0 per gap', savingWeight: 0, savingUsd: 0, savingShare: 0 };
+  assert.match(headlineReading({ ...h, bestWhatIf: none }), /no what-if tried would save anything/);
+  assert.doesNotMatch(tile(none), /saves/);
+  assert.match(tile(none), /changes cost by 0\.0% with keepalive/);
+  const worse = { label: 'force the 1-hour cache TTL', savingWeight: -750, savingUsd: -0.00225, savingShare: -0.576 };
+  assert.match(tile(worse), /costs 57\.6% more with force the 1-hour cache TTL/);
+  assert.match(tile({ ...worse, savingWeight: 750, savingUsd: 0.00225, savingShare: 0.576 }), /saves 57\.6% with force/);
+});
