@@ -183,6 +183,7 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
               dimension: dimension as CostDimension,
               key: r.grp === null ? null : String(r.grp),
               groups: Number(r.groups),
+              ...(r.grp === null ? { unpricedGroups: Number(r.unpriced_groups) } : {}),
               component: r.component as CostComponent,
               usd: r.usd === null ? null : Number(r.usd),
               weight: r.usd === null ? null : Number(r.weight),

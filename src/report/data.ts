@@ -105,6 +105,8 @@ export interface CostBy {
     key: string | null;
     /** how many keys the row sums: 1, or for key null the number of keys folded into it */
     groups: number;
+    /** for key null: how many of the keys folded into it have no price (named nowhere else; absent for other rows) */
+    unpricedGroups?: number;
     component: CostComponent;
     /** null (both) when none of the row's requests has a price, as `summary` gives them */
     usd: number | null;

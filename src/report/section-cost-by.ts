@@ -1,7 +1,7 @@
 /** Cost by project, by model and by agent type, each stacked by component. */
 import { COST_BY_KEYS, type CostBy, type CostDimension } from './data.js';
 import { cleanBidi } from './escape.js';
-import { fmtPct, fmtUsd, fmtWeight } from './format.js';
+import { fmtCount, fmtPct, fmtUsd, fmtWeight } from './format.js';
 import { html, sortableTable } from './html.js';
 import { axisLabels, COST_COMPONENT_LABEL, COST_COMPONENT_ORDER, groupBy, maxBy, otherLabel, sum, type ChartSink, type SectionOutput } from './section.js';
 
@@ -45,7 +45,13 @@ export function renderCostBy(d: CostBy, charts: ChartSink): SectionOutput {
     const unknown = [...groupBy(rows.filter((r) => r.key !== null), (r) => r.key!)]
       .filter(([, rs]) => rs.every((r) => r.usd === null))
       .map(([key]) => key);
-    if (unknown.length) missing.push(`${label} ${unknown.map((k) => `“${k}”`).join(', ')}`);
+    // keys without a price folded into "other" are counted, so the list does not read as all of them
+    const unknownRest = Math.max(0, ...rest.map((r) => r.unpricedGroups ?? 0));
+    if (unknown.length || unknownRest) {
+      const named = unknown.length ? `${label} ${unknown.map((k) => `“${k}”`).join(', ')}` : '';
+      const more = unknownRest ? fmtCount(unknownRest, `${named ? 'more ' : ''}${label}`) : '';
+      missing.push(named && more ? `${named} and ${more}` : named || more);
+    }
     // the bars' totals, and the keys without a price the chart cannot draw
     const byBar = [...groupBy(rows, (r) => (r.key !== null && shown.has(r.key) ? r.key : r.key !== null && unknown.includes(r.key) ? r.key : other))].map(([key, rs]) => ({
       key,

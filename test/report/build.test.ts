@@ -339,3 +339,26 @@ test('a chain without prompt tokens wasted nothing: it is counted, not listed am
     ctx.store.close();
   }
 });
+
+test('models without a price folded into "other" are counted in the cost-by reading, so the names listed do not read as all of them', async () => {
+  // 2 priced models and 20 without a price: the top COST_BY_KEYS keep some of the unpriced, the rest fold
+  const files: Record<string, object[]> = {};
+  const models = ['claude-opus-4-6', 'claude-sonnet-4-5-20250929', ...Array.from({ length: 20 }, (_, i) => `claude-nope-${String(i).padStart(2, '0')}`)];
+  models.forEach((model, i) => {
+    const s = `s${i}`;
+    files[`projects/-p/${s}.jsonl`] = [userPrompt(s, '2026-02-11T03:00:00.000Z'), assistant({ session: s, msg: `m${i}`, t: '2026-02-11T03:00:01.000Z', model, u: { in: 10, w5: 1000 } })];
+  });
+  const ctx = await openContext({ paths: [writeCorpus(files)], db: ':memory:', timezone: 'UTC' });
+  try {
+    const data = await buildReportData(ctx);
+    const rows = (data.costBy as Extract<typeof data.costBy, { rows: unknown }>).rows.filter((r) => r.dimension === 'model');
+    const named = new Set(rows.filter((r) => r.key !== null && r.usd === null).map((r) => r.key));
+    const folded = 20 - named.size;
+    assert.ok(folded > 0, 'some unpriced models are folded into the rest');
+    assert.equal(rows.find((r) => r.key === null)!.unpricedGroups, folded);
+    const page = renderReport(data);
+    assert.match(page, new RegExp(`Not drawn, their cost unknown \\(no price\\): model “claude-nope-00”[^.]* and ${folded} more models\\.`));
+  } finally {
+    ctx.store.close();
+  }
+});
