@@ -445,7 +445,8 @@ function bestWhatIf(ttl: TtlResult | Error, keepalive: KeepaliveResult | Error):
   }
   if (!(keepalive instanceof Error) && keepalive.baseline_weight > 0) {
     const best = keepalive.budgets.find((b) => b.budget === keepalive.best_budget);
-    if (best) {
+    // budget 0 sends no ping: it is the bill as it is, not a what-if ("keepalive pings, budget 0 per gap, changes cost by 0.0%")
+    if (best && best.budget !== 0) {
       options.push({
         label: `keepalive pings, budget ${best.budget === 'inf' ? '∞' : best.budget} per gap`,
         savingWeight: best.net_saving_weight,

@@ -362,3 +362,24 @@ test('models without a price folded into "other" are counted in the cost-by read
     ctx.store.close();
   }
 });
+
+test('keepalive at budget 0 (no ping at all) is not offered as the best what-if: the headline weighs the what-ifs that change something', async () => {
+  const s = 'k0';
+  const files = {
+    [`projects/-p/${s}.jsonl`]: [
+      userPrompt(s, '2026-02-11T03:00:00.000Z'),
+      assistant({ session: s, msg: 'a', t: '2026-02-11T03:00:01.000Z', model: 'claude-sonnet-4-5-20250929', u: { in: 10, w5: 1000 } }),
+      assistant({ session: s, msg: 'b', t: '2026-02-11T03:00:11.000Z', model: 'claude-sonnet-4-5-20250929', u: { in: 10, w5: 100, r: 1000 } }),
+    ],
+  };
+  const ctx = await openContext({ paths: [writeCorpus(files)], db: ':memory:', timezone: 'UTC' });
+  try {
+    const data = await buildReportData(ctx);
+    const best = (data.headline as Extract<typeof data.headline, { bestWhatIf: unknown }>).bestWhatIf;
+    assert.ok(best, 'the TTL override is still weighed');
+    assert.doesNotMatch(best.label, /budget 0\b/);
+    assert.doesNotMatch(renderReport(data), /budget 0 per gap, changes cost by 0\.0%/);
+  } finally {
+    ctx.store.close();
+  }
+});
