@@ -96,7 +96,10 @@ export function renderReport(data: ReportData): string {
   // the tab and a bookmark name the period, so two reports open side by side are told apart
   const pageTitle = `${title} · ${days === null ? 'no requests' : days[0] === days[1] ? `${days[0]} UTC` : `${days[0]} – ${days[1]} UTC`}`;
   const subtitle = html`${period} · ${meta.roots.length === 1 ? meta.roots[0] : `${meta.roots.length} roots`} · generated ${meta.generatedAt}`;
-  const footer = html`cachelens ${meta.version}${meta.prices ? html` · prices: ${meta.prices}` : ''} · weight = base-input-token equivalents (input 1, 5m write 1.25, 1h write 2, read 0.1, output per model) · all times UTC`;
+  // the days of cost over time are in --timezone: the footer does not claim them for UTC
+  const zone = data.costOverTime && 'rows' in data.costOverTime ? data.costOverTime.timezone : undefined;
+  const times = zone && zone !== 'UTC' ? `times UTC, cost-over-time days in ${zone}` : 'all times UTC';
+  const footer = html`cachelens ${meta.version}${meta.prices ? html` · prices: ${meta.prices}` : ''} · weight = base-input-token equivalents (input 1, 5m write 1.25, 1h write 2, read 0.1, output per model) · ${times}`;
 
   return fill(template, {
     csp: escapeHtml(contentSecurityPolicy([vega, interpreter, client], [style])),

@@ -19,7 +19,7 @@ import { AXIS_LABEL_MAX, axisLabels, ChartSink } from '../../src/report/section.
 import { SECTIONS } from '../../src/report/sections.js';
 import { JSON_DIGITS, jsonNumber } from '../../src/format/json-numbers.js';
 import { fmtBytes, fmtCompact, fmtPct, fmtSignedPct, fmtUsd } from '../../src/report/format.js';
-import { COST_BY_KEYS, type CostBy, type CrossTab, type Headline, type Keepalive, type ReportData, type TopChains, type TtlOverride } from '../../src/report/data.js';
+import { COST_BY_KEYS, type CostBy, type CostOverTime, type CrossTab, type Headline, type Keepalive, type ReportData, type TopChains, type TtlOverride } from '../../src/report/data.js';
 import { fixtureReport } from './fixtures.js';
 
 const page = renderReport(fixtureReport());
@@ -576,4 +576,13 @@ test('the best what-if tile agrees with the headline: a what-if that saves nothi
   const worse = { label: 'force the 1-hour cache TTL', savingWeight: -750, savingUsd: -0.00225, savingShare: -0.576 };
   assert.match(tile(worse), /costs 57\.6% more with force the 1-hour cache TTL/);
   assert.match(tile({ ...worse, savingWeight: 750, savingUsd: 0.00225, savingShare: 0.576 }), /saves 57\.6% with force/);
+});
+
+test('the footer does not say "all times UTC" when the days of cost over time are in another --timezone', () => {
+  const f = fixtureReport();
+  const zoned = renderReport({ ...f, costOverTime: { ...(f.costOverTime as CostOverTime), timezone: 'Etc/GMT+12' } });
+  const footer = (p: string) => /<footer[^>]*>([\s\S]*?)<\/footer>/.exec(p)?.[1] ?? '';
+  assert.doesNotMatch(footer(zoned), /all times UTC/);
+  assert.match(footer(zoned), /times UTC, cost-over-time days in Etc\/GMT\+12/);
+  assert.match(footer(renderReport({ ...f, costOverTime: { ...(f.costOverTime as CostOverTime), timezone: 'UTC' } })), /all times UTC/);
 });
