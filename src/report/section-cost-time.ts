@@ -13,7 +13,10 @@ export function renderCostOverTime(d: CostOverTime, charts: ChartSink): SectionO
   const topC = maxBy(byComponent, (r) => r.usd);
   const reading =
     top && topC && total > 0
-      ? `Over ${byDay.length} day${byDay.length === 1 ? '' : 's'}, the most expensive was ${top.day} at ${fmtUsd(top.usd)} (${fmtPct(top.usd / total)} of ${fmtUsd(total)}); the largest component is ${COST_COMPONENT_LABEL[topC.c as keyof typeof COST_COMPONENT_LABEL]} (${fmtPct(topC.usd / total)}).`
+      ? `${
+          // one day is not "the most expensive" of one, at 100.0% of itself
+          byDay.length === 1 ? `All on ${top.day}: ${fmtUsd(total)}` : `Over ${byDay.length} days, the most expensive was ${top.day} at ${fmtUsd(top.usd)} (${fmtPct(top.usd / total)} of ${fmtUsd(total)})`
+        }; the largest component is ${COST_COMPONENT_LABEL[topC.c as keyof typeof COST_COMPONENT_LABEL]} (${fmtPct(topC.usd / total)}).`
       : 'No priced requests in this period.';
   const rows = d.rows
     .filter((r) => r.usd !== null)

@@ -586,3 +586,14 @@ test('the footer does not say "all times UTC" when the days of cost over time ar
   assert.match(footer(zoned), /times UTC, cost-over-time days in Etc\/GMT\+12/);
   assert.match(footer(renderReport({ ...f, costOverTime: { ...(f.costOverTime as CostOverTime), timezone: 'UTC' } })), /all times UTC/);
 });
+
+test('cost over time of a single day reads "All on DAY: $X", not "the most expensive was DAY (100.0% of $X)"', async () => {
+  const { renderCostOverTime } = await import('../../src/report/section-cost-time.js');
+  const f = fixtureReport();
+  const rows = (f.costOverTime as CostOverTime).rows;
+  const day = rows[0]!.day;
+  const one = renderCostOverTime({ rows: rows.filter((r) => r.day === day) }, new ChartSink()).reading;
+  assert.match(one, new RegExp(`^All on ${day}: \\$[0-9.,]+; the largest component is `));
+  assert.doesNotMatch(one, /most expensive|100\.0% of/);
+  assert.match(renderCostOverTime({ rows }, new ChartSink()).reading, /^Over \d+ days, the most expensive was /);
+});
