@@ -41,8 +41,8 @@ export function formatSessionReplay(r: SessionReplayResult, opts: { color?: bool
   const conv = cal.conversation;
   // (the fidelity is recorded's: without it, none is measured on any request)
   if (conv?.scale != null) {
-    const held = r.fidelity ? `; fidelity on requests ${conv.held_out_from}–${int(c.requests)}, held out` : '';
-    out.push(`conversation tokens × ${fixed(conv.scale, 3)} in every strategy (--calibrate ${conv.k}: fitted on requests 2–${conv.k + 1}${held})`);
+    const held = r.fidelity ? `; fidelity on ${conv.held_out_from === c.requests ? `request ${int(c.requests)}` : `requests ${conv.held_out_from}–${int(c.requests)}`}, held out` : '';
+    out.push(`conversation tokens × ${fixed(conv.scale, 3)} in every strategy (--calibrate ${conv.k}: fitted on ${conv.k === 1 ? 'request 2' : `requests 2–${conv.k + 1}`}${held})`);
   } else if (conv) {
     out.push(`--calibrate ${conv.k}: not calibrated (${clean(conv.reason ?? '')})${r.fidelity ? `; fidelity on requests 2–${int(c.requests)}` : ''}`);
   }
@@ -63,7 +63,7 @@ export function formatSessionReplay(r: SessionReplayResult, opts: { color?: bool
     out.push('', 'Fidelity of recorded: none (a chain of one request: it calibrates the prefix, no request is left to compare)');
   } else if (f) {
     const held = f.from > 2 ? `, held out from the ${f.from - 2}-request calibration` : '';
-    out.push('', `Fidelity of recorded (requests ${f.from}–${int(c.requests)}${held}; relative error |predicted − observed| / observed):`);
+    out.push('', `Fidelity of recorded (${f.from === c.requests ? `request ${int(c.requests)}` : `requests ${f.from}–${int(c.requests)}`}${held}; relative error |predicted − observed| / observed):`);
     const row = (label: string, e: typeof f.prompt): Cell[] => [label, pct(e.median_rel_error), pct(e.p90_rel_error), pct(e.mean_signed_rel_error), int(e.n)];
     out.push(
       table(

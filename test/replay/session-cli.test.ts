@@ -105,3 +105,14 @@ test('top replays the most expensive session, as `sessions` ranks them and `repo
   assert.equal(none.code, 2, none.stderr);
   assert.match(none.stderr, /no session to replay/);
 });
+
+test('--calibrate 1 is fitted on "request 2" and a single held-out request is "request 6", not "requests 2–2" / "requests 6–6"', () => {
+  const path = writeSession({ rounds: 3 });
+  const one = cli(['replay', 'session', path, '--strategy', 'recorded', '--calibrate', '1']);
+  assert.equal(one.code, 0, one.stderr);
+  assert.match(one.stdout, /\(--calibrate 1: fitted on request 2; fidelity on requests 3–6, held out\)/);
+  const last = cli(['replay', 'session', path, '--strategy', 'recorded', '--calibrate', '4']);
+  assert.equal(last.code, 0, last.stderr);
+  assert.match(last.stdout, /\(--calibrate 4: fitted on requests 2–5; fidelity on request 6, held out\)/);
+  assert.match(last.stdout, /Fidelity of recorded \(request 6, held out/);
+});

@@ -597,3 +597,10 @@ test('cost over time of a single day reads "All on DAY: $X", not "the most expen
   assert.doesNotMatch(one, /most expensive|100\.0% of/);
   assert.match(renderCostOverTime({ rows }, new ChartSink()).reading, /^Over \d+ days, the most expensive was /);
 });
+
+test('--calibrate 1 is fitted on "request 2", not on "requests 2–2"', async () => {
+  const { calibrationLine } = await import('../../src/report/section-replay.js');
+  const line = String(calibrationLine({ k: 1, scale: 1.5 } as Parameters<typeof calibrationLine>[0], { requests: 1, from: 3, medianRelError: 0.1, p90RelError: 0.1 } as Parameters<typeof calibrationLine>[1]));
+  assert.match(line, /\(--calibrate 1: fitted on request 2\) · held-out fidelity over 1 request \(from request 3\)/);
+  assert.match(String(calibrationLine({ k: 3, scale: 1.5 } as Parameters<typeof calibrationLine>[0], undefined)), /fitted on requests 2–4\)/);
+});
