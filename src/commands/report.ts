@@ -10,7 +10,8 @@ export function defaultReportName(now = new Date()): string {
   return `cachelens-report-${now.toISOString().slice(0, 10)}.html`;
 }
 
-export async function runReport(argv: Record<string, unknown>, io: Io): Promise<{ json: unknown; text: string }> {
+/** `title`: the page's title in place of "cachelens report" (`start` on the sample corpus says so on the page). */
+export async function runReport(argv: Record<string, unknown>, io: Io, title?: string): Promise<{ json: unknown; text: string }> {
   // checked before the logs are read: a report that cannot be written is a one-line error, not an internal one
   if (argv.out !== undefined && String(argv.out).trim() === '') throw new UsageError('--out: expected a file name');
   const out = resolve(String(argv.out ?? defaultReportName()));
@@ -24,6 +25,7 @@ export async function runReport(argv: Record<string, unknown>, io: Io): Promise<
   // the charts are compiled while this thread would only wait for the walk of the logs (~0.3 s of a warm 1 GB run)
   setImmediate(compileCharts);
   const data = await withContext(argv, io, (ctx) => buildReportData(ctx, { channels: listOption(argv.channel), sessions, calibrate }));
+  if (title !== undefined) data.meta.title = title;
   let path: string;
   try {
     path = await writeReport(data, out);

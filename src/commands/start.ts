@@ -44,6 +44,8 @@ export const startCommand: Command = {
     io.stderr(sample ? `cachelens: no Claude Code logs found here; using the sample corpus in ${paths[0]}` : `cachelens: reading ${paths.join(', ')}`);
     const channel = join(SAMPLE_LOGS, 'channels', 'backend.jsonl');
     // the demo also shows both replays; on a user's own logs a replay is asked for explicitly
-    return runReport({ ...argv, paths, channel: sample && existsSync(channel) ? [channel] : undefined, session: sample ? ['top'] : undefined }, io);
+    // the page says it too: opened later, a report of the sample corpus is not read as the user's own bill
+    const title = sample ? 'cachelens report of the sample corpus (no Claude Code logs found)' : undefined;
+    return runReport({ ...argv, paths, channel: sample && existsSync(channel) ? [channel] : undefined, session: sample ? ['top'] : undefined }, io, title);
   },
 };

@@ -22,6 +22,10 @@ test('with no logs (an empty ~/.claude/projects), start reports the sample corpu
   assert.ok(d.meta.roots.some((root: string) => root.endsWith('sample-logs/projects')));
   assert.ok(d.headline.requests > 200);
   assert.deepEqual(d.replay.runs.map((x: any) => x.kind), ['channel', 'session']);
+  // the page says so too, in its heading and tab title: opened later, it is not read as the user's own bill
+  const page = readFileSync(out, 'utf8');
+  assert.match(page, /<h1[^>]*>cachelens report of the sample corpus \(no Claude Code logs found\)<\/h1>/);
+  assert.match(page, /<title>cachelens report of the sample corpus/);
 });
 
 test('with logs under CLAUDE_CONFIG_DIR, start reports those', () => {
@@ -33,4 +37,5 @@ test('with logs under CLAUDE_CONFIG_DIR, start reports those', () => {
   const d = embedded(out);
   assert.equal(d.headline.requests, 62);
   assert.equal(d.replay, undefined, 'no replay is run on a user\'s own logs unless asked');
+  assert.doesNotMatch(readFileSync(out, 'utf8'), /sample corpus/);
 });
