@@ -11,8 +11,8 @@ export function qualityReading(d: DataQuality): string {
   return (
     `Read ${fmtCount(d.files, 'file')} and ${fmtCount(d.lines, 'line')}; ` +
     (skipped ? `skipped ${fmtInt(skipped)} (${reasons.join(', ')}); ` : 'skipped none; ') +
-    `removed ${fmtInt(d.duplicatesRemoved)} duplicate copies; ` +
-    (unpriced ? `${fmtInt(unpriced)} requests from ${d.unknownModels.length} model${d.unknownModels.length === 1 ? '' : 's'} without a price.` : 'every model has a price.')
+    `removed ${fmtCount(d.duplicatesRemoved, 'duplicate copy', 'duplicate copies')}; ` +
+    (unpriced ? `${fmtCount(unpriced, 'request')} from ${fmtCount(d.unknownModels.length, 'model')} without a price.` : 'every model has a price.')
   );
 }
 

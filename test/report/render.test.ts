@@ -547,6 +547,8 @@ test('counts of one read in the singular: "1 request, 1 session, 1 chain", "Read
   assert.match(String(renderHeadline(h).body), /1 request, 1 session, 1 chain</);
   const q = f.dataQuality as Parameters<typeof qualityReading>[0];
   assert.match(qualityReading({ ...q, files: 1, lines: 1 }), /^Read 1 file and 1 line; /);
+  const oneEach = qualityReading({ ...q, duplicatesRemoved: 1, unknownModels: [{ ...q.unknownModels[0]!, requests: 1 }] });
+  assert.match(oneEach, /removed 1 duplicate copy; 1 request from 1 model without a price\.$/);
   const d = f.crossTab as CrossTab;
   const one = { ...d, rows: [{ ...d.rows[0]!, chains: 1, chainsWithSkillListing: 0, chainsListingsEqualRounds: 0 }] };
   assert.match(crossTabReading(one), /\(1 chain\) has none/);
