@@ -67,7 +67,7 @@ export function renderTopChains(d: TopChains, charts: ChartSink): SectionOutput 
   const top = shown[0];
   const none = d.withoutWaste === 1 ? '1 chain' : `${fmtInt(d.withoutWaste)} chains`;
   const reading = top
-    ? `The most wasteful chain, “${top.agentType}” in ${top.project}, wasted ${top.wasteWeight === null ? 'an unknown amount (no price)' : `${fmtUsd(top.wasteUsd)} (${fmtWeight(top.wasteWeight)})`}; ${flagged} of the ${d.chains.length} chains listed show the re-purchase pattern (reads pinned, writes re-bought every round).`
+    ? `The most wasteful chain, “${top.agentType}” in ${top.project}, wasted ${top.wasteWeight === null ? 'an unknown amount (no price)' : `${fmtUsd(top.wasteUsd)} (${fmtWeight(top.wasteWeight)})`}; ${d.chains.length === 1 ? (flagged ? 'it shows' : 'it does not show') : `${flagged} of the ${d.chains.length} chains listed show`} the re-purchase pattern (reads pinned, writes re-bought every round).`
     : d.withoutWaste > 0
       ? `No chain wasted anything: the ${none} in scope re-bought no context after an expiry or a break.`
       : 'No chains in scope.';

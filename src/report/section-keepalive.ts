@@ -19,9 +19,9 @@ export function keepaliveReading(d: Keepalive): string {
     if (!most || most.pings === 0) return `${none}: keepalive pings would change nothing.`;
     return `${none}: keepalive pings would save nothing, and only cost (${fmtInt(most.pings)} ping${most.pings === 1 ? '' : 's'} at budget ${label(most.budget)} on gaps that end before it, net ${fmtSignedPct(most.netSavingShareAll)} of all weight).`;
   }
-  let s = `The best budget is ${label(best.budget)} ping${best.budget === 1 ? '' : 's'} per gap: net ${fmtSignedPct(best.netSavingShareSubagent)} of subagent weight on subagent chains (${fmtSignedPct(best.netSavingShareAll)} of all weight on all chains, main threads' pings and savings included), and ${fmtInt(best.expiredAfterBudget)} of ${fmtInt(best.gapsOverTtl)} gaps over the TTL still expire`;
+  let s = `The best budget is ${label(best.budget)} ping${best.budget === 1 ? '' : 's'} per gap: net ${fmtSignedPct(best.netSavingShareSubagent)} of subagent weight on subagent chains (${fmtSignedPct(best.netSavingShareAll)} of all weight on all chains, main threads' pings and savings included), and ${fmtInt(best.expiredAfterBudget)} of ${best.gapsOverTtl === 1 ? '1 gap over the TTL still expires' : `${fmtInt(best.gapsOverTtl)} gaps over the TTL still expire`}`;
   if (unbounded && unbounded !== best) s += `; unbounded pinging nets ${fmtSignedPct(unbounded.netSavingShareSubagent)}`;
-  if (d.unpricedGaps) s += `; ${fmtInt(d.unpricedGaps)} of ${fmtInt(d.gaps ?? 0)} gaps touch models without a price and are counted, not priced`;
+  if (d.unpricedGaps) s += `; ${fmtInt(d.unpricedGaps)} of ${d.gaps === 1 ? '1 gap touches a model without a price and is' : `${fmtInt(d.gaps ?? 0)} gaps touch models without a price and are`} counted, not priced`;
   return s + '.';
 }
 

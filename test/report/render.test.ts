@@ -606,3 +606,19 @@ test('--calibrate 1 is fitted on "request 2", not on "requests 2–2"', async ()
   assert.match(line, /\(--calibrate 1: fitted on request 2\) · held-out fidelity over 1 request \(from request 3\)/);
   assert.match(String(calibrationLine({ k: 3, scale: 1.5 } as Parameters<typeof calibrationLine>[0], undefined)), /fitted on requests 2–4\)/);
 });
+
+test('one chain listed, one gap over the TTL: the readings are in the singular ("it does not show", "0 of 1 gap … still expires")', async () => {
+  const { renderTopChains } = await import('../../src/report/section-chains.js');
+  const f = fixtureReport();
+  const chain = { ...(f.topChains as TopChains).chains[0]!, repurchase: false };
+  const one = renderTopChains({ chains: [chain], withoutWaste: 0 }, new ChartSink()).reading;
+  assert.match(one, /; it does not show the re-purchase pattern/);
+  assert.doesNotMatch(one, /of the 1 chains/);
+  assert.match(renderTopChains({ chains: [{ ...chain, repurchase: true }], withoutWaste: 0 }, new ChartSink()).reading, /; it shows the re-purchase pattern/);
+  const k = f.keepalive as Keepalive;
+  const b = k.budgets.find((x) => x.budget === k.best)!;
+  const single = { ...k, gaps: 1, unpricedGaps: 1, budgets: k.budgets.map((x) => (x === b ? { ...x, gapsOverTtl: 1, expiredAfterBudget: 0 } : x)) };
+  const r = keepaliveReading(single);
+  assert.match(r, /and 0 of 1 gap over the TTL still expires/);
+  assert.match(r, /1 of 1 gap touches a model without a price and is counted, not priced/);
+});
