@@ -218,8 +218,10 @@ interface EncoderTables {
 export interface MergeWork {
   /** rank lookups of two adjacent parts joined */
   lookups: number;
-  /** levels an entry moved up or down the heap */
+  /** levels an entry moved up or down the heap, and entries read dropping stale ones */
   heapSteps: number;
+  /** times a full heap dropped its stale entries (optional: counted when present) */
+  compactions?: number;
 }
 
 const UTF8 = new TextEncoder();
@@ -239,13 +241,34 @@ export function encodeText(encoder: Tiktoken, text: string, work?: MergeWork): n
   if (typeof patStr !== 'string' || !(rankMap instanceof Map)) return encoder.encode(text, [], []);
   const out: number[] = [];
   const memo: PairMemo = new Map();
+  const longest = longestToken(rankMap);
   for (const m of text.matchAll(new RegExp(patStr, 'ug'))) {
     const bytes = UTF8.encode(m[0]);
-    const whole = rankMap.get(bytes.join(','));
+    const whole = bytes.length > longest ? undefined : rankMap.get(bytes.join(','));
     if (whole !== undefined) out.push(whole);
-    else new PreTokenMerge(bytes, rankMap, memo, work).tokens(out);
+    else new PreTokenMerge(bytes, rankMap, memo, longest, work).tokens(out);
   }
   return out;
+}
+
+const longestTokens = new WeakMap<Map<string, number>, number>();
+
+/**
+ * The most bytes a token of the ranks has (cl100k: 128, o200k: 128): bytes longer than that are
+ * no token, and are not joined into a key to find so (a 5 MB pre-token's key is a ~19 MB string).
+ */
+function longestToken(rankMap: Map<string, number>): number {
+  let longest = longestTokens.get(rankMap);
+  if (longest === undefined) {
+    longest = 0;
+    for (const key of rankMap.keys()) {
+      let bytes = 1;
+      for (let i = key.indexOf(','); i >= 0; i = key.indexOf(',', i + 1)) bytes++;
+      if (bytes > longest) longest = bytes;
+    }
+    longestTokens.set(rankMap, longest);
+  }
+  return longest;
 }
 
 /**
@@ -279,33 +302,39 @@ const SLOT = 2 ** 31;
  */
 class PreTokenMerge {
   private readonly n: number;
-  /** the next part's start (n after the last part) */
-  private readonly next: Int32Array;
-  /** the previous part's start (-1 before the first) */
-  private readonly prev: Int32Array;
+  /**
+   * each part's length in bytes, at its first byte and at its last: the next part starts at
+   * i + len[i], the previous one at i - len[i - 1]. A part is one byte or a token, so its length
+   * is at most `longest` (128): one byte each where a next and a previous start took 8.
+   */
+  private readonly len: Uint8Array | Uint16Array | Int32Array;
   /** rank of the token a part and the next make, -1 where they make none or the part joined the one before */
   private readonly rank: Int32Array;
   /** a part's token: its rank once joined, BYTE + its byte while one byte (PairMemo) */
   private readonly token: Int32Array;
-  /** pairs that make a token (rank * SLOT + start), the lowest on top; at most 3n are ever added */
-  private heap: Float64Array;
+  /**
+   * pairs that make a token (rank * SLOT + start), the lowest on top; at most 3n are ever added,
+   * but at most n - 1 are current (one per part), so a full heap drops its stale entries (compact)
+   * rather than growing: 5/4 n entries, where doubling reached 4n (and 6n while copying).
+   */
+  private readonly heap: Float64Array;
   private size = 0;
 
   constructor(
     private readonly bytes: Uint8Array,
     private readonly ranks: Map<string, number>,
     private readonly memo: PairMemo,
+    /** the most bytes a token has: a longer pair is no token */
+    private readonly longest: number,
     private readonly work?: MergeWork,
   ) {
     const n = (this.n = bytes.length);
-    this.next = new Int32Array(n);
-    this.prev = new Int32Array(n);
+    this.len = longest < 256 ? new Uint8Array(n) : longest < 65536 ? new Uint16Array(n) : new Int32Array(n);
     this.rank = new Int32Array(n);
     this.token = new Int32Array(n);
-    this.heap = new Float64Array(n);
+    this.heap = new Float64Array(n + (n >> 2) + 4);
     for (let i = 0; i < n; i++) {
-      this.next[i] = i + 1;
-      this.prev[i] = i - 1;
+      this.len[i] = 1;
       this.token[i] = BYTE + bytes[i];
     }
     for (let i = 0; i < n; i++) this.pair(i);
@@ -319,7 +348,7 @@ class PreTokenMerge {
       const i = top - rank * SLOT;
       if (this.rank[i] === rank) this.join(i);
     }
-    for (let i = 0; i < this.n; i = this.next[i]) {
+    for (let i = 0; i < this.n; i += this.len[i]) {
       const r = this.token[i] < BYTE ? this.token[i] : this.ranks.get(String(this.bytes[i]));
       if (r !== undefined) out.push(r);
     }
@@ -327,19 +356,18 @@ class PreTokenMerge {
 
   /** Joins part `i` and the next; the pairs of `i` and of the part before it change. */
   private join(i: number): void {
-    const j = this.next[i];
-    const k = this.next[j];
-    this.next[i] = k;
+    const j = i + this.len[i];
+    const k = j + this.len[j];
+    this.len[i] = this.len[k - 1] = k - i;
     this.token[i] = this.rank[i];
     this.rank[j] = -1;
-    if (k < this.n) this.prev[k] = i;
     this.pair(i);
-    if (this.prev[i] >= 0) this.pair(this.prev[i]);
+    if (i > 0) this.pair(i - this.len[i - 1]);
   }
 
   /** Looks up the token part `i` and the next make, and adds it to the heap. */
   private pair(i: number): void {
-    const j = this.next[i];
+    const j = i + this.len[i];
     this.rank[i] = j < this.n ? this.lookup(i, j) : -1;
     if (this.rank[i] >= 0) this.push(this.rank[i] * SLOT + i);
   }
@@ -350,18 +378,15 @@ class PreTokenMerge {
     const key = this.token[i] * PAIR + this.token[j];
     let rank = this.memo.get(key);
     if (rank === undefined) {
-      rank = this.ranks.get(this.bytes.subarray(i, this.next[j]).join(',')) ?? -1;
+      const end = j + this.len[j];
+      rank = end - i > this.longest ? -1 : (this.ranks.get(this.bytes.subarray(i, end).join(',')) ?? -1);
       this.memo.set(key, rank);
     }
     return rank;
   }
 
   private push(entry: number): void {
-    if (this.size === this.heap.length) {
-      const grown = new Float64Array(2 * this.size);
-      grown.set(this.heap);
-      this.heap = grown;
-    }
+    if (this.size === this.heap.length) this.compact();
     let h = this.size++;
     while (h > 0) {
       const up = (h - 1) >> 1;
@@ -376,18 +401,43 @@ class PreTokenMerge {
   private pop(): number {
     const top = this.heap[0];
     const last = this.heap[--this.size];
-    let h = 0;
+    this.siftDown(0, last);
+    return top;
+  }
+
+  /** Places `entry` at `h` or below it, moving smaller children up. */
+  private siftDown(h: number, entry: number): void {
     for (;;) {
       let child = 2 * h + 1;
       if (child >= this.size) break;
       if (child + 1 < this.size && this.heap[child + 1] < this.heap[child]) child++;
-      if (this.heap[child] >= last) break;
+      if (this.heap[child] >= entry) break;
       this.heap[h] = this.heap[child];
       h = child;
       if (this.work) this.work.heapSteps++;
     }
-    this.heap[h] = last;
-    return top;
+    this.heap[h] = entry;
+  }
+
+  /**
+   * Drops the entries whose pair has changed (their rank no longer the part's) and rebuilds the
+   * heap (O(size)). The parts number n - joins, so at most n - 1 - joins entries stay: each
+   * compaction frees at least n / 4 slots, and its O(5/4 n) work is O(5) per push after it.
+   */
+  private compact(): void {
+    let kept = 0;
+    for (let e = 0; e < this.size; e++) {
+      const entry = this.heap[e];
+      const rank = Math.floor(entry / SLOT);
+      if (this.rank[entry - rank * SLOT] === rank) this.heap[kept++] = entry;
+    }
+    if (this.work) {
+      this.work.heapSteps += this.size;
+      if (this.work.compactions !== undefined) this.work.compactions++;
+    }
+    this.size = kept;
+    for (let h = (kept >> 1) - 1; h >= 0; h--) this.siftDown(h, this.heap[h]);
+    if (kept === this.heap.length) throw new Error('PreTokenMerge: heap full of current pairs'); // cannot happen: kept < n
   }
 }
 

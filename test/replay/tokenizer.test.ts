@@ -114,6 +114,18 @@ for (const name of ['cl100k_base', 'o200k_base'] as const) {
   });
 }
 
+test('encodeText stays exact when its heap, full of pairs that changed, drops them instead of growing', async () => {
+  for (const encoding of ['cl100k_base', 'o200k_base'] as const) {
+    const encoder = await loadEncoder(encoding);
+    for (const text of ['abc'.repeat(300), 'the'.repeat(300), 'ing'.repeat(100), 'aab'.repeat(30)]) {
+      const w: MergeWork = { lookups: 0, heapSteps: 0, compactions: 0 };
+      const tokens = encodeText(encoder, text, w);
+      assert.deepEqual(tokens, encoder.encode(text, [], []), `${encoding} ${text.slice(0, 12)}… (${text.length})`);
+      if (encoding === 'cl100k_base') assert.ok(w.compactions! >= 1, `${text.slice(0, 6)}: ${JSON.stringify(w)}`);
+    }
+  }
+});
+
 test('encodeText merges a 1 MB pre-token in O(n log n) work: a run of one letter, and of random letters', async () => {
   const encoder = await loadEncoder('cl100k_base');
   const work = (text: string) => {
