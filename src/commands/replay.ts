@@ -40,7 +40,8 @@ const channelCommand: Command = {
       .option('json', { type: 'boolean', describe: 'print JSON instead of tables' }),
   async run(argv) {
     // no yargs default: with one, `--strategy` given no value ran every strategy, silently
-    const strategies = (argv.strategy === undefined ? [...CHANNEL_STRATEGIES] : list(argv.strategy)) as ChannelStrategy[];
+    // a strategy named twice runs once: run twice, its turns came twice in --json (as two strategies' would)
+    const strategies = (argv.strategy === undefined ? [...CHANNEL_STRATEGIES] : [...new Set(list(argv.strategy))]) as ChannelStrategy[];
     if (strategies.length === 0) throw new UsageError(`--strategy ${String(argv.strategy)}: name at least one of ${CHANNEL_STRATEGIES.join(', ')}`);
     for (const s of strategies) if (!CHANNEL_STRATEGIES.includes(s)) throw new UsageError(`--strategy ${s}: expected ${CHANNEL_STRATEGIES.join(', ')}`);
     const prefix = numberOption(argv, 'prefix-tokens', 2120, 'a whole number of tokens up to 1,000,000', (n) => wholeNumber(n) && n <= 1_000_000);
@@ -84,7 +85,8 @@ const sessionCommand: Command = {
       .option('json', { type: 'boolean', describe: 'print JSON instead of tables' }),
   async run(argv, io) {
     // no yargs default: with one, `--strategy` given no value ran every strategy, silently (as replay channel's)
-    const strategies = (argv.strategy === undefined ? [...SESSION_STRATEGIES] : list(argv.strategy)) as SessionStrategy[];
+    // a strategy named twice runs once: `recorded,recorded` listed its turns twice and measured fidelity on 2(n − 1) requests
+    const strategies = (argv.strategy === undefined ? [...SESSION_STRATEGIES] : [...new Set(list(argv.strategy))]) as SessionStrategy[];
     if (strategies.length === 0) throw new UsageError(`--strategy ${String(argv.strategy)}: name at least one of ${SESSION_STRATEGIES.join(', ')}`);
     for (const s of strategies) if (!SESSION_STRATEGIES.includes(s)) throw new UsageError(`--strategy ${s}: expected ${SESSION_STRATEGIES.join(', ')}`);
     const target = String(argv.target);

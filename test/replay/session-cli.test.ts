@@ -4,7 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { REAL_LOGS, cli } from '../helpers/corpus.js';
+import { REAL_LOGS, REPO, cli } from '../helpers/corpus.js';
 import { SKILLS, SESSION, writeSession } from './session-fixture.js';
 
 const MAROT = join(REAL_LOGS, 'marot-spotter');
@@ -22,6 +22,25 @@ test('a transcript path is replayed directly, no store needed', () => {
   assert.equal(text.code, 0, text.stderr);
   assert.match(text.stdout, /cacheable ratio/);
   assert.match(text.stdout, /Fidelity of recorded/);
+});
+
+test('a strategy named twice (in one list or the flag repeated) runs once: its turns and fidelity are counted once', () => {
+  const path = writeSession({ rounds: 2, attachment: { type: 'skill_listing', content: SKILLS } });
+  const once = JSON.parse(cli(['replay', 'session', path, '--strategy', 'recorded,cold-replay', '--json']).stdout);
+  for (const args of [['--strategy', 'recorded,recorded,cold-replay,recorded'], ['--strategy', 'recorded,cold-replay', '--strategy', 'recorded']]) {
+    const r = cli(['replay', 'session', path, ...args, '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const d = JSON.parse(r.stdout);
+    assert.deepEqual(d.settings.strategies, ['recorded', 'cold-replay']);
+    assert.equal(d.turns.length, once.turns.length);
+    assert.equal(d.fidelity.requests, 3);
+    assert.deepEqual(d.fidelity, once.fidelity);
+  }
+  const channel = join(REPO, 'sample-logs/channels/backend.jsonl');
+  const w1 = JSON.parse(cli(['replay', 'channel', channel, '--strategy', 'window', '--json']).stdout);
+  const w2 = JSON.parse(cli(['replay', 'channel', channel, '--strategy', 'window,window', '--json']).stdout);
+  assert.deepEqual(w2.settings.strategies, ['window']);
+  assert.equal(w2.turns.length, w1.turns.length);
 });
 
 test('--calibrate K: the fitted scale and K in --json (keys added, none renamed) and in the table; off by default', () => {
