@@ -291,6 +291,18 @@ export async function readSessionTranscript(path: string, opts: { chainId?: stri
     // but a request on it still counts, as ingest counts it: its ids, usage and kind are kept,
     // with no content blocks, as a streamed line's.
     if (nestedDeeperThan(o, MAX_DEPTH)) {
+      // a user line's toolUseResult is Claude Code's own copy of a tool's output (a parsed JSON
+      // file can be any depth); of it the replay reads only what ingest does, agentId and status.
+      // A line too deep only there is replayed whole: its tool result's text was dropped with it.
+      const copy = obj(o.toolUseResult);
+      if (copy) {
+        const scalar = (v: unknown) => (v !== null && typeof v === 'object' ? undefined : v);
+        const read = { ...o, toolUseResult: { agentId: scalar(copy.agentId), status: scalar(copy.status) } };
+        if (!nestedDeeperThan(read, MAX_DEPTH)) {
+          collector.add(lineNo, read);
+          return;
+        }
+      }
       skipped.push({ line: lineNo, reason: 'nested_too_deep' });
       const msg = obj(o.message);
       const shallow: Record<string, unknown> | null = msg && o.type === 'assistant' ? { ...o, message: { ...msg, content: [] }, toolUseResult: undefined } : null;

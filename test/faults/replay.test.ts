@@ -58,6 +58,35 @@ test('a request on a line nested deeper than the replay walks still counts, as i
   assert.equal(d.chain.skipped_lines, 1, 'its content is skipped, and counted');
 });
 
+test('a tool result whose toolUseResult (Claude Code\'s copy of the output, unread by the replay) is nested too deep is replayed whole', async (t) => {
+  const { logs, db } = setup(t);
+  let copy: unknown = { leaf: 1 };
+  for (let i = 0; i < 1_000; i++) copy = { x: [copy] };
+  const result = (toolUseResult: unknown) =>
+    JSON.stringify({
+      type: 'user',
+      sessionId: 's1',
+      timestamp: '2025-03-01T10:00:01.000Z',
+      message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'tu1', content: 'RESULT '.repeat(3_000) }] },
+      toolUseResult,
+    });
+  const lines = (toolUseResult: unknown) => [
+    user('hi'),
+    assistant({ msg: 'm1', usage: usage(1, 2, 3, 4), t: '2025-03-01T10:00:00.000Z' }),
+    result(toolUseResult),
+    assistant({ msg: 'm2', usage: usage(5, 6, 7, 8), t: '2025-03-01T10:00:03.000Z' }),
+  ];
+  const replay = async (file: string) => {
+    const r = await runCli(['replay', 'session', file, '--db', db, '--strategy', 'recorded', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    return JSON.parse(r.stdout);
+  };
+  const plain = await replay(writeLog(logs, 'proj/s1.jsonl', lines({ stdout: 'RESULT' })));
+  const deep = await replay(writeLog(logs, 'proj/s2.jsonl', lines(copy)));
+  assert.equal(deep.chain.skipped_lines, 0, JSON.stringify(deep.chain));
+  assert.equal(deep.strategies.recorded.input_tokens, plain.strategies.recorded.input_tokens, 'the tool result\'s ~3,000 tokens are in request 2');
+});
+
 test('a line longer than a string can be (600 MiB) is streamed by the replay: its request kept, no RangeError', async (t) => {
   const { logs, db } = setup(t);
   const bytes = 600 * 1024 * 1024; // V8 strings end at 2^29 - 24 characters (~512 MiB)
