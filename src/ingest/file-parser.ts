@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import type { AttachmentRecord, ChainKind, Observation, SkipReason, SkippedLine } from '../types.js';
 import { SourceRank } from '../types.js';
 import { type Line, obj, str, timeOf } from './line.js';
+import { OTHER_ARRAY, OTHER_OBJECT } from './project.js';
 import { mergeWrite, readUsage } from './usage.js';
 
 export interface FileIdentity {
@@ -445,11 +446,7 @@ export class FileParser {
         if (toolUseId) this.facts.links.push({ sessionId, toolUseId, agentId });
       }
     }
-    const isPrompt =
-      l.isMeta !== true &&
-      l.isCompactSummary !== true &&
-      (typeof content === 'string' || (Array.isArray(content) && content.some((b) => obj(b)?.type !== 'tool_result')));
-    if (!isPrompt) return;
+    if (!isUserPrompt(l)) return;
     const chain = this.chainFor(l, sessionId, t);
     chain.rounds++;
     this.flushPending(chain);
@@ -549,4 +546,20 @@ export function canonicalJson(x: unknown): string {
 
 function hashText(s: string): string {
   return createHash('sha1').update(s).digest('hex');
+}
+
+/**
+ * Whether a user line is a prompt (opens a round): not meta, not a compact summary, and its
+ * content text or a list with a block other than a tool result. Content of another kind is none:
+ * the projection reads an object where a list was expected as OTHER_OBJECT, a string, which
+ * counted as a prompt (a number did not); the replay reads the same lines with this rule.
+ */
+export function isUserPrompt(l: { isMeta?: unknown; isCompactSummary?: unknown; message?: unknown }): boolean {
+  const content = obj(l.message)?.content;
+  return (
+    l.isMeta !== true &&
+    l.isCompactSummary !== true &&
+    ((typeof content === 'string' && content !== OTHER_OBJECT && content !== OTHER_ARRAY) ||
+      (Array.isArray(content) && content.some((b) => obj(b)?.type !== 'tool_result')))
+  );
 }

@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { basename } from 'node:path';
 import { agentSessionDir } from '../ingest/discover.js';
-import { canonicalJson, sidechainChainOf } from '../ingest/file-parser.js';
+import { canonicalJson, isUserPrompt, sidechainChainOf } from '../ingest/file-parser.js';
 import { LINE_SCHEMA, obj, str, timeOf } from '../ingest/line.js';
 import { StreamProjector } from '../ingest/stream-project.js';
 import { mergeWrite, readUsage } from '../ingest/usage.js';
@@ -102,7 +102,7 @@ export class TranscriptCollector {
     const content = msg?.content;
     const blocks: Block[] = typeof content === 'string' ? [{ type: 'text', text: content }] : Array.isArray(content) ? content.filter((b): b is Block => obj(b) !== null) : [];
     if (type === 'user') {
-      chain.items.push({ kind: 'message', line: lineNo, role: 'user', prompt: isPrompt(l), blocks, key: null });
+      chain.items.push({ kind: 'message', line: lineNo, role: 'user', prompt: isUserPrompt(l), blocks, key: null });
       return;
     }
     const key = this.request(lineNo, chain, msg!, str(l.requestId), t);
@@ -171,15 +171,6 @@ export class TranscriptCollector {
     }
     return c;
   }
-}
-
-function isPrompt(l: Record<string, unknown>): boolean {
-  const content = obj(l.message)?.content;
-  return (
-    l.isMeta !== true &&
-    l.isCompactSummary !== true &&
-    (typeof content === 'string' || (Array.isArray(content) && content.some((b) => obj(b)?.type !== 'tool_result')))
-  );
 }
 
 /** Nesting no real transcript line comes near; canonicalJson and JSON.stringify go past 1,000. */

@@ -32,9 +32,10 @@
  * of that response for the same request, as a cold read does. 18: an agent_progress copy with
  * usage but no data.agentId is an invalid_usage skip; a store read before dropped it unreported. 19: requests.prompt is a
  * BIGINT: in + w + r of fields each under 10⁹ passes an INTEGER, whose sum failed every command. 20: requests.ts is
- * made from whole microseconds; to_timestamp(t / 1000) read 9999-06-01T12:00:00.110Z as .109.)
+ * made from whole microseconds; to_timestamp(t / 1000) read 9999-06-01T12:00:00.110Z as .109. 21: a user line whose
+ * content is an object opens no round (as a number does not); a store read before counted it a prompt.)
  */
-export const SCHEMA_VERSION = 20;
+export const SCHEMA_VERSION = 21;
 
 export const FACT_TABLES = [
   'observations',

@@ -87,6 +87,26 @@ test('a tool result whose toolUseResult (Claude Code\'s copy of the output, unre
   assert.equal(deep.strategies.recorded.input_tokens, plain.strategies.recorded.input_tokens, 'the tool result\'s ~3,000 tokens are in request 2');
 });
 
+test('a user line whose content is an object or array of the wrong kind opens no round, in the store as in the replay', async (t) => {
+  const { logs, db } = setup(t);
+  const odd = (content: unknown, t: string) => JSON.stringify({ type: 'user', sessionId: 's1', timestamp: t, message: { role: 'user', content } });
+  writeLog(logs, 'proj/s1.jsonl', [
+    user('hi'),
+    assistant({ msg: 'm1', usage: usage(1, 2, 3, 4), t: '2025-03-01T10:00:00.000Z' }),
+    odd({ weird: true }, '2025-03-01T10:00:01.000Z'),
+    odd(123, '2025-03-01T10:00:02.000Z'),
+    assistant({ msg: 'm2', usage: usage(5, 6, 7, 8), t: '2025-03-01T10:00:03.000Z' }),
+  ]);
+  const sql = path.join(path.dirname(logs), 'rounds.sql');
+  writeLog(path.dirname(logs), 'rounds.sql', 'select rounds from chains');
+  const q = await runCli(['query', sql, logs, '--db', db, '--json']);
+  assert.equal(q.code, 0, q.stderr);
+  assert.deepEqual(JSON.parse(q.stdout).rows, [{ rounds: 1 }], 'an object is no prompt, as a number is not');
+  const r = await runCli(['replay', 'session', 's1', logs, '--db', db, '--strategy', 'recorded', '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(JSON.parse(r.stdout).chain.rounds, 1);
+});
+
 test('a line longer than a string can be (600 MiB) is streamed by the replay: its request kept, no RangeError', async (t) => {
   const { logs, db } = setup(t);
   const bytes = 600 * 1024 * 1024; // V8 strings end at 2^29 - 24 characters (~512 MiB)
