@@ -18,9 +18,19 @@ const METRICS: { label: string; cell: (s: SessionStrategySummary) => Cell }[] = 
   { label: 'processes', cell: (s) => int(s.processes) },
   { label: 'requests past the TTL (expired)', cell: (s) => int(s.expired_requests) },
   { label: 'output tokens', cell: (s) => int(s.output_tokens) },
-  { label: 'weighted cost (base-input tokens)', cell: (s) => int(s.weight) },
-  { label: 'cost (USD)', cell: (s) => usd(s.usd) },
+  { label: 'weighted cost (base-input tokens)', cell: (s) => priced(s, int(s.weight)) },
+  { label: 'cost (USD)', cell: (s) => priced(s, usd(s.usd)) },
 ];
+
+/**
+ * Weight and USD cover the priced requests only (as `summary`'s do): `+?` when some requests'
+ * models have no price, `—` when none has one. Unmarked, a chain of unpriced models showed a
+ * cost of $0.0000, and one with a few unpriced requests a total that left them out unsaid.
+ */
+function priced(s: SessionStrategySummary, value: string): string {
+  if (s.unpriced_requests === 0) return value;
+  return s.unpriced_requests >= s.requests ? '—' : `${value} +?`;
+}
 
 /**
  * Example (abridged):
@@ -57,6 +67,8 @@ export function formatSessionReplay(r: SessionReplayResult, opts: { color?: bool
     );
   }
   for (const n of r.not_run) out.push(`not run: ${n.strategy} (${clean(n.reason)})`);
+  const unpriced = Math.max(0, ...strategies.map((s) => r.strategies[s]!.unpriced_requests));
+  if (unpriced > 0) out.push(`+? ${int(unpriced)} requests of models without a price are left out of weighted cost and USD (— where no request has a price)`);
   const f = r.fidelity;
   if (f && c.requests < 2) {
     // request 1 calibrates the prefix: a chain of one request has nothing left to compare

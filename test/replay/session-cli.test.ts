@@ -1,6 +1,6 @@
 /** `cachelens replay session` end to end through the built CLI (npm test builds dist first). */
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -41,6 +41,27 @@ test('a strategy named twice (in one list or the flag repeated) runs once: its t
   const w2 = JSON.parse(cli(['replay', 'channel', channel, '--strategy', 'window,window', '--json']).stdout);
   assert.deepEqual(w2.settings.strategies, ['window']);
   assert.equal(w2.turns.length, w1.turns.length);
+});
+
+test('weighted cost and USD say when requests of unpriced models are left out: +? for some, — for all (not $0.0000)', () => {
+  const path = writeSession({ rounds: 2 });
+  const lines = readFileSync(path, 'utf8').split('\n');
+  const some = join(mkdtempSync(join(tmpdir(), 'cachelens-unpriced-')), `${SESSION}.jsonl`);
+  let n = 0;
+  writeFileSync(some, lines.map((l) => (l.includes('"assistant"') && ++n === 2 ? l.replace(/"model":"[^"]+"/, '"model":"claude-future-9"') : l)).join('\n'));
+  const all = join(mkdtempSync(join(tmpdir(), 'cachelens-unpriced-')), `${SESSION}.jsonl`);
+  writeFileSync(all, lines.map((l) => l.replace(/"model":"[^"]+"/, '"model":"claude-future-9"')).join('\n'));
+  const cost = (text: string) => text.split('\n').filter((l) => /^(weighted cost|cost \(USD\))/.test(l));
+  const partly = cli(['replay', 'session', some, '--strategy', 'recorded']);
+  assert.equal(partly.code, 0, partly.stderr);
+  for (const l of cost(partly.stdout)) assert.match(l, / \+\?$/, l);
+  assert.match(partly.stdout, /\+\? 1 requests of models without a price are left out/);
+  const none = cli(['replay', 'session', all, '--strategy', 'recorded']);
+  assert.equal(none.code, 0, none.stderr);
+  for (const l of cost(none.stdout)) assert.match(l, / —$/, l);
+  assert.doesNotMatch(none.stdout, /\$0\.0000/);
+  const priced = cli(['replay', 'session', path, '--strategy', 'recorded']);
+  assert.doesNotMatch(priced.stdout, /\+\?/);
 });
 
 test('--calibrate K: the fitted scale and K in --json (keys added, none renamed) and in the table; off by default', () => {
