@@ -29,7 +29,7 @@ export interface RebuiltMessage {
   segments: Segment[];
   tokens: number;
   /** the `User:`/`Assistant:` line for the cold-replay flattening (tokenized only when asked for) */
-  flat: () => Segment;
+  flat: () => Segment[];
 }
 
 export interface RebuiltRequest {
@@ -86,6 +86,30 @@ let opaqueCount = 0;
 export function opaqueSegment(n: number, label: string): Segment {
   const fill = 0xf0000000 + (opaqueCount++ % 0x0fffffff);
   return { id: -opaqueCount, text: `[${label}: ${n} tokens]`, tokens: new Uint32Array(n).fill(fill) };
+}
+
+/**
+ * A message's line in cold-replay's flattening: `flatLine`'s text, one segment, where every
+ * piece is text. An image (an opaque piece) stays its 1,600 tokens between the text around it:
+ * flattened as `[image]` it cost ~3, so cold-replay dropped ~1,600 tokens per image from every
+ * request, the first round's own prompt included.
+ */
+function flatSegments(role: 'user' | 'assistant', pieces: readonly Piece[], tok: SegmentTokenizer): Segment[] {
+  if (pieces.every((p) => 'text' in p)) return [tok.segment(flatLine(role, pieces))];
+  const out: Segment[] = [];
+  let text = role === 'user' ? 'User: ' : 'Assistant: ';
+  pieces.forEach((p, i) => {
+    if (i > 0) text += '\n';
+    if ('text' in p) {
+      text += p.text;
+      return;
+    }
+    if (text) out.push(tok.segment(text));
+    out.push(opaqueSegment(p.opaque, p.label));
+    text = '';
+  });
+  out.push(tok.segment(`${text}\n`));
+  return out;
 }
 
 export interface RebuildOptions {
@@ -153,7 +177,7 @@ export async function rebuildChain(chain: TranscriptChain, tok: SegmentTokenizer
     const segments = pieces.map(segOf);
     const tokens = segments.reduce((a, s) => a + s.tokens.length, 0);
     if (requests.length === 0) messageTokens += tokens;
-    let flat: Segment | undefined;
+    let flat: Segment[] | undefined;
     events.push({
       kind: 'message',
       line: it.line,
@@ -162,7 +186,7 @@ export async function rebuildChain(chain: TranscriptChain, tok: SegmentTokenizer
       attachment: it.kind === 'attachment' ? { type: it.type, hash: it.hash } : null,
       segments,
       tokens,
-      flat: () => (flat ??= tok.segment(flatLine(role, pieces))),
+      flat: () => (flat ??= flatSegments(role, pieces, tok)),
     });
   }
 

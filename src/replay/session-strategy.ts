@@ -150,7 +150,7 @@ export async function replayStrategy(rc: RebuiltChain, strategy: SessionStrategy
       sendAttachment(m.attachment.hash, m.tokens);
     }
     if (strategy === 'cold-replay') {
-      flat.push(m.flat());
+      flat.push(...m.flat());
       own.push(...m.segments);
     } else history.push(...m.segments);
   };

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { REAL_LOGS, REPO, cli } from '../helpers/corpus.js';
-import { SKILLS, SESSION, writeSession } from './session-fixture.js';
+import { SKILLS, SESSION, sessionLines, writeSession } from './session-fixture.js';
 
 const MAROT = join(REAL_LOGS, 'marot-spotter');
 
@@ -62,6 +62,22 @@ test('weighted cost and USD say when requests of unpriced models are left out: +
   assert.doesNotMatch(none.stdout, /\$0\.0000/);
   const priced = cli(['replay', 'session', path, '--strategy', 'recorded']);
   assert.doesNotMatch(priced.stdout, /\+\?/);
+});
+
+test('cold-replay flattens an image as its 1,600 tokens, as recorded counts it, not as an [image] label', () => {
+  const lines = sessionLines({ rounds: 2 }) as { type: string; message?: { content: unknown } }[];
+  const prompt = lines.find((l) => l.type === 'user')!;
+  prompt.message!.content = [{ type: 'text', text: String(prompt.message!.content) }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } }];
+  const path = join(mkdtempSync(join(tmpdir(), 'cachelens-image-')), `${SESSION}.jsonl`);
+  writeFileSync(path, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+  const r = cli(['replay', 'session', path, '--strategy', 'recorded,cold-replay', '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  const turns = JSON.parse(r.stdout).turns as { strategy: string; request: number; input_tokens: number }[];
+  const input = (s: string) => turns.filter((t) => t.strategy === s).map((t) => t.input_tokens);
+  const [recorded, cold] = [input('recorded'), input('cold-replay')];
+  assert.equal(cold.length, 4);
+  // the same conversation, give or take the User:/Assistant: markers; a lost image is 1,600 short
+  for (let i = 0; i < cold.length; i++) assert.ok(Math.abs(cold[i]! - recorded[i]!) < 100, `request ${i + 1}: cold ${cold[i]}, recorded ${recorded[i]}`);
 });
 
 test('--calibrate K: the fitted scale and K in --json (keys added, none renamed) and in the table; off by default', () => {
