@@ -16,7 +16,9 @@ export async function runReport(argv: Record<string, unknown>, io: Io, title?: s
   if (argv.out !== undefined && String(argv.out).trim() === '') throw new UsageError('--out: expected a file name');
   const out = resolve(String(argv.out ?? defaultReportName()));
   if (statSync(out, { throwIfNoEntry: false })?.isDirectory()) throw new UsageError(`--out ${String(argv.out ?? out)}: is a directory`, 'give a file name');
-  const sessions = listOption(argv.session);
+  // `--session ''` matched every session as a prefix ("session  matches 120 sessions"); a session named twice was replayed twice
+  const sessions = [...new Set(listOption(argv.session))];
+  if (sessions.some((s) => s.trim() === '')) throw new UsageError('--session: expected a session id, a unique prefix of one, or top');
   // off unless asked for, as in `replay session`; it only changes a session replay
   const calibrate = argv.calibrate === undefined ? 0 : calibrateOf(argv.calibrate);
   if (calibrate > 0 && sessions.length === 0) throw new UsageError('--calibrate fits the session replays, and none was asked for', 'add --session ID or --session top');

@@ -67,5 +67,18 @@ test('report --channel a file that cannot be read, --session one the logs do not
   assert.deepEqual([session.code, session.stdout], [2, '']);
   assert.match(session.stderr, /^cachelens: no session nosuch in the logs read/);
   assert.equal(session.stderr.trim().split('\n').length, 1, session.stderr);
+  // an empty --session matched every session as a prefix: "session  matches N sessions"
+  const empty = cli(['report', SAMPLE, '--db', ':memory:', '--session', ' ', '--out', out]);
+  assert.deepEqual([empty.code, empty.stdout, empty.stderr], [2, '', 'cachelens: --session: expected a session id, a unique prefix of one, or top\n']);
   assert.ok(!existsSync(out), 'no report written');
+});
+
+test('report --session top --session top replays the session once', () => {
+  const dir = tempDir('cachelens-report-');
+  const out = join(dir, 'report.html');
+  const r = cli(['report', SAMPLE, '--db', ':memory:', '--session', 'top', '--session', 'top', '--out', out, '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  const html = readFileSync(out, 'utf8');
+  const data = JSON.parse(/<script[^>]*id="cachelens-data"[^>]*>([\s\S]*?)<\/script>/.exec(html)![1]!) as { replay?: { runs: { kind: string }[] } };
+  assert.deepEqual(data.replay?.runs.map((run) => run.kind), ['session']);
 });
