@@ -4,6 +4,7 @@
  */
 import { clean, fixed, int, pct, table, usd, type Cell } from '../format/table.js';
 import type { ReplayRun } from '../report/data.js';
+import { fmtCount } from '../report/format.js';
 import type { SessionReplayResult } from './session-replay.js';
 import type { SessionStrategy, SessionStrategySummary } from './session-strategy.js';
 
@@ -43,7 +44,7 @@ export function formatSessionReplay(r: SessionReplayResult, opts: { color?: bool
   const c = r.chain;
   const cal = r.calibration;
   const out: string[] = [
-    `Session replay · chain ${clean(c.chain_id)} (${c.kind}) · ${count(c.requests, 'request')} · ${count(c.rounds, 'round')} · ${count(c.compactions, 'compaction')} · ${c.models.map(clean).join(', ')}`,
+    `Session replay · chain ${clean(c.chain_id)} (${c.kind}) · ${fmtCount(c.requests, 'request')} · ${fmtCount(c.rounds, 'round')} · ${fmtCount(c.compactions, 'compaction')} · ${c.models.map(clean).join(', ')}`,
     `prefix ${int(cal.prefix_tokens)} tokens (request 1: P ${int(cal.observed_prompt)} − ${int(cal.message_tokens)} message tokens${cal.clamped ? ', clamped at 0' : ''})` +
       ` · ${r.settings.encoding} · thinking ${r.settings.thinking}` +
       (r.settings.reinject ? ` · reinject ${clean(r.settings.reinject.type)} (${int(r.settings.reinject.tokens)} tokens, line ${r.settings.reinject.line})` : ''),
@@ -121,9 +122,4 @@ export function sessionReplayRun(r: SessionReplayResult): ReplayRun {
     ...(f ? { fidelity: { requests: f.prompt.n, from: f.from, medianRelError: f.prompt.median_rel_error, p90RelError: f.prompt.p90_rel_error } } : {}),
     ...(conv ? { calibration: { k: conv.k, scale: conv.scale, heldOutFrom: conv.held_out_from, reason: conv.reason } } : {}),
   };
-}
-
-/** A count and its noun, singular for 1: `1 round`, `2 rounds`. */
-function count(n: number, noun: string): string {
-  return `${int(n)} ${noun}${n === 1 ? '' : 's'}`;
 }
