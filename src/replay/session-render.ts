@@ -19,8 +19,44 @@ export type ThinkingRule = 'drop' | 'keep';
 /** Tokens an image costs (the API's estimate for a ~1.15 megapixel image); images are never tokenized as base64. */
 export const IMAGE_TOKENS = 1600;
 
+/**
+ * Tokens a PDF page costs: the API sends each page as its extracted text and as an image (Anthropic's
+ * PDF support page: 1,500 – 3,000 tokens of text per page "depending on content density", plus the
+ * page image). An estimate, as IMAGE_TOKENS is: the replay cannot extract a page's text.
+ */
+export const PDF_PAGE_TOKENS = 2_300;
+
 /** One rendered piece: text to tokenize, or a fixed token count for content that is not text. */
 export type Piece = { text: string } | { opaque: number; label: string };
+
+/**
+ * Pages of a base64 PDF: its `/Type /Page` objects; when they sit in compressed object streams (PDF
+ * 1.5 and later), the largest `/Count` of its page tree that can be read; else one page.
+ */
+export function pdfPages(base64: string): number {
+  const pdf = Buffer.from(base64, 'base64').toString('latin1');
+  const pages = pdf.match(/\/Type\s*\/Page(?![A-Za-z0-9])/g)?.length ?? 0;
+  if (pages > 0) return pages;
+  let count = 0;
+  for (const m of pdf.matchAll(/\/Count\s+(\d{1,6})(?![0-9])/g)) count = Math.max(count, Number(m[1]));
+  return Math.max(1, count);
+}
+
+/**
+ * Pieces of a `document` block: a text document as its text; a content document as its blocks; a
+ * base64 PDF as PDF_PAGE_TOKENS per page, never as its base64 (about one token per byte of the PDF).
+ * A document by URL or file id (no bytes in the log) keeps its JSON.
+ */
+function documentPieces(b: Block): Piece[] {
+  const source = b.source as Record<string, unknown> | null | undefined;
+  if (source?.type === 'text' && typeof source.data === 'string') return source.data ? [{ text: source.data }] : [];
+  if (source?.type === 'content') return resultPieces(source.content);
+  if (source?.type === 'base64' && typeof source.data === 'string') {
+    const pages = pdfPages(source.data);
+    return [{ opaque: pages * PDF_PAGE_TOKENS, label: pages === 1 ? 'PDF, 1 page' : `PDF, ${pages} pages` }];
+  }
+  return [{ text: canonicalJson(b) }];
+}
 
 function resultPieces(content: unknown): Piece[] {
   if (typeof content === 'string') return content ? [{ text: content }] : [];
@@ -29,6 +65,7 @@ function resultPieces(content: unknown): Piece[] {
     const b = c as Block;
     if (b?.type === 'text' && typeof b.text === 'string') return b.text ? [{ text: b.text }] : [];
     if (b?.type === 'image') return [{ opaque: IMAGE_TOKENS, label: 'image' }];
+    if (b?.type === 'document') return documentPieces(b);
     return [{ text: canonicalJson(b) }];
   });
 }
@@ -53,6 +90,8 @@ export function blockPieces(b: Block, thinking: ThinkingRule): Piece[] {
       return [];
     case 'image':
       return [{ opaque: IMAGE_TOKENS, label: 'image' }];
+    case 'document':
+      return documentPieces(b);
     default:
       return [{ text: canonicalJson(b) }];
   }

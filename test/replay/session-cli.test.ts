@@ -80,6 +80,29 @@ test('cold-replay flattens an image as its 1,600 tokens, as recorded counts it, 
   for (let i = 0; i < cold.length; i++) assert.ok(Math.abs(cold[i]! - recorded[i]!) < 100, `request ${i + 1}: cold ${cold[i]}, recorded ${recorded[i]}`);
 });
 
+test('a PDF read by a tool counts 2,300 tokens per page in every later prompt, not the tokens of its base64', () => {
+  const lines = sessionLines({ rounds: 2 }) as { type: string; message?: { content: unknown } }[];
+  const pages = Array.from({ length: 3 }, (_, i) => `${i + 3} 0 obj << /Type /Page /Parent 2 0 R >> endobj`).join('\n');
+  const data = Buffer.concat([Buffer.from(`%PDF-1.4\n${pages}\n`), Buffer.alloc(30_000, 0xa7), Buffer.from('%%EOF\n')]).toString('base64');
+  const write = (withPdf: boolean) => {
+    const copy = structuredClone(lines);
+    // round 2's tool result (the 4th user line): the Read of a PDF
+    const result = copy.filter((l) => l.type === 'user')[3]!;
+    const block = (result.message!.content as Record<string, unknown>[])[0]!;
+    if (withPdf) block.content = [{ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data } }];
+    else block.content = [];
+    const path = join(mkdtempSync(join(tmpdir(), 'cachelens-pdf-')), `${SESSION}.jsonl`);
+    writeFileSync(path, copy.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    const r = cli(['replay', 'session', path, '--strategy', 'recorded', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    return (JSON.parse(r.stdout).turns as { input_tokens: number }[]).map((t) => t.input_tokens);
+  };
+  const [without, withPdf] = [write(false), write(true)];
+  assert.equal(withPdf.length, 4);
+  assert.deepEqual(withPdf.slice(0, 3), without.slice(0, 3));
+  assert.equal(withPdf[3]! - without[3]!, 3 * 2300);
+});
+
 test('--calibrate K: the fitted scale and K in --json (keys added, none renamed) and in the table; off by default', () => {
   const path = writeSession({ rounds: 3 });
   const off = JSON.parse(cli(['replay', 'session', path, '--strategy', 'recorded', '--json']).stdout);
