@@ -16,7 +16,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadDuckdb } from '../src/store/duckdb.js';
+import { loadDuckdb, openingOptions } from '../src/store/duckdb.js';
 import { type Column, FACT_COLUMNS } from '../src/store/fact-columns.js';
 import { CREATE_TABLES } from '../src/store/schema.js';
 import { StoreWriter } from '../src/store/writer.js';
@@ -35,7 +35,7 @@ const commitEvery = Number(values['commit-every']);
 const PER_FILE = 13;
 
 const dir = mkdtempSync(join(tmpdir(), 'cachelens-append-'));
-const instance = await (await loadDuckdb()).DuckDBInstance.create(join(dir, 'store.duckdb'));
+const instance = await (await loadDuckdb()).DuckDBInstance.create(join(dir, 'store.duckdb'), openingOptions());
 const db = await instance.connect();
 await db.run(CREATE_TABLES);
 await db.run(`SET memory_limit = '${values['memory-limit']!.replaceAll("'", '')}'`);

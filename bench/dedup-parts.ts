@@ -22,7 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { loadDuckdb } from '../src/store/duckdb.js';
+import { loadDuckdb, openingOptions } from '../src/store/duckdb.js';
 import { DERIVE_REQUESTS } from '../src/store/schema.js';
 
 const { values } = parseArgs({
@@ -60,7 +60,7 @@ copyFileSync(values.store, copy);
 if (existsSync(`${values.store}.wal`)) copyFileSync(`${values.store}.wal`, `${copy}.wal`);
 
 const status = (field: string) => Math.round(Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync('/proc/self/status', 'utf8'))![1]) / 1024);
-const instance = await (await loadDuckdb()).DuckDBInstance.create(copy);
+const instance = await (await loadDuckdb()).DuckDBInstance.create(copy, openingOptions());
 const db = await instance.connect();
 await db.run(`SET memory_limit = '${values['memory-limit']!.replaceAll("'", '')}'`);
 await db.run(`SET threads = ${Number(values.threads)}`);

@@ -16,7 +16,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadDuckdb } from '../src/store/duckdb.js';
+import { loadDuckdb, openingOptions } from '../src/store/duckdb.js';
 
 const { values } = parseArgs({
   options: {
@@ -48,7 +48,7 @@ const grouped = (from: string) =>
 
 const dir = mkdtempSync(join(tmpdir(), 'cachelens-native-'));
 const { DuckDBInstance } = await loadDuckdb();
-const instance = await DuckDBInstance.create(values.mode === 'read' ? ':memory:' : join(dir, 'store.duckdb'), { threads: values.threads! });
+const instance = await DuckDBInstance.create(values.mode === 'read' ? ':memory:' : join(dir, 'store.duckdb'), openingOptions({ threads: values.threads! }));
 const db = await instance.connect();
 const plain = (v: unknown) => (typeof v === 'bigint' ? Number(v) : v);
 let lap = performance.now();
