@@ -53,8 +53,9 @@ export interface SessionTurn {
   /** process number (cold-replay starts one per round) */
   process: number;
   warm: boolean;
-  /** `read`: within the TTL; `expired`: gap over the TTL; `none`: first request of its process */
+  /** `read`: within the TTL; `expired`: gap over the TTL or unknown; `none`: first request of its process */
   cache: 'read' | 'expired' | 'none';
+  /** seconds since the previous request of its model; null for the first, and for one stamped before it */
   gap_s: number | null;
   ttl: Ttl;
   input_tokens: number;
@@ -192,7 +193,9 @@ export async function replayStrategy(rc: RebuiltChain, strategy: SessionStrategy
     const input = scaled(view.tokens);
     const cacheable = prev ? scaled(commonPrefixTokens(prev.view, view)) : 0;
     const gap = prev ? r.t - prev.t : null;
-    const cache = gap === null ? 'none' : gap <= TTL_MS[r.readTtl] ? 'read' : 'expired';
+    // stamped before the previous request of its model (the clock stepped back): the time between
+    // them is unknown, so nothing says the cache was still warm
+    const cache = gap === null ? 'none' : gap >= 0 && gap <= TTL_MS[r.readTtl] ? 'read' : 'expired';
     const read = cache === 'read' ? cacheable : 0;
     const output = r.usage.output;
     const w = ctx.weightsFor(r.model, input);
@@ -207,7 +210,7 @@ export async function replayStrategy(rc: RebuiltChain, strategy: SessionStrategy
       process: processes,
       warm: prev !== undefined,
       cache,
-      gap_s: gap === null ? null : Math.round(gap / 1000),
+      gap_s: gap === null || gap < 0 ? null : Math.round(gap / 1000),
       ttl: r.readTtl,
       input_tokens: input,
       cacheable_tokens: cacheable,

@@ -143,3 +143,32 @@ test('a chain whose first request writes 1-hour tokens, and a request that write
   near(down.expiry_share, 0.3);
   assert.equal(json(both, ['whatif', 'keepalive']).gaps, 0);
 });
+
+test('a request stamped before the line above it (a clock stepped back) takes its place by time: no gap is negative', () => {
+  // In file order: m1 t=0 w 10,000; m2 t=600 s r 10,000 w 2,000; m3 t=60 s r 0 w 13,000; m4 t=700 s r 13,000 w 100.
+  // By time: m1; m3 gap 60 s: break 10,000, growth 3,000 (C 13,000); m2 gap 540 s: rw = min(2,000, 3,000),
+  // expiry 2,000 (C 12,000); m4 gap 100 s: growth 100. In line order m3's gap would be −540 s, "within the TTL".
+  const dir = writeCorpus({
+    'p/s1.jsonl': [
+      assistant({ session: 's1', msg: 'm1', t: at(0), u: { w5: 10_000 } }),
+      assistant({ session: 's1', msg: 'm2', t: at(600), u: { r: 10_000, w5: 2_000 } }),
+      assistant({ session: 's1', msg: 'm3', t: at(60), u: { w5: 13_000 } }),
+      assistant({ session: 's1', msg: 'm4', t: at(700), u: { r: 13_000, w5: 100 } }),
+    ],
+  });
+  const detail = json(dir, ['anatomy', '--chain', 's1']);
+  assert.deepEqual(
+    detail.requests.map((q: any) => [q.time.slice(11, 19), q.gap_s, q.class]),
+    [
+      ['10:00:00', null, 'cold'],
+      ['10:01:00', 60, 'break'],
+      ['10:10:00', 540, 'expiry'],
+      ['10:11:40', 100, 'growth'],
+    ],
+  );
+  // keepalive at ∞: 3 gaps, the 540 s one over the TTL (1 ping bridges it); ttl to 1h: f = 2,000 / 25,100
+  const ka = json(dir, ['whatif', 'keepalive', '--budget', 'inf']);
+  assert.equal(ka.gaps, 3);
+  assert.deepEqual([ka.budgets[0].pings, ka.budgets[0].gaps_over_ttl, ka.budgets[0].bridged], [1, 1, 1]);
+  near(json(dir, ['whatif', 'ttl']).expiry_share, 2_000 / 25_100);
+});

@@ -3,12 +3,14 @@
  * right answer follows from the fixture: a skill listing of A tokens repeated in each of R rounds.
  */
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { replaySessionFile, type SessionReplayResult } from '../../src/replay/session-replay.js';
 import { sessionReplayRun } from '../../src/replay/session-report.js';
 import { SESSION_STRATEGIES, type SessionStrategy } from '../../src/replay/session-strategy.js';
 import { SegmentTokenizer } from '../../src/replay/tokenizer.js';
-import { SKILLS, writeSession } from './session-fixture.js';
+import { writeCorpus } from '../helpers/corpus.js';
+import { SESSION, SKILLS, sessionLines, writeSession } from './session-fixture.js';
 
 const ROUNDS = 3;
 const skill = { type: 'skill_listing', content: SKILLS };
@@ -144,6 +146,22 @@ test('a compaction empties the conversation: the next request is the prefix, the
   // the attachment left the context with the compaction: round 3's copy is not already seen
   assert.equal(after.already_seen_tokens, 0);
   assert.equal(after.context_tokens, tok.count(SKILLS));
+});
+
+test('a request stamped before the one above it (the clock stepped back an hour) has no gap and reads nothing; the next one, 20 s on, reads', async () => {
+  // the fixture's lines are 10 s apart; from round 2's tool call (request 3) on, every line is stamped an hour earlier
+  const lines = sessionLines({ rounds: 2 }) as { timestamp: string; message?: { id?: string } }[];
+  const from = lines.findIndex((l) => l.message?.id === 'msg_2a');
+  for (const l of lines.slice(from)) l.timestamp = new Date(Date.parse(l.timestamp) - 3_600_000).toISOString();
+  const path = join(writeCorpus({ [`p/${SESSION}.jsonl`]: lines }), `p/${SESSION}.jsonl`);
+  const r = await replaySessionFile(path, { tokenizer: await SegmentTokenizer.load('cl100k_base'), strategies: ['recorded'] });
+  const rec = r.turns.filter((t) => t.strategy === 'recorded').map((t) => [t.request, t.cache, t.gap_s, t.read_tokens === t.cacheable_tokens]);
+  assert.deepEqual(rec, [
+    [1, 'none', null, true],
+    [2, 'read', 20, true],
+    [3, 'expired', null, false],
+    [4, 'read', 20, true],
+  ]);
 });
 
 test('sessionReplayRun hands the report the same numbers under its names', async () => {
