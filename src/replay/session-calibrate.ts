@@ -20,6 +20,8 @@
  * A chain with fewer than K+2 requests (no request left out of the fit), or whose window holds
  * no conversation tokens, is not calibrated: scale null and the reason.
  */
+import { int } from '../format/table.js';
+import { fmtCount } from '../report/format.js';
 import type { RebuiltChain } from './session-rebuild.js';
 
 export interface ConversationCalibration {
@@ -58,7 +60,8 @@ export function conversationTokens(rc: RebuiltChain): number[] {
 export function fitConversationScale(rc: RebuiltChain, k: number): ConversationCalibration {
   const none = (reason: string): ConversationCalibration => ({ k, scale: null, fit_requests: 0, held_out_from: 2, reason });
   const n = rc.requests.length;
-  if (n < k + 2) return none(`a chain of ${n} requests; fitting on requests 2–${k + 1} and holding one out needs ${k + 2}`);
+  // (requests 2…K+1 do not all exist here: the reason names how many, not which)
+  if (n < k + 2) return none(`a chain of ${fmtCount(n, 'request')}; fitting on ${fmtCount(k, 'request')} after the first and holding one out needs ${int(k + 2)}`);
   const conv = conversationTokens(rc);
   const prefix = rc.calibration.prefix_tokens;
   let observed = 0;
@@ -67,9 +70,14 @@ export function fitConversationScale(rc: RebuiltChain, k: number): ConversationC
     observed += rc.requests[i]!.observedPrompt - prefix;
     predicted += conv[i]!;
   }
-  if (predicted <= 0) return none(`requests 2–${k + 1} have no conversation tokens to scale`);
-  if (observed <= 0) return none(`requests 2–${k + 1} observed no more than the prefix`);
+  if (predicted <= 0) return none(`${requestRange(2, k + 1)} ${k === 1 ? 'has' : 'have'} no conversation tokens to scale`);
+  if (observed <= 0) return none(`${requestRange(2, k + 1)} observed no more than the prefix`);
   return { k, scale: observed / predicted, fit_requests: k, held_out_from: k + 2, reason: null };
+}
+
+/** Requests `from` to `to` of a chain as the replay names them: "request 2", "requests 2–6". */
+export function requestRange(from: number, to: number): string {
+  return from === to ? `request ${int(from)}` : `requests ${int(from)}–${int(to)}`;
 }
 
 /**

@@ -5,6 +5,7 @@
 import { clean, fixed, int, pct, table, usd, type Cell } from '../format/table.js';
 import type { ReplayRun } from '../report/data.js';
 import { fmtCount } from '../report/format.js';
+import { requestRange } from './session-calibrate.js';
 import type { SessionReplayResult } from './session-replay.js';
 import type { SessionStrategy, SessionStrategySummary } from './session-strategy.js';
 
@@ -52,10 +53,11 @@ export function formatSessionReplay(r: SessionReplayResult, opts: { color?: bool
   const conv = cal.conversation;
   // (the fidelity is recorded's: without it, none is measured on any request)
   if (conv?.scale != null) {
-    const held = r.fidelity ? `; fidelity on ${conv.held_out_from === c.requests ? `request ${int(c.requests)}` : `requests ${conv.held_out_from}–${int(c.requests)}`}, held out` : '';
-    out.push(`conversation tokens × ${fixed(conv.scale, 3)} in every strategy (--calibrate ${conv.k}: fitted on ${conv.k === 1 ? 'request 2' : `requests 2–${conv.k + 1}`}${held})`);
+    const held = r.fidelity ? `; fidelity on ${requestRange(conv.held_out_from, c.requests)}, held out` : '';
+    out.push(`conversation tokens × ${fixed(conv.scale, 3)} in every strategy (--calibrate ${conv.k}: fitted on ${requestRange(2, conv.k + 1)}${held})`);
   } else if (conv) {
-    out.push(`--calibrate ${conv.k}: not calibrated (${clean(conv.reason ?? '')})${r.fidelity ? `; fidelity on requests 2–${int(c.requests)}` : ''}`);
+    // a chain of one request has no request to compare (said below)
+    out.push(`--calibrate ${conv.k}: not calibrated (${clean(conv.reason ?? '')})${r.fidelity && c.requests >= 2 ? `; fidelity on ${requestRange(2, c.requests)}` : ''}`);
   }
   out.push('');
   if (strategies.length) {
@@ -76,7 +78,7 @@ export function formatSessionReplay(r: SessionReplayResult, opts: { color?: bool
     out.push('', 'Fidelity of recorded: none (a chain of one request: it calibrates the prefix, no request is left to compare)');
   } else if (f) {
     const held = f.from > 2 ? `, held out from the ${f.from - 2}-request calibration` : '';
-    out.push('', `Fidelity of recorded (${f.from === c.requests ? `request ${int(c.requests)}` : `requests ${f.from}–${int(c.requests)}`}${held}; relative error |predicted − observed| / observed):`);
+    out.push('', `Fidelity of recorded (${requestRange(f.from, c.requests)}${held}; relative error |predicted − observed| / observed):`);
     const row = (label: string, e: typeof f.prompt): Cell[] => [label, pct(e.median_rel_error), pct(e.p90_rel_error), pct(e.mean_signed_rel_error), int(e.n)];
     out.push(
       table(

@@ -1,5 +1,6 @@
 /** Replay results (SPEC §6): channel and session strategies side by side. */
 import { jsonNumberText } from '../format/json-numbers.js';
+import { requestRange } from '../replay/session-calibrate.js';
 import type { Replay, ReplayRun } from './data.js';
 import { fmtCount, fmtInt, fmtPct } from './format.js';
 import { html, sortableTable, type SafeHtml } from './html.js';
@@ -43,7 +44,7 @@ export function calibrationLine(c: NonNullable<ReplayRun['calibration']>, f: Rep
   const fit =
     c.scale === null
       ? `--calibrate ${c.k}: not calibrated (${c.reason ?? 'no reason given'}); the replay is the uncalibrated one`
-      : `conversation tokens × ${c.scale.toFixed(3)} in every strategy (--calibrate ${c.k}: fitted on ${c.k === 1 ? 'request 2' : `requests 2–${c.k + 1}`})`;
+      : `conversation tokens × ${c.scale.toFixed(3)} in every strategy (--calibrate ${c.k}: fitted on ${requestRange(2, c.k + 1)})`;
   const held = f ? fidelityNote(f, c.scale !== null) : 'no fidelity (no request to compare)';
   return html`<p class="calibration" data-k="${String(c.k)}" data-scale="${jsonNumberText(c.scale)}">${fit} · ${held}</p>`;
 }

@@ -168,7 +168,7 @@ test('the report\'s session replay carries the calibration and shows its line: t
   const short = sessionReplayRun(await replayChain(await scaledChain({ rounds: 2 }, 1.3), { tokenizer: tok, calibrate: 3 }));
   assert.equal(short.calibration!.scale, null);
   const shortBody = renderReplay({ runs: [short] }, new ChartSink()).body.value;
-  assert.match(shortBody, /<p class="calibration" data-k="3" data-scale="null">--calibrate 3: not calibrated \(a chain of 4 requests[^<]*\); the replay is the uncalibrated one · fidelity over 3 requests \(from request 2\)/);
+  assert.match(shortBody, /<p class="calibration" data-k="3" data-scale="null">--calibrate 3: not calibrated \(a chain of 4 requests; fitting on 3 requests after the first and holding one out needs 5\); the replay is the uncalibrated one · fidelity over 3 requests \(from request 2\)/);
 
   // off (the default): no line
   const off = renderReplay({ runs: [sessionReplayRun(await replayChain(chain, { tokenizer: tok }))] }, new ChartSink()).body.value;

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { REAL_LOGS, REPO, cli } from '../helpers/corpus.js';
+import { REAL_LOGS, REPO, cli, tempDir } from '../helpers/corpus.js';
 import { SKILLS, SESSION, sessionLines, writeSession } from './session-fixture.js';
 
 const MAROT = join(REAL_LOGS, 'marot-spotter');
@@ -194,4 +194,29 @@ test('--calibrate 1 is fitted on "request 2" and a single held-out request is "r
   assert.equal(last.code, 0, last.stderr);
   assert.match(last.stdout, /\(--calibrate 4: fitted on requests 2–5; fidelity on request 6, held out\)/);
   assert.match(last.stdout, /Fidelity of recorded \(request 6, held out/);
+});
+
+test('--calibrate K on a chain of K+1 requests or fewer says what it has and needs, and the requests fidelity is on: no "requests 2–6" of a 4-request chain, no "2–2" or "2–1"', () => {
+  const four = writeSession({ rounds: 2 });
+  const lines = readFileSync(four, 'utf8').split('\n');
+  const one = join(tempDir('cachelens-one-'), `${SESSION}.jsonl`);
+  writeFileSync(one, lines.slice(0, lines.findIndex((l) => l.includes('"tool_result"'))).join('\n') + '\n');
+  const two = writeSession({ rounds: 1 });
+  const line = (path: string, k: number) => {
+    const r = cli(['replay', 'session', path, '--strategy', 'recorded', '--calibrate', String(k)]);
+    assert.equal(r.code, 0, r.stderr);
+    return r.stdout.split('\n').filter((l) => /calibrat|^Fidelity/.test(l));
+  };
+  assert.deepEqual(line(four, 5), [
+    '--calibrate 5: not calibrated (a chain of 4 requests; fitting on 5 requests after the first and holding one out needs 7); fidelity on requests 2–4',
+    'Fidelity of recorded (requests 2–4; relative error |predicted − observed| / observed):',
+  ]);
+  assert.deepEqual(line(two, 1), [
+    '--calibrate 1: not calibrated (a chain of 2 requests; fitting on 1 request after the first and holding one out needs 3); fidelity on request 2',
+    'Fidelity of recorded (request 2; relative error |predicted − observed| / observed):',
+  ]);
+  assert.deepEqual(line(one, 2), [
+    '--calibrate 2: not calibrated (a chain of 1 request; fitting on 2 requests after the first and holding one out needs 4)',
+    'Fidelity of recorded: none (a chain of one request: it calibrates the prefix, no request is left to compare)',
+  ]);
 });
