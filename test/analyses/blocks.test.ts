@@ -40,6 +40,19 @@ test('blocks: the example of blocks.ts (09:12, 11:40 | 14:30, 15:05)', () => {
   ]);
 });
 
+test('blocks: active only while the time of the run is in [start, end): not a window of requests stamped ahead of it, nor after its end', () => {
+  // 09:00–14:00 (09:12, 11:40) and 14:00–19:00 (14:30, 15:05), as in the example above
+  const hours = [hour('2026-03-01T09:12:00Z'), hour('2026-03-01T11:40:00Z'), hour('2026-03-01T14:30:00Z'), hour('2026-03-01T15:05:00Z')];
+  const active = (now: string) => formBlocks(hours, at(now)).map((b) => b.active);
+  assert.deepEqual(active('2026-03-01T08:59:59.999Z'), [false, false]); // every request ahead of the clock
+  assert.deepEqual(active('2026-03-01T09:00:00Z'), [true, false]); // the start, before its first request (09:12)
+  assert.deepEqual(active('2026-03-01T13:59:59.999Z'), [true, false]);
+  assert.deepEqual(active('2026-03-01T14:00:00Z'), [false, true]); // the end is the next window's start
+  assert.deepEqual(active('2026-03-01T19:00:00Z'), [false, false]);
+  // between windows (a request at 20:30 after 10:00 opens 20:00): neither the one before nor the one ahead
+  assert.deepEqual(formBlocks([hour('2026-03-01T10:00:00Z'), hour('2026-03-01T20:30:00Z')], at('2026-03-01T17:00:00Z')).map((b) => b.active), [false, false]);
+});
+
 test('blocks: a request out of scope still opens its window; blocks with nothing in scope are left out', () => {
   // 22:00 opens 22:00–03:00, which holds 01:00; 04:00 opens the next. Without 22:00 in scope the
   // windows stay where they were (01:00 does not open a window of its own holding 04:00).
@@ -92,6 +105,21 @@ test('blocks and sessions through the CLI: filters keep the windows; unpriced se
   const text = cli(['sessions', dir, '--db', ':memory:', '--timezone', 'UTC']).stdout;
   assert.match(text, /^s2 .*unknown\s+unknown$/m);
   assert.match(text, /^s1 .*\+\?\s+\$\S+ \+\?$/m);
+});
+
+test('blocks through the CLI: the window holding the clock is active, a window of requests stamped 6 hours ahead of it is not', () => {
+  const now = Date.now();
+  const dir = writeCorpus({
+    'p/s1.jsonl': [
+      assistant({ session: 's1', msg: 'a1', t: new Date(now - 60_000).toISOString(), u: { in: 10 } }),
+      assistant({ session: 's1', msg: 'a2', t: new Date(now + 6 * H).toISOString(), u: { in: 10 } }),
+    ],
+  });
+  const r = cli(['blocks', dir, '--db', ':memory:', '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout).blocks.map((b: any) => [b.requests, b.active]), [[1, true], [1, false]]);
+  const text = cli(['blocks', dir, '--db', ':memory:']).stdout;
+  assert.equal([...text.matchAll(/\(active\)/g)].length, 1);
 });
 
 test('blocks: each token field is summed over the hours of its block, and they sum to tokens', () => {
