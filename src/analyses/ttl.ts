@@ -24,7 +24,8 @@
  * - break_even_share f* = (W1h − W5m) / (W1h − Wread), ≈ 0.395 at 2 / 1.25 / 0.1. When models
  *   with different multipliers mix, it is the mean of those differences weighted by the write
  *   tokens of the changed chains (so delta = 0 exactly at f = f*); without changed writes it
- *   comes from the first priced request; null when nothing is priced.
+ *   comes from the first priced request; null when nothing is priced, and when the 1-hour write
+ *   weights are no more than the read weights (W1h ≤ Wread: no share breaks even).
  * - Unpriced requests are left out of weights and of f, and counted in unpriced_requests (their
  *   models in unpriced_models); a row whose every request is unpriced has weights of 0 that mean
  *   unknown (the text says so).
@@ -141,14 +142,18 @@ class TtlTally {
       delta_usd_pct: this.baselineUsd > 0 ? ((this.scenarioUsd - this.baselineUsd) / this.baselineUsd) * 100 : null,
       expiry_share: this.writeTokens > 0 ? this.expiryTokens / this.writeTokens : null,
       break_even_share:
-        this.evenDen > 0 ? this.evenNum / this.evenDen : w ? breakEvenShare(w) : null,
+        this.evenDen > 0 ? this.evenNum / this.evenDen : this.writeTokens > 0 || !w ? null : breakEvenShare(w),
     };
   }
 }
 
-/** f* = (W1h − W5m) / (W1h − Wread): the expiry share at which forcing 1h costs the same. */
-export function breakEvenShare(w: Weights): number {
-  return (w.write1h - w.write5m) / (w.write1h - w.read);
+/**
+ * f* = (W1h − W5m) / (W1h − Wread): the expiry share at which forcing 1h costs the same; null when
+ * a 1-hour write costs no more than a read (a price table may say so): the change then does not
+ * turn with f, and f* was ±Infinity or NaN ("f* = Infinity%" in the report).
+ */
+export function breakEvenShare(w: Weights): number | null {
+  return w.write1h > w.read ? (w.write1h - w.write5m) / (w.write1h - w.read) : null;
 }
 
 interface RequestScenario {

@@ -7,8 +7,23 @@ const F_STAR = (2 - 1.25) / (2 - 0.1);
 
 test('break-even share f* = (2 − 1.25) / (2 − 0.1) ≈ 0.395, from the weights', () => {
   near(breakEvenShare(OPUS), 0.75 / 1.9);
-  assert.equal(breakEvenShare(OPUS).toFixed(3), '0.395');
+  assert.equal(breakEvenShare(OPUS)!.toFixed(3), '0.395');
   near(breakEvenShare({ ...OPUS, read: 0.2 }), 0.75 / 1.8);
+});
+
+test('no break-even share when a 1-hour write costs no more than a read (a price table may say so): null, not Infinity or NaN', () => {
+  // W1h = Wread: forcing 1h changes the cost by the writes alone, whatever f; (2 − 1.25) / 0 was Infinity, 0 / 0 NaN
+  for (const w of [{ ...OPUS, write1h: 0.1 }, { ...OPUS, write5m: 0, write1h: 0, read: 0 }, { ...OPUS, write1h: 0.05 }]) {
+    assert.equal(breakEvenShare(w), null, JSON.stringify(w));
+    for (const to of ['1h', '5m'] as const) {
+      // with changed writes (from their sums) and without (from the first priced request)
+      for (const specs of [chainASpecs, chainASpecs.map((s) => ({ ...s, ttl: '1h' as const }))]) {
+        const res = whatifTtl([chain('A', specs)], { to, weightsFor: () => w });
+        assert.equal(res.break_even_share, null, `${to} ${JSON.stringify(w)}`);
+        for (const b of res.buckets) assert.equal(b.break_even_share, null);
+      }
+    }
+  }
 });
 
 test('to 1h on chain A: every write at 2, the 6-minute expiry becomes a read', () => {

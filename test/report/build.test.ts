@@ -383,3 +383,24 @@ test('keepalive at budget 0 (no ping at all) is not offered as the best what-if:
     ctx.store.close();
   }
 });
+
+test('a price table whose 1-hour write costs what a read does has no break-even share: the TTL section shows none, not "f* = Infinity%"', async () => {
+  const session = '0ca1b2c3-0000-4000-8000-000000000002';
+  const root = writeCorpus({
+    'projects/p/0ca1b2c3-0000-4000-8000-000000000002.jsonl': [
+      assistant({ session, msg: 'm1', t: '2026-02-10T18:00:00.000Z', u: { w5: 10_000 } }),
+      assistant({ session, msg: 'm2', t: '2026-02-10T18:10:00.000Z', u: { w5: 10_000 } }),
+    ],
+    'prices.json': JSON.stringify({ date: '2026-01-01', models: { 'claude-opus-4-6': { input: 5, write_5m: 6.25, write_1h: 0.5, read: 0.5, output: 25 } } }),
+  });
+  const ctx = await openContext({ paths: [join(root, 'projects')], db: ':memory:', timezone: 'UTC', pricing: join(root, 'prices.json') });
+  try {
+    const data = await buildReportData(ctx);
+    assert.ok(data.ttlOverride && !('error' in data.ttlOverride));
+    assert.equal(data.ttlOverride.breakEvenShare, null);
+    assert.ok(data.ttlOverride.deltaShare! < 0, 'forcing 1h saves: its writes cost a read');
+    assert.doesNotMatch(renderReport(data), /f\* = (Infinity|NaN|-Infinity)%|Infinity%|NaN%/);
+  } finally {
+    ctx.store.close();
+  }
+});
