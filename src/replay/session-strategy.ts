@@ -53,7 +53,11 @@ export interface SessionTurn {
   /** process number (cold-replay starts one per round) */
   process: number;
   warm: boolean;
-  /** `read`: within the TTL; `expired`: gap over the TTL or unknown; `none`: first request of its process */
+  /**
+   * `read`: within the TTL; `expired`: gap over the TTL; `none`: first request of its process. A
+   * request stamped before the previous one (gap unknown) is `read` when the logged request read
+   * the cache, else `expired`.
+   */
   cache: 'read' | 'expired' | 'none';
   /** seconds since the previous request of its model; null for the first, and for one stamped before it */
   gap_s: number | null;
@@ -194,8 +198,9 @@ export async function replayStrategy(rc: RebuiltChain, strategy: SessionStrategy
     const cacheable = prev ? scaled(commonPrefixTokens(prev.view, view)) : 0;
     const gap = prev ? r.t - prev.t : null;
     // stamped before the previous request of its model (the clock stepped back): the time between
-    // them is unknown, so nothing says the cache was still warm
-    const cache = gap === null ? 'none' : gap >= 0 && gap <= TTL_MS[r.readTtl] ? 'read' : 'expired';
+    // them is unknown, and the log says whether the cache was still warm: the request read it or not
+    const warm = gap === null ? null : gap >= 0 ? gap <= TTL_MS[r.readTtl] : r.usage.cacheRead > 0;
+    const cache = warm === null ? 'none' : warm ? 'read' : 'expired';
     const read = cache === 'read' ? cacheable : 0;
     const output = r.usage.output;
     const w = ctx.weightsFor(r.model, input);

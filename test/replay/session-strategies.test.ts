@@ -148,20 +148,24 @@ test('a compaction empties the conversation: the next request is the prefix, the
   assert.equal(after.context_tokens, tok.count(SKILLS));
 });
 
-test('a request stamped before the one above it (the clock stepped back an hour) has no gap and reads nothing; the next one, 20 s on, reads', async () => {
+test('a request stamped before the one above it (the clock stepped back an hour) has no gap: it reads when the logged request read; the next one, 20 s on, reads', async () => {
   // the fixture's lines are 10 s apart; from round 2's tool call (request 3) on, every line is stamped an hour earlier
-  const lines = sessionLines({ rounds: 2 }) as { timestamp: string; message?: { id?: string } }[];
-  const from = lines.findIndex((l) => l.message?.id === 'msg_2a');
-  for (const l of lines.slice(from)) l.timestamp = new Date(Date.parse(l.timestamp) - 3_600_000).toISOString();
-  const path = join(writeCorpus({ [`p/${SESSION}.jsonl`]: lines }), `p/${SESSION}.jsonl`);
-  const r = await replaySessionFile(path, { tokenizer: await SegmentTokenizer.load('cl100k_base'), strategies: ['recorded'] });
-  const rec = r.turns.filter((t) => t.strategy === 'recorded').map((t) => [t.request, t.cache, t.gap_s, t.read_tokens === t.cacheable_tokens]);
-  assert.deepEqual(rec, [
-    [1, 'none', null, true],
+  const replay = async (readLogged: boolean) => {
+    const lines = sessionLines({ rounds: 2 }) as { timestamp: string; message?: { id?: string; usage?: Record<string, number> } }[];
+    const from = lines.findIndex((l) => l.message?.id === 'msg_2a');
+    for (const l of lines.slice(from)) l.timestamp = new Date(Date.parse(l.timestamp) - 3_600_000).toISOString();
+    if (!readLogged) lines[from]!.message!.usage!.cache_read_input_tokens = 0;
+    const path = join(writeCorpus({ [`p/${SESSION}.jsonl`]: lines }), `p/${SESSION}.jsonl`);
+    const r = await replaySessionFile(path, { tokenizer: await SegmentTokenizer.load('cl100k_base'), strategies: ['recorded'] });
+    return r.turns.filter((t) => t.strategy === 'recorded').map((t) => [t.request, t.cache, t.gap_s, t.read_tokens === t.cacheable_tokens && t.read_tokens > 0]);
+  };
+  assert.deepEqual(await replay(true), [
+    [1, 'none', null, false],
     [2, 'read', 20, true],
-    [3, 'expired', null, false],
+    [3, 'read', null, true],
     [4, 'read', 20, true],
   ]);
+  assert.deepEqual((await replay(false))[2], [3, 'expired', null, false]);
 });
 
 test('sessionReplayRun hands the report the same numbers under its names', async () => {
