@@ -8,10 +8,11 @@
  * This file is the thin CLI layer: parse arguments → run a command → print → exit code.
  * Known failures (UsageError) print one line and exit 2; anything else is a bug and keeps its stack.
  */
+import { homedir } from 'node:os';
 import yargs, { type Argv } from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { commands } from './commands/index.js';
-import { type Command, FLAG_OPTIONS, type Io } from './commands/command.js';
+import { type Command, expandPathOptions, FLAG_OPTIONS, type Io } from './commands/command.js';
 import { clean, jsonText, useColor } from './format/table.js';
 import { progressLine } from './format/progress.js';
 import { signalWatch } from './format/signals.js';
@@ -87,6 +88,7 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
     const listed = (k: string) => lists.has(k) || lists.has(k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`));
     const twice = Object.keys(argv).find((k) => k !== '_' && Array.isArray(argv[k]) && !listed(k));
     if (twice !== undefined) throw new UsageError(`--${twice} was given more than once`, 'give it once');
+    expandPathOptions(argv, env.HOME || homedir());
   });
   // yargs renders the command's whole help text after calling an async handler (~50 ms of every
   // run), to have it should the handler fail; ours never show help on failure (fail() above throws).

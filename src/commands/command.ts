@@ -4,6 +4,7 @@
  */
 import type { Argv } from 'yargs';
 import { UsageError } from '../errors.js';
+import { expandHome } from '../ingest/discover.js';
 import { type AnswerContext, type CommonOptions, type Context, openAnswerContext, openContext } from '../context.js';
 
 export interface Io {
@@ -44,6 +45,26 @@ export interface Command {
  * command"); the CLI declares these above every command too (cli-main.ts).
  */
 export const FLAG_OPTIONS = ['json', 'rebuild', 'csv', 'list', 'open'] as const;
+
+/**
+ * The options and positionals that name a file or directory, in every command that has one
+ * (`target`: replay session's transcript path, query's FILE.sql; `file`: replay channel's log).
+ */
+export const PATH_OPTIONS = ['paths', 'db', 'pricing', 'out', 'channel', 'parquet', 'file', 'target'] as const;
+
+/**
+ * A leading `~` or `~/` in every path option (PATH_OPTIONS) as the home directory, in place. The
+ * shell expands `--db ~/x` but not `--db=~/x` (nor a quoted '~/x'): read as it was given, DuckDB
+ * expanded the store's `~` itself while the files kept beside it went to a directory named `~` in
+ * the working directory, and `--pricing=~/p.json` was "no such file". `~user` is left as given.
+ */
+export function expandPathOptions(argv: Record<string, unknown>, home: string): void {
+  const expand = (v: unknown) => (typeof v === 'string' ? expandHome(v, home) : v);
+  for (const name of PATH_OPTIONS) {
+    const v = argv[name];
+    if (v !== undefined) argv[name] = Array.isArray(v) ? v.map(expand) : expand(v);
+  }
+}
 
 /** The options common to every command that reads logs, as yargs parsed them. */
 export function commonOptions(argv: Record<string, unknown>, io: Io): CommonOptions {

@@ -31,8 +31,9 @@
  * A warm 1 GB run: 0.21 – 0.23 → 0.16 – 0.18 s (BENCHMARKS-log.md, Warm, session 39).
  */
 import { createHash } from 'node:crypto';
+import { homedir } from 'node:os';
 import type { Worker } from 'node:worker_threads';
-import { type Discovery, type FileSink, type FoundFile, type Walk, type WalkProblem, type WalkUnit, newWalk, walkRoots, walkUnit, walkUnits } from './discover.js';
+import { type Discovery, type FileSink, type FoundFile, type Walk, type WalkProblem, type WalkUnit, expandHome, newWalk, walkRoots, walkUnit, walkUnits } from './discover.js';
 import { startModuleWorker } from './module-worker.js';
 import { defaultDbPath } from '../store/location.js';
 import type { Proof } from './unchanged.js';
@@ -861,7 +862,8 @@ export function earlyProof(paths: string[] | undefined, env: NodeJS.ProcessEnv):
 
 /**
  * The store the command given `args` would open, as far as the arguments say it before they are
- * parsed (`--db PATH` or `--db=PATH`, the last one given, else the default); null for `:memory:`.
+ * parsed (`--db PATH` or `--db=PATH`, the last one given, `~` expanded as the CLI does, else the
+ * default); null for `:memory:`.
  * A wrong guess only means the worker checks no proof, or one the main thread does not take
  * (ingestOrAnswer compares the store).
  */
@@ -874,5 +876,5 @@ export function storeOf(args: string[], env: NodeJS.ProcessEnv): string | null {
     else if (a.startsWith('--db=')) db = a.slice(5);
   }
   if (db === ':memory:' || db === '') return null;
-  return db ?? defaultDbPath(env);
+  return db === undefined ? defaultDbPath(env) : expandHome(db, env.HOME || homedir());
 }

@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { assistant, cliPath, pricingSetup, removeDir, repoRoot, runCli, tempDir, usage, usageError, writeLog } from './helpers.js';
@@ -198,4 +198,29 @@ test('a report --out that cannot be written is one line, exit 2: no value, an em
   const r = await runCli(['start', '--db', ':memory:', '--out', dir]);
   assert.equal(r.code, 2, r.stderr);
   assert.match(r.stderr.trim().split('\n').at(-1)!, /^cachelens: --out .*: is a directory/);
+});
+
+test('a path flag given as --flag=~/x (which the shell leaves as it is) is below HOME, not in a directory named ~ here; ~user is left as given', { timeout: 120_000 }, async (t) => {
+  const home = tempDir();
+  const here = tempDir();
+  t.after(() => (removeDir(home), removeDir(here)));
+  writeLog(home, 'logs/proj/s1.jsonl', [assistant({ msg: 'm1', usage: usage(1, 1, 1, 1) })]);
+  writeFileSync(path.join(home, 'p.json'), '{"models": {"claude-opus-4-6": {"input": 5, "output": 25}}}');
+  copyFileSync(path.join(repoRoot, 'sample-logs/channels/backend.jsonl'), path.join(home, 'c.jsonl'));
+  const opts = { cwd: here, env: { HOME: home, XDG_CACHE_HOME: path.join(home, '.cache') } };
+  for (const args of [
+    // DuckDB expanded the store's ~ itself, the files kept beside it went to ./~/
+    ['summary', '~/logs', '--db=~/s.duckdb', '--pricing=~/p.json', '--json'],
+    ['report', '~/logs', '--db=:memory:', '--out=~/r.html', '--channel=~/c.jsonl'],
+    ['export', '~/logs', '--db=:memory:', '--parquet=~/exp'],
+    ['query', 'cost_by', '--parquet=~/exp', '--param', 'by=model'],
+    ['replay', 'channel', '~/c.jsonl', '--strategy', 'window'],
+    ['replay', 'session', '~/logs/proj/s1.jsonl', '--pricing=~/p.json', '--strategy', 'recorded'],
+  ]) {
+    const r = await runCli(args, opts);
+    assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
+  }
+  assert.deepEqual(readdirSync(here), [], 'nothing written in the working directory');
+  for (const f of ['s.duckdb', 's.duckdb.listing', 'r.html', 'exp']) assert.ok(existsSync(path.join(home, f)), f);
+  await usageError(['summary', '~/logs', '--db=:memory:', '--pricing=~nobody/p.json'], /--pricing ~nobody\/p\.json: no such file/);
 });

@@ -216,6 +216,9 @@ test('storeOf: the store the arguments name, as yargs would read them, else the 
   assert.equal(storeOf(['summary', '--db', 'x.duckdb'], env), 'x.duckdb');
   assert.equal(storeOf(['summary', '--db=y.duckdb', '--json'], env), 'y.duckdb');
   assert.equal(storeOf(['summary', '--db', ':memory:'], env), null);
+  // the CLI expands a `~` the shell left (`--db=~/x`): the worker checks the proof beside that store
+  assert.equal(storeOf(['summary', '--db=~/z.duckdb'], { ...env, HOME: '/h' }), '/h/z.duckdb');
+  assert.equal(storeOf(['summary', '--db', '~other/z.duckdb'], { ...env, HOME: '/h' }), '~other/z.duckdb');
 });
 
 /** The built CLI, stopped after a minute: a run that waits on a worker that waits would fail here rather than hang the suite. */
