@@ -2,7 +2,8 @@
  * replay channel and replay session: what a different context delivery would cost. The simulator
  * loads when a replay runs, not with the CLI.
  */
-import { existsSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
+import { sep } from 'node:path';
 import type { Argv } from 'yargs';
 import { UsageError } from '../errors.js';
 import { loadPriceTable } from '../pricing/pricing.js';
@@ -61,9 +62,12 @@ const channelCommand: Command = {
   },
 };
 
-/** A transcript path is replayed directly; anything else names a session in the store. */
-function isTranscriptPath(target: string): boolean {
-  return target.endsWith('.jsonl') && existsSync(target) && statSync(target).isFile();
+/**
+ * Whether the target names a path, replayed directly, rather than a session in the store: a session
+ * id neither ends in .jsonl nor holds a path separator.
+ */
+function isPathTarget(target: string): boolean {
+  return target.endsWith('.jsonl') || target.includes('/') || target.includes(sep);
 }
 
 const sessionCommand: Command = {
@@ -71,7 +75,7 @@ const sessionCommand: Command = {
   describe: 'replay a real Claude Code chain under recorded / dedupe-attachments / volatile-prefix / reinject / cold-replay',
   options: (y: Argv) =>
     y
-      .positional('target', { type: 'string', describe: 'a session id (or unique prefix) in the logs read, top (the most expensive session), or a .jsonl transcript path' })
+      .positional('target', { type: 'string', describe: 'a session id (or unique prefix) in the logs read, top (the most expensive session), or a transcript path (a .jsonl name, or one with a /)' })
       .positional('paths', { type: 'string', array: true, describe: `transcript files or directories to read for a session id (default: ${DEFAULT_ROOTS_HELP})` })
       .option('chain', { type: 'string', requiresArg: true, describe: 'the chain to replay: chain id, agent id or a unique prefix (default: the main chain)' })
       .option('strategy', { type: 'string', requiresArg: true, array: true, nargs: 1, defaultDescription: SESSION_STRATEGIES.join(','), describe: `strategies, comma-separated (or the flag repeated): ${SESSION_STRATEGIES.join(', ')}` })
@@ -100,9 +104,13 @@ const sessionCommand: Command = {
     };
     const { formatSessionReplay, locateChain, replaySessionFile, topSession } = await import('../replay/index.js');
     let result: SessionReplayResult;
-    // a .jsonl path that is not there is a missing file, not an unknown session id
-    if (target.endsWith('.jsonl') && !existsSync(target)) throw new UsageError(`no such file or directory: ${target}`, 'give a transcript path or a session id');
-    if (isTranscriptPath(target)) {
+    // a path that is not there is a missing file, and a directory (Claude Code's <session>/ beside
+    // <session>.jsonl, one named x.jsonl) a directory: neither is an unknown session id, looked for
+    // in the default roots
+    const st = isPathTarget(target) ? statSync(target, { throwIfNoEntry: false }) : undefined;
+    if (isPathTarget(target) && !st) throw new UsageError(`no such file or directory: ${target}`, 'give a transcript path or a session id');
+    if (st?.isDirectory()) throw new UsageError(`${target}: is a directory`, `give a transcript file, or a session id and the directory to read: replay session ID ${target}`);
+    if (st) {
       result = await replaySessionFile(target, { ...opts, prices: loadPriceTable(argv.pricing as string | undefined) });
     } else {
       const { located, prices } = await withContext(argv, io, async (ctx) => ({ located: await locateChain(ctx.store, target === 'top' ? await topSession(ctx.store) : target, opts.chain), prices: ctx.prices }));

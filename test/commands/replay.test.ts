@@ -1,8 +1,10 @@
 /** `cachelens replay channel` end to end on the sample channel: the documented JSON shape and SPEC §6.1's shapes. */
 import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { REPO, cli } from '../helpers/corpus.js';
+import { tempDir } from '../helpers/temp.js';
 
 const CHANNEL = join(REPO, 'sample-logs/channels/backend.jsonl');
 const KEYS = ['input_tokens', 'cacheable_tokens', 'cacheable_ratio', 'uncached_per_warm_turn', 'context_tokens', 'already_seen_tokens', 'rows_sent', 'rows_never_shown', 'weight'];
@@ -78,6 +80,17 @@ test('replay session of a .jsonl path that is not there names the missing file',
   assert.equal(r.code, 2);
   assert.match(r.stderr, /^cachelens: no such file or directory: .*no-such-transcript\.jsonl/);
   assert.equal(r.stderr.trim().split('\n').length, 1);
+});
+
+test('replay session of a directory (one named x.jsonl, a session\'s <session>/) says it is one, not that no session has its name', () => {
+  const dir = tempDir('cachelens-replay-dir-');
+  mkdirSync(join(dir, 'x.jsonl'));
+  for (const target of [join(dir, 'x.jsonl'), `${dir}/`]) {
+    const r = cli(['replay', 'session', target, '--db', ':memory:'], { HOME: dir, XDG_CONFIG_HOME: dir, CLAUDE_CONFIG_DIR: '' });
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /^cachelens: .*: is a directory \(give a transcript file, or a session id and the directory/);
+    assert.equal(r.stderr.trim().split('\n').length, 1);
+  }
 });
 
 test('replay channel: --strategy and --evict-at may be repeated as well as comma-listed', () => {
