@@ -1,6 +1,8 @@
 /**
- * Ctrl-C and a kill while the progress line is shown (cli-main.ts): the line is erased, then the
- * same signal, its handler gone, ends the process as it would have without one (130, 143).
+ * Ctrl-C and a kill while something is to be undone first: the progress line shown (cli-main.ts)
+ * is erased, a staged ingest's files are removed (ingest.ts); then the same signal, its handler
+ * gone, ends the process as it would have without one (130, 143). Each watch does so on its own,
+ * so several may be on at once: the last one's signal ends the process.
  *
  *   const watch = signalWatch(() => line.clear());
  *   watch(true);  // the line came: SIGINT and SIGTERM erase it first
@@ -23,7 +25,11 @@ export function signalWatch(beforeExit: () => void): (shown: boolean) => void {
     for (const signal of SIGNALS) process.removeListener(signal, signalled);
   };
   const signalled = (signal: NodeJS.Signals) => {
-    beforeExit();
+    try {
+      beforeExit();
+    } catch {
+      // a failure to undo (a file that would not go) does not keep the run from ending as signalled
+    }
     stop();
     process.kill(process.pid, signal);
   };

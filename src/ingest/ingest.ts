@@ -20,6 +20,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { UsageError, fileErrorDetail } from '../errors.js';
+import { signalWatch } from '../format/signals.js';
 import type { PriceTable } from '../pricing/pricing.js';
 import { type AnswerStore, AnsweredStore, type Answers, answersBaseToken, readAnswers, storeIdentity } from '../store/answers.js';
 import { type Grown, answerDelta, grownSince, pricesDigest, writeDeltaBase } from './delta.js';
@@ -555,6 +556,10 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
     await store.run('BEGIN TRANSACTION');
     let writer: StoreWriter | undefined;
     let staging = false;
+    // Ctrl-C or a kill while facts are staged removes them before the signal ends the run (130,
+    // 143): without a handler the run ended at once, and the files (a tenth of the logs read) were
+    // left beside the store until its next run, or in the temp directory for `--db :memory:`
+    let unstageOnSignal: ((on: boolean) => void) | undefined;
     try {
       if (touched) {
         await store.touchFiles(
@@ -604,6 +609,10 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
       staging = bytesTotal >= (opts.stageBytes ?? STAGE_BYTES);
       const w = await store.writer(staging);
       writer = w;
+      if (w.stageDir !== null) {
+        unstageOnSignal = signalWatch(() => w.discard());
+        unstageOnSignal(true);
+      }
       let done = 0;
       let bytes = 0;
       const failed: number[] = [];
@@ -773,7 +782,7 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
       throw staging ? stagingFailure(err, store.path) : err;
     } finally {
       writer?.discard();
-      writer?.discard();
+      unstageOnSignal?.(false);
     }
   } finally {
     await unbound().catch(() => undefined);

@@ -167,9 +167,12 @@ export class StoreWriter {
     return this.stageDir === null ? 0 : (stagedFiles(this.stageDir).get(table)?.bytes ?? 0);
   }
 
-  /** Removes the stage directory, if any (close() does; call it when close() is not reached). */
+  /**
+   * Removes the stage directory, if any (close() does; call it when close() is not reached). Again
+   * when a reader made a file in it meanwhile (Ctrl-C while they still write: ingest.ts).
+   */
   discard(): void {
-    if (this.stageDir !== null) rmSync(this.stageDir, { recursive: true, force: true });
+    if (this.stageDir !== null) rmSync(this.stageDir, { recursive: true, force: true, maxRetries: 2 });
   }
 }
 

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, openSync, closeSync, readdirSync, renameSync, statSync, symlinkSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import { assistant, removeDir, repoRoot, type Ran, runCli, summary, tempDir, tokens, treeHash, usage, user, writeLog } from './helpers.js';
+import { assistant, baseEnv, cliPath, removeDir, repoRoot, type Ran, runCli, summary, tempDir, tokens, treeHash, usage, user, writeLog } from './helpers.js';
 
 const EXPECTED = { requests: 2, input: 11, output: 22, cache_write_5m: 33, cache_write_1h: 0, cache_read: 44, unpriced_requests: 0 };
 
@@ -256,6 +256,35 @@ test('an export killed at any of its COPYs leaves the previous export whole, nev
   assert.equal(last.code, 0, last.stderr);
   assert.deepEqual(readdirSync(out).sort(), ['attachments', 'chains', 'requests']);
   assert.deepEqual(exportTables(out), before);
+});
+
+test('Ctrl-C or a kill while a large ingest reads removes the facts it staged beside the store; the run ends as signalled (130, 143)', { timeout: 120_000 }, async (t) => {
+  const dir = tempDir();
+  t.after(() => removeDir(dir));
+  // past the 32 MB from which an ingest stages its facts (ingest.ts STAGE_BYTES): the sample corpus (1.9 MB) 24 times
+  const logs = path.join(dir, 'logs');
+  for (let i = 0; i < 24; i++) cpSync(path.join(repoRoot, 'sample-logs/projects'), path.join(logs, `copy${i}`), { recursive: true });
+  const filesIn = (d: string) => {
+    try {
+      return readdirSync(d).length;
+    } catch {
+      return 0; // gone meanwhile
+    }
+  };
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    const staged = () => readdirSync(dir).filter((e) => e.startsWith(`${signal}.duckdb.facts-`));
+    // stderr no terminal: no progress line, whose handler alone was on before
+    const run = spawn(process.execPath, [cliPath, 'summary', logs, '--db', path.join(dir, `${signal}.duckdb`), '--json'], { env: baseEnv(dir), stdio: 'ignore' });
+    let ended: NodeJS.Signals | number | null | undefined;
+    const exit = new Promise<void>((resolve) => run.on('exit', (code, sig) => resolve(void (ended = sig ?? code))));
+    // signalled once the readers have staged rows
+    while (ended === undefined && !staged().some((d) => filesIn(path.join(dir, d)) > 0)) await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.equal(ended, undefined, 'the run was still at work when its facts were staged');
+    run.kill(signal);
+    await exit;
+    assert.equal(ended, signal, `the run ends by ${signal}`);
+    assert.deepEqual(staged(), [], `no staged facts left after ${signal}`);
+  }
 });
 
 function spawnNode(code: string): Promise<number | null> {
