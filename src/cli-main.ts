@@ -47,6 +47,8 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
   const parser = yargs(args)
     .scriptName('cachelens')
     .usage('$0 <command> [paths..] [options]\n\nReads Claude Code transcripts, prices every request as billed, and explains prompt-cache costs.')
+    // the shell leaves `--db=~/x` as it is: every path is expanded here (expandPathOptions, below)
+    .epilogue('A path that begins with ~/ is under your home directory, in --db=~/x, --out=~/r.html and the like too.')
     .strict()
     .demandCommand(1, 'name a command (see --help)')
     .recommendCommands()
