@@ -13,6 +13,13 @@ export interface LocatedChain {
   kind: string;
   requests: number;
   path: string;
+  /**
+   * Requests this chain's lines repeat that the store attributes to another chain (SPEC §1.3: one
+   * chain per request, its best copy, ties to the earliest): a resumed session's transcript
+   * repeats the earlier session's lines, same ids, later times. The replay leaves them out of this
+   * chain's requests and keeps their messages (they are in its prompt).
+   */
+  elsewhere: string[];
 }
 
 /**
@@ -21,13 +28,23 @@ export interface LocatedChain {
  * 4d5611e5-…:a2898e3 in …/subagents/agent-a2898e3.jsonl.
  */
 export async function locateChain(store: Store, id: string, chain?: string): Promise<LocatedChain> {
+  const found = await findChain(store, id, chain);
+  const elsewhere = await store.all(
+    `SELECT DISTINCT o.key FROM observations o JOIN requests r ON r.key = o.key
+     WHERE o.chain_id = $chain AND r.chain_id <> $chain ORDER BY o.key`,
+    { chain: found.chain_id },
+  );
+  return { ...found, elsewhere: elsewhere.map((r) => r.key as string) };
+}
+
+async function findChain(store: Store, id: string, chain?: string): Promise<Omit<LocatedChain, 'elsewhere'>> {
   const rows = (await store.all(
     `SELECT c.chain_id, c.session_id, c.agent_id, c.kind, c.requests, f.path
      FROM chains c JOIN files f ON f.file_id = c.file_id
      WHERE starts_with(c.session_id, $id) OR c.chain_id = $id
      ORDER BY c.session_id, c.chain_id`,
     { id },
-  )) as unknown as LocatedChain[];
+  )) as unknown as Omit<LocatedChain, 'elsewhere'>[];
   if (rows.length === 0) throw new UsageError(`no session ${id} in the logs read`, 'give a session id (or a unique prefix) from `cachelens sessions`, or a transcript path');
   const exact = rows.find((r) => r.chain_id === id);
   if (exact && !chain) return exact;

@@ -56,6 +56,8 @@ export interface SessionReplayResult {
     agent_id: string | null;
     kind: 'main' | 'subagent' | 'sidechain';
     requests: number;
+    /** requests of this chain's transcript the store attributes to another chain (a resumed session's copies): left out of `requests` */
+    copied_requests: number;
     rounds: number;
     compactions: number;
     attachments: number;
@@ -156,6 +158,7 @@ export async function replayChain(chain: TranscriptChain, opts: SessionReplayOpt
       agent_id: rc.agentId,
       kind: rc.chainKind,
       requests: rc.requests.length,
+      copied_requests: chain.copied,
       rounds: rc.rounds,
       compactions: rc.compactions,
       attachments: rc.events.filter((e) => e.kind === 'message' && e.attachment).length,
@@ -200,12 +203,15 @@ export function pickChain(chains: readonly TranscriptChain[], want?: string): Tr
   return best;
 }
 
-/** Reads a transcript file and replays one of its chains (see pickChain). */
-export async function replaySessionFile(file: string, opts: SessionReplayOptions & { chain?: string } = {}): Promise<SessionReplayResult> {
+/**
+ * Reads a transcript file and replays one of its chains (see pickChain). `elsewhere`: the request
+ * keys the store attributes to other chains (LocatedChain.elsewhere), left out of the requests.
+ */
+export async function replaySessionFile(file: string, opts: SessionReplayOptions & { chain?: string; elsewhere?: readonly string[] } = {}): Promise<SessionReplayResult> {
   validate(opts);
   let t;
   try {
-    t = await readSessionTranscript(file);
+    t = await readSessionTranscript(file, { elsewhere: new Set(opts.elsewhere) });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR') throw new UsageError(`${file}: cannot read transcript (${code})`);

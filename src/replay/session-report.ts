@@ -50,6 +50,11 @@ export function formatSessionReplay(r: SessionReplayResult, opts: { color?: bool
       ` · ${r.settings.encoding} · thinking ${r.settings.thinking}` +
       (r.settings.reinject ? ` · reinject ${clean(r.settings.reinject.type)} (${int(r.settings.reinject.tokens)} tokens, line ${r.settings.reinject.line})` : ''),
   ];
+  // a resumed session's transcript repeats the earlier session's requests; the store counts them there
+  if (c.copied_requests) {
+    const [them, their] = c.copied_requests === 1 ? ['it', 'its'] : ['them', 'their'];
+    out.push(`${fmtCount(c.copied_requests, 'copied request')} left out: this transcript repeats ${them} from another chain (a resumed session), where the store counts ${them}; ${their} messages stay in the context`);
+  }
   const conv = cal.conversation;
   // (the fidelity is recorded's: without it, none is measured on any request)
   if (conv?.scale != null) {
@@ -119,7 +124,7 @@ export function sessionReplayRun(r: SessionReplayResult): ReplayRun {
   const conv = r.calibration.conversation;
   return {
     kind: 'session',
-    title: `${r.chain.kind} chain ${r.chain.chain_id} (${r.chain.requests} requests)`,
+    title: `${r.chain.kind} chain ${r.chain.chain_id} (${r.chain.requests} requests${r.chain.copied_requests ? `; ${fmtCount(r.chain.copied_requests, 'copied request')} of a resumed session left out` : ''})`,
     strategies,
     ...(f ? { fidelity: { requests: f.prompt.n, from: f.from, medianRelError: f.prompt.median_rel_error, p90RelError: f.prompt.p90_rel_error } } : {}),
     ...(conv ? { calibration: { k: conv.k, scale: conv.scale, heldOutFrom: conv.held_out_from, reason: conv.reason } } : {}),

@@ -46,6 +46,8 @@ export interface TranscriptChain {
   kind: 'main' | 'subagent' | 'sidechain';
   items: TranscriptItem[];
   requests: number;
+  /** requests left out as copies the store attributes to another chain (readSessionTranscript's `elsewhere`) */
+  copied: number;
 }
 
 export interface SessionTranscript {
@@ -71,10 +73,13 @@ export class TranscriptCollector {
   /** assistant blocks already taken, per request: a resumed session repeats whole lines */
   private readonly blocksSeen = new Set<string>();
   private readonly sidechainOf = new Map<string, string>();
+  /** keys of `elsewhere` met, so each copied request is counted once */
+  private readonly copies = new Set<string>();
 
   constructor(
     private readonly id: { fileAgentId: string | null; fileSessionId: string | null },
     private readonly only: string | null = null,
+    private readonly elsewhere: ReadonlySet<string> = new Set(),
   ) {}
 
   add(lineNo: number, l: Record<string, unknown>): void {
@@ -131,6 +136,15 @@ export class TranscriptCollector {
     const usage = readUsage(msg.usage);
     if (typeof usage === 'string') return messageId;
     const key = requestId ? `${messageId}\u0000${requestId}` : messageId;
+    // a copy of another chain's request (a resumed session repeats the earlier one's lines): its
+    // blocks stay messages of this chain, the request is not one of its own
+    if (this.elsewhere.has(key)) {
+      if (!this.copies.has(key)) {
+        this.copies.add(key);
+        chain.copied++;
+      }
+      return key;
+    }
     const prev = this.requests.get(key);
     if (prev) {
       const u = prev.usage;
@@ -166,7 +180,7 @@ export class TranscriptCollector {
     if (this.only !== null && chainId !== this.only) return null;
     let c = this.chains.get(chainId);
     if (!c) {
-      c = { chainId, sessionId, agentId: kind === 'sidechain' ? null : agentId, kind, items: [], requests: 0 };
+      c = { chainId, sessionId, agentId: kind === 'sidechain' ? null : agentId, kind, items: [], requests: 0, copied: 0 };
       this.chains.set(chainId, c);
     }
     return c;
@@ -206,10 +220,14 @@ export function nestedDeeperThan(x: unknown, limit: number): boolean {
  */
 export const REPLAY_STREAM_ABOVE = bufferConstants.MAX_STRING_LENGTH;
 
-/** `streamAbove`: REPLAY_STREAM_ABOVE unless a test streams shorter lines. */
-export async function readSessionTranscript(path: string, opts: { chainId?: string; streamAbove?: number } = {}): Promise<SessionTranscript> {
+/**
+ * `streamAbove`: REPLAY_STREAM_ABOVE unless a test streams shorter lines. `elsewhere`: request keys
+ * the store attributes to other chains (session-locate.ts): left out of the requests, counted in
+ * each chain's `copied`.
+ */
+export async function readSessionTranscript(path: string, opts: { chainId?: string; streamAbove?: number; elsewhere?: ReadonlySet<string> } = {}): Promise<SessionTranscript> {
   const streamAbove = opts.streamAbove ?? REPLAY_STREAM_ABOVE;
-  const collector = new TranscriptCollector(fileIdentity(path), opts.chainId ?? null);
+  const collector = new TranscriptCollector(fileIdentity(path), opts.chainId ?? null, opts.elsewhere);
   const skipped: SessionTranscript['skipped'] = [];
   let lineNo = 0;
   let parts: Buffer[] = [];

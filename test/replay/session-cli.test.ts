@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { REAL_LOGS, REPO, cli, tempDir } from '../helpers/corpus.js';
+import { REAL_LOGS, REPO, cli, tempDir, writeCorpus } from '../helpers/corpus.js';
 import { SKILLS, SESSION, sessionLines, writeSession } from './session-fixture.js';
 
 const MAROT = join(REAL_LOGS, 'marot-spotter');
@@ -219,4 +219,34 @@ test('--calibrate K on a chain of K+1 requests or fewer says what it has and nee
     '--calibrate 2: not calibrated (a chain of 1 request; fitting on 2 requests after the first and holding one out needs 4)',
     'Fidelity of recorded: none (a chain of one request: it calibrates the prefix, no request is left to compare)',
   ]);
+});
+
+test('a resumed session: the requests its transcript copies from the earlier one are left out (counted), their messages kept; requests as the store counts them', () => {
+  // B resumes A after A's first 2 rounds: those 8 lines again, same ids, an hour later, in B's file; then 2 rounds of its own
+  const B = '5e55104e-0000-4000-8000-00000000000b';
+  const later = (l: object) => ({ ...l, sessionId: B, timestamp: new Date(Date.parse((l as { timestamp: string }).timestamp) + 3_600_000).toISOString() });
+  const a = sessionLines({ rounds: 3 });
+  const own = sessionLines({ rounds: 4, start: Date.parse('2026-03-01T11:05:00Z') }).slice(8).map((l) => JSON.parse(JSON.stringify({ ...l, sessionId: B }).replace(/"msg_(\d)/g, '"msg_B$1')));
+  const root = writeCorpus({ [`projects/-work-demo/${SESSION}.jsonl`]: a, [`projects/-work-demo/${B}.jsonl`]: [...a.slice(0, 8).map(later), ...own] });
+  const stored = JSON.parse(cli(['sessions', root, '--db', ':memory:', '--json']).stdout).sessions.find((s: { session_id: string }) => s.session_id === B);
+  assert.equal(stored.requests, 4);
+  const r = cli(['replay', 'session', B, root, '--db', ':memory:', '--strategy', 'recorded', '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  const d = JSON.parse(r.stdout);
+  assert.equal(d.chain.requests, stored.requests, 'A\'s 4 requests are not B\'s too');
+  assert.equal(d.chain.copied_requests, 4);
+  assert.equal(d.chain.first_at, stored.first_request);
+  assert.equal(d.strategies.recorded.output_tokens, stored.output);
+  assert.equal(d.turns[0].round, 3, 'request 1 is in round 3, after the 2 copied rounds (as the store numbers it)');
+  assert.ok(d.calibration.message_tokens > 200, `the copied rounds are in request 1's prompt: ${d.calibration.message_tokens} message tokens`);
+  const text = cli(['replay', 'session', B, root, '--db', ':memory:', '--strategy', 'recorded']);
+  assert.match(text.stdout, /· 4 requests ·/);
+  assert.match(text.stdout, /4 copied requests left out: this transcript repeats them from another chain \(a resumed session\)/);
+  const first = JSON.parse(cli(['replay', 'session', SESSION, root, '--db', ':memory:', '--strategy', 'recorded', '--json']).stdout);
+  assert.equal(first.chain.requests, 6, 'A keeps its own requests');
+  assert.equal(first.chain.copied_requests, 0);
+  const out = join(root, 'report.html');
+  const report = cli(['report', root, '--db', ':memory:', '--session', B, '--out', out]);
+  assert.equal(report.code, 0, report.stderr);
+  assert.match(readFileSync(out, 'utf8'), /main chain 5e55104e-0000-4000-8000-00000000000b \(4 requests; 4 copied requests of a resumed session left out\)/, 'report --session replays it alike');
 });
