@@ -23,7 +23,7 @@ import {
   type SessionStrategySummary,
   type SessionTurn,
 } from './session-strategy.js';
-import { readSessionTranscript, type TranscriptChain } from './session-transcript.js';
+import { readSessionTranscript, type SkippedTranscriptLine, type TranscriptChain } from './session-transcript.js';
 import { ENCODINGS, SegmentTokenizer, type EncodingName, type TokenizerWork } from './tokenizer.js';
 
 export interface SessionReplayOptions {
@@ -65,6 +65,8 @@ export interface SessionReplayResult {
     first_at: string;
     last_at: string;
     skipped_lines: number;
+    /** the skipped lines per reason, in order of first line: count and the first 5 line numbers */
+    skipped: { reason: string; count: number; lines: number[] }[];
   };
   settings: {
     strategies: SessionStrategy[];
@@ -112,7 +114,7 @@ export function chooseReinjected(rc: RebuiltChain, type?: string): Reinjected | 
 }
 
 /** Replays one chain already read from its transcript. */
-export async function replayChain(chain: TranscriptChain, opts: SessionReplayOptions = {}, file: string | null = null, skippedLines = 0): Promise<SessionReplayResult> {
+export async function replayChain(chain: TranscriptChain, opts: SessionReplayOptions = {}, file: string | null = null, skipped: readonly SkippedTranscriptLine[] = []): Promise<SessionReplayResult> {
   validate(opts);
   const tok = opts.tokenizer ?? (await SegmentTokenizer.load(opts.encoding ?? 'cl100k_base'));
   const prices = opts.prices ?? loadPriceTable();
@@ -165,7 +167,8 @@ export async function replayChain(chain: TranscriptChain, opts: SessionReplayOpt
       models: [...new Set(rc.requests.map((r) => r.model))],
       first_at: new Date(Math.min(...times)).toISOString(),
       last_at: new Date(Math.max(...times)).toISOString(),
-      skipped_lines: skippedLines,
+      skipped_lines: skipped.length,
+      skipped: skippedByReason(skipped),
     },
     settings: {
       strategies: strategies.filter((s) => summaries[s]),
@@ -181,6 +184,18 @@ export async function replayChain(chain: TranscriptChain, opts: SessionReplayOpt
     turns,
     work: tok.stats,
   };
+}
+
+/** Example: lines 3 and 9 invalid_json, 5 invalid_usage → [{invalid_json, 2, [3, 9]}, {invalid_usage, 1, [5]}]. */
+function skippedByReason(skipped: readonly SkippedTranscriptLine[]): SessionReplayResult['chain']['skipped'] {
+  const by = new Map<string, SessionReplayResult['chain']['skipped'][number]>();
+  for (const s of skipped) {
+    let g = by.get(s.reason);
+    if (!g) by.set(s.reason, (g = { reason: s.reason, count: 0, lines: [] }));
+    g.count++;
+    if (g.lines.length < 5) g.lines.push(s.line);
+  }
+  return [...by.values()];
 }
 
 /**
@@ -217,5 +232,5 @@ export async function replaySessionFile(file: string, opts: SessionReplayOptions
     if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR') throw new UsageError(`${file}: cannot read transcript (${code})`);
     throw err;
   }
-  return replayChain(pickChain(t.chains, opts.chain), opts, file, t.skipped.length);
+  return replayChain(pickChain(t.chains, opts.chain), opts, file, t.skipped);
 }

@@ -95,7 +95,10 @@ export function formatSessionReplay(r: SessionReplayResult, opts: { color?: bool
     if (f.cache_read.observed_zero) out.push(`cache reads observed 0 in ${int(f.cache_read.observed_zero)} requests; the replay predicted 0 in ${int(f.cache_read.predicted_zero_too)} of them`);
   }
   out.push('', `Token counts are ${r.settings.encoding} estimates of Claude's tokenizer: absolute numbers are approximate, ratios are the result.`);
-  if (c.skipped_lines) out.push(`${int(c.skipped_lines)} unreadable lines skipped`);
+  if (c.skipped_lines) {
+    out.push(`${fmtCount(c.skipped_lines, 'line')} skipped:`);
+    for (const g of c.skipped) out.push(`  ${clean(g.reason)}: ${int(g.count)} (${g.lines.length === 1 ? 'line' : 'lines'} ${g.lines.join(', ')}${g.count > g.lines.length ? ', …' : ''})`);
+  }
   return out.join('\n') + '\n';
 }
 

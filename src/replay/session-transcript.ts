@@ -54,8 +54,17 @@ export interface SessionTranscript {
   path: string;
   chains: TranscriptChain[];
   lines: number;
-  /** lines that are not JSON objects (half-written last line, invalid JSON) */
-  skipped: { line: number; reason: string }[];
+  /**
+   * lines skipped, in line order: not JSON objects (half-written last line, invalid JSON), too
+   * deep, or a request line ingest skips too (invalid_usage, with ingest's detail)
+   */
+  skipped: SkippedTranscriptLine[];
+}
+
+export interface SkippedTranscriptLine {
+  line: number;
+  reason: string;
+  detail?: string;
 }
 
 /** `agent-<id>.jsonl` → id; a main transcript `<session>.jsonl` → its session id (as discover.ts). */
@@ -73,6 +82,8 @@ export class TranscriptCollector {
   /** assistant blocks already taken, per request: a resumed session repeats whole lines */
   private readonly blocksSeen = new Set<string>();
   private readonly sidechainOf = new Map<string, string>();
+  /** the lines skipped here (a request ingest would skip), in line order */
+  readonly skipped: SkippedTranscriptLine[] = [];
   /** keys of `elsewhere` met, so each copied request is counted once */
   private readonly copies = new Set<string>();
 
@@ -123,6 +134,11 @@ export class TranscriptCollector {
     return [...this.chains.values()];
   }
 
+  /** One skip per line: a line too deep to replay whole is already skipped (nested_too_deep) when its request is read. */
+  private skip(line: number, reason: string, detail: string): void {
+    if (this.skipped.at(-1)?.line !== line) this.skipped.push({ line, reason, detail });
+  }
+
   private firstTime(k: string): boolean {
     if (this.blocksSeen.has(k)) return false;
     this.blocksSeen.add(k);
@@ -132,7 +148,12 @@ export class TranscriptCollector {
   /** The request an assistant line belongs to; the first copy places it, later copies raise its usage. */
   private request(lineNo: number, chain: TranscriptChain, msg: Record<string, unknown>, requestId: string | null, t: number): string | null {
     const messageId = str(msg.id);
-    if (!messageId || msg.usage === undefined || !Number.isFinite(t)) return messageId;
+    if (!messageId || msg.usage === undefined) return messageId;
+    // as ingest (file-parser.ts observe): a request without a valid time is a counted skip, its blocks still messages
+    if (!Number.isFinite(t)) {
+      this.skip(lineNo, 'invalid_usage', 'usage without a valid timestamp');
+      return messageId;
+    }
     const usage = readUsage(msg.usage);
     if (typeof usage === 'string') return messageId;
     const key = requestId ? `${messageId}\u0000${requestId}` : messageId;
@@ -228,7 +249,8 @@ export const REPLAY_STREAM_ABOVE = bufferConstants.MAX_STRING_LENGTH;
 export async function readSessionTranscript(path: string, opts: { chainId?: string; streamAbove?: number; elsewhere?: ReadonlySet<string> } = {}): Promise<SessionTranscript> {
   const streamAbove = opts.streamAbove ?? REPLAY_STREAM_ABOVE;
   const collector = new TranscriptCollector(fileIdentity(path), opts.chainId ?? null, opts.elsewhere);
-  const skipped: SessionTranscript['skipped'] = [];
+  // one list, in line order: the reader's skips and the collector's
+  const skipped = collector.skipped;
   let lineNo = 0;
   let parts: Buffer[] = [];
   let held = 0;

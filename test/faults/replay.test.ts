@@ -186,3 +186,38 @@ test('a streamed first line after a byte-order mark is read as a buffered one is
     removeDir(dir);
   }
 });
+
+test('a request line without a valid timestamp is a counted invalid_usage skip of the replay, as of ingest; a bad time elsewhere breaks no gap', async (t) => {
+  const { logs, db } = setup(t);
+  const timed = (msg: string, ts: unknown) => {
+    const l = JSON.parse(assistant({ msg, usage: usage(5, 6, 7, 8) }));
+    if (ts === undefined) delete l.timestamp;
+    else l.timestamp = ts;
+    return JSON.stringify(l);
+  };
+  const file = writeLog(logs, 'proj/s1.jsonl', [
+    user('hi'),
+    assistant({ msg: 'm1', usage: usage(1, 2, 3, 4), t: '2025-03-01T10:00:00.000Z' }),
+    timed('m_text', 'not a time'),
+    timed('m_none', undefined),
+    JSON.stringify({ type: 'attachment', sessionId: 's1', timestamp: 'x', attachment: { type: 'todo_reminder', content: 'do it' } }),
+    JSON.stringify({ type: 'system', subtype: 'compact_boundary', sessionId: 's1', content: 'compacted' }),
+    assistant({ msg: 'm2', usage: usage(5, 6, 7, 8), t: '2025-03-01T10:00:03.000Z' }),
+  ]);
+  const summary = await runCli(['summary', logs, '--db', db, '--json']);
+  const q = JSON.parse(summary.stdout).quality;
+  assert.deepEqual(q.skipped.map((s: { reason: string; count: number }) => [s.reason, s.count]), [['invalid_usage', 2]]);
+  for (const args of [[file], ['s1', logs]]) {
+    const r = await runCli(['replay', 'session', ...args, '--db', db, '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const d = JSON.parse(r.stdout);
+    assert.equal(d.chain.requests, 2);
+    assert.equal(d.chain.skipped_lines, 2, 'the two lines ingest skips, not dropped unsaid');
+    assert.deepEqual(d.chain.skipped, [{ reason: 'invalid_usage', count: 2, lines: [3, 4] }]);
+    assert.equal(d.chain.compactions, 1);
+    for (const turn of d.turns) assert.ok(turn.gap_s === null || Number.isFinite(turn.gap_s), JSON.stringify(turn));
+    assert.ok(Object.values(d.strategies).every((s: any) => Number.isFinite(s.weight)));
+  }
+  const text = await runCli(['replay', 'session', file, '--strategy', 'recorded']);
+  assert.match(text.stdout, /2 lines skipped:\n {2}invalid_usage: 2 \(lines 3, 4\)/);
+});
