@@ -10,7 +10,7 @@ import type { AttachmentRecord, ChainKind, Observation, SkipReason, SkippedLine 
 import { SourceRank } from '../types.js';
 import { type Line, obj, str, timeOf } from './line.js';
 import { OTHER_ARRAY, OTHER_OBJECT } from './project.js';
-import { mergeWrite, readUsage } from './usage.js';
+import { identityProblem, mergeWrite, readUsage } from './usage.js';
 
 export interface FileIdentity {
   fileId: number;
@@ -356,13 +356,12 @@ export class FileParser {
     sessionId: string,
   ): void {
     const messageId = str(msg.id);
-    if (!messageId) return this.skip(lineNo, 'invalid_usage', 'usage without message.id');
     // the store keeps only the key and splits it at its first NUL (schema.ts)
-    if (messageId.includes('\u0000')) return this.skip(lineNo, 'invalid_usage', 'message.id holds a NUL character');
-    if (!Number.isFinite(t)) return this.skip(lineNo, 'invalid_usage', 'usage without a valid timestamp');
+    const bad = identityProblem(messageId, t);
+    if (bad) return this.skip(lineNo, 'invalid_usage', bad);
     const usage = readUsage(msg.usage);
     if (typeof usage === 'string') return this.skip(lineNo, 'invalid_usage', usage);
-    const key = requestId ? `${messageId}\u0000${requestId}` : messageId;
+    const key = requestId ? `${messageId!}\u0000${requestId}` : messageId!;
     const mk = `${key}\u0000${rank}`;
     const prev = this.merged.get(mk);
     if (prev) {

@@ -21,6 +21,18 @@ export interface ReadUsage extends Usage {
 
 const MAX_TOKENS = 1e9;
 
+/**
+ * Why a line with usage cannot be a request before its usage is read (an `invalid_usage` skip), or
+ * null: no `message.id`, one holding a NUL (the store splits its key at the first), no valid time.
+ * Ingest and the session replay skip by the same rule, so their request counts agree.
+ */
+export function identityProblem(messageId: string | null, t: number): string | null {
+  if (!messageId) return 'usage without message.id';
+  if (messageId.includes('\u0000')) return 'message.id holds a NUL character';
+  if (!Number.isFinite(t)) return 'usage without a valid timestamp';
+  return null;
+}
+
 export function readUsage(raw: unknown): ReadUsage | string {
   const u = obj(raw);
   if (!u) return 'usage is not an object';

@@ -16,7 +16,7 @@ import { agentSessionDir } from '../ingest/discover.js';
 import { canonicalJson, isUserPrompt, sidechainChainOf } from '../ingest/file-parser.js';
 import { LINE_SCHEMA, obj, str, timeOf } from '../ingest/line.js';
 import { StreamProjector } from '../ingest/stream-project.js';
-import { mergeWrite, readUsage } from '../ingest/usage.js';
+import { identityProblem, mergeWrite, readUsage } from '../ingest/usage.js';
 import type { Usage } from '../types.js';
 
 /** One content block of a message as logged (text, tool_use, tool_result, thinking, image, …). */
@@ -148,15 +148,16 @@ export class TranscriptCollector {
   /** The request an assistant line belongs to; the first copy places it, later copies raise its usage. */
   private request(lineNo: number, chain: TranscriptChain, msg: Record<string, unknown>, requestId: string | null, t: number): string | null {
     const messageId = str(msg.id);
-    if (!messageId || msg.usage === undefined) return messageId;
-    // as ingest (file-parser.ts observe): a request without a valid time is a counted skip, its blocks still messages
-    if (!Number.isFinite(t)) {
-      this.skip(lineNo, 'invalid_usage', 'usage without a valid timestamp');
+    if (msg.usage === undefined) return messageId;
+    // as ingest skips it (file-parser.ts observe), counted: no id (or one with a NUL), no valid time,
+    // usage that does not read; the line's blocks stay messages
+    const bad = identityProblem(messageId, t);
+    const usage = bad ?? readUsage(msg.usage);
+    if (typeof usage === 'string') {
+      this.skip(lineNo, 'invalid_usage', usage);
       return messageId;
     }
-    const usage = readUsage(msg.usage);
-    if (typeof usage === 'string') return messageId;
-    const key = requestId ? `${messageId}\u0000${requestId}` : messageId;
+    const key = requestId ? `${messageId!}\u0000${requestId}` : messageId!;
     // a copy of another chain's request (a resumed session repeats the earlier one's lines): its
     // blocks stay messages of this chain, the request is not one of its own
     if (this.elsewhere.has(key)) {

@@ -221,3 +221,33 @@ test('a request line without a valid timestamp is a counted invalid_usage skip o
   const text = await runCli(['replay', 'session', file, '--strategy', 'recorded']);
   assert.match(text.stdout, /2 lines skipped:\n {2}invalid_usage: 2 \(lines 3, 4\)/);
 });
+
+test('request lines ingest skips as invalid_usage (no message.id, a NUL in it, usage that does not read) are the replay\'s counted skips too, and no request', async (t) => {
+  const { logs, db } = setup(t);
+  const bad = (msg: string, patch: (l: any) => void) => {
+    const l = JSON.parse(assistant({ msg, usage: usage(5, 6, 7, 8), t: '2025-03-01T10:00:02.000Z' }));
+    patch(l);
+    return JSON.stringify(l);
+  };
+  const file = writeLog(logs, 'proj/s1.jsonl', [
+    user('hi'),
+    assistant({ msg: 'm1', usage: usage(1, 2, 3, 4), t: '2025-03-01T10:00:00.000Z' }),
+    bad('m_noid', (l) => delete l.message.id),
+    bad('m_nul', (l) => (l.message.id = 'm\u0000x')),
+    bad('m_text', (l) => (l.message.usage = 'lots')),
+    bad('m_neg', (l) => (l.message.usage.input_tokens = -5)),
+    bad('m_split', (l) => (l.message.usage.cache_creation = 7)),
+    bad('m_msg', (l) => (l.message = 'not an object: no request, no usage, in ingest as here')),
+    assistant({ msg: 'm2', usage: usage(5, 6, 7, 8), t: '2025-03-01T10:00:03.000Z' }),
+  ]);
+  const s = JSON.parse((await runCli(['summary', logs, '--db', db, '--json'])).stdout);
+  assert.equal(s.totals.requests, 2);
+  assert.deepEqual(s.quality.skipped.map((g: { reason: string; count: number }) => [g.reason, g.count]), [['invalid_usage', 5]]);
+  for (const args of [[file], ['s1', logs]]) {
+    const r = await runCli(['replay', 'session', ...args, '--db', db, '--strategy', 'recorded', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const d = JSON.parse(r.stdout);
+    assert.equal(d.chain.requests, 2, 'the NUL id was a request of the replay only');
+    assert.deepEqual(d.chain.skipped, [{ reason: 'invalid_usage', count: 5, lines: [3, 4, 5, 6, 7] }]);
+  }
+});
