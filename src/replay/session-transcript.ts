@@ -55,8 +55,9 @@ export interface SessionTranscript {
   chains: TranscriptChain[];
   lines: number;
   /**
-   * lines skipped, in line order: not JSON objects (half-written last line, invalid JSON), too
-   * deep, or a request line ingest skips too (invalid_usage, with ingest's detail)
+   * lines skipped, in line order, with ingest's reasons: not JSON objects (invalid_json; a
+   * half-written last line incomplete_last_line), too deep to replay (nested_too_deep, the replay's
+   * own), or a request line ingest skips too (invalid_usage, with ingest's detail)
    */
   skipped: SkippedTranscriptLine[];
 }
@@ -227,7 +228,7 @@ export function nestedDeeperThan(x: unknown, limit: number): boolean {
 /**
  * Reads a transcript file line by line (split at "\n" only, as ingest splits it, so line numbers
  * agree). `chainId` keeps only that chain's items (memory stays at one chain). A line that is not
- * a JSON object is skipped with its line number.
+ * a JSON object is skipped with its line number and ingest's reason.
  *
  * A line longer than REPLAY_STREAM_ABOVE bytes (~512 MiB: a pasted log, a giant tool result)
  * cannot be one string: V8 ends strings at 2^29 − 24 characters, and readline ended the replay
@@ -283,8 +284,11 @@ export async function readSessionTranscript(path: string, opts: { chainId?: stri
     }
   };
 
-  const endLine = () => {
+  // reasons as ingest names them (read-file.ts): a line that is not JSON or not an object is
+  // invalid_json; a last line without a newline that is not one is incomplete_last_line
+  const endLine = (last = false) => {
     lineNo++;
+    const unread = last ? 'incomplete_last_line' : 'invalid_json';
     if (stream) {
       const sp = stream;
       stream = null;
@@ -297,7 +301,7 @@ export async function readSessionTranscript(path: string, opts: { chainId?: stri
         }
       }
       failed = null;
-      if (!l) skipped.push({ line: lineNo, reason: 'invalid_json' });
+      if (!l) skipped.push({ line: lineNo, reason: unread });
       else collector.add(lineNo, l);
       return;
     }
@@ -309,12 +313,12 @@ export async function readSessionTranscript(path: string, opts: { chainId?: stri
     try {
       l = JSON.parse(lineNo === 1 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
     } catch {
-      skipped.push({ line: lineNo, reason: 'invalid_json' });
+      skipped.push({ line: lineNo, reason: unread });
       return;
     }
     const o = obj(l);
     if (!o) {
-      skipped.push({ line: lineNo, reason: 'not_an_object' });
+      skipped.push({ line: lineNo, reason: unread });
       return;
     }
     // JSON.parse reads any depth, but the canonical text of a block or attachment (and the
@@ -353,6 +357,6 @@ export async function readSessionTranscript(path: string, opts: { chainId?: stri
     }
     if (start < chunk.length) feed(chunk.subarray(start));
   }
-  if (held > 0 || stream) endLine();
+  if (held > 0 || stream) endLine(true);
   return { path, chains: collector.finish(), lines: lineNo, skipped };
 }

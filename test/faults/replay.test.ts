@@ -251,3 +251,14 @@ test('request lines ingest skips as invalid_usage (no message.id, a NUL in it, u
     assert.deepEqual(d.chain.skipped, [{ reason: 'invalid_usage', count: 5, lines: [3, 4, 5, 6, 7] }]);
   }
 });
+
+test('the replay names its skipped lines as ingest does: a line that is not an object is invalid_json, a half-written last line incomplete_last_line', async (t) => {
+  const { logs, db } = setup(t);
+  const file = writeLog(logs, 'proj/s1.jsonl', [user('hi'), '[1,2]', '42', assistant({ msg: 'm1', usage: usage(1, 2, 3, 4) })].join('\n') + '\n{"type":"assis');
+  const s = JSON.parse((await runCli(['summary', logs, '--db', db, '--json'])).stdout);
+  const ingest = s.quality.skipped.map((g: { reason: string; count: number; examples: { line: number }[] }) => ({ reason: g.reason, count: g.count, lines: g.examples.map((e) => e.line) }));
+  assert.deepEqual(ingest, [{ reason: 'invalid_json', count: 2, lines: [2, 3] }, { reason: 'incomplete_last_line', count: 1, lines: [5] }]);
+  const r = await runCli(['replay', 'session', file, '--db', db, '--strategy', 'recorded', '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout).chain.skipped, ingest);
+});
