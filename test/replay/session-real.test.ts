@@ -25,7 +25,7 @@ before(async () => {
   tok = await SegmentTokenizer.load('cl100k_base');
   for (const c of chains.filter((c) => c.kind === 'main')) {
     const located = await locateChain(ctx.store, c.session_id);
-    results.set(c.chain_id, await replaySessionFile(located.path, { chain: located.chain_id, prices: ctx.prices, tokenizer: tok }));
+    results.set(c.chain_id, await replaySessionFile(located.path, { chain: located.chain_id, elsewhere: located.elsewhere, prices: ctx.prices, tokenizer: tok }));
   }
 });
 
@@ -39,6 +39,7 @@ test('every main chain of the real logs is replayed, with the reader’s request
     const r = results.get(c.chain_id)!;
     assert.equal(r.chain.chain_id, c.chain_id);
     assert.equal(r.chain.requests, c.requests, `${c.chain_id}: one request per (message.id, requestId), as the store`);
+    assert.equal(r.chain.copied_requests, 0, `${c.chain_id}: no session of the real logs resumes another`);
     const ran = Object.keys(r.strategies).sort();
     const expected = SESSION_STRATEGIES.filter((s) => s !== 'reinject' || r.chain.attachments > 0);
     assert.deepEqual(ran, [...expected].sort(), c.chain_id);
@@ -51,7 +52,7 @@ test('subagent and sidechain chains are found in their files with the same reque
   assert.ok(others.length >= 6);
   for (const c of others) {
     const located = await locateChain(ctx.store, c.session_id, c.chain_id);
-    const r = await replaySessionFile(located.path, { chain: located.chain_id, prices: ctx.prices, tokenizer: tok, strategies: ['recorded'] });
+    const r = await replaySessionFile(located.path, { chain: located.chain_id, elsewhere: located.elsewhere, prices: ctx.prices, tokenizer: tok, strategies: ['recorded'] });
     assert.equal(r.chain.requests, c.requests, c.chain_id);
   }
 });
