@@ -11,6 +11,7 @@ import { SourceRank } from '../types.js';
 import { type Line, obj, str, timeOf } from './line.js';
 import { OTHER_ARRAY, OTHER_OBJECT } from './project.js';
 import { identityProblem, mergeWrite, readUsage } from './usage.js';
+import { pushAll } from '../arrays.js';
 
 export interface FileIdentity {
   fileId: number;
@@ -291,7 +292,7 @@ export class FileParser {
     for (const c of this.chains.values()) {
       // after the last prompt or request: the chain's last round (0 when it has none)
       for (const a of c.pending) a.round = c.rounds;
-      this.facts.attachments.push(...c.pending);
+      pushAll(this.facts.attachments, c.pending);
       const { pending: _pending, ...facts } = c;
       this.facts.chains.push(facts);
     }
@@ -494,7 +495,7 @@ export class FileParser {
   private flushPending(chain: ChainState): void {
     if (chain.pending.length === 0) return;
     for (const a of chain.pending) a.round = chain.rounds;
-    this.facts.attachments.push(...chain.pending);
+    pushAll(this.facts.attachments, chain.pending);
     chain.pending = [];
   }
 }

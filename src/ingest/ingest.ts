@@ -37,6 +37,7 @@ import { str } from './line.js';
 import { type Proof, checkChunks, checkHeld, dropUnchanged, keepUnchanged, proofHolds, readUnchanged } from './unchanged.js';
 import { type FileContext, type TaskList, fileRowOf, readAll } from './pool.js';
 import type { ReadOptions } from './read-file.js';
+import { pushAll } from '../arrays.js';
 
 /**
  * What an ingest tells its `progress` callback: that it walks the logs (and plans); as files are
@@ -699,7 +700,7 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
         throw err;
       });
       await pieces;
-      walkSkips.push(...readSkips);
+      pushAll(walkSkips, readSkips);
       opts.progress?.({ phase: 'storing' });
       // every file is read: the walk's listing and the lists of files (all of them in a first run)
       // go before DuckDB loads

@@ -23,6 +23,7 @@ import { ENCODINGS, SegmentTokenizer, type EncodingName, type Segment, type Toke
 import { WatermarkStore, type StagedRows, type WatermarkKey } from './watermark.js';
 
 import { CHANNEL_STRATEGIES, type ChannelStrategy } from './names.js';
+import { pushAll } from '../arrays.js';
 
 export { CHANNEL_STRATEGIES, type ChannelStrategy };
 
@@ -358,7 +359,7 @@ function replayStrategy(p: Prepared, strategy: ChannelStrategy): { summary: Stra
     const output = failed ? 0 : mn.reply.tokens.length;
     const weight = read * p.weights.read + (request.tokens - read) * p.write + output * p.weights.output;
 
-    session.history.push(...turn.segments);
+    session.history.pushAll(turn.segments);
     if (failed) staged?.discard();
     else {
       session.history.push(mn.reply);
@@ -473,7 +474,7 @@ export async function runChannelReplay(options: ChannelReplayOptions): Promise<C
   for (const s of strategies) {
     const r = replayStrategy(p, s);
     out[s] = r.summary;
-    turns.push(...r.turns);
+    pushAll(turns, r.turns);
   }
   return {
     channel: {

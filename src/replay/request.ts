@@ -21,6 +21,11 @@ export class SegmentList {
   }
 
   push(...segs: Segment[]): void {
+    this.pushAll(segs);
+  }
+
+  /** As push, for a list of any length (push(...list) overflows the call's arguments past ~120,000). */
+  pushAll(segs: readonly Segment[]): void {
     for (const s of segs) {
       this.segments.push(s);
       this.cum.push(this.cum[this.cum.length - 1]! + s.tokens.length);

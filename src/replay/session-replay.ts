@@ -25,6 +25,7 @@ import {
 } from './session-strategy.js';
 import { readSessionTranscript, type SkippedTranscriptLine, type TranscriptChain } from './session-transcript.js';
 import { ENCODINGS, SegmentTokenizer, type EncodingName, type TokenizerWork } from './tokenizer.js';
+import { pushAll } from '../arrays.js';
 
 export interface SessionReplayOptions {
   strategies?: readonly SessionStrategy[];
@@ -138,7 +139,7 @@ export async function replayChain(chain: TranscriptChain, opts: SessionReplayOpt
     }
     const r = await replayStrategy(rc, s, ctx, pause);
     summaries[s] = summarize(r.turns, r.attachmentsSent);
-    turns.push(...r.turns);
+    pushAll(turns, r.turns);
   }
   const recorded = turns.filter((t) => t.strategy === 'recorded');
   const fidelity = recorded.length
@@ -165,8 +166,9 @@ export async function replayChain(chain: TranscriptChain, opts: SessionReplayOpt
       compactions: rc.compactions,
       attachments: rc.events.filter((e) => e.kind === 'message' && e.attachment).length,
       models: [...new Set(rc.requests.map((r) => r.model))],
-      first_at: new Date(Math.min(...times)).toISOString(),
-      last_at: new Date(Math.max(...times)).toISOString(),
+      // a loop, not Math.min(...times): a chain of ~120k requests overflowed the call's arguments
+      first_at: new Date(times.reduce((a, b) => Math.min(a, b))).toISOString(),
+      last_at: new Date(times.reduce((a, b) => Math.max(a, b))).toISOString(),
       skipped_lines: skipped.length,
       skipped: skippedByReason(skipped),
     },

@@ -155,9 +155,9 @@ export async function replayStrategy(rc: RebuiltChain, strategy: SessionStrategy
       sendAttachment(m.attachment.hash, m.tokens);
     }
     if (strategy === 'cold-replay') {
-      flat.push(...m.flat());
-      own.push(...m.segments);
-    } else history.push(...m.segments);
+      flat.pushAll(m.flat());
+      own.pushAll(m.segments);
+    } else history.pushAll(m.segments);
   };
 
   for (const ev of rc.events) {
@@ -182,7 +182,7 @@ export async function replayStrategy(rc: RebuiltChain, strategy: SessionStrategy
       own = new SegmentList();
     }
     if (strategy === 'reinject' && r.opensRound && ctx.reinject) {
-      history.push(...ctx.reinject.segments);
+      history.pushAll(ctx.reinject.segments);
       sendAttachment(ctx.reinject.hash, ctx.reinject.tokens);
     }
     let view: RequestView;

@@ -20,8 +20,8 @@ export function chainReading(c: ChainSummary): string {
   const rewrite = r.reduce((s, x) => s + x.rewrite, 0);
   const written = r.reduce((s, x) => s + x.write, 0);
   if (c.repurchase) {
-    const lo = Math.min(...reads);
-    const hi = Math.max(...reads);
+    const lo = reads.reduce((a, b) => Math.min(a, b));
+    const hi = reads.reduce((a, b) => Math.max(a, b));
     const at = lo === hi ? `at ${fmtInt(lo)}` : `between ${fmtInt(lo)} and ${fmtInt(hi)}`;
     return `Re-purchase pattern: reads stay ${at} tokens while writes grow from ${fmtInt(first.write)} to ${fmtInt(last.write)} over ${over} — the whole context is bought again every round.`;
   }

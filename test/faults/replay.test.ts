@@ -262,3 +262,23 @@ test('the replay names its skipped lines as ingest does: a line that is not an o
   assert.equal(r.code, 0, r.stderr);
   assert.deepEqual(JSON.parse(r.stdout).chain.skipped, ingest);
 });
+
+test('150,000 attachment lines with no prompt between them are read and replayed: no "Maximum call stack size exceeded" (the file was an unreadable_file skip)', async (t) => {
+  const { logs, db } = setup(t);
+  const N = 150_000;
+  const attachment = (i: number) => JSON.stringify({ type: 'attachment', sessionId: 's1', timestamp: '2025-03-01T09:59:59.500Z', attachment: { type: 'todo_reminder', content: `item ${i}` } });
+  const file = writeLog(logs, 'proj/s1.jsonl', [user('hi'), ...Array.from({ length: N }, (_, i) => attachment(i)), assistant({ msg: 'm1', usage: usage(1, 2, 3, 4) })]);
+  const s = await runCli(['summary', logs, '--db', db, '--json']);
+  assert.equal(s.code, 0, s.stderr);
+  const q = JSON.parse(s.stdout);
+  assert.deepEqual(q.quality.skipped, []);
+  assert.equal(q.totals.requests, 1);
+  const sql = path.join(path.dirname(db), 'count.sql');
+  writeLog(path.dirname(db), 'count.sql', 'SELECT count(*) AS n FROM attachments');
+  const counted = await runCli(['query', sql, logs, '--db', db, '--json']);
+  assert.equal(counted.code, 0, counted.stderr);
+  assert.deepEqual(JSON.parse(counted.stdout).rows, [{ n: N }]);
+  const r = await runCli(['replay', 'session', file, '--strategy', 'recorded,dedupe-attachments', '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(JSON.parse(r.stdout).chain.attachments, N);
+});

@@ -5,9 +5,10 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { replaySessionFile, type SessionReplayResult } from '../../src/replay/session-replay.js';
+import { replayChain, replaySessionFile, type SessionReplayResult } from '../../src/replay/session-replay.js';
 import { sessionReplayRun } from '../../src/replay/session-report.js';
 import { SESSION_STRATEGIES, type SessionStrategy } from '../../src/replay/session-strategy.js';
+import type { TranscriptChain } from '../../src/replay/session-transcript.js';
 import { SegmentTokenizer } from '../../src/replay/tokenizer.js';
 import { writeCorpus } from '../helpers/corpus.js';
 import { SESSION, SKILLS, sessionLines, writeSession } from './session-fixture.js';
@@ -180,4 +181,19 @@ test('sessionReplayRun hands the report the same numbers under its names', async
   // without --calibrate: no calibration line in the report
   assert.equal(run.calibration, undefined);
   assert.deepEqual(run.fidelity, { requests: 2 * ROUNDS - 1, from: 2, medianRelError: r.fidelity!.prompt.median_rel_error, p90RelError: r.fidelity!.prompt.p90_rel_error });
+});
+
+test('a chain of 150,000 requests replays: its turns and times are not spread into one call ("Maximum call stack size exceeded")', async () => {
+  const n = 150_000;
+  const t0 = Date.parse('2026-03-01T10:00:00Z');
+  const items: TranscriptChain['items'] = [{ kind: 'message', line: 1, role: 'user', prompt: true, blocks: [{ type: 'text', text: 'hi' }], key: null }];
+  for (let i = 0; i < n; i++) {
+    const usage = { input: 3, output: 1, cacheWrite: 0, cacheWrite5m: 0, cacheWrite1h: 0, cacheRead: 100, webSearch: 0, webFetch: 0 };
+    items.push({ kind: 'request', line: i + 2, key: `m${i}`, t: t0 + i * 1000, model: 'claude-sonnet-4-5', usage });
+  }
+  const chain: TranscriptChain = { chainId: 's', sessionId: 's', agentId: null, kind: 'main', items, requests: n, copied: 0 };
+  const r = await replayChain(chain, { tokenizer: await SegmentTokenizer.load('cl100k_base'), strategies: ['recorded'] });
+  assert.equal(r.turns.length, n);
+  assert.equal(r.chain.first_at, '2026-03-01T10:00:00.000Z');
+  assert.equal(r.chain.last_at, new Date(t0 + (n - 1) * 1000).toISOString());
 });

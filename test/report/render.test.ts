@@ -222,6 +222,9 @@ test('readings say what the field note said', () => {
     { round: 4, read: 10_000, write: 10_000, rewrite: 5_000 },
   ] };
   assert.equal(chainReading(gappy), '25.0% of 20,000 written tokens over the 2 of its 4 rounds that sent requests were rewrites of context already cached.');
+  // a re-purchase chain of 200,000 rounds: its reads' range is not spread into one call (a stack overflow)
+  const long = { ...(f.topChains as TopChains).chains[0]!, repurchase: true, roundCount: 200_000, rounds: Array.from({ length: 200_000 }, (_, i) => ({ round: i + 1, read: 13_818 + (i % 2), write: 1_000 + i, rewrite: 0 })) };
+  assert.match(chainReading(long), /^Re-purchase pattern: reads stay between 13,818 and 13,819 tokens while writes grow from 1,000 to 200,999 over 200,000 rounds/);
   const page = renderReport({ ...f, topChains: { ...(f.topChains as TopChains), chains: [gappy] } });
   assert.match(page, /<dt>rounds<\/dt>\s*<dd>4 \(2 with requests\)<\/dd>/);
 });
