@@ -35,10 +35,11 @@ function parseLine(raw: string, line: number): { m: ChannelMessage; t: number } 
   } catch (e) {
     return { line, reason: 'invalid_json', detail: (e as Error).message.slice(0, 120) };
   }
-  if (typeof o !== 'object' || o === null || Array.isArray(o)) return { line, reason: 'not_an_object', detail: typeof o };
+  if (typeof o !== 'object' || o === null || Array.isArray(o)) return { line, reason: 'not_an_object', detail: kindOf(o) };
   const r = o as Record<string, unknown>;
   for (const f of ['id', 'author', 'created_at', 'text'] as const) {
-    if (typeof r[f] !== 'string') return { line, reason: 'missing_field', detail: f };
+    // an id of 1 read 'missing_field: id', as if the line had none
+    if (typeof r[f] !== 'string') return { line, reason: 'missing_field', detail: r[f] === undefined ? f : `${f} (${kindOf(r[f])}, expected a string)` };
   }
   const t = parseInstant(r.created_at as string);
   if (t === null) return { line, reason: 'bad_timestamp', detail: `${String(r.created_at).slice(0, 60)} (expected ISO 8601 with an offset, e.g. 2026-03-11T09:03:00Z)` };
@@ -46,9 +47,14 @@ function parseLine(raw: string, line: number): { m: ChannelMessage; t: number } 
   // a thread id of another type (a number, an object) put the message in the channel's top level, silently
   if (typeof r.thread_root_id === 'string') m.thread_root_id = r.thread_root_id;
   else if (r.thread_root_id !== undefined && r.thread_root_id !== null) {
-    return { line, reason: 'missing_field', detail: `thread_root_id (${Array.isArray(r.thread_root_id) ? 'an array' : typeof r.thread_root_id}, expected a string)` };
+    return { line, reason: 'missing_field', detail: `thread_root_id (${kindOf(r.thread_root_id)}, expected a string)` };
   }
   return { m, t };
+}
+
+/** What a JSON value is, for a skip's detail: `number`, `an array`, `null`… (typeof says `object` for the last two). */
+function kindOf(v: unknown): string {
+  return v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v;
 }
 
 /** Collects parsed lines into a ChannelLog, in channel order. */

@@ -35,6 +35,28 @@ test('bad lines are counted with their line and reason; good lines sorted by cre
   ]);
 });
 
+test('a skip says what was there: a field of another type is not a missing one, an array or null is not an object', () => {
+  // an id of 1 read 'missing_field: id' (as if the line had none), '[1,2]' and 'null' read 'not_an_object: object'
+  const text = [
+    JSON.stringify({ ...msg('a', 'maya', 'x'), id: 1 }),
+    JSON.stringify({ ...msg('b', 'maya', 'x'), author: null }),
+    JSON.stringify({ ...msg('c', 'maya', 'x'), text: ['x'] }),
+    JSON.stringify({ id: 'd', author: 'maya', text: 'x' }),
+    '[1,2]',
+    'null',
+    '"text"',
+  ].join('\n');
+  assert.deepEqual(parseChannelLog(text).skipped.map((s) => [s.reason, s.detail]), [
+    ['missing_field', 'id (number, expected a string)'],
+    ['missing_field', 'author (null, expected a string)'],
+    ['missing_field', 'text (an array, expected a string)'],
+    ['missing_field', 'created_at'],
+    ['not_an_object', 'an array'],
+    ['not_an_object', 'null'],
+    ['not_an_object', 'string'],
+  ]);
+});
+
 test('created_at must be an ISO 8601 instant with its offset: the same replay on every machine', () => {
   const at = (created_at: string, id = created_at) => JSON.stringify({ id, author: 'maya', created_at, text: 'x' });
   const good = ['2025-03-11T09:03:00Z', '2025-03-11T09:03:00.123Z', '2025-03-11T10:03:00+01:00', '2025-03-11 09:03Z', '2025-03-11T11:03:00+0200'];
