@@ -4,8 +4,7 @@
  * result, so the two never disagree.
  */
 import type { ChannelReplayResult, ChannelStrategy, StrategySummary } from './channel-replay.js';
-import { usd } from '../format/table.js';
-import { oneLine } from './render.js';
+import { clean, usd } from '../format/table.js';
 
 const int = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 
@@ -65,7 +64,7 @@ export function formatChannelReplay(r: ChannelReplayResult): string {
   const c = r.channel;
   const st = r.settings;
   return [
-    `Channel replay · #${oneLine(c.channel_id)} · ${n(c.messages)} messages · ${n(c.mentions)} mentions of ${oneLine(c.agent)}` +
+    `Channel replay · #${clean(c.channel_id)} · ${n(c.messages)} messages · ${n(c.mentions)} mentions of ${clean(c.agent)}` +
       (c.skipped_lines.length ? ` · ${n(c.skipped_lines.length)} bad lines skipped` : ''),
     `framing ${n(st.prefix_tokens)} tokens · brief ${n(st.brief_tokens)} tokens · ${st.encoding} · TTL ${st.ttl} · events: ${events(r)}`,
     '',

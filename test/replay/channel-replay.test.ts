@@ -183,6 +183,13 @@ test('text report: aligned table, thousands separators, events named', async () 
   assert.ok(!/\u001b\[/.test(text), 'no colour codes');
 });
 
+test('text report: the channel (a file name) and the handle are cleaned as every table cleans text (bidi and C1 controls too)', async () => {
+  // render's oneLine escaped C0 only: a file named with U+202E reordered the header line in the terminal
+  const r = await runChannelReplay({ file: SAMPLE, strategies: ['window'], channel: 'back\u202eend\u009b31m\u001b[2J', agent: '@cl\u2066aude' });
+  const head = formatChannelReplay(r).split('\n')[0]!;
+  assert.equal(head, 'Channel replay · #back?end?31m?[2J · 200 messages · 0 mentions of @cl?aude');
+});
+
 test('text report: USD as every other table writes it (no mentions: $0.0000, not $0.00)', async () => {
   const none = formatChannelReplay(await runChannelReplay({ file: SAMPLE, agent: 'nobody' }));
   assert.match(none, /^cost \(USD\)\s+\$0\.0000\s+\$0\.0000\s+\$0\.0000$/m);
