@@ -64,6 +64,9 @@ test('eviction at mention 15: a cold turn with a fresh snapshot and lower totals
     assert.equal(t15.delivery, 'cold');
     assert.notEqual(t15.native, t14.native);
     assert.equal(t15.cacheable_tokens, 0);
+    // a new process has no earlier request: no gap, nothing read (docs/json.md)
+    assert.equal(t15.gap_s, null);
+    assert.equal(t15.cache, 'none');
     assert.equal(t15.header, 'first_contact');
     assert.equal(t15.rows, 12);
     assert.ok(r.strategies[s]!.input_tokens < base.strategies[s]!.input_tokens);
