@@ -44,9 +44,12 @@ function parseLine(raw: string, line: number): { m: ChannelMessage; t: number } 
   const t = parseInstant(r.created_at as string);
   if (t === null) return { line, reason: 'bad_timestamp', detail: `${String(r.created_at).slice(0, 60)} (expected ISO 8601 with an offset, e.g. 2026-03-11T09:03:00Z)` };
   const m: ChannelMessage = { id: r.id as string, author: r.author as string, created_at: r.created_at as string, text: r.text as string };
-  // a thread id of another type (a number, an object) put the message in the channel's top level, silently
-  if (typeof r.thread_root_id === 'string') m.thread_root_id = r.thread_root_id;
-  else if (r.thread_root_id !== undefined && r.thread_root_id !== null) {
+  // a thread id of another type (a number, an object) put the message in the channel's top level, silently.
+  // A root naming itself (as Slack's thread_ts does on a thread's parent) is a top-level message: read as
+  // a thread of its own, it lost its channel context and left every top-level block
+  if (typeof r.thread_root_id === 'string') {
+    if (r.thread_root_id !== r.id) m.thread_root_id = r.thread_root_id;
+  } else if (r.thread_root_id !== undefined && r.thread_root_id !== null) {
     return { line, reason: 'missing_field', detail: `thread_root_id (${kindOf(r.thread_root_id)}, expected a string)` };
   }
   return { m, t };

@@ -5,6 +5,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tempDir } from '../helpers/temp.js';
 import type { ChannelMessage } from '../../src/samples/channel.js';
 import { rowLine } from '../../src/replay/render.js';
 import { runChannelReplay, SegmentTokenizer, type ChannelReplayResult } from '../../src/replay/index.js';
@@ -109,4 +112,17 @@ test('threads (b): a burst of more than 12 between two mentions in one thread is
   const r = await runChannelReplay({ messages });
   // Mb: window shows b3…b14 (the newest 12 of X Ma b1…b14); watermark (R: {X}) the same → b1, b2
   for (const s of ['window', 'watermark', 'unstable'] as const) assert.equal(r.strategies[s]!.rows_never_shown, 2, s);
+});
+
+test('a root whose thread_root_id is its own id (Slack\'s thread_ts on a parent) is a top-level message, as without one', async () => {
+  // it was read as a thread of its own: a root mention got no channel rows at all, and the root left every top-level block
+  const roots = new Set(['R', 'U', 'M1']);
+  const file = join(tempDir('cachelens-threads-'), 'c.jsonl');
+  writeFileSync(file, THREADED.map((m) => JSON.stringify(roots.has(m.id) ? { ...m, thread_root_id: m.id } : m)).join('\n') + '\n');
+  const fromFile = await runChannelReplay({ file, channel: 'channel' });
+  const plain = await runChannelReplay({ messages: THREADED });
+  assert.deepEqual(fromFile.channel.skipped_lines, []);
+  const shape = (r: ChannelReplayResult) => r.turns.map((t) => [t.strategy, t.message_id, t.rows, t.header, t.context_tokens, t.input_tokens]);
+  assert.deepEqual(shape(fromFile), shape(plain));
+  assert.deepEqual(turns(fromFile, 'watermark').map((t) => t.rows), [3, 3, 4, 4, 2]);
 });
