@@ -17,7 +17,10 @@ function list(v: unknown): string[] {
 }
 
 function mentions(v: unknown, flag: string): number[] {
-  return list(v).map((s) => {
+  const given = list(v);
+  // an empty value (`--evict-at "$K"` with K unset) ran with no event, silently, as an empty --strategy does not
+  if (v !== undefined && given.length === 0) throw new UsageError(`${flag} ${String(v)}: expected a mention number (1, 2, …)`);
+  return given.map((s) => {
     const n = decimal(s);
     if (!Number.isInteger(n) || n < 1) throw new UsageError(`${flag} ${s}: expected a mention number (1, 2, …)`);
     return n;

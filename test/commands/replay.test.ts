@@ -36,6 +36,10 @@ test('replay channel: events past the last mention, no strategy, and an unbounde
     [['--evict-at', '31'], /--evict-at 31: the channel has 30 mentions of @claude/],
     [['--fail-at', '2,99'], /--fail-at 99: the channel has 30 mentions/],
     [['--strategy', ','], /--strategy ,: name at least one of window, watermark, unstable/],
+    // an empty --evict-at / --fail-at ran with no event, silently
+    [['--evict-at', ''], /--evict-at : expected a mention number/],
+    [['--fail-at=', '--strategy', 'window'], /--fail-at : expected a mention number/],
+    [['--evict-at', ' , '], /--evict-at  , : expected a mention number/],
     [['--prefix-tokens', '1e12'], /--prefix-tokens 1e12: expected a whole number of tokens up to 1,000,000/],
   ];
   for (const [args, expected] of cases) {
