@@ -5,6 +5,7 @@
  */
 import type { ChannelReplayResult, ChannelStrategy, StrategySummary } from './channel-replay.js';
 import { clean, usd } from '../format/table.js';
+import { fmtCount } from '../report/format.js';
 
 const int = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 
@@ -37,8 +38,9 @@ const METRICS: Metric[] = [
 
 function events(r: ChannelReplayResult): string {
   const e: string[] = [];
-  if (r.settings.evict_at.length) e.push(`eviction at mention ${r.settings.evict_at.join(', ')}`);
-  if (r.settings.fail_at.length) e.push(`failed run at mention ${r.settings.fail_at.join(', ')}`);
+  const at = (ks: number[]) => `${ks.length === 1 ? 'mention' : 'mentions'} ${ks.join(', ')}`;
+  if (r.settings.evict_at.length) e.push(`eviction at ${at(r.settings.evict_at)}`);
+  if (r.settings.fail_at.length) e.push(`failed run at ${at(r.settings.fail_at)}`);
   if (r.settings.idle_reap_minutes !== null) e.push(`idle reap after ${r.settings.idle_reap_minutes} min`);
   return e.length ? e.join(' · ') : 'none';
 }
@@ -64,9 +66,9 @@ export function formatChannelReplay(r: ChannelReplayResult): string {
   const c = r.channel;
   const st = r.settings;
   return [
-    `Channel replay · #${clean(c.channel_id)} · ${n(c.messages)} messages · ${n(c.mentions)} mentions of ${clean(c.agent)}` +
-      (c.skipped_lines.length ? ` · ${n(c.skipped_lines.length)} bad lines skipped` : ''),
-    `framing ${n(st.prefix_tokens)} tokens · brief ${n(st.brief_tokens)} tokens · ${st.encoding} · TTL ${st.ttl} · events: ${events(r)}`,
+    `Channel replay · #${clean(c.channel_id)} · ${fmtCount(c.messages, 'message')} · ${fmtCount(c.mentions, 'mention')} of ${clean(c.agent)}` +
+      (c.skipped_lines.length ? ` · ${fmtCount(c.skipped_lines.length, 'bad line')} skipped` : ''),
+    `framing ${fmtCount(st.prefix_tokens, 'token')} · brief ${fmtCount(st.brief_tokens, 'token')} · ${st.encoding} · TTL ${st.ttl} · events: ${events(r)}`,
     '',
     ...table,
     '',

@@ -1,6 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { tempDir } from '../helpers/temp.js';
 import { generateChannel } from '../../src/samples/channel.js';
 import { isMention, pairReplies, readChannelLog } from '../../src/replay/channel-log.js';
 import { formatChannelReplay, runChannelReplay, type ChannelReplayResult, type ChannelTurn } from '../../src/replay/index.js';
@@ -191,6 +194,18 @@ test('text report: the channel (a file name) and the handle are cleaned as every
   const r = await runChannelReplay({ file: SAMPLE, strategies: ['window'], channel: 'back\u202eend\u009b31m\u001b[2J', agent: '@cl\u2066aude' });
   const head = formatChannelReplay(r).split('\n')[0]!;
   assert.equal(head, 'Channel replay · #back?end?31m?[2J · 200 messages · 0 mentions of @cl?aude');
+});
+
+test('text report: singular for one (1 message, 1 mention, 1 bad line, 1 token; an event at one mention, at mentions of several)', async () => {
+  // it read '1 messages · 1 mentions of @claude · 1 bad lines skipped'
+  const file = join(tempDir('cachelens-channel-'), 'one.jsonl');
+  writeFileSync(file, ['{', JSON.stringify({ id: 'a', author: 'maya', created_at: '2026-03-11T09:00:00Z', text: '@claude hi' })].join('\n') + '\n');
+  const [head, settings] = formatChannelReplay(await runChannelReplay({ file, prefixTokens: 1, failAt: 1 })).split('\n');
+  assert.equal(head, 'Channel replay · #one · 1 message · 1 mention of @claude · 1 bad line skipped');
+  assert.match(settings!, /^framing 1 token · brief \d+ tokens · .* · events: failed run at mention 1$/);
+  const many = formatChannelReplay(await runChannelReplay({ file: SAMPLE, strategies: ['window'], evictAt: [3, 5], failAt: 7 })).split('\n');
+  assert.match(many[0]!, /· 200 messages · 30 mentions of @claude$/);
+  assert.match(many[1]!, /events: eviction at mentions 3, 5 · failed run at mention 7$/);
 });
 
 test('text report: USD as every other table writes it (no mentions: $0.0000, not $0.00)', async () => {
