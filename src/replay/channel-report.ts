@@ -36,12 +36,23 @@ const METRICS: Metric[] = [
   { label: 'cost (USD)', cell: (s) => usd(s.usd) },
 ];
 
+const upTo3 = new Intl.NumberFormat('en-US', { maximumFractionDigits: 3 });
+
+/**
+ * The idle-reap period as it is given: whole minutes in minutes, anything else in seconds (`1s` read
+ * 'idle reap after 0.016666666666666666 min'). Example: 1800 → '30 min', 90 → '90 s', 1 → '1 s'.
+ */
+function idle(seconds: number): string {
+  const s = Math.round(seconds * 1000) / 1000;
+  return s % 60 === 0 ? `${n(s / 60)} min` : `${upTo3.format(s)} s`;
+}
+
 function events(r: ChannelReplayResult): string {
   const e: string[] = [];
   const at = (ks: number[]) => `${ks.length === 1 ? 'mention' : 'mentions'} ${ks.join(', ')}`;
   if (r.settings.evict_at.length) e.push(`eviction at ${at(r.settings.evict_at)}`);
   if (r.settings.fail_at.length) e.push(`failed run at ${at(r.settings.fail_at)}`);
-  if (r.settings.idle_reap_minutes !== null) e.push(`idle reap after ${r.settings.idle_reap_minutes} min`);
+  if (r.settings.idle_reap_s !== null) e.push(`idle reap after ${idle(r.settings.idle_reap_s)}`);
   return e.length ? e.join(' · ') : 'none';
 }
 

@@ -208,6 +208,16 @@ test('text report: singular for one (1 message, 1 mention, 1 bad line, 1 token; 
   assert.match(many[1]!, /events: eviction at mentions 3, 5 · failed run at mention 7$/);
 });
 
+test('text report: the idle-reap period in whole minutes, else in seconds (1s read "0.016666666666666666 min")', async () => {
+  const events = async (idleReapMinutes: number) =>
+    formatChannelReplay(await runChannelReplay({ file: SAMPLE, strategies: ['window'], idleReapMinutes })).split('\n')[1]!.replace(/.*events: /, '');
+  assert.equal(await events(30), 'idle reap after 30 min');
+  assert.equal(await events(90), 'idle reap after 90 min');
+  assert.equal(await events(1 / 60), 'idle reap after 1 s');
+  assert.equal(await events(100 / 60), 'idle reap after 100 s');
+  assert.equal(await events(1.5), 'idle reap after 90 s');
+});
+
 test('text report: USD as every other table writes it (no mentions: $0.0000, not $0.00)', async () => {
   const none = formatChannelReplay(await runChannelReplay({ file: SAMPLE, agent: 'nobody' }));
   assert.match(none, /^cost \(USD\)\s+\$0\.0000\s+\$0\.0000\s+\$0\.0000$/m);
