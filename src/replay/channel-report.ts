@@ -80,6 +80,8 @@ export function formatChannelReplay(r: ChannelReplayResult): string {
     `Channel replay · #${clean(c.channel_id)} · ${fmtCount(c.messages, 'message')} · ${fmtCount(c.mentions, 'mention')} of ${clean(c.agent)}` +
       (c.skipped_lines.length ? ` · ${fmtCount(c.skipped_lines.length, 'bad line')} skipped` : ''),
     `framing ${fmtCount(st.prefix_tokens, 'token')} · brief ${fmtCount(st.brief_tokens, 'token')} · ${st.encoding} · TTL ${st.ttl} · events: ${events(r)}`,
+    // a table of zeros alone did not say why (a handle the channel does not use, a log of bad lines)
+    ...(c.mentions === 0 ? ['', `Nothing was replayed: no message ${c.messages === 0 ? 'was read' : `by anyone else mentions ${clean(c.agent)} (the handle as a whole word)`}.`] : []),
     '',
     ...table,
     '',

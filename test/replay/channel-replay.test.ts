@@ -221,6 +221,9 @@ test('text report: the idle-reap period in whole minutes, else in seconds (1s re
 test('text report: USD as every other table writes it (no mentions: $0.0000, not $0.00)', async () => {
   const none = formatChannelReplay(await runChannelReplay({ file: SAMPLE, agent: 'nobody' }));
   assert.match(none, /^cost \(USD\)\s+\$0\.0000\s+\$0\.0000\s+\$0\.0000$/m);
+  // and says why the table is all zeros (it did not)
+  assert.match(none, /^Nothing was replayed: no message by anyone else mentions @nobody \(the handle as a whole word\)\.$/m);
+  assert.doesNotMatch(formatChannelReplay(await evicted), /Nothing was replayed/);
   const some = formatChannelReplay(await evicted);
   assert.match(some, /^cost \(USD\)(\s+\$\d+\.\d\d){3}$/m);
 });
