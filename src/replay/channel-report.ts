@@ -47,6 +47,23 @@ function idle(seconds: number): string {
   return s % 60 === 0 ? `${n(s / 60)} min` : `${upTo3.format(s)} s`;
 }
 
+/**
+ * One line per skip reason with its first lines, as summary's data quality lists them (the header
+ * gave only a count). Example: '  skipped missing_field: 2 (lines 3, 7)'.
+ */
+function skippedLines(skipped: ChannelReplayResult['channel']['skipped_lines']): string[] {
+  const by = new Map<string, number[]>();
+  for (const s of skipped) {
+    const lines = by.get(s.reason);
+    if (lines) lines.push(s.line);
+    else by.set(s.reason, [s.line]);
+  }
+  return [...by].map(([reason, lines]) => {
+    const first = lines.slice(0, 5).join(', ') + (lines.length > 5 ? ', …' : '');
+    return `  skipped ${reason}: ${n(lines.length)} (${lines.length === 1 ? 'line' : 'lines'} ${first})`;
+  });
+}
+
 function events(r: ChannelReplayResult): string {
   const e: string[] = [];
   const at = (ks: number[]) => `${ks.length === 1 ? 'mention' : 'mentions'} ${ks.join(', ')}`;
@@ -80,6 +97,7 @@ export function formatChannelReplay(r: ChannelReplayResult): string {
     `Channel replay · #${clean(c.channel_id)} · ${fmtCount(c.messages, 'message')} · ${fmtCount(c.mentions, 'mention')} of ${clean(c.agent)}` +
       (c.skipped_lines.length ? ` · ${fmtCount(c.skipped_lines.length, 'bad line')} skipped` : ''),
     `framing ${fmtCount(st.prefix_tokens, 'token')} · brief ${fmtCount(st.brief_tokens, 'token')} · ${st.encoding} · TTL ${st.ttl} · events: ${events(r)}`,
+    ...skippedLines(c.skipped_lines),
     // a table of zeros alone did not say why (a handle the channel does not use, a log of bad lines)
     ...(c.mentions === 0 ? ['', `Nothing was replayed: no message ${c.messages === 0 ? 'was read' : `by anyone else mentions ${clean(c.agent)} (the handle as a whole word)`}.`] : []),
     '',

@@ -218,6 +218,22 @@ test('text report: the idle-reap period in whole minutes, else in seconds (1s re
   assert.equal(await events(1.5), 'idle reap after 90 s');
 });
 
+test('text report: each skip reason with its count and first lines under the header (it gave only "N bad lines skipped")', async () => {
+  const ok = (id: string, min: number) => JSON.stringify({ id, author: 'maya', created_at: `2026-03-11T09:0${min}:00Z`, text: '@claude hi' });
+  const lines = ['{', ok('a', 1), '[]', '{', '{', '{', '{', '{', ok('a', 2), JSON.stringify({ id: 2 })];
+  const file = join(tempDir('cachelens-channel-'), 'bad.jsonl');
+  writeFileSync(file, lines.join('\n') + '\n');
+  const text = formatChannelReplay(await runChannelReplay({ file, strategies: ['window'] })).split('\n');
+  assert.equal(text[0], 'Channel replay · #bad · 1 message · 1 mention of @claude · 9 bad lines skipped');
+  assert.deepEqual(text.slice(2, 6), [
+    '  skipped invalid_json: 6 (lines 1, 4, 5, 6, 7, …)',
+    '  skipped not_an_object: 1 (line 3)',
+    '  skipped duplicate_id: 1 (line 9)',
+    '  skipped missing_field: 1 (line 10)',
+  ]);
+  assert.equal(text[6], '');
+});
+
 test('text report: USD as every other table writes it (no mentions: $0.0000, not $0.00)', async () => {
   const none = formatChannelReplay(await runChannelReplay({ file: SAMPLE, agent: 'nobody' }));
   assert.match(none, /^cost \(USD\)\s+\$0\.0000\s+\$0\.0000\s+\$0\.0000$/m);
