@@ -40,11 +40,13 @@ const upTo3 = new Intl.NumberFormat('en-US', { maximumFractionDigits: 3 });
 
 /**
  * The idle-reap period as it is given: whole minutes in minutes, anything else in seconds (`1s` read
- * 'idle reap after 0.016666666666666666 min'). Example: 1800 → '30 min', 90 → '90 s', 1 → '1 s'.
+ * 'idle reap after 0.016666666666666666 min'). Example: 1800 → '30 min', 90 → '90 s', 0.00006 → '0.00006 s'.
  */
 function idle(seconds: number): string {
-  const s = Math.round(seconds * 1000) / 1000;
-  return s % 60 === 0 ? `${n(s / 60)} min` : `${upTo3.format(s)} s`;
+  // six significant digits absorb the minutes-to-seconds float error (100 s is 99.99999999999999)
+  const s = Number(seconds.toPrecision(6));
+  if (s >= 60 && s % 60 === 0) return `${n(s / 60)} min`;
+  return `${s >= 0.001 ? upTo3.format(s) : String(s)} s`;
 }
 
 /**

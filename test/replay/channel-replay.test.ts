@@ -216,6 +216,8 @@ test('text report: the idle-reap period in whole minutes, else in seconds (1s re
   assert.equal(await events(1 / 60), 'idle reap after 1 s');
   assert.equal(await events(100 / 60), 'idle reap after 100 s');
   assert.equal(await events(1.5), 'idle reap after 90 s');
+  assert.equal(await events(1e-6), 'idle reap after 0.00006 s');
+  assert.equal(await events(1e6), 'idle reap after 1,000,000 min');
 });
 
 test('text report: each skip reason with its count and first lines under the header (it gave only "N bad lines skipped")', async () => {
