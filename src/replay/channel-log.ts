@@ -68,8 +68,9 @@ class LogBuilder {
   private readonly lineOf = new Map<string, number>();
 
   add(raw: string, line: number): void {
-    // a byte-order mark before the first line is no part of its JSON
-    const r = parseLine(line === 1 && raw.startsWith('\ufeff') ? raw.slice(1) : raw, line);
+    // a byte-order mark is no part of a line's JSON: before the first line, or before the first line of
+    // a second export joined to the first (`cat a.jsonl b.jsonl`), whose line was an invalid_json skip
+    const r = parseLine(raw.startsWith('\ufeff') ? raw.slice(1) : raw, line);
     if (r === null) return;
     if ('reason' in r) return void this.skipped.push(r);
     // a second message with an id (two exports joined): the replay keys rows, watermarks and

@@ -74,6 +74,12 @@ test('a byte-order mark before the first line, and CRLF line ends, are no part o
   assert.deepEqual(log.messages.map((m) => m.id), ['a', 'b']);
   assert.deepEqual(log.skipped, []);
   assert.deepEqual(parseChannelLog('\ufeff' + JSON.stringify(msg('a', 'maya', 'one'))).messages.map((m) => m.id), ['a']);
+  // two exports joined (`cat a.jsonl b.jsonl`): b's mark starts a line inside the file (it was an invalid_json skip)
+  const joined = path.join(dir, 'joined.jsonl');
+  writeFileSync(joined, '\ufeff' + JSON.stringify(msg('a', 'maya', 'one')) + '\r\n' + '\ufeff' + JSON.stringify(msg('b', 'maya', 'two', 1)) + '\r\n');
+  const both = await readChannelLog(joined);
+  assert.deepEqual(both.messages.map((m) => m.id), ['a', 'b']);
+  assert.deepEqual(both.skipped, []);
 });
 
 test('a line over the limit is a counted skip; the lines around it are read', async () => {
