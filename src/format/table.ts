@@ -55,8 +55,14 @@ export function fixed(n: number | null | undefined, digits = 2): string {
  */
 export const BIDI_CONTROLS = '\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069';
 
-// and the line and paragraph separators (U+2028, U+2029): a line break to some terminals and editors
-const CONTROLS = new RegExp(`[\\u0000-\\u001f\\u007f-\\u009f${BIDI_CONTROLS}\\u2028\\u2029]`, 'g');
+/**
+ * Every character clean() replaces, as a regex character-class body: C0, DEL, C1, the bidi controls
+ * and the line and paragraph separators (U+2028, U+2029: a line break to some terminals and editors).
+ * The report's escape.ts replaces the same ones.
+ */
+export const CONTROL_CHARS = `\\u0000-\\u001f\\u007f-\\u009f${BIDI_CONTROLS}\\u2028\\u2029`;
+
+const CONTROLS = new RegExp(`[${CONTROL_CHARS}]`, 'g');
 const CONTROLS_BUT_LINES = new RegExp(`[\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f${BIDI_CONTROLS}\\u2028\\u2029]|\\r(?!\\n)`, 'g');
 const RAW_IN_JSON = new RegExp(`[\\u007f-\\u009f${BIDI_CONTROLS}\\u2028\\u2029]`, 'g');
 

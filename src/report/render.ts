@@ -17,7 +17,7 @@ import { interpreterRuntime, reportFile, vegaRuntime } from './assets.js';
 import { vegaSpec, type ChartSpecName } from './charts.js';
 import { contentSecurityPolicy } from './csp.js';
 import { isSectionError, type ReportData } from './data.js';
-import { cleanBidi, escapeHtml, jsonForScript } from './escape.js';
+import { cleanStrings, escapeHtml, jsonForScript } from './escape.js';
 import { fmtTime } from './format.js';
 import { html, type SafeHtml } from './html.js';
 import { ChartSink, type SectionOutput } from './section.js';
@@ -112,9 +112,9 @@ export function renderReport(data: ReportData): string {
     footer: footer.value,
     // the report's data as `--json` prints a result: weights and dollars without floating-point noise
     data: jsonForScript(data, 'rounded'),
-    // chart text is drawn from these rows by vega, not through escapeHtml: the bidi controls go
-    // here; their numbers as the data block's (the specs are left as compiled)
-    charts: jsonForScript({ specs, charts: cleanBidi(roundedJson(charts.charts)) }),
+    // chart text is drawn from these rows by vega, not through escapeHtml: the control characters
+    // go here; their numbers as the data block's (the specs are left as compiled)
+    charts: jsonForScript({ specs, charts: cleanStrings(roundedJson(charts.charts)) }),
     vega,
     interpreter,
     client,

@@ -1,6 +1,6 @@
 /** Cost by project, by model and by agent type, each stacked by component. */
 import { COST_BY_KEYS, type CostBy, type CostDimension } from './data.js';
-import { cleanBidi } from './escape.js';
+import { cleanStrings } from './escape.js';
 import { fmtCount, fmtPct, fmtUsd, fmtWeight } from './format.js';
 import { html, sortableTable } from './html.js';
 import { axisLabels, COST_COMPONENT_LABEL, COST_COMPONENT_ORDER, groupBy, maxBy, otherLabel, sum, type ChartSink, type SectionOutput } from './section.js';
@@ -25,9 +25,9 @@ export function renderCostBy(d: CostBy, charts: ChartSink): SectionOutput {
     const all = sum(totals, (t) => t.usd) + sum(rest, (r) => r.usd);
     const top = maxBy(totals, (t) => t.usd);
     if (top && all > 0) parts.push(`${label} “${top.key}” (${fmtUsd(top.usd)}, ${fmtPct(top.usd / all)})`);
-    // the axis names each bar by a short label of its own, as the page shows it (bidi controls as
-    // ?, so two keys told apart only by them are two bars); the tooltip and the table by the key
-    const labels = axisLabels([...shown, other], cleanBidi);
+    // the axis names each bar by a short label of its own, as the page shows it (control characters
+    // as ?, so two keys told apart only by them are two bars); the tooltip and the table by the key
+    const labels = axisLabels([...shown, other], cleanStrings);
     const chartRows = rows
       .filter((r) => r.usd !== null)
       .map((r) => {

@@ -404,3 +404,48 @@ test('a price table whose 1-hour write costs what a read does has no break-even 
     ctx.store.close();
   }
 });
+
+test('control characters in a project, a model, an agent type and a file path show as ? on the page and in its charts, as the terminal tables print them: NUL does not vanish', async () => {
+  const s = 'cc';
+  // NUL, other C0, DEL, C1 (NEL, CSI), the line and paragraph separators, a right-to-left override
+  const odd = 'A\u0000B\u0001C\t\nD\u001bE\u007fF\u0085G\u009bH\u2028I\u2029J\u202eK';
+  const dir = `projects/-p${odd.replace('\u0000', '')}`;
+  const files = {
+    [`${dir}/${s}.jsonl`]: [
+      userPrompt(s, '2026-02-11T03:00:00.000Z', 'go', undefined, `/w/${odd}`),
+      assistant({ session: s, msg: 'a', t: '2026-02-11T03:00:01.000Z', model: 'claude-x\u0000y', u: { in: 10, w5: 1000 }, cwd: `/w/${odd}` }),
+      assistant({ session: s, msg: 'b', t: '2026-02-11T03:00:02.000Z', model: 'claude-xy', u: { in: 10, w5: 100, r: 1000 }, cwd: `/w/${odd}` }),
+      {
+        type: 'assistant', sessionId: s, timestamp: '2026-02-11T03:00:03.000Z', requestId: 'req_spawn', cwd: `/w/${odd}`,
+        message: { id: 'msg_spawn', model: 'claude-opus-4-6', usage: { input_tokens: 1, output_tokens: 1 }, content: [{ type: 'tool_use', id: 'toolu_x', name: 'Task', input: { subagent_type: 'p', prompt: 'p' } }] },
+      },
+    ],
+    [`${dir}/${s}/subagents/agent-a1.jsonl`]: [
+      userPrompt(s, '2026-02-11T03:00:05.000Z', 'sub', 'a1', `/w/${odd}`),
+      assistant({ session: s, msg: 'c', t: '2026-02-11T03:00:06.000Z', u: { in: 5, out: 5, w5: 900 }, agentId: 'a1', cwd: `/w/${odd}` }),
+    ],
+    [`${dir}/${s}/subagents/agent-a1.meta.json`]: JSON.stringify({ agentType: `agent${odd}`, toolUseId: 'toolu_x' }),
+    [`${dir}/bad.jsonl`]: 'not json\n',
+  };
+  const ctx = await openContext({ paths: [writeCorpus(files)], db: ':memory:', timezone: 'UTC' });
+  try {
+    const page = renderReport(await buildReportData(ctx));
+    const shown = 'A?B?C??D?E?F?G?H?I?J?K';
+    const outside = page.replace(/<script[^>]*>[\s\S]*?<\/script>/g, '');
+    assert.doesNotMatch(outside, /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u2028\u2029\u202e]/, 'no control character in the page outside its scripts');
+    assert.match(outside, new RegExp(`<td>/w/${shown.replace(/\?/g, '\\?')}</td>`), 'the project');
+    assert.match(outside, new RegExp(`<td>agent${shown.replace(/\?/g, '\\?')}</td>`), 'the agent type');
+    // the HTML parser drops a NUL from text: written as is, the two models read as one name twice
+    assert.match(outside, /<td>claude-x\?y<\/td>/);
+    assert.match(outside, /<td>claude-xy<\/td>/);
+    assert.match(outside, new RegExp(`-p${'AB?C??D?E?F?G?H?I?J?K'.replace(/\?/g, '\\?')}/bad\\.jsonl:1</span>`), 'the skipped line\'s location');
+    const charts = /<script type="application\/json" id="cachelens-charts">([\s\S]*?)<\/script>/.exec(page)![1]!;
+    assert.doesNotMatch(charts, /\\u00[01][0-9a-f]|\\u007f|\\u00[89][0-9a-f]|\\u202[89e]|[\u007f-\u009f]/, 'the charts draw no control character');
+    assert.ok(JSON.parse(charts).charts.some((c: { data: { rows?: Array<{ key?: string }> } }) => c.data.rows?.some((r) => r.key === `agent${shown}`)));
+    const data = JSON.parse(/<script type="application\/json" id="cachelens-data">([\s\S]*?)<\/script>/.exec(page)![1]!);
+    assert.ok(JSON.stringify(data).includes(JSON.stringify(`agent${odd}`)), 'the data block keeps the names exactly');
+    assert.doesNotMatch(/id="cachelens-data">([\s\S]*?)<\/script>/.exec(page)![1]!, /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/, 'as escapes');
+  } finally {
+    ctx.store.close();
+  }
+});

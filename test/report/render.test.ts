@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import fc from 'fast-check';
-import { cleanBidi, escapeHtml, jsonForScript } from '../../src/report/escape.js';
+import { cleanStrings, escapeHtml, jsonForScript } from '../../src/report/escape.js';
 import { jsonText } from '../../src/format/table.js';
 import { renderReport } from '../../src/report/render.js';
 import { CHART_SPECS, compileCharts, vegaSpec, type ChartSpecName } from '../../src/report/charts.js';
@@ -34,12 +34,13 @@ function csp(htmlText: string): string {
   return m[1]!.replace(/&#39;/g, "'");
 }
 
-test('jsonForScript output has no <, >, &, U+2028, U+2029 and parses back to the same value', () => {
+test('jsonForScript output has no <, >, &, control character, U+2028, U+2029 and parses back to the same value', () => {
   assert.equal(jsonForScript({ p: '</script><!--&\u2028\u2029' }), '{"p":"\\u003c/script\\u003e\\u003c!--\\u0026\\u2028\\u2029"}');
+  assert.equal(jsonForScript(['\u0000\u007f\u0085']), '["\\u0000\\u007f\\u0085"]');
   fc.assert(
     fc.property(fc.jsonValue(), (v) => {
       const s = jsonForScript(v);
-      assert.doesNotMatch(s, /[<>&\u2028\u2029]/);
+      assert.doesNotMatch(s, /[<>&\u0000-\u001f\u007f-\u009f\u2028\u2029]/);
       assert.deepEqual(JSON.parse(s), JSON.parse(JSON.stringify(v)));
     }),
   );
@@ -49,11 +50,12 @@ test('escapeHtml turns every bidi control into ?, as the terminal tables do: a r
   assert.equal(escapeHtml('/home/\u202eexe.txt\u202c'), '/home/?exe.txt?');
   assert.equal(escapeHtml('a\u061cb\u200ec\u200fd\u202ae\u2066f\u2069<'), 'a?b?c?d?e?f?&lt;');
   assert.equal(escapeHtml('日本語 ok\u200d'), '日本語 ok\u200d', 'other text, a zero-width joiner included, is kept');
+  assert.equal(escapeHtml('a\u0000b\tc\nd\u007fe\u0085f\u2028g\u2029'), 'a?b?c?d?e?f?g?', 'and every other control character, as the terminal\'s clean() does');
 });
 
 test('the charts get their data with every bidi control as ?, and the embedded JSON carries them as escapes that parse back', () => {
   const bidi = '\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069';
-  assert.deepEqual(cleanBidi({ a: ['/home/\u202eexe.txt', 1, null, { [`k${bidi}`]: bidi }] }), { a: ['/home/?exe.txt', 1, null, { 'k????????????': '????????????' }] });
+  assert.deepEqual(cleanStrings({ a: ['/home/\u202eexe.txt', 1, null, { [`k${bidi}`]: bidi }] }), { a: ['/home/?exe.txt', 1, null, { 'k????????????': '????????????' }] });
   assert.equal(jsonForScript(['a\u202eb\u2066']), '["a\\u202eb\\u2066"]');
   const data = fixtureReport();
   const cb = data.costBy as CostBy;
@@ -345,7 +347,7 @@ test('cost-by axis labels are short and unique: long keys with the same ending k
   const cut = '…' + keys[0]!.slice(-(AXIS_LABEL_MAX - 1));
   assert.deepEqual([...axisLabels([keys[0]!.replace('alice', 'dave'), keys[0]!, cut]).values()].length, 3);
   assert.equal(new Set(axisLabels([keys[1]!, cut, keys[0]!]).values()).size, 3);
-  assert.deepEqual([...axisLabels(['a\u202e', 'a\u202d'], cleanBidi).values()], ['a?', 'a? (2)']);
+  assert.deepEqual([...axisLabels(['a\u202e', 'a\u202d'], cleanStrings).values()], ['a?', 'a? (2)']);
 });
 
 test('the TTL table\'s change column says what its numbers are: the change in USD, as the total\'s, not in weight', () => {
