@@ -6,12 +6,14 @@
 --   first line's day) and whose project contains $project (as `crosstab` takes them); weight is of those days'
 --   requests (as `summary` counts them), NULL for a row none of whose requests has a price, 0 for a row without
 --   requests; skill_listings and rounds are the whole chains'.
--- Output columns: agent_type, definition, chains, chains_with_skill_listing, skill_listings, rounds,
---   chains_listings_equal_rounds (chains whose skill_listing count equals their rounds, and is > 0), weight.
+-- Output columns: agent_type, definition, chains, chains_without_requests (of chains, those that never got to a
+--   request: `summary`, `sessions` and the report's headline do not count them), chains_with_skill_listing,
+--   skill_listings, rounds, chains_listings_equal_rounds (chains whose skill_listing count equals their rounds, and
+--   is > 0), weight.
 -- Weights are summed as DECIMAL(38, 6), USD as DECIMAL(38, 12), each request rounded to those decimals first:
 --   exact in any order, and without a DOUBLE's noise (cost_by.sql says why).
--- Example row: agent_type='planner', definition='lost', chains=2, chains_with_skill_listing=2, skill_listings=17,
---   rounds=17, chains_listings_equal_rounds=2, weight=1204411.5
+-- Example row: agent_type='planner', definition='lost', chains=2, chains_without_requests=0, chains_with_skill_listing=2,
+--   skill_listings=17, rounds=17, chains_listings_equal_rounds=2, weight=1204411.5
 WITH sl AS (
   SELECT chain_id, count(*) AS n FROM attachments JOIN scope USING (file_id)
   WHERE type = 'skill_listing' GROUP BY chain_id),
@@ -29,6 +31,7 @@ c AS (
              AND ($until IS NULL OR CAST(timezone(coalesce($tz, 'UTC'), to_timestamp(c.first_t / 1000)) AS DATE) <= CAST($until AS DATE))))
     AND ($project IS NULL OR contains(lower(c.project), lower($project))))
 SELECT agent_type, definition, count(*) AS chains,
+       count(*) FILTER (WHERE NOT in_days) AS chains_without_requests,
        count(*) FILTER (WHERE listings > 0) AS chains_with_skill_listing,
        sum(listings) AS skill_listings, sum(rounds) AS rounds,
        count(*) FILTER (WHERE listings > 0 AND listings = rounds) AS chains_listings_equal_rounds,

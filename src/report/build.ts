@@ -235,6 +235,7 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
           key: String(r.agent_type),
           definition: r.definition as 'resolved' | 'lost' | 'unknown',
           chains: Number(r.chains),
+          chainsWithoutRequests: Number(r.chains_without_requests),
           chainsWithSkillListing: Number(r.chains_with_skill_listing),
           skillListings: Number(r.skill_listings),
           rounds: Number(r.rounds),

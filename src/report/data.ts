@@ -161,6 +161,8 @@ export interface CrossTabRow {
   /** the row's value of rowDimension (an agent type, or a Definition) */
   key: string;
   chains: number;
+  /** of `chains`, those that never got to a request (a prompt answered by nothing): the headline does not count them */
+  chainsWithoutRequests?: number;
   /** chains with ≥ 1 skill_listing attachment */
   chainsWithSkillListing: number;
   /** skill_listing attachments over all chains of the row */

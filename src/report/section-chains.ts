@@ -70,7 +70,8 @@ export function renderTopChains(d: TopChains, charts: ChartSink): SectionOutput 
     ? `The most wasteful chain, “${top.agentType}” in ${top.project}, wasted ${top.wasteWeight === null ? 'an unknown amount (no price)' : `${fmtUsd(top.wasteUsd)} (${fmtWeight(top.wasteWeight)})`}; ${d.chains.length === 1 ? (flagged ? 'it shows' : 'it does not show') : `${flagged} of the ${d.chains.length} chains listed show`} the re-purchase pattern (reads pinned, writes re-bought every round).`
     : d.withoutWaste > 0
       ? `No chain wasted anything: the ${none} in scope re-bought no context after an expiry or a break.`
-      : 'No chains in scope.';
+      : // the chains analysed are those with requests; the cross-tab counts those without too
+        'No chain with a request in scope.';
   // a list titled by waste holds only chains that wasted something; the rest are counted, not drawn
   const rest = top && d.withoutWaste > 0 ? html`<p class="muted" data-without-waste="${String(d.withoutWaste)}">${d.withoutWaste === 1 ? '1 other chain' : `${fmtInt(d.withoutWaste)} other chains`} re-bought nothing.</p>` : '';
   return {

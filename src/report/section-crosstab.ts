@@ -19,6 +19,22 @@ function rowName(d: CrossTab, r: CrossTabRow): string {
 }
 
 /**
+ * The chains of `rows`, with those of them that never got to a request: the headline, `summary`
+ * and `sessions` count only chains with requests, and a session that sent none read "0 chains"
+ * there and "(1 chain) has none" here. `noun`: '3 chains, …' rather than '3, …'.
+ * Example: a row of 3 chains, 1 of them without requests → '3 chains, 1 without a request';
+ * of 1 without → '1 chain, without a request'; of 2 without → '2 chains, none with a request'
+ */
+function chainCount(rows: CrossTabRow[], noun: boolean): string {
+  const chains = rows.reduce((s, r) => s + r.chains, 0);
+  const without = rows.reduce((s, r) => s + (r.chainsWithoutRequests ?? 0), 0);
+  const n = noun ? fmtCount(chains, 'chain') : fmtInt(chains);
+  if (without === 0) return n;
+  if (without === chains) return `${n}, ${chains === 1 ? 'without a request' : 'none with a request'}`;
+  return `${n}, ${fmtInt(without)} without a request`;
+}
+
+/**
  * Names the rows where every chain's skill_listing count equals its round count, and the rows
  * with none. Example: lost 62/62 equal, resolved 0 listings →
  * "In “lost” every chain (62) carries as many skill_listing attachments as rounds; “resolved” (165 chains) has none."
@@ -27,8 +43,8 @@ export function crossTabReading(d: CrossTab): string {
   const equal = d.rows.filter((r) => r.chains > 0 && r.chainsListingsEqualRounds === r.chains);
   const none = d.rows.filter((r) => r.chains > 0 && r.chainsWithSkillListing === 0);
   const parts: string[] = [];
-  if (equal.length) parts.push(`In ${equal.map((r) => rowName(d, r)).join(', ')} every chain (${fmtInt(equal.reduce((s, r) => s + r.chains, 0))}) carries as many skill_listing attachments as rounds`);
-  if (none.length) parts.push(`${none.map((r) => rowName(d, r)).join(', ')} (${fmtCount(none.reduce((s, r) => s + r.chains, 0), 'chain')}) ${none.length === 1 ? 'has' : 'have'} none`);
+  if (equal.length) parts.push(`In ${equal.map((r) => rowName(d, r)).join(', ')} every chain (${chainCount(equal, false)}) carries as many skill_listing attachments as rounds`);
+  if (none.length) parts.push(`${none.map((r) => rowName(d, r)).join(', ')} (${chainCount(none, true)}) ${none.length === 1 ? 'has' : 'have'} none`);
   if (!parts.length) {
     const partial = d.rows.filter((r) => r.chainsListingsEqualRounds > 0);
     return partial.length
@@ -45,7 +61,7 @@ export function renderCrossTab(d: CrossTab): SectionOutput {
     [
       { label: d.rowDimension },
       ...(definition ? [{ label: 'definition', hint: 'resolved: the agent type is the one requested; lost: it differs (the definition was dropped); unknown: one of them is not known' } satisfies Column] : []),
-      { label: 'chains', numeric: true },
+      { label: 'chains', numeric: true, hint: 'chains in scope, those that never got to a request included (the headline counts only chains with requests)' },
       { label: 'with skill_listing', numeric: true, hint: 'chains with at least one skill_listing attachment' },
       { label: 'without', numeric: true },
       { label: 'skill_listings', numeric: true, hint: 'attachments over all chains of the row' },

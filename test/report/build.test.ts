@@ -449,3 +449,28 @@ test('control characters in a project, a model, an agent type and a file path sh
     ctx.store.close();
   }
 });
+
+test('a session without requests: the cross-tab says its chain sent none, so "0 chains" in the headline and "1 chain" there do not contradict', async () => {
+  const quiet = writeCorpus({ 'projects/-p/q1.jsonl': [userPrompt('q1', '2026-02-11T03:00:00.000Z'), { type: 'system', sessionId: 'q1', timestamp: '2026-02-11T03:00:01.000Z', content: 'x' }] });
+  const ctx = await openContext({ paths: [quiet], db: ':memory:', timezone: 'UTC' });
+  try {
+    const page = renderReport(await buildReportData(ctx)).replace(/<script[^>]*>[\s\S]*?<\/script>/g, '');
+    assert.match(page, /0 requests, 0 sessions, 0 chains</);
+    assert.match(page, /“main” \(definition unknown\) \(1 chain, without a request\) has none\./);
+    assert.doesNotMatch(page, /\(1 chain\) has none/);
+    assert.match(page, /No chain with a request in scope\./);
+  } finally {
+    ctx.store.close();
+  }
+  // beside a session with a request: one of the two chains sent none
+  const s = 'q2';
+  writeCorpus({ [`projects/-p/${s}.jsonl`]: [userPrompt(s, '2026-02-11T04:00:00.000Z'), assistant({ session: s, msg: 'a', t: '2026-02-11T04:00:01.000Z', u: { in: 10, w5: 1000 } })] }, quiet);
+  const both = await openContext({ paths: [quiet], db: ':memory:', timezone: 'UTC' });
+  try {
+    const page = renderReport(await buildReportData(both)).replace(/<script[^>]*>[\s\S]*?<\/script>/g, '');
+    assert.match(page, /1 request, 1 session, 1 chain</);
+    assert.match(page, /“main” \(definition unknown\) \(2 chains, 1 without a request\) has none\./);
+  } finally {
+    both.store.close();
+  }
+});

@@ -485,7 +485,7 @@ test('top chains by waste lists only chains that wasted something and counts the
   const none = renderTopChains({ chains: [], withoutWaste: 4 }, new ChartSink());
   assert.equal(none.reading, 'No chain wasted anything: the 4 chains in scope re-bought no context after an expiry or a break.');
   assert.equal(String(none.body), '');
-  assert.equal(renderTopChains({ chains: [], withoutWaste: 0 }, new ChartSink()).reading, 'No chains in scope.');
+  assert.equal(renderTopChains({ chains: [], withoutWaste: 0 }, new ChartSink()).reading, 'No chain with a request in scope.');
 });
 
 test('without JavaScript nothing looks clickable that does nothing: the page as written has no button; its headers are text the script makes buttons of', () => {
