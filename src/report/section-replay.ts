@@ -6,23 +6,46 @@ import { fmtCount, fmtInt, fmtPct } from './format.js';
 import { html, sortableTable, type SafeHtml } from './html.js';
 import { maxBy, type ChartSink, type SectionOutput } from './section.js';
 
-/** Example: window 0.941, watermark 0.940, unstable 0.000 → names the most and least cacheable strategy. */
+/**
+ * The strategies whose `value`, as the reading prints it (`text`), is the best one's: a tie names
+ * them all, not the first of them. Example: recorded and dedupe-attachments both at 95.6% →
+ * both, in the run's order.
+ */
+function bestOf<T extends { strategy: string }>(strategies: readonly T[], value: (x: T) => number, text: (v: number) => string): T[] {
+  const best = maxBy(strategies, value);
+  return best ? strategies.filter((x) => text(value(x)) === text(value(best))) : [];
+}
+
+/** Example: names([a, b, c]) === '“a”, “b” and “c”' */
+function names(strategies: ReadonlyArray<{ strategy: string }>): string {
+  const quoted = strategies.map((x) => `“${x.strategy}”`);
+  return quoted.length > 1 ? `${quoted.slice(0, -1).join(', ')} and ${quoted[quoted.length - 1]}` : (quoted[0] ?? '');
+}
+
+/**
+ * Example: window 0.941, watermark 0.940, unstable 0.000 → names the most and least cacheable
+ * strategy; strategies tied (recorded and dedupe-attachments on a chain without re-attachments)
+ * are named together: "“recorded” and “dedupe-attachments” cache the most (95.6% of input)".
+ */
 export function replayRunReading(run: ReplayRun): string {
   const s = run.strategies;
-  const most = maxBy(s, (x) => x.cacheableRatio);
-  const least = maxBy(s, (x) => -x.cacheableRatio);
-  const fewest = maxBy(s, (x) => -x.uncachedPerWarmTurn);
-  if (!most || !least || !fewest) return 'No strategy was replayed.';
+  const most = bestOf(s, (x) => x.cacheableRatio, fmtPct);
+  const least = bestOf(s, (x) => -x.cacheableRatio, (v) => fmtPct(-v));
+  const fewest = bestOf(s, (x) => -x.uncachedPerWarmTurn, (v) => fmtInt(-v));
+  if (!most.length || !least.length || !fewest.length) return 'No strategy was replayed.';
   // a channel log with no turn (no mention of the agent, or only bad lines) sends nothing under any strategy
   if (s.every((x) => x.inputTokens === 0)) return `Nothing was replayed: no strategy sent any input (the ${run.kind === 'channel' ? 'channel log has no turn for the agent' : 'session has no request'}).`;
   // tied strategies are not "the most" and "the least" at once
+  const ratio = fmtPct(most[0]!.cacheableRatio);
   const caches =
-    fmtPct(most.cacheableRatio) === fmtPct(least.cacheableRatio)
-      ? `every strategy caches ${fmtPct(most.cacheableRatio)} of input`
-      : `“${most.strategy}” caches the most (${fmtPct(most.cacheableRatio)} of input), “${least.strategy}” the least (${fmtPct(least.cacheableRatio)})`;
-  const fewestText = s.every((x) => fmtInt(x.uncachedPerWarmTurn) === fmtInt(fewest.uncachedPerWarmTurn))
-    ? `every strategy sends ${fmtInt(fewest.uncachedPerWarmTurn)} uncached tokens per warm turn`
-    : `“${fewest.strategy}” sends the fewest uncached tokens per warm turn (${fmtInt(fewest.uncachedPerWarmTurn)})`;
+    most.length === s.length
+      ? `every strategy caches ${ratio} of input`
+      : `${names(most)} ${most.length === 1 ? 'caches' : 'cache'} the most (${ratio} of input), ${names(least)} the least (${fmtPct(least[0]!.cacheableRatio)})`;
+  const uncached = fmtInt(fewest[0]!.uncachedPerWarmTurn);
+  const fewestText =
+    fewest.length === s.length
+      ? `every strategy sends ${uncached} uncached tokens per warm turn`
+      : `${names(fewest)} ${fewest.length === 1 ? 'sends' : 'send'} the fewest uncached tokens per warm turn (${uncached})`;
   let text = `${caches[0]!.toUpperCase()}${caches.slice(1)}; ${fewestText}`;
   const seen = s.filter((x) => x.alreadySeen > 0);
   if (seen.length) text += `; ${seen.map((x) => `“${x.strategy}” re-sends ${fmtInt(x.alreadySeen)} already-seen context tokens`).join(', ')}`;
@@ -117,8 +140,12 @@ export function renderReplay(d: Replay, charts: ChartSink): SectionOutput {
       ? replayRunReading(d.runs[0]!)
       : `${d.runs.length} replays; the most cacheable strategy: ${d.runs
           .map((r) => {
-            const best = maxBy(r.strategies, (s) => s.cacheableRatio);
-            return best ? `“${best.strategy}” (${fmtPct(best.cacheableRatio)}) in ${r.title}` : `none in ${r.title}`;
+            const best = bestOf(r.strategies, (s) => s.cacheableRatio, fmtPct);
+            if (!best.length) return `none in ${r.title}`;
+            // a tie names every strategy in it, not the first
+            const ratio = fmtPct(best[0]!.cacheableRatio);
+            if (best.length === 1) return `${names(best)} (${ratio}) in ${r.title}`;
+            return best.length === r.strategies.length ? `all tied at ${ratio} in ${r.title}` : `${names(best)}, tied at ${ratio}, in ${r.title}`;
           })
           .join('; ')}.`;
   return { reading, body: html`${d.runs.map((r) => runBlock(r, charts, d.runs.length > 1))}` };

@@ -627,3 +627,18 @@ test('one chain listed, one gap over the TTL: the readings are in the singular (
   assert.match(r, /and 0 of 1 gap over the TTL still expires/);
   assert.match(r, /1 of 1 gap touches a model without a price and is counted, not priced/);
 });
+
+test('replay strategies tied at the top are named together, not the first of them as the one that caches the most or sends the fewest', async () => {
+  const { renderReplay, replayRunReading } = await import('../../src/report/section-replay.js');
+  const rp = fixtureReport().replay as Extract<ReportData['replay'], { runs: unknown }>;
+  const run = rp.runs[0]!;
+  const window = run.strategies.find((x) => x.strategy === 'window')!;
+  // recorded and dedupe-attachments on a chain without a repeated attachment: the same numbers
+  const tied = { ...run, strategies: run.strategies.map((x) => (x.strategy === 'watermark' ? { ...window, strategy: 'watermark' } : x)) };
+  const reading = replayRunReading(tied);
+  assert.match(reading, /^“window” and “watermark” cache the most \(94\.1% of input\), “unstable” the least \(0\.0%\); “window” and “watermark” send the fewest uncached tokens per warm turn/);
+  const both = renderReplay({ runs: [tied, run] }, new ChartSink()).reading;
+  assert.match(both, /^2 replays; the most cacheable strategy: “window” and “watermark”, tied at 94\.1%, in [^;]+; “window” \(94\.1%\) in /);
+  const all = { ...run, strategies: run.strategies.map((x) => ({ ...window, strategy: x.strategy })) };
+  assert.match(renderReplay({ runs: [all, run] }, new ChartSink()).reading, /strategy: all tied at 94\.1% in /);
+});
