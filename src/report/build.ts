@@ -310,6 +310,7 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
         const [x] = need(await qualityRows);
         const types = need(await typeRows);
         return {
+          ...(f.since !== null || f.until !== null || f.project !== null ? { filters: { since: f.since, until: f.until, project: f.project } } : {}),
           files: q.files,
           lines: q.lines,
           bytes: Number(x.bytes),

@@ -268,14 +268,22 @@ export interface Blocks {
   blocks: Array<{ start: number; end: number; usd: number | null; weight: number | null; requests: number; tokens: number }>;
 }
 
+/**
+ * The data-quality panel. Files, lines, bytes, skipped lines, duplicates and unknown models are of
+ * everything read, as `summary` counts them; `requests` and `splitMissing` are of the requests the
+ * filters choose, as every other section's.
+ */
 export interface DataQuality {
+  /** the filters in force (--since, --until, --project), absent when none is: the panel then says which facts they narrow */
+  filters?: { since: string | null; until: string | null; project: string | null };
   files: number;
   lines: number;
   bytes: number;
+  /** requests the filters choose */
   requests: number;
   /** line copies collapsed into one request by the de-dup (SPEC §1.3) */
   duplicatesRemoved: number;
-  /** requests whose usage had no 5m/1h split */
+  /** requests the filters choose whose usage had no 5m/1h split */
   splitMissing: number;
   skipped: Array<{
     reason: SkipReason;

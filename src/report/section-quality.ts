@@ -4,6 +4,18 @@ import { fmtBytes, fmtCount, fmtInt } from './format.js';
 import { facts, html, sortableTable } from './html.js';
 import type { SectionOutput } from './section.js';
 
+/** The filters as given on the command line. Example: { since: '2026-02-02', project: 'my app' } → '--since 2026-02-02 --project "my app"' */
+function filterText(f: NonNullable<DataQuality['filters']>): string {
+  const project = f.project === null ? null : /\s/.test(f.project) ? `"${f.project}"` : f.project;
+  return [f.since === null ? '' : `--since ${f.since}`, f.until === null ? '' : `--until ${f.until}`, project === null ? '' : `--project ${project}`].filter(Boolean).join(' ');
+}
+
+/**
+ * Example: "Read 2 files and 6 lines; skipped none; removed 1 duplicate copy; every model has a
+ * price." Under filters it says that these count everything read (files are read whole, a skipped
+ * line has no project or day): "… These count everything read, not only the 1 request chosen by
+ * --project alpha."
+ */
 export function qualityReading(d: DataQuality): string {
   const skipped = d.skipped.reduce((s, r) => s + r.count, 0);
   const unpriced = d.unknownModels.reduce((s, m) => s + m.requests, 0);
@@ -12,7 +24,8 @@ export function qualityReading(d: DataQuality): string {
     `Read ${fmtCount(d.files, 'file')} and ${fmtCount(d.lines, 'line')}; ` +
     (skipped ? `skipped ${fmtInt(skipped)} (${reasons.join(', ')}); ` : 'skipped none; ') +
     `removed ${fmtCount(d.duplicatesRemoved, 'duplicate copy', 'duplicate copies')}; ` +
-    (unpriced ? `${fmtCount(unpriced, 'request')} from ${fmtCount(d.unknownModels.length, 'model')} without a price.` : 'every model has a price.')
+    (unpriced ? `${fmtCount(unpriced, 'request')} from ${fmtCount(d.unknownModels.length, 'model')} without a price.` : 'every model has a price.') +
+    (d.filters ? ` These count everything read, not only the ${fmtCount(d.requests, 'request')} chosen by ${filterText(d.filters)}.` : '')
   );
 }
 
@@ -40,9 +53,10 @@ export function renderDataQuality(d: DataQuality): SectionOutput {
       ['files', fmtInt(d.files)],
       ['lines', fmtInt(d.lines)],
       ['read', fmtBytes(d.bytes)],
-      ['requests', fmtInt(d.requests)],
+      // under filters, the two facts they narrow say so: the rest are of everything read
+      [d.filters ? 'requests (filtered)' : 'requests', fmtInt(d.requests)],
       ['duplicates removed', fmtInt(d.duplicatesRemoved)],
-      ['usage without 5m/1h split', fmtInt(d.splitMissing)],
+      [d.filters ? 'usage without 5m/1h split (filtered)' : 'usage without 5m/1h split', fmtInt(d.splitMissing)],
     ])}
 ${d.skipped.length ? skipped : html`<p class="muted">No line was skipped.</p>`}
 ${models}

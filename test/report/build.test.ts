@@ -474,3 +474,36 @@ test('a session without requests: the cross-tab says its chain sent none, so "0 
     both.store.close();
   }
 });
+
+test('data quality under a filter says that it counts everything read, and which of its facts the filter narrows', async () => {
+  const files = {
+    'projects/-a/qa.jsonl': [
+      userPrompt('qa', '2026-02-01T10:00:00.000Z', 'go', undefined, '/w/alpha'),
+      assistant({ session: 'qa', msg: 'a1', t: '2026-02-01T10:00:01.000Z', u: { in: 5, out: 5, w5: 2000 }, cwd: '/w/alpha' }),
+    ],
+    // beyond --project alpha: a model without a price, a usage without its split and a bad line
+    'projects/-b/qb.jsonl': [
+      userPrompt('qb', '2026-02-03T10:00:00.000Z', 'go', undefined, '/w/beta'),
+      assistant({ session: 'qb', msg: 'b1', t: '2026-02-03T10:00:01.000Z', model: 'claude-mystery', u: { in: 5, out: 5, w5: 2000, split: false }, cwd: '/w/beta' }),
+      'not json' as unknown as object,
+    ],
+  };
+  const root = writeCorpus(files);
+  const quality = async (filters: { project?: string; since?: string }) => {
+    const ctx = await openContext({ paths: [root], db: ':memory:', timezone: 'UTC', ...filters });
+    try {
+      const page = renderReport(await buildReportData(ctx));
+      return /<section class="card" id="data-quality"[\s\S]*?<\/section>/.exec(page)![0].replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ');
+    } finally {
+      ctx.store.close();
+    }
+  };
+  const all = await quality({});
+  assert.match(all, /Read 2 files and 5 lines; skipped 1 \(1 invalid_json\); removed 0 duplicate copies; 1 request from 1 model without a price\. files/);
+  assert.match(all, / requests 2 /);
+  const alpha = await quality({ project: 'alpha' });
+  assert.match(alpha, /Read 2 files and 5 lines; skipped 1 \(1 invalid_json\); removed 0 duplicate copies; 1 request from 1 model without a price\. These count everything read, not only the 1 request chosen by --project alpha\./);
+  assert.match(alpha, / requests \(filtered\) 1 /);
+  assert.match(alpha, / usage without 5m\/1h split \(filtered\) 0 /);
+  assert.match(await quality({ project: 'w/al', since: '2026-02-01' }), /not only the 1 request chosen by --since 2026-02-01 --project w\/al\./);
+});
