@@ -6,6 +6,9 @@ import type { ChartSink, SectionOutput } from './section.js';
 
 const label = (b: number | null) => (b === null ? '∞' : String(b));
 
+/** Example: list(['2', '3', '∞']) === '2, 3 and ∞' */
+const list = (xs: string[]) => (xs.length > 1 ? `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}` : (xs[0] ?? ''));
+
 /** Example: best B = 3 saves 4.1% of subagent weight, ∞ loses 18% → "The best budget is 3 pings per gap: …" */
 export function keepaliveReading(d: Keepalive): string {
   const best = d.best === undefined ? undefined : d.budgets.find((b) => b.budget === d.best);
@@ -19,8 +22,17 @@ export function keepaliveReading(d: Keepalive): string {
     if (!most || most.pings === 0) return `${none}: keepalive pings would change nothing.`;
     return `${none}: keepalive pings would save nothing, and only cost (${fmtInt(most.pings)} ping${most.pings === 1 ? '' : 's'} at budget ${label(most.budget)} on gaps that end before it, net ${fmtSignedPct(most.netSavingShareAll)} of all weight).`;
   }
-  let s = `The best budget is ${label(best.budget)} ping${best.budget === 1 ? '' : 's'} per gap: net ${fmtSignedPct(best.netSavingShareSubagent)} of subagent weight on subagent chains (${fmtSignedPct(best.netSavingShareAll)} of all weight on all chains, main threads' pings and savings included), and ${fmtInt(best.expiredAfterBudget)} of ${best.gapsOverTtl === 1 ? '1 gap over the TTL still expires' : `${fmtInt(best.gapsOverTtl)} gaps over the TTL still expire`}`;
-  if (unbounded && unbounded !== best) s += `; unbounded pinging nets ${fmtSignedPct(unbounded.netSavingShareSubagent)}`;
+  // budgets past the one every gap needs send the same pings and net the same: a tie, said as one
+  // (the analysis names the smallest of them best)
+  const tied = d.budgets.filter((b) => b !== best && b.netSavingUsd === best.netSavingUsd && b.netSavingWeight === best.netSavingWeight);
+  const larger = d.budgets.filter((b) => (b.budget ?? Infinity) > (best.budget ?? Infinity));
+  const tie = !tied.length
+    ? ''
+    : tied.length === larger.length
+      ? ' (every larger budget, unbounded included, nets the same)'
+      : ` (${tied.length === 1 ? 'budget' : 'budgets'} ${list(tied.map((b) => label(b.budget)))} ${tied.length === 1 ? 'nets' : 'net'} the same)`;
+  let s = `The best budget is ${label(best.budget)} ping${best.budget === 1 ? '' : 's'} per gap${tie}: net ${fmtSignedPct(best.netSavingShareSubagent)} of subagent weight on subagent chains (${fmtSignedPct(best.netSavingShareAll)} of all weight on all chains, main threads' pings and savings included), and ${fmtInt(best.expiredAfterBudget)} of ${best.gapsOverTtl === 1 ? '1 gap over the TTL still expires' : `${fmtInt(best.gapsOverTtl)} gaps over the TTL still expire`}`;
+  if (unbounded && unbounded !== best && !tied.includes(unbounded)) s += `; unbounded pinging nets ${fmtSignedPct(unbounded.netSavingShareSubagent)}`;
   if (d.unpricedGaps) s += `; ${fmtInt(d.unpricedGaps)} of ${d.gaps === 1 ? '1 gap touches a model without a price and is' : `${fmtInt(d.gaps ?? 0)} gaps touch models without a price and are`} counted, not priced`;
   return s + '.';
 }

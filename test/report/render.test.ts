@@ -642,3 +642,17 @@ test('replay strategies tied at the top are named together, not the first of the
   const all = { ...run, strategies: run.strategies.map((x) => ({ ...window, strategy: x.strategy })) };
   assert.match(renderReplay({ runs: [all, run] }, new ChartSink()).reading, /strategy: all tied at 94\.1% in /);
 });
+
+test('keepalive budgets that net the same as the best are said to tie with it: past the pings every gap needs, a larger budget sends no more', () => {
+  const f = fixtureReport().keepalive as Keepalive;
+  const best = f.budgets.find((b) => b.budget === f.best)!;
+  // every gap needs at most 3 pings: budgets 3 … 20 and ∞ send the same pings and net the same
+  const flat: Keepalive = { ...f, budgets: f.budgets.map((b) => ((b.budget ?? Infinity) > best.budget! ? { ...best, budget: b.budget } : b)) };
+  const r = keepaliveReading(flat);
+  assert.match(r, /^The best budget is 3 pings per gap \(every larger budget, unbounded included, nets the same\): net \+3\.1% of subagent weight/);
+  assert.doesNotMatch(r, /unbounded pinging nets/);
+  // only some: named
+  const some: Keepalive = { ...f, budgets: f.budgets.map((b) => (b.budget === 4 || b.budget === 6 ? { ...best, budget: b.budget } : b)) };
+  assert.match(keepaliveReading(some), /^The best budget is 3 pings per gap \(budgets 4 and 6 net the same\): .*; unbounded pinging nets −18\.0%\.$/);
+  assert.match(keepaliveReading(f), /^The best budget is 3 pings per gap: net/);
+});
