@@ -31,8 +31,13 @@ export function keepaliveReading(d: Keepalive): string {
     : tied.length === larger.length
       ? ' (every larger budget, unbounded included, nets the same)'
       : ` (${tied.length === 1 ? 'budget' : 'budgets'} ${list(tied.map((b) => label(b.budget)))} ${tied.length === 1 ? 'nets' : 'net'} the same)`;
-  let s = `The best budget is ${label(best.budget)} ping${best.budget === 1 ? '' : 's'} per gap${tie}: net ${fmtSignedPct(best.netSavingShareSubagent)} of subagent weight on subagent chains (${fmtSignedPct(best.netSavingShareAll)} of all weight on all chains, main threads' pings and savings included), and ${fmtInt(best.expiredAfterBudget)} of ${best.gapsOverTtl === 1 ? '1 gap over the TTL still expires' : `${fmtInt(best.gapsOverTtl)} gaps over the TTL still expire`}`;
-  if (unbounded && unbounded !== best && !tied.includes(unbounded)) s += `; unbounded pinging nets ${fmtSignedPct(unbounded.netSavingShareSubagent)}`;
+  // no subagent weight (logs of main threads alone): the share of all weight, not "n/a of subagent weight"
+  const net =
+    best.netSavingShareSubagent === null
+      ? `net ${fmtSignedPct(best.netSavingShareAll)} of all weight (no subagent weight to take a share of)`
+      : `net ${fmtSignedPct(best.netSavingShareSubagent)} of subagent weight on subagent chains (${fmtSignedPct(best.netSavingShareAll)} of all weight on all chains, main threads' pings and savings included)`;
+  let s = `The best budget is ${label(best.budget)} ping${best.budget === 1 ? '' : 's'} per gap${tie}: ${net}, and ${fmtInt(best.expiredAfterBudget)} of ${best.gapsOverTtl === 1 ? '1 gap over the TTL still expires' : `${fmtInt(best.gapsOverTtl)} gaps over the TTL still expire`}`;
+  if (unbounded && unbounded !== best && !tied.includes(unbounded)) s += `; unbounded pinging nets ${unbounded.netSavingShareSubagent === null ? `${fmtSignedPct(unbounded.netSavingShareAll)} of all weight` : fmtSignedPct(unbounded.netSavingShareSubagent)}`;
   if (d.unpricedGaps) s += `; ${fmtInt(d.unpricedGaps)} of ${d.gaps === 1 ? '1 gap touches a model without a price and is' : `${fmtInt(d.gaps ?? 0)} gaps touch models without a price and are`} counted, not priced`;
   return s + '.';
 }

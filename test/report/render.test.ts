@@ -297,7 +297,7 @@ test('shares that are undefined (nothing priced, nothing written) render as n/a,
   ka.budgets = ka.budgets.map((b) => ({ ...b, netSavingShareSubagent: null }));
   const out = renderReport({ ...f, ttlOverride: ttl, keepalive: ka });
   assert.ok(!out.includes('<section class="card error-card"'), 'no section failed');
-  assert.ok(out.includes('net n/a of subagent weight'), 'the keepalive reading says n/a');
+  assert.ok(out.includes('of all weight (no subagent weight to take a share of)'), 'the keepalive reading says there is no subagent share');
 });
 
 test('cost by project shows the keys with the most USD; keys beyond them and the rest the data summed are one "other" bar', () => {
@@ -655,4 +655,12 @@ test('keepalive budgets that net the same as the best are said to tie with it: p
   const some: Keepalive = { ...f, budgets: f.budgets.map((b) => (b.budget === 4 || b.budget === 6 ? { ...best, budget: b.budget } : b)) };
   assert.match(keepaliveReading(some), /^The best budget is 3 pings per gap \(budgets 4 and 6 net the same\): .*; unbounded pinging nets −18\.0%\.$/);
   assert.match(keepaliveReading(f), /^The best budget is 3 pings per gap: net/);
+});
+
+test('the keepalive reading of logs without subagent weight gives the share of all weight, not "net n/a of subagent weight on subagent chains"', () => {
+  const f = fixtureReport().keepalive as Keepalive;
+  const mainOnly: Keepalive = { ...f, budgets: f.budgets.map((b) => ({ ...b, netSavingShareSubagent: null })) };
+  const r = keepaliveReading(mainOnly);
+  assert.doesNotMatch(r, /n\/a/);
+  assert.match(r, /^The best budget is 3 pings per gap: net \+0\.6% of all weight \(no subagent weight to take a share of\), and 46 of 105 gaps over the TTL still expire; unbounded pinging nets −3\.6% of all weight\.$/);
 });
