@@ -142,6 +142,7 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
         from: (span?.from as number | null) ?? null,
         to: (span?.to as number | null) ?? null,
         prices: ctx.prices.date,
+        ...(f.since !== null || f.until !== null || f.project !== null ? { filters: { since: f.since, until: f.until, project: f.project } } : {}),
       },
       headline: await section(() => {
         const s = need(sum);
@@ -310,7 +311,6 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
         const [x] = need(await qualityRows);
         const types = need(await typeRows);
         return {
-          ...(f.since !== null || f.until !== null || f.project !== null ? { filters: { since: f.since, until: f.until, project: f.project } } : {}),
           files: q.files,
           lines: q.lines,
           bytes: Number(x.bytes),

@@ -49,6 +49,8 @@ export interface ReportMeta {
   to: number | null;
   /** date of the bundled price table, or the --pricing file name */
   prices?: string;
+  /** the filters in force (--since, --until, --project), absent when none is given */
+  filters?: { since: string | null; until: string | null; project: string | null };
 }
 
 /** The token and cost components of a request (SPEC §2.1). */
@@ -271,11 +273,9 @@ export interface Blocks {
 /**
  * The data-quality panel. Files, lines, bytes, skipped lines, duplicates and unknown models are of
  * everything read, as `summary` counts them; `requests` and `splitMissing` are of the requests the
- * filters choose, as every other section's.
+ * filters (ReportMeta.filters) choose, as every other section's.
  */
 export interface DataQuality {
-  /** the filters in force (--since, --until, --project), absent when none is: the panel then says which facts they narrow */
-  filters?: { since: string | null; until: string | null; project: string | null };
   files: number;
   lines: number;
   bytes: number;

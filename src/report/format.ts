@@ -1,4 +1,5 @@
 /** Number formatting for the report's text: units and thousands separators, always en-US. */
+import type { ReportMeta } from './data.js';
 
 const int = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 const usd2 = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 2 });
@@ -82,4 +83,10 @@ export function fmtTime(ms: number): string {
   const iso = new Date(ms).toISOString();
   const t = iso.indexOf('T');
   return `${iso.slice(0, t)} ${iso.slice(t + 1, t + 6)} UTC`;
+}
+
+/** The filters of a report, as given on the command line. Example: { since: '2026-02-02', until: null, project: 'my app' } → '--since 2026-02-02 --project "my app"' */
+export function fmtFilters(f: NonNullable<ReportMeta['filters']>): string {
+  const project = f.project === null ? null : /\s/.test(f.project) ? `"${f.project}"` : f.project;
+  return [f.since === null ? '' : `--since ${f.since}`, f.until === null ? '' : `--until ${f.until}`, project === null ? '' : `--project ${project}`].filter(Boolean).join(' ');
 }

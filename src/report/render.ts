@@ -18,7 +18,7 @@ import { vegaSpec, type ChartSpecName } from './charts.js';
 import { contentSecurityPolicy } from './csp.js';
 import { isSectionError, type ReportData } from './data.js';
 import { cleanStrings, escapeHtml, jsonForScript } from './escape.js';
-import { fmtTime } from './format.js';
+import { fmtFilters, fmtTime } from './format.js';
 import { html, type SafeHtml } from './html.js';
 import { ChartSink, type SectionOutput } from './section.js';
 import { SECTIONS } from './sections.js';
@@ -95,7 +95,8 @@ export function renderReport(data: ReportData): string {
   const days = meta.from !== null && meta.to !== null ? [fmtTime(meta.from).split(' ')[0]!, fmtTime(meta.to).split(' ')[0]!] : null;
   // the tab and a bookmark name the period, so two reports open side by side are told apart
   const pageTitle = `${title} · ${days === null ? 'no requests' : days[0] === days[1] ? `${days[0]} UTC` : `${days[0]} – ${days[1]} UTC`}`;
-  const subtitle = html`${period} · ${meta.roots.length === 1 ? meta.roots[0] : `${meta.roots.length} roots`} · generated ${meta.generatedAt}`;
+  // a filtered report says so where its scope is named: its headline is not the whole of the logs
+  const subtitle = html`${period} · ${meta.roots.length === 1 ? meta.roots[0] : `${meta.roots.length} roots`}${meta.filters ? ` · only ${fmtFilters(meta.filters)}` : ''} · generated ${meta.generatedAt}`;
   // the days of cost over time are in --timezone: the footer does not claim them for UTC
   const zone = data.costOverTime && 'rows' in data.costOverTime ? data.costOverTime.timezone : undefined;
   const times = zone && zone !== 'UTC' ? `times UTC, cost-over-time days in ${zone}` : 'all times UTC';

@@ -1,14 +1,8 @@
 /** The data-quality panel (SPEC §8): what was read, what was skipped and why, what is unpriced. */
-import type { DataQuality } from './data.js';
-import { fmtBytes, fmtCount, fmtInt } from './format.js';
+import type { DataQuality, ReportMeta } from './data.js';
+import { fmtBytes, fmtCount, fmtFilters, fmtInt } from './format.js';
 import { facts, html, sortableTable } from './html.js';
 import type { SectionOutput } from './section.js';
-
-/** The filters as given on the command line. Example: { since: '2026-02-02', project: 'my app' } → '--since 2026-02-02 --project "my app"' */
-function filterText(f: NonNullable<DataQuality['filters']>): string {
-  const project = f.project === null ? null : /\s/.test(f.project) ? `"${f.project}"` : f.project;
-  return [f.since === null ? '' : `--since ${f.since}`, f.until === null ? '' : `--until ${f.until}`, project === null ? '' : `--project ${project}`].filter(Boolean).join(' ');
-}
 
 /**
  * Example: "Read 2 files and 6 lines; skipped none; removed 1 duplicate copy; every model has a
@@ -16,7 +10,7 @@ function filterText(f: NonNullable<DataQuality['filters']>): string {
  * line has no project or day): "… These count everything read, not only the 1 request chosen by
  * --project alpha."
  */
-export function qualityReading(d: DataQuality): string {
+export function qualityReading(d: DataQuality, filters?: ReportMeta['filters']): string {
   const skipped = d.skipped.reduce((s, r) => s + r.count, 0);
   const unpriced = d.unknownModels.reduce((s, m) => s + m.requests, 0);
   const reasons = d.skipped.filter((r) => r.count > 0).map((r) => `${fmtInt(r.count)} ${r.reason}`);
@@ -25,11 +19,11 @@ export function qualityReading(d: DataQuality): string {
     (skipped ? `skipped ${fmtInt(skipped)} (${reasons.join(', ')}); ` : 'skipped none; ') +
     `removed ${fmtCount(d.duplicatesRemoved, 'duplicate copy', 'duplicate copies')}; ` +
     (unpriced ? `${fmtCount(unpriced, 'request')} from ${fmtCount(d.unknownModels.length, 'model')} without a price.` : 'every model has a price.') +
-    (d.filters ? ` These count everything read, not only the ${fmtCount(d.requests, 'request')} chosen by ${filterText(d.filters)}.` : '')
+    (filters ? ` These count everything read, not only the ${fmtCount(d.requests, 'request')} chosen by ${fmtFilters(filters)}.` : '')
   );
 }
 
-export function renderDataQuality(d: DataQuality): SectionOutput {
+export function renderDataQuality(d: DataQuality, filters?: ReportMeta['filters']): SectionOutput {
   const skipped = sortableTable(
     'Skipped lines by reason, with the first locations',
     [{ label: 'reason' }, { label: 'lines', numeric: true }, { label: 'where' }],
@@ -48,15 +42,15 @@ export function renderDataQuality(d: DataQuality): SectionOutput {
     ? sortableTable('Line types not known to the reader (counted, not errors)', [{ label: 'type' }, { label: 'lines', numeric: true }], d.unknownLineTypes.map((t) => [{ text: t.type }, { text: fmtInt(t.count), sort: t.count }]))
     : '';
   return {
-    reading: qualityReading(d),
+    reading: qualityReading(d, filters),
     body: html`${facts([
       ['files', fmtInt(d.files)],
       ['lines', fmtInt(d.lines)],
       ['read', fmtBytes(d.bytes)],
       // under filters, the two facts they narrow say so: the rest are of everything read
-      [d.filters ? 'requests (filtered)' : 'requests', fmtInt(d.requests)],
+      [filters ? 'requests (filtered)' : 'requests', fmtInt(d.requests)],
       ['duplicates removed', fmtInt(d.duplicatesRemoved)],
-      [d.filters ? 'usage without 5m/1h split (filtered)' : 'usage without 5m/1h split', fmtInt(d.splitMissing)],
+      [filters ? 'usage without 5m/1h split (filtered)' : 'usage without 5m/1h split', fmtInt(d.splitMissing)],
     ])}
 ${d.skipped.length ? skipped : html`<p class="muted">No line was skipped.</p>`}
 ${models}

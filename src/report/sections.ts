@@ -37,5 +37,5 @@ export const SECTIONS: SectionDef[] = [
   def({ key: 'keepalive', id: 'keepalive', title: 'What if: keepalive pings', render: renderKeepalive }),
   def({ key: 'replay', id: 'replay', title: 'Replay: delivery strategies', render: renderReplay }),
   def({ key: 'blocks', id: 'blocks', title: '5-hour blocks', render: renderBlocks }),
-  def({ key: 'dataQuality', id: 'data-quality', title: 'Data quality', render: (v) => renderDataQuality(v) }),
+  def({ key: 'dataQuality', id: 'data-quality', title: 'Data quality', render: (v, _charts, data) => renderDataQuality(v, data.meta.filters) }),
 ];

@@ -475,7 +475,7 @@ test('a session without requests: the cross-tab says its chain sent none, so "0 
   }
 });
 
-test('data quality under a filter says that it counts everything read, and which of its facts the filter narrows', async () => {
+test('data quality under a filter says that it counts everything read, and which of its facts the filter narrows; the subtitle names the filter', async () => {
   const files = {
     'projects/-a/qa.jsonl': [
       userPrompt('qa', '2026-02-01T10:00:00.000Z', 'go', undefined, '/w/alpha'),
@@ -493,7 +493,8 @@ test('data quality under a filter says that it counts everything read, and which
     const ctx = await openContext({ paths: [root], db: ':memory:', timezone: 'UTC', ...filters });
     try {
       const page = renderReport(await buildReportData(ctx));
-      return /<section class="card" id="data-quality"[\s\S]*?<\/section>/.exec(page)![0].replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ');
+      // the panel, and the page's subtitle under its title
+      return [/<section class="card" id="data-quality"[\s\S]*?<\/section>/, /<p class="meta">[^<]*<\/p>/].map((re) => re.exec(page)![0].replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ')).join(' | ');
     } finally {
       ctx.store.close();
     }
@@ -501,9 +502,11 @@ test('data quality under a filter says that it counts everything read, and which
   const all = await quality({});
   assert.match(all, /Read 2 files and 5 lines; skipped 1 \(1 invalid_json\); removed 0 duplicate copies; 1 request from 1 model without a price\. files/);
   assert.match(all, / requests 2 /);
+  assert.doesNotMatch(all, /only --/);
   const alpha = await quality({ project: 'alpha' });
   assert.match(alpha, /Read 2 files and 5 lines; skipped 1 \(1 invalid_json\); removed 0 duplicate copies; 1 request from 1 model without a price\. These count everything read, not only the 1 request chosen by --project alpha\./);
   assert.match(alpha, / requests \(filtered\) 1 /);
   assert.match(alpha, / usage without 5m\/1h split \(filtered\) 0 /);
+  assert.match(alpha, /\|\s+2026-02-01 10:00 UTC – 2026-02-01 10:00 UTC · \S+ · only --project alpha · generated /, 'the subtitle names the filter');
   assert.match(await quality({ project: 'w/al', since: '2026-02-01' }), /not only the 1 request chosen by --since 2026-02-01 --project w\/al\./);
 });
