@@ -2,7 +2,7 @@
  * replay channel and replay session: what a different context delivery would cost. The simulator
  * loads when a replay runs, not with the CLI.
  */
-import { statSync } from 'node:fs';
+import { type Stats, statSync } from 'node:fs';
 import { sep } from 'node:path';
 import type { Argv } from 'yargs';
 import { UsageError } from '../errors.js';
@@ -73,6 +73,22 @@ function isPathTarget(target: string): boolean {
   return target.endsWith('.jsonl') || target.includes('/') || target.includes(sep);
 }
 
+/**
+ * The target path's stat; undefined when it is not there, a path through a file (`a.jsonl/x.jsonl`,
+ * ENOTDIR) included. Any other failure (a directory on the way that cannot be searched) is a
+ * one-line error: statSync throws them whatever throwIfNoEntry says, and they were internal errors.
+ */
+function statTarget(target: string): Stats | undefined {
+  try {
+    return statSync(target, { throwIfNoEntry: false });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOTDIR') return undefined;
+    // as replaySessionFile says it of a file that will not open
+    throw new UsageError(`${target}: cannot read transcript (${code ?? (err as Error).message})`);
+  }
+}
+
 const sessionCommand: Command = {
   command: 'session <target> [paths..]',
   describe: 'replay a real Claude Code chain under recorded / dedupe-attachments / volatile-prefix / reinject / cold-replay',
@@ -110,7 +126,7 @@ const sessionCommand: Command = {
     // a path that is not there is a missing file, and a directory (Claude Code's <session>/ beside
     // <session>.jsonl, one named x.jsonl) a directory: neither is an unknown session id, looked for
     // in the default roots
-    const st = isPathTarget(target) ? statSync(target, { throwIfNoEntry: false }) : undefined;
+    const st = isPathTarget(target) ? statTarget(target) : undefined;
     if (isPathTarget(target) && !st) throw new UsageError(`no such file or directory: ${target}`, 'give a transcript path or a session id');
     if (st?.isDirectory()) throw new UsageError(`${target}: is a directory`, `give a transcript file, or a session id and the directory to read: replay session ID ${target}`);
     if (st) {

@@ -1,6 +1,6 @@
 /** `cachelens replay channel` end to end on the sample channel: the documented JSON shape and SPEC §6.1's shapes. */
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { REPO, cli } from '../helpers/corpus.js';
@@ -84,6 +84,21 @@ test('replay session of a .jsonl path that is not there names the missing file',
   assert.equal(r.code, 2);
   assert.match(r.stderr, /^cachelens: no such file or directory: .*no-such-transcript\.jsonl/);
   assert.equal(r.stderr.trim().split('\n').length, 1);
+});
+
+test('replay session of a path that stat cannot follow (through a file, a symlink loop) is a one-line error, not an internal one', () => {
+  const dir = tempDir('cachelens-replay-stat-');
+  writeFileSync(join(dir, 'a.jsonl'), '');
+  symlinkSync('loop.jsonl', join(dir, 'loop.jsonl'));
+  for (const [target, said] of [
+    [join(dir, 'a.jsonl', 'x.jsonl'), /^cachelens: no such file or directory: .*a\.jsonl\/x\.jsonl/],
+    [join(dir, 'loop.jsonl'), /^cachelens: .*loop\.jsonl: cannot read transcript \(ELOOP/],
+  ] as const) {
+    const r = cli(['replay', 'session', target, '--db', ':memory:']);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, said);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+  }
 });
 
 test('replay session of a directory (one named x.jsonl, a session\'s <session>/) says it is one, not that no session has its name', () => {
