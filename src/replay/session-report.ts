@@ -127,7 +127,7 @@ export function sessionReplayRun(r: SessionReplayResult): ReplayRun {
   const conv = r.calibration.conversation;
   return {
     kind: 'session',
-    title: `${r.chain.kind} chain ${r.chain.chain_id} (${r.chain.requests} requests${r.chain.copied_requests ? `; ${fmtCount(r.chain.copied_requests, 'copied request')} of a resumed session left out` : ''})`,
+    title: `${r.chain.kind} chain ${r.chain.chain_id} (${fmtCount(r.chain.requests, 'request')}${r.chain.copied_requests ? `; ${fmtCount(r.chain.copied_requests, 'copied request')} of a resumed session left out` : ''})`,
     strategies,
     ...(f ? { fidelity: { requests: f.prompt.n, from: f.from, medianRelError: f.prompt.median_rel_error, p90RelError: f.prompt.p90_rel_error } } : {}),
     ...(conv ? { calibration: { k: conv.k, scale: conv.scale, heldOutFrom: conv.held_out_from, reason: conv.reason } } : {}),

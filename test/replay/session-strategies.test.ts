@@ -197,3 +197,13 @@ test('a chain of 150,000 requests replays: its turns and times are not spread in
   assert.equal(r.chain.first_at, '2026-03-01T10:00:00.000Z');
   assert.equal(r.chain.last_at, new Date(t0 + (n - 1) * 1000).toISOString());
 });
+
+test('sessionReplayRun titles a chain of one request in the singular, as the text header does ("1 requests" read before)', async () => {
+  const lines = sessionLines({ rounds: 1 }) as { type: string; message?: { content: unknown } }[];
+  // round 1 up to its tool result: one request
+  const one = lines.slice(0, lines.findIndex((l) => JSON.stringify(l).includes('"tool_result"')));
+  const path = join(writeCorpus({ [`p/${SESSION}.jsonl`]: one }), `p/${SESSION}.jsonl`);
+  const r = await replaySessionFile(path, { tokenizer: await SegmentTokenizer.load('cl100k_base'), strategies: ['recorded'] });
+  assert.equal(r.chain.requests, 1);
+  assert.equal(sessionReplayRun(r).title, `main chain ${SESSION} (1 request)`);
+});
