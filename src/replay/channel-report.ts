@@ -36,17 +36,18 @@ const METRICS: Metric[] = [
   { label: 'cost (USD)', cell: (s) => usd(s.usd) },
 ];
 
-const upTo3 = new Intl.NumberFormat('en-US', { maximumFractionDigits: 3 });
+const upTo6 = new Intl.NumberFormat('en-US', { maximumSignificantDigits: 6 });
 
 /**
  * The idle-reap period as it is given: whole minutes in minutes, anything else in seconds (`1s` read
- * 'idle reap after 0.016666666666666666 min'). Example: 1800 → '30 min', 90 → '90 s', 0.00006 → '0.00006 s'.
+ * 'idle reap after 0.016666666666666666 min'). Example: 1800 → '30 min', 90 → '90 s', 0.0015 → '0.0015 s'.
  */
 function idle(seconds: number): string {
   // six significant digits absorb the minutes-to-seconds float error (100 s is 99.99999999999999)
   const s = Number(seconds.toPrecision(6));
   if (s >= 60 && s % 60 === 0) return `${n(s / 60)} min`;
-  return `${s >= 0.001 ? upTo3.format(s) : String(s)} s`;
+  // all six digits: three decimals read '--idle-reap 0.0015s' as '0.002 s', String() 0.0000001 as '1e-7'
+  return `${upTo6.format(s)} s`;
 }
 
 /**

@@ -217,6 +217,10 @@ test('text report: the idle-reap period in whole minutes, else in seconds (1s re
   assert.equal(await events(100 / 60), 'idle reap after 100 s');
   assert.equal(await events(1.5), 'idle reap after 90 s');
   assert.equal(await events(1e-6), 'idle reap after 0.00006 s');
+  // as given, not to three decimals ('0.002 s') nor in exponent form ('1e-7 s')
+  assert.equal(await events(0.0015 / 60), 'idle reap after 0.0015 s');
+  assert.equal(await events(1e-7 / 60), 'idle reap after 0.0000001 s');
+  assert.equal(await events(1234.5 / 60), 'idle reap after 1,234.5 s');
   assert.equal(await events(1e6), 'idle reap after 1,000,000 min');
 });
 
