@@ -191,6 +191,14 @@ export async function rebuildChain(chain: TranscriptChain, tok: SegmentTokenizer
   }
 
   const first = requests[0];
+  if (!first && chain.copied > 0) {
+    // a resumed session that sent nothing of its own: every request it repeats is another chain's
+    const them = chain.copied === 1 ? 'its 1 request is a copy' : `its ${chain.copied} requests are copies`;
+    throw new UsageError(
+      `chain ${chain.chainId} has no requests of its own to replay: ${them} of another chain's (a resumed session), where the store counts them`,
+      'replay the session it resumes, or give this transcript\'s path to replay every request in it',
+    );
+  }
   if (!first) throw new UsageError(`chain ${chain.chainId} has no requests to replay`);
   const prefixTokens = Math.max(0, first.observedPrompt - messageTokens);
   return {

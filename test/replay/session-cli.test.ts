@@ -249,4 +249,11 @@ test('a resumed session: the requests its transcript copies from the earlier one
   const report = cli(['report', root, '--db', ':memory:', '--session', B, '--out', out]);
   assert.equal(report.code, 0, report.stderr);
   assert.match(readFileSync(out, 'utf8'), /main chain 5e55104e-0000-4000-8000-00000000000b \(4 requests; 4 copied requests of a resumed session left out\)/, 'report --session replays it alike');
+  // a resumed session that sent nothing of its own: its requests are all A's
+  const C = '5e55104e-0000-4000-8000-00000000000c';
+  const copiesOnly = writeCorpus({ [`projects/-work-demo/${SESSION}.jsonl`]: a, [`projects/-work-demo/${C}.jsonl`]: a.slice(0, 8).map(later).map((l) => ({ ...l, sessionId: C })) });
+  const none = cli(['replay', 'session', C, copiesOnly, '--db', ':memory:', '--strategy', 'recorded']);
+  assert.equal(none.code, 2, none.stderr);
+  assert.equal(none.stderr.trim().split('\n').length, 1, none.stderr);
+  assert.match(none.stderr, /chain 5e55104e-0000-4000-8000-00000000000c has no requests of its own to replay: its 4 requests are copies of another chain's \(a resumed session\)/);
 });
