@@ -30,16 +30,19 @@ export const PDF_PAGE_TOKENS = 2_300;
 export type Piece = { text: string } | { opaque: number; label: string };
 
 /**
- * Pages of a base64 PDF: its `/Type /Page` objects; when they sit in compressed object streams (PDF
- * 1.5 and later), the largest `/Count` of its page tree that can be read; else one page.
+ * Pages of a base64 PDF, an estimate from its uncompressed text: its `/Type /Page` objects, or the
+ * largest `/Count` (its page tree's root) when that is fewer — an incremental update writes a
+ * changed page again, so objects overcount, while an outline's `/Count` can exceed the pages. Page
+ * objects in compressed object streams (PDF 1.5 and later) cannot be seen: then the `/Count`; else
+ * one page.
  */
 export function pdfPages(base64: string): number {
   const pdf = Buffer.from(base64, 'base64').toString('latin1');
-  const pages = pdf.match(/\/Type\s*\/Page(?![A-Za-z0-9])/g)?.length ?? 0;
-  if (pages > 0) return pages;
+  const objects = pdf.match(/\/Type\s*\/Page(?![A-Za-z0-9])/g)?.length ?? 0;
   let count = 0;
   for (const m of pdf.matchAll(/\/Count\s+(\d{1,6})(?![0-9])/g)) count = Math.max(count, Number(m[1]));
-  return Math.max(1, count);
+  if (objects > 0 && count > 0) return Math.min(objects, count);
+  return Math.max(1, objects, count);
 }
 
 /**

@@ -21,12 +21,18 @@ test('a base64 PDF counts PDF_PAGE_TOKENS per page, not the tokens of its base64
   assert.deepEqual(blockPieces(doc({ type: 'base64', media_type: 'application/pdf', data: pdf(1) }), 'keep'), [{ opaque: PDF_PAGE_TOKENS, label: 'PDF, 1 page' }]);
 });
 
-test('pages: the /Type /Page objects (not /Pages), else the page tree\'s /Count, else one', () => {
+test('pages: the /Type /Page objects (not /Pages) or the largest /Count when fewer, else either, else one', () => {
   assert.equal(pdfPages(pdf(7)), 7);
   // page objects packed in a compressed object stream: only the (uncompressed) trailer-side /Count is readable
   const packed = Buffer.from('%PDF-1.7\n5 0 obj << /Type /ObjStm /N 12 /First 80 /Filter /FlateDecode >> stream\nx\x9c...\nendstream\n9 0 obj << /Type /Pages /Count 12 /Kids [] >>\n%%EOF\n', 'latin1');
   assert.equal(pdfPages(packed.toString('base64')), 12);
   assert.equal(pdfPages(Buffer.from('not a pdf at all').toString('base64')), 1);
+  // an incremental update writes page 2 again: 4 page objects, 3 pages by the tree's /Count
+  const updated = Buffer.concat([Buffer.from(pdf(3), 'base64'), Buffer.from('4 0 obj << /Type /Page /Parent 2 0 R /Rotate 90 >> endobj\n%%EOF\n')]);
+  assert.equal(pdfPages(updated.toString('base64')), 3);
+  // an outline of 40 entries (/Count 40) in a 2-page PDF: the page objects
+  const outlined = Buffer.concat([Buffer.from(pdf(2), 'base64'), Buffer.from('9 0 obj << /Type /Outlines /Count 40 >> endobj\n')]);
+  assert.equal(pdfPages(outlined.toString('base64')), 2);
   assert.equal(pdfPages(''), 1);
 });
 
