@@ -6,6 +6,7 @@
 import type { ChannelReplayResult, ChannelStrategy, StrategySummary } from './channel-replay.js';
 import { clean, usd } from '../format/table.js';
 import { fmtCount } from '../report/format.js';
+import { skipGroups, skipLines } from './skips.js';
 
 const int = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 
@@ -50,23 +51,6 @@ function idle(seconds: number): string {
   return `${upTo6.format(s)} s`;
 }
 
-/**
- * One line per skip reason with its first lines, as summary's data quality lists them (the header
- * gave only a count). Example: '  skipped missing_field: 2 (lines 3, 7)'.
- */
-function skippedLines(skipped: ChannelReplayResult['channel']['skipped_lines']): string[] {
-  const by = new Map<string, number[]>();
-  for (const s of skipped) {
-    const lines = by.get(s.reason);
-    if (lines) lines.push(s.line);
-    else by.set(s.reason, [s.line]);
-  }
-  return [...by].map(([reason, lines]) => {
-    const first = lines.slice(0, 5).join(', ') + (lines.length > 5 ? ', …' : '');
-    return `  skipped ${reason}: ${n(lines.length)} (${lines.length === 1 ? 'line' : 'lines'} ${first})`;
-  });
-}
-
 function events(r: ChannelReplayResult): string {
   const e: string[] = [];
   const at = (ks: number[]) => `${ks.length === 1 ? 'mention' : 'mentions'} ${ks.join(', ')}`;
@@ -100,7 +84,7 @@ export function formatChannelReplay(r: ChannelReplayResult): string {
     `Channel replay · #${clean(c.channel_id)} · ${fmtCount(c.messages, 'message')} · ${fmtCount(c.mentions, 'mention')} of ${clean(c.agent)}` +
       (c.skipped_lines.length ? ` · ${fmtCount(c.skipped_lines.length, 'bad line')} skipped` : ''),
     `framing ${fmtCount(st.prefix_tokens, 'token')} · brief ${fmtCount(st.brief_tokens, 'token')} · ${st.encoding} · TTL ${st.ttl} · events: ${events(r)}`,
-    ...skippedLines(c.skipped_lines),
+    ...skipLines(skipGroups(c.skipped_lines)),
     // a table of zeros alone did not say why (a handle the channel does not use, a log of bad lines)
     ...(c.mentions === 0 ? ['', `Nothing was replayed: no message ${c.messages === 0 ? 'was read' : `by anyone else mentions ${clean(c.agent)} (the handle as a whole word)`}.`] : []),
     '',

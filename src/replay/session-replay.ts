@@ -26,6 +26,7 @@ import {
 import { readSessionTranscript, type SkippedTranscriptLine, type TranscriptChain } from './session-transcript.js';
 import { ENCODINGS, SegmentTokenizer, type EncodingName, type TokenizerWork } from './tokenizer.js';
 import { pushAll } from '../arrays.js';
+import { skipGroups, type SkipGroup } from './skips.js';
 
 export interface SessionReplayOptions {
   strategies?: readonly SessionStrategy[];
@@ -67,7 +68,7 @@ export interface SessionReplayResult {
     last_at: string;
     skipped_lines: number;
     /** the skipped lines per reason, in order of first line: count and the first 5 line numbers */
-    skipped: { reason: string; count: number; lines: number[] }[];
+    skipped: SkipGroup[];
   };
   settings: {
     strategies: SessionStrategy[];
@@ -170,7 +171,7 @@ export async function replayChain(chain: TranscriptChain, opts: SessionReplayOpt
       first_at: new Date(times.reduce((a, b) => Math.min(a, b))).toISOString(),
       last_at: new Date(times.reduce((a, b) => Math.max(a, b))).toISOString(),
       skipped_lines: skipped.length,
-      skipped: skippedByReason(skipped),
+      skipped: skipGroups(skipped),
     },
     settings: {
       strategies: strategies.filter((s) => summaries[s]),
@@ -189,17 +190,6 @@ export async function replayChain(chain: TranscriptChain, opts: SessionReplayOpt
 }
 
 /** Example: lines 3 and 9 invalid_json, 5 invalid_usage → [{invalid_json, 2, [3, 9]}, {invalid_usage, 1, [5]}]. */
-function skippedByReason(skipped: readonly SkippedTranscriptLine[]): SessionReplayResult['chain']['skipped'] {
-  const by = new Map<string, SessionReplayResult['chain']['skipped'][number]>();
-  for (const s of skipped) {
-    let g = by.get(s.reason);
-    if (!g) by.set(s.reason, (g = { reason: s.reason, count: 0, lines: [] }));
-    g.count++;
-    if (g.lines.length < 5) g.lines.push(s.line);
-  }
-  return [...by.values()];
-}
-
 /**
  * Picks the chain to replay in a transcript: the one asked for (chain id, a unique prefix of it,
  * or an agent id), else the main chain, else the chain with the most requests (a subagent file).

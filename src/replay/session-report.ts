@@ -6,6 +6,7 @@ import { clean, fixed, int, pct, table, usd, type Cell } from '../format/table.j
 import type { ReplayRun } from '../report/data.js';
 import { fmtCount } from '../report/format.js';
 import { requestRange } from './session-calibrate.js';
+import { skipLines } from './skips.js';
 import type { SessionReplayResult } from './session-replay.js';
 import type { SessionStrategy, SessionStrategySummary } from './session-strategy.js';
 
@@ -97,7 +98,7 @@ export function formatSessionReplay(r: SessionReplayResult, opts: { color?: bool
   out.push('', `Token counts are ${r.settings.encoding} estimates of Claude's tokenizer: absolute numbers are approximate, ratios are the result.`);
   if (c.skipped_lines) {
     out.push(`${fmtCount(c.skipped_lines, 'line')} skipped:`);
-    for (const g of c.skipped) out.push(`  ${clean(g.reason)}: ${int(g.count)} (${g.lines.length === 1 ? 'line' : 'lines'} ${g.lines.join(', ')}${g.count > g.lines.length ? ', …' : ''})`);
+    out.push(...skipLines(c.skipped));
   }
   return out.join('\n') + '\n';
 }

@@ -219,7 +219,7 @@ test('a request line without a valid timestamp is a counted invalid_usage skip o
     assert.ok(Object.values(d.strategies).every((s: any) => Number.isFinite(s.weight)));
   }
   const text = await runCli(['replay', 'session', file, '--strategy', 'recorded']);
-  assert.match(text.stdout, /2 lines skipped:\n {2}invalid_usage: 2 \(lines 3, 4\)/);
+  assert.match(text.stdout, /2 lines skipped:\n {2}skipped invalid_usage: 2 \(lines 3, 4\)/);
 });
 
 test('request lines ingest skips as invalid_usage (no message.id, a NUL in it, usage that does not read) are the replay\'s counted skips too, and no request', async (t) => {

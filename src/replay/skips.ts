@@ -1,0 +1,29 @@
+/** The replays' skipped lines in their text output, as summary's data quality lists its skips. */
+import { clean, int } from '../format/table.js';
+
+export interface SkipGroup {
+  reason: string;
+  count: number;
+  /** the first line numbers (up to 5) */
+  lines: number[];
+}
+
+/** Skipped lines by reason, in order of first appearance, with the first 5 line numbers of each. */
+export function skipGroups(skipped: readonly { reason: string; line: number }[]): SkipGroup[] {
+  const by = new Map<string, SkipGroup>();
+  for (const s of skipped) {
+    let g = by.get(s.reason);
+    if (!g) by.set(s.reason, (g = { reason: s.reason, count: 0, lines: [] }));
+    g.count++;
+    if (g.lines.length < 5) g.lines.push(s.line);
+  }
+  return [...by.values()];
+}
+
+/** Example: [{ reason: 'missing_field', count: 2, lines: [3, 7] }] → ['  skipped missing_field: 2 (lines 3, 7)']. */
+export function skipLines(groups: readonly SkipGroup[]): string[] {
+  return groups.map((g) => {
+    const first = g.lines.join(', ') + (g.count > g.lines.length ? ', …' : '');
+    return `  skipped ${clean(g.reason)}: ${int(g.count)} (${g.count === 1 ? 'line' : 'lines'} ${first})`;
+  });
+}
