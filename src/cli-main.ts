@@ -42,6 +42,13 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
       process.stderr.write(cleanLines(line) + '\n');
     },
     progress: progress?.update,
+    // Ctrl-C or a kill while a large ingest stages its facts removes the staged files before the
+    // signal ends the run (130, 143), progress line or not
+    whileStaging: (unstage) => {
+      const watch = signalWatch(unstage);
+      watch(true);
+      return () => watch(false);
+    },
   };
   let exitCode = 0;
   const parser = yargs(args)

@@ -20,6 +20,8 @@ export interface CommonOptions {
   env?: NodeJS.ProcessEnv;
   /** told how the ingest goes (the CLI passes its progress line when stderr is a terminal) */
   progress?: (p: Progress) => void;
+  /** IngestOptions.whileStaging: the CLI's clean-up of staged files on Ctrl-C or a kill */
+  whileStaging?: IngestOptions['whileStaging'];
   workers?: number;
   /** one-line notices for stderr (the CLI passes its stderr printer) */
   notice?: (line: string) => void;
@@ -74,6 +76,7 @@ function contextOptions(o: CommonOptions): { opts: IngestOptions; prices: PriceT
     rebuild: o.rebuild,
     prices,
     progress: o.progress,
+    whileStaging: o.whileStaging,
     workers: o.workers,
     lockWaitMs: lockWaitMs(env),
     notice: o.notice,

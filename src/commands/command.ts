@@ -14,6 +14,8 @@ export interface Io {
   tty?: boolean;
   /** the progress line on stderr (only when stderr is a terminal that can redraw a line) */
   progress?: CommonOptions['progress'];
+  /** CommonOptions.whileStaging: Ctrl-C and a kill remove a large ingest's staged files first */
+  whileStaging?: CommonOptions['whileStaging'];
   env: NodeJS.ProcessEnv;
   stderr: (line: string) => void;
 }
@@ -79,6 +81,7 @@ export function commonOptions(argv: Record<string, unknown>, io: Io): CommonOpti
     rebuild: Boolean(argv.rebuild),
     env: io.env,
     progress: io.progress,
+    whileStaging: io.whileStaging,
     notice: io.stderr,
   };
 }

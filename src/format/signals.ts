@@ -1,8 +1,8 @@
 /**
- * Ctrl-C and a kill while something is to be undone first: the progress line shown (cli-main.ts)
- * is erased, a staged ingest's files are removed (ingest.ts); then the same signal, its handler
- * gone, ends the process as it would have without one (130, 143). Each watch does so on its own,
- * so several may be on at once: the last one's signal ends the process.
+ * Ctrl-C and a kill while something is to be undone first: the progress line shown is erased, a
+ * staged ingest's files are removed (both cli-main.ts); then the same signal, its handler gone,
+ * ends the process as it would have without one (130, 143). Each watch does so on its own, so
+ * several may be on at once: the last one's signal ends the process.
  *
  *   const watch = signalWatch(() => line.clear());
  *   watch(true);  // the line came: SIGINT and SIGTERM erase it first

@@ -20,7 +20,6 @@ import { readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { UsageError, fileErrorDetail } from '../errors.js';
-import { signalWatch } from '../format/signals.js';
 import type { PriceTable } from '../pricing/pricing.js';
 import { type AnswerStore, AnsweredStore, type Answers, answersBaseToken, readAnswers, storeIdentity } from '../store/answers.js';
 import { type Grown, answerDelta, grownSince, pricesDigest, writeDeltaBase } from './delta.js';
@@ -67,6 +66,14 @@ export interface IngestOptions {
   touchedShare?: number;
   /** bytes to read from which the facts are staged in files and loaded in bulk (default STAGE_BYTES) */
   stageBytes?: number;
+  /**
+   * Called as a large ingest starts staging its facts in files, with what removes them; returns
+   * what to call once they are gone. The CLI has Ctrl-C and a kill remove them before the signal
+   * ends the run (cli-main.ts): without a handler the run ended at once, and the files (a tenth of
+   * the logs read) stayed beside the store until its next large run, or in the temp directory for
+   * `--db :memory:`. A library caller's signals stay its own.
+   */
+  whileStaging?: (unstage: () => void) => () => void;
   /** DuckDB's memory bounds (appending, loading, de-dup) times this (default 1; see ingest) */
   memoryScale?: number;
   /** a reading dominated by one file of `from` bytes or more has its observations loaded in pieces of `bytes` as it goes (default PIECES_FROM, PIECE_BYTES) */
@@ -557,10 +564,7 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
     await store.run('BEGIN TRANSACTION');
     let writer: StoreWriter | undefined;
     let staging = false;
-    // Ctrl-C or a kill while facts are staged removes them before the signal ends the run (130,
-    // 143): without a handler the run ended at once, and the files (a tenth of the logs read) were
-    // left beside the store until its next run, or in the temp directory for `--db :memory:`
-    let unstageOnSignal: ((on: boolean) => void) | undefined;
+    let staged: (() => void) | undefined;
     try {
       if (touched) {
         await store.touchFiles(
@@ -610,10 +614,7 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
       staging = bytesTotal >= (opts.stageBytes ?? STAGE_BYTES);
       const w = await store.writer(staging);
       writer = w;
-      if (w.stageDir !== null) {
-        unstageOnSignal = signalWatch(() => w.discard());
-        unstageOnSignal(true);
-      }
+      if (w.stageDir !== null) staged = opts.whileStaging?.(() => w.discard());
       let done = 0;
       let bytes = 0;
       const failed: number[] = [];
@@ -783,7 +784,7 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
       throw staging ? stagingFailure(err, store.path) : err;
     } finally {
       writer?.discard();
-      unstageOnSignal?.(false);
+      staged?.();
     }
   } finally {
     await unbound().catch(() => undefined);
