@@ -27,10 +27,11 @@
  * (`DIR/<table>/day=none/data_0.parquet`), so that the export can still be read (read_parquet finds
  * no columns without a file).
  */
-import { accessSync, constants, existsSync, lstatSync, readdirSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
-import { basename, dirname, join, resolve, sep } from 'node:path';
+import { accessSync, constants, existsSync, lstatSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { join, resolve, sep } from 'node:path';
 import { UsageError } from '../errors.js';
 import { makeDirs } from './dirs.js';
+import { logDirOf, realPlace, refuseInLogs } from './log-dirs.js';
 import { running } from './location.js';
 import { ATTACHMENT_COLUMNS, PORTABLE_TABLES } from './portable.js';
 import type { Store } from './store.js';
@@ -78,43 +79,14 @@ function selectFor(table: ExportedTable['table']): string {
   }
 }
 
-/**
- * The log directory a root stands for: a transcript file given as a path stands for its directory,
- * and a root inside Claude Code's `projects/` directory (a project's, a session's subagents/, a
- * workflow run's: up to 5 levels, the deepest layout) for that `projects/` (an export into a
- * transcript's own directory, or beside the project given, was written into the logs). Only a
- * `projects/` entered through a directory named as Claude Code names a project's (its absolute
- * path with '-' for each separator: `-home-me-repo`, `C--Users-me-repo`) counts: a user's own
- * `~/projects/myrepo/logs` stands for itself, so `~/projects/myrepo/exports` may be written.
- */
-function logDirOf(root: string): string {
-  const r = resolve(root);
-  const dir = existsSync(r) && !statSync(r).isDirectory() ? dirname(r) : r;
-  let p = dir;
-  for (let i = 0; i <= 5; i++) {
-    const up = dirname(p);
-    if (up === p) break;
-    if (basename(up) === 'projects' && CLAUDE_PROJECT_DIR.test(basename(p))) return up;
-    p = up;
-  }
-  return dir;
-}
-
-/** A project directory's name as Claude Code writes it: an absolute path, '-' for each separator. */
-const CLAUDE_PROJECT_DIR = /^(-|[A-Za-z]--)/;
-
 /** Refuses a DIR inside the logs, or one that holds anything but a previous export. */
 export function checkExportDir(dir: string, logRoots: readonly string[]): string {
-  const abs = resolve(dir);
-  // compared where they really are: a DIR (or a directory above it) that is a link into the logs,
-  // or logs read through a link, is inside them all the same
-  const real = realPlace(abs);
+  // inside the logs being read, or inside any Claude Code projects/ directory (log-dirs.ts)
+  const { abs, real } = refuseInLogs(dir, { flag: '--parquet', given: dir, choose: 'DIR', logRoots });
   for (const root of logRoots) {
-    const r = logDirOf(root);
-    const rr = realPlace(r);
-    if (abs === r || abs.startsWith(r + sep) || real === rr || real.startsWith(rr + sep)) throw new UsageError(`--parquet ${dir} is inside the logs being read (${r})`, 'cachelens never writes into log directories; choose another DIR');
     // logs in one of the directories an export replaces whole (`export L/requests --parquet L`
     // removed them, the export's tables in their place)
+    const rr = realPlace(logDirOf(root));
     const given = realPlace(resolve(root));
     for (const t of PORTABLE_TABLES) {
       const replaced = join(real, t);
@@ -123,10 +95,6 @@ export function checkExportDir(dir: string, logRoots: readonly string[]): string
       }
     }
   }
-  // and inside a Claude Code projects/ directory this run does not read (`export ./logs --parquet
-  // ~/.claude/projects/out`): still a log directory, and the export was written into it
-  const claude = claudeProjectsAbove(real) ?? claudeProjectsAbove(abs);
-  if (claude !== null) throw new UsageError(`--parquet ${dir} is inside a Claude Code log directory (${claude})`, 'cachelens never writes into log directories; choose another DIR');
   if (existsSync(abs)) {
     if (!statSync(abs).isDirectory()) throw new UsageError(`--parquet ${dir} is not a directory`);
     const other = readdirSync(abs).filter((e) => !(PORTABLE_TABLES as readonly string[]).includes(e) && !STAGED.test(e));
@@ -134,35 +102,6 @@ export function checkExportDir(dir: string, logRoots: readonly string[]): string
     if (other.length > 0) throw new UsageError(`--parquet ${dir} holds other files (${other[0]})`, 'export into an empty directory or a previous export');
   }
   return abs;
-}
-
-/**
- * The Claude Code `projects/` directory `p` is or lies in, whether or not this run reads it: a
- * directory named `projects` holding a directory named as Claude Code names a project's
- * (CLAUDE_PROJECT_DIR) with a transcript (`*.jsonl`) in it; null when there is none. A user's own
- * `~/projects` (entries `myrepo`, or a `-scratch` without transcripts) is none.
- * Example: /home/me/.claude/projects/out → /home/me/.claude/projects.
- */
-function claudeProjectsAbove(p: string): string | null {
-  for (let at = p; ; at = dirname(at)) {
-    if (basename(at) === 'projects') {
-      try {
-        if (readdirSync(at, { withFileTypes: true }).some((e) => e.isDirectory() && CLAUDE_PROJECT_DIR.test(e.name) && holdsTranscript(join(at, e.name)))) return at;
-      } catch {
-        // not there (yet), or not listable: nothing to tell by
-      }
-    }
-    if (dirname(at) === at) return null;
-  }
-}
-
-/** Whether a directory holds a `.jsonl` file (a `-scratch` folder of the user's holds none). */
-function holdsTranscript(dir: string): boolean {
-  try {
-    return readdirSync(dir).some((e) => e.endsWith('.jsonl'));
-  } catch {
-    return false;
-  }
 }
 
 /**
@@ -187,22 +126,6 @@ function notExported(abs: string, table: string): string[] {
     }
   }
   return out;
-}
-
-/**
- * Where a path really is: its deepest existing directory's real path (links resolved) with the
- * rest of the path after it. Example: /tmp/l/out, /tmp/l → /logs/projects → /logs/projects/out.
- */
-function realPlace(p: string): string {
-  const rest: string[] = [];
-  for (let at = p; ; at = dirname(at)) {
-    try {
-      return join(realpathSync(at), ...rest.reverse());
-    } catch {
-      if (dirname(at) === at) return p;
-      rest.push(basename(at));
-    }
-  }
 }
 
 /** A table being written (`.tmp`) or a previous one being replaced (`.old`) by the process `<pid>`. */
