@@ -123,7 +123,7 @@ test('§1.6: an append read gives the attachments a cold read gives (rounds of t
   // cuts: A waiting for request 1; B waiting for the prompt beside a tool result; A again waiting for the prompt; before the trailing one
   for (const cut of [2, 4, 10, 12]) {
     const root = roundsCorpus(tempDir(), cut);
-    const db = join(root, 's.duckdb');
+    const db = join(tempDir(), 's.duckdb');
     (await openContext({ paths: [root], db, timezone: 'UTC' })).store.close();
     roundsCorpus(root);
     const warm = await openContext({ paths: [root], db, timezone: 'UTC' });
@@ -209,7 +209,7 @@ test('§1.6 with §1.3: an attachment between two lines of one response, then a 
   }
   for (const cut of [2, 3]) {
     const root = writeCorpus({ [MAIN]: SPLIT_LINES.slice(0, cut).join('\n') + '\n' }, tempDir());
-    const db = join(root, 's.duckdb');
+    const db = join(tempDir(), 's.duckdb');
     (await openContext({ paths: [root], db, timezone: 'UTC' })).store.close();
     writeCorpus({ [MAIN]: SPLIT_LINES.join('\n') + '\n' }, root);
     const warm = await openContext({ paths: [root], db, timezone: 'UTC' });

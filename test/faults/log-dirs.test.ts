@@ -1,0 +1,77 @@
+/**
+ * SPEC §8: nothing writes into the user's log directories. Every path a run writes, the store
+ * (`--db`, and the files kept beside it) and the report (`--out`), is refused when it lies inside
+ * the logs being read (the paths given, or the default roots) or inside any Claude Code
+ * `projects/` directory: exit 2, one line naming the flag and the log directory, and the log tree
+ * exactly as it was (export's `--parquet` is held to the same in test/store/export.test.ts).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { copyFileSync, existsSync, readdirSync, symlinkSync } from 'node:fs';
+import path from 'node:path';
+import { type RunOptions, assistant, removeDir, repoRoot, runCli, tempDir, treeHash, usage, writeLog } from './helpers.js';
+
+/** A HOME whose ~/.claude/projects holds a transcript, and logs of one request elsewhere (`logs`). */
+function setup(t: { after: (f: () => void) => void }): { dir: string; home: string; projects: string; logs: string; env: Record<string, string> } {
+  const dir = tempDir();
+  t.after(() => removeDir(dir));
+  const home = path.join(dir, 'home');
+  const projects = path.join(home, '.claude/projects');
+  writeLog(projects, '-home-me-repo/0a0a0a0a-0000-4000-8000-000000000001.jsonl', [assistant({ msg: 'm1', usage: usage(1, 1, 1, 1) })]);
+  const logs = path.join(dir, 'logs');
+  writeLog(logs, 'proj/s1.jsonl', [assistant({ msg: 'm2', usage: usage(2, 2, 2, 2) })]);
+  return { dir, home, projects, logs, env: { HOME: home, XDG_CACHE_HOME: path.join(dir, 'cache') } };
+}
+
+/** Runs the CLI; asserts exit 2, nothing on stdout, one `cachelens:` line matching `expected`, and `trees` unchanged. */
+async function refused(args: string[], expected: RegExp, trees: string[], opts: RunOptions = {}): Promise<void> {
+  const before = trees.map((t) => treeHash(t));
+  const r = await runCli(args, opts);
+  assert.equal(r.code, 2, `exit code of ${args.join(' ')}: ${r.stderr}`);
+  assert.equal(r.stdout, '', 'nothing on stdout');
+  const lines = r.stderr.split('\n').filter(Boolean);
+  assert.equal(lines.length, 1, `one line on stderr: ${JSON.stringify(r.stderr)}`);
+  assert.match(lines[0]!, expected);
+  assert.match(lines[0]!, /\(cachelens never writes into log directories; choose another .*\)$/);
+  trees.forEach((t, i) => assert.deepEqual(treeHash(t).entries, before[i]!.entries, `${t} unchanged by ${args.join(' ')}`));
+}
+
+const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+test('--db inside the logs being read, or inside a Claude Code projects/ directory, is refused and nothing is written there', async (t) => {
+  const { dir, home, projects, logs, env } = setup(t);
+  const trees = [home, logs];
+  const inLogs = (db: string, root: string) => new RegExp(`^cachelens: --db ${esc(db)} is inside the logs being read \\(${esc(root)}\\)`);
+  // the default roots (~/.claude/projects), by every kind of command that opens the store
+  for (const cmd of [['summary'], ['sessions'], ['blocks'], ['anatomy'], ['query', 'cost_by'], ['crosstab'], ['replay', 'session', 'top'], ['report', '--out', path.join(dir, 'r.html')], ['export', '--parquet', path.join(dir, 'out')]]) {
+    const db = path.join(projects, 'x.duckdb');
+    await refused([...cmd, '--db', db], inLogs(db, projects), trees, { env });
+  }
+  // `--db=~/…` (expanded by the CLI), and the paths given
+  await refused(['summary', '--db=~/.claude/projects/x.duckdb'], inLogs(path.join(projects, 'x.duckdb'), projects), trees, { env });
+  await refused(['summary', logs, '--db', path.join(logs, 's.duckdb')], inLogs(path.join(logs, 's.duckdb'), logs), trees, { env });
+  // relative to the working directory; a directory not there yet
+  await refused(['summary', logs, '--db', 'proj/new/s.duckdb'], inLogs('proj/new/s.duckdb', logs), trees, { env, cwd: logs });
+  // a transcript given stands for its directory
+  await refused(['summary', path.join(logs, 'proj/s1.jsonl'), '--db', path.join(logs, 'proj/s.duckdb')], inLogs(path.join(logs, 'proj/s.duckdb'), path.join(logs, 'proj')), trees, { env });
+  // through a link to the logs
+  symlinkSync(logs, path.join(dir, 'link'));
+  await refused(['summary', logs, '--db', path.join(dir, 'link/s.duckdb')], inLogs(path.join(dir, 'link/s.duckdb'), logs), trees, { env });
+  // a Claude Code projects/ directory this run does not read
+  const other = path.join(projects, 'new/x.duckdb');
+  await refused(['summary', logs, '--db', other], new RegExp(`^cachelens: --db ${esc(other)} is inside a Claude Code log directory \\(${esc(projects)}\\)`), trees, { env });
+  // a store an older cachelens left there (its answers, listing and proof, which the early walk reads) stays as it was
+  const cache = path.join(dir, 'cache/cachelens');
+  const first = await runCli(['summary', '--json'], { env });
+  assert.equal(first.code, 0, first.stderr);
+  const again = await runCli(['summary', '--json'], { env });
+  assert.equal(again.code, 0, again.stderr);
+  for (const f of readdirSync(cache)) copyFileSync(path.join(cache, f), path.join(projects, f.replace(/^store/, 'x')));
+  assert.ok(existsSync(path.join(projects, 'x.duckdb.answers')));
+  for (const cmd of ['summary', 'sessions']) await refused([cmd, '--db', path.join(projects, 'x.duckdb')], inLogs(path.join(projects, 'x.duckdb'), projects), trees, { env });
+  // elsewhere, and :memory:, are fine
+  for (const db of [path.join(dir, 'store/s.duckdb'), ':memory:']) {
+    const r = await runCli(['summary', logs, '--db', db, '--json'], { env });
+    assert.equal(r.code, 0, r.stderr);
+  }
+});
