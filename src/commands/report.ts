@@ -4,6 +4,7 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Argv } from 'yargs';
 import { UsageError } from '../errors.js';
+import { refuseInLogs, rootsRead } from '../store/log-dirs.js';
 import { calibrateOf, type Command, type Io, listOption, withContext, withLogOptions } from './command.js';
 
 export function defaultReportName(now = new Date()): string {
@@ -16,6 +17,10 @@ export async function runReport(argv: Record<string, unknown>, io: Io, title?: s
   if (argv.out !== undefined && String(argv.out).trim() === '') throw new UsageError('--out: expected a file name');
   const out = resolve(String(argv.out ?? defaultReportName()));
   if (statSync(out, { throwIfNoEntry: false })?.isDirectory()) throw new UsageError(`--out ${String(argv.out ?? out)}: is a directory`, 'give a file name');
+  // nor inside the logs (`report LOGS --out LOGS/r.html`, `--out ~/.claude/projects/r.html`, the
+  // default name in a working directory among them): the page was written there
+  if (argv.out !== undefined) refuseInLogs(out, { flag: '--out', given: String(argv.out), choose: 'FILE', logRoots: rootsRead(argv.paths as string[] | undefined, io.env) });
+  else refuseInLogs(out, { flag: 'the report', given: out, choose: 'FILE with --out', logRoots: rootsRead(argv.paths as string[] | undefined, io.env) });
   // `--session ''` matched every session as a prefix ("session  matches 120 sessions"); a session named twice was replayed twice
   const sessions = [...new Set(listOption(argv.session))];
   if (sessions.some((s) => s.trim() === '')) throw new UsageError('--session: expected a session id, a unique prefix of one, or top');

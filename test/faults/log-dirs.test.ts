@@ -75,3 +75,44 @@ test('--db inside the logs being read, or inside a Claude Code projects/ directo
     assert.equal(r.code, 0, r.stderr);
   }
 });
+
+test('report --out and start --out inside the logs, or the report\'s default name in a working directory among them, are refused and nothing is written there', async (t) => {
+  const { dir, home, projects, logs, env } = setup(t);
+  const trees = [home, logs];
+  const db = ['--db', ':memory:'];
+  const inLogs = (out: string, root: string) => new RegExp(`^cachelens: --out ${esc(out)} is inside the logs being read \\(${esc(root)}\\)`);
+  await refused(['report', logs, ...db, '--out', path.join(logs, 'proj/r.html')], inLogs(path.join(logs, 'proj/r.html'), logs), trees, { env });
+  await refused(['report', ...db, '--out=~/.claude/projects/r.html'], inLogs(path.join(projects, 'r.html'), projects), trees, { env });
+  await refused(['report', logs, ...db, '--out', 'new/r.html'], inLogs('new/r.html', logs), trees, { env, cwd: logs });
+  symlinkSync(logs, path.join(dir, 'link'));
+  await refused(['report', logs, ...db, '--out', path.join(dir, 'link/r.html')], inLogs(path.join(dir, 'link/r.html'), logs), trees, { env });
+  const other = path.join(projects, '-home-me-repo/r.html');
+  await refused(['report', logs, ...db, '--out', other], new RegExp(`^cachelens: --out ${esc(other)} is inside a Claude Code log directory \\(${esc(projects)}\\)`), trees, { env });
+  // no --out: cachelens-report-<date>.html in the working directory
+  await refused(['report', logs, ...db], new RegExp(`^cachelens: the report ${esc(path.join(logs, 'proj'))}/cachelens-report-[\\d-]+\\.html is inside the logs being read \\(${esc(logs)}\\)`), trees, { env, cwd: path.join(logs, 'proj') });
+  // start reads the default roots, says so, then the one error line
+  const before = treeHash(home).entries;
+  const r = await runCli(['start', ...db, '--out', path.join(projects, 'r.html')], { env });
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(r.stderr.trim().split('\n').at(-1)!, inLogs(path.join(projects, 'r.html'), projects));
+  assert.deepEqual(treeHash(home).entries, before);
+  // elsewhere is fine
+  const ok = await runCli(['report', logs, ...db, '--out', path.join(dir, 'r.html')], { env });
+  assert.equal(ok.code, 0, ok.stderr);
+  assert.ok(existsSync(path.join(dir, 'r.html')));
+});
+
+test('start on the sample corpus (no logs of the user\'s) refuses a --db or --out inside sample-logs/', async () => {
+  const sample = path.join(repoRoot, 'sample-logs');
+  const env = { CLAUDE_CONFIG_DIR: '', XDG_CONFIG_HOME: '' };
+  const last = async (args: string[], expected: RegExp) => {
+    const before = treeHash(sample).entries;
+    const r = await runCli(args, { env });
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /using the sample corpus/);
+    assert.match(r.stderr.trim().split('\n').at(-1)!, expected);
+    assert.deepEqual(treeHash(sample).entries, before);
+  };
+  await last(['start', '--db', path.join(sample, 's.duckdb'), '--out', path.join(tempDir(), 'r.html')], /^cachelens: --db .*sample-logs\/s\.duckdb is inside the logs being read \(.*sample-logs\)/);
+  await last(['start', '--db', ':memory:', '--out', path.join(sample, 'r.html')], /^cachelens: --out .*sample-logs\/r\.html is inside the logs being read \(.*sample-logs\)/);
+});

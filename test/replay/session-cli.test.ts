@@ -245,7 +245,7 @@ test('a resumed session: the requests its transcript copies from the earlier one
   const first = JSON.parse(cli(['replay', 'session', SESSION, root, '--db', ':memory:', '--strategy', 'recorded', '--json']).stdout);
   assert.equal(first.chain.requests, 6, 'A keeps its own requests');
   assert.equal(first.chain.copied_requests, 0);
-  const out = join(root, 'report.html');
+  const out = join(tempDir(), 'report.html');
   const report = cli(['report', root, '--db', ':memory:', '--session', B, '--out', out]);
   assert.equal(report.code, 0, report.stderr);
   assert.match(readFileSync(out, 'utf8'), /main chain 5e55104e-0000-4000-8000-00000000000b \(4 requests; 4 copied requests of a resumed session left out\)/, 'report --session replays it alike');
