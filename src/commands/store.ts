@@ -11,6 +11,7 @@ import { crosstab } from '../analyses/crosstab.js';
 import { formatCrosstab } from '../reporters/crosstab.js';
 import { formatRows, toCsv } from '../reporters/rows.js';
 import { exportParquet } from '../store/export.js';
+import { rootsRead } from '../store/log-dirs.js';
 import { PORTABLE_TABLES, type SqlSource, openParquet, usePortableViews } from '../store/portable.js';
 import { isBundledName, listQueries, queryParams, querySql, runQueryTable } from '../store/queries.js';
 import { Store } from '../store/store.js';
@@ -221,7 +222,9 @@ export const exportCommand: Command = {
     return withContext(argv, io, async (ctx) => {
       await usePortableViews(ctx.store);
       const f = ctx.filters;
-      const result = await exportParquet(ctx.store, dir, { timezone: f.timezone, since: f.since, until: f.until, project: f.project, logRoots: ctx.roots });
+      // the roots as read, then as given (all of a directory given; the Claude Code directory of a default root)
+      const logRoots = [...ctx.roots, ...rootsRead(argv.paths as string[] | undefined, io.env)];
+      const result = await exportParquet(ctx.store, dir, { timezone: f.timezone, since: f.since, until: f.until, project: f.project, logRoots });
       const text = [
         `exported to ${result.dir} (days in ${result.timezone}):`,
         ...result.tables.map((t) => `  ${t.table.padEnd(12)} ${String(t.rows).padStart(9)} rows  ${String(t.days).padStart(4)} days  ${String(t.files).padStart(4)} files`),

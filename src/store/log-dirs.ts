@@ -8,7 +8,7 @@ import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { UsageError } from '../errors.js';
-import { defaultRoots, expandHome } from '../ingest/discover.js';
+import { defaultCandidates, defaultRoots, expandHome } from '../ingest/discover.js';
 
 /**
  * The log directory a root stands for: a transcript file given as a path stands for its directory,
@@ -37,11 +37,20 @@ const CLAUDE_PROJECT_DIR = /^(-|[A-Za-z]--)/;
 
 /**
  * The roots a command reads, for the check: the paths given, as given (`summary ~/.claude --db
- * ~/.claude/s.duckdb` reads all of ~/.claude), else the default roots (their `projects/`).
+ * ~/.claude/s.duckdb` reads all of ~/.claude), else the default roots as the SPEC names them: each
+ * of CLAUDE_CONFIG_DIR's entries (else `$XDG_CONFIG_HOME/claude`, `~/.claude`) that holds the
+ * `projects/` read, the whole directory (Claude Code's, its history and todos beside the transcripts).
+ * Example: no paths, ~/.claude/projects there → [~/.claude/projects, ~/.claude].
  */
 export function rootsRead(paths: readonly string[] | undefined, env: NodeJS.ProcessEnv): string[] {
   const home = env.HOME || homedir();
-  return paths && paths.length > 0 ? paths.map((p) => resolve(expandHome(p, home))) : defaultRoots(env);
+  if (paths && paths.length > 0) return paths.map((p) => resolve(expandHome(p, home)));
+  const read = defaultRoots(env);
+  // the projects/ first: a target in them is said to be there
+  const dirs = defaultCandidates(env)
+    .map((c) => resolve(expandHome(c, home)))
+    .filter((dir) => !read.includes(dir) && read.includes(join(dir, 'projects')));
+  return [...read, ...dirs];
 }
 
 /**

@@ -116,3 +116,17 @@ test('start on the sample corpus (no logs of the user\'s) refuses a --db or --ou
   await last(['start', '--db', path.join(sample, 's.duckdb'), '--out', path.join(tempDir(), 'r.html')], /^cachelens: --db .*sample-logs\/s\.duckdb is inside the logs being read \(.*sample-logs\)/);
   await last(['start', '--db', ':memory:', '--out', path.join(sample, 'r.html')], /^cachelens: --out .*sample-logs\/r\.html is inside the logs being read \(.*sample-logs\)/);
 });
+
+test('with no paths, the whole Claude Code directory of a default root (~/.claude, a CLAUDE_CONFIG_DIR entry) is refused for --db, --out and --parquet', async (t) => {
+  const { dir, home, logs, env } = setup(t);
+  const claude = path.join(home, '.claude');
+  const trees = [home, logs];
+  const inLogs = (flag: string, target: string, root: string) => new RegExp(`^cachelens: ${flag} ${esc(target)} is inside the logs being read \\(${esc(root)}\\)`);
+  await refused(['summary', '--db', path.join(claude, 's.duckdb')], inLogs('--db', path.join(claude, 's.duckdb'), claude), trees, { env });
+  await refused(['report', '--db', ':memory:', '--out', path.join(claude, 'r.html')], inLogs('--out', path.join(claude, 'r.html'), claude), trees, { env });
+  await refused(['export', '--db', ':memory:', '--parquet', path.join(claude, 'out')], inLogs('--parquet', path.join(claude, 'out'), claude), trees, { env });
+  // a CLAUDE_CONFIG_DIR entry in place of ~/.claude
+  const cfg = path.join(dir, 'cfg');
+  writeLog(cfg, 'projects/-home-me-other/0a0a0a0a-0000-4000-8000-000000000002.jsonl', [assistant({ msg: 'm3', usage: usage(3, 3, 3, 3) })]);
+  await refused(['summary', '--db', path.join(cfg, 's.duckdb')], inLogs('--db', path.join(cfg, 's.duckdb'), cfg), [...trees, cfg], { env: { ...env, CLAUDE_CONFIG_DIR: cfg } });
+});
