@@ -37,19 +37,20 @@ const CLAUDE_PROJECT_DIR = /^(-|[A-Za-z]--)/;
 
 /**
  * The roots a command reads, for the check: the paths given, as given (`summary ~/.claude --db
- * ~/.claude/s.duckdb` reads all of ~/.claude), else the default roots as the SPEC names them: each
- * of CLAUDE_CONFIG_DIR's entries (else `$XDG_CONFIG_HOME/claude`, `~/.claude`) that holds the
- * `projects/` read, the whole directory (Claude Code's, its history and todos beside the transcripts).
+ * ~/.claude/s.duckdb` reads all of ~/.claude), else the default roots; and the Claude Code
+ * directory of each default root read (a CLAUDE_CONFIG_DIR entry, else `$XDG_CONFIG_HOME/claude`,
+ * `~/.claude`), whole: its history and todos lie beside the transcripts (`start` names the default
+ * roots as paths: the same).
  * Example: no paths, ~/.claude/projects there → [~/.claude/projects, ~/.claude].
  */
 export function rootsRead(paths: readonly string[] | undefined, env: NodeJS.ProcessEnv): string[] {
   const home = env.HOME || homedir();
-  if (paths && paths.length > 0) return paths.map((p) => resolve(expandHome(p, home)));
-  const read = defaultRoots(env);
+  const defaults = defaultRoots(env);
+  const read = paths && paths.length > 0 ? paths.map((p) => resolve(expandHome(p, home))) : defaults;
   // the projects/ first: a target in them is said to be there
   const dirs = defaultCandidates(env)
     .map((c) => resolve(expandHome(c, home)))
-    .filter((dir) => !read.includes(dir) && read.includes(join(dir, 'projects')));
+    .filter((dir) => !read.includes(dir) && defaults.includes(join(dir, 'projects')) && read.includes(join(dir, 'projects')));
   return [...read, ...dirs];
 }
 

@@ -117,7 +117,7 @@ test('start on the sample corpus (no logs of the user\'s) refuses a --db or --ou
   await last(['start', '--db', ':memory:', '--out', path.join(sample, 'r.html')], /^cachelens: --out .*sample-logs\/r\.html is inside the logs being read \(.*sample-logs\)/);
 });
 
-test('with no paths, the whole Claude Code directory of a default root (~/.claude, a CLAUDE_CONFIG_DIR entry) is refused for --db, --out and --parquet', async (t) => {
+test('the whole Claude Code directory of a default root read (~/.claude, a CLAUDE_CONFIG_DIR entry) is refused for --db, --out and --parquet, by start too', async (t) => {
   const { dir, home, logs, env } = setup(t);
   const claude = path.join(home, '.claude');
   const trees = [home, logs];
@@ -125,6 +125,18 @@ test('with no paths, the whole Claude Code directory of a default root (~/.claud
   await refused(['summary', '--db', path.join(claude, 's.duckdb')], inLogs('--db', path.join(claude, 's.duckdb'), claude), trees, { env });
   await refused(['report', '--db', ':memory:', '--out', path.join(claude, 'r.html')], inLogs('--out', path.join(claude, 'r.html'), claude), trees, { env });
   await refused(['export', '--db', ':memory:', '--parquet', path.join(claude, 'out')], inLogs('--parquet', path.join(claude, 'out'), claude), trees, { env });
+  // start reads the default roots (naming them as paths): the same, after its line saying which
+  const cases: [string[], RegExp][] = [
+    [['--db', path.join(claude, 's.duckdb'), '--out', path.join(dir, 'r.html')], inLogs('--db', path.join(claude, 's.duckdb'), claude)],
+    [['--db', ':memory:', '--out', path.join(claude, 'r.html')], inLogs('--out', path.join(claude, 'r.html'), claude)],
+  ];
+  for (const [args, expected] of cases) {
+    const before = treeHash(home).entries;
+    const r = await runCli(['start', ...args], { env });
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr.trim().split('\n').at(-1)!, expected);
+    assert.deepEqual(treeHash(home).entries, before);
+  }
   // a CLAUDE_CONFIG_DIR entry in place of ~/.claude
   const cfg = path.join(dir, 'cfg');
   writeLog(cfg, 'projects/-home-me-other/0a0a0a0a-0000-4000-8000-000000000002.jsonl', [assistant({ msg: 'm3', usage: usage(3, 3, 3, 3) })]);
