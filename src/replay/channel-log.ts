@@ -160,11 +160,31 @@ function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-/** True when a message by someone other than the agent mentions its handle as a whole word. */
+/**
+ * True when a message by someone other than the agent mentions its handle, as chat apps read one:
+ * case-insensitively (`@Claude` mentions `@claude`), and only the whole handle. A handle runs on
+ * through letters, digits and `_`, and through `.` or `-` followed by one of those (Slack and
+ * Mattermost names hold `.`, `-` and `_`), so `@claude.bot`, `@claude-dev` and `@claude_2` are other
+ * handles, while `@claude.`, `@claude,`, `@claude:` and `(@claude)` end at the punctuation and
+ * mention it. The `@` must not follow a letter, digit, `_` or `@` (`ops@claude.dev` is an address).
+ * Before, the match was case-sensitive and stopped at a `.`: `@Claude` was no mention and
+ * `@claude.bot` was one.
+ */
 export function isMention(m: ChannelMessage, handle: string): boolean {
   const name = agentAuthor(handle);
   if (m.author === name) return false;
-  return new RegExp(`(^|[^\\w@])@${escapeRegExp(name)}(?![\\w-])`).test(m.text);
+  return mentionPattern(name).test(m.text);
+}
+
+const patterns = new Map<string, RegExp>();
+
+function mentionPattern(name: string): RegExp {
+  let re = patterns.get(name);
+  if (!re) {
+    re = new RegExp(`(?<![\\p{L}\\p{N}_@])@${escapeRegExp(name)}(?![\\p{L}\\p{N}_]|[.-]+[\\p{L}\\p{N}_])`, 'iu');
+    patterns.set(name, re);
+  }
+  return re;
 }
 
 /** The thread a message belongs to: its thread root, or null for the channel itself. */

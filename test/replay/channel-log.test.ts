@@ -107,6 +107,30 @@ test('mentions: the handle as a whole word, never the agent itself', () => {
   assert.ok(!isMention(msg('5', 'claude', 'as @claude I think'), '@claude'));
 });
 
+test('mentions are read as chat apps read handles: any case, the whole handle, punctuation after it ends it', () => {
+  const yes = ['@Claude can you look?', 'ping @CLAUDE', 'thanks @claude.', 'thanks @claude...', '@claude, one more', '@claude: see above', '(@claude)', '"@claude"', 'cc @claude!', '@claude?', 'hey-@claude', '@claude-', '@claude.\nnext line'];
+  const no = ['@claude.bot can you look?', 'ask @claude-dev', 'ask @claude_2', 'ask @claude2', '@claudé', '@claude.x', 'ask @claude--dev', 'a_@claude', 'é@claude', '@@claude'];
+  for (const t of yes) assert.ok(isMention(msg('y', 'maya', t), '@claude'), `${JSON.stringify(t)} mentions @claude`);
+  for (const t of no) assert.ok(!isMention(msg('n', 'maya', t), '@claude'), `${JSON.stringify(t)} does not mention @claude`);
+  // the handle given in any case matches too, and a dotted handle is matched whole
+  assert.ok(isMention(msg('1', 'maya', '@claude hi'), '@Claude'));
+  assert.ok(isMention(msg('2', 'maya', 'ask @claude.bot.'), '@claude.bot'));
+  assert.ok(!isMention(msg('3', 'maya', 'ask @claude.bots'), '@claude.bot'));
+});
+
+test('a handle with regex metacharacters is matched literally', () => {
+  assert.ok(isMention(msg('1', 'maya', 'hi @c++, look'), '@c++'));
+  assert.ok(!isMention(msg('2', 'maya', 'hi @cc, look'), '@c++'));
+  assert.ok(isMention(msg('3', 'maya', 'hi @a.b'), '@a.b'));
+  assert.ok(!isMention(msg('4', 'maya', 'hi @axb'), '@a.b'));
+  assert.ok(isMention(msg('5', 'maya', 'hi @x(y) there'), '@x(y)'));
+  assert.ok(!isMention(msg('6', 'maya', 'hi @xy there'), '@x(y)'));
+  assert.ok(!isMention(msg('7', 'maya', 'hi @x there'), '@x(y)'));
+  for (const h of ['@[', '@(', '@\\', '@a|b', '@.*', '@$', '@^x', '@{2}']) assert.doesNotThrow(() => isMention(msg('8', 'maya', `x ${h} y`), h), h);
+  assert.ok(!isMention(msg('9', 'maya', 'hi @anything'), '@.*'));
+  assert.ok(isMention(msg('10', 'maya', 'hi @.*'), '@.*'));
+});
+
 test('each agent message answers the oldest unanswered mention of its thread', () => {
   const ms = [
     msg('m1', 'maya', '@claude one'),
