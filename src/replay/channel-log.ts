@@ -156,6 +156,14 @@ export function agentAuthor(handle: string): string {
   return handle.replace(/^@/, '');
 }
 
+/**
+ * True when `author` is the agent's name (agentAuthor) in any case, as chat apps compare handles:
+ * with `--agent @Claude`, messages by `claude` are the agent's (its replies, its rows), not a user's.
+ */
+export function isAgentAuthor(author: string, name: string): boolean {
+  return author === name || author.toLowerCase() === name.toLowerCase();
+}
+
 function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
@@ -172,7 +180,7 @@ function escapeRegExp(s: string): string {
  */
 export function isMention(m: ChannelMessage, handle: string): boolean {
   const name = agentAuthor(handle);
-  if (m.author === name) return false;
+  if (isAgentAuthor(m.author, name)) return false;
   return mentionPattern(name).test(m.text);
 }
 
@@ -221,7 +229,7 @@ export function pairReplies(messages: readonly ChannelMessage[], mentionIdx: rea
       const q = waiting.get(thread) ?? [];
       q.push(k);
       waiting.set(thread, q);
-    } else if (m.author === name) {
+    } else if (isAgentAuthor(m.author, name)) {
       const q = waiting.get(thread);
       // a slot answered meanwhile (a root answered in its thread) is passed over
       while (q && q.length > 0 && out[q[0]!] !== undefined) q.shift();

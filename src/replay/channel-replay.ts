@@ -13,7 +13,7 @@
  */
 import { basename, extname } from 'node:path';
 import type { ChannelMessage } from '../samples/channel.js';
-import { agentAuthor, instantOf, isMention, pairReplies, readChannelLog, threadOf, type SkippedChannelLine } from './channel-log.js';
+import { agentAuthor, instantOf, isAgentAuthor, isMention, pairReplies, readChannelLog, threadOf, type SkippedChannelLine } from './channel-log.js';
 import { briefText, fallbackReply, framingFor, payloadText, statusLine } from './framing.js';
 import { ProcessPool, type Delivery } from './process.js';
 import { FETCH_ROWS, renderContext } from './render.js';
@@ -422,7 +422,7 @@ function neverShown(p: Prepared, everShown: Set<string>, mentionIds: Set<string>
   let n = 0;
   p.messages.forEach((m, i) => {
     const s = span.get(threadOf(m));
-    if (s && i > s.first && i < s.last && m.author !== p.author && !mentionIds.has(m.id) && !everShown.has(m.id)) n++;
+    if (s && i > s.first && i < s.last && !isAgentAuthor(m.author, p.author) && !mentionIds.has(m.id) && !everShown.has(m.id)) n++;
   });
   return n;
 }

@@ -5,7 +5,7 @@
  *     ─▶ newest 12, oldest first ─▶ cut bodies at 600 code points ─▶ header + one line per row
  */
 import type { ChannelMessage } from '../samples/channel.js';
-import { instantOf } from './channel-log.js';
+import { instantOf, isAgentAuthor } from './channel-log.js';
 import type { Watermark } from './watermark.js';
 
 export const FETCH_ROWS = 30;
@@ -76,7 +76,7 @@ export function oneLine(text: string): string {
 
 /** `- [user] maya: text` or `- [agent] claude: text`. */
 export function rowLine(m: ChannelMessage, agentAuthor: string): string {
-  const kind = m.author === agentAuthor ? 'agent' : 'user';
+  const kind = isAgentAuthor(m.author, agentAuthor) ? 'agent' : 'user';
   return `- [${kind}] ${oneLine(m.author)}: ${oneLine(truncateBody(m.text))}`;
 }
 

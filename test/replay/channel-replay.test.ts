@@ -324,3 +324,14 @@ test('an --agent with no name (or a space, or a second @) is a UsageError, not a
   }
   for (const agent of ['claude', '@claude', '@cl(aude', '@bot-2']) assert.equal((await run({ messages, agent, strategies: ['window'] })).channel.mentions, 0, agent);
 });
+
+test('--agent in another case is the same agent: its messages are its replies and its rows, as with the log\'s spelling', async () => {
+  const [lower, upper] = [await baseline, await runChannelReplay({ file: SAMPLE, agent: '@Claude' })];
+  assert.equal(upper.channel.mentions, 30);
+  assert.equal(upper.channel.replies_from_log, lower.channel.replies_from_log);
+  for (const s of ['window', 'watermark'] as const) {
+    const [a, b] = [lower.strategies[s]!, upper.strategies[s]!];
+    // the same rows, rendered as the agent's ('[agent] claude'), and the same replies from the log
+    for (const k of ['context_tokens', 'rows_sent', 'rows_never_shown', 'output_tokens'] as const) assert.equal(b[k], a[k], `${s} ${k}`);
+  }
+});
