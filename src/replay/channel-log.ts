@@ -127,6 +127,8 @@ export async function readChannelLog(path: string, maxLineBytes = MAX_CHANNEL_LI
     }
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
+    // as replay session words a directory target: 'cannot read channel log DIR (EISDIR)' named an errno
+    if (code === 'EISDIR') throw new UsageError(`${path}: is a directory`, 'give a channel log file');
     throw new UsageError(`cannot read channel log ${path} (${code ?? (e as Error).message})`, 'pass a JSONL file with id, author, created_at, text per line');
   }
   if (size > 0 || tooLong) end();

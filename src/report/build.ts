@@ -45,14 +45,15 @@ async function section<T>(build: () => Promise<T> | T): Promise<Section<T>> {
  */
 async function checkReplayArgs(ctx: Context, opts: BuildOptions): Promise<void> {
   for (const file of opts.channels ?? []) {
+    let dir: boolean;
     try {
       const fd = openSync(file, 'r');
-      const dir = fstatSync(fd).isDirectory();
+      dir = fstatSync(fd).isDirectory();
       closeSync(fd);
-      if (dir) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
     } catch (e) {
       throw new UsageError(`cannot read channel log ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, 'pass a JSONL file with id, author, created_at, text per line');
     }
+    if (dir) throw new UsageError(`${file}: is a directory`, 'give a channel log file');
   }
   for (const id of opts.sessions ?? []) if (id !== 'top') await locateChain(ctx.store, id);
 }

@@ -112,6 +112,16 @@ test('replay session of a directory (one named x.jsonl, a session\'s <session>/)
   }
 });
 
+test('replay channel of a directory says it is one, in one line with exit 2, as replay session does (not EISDIR)', () => {
+  const dir = tempDir('cachelens-replay-chdir-');
+  mkdirSync(join(dir, 'c.jsonl'));
+  for (const target of [dir, join(dir, 'c.jsonl')]) {
+    const r = cli(['replay', 'channel', target]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.equal(r.stderr.trim(), `cachelens: ${target}: is a directory (give a channel log file)`);
+  }
+});
+
 test('replay channel: --strategy and --evict-at may be repeated as well as comma-listed', () => {
   const a = cli(['replay', 'channel', CHANNEL, '--strategy', 'window', '--strategy', 'watermark', '--evict-at', '3', '--evict-at', '5', '--json']);
   const b = cli(['replay', 'channel', CHANNEL, '--strategy', 'window,watermark', '--evict-at', '3,5', '--json']);
