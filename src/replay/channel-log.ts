@@ -202,12 +202,6 @@ export function threadOf(m: ChannelMessage): string | null {
   return m.thread_root_id ?? null;
 }
 
-/** True when `m` is visible in `thread`'s history (the root message belongs to its thread). */
-export function inThread(m: ChannelMessage, thread: string | null): boolean {
-  if (thread === null) return m.thread_root_id === undefined;
-  return m.thread_root_id === thread || m.id === thread;
-}
-
 /**
  * Pairs each mention with the agent's answer in the log: in one pass, each agent message answers
  * the oldest unanswered mention before it in the same thread; an agent message in a thread with
