@@ -91,8 +91,17 @@ export class WatermarkStore {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return store;
       throw e;
     }
-    const data = JSON.parse(text) as StoreFile;
+    // a corrupt file threw JSON.parse's bare SyntaxError, an entry without ids a TypeError on .slice
+    const bad = (why: string) => new Error(`${path}: not a watermark store (${why})`);
+    let data: StoreFile;
+    try {
+      data = JSON.parse(text) as StoreFile;
+    } catch (e) {
+      throw bad((e as Error).message);
+    }
+    if (typeof data !== 'object' || data === null || Array.isArray(data) || !Array.isArray(data.watermarks ?? [])) throw bad('expected {"version": 1, "watermarks": […]}');
     for (const e of data.watermarks ?? []) {
+      if (typeof e !== 'object' || e === null || !Array.isArray(e.ids)) throw bad('a watermark without its ids');
       store.set(
         { sessionKey: e.session_key, channel: e.channel, thread: e.thread },
         { native: e.native, last_at: e.last_at, ids: e.ids.slice(-WATERMARK_MAX_IDS) },

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChannelMessage } from '../../src/samples/channel.js';
@@ -97,6 +97,25 @@ test('persisted as JSON and loaded back; a missing file is an empty store', asyn
     const back = await WatermarkStore.load(path);
     assert.deepEqual(back.get(key), empty.get(key));
     assert.deepEqual(back.get({ ...key, thread: 'r1' })!.ids, ['r10']);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('a corrupt store file is one clear error naming the file, not a bare SyntaxError or TypeError', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'cachelens-wm-'));
+  try {
+    for (const [text, why] of [['{not json', /JSON/], ['[1]', /expected \{"version": 1/], ['{"watermarks": [{"session_key": "a"}]}', /without its ids/]] as const) {
+      const path = join(dir, 'watermarks.json');
+      await writeFile(path, text);
+      await assert.rejects(WatermarkStore.load(path), (e: Error) => {
+        assert.equal(e.constructor, Error);
+        assert.ok(e.message.startsWith(`${path}: not a watermark store (`), e.message);
+        assert.match(e.message, why);
+        assert.ok(!e.message.includes('\n'));
+        return true;
+      });
+    }
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
