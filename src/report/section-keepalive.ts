@@ -9,6 +9,35 @@ const label = (b: number | null) => (b === null ? '∞' : String(b));
 /** Example: list(['2', '3', '∞']) === '2, 3 and ∞' */
 const list = (xs: string[]) => (xs.length > 1 ? `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}` : (xs[0] ?? ''));
 
+/** A budget as the tie reads it: pings per gap (null = unbounded) and what it nets. */
+export interface NetOfBudget {
+  budget: number | null;
+  netSavingUsd: number | null;
+  netSavingWeight: number;
+}
+
+/**
+ * The budgets other than `best` that net exactly what it nets: past the pings every gap needs a
+ * larger budget sends no more (the analysis names the smallest of them best).
+ */
+export function tiedBudgets<T extends NetOfBudget>(budgets: readonly T[], best: T): T[] {
+  return budgets.filter((b) => b !== best && b.netSavingUsd === best.netSavingUsd && b.netSavingWeight === best.netSavingWeight);
+}
+
+/**
+ * The tie of `best` with `tied` (tiedBudgets), said after its name, or '' when none ties.
+ * Example: best 3 of 0…20 and ∞, 3 … ∞ net the same → ' (every larger budget, unbounded included, nets the same)';
+ * 4 and 6 only → ' (budgets 4 and 6 net the same)'.
+ */
+export function tiePhrase(budgets: readonly NetOfBudget[], best: NetOfBudget, tied: readonly NetOfBudget[]): string {
+  if (!tied.length) return '';
+  const larger = budgets.filter((b) => (b.budget ?? Infinity) > (best.budget ?? Infinity));
+  if (tied.length === larger.length && tied.every((b) => larger.includes(b))) {
+    return tied.some((b) => b.budget === null) ? ' (every larger budget, unbounded included, nets the same)' : ' (every larger budget nets the same)';
+  }
+  return ` (${tied.length === 1 ? 'budget' : 'budgets'} ${list(tied.map((b) => label(b.budget)))} ${tied.length === 1 ? 'nets' : 'net'} the same)`;
+}
+
 /** Example: best B = 3 saves 4.1% of subagent weight, ∞ loses 18% → "The best budget is 3 pings per gap: …" */
 export function keepaliveReading(d: Keepalive): string {
   const best = d.best === undefined ? undefined : d.budgets.find((b) => b.budget === d.best);
@@ -22,15 +51,8 @@ export function keepaliveReading(d: Keepalive): string {
     if (!most || most.pings === 0) return `${none}: keepalive pings would change nothing.`;
     return `${none}: keepalive pings would save nothing, and only cost (${fmtInt(most.pings)} ping${most.pings === 1 ? '' : 's'} at budget ${label(most.budget)} on gaps that end before it, net ${fmtSignedPct(most.netSavingShareAll)} of all weight).`;
   }
-  // budgets past the one every gap needs send the same pings and net the same: a tie, said as one
-  // (the analysis names the smallest of them best)
-  const tied = d.budgets.filter((b) => b !== best && b.netSavingUsd === best.netSavingUsd && b.netSavingWeight === best.netSavingWeight);
-  const larger = d.budgets.filter((b) => (b.budget ?? Infinity) > (best.budget ?? Infinity));
-  const tie = !tied.length
-    ? ''
-    : tied.length === larger.length
-      ? ' (every larger budget, unbounded included, nets the same)'
-      : ` (${tied.length === 1 ? 'budget' : 'budgets'} ${list(tied.map((b) => label(b.budget)))} ${tied.length === 1 ? 'nets' : 'net'} the same)`;
+  const tied = tiedBudgets(d.budgets, best);
+  const tie = tiePhrase(d.budgets, best, tied);
   // no subagent weight (logs of main threads alone): the share of all weight, not "n/a of subagent weight"
   const net =
     best.netSavingShareSubagent === null

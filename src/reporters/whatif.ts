@@ -6,6 +6,7 @@ import type { KeepaliveResult } from '../analyses/keepalive.js';
 import type { TtlResult } from '../analyses/ttl.js';
 import { allUnpriced } from '../analyses/weigh.js';
 import { type Cell, type Column, int, pct, table, usd } from '../format/table.js';
+import { tiedBudgets, tiePhrase } from '../report/section-keepalive.js';
 import { signedPct } from './units.js';
 
 const num = (header: string): Column => ({ header, align: 'num' });
@@ -132,8 +133,12 @@ export function formatKeepalive(result: KeepaliveResult, color = false): string 
     out.push(result.gaps > 0 ? 'best budget: unknown (no gap of a priced chain)' : 'best budget: none (no gaps between requests of 5-minute chains)');
     return out.join('\n\n') + '\n';
   }
+  // budgets that net the same as the best tie with it, as the report's reading says (best_budget is the smallest)
+  const nets = result.budgets.map((b) => ({ budget: b.budget === 'inf' ? null : b.budget, netSavingUsd: b.net_saving_usd, netSavingWeight: b.net_saving_weight }));
+  const bestNet = nets[result.budgets.indexOf(best)]!;
+  const tie = tiePhrase(nets, bestNet, tiedBudgets(nets, bestNet));
   out.push(
-    `best budget: ${budgetLabel(best.budget)} ping${best.budget === 1 ? '' : 's'} per gap, net saving ${int(best.net_saving_weight)} wt ` +
+    `best budget: ${budgetLabel(best.budget)} ping${best.budget === 1 ? '' : 's'} per gap${tie}, net saving ${int(best.net_saving_weight)} wt ` +
       `(${usd(best.net_saving_usd)}, ${signedPct(best.net_saving_pct_all)} of all weight)`,
   );
   out.push(

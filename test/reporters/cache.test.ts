@@ -137,3 +137,14 @@ test('formatKeepalive: priced chains without 5-minute gaps show 0, not unknown; 
   const mixed = formatKeepalive(whatifKeepalive([chain('A', chainASpecs), U], { weightsFor, budgets: [1] }));
   assert.match(mixed, /^model\s+mystery\s+1\s+1\s+0\s+0\s+0\s+unknown\s+unknown\s+unknown/m);
 });
+
+test('formatKeepalive: budgets that net the same as the best are said to tie with it, as the report says; best_budget stays the smallest', () => {
+  // chain A's one gap over the TTL needs 1 ping: every budget from 1 up sends it and nets the same
+  const sweep = whatifKeepalive([chain('A', chainASpecs)], { weightsFor });
+  assert.equal(sweep.best_budget, 1);
+  assert.match(formatKeepalive(sweep), /^best budget: 1 ping per gap \(every larger budget, unbounded included, nets the same\), net saving 12,51[23] wt/m);
+  // no unbounded budget among them: not said to be included
+  assert.match(formatKeepalive(whatifKeepalive([chain('A', chainASpecs)], { weightsFor, budgets: [0, 1, 2] })), /^best budget: 1 ping per gap \(every larger budget nets the same\), net/m);
+  // one budget: no tie
+  assert.match(formatKeepalive(whatifKeepalive([chain('A', chainASpecs)], { weightsFor, budgets: [1] })), /^best budget: 1 ping per gap, net saving/m);
+});
