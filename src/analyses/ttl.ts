@@ -156,6 +156,19 @@ export function breakEvenShare(w: Weights): number | null {
   return w.write1h > w.read ? (w.write1h - w.write5m) / (w.write1h - w.read) : null;
 }
 
+/**
+ * f* outside 0…1 is no expiry share: the formula's sign says which way every share goes. Below 0
+ * (a 1-hour write that costs less than a 5-minute one) forcing 1h saves at any share, forcing 5m
+ * never pays; above 1 (a read that costs more than a 5-minute write) the other way round. Null for
+ * f* within 0…1, where it is the share to print. The JSON keeps the number (docs/json.md).
+ * Example: breakEvenOutside(-0.15, '1h') → { bound: 'below 0', meaning: 'forcing 1h saves at any expiry share' }
+ */
+export function breakEvenOutside(fStar: number | null, to: Ttl): { bound: string; meaning: string } | null {
+  if (fStar === null || (fStar >= 0 && fStar <= 1)) return null;
+  const saves = (fStar < 0) === (to === '1h');
+  return { bound: fStar < 0 ? 'below 0' : 'above 100%', meaning: saves ? `forcing ${to} saves at any expiry share` : `forcing ${to} never pays` };
+}
+
 interface RequestScenario {
   weights: Weights;
   baseline: number;

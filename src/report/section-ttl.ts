@@ -1,10 +1,14 @@
 /** TTL override what-if (SPEC §5.1): expiry share per bucket against the break-even share. */
+import { breakEvenOutside } from '../analyses/ttl.js';
 import type { TtlOverride } from './data.js';
 import { fmtInt, fmtPct, fmtSignedPct, fmtUsd } from './format.js';
 import { facts, html, sortableTable } from './html.js';
 import type { ChartSink, SectionOutput } from './section.js';
 
 const NAME = { force1h: 'Forcing the 1-hour TTL', force5m: 'Forcing the 5-minute TTL' } as const;
+
+/** f* below 0 or above 100% is no share (breakEvenOutside): what it means, else null. */
+const outsideOf = (d: TtlOverride) => breakEvenOutside(d.breakEvenShare, d.direction === 'force1h' ? '1h' : '5m');
 
 /** Example: delta +18%, f 16% < f* 39.5%, 6 of 6 buckets lose → "Forcing the 1-hour TTL would cost +18.0% … every bucket loses." */
 export function ttlReading(d: TtlOverride): string {
@@ -17,10 +21,13 @@ export function ttlReading(d: TtlOverride): string {
   const losing = judged.filter((b) => b.deltaShare! > 0).length;
   const gaining = judged.filter((b) => b.deltaShare! < 0).length;
   const verdict = d.deltaShare > 0 ? `would cost ${fmtSignedPct(d.deltaShare)} more` : `would save ${fmtPct(-d.deltaShare)}`;
+  const outside = outsideOf(d);
   const f =
-    d.direction === 'force1h' && d.expiryShare !== null && d.breakEvenShare !== null
-      ? ` (expiry share f = ${fmtPct(d.expiryShare)} of writes, ${d.expiryShare > d.breakEvenShare ? 'above' : 'below'} the break-even f* = ${fmtPct(d.breakEvenShare)})`
-      : '';
+    d.direction !== 'force1h' || d.expiryShare === null || d.breakEvenShare === null
+      ? ''
+      : outside
+        ? ` (expiry share f = ${fmtPct(d.expiryShare)} of writes; the break-even f* is ${outside.bound}: ${outside.meaning})`
+        : ` (expiry share f = ${fmtPct(d.expiryShare)} of writes, ${d.expiryShare > d.breakEvenShare ? 'above' : 'below'} the break-even f* = ${fmtPct(d.breakEvenShare)})`;
   const buckets =
     judged.length === 0
       ? ''
@@ -46,7 +53,9 @@ export function renderTtlOverride(d: TtlOverride, charts: ChartSink): SectionOut
     deltaShare: b.deltaShare,
     verdict: b.deltaShare! < 0 ? 'override saves' : b.deltaShare! > 0 ? 'override costs more' : 'no change',
   }));
-  const breakEven = d.breakEvenShare === null ? [] : [{ share: d.breakEvenShare, text: `break-even f* = ${fmtPct(d.breakEvenShare)}` }];
+  const outside = outsideOf(d);
+  // f* outside 0…100% is no share to draw a rule at on the expiry-share axis
+  const breakEven = d.breakEvenShare === null || outside ? [] : [{ share: d.breakEvenShare, text: `break-even f* = ${fmtPct(d.breakEvenShare)}` }];
   const table = sortableTable(
     'Expiry share and change in cost per bucket',
     [{ label: 'bucket' }, { label: 'expiry share f', numeric: true }, { label: 'change', numeric: true, hint: 'the change in cost (USD) the override makes, as the total’s' }, { label: 'verdict' }],
@@ -64,7 +73,7 @@ export function renderTtlOverride(d: TtlOverride, charts: ChartSink): SectionOut
       ['scenario', d.scenario.weight === null ? 'unknown (no request has a price)' : `${fmtUsd(d.scenario.usd)} (${fmtInt(d.scenario.weight)} wt)`],
       ['change', fmtSignedPct(d.deltaShare)],
       ['expiry share f', fmtPct(d.expiryShare)],
-      ['break-even f*', fmtPct(d.breakEvenShare)],
+      ['break-even f*', outside ? `${outside.bound} (${outside.meaning})` : fmtPct(d.breakEvenShare)],
     ])}
 ${buckets.length ? charts.figure('ttl-buckets', { buckets, breakEven }, 'Expiry share per bucket against the break-even share', undefined, table) : html`<p class="muted">No bucket has writes the override changes.</p>`}`,
   };

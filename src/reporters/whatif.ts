@@ -3,7 +3,7 @@
  * in, text out.
  */
 import type { KeepaliveResult } from '../analyses/keepalive.js';
-import type { TtlResult } from '../analyses/ttl.js';
+import { breakEvenOutside, type TtlResult } from '../analyses/ttl.js';
 import { allUnpriced } from '../analyses/weigh.js';
 import { type Cell, type Column, int, pct, table, usd } from '../format/table.js';
 import { tiedBudgets, tiePhrase } from '../report/section-keepalive.js';
@@ -31,7 +31,10 @@ export function formatTtl(result: TtlResult, color = false): string {
     ),
   );
   const unpriced = result.unpriced_requests > 0 ? `\n${int(result.unpriced_requests)} requests of unpriced models (${result.unpriced_models.join(', ')}) left out` : '';
-  out.push(`expiry share f ${pct(result.expiry_share)}, break-even f* ${pct(result.break_even_share)}: ${verdict(result)}${unpriced}`);
+  // f* below 0 or above 100% is no share: what it means, not '-15.0%'
+  const outside = breakEvenOutside(result.break_even_share, result.to);
+  const fStar = outside ? `${outside.bound} (${outside.meaning})` : pct(result.break_even_share);
+  out.push(`expiry share f ${pct(result.expiry_share)}, break-even f* ${fStar}: ${verdict(result)}${unpriced}`);
   out.push(
     table(
       [

@@ -510,3 +510,40 @@ test('data quality under a filter says that it counts everything read, and which
   assert.match(alpha, /\|\s+2026-02-01 10:00 UTC – 2026-02-01 10:00 UTC · \S+ · only --project alpha · generated /, 'the subtitle names the filter');
   assert.match(await quality({ project: 'w/al', since: '2026-02-01' }), /not only the 1 request chosen by --since 2026-02-01 --project w\/al\./);
 });
+
+test('a price table whose 1-hour write costs less than a 5-minute one (f* < 0) or whose read costs more than a 5-minute write (f* > 100%): the TTL section and whatif ttl say what f* means, not "f* = −15.0%"', async () => {
+  const session = '0ca1b2c3-0000-4000-8000-000000000003';
+  const corpus = (prices: object) =>
+    writeCorpus({
+      [`projects/p/${session}.jsonl`]: [
+        assistant({ session, msg: 'm1', t: '2026-02-10T18:00:00.000Z', u: { w5: 10_000 } }),
+        assistant({ session, msg: 'm2', t: '2026-02-10T18:10:00.000Z', u: { w5: 10_000 } }),
+      ],
+      'prices.json': JSON.stringify({ date: '2026-01-01', models: { 'claude-opus-4-6': { input: 5, read: 0.5, output: 25, ...prices } } }),
+    });
+  const cases = [
+    // f* = (5.5 − 6.25) / (5.5 − 0.5) = −15%
+    { prices: { write_5m: 6.25, write_1h: 5.5 }, fStar: -0.15, bound: 'below 0', meaning: 'forcing 1h saves at any expiry share' },
+    // f* = (6 − 0.4) / (6 − 0.5) ≈ 101.8%
+    { prices: { write_5m: 0.4, write_1h: 6 }, fStar: 5.6 / 5.5, bound: 'above 100%', meaning: 'forcing 1h never pays' },
+  ];
+  for (const c of cases) {
+    const root = corpus(c.prices);
+    const ctx = await openContext({ paths: [join(root, 'projects')], db: ':memory:', timezone: 'UTC', pricing: join(root, 'prices.json') });
+    try {
+      const t = whatifTtl(await loadChains(ctx.store, ctx.filters, { keys: false }), { to: '1h', scope: 'all', weightsFor: (m, p) => ctx.prices.weightsFor(m, p) });
+      // the JSON keeps the formula's number
+      assert.ok(Math.abs(t.break_even_share! - c.fStar) < 1e-9, `f* ${t.break_even_share}`);
+      assert.match(formatTtl(t), new RegExp(`break-even f\\* ${c.bound} \\(${c.meaning}\\): forcing 1h (saves|costs more)`));
+      const data = await buildReportData(ctx);
+      assert.ok(data.ttlOverride && !('error' in data.ttlOverride));
+      assert.ok(Math.abs(data.ttlOverride.breakEvenShare! - c.fStar) < 1e-9);
+      const page = renderReport(data);
+      assert.ok(page.includes(`the break-even f* is ${c.bound}: ${c.meaning})`), 'the reading says what f* means');
+      assert.ok(page.includes(`${c.bound} (${c.meaning})`), 'the facts row too');
+      assert.doesNotMatch(page, /f\* = [−-]?1[05]\d?\.\d%|break-even f\* = /);
+    } finally {
+      ctx.store.close();
+    }
+  }
+});
