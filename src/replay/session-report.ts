@@ -10,7 +10,7 @@ import { skipLines } from './skips.js';
 import type { SessionReplayResult } from './session-replay.js';
 import type { SessionStrategy, SessionStrategySummary } from './session-strategy.js';
 
-const METRICS: { label: string; cell: (s: SessionStrategySummary) => Cell }[] = [
+const METRICS: { label: string; cell: (s: SessionStrategySummary) => Cell; when?: (s: SessionStrategySummary) => boolean }[] = [
   { label: 'input tokens, all requests', cell: (s) => int(s.input_tokens) },
   { label: '  of which cacheable prefix', cell: (s) => int(s.cacheable_tokens) },
   { label: 'cacheable ratio', cell: (s) => fixed(s.cacheable_ratio, 3) },
@@ -19,7 +19,9 @@ const METRICS: { label: string; cell: (s: SessionStrategySummary) => Cell }[] = 
   { label: '  of which already seen', cell: (s) => (s.already_seen_tokens ? `${int(s.already_seen_tokens)} (${pct(s.already_seen_share, 0)})` : '0') },
   { label: 'attachments sent', cell: (s) => int(s.attachments_sent) },
   { label: 'processes', cell: (s) => int(s.processes) },
-  { label: 'requests past the TTL (expired)', cell: (s) => int(s.expired_requests) },
+  // a request stamped before the previous one has no gap to be past the TTL by: its own row, when there is one
+  { label: 'requests past the TTL (expired)', cell: (s) => int(s.expired_requests - s.expired_unknown_gap_requests) },
+  { label: 'requests not read, gap unknown (clock stepped back)', cell: (s) => int(s.expired_unknown_gap_requests), when: (s) => s.expired_unknown_gap_requests > 0 },
   { label: 'output tokens', cell: (s) => int(s.output_tokens) },
   { label: 'weighted cost (base-input tokens)', cell: (s) => priced(s, int(s.weight)) },
   { label: 'cost (USD)', cell: (s) => priced(s, usd(s.usd)) },
@@ -70,7 +72,7 @@ export function formatSessionReplay(r: SessionReplayResult, opts: { color?: bool
     out.push(
       table(
         [{ header: 'metric' }, ...strategies.map((s) => ({ header: s, align: 'num' as const }))],
-        METRICS.map((m) => [m.label, ...strategies.map((s) => m.cell(r.strategies[s]!))]),
+        METRICS.filter((m) => !m.when || strategies.some((s) => m.when!(r.strategies[s]!))).map((m) => [m.label, ...strategies.map((s) => m.cell(r.strategies[s]!))]),
         { color: opts.color },
       ),
     );

@@ -82,6 +82,11 @@ export interface SessionStrategySummary {
   warm_requests: number;
   processes: number;
   expired_requests: number;
+  /**
+   * of expired_requests, those stamped before the previous request of their model (gap_s null): not
+   * past the TTL as far as anyone knows, but the logged request did not read the cache
+   */
+  expired_unknown_gap_requests: number;
   input_tokens: number;
   cacheable_tokens: number;
   cacheable_ratio: number;
@@ -246,6 +251,7 @@ export function summarize(turns: readonly SessionTurn[], attachmentsSent: number
     warm_requests: warm.length,
     processes: new Set(turns.map((t) => t.process)).size,
     expired_requests: turns.filter((t) => t.cache === 'expired').length,
+    expired_unknown_gap_requests: turns.filter((t) => t.cache === 'expired' && t.gap_s === null).length,
     input_tokens: input,
     cacheable_tokens: cacheable,
     cacheable_ratio: input ? cacheable / input : 0,

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { replayChain, replaySessionFile, type SessionReplayResult } from '../../src/replay/session-replay.js';
-import { sessionReplayRun } from '../../src/replay/session-report.js';
+import { formatSessionReplay, sessionReplayRun } from '../../src/replay/session-report.js';
 import { SESSION_STRATEGIES, type SessionStrategy } from '../../src/replay/session-strategy.js';
 import type { TranscriptChain } from '../../src/replay/session-transcript.js';
 import { SegmentTokenizer } from '../../src/replay/tokenizer.js';
@@ -167,6 +167,25 @@ test('a request stamped before the one above it (the clock stepped back an hour)
     [4, 'read', 20, true],
   ]);
   assert.deepEqual((await replay(false))[2], [3, 'expired', null, false]);
+});
+
+test('a request stamped before the one above it that did not read the cache is not counted past the TTL: the table gives it its own row, the JSON adds expired_unknown_gap_requests', async () => {
+  const lines = sessionLines({ rounds: 2 }) as { timestamp: string; message?: { id?: string; usage?: Record<string, number> } }[];
+  const from = lines.findIndex((l) => l.message?.id === 'msg_2a');
+  for (const l of lines.slice(from)) l.timestamp = new Date(Date.parse(l.timestamp) - 3_600_000).toISOString();
+  lines[from]!.message!.usage!.cache_read_input_tokens = 0;
+  const path = join(writeCorpus({ [`p/${SESSION}.jsonl`]: lines }), `p/${SESSION}.jsonl`);
+  const r = await replaySessionFile(path, { tokenizer: await SegmentTokenizer.load('cl100k_base'), strategies: ['recorded'] });
+  // expired_requests keeps its meaning (every cache: expired); the new key says which of them had no gap
+  assert.equal(S(r, 'recorded').expired_requests, 1);
+  assert.equal(S(r, 'recorded').expired_unknown_gap_requests, 1);
+  const text = formatSessionReplay(r);
+  assert.match(text, /^requests past the TTL \(expired\)\s+0$/m);
+  assert.match(text, /^requests not read, gap unknown \(clock stepped back\)\s+1$/m);
+  // a chain without one: no such row
+  const plain = await replaySessionFile(join(writeCorpus({ [`p/${SESSION}.jsonl`]: sessionLines({ rounds: 2 }) }), `p/${SESSION}.jsonl`), { tokenizer: await SegmentTokenizer.load('cl100k_base'), strategies: ['recorded'] });
+  assert.equal(S(plain, 'recorded').expired_unknown_gap_requests, 0);
+  assert.doesNotMatch(formatSessionReplay(plain), /gap unknown/);
 });
 
 test('sessionReplayRun hands the report the same numbers under its names', async () => {
