@@ -107,7 +107,8 @@ export interface StrategySummary {
   input_tokens: number;
   cacheable_tokens: number;
   cacheable_ratio: number;
-  uncached_per_warm_turn: number;
+  /** null with no warm turn: a mean of none is no number (0 read as a warm turn with nothing uncached) */
+  uncached_per_warm_turn: number | null;
   context_tokens: number;
   already_seen_tokens: number;
   already_seen_share: number;
@@ -446,7 +447,7 @@ function summarize(p: Prepared, turns: ChannelTurn[], rowsNeverShown: number, pr
     input_tokens: input,
     cacheable_tokens: cacheable,
     cacheable_ratio: input === 0 ? 0 : cacheable / input,
-    uncached_per_warm_turn: warm.length === 0 ? 0 : sum((t) => t.uncached_tokens, warm) / warm.length,
+    uncached_per_warm_turn: warm.length === 0 ? null : sum((t) => t.uncached_tokens, warm) / warm.length,
     context_tokens: context,
     already_seen_tokens: seen,
     already_seen_share: context === 0 ? 0 : seen / context,

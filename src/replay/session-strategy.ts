@@ -90,7 +90,8 @@ export interface SessionStrategySummary {
   input_tokens: number;
   cacheable_tokens: number;
   cacheable_ratio: number;
-  uncached_per_warm_turn: number;
+  /** null with no warm request: a mean of none is no number (0 read as a warm turn with nothing uncached) */
+  uncached_per_warm_turn: number | null;
   context_tokens: number;
   already_seen_tokens: number;
   already_seen_share: number;
@@ -255,7 +256,7 @@ export function summarize(turns: readonly SessionTurn[], attachmentsSent: number
     input_tokens: input,
     cacheable_tokens: cacheable,
     cacheable_ratio: input ? cacheable / input : 0,
-    uncached_per_warm_turn: warm.length ? sum((t) => t.uncached_tokens, warm) / warm.length : 0,
+    uncached_per_warm_turn: warm.length ? sum((t) => t.uncached_tokens, warm) / warm.length : null,
     context_tokens: context,
     already_seen_tokens: seen,
     already_seen_share: context ? seen / context : 0,

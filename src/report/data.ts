@@ -255,7 +255,8 @@ export interface ReplayStrategy {
   inputTokens: number;
   cacheablePrefix: number;
   cacheableRatio: number;
-  uncachedPerWarmTurn: number;
+  /** null with no warm turn (no mean to take) */
+  uncachedPerWarmTurn: number | null;
   contextTokens: number;
   alreadySeen: number;
   rowsSent: number;

@@ -31,8 +31,10 @@ export function replayRunReading(run: ReplayRun): string {
   const s = run.strategies;
   const most = bestOf(s, (x) => x.cacheableRatio, fmtPct);
   const least = bestOf(s, (x) => -x.cacheableRatio, (v) => fmtPct(-v));
-  const fewest = bestOf(s, (x) => -x.uncachedPerWarmTurn, (v) => fmtInt(-v));
-  if (!most.length || !least.length || !fewest.length) return 'No strategy was replayed.';
+  // a strategy with no warm turn has no mean of uncached tokens per warm turn: it is not the fewest
+  const warm = s.filter((x) => x.uncachedPerWarmTurn !== null);
+  const fewest = bestOf(warm, (x) => -x.uncachedPerWarmTurn!, (v) => fmtInt(-v));
+  if (!most.length || !least.length) return 'No strategy was replayed.';
   // a channel log with no turn (no mention of the agent, or only bad lines) sends nothing under any strategy
   if (s.every((x) => x.inputTokens === 0)) return `Nothing was replayed: no strategy sent any input (the ${run.kind === 'channel' ? 'channel log has no turn for the agent' : 'session has no request'}).`;
   // tied strategies are not "the most" and "the least" at once
@@ -41,11 +43,12 @@ export function replayRunReading(run: ReplayRun): string {
     most.length === s.length
       ? `every strategy caches ${ratio} of input`
       : `${names(most)} ${most.length === 1 ? 'caches' : 'cache'} the most (${ratio} of input), ${names(least)} the least (${fmtPct(least[0]!.cacheableRatio)})`;
-  const uncached = fmtInt(fewest[0]!.uncachedPerWarmTurn);
-  const fewestText =
-    fewest.length === s.length
+  const uncached = fewest.length ? fmtInt(fewest[0]!.uncachedPerWarmTurn!) : '';
+  const fewestText = !fewest.length
+    ? 'no strategy has a warm turn to count uncached tokens on'
+    : fewest.length === s.length
       ? `every strategy sends ${uncached} uncached tokens per warm turn`
-      : `${names(fewest)} ${fewest.length === 1 ? 'sends' : 'send'} the fewest uncached tokens per warm turn (${uncached})`;
+      : `${names(fewest)} ${fewest.length === 1 ? 'sends' : 'send'} the fewest uncached tokens per warm turn (${uncached}${warm.length < s.length ? `; ${names(s.filter((x) => x.uncachedPerWarmTurn === null))} ${s.length - warm.length === 1 ? 'has' : 'have'} no warm turn` : ''})`;
   let text = `${caches[0]!.toUpperCase()}${caches.slice(1)}; ${fewestText}`;
   const seen = s.filter((x) => x.alreadySeen > 0);
   if (seen.length) text += `; ${seen.map((x) => `“${x.strategy}” re-sends ${fmtInt(x.alreadySeen)} already-seen context tokens`).join(', ')}`;
@@ -110,7 +113,7 @@ function runBlock(run: ReplayRun, charts: ChartSink, withReading: boolean): Safe
       { text: fmtInt(s.inputTokens), sort: s.inputTokens },
       { text: fmtInt(s.cacheablePrefix), sort: s.cacheablePrefix },
       { text: s.cacheableRatio.toFixed(3), sort: s.cacheableRatio },
-      { text: fmtInt(s.uncachedPerWarmTurn), sort: s.uncachedPerWarmTurn },
+      { text: s.uncachedPerWarmTurn === null ? 'n/a' : fmtInt(s.uncachedPerWarmTurn), sort: s.uncachedPerWarmTurn },
       { text: fmtInt(s.contextTokens), sort: s.contextTokens },
       { text: s.contextTokens > 0 && s.alreadySeen > 0 ? `${fmtInt(s.alreadySeen)} (${fmtPct(s.alreadySeen / s.contextTokens, 0)})` : fmtInt(s.alreadySeen), sort: s.alreadySeen },
       { text: fmtInt(s.rowsSent), sort: s.rowsSent },

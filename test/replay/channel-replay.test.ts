@@ -335,3 +335,16 @@ test('--agent in another case is the same agent: its messages are its replies an
     for (const k of ['context_tokens', 'rows_sent', 'rows_never_shown', 'output_tokens'] as const) assert.equal(b[k], a[k], `${s} ${k}`);
   }
 });
+
+test('no warm turn (one mention): uncached tokens per warm turn is null in the JSON and — in the table, not 0', async () => {
+  const file = join(tempDir('cachelens-channel-'), 'lone.jsonl');
+  writeFileSync(file, JSON.stringify({ id: 'a', author: 'maya', created_at: '2026-03-11T09:00:00Z', text: '@claude hi' }) + '\n');
+  const r = await runChannelReplay({ file });
+  for (const s of Object.values(r.strategies)) {
+    assert.equal(s.warm_turns, 0);
+    assert.equal(s.uncached_per_warm_turn, null);
+  }
+  assert.match(formatChannelReplay(r), /^uncached tokens per warm turn\s+—\s+—\s+—$/m);
+  // with warm turns: a number
+  assert.equal(typeof (await baseline).strategies.window!.uncached_per_warm_turn, 'number');
+});

@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { replayChain, replaySessionFile, type SessionReplayResult } from '../../src/replay/session-replay.js';
 import { formatSessionReplay, sessionReplayRun } from '../../src/replay/session-report.js';
+import { renderReplay, replayRunReading } from '../../src/report/section-replay.js';
+import { ChartSink } from '../../src/report/section.js';
 import { SESSION_STRATEGIES, type SessionStrategy } from '../../src/replay/session-strategy.js';
 import type { TranscriptChain } from '../../src/replay/session-transcript.js';
 import { SegmentTokenizer } from '../../src/replay/tokenizer.js';
@@ -186,6 +188,26 @@ test('a request stamped before the one above it that did not read the cache is n
   const plain = await replaySessionFile(join(writeCorpus({ [`p/${SESSION}.jsonl`]: sessionLines({ rounds: 2 }) }), `p/${SESSION}.jsonl`), { tokenizer: await SegmentTokenizer.load('cl100k_base'), strategies: ['recorded'] });
   assert.equal(S(plain, 'recorded').expired_unknown_gap_requests, 0);
   assert.doesNotMatch(formatSessionReplay(plain), /gap unknown/);
+});
+
+test('a strategy with no warm request has no uncached tokens per warm turn (null, —, n/a), and is not the one that sends the fewest', async () => {
+  // two rounds of one request each: cold-replay starts a process per round, so none of its requests is warm
+  const lines = (sessionLines({ rounds: 2 }) as { message?: { id?: string } }[]).filter((l) => !l.message?.id?.endsWith('b'));
+  const path = join(writeCorpus({ [`p/${SESSION}.jsonl`]: lines }), `p/${SESSION}.jsonl`);
+  const r = await replaySessionFile(path, { tokenizer: await SegmentTokenizer.load('cl100k_base'), strategies: ['recorded', 'cold-replay'] });
+  assert.equal(S(r, 'cold-replay').warm_requests, 0);
+  assert.equal(S(r, 'cold-replay').uncached_per_warm_turn, null);
+  assert.equal(typeof S(r, 'recorded').uncached_per_warm_turn, 'number');
+  assert.match(formatSessionReplay(r), /^uncached tokens per warm turn\s+[\d,]+\s+—$/m);
+  const run = sessionReplayRun(r);
+  const reading = replayRunReading(run);
+  assert.match(reading, /“recorded” sends the fewest uncached tokens per warm turn \([\d,]+; “cold-replay” has no warm turn\)/);
+  assert.doesNotMatch(reading, /“cold-replay” sends the fewest/);
+  // the report's table: n/a, as its other undefined figures
+  assert.match(String(renderReplay({ runs: [run] }, new ChartSink()).body), /<td[^>]*>cold-replay<\/td>(<td[^>]*>[^<]*<\/td>){3}<td[^>]*>n\/a<\/td>/);
+  // no strategy with a warm request: said so, not "every strategy sends 0"
+  const one = await replaySessionFile(join(writeCorpus({ [`p/${SESSION}.jsonl`]: lines.slice(0, 2) }), `p/${SESSION}.jsonl`), { tokenizer: await SegmentTokenizer.load('cl100k_base'), strategies: ['recorded', 'cold-replay'] });
+  assert.match(replayRunReading(sessionReplayRun(one)), /no strategy has a warm turn to count uncached tokens on\.$/);
 });
 
 test('sessionReplayRun hands the report the same numbers under its names', async () => {
