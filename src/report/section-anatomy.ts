@@ -2,7 +2,7 @@
 import type { Anatomy, AnatomyComponent } from './data.js';
 import { fmtInt, fmtPct } from './format.js';
 import { html, sortableTable } from './html.js';
-import { ANATOMY_ORDER, groupBy, maxBy, otherLabel, sum, type ChartSink, type SectionOutput } from './section.js';
+import { andList, ANATOMY_ORDER, groupBy, otherLabel, sum, topTied, type ChartSink, type SectionOutput } from './section.js';
 
 /** Agent types drawn; the rest fold into one "other" bar (plugins can define dozens). */
 const MAX_TYPES = 15;
@@ -18,12 +18,18 @@ export function renderAnatomy(d: Anatomy, charts: ChartSink): SectionOutput {
     return { agentType, cold: w('cold'), growth: w('growth'), expiry: w('expiry'), break: w('break'), all, unknown };
   });
   types.sort((a, b) => b.all - a.all);
-  const worst = maxBy(types, (t) => t.expiry + t.break);
+  // agent types tied at the top (the same weight as printed) are named together, not the first of them
+  const rebought = (t: (typeof types)[number]) => t.expiry + t.break;
+  const worstOnes = topTied(types, rebought, fmtInt);
+  const worst = worstOnes[0];
   const unknown = types.filter((t) => t.unknown);
+  const ofWrites = (t: (typeof types)[number]) => fmtPct(rebought(t) / Math.max(t.all, 1));
   // nothing re-bought: no agent type is named as having re-bought "the most" (0 wt)
   const most =
-    worst && worst.expiry + worst.break > 0
-      ? `“${worst.agentType}” re-bought the most (${fmtInt(worst.expiry + worst.break)} wt, ${fmtPct((worst.expiry + worst.break) / Math.max(worst.all, 1))} of its writes)`
+    worst && rebought(worst) > 0
+      ? worstOnes.length === 1
+        ? `“${worst.agentType}” re-bought the most (${fmtInt(rebought(worst))} wt, ${ofWrites(worst)} of its writes)`
+        : `${andList(worstOnes.map((t) => `“${t.agentType}”`))} re-bought the most (${fmtInt(rebought(worst))} wt each; ${andList(worstOnes.map(ofWrites))} of their writes)`
       : 'no agent type re-bought any';
   let reading =
     total > 0 && worst

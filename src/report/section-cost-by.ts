@@ -3,7 +3,7 @@ import { COST_BY_KEYS, type CostBy, type CostDimension } from './data.js';
 import { cleanStrings } from './escape.js';
 import { fmtCount, fmtPct, fmtUsd, fmtWeight } from './format.js';
 import { html, sortableTable } from './html.js';
-import { axisLabels, COST_COMPONENT_LABEL, COST_COMPONENT_ORDER, groupBy, maxBy, otherLabel, sum, type ChartSink, type SectionOutput } from './section.js';
+import { andList, axisLabels, COST_COMPONENT_LABEL, COST_COMPONENT_ORDER, groupBy, otherLabel, sum, topTied, type ChartSink, type SectionOutput } from './section.js';
 
 const DIMENSIONS: Array<[CostDimension, string]> = [
   ['project', 'project'],
@@ -23,8 +23,9 @@ export function renderCostBy(d: CostBy, charts: ChartSink): SectionOutput {
     const rest = rows.filter((r) => r.key === null);
     const other = otherLabel(totals.length - shown.size + Math.max(0, ...rest.map((r) => r.groups)), shown);
     const all = sum(totals, (t) => t.usd) + sum(rest, (r) => r.usd);
-    const top = maxBy(totals, (t) => t.usd);
-    if (top && all > 0) parts.push(`${label} “${top.key}” (${fmtUsd(top.usd)}, ${fmtPct(top.usd / all)})`);
+    // keys tied at the top (the same USD and share as printed) are named together, not the first of them
+    const top = topTied(totals, (t) => t.usd, (v) => `${fmtUsd(v)} ${fmtPct(v / all)}`);
+    if (top.length && all > 0) parts.push(`${label} ${andList(top.map((t) => `“${t.key}”`))} (${fmtUsd(top[0]!.usd)}, ${fmtPct(top[0]!.usd / all)}${top.length > 1 ? ' each' : ''})`);
     // the axis names each bar by a short label of its own, as the page shows it (control characters
     // as ?, so two keys told apart only by them are two bars); the tooltip and the table by the key
     const labels = axisLabels([...shown, other], cleanStrings);

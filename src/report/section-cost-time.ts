@@ -3,20 +3,27 @@ import type { CostOverTime } from './data.js';
 import { fmtPct, fmtUsd } from './format.js';
 import type { CostComponent } from './data.js';
 import { html, sortableTable } from './html.js';
-import { COST_COMPONENT_LABEL, COST_COMPONENT_ORDER, groupBy, maxBy, sum, type ChartSink, type SectionOutput } from './section.js';
+import { andList, COST_COMPONENT_LABEL, COST_COMPONENT_ORDER, groupBy, sum, topTied, type ChartSink, type SectionOutput } from './section.js';
 
 export function renderCostOverTime(d: CostOverTime, charts: ChartSink): SectionOutput {
   const total = sum(d.rows, (r) => r.usd);
   const byDay = [...groupBy(d.rows, (r) => r.day)].map(([day, rows]) => ({ day, usd: sum(rows, (r) => r.usd) }));
   const byComponent = [...groupBy(d.rows, (r) => r.component)].map(([c, rows]) => ({ c, usd: sum(rows, (r) => r.usd) }));
-  const top = maxBy(byDay, (r) => r.usd);
-  const topC = maxBy(byComponent, (r) => r.usd);
+  // days and components tied at the top (the same USD, the same share, as printed) are named together, not the first of them
+  const top = topTied(byDay, (r) => r.usd, (v) => `${fmtUsd(v)} ${fmtPct(v / total)}`);
+  const topC = topTied(byComponent, (r) => r.usd, (v) => fmtPct(v / total));
+  const days = (): string => {
+    const [t] = top;
+    // one day is not "the most expensive" of one, at 100.0% of itself
+    if (byDay.length === 1) return `All on ${t!.day}: ${fmtUsd(total)}`;
+    if (top.length === 1) return `Over ${byDay.length} days, the most expensive was ${t!.day} at ${fmtUsd(t!.usd)} (${fmtPct(t!.usd / total)} of ${fmtUsd(total)})`;
+    if (top.length === byDay.length) return `Over ${byDay.length} days, each cost ${fmtUsd(t!.usd)} (${fmtPct(t!.usd / total)} of ${fmtUsd(total)})`;
+    return `Over ${byDay.length} days, the most expensive were ${andList(top.map((r) => r.day))} at ${fmtUsd(t!.usd)} each (${fmtPct(t!.usd / total)} each of ${fmtUsd(total)})`;
+  };
+  const largest = andList(topC.map((r) => COST_COMPONENT_LABEL[r.c as keyof typeof COST_COMPONENT_LABEL]));
   const reading =
-    top && topC && total > 0
-      ? `${
-          // one day is not "the most expensive" of one, at 100.0% of itself
-          byDay.length === 1 ? `All on ${top.day}: ${fmtUsd(total)}` : `Over ${byDay.length} days, the most expensive was ${top.day} at ${fmtUsd(top.usd)} (${fmtPct(top.usd / total)} of ${fmtUsd(total)})`
-        }; the largest component is ${COST_COMPONENT_LABEL[topC.c as keyof typeof COST_COMPONENT_LABEL]} (${fmtPct(topC.usd / total)}).`
+    top.length && topC.length && total > 0
+      ? `${days()}; ${topC.length === 1 ? `the largest component is ${largest} (${fmtPct(topC[0]!.usd / total)})` : `the largest components are ${largest} (${fmtPct(topC[0]!.usd / total)} each)`}.`
       : 'No priced requests in this period.';
   const rows = d.rows
     .filter((r) => r.usd !== null)

@@ -2,12 +2,9 @@
 import type { Keepalive, KeepaliveBudget } from './data.js';
 import { fmtInt, fmtSignedPct, fmtUsd } from './format.js';
 import { html, sortableTable } from './html.js';
-import type { ChartSink, SectionOutput } from './section.js';
+import { andList as list, type ChartSink, type SectionOutput } from './section.js';
 
 const label = (b: number | null) => (b === null ? '∞' : String(b));
-
-/** Example: list(['2', '3', '∞']) === '2, 3 and ∞' */
-const list = (xs: string[]) => (xs.length > 1 ? `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}` : (xs[0] ?? ''));
 
 /** A budget as the tie reads it: pings per gap (null = unbounded) and what it nets. */
 export interface NetOfBudget {

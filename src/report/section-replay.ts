@@ -4,22 +4,11 @@ import { requestRange } from '../replay/session-calibrate.js';
 import type { Replay, ReplayRun } from './data.js';
 import { fmtCount, fmtInt, fmtPct } from './format.js';
 import { html, sortableTable, type SafeHtml } from './html.js';
-import { maxBy, type ChartSink, type SectionOutput } from './section.js';
-
-/**
- * The strategies whose `value`, as the reading prints it (`text`), is the best one's: a tie names
- * them all, not the first of them. Example: recorded and dedupe-attachments both at 95.6% →
- * both, in the run's order.
- */
-function bestOf<T extends { strategy: string }>(strategies: readonly T[], value: (x: T) => number, text: (v: number) => string): T[] {
-  const best = maxBy(strategies, value);
-  return best ? strategies.filter((x) => text(value(x)) === text(value(best))) : [];
-}
+import { andList, topTied, type ChartSink, type SectionOutput } from './section.js';
 
 /** Example: names([a, b, c]) === '“a”, “b” and “c”' */
 function names(strategies: ReadonlyArray<{ strategy: string }>): string {
-  const quoted = strategies.map((x) => `“${x.strategy}”`);
-  return quoted.length > 1 ? `${quoted.slice(0, -1).join(', ')} and ${quoted[quoted.length - 1]}` : (quoted[0] ?? '');
+  return andList(strategies.map((x) => `“${x.strategy}”`));
 }
 
 /**
@@ -29,11 +18,11 @@ function names(strategies: ReadonlyArray<{ strategy: string }>): string {
  */
 export function replayRunReading(run: ReplayRun): string {
   const s = run.strategies;
-  const most = bestOf(s, (x) => x.cacheableRatio, fmtPct);
-  const least = bestOf(s, (x) => -x.cacheableRatio, (v) => fmtPct(-v));
+  const most = topTied(s, (x) => x.cacheableRatio, fmtPct);
+  const least = topTied(s, (x) => -x.cacheableRatio, (v) => fmtPct(-v));
   // a strategy with no warm turn has no mean of uncached tokens per warm turn: it is not the fewest
   const warm = s.filter((x) => x.uncachedPerWarmTurn !== null);
-  const fewest = bestOf(warm, (x) => -x.uncachedPerWarmTurn!, (v) => fmtInt(-v));
+  const fewest = topTied(warm, (x) => -x.uncachedPerWarmTurn!, (v) => fmtInt(-v));
   if (!most.length || !least.length) return 'No strategy was replayed.';
   // a channel log with no turn (no mention of the agent, or only bad lines) sends nothing under any strategy
   if (s.every((x) => x.inputTokens === 0)) return `Nothing was replayed: no strategy sent any input (the ${run.kind === 'channel' ? 'channel log has no turn for the agent' : 'session has no request'}).`;
@@ -143,7 +132,7 @@ export function renderReplay(d: Replay, charts: ChartSink): SectionOutput {
       ? replayRunReading(d.runs[0]!)
       : `${d.runs.length} replays; the most cacheable strategy: ${d.runs
           .map((r) => {
-            const best = bestOf(r.strategies, (s) => s.cacheableRatio, fmtPct);
+            const best = topTied(r.strategies, (s) => s.cacheableRatio, fmtPct);
             if (!best.length) return `none in ${r.title}`;
             // a tie names every strategy in it, not the first
             const ratio = fmtPct(best[0]!.cacheableRatio);

@@ -121,6 +121,21 @@ function commonPrefix(a: string, b: string): number {
   return i;
 }
 
+/**
+ * The rows whose `value`, as the reading prints it (`text`), is the largest one's, in their order:
+ * a tie names them all, not the first of them; empty for an empty list.
+ * Example: days at $1.20, $1.20 and $0.40 → the two at $1.20.
+ */
+export function topTied<T>(rows: readonly T[], value: (r: T) => number, text: (v: number) => string): T[] {
+  const best = maxBy(rows, value);
+  return best === undefined ? [] : rows.filter((r) => text(value(r)) === text(value(best)));
+}
+
+/** Example: andList(['“a”', '“b”', '“c”']) === '“a”, “b” and “c”' */
+export function andList(xs: readonly string[]): string {
+  return xs.length > 1 ? `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}` : (xs[0] ?? '');
+}
+
 /** The entry with the largest value of `f`, or undefined for an empty list. */
 export function maxBy<T>(rows: Iterable<T>, f: (r: T) => number): T | undefined {
   let best: T | undefined;

@@ -664,3 +664,31 @@ test('the keepalive reading of logs without subagent weight gives the share of a
   assert.doesNotMatch(r, /n\/a/);
   assert.match(r, /^The best budget is 3 pings per gap: net \+0\.6% of all weight \(no subagent weight to take a share of\), and 46 of 105 gaps over the TTL still expire; unbounded pinging nets −3\.6% of all weight\.$/);
 });
+
+test('"the most" readings name every key, day, component and agent type tied at the top (the same printed numbers), not the first of them', async () => {
+  const { renderCostOverTime } = await import('../../src/report/section-cost-time.js');
+  // cost by: two models at the same USD, a third cheaper
+  const costBy: CostBy['rows'] = [
+    { dimension: 'model', key: 'claude-a', groups: 1, component: 'read', usd: 2, weight: 20 },
+    { dimension: 'model', key: 'claude-b', groups: 1, component: 'read', usd: 2, weight: 20 },
+    { dimension: 'model', key: 'claude-c', groups: 1, component: 'read', usd: 1, weight: 10 },
+  ];
+  assert.match(renderCostBy({ rows: costBy }, new ChartSink()).reading, /^The most expensive: model “claude-a” and “claude-b” \(\$2\.00, 40\.0% each\)\.$/);
+  assert.match(renderCostBy({ rows: costBy.slice(1) }, new ChartSink()).reading, /^The most expensive: model “claude-b” \(\$2\.00, 66\.7%\)\.$/);
+  // cost over time: two of three days at the same USD; write5m and read tied at the top
+  const day = (d: string, usd: number): CostOverTime['rows'] => [
+    { day: d, component: 'write5m', usd, weight: usd, tokens: 1 },
+    { day: d, component: 'read', usd, weight: usd, tokens: 1 },
+  ];
+  const rows = [...day('2026-02-10', 1), ...day('2026-02-11', 1), ...day('2026-02-12', 0.5)];
+  assert.equal(
+    renderCostOverTime({ rows }, new ChartSink()).reading,
+    'Over 3 days, the most expensive were 2026-02-10 and 2026-02-11 at $2.00 each (40.0% each of $5.00); the largest components are 5m write and read (50.0% each).',
+  );
+  assert.match(renderCostOverTime({ rows: rows.slice(0, 4) }, new ChartSink()).reading, /^Over 2 days, each cost \$2\.00 \(50\.0% of \$4\.00\);/);
+  // anatomy: two agent types re-bought the same weight
+  const anatomy = (['cold', 'expiry'] as const).flatMap((component) =>
+    [['main', 3_000], ['Explore', 1_000]].map(([agentType, cold]) => ({ agentType: agentType as string, component, tokens: 1, weight: component === 'cold' ? (cold as number) : 1_000, usd: 0.01 })),
+  );
+  assert.match(renderAnatomy({ rows: anatomy }, new ChartSink()).reading, /; “main” and “Explore” re-bought the most \(1,000 wt each; 25\.0% and 50\.0% of their writes\)\.$/);
+});
