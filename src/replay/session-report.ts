@@ -95,7 +95,10 @@ export function formatSessionReplay(r: SessionReplayResult, opts: { color?: bool
         { color: opts.color },
       ),
     );
-    if (f.cache_read.observed_zero) out.push(`cache reads observed 0 in ${int(f.cache_read.observed_zero)} requests; the replay predicted 0 in ${int(f.cache_read.predicted_zero_too)} of them`);
+    const zero = f.cache_read.observed_zero;
+    // one request: '0 in 1 request', not '0 in 1 requests … 0 in 1 of them'
+    if (zero === 1) out.push(`cache reads observed 0 in 1 request; the replay predicted ${f.cache_read.predicted_zero_too ? '0 there too' : 'a read there'}`);
+    else if (zero) out.push(`cache reads observed 0 in ${int(zero)} requests; the replay predicted 0 in ${int(f.cache_read.predicted_zero_too)} of them`);
   }
   out.push('', `Token counts are ${r.settings.encoding} estimates of Claude's tokenizer: absolute numbers are approximate, ratios are the result.`);
   if (c.skipped_lines) {

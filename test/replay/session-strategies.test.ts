@@ -190,6 +190,15 @@ test('a request stamped before the one above it that did not read the cache is n
   assert.doesNotMatch(formatSessionReplay(plain), /gap unknown/);
 });
 
+test('the fidelity counts one request that read nothing in the singular: "observed 0 in 1 request", not "0 in 1 requests; … 0 in 1 of them"', async () => {
+  const lines = sessionLines({ rounds: 2 }) as { message?: { id?: string; usage?: Record<string, number> } }[];
+  lines.find((l) => l.message?.id === 'msg_2a')!.message!.usage!.cache_read_input_tokens = 0;
+  const path = join(writeCorpus({ [`p/${SESSION}.jsonl`]: lines }), `p/${SESSION}.jsonl`);
+  const r = await replaySessionFile(path, { tokenizer: await SegmentTokenizer.load('cl100k_base'), strategies: ['recorded'] });
+  assert.equal(r.fidelity!.cache_read.observed_zero, 1);
+  assert.match(formatSessionReplay(r), /^cache reads observed 0 in 1 request; the replay predicted (0 there too|a read there)$/m);
+});
+
 test('a strategy with no warm request has no uncached tokens per warm turn (null, —, n/a), and is not the one that sends the fewest', async () => {
   // two rounds of one request each: cold-replay starts a process per round, so none of its requests is warm
   const lines = (sessionLines({ rounds: 2 }) as { message?: { id?: string } }[]).filter((l) => !l.message?.id?.endsWith('b'));
