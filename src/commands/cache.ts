@@ -46,10 +46,13 @@ export const anatomyCommand: Command = {
   run: (argv, io) => {
     // `--chain=` or an empty `--chain "$ID"` is a mistake, not the flag left out (it printed every chain's anatomy)
     const want = nonEmpty(argv.chain, '--chain', 'a chain id or a unique prefix of one');
+    // flag values are checked before the logs are read (a bad --top was said after a whole ingest)
+    const jitter = jitterOf(argv);
+    const limit = numberOption(argv, 'top', 20, 'a whole number of chains', wholeNumber);
     return withChains(argv, io, async (ctx, forEachChain) => {
       const { AnatomyAnalysis, chainDetail } = await import('../analyses/anatomy-summary.js');
       const { formatAnatomy, formatChain } = await import('../reporters/anatomy.js');
-      const options = { jitter: jitterOf(argv), weightsFor: (m: string, p: number) => ctx.prices.weightsFor(m, p) };
+      const options = { jitter, weightsFor: (m: string, p: number) => ctx.prices.weightsFor(m, p) };
       if (want !== undefined) {
         // the chain of that id, else the one chain whose id starts with it
         let exact: ChainInput | undefined;
@@ -69,7 +72,7 @@ export const anatomyCommand: Command = {
       const analysis = new AnatomyAnalysis(options);
       await forEachChain((c) => void analysis.add(c));
       const result = analysis.result();
-      return { json: result, text: formatAnatomy(result, { color: io.color, limit: numberOption(argv, 'top', 20, 'a whole number of chains', wholeNumber) }) };
+      return { json: result, text: formatAnatomy(result, { color: io.color, limit }) };
     });
   },
 };
@@ -83,20 +86,22 @@ function ttlCommand(): Command {
         .option('to', { choices: ['1h', '5m'] as const, default: '1h', describe: 'the TTL to force' })
         .option('scope', { choices: ['all', 'main', 'subagents', 'subagent'] as const, default: 'all', describe: 'which chains the what-if covers (the others are left out of every sum)' })
         .option('jitter', jitterOption),
-    run: (argv, io) =>
-      withChains(argv, io, async (ctx, forEachChain) => {
+    run: (argv, io) => {
+      const jitter = jitterOf(argv);
+      return withChains(argv, io, async (ctx, forEachChain) => {
         const { TtlWhatIf } = await import('../analyses/ttl.js');
         const { formatTtl } = await import('../reporters/whatif.js');
         const whatif = new TtlWhatIf({
           to: argv.to as '1h' | '5m',
           scope: scopeOf(argv.scope),
-          jitter: jitterOf(argv),
+          jitter,
           weightsFor: (m, p) => ctx.prices.weightsFor(m, p),
         });
         await forEachChain((c) => whatif.add(c));
         const result = whatif.result();
         return { json: result, text: formatTtl(result, io.color) };
-      }),
+      });
+    },
   };
 }
 
@@ -127,29 +132,33 @@ function keepaliveCommand(): Command {
         .option('ping-out', { type: 'string', requiresArg: true, describe: 'output tokens of one ping (default 10)' })
         .option('scope', { choices: ['all', 'main', 'subagents', 'subagent'] as const, default: 'all', describe: 'which chains get pings (the others still count in every weight)' })
         .option('jitter', jitterOption),
-    run: (argv, io) =>
-      withChains(argv, io, async (ctx, forEachChain) => {
-        // the what-if counts in whole milliseconds: 0.0001 s or 299.9999 s round to 0 or to the TTL itself
-        const interval = numberOption(argv, 'interval', 270, 'seconds between 0.001 and 299.999 (below the 5-minute TTL)', (n) => Math.round(n * 1000) > 0 && Math.round(n * 1000) < 300_000);
-        // as --prefix-tokens: a ping is a few tokens, and 1e300 of them printed weights of 300 digits and e+295 %
-        const pingTokens = (n: number) => wholeNumber(n) && n <= 1_000_000;
-        const pingIn = numberOption(argv, 'ping-in', 30, 'a whole number of tokens up to 1,000,000', pingTokens);
-        const pingOut = numberOption(argv, 'ping-out', 10, 'a whole number of tokens up to 1,000,000', pingTokens);
-        const { DEFAULT_BUDGETS, KeepaliveWhatIf } = await import('../analyses/keepalive.js');
+    run: async (argv, io) => {
+      // flag values are checked before the logs are read (a bad --budget was said after a whole ingest)
+      // the what-if counts in whole milliseconds: 0.0001 s or 299.9999 s round to 0 or to the TTL itself
+      const interval = numberOption(argv, 'interval', 270, 'seconds between 0.001 and 299.999 (below the 5-minute TTL)', (n) => Math.round(n * 1000) > 0 && Math.round(n * 1000) < 300_000);
+      // as --prefix-tokens: a ping is a few tokens, and 1e300 of them printed weights of 300 digits and e+295 %
+      const pingTokens = (n: number) => wholeNumber(n) && n <= 1_000_000;
+      const pingIn = numberOption(argv, 'ping-in', 30, 'a whole number of tokens up to 1,000,000', pingTokens);
+      const pingOut = numberOption(argv, 'ping-out', 10, 'a whole number of tokens up to 1,000,000', pingTokens);
+      const jitter = jitterOf(argv);
+      const { DEFAULT_BUDGETS, KeepaliveWhatIf } = await import('../analyses/keepalive.js');
+      const budgets = parseBudget(argv.budget, DEFAULT_BUDGETS);
+      return withChains(argv, io, async (ctx, forEachChain) => {
         const { formatKeepalive } = await import('../reporters/whatif.js');
         const whatif = new KeepaliveWhatIf({
           intervalS: interval,
-          budgets: parseBudget(argv.budget, DEFAULT_BUDGETS),
+          budgets,
           pingIn,
           pingOut,
           scope: scopeOf(argv.scope),
-          jitter: jitterOf(argv),
+          jitter,
           weightsFor: (m, p) => ctx.prices.weightsFor(m, p),
         });
         await forEachChain((c) => whatif.add(c));
         const result = whatif.result();
         return { json: result, text: formatKeepalive(result, io.color) };
-      }),
+      });
+    },
   };
 }
 

@@ -7,7 +7,7 @@ import type { Argv } from 'yargs';
 import { parseDay, parseDays, parseTimezone } from '../analyses/filters.js';
 import { openContext } from '../context.js';
 import { UsageError } from '../errors.js';
-import { crosstab } from '../analyses/crosstab.js';
+import { crosstab, parseDimension, parseMeasure } from '../analyses/crosstab.js';
 import { formatCrosstab } from '../reporters/crosstab.js';
 import { formatRows, toCsv } from '../reporters/rows.js';
 import { exportParquet } from '../store/export.js';
@@ -184,6 +184,10 @@ export const crosstabCommand: Command = {
       .option('measure', { type: 'string', default: 'chains', describe: 'chains, requests, weight, usd, write_read_ratio, hit_ratio, reattachments' })
       .option('kind', { choices: ['all', 'main', 'subagent', 'subagents'], default: 'all', describe: 'which chains: all, main threads, or subagents (v1.x sidechains included; subagent and subagents are one)' }),
   async run(argv, io) {
+    // a misspelt dimension or measure is said before the logs are read (it was said after a whole ingest)
+    parseDimension(String(argv.rows), '--rows');
+    parseDimension(String(argv.cols), '--cols');
+    parseMeasure(String(argv.measure));
     const { source, defaults } = await openSource(argv, io);
     try {
       const result = await crosstab(source, {

@@ -132,6 +132,32 @@ test('unknown flags and commands, missing paths and flags without a value: one l
   await usageError(['replay', 'channel', path.join(dir, 'none.jsonl'), '--prefix-tokens', '-3'], /--prefix-tokens -3: expected a whole number of tokens/);
 });
 
+test('anatomy, whatif and crosstab say a bad flag value before the logs are read: no store is made, and no note on logs precedes the line', async (t) => {
+  const dir = tempDir();
+  t.after(() => removeDir(dir));
+  const logs = path.join(dir, 'logs');
+  writeLog(logs, 'proj/s1.jsonl', [assistant({ msg: 'm1', usage: usage(1, 1, 1, 1) })]);
+  const store = path.join(dir, 'store', 's.duckdb');
+  const cases: [string[], RegExp][] = [
+    [['anatomy', '--jitter', 'x'], /--jitter x: expected a whole number of tokens/],
+    [['anatomy', '--top', '-1'], /--top -1: expected a whole number of chains/],
+    [['whatif', 'ttl', '--jitter', '1e10'], /--jitter 1e10: expected a whole number of tokens/],
+    [['whatif', 'keepalive', '--interval', '400'], /--interval 400: expected seconds between/],
+    [['whatif', 'keepalive', '--budget', 'x'], /--budget x: expected a whole number/],
+    [['whatif', 'keepalive', '--ping-out', 'x'], /--ping-out x: expected a whole number of tokens/],
+    [['crosstab', '--rows', 'bogus'], /--rows bogus: not a dimension/],
+    [['crosstab', '--cols', 'bogus'], /--cols bogus: not a dimension/],
+    [['crosstab', '--measure', 'bogus'], /--measure bogus: not a measure/],
+  ];
+  for (const [args, expected] of cases) {
+    // on the logs given, the store is not made (the logs were read into it first); on the default
+    // roots of a HOME without logs, 'no Claude Code logs found' came before the line
+    await usageError([...args, logs, '--db', store], expected);
+    assert.equal(existsSync(path.dirname(store)), false, `${args.join(' ')}: no store made`);
+    await usageError([...args, '--db', store], expected);
+  }
+});
+
 test('a repeatable option takes one value per flag: the paths after it stay paths', async (t) => {
   const dir = tempDir();
   t.after(() => removeDir(dir));
