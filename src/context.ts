@@ -3,6 +3,7 @@
  * ingested into the store (incrementally), and the filters parsed.
  */
 import { type Filters, parseDays, parseTimezone } from './analyses/filters.js';
+import { UsageError } from './errors.js';
 import { defaultCandidates, defaultRoots } from './ingest/discover.js';
 import { type AnswerResult, type IngestOptions, type IngestResult, type Progress, ingest, ingestOrAnswer } from './ingest/ingest.js';
 import { type PriceTable, loadPriceTable } from './pricing/pricing.js';
@@ -69,8 +70,9 @@ function contextOptions(o: CommonOptions): { opts: IngestOptions; prices: PriceT
   // a store given inside the logs (`--db ~/.claude/projects/x.duckdb`, `--db LOGS/s.duckdb`) was
   // written there, and the files kept beside it (its WAL, answers, listing, staged facts) with it:
   // refused before anything opens it. The default store (~/.cache/cachelens) is not checked;
-  // `--db=` is the store's own error, and :memory: is no file.
-  if (o.db !== undefined && o.db !== '' && o.db !== ':memory:') refuseInLogs(o.db, { flag: '--db', given: o.db, choose: 'PATH', logRoots: rootsRead(o.paths, env) });
+  // `--db=` is the store's own error (said here too, before the note on logs below), and :memory: is no file.
+  if (o.db === '') throw new UsageError('--db: expected a file name (or :memory:)');
+  if (o.db !== undefined && o.db !== ':memory:') refuseInLogs(o.db, { flag: '--db', given: o.db, choose: 'PATH', logRoots: rootsRead(o.paths, env) });
   // logs looked for where there are none: said, so that an empty answer is not taken for no usage
   if (!o.paths?.length && defaultRoots(env).length === 0) {
     o.notice?.(`cachelens: no Claude Code logs found: none of ${defaultCandidates(env).join(', ')} holds a projects/ directory`);

@@ -87,6 +87,9 @@ test('unknown flags and commands, missing paths and flags without a value: one l
   }
   await usageError(['summary', logs, '--db', ':memory:', '--pricing='], /--pricing: expected a file name/);
   await usageError(['summary', logs, '--db='], /--db: expected a file name/);
+  // on the default roots of a HOME without logs: the one line, not 'no Claude Code logs found' before it
+  await usageError(['summary', '--db='], /--db: expected a file name/);
+  await usageError(['anatomy', '--db='], /--db: expected a file name/);
   await usageError(['summary', logs, '--db', ':memory:', '--since'], /Not enough arguments following: since/);
   await usageError(['summary', logs, '--db', ':memory:', '--since', '2025-13-45'], /--since 2025-13-45: expected a day/);
   await usageError(['summary', logs, '--db', ':memory:', '--timezone', 'Mars/Olympus'], /--timezone Mars\/Olympus: not a known IANA time zone/);
