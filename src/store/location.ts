@@ -57,7 +57,12 @@ export function running(pid: number): boolean {
   }
 }
 
+/**
+ * The default store: `$XDG_CACHE_HOME/cachelens/store.duckdb`, else under the HOME of `env`, as the
+ * log roots are found (discover.ts). os.homedir() alone read this process's HOME whatever `env`
+ * said: a walk for a temp HOME checked the proof kept beside the machine's own store.
+ */
 export function defaultDbPath(env: NodeJS.ProcessEnv = process.env): string {
-  const cache = env.XDG_CACHE_HOME || join(homedir(), '.cache');
+  const cache = env.XDG_CACHE_HOME || join(env.HOME || homedir(), '.cache');
   return join(cache, 'cachelens', 'store.duckdb');
 }

@@ -219,6 +219,9 @@ test('storeOf: the store the arguments name, as yargs would read them, else the 
   // the CLI expands a `~` the shell left (`--db=~/x`): the worker checks the proof beside that store
   assert.equal(storeOf(['summary', '--db=~/z.duckdb'], { ...env, HOME: '/h' }), '/h/z.duckdb');
   assert.equal(storeOf(['summary', '--db', '~other/z.duckdb'], { ...env, HOME: '/h' }), '~other/z.duckdb');
+  // without XDG_CACHE_HOME, the default store is under the HOME the walk is given, not this
+  // process's (a walk for a temp HOME checked the proof kept beside the machine's own store)
+  assert.equal(storeOf(['summary', '--json'], { HOME: '/h' }), '/h/.cache/cachelens/store.duckdb');
 });
 
 /** The built CLI, stopped after a minute: a run that waits on a worker that waits would fail here rather than hang the suite. */
