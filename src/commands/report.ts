@@ -16,7 +16,17 @@ export async function runReport(argv: Record<string, unknown>, io: Io, title?: s
   // checked before the logs are read: a report that cannot be written is a one-line error, not an internal one
   if (argv.out !== undefined && String(argv.out).trim() === '') throw new UsageError('--out: expected a file name');
   const out = resolve(String(argv.out ?? defaultReportName()));
-  if (statSync(out, { throwIfNoEntry: false })?.isDirectory()) throw new UsageError(`--out ${String(argv.out ?? out)}: is a directory`, 'give a file name');
+  // a place no file can be (`--out /etc/passwd/r.html`: ENOTDIR; a directory not searchable: EACCES) threw from
+  // the stat, an internal error: said as writeReport's failures are, before the logs are read
+  let st: ReturnType<typeof statSync>;
+  try {
+    st = statSync(out, { throwIfNoEntry: false });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (typeof code !== 'string') throw err;
+    throw new UsageError(`--out ${String(argv.out ?? out)}: cannot write the report: ${code}`, 'choose another file');
+  }
+  if (st?.isDirectory()) throw new UsageError(`--out ${String(argv.out ?? out)}: is a directory`, 'give a file name');
   // nor inside the logs (`report LOGS --out LOGS/r.html`, `--out ~/.claude/projects/r.html`, the
   // default name in a working directory among them): the page was written there
   if (argv.out !== undefined) refuseInLogs(out, { flag: '--out', given: String(argv.out), choose: 'FILE', logRoots: rootsRead(argv.paths as string[] | undefined, io.env) });

@@ -223,6 +223,9 @@ test('a report --out that cannot be written is one line, exit 2: no value, an em
   await usageError(['report', logs, '--db', ':memory:', '--out='], /--out: expected a file name/);
   await usageError(['report', logs, '--db', ':memory:', '--out', dir], /--out .*: is a directory/);
   await usageError(['report', logs, '--db', ':memory:', '--out', '/proc/cachelens-no-such/r.html'], /--out \/proc\/cachelens-no-such\/r\.html: cannot write the report: ENOENT/);
+  // below a file: the stat of --out threw ENOTDIR, an internal error (exit 1, a stack trace)
+  writeFileSync(path.join(dir, 'file'), '');
+  await usageError(['report', logs, '--db', ':memory:', '--out', path.join(dir, 'file/r.html')], /--out .*file\/r\.html: cannot write the report: ENOTDIR/);
   // start says which logs it reads first, then the one error line
   const r = await runCli(['start', '--db', ':memory:', '--out', dir]);
   assert.equal(r.code, 2, r.stderr);
