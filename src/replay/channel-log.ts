@@ -173,7 +173,7 @@ function escapeRegExp(s: string): string {
 /**
  * True when a message by someone other than the agent mentions its handle, as chat apps read one:
  * case-insensitively (`@Claude` mentions `@claude`), and only the whole handle. A handle runs on
- * through letters, digits and `_`, and through `.` or `-` followed by one of those (Slack and
+ * through letters, digits and `_`, and through `.`s or `-`s followed by one of those (Slack and
  * Mattermost names hold `.`, `-` and `_`), so `@claude.bot`, `@claude-dev` and `@claude_2` are other
  * handles, while `@claude.`, `@claude,`, `@claude:` and `(@claude)` end at the punctuation and
  * mention it. The `@` must not follow a letter, digit, `_` or `@` (`ops@claude.dev` is an address).
