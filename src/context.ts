@@ -2,9 +2,10 @@
  * What every analysis command starts from: prices loaded, the logs under this invocation's roots
  * ingested into the store (incrementally), and the filters parsed.
  */
+import { homedir } from 'node:os';
 import { type Filters, parseDays, parseTimezone } from './analyses/filters.js';
 import { UsageError } from './errors.js';
-import { defaultCandidates, defaultRoots } from './ingest/discover.js';
+import { defaultCandidates, defaultRoots, explicitRoots } from './ingest/discover.js';
 import { type AnswerResult, type IngestOptions, type IngestResult, type Progress, ingest, ingestOrAnswer } from './ingest/ingest.js';
 import { type PriceTable, loadPriceTable } from './pricing/pricing.js';
 import { refuseInLogs, rootsRead } from './store/log-dirs.js';
@@ -67,6 +68,8 @@ function contextOptions(o: CommonOptions): { opts: IngestOptions; prices: PriceT
     timezone: parseTimezone(o.timezone, '--timezone', o.notice),
   };
   const env = o.env ?? process.env;
+  // a path that is not there is said before the store is opened (its file and WAL were made first)
+  if (o.paths?.length) explicitRoots(o.paths, env.HOME || homedir());
   // a store given inside the logs (`--db ~/.claude/projects/x.duckdb`, `--db LOGS/s.duckdb`) was
   // written there, and the files kept beside it (its WAL, answers, listing, staged facts) with it:
   // refused before anything opens it. The default store (~/.cache/cachelens) is not checked;

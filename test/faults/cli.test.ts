@@ -68,6 +68,10 @@ test('unknown flags and commands, missing paths and flags without a value: one l
   await usageError([], /name a command/);
   await usageError(['summary', path.join(dir, 'no-such-dir'), '--db', ':memory:'], /no such file or directory: .*no-such-dir/);
   await usageError(['summary', logs, path.join(dir, 'missing.jsonl'), '--db', ':memory:'], /no such file or directory: .*missing\.jsonl/);
+  // said before the store is opened: no store, WAL or directory is made for a run that reads nothing
+  const unmade = path.join(dir, 'unmade');
+  await usageError(['summary', path.join(dir, 'no-such-dir'), '--db', path.join(unmade, 's.duckdb')], /no such file or directory: .*no-such-dir/);
+  assert.equal(existsSync(unmade), false, 'the store\'s directory was made for a path that is not there');
   await usageError(['summary', logs, '--db'], /Not enough arguments following: db/);
   await usageError(['summary', logs, '--db', ':memory:', '--pricing'], /Not enough arguments following: pricing/);
   await usageError(['summary', logs, '--pricing', '--json'], /Not enough arguments following: pricing/);
