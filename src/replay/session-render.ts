@@ -20,9 +20,10 @@ export type ThinkingRule = 'drop' | 'keep';
 export const IMAGE_TOKENS = 1600;
 
 /**
- * Tokens a PDF page costs: the API sends each page as its extracted text and as an image (Anthropic's
- * PDF support page: 1,500 – 3,000 tokens of text per page "depending on content density", plus the
- * page image). An estimate, as IMAGE_TOKENS is: the replay cannot extract a page's text.
+ * Tokens a PDF page costs, an estimate as IMAGE_TOKENS is: the API sends each page as its extracted
+ * text and as an image, and the replay cannot extract a page's text. Published third-party counts
+ * on Claude 4.5 and later models put a page of text at ~2,100 – 2,500 tokens, a scanned page at
+ * ~1,600 (not measured here: no real log holds a PDF).
  */
 export const PDF_PAGE_TOKENS = 2_300;
 
