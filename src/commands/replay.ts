@@ -126,8 +126,9 @@ const sessionCommand: Command = {
     // a path that is not there is a missing file, and a directory (Claude Code's <session>/ beside
     // <session>.jsonl, one named x.jsonl) a directory: neither is an unknown session id, looked for
     // in the default roots
-    const st = isPathTarget(target) ? statTarget(target) : undefined;
-    if (isPathTarget(target) && !st) throw new UsageError(`no such file or directory: ${target}`, 'give a transcript path or a session id');
+    const isPath = isPathTarget(target);
+    const st = isPath ? statTarget(target) : undefined;
+    if (isPath && !st) throw new UsageError(`no such file or directory: ${target}`, 'give a transcript path or a session id');
     if (st?.isDirectory()) throw new UsageError(`${target}: is a directory`, `give a transcript file, or a session id and the directory to read: replay session ID ${target}`);
     if (st) {
       result = await replaySessionFile(target, { ...opts, prices: loadPriceTable(argv.pricing as string | undefined) });
