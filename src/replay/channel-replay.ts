@@ -106,12 +106,14 @@ export interface StrategySummary {
   processes: number;
   input_tokens: number;
   cacheable_tokens: number;
-  cacheable_ratio: number;
+  /** null with no input: a ratio of nothing is no number (0 read as input none of which was cacheable) */
+  cacheable_ratio: number | null;
   /** null with no warm turn: a mean of none is no number (0 read as a warm turn with nothing uncached) */
   uncached_per_warm_turn: number | null;
   context_tokens: number;
   already_seen_tokens: number;
-  already_seen_share: number;
+  /** null with no channel context sent, as cacheable_ratio with no input */
+  already_seen_share: number | null;
   reshown_tokens: number;
   rows_sent: number;
   /** per stream (top level, each thread): rows between its first and last mention that no block carried */
@@ -446,11 +448,11 @@ function summarize(p: Prepared, turns: ChannelTurn[], rowsNeverShown: number, pr
     processes,
     input_tokens: input,
     cacheable_tokens: cacheable,
-    cacheable_ratio: input === 0 ? 0 : cacheable / input,
+    cacheable_ratio: input === 0 ? null : cacheable / input,
     uncached_per_warm_turn: warm.length === 0 ? null : sum((t) => t.uncached_tokens, warm) / warm.length,
     context_tokens: context,
     already_seen_tokens: seen,
-    already_seen_share: context === 0 ? 0 : seen / context,
+    already_seen_share: context === 0 ? null : seen / context,
     reshown_tokens: sum((t) => t.reshown_tokens),
     rows_sent: sum((t) => t.rows),
     rows_never_shown: rowsNeverShown,

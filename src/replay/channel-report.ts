@@ -22,11 +22,12 @@ interface Metric {
 const METRICS: Metric[] = [
   { label: 'input tokens, all turns', cell: (s) => n(s.input_tokens) },
   { label: '  of which cacheable prefix', cell: (s) => n(s.cacheable_tokens) },
-  { label: 'cacheable ratio', cell: (s) => ratio(s.cacheable_ratio) },
+  // no input: no ratio, not 0
+  { label: 'cacheable ratio', cell: (s) => (s.cacheable_ratio === null ? '—' : ratio(s.cacheable_ratio)) },
   // no warm turn: no mean, not 0
   { label: 'uncached tokens per warm turn', cell: (s) => (s.uncached_per_warm_turn === null ? '—' : n(s.uncached_per_warm_turn)) },
   { label: 'channel context tokens sent', cell: (s) => n(s.context_tokens) },
-  { label: '  of which already seen', cell: (s) => (s.already_seen_tokens === 0 ? '0' : `${n(s.already_seen_tokens)} (${pct(s.already_seen_share)})`) },
+  { label: '  of which already seen', cell: (s) => (s.already_seen_tokens === 0 || s.already_seen_share === null ? '0' : `${n(s.already_seen_tokens)} (${pct(s.already_seen_share)})`) },
   { label: '  re-sent to a new process', cell: (s) => n(s.reshown_tokens) },
   { label: 'channel rows sent', cell: (s) => n(s.rows_sent) },
   { label: 'rows never shown', cell: (s) => n(s.rows_never_shown) },

@@ -89,12 +89,14 @@ export interface SessionStrategySummary {
   expired_unknown_gap_requests: number;
   input_tokens: number;
   cacheable_tokens: number;
-  cacheable_ratio: number;
+  /** null with no input: a ratio of nothing is no number (0 read as input none of which was cacheable) */
+  cacheable_ratio: number | null;
   /** null with no warm request: a mean of none is no number (0 read as a warm turn with nothing uncached) */
   uncached_per_warm_turn: number | null;
   context_tokens: number;
   already_seen_tokens: number;
-  already_seen_share: number;
+  /** null with no context tokens sent, as cacheable_ratio with no input */
+  already_seen_share: number | null;
   attachments_sent: number;
   output_tokens: number;
   weight: number;
@@ -255,11 +257,11 @@ export function summarize(turns: readonly SessionTurn[], attachmentsSent: number
     expired_unknown_gap_requests: turns.filter((t) => t.cache === 'expired' && t.gap_s === null).length,
     input_tokens: input,
     cacheable_tokens: cacheable,
-    cacheable_ratio: input ? cacheable / input : 0,
+    cacheable_ratio: input ? cacheable / input : null,
     uncached_per_warm_turn: warm.length ? sum((t) => t.uncached_tokens, warm) / warm.length : null,
     context_tokens: context,
     already_seen_tokens: seen,
-    already_seen_share: context ? seen / context : 0,
+    already_seen_share: context ? seen / context : null,
     attachments_sent: attachmentsSent,
     output_tokens: sum((t) => t.output_tokens),
     weight: sum((t) => t.weight ?? 0),

@@ -254,7 +254,8 @@ export interface ReplayStrategy {
   strategy: string;
   inputTokens: number;
   cacheablePrefix: number;
-  cacheableRatio: number;
+  /** null with no input (no ratio to take) */
+  cacheableRatio: number | null;
   /** null with no warm turn (no mean to take) */
   uncachedPerWarmTurn: number | null;
   contextTokens: number;

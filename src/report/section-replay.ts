@@ -18,20 +18,23 @@ function names(strategies: ReadonlyArray<{ strategy: string }>): string {
  */
 export function replayRunReading(run: ReplayRun): string {
   const s = run.strategies;
-  const most = topTied(s, (x) => x.cacheableRatio, fmtPct);
-  const least = topTied(s, (x) => -x.cacheableRatio, (v) => fmtPct(-v));
+  // a strategy with no input has no cacheable ratio: it is neither the most nor the least cacheable
+  const sent = s.filter((x) => x.cacheableRatio !== null);
+  const most = topTied(sent, (x) => x.cacheableRatio!, fmtPct);
+  const least = topTied(sent, (x) => -x.cacheableRatio!, (v) => fmtPct(-v));
   // a strategy with no warm turn has no mean of uncached tokens per warm turn: it is not the fewest
   const warm = s.filter((x) => x.uncachedPerWarmTurn !== null);
   const fewest = topTied(warm, (x) => -x.uncachedPerWarmTurn!, (v) => fmtInt(-v));
-  if (!most.length || !least.length) return 'No strategy was replayed.';
+  if (!s.length) return 'No strategy was replayed.';
   // a channel log with no turn (no mention of the agent, or only bad lines) sends nothing under any strategy
-  if (s.every((x) => x.inputTokens === 0)) return `Nothing was replayed: no strategy sent any input (the ${run.kind === 'channel' ? 'channel log has no turn for the agent' : 'session has no request'}).`;
+  if (s.every((x) => x.inputTokens === 0) || !most.length) return `Nothing was replayed: no strategy sent any input (the ${run.kind === 'channel' ? 'channel log has no turn for the agent' : 'session has no request'}).`;
   // tied strategies are not "the most" and "the least" at once
   const ratio = fmtPct(most[0]!.cacheableRatio);
+  const unsent = s.length > sent.length ? `; ${names(s.filter((x) => x.cacheableRatio === null))} ${s.length - sent.length === 1 ? 'sends' : 'send'} no input` : '';
   const caches =
-    most.length === s.length
-      ? `every strategy caches ${ratio} of input`
-      : `${names(most)} ${most.length === 1 ? 'caches' : 'cache'} the most (${ratio} of input), ${names(least)} the least (${fmtPct(least[0]!.cacheableRatio)})`;
+    (most.length === sent.length
+      ? `${sent.length === s.length ? 'every strategy caches' : `${names(most)} ${most.length === 1 ? 'caches' : 'cache'}`} ${ratio} of input`
+      : `${names(most)} ${most.length === 1 ? 'caches' : 'cache'} the most (${ratio} of input), ${names(least)} the least (${fmtPct(least[0]!.cacheableRatio!)})`) + unsent;
   const uncached = fewest.length ? fmtInt(fewest[0]!.uncachedPerWarmTurn!) : '';
   const fewestText = !fewest.length
     ? 'no strategy has a warm turn to count uncached tokens on'
@@ -101,7 +104,7 @@ function runBlock(run: ReplayRun, charts: ChartSink, withReading: boolean): Safe
       { text: s.strategy },
       { text: fmtInt(s.inputTokens), sort: s.inputTokens },
       { text: fmtInt(s.cacheablePrefix), sort: s.cacheablePrefix },
-      { text: s.cacheableRatio.toFixed(3), sort: s.cacheableRatio },
+      { text: s.cacheableRatio === null ? 'n/a' : s.cacheableRatio.toFixed(3), sort: s.cacheableRatio },
       { text: s.uncachedPerWarmTurn === null ? 'n/a' : fmtInt(s.uncachedPerWarmTurn), sort: s.uncachedPerWarmTurn },
       { text: fmtInt(s.contextTokens), sort: s.contextTokens },
       { text: s.contextTokens > 0 && s.alreadySeen > 0 ? `${fmtInt(s.alreadySeen)} (${fmtPct(s.alreadySeen / s.contextTokens, 0)})` : fmtInt(s.alreadySeen), sort: s.alreadySeen },
@@ -132,10 +135,12 @@ export function renderReplay(d: Replay, charts: ChartSink): SectionOutput {
       ? replayRunReading(d.runs[0]!)
       : `${d.runs.length} replays; the most cacheable strategy: ${d.runs
           .map((r) => {
-            const best = topTied(r.strategies, (s) => s.cacheableRatio, fmtPct);
+            // a strategy with no input has no ratio to be the most cacheable by
+            const sent = r.strategies.filter((s) => s.cacheableRatio !== null);
+            const best = topTied(sent, (s) => s.cacheableRatio!, fmtPct);
             if (!best.length) return `none in ${r.title}`;
             // a tie names every strategy in it, not the first
-            const ratio = fmtPct(best[0]!.cacheableRatio);
+            const ratio = fmtPct(best[0]!.cacheableRatio!);
             if (best.length === 1) return `${names(best)} (${ratio}) in ${r.title}`;
             return best.length === r.strategies.length ? `all tied at ${ratio} in ${r.title}` : `${names(best)}, tied at ${ratio}, in ${r.title}`;
           })

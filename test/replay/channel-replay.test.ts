@@ -348,3 +348,23 @@ test('no warm turn (one mention): uncached tokens per warm turn is null in the J
   // with warm turns: a number
   assert.equal(typeof (await baseline).strategies.window!.uncached_per_warm_turn, 'number');
 });
+
+test('no turn: cacheable ratio and already-seen share are null in the JSON and — in the table, not 0 (a ratio of nothing)', async () => {
+  const r = await runChannelReplay({ file: SAMPLE, agent: 'nobody' });
+  for (const s of Object.values(r.strategies)) {
+    assert.equal(s.input_tokens, 0);
+    assert.equal(s.cacheable_ratio, null);
+    assert.equal(s.context_tokens, 0);
+    assert.equal(s.already_seen_share, null);
+  }
+  const json = JSON.parse(JSON.stringify(r)) as ChannelReplayResult;
+  assert.equal(json.strategies.window!.cacheable_ratio, null);
+  const text = formatChannelReplay(r);
+  assert.match(text, /^cacheable ratio\s+—\s+—\s+—$/m);
+  assert.match(text, /^ {2}of which already seen\s+0\s+0\s+0$/m);
+  assert.doesNotMatch(text, /NaN|null/);
+  // with input: a number
+  const w = (await baseline).strategies.window!;
+  assert.equal(typeof w.cacheable_ratio, 'number');
+  assert.equal(typeof w.already_seen_share, 'number');
+});

@@ -9,7 +9,7 @@ import { replayChain, replaySessionFile, type SessionReplayResult } from '../../
 import { formatSessionReplay, sessionReplayRun } from '../../src/replay/session-report.js';
 import { renderReplay, replayRunReading } from '../../src/report/section-replay.js';
 import { ChartSink } from '../../src/report/section.js';
-import { SESSION_STRATEGIES, type SessionStrategy } from '../../src/replay/session-strategy.js';
+import { SESSION_STRATEGIES, summarize, type SessionStrategy } from '../../src/replay/session-strategy.js';
 import type { TranscriptChain } from '../../src/replay/session-transcript.js';
 import { SegmentTokenizer } from '../../src/replay/tokenizer.js';
 import { writeCorpus } from '../helpers/corpus.js';
@@ -256,4 +256,35 @@ test('sessionReplayRun titles a chain of one request in the singular, as the tex
   const r = await replaySessionFile(path, { tokenizer: await SegmentTokenizer.load('cl100k_base'), strategies: ['recorded'] });
   assert.equal(r.chain.requests, 1);
   assert.equal(sessionReplayRun(r).title, `main chain ${SESSION} (1 request)`);
+});
+
+test('no context sent: already-seen share is null (—), not 0; no input: cacheable ratio null (—, n/a in the report), and the reading names no strategy the most cacheable', async () => {
+  const { r } = await replay(ROUNDS, null);
+  for (const x of Object.values(r.strategies)) {
+    assert.equal(x.context_tokens, 0);
+    assert.equal(x.already_seen_share, null);
+    assert.equal(typeof x.cacheable_ratio, 'number');
+  }
+  assert.match(formatSessionReplay(r), /^ {2}of which already seen(\s+0)+$/m);
+  // a chain with no request has no input to take a ratio of
+  const none = summarize([], 0);
+  assert.equal(none.cacheable_ratio, null);
+  assert.equal(none.already_seen_share, null);
+  const empty = { ...r, strategies: { recorded: none, 'cold-replay': none }, turns: [] } as SessionReplayResult;
+  const text = formatSessionReplay(empty);
+  assert.match(text, /^cacheable ratio\s+—\s+—$/m);
+  assert.doesNotMatch(text, /NaN|null/);
+  const run = sessionReplayRun(empty);
+  assert.equal(run.strategies[0]!.cacheableRatio, null);
+  const html = String(renderReplay({ runs: [run] }, new ChartSink()).body);
+  assert.match(html, /<td[^>]*>cold-replay<\/td>(<td[^>]*>[^<]*<\/td>){2}<td[^>]*>n\/a<\/td>/);
+  assert.doesNotMatch(html, /NaN|>null</);
+  assert.match(replayRunReading(run), /^Nothing was replayed: no strategy sent any input/);
+  // one strategy without input beside one with: the other is the most cacheable alone, and the one without is said
+  const one = { ...run, strategies: [sessionReplayRun(r).strategies[0]!, run.strategies[1]!] };
+  const reading = replayRunReading(one);
+  assert.match(reading, /^“recorded” caches [\d.]+% of input; “cold-replay” sends no input;/);
+  assert.doesNotMatch(reading, /NaN|null/);
+  const two = String(renderReplay({ runs: [one, run] }, new ChartSink()).reading);
+  assert.doesNotMatch(two, /NaN|null/);
 });

@@ -563,7 +563,7 @@ test('a channel replay that sent nothing, or whose strategies tie, does not name
   const { replayRunReading } = await import('../../src/report/section-replay.js');
   const rp = fixtureReport().replay as Extract<ReportData['replay'], { runs: unknown }>;
   const run = rp.runs[0]!;
-  const zero = { ...run, strategies: run.strategies.map((x) => ({ ...x, inputTokens: 0, cacheablePrefix: 0, cacheableRatio: 0, uncachedPerWarmTurn: 0, alreadySeen: 0 })) };
+  const zero = { ...run, strategies: run.strategies.map((x) => ({ ...x, inputTokens: 0, cacheablePrefix: 0, cacheableRatio: null, uncachedPerWarmTurn: null, alreadySeen: 0 })) };
   const empty = replayRunReading(zero);
   assert.doesNotMatch(empty, /the most .* the least/);
   assert.match(empty, /^Nothing was replayed/);
