@@ -98,6 +98,19 @@ export function parseChannelLog(text: string): ChannelLog {
 }
 
 /**
+ * A channel log that will not open, in `replay session`'s words for a transcript path: 'no such file
+ * or directory: F' (ENOENT, or a path through a file), 'F: is a directory', 'F: cannot read channel
+ * log (EACCES)'. It read 'cannot read channel log F (ENOENT)', an errno where session said it plainly.
+ */
+export function channelLogError(path: string, e: unknown): UsageError {
+  const code = (e as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT' || code === 'ENOTDIR') return new UsageError(`no such file or directory: ${path}`, 'give a channel log file');
+  if (code === 'EISDIR') return new UsageError(`${path}: is a directory`, 'give a channel log file');
+  // (no hint about the lines' fields: the file is there, and what it holds is not the trouble)
+  return new UsageError(`${path}: cannot read channel log (${code ?? (e as Error).message})`);
+}
+
+/**
  * Reads a channel log line by line from the file's bytes: a line over MAX_CHANNEL_LINE_BYTES is a
  * counted skip (its bytes are passed over, not kept), the others are parsed as parseChannelLog does.
  */
@@ -126,10 +139,7 @@ export async function readChannelLog(path: string, maxLineBytes = MAX_CHANNEL_LI
       take(chunk.subarray(from));
     }
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    // as replay session words a directory target: 'cannot read channel log DIR (EISDIR)' named an errno
-    if (code === 'EISDIR') throw new UsageError(`${path}: is a directory`, 'give a channel log file');
-    throw new UsageError(`cannot read channel log ${path} (${code ?? (e as Error).message})`, 'pass a JSONL file with id, author, created_at, text per line');
+    throw channelLogError(path, e);
   }
   if (size > 0 || tooLong) end();
   return b.log();

@@ -16,6 +16,7 @@ import { TtlWhatIf, type TtlResult } from '../analyses/ttl.js';
 import { allUnpriced } from '../analyses/weigh.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
+import { channelLogError } from '../replay/channel-log.js';
 import { type ChannelReplayResult, locateChain, replaySessionFile, runChannelReplay, sessionReplayRun, topSession } from '../replay/index.js';
 import { runQuery } from '../store/queries.js';
 import { type Filters, filterParams } from '../analyses/filters.js';
@@ -51,7 +52,7 @@ async function checkReplayArgs(ctx: Context, opts: BuildOptions): Promise<void> 
       dir = fstatSync(fd).isDirectory();
       closeSync(fd);
     } catch (e) {
-      throw new UsageError(`cannot read channel log ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, 'pass a JSONL file with id, author, created_at, text per line');
+      throw channelLogError(file, e);
     }
     if (dir) throw new UsageError(`${file}: is a directory`, 'give a channel log file');
   }

@@ -112,6 +112,26 @@ test('replay session of a directory (one named x.jsonl, a session\'s <session>/)
   }
 });
 
+test('replay channel of a log that is not there, or will not open, says it as replay session says it of a transcript path', () => {
+  // it read 'cannot read channel log F (ENOENT)' where replay session read 'no such file or directory: F'
+  const dir = tempDir('cachelens-replay-chmiss-');
+  writeFileSync(join(dir, 'a.jsonl'), '');
+  symlinkSync('loop.jsonl', join(dir, 'loop.jsonl'));
+  const line = (r: { code: number | null; stderr: string }) => {
+    assert.equal(r.code, 2, r.stderr);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+    return r.stderr.trim();
+  };
+  for (const target of [join(dir, 'no-such.jsonl'), join(dir, 'a.jsonl', 'x.jsonl')]) {
+    const channel = line(cli(['replay', 'channel', target]));
+    assert.equal(channel, `cachelens: no such file or directory: ${target} (give a channel log file)`);
+    assert.equal(channel.replace(/ \(.*$/, ''), line(cli(['replay', 'session', target, '--db', ':memory:'])).replace(/ \(.*$/, ''));
+  }
+  const loop = join(dir, 'loop.jsonl');
+  assert.match(line(cli(['replay', 'channel', loop])), new RegExp(`^cachelens: ${loop}: cannot read channel log \\(ELOOP[^)]*\\)$`));
+  assert.match(line(cli(['replay', 'session', loop, '--db', ':memory:'])), new RegExp(`^cachelens: ${loop}: cannot read transcript \\(ELOOP`));
+});
+
 test('replay channel of a directory says it is one, in one line with exit 2, as replay session does (not EISDIR)', () => {
   const dir = tempDir('cachelens-replay-chdir-');
   mkdirSync(join(dir, 'c.jsonl'));
