@@ -24,6 +24,7 @@ import type { PriceTable } from '../pricing/pricing.js';
 import { type AnswerStore, AnsweredStore, type Answers, answersBaseToken, readAnswers, storeIdentity } from '../store/answers.js';
 import { type Grown, answerDelta, grownSince, pricesDigest, writeDeltaBase } from './delta.js';
 import { type FileRow, Store, outOfMemory } from '../store/store.js';
+import { refuseInLogs, rootsRead } from '../store/log-dirs.js';
 import { rememberedPrefix } from '../store/queries.js';
 import type { StoreWriter } from '../store/writer.js';
 import type { SkipReason, SkippedLine } from '../types.js';
@@ -612,6 +613,11 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
       let bytesTotal = 0;
       for (let seq = 0; seq < tasks.length; seq++) bytesTotal += tasks.bytes(seq);
       staging = bytesTotal >= (opts.stageBytes ?? STAGE_BYTES);
+      // an in-memory store stages in the temp directory (stagePrefix), which the --db check never saw:
+      // a TMPDIR inside the logs read is refused before anything is staged (or an old stage removed) there
+      if (staging && store.path === ':memory:') {
+        refuseInLogs(tmpdir(), { flag: 'the temp directory (TMPDIR)', given: tmpdir(), choose: 'TMPDIR, or a --db PATH', logRoots: rootsRead(opts.paths, opts.env ?? process.env) });
+      }
       const w = await store.writer(staging);
       writer = w;
       if (w.stageDir !== null) staged = opts.whileStaging?.(() => w.discard());

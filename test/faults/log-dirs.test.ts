@@ -7,7 +7,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, existsSync, readdirSync, symlinkSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { type RunOptions, assistant, removeDir, repoRoot, runCli, tempDir, treeHash, usage, writeLog } from './helpers.js';
 
@@ -141,4 +141,39 @@ test('the whole Claude Code directory of a default root read (~/.claude, a CLAUD
   const cfg = path.join(dir, 'cfg');
   writeLog(cfg, 'projects/-home-me-other/0a0a0a0a-0000-4000-8000-000000000002.jsonl', [assistant({ msg: 'm3', usage: usage(3, 3, 3, 3) })]);
   await refused(['summary', '--db', path.join(cfg, 's.duckdb')], inLogs('--db', path.join(cfg, 's.duckdb'), cfg), [...trees, cfg], { env: { ...env, CLAUDE_CONFIG_DIR: cfg } });
+});
+
+test('--db :memory: stages a large ingest in the temp directory: a TMPDIR inside the logs read is refused in one line, and nothing is staged there', async (t) => {
+  const { ingest } = await import('../../src/ingest/ingest.js');
+  const { UsageError } = await import('../../src/errors.js');
+  const { loadPriceTable } = await import('../../src/pricing/pricing.js');
+  const { dir, logs, env } = setup(t);
+  const saved = process.env.TMPDIR;
+  t.after(() => (saved === undefined ? delete process.env.TMPDIR : (process.env.TMPDIR = saved)));
+  const prices = loadPriceTable();
+  // stageBytes 0: this ingest stages as one of 32 MB would
+  const run = (tmp: string) => {
+    process.env.TMPDIR = tmp;
+    return ingest({ paths: [logs], env, dbPath: ':memory:', prices, workers: 1, stageBytes: 0 });
+  };
+  const before = treeHash(logs);
+  for (const tmp of [logs, path.join(logs, 'proj/tmp')]) {
+    await assert.rejects(run(tmp), (e: Error) => {
+      assert.ok(e instanceof UsageError, e.stack);
+      assert.equal(e.message, `the temp directory (TMPDIR) ${tmp} is inside the logs being read (${logs})`);
+      assert.equal(e.hint, 'cachelens never writes into log directories; choose another TMPDIR, or a --db PATH');
+      return true;
+    });
+    assert.deepEqual(treeHash(logs).entries, before.entries, `nothing staged in ${tmp}`);
+  }
+  // a temp directory elsewhere stages, reads the logs and leaves nothing behind
+  const elsewhere = path.join(dir, 'tmp');
+  mkdirSync(elsewhere);
+  const r = await run(elsewhere);
+  try {
+    assert.equal(r.stats.files, 1);
+    assert.deepEqual(readdirSync(elsewhere).filter((e) => e.startsWith('cachelens-facts-')), []);
+  } finally {
+    r.store.close();
+  }
 });
