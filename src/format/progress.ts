@@ -11,10 +11,13 @@
  *   reading 1424/2800 files, 165/179 MB, 108 MB/s, reading ETA 1 s
  * then `storing…`, `de-duplicating…`, `analysing…` until the command prints its answer (the CLI
  * clears the line first), each with its seconds once it has lasted one (`storing… 3 s`). Before the
- * reading, `listing logs…` once the walk has lasted a second. The seconds are a timer's: work that
+ * reading, `listing logs…` once the walk has lasted a second, or, while another process holds the
+ * store, `store … is in use by another process (pid N); waiting up to 10 s for it… 3 s`, which the
+ * reading, or the timeout's one-line error, replaces. The seconds are a timer's: work that
  * holds the thread long lets the event loop turn now and then (a session replay: replay/pauses.ts).
  */
 import type { Progress } from '../ingest/ingest.js';
+import { clean } from './table.js';
 
 /** Where the line is drawn: stderr (its width read at each draw, as a resized terminal changes it). */
 export interface Terminal {
@@ -34,7 +37,7 @@ const REDRAW_MS = 200;
 /** Reading time before a rate (and so an ETA) is shown: the first files' rate says little. */
 const RATE_AFTER_MS = 500;
 
-const PHASE_WORDS: Record<Exclude<Progress['phase'], 'reading'>, string> = {
+const PHASE_WORDS: Record<Exclude<Progress['phase'], 'reading' | 'waiting'>, string> = {
   listing: 'listing logs…',
   storing: 'storing…',
   deriving: 'de-duplicating…',
@@ -110,7 +113,9 @@ export function progressLine(term: Terminal, now: () => number = () => performan
       // the command's own work on the store follows (a report: ~1 s on 180 MB of logs); a run that
       // showed nothing (a warm one) shows nothing then either
       if (p.phase === 'done' && !shown) return;
-      const current = { word: PHASE_WORDS[p.phase], since: t, stop: () => {} };
+      // a wait for the store held by another process says whose and how long, with its seconds (the
+      // store's path cleaned, as the error that may replace it cleans it)
+      const current = { word: p.phase === 'waiting' ? `${clean(p.message)}…` : PHASE_WORDS[p.phase], since: t, stop: () => {} };
       phase = current;
       current.stop = ticker(() => {
         if (phase === current) drawPhase(now());

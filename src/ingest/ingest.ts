@@ -47,7 +47,9 @@ import { pushAll } from '../arrays.js';
  */
 export type Progress =
   | { phase: 'reading'; files: number; filesTotal: number; bytes: number; bytesTotal: number }
-  | { phase: 'listing' | 'storing' | 'deriving' | 'done' };
+  | { phase: 'listing' | 'storing' | 'deriving' | 'done' }
+  /** the store is held by another process: `message` says by whom and for how long this run waits */
+  | { phase: 'waiting'; message: string };
 
 export interface IngestOptions {
   paths?: string[];
@@ -363,7 +365,7 @@ function answered(opts: IngestOptions, answers: Answers, held: Answers, listing:
   // when it closes. If it has changed since the answers were read (another process wrote it), this
   // run's logs are ingested into it first, as any run's are; the question is then asked again.
   const open = async () => {
-    const store = await Store.open(opts.dbPath, { lockWaitMs: opts.lockWaitMs, onWait: opts.notice });
+    const store = await Store.open(opts.dbPath, { lockWaitMs: opts.lockWaitMs, onWait: waitingNote(opts) });
     let same: boolean;
     try {
       same = (await store.getMeta('listing_key')) === listing;
@@ -406,7 +408,7 @@ export async function ingest(opts: IngestOptions, walked?: { discovery?: Discove
   // What ingestInto plans from, handed over in this object rather than kept in a variable here:
   // it lets go of the file list once it has planned (Listing).
   const lists: Listing = {};
-  const opening = Store.open(opts.dbPath, { rebuild: opts.rebuild, lockWaitMs: opts.lockWaitMs, onWait: opts.notice }).then(async (store) => {
+  const opening = Store.open(opts.dbPath, { rebuild: opts.rebuild, lockWaitMs: opts.lockWaitMs, onWait: waitingNote(opts) }).then(async (store) => {
     const listed = await store.getMeta('listing_key').catch(() => undefined);
     // After ingestOrAnswer's walk the logs are known to have changed since the answers: nothing
     // is read ahead for a run that will forget it all. Otherwise results of up to
@@ -452,6 +454,17 @@ export async function ingest(opts: IngestOptions, walked?: { discovery?: Discove
  */
 interface Listing {
   discovery?: Discovery;
+}
+
+/**
+ * A wait for the store held by another process, as progress: on a terminal the line says it (with
+ * its seconds), and the run's next line, or the timeout's one-line error, replaces it. Without a
+ * progress line (stderr no terminal) it is not said, as no progress is: the timeout's error says
+ * the wait. It was a notice line of its own, and a timeout printed two lines saying the same.
+ */
+function waitingNote(opts: IngestOptions): ((message: string) => void) | undefined {
+  const progress = opts.progress;
+  return progress && ((message) => progress({ phase: 'waiting', message }));
 }
 
 /** An ingest's result, once its `progress` is told that it is done (not when it failed). */

@@ -703,7 +703,10 @@ export interface StoreOpenOptions {
   rebuild?: boolean;
   /** how long to wait for another process that holds the store (default 0: fail at once) */
   lockWaitMs?: number;
-  /** told once, with a one-line message, when this open starts waiting for that process */
+  /**
+   * told once, with a one-line message (no `cachelens:` in front), when this open starts waiting for
+   * that process; the CLI shows it as its progress line, which the timeout's error then replaces
+   */
   onWait?: (message: string) => void;
 }
 
@@ -715,7 +718,8 @@ const LOCK_POLL_MS = 250;
  * up to `lockWaitMs` (saying so once), then gives up with a one-line UsageError naming the holder.
  */
 async function openLocked(path: string, opts: StoreOpenOptions): Promise<DuckDBInstance> {
-  const deadline = Date.now() + (opts.lockWaitMs ?? 0);
+  const waitMs = opts.lockWaitMs ?? 0;
+  const deadline = Date.now() + waitMs;
   let told = false;
   for (;;) {
     try {
@@ -730,12 +734,13 @@ async function openLocked(path: string, opts: StoreOpenOptions): Promise<DuckDBI
       }
       const holder = /PID (\d+)/.exec(msg)?.[1];
       const who = holder ? `another process (pid ${holder})` : 'another process';
+      // the error says the wait too: it is the one line left of it (the note was the progress line)
       if (Date.now() >= deadline) {
-        throw new UsageError(`store ${path} is in use by ${who}`, 'run again when it has finished, or use --db to choose another store');
+        throw new UsageError(`store ${path} is in use by ${who}${waitMs > 0 ? `; waited ${Math.ceil(waitMs / 1000)} s for it` : ''}`, 'run again when it has finished, or use --db to choose another store');
       }
       if (!told) {
         told = true;
-        opts.onWait?.(`cachelens: store ${path} is in use by ${who}; waiting up to ${Math.ceil((deadline - Date.now()) / 1000)} s for it`);
+        opts.onWait?.(`store ${path} is in use by ${who}; waiting up to ${Math.ceil((deadline - Date.now()) / 1000)} s for it`);
       }
       await new Promise((r) => setTimeout(r, LOCK_POLL_MS));
     }

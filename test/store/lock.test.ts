@@ -1,7 +1,7 @@
 /**
  * Two cachelens processes on one store: DuckDB refuses the second writer, so the second waits
- * (saying so once on stderr) and goes on when the first is done, or gives up after
- * CACHELENS_LOCK_WAIT seconds with a one-line message and exit code 2. Nothing is corrupted.
+ * (saying so on its progress line, on a terminal) and goes on when the first is done, or gives up
+ * after CACHELENS_LOCK_WAIT seconds with a one-line message and exit code 2. Nothing is corrupted.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -55,24 +55,85 @@ test('a second process that cannot wait fails with one clear line and exit 2', a
   }
 });
 
-test('a second process waits for the first, says so, then runs on an intact store', async () => {
+test('a second process that gives up after waiting says so in one line, the wait in it (not a waiting note and then the error)', async () => {
+  const root = corpus([CONDENSE]);
+  const db = path.join(tmp(), 's.duckdb');
+  const h = await holder(db);
+  try {
+    const r = await cachelens(['summary', root, '--db', db, '--json'], { CACHELENS_LOCK_WAIT: '1' });
+    assert.equal(r.code, 2);
+    assert.equal(r.stdout, '');
+    assert.equal(r.stderr, `cachelens: store ${db} is in use by another process (pid ${h.pid}); waited 1 s for it (run again when it has finished, or use --db to choose another store)\n`);
+  } finally {
+    h.stdin!.end();
+  }
+});
+
+test('a second process waits for the first, saying nothing off a terminal (as no progress is said there), then runs on an intact store', async () => {
   const root = corpus([CONDENSE]);
   const db = path.join(tmp(), 's.duckdb');
   const alone = await cachelens(['summary', root, '--db', path.join(tmp(), 'alone.duckdb'), '--json'], {});
   assert.equal(alone.code, 0, alone.stderr);
 
   const h = await holder(db);
-  let released = false;
-  const r = await cachelens(['summary', root, '--db', db, '--json'], { CACHELENS_LOCK_WAIT: '120' }, (err) => {
-    // release the store only once the second process has said it is waiting
-    if (!released && err.includes('waiting')) {
-      released = true;
-      h.stdin!.end();
-    }
-  });
-  if (!released) h.stdin!.end();
-  assert.ok(released, `the waiting message was never printed; stderr: ${r.stderr}`);
+  // released a while after the second process starts (whether it has begun to wait then or not, it runs)
+  const release = setTimeout(() => h.stdin!.end(), 1500);
+  const r = await cachelens(['summary', root, '--db', db, '--json'], { CACHELENS_LOCK_WAIT: '120' });
+  clearTimeout(release);
+  h.stdin!.end();
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stderr, new RegExp(`in use by another process \\(pid ${h.pid}\\); waiting up to 120 s`));
+  assert.equal(r.stderr, '');
   assert.deepEqual(JSON.parse(r.stdout), JSON.parse(alone.stdout));
+});
+
+/**
+ * `node dist/cli.js …args` on a pseudo-terminal (util-linux `script`, as test/commands/progress.test.ts
+ * runs it), stdout to /dev/null; `onScreen` sees what the terminal has received so far.
+ */
+function onTerminal(args: string[], env: Record<string, string>, onScreen?: (screen: string) => void): Promise<{ code: number | null; screen: string }> {
+  const q = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
+  const command = ['stty cols 400 rows 50;', 'exec', q(process.execPath), q(cli), ...args.map(q), '> /dev/null'].join(' ');
+  const p = spawn('script', ['-q', '-e', '-c', command, '/dev/null'], { env: { ...process.env, NO_COLOR: '1', TERM: 'xterm', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  let screen = '';
+  p.stdout.setEncoding('utf8').on('data', (d: string) => {
+    screen += d;
+    onScreen?.(screen);
+  });
+  return new Promise((resolve) => p.on('close', (code) => resolve({ code, screen: screen.replaceAll('\r\n', '\n') })));
+}
+
+/** The progress line's draws ("\r<text>\e[K"), and the lines written whole (ended by a newline). */
+const drawn = (screen: string) => [...screen.matchAll(/\r([^\r\n\u001b]*)\u001b\[K/g)].map((m) => m[1]);
+const written = (screen: string) => screen.replace(/\r[^\r\n\u001b]*\u001b\[K/g, '').split('\n').filter(Boolean);
+
+test('on a terminal, the wait is the progress line (with its seconds): the run\'s reading replaces it, or the timeout\'s one error line does', async () => {
+  const root = corpus([CONDENSE]);
+  const db = path.join(tmp(), 's.duckdb');
+  const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const h = await holder(db);
+  let released = false;
+  try {
+    const gaveUp = await onTerminal(['summary', root, '--db', db, '--json'], { CACHELENS_LOCK_WAIT: '1' });
+    assert.equal(gaveUp.code, 2, gaveUp.screen);
+    assert.ok(drawn(gaveUp.screen).some((l) => l.startsWith(`store ${db} is in use by another process (pid ${h.pid}); waiting up to 1 s for it…`)), JSON.stringify(gaveUp.screen));
+    assert.deepEqual(written(gaveUp.screen), [`cachelens: store ${db} is in use by another process (pid ${h.pid}); waited 1 s for it (run again when it has finished, or use --db to choose another store)`]);
+    assert.ok(gaveUp.screen.slice(0, gaveUp.screen.indexOf('cachelens:')).endsWith('\r\u001b[K'), 'the line is erased before the error');
+
+    const waited = await onTerminal(['summary', root, '--db', db, '--json'], { CACHELENS_LOCK_WAIT: '120' }, (screen) => {
+      // released once the line says the run waits
+      if (!released && screen.includes('waiting up to')) {
+        released = true;
+        h.stdin!.end();
+      }
+    });
+    assert.ok(released, `the wait was never shown: ${JSON.stringify(waited.screen)}`);
+    assert.equal(waited.code, 0, waited.screen);
+    const lines = drawn(waited.screen);
+    const at = lines.findIndex((l) => new RegExp(`^store ${esc(db)} is in use by another process \\(pid ${h.pid}\\); waiting up to 120 s for it…( \\d+ s)?$`).test(l));
+    assert.ok(at >= 0, JSON.stringify(lines));
+    assert.ok(lines.slice(at + 1).some((l) => l.startsWith('reading ')), 'the reading replaces it');
+    assert.deepEqual(written(waited.screen), [], 'nothing of the wait is left on the terminal');
+  } finally {
+    if (!released) h.stdin!.end();
+  }
 });
