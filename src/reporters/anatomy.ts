@@ -64,7 +64,7 @@ export function formatAnatomy(result: AnatomyResult, options: FormatAnatomyOptio
         ['  1h writes', weightCell(t, t.components.write1h), null, null],
         ['  reads', weightCell(t, t.components.read), null, null],
         ['  output', weightCell(t, t.components.output), null, null],
-        ['waste (rewrites beyond a read)', weightCell(t, t.waste_weight), cost({ ...t, usd: t.waste_usd }), t.weight > 0 ? pct(t.waste_weight / t.weight) : '—'],
+        ['waste (rewrites beyond a read)', weightCell(t, t.waste_weight), cost({ ...t, usd: t.waste_usd }), t.weight > 0 ? `${pct(t.waste_weight / t.weight)} of weight` : '—'],
         ['hit ratio Σr/ΣP', null, null, pct(t.hit_ratio)],
         ['write:read weight', null, null, t.write_read_ratio === null ? '—' : `${t.write_read_ratio.toFixed(2)} : 1`],
       ],
