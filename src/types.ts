@@ -108,6 +108,8 @@ export interface AttachmentRecord {
   bytes: number;
   hash: string;
   round: number;
+  /** the line's `uuid` (null when it has none): a resumed session's transcript repeats it with the line */
+  uuid: string | null;
 }
 
 export interface SkippedLine {

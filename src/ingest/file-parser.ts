@@ -465,6 +465,7 @@ export class FileParser {
       bytes,
       hash,
       round: 0,
+      uuid: str(l.uuid),
     });
   }
 

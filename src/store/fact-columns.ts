@@ -22,7 +22,7 @@ export const FACT_COLUMNS = {
   spawns: ['int', 'text', 'text', 'text', 'text', 'text'],
   agent_links: ['int', 'text', 'text', 'text'],
   sidechain_roots: ['int', 'text', 'text'],
-  attachments: ['int', 'text', 'int', 'double', 'text', 'int', 'text', 'int'],
+  attachments: ['int', 'text', 'int', 'double', 'text', 'int', 'text', 'int', 'text'],
   chain_events: ['int', 'text', 'int', 'double', 'text', 'text'],
   line_counts: ['int', 'text', 'text', 'int'],
   skipped: ['int', 'int', 'text', 'text'],
@@ -152,6 +152,7 @@ export function encodeFacts(x: FileFacts): FactColumns {
       (c[5] as Int32Array)[i] = a.bytes;
       (c[6] as string[])[i] = a.hash;
       (c[7] as Int32Array)[i] = a.round;
+      (c[8] as (string | null)[])[i] = a.uuid ?? null;
     }),
   );
   set(

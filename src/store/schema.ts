@@ -33,9 +33,11 @@
  * usage but no data.agentId is an invalid_usage skip; a store read before dropped it unreported. 19: requests.prompt is a
  * BIGINT: in + w + r of fields each under 10⁹ passes an INTEGER, whose sum failed every command. 20: requests.ts is
  * made from whole microseconds; to_timestamp(t / 1000) read 9999-06-01T12:00:00.110Z as .109. 21: a user line whose
- * content is an object opens no round (as a number does not); a store read before counted it a prompt.)
+ * content is an object opens no round (as a number does not); a store read before counted it a prompt. 22: attachments keep
+ * their line's uuid, and attachment_copies names those a resumed session's transcript repeats; a store read before counted
+ * them in both chains.)
  */
-export const SCHEMA_VERSION = 21;
+export const SCHEMA_VERSION = 22;
 
 export const FACT_TABLES = [
   'observations',
@@ -70,7 +72,8 @@ CREATE TABLE IF NOT EXISTS spawns (
 CREATE TABLE IF NOT EXISTS agent_links (file_id INTEGER, session_id VARCHAR, tool_use_id VARCHAR, agent_id VARCHAR);
 CREATE TABLE IF NOT EXISTS sidechain_roots (file_id INTEGER, chain_id VARCHAR, prompt_hash VARCHAR);
 CREATE TABLE IF NOT EXISTS attachments (
-  file_id INTEGER, chain_id VARCHAR, line INTEGER, t DOUBLE, type VARCHAR, bytes INTEGER, hash VARCHAR, round INTEGER);
+  file_id INTEGER, chain_id VARCHAR, line INTEGER, t DOUBLE, type VARCHAR, bytes INTEGER, hash VARCHAR, round INTEGER, uuid VARCHAR);
+CREATE TABLE IF NOT EXISTS attachment_copies (file_id INTEGER, line INTEGER);
 CREATE TABLE IF NOT EXISTS chain_events (file_id INTEGER, chain_id VARCHAR, line INTEGER, t DOUBLE, kind VARCHAR, detail VARCHAR);
 CREATE TABLE IF NOT EXISTS line_counts (file_id INTEGER, type VARCHAR, subtype VARCHAR, n INTEGER);
 CREATE TABLE IF NOT EXISTS skipped (file_id INTEGER, line INTEGER, reason VARCHAR, detail VARCHAR);
@@ -299,6 +302,37 @@ FROM priced) request_row`;
 export const DERIVE_CHAINS = `
 CREATE OR REPLACE TABLE chains AS
 ${chainsSelect('', 'row_number() OVER (ORDER BY path)')};
+`;
+
+/**
+ * The attachment rows of the files in scope that repeat another's line (SPEC §1.6 with §1.3's
+ * de-dup): Claude Code's transcript of a resumed session starts with copies of the session it
+ * resumes, each line with its `uuid` (every line of a real transcript has its own; a copy keeps
+ * it, as the copied lines' `parentUuid`s still name them). Of the rows of one uuid the first by
+ * time, then path, then line (the order a request's copies of one rank go by, BEST_COPY_ORDER)
+ * is the attachment; the others are listed here, and every reader of attachments leaves them out
+ * (the scoped `attachments` view, the analyses' events, skill_listing_by_agent_type.sql). A line
+ * without a uuid is no copy of anything.
+ * Example: A's skill_listing at 10:00 (line 2) and its copy in B's transcript at 11:00 (line 2):
+ * B's row is listed, so the listing counts once, in A's chain, and is no re-attachment of B's.
+ * Derived again whole by every derive, touched or not (the copies of a new transcript may be of
+ * any file's lines), and written only where it changed: every attachment in scope is grouped by
+ * uuid once and only those whose uuid occurs twice are ordered. The 100 MB sample corpus holds
+ * 3,412 attachments, so ~34,000 a GB: on one thread 6 – 10 ms for 34,000 random uuids, 40 – 240 ms
+ * for 340,000 (a shared machine; repeated runs). An append run answered without the store
+ * (delta.ts) derives nothing, so it pays none of it.
+ */
+export const DERIVE_ATTACHMENT_COPIES = `
+CREATE OR REPLACE TEMP TABLE fresh_copies AS
+WITH a AS (SELECT file_id, line, t, uuid FROM attachments JOIN scope USING (file_id) WHERE uuid IS NOT NULL),
+twice AS (SELECT uuid FROM a GROUP BY uuid HAVING count(*) > 1)
+SELECT file_id, line FROM (
+  SELECT a.file_id, a.line, row_number() OVER (PARTITION BY a.uuid ORDER BY a.t, f.path, a.line) AS n
+  FROM a JOIN twice USING (uuid) JOIN files f USING (file_id))
+WHERE n > 1;
+DELETE FROM attachment_copies c WHERE NOT EXISTS (SELECT 1 FROM fresh_copies f WHERE f.file_id = c.file_id AND f.line = c.line);
+INSERT INTO attachment_copies SELECT * FROM fresh_copies EXCEPT SELECT * FROM attachment_copies;
+DROP TABLE fresh_copies;
 `;
 
 /** A session the last ingest touched (see DERIVE_TOUCHED_REQUESTS); chains without a session always are. */

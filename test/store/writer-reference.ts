@@ -118,6 +118,7 @@ export class ReferenceWriter {
       at.appendInteger(a.bytes);
       at.appendVarchar(a.hash);
       at.appendInteger(a.round);
+      nullable(at, a.uuid);
       at.endRow();
     }
     const ev = this.apps.chain_events;

@@ -60,7 +60,7 @@ function awkward(fileId: number): FileFacts {
     spawns: [{ sessionId: 's', toolUseId: 't\u0000', requestedType: null, spawnName: 'é', promptHash: null }],
     links: [{ sessionId: 's', toolUseId: 't', agentId: 'a\ud800' }],
     sidechainRoots: [{ chainId: 'c', promptHash: null }],
-    attachments: [{ chainId: 'c', fileId, line: 3, t: 0.1 + 0.2, type: 'skill_listing', bytes: 12, hash: 'h', round: 1 }],
+    attachments: [{ chainId: 'c', fileId, line: 3, t: 0.1 + 0.2, type: 'skill_listing', bytes: 12, hash: 'h', round: 1, uuid: 'u-3' }],
     // a text longer than the staging buffer (1 MB) is written on its own; a row longer than
     // DuckDB's CSV reader takes by default (2 MiB) has the loader told the longest row
     events: [

@@ -1,0 +1,108 @@
+/**
+ * A resumed session's transcript starts with copies of the lines of the session it resumes (same
+ * `uuid`, same `message.id` and `requestId`). Its copied requests count once (SPEC §1.3); so must
+ * its copied attachments (SPEC §1.6): in the chain they were first written in, not in both.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { appendFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { crosstab } from '../../src/analyses/crosstab.js';
+import { loadChains } from '../../src/analyses/load-chains.js';
+import { usePortableViews } from '../../src/store/portable.js';
+import { runQuery } from '../../src/store/queries.js';
+import { assistant, userPrompt, writeCorpus } from '../helpers/corpus.js';
+import { type Dump, dump, run, runAndDump, tmp } from './helpers.js';
+
+const A = '5e55104e-0000-4000-8000-00000000000a';
+const B = '5e55104e-0000-4000-8000-00000000000b';
+const at = (min: number) => new Date(Date.parse('2026-03-01T10:00:00Z') + min * 60_000).toISOString();
+const attachment = (session: string, t: string, uuid: string, type: string, content: string) => ({
+  type: 'attachment', sessionId: session, timestamp: t, cwd: '/work/demo', uuid, attachment: { type, content },
+});
+
+/** A: 2 rounds, each opened by a skill_listing and a todo_reminder. */
+function sessionA(): Record<string, unknown>[] {
+  return [
+    attachment(A, at(0), 'att-1', 'skill_listing', 'skills: a, b'),
+    userPrompt(A, at(0.1), 'first'),
+    assistant({ session: A, msg: 'msg_a1', t: at(0.2), u: { in: 10, w5: 1000, out: 5 } }),
+    attachment(A, at(1), 'att-2', 'todo_reminder', 'todo: x'),
+    userPrompt(A, at(1.1), 'second'),
+    assistant({ session: A, msg: 'msg_a2', t: at(1.2), u: { in: 10, r: 1000, w5: 100, out: 5 } }),
+  ];
+}
+
+/**
+ * B resumes A: A's lines again (sessionId B, `shift` minutes later, uuids and ids kept), then a
+ * round of its own with a new attachment.
+ */
+function sessionB(shift: number): Record<string, unknown>[] {
+  const copies = sessionA().map((l) => ({ ...l, sessionId: B, timestamp: at((Date.parse(l.timestamp as string) - Date.parse(at(0))) / 60_000 + shift) }));
+  return [
+    ...copies,
+    attachment(B, at(shift + 5), 'att-3', 'todo_reminder', 'todo: y'),
+    userPrompt(B, at(shift + 5.1), 'third'),
+    assistant({ session: B, msg: 'msg_b1', t: at(shift + 5.2), u: { in: 10, r: 1100, w5: 50, out: 5 } }),
+  ];
+}
+
+for (const [label, shift] of [['copies an hour later', 60], ['copies with their first times', 0]] as const) {
+  test(`a resumed session's copies of the earlier one's attachments count once, in the chain of their first copy (${label})`, async () => {
+    const root = writeCorpus({ [`projects/-work-demo/${A}.jsonl`]: sessionA(), [`projects/-work-demo/${B}.jsonl`]: sessionB(shift) });
+    const r = await run([root], path.join(tmp(), 's.duckdb'));
+    try {
+      const requests = await r.store.all(`SELECT chain_id, count(*)::INTEGER AS n FROM requests GROUP BY ALL ORDER BY chain_id`);
+      assert.deepEqual(requests.map((q) => [q.chain_id, q.n]), [[A, 2], [B, 1]], 'the requests as SPEC §1.3 counts them');
+
+      const chains = await loadChains(r.store, { timezone: 'UTC', since: null, until: null, project: null });
+      const events = new Map(chains.map((c) => [c.chainId, (c.events ?? []).filter((e) => e.kind === 'attachment').map((e) => e.detail)]));
+      assert.deepEqual(events.get(A), ['skill_listing', 'todo_reminder'], 'the analyses (anatomy, what-ifs, report) see A\'s attachments in A');
+      assert.deepEqual(events.get(B), ['todo_reminder'], 'and only B\'s own in B');
+
+      const skills = await runQuery(r.store, 'skill_listing_by_agent_type', {});
+      assert.deepEqual(skills.map((x) => [x.agent_type, x.chains, x.skill_listings]), [['main', 2, 1]], 'one skill_listing, not two');
+
+      const copies = (await dump(r.store)).attachments.filter((a) => a.copy).map((a) => [path.basename(String(a.file)), a.line]);
+      assert.deepEqual(copies, [[`${B}.jsonl`, 1], [`${B}.jsonl`, 4]], 'the store names the copies');
+
+      await usePortableViews(r.store);
+      const vs = new Map((await runQuery(r.store, 'attachments_vs_rounds', {})).map((x) => [x.chain_id, x]));
+      assert.deepEqual([vs.get(A)?.attachments, vs.get(A)?.skill_listing], [2, 1]);
+      assert.deepEqual([vs.get(B)?.attachments, vs.get(B)?.skill_listing], [1, 0]);
+      const re = await runQuery(r.store, 'reattachments', {});
+      assert.deepEqual(re.map((x) => [x.type, x.attachments, x.reattachments]), [['skill_listing', 1, 0], ['todo_reminder', 2, 0]], 'no copy counts as sent twice');
+      const bySession = await crosstab(r.store, { rows: 'session', cols: 'skill_listing', measure: 'chains', timezone: 'UTC' });
+      const cells = bySession.cells.filter((c) => c.row !== null && c.col !== null && Number(c.value) > 0).map((c) => [String(c.row), String(c.col)]);
+      assert.deepEqual(cells.sort(), [[A, '1'], [B, '0']], 'the cross-tab puts the listing in A\'s chain only');
+      const again = await crosstab(r.store, { rows: 'kind', cols: 'skill_listing', measure: 'reattachments', timezone: 'UTC' });
+      assert.equal(again.cells.find((c) => c.row === null && c.col === null)?.value, 0, 'and counts no re-attachment');
+
+    } finally {
+      r.store.close();
+    }
+  });
+}
+
+test('an append run names the same copies as a rebuilt store: B added after A, then appended to, then A gone', async () => {
+  const root = writeCorpus({ [`projects/-work-demo/${A}.jsonl`]: sessionA() });
+  const db = path.join(tmp(), 's.duckdb');
+  const b = sessionB(60);
+  const fileB = path.join(root, `projects/-work-demo/${B}.jsonl`);
+  const steps: [string, () => void][] = [
+    ['A alone', () => {}],
+    ['B added, its copies only', () => writeFileSync(fileB, b.slice(0, 6).map((l) => JSON.stringify(l) + '\n').join(''))],
+    ['B appended to', () => appendFileSync(fileB, b.slice(6).map((l) => JSON.stringify(l) + '\n').join(''))],
+    ['A gone: B\'s copies are the attachments now', () => rmSync(path.join(root, `projects/-work-demo/${A}.jsonl`))],
+  ];
+  const copiesIn = (d: Dump) => d.attachments.filter((a) => a.copy).length;
+  const seen: number[] = [];
+  for (const [what, change] of steps) {
+    change();
+    const kept = await runAndDump([root], db);
+    const rebuilt = await runAndDump([root], path.join(tmp(), 'fresh.duckdb'));
+    assert.deepEqual(kept.dump, rebuilt.dump, what);
+    seen.push(copiesIn(kept.dump));
+  }
+  assert.deepEqual(seen, [0, 2, 2, 0]);
+});
