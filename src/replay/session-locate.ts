@@ -20,6 +20,12 @@ export interface LocatedChain {
    * chain's requests and keeps their messages (they are in its prompt).
    */
   elsewhere: string[];
+  /**
+   * This chain's requests the store knows only from `agent_progress` copies in the parent's
+   * transcript (SPEC §1.3: the lowest-ranked copy, best only where no other copy was read): the
+   * chain's own transcript does not hold them, so the replay cannot replay them.
+   */
+  progress_only: number;
 }
 
 /**
@@ -34,7 +40,18 @@ export async function locateChain(store: Store, id: string, chain?: string): Pro
      WHERE o.chain_id = $chain AND r.chain_id <> $chain ORDER BY o.key`,
     { chain: found.chain_id },
   );
-  return { ...found, elsewhere: elsewhere.map((r) => r.key as string) };
+  const [{ progress_only }] = await store.all(`SELECT count(*)::INTEGER AS progress_only FROM requests WHERE chain_id = $chain AND rank = 0`, { chain: found.chain_id });
+  const only = progress_only as number;
+  // a subagent seen only through the copies its parent's transcript holds (its agent-<id>.jsonl
+  // not among the logs read): the copies leave out some of its messages (the real logs' copies hold
+  // none of its text replies), so what the replay would rebuild from them is not what it sent
+  if (found.requests > 0 && only === found.requests) {
+    throw new UsageError(
+      `chain ${found.chain_id} is known only from the agent_progress copies in ${found.path} (${only === 1 ? 'its 1 request' : `its ${only} requests`}): its own transcript${found.agent_id ? ` (subagents/agent-${found.agent_id}.jsonl)` : ''} is not among the logs read, and the copies leave out some of its messages (its text replies)`,
+      'read the logs with the subagent\'s transcript, or replay the session\'s main chain',
+    );
+  }
+  return { ...found, elsewhere: elsewhere.map((r) => r.key as string), progress_only: only };
 }
 
 async function findChain(store: Store, id: string, chain?: string): Promise<Omit<LocatedChain, 'elsewhere'>> {

@@ -1,0 +1,64 @@
+/**
+ * `progress` lines and the session replay. A parent's `agent_progress` lines repeat its subagents'
+ * messages: no part of the parent's context (the replay reads none of them), and too few of the
+ * subagent's messages to rebuild it from. A subagent the store knows only from them is said so in
+ * one line.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { cli, tempDir, writeCorpus } from '../helpers/corpus.js';
+import { MAROT_DOV, MAROT_DOV_MAIN, realLogs } from '../store/helpers.js';
+
+const SESSION = '4d5611e5-241a-462a-8d15-5122611a9569';
+const AGENT = 'a2898e3';
+const AGENT_FILE = `${MAROT_DOV}/${SESSION}/subagents/agent-${AGENT}.jsonl`;
+const real = (rel: string) => readFileSync(path.join(realLogs, rel), 'utf8');
+
+/** The store's requests of the subagent chain, over the logs under `root`. */
+function storedRequests(root: string): number {
+  const q = path.join(tempDir(), 'q.sql');
+  writeFileSync(q, `SELECT requests FROM chains WHERE agent_id = '${AGENT}'`);
+  const r = cli(['query', q, root, '--db', ':memory:', '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  return JSON.parse(r.stdout).rows[0].requests;
+}
+
+test('a subagent known only from its parent\'s agent_progress copies is not replayed: one line says why, not "no such chain"', () => {
+  // the main transcript without its subagents/ directory
+  const root = writeCorpus({ [MAROT_DOV_MAIN]: real(MAROT_DOV_MAIN) });
+  const n = storedRequests(root);
+  assert.ok(n > 0, 'the store counts the subagent\'s requests from the copies');
+  const r = cli(['replay', 'session', SESSION, root, '--db', ':memory:', '--chain', AGENT, '--strategy', 'recorded']);
+  assert.equal(r.code, 2, r.stderr);
+  assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+  assert.match(r.stderr, new RegExp(`chain ${SESSION}:${AGENT} is known only from the agent_progress copies in \\S+${SESSION}\\.jsonl \\(its ${n} requests\\): its own transcript \\(subagents/agent-${AGENT}\\.jsonl\\) is not among the logs read`));
+  const report = cli(['report', root, '--db', ':memory:', '--session', `${SESSION}:${AGENT}`, '--out', path.join(tempDir(), 'r.html')]);
+  assert.match(report.stderr + report.stdout, /is known only from the agent_progress copies/, 'report --session says the same');
+});
+
+test('a main chain whose transcript has agent_progress lines replays the same context as without them', () => {
+  const text = real(MAROT_DOV_MAIN);
+  const all = text.split('\n').filter(Boolean);
+  const without = all.filter((l) => JSON.parse(l).type !== 'progress');
+  assert.ok(all.length - without.length >= 60, 'the transcript has its progress lines');
+  const dir = tempDir();
+  const a = path.join(dir, 'with', `${SESSION}.jsonl`);
+  const b = path.join(dir, 'without', `${SESSION}.jsonl`);
+  writeCorpus({ [`with/${SESSION}.jsonl`]: text, [`without/${SESSION}.jsonl`]: without.join('\n') + '\n' }, dir);
+  const replay = (file: string) => {
+    const r = cli(['replay', 'session', file, '--strategy', 'recorded', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    return JSON.parse(r.stdout);
+  };
+  const x = replay(a);
+  const y = replay(b);
+  assert.equal(x.chain.requests, 139);
+  // line numbers differ (the progress lines are gone); everything the context is made of does not
+  const turns = (d: any) => d.turns.map(({ line: _line, ...t }: { line: number }) => t);
+  assert.deepEqual(turns(x), turns(y));
+  assert.deepEqual(x.calibration, y.calibration);
+  assert.deepEqual(x.strategies, y.strategies);
+  assert.deepEqual({ ...x.chain, file: null, skipped: null }, { ...y.chain, file: null, skipped: null });
+});
