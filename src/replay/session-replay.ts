@@ -48,6 +48,8 @@ export interface SessionReplayOptions {
   tokenizer?: SegmentTokenizer;
   /** how the replay lets the event loop turn as it works (default: every 100 ms, pauses.ts) */
   pause?: Pause;
+  /** requests the store knows for this chain only from agent_progress copies in its parent's transcript (LocatedChain.progress_only) */
+  progressOnly?: number;
 }
 
 export interface SessionReplayResult {
@@ -60,6 +62,8 @@ export interface SessionReplayResult {
     requests: number;
     /** requests of this chain's transcript the store attributes to another chain (a resumed session's copies): left out of `requests` */
     copied_requests: number;
+    /** requests the store counts for this chain that only agent_progress copies in the parent's transcript hold: not in its transcript, not replayed */
+    progress_only_requests: number;
     rounds: number;
     compactions: number;
     attachments: number;
@@ -163,6 +167,7 @@ export async function replayChain(chain: TranscriptChain, opts: SessionReplayOpt
       kind: rc.chainKind,
       requests: rc.requests.length,
       copied_requests: chain.copied,
+      progress_only_requests: opts.progressOnly ?? 0,
       rounds: rc.rounds,
       compactions: rc.compactions,
       attachments: rc.events.filter((e) => e.kind === 'message' && e.attachment).length,

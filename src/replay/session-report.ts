@@ -58,6 +58,11 @@ export function formatSessionReplay(r: SessionReplayResult, opts: { color?: bool
     const [them, their] = c.copied_requests === 1 ? ['it', 'its'] : ['them', 'their'];
     out.push(`${fmtCount(c.copied_requests, 'copied request')} left out: this transcript repeats ${them} from another chain (a resumed session), where the store counts ${them}; ${their} messages stay in the context`);
   }
+  // a subagent's requests that only the parent's agent_progress copies hold (its transcript was cut short)
+  if (c.progress_only_requests) {
+    const them = c.progress_only_requests === 1 ? 'it' : 'them';
+    out.push(`${fmtCount(c.progress_only_requests, 'request')} of this chain not replayed: only agent_progress copies in the parent's transcript hold ${them} (the store counts ${them}), this chain's transcript does not`);
+  }
   const conv = cal.conversation;
   // (the fidelity is recorded's: without it, none is measured on any request)
   if (conv?.scale != null) {
@@ -133,7 +138,7 @@ export function sessionReplayRun(r: SessionReplayResult): ReplayRun {
   const conv = r.calibration.conversation;
   return {
     kind: 'session',
-    title: `${r.chain.kind} chain ${r.chain.chain_id} (${fmtCount(r.chain.requests, 'request')}${r.chain.copied_requests ? `; ${fmtCount(r.chain.copied_requests, 'copied request')} of a resumed session left out` : ''})`,
+    title: `${r.chain.kind} chain ${r.chain.chain_id} (${fmtCount(r.chain.requests, 'request')}${r.chain.copied_requests ? `; ${fmtCount(r.chain.copied_requests, 'copied request')} of a resumed session left out` : ''}${r.chain.progress_only_requests ? `; ${fmtCount(r.chain.progress_only_requests, 'request')} only agent_progress copies hold not replayed` : ''})`,
     strategies,
     ...(f ? { fidelity: { requests: f.prompt.n, from: f.from, medianRelError: f.prompt.median_rel_error, p90RelError: f.prompt.p90_rel_error } } : {}),
     ...(conv ? { calibration: { k: conv.k, scale: conv.scale, heldOutFrom: conv.held_out_from, reason: conv.reason } } : {}),

@@ -477,7 +477,7 @@ async function sessionRun(ctx: Context, id: string, calibrate: number): Promise<
   // `top`: the most expensive session in scope, as `sessions` ranks them
   const want = id === 'top' ? await topSession(ctx.store, IN_SCOPE, filterParams(ctx.filters)) : id;
   const chain = await locateChain(ctx.store, want);
-  return sessionReplayRun(await replaySessionFile(chain.path, { chain: chain.chain_id, elsewhere: chain.elsewhere, prices: ctx.prices, calibrate }));
+  return sessionReplayRun(await replaySessionFile(chain.path, { chain: chain.chain_id, elsewhere: chain.elsewhere, progressOnly: chain.progress_only, prices: ctx.prices, calibrate }));
 }
 
 async function channelRun(file: string): Promise<ReplayRun> {

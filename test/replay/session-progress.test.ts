@@ -2,7 +2,7 @@
  * `progress` lines and the session replay. A parent's `agent_progress` lines repeat its subagents'
  * messages: no part of the parent's context (the replay reads none of them), and too few of the
  * subagent's messages to rebuild it from. A subagent the store knows only from them is said so in
- * one line.
+ * one line; requests that only they hold, beside a subagent transcript cut short, are counted.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -36,6 +36,38 @@ test('a subagent known only from its parent\'s agent_progress copies is not repl
   assert.match(r.stderr, new RegExp(`chain ${SESSION}:${AGENT} is known only from the agent_progress copies in \\S+${SESSION}\\.jsonl \\(its ${n} requests\\): its own transcript \\(subagents/agent-${AGENT}\\.jsonl\\) is not among the logs read`));
   const report = cli(['report', root, '--db', ':memory:', '--session', `${SESSION}:${AGENT}`, '--out', path.join(tempDir(), 'r.html')]);
   assert.match(report.stderr + report.stdout, /is known only from the agent_progress copies/, 'report --session says the same');
+});
+
+test('a subagent transcript cut short: the requests only the parent\'s agent_progress copies hold are counted, not replayed', () => {
+  const lines = real(AGENT_FILE).split('\n');
+  // the subagent file up to the line after its 5th distinct response
+  const ids: string[] = [];
+  let cut = 0;
+  for (const [i, l] of lines.entries()) {
+    if (!l) continue;
+    const id = JSON.parse(l).message?.id;
+    if (id && !ids.includes(id)) ids.push(id);
+    if (ids.length === 6) break;
+    cut = i + 1;
+  }
+  const root = writeCorpus({ [MAROT_DOV_MAIN]: real(MAROT_DOV_MAIN), [AGENT_FILE]: lines.slice(0, cut).join('\n') + '\n' });
+  const n = storedRequests(root);
+  const r = cli(['replay', 'session', SESSION, root, '--db', ':memory:', '--chain', AGENT, '--strategy', 'recorded', '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  const d = JSON.parse(r.stdout);
+  assert.equal(d.chain.requests, 5);
+  assert.ok(d.chain.progress_only_requests > 0);
+  assert.equal(d.chain.requests + d.chain.progress_only_requests, n, 'what is replayed and what is counted apart are the store\'s requests');
+  const text = cli(['replay', 'session', SESSION, root, '--db', ':memory:', '--chain', AGENT, '--strategy', 'recorded']);
+  assert.equal(text.code, 0, text.stderr);
+  assert.ok(
+    text.stdout.includes(`${d.chain.progress_only_requests} requests of this chain not replayed: only agent_progress copies in the parent's transcript hold them (the store counts them), this chain's transcript does not`),
+    text.stdout,
+  );
+  // the whole transcript: none left out
+  const whole = cli(['replay', 'session', SESSION, path.join(realLogs, MAROT_DOV), '--db', ':memory:', '--chain', AGENT, '--strategy', 'recorded', '--json']);
+  assert.equal(whole.code, 0, whole.stderr);
+  assert.equal(JSON.parse(whole.stdout).chain.progress_only_requests, 0);
 });
 
 test('a main chain whose transcript has agent_progress lines replays the same context as without them', () => {
