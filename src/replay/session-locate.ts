@@ -3,6 +3,7 @@
  * replays; the store records where they are). A session is named by its id or a unique prefix;
  * its main chain is replayed unless a chain is asked for.
  */
+import { basename } from 'node:path';
 import { UsageError } from '../errors.js';
 import type { Store } from '../store/store.js';
 
@@ -40,14 +41,22 @@ export async function locateChain(store: Store, id: string, chain?: string): Pro
      WHERE o.chain_id = $chain AND r.chain_id <> $chain ORDER BY o.key`,
     { chain: found.chain_id },
   );
-  const [{ progress_only }] = await store.all(`SELECT count(*)::INTEGER AS progress_only FROM requests WHERE chain_id = $chain AND rank = 0`, { chain: found.chain_id });
+  const [{ progress_only, parent }] = await store.all(
+    `SELECT count(*)::INTEGER AS progress_only, min(f.path) AS parent FROM requests r JOIN files f USING (file_id) WHERE r.chain_id = $chain AND r.rank = 0`,
+    { chain: found.chain_id },
+  );
   const only = progress_only as number;
   // a subagent seen only through the copies its parent's transcript holds (its agent-<id>.jsonl
-  // not among the logs read): the copies leave out some of its messages (the real logs' copies hold
-  // none of its text replies), so what the replay would rebuild from them is not what it sent
+  // not among the logs read, or holding none of its requests): the copies leave out some of its
+  // messages (the real logs' copies hold none of its text replies), so what the replay would
+  // rebuild from them is not what it sent
   if (found.requests > 0 && only === found.requests) {
+    const own = found.agent_id !== null && basename(found.path) === `agent-${found.agent_id}.jsonl`;
+    const transcript = own
+      ? `its transcript ${found.path} holds none of them`
+      : `its own transcript${found.agent_id ? ` (subagents/agent-${found.agent_id}.jsonl)` : ''} is not among the logs read`;
     throw new UsageError(
-      `chain ${found.chain_id} is known only from the agent_progress copies in ${found.path} (${only === 1 ? 'its 1 request' : `its ${only} requests`}): its own transcript${found.agent_id ? ` (subagents/agent-${found.agent_id}.jsonl)` : ''} is not among the logs read, and the copies leave out some of its messages (its text replies)`,
+      `chain ${found.chain_id} is known only from the agent_progress copies in ${String(parent)} (${only === 1 ? 'its 1 request' : `its ${only} requests`}): ${transcript}, and the copies leave out some of its messages (its text replies)`,
       'read the logs with the subagent\'s transcript, or replay the session\'s main chain',
     );
   }

@@ -35,7 +35,14 @@ test('a subagent known only from its parent\'s agent_progress copies is not repl
   assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
   assert.match(r.stderr, new RegExp(`chain ${SESSION}:${AGENT} is known only from the agent_progress copies in \\S+${SESSION}\\.jsonl \\(its ${n} requests\\): its own transcript \\(subagents/agent-${AGENT}\\.jsonl\\) is not among the logs read`));
   const report = cli(['report', root, '--db', ':memory:', '--session', `${SESSION}:${AGENT}`, '--out', path.join(tempDir(), 'r.html')]);
-  assert.match(report.stderr + report.stdout, /is known only from the agent_progress copies/, 'report --session says the same');
+  assert.equal(report.code, 2, report.stderr);
+  assert.match(report.stderr, /is known only from the agent_progress copies/, 'report --session says the same');
+  // its transcript is there but stops before its first response: it holds none of them
+  const started = writeCorpus({ [MAROT_DOV_MAIN]: real(MAROT_DOV_MAIN), [AGENT_FILE]: real(AGENT_FILE).split('\n')[0] + '\n' });
+  const none = cli(['replay', 'session', SESSION, started, '--db', ':memory:', '--chain', AGENT, '--strategy', 'recorded']);
+  assert.equal(none.code, 2, none.stderr);
+  assert.equal(none.stderr.trim().split('\n').length, 1, none.stderr);
+  assert.match(none.stderr, new RegExp(`is known only from the agent_progress copies in \\S+${SESSION}\\.jsonl \\(its ${n} requests\\): its transcript \\S+agent-${AGENT}\\.jsonl holds none of them`));
 });
 
 test('a subagent transcript cut short: the requests only the parent\'s agent_progress copies hold are counted, not replayed', () => {
