@@ -11,7 +11,7 @@ import { crosstab } from '../../src/analyses/crosstab.js';
 import { loadChains } from '../../src/analyses/load-chains.js';
 import { usePortableViews } from '../../src/store/portable.js';
 import { runQuery } from '../../src/store/queries.js';
-import { assistant, userPrompt, writeCorpus } from '../helpers/corpus.js';
+import { assistant, cli, userPrompt, writeCorpus } from '../helpers/corpus.js';
 import { type Dump, dump, run, runAndDump, tmp } from './helpers.js';
 
 const A = '5e55104e-0000-4000-8000-00000000000a';
@@ -105,4 +105,20 @@ test('an append run names the same copies as a rebuilt store: B added after A, t
     seen.push(copiesIn(kept.dump));
   }
   assert.deepEqual(seen, [0, 2, 2, 0]);
+});
+
+test('an export writes a resumed session\'s copied attachments once, and queries over it count them as over the store', () => {
+  const root = writeCorpus({ [`projects/-work-demo/${A}.jsonl`]: sessionA(), [`projects/-work-demo/${B}.jsonl`]: sessionB(60) });
+  const dir = path.join(tmp(), 'export');
+  const home = { HOME: tmp('cachelens-home-') };
+  const exported = cli(['export', root, '--db', ':memory:', '--parquet', dir, '--json'], home);
+  assert.equal(exported.code, 0, exported.stderr);
+  assert.equal(JSON.parse(exported.stdout).tables.find((t: { table: string }) => t.table === 'attachments').rows, 3);
+  const over = (args: string[]) => {
+    const r = cli(['query', 'attachments_vs_rounds', ...args, '--json'], home);
+    assert.equal(r.code, 0, r.stderr);
+    return JSON.parse(r.stdout).rows.map((x: { chain_id: string; attachments: number }) => [x.chain_id, x.attachments]).sort();
+  };
+  assert.deepEqual(over(['--parquet', dir]), [[A, 2], [B, 1]]);
+  assert.deepEqual(over([root, '--db', ':memory:']), over(['--parquet', dir]));
 });
