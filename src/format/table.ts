@@ -56,50 +56,115 @@ export function fixed(n: number | null | undefined, digits = 2): string {
 export const BIDI_CONTROLS = '\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069';
 
 /**
- * Every character clean() replaces, as a regex character-class body: C0, DEL, C1, the bidi controls
- * and the line and paragraph separators (U+2028, U+2029: a line break to some terminals and editors).
- * The report's escape.ts replaces the same ones.
+ * Every control character clean() replaces, as a regex character-class body: C0, DEL, C1, the bidi
+ * controls and the line and paragraph separators (U+2028, U+2029: a line break to some terminals and
+ * editors). clean() replaces the invisible characters too (INVISIBLE below).
  */
 export const CONTROL_CHARS = `\\u0000-\\u001f\\u007f-\\u009f${BIDI_CONTROLS}\\u2028\\u2029`;
 
-const CONTROLS = new RegExp(`[${CONTROL_CHARS}]`, 'g');
-const CONTROLS_BUT_LINES = new RegExp(`[\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f${BIDI_CONTROLS}\\u2028\\u2029]|\\r(?!\\n)`, 'g');
-const RAW_IN_JSON = new RegExp(`[\\u007f-\\u009f${BIDI_CONTROLS}\\u2028\\u2029]`, 'g');
+/**
+ * The characters a terminal and a browser draw nothing for, Unicode's Default_Ignorable_Code_Point:
+ * the zero-width space U+200B, the joiners U+200C/U+200D and word joiner U+2060, the BOM U+FEFF, the
+ * soft hyphen U+00AD, the Mongolian vowel separator U+180E, the Hangul fillers, the variation
+ * selectors and the tag characters U+E0000 – U+E0FFF. In transcript text they made two names look
+ * the same ('plan\u200bner' showed as the agent type 'planner'), or carried text nobody sees.
+ */
+const INVISIBLE = '\\p{Default_Ignorable_Code_Point}';
+
+/** An emoji flag's tag sequence (U+1F3F4 🏴, tag letters, the cancel tag: Scotland's, England's flag): shown as it is. */
+const FLAG_TAGS = '\\u{1F3F4}[\\u{E0020}-\\u{E007E}]{1,8}\\u{E007F}';
+
+const CONTROL = new RegExp(`^[${CONTROL_CHARS}]$`, 'u');
+const CONTROLS = new RegExp(`${FLAG_TAGS}|[${CONTROL_CHARS}]|${INVISIBLE}`, 'gu');
+const CONTROLS_BUT_LINES = new RegExp(`${FLAG_TAGS}|[\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f${BIDI_CONTROLS}\\u2028\\u2029]|\\r(?!\\n)|${INVISIBLE}`, 'gu');
+const RAW_IN_JSON = new RegExp(`${FLAG_TAGS}|[\\u007f-\\u009f${BIDI_CONTROLS}\\u2028\\u2029]|${INVISIBLE}`, 'gu');
+
+/** What an emoji's joiner joins: an emoji, a skin tone, or VS16 (the emoji form of the one before it). */
+const EMOJI_BEFORE_JOINER = /^[\p{Extended_Pictographic}\p{Emoji_Modifier}\ufe0f]$/u;
+const EMOJI_AFTER_JOINER = /^\p{Extended_Pictographic}$/u;
+/** A letter or mark of a script written with joiners (Arabic, Persian, the Indic scripts …): not Latin, Greek, Cyrillic or Common. */
+const JOINING_SCRIPT = /^(?![\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{Script=Common}\p{Script=Inherited}])[\p{L}\p{M}]$/u;
+/** What a variation selector picks a form of: an emoji or symbol (❤️, 1️⃣), a Han ideograph, a Mongolian or Myanmar letter. */
+const VARIATION_BASE = /^[\p{Emoji}\p{S}\p{Script=Han}\p{Script=Mongolian}\p{Script=Myanmar}\p{Script=Phags_Pa}\p{Script=Manichaean}]$/u;
+
+function charBefore(s: string, i: number): string {
+  if (i === 0) return '';
+  const low = s.charCodeAt(i - 1);
+  return low >= 0xdc00 && low <= 0xdfff && i >= 2 ? String.fromCodePoint(s.codePointAt(i - 2)!) : s[i - 1]!;
+}
+
+function charAt(s: string, i: number): string {
+  const c = s.codePointAt(i);
+  return c === undefined ? '' : String.fromCodePoint(c);
+}
+
+/**
+ * Whether the invisible character `m` at `s[i]` is kept, as part of what it draws: an emoji flag's
+ * tags; a joiner inside an emoji (👩‍🚀) or between two letters of a script written with joiners
+ * (the ZWNJ of Persian می‌خواهم, the ZWJ after a Devanagari virama); one variation selector after a
+ * character that has variants (❤️, 1️⃣, a Han ideograph). Elsewhere it only hides: not kept.
+ * Example: in 'plan\u200dner' the joiner is not kept (Latin letters); in '👩\u200d🚀' it is.
+ */
+function keptInvisible(m: string, i: number, s: string): boolean {
+  if (m.length > 2) return true;
+  const c = m.codePointAt(0)!;
+  const before = charBefore(s, i);
+  if (c === 0x200d || c === 0x200c) {
+    const after = charAt(s, i + m.length);
+    return (c === 0x200d && EMOJI_BEFORE_JOINER.test(before) && EMOJI_AFTER_JOINER.test(after)) || (JOINING_SCRIPT.test(before) && JOINING_SCRIPT.test(after));
+  }
+  const variation = (c >= 0xfe00 && c <= 0xfe0f) || (c >= 0xe0100 && c <= 0xe01ef) || (c >= 0x180b && c <= 0x180f && c !== 0x180e);
+  // the base itself, not a selector before: a run of selectors after one emoji hides text in them
+  return variation && VARIATION_BASE.test(before);
+}
 
 /**
  * Replaces control characters in transcript text before it reaches a terminal: C0, DEL and C1 (no
  * escape sequences, no carriage return over a line) and every bidi control: the marks (U+061C,
  * U+200E, U+200F), embeddings, overrides and isolates (U+202A – U+202E, U+2066 – U+2069), which
  * would reorder the text around them, and the line and paragraph separators U+2028 and U+2029.
- * Example: clean('a\u001b[2Jb\u202e') → 'a?[2Jb?'.
+ * The invisible characters (INVISIBLE) become '?' too, unless they are part of an emoji or a
+ * script's writing (keptInvisible): a '?' where nothing showed, one column wide as it is drawn.
+ * Example: clean('a\u001b[2Jb\u202e') → 'a?[2Jb?'; clean('plan\u200bner') → 'plan?ner'.
  */
 export function clean(s: string): string {
-  return s.replace(CONTROLS, '?');
+  return s.replace(CONTROLS, (m: string, i: number, all: string) => (!CONTROL.test(m) && keptInvisible(m, i, all) ? m : '?'));
 }
 
 /**
  * clean() for text meant to keep its line structure (CSV to a terminal): tabs and line breaks
- * (LF, CRLF) stay, every other control character and bidi control becomes '?'.
+ * (LF, CRLF) stay, every other control character, bidi control and invisible character becomes '?'.
  */
 export function cleanKeepingLines(s: string): string {
   // a carriage return only as part of CRLF: alone it returns to the line's start, over what is there
-  return s.replace(CONTROLS_BUT_LINES, '?');
+  return s.replace(CONTROLS_BUT_LINES, (m: string, i: number, all: string) => (!CONTROL.test(m) && m !== '\r' && keptInvisible(m, i, all) ? m : '?'));
+}
+
+/** `\uXXXX` for a character (two, a surrogate pair, above U+FFFF). */
+function uEscape(m: string): string {
+  let out = '';
+  for (let k = 0; k < m.length; k++) out += '\\u' + m.charCodeAt(k).toString(16).padStart(4, '0');
+  return out;
 }
 
 /**
  * JSON.stringify, with the characters it leaves raw that a terminal or an editor may act on (DEL
- * and the C1 controls, bidi controls, line and paragraph separators) written as \u escapes: the
- * same JSON value, safe to print. They can only stand inside strings, so replacing them everywhere
- * is exact. `numbers: 'rounded'` writes non-integer numbers to JSON_DIGITS significant digits
- * (format/json-numbers.ts), as `--json` does but for `query`, whose values are DuckDB's exactly.
+ * and the C1 controls, bidi controls, line and paragraph separators) and the invisible characters
+ * clean() replaces written as \u escapes: the same JSON value, safe to print, and a zero-width
+ * space in a name is there to see ("plan\u200bner"). They can only stand inside strings, so
+ * replacing them everywhere is exact. `numbers: 'rounded'` writes non-integer numbers to
+ * JSON_DIGITS significant digits (format/json-numbers.ts), as `--json` does but for `query`, whose
+ * values are DuckDB's exactly.
  */
 export function jsonText(value: unknown, indent?: number, numbers: 'exact' | 'rounded' = 'exact'): string {
-  return (JSON.stringify(value, numbers === 'rounded' ? roundNumbers : undefined, indent) ?? 'null').replace(RAW_IN_JSON, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
+  const text = JSON.stringify(value, numbers === 'rounded' ? roundNumbers : undefined, indent) ?? 'null';
+  return text.replace(RAW_IN_JSON, (m: string, i: number, all: string) => (!CONTROL.test(m) && keptInvisible(m, i, all) ? m : uEscape(m)));
 }
 
 /**
  * Columns a terminal gives `s`: 2 for East Asian wide and full-width characters and emoji, 0 for
- * combining marks, zero-width and variation selectors, 1 for the rest (cleaned text has no controls).
+ * combining marks and the default-ignorable characters (joiners, variation selectors, tags), 1 for the
+ * rest (cleaned text has no controls).
  * Example: displayWidth('項目/a') → 6.
  */
 export function displayWidth(s: string): number {
@@ -117,7 +182,8 @@ export function displayWidth(s: string): number {
 /** Emoji shown as emoji by default (✅, ⚡, 🚀 …): two columns in a terminal. */
 const EMOJI = /^\p{Emoji_Presentation}$/u;
 
-const ZERO_WIDTH = /^[\p{Mn}\p{Me}\u200b-\u200f\ufe00-\ufe0f\u2060-\u2064\ufeff]$/u;
+// the default-ignorable characters: joiners and variation selectors, and an emoji flag's tags, which clean() keeps
+const ZERO_WIDTH = /^[\p{Mn}\p{Me}\p{Default_Ignorable_Code_Point}]$/u;
 
 function isWide(c: number): boolean {
   return (
@@ -148,6 +214,8 @@ export function bold(s: string, color: boolean): string {
 
 export function table(columns: Column[], rows: Cell[][], opts: { color?: boolean; title?: string } = {}): string {
   const text = rows.map((r) => r.map((c) => (c === null || c === undefined ? '' : typeof c === 'number' ? int(c) : clean(c))));
+  // widths are measured on the text as shown: cleaned, headers too (an invisible character is a '?', one column)
+  columns = columns.map((c) => ({ ...c, header: clean(c.header) }));
   // a loop, not Math.max(...): a query's hundreds of thousands of rows overflow the call's arguments
   const widths = columns.map((c, i) => text.reduce((w, r) => Math.max(w, displayWidth(r[i] ?? '')), displayWidth(c.header)));
   const pad = (s: string, i: number) => {

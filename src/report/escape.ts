@@ -3,7 +3,7 @@
  * JSON inside a `<script type="application/json">` element.
  */
 
-import { CONTROL_CHARS, clean, jsonText } from '../format/table.js';
+import { clean, jsonText } from '../format/table.js';
 
 const HTML_ESCAPES: Record<string, string> = {
   '&': '&amp;',
@@ -13,7 +13,7 @@ const HTML_ESCAPES: Record<string, string> = {
   "'": '&#39;',
 };
 
-const HTML_SPECIAL = new RegExp(`[&<>"'${CONTROL_CHARS}]`, 'g');
+const HTML_SPECIAL = /[&<>"']/g;
 
 /**
  * Escapes text for HTML element content and quoted attribute values. Control characters become
@@ -22,18 +22,20 @@ const HTML_SPECIAL = new RegExp(`[&<>"'${CONTROL_CHARS}]`, 'g');
  * separators U+2028 and U+2029, and the bidi controls (the marks U+061C, U+200E, U+200F, the
  * embeddings and overrides U+202A – U+202E, the isolates U+2066 – U+2069): an entity would still
  * be the character, and a right-to-left override in a project path reversed the text after it on
- * the page. So 'a\u0000b' shows as 'a?b', not as 'ab', the name of another project.
- * Example: escapeHtml('a\u202eb<\u0000') === 'a?b&lt;?'
+ * the page. So 'a\u0000b' shows as 'a?b', not as 'ab', the name of another project. The invisible
+ * characters clean() replaces (a zero-width space, a word joiner, a BOM, a soft hyphen, a joiner
+ * outside an emoji …) are '?' too: 'plan\u200bner' is not shown as the agent type 'planner'.
+ * Example: escapeHtml('a\u202eb<\u0000\u200b') === 'a?b&lt;??'
  */
 export function escapeHtml(text: string): string {
-  return text.replace(HTML_SPECIAL, (c) => HTML_ESCAPES[c] ?? '?');
+  return clean(text).replace(HTML_SPECIAL, (c) => HTML_ESCAPES[c]!);
 }
 
 /**
- * A copy of `value` (JSON-like) with escapeHtml's control characters turned into '?' in every
- * string, keys included (format/table.ts clean): the charts draw their labels and tooltips from
- * data, not through escapeHtml, and a right-to-left override in a project path reversed a chart's
- * axis label.
+ * A copy of `value` (JSON-like) with escapeHtml's control and invisible characters turned into '?'
+ * in every string, keys included (format/table.ts clean): the charts draw their labels and tooltips
+ * from data, not through escapeHtml, and a right-to-left override in a project path reversed a
+ * chart's axis label.
  * Example: cleanStrings([{ key: 'a\u202eb\u0000' }]) deep-equals [{ key: 'a?b?' }]
  */
 export function cleanStrings<T>(value: T): T {
@@ -49,8 +51,9 @@ const MARKUP_IN_SCRIPT = /[<>&]/g;
 
 /**
  * JSON that is safe inside a `<script>` element: written as `--json` writes it (format/table.ts
- * jsonText: C0 controls, DEL, C1, the bidi controls, U+2028 and U+2029 as `\uXXXX` escapes, so the
- * page's source reads as it parses and the HTML parser meets no control character), and `<`, `>`,
+ * jsonText: C0 controls, DEL, C1, the bidi controls, U+2028 and U+2029 and the invisible characters
+ * clean() replaces as `\uXXXX` escapes, so the page's source reads as it parses and the HTML parser
+ * meets no control character), and `<`, `>`,
  * `&` as `\u00XX` escapes too, so neither `</script>` nor `<!--` can end or change the element. The
  * text still parses to the same value with JSON.parse.
  *

@@ -49,7 +49,7 @@ test('jsonForScript output has no <, >, &, control character, U+2028, U+2029 and
 test('escapeHtml turns every bidi control into ?, as the terminal tables do: a right-to-left override in a path no longer reverses the page\'s text', () => {
   assert.equal(escapeHtml('/home/\u202eexe.txt\u202c'), '/home/?exe.txt?');
   assert.equal(escapeHtml('a\u061cb\u200ec\u200fd\u202ae\u2066f\u2069<'), 'a?b?c?d?e?f?&lt;');
-  assert.equal(escapeHtml('日本語 ok\u200d'), '日本語 ok\u200d', 'other text, a zero-width joiner included, is kept');
+  assert.equal(escapeHtml('日本語 ok 👩\u200d🚀'), '日本語 ok 👩\u200d🚀', 'other text, a zero-width joiner in an emoji included, is kept');
   assert.equal(escapeHtml('a\u0000b\tc\nd\u007fe\u0085f\u2028g\u2029'), 'a?b?c?d?e?f?g?', 'and every other control character, as the terminal\'s clean() does');
 });
 
@@ -67,6 +67,23 @@ test('the charts get their data with every bidi control as ?, and the embedded J
   assert.ok(keys.includes('/home/dev/?marot????????????'), 'the project reaches its chart with ? for each control');
   const embedded = JSON.parse(/<script type="application\/json" id="cachelens-data">([\s\S]*?)<\/script>/.exec(htmlText)![1]!);
   assert.deepEqual(embedded, JSON.parse(jsonText(data, undefined, 'rounded')), 'the page data round-trips as --json prints it');
+});
+
+test('invisible characters (zero-width space, word joiner, BOM, soft hyphen, a joiner between Latin letters) show as ? on the page and in its charts: plan\u200bner is not planner', () => {
+  assert.equal(escapeHtml('plan\u200bner<\u2060\ufeff\u00ad\u200d'), 'plan?ner&lt;????');
+  assert.deepEqual(cleanStrings({ ['k\u200b']: ['plan\u200bner', '👩\u200d🚀'] }), { 'k?': ['plan?ner', '👩\u200d🚀'] });
+  assert.equal(jsonForScript(['plan\u200bner']), '["plan\\u200bner"]');
+  const data = fixtureReport();
+  const cb = data.costBy as CostBy;
+  cb.rows.filter((r) => r.key === '/home/dev/marot-spotter').forEach((r) => (r.key = '/home/dev/marot\u200b-spotter\u2060'));
+  const htmlText = renderReport(data);
+  assert.doesNotMatch(htmlText, /[\u200b\u2060]/, 'no invisible character anywhere in the page source');
+  assert.ok(htmlText.includes('/home/dev/marot?-spotter?'), 'the project shows with a ? for each');
+  const charts = JSON.parse(/<script type="application\/json" id="cachelens-charts">([\s\S]*?)<\/script>/.exec(htmlText)![1]!);
+  const keys = charts.charts.flatMap((c: { data: { rows?: Array<{ key?: string }> } }) => (c.data.rows ?? []).map((r) => r.key));
+  assert.ok(keys.includes('/home/dev/marot?-spotter?'), 'the project reaches its chart with ? for each');
+  const embedded = JSON.parse(/<script type="application\/json" id="cachelens-data">([\s\S]*?)<\/script>/.exec(htmlText)![1]!);
+  assert.ok(JSON.stringify(embedded).includes('/home/dev/marot\u200b-spotter\u2060'), 'the page data keeps the path as data');
 });
 
 test('escapeHtml leaves no markup characters', () => {
