@@ -31,7 +31,7 @@ SELECT c.chain_id, c.kind, c.agent_type, c.definition, c.spawn_name, c.rounds, c
        -- more than 0 of each: a chain of no round and no listing is no evidence of the pattern
        coalesce(a.skill_listing, 0) = c.rounds AND c.rounds > 0 AS skill_listing_equals_rounds
 FROM chains c LEFT JOIN a USING (chain_id)
-WHERE ($project IS NULL OR contains(lower(c.project), lower($project)))
+WHERE ($project IS NULL OR contains(fold_case(c.project), fold_case($project)))
   AND (($since IS NULL AND $until IS NULL)
        OR c.chain_id IN (SELECT chain_id FROM in_days)
        OR (c.chain_id NOT IN (SELECT chain_id FROM any_request)

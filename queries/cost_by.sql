@@ -24,7 +24,7 @@ f AS (
                  ELSE error('$by must be day, project, model or agent_type') END AS grp
   FROM r
   WHERE ($since IS NULL OR day_date >= CAST($since AS DATE)) AND ($until IS NULL OR day_date <= CAST($until AS DATE))
-    AND ($project IS NULL OR contains(lower(project), lower($project)))
+    AND ($project IS NULL OR contains(fold_case(project), fold_case($project)))
 )
 SELECT grp, count(*) AS requests, count(DISTINCT chain_id) AS chains,
        sum(weight_input::DECIMAL(38, 6))::DOUBLE AS weight_input, sum(weight_output::DECIMAL(38, 6))::DOUBLE AS weight_output,

@@ -16,7 +16,7 @@
 --   unpriced_requests=0, models=['claude-opus-4-6']
 WITH r AS (SELECT *, CAST(timezone($tz, ts) AS DATE) AS day FROM requests),
 f AS (SELECT *, ($since IS NULL OR day >= CAST($since AS DATE)) AND ($until IS NULL OR day <= CAST($until AS DATE))
-        AND ($project IS NULL OR contains(lower(project), lower($project))) AS in_scope FROM r)
+        AND ($project IS NULL OR contains(fold_case(project), fold_case($project))) AS in_scope FROM r)
 SELECT (floor(t / 3600000) * 3600000)::BIGINT AS hour_ms, min(t) AS all_first_ms, max(t) AS all_last_ms,
        min(t) FILTER (WHERE in_scope) AS first_ms, max(t) FILTER (WHERE in_scope) AS last_ms,
        count(*) FILTER (WHERE in_scope) AS requests,

@@ -17,7 +17,7 @@ WITH in_days AS (
 any_request AS (SELECT DISTINCT chain_id FROM requests),
 scoped AS (
   SELECT chain_id FROM chains c
-  WHERE ($project IS NULL OR contains(lower(c.project), lower($project)))
+  WHERE ($project IS NULL OR contains(fold_case(c.project), fold_case($project)))
     AND (($since IS NULL AND $until IS NULL)
          OR c.chain_id IN (SELECT chain_id FROM in_days)
          OR (c.chain_id NOT IN (SELECT chain_id FROM any_request)

@@ -19,7 +19,7 @@ WITH r AS (
     SELECT q.*, CAST(timezone(coalesce($tz, 'UTC'), q.ts) AS DATE) AS day_date, coalesce(c.agent_type, 'unknown') AS agent_type
     FROM requests q LEFT JOIN chains c USING (chain_id))
   WHERE ($since IS NULL OR day_date >= CAST($since AS DATE)) AND ($until IS NULL OR day_date <= CAST($until AS DATE))
-    AND ($project IS NULL OR contains(lower(project), lower($project)))
+    AND ($project IS NULL OR contains(fold_case(project), fold_case($project)))
 ),
 -- each grouping's sums of every component at once (one row per group), then one row per component
 wide AS (

@@ -67,5 +67,5 @@ SELECT ch.chain_id, ch.session_id, ch.agent_type, ch.kind, ch.project, fl.rounds
        t.waste_weight, t.waste_usd, t.weight, t.expiry_tokens, t.break_tokens
 FROM flag fl JOIN tot t USING (chain_id) JOIN chains ch USING (chain_id)
 WHERE (fl.repurchase OR coalesce($all::BOOLEAN, false))
-  AND ($project IS NULL OR contains(lower(ch.project), lower($project)))
+  AND ($project IS NULL OR contains(fold_case(ch.project), fold_case($project)))
 ORDER BY fl.repurchase DESC, t.waste_weight DESC, ch.chain_id;

@@ -13,7 +13,7 @@
 WITH f AS (SELECT * FROM requests
            WHERE ($since IS NULL OR CAST(timezone($tz, ts) AS DATE) >= CAST($since AS DATE))
              AND ($until IS NULL OR CAST(timezone($tz, ts) AS DATE) <= CAST($until AS DATE))
-             AND ($project IS NULL OR contains(lower(project), lower($project)))),
+             AND ($project IS NULL OR contains(fold_case(project), fold_case($project)))),
 s AS (
 SELECT session_id, any_value(project) AS project,
        timezone($tz, min(ts)) AS first_local, timezone($tz, max(ts)) AS last_local,

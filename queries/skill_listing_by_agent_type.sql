@@ -30,7 +30,7 @@ c AS (
          OR (c.requests = 0
              AND ($since IS NULL OR CAST(timezone(coalesce($tz, 'UTC'), to_timestamp(c.first_t / 1000)) AS DATE) >= CAST($since AS DATE))
              AND ($until IS NULL OR CAST(timezone(coalesce($tz, 'UTC'), to_timestamp(c.first_t / 1000)) AS DATE) <= CAST($until AS DATE))))
-    AND ($project IS NULL OR contains(lower(c.project), lower($project))))
+    AND ($project IS NULL OR contains(fold_case(c.project), fold_case($project))))
 SELECT agent_type, definition, count(*) AS chains,
        count(*) FILTER (WHERE NOT in_days) AS chains_without_requests,
        count(*) FILTER (WHERE listings > 0) AS chains_with_skill_listing,

@@ -51,7 +51,7 @@ g AS (
          coalesce(sum(usd::DECIMAL(38, 15)), 0)::VARCHAR AS usd_exact
   FROM f
   WHERE ($since IS NULL OR day_date >= CAST($since AS DATE)) AND ($until IS NULL OR day_date <= CAST($until AS DATE))
-    AND ($project IS NULL OR contains(lower(project), lower($project)))
+    AND ($project IS NULL OR contains(fold_case(project), fold_case($project)))
   GROUP BY GROUPING SETS ((model), (project), (day_date), ())
 )
 SELECT * EXCLUDE (day_date) FROM g WHERE $group IS NULL OR grouping = $group

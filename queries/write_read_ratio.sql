@@ -17,7 +17,7 @@ WITH r AS (
 f AS (
   SELECT * FROM r
   WHERE ($since IS NULL OR day_date >= CAST($since AS DATE)) AND ($until IS NULL OR day_date <= CAST($until AS DATE))
-    AND ($project IS NULL OR contains(lower(project), lower($project)))
+    AND ($project IS NULL OR contains(fold_case(project), fold_case($project)))
 )
 SELECT agent_type, model, count(DISTINCT chain_id) AS chains, count(*) AS requests,
        coalesce(sum((weight_write_5m + weight_write_1h)::DECIMAL(38, 6))::DOUBLE, 0) AS write_weight,

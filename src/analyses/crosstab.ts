@@ -175,7 +175,7 @@ scoped AS (
   SELECT * EXCLUDE (has_requests_in_days, day_date) FROM pcd
   WHERE coalesce(has_requests_in_days, (day_date IS NOT NULL OR ($since IS NULL AND $until IS NULL))
                                        AND ($since IS NULL OR day_date >= CAST($since AS DATE)) AND ($until IS NULL OR day_date <= CAST($until AS DATE)))
-    AND ($project IS NULL OR contains(lower(project), lower($project)))
+    AND ($project IS NULL OR contains(fold_case(project), fold_case($project)))
     AND (coalesce($kind, 'all') = 'all' OR (CASE WHEN kind = 'main' THEN 'main' ELSE 'subagent' END) = $kind))`;
 
 export function crosstabSql(rows: Dimension, cols: Dimension, measure: Measure): string {

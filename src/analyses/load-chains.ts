@@ -18,13 +18,13 @@ const FILTERED = `
               AND ($until IS NULL OR CAST(timezone($tz, ts) AS DATE) <= CAST($until AS DATE)) AS in_scope,
            bool_or(in_scope) OVER (PARTITION BY chain_id) AS chain_in_scope
     FROM requests
-    WHERE ($project IS NULL OR contains(lower(project), lower($project))))
+    WHERE ($project IS NULL OR contains(fold_case(project), fold_case($project))))
   WHERE chain_in_scope`;
 
 /** The same without day filters: every request of the chains of the project (or all) is in scope. */
 const UNFILTERED_DAYS = `
   SELECT *, true AS in_scope FROM requests
-  WHERE ($project IS NULL OR contains(lower(project), lower($project)))`;
+  WHERE ($project IS NULL OR contains(fold_case(project), fold_case($project)))`;
 
 /** Requests and events travel in one stream, in chain order: a request's tag is 0, an event's 1. */
 const REQUEST = 0;

@@ -49,6 +49,7 @@ import { appendFingerprint } from './fingerprint.js';
 import { LISTING_SUFFIX, decodeSnapshot, matchSnapshot } from './listing-snapshot.js';
 import { readTranscriptSync } from './read-file.js';
 import { isoDay } from '../format/days.js';
+import { foldCase } from '../format/fold.js';
 
 const BASE_SUFFIX = '.delta';
 const FORMAT = 2;
@@ -687,8 +688,8 @@ const ASCII = /^[\x20-\x7e]*$/;
 /**
  * The summary query's rows (queries/summary.sql) with `requests` added, for its parameters, their
  * days in the zone of `zone` (its time zone's runs of offsets); null when they cannot be added here
- * (a project filter that is not plain ASCII, whose case DuckDB's lower() may fold otherwise; a
- * request in an hour `zone` does not hold).
+ * (a project filter that is not plain ASCII, which DuckDB's fold_case may fold otherwise by its
+ * own Unicode version; a request in an hour `zone` does not hold).
  */
 function addToSummary(rows: Row[], requests: NewRequest[], params: Record<string, string | null>, zone: ZoneRuns): Row[] | null {
   const { since, until, project, group } = params;
@@ -709,7 +710,7 @@ function addToSummary(rows: Row[], requests: NewRequest[], params: Record<string
   for (const q of requests) {
     if (project !== null) {
       if (!ASCII.test(q.project)) return null;
-      if (!q.project.toLowerCase().includes(project.toLowerCase())) continue;
+      if (!foldCase(q.project).includes(foldCase(project))) continue;
     }
     const day = dayInZone(q.obs.t, zone);
     if (day === null) return null;

@@ -6,6 +6,7 @@
 import { createReadStream } from 'node:fs';
 import { UsageError } from '../errors.js';
 import { parseInstant } from '../ingest/line.js';
+import { foldCase } from '../format/fold.js';
 import type { ChannelMessage } from '../samples/channel.js';
 
 export interface SkippedChannelLine {
@@ -171,9 +172,11 @@ export function agentAuthor(handle: string): string {
 /**
  * True when `author` is the agent's name (agentAuthor) in any case, as chat apps compare handles:
  * with `--agent @Claude`, messages by `claude` are the agent's (its replies, its rows), not a user's.
+ * Cases are folded by format/fold.ts, not by the locale: ΣΟΦΟΣ, σοφος and σοφοσ are one name
+ * (toLowerCase kept σοφοσ apart: it writes ΣΟΦΟΣ with a final ς).
  */
 export function isAgentAuthor(author: string, name: string): boolean {
-  return author === name || author.toLowerCase() === name.toLowerCase();
+  return author === name || foldCase(author) === foldCase(name);
 }
 
 function escapeRegExp(s: string): string {
@@ -193,7 +196,8 @@ function escapeRegExp(s: string): string {
 export function isMention(m: ChannelMessage, handle: string): boolean {
   const name = agentAuthor(handle);
   if (isAgentAuthor(m.author, name)) return false;
-  return mentionPattern(name).test(m.text);
+  // folded as the authors are (format/fold.ts): the regex's own i flag kept ı and i apart, which foldCase joins
+  return mentionPattern(foldCase(name)).test(foldCase(m.text));
 }
 
 const patterns = new Map<string, RegExp>();
@@ -201,7 +205,7 @@ const patterns = new Map<string, RegExp>();
 function mentionPattern(name: string): RegExp {
   let re = patterns.get(name);
   if (!re) {
-    re = new RegExp(`(?<![\\p{L}\\p{N}_@])@${escapeRegExp(name)}(?![\\p{L}\\p{N}_]|[.-]+[\\p{L}\\p{N}_])`, 'iu');
+    re = new RegExp(`(?<![\\p{L}\\p{N}_@])@${escapeRegExp(name)}(?![\\p{L}\\p{N}_]|[.-]+[\\p{L}\\p{N}_])`, 'u');
     patterns.set(name, re);
   }
   return re;

@@ -467,7 +467,7 @@ function bestWhatIf(ttl: TtlResult | Error, keepalive: KeepaliveResult | Error):
 /** The requests the filters choose ($tz, $since, $until, $project: filterParams), as `summary` counts them. */
 const IN_SCOPE = `SELECT * FROM requests
   WHERE ($since IS NULL OR CAST(timezone($tz, ts) AS DATE) >= CAST($since AS DATE)) AND ($until IS NULL OR CAST(timezone($tz, ts) AS DATE) <= CAST($until AS DATE))
-    AND ($project IS NULL OR contains(lower(project), lower($project)))`;
+    AND ($project IS NULL OR contains(fold_case(project), fold_case($project)))`;
 
 /**
  * Replays a session's main chain (`top`: the most expensive session's) under every session

@@ -49,7 +49,11 @@ export function openingOptions(extra: Record<string, string> = {}): Record<strin
  * iso_year(t): a DATE's or TIMESTAMP's year as days are written, ISO 8601's expanded form beyond
  * 0000 – 9999 (a time of 9999-12-31 in a zone behind UTC) as JavaScript's toISOString writes it:
  * iso_year(DATE '2026-03-01') = '2026', '+010000', '-000001' (strftime's %Y gave '10000' and '-1').
+ * fold_case(s): the case fold `--project` matches by, format/fold.ts foldCase in SQL: each
+ * character's uppercase, then its lowercase, so the final sigma folds with σ (lower() alone kept ς
+ * apart: fold_case('σοφος') = fold_case('ΣΟΦΟΣ') = 'σοφοσ').
  */
 export const MACROS = `CREATE OR REPLACE TEMP MACRO iso_year(t) AS
   CASE WHEN year(t) BETWEEN 0 AND 9999 THEN strftime(t, '%Y')
-       ELSE (CASE WHEN year(t) < 0 THEN '-' ELSE '+' END) || lpad(abs(year(t))::VARCHAR, 6, '0') END;`;
+       ELSE (CASE WHEN year(t) < 0 THEN '-' ELSE '+' END) || lpad(abs(year(t))::VARCHAR, 6, '0') END;
+CREATE OR REPLACE TEMP MACRO fold_case(s) AS lower(upper(s));`;

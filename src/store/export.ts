@@ -55,7 +55,7 @@ function inDays(d: string): string {
   return `(($since IS NULL AND $until IS NULL) OR (${d} IS NOT NULL AND ($since IS NULL OR ${d} >= CAST($since AS DATE)) AND ($until IS NULL OR ${d} <= CAST($until AS DATE))))`;
 }
 
-const IN_PROJECT = `($project IS NULL OR contains(lower(project), lower($project)))`;
+const IN_PROJECT = `($project IS NULL OR contains(fold_case(project), fold_case($project)))`;
 const UNFILTERED = `($since IS NULL AND $until IS NULL AND $project IS NULL)`;
 
 /** The SELECT each table is written from; `day` is the partition column. Parameters: $tz, $since, $until, $project. */
