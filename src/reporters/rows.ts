@@ -17,19 +17,50 @@ export function formatRows(rows: readonly Row[], color: boolean): string {
   const numeric = cols.map((c) => rows.every((r) => r[c] === null || typeof r[c] === 'number'));
   // a column's name can be transcript text too (`PIVOT requests ON agent_type`): cleaned as the cells are
   const columns: Column[] = cols.map((c, i) => ({ header: clean(c), align: numeric[i] ? 'num' : 'text' }));
-  const cells: Cell[][] = rows.map((r) => cols.map((c) => cellText(r[c])));
-  return table(columns, cells, { color });
+  const cells: string[][] = rows.map((r) => cols.map((c) => cellText(r[c])));
+  cols.forEach((_, i) => numeric[i] && alignPoints(cells, i));
+  return table(columns, cells as Cell[][], { color });
 }
 
-/** Numbers: integers with separators; fractions to 4 significant digits (ratios), large ones rounded. */
+/**
+ * A query's numbers as its table shows them: integers exactly, with separators (1,234,567); other
+ * numbers to 15 significant digits, or to the cent (2 decimals) where that is more, so no cent and no
+ * digit a person typed is lost and the noise summing doubles leaves is: 1234.5678 → '1,234.5678' (it
+ * was '1235', to 4 significant digits), 12.340000000000002 → '12.34', 12345678901234.56 →
+ * '12,345,678,901,234.56'; below 0.000001 in exponent form ('6.5e-7'), not 0.00000065.
+ * `--json` and `--csv` print every value exactly.
+ */
 export function cellText(v: unknown): string {
   if (v === null || v === undefined) return '';
   if (typeof v === 'number') {
-    if (Number.isInteger(v) || Math.abs(v) >= 1000) return int(v);
-    return String(Number(v.toPrecision(4)));
+    if (Number.isInteger(v)) return int(v);
+    if (Math.abs(v) < 1e-6) return String(Number(v.toPrecision(15)));
+    // from 10^13 on, 15 significant digits leave fewer than 2 decimals
+    if (Math.abs(v) >= 1e13) return (cents ??= new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 })).format(v);
+    return (digits15 ??= new Intl.NumberFormat('en-US', { maximumSignificantDigits: 15 })).format(v);
   }
   if (typeof v === 'string') return clean(v);
   return clean(JSON.stringify(v));
+}
+
+/** Made on first use (as format/table.ts's formats): a query without fractions need not pay for them. */
+let digits15: Intl.NumberFormat | undefined;
+let cents: Intl.NumberFormat | undefined;
+
+/**
+ * Lines up a number column's decimal points: spaces after a number with fewer decimals than the
+ * column's most (and after an integer, one for the point), so that right-aligned cells put units under units.
+ * Example: ['1,234.5678', '0.3', '12'] → ['1,234.5678', '0.3   ', '12     '].
+ */
+function alignPoints(cells: string[][], i: number): void {
+  const decimals = (t: string) => {
+    const point = t.indexOf('.');
+    return point < 0 ? -1 : t.length - point - 1;
+  };
+  let most = -1;
+  for (const r of cells) most = Math.max(most, decimals(r[i]!));
+  if (most < 0) return;
+  for (const r of cells) if (r[i] !== '') r[i] += ' '.repeat(most - decimals(r[i]!));
 }
 
 /**

@@ -10,6 +10,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadDuckdb } from '../../src/store/duckdb.js';
 import { queryTable } from '../../src/store/store.js';
+import { cellText, formatRows } from '../../src/reporters/rows.js';
 import { repoRoot, tmp } from './helpers.js';
 
 const cli = path.join(repoRoot, 'dist/cli.js');
@@ -140,4 +141,33 @@ test('CLI: query cost_by --csv sums weights and USD without a DOUBLE\'s noise (3
       for (const c of usds) assert.ok(decimals(r[c]) <= 12, `${query} ${c} ${String(r[c])}`);
     }
   }
+});
+
+test('the table shows a fraction to 15 significant digits, or to the cent where that is more: 1234.5678 USD is 1,234.5678, not 1235; no DOUBLE noise', () => {
+  assert.equal(cellText(1234.5678), '1,234.5678');
+  assert.equal(cellText(123.456), '123.456');
+  assert.equal(cellText(0.000175), '0.000175');
+  assert.equal(cellText(0.1 + 0.2), '0.3');
+  assert.equal(cellText(12.340000000000002), '12.34');
+  assert.equal(cellText(12345678901234.56), '12,345,678,901,234.56');
+  assert.equal(cellText(6.5e-7), '6.5e-7');
+  assert.equal(cellText(-1234.5), '-1,234.5');
+  assert.equal(cellText(9007199254740991), '9,007,199,254,740,991', 'integers exactly');
+  // a column's decimal points line up: units under units
+  const lines = formatRows([{ usd: 1234.5678, n: 3 }, { usd: 0.3, n: 12345 }, { usd: 12, n: null }, { usd: null, n: 1 }], false).split('\n');
+  assert.deepEqual(lines.slice(2).map((l) => l.padEnd(10).slice(0, 10)), ['1,234.5678', '    0.3   ', '   12     ', '          ']);
+  assert.deepEqual(lines.slice(2).map((l) => l.slice(10).trimStart()), ['3', '12,345', '', '1']);
+});
+
+test('CLI: query\'s table keeps the cents of a sum, --csv and --json print it exactly', () => {
+  const db = path.join(tmp(), 's.duckdb');
+  const file = path.join(tmp(), 'sum.sql');
+  writeFileSync(file, `SELECT sum(x) AS usd, count(*) AS n FROM (VALUES (1000.5678::DOUBLE), (234::DOUBLE)) t(x)`);
+  const table = cachelens(['query', file, '--db', db]);
+  assert.equal(table.status, 0, table.stderr);
+  assert.match(table.stdout, /^1,234\.5678 +2$/m);
+  const csv = cachelens(['query', file, '--db', db, '--csv']);
+  assert.equal(csv.stdout.trim().split('\n')[1], `${1000.5678 + 234},2`);
+  const json = JSON.parse(cachelens(['query', file, '--db', db, '--json']).stdout) as { rows: Record<string, unknown>[] };
+  assert.deepEqual(json.rows, [{ usd: 1000.5678 + 234, n: 2 }]);
 });
