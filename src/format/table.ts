@@ -114,8 +114,11 @@ function keptInvisible(m: string, i: number, s: string): boolean {
     return (c === 0x200d && EMOJI_BEFORE_JOINER.test(before) && EMOJI_AFTER_JOINER.test(after)) || (JOINING_SCRIPT.test(before) && JOINING_SCRIPT.test(after));
   }
   const variation = (c >= 0xfe00 && c <= 0xfe0f) || (c >= 0xe0100 && c <= 0xe01ef) || (c >= 0x180b && c <= 0x180f && c !== 0x180e);
+  if (!variation) return false;
+  // of ASCII, only a keycap's digit, # or * (1️⃣): after a Latin letter or '+' a selector only hides
+  if (before.length === 1 && before.charCodeAt(0) < 0x80) return c === 0xfe0f && /^[0-9#*]$/.test(before) && s.codePointAt(i + 1) === 0x20e3;
   // the base itself, not a selector before: a run of selectors after one emoji hides text in them
-  return variation && VARIATION_BASE.test(before);
+  return VARIATION_BASE.test(before);
 }
 
 /**

@@ -33,6 +33,7 @@ test('clean keeps what an emoji or a script draws with them: ZWJ sequences, one 
   // a run of selectors after one emoji carries text nobody sees: only the first is its form
   assert.equal(clean('😀\ufe0f\ufe0f\ufe0f'), '😀\ufe0f??');
   assert.equal(clean('a\ufe0f'), 'a?');
+  assert.equal(clean('a+\ufe0fb 1\ufe0f'), 'a+?b 1?', 'of ASCII only a keycap\'s digit takes one');
   // tag letters outside a flag are ASCII smuggled out of sight
   assert.equal(clean('ok\u{E0068}\u{E0069}'), 'ok??');
   assert.equal(clean('🏴\u{E0068}'), '🏴?', 'a flag without its cancel tag');
