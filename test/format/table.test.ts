@@ -53,6 +53,24 @@ test('the data-quality lines quote transcripts\' paths and models cleaned', () =
   assert.match(text, /unpriced model claude-p\?\]0;PWNED\?\?\[2J\?\?/);
 });
 
+test('whatif ttl and keepalive name unpriced models cleaned: an escape sequence, a bidi override or a zero-width space in a model passed raw', () => {
+  const model = 'claude-x\u001b[2J\u202ey\u200bz';
+  const s = 's1';
+  const dir = writeCorpus({
+    'p/s1.jsonl': [
+      assistant({ session: s, msg: 'a', t: '2026-02-11T03:00:01.000Z', model, u: { in: 10, w5: 1000 } }),
+      assistant({ session: s, msg: 'b', t: '2026-02-11T03:10:02.000Z', model, u: { in: 10, w5: 100, r: 1000 } }),
+    ],
+  });
+  for (const kind of ['ttl', 'keepalive']) {
+    const r = cli(['whatif', kind, dir, '--db', ':memory:', '--timezone', 'UTC']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.doesNotMatch(r.stdout, ACTIVE, kind);
+    assert.doesNotMatch(r.stdout, /\u200b/, kind);
+    assert.ok(r.stdout.includes('unpriced models (claude-x?[2J?y?z)'), kind);
+  }
+});
+
 test('an error that quotes what it was given is printed cleaned', () => {
   const r = cli(['summary', '/nowhere/\u001b[2J\u202e', '--db', ':memory:']);
   assert.equal(r.code, 2);
