@@ -19,6 +19,8 @@ import { UsageError } from '../errors.js';
 import { channelLogError } from '../replay/channel-log.js';
 import { type ChannelReplayResult, locateChain, replaySessionFile, runChannelReplay, sessionReplayRun, topSession } from '../replay/index.js';
 import { runQuery } from '../store/queries.js';
+import { jsonNumber } from '../format/json-numbers.js';
+import { tiePhrase, tiedBudgets } from './section-keepalive.js';
 import { type Filters, filterParams } from '../analyses/filters.js';
 import type { Store } from '../store/store.js';
 import type { SkipReason } from '../types.js';
@@ -441,7 +443,13 @@ function need<T>(x: T | Error): T {
   return x;
 }
 
-function bestWhatIf(ttl: TtlResult | Error, keepalive: KeepaliveResult | Error): BestWhatIf | null {
+/**
+ * The what-if that saves the most USD (weight when USD is unknown), with the others that save
+ * exactly as much (`tiedWith`): a tie names them all, not whichever sorted first.
+ * Example: the 1-hour TTL and keepalive at budget 3 both save $4.06 and 812,000 wt → label
+ * "force the 1-hour cache TTL", tiedWith ["keepalive pings, budget 3 per gap (every larger budget nets the same)"].
+ */
+export function bestWhatIf(ttl: TtlResult | Error, keepalive: KeepaliveResult | Error): BestWhatIf | null {
   const options: BestWhatIf[] = [];
   if (!(ttl instanceof Error) && ttl.baseline_weight > 0) {
     const saving = ttl.baseline_weight - ttl.scenario_weight;
@@ -451,17 +459,26 @@ function bestWhatIf(ttl: TtlResult | Error, keepalive: KeepaliveResult | Error):
     const best = keepalive.budgets.find((b) => b.budget === keepalive.best_budget);
     // budget 0 sends no ping: it is the bill as it is, not a what-if ("keepalive pings, budget 0 per gap, changes cost by 0.0%")
     if (best && best.budget !== 0) {
+      // the budgets that net what the best (the smallest of them) nets, as the keepalive section names them
+      const nets = keepalive.budgets.map((b) => ({ budget: b.budget === 'inf' ? null : b.budget, netSavingUsd: b.net_saving_usd, netSavingWeight: b.net_saving_weight }));
+      const bestNet = nets[keepalive.budgets.indexOf(best)]!;
       options.push({
-        label: `keepalive pings, budget ${best.budget === 'inf' ? '∞' : best.budget} per gap`,
+        label: `keepalive pings, budget ${best.budget === 'inf' ? '∞' : best.budget} per gap${tiePhrase(nets, bestNet, tiedBudgets(nets, bestNet))}`,
         savingWeight: best.net_saving_weight,
         savingUsd: best.net_saving_usd,
         savingShare: best.net_saving_weight / keepalive.baseline_weight,
       });
     }
   }
-  // by USD: weights of models with different base prices do not add up to one cost
-  options.sort((a, b) => (b.savingUsd ?? -Infinity) - (a.savingUsd ?? -Infinity) || b.savingWeight - a.savingWeight);
-  return options[0] ?? null;
+  // by USD: weights of models with different base prices do not add up to one cost; sums of
+  // doubles compared as --json writes them, so float noise in the last bits is no winner
+  const usd = (o: BestWhatIf) => (o.savingUsd === null ? -Infinity : jsonNumber(o.savingUsd));
+  const order = (a: BestWhatIf, b: BestWhatIf) => usd(b) - usd(a) || jsonNumber(b.savingWeight) - jsonNumber(a.savingWeight);
+  options.sort(order);
+  const [top, ...rest] = options;
+  if (!top) return null;
+  const tied = rest.filter((o) => order(top, o) === 0).map((o) => o.label);
+  return tied.length ? { ...top, tiedWith: tied } : top;
 }
 
 /** The requests the filters choose ($tz, $since, $until, $project: filterParams), as `summary` counts them. */

@@ -86,6 +86,8 @@ export interface BestWhatIf {
   savingUsd: number | null;
   /** savingWeight / baseline weight */
   savingShare: number;
+  /** the labels of the other what-ifs that save exactly as much (USD and weight): named with this one */
+  tiedWith?: string[];
 }
 
 export interface CostOverTime {

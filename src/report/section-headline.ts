@@ -3,7 +3,7 @@ import type { Headline } from './data.js';
 import { fmtCompact, fmtCount, fmtInt, fmtPct, fmtSignedPct, fmtUsd, fmtWeight } from './format.js';
 import { jsonNumberText } from '../format/json-numbers.js';
 import { attrs, html, type SafeHtml } from './html.js';
-import type { SectionOutput } from './section.js';
+import { andList, type SectionOutput } from './section.js';
 
 /** A headline number; `data-metric`/`data-value` carry the raw value, as `--json` writes it, for tests and scripts. */
 function tile(metric: string, label: string, value: string, raw: number | null, note: string | SafeHtml, exact?: string): SafeHtml {
@@ -21,7 +21,14 @@ export function headlineReading(h: Headline): string {
   const reads = h.hitRatio === null ? 'no prompt tokens were read or written' : `${fmtPct(h.hitRatio)} of prompt tokens were cache reads`;
   let s = `${spent} over ${fmtCount(h.requests, 'request')}; ${reads}, and expiry and break rewrites wasted ${waste}${wasteShare === null ? '' : ` (${fmtPct(wasteShare)} of weight)`}`;
   const b = h.bestWhatIf;
-  if (b) {
+  if (b?.tiedWith?.length) {
+    // a tie names every what-if in it, as the keepalive section names tied budgets
+    const names = andList([b.label, ...b.tiedWith].map((l) => `“${l}”`));
+    s +=
+      b.savingWeight > 0
+        ? `; the best what-ifs tie: ${names} would each save ${b.savingUsd === null ? fmtWeight(b.savingWeight) : fmtUsd(b.savingUsd)} (${fmtPct(b.savingShare)}).`
+        : `; no what-if tried would save anything (the least costly, ${names}, each change cost by ${fmtSignedPct(-b.savingShare)}).`;
+  } else if (b) {
     s +=
       b.savingWeight > 0
         ? `; the best what-if, ${b.label}, would save ${b.savingUsd === null ? fmtWeight(b.savingWeight) : fmtUsd(b.savingUsd)} (${fmtPct(b.savingShare)}).`
@@ -42,7 +49,7 @@ ${
     ? tile('wasteUsd', 'Waste', 'unknown', null, html`<span data-metric="wasteWeight" data-value="null">no request has a price</span>: expiry + break rewrites`)
     : tile('wasteUsd', 'Waste', h.wasteUsd === null ? fmtWeight(h.wasteWeight) : fmtUsd(h.wasteUsd), h.wasteUsd, html`<span data-metric="wasteWeight" data-value="${jsonNumberText(h.wasteWeight)}">${fmtWeight(h.wasteWeight)}</span>, ${fmtPct(wasteShare)} of weight: expiry + break rewrites`)
 }
-${tile('bestSavingUsd', 'Best what-if', b ? (b.savingUsd === null ? fmtWeight(b.savingWeight) : fmtUsd(b.savingUsd)) : 'not computed', b ? b.savingUsd : null, b ? html`${b.savingWeight > 0 ? 'saves' : b.savingWeight < 0 ? 'costs' : 'changes cost by'} <span data-metric="bestSavingShare" data-value="${jsonNumberText(b.savingShare)}">${fmtPct(Math.abs(b.savingShare))}</span>${b.savingWeight < 0 ? ' more' : ''} with ${b.label}` : '')}
+${tile('bestSavingUsd', 'Best what-if', b ? (b.savingUsd === null ? fmtWeight(b.savingWeight) : fmtUsd(b.savingUsd)) : 'not computed', b ? b.savingUsd : null, b ? html`${b.savingWeight > 0 ? 'saves' : b.savingWeight < 0 ? 'costs' : 'changes cost by'} <span data-metric="bestSavingShare" data-value="${jsonNumberText(b.savingShare)}">${fmtPct(Math.abs(b.savingShare))}</span>${b.savingWeight < 0 ? ' more' : ''} with ${b.tiedWith?.length ? `each of ${andList([b.label, ...b.tiedWith].map((l) => `“${l}”`))}` : b.label}` : '')}
 </div>
 <p class="meta">Tokens: ${fmtInt(h.tokens.input)} input, ${fmtInt(h.tokens.output)} output, ${fmtInt(h.tokens.write5m)} 5m-write, ${fmtInt(h.tokens.write1h)} 1h-write, ${fmtInt(h.tokens.read)} read tokens</p>`;
   return { reading: headlineReading(h), body };

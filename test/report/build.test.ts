@@ -547,3 +547,31 @@ test('a price table whose 1-hour write costs less than a 5-minute one (f* < 0) o
     }
   }
 });
+
+test('the best what-if on an exact tie names every tied what-if: the 1-hour TTL and a keepalive budget saving the same, and the budgets that net as much as the best', async () => {
+  const { bestWhatIf } = await import('../../src/report/build.js');
+  const { headlineReading, renderHeadline } = await import('../../src/report/section-headline.js');
+  const ttl = { baseline_weight: 1_000_000, scenario_weight: 900_000, baseline_usd: 0.7, scenario_usd: 0.2 };
+  const row = (budget: number | 'inf', w: number, usd: number) => ({ budget, net_saving_weight: w, net_saving_usd: usd });
+  // budget 2 nets what the TTL override saves (0.7 − 0.2 is 0.49999999999999994: float noise is no winner); 3 and ∞ net as much as 2
+  const keepalive = { baseline_weight: 1_000_000, best_budget: 2, budgets: [row(0, 0, 0), row(1, 40_000, 0.2), row(2, 100_000, 0.5), row(3, 100_000, 0.5), row('inf', 100_000, 0.5)] };
+  const best = bestWhatIf(ttl as never, keepalive as never)!;
+  assert.deepEqual([best.label, ...(best.tiedWith ?? [])].sort(), ['force the 1-hour cache TTL', 'keepalive pings, budget 2 per gap (every larger budget, unbounded included, nets the same)']);
+  const h = { ...(await import('./fixtures.js')).fixtureReport().headline, bestWhatIf: best } as never;
+  const reading = headlineReading(h);
+  assert.match(reading, /the best what-ifs tie: “(force the 1-hour cache TTL|keepalive pings, [^”]+)” and “(force the 1-hour cache TTL|keepalive pings, [^”]+)” would each save \$0\.50+ \(10\.0%\)\.$/);
+  assert.match(reading, /force the 1-hour cache TTL/);
+  assert.match(reading, /keepalive pings, budget 2 per gap/);
+  const tile = String(renderHeadline(h).body).replace(/<[^>]*>/g, '');
+  assert.match(tile, /saves 10\.0% with each of “.+” and “.+”/);
+  assert.match(tile, /force the 1-hour cache TTL/);
+  assert.match(tile, /keepalive pings, budget 2 per gap/);
+  // USD unknown: the weight decides, and a tie of weights names both
+  const unpriced = bestWhatIf({ ...ttl, baseline_usd: 0, scenario_usd: 0 } as never, { ...keepalive, budgets: keepalive.budgets.map((b) => ({ ...b, net_saving_usd: 0 })) } as never)!;
+  assert.equal(unpriced.tiedWith?.length, 1);
+  // no tie: one name, no tiedWith
+  const alone = bestWhatIf({ ...ttl, scenario_usd: 0.1, scenario_weight: 880_000 } as never, keepalive as never)!;
+  assert.equal(alone.label, 'force the 1-hour cache TTL');
+  assert.equal(alone.tiedWith, undefined);
+  assert.match(headlineReading({ ...h, bestWhatIf: alone } as never), /the best what-if, force the 1-hour cache TTL, would save \$0\.60+ \(12\.0%\)\.$/);
+});
