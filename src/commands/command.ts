@@ -50,9 +50,11 @@ export const FLAG_OPTIONS = ['json', 'rebuild', 'csv', 'list', 'open'] as const;
 
 /**
  * The options and positionals that name a file or directory, in every command that has one
- * (`target`: replay session's transcript path, query's FILE.sql; `file`: replay channel's log).
+ * (`target`: replay session's transcript path, query's FILE.sql; `file`: replay channel's log;
+ * `session`: report's, which may be a transcript path as replay session's target may; a session id
+ * is hex and `top` has no `~`, so expanding them changes nothing).
  */
-export const PATH_OPTIONS = ['paths', 'db', 'pricing', 'out', 'channel', 'parquet', 'file', 'target'] as const;
+export const PATH_OPTIONS = ['paths', 'db', 'pricing', 'out', 'channel', 'parquet', 'file', 'target', 'session'] as const;
 
 /**
  * A leading `~` or `~/` in every path option (PATH_OPTIONS) as the home directory, in place. The

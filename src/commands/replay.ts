@@ -2,8 +2,6 @@
  * replay channel and replay session: what a different context delivery would cost. The simulator
  * loads when a replay runs, not with the CLI.
  */
-import { type Stats, statSync } from 'node:fs';
-import { sep } from 'node:path';
 import type { Argv } from 'yargs';
 import { UsageError } from '../errors.js';
 import { loadPriceTable } from '../pricing/pricing.js';
@@ -65,30 +63,6 @@ const channelCommand: Command = {
   },
 };
 
-/**
- * Whether the target names a path, replayed directly, rather than a session in the store: a session
- * id neither ends in .jsonl nor holds a path separator.
- */
-function isPathTarget(target: string): boolean {
-  return target.endsWith('.jsonl') || target.includes('/') || target.includes(sep);
-}
-
-/**
- * The target path's stat; undefined when it is not there, a path through a file (`a.jsonl/x.jsonl`,
- * ENOTDIR) included. Any other failure (a directory on the way that cannot be searched) is a
- * one-line error: statSync throws them whatever throwIfNoEntry says, and they were internal errors.
- */
-function statTarget(target: string): Stats | undefined {
-  try {
-    return statSync(target, { throwIfNoEntry: false });
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOTDIR') return undefined;
-    // as replaySessionFile says it of a file that will not open
-    throw new UsageError(`${target}: cannot read transcript (${code ?? (err as Error).message})`);
-  }
-}
-
 const sessionCommand: Command = {
   command: 'session <target> [paths..]',
   describe: 'replay a real Claude Code chain under recorded / dedupe-attachments / volatile-prefix / reinject / cold-replay',
@@ -121,17 +95,12 @@ const sessionCommand: Command = {
       reinjectType: nonEmpty(argv['reinject-type'], '--reinject-type', 'an attachment type'),
       chain: nonEmpty(argv.chain, '--chain', 'a chain id, agent id or prefix'),
     };
-    const { formatSessionReplay, locateChain, replaySessionFile, topSession } = await import('../replay/index.js');
+    const { formatSessionReplay, locateChain, replaySessionFile, topSession, transcriptPath } = await import('../replay/index.js');
     let result: SessionReplayResult;
-    // a path that is not there is a missing file, and a directory (Claude Code's <session>/ beside
-    // <session>.jsonl, one named x.jsonl) a directory: neither is an unknown session id, looked for
-    // in the default roots
-    const isPath = isPathTarget(target);
-    const st = isPath ? statTarget(target) : undefined;
-    if (isPath && !st) throw new UsageError(`no such file or directory: ${target}`, 'give a transcript path or a session id');
-    if (st?.isDirectory()) throw new UsageError(`${target}: is a directory`, `give a transcript file, or a session id and the directory to read: replay session ID ${target}`);
-    if (st) {
-      result = await replaySessionFile(target, { ...opts, prices: loadPriceTable(argv.pricing as string | undefined) });
+    // a path that is not there, or a directory, is said as such, not as an unknown session id
+    const path = transcriptPath(target, `replay session ID ${target}`);
+    if (path !== undefined) {
+      result = await replaySessionFile(path, { ...opts, prices: loadPriceTable(argv.pricing as string | undefined) });
     } else {
       const { located, prices } = await withContext(argv, io, async (ctx) => ({ located: await locateChain(ctx.store, target === 'top' ? await topSession(ctx.store) : target, opts.chain), prices: ctx.prices }));
       result = await replaySessionFile(located.path, { ...opts, chain: located.chain_id, elsewhere: located.elsewhere, progressOnly: located.progress_only, prices });

@@ -33,7 +33,7 @@ export async function runReport(argv: Record<string, unknown>, io: Io, title?: s
   else refuseInLogs(out, { flag: 'the report', given: out, choose: 'FILE with --out', logRoots: rootsRead(argv.paths as string[] | undefined, io.env) });
   // `--session ''` matched every session as a prefix ("session  matches 120 sessions"); a session named twice was replayed twice
   const sessions = [...new Set(listOption(argv.session))];
-  if (sessions.some((s) => s.trim() === '')) throw new UsageError('--session: expected a session id, a unique prefix of one, or top');
+  if (sessions.some((s) => s.trim() === '')) throw new UsageError('--session: expected a session id, a unique prefix of one, top, or a transcript path');
   // off unless asked for, as in `replay session`; it only changes a session replay
   const calibrate = argv.calibrate === undefined ? 0 : calibrateOf(argv.calibrate);
   if (calibrate > 0 && sessions.length === 0) throw new UsageError('--calibrate fits the session replays, and none was asked for', 'add --session ID or --session top');
@@ -79,7 +79,7 @@ export const reportCommand: Command = {
       .option('open', { type: 'boolean', describe: 'open it in the default browser' })
       // one value per flag (repeat the flag for more): a list would take the paths after it
       .option('channel', { type: 'string', array: true, nargs: 1, describe: 'also replay this channel log into the report (repeatable)' })
-      .option('session', { type: 'string', array: true, nargs: 1, describe: 'also replay this session: id, unique prefix, or top = the most expensive (repeatable)' })
+      .option('session', { type: 'string', array: true, nargs: 1, describe: 'also replay this session: id, unique prefix, top = the most expensive, or a transcript path (a .jsonl name, or one with a /), as replay session takes (repeatable)' })
       .option('calibrate', { type: 'string', requiresArg: true, describe: 'with --session: fit a conversation scale on requests 2..K+1 of each session replay, as replay session --calibrate K (default 0 = off)' }),
   run: runReport,
 };

@@ -3,7 +3,8 @@
  * replays; the store records where they are). A session is named by its id or a unique prefix;
  * its main chain is replayed unless a chain is asked for.
  */
-import { basename } from 'node:path';
+import { type Stats, statSync } from 'node:fs';
+import { basename, sep } from 'node:path';
 import { UsageError } from '../errors.js';
 import type { Store } from '../store/store.js';
 
@@ -103,4 +104,38 @@ export async function topSession(store: Store, requests = 'SELECT * FROM request
   );
   if (!top) throw new UsageError('no session to replay', 'the logs read hold no requests');
   return top.session_id as string;
+}
+
+/**
+ * The transcript a session target names when it is a path (`replay session TARGET`, `report
+ * --session TARGET`), or undefined when it names a session in the store (an id, a unique prefix,
+ * or top): a session id neither ends in .jsonl nor holds a path separator. A path that is not
+ * there is a missing file, and a directory (Claude Code's <session>/ beside <session>.jsonl, one
+ * named x.jsonl) a directory: neither is an unknown session id, looked for in the logs read.
+ * `readDirectory`: the command that reads a directory and replays a session of it, for the hint.
+ * Example: `~/x/4d5611e5.jsonl` (expanded) → that path; `4d5611e5` and `top` → undefined;
+ * `./missing.jsonl` → "no such file or directory: ./missing.jsonl".
+ */
+export function transcriptPath(target: string, readDirectory: string): string | undefined {
+  if (!(target.endsWith('.jsonl') || target.includes('/') || target.includes(sep))) return undefined;
+  const st = statTarget(target);
+  if (!st) throw new UsageError(`no such file or directory: ${target}`, 'give a transcript path or a session id');
+  if (st.isDirectory()) throw new UsageError(`${target}: is a directory`, `give a transcript file, or a session id and the directory to read: ${readDirectory}`);
+  return target;
+}
+
+/**
+ * The target path's stat; undefined when it is not there, a path through a file (`a.jsonl/x.jsonl`,
+ * ENOTDIR) included. Any other failure (a directory on the way that cannot be searched) is a
+ * one-line error: statSync throws them whatever throwIfNoEntry says, and they were internal errors.
+ */
+function statTarget(target: string): Stats | undefined {
+  try {
+    return statSync(target, { throwIfNoEntry: false });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOTDIR') return undefined;
+    // as replaySessionFile says it of a file that will not open
+    throw new UsageError(`${target}: cannot read transcript (${code ?? (err as Error).message})`);
+  }
 }

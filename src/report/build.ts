@@ -17,7 +17,7 @@ import { allUnpriced } from '../analyses/weigh.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { channelLogError } from '../replay/channel-log.js';
-import { type ChannelReplayResult, locateChain, replaySessionFile, runChannelReplay, sessionReplayRun, topSession } from '../replay/index.js';
+import { type ChannelReplayResult, locateChain, replaySessionFile, runChannelReplay, sessionReplayRun, topSession, transcriptPath } from '../replay/index.js';
 import { runQuery } from '../store/queries.js';
 import { jsonNumber } from '../format/json-numbers.js';
 import { tiePhrase, tiedBudgets } from './section-keepalive.js';
@@ -58,13 +58,14 @@ async function checkReplayArgs(ctx: Context, opts: BuildOptions): Promise<void> 
     }
     if (dir) throw new UsageError(`${file}: is a directory`, 'give a channel log file');
   }
-  for (const id of opts.sessions ?? []) if (id !== 'top') await locateChain(ctx.store, id);
+  // a transcript path is replayed as it is, as `replay session PATH` replays it; an id must be in the logs read
+  for (const id of opts.sessions ?? []) if (id !== 'top' && transcriptPath(id, `report ${id} --session ID`) === undefined) await locateChain(ctx.store, id);
 }
 
 export interface BuildOptions {
   /** channel logs to replay into the report's replay section */
   channels?: string[];
-  /** sessions (id or unique prefix) whose main chain to replay; `top` = the most expensive one */
+  /** sessions (id or unique prefix) whose main chain to replay, `top` = the most expensive one, or transcript paths (replay session's targets) */
   sessions?: string[];
   /** `--calibrate K` for the session replays: fit a conversation scale on requests 2…K+1 (0 or absent: off) */
   calibrate?: number;
@@ -491,6 +492,9 @@ const IN_SCOPE = `SELECT * FROM requests
  * strategy, with `replay session --calibrate K`'s conversation scale when `calibrate` > 0.
  */
 async function sessionRun(ctx: Context, id: string, calibrate: number): Promise<ReplayRun> {
+  // a transcript path: its main chain, replayed as `replay session PATH` replays it (checkReplayArgs checked it)
+  const path = transcriptPath(id, `report ${id} --session ID`);
+  if (path !== undefined) return sessionReplayRun(await replaySessionFile(path, { prices: ctx.prices, calibrate }));
   // `top`: the most expensive session in scope, as `sessions` ranks them
   const want = id === 'top' ? await topSession(ctx.store, IN_SCOPE, filterParams(ctx.filters)) : id;
   const chain = await locateChain(ctx.store, want);

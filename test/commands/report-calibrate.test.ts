@@ -3,7 +3,7 @@
  * --calibrate K`'s, and its section shows the calibration line. Spawns dist/ (npm run build first).
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { REPO, cli, tempDir } from '../helpers/corpus.js';
@@ -69,7 +69,7 @@ test('report --channel a file that cannot be read, --session one the logs do not
   assert.equal(session.stderr.trim().split('\n').length, 1, session.stderr);
   // an empty --session matched every session as a prefix: "session  matches N sessions"
   const empty = cli(['report', SAMPLE, '--db', ':memory:', '--session', ' ', '--out', out]);
-  assert.deepEqual([empty.code, empty.stdout, empty.stderr], [2, '', 'cachelens: --session: expected a session id, a unique prefix of one, or top\n']);
+  assert.deepEqual([empty.code, empty.stdout, empty.stderr], [2, '', 'cachelens: --session: expected a session id, a unique prefix of one, top, or a transcript path\n']);
   assert.ok(!existsSync(out), 'no report written');
 });
 
@@ -81,4 +81,32 @@ test('report --session top --session top replays the session once', () => {
   const html = readFileSync(out, 'utf8');
   const data = JSON.parse(/<script[^>]*id="cachelens-data"[^>]*>([\s\S]*?)<\/script>/.exec(html)![1]!) as { replay?: { runs: { kind: string }[] } };
   assert.deepEqual(data.replay?.runs.map((run) => run.kind), ['session']);
+});
+
+test('report --session takes a transcript path, as replay session does: replayed as it is, wherever it is, ~ under HOME; a missing path or a directory is one line, exit 2', () => {
+  const home = tempDir('cachelens-report-home-');
+  const out = join(home, 'report.html');
+  const transcript = join(SAMPLE, 'projects/-home-USER-projects-spotter-lite/53c5d8e8-9760-4df2-8e4d-babeff4a975a.jsonl');
+  // outside the logs read, and given as --session=~/… (the shell leaves that ~ as it is)
+  copyFileSync(transcript, join(home, 'copy.jsonl'));
+  const want = JSON.parse(cli(['replay', 'session', transcript, '--json']).stdout);
+  const r = cli(['report', join(SAMPLE, 'projects/-home-USER-projects-plan-loop'), '--db', ':memory:', '--session=~/copy.jsonl', '--out', out], { HOME: home });
+  assert.equal(r.code, 0, r.stderr);
+  const data = JSON.parse(/<script type="application\/json" id="cachelens-data">([\s\S]*?)<\/script>/.exec(readFileSync(out, 'utf8'))![1]!);
+  const run = data.replay.runs.find((x: { kind: string }) => x.kind === 'session');
+  assert.match(run.title, new RegExp(`chain ${want.chain.chain_id} `));
+  assert.equal(run.strategies.find((s: { strategy: string }) => s.strategy === 'recorded').inputTokens, want.strategies.recorded.input_tokens);
+  rmSync(out);
+  // as replay session says them, not "no session … in the logs read"
+  mkdirSync(join(home, 'x.jsonl'));
+  for (const [target, said] of [
+    [join(home, 'missing.jsonl'), /^cachelens: no such file or directory: .*missing\.jsonl \(give a transcript path or a session id\)$/],
+    [join(home, 'x.jsonl'), /^cachelens: .*x\.jsonl: is a directory \(give a transcript file, or a session id and the directory to read: report .*x\.jsonl --session ID\)$/],
+  ] as const) {
+    const bad = cli(['report', SAMPLE, '--db', ':memory:', '--session', target, '--out', out], { HOME: home });
+    assert.deepEqual([bad.code, bad.stdout], [2, ''], bad.stderr);
+    assert.match(bad.stderr.trim(), said);
+    assert.equal(bad.stderr.trim().split('\n').length, 1, bad.stderr);
+  }
+  assert.ok(!existsSync(out), 'no report written');
 });
