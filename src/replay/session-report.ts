@@ -142,5 +142,6 @@ export function sessionReplayRun(r: SessionReplayResult): ReplayRun {
     strategies,
     ...(f ? { fidelity: { requests: f.prompt.n, from: f.from, medianRelError: f.prompt.median_rel_error, p90RelError: f.prompt.p90_rel_error } } : {}),
     ...(conv ? { calibration: { k: conv.k, scale: conv.scale, heldOutFrom: conv.held_out_from, reason: conv.reason } } : {}),
+    ...(r.not_run.length ? { notRun: r.not_run.map((n) => ({ strategy: n.strategy, reason: n.reason })) } : {}),
   };
 }

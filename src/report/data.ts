@@ -249,6 +249,8 @@ export interface ReplayRun {
   calibration?: { k: number; scale: number | null; heldOutFrom: number; reason: string | null };
   /** bursts of more than 12 rows between mentions (channel replays) */
   rowsNeverShown?: number;
+  /** strategies that could not run on the chain, with the reason (session replays; `replay session`'s "not run:" lines) */
+  notRun?: Array<{ strategy: string; reason: string }>;
 }
 
 export interface ReplayStrategy {

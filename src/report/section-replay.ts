@@ -116,6 +116,8 @@ function runBlock(run: ReplayRun, charts: ChartSink, withReading: boolean): Safe
   if (run.rowsNeverShown !== undefined) notes.push(`${fmtCount(run.rowsNeverShown, 'row')} never shown (bursts of more than 12 between mentions)`);
   // with --calibrate the fidelity is the held-out one and goes with the calibration line
   if (run.fidelity && !run.calibration) notes.push(fidelityNote(run.fidelity));
+  // a strategy missing from the table without a word read as one forgotten (replay session says it)
+  for (const n of run.notRun ?? []) notes.push(`not run: ${n.strategy} (${n.reason})`);
   return html`<article class="replay-run">
 <h3>${run.kind} replay · ${run.title}</h3>
 ${withReading ? html`<p class="reading">${replayRunReading(run)}</p>` : ''}

@@ -575,3 +575,25 @@ test('the best what-if on an exact tie names every tied what-if: the 1-hour TTL 
   assert.equal(alone.tiedWith, undefined);
   assert.match(headlineReading({ ...h, bestWhatIf: alone } as never), /the best what-if, force the 1-hour cache TTL, would save \$0\.60+ \(12\.0%\)\.$/);
 });
+
+test('a session replay names the strategies that could not run on the chain, as replay session does, not a table missing them without a word', async () => {
+  const s = 'nr';
+  const files = {
+    [`projects/-p/${s}.jsonl`]: [
+      userPrompt(s, '2026-02-11T03:00:00.000Z'),
+      assistant({ session: s, msg: 'a', t: '2026-02-11T03:00:01.000Z', model: 'claude-sonnet-4-5-20250929', u: { in: 10, w5: 1000 } }),
+      assistant({ session: s, msg: 'b', t: '2026-02-11T03:00:11.000Z', model: 'claude-sonnet-4-5-20250929', u: { in: 10, w5: 100, r: 1000 } }),
+    ],
+  };
+  const ctx = await openContext({ paths: [writeCorpus(files)], db: ':memory:', timezone: 'UTC' });
+  try {
+    const data = await buildReportData(ctx, { sessions: ['top'] });
+    const run = (data.replay as Extract<typeof data.replay, { runs: unknown }>).runs[0]!;
+    assert.ok(!run.strategies.some((x) => x.strategy === 'reinject'), 'a chain without attachments has nothing to reinject');
+    assert.deepEqual(run.notRun?.map((n) => n.strategy), ['reinject']);
+    const section = /<section class="card" id="replay"[\s\S]*?<\/section>/.exec(renderReport(data))![0];
+    assert.match(section, /not run: reinject \(no attachment in this chain\)/);
+  } finally {
+    ctx.store.close();
+  }
+});
