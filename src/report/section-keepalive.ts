@@ -56,7 +56,8 @@ export function keepaliveReading(d: Keepalive): string {
       ? `net ${fmtSignedPct(best.netSavingShareAll)} of all weight (no subagent weight to take a share of)`
       : `net ${fmtSignedPct(best.netSavingShareSubagent)} of subagent weight on subagent chains (${fmtSignedPct(best.netSavingShareAll)} of all weight on all chains, main threads' pings and savings included)`;
   let s = `The best budget is ${label(best.budget)} ping${best.budget === 1 ? '' : 's'} per gap${tie}: ${net}, and ${fmtInt(best.expiredAfterBudget)} of ${best.gapsOverTtl === 1 ? '1 gap over the TTL still expires' : `${fmtInt(best.gapsOverTtl)} gaps over the TTL still expire`}`;
-  if (unbounded && unbounded !== best && !tied.includes(unbounded)) s += `; unbounded pinging nets ${unbounded.netSavingShareSubagent === null ? `${fmtSignedPct(unbounded.netSavingShareAll)} of all weight` : fmtSignedPct(unbounded.netSavingShareSubagent)}`;
+  // both shares, as the best budget's: the subagent share alone ("nets 0.0%" with no subagent gap over the TTL) hid what the main threads' pings cost
+  if (unbounded && unbounded !== best && !tied.includes(unbounded)) s += `; unbounded pinging nets ${unbounded.netSavingShareSubagent === null ? `${fmtSignedPct(unbounded.netSavingShareAll)} of all weight` : `${fmtSignedPct(unbounded.netSavingShareSubagent)} of subagent weight (${fmtSignedPct(unbounded.netSavingShareAll)} of all weight)`}`;
   if (d.unpricedGaps) s += `; ${fmtInt(d.unpricedGaps)} of ${d.gaps === 1 ? '1 gap touches a model without a price and is' : `${fmtInt(d.gaps ?? 0)} gaps touch models without a price and are`} counted, not priced`;
   return s + '.';
 }

@@ -222,7 +222,10 @@ test('readings say what the field note said', () => {
     ttlReading(f.ttlOverride as never),
     'Forcing the 1-hour TTL would cost +18.0% more (expiry share f = 16.0% of writes, below the break-even f* = 39.5%); every bucket loses.',
   );
-  assert.match(keepaliveReading(f.keepalive as never), /^The best budget is 3 pings per gap: net \+3\.1% of subagent weight .* 46 of 105 gaps .*; unbounded pinging nets −18\.0%\.$/);
+  assert.match(keepaliveReading(f.keepalive as never), /^The best budget is 3 pings per gap: net \+3\.1% of subagent weight .* 46 of 105 gaps .*; unbounded pinging nets −18\.0% of subagent weight \(−3\.6% of all weight\)\.$/);
+  // no subagent gap over the TTL: the subagent share is 0.0%, and what unbounded pinging costs all chains is still said
+  const mainOnly = { ...(f.keepalive as Keepalive), budgets: (f.keepalive as Keepalive).budgets.map((b) => (b.budget === null ? { ...b, netSavingShareSubagent: 0 } : b)) };
+  assert.match(keepaliveReading(mainOnly), /; unbounded pinging nets 0\.0% of subagent weight \(−3\.6% of all weight\)\.$/);
   // no priced gap: no best budget (absent, not null, which is the unbounded one)
   const unpriced = { ...(f.keepalive as object), best: undefined, gaps: 4, unpricedGaps: 4 };
   assert.equal(keepaliveReading(unpriced as never), 'No gap between requests of a priced 5-minute chain: the savings are unknown.');
@@ -670,7 +673,7 @@ test('keepalive budgets that net the same as the best are said to tie with it: p
   assert.doesNotMatch(r, /unbounded pinging nets/);
   // only some: named
   const some: Keepalive = { ...f, budgets: f.budgets.map((b) => (b.budget === 4 || b.budget === 6 ? { ...best, budget: b.budget } : b)) };
-  assert.match(keepaliveReading(some), /^The best budget is 3 pings per gap \(budgets 4 and 6 net the same\): .*; unbounded pinging nets −18\.0%\.$/);
+  assert.match(keepaliveReading(some), /^The best budget is 3 pings per gap \(budgets 4 and 6 net the same\): .*; unbounded pinging nets −18\.0% of subagent weight \(−3\.6% of all weight\)\.$/);
   assert.match(keepaliveReading(f), /^The best budget is 3 pings per gap: net/);
 });
 
