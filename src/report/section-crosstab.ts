@@ -2,7 +2,7 @@
 import type { CrossTab, CrossTabRow } from './data.js';
 import { fmtCount, fmtInt, fmtPct } from './format.js';
 import { sortableTable, type Cell, type Column } from './html.js';
-import type { SectionOutput } from './section.js';
+import { andList, type SectionOutput } from './section.js';
 
 /**
  * Whether the rows are split by definition beyond their key (agent-type rows come one per
@@ -43,12 +43,13 @@ export function crossTabReading(d: CrossTab): string {
   const equal = d.rows.filter((r) => r.chains > 0 && r.chainsListingsEqualRounds === r.chains);
   const none = d.rows.filter((r) => r.chains > 0 && r.chainsWithSkillListing === 0);
   const parts: string[] = [];
-  if (equal.length) parts.push(`In ${equal.map((r) => rowName(d, r)).join(', ')} every chain (${chainCount(equal, false)}) carries as many skill_listing attachments as rounds`);
-  if (none.length) parts.push(`${none.map((r) => rowName(d, r)).join(', ')} (${chainCount(none, true)}) ${none.length === 1 ? 'has' : 'have'} none`);
+  // several rows are one list ("“a” and “b”", as other readings name ties), not a run of commas
+  if (equal.length) parts.push(`In ${andList(equal.map((r) => rowName(d, r)))} every chain (${chainCount(equal, false)}) carries as many skill_listing attachments as rounds`);
+  if (none.length) parts.push(`${andList(none.map((r) => rowName(d, r)))} (${chainCount(none, true)}) ${none.length === 1 ? 'has' : 'have'} none`);
   if (!parts.length) {
     const partial = d.rows.filter((r) => r.chainsListingsEqualRounds > 0);
     return partial.length
-      ? `skill_listing count equals round count in some chains of ${partial.map((r) => rowName(d, r)).join(', ')}, but in no row for every chain.`
+      ? `skill_listing count equals round count in some chains of ${andList(partial.map((r) => rowName(d, r)))}, but in no row for every chain.`
       : 'No row has skill_listing attachments equal to its rounds.';
   }
   return parts.join('; ') + '.';

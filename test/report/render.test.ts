@@ -728,3 +728,12 @@ test('a session replay\'s table counts attachments sent, not channel rows: its c
   const channel = headers('channel');
   assert.ok(channel.includes('rows sent') && channel.includes('context tokens'), channel.join(' | '));
 });
+
+test('the cross-tab reading lists several rows as one list, "“a” and “b”", as other readings name ties, not a run of commas', () => {
+  const row = (key: string, definition: 'lost' | 'resolved', listings: number) => ({ key, definition, chains: 2, chainsWithSkillListing: listings ? 2 : 0, skillListings: listings, rounds: 4, chainsListingsEqualRounds: listings ? 2 : 0, weight: 1 });
+  const d: CrossTab = { rowDimension: 'agent_type', rows: [row('reviewer', 'lost', 4), row('planner', 'lost', 4), row('Explore', 'resolved', 0), row('Plan', 'resolved', 0), row('fork', 'resolved', 0)] };
+  assert.equal(
+    crossTabReading(d),
+    'In “reviewer” (definition lost) and “planner” (definition lost) every chain (4) carries as many skill_listing attachments as rounds; “Explore” (definition resolved), “Plan” (definition resolved) and “fork” (definition resolved) (6 chains) have none.',
+  );
+});
