@@ -45,9 +45,11 @@ ${tile('usd', 'Cost', fmtUsd(h.usd), h.usd, h.unpricedRequests > 0 ? `${fmtCount
 ${tile('weight', 'Weight', h.weight === null ? 'unknown' : `${fmtCompact(h.weight)} wt`, h.weight, 'base-input-token equivalents', h.weight === null ? 'no request has a price' : fmtWeight(h.weight))}
 ${tile('hitRatio', 'Cache hit ratio', fmtPct(h.hitRatio), h.hitRatio, 'reads ÷ all prompt tokens (writes included)')}
 ${
+  // the waste is what the rewrites cost beyond a read of the same tokens (anatomy's "waste (rewrites beyond a read)"),
+  // less than the rewrites' own weight the anatomy section shows: said, so the two do not read as one number disagreeing
   h.wasteWeight === null
-    ? tile('wasteUsd', 'Waste', 'unknown', null, html`<span data-metric="wasteWeight" data-value="null">no request has a price</span>: expiry + break rewrites`)
-    : tile('wasteUsd', 'Waste', h.wasteUsd === null ? fmtWeight(h.wasteWeight) : fmtUsd(h.wasteUsd), h.wasteUsd, html`<span data-metric="wasteWeight" data-value="${jsonNumberText(h.wasteWeight)}">${fmtWeight(h.wasteWeight)}</span>, ${fmtPct(wasteShare)} of weight: expiry + break rewrites`)
+    ? tile('wasteUsd', 'Waste', 'unknown', null, html`<span data-metric="wasteWeight" data-value="null">no request has a price</span>: expiry + break rewrites beyond a read`)
+    : tile('wasteUsd', 'Waste', h.wasteUsd === null ? fmtWeight(h.wasteWeight) : fmtUsd(h.wasteUsd), h.wasteUsd, html`<span data-metric="wasteWeight" data-value="${jsonNumberText(h.wasteWeight)}">${fmtWeight(h.wasteWeight)}</span>, ${fmtPct(wasteShare)} of weight: expiry + break rewrites beyond a read`)
 }
 ${tile('bestSavingUsd', 'Best what-if', b ? (b.savingUsd === null ? fmtWeight(b.savingWeight) : fmtUsd(b.savingUsd)) : 'not computed', b ? b.savingUsd : null, b ? html`${b.savingWeight > 0 ? 'saves' : b.savingWeight < 0 ? 'costs' : 'changes cost by'} <span data-metric="bestSavingShare" data-value="${jsonNumberText(b.savingShare)}">${fmtPct(Math.abs(b.savingShare))}</span>${b.savingWeight < 0 ? ' more' : ''} with ${b.tiedWith?.length ? `each of ${andList([b.label, ...b.tiedWith].map((l) => `“${l}”`))}` : b.label}` : '')}
 </div>

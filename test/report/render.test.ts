@@ -737,3 +737,12 @@ test('the cross-tab reading lists several rows as one list, "“a” and “b”
     'In “reviewer” (definition lost) and “planner” (definition lost) every chain (4) carries as many skill_listing attachments as rounds; “Explore” (definition resolved), “Plan” (definition resolved) and “fork” (definition resolved) (6 chains) have none.',
   );
 });
+
+test('the waste tile says its weight is the rewrites beyond a read, not the rewrites\' own weight the anatomy section shows', async () => {
+  const { renderHeadline } = await import('../../src/report/section-headline.js');
+  const h = fixtureReport().headline as Headline;
+  for (const x of [h, { ...h, wasteWeight: null, wasteUsd: null }]) {
+    const tile = /<div class="tile-label">Waste<\/div>[\s\S]*?<div class="tile-note">([\s\S]*?)<\/div>/.exec(String(renderHeadline(x).body))![1]!.replace(/<[^>]*>/g, '');
+    assert.match(tile, /expiry \+ break rewrites beyond a read$/);
+  }
+});
