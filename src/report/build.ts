@@ -7,10 +7,12 @@
 import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { AnatomyAnalysis, type AnatomyChainRow, type AnatomyResult, type RoundRow, roundTotals } from '../analyses/anatomy-summary.js';
+import { anatomizeChain } from '../analyses/anatomy.js';
 import { blocks as blocksOf } from '../analyses/blocks.js';
 import type { WeightsFor } from '../analyses/chain.js';
 import { KeepaliveWhatIf, type KeepaliveResult } from '../analyses/keepalive.js';
 import { streamChains } from '../analyses/load-chains.js';
+import { detectRepurchase } from '../analyses/repurchase.js';
 import { summary, type SummaryResult } from '../analyses/summary.js';
 import { TtlWhatIf, type TtlResult } from '../analyses/ttl.js';
 import { allUnpriced } from '../analyses/weigh.js';
@@ -215,7 +217,7 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
         const { top: ranked, withoutWaste } = need(pass);
         const projectOf = await projectsOf(side, ranked.map((x) => x.row.session_id));
         return {
-          chains: ranked.map(({ row: c, rounds }) => ({
+          chains: ranked.map(({ row: c, rounds, readMedian }) => ({
             chainId: c.chain_id,
             sessionId: c.session_id,
             project: projectOf.get(c.session_id) ?? 'unknown',
@@ -229,6 +231,7 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
             wasteUsd: allUnpriced(c) ? null : c.waste_usd,
             hitRatio: c.hit_ratio,
             repurchase: c.repurchase,
+            ...(c.repurchase ? { readMedian } : {}),
             rounds: rounds.map((r) => ({ round: r.round, read: r.read, write: r.write, rewrite: r.rewrite })),
             roundCount: c.rounds,
           })),
@@ -346,7 +349,7 @@ interface ChainAnalyses {
    * round, not the chains (one 700 MB session's four of 25,000 – 89,000 requests were held to the
    * end; BENCHMARKS-log.md, Report, session 27)
    */
-  top: { row: AnatomyChainRow; rounds: RoundRow[] }[];
+  top: { row: AnatomyChainRow; rounds: RoundRow[]; readMedian: number | null }[];
   /** chains that re-bought nothing (no expiry or break rewrite): never among `top` */
   withoutWaste: number;
 }
@@ -371,7 +374,8 @@ async function analyseChains(store: Store, filters: Filters, weightsFor: Weights
   const top: ChainAnalyses['top'] = [];
   let withoutWaste = 0;
   const rank = (row: AnatomyChainRow, chain: Parameters<typeof roundTotals>[0]) => {
-    if (wasted(row)) keepTop(top, row, () => roundTotals(chain, { weightsFor }));
+    // a re-purchase chain's pinned read is its rounds' first reads (the rule's), not the rounds' sums the chart draws
+    if (wasted(row)) keepTop(top, row, () => ({ rounds: roundTotals(chain, { weightsFor }), readMedian: row.repurchase ? detectRepurchase(anatomizeChain(chain)).readMedian : null }));
     else withoutWaste++;
   };
   for await (const batch of streamChains(store, filters, { keys: false })) {
@@ -407,11 +411,11 @@ function byWaste(a: AnatomyChainRow, b: AnatomyChainRow): number {
 }
 
 /** Puts a chain among `top` if it ranks there (byWaste), keeping at most TOP_CHAINS; `rounds` only then. */
-function keepTop(top: ChainAnalyses['top'], row: AnatomyChainRow, rounds: () => RoundRow[]): void {
+function keepTop(top: ChainAnalyses['top'], row: AnatomyChainRow, rounds: () => { rounds: RoundRow[]; readMedian: number | null }): void {
   if (top.length === TOP_CHAINS && byWaste(row, top[top.length - 1]!.row) >= 0) return;
   let i = top.length;
   while (i > 0 && byWaste(row, top[i - 1]!.row) < 0) i--;
-  top.splice(i, 0, { row, rounds: rounds() });
+  top.splice(i, 0, { row, ...rounds() });
   if (top.length > TOP_CHAINS) top.pop();
 }
 

@@ -149,6 +149,11 @@ export interface ChainSummary {
   hitRatio: number | null;
   /** flagged by the re-purchase rule (SPEC §3) */
   repurchase: boolean;
+  /**
+   * the median read of each round's first request, which the re-purchase rule pins (SPEC §3:
+   * every one within 1,024 tokens of it); with `repurchase`. `rounds` sums every request of a round.
+   */
+  readMedian?: number | null;
   /** per round, summed over the round's requests */
   rounds: Array<{ round: number; read: number; write: number; rewrite: number }>;
   /** the chain's rounds (user prompts), those without a request of their own included, as `anatomy` counts them */

@@ -19,6 +19,11 @@ export function chainReading(c: ChainSummary): string {
   const over = total > r.length ? `the ${fmtInt(r.length)} of its ${fmtInt(total)} rounds that sent requests` : `${fmtCount(r.length, 'round')}`;
   const rewrite = r.reduce((s, x) => s + x.rewrite, 0);
   const written = r.reduce((s, x) => s + x.write, 0);
+  if (c.repurchase && c.readMedian != null) {
+    // the rule's pinned read: each round's first one, not the round's sum the chart draws (a round's
+    // later requests read the context it wrote: "reads stay between 20,000 and 1,223,924" was a chain the rule pinned)
+    return `Re-purchase pattern: every round's first request reads about ${fmtInt(c.readMedian)} tokens (within 1,024 of that median; the chart's reads sum all of a round's requests) while writes grow from ${fmtInt(first.write)} to ${fmtInt(last.write)} over ${over} — the whole context is bought again every round.`;
+  }
   if (c.repurchase) {
     const lo = reads.reduce((a, b) => Math.min(a, b));
     const hi = reads.reduce((a, b) => Math.max(a, b));

@@ -597,3 +597,26 @@ test('a session replay names the strategies that could not run on the chain, as 
     ctx.store.close();
   }
 });
+
+test('a re-purchase chain\'s reading gives the read the rule pins, the median of its rounds\' first reads (anatomy\'s read_median), not the range of the rounds\' sums', async () => {
+  const ctx = await openContext({ paths: [join(REPO, 'sample-logs')], db: ':memory:', timezone: 'UTC' });
+  try {
+    const data = await buildReportData(ctx);
+    const anatomy = analyzeAnatomy(await loadChains(ctx.store, ctx.filters, { keys: false }), { weightsFor: (m, p) => ctx.prices.weightsFor(m, p) });
+    assert.ok(data.topChains && !('error' in data.topChains));
+    const flagged = data.topChains.chains.filter((c) => c.repurchase);
+    assert.ok(flagged.length > 0, 'the sample corpus has re-purchase chains among its top chains');
+    const { chainReading } = await import('../../src/report/section-chains.js');
+    for (const c of flagged) {
+      const want = anatomy.repurchase.find((r) => r.chain_id === c.chainId)!.read_median!;
+      assert.equal(c.readMedian, want, c.chainId);
+      const reading = chainReading(c);
+      assert.match(reading, new RegExp(`every round's first request reads about ${want.toLocaleString('en-US').replace(/,/g, ',')} tokens`));
+      // the rounds' sums of reads the chart draws are not said to be the pinned read
+      assert.doesNotMatch(reading, /reads stay/);
+    }
+    assert.ok(data.topChains.chains.filter((c) => !c.repurchase).every((c) => c.readMedian === undefined));
+  } finally {
+    ctx.store.close();
+  }
+});
