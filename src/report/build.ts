@@ -458,7 +458,7 @@ export function bestWhatIf(ttl: TtlResult | Error, keepalive: KeepaliveResult | 
   const options: BestWhatIf[] = [];
   if (!(ttl instanceof Error) && ttl.baseline_weight > 0) {
     const saving = ttl.baseline_weight - ttl.scenario_weight;
-    options.push({ label: 'force the 1-hour cache TTL', savingWeight: saving, savingUsd: ttl.baseline_usd - ttl.scenario_usd, savingShare: saving / ttl.baseline_weight });
+    options.push({ label: 'force the 1-hour cache TTL', savingWeight: saving, savingUsd: ttl.baseline_usd - ttl.scenario_usd, ...shareOf(ttl.baseline_usd - ttl.scenario_usd, ttl.baseline_usd, saving, ttl.baseline_weight) });
   }
   if (!(keepalive instanceof Error) && keepalive.baseline_weight > 0) {
     const best = keepalive.budgets.find((b) => b.budget === keepalive.best_budget);
@@ -471,7 +471,7 @@ export function bestWhatIf(ttl: TtlResult | Error, keepalive: KeepaliveResult | 
         label: `keepalive pings, budget ${best.budget === 'inf' ? '∞' : best.budget} per gap${tiePhrase(nets, bestNet, tiedBudgets(nets, bestNet))}`,
         savingWeight: best.net_saving_weight,
         savingUsd: best.net_saving_usd,
-        savingShare: best.net_saving_weight / keepalive.baseline_weight,
+        ...shareOf(best.net_saving_usd, keepalive.baseline_usd, best.net_saving_weight, keepalive.baseline_weight),
       });
     }
   }
@@ -484,6 +484,15 @@ export function bestWhatIf(ttl: TtlResult | Error, keepalive: KeepaliveResult | 
   if (!top) return null;
   const tied = rest.filter((o) => order(top, o) === 0).map((o) => o.label);
   return tied.length ? { ...top, tiedWith: tied } : top;
+}
+
+/**
+ * A what-if's saving as a share of the bill: of its USD when that is known, as the TTL section's
+ * verdict says it (the weight share beside a dollar saving read as a share of it: "$2.11 (5.9%)" of
+ * $41.94, which is 5.0%), else of its weight.
+ */
+function shareOf(usd: number, baselineUsd: number, weight: number, baselineWeight: number): Pick<BestWhatIf, 'savingShare' | 'shareOf'> {
+  return baselineUsd > 0 ? { savingShare: usd / baselineUsd, shareOf: 'cost' } : { savingShare: weight / baselineWeight, shareOf: 'weight' };
 }
 
 /** The requests the filters choose ($tz, $since, $until, $project: filterParams), as `summary` counts them. */

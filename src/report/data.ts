@@ -84,8 +84,12 @@ export interface BestWhatIf {
   /** baseline − scenario: positive saves, negative costs more */
   savingWeight: number;
   savingUsd: number | null;
-  /** savingWeight / baseline weight */
+  /**
+   * savingUsd / baseline USD (`shareOf` 'cost'), as the TTL section's verdict and the ranking go by
+   * USD; savingWeight / baseline weight ('weight') when no USD is known
+   */
   savingShare: number;
+  shareOf: 'cost' | 'weight';
   /** the labels of the other what-ifs that save exactly as much (USD and weight): named with this one */
   tiedWith?: string[];
 }

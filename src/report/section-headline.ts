@@ -14,6 +14,11 @@ function tile(metric: string, label: string, value: string, raw: number | null, 
 </div>`;
 }
 
+/** What a what-if saves in the measure the headline shows it in: USD when known (its ranking's), else weight; below 0 it costs more. */
+function saves(b: NonNullable<Headline['bestWhatIf']>): number {
+  return b.savingUsd ?? b.savingWeight;
+}
+
 export function headlineReading(h: Headline): string {
   const spent = h.usd !== null ? fmtUsd(h.usd) : h.weight !== null ? `${fmtWeight(h.weight)} (USD unknown)` : 'an unknown cost (no request has a price)';
   const waste = h.wasteWeight === null ? 'an unknown amount' : h.wasteUsd === null ? fmtWeight(h.wasteWeight) : fmtUsd(h.wasteUsd);
@@ -25,14 +30,14 @@ export function headlineReading(h: Headline): string {
     // a tie names every what-if in it, as the keepalive section names tied budgets
     const names = andList([b.label, ...b.tiedWith].map((l) => `“${l}”`));
     s +=
-      b.savingWeight > 0
-        ? `; the best what-ifs tie: ${names} would each save ${b.savingUsd === null ? fmtWeight(b.savingWeight) : fmtUsd(b.savingUsd)} (${fmtPct(b.savingShare)}).`
-        : `; no what-if tried would save anything (the least costly, ${names}, each change cost by ${fmtSignedPct(-b.savingShare)}).`;
+      saves(b) > 0
+        ? `; the best what-ifs tie: ${names} would each save ${b.savingUsd === null ? fmtWeight(b.savingWeight) : fmtUsd(b.savingUsd)} (${fmtPct(b.savingShare)} of ${b.shareOf}).`
+        : `; no what-if tried would save anything (the least costly, ${names}, each change ${b.shareOf} by ${fmtSignedPct(-b.savingShare)}).`;
   } else if (b) {
     s +=
-      b.savingWeight > 0
-        ? `; the best what-if, ${b.label}, would save ${b.savingUsd === null ? fmtWeight(b.savingWeight) : fmtUsd(b.savingUsd)} (${fmtPct(b.savingShare)}).`
-        : `; no what-if tried would save anything (the least costly, ${b.label}, changes cost by ${fmtSignedPct(-b.savingShare)}).`;
+      saves(b) > 0
+        ? `; the best what-if, ${b.label}, would save ${b.savingUsd === null ? fmtWeight(b.savingWeight) : fmtUsd(b.savingUsd)} (${fmtPct(b.savingShare)} of ${b.shareOf}).`
+        : `; no what-if tried would save anything (the least costly, ${b.label}, changes ${b.shareOf} by ${fmtSignedPct(-b.savingShare)}).`;
   } else s += '.';
   return s;
 }
@@ -51,7 +56,7 @@ ${
     ? tile('wasteUsd', 'Waste', 'unknown', null, html`<span data-metric="wasteWeight" data-value="null">no request has a price</span>: expiry + break rewrites beyond a read`)
     : tile('wasteUsd', 'Waste', h.wasteUsd === null ? fmtWeight(h.wasteWeight) : fmtUsd(h.wasteUsd), h.wasteUsd, html`<span data-metric="wasteWeight" data-value="${jsonNumberText(h.wasteWeight)}">${fmtWeight(h.wasteWeight)}</span>, ${fmtPct(wasteShare)} of weight: expiry + break rewrites beyond a read`)
 }
-${tile('bestSavingUsd', 'Best what-if', b ? (b.savingUsd === null ? fmtWeight(b.savingWeight) : fmtUsd(b.savingUsd)) : 'not computed', b ? b.savingUsd : null, b ? html`${b.savingWeight > 0 ? 'saves' : b.savingWeight < 0 ? 'costs' : 'changes cost by'} <span data-metric="bestSavingShare" data-value="${jsonNumberText(b.savingShare)}">${fmtPct(Math.abs(b.savingShare))}</span>${b.savingWeight < 0 ? ' more' : ''} with ${b.tiedWith?.length ? `each of ${andList([b.label, ...b.tiedWith].map((l) => `“${l}”`))}` : b.label}` : '')}
+${tile('bestSavingUsd', 'Best what-if', b ? (b.savingUsd === null ? fmtWeight(b.savingWeight) : fmtUsd(b.savingUsd)) : 'not computed', b ? b.savingUsd : null, b ? html`${saves(b) > 0 ? 'saves' : saves(b) < 0 ? 'costs' : `changes ${b.shareOf} by`} <span data-metric="bestSavingShare" data-value="${jsonNumberText(b.savingShare)}">${fmtPct(Math.abs(b.savingShare))}</span>${saves(b) > 0 ? ` of ${b.shareOf}` : saves(b) < 0 ? ` more ${b.shareOf === 'cost' ? '' : 'weight '}`.trimEnd() : ''} with ${b.tiedWith?.length ? `each of ${andList([b.label, ...b.tiedWith].map((l) => `“${l}”`))}` : b.label}` : '')}
 </div>
 <p class="meta">Tokens: ${fmtInt(h.tokens.input)} input, ${fmtInt(h.tokens.output)} output, ${fmtInt(h.tokens.write5m)} 5m-write, ${fmtInt(h.tokens.write1h)} 1h-write, ${fmtInt(h.tokens.read)} read tokens</p>`;
   return { reading: headlineReading(h), body };

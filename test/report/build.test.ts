@@ -554,26 +554,27 @@ test('the best what-if on an exact tie names every tied what-if: the 1-hour TTL 
   const ttl = { baseline_weight: 1_000_000, scenario_weight: 900_000, baseline_usd: 0.7, scenario_usd: 0.2 };
   const row = (budget: number | 'inf', w: number, usd: number) => ({ budget, net_saving_weight: w, net_saving_usd: usd });
   // budget 2 nets what the TTL override saves (0.7 − 0.2 is 0.49999999999999994: float noise is no winner); 3 and ∞ net as much as 2
-  const keepalive = { baseline_weight: 1_000_000, best_budget: 2, budgets: [row(0, 0, 0), row(1, 40_000, 0.2), row(2, 100_000, 0.5), row(3, 100_000, 0.5), row('inf', 100_000, 0.5)] };
+  const keepalive = { baseline_weight: 1_000_000, baseline_usd: 0.7, best_budget: 2, budgets: [row(0, 0, 0), row(1, 40_000, 0.2), row(2, 100_000, 0.5), row(3, 100_000, 0.5), row('inf', 100_000, 0.5)] };
   const best = bestWhatIf(ttl as never, keepalive as never)!;
   assert.deepEqual([best.label, ...(best.tiedWith ?? [])].sort(), ['force the 1-hour cache TTL', 'keepalive pings, budget 2 per gap (every larger budget, unbounded included, nets the same)']);
   const h = { ...(await import('./fixtures.js')).fixtureReport().headline, bestWhatIf: best } as never;
   const reading = headlineReading(h);
-  assert.match(reading, /the best what-ifs tie: “(force the 1-hour cache TTL|keepalive pings, [^”]+)” and “(force the 1-hour cache TTL|keepalive pings, [^”]+)” would each save \$0\.50+ \(10\.0%\)\.$/);
+  assert.match(reading, /the best what-ifs tie: “(force the 1-hour cache TTL|keepalive pings, [^”]+)” and “(force the 1-hour cache TTL|keepalive pings, [^”]+)” would each save \$0\.50+ \(71\.4% of cost\)\.$/);
   assert.match(reading, /force the 1-hour cache TTL/);
   assert.match(reading, /keepalive pings, budget 2 per gap/);
   const tile = String(renderHeadline(h).body).replace(/<[^>]*>/g, '');
-  assert.match(tile, /saves 10\.0% with each of “.+” and “.+”/);
+  assert.match(tile, /saves 71\.4% of cost with each of “.+” and “.+”/);
   assert.match(tile, /force the 1-hour cache TTL/);
   assert.match(tile, /keepalive pings, budget 2 per gap/);
   // USD unknown: the weight decides, and a tie of weights names both
-  const unpriced = bestWhatIf({ ...ttl, baseline_usd: 0, scenario_usd: 0 } as never, { ...keepalive, budgets: keepalive.budgets.map((b) => ({ ...b, net_saving_usd: 0 })) } as never)!;
+  const unpriced = bestWhatIf({ ...ttl, baseline_usd: 0, scenario_usd: 0 } as never, { ...keepalive, baseline_usd: 0, budgets: keepalive.budgets.map((b) => ({ ...b, net_saving_usd: 0 })) } as never)!;
   assert.equal(unpriced.tiedWith?.length, 1);
+  assert.deepEqual([unpriced.savingShare, unpriced.shareOf], [0.1, 'weight']);
   // no tie: one name, no tiedWith
   const alone = bestWhatIf({ ...ttl, scenario_usd: 0.1, scenario_weight: 880_000 } as never, keepalive as never)!;
   assert.equal(alone.label, 'force the 1-hour cache TTL');
   assert.equal(alone.tiedWith, undefined);
-  assert.match(headlineReading({ ...h, bestWhatIf: alone } as never), /the best what-if, force the 1-hour cache TTL, would save \$0\.60+ \(12\.0%\)\.$/);
+  assert.match(headlineReading({ ...h, bestWhatIf: alone } as never), /the best what-if, force the 1-hour cache TTL, would save \$0\.60+ \(85\.7% of cost\)\.$/);
 });
 
 test('a session replay names the strategies that could not run on the chain, as replay session does, not a table missing them without a word', async () => {
@@ -619,4 +620,22 @@ test('a re-purchase chain\'s reading gives the read the rule pins, the median of
   } finally {
     ctx.store.close();
   }
+});
+
+test('the best what-if\'s share is of the cost in USD, as its dollars and the TTL section\'s verdict are, not of weight: "$2.11 (5.9%)" of $41.94 was 5.0%', async () => {
+  const { bestWhatIf } = await import('../../src/report/build.js');
+  const { headlineReading, renderHeadline } = await import('../../src/report/section-headline.js');
+  // models of different base prices: the weight share (−21.9%) is not the USD share (−18.9%) the TTL section says
+  const ttl = { baseline_weight: 11_961_558.55, scenario_weight: 14_580_698.4, baseline_usd: 41.94233895, scenario_usd: 49.8600704 };
+  const keepalive = { baseline_weight: 11_961_558.55, baseline_usd: 41.94233895, best_budget: 4, budgets: [{ budget: 4, net_saving_weight: 705_000, net_saving_usd: 2.11 }] };
+  const best = bestWhatIf(ttl as never, keepalive as never)!;
+  assert.equal(best.shareOf, 'cost');
+  assert.equal(best.savingShare, 2.11 / 41.94233895);
+  const h = { ...(await import('./fixtures.js')).fixtureReport().headline, bestWhatIf: best } as never;
+  assert.match(headlineReading(h), /would save \$2\.11 \(5\.0% of cost\)\.$/);
+  // the TTL override alone: it costs more by the TTL section's +18.9% (whatif ttl's delta_usd_pct on the sample), not by weight's +21.9%
+  const ttlOnly = bestWhatIf(ttl as never, new Error('no keepalive'))!;
+  assert.match(headlineReading({ ...(h as object), bestWhatIf: ttlOnly } as never), /changes cost by \+18\.9%\)\.$/);
+  const tile = String(renderHeadline({ ...(h as object), bestWhatIf: ttlOnly } as never).body).replace(/<[^>]*>/g, '');
+  assert.match(tile, /costs 18\.9% more with force the 1-hour cache TTL/);
 });

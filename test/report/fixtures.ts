@@ -103,7 +103,7 @@ export function fixtureReport(): ReportData {
       chains: 468,
       unpricedRequests: 3,
       tokens: { input: 300_000, output: 950_000, write5m: 18_200_000, write1h: 2_100_000, read: 160_000_000 },
-      bestWhatIf: { label: 'keepalive pings, budget 3 per gap', savingWeight: 812_000, savingUsd: 4.06, savingShare: 0.0098 },
+      bestWhatIf: { label: 'keepalive pings, budget 3 per gap', savingWeight: 812_000, savingUsd: 4.06, savingShare: 0.0098, shareOf: 'cost' },
     },
     costOverTime: { rows: days() },
     costBy: { rows: costBy() },

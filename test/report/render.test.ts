@@ -153,7 +153,7 @@ test('headline numbers are readable from the DOM with their raw values', () => {
 test('every number the page carries outside its scripts\' code is written as --json writes it: chart rows, data-value, data-sort, text', () => {
   const data = fixtureReport();
   // weights and dollars as sums of doubles leave them: noise in the last bits
-  data.headline = { ...(data.headline as Headline), usd: 0.1 + 0.2, weight: 1475294.5999999999, wasteWeight: 12.340000000000002, bestWhatIf: { label: 'x', savingWeight: 1, savingUsd: 2 / 3, savingShare: 0.1 + 0.7 } };
+  data.headline = { ...(data.headline as Headline), usd: 0.1 + 0.2, weight: 1475294.5999999999, wasteWeight: 12.340000000000002, bestWhatIf: { label: 'x', savingWeight: 1, savingUsd: 2 / 3, savingShare: 0.1 + 0.7, shareOf: 'cost' } };
   const text = renderReport(data);
   assert.match(text, /data-metric="usd" data-value="0.3"/);
   assert.match(text, /data-metric="weight" data-value="1475294.6"/);
@@ -596,13 +596,13 @@ test('the best what-if tile agrees with the headline: a what-if that saves nothi
   const { headlineReading, renderHeadline } = await import('../../src/report/section-headline.js');
   const h = fixtureReport().headline as Headline;
   const tile = (b: NonNullable<Headline['bestWhatIf']>) => String(renderHeadline({ ...h, bestWhatIf: b }).body).replace(/<[^>]*>/g, '');
-  const none = { label: 'keepalive pings, budget 0 per gap', savingWeight: 0, savingUsd: 0, savingShare: 0 };
+  const none = { label: 'keepalive pings, budget 0 per gap', savingWeight: 0, savingUsd: 0, savingShare: 0, shareOf: 'cost' as const };
   assert.match(headlineReading({ ...h, bestWhatIf: none }), /no what-if tried would save anything/);
   assert.doesNotMatch(tile(none), /saves/);
   assert.match(tile(none), /changes cost by 0\.0% with keepalive/);
-  const worse = { label: 'force the 1-hour cache TTL', savingWeight: -750, savingUsd: -0.00225, savingShare: -0.576 };
+  const worse = { label: 'force the 1-hour cache TTL', savingWeight: -750, savingUsd: -0.00225, savingShare: -0.576, shareOf: 'cost' as const };
   assert.match(tile(worse), /costs 57\.6% more with force the 1-hour cache TTL/);
-  assert.match(tile({ ...worse, savingWeight: 750, savingUsd: 0.00225, savingShare: 0.576 }), /saves 57\.6% with force/);
+  assert.match(tile({ ...worse, savingWeight: 750, savingUsd: 0.00225, savingShare: 0.576 }), /saves 57\.6% of cost with force/);
 });
 
 test('the footer does not say "all times UTC" when the days of cost over time are in another --timezone', () => {
