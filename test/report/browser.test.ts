@@ -468,3 +468,29 @@ test('an unknown cost (a model without a price) sorts after every dollar amount,
   }
   await page.close();
 });
+
+test('the 5-hour blocks\' time axis over a year of sparse blocks: no two date labels overlap and none is cut at the chart\'s edge, at any page width', async () => {
+  // the real logs' blocks: June 2025 to July 2026; "Feb 01, 2026Mar 01, 2026" ran together and "Jul 01, 20" was cut
+  const data = fixtureReport();
+  const block = (start: number, usd: number) => ({ start, end: start + 5 * 3_600_000, usd, weight: usd * 2e5, requests: 9, tokens: 61_000 });
+  data.blocks = { blocks: [Date.UTC(2025, 5, 8, 11), Date.UTC(2025, 8, 3, 0), Date.UTC(2026, 0, 25, 10), Date.UTC(2026, 1, 11, 21), Date.UTC(2026, 1, 12, 14), Date.UTC(2026, 6, 5, 10)].map((t, i) => block(t, i + 1)) };
+  const url = await writeHtml('blocks-year.html', renderReport(data));
+  for (const width of [1280, 1000, 800]) {
+    const { page, log } = await openRecorded(browser, url);
+    await page.setViewportSize({ width, height: 900 });
+    await chartsSettled(page);
+    const { svg, labels } = await page.$eval('figure.chart[data-spec="blocks"] svg', (s) => {
+      const box = s.getBoundingClientRect();
+      const axis = [...s.querySelectorAll('.role-axis')].find((a) => (a.getAttribute('aria-label') ?? '').startsWith('X-axis'))!;
+      const shown = [...axis.querySelectorAll('.role-axis-label text')].filter((t) => t.textContent && t.getAttribute('opacity') !== '0' && getComputedStyle(t).opacity !== '0');
+      return { svg: [box.left, box.right], labels: shown.map((t) => ({ text: t.textContent!, left: t.getBoundingClientRect().left, right: t.getBoundingClientRect().right })).sort((a, b) => a.left - b.left) };
+    });
+    assert.ok(labels.length >= 3, `${width}: ${labels.map((l) => l.text).join(' | ')}`);
+    for (const [i, l] of labels.entries()) {
+      assert.ok(l.left >= svg[0]! - 1 && l.right <= svg[1]! + 1, `${width}: “${l.text}” (${Math.round(l.left)}–${Math.round(l.right)}) beyond the chart (${Math.round(svg[0]!)}–${Math.round(svg[1]!)})`);
+      if (i > 0) assert.ok(l.left > labels[i - 1]!.right, `${width}: “${labels[i - 1]!.text}” and “${l.text}” overlap or touch`);
+    }
+    assert.deepEqual([log.consoleErrors, log.cspViolations, log.pageErrors], [[], [], []]);
+    await page.close();
+  }
+});
