@@ -10,7 +10,7 @@ const NAME = { force1h: 'Forcing the 1-hour TTL', force5m: 'Forcing the 5-minute
 /** f* below 0 or above 100% is no share (breakEvenOutside): what it means, else null. */
 const outsideOf = (d: TtlOverride) => breakEvenOutside(d.breakEvenShare, d.direction === 'force1h' ? '1h' : '5m');
 
-/** Example: delta +18%, f 16% < f* 39.5%, 6 of 6 buckets lose → "Forcing the 1-hour TTL would cost +18.0% … every bucket loses." */
+/** Example: delta +18%, f 16% < f* 39.5%, 6 of 6 buckets lose → "Forcing the 1-hour TTL would cost 18.0% more … every bucket loses." */
 export function ttlReading(d: TtlOverride): string {
   if (d.baseline.weight === null) return `${NAME[d.direction]}: the change is unknown (no request in scope has a price).`;
   if (d.deltaShare === null) return `${NAME[d.direction]} changes nothing that is priced.`;
@@ -20,7 +20,8 @@ export function ttlReading(d: TtlOverride): string {
   const judged = d.buckets.filter(shown);
   const losing = judged.filter((b) => b.deltaShare! > 0).length;
   const gaining = judged.filter((b) => b.deltaShare! < 0).length;
-  const verdict = d.deltaShare > 0 ? `would cost ${fmtSignedPct(d.deltaShare)} more` : `would save ${fmtPct(-d.deltaShare)}`;
+  // "cost 18.0% more", not "cost +18.0% more": the sign said twice
+  const verdict = d.deltaShare > 0 ? `would cost ${fmtPct(d.deltaShare)} more` : `would save ${fmtPct(-d.deltaShare)}`;
   const outside = outsideOf(d);
   const f =
     d.direction !== 'force1h' || d.expiryShare === null || d.breakEvenShare === null

@@ -220,7 +220,7 @@ test('readings say what the field note said', () => {
   const f = fixtureReport();
   assert.equal(
     ttlReading(f.ttlOverride as never),
-    'Forcing the 1-hour TTL would cost +18.0% more (expiry share f = 16.0% of writes, below the break-even f* = 39.5%); every bucket loses.',
+    'Forcing the 1-hour TTL would cost 18.0% more (expiry share f = 16.0% of writes, below the break-even f* = 39.5%); every bucket loses.',
   );
   assert.match(keepaliveReading(f.keepalive as never), /^The best budget is 3 pings per gap: net \+3\.1% of subagent weight .* 46 of 105 gaps .*; unbounded pinging nets −18\.0% of subagent weight \(−3\.6% of all weight\)\.$/);
   // no subagent gap over the TTL: the subagent share is 0.0%, and what unbounded pinging costs all chains is still said
@@ -297,21 +297,21 @@ test('the TTL reading counts the buckets its table shows; a bucket the override 
     // two losing, one unchanged, one with no writes to change (not shown: no expiry share)
     buckets: [bucket('a', 0.2, 0.1), bucket('b', 0.05, 0.2), bucket('c', 0, 0.3), bucket('d', 0, null)],
   };
-  assert.equal(ttlReading(ttl), 'Forcing the 1-hour TTL would cost +10.0% more; 2 of 3 buckets lose.');
+  assert.equal(ttlReading(ttl), 'Forcing the 1-hour TTL would cost 10.0% more; 2 of 3 buckets lose.');
   const out = renderTtlOverride(ttl, { figure: (_id: string, _data: unknown, _title: string, _x: unknown, table: unknown) => table } as never);
   const text = String(out.body);
   assert.match(text, /no change/);
   assert.equal((text.match(/override costs more/g) ?? []).length, 2);
   assert.doesNotMatch(text, /: d</);
   // only unchanged buckets: neither every bucket gains nor every bucket loses
-  assert.equal(ttlReading({ ...ttl, buckets: [bucket('c', 0, 0.3)] }), 'Forcing the 1-hour TTL would cost +10.0% more; no bucket changes.');
+  assert.equal(ttlReading({ ...ttl, buckets: [bucket('c', 0, 0.3)] }), 'Forcing the 1-hour TTL would cost 10.0% more; no bucket changes.');
 });
 
 test('shares that are undefined (nothing priced, nothing written) render as n/a, not as errors', () => {
   const f = fixtureReport();
   const ttl = { ...(f.ttlOverride as TtlOverride), deltaShare: 0.1, expiryShare: null, breakEvenShare: null };
   ttl.buckets = ttl.buckets.map((b, i) => (i === 0 ? { ...b, expiryShare: null, deltaShare: null } : b));
-  assert.equal(ttlReading(ttl), 'Forcing the 1-hour TTL would cost +10.0% more; every bucket loses.');
+  assert.equal(ttlReading(ttl), 'Forcing the 1-hour TTL would cost 10.0% more; every bucket loses.');
   assert.equal(ttlReading({ ...ttl, deltaShare: null }), 'Forcing the 1-hour TTL changes nothing that is priced.');
   const ka = f.keepalive as Keepalive;
   ka.budgets = ka.budgets.map((b) => ({ ...b, netSavingShareSubagent: null }));
