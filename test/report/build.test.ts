@@ -639,3 +639,39 @@ test('the best what-if\'s share is of the cost in USD, as its dollars and the TT
   const tile = String(renderHeadline({ ...(h as object), bestWhatIf: ttlOnly } as never).body).replace(/<[^>]*>/g, '');
   assert.match(tile, /costs 18\.9% more with force the 1-hour cache TTL/);
 });
+
+test('the headline judges the best what-if by USD, as its verdict: a TTL override that saves weight on Haiku but costs more USD on Opus is said to cost more', async () => {
+  // Opus 4.6 main chain ($5/M): one request, w5 10,000. Forced to 1 h: 12,500 → 20,000 wt (+7,500 wt, +$0.0375).
+  // Haiku 4.5 subagent ($1/M): w5 10,000 at 0, 55, 110 and 165 min (3,300 s gaps, each an expiry of 10,000).
+  //   Forced to 1 h: 3,300 s ≤ 1 h, so each expiry becomes a read: 4 × 12,500 = 50,000 → 20,000 + 3 × 1,000 = 23,000
+  //   (−27,000 wt, −$0.027).
+  // Override: saving 27,000 − 7,500 = +19,500 wt (31.2% of 62,500 wt) but 0.027 − 0.0375 = −$0.0105
+  //   (−9.33% of $0.1125): in dollars it costs 9.3% more.
+  // Keepalive on the Haiku gaps: k = ⌈3,300/270⌉ − 1 = 12 pings, bridged only at B ≥ ⌈3,000/270⌉ = 12;
+  //   12 × (0.1 × 10,000 + 30 × 1.25 + 10 × 5) = 13,050 > 10,000 × 1.15 = 11,500: every budget loses, best B = 0,
+  //   which is not offered. So the TTL override is the headline's what-if.
+  const s = 'a1b2c3d4-0000-4000-8000-00000000000f';
+  const at = (min: number) => new Date(Date.UTC(2026, 1, 11, 3) + min * 60_000).toISOString();
+  const root = writeCorpus({
+    [`projects/-p/${s}.jsonl`]: [userPrompt(s, at(0)), assistant({ session: s, msg: 'o1', t: at(0), u: { w5: 10_000 } })],
+    [`projects/-p/${s}/subagents/agent-h1.jsonl`]: [0, 55, 110, 165].map((m, i) =>
+      assistant({ session: s, msg: `h${i}`, t: at(m), model: 'claude-haiku-4-5-20251001', agentId: 'h1', u: { w5: 10_000 } }),
+    ),
+  });
+  const ctx = await openContext({ paths: [root], db: ':memory:', timezone: 'UTC' });
+  try {
+    const data = await buildReportData(ctx);
+    const best = (data.headline as Extract<typeof data.headline, { bestWhatIf: unknown }>).bestWhatIf!;
+    assert.equal(best.label, 'force the 1-hour cache TTL');
+    assert.ok(Math.abs(best.savingUsd! - -0.0105) < 1e-12, `saving ${best.savingUsd}`);
+    assert.equal(best.savingWeight, 19_500);
+    // the share beside the dollars is of the dollars, as the TTL section's delta is
+    assert.ok(Math.abs(best.savingShare - -0.0105 / 0.1125) < 1e-12, `share ${best.savingShare}`);
+    const page = renderReport(data);
+    assert.match(page, /no what-if tried would save anything \(the least costly, force the 1-hour cache TTL, changes cost by \+9\.3%\)/);
+    assert.doesNotMatch(page, /would save -?−?\$/);
+    assert.match(page.replace(/<[^>]*>/g, ''), /costs 9\.3% more with force the 1-hour cache TTL/);
+  } finally {
+    ctx.store.close();
+  }
+});
