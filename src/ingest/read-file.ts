@@ -203,10 +203,11 @@ export function readTranscriptSync(path: string, id: FileIdentity, opts: ReadOpt
         parser.skip(lineNo, 'incomplete_last_line', 'no newline and not complete JSON (still being written?)');
         lineNo--;
       }
-    } else if (have > 0 && !isBlank(buf, 0, have)) {
+    } else if (have > 0 && !isBlank(buf, !bomChecked && bomAt(buf, 0) ? 3 : 0, have)) {
+      // (past a byte order mark, as handle() reads the line: a file of a mark alone, or a mark and
+      // blanks, is an empty file, not a line still being written)
       let ok = true;
       try {
-        // (past a byte order mark, as handle() reads the line)
         projectLine(buf, !bomChecked && bomAt(buf, 0) ? 3 : 0, have, LINE_SCHEMA);
       } catch {
         ok = false;

@@ -143,15 +143,19 @@ test('a UTF-8 byte-order mark at the start of a file is ignored; one in the midd
   assert.deepEqual(skipsByReason(s), { invalid_json: { count: 1, at: ['b.jsonl:2'] } });
 });
 
-test('empty and blank files are files with no requests and no skips', async (t) => {
+test('empty and blank files (a byte order mark alone too) are files with no requests and no skips', async (t) => {
   const { logs, db } = setup(t);
   writeLog(logs, 'proj/empty.jsonl', '');
   writeLog(logs, 'proj/newlines.jsonl', '\n\n\n');
   writeLog(logs, 'proj/spaces.jsonl', '   \n\t\r\n  ');
+  // a byte order mark alone (an editor's "empty" UTF-8 file), or with blanks after it: it was an
+  // incomplete_last_line skip at :1, a line "still being written" that never would be
+  writeLog(logs, 'proj/bom.jsonl', '\ufeff');
+  writeLog(logs, 'proj/bom-blank.jsonl', '\ufeff  ');
   writeLog(logs, 'proj/real.jsonl', [assistant({ msg: 'm1', usage: usage(1, 1, 1, 1) })]);
   const s = await summary([logs], db);
   assert.equal(s.totals.requests, 1);
-  assert.equal(s.quality.files, 4);
+  assert.equal(s.quality.files, 6);
   assert.deepEqual(s.quality.skipped, []);
   const again = await summary([logs], db);
   assert.deepEqual(again.totals, s.totals, 'a second run over unchanged empty files changes nothing');
