@@ -69,6 +69,9 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
       if (err && err.name !== 'YError') throw err;
       const text = (msg ?? err?.message ?? 'invalid arguments').trim().replace(/:?\s*\n\s*/g, ': ');
       // recommendCommands' message alone ("Did you mean blocks?") does not say what was wrong
+      // and yargs' "Not enough non-option arguments: got 0, need at least 1" names neither the command nor what it lacks
+      const named = /^Not enough non-option arguments/.test(text) ? commandNamed(args, commands) : undefined;
+      if (named) throw new UsageError(`${named.path}: missing ${named.required}`, `usage: cachelens ${named.path} ${named.usage}; see --help`);
       const suggested = /^Did you mean (.+)\?$/.exec(text);
       const unknown = suggested ? unknownCommand(args, commands) : undefined;
       throw unknown === undefined ? new UsageError(text) : new UsageError(`Unknown argument: ${unknown}`, `did you mean ${suggested![1]}?`);
@@ -162,6 +165,27 @@ function unknownCommand(args: string[], level: Command[]): string | undefined {
     afterOption ??= word;
   }
   return afterOption;
+}
+
+/**
+ * The command `args` name, down to the last subcommand, with its required positionals.
+ * Example: ['replay', '--json', 'channel'] → { path: 'replay channel', usage: '<file>', required: '<file>' }.
+ */
+function commandNamed(args: string[], level: Command[]): { path: string; usage: string; required: string } | undefined {
+  const path: string[] = [];
+  let found: Command | undefined;
+  for (const word of args) {
+    if (word.startsWith('-')) continue;
+    const c = level.find((k) => k.command.split(' ')[0] === word);
+    if (!c) continue;
+    path.push(word);
+    found = c;
+    if (!c.subcommands) break;
+    level = c.subcommands;
+  }
+  const usage = found?.command.split(' ').slice(1).join(' ') ?? '';
+  const required = usage.split(' ').filter((w) => w.startsWith('<'));
+  return found && required.length ? { path: path.join(' '), usage, required: required.join(' ') } : undefined;
 }
 
 /** clean() for each line of a text that may hold several. */

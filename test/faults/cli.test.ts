@@ -66,6 +66,10 @@ test('unknown flags and commands, missing paths and flags without a value: one l
   await usageError(['replay', '--rebuild', 'channel', path.join(dir, 'channel.jsonl')], /^cachelens: Unknown argument: rebuild$/);
   await usageError(['summary', logs, '--db', ':memory:', '--no-csv'], /^cachelens: Unknown argument: csv$/);
   await usageError([], /name a command/);
+  // a required positional left out: yargs said 'Not enough non-option arguments: got 0, need at least 1', naming neither
+  await usageError(['replay', 'channel'], /^cachelens: replay channel: missing <file> \(usage: cachelens replay channel <file>; see --help\)$/);
+  await usageError(['replay', '--json', 'channel', '--agent', '@x'], /^cachelens: replay channel: missing <file> /);
+  await usageError(['replay', 'session', '--db', ':memory:'], /^cachelens: replay session: missing <target> \(usage: cachelens replay session <target> \[paths\.\.\]; see --help\)$/);
   await usageError(['summary', path.join(dir, 'no-such-dir'), '--db', ':memory:'], /no such file or directory: .*no-such-dir/);
   await usageError(['summary', logs, path.join(dir, 'missing.jsonl'), '--db', ':memory:'], /no such file or directory: .*missing\.jsonl/);
   // said before the store is opened: no store, WAL or directory is made for a run that reads nothing
