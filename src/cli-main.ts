@@ -12,7 +12,7 @@ import { homedir } from 'node:os';
 import yargs, { type Argv } from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { commands } from './commands/index.js';
-import { type Command, expandPathOptions, FLAG_OPTIONS, type Io } from './commands/command.js';
+import { type Command, expandPathOptions, FLAG_OPTIONS, type Io, packageVersion } from './commands/command.js';
 import { clean, jsonText, useColor } from './format/table.js';
 import { progressLine } from './format/progress.js';
 import { signalWatch } from './format/signals.js';
@@ -61,7 +61,8 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
     .recommendCommands()
     .help()
     .alias('h', 'help')
-    .version(false)
+    // read only when asked for: not a file read on every run
+    .version('version', 'show the version', args.includes('--version') ? packageVersion() : '')
     .wrap(Math.min(110, process.stdout.columns || 100))
     .fail((msg, err) => {
       // yargs' own validation errors (YError, e.g. "Not enough arguments following: db") are usage errors too

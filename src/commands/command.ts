@@ -2,6 +2,7 @@
  * A CLI command: yargs options plus a `run` that returns a result and its text; the CLI layer
  * (cli-main.ts) prints `--json` or the text and sets the exit code. Commands never write to stdout.
  */
+import { readFileSync } from 'node:fs';
 import type { Argv } from 'yargs';
 import { UsageError } from '../errors.js';
 import { expandHome } from '../ingest/discover.js';
@@ -46,6 +47,14 @@ export interface Command {
  * --json tll`) a flag took the next word as its value and the command went unseen ("name a
  * command"); the CLI declares these above every command too (cli-main.ts).
  */
+/**
+ * cachelens's version, from package.json: this module sits two directories below the repository
+ * compiled (dist/commands/), bundled (dist/bundle/) and as source, as report/build.ts does.
+ */
+export function packageVersion(): string {
+  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+}
+
 export const FLAG_OPTIONS = ['json', 'rebuild', 'csv', 'list', 'open'] as const;
 
 /**

@@ -3,8 +3,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { commands } from '../../src/commands/index.js';
 import { type Command, FLAG_OPTIONS } from '../../src/commands/command.js';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO, cli } from '../helpers/corpus.js';
+import { tempDir } from '../helpers/temp.js';
 
 function invocations(list: Command[], prefix: string[] = []): string[][] {
   return list.flatMap((c) => {
@@ -29,7 +31,7 @@ test('a flag before the command is a flag: every boolean option of every command
     const r = cli([...words, '--help'], { COLUMNS: '100' });
     const booleans = r.stdout.split('\n').flatMap((l) => /^\s+(?:-\w, )?--([\w-]+)\s.*\[boolean\]/.exec(l)?.[1] ?? []);
     assert.ok(booleans.includes('help'), words.join(' '));
-    for (const b of booleans) assert.ok(b === 'help' || flags.has(b), `${words.join(' ')} --${b} is not in FLAG_OPTIONS (src/commands/command.ts)`);
+    for (const b of booleans) assert.ok(b === 'help' || b === 'version' || flags.has(b), `${words.join(' ')} --${b} is not in FLAG_OPTIONS (src/commands/command.ts)`);
   }
   // the flag before the command, the command's own options after it
   const args = [join(REPO, 'sample-logs'), '--db', ':memory:', '--since', '2026-02-11', '--timezone', 'UTC'];
@@ -48,4 +50,16 @@ test('[paths..] in --help names the default roots as they are read: CLAUDE_CONFI
     const text = r.stdout.replace(/\s+/g, ' ');
     assert.match(text, /\(default: the roots in CLAUDE_CONFIG_DIR, comma-separated, else \$XDG_CONFIG_HOME\/claude \(~\/\.config\/claude\) and ~\/\.claude\)/, words.join(' '));
   }
+});
+
+test('--version prints the version of package.json, alone or after a command, and exits 0', () => {
+  // it was no option at all: `cachelens --version` said 'name a command (see --help)', exit 2
+  const { version } = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string };
+  for (const args of [['--version'], ['summary', '--version']]) {
+    const r = cli(args, { HOME: tempDir('cachelens-version-') });
+    assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
+    assert.equal(r.stdout, `${version}\n`);
+    assert.equal(r.stderr, '');
+  }
+  assert.match(cli(['--help']).stdout, /--version\s+show the version/);
 });
