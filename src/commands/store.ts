@@ -140,7 +140,12 @@ export const queryCommand: Command = {
     const given = parseParams(argv.param);
     const used = queryParams(querySql(target));
     const unknown = Object.keys(given).filter((k) => !used.includes(k));
-    if (unknown.length > 0) throw new UsageError(`--param ${unknown[0]}: ${target} has no $${unknown[0]}`, used.length ? `it takes ${used.map((u) => '$' + u).join(', ')}` : 'it takes no parameters');
+    const takes = used.length ? `it takes ${used.map((u) => '$' + u).join(', ')}` : 'it takes no parameters';
+    if (unknown.length > 0) throw new UsageError(`--param ${unknown[0]}: ${target} has no $${unknown[0]}`, takes);
+    // a filter the query has no parameter for was passed over without a word: `query quality --since D`
+    // printed every day's counts, as if they were D's on
+    const unfiltered = (['since', 'until', 'project'] as const).find((k) => argv[k] !== undefined && !used.includes(k));
+    if (unfiltered !== undefined) throw new UsageError(`--${unfiltered}: ${target} has no $${unfiltered}, so it would not choose what is counted`, takes);
     if (isBundledName(target)) {
       checkFilterParams(given);
       checkFilterRange(given, argv.since as string | undefined, argv.until as string | undefined);

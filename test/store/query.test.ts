@@ -664,6 +664,19 @@ test('CLI: a bundled query\'s --param since after its until (or after --until) i
   assert.equal(fine.status, 0, fine.stderr);
 });
 
+test('CLI: --since, --until or --project given to a query that has no such parameter is a usage error, not a filter passed over', async () => {
+  // `query quality --since D` printed the counts of every day, the flag passed over without a word
+  await usageError(['query', 'quality', sampleLogs, '--db', ':memory:', '--since', '2026-02-11'], /^cachelens: --since: quality has no \$since, so it would not choose what is counted \(it takes no parameters\)$/);
+  await usageError(['query', 'zone_days', sampleLogs, '--db', ':memory:', '--until', '2026-02-11'], /^cachelens: --until: zone_days has no \$until, so it would not choose what is counted \(it takes \$tz\)$/);
+  const file = path.join(tmp(), 'one.sql');
+  writeFileSync(file, 'SELECT count(*) AS n FROM requests');
+  await usageError(['query', file, sampleLogs, '--db', ':memory:', '--project', 'shop'], /^cachelens: --project: .*one\.sql has no \$project/);
+  // a query that has them takes them
+  const ok = cachelens(['query', 'cost_by', sampleLogs, '--db', ':memory:', '--since', '2026-02-11', '--project', 'shop', '--json']);
+  assert.equal(ok.status, 0, ok.stderr);
+  assert.equal((JSON.parse(ok.stdout) as { params: Record<string, unknown> }).params.project, 'shop');
+});
+
 test('CLI: --param NAME given twice is a usage error, as an option given twice is', async () => {
   // the last value ran, the first dropped without a word
   await usageError(['query', 'cost_by', sampleLogs, '--db', ':memory:', '--param', 'by=model', '--param', 'by=day'], /^cachelens: --param by was given more than once \(give it once\)$/);
