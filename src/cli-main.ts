@@ -72,7 +72,12 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
       // recommendCommands' message alone ("Did you mean blocks?") does not say what was wrong
       // and yargs' "Not enough non-option arguments: got 0, need at least 1" names neither the command nor what it lacks
       const named = /^Not enough non-option arguments/.test(text) ? commandNamed(args, commands) : undefined;
-      if (named) throw new UsageError(`${named.path}: missing ${named.required}`, `usage: cachelens ${named.path} ${named.usage}; see --help`);
+      if (named?.required) throw new UsageError(`${named.path}: missing ${named.required}`, `usage: cachelens ${named.path} ${named.usage}; see --help`);
+      // `start ~/logs`: start reads the default roots only, and its "Unknown argument: /home/u/logs" did not say so
+      const unknownWords = /^Unknown arguments?: (.+)$/.exec(text)?.[1]!.split(', ').filter((w) => args.includes(w)) ?? [];
+      if (unknownWords.length > 0 && commandNamed(args, commands)?.path === 'start') {
+        throw new UsageError(`start reads your default log roots and takes no path: ${unknownWords[0]}`, `cachelens report ${unknownWords[0]} writes the report of those logs`);
+      }
       const suggested = /^Did you mean (.+)\?$/.exec(text);
       const unknown = suggested ? unknownCommand(args, commands) : undefined;
       throw unknown === undefined ? new UsageError(text) : new UsageError(`Unknown argument: ${unknown}`, `did you mean ${suggested![1]}?`);
@@ -169,7 +174,7 @@ function unknownCommand(args: string[], level: Command[]): string | undefined {
 }
 
 /**
- * The command `args` name, down to the last subcommand, with its required positionals.
+ * The command `args` name, down to the last subcommand, with its required positionals ('' when none).
  * Example: ['replay', '--json', 'channel'] → { path: 'replay channel', usage: '<file>', required: '<file>' }.
  */
 function commandNamed(args: string[], level: Command[]): { path: string; usage: string; required: string } | undefined {
@@ -186,7 +191,7 @@ function commandNamed(args: string[], level: Command[]): { path: string; usage: 
   }
   const usage = found?.command.split(' ').slice(1).join(' ') ?? '';
   const required = usage.split(' ').filter((w) => w.startsWith('<'));
-  return found && required.length ? { path: path.join(' '), usage, required: required.join(' ') } : undefined;
+  return found ? { path: path.join(' '), usage, required: required.join(' ') } : undefined;
 }
 
 /** clean() for each line of a text that may hold several. */

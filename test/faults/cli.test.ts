@@ -70,6 +70,9 @@ test('unknown flags and commands, missing paths and flags without a value: one l
   await usageError(['replay', 'channel'], /^cachelens: replay channel: missing <file> \(usage: cachelens replay channel <file>; see --help\)$/);
   await usageError(['replay', '--json', 'channel', '--agent', '@x'], /^cachelens: replay channel: missing <file> /);
   await usageError(['replay', 'session', '--db', ':memory:'], /^cachelens: replay session: missing <target> \(usage: cachelens replay session <target> \[paths\.\.\]; see --help\)$/);
+  // start takes no path: it said 'Unknown argument: LOGS', not that start reads the default roots and report reads LOGS
+  await usageError(['start', logs, '--db', ':memory:'], new RegExp(`^cachelens: start reads your default log roots and takes no path: ${logs.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(cachelens report .* writes the report of those logs\\)$`));
+  await usageError(['start', '--bogus', '--db', ':memory:'], /^cachelens: Unknown argument: bogus$/);
   await usageError(['summary', path.join(dir, 'no-such-dir'), '--db', ':memory:'], /no such file or directory: .*no-such-dir/);
   await usageError(['summary', logs, path.join(dir, 'missing.jsonl'), '--db', ':memory:'], /no such file or directory: .*missing\.jsonl/);
   // said before the store is opened: no store, WAL or directory is made for a run that reads nothing
