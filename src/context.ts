@@ -3,7 +3,7 @@
  * ingested into the store (incrementally), and the filters parsed.
  */
 import { homedir } from 'node:os';
-import { type Filters, parseDays, parseTimezone } from './analyses/filters.js';
+import { type Filters, parseDays, parseTimezone, refuseEmptyFilters } from './analyses/filters.js';
 import { UsageError } from './errors.js';
 import { defaultCandidates, defaultRoots, explicitRoots } from './ingest/discover.js';
 import { type AnswerResult, type IngestOptions, type IngestResult, type Progress, ingest, ingestOrAnswer } from './ingest/ingest.js';
@@ -61,6 +61,7 @@ export async function openAnswerContext(o: CommonOptions, delta = false): Promis
 }
 
 function contextOptions(o: CommonOptions): { opts: IngestOptions; prices: PriceTable; filters: Filters } {
+  refuseEmptyFilters(o);
   const prices = loadPriceTable(o.pricing);
   const filters: Filters = {
     ...parseDays(o.since, o.until),

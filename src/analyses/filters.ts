@@ -40,6 +40,19 @@ function zoneOf(name: string): string | undefined {
 
 let warnedTz = false;
 
+/**
+ * An empty filter flag (`--since=`, `--project "$P"` with P unset) is a mistake, not the flag left
+ * out: it counted every day, every project, in this machine's zone, without a word (as an empty
+ * `--chain` or `--db` is refused).
+ * Example: { since: ' ' } → UsageError `--since: expected a day as YYYY-MM-DD or YYYYMMDD`.
+ */
+export function refuseEmptyFilters(o: { since?: unknown; until?: unknown; timezone?: unknown; project?: unknown }): void {
+  const expected = { since: 'a day as YYYY-MM-DD or YYYYMMDD', until: 'a day as YYYY-MM-DD or YYYYMMDD', timezone: 'an IANA time zone (e.g. UTC, Europe/Berlin)', project: 'text the project\'s path contains' };
+  for (const k of ['since', 'until', 'timezone', 'project'] as const) {
+    if (typeof o[k] === 'string' && o[k].trim() === '') throw new UsageError(`--${k}: expected ${expected[k]}`);
+  }
+}
+
 /** Accepts YYYY-MM-DD or YYYYMMDD (ccusage's form); returns YYYY-MM-DD. */
 export function parseDay(s: string | undefined | null, flag: string): string | null {
   if (s === undefined || s === null || s === '') return null;

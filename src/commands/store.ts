@@ -4,7 +4,7 @@
  * tables as Parquet partitioned by day.
  */
 import type { Argv } from 'yargs';
-import { parseDay, parseDays, parseTimezone } from '../analyses/filters.js';
+import { parseDay, parseDays, parseTimezone, refuseEmptyFilters } from '../analyses/filters.js';
 import { openContext } from '../context.js';
 import { UsageError } from '../errors.js';
 import { crosstab, parseDimension, parseMeasure } from '../analyses/crosstab.js';
@@ -78,6 +78,7 @@ export async function openSource(argv: Record<string, unknown>, io: Io): Promise
     for (const o of ['db', 'pricing', 'rebuild'] as const) {
       if (argv[o] !== undefined) throw new UsageError(`--${o} has no use with --parquet (an export is read, not the logs or a store)`);
     }
+    refuseEmptyFilters(argv);
     const defaults = {
       tz: parseTimezone(argv.timezone as string | undefined, '--timezone', io.stderr),
       ...parseDays(argv.since as string | undefined, argv.until as string | undefined),

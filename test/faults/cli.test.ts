@@ -98,6 +98,12 @@ test('unknown flags and commands, missing paths and flags without a value: one l
   }
   await usageError(['summary', logs, '--db', ':memory:', '--pricing='], /--pricing: expected a file name/);
   await usageError(['summary', logs, '--db='], /--db: expected a file name/);
+  // an empty filter (`--since="$START"`, START unset) counted every day, project or this machine's zone without a word
+  await usageError(['summary', logs, '--db', ':memory:', '--since='], /^cachelens: --since: expected a day as YYYY-MM-DD or YYYYMMDD$/);
+  await usageError(['anatomy', logs, '--db', ':memory:', '--until', ' '], /^cachelens: --until: expected a day/);
+  await usageError(['summary', logs, '--db', ':memory:', '--timezone='], /^cachelens: --timezone: expected an IANA time zone/);
+  await usageError(['sessions', logs, '--db', ':memory:', '--project='], /^cachelens: --project: expected text the project's path contains$/);
+  await usageError(['query', 'cost_by', '--parquet', logs, '--project', ''], /^cachelens: --project: expected text/);
   // on the default roots of a HOME without logs: the one line, not 'no Claude Code logs found' before it
   await usageError(['summary', '--db='], /--db: expected a file name/);
   await usageError(['anatomy', '--db='], /--db: expected a file name/);
