@@ -106,6 +106,11 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
     const listed = (k: string) => lists.has(k) || lists.has(k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`));
     const twice = Object.keys(argv).find((k) => k !== '_' && Array.isArray(argv[k]) && !listed(k));
     if (twice !== undefined) throw new UsageError(`--${twice} was given more than once`, 'give it once');
+    // yargs drops a lone `-`: `cat s.jsonl | cachelens summary -` read the default roots instead, without a word
+    // (one after an option that takes a value is that value, which yargs reads as empty)
+    if (args.some((a, i) => a === '-' && !(i > 0 && /^--?[^-=][^=]*$/.test(args[i - 1]!) && !FLAG_OPTIONS.includes(args[i - 1]!.replace(/^--?/, '') as (typeof FLAG_OPTIONS)[number])))) {
+      throw new UsageError('-: cachelens does not read standard input', 'give the transcript files or directories as paths');
+    }
     expandPathOptions(argv, env.HOME || homedir());
   });
   // yargs renders the command's whole help text after calling an async handler (~50 ms of every

@@ -73,6 +73,9 @@ test('unknown flags and commands, missing paths and flags without a value: one l
   // start takes no path: it said 'Unknown argument: LOGS', not that start reads the default roots and report reads LOGS
   await usageError(['start', logs, '--db', ':memory:'], new RegExp(`^cachelens: start reads your default log roots and takes no path: ${logs.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(cachelens report .* writes the report of those logs\\)$`));
   await usageError(['start', '--bogus', '--db', ':memory:'], /^cachelens: Unknown argument: bogus$/);
+  // yargs dropped a lone '-': `cat s.jsonl | cachelens summary -` read the default roots instead, without a word
+  await usageError(['summary', '-', '--db', ':memory:'], /^cachelens: -: cachelens does not read standard input \(give the transcript files or directories as paths\)$/);
+  await usageError(['replay', 'channel', '--json', '-'], /^cachelens: -: cachelens does not read standard input/);
   await usageError(['summary', path.join(dir, 'no-such-dir'), '--db', ':memory:'], /no such file or directory: .*no-such-dir/);
   await usageError(['summary', logs, path.join(dir, 'missing.jsonl'), '--db', ':memory:'], /no such file or directory: .*missing\.jsonl/);
   // said before the store is opened: no store, WAL or directory is made for a run that reads nothing
