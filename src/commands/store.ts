@@ -8,6 +8,7 @@ import { parseDay, parseDays, parseTimezone, refuseEmptyFilters } from '../analy
 import { openContext } from '../context.js';
 import { UsageError } from '../errors.js';
 import { crosstab, parseDimension, parseMeasure } from '../analyses/crosstab.js';
+import { int } from '../format/table.js';
 import { formatCrosstab } from '../reporters/crosstab.js';
 import { formatRows, toCsv } from '../reporters/rows.js';
 import { exportParquet } from '../store/export.js';
@@ -237,9 +238,15 @@ export const exportCommand: Command = {
       const result = await exportParquet(ctx.store, dir, { timezone: f.timezone, since: f.since, until: f.until, project: f.project, logRoots });
       const text = [
         `exported to ${result.dir} (days in ${result.timezone}):`,
-        ...result.tables.map((t) => `  ${t.table.padEnd(12)} ${String(t.rows).padStart(9)} rows  ${String(t.days).padStart(4)} days  ${String(t.files).padStart(4)} files`),
+        // counts as every table writes them (148,213, not 148213), and 1 day, 1 file (it said 1 days, 1 files)
+        ...result.tables.map((t) => `  ${t.table.padEnd(12)} ${counted(t.rows, 'row', 11)}  ${counted(t.days, 'day', 5)}  ${counted(t.files, 'file', 5)}`.trimEnd()),
       ].join('\n');
       return { json: result, text };
     });
   },
 };
+
+/** `n` with thousands separators right-aligned in `width`, then its noun, singular for 1 (padded to the plural's width). */
+function counted(n: number, noun: string, width: number): string {
+  return `${int(n).padStart(width)} ${n === 1 ? noun + ' ' : noun + 's'}`;
+}

@@ -416,3 +416,21 @@ test('docs/store.md\'s recipe for any DuckDB client, without cachelens, runs a b
     instance.closeSync();
   }
 });
+
+test('export\'s table says 1 day and 1 file, and writes counts as the other tables do', () => {
+  // it said "1 days  1 files", and counts without thousands separators
+  const cli = path.join(repoRoot, 'dist/cli.js');
+  const env = { ...process.env, NO_COLOR: '1' };
+  const args = [cli, 'export', sampleLogs, '--db', ':memory:', '--since', '2026-02-11', '--timezone', 'UTC'];
+  const text = spawnSync(process.execPath, [...args, '--parquet', path.join(tmp(), 'text')], { encoding: 'utf8', env });
+  assert.equal(text.status, 0, text.stderr);
+  const json = spawnSync(process.execPath, [...args, '--parquet', path.join(tmp(), 'json'), '--json'], { encoding: 'utf8', env });
+  const tables = (JSON.parse(json.stdout) as { tables: { table: string; rows: number; days: number; files: number }[] }).tables;
+  const lines = text.stdout.trimEnd().split('\n').slice(1);
+  assert.equal(lines.length, tables.length);
+  const noun = (n: number, word: string) => `${n.toLocaleString('en-US')} ${n === 1 ? word : word + 's'}`;
+  for (const [i, t] of tables.entries()) {
+    assert.equal(t.days, 1, 'one day chosen');
+    assert.equal(lines[i]!.trim().split(/\s{2,}/).join(' | '), [t.table, noun(t.rows, 'row'), noun(t.days, 'day'), noun(t.files, 'file')].join(' | '));
+  }
+});
