@@ -5,7 +5,7 @@
 import type { AnatomyResult, AnatomyRow, ChainDetail } from '../analyses/anatomy-summary.js';
 import { type Cell, clean, type Column, int, pct, table, usd } from '../format/table.js';
 import { allUnpriced } from '../analyses/weigh.js';
-import { duration } from './units.js';
+import { counted, duration } from './units.js';
 
 export interface FormatAnatomyOptions {
   /** chains listed (by weight); default 20 */
@@ -40,7 +40,7 @@ export function formatAnatomy(result: AnatomyResult, options: FormatAnatomyOptio
   const share = (x: number) => (writes > 0 ? pct(x / writes) : '—');
   const aw = t.anatomy_weight;
   const out: string[] = [];
-  out.push(`Cache anatomy: ${int(t.chains)} chains, ${int(t.requests)} requests (rewrites under ${int(result.jitter)} tokens count as growth)`);
+  out.push(`Cache anatomy: ${counted(t.chains, 'chain')}, ${counted(t.requests, 'request')} (rewrites under ${int(result.jitter)} tokens count as growth)`);
   out.push(
     table(
       [{ header: 'cache writes' }, num('tokens'), num('share'), num('weight'), num('events')],

@@ -3,6 +3,7 @@ import type { Block } from '../analyses/blocks.js';
 import type { SessionRow } from '../analyses/sessions.js';
 import type { Quality, SummaryResult, Totals } from '../analyses/summary.js';
 import { type Column, clean, int, table, usd } from '../format/table.js';
+import { counted } from './units.js';
 
 const TOKEN_COLS: Column[] = [
   { header: 'requests', align: 'num' },
@@ -37,8 +38,9 @@ export function formatSummary(r: SummaryResult, color = false): string {
 
 export function formatQuality(q: Quality): string {
   const lines = [
-    `Data quality: ${int(q.files)} files, ${int(q.lines)} lines, ${int(q.skipped_lines)} skipped, ` +
-      `${int(q.duplicates_removed)} duplicate usage lines removed, ${int(q.synthetic)} <synthetic> lines ignored`,
+    // (it said "1 files, 1 lines")
+    `Data quality: ${counted(q.files, 'file')}, ${counted(q.lines, 'line')}, ${int(q.skipped_lines)} skipped, ` +
+      `${counted(q.duplicates_removed, 'duplicate usage line')} removed, ${counted(q.synthetic, '<synthetic> line')} ignored`,
   ];
   for (const s of q.skipped) {
     const where = s.examples.map((e) => (e.line === null ? clean(e.file) : `${clean(e.file)}:${e.line}`)).join(', ');

@@ -1,6 +1,12 @@
 /**
- * Units the cache reporters need beyond src/format/table.ts: signed percentages and gaps.
+ * Units the cache reporters need beyond src/format/table.ts: signed percentages, gaps and counts.
  */
+import { int } from '../format/table.js';
+
+/** A count and its noun, singular for 1: (1, 'file') → "1 file", (1,424, 'file') → "1,424 files". */
+export function counted(n: number, noun: string, plural = noun + 's'): string {
+  return `${int(n)} ${n === 1 ? noun : plural}`;
+}
 
 /** A value already in percent, signed: 2.2413 → "+2.24%"; null → "—" */
 export function signedPct(x: number | null, decimals = 2): string {

@@ -7,7 +7,7 @@ import { breakEvenOutside, type TtlResult } from '../analyses/ttl.js';
 import { allUnpriced } from '../analyses/weigh.js';
 import { type Cell, type Column, clean, int, pct, table, usd } from '../format/table.js';
 import { tiedBudgets, tiePhrase } from '../report/section-keepalive.js';
-import { signedPct } from './units.js';
+import { counted, signedPct } from './units.js';
 
 const num = (header: string): Column => ({ header, align: 'num' });
 
@@ -91,11 +91,11 @@ export function formatKeepalive(result: KeepaliveResult, color = false): string 
   const out: string[] = [];
   const unpriced =
     result.unpriced_gaps > 0
-      ? `; ${int(result.unpriced_gaps)} of them touch unpriced models (${result.unpriced_models.map(clean).join(', ')}): counted, their weights unknown`
+      ? `; ${int(result.unpriced_gaps)} of them ${result.unpriced_gaps === 1 ? 'touches' : 'touch'} unpriced models (${result.unpriced_models.map(clean).join(', ')}): counted, their weights unknown`
       : '';
   out.push(
     `Keepalive pings every ${seconds(result.interval_s)} s on ${PINGED[result.scope]} (TTL ${int(result.ttl_s)} s), ` +
-      `each ${int(result.ping_in)} tokens in / ${int(result.ping_out)} out; ${int(result.gaps)} gaps${unpriced}`,
+      `each ${int(result.ping_in)} tokens in / ${int(result.ping_out)} out; ${counted(result.gaps, 'gap')}${unpriced}`,
   );
   // without a priced gap every weight below is unknown, not 0
   const known = result.gaps === 0 || result.gaps > result.unpriced_gaps;

@@ -71,6 +71,13 @@ test('whatif ttl and keepalive name unpriced models cleaned: an escape sequence,
   }
 });
 
+test('the data-quality line says 1 file, 1 line, 1 duplicate usage line, 1 <synthetic> line in the singular', () => {
+  // it said "1 files, 1 lines, …, 1 duplicate usage lines removed, 1 <synthetic> lines ignored"
+  const q = { files: 1, lines: 1, skipped_lines: 0, skipped: [], duplicates_removed: 1, usage_lines: 1, synthetic: 1, unknown_models: [] };
+  assert.match(formatQuality(q), /^Data quality: 1 file, 1 line, 0 skipped, 1 duplicate usage line removed, 1 <synthetic> line ignored$/m);
+  assert.match(formatQuality({ ...q, files: 2, lines: 1_424, duplicates_removed: 0, synthetic: 3 }), /^Data quality: 2 files, 1,424 lines, 0 skipped, 0 duplicate usage lines removed, 3 <synthetic> lines ignored$/m);
+});
+
 test('an error that quotes what it was given is printed cleaned', () => {
   const r = cli(['summary', '/nowhere/\u001b[2J\u202e', '--db', ':memory:']);
   assert.equal(r.code, 2);

@@ -81,7 +81,8 @@ test('what-ifs over unpriced models only: costs are unknown, never $0; gaps are 
   assert.match(ttl, /2 requests of unpriced models \(mystery\) left out/);
   assert.doesNotMatch(ttl, /\$0\.0000|no change/);
   const ka = formatKeepalive(whatifKeepalive([U], { weightsFor, budgets: [0, Infinity] }));
-  assert.match(ka, /1 gaps; 1 of them touch unpriced models \(mystery\)/);
+  // (it said "1 gaps; 1 of them touch")
+  assert.match(ka, /; 1 gap; 1 of them touches unpriced models \(mystery\)/);
   assert.match(ka, /^\s+∞\s+2\s+1\s+1\s+0\s+unknown\s+unknown\s+unknown\s+unknown/m);
   assert.match(ka, /best budget: unknown/);
   assert.doesNotMatch(ka, /\$0\.0000/);
@@ -93,6 +94,8 @@ test('formatAnatomy and formatChain over unpriced models only: every weight and 
     { t: 600 * SEC, r: 0, w: 5_000, model: 'mystery' },
   ]);
   const text = formatAnatomy(analyzeAnatomy([U], { weightsFor }));
+  // one chain is "1 chain" (it said "1 chains")
+  assert.match(text, /^Cache anatomy: 1 chain, 2 requests \(/);
   assert.match(lineStarting(text, 'expiry'), /^expiry\s+5,000\s+50\.0%\s+unknown$/);
   assert.match(lineStarting(text, 'total'), /^total\s+10,000\s+100\.0%\s+unknown$/);
   assert.match(lineStarting(text, 'all requests'), /^all requests\s+unknown\s+unknown$/);
