@@ -78,6 +78,9 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
       if (unknownWords.length > 0 && commandNamed(args, commands)?.path === 'start') {
         throw new UsageError(`start reads your default log roots and takes no path: ${unknownWords[0]}`, `cachelens report ${unknownWords[0]} writes the report of those logs`);
       }
+      // yargs' "Invalid values: Argument: to, Given: "2h", Choices: "1h", "5m"" in the words of every other flag's error
+      const invalid = /^Invalid values: Argument: ([\w-]+), Given: ("(?:[^"\\]|\\.)*"), Choices: ((?:"[^"]*"(?:, )?)+)/.exec(text);
+      if (invalid) throw new UsageError(`--${invalid[1]} ${JSON.parse(invalid[2]!) as string}: expected one of ${invalid[3]!.replace(/"/g, '')}`);
       const suggested = /^Did you mean (.+)\?$/.exec(text);
       const unknown = suggested ? unknownCommand(args, commands) : undefined;
       throw unknown === undefined ? new UsageError(text) : new UsageError(`Unknown argument: ${unknown}`, `did you mean ${suggested![1]}?`);

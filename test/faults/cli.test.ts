@@ -151,7 +151,9 @@ test('unknown flags and commands, missing paths and flags without a value: one l
   await usageError([...keepalive, '--budget', '0b11'], /--budget 0b11: expected a whole number up to 1,000,000, inf or sweep$/);
   await usageError([...keepalive, '--interval', '0o7'], /--interval 0o7: expected seconds/);
   await usageError(['replay', 'channel', path.join(dir, 'none.jsonl'), '--evict-at', '0x1'], /--evict-at 0x1: expected a mention number/);
-  await usageError(['whatif', 'ttl', logs, '--db', ':memory:', '--to', '2h'], /Invalid values: Argument: to, Given: "2h", Choices: "1h", "5m"/);
+  // a value outside a flag's choices, in the words of the other flags' errors (it was yargs' 'Invalid values: Argument: to, Given: "2h", Choices: "1h", "5m"')
+  await usageError(['whatif', 'ttl', logs, '--db', ':memory:', '--to', '2h'], /^cachelens: --to 2h: expected one of 1h, 5m$/);
+  await usageError(['crosstab', logs, '--db', ':memory:', '--kind', 'sub, "x"'], /^cachelens: --kind sub, "x": expected one of all, main, subagent, subagents$/);
   await usageError(['replay', 'channel', path.join(dir, 'none.jsonl'), '--prefix-tokens', '-3'], /--prefix-tokens -3: expected a whole number of tokens/);
 });
 
