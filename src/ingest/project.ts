@@ -8,7 +8,8 @@
  * A schema is `true` (take the whole value), an object of sub-schemas (take those keys of an
  * object value), or a one-element array `[schema]` (an array whose elements are projected).
  * A value whose JSON type does not match its schema is reduced to a `Mismatch` marker: short
- * strings and scalars are kept as they are, long strings become LONG_STRING, containers become
+ * strings and scalars are kept as they are, long strings become LONG_STRING (with their opening
+ * tag, if any: longStringOf), containers become
  * OTHER_OBJECT / OTHER_ARRAY. The streaming path (stream-project.ts) applies the same rules, so
  * both give identical projections of valid JSON. What is skipped is stepped over, not validated: a
  * line malformed only inside a value the schema does not name (a raw tab in a string, `[1,]`) is
@@ -32,6 +33,28 @@ export const SHORT_STRING = 4096;
 export const LONG_STRING = '\u0000long-string';
 export const OTHER_OBJECT = '\u0000object';
 export const OTHER_ARRAY = '\u0000array';
+
+/** The longest opening tag a long string's marker keeps (longStringOf), in characters. */
+const TAG_MAX = 32;
+
+/**
+ * The marker of a string too long to keep where the schema expected a container: LONG_STRING,
+ * followed by the string's opening tag when it opens with one (`<` up to the first `>`, at most
+ * TAG_MAX characters), so that a reader can tell a long local command output from a long prompt
+ * without the text (file-parser.ts userLineKind). `head` is the string, or at least its first
+ * TAG_MAX characters. Example: "<local-command-stdout>Compacted…" (4,385 characters) →
+ * LONG_STRING + "<local-command-stdout>"; "Please review…" → LONG_STRING.
+ */
+export function longStringOf(head: string): string {
+  if (head.charCodeAt(0) !== 0x3c) return LONG_STRING;
+  const end = head.indexOf('>');
+  return end > 0 && end < TAG_MAX ? LONG_STRING + head.slice(0, end + 1) : LONG_STRING;
+}
+
+/** Whether a projected value is the marker of a long string (longStringOf), with its tag or without. */
+export function isLongString(x: unknown): x is string {
+  return typeof x === 'string' && x.startsWith(LONG_STRING);
+}
 
 export class ProjectionError extends Error {}
 
@@ -283,9 +306,28 @@ class Projector {
     if (c === LBRACKET) return OTHER_ARRAY;
     if (c !== QUOTE) return this.parse(i, j);
     // Decoded length is at least a sixth of the encoded one (`\uXXXX`), so a long one is known without decoding.
-    if (j - i - 2 > 6 * SHORT_STRING) return LONG_STRING;
+    if (j - i - 2 > 6 * SHORT_STRING) return longStringOf(this.head(i, j));
     const s = this.parse(i, j) as string;
-    return s.length > SHORT_STRING ? LONG_STRING : s;
+    return s.length > SHORT_STRING ? longStringOf(s) : s;
+  }
+
+  /**
+   * The first TAG_MAX characters (or more) of the string token in [i, j), decoded from no more of
+   * it than they take (6 bytes each at most), cut after a whole escape and before a UTF-8
+   * sequence's continuation; '' when that prefix does not decode.
+   */
+  head(i: number, j: number): string {
+    const b = this.buf;
+    const stop = Math.min(j - 1, i + 1 + 6 * TAG_MAX);
+    let k = i + 1;
+    while (k < stop) k += b[k] === BACKSLASH ? (b[k + 1] === 0x75 ? 6 : 2) : 1;
+    k = Math.min(k, j - 1);
+    while (k > i + 1 && (b[k] & 0xc0) === 0x80) k--;
+    try {
+      return JSON.parse(`${b.toString('utf8', i, k)}"`) as string;
+    } catch {
+      return '';
+    }
   }
 
   object(i: number, schema: Compiled, out: Record<string, unknown>): number {

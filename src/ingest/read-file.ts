@@ -17,7 +17,7 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { FileParser, type FileFacts, type FileIdentity, type ParserState, type Spill } from './file-parser.js';
 import { fingerprintFd } from './fingerprint.js';
 import { LINE_SCHEMA, type Line } from './line.js';
-import { LONG_STRING, ProjectionError, projectLine } from './project.js';
+import { isLongString, ProjectionError, projectLine } from './project.js';
 import { StreamProjector } from './stream-project.js';
 
 /**
@@ -243,14 +243,14 @@ function lineEndHere(fd: number, from: number): number {
 
 /**
  * A v1.x sidechain's prompt (a user line's `message.content` as one string) longer than the
- * projector keeps where the schema expects blocks (project.ts SHORT_STRING: it gives LONG_STRING):
+ * projector keeps where the schema expects blocks (project.ts SHORT_STRING: it gives a LONG_STRING marker):
  * taken whole from the line's bytes, so that the sidechain's root is matched with the Task call
  * that spawned it by the prompt's hash (file-parser.ts; the call's prompt is projected whole).
  * Only such lines are parsed again; a line streamed (64 MiB or more) keeps the marker.
  */
 function wholePrompt(l: Line, b: Buffer, s: number, e: number): void {
   const m = l.message as { content?: unknown } | null | undefined;
-  if (!m || typeof m !== 'object' || m.content !== LONG_STRING) return;
+  if (!m || typeof m !== 'object' || !isLongString(m.content)) return;
   try {
     const content = (JSON.parse(b.toString('utf8', s, e)) as { message?: { content?: unknown } }).message?.content;
     if (typeof content === 'string') l.message = { ...m, content };

@@ -12,7 +12,7 @@
 import { StringDecoder } from 'node:string_decoder';
 import { jsonParser } from 'stream-json/core/parser.js';
 import { getManyValues, isMany, none } from 'stream-chain/defs.js';
-import { LONG_STRING, OTHER_ARRAY, OTHER_OBJECT, ProjectionError, SHORT_STRING, type Schema, type SchemaObject, shaped } from './project.js';
+import { OTHER_ARRAY, OTHER_OBJECT, ProjectionError, SHORT_STRING, type Schema, type SchemaObject, longStringOf, shaped } from './project.js';
 
 /** bytes handed to the tokenizer per call (see write) */
 const FEED = 64 * 1024;
@@ -211,7 +211,7 @@ export class StreamProjector {
     const o = this.str;
     this.str = null;
     if (!o || o.mode === 'skip' || !o.slot) return;
-    const value = o.mode === 'mismatch' && o.length > SHORT_STRING ? LONG_STRING : o.parts.join('');
+    const value = o.mode === 'mismatch' && o.length > SHORT_STRING ? longStringOf(o.parts.join('')) : o.parts.join('');
     setKey(o.slot, o.key, value);
   }
 

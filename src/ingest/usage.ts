@@ -11,7 +11,7 @@
  */
 import type { Usage } from '../types.js';
 import { obj, str } from './line.js';
-import { LONG_STRING, OTHER_ARRAY, SHORT_STRING } from './project.js';
+import { OTHER_ARRAY, SHORT_STRING, isLongString } from './project.js';
 
 export interface ReadUsage extends Usage {
   splitMissing: boolean;
@@ -96,7 +96,7 @@ export function readUsage(raw: unknown): ReadUsage | string {
  */
 function notABlock(x: unknown): string {
   if (x === OTHER_ARRAY || Array.isArray(x)) return '[…]';
-  if (x === LONG_STRING || (typeof x === 'string' && x.length > SHORT_STRING)) return '"…"';
+  if (isLongString(x) || (typeof x === 'string' && x.length > SHORT_STRING)) return '"…"';
   return (typeof x === 'number' ? String(x) : JSON.stringify(x)).slice(0, 40);
 }
 

@@ -14,7 +14,8 @@ import { ProjectionError } from '../../src/ingest/project.js';
  * A schema is `true` (take the whole value), an object of sub-schemas (take those keys of an
  * object value), or a one-element array `[schema]` (an array whose elements are projected).
  * A value whose JSON type does not match its schema is reduced to a `Mismatch` marker: short
- * strings and scalars are kept as they are, long strings become LONG_STRING, containers become
+ * strings and scalars are kept as they are, long strings become LONG_STRING (followed by their
+ * opening tag, when they open with one of at most 32 characters), containers become
  * OTHER_OBJECT / OTHER_ARRAY. The streaming path (stream-project.ts) applies the same rules, so
  * both give identical projections.
  *
@@ -33,6 +34,12 @@ const SHORT_STRING = 4096;
 const LONG_STRING = '\u0000long-string';
 const OTHER_OBJECT = '\u0000object';
 const OTHER_ARRAY = '\u0000array';
+
+/** A long string's marker: LONG_STRING and the tag `text` opens with (`<…>`, at most 32 characters), if any. */
+function longString(text: string): string {
+  const tag = /^<[^>]{0,30}>/.exec(text);
+  return tag ? LONG_STRING + tag[0] : LONG_STRING;
+}
 
 
 
@@ -160,9 +167,22 @@ class Projector {
     if (c === LBRACKET) return OTHER_ARRAY;
     if (c !== QUOTE) return this.parse(i, j);
     // Decoded length is at least a sixth of the encoded one (`\uXXXX`), so a long one is known without decoding.
-    if (j - i - 2 > 6 * SHORT_STRING) return LONG_STRING;
+    if (j - i - 2 > 6 * SHORT_STRING) return longString(this.prefix(i, j));
     const s = this.parse(i, j) as string;
-    return s.length > SHORT_STRING ? LONG_STRING : s;
+    return s.length > SHORT_STRING ? longString(s) : s;
+  }
+
+  /** The text of the first 192 bytes or so of the string token at i (whole escapes and characters), '' if they do not decode. */
+  prefix(i: number, j: number): string {
+    let k = i + 1;
+    while (k < Math.min(j - 1, i + 193)) k += this.buf[k] === BACKSLASH ? (this.buf[k + 1] === 0x75 ? 6 : 2) : 1;
+    k = Math.min(k, j - 1);
+    while (k > i + 1 && this.buf[k] >= 0x80 && this.buf[k] < 0xc0) k--;
+    try {
+      return JSON.parse(this.buf.toString('utf8', i, k) + '"') as string;
+    } catch {
+      return '';
+    }
   }
 
   object(i: number, schema: SchemaObject, out: Record<string, unknown>): number {

@@ -133,6 +133,35 @@ test('hand-picked edge cases agree', () => {
   });
 });
 
+test('a long string keeps its opening tag in its marker (a long local command output), on every path and at every length', () => {
+  const tag = '<local-command-stdout>';
+  const content = (body: string) => `{"type":"user","message":{"content":${JSON.stringify(body)}}}`;
+  const cases: [string, string][] = [
+    // decoded whole (at most 6 × SHORT_STRING bytes), then too long to keep
+    [content(`${tag}\u001b[2mCompacted\u001b[22m ${'x'.repeat(5000)}`), LONG_STRING + tag],
+    // not decoded: only the head is (escapes and multi-byte characters right after the tag)
+    [content(`${tag}\u001b[2m${'é😀\u0001"'.repeat(6000)}`), LONG_STRING + tag],
+    [content(`${'😀'.repeat(20)}${tag}${'\u0001'.repeat(30000)}`), LONG_STRING],
+    // no tag: an opening '<' without a '>' within 32 characters, or text before the tag
+    [content(`<${'a'.repeat(31)}>${'y'.repeat(30000)}`), LONG_STRING],
+    [content(`<${'a'.repeat(30)}>${'y'.repeat(30000)}`), LONG_STRING + `<${'a'.repeat(30)}>`],
+    [content(` ${tag}${'y'.repeat(5000)}`), LONG_STRING],
+    // short strings are kept whole, tag or not
+    [content(`${tag}ok`), `${tag}ok`],
+  ];
+  for (const [l, expected] of cases) {
+    const buf = Buffer.from(l);
+    agree(buf);
+    const p = projectLine(buf, 0, buf.length, LINE_SCHEMA);
+    assert.equal((p.message as { content: unknown }).content, expected, l.slice(0, 80));
+    for (const chunk of [7, 4096, buf.length]) {
+      const sp = new StreamProjector(LINE_SCHEMA);
+      for (let i = 0; i < buf.length; i += chunk) sp.write(buf.subarray(i, i + chunk));
+      assert.deepStrictEqual(sp.end(), p, `streamed in ${chunk}-byte pieces: ${l.slice(0, 80)}`);
+    }
+  }
+});
+
 const key = fc.constantFrom(
   'type', 'subtype', 'timestamp', 'sessionId', 'cwd', 'isSidechain', 'agentId', 'uuid', 'parentUuid', 'requestId',
   'isMeta', 'message', 'id', 'model', 'usage', 'content', 'name', 'input', 'prompt', 'toolUseResult', 'attachment',
