@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import type { AttachmentRecord, ChainKind, Observation, SkipReason, SkippedLine } from '../types.js';
 import { SourceRank } from '../types.js';
 import { type Line, obj, str, timeOf } from './line.js';
-import { OTHER_ARRAY, OTHER_OBJECT } from './project.js';
+import { LONG_STRING, OTHER_ARRAY, OTHER_OBJECT } from './project.js';
 import { identityProblem, mergeWrite, readUsage } from './usage.js';
 import { pushAll } from '../arrays.js';
 
@@ -99,6 +99,11 @@ export interface ParserState {
    * full read would put them.
    */
   pending?: AttachmentRecord[];
+  /**
+   * Chains whose latest prompt-like line was a slash command's echo (userLineKind): their next
+   * request opens the command's round, as it would have on a full read.
+   */
+  commands?: string[];
   /** first `cwd` and `sessionId` seen, so an appended read keeps the file's project and session */
   cwd?: string | null;
   sessionId?: string | null;
@@ -117,6 +122,8 @@ export function storedParserState(state: ParserState): string {
 
 interface ChainState extends ChainFacts {
   pending: AttachmentRecord[];
+  /** a slash command was echoed after the chain's latest prompt and request: its next request opens a round */
+  command: boolean;
 }
 
 const SPAWN_TOOLS = new Set(['Task', 'Agent']);
@@ -162,9 +169,13 @@ export class FileParser {
     this.spillAt = spillAt;
     this.spillKeep = Math.min(spillKeep, spillAt - 1);
     if (state) {
-      for (const c of state.chains) this.chains.set(c.chainId, { ...c, lastKey: c.lastKey ?? null, pending: [] });
+      for (const c of state.chains) this.chains.set(c.chainId, { ...c, lastKey: c.lastKey ?? null, pending: [], command: false });
       for (const [k, v] of state.sidechainOf) this.sidechainOf.set(k, v);
       for (const a of state.pending ?? []) this.chains.get(a.chainId)?.pending.push({ ...a, fileId: id.fileId, round: 0 });
+      for (const chainId of state.commands ?? []) {
+        const c = this.chains.get(chainId);
+        if (c) c.command = true;
+      }
     }
     this.facts = {
       fileId: id.fileId,
@@ -279,9 +290,10 @@ export class FileParser {
   /** What a later read of the same file's appended bytes needs to go on where this one stopped. */
   state(): ParserState {
     return {
-      chains: [...this.chains.values()].map(({ pending: _p, ...c }) => c),
+      chains: [...this.chains.values()].map(({ pending: _p, command: _c, ...c }) => c),
       sidechainOf: [...this.sidechainOf.entries()],
       pending: [...this.chains.values()].flatMap((c) => c.pending.map((a) => ({ ...a }))),
+      commands: [...this.chains.values()].filter((c) => c.command).map((c) => c.chainId),
       cwd: this.facts.cwd,
       sessionId: this.facts.sessionId,
     };
@@ -293,7 +305,7 @@ export class FileParser {
       // after the last prompt or request: the chain's last round (0 when it has none)
       for (const a of c.pending) a.round = c.rounds;
       pushAll(this.facts.attachments, c.pending);
-      const { pending: _pending, ...facts } = c;
+      const { pending: _pending, command: _command, ...facts } = c;
       this.facts.chains.push(facts);
     }
     this.facts.observations = [...this.merged.values()];
@@ -323,7 +335,7 @@ export class FileParser {
     }
     let c = this.chains.get(chainId);
     if (!c) {
-      c = { chainId, sessionId, agentId, kind, rounds: 0, compactions: 0, requests: 0, firstT: Number.isFinite(t) ? t : 0, pending: [], lastKey: null };
+      c = { chainId, sessionId, agentId, kind, rounds: 0, compactions: 0, requests: 0, firstT: Number.isFinite(t) ? t : 0, pending: [], lastKey: null, command: false };
       this.chains.set(chainId, c);
     }
     return c;
@@ -382,10 +394,12 @@ export class FileParser {
     // A later line of the chain's latest response that is not merged above (read by an appended
     // read, or after a spill) is that request again (SPEC §1.3: its time is its first line's), not
     // a request after the attachments written between: they wait for the next prompt or request
-    // (docs/store.md, Rounds). One comparison per response, not per line.
+    // (docs/store.md, Rounds). One comparison per response, not per line. The first request after
+    // a slash command's echo is that command's: a local command sends none, and opens no round.
     if (rank !== SourceRank.Progress && key !== chain.lastKey) {
       chain.requests++;
-      if (chain.rounds === 0) chain.rounds = 1;
+      if (chain.rounds === 0 || chain.command) chain.rounds++;
+      chain.command = false;
       chain.lastKey = key;
       this.flushPending(chain);
     }
@@ -446,9 +460,15 @@ export class FileParser {
         if (toolUseId) this.facts.links.push({ sessionId, toolUseId, agentId });
       }
     }
-    if (!isUserPrompt(l)) return;
+    const kind = userLineKind(l);
+    if (kind === 'none') return;
     const chain = this.chainFor(l, sessionId, t);
+    if (kind === 'command') {
+      chain.command = true;
+      return;
+    }
     chain.rounds++;
+    chain.command = false;
     this.flushPending(chain);
     void lineNo;
   }
@@ -488,7 +508,7 @@ export class FileParser {
     const chainId = `${sessionId}:${agentId}`;
     // A copy only names its chain; it never opens rounds or counts in the chain's facts.
     const chain: ChainState = this.chains.get(chainId) ?? {
-      chainId, sessionId, agentId, kind: 'subagent', rounds: 0, compactions: 0, requests: 0, firstT: 0, pending: [], lastKey: null,
+      chainId, sessionId, agentId, kind: 'subagent', rounds: 0, compactions: 0, requests: 0, firstT: 0, pending: [], lastKey: null, command: false,
     };
     this.observe(lineNo, chain, msg, str(outer.requestId), Number.isFinite(inner) ? inner : t, SourceRank.Progress, sessionId);
   }
@@ -550,17 +570,36 @@ function hashText(s: string): string {
 }
 
 /**
- * Whether a user line is a prompt (opens a round): not meta, not a compact summary, and its
- * content text or a list with a block other than a tool result. Content of another kind is none:
- * the projection reads an object where a list was expected as OTHER_OBJECT, a string, which
- * counted as a prompt (a number did not); the replay reads the same lines with this rule.
+ * Text Claude Code writes as a `user` line for what ran on the user's side without asking the
+ * model: a local command's output and the caveat before it, and bash mode's input and output. None
+ * of them opens a round (docs/store.md, Rounds).
  */
-export function isUserPrompt(l: { isMeta?: unknown; isCompactSummary?: unknown; message?: unknown }): boolean {
+const LOCAL_OUTPUT = ['<local-command-stdout>', '<local-command-stderr>', '<local-command-caveat>', '<bash-input>', '<bash-stdout>', '<bash-stderr>'];
+
+/**
+ * What a user line is to rounds (SPEC §1.6). `prompt` opens a round: not meta, not a compact
+ * summary, and its content text or a list with a block other than a tool result. `command` is a
+ * slash command's echo (`<command-name>…` or `<command-message>…`): a local one (`/model`,
+ * `/compact`) asks the model nothing, a prompt command (a custom or skill command, expanded by the
+ * `isMeta` line after it) does, so the command opens a round only with its first request
+ * (FileParser.observe). `none`: tool results, meta lines, a local command's output, content of
+ * another kind (the projection reads an object where a list was expected as OTHER_OBJECT, a
+ * string, which counted as a prompt; a number did not). The replay reads the same lines with this rule.
+ * Example: "fix the bug" → prompt; "<command-name>/model</command-name>…" → command;
+ * "<local-command-stdout>Set model to opus</local-command-stdout>" → none.
+ */
+export function userLineKind(l: { isMeta?: unknown; isCompactSummary?: unknown; message?: unknown }): 'prompt' | 'command' | 'none' {
+  if (l.isMeta === true || l.isCompactSummary === true) return 'none';
   const content = obj(l.message)?.content;
-  return (
-    l.isMeta !== true &&
-    l.isCompactSummary !== true &&
-    ((typeof content === 'string' && content !== OTHER_OBJECT && content !== OTHER_ARRAY) ||
-      (Array.isArray(content) && content.some((b) => obj(b)?.type !== 'tool_result')))
-  );
+  if (typeof content === 'string') {
+    // one comparison for nearly every prompt: only text opening with '<' or a marker is looked at further
+    const c = content.charCodeAt(0);
+    if (c !== 0x3c && c !== 0) return 'prompt';
+    if (content === OTHER_OBJECT || content === OTHER_ARRAY) return 'none';
+    // a long string's marker keeps its opening tag (project.ts longStringOf)
+    const text = content.startsWith(LONG_STRING) ? content.slice(LONG_STRING.length) : content;
+    if (text.startsWith('<command-name>') || text.startsWith('<command-message>')) return 'command';
+    return LOCAL_OUTPUT.some((tag) => text.startsWith(tag)) ? 'none' : 'prompt';
+  }
+  return Array.isArray(content) && content.some((b) => obj(b)?.type !== 'tool_result') ? 'prompt' : 'none';
 }

@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { basename } from 'node:path';
 import { agentSessionDir } from '../ingest/discover.js';
-import { canonicalJson, isUserPrompt, sidechainChainOf } from '../ingest/file-parser.js';
+import { canonicalJson, sidechainChainOf, userLineKind } from '../ingest/file-parser.js';
 import { LINE_SCHEMA, obj, str, timeOf } from '../ingest/line.js';
 import { StreamProjector } from '../ingest/stream-project.js';
 import { identityProblem, mergeWrite, readUsage } from '../ingest/usage.js';
@@ -27,7 +27,11 @@ export type TranscriptItem =
       kind: 'message';
       line: number;
       role: 'user' | 'assistant';
-      /** a user line that opens a round (SPEC §1.6): not only tool results, not meta, not a compact summary */
+      /**
+       * a user line that opens a round (SPEC §1.6): not only tool results, not meta, not a compact
+       * summary, not a local command's output; a slash command's echo once a request follows it
+       * (file-parser.ts userLineKind)
+       */
       prompt: boolean;
       blocks: Block[];
       /** the request this assistant line is part of */
@@ -38,6 +42,7 @@ export type TranscriptItem =
   | { kind: 'compaction'; line: number; t: number };
 
 export type RequestItem = Extract<TranscriptItem, { kind: 'request' }>;
+type MessageItem = Extract<TranscriptItem, { kind: 'message' }>;
 
 export interface TranscriptChain {
   chainId: string;
@@ -87,6 +92,8 @@ export class TranscriptCollector {
   readonly skipped: SkippedTranscriptLine[] = [];
   /** keys of `elsewhere` met, so each copied request is counted once */
   private readonly copies = new Set<string>();
+  /** per chain, a slash command's echo after its latest prompt and request: the next request makes it a prompt */
+  private readonly commands = new Map<TranscriptChain, MessageItem>();
 
   constructor(
     private readonly id: { fileAgentId: string | null; fileSessionId: string | null },
@@ -119,7 +126,11 @@ export class TranscriptCollector {
     const content = msg?.content;
     const blocks: Block[] = typeof content === 'string' ? [{ type: 'text', text: content }] : Array.isArray(content) ? content.filter((b): b is Block => obj(b) !== null) : [];
     if (type === 'user') {
-      chain.items.push({ kind: 'message', line: lineNo, role: 'user', prompt: isUserPrompt(l), blocks, key: null });
+      const kind = userLineKind(l);
+      const message: MessageItem = { kind: 'message', line: lineNo, role: 'user', prompt: kind === 'prompt', blocks, key: null };
+      chain.items.push(message);
+      if (kind === 'command') this.commands.set(chain, message);
+      else if (kind === 'prompt') this.commands.delete(chain);
       return;
     }
     const key = this.request(lineNo, chain, msg!, str(l.requestId), t);
@@ -165,6 +176,7 @@ export class TranscriptCollector {
       if (!this.copies.has(key)) {
         this.copies.add(key);
         chain.copied++;
+        this.asked(chain);
       }
       return key;
     }
@@ -184,7 +196,16 @@ export class TranscriptCollector {
     this.requests.set(key, item);
     chain.items.push(item);
     chain.requests++;
+    this.asked(chain);
     return key;
+  }
+
+  /** A request of `chain` begins: a slash command echoed since its latest prompt and request asked for it, and opens its round (as ingest counts it). */
+  private asked(chain: TranscriptChain): void {
+    const command = this.commands.get(chain);
+    if (!command) return;
+    command.prompt = true;
+    this.commands.delete(chain);
   }
 
   /**

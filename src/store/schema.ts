@@ -35,9 +35,11 @@
  * made from whole microseconds; to_timestamp(t / 1000) read 9999-06-01T12:00:00.110Z as .109. 21: a user line whose
  * content is an object opens no round (as a number does not); a store read before counted it a prompt. 22: attachments keep
  * their line's uuid, and attachment_copies names those a resumed session's transcript repeats; a store read before counted
- * them in both chains.)
+ * them in both chains. 23: a local command's output and caveat and bash mode's lines open no round, and a slash command's
+ * echo opens one only with the request that follows it; a store read before counted each such line a round (a long output
+ * too: the projection now keeps a long string's opening tag).)
  */
-export const SCHEMA_VERSION = 22;
+export const SCHEMA_VERSION = 23;
 
 export const FACT_TABLES = [
   'observations',
