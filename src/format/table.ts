@@ -1,6 +1,6 @@
 /**
  * Aligned terminal tables: numbers right-aligned with thousands separators, text left-aligned,
- * colour only on a TTY without NO_COLOR. Every reporter that prints a table uses this.
+ * colour only on a TTY without a non-empty NO_COLOR. Every reporter that prints a table uses this.
  */
 import { roundNumbers } from './json-numbers.js';
 
@@ -208,7 +208,8 @@ function isWide(c: number): boolean {
 }
 
 export function useColor(stream: NodeJS.WriteStream = process.stdout, env: NodeJS.ProcessEnv = process.env): boolean {
-  return Boolean(stream.isTTY) && !('NO_COLOR' in env) && env.TERM !== 'dumb';
+  // no-color.org: only a NO_COLOR that is set and not empty turns colour off
+  return Boolean(stream.isTTY) && !env.NO_COLOR && env.TERM !== 'dumb';
 }
 
 export function bold(s: string, color: boolean): string {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { clean, cleanKeepingLines, displayWidth, int, jsonText, table, usd } from '../../src/format/table.js';
+import { clean, cleanKeepingLines, displayWidth, int, jsonText, table, usd, useColor } from '../../src/format/table.js';
 import { formatRows, toCsv } from '../../src/reporters/rows.js';
 import { formatQuality } from '../../src/reporters/summary.js';
 import { assistant, cli, writeCorpus } from '../helpers/corpus.js';
@@ -146,4 +146,14 @@ test('a table of hundreds of thousands of rows (a query\'s result) is laid out, 
   const rows = Array.from({ length: 300_000 }, (_, i) => [String(i), i]);
   const text = table([{ header: 'k' }, { header: 'n', align: 'num' }], rows);
   assert.equal(text.split('\n').length, 300_002);
+});
+
+test('colour: a NO_COLOR set to an empty string leaves colour on (no-color.org: only a non-empty one turns it off)', () => {
+  const tty = { isTTY: true } as NodeJS.WriteStream;
+  assert.equal(useColor(tty, { NO_COLOR: '' }), true);
+  assert.equal(useColor(tty, { NO_COLOR: '1' }), false);
+  assert.equal(useColor(tty, { NO_COLOR: '0' }), false);
+  assert.equal(useColor(tty, {}), true);
+  assert.equal(useColor(tty, { TERM: 'dumb' }), false);
+  assert.equal(useColor({ isTTY: false } as NodeJS.WriteStream, { NO_COLOR: '' }), false);
 });
