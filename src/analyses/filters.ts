@@ -71,8 +71,8 @@ export function parseDays(since: string | undefined | null, until: string | unde
 }
 
 /**
- * --timezone's zone (checked), or without one this machine's (localTimezone), whose warning goes
- * to `notice` once a run.
+ * --timezone's zone (checked) as it is spelled (zoneName), or without one this machine's
+ * (localTimezone), whose warning goes to `notice` once a run.
  */
 export function parseTimezone(tz: string | undefined, flag = '--timezone', notice?: (line: string) => void): string {
   if (!tz) {
@@ -83,13 +83,21 @@ export function parseTimezone(tz: string | undefined, flag = '--timezone', notic
     }
     return local.zone;
   }
-  const zone = tz;
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-  } catch {
-    throw new UsageError(`${flag} ${zone}: not a known IANA time zone (e.g. UTC, Europe/Berlin)`);
-  }
-  return zone;
+  const zone = zoneOf(tz);
+  if (zone === undefined) throw new UsageError(`${flag} ${tz}: not a known IANA time zone (e.g. UTC, Europe/Berlin)`);
+  return zoneName(tz, zone);
+}
+
+/**
+ * The name a zone Intl reads is shown and queried by: Intl's canonical name when the given one is it
+ * in another case, or an alias written in lower case (which has no case of its own to keep); any
+ * other alias as given, since ICU's canonical name is often the older one (Asia/Kolkata is
+ * Asia/Calcutta to it). DuckDB's timezone(…) reads every one of these.
+ * Example: asia/tokyo → Asia/Tokyo; us/pacific → America/Los_Angeles; Asia/Kolkata → Asia/Kolkata.
+ */
+function zoneName(given: string, canonical: string): string {
+  if (given.toLowerCase() === canonical.toLowerCase() || given === given.toLowerCase()) return canonical;
+  return given;
 }
 
 export function filterParams(f: Filters): Record<string, unknown> {

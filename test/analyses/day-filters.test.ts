@@ -117,6 +117,29 @@ test('without --timezone, days are in the zone TZ names; a TZ Node cannot read s
   assert.match(days({ TZ: 'x\u001b[31my' }).stderr, /^cachelens: TZ=x\?\[31my is not/);
 });
 
+test('--timezone in another case (asia/tokyo) goes by its canonical name: in titles, --json and the days DuckDB counts', () => {
+  // it was echoed as typed: 'By day (asia/tokyo)', "timezone": "asia/tokyo"
+  const r = cli(['summary', dir, '--db', ':memory:', '--timezone', 'asia/tokyo', '--json', '--since', '2026-03-02']);
+  assert.equal(r.code, 0, r.stderr);
+  const out = JSON.parse(r.stdout);
+  assert.equal(out.filters.timezone, 'Asia/Tokyo');
+  // 23:50 UTC on 1 March is 08:50 on 2 March in Tokyo: every request is on the 2nd
+  assert.deepEqual(out.by_day.map((d: any) => `${d.day}:${d.requests}`), ['2026-03-02:3']);
+  const text = cli(['summary', dir, '--db', ':memory:', '--timezone', 'asia/tokyo']);
+  assert.equal(text.code, 0, text.stderr);
+  assert.match(text.stdout, /^By day \(Asia\/Tokyo\)$/m);
+  assert.doesNotMatch(text.stdout, /asia\/tokyo/);
+  const sessions = cli(['sessions', dir, '--db', ':memory:', '--timezone', 'asia/tokyo']);
+  assert.match(sessions.stdout, /^Sessions \(first and last in Asia\/Tokyo\)$/m);
+  // an alias in lower case has no case of its own: the zone ICU names; one with capitals is kept as given
+  const zone = (tz: string) => {
+    const z = cli(['summary', dir, '--db', ':memory:', '--timezone', tz, '--json']);
+    assert.equal(z.code, 0, z.stderr);
+    return JSON.parse(z.stdout).filters.timezone;
+  };
+  assert.deepEqual(['us/pacific', 'utc', 'Asia/Kolkata', 'europe/berlin'].map(zone), ['America/Los_Angeles', 'UTC', 'Asia/Kolkata', 'Europe/Berlin']);
+});
+
 test('anatomy --since: a chain row\'s model is that of its requests on those days; rounds and the re-purchase flag stay the whole chain\'s', () => {
   // two Opus requests on 1 March, one Sonnet request on 2 March, one round each
   const mixed = writeCorpus({
