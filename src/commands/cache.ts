@@ -42,13 +42,14 @@ export const anatomyCommand: Command = {
     withLogOptions(y)
       .option('chain', { type: 'string', requiresArg: true, describe: 'print one chain round by round (chain id or a unique prefix)' })
       .option('jitter', jitterOption)
-      .option('top', { type: 'string', requiresArg: true, describe: 'chains to list (default 20)' }),
+      .option('top', { type: 'string', requiresArg: true, describe: 'rows of the session, chain and re-purchase lists, at least 1 (default 20)' }),
   run: (argv, io) => {
     // `--chain=` or an empty `--chain "$ID"` is a mistake, not the flag left out (it printed every chain's anatomy)
     const want = nonEmpty(argv.chain, '--chain', 'a chain id or a unique prefix of one');
     // flag values are checked before the logs are read (a bad --top was said after a whole ingest)
     const jitter = jitterOf(argv);
-    const limit = numberOption(argv, 'top', 20, 'a whole number of chains', wholeNumber);
+    // --top 0 printed each list as an empty table
+    const limit = numberOption(argv, 'top', 20, 'a whole number of chains, at least 1', (n) => wholeNumber(n) && n >= 1);
     return withChains(argv, io, async (ctx, forEachChain) => {
       const { AnatomyAnalysis, chainDetail } = await import('../analyses/anatomy-summary.js');
       const { formatAnatomy, formatChain } = await import('../reporters/anatomy.js');

@@ -8,7 +8,7 @@ import { allUnpriced } from '../analyses/weigh.js';
 import { counted, duration } from './units.js';
 
 export interface FormatAnatomyOptions {
-  /** chains listed (by weight); default 20 */
+  /** rows of each list of chains or sessions (by weight; re-purchase chains by waste); default 20 */
   limit?: number;
   color?: boolean;
 }
@@ -102,13 +102,16 @@ export function formatAnatomy(result: AnatomyResult, options: FormatAnatomyOptio
     ),
   );
 
-  const repurchaseTitle = 'Re-purchase pattern (reads pinned, whole context re-bought every round), by waste';
+  // --top cuts this list too, said in the title as the chains' is
+  const repurchase = result.repurchase.slice(0, limit);
+  const repurchaseMore = result.repurchase.length > repurchase.length ? ` (top ${repurchase.length} of ${int(result.repurchase.length)})` : '';
+  const repurchaseTitle = `Re-purchase pattern (reads pinned, whole context re-bought every round), by waste${repurchaseMore}`;
   out.push(
     result.repurchase.length === 0
       ? `${repurchaseTitle}\nnone`
       : table(
           [{ header: 'chain' }, { header: 'agent type' }, num('rounds'), num('median read'), num('waste wt'), num('weight')],
-          result.repurchase.map((r) => {
+          repurchase.map((r) => {
             // a re-purchase row carries no price count: its chain's row has it
             const c = result.chains.find((x) => x.chain_id === r.chain_id);
             return [r.chain_id, r.agent_type, r.rounds, r.read_median, c ? weightCell(c, r.waste_weight) : r.waste_weight, c ? weightCell(c, r.weight) : r.weight];

@@ -7,6 +7,10 @@ import { formatAnatomy, formatChain } from '../../src/reporters/anatomy.js';
 import { duration, signedPct } from '../../src/reporters/units.js';
 import { formatKeepalive, formatTtl } from '../../src/reporters/whatif.js';
 import { chain, chainASpecs, SEC, weightsFor } from '../analyses/helpers/fixtures.js';
+import { join } from 'node:path';
+import { cli } from '../helpers/corpus.js';
+
+const SAMPLE = join(import.meta.dirname, '..', '..', 'sample-logs');
 
 const lineStarting = (text: string, start: string) => text.split('\n').find((l) => l.startsWith(start)) ?? '';
 
@@ -153,4 +157,22 @@ test('formatKeepalive: budgets that net the same as the best are said to tie wit
   assert.match(formatKeepalive(whatifKeepalive([chain('A', chainASpecs)], { weightsFor, budgets: [0, 1, 2] })), /^best budget: 1 ping per gap \(every larger budget nets the same\), net/m);
   // one budget: no tie
   assert.match(formatKeepalive(whatifKeepalive([chain('A', chainASpecs)], { weightsFor, budgets: [1] })), /^best budget: 1 ping per gap, net saving/m);
+});
+
+test('anatomy --top N cuts the re-purchase list too, saying so in its title as the chain list does; --top 0 is a usage error', () => {
+  const all = cli(['anatomy', SAMPLE, '--db', ':memory:', '--json']);
+  assert.equal(all.code, 0, all.stderr);
+  const repurchase: { chain_id: string }[] = JSON.parse(all.stdout).repurchase;
+  assert.ok(repurchase.length >= 2, 'the sample has re-purchase chains to cut');
+  const r = cli(['anatomy', SAMPLE, '--db', ':memory:', '--top', '1']);
+  assert.equal(r.code, 0, r.stderr);
+  // the section runs from its title to the blank line after its table
+  const section = /^Re-purchase pattern .*\n(?:.+\n)*/m.exec(r.stdout)![0];
+  assert.match(section, new RegExp(`^Re-purchase pattern \\(reads pinned, whole context re-bought every round\\), by waste \\(top 1 of ${repurchase.length}\\)$`, 'm'));
+  // it listed every re-purchase chain whatever --top said
+  assert.ok(section.includes(repurchase[0]!.chain_id), section);
+  for (const c of repurchase.slice(1)) assert.ok(!section.includes(c.chain_id), section);
+  // --top 0 printed every list as an empty table
+  const zero = cli(['anatomy', SAMPLE, '--db', ':memory:', '--top', '0']);
+  assert.deepEqual([zero.code, zero.stdout, zero.stderr.trim()], [2, '', 'cachelens: --top 0: expected a whole number of chains, at least 1']);
 });
