@@ -732,7 +732,12 @@ async function openLocked(path: string, opts: StoreOpenOptions): Promise<DuckDBI
       const msg = (err as Error).message;
       // a word: DuckDB's corruption messages say "in block at location …"
       if (!/\block\b/i.test(msg)) {
-        throw new UsageError(`cannot open store ${path}: ${msg.split('\n')[0]}`, 'delete it or run with --rebuild --db <new path>');
+        // the advice was `delete it or run with --rebuild --db <new path>`: deleting is no advice for a
+        // file that may be the user's own (notes.txt), and --rebuild adds nothing to a new path
+        if (/not a valid DuckDB database file/.test(msg)) {
+          throw new UsageError(`cannot open store ${path}: not a DuckDB file, so no cachelens store; it is left as it is`, 'choose another --db path');
+        }
+        throw new UsageError(`cannot open store ${path}: ${msg.split('\n')[0]}`, 'it is left as it is; choose another --db path');
       }
       const holder = /PID (\d+)/.exec(msg)?.[1];
       const who = holder ? `another process (pid ${holder})` : 'another process';

@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, openSync, closeSync, readdirSync, renameSync, statSync, symlinkSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, openSync, closeSync, readdirSync, readFileSync, renameSync, statSync, symlinkSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { assistant, baseEnv, cliPath, removeDir, repoRoot, type Ran, runCli, summary, tempDir, tokens, treeHash, usage, user, writeLog } from './helpers.js';
 
@@ -70,7 +70,7 @@ test('a store damaged in any block gives exact totals or one line naming the sto
   assert.ok(outcomes.filter((o) => o.endsWith('refused')).length >= 3, `at least the three headers are refused: ${outcomes.join(', ')}`);
 });
 
-test('a truncated store, an empty file and a directory as --db are refused in one line', async (t) => {
+test('a truncated store, an empty file, a text file of the user\'s own and a directory as --db are refused in one line that advises no deletion', async (t) => {
   const dir = tempDir();
   t.after(() => removeDir(dir));
   const logs = corpus(dir);
@@ -80,11 +80,21 @@ test('a truncated store, an empty file and a directory as --db are refused in on
   const truncated = path.join(dir, 'truncated.duckdb');
   copyFileSync(good, truncated);
   truncateSync(truncated, Math.floor(statSync(good).size / 2));
-  assertStoreError(await runCli(['summary', logs, '--db', truncated]), truncated, /cannot open store .*: IO Error/);
+  assertStoreError(await runCli(['summary', logs, '--db', truncated]), truncated, /cannot open store .*: IO Error.*\(it is left as it is; choose another --db path\)$/);
 
   const empty = path.join(dir, 'empty.duckdb');
   writeFileSync(empty, '');
-  assertStoreError(await runCli(['summary', logs, '--db', empty]), empty, /not a valid DuckDB database file/);
+  assertStoreError(await runCli(['summary', logs, '--db', empty]), empty, /: not a DuckDB file, so no cachelens store; it is left as it is \(choose another --db path\)$/);
+
+  // a file of the user's own: the advice was `delete it or run with --rebuild --db <new path>`
+  const notes = path.join(dir, 'notes.txt');
+  writeFileSync(notes, 'my notes\n');
+  for (const extra of [[], ['--rebuild']]) {
+    const r = await runCli(['summary', logs, '--db', notes, ...extra]);
+    assertStoreError(r, notes, new RegExp(`^cachelens: cannot open store ${notes.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: not a DuckDB file, so no cachelens store; it is left as it is \\(choose another --db path\\)$`));
+    assert.doesNotMatch(r.stderr, /delete|--rebuild/);
+  }
+  assert.equal(readFileSync(notes, 'utf8'), 'my notes\n');
 
   const asDir = path.join(dir, 'a-directory');
   mkdirSync(asDir);
