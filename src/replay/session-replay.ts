@@ -8,6 +8,7 @@
  *   ─▶ summaries + `recorded` fidelity against the observed usage
  */
 import { UsageError } from '../errors.js';
+import { clean } from '../format/table.js';
 import { loadPriceTable, type PriceTable } from '../pricing/pricing.js';
 import { type Pause, pauses } from './pauses.js';
 import { fitConversationScale, type ConversationCalibration } from './session-calibrate.js';
@@ -198,8 +199,9 @@ export async function replayChain(chain: TranscriptChain, opts: SessionReplayOpt
 /**
  * Picks the chain to replay in a transcript: the one asked for (chain id, a unique prefix of it,
  * or an agent id), else the main chain, else the chain with the most requests (a subagent file).
+ * `file`: the transcript's path, named when it has no request, as the other replay errors name it.
  */
-export function pickChain(chains: readonly TranscriptChain[], want?: string): TranscriptChain {
+export function pickChain(chains: readonly TranscriptChain[], want?: string, file?: string): TranscriptChain {
   const withRequests = chains.filter((c) => c.requests > 0);
   if (want) {
     const exact = chains.find((c) => c.chainId === want || c.agentId === want);
@@ -211,7 +213,7 @@ export function pickChain(chains: readonly TranscriptChain[], want?: string): Tr
   const main = withRequests.find((c) => c.kind === 'main');
   if (main) return main;
   const best = withRequests.sort((a, b) => b.requests - a.requests)[0];
-  if (!best) throw new UsageError('no requests in this transcript to replay');
+  if (!best) throw new UsageError(`${file === undefined ? '' : `${clean(file)}: `}no requests in this transcript to replay`);
   return best;
 }
 
@@ -229,5 +231,5 @@ export async function replaySessionFile(file: string, opts: SessionReplayOptions
     if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR') throw new UsageError(`${file}: cannot read transcript (${code})`);
     throw err;
   }
-  return replayChain(pickChain(t.chains, opts.chain), opts, file, t.skipped);
+  return replayChain(pickChain(t.chains, opts.chain, file), opts, file, t.skipped);
 }

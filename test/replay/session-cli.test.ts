@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { REAL_LOGS, REPO, cli, tempDir, writeCorpus } from '../helpers/corpus.js';
+import { REAL_LOGS, REPO, cli, tempDir, userPrompt, writeCorpus } from '../helpers/corpus.js';
 import { SKILLS, SESSION, sessionLines, writeSession } from './session-fixture.js';
 
 const MAROT = join(REAL_LOGS, 'marot-spotter');
@@ -171,6 +171,14 @@ test('unknown or ambiguous sessions and bad strategies are one-line usage errors
   const bad = cli(['replay', 'session', 'x', '--strategy', 'recorded,warm']);
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /--strategy warm/);
+});
+
+test('a transcript with no requests is named in the error, cleaned, as the other replay errors name it', () => {
+  // it said only "no requests in this transcript to replay"
+  const dir = writeCorpus({ 'p/s\u001b[2J1.jsonl': [userPrompt('s1', '2026-02-11T03:00:00.000Z')] });
+  const r = cli(['replay', 'session', join(dir, 'p', 's\u001b[2J1.jsonl')]);
+  assert.deepEqual([r.code, r.stdout], [2, '']);
+  assert.equal(r.stderr, `cachelens: ${join(dir, 'p', 's?[2J1.jsonl')}: no requests in this transcript to replay\n`);
 });
 
 test('top replays the most expensive session, as `sessions` ranks them and `report --session top` takes it', () => {
