@@ -85,6 +85,17 @@ export async function summary(store: RememberingStore, filters: Filters, walkSki
   };
 }
 
+/**
+ * Whether --project's text is in any project's path on any day (true without --project): a run
+ * that counted nothing then says whether the project or the days chose nothing. The same
+ * remembered summary query, without the days (the very one when no day is given).
+ */
+export async function projectMatches(store: RememberingStore, filters: Filters): Promise<boolean> {
+  if (filters.project === null) return true;
+  const rows = await rememberedQuery(store, 'summary', filterParams({ ...filters, since: null, until: null }));
+  return rows.some((r) => r.grouping === 'total' && Number(r.requests) > 0);
+}
+
 /** Text in DuckDB's order for VARCHAR: by UTF-8 bytes. */
 function byText(a: string, b: string): number {
   return a === b ? 0 : Buffer.compare(Buffer.from(a), Buffer.from(b));

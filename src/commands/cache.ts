@@ -73,7 +73,10 @@ export const anatomyCommand: Command = {
       const analysis = new AnatomyAnalysis(options);
       await forEachChain((c) => void analysis.add(c));
       const result = analysis.result();
-      return { json: result, text: formatAnatomy(result, { color: io.color, limit }) };
+      const { projectMatches } = await import('../analyses/summary.js');
+      const { filtersLine } = await import('../reporters/units.js');
+      const line = filtersLine(ctx.filters, result.totals.requests > 0 || (await projectMatches(ctx.store, ctx.filters)));
+      return { json: result, text: line + formatAnatomy(result, { color: io.color, limit }) };
     });
   },
 };

@@ -1,8 +1,9 @@
 /** summary, sessions, blocks: what was spent, by model / project / day / session / 5-hour window. */
 import { blocks } from '../analyses/blocks.js';
 import { sessions } from '../analyses/sessions.js';
-import { summary } from '../analyses/summary.js';
+import { projectMatches, summary } from '../analyses/summary.js';
 import { formatBlocks, formatSessions, formatSummary } from '../reporters/summary.js';
+import { filtersLine } from '../reporters/units.js';
 import { QUERY_MEMORY_MB, SUMMARY_MEMORY_MB } from '../store/store.js';
 import { type Command, withAnswers, withLogOptions } from './command.js';
 
@@ -17,11 +18,13 @@ export const summaryCommand: Command = {
   run: (argv, io) =>
     withAnswers(argv, io, async (ctx) => {
       const result = await ctx.store.boundedMemory(() => summary(ctx.store, ctx.filters, ctx.walkSkips), { mb: SUMMARY_MEMORY_MB });
+      // the filters in force head the tables (they were said nowhere, and --project nomatch gave silent zeros)
+      const line = filtersLine(ctx.filters, result.totals.requests > 0 || (await projectMatches(ctx.store, ctx.filters)));
       // text only when printed: formatting 500 days of tables is a tenth of a warm --json run
       return {
         json: result,
         get text() {
-          return formatSummary(result, io.color);
+          return line + formatSummary(result, io.color);
         },
       };
     }, true),
@@ -34,7 +37,8 @@ export const sessionsCommand: Command = {
   run: (argv, io) =>
     withAnswers(argv, io, async (ctx) => {
       const result = await ctx.store.boundedMemory(() => sessions(ctx.store, ctx.filters), { mb: QUERY_MEMORY_MB });
-      return { json: result, text: formatSessions(result.sessions, io.color, ctx.filters.timezone) };
+      const line = filtersLine(ctx.filters, result.sessions.length > 0 || (await projectMatches(ctx.store, ctx.filters)));
+      return { json: result, text: line + formatSessions(result.sessions, io.color, ctx.filters.timezone) };
     }),
 };
 
@@ -45,6 +49,7 @@ export const blocksCommand: Command = {
   run: (argv, io) =>
     withAnswers(argv, io, async (ctx) => {
       const result = await ctx.store.boundedMemory(() => blocks(ctx.store, ctx.filters), { mb: QUERY_MEMORY_MB });
-      return { json: result, text: formatBlocks(result.blocks, io.color) };
+      const line = filtersLine(ctx.filters, result.blocks.some((b) => b.requests > 0) || (await projectMatches(ctx.store, ctx.filters)));
+      return { json: result, text: line + formatBlocks(result.blocks, io.color) };
     }),
 };

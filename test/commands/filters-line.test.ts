@@ -1,0 +1,36 @@
+/**
+ * summary, sessions, blocks and anatomy name the filters in force above their tables, as the
+ * report's title line does; a --project that no project's path contains is said there. They said
+ * nothing: a filtered table read as the whole, and --project nomatch printed silent zeros.
+ */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { cli } from '../helpers/corpus.js';
+
+const SAMPLE = join(import.meta.dirname, '..', '..', 'sample-logs');
+
+test('summary, sessions, blocks, anatomy: one line above the tables names the filters in force, and a --project that matches no project', () => {
+  const whole = cli(['summary', SAMPLE, '--db', ':memory:', '--timezone', 'UTC', '--json']);
+  assert.equal(whole.code, 0, whole.stderr);
+  const s = JSON.parse(whole.stdout);
+  const day: string = s.by_day[0].day;
+  // a piece of a project's path, in another case: --project matches it
+  const project = (s.by_project[0].project as string).split('/').pop()!.slice(0, 4).toUpperCase();
+  for (const command of ['summary', 'sessions', 'blocks', 'anatomy']) {
+    const run = (extra: string[]) => {
+      const r = cli([command, SAMPLE, '--db', ':memory:', '--timezone', 'UTC', ...extra]);
+      assert.equal(r.code, 0, r.stderr);
+      return r.stdout;
+    };
+    assert.doesNotMatch(run([]), /Filtered/, command);
+    assert.ok(run(['--since', day, '--project', project]).startsWith(`Filtered: --since ${day} --project ${project}\n\n`), command);
+    assert.ok(run(['--until', day]).startsWith(`Filtered: --until ${day}\n\n`), command);
+    assert.ok(run(['--project', 'nomatch']).startsWith('Filtered: --project nomatch: no project matches\n\n'), command);
+    // a project that matches, on days without its requests: the days chose nothing, not the project
+    assert.ok(run(['--since', '2099-01-01', '--project', project]).startsWith(`Filtered: --since 2099-01-01 --project ${project}\n\n`), command);
+    // --json is as it was: JSON alone
+    const json = cli([command, SAMPLE, '--db', ':memory:', '--project', 'nomatch', '--json']);
+    assert.doesNotThrow(() => JSON.parse(json.stdout), command);
+  }
+});
