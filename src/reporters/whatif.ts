@@ -132,16 +132,20 @@ export function formatKeepalive(result: KeepaliveResult, color = false): string 
     ),
   );
   const best = result.budgets.find((b) => b.budget === result.best_budget);
+  // one budget asked for (--budget 4) is no choice among budgets: its result, not "best budget: 4"
+  const only = result.budgets.length === 1 ? result.budgets[0]! : undefined;
   if (!best) {
-    out.push(result.gaps > 0 ? 'best budget: unknown (no gap of a priced chain)' : 'best budget: none (no gaps between requests of 5-minute chains)');
+    const head = only ? `budget ${budgetLabel(only.budget)}` : 'best budget';
+    out.push(result.gaps > 0 ? `${head}: unknown (no gap of a priced chain)` : `${head}: none (no gaps between requests of 5-minute chains)`);
     return out.join('\n\n') + '\n';
   }
   // budgets that net the same as the best tie with it, as the report's reading says (best_budget is the smallest)
   const nets = result.budgets.map((b) => ({ budget: b.budget === 'inf' ? null : b.budget, netSavingUsd: b.net_saving_usd, netSavingWeight: b.net_saving_weight }));
   const bestNet = nets[result.budgets.indexOf(best)]!;
   const tie = tiePhrase(nets, bestNet, tiedBudgets(nets, bestNet));
+  const pings = `${budgetLabel(best.budget)} ping${best.budget === 1 ? '' : 's'} per gap`;
   out.push(
-    `best budget: ${budgetLabel(best.budget)} ping${best.budget === 1 ? '' : 's'} per gap${tie}, net saving ${int(best.net_saving_weight)} wt ` +
+    `${only ? `at ${pings}: net saving` : `best budget: ${pings}${tie}, net saving`} ${int(best.net_saving_weight)} wt ` +
       `(${usd(best.net_saving_usd)}, ${signedPct(best.net_saving_pct_all)} of all weight)`,
   );
   out.push(
@@ -176,7 +180,7 @@ export function formatKeepalive(result: KeepaliveResult, color = false): string 
           signedPct(b.net_saving_pct),
         ];
       }),
-      { color, title: `By bucket, at the best budget (${budgetLabel(best.budget)})` },
+      { color, title: only ? `By bucket, at budget ${budgetLabel(best.budget)}` : `By bucket, at the best budget (${budgetLabel(best.budget)})` },
     ),
   );
   return out.join('\n\n') + '\n';

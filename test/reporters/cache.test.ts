@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { analyzeAnatomy, chainDetail } from '../../src/analyses/anatomy-summary.js';
 import { whatifKeepalive } from '../../src/analyses/keepalive.js';
 import { whatifTtl } from '../../src/analyses/ttl.js';
+import { int, usd } from '../../src/format/table.js';
 import { formatAnatomy, formatChain } from '../../src/reporters/anatomy.js';
 import { duration, signedPct } from '../../src/reporters/units.js';
 import { formatKeepalive, formatTtl } from '../../src/reporters/whatif.js';
@@ -155,8 +156,8 @@ test('formatKeepalive: budgets that net the same as the best are said to tie wit
   assert.match(formatKeepalive(sweep), /^best budget: 1 ping per gap \(every larger budget, unbounded included, nets the same\), net saving 12,51[23] wt/m);
   // no unbounded budget among them: not said to be included
   assert.match(formatKeepalive(whatifKeepalive([chain('A', chainASpecs)], { weightsFor, budgets: [0, 1, 2] })), /^best budget: 1 ping per gap \(every larger budget nets the same\), net/m);
-  // one budget: no tie
-  assert.match(formatKeepalive(whatifKeepalive([chain('A', chainASpecs)], { weightsFor, budgets: [1] })), /^best budget: 1 ping per gap, net saving/m);
+  // one budget: no tie, and no best of one
+  assert.match(formatKeepalive(whatifKeepalive([chain('A', chainASpecs)], { weightsFor, budgets: [1] })), /^at 1 ping per gap: net saving/m);
 });
 
 test('anatomy --top N cuts the re-purchase list too, saying so in its title as the chain list does; --top 0 is a usage error', () => {
@@ -175,4 +176,15 @@ test('anatomy --top N cuts the re-purchase list too, saying so in its title as t
   // --top 0 printed every list as an empty table
   const zero = cli(['anatomy', SAMPLE, '--db', ':memory:', '--top', '0']);
   assert.deepEqual([zero.code, zero.stdout, zero.stderr.trim()], [2, '', 'cachelens: --top 0: expected a whole number of chains, at least 1']);
+});
+
+test('formatKeepalive of one budget (--budget 1) gives that budget\'s result, not "best budget: 1" of a choice of one', () => {
+  const one = whatifKeepalive([chain('A', chainASpecs)], { weightsFor, intervalS: 128.2, budgets: 1 });
+  const row = one.budgets[0]!;
+  const ka = formatKeepalive(one);
+  assert.doesNotMatch(ka, /best budget/);
+  assert.ok(ka.split('\n').includes(`at 1 ping per gap: net saving ${int(row.net_saving_weight)} wt (${usd(row.net_saving_usd)}, ${signedPct(row.net_saving_pct_all)} of all weight)`), ka);
+  assert.match(ka, /^By bucket, at budget 1$/m);
+  // several budgets still name the best of them
+  assert.match(formatKeepalive(whatifKeepalive([chain('A', chainASpecs)], { weightsFor, intervalS: 128.2, budgets: [0, 1] })), /^best budget: 1 ping per gap/m);
 });
