@@ -76,7 +76,7 @@ export const anatomyCommand: Command = {
       const { projectMatches } = await import('../analyses/summary.js');
       const { filtersLine } = await import('../reporters/units.js');
       const line = filtersLine(ctx.filters, result.totals.requests > 0 || (await projectMatches(ctx.store, ctx.filters)));
-      return { json: result, text: line + formatAnatomy(result, { color: io.color, limit }) };
+      return { json: { ...result, filters: ctx.filters }, text: line + formatAnatomy(result, { color: io.color, limit }) };
     });
   },
 };

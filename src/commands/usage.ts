@@ -38,7 +38,8 @@ export const sessionsCommand: Command = {
     withAnswers(argv, io, async (ctx) => {
       const result = await ctx.store.boundedMemory(() => sessions(ctx.store, ctx.filters), { mb: QUERY_MEMORY_MB });
       const line = filtersLine(ctx.filters, result.sessions.length > 0 || (await projectMatches(ctx.store, ctx.filters)));
-      return { json: result, text: line + formatSessions(result.sessions, io.color, ctx.filters.timezone) };
+      // the filters echoed as summary's are (they were in no output of sessions, blocks or anatomy)
+      return { json: { ...result, filters: ctx.filters }, text: line + formatSessions(result.sessions, io.color, ctx.filters.timezone) };
     }),
 };
 
@@ -50,6 +51,6 @@ export const blocksCommand: Command = {
     withAnswers(argv, io, async (ctx) => {
       const result = await ctx.store.boundedMemory(() => blocks(ctx.store, ctx.filters), { mb: QUERY_MEMORY_MB });
       const line = filtersLine(ctx.filters, result.blocks.some((b) => b.requests > 0) || (await projectMatches(ctx.store, ctx.filters)));
-      return { json: result, text: line + formatBlocks(result.blocks, io.color) };
+      return { json: { ...result, filters: ctx.filters }, text: line + formatBlocks(result.blocks, io.color) };
     }),
 };

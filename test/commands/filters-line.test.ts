@@ -10,7 +10,7 @@ import { cli } from '../helpers/corpus.js';
 
 const SAMPLE = join(import.meta.dirname, '..', '..', 'sample-logs');
 
-test('summary, sessions, blocks, anatomy: one line above the tables names the filters in force, and a --project that matches no project', () => {
+test('summary, sessions, blocks, anatomy: one line above the tables names the filters in force, and a --project that matches no project; --json echoes them', () => {
   const whole = cli(['summary', SAMPLE, '--db', ':memory:', '--timezone', 'UTC', '--json']);
   assert.equal(whole.code, 0, whole.stderr);
   const s = JSON.parse(whole.stdout);
@@ -29,8 +29,9 @@ test('summary, sessions, blocks, anatomy: one line above the tables names the fi
     assert.ok(run(['--project', 'nomatch']).startsWith('Filtered: --project nomatch: no project matches\n\n'), command);
     // a project that matches, on days without its requests: the days chose nothing, not the project
     assert.ok(run(['--since', '2099-01-01', '--project', project]).startsWith(`Filtered: --since 2099-01-01 --project ${project}\n\n`), command);
-    // --json is as it was: JSON alone
-    const json = cli([command, SAMPLE, '--db', ':memory:', '--project', 'nomatch', '--json']);
-    assert.doesNotThrow(() => JSON.parse(json.stdout), command);
+    // --json is JSON alone, its filters echoed as summary's are (sessions, blocks and anatomy had none)
+    const json = cli([command, SAMPLE, '--db', ':memory:', '--timezone', 'UTC', '--project', 'nomatch', '--json']);
+    assert.equal(json.code, 0, json.stderr);
+    assert.deepEqual(JSON.parse(json.stdout).filters, { since: null, until: null, project: 'nomatch', timezone: 'UTC' }, command);
   }
 });
