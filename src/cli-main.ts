@@ -79,8 +79,12 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
         throw new UsageError(`start reads your default log roots and takes no path: ${unknownWords[0]}`, `cachelens report ${unknownWords[0]} writes the report of those logs`);
       }
       // yargs' "Invalid values: Argument: to, Given: "2h", Choices: "1h", "5m"" in the words of every other flag's error
-      const invalid = /^Invalid values: Argument: ([\w-]+), Given: ("(?:[^"\\]|\\.)*"), Choices: ((?:"[^"]*"(?:, )?)+)/.exec(text);
-      if (invalid) throw new UsageError(`--${invalid[1]} ${JSON.parse(invalid[2]!) as string}: expected one of ${invalid[3]!.replace(/"/g, '')}`);
+      // (a value yargs read as a number, `--to 5`, is given bare: `Given: 5`; it is quoted as typed, `--to 05` as 05)
+      const invalid = /^Invalid values: Argument: ([\w-]+), Given: ("(?:[^"\\]|\\.)*"|[^,"]+), Choices: ((?:"[^"]*"(?:, )?)+)/.exec(text);
+      if (invalid) {
+        const given = invalid[2]!.startsWith('"') ? (JSON.parse(invalid[2]!) as string) : (typedValue(args, invalid[1]!) ?? invalid[2]!);
+        throw new UsageError(`--${invalid[1]} ${given}: expected one of ${invalid[3]!.replace(/"/g, '')}`);
+      }
       const suggested = /^Did you mean (.+)\?$/.exec(text);
       const unknown = suggested ? unknownCommand(args, commands) : undefined;
       throw unknown === undefined ? new UsageError(text) : new UsageError(`Unknown argument: ${unknown}`, `did you mean ${suggested![1]}?`);
@@ -200,6 +204,19 @@ function commandNamed(args: string[], level: Command[]): { path: string; usage: 
   const usage = found?.command.split(' ').slice(1).join(' ') ?? '';
   const required = usage.split(' ').filter((w) => w.startsWith('<'));
   return found ? { path: path.join(' '), usage, required: required.join(' ') } : undefined;
+}
+
+/**
+ * The value of `--name` as typed (`--name V` or `--name=V`), the last one given; undefined when it is not there.
+ * Example: (['whatif', 'ttl', '--to', '05'], 'to') → '05'.
+ */
+function typedValue(args: string[], name: string): string | undefined {
+  let value: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === `--${name}` && i + 1 < args.length) value = args[i + 1];
+    else if (args[i]!.startsWith(`--${name}=`)) value = args[i]!.slice(name.length + 3);
+  }
+  return value;
 }
 
 /** clean() for each line of a text that may hold several. */

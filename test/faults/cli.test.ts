@@ -154,6 +154,9 @@ test('unknown flags and commands, missing paths and flags without a value: one l
   // a value outside a flag's choices, in the words of the other flags' errors (it was yargs' 'Invalid values: Argument: to, Given: "2h", Choices: "1h", "5m"')
   await usageError(['whatif', 'ttl', logs, '--db', ':memory:', '--to', '2h'], /^cachelens: --to 2h: expected one of 1h, 5m$/);
   await usageError(['crosstab', logs, '--db', ':memory:', '--kind', 'sub, "x"'], /^cachelens: --kind sub, "x": expected one of all, main, subagent, subagents$/);
+  // a value yargs reads as a number (no quotes in its message: 'Given: 5') was left in yargs' words; it is quoted as typed
+  await usageError(['whatif', 'ttl', logs, '--db', ':memory:', '--to', '5'], /^cachelens: --to 5: expected one of 1h, 5m$/);
+  await usageError(['crosstab', logs, '--db', ':memory:', '--kind=03'], /^cachelens: --kind 03: expected one of all, main, subagent, subagents$/);
   await usageError(['replay', 'channel', path.join(dir, 'none.jsonl'), '--prefix-tokens', '-3'], /--prefix-tokens -3: expected a whole number of tokens/);
 });
 
