@@ -38,7 +38,9 @@ export async function runReport(argv: Record<string, unknown>, io: Io, title?: s
   const calibrate = argv.calibrate === undefined ? 0 : calibrateOf(argv.calibrate);
   if (calibrate > 0 && sessions.length === 0) throw new UsageError('--calibrate fits the session replays, and none was asked for', 'add --session ID or --session top');
   // the report pulls in vega-lite: load it only when a report is asked for
-  const [{ buildReportData }, { writeReport, compileCharts }] = await Promise.all([import('../report/build.js'), import('../report/index.js')]);
+  const [{ buildReportData, checkReplayPaths }, { writeReport, compileCharts }] = await Promise.all([import('../report/build.js'), import('../report/index.js')]);
+  // a --channel or --session file that is not there is said before the logs are read, as the replay commands say it
+  checkReplayPaths({ channels: listOption(argv.channel), sessions });
   // the charts are compiled while this thread would only wait for the walk of the logs (~0.3 s of a warm 1 GB run)
   setImmediate(compileCharts);
   const data = await withContext(argv, io, (ctx) => buildReportData(ctx, { channels: listOption(argv.channel), sessions, calibrate }));

@@ -49,6 +49,18 @@ async function section<T>(build: () => Promise<T> | T): Promise<Section<T>> {
  * (it was an error card, and exit 0). What fails in a replay itself stays the section's card.
  */
 async function checkReplayArgs(ctx: Context, opts: BuildOptions): Promise<void> {
+  checkReplayPaths(opts);
+  // a transcript path is replayed as it is, as `replay session PATH` replays it; an id must be in the logs read
+  for (const id of opts.sessions ?? []) if (id !== 'top' && transcriptPath(id, `report ${id} --session ID`) === undefined) await locateChain(ctx.store, id);
+}
+
+/**
+ * The replay arguments that name files (every `--channel`, a `--session` that is a transcript path):
+ * one that is not there or will not open is a one-line error. They need no store, so `report`
+ * checks them before it reads the logs, as `replay channel`/`replay session` do (a missing
+ * `--session ./x.jsonl` was said after a whole ingest, and after 'no Claude Code logs found').
+ */
+export function checkReplayPaths(opts: Pick<BuildOptions, 'channels' | 'sessions'>): void {
   for (const file of opts.channels ?? []) {
     let dir: boolean;
     try {
@@ -60,8 +72,7 @@ async function checkReplayArgs(ctx: Context, opts: BuildOptions): Promise<void> 
     }
     if (dir) throw new UsageError(`${file}: is a directory`, 'give a channel log file');
   }
-  // a transcript path is replayed as it is, as `replay session PATH` replays it; an id must be in the logs read
-  for (const id of opts.sessions ?? []) if (id !== 'top' && transcriptPath(id, `report ${id} --session ID`) === undefined) await locateChain(ctx.store, id);
+  for (const id of opts.sessions ?? []) if (id !== 'top') transcriptPath(id, `report ${id} --session ID`);
 }
 
 export interface BuildOptions {

@@ -110,3 +110,19 @@ test('report --session takes a transcript path, as replay session does: replayed
   }
   assert.ok(!existsSync(out), 'no report written');
 });
+
+test('report --session FILE or --channel F that is not there is said before the logs are read, as replay session and replay channel say it: no note on logs before the line, no store made', () => {
+  // it was said after the whole ingest: on a HOME without logs, 'no Claude Code logs found …' came first
+  const home = tempDir('cachelens-report-early-');
+  const db = join(home, 's.duckdb');
+  const out = join(home, 'report.html');
+  for (const [flag, said] of [
+    ['--session', `cachelens: no such file or directory: ${join(home, 'missing.jsonl')} (give a transcript path or a session id)\n`],
+    ['--channel', `cachelens: no such file or directory: ${join(home, 'missing.jsonl')} (give a channel log file)\n`],
+  ] as const) {
+    const r = cli(['report', '--db', db, flag, join(home, 'missing.jsonl'), '--out', out], { HOME: home });
+    assert.deepEqual([r.code, r.stdout, r.stderr], [2, '', said], flag);
+    assert.ok(!existsSync(db), `${flag}: no store made`);
+    assert.ok(!existsSync(out), `${flag}: no report written`);
+  }
+});
