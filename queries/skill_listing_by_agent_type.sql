@@ -1,7 +1,7 @@
 -- skill_listing_by_agent_type: per agent type (and definition), chains with and without skill_listing attachments.
 -- Purpose: the report's agent-type × skill_listing cross-tab (SPEC §4): in the field note, every resolved
 --   definition had 0 skill_listing and every lost one re-attached it once per round.
--- Inputs: tables chains, attachments, attachment_copies, requests, scope; $tz, $since, $until, $project: the chains with a request on a
+-- Inputs: tables chains, attachments, line_copies, requests, scope; $tz, $since, $until, $project: the chains with a request on a
 --   day (in $tz, NULL: UTC) within $since … $until (a chain without requests, one that never got to its first, by its
 --   first line's day) and whose project contains $project (as `crosstab` takes them); weight is of those days'
 --   requests (as `summary` counts them), NULL for a row none of whose requests has a price, 0 for a row without
@@ -15,8 +15,8 @@
 -- Example row: agent_type='planner', definition='lost', chains=2, chains_without_requests=0, chains_with_skill_listing=2,
 --   skill_listings=17, rounds=17, chains_listings_equal_rounds=2, weight=1204411.5
 WITH sl AS (
-  -- a resumed session's copy of another's attachment is that one's (attachment_copies)
-  SELECT chain_id, count(*) AS n FROM attachments JOIN scope USING (file_id) ANTI JOIN attachment_copies USING (file_id, line)
+  -- a resumed session's copy of another's attachment is that one's (line_copies)
+  SELECT chain_id, count(*) AS n FROM attachments JOIN scope USING (file_id) ANTI JOIN line_copies USING (file_id, line)
   WHERE type = 'skill_listing' GROUP BY chain_id),
 w AS (SELECT chain_id, sum(weight::DECIMAL(38, 6))::DOUBLE AS weight FROM requests
        WHERE ($since IS NULL OR CAST(timezone(coalesce($tz, 'UTC'), ts) AS DATE) >= CAST($since AS DATE))

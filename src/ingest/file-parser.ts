@@ -64,6 +64,8 @@ export interface ChainEvent {
   t: number;
   kind: 'compaction';
   detail: string;
+  /** the line's `uuid` (null when it has none): a resumed session's transcript repeats it with the line */
+  uuid: string | null;
 }
 
 export interface FileFacts {
@@ -492,7 +494,7 @@ export class FileParser {
   private compaction(lineNo: number, l: Line, sessionId: string, t: number): void {
     const chain = this.chainFor(l, sessionId, t);
     chain.compactions++;
-    this.facts.events.push({ chainId: chain.chainId, line: lineNo, t: Number.isFinite(t) ? t : 0, kind: 'compaction', detail: 'compact_boundary' });
+    this.facts.events.push({ chainId: chain.chainId, line: lineNo, t: Number.isFinite(t) ? t : 0, kind: 'compaction', detail: 'compact_boundary', uuid: str(l.uuid) });
   }
 
   /** `progress`/`agent_progress` lines repeat a subagent's messages in the parent: the lowest-ranked copy. */

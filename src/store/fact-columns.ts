@@ -23,7 +23,7 @@ export const FACT_COLUMNS = {
   agent_links: ['int', 'text', 'text', 'text'],
   sidechain_roots: ['int', 'text', 'text'],
   attachments: ['int', 'text', 'int', 'double', 'text', 'int', 'text', 'int', 'text'],
-  chain_events: ['int', 'text', 'int', 'double', 'text', 'text'],
+  chain_events: ['int', 'text', 'int', 'double', 'text', 'text', 'text'],
   line_counts: ['int', 'text', 'text', 'int'],
   skipped: ['int', 'int', 'text', 'text'],
 } as const satisfies Record<string, readonly ColumnKind[]>;
@@ -164,6 +164,7 @@ export function encodeFacts(x: FileFacts): FactColumns {
       (c[3] as Float64Array)[i] = e.t;
       (c[4] as string[])[i] = e.kind;
       (c[5] as string[])[i] = e.detail;
+      (c[6] as (string | null)[])[i] = e.uuid ?? null;
     }),
   );
   set(

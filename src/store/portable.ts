@@ -10,7 +10,7 @@
  * In a store, `requests` and `chains` are already those of this invocation's scope; the raw
  * `attachments` table holds every file ever read, so a temp view of the same name (which shadows
  * it on this connection only) keeps the attachments of the files in scope, less those a resumed
- * session's transcript copies from another (`attachment_copies`). Queries use only the
+ * session's transcript copies from another (`line_copies`). Queries use only the
  * columns the export keeps (ATTACHMENT_COLUMNS).
  */
 import { existsSync, statSync } from 'node:fs';
@@ -37,10 +37,10 @@ export async function usePortableViews(store: Store): Promise<void> {
   const [{ db }] = await store.all(`SELECT current_database() AS db`);
   const raw = `"${String(db).replace(/"/g, '""')}".main.attachments`;
   // the raw columns, file_id included, so that code written against the raw table still works here
-  // without the rows a resumed session's transcript copies from another (DERIVE_ATTACHMENT_COPIES)
+  // without the rows a resumed session's transcript copies from another (DERIVE_LINE_COPIES)
   await store.run(`CREATE OR REPLACE TEMP VIEW attachments AS
     SELECT * FROM ${raw} WHERE file_id IN (SELECT file_id FROM scope) AND NOT EXISTS (
-      SELECT 1 FROM attachment_copies c WHERE c.file_id = ${raw}.file_id AND c.line = ${raw}.line)`);
+      SELECT 1 FROM line_copies c WHERE c.file_id = ${raw}.file_id AND c.line = ${raw}.line)`);
 }
 
 /**

@@ -37,9 +37,11 @@
  * their line's uuid, and attachment_copies names those a resumed session's transcript repeats; a store read before counted
  * them in both chains. 23: a local command's output and caveat and bash mode's lines open no round, and a slash command's
  * echo opens one only with the request that follows it; a store read before counted each such line a round (a long output
- * too: the projection now keeps a long string's opening tag).)
+ * too: the projection now keeps a long string's opening tag). 24: chain_events keep their line's uuid, and line_copies
+ * (attachment_copies before) names the compactions a resumed session's transcript repeats as well; a store read before
+ * counted them in both chains' compactions.)
  */
-export const SCHEMA_VERSION = 23;
+export const SCHEMA_VERSION = 24;
 
 export const FACT_TABLES = [
   'observations',
@@ -75,8 +77,8 @@ CREATE TABLE IF NOT EXISTS agent_links (file_id INTEGER, session_id VARCHAR, too
 CREATE TABLE IF NOT EXISTS sidechain_roots (file_id INTEGER, chain_id VARCHAR, prompt_hash VARCHAR);
 CREATE TABLE IF NOT EXISTS attachments (
   file_id INTEGER, chain_id VARCHAR, line INTEGER, t DOUBLE, type VARCHAR, bytes INTEGER, hash VARCHAR, round INTEGER, uuid VARCHAR);
-CREATE TABLE IF NOT EXISTS attachment_copies (file_id INTEGER, line INTEGER);
-CREATE TABLE IF NOT EXISTS chain_events (file_id INTEGER, chain_id VARCHAR, line INTEGER, t DOUBLE, kind VARCHAR, detail VARCHAR);
+CREATE TABLE IF NOT EXISTS line_copies (file_id INTEGER, line INTEGER);
+CREATE TABLE IF NOT EXISTS chain_events (file_id INTEGER, chain_id VARCHAR, line INTEGER, t DOUBLE, kind VARCHAR, detail VARCHAR, uuid VARCHAR);
 CREATE TABLE IF NOT EXISTS line_counts (file_id INTEGER, type VARCHAR, subtype VARCHAR, n INTEGER);
 CREATE TABLE IF NOT EXISTS skipped (file_id INTEGER, line INTEGER, reason VARCHAR, detail VARCHAR);
 CREATE TABLE IF NOT EXISTS scope (file_id INTEGER);
@@ -307,35 +309,50 @@ ${chainsSelect('', 'row_number() OVER (ORDER BY path)')};
 `;
 
 /**
- * The attachment rows of the files in scope that repeat another's line (SPEC §1.6 with §1.3's
- * de-dup): Claude Code's transcript of a resumed session starts with copies of the session it
- * resumes, each line with its `uuid` (every line of a real transcript has its own; a copy keeps
- * it, as the copied lines' `parentUuid`s still name them). Of the rows of one uuid the first by
- * time, then path, then line (the order a request's copies of one rank go by, BEST_COPY_ORDER)
- * is the attachment; the others are listed here, and every reader of attachments leaves them out
- * (the scoped `attachments` view, the analyses' events, skill_listing_by_agent_type.sql). A line
- * without a uuid is no copy of anything.
+ * The attachment and compaction rows of the files in scope that repeat another's line (SPEC §1.6
+ * and §1.4 with §1.3's de-dup): Claude Code's transcript of a resumed session starts with copies of
+ * the session it resumes, each line with its `uuid` (every line of a real transcript has its own; a
+ * copy keeps it, as the copied lines' `parentUuid`s still name them). Of the rows of one kind and
+ * uuid the first by time, then path, then line (the order a request's copies of one rank go by,
+ * BEST_COPY_ORDER) is the attachment or compaction; the others are listed here (a line is one row
+ * of one of the two tables, so `file_id, line` names it), and every reader leaves them out (the
+ * scoped `attachments` view, the analyses' events, skill_listing_by_agent_type.sql, the chains'
+ * `compactions`). A line without a uuid is no copy of anything.
  * Example: A's skill_listing at 10:00 (line 2) and its copy in B's transcript at 11:00 (line 2):
  * B's row is listed, so the listing counts once, in A's chain, and is no re-attachment of B's.
  * Derived again whole by every derive, touched or not (the copies of a new transcript may be of
- * any file's lines), and written only where it changed: every attachment in scope is grouped by
- * uuid once and only those whose uuid occurs twice are ordered. The 100 MB sample corpus holds
- * 3,412 attachments, so ~34,000 a GB: on one thread 6 – 10 ms for 34,000 random uuids, 40 – 240 ms
- * for 340,000 (a shared machine; repeated runs). An append run answered without the store
- * (delta.ts) derives nothing, so it pays none of it.
+ * any file's lines), before the chains (whose `compactions` leave the copies out), and written
+ * only where it changed: every row in scope is grouped by uuid once and only those whose uuid
+ * occurs twice are ordered. The 100 MB sample corpus holds 3,412 attachments, so ~34,000 a GB: on
+ * one thread 6 – 10 ms for 34,000 random uuids, 40 – 240 ms for 340,000 (a shared machine; repeated
+ * runs); compactions are far fewer. A touched derive also derives the chains of the sessions whose
+ * compactions a change of the list moves (A's transcript gone, B's copy is the compaction). An
+ * append run answered without the store (delta.ts) derives nothing, so it pays none of it.
  */
-export const DERIVE_ATTACHMENT_COPIES = `
+function deriveLineCopies(touched: boolean): string {
+  return `
 CREATE OR REPLACE TEMP TABLE fresh_copies AS
-WITH a AS (SELECT file_id, line, t, uuid FROM attachments JOIN scope USING (file_id) WHERE uuid IS NOT NULL),
-twice AS (SELECT uuid FROM a GROUP BY uuid HAVING count(*) > 1)
+WITH a AS (SELECT file_id, line, t, uuid, 'a' AS kind FROM attachments JOIN scope USING (file_id) WHERE uuid IS NOT NULL
+           UNION ALL SELECT file_id, line, t, uuid, 'c' AS kind FROM chain_events JOIN scope USING (file_id) WHERE uuid IS NOT NULL),
+twice AS (SELECT kind, uuid FROM a GROUP BY ALL HAVING count(*) > 1)
 SELECT file_id, line FROM (
-  SELECT a.file_id, a.line, row_number() OVER (PARTITION BY a.uuid ORDER BY a.t, f.path, a.line) AS n
-  FROM a JOIN twice USING (uuid) JOIN files f USING (file_id))
+  SELECT a.file_id, a.line, row_number() OVER (PARTITION BY a.kind, a.uuid ORDER BY a.t, f.path, a.line) AS n
+  FROM a JOIN twice USING (kind, uuid) JOIN files f USING (file_id))
 WHERE n > 1;
-DELETE FROM attachment_copies c WHERE NOT EXISTS (SELECT 1 FROM fresh_copies f WHERE f.file_id = c.file_id AND f.line = c.line);
-INSERT INTO attachment_copies SELECT * FROM fresh_copies EXCEPT SELECT * FROM attachment_copies;
+${touched ? `INSERT INTO touched_sessions SELECT DISTINCT cf.session_id FROM chain_events e JOIN chain_facts cf USING (file_id, chain_id)
+  JOIN ((SELECT * FROM fresh_copies EXCEPT SELECT * FROM line_copies) UNION ALL (SELECT * FROM line_copies EXCEPT SELECT * FROM fresh_copies)) d
+  USING (file_id, line) WHERE cf.session_id IS NOT NULL;` : ''}
+DELETE FROM line_copies c WHERE NOT EXISTS (SELECT 1 FROM fresh_copies f WHERE f.file_id = c.file_id AND f.line = c.line);
+INSERT INTO line_copies SELECT * FROM fresh_copies EXCEPT SELECT * FROM line_copies;
 DROP TABLE fresh_copies;
 `;
+}
+
+/** The copies (see deriveLineCopies) of a whole derive, before its chains. */
+export const DERIVE_LINE_COPIES = deriveLineCopies(false);
+
+/** The copies of a touched derive, before its chains: noting the sessions whose compactions they move. */
+export const DERIVE_TOUCHED_LINE_COPIES = deriveLineCopies(true);
 
 /** A session the last ingest touched (see DERIVE_TOUCHED_REQUESTS); chains without a session always are. */
 const TOUCHED_SESSION = `(session_id IS NULL OR session_id IN (SELECT session_id FROM touched_sessions))`;
@@ -361,13 +378,16 @@ ${replaceChanged('chains', 'chain_id', TOUCHED_SESSION, 'fresh_chains')}
 function chainsSelect(sessionFilter: string, pathOrder: 'path' | 'row_number() OVER (ORDER BY path)'): string {
   return `
 WITH sf AS (SELECT f.* FROM files f JOIN scope s USING (file_id)),
+copied_compactions AS (SELECT file_id, chain_id, count(*) AS copied FROM chain_events SEMI JOIN line_copies USING (file_id, line) GROUP BY ALL),
 fp AS ${pathOrder === 'path' ? 'NOT MATERIALIZED ' : ''}(SELECT file_id, ${pathOrder} AS path_rank FROM files),
 facts AS (
   SELECT chain_id, any_value(session_id) AS session_id, any_value(agent_id) AS agent_id, any_value(kind) AS kind,
-         max(rounds) AS rounds, max(compactions) AS compactions, min(first_t) AS first_t,
+         -- a file's compactions less those it copies from another transcript (line_copies)
+         max(rounds) AS rounds, max(compactions - coalesce(copied, 0)) AS compactions, min(first_t) AS first_t,
          -- the chain's first file by path (file ids follow the order files were first seen)
          arg_min(file_id, path_rank) AS file_id
-  FROM (SELECT * FROM chain_facts WHERE true ${sessionFilter}) JOIN scope USING (file_id) JOIN fp USING (file_id) GROUP BY chain_id),
+  FROM (SELECT * FROM chain_facts WHERE true ${sessionFilter}) JOIN scope USING (file_id) JOIN fp USING (file_id)
+       LEFT JOIN copied_compactions USING (file_id, chain_id) GROUP BY chain_id),
 req AS (
   SELECT chain_id, any_value(session_id) AS session_id, any_value(agent_id) AS agent_id, count(*) AS requests,
          min(t) AS first_t, max(t) AS last_t, any_value(project) AS project, arg_min(file_id, path_rank) AS file_id

@@ -19,10 +19,11 @@ import { LISTING_SUFFIX } from '../ingest/listing-snapshot.js';
 import type { PriceTable } from '../pricing/pricing.js';
 import {
   CREATE_TABLES,
-  DERIVE_ATTACHMENT_COPIES,
   DERIVE_CHAINS,
+  DERIVE_LINE_COPIES,
   DERIVE_REQUESTS,
   DERIVE_TOUCHED_CHAINS,
+  DERIVE_TOUCHED_LINE_COPIES,
   DERIVE_TOUCHED_REQUESTS,
   FACT_TABLES,
   SCHEMA_VERSION,
@@ -595,15 +596,15 @@ export class Store {
       await meanwhile(
         this.run(`CREATE OR REPLACE TEMP TABLE touched AS
         SELECT key FROM touched_keys UNION SELECT key FROM requests WHERE session_id IN (SELECT session_id FROM project_sessions);
-        ${sessionsOfTouched} ${DERIVE_TOUCHED_REQUESTS} ${sessionsOfTouched} ${DERIVE_TOUCHED_CHAINS} ${DERIVE_ATTACHMENT_COPIES}`),
+        ${sessionsOfTouched} ${DERIVE_TOUCHED_REQUESTS} ${sessionsOfTouched} ${DERIVE_TOUCHED_LINE_COPIES} ${DERIVE_TOUCHED_CHAINS}`),
         opts.whileDeriving,
       );
       return;
     }
     await meanwhile(this.run(DERIVE_REQUESTS), opts.whileDeriving);
     await opts.between?.();
+    await this.run(DERIVE_LINE_COPIES);
     await this.run(DERIVE_CHAINS);
-    await this.run(DERIVE_ATTACHMENT_COPIES);
   }
 
   /**

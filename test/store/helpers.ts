@@ -56,6 +56,7 @@ export interface Dump {
   requests: Record<string, unknown>[];
   chains: Record<string, unknown>[];
   attachments: Record<string, unknown>[];
+  events: Record<string, unknown>[];
   skipped: Record<string, unknown>[];
   files: Record<string, unknown>[];
   totals: Record<string, unknown>;
@@ -64,7 +65,7 @@ export interface Dump {
 /**
  * What a store holds for the files in scope, with file ids replaced by paths (ids depend on the
  * order files were first seen, which differs between an incremental store and a rebuilt one);
- * an attachment's `copy` says whether attachment_copies names it.
+ * an attachment's or a compaction's `copy` says whether line_copies names it.
  * A request's row_hash covers its file id, so it is not compared; `totals.stale_hashes` counts the
  * requests whose row_hash is not the hash of the row they hold (0 in any store), and
  * `totals.duplicate_paths` the `files` rows beyond one per path (0 in any store: nothing but the
@@ -77,8 +78,13 @@ export async function dump(store: Store): Promise<Dump> {
   const chains = await store.all(`SELECT c.* EXCLUDE (file_id), f.path AS file FROM chains c LEFT JOIN files f USING (file_id) ORDER BY chain_id`);
   const attachments = await store.all(
     `SELECT f.path AS file, a.* EXCLUDE (file_id),
-            EXISTS (SELECT 1 FROM attachment_copies c WHERE c.file_id = a.file_id AND c.line = a.line) AS copy
+            EXISTS (SELECT 1 FROM line_copies c WHERE c.file_id = a.file_id AND c.line = a.line) AS copy
      FROM attachments a JOIN scope USING (file_id) JOIN files f USING (file_id) ORDER BY file, line`,
+  );
+  const events = await store.all(
+    `SELECT f.path AS file, e.* EXCLUDE (file_id),
+            EXISTS (SELECT 1 FROM line_copies c WHERE c.file_id = e.file_id AND c.line = e.line) AS copy
+     FROM chain_events e JOIN scope USING (file_id) JOIN files f USING (file_id) ORDER BY file, line`,
   );
   const skipped = await store.all(
     `SELECT f.path AS file, s.line, s.reason FROM skipped s JOIN scope USING (file_id) JOIN files f USING (file_id) ORDER BY file, line, reason`,
@@ -92,5 +98,5 @@ export async function dump(store: Store): Promise<Dump> {
             (SELECT count(*) - count(DISTINCT path) FROM files) AS duplicate_paths
      FROM requests`,
   );
-  return { requests, chains, attachments, skipped, files, totals };
+  return { requests, chains, attachments, events, skipped, files, totals };
 }

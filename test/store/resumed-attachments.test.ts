@@ -21,12 +21,13 @@ const attachment = (session: string, t: string, uuid: string, type: string, cont
   type: 'attachment', sessionId: session, timestamp: t, cwd: '/work/demo', uuid, attachment: { type, content },
 });
 
-/** A: 2 rounds, each opened by a skill_listing and a todo_reminder. */
-function sessionA(): Record<string, unknown>[] {
+/** A: 2 rounds, each opened by a skill_listing and a todo_reminder; `compacted`: a compaction between them. */
+function sessionA(compacted = false): Record<string, unknown>[] {
   return [
     attachment(A, at(0), 'att-1', 'skill_listing', 'skills: a, b'),
     userPrompt(A, at(0.1), 'first'),
     assistant({ session: A, msg: 'msg_a1', t: at(0.2), u: { in: 10, w5: 1000, out: 5 } }),
+    ...(compacted ? [{ type: 'system', subtype: 'compact_boundary', sessionId: A, timestamp: at(0.5), cwd: '/work/demo', uuid: 'cmp-1', content: 'Conversation compacted' }] : []),
     attachment(A, at(1), 'att-2', 'todo_reminder', 'todo: x'),
     userPrompt(A, at(1.1), 'second'),
     assistant({ session: A, msg: 'msg_a2', t: at(1.2), u: { in: 10, r: 1000, w5: 100, out: 5 } }),
@@ -37,8 +38,8 @@ function sessionA(): Record<string, unknown>[] {
  * B resumes A: A's lines again (sessionId B, `shift` minutes later, uuids and ids kept), then a
  * round of its own with a new attachment.
  */
-function sessionB(shift: number): Record<string, unknown>[] {
-  const copies = sessionA().map((l) => ({ ...l, sessionId: B, timestamp: at((Date.parse(l.timestamp as string) - Date.parse(at(0))) / 60_000 + shift) }));
+function sessionB(shift: number, compacted = false): Record<string, unknown>[] {
+  const copies = sessionA(compacted).map((l) => ({ ...l, sessionId: B, timestamp: at((Date.parse(l.timestamp as string) - Date.parse(at(0))) / 60_000 + shift) }));
   return [
     ...copies,
     attachment(B, at(shift + 5), 'att-3', 'todo_reminder', 'todo: y'),
@@ -121,4 +122,69 @@ test('an export writes a resumed session\'s copied attachments once, and queries
   };
   assert.deepEqual(over(['--parquet', dir]), [[A, 2], [B, 1]]);
   assert.deepEqual(over([root, '--db', ':memory:']), over(['--parquet', dir]));
+});
+
+/** A resumed session's copy of a compaction is the compaction of the chain of its first copy (SPEC §1.4 with §1.3). */
+for (const [label, shift] of [['copies an hour later', 60], ['copies with their first times', 0]] as const) {
+  test(`a resumed session's copy of the earlier one's compaction counts once, in the chain of its first copy (${label})`, async () => {
+    const root = writeCorpus({ [`projects/-work-demo/${A}.jsonl`]: sessionA(true), [`projects/-work-demo/${B}.jsonl`]: sessionB(shift, true) });
+    const r = await run([root], path.join(tmp(), 's.duckdb'));
+    try {
+      const chains = await r.store.all(`SELECT chain_id, compactions FROM chains ORDER BY chain_id`);
+      assert.deepEqual(chains.map((c) => [c.chain_id, c.compactions]), [[A, 1], [B, 0]], 'chains.compactions: A\'s one, none of B\'s own');
+      const loaded = await loadChains(r.store, { timezone: 'UTC', since: null, until: null, project: null });
+      const compactions = new Map(loaded.map((c) => [c.chainId, (c.events ?? []).filter((e) => e.kind === 'compaction').length]));
+      assert.deepEqual([compactions.get(A), compactions.get(B)], [1, 0], 'the analyses see the compaction in A only');
+      // B's own requests follow the copied boundary: one segment, whatever its number
+      const segments = new Map(loaded.map((c) => [c.chainId, [...new Set(c.requests.map((q) => q.segment))].length]));
+      assert.deepEqual([segments.get(A), segments.get(B)], [2, 1]);
+      const events = (await dump(r.store)).events.map((e) => [path.basename(String(e.file)), e.line, e.copy]);
+      assert.deepEqual(events, [[`${A}.jsonl`, 4, false], [`${B}.jsonl`, 4, true]], 'the store names the copy');
+    } finally {
+      r.store.close();
+    }
+  });
+}
+
+test('an append run counts a resumed session\'s copied compaction as a rebuilt store does: B added after A, then appended to, then A gone', async () => {
+  const root = writeCorpus({ [`projects/-work-demo/${A}.jsonl`]: sessionA(true) });
+  const db = path.join(tmp(), 's.duckdb');
+  const b = sessionB(60, true);
+  const copied = sessionA(true).length;
+  const fileB = path.join(root, `projects/-work-demo/${B}.jsonl`);
+  const steps: [string, () => void][] = [
+    ['A alone', () => {}],
+    ['B added, its copies only', () => writeFileSync(fileB, b.slice(0, copied).map((l) => JSON.stringify(l) + '\n').join(''))],
+    ['B appended to', () => appendFileSync(fileB, b.slice(copied).map((l) => JSON.stringify(l) + '\n').join(''))],
+    ['A gone: B\'s copy is the compaction now', () => rmSync(path.join(root, `projects/-work-demo/${A}.jsonl`))],
+  ];
+  const seen: string[] = [];
+  for (const [what, change] of steps) {
+    change();
+    const kept = await runAndDump([root], db);
+    const rebuilt = await runAndDump([root], path.join(tmp(), 'fresh.duckdb'));
+    assert.deepEqual(kept.dump, rebuilt.dump, what);
+    seen.push(kept.dump.chains.map((c) => `${c.chain_id === A ? 'A' : 'B'}:${c.compactions}`).join(' '));
+  }
+  assert.deepEqual(seen, ['A:1', 'A:1 B:0', 'A:1 B:0', 'B:1']);
+});
+
+test('an append run gives a resumed session back the compaction it copied when the earlier transcript goes, though no request moves', async () => {
+  // A never got to a request: its removal moves no request to B, so only the copy's change tells that B's chains changed
+  const boundary = (session: string, t: string) => ({ type: 'system', subtype: 'compact_boundary', sessionId: session, timestamp: t, cwd: '/work/demo', uuid: 'cmp-1', content: 'Conversation compacted' });
+  const fileA = `projects/-work-demo/${A}.jsonl`;
+  const root = writeCorpus({
+    [fileA]: [userPrompt(A, at(0), 'first'), boundary(A, at(1))],
+    [`projects/-work-demo/${B}.jsonl`]: [userPrompt(B, at(0), 'first'), boundary(B, at(1)), userPrompt(B, at(60), 'again'), assistant({ session: B, msg: 'msg_b1', t: at(60.2), u: { in: 10, w5: 1000, out: 5 } })],
+  });
+  const db = path.join(tmp(), 's.duckdb');
+  const seen: string[] = [];
+  for (const [what, change] of [['both', () => {}], ['A gone', () => rmSync(path.join(root, fileA))]] as const) {
+    change();
+    const kept = await runAndDump([root], db);
+    const rebuilt = await runAndDump([root], path.join(tmp(), 'fresh.duckdb'));
+    assert.deepEqual(kept.dump, rebuilt.dump, what);
+    seen.push(kept.dump.chains.map((c) => `${c.chain_id === A ? 'A' : 'B'}:${c.compactions}`).join(' '));
+  }
+  assert.deepEqual(seen, ['A:1 B:0', 'B:1']);
 });

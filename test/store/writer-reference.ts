@@ -129,6 +129,7 @@ export class ReferenceWriter {
       ev.appendDouble(e.t);
       ev.appendVarchar(e.kind);
       ev.appendVarchar(e.detail);
+      nullable(ev, e.uuid);
       ev.endRow();
     }
     const lc = this.apps.line_counts;

@@ -64,9 +64,9 @@ function awkward(fileId: number): FileFacts {
     // a text longer than the staging buffer (1 MB) is written on its own; a row longer than
     // DuckDB's CSV reader takes by default (2 MiB) has the loader told the longest row
     events: [
-      { chainId: 'c', line: 4, t: -0, kind: 'compaction', detail: 'compact_boundary' },
-      { chainId: 'c', line: 5, t: 1, kind: 'compaction', detail: `${'é"'.repeat(200_000)}\ud800` },
-      { chainId: 'c', line: 6, t: 2, kind: 'compaction', detail: `${'y'.repeat(3_000_000)}"` },
+      { chainId: 'c', line: 4, t: -0, kind: 'compaction', detail: 'compact_boundary', uuid: 'u-4' },
+      { chainId: 'c', line: 5, t: 1, kind: 'compaction', detail: `${'é"'.repeat(200_000)}\ud800`, uuid: null },
+      { chainId: 'c', line: 6, t: 2, kind: 'compaction', detail: `${'y'.repeat(3_000_000)}"`, uuid: 'u\u0000"6' },
     ],
     lineCounts: new Map([
       ['user', 3],
