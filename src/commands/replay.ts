@@ -4,6 +4,7 @@
  */
 import type { Argv } from 'yargs';
 import { UsageError } from '../errors.js';
+import { clean } from '../format/table.js';
 import { loadPriceTable } from '../pricing/pricing.js';
 import type { SessionReplayResult, ThinkingRule } from '../replay/index.js';
 import { CHANNEL_STRATEGIES, type ChannelStrategy, ENCODINGS, type EncodingName, SESSION_STRATEGIES, type SessionStrategy } from '../replay/names.js';
@@ -69,7 +70,7 @@ const sessionCommand: Command = {
   options: (y: Argv) =>
     y
       .positional('target', { type: 'string', describe: 'a session id (or unique prefix) in the logs read, top (the most expensive session), or a transcript path (a .jsonl name, or one with a /)' })
-      .positional('paths', { type: 'string', array: true, describe: `transcript files or directories to read for a session id (default: ${DEFAULT_ROOTS_HELP})` })
+      .positional('paths', { type: 'string', array: true, describe: `transcript files or directories to read for a session id (default: ${DEFAULT_ROOTS_HELP}); with a transcript path, the logs that tell its copies of other transcripts (default: none, the file alone)` })
       .option('chain', { type: 'string', requiresArg: true, describe: 'the chain to replay: chain id, agent id or a unique prefix (default: the main chain)' })
       .option('strategy', { type: 'string', requiresArg: true, array: true, nargs: 1, defaultDescription: SESSION_STRATEGIES.join(','), describe: `strategies, comma-separated (or the flag repeated): ${SESSION_STRATEGIES.join(', ')}` })
       .option('reinject-type', { type: 'string', requiresArg: true, describe: 'attachment type reinject re-inserts every round (default: skill_listing if any, else the largest attachment)' })
@@ -95,11 +96,20 @@ const sessionCommand: Command = {
       reinjectType: nonEmpty(argv['reinject-type'], '--reinject-type', 'an attachment type'),
       chain: nonEmpty(argv.chain, '--chain', 'a chain id, agent id or prefix'),
     };
-    const { formatSessionReplay, locateChain, replaySessionFile, topSession, transcriptPath } = await import('../replay/index.js');
+    const { elsewhereOfFile, formatSessionReplay, locateChain, replaySessionFile, topSession, transcriptPath } = await import('../replay/index.js');
     let result: SessionReplayResult;
     // a path that is not there, or a directory, is said as such, not as an unknown session id
     const path = transcriptPath(target, `replay session ID ${target}`);
-    if (path !== undefined) {
+    const paths = (argv.paths as string[] | undefined) ?? [];
+    if (path !== undefined && paths.length > 0) {
+      // logs named beside the file: the store says which of its requests another transcript's copies
+      // are (a resumed session's), as for a session id; they were read, and their word passed over
+      const { elsewhere, prices } = await withContext(argv, io, async (ctx) => ({ elsewhere: await elsewhereOfFile(ctx.store, path), prices: ctx.prices }));
+      if (elsewhere === undefined) {
+        throw new UsageError(`${clean(path)}: not among the logs read (${paths.map(clean).join(', ')})`, 'name logs that hold it, or give the transcript alone to replay it without the store');
+      }
+      result = await replaySessionFile(path, { ...opts, elsewhere, prices });
+    } else if (path !== undefined) {
       result = await replaySessionFile(path, { ...opts, prices: loadPriceTable(argv.pricing as string | undefined) });
     } else {
       const { located, prices } = await withContext(argv, io, async (ctx) => ({ located: await locateChain(ctx.store, target === 'top' ? await topSession(ctx.store) : target, opts.chain), prices: ctx.prices }));

@@ -3,8 +3,8 @@
  * replays; the store records where they are). A session is named by its id or a unique prefix;
  * its main chain is replayed unless a chain is asked for.
  */
-import { type Stats, statSync } from 'node:fs';
-import { basename, sep } from 'node:path';
+import { type Stats, realpathSync, statSync } from 'node:fs';
+import { basename, resolve, sep } from 'node:path';
 import { UsageError } from '../errors.js';
 import type { Store } from '../store/store.js';
 
@@ -62,6 +62,36 @@ export async function locateChain(store: Store, id: string, chain?: string): Pro
     );
   }
   return { ...found, elsewhere: elsewhere.map((r) => r.key as string), progress_only: only };
+}
+
+/**
+ * For a transcript named by its path (`replay session FILE PATHS..`, `report LOGS --session FILE`):
+ * the requests its lines repeat that the store attributes to another chain, as
+ * LocatedChain.elsewhere gives them for a chain named by its id, or undefined when the logs read do
+ * not hold the file (by its path as given, made absolute, or its real path). A key stays in when a
+ * chain of this file is the one the store counts it in (it is that chain's own).
+ * Example: B.jsonl resumes A.jsonl, both read: A's 4 requests that B's lines repeat (the store
+ * counts them in A) → their 4 keys; A.jsonl → none; /tmp/B-copy.jsonl, not read → undefined.
+ */
+export async function elsewhereOfFile(store: Store, file: string): Promise<string[] | undefined> {
+  let real: string | null = null;
+  try {
+    real = realpathSync.native(file);
+  } catch {
+    // the replay says a file it cannot read in its own words
+  }
+  const [hit] = await store.all(
+    `SELECT min(file_id) AS file_id FROM files JOIN scope USING (file_id) WHERE path = $given OR path = $real`,
+    { given: resolve(file), real: real ?? resolve(file) },
+  );
+  if (hit?.file_id === null || hit?.file_id === undefined) return undefined;
+  const keys = await store.all(
+    `SELECT DISTINCT o.key FROM observations o JOIN requests r ON r.key = o.key
+     WHERE o.file_id = $file AND NOT EXISTS (SELECT 1 FROM observations m WHERE m.file_id = $file AND m.key = o.key AND m.chain_id = r.chain_id)
+     ORDER BY o.key`,
+    { file: hit.file_id },
+  );
+  return keys.map((r) => r.key as string);
 }
 
 async function findChain(store: Store, id: string, chain?: string): Promise<Omit<LocatedChain, 'elsewhere'>> {

@@ -19,7 +19,7 @@ import { allUnpriced } from '../analyses/weigh.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { channelLogError } from '../replay/channel-log.js';
-import { type ChannelReplayResult, locateChain, replaySessionFile, runChannelReplay, sessionReplayRun, topSession, transcriptPath } from '../replay/index.js';
+import { type ChannelReplayResult, elsewhereOfFile, locateChain, replaySessionFile, runChannelReplay, sessionReplayRun, topSession, transcriptPath } from '../replay/index.js';
 import { runQuery } from '../store/queries.js';
 import { jsonNumber } from '../format/json-numbers.js';
 import { tiePhrase, tiedBudgets } from './section-keepalive.js';
@@ -518,7 +518,8 @@ const IN_SCOPE = `SELECT * FROM requests
 async function sessionRun(ctx: Context, id: string, calibrate: number): Promise<ReplayRun> {
   // a transcript path: its main chain, replayed as `replay session PATH` replays it (checkReplayArgs checked it)
   const path = transcriptPath(id, `report ${id} --session ID`);
-  if (path !== undefined) return sessionReplayRun(await replaySessionFile(path, { prices: ctx.prices, calibrate }));
+  // and when the logs read hold it, its copies of another transcript's requests left out, as for an id
+  if (path !== undefined) return sessionReplayRun(await replaySessionFile(path, { elsewhere: await elsewhereOfFile(ctx.store, path), prices: ctx.prices, calibrate }));
   // `top`: the most expensive session in scope, as `sessions` ranks them
   const want = id === 'top' ? await topSession(ctx.store, IN_SCOPE, filterParams(ctx.filters)) : id;
   const chain = await locateChain(ctx.store, want);

@@ -265,3 +265,39 @@ test('a resumed session: the requests its transcript copies from the earlier one
   assert.equal(none.stderr.trim().split('\n').length, 1, none.stderr);
   assert.match(none.stderr, /chain 5e55104e-0000-4000-8000-00000000000c has no requests of its own to replay: its 4 requests are copies of another chain's \(a resumed session\)/);
 });
+
+test('a resumed transcript named by its path: with the logs that hold it, its copied requests are left out as for its id; alone, every request is replayed', () => {
+  const B = '5e55104e-0000-4000-8000-00000000000b';
+  const later = (l: object) => ({ ...l, sessionId: B, timestamp: new Date(Date.parse((l as { timestamp: string }).timestamp) + 3_600_000).toISOString() });
+  const a = sessionLines({ rounds: 3 });
+  const own = sessionLines({ rounds: 4, start: Date.parse('2026-03-01T11:05:00Z') }).slice(8).map((l) => JSON.parse(JSON.stringify({ ...l, sessionId: B }).replace(/"msg_(\d)/g, '"msg_B$1')));
+  const root = writeCorpus({ [`projects/-work-demo/${SESSION}.jsonl`]: a, [`projects/-work-demo/${B}.jsonl`]: [...a.slice(0, 8).map(later), ...own] });
+  const file = join(root, `projects/-work-demo/${B}.jsonl`);
+  const replay = (args: string[]) => {
+    const r = cli(['replay', 'session', ...args, '--strategy', 'recorded', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    return JSON.parse(r.stdout);
+  };
+  const byId = replay([B, root, '--db', ':memory:']);
+  const byPath = replay([file, root, '--db', ':memory:']);
+  assert.deepEqual([byPath.chain.requests, byPath.chain.copied_requests], [4, 4], 'the store says which requests are A\'s');
+  assert.deepEqual(byPath.strategies, byId.strategies, 'the path and the id replay the same requests');
+  assert.deepEqual(byPath.turns, byId.turns);
+  const text = cli(['replay', 'session', file, root, '--db', ':memory:', '--strategy', 'recorded']);
+  assert.match(text.stdout, /4 copied requests left out: this transcript repeats them from another chain \(a resumed session\)/);
+  const earlier = replay([join(root, `projects/-work-demo/${SESSION}.jsonl`), root, '--db', ':memory:']);
+  assert.deepEqual([earlier.chain.requests, earlier.chain.copied_requests], [6, 0], 'A keeps its own');
+  // alone there is no other transcript to tell a copy by: the file is replayed as it is
+  const alone = replay([file]);
+  assert.deepEqual([alone.chain.requests, alone.chain.copied_requests], [8, 0]);
+  // logs that do not hold it: said, not replayed alone unsaid
+  const elsewhere = writeCorpus({ [`projects/-work-demo/${SESSION}.jsonl`]: a });
+  const missing = cli(['replay', 'session', file, elsewhere, '--db', ':memory:', '--strategy', 'recorded']);
+  assert.equal(missing.code, 2, missing.stderr);
+  assert.equal(missing.stderr.trim().split('\n').length, 1, missing.stderr);
+  assert.match(missing.stderr, /: not among the logs read \(/);
+  const out = join(tempDir(), 'report.html');
+  const report = cli(['report', root, '--db', ':memory:', '--session', file, '--out', out]);
+  assert.equal(report.code, 0, report.stderr);
+  assert.match(readFileSync(out, 'utf8'), /main chain 5e55104e-0000-4000-8000-00000000000b \(4 requests; 4 copied requests of a resumed session left out\)/, 'report --session PATH replays it alike');
+});
