@@ -196,7 +196,7 @@ export async function rebuildChain(chain: TranscriptChain, tok: SegmentTokenizer
     const them = chain.copied === 1 ? 'its 1 request is a copy' : `its ${chain.copied} requests are copies`;
     throw new UsageError(
       `chain ${chain.chainId} has no requests of its own to replay: ${them} of another chain's (a resumed session), where the store counts them`,
-      'replay the session it resumes, or give this transcript\'s path to replay every request in it',
+      'replay the session it resumes, or give this transcript\'s path alone to replay every request in it',
     );
   }
   if (!first) throw new UsageError(`chain ${chain.chainId} has no requests to replay`);

@@ -198,7 +198,8 @@ export async function replayChain(chain: TranscriptChain, opts: SessionReplayOpt
 /** Example: lines 3 and 9 invalid_json, 5 invalid_usage → [{invalid_json, 2, [3, 9]}, {invalid_usage, 1, [5]}]. */
 /**
  * Picks the chain to replay in a transcript: the one asked for (chain id, a unique prefix of it,
- * or an agent id), else the main chain, else the chain with the most requests (a subagent file).
+ * or an agent id), else the main chain, else the chain with the most requests (a subagent file),
+ * else one whose requests are all copies another chain counts (replayChain says so).
  * `file`: the transcript's path, named when it has no request, as the other replay errors name it.
  */
 export function pickChain(chains: readonly TranscriptChain[], want?: string, file?: string): TranscriptChain {
@@ -213,6 +214,9 @@ export function pickChain(chains: readonly TranscriptChain[], want?: string, fil
   const main = withRequests.find((c) => c.kind === 'main');
   if (main) return main;
   const best = withRequests.sort((a, b) => b.requests - a.requests)[0];
+  // a resumed session's transcript that sent nothing of its own (its copies left out): replayChain says so
+  const copiesOnly = chains.find((c) => c.kind === 'main' && c.copied > 0) ?? chains.find((c) => c.copied > 0);
+  if (!best && copiesOnly) return copiesOnly;
   if (!best) throw new UsageError(`${file === undefined ? '' : `${clean(file)}: `}no requests in this transcript to replay`);
   return best;
 }

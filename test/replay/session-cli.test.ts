@@ -300,4 +300,11 @@ test('a resumed transcript named by its path: with the logs that hold it, its co
   const report = cli(['report', root, '--db', ':memory:', '--session', file, '--out', out]);
   assert.equal(report.code, 0, report.stderr);
   assert.match(readFileSync(out, 'utf8'), /main chain 5e55104e-0000-4000-8000-00000000000b \(4 requests; 4 copied requests of a resumed session left out\)/, 'report --session PATH replays it alike');
+  // a resumed transcript that sent nothing of its own, named by its path with its logs: said as for its id
+  const C = '5e55104e-0000-4000-8000-00000000000c';
+  const copiesOnly = writeCorpus({ [`projects/-work-demo/${SESSION}.jsonl`]: a, [`projects/-work-demo/${C}.jsonl`]: a.slice(0, 8).map(later).map((l) => ({ ...l, sessionId: C })) });
+  const none = cli(['replay', 'session', join(copiesOnly, `projects/-work-demo/${C}.jsonl`), copiesOnly, '--db', ':memory:', '--strategy', 'recorded']);
+  assert.equal(none.code, 2, none.stderr);
+  assert.equal(none.stderr.trim().split('\n').length, 1, none.stderr);
+  assert.match(none.stderr, /chain 5e55104e-0000-4000-8000-00000000000c has no requests of its own to replay: its 4 requests are copies of another chain's \(a resumed session\)/);
 });
