@@ -6,7 +6,7 @@ import type { Argv } from 'yargs';
 import type { ChainInput } from '../analyses/chain.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { type Command, decimal, type Io, nonEmpty, numberOption, type Output, wholeNumber, withContext, withLogOptions } from './command.js';
+import { type Command, decimal, filtersLineOf, type Io, nonEmpty, numberOption, type Output, wholeNumber, withContext, withLogOptions } from './command.js';
 
 /**
  * Runs `f` over the chains in scope, read in batches as they stream (streamChains): `f` is given
@@ -73,9 +73,7 @@ export const anatomyCommand: Command = {
       const analysis = new AnatomyAnalysis(options);
       await forEachChain((c) => void analysis.add(c));
       const result = analysis.result();
-      const { projectMatches } = await import('../analyses/summary.js');
-      const { filtersLine } = await import('../reporters/units.js');
-      const line = filtersLine(ctx.filters, result.totals.requests > 0 || (await projectMatches(ctx.store, ctx.filters)));
+      const line = await filtersLineOf(ctx, result.totals.requests > 0);
       return { json: { ...result, filters: ctx.filters }, text: line + formatAnatomy(result, { color: io.color, limit }) };
     });
   },
@@ -103,7 +101,9 @@ function ttlCommand(): Command {
         });
         await forEachChain((c) => whatif.add(c));
         const result = whatif.result();
-        return { json: result, text: formatTtl(result, io.color) };
+        // the filters in force head the text and are echoed, as anatomy's are (the what-ifs said neither)
+        const line = await filtersLineOf(ctx, result.chains > 0);
+        return { json: { ...result, filters: ctx.filters }, text: line + formatTtl(result, io.color) };
       });
     },
   };
@@ -158,9 +158,14 @@ function keepaliveCommand(): Command {
           jitter,
           weightsFor: (m, p) => ctx.prices.weightsFor(m, p),
         });
-        await forEachChain((c) => whatif.add(c));
+        let chains = 0;
+        await forEachChain((c) => {
+          chains++;
+          whatif.add(c);
+        });
         const result = whatif.result();
-        return { json: result, text: formatKeepalive(result, io.color) };
+        const line = await filtersLineOf(ctx, chains > 0);
+        return { json: { ...result, filters: ctx.filters }, text: line + formatKeepalive(result, io.color) };
       });
     },
   };

@@ -7,6 +7,8 @@ import type { Argv } from 'yargs';
 import { UsageError } from '../errors.js';
 import { expandHome } from '../ingest/discover.js';
 import { type AnswerContext, type CommonOptions, type Context, openAnswerContext, openContext } from '../context.js';
+import type { Filters } from '../analyses/filters.js';
+import type { RememberingStore } from '../store/queries.js';
 
 export interface Io {
   /** colour allowed on stdout */
@@ -140,6 +142,18 @@ async function using<C extends { store: { close(): void } }, T>(opening: Promise
  * yargs' NaN): `fallback` when absent; a usage error naming `expect` unless it is a finite number
  * that `ok` accepts. An empty value is no number (Number('') is 0).
  */
+/**
+ * The line that heads a filtered command's text (reporters/units.ts filtersLine), one helper for
+ * every command that takes the filters. `counted`: the command counted something in scope, so
+ * --project matched; only when it counted nothing is the store asked whether --project matches
+ * any project on any day (the days may have chosen nothing).
+ */
+export async function filtersLineOf(ctx: { store: RememberingStore; filters: Filters }, counted: boolean): Promise<string> {
+  const { projectMatches } = await import('../analyses/summary.js');
+  const { filtersLine } = await import('../reporters/units.js');
+  return filtersLine(ctx.filters, counted || (await projectMatches(ctx.store, ctx.filters)));
+}
+
 export function numberOption(argv: Record<string, unknown>, name: string, fallback: number, expect: string, ok: (n: number) => boolean = () => true): number {
   const v = argv[name];
   if (v === undefined) return fallback;

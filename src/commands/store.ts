@@ -11,12 +11,13 @@ import { crosstab, parseDimension, parseMeasure } from '../analyses/crosstab.js'
 import { int } from '../format/table.js';
 import { formatCrosstab } from '../reporters/crosstab.js';
 import { formatRows, toCsv } from '../reporters/rows.js';
+import { filtersLine } from '../reporters/units.js';
 import { exportParquet } from '../store/export.js';
 import { rootsRead } from '../store/log-dirs.js';
 import { PORTABLE_TABLES, type SqlSource, openParquet, usePortableViews } from '../store/portable.js';
 import { isBundledName, listQueries, queryParams, querySql, runQueryTable } from '../store/queries.js';
 import { Store } from '../store/store.js';
-import { type Command, type Io, commonOptions, withContext, withLogOptions } from './command.js';
+import { type Command, filtersLineOf, type Io, commonOptions, withContext, withLogOptions } from './command.js';
 
 /** `--param k=v` (repeatable) → {k: 'v'}; values stay text (cast in SQL: `$n::INTEGER`). */
 export function parseParams(raw: unknown): Record<string, string> {
@@ -208,7 +209,15 @@ export const crosstabCommand: Command = {
         // the what-ifs' --scope spells it subagents: both are taken
         kind: argv.kind === 'subagents' ? 'subagent' : (argv.kind as 'all' | 'main' | 'subagent'),
       });
-      return { json: result, text: formatCrosstab(result, io.color) };
+      // the filters in force head the table and are echoed, as summary's are (crosstab said neither);
+      // with no row (a lone total of 0), whether --project matches is asked of the same source
+      // (a store or an export) without the days or --kind
+      const filters = { since: defaults.since as string | null, until: defaults.until as string | null, project: defaults.project as string | null, timezone: defaults.tz as string };
+      const matches =
+        result.rows.length > 0 ||
+        filters.project === null ||
+        (await crosstab(source, { rows: 'kind', cols: 'model', timezone: filters.timezone, project: filters.project })).rows.length > 0;
+      return { json: { ...result, filters }, text: filtersLine(filters, matches) + formatCrosstab(result, io.color) };
     } catch (err) {
       // Parquet files that are not a cachelens export's (other columns, other types) under DIR: the
       // cross-tab's SQL does not bind, which was an internal error and its stack
@@ -236,12 +245,14 @@ export const exportCommand: Command = {
       // the roots as read, then as given (all of a directory given; the Claude Code directory of a default root)
       const logRoots = [...ctx.roots, ...rootsRead(argv.paths as string[] | undefined, io.env)];
       const result = await exportParquet(ctx.store, dir, { timezone: f.timezone, since: f.since, until: f.until, project: f.project, logRoots });
-      const text = [
+      // the filters in force head the text and are echoed, as summary's are (export said neither)
+      const line = await filtersLineOf(ctx, result.tables.some((t) => t.rows > 0));
+      const text = line + [
         `exported to ${result.dir} (days in ${result.timezone}):`,
         // counts as every table writes them (148,213, not 148213), and 1 day, 1 file (it said 1 days, 1 files)
         ...result.tables.map((t) => `  ${t.table.padEnd(12)} ${counted(t.rows, 'row', 11)}  ${counted(t.days, 'day', 5)}  ${counted(t.files, 'file', 5)}`.trimEnd()),
       ].join('\n');
-      return { json: result, text };
+      return { json: { ...result, filters: f }, text };
     });
   },
 };

@@ -1,11 +1,10 @@
 /** summary, sessions, blocks: what was spent, by model / project / day / session / 5-hour window. */
 import { blocks } from '../analyses/blocks.js';
 import { sessions } from '../analyses/sessions.js';
-import { projectMatches, summary } from '../analyses/summary.js';
+import { summary } from '../analyses/summary.js';
 import { formatBlocks, formatSessions, formatSummary } from '../reporters/summary.js';
-import { filtersLine } from '../reporters/units.js';
 import { QUERY_MEMORY_MB, SUMMARY_MEMORY_MB } from '../store/store.js';
-import { type Command, withAnswers, withLogOptions } from './command.js';
+import { type Command, filtersLineOf, withAnswers, withLogOptions } from './command.js';
 
 // Each answers from the store's remembered results (or the answers kept beside it: withAnswers), or
 // runs its bundled queries within QUERY_MEMORY_MB (summary: SUMMARY_MEMORY_MB) when an ingest has
@@ -19,7 +18,7 @@ export const summaryCommand: Command = {
     withAnswers(argv, io, async (ctx) => {
       const result = await ctx.store.boundedMemory(() => summary(ctx.store, ctx.filters, ctx.walkSkips), { mb: SUMMARY_MEMORY_MB });
       // the filters in force head the tables (they were said nowhere, and --project nomatch gave silent zeros)
-      const line = filtersLine(ctx.filters, result.totals.requests > 0 || (await projectMatches(ctx.store, ctx.filters)));
+      const line = await filtersLineOf(ctx, result.totals.requests > 0);
       // text only when printed: formatting 500 days of tables is a tenth of a warm --json run
       return {
         json: result,
@@ -37,7 +36,7 @@ export const sessionsCommand: Command = {
   run: (argv, io) =>
     withAnswers(argv, io, async (ctx) => {
       const result = await ctx.store.boundedMemory(() => sessions(ctx.store, ctx.filters), { mb: QUERY_MEMORY_MB });
-      const line = filtersLine(ctx.filters, result.sessions.length > 0 || (await projectMatches(ctx.store, ctx.filters)));
+      const line = await filtersLineOf(ctx, result.sessions.length > 0);
       // the filters echoed as summary's are (they were in no output of sessions, blocks or anatomy)
       return { json: { ...result, filters: ctx.filters }, text: line + formatSessions(result.sessions, io.color, ctx.filters.timezone) };
     }),
@@ -50,7 +49,7 @@ export const blocksCommand: Command = {
   run: (argv, io) =>
     withAnswers(argv, io, async (ctx) => {
       const result = await ctx.store.boundedMemory(() => blocks(ctx.store, ctx.filters), { mb: QUERY_MEMORY_MB });
-      const line = filtersLine(ctx.filters, result.blocks.some((b) => b.requests > 0) || (await projectMatches(ctx.store, ctx.filters)));
+      const line = await filtersLineOf(ctx, result.blocks.some((b) => b.requests > 0));
       return { json: { ...result, filters: ctx.filters }, text: line + formatBlocks(result.blocks, io.color) };
     }),
 };

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { cli } from '../helpers/corpus.js';
+import { cli, tempDir } from '../helpers/corpus.js';
 
 const SAMPLE = join(import.meta.dirname, '..', '..', 'sample-logs');
 
@@ -33,5 +33,37 @@ test('summary, sessions, blocks, anatomy: one line above the tables names the fi
     const json = cli([command, SAMPLE, '--db', ':memory:', '--timezone', 'UTC', '--project', 'nomatch', '--json']);
     assert.equal(json.code, 0, json.stderr);
     assert.deepEqual(JSON.parse(json.stdout).filters, { since: null, until: null, project: 'nomatch', timezone: 'UTC' }, command);
+  }
+});
+
+test('whatif ttl, whatif keepalive, crosstab (over a store or an export) and export: the same line names the filters, and --json echoes them', () => {
+  const whole = cli(['summary', SAMPLE, '--db', ':memory:', '--timezone', 'UTC', '--json']);
+  assert.equal(whole.code, 0, whole.stderr);
+  const s = JSON.parse(whole.stdout);
+  const day: string = s.by_day[0].day;
+  const project = (s.by_project[0].project as string).split('/').pop()!.slice(0, 4).toUpperCase();
+  const dir = tempDir();
+  const exported = cli(['export', SAMPLE, '--db', ':memory:', '--timezone', 'UTC', '--parquet', join(dir, 'all')]);
+  assert.equal(exported.code, 0, exported.stderr);
+  let n = 0;
+  const commands: [string, (extra: string[]) => string[]][] = [
+    ['whatif ttl', (extra) => ['whatif', 'ttl', SAMPLE, '--db', ':memory:', ...extra]],
+    ['whatif keepalive', (extra) => ['whatif', 'keepalive', SAMPLE, '--db', ':memory:', ...extra]],
+    // with --kind too: the project is matched without it
+    ['crosstab', (extra) => ['crosstab', SAMPLE, '--db', ':memory:', '--kind', 'main', ...extra]],
+    ['crosstab --parquet', (extra) => ['crosstab', '--parquet', join(dir, 'all'), ...extra]],
+    ['export', (extra) => ['export', SAMPLE, '--db', ':memory:', '--parquet', join(dir, `e${n++}`), ...extra]],
+  ];
+  for (const [command, args] of commands) {
+    const run = (extra: string[]) => {
+      const r = cli([...args(['--timezone', 'UTC', ...extra])]);
+      assert.equal(r.code, 0, `${command}: ${r.stderr}`);
+      return r.stdout;
+    };
+    assert.doesNotMatch(run([]), /Filtered/, command);
+    assert.ok(run(['--since', day, '--project', project]).startsWith(`Filtered: --since ${day} --project ${project}\n\n`), command);
+    assert.ok(run(['--project', 'nomatch']).startsWith('Filtered: --project nomatch: no project matches\n\n'), command);
+    assert.ok(run(['--since', '2099-01-01', '--project', project]).startsWith(`Filtered: --since 2099-01-01 --project ${project}\n\n`), command);
+    assert.deepEqual(JSON.parse(run(['--until', day, '--json'])).filters, { since: null, until: day, project: null, timezone: 'UTC' }, command);
   }
 });

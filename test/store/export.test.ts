@@ -426,7 +426,10 @@ test('export\'s table says 1 day and 1 file, and writes counts as the other tabl
   assert.equal(text.status, 0, text.stderr);
   const json = spawnSync(process.execPath, [...args, '--parquet', path.join(tmp(), 'json'), '--json'], { encoding: 'utf8', env });
   const tables = (JSON.parse(json.stdout) as { tables: { table: string; rows: number; days: number; files: number }[] }).tables;
-  const lines = text.stdout.trimEnd().split('\n').slice(1);
+  // under the line naming the filters (--since), then 'exported to …'
+  const all = text.stdout.trimEnd().split('\n');
+  assert.equal(all[0], 'Filtered: --since 2026-02-11');
+  const lines = all.slice(all.findIndex((l) => l.startsWith('exported to')) + 1);
   assert.equal(lines.length, tables.length);
   const noun = (n: number, word: string) => `${n.toLocaleString('en-US')} ${n === 1 ? word : word + 's'}`;
   for (const [i, t] of tables.entries()) {
