@@ -200,16 +200,18 @@ export async function replayChain(chain: TranscriptChain, opts: SessionReplayOpt
  * Picks the chain to replay in a transcript: the one asked for (chain id, a unique prefix of it,
  * or an agent id), else the main chain, else the chain with the most requests (a subagent file),
  * else one whose requests are all copies another chain counts (replayChain says so).
- * `file`: the transcript's path, named when it has no request, as the other replay errors name it.
+ * `file`: the transcript's path, named when it has no request or no such chain, as the other replay errors name it.
  */
 export function pickChain(chains: readonly TranscriptChain[], want?: string, file?: string): TranscriptChain {
   const withRequests = chains.filter((c) => c.requests > 0);
+  const named = file === undefined ? '' : `${clean(file)}: `;
   if (want) {
     const exact = chains.find((c) => c.chainId === want || c.agentId === want);
     if (exact) return exact;
     const hits = chains.filter((c) => c.chainId.startsWith(want) || (c.agentId ?? '').startsWith(want));
     if (hits.length === 1) return hits[0]!;
-    throw new UsageError(hits.length ? `--chain ${want} matches ${hits.length} chains; give more of the id` : `--chain ${want}: no such chain in this transcript`);
+    // the transcript named, as when it has no request (it said only '--chain X: no such chain in this transcript')
+    throw new UsageError(`${named}${hits.length ? `--chain ${want} matches ${hits.length} chains; give more of the id` : `--chain ${want}: no such chain in this transcript`}`);
   }
   const main = withRequests.find((c) => c.kind === 'main');
   if (main) return main;
@@ -217,7 +219,7 @@ export function pickChain(chains: readonly TranscriptChain[], want?: string, fil
   // a resumed session's transcript that sent nothing of its own (its copies left out): replayChain says so
   const copiesOnly = chains.find((c) => c.kind === 'main' && c.copied > 0) ?? chains.find((c) => c.copied > 0);
   if (!best && copiesOnly) return copiesOnly;
-  if (!best) throw new UsageError(`${file === undefined ? '' : `${clean(file)}: `}no requests in this transcript to replay`);
+  if (!best) throw new UsageError(`${named}no requests in this transcript to replay`);
   return best;
 }
 

@@ -181,6 +181,14 @@ test('a transcript with no requests is named in the error, cleaned, as the other
   assert.equal(r.stderr, `cachelens: ${join(dir, 'p', 's?[2J1.jsonl')}: no requests in this transcript to replay\n`);
 });
 
+test('--chain that is no chain of the transcript names the transcript, cleaned', () => {
+  // it said only "--chain zzzz: no such chain in this transcript"
+  const dir = writeCorpus({ 'p/s\u001b[2J1.jsonl': [userPrompt('s1', '2026-02-11T03:00:00.000Z')] });
+  const r = cli(['replay', 'session', join(dir, 'p', 's\u001b[2J1.jsonl'), '--chain', 'zzzz']);
+  assert.deepEqual([r.code, r.stdout], [2, '']);
+  assert.equal(r.stderr, `cachelens: ${join(dir, 'p', 's?[2J1.jsonl')}: --chain zzzz: no such chain in this transcript\n`);
+});
+
 test('top replays the most expensive session, as `sessions` ranks them and `report --session top` takes it', () => {
   const ranked = cli(['sessions', MAROT, '--db', ':memory:', '--json']);
   assert.equal(ranked.code, 0, ranked.stderr);
