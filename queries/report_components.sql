@@ -8,6 +8,8 @@
 --   summed into one group whose grp is NULL (a group without a name is always among the rest). Days are never folded.
 -- Output columns: grouping (the $group of the row), grp, groups (how many groups the row sums: 1, or the number
 --   folded into the rest), unpriced_groups (how many of them have no priced request: the keys a chart of USD cannot draw),
+--   unpriced_names (those groups' names, in name order, when at most 3 of them have a name; else NULL: few are named,
+--   many counted),
 --   component ('input' | 'output' | 'write5m' | 'write1h' | 'read'),
 --   tokens, weight, usd (weight and usd over priced requests; usd NULL when the group has no priced request).
 --   Weights are summed as DECIMAL(38, 6), USD as DECIMAL(38, 12), each request rounded to those decimals first:
@@ -44,6 +46,7 @@ kept AS (
 ),
 folded AS (
   SELECT grouping, CASE WHEN shown THEN grp END AS grp, count(*) AS groups, count(*) FILTER (WHERE u_input IS NULL) AS unpriced_groups,
+         CASE WHEN count(grp) FILTER (WHERE u_input IS NULL) BETWEEN 1 AND 3 THEN list(grp ORDER BY grp) FILTER (WHERE u_input IS NULL AND grp IS NOT NULL) END AS unpriced_names,
          sum(t_input) AS t_input, sum(w_input) AS w_input, sum(u_input) AS u_input,
          sum(t_output) AS t_output, sum(w_output) AS w_output, sum(u_output) AS u_output,
          sum(t_write5m) AS t_write5m, sum(w_write5m) AS w_write5m, sum(u_write5m) AS u_write5m,
@@ -54,11 +57,11 @@ folded AS (
   GROUP BY grouping, shown, CASE WHEN shown THEN grp END
 ),
 g AS (
-  SELECT grouping, grp, groups, unpriced_groups, 'input' AS component, t_input AS tokens, coalesce(w_input::DOUBLE, 0) AS weight, u_input::DOUBLE AS usd FROM folded
-  UNION ALL SELECT grouping, grp, groups, unpriced_groups, 'output', t_output, coalesce(w_output::DOUBLE, 0), u_output::DOUBLE FROM folded
-  UNION ALL SELECT grouping, grp, groups, unpriced_groups, 'write5m', t_write5m, coalesce(w_write5m::DOUBLE, 0), u_write5m::DOUBLE FROM folded
-  UNION ALL SELECT grouping, grp, groups, unpriced_groups, 'write1h', t_write1h, coalesce(w_write1h::DOUBLE, 0), u_write1h::DOUBLE FROM folded
-  UNION ALL SELECT grouping, grp, groups, unpriced_groups, 'read', t_read, coalesce(w_read::DOUBLE, 0), u_read::DOUBLE FROM folded
+  SELECT grouping, grp, groups, unpriced_groups, unpriced_names, 'input' AS component, t_input AS tokens, coalesce(w_input::DOUBLE, 0) AS weight, u_input::DOUBLE AS usd FROM folded
+  UNION ALL SELECT grouping, grp, groups, unpriced_groups, unpriced_names, 'output', t_output, coalesce(w_output::DOUBLE, 0), u_output::DOUBLE FROM folded
+  UNION ALL SELECT grouping, grp, groups, unpriced_groups, unpriced_names, 'write5m', t_write5m, coalesce(w_write5m::DOUBLE, 0), u_write5m::DOUBLE FROM folded
+  UNION ALL SELECT grouping, grp, groups, unpriced_groups, unpriced_names, 'write1h', t_write1h, coalesce(w_write1h::DOUBLE, 0), u_write1h::DOUBLE FROM folded
+  UNION ALL SELECT grouping, grp, groups, unpriced_groups, unpriced_names, 'read', t_read, coalesce(w_read::DOUBLE, 0), u_read::DOUBLE FROM folded
 )
 SELECT * FROM g WHERE $group IS NULL OR grouping = $group
 -- days in time order: as text, '+010000-01-01' and '-000001-12-31' (years past 9999, before 0000) come before '2026-…'

@@ -203,6 +203,7 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
               key: r.grp === null ? null : String(r.grp),
               groups: Number(r.groups),
               ...(r.grp === null ? { unpricedGroups: Number(r.unpriced_groups) } : {}),
+              ...(r.grp === null && Array.isArray(r.unpriced_names) ? { unpricedNames: (r.unpriced_names as unknown[]).map(String) } : {}),
               component: r.component as CostComponent,
               usd: r.usd === null ? null : Number(r.usd),
               weight: r.usd === null ? null : Number(r.weight),

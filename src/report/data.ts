@@ -115,6 +115,8 @@ export interface CostBy {
     groups: number;
     /** for key null: how many of the keys folded into it have no price (named nowhere else; absent for other rows) */
     unpricedGroups?: number;
+    /** for key null: the names of those keys when few (at most 3; absent for other rows and when more): the reading names them */
+    unpricedNames?: string[];
     component: CostComponent;
     /** null (both) when none of the row's requests has a price, as `summary` gives them */
     usd: number | null;

@@ -46,11 +46,14 @@ export function renderCostBy(d: CostBy, charts: ChartSink): SectionOutput {
     const unknown = [...groupBy(rows.filter((r) => r.key !== null), (r) => r.key!)]
       .filter(([, rs]) => rs.every((r) => r.usd === null))
       .map(([key]) => key);
-    // keys without a price folded into "other" are counted, so the list does not read as all of them
-    const unknownRest = Math.max(0, ...rest.map((r) => r.unpricedGroups ?? 0));
-    if (unknown.length || unknownRest) {
-      const named = unknown.length ? `${label} ${unknown.map((k) => `“${k}”`).join(', ')}` : '';
-      const more = unknownRest ? fmtCount(unknownRest, `${named ? 'more ' : ''}${label}`) : '';
+    // keys without a price folded into "other" are named when the data carries their names (a few),
+    // else counted, so the list does not read as all of them (it said '1 agent type', naming none)
+    const foldedNames = rest.find((r) => r.unpricedNames !== undefined)?.unpricedNames ?? [];
+    const unknownRest = Math.max(0, ...rest.map((r) => r.unpricedGroups ?? 0)) - foldedNames.length;
+    const priceless = [...unknown, ...foldedNames];
+    if (priceless.length || unknownRest > 0) {
+      const named = priceless.length ? `${label} ${priceless.map((k) => `“${k}”`).join(', ')}` : '';
+      const more = unknownRest > 0 ? fmtCount(unknownRest, `${named ? 'more ' : ''}${label}`) : '';
       missing.push(named && more ? `${named} and ${more}` : named || more);
     }
     // the bars' totals, and the keys without a price the chart cannot draw

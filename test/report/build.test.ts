@@ -357,7 +357,35 @@ test('models without a price folded into "other" are counted in the cost-by read
     assert.ok(folded > 0, 'some unpriced models are folded into the rest');
     assert.equal(rows.find((r) => r.key === null)!.unpricedGroups, folded);
     const page = renderReport(data);
+    // more than 3 folded: counted, not named
+    assert.equal(rows.find((r) => r.key === null)!.unpricedNames, undefined);
     assert.match(page, new RegExp(`Not drawn, their cost unknown \\(no price\\): model “claude-nope-00”[^.]* and ${folded} more models\\.`));
+  } finally {
+    ctx.store.close();
+  }
+});
+
+test('a few models without a price folded into "other" are named in the cost-by reading, not only counted', async () => {
+  // 2 priced models and 12 without: the top COST_BY_KEYS keep 10 of the unpriced (by name), 2 fold
+  // (the reading said 'and 2 more models', and with none shown '1 agent type', naming none)
+  const files: Record<string, object[]> = {};
+  const models = ['claude-opus-4-6', 'claude-sonnet-4-5-20250929', ...Array.from({ length: 12 }, (_, i) => `claude-nope-${String(i).padStart(2, '0')}`)];
+  models.forEach((model, i) => {
+    const s = `s${i}`;
+    files[`projects/-p/${s}.jsonl`] = [userPrompt(s, '2026-02-11T03:00:00.000Z'), assistant({ session: s, msg: `m${i}`, t: '2026-02-11T03:00:01.000Z', model, u: { in: 10, w5: 1000 } })];
+  });
+  const ctx = await openContext({ paths: [writeCorpus(files)], db: ':memory:', timezone: 'UTC' });
+  try {
+    const data = await buildReportData(ctx);
+    const rows = (data.costBy as Extract<typeof data.costBy, { rows: unknown }>).rows.filter((r) => r.dimension === 'model');
+    const shownUnpriced = [...new Set(rows.filter((r) => r.key !== null && r.usd === null).map((r) => r.key!))];
+    const rest = rows.find((r) => r.key === null)!;
+    assert.equal(rest.unpricedGroups, 12 - shownUnpriced.length);
+    const folded = models.slice(2).filter((m) => !shownUnpriced.includes(m));
+    assert.ok(folded.length > 0 && folded.length <= 3, 'a few unpriced models are folded into the rest');
+    assert.deepEqual(rest.unpricedNames, folded);
+    const listed = [...shownUnpriced, ...folded].map((m) => `“${m}”`).join(', ');
+    assert.ok(renderReport(data).includes(`Not drawn, their cost unknown (no price): model ${listed}.`));
   } finally {
     ctx.store.close();
   }

@@ -425,6 +425,16 @@ test('unknown costs on the page: named as unknown, never $0, and what a chart ca
   assert.doesNotMatch(html, /\$0\.00/);
   const costBy: CostBy = { rows: [{ dimension: 'model', key: 'claude-mystery-9', groups: 1, component: 'read', usd: null, weight: 0 }, { dimension: 'model', key: 'claude-opus-4-6', groups: 1, component: 'read', usd: 2, weight: 4e5 }] };
   assert.match(renderCostBy(costBy, sink()).reading, /Not drawn, their cost unknown \(no price\): model “claude-mystery-9”\./);
+  // unpriced keys folded into "other": named when the data carries their names (it said '1 agent type'), else counted
+  const folded = (names: string[] | undefined, n: number): CostBy => ({
+    rows: [
+      { dimension: 'agentType', key: 'main', groups: 1, component: 'read', usd: 2, weight: 4e5 },
+      { dimension: 'agentType', key: null, groups: n + 1, unpricedGroups: n, ...(names ? { unpricedNames: names } : {}), component: 'read', usd: 1, weight: 2e5 },
+    ],
+  });
+  assert.match(renderCostBy(folded(['data-analyst'], 1), sink()).reading, /Not drawn, their cost unknown \(no price\): agent type “data-analyst”\.$/);
+  assert.match(renderCostBy(folded(['a', 'b'], 3), sink()).reading, /Not drawn, their cost unknown \(no price\): agent type “a”, “b” and 1 more agent type\.$/);
+  assert.match(renderCostBy(folded(undefined, 5), sink()).reading, /Not drawn, their cost unknown \(no price\): 5 agent types\.$/);
 });
 
 test('the page title names the period of the data (UTC days), so two reports open side by side are told apart', () => {
