@@ -21,14 +21,15 @@ function rowName(d: CrossTab, r: CrossTabRow): string {
 /**
  * The chains of `rows`, with those of them that never got to a request: the headline, `summary`
  * and `sessions` count only chains with requests, and a session that sent none read "0 chains"
- * there and "(1 chain) has none" here. `noun`: '3 chains, …' rather than '3, …'.
+ * there and "(1 chain) has none" here. `noun`: '3 chains, …' rather than '3, …'; `after` follows
+ * the count ('6 chains in all, 1 without a request').
  * Example: a row of 3 chains, 1 of them without requests → '3 chains, 1 without a request';
  * of 1 without → '1 chain, without a request'; of 2 without → '2 chains, none with a request'
  */
-function chainCount(rows: CrossTabRow[], noun: boolean): string {
+function chainCount(rows: CrossTabRow[], noun: boolean, after = ''): string {
   const chains = rows.reduce((s, r) => s + r.chains, 0);
   const without = rows.reduce((s, r) => s + (r.chainsWithoutRequests ?? 0), 0);
-  const n = noun ? fmtCount(chains, 'chain') : fmtInt(chains);
+  const n = (noun ? fmtCount(chains, 'chain') : fmtInt(chains)) + after;
   if (without === 0) return n;
   if (without === chains) return `${n}, ${chains === 1 ? 'without a request' : 'none with a request'}`;
   return `${n}, ${fmtInt(without)} without a request`;
@@ -38,6 +39,7 @@ function chainCount(rows: CrossTabRow[], noun: boolean): string {
  * Names the rows where every chain's skill_listing count equals its round count, and the rows
  * with none. Example: lost 62/62 equal, resolved 0 listings →
  * "In “lost” every chain (62) carries as many skill_listing attachments as rounds; “resolved” (165 chains) has none."
+ * With rows a (2 chains) and b (4) of none: "…; “a” and “b” have none, 6 chains in all."
  */
 export function crossTabReading(d: CrossTab): string {
   const equal = d.rows.filter((r) => r.chains > 0 && r.chainsListingsEqualRounds === r.chains);
@@ -45,7 +47,10 @@ export function crossTabReading(d: CrossTab): string {
   const parts: string[] = [];
   // several rows are one list ("“a” and “b”", as other readings name ties), not a run of commas
   if (equal.length) parts.push(`In ${andList(equal.map((r) => rowName(d, r)))} every chain (${chainCount(equal, false)}) carries as many skill_listing attachments as rounds`);
-  if (none.length) parts.push(`${andList(none.map((r) => rowName(d, r)))} (${chainCount(none, true)}) ${none.length === 1 ? 'has' : 'have'} none`);
+  // one row: its count after its name; several: the count first, of the whole list (after the last name
+  // it read as that row's own: '“a”, “b” and “c” (16 chains) have none')
+  if (none.length === 1) parts.push(`${rowName(d, none[0]!)} (${chainCount(none, true)}) has none`);
+  else if (none.length) parts.push(`${andList(none.map((r) => rowName(d, r)))} have none, ${chainCount(none, true, ' in all')}`);
   if (!parts.length) {
     const partial = d.rows.filter((r) => r.chainsListingsEqualRounds > 0);
     return partial.length

@@ -744,8 +744,11 @@ test('the cross-tab reading lists several rows as one list, "“a” and “b”
   const d: CrossTab = { rowDimension: 'agent_type', rows: [row('reviewer', 'lost', 4), row('planner', 'lost', 4), row('Explore', 'resolved', 0), row('Plan', 'resolved', 0), row('fork', 'resolved', 0)] };
   assert.equal(
     crossTabReading(d),
-    'In “reviewer” (definition lost) and “planner” (definition lost) every chain (4) carries as many skill_listing attachments as rounds; “Explore” (definition resolved), “Plan” (definition resolved) and “fork” (definition resolved) (6 chains) have none.',
+    'In “reviewer” (definition lost) and “planner” (definition lost) every chain (4) carries as many skill_listing attachments as rounds; “Explore” (definition resolved), “Plan” (definition resolved) and “fork” (definition resolved) have none, 6 chains in all.',
   );
+  // the count is of the whole list, said so (after the last name, '(6 chains) have none' read as that row's); with chains that sent no request
+  const idle = { ...d, rows: d.rows.slice(2).map((r, i) => ({ ...r, chainsWithoutRequests: i === 0 ? 1 : 0 })) };
+  assert.equal(crossTabReading(idle), '“Explore” (definition resolved), “Plan” (definition resolved) and “fork” (definition resolved) have none, 6 chains in all, 1 without a request.');
 });
 
 test('the waste tile says its weight is the rewrites beyond a read, not the rewrites\' own weight the anatomy section shows', async () => {
