@@ -35,29 +35,44 @@ export function tiePhrase(budgets: readonly NetOfBudget[], best: NetOfBudget, ti
   return ` (${tied.length === 1 ? 'budget' : 'budgets'} ${list(tied.map((b) => label(b.budget)))} ${tied.length === 1 ? 'nets' : 'net'} the same)`;
 }
 
+/**
+ * Whether the chart's bars, the net saving as a share of subagent weight, are all empty: no
+ * subagent weight (null), or 0 at every budget, which is no subagent gap long enough for a ping
+ * (a ping's cost and the writes it saves netting exactly 0 is not a case of real logs). The chart
+ * then is left out: it drew zero bars under a 'saves / costs more' legend.
+ */
+export function noSubagentBars(d: Keepalive): boolean {
+  return d.budgets.every((b) => !b.netSavingShareSubagent);
+}
+
 /** Example: best B = 3 saves 4.1% of subagent weight, ∞ loses 18% → "The best budget is 3 pings per gap: …" */
 export function keepaliveReading(d: Keepalive): string {
   const best = d.best === undefined ? undefined : d.budgets.find((b) => b.budget === d.best);
   const unbounded = d.budgets.find((b) => b.budget === null);
-  if (!best) return d.gaps ? 'No gap between requests of a priced 5-minute chain: the savings are unknown.' : 'No gaps between requests of 5-minute chains.';
+  if (!best) return d.gaps ? 'No gap between requests of a priced 5-minute chain: the savings are unknown.' : 'No gaps between requests of 5-minute chains: there is nothing to ping.';
   // no gap for a ping to bridge: nothing to save, and n/a of a subagent weight there may be none of
   if (best.gapsOverTtl === 0) {
     const none = `No gap between requests of 5-minute chains is longer than the ${fmtInt(d.ttlSeconds)} s TTL`;
     // gaps between the interval and the TTL still get pings: pure cost, not "nothing"
     const most = d.budgets.reduce<KeepaliveBudget | undefined>((m, b) => (m === undefined || b.pings > m.pings ? b : m), undefined);
-    if (!most || most.pings === 0) return `${none}: keepalive pings would change nothing.`;
+    // no gap outlasts even the interval: not one ping is sent at any budget
+    if (!most || most.pings === 0) return `No gap between requests of 5-minute chains is longer than the ${fmtInt(d.intervalSeconds)} s between pings: there is nothing to ping.`;
     return `${none}: keepalive pings would save nothing, and only cost (${fmtInt(most.pings)} ping${most.pings === 1 ? '' : 's'} at budget ${label(most.budget)} on gaps that end before it, net ${fmtSignedPct(most.netSavingShareAll)} of all weight).`;
   }
   const tied = tiedBudgets(d.budgets, best);
   const tie = tiePhrase(d.budgets, best, tied);
-  // no subagent weight (logs of main threads alone): the share of all weight, not "n/a of subagent weight"
+  // no subagent weight (logs of main threads alone): the share of all weight, not "n/a of subagent weight";
+  // subagent chains with no gap to ping: said plainly, not "net 0.0% of subagent weight" at every budget
+  const idle = noSubagentBars(d);
   const net =
     best.netSavingShareSubagent === null
       ? `net ${fmtSignedPct(best.netSavingShareAll)} of all weight (no subagent weight to take a share of)`
-      : `net ${fmtSignedPct(best.netSavingShareSubagent)} of subagent weight on subagent chains (${fmtSignedPct(best.netSavingShareAll)} of all weight on all chains, main threads' pings and savings included)`;
+      : idle
+        ? `net ${fmtSignedPct(best.netSavingShareAll)} of all weight, all of it main threads' (no subagent chain has a gap long enough for a ping)`
+        : `net ${fmtSignedPct(best.netSavingShareSubagent)} of subagent weight on subagent chains (${fmtSignedPct(best.netSavingShareAll)} of all weight on all chains, main threads' pings and savings included)`;
   let s = `The best budget is ${label(best.budget)} ping${best.budget === 1 ? '' : 's'} per gap${tie}: ${net}, and ${fmtInt(best.expiredAfterBudget)} of ${best.gapsOverTtl === 1 ? '1 gap over the TTL still expires' : `${fmtInt(best.gapsOverTtl)} gaps over the TTL still expire`}`;
   // both shares, as the best budget's: the subagent share alone ("nets 0.0%" with no subagent gap over the TTL) hid what the main threads' pings cost
-  if (unbounded && unbounded !== best && !tied.includes(unbounded)) s += `; unbounded pinging nets ${unbounded.netSavingShareSubagent === null ? `${fmtSignedPct(unbounded.netSavingShareAll)} of all weight` : `${fmtSignedPct(unbounded.netSavingShareSubagent)} of subagent weight (${fmtSignedPct(unbounded.netSavingShareAll)} of all weight)`}`;
+  if (unbounded && unbounded !== best && !tied.includes(unbounded)) s += `; unbounded pinging nets ${unbounded.netSavingShareSubagent === null || idle ? `${fmtSignedPct(unbounded.netSavingShareAll)} of all weight` : `${fmtSignedPct(unbounded.netSavingShareSubagent)} of subagent weight (${fmtSignedPct(unbounded.netSavingShareAll)} of all weight)`}`;
   if (d.unpricedGaps) s += `; ${fmtInt(d.unpricedGaps)} of ${d.gaps === 1 ? '1 gap touches a model without a price and is' : `${fmtInt(d.gaps ?? 0)} gaps touch models without a price and are`} counted, not priced`;
   return s + '.';
 }
@@ -101,6 +116,10 @@ export function renderKeepalive(d: Keepalive, charts: ChartSink): SectionOutput 
   );
   return {
     reading: keepaliveReading(d),
-    body: html`${charts.figure('keepalive', { budgets }, 'Net saving of keepalive pings per ping budget', 'Bars: net saving as a share of subagent weight; line: as a share of all weight.')}${table}`,
+    body: html`${
+      noSubagentBars(d)
+        ? html`<p class="muted">No chart: its bars, the net saving as a share of subagent weight, would be empty at every budget (${budgets.some((b) => b.subagent === null) ? 'there is no subagent weight' : 'no subagent chain has a gap long enough for a ping'}); the table gives the share of all weight.</p>`
+        : charts.figure('keepalive', { budgets }, 'Net saving of keepalive pings per ping budget', 'Bars: net saving as a share of subagent weight; line: as a share of all weight.')
+    }${table}`,
   };
 }

@@ -11,7 +11,7 @@ import { CHART_SPECS, compileCharts, vegaSpec, type ChartSpecName } from '../../
 import { reportsDir } from '../../src/report/assets.js';
 import { crossTabReading, renderCrossTab } from '../../src/report/section-crosstab.js';
 import { renderTtlOverride, ttlReading } from '../../src/report/section-ttl.js';
-import { keepaliveReading } from '../../src/report/section-keepalive.js';
+import { keepaliveReading, renderKeepalive } from '../../src/report/section-keepalive.js';
 import { chainReading } from '../../src/report/section-chains.js';
 import { renderAnatomy } from '../../src/report/section-anatomy.js';
 import { renderCostBy } from '../../src/report/section-cost-by.js';
@@ -398,7 +398,32 @@ test('the keepalive reading when no gap outlives the TTL says pings would change
     unpricedGaps: 0,
     budgets: f.budgets.map((b) => ({ ...b, netSavingWeight: 0, netSavingUsd: 0, netSavingShareSubagent: null, netSavingShareAll: 0, gapsOverTtl: 0, bridged: 0, expiredAfterBudget: 0, pings: 0 })),
   };
-  assert.equal(keepaliveReading(calm), 'No gap between requests of 5-minute chains is longer than the 300 s TTL: keepalive pings would change nothing.');
+  assert.equal(keepaliveReading(calm), 'No gap between requests of 5-minute chains is longer than the 270 s between pings: there is nothing to ping.');
+});
+
+test('the keepalive section with no subagent gap to ping says so and draws no chart of empty bars (a "saves / costs more" legend over bars all 0)', () => {
+  const f = fixtureReport().keepalive as Keepalive;
+  // main threads' pings save; the subagent chains have no gap long enough for a ping: 0% of subagent weight at every budget
+  const mainGaps: Keepalive = { ...f, budgets: f.budgets.map((b) => ({ ...b, netSavingShareSubagent: 0 })) };
+  const r = keepaliveReading(mainGaps);
+  assert.doesNotMatch(r, /of subagent weight/);
+  assert.match(r, /^The best budget is 3 pings per gap: net \+0\.6% of all weight, all of it main threads' \(no subagent chain has a gap long enough for a ping\), and 46 of 105 gaps over the TTL still expire; unbounded pinging nets −3\.6% of all weight\.$/);
+  const body = (k: Keepalive) => {
+    const sink = new ChartSink();
+    const out = String(renderKeepalive(k, sink).body);
+    return { out, charts: sink.charts.length };
+  };
+  const none = body(mainGaps);
+  assert.equal(none.charts, 0);
+  assert.doesNotMatch(none.out, /<figure/);
+  assert.match(none.out, /No chart: its bars, the net saving as a share of subagent weight, would be empty at every budget \(no subagent chain has a gap long enough for a ping\); the table gives the share of all weight\./);
+  assert.match(none.out, /<table/);
+  // no subagent weight at all: the same, said so
+  assert.match(body({ ...f, budgets: f.budgets.map((b) => ({ ...b, netSavingShareSubagent: null })) }).out, /\(there is no subagent weight\)/);
+  // subagent bars: the chart is drawn
+  assert.equal(body(f).charts, 1);
+  // no gap at all
+  assert.equal(keepaliveReading({ ...f, best: undefined, gaps: 0, unpricedGaps: 0 }), 'No gaps between requests of 5-minute chains: there is nothing to ping.');
 });
 
 test('unknown costs on the page: named as unknown, never $0, and what a chart cannot draw is said', async () => {
