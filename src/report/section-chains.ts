@@ -7,6 +7,24 @@ import type { ChartSink, SectionOutput } from './section.js';
 /** Chains drawn; the analysis may send more, the page stays short. */
 const MAX_CHAINS = 8;
 
+/**
+ * Writes whose first and last rounds differ by at most this share of the larger are level, not
+ * growing or falling: 5% is past what a few tool results more or less move a round's write, and
+ * well short of the growth a re-purchase shows as context piles up (202,313 → 204,460 is 1.1%
+ * and read "writes grow"; 131,000 → 155,800 is 16%).
+ */
+const LEVEL_SHARE = 0.05;
+
+/**
+ * How the writes move from the first round to the last, as the data has them.
+ * Example: (131000, 155800) → 'grow from 131,000 to 155,800'; (202313, 204460) → 'stay level, 202,313 to 204,460,';
+ * (155800, 131000) → 'fall from 155,800 to 131,000'.
+ */
+function writesTrend(first: number, last: number): string {
+  if (Math.abs(last - first) <= LEVEL_SHARE * Math.max(first, last)) return `stay level, ${fmtInt(first)} to ${fmtInt(last)},`;
+  return `${last > first ? 'grow' : 'fall'} from ${fmtInt(first)} to ${fmtInt(last)}`;
+}
+
 /** Example: reads [13818, 13818, 13818], writes [131000, 143400, 155800] → "reads stay at 13,818 …" */
 export function chainReading(c: ChainSummary): string {
   const r = c.rounds;
@@ -22,13 +40,13 @@ export function chainReading(c: ChainSummary): string {
   if (c.repurchase && c.readMedian != null) {
     // the rule's pinned read: each round's first one, not the round's sum the chart draws (a round's
     // later requests read the context it wrote: "reads stay between 20,000 and 1,223,924" was a chain the rule pinned)
-    return `Re-purchase pattern: every round's first request reads about ${fmtInt(c.readMedian)} tokens (within 1,024 of that median; the chart's reads sum all of a round's requests) while writes grow from ${fmtInt(first.write)} to ${fmtInt(last.write)} over ${over} — the whole context is bought again every round.`;
+    return `Re-purchase pattern: every round's first request reads about ${fmtInt(c.readMedian)} tokens (within 1,024 of that median; the chart's reads sum all of a round's requests) while writes ${writesTrend(first.write, last.write)} over ${over} — the whole context is bought again every round.`;
   }
   if (c.repurchase) {
     const lo = reads.reduce((a, b) => Math.min(a, b));
     const hi = reads.reduce((a, b) => Math.max(a, b));
     const at = lo === hi ? `at ${fmtInt(lo)}` : `between ${fmtInt(lo)} and ${fmtInt(hi)}`;
-    return `Re-purchase pattern: reads stay ${at} tokens while writes grow from ${fmtInt(first.write)} to ${fmtInt(last.write)} over ${over} — the whole context is bought again every round.`;
+    return `Re-purchase pattern: reads stay ${at} tokens while writes ${writesTrend(first.write, last.write)} over ${over} — the whole context is bought again every round.`;
   }
   return `${fmtPct(written > 0 ? rewrite / written : 0)} of ${fmtInt(written)} written tokens over ${over} were rewrites of context already cached.`;
 }

@@ -238,6 +238,14 @@ test('readings say what the field note said', () => {
     ] }),
     'Re-purchase pattern: reads stay at 13,818 tokens while writes grow from 131,000 to 155,800 over 3 rounds — the whole context is bought again every round.',
   );
+  // writes nearly flat (1.1% apart, within 5%) read level, not "grow"; writes that shrink read "fall"
+  const writes = (w: number[], readMedian?: number) => ({ ...(f.topChains as TopChains).chains[0]!, repurchase: true, readMedian, roundCount: w.length, rounds: w.map((write, i) => ({ round: i + 1, read: 20_000, write, rewrite: 0 })) });
+  assert.equal(chainReading(writes([202_313, 203_000, 204_460])), 'Re-purchase pattern: reads stay at 20,000 tokens while writes stay level, 202,313 to 204,460, over 3 rounds — the whole context is bought again every round.');
+  assert.match(chainReading(writes([202_313, 204_460], 20_000)), /reads about 20,000 tokens \(.*\) while writes stay level, 202,313 to 204,460, over 2 rounds — /);
+  assert.match(chainReading(writes([155_800, 131_000])), / while writes fall from 155,800 to 131,000 over 2 rounds — /);
+  // at the threshold: 5% of the larger is level, just past it grows
+  assert.match(chainReading(writes([95_000, 100_000])), / writes stay level, 95,000 to 100,000, over/);
+  assert.match(chainReading(writes([94_999, 100_000])), / writes grow from 94,999 to 100,000 over/);
   // a chain of 4 rounds whose rounds 2 and 3 sent no request: the reading and the facts say which rounds it draws
   const gappy = { ...(f.topChains as TopChains).chains[0]!, repurchase: false, roundCount: 4, rounds: [
     { round: 1, read: 0, write: 10_000, rewrite: 0 },
