@@ -41,7 +41,7 @@ const channelCommand: Command = {
       .option('encoding', { requiresArg: true, choices: ENCODINGS as readonly string[], default: 'cl100k_base', describe: 'js-tiktoken encoding' })
       .option('ttl', { requiresArg: true, choices: ['5m', '1h'] as const, default: '5m', describe: 'cache TTL for the weighted cost' })
       .option('json', { type: 'boolean', describe: 'print JSON instead of tables' }),
-  async run(argv) {
+  async run(argv, io) {
     // no yargs default: with one, `--strategy` given no value ran every strategy, silently
     // a strategy named twice runs once: run twice, its turns came twice in --json (as two strategies' would)
     const strategies = (argv.strategy === undefined ? [...CHANNEL_STRATEGIES] : [...new Set(list(argv.strategy))]) as ChannelStrategy[];
@@ -60,7 +60,7 @@ const channelCommand: Command = {
       encoding: argv.encoding as EncodingName,
       ttl: argv.ttl as '5m' | '1h',
     });
-    return { json: result, text: formatChannelReplay(result) };
+    return { json: result, text: formatChannelReplay(result, { color: io.color }) };
   },
 };
 

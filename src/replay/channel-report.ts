@@ -1,10 +1,10 @@
 /**
- * Text reporter for the channel replay: one result in, an aligned plain-text table out (no
- * colour, so NO_COLOR and pipes need nothing special). `--json` is JSON.stringify of the same
- * result, so the two never disagree.
+ * Text reporter for the channel replay: one result in, the shared aligned table out (a bold
+ * header on a terminal, as every table's). `--json` is JSON.stringify of the same result, so the
+ * two never disagree.
  */
 import type { ChannelReplayResult, ChannelStrategy, StrategySummary } from './channel-replay.js';
-import { clean, usd } from '../format/table.js';
+import { clean, table, usd } from '../format/table.js';
 import { fmtCount } from '../report/format.js';
 import { skipGroups, skipLines } from './skips.js';
 
@@ -66,20 +66,19 @@ function events(r: ChannelReplayResult): string {
  * The field note's table, one column per strategy.
  *
  * Example (abridged):
- *   metric                       window   watermark  unstable
- *   input tokens, all turns     610,161     488,231   489,131
- *   cacheable ratio               0.939       0.940     0.001
+ *   metric                    window  watermark  unstable
+ *   ───────────────────────  ───────  ─────────  ────────
+ *   input tokens, all turns  610,161    488,231   489,131
+ *   cacheable ratio            0.939      0.940     0.001
  */
-export function formatChannelReplay(r: ChannelReplayResult): string {
+export function formatChannelReplay(r: ChannelReplayResult, opts: { color?: boolean } = {}): string {
   const strategies = Object.keys(r.strategies) as ChannelStrategy[];
-  const rows: string[][] = [['metric', ...strategies]];
-  for (const m of METRICS) rows.push([m.label, ...strategies.map((s) => m.cell(r.strategies[s]!))]);
-  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((row) => [...row[c]!].length)));
-  const pad = (s: string, w: number, right: boolean) => {
-    const fill = ' '.repeat(w - [...s].length);
-    return right ? fill + s : s + fill;
-  };
-  const table = rows.map((row) => row.map((cell, c) => pad(cell, widths[c]!, c > 0)).join('   ').trimEnd());
+  // the shared table, as the session replay's (it was built here: no rule under the header, no bold header, 3-space gaps)
+  const metrics = table(
+    [{ header: 'metric' }, ...strategies.map((s) => ({ header: s, align: 'num' as const }))],
+    METRICS.map((m) => [m.label, ...strategies.map((s) => m.cell(r.strategies[s]!))]),
+    { color: opts.color },
+  );
   const c = r.channel;
   const st = r.settings;
   return [
@@ -90,7 +89,7 @@ export function formatChannelReplay(r: ChannelReplayResult): string {
     // a table of zeros alone did not say why (a handle the channel does not use, a log of bad lines)
     ...(c.mentions === 0 ? ['', `Nothing was replayed: no message ${c.messages === 0 ? 'was read' : `by anyone else mentions ${clean(c.agent)} (the handle as a whole word)`}.`] : []),
     '',
-    ...table,
+    metrics,
     '',
     `Token counts are ${st.encoding} estimates of Claude's tokenizer: absolute numbers are approximate, ratios are the result.`,
   ].join('\n') + '\n';

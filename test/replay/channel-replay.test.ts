@@ -187,6 +187,12 @@ test('text report: aligned table, thousands separators, events named', async () 
   assert.ok(table.every((l) => l.length === table[0]!.length), 'columns are right-aligned to one width');
   assert.match(text, /input tokens, all turns\s+\d{3},\d{3}\s+\d{3},\d{3}/);
   assert.ok(!/\u001b\[/.test(text), 'no colour codes');
+  // the shared table, as every other: a rule under the header, columns two spaces apart, a bold header on a terminal
+  // (it was built by hand: no rule, 3-space gaps, never bold)
+  assert.match(table[1]!, /^─+(  ─+){3}$/);
+  assert.match(table[2]!, /^input tokens, all turns\s+\S+  \s*\S+  \s*\S+$/);
+  const bold = formatChannelReplay(await evicted, { color: true }).split('\n')[3]!;
+  assert.match(bold, /^\u001b\[1mmetric\s+window\s+watermark\s+unstable\u001b\[22m$/);
 });
 
 test('text report: the channel (a file name) and the handle are cleaned as every table cleans text (bidi and C1 controls too)', async () => {
