@@ -49,7 +49,7 @@ export async function* streamChains(store: Store, f: Filters, opts: { keys?: boo
   const models = (await store.all(`SELECT DISTINCT model FROM requests ORDER BY model`)).map((r) => r.model as string);
   const events = `SELECT chain_id, t, 'attachment' AS kind, type AS detail FROM attachments JOIN scope USING (file_id) ANTI JOIN line_copies USING (file_id, line)
      UNION ALL
-     SELECT chain_id, t, 'compaction' AS kind, detail FROM chain_events JOIN scope USING (file_id) ANTI JOIN line_copies USING (file_id, line)`;
+     SELECT chain_id, t, kind, detail FROM chain_events JOIN scope USING (file_id) ANTI JOIN line_copies USING (file_id, line) WHERE kind = 'compaction'`;
   const details = (await store.all(`SELECT DISTINCT detail FROM (${events}) ORDER BY detail NULLS LAST`)).map((r) => r.detail as string);
   // a chain's position in chain-id order, which both streams follow
   const cn = `c AS (SELECT chain_id, (row_number() OVER (ORDER BY chain_id) - 1)::INTEGER AS cn FROM chains)`;

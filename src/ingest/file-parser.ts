@@ -58,11 +58,18 @@ export interface SidechainRoot {
   promptHash: string | null;
 }
 
+/**
+ * A line of a chain the store keeps for its `uuid`: a compaction (`compact_boundary`), or the line
+ * that opens a round (`round`: a prompt, `detail` 'prompt', or the request that opens the chain's
+ * first round or a slash command's, 'request'; kept only when the line has a uuid, as only then
+ * can it be a copy). A resumed session's transcript repeats such lines, and the store counts
+ * each once (schema.ts deriveLineCopies).
+ */
 export interface ChainEvent {
   chainId: string;
   line: number;
   t: number;
-  kind: 'compaction';
+  kind: 'compaction' | 'round';
   detail: string;
   /** the line's `uuid` (null when it has none): a resumed session's transcript repeats it with the line */
   uuid: string | null;
@@ -358,7 +365,7 @@ export class FileParser {
     const chain = this.chainFor(l, sessionId, t);
     this.collectSpawns(msg, sessionId);
     if (msg.usage === undefined) return;
-    this.observe(lineNo, chain, msg, str(l.requestId), t, this.id.fileAgentId ? SourceRank.SubagentFile : SourceRank.MainFile, sessionId);
+    this.observe(lineNo, chain, msg, str(l.requestId), t, this.id.fileAgentId ? SourceRank.SubagentFile : SourceRank.MainFile, sessionId, l);
   }
 
   private observe(
@@ -369,6 +376,8 @@ export class FileParser {
     t: number,
     rank: SourceRank,
     sessionId: string,
+    /** the line itself (not for a progress copy, which opens no round): its uuid, should it open one */
+    l?: Line,
   ): void {
     const messageId = str(msg.id);
     // the store keeps only the key and splits it at its first NUL (schema.ts)
@@ -400,7 +409,10 @@ export class FileParser {
     // a slash command's echo is that command's: a local command sends none, and opens no round.
     if (rank !== SourceRank.Progress && key !== chain.lastKey) {
       chain.requests++;
-      if (chain.rounds === 0 || chain.command) chain.rounds++;
+      if (chain.rounds === 0 || chain.command) {
+        chain.rounds++;
+        this.roundOpened(chain, lineNo, t, 'request', l);
+      }
       chain.command = false;
       chain.lastKey = key;
       this.flushPending(chain);
@@ -470,9 +482,19 @@ export class FileParser {
       return;
     }
     chain.rounds++;
+    this.roundOpened(chain, lineNo, t, 'prompt', l);
     chain.command = false;
     this.flushPending(chain);
-    void lineNo;
+  }
+
+  /**
+   * Keeps the line that opened a round, when it has a uuid: a resumed session's transcript copies
+   * it, and the copy's round is the earlier chain's (docs/store.md, Resumed sessions' copies).
+   * One row per round, not per line.
+   */
+  private roundOpened(chain: ChainState, lineNo: number, t: number, detail: 'prompt' | 'request', l: Line | undefined): void {
+    const uuid = l ? str(l.uuid) : null;
+    if (uuid !== null) this.facts.events.push({ chainId: chain.chainId, line: lineNo, t: Number.isFinite(t) ? t : 0, kind: 'round', detail, uuid });
   }
 
   private attachment(lineNo: number, l: Line, sessionId: string, t: number, attachment: Record<string, unknown>): void {

@@ -39,9 +39,11 @@
  * echo opens one only with the request that follows it; a store read before counted each such line a round (a long output
  * too: the projection now keeps a long string's opening tag). 24: chain_events keep their line's uuid, and line_copies
  * (attachment_copies before) names the compactions a resumed session's transcript repeats as well; a store read before
- * counted them in both chains' compactions.)
+ * counted them in both chains' compactions. 25: chain_events keep the line that opens a round (kind 'round', with its uuid),
+ * and line_copies names those a resumed session's transcript repeats as well; a store read before counted a resumed chain's
+ * copied prompts in its rounds.)
  */
-export const SCHEMA_VERSION = 24;
+export const SCHEMA_VERSION = 25;
 
 export const FACT_TABLES = [
   'observations',
@@ -309,31 +311,34 @@ ${chainsSelect('', 'row_number() OVER (ORDER BY path)')};
 `;
 
 /**
- * The attachment and compaction rows of the files in scope that repeat another's line (SPEC §1.6
- * and §1.4 with §1.3's de-dup): Claude Code's transcript of a resumed session starts with copies of
- * the session it resumes, each line with its `uuid` (every line of a real transcript has its own; a
- * copy keeps it, as the copied lines' `parentUuid`s still name them). Of the rows of one kind and
- * uuid the first by time, then path, then line (the order a request's copies of one rank go by,
- * BEST_COPY_ORDER) is the attachment or compaction; the others are listed here (a line is one row
- * of one of the two tables, so `file_id, line` names it), and every reader leaves them out (the
- * scoped `attachments` view, the analyses' events, skill_listing_by_agent_type.sql, the chains'
- * `compactions`). A line without a uuid is no copy of anything.
+ * The attachment, compaction and round-opening rows of the files in scope that repeat another's
+ * line (SPEC §1.6 and §1.4 with §1.3's de-dup): Claude Code's transcript of a resumed session
+ * starts with copies of the session it resumes, each line with its `uuid` (every line of a real
+ * transcript has its own; a copy keeps it, as the copied lines' `parentUuid`s still name them). Of
+ * the rows of one kind and uuid the first by time, then path, then line (the order a request's
+ * copies of one rank go by, BEST_COPY_ORDER) is the attachment, compaction or round; the others
+ * are listed here (a line is one row of one of the two tables, so `file_id, line` names it), and
+ * every reader leaves them out (the scoped `attachments` view, the analyses' events,
+ * skill_listing_by_agent_type.sql, the chains' `compactions` and `rounds`). A line without a uuid
+ * is no copy of anything. A copied round keeps its number in the copy's chain (its requests' and
+ * attachments' `round`): only the count leaves it out.
  * Example: A's skill_listing at 10:00 (line 2) and its copy in B's transcript at 11:00 (line 2):
  * B's row is listed, so the listing counts once, in A's chain, and is no re-attachment of B's.
  * Derived again whole by every derive, touched or not (the copies of a new transcript may be of
- * any file's lines), before the chains (whose `compactions` leave the copies out), and written
+ * any file's lines), before the chains (whose `compactions` and `rounds` leave the copies out), and written
  * only where it changed: every row in scope is grouped by uuid once and only those whose uuid
  * occurs twice are ordered. The 100 MB sample corpus holds 3,412 attachments, so ~34,000 a GB: on
  * one thread 6 – 10 ms for 34,000 random uuids, 40 – 240 ms for 340,000 (a shared machine; repeated
- * runs); compactions are far fewer. A touched derive also derives the chains of the sessions whose
- * compactions a change of the list moves (A's transcript gone, B's copy is the compaction). An
+ * runs); compactions are far fewer, rounds about as many as prompts. A touched derive also derives
+ * the chains of the sessions whose compactions or rounds a change of the list moves (A's transcript
+ * gone, B's copy is the compaction). An
  * append run answered without the store (delta.ts) derives nothing, so it pays none of it.
  */
 function deriveLineCopies(touched: boolean): string {
   return `
 CREATE OR REPLACE TEMP TABLE fresh_copies AS
-WITH a AS (SELECT file_id, line, t, uuid, 'a' AS kind FROM attachments JOIN scope USING (file_id) WHERE uuid IS NOT NULL
-           UNION ALL SELECT file_id, line, t, uuid, 'c' AS kind FROM chain_events JOIN scope USING (file_id) WHERE uuid IS NOT NULL),
+WITH a AS (SELECT file_id, line, t, uuid, 'attachment' AS kind FROM attachments JOIN scope USING (file_id) WHERE uuid IS NOT NULL
+           UNION ALL SELECT file_id, line, t, uuid, kind FROM chain_events JOIN scope USING (file_id) WHERE uuid IS NOT NULL),
 twice AS (SELECT kind, uuid FROM a GROUP BY ALL HAVING count(*) > 1)
 SELECT file_id, line FROM (
   SELECT a.file_id, a.line, row_number() OVER (PARTITION BY a.kind, a.uuid ORDER BY a.t, f.path, a.line) AS n
@@ -351,7 +356,7 @@ DROP TABLE fresh_copies;
 /** The copies (see deriveLineCopies) of a whole derive, before its chains. */
 export const DERIVE_LINE_COPIES = deriveLineCopies(false);
 
-/** The copies of a touched derive, before its chains: noting the sessions whose compactions they move. */
+/** The copies of a touched derive, before its chains: noting the sessions whose compactions or rounds they move. */
 export const DERIVE_TOUCHED_LINE_COPIES = deriveLineCopies(true);
 
 /** A session the last ingest touched (see DERIVE_TOUCHED_REQUESTS); chains without a session always are. */
@@ -378,16 +383,18 @@ ${replaceChanged('chains', 'chain_id', TOUCHED_SESSION, 'fresh_chains')}
 function chainsSelect(sessionFilter: string, pathOrder: 'path' | 'row_number() OVER (ORDER BY path)'): string {
   return `
 WITH sf AS (SELECT f.* FROM files f JOIN scope s USING (file_id)),
-copied_compactions AS (SELECT file_id, chain_id, count(*) AS copied FROM chain_events SEMI JOIN line_copies USING (file_id, line) GROUP BY ALL),
+copied AS (SELECT file_id, chain_id, count(*) FILTER (WHERE kind = 'compaction') AS copied_compactions,
+                  count(*) FILTER (WHERE kind = 'round') AS copied_rounds FROM chain_events SEMI JOIN line_copies USING (file_id, line) GROUP BY ALL),
 fp AS ${pathOrder === 'path' ? 'NOT MATERIALIZED ' : ''}(SELECT file_id, ${pathOrder} AS path_rank FROM files),
 facts AS (
   SELECT chain_id, any_value(session_id) AS session_id, any_value(agent_id) AS agent_id, any_value(kind) AS kind,
-         -- a file's compactions less those it copies from another transcript (line_copies)
-         max(rounds) AS rounds, max(compactions - coalesce(copied, 0)) AS compactions, min(first_t) AS first_t,
+         -- a file's rounds and compactions less those it copies from another transcript (line_copies)
+         max(rounds - coalesce(copied_rounds, 0))::INTEGER AS rounds,
+         max(compactions - coalesce(copied_compactions, 0))::INTEGER AS compactions, min(first_t) AS first_t,
          -- the chain's first file by path (file ids follow the order files were first seen)
          arg_min(file_id, path_rank) AS file_id
   FROM (SELECT * FROM chain_facts WHERE true ${sessionFilter}) JOIN scope USING (file_id) JOIN fp USING (file_id)
-       LEFT JOIN copied_compactions USING (file_id, chain_id) GROUP BY chain_id),
+       LEFT JOIN copied USING (file_id, chain_id) GROUP BY chain_id),
 req AS (
   SELECT chain_id, any_value(session_id) AS session_id, any_value(agent_id) AS agent_id, count(*) AS requests,
          min(t) AS first_t, max(t) AS last_t, any_value(project) AS project, arg_min(file_id, path_rank) AS file_id

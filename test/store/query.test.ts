@@ -423,7 +423,7 @@ async function readRowByRow(store: Awaited<ReturnType<typeof run>>['store'], pro
   );
   const events = await store.all(`SELECT chain_id, t, kind, detail FROM (
       SELECT chain_id, t, 'attachment' AS kind, type AS detail FROM attachments JOIN scope USING (file_id) ANTI JOIN line_copies USING (file_id, line)
-      UNION ALL SELECT chain_id, t, 'compaction', detail FROM chain_events JOIN scope USING (file_id) ANTI JOIN line_copies USING (file_id, line))
+      UNION ALL SELECT chain_id, t, 'compaction', detail FROM chain_events JOIN scope USING (file_id) ANTI JOIN line_copies USING (file_id, line) WHERE kind = 'compaction')
     ORDER BY chain_id, t, kind, detail NULLS LAST`);
   return chains
     .map((c) => ({

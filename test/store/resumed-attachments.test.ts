@@ -138,7 +138,7 @@ for (const [label, shift] of [['copies an hour later', 60], ['copies with their 
       // B's own requests follow the copied boundary: one segment, whatever its number
       const segments = new Map(loaded.map((c) => [c.chainId, [...new Set(c.requests.map((q) => q.segment))].length]));
       assert.deepEqual([segments.get(A), segments.get(B)], [2, 1]);
-      const events = (await dump(r.store)).events.map((e) => [path.basename(String(e.file)), e.line, e.copy]);
+      const events = (await dump(r.store)).events.filter((e) => e.kind === 'compaction').map((e) => [path.basename(String(e.file)), e.line, e.copy]);
       assert.deepEqual(events, [[`${A}.jsonl`, 4, false], [`${B}.jsonl`, 4, true]], 'the store names the copy');
     } finally {
       r.store.close();
@@ -187,4 +187,126 @@ test('an append run gives a resumed session back the compaction it copied when t
     seen.push(kept.dump.chains.map((c) => `${c.chain_id === A ? 'A' : 'B'}:${c.compactions}`).join(' '));
   }
   assert.deepEqual(seen, ['A:1 B:0', 'B:1']);
+});
+
+/**
+ * A resumed session's copied prompts open rounds of the chain of their first copy (SPEC §1.6 with
+ * §1.3): B's rounds are its own prompts'. `listings`: a skill_listing before every prompt, B's own
+ * included (a lost agent's pattern, once per round).
+ */
+function listedA(): Record<string, unknown>[] {
+  return [
+    attachment(A, at(0), 'att-1', 'skill_listing', 'skills: a, b'),
+    userPrompt(A, at(0.1), 'first'),
+    assistant({ session: A, msg: 'msg_a1', t: at(0.2), u: { in: 10, w5: 1000, out: 5 } }),
+    attachment(A, at(1), 'att-2', 'skill_listing', 'skills: a, b'),
+    userPrompt(A, at(1.1), 'second'),
+    assistant({ session: A, msg: 'msg_a2', t: at(1.2), u: { in: 10, r: 1000, w5: 100, out: 5 } }),
+  ];
+}
+function listedB(shift: number): Record<string, unknown>[] {
+  const copies = listedA().map((l) => ({ ...l, sessionId: B, timestamp: at((Date.parse(l.timestamp as string) - Date.parse(at(0))) / 60_000 + shift) }));
+  return [
+    ...copies,
+    attachment(B, at(shift + 5), 'att-3', 'skill_listing', 'skills: a, b'),
+    userPrompt(B, at(shift + 5.1), 'third'),
+    assistant({ session: B, msg: 'msg_b1', t: at(shift + 5.2), u: { in: 10, r: 1100, w5: 50, out: 5 } }),
+  ];
+}
+
+for (const [label, shift] of [['copies an hour later', 60], ['copies with their first times', 0]] as const) {
+  test(`a resumed session's rounds are its own prompts' only, so one listing per own round reads as one per round (${label})`, async () => {
+    const root = writeCorpus({ [`projects/-work-demo/${A}.jsonl`]: listedA(), [`projects/-work-demo/${B}.jsonl`]: listedB(shift) });
+    const r = await run([root], path.join(tmp(), 's.duckdb'));
+    try {
+      const chains = await r.store.all(`SELECT chain_id, rounds FROM chains ORDER BY chain_id`);
+      assert.deepEqual(chains.map((c) => [c.chain_id, c.rounds]), [[A, 2], [B, 1]], 'chains.rounds: A\'s two, B\'s own one');
+      const rounds = (await dump(r.store)).events.filter((e) => e.kind === 'round').map((e) => [path.basename(String(e.file)), e.line, e.copy]);
+      assert.deepEqual(rounds, [[`${A}.jsonl`, 2, false], [`${A}.jsonl`, 5, false], [`${B}.jsonl`, 2, true], [`${B}.jsonl`, 5, true], [`${B}.jsonl`, 8, false]], 'the store names the copied prompts');
+      const loaded = await loadChains(r.store, { timezone: 'UTC', since: null, until: null, project: null });
+      assert.deepEqual(loaded.map((c) => [c.chainId, c.rounds, (c.events ?? []).map((e) => e.kind).join()]), [[A, 2, 'attachment,attachment'], [B, 1, 'attachment']], 'the analyses: rounds, and no round among the events');
+
+      await usePortableViews(r.store);
+      const vs = new Map((await runQuery(r.store, 'attachments_vs_rounds', {})).map((x) => [x.chain_id, x]));
+      assert.deepEqual([vs.get(A)?.rounds, vs.get(A)?.skill_listing, vs.get(A)?.skill_listing_equals_rounds], [2, 2, true]);
+      assert.deepEqual([vs.get(B)?.rounds, vs.get(B)?.skill_listing, vs.get(B)?.skill_listing_equals_rounds], [1, 1, true], 'B: one listing in its one round');
+      const skills = await runQuery(r.store, 'skill_listing_by_agent_type', {});
+      assert.deepEqual(skills.map((x) => [x.agent_type, x.skill_listings, x.rounds, x.chains_listings_equal_rounds]), [['main', 3, 3, 2]]);
+      const bySession = await crosstab(r.store, { rows: 'session', cols: 'rounds_bucket', measure: 'chains', timezone: 'UTC' });
+      const cells = bySession.cells.filter((c) => c.row !== null && c.col !== null && Number(c.value) > 0).map((c) => [String(c.row), String(c.col)]);
+      assert.deepEqual(cells.sort(), [[A, '2-3'], [B, '1']], 'the cross-tab\'s rounds buckets');
+      const equal = bySession.attachments_equal_rounds.map((e) => [String(e.row), e.matching, e.equal]).sort();
+      assert.deepEqual(equal, [[A, 1, true], [B, 1, true]], 'and listings = rounds in B\'s cell too');
+    } finally {
+      r.store.close();
+    }
+  });
+}
+
+test('a resumed session\'s copy of a round opened by a request (no prompt before it, or a slash command\'s) is the earlier chain\'s round', async () => {
+  const command = (session: string, t: string) => ({
+    type: 'user', sessionId: session, timestamp: t, cwd: '/work/demo', uuid: `cmd-${t}`,
+    message: { role: 'user', content: '<command-name>/review</command-name>' },
+  });
+  const a = [
+    assistant({ session: A, msg: 'msg_a1', t: at(0.2), u: { in: 10, w5: 1000, out: 5 } }),
+    command(A, at(1)),
+    assistant({ session: A, msg: 'msg_a2', t: at(1.2), u: { in: 10, r: 1000, w5: 100, out: 5 } }),
+  ];
+  const b = [
+    ...a.map((l) => ({ ...l, sessionId: B, timestamp: at((Date.parse(l.timestamp as string) - Date.parse(at(0))) / 60_000 + 60) })),
+    userPrompt(B, at(65.1), 'third'),
+    assistant({ session: B, msg: 'msg_b1', t: at(65.2), u: { in: 10, r: 1100, w5: 50, out: 5 } }),
+  ];
+  const root = writeCorpus({ [`projects/-work-demo/${A}.jsonl`]: a, [`projects/-work-demo/${B}.jsonl`]: b });
+  const r = await run([root], path.join(tmp(), 's.duckdb'));
+  try {
+    const chains = await r.store.all(`SELECT chain_id, rounds, requests FROM chains ORDER BY chain_id`);
+    assert.deepEqual(chains.map((c) => [c.chain_id, c.rounds, c.requests]), [[A, 2, 2], [B, 1, 1]]);
+  } finally {
+    r.store.close();
+  }
+});
+
+test('an append run counts a resumed session\'s rounds as a rebuilt store does: B added after A, then appended to, then A gone', async () => {
+  const root = writeCorpus({ [`projects/-work-demo/${A}.jsonl`]: listedA() });
+  const db = path.join(tmp(), 's.duckdb');
+  const b = listedB(60);
+  const copied = listedA().length;
+  const fileB = path.join(root, `projects/-work-demo/${B}.jsonl`);
+  const steps: [string, () => void][] = [
+    ['A alone', () => {}],
+    ['B added, its copies only', () => writeFileSync(fileB, b.slice(0, copied).map((l) => JSON.stringify(l) + '\n').join(''))],
+    ['B appended to', () => appendFileSync(fileB, b.slice(copied).map((l) => JSON.stringify(l) + '\n').join(''))],
+    ['A gone: B\'s copied prompts are its rounds now', () => rmSync(path.join(root, `projects/-work-demo/${A}.jsonl`))],
+  ];
+  const seen: string[] = [];
+  for (const [what, change] of steps) {
+    change();
+    const kept = await runAndDump([root], db);
+    const rebuilt = await runAndDump([root], path.join(tmp(), 'fresh.duckdb'));
+    assert.deepEqual(kept.dump, rebuilt.dump, what);
+    seen.push(kept.dump.chains.map((c) => `${c.chain_id === A ? 'A' : 'B'}:${c.rounds}`).join(' '));
+  }
+  assert.deepEqual(seen, ['A:2', 'A:2 B:0', 'A:2 B:1', 'B:3']);
+});
+
+test('an append run gives a resumed session back the round it copied when the earlier transcript goes, though no request moves', async () => {
+  // A never got to a request: its removal moves no request to B, so only the copy's change tells that B's chains changed
+  const fileA = `projects/-work-demo/${A}.jsonl`;
+  const first = userPrompt(A, at(0), 'first');
+  const root = writeCorpus({
+    [fileA]: [first],
+    [`projects/-work-demo/${B}.jsonl`]: [{ ...first, sessionId: B }, userPrompt(B, at(60), 'again'), assistant({ session: B, msg: 'msg_b1', t: at(60.2), u: { in: 10, w5: 1000, out: 5 } })],
+  });
+  const db = path.join(tmp(), 's.duckdb');
+  const seen: string[] = [];
+  for (const [what, change] of [['both', () => {}], ['A gone', () => rmSync(path.join(root, fileA))]] as const) {
+    change();
+    const kept = await runAndDump([root], db);
+    const rebuilt = await runAndDump([root], path.join(tmp(), 'fresh.duckdb'));
+    assert.deepEqual(kept.dump, rebuilt.dump, what);
+    seen.push(kept.dump.chains.map((c) => `${c.chain_id === A ? 'A' : 'B'}:${c.rounds}`).join(' '));
+  }
+  assert.deepEqual(seen, ['A:1 B:1', 'B:2']);
 });
