@@ -138,7 +138,7 @@ export function sessionReplayRun(r: SessionReplayResult): ReplayRun {
   const conv = r.calibration.conversation;
   return {
     kind: 'session',
-    title: `${r.chain.kind} chain ${r.chain.chain_id} (${fmtCount(r.chain.requests, 'request')}${r.chain.copied_requests ? `; ${fmtCount(r.chain.copied_requests, 'copied request')} of a resumed session left out` : ''}${r.chain.progress_only_requests ? `; ${fmtCount(r.chain.progress_only_requests, 'request')} only agent_progress copies hold not replayed` : ''})`,
+    title: `${r.chain.kind} chain ${r.chain.chain_id} (${fmtCount(r.chain.requests, 'request')}${r.chain.copied_requests ? `; ${fmtCount(r.chain.copied_requests, 'copied request')} of a resumed session left out` : ''}${r.chain.progress_only_requests ? `; ${fmtCount(r.chain.progress_only_requests, 'request')} not replayed, held only by the parent's agent_progress copies` : ''})`,
     strategies,
     ...(f ? { fidelity: { requests: f.prompt.n, from: f.from, medianRelError: f.prompt.median_rel_error, p90RelError: f.prompt.p90_rel_error } } : {}),
     ...(conv ? { calibration: { k: conv.k, scale: conv.scale, heldOutFrom: conv.held_out_from, reason: conv.reason } } : {}),
