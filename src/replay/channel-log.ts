@@ -196,6 +196,8 @@ function escapeRegExp(s: string): string {
 export function isMention(m: ChannelMessage, handle: string): boolean {
   const name = agentAuthor(handle);
   if (isAgentAuthor(m.author, name)) return false;
+  // no '@', no mention: the fold below goes character by character through text beyond ASCII
+  if (!m.text.includes('@')) return false;
   // folded as the authors are (format/fold.ts): the regex's own i flag kept ı and i apart, which foldCase joins
   return mentionPattern(foldCase(name)).test(foldCase(m.text));
 }
