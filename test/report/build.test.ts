@@ -340,15 +340,20 @@ test('a chain without prompt tokens wasted nothing: it is counted, not listed am
   }
 });
 
-test('models without a price folded into "other" are counted in the cost-by reading, so the names listed do not read as all of them', async () => {
-  // 2 priced models and 20 without a price: the top COST_BY_KEYS keep some of the unpriced, the rest fold
+/** One session per model: 2 priced models and `n` without a price (claude-nope-00…), a request each. */
+async function unpricedModels(n: number) {
   const files: Record<string, object[]> = {};
-  const models = ['claude-opus-4-6', 'claude-sonnet-4-5-20250929', ...Array.from({ length: 20 }, (_, i) => `claude-nope-${String(i).padStart(2, '0')}`)];
+  const models = ['claude-opus-4-6', 'claude-sonnet-4-5-20250929', ...Array.from({ length: n }, (_, i) => `claude-nope-${String(i).padStart(2, '0')}`)];
   models.forEach((model, i) => {
     const s = `s${i}`;
     files[`projects/-p/${s}.jsonl`] = [userPrompt(s, '2026-02-11T03:00:00.000Z'), assistant({ session: s, msg: `m${i}`, t: '2026-02-11T03:00:01.000Z', model, u: { in: 10, w5: 1000 } })];
   });
-  const ctx = await openContext({ paths: [writeCorpus(files)], db: ':memory:', timezone: 'UTC' });
+  return { models, ctx: await openContext({ paths: [writeCorpus(files)], db: ':memory:', timezone: 'UTC' }) };
+}
+
+test('models without a price folded into "other" are counted in the cost-by reading, so the names listed do not read as all of them', async () => {
+  // 2 priced models and 20 without a price: the top COST_BY_KEYS keep some of the unpriced, the rest fold
+  const { ctx } = await unpricedModels(20);
   try {
     const data = await buildReportData(ctx);
     const rows = (data.costBy as Extract<typeof data.costBy, { rows: unknown }>).rows.filter((r) => r.dimension === 'model');
@@ -368,13 +373,7 @@ test('models without a price folded into "other" are counted in the cost-by read
 test('a few models without a price folded into "other" are named in the cost-by reading, not only counted', async () => {
   // 2 priced models and 12 without: the top COST_BY_KEYS keep 10 of the unpriced (by name), 2 fold
   // (the reading said 'and 2 more models', and with none shown '1 agent type', naming none)
-  const files: Record<string, object[]> = {};
-  const models = ['claude-opus-4-6', 'claude-sonnet-4-5-20250929', ...Array.from({ length: 12 }, (_, i) => `claude-nope-${String(i).padStart(2, '0')}`)];
-  models.forEach((model, i) => {
-    const s = `s${i}`;
-    files[`projects/-p/${s}.jsonl`] = [userPrompt(s, '2026-02-11T03:00:00.000Z'), assistant({ session: s, msg: `m${i}`, t: '2026-02-11T03:00:01.000Z', model, u: { in: 10, w5: 1000 } })];
-  });
-  const ctx = await openContext({ paths: [writeCorpus(files)], db: ':memory:', timezone: 'UTC' });
+  const { models, ctx } = await unpricedModels(12);
   try {
     const data = await buildReportData(ctx);
     const rows = (data.costBy as Extract<typeof data.costBy, { rows: unknown }>).rows.filter((r) => r.dimension === 'model');

@@ -1,7 +1,8 @@
 /**
  * A resumed session's transcript starts with copies of the lines of the session it resumes (same
  * `uuid`, same `message.id` and `requestId`). Its copied requests count once (SPEC §1.3); so must
- * its copied attachments (SPEC §1.6): in the chain they were first written in, not in both.
+ * its copied attachments (SPEC §1.6), compactions and round-opening lines: in the chain they were
+ * first written in, not in both.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -48,6 +49,36 @@ function sessionB(shift: number, compacted = false): Record<string, unknown>[] {
   ];
 }
 
+/**
+ * A resumed session written as it happens, run step by step on one store: A alone; B added with
+ * only its first `copied` lines (A's copies); the rest of B appended; A removed. At each step the
+ * kept store must equal one rebuilt from the logs; `read` gives what each step's store says.
+ */
+async function resumeSteps<T>(a: Record<string, unknown>[], b: Record<string, unknown>[], copied: number, whenAGone: string, read: (d: Dump) => T): Promise<T[]> {
+  const root = writeCorpus({ [`projects/-work-demo/${A}.jsonl`]: a });
+  const db = path.join(tmp(), 's.duckdb');
+  const fileB = path.join(root, `projects/-work-demo/${B}.jsonl`);
+  const lines = (ls: Record<string, unknown>[]) => ls.map((l) => JSON.stringify(l) + '\n').join('');
+  const steps: [string, () => void][] = [
+    ['A alone', () => {}],
+    ['B added, its copies only', () => writeFileSync(fileB, lines(b.slice(0, copied)))],
+    ['B appended to', () => appendFileSync(fileB, lines(b.slice(copied)))],
+    [`A gone: ${whenAGone}`, () => rmSync(path.join(root, `projects/-work-demo/${A}.jsonl`))],
+  ];
+  const seen: T[] = [];
+  for (const [what, change] of steps) {
+    change();
+    const kept = await runAndDump([root], db);
+    const rebuilt = await runAndDump([root], path.join(tmp(), 'fresh.duckdb'));
+    assert.deepEqual(kept.dump, rebuilt.dump, what);
+    seen.push(read(kept.dump));
+  }
+  return seen;
+}
+
+/** Each chain's `field` in a dump, as 'A:n B:m'. */
+const perChain = (field: 'compactions' | 'rounds') => (d: Dump) => d.chains.map((c) => `${c.chain_id === A ? 'A' : 'B'}:${c[field]}`).join(' ');
+
 for (const [label, shift] of [['copies an hour later', 60], ['copies with their first times', 0]] as const) {
   test(`a resumed session's copies of the earlier one's attachments count once, in the chain of their first copy (${label})`, async () => {
     const root = writeCorpus({ [`projects/-work-demo/${A}.jsonl`]: sessionA(), [`projects/-work-demo/${B}.jsonl`]: sessionB(shift) });
@@ -86,25 +117,7 @@ for (const [label, shift] of [['copies an hour later', 60], ['copies with their 
 }
 
 test('an append run names the same copies as a rebuilt store: B added after A, then appended to, then A gone', async () => {
-  const root = writeCorpus({ [`projects/-work-demo/${A}.jsonl`]: sessionA() });
-  const db = path.join(tmp(), 's.duckdb');
-  const b = sessionB(60);
-  const fileB = path.join(root, `projects/-work-demo/${B}.jsonl`);
-  const steps: [string, () => void][] = [
-    ['A alone', () => {}],
-    ['B added, its copies only', () => writeFileSync(fileB, b.slice(0, 6).map((l) => JSON.stringify(l) + '\n').join(''))],
-    ['B appended to', () => appendFileSync(fileB, b.slice(6).map((l) => JSON.stringify(l) + '\n').join(''))],
-    ['A gone: B\'s copies are the attachments now', () => rmSync(path.join(root, `projects/-work-demo/${A}.jsonl`))],
-  ];
-  const copiesIn = (d: Dump) => d.attachments.filter((a) => a.copy).length;
-  const seen: number[] = [];
-  for (const [what, change] of steps) {
-    change();
-    const kept = await runAndDump([root], db);
-    const rebuilt = await runAndDump([root], path.join(tmp(), 'fresh.duckdb'));
-    assert.deepEqual(kept.dump, rebuilt.dump, what);
-    seen.push(copiesIn(kept.dump));
-  }
+  const seen = await resumeSteps(sessionA(), sessionB(60), 6, 'B\'s copies are the attachments now', (d) => d.attachments.filter((a) => a.copy).length);
   assert.deepEqual(seen, [0, 2, 2, 0]);
 });
 
@@ -147,25 +160,7 @@ for (const [label, shift] of [['copies an hour later', 60], ['copies with their 
 }
 
 test('an append run counts a resumed session\'s copied compaction as a rebuilt store does: B added after A, then appended to, then A gone', async () => {
-  const root = writeCorpus({ [`projects/-work-demo/${A}.jsonl`]: sessionA(true) });
-  const db = path.join(tmp(), 's.duckdb');
-  const b = sessionB(60, true);
-  const copied = sessionA(true).length;
-  const fileB = path.join(root, `projects/-work-demo/${B}.jsonl`);
-  const steps: [string, () => void][] = [
-    ['A alone', () => {}],
-    ['B added, its copies only', () => writeFileSync(fileB, b.slice(0, copied).map((l) => JSON.stringify(l) + '\n').join(''))],
-    ['B appended to', () => appendFileSync(fileB, b.slice(copied).map((l) => JSON.stringify(l) + '\n').join(''))],
-    ['A gone: B\'s copy is the compaction now', () => rmSync(path.join(root, `projects/-work-demo/${A}.jsonl`))],
-  ];
-  const seen: string[] = [];
-  for (const [what, change] of steps) {
-    change();
-    const kept = await runAndDump([root], db);
-    const rebuilt = await runAndDump([root], path.join(tmp(), 'fresh.duckdb'));
-    assert.deepEqual(kept.dump, rebuilt.dump, what);
-    seen.push(kept.dump.chains.map((c) => `${c.chain_id === A ? 'A' : 'B'}:${c.compactions}`).join(' '));
-  }
+  const seen = await resumeSteps(sessionA(true), sessionB(60, true), sessionA(true).length, 'B\'s copy is the compaction now', perChain('compactions'));
   assert.deepEqual(seen, ['A:1', 'A:1 B:0', 'A:1 B:0', 'B:1']);
 });
 
@@ -184,7 +179,7 @@ test('an append run gives a resumed session back the compaction it copied when t
     const kept = await runAndDump([root], db);
     const rebuilt = await runAndDump([root], path.join(tmp(), 'fresh.duckdb'));
     assert.deepEqual(kept.dump, rebuilt.dump, what);
-    seen.push(kept.dump.chains.map((c) => `${c.chain_id === A ? 'A' : 'B'}:${c.compactions}`).join(' '));
+    seen.push(perChain('compactions')(kept.dump));
   }
   assert.deepEqual(seen, ['A:1 B:0', 'B:1']);
 });
@@ -269,25 +264,7 @@ test('a resumed session\'s copy of a round opened by a request (no prompt before
 });
 
 test('an append run counts a resumed session\'s rounds as a rebuilt store does: B added after A, then appended to, then A gone', async () => {
-  const root = writeCorpus({ [`projects/-work-demo/${A}.jsonl`]: listedA() });
-  const db = path.join(tmp(), 's.duckdb');
-  const b = listedB(60);
-  const copied = listedA().length;
-  const fileB = path.join(root, `projects/-work-demo/${B}.jsonl`);
-  const steps: [string, () => void][] = [
-    ['A alone', () => {}],
-    ['B added, its copies only', () => writeFileSync(fileB, b.slice(0, copied).map((l) => JSON.stringify(l) + '\n').join(''))],
-    ['B appended to', () => appendFileSync(fileB, b.slice(copied).map((l) => JSON.stringify(l) + '\n').join(''))],
-    ['A gone: B\'s copied prompts are its rounds now', () => rmSync(path.join(root, `projects/-work-demo/${A}.jsonl`))],
-  ];
-  const seen: string[] = [];
-  for (const [what, change] of steps) {
-    change();
-    const kept = await runAndDump([root], db);
-    const rebuilt = await runAndDump([root], path.join(tmp(), 'fresh.duckdb'));
-    assert.deepEqual(kept.dump, rebuilt.dump, what);
-    seen.push(kept.dump.chains.map((c) => `${c.chain_id === A ? 'A' : 'B'}:${c.rounds}`).join(' '));
-  }
+  const seen = await resumeSteps(listedA(), listedB(60), listedA().length, 'B\'s copied prompts are its rounds now', perChain('rounds'));
   assert.deepEqual(seen, ['A:2', 'A:2 B:0', 'A:2 B:1', 'B:3']);
 });
 
@@ -306,7 +283,7 @@ test('an append run gives a resumed session back the round it copied when the ea
     const kept = await runAndDump([root], db);
     const rebuilt = await runAndDump([root], path.join(tmp(), 'fresh.duckdb'));
     assert.deepEqual(kept.dump, rebuilt.dump, what);
-    seen.push(kept.dump.chains.map((c) => `${c.chain_id === A ? 'A' : 'B'}:${c.rounds}`).join(' '));
+    seen.push(perChain('rounds')(kept.dump));
   }
   assert.deepEqual(seen, ['A:1 B:1', 'B:2']);
 });
