@@ -1,0 +1,75 @@
+/**
+ * SPEC §4's headline: the cross-tab says in which cells skill_listing attachments per chain equal
+ * rounds per chain. A hand-made v2.1 session whose answer is worked out on paper:
+ * - lost × yes: `l1` (2 rounds, 2 listings) and `l2` (1 round, 1 listing): equal, 2 of 2;
+ * - resolved × yes: `r1` (2 rounds, a listing in round 1 only): 0 of 1;
+ * - resolved × no: `r2` (1 round, 0 listings): 0 of 1 (no listing is no evidence of the pattern);
+ * - unknown × no: the main thread (1 round, no listing);
+ * - lost × no and unknown × yes hold no chain: no cell, and no line claims anything of them.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { assistant, cli, userPrompt, writeCorpus } from '../helpers/corpus.js';
+
+const S = '5e551011-0000-4000-8000-00000000c4ed';
+const at = (s: number) => new Date(Date.UTC(2026, 0, 5, 9, 0, s)).toISOString();
+const spawn = (id: string, type: string) => ({ type: 'tool_use', id, name: 'Agent', input: { description: 'd', prompt: `p ${id}`, subagent_type: type, name: id } });
+const listing = (id: string, s: number, text = 'skills: a, b, c') => ({
+  type: 'attachment', sessionId: S, timestamp: at(s), uuid: `att-${id}-${s}`, isSidechain: true, agentId: id,
+  attachment: { type: 'skill_listing', content: text },
+});
+/** a subagent of `rounds` rounds, with a skill listing in the rounds `withListing` names */
+function agent(id: string, s: number, rounds: number, withListing: number[]): object[] {
+  const lines: object[] = [];
+  for (let k = 1; k <= rounds; k++) {
+    const t = s + 3 * k;
+    lines.push(userPrompt(S, at(t), `round ${k}`, id));
+    if (withListing.includes(k)) lines.push(listing(id, t));
+    lines.push(assistant({ session: S, msg: `msg_${id}_${k}`, t: at(t + 1), u: { in: 3, w5: 100, r: 50 * k, out: 2 }, agentId: id }));
+  }
+  return lines;
+}
+const sub = (id: string) => `projects/-work-demo/${S}/subagents/agent-${id}`;
+
+const dir = writeCorpus({
+  [`projects/-work-demo/${S}.jsonl`]: [
+    userPrompt(S, at(0), 'plan it'),
+    assistant({ session: S, msg: 'msg_main', t: at(1), u: { in: 5, w5: 500, out: 9 }, content: [spawn('tu_l1', 'p:planner'), spawn('tu_l2', 'p:reviewer'), spawn('tu_r1', 'Explore'), spawn('tu_r2', 'Explore')] }),
+  ],
+  [`${sub('l1')}.jsonl`]: agent('l1', 10, 2, [1, 2]),
+  [`${sub('l1')}.meta.json`]: JSON.stringify({ agentType: 'planner', toolUseId: 'tu_l1' }),
+  [`${sub('l2')}.jsonl`]: agent('l2', 20, 1, [1]),
+  [`${sub('l2')}.meta.json`]: JSON.stringify({ agentType: 'reviewer', toolUseId: 'tu_l2' }),
+  [`${sub('r1')}.jsonl`]: agent('r1', 30, 2, [1]),
+  [`${sub('r1')}.meta.json`]: JSON.stringify({ agentType: 'Explore', toolUseId: 'tu_r1' }),
+  [`${sub('r2')}.jsonl`]: agent('r2', 40, 1, []),
+  [`${sub('r2')}.meta.json`]: JSON.stringify({ agentType: 'Explore', toolUseId: 'tu_r2' }),
+});
+
+test('headline: listings per chain = rounds per chain is said of the cells where every chain matches, and of no empty cell', () => {
+  const j = cli(['crosstab', dir, '--db', ':memory:', '--timezone', 'UTC', '--json']);
+  assert.equal(j.code, 0, j.stderr);
+  const x = JSON.parse(j.stdout);
+  assert.deepEqual([x.rows, x.cols], [['lost', 'resolved', 'unknown'], ['no', 'yes']]);
+  assert.deepEqual(x.attachments_equal_rounds, [
+    { row: 'lost', col: 'yes', chains: 2, matching: 2, equal: true },
+    { row: 'resolved', col: 'no', chains: 1, matching: 0, equal: false },
+    { row: 'resolved', col: 'yes', chains: 1, matching: 0, equal: false },
+    { row: 'unknown', col: 'no', chains: 1, matching: 0, equal: false },
+  ]);
+  const cell = (row: string | null, col: string | null) => x.cells.find((c: any) => c.row === row && c.col === col)?.value;
+  assert.equal(cell('lost', 'no'), undefined);
+  assert.equal(cell('unknown', 'yes'), undefined);
+  assert.deepEqual([cell('lost', null), cell('resolved', null), cell('unknown', null), cell(null, 'no'), cell(null, 'yes'), cell(null, null)], [2, 2, 1, 2, 3, 5]);
+
+  const t = cli(['crosstab', dir, '--db', ':memory:', '--timezone', 'UTC']);
+  assert.equal(t.code, 0, t.stderr);
+  assert.match(t.stdout, /^ {2}lost × yes: yes — 2 of 2 chains$/m);
+  assert.match(t.stdout, /^ {2}resolved × yes: no — 0 of 1 chain$/m);
+  assert.match(t.stdout, /^ {2}resolved × no: no — 0 of 1 chain$/m);
+  assert.doesNotMatch(t.stdout, /lost × no|unknown × yes/);
+
+  // by rounds and skill_listing count: the diagonal cells are the matching ones
+  const r = JSON.parse(cli(['crosstab', dir, '--db', ':memory:', '--timezone', 'UTC', '--rows', 'rounds', '--cols', 'skill_listing', '--kind', 'subagent', '--json']).stdout);
+  assert.deepEqual(r.attachments_equal_rounds.map((e: any) => [e.row, e.col, e.chains, e.equal]), [[1, 0, 1, false], [1, 1, 1, true], [2, 1, 1, false], [2, 2, 1, true]]);
+});
