@@ -187,20 +187,26 @@ export const crosstabCommand: Command = {
   describe: 'any two chain dimensions against each other, any measure, with totals (SPEC §4)',
   options: (y) =>
     withParquet(withLogOptions(y))
-      .option('rows', { type: 'string', default: 'definition', describe: 'dimension of the rows (agent_type, namespaced, model, project, session, day, ttl, has_skill_listing, skill_listing, rounds_bucket, definition, rounds, kind)' })
-      .option('cols', { type: 'string', default: 'has_skill_listing', describe: 'dimension of the columns' })
+      .option('rows', { type: 'string', defaultDescription: 'definition', describe: 'dimension of the rows (agent_type, namespaced, model, project, session, day, ttl, has_skill_listing, skill_listing, rounds_bucket, definition, rounds, kind)' })
+      .option('cols', { type: 'string', defaultDescription: 'has_skill_listing', describe: 'dimension of the columns (definition when --rows is has_skill_listing)' })
       .option('measure', { type: 'string', default: 'chains', describe: 'chains, requests, weight, usd, write_read_ratio, hit_ratio, reattachments' })
       .option('kind', { choices: ['all', 'main', 'subagent', 'subagents'], default: 'all', describe: 'which chains: all, main threads, or subagents (v1.x sidechains included; subagent and subagents are one)' }),
   async run(argv, io) {
     // a misspelt dimension or measure is said before the logs are read (it was said after a whole ingest)
-    parseDimension(String(argv.rows), '--rows');
-    parseDimension(String(argv.cols), '--cols');
+    // one dimension given: the other is the SPEC §4 table's other one (--rows has_skill_listing alone
+    // is that table transposed; it was an error, the default --cols being has_skill_listing too)
+    const given = (v: unknown, flag: string) => (v === undefined ? null : parseDimension(String(v), flag));
+    const rowsGiven = given(argv.rows, '--rows');
+    const colsGiven = given(argv.cols, '--cols');
+    const rows = rowsGiven ?? (colsGiven === 'definition' ? 'has_skill_listing' : 'definition');
+    const cols = colsGiven ?? (rows === 'has_skill_listing' ? 'definition' : 'has_skill_listing');
+    if (rows === cols) throw new UsageError(`--rows and --cols are both ${rows}`, 'a cross-tab needs two different dimensions');
     parseMeasure(String(argv.measure));
     const { source, defaults } = await openSource(argv, io);
     try {
       const result = await crosstab(source, {
-        rows: String(argv.rows),
-        cols: String(argv.cols),
+        rows,
+        cols,
         measure: String(argv.measure),
         timezone: defaults.tz as string,
         since: defaults.since as string | null,

@@ -73,3 +73,22 @@ test('headline: listings per chain = rounds per chain is said of the cells where
   const r = JSON.parse(cli(['crosstab', dir, '--db', ':memory:', '--timezone', 'UTC', '--rows', 'rounds', '--cols', 'skill_listing', '--kind', 'subagent', '--json']).stdout);
   assert.deepEqual(r.attachments_equal_rounds.map((e: any) => [e.row, e.col, e.chains, e.equal]), [[1, 0, 1, false], [1, 1, 1, true], [2, 1, 1, false], [2, 2, 1, true]]);
 });
+
+test('one dimension given: the other is the SPEC §4 table\'s other one, so --rows has_skill_listing (or --cols definition) is that table transposed, not an error', () => {
+  const dims = (args: string[]) => {
+    const r = cli(['crosstab', dir, '--db', ':memory:', '--timezone', 'UTC', '--json', ...args]);
+    assert.equal(r.code, 0, r.stderr);
+    const x = JSON.parse(r.stdout);
+    return [x.rows_dimension, x.cols_dimension];
+  };
+  assert.deepEqual(dims([]), ['definition', 'has_skill_listing']);
+  assert.deepEqual(dims(['--rows', 'has_skill_listing']), ['has_skill_listing', 'definition']);
+  assert.deepEqual(dims(['--rows', 'Has-Skill-Listing']), ['has_skill_listing', 'definition']);
+  assert.deepEqual(dims(['--cols', 'definition']), ['has_skill_listing', 'definition']);
+  assert.deepEqual(dims(['--rows', 'agent_type']), ['agent_type', 'has_skill_listing']);
+  assert.deepEqual(dims(['--cols', 'model']), ['definition', 'model']);
+  // both given and the same: a one-line error, exit 2
+  const same = cli(['crosstab', dir, '--db', ':memory:', '--rows', 'model', '--cols', 'Model']);
+  assert.equal(same.code, 2);
+  assert.match(same.stderr, /^cachelens: --rows and --cols are both model \(a cross-tab needs two different dimensions\)\n$/);
+});
