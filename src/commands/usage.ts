@@ -50,6 +50,6 @@ export const blocksCommand: Command = {
     withAnswers(argv, io, async (ctx) => {
       const result = await ctx.store.boundedMemory(() => blocks(ctx.store, ctx.filters), { mb: QUERY_MEMORY_MB });
       const line = await filtersLineOf(ctx, result.blocks.some((b) => b.requests > 0));
-      return { json: { ...result, filters: ctx.filters }, text: line + formatBlocks(result.blocks, io.color) };
+      return { json: { ...result, filters: ctx.filters }, text: line + formatBlocks(result.blocks, io.color, ctx.filters.timezone) };
     }),
 };

@@ -22,3 +22,18 @@ export function compareDays(a: string, b: string): number {
   const [ra, rb] = [a.slice(-6), b.slice(-6)];
   return ra < rb ? -1 : ra > rb ? 1 : 0;
 }
+
+/**
+ * An instant's day and minute in a time zone, as sessions write theirs ('YYYY-MM-DD', 'HH:MM'; a
+ * year beyond 0000–9999 in the expanded form isoDay writes). The zone's offset at that instant is
+ * Intl's, added to the UTC time.
+ * Example: localDayMinute(Date.parse('2026-03-01T21:00:00Z'), 'Asia/Kolkata') = ['2026-03-02', '02:30'].
+ */
+export function localDayMinute(ms: number, timezone: string): [string, string] {
+  const name = new Intl.DateTimeFormat('en-US', { timeZone: timezone, timeZoneName: 'longOffset' }).formatToParts(new Date(ms)).find((p) => p.type === 'timeZoneName')?.value ?? 'GMT';
+  const m = /^GMT([+-])(\d\d):(\d\d)(?::(\d\d))?$/.exec(name);
+  const offset = m ? (m[1] === '-' ? -1 : 1) * ((Number(m[2]) * 60 + Number(m[3])) * 60 + Number(m[4] ?? 0)) * 1000 : 0;
+  const iso = new Date(ms + offset).toISOString();
+  const t = iso.indexOf('T');
+  return [iso.slice(0, t), iso.slice(t + 1, t + 6)];
+}

@@ -2,6 +2,7 @@
 import type { Block } from '../analyses/blocks.js';
 import type { SessionRow } from '../analyses/sessions.js';
 import type { Quality, SummaryResult, Totals } from '../analyses/summary.js';
+import { localDayMinute } from '../format/days.js';
 import { type Column, clean, int, table, usd } from '../format/table.js';
 import { counted } from './units.js';
 
@@ -83,10 +84,15 @@ function dayAndMinute(iso: string): [string, string] {
   return [iso.slice(0, t), iso.slice(t + 1, t + 6)];
 }
 
-export function formatBlocks(blocks: Block[], color = false): string {
+/**
+ * `timezone`: the zone the table shows starts and ends in (the run's `--timezone`), named in the
+ * header; the windows stay UTC hours (a zone half an hour off shows them at :30). Without it, UTC.
+ */
+export function formatBlocks(blocks: Block[], color = false, timezone?: string): string {
+  const at = (iso: string) => (timezone ? localDayMinute(Date.parse(iso), timezone) : dayAndMinute(iso));
   return table(
-    [{ header: 'block start (UTC)' }, { header: 'end' }, { header: 'requests', align: 'num' }, { header: 'tokens', align: 'num' }, { header: 'weight', align: 'num' }, { header: 'USD', align: 'num' }, { header: 'models' }],
-    blocks.map((b) => [dayAndMinute(b.start).join(' ') + (b.active ? ' (active)' : ''), dayAndMinute(b.end)[1], b.requests, b.tokens, ...costCells(b), b.models.join(', ')]),
+    [{ header: `block start (${timezone ?? 'UTC'})` }, { header: 'end' }, { header: 'requests', align: 'num' }, { header: 'tokens', align: 'num' }, { header: 'weight', align: 'num' }, { header: 'USD', align: 'num' }, { header: 'models' }],
+    blocks.map((b) => [at(b.start).join(' ') + (b.active ? ' (active)' : ''), at(b.end)[1], b.requests, b.tokens, ...costCells(b), b.models.join(', ')]),
     { color, title: '5-hour blocks' },
   );
 }

@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import { appendFileSync, existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { TOKEN_FIELDS, formBlocks, type HourRow } from '../../src/analyses/blocks.js';
+import { localDayMinute } from '../../src/format/days.js';
 import { assistant, cli, tempDir, writeCorpus } from '../helpers/corpus.js';
 
 const H = 3_600_000;
@@ -220,4 +221,33 @@ test('blocks --json gives each block its token fields, the same from a cold run,
   assert.equal(append.blocks.length, 3);
   assert.deepEqual(append, run('blocks', ':memory:'), 'the append run as a store built afresh');
   assert.deepEqual(run('blocks'), append, 'warm after it');
+});
+
+test('blocks through the CLI: --timezone moves the times the table shows, not the windows; --json stays in UTC', () => {
+  const dir = writeCorpus({
+    'p/s1.jsonl': [
+      assistant({ session: 's1', msg: 'a1', t: '2026-03-01T21:10:00Z', u: { in: 10 } }),
+      assistant({ session: 's1', msg: 'a2', t: '2026-03-02T02:00:00Z', u: { in: 10 } }),
+    ],
+  });
+  const text = (tz: string) => {
+    const r = cli(['blocks', dir, '--db', ':memory:', '--timezone', tz]);
+    assert.equal(r.code, 0, r.stderr);
+    return r.stdout;
+  };
+  // the windows are 21:00–02:00 and 02:00–07:00 UTC; Kolkata is UTC+5:30, so they show a day later at 02:30 and 07:30
+  assert.match(text('UTC'), /^block start \(UTC\)/m);
+  assert.match(text('UTC'), /^2026-03-01 21:00 +02:00 /m);
+  assert.match(text('UTC'), /^2026-03-02 02:00 +07:00 /m);
+  const k = text('Asia/Kolkata');
+  assert.match(k, /^block start \(Asia\/Kolkata\)/m);
+  assert.match(k, /^2026-03-02 02:30 +07:30 /m);
+  assert.match(k, /^2026-03-02 07:30 +12:30 /m);
+  const j = JSON.parse(cli(['blocks', dir, '--db', ':memory:', '--timezone', 'Asia/Kolkata', '--json']).stdout);
+  assert.deepEqual(j.blocks.map((b: any) => [b.start, b.end]), [
+    ['2026-03-01T21:00:00.000Z', '2026-03-02T02:00:00.000Z'],
+    ['2026-03-02T02:00:00.000Z', '2026-03-02T07:00:00.000Z'],
+  ]);
+  // the day as sessions write theirs, a year past 9999 too
+  assert.deepEqual(localDayMinute(Date.parse('9999-12-31T23:00:00Z'), 'Asia/Tokyo'), ['+010000-01-01', '08:00']);
 });
