@@ -4,7 +4,7 @@ import { sessions } from '../analyses/sessions.js';
 import { summary } from '../analyses/summary.js';
 import { formatBlocks, formatSessions, formatSummary } from '../reporters/summary.js';
 import { QUERY_MEMORY_MB, SUMMARY_MEMORY_MB } from '../store/store.js';
-import { type Command, filtersLineOf, withAnswers, withLogOptions } from './command.js';
+import { type Command, filtersLineOf, numberOption, wholeNumber, withAnswers, withLogOptions } from './command.js';
 
 // Each answers from the store's remembered results (or the answers kept beside it: withAnswers), or
 // runs its bundled queries within QUERY_MEMORY_MB (summary: SUMMARY_MEMORY_MB) when an ingest has
@@ -32,14 +32,17 @@ export const summaryCommand: Command = {
 export const sessionsCommand: Command = {
   command: 'sessions [paths..]',
   describe: 'one row per session, most expensive first',
-  options: withLogOptions,
-  run: (argv, io) =>
-    withAnswers(argv, io, async (ctx) => {
+  options: (y) => withLogOptions(y).option('top', { type: 'string', requiresArg: true, describe: 'rows of the table, the most expensive sessions, at least 1 (default: all; --json lists all)' }),
+  run: (argv, io) => {
+    // as anatomy's --top: checked before the logs are read, and it cuts the table, not --json
+    const limit = numberOption(argv, 'top', Infinity, 'a whole number of sessions, at least 1', (n) => wholeNumber(n) && n >= 1);
+    return withAnswers(argv, io, async (ctx) => {
       const result = await ctx.store.boundedMemory(() => sessions(ctx.store, ctx.filters), { mb: QUERY_MEMORY_MB });
       const line = await filtersLineOf(ctx, result.sessions.length > 0);
       // the filters echoed as summary's are (they were in no output of sessions, blocks or anatomy)
-      return { json: { ...result, filters: ctx.filters }, text: line + formatSessions(result.sessions, io.color, ctx.filters.timezone) };
-    }),
+      return { json: { ...result, filters: ctx.filters }, text: line + formatSessions(result.sessions, io.color, ctx.filters.timezone, limit) };
+    });
+  },
 };
 
 export const blocksCommand: Command = {

@@ -68,13 +68,18 @@ export function shortIds(ids: readonly string[], min = 8): string[] {
   return ids.map((id) => id.slice(0, length.get(id)));
 }
 
-/** `timezone`: the zone `first` and `last` are in (the run's `--timezone`), named in the title as `By day` names it. */
-export function formatSessions(rows: SessionRow[], color = false, timezone?: string): string {
-  const ids = shortIds(rows.map((s) => s.session_id));
+/**
+ * `timezone`: the zone `first` and `last` are in (the run's `--timezone`), named in the title as `By day` names it.
+ * `limit`: the rows shown (`--top`), the first of the list; a cut list says `top N of M` in its title, as anatomy's do.
+ */
+export function formatSessions(rows: SessionRow[], color = false, timezone?: string, limit = Infinity): string {
+  const shown = rows.slice(0, limit);
+  const ids = shortIds(shown.map((s) => s.session_id));
+  const notes = [...(shown.length < rows.length ? [`top ${shown.length} of ${int(rows.length)}`] : []), ...(timezone ? [`first and last in ${timezone}`] : [])];
   return table(
     [{ header: 'session' }, { header: 'project' }, { header: 'first' }, { header: 'last' }, { header: 'chains', align: 'num' }, ...TOKEN_COLS],
-    rows.map((s, i) => [ids[i]!, s.project, s.first, s.last, s.chains, s.requests, s.input, s.output, s.cache_write_5m, s.cache_write_1h, s.cache_read, ...costCells(s)]),
-    { color, title: timezone ? `Sessions (first and last in ${timezone})` : 'Sessions' },
+    shown.map((s, i) => [ids[i]!, s.project, s.first, s.last, s.chains, s.requests, s.input, s.output, s.cache_write_5m, s.cache_write_1h, s.cache_read, ...costCells(s)]),
+    { color, title: notes.length > 0 ? `Sessions (${notes.join('; ')})` : 'Sessions' },
   );
 }
 

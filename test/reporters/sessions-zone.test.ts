@@ -37,3 +37,22 @@ test('sessions cuts each id at 8 characters, or as many more as tell it from ano
   assert.match(text, /^44444444-4444-4444-4444-4 /m);
   assert.match(text, /^44444444-4444-4444-4444-9 /m);
 });
+
+test('sessions --top N lists the N most expensive, its title saying (top N of M); --json keeps them all, as anatomy\'s --top does; a bad N is a one-line error', () => {
+  const db = join(tempDir('sessions-top'), 's.duckdb');
+  const all = JSON.parse(cli(['sessions', SAMPLE, '--db', db, '--timezone', 'UTC', '--json']).stdout).sessions as { session_id: string }[];
+  assert.ok(all.length > 3);
+  const r = cli(['sessions', SAMPLE, '--db', db, '--timezone', 'UTC', '--top', '3']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, new RegExp(`^Sessions \\(top 3 of ${all.length}; first and last in UTC\\)$`, 'm'));
+  const listed = r.stdout.split('\n').filter((l) => /^[0-9a-f]{8}/.test(l)).map((l) => l.split(' ')[0]!);
+  assert.deepEqual(listed, all.slice(0, 3).map((s) => s.session_id.slice(0, listed[0]!.length)));
+  assert.equal(JSON.parse(cli(['sessions', SAMPLE, '--db', db, '--timezone', 'UTC', '--top', '3', '--json']).stdout).sessions.length, all.length);
+  // as many as there are, or more: the whole list, its title as without --top
+  assert.match(cli(['sessions', SAMPLE, '--db', db, '--timezone', 'UTC', '--top', String(all.length)]).stdout, /^Sessions \(first and last in UTC\)$/m);
+  for (const bad of ['0', '-1', '2.5', 'x']) {
+    const b = cli(['sessions', SAMPLE, '--db', db, '--top', bad]);
+    assert.equal(b.code, 2, bad);
+    assert.match(b.stderr, new RegExp(`^cachelens: --top ${bad.replace('.', '\\.')}: expected a whole number of sessions, at least 1\\n$`));
+  }
+});
