@@ -71,6 +71,7 @@ test('headline: listings per chain = rounds per chain is said of the cells where
 
   // by rounds and skill_listing count: the diagonal cells are the matching ones
   const r = JSON.parse(cli(['crosstab', dir, '--db', ':memory:', '--timezone', 'UTC', '--rows', 'rounds', '--cols', 'skill_listing', '--kind', 'subagent', '--json']).stdout);
+  assert.deepEqual([r.rows, r.cols], [[1, 2], [0, 1, 2]], 'numbers, as docs/json.md says');
   assert.deepEqual(r.attachments_equal_rounds.map((e: any) => [e.row, e.col, e.chains, e.equal]), [[1, 0, 1, false], [1, 1, 1, true], [2, 1, 1, false], [2, 2, 1, true]]);
 });
 
