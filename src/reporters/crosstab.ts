@@ -9,6 +9,17 @@ import { type Cell, clean, fixed, int, pct, table, usd } from '../format/table.j
 /** Measures that cover priced requests only. */
 const PRICED = new Set<Measure>(['weight', 'usd', 'write_read_ratio']);
 
+/** What a cell shown as — means, per measure (its value is null). */
+const UNKNOWN: Record<Measure, string> = {
+  chains: 'where a cell has no chain',
+  requests: 'where a cell has no request',
+  reattachments: 'where a cell has no attachment',
+  weight: 'where a cell has no priced request',
+  usd: 'where a cell has no priced request',
+  write_read_ratio: 'where a cell read nothing (no priced cache read)',
+  hit_ratio: 'where a cell has no request',
+};
+
 /** Dimensions where the attachments-vs-rounds line is the point of the table. */
 const HEADLINE_DIMENSIONS = new Set(['definition', 'agent_type', 'has_skill_listing', 'skill_listing', 'namespaced', 'kind']);
 
@@ -39,7 +50,10 @@ export function formatCrosstab(r: CrosstabResult, color: boolean): string {
   const body: Cell[][] = [...r.rows, null].map((row) => [row === null ? 'total' : String(row), ...[...r.cols, null].map((col) => cell(row, col))]);
   const lines = [table(columns, body, { color, title: `${r.measure} by ${r.rows_dimension} and ${r.cols_dimension}` })];
   const unpriced = r.cells.find((c) => c.row === null && c.col === null)?.unpriced_requests ?? 0;
-  if (priced && unpriced > 0) lines.push(`+? ${int(unpriced)} requests of unpriced models are left out (— where a cell has no priced request)`);
+  // what a — says depends on the measure (it said 'no priced request' of a write:read whose cell was
+  // priced but read nothing, and nothing at all without unpriced requests)
+  const notes = [...(priced && unpriced > 0 ? [`+? ${int(unpriced)} requests of unpriced models are left out`] : []), ...(r.cells.some((c) => c.value === null) ? [`— ${UNKNOWN[r.measure]}`] : [])];
+  if (notes.length > 0) lines.push(notes.join('; '));
   // no cell, no heading: a crosstab of no chains prints the empty table alone
   if (r.attachments_equal_rounds.length > 0 && (HEADLINE_DIMENSIONS.has(r.rows_dimension) || HEADLINE_DIMENSIONS.has(r.cols_dimension))) {
     lines.push('', 'skill_listing attachments per chain = rounds per chain > 0 (every chain of the cell):');

@@ -93,3 +93,26 @@ test('one dimension given: the other is the SPEC §4 table\'s other one, so --ro
   assert.equal(same.code, 2);
   assert.match(same.stderr, /^cachelens: --rows and --cols are both model \(a cross-tab needs two different dimensions\)\n$/);
 });
+
+test('a "—" cell is explained by what it means for the measure: write:read of a cell that read nothing, hit ratio of a cell without requests', async () => {
+  const { formatCrosstab } = await import('../../src/reporters/crosstab.js');
+  const base = { rows_dimension: 'agent_type', cols_dimension: 'model', rows: ['a', 'b'], cols: ['m'], attachments_equal_rounds: [] } as const;
+  const cells = (a: number | null, unpriced = 0) => [
+    { row: 'a', col: 'm', value: a, unpriced_requests: 0 }, { row: 'b', col: 'm', value: 2, unpriced_requests: unpriced },
+    { row: 'a', col: null, value: a, unpriced_requests: 0 }, { row: 'b', col: null, value: 2, unpriced_requests: unpriced },
+    { row: null, col: 'm', value: 3, unpriced_requests: unpriced }, { row: null, col: null, value: 3, unpriced_requests: unpriced },
+  ];
+  // every request priced, a chain type that only wrote: its write:read is no number, and the table says why
+  const wr = formatCrosstab({ ...base, measure: 'write_read_ratio', cells: cells(null) } as never, false);
+  assert.match(wr, /^a +— +—$/m);
+  assert.match(wr, /^— where a cell read nothing \(no priced cache read\)$/m);
+  // with unpriced requests too: the +? note, and the same reading of —
+  const both = formatCrosstab({ ...base, measure: 'write_read_ratio', cells: cells(null, 4) } as never, false);
+  assert.match(both, /^\+\? 4 requests of unpriced models are left out; — where a cell read nothing \(no priced cache read\)$/m);
+  // USD: — is a cell with no priced request
+  assert.match(formatCrosstab({ ...base, measure: 'usd', cells: cells(null, 4) } as never, false), /^\+\? 4 requests of unpriced models are left out; — where a cell has no priced request$/m);
+  // hit ratio: — is a cell of chains without requests (no prompt tokens)
+  assert.match(formatCrosstab({ ...base, measure: 'hit_ratio', cells: cells(null) } as never, false), /^— where a cell has no request$/m);
+  // no —, no note
+  assert.doesNotMatch(formatCrosstab({ ...base, measure: 'hit_ratio', cells: cells(0.5) } as never, false), /^—/m);
+});
