@@ -53,12 +53,13 @@ export type Dimension = keyof typeof DIMENSIONS;
 /** SQL of each measure over the per-chain rows of a group. */
 export const MEASURES = {
   chains: 'count(*)',
-  requests: 'sum(requests)',
+  // of no chain (a filter that matches nothing) 0, not unknown (a sum of nothing is NULL)
+  requests: 'coalesce(sum(requests), 0)',
   weight: 'sum(weight::DECIMAL(38, 15))::DOUBLE',
   usd: 'sum(usd::DECIMAL(38, 15))::DOUBLE',
   write_read_ratio: 'sum(write_weight) / nullif(sum(read_weight), 0)',
   hit_ratio: 'sum(read_tokens) / nullif(sum(prompt_tokens), 0)',
-  reattachments: 'sum(reattachments)',
+  reattachments: 'coalesce(sum(reattachments), 0)',
 } as const;
 export type Measure = keyof typeof MEASURES;
 

@@ -116,3 +116,20 @@ test('a "—" cell is explained by what it means for the measure: write:read of 
   // no —, no note
   assert.doesNotMatch(formatCrosstab({ ...base, measure: 'hit_ratio', cells: cells(0.5) } as never, false), /^—/m);
 });
+
+test('an empty scope (a filter that matches nothing) is a total of 0 chains, 0 requests and 0 re-attachments, not unknown; its weight, USD and ratios are unknown', () => {
+  const value = (measure: string, extra: string[]) => {
+    const r = cli(['crosstab', dir, '--db', ':memory:', '--timezone', 'UTC', '--json', '--measure', measure, ...extra]);
+    assert.equal(r.code, 0, r.stderr);
+    const x = JSON.parse(r.stdout);
+    assert.deepEqual([x.rows, x.cols, x.cells.length, x.attachments_equal_rounds], [[], [], 1, []], measure);
+    return x.cells[0].value;
+  };
+  for (const extra of [['--project', 'nomatch'], ['--since', '2030-01-01'], ['--until', '2020-01-01']]) {
+    assert.deepEqual(['chains', 'requests', 'reattachments'].map((m) => value(m, extra)), [0, 0, 0], extra.join(' '));
+    assert.deepEqual(['weight', 'usd', 'write_read_ratio', 'hit_ratio'].map((m) => value(m, extra)), [null, null, null, null], extra.join(' '));
+  }
+  const t = cli(['crosstab', dir, '--db', ':memory:', '--measure', 'requests', '--project', 'nomatch']);
+  assert.match(t.stdout, /^total +0$/m);
+  assert.doesNotMatch(t.stdout, /—/);
+});
