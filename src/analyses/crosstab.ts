@@ -116,6 +116,8 @@ export interface CrosstabResult {
   rows_dimension: Dimension;
   cols_dimension: Dimension;
   measure: Measure;
+  /** the chains counted (--kind) */
+  kind: 'all' | 'main' | 'subagent';
   rows: DimValue[];
   cols: DimValue[];
   cells: CrosstabCell[];
@@ -215,7 +217,7 @@ export async function crosstab(source: SqlSource, o: CrosstabOptions): Promise<C
   const key = (v: DimValue | null, order: DimValue[]) => (v === null ? order.length : order.indexOf(v));
   cells.sort((a, b) => key(a.row, rows) - key(b.row, rows) || key(a.col, cols) - key(b.col, cols));
   equal.sort((a, b) => key(a.row, rows) - key(b.row, rows) || key(a.col, cols) - key(b.col, cols));
-  return { rows_dimension: rowsDim, cols_dimension: colsDim, measure, rows, cols, cells, attachments_equal_rounds: equal };
+  return { rows_dimension: rowsDim, cols_dimension: colsDim, measure, kind: o.kind ?? 'all', rows, cols, cells, attachments_equal_rounds: equal };
 }
 
 function sortValues(values: DimValue[], dim: Dimension): DimValue[] {

@@ -20,6 +20,9 @@ const UNKNOWN: Record<Measure, string> = {
   hit_ratio: 'where a cell has no request',
 };
 
+/** The title's note of --kind (it was said nowhere, in the text or in --json). */
+const KIND_ONLY: Record<string, string> = { main: ', main threads only', subagent: ', subagents only' };
+
 /** Dimensions where the attachments-vs-rounds line is the point of the table. */
 const HEADLINE_DIMENSIONS = new Set(['definition', 'agent_type', 'has_skill_listing', 'skill_listing', 'namespaced', 'kind']);
 
@@ -48,7 +51,7 @@ export function formatCrosstab(r: CrosstabResult, color: boolean): string {
     { header: 'total', align: 'num' as const },
   ];
   const body: Cell[][] = [...r.rows, null].map((row) => [row === null ? 'total' : String(row), ...[...r.cols, null].map((col) => cell(row, col))]);
-  const lines = [table(columns, body, { color, title: `${r.measure} by ${r.rows_dimension} and ${r.cols_dimension}` })];
+  const lines = [table(columns, body, { color, title: `${r.measure} by ${r.rows_dimension} and ${r.cols_dimension}${KIND_ONLY[r.kind] ?? ''}` })];
   const unpriced = r.cells.find((c) => c.row === null && c.col === null)?.unpriced_requests ?? 0;
   // what a — says depends on the measure (it said 'no priced request' of a write:read whose cell was
   // priced but read nothing, and nothing at all without unpriced requests)

@@ -133,3 +133,16 @@ test('an empty scope (a filter that matches nothing) is a total of 0 chains, 0 r
   assert.match(t.stdout, /^total +0$/m);
   assert.doesNotMatch(t.stdout, /—/);
 });
+
+test('--kind is said: the title names main threads or subagents only, and --json echoes kind', () => {
+  const run = (args: string[]) => {
+    const r = cli(['crosstab', dir, '--db', ':memory:', '--timezone', 'UTC', ...args]);
+    assert.equal(r.code, 0, r.stderr);
+    return r.stdout;
+  };
+  assert.match(run([]), /^chains by definition and has_skill_listing$/m);
+  assert.match(run(['--kind', 'subagents']), /^chains by definition and has_skill_listing, subagents only$/m);
+  assert.match(run(['--kind', 'main', '--measure', 'usd']), /^usd by definition and has_skill_listing, main threads only$/m);
+  assert.deepEqual(['all', 'main', 'subagent', 'subagents'].map((k) => JSON.parse(run(['--kind', k, '--json'])).kind), ['all', 'main', 'subagent', 'subagent']);
+  assert.equal(JSON.parse(run(['--json'])).kind, 'all');
+});
