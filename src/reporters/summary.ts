@@ -74,7 +74,8 @@ export function shortIds(ids: readonly string[], min = 8): string[] {
  */
 export function formatSessions(rows: SessionRow[], color = false, timezone?: string, limit = Infinity): string {
   const shown = rows.slice(0, limit);
-  const ids = shortIds(shown.map((s) => s.session_id));
+  // cut from every session's: a shown id stays unique among those left out too (replay session takes it)
+  const ids = shortIds(rows.map((s) => s.session_id));
   const notes = [...(shown.length < rows.length ? [`top ${shown.length} of ${int(rows.length)}`] : []), ...(timezone ? [`first and last in ${timezone}`] : [])];
   return table(
     [{ header: 'session' }, { header: 'project' }, { header: 'first' }, { header: 'last' }, { header: 'chains', align: 'num' }, ...TOKEN_COLS],

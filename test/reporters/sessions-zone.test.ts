@@ -36,6 +36,10 @@ test('sessions cuts each id at 8 characters, or as many more as tell it from ano
   const text = formatSessions([row('44444444-4444-4444-4444-444444444444'), row('44444444-4444-4444-4444-999999999999')] as never);
   assert.match(text, /^44444444-4444-4444-4444-4 /m);
   assert.match(text, /^44444444-4444-4444-4444-9 /m);
+  // cut by --top, a shown id is still told from the ids left out (it is what replay session takes)
+  const top = formatSessions([row('44444444-4444-4444-4444-444444444444'), row('44444444-4444-4444-4444-999999999999')] as never, false, undefined, 1);
+  assert.match(top, /^44444444-4444-4444-4444-4 /m);
+  assert.doesNotMatch(top, /^44444444-4444-4444-4444-9/m);
 });
 
 test('sessions --top N lists the N most expensive, its title saying (top N of M); --json keeps them all, as anatomy\'s --top does; a bad N is a one-line error', () => {
