@@ -6,13 +6,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { CONDENSE, corpus, repoRoot, tmp } from './helpers.js';
 
 const cli = path.join(repoRoot, 'dist/cli.js');
 
-function holder(db: string): Promise<ChildProcess> {
-  const p = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'test/store/hold-store.ts'), db], { cwd: repoRoot, stdio: ['pipe', 'pipe', 'inherit'] });
+function holder(db: string, env: Record<string, string> = {}): Promise<ChildProcess> {
+  const p = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'test/store/hold-store.ts'), db], { cwd: repoRoot, stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, ...env } });
   return new Promise((resolve, reject) => {
     p.stdout!.on('data', (d: Buffer) => {
       if (d.toString().includes('holding')) resolve(p);
@@ -27,8 +29,8 @@ interface Ran {
   stderr: string;
 }
 
-function cachelens(args: string[], env: Record<string, string>, onStderr?: (text: string) => void): Promise<Ran> {
-  const p = spawn(process.execPath, [cli, ...args], { env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+function cachelens(args: string[], env: Record<string, string>, onStderr?: (text: string) => void, preload?: string): Promise<Ran> {
+  const p = spawn(process.execPath, [...(preload ? ['--import', pathToFileURL(preload).href] : []), cli, ...args], { env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -75,14 +77,34 @@ test('a second process waits for the first, saying nothing off a terminal (as no
   const alone = await cachelens(['summary', root, '--db', path.join(tmp(), 'alone.duckdb'), '--json'], {});
   assert.equal(alone.code, 0, alone.stderr);
 
-  const h = await holder(db);
-  // released a while after the second process starts (whether it has begun to wait then or not, it runs)
-  const release = setTimeout(() => h.stdin!.end(), 1500);
-  const r = await cachelens(['summary', root, '--db', db, '--json'], { CACHELENS_LOCK_WAIT: '120' });
-  clearTimeout(release);
-  h.stdin!.end();
+  // what happened, in order, in one file: the second process's opens of the store (open-probe.mjs:
+  // `locked` when refused, `opened`) and the holder's `releasing`, written before it lets go
+  const seen = path.join(tmp(), 'seen.txt');
+  const events = () => (existsSync(seen) ? readFileSync(seen, 'utf8').split('\n').filter(Boolean) : []);
+  const h = await holder(db, { HOLD_RELEASE_OUT: seen });
+  // released once the second process has been refused the store: so it has to wait, however long it takes to start
+  let released = false;
+  const watch = setInterval(() => {
+    if (!released && events().includes('locked')) {
+      released = true;
+      h.stdin!.end();
+    }
+  }, 20);
+  let r: Ran;
+  try {
+    r = await cachelens(['summary', root, '--db', db, '--json'], { CACHELENS_LOCK_WAIT: '120', OPEN_PROBE_OUT: seen, OPEN_PROBE_PATH: db }, undefined, path.join(repoRoot, 'test/store/open-probe.mjs'));
+  } finally {
+    clearInterval(watch);
+    h.stdin!.end();
+  }
+  assert.ok(released, `the second process never found the store held: ${JSON.stringify(events())}`);
+  const order = events();
+  const opened = order.indexOf('opened');
+  assert.ok(order[0] === 'locked', `refused first: ${JSON.stringify(order)}`);
+  assert.ok(opened > order.indexOf('releasing') && order.indexOf('releasing') > 0, `opened only after the holder let go: ${JSON.stringify(order)}`);
+  assert.deepEqual(new Set(order.slice(0, order.indexOf('releasing'))), new Set(['locked']), 'and only refused before');
   assert.equal(r.code, 0, r.stderr);
-  assert.equal(r.stderr, '');
+  assert.equal(r.stderr, '', 'nothing said of the wait off a terminal');
   assert.deepEqual(JSON.parse(r.stdout), JSON.parse(alone.stdout));
 });
 
