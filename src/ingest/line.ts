@@ -21,6 +21,14 @@ const usageBlock: SchemaObject = {
   speed: true,
 };
 
+/**
+ * The characters of a content block's `text` the projection keeps (project.ts, number schema): enough
+ * for Claude Code's `[Request interrupted by user for tool use]` (42), which userLineKind tells
+ * apart from a prompt; a longer text is its marker with its opening tag, so a text block costs no
+ * decoding past its first bytes.
+ */
+export const TEXT_KEPT = 64;
+
 export const LINE_SCHEMA: SchemaObject = {
   type: true,
   subtype: true,
@@ -39,7 +47,7 @@ export const LINE_SCHEMA: SchemaObject = {
     model: true,
     role: true,
     usage: usageBlock,
-    content: [{ type: true, id: true, name: true, tool_use_id: true, input: { subagent_type: true, name: true, prompt: true } }],
+    content: [{ type: true, text: TEXT_KEPT, id: true, name: true, tool_use_id: true, input: { subagent_type: true, name: true, prompt: true } }],
   },
   toolUseResult: { agentId: true, status: true },
   attachment: true,

@@ -6,7 +6,10 @@
  * does not name never becomes a string.
  *
  * A schema is `true` (take the whole value), an object of sub-schemas (take those keys of an
- * object value), or a one-element array `[schema]` (an array whose elements are projected).
+ * object value), a one-element array `[schema]` (an array whose elements are projected), or a
+ * number n (a string of at most n characters, kept; a longer one is the long string's marker, as
+ * below, decoded from no more than its opening: so a short text can be told without decoding every
+ * long one).
  * A value whose JSON type does not match its schema is reduced to a `Mismatch` marker: short
  * strings and scalars are kept as they are, long strings become LONG_STRING (with their opening
  * tag, if any: longStringOf), containers become
@@ -23,7 +26,7 @@
  * key a schema names is on its object, undefined where the line has none (shapeOf).
  */
 
-export type Schema = true | SchemaObject | [Schema];
+export type Schema = true | number | SchemaObject | [Schema];
 export interface SchemaObject {
   [key: string]: Schema;
 }
@@ -135,7 +138,7 @@ export function shaped(schema: SchemaObject): Record<string, unknown> {
 
 /** The compiled object schema a value under `s` needs: its own, or its elements' for an array. */
 function nestedOf(s: Schema): Compiled | null {
-  return s === true ? null : Array.isArray(s) ? nestedOf(s[0]) : compiled(s);
+  return s === true || typeof s === 'number' ? null : Array.isArray(s) ? nestedOf(s[0]) : compiled(s);
 }
 
 /** Project the JSON object in buf[start, end). Throws ProjectionError on malformed input. */
@@ -265,6 +268,11 @@ class Projector {
       (out as Record<string | number, unknown>)[key] = (c === LBRACE || c === LBRACKET) && j - i >= SHARED_MIN ? this.shared(i, j) : this.parse(i, j);
       return j;
     }
+    if (typeof schema === 'number') {
+      const j = this.skip(i);
+      (out as Record<string | number, unknown>)[key] = c === QUOTE ? this.bounded(i, j, schema) : this.mismatch(i, j);
+      return j;
+    }
     if (Array.isArray(schema)) {
       if (c === LBRACKET) {
         const arr: unknown[] = [];
@@ -309,6 +317,22 @@ class Projector {
     if (j - i - 2 > 6 * SHORT_STRING) return longStringOf(this.head(i, j));
     const s = this.parse(i, j) as string;
     return s.length > SHORT_STRING ? longStringOf(s) : s;
+  }
+
+  /**
+   * The string token in [i, j) under a number schema n: itself when it has at most n characters,
+   * else its marker (longStringOf). Its bytes bound its length (each character takes 1 to 6), so
+   * only a string of n to 6n bytes is decoded to be measured; a longer one that opens with neither
+   * `<` nor an escape is the bare marker without decoding any of it.
+   */
+  bounded(i: number, j: number, n: number): string {
+    const bytes = j - i - 2;
+    if (bytes > 6 * n) {
+      const c = this.buf[i + 1];
+      return c === 0x3c || c === BACKSLASH ? longStringOf(this.head(i, j)) : LONG_STRING;
+    }
+    const s = this.parse(i, j) as string;
+    return bytes <= n || s.length <= n ? s : longStringOf(s);
   }
 
   /**

@@ -26,6 +26,8 @@ type Frame =
 
 interface OpenString {
   mode: 'full' | 'mismatch' | 'skip';
+  /** the most characters a mismatched string keeps (SHORT_STRING, or a number schema's own) */
+  limit: number;
   slot: Slot | null;
   key: string | number;
   parts: string[];
@@ -177,7 +179,7 @@ export class StreamProjector {
     const { sub, slot, key } = this.slot();
     if (kind === 'string') {
       const mode = sub === undefined ? 'skip' : sub === true ? 'full' : 'mismatch';
-      this.str = { mode, slot, key, parts: [], length: 0 };
+      this.str = { mode, limit: typeof sub === 'number' ? sub : SHORT_STRING, slot, key, parts: [], length: 0 };
       return;
     }
     if (sub === undefined) {
@@ -202,7 +204,7 @@ export class StreamProjector {
   private stringChunk(s: string): void {
     const o = this.str;
     if (!o || o.mode === 'skip') return;
-    if (o.mode === 'mismatch' && o.length > SHORT_STRING) return;
+    if (o.mode === 'mismatch' && o.length > o.limit) return;
     o.parts.push(s);
     o.length += s.length;
   }
@@ -211,7 +213,7 @@ export class StreamProjector {
     const o = this.str;
     this.str = null;
     if (!o || o.mode === 'skip' || !o.slot) return;
-    const value = o.mode === 'mismatch' && o.length > SHORT_STRING ? longStringOf(o.parts.join('')) : o.parts.join('');
+    const value = o.mode === 'mismatch' && o.length > o.limit ? longStringOf(o.parts.join('')) : o.parts.join('');
     setKey(o.slot, o.key, value);
   }
 

@@ -24,7 +24,7 @@ import { ProjectionError } from '../../src/ingest/project.js';
  * `{type: "assistant", message: {id: "m1"}}` after parsing only `"assistant"` and `"m1"`.
  */
 
-export type Schema = true | SchemaObject | [Schema];
+export type Schema = true | number | SchemaObject | [Schema];
 export interface SchemaObject {
   [key: string]: Schema;
 }
@@ -141,6 +141,13 @@ class Projector {
     if (schema === true) {
       const j = this.skip(i);
       (out as Record<string | number, unknown>)[key] = this.parse(i, j);
+      return j;
+    }
+    // added with the number schema (a text block's first 64 characters): the whole string decoded, then measured
+    if (typeof schema === 'number') {
+      const j = this.skip(i);
+      const s = c === QUOTE ? (this.parse(i, j) as string) : null;
+      (out as Record<string | number, unknown>)[key] = s === null ? this.mismatch(i, j) : s.length <= schema ? s : longString(s);
       return j;
     }
     if (Array.isArray(schema)) {

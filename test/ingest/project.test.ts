@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { LINE_SCHEMA } from '../../src/ingest/line.js';
+import { LINE_SCHEMA, TEXT_KEPT } from '../../src/ingest/line.js';
 import { LONG_STRING, OTHER_ARRAY, OTHER_OBJECT, projectLine, SHARED_MIN, type Schema, type SchemaObject } from '../../src/ingest/project.js';
 import { REAL_LOGS, REPO, transcripts } from '../helpers/corpus.js';
 import { StreamProjector } from '../../src/ingest/stream-project.js';
@@ -159,6 +159,51 @@ test('a long string keeps its opening tag in its marker (a long local command ou
       for (let i = 0; i < buf.length; i += chunk) sp.write(buf.subarray(i, i + chunk));
       assert.deepStrictEqual(sp.end(), p, `streamed in ${chunk}-byte pieces: ${l.slice(0, 80)}`);
     }
+  }
+});
+
+test('a text block keeps its first TEXT_KEPT characters, a longer text its marker with its opening tag, on every path and at every length', () => {
+  const block = (text: string) => `{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"x"},{"type":"text","text":${JSON.stringify(text)}}]}}`;
+  const n = TEXT_KEPT;
+  // [the text as JSON writes it, what is kept: null for the whole text, else the marker]
+  const cases: [string, string | null][] = [
+    ['[Request interrupted by user for tool use]', null],
+    ['a'.repeat(n), null],
+    ['a'.repeat(n + 1), LONG_STRING],
+    // more bytes than characters: escapes and multi-byte characters, n characters kept, n + 1 not
+    ['\\n'.repeat(n), null],
+    ['é'.repeat(n), null],
+    ['😀'.repeat(n / 2), null],
+    ['\\u0001'.repeat(n), null],
+    ['\\u0001'.repeat(n + 1), LONG_STRING],
+    ['<task-notification>\\n<task-id>b7636e2</task-id>\\n<status>completed</status>\\n', LONG_STRING + '<task-notification>'],
+    [`<task-notification>${'x'.repeat(5000)}`, LONG_STRING + '<task-notification>'],
+    // past 6 × TEXT_KEPT bytes only the opening is decoded: an escaped '<' still gives the tag
+    [`\\u003csystem-reminder>${'\\u0001'.repeat(500)}`, LONG_STRING + '<system-reminder>'],
+    [`[Request interrupted by user]${'y'.repeat(500)}`, LONG_STRING],
+  ];
+  for (const [raw, long] of cases) {
+    const text = JSON.parse(`"${raw}"`) as string;
+    const buf = Buffer.from(block(text));
+    agree(buf);
+    const p = projectLine(buf, 0, buf.length, LINE_SCHEMA);
+    const got = (p.message as { content: { text: unknown }[] }).content[1]!.text;
+    assert.equal(got, long ?? text, raw.slice(0, 80));
+    for (const chunk of [5, 4096, buf.length]) {
+      const sp = new StreamProjector(LINE_SCHEMA);
+      for (let i = 0; i < buf.length; i += chunk) sp.write(buf.subarray(i, i + chunk));
+      assert.deepStrictEqual(sp.end(), p, `streamed in ${chunk}-byte pieces: ${raw.slice(0, 80)}`);
+    }
+  }
+  // a text that is no string is a value of another kind, as elsewhere
+  for (const [raw, expected] of [['{"a":1}', OTHER_OBJECT], ['[1]', OTHER_ARRAY], ['7', 7], ['null', null]] as const) {
+    const buf = Buffer.from(`{"type":"user","message":{"content":[{"type":"text","text":${raw}}]}}`);
+    agree(buf);
+    const p = projectLine(buf, 0, buf.length, LINE_SCHEMA);
+    assert.equal((p.message as { content: { text: unknown }[] }).content[0]!.text, expected);
+    const sp = new StreamProjector(LINE_SCHEMA);
+    sp.write(buf);
+    assert.deepStrictEqual(sp.end(), p);
   }
 });
 
