@@ -595,35 +595,81 @@ function hashText(s: string): string {
 
 /**
  * Text Claude Code writes as a `user` line for what ran on the user's side without asking the
- * model: a local command's output and the caveat before it, and bash mode's input and output. None
- * of them opens a round (docs/store.md, Rounds).
+ * model, or that it adds itself: a local command's output and the caveat before it, bash mode's
+ * input and output, the `#` memory shortcut's note (older versions: it goes to CLAUDE.md) and a
+ * `<system-reminder>` it injects. None of them opens a round (docs/store.md, Rounds).
  */
-const LOCAL_OUTPUT = ['<local-command-stdout>', '<local-command-stderr>', '<local-command-caveat>', '<bash-input>', '<bash-stdout>', '<bash-stderr>'];
+const LOCAL_OUTPUT = [
+  '<local-command-stdout>',
+  '<local-command-stderr>',
+  '<local-command-caveat>',
+  '<bash-input>',
+  '<bash-stdout>',
+  '<bash-stderr>',
+  '<user-memory-input>',
+  '<system-reminder>',
+];
+
+/**
+ * What Claude Code writes when the user presses Esc (the second when a tool's permission was
+ * refused), a text block on its own line: no request follows from it, so it opens no round.
+ */
+const INTERRUPTS = new Set(['[Request interrupted by user]', '[Request interrupted by user for tool use]']);
+
+/** A background task's completion, which wakes the chain when a request answers it (userLineKind). */
+const TASK_NOTIFICATION = '<task-notification>';
 
 /**
  * What a user line is to rounds (SPEC §1.6). `prompt` opens a round: not meta, not a compact
  * summary, and its content text or a list with a block other than a tool result. `command` is a
- * slash command's echo (`<command-name>…` or `<command-message>…`): a local one (`/model`,
- * `/compact`) asks the model nothing, a prompt command (a custom or skill command, expanded by the
- * `isMeta` line after it) does, so the command opens a round only with its first request
- * (FileParser.observe). `none`: tool results, meta lines, a local command's output, content of
+ * slash command's echo (`<command-name>…` or `<command-message>…`) or a background task's
+ * `<task-notification>` (meta or not): a local command (`/model`, `/compact`) asks the model
+ * nothing, a prompt command (a custom or skill command, expanded by the `isMeta` line after it) or
+ * a notification answered from idle does, so it opens a round only with its first request
+ * (FileParser.observe). `none`: tool results, meta lines, a compact summary (the chain goes on
+ * with the round it was in), a local command's output, bash mode, a memory note, a system
+ * reminder, an interrupt (INTERRUPTS; alone, or as the only text beside tool results), content of
  * another kind (the projection reads an object where a list was expected as OTHER_OBJECT, a
- * string, which counted as a prompt; a number did not). The replay reads the same lines with this rule.
+ * string, which counted as a prompt; a number did not). A text block counts by its text as a
+ * string does; the projection keeps TEXT_KEPT characters of it, else its opening tag. The replay
+ * reads the same lines with this rule.
  * Example: "fix the bug" → prompt; "<command-name>/model</command-name>…" → command;
- * "<local-command-stdout>Set model to opus</local-command-stdout>" → none.
+ * "<local-command-stdout>Set model to opus</local-command-stdout>" → none;
+ * [{type: "text", text: "[Request interrupted by user]"}] → none.
  */
 export function userLineKind(l: { isMeta?: unknown; isCompactSummary?: unknown; message?: unknown }): 'prompt' | 'command' | 'none' {
-  if (l.isMeta === true || l.isCompactSummary === true) return 'none';
+  if (l.isCompactSummary === true) return 'none';
   const content = obj(l.message)?.content;
-  if (typeof content === 'string') {
-    // one comparison for nearly every prompt: only text opening with '<' or a marker is looked at further
-    const c = content.charCodeAt(0);
-    if (c !== 0x3c && c !== 0) return 'prompt';
-    if (content === OTHER_OBJECT || content === OTHER_ARRAY) return 'none';
-    // a long string's marker keeps its opening tag (project.ts longStringOf)
-    const text = content.startsWith(LONG_STRING) ? content.slice(LONG_STRING.length) : content;
-    if (text.startsWith('<command-name>') || text.startsWith('<command-message>')) return 'command';
-    return LOCAL_OUTPUT.some((tag) => text.startsWith(tag)) ? 'none' : 'prompt';
+  if (l.isMeta === true) return typeof content === 'string' && unmarked(content).startsWith(TASK_NOTIFICATION) ? 'command' : 'none';
+  if (typeof content === 'string') return textKind(content);
+  if (!Array.isArray(content)) return 'none';
+  let kind: 'command' | 'none' = 'none';
+  for (const b of content) {
+    const block = obj(b);
+    if (block?.type === 'tool_result') continue;
+    const text = block?.type === 'text' ? block.text : undefined;
+    // a block that is no text (an image), or whose text is no string, is the user's
+    if (typeof text !== 'string' || text === OTHER_OBJECT || text === OTHER_ARRAY) return 'prompt';
+    const k = textKind(text);
+    if (k === 'prompt') return 'prompt';
+    if (k === 'command') kind = k;
   }
-  return Array.isArray(content) && content.some((b) => obj(b)?.type !== 'tool_result') ? 'prompt' : 'none';
+  return kind;
+}
+
+/** A string's text, or a long string's opening tag (project.ts longStringOf). */
+function unmarked(content: string): string {
+  return content.startsWith(LONG_STRING) ? content.slice(LONG_STRING.length) : content;
+}
+
+/** What user text is to rounds (userLineKind), a content string or a text block's text. */
+function textKind(content: string): 'prompt' | 'command' | 'none' {
+  // one comparison for nearly every prompt: only text opening with '<', '[' or a marker is looked at further
+  const c = content.charCodeAt(0);
+  if (c !== 0x3c && c !== 0 && c !== 0x5b) return 'prompt';
+  if (content === OTHER_OBJECT || content === OTHER_ARRAY || INTERRUPTS.has(content)) return 'none';
+  // a long string's marker keeps its opening tag (project.ts longStringOf)
+  const text = unmarked(content);
+  if (text.startsWith('<command-name>') || text.startsWith('<command-message>') || text.startsWith(TASK_NOTIFICATION)) return 'command';
+  return LOCAL_OUTPUT.some((tag) => text.startsWith(tag)) ? 'none' : 'prompt';
 }

@@ -287,3 +287,34 @@ test('an append run gives a resumed session back the round it copied when the ea
   }
   assert.deepEqual(seen, ['A:1 B:1', 'B:2']);
 });
+
+/**
+ * A with lines that are no prompt (docs/store.md, Rounds): Esc after its first round, then a
+ * background task's notification answered by a request (its round 2). B resumes A and adds an
+ * interrupt of its own, then its own prompt.
+ */
+function interruptedA(): Record<string, unknown>[] {
+  const user = (t: string, uuid: string, content: unknown) => ({ type: 'user', sessionId: A, timestamp: t, cwd: '/work/demo', uuid, message: { role: 'user', content } });
+  return [
+    userPrompt(A, at(0.1), 'first'),
+    assistant({ session: A, msg: 'msg_a1', t: at(0.2), u: { in: 10, w5: 1000, out: 5 } }),
+    user(at(0.5), 'int-1', [{ type: 'text', text: '[Request interrupted by user]' }]),
+    user(at(0.8), 'note-1', '<task-notification>\n<task-id>b1</task-id>\n<status>completed</status>\n</task-notification>'),
+    assistant({ session: A, msg: 'msg_a2', t: at(1.0), u: { in: 10, r: 1000, w5: 100, out: 5 } }),
+  ];
+}
+function interruptedB(shift: number): Record<string, unknown>[] {
+  const copies = interruptedA().map((l) => ({ ...l, sessionId: B, timestamp: at((Date.parse(l.timestamp as string) - Date.parse(at(0))) / 60_000 + shift) }));
+  return [
+    ...copies,
+    { type: 'user', sessionId: B, timestamp: at(shift + 4), cwd: '/work/demo', uuid: 'int-2', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'tu-1', content: 'rejected' }, { type: 'text', text: '[Request interrupted by user for tool use]' }] } },
+    userPrompt(B, at(shift + 5.1), 'third'),
+    assistant({ session: B, msg: 'msg_b1', t: at(shift + 5.2), u: { in: 10, r: 1100, w5: 50, out: 5 } }),
+  ];
+}
+
+test('an append run counts a resumed session\'s rounds around interrupts and a task notification as a rebuilt store does: B added after A, then appended to, then A gone', async () => {
+  // A: its prompt's round and the notification's; B: its own prompt's; without A, B's copies are its rounds (the interrupts none)
+  const seen = await resumeSteps(interruptedA(), interruptedB(60), interruptedA().length, 'B\'s copied rounds are its own now', perChain('rounds'));
+  assert.deepEqual(seen, ['A:2', 'A:2 B:0', 'A:2 B:1', 'B:3']);
+});

@@ -1,0 +1,146 @@
+/**
+ * SPEC §1.6 rounds and the other `user` lines Claude Code writes that are no prompt the user typed
+ * (docs/store.md, Rounds): an interrupt (`[Request interrupted by user]`, a text block, alone or
+ * beside a refused tool's result), the `#` memory shortcut's `<user-memory-input>`, an injected
+ * `<system-reminder>` and a compaction's summary (`isCompactSummary`) open no round; a background
+ * task's `<task-notification>` (meta or not) opens one with the request that answers it, and none
+ * when no request follows before the next prompt. Attachments around them keep the round of the
+ * next prompt or request, on a cold read, an append read cut anywhere, the streaming path and in
+ * the replay alike.
+ */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { openContext } from '../../src/context.js';
+import { userLineKind } from '../../src/ingest/file-parser.js';
+import { readTranscript } from '../../src/ingest/read-file.js';
+import { REAL_LOGS, assistant, cli, plain, tempDir, writeCorpus } from '../helpers/corpus.js';
+
+const S = '5e551011-0000-4000-8000-00000000beef';
+const at = (s: number) => new Date(Date.UTC(2026, 0, 7, 9, 0, s)).toISOString();
+const j = (x: object) => JSON.stringify(x);
+const said = (s: number, content: unknown, extra: object = {}) => j({ type: 'user', sessionId: S, timestamp: at(s), cwd: '/work/demo', uuid: `u-${s}`, ...extra, message: { role: 'user', content } });
+const req = (s: number, msg: string) => j(assistant({ session: S, msg, t: at(s), u: { in: 3, w5: 100, out: 2 } }));
+const listing = (s: number, name: string) => j({ type: 'attachment', sessionId: S, timestamp: at(s), uuid: `a-${s}`, attachment: { type: 'skill_listing', content: name } });
+const text = (t: string) => ({ type: 'text', text: t });
+const refused = { type: 'tool_result', tool_use_id: 'tu-1', is_error: true, content: "The user doesn't want to proceed with this tool use. The tool use was rejected." };
+// as Claude Code 2.1.39 writes it (marot-spotter 8463c716, line 1588), longer than the projection keeps of a text block
+const NOTE = (id: string) => `<task-notification>\n<task-id>${id}</task-id>\n<output-file>/tmp/claude-1000/-work-demo/tasks/${id}.output</output-file>\n<status>completed</status>\n<summary>Background command "Run the tests" completed (exit code 0)</summary>\n</task-notification>\nRead the output file to retrieve the result: /tmp/claude-1000/-work-demo/tasks/${id}.output`;
+
+const LINES = [
+  said(0, 'hi'), //                                                                   line 1: round 1
+  req(1, 'msg_1'), //                                                                 line 2: round 1
+  said(2, [refused, text('[Request interrupted by user for tool use]')]), //          line 3: Esc on a permission prompt
+  said(2, [text('[Request interrupted by user]')]), //                                line 4: Esc
+  listing(3, 'X'), //                                                                 line 5: next prompt is line 9 → round 2
+  said(3, '[Request interrupted by user]'), //                                        line 6: as a string
+  said(4, '<user-memory-input>always use pnpm</user-memory-input>'), //               line 7: the # shortcut
+  said(4, '<system-reminder>The user opened a.ts in the IDE.</system-reminder>'), //  line 8
+  said(5, 'go on'), //                                                                line 9: round 2
+  req(6, 'msg_2'), //                                                                 line 10: round 2
+  said(7, NOTE('b1')), //                                                             line 11: a task done while idle
+  listing(7, 'Y'), //                                                                 line 12: → round 3 (the request after it)
+  req(8, 'msg_3'), //                                                                 line 13: answers it: opens round 3
+  said(9, [text(NOTE('b2'))]), //                                                     line 14: a text block; no request answers it
+  said(10, 'last'), //                                                                line 15: round 4
+  req(11, 'msg_4'), //                                                                line 16: round 4
+  j({ type: 'system', subtype: 'compact_boundary', sessionId: S, timestamp: at(12), cwd: '/work/demo', uuid: 'cmp-1', content: 'Conversation compacted' }), // line 17
+  said(12, 'This session is being continued from a previous conversation that ran out of context. …', { isCompactSummary: true, isVisibleInTranscriptOnly: true }), // line 18
+  req(13, 'msg_5'), //                                                                line 19: still round 4 (an automatic compaction mid-round)
+  said(14, NOTE('b3'), { isMeta: true }), //                                          line 20: a meta notification
+  req(15, 'msg_6'), //                                                                line 21: opens round 5
+  said(16, [text(`[draft] ${'a prompt longer than the projection keeps of a text block '.repeat(3)}`)]), // line 22: round 6
+  req(17, 'msg_7'), //                                                                line 23: round 6
+  said(18, [refused, text('[Request interrupted by user for tool use]')]), //         line 24
+  listing(19, 'Z'), //                                                                line 25: after the last prompt and request → the last round (6)
+];
+const MAIN = `projects/-work-demo/${S}.jsonl`;
+const ROWS = `SELECT 'a' AS what, line, round FROM attachments UNION ALL SELECT 'r', line, round FROM requests UNION ALL SELECT 'c', requests, rounds FROM chains ORDER BY what, line`;
+const EXPECTED = [
+  ['a', 5, 2], ['a', 12, 3], ['a', 25, 6],
+  ['c', 7, 6],
+  ['r', 2, 1], ['r', 10, 2], ['r', 13, 3], ['r', 16, 4], ['r', 19, 4], ['r', 21, 5], ['r', 23, 6],
+];
+const rows = async (ctx: Awaited<ReturnType<typeof openContext>>) => (await ctx.store.all(ROWS)).map((r) => [r.what, r.line, r.round]);
+
+test('userLineKind: interrupts, memory notes and system reminders are none, a task notification is a command, the user\'s text a prompt', () => {
+  const kind = (content: unknown, extra: object = {}) => userLineKind({ ...extra, message: { content } });
+  assert.equal(kind('[Request interrupted by user]'), 'none');
+  assert.equal(kind([text('[Request interrupted by user]')]), 'none');
+  assert.equal(kind([refused, text('[Request interrupted by user for tool use]')]), 'none');
+  assert.equal(kind('<user-memory-input>x</user-memory-input>'), 'none');
+  assert.equal(kind([text('<system-reminder>x</system-reminder>')]), 'none');
+  assert.equal(kind(NOTE('b1')), 'command');
+  assert.equal(kind(NOTE('b1'), { isMeta: true }), 'command');
+  assert.equal(kind([text(NOTE('b1'))]), 'command');
+  assert.equal(kind('a summary', { isCompactSummary: true }), 'none');
+  // the user's own words, an interrupt quoted in them, an image beside an interrupt
+  assert.equal(kind('[Request interrupted by user] was a mistake, go on'), 'prompt');
+  assert.equal(kind([text('[Request interrupted by user]'), text('try again')]), 'prompt');
+  assert.equal(kind([text('[Request interrupted by user]'), { type: 'image', source: {} }]), 'prompt');
+  assert.equal(kind([text('[a note]')]), 'prompt');
+  assert.equal(kind([{ type: 'text' }]), 'prompt');
+});
+
+test('§1.6: interrupts, memory notes, system reminders and a compaction summary open no round; a task notification opens one with its request', async () => {
+  const ctx = await openContext({ paths: [writeCorpus({ [MAIN]: LINES.join('\n') + '\n' }, tempDir())], db: ':memory:', timezone: 'UTC' });
+  try {
+    assert.deepEqual(await rows(ctx), EXPECTED);
+  } finally {
+    ctx.store.close();
+  }
+});
+
+test('§1.6: an append read cut anywhere around those lines gives the rounds a cold read gives', async () => {
+  // cuts: after each interrupt, the memory note, a notification before its request, the summary, the meta notification
+  for (const cut of [3, 4, 6, 7, 8, 11, 12, 14, 18, 20, 24]) {
+    const root = writeCorpus({ [MAIN]: LINES.slice(0, cut).join('\n') + '\n' }, tempDir());
+    const db = join(tempDir(), 's.duckdb');
+    (await openContext({ paths: [root], db, timezone: 'UTC' })).store.close();
+    writeCorpus({ [MAIN]: LINES.join('\n') + '\n' }, root);
+    const warm = await openContext({ paths: [root], db, timezone: 'UTC' });
+    try {
+      assert.equal(warm.stats.appended, 1, `cut after line ${cut}: read as an append`);
+      assert.deepEqual(await rows(warm), EXPECTED, `cut after line ${cut}`);
+    } finally {
+      warm.store.close();
+    }
+  }
+});
+
+test('§1.6: the streaming path counts the rounds the buffer path counts', async () => {
+  const file = join(writeCorpus({ [MAIN]: LINES.join('\n') + '\n' }, tempDir()), MAIN);
+  const id = { fileId: 1, fileAgentId: null, fileSessionId: null };
+  const fast = await readTranscript(file, id);
+  assert.deepEqual(fast.facts.chains.map((c) => [c.requests, c.rounds]), [[7, 6]]);
+  for (const opts of [{ streamAbove: 0, chunkSize: 64 }, { streamAbove: 0, chunkSize: 4096 }]) {
+    const streamed = await readTranscript(file, id, opts);
+    assert.deepEqual(plain(streamed.facts), plain(fast.facts), JSON.stringify(opts));
+  }
+});
+
+test('§1.6: the replay numbers the rounds of the requests as the store does', () => {
+  const file = join(writeCorpus({ [MAIN]: LINES.join('\n') + '\n' }, tempDir()), MAIN);
+  const r = cli(['replay', 'session', file, '--strategy', 'recorded', '--json'], { HOME: tempDir() });
+  assert.equal(r.code, 0, r.stderr);
+  const d = JSON.parse(r.stdout) as { chain: { rounds: number }; turns: { line: number; round: number }[] };
+  assert.equal(d.chain.rounds, 6);
+  assert.deepEqual(d.turns.map((t) => [t.line, t.round]), [[2, 1], [10, 2], [13, 3], [16, 4], [19, 4], [21, 5], [23, 6]]);
+});
+
+test('§1.6 on the real logs: 4d5611e5\'s task notification, answered from idle, opens a round, and its compaction summary none', async () => {
+  const file = join(REAL_LOGS, 'marot-spotter/projects/-home-USER-projects-spotter-worktrees-spotter-dov/4d5611e5-241a-462a-8d15-5122611a9569.jsonl');
+  const ctx = await openContext({ paths: [file], db: ':memory:', timezone: 'UTC' });
+  try {
+    // line 1502 is the notification, 1503 the request that answers it; 755 the summary, 760 the request after it
+    const at = await ctx.store.all(`SELECT r.line, r.round FROM requests r JOIN chains USING (chain_id) WHERE kind = 'main' AND r.line IN (753, 760, 1499, 1503, 1507) ORDER BY r.line`);
+    const round = new Map(at.map((r) => [Number(r.line), Number(r.round)]));
+    const before = (await ctx.store.all(`SELECT max(r.round) AS n FROM requests r JOIN chains USING (chain_id) WHERE kind = 'main' AND r.line < 1502`))[0]!.n;
+    assert.equal(round.get(1503), Number(before) + 1, 'the request answering the notification opens a round');
+    assert.equal(round.get(1507), round.get(1503), 'and the requests after it are in it');
+    const compacted = await ctx.store.all(`SELECT r.round, r.line FROM requests r JOIN chains USING (chain_id) WHERE kind = 'main' AND r.line BETWEEN 700 AND 800 ORDER BY r.line`);
+    assert.equal(new Set(compacted.map((r) => r.round)).size, 1, 'the compaction summary (line 755) opens no round: the requests around it share theirs');
+  } finally {
+    ctx.store.close();
+  }
+});
