@@ -8,8 +8,8 @@
 import { createHash } from 'node:crypto';
 import type { AttachmentRecord, ChainKind, Observation, SkipReason, SkippedLine } from '../types.js';
 import { SourceRank } from '../types.js';
-import { type Line, obj, str, timeOf } from './line.js';
-import { LONG_STRING, OTHER_ARRAY, OTHER_OBJECT } from './project.js';
+import { type Line, TEXT_KEPT, obj, str, timeOf } from './line.js';
+import { LONG_STRING, OTHER_ARRAY, OTHER_OBJECT, SHORT_STRING } from './project.js';
 import { identityProblem, mergeWrite, readUsage } from './usage.js';
 import { pushAll } from '../arrays.js';
 
@@ -596,8 +596,8 @@ function hashText(s: string): string {
 /**
  * Text Claude Code writes as a `user` line for what ran on the user's side without asking the
  * model, or that it adds itself: a local command's output and the caveat before it, bash mode's
- * input and output, the `#` memory shortcut's note (older versions: it goes to CLAUDE.md) and a
- * `<system-reminder>` it injects. None of them opens a round (docs/store.md, Rounds).
+ * input and output, the `#` memory shortcut's note (older versions: it goes to CLAUDE.md). None of
+ * them opens a round (docs/store.md, Rounds).
  */
 const LOCAL_OUTPUT = [
   '<local-command-stdout>',
@@ -607,8 +607,29 @@ const LOCAL_OUTPUT = [
   '<bash-stdout>',
   '<bash-stderr>',
   '<user-memory-input>',
-  '<system-reminder>',
 ];
+
+/**
+ * Text Claude Code injects: no round when that is all of the text. Told from the whole text when
+ * the reader keeps it (SHORT_STRING characters of a string, TEXT_KEPT of a text block), else by
+ * the opening tag, the only part kept: the replay, which has the whole text, goes by the same bounds.
+ * Example: "<system-reminder>a.ts is open</system-reminder>" → none; "<system-reminder>…</system-reminder>\nfix it" → prompt.
+ */
+const REMINDER = '<system-reminder>';
+const REMINDER_END = '</system-reminder>';
+
+/** Whether text is `<system-reminder>…</system-reminder>` blocks and white space only: one pass, no backtracking on untrusted text. */
+function remindersOnly(text: string): boolean {
+  let i = 0;
+  for (;;) {
+    while (i < text.length && /\s/.test(text[i]!)) i++;
+    if (i === text.length) return true;
+    if (!text.startsWith(REMINDER, i)) return false;
+    const end = text.indexOf(REMINDER_END, i + REMINDER.length);
+    if (end < 0) return false;
+    i = end + REMINDER_END.length;
+  }
+}
 
 /**
  * What Claude Code writes when the user presses Esc (the second when a tool's permission was
@@ -627,8 +648,8 @@ const TASK_NOTIFICATION = '<task-notification>';
  * nothing, a prompt command (a custom or skill command, expanded by the `isMeta` line after it) or
  * a notification answered from idle does, so it opens a round only with its first request
  * (FileParser.observe). `none`: tool results, meta lines, a compact summary (the chain goes on
- * with the round it was in), a local command's output, bash mode, a memory note, a system
- * reminder, an interrupt (INTERRUPTS; alone, or as the only text beside tool results), content of
+ * with the round it was in), a local command's output, bash mode, a memory note, text of system
+ * reminders only (remindersOnly), an interrupt (INTERRUPTS; alone, or as the only text beside tool results), content of
  * another kind (the projection reads an object where a list was expected as OTHER_OBJECT, a
  * string, which counted as a prompt; a number did not). A text block counts by its text as a
  * string does; the projection keeps TEXT_KEPT characters of it, else its opening tag. The replay
@@ -641,7 +662,7 @@ export function userLineKind(l: { isMeta?: unknown; isCompactSummary?: unknown; 
   if (l.isCompactSummary === true) return 'none';
   const content = obj(l.message)?.content;
   if (l.isMeta === true) return typeof content === 'string' && unmarked(content).startsWith(TASK_NOTIFICATION) ? 'command' : 'none';
-  if (typeof content === 'string') return textKind(content);
+  if (typeof content === 'string') return textKind(content, SHORT_STRING);
   if (!Array.isArray(content)) return 'none';
   let kind: 'command' | 'none' = 'none';
   for (const b of content) {
@@ -650,7 +671,7 @@ export function userLineKind(l: { isMeta?: unknown; isCompactSummary?: unknown; 
     const text = block?.type === 'text' ? block.text : undefined;
     // a block that is no text (an image), or whose text is no string, is the user's
     if (typeof text !== 'string' || text === OTHER_OBJECT || text === OTHER_ARRAY) return 'prompt';
-    const k = textKind(text);
+    const k = textKind(text, TEXT_KEPT);
     if (k === 'prompt') return 'prompt';
     if (k === 'command') kind = k;
   }
@@ -662,8 +683,8 @@ function unmarked(content: string): string {
   return content.startsWith(LONG_STRING) ? content.slice(LONG_STRING.length) : content;
 }
 
-/** What user text is to rounds (userLineKind), a content string or a text block's text. */
-function textKind(content: string): 'prompt' | 'command' | 'none' {
+/** What user text is to rounds (userLineKind), a content string or a text block's text, of which the reader keeps `kept` characters. */
+function textKind(content: string, kept: number): 'prompt' | 'command' | 'none' {
   // one comparison for nearly every prompt: only text opening with '<', '[' or a marker is looked at further
   const c = content.charCodeAt(0);
   if (c !== 0x3c && c !== 0 && c !== 0x5b) return 'prompt';
@@ -671,5 +692,6 @@ function textKind(content: string): 'prompt' | 'command' | 'none' {
   // a long string's marker keeps its opening tag (project.ts longStringOf)
   const text = unmarked(content);
   if (text.startsWith('<command-name>') || text.startsWith('<command-message>') || text.startsWith(TASK_NOTIFICATION)) return 'command';
+  if (text.startsWith(REMINDER)) return text !== content || text.length > kept || remindersOnly(text) ? 'none' : 'prompt';
   return LOCAL_OUTPUT.some((tag) => text.startsWith(tag)) ? 'none' : 'prompt';
 }

@@ -42,8 +42,8 @@
  * counted them in both chains' compactions. 25: chain_events keep the line that opens a round (kind 'round', with its uuid),
  * and line_copies names those a resumed session's transcript repeats as well; a store read before counted a resumed chain's
  * copied prompts in its rounds. 26: an interrupt (`[Request interrupted by user]`, a text block), a memory note
- * (`<user-memory-input>`) and a `<system-reminder>` open no round, and a `<task-notification>` opens one only with the
- * request that follows it; a store read before counted each a round (the projection now keeps a text block's first
+ * (`<user-memory-input>`) and `<system-reminder>`s with nothing else open no round, and a `<task-notification>` opens one
+ * only with the request that follows it; a store read before counted each a round (the projection now keeps a text block's first
  * 64 characters).)
  */
 export const SCHEMA_VERSION = 26;

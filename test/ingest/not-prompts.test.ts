@@ -1,8 +1,8 @@
 /**
  * SPEC §1.6 rounds and the other `user` lines Claude Code writes that are no prompt the user typed
  * (docs/store.md, Rounds): an interrupt (`[Request interrupted by user]`, a text block, alone or
- * beside a refused tool's result), the `#` memory shortcut's `<user-memory-input>`, an injected
- * `<system-reminder>` and a compaction's summary (`isCompactSummary`) open no round; a background
+ * beside a refused tool's result), the `#` memory shortcut's `<user-memory-input>`, injected
+ * `<system-reminder>`s with nothing else and a compaction's summary (`isCompactSummary`) open no round; a background
  * task's `<task-notification>` (meta or not) opens one with the request that answers it, and none
  * when no request follows before the next prompt. Attachments around them keep the round of the
  * next prompt or request, on a cold read, an append read cut anywhere, the streaming path and in
@@ -52,14 +52,16 @@ const LINES = [
   said(16, [text(`[draft] ${'a prompt longer than the projection keeps of a text block '.repeat(3)}`)]), // line 22: round 6
   req(17, 'msg_7'), //                                                                line 23: round 6
   said(18, [refused, text('[Request interrupted by user for tool use]')]), //         line 24
-  listing(19, 'Z'), //                                                                line 25: after the last prompt and request → the last round (6)
+  listing(19, 'Z'), //                                                                line 25: next prompt is line 26 → round 7
+  said(20, '<system-reminder>The user opened a.ts in the IDE.</system-reminder>\nand now the tests'), // line 26: a reminder and the user's words: round 7
+  req(21, 'msg_8'), //                                                                line 27: round 7
 ];
 const MAIN = `projects/-work-demo/${S}.jsonl`;
 const ROWS = `SELECT 'a' AS what, line, round FROM attachments UNION ALL SELECT 'r', line, round FROM requests UNION ALL SELECT 'c', requests, rounds FROM chains ORDER BY what, line`;
 const EXPECTED = [
-  ['a', 5, 2], ['a', 12, 3], ['a', 25, 6],
-  ['c', 7, 6],
-  ['r', 2, 1], ['r', 10, 2], ['r', 13, 3], ['r', 16, 4], ['r', 19, 4], ['r', 21, 5], ['r', 23, 6],
+  ['a', 5, 2], ['a', 12, 3], ['a', 25, 7],
+  ['c', 8, 7],
+  ['r', 2, 1], ['r', 10, 2], ['r', 13, 3], ['r', 16, 4], ['r', 19, 4], ['r', 21, 5], ['r', 23, 6], ['r', 27, 7],
 ];
 const rows = async (ctx: Awaited<ReturnType<typeof openContext>>) => (await ctx.store.all(ROWS)).map((r) => [r.what, r.line, r.round]);
 
@@ -70,6 +72,17 @@ test('userLineKind: interrupts, memory notes and system reminders are none, a ta
   assert.equal(kind([refused, text('[Request interrupted by user for tool use]')]), 'none');
   assert.equal(kind('<user-memory-input>x</user-memory-input>'), 'none');
   assert.equal(kind([text('<system-reminder>x</system-reminder>')]), 'none');
+  assert.equal(kind('<system-reminder>x</system-reminder>\n\n <system-reminder>y</system-reminder>\n'), 'none');
+  // a reminder and the user's words after it: a prompt, in a string or a text block the reader keeps whole
+  assert.equal(kind('<system-reminder>x</system-reminder>\nfix the bug'), 'prompt');
+  assert.equal(kind('<system-reminder>x</system-reminder><system-reminder>y'), 'prompt');
+  assert.equal(kind([text('<system-reminder>x</system-reminder> fix it')]), 'prompt');
+  assert.equal(kind([text('<system-reminder>x</system-reminder>'), text('fix it')]), 'prompt');
+  // beyond what the reader keeps (4,096 characters of a string, 64 of a text block) only the opening tag tells: none
+  assert.equal(kind(`<system-reminder>${'x'.repeat(5000)}</system-reminder>\nfix it`), 'none');
+  assert.equal(kind([text(`<system-reminder>${'x'.repeat(64)}</system-reminder> fix it`)]), 'none');
+  // many reminders and no end: answered in one pass (a backtracking pattern took exponential time)
+  assert.equal(kind(`${'<system-reminder>x</system-reminder> '.repeat(100)}x`), 'prompt');
   assert.equal(kind(NOTE('b1')), 'command');
   assert.equal(kind(NOTE('b1'), { isMeta: true }), 'command');
   assert.equal(kind([text(NOTE('b1'))]), 'command');
@@ -93,7 +106,7 @@ test('§1.6: interrupts, memory notes, system reminders and a compaction summary
 
 test('§1.6: an append read cut anywhere around those lines gives the rounds a cold read gives', async () => {
   // cuts: after each interrupt, the memory note, a notification before its request, the summary, the meta notification
-  for (const cut of [3, 4, 6, 7, 8, 11, 12, 14, 18, 20, 24]) {
+  for (const cut of [3, 4, 6, 7, 8, 11, 12, 14, 18, 20, 24, 25, 26]) {
     const root = writeCorpus({ [MAIN]: LINES.slice(0, cut).join('\n') + '\n' }, tempDir());
     const db = join(tempDir(), 's.duckdb');
     (await openContext({ paths: [root], db, timezone: 'UTC' })).store.close();
@@ -112,7 +125,7 @@ test('§1.6: the streaming path counts the rounds the buffer path counts', async
   const file = join(writeCorpus({ [MAIN]: LINES.join('\n') + '\n' }, tempDir()), MAIN);
   const id = { fileId: 1, fileAgentId: null, fileSessionId: null };
   const fast = await readTranscript(file, id);
-  assert.deepEqual(fast.facts.chains.map((c) => [c.requests, c.rounds]), [[7, 6]]);
+  assert.deepEqual(fast.facts.chains.map((c) => [c.requests, c.rounds]), [[8, 7]]);
   for (const opts of [{ streamAbove: 0, chunkSize: 64 }, { streamAbove: 0, chunkSize: 4096 }]) {
     const streamed = await readTranscript(file, id, opts);
     assert.deepEqual(plain(streamed.facts), plain(fast.facts), JSON.stringify(opts));
@@ -124,8 +137,8 @@ test('§1.6: the replay numbers the rounds of the requests as the store does', (
   const r = cli(['replay', 'session', file, '--strategy', 'recorded', '--json'], { HOME: tempDir() });
   assert.equal(r.code, 0, r.stderr);
   const d = JSON.parse(r.stdout) as { chain: { rounds: number }; turns: { line: number; round: number }[] };
-  assert.equal(d.chain.rounds, 6);
-  assert.deepEqual(d.turns.map((t) => [t.line, t.round]), [[2, 1], [10, 2], [13, 3], [16, 4], [19, 4], [21, 5], [23, 6]]);
+  assert.equal(d.chain.rounds, 7);
+  assert.deepEqual(d.turns.map((t) => [t.line, t.round]), [[2, 1], [10, 2], [13, 3], [16, 4], [19, 4], [21, 5], [23, 6], [27, 7]]);
 });
 
 test('§1.6 on the real logs: 4d5611e5\'s task notification, answered from idle, opens a round, and its compaction summary none', async () => {
