@@ -1,0 +1,252 @@
+/**
+ * Boundary fixtures for `whatif ttl` and `whatif keepalive`, each a tiny transcript written here,
+ * its expected numbers computed by hand in the comments, and checked against both the product's
+ * `--json` and the independent reference (test/helpers/reference-whatif.ts).
+ *
+ * Opus 4.6 throughout (weights 1 / 1.25 / 2 / 0.1 / 5, $5 per million base input tokens), no
+ * input or output tokens unless said. Keepalive defaults: I = 270 s, TTL 300 s, a ping costs
+ * 0.1 × C + 30 × 1.25 + 10 × 5 = 0.1 × C + 87.5. With C = 20,000: a ping is 2,087.5, and a bridged
+ * expiry rewrite of 20,000 saves 20,000 × (1.25 − 0.1) = 23,000.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { assistant, cli, tempDir, writeCorpus } from '../helpers/corpus.js';
+import { loadChains, referenceKeepalive, referenceTtl, type Budget } from '../helpers/reference-whatif.js';
+
+const HOME = tempDir('cachelens-home-');
+/** ISO time `s` seconds after 2026-03-01 10:00:00 UTC. */
+const at = (s: number) => new Date(Date.UTC(2026, 2, 1, 10) + s * 1000).toISOString();
+
+function run(dir: string, args: string[]): any {
+  const r = cli([...args, dir, '--db', ':memory:', '--timezone', 'UTC', '--json'], { HOME });
+  assert.equal(r.code, 0, r.stderr);
+  return JSON.parse(r.stdout);
+}
+
+/** A one-chain corpus: request k at times[k] with usage us[k]. */
+function chain(times: number[], us: Parameters<typeof assistant>[0]['u'][], model = 'claude-opus-4-6'): string {
+  return writeCorpus({
+    'p/s1.jsonl': times.map((t, k) => assistant({ session: 's1', msg: `msg_${k}`, t: at(t), model, u: us[k] })),
+  });
+}
+
+/** Write 20,000 at 0, then read 0 and write 20,000 again g seconds later (rw = 20,000). */
+const twoRequests = (g: number, ttl: 'w5' | 'w1h' = 'w5') => chain([0, g], [{ [ttl]: 20_000 }, { [ttl]: 20_000 }]);
+
+const row = (ka: any, budget: Budget) => ka.budgets.find((b: any) => b.budget === budget);
+const near = (a: number, b: number, what: string) => assert.ok(Math.abs(a - b) < 1e-6 * Math.max(1, Math.abs(b)), `${what}: ${a} ≠ ${b}`);
+
+/** The product's sweep and the reference's agree on every budget row and on the best budget. */
+function sweepAgrees(dir: string, ka: any): void {
+  const ref = referenceKeepalive(loadChains([dir]));
+  assert.equal(ka.best_budget, ref.best_budget, 'best_budget');
+  assert.equal(ka.gaps, ref.gaps, 'gaps');
+  ka.budgets.forEach((b: any, i: number) => {
+    for (const k of ['budget', 'pings', 'gaps_over_ttl', 'bridged', 'expired_after_budget'] as const) assert.equal(b[k], ref.budgets[i][k], `${b.budget} ${k}`);
+    for (const k of ['ping_weight', 'saved_weight', 'net_saving_weight', 'net_saving_usd'] as const) near(b[k], ref.budgets[i][k], `${b.budget} ${k}`);
+  });
+}
+
+test('keepalive: a gap of exactly I takes no ping; exactly 2I takes one and is bridged; budgets that net the same tie to the smallest', () => {
+  // g = 270 s = I: ⌈270/270⌉ − 1 = 0 pings at any budget, ∞ included; 270 ≤ 300 is no gap over the TTL.
+  // (rw = 20,000 within the TTL is a break, which no ping saves.)
+  const exactlyI = twoRequests(270);
+  const a = run(exactlyI, ['whatif', 'keepalive']);
+  assert.equal(a.gaps, 1);
+  for (const b of a.budgets) assert.deepEqual([b.pings, b.gaps_over_ttl, b.net_saving_weight], [0, 0, 0], `budget ${b.budget}`);
+  assert.equal(a.best_budget, 0, 'every budget nets 0: the tie goes to 0');
+  sweepAgrees(exactlyI, a);
+
+  // g = 540 s = 2I: ⌈540/270⌉ − 1 = 1 ping; 540 − 270 = 270 ≤ 300: bridged by B = 1.
+  //   B = 0: 0 pings, expired;  B ≥ 1 (and ∞): m = min(B, 1) = 1, net 23,000 − 2,087.5 = 20,912.5.
+  // B = 1…20 and ∞ all net 20,912.5: the best is the smallest, 1.
+  const exactly2I = twoRequests(540);
+  const b = run(exactly2I, ['whatif', 'keepalive']);
+  assert.deepEqual([row(b, 0).pings, row(b, 0).bridged, row(b, 0).expired_after_budget], [0, 0, 1]);
+  for (const budget of [1, 7, 20, 'inf'] as const) {
+    const r = row(b, budget);
+    assert.deepEqual([r.pings, r.gaps_over_ttl, r.bridged, r.expired_after_budget], [1, 1, 1, 0], `budget ${budget}`);
+    near(r.ping_weight, 2_087.5, `${budget} ping_weight`);
+    near(r.saved_weight, 23_000, `${budget} saved_weight`);
+    near(r.net_saving_weight, 20_912.5, `${budget} net`);
+  }
+  assert.equal(b.best_budget, 1);
+  sweepAgrees(exactly2I, b);
+});
+
+test('keepalive: a gap of exactly the TTL is no expiry (its ping is pure cost); g − m·I exactly the TTL is bridged', () => {
+  // g = 300 s: not over the TTL (expiry needs g > 300), yet ⌈300/270⌉ − 1 = 1 ping fires:
+  // B ≥ 1 costs 2,087.5 for nothing, so the best budget is 0.
+  const exactlyTtl = twoRequests(300);
+  const a = run(exactlyTtl, ['whatif', 'keepalive']);
+  assert.deepEqual([row(a, 1).pings, row(a, 1).gaps_over_ttl, row(a, 1).bridged], [1, 0, 0]);
+  near(row(a, 1).net_saving_weight, -2_087.5, 'net at B = 1');
+  assert.equal(a.best_budget, 0);
+  sweepAgrees(exactlyTtl, a);
+
+  // g = 300 + 2 × 270 = 840 s: ⌈840/270⌉ − 1 = 3 pings without a budget.
+  //   B = 1: 840 − 270 = 570 > 300, expired, net −2,087.5.
+  //   B = 2: 840 − 540 = 300 ≤ 300, bridged, net 23,000 − 4,175 = 18,825 (the best).
+  //   B ≥ 3 and ∞: 3 pings, bridged, net 23,000 − 6,262.5 = 16,737.5.
+  const edge = twoRequests(840);
+  const b = run(edge, ['whatif', 'keepalive']);
+  assert.deepEqual([row(b, 1).bridged, row(b, 1).expired_after_budget], [0, 1]);
+  assert.deepEqual([row(b, 2).pings, row(b, 2).bridged, row(b, 2).expired_after_budget], [2, 1, 0]);
+  assert.deepEqual([row(b, 'inf').pings, row(b, 'inf').bridged], [3, 1]);
+  near(row(b, 1).net_saving_weight, -2_087.5, 'net B = 1');
+  near(row(b, 2).net_saving_weight, 18_825, 'net B = 2');
+  near(row(b, 'inf').net_saving_weight, 16_737.5, 'net B = ∞');
+  assert.equal(b.best_budget, 2);
+  // one budget alone gives the same row
+  const only2 = run(edge, ['whatif', 'keepalive', '--budget', '2']);
+  assert.deepEqual(only2.budgets.map((r: any) => r.budget), [2]);
+  near(only2.budgets[0].net_saving_weight, 18_825, '--budget 2');
+  sweepAgrees(edge, b);
+});
+
+test('keepalive: B = ∞ on a 3-hour gap sends 39 pings and loses; B = 20 expires', () => {
+  // g = 10,800 s: ⌈10,800/270⌉ − 1 = 39 pings; 10,800 − 39 × 270 = 270 ≤ 300: bridged.
+  //   ∞: net 23,000 − 39 × 2,087.5 = 23,000 − 81,412.5 = −58,412.5.
+  //   B = 20: 10,800 − 5,400 = 5,400 > 300, expired: net −20 × 2,087.5 = −41,750. Best: 0.
+  // $: −58,412.5 × $5/M = −$0.2920625.
+  const dir = twoRequests(10_800);
+  const ka = run(dir, ['whatif', 'keepalive']);
+  assert.deepEqual([row(ka, 'inf').pings, row(ka, 'inf').bridged, row(ka, 'inf').expired_after_budget], [39, 1, 0]);
+  assert.deepEqual([row(ka, 20).pings, row(ka, 20).bridged, row(ka, 20).expired_after_budget], [20, 0, 1]);
+  near(row(ka, 'inf').net_saving_weight, -58_412.5, 'net ∞');
+  near(row(ka, 'inf').net_saving_usd, -0.2920625, 'net USD ∞');
+  near(row(ka, 20).net_saving_weight, -41_750, 'net 20');
+  assert.equal(ka.best_budget, 0);
+  sweepAgrees(dir, ka);
+});
+
+test('a 1-hour chain: keepalive counts no gap; a gap of exactly 1 h is no expiry, 1 h + 1 s is', () => {
+  // Two 1-hour chains, 20,000 written at 1 h, then read 0 and 20,000 written again 3,600 s (a
+  // break: g ≤ TTL 1 h) or 3,601 s later (an expiry).
+  const dir = writeCorpus({
+    'p/s1.jsonl': [0, 3_600].map((t, k) => assistant({ session: 's1', msg: `a${k}`, t: at(t), u: { w1h: 20_000 } })),
+    'p/s2.jsonl': [0, 3_601].map((t, k) => assistant({ session: 's2', msg: `b${k}`, t: at(t), u: { w1h: 20_000 } })),
+  });
+  const ka = run(dir, ['whatif', 'keepalive']);
+  assert.equal(ka.gaps, 0, 'no gap of a 1-hour chain is pinged');
+  for (const b of ka.budgets) assert.deepEqual([b.pings, b.gaps_over_ttl], [0, 0]);
+  assert.equal(ka.best_budget, null, 'no gap, no best budget');
+  const s1 = run(dir, ['anatomy', '--chain', 's1']).requests[1];
+  const s2 = run(dir, ['anatomy', '--chain', 's2']).requests[1];
+  assert.deepEqual([s1.break, s1.expiry], [20_000, 0]);
+  assert.deepEqual([s2.break, s2.expiry], [0, 20_000]);
+  // --to 5m: 1-hour writes at 1.25: baseline 4 × 20,000 × 2 = 160,000, scenario 100,000, no reads to
+  // expire (both second requests read 0); f = expiry rewrites with g ≤ 1 h (none: 3,601 > 1 h) / writes = 0.
+  const to5m = run(dir, ['whatif', 'ttl', '--to', '5m']);
+  near(to5m.baseline_weight, 160_000, 'baseline');
+  near(to5m.scenario_weight, 100_000, 'scenario');
+  assert.equal(to5m.expiry_share, 0);
+  assert.equal(referenceTtl(loadChains([dir]), '5m').expiry_share, 0);
+});
+
+test('--to 1h: an expiry after exactly 1 h becomes a read, after 1 h + 1 s it stays a write at the 1-hour weight', () => {
+  // s1: 20,000 at 0, then 20,000 again at 3,600 s: expiry ≤ 1 h → a read.
+  //   baseline 2 × 25,000 = 50,000; scenario 20,000 × 2 + 20,000 × 0.1 = 42,000; f = 20,000 / 40,000 = 0.5.
+  // s2: the same at 3,601 s: still expires → 20,000 × 2. Scenario 80,000; f = 0.
+  // Together: baseline 100,000, scenario 122,000, delta +22 %, f = 20,000 / 80,000 = 0.25.
+  const dir = writeCorpus({
+    'p/s1.jsonl': [0, 3_600].map((t, k) => assistant({ session: 's1', msg: `a${k}`, t: at(t), u: { w5: 20_000 } })),
+    'p/s2.jsonl': [0, 3_601].map((t, k) => assistant({ session: 's2', msg: `b${k}`, t: at(t), u: { w5: 20_000 } })),
+  });
+  const p = run(dir, ['whatif', 'ttl', '--to', '1h']);
+  near(p.baseline_weight, 100_000, 'baseline');
+  near(p.scenario_weight, 122_000, 'scenario');
+  near(p.delta_pct, 22, 'delta');
+  near(p.expiry_share, 0.25, 'f');
+  near(p.break_even_share, 0.75 / 1.9, 'f*');
+  const ref = referenceTtl(loadChains([dir]), '1h');
+  near(ref.scenario_weight, 122_000, 'reference scenario');
+  near(ref.expiry_share!, 0.25, 'reference f');
+});
+
+test('a chain whose TTL switches mid-chain: keepalive pings only the 5-minute gaps; both TTL directions re-price it', () => {
+  // #1 t=0      r 0       w5  20,000                   baseline 25,000
+  // #2 t=60     r 20,000  w1h  5,000  (TTL now 1 h)    baseline 2,000 + 10,000 = 12,000
+  // #3 t=660    r 25,000  w1h  1,000  (gap 600 s, TTL 1 h: no expiry)  2,500 + 2,000 = 4,500
+  // #4 t=720    r 26,000  w5   2,000  (TTL back to 5 min)              2,600 + 2,500 = 5,100
+  // #5 t=1,260  r 0       w5  28,000  (gap 540 s > 300: expiry rw = min(28,000, 28,000 − 0))  35,000
+  // baseline 81,600; write tokens 56,000.
+  // Keepalive: gaps after #1 (60 s) and #4 (540 s) are 5-minute gaps; after #2 and #3 the TTL is 1 h.
+  //   gaps = 2; over the TTL 1 (540 s); B = 1: ⌈540/270⌉ − 1 = 1 ping of 0.1 × 28,000 + 87.5 = 2,887.5;
+  //   540 − 270 = 270: bridged, saving 28,000 × 1.15 = 32,200: net 29,312.5; B ≥ 1 the same: best 1.
+  // --to 1h: 5-minute writes at 2 (#1 40,000, #4 2,600 + 4,000), the 540 s expiry a read (#5 2,800):
+  //   scenario 40,000 + 12,000 + 4,500 + 6,600 + 2,800 = 65,900; f = 28,000 / 56,000 = 0.5.
+  // --to 5m: 1-hour writes at 1.25 (#2 −3,750, #3 −750); #3's gap of 600 s (no expiry) makes its
+  //   25,000 reads 5-minute writes (+25,000 × 1.15 = 28,750): scenario 105,850;
+  //   f = (25,000 + the 28,000 expiry with g ≤ 1 h) / (56,000 + 25,000) = 53,000 / 81,000.
+  const dir = chain([0, 60, 660, 720, 1_260], [
+    { w5: 20_000 }, { r: 20_000, w1h: 5_000 }, { r: 25_000, w1h: 1_000 }, { r: 26_000, w5: 2_000 }, { w5: 28_000 },
+  ]);
+  const ka = run(dir, ['whatif', 'keepalive']);
+  assert.equal(ka.gaps, 2);
+  assert.deepEqual([row(ka, 1).pings, row(ka, 1).gaps_over_ttl, row(ka, 1).bridged], [1, 1, 1]);
+  near(row(ka, 1).net_saving_weight, 29_312.5, 'net B = 1');
+  assert.equal(ka.best_budget, 1);
+  sweepAgrees(dir, ka);
+
+  const to1h = run(dir, ['whatif', 'ttl', '--to', '1h']);
+  near(to1h.baseline_weight, 81_600, '1h baseline');
+  near(to1h.scenario_weight, 65_900, '1h scenario');
+  near(to1h.expiry_share, 0.5, '1h f');
+  const to5m = run(dir, ['whatif', 'ttl', '--to', '5m']);
+  near(to5m.scenario_weight, 105_850, '5m scenario');
+  near(to5m.expiry_share, 53_000 / 81_000, '5m f');
+  const chains = loadChains([dir]);
+  near(referenceTtl(chains, '1h').scenario_weight, 65_900, 'reference 1h');
+  near(referenceTtl(chains, '5m').scenario_weight, 105_850, 'reference 5m');
+  near(referenceTtl(chains, '5m').expiry_share!, 53_000 / 81_000, 'reference 5m f');
+});
+
+test('a compaction: the cold restart after it is no keepalive gap; under --to 5m its reads of the shared prefix expire', () => {
+  // 5-minute chain: #1 w5 20,000 at 0; compaction; #2 at 600 s reads 0, writes 15,000: cold, no gap.
+  const five = writeCorpus({
+    'p/s1.jsonl': [
+      assistant({ session: 's1', msg: 'a0', t: at(0), u: { w5: 20_000 } }),
+      { type: 'system', subtype: 'compact_boundary', sessionId: 's1', timestamp: at(300), cwd: '/work/demo', uuid: 'cmp-1', content: 'Conversation compacted' },
+      assistant({ session: 's1', msg: 'a1', t: at(600), u: { w5: 15_000 } }),
+    ],
+  });
+  const ka = run(five, ['whatif', 'keepalive']);
+  assert.equal(ka.gaps, 0);
+  assert.equal(row(ka, 'inf').pings, 0);
+  sweepAgrees(five, ka);
+  // 1-hour chain: #1 w1h 20,000 at 0; compaction; #2 at 600 s reads 5,000 (the system prompt), writes
+  // w1h 10,000. --to 5m: 30,000 × 1.25 + the 5,000 reads, 600 s after #1, as 5-minute writes:
+  //   baseline 40,000 + 500 + 20,000 = 60,500; scenario 37,500 + 6,250 = 43,750;
+  //   f = 5,000 / (30,000 + 5,000) = 1/7.
+  const hour = writeCorpus({
+    'p/s1.jsonl': [
+      assistant({ session: 's1', msg: 'a0', t: at(0), u: { w1h: 20_000 } }),
+      { type: 'system', subtype: 'compact_boundary', sessionId: 's1', timestamp: at(300), cwd: '/work/demo', uuid: 'cmp-1', content: 'Conversation compacted' },
+      assistant({ session: 's1', msg: 'a1', t: at(600), u: { r: 5_000, w1h: 10_000 } }),
+    ],
+  });
+  const to5m = run(hour, ['whatif', 'ttl', '--to', '5m']);
+  near(to5m.baseline_weight, 60_500, 'baseline');
+  near(to5m.scenario_weight, 43_750, 'scenario');
+  near(to5m.expiry_share, 1 / 7, 'f');
+  near(referenceTtl(loadChains([hour]), '5m').expiry_share!, 1 / 7, 'reference f');
+});
+
+test('a model without a price: its gaps and pings are counted, its weights are unknown, never $0', () => {
+  // claude-mystery-9 (no price): g = 540 s: 1 gap over the TTL, bridged by B = 1 with 1 ping, as any
+  // model's; no weight (unpriced_gaps 1), so no best budget; whatif ttl counts 2 unpriced requests.
+  const dir = chain([0, 540], [{ w5: 20_000 }, { w5: 20_000 }], 'claude-mystery-9');
+  const ka = run(dir, ['whatif', 'keepalive']);
+  assert.deepEqual([ka.gaps, ka.unpriced_gaps], [1, 1]);
+  assert.deepEqual(ka.unpriced_models, ['claude-mystery-9']);
+  assert.deepEqual([row(ka, 1).pings, row(ka, 1).bridged, row(ka, 1).ping_weight], [1, 1, 0]);
+  assert.equal(ka.best_budget, null);
+  sweepAgrees(dir, ka);
+  const ttl = run(dir, ['whatif', 'ttl']);
+  assert.deepEqual([ttl.requests, ttl.unpriced_requests, ttl.baseline_weight], [2, 2, 0]);
+  assert.deepEqual(ttl.unpriced_models, ['claude-mystery-9']);
+  assert.equal(ttl.expiry_share, null, 'no priced write: f is unknown');
+  const text = cli(['whatif', 'keepalive', dir, '--db', ':memory:'], { HOME }).stdout;
+  assert.match(text, /claude-mystery-9/, 'the text names the unpriced model');
+});
