@@ -36,7 +36,9 @@
  * - The interval is taken in whole milliseconds, so a gap of exactly k·I needs k − 1 pings
  *   (128.2 s × 1000 is 128199.99999999999 in floating point).
  * - `buckets` repeat the best budget's row per bucket (SPEC §5: main vs subagent, agent type,
- *   model, rounds bucket); a gap is in the buckets of its chain and the model of request i;
+ *   model, rounds bucket); a gap is in the buckets of its chain and the model of request i−1,
+ *   whose cache its pings keep and whose price they pay (at a model switch request i's model
+ *   would mix another model's weights into its own; the gap saves nothing there anyway);
  *   net_saving_pct is of the bucket's own weight.
  *
  * Example (I = 270 s, pingIn 30, pingOut 10, opus weights 1 / 1.25 / 2 / 0.1 / 5):
@@ -229,7 +231,11 @@ export class KeepaliveWhatIf {
       g.saving = priced && !a.modelSwitch ? a.expiry * (writePerToken(a.request, w) - w.read) : 0;
       g.savingUsd = priced ? g.saving * w.usdPerWeight : 0;
       for (const t of chainTallies) t.add(a.gapMs!, subagent, priced, g, this.intervalMs, this.ttlMs);
-      modelTally.add(a.gapMs!, subagent, priced, g, this.intervalMs, this.ttlMs);
+      // the gap's pings keep request i−1's model's cache at its price: in request i's model bucket
+      // (at a model switch) they would add another model's weights to that bucket's own
+      const pingModel = prev.model === modelName ? modelTally : this.buckets.get('model', prev.model);
+      pingModel.meet(chain.chainId);
+      pingModel.add(a.gapMs!, subagent, priced, g, this.intervalMs, this.ttlMs);
     });
   }
 

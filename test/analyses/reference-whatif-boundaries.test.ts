@@ -250,3 +250,36 @@ test('a model without a price: its gaps and pings are counted, its weights are u
   const text = cli(['whatif', 'keepalive', dir, '--db', ':memory:'], { HOME }).stdout;
   assert.match(text, /claude-mystery-9/, 'the text names the unpriced model');
 });
+
+test('keepalive buckets: a gap at a model switch counts in the model bucket of request i−1, whose cache its pings keep and whose price they pay', () => {
+  // #1 opus  t=0      w5 20,000
+  // #2 opus  t=540 s  r 0  w5 20,000: expiry 20,000; B ≥ 1: 1 ping (2,087.5), 540 − 270 ≤ 300 bridged, saves 23,000
+  // #3 haiku t=1,080 s r 0  w5 5,000: rw = min(5,000, 20,000) = 5,000 expiry at a model switch; B ≥ 1: 1 ping
+  //    of opus's cache at opus's price (2,087.5, $0.0104375), bridged, saving nothing (haiku cannot read opus's cache)
+  // Net at B = 1: 23,000 − 4,175 = 18,825 opus weight, the best budget.
+  // Model buckets at B = 1: opus has both gaps and both pings (4,175); haiku has no gap and no ping,
+  // so its net is 0 (its own weight 5,000 × 1.25 = 6,250 haiku weight). Counted in haiku's bucket
+  // instead, the opus ping would be −2,087.5 opus weight over 6,250 haiku weight: −33 %, a mix of units.
+  const dir = writeCorpus({
+    'p/s1.jsonl': [
+      assistant({ session: 's1', msg: 'a0', t: at(0), u: { w5: 20_000 } }),
+      assistant({ session: 's1', msg: 'a1', t: at(540), u: { w5: 20_000 } }),
+      assistant({ session: 's1', msg: 'a2', t: at(1_080), model: 'claude-haiku-4-5-20251001', u: { w5: 5_000 } }),
+    ],
+  });
+  const ka = run(dir, ['whatif', 'keepalive']);
+  assert.equal(ka.best_budget, 1);
+  near(row(ka, 1).net_saving_weight, 18_825, 'net B = 1');
+  const model = (m: string) => ka.buckets.find((b: any) => b.dimension === 'model' && b.bucket === m);
+  const opus = model('claude-opus-4-6');
+  const haiku = model('claude-haiku-4-5-20251001');
+  assert.deepEqual([opus.gaps, opus.pings, opus.bridged], [2, 2, 2]);
+  near(opus.ping_weight, 4_175, 'opus ping weight');
+  near(opus.net_saving_weight, 18_825, 'opus net');
+  assert.deepEqual([haiku.chains, haiku.requests, haiku.gaps, haiku.pings], [1, 1, 0, 0]);
+  near(haiku.baseline_weight, 6_250, 'haiku weight');
+  assert.equal(haiku.net_saving_pct, 0);
+  const ref = referenceKeepalive(loadChains([dir])).buckets;
+  assert.equal(ref.get('model\tclaude-haiku-4-5-20251001')!.pings, 0);
+  assert.equal(ref.get('model\tclaude-opus-4-6')!.pings, 2);
+});

@@ -69,6 +69,12 @@ export function compareKeepalive(paths: string[], chains: RefChain[]): void {
     p.budgets.forEach((row: any, i: number) => {
       for (const k of ROW_KEYS) same(row[k], r.budgets[i][k], `${at} budget ${row.budget} ${k}`);
     });
+    assert.deepEqual(p.buckets.map((b: any) => `${b.dimension}\t${b.bucket}`).sort(), [...r.buckets.keys()].sort(), `${at} bucket list`);
+    for (const b of p.buckets) {
+      const rb = r.buckets.get(`${b.dimension}\t${b.bucket}`)!;
+      same(b.budget, r.best_budget, `${at} bucket ${b.dimension}=${b.bucket} budget`);
+      for (const [k, v] of Object.entries(rb)) same(b[k], v, `${at} bucket ${b.dimension}=${b.bucket} ${k}`);
+    }
   }
 }
 

@@ -279,6 +279,29 @@ export interface KeepaliveResult {
   subagent_weight: number;
   budgets: KeepaliveRow[];
   best_budget: Budget | null;
+  /** the best budget's row per bucket ("dimension\tbucket"); a gap counts in its chain's buckets and request i−1's model (whose cache the pings keep) */
+  buckets: Map<string, KeepaliveBucket>;
+}
+
+export interface KeepaliveBucket {
+  chains: number;
+  requests: number;
+  unpriced_requests: number;
+  gaps: number;
+  unpriced_gaps: number;
+  baseline_weight: number;
+  baseline_usd: number;
+  pings: number;
+  gaps_over_ttl: number;
+  bridged: number;
+  expired_after_budget: number;
+  ping_weight: number;
+  saved_weight: number;
+  ping_usd: number;
+  saved_usd: number;
+  net_saving_weight: number;
+  net_saving_usd: number;
+  net_saving_pct: number | null;
 }
 
 export const SWEEP: Budget[] = [...Array.from({ length: 21 }, (_, b) => b), 'inf'];
@@ -303,11 +326,22 @@ export function referenceKeepalive(chains: RefChain[], o: KeepaliveOptions = {})
   let baseline = 0;
   let baselineUsd = 0;
   let subagentWeight = 0;
-  interface Gap { g: number; rw: number; expiry: boolean; ping: number | null; pingUsd: number | null; save: number | null; saveUsd: number | null; sub: boolean }
+  interface Gap { g: number; rw: number; expiry: boolean; ping: number | null; pingUsd: number | null; save: number | null; saveUsd: number | null; sub: boolean; keys: string[] }
   const gaps: Gap[] = [];
+  const buckets = new Map<string, { chains: Set<string>; requests: number; unpriced_requests: number; baseline_weight: number; baseline_usd: number }>();
   for (const c of chains) {
     const ss = steps(c, o.jitter ?? 1024);
     for (const s of ss) {
+      for (const key of bucketsOf(c, s.q.model)) {
+        const b = buckets.get(key) ?? buckets.set(key, { chains: new Set(), requests: 0, unpriced_requests: 0, baseline_weight: 0, baseline_usd: 0 }).get(key)!;
+        b.chains.add(c.id);
+        b.requests++;
+        if (!s.q.wt) b.unpriced_requests++;
+        else {
+          b.baseline_weight += baseWeight(s.q);
+          b.baseline_usd += baseWeight(s.q) * s.q.wt.usd;
+        }
+      }
       if (s.q.wt) {
         const w = baseWeight(s.q);
         baseline += w;
@@ -322,15 +356,19 @@ export function referenceKeepalive(chains: RefChain[], o: KeepaliveOptions = {})
       const perWritten = priced && w > 0 ? (s.q.w5 * s.q.wt!.w5 + s.q.w1h * s.q.wt!.w1h) / w : 0;
       const save = priced ? (s.expiry && !s.modelSwitch ? s.rw * (perWritten - s.q.wt!.read) : 0) : null;
       gaps.push({
-        g: s.gap, rw: s.rw, expiry: s.expiry, sub: c.kind === 'subagent',
+        g: s.gap, rw: s.rw, expiry: s.expiry, sub: c.kind === 'subagent', keys: bucketsOf(c, p.model),
         ping, pingUsd: ping === null ? null : ping * p.wt!.usd, save, saveUsd: save === null ? null : save * s.q.wt!.usd,
       });
     }
   }
-  const rows: KeepaliveRow[] = budgets.map((budget) => {
-    const row = { budget, pings: 0, gaps_over_ttl: 0, bridged: 0, expired_after_budget: 0, ping_weight: 0, saved_weight: 0, ping_usd: 0, saved_usd: 0 };
+  type Tally = { pings: number; gaps_over_ttl: number; bridged: number; expired_after_budget: number; ping_weight: number; saved_weight: number; ping_usd: number; saved_usd: number; gaps: number; unpriced_gaps: number };
+  const tally = (budget: Budget, only: (g: Gap) => boolean) => {
+    const row: Tally & { budget: Budget } = { budget, pings: 0, gaps_over_ttl: 0, bridged: 0, expired_after_budget: 0, ping_weight: 0, saved_weight: 0, ping_usd: 0, saved_usd: 0, gaps: 0, unpriced_gaps: 0 };
     let netSub = 0;
     for (const gap of gaps) {
+      if (!only(gap)) continue;
+      row.gaps++;
+      if (gap.ping === null) row.unpriced_gaps++;
       const natural = gap.g <= I ? 0 : Math.ceil(gap.g / I) - 1;
       const m = budget === 'inf' ? natural : Math.min(budget, natural);
       row.pings += m;
@@ -350,6 +388,11 @@ export function referenceKeepalive(chains: RefChain[], o: KeepaliveOptions = {})
       row.saved_usd += bridged && gap.expiry ? gap.saveUsd! : 0;
       if (gap.sub) netSub += saved - pingW;
     }
+    return { row, netSub };
+  };
+  const rows: KeepaliveRow[] = budgets.map((budget) => {
+    const { row: full, netSub } = tally(budget, () => true);
+    const { gaps: _g, unpriced_gaps: _u, ...row } = full;
     const net = row.saved_weight - row.ping_weight;
     return {
       ...row, net_saving_weight: net, net_saving_usd: row.saved_usd - row.ping_usd, net_saving_weight_subagent: netSub,
@@ -360,8 +403,21 @@ export function referenceKeepalive(chains: RefChain[], o: KeepaliveOptions = {})
   const pricedGaps = gaps.filter((g) => g.ping !== null).length;
   let best: KeepaliveRow | null = null;
   for (const r of rows) if (!best || r.net_saving_usd > best.net_saving_usd) best = r;
+  const bestBudget = pricedGaps === 0 || !best ? null : best.budget;
+  const bucketRows = new Map<string, KeepaliveBucket>();
+  if (bestBudget !== null) {
+    for (const [key, b] of buckets) {
+      const { row } = tally(bestBudget, (g) => g.keys.includes(key));
+      const { budget: _b, ...t } = row;
+      const net = t.saved_weight - t.ping_weight;
+      bucketRows.set(key, {
+        chains: b.chains.size, requests: b.requests, unpriced_requests: b.unpriced_requests, baseline_weight: b.baseline_weight, baseline_usd: b.baseline_usd,
+        ...t, net_saving_weight: net, net_saving_usd: t.saved_usd - t.ping_usd, net_saving_pct: b.baseline_weight === 0 ? null : (net / b.baseline_weight) * 100,
+      });
+    }
+  }
   return {
     gaps: gaps.length, unpriced_gaps: gaps.length - pricedGaps, baseline_weight: baseline, baseline_usd: baselineUsd,
-    subagent_weight: subagentWeight, budgets: rows, best_budget: pricedGaps === 0 || !best ? null : best.budget,
+    subagent_weight: subagentWeight, budgets: rows, best_budget: bestBudget, buckets: bucketRows,
   };
 }
