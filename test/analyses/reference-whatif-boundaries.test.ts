@@ -283,3 +283,28 @@ test('keepalive buckets: a gap at a model switch counts in the model bucket of r
   assert.equal(ref.get('model\tclaude-haiku-4-5-20251001')!.pings, 0);
   assert.equal(ref.get('model\tclaude-opus-4-6')!.pings, 2);
 });
+
+test('--since: a request just after midnight is classed against the chain’s request before midnight, its gap counted', () => {
+  // #1 2026-03-01 23:58:00 w5 20,000; #2 2026-03-02 00:05:00 r 0 w5 20,000: gap 420 s > 300, expiry 20,000.
+  // --since 2026-03-02 counts #2 alone, #1 being its context:
+  //   --to 1h: baseline 25,000, scenario 20,000 × 0.1 = 2,000, f = 20,000 / 20,000 = 1.
+  //   keepalive: 1 gap, over the TTL; B = 1: ⌈420/270⌉ − 1 = 1 ping, 420 − 270 = 150 ≤ 300 bridged:
+  //   net 23,000 − 2,087.5 = 20,912.5; best budget 1.
+  // --until 2026-03-01 counts #1 alone: no gap.
+  const day1 = Date.UTC(2026, 2, 1, 23, 58) / 1000 - Date.UTC(2026, 2, 1, 10) / 1000;
+  const dir = writeCorpus({ 'p/s1.jsonl': [day1, day1 + 420].map((t, k) => assistant({ session: 's1', msg: `m${k}`, t: at(t), u: { w5: 20_000 } })) });
+  const ttl = run(dir, ['whatif', 'ttl', '--since', '2026-03-02']);
+  assert.deepEqual([ttl.requests, ttl.changed_chains], [1, 1]);
+  near(ttl.baseline_weight, 25_000, 'baseline');
+  near(ttl.scenario_weight, 2_000, 'scenario');
+  near(ttl.expiry_share, 1, 'f');
+  const ka = run(dir, ['whatif', 'keepalive', '--since', '2026-03-02']);
+  assert.deepEqual([ka.gaps, row(ka, 1).pings, row(ka, 1).bridged], [1, 1, 1]);
+  near(row(ka, 1).net_saving_weight, 20_912.5, 'net B = 1');
+  assert.equal(ka.best_budget, 1);
+  assert.equal(run(dir, ['whatif', 'keepalive', '--until', '2026-03-01']).gaps, 0);
+  const lo = Date.UTC(2026, 2, 2);
+  const ref = referenceKeepalive(loadChains([dir]), { inDays: (t) => t >= lo });
+  assert.deepEqual([ref.gaps, ref.best_budget], [1, 1]);
+  near(ref.budgets[1].net_saving_weight, 20_912.5, 'reference net B = 1');
+});

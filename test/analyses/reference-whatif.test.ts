@@ -94,6 +94,30 @@ for (const [name, paths] of corpora) {
   });
 }
 
+for (const [name, paths, day] of [
+  ['sample-logs', [join(REPO, 'sample-logs/projects')], '2026-02-11'],
+  ['real-logs/marot-spotter', [join(REAL_LOGS, 'marot-spotter')], '2026-02-12'],
+] as const) {
+  test(`under --since/--until ${day} (earlier requests as context) the what-ifs agree with the reference on ${name}`, () => {
+    const chains = loadChains([...paths]);
+    const lo = Date.parse(`${day}T00:00:00Z`);
+    const inDays = (t: number) => t >= lo && t < lo + 86_400_000;
+    const days = ['--since', day, '--until', day];
+    for (const to of ['1h', '5m'] as const) {
+      const p = whatif([...paths], ['ttl', '--to', to, ...days]);
+      const r = referenceTtl(chains, to, 'all', 1024, inDays);
+      for (const k of TTL_KEYS) same(p[k], r[k], `ttl --to ${to} ${day} ${k}`);
+      assert.ok(r.requests > 0 && r.requests < chains.reduce((n, c) => n + c.requests.length, 0), 'the day leaves requests out');
+    }
+    const p = whatif([...paths], ['keepalive', ...days]);
+    const r = referenceKeepalive(chains, { inDays });
+    for (const k of ['gaps', 'unpriced_gaps', 'baseline_weight', 'subagent_weight', 'best_budget'] as const) same(p[k], r[k], `keepalive ${day} ${k}`);
+    p.budgets.forEach((row: any, i: number) => {
+      for (const k of ROW_KEYS) same(row[k], r.budgets[i][k], `keepalive ${day} budget ${row.budget} ${k}`);
+    });
+  });
+}
+
 test('the corpora exercise what the what-ifs change (so agreement is not agreement on zeros)', () => {
   const chains = loadChains([REAL_LOGS, join(REPO, 'sample-logs/projects')]);
   const to1h = referenceTtl(chains, '1h');

@@ -182,7 +182,7 @@ const pct = (a: number, b: number) => (b === 0 ? null : ((a - b) / b) * 100);
  * 0 and writes 11,000: rw = 10,500 expiry. Baseline writes 21,500 × 1.25 = 26,875 + 10,000 × 0.1;
  * scenario: 11,000 × 2 + 10,500 × 0.1 + 10,000 × 0.1 = 24,050; f = 10,500 / 21,500 = 0.488.
  */
-export function referenceTtl(chains: RefChain[], to: '1h' | '5m', scope: Scope = 'all', jitter = 1024): TtlResult {
+export function referenceTtl(chains: RefChain[], to: '1h' | '5m', scope: Scope = 'all', jitter = 1024, inDays: (t: number) => boolean = () => true): TtlResult {
   const total = emptyTtl();
   const buckets = new Map<string, ReturnType<typeof emptyTtl>>();
   for (const c of chains) {
@@ -190,6 +190,7 @@ export function referenceTtl(chains: RefChain[], to: '1h' | '5m', scope: Scope =
     const changed = c.requests.some((q) => (to === '1h' ? q.w5 : q.w1h) > 0);
     for (const s of steps(c, jitter)) {
       const q = s.q;
+      if (!inDays(q.t)) continue;
       const sums = [total, ...bucketsOf(c, q.model).map((k) => buckets.get(k) ?? buckets.set(k, emptyTtl()).get(k)!)];
       for (const x of sums) {
         x.chainSet.add(c.id);
@@ -269,6 +270,8 @@ export interface KeepaliveOptions {
   scope?: Scope;
   jitter?: number;
   budgets?: Budget[];
+  /** `--since/--until`: only requests (and the gaps before them) on these days count; earlier ones are context */
+  inDays?: (t: number) => boolean;
 }
 
 export interface KeepaliveResult {
@@ -332,6 +335,7 @@ export function referenceKeepalive(chains: RefChain[], o: KeepaliveOptions = {})
   for (const c of chains) {
     const ss = steps(c, o.jitter ?? 1024);
     for (const s of ss) {
+      if (o.inDays && !o.inDays(s.q.t)) continue;
       for (const key of bucketsOf(c, s.q.model)) {
         const b = buckets.get(key) ?? buckets.set(key, { chains: new Set(), requests: 0, unpriced_requests: 0, baseline_weight: 0, baseline_usd: 0 }).get(key)!;
         b.chains.add(c.id);
