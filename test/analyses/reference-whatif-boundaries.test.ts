@@ -308,3 +308,23 @@ test('--since: a request just after midnight is classed against the chain’s re
   assert.deepEqual([ref.gaps, ref.best_budget], [1, 1]);
   near(ref.budgets[1].net_saving_weight, 20_912.5, 'reference net B = 1');
 });
+
+test('keepalive: a ping is priced by its own prompt (C + ping-in), not by the long-context price of the request before it', () => {
+  // Sonnet 4.5 ($3 per million; above 200,000 prompt tokens the whole request is billed at $6 / $22.50).
+  // #1 t=0: in 50,000 + w5 160,000: P = 210,000, long context. Its cached prefix C = 160,000.
+  // #2 t=540 s: r 0, w5 160,000 (P = 160,000): expiry 160,000.
+  // B = 1: one ping, its prompt 160,000 + 30 ≤ 200,000: 16,000 + 37.5 + 50 = 16,087.5 weight at $3/M = $0.0482625
+  // (at #1's long-context price it would be $6/M and output at 3.75: wrong). 540 − 270 ≤ 300: bridged,
+  // saving 160,000 × 1.15 = 184,000 at #2's $3/M = $0.552. Net $0.5037375.
+  const dir = writeCorpus({
+    'p/s1.jsonl': [
+      assistant({ session: 's1', msg: 'a0', t: at(0), model: 'claude-sonnet-4-5-20250929', u: { in: 50_000, w5: 160_000 } }),
+      assistant({ session: 's1', msg: 'a1', t: at(540), model: 'claude-sonnet-4-5-20250929', u: { w5: 160_000 } }),
+    ],
+  });
+  const b1 = run(dir, ['whatif', 'keepalive', '--budget', '1']).budgets[0];
+  near(b1.ping_weight, 16_087.5, 'ping weight');
+  near(b1.ping_usd, 0.0482625, 'ping USD');
+  near(b1.saved_usd, 0.552, 'saved USD');
+  near(b1.net_saving_usd, 0.5037375, 'net USD');
+});

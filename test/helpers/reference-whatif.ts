@@ -15,6 +15,9 @@
  *     5m/1h mix (SPEC writes 1.25 − 0.1, the all-5-minute case);
  *   - `whatif ttl --scope` restricts every sum to the chains in scope; `whatif keepalive --scope`
  *     pings only those chains, the weights still count all chains;
+ *   - a ping is priced with request i−1's per-token weights: right but for Sonnet 4 / 4.5's long
+ *     context, where the product rightly prices a ping by its own prompt C_{i−1} + ping-in (no
+ *     corpus here has such a gap; reference-whatif-boundaries.test.ts checks it by hand);
  *   - the kind bucket is `main` or `subagent` (v1.x sidechains are subagents); the rounds bucket
  *     is 0, 1, 2-3, 4-9, 10+ (docs/store.md).
  */
