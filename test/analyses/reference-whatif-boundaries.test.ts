@@ -328,3 +328,22 @@ test('keepalive: a ping is priced by its own prompt (C + ping-in), not by the lo
   near(b1.saved_usd, 0.552, 'saved USD');
   near(b1.net_saving_usd, 0.5037375, 'net USD');
 });
+
+test('--to 1h: a rewrite of exactly the jitter tolerance (1,024) is an expiry the override saves; 1,023 is growth', () => {
+  // #1 w5 20,000 at 0; #2 600 s later reads 18,976 and writes 1,024: rw = min(1,024, 20,000 − 18,976) = 1,024 ≥ 1,024,
+  //   an expiry (600 s > 300): scenario 20,000 × 2 + 1,897.6 + 1,024 × 0.1 = 42,000; f = 1,024 / 21,024.
+  // With 18,977 read and 1,023 written: rw = 1,023 < 1,024 counts as 0 (jitter): growth, written at 2:
+  //   scenario 40,000 + 1,897.7 + 2,046 = 43,943.7; f = 0.
+  const exact = chain([0, 600], [{ w5: 20_000 }, { r: 18_976, w5: 1_024 }]);
+  const a = run(exact, ['whatif', 'ttl']);
+  near(a.baseline_weight, 25_000 + 1_897.6 + 1_280, 'baseline at 1,024');
+  near(a.scenario_weight, 42_000, 'scenario at 1,024');
+  near(a.expiry_share, 1_024 / 21_024, 'f at 1,024');
+  near(referenceTtl(loadChains([exact]), '1h').scenario_weight, 42_000, 'reference at 1,024');
+  const under = chain([0, 600], [{ w5: 20_000 }, { r: 18_977, w5: 1_023 }]);
+  const b = run(under, ['whatif', 'ttl']);
+  near(b.scenario_weight, 43_943.7, 'scenario at 1,023');
+  assert.equal(b.expiry_share, 0);
+  // --jitter 0 counts the 1,023 as an expiry: scenario 40,000 + 1,897.7 + 102.3 = 42,000
+  near(run(under, ['whatif', 'ttl', '--jitter', '0']).scenario_weight, 42_000, 'scenario at 1,023, --jitter 0');
+});
