@@ -10,6 +10,7 @@
  * first has cjs-module-lexer parse every re-exported file to learn its export names (~120 ms).
  */
 import type * as DuckDB from '@duckdb/node-api';
+import { keepStructKeys } from './query-values.js';
 
 let loaded: typeof DuckDB | undefined;
 
@@ -21,6 +22,7 @@ export async function loadDuckdb(): Promise<typeof DuckDB> {
     const m = (await import('@duckdb/node-api')) as unknown as { DuckDBInstance?: unknown; default?: typeof DuckDB };
     const api = m.DuckDBInstance ? (m as unknown as typeof DuckDB) : m.default;
     if (!api?.DuckDBInstance) throw new Error('@duckdb/node-api did not load as expected (no DuckDBInstance among its exports)');
+    keepStructKeys(api);
     loaded = api;
   }
   return loaded;

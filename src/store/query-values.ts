@@ -16,8 +16,8 @@
  * - TIME: `HH:MM:SS`, with its microseconds when it has a fraction; TIME_NS and TIME WITH TIME
  *   ZONE, INTERVAL (`1 year 2 months 3 days 01:02:03.5`), BLOB (`\x01ab`), BIT and GEOMETRY:
  *   DuckDB's text, what `CAST(x AS VARCHAR)` gives;
- * - UUID, ENUM, VARCHAR: text; LIST and ARRAY: arrays; STRUCT: objects; MAP: `[{key, value}]`;
- *   UNION: `{tag, value}` — their members converted by these same rules.
+ * - UUID, ENUM, VARCHAR: text; LIST and ARRAY: arrays; STRUCT: objects, each key its own (`__proto__`
+ *   too); MAP: `[{key, value}]`; UNION: `{tag, value}` — their members converted by these same rules.
  */
 import type { DuckDBType, DuckDBValue, DuckDBValueConverter } from '@duckdb/node-api';
 import { duckdb } from './duckdb.js';
@@ -54,6 +54,8 @@ export const printedValue: DuckDBValueConverter<unknown> = (value, type, self) =
     case T.TIMESTAMP_MS:
     case T.TIMESTAMP_NS:
       return timestampText(value, type);
+    case T.STRUCT:
+      return structObject(value, type, self);
     case T.TIME_NS:
     case T.TIME_TZ:
     case T.INTERVAL:
@@ -67,6 +69,42 @@ export const printedValue: DuckDBValueConverter<unknown> = (value, type, self) =
       return JSDuckDBValueConverter(value, type, self as unknown as Parameters<typeof JSDuckDBValueConverter>[2]);
   }
 };
+
+/**
+ * A STRUCT as an object whose keys are the struct's own, defined rather than assigned: assigned
+ * (as the JS converter and the struct vector assign them), `{'__proto__': 1}` set no key at all
+ * (a number is no prototype) and `--json` printed `{}`; the vector keeps that entry (keepStructKeys).
+ */
+function structObject(value: DuckDBValue, type: DuckDBType, self: DuckDBValueConverter<unknown>): Record<string, unknown> {
+  const { DuckDBStructType, DuckDBStructValue } = duckdb();
+  if (!(value instanceof DuckDBStructValue) || !(type instanceof DuckDBStructType)) throw new Error(`expected a STRUCT value, got ${String(value)}`);
+  const out: Record<string, unknown> = {};
+  type.entryNames.forEach((name, i) => {
+    const entry = Object.hasOwn(value.entries, name) ? value.entries[name]! : null;
+    Object.defineProperty(out, name, { value: self(entry, type.entryTypes[i]!, self), enumerable: true, writable: true, configurable: true });
+  });
+  return out;
+}
+
+/**
+ * Makes @duckdb/node-api's STRUCT vectors keep an entry named `__proto__`: they assign each entry to
+ * a plain object, where that name sets the prototype (or nothing) and the value was lost before any
+ * converter saw it. A struct without such an entry is read as before. Called once, as DuckDB loads.
+ */
+export function keepStructKeys(api: typeof import('@duckdb/node-api')): void {
+  const vector = api.DuckDBStructVector.prototype as unknown as { getItem(i: number): unknown; keepsKeys?: true };
+  if (vector.keepsKeys) return;
+  const getItem = vector.getItem;
+  vector.getItem = function (this: InstanceType<typeof api.DuckDBStructVector>, itemIndex: number) {
+    const item = getItem.call(this, itemIndex);
+    const names = this.type.entryNames;
+    if (item === null || !names.includes('__proto__')) return item;
+    const entries: Record<string, DuckDBValue> = {};
+    names.forEach((name, i) => Object.defineProperty(entries, name, { value: this.getItemValue(itemIndex, i), enumerable: true, writable: true, configurable: true }));
+    return new api.DuckDBStructValue(entries);
+  };
+  vector.keepsKeys = true;
+}
 
 function integer(v: DuckDBValue): number | string {
   if (typeof v === 'number') return v;

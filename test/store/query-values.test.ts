@@ -73,6 +73,22 @@ function typeOf(literal: string): string {
   return /::(.+)$/.exec(literal)?.[1] ?? /^([A-Z_]+) '/.exec(literal)![1]!;
 }
 
+test("a STRUCT key named __proto__, constructor or toString is a key as any other, at any depth, and sets no prototype", async () => {
+  const [r] = await rows(`SELECT {'__proto__': 1, 'constructor': 2} AS s, [{'__proto__': {'toString': DATE '2025-01-02'}}] AS l,
+    MAP {'k': {'__proto__': NULL::INTEGER}} AS m, {'__proto__': {'polluted': true}} AS p`);
+  // defined keys, compared as JSON prints them: the assigned key was lost and --json printed {}
+  assert.equal(JSON.stringify(r), JSON.stringify({
+    s: JSON.parse('{"__proto__": 1, "constructor": 2}'),
+    l: [JSON.parse('{"__proto__": {"toString": "2025-01-02"}}')],
+    m: [{ key: 'k', value: JSON.parse('{"__proto__": null}') }],
+    p: JSON.parse('{"__proto__": {"polluted": true}}'),
+  }));
+  assert.equal(Object.getPrototypeOf(r!.p), Object.prototype);
+  assert.equal(({} as Record<string, unknown>).polluted, undefined);
+  const [plain] = await rows(`SELECT {'a': 1, 'b': [2]} AS s`);
+  assert.deepEqual(plain, { s: { a: 1, b: [2] } });
+});
+
 test('NULL stays null at any depth; booleans, texts and plain numbers are as they are', async () => {
   const [r] = await rows(`SELECT NULL AS n, [NULL::DATE] AS ln, {'d': NULL::TIMESTAMP} AS sn, true AS b, 'x' AS t, 0.25::DOUBLE AS f, 7 AS i`);
   assert.deepEqual(r, { n: null, ln: [null], sn: { d: null }, b: true, t: 'x', f: 0.25, i: 7 });
