@@ -38,7 +38,8 @@ export function duckdb(): typeof DuckDB {
  * Options every DuckDB instance is opened with. cachelens never touches the network, and DuckDB
  * would: a query naming `https://…` (a FILE.sql of the user's) had it download and install httpfs,
  * and any known extension not built in is fetched the same way. The built-in ones (parquet, json,
- * icu) need neither option. A user's SQL may still `INSTALL` one itself, as it may `COPY … TO`.
+ * icu) need neither option. A user's SQL that would `INSTALL` or `LOAD` one itself is refused
+ * (store.ts refuseExtensions); it may still `COPY … TO` a file of its own.
  * Example: openingOptions({ temp_directory: '/tmp/x' }).
  */
 export function openingOptions(extra: Record<string, string> = {}): Record<string, string> {

@@ -8,7 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import type { DuckDBConnection, DuckDBInstance, DuckDBValueConverter } from '@duckdb/node-api';
 import { dropAnswers, storeIdentity, writeAnswers } from './answers.js';
 import { streamChunks, tracked } from './connection.js';
-import { loadDuckdb, MACROS, openingOptions } from './duckdb.js';
+import { duckdb, loadDuckdb, MACROS, openingOptions } from './duckdb.js';
 import { makeDirs } from './dirs.js';
 import { readBeside } from './location.js';
 import { printedValue } from './query-values.js';
@@ -866,10 +866,16 @@ export async function readStatements(db: DuckDBConnection, sql: string, params?:
     // DuckDB's own error, as running the text gives it (`Parser Error: syntax error at or near …`)
     throw new Error(String((err as Error).message).replace(/^Failed to extract statements: /, ''));
   }
-  if (statements.count === 1) return db.runAndReadAll(sql, params as never);
+  if (statements.count === 1) {
+    // prepared only to be checked: a statement that does not prepare fails below as it runs
+    const prepared = await statements.prepare(0).catch(() => undefined);
+    if (prepared) refuseExtensions(prepared.statementType, 1, 1);
+    return db.runAndReadAll(sql, params as never);
+  }
   let last: ResultReader | undefined;
   for (let i = 0; i < statements.count; i++) {
     const prepared = await statements.prepare(i);
+    refuseExtensions(prepared.statementType, i + 1, statements.count);
     const bound: Record<string, unknown> = Object.create(null);
     for (let p = 1; p <= prepared.parameterCount; p++) {
       const name = prepared.parameterName(p);
@@ -881,6 +887,19 @@ export async function readStatements(db: DuckDBConnection, sql: string, params?:
     last = await prepared.runAndReadAll();
   }
   return last!;
+}
+
+/**
+ * cachelens never touches the network: `INSTALL httpfs` (and `FORCE INSTALL`, `UPDATE EXTENSIONS`)
+ * downloaded from extensions.duckdb.org, whatever the autoinstall options say, and `LOAD` of an
+ * extension installed before could give a query `https://…` to read. Refused before the statement
+ * runs (those before it have run, as when a statement fails); parquet, json and icu are built in.
+ */
+function refuseExtensions(type: number, n: number, count: number): void {
+  const { StatementType } = duckdb();
+  if (type !== StatementType.LOAD && type !== StatementType.UPDATE_EXTENSIONS) return;
+  const which = count > 1 ? ` (statement ${n})` : '';
+  throw new UsageError(`INSTALL, LOAD and UPDATE EXTENSIONS are refused${which}: cachelens never touches the network and loads no extension`, 'parquet, json and icu are built in; run DuckDB itself to use another');
 }
 
 /** What queryTable reads of a DuckDB result. */

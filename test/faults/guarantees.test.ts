@@ -128,6 +128,39 @@ test('a query of the user’s naming a URL opens no socket: DuckDB installs and 
   }
 });
 
+test('a query of the user’s that INSTALLs or LOADs an extension is refused before it runs: no socket, one line, exit 2', async (t) => {
+  const dir = tempDir();
+  t.after(() => removeDir(dir));
+  const logs = faultTree(path.join(dir, 'logs'));
+  const files = {
+    'install.sql': 'INSTALL httpfs',
+    'force.sql': "SELECT 1;\nFORCE INSTALL httpfs FROM 'http://example.invalid';",
+    'load.sql': 'LOAD httpfs',
+    'update.sql': 'UPDATE EXTENSIONS',
+  };
+  mkdirSync(path.join(dir, 'export'));
+  const exported = await runCli(['export', logs, '--db', ':memory:', '--parquet', path.join(dir, 'export')]);
+  assert.equal(exported.code, 0, exported.stderr);
+  for (const [name, sql] of Object.entries(files)) {
+    writeFileSync(path.join(dir, name), sql);
+    for (const where of [['--db', ':memory:'], ['--parquet', path.join(dir, 'export')]]) {
+      const trace = path.join(dir, 'strace.txt');
+      const ran = await runCli(['query', path.join(dir, name), ...(where[0] === '--db' ? [logs] : []), ...where], {
+        noNetwork: true,
+        wrap: STRACE ? ['strace', '-f', '-qq', '--seccomp-bpf', '-e', 'trace=socket,connect,bind,sendto,sendmsg', '-o', trace] : undefined,
+      });
+      // INSTALL went to download httpfs from extensions.duckdb.org (autoinstall off or not)
+      assert.equal(ran.code, 2, `${name} ${where[0]}: ${ran.stderr}`);
+      assert.match(ran.stderr, /INSTALL, LOAD and UPDATE EXTENSIONS are refused( \(statement 2\))?: cachelens never touches the network/, name);
+      assert.equal(ran.stderr.trim().split('\n').filter((l) => l.startsWith('cachelens: query')).length, 1, ran.stderr);
+      if (STRACE) {
+        const calls = readFileSync(trace, 'utf8').split('\n').filter((l) => /AF_INET6?|connect\(/.test(l));
+        assert.deepEqual(calls, [], `${name} ${where[0]}: socket syscalls`);
+      }
+    }
+  }
+});
+
 function fileHash(file: string): string {
   return treeHash(path.dirname(file)).entries.find((e) => e.startsWith(path.basename(file) + ' ')) ?? 'missing';
 }
