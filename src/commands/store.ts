@@ -3,19 +3,21 @@
  * `crosstab` puts any two dimensions against each other (SPEC §4), `export` writes the portable
  * tables as Parquet partitioned by day.
  */
+import { homedir } from 'node:os';
 import type { Argv } from 'yargs';
 import { parseDay, parseDays, parseTimezone, refuseEmptyFilters } from '../analyses/filters.js';
 import { openContext } from '../context.js';
 import { UsageError } from '../errors.js';
+import { expandHome } from '../ingest/discover.js';
 import { crosstab, parseDimension, parseMeasure } from '../analyses/crosstab.js';
 import { int } from '../format/table.js';
 import { formatCrosstab } from '../reporters/crosstab.js';
 import { formatRows, toCsv } from '../reporters/rows.js';
 import { filtersLine } from '../reporters/units.js';
 import { exportParquet } from '../store/export.js';
-import { rootsRead } from '../store/log-dirs.js';
+import { refuseInLogs, rootsRead } from '../store/log-dirs.js';
 import { PORTABLE_TABLES, type SqlSource, openParquet, usePortableViews } from '../store/portable.js';
-import { isBundledName, listQueries, queryParams, querySql, runQueryTable } from '../store/queries.js';
+import { isBundledName, listQueries, queryParams, querySql, runQueryTable, writeTargets } from '../store/queries.js';
 import { Store } from '../store/store.js';
 import { type Command, filtersLineOf, type Io, commonOptions, withContext, withLogOptions } from './command.js';
 
@@ -100,6 +102,25 @@ export async function openSource(argv: Record<string, unknown>, io: Io): Promise
 }
 
 /**
+ * Refuses a query whose statements name a file or directory to write (writeTargets) inside the logs
+ * this run reads (the paths given, else the default roots, as export checks its DIR) or inside any
+ * Claude Code `projects/` directory, before anything runs: cachelens never writes into log
+ * directories. A path is where DuckDB puts it: `~` is the home directory, a relative one is in the
+ * working directory. A path computed in SQL is not seen; DuckDB takes only a literal after `TO`.
+ * Example: `COPY t TO '~/.claude/projects/x.csv'` → "query q.sql: write target ~/.claude/projects/x.csv is inside …".
+ */
+function refuseWritesInLogs(target: string, paths: readonly string[], argv: Record<string, unknown>, io: Io): void {
+  if (paths.length === 0) return;
+  const logRoots = rootsRead(argv.paths as string[] | undefined, io.env);
+  const home = io.env.HOME || homedir();
+  for (const p of paths) {
+    const local = p.replace(/^file:\/\//, '');
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(local)) continue;
+    refuseInLogs(expandHome(local, home), { flag: `query ${target}: write target`, given: p, choose: 'path', logRoots });
+  }
+}
+
+/**
  * `--parquet DIR` as given: an empty value (`--parquet=`, `--parquet ""`) is no directory, as `--db=`
  * is no file (it resolved to the working directory: read as an export, or written into).
  */
@@ -149,6 +170,8 @@ export const queryCommand: Command = {
     // printed every day's counts, as if they were D's on
     const unfiltered = (['since', 'until', 'project'] as const).find((k) => argv[k] !== undefined && !used.includes(k));
     if (unfiltered !== undefined) throw new UsageError(`--${unfiltered}: ${target} has no $${unfiltered}, so it would not choose what is counted`, takes);
+    // a FILE.sql's COPY … TO, EXPORT DATABASE or ATTACH wrote into the logs as readily as anywhere
+    if (!isBundledName(target)) refuseWritesInLogs(target, writeTargets(querySql(target)), argv, io);
     if (isBundledName(target)) {
       checkFilterParams(given);
       checkFilterRange(given, argv.since as string | undefined, argv.until as string | undefined);

@@ -59,6 +59,40 @@ export function queryParams(sql: string): string[] {
   return [...new Set([...body.matchAll(/\$([a-z_][a-z0-9_]*)/gi)].map((m) => m[1]))];
 }
 
+/**
+ * The files and directories a query's statements name to write: the path after `TO` in a `COPY`, the
+ * directory of an `EXPORT DATABASE` and the database file an `ATTACH` opens (and creates), as written, in
+ * the order they come. Read by tokens, so a `TO '…'` inside a string, a comment or a quoted name is none.
+ * Example: `COPY (SELECT 'TO x') TO 'out.csv' (HEADER); ATTACH 'a.duckdb'` → ['out.csv', 'a.duckdb'].
+ */
+export function writeTargets(sql: string): string[] {
+  const TOKENS = /--[^\n]*|\/\*[\s\S]*?\*\/|\b[Ee]'((?:[^'\\]|\\[\s\S]|'')*)'|'((?:[^']|'')*)'|"(?:[^"]|"")*"|\$([A-Za-z_][A-Za-z0-9_]*)?\$[\s\S]*?\$\3\$|([A-Za-z_][A-Za-z0-9_]*)|(;)/g;
+  const targets: string[] = [];
+  let statement: { kind: string; text?: string }[] = [];
+  const end = () => {
+    const first = statement.find((t) => t.kind === 'word')?.text?.toUpperCase();
+    if (first === 'COPY') {
+      statement.forEach((t, i) => {
+        const next = statement[i + 1];
+        if (t.kind === 'word' && t.text!.toUpperCase() === 'TO' && next?.kind === 'string') targets.push(next.text!);
+      });
+    } else if (first === 'ATTACH' || first === 'EXPORT') {
+      const file = statement.find((t) => t.kind === 'string');
+      if (file) targets.push(file.text!);
+    }
+    statement = [];
+  };
+  for (const m of sql.matchAll(TOKENS)) {
+    if (m[1] !== undefined) statement.push({ kind: 'string', text: m[1].replace(/\\(.)/g, '$1').replace(/''/g, "'") });
+    else if (m[2] !== undefined) statement.push({ kind: 'string', text: m[2].replace(/''/g, "'") });
+    else if (m[4] !== undefined) statement.push({ kind: 'word', text: m[4] });
+    else if (m[5] !== undefined) end();
+    else if (!m[0].startsWith('--') && !m[0].startsWith('/*')) statement.push({ kind: 'other' });
+  }
+  end();
+  return targets;
+}
+
 /** Runs a bundled or user query; parameters it uses and the caller did not give are NULL. */
 export async function runQuery(store: Pick<Store, 'all'>, nameOrPath: string, params: Record<string, unknown> = {}): Promise<Row[]> {
   return bindAndRun(nameOrPath, params, (sql, bound) => store.all(sql, bound));

@@ -7,14 +7,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { analyzeAnatomy } from '../../src/analyses/anatomy-summary.js';
 import { crosstab } from '../../src/analyses/crosstab.js';
 import { type Filters, filterParams } from '../../src/analyses/filters.js';
 import { loadChains, streamChains } from '../../src/analyses/load-chains.js';
 import { usePortableViews } from '../../src/store/portable.js';
-import { QUERIES_DIR, listQueries, queryParams, querySql, rememberedQuery, runQuery } from '../../src/store/queries.js';
+import { QUERIES_DIR, listQueries, queryParams, querySql, rememberedQuery, runQuery, writeTargets } from '../../src/store/queries.js';
 import { Store, type StoreReader } from '../../src/store/store.js';
 import { prices, realLogs, repoRoot, run, tmp } from './helpers.js';
 import { usageError } from '../faults/helpers.js';
@@ -809,6 +809,44 @@ test('CLI: a query of the user\'s that reads or writes a file that is not there 
   // and the store answers as before
   const ok = cachelens(['query', 'cost_by', sampleLogs, '--db', db, '--json']);
   assert.equal(ok.status, 0, ok.stderr);
+});
+
+test('writeTargets: the paths a COPY … TO, EXPORT DATABASE or ATTACH names, not a TO inside a string, a comment or a quoted name', () => {
+  const sql = `COPY (SELECT 'TO x', "TO" FROM t) TO 'out.csv' (HEADER); -- COPY x TO 'c.csv'
+    ATTACH 'a.duckdb' AS a; /* COPY y TO 'd' */ copy t to E'it\\'s.csv'; EXPORT DATABASE 'exp'; COPY t FROM 'in.csv';
+    SELECT 'COPY t TO ''x'''; COPY FROM DATABASE a TO b; attach database if not exists 'z''q.db'`;
+  assert.deepEqual(writeTargets(sql), ['out.csv', 'a.duckdb', "it's.csv", 'exp', "z'q.db"]);
+  assert.deepEqual(writeTargets('SELECT 1'), []);
+});
+
+test('CLI: a query of the user\'s that would write into the logs being read (COPY … TO, EXPORT DATABASE, ATTACH) is refused before it runs', () => {
+  const dir = tmp();
+  const logs = path.join(dir, 'logs');
+  cpSync(path.join(sampleLogs, 'projects'), path.join(logs, 'projects'), { recursive: true });
+  const env = { ...process.env, NO_COLOR: '1', HOME: path.join(dir, 'home') };
+  const outside = path.join(dir, 'out.csv');
+  const cases: [string, string][] = [
+    [`COPY (SELECT 1 AS a) TO '${logs}/evil.csv'`, `${logs}/evil.csv`],
+    [`SELECT 1;\nCOPY (SELECT 1 AS a) TO 'logs/projects/evil.csv' (HEADER);`, 'logs/projects/evil.csv'],
+    [`EXPORT DATABASE 'logs/dump'`, 'logs/dump'],
+    [`ATTACH '${logs}/projects/x.duckdb' AS x; CREATE TABLE x.t AS SELECT 1`, `${logs}/projects/x.duckdb`],
+  ];
+  for (const [sql, target] of cases) {
+    const file = path.join(dir, 'w.sql');
+    writeFileSync(file, sql);
+    const r = spawnSync(process.execPath, [cli, 'query', file, 'logs', '--db', ':memory:'], { encoding: 'utf8', env, cwd: dir });
+    // it was written there, as anywhere else
+    assert.equal(r.status, 2, `${sql}: ${r.stderr}`);
+    assert.equal(r.stderr.trim(), `cachelens: query ${file}: write target ${target} is inside the logs being read (${logs}) (cachelens never writes into log directories; choose another path)`);
+  }
+  assert.deepEqual(readdirSync(logs), ['projects']);
+  assert.deepEqual(readdirSync(path.join(logs, 'projects')).sort(), readdirSync(path.join(sampleLogs, 'projects')).sort());
+  // elsewhere, and a TO inside a string, are written and run as before
+  const file = path.join(dir, 'ok.sql');
+  writeFileSync(file, `COPY (SELECT 'COPY t TO ''logs/x.csv''' AS s) TO '${outside}'`);
+  const ok = spawnSync(process.execPath, [cli, 'query', file, 'logs', '--db', ':memory:', '--json'], { encoding: 'utf8', env, cwd: dir });
+  assert.equal(ok.status, 0, ok.stderr);
+  assert.match(readFileSync(outside, 'utf8'), /COPY t TO 'logs\/x\.csv'/);
 });
 
 test('CLI: --param constructor= (or toString=, __proto__=) is a parameter as any other, given once', async () => {
