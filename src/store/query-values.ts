@@ -10,9 +10,11 @@
  *   the decimal's exact text (123456789012345678.123 as a double would be …680);
  * - FLOAT/DOUBLE: the number; NaN and ±Infinity, which JSON has not (JSON.stringify made them
  *   null), as the text `NaN`, `Infinity`, `-Infinity`;
- * - DATE: `YYYY-MM-DD` (DuckDB's text beyond year 9999 or before year 1: `0045-03-15 (BC)`, `infinity`);
- * - TIMESTAMP (any precision, with or without time zone): ISO 8601 in UTC to the millisecond;
- *   outside what a JS Date holds (`infinity`), DuckDB's text;
+ * - DATE: `YYYY-MM-DD`; a year outside 0000 – 9999 in ISO 8601's expanded form, as days are written
+ *   everywhere (`+010000-01-01`; 45 BC is year -44, `-000044-03-15`); `infinity`, `-infinity`;
+ * - TIMESTAMP (any precision, with or without time zone): ISO 8601 in UTC to the millisecond, its
+ *   year written as a DATE's (also beyond what a JS Date holds: `+294247-01-10T04:00:54.775Z`);
+ *   `infinity`, `-infinity`;
  * - TIME: `HH:MM:SS`, with its microseconds when it has a fraction; TIME_NS and TIME WITH TIME
  *   ZONE, INTERVAL (`1 year 2 months 3 days 01:02:03.5`), BLOB (`\x01ab`), BIT and GEOMETRY:
  *   DuckDB's text, what `CAST(x AS VARCHAR)` gives;
@@ -151,7 +153,28 @@ const INFINITE_DAYS = 2147483647;
 function dateText(v: { days: number }): string {
   if (v.days === INFINITE_DAYS) return 'infinity';
   if (v.days === -INFINITE_DAYS) return '-infinity';
-  return String(v);
+  // DuckDB's text was `10000-01-01` and `0045-03-15 (BC)`, where a TIMESTAMP's was `+010000-…`
+  return isoDay(v.days);
+}
+
+/**
+ * Days since 1970-01-01 as ISO 8601 writes the day (proleptic Gregorian; years 0000 – 9999 in four
+ * digits, others signed, in six or more, as JavaScript's toISOString and iso_year write them).
+ * Example: 0 → '1970-01-01'; 2932897 → '+010000-01-01'; -735964 → '-000045-01-01' (46 BC).
+ */
+export function isoDay(days: number): string {
+  // H. Hinnant's civil_from_days: eras of 400 years, each year from March so that Feb 29 comes last
+  const z = days + 719468;
+  const era = Math.floor(z / 146097);
+  const doe = z - era * 146097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const month = mp < 10 ? mp + 3 : mp - 9;
+  const y = yoe + era * 400 + (month <= 2 ? 1 : 0);
+  const year = y >= 0 && y <= 9999 ? String(y).padStart(4, '0') : (y < 0 ? '-' : '+') + String(Math.abs(y)).padStart(6, '0');
+  return `${year}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
 }
 
 /** A TIME (microseconds since midnight) as HH:MM:SS, with its fraction when it has one. */
@@ -174,7 +197,13 @@ function timestampText(v: DuckDBValue, type: DuckDBType): string {
     : type.typeId === T.TIMESTAMP_MS ? t.millis!
     : type.typeId === T.TIMESTAMP_NS ? floorDiv(t.nanos!, 1000000n)
     : floorDiv(t.micros!, 1000n);
-  return ms >= -MAX_MS && ms <= MAX_MS ? new Date(Number(ms)).toISOString() : String(v);
+  if (ms >= -MAX_MS && ms <= MAX_MS) return new Date(Number(ms)).toISOString();
+  const text = String(v);
+  if (text === 'infinity' || text === '-infinity') return text;
+  // beyond a JS Date (years past 275760): DuckDB's text was `294247-01-10 04:00:54.775806`
+  const day = floorDiv(ms, 86400000n);
+  const inDay = Number(ms - day * 86400000n);
+  return `${isoDay(Number(day))}T${new Date(inDay).toISOString().slice(11)}`;
 }
 
 function floorDiv(a: bigint, b: bigint): bigint {

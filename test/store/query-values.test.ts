@@ -51,6 +51,18 @@ const VALUES: [string, unknown][] = [
   [`'-inf'::FLOAT`, '-Infinity'],
   [`DATE 'infinity'`, 'infinity'],
   [`TIMESTAMP '-infinity'`, '-infinity'],
+  // years outside 0000 – 9999 in ISO 8601's expanded form, a DATE's as a TIMESTAMP's (DuckDB's text was
+  // `10000-01-01`, `0045-03-15 (BC)`, and a TIMESTAMP beyond a JS Date `294247-01-10 04:00:54.775806`)
+  [`DATE '0001-01-01'`, '0001-01-01'],
+  [`DATE '9999-12-31'`, '9999-12-31'],
+  [`DATE '10000-01-01'`, '+010000-01-01'],
+  [`DATE '0001-01-01 (BC)'`, '0000-01-01'],
+  [`DATE '0045-03-15 (BC)'`, '-000044-03-15'],
+  [`DATE '5881580-07-10'`, '+5881580-07-10'],
+  [`TIMESTAMP '10000-01-01 00:00:00'`, '+010000-01-01T00:00:00.000Z'],
+  [`TIMESTAMP '294247-01-10 04:00:54.775806'`, '+294247-01-10T04:00:54.775Z'],
+  [`TIMESTAMP '290309-12-22 (BC) 00:00:00'`, '-290308-12-22T00:00:00.000Z'],
+  [`TIMESTAMPTZ '290309-12-22 (BC) 00:00:00+00'`, '-290308-12-22T00:00:00.000Z'],
 ];
 
 test('a value inside a struct, list, array, map or union is printed as the same value at the top level is', async () => {
