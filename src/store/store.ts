@@ -904,7 +904,7 @@ function refuseExtensions(type: number, n: number, count: number): void {
 
 /** What queryTable reads of a DuckDB result. */
 interface ResultReader {
-  deduplicatedColumnNames(): string[];
+  columnNames(): string[];
   convertRows<T>(converter: DuckDBValueConverter<T>): (T | null)[][];
 }
 
@@ -912,10 +912,10 @@ interface ResultReader {
  * A user's query may return any type: values are made what JSON and CSV hold exactly, at any depth
  * of lists, structs and maps (printedValue: an integer beyond 2^53 as its decimal text, a DATE as
  * YYYY-MM-DD, a timestamp as ISO 8601 in UTC, a TIME as HH:MM:SS, an INTERVAL or a BLOB as DuckDB's text).
- * Rows by position: two columns of the same name keep both (deduplicatedColumnNames: `n`, `n:1`).
+ * Rows by position: two columns of the same name keep both (uniqueNames: `n`, `n:1`).
  */
 export function queryTable(reader: ResultReader): QueryTable {
-  const columns = reader.deduplicatedColumnNames();
+  const columns = uniqueNames(reader.columnNames());
   const rows = reader.convertRows(printedValue).map((values) => {
     const out: Row = {};
     // defined, not assigned: a column named `__proto__` (a PIVOT over transcript text can name one)
@@ -924,6 +924,27 @@ export function queryTable(reader: ResultReader): QueryTable {
     return out;
   });
   return { columns, rows };
+}
+
+/**
+ * Column names made unique, each column keeping its own: a name seen before gets `:1`, `:2`, … (the
+ * first free suffix that no column is named). DuckDB's deduplicatedColumnNames gave `x, x:1, x:1`
+ * for the columns `x, x, "x:1"`, and the second `x`'s value was lost under the third's.
+ * Example: ['x', 'x', 'x:1'] → ['x', 'x:2', 'x:1'].
+ */
+export function uniqueNames(names: readonly string[]): string[] {
+  const taken = new Set(names);
+  const seen = new Set<string>();
+  return names.map((name) => {
+    if (!seen.has(name)) {
+      seen.add(name);
+      return name;
+    }
+    let k = 1;
+    while (taken.has(`${name}:${k}`)) k++;
+    taken.add(`${name}:${k}`);
+    return `${name}:${k}`;
+  });
 }
 
 /** DuckDB BIGINT/HUGEINT/DECIMAL come back as bigint or objects; analyses want plain numbers. */

@@ -101,6 +101,20 @@ test("a STRUCT key named __proto__, constructor or toString is a key as any othe
   assert.deepEqual(plain, { s: { a: 1, b: [2] } });
 });
 
+test('columns of the same name keep each its own value: a later one is NAME:k, k the first suffix no column has', async () => {
+  const { DuckDBInstance } = await loadDuckdb();
+  const db = await (await DuckDBInstance.create(':memory:')).connect();
+  try {
+    const t = queryTable(await db.runAndReadAll(`SELECT 1 AS x, 2 AS x, 3 AS "x:1", 4 AS "X", 5 AS x, 6 AS "x:1"`));
+    // DuckDB's deduplicatedColumnNames gave x, x:1, x:1, …: the second x's 2 was lost under the 3
+    assert.deepEqual(t.columns, ['x', 'x:2', 'x:1', 'X', 'x:3', 'x:1:1']);
+    assert.deepEqual(t.rows, [{ x: 1, 'x:2': 2, 'x:1': 3, X: 4, 'x:3': 5, 'x:1:1': 6 }]);
+    assert.equal(new Set(t.columns).size, t.columns.length);
+  } finally {
+    db.closeSync();
+  }
+});
+
 test('NULL stays null at any depth; booleans, texts and plain numbers are as they are', async () => {
   const [r] = await rows(`SELECT NULL AS n, [NULL::DATE] AS ln, {'d': NULL::TIMESTAMP} AS sn, true AS b, 'x' AS t, 0.25::DOUBLE AS f, 7 AS i`);
   assert.deepEqual(r, { n: null, ln: [null], sn: { d: null }, b: true, t: 'x', f: 0.25, i: 7 });
