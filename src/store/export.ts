@@ -60,8 +60,10 @@ const UNFILTERED = `($since IS NULL AND $until IS NULL AND $project IS NULL)`;
 
 /** The SELECT each table is written from; `day` is the partition column. Parameters: $tz, $since, $until, $project. */
 function selectFor(table: ExportedTable['table']): string {
-  // the partition's text, and the day as a DATE for the filters (as text, '10000-01-01' sorted before '2026-01-01')
-  const day = (ts: string) => `strftime(timezone($tz, ${ts}), '%Y-%m-%d') AS d, CAST(timezone($tz, ${ts}) AS DATE) AS dd`;
+  // the partition's text, as days are written everywhere (iso_year: `day=+010000-01-01`, `day=-000001-12-31`;
+  // strftime's %Y made them `day=10000-01-01` and `day=-1-12-31`), and the day as a DATE for the filters
+  // (as text, '10000-01-01' sorted before '2026-01-01')
+  const day = (ts: string) => `iso_year(timezone($tz, ${ts})) || strftime(timezone($tz, ${ts}), '-%m-%d') AS d, CAST(timezone($tz, ${ts}) AS DATE) AS dd`;
   const requests = `SELECT * EXCLUDE (file_id, row_hash, d, dd), coalesce(d, 'unknown') AS day
     FROM (SELECT *, ${day('ts')} FROM requests) WHERE ${inDays('dd')} AND ${IN_PROJECT}`;
   const chains = `SELECT * EXCLUDE (file_id, d, dd), coalesce(d, 'unknown') AS day

@@ -19,6 +19,7 @@ import { openParquet, usePortableViews } from '../../src/store/portable.js';
 import { runQuery } from '../../src/store/queries.js';
 import { CONDENSE, CONDENSE_61, corpus, repoRoot, run, tmp } from './helpers.js';
 import { usageError } from '../faults/helpers.js';
+import { assistant, cli, writeCorpus } from '../helpers/corpus.js';
 
 const sampleLogs = path.join(repoRoot, 'sample-logs');
 const QUERIES = ['cost_by', 'write_read_ratio', 'repurchase', 'attachments_vs_rounds', 'reattachments'];
@@ -414,6 +415,37 @@ test('docs/store.md\'s recipe for any DuckDB client, without cachelens, runs a b
   } finally {
     db.closeSync();
     instance.closeSync();
+  }
+});
+
+test('days outside 0000 – 9999 are partitions in ISO 8601\'s expanded form, as summary writes them; read back, every day\'s tokens are summary\'s', async () => {
+  // 0000-01-01 at +14:00 is -000001-12-31 in UTC, 9999-12-31 at -12:00 is +010000-01-01: the partitions
+  // were day=-1-12-31 and day=10000-01-01 (strftime's %Y), where every command writes the expanded form
+  const logs = writeCorpus({
+    'p/s1.jsonl': [
+      assistant({ session: 's1', msg: 'e1', t: '0000-01-01T00:00:00.000+14:00', u: { in: 1, w5: 2_000 } }),
+      assistant({ session: 's1', msg: 'e2', t: '2026-03-01T12:00:00.000Z', u: { in: 2, r: 2_000 } }),
+    ],
+    'p/s3.jsonl': [assistant({ session: 's3', msg: 'e4', t: '9999-12-31T23:59:59.999-12:00', u: { in: 4, r: 2_000 } })],
+  });
+  const dir = path.join(tmp(), 'export');
+  const exported = cli(['export', logs, '--db', ':memory:', '--parquet', dir, '--timezone', 'UTC']);
+  assert.equal(exported.code, 0, exported.stderr);
+  const summary = cli(['summary', logs, '--db', ':memory:', '--timezone', 'UTC', '--json']);
+  assert.equal(summary.code, 0, summary.stderr);
+  const byDay = (JSON.parse(summary.stdout) as { by_day: { day: string; input: number }[] }).by_day.map((d) => [d.day, d.input]);
+  assert.deepEqual(byDay, [['-000001-12-31', 1], ['2026-03-01', 2], ['+010000-01-01', 4]]);
+  const db = await (await DuckDBInstance.create(':memory:')).connect();
+  try {
+    for (const table of ['requests', 'chains']) {
+      const got = (await db.runAndReadAll(`SELECT day::VARCHAR AS day, count(*)::INTEGER AS n${table === 'requests' ? ', sum(input)::INTEGER AS input' : ''}
+        FROM read_parquet('${dir}/${table}/*/*.parquet', hive_partitioning = true) GROUP BY day`)).getRowObjectsJS();
+      const want = table === 'requests' ? byDay : [['-000001-12-31'], ['+010000-01-01']];
+      assert.deepEqual(got.map((r) => r.day).sort(), want.map((d) => d[0]).sort(), table);
+      if (table === 'requests') assert.deepEqual(Object.fromEntries(got.map((r) => [r.day, r.input])), Object.fromEntries(byDay), table);
+    }
+  } finally {
+    db.closeSync();
   }
 });
 
