@@ -198,7 +198,7 @@ export const queryCommand: Command = {
         throw err;
       });
       const result: QueryResult = { query: target, params, columns, rows };
-      return { json: result, text: argv.csv ? toCsv(rows, Boolean(io.tty), columns) : formatRows(rows, io.color), exactNumbers: true };
+      return { json: result, text: argv.csv ? toCsv(rows, Boolean(io.tty), columns) : formatRows(rows, io.color, columns), exactNumbers: true };
     } finally {
       source.close();
     }

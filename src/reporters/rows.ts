@@ -11,8 +11,12 @@ export function columnsOf(rows: readonly Row[]): string[] {
   return rows.length > 0 ? Object.keys(rows[0]!) : [];
 }
 
-export function formatRows(rows: readonly Row[], color: boolean): string {
-  const cols = columnsOf(rows);
+/**
+ * `order`: the result's columns, in their order: a row's keys put a column named as an integer
+ * (`1`, `2`: a PIVOT over rounds names them so) before the others, so `name, 2, 1` showed as `1, 2, name`.
+ */
+export function formatRows(rows: readonly Row[], color: boolean, order?: readonly string[]): string {
+  const cols = rows.length > 0 && order ? [...order] : columnsOf(rows);
   if (cols.length === 0) return '(no rows)';
   const numeric = cols.map((c) => rows.every((r) => r[c] === null || typeof r[c] === 'number'));
   // a column's name can be transcript text too (`PIVOT requests ON agent_type`): cleaned as the cells are

@@ -120,6 +120,19 @@ test('NULL stays null at any depth; booleans, texts and plain numbers are as the
   assert.deepEqual(r, { n: null, ln: [null], sn: { d: null }, b: true, t: 'x', f: 0.25, i: 7 });
 });
 
+test('CLI: the table shows the columns in the query\'s order, a column named as an integer (a PIVOT over rounds) too', () => {
+  const file = path.join(tmp(), 'pivot.sql');
+  writeFileSync(file, `SELECT 'x' AS name, 10 AS "2", 20 AS "1", 30 AS total`);
+  const table = cachelens(['query', file, '--db', ':memory:']);
+  assert.equal(table.status, 0, table.stderr);
+  // a row's keys put 1 and 2 first: the header read '1  2  name  total', each value under its own name
+  assert.deepEqual(table.stdout.split('\n')[0]!.trim().split(/\s+/), ['name', '2', '1', 'total']);
+  assert.deepEqual(table.stdout.split('\n')[2]!.trim().split(/\s+/), ['x', '10', '20', '30']);
+  const json = cachelens(['query', file, '--db', ':memory:', '--json']);
+  assert.deepEqual((JSON.parse(json.stdout) as { columns: string[] }).columns, ['name', '2', '1', 'total']);
+  assert.equal(cachelens(['query', file, '--db', ':memory:', '--csv']).stdout.split('\n')[0], 'name,2,1,total');
+});
+
 test('CLI: nested DATE, TIMESTAMP and DECIMAL print as top-level ones do, in the table, --csv and --json', () => {
   const db = path.join(tmp(), 's.duckdb');
   const file = path.join(tmp(), 'nested.sql');
