@@ -133,6 +133,14 @@ test('CLI: the table shows the columns in the query\'s order, a column named as 
   assert.equal(cachelens(['query', file, '--db', ':memory:', '--csv']).stdout.split('\n')[0], 'name,2,1,total');
 });
 
+test('CLI: --csv quotes as RFC 4180 does and keeps every text exact, one beginning with =, +, - or @ too (no quote mark added)', () => {
+  const file = path.join(tmp(), 'csv.sql');
+  writeFileSync(file, `SELECT 'a,b' AS c, E'l1\\r\\nl2' AS crlf, E'q"t\\tx' AS q, '=1+2' AS f1, '+1' AS f2, '-1' AS f3, '@SUM(A1)' AS f4, '' AS e, NULL AS n, -0.0::DOUBLE AS z`);
+  const r = cachelens(['query', file, '--db', ':memory:', '--csv']);
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout, 'c,crlf,q,f1,f2,f3,f4,e,n,z\n"a,b","l1\r\nl2","q""t\tx",=1+2,+1,-1,@SUM(A1),"",,0\n');
+});
+
 test('CLI: nested DATE, TIMESTAMP and DECIMAL print as top-level ones do, in the table, --csv and --json', () => {
   const db = path.join(tmp(), 's.duckdb');
   const file = path.join(tmp(), 'nested.sql');
