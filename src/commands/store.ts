@@ -115,7 +115,8 @@ function refuseWritesInLogs(target: string, paths: readonly string[], argv: Reco
   const home = io.env.HOME || homedir();
   for (const p of paths) {
     const local = p.replace(/^file:\/\//, '');
-    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(local)) continue;
+    // a URL is no local path (and DuckDB reads none: no httpfs); `:memory:` is a database in memory
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(local) || /^:memory:/.test(local) || local === '') continue;
     refuseInLogs(expandHome(local, home), { flag: `query ${target}: write target`, given: p, choose: 'path', logRoots });
   }
 }

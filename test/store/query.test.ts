@@ -841,6 +841,11 @@ test('CLI: a query of the user\'s that would write into the logs being read (COP
   }
   assert.deepEqual(readdirSync(logs), ['projects']);
   assert.deepEqual(readdirSync(path.join(logs, 'projects')).sort(), readdirSync(path.join(sampleLogs, 'projects')).sort());
+  // a database in memory is no path, wherever the query runs from
+  const memory = path.join(dir, 'memory.sql');
+  writeFileSync(memory, "ATTACH ':memory:' AS m; SELECT 1 AS one");
+  const inMemory = spawnSync(process.execPath, [cli, 'query', memory, logs, '--db', ':memory:', '--json'], { encoding: 'utf8', env, cwd: path.join(logs, 'projects') });
+  assert.equal(inMemory.status, 0, inMemory.stderr);
   // elsewhere, and a TO inside a string, are written and run as before
   const file = path.join(dir, 'ok.sql');
   writeFileSync(file, `COPY (SELECT 'COPY t TO ''logs/x.csv''' AS s) TO '${outside}'`);
