@@ -8,8 +8,8 @@
  * - BIGINT, HUGEINT and the other integers: a number while exact (|n| ≤ 2^53 − 1), else decimal text;
  * - DECIMAL: a number when the number's shortest text is the decimal's value (1.50 → 1.5), else
  *   the decimal's exact text (123456789012345678.123 as a double would be …680);
- * - FLOAT/DOUBLE: the number; NaN and ±Infinity, which JSON has not (JSON.stringify made them
- *   null), as the text `NaN`, `Infinity`, `-Infinity`;
+ * - FLOAT/DOUBLE: the number (a FLOAT's shortest text, `0.1`, as DuckDB's); NaN and ±Infinity, which
+ *   JSON has not (JSON.stringify made them null), as the text `NaN`, `Infinity`, `-Infinity`;
  * - DATE: `YYYY-MM-DD`; a year outside 0000 – 9999 in ISO 8601's expanded form, as days are written
  *   everywhere (`+010000-01-01`; 45 BC is year -44, `-000044-03-15`); `infinity`, `-infinity`;
  * - TIMESTAMP (any precision, with or without time zone): ISO 8601 in UTC to the millisecond, its
@@ -42,6 +42,7 @@ export const printedValue: DuckDBValueConverter<unknown> = (value, type, self) =
     case T.BIGNUM:
       return integer(value);
     case T.FLOAT:
+      return double(float32(Number(value)));
     case T.DOUBLE:
       return double(Number(value));
     case T.DECIMAL:
@@ -112,6 +113,20 @@ function integer(v: DuckDBValue): number | string {
   if (typeof v === 'number') return v;
   const n = BigInt(v as bigint);
   return n >= BigInt(Number.MIN_SAFE_INTEGER) && n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n.toString();
+}
+
+/**
+ * A FLOAT (a 32-bit float, read as the double of the same value) as the shortest number that is that
+ * float, as DuckDB prints it: 0.1::FLOAT is 0.1, not the double's 0.10000000149011612.
+ * Example: float32(Math.fround(1.1)) → 1.1; float32(16777216) → 16777216.
+ */
+export function float32(n: number): number {
+  if (!Number.isFinite(n)) return n;
+  for (let p = 1; p <= 9; p++) {
+    const shorter = Number(n.toPrecision(p));
+    if (Math.fround(shorter) === n) return shorter;
+  }
+  return n;
 }
 
 /** JSON has no NaN or Infinity: those become their names. */

@@ -49,6 +49,11 @@ const VALUES: [string, unknown][] = [
   [`'12345678-1234-1234-1234-123456789abc'::UUID`, '12345678-1234-1234-1234-123456789abc'],
   [`'nan'::DOUBLE`, 'NaN'],
   [`'-inf'::FLOAT`, '-Infinity'],
+  // a FLOAT's shortest text, as DuckDB prints it: the double of its value was 0.10000000149011612
+  [`0.1::FLOAT`, 0.1],
+  [`1.1::FLOAT`, 1.1],
+  [`3.4028235e38::FLOAT`, 3.4028235e38],
+  [`16777217::FLOAT`, 16777216],
   [`DATE 'infinity'`, 'infinity'],
   [`TIMESTAMP '-infinity'`, '-infinity'],
   // years outside 0000 – 9999 in ISO 8601's expanded form, a DATE's as a TIMESTAMP's (DuckDB's text was
