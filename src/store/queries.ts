@@ -61,11 +61,12 @@ export function queryParams(sql: string): string[] {
 
 /**
  * The files and directories a query's statements name to write: the path after `TO` in a `COPY`, the
- * directory of an `EXPORT DATABASE` and the database file an `ATTACH` opens (and creates), as written, in
- * the order they come. Read by tokens, so a `TO '…'` inside a string, a comment or a quoted name is none.
+ * directory of an `EXPORT DATABASE`, the database file an `ATTACH` opens (and creates), and the file or
+ * directory `SET`/`PRAGMA profiling_output` or `temp_directory` has DuckDB write, as written, in the order they come. Read by tokens, so a `TO '…'` inside a string, a comment or a quoted name is none.
  * Example: `COPY (SELECT 'TO x') TO 'out.csv' (HEADER); ATTACH 'a.duckdb'` → ['out.csv', 'a.duckdb'].
  */
 export function writeTargets(sql: string): string[] {
+  const WRITING_SETTINGS = /^(profiling_output|temp_directory)$/i;
   const TOKENS = /--[^\n]*|\/\*[\s\S]*?\*\/|\b[Ee]'((?:[^'\\]|\\[\s\S]|'')*)'|'((?:[^']|'')*)'|"(?:[^"]|"")*"|\$([A-Za-z_][A-Za-z0-9_]*)?\$[\s\S]*?\$\3\$|([A-Za-z_][A-Za-z0-9_]*)|(;)/g;
   const targets: string[] = [];
   let statement: { kind: string; text?: string }[] = [];
@@ -76,7 +77,7 @@ export function writeTargets(sql: string): string[] {
         const next = statement[i + 1];
         if (t.kind === 'word' && t.text!.toUpperCase() === 'TO' && next?.kind === 'string') targets.push(next.text!);
       });
-    } else if (first === 'ATTACH' || first === 'EXPORT') {
+    } else if (first === 'ATTACH' || first === 'EXPORT' || ((first === 'SET' || first === 'PRAGMA') && statement.some((t) => t.kind === 'word' && WRITING_SETTINGS.test(t.text!)))) {
       const file = statement.find((t) => t.kind === 'string');
       if (file) targets.push(file.text!);
     }

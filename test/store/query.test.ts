@@ -817,6 +817,7 @@ test('writeTargets: the paths a COPY … TO, EXPORT DATABASE or ATTACH names, no
     SELECT 'COPY t TO ''x'''; COPY FROM DATABASE a TO b; attach database if not exists 'z''q.db'`;
   assert.deepEqual(writeTargets(sql), ['out.csv', 'a.duckdb', "it's.csv", 'exp', "z'q.db"]);
   assert.deepEqual(writeTargets('SELECT 1'), []);
+  assert.deepEqual(writeTargets("PRAGMA enable_profiling='json'; SET profiling_output = 'p.json'; PRAGMA profiling_output('q.json'); SET GLOBAL temp_directory TO 't'; SET threads = 1; SET search_path = 'x'"), ['p.json', 'q.json', 't']);
 });
 
 test('CLI: a query of the user\'s that would write into the logs being read (COPY … TO, EXPORT DATABASE, ATTACH) is refused before it runs', () => {
@@ -829,6 +830,7 @@ test('CLI: a query of the user\'s that would write into the logs being read (COP
     [`COPY (SELECT 1 AS a) TO '${logs}/evil.csv'`, `${logs}/evil.csv`],
     [`SELECT 1;\nCOPY (SELECT 1 AS a) TO 'logs/projects/evil.csv' (HEADER);`, 'logs/projects/evil.csv'],
     [`EXPORT DATABASE 'logs/dump'`, 'logs/dump'],
+    [`PRAGMA enable_profiling='json';\nSET profiling_output='logs/prof.json';\nSELECT 1`, 'logs/prof.json'],
     [`ATTACH '${logs}/projects/x.duckdb' AS x; CREATE TABLE x.t AS SELECT 1`, `${logs}/projects/x.duckdb`],
   ];
   for (const [sql, target] of cases) {
