@@ -59,10 +59,11 @@ export const printedValue: DuckDBValueConverter<unknown> = (value, type, self) =
       return timestampText(value, type);
     case T.STRUCT:
       return structObject(value, type, self);
+    case T.BLOB:
+      return blobText((value as { bytes: Uint8Array }).bytes);
     case T.TIME_NS:
     case T.TIME_TZ:
     case T.INTERVAL:
-    case T.BLOB:
     case T.BIT:
     case T.GEOMETRY:
       return String(value);
@@ -127,6 +128,18 @@ export function float32(n: number): number {
     if (Math.fround(shorter) === n) return shorter;
   }
   return n;
+}
+
+/**
+ * A BLOB as `CAST(x AS VARCHAR)` writes it, which `'…'::BLOB` reads back as the same bytes: printable
+ * ASCII as it is, but for `"`, `'` and `\`, and every other byte as `\xHH`. node-api's text left the
+ * backslash bare, so the 4 bytes `\x41` printed as `\x41`, which reads back as the 1 byte `A`.
+ * Example: bytes 61 5C 00 FF → 'a\x5C\x00\xFF'.
+ */
+export function blobText(bytes: Uint8Array): string {
+  let out = '';
+  for (const b of bytes) out += b >= 0x20 && b <= 0x7e && b !== 0x22 && b !== 0x27 && b !== 0x5c ? String.fromCharCode(b) : `\\x${b.toString(16).toUpperCase().padStart(2, '0')}`;
+  return out;
 }
 
 /** JSON has no NaN or Infinity: those become their names. */

@@ -120,6 +120,26 @@ test('columns of the same name keep each its own value: a later one is NAME:k, k
   }
 });
 
+test('a BLOB prints as CAST(x AS VARCHAR) does, every byte, and reads back as the same bytes: a backslash, a quote too', async () => {
+  const { DuckDBInstance } = await loadDuckdb();
+  const db = await (await DuckDBInstance.create(':memory:')).connect();
+  try {
+    // every byte alone, and 5C 78 34 31 (the text \x41), which node-api's text printed as \x41, read back as A
+    const sql = `SELECT b, v, v::VARCHAR AS cast FROM (SELECT range AS b, unhex(lpad(to_hex(range), 2, '0')) AS v FROM range(256)
+      UNION ALL SELECT 256, from_hex('5C783431') UNION ALL SELECT 257, from_hex('61275C2200FF'))`;
+    const t = queryTable(await db.runAndReadAll(sql));
+    assert.equal(t.rows.length, 258);
+    for (const r of t.rows) {
+      assert.equal(r.v, r.cast, `byte ${String(r.b)}`);
+      const back = (await db.runAndReadAll(`SELECT hex($1::BLOB) AS h, hex(v) AS want FROM (${sql}) WHERE b = ${String(r.b)}`, [String(r.v)])).getRowObjectsJS()[0]!;
+      assert.equal(back.h, back.want, `byte ${String(r.b)} read back`);
+    }
+    assert.equal(t.rows[256]!.v, '\\x5Cx41');
+  } finally {
+    db.closeSync();
+  }
+});
+
 test('NULL stays null at any depth; booleans, texts and plain numbers are as they are', async () => {
   const [r] = await rows(`SELECT NULL AS n, [NULL::DATE] AS ln, {'d': NULL::TIMESTAMP} AS sn, true AS b, 'x' AS t, 0.25::DOUBLE AS f, 7 AS i`);
   assert.deepEqual(r, { n: null, ln: [null], sn: { d: null }, b: true, t: 'x', f: 0.25, i: 7 });
