@@ -71,7 +71,11 @@ export function writeTargets(sql: string): string[] {
   const targets: string[] = [];
   let statement: { kind: string; text?: string }[] = [];
   const end = () => {
-    const first = statement.find((t) => t.kind === 'word')?.text?.toUpperCase();
+    // `PREPARE p AS COPY …` (run by EXECUTE) and `EXPLAIN ANALYZE COPY …` write as the COPY does
+    const words = () => statement.filter((t) => t.kind === 'word').map((t) => t.text!.toUpperCase());
+    if (words()[0] === 'PREPARE') statement = statement.slice(statement.findIndex((t) => t.kind === 'word' && /^as$/i.test(t.text!)) + 1);
+    while (['EXPLAIN', 'ANALYZE'].includes(words()[0] ?? '')) statement = statement.slice(statement.findIndex((t) => t.kind === 'word') + 1);
+    const first = words()[0];
     if (first === 'COPY') {
       statement.forEach((t, i) => {
         const next = statement[i + 1];

@@ -817,6 +817,7 @@ test('writeTargets: the paths a COPY … TO, EXPORT DATABASE or ATTACH names, no
     SELECT 'COPY t TO ''x'''; COPY FROM DATABASE a TO b; attach database if not exists 'z''q.db'`;
   assert.deepEqual(writeTargets(sql), ['out.csv', 'a.duckdb', "it's.csv", 'exp', "z'q.db"]);
   assert.deepEqual(writeTargets('SELECT 1'), []);
+  assert.deepEqual(writeTargets("PREPARE p(INTEGER) AS COPY (SELECT $1) TO 'p.csv'; EXPLAIN ANALYZE COPY t TO 'e.csv'; PREPARE q AS SELECT 'x' AS copy"), ['p.csv', 'e.csv']);
   assert.deepEqual(writeTargets("PRAGMA enable_profiling='json'; SET profiling_output = 'p.json'; PRAGMA profiling_output('q.json'); SET GLOBAL temp_directory TO 't'; SET threads = 1; SET search_path = 'x'"), ['p.json', 'q.json', 't']);
 });
 
