@@ -14,10 +14,14 @@ export function columnsOf(rows: readonly Row[]): string[] {
 /**
  * `order`: the result's columns, in their order: a row's keys put a column named as an integer
  * (`1`, `2`: a PIVOT over rounds names them so) before the others, so `name, 2, 1` showed as `1, 2, name`.
+ * A result without rows shows its header above `(no rows)`, as `--csv` prints its header line (it showed
+ * `(no rows)` alone, the columns unsaid).
  */
 export function formatRows(rows: readonly Row[], color: boolean, order?: readonly string[]): string {
-  const cols = rows.length > 0 && order ? [...order] : columnsOf(rows);
+  const cols = order ? [...order] : columnsOf(rows);
   if (cols.length === 0) return '(no rows)';
+  if (rows.length === 0) return `${table(cols.map((c) => ({ header: clean(c), align: 'text' })), [], { color })}
+(no rows)`;
   const numeric = cols.map((c) => rows.every((r) => r[c] === null || typeof r[c] === 'number'));
   // a column's name can be transcript text too (`PIVOT requests ON agent_type`): cleaned as the cells are
   const columns: Column[] = cols.map((c, i) => ({ header: clean(c), align: numeric[i] ? 'num' : 'text' }));

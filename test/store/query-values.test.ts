@@ -166,6 +166,18 @@ test('CLI: --csv quotes as RFC 4180 does and keeps every text exact, one beginni
   assert.equal(r.stdout, 'c,crlf,q,f1,f2,f3,f4,e,n,z\n"a,b","l1\r\nl2","q""t\tx",=1+2,+1,-1,@SUM(A1),"",,0\n');
 });
 
+test('CLI: the table of a result without rows shows its columns above (no rows), as --csv prints its header', () => {
+  const file = path.join(tmp(), 'none.sql');
+  writeFileSync(file, `SELECT 1 AS "first", 'x' AS second WHERE false`);
+  const r = cachelens(['query', file, '--db', ':memory:']);
+  assert.equal(r.status, 0, r.stderr);
+  const lines = r.stdout.trimEnd().split('\n');
+  // it printed '(no rows)' alone
+  assert.deepEqual(lines[0]!.trim().split(/\s+/), ['first', 'second']);
+  assert.equal(lines.at(-1), '(no rows)');
+  assert.equal(cachelens(['query', file, '--db', ':memory:', '--csv']).stdout, 'first,second\n');
+});
+
 test('CLI: nested DATE, TIMESTAMP and DECIMAL print as top-level ones do, in the table, --csv and --json', () => {
   const db = path.join(tmp(), 's.duckdb');
   const file = path.join(tmp(), 'nested.sql');
