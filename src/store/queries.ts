@@ -62,7 +62,8 @@ export function queryParams(sql: string): string[] {
 /**
  * The files and directories a query's statements name to write: the path after `TO` in a `COPY`, the
  * directory of an `EXPORT DATABASE`, the database file an `ATTACH` opens (and creates), and the file or
- * directory `SET`/`PRAGMA profiling_output` or `temp_directory` has DuckDB write, as written, in the order they come. Read by tokens, so a `TO '…'` inside a string, a comment or a quoted name is none.
+ * directory `SET`/`PRAGMA profiling_output` or `temp_directory` has DuckDB write, as written, in the
+ * order they come. Read by tokens, so a `TO '…'` inside a string, a comment or a quoted name is none.
  * Example: `COPY (SELECT 'TO x') TO 'out.csv' (HEADER); ATTACH 'a.duckdb'` → ['out.csv', 'a.duckdb'].
  */
 export function writeTargets(sql: string): string[] {
