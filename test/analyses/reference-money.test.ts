@@ -1,0 +1,119 @@
+/**
+ * The money numbers against a second opinion: `test/helpers/reference-anatomy.ts` re-implements
+ * SPEC §1.3/§1.4/§2/§3 from the SPEC text over the raw JSONL, and every real log in
+ * `../shared/real-logs` and `sample-logs/` must get the same answer from the product — totals
+ * (`summary`, `anatomy`), per session (`sessions`), per chain (`anatomy`'s chains and re-purchase
+ * list) and per request (`anatomy --chain ID`). Then boundary fixtures whose answers are worked
+ * out by hand below.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { referenceAnatomy, referenceTotals, type RefChain, type RefRequest } from '../helpers/reference-anatomy.js';
+import { assistant, cli, REAL_LOGS, REPO, tempDir, userPrompt, writeCorpus } from '../helpers/corpus.js';
+
+const close = (actual: number | null, expected: number | null, what: string) => {
+  if (actual === null || expected === null) return assert.equal(actual, expected, what);
+  assert.ok(Math.abs(actual - expected) <= 1e-9 * Math.max(1, Math.abs(expected)), `${what}: product ${actual}, reference ${expected}`);
+};
+
+function product(path: string) {
+  const home = tempDir();
+  const db = join(home, 'store.duckdb');
+  return (args: string[]) => {
+    const r = cli([...args, path, '--db', db, '--json', '--timezone', 'UTC'], { HOME: home });
+    assert.equal(r.code, 0, r.stderr);
+    return JSON.parse(r.stdout);
+  };
+}
+
+const groupBy = <T>(xs: T[], key: (x: T) => string) => {
+  const m = new Map<string, T[]>();
+  for (const x of xs) m.set(key(x), [...(m.get(key(x)) ?? []), x]);
+  return m;
+};
+
+/** Every number the product gives about a corpus, against the reference's. */
+function compareCorpus(path: string) {
+  const run = product(path);
+  const chains = referenceAnatomy([path]);
+  const all = chains.flatMap((c) => c.requests);
+  assert.ok(all.length > 0, `${path} has requests`);
+  const ref = referenceTotals(all);
+
+  const summary = run(['summary']).totals;
+  for (const k of ['requests', 'input', 'output', 'cache_write_5m', 'cache_write_1h', 'cache_read'] as const) assert.equal(summary[k], ref[k], `summary ${k}`);
+  close(summary.weight, ref.weight, 'summary weight');
+  close(summary.usd, ref.usd, 'summary usd');
+
+  const sessions = run(['sessions']).sessions;
+  const refSessions = groupBy(all, (q) => q.chain.split(':')[0]!);
+  assert.deepEqual(sessions.map((s: any) => s.session_id).sort(), [...refSessions.keys()].sort(), 'sessions');
+  for (const s of sessions) {
+    const r = referenceTotals(refSessions.get(s.session_id)!);
+    for (const k of ['requests', 'input', 'output', 'cache_write_5m', 'cache_write_1h', 'cache_read'] as const) assert.equal(s[k], r[k], `session ${s.session_id} ${k}`);
+    close(s.usd, r.usd, `session ${s.session_id} usd`);
+    close(s.weight, r.weight, `session ${s.session_id} weight`);
+  }
+
+  const anatomy = run(['anatomy']);
+  const t = anatomy.totals;
+  for (const k of ['requests', 'cold', 'growth', 'expiry', 'break', 'break_events'] as const) assert.equal(t[k], ref[k], `anatomy ${k}`);
+  for (const k of ['weight', 'usd', 'waste_weight', 'waste_usd', 'hit_ratio', 'write_read_ratio'] as const) close(t[k], ref[k], `anatomy ${k}`);
+
+  // chains: the product's chain ids are its own; a chain is the same when it holds the same requests
+  const chainOfKey = new Map<string, RefChain>();
+  for (const c of chains) for (const q of c.requests) chainOfKey.set(q.key, c);
+  assert.equal(anatomy.chains.length, chains.length, 'chains');
+  const flagged: string[] = [];
+  for (const pc of anatomy.chains) {
+    const one = run(['anatomy', '--chain', pc.chain_id]);
+    const rc = chainOfKey.get(one.requests[0].key)!;
+    assert.deepEqual(one.requests.map((q: any) => q.key), rc.requests.map((q) => q.key), `chain ${pc.chain_id}: its requests, in order`);
+    const r = referenceTotals(rc.requests);
+    for (const k of ['cold', 'growth', 'expiry', 'break'] as const) assert.equal(pc[k], r[k], `chain ${pc.chain_id} ${k}`);
+    for (const k of ['weight', 'usd', 'waste_weight', 'hit_ratio', 'write_read_ratio'] as const) close(pc[k], r[k], `chain ${pc.chain_id} ${k}`);
+    assert.equal(one.repurchase, rc.repurchase, `chain ${pc.chain_id} re-purchase flag`);
+    if (rc.repurchase) flagged.push(pc.chain_id);
+    one.requests.forEach((pq: any, i: number) => compareRequest(pq, rc.requests[i]!, `chain ${pc.chain_id} #${i}`));
+  }
+  const listed = anatomy.repurchase as any[];
+  assert.deepEqual(listed.map((c) => c.chain_id).sort(), flagged.sort(), 're-purchase list');
+  for (const c of listed) {
+    const rc = chainOfKey.get(run(['anatomy', '--chain', c.chain_id]).requests[0].key)!;
+    assert.equal(c.rounds, rc.rounds, `${c.chain_id} rounds with a request`);
+    assert.equal(c.read_median, rc.readMedian, `${c.chain_id} read median`);
+  }
+  return { chains, anatomy };
+}
+
+function compareRequest(pq: any, rq: RefRequest, what: string) {
+  const pairs: [string, number | string | null][] = [
+    ['p', rq.p], ['input', rq.in], ['r', rq.r], ['w', rq.w], ['w5m', rq.w5], ['w1h', rq.w1h], ['output', rq.out],
+    ['ttl', rq.ttl], ['cached_prefix', rq.cachedPrefix], ['rewrite', rq.rewrite],
+    ['cold', rq.cold], ['growth', rq.growth], ['expiry', rq.expiry], ['break', rq.brk],
+  ];
+  for (const [k, v] of pairs) assert.equal(pq[k], v, `${what} ${k}`);
+  close(pq.gap_s, rq.gapS, `${what} gap_s`);
+  close(pq.weight, rq.weight, `${what} weight`);
+  close(pq.waste_weight, rq.wasteWeight, `${what} waste_weight`);
+}
+
+const realDirs = readdirSync(REAL_LOGS, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => join(REAL_LOGS, d.name));
+
+for (const dir of [...realDirs, join(REPO, 'sample-logs')]) {
+  test(`reference money: ${dir.slice(dir.lastIndexOf('/') + 1)} — totals, sessions, chains and requests equal the reference's`, () => {
+    compareCorpus(dir);
+  });
+}
+
+test('reference money: every real log together (de-dup is global across the folders)', () => {
+  const { chains, anatomy } = compareCorpus(REAL_LOGS);
+  // the SPEC §3 worked example holds in the reference too (marot-spotter 4d5611e5, main chain)
+  const main = chains.find((c) => c.id === '4d5611e5-241a-462a-8d15-5122611a9569')!;
+  assert.ok(main.requests.some((q) => q.expiry === 81_957 && q.w === 82_720 && q.r === 0));
+  assert.ok(main.requests.some((q) => q.brk === 76_753 && q.r === 21_478));
+  assert.ok(main.requests.some((q) => q.cold === 14_600 && q.segment === 1));
+  assert.ok(anatomy.totals.requests > 800);
+});
