@@ -47,6 +47,25 @@ function compareCorpus(path: string) {
   close(summary.weight, ref.weight, 'summary weight');
   close(summary.usd, ref.usd, 'summary usd');
 
+  const byModel = groupBy(all, (q) => q.model);
+  for (const m of run(['summary']).by_model) {
+    const r = referenceTotals(byModel.get(m.model)!);
+    assert.equal(m.requests, r.requests, `model ${m.model} requests`);
+    close(m.usd, byModel.get(m.model)!.some((q) => q.m) ? r.usd : null, `model ${m.model} usd`);
+  }
+
+  // 5-hour blocks (SPEC §7): a block starts at the first request after the previous one ended, floored to the hour
+  const HOUR = 3_600_000;
+  const blocks: { start: number; qs: RefRequest[] }[] = [];
+  for (const q of [...all].sort((a, b) => a.t - b.t)) {
+    const last = blocks[blocks.length - 1];
+    if (last && q.t < last.start + 5 * HOUR) last.qs.push(q);
+    else blocks.push({ start: Math.floor(q.t / HOUR) * HOUR, qs: [q] });
+  }
+  const productBlocks = run(['blocks']).blocks;
+  assert.deepEqual(productBlocks.map((b: any) => [Date.parse(b.start), b.requests]), blocks.map((b) => [b.start, b.qs.length]), 'blocks');
+  productBlocks.forEach((b: any, i: number) => close(b.usd, referenceTotals(blocks[i]!.qs).usd, `block ${b.start} usd`));
+
   const sessions = run(['sessions']).sessions;
   const refSessions = groupBy(all, (q) => q.chain.split(':')[0]!);
   assert.deepEqual(sessions.map((s: any) => s.session_id).sort(), [...refSessions.keys()].sort(), 'sessions');
@@ -61,6 +80,17 @@ function compareCorpus(path: string) {
   const t = anatomy.totals;
   for (const k of ['requests', 'cold', 'growth', 'expiry', 'break', 'break_events'] as const) assert.equal(t[k], ref[k], `anatomy ${k}`);
   for (const k of ['weight', 'usd', 'waste_weight', 'waste_usd', 'hit_ratio', 'write_read_ratio'] as const) close(t[k], ref[k], `anatomy ${k}`);
+  const priced = all.filter((q) => q.m);
+  const total = (f: (q: RefRequest) => number) => priced.reduce((x, q) => x + f(q), 0);
+  for (const k of ['cold', 'growth', 'expiry', 'break'] as const) {
+    close(t.anatomy_weight[k], total((q) => q.anatomyWeight[k]), `anatomy_weight ${k}`);
+    close(t.anatomy_usd[k], total((q) => q.anatomyWeight[k] * q.m!.usdPerWeight), `anatomy_usd ${k}`);
+  }
+  close(t.components.write5m, total((q) => q.w5 * q.m!.w5), 'components write5m');
+  close(t.components.write1h, total((q) => q.w1h * q.m!.w1h), 'components write1h');
+  close(t.components.read, total((q) => q.r * q.m!.r), 'components read');
+  close(t.components.output, total((q) => q.out * q.m!.out), 'components output');
+  close(t.components.input, ref.weight - total((q) => q.w5 * q.m!.w5 + q.w1h * q.m!.w1h + q.r * q.m!.r + q.out * q.m!.out), 'components input');
 
   // chains: the product's chain ids are its own; a chain is the same when it holds the same requests
   const chainOfKey = new Map<string, RefChain>();

@@ -147,9 +147,11 @@ export function referenceAnatomy(paths: string[], jitter = 1024): RefChain[] {
       const t = Date.parse(msgLine.timestamp ?? l.timestamp);
       if (!Number.isFinite(t)) continue;
       const key = typeof msgLine.requestId === 'string' ? `${m.id}\u0000${msgLine.requestId}` : m.id;
+      // a copy's segment counts the compactions of its own chain before it in its file: a subagent's
+      // progress copy in the main file sits after the main thread's compactions, not its own
       copies.push({
         key, t, model: m.model, usage: m.usage, rank, chain: copyChain,
-        segment: rank > 0 ? segments.get(chain) ?? 0 : -1, round: rank > 0 ? rounds.get(chain) ?? 0 : -1, order,
+        segment: segments.get(copyChain) ?? 0, round: rank > 0 ? rounds.get(chain) ?? 0 : -1, order,
       });
     }
   }
