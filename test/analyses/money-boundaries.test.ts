@@ -5,6 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { referenceAnatomy } from '../helpers/reference-anatomy.js';
 import { assistant, cli, tempDir, userPrompt, writeCorpus, type UsageSpec } from '../helpers/corpus.js';
 
@@ -184,4 +185,60 @@ test('re-purchase: exactly 3 rounds whose first reads lie exactly 1,024 from the
   assert.equal(out.repurchase[0].waste_weight, 158_644.8);
   const flags = Object.fromEntries(referenceAnatomy([root]).map((c) => [c.id, c.repurchase]));
   assert.deepEqual(flags, { [S]: true, [other]: false });
+});
+
+test('de-dup and attribution: field-wise maximum, earliest time, subagent file over progress copy, progress-only requests, resumed copies, <synthetic>, split_missing', () => {
+  const A = 'a1b2c3';
+  const S2 = 'b0b0b0b0-0000-4000-8000-000000000003';
+  const sub = (msg: string, s: number, u: UsageSpec) => assistant({ session: S, msg, t: at(s), u, agentId: A });
+  const progress = (line: any, s: number) => ({
+    type: 'progress', sessionId: S, timestamp: at(s), uuid: `p-${s}`, isSidechain: false,
+    data: { type: 'agent_progress', agentId: A, message: { type: 'assistant', requestId: line.requestId, timestamp: at(s), message: line.message } },
+  });
+  const m1 = (out: number, s: number) => assistant({ session: S, msg: 'msg_m1', t: at(s), u: { in: 3, w5: 10_000, out } });
+  const root = writeCorpus({
+    [`projects/-work-demo/${S}.jsonl`]: [
+      userPrompt(S, at(0)),
+      m1(10, 1), m1(40, 2), //                                   one request: out = max(10, 40) = 40, t = 1 s
+      progress(sub('msg_x1', 3, { in: 1, w5: 5_000, out: 5 }), 3), // a copy of x1, seen before the subagent file's
+      progress(sub('msg_x3', 30, { in: 1, r: 5_500, w5: 200, out: 10 }), 30), // x3: only this copy holds it
+      { ...assistant({ session: S, msg: 'msg_syn', t: at(40), model: '<synthetic>', u: { in: 0 } }) }, // not a request
+      assistant({ session: S, msg: 'msg_m2', t: at(60), u: { in: 3, r: 10_000, w5: 1_000, out: 20, split: false } }),
+    ],
+    [`projects/-work-demo/${S}/subagents/agent-${A}.jsonl`]: [
+      userPrompt(S, at(3), 'sub task', A),
+      sub('msg_x1', 4, { in: 1, w5: 5_000, out: 30 }), //      x1: out 30, t = 3 s (the progress copy's), chain A
+      sub('msg_x2', 20, { in: 1, r: 5_000, w5: 500, out: 10 }),
+    ],
+    // a resumed session repeats m1 (same ids): it stays one request, in S's chain
+    [`projects/-work-demo/${S2}.jsonl`]: [
+      m1(40, 1),
+      userPrompt(S2, at(100)),
+      assistant({ session: S2, msg: 'msg_r1', t: at(101), u: { in: 2, w5: 300, out: 10 } }),
+    ],
+  });
+  const home = tempDir();
+  const json = (args: string[]) => {
+    const r = cli([...args, root, '--db', join(home, 'store.duckdb'), '--json'], { HOME: home });
+    assert.equal(r.code, 0, r.stderr);
+    return JSON.parse(r.stdout);
+  };
+  // requests m1, m2, x1, x2, x3, r1 = 6; input 3 + 3 + 1 + 1 + 1 + 2 = 11; output 40 + 20 + 30 + 10 + 10 + 10 = 120;
+  // 5m writes 10,000 + 1,000 (split missing: w5 = w) + 5,000 + 500 + 200 + 300 = 17,000; reads 10,000 + 5,000 + 5,500 = 20,500
+  // weight = 11 + 17,000 × 1.25 + 20,500 × 0.1 + 120 × 5 = 11 + 21,250 + 2,050 + 600 = 23,911; USD = 23,911 × $5/1e6 = 0.119555
+  const totals = json(['summary']).totals;
+  assert.deepEqual(
+    [totals.requests, totals.input, totals.output, totals.cache_write_5m, totals.cache_write_1h, totals.cache_read, totals.weight, totals.usd],
+    [6, 11, 120, 17_000, 0, 20_500, 23_911, 0.119555],
+  );
+  const an = json(['anatomy']);
+  const byChain = Object.fromEntries(an.chains.map((c: any) => [c.agent_id ?? c.session_id, [c.requests, c.cold, c.growth]]));
+  // main S: m1 cold 10,000, m2 reads C1 = 10,000 whole: growth 1,000; A: x1 cold 5,000, x2 growth 500, x3 growth 200; S2: r1 cold 300
+  assert.deepEqual(byChain, { [S]: [2, 10_000, 1_000], [A]: [3, 5_000, 700], [S2]: [1, 300, 0] });
+  const agent = json(['anatomy', '--chain', an.chains.find((c: any) => c.agent_id === A).chain_id]);
+  // x1's time is its earliest copy's (3 s), so x2's gap is 20 − 3 = 17 s and x3's 30 − 20 = 10 s
+  assert.deepEqual(agent.requests.map((q: any) => [q.gap_s, q.output]), [[null, 30], [17, 10], [10, 10]]);
+  const ref = referenceAnatomy([root]);
+  assert.deepEqual(ref.map((c) => [c.id, c.requests.length]).sort(), [[S, 2], [`${S}:${A}`, 3], [S2, 1]].sort());
+  assert.deepEqual(ref.flatMap((c) => c.requests).filter((q) => q.splitMissing).map((q) => q.key), ['msg_m2\u0000req_msg_m2']);
 });
