@@ -45,15 +45,17 @@ c AS (
          CASE WHEN rw > 0 THEN rw * ((cache_write_5m * w_write_5m + cache_write_1h * w_write_1h) / w - w_read) ELSE 0 END AS waste
   FROM b
 ),
+-- round 0 is no round (a request only an agent_progress copy holds): it is kept so that its chain is listed
 firsts AS (
-  SELECT *, row_number() OVER (PARTITION BY chain_id ORDER BY t, line, key) AS k
+  SELECT *, row_number() OVER (PARTITION BY chain_id, round = 0 ORDER BY t, line, key) AS k
   FROM (SELECT *, row_number() OVER (PARTITION BY chain_id, round ORDER BY t, line, key) AS rn FROM c)
   WHERE rn = 1
 ),
-med AS (SELECT chain_id, count(*) AS rounds, median(r) AS read_median FROM firsts GROUP BY chain_id),
+med AS (SELECT chain_id, count(*) FILTER (WHERE round > 0) AS rounds, median(r) FILTER (WHERE round > 0) AS read_median FROM firsts GROUP BY chain_id),
 flag AS (
   SELECT f.chain_id, m.rounds, m.read_median,
-         m.rounds >= 3 AND bool_and(abs(f.r - m.read_median) <= 1024) AND bool_and(f.k = 1 OR f.rw >= 0.8 * f.prev_c) AS repurchase
+         m.rounds >= 3 AND bool_and(f.round = 0 OR abs(f.r - m.read_median) <= 1024)
+           AND bool_and(f.round = 0 OR f.k = 1 OR f.rw >= 0.8 * f.prev_c) AS repurchase
   FROM firsts f JOIN med m USING (chain_id)
   GROUP BY f.chain_id, m.rounds, m.read_median
 ),

@@ -24,7 +24,8 @@ export interface RepurchaseCheck {
  * mean of the middle two), and every round's first request after the first has
  * rw ≥ 0.8 × C_{i−1}. rw is the anatomy's rewriteTokens, so a round that starts with a cold
  * restart after compaction (rw 0) breaks the pattern. A round is a distinct `round` value;
- * its first request is the earliest one carrying it.
+ * its first request is the earliest one carrying it. Round 0 (a request only an agent_progress
+ * copy holds) is no round: counted, it made a 2-round chain a 3-round one.
  *
  * Example (one request per round):
  *   round 1: r 13,800  w 120,000                 → C = 133,800
@@ -36,7 +37,8 @@ export function detectRepurchase(anatomy: readonly RequestAnatomy[]): Repurchase
   const firsts: RequestAnatomy[] = [];
   const seen = new Set<number>();
   for (const a of anatomy) {
-    if (seen.has(a.request.round)) continue;
+    // round 0 is no round: a request only a parent's agent_progress copy holds, whose prompt is unknown
+    if (a.request.round === 0 || seen.has(a.request.round)) continue;
     seen.add(a.request.round);
     firsts.push(a);
   }

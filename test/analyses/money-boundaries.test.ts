@@ -242,3 +242,39 @@ test('de-dup and attribution: field-wise maximum, earliest time, subagent file o
   assert.deepEqual(ref.map((c) => [c.id, c.requests.length]).sort(), [[S, 2], [`${S}:${A}`, 3], [S2, 1]].sort());
   assert.deepEqual(ref.flatMap((c) => c.requests).filter((q) => q.splitMissing).map((q) => q.key), ['msg_m2\u0000req_msg_m2']);
 });
+
+test('re-purchase: a request only a progress copy holds is in no round (round 0), so it does not make a 2-round chain a 3-round one', () => {
+  // The subagent has 2 rounds (2 prompts). Between them the parent's agent_progress line holds x0, a
+  // request its own file lacks; such a request has round 0. Every first request reads 13,800 and each
+  // re-buys its context (x0: C1 = 83,800, rw = min(71,000, 70,000) = 70,000 ≥ 67,040; x2: C = 84,800,
+  // rw = 71,000 ≥ 67,840), so counting round 0 as a round made 3 rounds and flagged the chain.
+  const A = 'a9a9a9';
+  const x0 = assistant({ session: S, msg: 'msg_x0', t: at(5), u: { in: 3, r: 13_800, w5: 71_000 }, agentId: A }) as any;
+  const root = writeCorpus({
+    [`projects/-work-demo/${S}.jsonl`]: [
+      userPrompt(S, at(0)),
+      { type: 'progress', sessionId: S, timestamp: at(5), uuid: 'p-5', isSidechain: false,
+        data: { type: 'agent_progress', agentId: A, message: { type: 'assistant', requestId: x0.requestId, timestamp: at(5), message: x0.message } } },
+    ],
+    [`projects/-work-demo/${S}/subagents/agent-${A}.jsonl`]: [
+      userPrompt(S, at(0.5), 'round 1', A),
+      assistant({ session: S, msg: 'msg_x1', t: at(1), u: { in: 3, r: 13_800, w5: 70_000 }, agentId: A }),
+      userPrompt(S, at(10), 'round 2', A),
+      assistant({ session: S, msg: 'msg_x2', t: at(11), u: { in: 3, r: 13_800, w5: 72_000 }, agentId: A }),
+    ],
+  });
+  const home = tempDir();
+  const json = (args: string[]) => {
+    const r = cli([...args, root, '--db', join(home, 'store.duckdb'), '--json'], { HOME: home });
+    assert.equal(r.code, 0, r.stderr);
+    return JSON.parse(r.stdout);
+  };
+  const an = json(['anatomy']);
+  const chain = an.chains.find((c: any) => c.agent_id === A);
+  assert.equal(chain.rounds, 2);
+  assert.equal(chain.repurchase, false);
+  assert.deepEqual(an.repurchase, []);
+  const sql = json(['query', 'repurchase', '--param', 'all=true']).rows.find((r: any) => r.chain_id === chain.chain_id);
+  assert.deepEqual([sql.rounds, sql.read_median, sql.repurchase], [2, 13_800, false]);
+  assert.equal(referenceAnatomy([root]).find((c) => c.id === `${S}:${A}`)!.repurchase, false);
+});
