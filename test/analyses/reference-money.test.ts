@@ -97,9 +97,17 @@ function compareCorpus(path: string) {
   for (const c of chains) for (const q of c.requests) chainOfKey.set(q.key, c);
   assert.equal(anatomy.chains.length, chains.length, 'chains');
   const flagged: string[] = [];
+  // `query repurchase` computes the anatomy again, in SQL: a second implementation to hold to the same answers
+  const sqlRows = new Map((run(['query', 'repurchase', '--param', 'all=true']).rows as any[]).map((r) => [r.chain_id, r]));
+  assert.equal(sqlRows.size, chains.length, 'query repurchase: every chain');
   for (const pc of anatomy.chains) {
     const one = run(['anatomy', '--chain', pc.chain_id]);
     const rc = chainOfKey.get(one.requests[0].key)!;
+    const sql = sqlRows.get(pc.chain_id);
+    const rt = referenceTotals(rc.requests);
+    assert.deepEqual([sql.rounds, sql.read_median, sql.repurchase, sql.expiry_tokens, sql.break_tokens], [rc.rounds, rc.readMedian, rc.repurchase, rt.expiry, rt.break], `query repurchase ${pc.chain_id}`);
+    close(sql.waste_weight, rt.waste_weight, `query repurchase ${pc.chain_id} waste_weight`);
+    close(sql.weight, rt.weight, `query repurchase ${pc.chain_id} weight`);
     assert.deepEqual(one.requests.map((q: any) => q.key), rc.requests.map((q) => q.key), `chain ${pc.chain_id}: its requests, in order`);
     const r = referenceTotals(rc.requests);
     for (const k of ['cold', 'growth', 'expiry', 'break'] as const) assert.equal(pc[k], r[k], `chain ${pc.chain_id} ${k}`);
