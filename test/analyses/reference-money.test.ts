@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { referenceAnatomy, referenceTotals, type RefChain, type RefRequest } from '../helpers/reference-anatomy.js';
-import { assistant, cli, REAL_LOGS, REPO, tempDir, userPrompt, writeCorpus } from '../helpers/corpus.js';
+import { assistant, cli, REAL_LOGS, REPO, tempDir, userPrompt, writeCorpus, type UsageSpec } from '../helpers/corpus.js';
 
 const close = (actual: number | null, expected: number | null, what: string) => {
   if (actual === null || expected === null) return assert.equal(actual, expected, what);
@@ -155,3 +155,57 @@ test('reference money: every real log together (de-dup is global across the fold
   assert.ok(main.requests.some((q) => q.cold === 14_600 && q.segment === 1));
   assert.ok(anatomy.totals.requests > 800);
 });
+
+/**
+ * A generated corpus (fixed seeds, so every run is the same) that puts many requests on the SPEC's
+ * edges at once: gaps of 300 s / 300.001 s / 3,600 s / 3,601 s, rewrites of 1,023 / 1,024 tokens,
+ * P of 200,000 / 200,001 on Sonnet 4.5, 5m / 1h / both / no split, w = 0, compactions, several copies
+ * with a growing output, a subagent with progress copies in the parent (some its only copy), pinned
+ * reads across rounds. The product and the reference must agree on all of it.
+ */
+function generated(seed: number): string {
+  let s = seed;
+  const rnd = () => (s = (s * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648;
+  const pick = <T>(xs: T[]): T => xs[Math.floor(rnd() * xs.length)]!;
+  const session = `5eed0000-0000-4000-8000-${String(seed).padStart(12, '0')}`;
+  const T = Date.parse('2026-03-01T10:00:00.000Z');
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const main: object[] = [userPrompt(session, iso(T - 1000))];
+  const agent: object[] = [userPrompt(session, iso(T - 500), 'sub task', 'a5eed')];
+  const state = { main: { t: T, c: 0 }, agent: { t: T, c: 0 } };
+  for (let i = 0; i < 40; i++) {
+    const sub = rnd() < 0.4;
+    const st = sub ? state.agent : state.main;
+    const lines = sub ? agent : main;
+    st.t += pick([1_000, 20_000, 300_000, 300_001, 301_000, 3_600_000, 3_600_001]);
+    if (rnd() < 0.2) lines.push(userPrompt(session, iso(st.t - 1), `prompt ${i}`, sub ? 'a5eed' : undefined));
+    if (!sub && rnd() < 0.05) main.push({ type: 'system', subtype: 'compact_boundary', sessionId: session, timestamp: iso(st.t - 1), uuid: `cb-${i}` });
+    const miss = pick([0, 1_023, 1_024, 1_025, st.c, 13_800]);
+    const r = Math.max(0, st.c - miss);
+    const model = pick(['claude-opus-4-6', 'claude-sonnet-4-5-20250929', 'claude-haiku-4-5-20251001']);
+    let w = Math.min(miss, st.c) + pick([0, 0, 500, 1_024, 4_000]);
+    const inp = pick([1, 3, 200_000 - r - w, 200_001 - r - w]);
+    if (inp < 0) w = 0;
+    const ttl = pick(['5m', '5m', '1h', 'both', 'none']);
+    const w5 = ttl === '1h' ? 0 : ttl === 'both' ? Math.floor(w / 2) : w;
+    const u: UsageSpec = { in: Math.max(1, inp), r, w5, w1h: w - w5, out: 40, split: ttl !== 'none' };
+    const msg = `msg_${seed}_${i}`;
+    const line = (k: number) => assistant({ session, msg, t: iso(st.t + k * 10), model, u: { ...u, out: 40 + 25 * k }, agentId: sub ? 'a5eed' : undefined }) as any;
+    const copies = pick([1, 1, 2, 3]);
+    const progressOnly = sub && rnd() < 0.15;
+    if (!progressOnly) for (let k = 0; k < copies; k++) lines.push(line(k));
+    if (sub && (progressOnly || rnd() < 0.4)) {
+      const copy = line(pick([0, copies]));
+      main.push({ type: 'progress', sessionId: session, timestamp: iso(st.t + pick([-50, 0, 50])), uuid: `p-${i}`,
+        data: { type: 'agent_progress', agentId: 'a5eed', message: { type: 'assistant', requestId: copy.requestId, timestamp: copy.timestamp, message: copy.message } } });
+    }
+    st.c = r + w;
+  }
+  return writeCorpus({ [`projects/-work-gen/${session}.jsonl`]: main, [`projects/-work-gen/${session}/subagents/agent-a5eed.jsonl`]: agent });
+}
+
+for (const seed of [3, 17, 29]) {
+  test(`reference money: a generated corpus on the SPEC's edges (seed ${seed})`, () => {
+    compareCorpus(generated(seed));
+  });
+}
