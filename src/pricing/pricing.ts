@@ -221,7 +221,7 @@ function parseLiteLLM(raw: Record<string, unknown>, file: string): Map<string, M
         input: lcIn,
         output: lcOut,
         write_5m: perM(v.cache_creation_input_token_cost_above_200k_tokens) ?? lcIn * 1.25,
-        write_1h: lcIn * 2,
+        write_1h: perM(v.cache_creation_input_token_cost_above_1hr_above_200k_tokens) ?? lcIn * 2,
         read: perM(v.cache_read_input_token_cost_above_200k_tokens) ?? lcIn * 0.1,
       };
     }

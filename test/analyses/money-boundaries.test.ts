@@ -5,6 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { referenceAnatomy } from '../helpers/reference-anatomy.js';
 import { assistant, cli, tempDir, userPrompt, writeCorpus, type UsageSpec } from '../helpers/corpus.js';
@@ -277,4 +278,30 @@ test('re-purchase: a request only a progress copy holds is in no round (round 0)
   const sql = json(['query', 'repurchase', '--param', 'all=true']).rows.find((r: any) => r.chain_id === chain.chain_id);
   assert.deepEqual([sql.rounds, sql.read_median, sql.repurchase], [2, 13_800, false]);
   assert.equal(referenceAnatomy([root]).find((c) => c.id === `${S}:${A}`)!.repurchase, false);
+});
+
+test('--pricing in LiteLLM format: a long-context 1-hour write costs the file\'s cache_creation_input_token_cost_above_1hr_above_200k_tokens', () => {
+  // LiteLLM publishes this price for its long-context Sonnet entries; it was ignored for 2 × the long-context
+  // input price. $15 per million here (not the 2 × $6 = $12 of the fallback) tells the two apart.
+  const pricing = join(tempDir(), 'litellm.json');
+  writeFileSync(pricing, JSON.stringify({
+    'claude-sonnet-4-5': {
+      input_cost_per_token: 3e-6, output_cost_per_token: 15e-6, cache_creation_input_token_cost: 3.75e-6,
+      cache_creation_input_token_cost_above_1hr: 6e-6, cache_read_input_token_cost: 3e-7,
+      input_cost_per_token_above_200k_tokens: 6e-6, output_cost_per_token_above_200k_tokens: 22.5e-6,
+      cache_creation_input_token_cost_above_200k_tokens: 7.5e-6, cache_read_input_token_cost_above_200k_tokens: 6e-7,
+      cache_creation_input_token_cost_above_1hr_above_200k_tokens: 15e-6,
+    },
+  }));
+  const root = corpus([
+    { prompt: 0 },
+    // P = 1 + 200,000 = 200,001 > 200,000: USD = (1 × 6 + 200,000 × 15) / 1e6 = 3.000006
+    { s: 1, model: 'claude-sonnet-4-5-20250929', u: { in: 1, w1h: 200_000 } },
+    // P = 1 + 1,000 = 1,001: USD = (1 × 3 + 1,000 × 6) / 1e6 = 0.006003 (the base 1-hour price)
+    { s: 2, model: 'claude-sonnet-4-5-20250929', u: { in: 1, w1h: 1_000 } },
+  ]);
+  const r = cli(['summary', root, '--db', ':memory:', '--pricing', pricing, '--json'], { HOME: tempDir() });
+  assert.equal(r.code, 0, r.stderr);
+  const usd = JSON.parse(r.stdout).totals.usd;
+  assert.ok(Math.abs(usd - (3.000006 + 0.006003)) < 1e-12, `usd ${usd}`);
 });
