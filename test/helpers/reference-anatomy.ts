@@ -165,8 +165,11 @@ export function referenceAnatomy(paths: string[], jitter = 1024): RefChain[] {
     const max = (f: (u: any) => unknown) => Math.max(...cs.map((c) => num(f(c.usage))));
     const split = cs.some((c) => c.usage.cache_creation && typeof c.usage.cache_creation === 'object' && Object.keys(c.usage.cache_creation).length > 0);
     const w = max((u) => u.cache_creation_input_tokens);
-    const w5 = split ? max((u) => u.cache_creation?.ephemeral_5m_input_tokens) : w;
-    const w1h = split ? max((u) => u.cache_creation?.ephemeral_1h_input_tokens) : 0;
+    // w (what ccusage counts too) is the written total; should a split not add up to it, the product
+    // takes the 1-hour part from the split and the rest as 5-minute writes (SPEC §1.3 is silent; real
+    // logs always add up), and so does this reference
+    const w1h = split ? Math.min(w, max((u) => u.cache_creation?.ephemeral_1h_input_tokens)) : 0;
+    const w5 = w - w1h;
     const inp = max((u) => u.input_tokens);
     const r = max((u) => u.cache_read_input_tokens);
     const out = max((u) => u.output_tokens);
