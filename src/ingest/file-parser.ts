@@ -232,6 +232,9 @@ export class FileParser {
     // v1.x inline sidechains are threads of parentUuid links: every line, tool results included,
     // must pass its chain on, or the thread breaks into one chain per request.
     if (!this.id.fileAgentId && l.isSidechain === true && !str(l.agentId)) this.sidechainChain(l, sessionId);
+    // Only an assistant line is a request (SPEC §1.3); usage on a line of another type ('Assistant',
+    // an unknown or no type) is counted there by type, but its tokens would vanish unsaid.
+    if (type !== 'assistant') this.usageElsewhere(lineNo, l);
 
     switch (type) {
       case 'assistant':
@@ -352,6 +355,26 @@ export class FileParser {
 
   private sidechainChain(l: Line, sessionId: string): string {
     return sidechainChainOf(this.sidechainOf, str(l.uuid), str(l.parentUuid), sessionId);
+  }
+
+  /**
+   * A line that is not an assistant line but holds `message.usage` (no real transcript has one):
+   * an `invalid_usage` skip naming its type. Example: `{"type":"Assistant","message":{"usage":{…}}}`
+   * → `usage on a line of type "Assistant", not "assistant"`.
+   */
+  private usageElsewhere(lineNo: number, l: Line): void {
+    const usage = obj(l.message)?.usage;
+    if (usage === undefined || usage === null) return;
+    const t = l.type;
+    const type =
+      t === undefined || t === null
+        ? 'of no type'
+        : typeof t !== 'string' || t === OTHER_OBJECT || t === OTHER_ARRAY
+          ? 'whose type is not a string'
+          : t.startsWith(LONG_STRING)
+            ? 'whose type is a long string'
+            : `of type ${JSON.stringify(t.slice(0, 40))}`;
+    this.skip(lineNo, 'invalid_usage', `usage on a line ${type}, not "assistant"`);
   }
 
   private assistant(lineNo: number, l: Line, sessionId: string, t: number): void {

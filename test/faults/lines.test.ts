@@ -418,3 +418,40 @@ test('an agent_progress copy with usage but no data.agentId is a located invalid
   assert.deepEqual(skipsByReason(s), { invalid_usage: { count: 3, at: ['s1.jsonl:3', 's1.jsonl:4', 's1.jsonl:5'] } });
   assert.equal(s.quality.skipped[0]!.examples[0]!.detail, 'agent_progress copy without data.agentId');
 });
+
+test('usage on a line that is not an assistant line (another case, an unknown type, no type) is a located invalid_usage skip, not tokens dropped unseen', async (t) => {
+  const { logs, db } = setup(t);
+  const request = JSON.parse(assistant({ msg: 'm1', usage: usage(1, 2, 3, 4) })) as Record<string, unknown>;
+  const as = (type: unknown, msg: string) => {
+    const l: Record<string, unknown> = { ...request, message: { ...(request.message as object), id: msg }, requestId: `req_${msg}` };
+    if (type === undefined) delete l.type;
+    else l.type = type;
+    return JSON.stringify(l);
+  };
+  writeLog(logs, 'proj/s1.jsonl', [
+    user('hi'),
+    as('assistant', 'm1'),
+    as('Assistant', 'm2'),
+    as('hologram', 'm3'),
+    as(undefined, 'm4'),
+    as(3, 'm5'),
+    as('x'.repeat(5000), 'm6'),
+    // no usage, or a null one: nothing to lose, no skip
+    JSON.stringify({ type: 'hologram', sessionId: 's1', message: { usage: null } }),
+    JSON.stringify({ type: 'user', sessionId: 's1', message: { role: 'user', content: 'more' } }),
+  ]);
+  const s = await summary([logs], db);
+  assert.deepEqual(tokens(s.totals), { requests: 1, input: 1, output: 2, cache_write_5m: 3, cache_write_1h: 0, cache_read: 4, unpriced_requests: 0 });
+  assert.deepEqual(skipsByReason(s), { invalid_usage: { count: 5, at: ['s1.jsonl:3', 's1.jsonl:4', 's1.jsonl:5', 's1.jsonl:6', 's1.jsonl:7'] } });
+  assert.deepEqual(await skipDetails(db), [
+    { line: 3, detail: 'usage on a line of type "Assistant", not "assistant"' },
+    { line: 4, detail: 'usage on a line of type "hologram", not "assistant"' },
+    { line: 5, detail: 'usage on a line of no type, not "assistant"' },
+    { line: 6, detail: 'usage on a line whose type is not a string, not "assistant"' },
+    { line: 7, detail: `usage on a line of type "${'x'.repeat(40)}", not "assistant"` },
+  ]);
+  // still counted by type (SPEC §1.2)
+  const counts = await lineCounts(db);
+  assert.equal(counts.Assistant, 1);
+  assert.equal(counts.hologram, 2);
+});
