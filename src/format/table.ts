@@ -216,8 +216,34 @@ export function bold(s: string, color: boolean): string {
   return color ? `\u001b[1m${s}\u001b[22m` : s;
 }
 
+/** The most terminal columns a text cell (or a name in a line of text) takes: see fit(). */
+export const MAX_CELL_WIDTH = 120;
+
+/**
+ * Text as wide as `max` columns at most: a wider one keeps its start and its end, cut in the middle
+ * with '…' (a path's end and an id's start both stay). A transcript's value can be any length — a
+ * model id of 10 KB from a proxy — and one such cell made every row of its table as wide (summary's
+ * By model, anatomy's, the what-ifs' buckets: ~10,400 columns a row). `--json` and `--csv` keep it whole.
+ * Example: fit('claude-' + 'x'.repeat(1000) + '-v9', 20) → 'claude-xxx…xxxxxx-v9' (10 columns, '…', 9).
+ */
+export function fit(s: string, max = MAX_CELL_WIDTH): string {
+  if (s.length <= max / 2 || displayWidth(s) <= max) return s;
+  const chars = [...s];
+  const take = (from: number, step: number, room: number): number => {
+    let i = from;
+    for (let w = 0; i >= 0 && i < chars.length; i += step) {
+      w += displayWidth(chars[i]!);
+      if (w > room) break;
+    }
+    return i;
+  };
+  const head = take(0, 1, Math.ceil((max - 1) / 2));
+  const tail = take(chars.length - 1, -1, max - 1 - Math.ceil((max - 1) / 2));
+  return `${chars.slice(0, head).join('')}…${chars.slice(tail + 1).join('')}`;
+}
+
 export function table(columns: Column[], rows: Cell[][], opts: { color?: boolean; title?: string } = {}): string {
-  const text = rows.map((r) => r.map((c) => (c === null || c === undefined ? '' : typeof c === 'number' ? int(c) : clean(c))));
+  const text = rows.map((r) => r.map((c) => (c === null || c === undefined ? '' : typeof c === 'number' ? int(c) : fit(clean(c)))));
   // widths are measured on the text as shown: cleaned, headers too (an invisible character is a '?', one column)
   columns = columns.map((c) => ({ ...c, header: clean(c.header) }));
   // a loop, not Math.max(...): a query's hundreds of thousands of rows overflow the call's arguments

@@ -3,7 +3,7 @@ import type { Block } from '../analyses/blocks.js';
 import type { SessionRow } from '../analyses/sessions.js';
 import type { Quality, SummaryResult, Totals } from '../analyses/summary.js';
 import { localDayMinute } from '../format/days.js';
-import { type Column, clean, int, table, usd } from '../format/table.js';
+import { type Column, clean, fit, int, table, usd } from '../format/table.js';
 import { counted } from './units.js';
 
 const TOKEN_COLS: Column[] = [
@@ -47,7 +47,7 @@ export function formatQuality(q: Quality): string {
     const where = s.examples.map((e) => (e.line === null ? clean(e.file) : `${clean(e.file)}:${e.line}`)).join(', ');
     lines.push(`  skipped ${s.reason}: ${int(s.count)} (${where})`);
   }
-  for (const m of q.unknown_models) lines.push(`  unpriced model ${clean(m.model)}: ${int(m.requests)} requests, cost unknown (add it with --pricing FILE)`);
+  for (const m of q.unknown_models) lines.push(`  unpriced model ${fit(clean(m.model))}: ${int(m.requests)} requests, cost unknown (add it with --pricing FILE)`);
   return lines.join('\n');
 }
 

@@ -5,7 +5,7 @@
 import type { KeepaliveResult } from '../analyses/keepalive.js';
 import { breakEvenOutside, type TtlResult } from '../analyses/ttl.js';
 import { allUnpriced } from '../analyses/weigh.js';
-import { type Cell, type Column, clean, int, pct, table, usd } from '../format/table.js';
+import { type Cell, type Column, clean, fit, int, pct, table, usd } from '../format/table.js';
 import { tiedBudgets, tiePhrase } from '../report/section-keepalive.js';
 import { counted, signedPct } from './units.js';
 
@@ -30,7 +30,7 @@ export function formatTtl(result: TtlResult, color = false): string {
       { color },
     ),
   );
-  const unpriced = result.unpriced_requests > 0 ? `\n${int(result.unpriced_requests)} requests of unpriced models (${result.unpriced_models.map(clean).join(', ')}) left out` : '';
+  const unpriced = result.unpriced_requests > 0 ? `\n${int(result.unpriced_requests)} requests of unpriced models (${result.unpriced_models.map((m) => fit(clean(m))).join(', ')}) left out` : '';
   // f* below 0 or above 100% is no share: what it means, not '-15.0%'
   const outside = breakEvenOutside(result.break_even_share, result.to);
   const fStar = outside ? `${outside.bound} (${outside.meaning})` : pct(result.break_even_share);
@@ -91,7 +91,7 @@ export function formatKeepalive(result: KeepaliveResult, color = false): string 
   const out: string[] = [];
   const unpriced =
     result.unpriced_gaps > 0
-      ? `; ${int(result.unpriced_gaps)} of them ${result.unpriced_gaps === 1 ? 'touches' : 'touch'} unpriced models (${result.unpriced_models.map(clean).join(', ')}): counted, their weights unknown`
+      ? `; ${int(result.unpriced_gaps)} of them ${result.unpriced_gaps === 1 ? 'touches' : 'touch'} unpriced models (${result.unpriced_models.map((m) => fit(clean(m))).join(', ')}): counted, their weights unknown`
       : '';
   out.push(
     `Keepalive pings every ${seconds(result.interval_s)} s on ${PINGED[result.scope]} (TTL ${int(result.ttl_s)} s), ` +

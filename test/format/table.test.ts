@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { clean, cleanKeepingLines, displayWidth, int, jsonText, table, usd, useColor } from '../../src/format/table.js';
+import { clean, cleanKeepingLines, displayWidth, fit, int, jsonText, table, usd, useColor } from '../../src/format/table.js';
 import { formatRows, toCsv } from '../../src/reporters/rows.js';
 import { formatQuality } from '../../src/reporters/summary.js';
 import { assistant, cli, writeCorpus } from '../helpers/corpus.js';
@@ -156,4 +156,38 @@ test('colour: a NO_COLOR set to an empty string leaves colour on (no-color.org: 
   assert.equal(useColor(tty, {}), true);
   assert.equal(useColor(tty, { TERM: 'dumb' }), false);
   assert.equal(useColor({ isTTY: false } as NodeJS.WriteStream, { NO_COLOR: '' }), false);
+});
+
+test('a 10 KB model id is cut in the middle to 120 columns in every table and line that names it; --json keeps it whole', () => {
+  // each table with the model was as wide as the id: ~10,400 columns a row
+  const model = `claude-${'x'.repeat(10_240)}-end`;
+  const s = 's1';
+  const dir = writeCorpus({
+    'p/s1.jsonl': [
+      assistant({ session: s, msg: 'a', t: '2026-02-11T03:00:01.000Z', model, u: { in: 10, w5: 1000 } }),
+      assistant({ session: s, msg: 'b', t: '2026-02-11T03:10:02.000Z', model, u: { in: 10, w5: 100, r: 1000 } }),
+    ],
+  });
+  const shown = `claude-${'x'.repeat(53)}…${'x'.repeat(55)}-end`;
+  assert.equal(displayWidth(shown), 120);
+  for (const args of [['summary'], ['anatomy'], ['blocks'], ['whatif', 'ttl'], ['whatif', 'keepalive']]) {
+    const r = cli([...args, dir, '--db', ':memory:', '--timezone', 'UTC']);
+    assert.equal(r.code, 0, r.stderr);
+    const what = args.join(' ');
+    assert.ok(r.stdout.includes(shown), `${what} names the model by its ends`);
+    const widest = Math.max(...r.stdout.split('\n').map(displayWidth));
+    assert.ok(widest < 400, `${what}: a line ${widest} columns wide`);
+  }
+  const json = cli(['summary', dir, '--db', ':memory:', '--json']);
+  assert.equal((JSON.parse(json.stdout) as { by_model: { model: string }[] }).by_model[0]!.model, model);
+});
+
+test('fit keeps a text within its columns by its two ends, wide characters counted as two', () => {
+  assert.equal(fit('short'), 'short');
+  assert.equal(fit('claude-' + 'x'.repeat(1000) + '-v9', 20), 'claude-xxx…xxxxxx-v9');
+  const wide = fit('漢'.repeat(300) + '😀'.repeat(100), 21);
+  assert.equal(wide, `${'漢'.repeat(5)}…${'😀'.repeat(5)}`);
+  assert.ok(displayWidth(wide) <= 21);
+  const cells = table([{ header: 'model' }], [['m'.repeat(500)]]).split('\n');
+  assert.equal(displayWidth(cells[2]!), 120);
 });
