@@ -3,7 +3,7 @@
  * in, text out.
  */
 import type { AnatomyResult, AnatomyRow, ChainDetail } from '../analyses/anatomy-summary.js';
-import { type Cell, clean, type Column, int, pct, table, usd } from '../format/table.js';
+import { type Cell, clean, type Column, fit, int, pct, table, usd } from '../format/table.js';
 import { allUnpriced } from '../analyses/weigh.js';
 import { counted, duration } from './units.js';
 
@@ -168,7 +168,7 @@ function groupTable(name: string, rows: [string, AnatomyRow][], color: boolean, 
 export function formatChain(detail: ChainDetail, color = false): string {
   const s = detail.summary;
   const head =
-    `Chain ${clean(detail.chain_id)} (${clean(detail.agent_type)}, ${detail.kind}) of session ${clean(detail.session_id)}: ` +
+    `Chain ${clean(detail.chain_id)} (${fit(clean(detail.agent_type))}, ${detail.kind}) of session ${clean(detail.session_id)}: ` +
     `${int(s.requests)} requests, ${int(detail.rounds)} rounds${detail.repurchase ? ', re-purchase pattern' : ''}\n` +
     `cold ${int(s.cold)}  growth ${int(s.growth)}  expiry ${int(s.expiry)}  break ${int(s.break)} (${int(s.break_events)} events)  ` +
     `hit ratio ${pct(s.hit_ratio)}  waste ${allUnpriced(s) ? 'unknown' : `${int(s.waste_weight)} wt`}  weight ${allUnpriced(s) ? 'unknown' : `${int(s.weight)} wt`}  ${cost(s)}`;

@@ -4,7 +4,7 @@
  * chain as rounds. Dimension values can be transcript text (agent types, projects): cleaned.
  */
 import type { CrosstabCell, CrosstabResult, DimValue, Measure } from '../analyses/crosstab.js';
-import { type Cell, clean, fixed, int, pct, table, usd } from '../format/table.js';
+import { type Cell, clean, fit, fixed, int, pct, table, usd } from '../format/table.js';
 
 /** Measures that cover priced requests only. */
 const PRICED = new Set<Measure>(['weight', 'usd', 'write_read_ratio']);
@@ -61,7 +61,7 @@ export function formatCrosstab(r: CrosstabResult, color: boolean): string {
   if (r.attachments_equal_rounds.length > 0 && (HEADLINE_DIMENSIONS.has(r.rows_dimension) || HEADLINE_DIMENSIONS.has(r.cols_dimension))) {
     lines.push('', 'skill_listing attachments per chain = rounds per chain > 0 (every chain of the cell):');
     for (const e of r.attachments_equal_rounds) {
-      lines.push(clean(`  ${e.row} × ${e.col}: ${e.equal ? 'yes' : 'no'} — ${e.matching} of ${e.chains} chain${e.chains === 1 ? '' : 's'}`));
+      lines.push(clean(`  ${fit(clean(String(e.row)))} × ${fit(clean(String(e.col)))}: ${e.equal ? 'yes' : 'no'} — ${e.matching} of ${e.chains} chain${e.chains === 1 ? '' : 's'}`));
     }
   }
   return lines.join('\n');

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { clean, cleanKeepingLines, displayWidth, fit, int, jsonText, table, usd, useColor } from '../../src/format/table.js';
 import { formatRows, toCsv } from '../../src/reporters/rows.js';
 import { formatQuality } from '../../src/reporters/summary.js';
-import { assistant, cli, writeCorpus } from '../helpers/corpus.js';
+import { assistant, cli, tempDir, writeCorpus } from '../helpers/corpus.js';
 
 test('int and usd format with their own digits, whichever formatter was made first', () => {
   // usd's formats are made before int's, each kept by its digits: none may answer for another
@@ -171,14 +171,14 @@ test('a 10 KB model id is cut in the middle to 120 columns in every table and li
   const shown = `claude-${'x'.repeat(53)}…${'x'.repeat(55)}-end`;
   assert.equal(displayWidth(shown), 120);
   for (const args of [['summary'], ['anatomy'], ['blocks'], ['whatif', 'ttl'], ['whatif', 'keepalive']]) {
-    const r = cli([...args, dir, '--db', ':memory:', '--timezone', 'UTC']);
+    const r = cli([...args, dir, '--db', ':memory:', '--timezone', 'UTC'], { HOME: tempDir() });
     assert.equal(r.code, 0, r.stderr);
     const what = args.join(' ');
     assert.ok(r.stdout.includes(shown), `${what} names the model by its ends`);
     const widest = Math.max(...r.stdout.split('\n').map(displayWidth));
     assert.ok(widest < 400, `${what}: a line ${widest} columns wide`);
   }
-  const json = cli(['summary', dir, '--db', ':memory:', '--json']);
+  const json = cli(['summary', dir, '--db', ':memory:', '--json'], { HOME: tempDir() });
   assert.equal((JSON.parse(json.stdout) as { by_model: { model: string }[] }).by_model[0]!.model, model);
 });
 
@@ -190,4 +190,27 @@ test('fit keeps a text within its columns by its two ends, wide characters count
   assert.ok(displayWidth(wide) <= 21);
   const cells = table([{ header: 'model' }], [['m'.repeat(500)]]).split('\n');
   assert.equal(displayWidth(cells[2]!), 120);
+});
+
+test('a 6,000-character agent type is cut to 120 columns as a crosstab column header, a row and in its equality lines, and in a chain\'s anatomy', () => {
+  // as a column header it made the crosstab ~6,000 columns wide, and its 'lost × …' line as long
+  const s = '11111111-0000-4000-8000-000000000001';
+  const type = `planner:${'y'.repeat(6_000)}-end`;
+  const dir = writeCorpus({
+    [`p/${s}.jsonl`]: [
+      assistant({ session: s, msg: 'a', t: '2026-02-11T03:00:01.000Z', u: { in: 10, w5: 1000 }, content: [{ type: 'tool_use', id: 'tu1', name: 'Task', input: { subagent_type: 'planner', prompt: 'p' } }] }),
+    ],
+    [`p/${s}/subagents/agent-a1.jsonl`]: [assistant({ session: s, msg: 'b', t: '2026-02-11T03:00:05.000Z', agentId: 'a1', u: { in: 10, w5: 2000 } })],
+    [`p/${s}/subagents/agent-a1.meta.json`]: JSON.stringify({ agentType: type, toolUseId: 'tu1' }),
+  });
+  const shown = `planner:${'y'.repeat(52)}…${'y'.repeat(55)}-end`;
+  assert.equal(displayWidth(shown), 120);
+  for (const args of [['crosstab', '--rows', 'definition', '--cols', 'agent_type'], ['crosstab', '--rows', 'agent_type', '--cols', 'definition'], ['anatomy', '--chain', `${s}:a1`]]) {
+    const r = cli([...args, dir, '--db', ':memory:'], { HOME: tempDir() });
+    assert.equal(r.code, 0, r.stderr);
+    const what = args.join(' ');
+    assert.ok(r.stdout.includes(shown), `${what} names the agent type by its ends`);
+    const widest = Math.max(...r.stdout.split('\n').map(displayWidth));
+    assert.ok(widest < 400, `${what}: a line ${widest} columns wide`);
+  }
 });
