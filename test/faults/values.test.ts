@@ -363,6 +363,28 @@ test('hostile field values: every command runs, every rewritten line is a reques
       }), sc.expect);
     }
   }
+  // subagents: a spawn's subagent_type and name, a .meta.json's agentType and toolUseId of each kind
+  const spawnValues: [string, unknown][] = [
+    ['a number', 7],
+    ['an object', { type: 'x' }],
+    ['empty', ''],
+    ['6,000 characters with controls', `plugin:${'y'.repeat(6_000)}\u001b[31m\u202e\nINJECTED`],
+  ];
+  for (const [vn, v] of spawnValues) {
+    for (const where of ['subagent_type', 'name', 'agentType', 'toolUseId']) {
+      n++;
+      const session = `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+      const onSpawn = where === 'subagent_type' || where === 'name';
+      const spawn = { type: 'tool_use', id: 'toolu_1', name: 'Task', input: { subagent_type: 'plugin:planner', name: 'planner', prompt: 'look', ...(onSpawn ? { [where]: v } : {}) } };
+      const request = (msg: string, t: string, extra: object, content: object[]) =>
+        JSON.stringify({ type: 'assistant', sessionId: session, timestamp: t, requestId: `req_${msg}`, cwd: '/work/fuzz', ...extra, message: { id: `msg_${n}_${msg}`, model: 'claude-opus-4-6', content, usage: { input_tokens: 3, output_tokens: 5, cache_creation_input_tokens: 2_000, cache_read_input_tokens: 0 } } });
+      const main = writeLog(logs, `projects/-fuzz/${session}.jsonl`, [request('main', '2025-03-01T10:00:00Z', {}, [spawn]), '']);
+      const sub = writeLog(logs, `projects/-fuzz/${session}/subagents/agent-a1.jsonl`, [request('sub', '2025-03-01T10:00:05Z', { agentId: 'a1', isSidechain: true }, [{ type: 'text', text: 'ok' }]), '']);
+      writeLog(logs, `projects/-fuzz/${session}/subagents/agent-a1.meta.json`, JSON.stringify({ agentType: 'plugin:planner', toolUseId: 'toolu_1', ...(onSpawn ? {} : { [where]: v }) }));
+      expected.set(main, { name: `spawn ${where} ${vn}`, at: [[1, 'request']], from: 'subagent' });
+      expected.set(sub, { name: `subagent of a spawn ${where} ${vn}`, at: [[1, 'request']], from: 'subagent' });
+    }
+  }
   assert.ok(n >= 300, `${n} cases`);
 
   const db = path.join(dir, 's.duckdb');
@@ -390,15 +412,15 @@ test('hostile field values: every command runs, every rewritten line is a reques
   const documented = documentedReasons();
   for (const g of summary.quality.skipped) assert.ok(documented.has(g.reason), `skip reason ${g.reason} is not in docs/faults.md`);
 
-  for (const args of [['anatomy'], ['sessions'], ['whatif', 'keepalive'], ['whatif', 'ttl'], ['crosstab'], ['blocks']]) {
+  for (const args of [['anatomy'], ['sessions'], ['whatif', 'keepalive'], ['whatif', 'ttl'], ['crosstab'], ['crosstab', '--rows', 'definition', '--cols', 'agent_type'], ['blocks']]) {
     const json = JSON.parse(await run([...args, logs, '--db', db, '--json'])) as unknown;
     assert.equal(badNumber(json), null, `${args.join(' ')} --json: a number that is not finite at ${badNumber(json)}`);
   }
-  for (const args of [['summary'], ['sessions'], ['anatomy']]) await run([...args, logs, '--db', db]);
+  for (const args of [['summary'], ['sessions'], ['anatomy'], ['crosstab', '--rows', 'agent_type', '--cols', 'definition'], ['crosstab', '--rows', 'definition', '--cols', 'agent_type'], ['whatif', 'ttl']]) await run([...args, logs, '--db', db]);
   const out = path.join(dir, 'report.html');
   await run(['report', logs, '--db', db, '--out', out]);
   const html = readFileSync(out, 'utf8');
-  const raw = /\u001b\[31mred|\u001b\[2Jx|\u0007\r?\nINJECTED|\nINJECTED/.exec(html);
+  const raw = /\u001b\[31m|\u001b\[2Jx|\u202e|\nINJECTED/.exec(html);
   assert.equal(raw && html.slice(Math.max(0, raw.index - 80), raw.index + 40), null, 'report: transcript text unescaped');
 
   const sql = path.join(dir, 'oracle.sql');
