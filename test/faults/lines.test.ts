@@ -455,3 +455,19 @@ test('usage on a line that is not an assistant line (another case, an unknown ty
   assert.equal(counts.Assistant, 1);
   assert.equal(counts.hologram, 2);
 });
+
+test('a 5m/1h split that does not sum to cache_creation_input_tokens: the billed write counts, its 1-hour part as the split says (at most the write), the rest 5-minute', async (t) => {
+  const { logs, db } = setup(t);
+  const split = (msg: string, write: number | undefined, w5: number, w1h: number) =>
+    assistant({ msg, usage: { input_tokens: 1, output_tokens: 1, ...(write === undefined ? {} : { cache_creation_input_tokens: write }), cache_creation: { ephemeral_5m_input_tokens: w5, ephemeral_1h_input_tokens: w1h } } });
+  const one = async (line: string) => {
+    writeLog(logs, 'proj/s1.jsonl', [line]);
+    const s = await summary([logs], db, { extra: ['--rebuild'] });
+    assert.deepEqual(s.quality.skipped, []);
+    return [s.totals.cache_write_5m, s.totals.cache_write_1h];
+  };
+  assert.deepEqual(await one(split('below', 5_000, 1_000, 1_000)), [4_000, 1_000], 'a split short of the write: the rest at 5 minutes');
+  assert.deepEqual(await one(split('above', 2_000, 3_000, 4_000)), [0, 2_000], 'a split beyond the write: the write, 1-hour first');
+  assert.deepEqual(await one(split('none', 0, 3_000, 4_000)), [0, 0], 'no write billed: none counted');
+  assert.deepEqual(await one(split('absent', undefined, 300, 400)), [300, 400], 'no billed write: the split is the write');
+});
