@@ -10,7 +10,7 @@ import type { AttachmentRecord, ChainKind, Observation, SkipReason, SkippedLine 
 import { SourceRank } from '../types.js';
 import { type Line, TEXT_KEPT, obj, str, timeOf } from './line.js';
 import { LONG_STRING, OTHER_ARRAY, OTHER_OBJECT, SHORT_STRING } from './project.js';
-import { identityProblem, mergeWrite, readUsage } from './usage.js';
+import { identityProblem, mergeWrite, readUsage, usageOffAssistant } from './usage.js';
 import { pushAll } from '../arrays.js';
 
 export interface FileIdentity {
@@ -234,7 +234,8 @@ export class FileParser {
     if (!this.id.fileAgentId && l.isSidechain === true && !str(l.agentId)) this.sidechainChain(l, sessionId);
     // Only an assistant line is a request (SPEC §1.3); usage on a line of another type ('Assistant',
     // an unknown or no type) is counted there by type, but its tokens would vanish unsaid.
-    if (type !== 'assistant') this.usageElsewhere(lineNo, l);
+    const offAssistant = type === 'assistant' ? null : usageOffAssistant(l.type, l.message);
+    if (offAssistant) this.skip(lineNo, 'invalid_usage', offAssistant);
 
     switch (type) {
       case 'assistant':
@@ -355,26 +356,6 @@ export class FileParser {
 
   private sidechainChain(l: Line, sessionId: string): string {
     return sidechainChainOf(this.sidechainOf, str(l.uuid), str(l.parentUuid), sessionId);
-  }
-
-  /**
-   * A line that is not an assistant line but holds `message.usage` (no real transcript has one):
-   * an `invalid_usage` skip naming its type. Example: `{"type":"Assistant","message":{"usage":{…}}}`
-   * → `usage on a line of type "Assistant", not "assistant"`.
-   */
-  private usageElsewhere(lineNo: number, l: Line): void {
-    const usage = obj(l.message)?.usage;
-    if (usage === undefined || usage === null) return;
-    const t = l.type;
-    const type =
-      t === undefined || t === null
-        ? 'of no type'
-        : typeof t !== 'string' || t === OTHER_OBJECT || t === OTHER_ARRAY
-          ? 'whose type is not a string'
-          : t.startsWith(LONG_STRING)
-            ? 'whose type is a long string'
-            : `of type ${JSON.stringify(t.slice(0, 40))}`;
-    this.skip(lineNo, 'invalid_usage', `usage on a line ${type}, not "assistant"`);
   }
 
   private assistant(lineNo: number, l: Line, sessionId: string, t: number): void {

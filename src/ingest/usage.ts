@@ -11,7 +11,7 @@
  */
 import type { Usage } from '../types.js';
 import { obj, str } from './line.js';
-import { OTHER_ARRAY, SHORT_STRING, isLongString } from './project.js';
+import { LONG_STRING, OTHER_ARRAY, OTHER_OBJECT, SHORT_STRING, isLongString } from './project.js';
 
 export interface ReadUsage extends Usage {
   splitMissing: boolean;
@@ -31,6 +31,26 @@ export function identityProblem(messageId: string | null, t: number): string | n
   if (messageId.includes('\u0000')) return 'message.id holds a NUL character';
   if (!Number.isFinite(t)) return 'usage without a valid timestamp';
   return null;
+}
+
+/**
+ * Why a line that is not an assistant line is an `invalid_usage` skip: it holds `message.usage`
+ * (only an assistant line is a request, SPEC §1.3; counted by its type alone, its tokens would
+ * vanish unsaid), or null when it holds none. Ingest and the session replay skip by this rule.
+ * Example: type "Assistant" with usage → 'usage on a line of type "Assistant", not "assistant"'.
+ */
+export function usageOffAssistant(type: unknown, message: unknown): string | null {
+  const usage = obj(message)?.usage;
+  if (usage === undefined || usage === null) return null;
+  const of =
+    type === undefined || type === null
+      ? 'of no type'
+      : typeof type !== 'string' || type === OTHER_OBJECT || type === OTHER_ARRAY
+        ? 'whose type is not a string'
+        : type.startsWith(LONG_STRING)
+          ? 'whose type is a long string'
+          : `of type ${JSON.stringify(type.slice(0, 40))}`;
+  return `usage on a line ${of}, not "assistant"`;
 }
 
 export function readUsage(raw: unknown): ReadUsage | string {

@@ -16,7 +16,7 @@ import { agentSessionDir } from '../ingest/discover.js';
 import { canonicalJson, sidechainChainOf, userLineKind } from '../ingest/file-parser.js';
 import { LINE_SCHEMA, obj, str, timeOf } from '../ingest/line.js';
 import { StreamProjector } from '../ingest/stream-project.js';
-import { identityProblem, mergeWrite, readUsage } from '../ingest/usage.js';
+import { identityProblem, mergeWrite, readUsage, usageOffAssistant } from '../ingest/usage.js';
 import type { Usage } from '../types.js';
 
 /** One content block of a message as logged (text, tool_use, tool_result, thinking, image, …). */
@@ -106,6 +106,8 @@ export class TranscriptCollector {
     const sessionId = str(l.sessionId) ?? this.id.fileSessionId ?? 'unknown-session';
     // as the ingest parser does: every inline sidechain line passes its chain on, whatever its type
     if (!this.id.fileAgentId && l.isSidechain === true && !str(l.agentId)) this.sidechainChain(l, sessionId);
+    const offAssistant = type === 'assistant' ? null : usageOffAssistant(l.type, l.message);
+    if (offAssistant) this.skip(lineNo, 'invalid_usage', offAssistant);
     if (type !== 'user' && type !== 'assistant' && type !== 'attachment' && !(type === 'system' && l.subtype === 'compact_boundary')) return;
     const t = timeOf(l.timestamp);
     const msg = obj(l.message);

@@ -252,6 +252,31 @@ test('request lines ingest skips as invalid_usage (no message.id, a NUL in it, u
   }
 });
 
+test('usage on a line that is not an assistant line (type Assistant, none) is a counted invalid_usage skip of the replay, as of ingest', async (t) => {
+  const { logs, db } = setup(t);
+  const retyped = (msg: string, type: unknown) => {
+    const l = JSON.parse(assistant({ msg, usage: usage(5, 6, 7, 8), t: '2025-03-01T10:00:02.000Z' }));
+    if (type === undefined) delete l.type;
+    else l.type = type;
+    return JSON.stringify(l);
+  };
+  const file = writeLog(logs, 'proj/s1.jsonl', [
+    user('hi'),
+    assistant({ msg: 'm1', usage: usage(1, 2, 3, 4), t: '2025-03-01T10:00:00.000Z' }),
+    retyped('m_case', 'Assistant'),
+    retyped('m_none', undefined),
+    assistant({ msg: 'm2', usage: usage(5, 6, 7, 8), t: '2025-03-01T10:00:03.000Z' }),
+  ]);
+  const s = JSON.parse((await runCli(['summary', logs, '--db', db, '--json'])).stdout);
+  assert.equal(s.totals.requests, 2);
+  assert.deepEqual(s.quality.skipped.map((g: { reason: string; count: number }) => [g.reason, g.count]), [['invalid_usage', 2]]);
+  const r = await runCli(['replay', 'session', file, '--db', db, '--strategy', 'recorded', '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  const d = JSON.parse(r.stdout);
+  assert.equal(d.chain.requests, 2);
+  assert.deepEqual(d.chain.skipped, [{ reason: 'invalid_usage', count: 2, lines: [3, 4] }]);
+});
+
 test('the replay names its skipped lines as ingest does: a line that is not an object is invalid_json, a half-written last line incomplete_last_line', async (t) => {
   const { logs, db } = setup(t);
   const file = writeLog(logs, 'proj/s1.jsonl', [user('hi'), '[1,2]', '42', assistant({ msg: 'm1', usage: usage(1, 2, 3, 4) })].join('\n') + '\n{"type":"assis');
