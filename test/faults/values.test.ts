@@ -447,4 +447,26 @@ test('hostile field values: every command runs, every rewritten line is a reques
   // the oracle saw both kinds (a query that matched no row would pass every 'any' case)
   assert.ok(outcomes.request >= 100 && outcomes.skip >= 100, `requests ${outcomes.request}, skips ${outcomes.skip}`);
   assert.deepEqual(failures, []);
+
+  // the session replay reads a transcript whole, not through the projection: a case of each kind
+  // (the first seed's) is replayed, and skips the lines ingest skips
+  const replayed = new Set<string>();
+  for (const [file, e] of expected) {
+    const kind = e.name.split(' ')[0]!;
+    if (replayed.has(kind) || e.at.length !== 1 || e.at[0]![1] === 'any') continue;
+    replayed.add(kind);
+    const ran = await runCli(['replay', 'session', file, '--db', db, '--strategy', 'recorded', '--json']);
+    const what = `replay session of ${e.name} (${e.from})`;
+    assert.doesNotMatch(ran.stderr, /\n\s+at |internal error/, `${what}: ${ran.stderr}`);
+    if (ran.code === 2) {
+      // a transcript whose one request is skipped has none to replay: said in one line
+      assert.equal(e.at[0]![1], 'skip', `${what}: ${ran.stderr}`);
+      assert.match(ran.stderr, /^cachelens: .*no requests in this transcript to replay.*\n$/, what);
+      continue;
+    }
+    assert.equal(ran.code, 0, `${what}: ${ran.stderr}`);
+    const skippedLines = (JSON.parse(ran.stdout) as { chain: { skipped: { lines: number[] }[] } }).chain.skipped.flatMap((g) => g.lines);
+    assert.equal(skippedLines.includes(e.at[0]![0]), e.at[0]![1] === 'skip', `${what}: skipped lines ${JSON.stringify(skippedLines)}`);
+  }
+  assert.ok(replayed.size >= 10, `${replayed.size} kinds replayed`);
 });
