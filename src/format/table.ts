@@ -10,6 +10,11 @@ export interface Column {
   header: string;
   /** 'num' right-aligns; 'text' left-aligns */
   align?: 'num' | 'text';
+  /**
+   * shown whole, however long, where other text is fit(): a list whose items the reporter fit one by
+   * one (blocks' models, a break's causes), a `query`'s result (the user's own SQL: its data as it is)
+   */
+  whole?: boolean;
 }
 
 /**
@@ -243,9 +248,9 @@ export function fit(s: string, max = MAX_CELL_WIDTH): string {
 }
 
 export function table(columns: Column[], rows: Cell[][], opts: { color?: boolean; title?: string } = {}): string {
-  const text = rows.map((r) => r.map((c) => (c === null || c === undefined ? '' : typeof c === 'number' ? int(c) : fit(clean(c)))));
+  const text = rows.map((r) => r.map((c, i) => (c === null || c === undefined ? '' : typeof c === 'number' ? int(c) : columns[i]?.whole ? clean(c) : fit(clean(c)))));
   // widths are measured on the text as shown: cleaned, headers too (an invisible character is a '?', one column)
-  columns = columns.map((c) => ({ ...c, header: fit(clean(c.header)) }));
+  columns = columns.map((c) => ({ ...c, header: c.whole ? clean(c.header) : fit(clean(c.header)) }));
   // a loop, not Math.max(...): a query's hundreds of thousands of rows overflow the call's arguments
   const widths = columns.map((c, i) => text.reduce((w, r) => Math.max(w, displayWidth(r[i] ?? '')), displayWidth(c.header)));
   const pad = (s: string, i: number) => {

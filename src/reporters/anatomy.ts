@@ -188,7 +188,7 @@ export function formatChain(detail: ChainDetail, color = false): string {
       { header: 'class' },
       num('weight'),
       { header: 'model' },
-      { header: 'preceded by' },
+      { header: 'preceded by', whole: true },
     ],
     detail.requests.map((q): Cell[] => [
       q.index + 1,
@@ -205,7 +205,8 @@ export function formatChain(detail: ChainDetail, color = false): string {
       q.class,
       q.weight === null ? 'unpriced' : q.weight,
       q.model,
-      q.causes.join(', '),
+      // each cause cut on its own (a model switch names two models), not the list
+      q.causes.map((c) => fit(clean(c))).join(', '),
     ]),
     { color },
   );

@@ -24,7 +24,7 @@ export function formatRows(rows: readonly Row[], color: boolean, order?: readonl
 (no rows)`;
   const numeric = cols.map((c) => rows.every((r) => r[c] === null || typeof r[c] === 'number'));
   // a column's name can be transcript text too (`PIVOT requests ON agent_type`): cleaned as the cells are
-  const columns: Column[] = cols.map((c, i) => ({ header: clean(c), align: numeric[i] ? 'num' : 'text' }));
+  const columns: Column[] = cols.map((c, i) => ({ header: clean(c), align: numeric[i] ? 'num' : 'text', whole: true }));
   const cells: string[][] = rows.map((r) => cols.map((c) => cellText(r[c])));
   cols.forEach((_, i) => numeric[i] && alignPoints(cells, i));
   return table(columns, cells as Cell[][], { color });

@@ -97,8 +97,9 @@ function dayAndMinute(iso: string): [string, string] {
 export function formatBlocks(blocks: Block[], color = false, timezone?: string): string {
   const at = (iso: string) => (timezone ? localDayMinute(Date.parse(iso), timezone) : dayAndMinute(iso));
   return table(
-    [{ header: `block start (${timezone ?? 'UTC'})` }, { header: 'end' }, { header: 'requests', align: 'num' }, { header: 'tokens', align: 'num' }, { header: 'weight', align: 'num' }, { header: 'USD', align: 'num' }, { header: 'models' }],
-    blocks.map((b) => [at(b.start).join(' ') + (b.active ? ' (active)' : ''), at(b.end)[1], b.requests, b.tokens, ...costCells(b), b.models.join(', ')]),
+    [{ header: `block start (${timezone ?? 'UTC'})` }, { header: 'end' }, { header: 'requests', align: 'num' }, { header: 'tokens', align: 'num' }, { header: 'weight', align: 'num' }, { header: 'USD', align: 'num' }, { header: 'models', whole: true }],
+    // a block's models each cut to 120 columns, not the list: six models are no hostile value
+    blocks.map((b) => [at(b.start).join(' ') + (b.active ? ' (active)' : ''), at(b.end)[1], b.requests, b.tokens, ...costCells(b), b.models.map((m) => fit(clean(m))).join(', ')]),
     { color, title: '5-hour blocks' },
   );
 }

@@ -214,3 +214,43 @@ test('a 6,000-character agent type is cut to 120 columns as a crosstab column he
     assert.ok(widest < 400, `${what}: a line ${widest} columns wide`);
   }
 });
+
+test('blocks list a block\'s models whole, however many, each model cut to 120 columns on its own', () => {
+  // cut as one cell, six real model ids (~150 columns) lost their middle models
+  const models = ['claude-opus-4-6', 'claude-sonnet-4-5-20250929', 'claude-haiku-4-5-20251001', 'claude-sonnet-4-20250514', 'claude-opus-4-1-20250805', 'claude-opus-4-5-20251101'];
+  const long = `claude-${'x'.repeat(10_240)}-end`;
+  const s = 's1';
+  const dir = writeCorpus({
+    'p/s1.jsonl': [...models, long].map((model, i) => assistant({ session: s, msg: `m${i}`, t: `2026-02-11T03:0${i}:00.000Z`, model, u: { in: 10, w5: 1000 } })),
+  });
+  const r = cli(['blocks', dir, '--db', ':memory:', '--timezone', 'UTC'], { HOME: tempDir() });
+  assert.equal(r.code, 0, r.stderr);
+  const row = r.stdout.split('\n').find((l) => l.startsWith('2026-02-11'))!;
+  for (const m of models) assert.ok(row.includes(m), `${m} in ${row}`);
+  assert.ok(row.includes(`claude-${'x'.repeat(53)}…${'x'.repeat(55)}-end`), 'the long model by its ends');
+  assert.ok(displayWidth(row) < 400, `a row ${displayWidth(row)} columns wide`);
+});
+
+test('a chain\'s anatomy lists every cause that preceded a break whole, each cut to 120 columns on its own', () => {
+  const types = ['skill_listing', 'deferred_tools_delta', 'mcp_instructions_delta', 'agent_listing_delta', 'hook_additional_context'];
+  const s = 's1';
+  const dir = writeCorpus({
+    'p/s1.jsonl': [
+      assistant({ session: s, msg: 'a', t: '2026-02-11T03:00:00.000Z', u: { in: 10, w5: 20_000 } }),
+      ...types.map((type, i) => ({ type: 'attachment', sessionId: s, timestamp: `2026-02-11T03:00:1${i}.000Z`, attachment: { type, content: 'x' } })),
+      assistant({ session: s, msg: 'b', t: '2026-02-11T03:01:00.000Z', u: { in: 10, w5: 20_000 } }),
+    ],
+  });
+  const r = cli(['anatomy', dir, '--chain', s, '--db', ':memory:'], { HOME: tempDir() });
+  assert.equal(r.code, 0, r.stderr);
+  const row = r.stdout.split('\n').find((l) => l.startsWith('2 '))!;
+  assert.match(row, / break /);
+  for (const type of types) assert.ok(row.includes(`attachment:${type}`), `${type} in ${row}`);
+});
+
+test('a query\'s table shows its values and column names whole (the user\'s own SQL), where analysis tables cut them at 120 columns', () => {
+  const long = `v${'x'.repeat(500)}-end`;
+  const out = formatRows([{ [long]: long, n: 1 }], false);
+  assert.equal(out.split(long).length, 3, 'the column name and the value, whole');
+  assert.ok(table([{ header: long }], [[long]]).includes('…'));
+});
