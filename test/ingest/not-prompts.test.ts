@@ -13,15 +13,11 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { openContext } from '../../src/context.js';
 import { userLineKind } from '../../src/ingest/file-parser.js';
-import { readTranscript } from '../../src/ingest/read-file.js';
-import { REAL_LOGS, assistant, cli, plain, tempDir, writeCorpus } from '../helpers/corpus.js';
+import { REAL_LOGS } from '../helpers/corpus.js';
+import { assertAppendRounds, assertColdRounds, assertReplayRounds, assertStreamedRounds, sessionLines } from '../helpers/rounds.js';
 
 const S = '5e551011-0000-4000-8000-00000000beef';
-const at = (s: number) => new Date(Date.UTC(2026, 0, 7, 9, 0, s)).toISOString();
-const j = (x: object) => JSON.stringify(x);
-const said = (s: number, content: unknown, extra: object = {}) => j({ type: 'user', sessionId: S, timestamp: at(s), cwd: '/work/demo', uuid: `u-${s}`, ...extra, message: { role: 'user', content } });
-const req = (s: number, msg: string) => j(assistant({ session: S, msg, t: at(s), u: { in: 3, w5: 100, out: 2 } }));
-const listing = (s: number, name: string) => j({ type: 'attachment', sessionId: S, timestamp: at(s), uuid: `a-${s}`, attachment: { type: 'skill_listing', content: name } });
+const { at, j, said, req, listing } = sessionLines(S, new Date(Date.UTC(2026, 0, 7, 9)));
 const text = (t: string) => ({ type: 'text', text: t });
 const refused = { type: 'tool_result', tool_use_id: 'tu-1', is_error: true, content: "The user doesn't want to proceed with this tool use. The tool use was rejected." };
 // as Claude Code 2.1.39 writes it (marot-spotter 8463c716, line 1588), longer than the projection keeps of a text block
@@ -56,14 +52,11 @@ const LINES = [
   said(20, '<system-reminder>The user opened a.ts in the IDE.</system-reminder>\nand now the tests'), // line 26: a reminder and the user's words: round 7
   req(21, 'msg_8'), //                                                                line 27: round 7
 ];
-const MAIN = `projects/-work-demo/${S}.jsonl`;
-const ROWS = `SELECT 'a' AS what, line, round FROM attachments UNION ALL SELECT 'r', line, round FROM requests UNION ALL SELECT 'c', requests, rounds FROM chains ORDER BY what, line`;
 const EXPECTED = [
   ['a', 5, 2], ['a', 12, 3], ['a', 25, 7],
   ['c', 8, 7],
   ['r', 2, 1], ['r', 10, 2], ['r', 13, 3], ['r', 16, 4], ['r', 19, 4], ['r', 21, 5], ['r', 23, 6], ['r', 27, 7],
 ];
-const rows = async (ctx: Awaited<ReturnType<typeof openContext>>) => (await ctx.store.all(ROWS)).map((r) => [r.what, r.line, r.round]);
 
 test('userLineKind: interrupts, memory notes and system reminders are none, a task notification is a command, the user\'s text a prompt', () => {
   const kind = (content: unknown, extra: object = {}) => userLineKind({ ...extra, message: { content } });
@@ -96,49 +89,20 @@ test('userLineKind: interrupts, memory notes and system reminders are none, a ta
 });
 
 test('§1.6: interrupts, memory notes, system reminders and a compaction summary open no round; a task notification opens one with its request', async () => {
-  const ctx = await openContext({ paths: [writeCorpus({ [MAIN]: LINES.join('\n') + '\n' }, tempDir())], db: ':memory:', timezone: 'UTC' });
-  try {
-    assert.deepEqual(await rows(ctx), EXPECTED);
-  } finally {
-    ctx.store.close();
-  }
+  await assertColdRounds(S, LINES, EXPECTED);
 });
 
 test('§1.6: an append read cut anywhere around those lines gives the rounds a cold read gives', async () => {
   // cuts: after each interrupt, the memory note, a notification before its request, the summary, the meta notification
-  for (const cut of [3, 4, 6, 7, 8, 11, 12, 14, 18, 20, 24, 25, 26]) {
-    const root = writeCorpus({ [MAIN]: LINES.slice(0, cut).join('\n') + '\n' }, tempDir());
-    const db = join(tempDir(), 's.duckdb');
-    (await openContext({ paths: [root], db, timezone: 'UTC' })).store.close();
-    writeCorpus({ [MAIN]: LINES.join('\n') + '\n' }, root);
-    const warm = await openContext({ paths: [root], db, timezone: 'UTC' });
-    try {
-      assert.equal(warm.stats.appended, 1, `cut after line ${cut}: read as an append`);
-      assert.deepEqual(await rows(warm), EXPECTED, `cut after line ${cut}`);
-    } finally {
-      warm.store.close();
-    }
-  }
+  await assertAppendRounds(S, LINES, [3, 4, 6, 7, 8, 11, 12, 14, 18, 20, 24, 25, 26], EXPECTED);
 });
 
 test('§1.6: the streaming path counts the rounds the buffer path counts', async () => {
-  const file = join(writeCorpus({ [MAIN]: LINES.join('\n') + '\n' }, tempDir()), MAIN);
-  const id = { fileId: 1, fileAgentId: null, fileSessionId: null };
-  const fast = await readTranscript(file, id);
-  assert.deepEqual(fast.facts.chains.map((c) => [c.requests, c.rounds]), [[8, 7]]);
-  for (const opts of [{ streamAbove: 0, chunkSize: 64 }, { streamAbove: 0, chunkSize: 4096 }]) {
-    const streamed = await readTranscript(file, id, opts);
-    assert.deepEqual(plain(streamed.facts), plain(fast.facts), JSON.stringify(opts));
-  }
+  await assertStreamedRounds(S, LINES, [8, 7]);
 });
 
 test('§1.6: the replay numbers the rounds of the requests as the store does', () => {
-  const file = join(writeCorpus({ [MAIN]: LINES.join('\n') + '\n' }, tempDir()), MAIN);
-  const r = cli(['replay', 'session', file, '--strategy', 'recorded', '--json'], { HOME: tempDir() });
-  assert.equal(r.code, 0, r.stderr);
-  const d = JSON.parse(r.stdout) as { chain: { rounds: number }; turns: { line: number; round: number }[] };
-  assert.equal(d.chain.rounds, 7);
-  assert.deepEqual(d.turns.map((t) => [t.line, t.round]), [[2, 1], [10, 2], [13, 3], [16, 4], [19, 4], [21, 5], [23, 6], [27, 7]]);
+  assertReplayRounds(S, LINES, 7, [[2, 1], [10, 2], [13, 3], [16, 4], [19, 4], [21, 5], [23, 6], [27, 7]]);
 });
 
 test('§1.6 on the real logs: 4d5611e5\'s task notification, answered from idle, opens a round, and its compaction summary none', async () => {
