@@ -792,3 +792,7 @@ test('the waste tile says its weight is the rewrites beyond a read, not the rewr
     assert.match(tile, /expiry \+ break rewrites beyond a read$/);
   }
 });
+
+test('cost over time\'s tooltip does not call its day a UTC day: the days are in --timezone, which the chart\'s label names', () => {
+  assert.doesNotMatch(JSON.stringify(vegaSpec('cost-over-time')), /\(UTC\)/);
+});
