@@ -30,10 +30,17 @@ export function compareDays(a: string, b: string): number {
  * Example: localDayMinute(Date.parse('2026-03-01T21:00:00Z'), 'Asia/Kolkata') = ['2026-03-02', '02:30'].
  */
 export function localDayMinute(ms: number, timezone: string): [string, string] {
-  const name = new Intl.DateTimeFormat('en-US', { timeZone: timezone, timeZoneName: 'longOffset' }).formatToParts(new Date(ms)).find((p) => p.type === 'timeZoneName')?.value ?? 'GMT';
-  const m = /^GMT([+-])(\d\d):(\d\d)(?::(\d\d))?$/.exec(name);
-  const offset = m ? (m[1] === '-' ? -1 : 1) * ((Number(m[2]) * 60 + Number(m[3])) * 60 + Number(m[4] ?? 0)) * 1000 : 0;
-  const iso = new Date(ms + offset).toISOString();
+  const iso = new Date(ms + zoneOffsetMs(ms, timezone)).toISOString();
   const t = iso.indexOf('T');
   return [iso.slice(0, t), iso.slice(t + 1, t + 6)];
+}
+
+/**
+ * A time zone's offset from UTC at an instant, in milliseconds (Intl's): the instant's wall clock
+ * there, read as UTC, is `ms + zoneOffsetMs(ms, timezone)`. Example: zoneOffsetMs(0, 'Asia/Kathmandu') = 19_800_000 (+05:30 in 1970).
+ */
+export function zoneOffsetMs(ms: number, timezone: string): number {
+  const name = new Intl.DateTimeFormat('en-US', { timeZone: timezone, timeZoneName: 'longOffset' }).formatToParts(new Date(ms)).find((p) => p.type === 'timeZoneName')?.value ?? 'GMT';
+  const m = /^GMT([+-])(\d\d):(\d\d)(?::(\d\d))?$/.exec(name);
+  return m ? (m[1] === '-' ? -1 : 1) * ((Number(m[2]) * 60 + Number(m[3])) * 60 + Number(m[4] ?? 0)) * 1000 : 0;
 }

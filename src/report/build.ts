@@ -325,6 +325,7 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
           requests: b.requests,
           tokens: b.tokens,
         })),
+        timezone: f.timezone,
       })),
       dataQuality: await section(async () => {
         const q = need(sum).quality;

@@ -285,6 +285,11 @@ export interface ReplayStrategy {
 export interface Blocks {
   /** 5-hour blocks (SPEC §7), oldest first */
   blocks: Array<{ start: number; end: number; usd: number | null; weight: number | null; requests: number; tokens: number }>;
+  /**
+   * the zone the section shows starts and ends in (`--timezone`; absent: UTC); the windows stay
+   * UTC hours, so a zone half an hour off shows them at :30
+   */
+  timezone?: string;
 }
 
 /**

@@ -1,4 +1,5 @@
 /** Number formatting for the report's text: units and thousands separators, always en-US. */
+import { localDayMinute } from '../format/days.js';
 import type { ReportMeta } from './data.js';
 
 const int = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
@@ -78,11 +79,12 @@ export function fmtBytes(n: number): string {
   return below(1e6) ? `${size.format(n / 1e6)} MB` : `${size.format(n / 1e9)} GB`;
 }
 
-/** UTC time `2026-01-05 14:03 UTC` (`+010000-01-01 04:00 UTC` past year 9999). */
-export function fmtTime(ms: number): string {
-  const iso = new Date(ms).toISOString();
-  const t = iso.indexOf('T');
-  return `${iso.slice(0, t)} ${iso.slice(t + 1, t + 6)} UTC`;
+/**
+ * A time in `timezone` (the run's `--timezone`), the zone named: `2026-01-05 23:03 Asia/Tokyo`;
+ * without one, or UTC, `2026-01-05 14:03 UTC` (`+010000-01-01 04:00 UTC` past year 9999).
+ */
+export function fmtTime(ms: number, timezone?: string): string {
+  return `${localDayMinute(ms, timezone ?? 'UTC').join(' ')} ${timezone ?? 'UTC'}`;
 }
 
 /** The filters of a report, as given on the command line. Example: { since: '2026-02-02', until: null, project: 'my app' } → '--since 2026-02-02 --project "my app"' */

@@ -97,9 +97,14 @@ export function renderReport(data: ReportData): string {
   const pageTitle = `${title} · ${days === null ? 'no requests' : days[0] === days[1] ? `${days[0]} UTC` : `${days[0]} – ${days[1]} UTC`}`;
   // a filtered report says so where its scope is named: its headline is not the whole of the logs
   const subtitle = html`${period} · ${meta.roots.length === 1 ? meta.roots[0] : `${meta.roots.length} roots`}${meta.filters ? ` · only ${fmtFilters(meta.filters)}` : ''} · generated ${meta.generatedAt}`;
-  // the days of cost over time are in --timezone: the footer does not claim them for UTC
-  const zone = data.costOverTime && 'rows' in data.costOverTime ? data.costOverTime.timezone : undefined;
-  const times = zone && zone !== 'UTC' ? `times UTC, cost-over-time days in ${zone}` : 'all times UTC';
+  // the footer names the page's zone (UTC), and a section's own where it has another (--timezone)
+  const zone = 'UTC';
+  const own: Array<[string | undefined, string]> = [
+    [data.costOverTime && 'rows' in data.costOverTime ? (data.costOverTime.timezone ?? 'UTC') : undefined, 'cost-over-time days'],
+    [data.blocks && 'blocks' in data.blocks ? (data.blocks.timezone ?? 'UTC') : undefined, '5-hour blocks'],
+  ];
+  const others = own.filter(([z]) => z !== undefined && z !== zone).map(([z, what]) => `${what} in ${z}`);
+  const times = others.length ? `times in ${zone}, ${others.join(', ')}` : `all times in ${zone}`;
   const footer = html`cachelens ${meta.version}${meta.prices ? html` · prices: ${meta.prices}` : ''} · weight = base-input-token equivalents (input 1, 5m write 1.25, 1h write 2, read 0.1, output per model) · ${times}`;
 
   return fill(template, {

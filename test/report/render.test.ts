@@ -653,8 +653,8 @@ test('the footer does not say "all times UTC" when the days of cost over time ar
   const zoned = renderReport({ ...f, costOverTime: { ...(f.costOverTime as CostOverTime), timezone: 'Etc/GMT+12' } });
   const footer = (p: string) => /<footer[^>]*>([\s\S]*?)<\/footer>/.exec(p)?.[1] ?? '';
   assert.doesNotMatch(footer(zoned), /all times UTC/);
-  assert.match(footer(zoned), /times UTC, cost-over-time days in Etc\/GMT\+12/);
-  assert.match(footer(renderReport({ ...f, costOverTime: { ...(f.costOverTime as CostOverTime), timezone: 'UTC' } })), /all times UTC/);
+  assert.match(footer(zoned), /times in UTC, cost-over-time days in Etc\/GMT\+12/);
+  assert.match(footer(renderReport({ ...f, costOverTime: { ...(f.costOverTime as CostOverTime), timezone: 'UTC' } })), /all times in UTC/);
 });
 
 test('cost over time of a single day reads "All on DAY: $X", not "the most expensive was DAY (100.0% of $X)"', async () => {
@@ -790,6 +790,33 @@ test('the waste tile says its weight is the rewrites beyond a read, not the rewr
   for (const x of [h, { ...h, wasteWeight: null, wasteUsd: null }]) {
     const tile = /<div class="tile-label">Waste<\/div>[\s\S]*?<div class="tile-note">([\s\S]*?)<\/div>/.exec(String(renderHeadline(x).body))![1]!.replace(/<[^>]*>/g, '');
     assert.match(tile, /expiry \+ break rewrites beyond a read$/);
+  }
+});
+
+test('the blocks chart draws each window at its wall clock in the zone on a UTC scale, its tooltip the start as the table writes it; no chart names UTC for a zone\'s times', async () => {
+  const { renderBlocks } = await import('../../src/report/section-blocks.js');
+  const blocks = [{ start: Date.UTC(2026, 1, 11, 3), end: Date.UTC(2026, 1, 11, 8), usd: 1, weight: 1, requests: 1, tokens: 1 }];
+  for (const [timezone, wall, when] of [
+    ['Asia/Kathmandu', Date.UTC(2026, 1, 11, 8, 45), '2026-02-11 08:45 Asia/Kathmandu'],
+    ['Pacific/Chatham', Date.UTC(2026, 1, 11, 16, 45), '2026-02-11 16:45 Pacific/Chatham'],
+    [undefined, Date.UTC(2026, 1, 11, 3), '2026-02-11 03:00 UTC'],
+  ] as const) {
+    const sink = new ChartSink();
+    const out = renderBlocks({ blocks, ...(timezone ? { timezone } : {}) }, sink);
+    // the table and the reading write the start as the terminal's blocks table does, the zone named
+    assert.ok(out.body.value.includes(`>${when}<`), `${timezone}: the table's start ${when}`);
+    assert.match(out.reading, new RegExp(`the heaviest started ${when} `));
+    const [row] = sink.charts[0]!.data.blocks as Array<{ start: number; end: number; when: string; label: string }>;
+    assert.deepEqual([row!.start, row!.end, row!.when], [wall, wall + 5 * 3_600_000, when]);
+    // a screen reader's text for the bar: start and end in the zone, not vega-lite's end in the browser's
+    assert.ok(row!.label.startsWith(`${when} – `) && row!.label.includes(timezone ?? 'UTC'), row!.label);
+  }
+  // the specs read times on UTC scales only (a vega-lite time scale is the browser's zone), and say no zone themselves
+  for (const name of ['blocks', 'cost-over-time'] as const) {
+    const spec = JSON.stringify(vegaSpec(name));
+    assert.doesNotMatch(spec, /"type":"time"/, `${name}: a scale in the browser's zone`);
+    assert.doesNotMatch(spec, /(?<![a-z])(timeFormat|hours|minutes|date|month|year)\(/, `${name}: a time function in the browser's zone`);
+    assert.doesNotMatch(spec, /\(UTC\)/, `${name}: a title that says UTC`);
   }
 });
 
