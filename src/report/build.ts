@@ -160,6 +160,7 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
         from: (span?.from as number | null) ?? null,
         to: (span?.to as number | null) ?? null,
         prices: ctx.prices.date,
+        timezone: f.timezone,
         ...(f.since !== null || f.until !== null || f.project !== null ? { filters: { since: f.since, until: f.until, project: f.project } } : {}),
       },
       headline: await section(() => {

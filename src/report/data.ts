@@ -49,6 +49,8 @@ export interface ReportMeta {
   to: number | null;
   /** date of the bundled price table, or the --pricing file name */
   prices?: string;
+  /** the zone the page shows its times in (`--timezone`; absent: UTC) */
+  timezone?: string;
   /** the filters in force (--since, --until, --project), absent when none is given */
   filters?: { since: string | null; until: string | null; project: string | null };
 }

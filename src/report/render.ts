@@ -90,15 +90,18 @@ export function renderReport(data: ReportData): string {
 
   const meta = data.meta;
   const title = meta.title ?? 'cachelens report';
-  const period = meta.from !== null && meta.to !== null ? `${fmtTime(meta.from)} – ${fmtTime(meta.to)}` : 'no requests in scope';
+  // every time on the page in --timezone (meta.timezone; absent, UTC), the zone named
+  const zone = meta.timezone ?? 'UTC';
+  const period = meta.from !== null && meta.to !== null ? `${fmtTime(meta.from, zone)} – ${fmtTime(meta.to, zone)}` : 'no requests in scope';
   // the day of fmtTime's text, as long as its year is (past 9999, '+010000-01-01'; cut at 10 it was '+010000-01')
-  const days = meta.from !== null && meta.to !== null ? [fmtTime(meta.from).split(' ')[0]!, fmtTime(meta.to).split(' ')[0]!] : null;
+  const days = meta.from !== null && meta.to !== null ? [fmtTime(meta.from, zone).split(' ')[0]!, fmtTime(meta.to, zone).split(' ')[0]!] : null;
   // the tab and a bookmark name the period, so two reports open side by side are told apart
-  const pageTitle = `${title} · ${days === null ? 'no requests' : days[0] === days[1] ? `${days[0]} UTC` : `${days[0]} – ${days[1]} UTC`}`;
+  const pageTitle = `${title} · ${days === null ? 'no requests' : days[0] === days[1] ? `${days[0]} ${zone}` : `${days[0]} – ${days[1]} ${zone}`}`;
+  // the run's time in the zone too; a generatedAt that is not a time is shown as it is
+  const generated = Number.isFinite(Date.parse(meta.generatedAt)) ? fmtTime(Date.parse(meta.generatedAt), zone) : meta.generatedAt;
   // a filtered report says so where its scope is named: its headline is not the whole of the logs
-  const subtitle = html`${period} · ${meta.roots.length === 1 ? meta.roots[0] : `${meta.roots.length} roots`}${meta.filters ? ` · only ${fmtFilters(meta.filters)}` : ''} · generated ${meta.generatedAt}`;
-  // the footer names the page's zone (UTC), and a section's own where it has another (--timezone)
-  const zone = 'UTC';
+  const subtitle = html`${period} · ${meta.roots.length === 1 ? meta.roots[0] : `${meta.roots.length} roots`}${meta.filters ? ` · only ${fmtFilters(meta.filters)}` : ''} · generated ${generated}`;
+  // the footer names the page's zone, and a section's own where the data gives it another (a ReportData built by hand)
   const own: Array<[string | undefined, string]> = [
     [data.costOverTime && 'rows' in data.costOverTime ? (data.costOverTime.timezone ?? 'UTC') : undefined, 'cost-over-time days'],
     [data.blocks && 'blocks' in data.blocks ? (data.blocks.timezone ?? 'UTC') : undefined, '5-hour blocks'],

@@ -702,3 +702,45 @@ test('the headline judges the best what-if by USD, as its verdict: a TTL overrid
     ctx.store.close();
   }
 });
+
+test('the report shows its times in --timezone, the zone named: the blocks (UTC-hour windows, so +05:45 and +13:45 show them at :45), the period, the title and when it was generated', async () => {
+  // two requests, 03:10 and 11:20 UTC: blocks 03:00–08:00 and 11:00–16:00 UTC. In Asia/Kathmandu
+  // (+05:45) 08:45–13:45 and 16:45–21:45; in Pacific/Chatham (+13:45 in February, its summer)
+  // 16:45–21:45 on the 11th and 00:45–05:45 on the 12th, the period then 16:55 – 01:05 the next day.
+  const s = 'a1b2c3d4-0000-4000-8000-0000000000aa';
+  const at = (h: number, m: number) => new Date(Date.UTC(2026, 1, 11, h, m)).toISOString();
+  const root = writeCorpus({
+    [`projects/-p/${s}.jsonl`]: [userPrompt(s, at(3, 10)), assistant({ session: s, msg: 'm1', t: at(3, 10), u: { w5: 1_000 } }), assistant({ session: s, msg: 'm2', t: at(11, 20), u: { r: 1_000 } })],
+  });
+  const cases = [
+    { timezone: 'Asia/Kathmandu', blocks: [['2026-02-11 08:45', '2026-02-11 13:45'], ['2026-02-11 16:45', '2026-02-11 21:45']], period: '2026-02-11 08:55 Asia/Kathmandu – 2026-02-11 17:05 Asia/Kathmandu', title: '2026-02-11 Asia/Kathmandu' },
+    { timezone: 'Pacific/Chatham', blocks: [['2026-02-11 16:45', '2026-02-11 21:45'], ['2026-02-12 00:45', '2026-02-12 05:45']], period: '2026-02-11 16:55 Pacific/Chatham – 2026-02-12 01:05 Pacific/Chatham', title: '2026-02-11 – 2026-02-12 Pacific/Chatham' },
+    { timezone: 'UTC', blocks: [['2026-02-11 03:00', '2026-02-11 08:00'], ['2026-02-11 11:00', '2026-02-11 16:00']], period: '2026-02-11 03:10 UTC – 2026-02-11 11:20 UTC', title: '2026-02-11 UTC' },
+  ];
+  for (const c of cases) {
+    const ctx = await openContext({ paths: [root], db: ':memory:', timezone: c.timezone });
+    try {
+      const data = await buildReportData(ctx);
+      assert.equal(data.meta.timezone, c.timezone);
+      const b = data.blocks as Extract<typeof data.blocks, { blocks: unknown }>;
+      assert.equal(b.timezone, c.timezone);
+      // the data stays UTC epoch milliseconds, the windows UTC hours
+      assert.deepEqual(b.blocks.map((x) => [x.start, x.end]), [[Date.UTC(2026, 1, 11, 3), Date.UTC(2026, 1, 11, 8)], [Date.UTC(2026, 1, 11, 11), Date.UTC(2026, 1, 11, 16)]]);
+      data.meta.generatedAt = '2026-02-11T23:30:00.000Z';
+      const page = renderReport(data);
+      const text = page.replace(/<script[\s\S]*?<\/script>/g, '').replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ');
+      for (const [start, end] of c.blocks) assert.match(text, new RegExp(`${start} ${c.timezone} ${end} ${c.timezone}`), `${c.timezone}: the block ${start}–${end} in the table`);
+      assert.match(text, new RegExp(`the heaviest started ${c.blocks[0]![0]} ${c.timezone}`));
+      assert.match(text, new RegExp(`Cost per 5-hour block \\(times in ${c.timezone}\\)`));
+      assert.ok(text.includes(c.period), `${c.timezone}: the period ${c.period}`);
+      assert.ok(page.includes(`<title>cachelens report · ${c.title}</title>`), `${c.timezone}: the tab's title`);
+      const generated = c.timezone === 'UTC' ? '2026-02-11 23:30 UTC' : c.timezone === 'Asia/Kathmandu' ? '2026-02-12 05:15 Asia/Kathmandu' : '2026-02-12 13:15 Pacific/Chatham';
+      assert.ok(text.includes(`generated ${generated}`), `${c.timezone}: generated ${generated}`);
+      assert.match(text, new RegExp(`all times in ${c.timezone}`));
+      // no time on the page is said in UTC unless the zone is UTC
+      if (c.timezone !== 'UTC') assert.doesNotMatch(text, /UTC\b(?! hours)/, `${c.timezone}: a time said in UTC`);
+    } finally {
+      ctx.store.close();
+    }
+  }
+});

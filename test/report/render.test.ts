@@ -820,6 +820,15 @@ test('the blocks chart draws each window at its wall clock in the zone on a UTC 
   }
 });
 
+test('the footer names the page\'s zone, and a section\'s own only where the data gives it another', () => {
+  const f = fixtureReport();
+  const footer = (p: string) => /<footer[^>]*>([\s\S]*?)<\/footer>/.exec(p)?.[1] ?? '';
+  const zoned = (z: string) => ({ ...f, meta: { ...f.meta, timezone: z }, costOverTime: { ...(f.costOverTime as CostOverTime), timezone: z }, blocks: { ...(f.blocks as object as { blocks: [] }), timezone: z } });
+  assert.match(footer(renderReport(zoned('Asia/Kathmandu'))), /all times in Asia\/Kathmandu/);
+  assert.doesNotMatch(footer(renderReport(zoned('Asia/Kathmandu'))), /UTC/);
+  assert.match(footer(renderReport({ ...zoned('Asia/Kathmandu'), blocks: f.blocks })), /times in Asia\/Kathmandu, 5-hour blocks in UTC/);
+});
+
 test('cost over time\'s tooltip does not call its day a UTC day: the days are in --timezone, which the chart\'s label names', () => {
   assert.doesNotMatch(JSON.stringify(vegaSpec('cost-over-time')), /\(UTC\)/);
 });
