@@ -81,7 +81,8 @@ export interface RequestRecord extends Usage {
 }
 
 export type ChainKind = 'main' | 'subagent' | 'sidechain';
-export type Definition = 'resolved' | 'lost' | 'unknown';
+/** `main` for main threads (SPEC §1.5 judges subagents only), so that `unknown` is the subagents it could not judge */
+export type Definition = 'resolved' | 'lost' | 'unknown' | 'main';
 
 export interface ChainRecord {
   chainId: string;

@@ -25,7 +25,7 @@ import { jsonNumber } from '../format/json-numbers.js';
 import { tiePhrase, tiedBudgets } from './section-keepalive.js';
 import { type Filters, filterParams } from '../analyses/filters.js';
 import type { Store } from '../store/store.js';
-import type { SkipReason } from '../types.js';
+import type { Definition, SkipReason } from '../types.js';
 import { COST_BY_KEYS, type BestWhatIf, type CostComponent, type CostDimension, type ReplayRun, type ReportData, type Section } from './data.js';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -255,7 +255,7 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
         rowDimension: 'agent_type',
         rows: need(await skillRows).map((r) => ({
           key: String(r.agent_type),
-          definition: r.definition as 'resolved' | 'lost' | 'unknown',
+          definition: r.definition as Definition,
           chains: Number(r.chains),
           chainsWithoutRequests: Number(r.chains_without_requests),
           chainsWithSkillListing: Number(r.chains_with_skill_listing),

@@ -13,9 +13,9 @@ function byDefinition(d: CrossTab): boolean {
   return d.rowDimension !== 'definition' && d.rows.some((r) => r.definition !== undefined);
 }
 
-/** A row's name in the reading. Example: “Explore” (definition lost) */
+/** A row's name in the reading. Example: “Explore” (definition lost); main threads, whose definition is `main`, plain “main” */
 function rowName(d: CrossTab, r: CrossTabRow): string {
-  return byDefinition(d) && r.definition !== undefined ? `“${r.key}” (definition ${r.definition})` : `“${r.key}”`;
+  return byDefinition(d) && r.definition !== undefined && r.definition !== 'main' ? `“${r.key}” (definition ${r.definition})` : `“${r.key}”`;
 }
 
 /**
@@ -66,7 +66,7 @@ export function renderCrossTab(d: CrossTab): SectionOutput {
     `${d.rowDimension} × skill_listing attachments; highlighted: every chain of the row has as many skill_listing attachments as rounds (more than 0)`,
     [
       { label: d.rowDimension },
-      ...(definition ? [{ label: 'definition', hint: 'resolved: the agent type is the one requested; lost: it differs (the definition was dropped); unknown: one of them is not known' } satisfies Column] : []),
+      ...(definition ? [{ label: 'definition', hint: 'resolved: the agent type is the one requested; lost: it differs (the definition was dropped); unknown: one of them is not known; main: a main thread, which no spawn requested' } satisfies Column] : []),
       { label: 'chains', numeric: true, hint: 'chains in scope, those that never got to a request included (the headline counts only chains with requests)' },
       { label: 'with skill_listing', numeric: true, hint: 'chains with at least one skill_listing attachment' },
       { label: 'without', numeric: true },

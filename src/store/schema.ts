@@ -44,9 +44,10 @@
  * copied prompts in its rounds. 26: an interrupt (`[Request interrupted by user]`, a text block), a memory note
  * (`<user-memory-input>`) and `<system-reminder>`s with nothing else open no round, and a `<task-notification>` opens one
  * only with the request that follows it; a store read before counted each a round (the projection now keeps a text block's first
- * 64 characters).)
+ * 64 characters). 27: a main thread's definition is `main`; a store read before called it `unknown`, with the
+ * subagents whose definition could not be told.)
  */
-export const SCHEMA_VERSION = 26;
+export const SCHEMA_VERSION = 27;
 
 export const FACT_TABLES = [
   'observations',
@@ -446,7 +447,8 @@ SELECT chain_id, session_id, agent_id, kind,
                                WHEN agent_id LIKE 'aprompt_suggestion-%' THEN 'prompt_suggestion' END,
                           'unknown') END AS agent_type,
        requested_type, spawn_name,
-       CASE WHEN meta_type IS NOT NULL AND requested_type IS NOT NULL
+       CASE WHEN kind = 'main' THEN 'main'
+            WHEN meta_type IS NOT NULL AND requested_type IS NOT NULL
             THEN CASE WHEN meta_type = requested_type THEN 'resolved' ELSE 'lost' END
             ELSE 'unknown' END AS definition,
        coalesce(project, (SELECT any_value(project) FROM files WHERE files.file_id = resolved.file_id), 'unknown') AS project,

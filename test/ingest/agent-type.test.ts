@@ -67,7 +67,7 @@ test('§1.5: meta type, else the spawn by toolUseId or by the result naming the 
     [`${sub('none')}.jsonl`]: agent('none', 22),
   });
   assert.deepEqual(c, {
-    '-': ['main', null, null, 'unknown'],
+    '-': ['main', null, null, 'main'],
     bad: ['Explore', 'Explore', 'bad', 'unknown'],
     link: ['general-purpose', 'general-purpose', null, 'unknown'],
     lost: ['planner', 'myplugin:planner', 'planner', 'lost'],

@@ -483,7 +483,7 @@ test('a session without requests: the cross-tab says its chain sent none, so "0 
   try {
     const page = renderReport(await buildReportData(ctx)).replace(/<script[^>]*>[\s\S]*?<\/script>/g, '');
     assert.match(page, /0 requests, 0 sessions, 0 chains</);
-    assert.match(page, /“main” \(definition unknown\) \(1 chain, without a request\) has none\./);
+    assert.match(page, /“main” \(1 chain, without a request\) has none\./);
     assert.doesNotMatch(page, /\(1 chain\) has none/);
     assert.match(page, /No chain with a request in scope\./);
   } finally {
@@ -496,7 +496,7 @@ test('a session without requests: the cross-tab says its chain sent none, so "0 
   try {
     const page = renderReport(await buildReportData(both)).replace(/<script[^>]*>[\s\S]*?<\/script>/g, '');
     assert.match(page, /1 request, 1 session, 1 chain</);
-    assert.match(page, /“main” \(definition unknown\) \(2 chains, 1 without a request\) has none\./);
+    assert.match(page, /“main” \(2 chains, 1 without a request\) has none\./);
   } finally {
     both.store.close();
   }

@@ -4,12 +4,15 @@
  * - lost × yes: `l1` (2 rounds, 2 listings) and `l2` (1 round, 1 listing): equal, 2 of 2;
  * - resolved × yes: `r1` (2 rounds, a listing in round 1 only): 0 of 1;
  * - resolved × no: `r2` (1 round, 0 listings): 0 of 1 (no listing is no evidence of the pattern);
- * - unknown × no: the main thread (1 round, no listing);
- * - lost × no and unknown × yes hold no chain: no cell, and no line claims anything of them.
+ * - main × no: the main thread (1 round, no listing), its own row: SPEC §1.5 judges the definitions of
+ *   spawned chains only, and under `unknown` it would pass for a subagent whose definition could not be told;
+ * - lost × no and main × yes hold no chain, nor does `unknown`: no cell, and no line claims anything of them.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { assistant, cli, userPrompt, writeCorpus } from '../helpers/corpus.js';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { assistant, cli, tempDir, userPrompt, writeCorpus } from '../helpers/corpus.js';
 
 const S = '5e551011-0000-4000-8000-00000000c4ed';
 const at = (s: number) => new Date(Date.UTC(2026, 0, 5, 9, 0, s)).toISOString();
@@ -50,24 +53,25 @@ test('headline: listings per chain = rounds per chain is said of the cells where
   const j = cli(['crosstab', dir, '--db', ':memory:', '--timezone', 'UTC', '--json']);
   assert.equal(j.code, 0, j.stderr);
   const x = JSON.parse(j.stdout);
-  assert.deepEqual([x.rows, x.cols], [['lost', 'resolved', 'unknown'], ['no', 'yes']]);
+  assert.deepEqual([x.rows, x.cols], [['lost', 'main', 'resolved'], ['no', 'yes']]);
   assert.deepEqual(x.attachments_equal_rounds, [
     { row: 'lost', col: 'yes', chains: 2, matching: 2, equal: true },
+    { row: 'main', col: 'no', chains: 1, matching: 0, equal: false },
     { row: 'resolved', col: 'no', chains: 1, matching: 0, equal: false },
     { row: 'resolved', col: 'yes', chains: 1, matching: 0, equal: false },
-    { row: 'unknown', col: 'no', chains: 1, matching: 0, equal: false },
   ]);
   const cell = (row: string | null, col: string | null) => x.cells.find((c: any) => c.row === row && c.col === col)?.value;
   assert.equal(cell('lost', 'no'), undefined);
-  assert.equal(cell('unknown', 'yes'), undefined);
-  assert.deepEqual([cell('lost', null), cell('resolved', null), cell('unknown', null), cell(null, 'no'), cell(null, 'yes'), cell(null, null)], [2, 2, 1, 2, 3, 5]);
+  assert.equal(cell('main', 'yes'), undefined);
+  assert.deepEqual([cell('lost', null), cell('main', null), cell('resolved', null), cell('unknown', null), cell(null, 'no'), cell(null, 'yes'), cell(null, null)], [2, 1, 2, undefined, 2, 3, 5]);
 
   const t = cli(['crosstab', dir, '--db', ':memory:', '--timezone', 'UTC']);
   assert.equal(t.code, 0, t.stderr);
   assert.match(t.stdout, /^ {2}lost × yes: yes — 2 of 2 chains$/m);
   assert.match(t.stdout, /^ {2}resolved × yes: no — 0 of 1 chain$/m);
   assert.match(t.stdout, /^ {2}resolved × no: no — 0 of 1 chain$/m);
-  assert.doesNotMatch(t.stdout, /lost × no|unknown × yes/);
+  assert.match(t.stdout, /^ {2}main × no: no — 0 of 1 chain$/m);
+  assert.doesNotMatch(t.stdout, /lost × no|main × yes|^unknown /m);
 
   // by rounds and skill_listing count: the diagonal cells are the matching ones
   const r = JSON.parse(cli(['crosstab', dir, '--db', ':memory:', '--timezone', 'UTC', '--rows', 'rounds', '--cols', 'skill_listing', '--kind', 'subagent', '--json']).stdout);
@@ -145,4 +149,23 @@ test('--kind is said: the title names main threads or subagents only, and --json
   assert.match(run(['--kind', 'main', '--measure', 'usd']), /^usd by definition and has_skill_listing, main threads only$/m);
   assert.deepEqual(['all', 'main', 'subagent', 'subagents'].map((k) => JSON.parse(run(['--kind', k, '--json'])).kind), ['all', 'main', 'subagent', 'subagent']);
   assert.equal(JSON.parse(run(['--json'])).kind, 'all');
+});
+
+test('a main thread\'s definition is `main` wherever definition is a field: the bundled queries and the export\'s chains, not `unknown` with the subagents that could not be judged', () => {
+  const home = { HOME: tempDir('cachelens-home-') };
+  const defs = (q: string, key: string) => {
+    const r = cli(['query', q, dir, '--db', ':memory:', '--json'], home);
+    assert.equal(r.code, 0, r.stderr);
+    return JSON.parse(r.stdout).rows.map((x: Record<string, unknown>) => `${x[key]}:${x.definition}`).sort();
+  };
+  assert.deepEqual(defs('attachments_vs_rounds', 'kind'), ['main:main', 'subagent:lost', 'subagent:lost', 'subagent:resolved', 'subagent:resolved']);
+  assert.deepEqual(defs('skill_listing_by_agent_type', 'agent_type'), ['Explore:resolved', 'main:main', 'planner:lost', 'reviewer:lost']);
+  const out = path.join(tempDir('cachelens-export-'), 'x');
+  const e = cli(['export', dir, '--db', ':memory:', '--parquet', out, '--json'], home);
+  assert.equal(e.code, 0, e.stderr);
+  const sql = path.join(tempDir('cachelens-sql-'), 'defs.sql');
+  writeFileSync(sql, 'SELECT kind, definition FROM chains ORDER BY kind, definition');
+  const q = cli(['query', sql, '--parquet', out, '--json'], home);
+  assert.equal(q.code, 0, q.stderr);
+  assert.deepEqual(JSON.parse(q.stdout).rows.map((x: { kind: string; definition: string }) => `${x.kind}:${x.definition}`), ['main:main', 'subagent:lost', 'subagent:lost', 'subagent:resolved', 'subagent:resolved']);
 });
