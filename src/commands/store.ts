@@ -53,6 +53,44 @@ export function checkFilterParams(given: Record<string, string>): void {
 }
 
 /**
+ * The values a bundled query's other parameters may take: a value outside them failed in DuckDB,
+ * `query cost_by failed: Invalid Input Error: $by must be …` (a user's mistake worded as the tool's
+ * failure), or chose no rows (`summary --param group=models` printed nothing). Each value is checked
+ * before the store is read, trimmed and, for the names, case-folded as crosstab's dimensions are;
+ * an empty value is an error too (there is no empty grouping: leave the parameter out for its default).
+ * Example: cost_by `by=Project` → 'project'; `by=` → `--param by=: cost_by takes day, project, model or agent_type`.
+ */
+const BUNDLED_CHOICES: Record<string, Record<string, readonly string[]>> = {
+  cost_by: { by: ['day', 'project', 'model', 'agent_type'] },
+  summary: { group: ['total', 'model', 'project', 'day'] },
+  report_components: { group: ['day', 'project', 'model', 'agent_type'] },
+  repurchase: { all: ['true', 'false'] },
+};
+/** Whole-number parameters and their least value: $top keeps that many groups, $jitter is a token count. */
+const BUNDLED_COUNTS: Record<string, Record<string, number>> = {
+  report_components: { top: 1 },
+  repurchase: { jitter: 0 },
+};
+/** What each of those parameters is when left out, as its query's comment says. */
+const BUNDLED_DEFAULTS: Record<string, string> = { by: 'day', group: 'every grouping', all: 'false', top: 'every group', jitter: '1024' };
+
+export function checkChoiceParams(query: string, given: Record<string, string>): void {
+  const or = (xs: readonly string[]) => (xs.length > 1 ? `${xs.slice(0, -1).join(', ')} or ${xs.at(-1)}` : xs.join(''));
+  for (const [k, allowed] of Object.entries(BUNDLED_CHOICES[query] ?? {})) {
+    if (!Object.hasOwn(given, k)) continue;
+    const v = given[k]!.trim().toLowerCase();
+    if (!allowed.includes(v)) throw new UsageError(`--param ${k}=${given[k]}: ${query} takes ${k}= ${or(allowed)}`, `without --param ${k}: ${BUNDLED_DEFAULTS[k]}`);
+    given[k] = v;
+  }
+  for (const [k, least] of Object.entries(BUNDLED_COUNTS[query] ?? {})) {
+    if (!Object.hasOwn(given, k)) continue;
+    const v = given[k]!.trim();
+    if (!/^\d{1,9}$/.test(v) || Number(v) < least) throw new UsageError(`--param ${k}=${given[k]}: ${query} takes ${k}= a whole number of ${least} or more`, `without --param ${k}: ${BUNDLED_DEFAULTS[k]}`);
+    given[k] = String(Number(v));
+  }
+}
+
+/**
  * The days a bundled query runs with, `--param since=`/`until=` over `--since`/`--until`: a range
  * that ends before it starts is a mistake, as parseDays says of --since/--until (it printed empty
  * tables and exit 0). `given` as checkFilterParams left it.
@@ -174,6 +212,7 @@ export const queryCommand: Command = {
     // a FILE.sql's COPY … TO, EXPORT DATABASE or ATTACH wrote into the logs as readily as anywhere
     if (!isBundledName(target)) refuseWritesInLogs(target, writeTargets(querySql(target)), argv, io);
     if (isBundledName(target)) {
+      checkChoiceParams(target, given);
       checkFilterParams(given);
       checkFilterRange(given, argv.since as string | undefined, argv.until as string | undefined);
     }

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { analyzeAnatomy } from '../../src/analyses/anatomy-summary.js';
 import { crosstab } from '../../src/analyses/crosstab.js';
@@ -869,4 +869,27 @@ test('CLI: --param constructor= (or toString=, __proto__=) is a parameter as any
   assert.equal(none.status, 0, none.stderr);
   assert.deepEqual((JSON.parse(none.stdout) as { rows: unknown[] }).rows, [{ c: null, t: null, p: null }]);
   await usageError(['query', file, sampleLogs, '--db', ':memory:', '--param', 'constructor=1', '--param', 'constructor=2'], /^cachelens: --param constructor was given more than once/);
+});
+
+test('CLI: a bundled query\'s parameter outside its values is a usage error naming the parameter and its values, before the store is read', async () => {
+  // the store's directory does not exist: a check made after opening it would fail there instead
+  const db = path.join(tmp(), 'missing-dir', 's.duckdb');
+  const bad: [string, string, RegExp][] = [
+    ['cost_by', 'by=', /^cachelens: --param by=: cost_by takes by= day, project, model or agent_type \(without --param by: day\)$/],
+    ['cost_by', 'by=colour', /^cachelens: --param by=colour: cost_by takes by= day, project, model or agent_type/],
+    ['summary', 'group=models', /^cachelens: --param group=models: summary takes group= total, model, project or day \(without --param group: every grouping\)$/],
+    ['report_components', 'group=total', /^cachelens: --param group=total: report_components takes group= day, project, model or agent_type/],
+    ['report_components', 'top=abc', /^cachelens: --param top=abc: report_components takes top= a whole number of 1 or more \(without --param top: every group\)$/],
+    ['report_components', 'top=0', /^cachelens: --param top=0: report_components takes top= a whole number of 1 or more/],
+    ['repurchase', 'all=yes', /^cachelens: --param all=yes: repurchase takes all= true or false \(without --param all: false\)$/],
+    ['repurchase', 'jitter=-1', /^cachelens: --param jitter=-1: repurchase takes jitter= a whole number of 0 or more \(without --param jitter: 1024\)$/],
+  ];
+  for (const [q, p, re] of bad) await usageError(['query', q, sampleLogs, '--db', db, '--param', p], re);
+  assert.ok(!existsSync(path.dirname(db)), 'no store was made');
+  // a value in another case or with spaces is the value; it runs as it is written in the SQL
+  const ok = cachelens(['query', 'cost_by', sampleLogs, '--db', ':memory:', '--param', 'by= Model ', '--json']);
+  assert.equal(ok.status, 0, ok.stderr);
+  const j = JSON.parse(ok.stdout) as { params: Record<string, unknown>; rows: { grp: string }[] };
+  assert.equal(j.params.by, 'model');
+  assert.ok(j.rows.length > 0 && j.rows.every((r) => r.grp.startsWith('claude-')), JSON.stringify(j.rows.map((r) => r.grp)));
 });
