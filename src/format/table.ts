@@ -15,6 +15,8 @@ export interface Column {
    * one (blocks' models, a break's causes), a `query`'s result (the user's own SQL: its data as it is)
    */
   whole?: boolean;
+  /** a totals column: a rule (│) before it, so that a group named `total` (a model, a project) cannot pass for it */
+  totals?: boolean;
 }
 
 /**
@@ -247,7 +249,13 @@ export function fit(s: string, max = MAX_CELL_WIDTH): string {
   return `${chars.slice(0, head).join('')}…${chars.slice(tail + 1).join('')}`;
 }
 
-export function table(columns: Column[], rows: Cell[][], opts: { color?: boolean; title?: string } = {}): string {
+/**
+ * An aligned table. `totals`: the last that many rows are totals, drawn below a rule, as a column
+ * with `totals` is drawn after one: its label alone ('total') is text a transcript can hold as well
+ * (a model named `total`), the rule is not (a cell holds no line break).
+ * Example: rows [['a', 1], ['total', 2], ['total', 3]] with totals 1 → a, total, then a rule, then total 3.
+ */
+export function table(columns: Column[], rows: Cell[][], opts: { color?: boolean; title?: string; totals?: number } = {}): string {
   const text = rows.map((r) => r.map((c, i) => (c === null || c === undefined ? '' : typeof c === 'number' ? int(c) : columns[i]?.whole ? clean(c) : fit(clean(c)))));
   // widths are measured on the text as shown: cleaned, headers too (an invisible character is a '?', one column)
   columns = columns.map((c) => ({ ...c, header: c.whole ? clean(c.header) : fit(clean(c.header)) }));
@@ -257,10 +265,17 @@ export function table(columns: Column[], rows: Cell[][], opts: { color?: boolean
     const n = widths[i] - displayWidth(s);
     return columns[i].align === 'num' ? ' '.repeat(n) + s : s + ' '.repeat(n);
   };
+  const join = (cells: string[], gap: string, ruleGap: string) => cells.map((c, i) => (i === 0 ? c : (columns[i]!.totals ? ruleGap : gap) + c)).join('');
+  const rule = join(widths.map((w) => '─'.repeat(w)), '──', '─┼─');
+  const totalsFrom = text.length - Math.min(opts.totals ?? 0, text.length);
   const lines: string[] = [];
   if (opts.title) lines.push(bold(opts.title, Boolean(opts.color)));
-  lines.push(bold(columns.map((c, i) => pad(c.header, i)).join('  ').trimEnd(), Boolean(opts.color)));
-  lines.push(widths.map((w) => '─'.repeat(w)).join('  '));
-  for (const r of text) lines.push(columns.map((_, i) => pad(r[i] ?? '', i)).join('  ').trimEnd());
+  lines.push(bold(join(columns.map((c, i) => pad(c.header, i)), '  ', ' │ ').trimEnd(), Boolean(opts.color)));
+  lines.push(join(widths.map((w) => '─'.repeat(w)), '  ', ' ┼ '));
+  text.forEach((r, k) => {
+    // under the header's own rule when there are no other rows
+    if (k === totalsFrom && k > 0) lines.push(rule);
+    lines.push(join(columns.map((_, i) => pad(r[i] ?? '', i)), '  ', ' │ ').trimEnd());
+  });
   return lines.join('\n');
 }

@@ -48,10 +48,10 @@ export function formatCrosstab(r: CrosstabResult, color: boolean): string {
   const columns = [
     { header: clean(`${r.rows_dimension} \\ ${r.cols_dimension}`) },
     ...r.cols.map((c) => ({ header: clean(String(c)), align: 'num' as const })),
-    { header: 'total', align: 'num' as const },
+    { header: 'total', align: 'num' as const, totals: true },
   ];
   const body: Cell[][] = [...r.rows, null].map((row) => [row === null ? 'total' : String(row), ...[...r.cols, null].map((col) => cell(row, col))]);
-  const lines = [table(columns, body, { color, title: `${r.measure} by ${r.rows_dimension} and ${r.cols_dimension}${KIND_ONLY[r.kind] ?? ''}` })];
+  const lines = [table(columns, body, { color, totals: 1, title: `${r.measure} by ${r.rows_dimension} and ${r.cols_dimension}${KIND_ONLY[r.kind] ?? ''}` })];
   const unpriced = r.cells.find((c) => c.row === null && c.col === null)?.unpriced_requests ?? 0;
   // what a — says depends on the measure (it said 'no priced request' of a write:read whose cell was
   // priced but read nothing, and nothing at all without unpriced requests)

@@ -29,7 +29,7 @@ function costCells(t: { weight: number | null; usd: number | null; unpriced_requ
 
 export function formatSummary(r: SummaryResult, color = false): string {
   const out: string[] = [];
-  out.push(table([{ header: 'model' }, ...TOKEN_COLS], [...r.by_model.map((m) => [m.model, ...cells(m)]), ['total', ...cells(r.totals)]], { color, title: 'By model' }));
+  out.push(table([{ header: 'model' }, ...TOKEN_COLS], [...r.by_model.map((m) => [m.model, ...cells(m)]), ['total', ...cells(r.totals)]], { color, totals: 1, title: 'By model' }));
   out.push(table([{ header: 'project' }, ...TOKEN_COLS], r.by_project.map((p) => [p.project, ...cells(p)]), { color, title: 'By project' }));
   out.push(table([{ header: 'day' }, ...TOKEN_COLS], r.by_day.map((d) => [d.day, ...cells(d)]), { color, title: `By day (${r.filters.timezone})` }));
   out.push(formatQuality(r.quality));

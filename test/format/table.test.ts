@@ -254,3 +254,43 @@ test('a query\'s table shows its values and column names whole (the user\'s own 
   assert.equal(out.split(long).length, 3, 'the column name and the value, whole');
   assert.ok(table([{ header: long }], [[long]]).includes('…'));
 });
+
+test('a group literally named `total` cannot pass for the totals: summary\'s By model and crosstab\'s table draw the totals row below a rule, and crosstab\'s totals column after one', () => {
+  const S = '70a1a100-0000-4000-8000-0000000000a1';
+  const at = (s: number) => new Date(Date.UTC(2026, 0, 5, 9, 0, s)).toISOString();
+  const dir = writeCorpus({
+    [`projects/-work-total/${S}.jsonl`]: [
+      assistant({ session: S, msg: 'msg_t1', t: at(1), u: { in: 3, w5: 500, out: 2 }, model: 'total' }),
+      assistant({ session: S, msg: 'msg_t2', t: at(2), u: { in: 3, w5: 100, out: 2 }, model: ' Total ' }),
+      assistant({ session: S, msg: 'msg_o', t: at(3), u: { in: 3, r: 100, out: 2 }, model: 'claude-opus-4-6' }),
+    ],
+  });
+  const env = { HOME: tempDir('cachelens-home-') };
+  const lines = (args: string[]) => {
+    const r = cli([...args, dir, '--db', ':memory:', '--timezone', 'UTC'], env);
+    assert.equal(r.code, 0, r.stderr);
+    return r.stdout.split('\n');
+  };
+  const rule = (l: string | undefined) => /^─+(┼─+)?$/.test(l ?? '');
+
+  // summary: the models named total are rows above the rule; the one row below it is the sum of all three requests
+  const s = lines(['summary']);
+  const byModel = s.slice(s.indexOf('By model'), s.indexOf('', s.indexOf('By model')));
+  const below = byModel.findIndex(rule);
+  assert.ok(below > 2, byModel.join('\n'));
+  assert.deepEqual(byModel.slice(below + 1).map((l) => l.split(/\s{2,}/).slice(0, 2)), [['total', '3']], byModel.join('\n'));
+  assert.deepEqual(byModel.slice(3, below).map((l) => l.trim().split(/\s{2,}/)[0]).sort(), ['Total', 'claude-opus-4-6', 'total'], byModel.join('\n'));
+
+  // crosstab, models as rows: one rule, and below it the grand total: the session's one chain
+  const rows = lines(['crosstab', '--rows', 'model', '--cols', 'kind']);
+  const r = rows.findIndex((l, i) => i > 2 && rule(l));
+  assert.ok(r > 0, rows.join('\n'));
+  assert.match(rows[r - 1]!, /^total +1 │ +1$/, `the chain's model, above the rule: ${rows.join('\n')}`);
+  assert.match(rows[r + 1]!, /^total +1 │ +1$/, rows.join('\n'));
+  // models as columns: a column headed total before the rule is the model's, the one after it the totals
+  const cols = lines(['crosstab', '--rows', 'kind', '--cols', 'model', '--measure', 'requests']);
+  const header = cols.find((l) => l.startsWith('kind \\ model'))!;
+  assert.match(header, /^kind \\ model +total │ total$/, cols.join('\n'));
+  assert.match(cols.find((l) => l.startsWith('main'))!, /^main +3 │ +3$/, cols.join('\n'));
+  assert.match(cols.at(cols.findIndex((l, i) => i > 2 && rule(l)) + 1)!, /^total +3 │ +3$/, cols.join('\n'));
+});

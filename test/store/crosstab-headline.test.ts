@@ -108,7 +108,7 @@ test('a "—" cell is explained by what it means for the measure: write:read of 
   ];
   // every request priced, a chain type that only wrote: its write:read is no number, and the table says why
   const wr = formatCrosstab({ ...base, measure: 'write_read_ratio', cells: cells(null) } as never, false);
-  assert.match(wr, /^a +— +—$/m);
+  assert.match(wr, /^a +— │ +—$/m);
   assert.match(wr, /^— where a cell read nothing \(no priced cache read\)$/m);
   // with unpriced requests too: the +? note, and the same reading of —
   const both = formatCrosstab({ ...base, measure: 'write_read_ratio', cells: cells(null, 4) } as never, false);
@@ -134,7 +134,7 @@ test('an empty scope (a filter that matches nothing) is a total of 0 chains, 0 r
     assert.deepEqual(['weight', 'usd', 'write_read_ratio', 'hit_ratio'].map((m) => value(m, extra)), [null, null, null, null], extra.join(' '));
   }
   const t = cli(['crosstab', dir, '--db', ':memory:', '--measure', 'requests', '--project', 'nomatch']);
-  assert.match(t.stdout, /^total +0$/m);
+  assert.match(t.stdout, /^total +│ +0$/m);
   assert.doesNotMatch(t.stdout, /—/);
 });
 
