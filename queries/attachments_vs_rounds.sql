@@ -5,7 +5,7 @@
 --   NULL: UTC) within $since … $until (a chain without requests by its first line's day) and whose project contains
 --   $project, as `crosstab` takes them; each chain listed whole (its rounds, requests and attachments of every day,
 --   as the cross-tab's rounds and attachments are).
--- Output columns: chain_id, kind, agent_type, definition, spawn_name, rounds, requests, requests_per_round,
+-- Output columns: chain_id, kind, agent_type, definition (`main` for main threads), spawn_name, rounds, requests, requests_per_round,
 --   attachments (all types), skill_listing (count), skill_listing_bytes, skill_listing_equals_rounds (the
 --   skill_listing count equals the rounds and is > 0, as `crosstab` and skill_listing_by_agent_type count it).
 -- Example row: chain_id='d232c445-…:a3f1…', kind='subagent', agent_type='planner', definition='lost',

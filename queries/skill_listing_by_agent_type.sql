@@ -6,7 +6,7 @@
 --   first line's day) and whose project contains $project (as `crosstab` takes them); weight is of those days'
 --   requests (as `summary` counts them), NULL for a row none of whose requests has a price, 0 for a row without
 --   requests; skill_listings and rounds are the whole chains'.
--- Output columns: agent_type, definition, chains, chains_without_requests (of chains, those that never got to a
+-- Output columns: agent_type, definition (resolved / lost / unknown; `main` for main threads), chains, chains_without_requests (of chains, those that never got to a
 --   request: `summary`, `sessions` and the report's headline do not count them), chains_with_skill_listing,
 --   skill_listings, rounds, chains_listings_equal_rounds (chains whose skill_listing count equals their rounds, and
 --   is > 0), weight.
