@@ -60,7 +60,7 @@ export function checkFilterParams(given: Record<string, string>): void {
  * an empty value is an error too (there is no empty grouping: leave the parameter out for its default).
  * Example: cost_by `by=Project` → 'project'; `by=` → `--param by=: cost_by takes day, project, model or agent_type`.
  */
-const BUNDLED_CHOICES: Record<string, Record<string, readonly string[]>> = {
+export const BUNDLED_CHOICES: Record<string, Record<string, readonly string[]>> = {
   cost_by: { by: ['day', 'project', 'model', 'agent_type'] },
   summary: { group: ['total', 'model', 'project', 'day'] },
   report_components: { group: ['day', 'project', 'model', 'agent_type'] },

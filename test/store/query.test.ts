@@ -18,6 +18,7 @@ import { QUERIES_DIR, listQueries, queryParams, querySql, rememberedQuery, runQu
 import { Store, type StoreReader } from '../../src/store/store.js';
 import { prices, realLogs, repoRoot, run, tmp } from './helpers.js';
 import { usageError } from '../faults/helpers.js';
+import { BUNDLED_CHOICES } from '../../src/commands/store.js';
 
 const sampleLogs = path.join(repoRoot, 'sample-logs');
 const cli = path.join(repoRoot, 'dist/cli.js');
@@ -892,4 +893,21 @@ test('CLI: a bundled query\'s parameter outside its values is a usage error nami
   const j = JSON.parse(ok.stdout) as { params: Record<string, unknown>; rows: { grp: string }[] };
   assert.equal(j.params.by, 'model');
   assert.ok(j.rows.length > 0 && j.rows.every((r) => r.grp.startsWith('claude-')), JSON.stringify(j.rows.map((r) => r.grp)));
+});
+
+test('every value the query command lets through for a bundled query\'s choice parameter is one its SQL takes: each runs and answers rows (BUNDLED_CHOICES and the SQL do not drift apart)', async () => {
+  const r = await run([sampleLogs], path.join(tmp(), 's.duckdb'));
+  try {
+    for (const [query, params] of Object.entries(BUNDLED_CHOICES)) {
+      for (const [name, values] of Object.entries(params)) {
+        assert.ok(queryParams(querySql(query)).includes(name), `${query} has $${name}`);
+        for (const value of values) {
+          const rows = await runQuery(r.store, query, { [name]: value });
+          assert.ok(rows.length > 0, `${query} ${name}=${value} answered no rows`);
+        }
+      }
+    }
+  } finally {
+    r.store.close();
+  }
 });
