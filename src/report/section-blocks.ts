@@ -1,6 +1,6 @@
 /** 5-hour blocks (SPEC §7): how the usage limit counts. */
 import { median } from '../analyses/repurchase.js';
-import { zoneOffsetMs } from '../format/days.js';
+import { localDayMinute, zoneOffsetMs } from '../format/days.js';
 import type { Blocks } from './data.js';
 import { fmtInt, fmtTime, fmtUsd } from './format.js';
 import { html, sortableTable } from './html.js';
@@ -10,6 +10,8 @@ export function renderBlocks(d: Blocks, charts: ChartSink): SectionOutput {
   // starts and ends in --timezone, named, as the terminal table shows them; the windows stay UTC hours
   const zone = d.timezone ?? 'UTC';
   const at = (ms: number) => fmtTime(ms, zone);
+  // the table's cells, under a caption that names the zone (each cell named it again, as UTC before)
+  const clock = (ms: number) => localDayMinute(ms, zone).join(' ');
   const priced = d.blocks.filter((b) => b.usd !== null);
   const top = maxBy(priced, (b) => b.usd!);
   const middle = median(priced.map((b) => b.usd!)) ?? 0;
@@ -37,8 +39,8 @@ export function renderBlocks(d: Blocks, charts: ChartSink): SectionOutput {
     `Cost per 5-hour block (times in ${zone})`,
     [{ label: 'start' }, { label: 'end' }, { label: 'requests', numeric: true }, { label: 'tokens', numeric: true }, { label: 'USD', numeric: true }],
     d.blocks.map((b) => [
-      { text: at(b.start), sort: b.start },
-      { text: at(b.end), sort: b.end },
+      { text: clock(b.start), sort: b.start },
+      { text: clock(b.end), sort: b.end },
       { text: fmtInt(b.requests), sort: b.requests },
       { text: fmtInt(b.tokens), sort: b.tokens },
       { text: fmtUsd(b.usd), sort: b.usd },

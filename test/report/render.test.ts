@@ -803,8 +803,12 @@ test('the blocks chart draws each window at its wall clock in the zone on a UTC 
   ] as const) {
     const sink = new ChartSink();
     const out = renderBlocks({ blocks, ...(timezone ? { timezone } : {}) }, sink);
-    // the table and the reading write the start as the terminal's blocks table does, the zone named
-    assert.ok(out.body.value.includes(`>${when}<`), `${timezone}: the table's start ${when}`);
+    // the table writes the start as the terminal's blocks table does, the zone named once in its
+    // caption, not in every cell; the reading names it with the time
+    const clock = when.slice(0, 16);
+    assert.ok(out.body.value.includes(`>${clock}<`), `${timezone}: the table's start ${clock}`);
+    assert.ok(!out.body.value.includes(`>${when}<`), `${timezone}: a cell that names the zone again`);
+    assert.ok(out.body.value.includes(`(times in ${timezone ?? 'UTC'})`), `${timezone}: the caption names the zone`);
     assert.match(out.reading, new RegExp(`the heaviest started ${when} `));
     const [row] = sink.charts[0]!.data.blocks as Array<{ start: number; end: number; when: string; label: string }>;
     assert.deepEqual([row!.start, row!.end, row!.when], [wall, wall + 5 * 3_600_000, when]);
