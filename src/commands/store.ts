@@ -17,7 +17,7 @@ import { filtersLine } from '../reporters/units.js';
 import { exportParquet } from '../store/export.js';
 import { refuseInLogs, rootsRead } from '../store/log-dirs.js';
 import { PORTABLE_TABLES, type SqlSource, openParquet, usePortableViews } from '../store/portable.js';
-import { isBundledName, listQueries, queryParams, querySql, runQueryTable, writeTargets } from '../store/queries.js';
+import { isBundledName, listQueries, networkSettings, queryParams, querySql, runQueryTable, writeTargets } from '../store/queries.js';
 import { Store } from '../store/store.js';
 import { type Command, filtersLineOf, type Io, commonOptions, withContext, withLogOptions } from './command.js';
 
@@ -152,7 +152,8 @@ function refuseWritesInLogs(target: string, paths: readonly string[], argv: Reco
   const logRoots = rootsRead(argv.paths as string[] | undefined, io.env);
   const home = io.env.HOME || homedir();
   for (const p of paths) {
-    const local = p.replace(/^file:\/\//, '');
+    // ATTACH 'duckdb:x.duckdb' (or sqlite:) opens the file after the prefix
+    const local = p.replace(/^file:\/\//, '').replace(/^(duckdb|sqlite3?):(?!\/\/)/i, '');
     // a URL is no local path (and DuckDB reads none: no httpfs); `:memory:` is a database in memory
     if (/^[a-z][a-z0-9+.-]*:\/\//i.test(local) || /^:memory:/.test(local) || local === '') continue;
     refuseInLogs(expandHome(local, home), { flag: `query ${target}: write target`, given: p, choose: 'path', logRoots });
@@ -211,6 +212,9 @@ export const queryCommand: Command = {
     if (unfiltered !== undefined) throw new UsageError(`--${unfiltered}: ${target} has no $${unfiltered}, so it would not choose what is counted`, takes);
     // a FILE.sql's COPY … TO, EXPORT DATABASE or ATTACH wrote into the logs as readily as anywhere
     if (!isBundledName(target)) refuseWritesInLogs(target, writeTargets(querySql(target)), argv, io);
+    // a SET that turns autoinstall back on had DuckDB download httpfs for a read_csv('https://…')
+    const network = isBundledName(target) ? [] : networkSettings(querySql(target));
+    if (network.length > 0) throw new UsageError(`query ${target}: setting ${network[0]} is refused: cachelens never touches the network and loads no extension`, 'parquet, json and icu are built in; run DuckDB itself to use another');
     if (isBundledName(target)) {
       checkChoiceParams(target, given);
       checkFilterParams(given);

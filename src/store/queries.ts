@@ -64,13 +64,35 @@ export function queryParams(sql: string): string[] {
  * directory of an `EXPORT DATABASE`, the database file an `ATTACH` opens (and creates), and the file or
  * directory `SET`/`PRAGMA profiling_output` or `temp_directory` has DuckDB write, as written, in the
  * order they come. Read by tokens, so a `TO '…'` inside a string, a comment or a quoted name is none.
+ * A path is a string literal ('…', E'…', $$…$$) or, where DuckDB takes one for a file (after `TO`,
+ * `ATTACH`'s and `EXPORT DATABASE`'s), a double-quoted name.
  * Example: `COPY (SELECT 'TO x') TO 'out.csv' (HEADER); ATTACH 'a.duckdb'` → ['out.csv', 'a.duckdb'].
  */
 export function writeTargets(sql: string): string[] {
-  const WRITING_SETTINGS = /^(profiling_output|temp_directory)$/i;
-  const TOKENS = /--[^\n]*|\/\*[\s\S]*?\*\/|\b[Ee]'((?:[^'\\]|\\[\s\S]|'')*)'|'((?:[^']|'')*)'|"(?:[^"]|"")*"|\$([A-Za-z_][A-Za-z0-9_]*)?\$[\s\S]*?\$\3\$|([A-Za-z_][A-Za-z0-9_]*)|(;)/g;
+  return scanStatements(sql).targets;
+}
+
+/**
+ * The settings a query's `SET`, `RESET` or `PRAGMA` statements name that would let DuckDB reach the
+ * network or load an extension: autoinstall/autoload turned back on, another extension repository,
+ * unsigned or community extensions, another extension directory. cachelens opens DuckDB with
+ * autoinstall and autoload off; a FILE.sql that turns them on is refused before anything runs.
+ * Example: `SET autoinstall_known_extensions = true; SELECT 1` → ['autoinstall_known_extensions'].
+ */
+export function networkSettings(sql: string): string[] {
+  return scanStatements(sql).settings;
+}
+
+const WRITING_SETTINGS = /^(profiling_output|profile_output|temp_directory|log_query_path)$/i;
+const NETWORK_SETTINGS = /^(autoinstall_known_extensions|autoload_known_extensions|autoinstall_extension_repository|custom_extension_repository|allow_unsigned_extensions|allow_community_extensions|allow_extensions_metadata_mismatch|extension_directory)$/i;
+
+function scanStatements(sql: string): { targets: string[]; settings: string[] } {
+  const TOKENS = /--[^\n]*|\/\*[\s\S]*?\*\/|\b[Ee]'((?:[^'\\]|\\[\s\S]|'')*)'|'((?:[^']|'')*)'|"((?:[^"]|"")*)"|\$([A-Za-z_][A-Za-z0-9_]*)?\$([\s\S]*?)\$\4\$|([A-Za-z_][A-Za-z0-9_]*)|(;)/g;
+  const settings: string[] = [];
   const targets: string[] = [];
   let statement: { kind: string; text?: string }[] = [];
+  // a file's name: a string, or a double-quoted name where DuckDB takes one as the file
+  const isPath = (t: { kind: string } | undefined) => t?.kind === 'string' || t?.kind === 'quoted';
   const end = () => {
     // `PREPARE p AS COPY …` (run by EXECUTE) and `EXPLAIN ANALYZE COPY …` write as the COPY does
     const words = () => statement.filter((t) => t.kind === 'word').map((t) => t.text!.toUpperCase());
@@ -80,23 +102,33 @@ export function writeTargets(sql: string): string[] {
     if (first === 'COPY') {
       statement.forEach((t, i) => {
         const next = statement[i + 1];
-        if (t.kind === 'word' && t.text!.toUpperCase() === 'TO' && next?.kind === 'string') targets.push(next.text!);
+        if (t.kind === 'word' && t.text!.toUpperCase() === 'TO' && isPath(next)) targets.push(next!.text!);
       });
-    } else if (first === 'ATTACH' || first === 'EXPORT' || ((first === 'SET' || first === 'PRAGMA') && statement.some((t) => t.kind === 'word' && WRITING_SETTINGS.test(t.text!)))) {
+    } else if (first === 'ATTACH' || first === 'EXPORT') {
+      // EXPORT DATABASE [name TO] 'dir': the directory after TO when a name comes first
+      const to = statement.findIndex((t) => t.kind === 'word' && t.text!.toUpperCase() === 'TO');
+      const file = first === 'EXPORT' && to >= 0 ? statement.slice(to + 1).find(isPath) : statement.find(isPath);
+      if (file) targets.push(file.text!);
+    } else if ((first === 'SET' || first === 'PRAGMA') && statement.some((t) => t.kind === 'word' && WRITING_SETTINGS.test(t.text!))) {
       const file = statement.find((t) => t.kind === 'string');
       if (file) targets.push(file.text!);
+    }
+    if (first === 'SET' || first === 'RESET' || first === 'PRAGMA') {
+      for (const t of statement) if (t.kind === 'word' && NETWORK_SETTINGS.test(t.text!)) settings.push(t.text!.toLowerCase());
     }
     statement = [];
   };
   for (const m of sql.matchAll(TOKENS)) {
     if (m[1] !== undefined) statement.push({ kind: 'string', text: m[1].replace(/\\(.)/g, '$1').replace(/''/g, "'") });
     else if (m[2] !== undefined) statement.push({ kind: 'string', text: m[2].replace(/''/g, "'") });
-    else if (m[4] !== undefined) statement.push({ kind: 'word', text: m[4] });
-    else if (m[5] !== undefined) end();
+    else if (m[3] !== undefined) statement.push({ kind: 'quoted', text: m[3].replace(/""/g, '"') });
+    else if (m[5] !== undefined) statement.push({ kind: 'string', text: m[5] });
+    else if (m[6] !== undefined) statement.push({ kind: 'word', text: m[6] });
+    else if (m[7] !== undefined) end();
     else if (!m[0].startsWith('--') && !m[0].startsWith('/*')) statement.push({ kind: 'other' });
   }
   end();
-  return targets;
+  return { targets, settings };
 }
 
 /** Runs a bundled or user query; parameters it uses and the caller did not give are NULL. */

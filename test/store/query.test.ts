@@ -14,7 +14,7 @@ import { crosstab } from '../../src/analyses/crosstab.js';
 import { type Filters, filterParams } from '../../src/analyses/filters.js';
 import { loadChains, streamChains } from '../../src/analyses/load-chains.js';
 import { usePortableViews } from '../../src/store/portable.js';
-import { QUERIES_DIR, listQueries, queryParams, querySql, rememberedQuery, runQuery, writeTargets } from '../../src/store/queries.js';
+import { QUERIES_DIR, listQueries, networkSettings, queryParams, querySql, rememberedQuery, runQuery, writeTargets } from '../../src/store/queries.js';
 import { Store, type StoreReader } from '../../src/store/store.js';
 import { prices, realLogs, repoRoot, run, tmp } from './helpers.js';
 import { usageError } from '../faults/helpers.js';
@@ -820,6 +820,30 @@ test('writeTargets: the paths a COPY … TO, EXPORT DATABASE or ATTACH names, no
   assert.deepEqual(writeTargets('SELECT 1'), []);
   assert.deepEqual(writeTargets("PREPARE p(INTEGER) AS COPY (SELECT $1) TO 'p.csv'; EXPLAIN ANALYZE COPY t TO 'e.csv'; PREPARE q AS SELECT 'x' AS copy"), ['p.csv', 'e.csv']);
   assert.deepEqual(writeTargets("PRAGMA enable_profiling='json'; SET profiling_output = 'p.json'; PRAGMA profiling_output('q.json'); SET GLOBAL temp_directory TO 't'; SET threads = 1; SET search_path = 'x'"), ['p.json', 'q.json', 't']);
+  // a dollar-quoted string and a double-quoted name are paths where DuckDB takes them as one; the
+  // profile's other name and the query log write files too (each wrote into the logs unchecked)
+  const quoted = `COPY t TO $$a.csv$$; COPY t TO $x$b.csv$x$; COPY t TO "c.csv"; EXPORT DATABASE "db" TO 'dir';
+    ATTACH "q.duckdb" AS "z"; SET profile_output = 'pp.json'; SET log_query_path = 'ql.txt'; SELECT $$TO 'no.csv'$$`;
+  assert.deepEqual(writeTargets(quoted), ['a.csv', 'b.csv', 'c.csv', 'dir', 'q.duckdb', 'pp.json', 'ql.txt']);
+});
+
+test('networkSettings: a SET, RESET or PRAGMA of a setting that lets DuckDB install or load an extension, not one in a string or of another setting', () => {
+  const sql = `SET autoinstall_known_extensions = true; RESET autoload_known_extensions; PRAGMA custom_extension_repository = 'http://x';
+    SET GLOBAL allow_unsigned_extensions TO true; SET threads = 1; SELECT 'SET extension_directory = 1' AS s; -- SET allow_community_extensions = true`;
+  assert.deepEqual(networkSettings(sql), ['autoinstall_known_extensions', 'autoload_known_extensions', 'custom_extension_repository', 'allow_unsigned_extensions']);
+  assert.deepEqual(networkSettings('SELECT 1'), []);
+});
+
+test('CLI: a query of the user\'s that turns extension autoinstall or autoload back on is refused before it runs, and nothing is downloaded', () => {
+  const dir = tmp();
+  const home = path.join(dir, 'home');
+  const file = path.join(dir, 'net.sql');
+  writeFileSync(file, "SET autoinstall_known_extensions = true;\nSET autoload_known_extensions = true;\nSELECT * FROM read_csv('https://example.com/x.csv')");
+  const r = spawnSync(process.execPath, [cli, 'query', file, sampleLogs, '--db', ':memory:'], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', HOME: home } });
+  // it had DuckDB try to install httpfs into ~/.duckdb/extensions
+  assert.equal(r.status, 2, r.stderr);
+  assert.equal(r.stderr.split('\n')[0], `cachelens: query ${file}: setting autoinstall_known_extensions is refused: cachelens never touches the network and loads no extension (parquet, json and icu are built in; run DuckDB itself to use another)`);
+  assert.ok(!existsSync(path.join(home, '.duckdb')), 'no extension directory was made');
 });
 
 test('CLI: a query of the user\'s that would write into the logs being read (COPY … TO, EXPORT DATABASE, ATTACH) is refused before it runs', () => {
@@ -834,6 +858,11 @@ test('CLI: a query of the user\'s that would write into the logs being read (COP
     [`EXPORT DATABASE 'logs/dump'`, 'logs/dump'],
     [`PRAGMA enable_profiling='json';\nSET profiling_output='logs/prof.json';\nSELECT 1`, 'logs/prof.json'],
     [`ATTACH '${logs}/projects/x.duckdb' AS x; CREATE TABLE x.t AS SELECT 1`, `${logs}/projects/x.duckdb`],
+    // a dollar-quoted path, a double-quoted one, a duckdb: prefix and the query log wrote there unchecked
+    [`COPY (SELECT 1 AS a) TO $$${logs}/dollar.csv$$`, `${logs}/dollar.csv`],
+    [`COPY (SELECT 1 AS a) TO "logs/ident.csv"`, 'logs/ident.csv'],
+    [`ATTACH 'duckdb:${logs}/projects/pre.duckdb' AS z; CREATE TABLE z.t AS SELECT 1`, `duckdb:${logs}/projects/pre.duckdb`],
+    [`SET log_query_path = 'logs/qlog.txt'; SELECT 1`, 'logs/qlog.txt'],
   ];
   for (const [sql, target] of cases) {
     const file = path.join(dir, 'w.sql');
