@@ -20,7 +20,7 @@ export function columnsOf(rows: readonly Row[]): string[] {
 export function formatRows(rows: readonly Row[], color: boolean, order?: readonly string[]): string {
   const cols = order ? [...order] : columnsOf(rows);
   if (cols.length === 0) return '(no rows)';
-  if (rows.length === 0) return `${table(cols.map((c) => ({ header: clean(c), align: 'text' })), [], { color })}
+  if (rows.length === 0) return `${table(cols.map((c) => ({ header: clean(c), align: 'text', whole: true })), [], { color })}
 (no rows)`;
   const numeric = cols.map((c) => rows.every((r) => r[c] === null || typeof r[c] === 'number'));
   // a column's name can be transcript text too (`PIVOT requests ON agent_type`): cleaned as the cells are

@@ -252,6 +252,9 @@ test('a query\'s table shows its values and column names whole (the user\'s own 
   const long = `v${'x'.repeat(500)}-end`;
   const out = formatRows([{ [long]: long, n: 1 }], false);
   assert.equal(out.split(long).length, 3, 'the column name and the value, whole');
+  // a result without rows shows its column names whole too (they were cut there only)
+  const none = formatRows([], false, [long, 'n']);
+  assert.ok(none.includes(long) && !none.includes('…'), none);
   assert.ok(table([{ header: long }], [[long]]).includes('…'));
 });
 
