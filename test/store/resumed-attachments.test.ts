@@ -56,7 +56,6 @@ function sessionB(shift: number, compacted = false): Record<string, unknown>[] {
  */
 async function resumeSteps<T>(a: Record<string, unknown>[], b: Record<string, unknown>[], copied: number, whenAGone: string, read: (d: Dump) => T): Promise<T[]> {
   const root = writeCorpus({ [`projects/-work-demo/${A}.jsonl`]: a });
-  const db = path.join(tmp(), 's.duckdb');
   const fileB = path.join(root, `projects/-work-demo/${B}.jsonl`);
   const lines = (ls: Record<string, unknown>[]) => ls.map((l) => JSON.stringify(l) + '\n').join('');
   const steps: [string, () => void][] = [
@@ -65,6 +64,12 @@ async function resumeSteps<T>(a: Record<string, unknown>[], b: Record<string, un
     ['B appended to', () => appendFileSync(fileB, lines(b.slice(copied)))],
     [`A gone: ${whenAGone}`, () => rmSync(path.join(root, `projects/-work-demo/${A}.jsonl`))],
   ];
+  return runSteps(root, steps, read);
+}
+
+/** Each step's change, then a run on one store that must equal a store rebuilt from the logs; `read` gives what each step's store says. */
+async function runSteps<T>(root: string, steps: readonly (readonly [string, () => void])[], read: (d: Dump) => T): Promise<T[]> {
+  const db = path.join(tmp(), 's.duckdb');
   const seen: T[] = [];
   for (const [what, change] of steps) {
     change();
@@ -74,6 +79,16 @@ async function resumeSteps<T>(a: Record<string, unknown>[], b: Record<string, un
     seen.push(read(kept.dump));
   }
   return seen;
+}
+
+/**
+ * A and B both in the logs, then A gone (runSteps): for copies whose removal moves no request, where
+ * only the copy's change tells that B's chains changed.
+ */
+async function aThenGone<T>(a: Record<string, unknown>[], b: Record<string, unknown>[], read: (d: Dump) => T): Promise<T[]> {
+  const fileA = `projects/-work-demo/${A}.jsonl`;
+  const root = writeCorpus({ [fileA]: a, [`projects/-work-demo/${B}.jsonl`]: b });
+  return runSteps(root, [['both', () => {}], ['A gone', () => rmSync(path.join(root, fileA))]], read);
 }
 
 /** Each chain's `field` in a dump, as 'A:n B:m'. */
@@ -167,20 +182,7 @@ test('an append run counts a resumed session\'s copied compaction as a rebuilt s
 test('an append run gives a resumed session back the compaction it copied when the earlier transcript goes, though no request moves', async () => {
   // A never got to a request: its removal moves no request to B, so only the copy's change tells that B's chains changed
   const boundary = (session: string, t: string) => ({ type: 'system', subtype: 'compact_boundary', sessionId: session, timestamp: t, cwd: '/work/demo', uuid: 'cmp-1', content: 'Conversation compacted' });
-  const fileA = `projects/-work-demo/${A}.jsonl`;
-  const root = writeCorpus({
-    [fileA]: [userPrompt(A, at(0), 'first'), boundary(A, at(1))],
-    [`projects/-work-demo/${B}.jsonl`]: [userPrompt(B, at(0), 'first'), boundary(B, at(1)), userPrompt(B, at(60), 'again'), assistant({ session: B, msg: 'msg_b1', t: at(60.2), u: { in: 10, w5: 1000, out: 5 } })],
-  });
-  const db = path.join(tmp(), 's.duckdb');
-  const seen: string[] = [];
-  for (const [what, change] of [['both', () => {}], ['A gone', () => rmSync(path.join(root, fileA))]] as const) {
-    change();
-    const kept = await runAndDump([root], db);
-    const rebuilt = await runAndDump([root], path.join(tmp(), 'fresh.duckdb'));
-    assert.deepEqual(kept.dump, rebuilt.dump, what);
-    seen.push(perChain('compactions')(kept.dump));
-  }
+  const seen = await aThenGone([userPrompt(A, at(0), 'first'), boundary(A, at(1))], [userPrompt(B, at(0), 'first'), boundary(B, at(1)), userPrompt(B, at(60), 'again'), assistant({ session: B, msg: 'msg_b1', t: at(60.2), u: { in: 10, w5: 1000, out: 5 } })], perChain('compactions'));
   assert.deepEqual(seen, ['A:1 B:0', 'B:1']);
 });
 
@@ -270,21 +272,8 @@ test('an append run counts a resumed session\'s rounds as a rebuilt store does: 
 
 test('an append run gives a resumed session back the round it copied when the earlier transcript goes, though no request moves', async () => {
   // A never got to a request: its removal moves no request to B, so only the copy's change tells that B's chains changed
-  const fileA = `projects/-work-demo/${A}.jsonl`;
   const first = userPrompt(A, at(0), 'first');
-  const root = writeCorpus({
-    [fileA]: [first],
-    [`projects/-work-demo/${B}.jsonl`]: [{ ...first, sessionId: B }, userPrompt(B, at(60), 'again'), assistant({ session: B, msg: 'msg_b1', t: at(60.2), u: { in: 10, w5: 1000, out: 5 } })],
-  });
-  const db = path.join(tmp(), 's.duckdb');
-  const seen: string[] = [];
-  for (const [what, change] of [['both', () => {}], ['A gone', () => rmSync(path.join(root, fileA))]] as const) {
-    change();
-    const kept = await runAndDump([root], db);
-    const rebuilt = await runAndDump([root], path.join(tmp(), 'fresh.duckdb'));
-    assert.deepEqual(kept.dump, rebuilt.dump, what);
-    seen.push(perChain('rounds')(kept.dump));
-  }
+  const seen = await aThenGone([first], [{ ...first, sessionId: B }, userPrompt(B, at(60), 'again'), assistant({ session: B, msg: 'msg_b1', t: at(60.2), u: { in: 10, w5: 1000, out: 5 } })], perChain('rounds'));
   assert.deepEqual(seen, ['A:1 B:1', 'B:2']);
 });
 
