@@ -10,13 +10,16 @@ import { cli, tempDir } from '../helpers/corpus.js';
 
 const SAMPLE = join(import.meta.dirname, '..', '..', 'sample-logs');
 
-test('summary, sessions, blocks, anatomy: one line above the tables names the filters in force, and a --project that matches no project; --json echoes them', () => {
+/** The sample corpus's first day, and a piece of its first project's path in another case (--project matches it). */
+function dayAndProject(): { day: string; project: string } {
   const whole = cli(['summary', SAMPLE, '--db', ':memory:', '--timezone', 'UTC', '--json']);
   assert.equal(whole.code, 0, whole.stderr);
   const s = JSON.parse(whole.stdout);
-  const day: string = s.by_day[0].day;
-  // a piece of a project's path, in another case: --project matches it
-  const project = (s.by_project[0].project as string).split('/').pop()!.slice(0, 4).toUpperCase();
+  return { day: s.by_day[0].day as string, project: (s.by_project[0].project as string).split('/').pop()!.slice(0, 4).toUpperCase() };
+}
+
+test('summary, sessions, blocks, anatomy: one line above the tables names the filters in force, and a --project that matches no project; --json echoes them', () => {
+  const { day, project } = dayAndProject();
   for (const command of ['summary', 'sessions', 'blocks', 'anatomy']) {
     const run = (extra: string[]) => {
       const r = cli([command, SAMPLE, '--db', ':memory:', '--timezone', 'UTC', ...extra]);
@@ -37,11 +40,7 @@ test('summary, sessions, blocks, anatomy: one line above the tables names the fi
 });
 
 test('whatif ttl, whatif keepalive, crosstab (over a store or an export) and export: the same line names the filters, and --json echoes them', () => {
-  const whole = cli(['summary', SAMPLE, '--db', ':memory:', '--timezone', 'UTC', '--json']);
-  assert.equal(whole.code, 0, whole.stderr);
-  const s = JSON.parse(whole.stdout);
-  const day: string = s.by_day[0].day;
-  const project = (s.by_project[0].project as string).split('/').pop()!.slice(0, 4).toUpperCase();
+  const { day, project } = dayAndProject();
   const dir = tempDir();
   const exported = cli(['export', SAMPLE, '--db', ':memory:', '--timezone', 'UTC', '--parquet', join(dir, 'all')]);
   assert.equal(exported.code, 0, exported.stderr);
