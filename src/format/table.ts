@@ -172,21 +172,36 @@ export function jsonText(value: unknown, indent?: number, numbers: 'exact' | 'ro
 }
 
 /**
- * Columns a terminal gives `s`: 2 for East Asian wide and full-width characters and emoji, 0 for
- * combining marks and the default-ignorable characters (joiners, variation selectors, tags), 1 for the
- * rest (cleaned text has no controls).
- * Example: displayWidth('項目/a') → 6.
+ * Columns a terminal gives `s`, one grapheme cluster (what a reader sees as one character) at a
+ * time: 2 for East Asian wide and full-width characters and emoji, 0 for combining marks and the
+ * default-ignorable characters (joiners, variation selectors, tags), 1 for the rest (cleaned text has
+ * no controls). A cluster takes the most any of its characters takes, so an emoji joined of several
+ * (👨‍👩‍👧), a flag of two regional indicators (🇯🇵), a Hangul syllable of three jamo and a keycap or a
+ * text symbol shown as emoji by U+FE0F (1️⃣, ❤️) take 2 columns, as terminals draw them, not 6, 4, 4 or 1.
+ * Example: displayWidth('項目/a') → 6; displayWidth('👨‍👩‍👧 x') → 4.
  */
 export function displayWidth(s: string): number {
+  if (NARROW_ONLY.test(s)) return s.length;
   let w = 0;
-  for (const ch of s) {
-    const c = ch.codePointAt(0)!;
-    if (c < 0x300) w += 1;
-    else if (ZERO_WIDTH.test(ch)) continue;
-    else if (isWide(c) || EMOJI.test(ch)) w += 2;
-    else w += 1;
-  }
+  for (const { segment } of GRAPHEMES.segment(s)) w += clusterWidth(segment);
   return w;
+}
+
+const GRAPHEMES = new Intl.Segmenter('en', { granularity: 'grapheme' });
+const NARROW_ONLY = /^[\u0000-\u02ff]*$/;
+
+function clusterWidth(g: string): number {
+  if (g.length === 1) return charWidth(g.charCodeAt(0), g);
+  let w = 0;
+  for (const ch of g) w = Math.max(w, charWidth(ch.codePointAt(0)!, ch));
+  // U+FE0F asks for the emoji form of the character before it (❤️, 1️⃣): two columns
+  return w === 1 && g.includes('\uFE0F') ? 2 : w;
+}
+
+function charWidth(c: number, ch: string): number {
+  if (c < 0x300) return 1;
+  if (ZERO_WIDTH.test(ch)) return 0;
+  return isWide(c) || EMOJI.test(ch) ? 2 : 1;
 }
 
 /** Emoji shown as emoji by default (✅, ⚡, 🚀 …): two columns in a terminal. */
@@ -235,7 +250,7 @@ export const MAX_CELL_WIDTH = 120;
  */
 export function fit(s: string, max = MAX_CELL_WIDTH): string {
   if (s.length <= max / 2 || displayWidth(s) <= max) return s;
-  const chars = [...s];
+  const chars = Array.from(GRAPHEMES.segment(s), (g) => g.segment);
   const take = (from: number, step: number, room: number): number => {
     let i = from;
     for (let w = 0; i >= 0 && i < chars.length; i += step) {

@@ -142,6 +142,27 @@ test('tables align by the columns a terminal gives: wide CJK and emoji take two,
   assert.deepEqual([a, b], ['/home/项目   1', '/home/ab    22']);
 });
 
+test('an emoji joined of several, a flag, a keycap, a text symbol asked to show as emoji and a Hangul syllable of jamo take the two columns a terminal draws them in', () => {
+  const family = '\u{1F468}\u200D\u{1F469}\u200D\u{1F467}'; // 👨‍👩‍👧, three emoji joined: one picture
+  assert.equal(displayWidth(family), 2);
+  assert.equal(displayWidth('\u{1F1EF}\u{1F1F5}'), 2); // 🇯🇵: two regional indicators, one flag
+  assert.equal(displayWidth('1\uFE0F\u20E3'), 2); // 1️⃣
+  assert.equal(displayWidth('\u2764\uFE0F'), 2); // ❤️; without U+FE0F a text symbol, one column
+  assert.equal(displayWidth('\u2764'), 1);
+  assert.equal(displayWidth('\u1112\u1161\u11AB'), 2); // 한 written as three jamo
+  assert.equal(displayWidth(`a${family}b`), 4);
+  const text = table([{ header: 'project' }, { header: 'n', align: 'num' }], [[`/home/${family}🇯🇵`, 1], ['/home/ab', 22]]);
+  const [, , a, b] = text.split('\n');
+  assert.deepEqual([a, b], [`/home/${family}🇯🇵   1`, '/home/ab    22']);
+});
+
+test('fit cuts between the characters a reader sees, never inside an emoji joined of several', () => {
+  const family = '\u{1F468}\u200D\u{1F469}\u200D\u{1F467}';
+  const cut = fit(family.repeat(200), 21);
+  assert.equal(cut, `${family.repeat(5)}…${family.repeat(5)}`);
+  assert.equal(displayWidth(cut), 21);
+});
+
 test('a table of hundreds of thousands of rows (a query\'s result) is laid out, not a stack overflow', () => {
   const rows = Array.from({ length: 300_000 }, (_, i) => [String(i), i]);
   const text = table([{ header: 'k' }, { header: 'n', align: 'num' }], rows);
