@@ -2,7 +2,7 @@
 import { median } from '../analyses/repurchase.js';
 import { localDayMinute, zoneOffsetMs } from '../format/days.js';
 import type { Blocks } from './data.js';
-import { fmtInt, fmtTime, fmtUsd } from './format.js';
+import { fmtCount, fmtInt, fmtTime, fmtUsd } from './format.js';
 import { html, sortableTable } from './html.js';
 import { maxBy, type ChartSink, type SectionOutput } from './section.js';
 
@@ -23,18 +23,24 @@ export function renderBlocks(d: Blocks, charts: ChartSink): SectionOutput {
     : d.blocks.length > 0
       ? (d.blocks.length === 1 ? '1 five-hour block, without a priced request: its cost is unknown.' : `${fmtInt(d.blocks.length)} five-hour blocks, none with a priced request: their cost is unknown.`)
       : 'No blocks.';
-  // the chart's axis is drawn on a UTC scale (never the browser's zone): each time goes to it as
-  // its wall clock in the zone, and the tooltip shows the start as the table writes it
+  // the chart's axis is drawn on a UTC scale (never the browser's zone): each start goes to it as
+  // its wall clock in the zone, and the tooltip shows start and end as the table writes them. A
+  // bar is as wide as its block lasts: across a change of the clocks the wall clock's end is an
+  // hour off (a 5-hour block drawn 4 or 6 hours wide), so the end says what the clocks did.
   const wall = (ms: number) => ms + zoneOffsetMs(ms, zone);
-  const blocks = priced.map((b) => ({
-    start: wall(b.start),
-    end: wall(b.end),
-    when: at(b.start),
-    label: `${at(b.start)} – ${at(b.end)}: ${fmtUsd(b.usd)}, ${fmtInt(b.requests)} request${b.requests === 1 ? '' : 's'}`,
-    usd: b.usd,
-    requests: b.requests,
-    tokens: b.tokens,
-  }));
+  const blocks = priced.map((b) => {
+    const until = `${at(b.end)}${clocksChanged(b.start, b.end, zone)}`;
+    return {
+      start: wall(b.start),
+      end: wall(b.start) + (b.end - b.start),
+      when: at(b.start),
+      until,
+      label: `${at(b.start)} – ${until}: ${fmtUsd(b.usd)}, ${fmtInt(b.requests)} request${b.requests === 1 ? '' : 's'}`,
+      usd: b.usd,
+      requests: b.requests,
+      tokens: b.tokens,
+    };
+  });
   const table = sortableTable(
     `Cost per 5-hour block (times in ${zone})`,
     [{ label: 'start' }, { label: 'end' }, { label: 'requests', numeric: true }, { label: 'tokens', numeric: true }, { label: 'USD', numeric: true }],
@@ -47,4 +53,19 @@ export function renderBlocks(d: Blocks, charts: ChartSink): SectionOutput {
     ]),
   );
   return { reading, body: html`${charts.figure('blocks', { blocks }, `Cost per 5-hour block (times in ${zone})`, undefined, table)}` };
+}
+
+/**
+ * What the clocks of `zone` did between two instants, for a block's end: '' when nothing; else the
+ * shift and the hours on the wall clock against the hours that passed.
+ * Example: a block from 2026-03-08 05:00 to 10:00 UTC in America/New_York (00:00 EST to 06:00 EDT)
+ * → ' (the clocks went forward 1 hour: 5 hours, 6 on the wall clock)'.
+ */
+export function clocksChanged(start: number, end: number, zone: string): string {
+  const shift = zoneOffsetMs(end, zone) - zoneOffsetMs(start, zone);
+  if (shift === 0) return '';
+  const minutes = Math.abs(shift) / 60_000;
+  const by = minutes % 60 === 0 ? fmtCount(minutes / 60, 'hour') : fmtCount(minutes, 'minute');
+  const hours = (ms: number) => String(Math.round(ms / 36_000) / 100);
+  return ` (the clocks went ${shift > 0 ? 'forward' : 'back'} ${by}: ${hours(end - start)} hours, ${hours(end - start + shift)} on the wall clock)`;
 }

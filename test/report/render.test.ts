@@ -824,6 +824,36 @@ test('the blocks chart draws each window at its wall clock in the zone on a UTC 
   }
 });
 
+test('a 5-hour block across a change of the clocks is drawn 5 hours wide, not 4 or 6 as its wall clock\'s start and end are, and its end says what the clocks did', async () => {
+  const { renderBlocks } = await import('../../src/report/section-blocks.js');
+  const H = 3_600_000;
+  for (const [timezone, start, wallStart, wallEnd, note] of [
+    // 00:00 EST → 06:00 EDT: the clocks went forward at 02:00
+    ['America/New_York', Date.UTC(2026, 2, 8, 5), '2026-03-08 00:00', '2026-03-08 06:00', 'the clocks went forward 1 hour: 5 hours, 6 on the wall clock'],
+    // 00:00 EDT → 04:00 EST: back at 02:00
+    ['America/New_York', Date.UTC(2026, 10, 1, 4), '2026-11-01 00:00', '2026-11-01 04:00', 'the clocks went back 1 hour: 5 hours, 4 on the wall clock'],
+    // 00:00 CET → 06:00 CEST, the change at 01:00 UTC
+    ['Europe/Berlin', Date.UTC(2026, 2, 28, 23), '2026-03-29 00:00', '2026-03-29 06:00', 'the clocks went forward 1 hour: 5 hours, 6 on the wall clock'],
+    // Lord Howe's clocks move half an hour: 00:00 +11 → 04:30 +10:30
+    ['Australia/Lord_Howe', Date.UTC(2026, 3, 4, 13), '2026-04-05 00:00', '2026-04-05 04:30', 'the clocks went back 30 minutes: 5 hours, 4.5 on the wall clock'],
+  ] as const) {
+    const sink = new ChartSink();
+    const out = renderBlocks({ blocks: [{ start, end: start + 5 * H, usd: 1, weight: 1, requests: 2, tokens: 3 }], timezone }, sink);
+    const [row] = sink.charts[0]!.data.blocks as Array<{ start: number; end: number; until: string; label: string }>;
+    assert.equal(row!.start, Date.parse(`${wallStart.replace(' ', 'T')}:00Z`), `${timezone}: the bar starts at the wall clock`);
+    assert.equal(row!.end - row!.start, 5 * H, `${timezone} ${wallStart}: the bar is as wide as the block lasts`);
+    assert.equal(row!.until, `${wallEnd} ${timezone} (${note})`);
+    assert.ok(row!.label.includes(`– ${wallEnd} ${timezone} (${note}):`), row!.label);
+    // the table writes the wall clock, as the terminal's blocks table does
+    assert.ok(out.body.value.includes(`>${wallStart}<`) && out.body.value.includes(`>${wallEnd}<`), `${timezone}: the table's start and end`);
+  }
+  // no change: no note, and still 5 hours wide
+  const sink = new ChartSink();
+  renderBlocks({ blocks: [{ start: Date.UTC(2026, 5, 1, 5), end: Date.UTC(2026, 5, 1, 10), usd: 1, weight: 1, requests: 1, tokens: 1 }], timezone: 'America/New_York' }, sink);
+  const [row] = sink.charts[0]!.data.blocks as Array<{ start: number; end: number; until: string }>;
+  assert.deepEqual([row!.end - row!.start, row!.until], [5 * H, '2026-06-01 06:00 America/New_York']);
+});
+
 test('the footer names the page\'s zone, and a section\'s own only where the data gives it another', () => {
   const f = fixtureReport();
   const footer = (p: string) => /<footer[^>]*>([\s\S]*?)<\/footer>/.exec(p)?.[1] ?? '';
