@@ -83,6 +83,11 @@ export interface RequestRecord extends Usage {
 export type ChainKind = 'main' | 'subagent' | 'sidechain';
 /** `main` for main threads (SPEC §1.5 judges subagents only), so that `unknown` is the subagents it could not judge */
 export type Definition = 'resolved' | 'lost' | 'unknown' | 'main';
+/**
+ * The order definitions are listed in wherever they are a dimension (crosstab's rows and columns,
+ * its `--json`, the report): most to least certain, not alphabetical (lost came before main).
+ */
+export const DEFINITIONS = ['main', 'resolved', 'lost', 'unknown'] as const satisfies readonly Definition[];
 
 export interface ChainRecord {
   chainId: string;

@@ -32,6 +32,7 @@
 import { UsageError } from '../errors.js';
 import { compareDays } from '../format/days.js';
 import type { SqlSource } from '../store/portable.js';
+import { DEFINITIONS } from '../types.js';
 
 export const DIMENSIONS = {
   agent_type: 'agent_type',
@@ -220,8 +221,16 @@ export async function crosstab(source: SqlSource, o: CrosstabOptions): Promise<C
   return { rows_dimension: rowsDim, cols_dimension: colsDim, measure, kind: o.kind ?? 'all', rows, cols, cells, attachments_equal_rounds: equal };
 }
 
+/** A definition's place in DEFINITIONS; a value not among them after them all. Example: definitionRank('lost') = 2 */
+export function definitionRank(v: DimValue): number {
+  const i = (DEFINITIONS as readonly DimValue[]).indexOf(v);
+  return i < 0 ? DEFINITIONS.length : i;
+}
+
 function sortValues(values: DimValue[], dim: Dimension): DimValue[] {
   if (dim === 'rounds_bucket') return values.sort((a, b) => BUCKETS.indexOf(String(a)) - BUCKETS.indexOf(String(b)));
+  // most to least certain (main, resolved, lost, unknown), as a reader weighs them; alphabetical put lost first
+  if (dim === 'definition') return values.sort((a, b) => definitionRank(a) - definitionRank(b) || (String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0));
   // days in time order, 'unknown' last: as text, '+010000-01-01' and '-000001-12-31' came before '2026-…'
   if (dim === 'day') {
     const isDay = (v: DimValue) => /^[+-]?\d{4,6}-\d{2}-\d{2}$/.test(String(v));

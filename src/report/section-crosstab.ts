@@ -1,4 +1,5 @@
 /** The agent-type (or definition) × skill_listing cross-tab of SPEC §4, as a table. */
+import { definitionRank } from '../analyses/crosstab.js';
 import type { CrossTab, CrossTabRow } from './data.js';
 import { fmtCount, fmtInt, fmtPct } from './format.js';
 import { sortableTable, type Cell, type Column } from './html.js';
@@ -62,6 +63,9 @@ export function crossTabReading(d: CrossTab): string {
 
 export function renderCrossTab(d: CrossTab): SectionOutput {
   const definition = byDefinition(d);
+  // rows of definitions in crosstab's order, most to least certain (main, resolved, lost, unknown);
+  // a definition's cell sorts by that order too, where the header sorted it alphabetically (lost first)
+  const rows = d.rowDimension === 'definition' ? [...d.rows].sort((a, b) => definitionRank(a.key) - definitionRank(b.key)) : d.rows;
   const table = sortableTable(
     `${d.rowDimension} × skill_listing attachments; highlighted: every chain of the row has as many skill_listing attachments as rounds (more than 0)`,
     [
@@ -75,11 +79,11 @@ export function renderCrossTab(d: CrossTab): SectionOutput {
       { label: 'listings = rounds', numeric: true, hint: 'chains whose skill_listing count equals their round count, more than 0' },
       { label: 'weight', numeric: true },
     ],
-    d.rows.map((r) => {
+    rows.map((r) => {
       const allEqual = r.chains > 0 && r.chainsListingsEqualRounds === r.chains;
       return [
-        { text: r.key },
-        ...(definition ? [{ text: r.definition ?? '' } satisfies Cell] : []),
+        d.rowDimension === 'definition' ? { text: r.key, sort: definitionRank(r.key) } : { text: r.key },
+        ...(definition ? [{ text: r.definition ?? '', sort: r.definition === undefined ? null : definitionRank(r.definition) } satisfies Cell] : []),
         { text: fmtInt(r.chains), sort: r.chains },
         { text: `${fmtInt(r.chainsWithSkillListing)} (${fmtPct(r.chains ? r.chainsWithSkillListing / r.chains : 0, 0)})`, sort: r.chainsWithSkillListing },
         { text: fmtInt(r.chains - r.chainsWithSkillListing), sort: r.chains - r.chainsWithSkillListing },

@@ -20,6 +20,7 @@ import { SECTIONS } from '../../src/report/sections.js';
 import { JSON_DIGITS, jsonNumber } from '../../src/format/json-numbers.js';
 import { fmtBytes, fmtCompact, fmtPct, fmtSignedPct, fmtUsd } from '../../src/report/format.js';
 import { COST_BY_KEYS, type CostBy, type CostOverTime, type CrossTab, type Headline, type Keepalive, type ReportData, type TopChains, type TtlOverride } from '../../src/report/data.js';
+import type { Definition } from '../../src/types.js';
 import { fixtureReport } from './fixtures.js';
 
 const page = renderReport(fixtureReport());
@@ -204,6 +205,19 @@ test('agent-type rows of one agent type in two definitions are told apart: the t
   // rows of definitions are their own name: no second column
   const byDef = renderCrossTab({ ...d, rowDimension: 'definition', rows: d.rows.map((r) => ({ ...r, key: r.definition! })) }).body.value;
   assert.equal([...byDef.matchAll(/<th [^>]*>definition<\/th>/g)].length, 1);
+});
+
+test('definitions in the cross-tab come most to least certain (main, resolved, lost, unknown), as crosstab lists them: rows of definitions, and a definition cell sorts so when its header is clicked', () => {
+  const row = (key: string, weight: number) => ({ key, definition: key as Definition, chains: 1, chainsWithSkillListing: 0, skillListings: 0, rounds: 1, chainsListingsEqualRounds: 0, weight });
+  // alphabetical, and heaviest first, would both put lost first
+  const rows = [row('lost', 40), row('unknown', 30), row('resolved', 20), row('main', 10)];
+  const byDef = renderCrossTab({ rowDimension: 'definition', rows }).body.value;
+  const firstCells = [...byDef.matchAll(/<tr><td data-sort="(\d+)">([^<]*)<\/td>/g)].map((m) => [m[2], Number(m[1])]);
+  assert.deepEqual(firstCells, [['main', 0], ['resolved', 1], ['lost', 2], ['unknown', 3]]);
+  // agent-type rows keep their order (heaviest first); their definition cells sort by certainty
+  const byType = renderCrossTab({ rowDimension: 'agent_type', rows: rows.map((r) => ({ ...r, key: 'Explore' })) }).body.value;
+  const defs = [...byType.matchAll(/<tr><td>Explore<\/td><td data-sort="(\d+)">([^<]*)<\/td>/g)].map((m) => [m[2], Number(m[1])]);
+  assert.deepEqual(defs, [['lost', 2], ['unknown', 3], ['resolved', 1], ['main', 0]]);
 });
 
 test('readings say what the field note said', () => {

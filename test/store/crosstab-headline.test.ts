@@ -53,12 +53,12 @@ test('headline: listings per chain = rounds per chain is said of the cells where
   const j = cli(['crosstab', dir, '--db', ':memory:', '--timezone', 'UTC', '--json']);
   assert.equal(j.code, 0, j.stderr);
   const x = JSON.parse(j.stdout);
-  assert.deepEqual([x.rows, x.cols], [['lost', 'main', 'resolved'], ['no', 'yes']]);
+  assert.deepEqual([x.rows, x.cols], [['main', 'resolved', 'lost'], ['no', 'yes']]);
   assert.deepEqual(x.attachments_equal_rounds, [
-    { row: 'lost', col: 'yes', chains: 2, matching: 2, equal: true },
     { row: 'main', col: 'no', chains: 1, matching: 0, equal: false },
     { row: 'resolved', col: 'no', chains: 1, matching: 0, equal: false },
     { row: 'resolved', col: 'yes', chains: 1, matching: 0, equal: false },
+    { row: 'lost', col: 'yes', chains: 2, matching: 2, equal: true },
   ]);
   const cell = (row: string | null, col: string | null) => x.cells.find((c: any) => c.row === row && c.col === col)?.value;
   assert.equal(cell('lost', 'no'), undefined);

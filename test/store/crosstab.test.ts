@@ -133,8 +133,17 @@ test('CLI: crosstab --json has the documented shape; a bad dimension is a one-li
   for (const k of ['rows', 'cols', 'cells', 'attachments_equal_rounds']) assert.ok(Array.isArray(j[k]), k);
   const eq = j.attachments_equal_rounds as Record<string, unknown>[];
   assert.deepEqual(Object.keys(eq[0]!).sort(), ['chains', 'col', 'equal', 'matching', 'row']);
+  // definitions most to least certain, not alphabetically (lost, main, resolved, unknown): rows, cells and the equal-rounds list
+  const order = ['main', 'resolved', 'lost', 'unknown'];
+  assert.deepEqual(j.rows, order);
+  const firsts = (xs: Array<{ row: unknown }>) => xs.map((x) => x.row).filter((r, i, all) => r !== null && all.indexOf(r) === i);
+  assert.deepEqual(firsts(j.cells as Array<{ row: unknown }>), order);
+  assert.deepEqual(firsts(eq as Array<{ row: unknown }>), order);
   const text = spawnSync(process.execPath, [cli, 'crosstab', sampleLogs, '--db', db], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
   assert.match(text.stdout, /lost × yes: yes — \d+ of \d+ chains/);
+  assert.deepEqual(text.stdout.split('\n').map((l) => /^(\w+) /.exec(l)?.[1]).filter((w) => w !== undefined && order.includes(w)), order, 'the table\'s rows');
+  const asCols = JSON.parse(spawnSync(process.execPath, [cli, 'crosstab', sampleLogs, '--db', db, '--rows', 'kind', '--cols', 'definition', '--json'], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } }).stdout);
+  assert.deepEqual(asCols.cols, order);
   const bad = spawnSync(process.execPath, [cli, 'crosstab', sampleLogs, '--db', db, '--rows', 'colour'], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
   assert.equal(bad.status, 2);
   assert.match(bad.stderr.trim(), /^cachelens: --rows colour: not a dimension \(one of agent_type, /);
