@@ -15,7 +15,8 @@ export interface Browser {
   close(): Promise<void>;
 }
 
-export async function launchChromium(): Promise<Browser> {
+/** `timezoneId`: the browser's own zone (the machine's when not given), to show a page does not read times in it. */
+export async function launchChromium(options: { timezoneId?: string } = {}): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
     throw new Error(`${CHROMIUM} is missing: the report's browser tests need Debian's Chromium (apt-get update && apt-get install -y chromium)`);
   }
@@ -25,6 +26,7 @@ export async function launchChromium(): Promise<Browser> {
     headless: true,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
     viewport: { width: 1280, height: 900 },
+    ...(options.timezoneId ? { timezoneId: options.timezoneId } : {}),
   });
   return {
     context,
