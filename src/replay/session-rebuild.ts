@@ -139,6 +139,9 @@ export async function rebuildChain(chain: TranscriptChain, tok: SegmentTokenizer
     await pause();
     if (it.kind === 'compaction') {
       segment++;
+      // request 1's prompt starts at the summary after it (a resumed session compacted before its own
+      // first request, its copies left out): what came before is no part of it, so not in the prefix's sizing
+      if (requests.length === 0) messageTokens = 0;
       events.push({ kind: 'compaction', line: it.line });
       continue;
     }

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { REAL_LOGS, REPO, cli, tempDir, userPrompt, writeCorpus } from '../helpers/corpus.js';
+import { REAL_LOGS, REPO, assistant, cli, tempDir, userPrompt, writeCorpus } from '../helpers/corpus.js';
 import { SKILLS, SESSION, sessionLines, writeSession } from './session-fixture.js';
 
 const MAROT = join(REAL_LOGS, 'marot-spotter');
@@ -272,6 +272,32 @@ test('a resumed session: the requests its transcript copies from the earlier one
   assert.equal(none.code, 2, none.stderr);
   assert.equal(none.stderr.trim().split('\n').length, 1, none.stderr);
   assert.match(none.stderr, /chain 5e55104e-0000-4000-8000-00000000000c has no requests of its own to replay: its 4 requests are copies of another chain's \(a resumed session\)/);
+});
+
+test('a resumed session compacted before its own first request: the prefix is sized on the messages after the compaction, not on the copied ones it dropped', () => {
+  // B repeats A's long first round, compacts, then sends its own first request: its prompt is the prefix, the summary and the prompt
+  const A = '5e55104e-0000-4000-8000-00000000000d';
+  const B = '5e55104e-0000-4000-8000-00000000000e';
+  const round = (s: string, hour: number) => [
+    userPrompt(s, `2026-03-01T${hour}:00:00.000Z`, `Explain the retry loop. ${'word '.repeat(3000)}`),
+    assistant({ session: s, msg: 'msg_A1', t: `2026-03-01T${hour}:00:05.000Z`, u: { in: 3, w5: 13_000, out: 50 }, content: [{ type: 'text', text: 'It retries three times.' }] }),
+  ];
+  const root = writeCorpus({
+    [`projects/-work-demo/${A}.jsonl`]: round(A, 10),
+    [`projects/-work-demo/${B}.jsonl`]: [
+      ...round(B, 11),
+      { type: 'system', subtype: 'compact_boundary', sessionId: B, timestamp: '2026-03-01T11:01:00.000Z', content: 'Conversation compacted', uuid: 'cb-1' },
+      { type: 'user', isCompactSummary: true, sessionId: B, timestamp: '2026-03-01T11:01:01.000Z', uuid: 'cs-1', message: { role: 'user', content: 'Summary: the retry loop was explained.' } },
+      userPrompt(B, '2026-03-01T11:01:02.000Z', 'Now raise the budget.'),
+      assistant({ session: B, msg: 'msg_B1', t: '2026-03-01T11:01:05.000Z', u: { in: 3, w5: 10_050, out: 20 }, content: [{ type: 'text', text: 'Done.' }] }),
+    ],
+  });
+  const r = cli(['replay', 'session', B, root, '--db', ':memory:', '--strategy', 'recorded', '--json'], { HOME: tempDir() });
+  assert.equal(r.code, 0, r.stderr);
+  const d = JSON.parse(r.stdout);
+  assert.deepEqual([d.chain.requests, d.chain.copied_requests, d.chain.compactions], [1, 1, 1]);
+  assert.ok(d.calibration.message_tokens < 50, `only the summary and the prompt are request 1's messages: ${d.calibration.message_tokens} tokens (the copied round's 3,000 words were counted)`);
+  assert.equal(d.turns[0].input_tokens, d.calibration.observed_prompt, 'request 1 is predicted as observed: the prefix was sized on it');
 });
 
 test('a resumed transcript named by its path: with the logs that hold it, its copied requests are left out as for its id; alone, every request is replayed', () => {
