@@ -5,6 +5,7 @@
  * (docs/session-replay.md has the table and why four sessions miss the 10% goal).
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { openContext, type Context } from '../../src/context.js';
 import { locateChain } from '../../src/replay/session-locate.js';
@@ -114,6 +115,32 @@ test('--calibrate 5: on the held-out requests of every calibrated session the me
   // measured: 7 of the 9 meet the goal on their held-out requests (two marot sessions miss)
   assert.ok(met.length >= 7, met.join(' '));
   assert.ok(met.some((id) => id.startsWith('d3ad4cdc')), 'chiphuyen meets the goal once calibrated');
+});
+
+test('cold-replay: every request of a compaction segment sends at least what the one before it sent; every strategy\'s per-request series sum to its totals', () => {
+  for (const [id, r] of results) {
+    // the lines of the transcript's compactions: the conversation restarts there, so may the prompt
+    const compactions = readFileSync(r.chain.file, 'utf8').split('\n').flatMap((l, i) => (l.includes('"compact_boundary"') && JSON.parse(l).subtype === 'compact_boundary' ? [i + 1] : []));
+    const segmentOf = (line: number) => compactions.filter((c) => c < line).length;
+    const cold = r.turns.filter((t) => t.strategy === 'cold-replay');
+    assert.equal(cold.length, r.chain.requests, id);
+    for (let i = 1; i < cold.length; i++) {
+      if (segmentOf(cold[i].line) !== segmentOf(cold[i - 1].line)) continue;
+      assert.ok(cold[i].input_tokens >= cold[i - 1].input_tokens, `${id}: cold-replay request ${cold[i].request} sends ${cold[i].input_tokens} after ${cold[i - 1].input_tokens}`);
+    }
+    for (const [s, sum] of Object.entries(r.strategies)) {
+      const turns = r.turns.filter((t) => t.strategy === s);
+      const total = (f: (t: (typeof turns)[number]) => number) => turns.reduce((a, t) => a + f(t), 0);
+      assert.equal(total((t) => t.input_tokens), sum!.input_tokens, `${id} ${s}: input`);
+      assert.equal(total((t) => t.cacheable_tokens), sum!.cacheable_tokens, `${id} ${s}: cacheable`);
+      assert.equal(total((t) => t.input_tokens - t.cacheable_tokens), sum!.input_tokens - sum!.cacheable_tokens, `${id} ${s}: uncached`);
+      assert.equal(total((t) => t.context_tokens), sum!.context_tokens, `${id} ${s}: context`);
+      assert.equal(total((t) => t.already_seen_tokens), sum!.already_seen_tokens, `${id} ${s}: already seen`);
+      assert.equal(total((t) => t.output_tokens), sum!.output_tokens, `${id} ${s}: output`);
+      assert.ok(Math.abs(total((t) => t.weight ?? 0) - sum!.weight) <= 1e-6 * sum!.weight, `${id} ${s}: weight`);
+      assert.ok(turns.every((t) => t.read_tokens <= t.cacheable_tokens && t.cacheable_tokens <= t.input_tokens), `${id} ${s}: read ≤ cacheable ≤ input`);
+    }
+  }
 });
 
 test('the strategies keep their shape on real sessions', () => {
