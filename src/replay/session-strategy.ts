@@ -67,7 +67,7 @@ export interface SessionTurn {
   /** cacheable tokens actually read (0 when the cache expired) */
   read_tokens: number;
   uncached_tokens: number;
-  /** attachment tokens first sent with this request */
+  /** attachment tokens first sent with this request (under cold-replay, a round's fresh process is sent every attachment of the conversation again) */
   context_tokens: number;
   /** of which the same content was already in the context */
   already_seen_tokens: number;
@@ -157,12 +157,16 @@ export async function replayStrategy(rc: RebuiltChain, strategy: SessionStrategy
     inContext.add(hash);
   };
 
+  // cold-replay: the attachments in the flattened conversation, which every fresh process is sent again
+  let flatAttachments: { hash: string; tokens: number }[] = [];
+
   const append = (m: RebuiltMessage) => {
     if (m.attachment) {
       if (strategy === 'dedupe-attachments' && inContext.has(m.attachment.hash)) return;
       sendAttachment(m.attachment.hash, m.tokens);
     }
     if (strategy === 'cold-replay') {
+      if (m.attachment) flatAttachments.push({ hash: m.attachment.hash, tokens: m.tokens });
       flat.pushAll(m.flat());
       own.pushAll(m.segments);
     } else history.pushAll(m.segments);
@@ -179,12 +183,20 @@ export async function replayStrategy(rc: RebuiltChain, strategy: SessionStrategy
       flat = new SegmentList();
       own = new SegmentList();
       flatStart = 0;
+      flatAttachments = [];
       inContext.clear();
       continue;
     }
     const r = ev;
     if (strategy === 'cold-replay' && r.opensRound) {
-      if (last.size) processes++;
+      if (last.size) {
+        processes++;
+        // the fresh process is sent every attachment of the conversation again, none of which it has
+        // seen (as §6.1 counts rows re-sent to a new process): they were counted once, at the first process
+        pending = { context: 0, seen: 0, count: 0 };
+        inContext.clear();
+        for (const a of flatAttachments) sendAttachment(a.hash, a.tokens);
+      }
       last.clear();
       flatStart = flat.length;
       own = new SegmentList();

@@ -30,8 +30,9 @@
  * cacheable prefix read when the gap is within the TTL the chain was writing at (1 hour after a
  * request that wrote 1-hour tokens, else 5 minutes; a negative gap reads when the logged request
  * read), everything else written at the request's own TTL weight, the observed output at the
- * output weight. Context tokens: the attachment tokens that enter the prompt with each request,
- * already seen when the same hash was in its context.
+ * output weight. Context tokens: the attachment tokens that enter the prompt with each request
+ * (under cold-replay, every attachment of the conversation at a round's fresh process), already
+ * seen when the same hash was in its context.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -360,7 +361,9 @@ export function replay(chain: RefChain, strategy: RefStrategy): RefSummary {
       for (const m of msgs) segs.push(...m.segs);
     }
     // attachments entering the prompt with this request: those after the previous request
-    const prevLine = i > 0 ? chain.requests[i - 1].line : 0;
+    // a fresh cold-replay process is sent every attachment of the conversation (none seen by it before)
+    const freshProcess = strategy === 'cold-replay' && ![...last.values()].some((l) => l.process === process);
+    const prevLine = i > 0 && !freshProcess ? chain.requests[i - 1].line : 0;
     const inContext = new Set<string>();
     for (const m of msgs) {
       if (!m.hash) continue;

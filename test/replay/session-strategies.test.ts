@@ -106,6 +106,18 @@ test('cold-replay: a fresh process per round (nothing cacheable between turns), 
   }
 });
 
+test('cold-replay: each round\'s fresh process is sent the conversation\'s attachments again, none of them seen by it; a repeat within what it is sent is', async () => {
+  // the listing (A tokens) in each of 3 rounds: round k's process is sent k copies, k − 1 of them repeats
+  const { r } = await replay(ROUNDS, skill);
+  const A = r.turns.find((t) => t.strategy === 'recorded')!.context_tokens;
+  assert.ok(A > 300);
+  const openers = r.turns.filter((t) => t.strategy === 'cold-replay' && t.request % 2 === 1);
+  assert.deepEqual(openers.map((t) => [t.context_tokens, t.already_seen_tokens]), [[A, 0], [2 * A, A], [3 * A, 2 * A]]);
+  assert.deepEqual([S(r, 'cold-replay').context_tokens, S(r, 'cold-replay').already_seen_tokens, S(r, 'cold-replay').attachments_sent], [6 * A, 3 * A, 6]);
+  // recorded sends each once, to its one process
+  assert.deepEqual([S(r, 'recorded').context_tokens, S(r, 'recorded').already_seen_tokens, S(r, 'recorded').attachments_sent], [3 * A, 2 * A, 3]);
+});
+
 test('cold-replay input grows quadratically in rounds; recorded uncached input only linearly', async () => {
   const small = (await replay(4, null, ['recorded', 'cold-replay'])).r;
   const large = (await replay(8, null, ['recorded', 'cold-replay'])).r;
