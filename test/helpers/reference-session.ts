@@ -20,7 +20,9 @@
  *
  * Strategies: `recorded`; `dedupe-attachments` (an attachment whose SPEC §1.6 hash is already in
  * the context since the last compaction is not sent); `volatile-prefix` (the documented
- * `Session status · request N · round R · <time>` line before the prefix); `cold-replay` (a fresh
+ * `Session status · request N · round R · <time>` line before the prefix); `reinject` (the chain's
+ * largest skill_listing, else its largest attachment, inserted again when each round's first request
+ * is sent, round 1's included, as docs/session-replay.md's "+rounds × its tokens" has it); `cold-replay` (a fresh
  * process per round, its requests framing + the conversation up to the round's first request
  * flattened into `User: …\n` / `Assistant: …\n` lines, then what the round's tool loop added as
  * it is; a compaction within the round restarts that conversation at the summary, the process going
@@ -74,8 +76,9 @@ interface Msg {
   segs: Seg[];
   /** the flattened text for cold-replay */
   flat: string;
-  /** attachments only: SPEC §1.6 hash */
+  /** attachments only: SPEC §1.6 hash, and the attachment's type */
   hash?: string;
+  type?: string;
   attachmentTokens?: number;
 }
 
@@ -246,7 +249,7 @@ export function readChain(file: string, opts: { subagent?: boolean; thinking?: b
       const text = attachmentText(o.attachment);
       const toks = tokens(text);
       context.push({
-        line, role: 'attachment', segs: [{ toks }], flat: text, attachmentTokens: toks.length,
+        line, role: 'attachment', segs: [{ toks }], flat: text, attachmentTokens: toks.length, type: String(o.attachment.type),
         hash: createHash('sha256').update(sortedJson(o.attachment)).digest('hex'),
       });
     }
@@ -257,7 +260,7 @@ export function readChain(file: string, opts: { subagent?: boolean; thinking?: b
   return { requests, prefix, rounds: round, compactions };
 }
 
-export type RefStrategy = 'recorded' | 'dedupe-attachments' | 'volatile-prefix' | 'cold-replay';
+export type RefStrategy = 'recorded' | 'dedupe-attachments' | 'volatile-prefix' | 'reinject' | 'cold-replay';
 
 export interface RefTurn {
   request: number;
@@ -322,6 +325,13 @@ export function replay(chain: RefChain, strategy: RefStrategy): RefSummary {
   let processRound = -1;
   let coldBase = 0;
   let coldSegment = 0;
+  // reinject: the chain's largest skill_listing, else its largest attachment (the first of equals),
+  // inserted again when each round's first request is sent; the context indices where it went
+  const attachments = [...new Map(chain.requests.flatMap((r) => r.context).filter((m) => m.hash).map((m) => [m.line, m])).values()].sort((a, b) => a.line - b.line);
+  const pool = attachments.some((m) => m.type === 'skill_listing') ? attachments.filter((m) => m.type === 'skill_listing') : attachments;
+  const reinjected = pool.reduce<Msg | null>((a, m) => (a === null || m.attachmentTokens! > a.attachmentTokens! ? m : a), null);
+  let injections: { at: number; line: number }[] = [];
+  let injectSegment = 0;
   chain.requests.forEach((req, i) => {
     // the prompt's segments
     // volatile-prefix: a line that changes every request before the system prompt (docs/session-replay.md)
@@ -331,6 +341,19 @@ export function replay(chain: RefChain, strategy: RefStrategy): RefSummary {
     let contextTokens = 0;
     let seenTokens = 0;
     let msgs = req.context;
+    if (strategy === 'reinject' && reinjected) {
+      if (req.segment !== injectSegment) {
+        injections = [];
+        injectSegment = req.segment;
+      }
+      if (i === 0 || req.round !== chain.requests[i - 1].round) injections.push({ at: req.context.length, line: req.line - 0.5 });
+      msgs = [];
+      req.context.forEach((m, k) => {
+        for (const j of injections) if (j.at === k) msgs.push({ ...reinjected, line: j.line });
+        msgs.push(m);
+      });
+      for (const j of injections) if (j.at === req.context.length) msgs.push({ ...reinjected, line: j.line });
+    }
     if (strategy === 'dedupe-attachments') {
       const seen = new Set<string>();
       msgs = msgs.filter((m) => {

@@ -2,9 +2,10 @@
  * `replay session … --json` held against an independent reference (test/helpers/reference-session.ts,
  * written from SPEC §6.2 and docs/session-replay.md, not from src/replay): per request and strategy
  * the prompt, cacheable prefix, read, attachment tokens, process, gap and weight, the §6.1 totals,
- * and `recorded`'s fidelity. On small transcripts written here (an attachment repeated across
- * rounds, a gap over 5 minutes, a compaction, a model switch, a subagent writing 1-hour tokens)
- * and on three small real sessions. Then the invariants every real main chain must keep.
+ * and `recorded`'s fidelity, for every strategy (reinject with its default attachment). On small
+ * transcripts written here (an attachment repeated across rounds, a gap over 5 minutes, a
+ * compaction, a model switch, a subagent writing 1-hour tokens) and on three small real sessions.
+ * The invariants every real main chain keeps are in session-real.test.ts, which replays them all.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -12,7 +13,7 @@ import { join } from 'node:path';
 import { assistant, cli, REAL_LOGS, tempDir, transcripts, userPrompt, writeCorpus } from '../helpers/corpus.js';
 import { fidelity, readChain, replay, type RefStrategy } from '../helpers/reference-session.js';
 
-const STRATEGIES: RefStrategy[] = ['recorded', 'dedupe-attachments', 'volatile-prefix', 'cold-replay'];
+const STRATEGIES: RefStrategy[] = ['recorded', 'dedupe-attachments', 'volatile-prefix', 'reinject', 'cold-replay'];
 const SESSION = 'cafe0001-0000-4000-8000-000000000001';
 
 function productReplay(file: string, strategies: string[] = STRATEGIES): any {
@@ -32,6 +33,10 @@ function compare(file: string, subagent = false): any {
   assert.equal(j.chain.rounds, ref.rounds, `${name}: rounds`);
   assert.equal(j.calibration.prefix_tokens, ref.prefix, `${name}: prefix from request 1 only`);
   for (const s of STRATEGIES) {
+    if (s === 'reinject' && !ref.requests.some((q) => q.context.some((m) => m.hash))) {
+      assert.deepEqual(j.not_run.map((n: { strategy: string }) => n.strategy), ['reinject'], `${name}: nothing to re-inject`);
+      continue;
+    }
     const r = replay(ref, s);
     const p = j.strategies[s];
     const turns = j.turns.filter((t: any) => t.strategy === s);
