@@ -74,8 +74,8 @@ interface Msg {
   line: number;
   role: 'user' | 'assistant' | 'attachment';
   segs: Seg[];
-  /** the flattened text for cold-replay */
-  flat: string;
+  /** the message flattened for cold-replay */
+  flat: Seg[];
   /** attachments only: SPEC §1.6 hash, and the attachment's type */
   hash?: string;
   type?: string;
@@ -107,44 +107,62 @@ function sortedJson(v: unknown): string {
   return JSON.stringify(v);
 }
 
-function textOf(content: unknown): { text: string; images: number } {
-  if (typeof content === 'string') return { text: content, images: 0 };
-  let text = '';
-  let images = 0;
-  if (Array.isArray(content)) {
-    for (const b of content) {
-      if (b?.type === 'text') text += (text ? '\n' : '') + b.text;
-      else if (b?.type === 'image') images++;
-    }
-  }
-  return { text, images };
-}
 
-function blockSegs(b: any, thinking: boolean): { segs: Seg[]; flat: string } {
-  if (!b || typeof b !== 'object') return { segs: [], flat: '' };
+type Piece = { text: string } | { opaque: string; n: number };
+const segOf = (p: Piece): Seg => ('text' in p ? { toks: tokens(p.text) } : p);
+
+/** The pieces of one content block, each tokenized on its own. */
+function blockPieces(b: any, thinking: boolean): Piece[] {
+  if (!b || typeof b !== 'object') return [];
   switch (b.type) {
     case 'text':
-      return { segs: [{ toks: tokens(b.text) }], flat: b.text };
+      return b.text ? [{ text: b.text }] : [];
     case 'thinking':
-      return thinking && b.thinking ? { segs: [{ toks: tokens(b.thinking) }], flat: b.thinking } : { segs: [], flat: '' };
-    case 'tool_use': {
-      const s = `${b.id} ${b.name} ${sortedJson(b.input ?? {})}`;
-      return { segs: [{ toks: tokens(s) }], flat: s };
-    }
+      return thinking && b.thinking ? [{ text: b.thinking }] : [];
+    case 'tool_use':
+      return [{ text: `${b.id} ${b.name} ${sortedJson(b.input ?? {})}` }];
     case 'tool_result': {
-      const { text, images } = textOf(b.content);
-      // the id and the text are two pieces, each tokenized on its own (src/replay/session-render.ts)
-      const s = text ? `${b.tool_use_id}\n${text}` : String(b.tool_use_id);
-      const segs: Seg[] = [{ toks: tokens(String(b.tool_use_id)) }];
-      if (text) segs.push({ toks: tokens(text) });
-      for (let i = 0; i < images; i++) segs.push({ opaque: 'image', n: IMAGE_TOKENS });
-      return { segs, flat: s };
+      // the id and the text are two pieces (the docs: "its tool_use_id and its text"); each text
+      // block of a result is one, an image 1,600 tokens
+      const out: Piece[] = [{ text: String(b.tool_use_id) }];
+      if (typeof b.content === 'string') {
+        if (b.content) out.push({ text: b.content });
+      } else if (Array.isArray(b.content)) {
+        for (const c of b.content) {
+          if (c?.type === 'text') {
+            if (c.text) out.push({ text: c.text });
+          } else if (c?.type === 'image') out.push({ opaque: 'image', n: IMAGE_TOKENS });
+          else out.push({ text: sortedJson(c) });
+        }
+      }
+      return out;
     }
     case 'image':
-      return { segs: [{ opaque: 'image', n: IMAGE_TOKENS }], flat: '' };
+      return [{ opaque: 'image', n: IMAGE_TOKENS }];
     default:
-      return { segs: [], flat: '' };
+      return [];
   }
+}
+
+/**
+ * One message flattened for cold-replay: `User: ` or `Assistant: `, its pieces one per line, `\n`;
+ * each message on its own (tokenized once), an image still its 1,600 tokens.
+ */
+function flatSegs(role: Msg['role'], pieces: Piece[]): Seg[] {
+  const out: Seg[] = [];
+  let text = role === 'assistant' ? 'Assistant: ' : 'User: ';
+  pieces.forEach((p, i) => {
+    if (i > 0) text += '\n';
+    if ('text' in p) {
+      text += p.text;
+      return;
+    }
+    if (text) out.push({ toks: tokens(text) });
+    out.push(p);
+    text = '';
+  });
+  out.push({ toks: tokens(`${text}\n`) });
+  return out;
 }
 
 function attachmentText(a: any): string {
@@ -228,11 +246,11 @@ export function readChain(file: string, opts: { subagent?: boolean; thinking?: b
         requests.push(req);
       }
     }
-    if (o.type === 'user' || o.type === 'assistant') {
+    // a <synthetic> line (an error Claude Code wrote locally) was never sent by the model: no message either
+    if (o.type === 'user' || (o.type === 'assistant' && o.message?.model !== '<synthetic>')) {
       if (isPrompt(o)) round++;
       const c = o.message?.content;
-      const segs: Seg[] = [];
-      const flat: string[] = [];
+      const pieces: Piece[] = [];
       const blocks = typeof c === 'string' ? [{ type: 'text', text: c }] : Array.isArray(c) ? c : [];
       for (const b of blocks) {
         if (o.type === 'assistant') {
@@ -240,16 +258,14 @@ export function readChain(file: string, opts: { subagent?: boolean; thinking?: b
           if (seenBlocks.has(k)) continue;
           seenBlocks.add(k);
         }
-        const r = blockSegs(b, thinking);
-        segs.push(...r.segs);
-        if (r.flat) flat.push(r.flat);
+        pieces.push(...blockPieces(b, thinking));
       }
-      if (segs.length) context.push({ line, role: o.type, segs, flat: flat.join('\n') });
+      if (pieces.length) context.push({ line, role: o.type, segs: pieces.map(segOf), flat: flatSegs(o.type, pieces) });
     } else if (o.type === 'attachment' && o.attachment && typeof o.attachment === 'object') {
       const text = attachmentText(o.attachment);
       const toks = tokens(text);
       context.push({
-        line, role: 'attachment', segs: [{ toks }], flat: text, attachmentTokens: toks.length, type: String(o.attachment.type),
+        line, role: 'attachment', segs: [{ toks }], flat: flatSegs('attachment', [{ text }]), attachmentTokens: toks.length, type: String(o.attachment.type),
         hash: createHash('sha256').update(sortedJson(o.attachment)).digest('hex'),
       });
     }
@@ -286,7 +302,7 @@ export interface RefSummary {
   input_tokens: number;
   cacheable_tokens: number;
   cacheable_ratio: number;
-  uncached_per_warm_turn: number;
+  uncached_per_warm_turn: number | null;
   context_tokens: number;
   already_seen_tokens: number;
   output_tokens: number;
@@ -295,9 +311,6 @@ export interface RefSummary {
   turns: RefTurn[];
 }
 
-function flatten(ctx: Msg[]): string {
-  return ctx.map((m) => `${m.role === 'assistant' ? 'Assistant' : 'User'}: ${m.flat}\n`).join('');
-}
 
 /** The longest common token prefix of two prompts. */
 function lcp(a: number[], b: number[]): number {
@@ -376,8 +389,7 @@ export function replay(chain: RefChain, strategy: RefStrategy): RefSummary {
         coldSegment = req.segment;
       }
       // the conversation before the round's first request flattened; the round's tool loop appended as it is
-      const flat = flatten(req.context.slice(0, coldBase));
-      if (flat) segs.push({ toks: tokens(flat) });
+      for (const m of req.context.slice(0, coldBase)) segs.push(...m.flat);
       for (const m of req.context.slice(coldBase)) segs.push(...m.segs);
     } else {
       if (i === 0) process = 1;
@@ -427,7 +439,7 @@ export function replay(chain: RefChain, strategy: RefStrategy): RefSummary {
     input_tokens: sum('input_tokens'),
     cacheable_tokens: sum('cacheable_tokens'),
     cacheable_ratio: sum('cacheable_tokens') / sum('input_tokens'),
-    uncached_per_warm_turn: warmTurns.length ? warmTurns.reduce((s, t) => s + t.input_tokens - t.cacheable_tokens, 0) / warmTurns.length : 0,
+    uncached_per_warm_turn: warmTurns.length ? warmTurns.reduce((s, t) => s + t.input_tokens - t.cacheable_tokens, 0) / warmTurns.length : null,
     context_tokens: sum('context_tokens'),
     already_seen_tokens: sum('already_seen_tokens'),
     output_tokens: chain.requests.reduce((s, r) => s + r.output, 0),

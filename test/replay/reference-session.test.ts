@@ -55,7 +55,9 @@ function compare(file: string, subagent = false): any {
     for (const k of ['requests', 'warm_requests', 'processes', 'input_tokens', 'cacheable_tokens', 'context_tokens', 'already_seen_tokens', 'output_tokens'] as const) {
       assert.equal(p[k], r[k], `${name} ${s}: ${k}`);
     }
-    for (const k of ['cacheable_ratio', 'uncached_per_warm_turn', 'weight', 'usd'] as const) close(r[k], p[k], `${name} ${s}: ${k}`);
+    for (const k of ['cacheable_ratio', 'weight', 'usd'] as const) close(r[k], p[k], `${name} ${s}: ${k}`);
+    if (r.uncached_per_warm_turn === null) assert.equal(p.uncached_per_warm_turn, null, `${name} ${s}: no warm turn`);
+    else close(r.uncached_per_warm_turn, p.uncached_per_warm_turn, `${name} ${s}: uncached per warm turn`);
   }
   const f = fidelity(ref, replay(ref, 'recorded'));
   assert.equal(j.fidelity.prompt.n, f.prompt.n, `${name}: fidelity n`);
@@ -98,6 +100,13 @@ function syntheticCorpus(): { main: string; agent: string } {
     attachmentLine({ type: 'budget_usd', used: 0, total: 5, remaining: 5 }),
     req({ in: 3, w5: 9000 }, [{ type: 'tool_use', id: 'toolu_1', name: 'Grep', input: { pattern: 'retryBudget', path: 'src' } }]),
     toolResult('toolu_1', 'src/net/retry.ts:12: export const retryBudget = 3;\nsrc/net/client.ts:40: if (tries > retryBudget) throw err;'),
+    // a screenshot in a tool result: 1,600 tokens, flattened by cold-replay as such
+    {
+      type: 'user', sessionId: SESSION, timestamp: at(1), cwd: '/work/demo', uuid: `img-${clock}`,
+      message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'Screenshot:' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo' + 'A'.repeat(200) } }] }] },
+    },
+    // an API error Claude Code wrote locally: neither a request nor a message
+    assistant({ session: SESSION, msg: 'msg_synthetic', t: at(1), model: '<synthetic>', u: {}, content: [{ type: 'text', text: 'API Error: 529 {"type":"error","error":{"type":"overloaded_error"}}' }] }),
     attachmentLine(SKILLS),
     req({ in: 1, w5: 200, r: 9003 }, [{ type: 'text', text: 'The retry budget is 3, set in src/net/retry.ts and enforced in the client loop.' }]),
     // a gap over the 5-minute TTL, a new round, the same listing again
