@@ -84,7 +84,10 @@ export function formatSessionReplay(r: SessionReplayResult, opts: { color?: bool
   }
   for (const n of r.not_run) out.push(`not run: ${n.strategy} (${clean(n.reason)})`);
   const unpriced = Math.max(0, ...strategies.map((s) => r.strategies[s]!.unpriced_requests));
-  if (unpriced > 0) out.push(`+? ${int(unpriced)} requests of models without a price are left out of weighted cost and USD (— where no request has a price)`);
+  if (unpriced > 0) {
+    const them = unpriced === 1 ? 'request of a model without a price is' : 'requests of models without a price are';
+    out.push(`+? ${int(unpriced)} ${them} left out of weighted cost and USD (— where no request has a price)`);
+  }
   const f = r.fidelity;
   if (f && c.requests < 2) {
     // request 1 calibrates the prefix: a chain of one request has nothing left to compare

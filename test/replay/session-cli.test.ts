@@ -55,9 +55,10 @@ test('weighted cost and USD say when requests of unpriced models are left out: +
   const partly = cli(['replay', 'session', some, '--strategy', 'recorded']);
   assert.equal(partly.code, 0, partly.stderr);
   for (const l of cost(partly.stdout)) assert.match(l, / \+\?$/, l);
-  assert.match(partly.stdout, /\+\? 1 requests of models without a price are left out/);
+  assert.match(partly.stdout, /\+\? 1 request of a model without a price is left out of weighted cost and USD/, 'one request in the singular ("1 requests … are" before)');
   const none = cli(['replay', 'session', all, '--strategy', 'recorded']);
   assert.equal(none.code, 0, none.stderr);
+  assert.match(none.stdout, /\+\? 4 requests of models without a price are left out/);
   for (const l of cost(none.stdout)) assert.match(l, / —$/, l);
   assert.doesNotMatch(none.stdout, /\$0\.0000/);
   const priced = cli(['replay', 'session', path, '--strategy', 'recorded']);
