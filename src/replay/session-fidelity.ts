@@ -38,7 +38,8 @@ export interface SessionFidelity {
   from: number;
   /** the conversation scale and the requests it was fitted on; null when `--calibrate` is off */
   calibration: ConversationCalibration | null;
-  prompt: ErrorStats;
+  /** observed_zero: requests compared whose logged usage is all 0 (no relative error; left out of n) */
+  prompt: ErrorStats & { observed_zero: number };
   cache_read: ErrorStats & { observed_zero: number; predicted_zero_too: number };
   rows: FidelityRow[];
 }
@@ -75,7 +76,10 @@ export function fidelityOf(rows: readonly FidelityRow[], calibration: Conversati
     requests: compared.length,
     from,
     calibration,
-    prompt: errorStats(compared.map((r) => ({ predicted: r.predicted_prompt, observed: r.observed_prompt }))),
+    prompt: {
+      ...errorStats(compared.map((r) => ({ predicted: r.predicted_prompt, observed: r.observed_prompt }))),
+      observed_zero: compared.filter((r) => r.observed_prompt === 0).length,
+    },
     cache_read: {
       ...errorStats(compared.map((r) => ({ predicted: r.predicted_read, observed: r.observed_read }))),
       observed_zero: zero.length,

@@ -103,6 +103,9 @@ export function formatSessionReplay(r: SessionReplayResult, opts: { color?: bool
         { color: opts.color },
       ),
     );
+    // a request that logged no usage at all has no relative error: said, not dropped from the count unsaid
+    const noUsage = f.prompt.observed_zero;
+    if (noUsage) out.push(`prompt size observed 0 in ${fmtCount(noUsage, 'request')} (usage all 0 in the log): no relative error, left out of the prompt row`);
     const zero = f.cache_read.observed_zero;
     // one request: '0 in 1 request', not '0 in 1 requests … 0 in 1 of them'
     if (zero === 1) out.push(`cache reads observed 0 in 1 request; the replay predicted ${f.cache_read.predicted_zero_too ? '0 there too' : 'a read there'}`);

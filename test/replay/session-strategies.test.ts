@@ -211,6 +211,18 @@ test('the fidelity counts one request that read nothing in the singular: "observ
   assert.match(formatSessionReplay(r), /^cache reads observed 0 in 1 request; the replay predicted (0 there too|a read there)$/m);
 });
 
+test('a request whose logged usage is all 0 has no relative error: counted in fidelity.prompt.observed_zero and said under the table, not left out of the prompt row unsaid', async () => {
+  const lines = sessionLines({ rounds: 2 }) as { message?: { id?: string; usage?: Record<string, unknown> } }[];
+  const u = lines.find((l) => l.message?.id === 'msg_2a')!.message!.usage!;
+  Object.assign(u, { input_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 } });
+  const path = join(writeCorpus({ [`p/${SESSION}.jsonl`]: lines }), `p/${SESSION}.jsonl`);
+  const r = await replaySessionFile(path, { tokenizer: await SegmentTokenizer.load('cl100k_base'), strategies: ['recorded'] });
+  assert.equal(r.fidelity!.requests, 3);
+  assert.equal(r.fidelity!.prompt.n, 2);
+  assert.equal(r.fidelity!.prompt.observed_zero, 1);
+  assert.match(formatSessionReplay(r), /^prompt size observed 0 in 1 request \(usage all 0 in the log\): no relative error, left out of the prompt row$/m);
+});
+
 test('a strategy with no warm request has no uncached tokens per warm turn (null, —, n/a), and is not the one that sends the fewest', async () => {
   // two rounds of one request each: cold-replay starts a process per round, so none of its requests is warm
   const lines = (sessionLines({ rounds: 2 }) as { message?: { id?: string } }[]).filter((l) => !l.message?.id?.endsWith('b'));
