@@ -473,3 +473,21 @@ function stats(xs: number[]): { n: number; median: number; p90: number } {
   };
   return { n: s.length, median: q(0.5), p90: q(0.9) };
 }
+
+/**
+ * `--calibrate K` (docs/session-replay.md, "Conversation-scale calibration"): scale = Σ (observed P −
+ * prefix) ÷ Σ conversation tokens over requests 2…K+1, conversation = every message in context;
+ * null when the chain has fewer than K+2 requests.
+ */
+export function conversationScale(chain: RefChain, k: number): number | null {
+  if (chain.requests.length < k + 2) return null;
+  const rec = replay(chain, 'recorded');
+  let observed = 0;
+  let predicted = 0;
+  for (let i = 1; i <= k; i++) {
+    const q = chain.requests[i];
+    observed += q.input + q.w5 + q.w1h + q.r - chain.prefix;
+    predicted += rec.turns[i].input_tokens - chain.prefix;
+  }
+  return predicted > 0 ? observed / predicted : null;
+}

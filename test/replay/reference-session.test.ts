@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { join } from 'node:path';
 import { assistant, cli, REAL_LOGS, tempDir, transcripts, userPrompt, writeCorpus } from '../helpers/corpus.js';
-import { fidelity, readChain, replay, type RefStrategy } from '../helpers/reference-session.js';
+import { conversationScale, fidelity, readChain, replay, type RefStrategy } from '../helpers/reference-session.js';
 
 const STRATEGIES: RefStrategy[] = ['recorded', 'dedupe-attachments', 'volatile-prefix', 'reinject', 'cold-replay'];
 const SESSION = 'cafe0001-0000-4000-8000-000000000001';
@@ -155,6 +155,21 @@ test('synthetic subagent writing 1-hour tokens agrees with the reference', () =>
   const { agent } = syntheticCorpus();
   const j = compare(agent, true);
   assert.ok(j.turns.filter((t: any) => t.strategy === 'recorded').slice(1).every((t: any) => t.ttl === '1h'));
+});
+
+test('--calibrate K: the scale is fitted on requests 2…K+1 (the window crossing the compaction), every recorded prompt is framing + conversation × scale, fidelity from K+2', () => {
+  const { main } = syntheticCorpus();
+  const ref = readChain(main);
+  const K = 4; // requests 2–5: request 5 is the first after the compaction
+  const scale = conversationScale(ref, K)!;
+  const res = cli(['replay', 'session', main, '--json', '--strategy', 'recorded', '--calibrate', String(K)], { HOME: tempDir('cachelens-home-') });
+  assert.equal(res.code, 0, res.stderr);
+  const j = JSON.parse(res.stdout);
+  close(scale, j.calibration.conversation.scale, 'scale');
+  assert.equal(j.fidelity.from, K + 2);
+  const rec = replay(ref, 'recorded');
+  const turns = j.turns.filter((t: any) => t.strategy === 'recorded');
+  rec.turns.forEach((t, i) => assert.equal(turns[i].input_tokens, Math.round(ref.prefix + (t.input_tokens - ref.prefix) * scale), `request ${i + 1}`));
 });
 
 const REAL = [
