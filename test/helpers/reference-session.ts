@@ -14,9 +14,12 @@
  * call as `id name {input JSON}`; a tool result as its tool_use_id and its text; an image as 1,600
  * tokens; thinking as its logged text (`--thinking keep`); an attachment as its `content`, the
  * lines a `*_delta` attachment adds, else its JSON. Each piece is tokenized on its own and a
- * prompt is the concatenation of its pieces' tokens. Two details the docs leave open, aligned with
- * the product after a first comparison: a tool result's id and text are two pieces, and JSON
- * (a tool call's input, an attachment without text) is written with sorted keys.
+ * prompt is the concatenation of its pieces' tokens. Details the docs leave open were aligned with
+ * the product after the first comparison showed them (each a few tokens, none a rule of SPEC): a
+ * tool result's id and text are two pieces; JSON (a tool call's input, an attachment without text)
+ * is written with sorted keys; cold-replay flattens each message on its own, ending in `\n`. Two
+ * the docs now say: a `<synthetic>` line is no message; a compaction within a cold-replay round
+ * restarts its conversation at the summary, the process going on.
  *
  * Strategies: `recorded`; `dedupe-attachments` (an attachment whose SPEC §1.6 hash is already in
  * the context since the last compaction is not sent); `volatile-prefix` (the documented

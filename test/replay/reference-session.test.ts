@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { join } from 'node:path';
-import { assistant, cli, REAL_LOGS, tempDir, transcripts, userPrompt, writeCorpus } from '../helpers/corpus.js';
+import { assistant, cli, REAL_LOGS, tempDir, userPrompt, writeCorpus } from '../helpers/corpus.js';
 import { conversationScale, fidelity, readChain, replay, type RefStrategy } from '../helpers/reference-session.js';
 
 const STRATEGIES: RefStrategy[] = ['recorded', 'dedupe-attachments', 'volatile-prefix', 'reinject', 'cold-replay'];
