@@ -114,10 +114,10 @@ function syntheticCorpus(): { main: string; agent: string } {
     attachmentLine(SKILLS),
     req({ in: 2, w5: 9400 }, [{ type: 'tool_use', id: 'toolu_2', name: 'Edit', input: { file_path: 'src/net/retry.ts', old_string: '= 3', new_string: '= 5' } }]),
     toolResult('toolu_2', 'The file src/net/retry.ts has been updated.'),
-    req({ in: 1, w5: 120, r: 9402 }, [{ type: 'text', text: 'Done: the budget is 5 now.' }]),
-    // a compaction: the conversation and the attachments in context start again
+    // an automatic compaction mid-round: the conversation and the attachments in context start again
     { type: 'system', subtype: 'compact_boundary', sessionId: SESSION, timestamp: at(), content: 'Conversation compacted', uuid: 'cb-1' },
     { type: 'user', isCompactSummary: true, sessionId: SESSION, timestamp: at(), uuid: 'cs-1', message: { role: 'user', content: 'Summary: the retry budget was raised from 3 to 5 in src/net/retry.ts.' } },
+    req({ in: 1, w5: 2000, r: 7000 }, [{ type: 'text', text: 'Done: the budget is 5 now.' }]),
     userPrompt(SESSION, at(), 'Now run the tests.'),
     attachmentLine(SKILLS),
     req({ in: 3, w5: 2000, r: 7000 }, [{ type: 'tool_use', id: 'toolu_3', name: 'Bash', input: { command: 'npm test' } }]),
@@ -140,7 +140,7 @@ function syntheticCorpus(): { main: string; agent: string } {
   return { main: join(root, `projects/-work-demo/${SESSION}.jsonl`), agent: join(root, `projects/-work-demo/${SESSION}/subagents/agent-${A}.jsonl`) };
 }
 
-test('synthetic main chain: repeated attachments, a gap over the TTL, a compaction and a model switch agree with the reference', () => {
+test('synthetic main chain: repeated attachments, a gap over the TTL, a compaction mid-round, a model switch, an image and a <synthetic> line agree with the reference', () => {
   const { main } = syntheticCorpus();
   const j = compare(main);
   // the fixture does what it says: the listing is re-sent, the gap expires, dedupe sends less
@@ -160,7 +160,7 @@ test('synthetic subagent writing 1-hour tokens agrees with the reference', () =>
 test('--calibrate K: the scale is fitted on requests 2…K+1 (the window crossing the compaction), every recorded prompt is framing + conversation × scale, fidelity from K+2', () => {
   const { main } = syntheticCorpus();
   const ref = readChain(main);
-  const K = 4; // requests 2–5: request 5 is the first after the compaction
+  const K = 3; // requests 2–4: request 4 is the first after the compaction
   const scale = conversationScale(ref, K)!;
   const res = cli(['replay', 'session', main, '--json', '--strategy', 'recorded', '--calibrate', String(K)], { HOME: tempDir('cachelens-home-') });
   assert.equal(res.code, 0, res.stderr);
