@@ -183,6 +183,15 @@ export function formatKeepalive(result: KeepaliveResult, color = false): string 
       { color, title: only ? `By bucket, at budget ${budgetLabel(best.budget)}` : `By bucket, at the best budget (${budgetLabel(best.budget)})` },
     ),
   );
+  // under --since/--until a gap's pings are in the model bucket of the request before it, which can
+  // be of another day: that model's row then has pings and no request, and its weight 0 is not a cost of 0
+  const pingsOnly = result.buckets.filter((b) => b.dimension === 'model' && b.requests === 0 && b.gaps > 0).map((b) => fit(clean(b.bucket)));
+  if (pingsOnly.length > 0) {
+    out.push(
+      `${pingsOnly.join(', ')}: no request in the days asked for; ${pingsOnly.length === 1 ? 'its row is' : 'their rows are'} the pings on gaps ` +
+        `after its request of an earlier day, before one of another model: they keep that request's cache, at its model's price`,
+    );
+  }
   return out.join('\n\n') + '\n';
 }
 

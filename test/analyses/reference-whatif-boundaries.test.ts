@@ -347,3 +347,53 @@ test('--to 1h: a rewrite of exactly the jitter tolerance (1,024) is an expiry th
   // --jitter 0 counts the 1,023 as an expiry: scenario 40,000 + 1,897.7 + 102.3 = 42,000
   near(run(under, ['whatif', 'ttl', '--jitter', '0']).scenario_weight, 42_000, 'scenario at 1,023, --jitter 0');
 });
+
+test('keepalive --since: a model switch after a request of an earlier day puts that gap in a model bucket with pings and no request, and the table says why', () => {
+  // Opus 4.6 ($5 per million), Sonnet 4.5 ($3 per million), both 1 / 1.25 / 2 / 0.1 / 5.
+  // #1 opus   2026-03-01 23:58:00  w5 10,000 (before --since 2026-03-02: the context of #2)
+  // #2 sonnet 2026-03-02 00:10:00  w5 12,000: gap 720 s, rw = min(12,000, 10,000) = 10,000 expiry at a
+  //    model switch; ⌈720/270⌉ − 1 = 2 pings of opus's cache at opus's price, 0.1 × 10,000 + 87.5 = 1,087.5
+  //    each, saving nothing (sonnet cannot read opus's cache); bridged from B = 2 (720 − 2·270 = 180 ≤ 300).
+  // #3 sonnet 00:19:00 (540 s later) w5 12,000: expiry 12,000; 1 ping of 0.1 × 12,000 + 87.5 = 1,287.5
+  //    bridges it (540 − 270 ≤ 300), saving 12,000 × 1.15 = 13,800.
+  // Counted: #2 and #3, 12,000 × 1.25 × 2 = 30,000 sonnet weight.
+  // B = 1: 13,800 − 1,287.5 − 1,087.5 = 11,425 wt; USD (12,512.5 × 3 − 1,087.5 × 5) / 10⁶ = $0.0321.
+  // B = 2: one more opus ping: 10,337.5 wt, $0.02666; B ≥ 2 sends no more (k = 2, 1). Best B = 1.
+  // Model buckets at B = 1: opus has 1 chain, 0 requests, the 720 s gap and its 1 ping: −1,087.5, of no
+  // weight of its own (net % null); sonnet 30,000 wt, the 540 s gap: 12,512.5 (41.7 %). The two add up to the total.
+  const t0 = Date.UTC(2026, 2, 1, 23, 58) / 1000 - Date.UTC(2026, 2, 1, 10) / 1000;
+  const dir = writeCorpus({
+    'p/s1.jsonl': [
+      assistant({ session: 's1', msg: 'm0', t: at(t0), u: { w5: 10_000 } }),
+      assistant({ session: 's1', msg: 'm1', t: at(t0 + 720), model: 'claude-sonnet-4-5', u: { w5: 12_000 } }),
+      assistant({ session: 's1', msg: 'm2', t: at(t0 + 1_260), model: 'claude-sonnet-4-5', u: { w5: 12_000 } }),
+    ],
+  });
+  const ka = run(dir, ['whatif', 'keepalive', '--since', '2026-03-02']);
+  near(ka.baseline_weight, 30_000, 'baseline');
+  assert.equal(ka.best_budget, 1);
+  near(row(ka, 1).net_saving_weight, 11_425, 'net B = 1');
+  near(row(ka, 1).net_saving_usd, 0.0321, 'net USD B = 1');
+  near(row(ka, 2).net_saving_weight, 10_337.5, 'net B = 2');
+  const model = (m: string) => ka.buckets.find((b: any) => b.dimension === 'model' && b.bucket === m);
+  const opus = model('claude-opus-4-6');
+  const sonnet = model('claude-sonnet-4-5');
+  assert.deepEqual([opus.chains, opus.requests, opus.gaps, opus.pings, opus.bridged, opus.baseline_weight, opus.net_saving_pct], [1, 0, 1, 1, 0, 0, null]);
+  near(opus.net_saving_weight, -1_087.5, 'opus net');
+  assert.deepEqual([sonnet.requests, sonnet.gaps, sonnet.pings], [2, 1, 1]);
+  near(sonnet.net_saving_weight, 12_512.5, 'sonnet net');
+  near(sonnet.net_saving_pct, (12_512.5 / 30_000) * 100, 'sonnet net %');
+  near(opus.net_saving_weight + sonnet.net_saving_weight, row(ka, 1).net_saving_weight, 'model buckets add up to the total');
+  // the reference finds the same bucket (it had none: its buckets came from the requests of the days asked for)
+  const ref = referenceKeepalive(loadChains([dir]), { inDays: (t) => t >= Date.UTC(2026, 2, 2) });
+  assert.equal(ref.best_budget, 1);
+  const refOpus = ref.buckets.get('model\tclaude-opus-4-6')!;
+  assert.deepEqual([refOpus.chains, refOpus.requests, refOpus.pings, refOpus.net_saving_pct], [1, 0, 1, null]);
+  near(refOpus.net_saving_weight, -1_087.5, 'reference opus net');
+  // the table's opus row shows weight 0 and net % —: a line under it says that row is pings alone, and why
+  const text = cli(['whatif', 'keepalive', dir, '--db', ':memory:', '--timezone', 'UTC', '--since', '2026-03-02'], { HOME }).stdout;
+  assert.match(text, /\nclaude-opus-4-6: no request in the days asked for; its row is the pings on gaps after its request of an earlier day/);
+  // without --since #1 is counted: the opus bucket has its request and weight, and no such line
+  const all = cli(['whatif', 'keepalive', dir, '--db', ':memory:', '--timezone', 'UTC'], { HOME }).stdout;
+  assert.doesNotMatch(all, /no request in the days asked for/);
+});

@@ -362,6 +362,9 @@ export function referenceKeepalive(chains: RefChain[], o: KeepaliveOptions = {})
       const w = s.q.w5 + s.q.w1h;
       const perWritten = priced && w > 0 ? (s.q.w5 * s.q.wt!.w5 + s.q.w1h * s.q.wt!.w1h) / w : 0;
       const save = priced ? (s.expiry && !s.modelSwitch ? s.rw * (perWritten - s.q.wt!.read) : 0) : null;
+      // request i−1 may be of a day not asked for and of a model no request of those days has: its
+      // bucket then holds the gap's pings and no request (they are that model's pings, at its price)
+      for (const key of bucketsOf(c, p.model)) (buckets.get(key) ?? buckets.set(key, { chains: new Set(), requests: 0, unpriced_requests: 0, baseline_weight: 0, baseline_usd: 0 }).get(key)!).chains.add(c.id);
       gaps.push({
         g: s.gap, rw: s.rw, expiry: s.expiry, sub: c.kind === 'subagent', keys: bucketsOf(c, p.model),
         ping, pingUsd: ping === null ? null : ping * p.wt!.usd, save, saveUsd: save === null ? null : save * s.q.wt!.usd,
