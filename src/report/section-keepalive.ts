@@ -73,6 +73,12 @@ export function keepaliveReading(d: Keepalive): string {
   let s = `The best budget is ${label(best.budget)} ping${best.budget === 1 ? '' : 's'} per gap${tie}: ${net}, and ${fmtInt(best.expiredAfterBudget)} of ${best.gapsOverTtl === 1 ? '1 gap over the TTL still expires' : `${fmtInt(best.gapsOverTtl)} gaps over the TTL still expire`}`;
   // both shares, as the best budget's: the subagent share alone ("nets 0.0%" with no subagent gap over the TTL) hid what the main threads' pings cost
   if (unbounded && unbounded !== best && !tied.includes(unbounded)) s += `; unbounded pinging nets ${unbounded.netSavingShareSubagent === null || idle ? `${fmtSignedPct(unbounded.netSavingShareAll)} of all weight` : `${fmtSignedPct(unbounded.netSavingShareSubagent)} of subagent weight (${fmtSignedPct(unbounded.netSavingShareAll)} of all weight)`}`;
+  // the shares are of weight and the best budget is chosen by USD: with models of different prices another
+  // budget can net more weight (a higher % all), which is said rather than left to look like a mistake
+  const mostWeight = d.budgets.reduce((a, b) => (b.netSavingWeight > a.netSavingWeight + 1e-9 * Math.abs(a.netSavingWeight) ? b : a));
+  if (mostWeight !== best && mostWeight.netSavingWeight > best.netSavingWeight + 1e-9 * Math.abs(best.netSavingWeight) && (mostWeight.netSavingUsd ?? Infinity) < (best.netSavingUsd ?? -Infinity)) {
+    s += `; the best budget is the one that nets the most USD: budget ${label(mostWeight.budget)} nets more weight (${fmtSignedPct(mostWeight.netSavingShareAll)} of all weight) but less USD, the gaps' models having different prices per weight`;
+  }
   if (d.unpricedGaps) s += `; ${fmtInt(d.unpricedGaps)} of ${d.gaps === 1 ? '1 gap touches a model without a price and is' : `${fmtInt(d.gaps ?? 0)} gaps touch models without a price and are`} counted, not priced`;
   return s + '.';
 }

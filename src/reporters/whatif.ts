@@ -112,8 +112,8 @@ export function formatKeepalive(result: KeepaliveResult, color = false): string 
         num('saved wt'),
         num('net saving wt'),
         num('net USD'),
-        num('% subagent'),
-        num('% all'),
+        num('% subagent wt'),
+        num('% all wt'),
       ],
       result.budgets.map((b): Cell[] => [
         budgetLabel(b.budget),
@@ -130,6 +130,13 @@ export function formatKeepalive(result: KeepaliveResult, color = false): string 
       ]),
       { color },
     ),
+  );
+  // the shares are of weight (SPEC §5.2) and the best budget is chosen by USD: both said, with what each share is over
+  const subagentShare = result.subagent_weight > 0 ? `${int(result.subagent_weight)} wt` : 'none';
+  out.push(
+    `% subagent wt: net saving on subagent chains over their weight (${known ? subagentShare : 'unknown'}); ` +
+      `% all wt: net saving over all weight (${known ? `${int(result.baseline_weight)} wt, ${usd(result.baseline_usd)}` : 'unknown'})` +
+      (result.budgets.length > 1 ? '; best budget: the largest net USD' : ''),
   );
   const best = result.budgets.find((b) => b.budget === result.best_budget);
   // one budget asked for (--budget 4) is no choice among budgets: its result, not "best budget: 4"
@@ -148,6 +155,15 @@ export function formatKeepalive(result: KeepaliveResult, color = false): string 
     `${only ? `at ${pings}: net saving` : `best budget: ${pings}${tie}, net saving`} ${int(best.net_saving_weight)} wt ` +
       `(${usd(best.net_saving_usd)}, ${signedPct(best.net_saving_pct_all)} of all weight)`,
   );
+  // with models of different prices (or Sonnet's long-context price) the budget that nets the most weight,
+  // the highest % all wt, can be another: said, so that the best is not read as a mistake
+  const mostWeight = result.budgets.reduce((a, b) => (b.net_saving_weight > a.net_saving_weight + 1e-9 * Math.abs(a.net_saving_weight) ? b : a));
+  if (!only && mostWeight !== best && mostWeight.net_saving_weight > best.net_saving_weight + 1e-9 * Math.abs(best.net_saving_weight) && mostWeight.net_saving_usd < best.net_saving_usd) {
+    out.push(
+      `budget ${budgetLabel(mostWeight.budget)} nets more weight, ${int(mostWeight.net_saving_weight)} wt (${signedPct(mostWeight.net_saving_pct_all)} of all weight), ` +
+        `but less USD, ${usd(mostWeight.net_saving_usd)}: the gaps' models have different prices per weight, and the best budget is the one that nets the most USD`,
+    );
+  }
   out.push(
     table(
       [

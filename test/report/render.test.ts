@@ -880,3 +880,13 @@ test('the footer names the page\'s zone, and a section\'s own only where the dat
 test('cost over time\'s tooltip does not call its day a UTC day: the days are in --timezone, which the chart\'s label names', () => {
   assert.doesNotMatch(JSON.stringify(vegaSpec('cost-over-time')), /\(UTC\)/);
 });
+
+test('keepalive reading: a budget that nets more weight than the best (chosen by USD, the models\' prices differing) is named', () => {
+  const f = fixtureReport().keepalive as Keepalive;
+  const best = f.budgets.find((b) => b.budget === f.best)!;
+  // budget 4 nets more weight than any budget (1,000 more than the most) but less USD than the best (3)
+  const most = Math.max(...f.budgets.map((b) => b.netSavingWeight));
+  const budgets = f.budgets.map((b) => (b.budget === 4 ? { ...b, netSavingWeight: most + 1_000, netSavingUsd: best.netSavingUsd! - 0.01, netSavingShareAll: 0.0125 } : b));
+  assert.match(keepaliveReading({ ...f, budgets }), /; the best budget is the one that nets the most USD: budget 4 nets more weight \(\+1\.3% of all weight\) but less USD, the gaps' models having different prices per weight/);
+  assert.doesNotMatch(keepaliveReading(f), /nets the most USD/);
+});

@@ -188,3 +188,30 @@ test('formatKeepalive of one budget (--budget 1) gives that budget\'s result, no
   // several budgets still name the best of them
   assert.match(formatKeepalive(whatifKeepalive([chain('A', chainASpecs)], { weightsFor, intervalS: 128.2, budgets: [0, 1] })), /^best budget: 1 ping per gap/m);
 });
+
+test('formatKeepalive: the % columns are of weight and the best budget is by USD; when another budget nets more weight (a higher % all wt), the text says so', () => {
+  // opus ($5 per million) and sonnet ($3), both 1 / 1.25 / 2 / 0.1 / 5; a ping = 0.1 × C + 87.5.
+  // O (opus): w 100,000, then 570 s later r 0 w 100,000: expiry 100,000; ⌈570/270⌉ − 1 = 2 pings of
+  //   10,087.5, bridged by the first (570 − 270 = 300 ≤ 300), saving 100,000 × 1.15 = 115,000.
+  // S (sonnet): w 12,500, then 840 s later r 0 w 12,500: expiry 12,500; ⌈840/270⌉ − 1 = 3 pings of
+  //   1,337.5, bridged from the second (840 − 540 = 300), saving 12,500 × 1.15 = 14,375.
+  // B = 1: 115,000 − 10,087.5 − 1,337.5 = 103,575 wt; USD 104,912.5 × 5e-6 − 1,337.5 × 3e-6 = $0.52055
+  // B = 2: 115,000 − 20,175 + 14,375 − 2,675 = 106,525 wt; USD 94,825 × 5e-6 + 11,700 × 3e-6 = $0.509225
+  // Baseline 250,000 + 31,250 = 281,250 wt ($1.25 + $0.09375): B = 2 has the higher % all wt
+  // (37.88 % against 36.83 %), B = 1 the higher net USD, so B = 1 is best.
+  const O = chain('O', [{ t: 0, w: 100_000 }, { t: 570 * SEC, w: 100_000 }]);
+  const S = chain('S', [{ t: 0, w: 12_500, model: 'sonnet' }, { t: 840 * SEC, w: 12_500, model: 'sonnet' }], { sessionId: 's2' });
+  const res = whatifKeepalive([O, S], { weightsFor, budgets: [0, 1, 2, 3] });
+  assert.equal(res.best_budget, 1);
+  const [b1, b2] = [res.budgets[1]!, res.budgets[2]!];
+  assert.ok(Math.abs(b1.net_saving_weight - 103_575) < 1e-6 && Math.abs(b2.net_saving_weight - 106_525) < 1e-6);
+  assert.ok(Math.abs(b1.net_saving_usd - 0.52055) < 1e-12 && Math.abs(b2.net_saving_usd - 0.509225) < 1e-12);
+  assert.ok(b2.net_saving_pct_all! > b1.net_saving_pct_all!);
+  const text = formatKeepalive(res);
+  assert.match(text, /% subagent wt\s+% all wt\n/);
+  assert.match(text, /^% subagent wt: net saving on subagent chains over their weight \(none\); % all wt: net saving over all weight \(281,250 wt, \$1\.34\); best budget: the largest net USD$/m);
+  assert.match(text, /^best budget: 1 ping per gap, net saving 103,575 wt \(\$0\.5206, \+36\.83% of all weight\)$/m);
+  assert.match(text, /^budget 2 nets more weight, 106,525 wt \(\+37\.88% of all weight\), but less USD, \$0\.5092: the gaps' models have different prices per weight/m);
+  // one model: the budget that nets the most weight is the best one, and nothing more is said
+  assert.doesNotMatch(formatKeepalive(whatifKeepalive([O], { weightsFor, budgets: [0, 1, 2, 3] })), /nets more weight/);
+});
