@@ -397,3 +397,22 @@ test('keepalive --since: a model switch after a request of an earlier day puts t
   const all = cli(['whatif', 'keepalive', dir, '--db', ':memory:', '--timezone', 'UTC'], { HOME }).stdout;
   assert.doesNotMatch(all, /no request in the days asked for/);
 });
+
+test('--to 5m: a request whose gap was already an expiry keeps its remaining reads (SPEC §5.1: "that was not already an expiry")', () => {
+  // #1 t=0    r 0       w1h 10,000  (TTL 1 h)                                 baseline 20,000
+  // #2 t=60   r 10,000  w5   5,000  (TTL now 5 min; C = 15,000)               baseline 1,000 + 6,250 = 7,250
+  // #3 t=660  r 10,000  w5   5,000  gap 600 s > 5 min: rw = min(5,000, 15,000 − 10,000) = 5,000 expiry;
+  //           its 10,000 reads are of #1's 1-hour prefix, still cached        baseline 7,250
+  // baseline 34,500. --to 5m: #1 at 1.25 (12,500); #3 was already an expiry, so its reads stay reads
+  // (they would have expired at 5 minutes too, +10,000 × 1.15 = 11,500, but SPEC §5.1 converts the reads of a
+  // gap "that was not already an expiry" only): scenario 12,500 + 7,250 + 7,250 = 27,000;
+  // f = (0 expiring reads + the 5,000 expiry with g ≤ 1 h) / (20,000 writes + 0) = 0.25.
+  const dir = chain([0, 60, 660], [{ w1h: 10_000 }, { r: 10_000, w5: 5_000 }, { r: 10_000, w5: 5_000 }]);
+  const to5m = run(dir, ['whatif', 'ttl', '--to', '5m']);
+  near(to5m.baseline_weight, 34_500, 'baseline');
+  near(to5m.scenario_weight, 27_000, 'scenario');
+  near(to5m.expiry_share, 0.25, 'f');
+  const ref = referenceTtl(loadChains([dir]), '5m');
+  near(ref.scenario_weight, 27_000, 'reference scenario');
+  near(ref.expiry_share!, 0.25, 'reference f');
+});
