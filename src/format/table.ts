@@ -33,8 +33,9 @@ function numberFormat(minDigits: number, maxDigits: number): Intl.NumberFormat {
 }
 
 export function int(n: number | null | undefined): string {
-  // + 0: a negative number that rounds to zero prints as 0, not -0
-  return n === null || n === undefined || !Number.isFinite(n) ? '—' : numberFormat(0, 0).format(Math.round(n) + 0);
+  // + 0: a negative number that rounds to zero prints as 0, not -0; halves round away from zero, as usd's
+  // do: Math.round took −2,187.5 up to −2,187, so a net saving of −2,187.5 wt printed beside a ping cost of 2,188
+  return n === null || n === undefined || !Number.isFinite(n) ? '—' : numberFormat(0, 0).format(Math.sign(n) * Math.round(Math.abs(n)) + 0);
 }
 
 export function usd(n: number | null | undefined): string {

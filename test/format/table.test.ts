@@ -14,6 +14,11 @@ test('int and usd format with their own digits, whichever formatter was made fir
   assert.equal(int(1234567.6), '1,234,568');
   assert.equal(usd(0.5), '$0.5000');
   assert.equal(int(-0.4), '0');
+  // weights are multiples of 0.05, so halves are common (a ping is 0.1 × C + 87.5): a net of −2,187.5 wt
+  // (one ping of 2,187.5, nothing saved) is −2,188 beside the ping cost's 2,188, not −2,187
+  assert.equal(int(2187.5), '2,188');
+  assert.equal(int(-2187.5), '-2,188');
+  assert.equal(int(-0.5), '-1');
   assert.equal(int(null), '—');
   assert.equal(usd(Number.NaN), 'unknown');
   // digits by what the amount rounds to; a priced cost below the last digit is not $0
