@@ -10,6 +10,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { join } from 'node:path';
 import { assistant, cli, tempDir, writeCorpus } from '../helpers/corpus.js';
 import { loadChains, referenceKeepalive, referenceTtl, type Budget } from '../helpers/reference-whatif.js';
 
@@ -415,4 +416,93 @@ test('--to 5m: a request whose gap was already an expiry keeps its remaining rea
   const ref = referenceTtl(loadChains([dir]), '5m');
   near(ref.scenario_weight, 27_000, 'reference scenario');
   near(ref.expiry_share!, 0.25, 'reference f');
+});
+
+test('window edges: --since at a request\'s exact millisecond, a chain across the window, --project, an empty window and one of reads only; baselines equal summary\'s', () => {
+  // alpha (project /w/alpha, opus, 5-minute):
+  //   a0 03-01 23:50:00.000  w5 20,000                cold                     25,000
+  //   a1 03-01 23:59:59.999  r 20,000 w5 1,000         growth (rw 0)             3,250
+  //   a2 03-02 00:00:00.000  r 21,000 out 100          gap 1 ms; C1 = 21,000     2,100 + 500 = 2,600
+  //   a3 03-02 00:10:00.000  r 21,000 out 100          gap 600 s, no write       2,600
+  //   a4 03-03 00:00:00.000  w5 21,000                 gap 85,800 s: expiry 21,000 (> 1 h)  26,250
+  // beta (project /w/beta): b0 03-02 10:00 w5 5,000 (6,250); b1 10:10 w5 5,000: expiry 5,000 (6,250).
+  const dir = writeCorpus({
+    'a/s1.jsonl': [
+      ['a0', '2026-03-01T23:50:00.000Z', { w5: 20_000 }],
+      ['a1', '2026-03-01T23:59:59.999Z', { r: 20_000, w5: 1_000 }],
+      ['a2', '2026-03-02T00:00:00.000Z', { r: 21_000, out: 100 }],
+      ['a3', '2026-03-02T00:10:00.000Z', { r: 21_000, out: 100 }],
+      ['a4', '2026-03-03T00:00:00.000Z', { w5: 21_000 }],
+    ].map(([msg, t, u]) => assistant({ session: 's1', msg: msg as string, t: t as string, u: u as object, cwd: '/w/alpha' })),
+    'b/s2.jsonl': [
+      assistant({ session: 's2', msg: 'b0', t: '2026-03-02T10:00:00.000Z', u: { w5: 5_000 }, cwd: '/w/beta' }),
+      assistant({ session: 's2', msg: 'b1', t: '2026-03-02T10:10:00.000Z', u: { w5: 5_000 }, cwd: '/w/beta' }),
+    ],
+  });
+  const day = (d: string) => Date.UTC(2026, 2, Number(d.slice(8)));
+  const inDays = (since: string, until?: string) => (t: number) => t >= day(since) && (until === undefined || t < day(until) + 86_400_000);
+  const baselineIsSummary = (filters: string[], ttl: any, ka: any) => {
+    const s = run(dir, ['summary', ...filters]).totals;
+    near(ttl.baseline_weight, s.weight ?? 0, `ttl baseline = summary ${filters.join(' ')}`);
+    near(ttl.baseline_usd, s.usd ?? 0, `ttl USD = summary ${filters.join(' ')}`);
+    near(ka.baseline_weight, s.weight ?? 0, `keepalive baseline = summary ${filters.join(' ')}`);
+    assert.equal(ttl.requests, s.requests);
+  };
+
+  // --since/--until 03-02: a2 (stamped exactly at midnight) counts, a1 (a millisecond before) is context.
+  // Counted a2, a3, b0, b1: baseline 2,600 + 2,600 + 6,250 + 6,250 = 17,700.
+  // --to 1h: both chains change (alpha by its writes of other days); a2, a3 write nothing: 2,600 each;
+  //   b0 10,000, b1's expiry a read 500: scenario 15,700; f = 5,000 / 10,000.
+  // keepalive: gaps a1→a2 (1 ms), a2→a3 (600 s), b0→b1 (600 s) = 3; each 600 s gap takes ⌈600/270⌉ − 1 = 2
+  //   pings and is bridged by 2 (600 − 540 ≤ 300), not by 1. Pings 0.1 × 21,000 + 87.5 = 2,187.5 (a3: nothing
+  //   to save, it rewrote nothing) and 0.1 × 5,000 + 87.5 = 587.5 (b1: saves 5,000 × 1.15 = 5,750).
+  //   B = 1: −2,775; B = 2: 5,750 − 4,375 − 1,175 = 200, the best.
+  let f = ['--since', '2026-03-02', '--until', '2026-03-02'];
+  let ttl = run(dir, ['whatif', 'ttl', ...f]);
+  let ka = run(dir, ['whatif', 'keepalive', ...f]);
+  near(ttl.baseline_weight, 17_700, 'baseline 03-02');
+  near(ttl.scenario_weight, 15_700, 'scenario 03-02');
+  near(ttl.expiry_share, 0.5, 'f 03-02');
+  assert.deepEqual([ttl.requests, ttl.chains, ttl.changed_chains, ka.gaps, ka.best_budget], [4, 2, 2, 3, 2]);
+  near(row(ka, 1).net_saving_weight, -2_775, 'net B = 1');
+  near(row(ka, 2).net_saving_weight, 200, 'net B = 2');
+  baselineIsSummary(f, ttl, ka);
+  let chains = loadChains([dir]);
+  near(referenceTtl(chains, '1h', 'all', 1024, inDays('2026-03-02', '2026-03-02')).scenario_weight, 15_700, 'reference scenario 03-02');
+  assert.equal(referenceKeepalive(chains, { inDays: inDays('2026-03-02', '2026-03-02') }).best_budget, 2);
+
+  // and --project alpha: a2 and a3 alone, reads only (w = 0): baseline 5,200, the scenario the same, f null (no
+  // write in the window), the chain still changed (its writes of other days); keepalive: 2 gaps, the 600 s one
+  // over the TTL saves nothing: B = 2 nets −4,375, the best budget is 0.
+  f = [...f, '--project', 'ALPHA'];
+  ttl = run(dir, ['whatif', 'ttl', ...f]);
+  ka = run(dir, ['whatif', 'keepalive', ...f]);
+  near(ttl.baseline_weight, 5_200, 'baseline alpha');
+  near(ttl.scenario_weight, 5_200, 'scenario alpha');
+  assert.deepEqual([ttl.expiry_share, ttl.delta_pct, ttl.changed_chains, ka.gaps, ka.best_budget], [null, 0, 1, 2, 0]);
+  near(row(ka, 2).net_saving_weight, -4_375, 'net B = 2, alpha');
+  baselineIsSummary(f, ttl, ka);
+  chains = loadChains([join(dir, 'a')]);
+  assert.equal(referenceTtl(chains, '1h', 'all', 1024, inDays('2026-03-02', '2026-03-02')).expiry_share, null);
+  assert.equal(referenceKeepalive(chains, { inDays: inDays('2026-03-02', '2026-03-02') }).best_budget, 0);
+
+  // --since 03-03: a4 alone, a3 its context; its expiry is 85,800 s after a3, over 1 h: --to 1h keeps it a
+  // write, at 2: 42,000 against 26,250, f = 0 / 21,000. Keepalive: ⌈85,800/270⌉ − 1 = 317 pings bridge it
+  // (85,800 − 317 × 270 = 210 ≤ 300); B = 20 leaves it expired; ∞ nets 24,150 − 317 × 2,187.5 = −669,287.5.
+  f = ['--since', '2026-03-03'];
+  ttl = run(dir, ['whatif', 'ttl', ...f]);
+  ka = run(dir, ['whatif', 'keepalive', ...f]);
+  near(ttl.scenario_weight, 42_000, 'scenario 03-03');
+  assert.equal(ttl.expiry_share, 0);
+  assert.deepEqual([row(ka, 20).expired_after_budget, row(ka, 'inf').pings, row(ka, 'inf').bridged, ka.best_budget], [1, 317, 1, 0]);
+  near(row(ka, 'inf').net_saving_weight, -669_287.5, 'net ∞');
+  baselineIsSummary(f, ttl, ka);
+
+  // a window without a request: zeros, no share, no best budget, no buckets (summary's zeros too)
+  f = ['--since', '2026-03-05'];
+  ttl = run(dir, ['whatif', 'ttl', ...f]);
+  ka = run(dir, ['whatif', 'keepalive', ...f]);
+  assert.deepEqual([ttl.requests, ttl.delta_pct, ttl.expiry_share, ttl.break_even_share, ttl.buckets.length], [0, null, null, null, 0]);
+  assert.deepEqual([ka.gaps, ka.best_budget, ka.buckets.length], [0, null, 0]);
+  baselineIsSummary(f, ttl, ka);
 });
