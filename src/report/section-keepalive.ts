@@ -102,8 +102,8 @@ export function renderKeepalive(d: Keepalive, charts: ChartSink): SectionOutput 
     [
       { label: 'budget B', numeric: true },
       { label: 'net saving', numeric: true },
-      { label: '% subagent', numeric: true },
-      { label: '% all', numeric: true },
+      { label: '% subagent wt', numeric: true },
+      { label: '% all wt', numeric: true },
       { label: 'pings', numeric: true },
       { label: 'gaps > TTL', numeric: true },
       { label: 'bridged', numeric: true },
@@ -111,7 +111,8 @@ export function renderKeepalive(d: Keepalive, charts: ChartSink): SectionOutput 
     ],
     ordered.map((b) => [
       { text: label(b.budget), sort: b.budget ?? 1e9, className: b.budget === d.best ? 'hit' : '' },
-      { text: unknown ? 'unknown' : b.netSavingUsd === null ? `${fmtInt(b.netSavingWeight)} wt` : fmtUsd(b.netSavingUsd), sort: b.netSavingWeight },
+      // sorted by what it shows: by weight, USD and weight order budgets differently when the gaps' models' prices differ
+      { text: unknown ? 'unknown' : b.netSavingUsd === null ? `${fmtInt(b.netSavingWeight)} wt` : fmtUsd(b.netSavingUsd), sort: unknown || b.netSavingUsd === null ? b.netSavingWeight : b.netSavingUsd },
       { text: fmtSignedPct(b.netSavingShareSubagent), sort: b.netSavingShareSubagent ?? undefined },
       { text: fmtSignedPct(b.netSavingShareAll), sort: b.netSavingShareAll ?? undefined },
       { text: fmtInt(b.pings), sort: b.pings },

@@ -890,3 +890,18 @@ test('keepalive reading: a budget that nets more weight than the best (chosen by
   assert.match(keepaliveReading({ ...f, budgets }), /; the best budget is the one that nets the most USD: budget 4 nets more weight \(\+1\.3% of all weight\) but less USD, the gaps' models having different prices per weight/);
   assert.doesNotMatch(keepaliveReading(f), /nets the most USD/);
 });
+
+test('the keepalive table sorts its net saving column by the USD it shows, and its shares say they are of weight', () => {
+  const f = fixtureReport().keepalive as Keepalive;
+  // budget 4 nets more weight than the best (3) but less USD (models of different prices): sorted by USD it is below 3
+  const most = Math.max(...f.budgets.map((b) => b.netSavingWeight));
+  const best = f.budgets.find((b) => b.budget === f.best)!;
+  const budgets = f.budgets.map((b) => (b.budget === 4 ? { ...b, netSavingWeight: most + 1_000, netSavingUsd: best.netSavingUsd! - 0.01 } : b));
+  const out = String(renderKeepalive({ ...f, budgets }, new ChartSink()).body);
+  // the net saving cell's data-sort, in the row of that budget
+  const sortOf = (budget: string) => Number(new RegExp(`<td class="num[^"]*" data-sort="${budget}">${budget}</td><td class="num" data-sort="([^"]+)"`).exec(out)![1]);
+  assert.ok(sortOf('4') < sortOf('3'), `budget 4 (${sortOf('4')}) sorts below the best (${sortOf('3')})`);
+  assert.ok(Math.abs(sortOf('4') - (best.netSavingUsd! - 0.01)) < 1e-9, 'budget 4 sorts by its USD');
+  assert.match(out, />% subagent wt</);
+  assert.match(out, />% all wt</);
+});
