@@ -35,6 +35,8 @@ export function formatTtl(result: TtlResult, color = false): string {
   const outside = breakEvenOutside(result.break_even_share, result.to);
   const fStar = outside ? `${outside.bound} (${outside.meaning})` : pct(result.break_even_share);
   out.push(`expiry share f ${pct(result.expiry_share)}, break-even f* ${fStar}: ${verdict(result)}${unpriced}`);
+  // no request, no bucket: no table of headers alone
+  if (result.buckets.length === 0) return out.join('\n\n') + '\n';
   out.push(
     table(
       [
@@ -75,6 +77,8 @@ export function formatTtl(result: TtlResult, color = false): string {
 
 /** By USD: weights of models with different base prices do not add up to one cost. */
 function verdict(r: TtlResult): string {
+  // an empty window (--since a day without requests, a --project no chain is in) is no "no change"
+  if (r.requests === 0) return 'nothing to re-price (no request in scope)';
   if (allUnpriced(r)) return 'unknown (no request in scope has a price)';
   if (r.changed_chains === 0 || r.baseline_usd === r.scenario_usd) return 'no change';
   return `forcing ${r.to} ${r.scenario_usd < r.baseline_usd ? 'saves' : 'costs more'}`;

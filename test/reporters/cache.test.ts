@@ -215,3 +215,14 @@ test('formatKeepalive: the % columns are of weight and the best budget is by USD
   // one model: the budget that nets the most weight is the best one, and nothing more is said
   assert.doesNotMatch(formatKeepalive(whatifKeepalive([O], { weightsFor, budgets: [0, 1, 2, 3] })), /nets more weight/);
 });
+
+test('formatTtl of an empty window (no request in scope) says there is nothing to re-price, not "no change", and prints no bucket table of headers alone', () => {
+  const empty = formatTtl(whatifTtl([], { to: '1h', weightsFor }));
+  assert.match(empty, /: nothing to re-price \(no request in scope\)\n$/);
+  assert.doesNotMatch(empty, /no change|By bucket/);
+  // a window with requests and no change still says "no change", with its buckets
+  const H = chain('H', [{ t: 0, w: 10_000, ttl: '1h' }]);
+  const same = formatTtl(whatifTtl([H], { to: '1h', weightsFor }));
+  assert.match(same, /: no change/);
+  assert.match(same, /By bucket/);
+});
