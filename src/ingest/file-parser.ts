@@ -665,7 +665,7 @@ const TASK_NOTIFICATION = '<task-notification>';
 export function userLineKind(l: { isMeta?: unknown; isCompactSummary?: unknown; message?: unknown }): 'prompt' | 'command' | 'none' {
   if (l.isCompactSummary === true) return 'none';
   const content = obj(l.message)?.content;
-  if (l.isMeta === true) return typeof content === 'string' && unmarked(content).startsWith(TASK_NOTIFICATION) ? 'command' : 'none';
+  if (l.isMeta === true) return notifies(content) ? 'command' : 'none';
   if (typeof content === 'string') return textKind(content, SHORT_STRING);
   if (!Array.isArray(content)) return 'none';
   let kind: 'command' | 'none' = 'none';
@@ -680,6 +680,20 @@ export function userLineKind(l: { isMeta?: unknown; isCompactSummary?: unknown; 
     if (k === 'command') kind = k;
   }
   return kind;
+}
+
+/**
+ * Whether a meta line's content is a background task's `<task-notification>`: a string, or a list
+ * with a text block that is one (a list read as none: its request, which answers it, opened no round).
+ * Example: "<task-notification>…" → true; [{type: "text", text: "<task-notification>…"}] → true; [] → false.
+ */
+function notifies(content: unknown): boolean {
+  if (typeof content === 'string') return unmarked(content).startsWith(TASK_NOTIFICATION);
+  if (!Array.isArray(content)) return false;
+  return content.some((b) => {
+    const block = obj(b);
+    return block?.type === 'text' && typeof block.text === 'string' && unmarked(block.text).startsWith(TASK_NOTIFICATION);
+  });
 }
 
 /** A string's text, or a long string's opening tag (project.ts longStringOf). */

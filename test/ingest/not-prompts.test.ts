@@ -78,6 +78,11 @@ test('userLineKind: interrupts, memory notes and system reminders are none, a ta
   assert.equal(kind(`${'<system-reminder>x</system-reminder> '.repeat(100)}x`), 'prompt');
   assert.equal(kind(NOTE('b1')), 'command');
   assert.equal(kind(NOTE('b1'), { isMeta: true }), 'command');
+  // a meta notification as a list of text blocks is the string's (it was none: no round at all)
+  assert.equal(kind([text(NOTE('b1'))], { isMeta: true }), 'command');
+  assert.equal(kind([text('Base directory for this skill: /x'), text(NOTE('b1'))], { isMeta: true }), 'command');
+  assert.equal(kind([text('Base directory for this skill: /x')], { isMeta: true }), 'none');
+  assert.equal(kind([{ type: 'image', source: {} }], { isMeta: true }), 'none');
   assert.equal(kind([text(NOTE('b1'))]), 'command');
   assert.equal(kind('a summary', { isCompactSummary: true }), 'none');
   // the user's own words, an interrupt quoted in them, an image beside an interrupt
@@ -120,4 +125,25 @@ test('§1.6 on the real logs: 4d5611e5\'s task notification, answered from idle,
   } finally {
     ctx.store.close();
   }
+});
+
+// A meta notification written as a list of text blocks (line 3) wakes the chain as the string form
+// (line 20 above) does: the request that answers it opens a round. A meta list of other text (a
+// skill's expansion, line 6) opens none.
+const META_LIST = [
+  said(0, 'hi'), //                                                                   line 1: round 1
+  req(1, 'msg_1'), //                                                                 line 2: round 1
+  said(2, [text(NOTE('b4'))], { isMeta: true }), //                                   line 3: a meta notification, a list
+  listing(2, 'X'), //                                                                 line 4: → round 2 (the request after it)
+  req(3, 'msg_2'), //                                                                 line 5: answers it: opens round 2
+  said(4, [text('Base directory for this skill: /work/demo/.claude/skills/x')], { isMeta: true }), // line 6
+  req(5, 'msg_3'), //                                                                 line 7: still round 2
+];
+const META_LIST_EXPECTED = [['a', 4, 2], ['c', 3, 2], ['r', 2, 1], ['r', 5, 2], ['r', 7, 2]];
+
+test('§1.6: a meta task notification as a list of text blocks opens a round with its request, as the string does, on every path', async () => {
+  await assertColdRounds(S, META_LIST, META_LIST_EXPECTED);
+  await assertAppendRounds(S, META_LIST, [3, 4, 6], META_LIST_EXPECTED);
+  await assertStreamedRounds(S, META_LIST, [3, 2]);
+  assertReplayRounds(S, META_LIST, 2, [[2, 1], [5, 2], [7, 2]]);
 });
