@@ -130,6 +130,7 @@ export type SkipReason =
   | 'incomplete_last_line'
   | 'not_an_object'
   | 'invalid_usage'
+  | 'invalid_field'
   | 'unreadable_file'
   | 'vanished_file'
   | 'not_a_file'

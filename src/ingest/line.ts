@@ -82,6 +82,19 @@ export function str(x: unknown): string | null {
   return typeof x === 'string' && x.length > 0 && x.charCodeAt(0) !== 0 ? x : null;
 }
 
+/**
+ * Why a flag that decides how a line is read (`isSidechain`: an inline v1.x sidechain or the main
+ * thread) holds no boolean, or null when it is one, absent or null: the detail of an `invalid_field`
+ * skip. The line itself is still read, as if the flag were absent: its file and `agentId` place it
+ * (SPEC §1.1). Ingest and the session replay note it by this rule.
+ * Example: flagProblem('isSidechain', "true") → 'isSidechain = "true" is not a boolean: read as absent'.
+ */
+export function flagProblem(name: string, x: unknown): string | null {
+  if (x === undefined || x === null || typeof x === 'boolean') return null;
+  const shown = typeof x === 'string' ? JSON.stringify(x.slice(0, 40)) : Array.isArray(x) ? '[…]' : typeof x === 'object' ? '{…}' : String(x);
+  return `${name} = ${shown} is not a boolean: read as absent`;
+}
+
 export function obj(x: unknown): Record<string, unknown> | null {
   return typeof x === 'object' && x !== null && !Array.isArray(x) ? (x as Record<string, unknown>) : null;
 }

@@ -14,7 +14,7 @@ import { createReadStream } from 'node:fs';
 import { basename } from 'node:path';
 import { agentSessionDir } from '../ingest/discover.js';
 import { canonicalJson, sidechainChainOf, userLineKind } from '../ingest/file-parser.js';
-import { LINE_SCHEMA, obj, str, timeOf } from '../ingest/line.js';
+import { LINE_SCHEMA, flagProblem, obj, str, timeOf } from '../ingest/line.js';
 import { StreamProjector } from '../ingest/stream-project.js';
 import { identityProblem, mergeWrite, readUsage, usageOffAssistant } from '../ingest/usage.js';
 import type { Usage } from '../types.js';
@@ -105,6 +105,8 @@ export class TranscriptCollector {
     const type = str(l.type);
     const sessionId = str(l.sessionId) ?? this.id.fileSessionId ?? 'unknown-session';
     // as the ingest parser does: every inline sidechain line passes its chain on, whatever its type
+    const flag = flagProblem('isSidechain', l.isSidechain);
+    if (flag) this.skip(lineNo, 'invalid_field', flag);
     if (!this.id.fileAgentId && l.isSidechain === true && !str(l.agentId)) this.sidechainChain(l, sessionId);
     const offAssistant = type === 'assistant' ? null : usageOffAssistant(l.type, l.message);
     if (offAssistant) this.skip(lineNo, 'invalid_usage', offAssistant);
@@ -148,9 +150,15 @@ export class TranscriptCollector {
     return [...this.chains.values()];
   }
 
-  /** One skip per line: a line too deep to replay whole is already skipped (nested_too_deep) when its request is read. */
+  /**
+   * One skip per line and reason, as ingest keeps them (a line may hold a flag of the wrong type and
+   * bad usage); a line too deep to replay whole is already skipped (nested_too_deep) when its request is read.
+   */
   private skip(line: number, reason: string, detail: string): void {
-    if (this.skipped.at(-1)?.line !== line) this.skipped.push({ line, reason, detail });
+    for (let i = this.skipped.length - 1; i >= 0 && this.skipped[i]!.line === line; i--) {
+      if (this.skipped[i]!.reason === reason || this.skipped[i]!.reason === 'nested_too_deep') return;
+    }
+    this.skipped.push({ line, reason, detail });
   }
 
   private firstTime(k: string): boolean {

@@ -46,9 +46,10 @@
  * only with the request that follows it; a store read before counted each a round (the projection now keeps a text block's first
  * 64 characters). 27: a main thread's definition is `main`; a store read before called it `unknown`, with the
  * subagents whose definition could not be told. 28: a meta `<task-notification>` written as a list of text blocks opens a
- * round with the request that answers it, as the string does; a store read before counted it no round.)
+ * round with the request that answers it, as the string does; a store read before counted it no round. 29: a line whose
+ * isSidechain is no boolean is an invalid_field skip (read as absent); a store read before read it so without a word.)
  */
-export const SCHEMA_VERSION = 28;
+export const SCHEMA_VERSION = 29;
 
 export const FACT_TABLES = [
   'observations',

@@ -24,8 +24,11 @@ import { realLogs, removeDir, repoRoot, runCli, tempDir, writeLog } from './help
 const SEED = 0x5eed49;
 const SEEDS_PER_SOURCE = 2;
 
-/** What a rewritten line must come to: a request, a skip, or either (no usage to speak of). */
-type Outcome = 'request' | 'skip' | 'any';
+/**
+ * What a rewritten line must come to: a request, a skip, either (no usage to speak of), or a request
+ * noted as an `invalid_field` skip (a flag that is no boolean, read as absent).
+ */
+type Outcome = 'request' | 'skip' | 'any' | 'noted';
 
 interface Case {
   name: string;
@@ -171,7 +174,7 @@ function cases(): Case[] {
     out.push({ name: `type ${n} on the prompt`, on: 'user', edit: set('type', v), outcome: 'any' });
   }
   out.push(
-    { name: 'isSidechain a string', on: 'assistant', edit: set('isSidechain', 'true'), outcome: 'request' },
+    { name: 'isSidechain a string', on: 'assistant', edit: set('isSidechain', 'true'), outcome: 'noted' },
     { name: 'isSidechain a string on the prompt', on: 'user', edit: set('isSidechain', 'false'), outcome: 'any' },
     { name: 'content a string', on: 'assistant', edit: set('message.content', 'hello'), outcome: 'request' },
     { name: 'content with null elements', on: 'assistant', edit: set('message.content', [null, { type: 'text', text: 'x' }, null]), outcome: 'request' },
@@ -438,6 +441,7 @@ test('hostile field values: every command runs, every rewritten line is a reques
       for (const r of requests) {
         if (!r.counts!.every((x) => Number.isInteger(x) && x >= 0 && x < 1e9)) failures.push(`${label}: counts ${JSON.stringify(r.counts)}`);
       }
+      if (outcome === 'noted' && !(requests.length && skips.some((s) => s.reason!.startsWith('invalid_field:')))) failures.push(`${label}: not a request noted as invalid_field (${skips.map((s) => s.reason).join('; ') || 'no skip'})`);
       if (outcome === 'request' && requests.length === 0) failures.push(`${label}: not a request${skips.length ? ` (skipped: ${skips.map((s) => s.reason).join('; ')})` : ''}`);
       if (outcome === 'skip' && skips.length === 0) failures.push(`${label}: not skipped${requests.length ? ` (a request of ${JSON.stringify(requests[0]!.counts)})` : ''}`);
       if (requests.length) outcomes.request++;
@@ -466,7 +470,7 @@ test('hostile field values: every command runs, every rewritten line is a reques
     }
     assert.equal(ran.code, 0, `${what}: ${ran.stderr}`);
     const skippedLines = (JSON.parse(ran.stdout) as { chain: { skipped: { lines: number[] }[] } }).chain.skipped.flatMap((g) => g.lines);
-    assert.equal(skippedLines.includes(e.at[0]![0]), e.at[0]![1] === 'skip', `${what}: skipped lines ${JSON.stringify(skippedLines)}`);
+    assert.equal(skippedLines.includes(e.at[0]![0]), e.at[0]![1] === 'skip' || e.at[0]![1] === 'noted', `${what}: skipped lines ${JSON.stringify(skippedLines)}`);
   }
   assert.ok(replayed.size >= 10, `${replayed.size} kinds replayed`);
 });

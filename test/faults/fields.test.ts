@@ -1,0 +1,99 @@
+/**
+ * Hostile values in the fields that decide how a line is read (docs/faults.md, "Fields that classify
+ * lines"): each is read as the SPEC says, or read as absent and counted as an `invalid_field` skip at
+ * its line, and the same on every path that reads lines: a cold ingest, an append read of the grown
+ * file, the streaming path (lines longer than a chunk) and the session replay.
+ */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { openContext } from '../../src/context.js';
+import { readTranscript } from '../../src/ingest/read-file.js';
+import { mainOf } from '../helpers/rounds.js';
+import { assistant, cli, plain, tempDir, writeCorpus } from '../helpers/corpus.js';
+
+const S = '5e551011-0000-4000-8000-00000000f1e1';
+const day = Date.UTC(2026, 0, 7, 9);
+const at = (s: number) => new Date(day + s * 1000).toISOString();
+const j = (x: object) => JSON.stringify(x);
+const req = (s: number, msg: string, extra: object = {}) => j({ ...assistant({ session: S, msg, t: at(s), u: { in: 3, w5: 100, out: 2 } }), uuid: `r-${s}`, ...extra });
+const said = (s: number, content: unknown, extra: object = {}) => j({ type: 'user', sessionId: S, timestamp: at(s), cwd: '/work/demo', uuid: `u-${s}`, parentUuid: null, isSidechain: false, ...extra, message: { role: 'user', content } });
+
+type Skip = [number, string, string];
+interface Expected {
+  /** the store's skips: [line, reason, detail] */
+  skips: Skip[];
+  /** the store's chains: [kind, requests, rounds], by chain id */
+  chains: [string, number, number][];
+}
+
+const SKIPS = `SELECT line, reason, detail FROM skipped ORDER BY line, reason`;
+const CHAINS = `SELECT kind, requests, rounds FROM chains ORDER BY chain_id`;
+
+async function facts(ctx: Awaited<ReturnType<typeof openContext>>): Promise<Expected> {
+  return {
+    skips: (await ctx.store.all(SKIPS)).map((r) => [Number(r.line), String(r.reason), String(r.detail)]),
+    chains: (await ctx.store.all(CHAINS)).map((r) => [String(r.kind), Number(r.requests), Number(r.rounds)]),
+  };
+}
+
+/** The same facts from a cold read, an append read cut after each line of `cuts`, the streaming path and (skips) the replay. */
+async function assertEveryPath(lines: string[], expected: Expected, cuts: number[]): Promise<void> {
+  const whole = lines.join('\n') + '\n';
+  const cold = await openContext({ paths: [writeCorpus({ [mainOf(S)]: whole }, tempDir())], db: ':memory:', timezone: 'UTC' });
+  try {
+    assert.deepEqual(await facts(cold), expected, 'cold read');
+  } finally {
+    cold.store.close();
+  }
+  for (const cut of cuts) {
+    const root = writeCorpus({ [mainOf(S)]: lines.slice(0, cut).join('\n') + '\n' }, tempDir());
+    const db = join(tempDir(), 's.duckdb');
+    (await openContext({ paths: [root], db, timezone: 'UTC' })).store.close();
+    writeCorpus({ [mainOf(S)]: whole }, root);
+    const warm = await openContext({ paths: [root], db, timezone: 'UTC' });
+    try {
+      assert.equal(warm.stats.appended, 1, `cut after line ${cut}: read as an append`);
+      assert.deepEqual(await facts(warm), expected, `append read, cut after line ${cut}`);
+    } finally {
+      warm.store.close();
+    }
+  }
+  const file = join(writeCorpus({ [mainOf(S)]: whole }, tempDir()), mainOf(S));
+  const id = { fileId: 1, fileAgentId: null, fileSessionId: null };
+  const fast = await readTranscript(file, id);
+  assert.deepEqual(fast.facts.skipped.map((s) => [s.line, s.reason, s.detail]), expected.skips, 'buffer path');
+  for (const opts of [{ streamAbove: 0, chunkSize: 64 }, { streamAbove: 0, chunkSize: 4096 }]) {
+    assert.deepEqual(plain((await readTranscript(file, id, opts)).facts), plain(fast.facts), `streaming path ${JSON.stringify(opts)}`);
+  }
+  const r = cli(['replay', 'session', file, '--strategy', 'recorded', '--json'], { HOME: tempDir() });
+  assert.equal(r.code, 0, r.stderr);
+  const replayed = (JSON.parse(r.stdout) as { chain: { skipped: { reason: string; lines: number[] }[] } }).chain.skipped;
+  const got = replayed.flatMap((g) => g.lines.map((line) => [line, g.reason] as [number, string])).sort((a, b) => a[0] - b[0] || a[1].localeCompare(b[1]));
+  assert.deepEqual(got, expected.skips.map(([line, reason]) => [line, reason]), 'replay');
+}
+
+// A v1.x main transcript: a main prompt and request, two lines whose isSidechain is `value`, a main
+// request, then a true inline sidechain (a root prompt and its request).
+const sidechainLines = (value: unknown) => [
+  said(0, 'hi'), //                                                                     line 1
+  req(1, 'msg_1'), //                                                                   line 2
+  said(2, 'look into it', { isSidechain: value, uuid: 's-1' }), //                      line 3
+  req(3, 'msg_2', { isSidechain: value, parentUuid: 's-1' }), //                        line 4
+  req(4, 'msg_3'), //                                                                   line 5
+  said(5, 'and this', { isSidechain: true, uuid: 's-2' }), //                           line 6: a sidechain root
+  req(6, 'msg_4', { isSidechain: true, parentUuid: 's-2' }), //                         line 7
+];
+
+test('isSidechain that is no boolean ("true", 1, an object, a list): read as absent, each line an invalid_field skip naming the field, on every path', async () => {
+  for (const [value, shown] of [['true', '"true"'], ['false', '"false"'], [1, '1'], [{ v: true }, '{…}'], [[true], '[…]']] as [unknown, string][]) {
+    const detail = `isSidechain = ${shown} is not a boolean: read as absent`;
+    // lines 3 and 4 are the main thread's (no agentId, a main file): its 3 requests, 2 prompts
+    await assertEveryPath(sidechainLines(value), { skips: [[3, 'invalid_field', detail], [4, 'invalid_field', detail]], chains: [['main', 3, 2], ['sidechain', 1, 1]] }, [3]);
+  }
+});
+
+test('isSidechain true, false, null or absent: no skip; true makes an inline sidechain', async () => {
+  await assertEveryPath(sidechainLines(true), { skips: [], chains: [['main', 2, 1], ['sidechain', 1, 1], ['sidechain', 1, 1]] }, [3]);
+  for (const value of [false, null, undefined]) await assertEveryPath(sidechainLines(value), { skips: [], chains: [['main', 3, 2], ['sidechain', 1, 1]] }, [3]);
+});
