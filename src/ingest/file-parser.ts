@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import type { AttachmentRecord, ChainKind, Observation, SkipReason, SkippedLine } from '../types.js';
 import { SourceRank } from '../types.js';
-import { type Line, TEXT_KEPT, flagProblem, obj, str, timeOf } from './line.js';
+import { type Line, TEXT_KEPT, fieldProblem, obj, str, timeOf } from './line.js';
 import { LONG_STRING, OTHER_ARRAY, OTHER_OBJECT, SHORT_STRING } from './project.js';
 import { identityProblem, mergeWrite, readUsage, usageOffAssistant } from './usage.js';
 import { pushAll } from '../arrays.js';
@@ -229,9 +229,10 @@ export class FileParser {
     if (!this.facts.sessionId) this.facts.sessionId = str(l.sessionId);
     if (!this.facts.cwd) this.facts.cwd = str(l.cwd);
     const t = timeOf(l.timestamp);
-    // a flag that is no boolean is read as absent, and said (its file and agentId still place the line)
-    const flag = flagProblem('isSidechain', l.isSidechain);
-    if (flag) this.skip(lineNo, 'invalid_field', flag);
+    // a flag that is no boolean is read as absent, and said (its file and agentId still place the line,
+    // its content tells a prompt)
+    const field = fieldProblem(l);
+    if (field) this.skip(lineNo, 'invalid_field', field);
     // v1.x inline sidechains are threads of parentUuid links: every line, tool results included,
     // must pass its chain on, or the thread breaks into one chain per request.
     if (!this.id.fileAgentId && l.isSidechain === true && !str(l.agentId)) this.sidechainChain(l, sessionId);

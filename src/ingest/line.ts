@@ -83,16 +83,31 @@ export function str(x: unknown): string | null {
 }
 
 /**
- * Why a flag that decides how a line is read (`isSidechain`: an inline v1.x sidechain or the main
- * thread) holds no boolean, or null when it is one, absent or null: the detail of an `invalid_field`
- * skip. The line itself is still read, as if the flag were absent: its file and `agentId` place it
- * (SPEC §1.1). Ingest and the session replay note it by this rule.
- * Example: flagProblem('isSidechain', "true") → 'isSidechain = "true" is not a boolean: read as absent'.
+ * The flags that decide how a line is read: `isSidechain` (an inline v1.x sidechain or the main
+ * thread), `isMeta` and `isCompactSummary` (a user line Claude Code wrote, no prompt: no round).
  */
-export function flagProblem(name: string, x: unknown): string | null {
-  if (x === undefined || x === null || typeof x === 'boolean') return null;
-  const shown = typeof x === 'string' ? JSON.stringify(x.slice(0, 40)) : Array.isArray(x) ? '[…]' : typeof x === 'object' ? '{…}' : String(x);
-  return `${name} = ${shown} is not a boolean: read as absent`;
+const FLAGS = ['isSidechain', 'isMeta', 'isCompactSummary'] as const;
+
+/**
+ * Why a line's flags (FLAGS) cannot be read, or null when each is a boolean, absent or null: the
+ * detail of the line's one `invalid_field` skip. The line itself is still read, as if such a flag
+ * were absent: its file and `agentId` place it (SPEC §1.1), its content tells a prompt. Ingest and
+ * the session replay note it by this rule.
+ * Example: {isSidechain: "true"} → 'isSidechain = "true" is not a boolean: read as absent';
+ * {isMeta: 1, isCompactSummary: true} → 'isMeta = 1 is not a boolean: read as absent'.
+ */
+export function fieldProblem(l: Line): string | null {
+  const bad: string[] = [];
+  for (const name of FLAGS) {
+    const x = l[name];
+    if (x !== undefined && x !== null && typeof x !== 'boolean') bad.push(`${name} = ${shown(x)} is not a boolean`);
+  }
+  return bad.length ? `${bad.join(', ')}: read as absent` : null;
+}
+
+/** A value of the wrong type as a skip's detail names it: short, and the same whether the line was projected or parsed whole. */
+function shown(x: unknown): string {
+  return typeof x === 'string' ? JSON.stringify(x.slice(0, 40)) : Array.isArray(x) ? '[…]' : typeof x === 'object' ? '{…}' : String(x);
 }
 
 export function obj(x: unknown): Record<string, unknown> | null {

@@ -47,9 +47,10 @@
  * 64 characters). 27: a main thread's definition is `main`; a store read before called it `unknown`, with the
  * subagents whose definition could not be told. 28: a meta `<task-notification>` written as a list of text blocks opens a
  * round with the request that answers it, as the string does; a store read before counted it no round. 29: a line whose
- * isSidechain is no boolean is an invalid_field skip (read as absent); a store read before read it so without a word.)
+ * isSidechain is no boolean is an invalid_field skip (read as absent); a store read before read it so without a word.
+ * 30: so is a line whose isMeta or isCompactSummary is no boolean, one skip per line naming every such flag.)
  */
-export const SCHEMA_VERSION = 29;
+export const SCHEMA_VERSION = 30;
 
 export const FACT_TABLES = [
   'observations',

@@ -97,3 +97,25 @@ test('isSidechain true, false, null or absent: no skip; true makes an inline sid
   await assertEveryPath(sidechainLines(true), { skips: [], chains: [['main', 2, 1], ['sidechain', 1, 1], ['sidechain', 1, 1]] }, [3]);
   for (const value of [false, null, undefined]) await assertEveryPath(sidechainLines(value), { skips: [], chains: [['main', 3, 2], ['sidechain', 1, 1]] }, [3]);
 });
+
+// A skill's expansion (isMeta) and a compaction's summary (isCompactSummary), each with `value`.
+const metaLines = (value: unknown) => [
+  said(0, 'hi'), //                                                                     line 1: round 1
+  req(1, 'msg_1'), //                                                                   line 2
+  said(2, 'Base directory for this skill: /work/demo/.claude/skills/x', { isMeta: value }), // line 3
+  req(3, 'msg_2'), //                                                                   line 4
+  said(4, 'This session is being continued from a previous conversation.', { isCompactSummary: value }), // line 5
+  req(5, 'msg_3'), //                                                                   line 6
+];
+
+test('isMeta and isCompactSummary that are no boolean: read as absent (the line\'s text is a prompt), each an invalid_field skip, on every path', async () => {
+  for (const [value, shown] of [['true', '"true"'], [1, '1'], [{}, '{…}']] as [unknown, string][]) {
+    const skips: Skip[] = [[3, 'invalid_field', `isMeta = ${shown} is not a boolean: read as absent`], [5, 'invalid_field', `isCompactSummary = ${shown} is not a boolean: read as absent`]];
+    await assertEveryPath(metaLines(value), { skips, chains: [['main', 3, 3]] }, [3, 5]);
+  }
+  await assertEveryPath(metaLines(true), { skips: [], chains: [['main', 3, 1]] }, [3]);
+  await assertEveryPath(metaLines(null), { skips: [], chains: [['main', 3, 3]] }, [3]);
+  // two flags of one line: one skip that names both
+  const both = [said(0, 'hi', { isMeta: 'yes', isSidechain: 0 }), req(1, 'msg_1')];
+  await assertEveryPath(both, { skips: [[1, 'invalid_field', 'isSidechain = 0 is not a boolean, isMeta = "yes" is not a boolean: read as absent']], chains: [['main', 1, 1]] }, []);
+});
