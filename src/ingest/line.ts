@@ -88,19 +88,28 @@ export function str(x: unknown): string | null {
  */
 const FLAGS = ['isSidechain', 'isMeta', 'isCompactSummary'] as const;
 
+/** The ids that place a line: its session (else the file's) and its subagent (else the file's, or none). */
+const IDS = ['sessionId', 'agentId'] as const;
+
 /**
- * Why a line's flags (FLAGS) cannot be read, or null when each is a boolean, absent or null: the
- * detail of the line's one `invalid_field` skip. The line itself is still read, as if such a flag
- * were absent: its file and `agentId` place it (SPEC §1.1), its content tells a prompt. Ingest and
- * the session replay note it by this rule.
+ * Why a line's flags (FLAGS) or ids (IDS) cannot be read, or null when each flag is a boolean and
+ * each id a string, or absent or null: the detail of the line's one `invalid_field` skip. The line
+ * itself is still read, as if such a field were absent: its file and a string `agentId` place it
+ * (SPEC §1.1), its content tells a prompt, its file names its session. Ingest and the session
+ * replay note it by this rule.
  * Example: {isSidechain: "true"} → 'isSidechain = "true" is not a boolean: read as absent';
- * {isMeta: 1, isCompactSummary: true} → 'isMeta = 1 is not a boolean: read as absent'.
+ * {isMeta: 1, isCompactSummary: true} → 'isMeta = 1 is not a boolean: read as absent';
+ * {agentId: 7} → 'agentId = 7 is not a string: read as absent'.
  */
 export function fieldProblem(l: Line): string | null {
   const bad: string[] = [];
   for (const name of FLAGS) {
     const x = l[name];
     if (x !== undefined && x !== null && typeof x !== 'boolean') bad.push(`${name} = ${shown(x)} is not a boolean`);
+  }
+  for (const name of IDS) {
+    const x = l[name];
+    if (x !== undefined && x !== null && typeof x !== 'string') bad.push(`${name} = ${shown(x)} is not a string`);
   }
   return bad.length ? `${bad.join(', ')}: read as absent` : null;
 }

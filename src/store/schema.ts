@@ -48,9 +48,10 @@
  * subagents whose definition could not be told. 28: a meta `<task-notification>` written as a list of text blocks opens a
  * round with the request that answers it, as the string does; a store read before counted it no round. 29: a line whose
  * isSidechain is no boolean is an invalid_field skip (read as absent); a store read before read it so without a word.
- * 30: so is a line whose isMeta or isCompactSummary is no boolean, one skip per line naming every such flag.)
+ * 30: so is a line whose isMeta or isCompactSummary is no boolean, one skip per line naming every such flag. 31: and a line
+ * whose sessionId or agentId is no string.)
  */
-export const SCHEMA_VERSION = 30;
+export const SCHEMA_VERSION = 31;
 
 export const FACT_TABLES = [
   'observations',

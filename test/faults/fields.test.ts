@@ -119,3 +119,24 @@ test('isMeta and isCompactSummary that are no boolean: read as absent (the line\
   const both = [said(0, 'hi', { isMeta: 'yes', isSidechain: 0 }), req(1, 'msg_1')];
   await assertEveryPath(both, { skips: [[1, 'invalid_field', 'isSidechain = 0 is not a boolean, isMeta = "yes" is not a boolean: read as absent']], chains: [['main', 1, 1]] }, []);
 });
+
+// An inline sidechain whose lines carry an agentId that is no string, and a request whose sessionId is none.
+const idLines = (value: unknown) => [
+  said(0, 'hi'), //                                                                     line 1: round 1
+  req(1, 'msg_1'), //                                                                   line 2
+  said(2, 'look into it', { agentId: value, isSidechain: true, uuid: 's-1' }), //       line 3: a sidechain root
+  req(3, 'msg_2', { agentId: value, isSidechain: true, parentUuid: 's-1' }), //         line 4
+  req(4, 'msg_3', { sessionId: value }), //                                             line 5: the file's session
+];
+
+test('sessionId and agentId that are no string: read as absent (the file names the session; no agent id), each an invalid_field skip, on every path', async () => {
+  for (const [value, shown] of [[7, '7'], [{ id: 'a1' }, '{…}'], [['a1'], '[…]'], [true, 'true']] as [unknown, string][]) {
+    const skips: Skip[] = [
+      [3, 'invalid_field', `agentId = ${shown} is not a string: read as absent`],
+      [4, 'invalid_field', `agentId = ${shown} is not a string: read as absent`],
+      [5, 'invalid_field', `sessionId = ${shown} is not a string: read as absent`],
+    ];
+    await assertEveryPath(idLines(value), { skips, chains: [['main', 2, 1], ['sidechain', 1, 1]] }, [3, 4]);
+  }
+  await assertEveryPath(idLines(null), { skips: [], chains: [['main', 2, 1], ['sidechain', 1, 1]] }, [3]);
+});
