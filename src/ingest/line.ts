@@ -124,18 +124,37 @@ export function obj(x: unknown): Record<string, unknown> | null {
 }
 
 /**
- * A timestamp as an instant: an ISO 8601 date and time with its offset (Z or ±hh:mm), whose date
- * and time exist; anything else null. Date.parse alone takes far more: a time without an offset
+ * A timestamp as an instant: an ISO 8601 date and time with its offset (Z, ±hh:mm, ±hhmm or ±hh),
+ * whose date and time exist; anything else null. Date.parse alone takes far more: a time without an offset
  * (read in the machine's own zone), "March 1, 2025", "2025", 2025-02-30 (as 2 March), so the same
- * transcript would land on other days, or count where it should be skipped, by machine.
- * Example: parseInstant("2025-03-01T10:00:00.000Z") = 1740823200000; "2025-03-01T10:00:00" → null.
+ * transcript would land on other days, or count where it should be skipped, by machine. It takes
+ * less, too: an offset of hours alone (`+02`), a decimal comma (`00,5`) and a leap second (`23:59:60`
+ * UTC at a month's end), each ISO 8601's (RFC 3339's leap second), are read here (each was
+ * `usage without a valid timestamp`). A leap second is its day's last millisecond: a millisecond
+ * clock has no 61st second, and the line stays before the next day's.
+ * Example: parseInstant("2025-03-01T10:00:00.000Z") = 1740823200000; "2025-03-01T10:00:00" → null;
+ * "2016-12-31T23:59:60Z" → the time of "2016-12-31T23:59:59.999Z"; "2025-03-01T10:00:60Z" → null.
  */
 export function parseInstant(s: string): number | null {
   if (!INSTANT.test(s)) return null;
   if (!isCalendarDay(digits2(s, 0) * 100 + digits2(s, 2), digits2(s, 5), digits2(s, 8))) return null;
   // with a space for the T, V8 falls back to its legacy parser, which reads years 0000-0099 as 19xx/20xx
-  const t = Date.parse(s.charCodeAt(10) === 32 ? `${s.slice(0, 10)}T${s.slice(11)}` : s);
-  return Number.isNaN(t) ? null : t;
+  let iso = s.charCodeAt(10) === 32 ? `${s.slice(0, 10)}T${s.slice(11)}` : s;
+  const leap = iso.charCodeAt(16) === 58 && iso.startsWith('60', 17);
+  if (leap || iso.includes(',') || /[+-]\d{2}$/.test(iso)) iso = plainInstant(iso, leap);
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) return null;
+  if (!leap) return t;
+  // a leap second is 23:59:60 UTC on a month's last day, whatever the offset it is written in
+  const d = new Date(t);
+  return d.getUTCHours() === 23 && d.getUTCMinutes() === 59 && new Date(t + 1000).getUTCDate() === 1 ? t - (((t % 1000) + 1000) % 1000) + 999 : null;
+}
+
+/** The forms Date.parse reads of what INSTANT takes: a decimal point, an offset with minutes, second 59 for a leap second's 60. */
+function plainInstant(iso: string, leap: boolean): string {
+  let out = iso.replace(',', '.');
+  if (leap) out = `${out.slice(0, 17)}59${out.slice(19)}`;
+  return /[+-]\d{2}$/.test(out) ? `${out}:00` : out;
 }
 
 /**
@@ -153,7 +172,7 @@ export function timeOf(x: unknown): number {
   return typeof x === 'string' ? (parseInstant(x) ?? NaN) : NaN;
 }
 
-const INSTANT = /^\d{4}-\d{2}-\d{2}[Tt ]([01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d{1,9})?)?(?:[Zz]|[+-]\d{2}:?\d{2})$/;
+const INSTANT = /^\d{4}-\d{2}-\d{2}[Tt ]([01]\d|2[0-3]):[0-5]\d(?::(?:[0-5]\d|60)(?:[.,]\d{1,9})?)?(?:[Zz]|[+-]\d{2}(?::?\d{2})?)$/;
 
 function digits2(s: string, i: number): number {
   return (s.charCodeAt(i) - 48) * 10 + s.charCodeAt(i + 1) - 48;

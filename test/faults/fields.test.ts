@@ -25,15 +25,19 @@ interface Expected {
   skips: Skip[];
   /** the store's chains: [kind, requests, rounds], by chain id */
   chains: [string, number, number][];
+  /** the requests' [line, time as ISO 8601 UTC], when the case is about times */
+  times?: [number, string][];
 }
 
 const SKIPS = `SELECT line, reason, detail FROM skipped ORDER BY line, reason`;
 const CHAINS = `SELECT kind, requests, rounds FROM chains ORDER BY chain_id`;
+const TIMES = `SELECT line, t FROM requests ORDER BY line`;
 
-async function facts(ctx: Awaited<ReturnType<typeof openContext>>): Promise<Expected> {
+async function facts(ctx: Awaited<ReturnType<typeof openContext>>, times: boolean): Promise<Expected> {
   return {
     skips: (await ctx.store.all(SKIPS)).map((r) => [Number(r.line), String(r.reason), String(r.detail)]),
     chains: (await ctx.store.all(CHAINS)).map((r) => [String(r.kind), Number(r.requests), Number(r.rounds)]),
+    ...(times ? { times: (await ctx.store.all(TIMES)).map((r): [number, string] => [Number(r.line), new Date(Number(r.t)).toISOString()]) } : {}),
   };
 }
 
@@ -42,7 +46,7 @@ async function assertEveryPath(lines: string[], expected: Expected, cuts: number
   const whole = lines.join('\n') + '\n';
   const cold = await openContext({ paths: [writeCorpus({ [mainOf(S)]: whole }, tempDir())], db: ':memory:', timezone: 'UTC' });
   try {
-    assert.deepEqual(await facts(cold), expected, 'cold read');
+    assert.deepEqual(await facts(cold, !!expected.times), expected, 'cold read');
   } finally {
     cold.store.close();
   }
@@ -54,7 +58,7 @@ async function assertEveryPath(lines: string[], expected: Expected, cuts: number
     const warm = await openContext({ paths: [root], db, timezone: 'UTC' });
     try {
       assert.equal(warm.stats.appended, 1, `cut after line ${cut}: read as an append`);
-      assert.deepEqual(await facts(warm), expected, `append read, cut after line ${cut}`);
+      assert.deepEqual(await facts(warm, !!expected.times), expected, `append read, cut after line ${cut}`);
     } finally {
       warm.store.close();
     }
@@ -68,7 +72,9 @@ async function assertEveryPath(lines: string[], expected: Expected, cuts: number
   }
   const r = cli(['replay', 'session', file, '--strategy', 'recorded', '--json'], { HOME: tempDir() });
   assert.equal(r.code, 0, r.stderr);
-  const replayed = (JSON.parse(r.stdout) as { chain: { skipped: { reason: string; lines: number[] }[] } }).chain.skipped;
+  const d = JSON.parse(r.stdout) as { chain: { skipped: { reason: string; lines: number[] }[] }; turns: { line: number; at: string }[] };
+  if (expected.times) assert.deepEqual(d.turns.map((x) => [x.line, new Date(x.at).toISOString()]), expected.times, 'replay times');
+  const replayed = d.chain.skipped;
   const got = replayed.flatMap((g) => g.lines.map((line) => [line, g.reason] as [number, string])).sort((a, b) => a[0] - b[0] || a[1].localeCompare(b[1]));
   assert.deepEqual(got, expected.skips.map(([line, reason]) => [line, reason]), 'replay');
 }
@@ -139,4 +145,28 @@ test('sessionId and agentId that are no string: read as absent (the file names t
     await assertEveryPath(idLines(value), { skips, chains: [['main', 2, 1], ['sidechain', 1, 1]] }, [3, 4]);
   }
   await assertEveryPath(idLines(null), { skips: [], chains: [['main', 2, 1], ['sidechain', 1, 1]] }, [3]);
+});
+
+test('timestamps: an offset of hours or with minutes, a decimal comma, 9 digits of fraction and a leap second are instants; no offset, second 60 elsewhere, hour 24 are skips, on every path', async () => {
+  const lines = [
+    said(0, 'hi'), //                                                                   line 1
+    req(1, 'msg_1', { timestamp: '2026-01-07T11:00:01+02:00' }), //                     line 2
+    req(2, 'msg_2', { timestamp: '2026-01-07T04:00:02-05' }), //                        line 3: hours alone (ISO 8601)
+    req(3, 'msg_3', { timestamp: '2026-01-07T09:00:03,25Z' }), //                       line 4: a decimal comma (ISO 8601)
+    req(4, 'msg_4', { timestamp: '2026-01-07T09:00:04.123456789Z' }), //                line 5: nanoseconds
+    req(5, 'msg_5', { timestamp: '2026-01-07T09:00:05' }), //                           line 6: no offset
+    req(6, 'msg_6', { timestamp: '2026-01-07T09:00:60Z' }), //                          line 7: no leap second here
+    req(7, 'msg_7', { timestamp: '2026-01-07T24:00:00Z' }), //                          line 8
+    req(8, 'msg_8', { timestamp: '2026-01-31T23:59:60Z' }), //                          line 9: a leap second at a month's end
+    req(9, 'msg_9', { timestamp: '2026-02-01T05:29:60.5+05:30' }), //                   line 10: the same, in India
+  ];
+  const bad = 'usage without a valid timestamp';
+  await assertEveryPath(lines, {
+    skips: [[6, 'invalid_usage', bad], [7, 'invalid_usage', bad], [8, 'invalid_usage', bad]],
+    chains: [['main', 6, 1]],
+    times: [
+      [2, '2026-01-07T09:00:01.000Z'], [3, '2026-01-07T09:00:02.000Z'], [4, '2026-01-07T09:00:03.250Z'], [5, '2026-01-07T09:00:04.123Z'],
+      [9, '2026-01-31T23:59:59.999Z'], [10, '2026-01-31T23:59:59.999Z'],
+    ],
+  }, [3, 9]);
 });
