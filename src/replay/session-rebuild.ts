@@ -146,6 +146,9 @@ export async function rebuildChain(chain: TranscriptChain, tok: SegmentTokenizer
       continue;
     }
     if (it.kind === 'request') {
+      // a chain's first request before any prompt opens its first round, and a prompt after it the
+      // second, as the store numbers them (file-parser.ts observe)
+      if (round === 0) round = 1;
       const u = it.usage;
       const readTtl = latestWrite;
       if (u.cacheWrite > 0) latestWrite = u.cacheWrite1h > 0 ? '1h' : '5m';
@@ -158,7 +161,7 @@ export async function rebuildChain(chain: TranscriptChain, tok: SegmentTokenizer
         model: it.model,
         usage: u,
         observedPrompt: u.input + u.cacheWrite + u.cacheRead,
-        round: Math.max(round, 1),
+        round,
         segment,
         opensRound: newRound || requests.length === 0,
         readTtl,

@@ -147,3 +147,17 @@ test('§1.6: a meta task notification as a list of text blocks opens a round wit
   await assertStreamedRounds(S, META_LIST, [3, 2]);
   assertReplayRounds(S, META_LIST, 2, [[2, 1], [5, 2], [7, 2]]);
 });
+
+// A chain whose first user line is no prompt: its first request opens round 1, and the prompt after
+// it round 2, in the store and the replay alike (the replay put both requests in round 1).
+const REQUEST_FIRST = [
+  said(0, null), //                                                                   line 1: no prompt
+  req(1, 'msg_1'), //                                                                 line 2: opens round 1
+  said(2, 'go on'), //                                                                line 3: round 2
+  req(3, 'msg_2'), //                                                                 line 4: round 2
+];
+
+test('§1.6: a chain\'s first request before any prompt opens round 1, and the next prompt round 2, in the store and the replay', async () => {
+  await assertColdRounds(S, REQUEST_FIRST, [['c', 2, 2], ['r', 2, 1], ['r', 4, 2]]);
+  assertReplayRounds(S, REQUEST_FIRST, 2, [[2, 1], [4, 2]]);
+});
