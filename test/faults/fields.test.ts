@@ -319,3 +319,27 @@ test('the sweep: each classifying field rewritten on real lines reads the same c
   }
   assert.deepEqual(failures, []);
 });
+
+test('worker threads (and the staged rows of a large ingest) keep the same invalid_field and invalid_usage skips as the main thread', async () => {
+  const files: Record<string, string> = {
+    'projects/-work-a/5e551011-0000-4000-8000-0000000000a1.jsonl': sidechainLines('true').join('\n') + '\n',
+    'projects/-work-b/5e551011-0000-4000-8000-0000000000b1.jsonl': metaLines({}).join('\n') + '\n',
+    'projects/-work-c/5e551011-0000-4000-8000-0000000000c1.jsonl': idLines([7]).join('\n') + '\n',
+  };
+  const skipsOf = async (root: string, workers: number) => {
+    const ctx = await openContext({ paths: [root], db: ':memory:', timezone: 'UTC', workers });
+    try {
+      return (await ctx.store.all(`SELECT f.path, s.line, s.reason, s.detail FROM skipped s JOIN files f USING (file_id) ORDER BY 1, 2, 3`)).map((r) => [relative(root, String(r.path)), Number(r.line), r.reason, r.detail]);
+    } finally {
+      ctx.store.close();
+    }
+  };
+  const small = writeCorpus(files, tempDir());
+  const onMain = await skipsOf(small, 1);
+  assert.equal(onMain.length, 7, JSON.stringify(onMain));
+  // past the pool's threshold (8 MiB) and the staging one (32 MiB): three prompts of 11 MiB in files of
+  // their own, none half of the bytes (one would be read in pieces)
+  const filler = said(0, 'x'.repeat(11 * 1024 * 1024)) + '\n';
+  const big = writeCorpus({ ...files, ...Object.fromEntries([1, 2, 3].map((i) => [`projects/-work-z/5e551011-0000-4000-8000-0000000000f${i}.jsonl`, filler])) }, tempDir());
+  assert.deepEqual(await skipsOf(big, 2), onMain);
+});
