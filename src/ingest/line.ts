@@ -88,8 +88,11 @@ export function str(x: unknown): string | null {
  */
 const FLAGS = ['isSidechain', 'isMeta', 'isCompactSummary'] as const;
 
-/** The ids that place a line: its session (else the file's) and its subagent (else the file's, or none). */
-const IDS = ['sessionId', 'agentId'] as const;
+/**
+ * The ids that place a line: its session (else the file's), its subagent (else the file's, or none),
+ * its own and its parent's (an inline v1.x sidechain's thread; a resumed session's copy of a line).
+ */
+const IDS = ['sessionId', 'agentId', 'uuid', 'parentUuid'] as const;
 
 /**
  * Why a line's flags (FLAGS) or ids (IDS) cannot be read, or null when each flag is a boolean and

@@ -343,3 +343,20 @@ test('worker threads (and the staged rows of a large ingest) keep the same inval
   const big = writeCorpus({ ...files, ...Object.fromEntries([1, 2, 3].map((i) => [`projects/-work-z/5e551011-0000-4000-8000-0000000000f${i}.jsonl`, filler])) }, tempDir());
   assert.deepEqual(await skipsOf(big, 2), onMain);
 });
+
+// An inline sidechain whose request names its parent with a number, and a main prompt whose uuid is one.
+const uuidLines = (value: unknown) => [
+  said(0, 'hi', { uuid: value }), //                                                   line 1
+  req(1, 'msg_1'), //                                                                   line 2
+  said(2, 'look into it', { isSidechain: true, uuid: 's-1' }), //                       line 3: a sidechain root
+  req(3, 'msg_2', { isSidechain: true, parentUuid: value }), //                         line 4
+];
+
+test('uuid and parentUuid that are no string: read as absent (the line starts a thread of its own), each an invalid_field skip, on every path', async () => {
+  for (const [value, shown] of [[5, '5'], [{ id: 's-1' }, '{…}'], [['s-1'], '[…]']] as [unknown, string][]) {
+    const skips: Skip[] = [[1, 'invalid_field', `uuid = ${shown} is not a string: read as absent`], [4, 'invalid_field', `parentUuid = ${shown} is not a string: read as absent`]];
+    // the request its own sidechain (side:r-3), apart from the root it answered (side:s-1)
+    await assertEveryPath(uuidLines(value), { skips, chains: [['main', 1, 1], ['sidechain', 1, 1], ['sidechain', 0, 1]] }, [3]);
+  }
+  await assertEveryPath(uuidLines('s-1'), { skips: [], chains: [['main', 1, 1], ['sidechain', 1, 1]] }, [3]);
+});
