@@ -90,9 +90,10 @@ const FLAGS = ['isSidechain', 'isMeta', 'isCompactSummary'] as const;
 
 /**
  * The ids that place a line: its session (else the file's), its subagent (else the file's, or none),
- * its own and its parent's (an inline v1.x sidechain's thread; a resumed session's copy of a line).
+ * its own and its parent's (an inline v1.x sidechain's thread; a resumed session's copy of a line),
+ * its request's (with `message.id`, the request's identity, SPEC §1.3).
  */
-const IDS = ['sessionId', 'agentId', 'uuid', 'parentUuid'] as const;
+const IDS = ['sessionId', 'agentId', 'uuid', 'parentUuid', 'requestId'] as const;
 
 /**
  * Why a line's flags (FLAGS) or ids (IDS) cannot be read, or null when each flag is a boolean and

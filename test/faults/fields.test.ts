@@ -360,3 +360,11 @@ test('uuid and parentUuid that are no string: read as absent (the line starts a 
   }
   await assertEveryPath(uuidLines('s-1'), { skips: [], chains: [['main', 1, 1], ['sidechain', 1, 1]] }, [3]);
 });
+
+test('requestId that is no string: read as absent (the request is message.id alone), an invalid_field skip, on every path', async () => {
+  // two copies of one response whose requestId is a number: one request, by its message.id
+  const lines = (value: unknown) => [said(0, 'hi'), req(1, 'msg_1', { requestId: value }), req(2, 'msg_1', { requestId: value, uuid: 'r-2b' }), req(3, 'msg_2')];
+  const detail = 'requestId = 17 is not a string: read as absent';
+  await assertEveryPath(lines(17), { skips: [[2, 'invalid_field', detail], [3, 'invalid_field', detail]], chains: [['main', 2, 1]] }, [2]);
+  await assertEveryPath(lines('req_17'), { skips: [], chains: [['main', 2, 1]] }, [2]);
+});

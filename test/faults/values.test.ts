@@ -152,8 +152,8 @@ function cases(): Case[] {
   for (const [n, v] of ids) {
     // a message.id that is not a non-empty string cannot be de-duplicated: a skip
     out.push({ name: `message.id ${n}`, on: 'assistant', edit: set('message.id', v), outcome: n === 'very long' ? 'request' : 'skip' });
-    // a sessionId, agentId or uuid that is no string is read as absent, and noted (invalid_field)
-    for (const f of ['requestId', 'sessionId', 'agentId', 'uuid']) out.push({ name: `${f} ${n}`, on: 'assistant', edit: set(f, v), outcome: f !== 'requestId' && typeof v !== 'string' ? 'noted' : 'request' });
+    // an id that is no string is read as absent, and noted (invalid_field)
+    for (const f of ['requestId', 'sessionId', 'agentId', 'uuid']) out.push({ name: `${f} ${n}`, on: 'assistant', edit: set(f, v), outcome: typeof v !== 'string' ? 'noted' : 'request' });
   }
   for (const [n, v] of [
     ['a number', 7],
