@@ -136,6 +136,12 @@ export type SkipReason =
   | 'not_a_file'
   | 'symlink_loop';
 
+/**
+ * The skip reasons whose line is still read, a field of it read as absent (`invalid_field`): listed
+ * with the skips, by reason, but not counted as skipped lines, whose content was not read.
+ */
+export const READ_ANYWAY: ReadonlySet<string> = new Set<SkipReason>(['invalid_field']);
+
 export interface FileRecord {
   fileId: number;
   path: string;

@@ -31,7 +31,10 @@ export interface SkipGroup {
 export interface Quality {
   files: number;
   lines: number;
+  /** lines not read */
   skipped_lines: number;
+  /** lines read with a field of the wrong type read as absent (`invalid_field`, listed in `skipped`) */
+  noted_lines: number;
   skipped: SkipGroup[];
   duplicates_removed: number;
   usage_lines: number;
@@ -119,6 +122,7 @@ export async function quality(store: RememberingStore, walkSkips: WalkSkip[] = [
     files: Number(q.files),
     lines: Number(q.lines),
     skipped_lines: Number(q.skipped_lines) + walkSkips.length,
+    noted_lines: Number(q.noted_lines ?? 0),
     skipped,
     duplicates_removed: Number(q.duplicates_removed),
     usage_lines: Number(q.usage_lines),

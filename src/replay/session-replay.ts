@@ -28,6 +28,7 @@ import { readSessionTranscript, type SkippedTranscriptLine, type TranscriptChain
 import { ENCODINGS, SegmentTokenizer, type EncodingName, type TokenizerWork } from './tokenizer.js';
 import { pushAll } from '../arrays.js';
 import { skipGroups, type SkipGroup } from './skips.js';
+import { READ_ANYWAY } from '../types.js';
 
 export interface SessionReplayOptions {
   strategies?: readonly SessionStrategy[];
@@ -71,7 +72,10 @@ export interface SessionReplayResult {
     models: string[];
     first_at: string;
     last_at: string;
+    /** lines not read */
     skipped_lines: number;
+    /** lines read with a field of the wrong type read as absent (`invalid_field`, listed in `skipped`) */
+    noted_lines: number;
     /** the skipped lines per reason, in order of first line: count and the first 5 line numbers */
     skipped: SkipGroup[];
   };
@@ -176,7 +180,8 @@ export async function replayChain(chain: TranscriptChain, opts: SessionReplayOpt
       // a loop, not Math.min(...times): a chain of ~120k requests overflowed the call's arguments
       first_at: new Date(times.reduce((a, b) => Math.min(a, b))).toISOString(),
       last_at: new Date(times.reduce((a, b) => Math.max(a, b))).toISOString(),
-      skipped_lines: skipped.length,
+      skipped_lines: new Set(skipped.filter((s) => !READ_ANYWAY.has(s.reason)).map((s) => s.line)).size,
+      noted_lines: skipped.filter((s) => READ_ANYWAY.has(s.reason)).length,
       skipped: skipGroups(skipped),
     },
     settings: {

@@ -112,8 +112,9 @@ export function formatSessionReplay(r: SessionReplayResult, opts: { color?: bool
     else if (zero) out.push(`cache reads observed 0 in ${int(zero)} requests; the replay predicted 0 in ${int(f.cache_read.predicted_zero_too)} of them`);
   }
   out.push('', `Token counts are ${r.settings.encoding} estimates of Claude's tokenizer: absolute numbers are approximate, ratios are the result.`);
-  if (c.skipped_lines) {
-    out.push(`${fmtCount(c.skipped_lines, 'line')} skipped:`);
+  if (c.skipped.length) {
+    const read = c.noted_lines ? `${fmtCount(c.noted_lines, 'line')} read with a field ignored` : '';
+    out.push(`${[c.skipped_lines ? `${fmtCount(c.skipped_lines, 'line')} skipped` : '', read].filter(Boolean).join(', ')}:`);
     out.push(...skipLines(c.skipped));
   }
   return out.join('\n') + '\n';

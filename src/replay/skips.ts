@@ -1,5 +1,6 @@
 /** The replays' skipped lines in their text output, as summary's data quality lists its skips. */
 import { clean, int } from '../format/table.js';
+import { READ_ANYWAY } from '../types.js';
 
 export interface SkipGroup {
   reason: string;
@@ -20,10 +21,13 @@ export function skipGroups(skipped: readonly { reason: string; line: number }[])
   return [...by.values()];
 }
 
-/** Example: [{ reason: 'missing_field', count: 2, lines: [3, 7] }] → ['  skipped missing_field: 2 (lines 3, 7)']. */
+/**
+ * Example: [{ reason: 'missing_field', count: 2, lines: [3, 7] }] → ['  skipped missing_field: 2 (lines 3, 7)'];
+ * a line read all the same: [{ reason: 'invalid_field', count: 1, lines: [4] }] → ['  read (field ignored) invalid_field: 1 (line 4)'].
+ */
 export function skipLines(groups: readonly SkipGroup[]): string[] {
   return groups.map((g) => {
     const first = g.lines.join(', ') + (g.count > g.lines.length ? ', …' : '');
-    return `  skipped ${clean(g.reason)}: ${int(g.count)} (${g.count === 1 ? 'line' : 'lines'} ${first})`;
+    return `  ${READ_ANYWAY.has(g.reason) ? 'read (field ignored)' : 'skipped'} ${clean(g.reason)}: ${int(g.count)} (${g.count === 1 ? 'line' : 'lines'} ${first})`;
   });
 }

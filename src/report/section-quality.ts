@@ -3,6 +3,7 @@ import type { DataQuality, ReportMeta } from './data.js';
 import { fmtBytes, fmtCount, fmtFilters, fmtInt } from './format.js';
 import { facts, html, sortableTable } from './html.js';
 import type { SectionOutput } from './section.js';
+import { READ_ANYWAY } from '../types.js';
 
 /**
  * Example: "Read 2 files and 6 lines; skipped none; removed 1 duplicate copy; every model has a
@@ -11,12 +12,16 @@ import type { SectionOutput } from './section.js';
  * --project alpha."
  */
 export function qualityReading(d: DataQuality, filters?: ReportMeta['filters']): string {
-  const skipped = d.skipped.reduce((s, r) => s + r.count, 0);
+  // a line read with a field of the wrong type ignored (READ_ANYWAY) is said apart: it was read
+  const skips = d.skipped.filter((r) => r.count > 0 && !READ_ANYWAY.has(r.reason));
+  const skipped = skips.reduce((s, r) => s + r.count, 0);
+  const noted = d.skipped.filter((r) => READ_ANYWAY.has(r.reason)).reduce((s, r) => s + r.count, 0);
   const unpriced = d.unknownModels.reduce((s, m) => s + m.requests, 0);
-  const reasons = d.skipped.filter((r) => r.count > 0).map((r) => `${fmtInt(r.count)} ${r.reason}`);
+  const reasons = skips.map((r) => `${fmtInt(r.count)} ${r.reason}`);
   return (
     `Read ${fmtCount(d.files, 'file')} and ${fmtCount(d.lines, 'line')}; ` +
     (skipped ? `skipped ${fmtInt(skipped)} (${reasons.join(', ')}); ` : 'skipped none; ') +
+    (noted ? `read ${fmtCount(noted, 'line')} with a field of the wrong type ignored (invalid_field); ` : '') +
     `removed ${fmtCount(d.duplicatesRemoved, 'duplicate copy', 'duplicate copies')}; ` +
     (unpriced ? `${fmtCount(unpriced, 'request')} from ${fmtCount(d.unknownModels.length, 'model')} without a price.` : 'every model has a price.') +
     (filters ? ` These count everything read, not only the ${fmtCount(d.requests, 'request')} chosen by ${fmtFilters(filters)}.` : '')
@@ -25,7 +30,7 @@ export function qualityReading(d: DataQuality, filters?: ReportMeta['filters']):
 
 export function renderDataQuality(d: DataQuality, filters?: ReportMeta['filters']): SectionOutput {
   const skipped = sortableTable(
-    'Skipped lines by reason, with the first locations',
+    `Skipped lines by reason, with the first locations${d.skipped.some((r) => READ_ANYWAY.has(r.reason)) ? ' (invalid_field: the line read, the field ignored)' : ''}`,
     [{ label: 'reason' }, { label: 'lines', numeric: true }, { label: 'where' }],
     d.skipped.map((r) => [
       { text: r.reason },

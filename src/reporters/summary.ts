@@ -5,6 +5,7 @@ import type { Quality, SummaryResult, Totals } from '../analyses/summary.js';
 import { localDayMinute } from '../format/days.js';
 import { type Column, clean, fit, int, table, usd } from '../format/table.js';
 import { counted } from './units.js';
+import { READ_ANYWAY } from '../types.js';
 
 const TOKEN_COLS: Column[] = [
   { header: 'requests', align: 'num' },
@@ -41,11 +42,12 @@ export function formatQuality(q: Quality): string {
   const lines = [
     // (it said "1 files, 1 lines")
     `Data quality: ${counted(q.files, 'file')}, ${counted(q.lines, 'line')}, ${int(q.skipped_lines)} skipped, ` +
+      (q.noted_lines ? `${int(q.noted_lines)} read with a field ignored, ` : '') +
       `${counted(q.duplicates_removed, 'duplicate usage line')} removed, ${counted(q.synthetic, '<synthetic> line')} ignored`,
   ];
   for (const s of q.skipped) {
     const where = s.examples.map((e) => (e.line === null ? clean(e.file) : `${clean(e.file)}:${e.line}`)).join(', ');
-    lines.push(`  skipped ${s.reason}: ${int(s.count)} (${where})`);
+    lines.push(`  ${READ_ANYWAY.has(s.reason) ? 'read (field ignored)' : 'skipped'} ${s.reason}: ${int(s.count)} (${where})`);
   }
   for (const m of q.unknown_models) lines.push(`  unpriced model ${fit(clean(m.model))}: ${int(m.requests)} requests, cost unknown (add it with --pricing FILE)`);
   return lines.join('\n');
