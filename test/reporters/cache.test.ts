@@ -64,6 +64,7 @@ test('formatChain prints one aligned row per request', () => {
 
 test('formatTtl and formatKeepalive print the headline numbers', () => {
   const ttl = formatTtl(whatifTtl([chain('A', chainASpecs)], { to: '1h', weightsFor }));
+  assert.match(ttl, /^TTL override: force 1h on 5-minute chains \(scope all\); 1 of 1 chains write 5-minute tokens$/m);
   assert.match(ttl, /baseline\s+35,450\s+\$0\.177[23]/);
   assert.match(ttl, /scenario\s+31,775\s+\$0\.1589/);
   assert.match(ttl, /delta\s+-10\.37%/);
