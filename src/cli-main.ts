@@ -17,6 +17,7 @@ import { clean, jsonText, useColor } from './format/table.js';
 import { progressLine } from './format/progress.js';
 import { signalWatch } from './format/signals.js';
 import { UsageError } from './errors.js';
+import { dropEarlyWalk } from './ingest/early-walk.js';
 
 export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   // Ctrl-C (or a kill) ends the run where it is, as it does without a line to erase: while a line
@@ -132,6 +133,11 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
       process.stderr.write(`cachelens: ${clean(err.message)}${err.hint ? ` (${clean(err.hint)})` : ''}\n`);
       exitCode = 2;
     } else throw err;
+  } finally {
+    // a walk begun for a command that never took it (a usage error, `query --list`, `--parquet`)
+    // ends here: its worker, waiting to be asked to walk once the proof beside a warm store held,
+    // kept the process alive after its answer or error, forever
+    dropEarlyWalk();
   }
   return exitCode;
 }

@@ -2,14 +2,16 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { appendFileSync, chmodSync, linkSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, chmodSync, existsSync, linkSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { Worker } from 'node:worker_threads';
 import { discover, walkRoots } from '../../src/ingest/discover.js';
 import { decodeDiscovery, encodeDiscovery, fileCount, fileListing, kindCode, listingDigest, listingNames, takeEarlyWalk, walkEarly, walkEncoded, walkResult, wantsEarlyWalk } from '../../src/ingest/early-walk.js';
 import { releaseHeap } from '../../src/ingest/heap.js';
-import { cli, tempDir } from '../helpers/corpus.js';
+import { UNCHANGED_SUFFIX } from '../../src/ingest/unchanged.js';
+import { REAL_LOGS, REPO, cli, tempDir } from '../helpers/corpus.js';
 
 const SESSION = '0b7ff3c6-5a6e-4d8f-9a51-0f5f3f7f7e01';
 
@@ -293,4 +295,22 @@ test("once the walk's result is taken, the worker's listeners do not hold the li
   releaseHeap(2, 0);
   assert.ok(worker.listenerCount('message') > 0 && worker.listenerCount('exit') > 0, 'the listeners are still attached');
   assert.equal(listing.deref(), undefined, 'the discovery was collected');
+});
+
+test('a command that never takes the early walk exits once it has answered or failed, over a warm store whose proof held', { timeout: 240_000 }, () => {
+  // the walk's worker waits to be asked to walk once the proof beside the store held; `summary
+  // --bogus`, `query --list`, a bad --since… printed their line and then never exited
+  const home = tempDir('cachelens-early-exit-');
+  const env = { ...process.env, NO_COLOR: '1', HOME: home, CLAUDE_CONFIG_DIR: join(REAL_LOGS, 'marot-spotter'), XDG_CACHE_HOME: join(home, 'cache') };
+  const db = join(home, 's.duckdb');
+  const run = (args: string[]) => spawnSync(process.execPath, [join(REPO, 'dist/cli.js'), ...args, '--db', db], { encoding: 'utf8', env, timeout: 60_000 });
+  // a cold run, then a warm one that keeps the proof (the real logs' directories are old enough to trust)
+  for (let i = 0; i < 2; i++) assert.equal(run(['summary']).status, 0);
+  assert.ok(existsSync(db + UNCHANGED_SUFFIX), 'the proof is kept');
+  for (const [args, code] of [[['summary', '--bogus'], 2], [['summary', '--since', '2026-02-12', '--until', '2026-02-01'], 2], [['whatif', 'ttl', '--to', '2h'], 2], [['query', '--list'], 0]] as const) {
+    const r = run([...args]);
+    assert.equal(r.signal, null, `${args.join(' ')} did not exit by itself: ${r.stderr}`);
+    assert.equal(r.status, code, `${args.join(' ')}: ${r.stderr}`);
+  }
+  assert.equal(run(['summary']).status, 0, 'and the store still answers');
 });
