@@ -99,6 +99,18 @@ export async function projectMatches(store: RememberingStore, filters: Filters):
   return rows.some((r) => r.grouping === 'total' && Number(r.requests) > 0);
 }
 
+/**
+ * The first and last day (in --timezone) of the requests --project chooses on any day, or null when
+ * there are none: a run whose --since/--until counted nothing says which days it could have counted.
+ * The same remembered summary query projectMatches asks.
+ * Example: requests on 2026-02-11 and 2026-02-12, --since 2030-01-01 → { first: '2026-02-11', last: '2026-02-12' }.
+ */
+export async function daysRead(store: RememberingStore, filters: Filters): Promise<{ first: string; last: string } | null> {
+  const rows = await rememberedQuery(store, 'summary', filterParams({ ...filters, since: null, until: null }));
+  const days = rows.filter((r) => r.grouping === 'day' && Number(r.requests) > 0).map((r) => String(r.grp));
+  return days.length === 0 ? null : { first: days[0]!, last: days.at(-1)! };
+}
+
 /** Text in DuckDB's order for VARCHAR: by UTF-8 bytes. */
 function byText(a: string, b: string): number {
   return a === b ? 0 : Buffer.compare(Buffer.from(a), Buffer.from(b));

@@ -149,9 +149,13 @@ async function using<C extends { store: { close(): void } }, T>(opening: Promise
  * any project on any day (the days may have chosen nothing).
  */
 export async function filtersLineOf(ctx: { store: RememberingStore; filters: Filters }, counted: boolean): Promise<string> {
-  const { projectMatches } = await import('../analyses/summary.js');
+  const { daysRead, projectMatches } = await import('../analyses/summary.js');
   const { filtersLine } = await import('../reporters/units.js');
-  return filtersLine(ctx.filters, counted || (await projectMatches(ctx.store, ctx.filters)));
+  if (counted) return filtersLine(ctx.filters);
+  const matches = await projectMatches(ctx.store, ctx.filters);
+  // days that chose nothing (a future --since, a range before the logs) are said, with the days there are
+  const days = matches && (ctx.filters.since !== null || ctx.filters.until !== null) ? await daysRead(ctx.store, ctx.filters) : undefined;
+  return filtersLine(ctx.filters, matches, days);
 }
 
 export function numberOption(argv: Record<string, unknown>, name: string, fallback: number, expect: string, ok: (n: number) => boolean = () => true): number {

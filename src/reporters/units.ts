@@ -29,11 +29,22 @@ export function duration(s: number | null): string {
 /**
  * The line above a command's tables that names the filters in force, as the report's title line
  * does (`only --since …`); '' when none is given. `projectMatches` false: no project contains
- * --project's text, said there (the tables were silent zeros).
+ * --project's text, said there (the tables were silent zeros). `days`, given when --since/--until
+ * counted nothing: the first and last day of the requests there are (of --project's, with it), or
+ * null when there are none, said there too (a future --since printed empty tables without a word).
  * Example: { since: '2026-02-02', until: null, project: 'nomatch' }, false →
- * 'Filtered: --since 2026-02-02 --project nomatch: no project matches\n\n'.
+ * 'Filtered: --since 2026-02-02 --project nomatch: no project matches\n\n';
+ * { since: '2030-01-01', until: null, project: null }, true, { first: '2026-02-11', last: '2026-02-12' } →
+ * 'Filtered: --since 2030-01-01: no request on those days; the requests read: from 2026-02-11 to 2026-02-12\n\n'.
  */
-export function filtersLine(f: Pick<Filters, 'since' | 'until' | 'project'>, projectMatches = true): string {
+export function filtersLine(f: Pick<Filters, 'since' | 'until' | 'project'>, projectMatches = true, days?: { first: string; last: string } | null): string {
   if (f.since === null && f.until === null && f.project === null) return '';
-  return `Filtered: ${clean(fmtFilters(f))}${f.project !== null && !projectMatches ? ': no project matches' : ''}\n\n`;
+  let why = '';
+  if (f.project !== null && !projectMatches) why = ': no project matches';
+  else if (days !== undefined) {
+    const read = f.project !== null ? "the matching projects' requests" : 'the requests read';
+    const when = days === null ? 'none at all' : days.first === days.last ? `all on ${days.first}` : `from ${days.first} to ${days.last}`;
+    why = `: no request on those days; ${read}: ${when}`;
+  }
+  return `Filtered: ${clean(fmtFilters(f))}${why}\n\n`;
 }

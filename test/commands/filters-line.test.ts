@@ -18,8 +18,22 @@ function dayAndProject(): { day: string; project: string } {
   return { day: s.by_day[0].day as string, project: (s.by_project[0].project as string).split('/').pop()!.slice(0, 4).toUpperCase() };
 }
 
+/** The days of the sample's requests, of all and of --project's: `from D1 to D2`, or `all on D`. */
+function spans(project: string): { last: string; projectDays: string } {
+  const days = (extra: string[]) => {
+    const r = cli(['summary', SAMPLE, '--db', ':memory:', '--timezone', 'UTC', '--json', ...extra]);
+    assert.equal(r.code, 0, r.stderr);
+    return (JSON.parse(r.stdout).by_day as { day: string }[]).map((d) => d.day);
+  };
+  const all = days([]);
+  const mine = days(['--project', project]);
+  assert.ok(all.length > 1 && mine.length > 0);
+  return { last: all.at(-1)!, projectDays: mine.length === 1 ? `all on ${mine[0]}` : `from ${mine[0]} to ${mine.at(-1)}` };
+}
+
 test('summary, sessions, blocks, anatomy: one line above the tables names the filters in force, and a --project that matches no project; --json echoes them', () => {
   const { day, project } = dayAndProject();
+  const { last, projectDays } = spans(project);
   for (const command of ['summary', 'sessions', 'blocks', 'anatomy']) {
     const run = (extra: string[]) => {
       const r = cli([command, SAMPLE, '--db', ':memory:', '--timezone', 'UTC', ...extra]);
@@ -30,8 +44,10 @@ test('summary, sessions, blocks, anatomy: one line above the tables names the fi
     assert.ok(run(['--since', day, '--project', project]).startsWith(`Filtered: --since ${day} --project ${project}\n\n`), command);
     assert.ok(run(['--until', day]).startsWith(`Filtered: --until ${day}\n\n`), command);
     assert.ok(run(['--project', 'nomatch']).startsWith('Filtered: --project nomatch: no project matches\n\n'), command);
-    // a project that matches, on days without its requests: the days chose nothing, not the project
-    assert.ok(run(['--since', '2099-01-01', '--project', project]).startsWith(`Filtered: --since 2099-01-01 --project ${project}\n\n`), command);
+    // a project that matches, on days without its requests: the days chose nothing, not the project,
+    // and the line says so with the days there are (a future --since printed empty tables without a word)
+    assert.ok(run(['--since', '2099-01-01', '--project', project]).startsWith(`Filtered: --since 2099-01-01 --project ${project}: no request on those days; the matching projects' requests: ${projectDays}\n\n`), command);
+    assert.ok(run(['--until', '2000-01-01']).startsWith(`Filtered: --until 2000-01-01: no request on those days; the requests read: from ${day} to ${last}\n\n`), command);
     // --json is JSON alone, its filters echoed as summary's are (sessions, blocks and anatomy had none)
     const json = cli([command, SAMPLE, '--db', ':memory:', '--timezone', 'UTC', '--project', 'nomatch', '--json']);
     assert.equal(json.code, 0, json.stderr);
@@ -41,6 +57,7 @@ test('summary, sessions, blocks, anatomy: one line above the tables names the fi
 
 test('whatif ttl, whatif keepalive, crosstab (over a store or an export) and export: the same line names the filters, and --json echoes them', () => {
   const { day, project } = dayAndProject();
+  const { projectDays } = spans(project);
   const dir = tempDir();
   const exported = cli(['export', SAMPLE, '--db', ':memory:', '--timezone', 'UTC', '--parquet', join(dir, 'all')]);
   assert.equal(exported.code, 0, exported.stderr);
@@ -62,7 +79,9 @@ test('whatif ttl, whatif keepalive, crosstab (over a store or an export) and exp
     assert.doesNotMatch(run([]), /Filtered/, command);
     assert.ok(run(['--since', day, '--project', project]).startsWith(`Filtered: --since ${day} --project ${project}\n\n`), command);
     assert.ok(run(['--project', 'nomatch']).startsWith('Filtered: --project nomatch: no project matches\n\n'), command);
-    assert.ok(run(['--since', '2099-01-01', '--project', project]).startsWith(`Filtered: --since 2099-01-01 --project ${project}\n\n`), command);
+    // the what-ifs and export say the days there are as summary does; crosstab does not (yet)
+    const none = command.startsWith('crosstab') ? '' : `: no request on those days; the matching projects' requests: ${projectDays}`;
+    assert.ok(run(['--since', '2099-01-01', '--project', project]).startsWith(`Filtered: --since 2099-01-01 --project ${project}${none}\n\n`), command);
     assert.deepEqual(JSON.parse(run(['--until', day, '--json'])).filters, { since: null, until: day, project: null, timezone: 'UTC' }, command);
   }
 });
