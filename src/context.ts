@@ -51,13 +51,23 @@ export interface AnswerContext extends AnswerResult {
 
 export async function openContext(o: CommonOptions): Promise<Context> {
   const { opts, prices, filters } = contextOptions(o);
-  return { ...(await ingest(opts)), prices, filters };
+  return { ...noTranscripts(o, await ingest(opts)), prices, filters };
 }
 
 /** `delta`: an append may be answered from the kept `summary` results (IngestOptions.delta). */
 export async function openAnswerContext(o: CommonOptions, delta = false): Promise<AnswerContext> {
   const { opts, prices, filters } = contextOptions(o);
-  return { ...(await ingestOrAnswer({ ...opts, delta })), prices, filters };
+  return { ...noTranscripts(o, await ingestOrAnswer({ ...opts, delta })), prices, filters };
+}
+
+/**
+ * Paths given that hold no transcript (an empty directory, a folder of other files, `summary
+ * notes.md`): said on stderr, as logs looked for in the default roots and not found are, so that
+ * the empty tables are not taken for no usage (they were said nowhere but in summary's `0 files`).
+ */
+function noTranscripts<R extends { stats: { files: number } }>(o: CommonOptions, r: R): R {
+  if (o.paths?.length && r.stats.files === 0) o.notice?.(`cachelens: no Claude Code transcript (*.jsonl) in ${o.paths.join(', ')}`);
+  return r;
 }
 
 function contextOptions(o: CommonOptions): { opts: IngestOptions; prices: PriceTable; filters: Filters } {

@@ -129,6 +129,25 @@ test('the CLI says when the default roots hold no logs, on stderr; the answer is
   assert.doesNotMatch(cli(['summary', '--db', ':memory:', '--json'], { HOME: home, CLAUDE_CONFIG_DIR: join(home, 'cfg') }).stderr, /no Claude Code logs/);
 });
 
+test('paths given that hold no transcript are said on stderr, on a warm store too; the answer is still given', () => {
+  // an empty directory, or a file that is no transcript: empty tables said nowhere (but summary's `0 files`)
+  const home = tempDir('cachelens-home-');
+  const empty = join(home, 'empty');
+  mkdirSync(empty);
+  writeFileSync(join(home, 'notes.md'), '# notes\n');
+  const db = join(home, 's.duckdb');
+  for (const [command, path, store] of [['summary', empty, ':memory:'], ['sessions', join(home, 'notes.md'), ':memory:'], ['anatomy', empty, ':memory:'], ['summary', empty, db], ['summary', empty, db]]) {
+    const r = cli([command!, path!, '--db', store!, '--json'], { HOME: home });
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(JSON.parse(r.stdout));
+    assert.equal(r.stderr, `cachelens: no Claude Code transcript (*.jsonl) in ${path}\n`, `${command} ${path} --db ${store}`);
+  }
+  const logs = join(home, 'logs/-w-app');
+  mkdirSync(logs, { recursive: true });
+  writeFileSync(join(logs, 's.jsonl'), '{}\n');
+  assert.equal(cli(['summary', join(home, 'logs'), '--db', ':memory:'], { HOME: home }).stderr, '', 'a transcript, even one without requests, is not said');
+});
+
 test('a session without cwd lines takes its project from its files\' own places, whatever root or path order read them', async () => {
   const root = tempDir('cachelens-cwdless-');
   const projects = join(root, 'projects');
