@@ -21,9 +21,14 @@ function cost(r: Pick<AnatomyRow, 'requests' | 'unpriced_requests' | 'usd'>): st
   return r.unpriced_requests > 0 ? `${usd(r.usd)} +?` : usd(r.usd);
 }
 
-/** A weight of a row (its own, its waste, a component, a class of its writes): unknown when nothing in it is priced. */
+/**
+ * A weight of a row (its own, its waste, a component, a class of its writes): unknown when nothing
+ * in it is priced, marked +? when some of it is not, as its USD and summary's weights are (the
+ * weights alone read as whole: `all requests 11,961,559` beside `$41.94 +?`).
+ */
 function weightCell(r: Pick<AnatomyRow, 'requests' | 'unpriced_requests'>, weight: number): Cell {
-  return allUnpriced(r) ? 'unknown' : weight;
+  if (allUnpriced(r)) return 'unknown';
+  return r.unpriced_requests > 0 ? `${int(weight)} +?` : weight;
 }
 
 /** An ISO 8601 time to the second, its T a space: '2026-02-10 12:00:05', '+010000-01-01 11:59:59' (the day as long as its year is). */

@@ -113,7 +113,12 @@ test('formatAnatomy and formatChain over unpriced models only: every weight and 
   assert.match(head, /waste unknown {2}weight unknown {2}unknown$/);
   // one priced chain beside it: the totals are known, the waste's USD says what it leaves out
   const mixed = formatAnatomy(analyzeAnatomy([chain('A', chainASpecs), U], { weightsFor }));
-  assert.match(lineStarting(mixed, 'waste'), /^waste \(rewrites beyond a read\)\s+13,800\s+\$0\.0690 \+\?/);
+  // and so do the weights beside it, as summary's do (they read as whole: `all requests 11,961,559` beside `$41.94 +?`)
+  assert.match(lineStarting(mixed, 'waste'), /^waste \(rewrites beyond a read\)\s+13,800 \+\?\s+\$0\.0690 \+\?/);
+  assert.match(lineStarting(mixed, 'all requests'), /^all requests\s+[\d,]+ \+\?\s+\$[\d.]+ \+\?$/);
+  assert.match(lineStarting(mixed, '  5m writes'), /^  5m writes\s+[\d,]+ \+\?$/);
+  assert.match(lineStarting(mixed, 'cold'), /^cold\s+[\d,]+\s+[\d.]+%\s+[\d,]+ \+\?$/);
+  assert.match(lineStarting(mixed, 'A '), /\s+[\d,]+\s+\$[\d.]+\s*$/, 'a chain with every request priced has no +?');
   // the share beside the dollars is of the weight (as the report's headline says), not of the USD: with models
   // of different base prices the two differ
   assert.match(lineStarting(mixed, 'waste'), /\d\.\d% of weight$/);
