@@ -174,8 +174,8 @@ export function formatChain(detail: ChainDetail, color = false): string {
   const s = detail.summary;
   const head =
     `Chain ${clean(detail.chain_id)} (${fit(clean(detail.agent_type))}, ${detail.kind}) of session ${clean(detail.session_id)}: ` +
-    `${int(s.requests)} requests, ${int(detail.rounds)} rounds${detail.repurchase ? ', re-purchase pattern' : ''}\n` +
-    `cold ${int(s.cold)}  growth ${int(s.growth)}  expiry ${int(s.expiry)}  break ${int(s.break)} (${int(s.break_events)} events)  ` +
+    `${counted(s.requests, 'request')}, ${counted(detail.rounds, 'round')}${detail.repurchase ? ', re-purchase pattern' : ''}\n` +
+    `cold ${int(s.cold)}  growth ${int(s.growth)}  expiry ${int(s.expiry)}  break ${int(s.break)} (${counted(s.break_events, 'event')})  ` +
     `hit ratio ${pct(s.hit_ratio)}  waste ${allUnpriced(s) ? 'unknown' : `${int(s.waste_weight)} wt`}  weight ${allUnpriced(s) ? 'unknown' : `${int(s.weight)} wt`}  ${cost(s)}`;
   const rows = table(
     [

@@ -232,3 +232,14 @@ test('formatTtl of an empty window (no request in scope) says there is nothing t
   assert.match(same, /: no change/);
   assert.match(same, /By bucket/);
 });
+
+test('formatChain counts in the singular for one: `(1 event)`, `1 round` (it said `(1 events)`)', () => {
+  // a re-write of the whole prefix a minute later: one break
+  const B = chain('B1', [{ t: 0, w: 10_000 }, { t: 1 * 60 * SEC, r: 0, w: 10_000 }]);
+  const detail = chainDetail(B, { weightsFor });
+  assert.equal(detail.summary.break_events, 1);
+  const [head, classes] = formatChain(detail).split('\n');
+  assert.match(classes!, /break 10,000 \(1 event\)/);
+  assert.match(head!, new RegExp(`: 2 requests, ${detail.rounds} rounds?`));
+  if (detail.rounds === 1) assert.match(head!, /, 1 round$/);
+});
