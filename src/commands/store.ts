@@ -290,7 +290,7 @@ export const crosstabCommand: Command = {
         result.rows.length > 0 ||
         filters.project === null ||
         (await crosstab(source, { rows: 'kind', cols: 'model', timezone: filters.timezone, project: filters.project })).rows.length > 0;
-      return { json: { ...result, filters }, text: filtersLine(filters, matches) + formatCrosstab(result, io.color) };
+      return { json: { ...result, filters }, text: filtersLine(filters, matches) + formatCrosstab(result, io.color, filters.timezone) };
     } catch (err) {
       // Parquet files that are not a cachelens export's (other columns, other types) under DIR: the
       // cross-tab's SQL does not bind, which was an internal error and its stack

@@ -34,7 +34,21 @@ export function formatMeasure(m: Measure, v: number | null): string {
   return int(v);
 }
 
-export function formatCrosstab(r: CrosstabResult, color: boolean): string {
+/**
+ * What a dimension's value is where it is not what other commands call by that name: every
+ * dimension is a chain's (analyses/crosstab.ts), so `model` totals differ from summary's by model,
+ * which counts each request under its own model; said under the table (it was said only in the code).
+ */
+function dimensionNotes(r: CrosstabResult, timezone: string | undefined): string[] {
+  const notes: Partial<Record<string, string>> = {
+    model: "model: each chain's, the one that carried most of its prompt tokens (summary counts each request under its own)",
+    day: `day: the day of each chain's first request${timezone ? ` (${timezone})` : ''}`,
+    ttl: 'ttl: 1h for a chain that wrote any 1-hour tokens, 5m for one that wrote only 5-minute ones',
+  };
+  return [...new Set([r.rows_dimension, r.cols_dimension])].flatMap((d) => notes[d] ?? []);
+}
+
+export function formatCrosstab(r: CrosstabResult, color: boolean, timezone?: string): string {
   const value = new Map<string, CrosstabCell>();
   const k = (row: DimValue | null, col: DimValue | null) => `${row ?? '\u0000'}\u0001${col ?? '\u0000'}`;
   for (const c of r.cells) value.set(k(c.row, c.col), c);
@@ -57,6 +71,7 @@ export function formatCrosstab(r: CrosstabResult, color: boolean): string {
   // priced but read nothing, and nothing at all without unpriced requests)
   const notes = [...(priced && unpriced > 0 ? [`+? ${int(unpriced)} requests of unpriced models are left out`] : []), ...(r.cells.some((c) => c.value === null) ? [`— ${UNKNOWN[r.measure]}`] : [])];
   if (notes.length > 0) lines.push(notes.join('; '));
+  lines.push(...dimensionNotes(r, timezone));
   // no cell, no heading: a crosstab of no chains prints the empty table alone
   if (r.attachments_equal_rounds.length > 0 && (HEADLINE_DIMENSIONS.has(r.rows_dimension) || HEADLINE_DIMENSIONS.has(r.cols_dimension))) {
     lines.push('', 'skill_listing attachments per chain = rounds per chain > 0 (every chain of the cell):');

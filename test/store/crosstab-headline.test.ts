@@ -169,3 +169,26 @@ test('a main thread\'s definition is `main` wherever definition is a field: the 
   assert.equal(q.code, 0, q.stderr);
   assert.deepEqual(JSON.parse(q.stdout).rows.map((x: { kind: string; definition: string }) => `${x.kind}:${x.definition}`), ['main:main', 'subagent:lost', 'subagent:lost', 'subagent:resolved', 'subagent:resolved']);
 });
+
+test('a model, day or ttl dimension says under the table what it is of a chain: its model totals differ from summary\'s by model, and its days are in --timezone', async () => {
+  // crosstab's model is each chain's (most of its prompt tokens); summary counts each request under its own model:
+  // the real logs' haiku column read $5.37 against summary's $1.48, unexplained
+  const REAL = path.join(import.meta.dirname, '..', '..', '..', 'shared', 'real-logs', 'marot-spotter');
+  const json = (args: string[]) => {
+    const r = cli([...args, REAL, '--db', ':memory:', '--timezone', 'UTC', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    return JSON.parse(r.stdout);
+  };
+  const haiku = 'claude-haiku-4-5-20251001';
+  const byChain = json(['crosstab', '--rows', 'kind', '--cols', 'model', '--measure', 'usd']).cells.find((c: { row: unknown; col: unknown }) => c.row === null && c.col === haiku).value;
+  const byRequest = json(['summary']).by_model.find((m: { model: string }) => m.model === haiku).usd;
+  assert.notEqual(byChain.toFixed(2), byRequest.toFixed(2), 'the two totals differ on these logs');
+  const text = cli(['crosstab', REAL, '--db', ':memory:', '--rows', 'day', '--cols', 'model', '--measure', 'usd', '--timezone', 'asia/tokyo']);
+  assert.equal(text.code, 0, text.stderr);
+  assert.match(text.stdout, /^model: each chain's, the one that carried most of its prompt tokens \(summary counts each request under its own\)$/m);
+  assert.match(text.stdout, /^day: the day of each chain's first request \(Asia\/Tokyo\)$/m);
+  const { formatCrosstab } = await import('../../src/reporters/crosstab.js');
+  const base = { rows_dimension: 'agent_type', cols_dimension: 'ttl', measure: 'chains', rows: ['a'], cols: ['5m'], attachments_equal_rounds: [], cells: [{ row: 'a', col: '5m', value: 1, unpriced_requests: 0 }] } as const;
+  assert.match(formatCrosstab(base as never, false), /^ttl: 1h for a chain that wrote any 1-hour tokens, 5m for one that wrote only 5-minute ones$/m);
+  assert.doesNotMatch(formatCrosstab({ ...base, cols_dimension: 'definition' } as never, false), /^(model|day|ttl): /m, 'other dimensions need no note');
+});
