@@ -46,10 +46,12 @@ export function formatQuality(q: Quality): string {
       `${counted(q.duplicates_removed, 'duplicate usage line')} removed, ${counted(q.synthetic, '<synthetic> line')} ignored`,
   ];
   for (const s of q.skipped) {
-    const where = s.examples.map((e) => (e.line === null ? clean(e.file) : `${clean(e.file)}:${e.line}`)).join(', ');
+    // a file skipped whole says why (`not a .jsonl transcript`, `EACCES`), as --json does: the reason's
+    // name alone (`not_a_file` of a README.md) did not; a line's detail stays in --json
+    const where = s.examples.map((e) => (e.line === null ? `${clean(e.file)}${e.detail ? `: ${clean(e.detail)}` : ''}` : `${clean(e.file)}:${e.line}`)).join(', ');
     lines.push(`  ${READ_ANYWAY.has(s.reason) ? 'read (field ignored)' : 'skipped'} ${s.reason}: ${int(s.count)} (${where})`);
   }
-  for (const m of q.unknown_models) lines.push(`  unpriced model ${fit(clean(m.model))}: ${int(m.requests)} requests, cost unknown (add it with --pricing FILE)`);
+  for (const m of q.unknown_models) lines.push(`  unpriced model ${fit(clean(m.model))}: ${counted(m.requests, 'request')}, cost unknown (add it with --pricing FILE)`);
   return lines.join('\n');
 }
 

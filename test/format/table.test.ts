@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { clean, cleanKeepingLines, displayWidth, fit, int, jsonText, table, usd, useColor } from '../../src/format/table.js';
 import { formatRows, toCsv } from '../../src/reporters/rows.js';
 import { formatQuality } from '../../src/reporters/summary.js';
@@ -322,4 +324,25 @@ test('a group literally named `total` cannot pass for the totals: summary\'s By 
   assert.match(header, /^kind \\ model +total │ total$/, cols.join('\n'));
   assert.match(cols.find((l) => l.startsWith('main'))!, /^main +3 │ +3$/, cols.join('\n'));
   assert.match(cols.at(cols.findIndex((l, i) => i > 2 && rule(l)) + 1)!, /^total +3 │ +3$/, cols.join('\n'));
+});
+
+test('data quality: a file skipped whole says why, as --json does; one unpriced request is "1 request"', () => {
+  // it said `skipped not_a_file: 1 (README.md)` of a file that is one, and `1 requests`
+  const q = {
+    files: 0, lines: 0, skipped_lines: 2, duplicates_removed: 0, usage_lines: 0, synthetic: 0,
+    skipped: [
+      { reason: 'not_a_file', count: 1, examples: [{ file: '/x/README.md', line: null, detail: 'not a .jsonl transcript' }] },
+      { reason: 'invalid_json', count: 1, examples: [{ file: '/x/s.jsonl', line: 3, detail: 'Unexpected token' }] },
+    ],
+    unknown_models: [{ model: 'claude-mystery-9', requests: 1, tokens: 5 }],
+  };
+  const text = formatQuality(q as never);
+  assert.match(text, /^ {2}skipped not_a_file: 1 \(\/x\/README\.md: not a \.jsonl transcript\)$/m);
+  assert.match(text, /^ {2}skipped invalid_json: 1 \(\/x\/s\.jsonl:3\)$/m, 'a line\'s detail stays in --json');
+  assert.match(text, /^ {2}unpriced model claude-mystery-9: 1 request, cost unknown/m);
+  const dir = tempDir();
+  writeFileSync(join(dir, 'notes.md'), '# notes\n');
+  const r = cli(['summary', join(dir, 'notes.md'), '--db', ':memory:']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /skipped not_a_file: 1 \(.*notes\.md: not a \.jsonl transcript\)/);
 });
