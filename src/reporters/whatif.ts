@@ -157,9 +157,13 @@ export function formatKeepalive(result: KeepaliveResult, color = false): string 
   const bestNet = nets[result.budgets.indexOf(best)]!;
   const tie = tiePhrase(nets, bestNet, tiedBudgets(nets, bestNet));
   const pings = `${budgetLabel(best.budget)} ping${best.budget === 1 ? '' : 's'} per gap`;
+  // budget 0 alone the best: no ping pays (it read 'best budget: 0 pings per gap, net saving 0 wt ($0.0000, …)')
+  const noPing = !only && best.budget === 0 && tie === '' && result.budgets.length > 1;
   out.push(
-    `${only ? `at ${pings}: net saving` : `best budget: ${pings}${tie}, net saving`} ${int(best.net_saving_weight)} wt ` +
-      `(${usd(best.net_saving_usd)}, ${signedPct(best.net_saving_pct_all)} of all weight)`,
+    noPing
+      ? 'best budget: 0, no pings: every budget above 0 costs more than it saves'
+      : `${only ? `at ${pings}: net saving` : `best budget: ${pings}${tie}, net saving`} ${int(best.net_saving_weight)} wt ` +
+          `(${usd(best.net_saving_usd)}, ${signedPct(best.net_saving_pct_all)} of all weight)`,
   );
   // with models of different prices (or Sonnet's long-context price) the budget that nets the most weight,
   // the highest % all wt, can be another: said, so that the best is not read as a mistake

@@ -243,3 +243,13 @@ test('formatChain counts in the singular for one: `(1 event)`, `1 round` (it sai
   assert.match(head!, new RegExp(`: 2 requests, ${detail.rounds} rounds?`));
   if (detail.rounds === 1) assert.match(head!, /, 1 round$/);
 });
+
+test('formatKeepalive: budget 0 alone the best says that no ping pays, not "0 pings per gap, net saving 0 wt ($0.0000)"', () => {
+  // a gap of 280 s: one ping at 270 s costs a read of the prefix, and the cache had not expired anyway
+  const P = chain('P', [{ t: 0, w: 10_000 }, { t: 280 * SEC, r: 10_000, w: 100 }]);
+  const r = whatifKeepalive([P], { weightsFor });
+  assert.equal(r.best_budget, 0);
+  const text = formatKeepalive(r);
+  assert.match(text, /^best budget: 0, no pings: every budget above 0 costs more than it saves$/m);
+  assert.doesNotMatch(text, /0 pings per gap/);
+});
