@@ -16,7 +16,7 @@ export function formatTtl(result: TtlResult, color = false): string {
   const out: string[] = [];
   // the chains the override applies to, by their writes of any day (under --since a chain can be one of
   // them by its writes before the window, and the window's verdict 'no change'): it said 'N chains change'
-  out.push(`TTL override: force ${result.to} on ${from} chains (scope ${result.scope}); ${int(result.changed_chains)} of ${int(result.chains)} chains write ${from} tokens`);
+  out.push(`TTL override: force ${result.to} on ${from} chains (scope ${result.scope}); ${int(result.changed_chains)} of ${counted(result.chains, 'chain')} ${result.changed_chains === 1 ? 'writes' : 'write'} ${from} tokens`);
   // nothing priced: the cost is unknown, not $0
   const known = !allUnpriced(result);
   const w = (v: number): Cell => (known ? v : 'unknown');

@@ -64,7 +64,7 @@ test('formatChain prints one aligned row per request', () => {
 
 test('formatTtl and formatKeepalive print the headline numbers', () => {
   const ttl = formatTtl(whatifTtl([chain('A', chainASpecs)], { to: '1h', weightsFor }));
-  assert.match(ttl, /^TTL override: force 1h on 5-minute chains \(scope all\); 1 of 1 chains write 5-minute tokens$/m);
+  assert.match(ttl, /^TTL override: force 1h on 5-minute chains \(scope all\); 1 of 1 chain writes 5-minute tokens$/m);
   assert.match(ttl, /baseline\s+35,450\s+\$0\.177[23]/);
   assert.match(ttl, /scenario\s+31,775\s+\$0\.1589/);
   assert.match(ttl, /delta\s+-10\.37%/);
@@ -252,4 +252,11 @@ test('formatKeepalive: budget 0 alone the best says that no ping pays, not "0 pi
   const text = formatKeepalive(r);
   assert.match(text, /^best budget: 0, no pings: every budget above 0 costs more than it saves$/m);
   assert.doesNotMatch(text, /0 pings per gap/);
+});
+
+test('formatTtl counts one chain in the singular: "1 of 1 chain writes 5-minute tokens" (it said "1 of 1 chains change")', () => {
+  const one = formatTtl(whatifTtl([chain('A', chainASpecs)], { to: '1h', weightsFor }));
+  assert.match(one, /; 1 of 1 chain writes 5-minute tokens$/m);
+  const two = formatTtl(whatifTtl([chain('A', chainASpecs), chain('B', chainASpecs)], { to: '1h', weightsFor }));
+  assert.match(two, /; 2 of 2 chains write 5-minute tokens$/m);
 });
