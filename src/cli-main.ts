@@ -86,6 +86,9 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
         const given = invalid[2]!.startsWith('"') ? (JSON.parse(invalid[2]!) as string) : (typedValue(args, invalid[1]!) ?? invalid[2]!);
         throw new UsageError(`--${invalid[1]} ${given}: expected one of ${invalid[3]!.replace(/"/g, '')}`);
       }
+      // yargs' "Arguments csv and json are mutually exclusive" named the flags without their dashes
+      const conflict = /^Arguments ([\w-]+) and ([\w-]+) are mutually exclusive$/.exec(text);
+      if (conflict) throw new UsageError(`--${conflict[1]} and --${conflict[2]} cannot be given together`, 'give one of them');
       const suggested = /^Did you mean (.+)\?$/.exec(text);
       const unknown = suggested ? unknownCommand(args, commands) : undefined;
       throw unknown === undefined ? new UsageError(text) : new UsageError(`Unknown argument: ${unknown}`, `did you mean ${suggested![1]}?`);

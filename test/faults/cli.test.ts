@@ -107,6 +107,8 @@ test('unknown flags and commands, missing paths and flags without a value: one l
   await usageError(['summary', logs, '--db', ':memory:', '--timezone='], /^cachelens: --timezone: expected an IANA time zone/);
   await usageError(['sessions', logs, '--db', ':memory:', '--project='], /^cachelens: --project: expected text the project's path contains$/);
   await usageError(['query', 'cost_by', '--parquet', logs, '--project', ''], /^cachelens: --project: expected text/);
+  // two output flags: named as flags (it said "Arguments csv and json are mutually exclusive")
+  await usageError(['query', 'cost_by', logs, '--db', ':memory:', '--csv', '--json'], /^cachelens: --csv and --json cannot be given together \(give one of them\)$/);
   // on the default roots of a HOME without logs: the one line, not 'no Claude Code logs found' before it
   await usageError(['summary', '--db='], /--db: expected a file name/);
   await usageError(['anatomy', '--db='], /--db: expected a file name/);
