@@ -227,6 +227,22 @@ export function definitionRank(v: DimValue): number {
   return i < 0 ? DEFINITIONS.length : i;
 }
 
+/**
+ * The first and last day (in the time zone) of the requests of the projects that contain `project`
+ * (all without it), on any day; null when there are none: a cross-tab whose --since/--until chose
+ * no chain says which days it could have counted, as summary's filters line does.
+ * Example: requests on 2026-02-11 and 2026-02-12 → { first: '2026-02-11', last: '2026-02-12' }.
+ */
+export async function requestDays(source: SqlSource, o: { timezone: string; project?: string | null }): Promise<{ first: string; last: string } | null> {
+  const [row] = await source.all(
+    `SELECT iso_year(min(d)) || strftime(min(d), '-%m-%d') AS first, iso_year(max(d)) || strftime(max(d), '-%m-%d') AS last
+     FROM (SELECT CAST(timezone($tz, r.ts) AS DATE) AS d FROM requests r JOIN chains c USING (chain_id)
+           WHERE $project IS NULL OR contains(fold_case(coalesce(c.project, 'unknown')), fold_case($project)))`,
+    { tz: o.timezone, project: o.project ?? null },
+  );
+  return row?.first === null || row?.first === undefined ? null : { first: String(row.first), last: String(row.last) };
+}
+
 function sortValues(values: DimValue[], dim: Dimension): DimValue[] {
   if (dim === 'rounds_bucket') return values.sort((a, b) => BUCKETS.indexOf(String(a)) - BUCKETS.indexOf(String(b)));
   // most to least certain (main, resolved, lost, unknown), as a reader weighs them; alphabetical put lost first

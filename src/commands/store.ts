@@ -9,7 +9,7 @@ import { parseDay, parseDays, parseTimezone, refuseEmptyFilters } from '../analy
 import { openContext } from '../context.js';
 import { UsageError } from '../errors.js';
 import { expandHome } from '../ingest/discover.js';
-import { crosstab, parseDimension, parseMeasure } from '../analyses/crosstab.js';
+import { crosstab, parseDimension, parseMeasure, requestDays } from '../analyses/crosstab.js';
 import { int } from '../format/table.js';
 import { formatCrosstab } from '../reporters/crosstab.js';
 import { formatRows, toCsv } from '../reporters/rows.js';
@@ -290,7 +290,9 @@ export const crosstabCommand: Command = {
         result.rows.length > 0 ||
         filters.project === null ||
         (await crosstab(source, { rows: 'kind', cols: 'model', timezone: filters.timezone, project: filters.project })).rows.length > 0;
-      return { json: { ...result, filters }, text: filtersLine(filters, matches) + formatCrosstab(result, io.color, filters.timezone) };
+      // days that chose no chain are said, with the days there are, as summary's filters line says them
+      const days = result.rows.length === 0 && matches && (filters.since !== null || filters.until !== null) ? await requestDays(source, { timezone: filters.timezone, project: filters.project }) : undefined;
+      return { json: { ...result, filters }, text: filtersLine(filters, matches, days) + formatCrosstab(result, io.color, filters.timezone) };
     } catch (err) {
       // Parquet files that are not a cachelens export's (other columns, other types) under DIR: the
       // cross-tab's SQL does not bind, which was an internal error and its stack
