@@ -62,11 +62,13 @@ export async function openAnswerContext(o: CommonOptions, delta = false): Promis
 
 /**
  * Paths given that hold no transcript (an empty directory, a folder of other files, `summary
- * notes.md`): said on stderr, as logs looked for in the default roots and not found are, so that
- * the empty tables are not taken for no usage (they were said nowhere but in summary's `0 files`).
+ * notes.md`), or default roots whose projects/ holds none: said on stderr, as default roots without
+ * a projects/ directory are, so that the empty tables are not taken for no usage (they were said
+ * nowhere but in summary's `0 files`).
  */
-function noTranscripts<R extends { stats: { files: number } }>(o: CommonOptions, r: R): R {
-  if (o.paths?.length && r.stats.files === 0) o.notice?.(`cachelens: no Claude Code transcript (*.jsonl) in ${o.paths.join(', ')}`);
+function noTranscripts<R extends { stats: { files: number }; roots: string[] }>(o: CommonOptions, r: R): R {
+  const where = o.paths?.length ? o.paths : r.roots;
+  if (where.length > 0 && r.stats.files === 0) o.notice?.(`cachelens: no Claude Code transcript (*.jsonl) in ${where.join(', ')}`);
   return r;
 }
 

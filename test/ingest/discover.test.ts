@@ -126,7 +126,10 @@ test('the CLI says when the default roots hold no logs, on stderr; the answer is
   assert.equal(JSON.parse(r.stdout).totals.requests, 0);
   assert.match(r.stderr, /no Claude Code logs found: none of .*\/nowhere, ~\/elsewhere holds a projects\/ directory/);
   mkdirSync(join(home, 'cfg/projects'), { recursive: true });
-  assert.doesNotMatch(cli(['summary', '--db', ':memory:', '--json'], { HOME: home, CLAUDE_CONFIG_DIR: join(home, 'cfg') }).stderr, /no Claude Code logs/);
+  const empty = cli(['summary', '--db', ':memory:', '--json'], { HOME: home, CLAUDE_CONFIG_DIR: join(home, 'cfg') });
+  assert.doesNotMatch(empty.stderr, /no Claude Code logs/);
+  // a projects/ directory without a transcript: said as paths given without one are
+  assert.equal(empty.stderr, `cachelens: no Claude Code transcript (*.jsonl) in ${join(home, 'cfg/projects')}\n`);
 });
 
 test('paths given that hold no transcript are said on stderr, on a warm store too; the answer is still given', () => {
