@@ -173,37 +173,41 @@ export function jsonText(value: unknown, indent?: number, numbers: 'exact' | 'ro
 }
 
 /**
- * Columns a terminal gives `s`, one grapheme cluster (what a reader sees as one character) at a
- * time: 2 for East Asian wide and full-width characters and emoji, 0 for combining marks and the
- * default-ignorable characters (joiners, variation selectors, tags), 1 for the rest (cleaned text has
- * no controls). A cluster takes the most any of its characters takes, so an emoji joined of several
- * (👨‍👩‍👧), a flag of two regional indicators (🇯🇵), a Hangul syllable of three jamo and a keycap or a
- * text symbol shown as emoji by U+FE0F (1️⃣, ❤️) take 2 columns, as terminals draw them, not 6, 4, 4 or 1.
- * Example: displayWidth('項目/a') → 6; displayWidth('👨‍👩‍👧 x') → 4.
+ * Columns a terminal gives `s`: 2 for East Asian wide and full-width characters and emoji, 0 for
+ * combining marks and the default-ignorable characters (joiners, variation selectors, tags), 1 for the
+ * rest (cleaned text has no controls), character by character as terminals measure (wcwidth), so an
+ * Indic or Thai syllable's spacing vowel signs count. An emoji written as several characters is one
+ * picture of 2 columns: joined by U+200D (👨‍👩‍👧), a flag of two regional indicators (🇯🇵), a keycap or a
+ * text symbol asked to show as emoji by U+FE0F (1️⃣, ❤️) — not 6, 4, 1 and 1. A Hangul syllable written as
+ * jamo takes its leading consonant's 2 (its vowel and final jamo join it, as wcwidth counts them: 0).
+ * Example: displayWidth('項目/a') → 6; displayWidth('👨‍👩‍👧 x') → 4; displayWidth('नमस्ते') → 4.
  */
 export function displayWidth(s: string): number {
   if (NARROW_ONLY.test(s)) return s.length;
+  if (!PICTURE_PARTS.test(s)) return charsWidth(s);
   let w = 0;
-  for (const { segment } of GRAPHEMES.segment(s)) w += clusterWidth(segment);
+  for (const { segment } of GRAPHEMES.segment(s)) w += PICTURE_PARTS.test(segment) && PICTURE.test(segment) ? 2 : charsWidth(segment);
+  return w;
+}
+
+function charsWidth(s: string): number {
+  let w = 0;
+  for (const ch of s) {
+    const c = ch.codePointAt(0)!;
+    if (c < 0x300) w += 1;
+    else if (ZERO_WIDTH.test(ch) || (c >= 0x1160 && c <= 0x11ff) || (c >= 0xd7b0 && c <= 0xd7ff)) continue;
+    else if (isWide(c) || EMOJI.test(ch)) w += 2;
+    else w += 1;
+  }
   return w;
 }
 
 const GRAPHEMES = new Intl.Segmenter('en', { granularity: 'grapheme' });
 const NARROW_ONLY = /^[\u0000-\u02ff]*$/;
-
-function clusterWidth(g: string): number {
-  if (g.length === 1) return charWidth(g.charCodeAt(0), g);
-  let w = 0;
-  for (const ch of g) w = Math.max(w, charWidth(ch.codePointAt(0)!, ch));
-  // U+FE0F asks for the emoji form of the character before it (❤️, 1️⃣): two columns
-  return w === 1 && g.includes('\uFE0F') ? 2 : w;
-}
-
-function charWidth(c: number, ch: string): number {
-  if (c < 0x300) return 1;
-  if (ZERO_WIDTH.test(ch)) return 0;
-  return isWide(c) || EMOJI.test(ch) ? 2 : 1;
-}
+// what makes several characters one emoji picture: a joiner, U+FE0F, a keycap, a regional indicator
+const PICTURE_PARTS = /[\u200d\ufe0f\u20e3\u{1f1e6}-\u{1f1ff}]/u;
+// a cluster holding one of these with a picture part is drawn as one emoji
+const PICTURE = /[\p{Extended_Pictographic}\p{Regional_Indicator}\u20e3]/u;
 
 /** Emoji shown as emoji by default (✅, ⚡, 🚀 …): two columns in a terminal. */
 const EMOJI = /^\p{Emoji_Presentation}$/u;

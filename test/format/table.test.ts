@@ -158,6 +158,14 @@ test('an emoji joined of several, a flag, a keycap, a text symbol asked to show 
   assert.equal(displayWidth('\u2764'), 1);
   assert.equal(displayWidth('\u1112\u1161\u11AB'), 2); // 한 written as three jamo
   assert.equal(displayWidth(`a${family}b`), 4);
+  // an Indic or Thai syllable is measured character by character, as terminals do (wcwidth): its spacing
+  // vowel signs take a column, its combining ones none (a cluster's widest character alone made नमस्ते 3)
+  assert.equal(displayWidth('नमस्ते'), 4);
+  assert.equal(displayWidth('हिंदी'), 4);
+  assert.equal(displayWidth('กำลัง'), 4);
+  assert.equal(displayWidth('a\u200db'), 2);
+  const indic = table([{ header: 'project' }, { header: 'n', align: 'num' }], [['/home/u/नमस्ते', 1], ['/home/u/abc', 22]]);
+  assert.deepEqual(indic.split('\n').slice(2), ['/home/u/नमस्ते   1', '/home/u/abc   22']);
   const text = table([{ header: 'project' }, { header: 'n', align: 'num' }], [[`/home/${family}🇯🇵`, 1], ['/home/ab', 22]]);
   const [, , a, b] = text.split('\n');
   assert.deepEqual([a, b], [`/home/${family}🇯🇵   1`, '/home/ab    22']);
