@@ -111,6 +111,16 @@ export async function daysRead(store: RememberingStore, filters: Filters): Promi
   return days.length === 0 ? null : { first: days[0]!, last: days.at(-1)! };
 }
 
+/**
+ * Whether --since/--until (with --project) choose any request: when they do, a command that counted
+ * nothing was emptied by another of its options (--scope, --kind), not by the days.
+ * Example: requests on 2026-02-10, --since 2026-02-10 → true; --since 2030-01-01 → false.
+ */
+export async function daysChoose(store: RememberingStore, filters: Filters): Promise<boolean> {
+  const rows = await rememberedQuery(store, 'summary', filterParams(filters));
+  return rows.some((r) => r.grouping === 'total' && Number(r.requests) > 0);
+}
+
 /** Text in DuckDB's order for VARCHAR: by UTF-8 bytes. */
 function byText(a: string, b: string): number {
   return a === b ? 0 : Buffer.compare(Buffer.from(a), Buffer.from(b));

@@ -149,12 +149,14 @@ async function using<C extends { store: { close(): void } }, T>(opening: Promise
  * any project on any day (the days may have chosen nothing).
  */
 export async function filtersLineOf(ctx: { store: RememberingStore; filters: Filters }, counted: boolean): Promise<string> {
-  const { daysRead, projectMatches } = await import('../analyses/summary.js');
+  const { daysChoose, daysRead, projectMatches } = await import('../analyses/summary.js');
   const { filtersLine } = await import('../reporters/units.js');
   if (counted) return filtersLine(ctx.filters);
   const matches = await projectMatches(ctx.store, ctx.filters);
   // days that chose nothing (a future --since, a range before the logs) are said, with the days there are
-  const days = matches && (ctx.filters.since !== null || ctx.filters.until !== null) ? await daysRead(ctx.store, ctx.filters) : undefined;
+  // (when the days hold requests, another option emptied the answer: --scope subagent of a run without one)
+  const dated = matches && (ctx.filters.since !== null || ctx.filters.until !== null);
+  const days = dated && !(await daysChoose(ctx.store, ctx.filters)) ? await daysRead(ctx.store, ctx.filters) : undefined;
   return filtersLine(ctx.filters, matches, days);
 }
 

@@ -291,7 +291,11 @@ export const crosstabCommand: Command = {
         filters.project === null ||
         (await crosstab(source, { rows: 'kind', cols: 'model', timezone: filters.timezone, project: filters.project })).rows.length > 0;
       // days that chose no chain are said, with the days there are, as summary's filters line says them
-      const days = result.rows.length === 0 && matches && (filters.since !== null || filters.until !== null) ? await requestDays(source, { timezone: filters.timezone, project: filters.project }) : undefined;
+      // (not when --kind alone chose none: the days hold chains of another kind)
+      const dated = result.rows.length === 0 && matches && (filters.since !== null || filters.until !== null);
+      const otherKinds = async () =>
+        (await crosstab(source, { rows: 'kind', cols: 'model', timezone: filters.timezone, since: filters.since, until: filters.until, project: filters.project })).rows.length > 0;
+      const days = dated && !(await otherKinds()) ? await requestDays(source, { timezone: filters.timezone, project: filters.project }) : undefined;
       return { json: { ...result, filters }, text: filtersLine(filters, matches, days) + formatCrosstab(result, io.color, filters.timezone) };
     } catch (err) {
       // Parquet files that are not a cachelens export's (other columns, other types) under DIR: the

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { cli, tempDir } from '../helpers/corpus.js';
+import { assistant, cli, tempDir, writeCorpus } from '../helpers/corpus.js';
 
 const SAMPLE = join(import.meta.dirname, '..', '..', 'sample-logs');
 
@@ -83,4 +83,24 @@ test('whatif ttl, whatif keepalive, crosstab (over a store or an export) and exp
     assert.ok(run(['--since', '2099-01-01', '--project', project]).startsWith(`Filtered: --since 2099-01-01 --project ${project}: no request on those days; the matching projects' requests: ${projectDays}\n\n`), command);
     assert.deepEqual(JSON.parse(run(['--until', day, '--json'])).filters, { since: null, until: day, project: null, timezone: 'UTC' }, command);
   }
+});
+
+test('days that hold requests are not said to hold none when --scope or --kind emptied the answer (a run without subagents, asked of subagents)', () => {
+  const root = writeCorpus({
+    'p/s1.jsonl': [
+      assistant({ session: 's1', msg: 'm1', t: '2026-02-10T09:00:00.000Z', u: { w5: 10_000 } }),
+      assistant({ session: 's1', msg: 'm2', t: '2026-02-10T09:20:00.000Z', u: { w5: 10_000 } }),
+    ],
+  });
+  const first = (args: string[]) => {
+    const r = cli([...args, root, '--db', ':memory:', '--timezone', 'UTC', '--since', '2026-02-10']);
+    assert.equal(r.code, 0, r.stderr);
+    return r.stdout.split('\n')[0];
+  };
+  assert.equal(first(['whatif', 'ttl', '--scope', 'subagent']), 'Filtered: --since 2026-02-10');
+  assert.equal(first(['whatif', 'keepalive', '--scope', 'subagent']), 'Filtered: --since 2026-02-10');
+  assert.equal(first(['crosstab', '--kind', 'subagent']), 'Filtered: --since 2026-02-10');
+  // the days themselves choosing nothing are still said
+  const later = cli(['crosstab', root, '--db', ':memory:', '--timezone', 'UTC', '--since', '2026-03-01', '--kind', 'subagent']);
+  assert.match(later.stdout.split('\n')[0]!, /^Filtered: --since 2026-03-01: no request on those days; the requests read: all on 2026-02-10$/);
 });
