@@ -8,8 +8,11 @@
 SELECT
   (SELECT count(*) FROM files JOIN scope USING (file_id) WHERE kind <> 'meta') AS files,
   (SELECT coalesce(sum(lines), 0) FROM files JOIN scope USING (file_id)) AS lines,
-  (SELECT count(*) FROM skipped JOIN scope USING (file_id) WHERE reason <> 'invalid_field') AS skipped_lines,
-  (SELECT count(*) FROM skipped JOIN scope USING (file_id) WHERE reason = 'invalid_field') AS noted_lines,
+  -- lines, not skips: a line can be skipped for two reasons (usage on a progress line and a nameless
+  -- agent_progress copy in it); one skipped for another reason besides invalid_field is skipped, not noted
+  (SELECT count(*) FROM (SELECT DISTINCT file_id, line FROM skipped JOIN scope USING (file_id) WHERE reason <> 'invalid_field')) AS skipped_lines,
+  (SELECT count(*) FROM (SELECT DISTINCT file_id, line FROM skipped JOIN scope USING (file_id) WHERE reason = 'invalid_field'
+     EXCEPT SELECT DISTINCT file_id, line FROM skipped JOIN scope USING (file_id) WHERE reason <> 'invalid_field')) AS noted_lines,
   (SELECT coalesce(sum(copies), 0) FROM observations JOIN scope USING (file_id)) AS usage_lines,
   (SELECT count(*) FROM requests) AS requests,
   (SELECT coalesce(sum(copies), 0) FROM observations JOIN scope USING (file_id)) - (SELECT count(*) FROM requests) AS duplicates_removed,

@@ -163,6 +163,7 @@ export async function replayChain(chain: TranscriptChain, opts: SessionReplayOpt
     : null;
 
   const times = rc.requests.map((r) => r.t);
+  const notRead = new Set(skipped.filter((s) => !READ_ANYWAY.has(s.reason)).map((s) => s.line));
   return {
     chain: {
       file,
@@ -180,8 +181,9 @@ export async function replayChain(chain: TranscriptChain, opts: SessionReplayOpt
       // a loop, not Math.min(...times): a chain of ~120k requests overflowed the call's arguments
       first_at: new Date(times.reduce((a, b) => Math.min(a, b))).toISOString(),
       last_at: new Date(times.reduce((a, b) => Math.max(a, b))).toISOString(),
-      skipped_lines: new Set(skipped.filter((s) => !READ_ANYWAY.has(s.reason)).map((s) => s.line)).size,
-      noted_lines: skipped.filter((s) => READ_ANYWAY.has(s.reason)).length,
+      skipped_lines: notRead.size,
+      // a line skipped for another reason besides is skipped, not noted: the two counts are of other lines
+      noted_lines: new Set(skipped.filter((s) => READ_ANYWAY.has(s.reason) && !notRead.has(s.line)).map((s) => s.line)).size,
       skipped: skipGroups(skipped),
     },
     settings: {

@@ -391,3 +391,27 @@ test('a line read with a field ignored (invalid_field) is listed with the skips 
   const shown = cli(['replay', 'session', file, '--strategy', 'recorded'], { HOME: tempDir() }).stdout;
   assert.match(shown, /^1 line skipped, 2 lines read with a field ignored:\n {2}read \(field ignored\) invalid_field: 2 \(lines 3, 4\)\n {2}skipped invalid_json: 1 \(line 8\)$/m);
 });
+
+test('skipped and noted count lines, each line once: a line skipped for two reasons is 1 skipped, a line skipped and with a field ignored is skipped only', async () => {
+  const usage = { input_tokens: 3, cache_creation_input_tokens: 100, cache_read_input_tokens: 0, output_tokens: 2 };
+  const lines = [
+    said(0, 'hi'), //                                                                                      line 1
+    req(1, 'msg_1'), //                                                                                    line 2
+    // line 3: usage on a progress line, and an agent_progress copy in it that names no subagent: two skips
+    j({ type: 'progress', sessionId: S, timestamp: at(2), uuid: 'p-3', message: { id: 'msg_x', model: 'claude-sonnet-4-5-20250929', usage },
+        data: { type: 'agent_progress', message: { type: 'assistant', timestamp: at(2), requestId: 'req_y', message: { id: 'msg_y', model: 'claude-sonnet-4-5-20250929', usage } } } }),
+    // line 4: usage on a user line (not read) with a uuid that is no string (noted): skipped only
+    j({ type: 'user', sessionId: S, timestamp: at(3), uuid: 5, message: { role: 'user', content: 'x', id: 'msg_z', usage } }),
+    said(4, 'more', { isMeta: 'yes' }), //                                                                 line 5: noted only
+  ];
+  const root = writeCorpus({ [mainOf(S)]: lines.join('\n') + '\n' }, tempDir());
+  const q = summaryJson([root]).quality;
+  const reasons = q.skipped.map((s: { reason: string; count: number }) => `${s.reason} ${s.count}`).sort();
+  assert.ok(reasons.includes('invalid_field 2') && q.skipped.some((s: { reason: string; count: number }) => s.reason === 'invalid_usage' && s.count >= 3), reasons.join(', '));
+  assert.deepEqual([q.skipped_lines, q.noted_lines], [2, 1], 'lines 3 and 4 not read; line 5 read, a field ignored');
+  const r = cli(['replay', 'session', join(root, mainOf(S)), '--strategy', 'recorded', '--json'], { HOME: tempDir() });
+  assert.equal(r.code, 0, r.stderr);
+  const chain = JSON.parse(r.stdout).chain;
+  // the replay skips line 3's usage once (it reads no agent_progress copy) and line 4, and notes line 5
+  assert.deepEqual([chain.skipped_lines, chain.noted_lines], [2, 1]);
+});
