@@ -16,6 +16,7 @@ import { getEncoding } from 'js-tiktoken';
 import { commitWatermark, cutBody, productFraming, referenceChannel, type RefMessage, type RefOptions } from '../helpers/reference-channel.js';
 import { advanceWatermark } from '../../src/replay/watermark.js';
 import { coveredBy } from '../../src/replay/render.js';
+import { mulberry32 } from '../../src/samples/prng.js';
 
 const SAMPLE = join(REPO, 'sample-logs/channels/backend.jsonl');
 const home = tempDir('cachelens-refchan-home-');
@@ -69,18 +70,6 @@ function compare(file: string, flags: string[], opts: Omit<RefOptions, 'framing'
   return { diffs, prod };
 }
 
-/** A small seeded generator (mulberry32), so a failure names a channel that can be made again. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const WORDS = ['deploy', 'orders', 'index', 'flaky', 'CI', 'rollback', 'p99', 'migration', 'café', '日本語', 'naïve', 'queue', 'retry', 'Ωmega'];
 const ASTRAL = ['😀', '𝔘', '🚀', '𐍈', '🇩🇪'];
 
@@ -89,7 +78,8 @@ const ASTRAL = ['😀', '𝔘', '🚀', '𐍈', '🇩🇪'];
  * agent answers most mentions (some in a thread under the mention), and a few bodies are long.
  */
 function synthetic(seed: number, n: number): RefMessage[] {
-  const r = rng(seed);
+  // seeded (mulberry32), so a failure names a channel that can be made again
+  const r = mulberry32(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
   const users = ['maya', 'aiko', 'tomasz', 'priya', 'li', 'ömer'];
   const out: RefMessage[] = [];
