@@ -10,6 +10,14 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { assistant, cliPath, freeBytes, removeDir, runCli, tempDir, usage, user, writeLog } from './helpers.js';
 
+/** A JSONL line with one top-level field set to `value`, or taken out when `value` is undefined. */
+function withField(line: string, field: string, value: unknown): string {
+  const l = JSON.parse(line);
+  if (value === undefined) delete l[field];
+  else l[field] = value;
+  return JSON.stringify(l);
+}
+
 function setup(t: { after: (fn: () => void) => void }) {
   const dir = tempDir();
   t.after(() => removeDir(dir));
@@ -189,12 +197,7 @@ test('a streamed first line after a byte-order mark is read as a buffered one is
 
 test('a request line without a valid timestamp is a counted invalid_usage skip of the replay, as of ingest; a bad time elsewhere breaks no gap', async (t) => {
   const { logs, db } = setup(t);
-  const timed = (msg: string, ts: unknown) => {
-    const l = JSON.parse(assistant({ msg, usage: usage(5, 6, 7, 8) }));
-    if (ts === undefined) delete l.timestamp;
-    else l.timestamp = ts;
-    return JSON.stringify(l);
-  };
+  const timed = (msg: string, ts: unknown) => withField(assistant({ msg, usage: usage(5, 6, 7, 8) }), 'timestamp', ts);
   const file = writeLog(logs, 'proj/s1.jsonl', [
     user('hi'),
     assistant({ msg: 'm1', usage: usage(1, 2, 3, 4), t: '2025-03-01T10:00:00.000Z' }),
@@ -254,12 +257,7 @@ test('request lines ingest skips as invalid_usage (no message.id, a NUL in it, u
 
 test('usage on a line that is not an assistant line (type Assistant, none) is a counted invalid_usage skip of the replay, as of ingest', async (t) => {
   const { logs, db } = setup(t);
-  const retyped = (msg: string, type: unknown) => {
-    const l = JSON.parse(assistant({ msg, usage: usage(5, 6, 7, 8), t: '2025-03-01T10:00:02.000Z' }));
-    if (type === undefined) delete l.type;
-    else l.type = type;
-    return JSON.stringify(l);
-  };
+  const retyped = (msg: string, type: unknown) => withField(assistant({ msg, usage: usage(5, 6, 7, 8), t: '2025-03-01T10:00:02.000Z' }), 'type', type);
   const file = writeLog(logs, 'proj/s1.jsonl', [
     user('hi'),
     assistant({ msg: 'm1', usage: usage(1, 2, 3, 4), t: '2025-03-01T10:00:00.000Z' }),
