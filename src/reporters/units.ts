@@ -35,7 +35,7 @@ export function duration(s: number | null): string {
  * Example: { since: '2026-02-02', until: null, project: 'nomatch' }, false →
  * 'Filtered: --since 2026-02-02 --project nomatch: no project matches\n\n';
  * { since: '2030-01-01', until: null, project: null }, true, { first: '2026-02-11', last: '2026-02-12' } →
- * 'Filtered: --since 2030-01-01: no request on those days; the requests read: from 2026-02-11 to 2026-02-12\n\n'.
+ * 'Filtered: --since 2030-01-01: no request on those days; the requests read: from 2026-02-10 to 2026-02-11\n\n'.
  */
 export function filtersLine(f: Pick<Filters, 'since' | 'until' | 'project'>, projectMatches = true, days?: { first: string; last: string } | null): string {
   if (f.since === null && f.until === null && f.project === null) return '';
