@@ -219,39 +219,71 @@ export function threadOf(m: ChannelMessage): string | null {
 }
 
 /**
- * Pairs each mention with the agent's answer in the log: in one pass, each agent message answers
- * the oldest unanswered mention before it in the same thread; an agent message in a thread with
- * no such mention answers the thread's root when the root is an unanswered mention (the usual way
- * to answer a top-level mention: in a thread under it). Mentions left unanswered get undefined
- * (the replay then writes a reply of its own).
+ * Pairs each mention with the agent's answer in the log, as a reader of the channel pairs them:
+ * by stream (the channel's top level, or one thread) and by adjacency. The agent's messages of a
+ * stream come in runs: messages of the agent with no mention of it in that stream between them
+ * (other people's messages may be). A run of k agent messages answers the k most recent mentions
+ * of its stream still unanswered before it, oldest mention with the first message; its messages
+ * beyond those (a follow-up, a second part) answer nothing. A thread's root that is an unanswered
+ * mention posted before the run counts as one of the thread's mentions (the usual way to answer a
+ * top-level mention: in a thread under it). Runs are taken in channel order of their first
+ * message, so a root answered at the top level is not answered again in its thread. Mentions left
+ * unanswered get undefined (the replay then writes a reply of its own).
  *
- * Example: [m1 mention, m2 mention, m3 claude, m4 claude] → m1 ↦ m3, m2 ↦ m4;
- * [m1 mention, a1 claude in thread m1] → m1 ↦ a1.
+ * Examples (each line one stream, in channel order):
+ *   [m1, m2, r1, r2] → m1 ↦ r1, m2 ↦ r2 (a queue: a burst of two mentions, then both answers);
+ *   [m1 09:00, m2 14:00, r 14:01] → m2 ↦ r, m1 unanswered (the oldest-first rule this replaced
+ *   gave r to m1, then m2 a stand-in reply, and every later reply of the stream its predecessor's
+ *   mention; with --idle-reap the process was busy from 09:00 to 14:01);
+ *   [m1 09:00, r 14:00] → m1 ↦ r (hours later, no other mention between);
+ *   [m1, a1 in thread m1] → m1 ↦ a1.
+ * Limits: the log does not say which mention a message answers. With fewer answers than open
+ * mentions, the older mentions are taken as the unanswered ones: in [m1, m2, r] r is m2's even if
+ * it answered m1. An agent slower than its mentions ([m1, m2, r1, m3, r2, r3], r1 answering m1)
+ * is read as m2 ↦ r1, m1 ↦ r2, m3 ↦ r3.
  */
 export function pairReplies(messages: readonly ChannelMessage[], mentionIdx: readonly number[], handle: string): Array<ChannelMessage | undefined> {
   const name = agentAuthor(handle);
   const slotOf = new Map(mentionIdx.map((mi, k) => [mi, k]));
   const slotOfId = new Map(mentionIdx.map((mi, k) => [messages[mi]!.id, k]));
   const out: Array<ChannelMessage | undefined> = mentionIdx.map(() => undefined);
-  const waiting = new Map<string | null, number[]>();
+  // per stream: its mentions (slots) so far, and its open run of agent messages
+  const mentionsOf = new Map<string | null, number[]>();
+  const open = new Map<string | null, Run>();
+  interface Run {
+    thread: string | null;
+    /** the stream's mentions posted before the run */
+    asked: number;
+    replies: number[];
+  }
+  const runs: Run[] = [];
   messages.forEach((m, i) => {
     const thread = threadOf(m);
     const k = slotOf.get(i);
     if (k !== undefined) {
-      const q = waiting.get(thread) ?? [];
+      const q = mentionsOf.get(thread) ?? [];
       q.push(k);
-      waiting.set(thread, q);
+      mentionsOf.set(thread, q);
+      open.delete(thread);
     } else if (isAgentAuthor(m.author, name)) {
-      const q = waiting.get(thread);
-      // a slot answered meanwhile (a root answered in its thread) is passed over
-      while (q && q.length > 0 && out[q[0]!] !== undefined) q.shift();
-      let k2 = q?.shift();
-      if (k2 === undefined && thread !== null) {
-        const root = slotOfId.get(thread);
-        if (root !== undefined && out[root] === undefined && mentionIdx[root]! < i) k2 = root;
+      let run = open.get(thread);
+      if (!run) {
+        run = { thread, asked: mentionsOf.get(thread)?.length ?? 0, replies: [] };
+        open.set(thread, run);
+        runs.push(run);
       }
-      if (k2 !== undefined) out[k2] = m;
+      run.replies.push(i);
     }
   });
+  // runs were pushed in the order of their first message
+  for (const run of runs) {
+    const first = run.replies[0]!;
+    const asked = (mentionsOf.get(run.thread) ?? []).slice(0, run.asked);
+    const root = run.thread === null ? undefined : slotOfId.get(run.thread);
+    if (root !== undefined && mentionIdx[root]! < first) asked.push(root);
+    const unanswered = asked.filter((k) => out[k] === undefined).sort((a, b) => mentionIdx[a]! - mentionIdx[b]!);
+    const answered = unanswered.slice(Math.max(0, unanswered.length - run.replies.length));
+    answered.forEach((k, j) => (out[k] = messages[run.replies[j]!]));
+  }
   return out;
 }

@@ -401,11 +401,21 @@ function gapMs(r: Rand, kind: Kind): number {
  * (each answered by a `claude` message), 8 pasted logs over 600 characters.
  */
 export function generateChannel(seed: number, opts: GenerateChannelOptions = {}): ChannelMessage[] {
+  return generateChannelWithAnswers(seed, opts).messages;
+}
+
+/**
+ * The channel log for a seed and which reply answers which mention, as the generator wrote them
+ * (the log itself does not say): `answers` maps a mention's id to its reply's id.
+ * Example: generateChannelWithAnswers(42).answers.size === 30.
+ */
+export function generateChannelWithAnswers(seed: number, opts: GenerateChannelOptions = {}): { messages: ChannelMessage[]; answers: Map<string, string> } {
   const n = opts.messages ?? 200;
   if (!Number.isInteger(n) || n < 20) throw new RangeError(`messages must be an integer ≥ 20, got ${n}`);
   const r = new Rand(mulberry32(seed));
   const kinds = layout(r, n);
-  const asked: Array<{ ex: Exchange; s: Slots }> = [];
+  const asked: Array<{ ex: Exchange; s: Slots; id: string }> = [];
+  const answers = new Map<string, string>();
   const out: ChannelMessage[] = [];
   let at = START_MS;
   let lastAuthor = '';
@@ -418,13 +428,14 @@ export function generateChannel(seed: number, opts: GenerateChannelOptions = {})
     if (kind === 'reply') {
       author = CHANNEL_AGENT;
       const q = asked.shift()!;
+      answers.set(q.id, id);
       text = replyText(r, q.ex, q.s);
     } else {
       author = r.pick(PEOPLE.filter((p) => p !== lastAuthor || r.chance(0.3)));
       const s = slots(r, at, author);
       if (kind === 'mention') {
         const ex = r.pick(EXCHANGES);
-        asked.push({ ex, s });
+        asked.push({ ex, s, id });
         text = fill(ex.ask, s);
       } else if (kind === 'paste') text = pasteText(r, s);
       else text = fill(r.pick(CHAT), s);
@@ -432,7 +443,7 @@ export function generateChannel(seed: number, opts: GenerateChannelOptions = {})
     lastAuthor = author;
     out.push({ id, author, created_at: new Date(at).toISOString(), text });
   }
-  return out;
+  return { messages: out, answers };
 }
 
 /** One JSON object per line, keys in a fixed order, trailing newline. */

@@ -19,7 +19,9 @@
  *   - the newest 200 ids are kept, in channel order;
  *   - a failed run's turn stays in its process's history with no reply, and sends no output;
  *   - an agent message answers the oldest unanswered mention of its stream, else the top-level
- *     mention heading its thread;
+ *     mention heading its thread (later: a run of k agent messages of a stream, with no mention of
+ *     that stream between them, answers the k newest mentions open before it, in order, the
+ *     thread's top-level root among them — one unanswered mention no longer shifts later replies);
  *   - channel order is created_at's, log order among equal times;
  *   - a thread whose root the log lacks is a thread of its own (this file read it as top level);
  *   - a row's tokens are its line's with the newline (this file counted the line alone);
@@ -238,28 +240,41 @@ export function referenceChannel(logOrder: RefMessage[], opts: RefOptions): RefR
 
   const mentionList = messages.filter((m) => !isAgent(m) && mentions(m.text, opts.agent));
   const isMentionMsg = new Set(mentionList);
-  // Replies: each agent message answers the oldest unanswered mention of its stream, or the
-  // top-level mention it is threaded under.
+  // Replies, by runs: per stream, the agent's messages between two mentions of that stream form
+  // one run; taken in the order of their first message, a run of k messages answers the k newest
+  // mentions open before it (the stream's own, and the top-level mention heading its thread),
+  // paired in channel order. One unanswered mention thus does not shift later replies.
   const reply = new Map<RefMessage, RefMessage>();
-  const queue = new Map<string, RefMessage[]>();
+  type Run = { key: string; agentMsgs: RefMessage[]; before: RefMessage[] };
+  const allRuns: Run[] = [];
+  const streamMentions = new Map<string, RefMessage[]>();
+  const current = new Map<string, Run | null>();
   for (const m of messages) {
     const k = streamKey(m);
     if (isMentionMsg.has(m)) {
-      if (!queue.has(k)) queue.set(k, []);
-      queue.get(k)!.push(m);
-      continue;
-    }
-    if (!isAgent(m)) continue;
-    // the oldest unanswered mention of its stream, else the thread's root when that is one
-    const q = queue.get(k);
-    if (q && q.length) reply.set(q.shift()!, m);
-    else if (k !== '') {
-      const root = byId.get(k);
-      if (root && isMentionMsg.has(root) && streamKey(root) === '' && !reply.has(root) && seq(root) < seq(m)) {
-        reply.set(root, m);
-        const top = queue.get('');
-        if (top) top.splice(top.indexOf(root), 1);
+      streamMentions.set(k, [...(streamMentions.get(k) ?? []), m]);
+      current.set(k, null);
+    } else if (isAgent(m)) {
+      let run = current.get(k) ?? null;
+      if (run === null) {
+        run = { key: k, agentMsgs: [], before: [...(streamMentions.get(k) ?? [])] };
+        current.set(k, run);
+        allRuns.push(run);
       }
+      run.agentMsgs.push(m);
+    }
+  }
+  allRuns.sort((x, y) => seq(x.agentMsgs[0]!) - seq(y.agentMsgs[0]!));
+  const answered = new Set<RefMessage>();
+  for (const run of allRuns) {
+    const pool = [...run.before];
+    const root = run.key === '' ? undefined : byId.get(run.key);
+    if (root && isMentionMsg.has(root) && streamKey(root) === '' && seq(root) < seq(run.agentMsgs[0]!)) pool.push(root);
+    const openOnes = pool.filter((x) => !answered.has(x)).sort((x, y) => seq(x) - seq(y));
+    const take = openOnes.slice(-run.agentMsgs.length);
+    for (let j = 0; j < take.length && run.agentMsgs.length > 0; j++) {
+      reply.set(take[j]!, run.agentMsgs[j]!);
+      answered.add(take[j]!);
     }
   }
 

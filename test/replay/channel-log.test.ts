@@ -5,7 +5,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { UsageError } from '../../src/errors.js';
-import type { ChannelMessage } from '../../src/samples/channel.js';
+import { generateChannelWithAnswers, type ChannelMessage } from '../../src/samples/channel.js';
 
 const msg = (id: string, author: string, text: string, min = 0): ChannelMessage => ({
   id,
@@ -158,6 +158,81 @@ test('an agent message in a thread with no open mention answers the thread\'s ro
   // a thread reply with its own open mention still answers that one first
   const open = [ms[0]!, ms[2]!, ms[1]!];
   assert.deepEqual(pairReplies(open, [0, 1], '@claude').map((r) => r?.id), [undefined, 'a1']);
+});
+
+/** A message at hh:mm on one day, optionally in a thread. */
+const at = (id: string, author: string, text: string, hh: number, mm: number, thread?: string): ChannelMessage => ({
+  id,
+  author,
+  created_at: new Date(Date.UTC(2025, 2, 11, hh, mm)).toISOString(),
+  text,
+  ...(thread === undefined ? {} : { thread_root_id: thread }),
+});
+const mentionsOf = (ms: ChannelMessage[]) => ms.flatMap((m, i) => (isMention(m, '@claude') ? [i] : []));
+const paired = (ms: ChannelMessage[]) => pairReplies(ms, mentionsOf(ms), '@claude').map((r) => r?.id);
+
+test('one unanswered mention does not shift later replies: the reply after a mention is its answer', () => {
+  // M1 at 09:00 never answered, M2 at 14:00, R at 14:01: R answers M2 (it was M1's, and M2 got a stand-in)
+  const cascade = [at('M1', 'maya', '@claude one?', 9, 0), at('x', 'jonas', 'lunch', 12, 0), at('M2', 'priya', '@claude two?', 14, 0), at('R', 'claude', 'two.', 14, 1)];
+  assert.deepEqual(paired(cascade), [undefined, 'R']);
+  // and the stream goes on right: M3 ↦ R3, not M2 ↦ R3
+  const more = [...cascade, at('M3', 'maya', '@claude three?', 15, 0), at('R3', 'claude', 'three.', 15, 2)];
+  assert.deepEqual(paired(more), [undefined, 'R', 'R3']);
+});
+
+test('a queue stays a queue: two mentions then two replies pair in order', () => {
+  const ms = [at('m1', 'maya', '@claude one?', 9, 0), at('m2', 'jonas', '@claude two?', 9, 1), at('c', 'maya', 'thanks in advance', 9, 1), at('r1', 'claude', 'one.', 9, 2), at('r2', 'claude', 'two.', 9, 3)];
+  assert.deepEqual(paired(ms), ['r1', 'r2']);
+  // an unanswered mention hours before the burst is left out, not given the burst's first answer
+  const after = [at('m0', 'aiko', '@claude zero?', 7, 0), ...ms];
+  assert.deepEqual(paired(after), [undefined, 'r1', 'r2']);
+});
+
+test('a mention answered hours later with no other mention between still pairs; a follow-up answers nothing', () => {
+  const late = [at('m1', 'maya', '@claude one?', 9, 0), at('x', 'jonas', 'anyone?', 11, 0), at('r', 'claude', 'one, sorry for the wait.', 14, 0)];
+  assert.deepEqual(paired(late), ['r']);
+  const twoParts = [...late, at('r2', 'claude', 'and a detail.', 14, 1), at('m2', 'maya', '@claude two?', 15, 0), at('r3', 'claude', 'two.', 15, 1)];
+  assert.deepEqual(paired(twoParts), ['r', 'r3']);
+});
+
+test('a reply in a thread under a mention answers it; a thread\'s own mentions pair within the thread', () => {
+  // M0 at the top level, answered in its thread; M1 at the top level never answered; M2 answered at the top level
+  const ms = [
+    at('M0', 'maya', '@claude deploy stuck?', 9, 0),
+    at('A0', 'claude', 'a lock.', 9, 2, 'M0'),
+    at('M1', 'jonas', '@claude cache?', 10, 0),
+    at('T1', 'maya', '@claude can we kill it?', 10, 30, 'M0'),
+    at('M2', 'priya', '@claude CI?', 11, 0),
+    at('A2', 'claude', 'green.', 11, 1),
+    at('AT', 'claude', 'yes.', 11, 2, 'M0'),
+  ];
+  assert.deepEqual(paired(ms), ['A0', undefined, 'AT', 'A2']);
+  // a root answered at the top level is not answered again in its thread
+  const top = [at('M0', 'maya', '@claude deploy?', 9, 0), at('A0', 'claude', 'done.', 9, 1), at('A1', 'claude', 'more detail.', 9, 5, 'M0')];
+  assert.deepEqual(paired(top), ['A0']);
+});
+
+test('the sample generator\'s own pairing: every reply answers the mention it was written for, and still does with one reply taken out', () => {
+  for (const [seed, n] of [[42, 200], [1, 200], [2024, 400], [7, 120]] as const) {
+    const { messages, answers } = generateChannelWithAnswers(seed, { messages: n });
+    const idx = mentionsOf(messages);
+    assert.equal(answers.size, idx.length);
+    assert.deepEqual(paired(messages), idx.map((i) => answers.get(messages[i]!.id)), `seed ${seed}`);
+    // take out the answer to a mention no other mention shares its wait with (the generator's lone
+    // mentions): it is unanswered, and every other mention keeps its own answer
+    const pos = new Map(messages.map((m, i) => [m.id, i]));
+    let checked = 0;
+    idx.forEach((mi, k) => {
+      const ri = pos.get(answers.get(messages[mi]!.id)!)!;
+      const lone = (k === 0 || pos.get(answers.get(messages[idx[k - 1]!]!.id)!)! < mi) && (k === idx.length - 1 || idx[k + 1]! > ri);
+      if (!lone) return;
+      checked++;
+      const without = messages.filter((_, i) => i !== ri);
+      const want = mentionsOf(without).map((i) => (without[i]!.id === messages[mi]!.id ? undefined : answers.get(without[i]!.id)));
+      assert.deepEqual(paired(without), want, `seed ${seed}, the answer to ${messages[mi]!.id} taken out`);
+    });
+    assert.ok(checked > 10, `seed ${seed}: ${checked} lone mentions`);
+  }
 });
 
 test('a thread_root_id that is not a string is a counted skip, not a top-level message (null is none)', () => {

@@ -301,6 +301,21 @@ test('idle reap counts from the agent\'s answer: a mention 25 minutes after it i
   assert.deepEqual(turnsOf(r3, 'window').map((x) => x.delivery), ['cold', 'warm', 'warm']);
 });
 
+test('idle reap: a mention never answered does not keep its process busy until a later mention\'s answer', async () => {
+  // M1 09:00 is never answered; R 14:01 answers M2 14:00. Paired oldest-first, R was M1's: the
+  // process counted as busy from 09:00 to 14:01, so M2 found it warm after five idle hours
+  const t = (h: number, m: number) => new Date(Date.UTC(2025, 2, 11, h, m)).toISOString();
+  const messages = [
+    { id: 'M1', author: 'priya', created_at: t(9, 0), text: '@claude one?' },
+    { id: 'M2', author: 'maya', created_at: t(14, 0), text: '@claude two?' },
+    { id: 'R', author: 'claude', created_at: t(14, 1), text: 'two: the answer.' },
+    { id: 'M3', author: 'maya', created_at: t(14, 20), text: '@claude three?' },
+  ];
+  const r = await runChannelReplay({ messages, idleReapMinutes: 30, strategies: ['window'] });
+  assert.deepEqual(turnsOf(r, 'window').map((x) => x.delivery), ['cold', 'cold', 'warm']);
+  assert.equal(r.channel.replies_from_log, 1);
+});
+
 test('times of years 0000-0099 written with a space for the T: gaps as the log orders them, never negative', async () => {
   // the log sorted "0050-03-11 08:47:00Z" as year 50, the replay's Date.parse read it as 1950:
   // the second mention's gap_s was -59958143820
