@@ -7,7 +7,7 @@ import { UsageError } from '../errors.js';
 import { clean } from '../format/table.js';
 import { loadPriceTable } from '../pricing/pricing.js';
 import type { SessionReplayResult, ThinkingRule } from '../replay/index.js';
-import { CHANNEL_STRATEGIES, type ChannelStrategy, ENCODINGS, type EncodingName, SESSION_STRATEGIES, type SessionStrategy } from '../replay/names.js';
+import { CHANNEL_STRATEGIES, type ChannelStrategy, DEFAULT_CHANNEL_MODEL, ENCODINGS, type EncodingName, SESSION_STRATEGIES, type SessionStrategy } from '../replay/names.js';
 import { calibrateOf, type Command, decimal, DEFAULT_ROOTS_HELP, nonEmpty, numberOption, wholeNumber, withContext } from './command.js';
 
 function list(v: unknown): string[] {
@@ -40,6 +40,7 @@ const channelCommand: Command = {
       .option('prefix-tokens', { type: 'string', requiresArg: true, describe: 'tokens of framing: system prompt and tool schemas (default 2120)' })
       .option('encoding', { requiresArg: true, choices: ENCODINGS as readonly string[], default: 'cl100k_base', describe: 'js-tiktoken encoding' })
       .option('ttl', { requiresArg: true, choices: ['5m', '1h'] as const, default: '5m', describe: 'cache TTL for the weighted cost' })
+      .option('model', { type: 'string', requiresArg: true, defaultDescription: DEFAULT_CHANNEL_MODEL, describe: "the agent's model: its bundled prices give the weights and the cost in USD" })
       .option('json', { type: 'boolean', describe: 'print JSON instead of tables' }),
   async run(argv, io) {
     // no yargs default: with one, `--strategy` given no value ran every strategy, silently
@@ -59,6 +60,7 @@ const channelCommand: Command = {
       prefixTokens: prefix,
       encoding: argv.encoding as EncodingName,
       ttl: argv.ttl as '5m' | '1h',
+      model: nonEmpty(argv.model, '--model', 'a model id such as claude-opus-4-6'),
     });
     return { json: result, text: formatChannelReplay(result, { color: io.color }) };
   },

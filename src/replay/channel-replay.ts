@@ -21,13 +21,14 @@ import { commonPrefixTokens, requestOf, SegmentList } from './request.js';
 import { UsageError } from '../errors.js';
 import { ENCODINGS, SegmentTokenizer, type EncodingName, type Segment, type TokenizerWork } from './tokenizer.js';
 import { WatermarkStore, type StagedRows, type WatermarkKey } from './watermark.js';
+import { loadPriceTable, type ModelPrice } from '../pricing/pricing.js';
 
-import { CHANNEL_STRATEGIES, type ChannelStrategy } from './names.js';
+import { CHANNEL_STRATEGIES, DEFAULT_CHANNEL_MODEL, type ChannelStrategy } from './names.js';
 import { pushAll } from '../arrays.js';
 
-export { CHANNEL_STRATEGIES, type ChannelStrategy };
+export { CHANNEL_STRATEGIES, DEFAULT_CHANNEL_MODEL, type ChannelStrategy };
 
-/** Weights per token in base-input-token equivalents (SPEC §2.1); defaults are the Opus family's. */
+/** Weights per token in base-input-token equivalents (SPEC §2.1); defaults are the Opus family's (DEFAULT_CHANNEL_MODEL's). */
 export interface ReplayWeights {
   input: number;
   write5m: number;
@@ -62,6 +63,9 @@ export interface ChannelReplayOptions {
   prefixTokens?: number;
   encoding?: EncodingName;
   ttl?: Ttl;
+  /** the model whose bundled prices give the weights and the USD (default DEFAULT_CHANNEL_MODEL) */
+  model?: string;
+  /** overrides of the model's weights (then used for every turn, long-context tier or not) */
   weights?: Partial<ReplayWeights>;
   usdPerInputToken?: number;
   bindingId?: string;
@@ -148,6 +152,10 @@ export interface ChannelReplayResult {
     ttl: Ttl;
     weights: ReplayWeights;
     usd_per_input_token: number;
+    /** the model whose bundled prices give weights and usd_per_input_token (--model) */
+    model: string;
+    /** its prompt size above which a turn is weighed at its long-context rates; null when it has none */
+    long_context_above: number | null;
   };
   strategies: Partial<Record<ChannelStrategy, StrategySummary>>;
   turns: ChannelTurn[];
@@ -180,9 +188,12 @@ interface Prepared {
   messages: readonly ChannelMessage[];
   mentions: Mention[];
   ttlMs: number;
-  write: number;
   weights: ReplayWeights;
+  /** a turn's weights by its prompt size (the model's long-context tier), or the fixed weights */
+  weightsAt: (promptTokens: number) => ReplayWeights;
   usd: number;
+  model: string;
+  price: ModelPrice;
   evictAt: Set<number>;
   failAt: Set<number>;
   idleMs: number | null;
@@ -233,8 +244,27 @@ function validate(opts: ChannelReplayOptions): void {
   }
   // '' or '@' made every lone "@" in a text a mention, and a message with an empty author the agent's
   if (opts.agent !== undefined && !/^@?[^\s@]+$/.test(opts.agent)) throw new UsageError(`--agent ${opts.agent}: expected a handle such as @claude (no spaces, one @)`);
+  if (opts.model !== undefined) modelPrice(opts.model);
   const idle = opts.idleReapMinutes;
   if (idle !== undefined && idle !== null && !(idle > 0 && Number.isFinite(idle * 60_000))) throw new UsageError(`--idle-reap must be a positive, finite duration, got ${idle}`);
+}
+
+/**
+ * The bundled price of `--model`, else a one-line UsageError naming the models there are. A dated
+ * id (`claude-opus-4-6-20251101`) is its model's, as a request's model is priced.
+ */
+function modelPrice(model: string): ModelPrice {
+  const price = loadPriceTable().lookup(model);
+  if (!price) {
+    const known = loadPriceTable().entries().map(([name]) => name);
+    throw new UsageError(`--model ${model}: not in the bundled price table`, `use one of ${known.join(', ')}`);
+  }
+  return price;
+}
+
+/** Per-token weights of a model's rates, as multiples of its standard input price. */
+function weightsOf(rates: Omit<ModelPrice, 'long_context'>, base: number): ReplayWeights {
+  return { input: rates.input / base, write5m: rates.write_5m / base, write1h: rates.write_1h / base, read: rates.read / base, output: rates.output / base };
 }
 
 async function prepare(opts: ChannelReplayOptions): Promise<{ p: Prepared; file: string | null; skipped: SkippedChannelLine[]; setup: TokenizerWork }> {
@@ -254,7 +284,12 @@ async function prepare(opts: ChannelReplayOptions): Promise<{ p: Prepared; file:
   const brief = tok.segment(briefText(channel, handle) + '\n');
   const setup = tok.stats;
   const ttl = opts.ttl ?? '5m';
-  const weights = { ...OPUS_WEIGHTS, ...opts.weights };
+  const model = opts.model ?? DEFAULT_CHANNEL_MODEL;
+  const price = modelPrice(model);
+  const weights = { ...weightsOf(price, price.input), ...opts.weights };
+  const lc = price.long_context;
+  const longWeights = lc && !opts.weights ? weightsOf(lc, price.input) : null;
+  const weightsAt = (promptTokens: number): ReplayWeights => (longWeights && promptTokens > lc!.above ? longWeights : weights);
 
   const { rows, pos } = threadRows(messages);
   const mentionIdx = messages.flatMap((m, i) => (isMention(m, handle) ? [i] : []));
@@ -297,9 +332,11 @@ async function prepare(opts: ChannelReplayOptions): Promise<{ p: Prepared; file:
     messages,
     mentions,
     ttlMs: ttl === '1h' ? 3_600_000 : 300_000,
-    write: ttl === '1h' ? weights.write1h : weights.write5m,
     weights,
-    usd: opts.usdPerInputToken ?? OPUS_USD_PER_INPUT_TOKEN,
+    weightsAt,
+    usd: opts.usdPerInputToken ?? price.input / 1_000_000,
+    model,
+    price,
     evictAt: toSet(opts.evictAt),
     failAt: toSet(opts.failAt),
     idleMs: opts.idleReapMinutes ? opts.idleReapMinutes * 60_000 : null,
@@ -360,7 +397,8 @@ function replayStrategy(p: Prepared, strategy: ChannelStrategy): { summary: Stra
     const read = cache === 'read' ? cacheable : 0;
     const failed = p.failAt.has(number);
     const output = failed ? 0 : mn.reply.tokens.length;
-    const weight = read * p.weights.read + (request.tokens - read) * p.write + output * p.weights.output;
+    const w = p.weightsAt(request.tokens);
+    const weight = read * w.read + (request.tokens - read) * (p.ttlMs === 3_600_000 ? w.write1h : w.write5m) + output * w.output;
 
     session.history.pushAll(turn.segments);
     if (failed) staged?.discard();
@@ -503,6 +541,8 @@ export async function runChannelReplay(options: ChannelReplayOptions): Promise<C
       ttl: p.ttlMs === 3_600_000 ? '1h' : '5m',
       weights: p.weights,
       usd_per_input_token: p.usd,
+      model: p.model,
+      long_context_above: p.price.long_context && !options.weights ? p.price.long_context.above : null,
     },
     strategies: out,
     turns,

@@ -36,8 +36,30 @@ const METRICS: Metric[] = [
   { label: 'failed runs', cell: (s) => n(s.failed_turns) },
   { label: 'reply (output) tokens', cell: (s) => n(s.output_tokens) },
   { label: 'weighted cost (base-input tokens)', cell: (s) => n(s.weight) },
-  { label: 'cost (USD)', cell: (s) => usd(s.usd) },
 ];
+
+/** The USD row names its model: which prices it is at is said under the table (priceBasis). */
+const costMetric = (model: string): Metric => ({ label: `cost (USD, ${clean(model)})`, cell: (s) => usd(s.usd) });
+
+const rate = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 4 });
+/** A price per million tokens: $5, $6.25, $0.50, $0.03. */
+const perMillion = (x: number) => `$${Number.isInteger(x) ? String(x) : rate.format(x)}`;
+
+/**
+ * Which model's prices the cost in USD is at, from the settings the JSON gives (a rate is its weight
+ * × the USD of an input token).
+ * Example: claude-opus-4-6 → 'cost (USD) at claude-opus-4-6 prices, per million tokens: input $5,
+ * cache write $6.25 (5m) / $10 (1h), cache read $0.50, output $25 (--model names another).'
+ */
+export function priceBasis(st: ChannelReplayResult['settings']): string {
+  const m = (w: number) => perMillion(w * st.usd_per_input_token * 1e6);
+  const w = st.weights;
+  const long = st.long_context_above === null ? '' : `; a turn whose prompt is over ${n(st.long_context_above)} tokens at its long-context rates`;
+  return (
+    `cost (USD) at ${clean(st.model)} prices, per million tokens: input ${m(w.input)}, cache write ${m(w.write5m)} (5m) / ${m(w.write1h)} (1h), ` +
+    `cache read ${m(w.read)}, output ${m(w.output)}${long} (--model names another).`
+  );
+}
 
 const upTo6 = new Intl.NumberFormat('en-US', { maximumSignificantDigits: 6 });
 
@@ -76,7 +98,7 @@ export function formatChannelReplay(r: ChannelReplayResult, opts: { color?: bool
   // the shared table, as the session replay's (it was built here: no rule under the header, no bold header, 3-space gaps)
   const metrics = table(
     [{ header: 'metric' }, ...strategies.map((s) => ({ header: s, align: 'num' as const }))],
-    METRICS.map((m) => [m.label, ...strategies.map((s) => m.cell(r.strategies[s]!))]),
+    [...METRICS, costMetric(r.settings.model)].map((m) => [m.label, ...strategies.map((s) => m.cell(r.strategies[s]!))]),
     { color: opts.color },
   );
   const c = r.channel;
@@ -91,6 +113,7 @@ export function formatChannelReplay(r: ChannelReplayResult, opts: { color?: bool
     '',
     metrics,
     '',
+    priceBasis(st),
     `Token counts are ${st.encoding} estimates of Claude's tokenizer: absolute numbers are approximate, ratios are the result.`,
   ].join('\n') + '\n';
 }

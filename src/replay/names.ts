@@ -11,3 +11,10 @@ export const SESSION_STRATEGIES: readonly SessionStrategy[] = ['recorded', 'dedu
 
 export type EncodingName = 'cl100k_base' | 'o200k_base';
 export const ENCODINGS: readonly EncodingName[] = ['cl100k_base', 'o200k_base'];
+
+/**
+ * The model whose prices weigh and price a channel replay unless `--model` names another: the
+ * agent is a Claude Code process, and this is the model of the sample sessions (Opus 4.6, $5 per
+ * million input tokens).
+ */
+export const DEFAULT_CHANNEL_MODEL = 'claude-opus-4-6';

@@ -544,5 +544,11 @@ async function channelRun(file: string): Promise<ReplayRun> {
     usd: s.usd,
     turns: r.turns.filter((t) => t.strategy === strategy).map((t) => ({ turn: t.mention, input: t.input_tokens, cacheable: t.cacheable_tokens })),
   }));
-  return { kind: 'channel', title: r.channel.file ? basename(r.channel.file) : r.channel.channel_id, strategies, rowsNeverShown: strategies.length ? Object.values(r.strategies)[0].rows_never_shown : 0 };
+  return {
+    kind: 'channel',
+    title: r.channel.file ? basename(r.channel.file) : r.channel.channel_id,
+    strategies,
+    rowsNeverShown: strategies.length ? Object.values(r.strategies)[0].rows_never_shown : 0,
+    prices: { model: r.settings.model, usdPerMillionInput: r.settings.usd_per_input_token * 1e6 },
+  };
 }

@@ -262,6 +262,8 @@ export interface ReplayRun {
   calibration?: { k: number; scale: number | null; heldOutFrom: number; reason: string | null };
   /** bursts of more than 12 rows between mentions (channel replays) */
   rowsNeverShown?: number;
+  /** the model whose prices give a channel replay's weights and USD, and its input price (channel replays) */
+  prices?: { model: string; usdPerMillionInput: number };
   /** strategies that could not run on the chain, with the reason (session replays; `replay session`'s "not run:" lines) */
   notRun?: Array<{ strategy: string; reason: string }>;
 }

@@ -2,7 +2,7 @@
 import { jsonNumberText } from '../format/json-numbers.js';
 import { requestRange } from '../replay/session-calibrate.js';
 import type { Replay, ReplayRun } from './data.js';
-import { fmtCount, fmtInt, fmtPct } from './format.js';
+import { fmtCount, fmtInt, fmtPct, fmtUsd } from './format.js';
 import { html, sortableTable, type SafeHtml } from './html.js';
 import { andList, topTied, type ChartSink, type SectionOutput } from './section.js';
 
@@ -67,6 +67,17 @@ export function calibrationLine(c: NonNullable<ReplayRun['calibration']>, f: Rep
   return html`<p class="calibration" data-k="${String(c.k)}" data-scale="${jsonNumberText(c.scale)}">${fit} · ${held}</p>`;
 }
 
+/**
+ * A channel replay's cost in USD, with the model whose prices it is at.
+ * Example: 'cost in USD at claude-opus-4-6 prices ($5 per million input tokens; replay channel
+ * --model prices another model): “window” $2.71, “watermark” $2.18, “unstable” $3.14'
+ */
+export function channelCost(run: ReplayRun, prices: NonNullable<ReplayRun['prices']>): string {
+  const input = Number(prices.usdPerMillionInput.toPrecision(6));
+  const costs = run.strategies.map((s) => `“${s.strategy}” ${fmtUsd(s.usd ?? null)}`).join(', ');
+  return `cost in USD at ${prices.model} prices ($${input} per million input tokens; replay channel --model prices another model): ${costs}`;
+}
+
 function runBlock(run: ReplayRun, charts: ChartSink, withReading: boolean): SafeHtml {
   const rows = run.strategies.flatMap((s) => [
     { strategy: s.strategy, part: 'cacheable prefix', order: 0, tokens: s.cacheablePrefix },
@@ -116,6 +127,8 @@ function runBlock(run: ReplayRun, charts: ChartSink, withReading: boolean): Safe
   );
   const notes: string[] = [];
   if (run.rowsNeverShown !== undefined) notes.push(`${fmtCount(run.rowsNeverShown, 'row')} never shown (bursts of more than 12 between mentions)`);
+  // the weights are a model's rates, and the cost in USD its prices: which model's, said where the USD is
+  if (run.prices) notes.push(channelCost(run, run.prices));
   // with --calibrate the fidelity is the held-out one and goes with the calibration line
   if (run.fidelity && !run.calibration) notes.push(fidelityNote(run.fidelity));
   // a strategy missing from the table without a word read as one forgotten (replay session says it)

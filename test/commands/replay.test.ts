@@ -55,7 +55,7 @@ test('replay channel: events past the last mention, no strategy, and an unbounde
 test('replay channel flags given no value are one-line errors, not the default run silently', () => {
   // --ttl, --encoding, --agent and --strategy alone ran with their defaults (5m, cl100k_base,
   // @claude, every strategy); --idle-reap alone said "--idle-reap : expected a duration"
-  for (const flag of ['ttl', 'encoding', 'agent', 'strategy', 'idle-reap']) {
+  for (const flag of ['ttl', 'encoding', 'agent', 'strategy', 'idle-reap', 'model']) {
     for (const args of [[`--${flag}`], [`--${flag}`, '--json']]) {
       const r = cli(['replay', 'channel', CHANNEL, ...args]);
       assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
@@ -67,6 +67,20 @@ test('replay channel flags given no value are one-line errors, not the default r
   const d = JSON.parse(cli(['replay', 'channel', CHANNEL, '--strategy', 'window', '--strategy', 'unstable', '--ttl', '1h', '--json']).stdout);
   assert.deepEqual(d.settings.strategies, ['window', 'unstable']);
   assert.equal(d.settings.ttl, '1h');
+});
+
+test('replay channel --model: an unknown model is a one-line error naming the models there are; an empty one says what is expected', () => {
+  const r = cli(['replay', 'channel', CHANNEL, '--model', 'gpt-4']);
+  assert.equal(r.code, 2);
+  assert.equal(r.stdout, '');
+  assert.equal(r.stderr.trim().split('\n').length, 1);
+  assert.match(r.stderr, /--model gpt-4: not in the bundled price table \(use one of claude-opus-5, .*claude-opus-4-6, .*claude-3-haiku\)/);
+  const empty = cli(['replay', 'channel', CHANNEL, '--model', '']);
+  assert.equal(empty.code, 2);
+  assert.match(empty.stderr, /--model: expected a model id/);
+  const d = JSON.parse(cli(['replay', 'channel', CHANNEL, '--model', 'claude-haiku-4-5', '--strategy', 'window', '--json']).stdout);
+  assert.equal(d.settings.model, 'claude-haiku-4-5');
+  assert.equal(d.settings.usd_per_input_token, 1e-6);
 });
 
 test('replay session of a chain of one request: no fidelity to compare, said so', () => {

@@ -248,15 +248,61 @@ test('text report: each skip reason with its count and first lines under the hea
 
 test('text report: USD as every other table writes it (no mentions: $0.0000, not $0.00)', async () => {
   const none = formatChannelReplay(await runChannelReplay({ file: SAMPLE, agent: 'nobody' }));
-  assert.match(none, /^cost \(USD\)\s+\$0\.0000\s+\$0\.0000\s+\$0\.0000$/m);
+  assert.match(none, /^cost \(USD, claude-opus-4-6\)\s+\$0\.0000\s+\$0\.0000\s+\$0\.0000$/m);
   // and says why the table is all zeros (it did not)
   assert.match(none, /^Nothing was replayed: no message by anyone else mentions @nobody \(the handle as a whole word\)\.$/m);
   assert.doesNotMatch(formatChannelReplay(await evicted), /Nothing was replayed/);
   const some = formatChannelReplay(await evicted);
-  assert.match(some, /^cost \(USD\)(\s+\$\d+\.\d\d){3}$/m);
+  assert.match(some, /^cost \(USD, claude-opus-4-6\)(\s+\$\d+\.\d\d){3}$/m);
+});
+
+test('the cost in USD says whose prices it is at: claude-opus-4-6 by default, --model another (its weights and its USD)', async () => {
+  const opus = await baseline;
+  assert.equal(opus.settings.model, 'claude-opus-4-6');
+  assert.equal(opus.settings.usd_per_input_token, 5 / 1e6);
+  const text = formatChannelReplay(opus);
+  assert.match(text, /^cost \(USD, claude-opus-4-6\)/m);
+  assert.match(text, /^cost \(USD\) at claude-opus-4-6 prices, per million tokens: input \$5, cache write \$6\.25 \(5m\) \/ \$10 \(1h\), cache read \$0\.50, output \$25 \(--model names another\)\.$/m);
+  // Sonnet 4.5 is $3 a million input tokens, with Opus's ratios: the same weights, 3/5 of the USD
+  const sonnet = await runChannelReplay({ file: SAMPLE, model: 'claude-sonnet-4-5' });
+  assert.equal(sonnet.settings.model, 'claude-sonnet-4-5');
+  assert.equal(sonnet.settings.long_context_above, 200_000);
+  for (const s of ['window', 'watermark', 'unstable'] as const) {
+    assert.equal(sonnet.strategies[s]!.weight, opus.strategies[s]!.weight);
+    assert.ok(Math.abs(sonnet.strategies[s]!.usd - (opus.strategies[s]!.usd * 3) / 5) < 1e-9);
+  }
+  // Claude 3 Haiku writes at 1.2× and reads at 0.12× its input price: other weights
+  const haiku = await runChannelReplay({ file: SAMPLE, model: 'claude-3-haiku-20240307', strategies: ['watermark'] });
+  assert.deepEqual(haiku.settings.weights, { input: 1, write5m: 1.2, write1h: 2, read: 0.12, output: 5 });
+  const t = turnsOf(haiku, 'watermark')[3]!;
+  const read = t.cache === 'read' ? t.cacheable_tokens : 0;
+  assert.ok(Math.abs(t.weight - (read * 0.12 + (t.input_tokens - read) * 1.2 + t.output_tokens * 5)) < 1e-6);
+  assert.ok(Math.abs(t.usd - t.weight * 0.25e-6) < 1e-12);
+  assert.match(formatChannelReplay(haiku), /^cost \(USD\) at claude-3-haiku-20240307 prices, per million tokens: input \$0\.25, cache write \$0\.30 \(5m\) \/ \$0\.50 \(1h\), cache read \$0\.03, output \$1\.25 \(--model/m);
+});
+
+test('--model with a long-context tier: a turn whose prompt is over its threshold is weighed at those rates', async () => {
+  const at = (m: number) => new Date(Date.UTC(2025, 2, 11, 9, m)).toISOString();
+  const messages = [
+    { id: 'M1', author: 'maya', created_at: at(0), text: '@claude one?' },
+    { id: 'A1', author: 'claude', created_at: at(1), text: 'one.' },
+    { id: 'M2', author: 'maya', created_at: at(2), text: '@claude two?' },
+  ];
+  const r = await runChannelReplay({ messages, model: 'claude-sonnet-4-5', prefixTokens: 200_500, strategies: ['window'] });
+  const [t1, t2] = turnsOf(r, 'window');
+  assert.ok(t1!.input_tokens > 200_000);
+  // over 200,000 tokens Sonnet 4.5 is $6 input, $7.50 5m write, $0.60 read, $22.50 output: 2×, 2.5×, 0.2×, 7.5× its $3
+  assert.ok(Math.abs(t1!.weight - (t1!.input_tokens * 2.5 + t1!.output_tokens * 7.5)) < 1e-6);
+  assert.ok(Math.abs(t2!.weight - (t2!.cacheable_tokens * 0.2 + (t2!.input_tokens - t2!.cacheable_tokens) * 2.5 + t2!.output_tokens * 7.5)) < 1e-6);
+  assert.ok(Math.abs(r.strategies.window!.usd - r.strategies.window!.weight * 3e-6) < 1e-9);
+  // under it, the standard rates
+  const small = await runChannelReplay({ messages, model: 'claude-sonnet-4-5', prefixTokens: 2120, strategies: ['window'] });
+  const s1 = turnsOf(small, 'window')[0]!;
+  assert.ok(Math.abs(s1.weight - (s1.input_tokens * 1.25 + s1.output_tokens * 5)) < 1e-6);
 });
 
 test('bad options are one-line UsageErrors', async () => {
+  await assert.rejects(runChannelReplay({ file: SAMPLE, model: 'gpt-4' }), (e: Error) => e.name === 'UsageError' && /^--model gpt-4: not in the bundled price table$/.test(e.message) && !e.message.includes('\n'));
   const { UsageError } = await import('../../src/errors.js');
   await assert.rejects(runChannelReplay({ file: SAMPLE, evictAt: 0 }), UsageError);
   await assert.rejects(runChannelReplay({ file: SAMPLE, ttl: '2h' as never }), UsageError);

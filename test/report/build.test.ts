@@ -626,6 +626,24 @@ test('a session replay names the strategies that could not run on the chain, as 
   }
 });
 
+test('a channel replay\'s section says whose prices its cost in USD is at, with that cost per strategy, as replay channel prints them', async () => {
+  const s = 'ch';
+  const files = {
+    [`projects/-p/${s}.jsonl`]: [userPrompt(s, '2026-02-11T03:00:00.000Z'), assistant({ session: s, msg: 'a', t: '2026-02-11T03:00:01.000Z', model: 'claude-opus-4-6', u: { in: 10, w5: 1000 } })],
+  };
+  const ctx = await openContext({ paths: [writeCorpus(files)], db: ':memory:', timezone: 'UTC' });
+  try {
+    const data = await buildReportData(ctx, { channels: [join(REPO, 'sample-logs/channels/backend.jsonl')] });
+    const run = (data.replay as Extract<typeof data.replay, { runs: unknown }>).runs[0]!;
+    assert.deepEqual(run.prices, { model: 'claude-opus-4-6', usdPerMillionInput: 5 });
+    const section = /<section class="card" id="replay"[\s\S]*?<\/section>/.exec(renderReport(data))![0];
+    const usd = run.strategies.map((x) => `“${x.strategy}” \\$${x.usd!.toFixed(2)}`).join(', ');
+    assert.match(section, new RegExp(`cost in USD at claude-opus-4-6 prices \\(\\$5 per million input tokens; replay channel --model prices another model\\): ${usd}`));
+  } finally {
+    ctx.store.close();
+  }
+});
+
 test('a re-purchase chain\'s reading gives the read the rule pins, the median of its rounds\' first reads (anatomy\'s read_median), not the range of the rounds\' sums', async () => {
   const ctx = await openContext({ paths: [join(REPO, 'sample-logs')], db: ':memory:', timezone: 'UTC' });
   try {
