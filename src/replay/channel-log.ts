@@ -240,7 +240,9 @@ export function threadOf(m: ChannelMessage): string | null {
  * Limits: the log does not say which mention a message answers. With fewer answers than open
  * mentions, the older mentions are taken as the unanswered ones: in [m1, m2, r] r is m2's even if
  * it answered m1. An agent slower than its mentions ([m1, m2, r1, m3, r2, r3], r1 answering m1)
- * is read as m2 ↦ r1, m1 ↦ r2, m3 ↦ r3.
+ * is read as m2 ↦ r1, m1 ↦ r2, m3 ↦ r3. A follow-up is read as an answer while an older mention
+ * is open: [u 09:30, m 14:00, r 14:01, f 14:02] gives u ↦ r, m ↦ f (order alone cannot tell it
+ * from the queue above; no time limit is guessed).
  */
 export function pairReplies(messages: readonly ChannelMessage[], mentionIdx: readonly number[], handle: string): Array<ChannelMessage | undefined> {
   const name = agentAuthor(handle);

@@ -272,6 +272,36 @@ test('reference channel: boundaries by hand — 600/601 code points, 12/13 rows,
   assert.equal(prod.strategies.unstable.rows_never_shown, 3);
 });
 
+test('reference channel: replies by hand — a queue, a mention never answered, a follow-up, answers in threads, under idle reap', () => {
+  const t = (h: number, m: number): string => new Date(Date.UTC(2026, 4, 5, h, m)).toISOString();
+  const msgs: RefMessage[] = [
+    { id: 'Q1', author: 'maya', created_at: t(9, 0), text: '@claude first of a queue' },
+    { id: 'Q2', author: 'li', created_at: t(9, 1), text: '@claude second of a queue' },
+    { id: 'a1', author: 'claude', created_at: t(9, 2), text: 'answer to the first, a few words long' },
+    { id: 'a2', author: 'claude', created_at: t(9, 3), text: 'answer to the second, a somewhat longer reply than the first one was' },
+    { id: 'f', author: 'claude', created_at: t(9, 4), text: 'and a follow-up' },
+    { id: 'U', author: 'aiko', created_at: t(9, 30), text: '@claude never answered' },
+    { id: 'x', author: 'li', created_at: t(12, 0), text: 'anyone?' },
+    { id: 'M', author: 'maya', created_at: t(14, 0), text: '@claude asked at two' },
+    { id: 'r', author: 'claude', created_at: t(14, 1), text: 'the answer to the two o clock question' },
+    { id: 'T', author: 'tomasz', created_at: t(14, 20), text: '@claude answer me in a thread' },
+    { id: 'L', author: 'li', created_at: t(14, 21), text: '@claude late' },
+    { id: 'rL', author: 'claude', created_at: t(14, 22), text: 'late, answered at the top level' },
+    { id: 'aT', author: 'claude', created_at: t(14, 23), text: 'the thread answer', thread_root_id: 'T' },
+  ];
+  const file = writeLog('replies', msgs);
+  const { diffs, prod } = compare(file, ['--idle-reap', '30m'], { idleReapMinutes: 30 });
+  assert.deepEqual(diffs, []);
+  const enc = getEncoding('cl100k_base');
+  const out = (id: string): number => enc.encode(`${msgs.find((m) => m.id === id)!.text}\n`).length;
+  const window = (prod.turns as any[]).filter((x) => x.strategy === 'window');
+  // Q1 ↦ a1, Q2 ↦ a2 (f follows up), U none (a stand-in), M ↦ r, T ↦ aT in its thread, L ↦ rL
+  assert.equal(prod.channel.replies_from_log, 5);
+  assert.deepEqual([0, 1, 3, 4, 5].map((i) => window[i].output_tokens), [out('a1'), out('a2'), out('r'), out('aT'), out('rL')]);
+  // U's process was idle from 09:30 (no answer) to 14:00: M is cold
+  assert.deepEqual(window.map((x) => x.delivery), ['cold', 'warm', 'warm', 'cold', 'warm', 'warm']);
+});
+
 test('reference channel: the 201st watermark id drops the oldest, which last_at still covers (reference and product)', () => {
   const shown: RefMessage[] = Array.from({ length: 201 }, (_, i) => ({
     id: `x${i + 1}`,
