@@ -7,6 +7,7 @@ import type { ReplayRun } from '../report/data.js';
 import { fmtCount } from '../report/format.js';
 import { requestRange } from './session-calibrate.js';
 import { skipLines } from './skips.js';
+import { cacheReadZeroNote, chainFacts, copiedNote, fidelityHeading, NO_FIDELITY, prefixLine, progressOnlyNote, promptZeroNote, skippedHeading, tokenizerNote, unpricedNote, type PrefixFacts } from './session-notes.js';
 import type { SessionReplayResult } from './session-replay.js';
 import type { SessionStrategy, SessionStrategySummary } from './session-strategy.js';
 
@@ -48,21 +49,11 @@ export function formatSessionReplay(r: SessionReplayResult, opts: { color?: bool
   const c = r.chain;
   const cal = r.calibration;
   const out: string[] = [
-    `Session replay · chain ${clean(c.chain_id)} (${c.kind}) · ${fmtCount(c.requests, 'request')} · ${fmtCount(c.rounds, 'round')} · ${fmtCount(c.compactions, 'compaction')} · ${c.models.map(clean).join(', ')}`,
-    `prefix ${int(cal.prefix_tokens)} tokens (request 1: P ${int(cal.observed_prompt)} − ${int(cal.message_tokens)} message tokens${cal.clamped ? ', clamped at 0' : ''})` +
-      ` · ${r.settings.encoding} · thinking ${r.settings.thinking}` +
-      (r.settings.reinject ? ` · reinject ${clean(r.settings.reinject.type)} (${int(r.settings.reinject.tokens)} tokens, line ${r.settings.reinject.line})` : ''),
+    clean(`Session replay · chain ${c.chain_id} (${c.kind}) · ${chainFacts(c)}`),
+    clean(prefixLine(prefixFacts(r))),
   ];
-  // a resumed session's transcript repeats the earlier session's requests; the store counts them there
-  if (c.copied_requests) {
-    const [them, their] = c.copied_requests === 1 ? ['it', 'its'] : ['them', 'their'];
-    out.push(`${fmtCount(c.copied_requests, 'copied request')} left out: this transcript repeats ${them} from another chain (a resumed session), where the store counts ${them}; ${their} messages stay in the context`);
-  }
-  // a subagent's requests that only the parent's agent_progress copies hold (its transcript was cut short)
-  if (c.progress_only_requests) {
-    const them = c.progress_only_requests === 1 ? 'it' : 'them';
-    out.push(`${fmtCount(c.progress_only_requests, 'request')} of this chain not replayed: only agent_progress copies in the parent's transcript hold ${them} (the store counts ${them}), this chain's transcript does not`);
-  }
+  if (c.copied_requests) out.push(copiedNote(c.copied_requests));
+  if (c.progress_only_requests) out.push(progressOnlyNote(c.progress_only_requests));
   const conv = cal.conversation;
   // (the fidelity is recorded's: without it, none is measured on any request)
   if (conv?.scale != null) {
@@ -84,17 +75,12 @@ export function formatSessionReplay(r: SessionReplayResult, opts: { color?: bool
   }
   for (const n of r.not_run) out.push(`not run: ${n.strategy} (${clean(n.reason)})`);
   const unpriced = Math.max(0, ...strategies.map((s) => r.strategies[s]!.unpriced_requests));
-  if (unpriced > 0) {
-    const them = unpriced === 1 ? 'request of a model without a price is' : 'requests of models without a price are';
-    out.push(`+? ${int(unpriced)} ${them} left out of weighted cost and USD (— where no request has a price)`);
-  }
+  if (unpriced > 0) out.push(unpricedNote(unpriced));
   const f = r.fidelity;
   if (f && c.requests < 2) {
-    // request 1 calibrates the prefix: a chain of one request has nothing left to compare
-    out.push('', 'Fidelity of recorded: none (a chain of one request: it calibrates the prefix, no request is left to compare)');
+    out.push('', NO_FIDELITY);
   } else if (f) {
-    const held = f.from > 2 ? `, held out from the ${f.from - 2}-request calibration` : '';
-    out.push('', `Fidelity of recorded (${requestRange(f.from, c.requests)}${held}; relative error |predicted − observed| / observed):`);
+    out.push('', `${fidelityHeading(f.from, c.requests)}:`);
     const row = (label: string, e: typeof f.prompt): Cell[] => [label, pct(e.median_rel_error), pct(e.p90_rel_error), pct(e.mean_signed_rel_error), int(e.n)];
     out.push(
       table(
@@ -103,21 +89,29 @@ export function formatSessionReplay(r: SessionReplayResult, opts: { color?: bool
         { color: opts.color },
       ),
     );
-    // a request that logged no usage at all has no relative error: said, not dropped from the count unsaid
-    const noUsage = f.prompt.observed_zero;
-    if (noUsage) out.push(`prompt size observed 0 in ${fmtCount(noUsage, 'request')} (usage all 0 in the log): no relative error, left out of the prompt row`);
-    const zero = f.cache_read.observed_zero;
-    // one request: '0 in 1 request', not '0 in 1 requests … 0 in 1 of them'
-    if (zero === 1) out.push(`cache reads observed 0 in 1 request; the replay predicted ${f.cache_read.predicted_zero_too ? '0 there too' : 'a read there'}`);
-    else if (zero) out.push(`cache reads observed 0 in ${int(zero)} requests; the replay predicted 0 in ${int(f.cache_read.predicted_zero_too)} of them`);
+    if (f.prompt.observed_zero) out.push(promptZeroNote(f.prompt.observed_zero));
+    if (f.cache_read.observed_zero) out.push(cacheReadZeroNote(f.cache_read.observed_zero, f.cache_read.predicted_zero_too));
   }
-  out.push('', `Token counts are ${r.settings.encoding} estimates of Claude's tokenizer: absolute numbers are approximate, ratios are the result.`);
+  out.push('', tokenizerNote(r.settings.encoding));
   if (c.skipped.length) {
-    const read = c.noted_lines ? `${fmtCount(c.noted_lines, 'line')} read with a field ignored` : '';
-    out.push(`${[c.skipped_lines ? `${fmtCount(c.skipped_lines, 'line')} skipped` : '', read].filter(Boolean).join(', ')}:`);
+    out.push(`${skippedHeading(c.skipped_lines, c.noted_lines)}:`);
     out.push(...skipLines(c.skipped));
   }
   return out.join('\n') + '\n';
+}
+
+/** The prefix line's figures: request 1's calibration and the replay's settings. */
+function prefixFacts(r: SessionReplayResult): PrefixFacts {
+  const cal = r.calibration;
+  return {
+    prefixTokens: cal.prefix_tokens,
+    observedPrompt: cal.observed_prompt,
+    messageTokens: cal.message_tokens,
+    clamped: cal.clamped,
+    encoding: r.settings.encoding,
+    thinking: r.settings.thinking,
+    reinject: r.settings.reinject ? { ...r.settings.reinject } : null,
+  };
 }
 
 /**

@@ -26,8 +26,14 @@ export function skipGroups(skipped: readonly { reason: string; line: number }[])
  * a line read all the same: [{ reason: 'invalid_field', count: 1, lines: [4] }] → ['  read (field ignored) invalid_field: 1 (line 4)'].
  */
 export function skipLines(groups: readonly SkipGroup[]): string[] {
-  return groups.map((g) => {
-    const first = g.lines.join(', ') + (g.count > g.lines.length ? ', …' : '');
-    return `  ${READ_ANYWAY.has(g.reason) ? 'read (field ignored)' : 'skipped'} ${clean(g.reason)}: ${int(g.count)} (${g.count === 1 ? 'line' : 'lines'} ${first})`;
-  });
+  return groups.map((g) => `  ${clean(skipText(g))}`);
+}
+
+/**
+ * One group as skipLines says it, without the indent, not cleaned (the report escapes it).
+ * Example: { reason: 'invalid_json', count: 1, lines: [7] } → 'skipped invalid_json: 1 (line 7)'
+ */
+export function skipText(g: SkipGroup): string {
+  const first = g.lines.join(', ') + (g.count > g.lines.length ? ', …' : '');
+  return `${READ_ANYWAY.has(g.reason) ? 'read (field ignored)' : 'skipped'} ${g.reason}: ${int(g.count)} (${g.count === 1 ? 'line' : 'lines'} ${first})`;
 }

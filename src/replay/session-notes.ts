@@ -1,0 +1,81 @@
+/**
+ * The words `replay session` prints around its tables, shared by its text (session-report.ts) and
+ * the HTML report's replay section (report/section-replay.ts), so the two say the same thing in
+ * the same words. Plain text: the terminal cleans it (format/table.ts clean), the report escapes
+ * it (report/escape.ts); transcript text (a model, an attachment type, a skip reason) passes as is.
+ */
+import { int } from '../format/table.js';
+import { fmtCount } from '../report/format.js';
+import { requestRange } from './session-calibrate.js';
+
+/** Example: { requests: 143, rounds: 2, compactions: 1, models: ['claude-opus-4-6'] } → '143 requests · 2 rounds · 1 compaction · claude-opus-4-6' */
+export function chainFacts(c: { requests: number; rounds: number; compactions: number; models: readonly string[] }): string {
+  return `${fmtCount(c.requests, 'request')} · ${fmtCount(c.rounds, 'round')} · ${fmtCount(c.compactions, 'compaction')} · ${c.models.join(', ')}`;
+}
+
+export interface PrefixFacts {
+  prefixTokens: number;
+  observedPrompt: number;
+  messageTokens: number;
+  clamped: boolean;
+  encoding: string;
+  thinking: string;
+  reinject: { type: string; tokens: number; line: number } | null;
+}
+
+/** Example: 'prefix 25,861 tokens (request 1: P 25,897 − 36 message tokens) · cl100k_base · thinking keep' */
+export function prefixLine(p: PrefixFacts): string {
+  return (
+    `prefix ${int(p.prefixTokens)} tokens (request 1: P ${int(p.observedPrompt)} − ${int(p.messageTokens)} message tokens${p.clamped ? ', clamped at 0' : ''})` +
+    ` · ${p.encoding} · thinking ${p.thinking}` +
+    (p.reinject ? ` · reinject ${p.reinject.type} (${int(p.reinject.tokens)} tokens, line ${p.reinject.line})` : '')
+  );
+}
+
+/** A resumed session's transcript repeats the earlier session's requests; the store counts them there. */
+export function copiedNote(n: number): string {
+  const [them, their] = n === 1 ? ['it', 'its'] : ['them', 'their'];
+  return `${fmtCount(n, 'copied request')} left out: this transcript repeats ${them} from another chain (a resumed session), where the store counts ${them}; ${their} messages stay in the context`;
+}
+
+/** A subagent's requests that only the parent's agent_progress copies hold (its transcript was cut short). */
+export function progressOnlyNote(n: number): string {
+  const them = n === 1 ? 'it' : 'them';
+  return `${fmtCount(n, 'request')} of this chain not replayed: only agent_progress copies in the parent's transcript hold ${them} (the store counts ${them}), this chain's transcript does not`;
+}
+
+/** The `+?` of weighted cost and USD: `unpriced` is the most requests without a price in any strategy. */
+export function unpricedNote(unpriced: number): string {
+  const them = unpriced === 1 ? 'request of a model without a price is' : 'requests of models without a price are';
+  return `+? ${int(unpriced)} ${them} left out of weighted cost and USD (— where no request has a price)`;
+}
+
+/** request 1 calibrates the prefix: a chain of one request has nothing left to compare */
+export const NO_FIDELITY = 'Fidelity of recorded: none (a chain of one request: it calibrates the prefix, no request is left to compare)';
+
+/** The fidelity table's heading, without its colon. Example: (2, 143) → 'Fidelity of recorded (requests 2–143; relative error |predicted − observed| / observed)' */
+export function fidelityHeading(from: number, requests: number): string {
+  const held = from > 2 ? `, held out from the ${from - 2}-request calibration` : '';
+  return `Fidelity of recorded (${requestRange(from, requests)}${held}; relative error |predicted − observed| / observed)`;
+}
+
+/** A request that logged no usage at all has no relative error: said, not dropped from the count unsaid. */
+export function promptZeroNote(n: number): string {
+  return `prompt size observed 0 in ${fmtCount(n, 'request')} (usage all 0 in the log): no relative error, left out of the prompt row`;
+}
+
+/** One request: '0 in 1 request', not '0 in 1 requests … 0 in 1 of them'. */
+export function cacheReadZeroNote(zero: number, predictedZeroToo: number): string {
+  if (zero === 1) return `cache reads observed 0 in 1 request; the replay predicted ${predictedZeroToo ? '0 there too' : 'a read there'}`;
+  return `cache reads observed 0 in ${int(zero)} requests; the replay predicted 0 in ${int(predictedZeroToo)} of them`;
+}
+
+export function tokenizerNote(encoding: string): string {
+  return `Token counts are ${encoding} estimates of Claude's tokenizer: absolute numbers are approximate, ratios are the result.`;
+}
+
+/** The heading of the skipped lines, without its colon. Example: (1, 2) → '1 line skipped, 2 lines read with a field ignored' */
+export function skippedHeading(skippedLines: number, notedLines: number): string {
+  const read = notedLines ? `${fmtCount(notedLines, 'line')} read with a field ignored` : '';
+  return [skippedLines ? `${fmtCount(skippedLines, 'line')} skipped` : '', read].filter(Boolean).join(', ');
+}
