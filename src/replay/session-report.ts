@@ -116,7 +116,8 @@ function prefixFacts(r: SessionReplayResult): PrefixFacts {
 
 /**
  * The session replay as a run of the HTML report's replay section (src/report/data.ts): the
- * same numbers, under the report's names; fidelity is the prompt-size error of `recorded`.
+ * same numbers, under the report's names, and what formatSessionReplay says around its table
+ * (`session`: the chain, the prefix, the skipped lines; the fidelity of cache reads too).
  */
 export function sessionReplayRun(r: SessionReplayResult): ReplayRun {
   const strategies = (Object.keys(r.strategies) as SessionStrategy[]).map((s) => {
@@ -132,16 +133,58 @@ export function sessionReplayRun(r: SessionReplayResult): ReplayRun {
       rowsSent: x.attachments_sent,
       weight: x.weight,
       usd: x.unpriced_requests ? null : x.usd,
+      requests: x.requests,
+      unpricedRequests: x.unpriced_requests,
+      pricedUsd: x.usd,
+      processes: x.processes,
+      expiredRequests: x.expired_requests,
+      expiredUnknownGap: x.expired_unknown_gap_requests,
+      outputTokens: x.output_tokens,
       turns: r.turns.filter((t) => t.strategy === s).map((t) => ({ turn: t.request, input: t.input_tokens, cacheable: t.cacheable_tokens })),
     };
   });
   const f = r.fidelity;
+  const c = r.chain;
   const conv = r.calibration.conversation;
   return {
     kind: 'session',
     title: `${r.chain.kind} chain ${r.chain.chain_id} (${fmtCount(r.chain.requests, 'request')}${r.chain.copied_requests ? `; ${fmtCount(r.chain.copied_requests, 'copied request')} of a resumed session left out` : ''}${r.chain.progress_only_requests ? `; ${fmtCount(r.chain.progress_only_requests, 'request')} not replayed, held only by the parent's agent_progress copies` : ''})`,
     strategies,
-    ...(f ? { fidelity: { requests: f.prompt.n, from: f.from, medianRelError: f.prompt.median_rel_error, p90RelError: f.prompt.p90_rel_error } } : {}),
+    ...(f
+      ? {
+          fidelity: {
+            requests: f.prompt.n,
+            from: f.from,
+            medianRelError: f.prompt.median_rel_error,
+            p90RelError: f.prompt.p90_rel_error,
+            compared: f.requests,
+            meanSignedRelError: f.prompt.mean_signed_rel_error,
+            observedZero: f.prompt.observed_zero,
+            cacheRead: {
+              requests: f.cache_read.n,
+              medianRelError: f.cache_read.median_rel_error,
+              p90RelError: f.cache_read.p90_rel_error,
+              meanSignedRelError: f.cache_read.mean_signed_rel_error,
+              observedZero: f.cache_read.observed_zero,
+              predictedZeroToo: f.cache_read.predicted_zero_too,
+            },
+          },
+        }
+      : {}),
+    session: {
+      chainId: c.chain_id,
+      chainKind: c.kind,
+      requests: c.requests,
+      rounds: c.rounds,
+      compactions: c.compactions,
+      models: [...c.models],
+      copiedRequests: c.copied_requests,
+      progressOnlyRequests: c.progress_only_requests,
+      ...prefixFacts(r),
+      skippedLines: c.skipped_lines,
+      notedLines: c.noted_lines,
+      skipped: c.skipped.map((g) => ({ reason: g.reason, count: g.count, lines: [...g.lines] })),
+    },
     ...(conv ? { calibration: { k: conv.k, scale: conv.scale, heldOutFrom: conv.held_out_from, reason: conv.reason } } : {}),
     ...(r.not_run.length ? { notRun: r.not_run.map((n) => ({ strategy: n.strategy, reason: n.reason })) } : {}),
   };

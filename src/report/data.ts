@@ -253,8 +253,32 @@ export interface ReplayRun {
   /** e.g. the channel log's file name, or a chain id */
   title: string;
   strategies: ReplayStrategy[];
-  /** recorded-vs-observed relative error (session replays); from the first request compared (2, or K+2 calibrated) */
-  fidelity?: { requests: number; from?: number; medianRelError: number; p90RelError: number };
+  /**
+   * recorded-vs-observed relative error (session replays) of the prompt size; from the first
+   * request compared (2, or K+2 calibrated). `requests` counts the requests with an error (observed
+   * above 0); the rest is `replay session`'s fidelity, in its words: `compared` (the requests from
+   * `from` to the last, observed 0 included), `meanSignedRelError` (negative: the replay predicts too
+   * little), `observedZero` (requests whose logged usage is all 0: no relative error) and the same
+   * for the cache reads, with how many of the requests that read nothing the replay put at 0 too.
+   * An error over no request is NaN here, null in the page's data.
+   */
+  fidelity?: {
+    requests: number;
+    from?: number;
+    medianRelError: number;
+    p90RelError: number;
+    compared?: number;
+    meanSignedRelError?: number;
+    observedZero?: number;
+    cacheRead?: { requests: number; medianRelError: number; p90RelError: number; meanSignedRelError: number; observedZero: number; predictedZeroToo: number };
+  };
+  /**
+   * session replays: what `replay session` says around its table — the chain's rounds, compactions
+   * and models, its copied and progress-only requests, the prefix calibration and settings (the
+   * encoding names the tokenizer the counts estimate Claude's with), and the transcript's skipped
+   * lines (read with a field ignored: `notedLines`) by reason with their first line numbers
+   */
+  session?: ReplaySession;
   /**
    * the conversation-scale calibration (`--calibrate K`, session replays; absent when off): the
    * scale fitted on requests 2…K+1, or null with the reason the chain was not calibrated
@@ -266,6 +290,27 @@ export interface ReplayRun {
   prices?: { model: string; usdPerMillionInput: number };
   /** strategies that could not run on the chain, with the reason (session replays; `replay session`'s "not run:" lines) */
   notRun?: Array<{ strategy: string; reason: string }>;
+}
+
+export interface ReplaySession {
+  chainId: string;
+  chainKind: 'main' | 'subagent' | 'sidechain';
+  requests: number;
+  rounds: number;
+  compactions: number;
+  models: string[];
+  copiedRequests: number;
+  progressOnlyRequests: number;
+  prefixTokens: number;
+  observedPrompt: number;
+  messageTokens: number;
+  clamped: boolean;
+  encoding: string;
+  thinking: string;
+  reinject: { type: string; tokens: number; line: number } | null;
+  skippedLines: number;
+  notedLines: number;
+  skipped: Array<{ reason: string; count: number; lines: number[] }>;
 }
 
 export interface ReplayStrategy {
@@ -281,7 +326,20 @@ export interface ReplayStrategy {
   alreadySeen: number;
   rowsSent: number;
   weight: number;
+  /** null when a request's model has no price (session replays: `pricedUsd` is what the priced requests cost) */
   usd?: number | null;
+  /**
+   * session replays, as `replay session`'s table: requests, those of models without a price (left
+   * out of `weight` and `pricedUsd`: +?, — when all), processes, requests past the TTL (expired,
+   * `expiredUnknownGap` of them stamped before the one before: gap unknown), output tokens
+   */
+  requests?: number;
+  unpricedRequests?: number;
+  pricedUsd?: number;
+  processes?: number;
+  expiredRequests?: number;
+  expiredUnknownGap?: number;
+  outputTokens?: number;
   /** per turn: input and cacheable tokens */
   turns?: Array<{ turn: number; input: number; cacheable: number }>;
 }

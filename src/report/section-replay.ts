@@ -1,7 +1,9 @@
 /** Replay results (SPEC §6): channel and session strategies side by side. */
 import { jsonNumberText } from '../format/json-numbers.js';
 import { requestRange } from '../replay/session-calibrate.js';
-import type { Replay, ReplayRun } from './data.js';
+import { cacheReadZeroNote, chainFacts, copiedNote, fidelityHeading, NO_FIDELITY, prefixLine, progressOnlyNote, promptZeroNote, skippedHeading, tokenizerNote, unpricedNote } from '../replay/session-notes.js';
+import { skipText } from '../replay/skips.js';
+import type { Replay, ReplayRun, ReplayStrategy } from './data.js';
 import { fmtCount, fmtInt, fmtPct, fmtUsd } from './format.js';
 import { html, sortableTable, type SafeHtml } from './html.js';
 import { andList, topTied, type ChartSink, type SectionOutput } from './section.js';
@@ -47,8 +49,97 @@ export function replayRunReading(run: ReplayRun): string {
   return text + '.';
 }
 
+/** A relative error as `replay session` prints one: — over no request (NaN here, null in the page's data). */
+function relError(e: number | null | undefined): string {
+  return typeof e === 'number' && Number.isFinite(e) ? fmtPct(e) : '—';
+}
+
 function fidelityNote(f: NonNullable<ReplayRun['fidelity']>, heldOut = false): string {
-  return `${heldOut ? 'held-out fidelity' : 'fidelity'} over ${fmtCount(f.requests, 'request')}${f.from === undefined ? '' : ` (from request ${fmtInt(f.from)})`}: median relative error ${fmtPct(f.medianRelError)}, 90th percentile ${fmtPct(f.p90RelError)}`;
+  return `${heldOut ? 'held-out fidelity' : 'fidelity'} over ${fmtCount(f.requests, 'request')}${f.from === undefined ? '' : ` (from request ${fmtInt(f.from)})`}: median relative error ${relError(f.medianRelError)}, 90th percentile ${relError(f.p90RelError)}`;
+}
+
+/**
+ * Weight and USD of a session replay's strategy as `replay session` marks them: `+?` when some
+ * requests' models have no price (left out), `—` when none has one.
+ */
+function priced(s: ReplayStrategy, value: string): string {
+  if (!s.unpricedRequests) return value;
+  return s.unpricedRequests >= (s.requests ?? Infinity) ? '—' : `${value} +?`;
+}
+
+/** The figures of `replay session`'s table the main table has no column for: processes, expiry, output and USD. */
+function sessionCostTable(run: ReplayRun): SafeHtml | '' {
+  const s = run.strategies;
+  if (run.kind !== 'session' || !s.some((x) => x.processes !== undefined)) return '';
+  const unknownGap = s.some((x) => (x.expiredUnknownGap ?? 0) > 0);
+  const count = (v: number | undefined) => ({ text: v === undefined ? '' : fmtInt(v), sort: v ?? null });
+  return sortableTable(
+    'Per strategy: processes, expiry, output and cost',
+    [
+      { label: 'strategy' },
+      { label: 'processes', numeric: true },
+      { label: 'requests past the TTL (expired)', numeric: true },
+      // a request stamped before the previous one has no gap to be past the TTL by: its own column, when there is one
+      ...(unknownGap ? [{ label: 'requests not read, gap unknown (clock stepped back)', numeric: true }] : []),
+      { label: 'output tokens', numeric: true },
+      { label: 'cost (USD)', numeric: true },
+    ],
+    s.map((x) => [
+      { text: x.strategy },
+      count(x.processes),
+      count(x.expiredRequests === undefined ? undefined : x.expiredRequests - (x.expiredUnknownGap ?? 0)),
+      ...(unknownGap ? [count(x.expiredUnknownGap)] : []),
+      count(x.outputTokens),
+      { text: x.pricedUsd === undefined ? '' : priced(x, fmtUsd(x.pricedUsd)), sort: x.pricedUsd === undefined || (x.unpricedRequests ?? 0) >= (x.requests ?? Infinity) ? null : x.pricedUsd },
+    ]),
+  );
+}
+
+/**
+ * `replay session`'s fidelity of `recorded`, prompt size and cache reads: its heading, a row each
+ * (median, 90th percentile, mean signed, requests) and the requests observed at 0; for a chain of one
+ * request, that there is none. Nothing for a run built without them (a channel replay).
+ */
+function sessionFidelity(run: ReplayRun): SafeHtml | '' {
+  const f = run.fidelity;
+  const c = run.session;
+  if (!c || !f) return '';
+  if (c.requests < 2) return html`<p class="muted fidelity">${NO_FIDELITY}</p>`;
+  if (!f.cacheRead || f.from === undefined) return '';
+  const row = (label: string, e: { medianRelError: number; p90RelError: number; meanSignedRelError?: number; requests: number }) => [
+    { text: label },
+    { text: relError(e.medianRelError), sort: Number.isFinite(e.medianRelError) ? e.medianRelError : null },
+    { text: relError(e.p90RelError), sort: Number.isFinite(e.p90RelError) ? e.p90RelError : null },
+    { text: relError(e.meanSignedRelError), sort: Number.isFinite(e.meanSignedRelError) ? e.meanSignedRelError! : null },
+    { text: fmtInt(e.requests), sort: e.requests },
+  ];
+  const notes = [
+    f.observedZero ? promptZeroNote(f.observedZero) : '',
+    f.cacheRead.observedZero ? cacheReadZeroNote(f.cacheRead.observedZero, f.cacheRead.predictedZeroToo) : '',
+  ].filter(Boolean);
+  return html`${sortableTable(
+    fidelityHeading(f.from, c.requests),
+    [{ label: '' }, { label: 'median', numeric: true }, { label: 'p90', numeric: true }, { label: 'mean signed', numeric: true }, { label: 'requests', numeric: true }],
+    [row('prompt size P', f), row('cache reads', f.cacheRead)],
+  )}
+${notes.map((n) => html`<p class="muted fidelity-zero">${n}</p>`)}`;
+}
+
+/** `replay session`'s lines around its table, above the charts: the chain, the prefix, copied and progress-only requests. */
+function sessionHead(run: ReplayRun): SafeHtml | '' {
+  const c = run.session;
+  if (!c) return '';
+  return html`<p class="muted replay-chain">${chainFacts(c)}<br>${prefixLine(c)}</p>
+${c.copiedRequests ? html`<p class="muted">${copiedNote(c.copiedRequests)}</p>` : ''}
+${c.progressOnlyRequests ? html`<p class="muted">${progressOnlyNote(c.progressOnlyRequests)}</p>` : ''}`;
+}
+
+/** `replay session`'s lines under its tables: the tokenizer caveat, then the skipped lines by reason. */
+function sessionFoot(run: ReplayRun): SafeHtml | '' {
+  const c = run.session;
+  if (!c) return '';
+  return html`<p class="muted tokenizer">${tokenizerNote(c.encoding)}</p>
+${c.skipped.length ? html`<div class="muted skipped"><p>${skippedHeading(c.skippedLines, c.notedLines)}:</p><ul>${c.skipped.map((g) => html`<li>${skipText(g)}</li>`)}</ul></div>` : ''}`;
 }
 
 /**
@@ -122,27 +213,35 @@ function runBlock(run: ReplayRun, charts: ChartSink, withReading: boolean): Safe
       { text: fmtInt(s.contextTokens), sort: s.contextTokens },
       { text: s.contextTokens > 0 && s.alreadySeen > 0 ? `${fmtInt(s.alreadySeen)} (${fmtPct(s.alreadySeen / s.contextTokens, 0)})` : fmtInt(s.alreadySeen), sort: s.alreadySeen },
       { text: fmtInt(s.rowsSent), sort: s.rowsSent },
-      { text: fmtInt(s.weight), sort: s.weight },
+      { text: priced(s, fmtInt(s.weight)), sort: s.unpricedRequests && s.unpricedRequests >= (s.requests ?? Infinity) ? null : s.weight },
     ]),
   );
   const notes: string[] = [];
   if (run.rowsNeverShown !== undefined) notes.push(`${fmtCount(run.rowsNeverShown, 'row')} never shown (bursts of more than 12 between mentions)`);
   // the weights are a model's rates, and the cost in USD its prices: which model's, said where the USD is
   if (run.prices) notes.push(channelCost(run, run.prices));
-  // with --calibrate the fidelity is the held-out one and goes with the calibration line
-  if (run.fidelity && !run.calibration) notes.push(fidelityNote(run.fidelity));
+  // with --calibrate the fidelity is the held-out one and goes with the calibration line; a chain
+  // of one request has none (sessionFidelity says so)
+  if (run.fidelity && !run.calibration && !(run.session && run.session.requests < 2)) notes.push(fidelityNote(run.fidelity));
   // a strategy missing from the table without a word read as one forgotten (replay session says it)
   for (const n of run.notRun ?? []) notes.push(`not run: ${n.strategy} (${n.reason})`);
+  // the most requests without a price in any strategy, as replay session counts them: under the tables that mark +?
+  const unpriced = Math.max(0, ...run.strategies.map((s) => s.unpricedRequests ?? 0));
   return html`<article class="replay-run">
 <h3>${run.kind} replay · ${run.title}</h3>
 ${withReading ? html`<p class="reading">${replayRunReading(run)}</p>` : ''}
+${sessionHead(run)}
 <div class="grid2">
 ${charts.figure('replay-strategies', { rows }, `${run.title}: cacheable and uncached input per strategy`)}
 ${turns.length ? charts.figure('replay-turns', { turns }, `${run.title}: uncached tokens per turn`, undefined, turnTable) : ''}
 </div>
 ${table}
-${run.calibration ? calibrationLine(run.calibration, run.fidelity) : ''}
+${sessionCostTable(run)}
+${unpriced > 0 ? html`<p class="muted unpriced">${unpricedNote(unpriced)}</p>` : ''}
+${run.calibration ? calibrationLine(run.calibration, run.session && run.session.requests < 2 ? undefined : run.fidelity) : ''}
 ${notes.length ? html`<p class="muted">${notes.join(' · ')}</p>` : ''}
+${sessionFidelity(run)}
+${sessionFoot(run)}
 </article>`;
 }
 

@@ -155,7 +155,23 @@ test('the report\'s session replay carries the calibration and shows its line: t
   const run = sessionReplayRun(on);
   const conv = on.calibration.conversation!;
   assert.deepEqual(run.calibration, { k: 4, scale: conv.scale, heldOutFrom: 6, reason: null });
-  assert.deepEqual(run.fidelity, { requests: 11, from: 6, medianRelError: on.fidelity!.prompt.median_rel_error, p90RelError: on.fidelity!.prompt.p90_rel_error });
+  assert.deepEqual(run.fidelity, {
+    requests: 11,
+    from: 6,
+    medianRelError: on.fidelity!.prompt.median_rel_error,
+    p90RelError: on.fidelity!.prompt.p90_rel_error,
+    compared: on.fidelity!.requests,
+    meanSignedRelError: on.fidelity!.prompt.mean_signed_rel_error,
+    observedZero: on.fidelity!.prompt.observed_zero,
+    cacheRead: {
+      requests: on.fidelity!.cache_read.n,
+      medianRelError: on.fidelity!.cache_read.median_rel_error,
+      p90RelError: on.fidelity!.cache_read.p90_rel_error,
+      meanSignedRelError: on.fidelity!.cache_read.mean_signed_rel_error,
+      observedZero: on.fidelity!.cache_read.observed_zero,
+      predictedZeroToo: on.fidelity!.cache_read.predicted_zero_too,
+    },
+  });
   const body = renderReplay({ runs: [run] }, new ChartSink()).body.value;
   const line = /<p class="calibration" data-k="4" data-scale="([^"]+)">([^<]*)<\/p>/.exec(body);
   assert.ok(line, 'a calibration line');

@@ -265,7 +265,10 @@ test('a resumed session: the requests its transcript copies from the earlier one
   const out = join(tempDir(), 'report.html');
   const report = cli(['report', root, '--db', ':memory:', '--session', B, '--out', out]);
   assert.equal(report.code, 0, report.stderr);
-  assert.match(readFileSync(out, 'utf8'), /main chain 5e55104e-0000-4000-8000-00000000000b \(4 requests; 4 copied requests of a resumed session left out\)/, 'report --session replays it alike');
+  const page = readFileSync(out, 'utf8');
+  assert.match(page, /main chain 5e55104e-0000-4000-8000-00000000000b \(4 requests; 4 copied requests of a resumed session left out\)/, 'report --session replays it alike');
+  // and says it in replay session's words, with what becomes of them
+  assert.match(page, /<p class="muted">4 copied requests left out: this transcript repeats them from another chain \(a resumed session\), where the store counts them; their messages stay in the context<\/p>/);
   // a resumed session that sent nothing of its own: its requests are all A's
   const C = '5e55104e-0000-4000-8000-00000000000c';
   const copiesOnly = writeCorpus({ [`projects/-work-demo/${SESSION}.jsonl`]: a, [`projects/-work-demo/${C}.jsonl`]: a.slice(0, 8).map(later).map((l) => ({ ...l, sessionId: C })) });

@@ -11,6 +11,8 @@ import path from 'node:path';
 import { cli, tempDir, writeCorpus } from '../helpers/corpus.js';
 import { MAROT_DOV, MAROT_DOV_MAIN, realLogs } from '../store/helpers.js';
 import { sessionReplayRun } from '../../src/replay/index.js';
+import { renderReplay } from '../../src/report/section-replay.js';
+import { ChartSink } from '../../src/report/section.js';
 
 const SESSION = '4d5611e5-241a-462a-8d15-5122611a9569';
 const AGENT = 'a2898e3';
@@ -75,6 +77,12 @@ test('a subagent transcript cut short: the requests only the parent\'s agent_pro
   // the report's title says the same in words that read: it was '…; 2 requests only agent_progress copies hold not replayed)'
   const title = sessionReplayRun(d).title;
   assert.ok(title.endsWith(`; ${d.chain.progress_only_requests} requests not replayed, held only by the parent's agent_progress copies)`), title);
+  // and its replay section says it in replay session's words (the apostrophes escaped)
+  const body = String(renderReplay({ runs: [sessionReplayRun(d)] }, new ChartSink()).body);
+  assert.ok(
+    body.includes(`${d.chain.progress_only_requests} requests of this chain not replayed: only agent_progress copies in the parent&#39;s transcript hold them (the store counts them), this chain&#39;s transcript does not`),
+    body,
+  );
   // the whole transcript: none left out
   const whole = cli(['replay', 'session', SESSION, path.join(realLogs, MAROT_DOV), '--db', ':memory:', '--chain', AGENT, '--strategy', 'recorded', '--json']);
   assert.equal(whole.code, 0, whole.stderr);

@@ -254,7 +254,23 @@ test('sessionReplayRun hands the report the same numbers under its names', async
   assert.equal(rec.turns!.length, 2 * ROUNDS);
   // without --calibrate: no calibration line in the report
   assert.equal(run.calibration, undefined);
-  assert.deepEqual(run.fidelity, { requests: 2 * ROUNDS - 1, from: 2, medianRelError: r.fidelity!.prompt.median_rel_error, p90RelError: r.fidelity!.prompt.p90_rel_error });
+  assert.deepEqual(run.fidelity, {
+    requests: 2 * ROUNDS - 1,
+    from: 2,
+    medianRelError: r.fidelity!.prompt.median_rel_error,
+    p90RelError: r.fidelity!.prompt.p90_rel_error,
+    compared: r.fidelity!.requests,
+    meanSignedRelError: r.fidelity!.prompt.mean_signed_rel_error,
+    observedZero: r.fidelity!.prompt.observed_zero,
+    cacheRead: {
+      requests: r.fidelity!.cache_read.n,
+      medianRelError: r.fidelity!.cache_read.median_rel_error,
+      p90RelError: r.fidelity!.cache_read.p90_rel_error,
+      meanSignedRelError: r.fidelity!.cache_read.mean_signed_rel_error,
+      observedZero: r.fidelity!.cache_read.observed_zero,
+      predictedZeroToo: r.fidelity!.cache_read.predicted_zero_too,
+    },
+  });
 });
 
 test('a chain of 150,000 requests replays: its turns and times are not spread into one call ("Maximum call stack size exceeded")', async () => {

@@ -82,6 +82,8 @@ export function fixtureReport(): ReportData {
       const cacheable = unstable ? 5 : i === 0 ? 0 : input - uncachedWarm - (i % 4) * 40;
       return { turn: i + 1, input, cacheable };
     });
+  // a session replay's strategy as replay session's table gives it: processes, expired requests, USD (11 requests, all priced)
+  const costs = (processes: number, expiredRequests: number, usd: number) => ({ requests: 11, unpricedRequests: 0, usd, pricedUsd: usd, processes, expiredRequests, expiredUnknownGap: 0, outputTokens: 9_140 });
   return {
     meta: {
       title: 'cachelens report — fixture',
@@ -181,12 +183,41 @@ export function fixtureReport(): ReportData {
         {
           kind: 'session',
           title: 'planner chain agent-a4f2c9e1',
-          fidelity: { requests: 9, medianRelError: 0.062, p90RelError: 0.14 },
+          fidelity: {
+            requests: 9,
+            from: 2,
+            medianRelError: 0.062,
+            p90RelError: 0.14,
+            compared: 10,
+            meanSignedRelError: -0.048,
+            observedZero: 1,
+            cacheRead: { requests: 8, medianRelError: 0.071, p90RelError: 0.19, meanSignedRelError: -0.052, observedZero: 2, predictedZeroToo: 1 },
+          },
+          session: {
+            chainId: 'agent-a4f2c9e1',
+            chainKind: 'subagent',
+            requests: 11,
+            rounds: 3,
+            compactions: 0,
+            models: ['claude-sonnet-4-5-20250929'],
+            copiedRequests: 0,
+            progressOnlyRequests: 0,
+            prefixTokens: 14_210,
+            observedPrompt: 15_030,
+            messageTokens: 820,
+            clamped: false,
+            encoding: 'cl100k_base',
+            thinking: 'keep',
+            reinject: null,
+            skippedLines: 1,
+            notedLines: 0,
+            skipped: [{ reason: 'invalid_json', count: 1, lines: [212] }],
+          },
           strategies: [
-            { strategy: 'recorded', inputTokens: 1_640_000, cacheablePrefix: 124_000, cacheableRatio: 0.076, uncachedPerWarmTurn: 168_000, contextTokens: 0, alreadySeen: 0, rowsSent: 0, weight: 2_260_000 },
-            { strategy: 'dedupe-attachments', inputTokens: 1_480_000, cacheablePrefix: 1_310_000, cacheableRatio: 0.885, uncachedPerWarmTurn: 21_000, contextTokens: 0, alreadySeen: 0, rowsSent: 0, weight: 410_000 },
-            { strategy: 'volatile-prefix', inputTokens: 1_480_000, cacheablePrefix: 0, cacheableRatio: 0, uncachedPerWarmTurn: 185_000, contextTokens: 0, alreadySeen: 0, rowsSent: 0, weight: 2_310_000 },
-            { strategy: 'cold-replay', inputTokens: 1_520_000, cacheablePrefix: 1_280_000, cacheableRatio: 0.842, uncachedPerWarmTurn: 30_000, contextTokens: 0, alreadySeen: 0, rowsSent: 0, weight: 520_000 },
+            { strategy: 'recorded', inputTokens: 1_640_000, cacheablePrefix: 124_000, cacheableRatio: 0.076, uncachedPerWarmTurn: 168_000, contextTokens: 0, alreadySeen: 0, rowsSent: 0, weight: 2_260_000, ...costs(1, 0, 11.3) },
+            { strategy: 'dedupe-attachments', inputTokens: 1_480_000, cacheablePrefix: 1_310_000, cacheableRatio: 0.885, uncachedPerWarmTurn: 21_000, contextTokens: 0, alreadySeen: 0, rowsSent: 0, weight: 410_000, ...costs(1, 0, 2.05) },
+            { strategy: 'volatile-prefix', inputTokens: 1_480_000, cacheablePrefix: 0, cacheableRatio: 0, uncachedPerWarmTurn: 185_000, contextTokens: 0, alreadySeen: 0, rowsSent: 0, weight: 2_310_000, ...costs(1, 0, 11.55) },
+            { strategy: 'cold-replay', inputTokens: 1_520_000, cacheablePrefix: 1_280_000, cacheableRatio: 0.842, uncachedPerWarmTurn: 30_000, contextTokens: 0, alreadySeen: 0, rowsSent: 0, weight: 520_000, ...costs(3, 1, 2.6) },
           ],
         },
       ],
