@@ -7,6 +7,7 @@
  */
 import { type RememberingStore, rememberedQuery } from '../store/queries.js';
 import { type Filters, filterParams } from './filters.js';
+import { type Totals, scopeTotals } from './summary.js';
 
 const HOUR = 3_600_000;
 export const BLOCK_MS = 5 * HOUR;
@@ -115,7 +116,15 @@ function finish(b: OpenBlock, now: number): Block {
   };
 }
 
-export async function blocks(store: RememberingStore, filters: Filters): Promise<{ blocks: Block[] }> {
+/** The blocks listed: how many, and summary's totals of the requests counted in them (every request in scope), with `tokens` their token fields' sum. */
+export interface BlockTotals extends Totals {
+  blocks: number;
+  tokens: number;
+}
+
+export async function blocks(store: RememberingStore, filters: Filters): Promise<{ blocks: Block[]; totals: BlockTotals }> {
   const hours = (await rememberedQuery(store, 'hourly', filterParams(filters))) as unknown as HourRow[];
-  return { blocks: formBlocks(hours) };
+  const list = formBlocks(hours);
+  const t = await scopeTotals(store, filters);
+  return { blocks: list, totals: { blocks: list.length, tokens: TOKEN_FIELDS.reduce((n, k) => n + t[k], 0), ...t } };
 }

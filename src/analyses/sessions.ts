@@ -1,6 +1,7 @@
 /** Sessions: one row per session with its chains, tokens, weight and USD. */
 import { type RememberingStore, rememberedQuery } from '../store/queries.js';
 import { type Filters, filterParams } from './filters.js';
+import { type Totals, scopeTotals } from './summary.js';
 
 export interface SessionRow {
   session_id: string;
@@ -25,7 +26,15 @@ export interface SessionRow {
   unpriced_requests: number;
 }
 
-export async function sessions(store: RememberingStore, filters: Filters): Promise<{ sessions: SessionRow[] }> {
-  const rows = await rememberedQuery(store, 'sessions', filterParams(filters));
-  return { sessions: rows as unknown as SessionRow[] };
+/** Every session in scope (not only those a `--top` shows): how many, their chains summed, and summary's totals of their requests. */
+export interface SessionTotals extends Totals {
+  sessions: number;
+  chains: number;
+  subagents: number;
+}
+
+export async function sessions(store: RememberingStore, filters: Filters): Promise<{ sessions: SessionRow[]; totals: SessionTotals }> {
+  const rows = (await rememberedQuery(store, 'sessions', filterParams(filters))) as unknown as SessionRow[];
+  const sum = (k: 'chains' | 'subagents') => rows.reduce((n, s) => n + Number(s[k]), 0);
+  return { sessions: rows, totals: { sessions: rows.length, chains: sum('chains'), subagents: sum('subagents'), ...(await scopeTotals(store, filters)) } };
 }

@@ -89,6 +89,20 @@ export async function summary(store: RememberingStore, filters: Filters, walkSki
 }
 
 /**
+ * The totals of the requests the filters choose, as `summary --json` gives them: its query's `total`
+ * row (the same remembered result, with the same parameters). The totals rows of `sessions` and
+ * `blocks` are these, so that they equal summary's to the last digit: the rows' weights and USD are
+ * DOUBLEs, and summed again here their last bits would differ (sessions.sql, hourly.sql round each
+ * request to 6 and 12 decimals; summary.sql sums them exactly). Every request in scope is in one
+ * session and in one block (the windows are formed from every request, the filters choose what is
+ * counted in them), so the sums of the rows are these (test/commands/usage-totals.test.ts).
+ */
+export async function scopeTotals(store: RememberingStore, filters: Filters): Promise<Totals> {
+  const rows = await rememberedQuery(store, 'summary', filterParams(filters));
+  return totals(rows.find((r) => r.grouping === 'total'));
+}
+
+/**
  * Whether --project's text is in any project's path on any day (true without --project): a run
  * that counted nothing then says whether the project or the days chose nothing. The same
  * remembered summary query, without the days (the very one when no day is given).

@@ -40,7 +40,7 @@ export const sessionsCommand: Command = {
       const result = await ctx.store.boundedMemory(() => sessions(ctx.store, ctx.filters), { mb: QUERY_MEMORY_MB });
       const line = await filtersLineOf(ctx, result.sessions.length > 0);
       // the filters echoed as summary's are (they were in no output of sessions, blocks or anatomy)
-      return { json: { ...result, filters: ctx.filters }, text: line + formatSessions(result.sessions, io.color, ctx.filters.timezone, limit) };
+      return { json: { ...result, filters: ctx.filters }, text: line + formatSessions(result, io.color, ctx.filters.timezone, limit) };
     });
   },
 };
@@ -53,6 +53,6 @@ export const blocksCommand: Command = {
     withAnswers(argv, io, async (ctx) => {
       const result = await ctx.store.boundedMemory(() => blocks(ctx.store, ctx.filters), { mb: QUERY_MEMORY_MB });
       const line = await filtersLineOf(ctx, result.blocks.some((b) => b.requests > 0));
-      return { json: { ...result, filters: ctx.filters }, text: line + formatBlocks(result.blocks, io.color, ctx.filters.timezone) };
+      return { json: { ...result, filters: ctx.filters }, text: line + formatBlocks(result, io.color, ctx.filters.timezone) };
     }),
 };

@@ -1,6 +1,6 @@
 /** Text reporters for summary, sessions and blocks: one result object in, text out. */
-import type { Block } from '../analyses/blocks.js';
-import type { SessionRow } from '../analyses/sessions.js';
+import type { Block, BlockTotals } from '../analyses/blocks.js';
+import type { SessionRow, SessionTotals } from '../analyses/sessions.js';
 import type { Quality, SummaryResult, Totals } from '../analyses/summary.js';
 import { localDayMinute } from '../format/days.js';
 import { type Column, clean, fit, int, table, usd } from '../format/table.js';
@@ -75,16 +75,25 @@ export function shortIds(ids: readonly string[], min = 8): string[] {
 /**
  * `timezone`: the zone `first` and `last` are in (the run's `--timezone`), named in the title as `By day` names it.
  * `limit`: the rows shown (`--top`), the first of the list; a cut list says `top N of M` in its title, as anatomy's do.
+ * Below a rule, as summary's `total`, the totals of every session in scope (`totals`): of all of them
+ * when `--top` cut the list, which the label says (`total (all 8 sessions)`); the columns that do not
+ * add up (session, project, first, last) are blank.
  */
-export function formatSessions(rows: SessionRow[], color = false, timezone?: string, limit = Infinity): string {
+export function formatSessions(r: { sessions: SessionRow[]; totals: SessionTotals }, color = false, timezone?: string, limit = Infinity): string {
+  const rows = r.sessions;
   const shown = rows.slice(0, limit);
   // cut from every session's: a shown id stays unique among those left out too (replay session takes it)
   const ids = shortIds(rows.map((s) => s.session_id));
   const notes = [...(shown.length < rows.length ? [`top ${shown.length} of ${int(rows.length)}`] : []), ...(timezone ? [`first and last in ${timezone}`] : [])];
+  const t = r.totals;
+  const label = shown.length < rows.length ? `total (all ${counted(t.sessions, 'session')})` : 'total';
   return table(
     [{ header: 'session' }, { header: 'project' }, { header: 'first' }, { header: 'last' }, { header: 'chains', align: 'num' }, ...TOKEN_COLS],
-    shown.map((s, i) => [ids[i]!, s.project, s.first, s.last, s.chains, s.requests, s.input, s.output, s.cache_write_5m, s.cache_write_1h, s.cache_read, ...costCells(s)]),
-    { color, title: notes.length > 0 ? `Sessions (${notes.join('; ')})` : 'Sessions' },
+    [
+      ...shown.map((s, i) => [ids[i]!, s.project, s.first, s.last, s.chains, ...cells(s)]),
+      [label, '', '', '', t.chains, ...cells(t)],
+    ],
+    { color, title: notes.length > 0 ? `Sessions (${notes.join('; ')})` : 'Sessions', totals: 1 },
   );
 }
 
@@ -97,13 +106,18 @@ function dayAndMinute(iso: string): [string, string] {
 /**
  * `timezone`: the zone the table shows starts and ends in (the run's `--timezone`), named in the
  * header; the windows stay UTC hours (a zone half an hour off shows them at :30). Without it, UTC.
+ * Below a rule, as summary's `total`, the totals of the requests counted in the blocks (`totals`).
  */
-export function formatBlocks(blocks: Block[], color = false, timezone?: string): string {
+export function formatBlocks(r: { blocks: Block[]; totals: BlockTotals }, color = false, timezone?: string): string {
   const at = (iso: string) => (timezone ? localDayMinute(Date.parse(iso), timezone) : dayAndMinute(iso));
+  const t = r.totals;
   return table(
     [{ header: `block start (${timezone ?? 'UTC'})` }, { header: 'end' }, { header: 'requests', align: 'num' }, { header: 'tokens', align: 'num' }, { header: 'weight', align: 'num' }, { header: 'USD', align: 'num' }, { header: 'models', whole: true }],
-    // a block's models each cut to 120 columns, not the list: six models are no hostile value
-    blocks.map((b) => [at(b.start).join(' ') + (b.active ? ' (active)' : ''), at(b.end)[1], b.requests, b.tokens, ...costCells(b), b.models.map((m) => fit(clean(m))).join(', ')]),
-    { color, title: '5-hour blocks' },
+    [
+      // a block's models each cut to 120 columns, not the list: six models are no hostile value
+      ...r.blocks.map((b) => [at(b.start).join(' ') + (b.active ? ' (active)' : ''), at(b.end)[1], b.requests, b.tokens, ...costCells(b), b.models.map((m) => fit(clean(m))).join(', ')]),
+      ['total', '', t.requests, t.tokens, ...costCells(t), ''],
+    ],
+    { color, title: '5-hour blocks', totals: 1 },
   );
 }

@@ -33,11 +33,12 @@ test('sessions cuts each id at 8 characters, or as many more as tell it from ano
   assert.deepEqual(shortIds(['abcdefghij', 'abcdefghijk', 'abcdefghij', 'xy']), ['abcdefghij', 'abcdefghijk', 'abcdefghij', 'xy']);
   // two sessions sharing their first 8 characters were printed as one id
   const row = (id: string) => ({ session_id: id, project: '/p', first: '2026-01-01 10:00', last: '2026-01-01 11:00', chains: 1, requests: 1, input: 1, output: 1, cache_write_5m: 0, cache_write_1h: 0, cache_read: 0, weight: 6, usd: 0.00003, unpriced_requests: 0 });
-  const text = formatSessions([row('44444444-4444-4444-4444-444444444444'), row('44444444-4444-4444-4444-999999999999')] as never);
+  const two = (rows: unknown[]) => ({ sessions: rows, totals: { sessions: 2, chains: 2, subagents: 0, requests: 2, input: 2, output: 2, cache_write_5m: 0, cache_write_1h: 0, cache_read: 0, weight: 12, usd: 0.00006, unpriced_requests: 0 } }) as never;
+  const text = formatSessions(two([row('44444444-4444-4444-4444-444444444444'), row('44444444-4444-4444-4444-999999999999')]));
   assert.match(text, /^44444444-4444-4444-4444-4 /m);
   assert.match(text, /^44444444-4444-4444-4444-9 /m);
   // cut by --top, a shown id is still told from the ids left out (it is what replay session takes)
-  const top = formatSessions([row('44444444-4444-4444-4444-444444444444'), row('44444444-4444-4444-4444-999999999999')] as never, false, undefined, 1);
+  const top = formatSessions(two([row('44444444-4444-4444-4444-444444444444'), row('44444444-4444-4444-4444-999999999999')]), false, undefined, 1);
   assert.match(top, /^44444444-4444-4444-4444-4 /m);
   assert.doesNotMatch(top, /^44444444-4444-4444-4444-9/m);
 });
