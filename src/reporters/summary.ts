@@ -104,18 +104,30 @@ function dayAndMinute(iso: string): [string, string] {
 }
 
 /**
+ * A block's end as the table shows it: its time, with its month and day before it when it falls on a
+ * later day than the block's start in the zone shown (`21:00` to `02-11 02:00`): a bare `02:00` read as
+ * the start's day. Both are [day, 'HH:MM'] as localDayMinute gives them.
+ * Example: endText(['2026-02-10', '21:00'], ['2026-02-11', '02:00']) → '02-11 02:00'; endText(['2026-02-10', '09:00'], ['2026-02-10', '14:00']) → '14:00'.
+ */
+export function endText(start: [string, string], end: [string, string]): string {
+  return end[0] === start[0] ? end[1] : `${end[0].slice(-5)} ${end[1]}`;
+}
+
+/**
  * `timezone`: the zone the table shows starts and ends in (the run's `--timezone`), named in the
  * header; the windows stay UTC hours (a zone half an hour off shows them at :30). Without it, UTC.
- * Below a rule, as summary's `total`, the totals of the requests counted in the blocks (`totals`).
+ * An end on a later day than its start shows that day (endText). Below a rule, as summary's
+ * `total`, the totals of the requests counted in the blocks (`totals`).
  */
 export function formatBlocks(r: { blocks: Block[]; totals: BlockTotals }, color = false, timezone?: string): string {
   const at = (iso: string) => (timezone ? localDayMinute(Date.parse(iso), timezone) : dayAndMinute(iso));
   const t = r.totals;
   return table(
-    [{ header: `block start (${timezone ?? 'UTC'})` }, { header: 'end' }, { header: 'requests', align: 'num' }, { header: 'tokens', align: 'num' }, { header: 'weight', align: 'num' }, { header: 'USD', align: 'num' }, { header: 'models', whole: true }],
+    // the end right-aligned: its times stay under one another when some carry a day
+    [{ header: `block start (${timezone ?? 'UTC'})` }, { header: 'end', align: 'num' }, { header: 'requests', align: 'num' }, { header: 'tokens', align: 'num' }, { header: 'weight', align: 'num' }, { header: 'USD', align: 'num' }, { header: 'models', whole: true }],
     [
       // a block's models each cut to 120 columns, not the list: six models are no hostile value
-      ...r.blocks.map((b) => [at(b.start).join(' ') + (b.active ? ' (active)' : ''), at(b.end)[1], b.requests, b.tokens, ...costCells(b), b.models.map((m) => fit(clean(m))).join(', ')]),
+      ...r.blocks.map((b) => [at(b.start).join(' ') + (b.active ? ' (active)' : ''), endText(at(b.start), at(b.end)), b.requests, b.tokens, ...costCells(b), b.models.map((m) => fit(clean(m))).join(', ')]),
       ['total', '', t.requests, t.tokens, ...costCells(t), ''],
     ],
     { color, title: '5-hour blocks', totals: 1 },

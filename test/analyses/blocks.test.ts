@@ -236,13 +236,18 @@ test('blocks through the CLI: --timezone moves the times the table shows, not th
     return r.stdout;
   };
   // the windows are 21:00–02:00 and 02:00–07:00 UTC; Kolkata is UTC+5:30, so they show a day later at 02:30 and 07:30
+  // an end on a later day than its start shows that day's month and day: a bare 02:00 read as 03-01's
   assert.match(text('UTC'), /^block start \(UTC\)/m);
-  assert.match(text('UTC'), /^2026-03-01 21:00 +02:00 /m);
+  assert.match(text('UTC'), /^2026-03-01 21:00 +03-02 02:00 /m);
   assert.match(text('UTC'), /^2026-03-02 02:00 +07:00 /m);
   const k = text('Asia/Kolkata');
   assert.match(k, /^block start \(Asia\/Kolkata\)/m);
   assert.match(k, /^2026-03-02 02:30 +07:30 /m);
   assert.match(k, /^2026-03-02 07:30 +12:30 /m);
+  // New York (UTC−5) moves the second window across midnight, and the first off it
+  const ny = text('America/New_York');
+  assert.match(ny, /^2026-03-01 16:00 +21:00 /m);
+  assert.match(ny, /^2026-03-01 21:00 +03-02 02:00 /m);
   const j = JSON.parse(cli(['blocks', dir, '--db', ':memory:', '--timezone', 'Asia/Kolkata', '--json']).stdout);
   assert.deepEqual(j.blocks.map((b: any) => [b.start, b.end]), [
     ['2026-03-01T21:00:00.000Z', '2026-03-02T02:00:00.000Z'],
@@ -250,4 +255,40 @@ test('blocks through the CLI: --timezone moves the times the table shows, not th
   ]);
   // the day as sessions write theirs, a year past 9999 too
   assert.deepEqual(localDayMinute(Date.parse('9999-12-31T23:00:00Z'), 'Asia/Tokyo'), ['+010000-01-01', '08:00']);
+});
+
+test('blocks through the CLI: on a day the clocks change, an end on the next day shows that day, one on the same day its time alone', () => {
+  const dir = writeCorpus({
+    'p/s1.jsonl': [
+      // Europe/Berlin goes back from 03:00 CEST to 02:00 CET at 2026-10-25T01:00Z: the window 20:00–01:00 UTC is 22:00 – 02:00 the next day
+      assistant({ session: 's1', msg: 'a1', t: '2026-10-24T20:10:00Z', u: { in: 10 } }),
+      // New York goes forward from 02:00 EST to 03:00 EDT at 2026-03-08T07:00Z: 03:00–08:00 UTC is 22:00 (03-07) – 04:00,
+      // and 08:00–13:00 UTC 04:00 – 09:00 the same day
+      assistant({ session: 's1', msg: 'b1', t: '2026-03-08T03:30:00Z', u: { in: 10 } }),
+      assistant({ session: 's1', msg: 'b2', t: '2026-03-08T08:30:00Z', u: { in: 10 } }),
+    ],
+  });
+  const text = (tz: string) => {
+    const r = cli(['blocks', dir, '--db', ':memory:', '--timezone', tz]);
+    assert.equal(r.code, 0, r.stderr);
+    return r.stdout;
+  };
+  const berlin = text('Europe/Berlin');
+  assert.match(berlin, /^2026-10-24 22:00 +10-25 02:00 /m);
+  const ny = text('America/New_York');
+  assert.match(ny, /^2026-03-07 22:00 +03-08 04:00 /m);
+  assert.match(ny, /^2026-03-08 04:00 +09:00 /m);
+  // in UTC the March windows stay on their day, the October one crosses midnight too
+  const utc = text('UTC');
+  assert.match(utc, /^2026-03-08 03:00 +08:00 /m);
+  assert.match(utc, /^2026-03-08 08:00 +13:00 /m);
+  assert.match(utc, /^2026-10-24 20:00 +10-25 01:00 /m);
+});
+
+test('endText: a block\'s end is its time on the start\'s day, its month, day and time on a later one (a year past 9999 too)', async () => {
+  const { endText } = await import('../../src/reporters/summary.js');
+  assert.equal(endText(['2026-02-10', '09:00'], ['2026-02-10', '14:00']), '14:00');
+  assert.equal(endText(['2026-02-10', '21:00'], ['2026-02-11', '02:00']), '02-11 02:00');
+  assert.equal(endText(['2026-12-31', '22:00'], ['2027-01-01', '03:00']), '01-01 03:00');
+  assert.equal(endText(['9999-12-31', '23:00'], ['+010000-01-01', '04:00']), '01-01 04:00');
 });
