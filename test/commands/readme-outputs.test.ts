@@ -18,10 +18,9 @@
  * table). A block has at least one line that is not blank, so it cannot match nothing.
  *
  * How it is run: `node dist/cli.js COMMAND --db :memory:` from the repository's root (`replay
- * channel` takes no --db), HOME a temp dir, NO_COLOR=1, no CLAUDE_CONFIG_DIR. No block shows a day
- * or a time (`summary`'s days are in its third table, not shown), and the outputs of the blocks'
- * commands other than that table are the same in every zone; TZ=UTC pins it for a block that
- * would show days.
+ * channel` takes no --db), HOME a temp dir, NO_COLOR=1, no CLAUDE_CONFIG_DIR, TZ=UTC: `blocks`
+ * shows its windows' times in the machine's zone (its title says `(UTC)`), and `summary`'s days
+ * (its third table, not shown) are in it too; the other blocks' outputs are the same in every zone.
  *
  * On a mismatch the message shows the doc's lines against the output's nearest paragraphs as a
  * diff (`-` the doc, `+` the output), then the whole output indented, to paste into the doc.
@@ -89,6 +88,7 @@ const NOT_RUN: { file: string; first: string; reason: string }[] = [
 const EXPECTED_BLOCKS = [
   'README.md: not run',
   'README.md: cachelens summary sample-logs',
+  'README.md: cachelens blocks sample-logs',
   'README.md: cachelens anatomy sample-logs',
   'README.md: cachelens whatif ttl sample-logs',
   'README.md: cachelens whatif keepalive sample-logs',
