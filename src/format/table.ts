@@ -2,7 +2,7 @@
  * Aligned terminal tables: numbers right-aligned with thousands separators, text left-aligned,
  * colour only on a TTY without a non-empty NO_COLOR. Every reporter that prints a table uses this.
  */
-import { roundNumbers } from './json-numbers.js';
+import { jsonNumber, roundNumbers } from './json-numbers.js';
 
 export type Cell = string | number | null | undefined;
 
@@ -33,13 +33,19 @@ function numberFormat(minDigits: number, maxDigits: number): Intl.NumberFormat {
 }
 
 export function int(n: number | null | undefined): string {
+  if (n === null || n === undefined || !Number.isFinite(n)) return '—';
+  // rounded as --json writes it first (12 significant digits): one sum added up in two orders is 8,734,583.5
+  // in one and 8,734,583.4999999 in the other, and printed 8,734,584 by summary, 8,734,583 by anatomy and the what-ifs
+  const x = jsonNumber(n);
   // + 0: a negative number that rounds to zero prints as 0, not -0; halves round away from zero, as usd's
   // do: Math.round took −2,187.5 up to −2,187, so a net saving of −2,187.5 wt printed beside a ping cost of 2,188
-  return n === null || n === undefined || !Number.isFinite(n) ? '—' : numberFormat(0, 0).format(Math.sign(n) * Math.round(Math.abs(n)) + 0);
+  return numberFormat(0, 0).format(Math.sign(x) * Math.round(Math.abs(x)) + 0);
 }
 
 export function usd(n: number | null | undefined): string {
   if (n === null || n === undefined || !Number.isFinite(n)) return 'unknown';
+  // as --json writes it (12 significant digits), as int() does: $0.124999999999 and $0.125 are one amount
+  n = jsonNumber(n);
   const abs = Math.abs(n);
   // digits by the magnitude the amount rounds to: 99.996 is $100, not $100.00; 0.99996 is $1.00
   const digits = abs >= 99.995 ? 0 : abs >= 0.99995 ? 2 : 4;

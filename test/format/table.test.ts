@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { clean, cleanKeepingLines, displayWidth, fit, int, jsonText, table, usd, useColor } from '../../src/format/table.js';
 import { formatRows, toCsv } from '../../src/reporters/rows.js';
 import { formatQuality } from '../../src/reporters/summary.js';
-import { assistant, cli, tempDir, writeCorpus } from '../helpers/corpus.js';
+import { assistant, cli, REAL_LOGS, tempDir, writeCorpus } from '../helpers/corpus.js';
 
 test('int and usd format with their own digits, whichever formatter was made first', () => {
   // usd's formats are made before int's, each kept by its digits: none may answer for another
@@ -353,4 +353,24 @@ test('data quality: a file skipped whole says why, as --json does; one unpriced 
   const r = cli(['summary', join(dir, 'notes.md'), '--db', ':memory:']);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /skipped not_a_file: 1 \(.*notes\.md: not a \.jsonl transcript\)/);
+});
+
+test('a weight or amount is rounded as --json writes it before it is printed: one sum added up in two orders prints the same', () => {
+  // the real logs' weight is 8,734,583.5: summary (an exact DECIMAL sum) printed 8,734,584, anatomy and the what-ifs
+  // (doubles added in another order, 8,734,583.4999999…) printed 8,734,583
+  assert.equal(int(8_734_583.499999999), '8,734,584');
+  assert.equal(int(8_734_583.5), '8,734,584');
+  assert.equal(int(-2_187.4999999999995), '-2,188');
+  assert.equal(usd(0.12499999999999999), usd(0.125));
+  assert.equal(usd(12.344999999999999), usd(12.345));
+  const total = (args: string[], line: RegExp): string => {
+    const r = cli([...args, REAL_LOGS, '--db', ':memory:']);
+    assert.equal(r.code, 0, r.stderr);
+    return r.stdout.match(line)?.[1] ?? `no ${line} in\n${r.stdout}`;
+  };
+  const summary = total(['summary'], /^total\s+(?:[\d,]+\s+){6}([\d,]+)\s/m);
+  assert.match(summary, /^[\d,]+$/);
+  assert.equal(total(['anatomy'], /^all requests\s+([\d,]+)\s/m), summary, 'anatomy\'s all requests');
+  assert.equal(total(['whatif', 'ttl'], /^baseline\s+([\d,]+)\s/m), summary, 'whatif ttl\'s baseline');
+  assert.equal(total(['whatif', 'keepalive', '--budget', '1'], /over all weight \(([\d,]+) wt/), summary, 'whatif keepalive\'s all weight');
 });
