@@ -69,7 +69,7 @@ export function formatCrosstab(r: CrosstabResult, color: boolean, timezone?: str
   const unpriced = r.cells.find((c) => c.row === null && c.col === null)?.unpriced_requests ?? 0;
   // what a — says depends on the measure (it said 'no priced request' of a write:read whose cell was
   // priced but read nothing, and nothing at all without unpriced requests)
-  const notes = [...(priced && unpriced > 0 ? [`+? ${int(unpriced)} requests of unpriced models are left out`] : []), ...(r.cells.some((c) => c.value === null) ? [`— ${UNKNOWN[r.measure]}`] : [])];
+  const notes = [...(priced && unpriced > 0 ? [`+? ${unpriced === 1 ? '1 request of an unpriced model is' : `${int(unpriced)} requests of unpriced models are`} left out`] : []), ...(r.cells.some((c) => c.value === null) ? [`— ${UNKNOWN[r.measure]}`] : [])];
   if (notes.length > 0) lines.push(notes.join('; '));
   lines.push(...dimensionNotes(r, timezone));
   // no cell, no heading: a crosstab of no chains prints the empty table alone

@@ -32,7 +32,7 @@ export function formatTtl(result: TtlResult, color = false): string {
       { color },
     ),
   );
-  const unpriced = result.unpriced_requests > 0 ? `\n${int(result.unpriced_requests)} requests of unpriced models (${result.unpriced_models.map((m) => fit(clean(m))).join(', ')}) left out` : '';
+  const unpriced = result.unpriced_requests > 0 ? `\n${counted(result.unpriced_requests, 'request')} of ${unpricedModels(result.unpriced_models)} left out` : '';
   // f* below 0 or above 100% is no share: what it means, not '-15.0%'
   const outside = breakEvenOutside(result.break_even_share, result.to);
   const fStar = outside ? `${outside.bound} (${outside.meaning})` : pct(result.break_even_share);
@@ -97,7 +97,7 @@ export function formatKeepalive(result: KeepaliveResult, color = false): string 
   const out: string[] = [];
   const unpriced =
     result.unpriced_gaps > 0
-      ? `; ${int(result.unpriced_gaps)} of them ${result.unpriced_gaps === 1 ? 'touches' : 'touch'} unpriced models (${result.unpriced_models.map((m) => fit(clean(m))).join(', ')}): counted, their weights unknown`
+      ? `; ${int(result.unpriced_gaps)} of them ${result.unpriced_gaps === 1 ? 'touches' : 'touch'} ${unpricedModels(result.unpriced_models)}: counted, their weights unknown`
       : '';
   out.push(
     `Keepalive pings every ${seconds(result.interval_s)} s on ${PINGED[result.scope]} (TTL ${int(result.ttl_s)} s), ` +
@@ -219,6 +219,11 @@ export function formatKeepalive(result: KeepaliveResult, color = false): string 
     );
   }
   return out.join('\n\n') + '\n';
+}
+
+/** The unpriced models named, one in the singular: 'an unpriced model (m)', 'unpriced models (m, n)' (it said 'unpriced models (m)' of one). */
+function unpricedModels(models: readonly string[]): string {
+  return `${models.length === 1 ? 'an unpriced model' : 'unpriced models'} (${models.map((m) => fit(clean(m))).join(', ')})`;
 }
 
 function budgetLabel(b: number | 'inf'): string {

@@ -74,7 +74,7 @@ test('whatif ttl and keepalive name unpriced models cleaned: an escape sequence,
     assert.equal(r.code, 0, r.stderr);
     assert.doesNotMatch(r.stdout, ACTIVE, kind);
     assert.doesNotMatch(r.stdout, /\u200b/, kind);
-    assert.ok(r.stdout.includes('unpriced models (claude-x?[2J?y?z)'), kind);
+    assert.ok(r.stdout.includes('an unpriced model (claude-x?[2J?y?z)'), kind);
   }
 });
 

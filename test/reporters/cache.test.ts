@@ -84,11 +84,11 @@ test('what-ifs over unpriced models only: costs are unknown, never $0; gaps are 
   const ttl = formatTtl(whatifTtl([U], { to: '1h', weightsFor }));
   assert.match(ttl, /baseline\s+unknown\s+unknown/);
   assert.match(ttl, /unknown \(no request in scope has a price\)/);
-  assert.match(ttl, /2 requests of unpriced models \(mystery\) left out/);
+  assert.match(ttl, /2 requests of an unpriced model \(mystery\) left out/);
   assert.doesNotMatch(ttl, /\$0\.0000|no change/);
   const ka = formatKeepalive(whatifKeepalive([U], { weightsFor, budgets: [0, Infinity] }));
   // (it said "1 gaps; 1 of them touch")
-  assert.match(ka, /; 1 gap; 1 of them touches unpriced models \(mystery\)/);
+  assert.match(ka, /; 1 gap; 1 of them touches an unpriced model \(mystery\)/);
   assert.match(ka, /^\s+∞\s+2\s+1\s+1\s+0\s+unknown\s+unknown\s+unknown\s+unknown/m);
   assert.match(ka, /best budget: unknown/);
   assert.doesNotMatch(ka, /\$0\.0000/);
@@ -259,4 +259,15 @@ test('formatTtl counts one chain in the singular: "1 of 1 chain writes 5-minute 
   assert.match(one, /; 1 of 1 chain writes 5-minute tokens$/m);
   const two = formatTtl(whatifTtl([chain('A', chainASpecs), chain('B', chainASpecs)], { to: '1h', weightsFor }));
   assert.match(two, /; 2 of 2 chains write 5-minute tokens$/m);
+});
+
+test('what-ifs count one unpriced request or model in the singular: "1 request of an unpriced model (m)" (it said "1 requests of unpriced models (m)")', () => {
+  const U = chain('U', [{ t: 0, w: 5_000, model: 'mystery' }]);
+  const one = formatTtl(whatifTtl([chain('A', chainASpecs), U], { to: '1h', weightsFor }));
+  assert.match(one, /^1 request of an unpriced model \(mystery\) left out$/m);
+  const V = chain('V', [{ t: 0, w: 5_000, model: 'enigma' }, { t: 10 * SEC, r: 5_000, w: 10, model: 'enigma' }]);
+  const two = formatTtl(whatifTtl([chain('A', chainASpecs), U, V], { to: '1h', weightsFor }));
+  assert.match(two, /^3 requests of unpriced models \((enigma, mystery|mystery, enigma)\) left out$/m);
+  const ka = formatKeepalive(whatifKeepalive([chain('A', chainASpecs), V], { weightsFor, budgets: [1] }));
+  assert.match(ka, /; 1 of them touches an unpriced model \(enigma\): counted/);
 });

@@ -119,6 +119,9 @@ test('unpriced requests: each cell counts them; priced measures over them are ma
     const text = formatCrosstab(r, false);
     assert.match(text, /^total\s.*\$\S+ \+\?$/m);
     assert.match(text, new RegExp(`\\+\\? ${t.n} requests of unpriced models are left out`));
+    // one unpriced request is one, in the singular (it said '+? 1 requests of unpriced models are left out')
+    const one = { ...r, cells: r.cells.map((c) => (c.row === null && c.col === null ? { ...c, unpriced_requests: 1 } : c)) };
+    assert.match(formatCrosstab(one, false), /^\+\? 1 request of an unpriced model is left out/m);
     // a measure that needs no price is complete
     assert.doesNotMatch(formatCrosstab(await crosstab(store, { rows: 'model', cols: 'ttl', measure: 'requests', timezone: 'UTC' }), false), /\+\?/);
   });
