@@ -2,7 +2,7 @@
  * Units the cache reporters need beyond src/format/table.ts: signed percentages, gaps and counts.
  */
 import type { Filters } from '../analyses/filters.js';
-import { clean, int } from '../format/table.js';
+import { clean, int, usd } from '../format/table.js';
 import { fmtFilters } from '../report/format.js';
 
 /** A count and its noun, singular for 1: (1, 'file') → "1 file", (1,424, 'file') → "1,424 files". */
@@ -16,6 +16,12 @@ export function signedPct(x: number | null, decimals = 2): string {
   const text = Math.abs(x).toFixed(decimals);
   const zero = Number(text) === 0;
   return `${zero ? '' : x > 0 ? '+' : '-'}${text}%`;
+}
+
+/** A change in USD, signed as signedPct signs a share: 7.92 → "+$7.92", -3.02 → "-$3.02", 0 → "$0.0000" (it printed a rise as "$7.92" beside "+18.88%"). */
+export function signedUsd(x: number): string {
+  const text = usd(x);
+  return x > 0 && text !== usd(0) ? `+${text}` : text;
 }
 
 /** A gap in seconds as "5s", "19.2m", "4.2h"; null → "—" */

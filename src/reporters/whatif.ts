@@ -7,7 +7,7 @@ import { breakEvenOutside, type TtlResult } from '../analyses/ttl.js';
 import { allUnpriced } from '../analyses/weigh.js';
 import { type Cell, type Column, clean, fit, int, pct, table, usd } from '../format/table.js';
 import { tiedBudgets, tiePhrase } from '../report/section-keepalive.js';
-import { counted, signedPct } from './units.js';
+import { counted, signedPct, signedUsd } from './units.js';
 
 const num = (header: string): Column => ({ header, align: 'num' });
 
@@ -27,7 +27,7 @@ export function formatTtl(result: TtlResult, color = false): string {
       [
         ['baseline', w(result.baseline_weight), d(result.baseline_usd)],
         ['scenario', w(result.scenario_weight), d(result.scenario_usd)],
-        ['delta', signedPct(result.delta_pct), known ? `${usd(result.scenario_usd - result.baseline_usd)} (${signedPct(result.delta_usd_pct)})` : 'unknown'],
+        ['delta', signedPct(result.delta_pct), known ? `${signedUsd(result.scenario_usd - result.baseline_usd)} (${signedPct(result.delta_usd_pct)})` : 'unknown'],
       ],
       { color },
     ),

@@ -5,7 +5,7 @@ import { whatifKeepalive } from '../../src/analyses/keepalive.js';
 import { whatifTtl } from '../../src/analyses/ttl.js';
 import { int, usd } from '../../src/format/table.js';
 import { formatAnatomy, formatChain } from '../../src/reporters/anatomy.js';
-import { duration, signedPct } from '../../src/reporters/units.js';
+import { duration, signedPct, signedUsd } from '../../src/reporters/units.js';
 import { formatKeepalive, formatTtl } from '../../src/reporters/whatif.js';
 import { chain, chainASpecs, SEC, weightsFor } from '../analyses/helpers/fixtures.js';
 import { join } from 'node:path';
@@ -270,4 +270,17 @@ test('what-ifs count one unpriced request or model in the singular: "1 request o
   assert.match(two, /^3 requests of unpriced models \((enigma, mystery|mystery, enigma)\) left out$/m);
   const ka = formatKeepalive(whatifKeepalive([chain('A', chainASpecs), V], { weightsFor, budgets: [1] }));
   assert.match(ka, /; 1 of them touches an unpriced model \(enigma\): counted/);
+});
+
+test('formatTtl signs its USD delta as it signs the percentages: a rise is "+$0.0180 (+60.00%)", not "$0.0180 (+60.00%)"', () => {
+  // S (sonnet, $3/M): a cold write of 8,000 at 1.25 → 10,000 wt, at 2 → 16,000 wt: +6,000 wt, +$0.018
+  const up = formatTtl(whatifTtl([chain('S', [{ t: 0, w: 8_000, model: 'sonnet' }])], { to: '1h', weightsFor }));
+  assert.match(lineStarting(up, 'delta'), /^delta\s+\+60\.00%\s+\+\$0\.0180 \(\+60\.00%\)$/);
+  const down = formatTtl(whatifTtl([chain('A', chainASpecs)], { to: '1h', weightsFor }));
+  assert.match(lineStarting(down, 'delta'), /^delta\s+-10\.37%\s+-\$0\.0184 \(-10\.37%\)$/);
+  const same = formatTtl(whatifTtl([chain('H', [{ t: 0, w: 10_000, ttl: '1h' }])], { to: '1h', weightsFor }));
+  assert.match(lineStarting(same, 'delta'), /^delta\s+0\.00%\s+\$0\.0000 \(0\.00%\)$/);
+  assert.equal(signedUsd(7.92), '+$7.92');
+  assert.equal(signedUsd(-3.02), '-$3.02');
+  assert.equal(signedUsd(0.00001), '+<$0.0001');
 });
