@@ -17,10 +17,10 @@ export function formatTtl(result: TtlResult, color = false): string {
   // the chains the override applies to, by their writes of any day (under --since a chain can be one of
   // them by its writes before the window, and the window's verdict 'no change'): it said 'N chains change'
   out.push(`TTL override: force ${result.to} on ${from} chains (scope ${result.scope}); ${int(result.changed_chains)} of ${counted(result.chains, 'chain')} ${result.changed_chains === 1 ? 'writes' : 'write'} ${from} tokens`);
-  // nothing priced: the cost is unknown, not $0
+  // nothing priced: the cost is unknown, not $0; some unpriced: +?, as summary and anatomy mark the same sums
   const known = !allUnpriced(result);
-  const w = (v: number): Cell => (known ? v : 'unknown');
-  const d = (v: number): string => (known ? usd(v) : 'unknown');
+  const w = (v: number): Cell => (known ? partly(result, v) : 'unknown');
+  const d = (v: number): string => (known ? partly(result, usd(v)) : 'unknown');
   out.push(
     table(
       [{ header: '' }, num('weight'), num('USD')],
@@ -62,10 +62,10 @@ export function formatTtl(result: TtlResult, color = false): string {
           b.bucket,
           b.chains,
           b.changed_chains,
-          unknown ? 'unknown' : b.baseline_weight,
-          unknown ? 'unknown' : b.scenario_weight,
-          unknown ? 'unknown' : usd(b.baseline_usd),
-          unknown ? 'unknown' : usd(b.scenario_usd),
+          unknown ? 'unknown' : partly(b, b.baseline_weight),
+          unknown ? 'unknown' : partly(b, b.scenario_weight),
+          unknown ? 'unknown' : partly(b, usd(b.baseline_usd)),
+          unknown ? 'unknown' : partly(b, usd(b.scenario_usd)),
           signedPct(b.delta_pct),
           signedPct(b.delta_usd_pct),
           pct(b.expiry_share),
@@ -75,6 +75,18 @@ export function formatTtl(result: TtlResult, color = false): string {
     ),
   );
   return out.join('\n\n') + '\n';
+}
+
+/**
+ * A sum over a row's priced requests, marked +? when the row has unpriced ones too, as summary's and
+ * anatomy's sums are (README: `+?` where a sum leaves unpriced requests out): the what-ifs printed the
+ * sample's baseline as `11,961,559` and `$41.94` where summary prints `11,961,559 +?` and `$41.94 +?`.
+ */
+function partly(r: { unpriced_requests: number }, v: number): Cell;
+function partly(r: { unpriced_requests: number }, v: string): string;
+function partly(r: { unpriced_requests: number }, v: number | string): Cell {
+  if (r.unpriced_requests === 0) return v;
+  return `${typeof v === 'number' ? int(v) : v} +?`;
 }
 
 /** By USD: weights of models with different base prices do not add up to one cost. */

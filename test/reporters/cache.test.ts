@@ -284,3 +284,17 @@ test('formatTtl signs its USD delta as it signs the percentages: a rise is "+$0.
   assert.equal(signedUsd(-3.02), '-$3.02');
   assert.equal(signedUsd(0.00001), '+<$0.0001');
 });
+
+test('formatTtl marks the sums that leave unpriced requests out +?, as summary and anatomy mark them (it printed them as whole)', () => {
+  const U = chain('U', [{ t: 0, w: 5_000, model: 'mystery' }], { kind: 'subagent', agentType: 'Explore' });
+  const mixed = formatTtl(whatifTtl([chain('A', chainASpecs), U], { to: '1h', weightsFor }));
+  assert.match(lineStarting(mixed, 'baseline'), /^baseline\s+35,450 \+\?\s+\$0\.177[23] \+\?$/);
+  assert.match(lineStarting(mixed, 'scenario'), /^scenario\s+31,775 \+\?\s+\$0\.1589 \+\?$/);
+  // a difference is no sum with something left out: its sign could go either way
+  assert.match(lineStarting(mixed, 'delta'), /^delta\s+-10\.37%\s+-\$0\.0184 \(-10\.37%\)$/);
+  // the bucket of the unpriced chain alone is unknown; a bucket of priced chains alone is whole; one of both is +?
+  assert.match(lineStarting(mixed, 'agent_type  Explore'), /\s+unknown\s+unknown\s+unknown\s+unknown\s+/);
+  assert.match(lineStarting(mixed, 'kind        main'), /\s+35,450\s+31,775\s+\$0\.177[23]\s+\$0\.1589\s+/);
+  assert.match(lineStarting(mixed, 'rounds      1 '), /\s+35,450 \+\?\s+31,775 \+\?\s+\$0\.177[23] \+\?\s+\$0\.1589 \+\?\s+/);
+  assert.doesNotMatch(formatTtl(whatifTtl([chain('A', chainASpecs)], { to: '1h', weightsFor })), /\+\?/);
+});
