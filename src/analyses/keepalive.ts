@@ -127,6 +127,10 @@ export interface KeepaliveResult {
   baseline_weight: number;
   baseline_usd: number;
   subagent_weight: number;
+  /** requests without a price, left out of baseline_weight and baseline_usd */
+  unpriced_requests: number;
+  /** of them, those of subagent chains, left out of subagent_weight */
+  subagent_unpriced_requests: number;
   budgets: KeepaliveBudgetRow[];
   best_budget: number | 'inf' | null;
   /** the best budget, per bucket (empty when there is no best budget) */
@@ -262,6 +266,8 @@ export class KeepaliveWhatIf {
       baseline_weight: totals.weight,
       baseline_usd: totals.usd,
       subagent_weight: totals.subagentWeight,
+      unpriced_requests: totals.unpricedRequests,
+      subagent_unpriced_requests: totals.unpricedSubagentRequests,
       budgets: rows,
       best_budget: best ? best.budget : null,
       buckets:
@@ -289,6 +295,8 @@ class KeepaliveTally {
   private lastChain: string | null = null;
   requests = 0;
   unpricedRequests = 0;
+  /** of unpricedRequests, those of subagent chains (left out of subagentWeight) */
+  unpricedSubagentRequests = 0;
   gaps = 0;
   pricedGaps = 0;
   weight = 0;
@@ -313,6 +321,7 @@ class KeepaliveTally {
     this.requests++;
     if (weight === null) {
       this.unpricedRequests++;
+      if (subagent) this.unpricedSubagentRequests++;
       return;
     }
     this.weight += weight;

@@ -150,10 +150,13 @@ export function formatKeepalive(result: KeepaliveResult, color = false): string 
     ),
   );
   // the shares are of weight (SPEC §5.2) and the best budget is chosen by USD: both said, with what each share is over
-  const subagentShare = result.subagent_weight > 0 ? `${int(result.subagent_weight)} wt` : 'none';
+  // +? where a weight leaves unpriced requests out, as summary marks the same sums
+  const mark = (unpriced: number) => (unpriced > 0 ? ' +?' : '');
+  const subagentShare = result.subagent_weight > 0 ? `${int(result.subagent_weight)} wt${mark(result.subagent_unpriced_requests)}` : 'none';
+  const allShare = `${int(result.baseline_weight)} wt${mark(result.unpriced_requests)}, ${usd(result.baseline_usd)}${mark(result.unpriced_requests)}`;
   out.push(
     `% subagent wt: net saving on subagent chains over their weight (${known ? subagentShare : 'unknown'}); ` +
-      `% all wt: net saving over all weight (${known ? `${int(result.baseline_weight)} wt, ${usd(result.baseline_usd)}` : 'unknown'})` +
+      `% all wt: net saving over all weight (${known ? allShare : 'unknown'})` +
       (result.budgets.length > 1 ? '; best budget: the largest net USD' : ''),
   );
   const best = result.budgets.find((b) => b.budget === result.best_budget);
@@ -212,7 +215,7 @@ export function formatKeepalive(result: KeepaliveResult, color = false): string 
           b.gaps_over_ttl,
           b.bridged,
           b.pings,
-          allUnpriced(b) ? 'unknown' : b.baseline_weight,
+          allUnpriced(b) ? 'unknown' : partly(b, b.baseline_weight),
           unknown ? 'unknown' : b.net_saving_weight,
           unknown ? 'unknown' : usd(b.net_saving_usd),
           signedPct(b.net_saving_pct),

@@ -298,3 +298,23 @@ test('formatTtl marks the sums that leave unpriced requests out +?, as summary a
   assert.match(lineStarting(mixed, 'rounds      1 '), /\s+35,450 \+\?\s+31,775 \+\?\s+\$0\.177[23] \+\?\s+\$0\.1589 \+\?\s+/);
   assert.doesNotMatch(formatTtl(whatifTtl([chain('A', chainASpecs)], { to: '1h', weightsFor })), /\+\?/);
 });
+
+test('formatKeepalive marks the weights that leave unpriced requests out +?, with the counts in --json (it printed them as whole)', () => {
+  const U = chain('U', [{ t: 0, w: 5_000, model: 'mystery' }, { t: 100 * SEC, r: 5_000, w: 10, model: 'mystery' }], { kind: 'subagent', agentType: 'Explore' });
+  const S = chain('S', [{ t: 0, w: 8_000 }, { t: 100 * SEC, r: 8_000, w: 10 }], { kind: 'subagent', agentType: 'Explore' });
+  const r = whatifKeepalive([chain('A', chainASpecs), S, U], { weightsFor, budgets: [1] });
+  assert.equal(r.unpriced_requests, 2);
+  assert.equal(r.subagent_unpriced_requests, 2);
+  const text = formatKeepalive(r);
+  assert.match(text, /over their weight \([\d,]+ wt \+\?\); % all wt: net saving over all weight \([\d,]+ wt \+\?, \$[\d.]+ \+\?\)/);
+  assert.match(lineStarting(text, 'kind        subagent'), /\s+[\d,]+ \+\?\s+/);
+  assert.match(lineStarting(text, 'kind        main'), /\s+35,450\s+/);
+  assert.match(lineStarting(text, 'agent_type  Explore'), /\s+[\d,]+ \+\?\s+/);
+  // the unpriced chain alone in its bucket: unknown, not +?
+  assert.match(lineStarting(text, 'model       mystery'), /\s+unknown\s+unknown\s+unknown/);
+  // a main chain's unpriced requests leave the subagent weight whole
+  const main = whatifKeepalive([chain('A', chainASpecs), S, chain('M', [{ t: 0, w: 5_000, model: 'mystery' }])], { weightsFor, budgets: [1] });
+  assert.equal(main.subagent_unpriced_requests, 0);
+  assert.match(formatKeepalive(main), /over their weight \([\d,]+ wt\); % all wt: net saving over all weight \([\d,]+ wt \+\?, \$[\d.]+ \+\?\)/);
+  assert.doesNotMatch(formatKeepalive(whatifKeepalive([chain('A', chainASpecs), S], { weightsFor, budgets: [1] })), /\+\?/);
+});
