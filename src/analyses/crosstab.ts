@@ -252,5 +252,16 @@ function sortValues(values: DimValue[], dim: Dimension): DimValue[] {
     const isDay = (v: DimValue) => /^[+-]?\d{4,6}-\d{2}-\d{2}$/.test(String(v));
     return values.sort((a, b) => Number(isDay(b)) - Number(isDay(a)) || (isDay(a) ? compareDays(String(a), String(b)) : String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0));
   }
-  return values.sort((a, b) => (typeof a === 'number' && typeof b === 'number' ? a - b : String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0));
+  return values.sort((a, b) => (typeof a === 'number' && typeof b === 'number' ? a - b : byName(String(a), String(b))));
+}
+
+/**
+ * Names in alphabetical order whatever their case, then by code point (a fixed order on every machine:
+ * toLowerCase does not depend on the locale): `compaction, Explore, fork, Plan`. By code point alone,
+ * every capitalised name came first (`Explore, Plan, compaction, fork`).
+ */
+function byName(a: string, b: string): number {
+  const x = a.toLowerCase();
+  const y = b.toLowerCase();
+  return x < y ? -1 : x > y ? 1 : a < b ? -1 : a > b ? 1 : 0;
 }

@@ -187,3 +187,18 @@ test('every SPEC §4 dimension and measure is accepted as SPEC spells it; an unk
   assert.match(bad.stderr.trim(), /^cachelens: --measure colour: not a measure \(one of chains, /);
   assert.equal(bad.stderr.trim().split('\n').length, 1);
 });
+
+test('crosstab lists names in alphabetical order whatever their case: compaction, Explore, fork … Plan, planner (capitalised names all came first)', async () => {
+  await withStore(sampleLogs, async (store) => {
+    const r = await crosstab(store, { rows: 'agent_type', cols: 'kind', measure: 'chains', timezone: 'UTC' });
+    const names = r.rows.map(String);
+    assert.ok(names.includes('Explore') && names.includes('compaction') && names.includes('Plan') && names.includes('planner'), names.join(', '));
+    const folded = names.map((n) => n.toLowerCase());
+    assert.deepEqual(folded, [...folded].sort(), names.join(', '));
+    assert.ok(names.indexOf('compaction') < names.indexOf('Explore') && names.indexOf('Explore') < names.indexOf('fork'), names.join(', '));
+    // a name before the longer one it begins, whatever their case
+    assert.ok(names.indexOf('Plan') === names.indexOf('planner') - 1, names.join(', '));
+    const text = formatCrosstab(r, false).split('\n');
+    assert.ok(text.findIndex((l) => l.startsWith('compaction ')) < text.findIndex((l) => l.startsWith('Explore ')));
+  });
+});
