@@ -18,6 +18,12 @@ export function signedPct(x: number | null, decimals = 2): string {
   return `${zero ? '' : x > 0 ? '+' : '-'}${text}%`;
 }
 
+/** A change in weight, signed as signedPct signs a share: 2,619,139 → "+2,619,139", -3,675 → "-3,675", 0 → "0". */
+export function signedInt(x: number): string {
+  const text = int(x);
+  return text !== '0' && x > 0 ? `+${text}` : text;
+}
+
 /** A change in USD, signed as signedPct signs a share: 7.92 → "+$7.92", -3.02 → "-$3.02", 0 → "$0.0000" (it printed a rise as "$7.92" beside "+18.88%"). */
 export function signedUsd(x: number): string {
   const text = usd(x);

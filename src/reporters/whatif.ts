@@ -5,9 +5,10 @@
 import type { KeepaliveResult } from '../analyses/keepalive.js';
 import { breakEvenOutside, type TtlResult } from '../analyses/ttl.js';
 import { allUnpriced } from '../analyses/weigh.js';
+import { jsonNumber } from '../format/json-numbers.js';
 import { type Cell, type Column, clean, fit, int, pct, table, usd } from '../format/table.js';
 import { tiedBudgets, tiePhrase } from '../report/section-keepalive.js';
-import { counted, signedPct, signedUsd } from './units.js';
+import { counted, signedInt, signedPct, signedUsd } from './units.js';
 
 const num = (header: string): Column => ({ header, align: 'num' });
 
@@ -27,7 +28,10 @@ export function formatTtl(result: TtlResult, color = false): string {
       [
         ['baseline', w(result.baseline_weight), d(result.baseline_usd)],
         ['scenario', w(result.scenario_weight), d(result.scenario_usd)],
-        ['delta', signedPct(result.delta_pct), known ? `${signedUsd(result.scenario_usd - result.baseline_usd)} (${signedPct(result.delta_usd_pct)})` : 'unknown'],
+        // the weight's change as the USD's is given, the amount and its share (the weight column held a share alone);
+        // the amount is of the two weights as printed above it, so that the three lines add up (14,580,698 − 11,961,559
+        // is 2,619,139, where the unrounded difference, 2,619,139.5, prints as 2,619,140)
+        ['delta', known ? `${signedInt(whole(result.scenario_weight) - whole(result.baseline_weight))} (${signedPct(result.delta_pct)})` : signedPct(result.delta_pct), known ? `${signedUsd(result.scenario_usd - result.baseline_usd)} (${signedPct(result.delta_usd_pct)})` : 'unknown'],
       ],
       { color },
     ),
@@ -87,6 +91,12 @@ function partly(r: { unpriced_requests: number }, v: string): string;
 function partly(r: { unpriced_requests: number }, v: number | string): Cell {
   if (r.unpriced_requests === 0) return v;
   return `${typeof v === 'number' ? int(v) : v} +?`;
+}
+
+/** A weight as int() prints it, as a number: rounded as --json writes it, then halves away from zero. */
+function whole(x: number): number {
+  const y = jsonNumber(x);
+  return Math.sign(y) * Math.round(Math.abs(y));
 }
 
 /** By USD: weights of models with different base prices do not add up to one cost. */

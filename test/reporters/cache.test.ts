@@ -67,7 +67,7 @@ test('formatTtl and formatKeepalive print the headline numbers', () => {
   assert.match(ttl, /^TTL override: force 1h on 5-minute chains \(scope all\); 1 of 1 chain writes 5-minute tokens$/m);
   assert.match(ttl, /baseline\s+35,450\s+\$0\.177[23]/);
   assert.match(ttl, /scenario\s+31,775\s+\$0\.1589/);
-  assert.match(ttl, /delta\s+-10\.37%/);
+  assert.match(ttl, /delta\s+-3,675 \(-10\.37%\)/);
   assert.match(ttl, /expiry share f 47\.1%, break-even f\* 39\.5%: forcing 1h saves/);
   const ka = formatKeepalive(whatifKeepalive([chain('A', chainASpecs)], { weightsFor, budgets: [0, 1, Infinity] }));
   // budget 1: 1 ping of 1,287.5, saved 13,800, net 12,512.5 = 35.30 % of 35,450
@@ -275,11 +275,11 @@ test('what-ifs count one unpriced request or model in the singular: "1 request o
 test('formatTtl signs its USD delta as it signs the percentages: a rise is "+$0.0180 (+60.00%)", not "$0.0180 (+60.00%)"', () => {
   // S (sonnet, $3/M): a cold write of 8,000 at 1.25 → 10,000 wt, at 2 → 16,000 wt: +6,000 wt, +$0.018
   const up = formatTtl(whatifTtl([chain('S', [{ t: 0, w: 8_000, model: 'sonnet' }])], { to: '1h', weightsFor }));
-  assert.match(lineStarting(up, 'delta'), /^delta\s+\+60\.00%\s+\+\$0\.0180 \(\+60\.00%\)$/);
+  assert.match(lineStarting(up, 'delta'), /^delta\s+\+6,000 \(\+60\.00%\)\s+\+\$0\.0180 \(\+60\.00%\)$/);
   const down = formatTtl(whatifTtl([chain('A', chainASpecs)], { to: '1h', weightsFor }));
-  assert.match(lineStarting(down, 'delta'), /^delta\s+-10\.37%\s+-\$0\.0184 \(-10\.37%\)$/);
+  assert.match(lineStarting(down, 'delta'), /^delta\s+-3,675 \(-10\.37%\)\s+-\$0\.0184 \(-10\.37%\)$/);
   const same = formatTtl(whatifTtl([chain('H', [{ t: 0, w: 10_000, ttl: '1h' }])], { to: '1h', weightsFor }));
-  assert.match(lineStarting(same, 'delta'), /^delta\s+0\.00%\s+\$0\.0000 \(0\.00%\)$/);
+  assert.match(lineStarting(same, 'delta'), /^delta\s+0 \(0\.00%\)\s+\$0\.0000 \(0\.00%\)$/);
   assert.equal(signedUsd(7.92), '+$7.92');
   assert.equal(signedUsd(-3.02), '-$3.02');
   assert.equal(signedUsd(0.00001), '+<$0.0001');
@@ -291,7 +291,7 @@ test('formatTtl marks the sums that leave unpriced requests out +?, as summary a
   assert.match(lineStarting(mixed, 'baseline'), /^baseline\s+35,450 \+\?\s+\$0\.177[23] \+\?$/);
   assert.match(lineStarting(mixed, 'scenario'), /^scenario\s+31,775 \+\?\s+\$0\.1589 \+\?$/);
   // a difference is no sum with something left out: its sign could go either way
-  assert.match(lineStarting(mixed, 'delta'), /^delta\s+-10\.37%\s+-\$0\.0184 \(-10\.37%\)$/);
+  assert.match(lineStarting(mixed, 'delta'), /^delta\s+-3,675 \(-10\.37%\)\s+-\$0\.0184 \(-10\.37%\)$/);
   // the bucket of the unpriced chain alone is unknown; a bucket of priced chains alone is whole; one of both is +?
   assert.match(lineStarting(mixed, 'agent_type  Explore'), /\s+unknown\s+unknown\s+unknown\s+unknown\s+/);
   assert.match(lineStarting(mixed, 'kind        main'), /\s+35,450\s+31,775\s+\$0\.177[23]\s+\$0\.1589\s+/);
@@ -317,4 +317,18 @@ test('formatKeepalive marks the weights that leave unpriced requests out +?, wit
   assert.equal(main.subagent_unpriced_requests, 0);
   assert.match(formatKeepalive(main), /over their weight \([\d,]+ wt\); % all wt: net saving over all weight \([\d,]+ wt \+\?, \$[\d.]+ \+\?\)/);
   assert.doesNotMatch(formatKeepalive(whatifKeepalive([chain('A', chainASpecs), S], { weightsFor, budgets: [1] })), /\+\?/);
+});
+
+test('whatif ttl gives the weight\'s change as an amount and a share, as it gives the USD\'s, and the amount is scenario − baseline as printed', () => {
+  // the sample's weights are 11,961,558.55 and 14,580,698.05: their difference, 2,619,139.5, would print 2,619,140
+  // under 11,961,559 and 14,580,698; the weight column held '+21.90%' alone
+  const r = cli(['whatif', 'ttl', SAMPLE, '--db', ':memory:']);
+  assert.equal(r.code, 0, r.stderr);
+  const n = (s: string) => Number(s.replace(/,/g, ''));
+  const base = /^baseline\s+([\d,]+)/m.exec(r.stdout)!;
+  const scen = /^scenario\s+([\d,]+)/m.exec(r.stdout)!;
+  const delta = /^delta\s+([+-][\d,]+) \(([+-][\d.]+)%\)\s+[+-]\$[\d.,]+ \([+-][\d.]+%\)$/m.exec(r.stdout);
+  assert.ok(base && scen && delta, r.stdout);
+  assert.equal(n(delta[1]!), n(scen[1]!) - n(base[1]!));
+  assert.ok(Math.abs((n(delta[1]!) / n(base[1]!)) * 100 - Number(delta[2])) < 0.01);
 });
