@@ -184,8 +184,13 @@ export function formatKeepalive(result: KeepaliveResult, color = false): string 
   const pings = `${budgetLabel(best.budget)} ping${best.budget === 1 ? '' : 's'} per gap`;
   // budget 0 alone the best: no ping pays (it read 'best budget: 0 pings per gap, net saving 0 wt ($0.0000, …)')
   const noPing = !only && best.budget === 0 && tie === '' && result.budgets.length > 1;
+  // no gap outlasts the interval: no budget sends a ping, and all net 0 (it read 'best budget: 0 pings per gap
+  // (every larger budget, unbounded included, nets the same), net saving 0 wt ($0.0000, 0.00% of all weight)')
+  const noneSent = !only && result.budgets.every((b) => b.pings === 0);
   out.push(
-    noPing
+    noneSent
+      ? `best budget: 0, no budget sends a ping: no gap between requests of the pinged chains is longer than the ${seconds(result.interval_s)} s interval`
+      : noPing
       ? 'best budget: 0, no pings: every budget above 0 costs more than it saves'
       : `${only ? `at ${pings}: net saving` : `best budget: ${pings}${tie}, net saving`} ${int(best.net_saving_weight)} wt ` +
           `(${usd(best.net_saving_usd)}, ${signedPct(best.net_saving_pct_all)} of all weight)`,

@@ -332,3 +332,16 @@ test('whatif ttl gives the weight\'s change as an amount and a share, as it give
   assert.equal(n(delta[1]!), n(scen[1]!) - n(base[1]!));
   assert.ok(Math.abs((n(delta[1]!) / n(base[1]!)) * 100 - Number(delta[2])) < 0.01);
 });
+
+test('formatKeepalive: when no gap is longer than the interval, no budget sends a ping, and it says so; not "0 pings per gap (every larger budget … nets the same), net saving 0 wt"', () => {
+  // gaps of 100 s and 200 s: under the 270 s interval, no ping at any budget
+  const Q = chain('Q', [{ t: 0, w: 10_000 }, { t: 100 * SEC, r: 10_000, w: 100 }, { t: 300 * SEC, r: 10_100, w: 100 }]);
+  const r = whatifKeepalive([Q], { weightsFor });
+  assert.ok(r.budgets.every((b) => b.pings === 0) && r.gaps === 2);
+  assert.equal(r.best_budget, 0);
+  const text = formatKeepalive(r);
+  assert.match(text, /^best budget: 0, no budget sends a ping: no gap between requests of the pinged chains is longer than the 270 s interval$/m);
+  assert.doesNotMatch(text, /nets the same|net saving 0 wt/);
+  // one budget asked for is still its result
+  assert.match(formatKeepalive(whatifKeepalive([Q], { weightsFor, budgets: [3] })), /^at 3 pings per gap: net saving 0 wt/m);
+});
