@@ -54,8 +54,9 @@ export function formatTtl(result: TtlResult, color = false): string {
         num('scenario wt'),
         num('baseline USD'),
         num('scenario USD'),
-        num('delta wt'),
-        num('delta USD'),
+        // shares, as the keepalive buckets' 'net %' says: 'delta wt' over '+36.54%' read as an amount of weight
+        num('delta wt %'),
+        num('delta USD %'),
         num('f'),
       ],
       result.buckets.map((b): Cell[] => {

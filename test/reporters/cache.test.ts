@@ -345,3 +345,10 @@ test('formatKeepalive: when no gap is longer than the interval, no budget sends 
   // one budget asked for is still its result
   assert.match(formatKeepalive(whatifKeepalive([Q], { weightsFor, budgets: [3] })), /^at 3 pings per gap: net saving 0 wt/m);
 });
+
+test('formatTtl: the bucket table\'s delta columns say they hold shares ("delta wt %", "delta USD %"), as the keepalive buckets\' "net %" does', () => {
+  const text = formatTtl(whatifTtl([chain('A', chainASpecs)], { to: '1h', weightsFor }));
+  const header = lineStarting(text, 'dimension');
+  assert.match(header, /\sdelta wt %\s+delta USD %\s/);
+  assert.match(lineStarting(text, 'kind '), /\s-10\.37%\s+-10\.37%\s/);
+});
