@@ -170,13 +170,19 @@ function groupTable(name: string, rows: [string, AnatomyRow][], color: boolean, 
   );
 }
 
+/** A chain's weight in its heading: unknown, or marked +? when it leaves unpriced requests out, as its USD beside it is. */
+function chainWeight(s: Pick<AnatomyRow, 'requests' | 'unpriced_requests'>, weight: number): string {
+  if (allUnpriced(s)) return 'unknown';
+  return `${int(weight)} wt${s.unpriced_requests > 0 ? ' +?' : ''}`;
+}
+
 export function formatChain(detail: ChainDetail, color = false): string {
   const s = detail.summary;
   const head =
     `Chain ${clean(detail.chain_id)} (${fit(clean(detail.agent_type))}, ${detail.kind}) of session ${clean(detail.session_id)}: ` +
     `${counted(s.requests, 'request')}, ${counted(detail.rounds, 'round')}${detail.repurchase ? ', re-purchase pattern' : ''}\n` +
     `cold ${int(s.cold)}  growth ${int(s.growth)}  expiry ${int(s.expiry)}  break ${int(s.break)} (${counted(s.break_events, 'event')})  ` +
-    `hit ratio ${pct(s.hit_ratio)}  waste ${allUnpriced(s) ? 'unknown' : `${int(s.waste_weight)} wt`}  weight ${allUnpriced(s) ? 'unknown' : `${int(s.weight)} wt`}  ${cost(s)}`;
+    `hit ratio ${pct(s.hit_ratio)}  waste ${chainWeight(s, s.waste_weight)}  weight ${chainWeight(s, s.weight)}  ${cost(s)}`;
   const rows = table(
     [
       num('#'),

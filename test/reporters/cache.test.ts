@@ -352,3 +352,19 @@ test('formatTtl: the bucket table\'s delta columns say they hold shares ("delta 
   assert.match(header, /\sdelta wt %\s+delta USD %\s/);
   assert.match(lineStarting(text, 'kind '), /\s-10\.37%\s+-10\.37%\s/);
 });
+
+test('formatChain marks its heading\'s waste and weight +? when some of its requests have no price, as its USD is (they read as whole)', () => {
+  // one chain whose model switches to an unpriced one and back: 4 requests, 1 without a price
+  const M = chain('M', [
+    { t: 0, w: 10_000 },
+    { t: 10 * SEC, r: 10_000, w: 1_000 },
+    { t: 20 * SEC, r: 11_000, w: 500, model: 'mystery' },
+    { t: 30 * SEC, r: 0, w: 11_500 },
+  ]);
+  const detail = chainDetail(M, { weightsFor });
+  assert.equal(detail.summary.unpriced_requests, 1);
+  const head = formatChain(detail).split('\n')[1]!;
+  assert.match(head, /waste [\d,]+ wt \+\? {2}weight [\d,]+ wt \+\? {2}\$[\d.]+ \+\?$/);
+  const whole = formatChain(chainDetail(chain('A', chainASpecs), { weightsFor })).split('\n')[1]!;
+  assert.match(whole, /waste [\d,]+ wt {2}weight [\d,]+ wt {2}\$[\d.]+$/);
+});
