@@ -170,6 +170,12 @@ function groupTable(name: string, rows: [string, AnatomyRow][], color: boolean, 
   );
 }
 
+/** What a chain is, in its heading: 'main thread', 'reviewer, subagent' (a main thread read '(main, main)'). */
+function chainKind(d: Pick<ChainDetail, 'agent_type' | 'kind'>): string {
+  if (d.kind === 'main' && d.agent_type === 'main') return 'main thread';
+  return `${fit(clean(d.agent_type))}, ${d.kind === 'main' ? 'main thread' : d.kind}`;
+}
+
 /** A chain's weight in its heading: unknown, or marked +? when it leaves unpriced requests out, as its USD beside it is. */
 function chainWeight(s: Pick<AnatomyRow, 'requests' | 'unpriced_requests'>, weight: number): string {
   if (allUnpriced(s)) return 'unknown';
@@ -179,7 +185,7 @@ function chainWeight(s: Pick<AnatomyRow, 'requests' | 'unpriced_requests'>, weig
 export function formatChain(detail: ChainDetail, color = false): string {
   const s = detail.summary;
   const head =
-    `Chain ${clean(detail.chain_id)} (${fit(clean(detail.agent_type))}, ${detail.kind}) of session ${clean(detail.session_id)}: ` +
+    `Chain ${clean(detail.chain_id)} (${chainKind(detail)}) of session ${clean(detail.session_id)}: ` +
     `${counted(s.requests, 'request')}, ${counted(detail.rounds, 'round')}${detail.repurchase ? ', re-purchase pattern' : ''}\n` +
     `cold ${int(s.cold)}  growth ${int(s.growth)}  expiry ${int(s.expiry)}  break ${int(s.break)} (${counted(s.break_events, 'event')})  ` +
     `hit ratio ${pct(s.hit_ratio)}  waste ${chainWeight(s, s.waste_weight)}  weight ${chainWeight(s, s.weight)}  ${cost(s)}`;

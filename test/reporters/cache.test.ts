@@ -368,3 +368,10 @@ test('formatChain marks its heading\'s waste and weight +? when some of its requ
   const whole = formatChain(chainDetail(chain('A', chainASpecs), { weightsFor })).split('\n')[1]!;
   assert.match(whole, /waste [\d,]+ wt {2}weight [\d,]+ wt {2}\$[\d.]+$/);
 });
+
+test('formatChain names a main thread as one in its heading, "(main thread)"; it read "(main, main)"', () => {
+  const main = formatChain(chainDetail(chain('A', chainASpecs), { weightsFor })).split('\n')[0]!;
+  assert.match(main, /^Chain A \(main thread\) of session /);
+  const sub = formatChain(chainDetail(chain('A:x', chainASpecs, { kind: 'subagent', agentType: 'reviewer' }), { weightsFor })).split('\n')[0]!;
+  assert.match(sub, /^Chain A:x \(reviewer, subagent\) of session /);
+});
