@@ -37,10 +37,12 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
     color: useColor(process.stdout, env),
     tty: Boolean(process.stdout.isTTY),
     env,
-    // notices and errors may quote transcript text (paths, ids): cleaned as tables are
+    // notices and errors may quote transcript text (paths, ids): cleaned as tables are. A notice is
+    // one line: a line break in what it quotes (a directory or TZ named with one) is a ?, as in a
+    // usage error; it was kept, and the notice's text split over two lines
     stderr: (line) => {
       progress?.clear();
-      process.stderr.write(cleanLines(line) + '\n');
+      process.stderr.write(clean(line) + '\n');
     },
     progress: progress?.update,
     // Ctrl-C or a kill while a large ingest stages its facts removes the staged files before the

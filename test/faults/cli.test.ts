@@ -226,6 +226,27 @@ test('a missing path under CLAUDE_CONFIG_DIR is no error: the default roots that
   assert.equal((JSON.parse(r.stdout) as { totals: { input: number } }).totals.input, 7);
 });
 
+test('a notice quoting a path or TZ with a line break in it is still one line on stderr', async (t) => {
+  const dir = tempDir();
+  t.after(() => removeDir(dir));
+  // a directory given as a path that holds no transcript, named with a line break (and an escape)
+  const empty = path.join(dir, 'em\npty\u001b[2J');
+  mkdirSync(empty);
+  const r = await runCli(['summary', empty, '--db', ':memory:', '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(r.stderr.split('\n').filter(Boolean), [`cachelens: no Claude Code transcript (*.jsonl) in ${path.join(dir, 'em?pty?[2J')}`]);
+  // a TZ Node cannot read, holding a line break: the line that says days are in UTC stays one line
+  const logs = path.join(dir, 'logs');
+  writeLog(logs, 'proj/s1.jsonl', [assistant({ msg: 'm1', usage: usage(1, 1, 1, 1) })]);
+  const tz = await runCli(['summary', logs, '--db', ':memory:', '--json'], { env: { TZ: 'UTC\ncachelens: forged' } });
+  assert.equal(tz.code, 0, tz.stderr);
+  assert.deepEqual(tz.stderr.split('\n').filter(Boolean), ['cachelens: TZ=UTC?cachelens: forged is not a time zone name Node can read (an IANA name such as America/New_York): days are in UTC; give --timezone']);
+  // CLAUDE_CONFIG_DIR roots without logs, one named with a line break
+  const none = await runCli(['summary', '--db', ':memory:', '--json'], { env: { CLAUDE_CONFIG_DIR: path.join(dir, 'no\nlogs') } });
+  assert.equal(none.code, 0, none.stderr);
+  assert.deepEqual(none.stderr.split('\n').filter(Boolean), [`cachelens: no Claude Code logs found: none of ${path.join(dir, 'no?logs')} holds a projects/ directory`]);
+});
+
 test('a reader that closes the pipe before the output (`cachelens summary | head -0`) ends the run quietly, not with a stack trace', async (t) => {
   const dir = tempDir();
   t.after(() => removeDir(dir));
