@@ -8,7 +8,7 @@
  *   ─▶ summaries + `recorded` fidelity against the observed usage
  */
 import { UsageError } from '../errors.js';
-import { clean } from '../format/table.js';
+import { clean, int } from '../format/table.js';
 import { loadPriceTable, type PriceTable } from '../pricing/pricing.js';
 import { type Pause, pauses } from './pauses.js';
 import { fitConversationScale, type ConversationCalibration } from './session-calibrate.js';
@@ -209,7 +209,7 @@ export async function replayChain(chain: TranscriptChain, opts: SessionReplayOpt
  * else one whose requests are all copies another chain counts (replayChain says so).
  * `file`: the transcript's path, named when it has no request or no such chain, as the other replay errors name it.
  */
-export function pickChain(chains: readonly TranscriptChain[], want?: string, file?: string): TranscriptChain {
+export function pickChain(chains: readonly TranscriptChain[], want?: string, file?: string, skipped: readonly { reason: string; line: number }[] = []): TranscriptChain {
   const withRequests = chains.filter((c) => c.requests > 0);
   const named = file === undefined ? '' : `${clean(file)}: `;
   if (want) {
@@ -226,8 +226,20 @@ export function pickChain(chains: readonly TranscriptChain[], want?: string, fil
   // a resumed session's transcript that sent nothing of its own (its copies left out): replayChain says so
   const copiesOnly = chains.find((c) => c.kind === 'main' && c.copied > 0) ?? chains.find((c) => c.copied > 0);
   if (!best && copiesOnly) return copiesOnly;
-  if (!best) throw new UsageError(`${named}no requests in this transcript to replay`);
+  // a transcript whose lines were all skipped (gzipped, UTF-16) said only 'no requests', as if it held none
+  if (!best) throw new UsageError(`${named}no requests in this transcript to replay${skippedWhy(skipped)}`);
   return best;
+}
+
+/**
+ * The lines skipped, for the error of a transcript with no request: what may have held them.
+ * Example: 117 invalid_json lines from line 1 → '; 117 lines skipped (invalid_json: 117, from line 1)'.
+ */
+function skippedWhy(skipped: readonly { reason: string; line: number }[]): string {
+  const groups = skipGroups(skipped.filter((s) => !READ_ANYWAY.has(s.reason)));
+  if (groups.length === 0) return '';
+  const lines = new Set(skipped.filter((s) => !READ_ANYWAY.has(s.reason)).map((s) => s.line)).size;
+  return `; ${int(lines)} ${lines === 1 ? 'line' : 'lines'} skipped (${groups.map((g) => `${g.reason}: ${int(g.count)}`).join(', ')}, from line ${Math.min(...groups.map((g) => g.lines[0]!))})`;
 }
 
 /**
@@ -244,5 +256,5 @@ export async function replaySessionFile(file: string, opts: SessionReplayOptions
     if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR') throw new UsageError(`${file}: cannot read transcript (${code})`);
     throw err;
   }
-  return replayChain(pickChain(t.chains, opts.chain, file), opts, file, t.skipped);
+  return replayChain(pickChain(t.chains, opts.chain, file, t.skipped), opts, file, t.skipped);
 }

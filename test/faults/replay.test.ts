@@ -305,3 +305,18 @@ test('150,000 attachment lines with no prompt between them are read and replayed
   assert.equal(r.code, 0, r.stderr);
   assert.equal(JSON.parse(r.stdout).chain.attachments, N);
 });
+
+test('a transcript whose every line is skipped (gzipped, UTF-16) is said to have no request with its skipped lines, not as if it held none', async (t) => {
+  const { logs, db } = setup(t);
+  const text = [user('hi'), assistant({ msg: 'm1', usage: usage(1, 2, 3, 4) })].join('\n') + '\n';
+  const utf16 = writeLog(logs, 'proj/utf16.jsonl', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]));
+  const r = await runCli(['replay', 'session', utf16, '--db', db]);
+  assert.equal(r.code, 2, r.stderr);
+  // every UTF-16 line is invalid_json; the last (no newline after its NUL byte) is half-written
+  assert.equal(r.stderr, `cachelens: ${utf16}: no requests in this transcript to replay; 3 lines skipped (invalid_json: 2, incomplete_last_line: 1, from line 1)\n`);
+  // a transcript of blank lines holds no request, and nothing was skipped: said as before
+  const blank = writeLog(logs, 'proj/blank.jsonl', '\n\n\n');
+  const b = await runCli(['replay', 'session', blank, '--db', db]);
+  assert.equal(b.code, 2, b.stderr);
+  assert.equal(b.stderr, `cachelens: ${blank}: no requests in this transcript to replay\n`);
+});
