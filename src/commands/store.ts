@@ -40,13 +40,15 @@ export function parseParams(raw: unknown): Record<string, string> {
  * The bundled queries take $since/$until as 'YYYY-MM-DD' text compared with days, and $tz as an IANA
  * zone: `--param since=20260211` (the form --since takes) or `since=2026-2-11` compared as text
  * chose no day at all and printed no rows. They are checked and written as --since/--until/--timezone
- * are; an empty value leaves the parameter to its default.
+ * are; an empty value leaves the parameter to its default. So does `project=`, trimmed as --project
+ * is: an empty one matched every project, over a --project given beside it too, and a blank one none.
  */
 export function checkFilterParams(given: Record<string, string>): void {
-  for (const k of ['since', 'until', 'tz'] as const) {
+  for (const k of ['since', 'until', 'tz', 'project'] as const) {
     if (!(k in given)) continue;
     const v = given[k]!.trim();
     if (v === '') delete given[k];
+    else if (k === 'project') given[k] = v;
     else if (k === 'tz') given[k] = parseTimezone(v, '--param tz');
     else given[k] = parseDay(v, `--param ${k}`)!;
   }

@@ -247,6 +247,29 @@ test('a notice quoting a path or TZ with a line break in it is still one line on
   assert.deepEqual(none.stderr.split('\n').filter(Boolean), [`cachelens: no Claude Code logs found: none of ${path.join(dir, 'no?logs')} holds a projects/ directory`]);
 });
 
+test('query --param project= empty or blank leaves $project to --project, as an empty since= does: it matched every project, over --project too, or none', async (t) => {
+  const dir = tempDir();
+  t.after(() => removeDir(dir));
+  const logs = path.join(dir, 'logs');
+  writeLog(logs, 'a/s1.jsonl', [assistant({ session: 's1', msg: 'm1', cwd: '/home/u/alpha', usage: usage(1, 1, 1, 1) })]);
+  writeLog(logs, 'b/s2.jsonl', [assistant({ session: 's2', msg: 'm2', cwd: '/home/u/beta', usage: usage(1, 1, 1, 1) })]);
+  const projects = async (extra: string[]) => {
+    const r = await runCli(['query', 'cost_by', logs, '--db', ':memory:', '--param', 'by=project', '--json', ...extra]);
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout) as { params: { project: string | null }; rows: { grp: string }[] };
+    return { project: out.params.project, rows: out.rows.map((x) => x.grp) };
+  };
+  assert.deepEqual(await projects(['--project', 'alpha']), { project: 'alpha', rows: ['/home/u/alpha'] });
+  assert.deepEqual(await projects(['--param', 'project=beta']), { project: 'beta', rows: ['/home/u/beta'] });
+  // trimmed, as --project is
+  assert.deepEqual(await projects(['--param', 'project= beta ']), { project: 'beta', rows: ['/home/u/beta'] });
+  // empty beside --project: --project's text (it was '', every project)
+  assert.deepEqual(await projects(['--project', 'alpha', '--param', 'project=']), { project: 'alpha', rows: ['/home/u/alpha'] });
+  // empty or blank alone: no filter, as without it (a blank one matched no project: no rows)
+  assert.deepEqual(await projects(['--param', 'project=']), { project: null, rows: ['/home/u/alpha', '/home/u/beta'] });
+  assert.deepEqual(await projects(['--param', 'project= ']), { project: null, rows: ['/home/u/alpha', '/home/u/beta'] });
+});
+
 test('a reader that closes the pipe before the output (`cachelens summary | head -0`) ends the run quietly, not with a stack trace', async (t) => {
   const dir = tempDir();
   t.after(() => removeDir(dir));
