@@ -124,6 +124,10 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
     if (args.some((a, i) => a === '-' && !(i > 0 && /^--?[^-=][^=]*$/.test(args[i - 1]!) && !FLAG_OPTIONS.includes(args[i - 1]!.replace(/^--?/, '') as (typeof FLAG_OPTIONS)[number])))) {
       throw new UsageError('-: cachelens does not read standard input', 'give the transcript files or directories as paths');
     }
+    // `--out -`, `--db -` (the usual word for standard output): a file named - was made in the working directory
+    for (const [name, what, hint] of [['out', 'the report', 'give a file name'], ['db', 'a store', 'give a file name, or :memory: for none']] as const) {
+      if (argv[name] === '-') throw new UsageError(`--${name} -: cachelens does not write ${what} to standard output`, hint);
+    }
     expandPathOptions(argv, env.HOME || homedir());
   });
   // yargs renders the command's whole help text after calling an async handler (~50 ms of every

@@ -270,6 +270,30 @@ test('query --param project= empty or blank leaves $project to --project, as an 
   assert.deepEqual(await projects(['--param', 'project= ']), { project: null, rows: ['/home/u/alpha', '/home/u/beta'] });
 });
 
+test('--out - and --db - (standard output, as a lone - is standard input) are one line, exit 2: no file named - is made', async (t) => {
+  const dir = tempDir();
+  t.after(() => removeDir(dir));
+  const logs = path.join(dir, 'logs');
+  writeLog(logs, 'proj/s1.jsonl', [assistant({ msg: 'm1', usage: usage(1, 1, 1, 1) })]);
+  const work = path.join(dir, 'work');
+  mkdirSync(work);
+  for (const [args, expected] of [
+    [['report', logs, '--db', ':memory:', '--out', '-'], /^cachelens: --out -: cachelens does not write the report to standard output \(give a file name\)$/],
+    [['report', logs, '--db', ':memory:', '--out=-'], /^cachelens: --out -: cachelens does not write the report/],
+    [['start', '--db', ':memory:', '--out', '-'], /^cachelens: --out -: cachelens does not write the report/],
+    [['summary', logs, '--db', '-'], /^cachelens: --db -: cachelens does not write a store to standard output \(give a file name, or :memory: for none\)$/],
+    [['anatomy', logs, '--db=-'], /^cachelens: --db -: cachelens does not write a store/],
+  ] as [string[], RegExp][]) {
+    const r = await runCli(args, { cwd: work });
+    assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.equal(r.stdout, '');
+    const lines = r.stderr.split('\n').filter(Boolean);
+    assert.equal(lines.length, 1, r.stderr);
+    assert.match(lines[0]!, expected);
+    assert.deepEqual(readdirSync(work), [], `${args.join(' ')}: nothing written in the working directory`);
+  }
+});
+
 test('a reader that closes the pipe before the output (`cachelens summary | head -0`) ends the run quietly, not with a stack trace', async (t) => {
   const dir = tempDir();
   t.after(() => removeDir(dir));
