@@ -128,6 +128,15 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
     for (const [name, what, hint] of [['out', 'the report', 'give a file name'], ['db', 'a store', 'give a file name, or :memory: for none']] as const) {
       if (argv[name] === '-') throw new UsageError(`--${name} -: cachelens does not write ${what} to standard output`, hint);
     }
+    // a flag given a value yargs does not read as a boolean (`--json=1`, `--json=TRUE`, `--rebuild=yes`)
+    // was false without a word: a table where JSON was asked for, a store not rebuilt
+    const end = args.indexOf('--');
+    for (const a of end === -1 ? args : args.slice(0, end)) {
+      const m = /^--(?:no-)?([a-z]+)=(.*)$/s.exec(a);
+      if (m && (FLAG_OPTIONS as readonly string[]).includes(m[1]!) && m[2] !== 'true' && m[2] !== 'false') {
+        throw new UsageError(`${a}: --${m[1]} is a flag and takes no value`, `give --${m[1]} alone, or leave it out`);
+      }
+    }
     expandPathOptions(argv, env.HOME || homedir());
   });
   // yargs renders the command's whole help text after calling an async handler (~50 ms of every

@@ -294,6 +294,27 @@ test('--out - and --db - (standard output, as a lone - is standard input) are on
   }
 });
 
+test('a flag given a value other than true or false (--json=1, --json=TRUE, --rebuild=yes) is one line, exit 2: it was false without a word', async (t) => {
+  const dir = tempDir();
+  t.after(() => removeDir(dir));
+  const logs = path.join(dir, 'logs');
+  writeLog(logs, 'proj/s1.jsonl', [assistant({ msg: 'm1', usage: usage(1, 1, 1, 1) })]);
+  await usageError(['summary', logs, '--db', ':memory:', '--json=1'], /^cachelens: --json=1: --json is a flag and takes no value \(give --json alone, or leave it out\)$/);
+  await usageError(['summary', logs, '--db', ':memory:', '--json=TRUE'], /^cachelens: --json=TRUE: --json is a flag/);
+  await usageError(['summary', logs, '--db', ':memory:', '--json='], /^cachelens: --json=: --json is a flag/);
+  await usageError(['sessions', logs, '--db', ':memory:', '--rebuild=yes'], /^cachelens: --rebuild=yes: --rebuild is a flag/);
+  await usageError(['query', 'cost_by', logs, '--db', ':memory:', '--csv=1'], /^cachelens: --csv=1: --csv is a flag/);
+  await usageError(['report', logs, '--db', ':memory:', '--out', path.join(dir, 'r.html'), '--open=x'], /^cachelens: --open=x: --open is a flag/);
+  assert.equal(existsSync(path.join(dir, 'r.html')), false);
+  // true and false are read as yargs reads them
+  const yes = await runCli(['summary', logs, '--db', ':memory:', '--json=true']);
+  assert.equal(yes.code, 0, yes.stderr);
+  assert.equal((JSON.parse(yes.stdout) as { totals: { input: number } }).totals.input, 1);
+  const no = await runCli(['summary', logs, '--db', ':memory:', '--json=false']);
+  assert.equal(no.code, 0, no.stderr);
+  assert.match(no.stdout, /^By model$/m);
+});
+
 test('a reader that closes the pipe before the output (`cachelens summary | head -0`) ends the run quietly, not with a stack trace', async (t) => {
   const dir = tempDir();
   t.after(() => removeDir(dir));
