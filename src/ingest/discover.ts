@@ -132,6 +132,13 @@ export function walkRoots(paths: string[] | undefined, env: NodeJS.ProcessEnv, s
       addFile(w, root, basename(root), dirname(root));
       continue;
     }
+    // a pipe given as a path (`summary <(cat s.jsonl)`, a FIFO) is not read, as a FIFO met in a walk
+    // is not: it was said as 'ENOTDIR: not a directory, scandir …', or for /dev/fd/N as vanished
+    if (st && !st.isDirectory()) {
+      const what = st.isFIFO() ? 'a pipe' : st.isSocket() ? 'a socket' : 'a device';
+      w.problems.push({ path: root, reason: 'unreadable_file', detail: `${what}, not a file: not read (give the transcript file itself)` });
+      continue;
+    }
     // a root that is a directory walked already (~/.claude a link to ~/.config/claude, both
     // default roots; a root inside another) is no loop: its files are found, once
     const real = st?.isDirectory() ? realOrNull(root) : null;

@@ -141,6 +141,19 @@ test('a FIFO named like a transcript is not opened (the run does not hang); give
   assert.deepEqual(Object.keys(skipsByReason(direct)), ['unreadable_file']);
 });
 
+test('a pipe or device given as a path is an unreadable_file skip that says what it is: it read "ENOTDIR: not a directory, scandir", or vanished for a <(cat s.jsonl)', async (t) => {
+  const { dir, logs, db } = setup(t);
+  writeLog(logs, 'proj/a.jsonl', [req('m1', 1)]);
+  mkdirSync(path.join(dir, 'pipes'));
+  const fifo = path.join(dir, 'pipes', 'pipe.jsonl');
+  execFileSync('mkfifo', [fifo]);
+  const s = await summary([fifo, '/dev/null', path.join(logs, 'proj/a.jsonl')], db);
+  assert.equal(s.totals.input, 1);
+  assert.deepEqual(s.quality.skipped.map((g) => [g.reason, g.examples.map((e) => `${e.file}: ${e.detail}`)]), [
+    ['unreadable_file', [`${fifo}: a pipe, not a file: not read (give the transcript file itself)`, '/dev/null: a device, not a file: not read (give the transcript file itself)']],
+  ]);
+});
+
 test('meta.json files that are not JSON objects are reported; the chain falls back to its spawning tool_use', async (t) => {
   const { logs, db } = setup(t);
   writeLog(logs, 'proj/s1/subagents/agent-a1.meta.json', '{"agentType": "Expl');
