@@ -40,7 +40,8 @@ const channelCommand: Command = {
       .option('prefix-tokens', { type: 'string', requiresArg: true, describe: 'tokens of framing: system prompt and tool schemas (default 2120)' })
       .option('encoding', { requiresArg: true, choices: ENCODINGS as readonly string[], default: 'cl100k_base', describe: 'js-tiktoken encoding' })
       .option('ttl', { requiresArg: true, choices: ['5m', '1h'] as const, default: '5m', describe: 'cache TTL for the weighted cost' })
-      .option('model', { type: 'string', requiresArg: true, defaultDescription: DEFAULT_CHANNEL_MODEL, describe: "the agent's model: its bundled prices give the weights and the cost in USD" })
+      .option('model', { type: 'string', requiresArg: true, defaultDescription: DEFAULT_CHANNEL_MODEL, describe: "the agent's model: its prices (in the bundled table, or --pricing's) give the weights and the cost in USD" })
+      .option('pricing', { type: 'string', requiresArg: true, describe: 'price table JSON (own format or LiteLLM) that replaces or extends the bundled one' })
       .option('json', { type: 'boolean', describe: 'print JSON instead of tables' }),
   async run(argv, io) {
     // no yargs default: with one, `--strategy` given no value ran every strategy, silently
@@ -49,6 +50,8 @@ const channelCommand: Command = {
     if (strategies.length === 0) throw new UsageError(`--strategy ${String(argv.strategy)}: name at least one of ${CHANNEL_STRATEGIES.join(', ')}`);
     for (const s of strategies) if (!CHANNEL_STRATEGIES.includes(s)) throw new UsageError(`--strategy ${s}: expected ${CHANNEL_STRATEGIES.join(', ')}`);
     const prefix = numberOption(argv, 'prefix-tokens', 2120, 'a whole number of tokens up to 1,000,000', (n) => wholeNumber(n) && n <= 1_000_000);
+    // the table every other command prices with: the bundled one, replaced or extended by the file
+    const prices = loadPriceTable(argv.pricing as string | undefined);
     const { formatChannelReplay, parseDurationMinutes, runChannelReplay } = await import('../replay/index.js');
     const result = await runChannelReplay({
       file: String(argv.file),
@@ -61,6 +64,7 @@ const channelCommand: Command = {
       encoding: argv.encoding as EncodingName,
       ttl: argv.ttl as '5m' | '1h',
       model: nonEmpty(argv.model, '--model', 'a model id such as claude-opus-4-6'),
+      prices,
     });
     return { json: result, text: formatChannelReplay(result, { color: io.color }) };
   },

@@ -43,21 +43,41 @@ export interface Cost {
 
 export class PriceTable {
   readonly date: string;
+  /** the `--pricing` file that replaces or extends the bundled table; null: the bundled table alone */
+  readonly file: string | null;
   private readonly models: Map<string, ModelPrice>;
+  /** the models whose price is the file's (its own, and the bundled ones it replaces) */
+  private readonly fromFile: ReadonlySet<string>;
   private readonly resolved = new Map<string, ModelPrice | null>();
 
-  constructor(date: string, models: Map<string, ModelPrice>) {
+  constructor(date: string, models: Map<string, ModelPrice>, file: string | null = null, fromFile: ReadonlySet<string> = new Set()) {
     this.date = date;
     this.models = models;
+    this.file = file;
+    this.fromFile = fromFile;
+  }
+
+  /** The table's key `model` is priced under: exact id first, then the id without its date suffix; null when unpriced. */
+  private keyOf(model: string): string | null {
+    if (this.models.has(model)) return model;
+    const undated = model.replace(/-\d{8}$/, '');
+    return this.models.has(undated) ? undated : null;
   }
 
   /** Exact id first, then the id without its date suffix (`claude-sonnet-4-5-20250929` → `claude-sonnet-4-5`). */
   lookup(model: string): ModelPrice | null {
     let price = this.resolved.get(model);
     if (price !== undefined) return price;
-    price = this.models.get(model) ?? this.models.get(model.replace(/-\d{8}$/, '')) ?? null;
+    const key = this.keyOf(model);
+    price = key === null ? null : this.models.get(key)!;
     this.resolved.set(model, price);
     return price;
+  }
+
+  /** Whether `model`'s price is the `--pricing` file's (false: the bundled one, or none). */
+  pricedByFile(model: string): boolean {
+    const key = this.keyOf(model);
+    return key !== null && this.fromFile.has(key);
   }
 
   /** Weights of a request of `model` whose prompt P has `promptTokens` tokens; null when unpriced. */
@@ -88,6 +108,33 @@ export class PriceTable {
   entries(): [string, ModelPrice][] {
     return [...this.models.entries()];
   }
+
+  /** The models the `--pricing` file prices, in its order (none without one). */
+  fileModels(): string[] {
+    return [...this.fromFile];
+  }
+}
+
+/** How many of a `--pricing` file's models an unknown model's error names (LiteLLM's file prices ~2,000). */
+const NAMED_FILE_MODELS = 8;
+
+/**
+ * The price of a model a flag names (`replay channel --model`, `report --channel-model`) in the table
+ * in force, else a one-line UsageError naming the models there are. A dated id (`claude-opus-4-6-20251101`)
+ * is its model's, as a request's model is priced.
+ * Example: '--model gpt-4: not in the bundled price table (use one of claude-opus-5, …, claude-3-haiku)';
+ * with `--pricing own.json`: '--model gpt-4: not in the price table in force, the bundled one + own.json
+ * (use one of own.json's my-model, or a bundled one: claude-opus-5, …, claude-3-haiku)'.
+ */
+export function flaggedModelPrice(table: PriceTable, model: string, flag: string): ModelPrice {
+  const price = table.lookup(model);
+  if (price) return price;
+  const own = table.fileModels();
+  // the bundled models the file does not replace (those it does are among its own)
+  const builtIn = Object.keys(bundled.models).filter((name) => !own.includes(name)).join(', ');
+  if (table.file === null) throw new UsageError(`${flag} ${model}: not in the bundled price table`, `use one of ${builtIn}`);
+  const named = own.length <= NAMED_FILE_MODELS ? own.join(', ') : `${own.slice(0, NAMED_FILE_MODELS).join(', ')}, … (${own.length} in all)`;
+  throw new UsageError(`${flag} ${model}: not in the price table in force, the bundled one + ${table.file}`, `use one of ${table.file}'s ${named}, or a bundled one: ${builtIn}`);
 }
 
 export function weightOf(u: Usage, w: Weights): number {
@@ -97,13 +144,11 @@ export function weightOf(u: Usage, w: Weights): number {
 /** The bundled table, optionally replaced or extended by `--pricing FILE`. */
 export function loadPriceTable(pricingFile?: string): PriceTable {
   const models = new Map(Object.entries(bundled.models as Record<string, ModelPrice>));
-  let date = bundled.date;
   if (pricingFile === '') throw new UsageError('--pricing: expected a file name');
-  if (pricingFile) {
-    for (const [name, price] of readPricingFile(pricingFile)) models.set(name, price);
-    date = `${bundled.date} + ${pricingFile}`;
-  }
-  return new PriceTable(date, models);
+  if (!pricingFile) return new PriceTable(bundled.date, models);
+  const own = readPricingFile(pricingFile);
+  for (const [name, price] of own) models.set(name, price);
+  return new PriceTable(`${bundled.date} + ${pricingFile}`, models, pricingFile, new Set(own.keys()));
 }
 
 /** A price table is a few MB (LiteLLM's ~1.5 MB); past this the file is no price table (`--pricing /dev/zero` read until memory ran out). */

@@ -21,7 +21,7 @@ import { commonPrefixTokens, requestOf, SegmentList } from './request.js';
 import { UsageError } from '../errors.js';
 import { ENCODINGS, SegmentTokenizer, type EncodingName, type Segment, type TokenizerWork } from './tokenizer.js';
 import { WatermarkStore, type StagedRows, type WatermarkKey } from './watermark.js';
-import { loadPriceTable, type ModelPrice } from '../pricing/pricing.js';
+import { flaggedModelPrice, loadPriceTable, type ModelPrice, type PriceTable } from '../pricing/pricing.js';
 
 import { CHANNEL_STRATEGIES, DEFAULT_CHANNEL_MODEL, type ChannelStrategy } from './names.js';
 import { pushAll } from '../arrays.js';
@@ -63,8 +63,10 @@ export interface ChannelReplayOptions {
   prefixTokens?: number;
   encoding?: EncodingName;
   ttl?: Ttl;
-  /** the model whose bundled prices give the weights and the USD (default DEFAULT_CHANNEL_MODEL) */
+  /** the model whose prices give the weights and the USD (default DEFAULT_CHANNEL_MODEL) */
   model?: string;
+  /** the price table in force (`--pricing`: the bundled one replaced or extended by a file); default the bundled one */
+  prices?: PriceTable;
   /** overrides of the model's weights (then used for every turn, long-context tier or not) */
   weights?: Partial<ReplayWeights>;
   usdPerInputToken?: number;
@@ -152,8 +154,12 @@ export interface ChannelReplayResult {
     ttl: Ttl;
     weights: ReplayWeights;
     usd_per_input_token: number;
-    /** the model whose bundled prices give weights and usd_per_input_token (--model) */
+    /** the model whose prices give weights and usd_per_input_token (--model), in the table in force (--pricing) */
     model: string;
+    /** the --pricing file that replaces or extends the bundled table; null without one */
+    pricing_file: string | null;
+    /** where `model`'s prices are from: the --pricing file, or the bundled table (no --pricing, or a file that does not price it) */
+    model_prices_from: 'pricing_file' | 'bundled';
     /** its prompt size above which a turn is weighed at its long-context rates; null when it has none */
     long_context_above: number | null;
   };
@@ -194,6 +200,10 @@ interface Prepared {
   usd: number;
   model: string;
   price: ModelPrice;
+  /** the --pricing file in force; null without one */
+  pricingFile: string | null;
+  /** `price` is the --pricing file's, not the bundled one */
+  priceFromFile: boolean;
   evictAt: Set<number>;
   failAt: Set<number>;
   idleMs: number | null;
@@ -244,22 +254,9 @@ function validate(opts: ChannelReplayOptions): void {
   }
   // '' or '@' made every lone "@" in a text a mention, and a message with an empty author the agent's
   if (opts.agent !== undefined && !/^@?[^\s@]+$/.test(opts.agent)) throw new UsageError(`--agent ${opts.agent}: expected a handle such as @claude (no spaces, one @)`);
-  if (opts.model !== undefined) modelPrice(opts.model);
+  if (opts.model !== undefined) flaggedModelPrice(opts.prices ?? loadPriceTable(), opts.model, '--model');
   const idle = opts.idleReapMinutes;
   if (idle !== undefined && idle !== null && !(idle > 0 && Number.isFinite(idle * 60_000))) throw new UsageError(`--idle-reap must be a positive, finite duration, got ${idle}`);
-}
-
-/**
- * The bundled price of `--model`, else a one-line UsageError naming the models there are. A dated
- * id (`claude-opus-4-6-20251101`) is its model's, as a request's model is priced.
- */
-function modelPrice(model: string): ModelPrice {
-  const price = loadPriceTable().lookup(model);
-  if (!price) {
-    const known = loadPriceTable().entries().map(([name]) => name);
-    throw new UsageError(`--model ${model}: not in the bundled price table`, `use one of ${known.join(', ')}`);
-  }
-  return price;
 }
 
 /** Per-token weights of a model's rates, as multiples of its standard input price. */
@@ -285,7 +282,8 @@ async function prepare(opts: ChannelReplayOptions): Promise<{ p: Prepared; file:
   const setup = tok.stats;
   const ttl = opts.ttl ?? '5m';
   const model = opts.model ?? DEFAULT_CHANNEL_MODEL;
-  const price = modelPrice(model);
+  const prices = opts.prices ?? loadPriceTable();
+  const price = flaggedModelPrice(prices, model, '--model');
   const weights = { ...weightsOf(price, price.input), ...opts.weights };
   const lc = price.long_context;
   const longWeights = lc && !opts.weights ? weightsOf(lc, price.input) : null;
@@ -337,6 +335,8 @@ async function prepare(opts: ChannelReplayOptions): Promise<{ p: Prepared; file:
     usd: opts.usdPerInputToken ?? price.input / 1_000_000,
     model,
     price,
+    pricingFile: prices.file,
+    priceFromFile: prices.pricedByFile(model),
     evictAt: toSet(opts.evictAt),
     failAt: toSet(opts.failAt),
     idleMs: opts.idleReapMinutes ? opts.idleReapMinutes * 60_000 : null,
@@ -543,6 +543,8 @@ export async function runChannelReplay(options: ChannelReplayOptions): Promise<C
       usd_per_input_token: p.usd,
       model: p.model,
       long_context_above: p.price.long_context && !options.weights ? p.price.long_context.above : null,
+      pricing_file: p.pricingFile,
+      model_prices_from: p.priceFromFile ? 'pricing_file' : 'bundled',
     },
     strategies: out,
     turns,

@@ -7,6 +7,7 @@ import type { ChannelReplayResult, ChannelStrategy, StrategySummary } from './ch
 import { clean, table, usd } from '../format/table.js';
 import { fmtCount } from '../report/format.js';
 import { skipGroups, skipLines } from './skips.js';
+import { pricesOf } from './names.js';
 
 const int = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 
@@ -46,17 +47,19 @@ const rate = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumF
 const perMillion = (x: number) => `$${Number.isInteger(x) ? String(x) : rate.format(x)}`;
 
 /**
- * Which model's prices the cost in USD is at, from the settings the JSON gives (a rate is its weight
- * × the USD of an input token).
+ * Which model's prices the cost in USD is at, and from which table, from the settings the JSON gives
+ * (a rate is its weight × the USD of an input token).
  * Example: claude-opus-4-6 → 'cost (USD) at claude-opus-4-6 prices, per million tokens: input $5,
  * cache write $6.25 (5m) / $10 (1h), cache read $0.50, output $25 (--model names another).'
+ * With `--pricing own.json`: 'at my-model prices from own.json, …' when the file prices it, else
+ * 'at claude-opus-4-6's bundled prices (own.json does not price it), …'.
  */
 export function priceBasis(st: ChannelReplayResult['settings']): string {
   const m = (w: number) => perMillion(w * st.usd_per_input_token * 1e6);
   const w = st.weights;
   const long = st.long_context_above === null ? '' : `; a turn whose prompt is over ${n(st.long_context_above)} tokens at its long-context rates`;
   return (
-    `cost (USD) at ${clean(st.model)} prices, per million tokens: input ${m(w.input)}, cache write ${m(w.write5m)} (5m) / ${m(w.write1h)} (1h), ` +
+    `cost (USD) at ${pricesOf(clean(st.model), st.pricing_file === null ? null : clean(st.pricing_file), st.model_prices_from === 'pricing_file')}, per million tokens: input ${m(w.input)}, cache write ${m(w.write5m)} (5m) / ${m(w.write1h)} (1h), ` +
     `cache read ${m(w.read)}, output ${m(w.output)}${long} (--model names another).`
   );
 }

@@ -18,3 +18,13 @@ export const ENCODINGS: readonly EncodingName[] = ['cl100k_base', 'o200k_base'];
  * million input tokens).
  */
 export const DEFAULT_CHANNEL_MODEL = 'claude-opus-4-6';
+
+/**
+ * Whose prices a channel replay's cost is at, as its text and the report say it (the caller escapes
+ * the names for where they go). Example: 'claude-opus-4-6 prices' (no --pricing); 'my-model prices
+ * from own.json' (the file prices it); "claude-opus-4-6's bundled prices (own.json does not price it)".
+ */
+export function pricesOf(model: string, pricingFile: string | null, fromFile: boolean): string {
+  if (pricingFile === null) return `${model} prices`;
+  return fromFile ? `${model} prices from ${pricingFile}` : `${model}'s bundled prices (${pricingFile} does not price it)`;
+}
