@@ -28,6 +28,11 @@ export interface CommonOptions {
   workers?: number;
   /** one-line notices for stderr (the CLI passes its stderr printer) */
   notice?: (line: string) => void;
+  /**
+   * checks of the price table in force, before any log is read (`report --channel-model`: a model it
+   * does not price is a one-line error, not one said after the whole ingest); the file is read once
+   */
+  checkPrices?: (prices: PriceTable) => void;
 }
 
 /** Seconds a run waits for another cachelens process that holds the store (CACHELENS_LOCK_WAIT). */
@@ -75,6 +80,7 @@ function noTranscripts<R extends { stats: { files: number }; roots: string[] }>(
 function contextOptions(o: CommonOptions): { opts: IngestOptions; prices: PriceTable; filters: Filters } {
   refuseEmptyFilters(o);
   const prices = loadPriceTable(o.pricing);
+  o.checkPrices?.(prices);
   const filters: Filters = {
     ...parseDays(o.since, o.until),
     project: o.project?.trim() || null,

@@ -115,9 +115,12 @@ export function withLogOptions(y: Argv): Argv {
     .option('json', { type: 'boolean', describe: 'print JSON instead of tables' });
 }
 
-/** Ingests the logs of this invocation, runs `f` on the store, and always closes the store. */
-export function withContext<T>(argv: Record<string, unknown>, io: Io, f: (ctx: Context) => Promise<T> | T): Promise<T> {
-  return using(openContext(commonOptions(argv, io)), f);
+/**
+ * Ingests the logs of this invocation, runs `f` on the store, and always closes the store.
+ * `checkPrices`: checks of the price table in force before the logs are read (CommonOptions).
+ */
+export function withContext<T>(argv: Record<string, unknown>, io: Io, f: (ctx: Context) => Promise<T> | T, checkPrices?: CommonOptions['checkPrices']): Promise<T> {
+  return using(openContext({ ...commonOptions(argv, io), checkPrices }), f);
 }
 
 /**

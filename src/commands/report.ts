@@ -5,7 +5,9 @@ import { resolve } from 'node:path';
 import type { Argv } from 'yargs';
 import { UsageError } from '../errors.js';
 import { refuseInLogs, rootsRead } from '../store/log-dirs.js';
-import { calibrateOf, type Command, type Io, listOption, withContext, withLogOptions } from './command.js';
+import { flaggedModelPrice } from '../pricing/pricing.js';
+import { DEFAULT_CHANNEL_MODEL } from '../replay/names.js';
+import { calibrateOf, type Command, type Io, listOption, nonEmpty, withContext, withLogOptions } from './command.js';
 
 export function defaultReportName(now = new Date()): string {
   return `cachelens-report-${now.toISOString().slice(0, 10)}.html`;
@@ -37,13 +39,24 @@ export async function runReport(argv: Record<string, unknown>, io: Io, title?: s
   // off unless asked for, as in `replay session`; it only changes a session replay
   const calibrate = argv.calibrate === undefined ? 0 : calibrateOf(argv.calibrate);
   if (calibrate > 0 && sessions.length === 0) throw new UsageError('--calibrate fits the session replays, and none was asked for', 'add --session ID or --session top');
+  // the model whose prices (in the report's table: --pricing's) weigh and price the channel replays, replay channel's default unless named
+  const channels = listOption(argv.channel);
+  const named = nonEmpty(argv['channel-model'], '--channel-model', 'a model id such as claude-opus-4-6');
+  if (named !== undefined && channels.length === 0) throw new UsageError('--channel-model prices the channel replays, and none was asked for', 'add --channel LOG');
+  const channelModel = named ?? DEFAULT_CHANNEL_MODEL;
   // the report pulls in vega-lite: load it only when a report is asked for
   const [{ buildReportData, checkReplayPaths }, { writeReport, compileCharts }] = await Promise.all([import('../report/build.js'), import('../report/index.js')]);
   // a --channel or --session file that is not there is said before the logs are read, as the replay commands say it
-  checkReplayPaths({ channels: listOption(argv.channel), sessions });
+  checkReplayPaths({ channels, sessions });
   // the charts are compiled while this thread would only wait for the walk of the logs (~0.3 s of a warm 1 GB run)
   setImmediate(compileCharts);
-  const data = await withContext(argv, io, (ctx) => buildReportData(ctx, { channels: listOption(argv.channel), sessions, calibrate }));
+  const data = await withContext(
+    argv,
+    io,
+    (ctx) => buildReportData(ctx, { channels, channelModel, sessions, calibrate }),
+    // a model the table in force does not price is said before the logs are read, as replay channel --model says it
+    (prices) => void (channels.length > 0 && flaggedModelPrice(prices, channelModel, '--channel-model')),
+  );
   if (title !== undefined) data.meta.title = title;
   let path: string;
   try {
@@ -81,6 +94,7 @@ export const reportCommand: Command = {
       .option('open', { type: 'boolean', describe: 'open it in the default browser' })
       // one value per flag (repeat the flag for more): a list would take the paths after it
       .option('channel', { type: 'string', array: true, nargs: 1, describe: 'also replay this channel log into the report (repeatable)' })
+      .option('channel-model', { type: 'string', requiresArg: true, defaultDescription: DEFAULT_CHANNEL_MODEL, describe: "with --channel: the agent's model, whose prices in the report's table (the bundled one, or --pricing's) give the channel replays' weights and USD, as replay channel --model" })
       .option('session', { type: 'string', array: true, nargs: 1, describe: 'also replay this session: id, unique prefix, top = the most expensive, or a transcript path (a .jsonl name, or one with a /), as replay session takes (repeatable)' })
       .option('calibrate', { type: 'string', requiresArg: true, describe: 'with --session: fit a conversation scale on requests 2..K+1 of each session replay, as replay session --calibrate K (default 0 = off)' }),
   run: runReport,

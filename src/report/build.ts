@@ -17,6 +17,7 @@ import { summary, type SummaryResult } from '../analyses/summary.js';
 import { TtlWhatIf, type TtlResult } from '../analyses/ttl.js';
 import { allUnpriced } from '../analyses/weigh.js';
 import type { Context } from '../context.js';
+import type { PriceTable } from '../pricing/pricing.js';
 import { UsageError } from '../errors.js';
 import { channelLogError } from '../replay/channel-log.js';
 import { type ChannelReplayResult, elsewhereOfFile, locateChain, replaySessionFile, runChannelReplay, sessionReplayRun, topSession, transcriptPath } from '../replay/index.js';
@@ -78,6 +79,8 @@ export function checkReplayPaths(opts: Pick<BuildOptions, 'channels' | 'sessions
 export interface BuildOptions {
   /** channel logs to replay into the report's replay section */
   channels?: string[];
+  /** the model whose prices, in the report's table (ctx.prices), the channel replays are at (default DEFAULT_CHANNEL_MODEL, as replay channel's) */
+  channelModel?: string;
   /** sessions (id or unique prefix) whose main chain to replay, `top` = the most expensive one, or transcript paths (replay session's targets) */
   sessions?: string[];
   /** `--calibrate K` for the session replays: fit a conversation scale on requests 2…K+1 (0 or absent: off) */
@@ -312,7 +315,7 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
         (opts.channels?.length ?? 0) + (opts.sessions?.length ?? 0) > 0
           ? await section(async () => {
               const runs: ReplayRun[] = [];
-              for (const file of opts.channels ?? []) runs.push(await channelRun(file));
+              for (const file of opts.channels ?? []) runs.push(await channelRun(file, ctx.prices, opts.channelModel));
               for (const id of opts.sessions ?? []) runs.push(await sessionRun(ctx, id, opts.calibrate ?? 0));
               return { runs };
             })
@@ -529,8 +532,9 @@ async function sessionRun(ctx: Context, id: string, calibrate: number): Promise<
   return sessionReplayRun(await replaySessionFile(chain.path, { chain: chain.chain_id, elsewhere: chain.elsewhere, progressOnly: chain.progress_only, prices: ctx.prices, calibrate }));
 }
 
-async function channelRun(file: string): Promise<ReplayRun> {
-  const r: ChannelReplayResult = await runChannelReplay({ file });
+/** A channel log replayed at `model`'s prices in the report's table (its --pricing), as `replay channel --pricing --model` replays it. */
+async function channelRun(file: string, prices: PriceTable, model: string | undefined): Promise<ReplayRun> {
+  const r: ChannelReplayResult = await runChannelReplay({ file, prices, model });
   const strategies = Object.entries(r.strategies).map(([strategy, s]) => ({
     strategy,
     inputTokens: s.input_tokens,
@@ -549,6 +553,6 @@ async function channelRun(file: string): Promise<ReplayRun> {
     title: r.channel.file ? basename(r.channel.file) : r.channel.channel_id,
     strategies,
     rowsNeverShown: strategies.length ? Object.values(r.strategies)[0].rows_never_shown : 0,
-    prices: { model: r.settings.model, usdPerMillionInput: r.settings.usd_per_input_token * 1e6 },
+    prices: { model: r.settings.model, usdPerMillionInput: r.settings.usd_per_input_token * 1e6, pricingFile: r.settings.pricing_file, fromPricingFile: r.settings.model_prices_from === 'pricing_file' },
   };
 }

@@ -286,8 +286,11 @@ export interface ReplayRun {
   calibration?: { k: number; scale: number | null; heldOutFrom: number; reason: string | null };
   /** bursts of more than 12 rows between mentions (channel replays) */
   rowsNeverShown?: number;
-  /** the model whose prices give a channel replay's weights and USD, and its input price (channel replays) */
-  prices?: { model: string; usdPerMillionInput: number };
+  /**
+   * the model whose prices give a channel replay's weights and USD (`--channel-model`), its input price,
+   * the report's `--pricing` file (null without one) and whether the model's prices are that file's (else the bundled table's) (channel replays)
+   */
+  prices?: { model: string; usdPerMillionInput: number; pricingFile: string | null; fromPricingFile: boolean };
   /** strategies that could not run on the chain, with the reason (session replays; `replay session`'s "not run:" lines) */
   notRun?: Array<{ strategy: string; reason: string }>;
 }

@@ -3,6 +3,7 @@ import { jsonNumberText } from '../format/json-numbers.js';
 import { requestRange } from '../replay/session-calibrate.js';
 import { cacheReadZeroNote, chainFacts, copiedNote, fidelityHeading, NO_FIDELITY, prefixLine, progressOnlyNote, promptZeroNote, skippedHeading, tokenizerNote, unpricedNote } from '../replay/session-notes.js';
 import { skipText } from '../replay/skips.js';
+import { pricesOf } from '../replay/names.js';
 import type { Replay, ReplayRun, ReplayStrategy } from './data.js';
 import { fmtCount, fmtInt, fmtPct, fmtUsd } from './format.js';
 import { html, sortableTable, type SafeHtml } from './html.js';
@@ -159,14 +160,16 @@ export function calibrationLine(c: NonNullable<ReplayRun['calibration']>, f: Rep
 }
 
 /**
- * A channel replay's cost in USD, with the model whose prices it is at.
- * Example: 'cost in USD at claude-opus-4-6 prices ($5 per million input tokens; replay channel
- * --model prices another model): “window” $2.71, “watermark” $2.18, “unstable” $3.14'
+ * A channel replay's cost in USD, with the model whose prices it is at and the table they are from.
+ * Example: 'cost in USD at claude-opus-4-6 prices ($5 per million input tokens; --channel-model
+ * prices another model): “window” $2.71, “watermark” $2.18, “unstable” $3.14'; with `--pricing
+ * own.json`, 'at claude-opus-4-6 prices from own.json ($10 …' when the file prices the model, else
+ * "at claude-opus-4-6's bundled prices (own.json does not price it) ($5 …".
  */
 export function channelCost(run: ReplayRun, prices: NonNullable<ReplayRun['prices']>): string {
   const input = Number(prices.usdPerMillionInput.toPrecision(6));
   const costs = run.strategies.map((s) => `“${s.strategy}” ${fmtUsd(s.usd ?? null)}`).join(', ');
-  return `cost in USD at ${prices.model} prices ($${input} per million input tokens; replay channel --model prices another model): ${costs}`;
+  return `cost in USD at ${pricesOf(prices.model, prices.pricingFile, prices.fromPricingFile)} ($${input} per million input tokens; --channel-model prices another model): ${costs}`;
 }
 
 function runBlock(run: ReplayRun, charts: ChartSink, withReading: boolean): SafeHtml {

@@ -1,13 +1,14 @@
 /**
  * The channel replay prices with the price table in force: `replay channel --pricing FILE` as every
- * other command takes it (the same loader, the same errors), `--model` checked against that table.
+ * other command takes it (the same loader, the same errors), `--model` checked against that table,
+ * and `report --channel LOG` at the report's `--pricing`, `--channel-model` choosing the model.
  * Spawns dist/ (npm run build first).
  */
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { cli, REPO, tempDir } from '../helpers/corpus.js';
+import { assistant, cli, REPO, tempDir, userPrompt, writeCorpus } from '../helpers/corpus.js';
 
 const CHANNEL = join(REPO, 'sample-logs/channels/backend.jsonl');
 const dir = tempDir('cachelens-channel-pricing-');
@@ -95,4 +96,46 @@ test('replay channel --pricing: a bad file is the one-line error every other com
     const want = oneLine(cli(['summary', join(REPO, 'sample-logs'), '--db', ':memory:', ...args]));
     assert.equal(oneLine(cli(['replay', 'channel', CHANNEL, ...args])), want, args.join(' '));
   }
+});
+
+/** A corpus of one request: the report's other sections are not what these tests look at. */
+const LOGS = writeCorpus(
+  { 'projects/-p/s.jsonl': [userPrompt('s', '2026-02-11T03:00:00.000Z'), assistant({ session: 's', msg: 'a', t: '2026-02-11T03:00:01.000Z', u: { in: 10, w5: 1000 } })] },
+  join(dir, 'logs'),
+);
+
+function reportRun(...args: string[]): { prices: Record<string, unknown>; strategies: Array<{ strategy: string; usd: number }>; section: string } {
+  const out = join(tempDir('cachelens-report-'), 'report.html');
+  const r = cli(['report', LOGS, '--db', ':memory:', '--timezone', 'UTC', '--channel', CHANNEL, '--out', out, ...args]);
+  assert.equal(r.code, 0, r.stderr);
+  const page = readFileSync(out, 'utf8');
+  const data = JSON.parse(/<script type="application\/json" id="cachelens-data">([\s\S]*?)<\/script>/.exec(page)![1]!);
+  const run = data.replay.runs.find((x: { kind: string }) => x.kind === 'channel');
+  return { ...run, section: /<section class="card" id="replay"[\s\S]*?<\/section>/.exec(page)![0] };
+}
+
+test('report --channel with --pricing: the channel replay is at the report\'s price table, as replay channel --pricing prices it, and says so', () => {
+  const want = replay('--pricing', OWN);
+  const run = reportRun('--pricing', OWN);
+  assert.deepEqual(run.prices, { model: 'claude-opus-4-6', usdPerMillionInput: 10, pricingFile: OWN, fromPricingFile: true });
+  for (const s of run.strategies) assert.equal(s.usd, want.strategies[s.strategy]!.usd, s.strategy);
+  assert.ok(run.section.includes(`cost in USD at claude-opus-4-6 prices from ${OWN} ($10 per million input tokens; --channel-model prices another model): “window” $5.43`), run.section);
+  // --channel-model: a model the file alone prices, as replay channel --model
+  const mine = reportRun('--pricing', OWN, '--channel-model', 'my-model');
+  const wantMine = replay('--pricing', OWN, '--model', 'my-model');
+  assert.deepEqual(mine.prices, { model: 'my-model', usdPerMillionInput: 2, pricingFile: OWN, fromPricingFile: true });
+  for (const s of mine.strategies) assert.equal(s.usd, wantMine.strategies[s.strategy]!.usd, s.strategy);
+});
+
+test('report --channel-model: a model the table in force does not price is one line before the logs are read; only with --channel', () => {
+  const db = join(dir, 'store.duckdb');
+  const out = join(dir, 'r.html');
+  const line = oneLine(cli(['report', LOGS, '--db', db, '--channel', CHANNEL, '--channel-model', 'my-model', '--out', out]));
+  assert.match(line, /^cachelens: --channel-model my-model: not in the bundled price table \(use one of claude-opus-5, /);
+  assert.ok(!existsSync(db), 'no store opened: said before the logs are read');
+  assert.match(oneLine(cli(['report', LOGS, '--db', db, '--channel', CHANNEL, '--pricing', OWN, '--channel-model', 'gpt-4', '--out', out])), /--channel-model gpt-4: not in the price table in force, the bundled one \+ /);
+  assert.match(oneLine(cli(['report', LOGS, '--db', ':memory:', '--channel-model', 'my-model', '--pricing', OWN, '--out', out])), /--channel-model prices the channel replays, and none was asked for \(add --channel LOG\)/);
+  assert.match(oneLine(cli(['report', LOGS, '--db', ':memory:', '--channel', CHANNEL, '--channel-model', '', '--out', out])), /--channel-model: expected a model id such as claude-opus-4-6/);
+  assert.match(oneLine(cli(['report', LOGS, '--db', ':memory:', '--channel', CHANNEL, '--out', out, '--channel-model'])), /Not enough arguments following: channel-model/);
+  assert.ok(!existsSync(out));
 });

@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { symlinkSync } from 'node:fs';
+import { symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openContext } from '../../src/context.js';
 import { analyzeAnatomy } from '../../src/analyses/anatomy-summary.js';
@@ -635,10 +635,45 @@ test('a channel replay\'s section says whose prices its cost in USD is at, with 
   try {
     const data = await buildReportData(ctx, { channels: [join(REPO, 'sample-logs/channels/backend.jsonl')] });
     const run = (data.replay as Extract<typeof data.replay, { runs: unknown }>).runs[0]!;
-    assert.deepEqual(run.prices, { model: 'claude-opus-4-6', usdPerMillionInput: 5 });
+    assert.deepEqual(run.prices, { model: 'claude-opus-4-6', usdPerMillionInput: 5, pricingFile: null, fromPricingFile: false });
     const section = /<section class="card" id="replay"[\s\S]*?<\/section>/.exec(renderReport(data))![0];
     const usd = run.strategies.map((x) => `“${x.strategy}” \\$${x.usd!.toFixed(2)}`).join(', ');
-    assert.match(section, new RegExp(`cost in USD at claude-opus-4-6 prices \\(\\$5 per million input tokens; replay channel --model prices another model\\): ${usd}`));
+    assert.match(section, new RegExp(`cost in USD at claude-opus-4-6 prices \\(\\$5 per million input tokens; --channel-model prices another model\\): ${usd}`));
+  } finally {
+    ctx.store.close();
+  }
+});
+
+test('a channel replay is at the report\'s price table (its --pricing) and the model asked for, and the section says which', async () => {
+  const s = 'cp';
+  const logs = writeCorpus({ [`projects/-p/${s}.jsonl`]: [userPrompt(s, '2026-02-11T03:00:00.000Z'), assistant({ session: s, msg: 'a', t: '2026-02-11T03:00:01.000Z', u: { in: 10, w5: 1000 } })] });
+  const pricing = join(tempDir(), 'own.json');
+  writeFileSync(pricing, JSON.stringify({ models: { 'claude-opus-4-6': { input: 10, output: 50 }, 'my-model': { input: 1, output: 5 } } }));
+  const channel = join(REPO, 'sample-logs/channels/backend.jsonl');
+  const bundledCtx = await openContext({ paths: [logs], db: ':memory:', timezone: 'UTC' });
+  let bundled;
+  try {
+    bundled = (await buildReportData(bundledCtx, { channels: [channel] })).replay as Extract<Awaited<ReturnType<typeof buildReportData>>['replay'], { runs: unknown }>;
+  } finally {
+    bundledCtx.store.close();
+  }
+  const ctx = await openContext({ paths: [logs], db: ':memory:', timezone: 'UTC', pricing });
+  try {
+    const ownData = await buildReportData(ctx, { channels: [channel] });
+    const own = ownData.replay as typeof bundled;
+    const mine = await buildReportData(ctx, { channels: [channel], channelModel: 'my-model' });
+    const sonnet = await buildReportData(ctx, { channels: [channel], channelModel: 'claude-sonnet-4-5' });
+    const run = own.runs[0]!;
+    assert.deepEqual(run.prices, { model: 'claude-opus-4-6', usdPerMillionInput: 10, pricingFile: pricing, fromPricingFile: true });
+    // the file's Opus 4.6 is twice the bundled one: twice the USD, the same weights
+    run.strategies.forEach((x, i) => {
+      assert.equal(x.weight, bundled.runs[0]!.strategies[i]!.weight);
+      assert.ok(Math.abs(x.usd! - 2 * bundled.runs[0]!.strategies[i]!.usd!) < 1e-9, x.strategy);
+    });
+    const section = (d: object) => /<section class="card" id="replay"[\s\S]*?<\/section>/.exec(renderReport(d as never))![0];
+    assert.ok(section(ownData).includes(`cost in USD at claude-opus-4-6 prices from ${pricing} ($10 per million input tokens; --channel-model prices another model)`));
+    assert.ok(section(mine).includes(`cost in USD at my-model prices from ${pricing} ($1 per million input tokens;`));
+    assert.ok(section(sonnet).includes(`cost in USD at claude-sonnet-4-5&#39;s bundled prices (${pricing} does not price it) ($3 per million input tokens;`));
   } finally {
     ctx.store.close();
   }
