@@ -1,5 +1,6 @@
 /** Number formatting for the report's text: units and thousands separators, always en-US. */
 import { localDayMinute } from '../format/days.js';
+import { jsonNumber } from '../format/json-numbers.js';
 import type { ReportMeta } from './data.js';
 
 const int = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
@@ -18,6 +19,8 @@ function signed(n: number, s: string): string {
  */
 export function fmtUsd(usd: number | null): string {
   if (usd === null) return 'unknown';
+  // as --json and the terminal tables write it (12 significant digits): $0.124999999999 is $0.125
+  usd = jsonNumber(usd);
   const abs = Math.abs(usd);
   // digits by the magnitude the amount rounds to: 0.99996 is $1.00
   if (abs >= 0.99995 || abs === 0) return signed(usd, usd2.format(abs));
@@ -27,6 +30,9 @@ export function fmtUsd(usd: number | null): string {
 
 /** `1,234,567` */
 export function fmtInt(n: number): string {
+  // rounded as --json and the terminal tables round it first: one weight summed in two orders,
+  // 8,734,583.5 and 8,734,583.4999999, is one number, 8,734,584, on the page too
+  n = jsonNumber(n);
   return signed(n, int.format(Math.abs(n)));
 }
 

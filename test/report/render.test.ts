@@ -18,7 +18,7 @@ import { renderCostBy } from '../../src/report/section-cost-by.js';
 import { AXIS_LABEL_MAX, axisLabels, ChartSink } from '../../src/report/section.js';
 import { SECTIONS } from '../../src/report/sections.js';
 import { JSON_DIGITS, jsonNumber } from '../../src/format/json-numbers.js';
-import { fmtBytes, fmtCompact, fmtPct, fmtSignedPct, fmtUsd } from '../../src/report/format.js';
+import { fmtBytes, fmtCompact, fmtInt, fmtPct, fmtSignedPct, fmtUsd, fmtWeight } from '../../src/report/format.js';
 import { COST_BY_KEYS, type CostBy, type CostOverTime, type CrossTab, type Headline, type Keepalive, type ReportData, type TopChains, type TtlOverride } from '../../src/report/data.js';
 import type { Definition } from '../../src/types.js';
 import { fixtureReport } from './fixtures.js';
@@ -284,6 +284,14 @@ test('a cost under a dollar keeps four decimals, as the terminal tables print it
   const h = f.headline as Headline;
   const page = renderReport({ ...f, headline: { ...h, usd: 0.003903, requests: 1, unpricedRequests: 0 } });
   assert.match(page, /data-metric="usd" data-value="0.003903">\$0.0039</);
+});
+
+test('a weight or an amount is rounded as --json and the terminal tables round it (12 significant digits) before it is printed: one sum added in two orders is one number on the page', () => {
+  // the real logs' weight: 8,734,583.5 summed one way, 8,734,583.499999998 another; the page showed both 8,734,584 and 8,734,583
+  assert.equal(fmtInt(8_734_583.499999998), '8,734,584');
+  assert.equal(fmtWeight(8_734_583.499999998), '8,734,584 wt');
+  assert.equal(fmtInt(-2_187.4999999999995), '−2,188');
+  assert.equal(fmtUsd(0.12499999999999999 - 2e-15), '$0.1250');
 });
 
 test('numbers carry units and separators, and a value that rounds to zero has no sign', () => {
