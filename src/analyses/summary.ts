@@ -99,6 +99,9 @@ export async function summary(store: RememberingStore, filters: Filters, walkSki
  */
 export async function scopeTotals(store: RememberingStore, filters: Filters): Promise<Totals> {
   const rows = await rememberedQuery(store, 'summary', filterParams(filters));
+  // kept beside it, as summary() keeps it: an append run adds to every kept summary answer, and
+  // gives up on all of them (opening the store) when one has no days for its zone (ingest/delta.ts)
+  await rememberedQuery(store, 'zone_days', { tz: filters.timezone });
   return totals(rows.find((r) => r.grouping === 'total'));
 }
 

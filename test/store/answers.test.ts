@@ -332,3 +332,23 @@ test('the store changed by another process before a question the answers do not 
   assert.deepEqual(next.summary, asked.s);
   assert.deepEqual(next.sessions, asked.sess);
 });
+
+test('a sessions run in another zone keeps its summary totals with their zone\'s days: an append run after it is still answered without the store', async () => {
+  const { root, db, file } = setup();
+  const warm = await answer(root, db);
+  // sessions' totals row is summary's total (scopeTotals), asked in Tokyo: kept in the answers as
+  // summary keeps its own, with the zone's days an append run needs to add to it (ingest/delta.ts)
+  const r = await answerRun(root, db);
+  try {
+    await r.store.boundedMemory(() => sessions(r.store, { ...filters, timezone: 'Asia/Tokyo' }), { mb: 128 });
+  } finally {
+    r.store.close();
+  }
+  appendFileSync(file, `${assistant({ session: '61d12533-17ec-4bbe-8876-6cdec3eb838c', msg: 'msg_after_tokyo', t: '2026-01-02T10:00:00.000Z', usage: usage(11, 22, 0, 0) })}\n`);
+  const appended = await answer(root, db);
+  assert.deepEqual(appended.answered, { opened: false }, 'answered from the answers, as without the Tokyo run');
+  assert.equal(appended.summary.totals.requests, warm.summary.totals.requests + 1);
+  // the same answer as a store built afresh from the logs
+  const fresh = await answer(root, path.join(tmp(), 'fresh.duckdb'));
+  assert.deepEqual(appended.summary, fresh.summary);
+});
