@@ -5,7 +5,7 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -17,7 +17,8 @@ import { roundNumbers } from '../../src/format/json-numbers.js';
 import { clean } from '../../src/format/table.js';
 import { chartsSettled, chartStates, launchChromium, openRecorded, type Browser } from './browser.js';
 import { fixtureReport, hostileReport, PAYLOADS } from './fixtures.js';
-import { assistant, userPrompt, writeCorpus } from '../helpers/corpus.js';
+import { assistant, cli, REAL_LOGS, REPO, tempDir, userPrompt, writeCorpus } from '../helpers/corpus.js';
+import type { Page } from 'playwright-core';
 
 let browser: Browser;
 let dir: string;
@@ -307,6 +308,96 @@ test('printed, no table or chart is wider than the page: paper does not scroll, 
   assert.deepEqual(cut, { tables: [], charts: [] });
   await page.close();
 });
+
+/** Opens every chart's folded numbers: a reader may open one and print it. */
+async function openEveryTable(page: Page): Promise<void> {
+  await page.$$eval('details', (ds) => ds.forEach((d) => ((d as HTMLDetailsElement).open = true)));
+}
+
+/**
+ * Printed at the print test's width (A4 less Chromium's margins): each table as `section “caption”`,
+ * those wider than their card (paper does not scroll, so their right-hand columns would be cut), and
+ * the words of 11 letters or fewer a squeezed text cell split across two lines (a longer run without
+ * a break may be split: it could not fit otherwise).
+ */
+async function tablesWhenPrinted(page: Page): Promise<{ tables: string[]; cut: string[]; split: string[] }> {
+  await page.emulateMedia({ media: 'print' });
+  await page.evaluate(() => (document.body.style.width = '680px'));
+  return page.evaluate(() => {
+    const wraps = [...document.querySelectorAll('.table-wrap')].map((w) => ({ w, name: `${w.closest('section')?.id} “${w.querySelector('caption')?.textContent ?? ''}”` }));
+    const split: string[] = [];
+    for (const td of document.querySelectorAll('.table-wrap td:not(.num)')) {
+      const chars: Array<{ ch: string; top: number }> = [];
+      const walker = document.createTreeWalker(td, NodeFilter.SHOW_TEXT);
+      for (let n = walker.nextNode() as Text | null; n; n = walker.nextNode() as Text | null) {
+        for (let i = 0; i < n.data.length; i++) {
+          const r = document.createRange();
+          r.setStart(n, i);
+          r.setEnd(n, i + 1);
+          chars.push({ ch: n.data[i]!, top: r.getBoundingClientRect().top });
+        }
+      }
+      // (a regular expression, not a helper function: the test's compiler names functions with a helper the page lacks)
+      const letter = /^[\p{L}\p{N}_]$/u;
+      for (let i = 1; i < chars.length; i++) {
+        // a line that starts between two letters (digits, underscores) cuts a word
+        if (!(chars[i]!.top > chars[i - 1]!.top + 1 && letter.test(chars[i - 1]!.ch) && letter.test(chars[i]!.ch))) continue;
+        let a = i - 1;
+        let b = i;
+        while (letter.test(chars[a - 1]?.ch ?? '')) a--;
+        while (letter.test(chars[b + 1]?.ch ?? '')) b++;
+        const text = chars.map((c) => c.ch).join('');
+        if (b - a + 1 <= 11) split.push(`${td.closest('section')?.id}: “${text.slice(0, i)}⏎${text.slice(i)}”`);
+      }
+    }
+    return {
+      tables: wraps.map((x) => x.name),
+      cut: wraps.filter(({ w }) => w.scrollWidth > w.clientWidth + 1 || w.clientWidth === 0).map(({ w, name }) => `${name}: ${w.scrollWidth} > ${w.clientWidth}`),
+      split,
+    };
+  });
+}
+
+const SAMPLE = path.join(REPO, 'sample-logs');
+
+for (const [name, root] of [['sample-logs', SAMPLE], ['real-logs', REAL_LOGS]] as const) {
+  test(`the report of ${name} (--session top, the sample channel): every table fits the printed page, its words whole, the session replay's +? marks and gap-unknown column too`, async () => {
+    const out = path.join(dir, `${name}.html`);
+    const r = cli(['report', root, '--db', ':memory:', '--timezone', 'UTC', '--out', out, '--session', 'top', '--channel', path.join(SAMPLE, 'channels/backend.jsonl')], { HOME: tempDir() });
+    assert.equal(r.code, 0, r.stderr);
+    const built = await readFile(out, 'utf8');
+    const data = JSON.parse(/<script type="application\/json" id="cachelens-data">([\s\S]*?)<\/script>/.exec(built)![1]!) as ReportData;
+    // the widest a session replay's tables get with these numbers: a request without a price in every
+    // strategy (weight and USD marked +?) and one stamped before the one before (its own column)
+    const worst = structuredClone(data);
+    const replay = worst.replay as Extract<ReportData['replay'], { runs: unknown }>;
+    const session = replay.runs.find((run) => run.kind === 'session')!;
+    assert.ok(session.strategies.every((s) => (s.requests ?? 0) >= 2), 'a session of requests to leave one unpriced');
+    for (const s of session.strategies) {
+      s.unpricedRequests = 1;
+      s.expiredUnknownGap = 1;
+      s.expiredRequests = (s.expiredRequests ?? 0) + 1;
+    }
+    const pages = [
+      { label: 'as written', url: pathToFileURL(out).href },
+      { label: 'with +? and gap unknown', url: await writeHtml(`${name}-worst.html`, renderReport(worst)) },
+    ];
+    for (const { label, url } of pages) {
+      const { page: printed } = await openRecorded(browser, url);
+      await chartsSettled(printed);
+      await openEveryTable(printed);
+      const { tables, cut, split } = await tablesWhenPrinted(printed);
+      // the tables this is about are there: the replays' per-strategy tables, the session's second table
+      assert.equal(tables.filter((t) => t.startsWith('replay “Per strategy (tokens;')).length, 2, `${label}: ${tables.join(' | ')}`);
+      assert.ok(tables.includes('replay “Per strategy: processes, expiry, output and cost”'), `${label}: ${tables.join(' | ')}`);
+      assert.ok(tables.length >= 15, `${label}: ${tables.length} tables`);
+      if (label !== 'as written') assert.match(await printed.locator('#replay').innerText(), /\+\?[\s\S]*gap unknown/, label);
+      assert.deepEqual(cut, [], `${name}, ${label}, printed`);
+      assert.deepEqual(split, [], `${name}, ${label}, printed: a word cut in two`);
+      await printed.close();
+    }
+  });
+}
 
 test('time axes label each tick once and with its year: two days are not "Feb 10, Feb 10, Feb 11", and a year apart, July is not July', async () => {
   const data = fixtureReport();
