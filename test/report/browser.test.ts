@@ -309,7 +309,7 @@ test('printed, no table or chart is wider than the page: paper does not scroll, 
   await page.close();
 });
 
-/** Opens every chart's folded numbers: a reader may open one and print it. */
+/** Opens every chart's folded numbers: a reader may open one and print it, or scroll it on a phone. */
 async function openEveryTable(page: Page): Promise<void> {
   await page.$$eval('details', (ds) => ds.forEach((d) => ((d as HTMLDetailsElement).open = true)));
 }
@@ -358,10 +358,32 @@ async function tablesWhenPrinted(page: Page): Promise<{ tables: string[]; cut: s
   });
 }
 
+/**
+ * On a narrow screen, what the page promises (`.table-wrap` scrolls): the page itself does not scroll
+ * sideways, and each table either fits its box or scrolls inside it, the box within the screen.
+ */
+async function tablesOnScreen(page: Page): Promise<{ tables: number; wrong: string[]; pageWidth: string }> {
+  return page.evaluate(() => {
+    const vw = document.documentElement.clientWidth;
+    const wraps = [...document.querySelectorAll('.table-wrap')];
+    const wrong = wraps.flatMap((w) => {
+      const name = `${w.closest('section')?.id} “${w.querySelector('caption')?.textContent ?? ''}”`;
+      const box = w.getBoundingClientRect();
+      const scrolls = ['auto', 'scroll'].includes(getComputedStyle(w).overflowX);
+      return [
+        ...(box.left < -1 || box.right > vw + 1 ? [`${name}: its box ${Math.round(box.left)}–${Math.round(box.right)} is outside the screen's 0–${vw}`] : []),
+        ...(w.scrollWidth > w.clientWidth + 1 && !scrolls ? [`${name}: ${w.scrollWidth} > ${w.clientWidth} and does not scroll`] : []),
+      ];
+    });
+    const doc = document.documentElement;
+    return { tables: wraps.length, wrong, pageWidth: doc.scrollWidth > vw + 1 ? `the page scrolls sideways: ${doc.scrollWidth} > ${vw}` : '' };
+  });
+}
+
 const SAMPLE = path.join(REPO, 'sample-logs');
 
 for (const [name, root] of [['sample-logs', SAMPLE], ['real-logs', REAL_LOGS]] as const) {
-  test(`the report of ${name} (--session top, the sample channel): every table fits the printed page, its words whole, the session replay's +? marks and gap-unknown column too`, async () => {
+  test(`the report of ${name} (--session top, the sample channel): every table fits the printed page, its words whole, and on a 375 px screen its box, scrolling inside it (the page does not); the session replay's +? marks and gap-unknown column too`, async () => {
     const out = path.join(dir, `${name}.html`);
     const r = cli(['report', root, '--db', ':memory:', '--timezone', 'UTC', '--out', out, '--session', 'top', '--channel', path.join(SAMPLE, 'channels/backend.jsonl')], { HOME: tempDir() });
     assert.equal(r.code, 0, r.stderr);
@@ -395,6 +417,15 @@ for (const [name, root] of [['sample-logs', SAMPLE], ['real-logs', REAL_LOGS]] a
       assert.deepEqual(cut, [], `${name}, ${label}, printed`);
       assert.deepEqual(split, [], `${name}, ${label}, printed: a word cut in two`);
       await printed.close();
+
+      const { page: phone } = await openRecorded(browser, url);
+      await phone.setViewportSize({ width: 375, height: 800 });
+      await chartsSettled(phone);
+      await openEveryTable(phone);
+      const screen = await tablesOnScreen(phone);
+      assert.equal(screen.tables, tables.length);
+      assert.deepEqual([screen.pageWidth, screen.wrong], ['', []], `${name}, ${label}, 375 px screen`);
+      await phone.close();
     }
   });
 }
