@@ -120,7 +120,7 @@ function sessionFidelity(run: ReplayRun): SafeHtml | '' {
   ].filter(Boolean);
   return html`${sortableTable(
     fidelityHeading(f.from, c.requests),
-    [{ label: '' }, { label: 'median', numeric: true }, { label: 'p90', numeric: true }, { label: 'mean signed', numeric: true }, { label: 'requests', numeric: true }],
+    [{ label: 'relative error of' }, { label: 'median', numeric: true }, { label: 'p90', numeric: true }, { label: 'mean signed', numeric: true }, { label: 'requests', numeric: true }],
     [row('prompt size P', f), row('cache reads', f.cacheRead)],
   )}
 ${notes.map((n) => html`<p class="muted fidelity-zero">${n}</p>`)}`;
@@ -223,9 +223,10 @@ function runBlock(run: ReplayRun, charts: ChartSink, withReading: boolean): Safe
   if (run.rowsNeverShown !== undefined) notes.push(`${fmtCount(run.rowsNeverShown, 'row')} never shown (bursts of more than 12 between mentions)`);
   // the weights are a model's rates, and the cost in USD its prices: which model's, said where the USD is
   if (run.prices) notes.push(channelCost(run, run.prices));
-  // with --calibrate the fidelity is the held-out one and goes with the calibration line; a chain
-  // of one request has none (sessionFidelity says so)
-  if (run.fidelity && !run.calibration && !(run.session && run.session.requests < 2)) notes.push(fidelityNote(run.fidelity));
+  // with --calibrate the fidelity is the held-out one and goes with the calibration line; a session
+  // replay's is its own table below (sessionFidelity: for a chain of one request, that it has none),
+  // so said once; a run without that table (built by an older page's data) keeps the line
+  if (run.fidelity && !run.calibration && !(run.session && (run.session.requests < 2 || (run.fidelity.cacheRead && run.fidelity.from !== undefined)))) notes.push(fidelityNote(run.fidelity));
   // a strategy missing from the table without a word read as one forgotten (replay session says it)
   for (const n of run.notRun ?? []) notes.push(`not run: ${n.strategy} (${n.reason})`);
   // the most requests without a price in any strategy, as replay session counts them: under the tables that mark +?

@@ -38,7 +38,9 @@ test('report without --calibrate replays uncalibrated, as replay session does by
   assert.equal(r.code, 0, r.stderr);
   const page = readFileSync(out, 'utf8');
   assert.doesNotMatch(page, /class="calibration"/);
-  assert.match(page, /fidelity over \d+ requests \(from request 2\)/);
+  // the fidelity of recorded, over every request after the first, said once: replay session's table (no one-line note beside it)
+  assert.match(page, /Fidelity of recorded \(requests 2–\d+; relative error/);
+  assert.doesNotMatch(page, /fidelity over \d+ requests/);
 });
 
 test('report --calibrate: a whole number, and only with a session to replay', () => {
