@@ -85,7 +85,8 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
       // (a value yargs read as a number, `--to 5`, is given bare: `Given: 5`; it is quoted as typed, `--to 05` as 05)
       const invalid = /^Invalid values: Argument: ([\w-]+), Given: ("(?:[^"\\]|\\.)*"|[^,"]+), Choices: ((?:"[^"]*"(?:, )?)+)/.exec(text);
       if (invalid) {
-        const given = invalid[2]!.startsWith('"') ? (JSON.parse(invalid[2]!) as string) : (typedValue(args, invalid[1]!) ?? invalid[2]!);
+        // as typed, not as case-folded above (`--kind Bogus`, not bogus)
+        const given = typedValue(args, invalid[1]!) ?? (invalid[2]!.startsWith('"') ? (JSON.parse(invalid[2]!) as string) : invalid[2]!);
         throw new UsageError(`--${invalid[1]} ${given}: expected one of ${invalid[3]!.replace(/"/g, '')}`);
       }
       // yargs' "Arguments csv and json are mutually exclusive" named the flags without their dashes
@@ -112,6 +113,15 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
       },
     );
   for (const c of commands) register(withFlags(parser), c);
+  // a fixed vocabulary is taken in any case (`--kind SUBAGENT`, `--to 1H`, `--encoding CL100K_BASE`), as
+  // --rows, --measure and --budget inf are; only --kind, --to and the like were held to lower case
+  parser.middleware((argv) => {
+    const choices = (parser as unknown as YargsOptions).getOptions().choices;
+    for (const k of Object.keys(choices)) {
+      const v = argv[k];
+      if (typeof v === 'string' && choices[k]!.every((c) => typeof c !== 'string' || c === c.toLowerCase())) argv[k] = v.trim().toLowerCase();
+    }
+  }, true);
   // an option given twice is a list to yargs; only the repeatable ones (array: true) may be one
   parser.middleware((argv) => {
     const lists = new Set((parser as unknown as YargsOptions).getOptions().array);
@@ -250,7 +260,7 @@ function cleanLines(s: string): string {
 
 /** yargs' list of the options it declared, by kind (public, not in @types/yargs). */
 interface YargsOptions {
-  getOptions(): { array: string[]; boolean: string[] };
+  getOptions(): { array: string[]; boolean: string[]; choices: Record<string, unknown[]> };
 }
 
 /** The one yargs internal we touch (yargs 18.2, pinned): its usage instance's help cache. */

@@ -115,7 +115,8 @@ function scopeOf(v: unknown): 'all' | 'main' | 'subagents' {
 }
 
 function parseBudget(v: unknown, sweep: readonly number[]): number | readonly number[] {
-  if (v === undefined || v === 'sweep') return sweep;
+  // in any case, as inf is (`--budget Sweep` was not a number)
+  if (v === undefined || (typeof v === 'string' && v.trim().toLowerCase() === 'sweep')) return sweep;
   // ∞ as the sweep's table prints it
   if (typeof v === 'string' && ['inf', 'infinity', '∞'].includes(v.trim().toLowerCase())) return Infinity;
   const n = decimal(v);

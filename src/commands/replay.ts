@@ -15,6 +15,11 @@ function list(v: unknown): string[] {
   return (Array.isArray(v) ? v : [v]).flatMap((x) => String(x).split(',')).map((s) => s.trim()).filter(Boolean);
 }
 
+/** --strategy's names, in any case as every fixed vocabulary is (`--strategy Recorded`). */
+function strategyList(v: unknown): string[] {
+  return list(v).map((s) => s.toLowerCase());
+}
+
 function mentions(v: unknown, flag: string): number[] {
   const given = list(v);
   // an empty value (`--evict-at "$K"` with K unset) ran with no event, silently, as an empty --strategy does not
@@ -46,7 +51,7 @@ const channelCommand: Command = {
   async run(argv, io) {
     // no yargs default: with one, `--strategy` given no value ran every strategy, silently
     // a strategy named twice runs once: run twice, its turns came twice in --json (as two strategies' would)
-    const strategies = (argv.strategy === undefined ? [...CHANNEL_STRATEGIES] : [...new Set(list(argv.strategy))]) as ChannelStrategy[];
+    const strategies = (argv.strategy === undefined ? [...CHANNEL_STRATEGIES] : [...new Set(strategyList(argv.strategy))]) as ChannelStrategy[];
     if (strategies.length === 0) throw new UsageError(`--strategy ${String(argv.strategy)}: name at least one of ${CHANNEL_STRATEGIES.join(', ')}`);
     for (const s of strategies) if (!CHANNEL_STRATEGIES.includes(s)) throw new UsageError(`--strategy ${s}: expected ${CHANNEL_STRATEGIES.join(', ')}`);
     const prefix = numberOption(argv, 'prefix-tokens', 2120, 'a whole number of tokens up to 1,000,000', (n) => wholeNumber(n) && n <= 1_000_000);
@@ -90,7 +95,7 @@ const sessionCommand: Command = {
   async run(argv, io) {
     // no yargs default: with one, `--strategy` given no value ran every strategy, silently (as replay channel's)
     // a strategy named twice runs once: `recorded,recorded` listed its turns twice and measured fidelity on 2(n − 1) requests
-    const strategies = (argv.strategy === undefined ? [...SESSION_STRATEGIES] : [...new Set(list(argv.strategy))]) as SessionStrategy[];
+    const strategies = (argv.strategy === undefined ? [...SESSION_STRATEGIES] : [...new Set(strategyList(argv.strategy))]) as SessionStrategy[];
     if (strategies.length === 0) throw new UsageError(`--strategy ${String(argv.strategy)}: name at least one of ${SESSION_STRATEGIES.join(', ')}`);
     for (const s of strategies) if (!SESSION_STRATEGIES.includes(s)) throw new UsageError(`--strategy ${s}: expected ${SESSION_STRATEGIES.join(', ')}`);
     const target = String(argv.target);

@@ -162,6 +162,33 @@ test('unknown flags and commands, missing paths and flags without a value: one l
   await usageError(['replay', 'channel', path.join(dir, 'none.jsonl'), '--prefix-tokens', '-3'], /--prefix-tokens -3: expected a whole number of tokens/);
 });
 
+test('fixed vocabularies are taken in any case, as --rows, --measure and --budget inf are; a bad value is said as typed', async (t) => {
+  const dir = tempDir();
+  t.after(() => removeDir(dir));
+  const logs = path.join(dir, 'logs');
+  writeLog(logs, 'proj/s1.jsonl', [assistant({ msg: 'm1', usage: usage(1, 1, 1, 1) })]);
+  const json = async (args: string[]) => {
+    const r = await runCli([...args, logs, '--db', ':memory:', '--json']);
+    assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
+    return JSON.parse(r.stdout) as Record<string, unknown>;
+  };
+  // each in upper or mixed case answers as in lower case
+  const pairs: [string[], string[]][] = [
+    [['crosstab', '--kind', 'SUBAGENT'], ['crosstab', '--kind', 'subagent']],
+    [['crosstab', '--kind', 'Main'], ['crosstab', '--kind', 'main']],
+    [['whatif', 'ttl', '--to', '5M', '--scope', 'MAIN'], ['whatif', 'ttl', '--to', '5m', '--scope', 'main']],
+    [['whatif', 'keepalive', '--scope', 'Subagents', '--budget', 'SWEEP'], ['whatif', 'keepalive', '--scope', 'subagents', '--budget', 'sweep']],
+  ];
+  for (const [upper, lower] of pairs) assert.deepEqual(await json(upper), await json(lower), upper.join(' '));
+  await usageError(['crosstab', logs, '--db', ':memory:', '--kind', 'Bogus'], /^cachelens: --kind Bogus: expected one of all, main, subagent, subagents$/);
+  await usageError(['whatif', 'ttl', logs, '--db', ':memory:', '--to=2H'], /^cachelens: --to 2H: expected one of 1h, 5m$/);
+  // replay session's choices and strategies too: the value is checked before any log is read
+  const file = path.join(dir, 'none.jsonl');
+  await usageError(['replay', 'session', file, '--thinking', 'KEEPS'], /^cachelens: --thinking KEEPS: expected one of keep, drop$/);
+  const r = await runCli(['replay', 'session', file, '--thinking', 'DROP', '--encoding', 'O200K_BASE', '--strategy', 'Recorded']);
+  assert.doesNotMatch(r.stderr, /--thinking|--encoding|--strategy/, r.stderr);
+});
+
 test('anatomy, whatif and crosstab say a bad flag value before the logs are read: no store is made, and no note on logs precedes the line', async (t) => {
   const dir = tempDir();
   t.after(() => removeDir(dir));
