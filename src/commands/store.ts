@@ -4,6 +4,7 @@
  * tables as Parquet partitioned by day.
  */
 import { homedir } from 'node:os';
+import { resolve, sep } from 'node:path';
 import type { Argv } from 'yargs';
 import { parseDay, parseDays, parseTimezone, refuseEmptyFilters } from '../analyses/filters.js';
 import { openContext } from '../context.js';
@@ -14,7 +15,8 @@ import { int } from '../format/table.js';
 import { formatCrosstab } from '../reporters/crosstab.js';
 import { formatRows, toCsv } from '../reporters/rows.js';
 import { filtersLine } from '../reporters/units.js';
-import { exportParquet } from '../store/export.js';
+import { checkExportDir, exportParquet } from '../store/export.js';
+import { defaultDbPath } from '../store/location.js';
 import { refuseInLogs, rootsRead } from '../store/log-dirs.js';
 import { PORTABLE_TABLES, type SqlSource, openParquet, usePortableViews } from '../store/portable.js';
 import { isBundledName, listQueries, networkSettings, queryParams, querySql, runQueryTable, writeTargets } from '../store/queries.js';
@@ -320,6 +322,14 @@ export const exportCommand: Command = {
     withLogOptions(y).option('parquet', { type: 'string', demandOption: 'name the directory: --parquet DIR', describe: 'directory to write (empty, or a previous export)' }),
   async run(argv, io) {
     const dir = parquetDir(argv);
+    // said before the store is opened: a store inside DIR (`--db DIR/s.duckdb`) was made there, its
+    // side files with it, and then refused as files an export does not hold; so was a DIR that holds
+    // other files, after a whole ingest
+    const db = argv.db === undefined ? defaultDbPath(io.env) : String(argv.db);
+    if (db !== ':memory:' && resolve(db).startsWith(resolve(dir) + sep)) {
+      throw new UsageError(`--parquet ${dir} would hold the store ${db}`, 'an export directory holds the export alone; keep the store elsewhere (--db)');
+    }
+    checkExportDir(dir, rootsRead(argv.paths as string[] | undefined, io.env));
     return withContext(argv, io, async (ctx) => {
       await usePortableViews(ctx.store);
       const f = ctx.filters;

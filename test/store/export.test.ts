@@ -469,3 +469,23 @@ test('export\'s table says 1 day and 1 file, and writes counts as the other tabl
     assert.equal(lines[i]!.trim().split(/\s{2,}/).join(' | '), [t.table, noun(t.rows, 'row'), noun(t.days, 'day'), noun(t.files, 'file')].join(' | '));
   }
 });
+
+test('export refuses a store inside --parquet DIR, or a DIR of other files, before anything is written there', async () => {
+  // `--db DIR/s.duckdb --parquet DIR` made the store and its side files in DIR, then refused DIR as holding them
+  const listing = (d: string) => (existsSync(d) ? readdirSync(d, { recursive: true }).map(String).sort() : null);
+  const fresh = path.join(tmp(), 'fresh');
+  await usageError(['export', sampleLogs, '--db', path.join(fresh, 's.duckdb'), '--parquet', fresh], /--parquet .*fresh would hold the store .*s\.duckdb/);
+  assert.equal(listing(fresh), null, 'no DIR made');
+  const busy = tmp();
+  writeFileSync(path.join(busy, 'notes.txt'), 'keep me');
+  const before = listing(busy);
+  await usageError(['export', sampleLogs, '--db', path.join(busy, 's.duckdb'), '--parquet', busy], /would hold the store/);
+  assert.deepEqual(listing(busy), before);
+  // a store beside DIR: DIR's other files are said before the store is made or the logs read
+  const beside = tmp();
+  mkdirSync(path.join(beside, 'out'));
+  writeFileSync(path.join(beside, 'out', 'notes.txt'), 'keep me');
+  const was = listing(beside);
+  await usageError(['export', sampleLogs, '--db', path.join(beside, 's.duckdb'), '--parquet', path.join(beside, 'out')], /holds other files \(notes\.txt\)/);
+  assert.deepEqual(listing(beside), was);
+});
