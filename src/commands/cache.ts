@@ -55,17 +55,26 @@ export const anatomyCommand: Command = {
       const { formatAnatomy, formatChain } = await import('../reporters/anatomy.js');
       const options = { jitter, weightsFor: (m: string, p: number) => ctx.prices.weightsFor(m, p) };
       if (want !== undefined) {
-        // the chain of that id, else the one chain whose id starts with it
-        let exact: ChainInput | undefined;
-        let first: ChainInput | undefined;
-        let hits = 0;
+        // the chain of that id, else the one chain whose id starts with it; as typed, then, when
+        // that names none, in any case (ids are written in lower case: `--chain 1F517242` named none)
+        const lower = want.toLowerCase();
+        // (folded, two ids that differ in case alone are both the id: neither is picked)
+        const as = [0, 1].map(() => ({ exact: undefined as ChainInput | undefined, exacts: 0, first: undefined as ChainInput | undefined, hits: 0 }));
         await forEachChain((c) => {
-          if (c.chainId === want) exact = c;
-          if (c.chainId.startsWith(want)) {
-            hits++;
-            first ??= c;
+          for (const [i, id, w] of [[0, c.chainId, want], [1, c.chainId.toLowerCase(), lower]] as const) {
+            if (id === w) {
+              as[i]!.exact = c;
+              as[i]!.exacts++;
+            }
+            if (id.startsWith(w)) {
+              as[i]!.hits++;
+              as[i]!.first ??= c;
+            }
           }
         });
+        const typed = as[0]!.exact || as[0]!.hits > 0 ? as[0]! : as[1]!;
+        const { first, hits } = typed;
+        const exact = typed.exacts === 1 ? typed.exact : undefined;
         if (!exact && hits !== 1) throw new UsageError(hits ? `--chain ${want} matches ${hits} chains; give more of the id` : `--chain ${want}: no such chain in scope`);
         const detail = chainDetail(exact ?? first!, options);
         return { json: detail, text: formatChain(detail, io.color) };

@@ -95,24 +95,38 @@ export async function elsewhereOfFile(store: Store, file: string): Promise<strin
 }
 
 async function findChain(store: Store, id: string, chain?: string): Promise<Omit<LocatedChain, 'elsewhere'>> {
-  const rows = (await store.all(
-    `SELECT c.chain_id, c.session_id, c.agent_id, c.kind, c.requests, f.path
-     FROM chains c JOIN files f ON f.file_id = c.file_id
-     WHERE starts_with(c.session_id, $id) OR c.chain_id = $id
-     ORDER BY c.session_id, c.chain_id`,
-    { id },
-  )) as unknown as Omit<LocatedChain, 'elsewhere'>[];
+  // as typed, then, when that names none, in any case: the ids Claude Code writes are lower-case
+  // (hex UUIDs, `S:side:U`, `S:acompact-f46190`), and `1F517242` said "no session"; an id that
+  // matches as typed is never made ambiguous by another that differs from it in case alone
+  const find = async (fold: boolean) =>
+    (await store.all(
+      `SELECT c.chain_id, c.session_id, c.agent_id, c.kind, c.requests, f.path
+       FROM chains c JOIN files f ON f.file_id = c.file_id
+       WHERE ${fold ? 'starts_with(lower(c.session_id), $id) OR lower(c.chain_id) = $id' : 'starts_with(c.session_id, $id) OR c.chain_id = $id'}
+       ORDER BY c.session_id, c.chain_id`,
+      { id: fold ? id.toLowerCase() : id },
+    )) as unknown as Omit<LocatedChain, 'elsewhere'>[];
+  let rows = await find(false);
+  const folded = rows.length === 0;
+  if (folded) rows = await find(true);
   if (rows.length === 0) throw new UsageError(`no session ${id} in the logs read`, 'give a session id (or a unique prefix) from `cachelens sessions`, or a transcript path');
-  const exact = rows.find((r) => r.chain_id === id);
-  if (exact && !chain) return exact;
+  // folded, two ids that differ in case alone are both the id: the sessions' count below says so
+  const exacts = rows.filter((r) => (folded ? r.chain_id.toLowerCase() === id.toLowerCase() : r.chain_id === id));
+  if (new Set(exacts.map((r) => r.chain_id)).size === 1 && !chain) return exacts[0]!;
   const sessions = [...new Set(rows.map((r) => r.session_id))];
   if (sessions.length > 1) throw new UsageError(`session ${id} matches ${sessions.length} sessions (${sessions.slice(0, 3).join(', ')}${sessions.length > 3 ? ', …' : ''}); give more of the id`);
   if (chain) {
-    const hit = rows.find((r) => r.chain_id === chain || r.agent_id === chain);
-    if (hit) return hit;
-    const hits = rows.filter((r) => r.chain_id.startsWith(chain) || (r.agent_id ?? '').startsWith(chain));
-    if (hits.length === 1) return hits[0]!;
-    throw new UsageError(hits.length ? `--chain ${chain} matches ${hits.length} chains of session ${sessions[0]}; give more of the id` : `--chain ${chain}: no such chain in session ${sessions[0]}`);
+    // as the session id: as typed, then in any case when that names no chain
+    for (const fold of [false, true]) {
+      const f = (s: string | null) => (fold ? (s ?? '').toLowerCase() : (s ?? ''));
+      const want = f(chain);
+      const hit = rows.find((r) => f(r.chain_id) === want || (r.agent_id !== null && f(r.agent_id) === want));
+      if (hit) return hit;
+      const hits = rows.filter((r) => f(r.chain_id).startsWith(want) || (r.agent_id !== null && f(r.agent_id).startsWith(want)));
+      if (hits.length === 1) return hits[0]!;
+      if (hits.length > 1) throw new UsageError(`--chain ${chain} matches ${hits.length} chains of session ${sessions[0]}; give more of the id`);
+    }
+    throw new UsageError(`--chain ${chain}: no such chain in session ${sessions[0]}`);
   }
   const main = rows.find((r) => r.kind === 'main' && r.requests > 0);
   if (main) return main;

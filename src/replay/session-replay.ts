@@ -213,12 +213,18 @@ export function pickChain(chains: readonly TranscriptChain[], want?: string, fil
   const withRequests = chains.filter((c) => c.requests > 0);
   const named = file === undefined ? '' : `${clean(file)}: `;
   if (want) {
-    const exact = chains.find((c) => c.chainId === want || c.agentId === want);
-    if (exact) return exact;
-    const hits = chains.filter((c) => c.chainId.startsWith(want) || (c.agentId ?? '').startsWith(want));
-    if (hits.length === 1) return hits[0]!;
+    // as typed, then, when that names no chain, in any case (ids are written in lower case)
+    for (const fold of [false, true]) {
+      const f = (s: string | null) => (fold ? (s ?? '').toLowerCase() : (s ?? ''));
+      const w = f(want);
+      const exact = chains.find((c) => f(c.chainId) === w || (c.agentId !== null && f(c.agentId) === w));
+      if (exact) return exact;
+      const hits = chains.filter((c) => f(c.chainId).startsWith(w) || (c.agentId !== null && f(c.agentId).startsWith(w)));
+      if (hits.length === 1) return hits[0]!;
+      if (hits.length > 1) throw new UsageError(`${named}--chain ${want} matches ${hits.length} chains; give more of the id`);
+    }
     // the transcript named, as when it has no request (it said only '--chain X: no such chain in this transcript')
-    throw new UsageError(`${named}${hits.length ? `--chain ${want} matches ${hits.length} chains; give more of the id` : `--chain ${want}: no such chain in this transcript`}`);
+    throw new UsageError(`${named}--chain ${want}: no such chain in this transcript`);
   }
   const main = withRequests.find((c) => c.kind === 'main');
   if (main) return main;

@@ -107,3 +107,12 @@ test('anatomy --chain takes an id, or a prefix that only one chain has, and says
   assert.equal(none.code, 2);
   assert.match(none.stderr, /--chain zzzz: no such chain in scope/);
 });
+
+test('anatomy --chain in capitals names the lower-case ids Claude Code writes, a whole id and a prefix alike', () => {
+  // `--chain 4D5611E5-…` said no such chain while 4d5611e5-… worked
+  assert.equal(json(['anatomy', MAROT, '--chain', '4D5611E5-241A-462A-8D15-5122611A9569']).chain_id, '4d5611e5-241a-462a-8d15-5122611a9569');
+  assert.equal(json(['anatomy', MAROT, '--chain', '4D5611E5-241A-462A-8D15-5122611A9569:A28']).chain_id, '4d5611e5-241a-462a-8d15-5122611a9569:a2898e3');
+  const many = cli(['anatomy', MAROT, '--chain', '4D5611E5-241A', '--db', ':memory:', '--json']);
+  assert.equal(many.code, 2);
+  assert.match(many.stderr, /--chain 4D5611E5-241A matches 3 chains; give more of the id/);
+});

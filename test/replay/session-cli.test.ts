@@ -162,6 +162,35 @@ test('a session id prefix is found through the store; --chain picks a subagent',
   assert.match(s.chain.file, /subagents\/agent-a2898e3\.jsonl$/);
 });
 
+test('a session id, prefix or --chain in capitals names the lower-case ids Claude Code writes; an id that matches as typed is never made ambiguous', () => {
+  // `replay session 1F517242` said "no session" while 1f517242 worked
+  const main = cli(['replay', 'session', '4D5611E5', MAROT, '--db', ':memory:', '--strategy', 'recorded', '--json']);
+  assert.equal(main.code, 0, main.stderr);
+  assert.equal(JSON.parse(main.stdout).chain.chain_id, '4d5611e5-241a-462a-8d15-5122611a9569');
+  const sub = cli(['replay', 'session', '4D5611E5-241A-462A-8D15-5122611A9569', MAROT, '--db', ':memory:', '--chain', 'A2898', '--strategy', 'recorded', '--json']);
+  assert.equal(sub.code, 0, sub.stderr);
+  assert.equal(JSON.parse(sub.stdout).chain.chain_id, '4d5611e5-241a-462a-8d15-5122611a9569:a2898e3');
+  // a transcript named by its path: --chain in any case too
+  const file = join(MAROT, 'projects/-home-USER-projects-spotter-worktrees-spotter-dov/4d5611e5-241a-462a-8d15-5122611a9569/subagents/agent-a2898e3.jsonl');
+  const byPath = cli(['replay', 'session', file, '--chain', 'A2898E3', '--strategy', 'recorded', '--json']);
+  assert.equal(byPath.code, 0, byPath.stderr);
+  assert.equal(JSON.parse(byPath.stdout).chain.chain_id, '4d5611e5-241a-462a-8d15-5122611a9569:a2898e3');
+  // two ids that differ in case alone: each, typed as it is, is its own session; folded only when none matches
+  const lower = '1f517242-0000-4000-8000-00000000000a';
+  const upper = lower.toUpperCase();
+  const lines = (s: string, t: string) => [userPrompt(s, t), assistant({ session: s, msg: `m-${s}`, t, u: { in: 10, w5: 2000, out: 5 } })];
+  const dir = writeCorpus({ [`p/${lower}.jsonl`]: lines(lower, '2026-02-01T10:00:00.000Z'), [`p/${upper}.jsonl`]: lines(upper, '2026-02-02T10:00:00.000Z') });
+  for (const id of [lower, upper, lower.slice(0, 12)]) {
+    const r = cli(['replay', 'session', id, dir, '--db', ':memory:', '--strategy', 'recorded', '--json']);
+    assert.equal(r.code, 0, `${id}: ${r.stderr}`);
+    assert.equal(JSON.parse(r.stdout).chain.chain_id, id.length < 36 ? lower : id, id);
+  }
+  // matching neither as typed, folded it matches both: said so, not one of them picked
+  const both = cli(['replay', 'session', '1f517242-0000-4000-8000-00000000000A', dir, '--db', ':memory:']);
+  assert.equal(both.code, 2, both.stderr);
+  assert.match(both.stderr, /matches 2 sessions/);
+});
+
 test('unknown or ambiguous sessions and bad strategies are one-line usage errors (exit 2)', () => {
   const none = cli(['replay', 'session', 'ffffffff', MAROT, '--db', ':memory:']);
   assert.equal(none.code, 2);
