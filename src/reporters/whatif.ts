@@ -100,6 +100,16 @@ function whole(x: number): number {
   return Math.sign(y) * Math.round(Math.abs(y));
 }
 
+/**
+ * A budget's net saving as its row prints it: saved wt less ping cost wt, each as printed, so that
+ * the row adds up (the sample's budget 1 read 469,124 − 105,796 beside 363,329, each rounded apart
+ * from 363,328.5), as whatif ttl's delta is. Its net USD has no parts printed beside it; --json
+ * keeps every amount unrounded.
+ */
+function printedNet(b: { saved_weight: number; ping_weight: number }): number {
+  return whole(b.saved_weight) - whole(b.ping_weight);
+}
+
 /** By USD: weights of models with different base prices do not add up to one cost. */
 function verdict(r: TtlResult): string {
   // an empty window (--since a day without requests, a --project no chain is in) is no "no change"
@@ -152,7 +162,7 @@ export function formatKeepalive(result: KeepaliveResult, color = false): string 
         b.expired_after_budget,
         w(b.ping_weight),
         w(b.saved_weight),
-        w(b.net_saving_weight),
+        w(printedNet(b)),
         known ? usd(b.net_saving_usd) : 'unknown',
         signedPct(b.net_saving_pct_subagent),
         signedPct(b.net_saving_pct_all),
@@ -193,7 +203,7 @@ export function formatKeepalive(result: KeepaliveResult, color = false): string 
       ? `best budget: 0, no budget sends a ping: no gap between requests of the pinged chains is longer than the ${seconds(result.interval_s)} s interval`
       : noPing
       ? 'best budget: 0, no pings: every budget above 0 costs more than it saves'
-      : `${only ? `at ${pings}: net saving` : `best budget: ${pings}${tie}, net saving`} ${int(best.net_saving_weight)} wt ` +
+      : `${only ? `at ${pings}: net saving` : `best budget: ${pings}${tie}, net saving`} ${int(printedNet(best))} wt ` +
           `(${usd(best.net_saving_usd)}, ${signedPct(best.net_saving_pct_all)} of all weight)`,
   );
   // with models of different prices (or Sonnet's long-context price) the budget that nets the most weight,
@@ -201,7 +211,7 @@ export function formatKeepalive(result: KeepaliveResult, color = false): string 
   const mostWeight = result.budgets.reduce((a, b) => (b.net_saving_weight > a.net_saving_weight + 1e-9 * Math.abs(a.net_saving_weight) ? b : a));
   if (!only && mostWeight !== best && mostWeight.net_saving_weight > best.net_saving_weight + 1e-9 * Math.abs(best.net_saving_weight) && mostWeight.net_saving_usd < best.net_saving_usd) {
     out.push(
-      `budget ${budgetLabel(mostWeight.budget)} nets more weight, ${int(mostWeight.net_saving_weight)} wt (${signedPct(mostWeight.net_saving_pct_all)} of all weight), ` +
+      `budget ${budgetLabel(mostWeight.budget)} nets more weight, ${int(printedNet(mostWeight))} wt (${signedPct(mostWeight.net_saving_pct_all)} of all weight), ` +
         `but less USD, ${usd(mostWeight.net_saving_usd)}: the gaps' models have different prices per weight, and the best budget is the one that nets the most USD`,
     );
   }

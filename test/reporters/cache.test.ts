@@ -189,7 +189,7 @@ test('formatKeepalive of one budget (--budget 1) gives that budget\'s result, no
   const row = one.budgets[0]!;
   const ka = formatKeepalive(one);
   assert.doesNotMatch(ka, /best budget/);
-  assert.ok(ka.split('\n').includes(`at 1 ping per gap: net saving ${int(row.net_saving_weight)} wt (${usd(row.net_saving_usd)}, ${signedPct(row.net_saving_pct_all)} of all weight)`), ka);
+  assert.ok(ka.split('\n').includes(`at 1 ping per gap: net saving ${int(Math.round(row.saved_weight) - Math.round(row.ping_weight))} wt (${usd(row.net_saving_usd)}, ${signedPct(row.net_saving_pct_all)} of all weight)`), ka);
   assert.match(ka, /^By bucket, at budget 1$/m);
   // several budgets still name the best of them
   assert.match(formatKeepalive(whatifKeepalive([chain('A', chainASpecs)], { weightsFor, intervalS: 128.2, budgets: [0, 1] })), /^best budget: 1 ping per gap/m);
@@ -374,4 +374,27 @@ test('formatChain names a main thread as one in its heading, "(main thread)"; it
   assert.match(main, /^Chain A \(main thread\) of session /);
   const sub = formatChain(chainDetail(chain('A:x', chainASpecs, { kind: 'subagent', agentType: 'reviewer' }), { weightsFor })).split('\n')[0]!;
   assert.match(sub, /^Chain A:x \(reviewer, subagent\) of session /);
+});
+
+test('whatif keepalive\'s net saving wt is saved wt − ping cost wt as printed, every row, and the line under it says the same; --json stays unrounded', () => {
+  // the sample's budget 1 read 469,124 − 105,796 beside 363,329: each rounded apart from 363,328.5
+  const r = cli(['whatif', 'keepalive', SAMPLE, '--db', ':memory:']);
+  assert.equal(r.code, 0, r.stderr);
+  const n = (s: string) => Number(s.replace(/[,+?\s]/g, ''));
+  const rows = r.stdout.split('\n').filter((l) => /^\s+(\d+|∞)\s+\d/.test(l));
+  assert.equal(rows.length, 22, r.stdout);
+  const nets = new Map<string, number>();
+  for (const row of rows) {
+    const cells = row.trim().split(/\s{2,}/);
+    const [budget, , , , , ping, saved, net] = cells;
+    assert.equal(n(net!), n(saved!) - n(ping!), row);
+    nets.set(budget!, n(net!));
+  }
+  const best = /best budget: (\d+|∞) pings? per gap.*?, net saving ([\d,-]+) wt/.exec(r.stdout);
+  assert.ok(best, r.stdout);
+  assert.equal(n(best[2]!), nets.get(best[1]!));
+  const j = cli(['whatif', 'keepalive', SAMPLE, '--db', ':memory:', '--budget', '1', '--json']);
+  const b1 = (JSON.parse(j.stdout) as { budgets: { saved_weight: number; ping_weight: number; net_saving_weight: number }[] }).budgets[0]!;
+  assert.ok(Math.abs(b1.net_saving_weight - (b1.saved_weight - b1.ping_weight)) < 1e-6);
+  assert.notEqual(b1.net_saving_weight, Math.round(b1.net_saving_weight), 'the sample\'s budget 1 nets a fraction: the case the rounding was about');
 });
