@@ -138,7 +138,11 @@ export function formatKeepalive(result: KeepaliveResult, color = false): string 
   );
   // without a priced gap every weight below is unknown, not 0
   const known = result.gaps === 0 || result.gaps > result.unpriced_gaps;
-  const w = (v: number): Cell => (known ? v : 'unknown');
+  // sums over the priced gaps, +? when gaps touching unpriced models are left out of them, as summary's
+  // and anatomy's sums are (README: `+?` where a sum leaves unpriced requests out); only the heading said so
+  // (a budget that sends no ping costs and saves exactly 0, whatever the prices: budget 0 is whole)
+  const leftOut = (b: { pings: number; unpriced_gaps: number }) => ({ unpriced_requests: b.pings > 0 ? b.unpriced_gaps : 0 });
+  const gapsLeftOut = (b: { pings: number }) => leftOut({ pings: b.pings, unpriced_gaps: result.unpriced_gaps });
   out.push(
     table(
       [
@@ -154,19 +158,22 @@ export function formatKeepalive(result: KeepaliveResult, color = false): string 
         num('% subagent wt'),
         num('% all wt'),
       ],
-      result.budgets.map((b): Cell[] => [
-        budgetLabel(b.budget),
-        b.pings,
-        b.gaps_over_ttl,
-        b.bridged,
-        b.expired_after_budget,
-        w(b.ping_weight),
-        w(b.saved_weight),
-        w(printedNet(b)),
-        known ? usd(b.net_saving_usd) : 'unknown',
-        signedPct(b.net_saving_pct_subagent),
-        signedPct(b.net_saving_pct_all),
-      ]),
+      result.budgets.map((b): Cell[] => {
+        const w = (v: number): Cell => (known ? partly(gapsLeftOut(b), v) : 'unknown');
+        return [
+          budgetLabel(b.budget),
+          b.pings,
+          b.gaps_over_ttl,
+          b.bridged,
+          b.expired_after_budget,
+          w(b.ping_weight),
+          w(b.saved_weight),
+          w(printedNet(b)),
+          known ? partly(gapsLeftOut(b), usd(b.net_saving_usd)) : 'unknown',
+          signedPct(b.net_saving_pct_subagent),
+          signedPct(b.net_saving_pct_all),
+        ];
+      }),
       { color },
     ),
   );
@@ -203,16 +210,16 @@ export function formatKeepalive(result: KeepaliveResult, color = false): string 
       ? `best budget: 0, no budget sends a ping: no gap between requests of the pinged chains is longer than the ${seconds(result.interval_s)} s interval`
       : noPing
       ? 'best budget: 0, no pings: every budget above 0 costs more than it saves'
-      : `${only ? `at ${pings}: net saving` : `best budget: ${pings}${tie}, net saving`} ${int(printedNet(best))} wt ` +
-          `(${usd(best.net_saving_usd)}, ${signedPct(best.net_saving_pct_all)} of all weight)`,
+      : `${only ? `at ${pings}: net saving` : `best budget: ${pings}${tie}, net saving`} ${int(printedNet(best))} wt${partly(gapsLeftOut(best), '')} ` +
+          `(${partly(gapsLeftOut(best), usd(best.net_saving_usd))}, ${signedPct(best.net_saving_pct_all)} of all weight)`,
   );
   // with models of different prices (or Sonnet's long-context price) the budget that nets the most weight,
   // the highest % all wt, can be another: said, so that the best is not read as a mistake
   const mostWeight = result.budgets.reduce((a, b) => (b.net_saving_weight > a.net_saving_weight + 1e-9 * Math.abs(a.net_saving_weight) ? b : a));
   if (!only && mostWeight !== best && mostWeight.net_saving_weight > best.net_saving_weight + 1e-9 * Math.abs(best.net_saving_weight) && mostWeight.net_saving_usd < best.net_saving_usd) {
     out.push(
-      `budget ${budgetLabel(mostWeight.budget)} nets more weight, ${int(printedNet(mostWeight))} wt (${signedPct(mostWeight.net_saving_pct_all)} of all weight), ` +
-        `but less USD, ${usd(mostWeight.net_saving_usd)}: the gaps' models have different prices per weight, and the best budget is the one that nets the most USD`,
+      `budget ${budgetLabel(mostWeight.budget)} nets more weight, ${int(printedNet(mostWeight))} wt${partly(gapsLeftOut(mostWeight), '')} (${signedPct(mostWeight.net_saving_pct_all)} of all weight), ` +
+        `but less USD, ${partly(gapsLeftOut(mostWeight), usd(mostWeight.net_saving_usd))}: the gaps' models have different prices per weight, and the best budget is the one that nets the most USD`,
     );
   }
   out.push(
@@ -242,8 +249,9 @@ export function formatKeepalive(result: KeepaliveResult, color = false): string 
           b.bridged,
           b.pings,
           allUnpriced(b) ? 'unknown' : partly(b, b.baseline_weight),
-          unknown ? 'unknown' : b.net_saving_weight,
-          unknown ? 'unknown' : usd(b.net_saving_usd),
+          // +? when some of the bucket's gaps touch an unpriced model, as the budget table's sums are
+          unknown ? 'unknown' : partly(leftOut(b), printedNet(b)),
+          unknown ? 'unknown' : partly(leftOut(b), usd(b.net_saving_usd)),
           signedPct(b.net_saving_pct),
         ];
       }),

@@ -398,3 +398,19 @@ test('whatif keepalive\'s net saving wt is saved wt − ping cost wt as printed,
   assert.ok(Math.abs(b1.net_saving_weight - (b1.saved_weight - b1.ping_weight)) < 1e-6);
   assert.notEqual(b1.net_saving_weight, Math.round(b1.net_saving_weight), 'the sample\'s budget 1 nets a fraction: the case the rounding was about');
 });
+
+test('formatKeepalive marks ping cost, saved and net +? when gaps touching unpriced models are left out of them, as summary marks its sums; a budget of no ping is whole', () => {
+  // only the heading said '1 of them touches an unpriced model: counted, their weights unknown'
+  const U = chain('U', [{ t: 0, w: 5_000, model: 'mystery' }, { t: 100 * SEC, r: 5_000, w: 10, model: 'mystery' }]);
+  const text = formatKeepalive(whatifKeepalive([chain('A', chainASpecs), U], { weightsFor, budgets: [0, 1] }));
+  assert.match(text, /1 of them touches an unpriced model \(mystery\)/);
+  // budget 1: 1 ping of 1,287.5 (1,288), saved 13,800, net 12,512 as printed, $0.0626
+  assert.match(text, /^\s+1\s+1\s+1\s+1\s+0\s+1,288 \+\?\s+13,800 \+\?\s+12,512 \+\?\s+\$0\.0626 \+\?\s+—\s+\+[\d.]+%$/m);
+  // budget 0 sends no ping: it costs and saves exactly 0, whatever the prices
+  assert.match(text, /^\s+0\s+0\s+1\s+0\s+1\s+0\s+0\s+0\s+\$0\.0000\s+/m);
+  assert.match(text, /best budget: 1 ping per gap.*, net saving 12,512 wt \+\? \(\$0\.0626 \+\?, /);
+  // the bucket of both chains' gaps leaves the unpriced one out; the priced model's bucket is whole
+  assert.match(lineStarting(text, 'kind        main'), /\s+12,512 \+\?\s+\$0\.0626 \+\?\s+/);
+  assert.match(lineStarting(text, 'model       opus'), /\s+12,512\s+\$0\.0626\s+/);
+  assert.doesNotMatch(formatKeepalive(whatifKeepalive([chain('A', chainASpecs)], { weightsFor, budgets: [0, 1] })), /\+\?/);
+});
