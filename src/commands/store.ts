@@ -260,8 +260,8 @@ export const crosstabCommand: Command = {
     withParquet(withLogOptions(y))
       .option('rows', { type: 'string', defaultDescription: 'definition', describe: 'dimension of the rows (agent_type, namespaced, model, project, session, day, ttl, has_skill_listing, skill_listing, rounds_bucket, definition, rounds, kind)' })
       .option('cols', { type: 'string', defaultDescription: 'has_skill_listing', describe: 'dimension of the columns (definition when --rows is has_skill_listing)' })
-      .option('measure', { type: 'string', default: 'chains', describe: 'chains, requests, weight, usd, write_read_ratio, hit_ratio, reattachments' })
-      .option('kind', { choices: ['all', 'main', 'subagent', 'subagents'], default: 'all', describe: 'which chains: all, main threads, or subagents (v1.x sidechains included; subagent and subagents are one)' }),
+      .option('measure', { type: 'string', default: 'chains', defaultDescription: 'chains', describe: 'chains, requests, weight, usd, write_read_ratio, hit_ratio, reattachments' })
+      .option('kind', { choices: ['all', 'main', 'subagent', 'subagents'], default: 'all', defaultDescription: 'all', describe: 'which chains: all, main threads, or subagents (v1.x sidechains included; subagent and subagents are one)' }),
   async run(argv, io) {
     // a misspelt dimension or measure is said before the logs are read (it was said after a whole ingest)
     // one dimension given: the other is the SPEC §4 table's other one (--rows has_skill_listing alone
