@@ -25,6 +25,12 @@ const KIND_ONLY: Record<string, string> = { main: ', main threads only', subagen
 
 /** Dimensions where the attachments-vs-rounds line is the point of the table. */
 const HEADLINE_DIMENSIONS = new Set(['definition', 'agent_type', 'has_skill_listing', 'skill_listing', 'namespaced', 'kind']);
+/**
+ * What the lines explain, one of which the table must show for them to follow it: a dimension of a
+ * chain's skill_listing attachments or rounds, or the re-attachments measure. `--rows agent_type
+ * --cols model --measure usd` printed them under a table of neither.
+ */
+const ATTACHMENT_DIMENSIONS = new Set(['has_skill_listing', 'skill_listing', 'rounds', 'rounds_bucket']);
 
 export function formatMeasure(m: Measure, v: number | null): string {
   if (v === null) return '—';
@@ -73,7 +79,8 @@ export function formatCrosstab(r: CrosstabResult, color: boolean, timezone?: str
   if (notes.length > 0) lines.push(notes.join('; '));
   lines.push(...dimensionNotes(r, timezone));
   // no cell, no heading: a crosstab of no chains prints the empty table alone
-  if (r.attachments_equal_rounds.length > 0 && (HEADLINE_DIMENSIONS.has(r.rows_dimension) || HEADLINE_DIMENSIONS.has(r.cols_dimension))) {
+  const shown = ATTACHMENT_DIMENSIONS.has(r.rows_dimension) || ATTACHMENT_DIMENSIONS.has(r.cols_dimension) || r.measure === 'reattachments';
+  if (r.attachments_equal_rounds.length > 0 && shown && (HEADLINE_DIMENSIONS.has(r.rows_dimension) || HEADLINE_DIMENSIONS.has(r.cols_dimension))) {
     lines.push('', 'skill_listing attachments per chain = rounds per chain > 0 (every chain of the cell):');
     for (const e of r.attachments_equal_rounds) {
       lines.push(clean(`  ${fit(clean(String(e.row)))} × ${fit(clean(String(e.col)))}: ${e.equal ? 'yes' : 'no'} — ${e.matching} of ${e.chains} chain${e.chains === 1 ? '' : 's'}`));

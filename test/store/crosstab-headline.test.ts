@@ -79,6 +79,26 @@ test('headline: listings per chain = rounds per chain is said of the cells where
   assert.deepEqual(r.attachments_equal_rounds.map((e: any) => [e.row, e.col, e.chains, e.equal]), [[1, 0, 1, false], [1, 1, 1, true], [2, 1, 1, false], [2, 2, 1, true]]);
 });
 
+test('the attachments-vs-rounds lines follow a table of listings, rounds or re-attachments only: not agent_type by model in USD', () => {
+  // `--rows agent_type --cols model --measure usd` printed them under a table of neither
+  const heading = /skill_listing attachments per chain = rounds per chain/;
+  const text = (args: string[]) => {
+    const r = cli(['crosstab', dir, '--db', ':memory:', '--timezone', 'UTC', ...args]);
+    assert.equal(r.code, 0, r.stderr);
+    return r.stdout;
+  };
+  for (const args of [['--rows', 'agent_type', '--cols', 'model', '--measure', 'usd'], ['--rows', 'definition', '--cols', 'model'], ['--rows', 'agent_type', '--cols', 'project', '--measure', 'weight']]) {
+    assert.doesNotMatch(text(args), heading, args.join(' '));
+  }
+  // SPEC §4's table, by definition or agent type, and its listings or rounds by another dimension: said
+  for (const args of [[], ['--rows', 'agent_type'], ['--rows', 'agent_type', '--cols', 'skill_listing', '--measure', 'usd'], ['--rows', 'definition', '--cols', 'rounds_bucket'], ['--rows', 'agent_type', '--cols', 'model', '--measure', 'reattachments']]) {
+    assert.match(text(args), heading, args.join(' ') || 'the default table');
+  }
+  // --json keeps them whatever the table
+  const j = JSON.parse(cli(['crosstab', dir, '--db', ':memory:', '--json', '--rows', 'agent_type', '--cols', 'model', '--measure', 'usd']).stdout);
+  assert.ok(j.attachments_equal_rounds.length > 0);
+});
+
 test('one dimension given: the other is the SPEC §4 table\'s other one, so --rows has_skill_listing (or --cols definition) is that table transposed, not an error', () => {
   const dims = (args: string[]) => {
     const r = cli(['crosstab', dir, '--db', ':memory:', '--timezone', 'UTC', '--json', ...args]);
