@@ -37,14 +37,14 @@ const channelCommand: Command = {
   options: (y: Argv) =>
     y
       .positional('file', { type: 'string', describe: 'channel log (JSONL: id, author, created_at, text, optional thread_root_id)' })
-      .option('agent', { type: 'string', requiresArg: true, default: '@claude', describe: 'the agent handle mentioned in the channel' })
+      .option('agent', { type: 'string', requiresArg: true, default: '@claude', defaultDescription: '@claude', describe: 'the agent handle mentioned in the channel' })
       .option('strategy', { type: 'string', requiresArg: true, array: true, nargs: 1, defaultDescription: CHANNEL_STRATEGIES.join(','), describe: `strategies, comma-separated (or the flag repeated): ${CHANNEL_STRATEGIES.join(', ')}` })
       .option('evict-at', { type: 'string', array: true, nargs: 1, describe: 'evict the process before mention K (comma list, or repeat the flag)' })
       .option('fail-at', { type: 'string', array: true, nargs: 1, describe: 'the run at mention K fails, its watermark discarded (comma list, or repeat the flag)' })
       .option('idle-reap', { type: 'string', requiresArg: true, describe: 'reap processes idle this long by channel time (e.g. 30m); off by default' })
       .option('prefix-tokens', { type: 'string', requiresArg: true, describe: 'tokens of framing: system prompt and tool schemas (default 2120)' })
-      .option('encoding', { requiresArg: true, choices: ENCODINGS as readonly string[], default: 'cl100k_base', describe: 'js-tiktoken encoding' })
-      .option('ttl', { requiresArg: true, choices: ['5m', '1h'] as const, default: '5m', describe: 'cache TTL for the weighted cost' })
+      .option('encoding', { requiresArg: true, choices: ENCODINGS as readonly string[], default: 'cl100k_base', defaultDescription: 'cl100k_base', describe: 'js-tiktoken encoding' })
+      .option('ttl', { requiresArg: true, choices: ['5m', '1h'] as const, default: '5m', defaultDescription: '5m', describe: 'cache TTL for the weighted cost' })
       .option('model', { type: 'string', requiresArg: true, defaultDescription: DEFAULT_CHANNEL_MODEL, describe: "the agent's model: its prices (in the bundled table, or --pricing's) give the weights and the cost in USD" })
       .option('pricing', { type: 'string', requiresArg: true, describe: 'price table JSON (own format or LiteLLM) that replaces or extends the bundled one' })
       .option('json', { type: 'boolean', describe: 'print JSON instead of tables' }),

@@ -66,8 +66,7 @@ test('--version prints the version of package.json, alone or after a command, an
 
 test('defaults in --help are written bare, as --rows and --cols show theirs: [default: chains], not [default: "chains"]', () => {
   // crosstab showed [default: definition] beside [default: "chains"] and [default: "all"]
-  // (replay channel's are left to the change of that command under way)
-  for (const words of invocations(commands).filter((w) => w.join(' ') !== 'replay channel')) {
+  for (const words of invocations(commands)) {
     const r = cli([...words, '--help'], { COLUMNS: '100' });
     assert.equal(r.code, 0, r.stderr);
     assert.doesNotMatch(r.stdout, /\[default: "/, words.join(' '));
