@@ -204,10 +204,13 @@ export function formatKeepalive(result: KeepaliveResult, color = false): string 
   const noPing = !only && best.budget === 0 && tie === '' && result.budgets.length > 1;
   // no gap outlasts the interval: no budget sends a ping, and all net 0 (it read 'best budget: 0 pings per gap
   // (every larger budget, unbounded included, nets the same), net saving 0 wt ($0.0000, 0.00% of all weight)')
-  const noneSent = !only && result.budgets.every((b) => b.pings === 0);
+  const noneSent = result.budgets.every((b) => b.pings === 0) && (!only || best.budget !== 0);
+  const noGap = `no gap between requests of the pinged chains is longer than the ${seconds(result.interval_s)} s interval`;
   out.push(
     noneSent
-      ? `best budget: 0, no budget sends a ping: no gap between requests of the pinged chains is longer than the ${seconds(result.interval_s)} s interval`
+      ? only
+        ? `at ${pings}: no ping sent, net saving 0: ${noGap}`
+        : `best budget: 0, no budget sends a ping: ${noGap}`
       : noPing
       ? 'best budget: 0, no pings: every budget above 0 costs more than it saves'
       : `${only ? `at ${pings}: net saving` : `best budget: ${pings}${tie}, net saving`} ${int(printedNet(best))} wt${partly(gapsLeftOut(best), '')} ` +

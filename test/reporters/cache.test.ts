@@ -342,8 +342,10 @@ test('formatKeepalive: when no gap is longer than the interval, no budget sends 
   const text = formatKeepalive(r);
   assert.match(text, /^best budget: 0, no budget sends a ping: no gap between requests of the pinged chains is longer than the 270 s interval$/m);
   assert.doesNotMatch(text, /nets the same|net saving 0 wt/);
-  // one budget asked for is still its result
-  assert.match(formatKeepalive(whatifKeepalive([Q], { weightsFor, budgets: [3] })), /^at 3 pings per gap: net saving 0 wt/m);
+  // one budget asked for says so too, as its result (it read 'at 3 pings per gap: net saving 0 wt ($0.0000, 0.00% of all weight)')
+  assert.match(formatKeepalive(whatifKeepalive([Q], { weightsFor, budgets: [3] })), /^at 3 pings per gap: no ping sent, net saving 0: no gap between requests of the pinged chains is longer than the 270 s interval$/m);
+  // budget 0 sends none whatever the gaps: its result as it is
+  assert.match(formatKeepalive(whatifKeepalive([Q], { weightsFor, budgets: [0] })), /^at 0 pings per gap: net saving 0 wt/m);
 });
 
 test('formatTtl: the bucket table\'s delta columns say they hold shares ("delta wt %", "delta USD %"), as the keepalive buckets\' "net %" does', () => {
