@@ -117,15 +117,9 @@ async function findChain(store: Store, id: string, chain?: string): Promise<Omit
   if (sessions.length > 1) throw new UsageError(`session ${id} matches ${sessions.length} sessions (${sessions.slice(0, 3).join(', ')}${sessions.length > 3 ? ', …' : ''}); give more of the id`);
   if (chain) {
     // as the session id: as typed, then in any case when that names no chain
-    for (const fold of [false, true]) {
-      const f = (s: string | null) => (fold ? (s ?? '').toLowerCase() : (s ?? ''));
-      const want = f(chain);
-      const hit = rows.find((r) => f(r.chain_id) === want || (r.agent_id !== null && f(r.agent_id) === want));
-      if (hit) return hit;
-      const hits = rows.filter((r) => f(r.chain_id).startsWith(want) || (r.agent_id !== null && f(r.agent_id).startsWith(want)));
-      if (hits.length === 1) return hits[0]!;
-      if (hits.length > 1) throw new UsageError(`--chain ${chain} matches ${hits.length} chains of session ${sessions[0]}; give more of the id`);
-    }
+    const m = chainNamed(rows, chain, (r) => [r.chain_id, r.agent_id]);
+    if (m && 'hit' in m) return m.hit;
+    if (m) throw new UsageError(`--chain ${chain} matches ${m.many} chains of session ${sessions[0]}; give more of the id`);
     throw new UsageError(`--chain ${chain}: no such chain in session ${sessions[0]}`);
   }
   const main = rows.find((r) => r.kind === 'main' && r.requests > 0);
@@ -182,4 +176,28 @@ function statTarget(target: string): Stats | undefined {
     // as replaySessionFile says it of a file that will not open
     throw new UsageError(`${target}: cannot read transcript (${code ?? (err as Error).message})`);
   }
+}
+
+/**
+ * The chain `want` names among `items` (`ids` gives an item's chain id and agent id): either id
+ * whole, else a unique prefix of one; as typed, then, when that names none, in any case (Claude
+ * Code writes ids in lower case, so ids that differ in case alone stay apart). `{ many }` counts
+ * the chains a prefix fits; null: none. Example: chainNamed(chains, 'AB', …) finds 'ab12…' when no
+ * id begins with 'AB'.
+ */
+export function chainNamed<T>(items: readonly T[], want: string, ids: (x: T) => readonly [string, string | null]): { hit: T } | { many: number } | null {
+  for (const fold of [false, true]) {
+    const f = (s: string | null) => (fold ? (s ?? '').toLowerCase() : (s ?? ''));
+    const w = f(want);
+    const is = (x: T, test: (id: string) => boolean) => {
+      const [chain, agent] = ids(x);
+      return test(f(chain)) || (agent !== null && test(f(agent)));
+    };
+    const exact = items.find((x) => is(x, (id) => id === w));
+    if (exact !== undefined) return { hit: exact };
+    const hits = items.filter((x) => is(x, (id) => id.startsWith(w)));
+    if (hits.length === 1) return { hit: hits[0]! };
+    if (hits.length > 1) return { many: hits.length };
+  }
+  return null;
 }

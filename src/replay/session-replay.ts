@@ -24,6 +24,7 @@ import {
   type SessionStrategySummary,
   type SessionTurn,
 } from './session-strategy.js';
+import { chainNamed } from './session-locate.js';
 import { readSessionTranscript, type SkippedTranscriptLine, type TranscriptChain } from './session-transcript.js';
 import { ENCODINGS, SegmentTokenizer, type EncodingName, type TokenizerWork } from './tokenizer.js';
 import { pushAll } from '../arrays.js';
@@ -214,15 +215,9 @@ export function pickChain(chains: readonly TranscriptChain[], want?: string, fil
   const named = file === undefined ? '' : `${clean(file)}: `;
   if (want) {
     // as typed, then, when that names no chain, in any case (ids are written in lower case)
-    for (const fold of [false, true]) {
-      const f = (s: string | null) => (fold ? (s ?? '').toLowerCase() : (s ?? ''));
-      const w = f(want);
-      const exact = chains.find((c) => f(c.chainId) === w || (c.agentId !== null && f(c.agentId) === w));
-      if (exact) return exact;
-      const hits = chains.filter((c) => f(c.chainId).startsWith(w) || (c.agentId !== null && f(c.agentId).startsWith(w)));
-      if (hits.length === 1) return hits[0]!;
-      if (hits.length > 1) throw new UsageError(`${named}--chain ${want} matches ${hits.length} chains; give more of the id`);
-    }
+    const m = chainNamed(chains, want, (c) => [c.chainId, c.agentId]);
+    if (m && 'hit' in m) return m.hit;
+    if (m) throw new UsageError(`${named}--chain ${want} matches ${m.many} chains; give more of the id`);
     // the transcript named, as when it has no request (it said only '--chain X: no such chain in this transcript')
     throw new UsageError(`${named}--chain ${want}: no such chain in this transcript`);
   }
