@@ -11,6 +11,7 @@
  * All strings that come from transcripts (paths, projects, agent types, models, attachment text)
  * are untrusted: the renderer escapes them; callers pass them as they are.
  */
+import type { PrefixFacts } from '../replay/session-notes.js';
 import type { Definition, SkipReason } from '../types.js';
 
 /** A section whose analysis failed; `error` is a one-line message shown in its card. */
@@ -295,7 +296,8 @@ export interface ReplayRun {
   notRun?: Array<{ strategy: string; reason: string }>;
 }
 
-export interface ReplaySession {
+/** A session replay's chain and its prefix, as `replay session` prints them (PrefixFacts: its prefix line). */
+export interface ReplaySession extends PrefixFacts {
   chainId: string;
   chainKind: 'main' | 'subagent' | 'sidechain';
   requests: number;
@@ -304,13 +306,6 @@ export interface ReplaySession {
   models: string[];
   copiedRequests: number;
   progressOnlyRequests: number;
-  prefixTokens: number;
-  observedPrompt: number;
-  messageTokens: number;
-  clamped: boolean;
-  encoding: string;
-  thinking: string;
-  reinject: { type: string; tokens: number; line: number } | null;
   skippedLines: number;
   notedLines: number;
   skipped: Array<{ reason: string; count: number; lines: number[] }>;
