@@ -17,7 +17,7 @@ import { formatRows, toCsv } from '../reporters/rows.js';
 import { filtersLine } from '../reporters/units.js';
 import { checkExportDir, exportParquet } from '../store/export.js';
 import { defaultDbPath } from '../store/location.js';
-import { refuseInLogs, rootsRead } from '../store/log-dirs.js';
+import { realPlace, refuseInLogs, rootsRead } from '../store/log-dirs.js';
 import { PORTABLE_TABLES, type SqlSource, openParquet, usePortableViews } from '../store/portable.js';
 import { isBundledName, listQueries, networkSettings, queryParams, querySql, runQueryTable, writeTargets } from '../store/queries.js';
 import { Store } from '../store/store.js';
@@ -326,7 +326,8 @@ export const exportCommand: Command = {
     // side files with it, and then refused as files an export does not hold; so was a DIR that holds
     // other files, after a whole ingest
     const db = argv.db === undefined ? defaultDbPath(io.env) : String(argv.db);
-    if (db !== ':memory:' && resolve(db).startsWith(resolve(dir) + sep)) {
+    // by real paths, as checkExportDir compares them: DIR reached through a link holds the store all the same
+    if (db !== ':memory:' && realPlace(resolve(db)).startsWith(realPlace(resolve(dir)) + sep)) {
       throw new UsageError(`--parquet ${dir} would hold the store ${db}`, 'an export directory holds the export alone; keep the store elsewhere (--db)');
     }
     checkExportDir(dir, rootsRead(argv.paths as string[] | undefined, io.env));

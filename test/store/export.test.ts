@@ -487,5 +487,10 @@ test('export refuses a store inside --parquet DIR, or a DIR of other files, befo
   writeFileSync(path.join(beside, 'out', 'notes.txt'), 'keep me');
   const was = listing(beside);
   await usageError(['export', sampleLogs, '--db', path.join(beside, 's.duckdb'), '--parquet', path.join(beside, 'out')], /holds other files \(notes\.txt\)/);
-  assert.deepEqual(listing(beside), was);
+  assert.deepEqual(listing(beside), was);  // DIR reached through a link: the store is in DIR all the same (it was made there, then refused as other files)
+  const real = tmp();
+  const link = path.join(tmp(), 'lnk');
+  symlinkSync(real, link);
+  await usageError(['export', sampleLogs, '--db', path.join(real, 's.duckdb'), '--parquet', link], /would hold the store/);
+  assert.deepEqual(listing(real), []);
 });
