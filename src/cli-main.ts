@@ -85,8 +85,12 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
       // (a value yargs read as a number, `--to 5`, is given bare: `Given: 5`; it is quoted as typed, `--to 05` as 05)
       const invalid = /^Invalid values: Argument: ([\w-]+), Given: ("(?:[^"\\]|\\.)*"|[^,"]+), Choices: ((?:"[^"]*"(?:, )?)+)/.exec(text);
       if (invalid) {
-        // as typed, not as case-folded above (`--kind Bogus`, not bogus)
-        const given = typedValue(args, invalid[1]!) ?? (invalid[2]!.startsWith('"') ? (JSON.parse(invalid[2]!) as string) : invalid[2]!);
+        // as typed, not as case-folded above (`--kind Bogus`, not bogus): of the values typed for the flag, the
+        // one yargs refused (`--kind Bogus --kind main` said 'main'), folded as the middleware folds it
+        const quoted = invalid[2]!.startsWith('"');
+        const reported = quoted ? (JSON.parse(invalid[2]!) as string) : invalid[2]!;
+        const typed = typedValues(args, invalid[1]!);
+        const given = typed.find((v) => (quoted ? v === reported || v.trim().toLowerCase() === reported : v.trim() !== '' && Number(v) === Number(reported))) ?? reported;
         throw new UsageError(`--${invalid[1]} ${given}: expected one of ${invalid[3]!.replace(/"/g, '')}`);
       }
       // yargs' "Arguments csv and json are mutually exclusive" named the flags without their dashes
@@ -241,16 +245,16 @@ function commandNamed(args: string[], level: Command[]): { path: string; usage: 
 }
 
 /**
- * The value of `--name` as typed (`--name V` or `--name=V`), the last one given; undefined when it is not there.
- * Example: (['whatif', 'ttl', '--to', '05'], 'to') → '05'.
+ * The values of `--name` as typed (`--name V` or `--name=V`), in the order given; none when it is not there.
+ * Example: (['whatif', 'ttl', '--to', '05'], 'to') → ['05'].
  */
-function typedValue(args: string[], name: string): string | undefined {
-  let value: string | undefined;
+function typedValues(args: string[], name: string): string[] {
+  const values: string[] = [];
   for (let i = 0; i < args.length; i++) {
-    if (args[i] === `--${name}` && i + 1 < args.length) value = args[i + 1];
-    else if (args[i]!.startsWith(`--${name}=`)) value = args[i]!.slice(name.length + 3);
+    if (args[i] === `--${name}` && i + 1 < args.length) values.push(args[i + 1]!);
+    else if (args[i]!.startsWith(`--${name}=`)) values.push(args[i]!.slice(name.length + 3));
   }
-  return value;
+  return values;
 }
 
 /** clean() for each line of a text that may hold several. */

@@ -7,7 +7,7 @@ import { UsageError } from '../errors.js';
 import { clean } from '../format/table.js';
 import { loadPriceTable } from '../pricing/pricing.js';
 import type { SessionReplayResult, ThinkingRule } from '../replay/index.js';
-import { CHANNEL_STRATEGIES, type ChannelStrategy, DEFAULT_CHANNEL_MODEL, ENCODINGS, type EncodingName, SESSION_STRATEGIES, type SessionStrategy } from '../replay/names.js';
+import { CHANNEL_STRATEGIES, DEFAULT_CHANNEL_MODEL, ENCODINGS, type EncodingName, SESSION_STRATEGIES } from '../replay/names.js';
 import { calibrateOf, type Command, decimal, DEFAULT_ROOTS_HELP, nonEmpty, numberOption, wholeNumber, withContext } from './command.js';
 
 function list(v: unknown): string[] {
@@ -15,9 +15,16 @@ function list(v: unknown): string[] {
   return (Array.isArray(v) ? v : [v]).flatMap((x) => String(x).split(',')).map((s) => s.trim()).filter(Boolean);
 }
 
-/** --strategy's names, in any case as every fixed vocabulary is (`--strategy Recorded`). */
-function strategyList(v: unknown): string[] {
-  return list(v).map((s) => s.toLowerCase());
+/**
+ * --strategy's names, in any case as every fixed vocabulary is (`--strategy Recorded`), each once,
+ * all of them when none is given; a name not among them is quoted as typed.
+ */
+function strategiesOf<S extends string>(v: unknown, all: readonly S[]): S[] {
+  if (v === undefined) return [...all];
+  const typed = list(v);
+  if (typed.length === 0) throw new UsageError(`--strategy ${String(v)}: name at least one of ${all.join(', ')}`);
+  for (const s of typed) if (!all.includes(s.toLowerCase() as S)) throw new UsageError(`--strategy ${s}: expected ${all.join(', ')}`);
+  return [...new Set(typed.map((s) => s.toLowerCase() as S))];
 }
 
 function mentions(v: unknown, flag: string): number[] {
@@ -51,9 +58,7 @@ const channelCommand: Command = {
   async run(argv, io) {
     // no yargs default: with one, `--strategy` given no value ran every strategy, silently
     // a strategy named twice runs once: run twice, its turns came twice in --json (as two strategies' would)
-    const strategies = (argv.strategy === undefined ? [...CHANNEL_STRATEGIES] : [...new Set(strategyList(argv.strategy))]) as ChannelStrategy[];
-    if (strategies.length === 0) throw new UsageError(`--strategy ${String(argv.strategy)}: name at least one of ${CHANNEL_STRATEGIES.join(', ')}`);
-    for (const s of strategies) if (!CHANNEL_STRATEGIES.includes(s)) throw new UsageError(`--strategy ${s}: expected ${CHANNEL_STRATEGIES.join(', ')}`);
+    const strategies = strategiesOf(argv.strategy, CHANNEL_STRATEGIES);
     const prefix = numberOption(argv, 'prefix-tokens', 2120, 'a whole number of tokens up to 1,000,000', (n) => wholeNumber(n) && n <= 1_000_000);
     // the table every other command prices with: the bundled one, replaced or extended by the file
     const prices = loadPriceTable(argv.pricing as string | undefined);
@@ -95,9 +100,7 @@ const sessionCommand: Command = {
   async run(argv, io) {
     // no yargs default: with one, `--strategy` given no value ran every strategy, silently (as replay channel's)
     // a strategy named twice runs once: `recorded,recorded` listed its turns twice and measured fidelity on 2(n − 1) requests
-    const strategies = (argv.strategy === undefined ? [...SESSION_STRATEGIES] : [...new Set(strategyList(argv.strategy))]) as SessionStrategy[];
-    if (strategies.length === 0) throw new UsageError(`--strategy ${String(argv.strategy)}: name at least one of ${SESSION_STRATEGIES.join(', ')}`);
-    for (const s of strategies) if (!SESSION_STRATEGIES.includes(s)) throw new UsageError(`--strategy ${s}: expected ${SESSION_STRATEGIES.join(', ')}`);
+    const strategies = strategiesOf(argv.strategy, SESSION_STRATEGIES);
     const target = String(argv.target);
     const opts = {
       strategies,

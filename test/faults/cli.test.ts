@@ -182,6 +182,12 @@ test('fixed vocabularies are taken in any case, as --rows, --measure and --budge
   for (const [upper, lower] of pairs) assert.deepEqual(await json(upper), await json(lower), upper.join(' '));
   await usageError(['crosstab', logs, '--db', ':memory:', '--kind', 'Bogus'], /^cachelens: --kind Bogus: expected one of all, main, subagent, subagents$/);
   await usageError(['whatif', 'ttl', logs, '--db', ':memory:', '--to=2H'], /^cachelens: --to 2H: expected one of 1h, 5m$/);
+  // given twice, the bad one first: the bad one is said (it said '--kind main: expected one of all, main, …')
+  await usageError(['crosstab', logs, '--db', ':memory:', '--kind', 'Bogus', '--kind', 'main'], /^cachelens: --kind Bogus: expected one of all, main, subagent, subagents$/);
+  await usageError(['whatif', 'ttl', logs, '--db', ':memory:', '--to', '2h', '--to', '1h'], /^cachelens: --to 2h: expected one of 1h, 5m$/);
+  await usageError(['whatif', 'ttl', logs, '--db', ':memory:', '--to', '05'], /^cachelens: --to 05: expected one of 1h, 5m$/);
+  // a strategy is said as typed too (it said '--strategy bogus')
+  await usageError(['replay', 'channel', path.join(dir, 'none.jsonl'), '--strategy', 'Window,Bogus'], /^cachelens: --strategy Bogus: expected window, watermark, unstable$/);
   // replay session's choices and strategies too: the value is checked before any log is read
   const file = path.join(dir, 'none.jsonl');
   await usageError(['replay', 'session', file, '--thinking', 'KEEPS'], /^cachelens: --thinking KEEPS: expected one of keep, drop$/);
