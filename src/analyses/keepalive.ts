@@ -105,6 +105,8 @@ export type KeepaliveBucketRow = Pick<KeepaliveBudgetRow, BucketBudgetFields> & 
   unpriced_requests: number;
   gaps: number;
   unpriced_gaps: number;
+  /** of them, longer than the interval: pinged at a budget above 0 (KeepaliveResult's) */
+  unpriced_pinged_gaps: number;
   baseline_weight: number;
   baseline_usd: number;
   /** net saving / the bucket's weight, in percent; null when the bucket has no priced weight */
@@ -123,6 +125,11 @@ export interface KeepaliveResult {
   gaps: number;
   /** of them, gaps where request i−1 or i has no price: counted, not weighed */
   unpriced_gaps: number;
+  /**
+   * of those, the gaps longer than the interval: a budget above 0 pings them (and may bridge them),
+   * so its sums leave their weights out; a shorter gap gets no ping and adds exactly 0 at any price
+   */
+  unpriced_pinged_gaps: number;
   unpriced_models: string[];
   baseline_weight: number;
   baseline_usd: number;
@@ -262,6 +269,7 @@ export class KeepaliveWhatIf {
       jitter: this.jitter,
       gaps: totals.gaps,
       unpriced_gaps: totals.gaps - totals.pricedGaps,
+      unpriced_pinged_gaps: totals.unpricedPingedGaps,
       unpriced_models: [...this.unpricedModels].sort(),
       baseline_weight: totals.weight,
       baseline_usd: totals.usd,
@@ -299,6 +307,8 @@ class KeepaliveTally {
   unpricedSubagentRequests = 0;
   gaps = 0;
   pricedGaps = 0;
+  /** unpriced gaps longer than the interval: a budget above 0 pings them */
+  unpricedPingedGaps = 0;
   weight = 0;
   usd = 0;
   subagentWeight = 0;
@@ -333,7 +343,9 @@ class KeepaliveTally {
   add(gapMs: number, subagent: boolean, priced: boolean, gap: GapWeights, intervalMs: number, ttlMs: number): void {
     this.gaps++;
     if (priced) this.pricedGaps++;
-    const need = slot(this.byNeed, pingsFor(gapMs, intervalMs, Infinity));
+    const needed = pingsFor(gapMs, intervalMs, Infinity);
+    if (!priced && needed > 0) this.unpricedPingedGaps++;
+    const need = slot(this.byNeed, needed);
     need[0]! += 1;
     if (priced) {
       need[1]! += gap.pingWeight;
@@ -408,6 +420,7 @@ class KeepaliveTally {
       unpriced_requests: this.unpricedRequests,
       gaps: this.gaps,
       unpriced_gaps: this.gaps - this.pricedGaps,
+      unpriced_pinged_gaps: this.unpricedPingedGaps,
       baseline_weight: this.weight,
       baseline_usd: this.usd,
       pings,

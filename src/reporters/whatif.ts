@@ -140,9 +140,10 @@ export function formatKeepalive(result: KeepaliveResult, color = false): string 
   const known = result.gaps === 0 || result.gaps > result.unpriced_gaps;
   // sums over the priced gaps, +? when gaps touching unpriced models are left out of them, as summary's
   // and anatomy's sums are (README: `+?` where a sum leaves unpriced requests out); only the heading said so
-  // (a budget that sends no ping costs and saves exactly 0, whatever the prices: budget 0 is whole)
-  const leftOut = (b: { pings: number; unpriced_gaps: number }) => ({ unpriced_requests: b.pings > 0 ? b.unpriced_gaps : 0 });
-  const gapsLeftOut = (b: { pings: number }) => leftOut({ pings: b.pings, unpriced_gaps: result.unpriced_gaps });
+  // (a gap no ping falls in, one no longer than the interval, costs and saves exactly 0 whatever the
+  // prices, as a budget that sends no ping does: budget 0 is whole, and so are sums whose unpriced gaps are all short)
+  const leftOut = (b: { pings: number; unpriced_pinged_gaps: number }) => ({ unpriced_requests: b.pings > 0 ? b.unpriced_pinged_gaps : 0 });
+  const gapsLeftOut = (b: { pings: number }) => leftOut({ pings: b.pings, unpriced_pinged_gaps: result.unpriced_pinged_gaps });
   out.push(
     table(
       [

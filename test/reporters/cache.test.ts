@@ -403,16 +403,30 @@ test('whatif keepalive\'s net saving wt is saved wt − ping cost wt as printed,
 
 test('formatKeepalive marks ping cost, saved and net +? when gaps touching unpriced models are left out of them, as summary marks its sums; a budget of no ping is whole', () => {
   // only the heading said '1 of them touches an unpriced model: counted, their weights unknown'
-  const U = chain('U', [{ t: 0, w: 5_000, model: 'mystery' }, { t: 100 * SEC, r: 5_000, w: 10, model: 'mystery' }]);
+  const U = chain('U', [{ t: 0, w: 5_000, model: 'mystery' }, { t: 400 * SEC, r: 5_000, w: 10, model: 'mystery' }]);
   const text = formatKeepalive(whatifKeepalive([chain('A', chainASpecs), U], { weightsFor, budgets: [0, 1] }));
   assert.match(text, /1 of them touches an unpriced model \(mystery\)/);
-  // budget 1: 1 ping of 1,287.5 (1,288), saved 13,800, net 12,512 as printed, $0.0626
-  assert.match(text, /^\s+1\s+1\s+1\s+1\s+0\s+1,288 \+\?\s+13,800 \+\?\s+12,512 \+\?\s+\$0\.0626 \+\?\s+—\s+\+[\d.]+%$/m);
+  // budget 1: 2 pings, one of them U's; A's ping of 1,287.5 (1,288), saved 13,800, net 12,512 as printed, $0.0626
+  assert.match(text, /^\s+1\s+2\s+2\s+2\s+0\s+1,288 \+\?\s+13,800 \+\?\s+12,512 \+\?\s+\$0\.0626 \+\?\s+—\s+\+[\d.]+%$/m);
   // budget 0 sends no ping: it costs and saves exactly 0, whatever the prices
-  assert.match(text, /^\s+0\s+0\s+1\s+0\s+1\s+0\s+0\s+0\s+\$0\.0000\s+/m);
+  assert.match(text, /^\s+0\s+0\s+2\s+0\s+2\s+0\s+0\s+0\s+\$0\.0000\s+/m);
   assert.match(text, /best budget: 1 ping per gap.*, net saving 12,512 wt \+\? \(\$0\.0626 \+\?, /);
   // the bucket of both chains' gaps leaves the unpriced one out; the priced model's bucket is whole
   assert.match(lineStarting(text, 'kind        main'), /\s+12,512 \+\?\s+\$0\.0626 \+\?\s+/);
   assert.match(lineStarting(text, 'model       opus'), /\s+12,512\s+\$0\.0626\s+/);
   assert.doesNotMatch(formatKeepalive(whatifKeepalive([chain('A', chainASpecs)], { weightsFor, budgets: [0, 1] })), /\+\?/);
+});
+
+test('formatKeepalive: an unpriced gap no longer than the interval gets no ping and adds exactly 0 at any price, so it marks no sum +? (the sample\'s three short gaps of an unpriced model marked every budget)', () => {
+  const U = chain('U', [{ t: 0, w: 5_000, model: 'mystery' }, { t: 100 * SEC, r: 5_000, w: 10, model: 'mystery' }]);
+  const r = whatifKeepalive([chain('A', chainASpecs), U], { weightsFor, budgets: [0, 1] });
+  assert.deepEqual([r.unpriced_gaps, r.unpriced_pinged_gaps], [1, 0]);
+  const text = formatKeepalive(r);
+  assert.match(text, /1 of them touches an unpriced model \(mystery\)/, 'the heading still counts it');
+  // the budget rows and the best budget's line are whole; the bucket's net too (its weight, of U's unpriced requests, is not)
+  const budgetRows = text.split('\n').filter((l) => /^\s+[01]\s+[01]\s/.test(l));
+  assert.equal(budgetRows.length, 2);
+  for (const row of budgetRows) assert.doesNotMatch(row, /\+\?/, row);
+  assert.match(text, /best budget: 1 ping per gap.*, net saving 12,512 wt \(\$0\.0626, /);
+  assert.match(lineStarting(text, 'kind        main'), /\+\?\s+12,512\s+\$0\.0626\s+/);
 });
