@@ -101,7 +101,8 @@ const sessionCommand: Command = {
     // no yargs default: with one, `--strategy` given no value ran every strategy, silently (as replay channel's)
     // a strategy named twice runs once: `recorded,recorded` listed its turns twice and measured fidelity on 2(n − 1) requests
     const strategies = strategiesOf(argv.strategy, SESSION_STRATEGIES);
-    const target = String(argv.target);
+    // `top` in any case, as a fixed word is (no session id holds a t, o or p: ids are hex)
+    const target = String(argv.target).toLowerCase() === 'top' ? 'top' : String(argv.target);
     const opts = {
       strategies,
       encoding: argv.encoding as EncodingName,

@@ -34,7 +34,8 @@ export async function runReport(argv: Record<string, unknown>, io: Io, title?: s
   if (argv.out !== undefined) refuseInLogs(out, { flag: '--out', given: String(argv.out), choose: 'FILE', logRoots: rootsRead(argv.paths as string[] | undefined, io.env) });
   else refuseInLogs(out, { flag: 'the report', given: out, choose: 'FILE with --out', logRoots: rootsRead(argv.paths as string[] | undefined, io.env) });
   // `--session ''` matched every session as a prefix ("session  matches 120 sessions"); a session named twice was replayed twice
-  const sessions = [...new Set(listOption(argv.session))];
+  // `top` in any case, as replay session takes it
+  const sessions = [...new Set(listOption(argv.session).map((s) => (s.toLowerCase() === 'top' ? 'top' : s)))];
   if (sessions.some((s) => s.trim() === '')) throw new UsageError('--session: expected a session id, a unique prefix of one, top, or a transcript path');
   // off unless asked for, as in `replay session`; it only changes a session replay
   const calibrate = argv.calibrate === undefined ? 0 : calibrateOf(argv.calibrate);

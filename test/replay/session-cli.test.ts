@@ -170,6 +170,10 @@ test('a session id, prefix or --chain in capitals names the lower-case ids Claud
   const sub = cli(['replay', 'session', '4D5611E5-241A-462A-8D15-5122611A9569', MAROT, '--db', ':memory:', '--chain', 'A2898', '--strategy', 'recorded', '--json']);
   assert.equal(sub.code, 0, sub.stderr);
   assert.equal(JSON.parse(sub.stdout).chain.chain_id, '4d5611e5-241a-462a-8d15-5122611a9569:a2898e3');
+  // `top` in any case, as replay session and report --session take the word (TOP said 'no session TOP')
+  const top = cli(['replay', 'session', 'TOP', MAROT, '--db', ':memory:', '--strategy', 'recorded', '--json']);
+  assert.equal(top.code, 0, top.stderr);
+  assert.equal(JSON.parse(top.stdout).chain.chain_id, JSON.parse(cli(['replay', 'session', 'top', MAROT, '--db', ':memory:', '--strategy', 'recorded', '--json']).stdout).chain.chain_id);
   // a transcript named by its path: --chain in any case too
   const file = join(MAROT, 'projects/-home-USER-projects-spotter-worktrees-spotter-dov/4d5611e5-241a-462a-8d15-5122611a9569/subagents/agent-a2898e3.jsonl');
   const byPath = cli(['replay', 'session', file, '--chain', 'A2898E3', '--strategy', 'recorded', '--json']);
