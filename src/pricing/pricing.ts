@@ -134,7 +134,8 @@ export function flaggedModelPrice(table: PriceTable, model: string, flag: string
   const builtIn = Object.keys(bundled.models).filter((name) => !own.includes(name)).join(', ');
   if (table.file === null) throw new UsageError(`${flag} ${model}: not in the bundled price table`, `use one of ${builtIn}`);
   const named = own.length <= NAMED_FILE_MODELS ? own.join(', ') : `${own.slice(0, NAMED_FILE_MODELS).join(', ')}, … (${own.length} in all)`;
-  throw new UsageError(`${flag} ${model}: not in the price table in force, the bundled one + ${table.file}`, `use one of ${table.file}'s ${named}, or a bundled one: ${builtIn}`);
+  // a file that prices every bundled model leaves no bundled one to name (it read 'or a bundled one: )')
+  throw new UsageError(`${flag} ${model}: not in the price table in force, the bundled one + ${table.file}`, `use one of ${table.file}'s ${named}${builtIn ? `, or a bundled one: ${builtIn}` : ''}`);
 }
 
 export function weightOf(u: Usage, w: Weights): number {

@@ -119,7 +119,7 @@ test('report --channel with --pricing: the channel replay is at the report\'s pr
   const run = reportRun('--pricing', OWN);
   assert.deepEqual(run.prices, { model: 'claude-opus-4-6', usdPerMillionInput: 10, pricingFile: OWN, fromPricingFile: true });
   for (const s of run.strategies) assert.equal(s.usd, want.strategies[s.strategy]!.usd, s.strategy);
-  assert.ok(run.section.includes(`cost in USD at claude-opus-4-6 prices from ${OWN} ($10 per million input tokens; --channel-model prices another model): “window” $5.43`), run.section);
+  assert.ok(run.section.includes(`cost in USD at claude-opus-4-6 prices from ${OWN}, $10 per million input tokens (--channel-model prices another model): “window” $5.43`), run.section);
   // --channel-model: a model the file alone prices, as replay channel --model
   const mine = reportRun('--pricing', OWN, '--channel-model', 'my-model');
   const wantMine = replay('--pricing', OWN, '--model', 'my-model');
@@ -138,4 +138,13 @@ test('report --channel-model: a model the table in force does not price is one l
   assert.match(oneLine(cli(['report', LOGS, '--db', ':memory:', '--channel', CHANNEL, '--channel-model', '', '--out', out])), /--channel-model: expected a model id such as claude-opus-4-6/);
   assert.match(oneLine(cli(['report', LOGS, '--db', ':memory:', '--channel', CHANNEL, '--out', out, '--channel-model'])), /Not enough arguments following: channel-model/);
   assert.ok(!existsSync(out));
+});
+
+test('a --pricing file that prices every bundled model: an unknown --model names the file\'s models alone, not "or a bundled one: " and nothing', () => {
+  const bundledModels = Object.keys((JSON.parse(readFileSync(join(REPO, 'src/pricing/prices.json'), 'utf8')) as { models: Record<string, unknown> }).models);
+  const all = join(dir, 'all.json');
+  writeFileSync(all, JSON.stringify({ models: Object.fromEntries(bundledModels.map((m) => [m, { input: 1, output: 5 }])) }));
+  const line = oneLine(cli(['replay', 'channel', CHANNEL, '--pricing', all, '--model', 'gpt-4']));
+  assert.match(line, /^cachelens: --model gpt-4: not in the price table in force, the bundled one \+ .*all\.json \(use one of .*all\.json's .*\(\d+ in all\)\)$/);
+  assert.doesNotMatch(line, /or a bundled one/);
 });
