@@ -161,15 +161,15 @@ export function calibrationLine(c: NonNullable<ReplayRun['calibration']>, f: Rep
 
 /**
  * A channel replay's cost in USD, with the model whose prices it is at and the table they are from.
- * Example: 'cost in USD at claude-opus-4-6 prices ($5 per million input tokens; --channel-model
+ * Example: 'cost in USD at claude-opus-4-6 prices, $5 per million input tokens (--channel-model
  * prices another model): “window” $2.71, “watermark” $2.18, “unstable” $3.14'; with `--pricing
- * own.json`, 'at claude-opus-4-6 prices from own.json ($10 …' when the file prices the model, else
- * "at claude-opus-4-6's bundled prices (own.json does not price it) ($5 …".
+ * own.json`, 'at claude-opus-4-6 prices from own.json, $10 …' when the file prices the model, else
+ * "at claude-opus-4-6's bundled prices (own.json does not price it), $5 …".
  */
 export function channelCost(run: ReplayRun, prices: NonNullable<ReplayRun['prices']>): string {
   const input = Number(prices.usdPerMillionInput.toPrecision(6));
   const costs = run.strategies.map((s) => `“${s.strategy}” ${fmtUsd(s.usd ?? null)}`).join(', ');
-  return `cost in USD at ${pricesOf(prices.model, prices.pricingFile, prices.fromPricingFile)} ($${input} per million input tokens; --channel-model prices another model): ${costs}`;
+  return `cost in USD at ${pricesOf(prices.model, prices.pricingFile, prices.fromPricingFile)}, $${input} per million input tokens (--channel-model prices another model): ${costs}`;
 }
 
 function runBlock(run: ReplayRun, charts: ChartSink, withReading: boolean): SafeHtml {

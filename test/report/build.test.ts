@@ -638,7 +638,7 @@ test('a channel replay\'s section says whose prices its cost in USD is at, with 
     assert.deepEqual(run.prices, { model: 'claude-opus-4-6', usdPerMillionInput: 5, pricingFile: null, fromPricingFile: false });
     const section = /<section class="card" id="replay"[\s\S]*?<\/section>/.exec(renderReport(data))![0];
     const usd = run.strategies.map((x) => `“${x.strategy}” \\$${x.usd!.toFixed(2)}`).join(', ');
-    assert.match(section, new RegExp(`cost in USD at claude-opus-4-6 prices \\(\\$5 per million input tokens; --channel-model prices another model\\): ${usd}`));
+    assert.match(section, new RegExp(`cost in USD at claude-opus-4-6 prices, \\$5 per million input tokens \\(--channel-model prices another model\\): ${usd}`));
   } finally {
     ctx.store.close();
   }
@@ -671,9 +671,9 @@ test('a channel replay is at the report\'s price table (its --pricing) and the m
       assert.ok(Math.abs(x.usd! - 2 * bundled.runs[0]!.strategies[i]!.usd!) < 1e-9, x.strategy);
     });
     const section = (d: object) => /<section class="card" id="replay"[\s\S]*?<\/section>/.exec(renderReport(d as never))![0];
-    assert.ok(section(ownData).includes(`cost in USD at claude-opus-4-6 prices from ${pricing} ($10 per million input tokens; --channel-model prices another model)`));
-    assert.ok(section(mine).includes(`cost in USD at my-model prices from ${pricing} ($1 per million input tokens;`));
-    assert.ok(section(sonnet).includes(`cost in USD at claude-sonnet-4-5&#39;s bundled prices (${pricing} does not price it) ($3 per million input tokens;`));
+    assert.ok(section(ownData).includes(`cost in USD at claude-opus-4-6 prices from ${pricing}, $10 per million input tokens (--channel-model prices another model)`));
+    assert.ok(section(mine).includes(`cost in USD at my-model prices from ${pricing}, $1 per million input tokens (`));
+    assert.ok(section(sonnet).includes(`cost in USD at claude-sonnet-4-5&#39;s bundled prices (${pricing} does not price it), $3 per million input tokens (`));
   } finally {
     ctx.store.close();
   }
