@@ -298,6 +298,7 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
           ...(k.best_budget === null ? {} : { best: k.best_budget === 'inf' ? null : k.best_budget }),
           gaps: k.gaps,
           unpricedGaps: k.unpriced_gaps,
+          unpricedPingedGaps: k.unpriced_pinged_gaps,
           budgets: k.budgets.map((b) => ({
             budget: b.budget === 'inf' ? null : b.budget,
             netSavingWeight: b.net_saving_weight,

@@ -228,6 +228,11 @@ export interface Keepalive {
   /** gaps of 5-minute chains, and of them those touching a model without a price (their savings unknown) */
   gaps?: number;
   unpricedGaps?: number;
+  /**
+   * of those, the ones longer than the interval, which a budget above 0 pings: the net savings of such
+   * budgets leave them out, and are marked +? as `whatif keepalive` marks them (a shorter gap adds exactly 0)
+   */
+  unpricedPingedGaps?: number;
 }
 
 export interface KeepaliveBudget {

@@ -80,6 +80,11 @@ export function keepaliveReading(d: Keepalive): string {
     s += `; the best budget is the one that nets the most USD: budget ${label(mostWeight.budget)} nets more weight (${fmtSignedPct(mostWeight.netSavingShareAll)} of all weight) but less USD, the gaps' models having different prices per weight`;
   }
   if (d.unpricedGaps) s += `; ${fmtInt(d.unpricedGaps)} of ${d.gaps === 1 ? '1 gap touches a model without a price and is' : `${fmtInt(d.gaps ?? 0)} gaps touch models without a price and are`} counted, not priced`;
+  // the +? in the table: which of them its net savings leave out
+  if (d.unpricedPingedGaps) {
+    const one = d.unpricedPingedGaps === 1;
+    s += ` (${fmtInt(d.unpricedPingedGaps)} of them, longer than the interval, ${one ? 'is' : 'are'} pinged: the net savings marked +? leave ${one ? 'it' : 'them'} out)`;
+  }
   return s + '.';
 }
 
@@ -97,6 +102,8 @@ export function renderKeepalive(d: Keepalive, charts: ChartSink): SectionOutput 
   }));
   // every gap touches an unpriced model: no saving is known (not $0)
   const unknown = Boolean(d.gaps) && d.unpricedGaps === d.gaps;
+  // a budget that pings gaps of unpriced models leaves their cost and saving out, +? as whatif keepalive marks it
+  const leftOut = (b: KeepaliveBudget) => b.pings > 0 && (d.unpricedPingedGaps ?? 0) > 0;
   const table = sortableTable(
     `Pings every ${fmtInt(d.intervalSeconds)} s against a ${fmtInt(d.ttlSeconds)} s TTL`,
     [
@@ -112,7 +119,10 @@ export function renderKeepalive(d: Keepalive, charts: ChartSink): SectionOutput 
     ordered.map((b) => [
       { text: label(b.budget), sort: b.budget ?? 1e9, className: b.budget === d.best ? 'hit' : '' },
       // sorted by what it shows: by weight, USD and weight order budgets differently when the gaps' models' prices differ
-      { text: unknown ? 'unknown' : b.netSavingUsd === null ? `${fmtInt(b.netSavingWeight)} wt` : fmtUsd(b.netSavingUsd), sort: unknown || b.netSavingUsd === null ? b.netSavingWeight : b.netSavingUsd },
+      {
+        text: unknown ? 'unknown' : (b.netSavingUsd === null ? `${fmtInt(b.netSavingWeight)} wt` : fmtUsd(b.netSavingUsd)) + (leftOut(b) ? ' +?' : ''),
+        sort: unknown || b.netSavingUsd === null ? b.netSavingWeight : b.netSavingUsd,
+      },
       { text: fmtSignedPct(b.netSavingShareSubagent), sort: b.netSavingShareSubagent ?? undefined },
       { text: fmtSignedPct(b.netSavingShareAll), sort: b.netSavingShareAll ?? undefined },
       { text: fmtInt(b.pings), sort: b.pings },

@@ -244,6 +244,8 @@ test('readings say what the field note said', () => {
   const unpriced = { ...(f.keepalive as object), best: undefined, gaps: 4, unpricedGaps: 4 };
   assert.equal(keepaliveReading(unpriced as never), 'No gap between requests of a priced 5-minute chain: the savings are unknown.');
   assert.match(keepaliveReading({ ...(f.keepalive as object), gaps: 200, unpricedGaps: 3 } as never), /; 3 of 200 gaps touch models without a price and are counted, not priced\.$/);
+  // the +? of the table's net savings, said: which unpriced gaps they leave out (those a ping falls in)
+  assert.match(keepaliveReading({ ...(f.keepalive as object), gaps: 200, unpricedGaps: 3, unpricedPingedGaps: 2 } as never), /; 3 of 200 gaps touch models without a price and are counted, not priced \(2 of them, longer than the interval, are pinged: the net savings marked \+\? leave them out\)\.$/);
   assert.equal(
     chainReading({ ...(f.topChains as TopChains).chains[0]!, rounds: [
       { round: 1, read: 13_818, write: 131_000, rewrite: 0 },
@@ -912,4 +914,17 @@ test('the keepalive table sorts its net saving column by the USD it shows, and i
   assert.ok(Math.abs(sortOf('4') - (best.netSavingUsd! - 0.01)) < 1e-9, 'budget 4 sorts by its USD');
   assert.match(out, />% subagent wt</);
   assert.match(out, />% all wt</);
+});
+
+test('the keepalive table marks a budget\'s net saving +? when it pings gaps of unpriced models, as whatif keepalive marks it; budget 0 and gaps too short for a ping leave it whole', () => {
+  const f = fixtureReport().keepalive as Keepalive;
+  const cells = (k: Keepalive) => [...String(renderKeepalive(k, new ChartSink()).body).matchAll(/<tr>\s*<td[^>]*>([^<]*)<\/td>\s*<td[^>]*>([^<]*)<\/td>/g)].map((m) => [m[1], m[2]]);
+  const marked = cells({ ...f, gaps: 105, unpricedGaps: 3, unpricedPingedGaps: 2 });
+  assert.ok(marked.length >= 3, JSON.stringify(marked));
+  for (const [budget, net] of marked) {
+    const pings = f.budgets.find((b) => (b.budget === null ? '∞' : String(b.budget)) === budget)!.pings;
+    assert.equal(net!.endsWith(' +?'), pings > 0, `${budget}: ${net}`);
+  }
+  // unpriced gaps no ping falls in: every net saving is whole
+  for (const [, net] of cells({ ...f, gaps: 105, unpricedGaps: 3, unpricedPingedGaps: 0 })) assert.doesNotMatch(net!, /\+\?/);
 });
