@@ -418,8 +418,7 @@ for (const [name, root] of [['sample-logs', SAMPLE], ['real-logs', REAL_LOGS]] a
       assert.deepEqual(split, [], `${name}, ${label}, printed: a word cut in two`);
       await printed.close();
 
-      const { page: phone } = await openRecorded(browser, url);
-      await phone.setViewportSize({ width: 375, height: 800 });
+      const { page: phone } = await openRecorded(browser, url, { width: 375, height: 800 });
       await chartsSettled(phone);
       await openEveryTable(phone);
       const screen = await tablesOnScreen(phone);
@@ -598,8 +597,7 @@ test('the 5-hour blocks\' time axis over a year of sparse blocks: no two date la
   data.blocks = { blocks: [Date.UTC(2025, 5, 8, 11), Date.UTC(2025, 8, 3, 0), Date.UTC(2026, 0, 25, 10), Date.UTC(2026, 1, 11, 21), Date.UTC(2026, 1, 12, 14), Date.UTC(2026, 6, 5, 10)].map((t, i) => block(t, i + 1)) };
   const url = await writeHtml('blocks-year.html', renderReport(data));
   for (const width of [1280, 1000, 800]) {
-    const { page, log } = await openRecorded(browser, url);
-    await page.setViewportSize({ width, height: 900 });
+    const { page, log } = await openRecorded(browser, url, { width, height: 900 });
     await chartsSettled(page);
     const { svg, labels } = await page.$eval('figure.chart[data-spec="blocks"] svg', (s) => {
       const box = s.getBoundingClientRect();

@@ -51,9 +51,13 @@ export interface PageLog {
  * Opens `url` in a new page, recording everything; any request other than `url` itself is
  * aborted (and recorded), so a leak fails the test instead of touching the network.
  */
-export async function openRecorded(browser: Browser, url: string): Promise<{ page: Page; log: PageLog }> {
+export async function openRecorded(browser: Browser, url: string, viewport?: { width: number; height: number }): Promise<{ page: Page; log: PageLog }> {
   const log: PageLog = { requests: [], consoleErrors: [], cspViolations: [], pageErrors: [], dialogs: [] };
   const page = await browser.context.newPage();
+  // laid out and its charts drawn at this size from the start, as on a phone: resized after the load,
+  // the charts were redrawn at the new width some time later, and a test under load measured the page
+  // before that (its 375 px screen scrolled sideways, 1121 > 375, the charts still at the first width)
+  if (viewport) await page.setViewportSize(viewport);
   await page.route('**/*', (route) => (route.request().url() === url ? route.continue() : route.abort()));
   page.on('request', (r) => log.requests.push(r.url()));
   page.on('console', (m) => {
