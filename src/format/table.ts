@@ -1,6 +1,7 @@
 /**
  * Aligned terminal tables: numbers right-aligned with thousands separators, text left-aligned,
- * colour only on a TTY without a non-empty NO_COLOR. Every reporter that prints a table uses this.
+ * colour only on a TTY without a non-empty NO_COLOR, text columns cut to a TTY's width (table()'s
+ * `width`). Every reporter that prints a table uses this.
  */
 import { jsonNumber, roundNumbers } from './json-numbers.js';
 
@@ -17,6 +18,11 @@ export interface Column {
   whole?: boolean;
   /** a totals column: a rule (│) before it, so that a group named `total` (a model, a project) cannot pass for it */
   totals?: boolean;
+  /**
+   * the fewest columns a table too wide for its terminal cuts this text column to (default
+   * MIN_FIT_WIDTH); `Infinity`: never cut (sessions' short ids, each the shortest unique prefix)
+   */
+  min?: number;
 }
 
 /**
@@ -276,24 +282,110 @@ export function fit(s: string, max = MAX_CELL_WIDTH): string {
 }
 
 /**
+ * The fewest columns a table too wide for its terminal cuts a text column to (Column.min): fit()
+ * keeps its first 8 characters (a session id's as `sessions` shows it, which `--session`, `replay
+ * session` and `report --session` take as a prefix) and its last 7 (a path's last name, a subagent's id).
+ */
+export const MIN_FIT_WIDTH = 16;
+
+/**
+ * The columns tables may take on `stream`: on a terminal, `COLUMNS` when it is a whole number above 0
+ * (as ls, ps and git take it: `COLUMNS=400` shows every id whole), else the terminal's width, else
+ * (a terminal that does not say, a pipe, a file) no limit: Infinity. Off a terminal `COLUMNS` is not
+ * read: a script's output (`cachelens sessions | grep`, a file) is the same in any shell.
+ * Example: a terminal of 100 columns → 100; with COLUMNS=400 → 400; a pipe with COLUMNS=80 → Infinity.
+ */
+export function terminalWidth(stream: { isTTY?: boolean; columns?: number } = process.stdout, env: NodeJS.ProcessEnv = process.env): number {
+  if (!stream.isTTY) return Infinity;
+  const given = /^\s*\d+\s*$/.test(env.COLUMNS ?? '') ? Number(env.COLUMNS) : 0;
+  if (given > 0) return given;
+  return typeof stream.columns === 'number' && stream.columns > 0 ? stream.columns : Infinity;
+}
+
+/**
+ * Widths for a table that fits `width` columns when it can: its text columns (not `whole`, never
+ * numbers) are cut, widest first, the widest down to the next widest, and so on, each to its floor at
+ * the least: Column.min (MIN_FIT_WIDTH), or its header's width if that is wider (a header is a word or
+ * two the reader needs whole). A table that does not fit with every such column at its floor takes as
+ * many columns as it must: no number column is left out.
+ * Example: widths [78, 15, 9] (a text, a text, a number), 2 columns between each, width 80 →
+ * [52, 15, 9]; width 40 → [16, 15, 9] (44 columns: as narrow as it goes).
+ */
+export function shrinkWidths(columns: readonly Column[], widths: readonly number[], width: number): number[] {
+  const out = [...widths];
+  const total = widths.reduce((s, w, i) => s + w + (i === 0 ? 0 : columns[i]!.totals ? 3 : 2), 0);
+  const excess = total - width;
+  if (!(excess > 0)) return out;
+  const floors = columns.map((c, i) =>
+    c.align === 'num' || c.whole ? widths[i]! : Math.min(widths[i]!, Math.max(c.min ?? MIN_FIT_WIDTH, displayWidth(c.header))),
+  );
+  const cutAt = (cap: number) => widths.reduce((s, w, i) => s + Math.max(0, w - Math.max(floors[i]!, cap)), 0);
+  // the cap: the widest a cut column stays, from the widest that can be cut, lowered until enough is
+  // cut or every column is at its floor (not from a `query`'s whole column of 100,000 characters)
+  let cap = widths.reduce((m, w, i) => (floors[i]! < w ? Math.max(m, w) : m), 0);
+  while (cap > 0 && cutAt(cap) < excess) cap--;
+  // cut at `cap` may take a few columns more than the excess: those go back to the first columns cut to it
+  let back = Math.max(0, cutAt(cap) - excess);
+  widths.forEach((w, i) => {
+    const to = Math.min(w, Math.max(floors[i]!, cap));
+    out[i] = back > 0 && w > cap && floors[i]! <= cap ? (back--, to + 1) : to;
+  });
+  return out;
+}
+
+/** Whether a cell is blank: a label may run into it. */
+const blank = (s: string | undefined) => s === undefined || s === '';
+
+/**
  * An aligned table. `totals`: the last that many rows are totals, drawn below a rule, as a column
  * with `totals` is drawn after one: its label alone ('total') is text a transcript can hold as well
- * (a model named `total`), the rule is not (a cell holds no line break).
+ * (a model named `total`), the rule is not (a cell holds no line break). A totals row's label runs
+ * into the blank cells to its right (not across a totals column's rule), which the column widths
+ * leave it out for: `total (all 8 sessions)` under sessions' 8-character ids made their column 22 wide.
+ * `width`: the columns the table may take (default terminalWidth(): the terminal's on a TTY, else no
+ * limit); a wider table's text columns are cut to fit it (shrinkWidths), each cell with fit().
  * Example: rows [['a', 1], ['total', 2], ['total', 3]] with totals 1 → a, total, then a rule, then total 3.
  */
-export function table(columns: Column[], rows: Cell[][], opts: { color?: boolean; title?: string; totals?: number } = {}): string {
+export function table(columns: Column[], rows: Cell[][], opts: { color?: boolean; title?: string; totals?: number; width?: number } = {}): string {
   const text = rows.map((r) => r.map((c, i) => (c === null || c === undefined ? '' : typeof c === 'number' ? int(c) : columns[i]?.whole ? clean(c) : fit(clean(c)))));
   // widths are measured on the text as shown: cleaned, headers too (an invisible character is a '?', one column)
   columns = columns.map((c) => ({ ...c, header: c.whole ? clean(c.header) : fit(clean(c.header)) }));
-  // a loop, not Math.max(...): a query's hundreds of thousands of rows overflow the call's arguments
-  const widths = columns.map((c, i) => text.reduce((w, r) => Math.max(w, displayWidth(r[i] ?? '')), displayWidth(c.header)));
-  const pad = (s: string, i: number) => {
-    const n = widths[i] - displayWidth(s);
-    return columns[i].align === 'num' ? ' '.repeat(n) + s : s + ' '.repeat(n);
-  };
-  const join = (cells: string[], gap: string, ruleGap: string) => cells.map((c, i) => (i === 0 ? c : (columns[i]!.totals ? ruleGap : gap) + c)).join('');
-  const rule = join(widths.map((w) => '─'.repeat(w)), '──', '─┼─');
   const totalsFrom = text.length - Math.min(opts.totals ?? 0, text.length);
+  const gapWidth = (i: number) => (columns[i]!.totals ? 3 : 2);
+  // the blank cells right of a totals row's label, up to the first that is not (or a totals column's rule): it may run into them
+  const runOf = (r: string[]) => {
+    let k = 0;
+    while (k + 1 < columns.length && !columns[k + 1]!.totals && blank(r[k + 1])) k++;
+    return k;
+  };
+  const overflows = (k: number) => k >= totalsFrom && columns.length > 1 && runOf(text[k]!) > 0;
+  // a loop, not Math.max(...): a query's hundreds of thousands of rows overflow the call's arguments
+  const natural = columns.map((c, i) => text.reduce((w, r, k) => (i === 0 && overflows(k) ? w : Math.max(w, displayWidth(r[i] ?? ''))), displayWidth(c.header)));
+  const room = (r: string[], ws: number[]) => {
+    let w = ws[0]!;
+    for (let i = 1; i <= runOf(r); i++) w += gapWidth(i) + ws[i]!;
+    return w;
+  };
+  // a label longer than the blank cells it runs into widens its column by what is left over
+  for (let k = totalsFrom; k < text.length; k++) {
+    if (overflows(k)) natural[0] = natural[0]! + Math.max(0, displayWidth(text[k]![0] ?? '') - room(text[k]!, natural));
+  }
+  const widths = shrinkWidths(columns, natural, opts.width ?? terminalWidth());
+  widths.forEach((w, i) => {
+    if (w >= natural[i]!) return;
+    columns[i] = { ...columns[i]!, header: fit(columns[i]!.header, w) };
+    text.forEach((r, k) => {
+      if (!(i === 0 && overflows(k)) && r[i] !== undefined) r[i] = fit(r[i]!, w);
+    });
+  });
+  const padTo = (s: string, w: number, i: number) => {
+    const n = w - displayWidth(s);
+    return columns[i]!.align === 'num' ? ' '.repeat(n) + s : s + ' '.repeat(n);
+  };
+  const pad = (s: string, i: number) => padTo(s, widths[i]!, i);
+  const join = (cells: string[], gap: string, ruleGap: string, from = 0) =>
+    cells.map((c, j) => (j === 0 ? c : (columns[from + j]!.totals ? ruleGap : gap) + c)).join('');
+  const rule = join(widths.map((w) => '─'.repeat(w)), '──', '─┼─');
   const lines: string[] = [];
   if (opts.title) lines.push(bold(opts.title, Boolean(opts.color)));
   lines.push(bold(join(columns.map((c, i) => pad(c.header, i)), '  ', ' │ ').trimEnd(), Boolean(opts.color)));
@@ -301,7 +393,15 @@ export function table(columns: Column[], rows: Cell[][], opts: { color?: boolean
   text.forEach((r, k) => {
     // under the header's own rule when there are no other rows
     if (k === totalsFrom && k > 0) lines.push(rule);
-    lines.push(join(columns.map((_, i) => pad(r[i] ?? '', i)), '  ', ' │ ').trimEnd());
+    if (overflows(k)) {
+      // the label over its own column and the blank ones it runs into, cut to them when the table was cut
+      const run = runOf(r);
+      const w = room(r, widths);
+      const label = padTo(fit(r[0] ?? '', w), w, 0);
+      lines.push(join([label, ...columns.slice(run + 1).map((_, j) => pad(r[run + 1 + j] ?? '', run + 1 + j))], '  ', ' │ ', run).trimEnd());
+    } else {
+      lines.push(join(columns.map((_, i) => pad(r[i] ?? '', i)), '  ', ' │ ').trimEnd());
+    }
   });
   return lines.join('\n');
 }

@@ -88,7 +88,8 @@ export function formatSessions(r: { sessions: SessionRow[]; totals: SessionTotal
   const t = r.totals;
   const label = shown.length < rows.length ? `total (all ${counted(t.sessions, 'session')})` : 'total';
   return table(
-    [{ header: 'session' }, { header: 'project' }, { header: 'first' }, { header: 'last' }, { header: 'chains', align: 'num' }, ...TOKEN_COLS],
+    // each id the shortest prefix that names its session (replay session takes it): never cut to a narrow terminal
+    [{ header: 'session', min: Infinity }, { header: 'project' }, { header: 'first' }, { header: 'last' }, { header: 'chains', align: 'num' }, ...TOKEN_COLS],
     [
       ...shown.map((s, i) => [ids[i]!, s.project, s.first, s.last, s.chains, ...cells(s)]),
       [label, '', '', '', t.chains, ...cells(t)],

@@ -1,0 +1,79 @@
+/**
+ * The CLI's tables fit the terminal they are printed on: run under a pseudo-terminal (util-linux's
+ * `script`) of a given width, a table wider than it cuts its text columns; COLUMNS widens it again;
+ * off a terminal (a pipe, as every other test runs the CLI) the output is the same whatever COLUMNS says.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { displayWidth } from '../../src/format/table.js';
+import { REAL_LOGS, REPO, assistant, cli, tempDir, writeCorpus } from '../helpers/corpus.js';
+
+const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/** stdout of the CLI run on a pseudo-terminal `cols` wide (stty), its stderr left out; the terminal's CRLF as LF. */
+function onTerminal(args: string[], cols: number, env: NodeJS.ProcessEnv = {}): string {
+  const command = `stty cols ${cols} && ${[process.execPath, join(REPO, 'dist/cli.js'), ...args].map(quote).join(' ')} 2>/dev/null`;
+  const r = spawnSync('script', ['-qec', command, '/dev/null'], {
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1', HOME: tempDir(), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  assert.equal(r.error, undefined, 'util-linux script runs the CLI on a pseudo-terminal');
+  assert.equal(r.status, 0, r.stderr);
+  return r.stdout.replace(/\r\n/g, '\n');
+}
+
+const widest = (text: string) => Math.max(...text.split('\n').map(displayWidth));
+const ARGS = ['summary', REAL_LOGS, '--db', ':memory:', '--timezone', 'UTC'];
+
+test('on a terminal 120 columns wide summary\'s tables fit it, cutting the project paths, numbers whole; off a terminal they are whole', () => {
+  const piped = cli(ARGS, { HOME: tempDir() });
+  assert.equal(piped.code, 0, piped.stderr);
+  assert.ok(widest(piped.stdout) > 120, `${widest(piped.stdout)}`);
+  const shown = onTerminal(ARGS, 120);
+  assert.equal(widest(shown), 120);
+  // the longest project path is cut in the middle, its start and end kept
+  const path = /^(\/\S+)/m.exec(piped.stdout.slice(piped.stdout.indexOf('By project')).split('\n').slice(3).join('\n'))![1]!;
+  assert.ok(!shown.includes(path));
+  const cut = shown.split('\n').find((l) => l.startsWith(path.slice(0, 8)) && l.includes('…'));
+  assert.ok(cut, shown);
+  // the same numbers, line for line
+  const numbers = (t: string) => t.split('\n').map((l) => l.match(/[\d,.$%+-]+$/)?.[0] ?? '');
+  assert.deepEqual(numbers(shown), numbers(piped.stdout));
+  // a terminal wide enough, or COLUMNS over it: the output of a pipe
+  assert.equal(onTerminal(ARGS, 120, { COLUMNS: '400' }), piped.stdout);
+  assert.equal(onTerminal(ARGS, 300), piped.stdout);
+  // off a terminal COLUMNS is not read
+  assert.equal(cli(ARGS, { HOME: tempDir(), COLUMNS: '80' }).stdout, piped.stdout);
+});
+
+test('sessions --top 3: the totals row\'s label runs into the blank project cells; the session column is as wide as the ids', () => {
+  const r = cli(['sessions', join(REPO, 'sample-logs'), '--db', ':memory:', '--top', '3', '--timezone', 'UTC'], { HOME: tempDir() });
+  assert.equal(r.code, 0, r.stderr);
+  const lines = r.stdout.trimEnd().split('\n');
+  const id = lines[3]!.split(' ')[0]!;
+  assert.equal(lines[1]!.indexOf('project'), Math.max(id.length, 'session'.length) + 2);
+  assert.match(lines.at(-1)!, /^total \(all \d+ sessions\) /);
+  // every row, the totals too, ends in one column; the rules span the table
+  assert.equal(new Set(lines.slice(1).filter((l) => !l.startsWith('─')).map(displayWidth)).size, 1);
+  assert.equal(displayWidth(lines[2]!), displayWidth(lines.at(-1)!));
+  assert.equal(displayWidth(lines.at(-2)!), displayWidth(lines.at(-1)!));
+});
+
+test('sessions on a narrow terminal cuts the project, never the session ids: each is the shortest prefix that names its session', () => {
+  // two ids alike but for their last character: shown whole, 36 characters
+  const ids = ['4d5611e5-241a-462a-8d15-512261100001', '4d5611e5-241a-462a-8d15-512261100002'];
+  const cwd = `/home/u/projects/${'a-long-project-name-'.repeat(3)}end`;
+  const dir = writeCorpus(
+    Object.fromEntries(ids.map((session, i) => [`p/${session}.jsonl`, [assistant({ session, msg: `m${i}`, t: `2026-02-11T03:0${i}:00.000Z`, cwd, u: { in: 10, w5: 1000 } })]])),
+  );
+  const shown = onTerminal(['sessions', dir, '--db', ':memory:', '--timezone', 'UTC'], 100);
+  const rows = shown.split('\n').filter((l) => l.startsWith('4d5611e5'));
+  assert.equal(rows.length, 2, shown);
+  for (const row of rows) {
+    assert.ok(ids.includes(row.split(' ')[0]!), row);
+    assert.ok(row.includes(`${cwd.slice(0, 8)}…`) && !row.includes(cwd), row);
+  }
+});

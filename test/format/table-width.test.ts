@@ -1,0 +1,148 @@
+/**
+ * Tables that fit the terminal: on a TTY of known width (table()'s `width`, by default
+ * terminalWidth() of stdout) a wider table cuts its text columns with fit(), widest first, each to
+ * a floor (MIN_FIT_WIDTH, Column.min, its header), never a number or a `whole` column; off a TTY
+ * nothing changes. And a totals row's label runs into the blank cells to its right instead of
+ * widening its column.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { type Cell, type Column, displayWidth, MIN_FIT_WIDTH, shrinkWidths, table, terminalWidth } from '../../src/format/table.js';
+
+const ID = '4d5611e5-241a-462a-8d15-5122611a9569:side:f4ab2bf6-d642-431a-85cb-66691f24c404';
+const PATH = '/home/USER/projects/spotter-worktrees/spotter-fum';
+const COLS: Column[] = [{ header: 'chain' }, { header: 'project' }, { header: 'requests', align: 'num' }, { header: 'weight', align: 'num' }];
+const ROWS: Cell[][] = [
+  [ID, PATH, 143, 2_299_039],
+  ['ae4a77f8-aedd-4bc1-888f-c94edc91af04', '/app', 12, 1_234_567_890],
+];
+
+const widest = (text: string) => Math.max(...text.split('\n').map(displayWidth));
+/** Column k of each line, the lines split on runs of two spaces or more (no cell here holds two). */
+const column = (text: string, k: number) => text.split('\n').map((l) => l.split(/ {2,}/)[k]);
+
+test('a table wider than the width given cuts its text columns to fit it, numbers whole', () => {
+  const full = table(COLS, ROWS, { width: Infinity });
+  const natural = widest(full);
+  assert.ok(natural > 100, `${natural}`);
+  const cut = table(COLS, ROWS, { width: 80 });
+  assert.equal(widest(cut), 80);
+  // every number as it was, right-aligned at the line's end
+  for (const n of ['143', '2,299,039', '12', '1,234,567,890']) assert.ok(cut.includes(n), n);
+  const lines = cut.split('\n');
+  assert.equal(new Set([lines[0], ...lines.slice(2)].map(displayWidth)).size, 1, 'the rows end in one column');
+  // the id keeps its start (a prefix --session takes) and its end, cut in the middle
+  const shown = column(cut, 0)[2]!;
+  assert.ok(shown.includes('…'), shown);
+  assert.ok(ID.startsWith(shown.slice(0, shown.indexOf('…'))));
+  assert.ok(shown.indexOf('…') >= 8, shown);
+  assert.ok(ID.endsWith(shown.slice(shown.indexOf('…') + 1)));
+});
+
+test('widest first: the widest text column is cut down to the next before that one is cut', () => {
+  // 80 + 2 + 49 + 2 + 8 + 2 + 13 = 156 columns; at 130, the chain column alone gives the 26
+  const cut = table(COLS, ROWS, { width: 130 });
+  assert.equal(widest(cut), 130);
+  assert.equal(column(cut, 1)[2], PATH, 'the project column is whole');
+  assert.equal(displayWidth(column(cut, 0)[2]!), 80 - 26);
+  // at 100 both are cut, to within a column of each other
+  const both = table(COLS, ROWS, { width: 100 });
+  assert.equal(widest(both), 100);
+  const [a, b] = [displayWidth(column(both, 0)[2]!), displayWidth(column(both, 1)[2]!)];
+  assert.ok(Math.abs(a - b) <= 1, `${a} ${b}`);
+  assert.equal(shrinkWidths([{ header: 'a' }, { header: 'b' }], [40, 39], 60).reduce((s, w) => s + w, 2), 60);
+});
+
+test('a text column is cut to its floor at the least, and a table that does not fit then is as wide as it must be', () => {
+  const cut = table(COLS, ROWS, { width: 40 });
+  // chain and project at MIN_FIT_WIDTH, the numbers whole: wider than 40
+  assert.equal(widest(cut), MIN_FIT_WIDTH * 2 + 2 + 8 + 2 + 13 + 2);
+  assert.equal(displayWidth(column(cut, 0)[2]!), MIN_FIT_WIDTH);
+  // the id's first 8 characters (sessions' short id) stay
+  assert.ok(column(cut, 0)[2]!.startsWith(ID.slice(0, 8)));
+  // a column shorter than the floor is not cut; Column.min sets the floor; Infinity: never cut
+  assert.deepEqual(shrinkWidths([{ header: 'a' }, { header: 'b', min: 30 }, { header: 'c', min: Infinity }, { header: 'n', align: 'num' }], [10, 50, 50, 20], 1), [10, 30, 50, 20]);
+  // a header wider than the floor is its floor: it stays whole
+  const header = 'a header of 24 columns..';
+  assert.deepEqual(shrinkWidths([{ header }], [100], 1), [24]);
+  const t = table([{ header }, { header: 'n', align: 'num' }], [['x'.repeat(100), 1]], { width: 1 });
+  assert.ok(t.startsWith(header));
+});
+
+test('whole columns and number columns are never cut', () => {
+  const list = 'claude-haiku-4-5-20251001, claude-opus-4-6, claude-sonnet-4-5-20250929';
+  const cols: Column[] = [{ header: 'day' }, { header: 'models', whole: true }, { header: 'n', align: 'num' }];
+  const t = table(cols, [['2026-02-12', list, 123_456_789]], { width: 30 });
+  assert.ok(t.includes(list));
+  assert.ok(t.includes('123,456,789'));
+  assert.deepEqual(shrinkWidths(cols, [10, 70, 11], 30), [10, 70, 11]);
+});
+
+test('a table that fits, or has no width, is the same as without one', () => {
+  const full = table(COLS, ROWS, { width: Infinity });
+  assert.equal(table(COLS, ROWS, { width: widest(full) }), full);
+  assert.equal(table(COLS, ROWS, { width: 1000 }), full);
+  // the tests' stdout is no terminal: the default is no limit, as for a pipe or a file
+  assert.equal(terminalWidth(), Infinity);
+  assert.equal(table(COLS, ROWS), full);
+  assert.ok(full.includes(ID) && full.includes(PATH));
+});
+
+test('terminalWidth: the terminal\'s columns, COLUMNS over them on a terminal only, else no limit', () => {
+  const tty = { isTTY: true, columns: 100 };
+  assert.equal(terminalWidth(tty, {}), 100);
+  assert.equal(terminalWidth(tty, { COLUMNS: '400' }), 400);
+  assert.equal(terminalWidth(tty, { COLUMNS: ' 60 ' }), 60);
+  // not a width: the terminal's
+  for (const COLUMNS of ['', '0', '-5', 'wide', '80x', '1e3']) assert.equal(terminalWidth(tty, { COLUMNS }), 100, COLUMNS);
+  assert.equal(terminalWidth({ isTTY: true }, {}), Infinity);
+  assert.equal(terminalWidth({ isTTY: true, columns: 0 }, { COLUMNS: '90' }), 90);
+  // a pipe or a file: no limit, COLUMNS or not
+  assert.equal(terminalWidth({ isTTY: false, columns: 80 }, { COLUMNS: '80' }), Infinity);
+  assert.equal(terminalWidth({}, {}), Infinity);
+});
+
+test('a totals row\'s label runs into the blank cells to its right; the widths are the other rows\'', () => {
+  const cols: Column[] = [{ header: 'session' }, { header: 'project' }, { header: 'requests', align: 'num' }];
+  const rows: Cell[][] = [
+    ['8463c716', '/app', 157],
+    ['4d5611e5', '/home/u/projects/x', 1_152],
+    ['total (all 8 sessions)', '', 4_309],
+  ];
+  const t = table(cols, rows, { totals: 1 });
+  const lines = t.split('\n');
+  // the session column as wide as its header and ids: 'session' + 2 spaces + 'project' ...
+  assert.equal(lines[0]!.indexOf('project'), 'session '.length + 2);
+  assert.equal(lines[2]!.indexOf('/app'), 8 + 2);
+  const label = lines.at(-1)!;
+  assert.ok(label.startsWith('total (all 8 sessions)'));
+  // the numbers end in one column, the rules span the table
+  assert.equal(new Set(lines.filter((l) => /\d$/.test(l)).map(displayWidth)).size, 1);
+  assert.equal(displayWidth(lines[1]!), displayWidth(label));
+  assert.equal(displayWidth(lines.at(-2)!), displayWidth(label));
+  assert.match(lines.at(-2)!, /^─+$/);
+  // with a cell to its right the label widens its column, as before
+  const full = table(cols, [rows[0]!, rows[1]!, ['total (all 8 sessions)', '/x', 4_309]], { totals: 1 });
+  assert.equal(full.split('\n')[0]!.indexOf('project'), 'total (all 8 sessions)'.length + 2);
+  // longer than its column and the blank ones: its column is widened by what is left over, no more
+  const long = 'a totals label longer than both columns';
+  const over = table(cols, [rows[0]!, rows[1]!, [long, '', 1]], { totals: 1 }).split('\n');
+  assert.ok(over.at(-1)!.startsWith(long + '  '));
+  assert.equal(displayWidth(over.at(-1)!), long.length + 2 + 'requests'.length);
+  // never across a totals column's rule
+  const ruled = table([{ header: 'k' }, { header: 'a', align: 'num' }, { header: 'all', align: 'num', totals: true }], [['x', 1, 1], ['total label', null, 1]], { totals: 1 }).split('\n');
+  assert.equal(ruled[0], 'k         a │ all');
+  assert.equal(ruled.at(-1), 'total label │   1');
+});
+
+test('a table cut to its width cuts an overflowing label to the room it runs into', () => {
+  const cols: Column[] = [{ header: 'session' }, { header: 'project' }, { header: 'requests', align: 'num' }];
+  const label = `total (all ${'8'.repeat(60)} sessions)`;
+  const rows: Cell[][] = [['8463c716', PATH, 157], [label, '', 4_309]];
+  const t = table(cols, rows, { totals: 1, width: 60 }).split('\n');
+  assert.ok(t.every((l) => displayWidth(l) <= 60), t.join('\n'));
+  assert.equal(displayWidth(t.at(-1)!), 60);
+  assert.ok(t.at(-1)!.startsWith('total (all 8'));
+  assert.ok(t.at(-1)!.includes('…'));
+  assert.ok(t.at(-1)!.endsWith('4,309'));
+});
