@@ -82,10 +82,36 @@ test('a table that fits, or has no width, is the same as without one', () => {
   const full = table(COLS, ROWS, { width: Infinity });
   assert.equal(table(COLS, ROWS, { width: widest(full) }), full);
   assert.equal(table(COLS, ROWS, { width: 1000 }), full);
-  // the tests' stdout is no terminal: the default is no limit, as for a pipe or a file
-  assert.equal(terminalWidth(), Infinity);
-  assert.equal(table(COLS, ROWS), full);
   assert.ok(full.includes(ID) && full.includes(PATH));
+});
+
+test('without a width, a table takes stdout\'s: none off a terminal, the terminal\'s on one', () => {
+  const full = table(COLS, ROWS, { width: Infinity });
+  const stdout = process.stdout as { isTTY?: boolean; columns?: number };
+  const was = { isTTY: Object.getOwnPropertyDescriptor(stdout, 'isTTY'), columns: Object.getOwnPropertyDescriptor(stdout, 'columns') };
+  const as = (isTTY: boolean, columns: number) => {
+    Object.defineProperty(stdout, 'isTTY', { value: isTTY, configurable: true, writable: true });
+    Object.defineProperty(stdout, 'columns', { value: columns, configurable: true, writable: true });
+  };
+  const columns = process.env.COLUMNS;
+  try {
+    // a shell's exported COLUMNS would stand for the terminal's width
+    delete process.env.COLUMNS;
+    // a pipe or a file: no limit
+    as(false, 80);
+    assert.equal(terminalWidth(), Infinity);
+    assert.equal(table(COLS, ROWS), full);
+    as(true, 80);
+    assert.equal(terminalWidth(process.stdout, {}), 80);
+    assert.equal(table(COLS, ROWS), table(COLS, ROWS, { width: terminalWidth() }));
+    assert.notEqual(table(COLS, ROWS), full);
+  } finally {
+    if (columns !== undefined) process.env.COLUMNS = columns;
+    for (const [k, d] of Object.entries(was)) {
+      if (d) Object.defineProperty(stdout, k, d);
+      else delete (stdout as Record<string, unknown>)[k];
+    }
+  }
 });
 
 test('terminalWidth: the terminal\'s columns, COLUMNS over them on a terminal only, else no limit', () => {
