@@ -40,12 +40,12 @@ export const anatomyCommand: Command = {
   describe: 'why each cache write happened: cold, growth, expiry or break; waste and re-purchase chains',
   options: (y: Argv) =>
     withLogOptions(y)
-      .option('chain', { type: 'string', requiresArg: true, describe: 'print one chain round by round (chain id or a unique prefix)' })
+      .option('chain', { type: 'string', requiresArg: true, describe: 'print one chain round by round (its chain id or agent id, or a unique prefix of one)' })
       .option('jitter', jitterOption)
       .option('top', { type: 'string', requiresArg: true, describe: 'rows of the session, chain and re-purchase lists, at least 1 (default 20)' }),
   run: (argv, io) => {
     // `--chain=` or an empty `--chain "$ID"` is a mistake, not the flag left out (it printed every chain's anatomy)
-    const want = nonEmpty(argv.chain, '--chain', 'a chain id or a unique prefix of one');
+    const want = nonEmpty(argv.chain, '--chain', 'a chain id or agent id, or a unique prefix of one');
     // flag values are checked before the logs are read (a bad --top was said after a whole ingest)
     const jitter = jitterOf(argv);
     // --top 0 printed each list as an empty table
@@ -55,28 +55,14 @@ export const anatomyCommand: Command = {
       const { formatAnatomy, formatChain } = await import('../reporters/anatomy.js');
       const options = { jitter, weightsFor: (m: string, p: number) => ctx.prices.weightsFor(m, p) };
       if (want !== undefined) {
-        // the chain of that id, else the one chain whose id starts with it; as typed, then, when
-        // that names none, in any case (ids are written in lower case: `--chain 1F517242` named none)
-        const lower = want.toLowerCase();
-        // (folded, two ids that differ in case alone are both the id: neither is picked)
-        const as = [0, 1].map(() => ({ exact: undefined as ChainInput | undefined, exacts: 0, first: undefined as ChainInput | undefined, hits: 0 }));
-        await forEachChain((c) => {
-          for (const [i, id, w] of [[0, c.chainId, want], [1, c.chainId.toLowerCase(), lower]] as const) {
-            if (id === w) {
-              as[i]!.exact = c;
-              as[i]!.exacts++;
-            }
-            if (id.startsWith(w)) {
-              as[i]!.hits++;
-              as[i]!.first ??= c;
-            }
-          }
-        });
-        const typed = as[0]!.exact || as[0]!.hits > 0 ? as[0]! : as[1]!;
-        const { first, hits } = typed;
-        const exact = typed.exacts === 1 ? typed.exact : undefined;
-        if (!exact && hits !== 1) throw new UsageError(hits ? `--chain ${want} matches ${hits} chains; give more of the id` : `--chain ${want}: no such chain in scope`);
-        const detail = chainDetail(exact ?? first!, options);
+        // the chain of that id or agent id, else the one chain whose id starts with it (ChainMatch), as
+        // replay session --chain takes it: a chain id cut to a narrow terminal keeps its agent id's end
+        const { ChainMatch } = await import('../replay/session-locate.js');
+        const match = new ChainMatch<ChainInput>(want);
+        await forEachChain((c) => match.offer(c, c.chainId, c.agentId));
+        const found = match.result();
+        if (found === null || 'many' in found) throw new UsageError(found ? `--chain ${want} matches ${found.many} chains; give more of the id` : `--chain ${want}: no such chain in scope`);
+        const detail = chainDetail(found.hit, options);
         return { json: detail, text: formatChain(detail, io.color) };
       }
       const analysis = new AnatomyAnalysis(options);

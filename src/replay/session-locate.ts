@@ -179,25 +179,65 @@ function statTarget(target: string): Stats | undefined {
 }
 
 /**
- * The chain `want` names among `items` (`ids` gives an item's chain id and agent id): either id
- * whole, else a unique prefix of one; as typed, then, when that names none, in any case (Claude
- * Code writes ids in lower case, so ids that differ in case alone stay apart). `{ many }` counts
- * the chains a prefix fits; null: none. Example: chainNamed(chains, 'AB', …) finds 'ab12…' when no
- * id begins with 'AB'.
+ * The chain `want` names, among chains offered one at a time (a store's, a transcript's, or a
+ * stream of them that is not kept): either id (the chain's, the agent's) whole, else a unique prefix
+ * of one; as typed, then, when that names none, in any case (Claude Code writes ids in lower case, so
+ * ids that differ in case alone stay apart); an id as a table cut it to a narrow terminal's width
+ * (`fe5e1c67…f24c404`: its head and tail) names the one id with those ends. result(): `{ many }` counts the chains a prefix fits;
+ * null: none; two chains the id names whole (in case alone apart) are `{ many }` too. Example: offered
+ * 'ab12…' and 'ab34…', 'AB1' finds 'ab12…'; 'ab' fits 2.
  */
-export function chainNamed<T>(items: readonly T[], want: string, ids: (x: T) => readonly [string, string | null]): { hit: T } | { many: number } | null {
-  for (const fold of [false, true]) {
-    const f = (s: string | null) => (fold ? (s ?? '').toLowerCase() : (s ?? ''));
-    const w = f(want);
-    const is = (x: T, test: (id: string) => boolean) => {
-      const [chain, agent] = ids(x);
-      return test(f(chain)) || (agent !== null && test(f(agent)));
-    };
-    const exact = items.find((x) => is(x, (id) => id === w));
-    if (exact !== undefined) return { hit: exact };
-    const hits = items.filter((x) => is(x, (id) => id.startsWith(w)));
-    if (hits.length === 1) return { hit: hits[0]! };
-    if (hits.length > 1) return { many: hits.length };
+export class ChainMatch<T> {
+  private readonly wants: readonly [string, string];
+  private readonly exact: [T | undefined, T | undefined] = [undefined, undefined];
+  private readonly first: [T | undefined, T | undefined] = [undefined, undefined];
+  private readonly hits: [number, number] = [0, 0];
+  private readonly exacts: [number, number] = [0, 0];
+
+  constructor(want: string) {
+    this.wants = [want, want.toLowerCase()];
   }
-  return null;
+
+  /** Whether `id` begins with `w`; a `w` cut as a narrow terminal's table cuts an id (`fe5e1c67…f24c404`): begins with its head and ends with its tail. */
+  private static fits(id: string, w: string): boolean {
+    const cut = w.indexOf('…');
+    if (cut < 0 || w.indexOf('…', cut + 1) >= 0) return id.startsWith(w);
+    const head = w.slice(0, cut);
+    const tail = w.slice(cut + 1);
+    return id.length > head.length + tail.length && id.startsWith(head) && id.endsWith(tail);
+  }
+
+  offer(x: T, chain: string, agent: string | null): void {
+    for (const fold of [0, 1] as const) {
+      const w = this.wants[fold];
+      const ids = agent === null ? [chain] : [chain, agent];
+      const shown = fold ? ids.map((id) => id.toLowerCase()) : ids;
+      if (shown.some((id) => id === w)) {
+        this.exacts[fold]++;
+        this.exact[fold] ??= x;
+      }
+      if (shown.some((id) => ChainMatch.fits(id, w))) {
+        this.hits[fold]++;
+        this.first[fold] ??= x;
+      }
+    }
+  }
+
+  result(): { hit: T } | { many: number } | null {
+    for (const fold of [0, 1] as const) {
+      // two ids that differ in case alone, both the id folded: neither is picked
+      if (this.exacts[fold] === 1) return { hit: this.exact[fold]! };
+      if (this.exacts[fold] > 1) return { many: this.exacts[fold] };
+      if (this.hits[fold] === 1) return { hit: this.first[fold]! };
+      if (this.hits[fold] > 1) return { many: this.hits[fold] };
+    }
+    return null;
+  }
+}
+
+/** The chain `want` names among `items` (`ids` gives an item's chain id and agent id), as ChainMatch finds it. */
+export function chainNamed<T>(items: readonly T[], want: string, ids: (x: T) => readonly [string, string | null]): { hit: T } | { many: number } | null {
+  const match = new ChainMatch<T>(want);
+  for (const x of items) match.offer(x, ...ids(x));
+  return match.result();
 }

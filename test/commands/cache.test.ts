@@ -108,6 +108,18 @@ test('anatomy --chain takes an id, or a prefix that only one chain has, and says
   assert.match(none.stderr, /--chain zzzz: no such chain in scope/);
 });
 
+test('anatomy --chain takes a chain agent id, and an id as a narrow terminal cuts it (its head … its tail), as replay session --chain does', () => {
+  // a narrow terminal cuts the chain column to `fe5e1c67…f24c404`, which named no chain
+  assert.equal(json(['anatomy', MAROT, '--chain', 'a2898e3']).chain_id, '4d5611e5-241a-462a-8d15-5122611a9569:a2898e3');
+  const viewer = join(REAL_LOGS, 'd-kimuson-claude-code-viewer');
+  const side = 'fe5e1c67-53e7-4862-81ae-d0e013e3270b:side:f4ab2bf6-d642-431a-85cb-66691f24c404';
+  assert.equal(json(['anatomy', viewer, '--chain', 'fe5e1c67…f24c404']).chain_id, side);
+  assert.equal(json(['anatomy', viewer, '--chain', 'FE5E1C67…F24C404']).chain_id, side);
+  const many = cli(['anatomy', viewer, '--chain', 'fe5e1c67…2', '--db', ':memory:', '--json']);
+  assert.equal(many.code, 2);
+  assert.match(many.stderr, /--chain fe5e1c67…2 matches 2 chains; give more of the id/);
+});
+
 test('anatomy --chain in capitals names the lower-case ids Claude Code writes, a whole id and a prefix alike', () => {
   // `--chain 4D5611E5-…` said no such chain while 4d5611e5-… worked
   assert.equal(json(['anatomy', MAROT, '--chain', '4D5611E5-241A-462A-8D15-5122611A9569']).chain_id, '4d5611e5-241a-462a-8d15-5122611a9569');
