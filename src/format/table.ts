@@ -50,14 +50,25 @@ export function int(n: number | null | undefined): string {
 
 export function usd(n: number | null | undefined): string {
   if (n === null || n === undefined || !Number.isFinite(n)) return 'unknown';
+  const { negative, text } = usdParts(n);
+  return `${negative ? '-' : ''}${text}`;
+}
+
+/**
+ * The one rule for a USD amount, shared by the terminal tables (usd() above) and the HTML report
+ * (fmtUsd, which writes its minus sign as U+2212): the amount without its sign, and whether it is
+ * below 0. Rounded as --json writes it (12 significant digits), then digits by the magnitude the
+ * amount rounds to: $0.0000 for 0, four decimals under a dollar, two under $100, none from $100
+ * (99.996 is $100, not $100.00; 0.99996 is $1.00); `<$0.0001` for an amount too small for four
+ * decimals but not 0 (it is priced, and above 0). Example: usdParts(-1234.5) → { negative: true, text: '$1,235' }
+ */
+export function usdParts(n: number): { negative: boolean; text: string } {
   // as --json writes it (12 significant digits), as int() does: $0.124999999999 and $0.125 are one amount
   n = jsonNumber(n);
   const abs = Math.abs(n);
-  // digits by the magnitude the amount rounds to: 99.996 is $100, not $100.00; 0.99996 is $1.00
   const digits = abs >= 99.995 ? 0 : abs >= 0.99995 ? 2 : 4;
-  // a cost too small for four decimals is not $0.0000: it is priced, and above 0
-  if (abs > 0 && abs < 0.00005) return `${n < 0 ? '-' : ''}<$0.0001`;
-  return `${n < 0 ? '-' : ''}$${numberFormat(digits, digits).format(abs)}`;
+  if (abs > 0 && abs < 0.00005) return { negative: n < 0, text: '<$0.0001' };
+  return { negative: n < 0, text: `$${numberFormat(digits, digits).format(abs)}` };
 }
 
 export function pct(fraction: number | null | undefined, digits = 1): string {

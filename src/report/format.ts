@@ -1,11 +1,10 @@
 /** Number formatting for the report's text: units and thousands separators, always en-US. */
 import { localDayMinute } from '../format/days.js';
 import { jsonNumber } from '../format/json-numbers.js';
+import { usdParts } from '../format/table.js';
 import type { ReportMeta } from './data.js';
 
 const int = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
-const usd2 = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 2 });
-const usd4 = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 4, maximumFractionDigits: 4 });
 
 /** Puts a minus sign (U+2212) before `s` unless the value rounds to zero in print. */
 function signed(n: number, s: string): string {
@@ -13,19 +12,15 @@ function signed(n: number, s: string): string {
 }
 
 /**
- * `$1,234.57`; under a dollar four decimals, as the terminal tables print them (`$0.0039`, not
- * `$0.00`), and `<$0.0001` for a priced amount above 0 too small for those; `unknown` when the
- * price is unknown. Example: fmtUsd(-0.5) === '−$0.5000'
+ * A USD amount by the terminal tables' rule (usdParts in format/table.ts, one rule for both): `$1,235`
+ * from $100, `$12.35` from a dollar, four decimals under it (`$0.0039`, and `$0.0000` for 0), and
+ * `<$0.0001` for a priced amount above 0 too small for those; the minus sign is U+2212, as every
+ * number on the page writes it; `unknown` when the price is unknown. Example: fmtUsd(-0.5) === '−$0.5000'
  */
 export function fmtUsd(usd: number | null): string {
-  if (usd === null) return 'unknown';
-  // as --json and the terminal tables write it (12 significant digits): $0.124999999999 is $0.125
-  usd = jsonNumber(usd);
-  const abs = Math.abs(usd);
-  // digits by the magnitude the amount rounds to: 0.99996 is $1.00
-  if (abs >= 0.99995 || abs === 0) return signed(usd, usd2.format(abs));
-  if (abs > 0 && abs < 0.00005) return (usd < 0 ? '−' : '') + '<$0.0001';
-  return signed(usd, usd4.format(abs));
+  if (usd === null || !Number.isFinite(usd)) return 'unknown';
+  const { negative, text } = usdParts(usd);
+  return `${negative ? '−' : ''}${text}`;
 }
 
 /** `1,234,567` */

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import fc from 'fast-check';
 import { cleanStrings, escapeHtml, jsonForScript } from '../../src/report/escape.js';
-import { jsonText } from '../../src/format/table.js';
+import { jsonText, usd } from '../../src/format/table.js';
 import { renderReport } from '../../src/report/render.js';
 import { CHART_SPECS, compileCharts, vegaSpec, type ChartSpecName } from '../../src/report/charts.js';
 import { reportsDir } from '../../src/report/assets.js';
@@ -281,11 +281,26 @@ test('a cost under a dollar keeps four decimals, as the terminal tables print it
   assert.equal(fmtUsd(0.99996), '$1.00');
   assert.equal(fmtUsd(0.00001), '<$0.0001', 'priced and above 0 is not $0.0000');
   assert.equal(fmtUsd(-0.00001), '−<$0.0001');
-  assert.equal(fmtUsd(0), '$0.00');
+  assert.equal(fmtUsd(0), '$0.0000');
   const f = fixtureReport();
   const h = f.headline as Headline;
   const page = renderReport({ ...f, headline: { ...h, usd: 0.003903, requests: 1, unpricedRequests: 0 } });
   assert.match(page, /data-metric="usd" data-value="0.003903">\$0.0039</);
+});
+
+test('the report writes every USD amount as the terminal tables do (zero is $0.0000, $100 and up whole dollars), its minus sign U+2212', () => {
+  const amounts = [0, -0, 0.00001, 0.00004999, 0.00005, 0.003903, 0.5, 0.99994, 0.99995, 0.99996, 1, 3.6, 12.345, 99.994, 99.995, 99.996, 100, 1234.567, 41.94, 1e9 + 0.5, 0.12499999999999999 - 2e-15];
+  for (const a of [...amounts, ...amounts.map((x) => -x)]) {
+    assert.equal(fmtUsd(a), usd(a).replace(/^-/, '−'), `amount ${a}`);
+  }
+  assert.equal(fmtUsd(0), '$0.0000');
+  assert.equal(fmtUsd(99.996), '$100');
+  assert.equal(fmtUsd(Number.NaN), usd(Number.NaN));
+  // on the page: a headline of no cost is $0.0000, as summary prints it
+  const f = fixtureReport();
+  const h = f.headline as Headline;
+  const page = renderReport({ ...f, headline: { ...h, usd: 0 } });
+  assert.match(page, /data-metric="usd" data-value="0">\$0\.0000</);
 });
 
 test('a weight or an amount is rounded as --json and the terminal tables round it (12 significant digits) before it is printed: one sum added in two orders is one number on the page', () => {
@@ -297,9 +312,9 @@ test('a weight or an amount is rounded as --json and the terminal tables round i
 });
 
 test('numbers carry units and separators, and a value that rounds to zero has no sign', () => {
-  assert.equal(fmtUsd(1234.567), '$1,234.57');
+  assert.equal(fmtUsd(1234.567), '$1,235');
   assert.equal(fmtUsd(-0.001), '−$0.0010');
-  assert.equal(fmtUsd(-0), '$0.00');
+  assert.equal(fmtUsd(-0), '$0.0000');
   assert.equal(fmtUsd(-3.6), '−$3.60');
   assert.equal(fmtUsd(null), 'unknown');
   assert.equal(fmtPct(0.3947), '39.5%');
@@ -371,7 +386,7 @@ test('cost by project shows the keys with the most USD; keys beyond them and the
   assert.equal(other, 5 * (7 + (100 - COST_BY_KEYS) + (99 - COST_BY_KEYS) + (98 - COST_BY_KEYS)));
   const total = 5 * (Array.from({ length: COST_BY_KEYS + 3 }, (_, i) => 100 - i).reduce((a, b) => a + b, 0) + 7);
   assert.equal(bars.reduce((s, b) => s + b.usd, 0), total, 'every dollar is in a bar');
-  assert.match(out.reading, new RegExp(`project “/p/0” \\(\\$500\\.00, ${((500 / total) * 100).toFixed(1)}%\\)`));
+  assert.match(out.reading, new RegExp(`project “/p/0” \\(\\$500, ${((500 / total) * 100).toFixed(1)}%\\)`));
   // a drawn project named as the sum's bar would be: the two stay two bars
   const named = rows.map((r) => (r.key === '/p/0' ? { ...r, key: 'other (43)' } : r));
   const sink2 = new ChartSink();
