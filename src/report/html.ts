@@ -30,6 +30,21 @@ export function html(strings: TemplateStringsArray, ...values: Part[]): SafeHtml
   return new SafeHtml(out);
 }
 
+const ID_SEPARATOR = /([-:/])/g;
+
+/**
+ * An id (a session UUID, a chain id such as `fe5e…:side:f4ab…`, a transcript's path), escaped, with a
+ * `<wbr>` after each of its separators (`-`, `:`, `/`): a line may break there and, where a segment
+ * fits, nowhere else. The page breaks a long run anywhere (overflow-wrap), and without these a browser
+ * has no other place in a UUID (no break after a hyphen before a digit, none after a colon), so a
+ * printed id was cut mid-segment. The text, copied or read, is the id unchanged.
+ * Example: breakableId('ab-12:c<d').value === 'ab-<wbr>12:<wbr>c&lt;d'
+ */
+export function breakableId(id: string): SafeHtml {
+  // escaped first: no entity holds a separator (&amp; &lt; &gt; &quot; &#39;), so none is split
+  return new SafeHtml(escapeHtml(id).replace(ID_SEPARATOR, '$1<wbr>'));
+}
+
 /**
  * Attributes with a value, each escaped; one whose value is undefined or empty is left out, so
  * the page carries no `title=""` (an empty tooltip) or `class=""`.

@@ -1,7 +1,7 @@
 /** The top chains by waste, each with its round-by-round reads against writes. */
 import type { ChainSummary, TopChains } from './data.js';
 import { fmtCount, fmtInt, fmtPct, fmtUsd, fmtWeight } from './format.js';
-import { facts, html, sortableTable, type SafeHtml } from './html.js';
+import { breakableId, facts, html, sortableTable, type SafeHtml } from './html.js';
 import type { ChartSink, SectionOutput } from './section.js';
 
 /** Chains drawn; the analysis may send more, the page stays short. */
@@ -76,8 +76,8 @@ ${facts([
   ['requests', fmtInt(c.requests)],
   ['rounds', (c.roundCount ?? c.rounds.length) > c.rounds.length ? `${fmtInt(c.roundCount!)} (${fmtInt(c.rounds.length)} with requests)` : fmtInt(c.rounds.length)],
   ['model', c.model],
-  ['chain', html`<span class="mono">${c.chainId}</span>`],
-  ['session', html`<span class="mono">${c.sessionId}</span>`],
+  ['chain', html`<span class="mono">${breakableId(c.chainId)}</span>`],
+  ['session', html`<span class="mono">${breakableId(c.sessionId)}</span>`],
 ])}
 <p class="reading">${chainReading(c)}</p>
 ${charts.figure('chain-rounds', { writes, reads }, `Chain ${c.chainId}: tokens written and read per round`, undefined, table)}

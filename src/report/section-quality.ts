@@ -1,7 +1,7 @@
 /** The data-quality panel (SPEC §8): what was read, what was skipped and why, what is unpriced. */
 import type { DataQuality, ReportMeta } from './data.js';
 import { fmtBytes, fmtCount, fmtFilters, fmtInt } from './format.js';
-import { facts, html, sortableTable } from './html.js';
+import { breakableId, facts, html, sortableTable } from './html.js';
 import type { SectionOutput } from './section.js';
 import { READ_ANYWAY } from '../types.js';
 
@@ -36,7 +36,7 @@ export function renderDataQuality(d: DataQuality, filters?: ReportMeta['filters'
       { text: r.reason },
       { text: fmtInt(r.count), sort: r.count },
       {
-        text: html`<ul class="locations">${r.examples.map((e) => html`<li><span class="mono">${e.path}${e.line === null ? '' : `:${e.line}`}</span>${e.detail ? ` — ${e.detail}` : ''}</li>`)}</ul>`,
+        text: html`<ul class="locations">${r.examples.map((e) => html`<li><span class="mono">${breakableId(`${e.path}${e.line === null ? '' : `:${e.line}`}`)}</span>${e.detail ? ` — ${e.detail}` : ''}</li>`)}</ul>`,
       },
     ]),
   );

@@ -6,7 +6,7 @@ import { skipText } from '../replay/skips.js';
 import { pricesOf } from '../replay/names.js';
 import type { Replay, ReplayRun, ReplayStrategy } from './data.js';
 import { fmtCount, fmtInt, fmtPct, fmtUsd } from './format.js';
-import { html, sortableTable, type SafeHtml } from './html.js';
+import { breakableId, html, sortableTable, type SafeHtml } from './html.js';
 import { andList, topTied, type ChartSink, type SectionOutput } from './section.js';
 
 /** Example: names([a, b, c]) === '“a”, “b” and “c”' */
@@ -232,7 +232,7 @@ function runBlock(run: ReplayRun, charts: ChartSink, withReading: boolean): Safe
   // the most requests without a price in any strategy, as replay session counts them: under the tables that mark +?
   const unpriced = Math.max(0, ...run.strategies.map((s) => s.unpricedRequests ?? 0));
   return html`<article class="replay-run">
-<h3>${run.kind} replay · ${run.title}</h3>
+<h3>${run.kind} replay · ${breakableId(run.title)}</h3>
 ${withReading ? html`<p class="reading">${replayRunReading(run)}</p>` : ''}
 ${sessionHead(run)}
 <div class="grid2">

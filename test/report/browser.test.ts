@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { openContext } from '../../src/context.js';
 import { buildReportData } from '../../src/report/build.js';
 import { renderReport } from '../../src/report/render.js';
-import type { CostOverTime, Keepalive, ReportData } from '../../src/report/data.js';
+import type { CostOverTime, Keepalive, ReportData, TopChains } from '../../src/report/data.js';
 import { roundNumbers } from '../../src/format/json-numbers.js';
 import { clean } from '../../src/format/table.js';
 import { chartsSettled, chartStates, launchChromium, openRecorded, type Browser } from './browser.js';
@@ -306,6 +306,68 @@ test('printed, no table or chart is wider than the page: paper does not scroll, 
     charts: [...document.querySelectorAll('figure.chart svg')].filter((s) => s.getBoundingClientRect().right > s.closest('.card')!.getBoundingClientRect().right + 1).map((s) => `${s.closest('section')?.id}: ${Math.round(s.getBoundingClientRect().width)}`),
   }));
   assert.deepEqual(cut, { tables: [], charts: [] });
+  await page.close();
+});
+
+test('printed in a narrow column, a long id (a chain id, a session UUID, a replay\'s title, a skipped line\'s path) breaks only after its own separators (- : /), never inside a part that fits', async () => {
+  const data = fixtureReport();
+  const chains = data.topChains as TopChains;
+  const session = 'fe5e0c1e-0c1e-4b7e-9a55-0f3b5c8d9e21';
+  chains.chains[0] = { ...chains.chains[0]!, chainId: `${session}:side:f4ab0c3e-6f7d-4d1a-8c1b-3e2f1d0c9b88`, sessionId: session };
+  const replay = data.replay as Extract<ReportData['replay'], { runs: unknown }>;
+  replay.runs[1]!.title = `main chain ${session}:side:f4ab0c3e-6f7d-4d1a-8c1b-3e2f1d0c9b88 (12 requests)`;
+  const dq = data.dataQuality as Extract<ReportData['dataQuality'], { files: unknown }>;
+  dq.skipped[0]!.examples = [{ path: `/home/dev/.claude/projects/-home-dev-cachelens/${session}/subagents/agent-a4d8b081245edd270.jsonl`, line: 4_211 }];
+  const url = await writeHtml('print-ids.html', renderReport(data));
+  const { page } = await openRecorded(browser, url);
+  await chartsSettled(page);
+  await page.emulateMedia({ media: 'print' });
+  // a column a third of the printed page's: each id needs several lines, each part (17 characters at most) fits one
+  await page.evaluate(() => (document.body.style.width = '240px'));
+  const { checked, cut } = await page.evaluate(() => {
+    const cut: string[] = [];
+    const boxes = [...document.querySelectorAll('#top-chains dd .mono, #replay h3, #data-quality .locations .mono')];
+    let checked = 0;
+    for (const el of boxes) {
+      const chars: Array<{ ch: string; top: number; width: number }> = [];
+      const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+      for (let n = walker.nextNode() as Text | null; n; n = walker.nextNode() as Text | null) {
+        for (let i = 0; i < n.data.length; i++) {
+          const r = document.createRange();
+          r.setStart(n, i);
+          r.setEnd(n, i + 1);
+          const box = r.getBoundingClientRect();
+          chars.push({ ch: n.data[i]!, top: box.top, width: box.width });
+        }
+      }
+      const text = chars.map((c) => c.ch).join('');
+      if (!/[0-9a-f]{8}-[0-9a-f]{4}/.test(text)) continue;
+      checked++;
+      // the width a line of the id has: its block's, less its padding
+      const block = el.closest('li, dd, h3')!;
+      const style = getComputedStyle(block);
+      const room = block.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+      const separator = /[-:/\s]/;
+      let lines = 1;
+      for (let i = 1; i < chars.length; i++) {
+        if (!(chars[i]!.top > chars[i - 1]!.top + 1)) continue;
+        lines++;
+        // a line may start after a separator, or after a space (the heading's words)
+        if (separator.test(chars[i - 1]!.ch) || /\s/.test(chars[i]!.ch)) continue;
+        // or inside a part wider than the line: it cannot fit otherwise
+        let a = i - 1;
+        let b = i;
+        while (a > 0 && !separator.test(chars[a - 1]!.ch)) a--;
+        while (b < chars.length - 1 && !separator.test(chars[b]!.ch)) b++;
+        const width = chars.slice(a, b + 1).reduce((w, c) => w + c.width, 0);
+        if (width <= room) cut.push(`${el.closest('section')?.id}: “${text.slice(0, i)}⏎${text.slice(i)}” (“${text.slice(a, b + 1)}” ${Math.round(width)} px, the line ${Math.round(room)} px)`);
+      }
+      if (lines < 2) cut.push(`${el.closest('section')?.id}: “${text}” on ${lines} line(s): the column is not narrow enough to test`);
+    }
+    return { checked, cut };
+  });
+  assert.ok(checked >= 4, `${checked} ids checked`);
+  assert.deepEqual(cut, []);
   await page.close();
 });
 

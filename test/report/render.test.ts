@@ -303,6 +303,25 @@ test('the report writes every USD amount as the terminal tables do (zero is $0.0
   assert.match(page, /data-metric="usd" data-value="0">\$0\.0000</);
 });
 
+test('ids break at their own separators: a chain id, a session UUID, a replay\'s title and a skipped line\'s path carry <wbr> after each - : and /, escaped, their text unchanged', () => {
+  const f = fixtureReport();
+  const chains = f.topChains as TopChains;
+  const chainId = 'fe5e0c1e-0c1e-4b7e-9a55-0f3b5c8d9e21:side:f4ab0c3e-6f7d-4d1a-8c1b-3e2f1d0c9b88';
+  const sessionId = '<b>&"x\'-0c1e-4b7e:9a55';
+  const page = renderReport({ ...f, topChains: { ...chains, chains: [{ ...chains.chains[0]!, chainId, sessionId }] } });
+  const dd = (name: string) => new RegExp(`<dt>${name}</dt><dd><span class="mono">(.*?)</span></dd>`).exec(page)?.[1] ?? '';
+  assert.equal(dd('chain'), 'fe5e0c1e-<wbr>0c1e-<wbr>4b7e-<wbr>9a55-<wbr>0f3b5c8d9e21:<wbr>side:<wbr>f4ab0c3e-<wbr>6f7d-<wbr>4d1a-<wbr>8c1b-<wbr>3e2f1d0c9b88');
+  assert.equal(dd('session'), '&lt;b&gt;&amp;&quot;x&#39;-<wbr>0c1e-<wbr>4b7e:<wbr>9a55', 'escaped, no entity split');
+  // the text a reader copies is the id as it is
+  const text = (h: string) => h.replaceAll('<wbr>', '').replace(/&(lt|gt|amp|quot|#39);/g, (_, e: string) => ({ lt: '<', gt: '>', amp: '&', quot: '"', '#39': "'" })[e]!);
+  assert.equal(text(dd('chain')), chainId);
+  assert.equal(text(dd('session')), sessionId);
+  // every <wbr> follows a separator
+  assert.doesNotMatch(page, /[^-:/]<wbr>/);
+  // the replay's title in its heading
+  assert.match(page, /<h3>session replay · planner chain agent-<wbr>a4f2c9e1<\/h3>/);
+});
+
 test('a weight or an amount is rounded as --json and the terminal tables round it (12 significant digits) before it is printed: one sum added in two orders is one number on the page', () => {
   // the real logs' weight: 8,734,583.5 summed one way, 8,734,583.499999998 another; the page showed both 8,734,584 and 8,734,583
   assert.equal(fmtInt(8_734_583.499999998), '8,734,584');
