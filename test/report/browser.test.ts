@@ -371,6 +371,36 @@ test('printed in a narrow column, a long id (a chain id, a session UUID, a repla
   await page.close();
 });
 
+test('on a 375 px screen every chart\'s legend lies within its chart and the screen: its entries wrap into rows, from the chart\'s left edge, not the plot\'s', async () => {
+  const url = await writeHtml('legends-375.html', renderReport(fixtureReport()));
+  const { page } = await openRecorded(browser, url, { width: 375, height: 800 });
+  await chartsSettled(page);
+  const legends = await page.evaluate(() => {
+    const vw = document.documentElement.clientWidth;
+    return [...document.querySelectorAll('figure.chart')].flatMap((fig) => {
+      const box = fig.querySelector('.chart-canvas')!.getBoundingClientRect();
+      return [...fig.querySelectorAll('svg .role-legend')].map((g) => {
+        const r = g.getBoundingClientRect();
+        const name = `${fig.closest('section')?.id} ${fig.getAttribute('data-spec')}`;
+        const out = r.left < box.left - 1 || r.right > box.right + 1 || r.right > vw ? `: ${Math.round(r.left)}–${Math.round(r.right)} outside ${Math.round(box.left)}–${Math.round(box.right)} (screen ${vw})` : '';
+        return `${name}${out}`;
+      });
+    });
+  });
+  // every spec with a legend is measured
+  for (const spec of ['cost-over-time', 'cost-by', 'anatomy', 'chain-rounds', 'ttl-buckets', 'keepalive', 'replay-strategies', 'replay-turns']) {
+    assert.ok(legends.some((l) => l.split(':')[0]!.endsWith(` ${spec}`)), `no legend of ${spec}: ${legends.join(' | ')}`);
+  }
+  assert.deepEqual(legends.filter((l) => l.includes(':')), []);
+  // on a wide screen a legend of five entries stays one row
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.waitForFunction(() => {
+    const g = document.querySelector('#cost-over-time svg .role-legend');
+    return g !== null && g.getBoundingClientRect().height < 20;
+  }, undefined, { timeout: 15_000 });
+  await page.close();
+});
+
 /** Opens every chart's folded numbers: a reader may open one and print it, or scroll it on a phone. */
 async function openEveryTable(page: Page): Promise<void> {
   await page.$$eval('details', (ds) => ds.forEach((d) => ((d as HTMLDetailsElement).open = true)));
