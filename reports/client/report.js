@@ -19,6 +19,36 @@
     figure.setAttribute('data-state', 'error');
   }
 
+  /* Time zones for a chart whose axis is in UTC instants and whose labels are in the report's zone
+     (the 5-hour blocks'): `zoneOffset(t, zone)` is the zone's offset from UTC at instant t in ms, read
+     as the terminal reads it (format/days.ts zoneOffsetMs: Intl's longOffset); `zoneTicks(domain,
+     zone, count)` about `count` instants within the domain where the zone's clocks read round
+     times (hours, days, months), as vega picks them on a wall clock; a time the clocks skip becomes
+     the instant they jump to. No string is evaluated: these are functions the expressions call. */
+  var offsetFormats = {};
+  function zoneOffset(t, zone) {
+    if (!zone || zone === 'UTC' || !isFinite(t)) return 0;
+    var f = offsetFormats[zone] || (offsetFormats[zone] = new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'longOffset' }));
+    var name = 'GMT';
+    f.formatToParts(new Date(t)).forEach(function (p) { if (p.type === 'timeZoneName') name = p.value; });
+    var m = /^GMT([+-])(\d\d):(\d\d)(?::(\d\d))?$/.exec(name);
+    return m ? (m[1] === '-' ? -1 : 1) * ((Number(m[2]) * 60 + Number(m[3])) * 60 + Number(m[4] || 0)) * 1000 : 0;
+  }
+  function zoneTicks(domain, zone, count) {
+    // a time scale's domain is of Dates: as numbers, or `+` would join them as text
+    var lo = +domain[0], hi = +domain[domain.length - 1];
+    if (!isFinite(lo) || !isFinite(hi)) return [];
+    var wall = vega.scale('utc')().domain([lo + zoneOffset(lo, zone), hi + zoneOffset(hi, zone)]).ticks(Math.max(1, Math.round(count)));
+    var out = [];
+    wall.forEach(function (w) {
+      var ms = +w;
+      // the instant whose wall clock is ms: the offset there, found from a first guess
+      var t = ms - zoneOffset(ms - zoneOffset(ms, zone), zone);
+      if (t >= lo && t <= hi && out.indexOf(t) < 0) out.push(t);
+    });
+    return out;
+  }
+
   function drawChart(figure, chart, spec) {
     var errors = [];
     var level = 0;
@@ -35,6 +65,8 @@
       view.initialize(figure.querySelector('.chart-canvas'));
       view.hover();
       Object.keys(chart.data).forEach(function (name) { view.data(name, chart.data[name]); });
+      // a chart's settings that are no data (the blocks' zone): signals its spec declares
+      Object.keys(chart.signals || {}).forEach(function (name) { view.signal(name, chart.signals[name]); });
       view.runAsync().then(function () {
         if (errors.length) chartError(figure, chart.label, errors.join('; '));
         else {
@@ -50,6 +82,8 @@
   }
 
   function drawCharts() {
+    vega.expressionFunction('zoneOffset', zoneOffset);
+    vega.expressionFunction('zoneTicks', zoneTicks);
     var payload;
     try {
       payload = JSON.parse(document.getElementById('cachelens-charts').textContent);

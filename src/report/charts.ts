@@ -28,6 +28,8 @@ export interface ChartInstance {
   data: Record<string, unknown[]>;
   /** accessible label, also shown in the chart's error card */
   label: string;
+  /** values for signals the spec declares (its `params`) that are settings, not rows: the blocks' `zone` */
+  signals?: Record<string, string | number>;
 }
 
 const compiled = new Map<ChartSpecName, object>();

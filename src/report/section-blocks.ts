@@ -23,16 +23,17 @@ export function renderBlocks(d: Blocks, charts: ChartSink): SectionOutput {
     : d.blocks.length > 0
       ? (d.blocks.length === 1 ? '1 five-hour block, without a priced request: its cost is unknown.' : `${fmtInt(d.blocks.length)} five-hour blocks, none with a priced request: their cost is unknown.`)
       : 'No blocks.';
-  // the chart's axis is drawn on a UTC scale (never the browser's zone): each start goes to it as
-  // its wall clock in the zone, and the tooltip shows start and end as the table writes them. A
-  // bar is as wide as its block lasts: across a change of the clocks the wall clock's end is an
-  // hour off (a 5-hour block drawn 4 or 6 hours wide), so the end says what the clocks did.
-  const wall = (ms: number) => ms + zoneOffsetMs(ms, zone);
+  // the chart's axis is in instants, on a UTC scale (never the browser's zone), its ticks and labels
+  // on the clocks of the zone (the page's zoneTicks, zoneOffset): a bar is its block's 5 hours, and
+  // blocks that follow each other touch across a change of the clocks too (drawn from the wall clock,
+  // a block before the spring change left an hour's gap, one before the autumn change overlapped the
+  // next by an hour). The tooltip shows start and end as the table writes them, the end saying what
+  // the clocks did.
   const blocks = priced.map((b) => {
     const until = `${at(b.end)}${clocksChanged(b.start, b.end, zone)}`;
     return {
-      start: wall(b.start),
-      end: wall(b.start) + (b.end - b.start),
+      start: b.start,
+      end: b.end,
       when: at(b.start),
       until,
       label: `${at(b.start)} – ${until}: ${fmtUsd(b.usd)}, ${fmtInt(b.requests)} request${b.requests === 1 ? '' : 's'}`,
@@ -52,7 +53,7 @@ export function renderBlocks(d: Blocks, charts: ChartSink): SectionOutput {
       { text: fmtUsd(b.usd), sort: b.usd },
     ]),
   );
-  return { reading, body: html`${charts.figure('blocks', { blocks }, `Cost per 5-hour block (times in ${zone})`, undefined, table)}` };
+  return { reading, body: html`${charts.figure('blocks', { blocks }, `Cost per 5-hour block (times in ${zone})`, undefined, table, { zone })}` };
 }
 
 /**

@@ -16,11 +16,11 @@ export class ChartSink {
    * Registers a chart and returns its figure; `label` is its accessible name. `table`, for a chart
    * the section has no table beside, is the chart's numbers as HTML: it shows open in the page as
    * written, so they read without JavaScript, when vega fails and to a screen reader, and the page
-   * script folds it once the chart is drawn.
+   * script folds it once the chart is drawn. `signals`: values for the spec's own params.
    */
-  figure(spec: ChartSpecName, data: Record<string, unknown[]>, label: string, caption?: string, table?: SafeHtml): SafeHtml {
+  figure(spec: ChartSpecName, data: Record<string, unknown[]>, label: string, caption?: string, table?: SafeHtml, signals?: Record<string, string | number>): SafeHtml {
     const id = `chart-${this.charts.length + 1}`;
-    this.charts.push({ id, spec, data, label });
+    this.charts.push({ id, spec, data, label, ...(signals ? { signals } : {}) });
     return html`<figure class="chart" data-chart="${id}" data-spec="${spec}">
 <div class="chart-canvas" role="img" aria-label="${label}"></div>
 ${caption ? html`<figcaption>${caption}</figcaption>` : ''}

@@ -94,3 +94,54 @@ test('a report in America/New_York across the spring change, in a browser in Asi
   assert.match(labels[0] ?? '', /^Mar 07, 2026 2\d:00$/, labels.join(' | '));
   await page.close();
 });
+
+for (const c of [
+  // the spring change in New York: 02:00 EST became 03:00 EDT at 07:00 UTC on 2026-03-08
+  { zone: 'America/New_York', change: 'spring', times: ['2026-03-08T04:30:00.000Z', '2026-03-08T09:10:00.000Z', '2026-03-08T14:20:00.000Z'], starts: ['2026-03-07 23:00', '2026-03-08 05:00', '2026-03-08 10:00'] },
+  // the autumn change in Berlin: 03:00 CEST became 02:00 CET at 01:00 UTC on 2026-10-25
+  { zone: 'Europe/Berlin', change: 'autumn', times: ['2026-10-24T21:30:00.000Z', '2026-10-25T02:10:00.000Z', '2026-10-25T07:20:00.000Z'], starts: ['2026-10-24 23:00', '2026-10-25 03:00', '2026-10-25 08:00'] },
+]) {
+  test(`blocks that follow each other across the ${c.change} change of the clocks (${c.zone}) touch on the chart: no overlap, no gap, each 5 hours wide, the axis labelled on the zone's clocks`, async () => {
+    const session = '70e70e70-0000-4000-8000-000000000002';
+    const root = writeCorpus({
+      [`projects/p/${session}.jsonl`]: c.times.flatMap((t, i) => [
+        userPrompt(session, t, 'go'),
+        assistant({ session, msg: `m${i}`, t: t.replace(':00.000Z', ':05.000Z'), u: { in: 3, w5: 1000 * (i + 1), r: 5000 * i, out: 50 } }),
+      ]),
+    });
+    const out = path.join(tempDir(), 'report.html');
+    const r = cli(['report', root, '--db', ':memory:', '--timezone', c.zone, '--out', out], { HOME: tempDir() });
+    assert.equal(r.code, 0, r.stderr);
+    const url = pathToFileURL(out).href;
+    const { page, log } = await openRecorded(browser, url);
+    await chartsSettled(page);
+    assert.deepEqual([log.consoleErrors, log.pageErrors], [[], []]);
+    const blocksChart = (await chartStates(page)).find((s) => s.spec === 'blocks');
+    assert.equal(blocksChart?.state, 'ok');
+
+    const starts = await page.$$eval('#blocks table tbody tr', (trs) => trs.map((tr) => tr.querySelector('td')?.textContent));
+    assert.deepEqual(starts, c.starts, 'three blocks, each starting where the one before ended');
+    // the bars in the order of their blocks: each ends where the next begins, all as wide
+    const bars = await page.locator('#blocks figure.chart svg g.role-mark path').evaluateAll((ps) =>
+      ps.map((p) => (p as SVGGraphicsElement).getBoundingClientRect()).map((b) => ({ left: b.left, right: b.right })).sort((a, b) => a.left - b.left),
+    );
+    assert.equal(bars.length, 3);
+    const widths = bars.map((b) => b.right - b.left);
+    for (const w of widths) assert.ok(Math.abs(w - widths[0]!) < 1, `bar widths ${widths.join(', ')}`);
+    for (let i = 1; i < bars.length; i++) {
+      const between = bars[i]!.left - bars[i - 1]!.right;
+      assert.ok(Math.abs(between) < 1, `bars ${i} and ${i + 1}: ${between > 0 ? `a gap of ${between} px` : `an overlap of ${-between} px`} (widths ${widths.join(', ')})`);
+    }
+    // the axis reads the zone's clocks: the first label carries the date of the first block's start there
+    const labels = await page.$$eval('#blocks figure.chart svg .role-axis', (axes) =>
+      axes
+        .filter((a) => (a.getAttribute('aria-label') ?? '').startsWith('X-axis'))
+        .flatMap((a) => [...a.querySelectorAll('.role-axis-label text')].map((t) => t.textContent ?? ''))
+        .filter((t) => t !== ''),
+    );
+    const [day, hour] = c.starts[0]!.split(' ');
+    const date = new Date(`${day}T00:00:00Z`).toLocaleDateString('en-US', { timeZone: 'UTC', month: 'short', day: '2-digit', year: 'numeric' });
+    assert.match(labels[0] ?? '', new RegExp(`^${date} (${hour!.slice(0, 2)}|2[0-3]):\\d\\d$`), labels.join(' | '));
+    await page.close();
+  });
+}

@@ -18,6 +18,7 @@ import { renderCostBy } from '../../src/report/section-cost-by.js';
 import { AXIS_LABEL_MAX, axisLabels, ChartSink } from '../../src/report/section.js';
 import { SECTIONS } from '../../src/report/sections.js';
 import { JSON_DIGITS, jsonNumber } from '../../src/format/json-numbers.js';
+import { zoneOffsetMs } from '../../src/format/days.js';
 import { fmtBytes, fmtCompact, fmtInt, fmtPct, fmtSignedPct, fmtUsd, fmtWeight } from '../../src/report/format.js';
 import { COST_BY_KEYS, type CostBy, type CostOverTime, type CrossTab, type Headline, type Keepalive, type ReportData, type TopChains, type TtlOverride } from '../../src/report/data.js';
 import type { Definition } from '../../src/types.js';
@@ -851,7 +852,7 @@ test('the waste tile says its weight is the rewrites beyond a read, not the rewr
   }
 });
 
-test('the blocks chart draws each window at its wall clock in the zone on a UTC scale, its tooltip the start as the table writes it; no chart names UTC for a zone\'s times', async () => {
+test('the blocks chart draws each window at its instants on a UTC scale, the zone given to its axis, its tooltip the start as the table writes it; no chart names UTC for a zone\'s times', async () => {
   const { renderBlocks } = await import('../../src/report/section-blocks.js');
   const blocks = [{ start: Date.UTC(2026, 1, 11, 3), end: Date.UTC(2026, 1, 11, 8), usd: 1, weight: 1, requests: 1, tokens: 1 }];
   for (const [timezone, wall, when] of [
@@ -869,7 +870,10 @@ test('the blocks chart draws each window at its wall clock in the zone on a UTC 
     assert.ok(out.body.value.includes(`(times in ${timezone ?? 'UTC'})`), `${timezone}: the caption names the zone`);
     assert.match(out.reading, new RegExp(`the heaviest started ${when} `));
     const [row] = sink.charts[0]!.data.blocks as Array<{ start: number; end: number; when: string; label: string }>;
-    assert.deepEqual([row!.start, row!.end, row!.when], [wall, wall + 5 * 3_600_000, when]);
+    assert.deepEqual([row!.start, row!.end, row!.when], [blocks[0]!.start, blocks[0]!.end, when]);
+    // the axis's ticks and labels are on the zone's clocks: its wall clock at the start is the table's
+    assert.deepEqual(sink.charts[0]!.signals, { zone: timezone ?? 'UTC' });
+    assert.equal(row!.start + zoneOffsetMs(row!.start, timezone ?? 'UTC'), wall);
     // a screen reader's text for the bar: start and end in the zone, not vega-lite's end in the browser's
     assert.ok(row!.label.startsWith(`${when} – `) && row!.label.includes(timezone ?? 'UTC'), row!.label);
   }
@@ -882,7 +886,7 @@ test('the blocks chart draws each window at its wall clock in the zone on a UTC 
   }
 });
 
-test('a 5-hour block across a change of the clocks is drawn 5 hours wide, not 4 or 6 as its wall clock\'s start and end are, and its end says what the clocks did', async () => {
+test('a 5-hour block across a change of the clocks is drawn 5 hours wide from its start\'s instant, not 4 or 6 as its wall clock\'s start and end are, and its end says what the clocks did', async () => {
   const { renderBlocks } = await import('../../src/report/section-blocks.js');
   const H = 3_600_000;
   for (const [timezone, start, wallStart, wallEnd, note] of [
@@ -898,7 +902,8 @@ test('a 5-hour block across a change of the clocks is drawn 5 hours wide, not 4 
     const sink = new ChartSink();
     const out = renderBlocks({ blocks: [{ start, end: start + 5 * H, usd: 1, weight: 1, requests: 2, tokens: 3 }], timezone }, sink);
     const [row] = sink.charts[0]!.data.blocks as Array<{ start: number; end: number; until: string; label: string }>;
-    assert.equal(row!.start, Date.parse(`${wallStart.replace(' ', 'T')}:00Z`), `${timezone}: the bar starts at the wall clock`);
+    assert.equal(row!.start, start, `${timezone}: the bar starts at the block's instant`);
+    assert.equal(row!.start + zoneOffsetMs(row!.start, timezone), Date.parse(`${wallStart.replace(' ', 'T')}:00Z`), `${timezone}: labelled at the wall clock`);
     assert.equal(row!.end - row!.start, 5 * H, `${timezone} ${wallStart}: the bar is as wide as the block lasts`);
     assert.equal(row!.until, `${wallEnd} ${timezone} (${note})`);
     assert.ok(row!.label.includes(`– ${wallEnd} ${timezone} (${note}):`), row!.label);
