@@ -38,6 +38,8 @@ export function renderBlocks(d: Blocks, charts: ChartSink): SectionOutput {
       until,
       label: `${at(b.start)} – ${until}: ${fmtUsd(b.usd)}, ${fmtInt(b.requests)} request${b.requests === 1 ? '' : 's'}`,
       usd: b.usd,
+      // the tooltip's USD, as the table writes it
+      usdText: fmtUsd(b.usd),
       requests: b.requests,
       tokens: b.tokens,
     };

@@ -29,19 +29,22 @@ export function renderCostBy(d: CostBy, charts: ChartSink): SectionOutput {
     // the axis names each bar by a short label of its own, as the page shows it (control characters
     // as ?, so two keys told apart only by them are two bars); the tooltip and the table by the key
     const labels = axisLabels([...shown, other], cleanStrings);
-    const chartRows = rows
-      .filter((r) => r.usd !== null)
-      .map((r) => {
-        const key = r.key !== null && shown.has(r.key) ? r.key : other;
-        return {
-          key,
-          label: labels.get(key)!,
-          component: COST_COMPONENT_LABEL[r.component],
-          order: COST_COMPONENT_ORDER[r.component],
-          usd: r.usd,
-          weight: r.weight,
-        };
-      });
+    // one row per bar segment (key and component: the keys folded into "other" summed), its USD
+    // written here as the tables write it, for the tooltip (vega's number format wrote nothing as $0)
+    const barKey = (r: (typeof rows)[number]) => (r.key !== null && shown.has(r.key) ? r.key : other);
+    const chartRows = [...groupBy(rows.filter((r) => r.usd !== null), (r) => `${r.component}\u0000${barKey(r)}`)].map(([, rs]) => {
+      const key = barKey(rs[0]!);
+      const usd = sum(rs, (r) => r.usd);
+      return {
+        key,
+        label: labels.get(key)!,
+        component: COST_COMPONENT_LABEL[rs[0]!.component],
+        order: COST_COMPONENT_ORDER[rs[0]!.component],
+        usd,
+        usdText: fmtUsd(usd),
+        weight: rs.every((r) => r.weight === null) ? null : sum(rs, (r) => r.weight),
+      };
+    });
     // a key none of whose requests has a price has no bar: named, not left out silently
     const unknown = [...groupBy(rows.filter((r) => r.key !== null), (r) => r.key!)]
       .filter(([, rs]) => rs.every((r) => r.usd === null))

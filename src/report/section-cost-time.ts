@@ -25,9 +25,12 @@ export function renderCostOverTime(d: CostOverTime, charts: ChartSink): SectionO
     top.length && topC.length && total > 0
       ? `${days()}; ${topC.length === 1 ? `the largest component is ${largest} (${fmtPct(topC[0]!.usd / total)})` : `the largest components are ${largest} (${fmtPct(topC[0]!.usd / total)} each)`}.`
       : 'No priced requests in this period.';
-  const rows = d.rows
-    .filter((r) => r.usd !== null)
-    .map((r) => ({ day: r.day, component: COST_COMPONENT_LABEL[r.component], order: COST_COMPONENT_ORDER[r.component], usd: r.usd, tokens: r.tokens }));
+  // one row per bar segment (day and component), its USD written here as the tables write it: the
+  // tooltip shows that text (vega's number format wrote nothing as $0 and a dollar as $1)
+  const rows = [...groupBy(d.rows.filter((r) => r.usd !== null), (r) => `${r.day} ${r.component}`)].map(([, rs]) => {
+    const usd = sum(rs, (r) => r.usd);
+    return { day: rs[0]!.day, component: COST_COMPONENT_LABEL[rs[0]!.component], order: COST_COMPONENT_ORDER[rs[0]!.component], usd, usdText: fmtUsd(usd), tokens: sum(rs, (r) => r.tokens) };
+  });
   // a day whose requests all lack a price has no bar: said, not left out silently
   const unknownDays = [...groupBy(d.rows, (r) => r.day)].filter(([, rs]) => rs.every((r) => r.usd === null) && rs.some((r) => r.tokens > 0)).map(([day]) => day);
   const zone = d.timezone && d.timezone !== 'UTC' ? ` (days in ${d.timezone})` : ' (UTC days)';

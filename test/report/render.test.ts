@@ -323,6 +323,38 @@ test('ids break at their own separators: a chain id, a session UUID, a replay\'s
   assert.match(page, /<h3>session replay · planner chain agent-<wbr>a4f2c9e1<\/h3>/);
 });
 
+test('the charts\' tooltips write USD as the tables do: each bar segment carries its amount as fmtUsd writes it, and no spec formats USD itself', () => {
+  const f = fixtureReport();
+  const cot = f.costOverTime as CostOverTime;
+  // a component of nothing on a day, and the same day and component twice: one segment, summed
+  const first = cot.rows.find((r) => r.usd !== null)!;
+  const data: ReportData = { ...f, costOverTime: { ...cot, rows: [...cot.rows, { ...first, usd: 0.004 }, { ...first, component: first.component === 'read' ? 'input' : 'read', day: '2026-01-01', usd: 0 }] } };
+  const sink = new ChartSink();
+  for (const s of SECTIONS) {
+    const value = (data as unknown as Record<string, unknown>)[s.key];
+    if (value && !(typeof value === 'object' && 'error' in value)) s.render(value as never, sink, data);
+  }
+  let checked = 0;
+  for (const c of sink.charts.filter((x) => ['cost-over-time', 'cost-by', 'blocks'].includes(x.spec))) {
+    const rows = Object.values(c.data)[0] as Array<{ usd: number; usdText: string; day?: string; key?: string; start?: number; component?: string }>;
+    const segments = new Set<string>();
+    for (const r of rows) {
+      assert.equal(r.usdText, fmtUsd(r.usd), `${c.spec}: ${JSON.stringify(r)}`);
+      const segment = `${r.day ?? r.key ?? r.start} ${r.component ?? ''}`;
+      assert.ok(!segments.has(segment), `${c.spec}: two rows for ${segment}`);
+      segments.add(segment);
+      checked++;
+    }
+    const tooltip = JSON.stringify((JSON.parse(JSON.stringify(vegaSpec(c.spec as ChartSpecName))) as object));
+    assert.doesNotMatch(tooltip, /\$,\.4~f/, `${c.spec}: a tooltip formats USD with vega's format`);
+  }
+  assert.ok(checked > 10, `${checked} rows`);
+  const cotRows = sink.charts.find((x) => x.spec === 'cost-over-time')!.data.rows as Array<{ day: string; usd: number; usdText: string }>;
+  assert.ok(cotRows.some((r) => r.day === '2026-01-01' && r.usdText === '$0.0000'), 'nothing is $0.0000');
+  const summed = cotRows.find((r) => r.day === first.day && r.usdText === fmtUsd(first.usd! + 0.004));
+  assert.ok(summed, 'the same day and component twice is one segment, summed');
+});
+
 test('a weight or an amount is rounded as --json and the terminal tables round it (12 significant digits) before it is printed: one sum added in two orders is one number on the page', () => {
   // the real logs' weight: 8,734,583.5 summed one way, 8,734,583.499999998 another; the page showed both 8,734,584 and 8,734,583
   assert.equal(fmtInt(8_734_583.499999998), '8,734,584');
