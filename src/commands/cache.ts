@@ -80,8 +80,8 @@ function ttlCommand(): Command {
     describe: 'price forcing the 1-hour TTL (or the 5-minute one) on your real sessions',
     options: (y: Argv) =>
       withLogOptions(y)
-        .option('to', { choices: ['1h', '5m'] as const, default: '1h', defaultDescription: '1h', describe: 'the TTL to force' })
-        .option('scope', { choices: ['all', 'main', 'subagents', 'subagent'] as const, default: 'all', defaultDescription: 'all', describe: 'which chains the what-if covers (the others are left out of every sum)' })
+        .option('to', { requiresArg: true, choices: ['1h', '5m'] as const, default: '1h', defaultDescription: '1h', describe: 'the TTL to force' })
+        .option('scope', { requiresArg: true, choices: ['all', 'main', 'subagents', 'subagent'] as const, default: 'all', defaultDescription: 'all', describe: 'which chains the what-if covers (the others are left out of every sum)' })
         .option('jitter', jitterOption),
     run: (argv, io) => {
       const jitter = jitterOf(argv);
@@ -130,7 +130,7 @@ function keepaliveCommand(): Command {
         .option('budget', { type: 'string', requiresArg: true, describe: 'pings per gap: N, inf (or ∞), or sweep (default: sweep 0…20 and ∞)' })
         .option('ping-in', { type: 'string', requiresArg: true, describe: 'input tokens of one ping, written at the 5-minute weight (default 30)' })
         .option('ping-out', { type: 'string', requiresArg: true, describe: 'output tokens of one ping (default 10)' })
-        .option('scope', { choices: ['all', 'main', 'subagents', 'subagent'] as const, default: 'all', defaultDescription: 'all', describe: 'which chains get pings (the others still count in every weight)' })
+        .option('scope', { requiresArg: true, choices: ['all', 'main', 'subagents', 'subagent'] as const, default: 'all', defaultDescription: 'all', describe: 'which chains get pings (the others still count in every weight)' })
         .option('jitter', jitterOption),
     run: async (argv, io) => {
       // flag values are checked before the logs are read (a bad --budget was said after a whole ingest)

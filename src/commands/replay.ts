@@ -93,8 +93,8 @@ const sessionCommand: Command = {
       .option('thinking', { requiresArg: true, choices: ['keep', 'drop'] as const, default: 'keep', defaultDescription: 'keep', describe: 'whether logged thinking text counts in later prompts' })
       .option('encoding', { requiresArg: true, choices: ENCODINGS as readonly string[], default: 'cl100k_base', defaultDescription: 'cl100k_base', describe: 'js-tiktoken encoding' })
       .option('calibrate', { type: 'string', requiresArg: true, default: '0', defaultDescription: '0', describe: 'fit a conversation scale on requests 2..K+1, apply it to every strategy, report fidelity on the rest (0 = off)' })
-      .option('db', { type: 'string', describe: 'DuckDB store file (default ~/.cache/cachelens/store.duckdb; :memory: for none)' })
-      .option('pricing', { type: 'string', describe: 'price table JSON (own format or LiteLLM) that replaces or extends the bundled one' })
+      .option('db', { type: 'string', requiresArg: true, describe: 'DuckDB store file (default ~/.cache/cachelens/store.duckdb; :memory: for none)' })
+      .option('pricing', { type: 'string', requiresArg: true, describe: 'price table JSON (own format or LiteLLM) that replaces or extends the bundled one' })
       .option('rebuild', { type: 'boolean', describe: 'drop the store and read every log again' })
       .option('json', { type: 'boolean', describe: 'print JSON instead of tables' }),
   async run(argv, io) {

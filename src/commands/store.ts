@@ -175,7 +175,7 @@ export function parquetDir(argv: Record<string, unknown>): string {
 }
 
 function withParquet(y: Argv): Argv {
-  return y.option('parquet', { type: 'string', describe: 'read a Parquet export (cachelens export --parquet DIR; several pooled below one DIR) instead of the logs' });
+  return y.option('parquet', { type: 'string', requiresArg: true, describe: 'read a Parquet export (cachelens export --parquet DIR; several pooled below one DIR) instead of the logs' });
 }
 
 export interface QueryResult {
@@ -258,10 +258,10 @@ export const crosstabCommand: Command = {
   describe: 'any two chain dimensions against each other, any measure, with totals (SPEC §4)',
   options: (y) =>
     withParquet(withLogOptions(y))
-      .option('rows', { type: 'string', defaultDescription: 'definition', describe: 'dimension of the rows (agent_type, namespaced, model, project, session, day, ttl, has_skill_listing, skill_listing, rounds_bucket, definition, rounds, kind)' })
-      .option('cols', { type: 'string', defaultDescription: 'has_skill_listing', describe: 'dimension of the columns (definition when --rows is has_skill_listing)' })
-      .option('measure', { type: 'string', default: 'chains', defaultDescription: 'chains', describe: 'chains, requests, weight, usd, write_read_ratio, hit_ratio, reattachments' })
-      .option('kind', { choices: ['all', 'main', 'subagent', 'subagents'], default: 'all', defaultDescription: 'all', describe: 'which chains: all, main threads, or subagents (v1.x sidechains included; subagent and subagents are one)' }),
+      .option('rows', { type: 'string', requiresArg: true, defaultDescription: 'definition', describe: 'dimension of the rows (agent_type, namespaced, model, project, session, day, ttl, has_skill_listing, skill_listing, rounds_bucket, definition, rounds, kind)' })
+      .option('cols', { type: 'string', requiresArg: true, defaultDescription: 'has_skill_listing', describe: 'dimension of the columns (definition when --rows is has_skill_listing)' })
+      .option('measure', { type: 'string', requiresArg: true, default: 'chains', defaultDescription: 'chains', describe: 'chains, requests, weight, usd, write_read_ratio, hit_ratio, reattachments' })
+      .option('kind', { requiresArg: true, choices: ['all', 'main', 'subagent', 'subagents'], default: 'all', defaultDescription: 'all', describe: 'which chains: all, main threads, or subagents (v1.x sidechains included; subagent and subagents are one)' }),
   async run(argv, io) {
     // a misspelt dimension or measure is said before the logs are read (it was said after a whole ingest)
     // one dimension given: the other is the SPEC §4 table's other one (--rows has_skill_listing alone
@@ -319,7 +319,7 @@ export const exportCommand: Command = {
   command: 'export [paths..]',
   describe: 'write requests, chains and attachments as Parquet partitioned by day (to pool with others)',
   options: (y) =>
-    withLogOptions(y).option('parquet', { type: 'string', demandOption: 'name the directory: --parquet DIR', describe: 'directory to write (empty, or a previous export)' }),
+    withLogOptions(y).option('parquet', { type: 'string', requiresArg: true, demandOption: 'name the directory: --parquet DIR', describe: 'directory to write (empty, or a previous export)' }),
   async run(argv, io) {
     const dir = parquetDir(argv);
     // said before the store is opened: a store inside DIR (`--db DIR/s.duckdb`) was made there, its

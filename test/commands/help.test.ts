@@ -5,6 +5,7 @@ import { commands } from '../../src/commands/index.js';
 import { type Command, FLAG_OPTIONS } from '../../src/commands/command.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import yargs from 'yargs';
 import { REPO, cli } from '../helpers/corpus.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -72,4 +73,36 @@ test('defaults in --help are written bare, as --rows and --cols show theirs: [de
     assert.doesNotMatch(r.stdout, /\[default: "/, words.join(' '));
   }
   assert.match(cli(['crosstab', '--help'], { COLUMNS: '100' }).stdout, /\[default: chains\]/);
+});
+
+/** Each command (subcommands as their own) with its words on the command line and its declared options. */
+function declared(list: Command[], prefix: string[] = []): { words: string[]; command: Command }[] {
+  return list.flatMap((c) => {
+    const words = [...prefix, c.command.split(' ')[0]!];
+    return c.subcommands ? declared(c.subcommands, words) : [{ words, command: c }];
+  });
+}
+
+test('every option that takes a value, given without one, is the one-line error summary --pricing gives, never its default run silently', () => {
+  // replay session --pricing (and --db) said '--pricing: expected a file name', whatif ttl --to and --scope,
+  // whatif keepalive --scope, crosstab --kind and --measure ran their defaults without a word, crosstab --rows
+  // said '--rows : not a dimension', query --parquet and export --parquet 'expected a directory name'
+  const home = tempDir('cachelens-bare-');
+  const positional: Record<string, string[]> = { 'replay channel': [join(REPO, 'sample-logs/channels/backend.jsonl')], 'replay session': ['top'], query: ['sessions'] };
+  let checked = 0;
+  for (const { words, command } of declared(commands)) {
+    const options = (command.options!(yargs([])) as unknown as { getOptions(): { string: string[]; choices: Record<string, unknown>; narg: Record<string, number> } }).getOptions();
+    const positionals = new Set([...command.command.matchAll(/[<[]([\w-]+)(?:\.\.)?[>\]]/g)].map((m) => m[1]!));
+    const valued = [...options.string, ...Object.keys(options.choices)].filter((o) => !positionals.has(o));
+    for (const option of valued) {
+      // requiresArg (NaN) or nargs 1: yargs refuses the flag alone
+      assert.ok(option in options.narg, `${words.join(' ')} --${option} takes a value but not requiresArg`);
+      const r = cli([...words, ...(positional[words.join(' ')] ?? []), `--${option}`], { HOME: home });
+      assert.equal(r.code, 2, `${words.join(' ')} --${option}: ${r.stderr}`);
+      assert.equal(r.stdout, '', `${words.join(' ')} --${option}`);
+      assert.equal(r.stderr, `cachelens: Not enough arguments following: ${option}\n`, `${words.join(' ')} --${option}`);
+      checked++;
+    }
+  }
+  assert.ok(checked > 60, `${checked} options checked`);
 });
