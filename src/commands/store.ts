@@ -23,18 +23,38 @@ import { isBundledName, listQueries, networkSettings, queryParams, querySql, run
 import { Store } from '../store/store.js';
 import { type Command, filtersLineOf, type Io, commonOptions, withContext, withLogOptions } from './command.js';
 
-/** `--param k=v` (repeatable) → {k: 'v'}; values stay text (cast in SQL: `$n::INTEGER`). */
+/**
+ * `--param k=v` (repeatable) → {k: 'v'}, names as typed; values stay text (cast in SQL: `$n::INTEGER`).
+ * A name is taken in any case, as DuckDB takes `$NAME`: `Project=a` and `project=b` name one parameter.
+ */
 export function parseParams(raw: unknown): Record<string, string> {
   const list = raw === undefined ? [] : Array.isArray(raw) ? raw.map(String) : [String(raw)];
   // no prototype: `constructor`, `toString` (and `__proto__`) are names as any other, not found on Object.prototype
   const out: Record<string, string> = Object.create(null);
+  const typed = new Map<string, string>();
   for (const p of list) {
     const m = /^([a-z_][a-z0-9_]*)=(.*)$/is.exec(p);
     if (!m) throw new UsageError(`--param ${p}: expected NAME=VALUE`);
     // as an option given twice: the first value was dropped without a word
-    if (m[1]! in out) throw new UsageError(`--param ${m[1]} was given more than once (give it once)`);
+    const first = typed.get(m[1]!.toLowerCase());
+    if (first === m[1]) throw new UsageError(`--param ${m[1]} was given more than once (give it once)`);
+    if (first !== undefined) throw new UsageError(`--param ${m[1]} was given more than once, as ${first} too (a name in any case is one parameter, as DuckDB takes $${m[1]}: give it once)`);
+    typed.set(m[1]!.toLowerCase(), m[1]!);
     out[m[1]!] = m[2]!;
   }
+  return out;
+}
+
+/**
+ * `--param` names (as parseParams returns them) written as the query writes its parameters (`used`,
+ * queryParams): `--param Project=x` sets `$project`, as DuckDB binds a name in any case. Names the
+ * query does not use are kept as typed.
+ * Example: ({ Project: 'x' }, ['project', 'tz']) → { project: 'x' }.
+ */
+export function paramsAsUsed(given: Record<string, string>, used: string[]): Record<string, string> {
+  const spelled = new Map(used.map((u) => [u.toLowerCase(), u]));
+  const out: Record<string, string> = Object.create(null);
+  for (const [k, v] of Object.entries(given)) out[spelled.get(k.toLowerCase()) ?? k] = v;
   return out;
 }
 
@@ -205,14 +225,14 @@ export const queryCommand: Command = {
     }
     const target = argv.target as string | undefined;
     if (!target) throw new UsageError('name a query: a FILE.sql or a bundled NAME', 'cachelens query --list shows the bundled ones');
-    const given = parseParams(argv.param);
     const used = queryParams(querySql(target));
+    const given = paramsAsUsed(parseParams(argv.param), used);
     const unknown = Object.keys(given).filter((k) => !used.includes(k));
     const takes = used.length ? `it takes ${used.map((u) => '$' + u).join(', ')}` : 'it takes no parameters';
     if (unknown.length > 0) throw new UsageError(`--param ${unknown[0]}: ${target} has no $${unknown[0]}`, takes);
     // a filter the query has no parameter for was passed over without a word: `query quality --since D`
     // printed every day's counts, as if they were D's on
-    const unfiltered = (['since', 'until', 'project'] as const).find((k) => argv[k] !== undefined && !used.includes(k));
+    const unfiltered = (['since', 'until', 'project'] as const).find((k) => argv[k] !== undefined && !used.some((u) => u.toLowerCase() === k));
     if (unfiltered !== undefined) throw new UsageError(`--${unfiltered}: ${target} has no $${unfiltered}, so it would not choose what is counted`, takes);
     // a FILE.sql's COPY … TO, EXPORT DATABASE or ATTACH wrote into the logs as readily as anywhere
     if (!isBundledName(target)) refuseWritesInLogs(target, writeTargets(querySql(target)), argv, io);
@@ -228,7 +248,8 @@ export const queryCommand: Command = {
     try {
       const params: Record<string, unknown> = Object.create(null);
       // own entries only: `$constructor` without --param was bound to Object (`Cannot create values of type ANY`)
-      for (const p of used) params[p] = Object.hasOwn(given, p) ? given[p] : Object.hasOwn(defaults, p) ? (defaults[p] ?? null) : null;
+      // `$Since` in a FILE.sql is `$since` (DuckDB's names are in any case): it takes --since as well
+      for (const p of used) params[p] = Object.hasOwn(given, p) ? given[p] : Object.hasOwn(defaults, p.toLowerCase()) ? (defaults[p.toLowerCase()] ?? null) : null;
       // A query of the user's own may change tables (even one that then fails): remembered results
       // (and the answers kept beside the store) no longer hold, and the next ingest compares the
       // walk with the stored files themselves, not with the listing the last one kept (an unchanged

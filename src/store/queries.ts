@@ -53,10 +53,18 @@ export function querySql(nameOrPath: string): string {
  */
 const NO_PARAMS = /--[^\n]*|\/\*[\s\S]*?\*\/|\b[Ee]'(?:[^'\\]|\\[\s\S]|'')*'|'(?:[^']|'')*'|"(?:[^"]|"")*"|\$([A-Za-z_][A-Za-z0-9_]*)?\$[\s\S]*?\$\1\$/g;
 
-/** The `$name` parameters a query uses, in order of first use. */
+/**
+ * The `$name` parameters a query uses, in order of first use, each as first written. DuckDB takes a
+ * parameter's name in any case, as its identifiers: `$Project` and `$project` are one parameter,
+ * bound to one value, so they are one name here (both were listed, and one of two values bound to
+ * them was dropped without a word).
+ * Example: `SELECT $Project, $project, $tz` → ['Project', 'tz'].
+ */
 export function queryParams(sql: string): string[] {
   const body = sql.replace(NO_PARAMS, ' ');
-  return [...new Set([...body.matchAll(/\$([a-z_][a-z0-9_]*)/gi)].map((m) => m[1]))];
+  const names = new Map<string, string>();
+  for (const m of body.matchAll(/\$([a-z_][a-z0-9_]*)/gi)) if (!names.has(m[1]!.toLowerCase())) names.set(m[1]!.toLowerCase(), m[1]!);
+  return [...names.values()];
 }
 
 /**

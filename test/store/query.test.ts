@@ -686,6 +686,28 @@ test('CLI: --param NAME given twice is a usage error, as an option given twice i
   await usageError(['query', file, '--parquet', sampleLogs, '--param', 'a=1', '--param', 'b=2', '--param', 'a=3'], /^cachelens: --param a was given more than once/);
 });
 
+test('CLI: --param NAME is taken in any case, as DuckDB takes $NAME: Project=x sets $project; two spellings of one name are one parameter given twice', async () => {
+  // `--param Project=shop` said 'cost_by has no $Project'; in a FILE.sql, `$Project` and `$project` were
+  // two names bound to two values, of which DuckDB (one parameter in any case) took one without a word
+  assert.deepEqual(queryParams('SELECT $Project AS a, $project AS b, $tz AS c'), ['Project', 'tz']);
+  const lower = cachelens(['query', 'cost_by', sampleLogs, '--db', ':memory:', '--param', 'project=shop', '--param', 'by=project', '--json']);
+  const mixed = cachelens(['query', 'cost_by', sampleLogs, '--db', ':memory:', '--param', 'Project=shop', '--param', 'BY=project', '--json']);
+  assert.equal(mixed.status, 0, mixed.stderr);
+  assert.equal(mixed.stdout, lower.stdout);
+  const rows = (JSON.parse(mixed.stdout) as { params: Record<string, unknown>; rows: { grp: string }[] });
+  assert.equal(rows.params.project, 'shop');
+  assert.ok(rows.rows.length > 0);
+  const file = path.join(tmp(), 'cases.sql');
+  writeFileSync(file, 'SELECT $Project AS a, $project AS b, $Since AS s');
+  const own = cachelens(['query', file, sampleLogs, '--db', ':memory:', '--param', 'PROJECT=x', '--since', '2026-02-11', '--json']);
+  assert.equal(own.status, 0, own.stderr);
+  const result = JSON.parse(own.stdout) as { params: Record<string, unknown>; rows: Record<string, unknown>[] };
+  // the names as the query first writes them; $Since takes --since as $since does
+  assert.deepEqual(result.params, { Project: 'x', Since: '2026-02-11' });
+  assert.deepEqual(result.rows, [{ a: 'x', b: 'x', s: '2026-02-11' }]);
+  await usageError(['query', file, sampleLogs, '--db', ':memory:', '--param', 'Project=x', '--param', 'project=y'], /^cachelens: --param project was given more than once, as Project too \(a name in any case is one parameter, as DuckDB takes \$project: give it once\)$/);
+});
+
 test('CLI: a FILE.sql that is a directory or a device is a usage error, not an internal error', async () => {
   const dir = path.join(tmp(), 'dir.sql');
   mkdirSync(dir);
