@@ -25,9 +25,22 @@ export function formatRows(rows: readonly Row[], color: boolean, order?: readonl
   const numeric = cols.map((c) => rows.every((r) => r[c] === null || typeof r[c] === 'number'));
   // a column's name can be transcript text too (`PIVOT requests ON agent_type`): cleaned as the cells are
   const columns: Column[] = cols.map((c, i) => ({ header: clean(c), align: numeric[i] ? 'num' : 'text', whole: true }));
-  const cells: string[][] = rows.map((r) => cols.map((c) => cellText(r[c])));
+  const plain = cols.map(namesTimeOrId);
+  const cells: string[][] = rows.map((r) => cols.map((c, i) => (plain[i] && typeof r[c] === 'number' && Number.isInteger(r[c]) ? String(r[c]) : cellText(r[c]))));
   cols.forEach((_, i) => numeric[i] && alignPoints(cells, i));
   return table(columns, cells as Cell[][], { color });
+}
+
+/**
+ * Whether a column's name says its integers are a time, a count of a unit of time or an id, which the
+ * table prints without thousands separators, as they are written elsewhere and pasted into other tools:
+ * `t`, `ts`, `id`, `line`, `epoch`, or a name ending in `_t`, `_ts`, `_id`, `_line`, `_epoch` or a time
+ * unit, `_ms`, `_us`, `_ns`, `_s`, `_h` (any case). hourly's hour_ms, 1770714000000, printed as
+ * 1,770,714,000,000, and zone_days' from_h as 483,081. Other integers keep their separators.
+ * Example: 'hour_ms', 'first_t', 'file_id', 'line', 'from_h' → true; 'lines', 'requests', 'cache_write_1h' → false.
+ */
+export function namesTimeOrId(name: string): boolean {
+  return /^(t|ts|id|line|epoch)$|_(t|ts|id|line|epoch|ms|us|ns|s|h)$/i.test(name);
 }
 
 /**

@@ -271,3 +271,34 @@ test('CLI: query\'s table keeps the cents of a sum, --csv and --json print it ex
   const json = JSON.parse(cachelens(['query', file, '--db', db, '--json']).stdout) as { rows: Record<string, unknown>[] };
   assert.deepEqual(json.rows, [{ usd: 1000.5678 + 234, n: 2 }]);
 });
+
+test('the table prints integers whose names say they are times or ids (hour_ms, first_t, from_h, file_id, line) without separators; other integers keep them', () => {
+  // hourly printed 1,770,714,000,000 for an epoch-millisecond hour, zone_days 483,081 for an hour of UTC
+  const table = formatRows([{ hour_ms: 1770714000000, first_t: 1770714132849, from_h: 483081, file_id: 12345, line: 10234, lines: 10234, usd: 1234.5, cache_write_1h: 33028 }], false);
+  const [, , row] = table.split('\n');
+  assert.deepEqual(row!.trim().split(/\s+/), ['1770714000000', '1770714132849', '483081', '12345', '10234', '10,234', '1,234.5', '33,028']);
+  // a fraction in such a column is not an id: printed as any number
+  assert.match(formatRows([{ t: 1770714132849.5 }], false), /1,770,714,132,849\.5/);
+});
+
+test('CLI: hourly\'s and zone_days\' times print without separators in the table; --json and --csv are unchanged', () => {
+  const db = path.join(tmp(), 's.duckdb');
+  const sampleLogs = path.join(repoRoot, 'sample-logs');
+  for (const [query, columns] of [['hourly', ['hour_ms', 'all_first_ms', 'all_last_ms', 'first_ms', 'last_ms']], ['zone_days', ['from_h', 'to_h']]] as const) {
+    const json = cachelens(['query', query, sampleLogs, '--db', db, '--json']);
+    assert.equal(json.status, 0, json.stderr);
+    const first = (JSON.parse(json.stdout) as { rows: Record<string, number>[] }).rows[0]!;
+    const table = cachelens(['query', query, sampleLogs, '--db', db]);
+    assert.equal(table.status, 0, table.stderr);
+    const [header, , row] = table.stdout.split('\n');
+    const names = header!.trim().split(/\s+/);
+    const cells = row!.trim().split(/\s+/);
+    for (const c of columns) {
+      assert.equal(typeof first[c], 'number', `${query} ${c}`);
+      assert.equal(cells[names.indexOf(c)], String(first[c]), `${query} ${c}`);
+    }
+    const csv = cachelens(['query', query, sampleLogs, '--db', db, '--csv']).stdout.split('\n');
+    const csvNames = csv[0]!.split(',');
+    for (const c of columns) assert.equal(csv[1]!.split(',')[csvNames.indexOf(c)], String(first[c]), `${query} ${c} in --csv`);
+  }
+});
