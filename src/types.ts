@@ -131,6 +131,7 @@ export type SkipReason =
   | 'not_an_object'
   | 'invalid_usage'
   | 'invalid_field'
+  | 'invalid_type'
   | 'unreadable_file'
   | 'vanished_file'
   | 'not_a_file'

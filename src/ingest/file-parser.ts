@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import type { AttachmentRecord, ChainKind, Observation, SkipReason, SkippedLine } from '../types.js';
 import { SourceRank } from '../types.js';
-import { type Line, TEXT_KEPT, fieldProblem, obj, str, timeOf } from './line.js';
+import { type Line, TEXT_KEPT, fieldProblem, obj, str, timeOf, typeProblem } from './line.js';
 import { LONG_STRING, OTHER_ARRAY, OTHER_OBJECT, SHORT_STRING } from './project.js';
 import { identityProblem, mergeWrite, readUsage, usageOffAssistant } from './usage.js';
 import { pushAll } from '../arrays.js';
@@ -219,6 +219,13 @@ export class FileParser {
 
   add(lineNo: number, l: Line): void {
     this.facts.lines = Math.max(this.facts.lines, lineNo);
+    const badType = typeProblem(l);
+    if (badType) {
+      // not read (it was counted as a line of no type); an inline sidechain's thread still passes through it
+      if (!this.id.fileAgentId && l.isSidechain === true && !str(l.agentId)) this.sidechainChain(l, str(l.sessionId) ?? this.id.fileSessionId ?? 'unknown-session');
+      this.skip(lineNo, 'invalid_type', badType);
+      return;
+    }
     const type = str(l.type) ?? '(none)';
     const data = obj(l.data);
     const attachment = obj(l.attachment);

@@ -2,7 +2,7 @@
  * What cachelens reads from one transcript line: the projection schema (only these fields are
  * decoded) and the typed view of a projected line.
  */
-import type { SchemaObject } from './project.js';
+import { OTHER_ARRAY, OTHER_OBJECT, type SchemaObject } from './project.js';
 
 /**
  * The usage fields readUsage looks at (usage.ts). Projecting only these, rather than taking the
@@ -116,6 +116,22 @@ export function fieldProblem(l: Line): string | null {
     if (x !== undefined && x !== null && typeof x !== 'string') bad.push(`${name} = ${shown(x)} is not a string`);
   }
   return bad.length ? `${bad.join(', ')}: read as absent` : null;
+}
+
+/**
+ * Why a line's `type` cannot be read: there (not absent or null, which are no type: counted as
+ * `(none)`, SPEC §1.2) but not a string (a number, a boolean, an object, a list). Such a line is an
+ * `invalid_type` skip, not read: it was counted as a line of no type, `(none)`, as if it had none, and
+ * its usage as usage on a line of no type. Ingest (both readers) and the session replay skip it by this rule.
+ * Example: {type: 42} → 'type = 42 is not a string'; {type: {…}, message: {usage: {…}}} →
+ * 'type = {…} is not a string (the line holds usage: not counted)'; {type: "user"}, {} → null.
+ */
+export function typeProblem(l: Line): string | null {
+  const x = l.type;
+  if (x === undefined || x === null || (typeof x === 'string' && x !== OTHER_OBJECT && x !== OTHER_ARRAY)) return null;
+  const usage = obj(l.message)?.usage;
+  const value = x === OTHER_OBJECT ? '{…}' : x === OTHER_ARRAY ? '[…]' : shown(x);
+  return `type = ${value} is not a string${usage !== undefined && usage !== null ? ' (the line holds usage: not counted)' : ''}`;
 }
 
 /** A value of the wrong type as a skip's detail names it: short, and the same whether the line was projected or parsed whole. */

@@ -14,7 +14,7 @@ import { createReadStream } from 'node:fs';
 import { basename } from 'node:path';
 import { agentSessionDir } from '../ingest/discover.js';
 import { canonicalJson, sidechainChainOf, userLineKind } from '../ingest/file-parser.js';
-import { LINE_SCHEMA, fieldProblem, obj, str, timeOf } from '../ingest/line.js';
+import { LINE_SCHEMA, fieldProblem, obj, str, timeOf, typeProblem } from '../ingest/line.js';
 import { StreamProjector } from '../ingest/stream-project.js';
 import { identityProblem, mergeWrite, readUsage, usageOffAssistant } from '../ingest/usage.js';
 import type { Usage } from '../types.js';
@@ -105,6 +105,12 @@ export class TranscriptCollector {
     const type = str(l.type);
     const sessionId = str(l.sessionId) ?? this.id.fileSessionId ?? 'unknown-session';
     // as the ingest parser does: every inline sidechain line passes its chain on, whatever its type
+    const badType = typeProblem(l);
+    if (badType) {
+      if (!this.id.fileAgentId && l.isSidechain === true && !str(l.agentId)) this.sidechainChain(l, sessionId);
+      this.skip(lineNo, 'invalid_type', badType);
+      return;
+    }
     const field = fieldProblem(l);
     if (field) this.skip(lineNo, 'invalid_field', field);
     if (!this.id.fileAgentId && l.isSidechain === true && !str(l.agentId)) this.sidechainChain(l, sessionId);

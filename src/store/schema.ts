@@ -51,9 +51,10 @@
  * 30: so is a line whose isMeta or isCompactSummary is no boolean, one skip per line naming every such flag. 31: and a line
  * whose sessionId or agentId is no string. 32: a timestamp with an offset of hours alone (+02), a decimal comma or a leap
  * second (23:59:60 UTC at a month's end, its day's last millisecond) is an instant; a store read before skipped each. 33: a line whose uuid or
- * parentUuid is no string is an invalid_field skip (read as absent). 34: and one whose requestId is none.)
+ * parentUuid is no string is an invalid_field skip (read as absent). 34: and one whose requestId is none. 35: a line whose
+ * type is no string is an invalid_type skip, not read; a store read before counted it as a line of no type, (none).)
  */
-export const SCHEMA_VERSION = 34;
+export const SCHEMA_VERSION = 35;
 
 export const FACT_TABLES = [
   'observations',

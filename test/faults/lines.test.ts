@@ -358,7 +358,7 @@ test('unknown line types, subtypes and fields are counted per type, never skippe
     JSON.stringify({ type: 'hologram', sessionId: 's1' }),
     JSON.stringify({ type: 'system', subtype: 'quantum_boundary', sessionId: 's1' }),
     JSON.stringify({ type: 'progress', data: { type: 'teleport_progress', message: 42 } }),
-    JSON.stringify({ type: 42, sessionId: 's1' }),
+    JSON.stringify({ type: null, sessionId: 's1', note: 'a null type is none' }),
     JSON.stringify({ sessionId: 's1', note: 'no type at all' }),
     JSON.stringify({ type: 'summary', summary: 'x', leafUuid: 'u' }),
     // a request with unknown fields at every level, and a message field of the wrong type elsewhere
@@ -419,6 +419,35 @@ test('an agent_progress copy with usage but no data.agentId is a located invalid
   assert.equal(s.quality.skipped[0]!.examples[0]!.detail, 'agent_progress copy without data.agentId');
 });
 
+test('a line whose type is not a string (a number, an object, a list, a boolean) is a located invalid_type skip, not a line of no type', async (t) => {
+  // each was counted as '(none)', as a line without a type, and its usage as usage on a line of no type
+  const { logs, db } = setup(t);
+  const request = JSON.parse(assistant({ msg: 'm1', usage: usage(1, 2, 3, 4) })) as Record<string, unknown>;
+  writeLog(logs, 'proj/s1.jsonl', [
+    user('hi'),
+    JSON.stringify(request),
+    JSON.stringify({ type: 42, sessionId: 's1' }),
+    JSON.stringify({ type: { name: 'user' }, sessionId: 's1' }),
+    JSON.stringify({ type: ['assistant'], sessionId: 's1' }),
+    JSON.stringify({ type: true, sessionId: 's1' }),
+    JSON.stringify({ ...request, type: 3, message: { ...(request.message as object), id: 'm2' } }),
+    JSON.stringify({ sessionId: 's1', note: 'no type at all: counted as (none), no skip' }),
+  ]);
+  const s = await summary([logs], db);
+  assert.deepEqual(tokens(s.totals), { requests: 1, input: 1, output: 2, cache_write_5m: 3, cache_write_1h: 0, cache_read: 4, unpriced_requests: 0 });
+  assert.deepEqual(skipsByReason(s), { invalid_type: { count: 5, at: ['s1.jsonl:3', 's1.jsonl:4', 's1.jsonl:5', 's1.jsonl:6', 's1.jsonl:7'] } });
+  assert.equal(s.quality.lines, 8);
+  assert.equal(s.quality.skipped_lines, 5);
+  assert.deepEqual(await skipDetails(db), [
+    { line: 3, detail: 'type = 42 is not a string' },
+    { line: 4, detail: 'type = {…} is not a string' },
+    { line: 5, detail: 'type = […] is not a string' },
+    { line: 6, detail: 'type = true is not a string' },
+    { line: 7, detail: 'type = 3 is not a string (the line holds usage: not counted)' },
+  ]);
+  assert.deepEqual(await lineCounts(db), { '(none)': 1, assistant: 1, user: 1 });
+});
+
 test('usage on a line that is not an assistant line (another case, an unknown type, no type) is a located invalid_usage skip, not tokens dropped unseen', async (t) => {
   const { logs, db } = setup(t);
   const request = JSON.parse(assistant({ msg: 'm1', usage: usage(1, 2, 3, 4) })) as Record<string, unknown>;
@@ -434,7 +463,6 @@ test('usage on a line that is not an assistant line (another case, an unknown ty
     as('Assistant', 'm2'),
     as('hologram', 'm3'),
     as(undefined, 'm4'),
-    as(3, 'm5'),
     as('x'.repeat(5000), 'm6'),
     // no usage, or a null one: nothing to lose, no skip
     JSON.stringify({ type: 'hologram', sessionId: 's1', message: { usage: null } }),
@@ -442,13 +470,12 @@ test('usage on a line that is not an assistant line (another case, an unknown ty
   ]);
   const s = await summary([logs], db);
   assert.deepEqual(tokens(s.totals), { requests: 1, input: 1, output: 2, cache_write_5m: 3, cache_write_1h: 0, cache_read: 4, unpriced_requests: 0 });
-  assert.deepEqual(skipsByReason(s), { invalid_usage: { count: 5, at: ['s1.jsonl:3', 's1.jsonl:4', 's1.jsonl:5', 's1.jsonl:6', 's1.jsonl:7'] } });
+  assert.deepEqual(skipsByReason(s), { invalid_usage: { count: 4, at: ['s1.jsonl:3', 's1.jsonl:4', 's1.jsonl:5', 's1.jsonl:6'] } });
   assert.deepEqual(await skipDetails(db), [
     { line: 3, detail: 'usage on a line of type "Assistant", not "assistant"' },
     { line: 4, detail: 'usage on a line of type "hologram", not "assistant"' },
     { line: 5, detail: 'usage on a line of no type, not "assistant"' },
-    { line: 6, detail: 'usage on a line whose type is not a string, not "assistant"' },
-    { line: 7, detail: `usage on a line of type "${'x'.repeat(40)}", not "assistant"` },
+    { line: 6, detail: `usage on a line of type "${'x'.repeat(40)}", not "assistant"` },
   ]);
   // still counted by type (SPEC §1.2)
   const counts = await lineCounts(db);

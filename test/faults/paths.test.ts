@@ -35,7 +35,7 @@ const CASES: Record<string, Buffer> = (() => {
       ].join('\n') + '\n',
     ),
     'a half last line': enc(user('hi') + '\n' + good + '\n' + good.slice(0, 77)),
-    'unknown types and fields': enc([JSON.stringify({ type: 'hologram', deep: { a: [1, { b: 'c' }] } }), JSON.stringify({ type: 42 }), JSON.stringify({ type: 'assistant', message: 'str' }), good].join('\n') + '\n'),
+    'unknown types and fields': enc([JSON.stringify({ type: 'hologram', deep: { a: [1, { b: 'c' }] } }), JSON.stringify({ type: 42 }), JSON.stringify({ type: { a: [1] }, message: { usage: {} } }), JSON.stringify({ type: [1], isSidechain: true, uuid: 'u1' }), JSON.stringify({ type: 'assistant', message: 'str' }), good].join('\n') + '\n'),
     // JSON.stringify writes the escapes: \" and \\ in the id, \n and \u0007 in the project
     'escapes in needed strings': enc(assistant({ msg: 'm"q\\', usage: usage(1, 1, 1, 1), cwd: '/a\nb\u0007' }) + '\n'),
   };

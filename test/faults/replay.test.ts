@@ -275,6 +275,26 @@ test('usage on a line that is not an assistant line (type Assistant, none) is a 
   assert.deepEqual(d.chain.skipped, [{ reason: 'invalid_usage', count: 2, lines: [3, 4] }]);
 });
 
+test('a line whose type is not a string is an invalid_type skip of the replay, as of ingest, with ingest\'s detail', async (t) => {
+  const { logs, db } = setup(t);
+  const file = writeLog(logs, 'proj/s1.jsonl', [
+    user('hi'),
+    assistant({ msg: 'm1', usage: usage(1, 2, 3, 4), t: '2025-03-01T10:00:00.000Z' }),
+    withField(assistant({ msg: 'm_num', usage: usage(5, 6, 7, 8), t: '2025-03-01T10:00:02.000Z' }), 'type', 7),
+    withField(user('more'), 'type', { kind: 'user' }),
+    assistant({ msg: 'm2', usage: usage(5, 6, 7, 8), t: '2025-03-01T10:00:03.000Z' }),
+  ]);
+  const s = JSON.parse((await runCli(['summary', logs, '--db', db, '--json'])).stdout);
+  assert.equal(s.totals.requests, 2);
+  const ingest = s.quality.skipped.map((g: { reason: string; count: number; examples: { line: number }[] }) => ({ reason: g.reason, count: g.count, lines: g.examples.map((e) => e.line) }));
+  assert.deepEqual(ingest, [{ reason: 'invalid_type', count: 2, lines: [3, 4] }]);
+  const r = await runCli(['replay', 'session', file, '--db', db, '--strategy', 'recorded', '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  const d = JSON.parse(r.stdout);
+  assert.equal(d.chain.requests, 2);
+  assert.deepEqual(d.chain.skipped, ingest);
+});
+
 test('the replay names its skipped lines as ingest does: a line that is not an object is invalid_json, a half-written last line incomplete_last_line', async (t) => {
   const { logs, db } = setup(t);
   const file = writeLog(logs, 'proj/s1.jsonl', [user('hi'), '[1,2]', '42', assistant({ msg: 'm1', usage: usage(1, 2, 3, 4) })].join('\n') + '\n{"type":"assis');
