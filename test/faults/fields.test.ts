@@ -202,8 +202,8 @@ const put = (key: string, v: unknown) => (l: Record<string, unknown>) => {
 const SWEEP: SweepCase[] = [
   { name: 'type in another case on the prompt', on: 'user', edit: put('type', 'User'), skip: null },
   { name: 'type in another case on the request', on: 'assistant', edit: put('type', 'ASSISTANT'), skip: 'invalid_usage' },
-  { name: 'type a number on the request', on: 'assistant', edit: put('type', 42), skip: 'invalid_usage' },
-  { name: 'type a list on the prompt', on: 'user', edit: put('type', ['user']), skip: null },
+  { name: 'type a number on the request', on: 'assistant', edit: put('type', 42), skip: 'invalid_type' },
+  { name: 'type a list on the prompt', on: 'user', edit: put('type', ['user']), skip: 'invalid_type' },
   { name: 'isMeta a string', on: 'user', edit: put('isMeta', 'true'), skip: 'invalid_field' },
   { name: 'isMeta a number', on: 'user', edit: put('isMeta', 1), skip: 'invalid_field' },
   { name: 'isCompactSummary a string', on: 'user', edit: put('isCompactSummary', 'true'), skip: 'invalid_field' },
