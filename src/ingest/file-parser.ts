@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import type { AttachmentRecord, ChainKind, Observation, SkipReason, SkippedLine } from '../types.js';
 import { SourceRank } from '../types.js';
-import { type Line, TEXT_KEPT, fieldProblem, obj, str, timeOf, typeProblem } from './line.js';
+import { type Line, TEXT_KEPT, fieldProblem, obj, requestIdOf, str, timeOf, typeProblem } from './line.js';
 import { LONG_STRING, OTHER_ARRAY, OTHER_OBJECT, SHORT_STRING } from './project.js';
 import { identityProblem, mergeWrite, readUsage, usageOffAssistant } from './usage.js';
 import { pushAll } from '../arrays.js';
@@ -380,7 +380,7 @@ export class FileParser {
     const chain = this.chainFor(l, sessionId, t);
     this.collectSpawns(msg, sessionId);
     if (msg.usage === undefined) return;
-    this.observe(lineNo, chain, msg, str(l.requestId), t, this.id.fileAgentId ? SourceRank.SubagentFile : SourceRank.MainFile, sessionId, l);
+    this.observe(lineNo, chain, msg, requestIdOf(l.requestId), t, this.id.fileAgentId ? SourceRank.SubagentFile : SourceRank.MainFile, sessionId, l);
   }
 
   private observe(
@@ -549,7 +549,7 @@ export class FileParser {
     const chain: ChainState = this.chains.get(chainId) ?? {
       chainId, sessionId, agentId, kind: 'subagent', rounds: 0, compactions: 0, requests: 0, firstT: 0, pending: [], lastKey: null, command: false,
     };
-    this.observe(lineNo, chain, msg, str(outer.requestId), Number.isFinite(inner) ? inner : t, SourceRank.Progress, sessionId);
+    this.observe(lineNo, chain, msg, requestIdOf(outer.requestId), Number.isFinite(inner) ? inner : t, SourceRank.Progress, sessionId);
   }
 
   private flushPending(chain: ChainState): void {

@@ -104,18 +104,37 @@ const IDS = ['sessionId', 'agentId', 'uuid', 'parentUuid', 'requestId'] as const
  * Example: {isSidechain: "true"} → 'isSidechain = "true" is not a boolean: read as absent';
  * {isMeta: 1, isCompactSummary: true} → 'isMeta = 1 is not a boolean: read as absent';
  * {agentId: 7} → 'agentId = 7 is not a string: read as absent'.
+ * A `requestId` that is a whole number is read as its decimal text (requestIdOf), and said so:
+ * {requestId: 123} → 'requestId = 123 is not a string: read as "123"'.
  */
 export function fieldProblem(l: Line): string | null {
   const bad: string[] = [];
+  let read: string | null = null;
   for (const name of FLAGS) {
     const x = l[name];
     if (x !== undefined && x !== null && typeof x !== 'boolean') bad.push(`${name} = ${shown(x)} is not a boolean`);
   }
   for (const name of IDS) {
     const x = l[name];
-    if (x !== undefined && x !== null && typeof x !== 'string') bad.push(`${name} = ${shown(x)} is not a string`);
+    if (x === undefined || x === null || typeof x === 'string') continue;
+    if (name === 'requestId' && requestIdOf(x) !== null) read = `requestId = ${shown(x)} is not a string: read as ${JSON.stringify(requestIdOf(x))}`;
+    else bad.push(`${name} = ${shown(x)} is not a string`);
   }
-  return bad.length ? `${bad.join(', ')}: read as absent` : null;
+  const absent = bad.length ? `${bad.join(', ')}: read as absent` : null;
+  return absent && read ? `${absent}; ${read}` : (absent ?? read);
+}
+
+/**
+ * A `requestId` as a request's identity takes it (SPEC §1.3: message.id and requestId): a string as
+ * it is, a whole number (up to 2^53 − 1 either way) as its decimal text, anything else as absent (null).
+ * A copy of a response written with `"requestId": 123` and one with `"requestId": "123"` are one request:
+ * the number was read as absent, its copy keyed by message.id alone, and the response counted twice.
+ * Ingest (both readers, and a progress copy's inner requestId), the store's de-dup (by the key the
+ * reader makes) and the session replay take it by this rule.
+ * Example: "req_1" → "req_1"; 123 → "123"; 1.5, 2^53, true, {…} → null.
+ */
+export function requestIdOf(x: unknown): string | null {
+  return typeof x === 'number' && Number.isSafeInteger(x) ? String(x) : str(x);
 }
 
 /**

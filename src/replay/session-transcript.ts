@@ -14,7 +14,7 @@ import { createReadStream } from 'node:fs';
 import { basename } from 'node:path';
 import { agentSessionDir } from '../ingest/discover.js';
 import { canonicalJson, sidechainChainOf, userLineKind } from '../ingest/file-parser.js';
-import { LINE_SCHEMA, fieldProblem, obj, str, timeOf, typeProblem } from '../ingest/line.js';
+import { LINE_SCHEMA, fieldProblem, obj, requestIdOf, str, timeOf, typeProblem } from '../ingest/line.js';
 import { StreamProjector } from '../ingest/stream-project.js';
 import { identityProblem, mergeWrite, readUsage, usageOffAssistant } from '../ingest/usage.js';
 import type { Usage } from '../types.js';
@@ -143,7 +143,7 @@ export class TranscriptCollector {
       else if (kind === 'prompt') this.commands.delete(chain);
       return;
     }
-    const key = this.request(lineNo, chain, msg!, str(l.requestId), t);
+    const key = this.request(lineNo, chain, msg!, requestIdOf(l.requestId), t);
     const fresh = key === null ? blocks : blocks.filter((b) => this.firstTime(`${key}\u0000${canonicalJson(b)}`));
     if (fresh.length) chain.items.push({ kind: 'message', line: lineNo, role: 'assistant', prompt: false, blocks: fresh, key });
   }

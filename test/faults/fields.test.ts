@@ -363,11 +363,29 @@ test('uuid and parentUuid that are no string: read as absent (the line starts a 
 });
 
 test('requestId that is no string: read as absent (the request is message.id alone), an invalid_field skip, on every path', async () => {
-  // two copies of one response whose requestId is a number: one request, by its message.id
+  // two copies of one response whose requestId is no string: one request, by its message.id
   const lines = (value: unknown) => [said(0, 'hi'), req(1, 'msg_1', { requestId: value }), req(2, 'msg_1', { requestId: value, uuid: 'r-2b' }), req(3, 'msg_2')];
-  const detail = 'requestId = 17 is not a string: read as absent';
-  await assertEveryPath(lines(17), { skips: [[2, 'invalid_field', detail], [3, 'invalid_field', detail]], chains: [['main', 2, 1]] }, [2]);
+  for (const [value, shown] of [[1.5, '1.5'], [true, 'true'], [{ id: 17 }, '{…}'], [2 ** 53, String(2 ** 53)]] as [unknown, string][]) {
+    const detail = `requestId = ${shown} is not a string: read as absent`;
+    await assertEveryPath(lines(value), { skips: [[2, 'invalid_field', detail], [3, 'invalid_field', detail]], chains: [['main', 2, 1]] }, [2]);
+  }
   await assertEveryPath(lines('req_17'), { skips: [], chains: [['main', 2, 1]] }, [2]);
+});
+
+test('requestId that is a whole number is its decimal text: a copy with 17 and a copy with "17" are one request, on every path and across files', async () => {
+  // the number was read as absent: its copy was keyed by message.id alone, the other by (message.id, "17"), and counted twice
+  const detail = 'requestId = 17 is not a string: read as "17"';
+  const mixed = [said(0, 'hi'), req(1, 'msg_1', { requestId: 17 }), req(2, 'msg_1', { requestId: '17', uuid: 'r-2b' }), req(3, 'msg_2')];
+  await assertEveryPath(mixed, { skips: [[2, 'invalid_field', detail]], chains: [['main', 2, 1]] }, [2]);
+  const numbers = [said(0, 'hi'), req(1, 'msg_1', { requestId: 17 }), req(2, 'msg_1', { requestId: 17, uuid: 'r-2b' }), req(3, 'msg_2')];
+  await assertEveryPath(numbers, { skips: [[2, 'invalid_field', detail], [3, 'invalid_field', detail]], chains: [['main', 2, 1]] }, [2]);
+  // the store's de-dup, across transcripts: a resumed session repeats the response with its requestId as text
+  const other = '5e551011-0000-4000-8000-00000000f1e2';
+  const copy = j({ ...JSON.parse(req(1, 'msg_1', { requestId: '17' })), sessionId: other });
+  const root = writeCorpus({ [mainOf(S)]: mixed.slice(0, 2).join('\n') + '\n', [mainOf(other)]: copy + '\n' }, tempDir());
+  const s = summaryJson([root]);
+  assert.equal(s.totals.requests, 1);
+  assert.equal(s.quality.duplicates_removed, 1);
 });
 
 test('a line read with a field ignored (invalid_field) is listed with the skips but not counted as skipped: summary, its JSON, the report\'s reading and the replay say it apart', async () => {

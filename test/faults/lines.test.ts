@@ -448,6 +448,22 @@ test('a line whose type is not a string (a number, an object, a list, a boolean)
   assert.deepEqual(await lineCounts(db), { '(none)': 1, assistant: 1, user: 1 });
 });
 
+test('an agent_progress copy whose requestId is a whole number is the request whose requestId is its decimal text', async (t) => {
+  // the number was read as absent: the copies were keyed apart and the response counted twice
+  const { logs, db } = setup(t);
+  const copy = (requestId: unknown, output: number) =>
+    JSON.stringify({
+      type: 'progress',
+      sessionId: 's1',
+      timestamp: '2025-03-01T10:00:04.000Z',
+      data: { type: 'agent_progress', agentId: 'a1', message: { type: 'assistant', timestamp: '2025-03-01T10:00:04.000Z', requestId, message: { id: 'm5', model: 'claude-opus-4-6', usage: usage(10, output, 0, 0) } } },
+    });
+  writeLog(logs, 'proj/s1.jsonl', [user('hi'), assistant({ msg: 'm1', usage: usage(1, 2, 3, 4) }), copy(17, 5), copy('17', 9)]);
+  const s = await summary([logs], db);
+  assert.equal(s.totals.requests, 2);
+  assert.equal(s.totals.output, 2 + 9, 'the copies\' field-wise maximum');
+});
+
 test('usage on a line that is not an assistant line (another case, an unknown type, no type) is a located invalid_usage skip, not tokens dropped unseen', async (t) => {
   const { logs, db } = setup(t);
   const request = JSON.parse(assistant({ msg: 'm1', usage: usage(1, 2, 3, 4) })) as Record<string, unknown>;

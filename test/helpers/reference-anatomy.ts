@@ -146,7 +146,9 @@ export function referenceAnatomy(paths: string[], jitter = 1024): RefChain[] {
       if (rank > 0 && (pendingCommand.has(chain) || !rounds.get(chain))) { rounds.set(chain, (rounds.get(chain) ?? 0) + 1); pendingCommand.delete(chain); }
       const t = Date.parse(msgLine.timestamp ?? l.timestamp);
       if (!Number.isFinite(t)) continue;
-      const key = typeof msgLine.requestId === 'string' ? `${m.id}\u0000${msgLine.requestId}` : m.id;
+      // a requestId written as a whole number is its decimal text (docs/faults.md)
+      const rid = typeof msgLine.requestId === 'number' && Number.isSafeInteger(msgLine.requestId) ? String(msgLine.requestId) : msgLine.requestId;
+      const key = typeof rid === 'string' ? `${m.id}\u0000${rid}` : m.id;
       // a copy's segment counts the compactions of its own chain before it in its file: a subagent's
       // progress copy in the main file sits after the main thread's compactions, not its own
       copies.push({
