@@ -11,7 +11,9 @@ export interface Filters {
 
 /**
  * This machine's time zone as Node reads it: TZ when set (an IANA name, `:` before one as glibc
- * allows, or a POSIX name ICU maps to one: EST5EDT is America/New_York), else the system's.
+ * allows, or a POSIX name ICU maps to one: EST5EDT is America/New_York), else the system's. A TZ
+ * is named as `--timezone` names the same text (zoneName): TZ=Asia/Kolkata is Asia/Kolkata, not
+ * ICU's Asia/Calcutta, and TZ=EST5EDT is EST5EDT.
  * `warning`: TZ names no zone Node could read (`EST5EDT,M3.2.0,M11.1.0`, `JST-9`, a zoneinfo path,
  * `europe/berlin`), or the system's zone is unknown; Node then takes UTC, Etc/Unknown or no zone
  * at all, and days would come out in UTC rather than in the zone meant without a word.
@@ -24,8 +26,10 @@ export function localTimezone(tz: string | undefined = process.env.TZ): { zone: 
   // TZ set but empty is UTC (as glibc reads it; ICU says Etc/Unknown)
   if (tz === '') return { zone };
   if (tz === undefined) return known !== undefined ? { zone } : { zone, warning: `cachelens: this machine's time zone is unknown to Node: ${give}` };
-  const named = zoneOf(tz.startsWith(':') ? tz.slice(1) : tz);
-  if (known !== undefined && named === known) return { zone };
+  const given = tz.startsWith(':') ? tz.slice(1) : tz;
+  const named = zoneOf(given);
+  // shown by the name --timezone would show it by: TZ=Europe/Kyiv is Europe/Kyiv, not ICU's Europe/Kiev
+  if (known !== undefined && named === known) return { zone: zoneName(given, known) };
   return { zone, warning: `cachelens: TZ=${tz} is not a time zone name Node can read (an IANA name such as America/New_York): ${give}` };
 }
 
