@@ -76,6 +76,26 @@ test('--db inside the logs being read, or inside a Claude Code projects/ directo
   }
 });
 
+test('the default store inside the logs (XDG_CACHE_HOME in them, or logs given that hold ~/.cache) is refused and nothing is written there', async (t) => {
+  const { dir, home, projects, logs, env } = setup(t);
+  const trees = [home, logs];
+  // it was made there unsaid: ~/.claude/projects/cache/cachelens/store.duckdb and the files beside it
+  for (const cache of [path.join(projects, 'cache'), path.join(home, '.claude')]) {
+    const store = path.join(cache, 'cachelens/store.duckdb');
+    const root = cache === path.join(home, '.claude') ? path.join(home, '.claude') : projects;
+    for (const cmd of [['summary'], ['sessions'], ['anatomy'], ['query', 'cost_by'], ['replay', 'session', 'top'], ['report', '--out', path.join(dir, 'r.html')]]) {
+      await refused(cmd, new RegExp(`^cachelens: the default store ${esc(store)} \\(\\$XDG_CACHE_HOME/cachelens\\) is inside the logs being read \\(${esc(root)}\\)`), trees, { env: { ...env, XDG_CACHE_HOME: cache } });
+    }
+  }
+  // logs given that hold the default store
+  const store = path.join(logs, 'cache/cachelens/store.duckdb');
+  await refused(['summary', logs], new RegExp(`^cachelens: the default store ${esc(store)} \\(\\$XDG_CACHE_HOME/cachelens\\) is inside the logs being read \\(${esc(logs)}\\)`), trees, { env: { ...env, XDG_CACHE_HOME: path.join(logs, 'cache') } });
+  // elsewhere it is used as before
+  const r = await runCli(['summary', logs, '--json'], { env });
+  assert.equal(r.code, 0, r.stderr);
+  assert.ok(existsSync(path.join(dir, 'cache/cachelens/store.duckdb')));
+});
+
 test('report --out and start --out inside the logs, or the report\'s default name in a working directory among them, are refused and nothing is written there', async (t) => {
   const { dir, home, projects, logs, env } = setup(t);
   const trees = [home, logs];
