@@ -149,7 +149,13 @@ export class Store {
       await db.run('BEGIN TRANSACTION');
       await db.run(`CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR)`);
       const v = (await db.runAndReadAll(`SELECT value FROM meta WHERE key = 'schema_version'`)).getRows()[0]?.[0];
-      if (opts.rebuild || v !== String(SCHEMA_VERSION)) {
+      // A store of this layout that lacks one of its tables (a query's `DROP TABLE chains`, a run
+      // killed before its first derive) is rebuilt too: a missing derived table failed every later
+      // command ("internal error: … Table with name chains does not exist") until --rebuild, and a
+      // missing fact table was made again empty, so the next derive lost every file not read again.
+      // A table every derive writes whole (REMADE_TABLES) is only made again, below.
+      const lacking = v === String(SCHEMA_VERSION) && ![...STORE_TABLES.filter((t) => !REMADE_TABLES.includes(t)), ...DERIVED_TABLES].every((t) => tables.includes(t));
+      if (opts.rebuild || v !== String(SCHEMA_VERSION) || lacking) {
         // An older (or newer) layout is never misread: drop everything and read the logs again.
         // Views are a user's own (any DuckDB client may add one to the store), and are left: a DROP
         // TABLE of one failed the rebuild ("Existing object my_costs is of type View"), so a store
@@ -680,6 +686,10 @@ async function meanwhile(work: Promise<void>, fn?: () => void): Promise<void> {
 
 /** The tables CREATE_TABLES makes. */
 const STORE_TABLES = [...CREATE_TABLES.matchAll(/CREATE TABLE IF NOT EXISTS (\w+)/g)].map((m) => m[1]);
+/** The tables derive() makes from the facts (DERIVE_REQUESTS, DERIVE_CHAINS): every store of this layout has them once its first run ends. */
+const DERIVED_TABLES = ['requests', 'chains'];
+/** The tables every derive writes whole again (setScope, setPrices, forget): one missing is made again empty, the store kept. */
+const REMADE_TABLES = ['meta', 'prices', 'scope', 'results'];
 
 /** The listing snapshot's file: the store's name and this. */
 
