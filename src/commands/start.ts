@@ -11,22 +11,34 @@ import { runReport } from './report.js';
 
 export const SAMPLE_LOGS = fileURLToPath(new URL('../../sample-logs/', import.meta.url));
 
-/** Whether a transcript lies anywhere below `dir` (stops at the first; unreadable parts are passed over). */
-function hasTranscript(dir: string, depth = 0): boolean {
+/**
+ * Whether a transcript lies anywhere below `dir` (stops at the first). A directory that cannot be
+ * listed (EACCES, EPERM) is passed over and noted in `denied` (`DIR: permission denied`).
+ */
+function hasTranscript(dir: string, denied: string[], depth = 0): boolean {
   let entries: Dirent[];
   try {
     entries = readdirSync(dir, { withFileTypes: true });
-  } catch {
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EACCES' || code === 'EPERM') denied.push(`${dir}: permission denied`);
     return false;
   }
   if (entries.some((e) => e.isFile() && e.name.endsWith('.jsonl'))) return true;
-  return depth < 6 && entries.some((e) => e.isDirectory() && hasTranscript(join(dir, e.name), depth + 1));
+  return depth < 6 && entries.some((e) => e.isDirectory() && hasTranscript(join(dir, e.name), denied, depth + 1));
 }
 
-/** The roots the main job reads: the user's own logs when there are any, else the sample corpus. */
-export function startRoots(io: Io): { paths: string[]; sample: boolean } {
+/**
+ * The roots the main job reads: the user's own logs when there are any, else the sample corpus.
+ * Logs that cannot be read (`denied`: a projects/ directory, or one below it, this user may not
+ * list) are no absence of logs: they are read, and the report counts them as unreadable (the sample
+ * corpus was reported in their place, as if there were none).
+ */
+export function startRoots(io: Io): { paths: string[]; sample: boolean; denied?: string } {
   const roots = defaultRoots(io.env);
-  if (roots.some((r) => hasTranscript(r))) return { paths: roots, sample: false };
+  const denied: string[] = [];
+  if (roots.some((r) => hasTranscript(r, denied))) return { paths: roots, sample: false };
+  if (denied.length > 0) return { paths: roots, sample: false, denied: denied[0] };
   if (!existsSync(SAMPLE_LOGS)) return { paths: [], sample: false };
   return { paths: [SAMPLE_LOGS], sample: true };
 }
@@ -40,8 +52,9 @@ export const startCommand: Command = {
       .option('out', { type: 'string', requiresArg: true, describe: 'where to write the report (default ./cachelens-report-<date>.html)' })
       .option('json', { type: 'boolean', describe: 'print the report\'s path, failed sections and totals as JSON' }),
   async run(argv, io) {
-    const { paths, sample } = startRoots(io);
-    io.stderr(sample ? `cachelens: no Claude Code logs found here; using the sample corpus in ${paths[0]}` : `cachelens: reading ${paths.join(', ')}`);
+    const { paths, sample, denied } = startRoots(io);
+    const unreadable = denied === undefined ? '' : ` (no transcript could be read there: ${denied})`;
+    io.stderr(sample ? `cachelens: no Claude Code logs found here; using the sample corpus in ${paths[0]}` : `cachelens: reading ${paths.join(', ')}${unreadable}`);
     const channel = join(SAMPLE_LOGS, 'channels', 'backend.jsonl');
     // the demo also shows both replays; on a user's own logs a replay is asked for explicitly
     // the page says it too: opened later, a report of the sample corpus is not read as the user's own bill

@@ -1,9 +1,10 @@
 /** `npm start` (cachelens start): the report of the user's logs, or of sample-logs/ when there are none — saying which. */
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { REAL_LOGS, cli, tempDir } from '../helpers/corpus.js';
+import { REAL_LOGS, REPO, cli, tempDir } from '../helpers/corpus.js';
 
 function embedded(file: string): any {
   const m = /<script type="application\/json" id="cachelens-data">([\s\S]*?)<\/script>/.exec(readFileSync(file, 'utf8'));
@@ -37,5 +38,27 @@ test('with logs under CLAUDE_CONFIG_DIR, start reports those', () => {
   const d = embedded(out);
   assert.equal(d.headline.requests, 62);
   assert.equal(d.replay, undefined, 'no replay is run on a user\'s own logs unless asked');
+  assert.doesNotMatch(readFileSync(out, 'utf8'), /sample corpus/);
+});
+
+test('with ~/.claude/projects there but unreadable, start reads it and says so, not the sample corpus in its place', (t) => {
+  const home = tempDir('cachelens-home-');
+  const projects = join(home, '.claude/projects');
+  mkdirSync(join(projects, '-home-u-app'), { recursive: true });
+  copyFileSync(join(REAL_LOGS, 'chiphuyen-sniffly/projects/-Users-chip-dev-ai-music/d3ad4cdc-5657-435d-98fa-0035d53e383d.jsonl'), join(projects, '-home-u-app/s.jsonl'));
+  chmodSync(projects, 0o000);
+  t.after(() => chmodSync(projects, 0o755));
+  const out = join(home, 'report.html');
+  // root reads anything: drop the two capabilities that let it, so that the mode binds as for anyone
+  const cmd = [process.execPath, join(REPO, 'dist/cli.js'), 'start', '--db', ':memory:', '--out', out];
+  const asUser = process.getuid?.() === 0 ? ['setpriv', '--bounding-set=-dac_override,-dac_read_search', '--inh-caps=-dac_override,-dac_read_search', ...cmd] : cmd;
+  const r = spawnSync(asUser[0]!, asUser.slice(1), { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', HOME: home, CLAUDE_CONFIG_DIR: '', XDG_CONFIG_HOME: '' } });
+  assert.equal(r.status, 0, r.stderr);
+  // it said "no Claude Code logs found here; using the sample corpus" and reported the sample's 271 requests
+  assert.doesNotMatch(r.stderr, /sample corpus/);
+  assert.match(r.stderr, new RegExp(`^cachelens: reading ${projects} \\(no transcript could be read there: ${projects}: permission denied\\)$`, 'm'));
+  const d = embedded(out);
+  assert.deepEqual(d.meta.roots, [projects]);
+  assert.equal(d.headline.requests, 0);
   assert.doesNotMatch(readFileSync(out, 'utf8'), /sample corpus/);
 });
