@@ -136,7 +136,12 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
     // yargs drops a lone `-`: `cat s.jsonl | cachelens summary -` read the default roots instead, without a word
     // (one after an option that takes a value is that value, which yargs reads as empty)
     if (args.some((a, i) => a === '-' && !(i > 0 && /^--?[^-=][^=]*$/.test(args[i - 1]!) && !FLAG_OPTIONS.includes(args[i - 1]!.replace(/^--?/, '') as (typeof FLAG_OPTIONS)[number])))) {
-      throw new UsageError('-: cachelens does not read standard input', 'give the transcript files or directories as paths');
+      // said in the command's words: replay channel reads a channel log, not transcripts
+      const [cmd, sub] = args.filter((a) => !a.startsWith('-'));
+      const hint = cmd === 'replay' && sub === 'channel' ? 'give the channel log as a path; a pipe is /dev/stdin'
+        : cmd === 'replay' && sub === 'session' ? 'give a session id or a transcript path'
+        : 'give the transcript files or directories as paths';
+      throw new UsageError('-: cachelens does not read standard input', hint);
     }
     // `--out -`, `--db -` (the usual word for standard output): a file named - was made in the working directory
     for (const [name, what, hint] of [['out', 'the report', 'give a file name'], ['db', 'a store', 'give a file name, or :memory: for none']] as const) {

@@ -75,7 +75,9 @@ test('unknown flags and commands, missing paths and flags without a value: one l
   await usageError(['start', '--bogus', '--db', ':memory:'], /^cachelens: Unknown argument: bogus$/);
   // yargs dropped a lone '-': `cat s.jsonl | cachelens summary -` read the default roots instead, without a word
   await usageError(['summary', '-', '--db', ':memory:'], /^cachelens: -: cachelens does not read standard input \(give the transcript files or directories as paths\)$/);
-  await usageError(['replay', 'channel', '--json', '-'], /^cachelens: -: cachelens does not read standard input/);
+  // in the command's words: a channel log is no transcript (it said 'give the transcript files or directories as paths')
+  await usageError(['replay', 'channel', '--json', '-'], /^cachelens: -: cachelens does not read standard input \(give the channel log as a path; a pipe is \/dev\/stdin\)$/);
+  await usageError(['replay', 'session', '-', '--db', ':memory:'], /^cachelens: -: cachelens does not read standard input \(give a session id or a transcript path\)$/);
   await usageError(['summary', path.join(dir, 'no-such-dir'), '--db', ':memory:'], /no such file or directory: .*no-such-dir/);
   await usageError(['summary', logs, path.join(dir, 'missing.jsonl'), '--db', ':memory:'], /no such file or directory: .*missing\.jsonl/);
   // said before the store is opened: no store, WAL or directory is made for a run that reads nothing
