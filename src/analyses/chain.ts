@@ -103,3 +103,15 @@ export function roundsBucket(rounds: number): '0' | '1' | '2-3' | '4-9' | '10+' 
   if (rounds <= 9) return '4-9';
   return '10+';
 }
+
+/**
+ * The short id `--chain` also takes for a chain: its agent id, else what follows the last `:` of
+ * its chain id, so that an inline v1.x sidechain (`S:side:U`, no agent id) is named by its U as a
+ * subagent is by its agent id; null for a main chain (its id is the session's).
+ * Example: ('s:a2898e3', 'a2898e3') → 'a2898e3'; ('s:side:f4ab2bf6-…', null) → 'f4ab2bf6-…'; ('s', null) → null.
+ */
+export function chainShortId(chainId: string, agentId: string | null): string | null {
+  if (agentId) return agentId;
+  const at = chainId.lastIndexOf(':');
+  return at === -1 ? null : chainId.slice(at + 1);
+}

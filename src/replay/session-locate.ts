@@ -5,6 +5,7 @@
  */
 import { type Stats, realpathSync, statSync } from 'node:fs';
 import { basename, resolve, sep } from 'node:path';
+import { chainShortId } from '../analyses/chain.js';
 import { UsageError } from '../errors.js';
 import type { Store } from '../store/store.js';
 
@@ -180,7 +181,8 @@ function statTarget(target: string): Stats | undefined {
 
 /**
  * The chain `want` names, among chains offered one at a time (a store's, a transcript's, or a
- * stream of them that is not kept): either id (the chain's, the agent's) whole, else a unique prefix
+ * stream of them that is not kept): either id (the chain's, or its short id: chainShortId, the agent's
+ * or an inline sidechain's uuid) whole, else a unique prefix
  * of one; as typed, then, when that names none, in any case (Claude Code writes ids in lower case, so
  * ids that differ in case alone stay apart); an id as a table cut it to a narrow terminal's width
  * (`fe5e1c67…f24c404`: its head and tail) names the one id with those ends. result(): `{ many }` counts the chains a prefix fits;
@@ -210,7 +212,9 @@ export class ChainMatch<T> {
   offer(x: T, chain: string, agent: string | null): void {
     for (const fold of [0, 1] as const) {
       const w = this.wants[fold];
-      const ids = agent === null ? [chain] : [chain, agent];
+      // its chain id, or its short id: the agent id (`a2898e3`), an inline sidechain's uuid (`S:side:U`)
+      const short = chainShortId(chain, agent);
+      const ids = short === null ? [chain] : [chain, short];
       const shown = fold ? ids.map((id) => id.toLowerCase()) : ids;
       if (shown.some((id) => id === w)) {
         this.exacts[fold]++;

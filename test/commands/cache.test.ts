@@ -120,6 +120,23 @@ test('anatomy --chain takes a chain agent id, and an id as a narrow terminal cut
   assert.match(many.stderr, /--chain fe5e1c67…2 matches 2 chains; give more of the id/);
 });
 
+test('anatomy --chain and replay session --chain take a chain\'s short id: a subagent\'s agent id, an inline sidechain\'s uuid', () => {
+  // anatomy took chain ids alone (`--chain a2898e3`: no such chain in scope, while replay session took it), and
+  // neither took a v1.x sidechain's uuid (`S:side:U`, no agent id): only the whole `S:side:U` named it
+  assert.equal(json(['anatomy', MAROT, '--chain', 'a2898e3']).chain_id, '4d5611e5-241a-462a-8d15-5122611a9569:a2898e3');
+  assert.equal(json(['anatomy', MAROT, '--chain', 'A289']).chain_id, '4d5611e5-241a-462a-8d15-5122611a9569:a2898e3');
+  const viewer = join(REAL_LOGS, 'd-kimuson-claude-code-viewer');
+  const side = 'fe5e1c67-53e7-4862-81ae-d0e013e3270b:side:f4ab2bf6-d642-431a-85cb-66691f24c404';
+  assert.equal(json(['anatomy', viewer, '--chain', 'f4ab2bf6']).chain_id, side);
+  const replayed = cli(['replay', 'session', 'fe5e1c67', viewer, '--chain', 'f4ab2bf6', '--strategy', 'recorded', '--db', ':memory:', '--json']);
+  assert.equal(replayed.code, 0, replayed.stderr);
+  assert.equal(JSON.parse(replayed.stdout).chain.chain_id, side);
+  // a prefix two sidechains share is said to be one, as any prefix is
+  const many = cli(['anatomy', viewer, '--chain', 'f4', '--db', ':memory:']);
+  assert.equal(many.code, 2);
+  assert.match(many.stderr, /--chain f4 matches 2 chains; give more of the id/);
+});
+
 test('anatomy --chain in capitals names the lower-case ids Claude Code writes, a whole id and a prefix alike', () => {
   // `--chain 4D5611E5-…` said no such chain while 4d5611e5-… worked
   assert.equal(json(['anatomy', MAROT, '--chain', '4D5611E5-241A-462A-8D15-5122611A9569']).chain_id, '4d5611e5-241a-462a-8d15-5122611a9569');
