@@ -72,7 +72,17 @@ export function usdParts(n: number): { negative: boolean; text: string } {
 }
 
 export function pct(fraction: number | null | undefined, digits = 1): string {
-  return fraction === null || fraction === undefined || !Number.isFinite(fraction) ? '—' : `${(fraction * 100).toFixed(digits)}%`;
+  return fraction === null || fraction === undefined || !Number.isFinite(fraction) ? '—' : `${grouped((fraction * 100).toFixed(digits))}%`;
+}
+
+/**
+ * A number's text (toFixed's) with its whole part grouped in thousands, as every other number in a
+ * table is: a keepalive at a short interval nets -241,642.19% of subagent weight, not -241642.19%.
+ * Example: '-241642.19' → '-241,642.19'; '12.5' → '12.5'.
+ */
+export function grouped(text: string): string {
+  const m = /^(-?)(\d+)(\.\d*)?$/.exec(text);
+  return m ? `${m[1]}${m[2]!.replace(/\B(?=(\d{3})+$)/g, ',')}${m[3] ?? ''}` : text;
 }
 
 export function fixed(n: number | null | undefined, digits = 2): string {

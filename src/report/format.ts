@@ -56,7 +56,8 @@ export function fmtCompact(n: number): string {
 /** A share 0..1 as a percentage; `n/a` when there is nothing to divide by. Example: fmtPct(0.3951) === '39.5%' */
 export function fmtPct(share: number | null, digits = 1): string {
   if (share === null) return 'n/a';
-  return signed(share, (Math.abs(share) * 100).toFixed(digits) + '%');
+  // the whole part grouped in thousands, as the tables' (-241,642.2%, not -241642.2%)
+  return signed(share, (Math.abs(share) * 100).toFixed(digits).replace(/^\d+/, (w) => w.replace(/\B(?=(\d{3})+$)/g, ',')) + '%');
 }
 
 /** A signed share: `+18.0%` / `−5.2%`. */

@@ -2,7 +2,7 @@
  * Units the cache reporters need beyond src/format/table.ts: signed percentages, gaps and counts.
  */
 import type { Filters } from '../analyses/filters.js';
-import { clean, int, usd } from '../format/table.js';
+import { clean, grouped, int, usd } from '../format/table.js';
 import { fmtFilters } from '../report/format.js';
 
 /** A count and its noun, singular for 1: (1, 'file') → "1 file", (1,424, 'file') → "1,424 files". */
@@ -15,7 +15,7 @@ export function signedPct(x: number | null, decimals = 2): string {
   if (x === null || !Number.isFinite(x)) return '—';
   const text = Math.abs(x).toFixed(decimals);
   const zero = Number(text) === 0;
-  return `${zero ? '' : x > 0 ? '+' : '-'}${text}%`;
+  return `${zero ? '' : x > 0 ? '+' : '-'}${grouped(text)}%`;
 }
 
 /** A change in weight, signed as signedPct signs a share: 2,619,139 → "+2,619,139", -3,675 → "-3,675", 0 → "0". */

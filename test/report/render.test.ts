@@ -370,6 +370,9 @@ test('numbers carry units and separators, and a value that rounds to zero has no
   assert.equal(fmtUsd(-3.6), '−$3.60');
   assert.equal(fmtUsd(null), 'unknown');
   assert.equal(fmtPct(0.3947), '39.5%');
+  // grouped in thousands as the tables' numbers (a keepalive at a 1 ms interval nets -241642.2% of subagent weight)
+  assert.equal(fmtSignedPct(-2416.421934), '−241,642.2%');
+  assert.equal(fmtPct(12.345), '1,234.5%');
   assert.equal(fmtSignedPct(-0.00001), '0.0%');
   assert.equal(fmtSignedPct(0.18), '+18.0%');
   assert.equal(fmtCompact(82_474_000), '82.5M');

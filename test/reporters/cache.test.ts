@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { analyzeAnatomy, chainDetail } from '../../src/analyses/anatomy-summary.js';
 import { whatifKeepalive } from '../../src/analyses/keepalive.js';
 import { whatifTtl } from '../../src/analyses/ttl.js';
-import { int, usd } from '../../src/format/table.js';
+import { int, pct, usd } from '../../src/format/table.js';
 import { formatAnatomy, formatChain } from '../../src/reporters/anatomy.js';
 import { duration, signedPct, signedUsd } from '../../src/reporters/units.js';
 import { formatKeepalive, formatTtl } from '../../src/reporters/whatif.js';
@@ -20,6 +20,13 @@ test('units: signed percent and gap durations', () => {
   assert.equal(signedPct(-10.3667), '-10.37%');
   assert.equal(signedPct(-0.001), '0.00%');
   assert.equal(signedPct(null), '—');
+  // grouped in thousands as every other number of a table (a keepalive at a 1 ms interval: -241642.19%)
+  assert.equal(signedPct(-241642.1934), '-241,642.19%');
+  assert.equal(signedPct(1234.5), '+1,234.50%');
+  assert.equal(signedPct(999.994), '+999.99%');
+  assert.equal(pct(-2416.421934, 2), '-241,642.19%');
+  assert.equal(pct(12.345678), '1,234.6%');
+  assert.equal(pct(0.5), '50.0%');
   assert.equal(duration(5), '5s');
   assert.equal(duration(1_152), '19.2m');
   assert.equal(duration(15_060), '4.2h');
