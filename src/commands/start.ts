@@ -5,7 +5,7 @@
 import { type Dirent, existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defaultRoots } from '../ingest/discover.js';
+import { defaultCandidates, defaultRoots } from '../ingest/discover.js';
 import type { Command, Io } from './command.js';
 import { runReport } from './report.js';
 
@@ -34,13 +34,15 @@ function hasTranscript(dir: string, denied: string[], depth = 0): boolean {
  * list) are no absence of logs: they are read, and the report counts them as unreadable (the sample
  * corpus was reported in their place, as if there were none).
  */
-export function startRoots(io: Io): { paths: string[]; sample: boolean; denied?: string } {
+export function startRoots(io: Io): { paths: string[]; sample: boolean; denied?: string; looked: string } {
   const roots = defaultRoots(io.env);
   const denied: string[] = [];
-  if (roots.some((r) => hasTranscript(r, denied))) return { paths: roots, sample: false };
-  if (denied.length > 0) return { paths: roots, sample: false, denied: denied[0] };
-  if (!existsSync(SAMPLE_LOGS)) return { paths: [], sample: false };
-  return { paths: [SAMPLE_LOGS], sample: true };
+  // where it looked, as summary says it: the roots without a transcript, else the directories without a projects/
+  const looked = roots.length > 0 ? `no transcript (*.jsonl) in ${roots.join(', ')}` : `none of ${defaultCandidates(io.env).join(', ')} holds a projects/ directory`;
+  if (roots.some((r) => hasTranscript(r, denied))) return { paths: roots, sample: false, looked };
+  if (denied.length > 0) return { paths: roots, sample: false, denied: denied[0], looked };
+  if (!existsSync(SAMPLE_LOGS)) return { paths: [], sample: false, looked };
+  return { paths: [SAMPLE_LOGS], sample: true, looked };
 }
 
 export const startCommand: Command = {
@@ -52,9 +54,10 @@ export const startCommand: Command = {
       .option('out', { type: 'string', requiresArg: true, describe: 'where to write the report (default ./cachelens-report-<date>.html)' })
       .option('json', { type: 'boolean', describe: 'print the report\'s path, failed sections and totals as JSON' }),
   async run(argv, io) {
-    const { paths, sample, denied } = startRoots(io);
+    const { paths, sample, denied, looked } = startRoots(io);
     const unreadable = denied === undefined ? '' : ` (no transcript could be read there: ${denied})`;
-    io.stderr(sample ? `cachelens: no Claude Code logs found here; using the sample corpus in ${paths[0]}` : `cachelens: reading ${paths.join(', ')}${unreadable}`);
+    // it said 'no Claude Code logs found here', naming no place it had looked
+    io.stderr(sample ? `cachelens: no Claude Code logs found (${looked}); using the sample corpus in ${paths[0]}` : `cachelens: reading ${paths.join(', ')}${unreadable}`);
     const channel = join(SAMPLE_LOGS, 'channels', 'backend.jsonl');
     // the demo also shows both replays; on a user's own logs a replay is asked for explicitly
     // the page says it too: opened later, a report of the sample corpus is not read as the user's own bill

@@ -18,7 +18,11 @@ test('with no logs (an empty ~/.claude/projects), start reports the sample corpu
   const out = join(home, 'report.html');
   const r = cli(['start', '--db', ':memory:', '--out', out], { HOME: home, CLAUDE_CONFIG_DIR: '', XDG_CONFIG_HOME: '' });
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stderr, /no Claude Code logs found here; using the sample corpus/);
+  // where it looked is named (it said 'no Claude Code logs found here')
+  assert.match(r.stderr, new RegExp(`^cachelens: no Claude Code logs found \\(no transcript \\(\\*\\.jsonl\\) in ${join(home, '.claude/projects')}\\); using the sample corpus in `, 'm'));
+  const none = cli(['start', '--db', ':memory:', '--out', out], { HOME: tempDir('cachelens-home-'), CLAUDE_CONFIG_DIR: '', XDG_CONFIG_HOME: '' });
+  assert.equal(none.code, 0, none.stderr);
+  assert.match(none.stderr, /^cachelens: no Claude Code logs found \(none of .*\/\.config\/claude, .*\/\.claude holds a projects\/ directory\); using the sample corpus in /m);
   const d = embedded(out);
   assert.ok(d.meta.roots.some((root: string) => root.endsWith('sample-logs/projects')));
   assert.ok(d.headline.requests > 200);
@@ -54,7 +58,7 @@ test('with ~/.claude/projects there but unreadable, start reads it and says so, 
   const asUser = process.getuid?.() === 0 ? ['setpriv', '--bounding-set=-dac_override,-dac_read_search', '--inh-caps=-dac_override,-dac_read_search', ...cmd] : cmd;
   const r = spawnSync(asUser[0]!, asUser.slice(1), { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', HOME: home, CLAUDE_CONFIG_DIR: '', XDG_CONFIG_HOME: '' } });
   assert.equal(r.status, 0, r.stderr);
-  // it said "no Claude Code logs found here; using the sample corpus" and reported the sample's 271 requests
+  // it said "no Claude Code logs found …; using the sample corpus" and reported the sample's 271 requests
   assert.doesNotMatch(r.stderr, /sample corpus/);
   assert.match(r.stderr, new RegExp(`^cachelens: reading ${projects} \\(no transcript could be read there: ${projects}: permission denied\\)$`, 'm'));
   const d = embedded(out);
