@@ -193,7 +193,9 @@ export function formatKeepalive(result: KeepaliveResult, color = false): string 
   const only = result.budgets.length === 1 ? result.budgets[0]! : undefined;
   if (!best) {
     const head = only ? `budget ${budgetLabel(only.budget)}` : 'best budget';
-    out.push(result.gaps > 0 ? `${head}: unknown (no gap of a priced chain)` : `${head}: none (no gaps between requests of 5-minute chains)`);
+    // of the chains the scope pings: a 5-minute main chain with gaps under --scope subagents was said to have none
+    const pinged = PINGED[result.scope].replace(/ only$/, '');
+    out.push(result.gaps > 0 ? `${head}: unknown (no gap of a priced chain)` : `${head}: none (no gaps between requests of ${pinged})`);
     return out.join('\n\n') + '\n';
   }
   // budgets that net the same as the best tie with it, as the report's reading says (best_budget is the smallest)

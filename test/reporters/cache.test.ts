@@ -157,6 +157,10 @@ test('formatKeepalive: priced chains without 5-minute gaps show 0, not unknown; 
   const none = formatKeepalive(whatifKeepalive([H], { weightsFor, budgets: [0, 1] }));
   assert.doesNotMatch(none, /unknown/);
   assert.match(none, /best budget: none \(no gaps between requests of 5-minute chains\)/);
+  // of the chains the scope pings: a main chain's gaps under --scope subagents are no gaps of those (it said '5-minute chains')
+  const M = chain('M', [{ t: 0, w: 10_000 }, { t: 400 * SEC, r: 10_000, w: 1_000 }]);
+  const scoped = formatKeepalive(whatifKeepalive([M], { weightsFor, budgets: [2], scope: 'subagents' }));
+  assert.match(scoped, /^budget 2: none \(no gaps between requests of 5-minute subagent chains\)$/m);
   const U = chain('U', [{ t: 0, w: 5_000, model: 'mystery' }, { t: 100 * SEC, r: 5_000, w: 10, model: 'mystery' }]);
   const mixed = formatKeepalive(whatifKeepalive([chain('A', chainASpecs), U], { weightsFor, budgets: [1] }));
   assert.match(mixed, /^model\s+mystery\s+1\s+1\s+0\s+0\s+0\s+unknown\s+unknown\s+unknown/m);
