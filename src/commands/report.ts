@@ -41,7 +41,9 @@ export async function runReport(argv: Record<string, unknown>, io: Io, title?: s
   const calibrate = argv.calibrate === undefined ? 0 : calibrateOf(argv.calibrate);
   if (calibrate > 0 && sessions.length === 0) throw new UsageError('--calibrate fits the session replays, and none was asked for', 'add --session ID or --session top');
   // the model whose prices (in the report's table: --pricing's) weigh and price the channel replays, replay channel's default unless named
-  const channels = listOption(argv.channel);
+  // a log named twice (`--channel a.jsonl --channel ./a.jsonl`) is replayed once, as a session named twice is
+  const seen = new Set<string>();
+  const channels = listOption(argv.channel).filter((c) => !seen.has(resolve(c)) && Boolean(seen.add(resolve(c))));
   const named = nonEmpty(argv['channel-model'], '--channel-model', 'a model id such as claude-opus-4-6');
   if (named !== undefined && channels.length === 0) throw new UsageError('--channel-model prices the channel replays, and none was asked for', 'add --channel LOG');
   const channelModel = named ?? DEFAULT_CHANNEL_MODEL;

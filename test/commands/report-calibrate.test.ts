@@ -85,6 +85,18 @@ test('report --session top --session top replays the session once', () => {
   assert.deepEqual(data.replay?.runs.map((run) => run.kind), ['session']);
 });
 
+test('report --channel LOG --channel LOG replays the channel once, however the path is spelt', () => {
+  // it was replayed twice, as a session named twice once was
+  const dir = tempDir('cachelens-report-');
+  const out = join(dir, 'report.html');
+  const log = join(SAMPLE, 'channels/backend.jsonl');
+  const r = cli(['report', SAMPLE, '--db', ':memory:', '--channel', log, '--channel', join(SAMPLE, 'channels/../channels/backend.jsonl'), '--out', out, '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  const html = readFileSync(out, 'utf8');
+  const data = JSON.parse(/<script[^>]*id="cachelens-data"[^>]*>([\s\S]*?)<\/script>/.exec(html)![1]!) as { replay?: { runs: { kind: string }[] } };
+  assert.deepEqual(data.replay?.runs.map((run) => run.kind), ['channel']);
+});
+
 test('report --session takes a transcript path, as replay session does: replayed as it is, wherever it is, ~ under HOME; a missing path or a directory is one line, exit 2', () => {
   const home = tempDir('cachelens-report-home-');
   const out = join(home, 'report.html');
