@@ -321,7 +321,7 @@ export const crosstabCommand: Command = {
       const otherKinds = async () =>
         (await crosstab(source, { rows: 'kind', cols: 'model', timezone: filters.timezone, since: filters.since, until: filters.until, project: filters.project })).rows.length > 0;
       const days = dated && !(await otherKinds()) ? await requestDays(source, { timezone: filters.timezone, project: filters.project }) : undefined;
-      return { json: { ...result, filters }, text: filtersLine(filters, matches, days) + formatCrosstab(result, io.color, filters.timezone) };
+      return { json: { ...result, filters }, text: filtersLine(filters, matches, days) + formatCrosstab(result, io.color, filters.timezone, filters.since !== null || filters.until !== null) };
     } catch (err) {
       // Parquet files that are not a cachelens export's (other columns, other types) under DIR: the
       // cross-tab's SQL does not bind, which was an internal error and its stack

@@ -45,16 +45,19 @@ export function formatMeasure(m: Measure, v: number | null): string {
  * dimension is a chain's (analyses/crosstab.ts), so `model` totals differ from summary's by model,
  * which counts each request under its own model; said under the table (it was said only in the code).
  */
-function dimensionNotes(r: CrosstabResult, timezone: string | undefined): string[] {
+function dimensionNotes(r: CrosstabResult, timezone: string | undefined, days: boolean): string[] {
+  // under --since/--until a chain's day is of its first request on those days (docs/store.md): a chain
+  // begun the day before is on the first day asked for, which 'first request' alone did not say
+  const first = days ? 'first request on the days asked for' : 'first request';
   const notes: Partial<Record<string, string>> = {
     model: "model: each chain's, the one that carried most of its prompt tokens (summary counts each request under its own)",
-    day: `day: the day of each chain's first request${timezone ? ` (${timezone})` : ''}`,
+    day: `day: the day of each chain's ${first}${timezone ? ` (${timezone})` : ''}`,
     ttl: 'ttl: 1h for a chain that wrote any 1-hour tokens, 5m for one that wrote only 5-minute ones',
   };
   return [...new Set([r.rows_dimension, r.cols_dimension])].flatMap((d) => notes[d] ?? []);
 }
 
-export function formatCrosstab(r: CrosstabResult, color: boolean, timezone?: string): string {
+export function formatCrosstab(r: CrosstabResult, color: boolean, timezone?: string, days = false): string {
   const value = new Map<string, CrosstabCell>();
   const k = (row: DimValue | null, col: DimValue | null) => `${row ?? '\u0000'}\u0001${col ?? '\u0000'}`;
   for (const c of r.cells) value.set(k(c.row, c.col), c);
@@ -77,7 +80,7 @@ export function formatCrosstab(r: CrosstabResult, color: boolean, timezone?: str
   // priced but read nothing, and nothing at all without unpriced requests)
   const notes = [...(priced && unpriced > 0 ? [`+? ${unpriced === 1 ? '1 request of an unpriced model is' : `${int(unpriced)} requests of unpriced models are`} left out`] : []), ...(r.cells.some((c) => c.value === null) ? [`— ${UNKNOWN[r.measure]}`] : [])];
   if (notes.length > 0) lines.push(notes.join('; '));
-  lines.push(...dimensionNotes(r, timezone));
+  lines.push(...dimensionNotes(r, timezone, days));
   // no cell, no heading: a crosstab of no chains prints the empty table alone
   const shown = ATTACHMENT_DIMENSIONS.has(r.rows_dimension) || ATTACHMENT_DIMENSIONS.has(r.cols_dimension) || r.measure === 'reattachments';
   if (r.attachments_equal_rounds.length > 0 && shown && (HEADLINE_DIMENSIONS.has(r.rows_dimension) || HEADLINE_DIMENSIONS.has(r.cols_dimension))) {

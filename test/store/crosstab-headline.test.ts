@@ -207,6 +207,10 @@ test('a model, day or ttl dimension says under the table what it is of a chain: 
   assert.equal(text.code, 0, text.stderr);
   assert.match(text.stdout, /^model: each chain's, the one that carried most of its prompt tokens \(summary counts each request under its own\)$/m);
   assert.match(text.stdout, /^day: the day of each chain's first request \(Asia\/Tokyo\)$/m);
+  // under --since a chain's day is of its first request on those days: a chain begun the day before is on the first one
+  const since = cli(['crosstab', REAL, '--db', ':memory:', '--rows', 'day', '--since', '2026-02-12', '--timezone', 'UTC']);
+  assert.equal(since.code, 0, since.stderr);
+  assert.match(since.stdout, /^day: the day of each chain's first request on the days asked for \(UTC\)$/m);
   const { formatCrosstab } = await import('../../src/reporters/crosstab.js');
   const base = { rows_dimension: 'agent_type', cols_dimension: 'ttl', measure: 'chains', rows: ['a'], cols: ['5m'], attachments_equal_rounds: [], cells: [{ row: 'a', col: '5m', value: 1, unpriced_requests: 0 }] } as const;
   assert.match(formatCrosstab(base as never, false), /^ttl: 1h for a chain that wrote any 1-hour tokens, 5m for one that wrote only 5-minute ones$/m);
