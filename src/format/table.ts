@@ -19,9 +19,12 @@ export interface Column {
   /** a totals column: a rule (│) before it, so that a group named `total` (a model, a project) cannot pass for it */
   totals?: boolean;
   /**
-   * the fewest columns a table too wide for its terminal cuts this text column to (default
-   * MIN_FIT_WIDTH); `Infinity`: never cut (sessions' short ids, each the shortest unique prefix)
+   * an id or a path (a chain's, a session's, a project's): a table too wide for its terminal may cut
+   * it (shrinkWidths), to `min` columns at the least. Other text (a model, a time, a row's label, an
+   * agent type) is never cut to a width: a cut time or model hid what it said (`claude-h…0251001`).
    */
+  cut?: boolean;
+  /** the fewest columns a `cut` column is cut to (default MIN_FIT_WIDTH) */
   min?: number;
 }
 
@@ -303,7 +306,7 @@ export function fit(s: string, max = MAX_CELL_WIDTH): string {
 }
 
 /**
- * The fewest columns a table too wide for its terminal cuts a text column to (Column.min): fit()
+ * The fewest columns a table too wide for its terminal cuts an id or path column to (Column.min): fit()
  * keeps its first 8 characters (a session id's as `sessions` shows it, which `--session`, `replay
  * session` and `report --session` take as a prefix) and its last 7 (a path's last name, a subagent's id).
  */
@@ -324,12 +327,12 @@ export function terminalWidth(stream: { isTTY?: boolean; columns?: number } = pr
 }
 
 /**
- * Widths for a table that fits `width` columns when it can: its text columns (not `whole`, never
- * numbers) are cut, widest first, the widest down to the next widest, and so on, each to its floor at
+ * Widths for a table that fits `width` columns when it can: its ids and paths (Column.cut; never
+ * numbers, lists, times, models or labels) are cut, widest first, the widest down to the next widest, and so on, each to its floor at
  * the least: Column.min (MIN_FIT_WIDTH), or its header's width if that is wider (a header is a word or
  * two the reader needs whole). A table that does not fit with every such column at its floor takes as
  * many columns as it must: no number column is left out.
- * Example: widths [78, 15, 9] (a text, a text, a number), 2 columns between each, width 80 →
+ * Example: widths [78, 15, 9] (an id, a cut text, a number), 2 columns between each, width 80 →
  * [52, 15, 9]; width 40 → [16, 15, 9] (44 columns: as narrow as it goes).
  */
 export function shrinkWidths(columns: readonly Column[], widths: readonly number[], width: number): number[] {
@@ -338,7 +341,7 @@ export function shrinkWidths(columns: readonly Column[], widths: readonly number
   const excess = total - width;
   if (!(excess > 0)) return out;
   const floors = columns.map((c, i) =>
-    c.align === 'num' || c.whole ? widths[i]! : Math.min(widths[i]!, Math.max(c.min ?? MIN_FIT_WIDTH, displayWidth(c.header))),
+    c.align === 'num' || c.whole || !c.cut ? widths[i]! : Math.min(widths[i]!, Math.max(c.min ?? MIN_FIT_WIDTH, displayWidth(c.header))),
   );
   const cutAt = (cap: number) => widths.reduce((s, w, i) => s + Math.max(0, w - Math.max(floors[i]!, cap)), 0);
   // the cap: the widest a cut column stays, from the widest that can be cut, lowered until enough is

@@ -89,7 +89,7 @@ export function formatAnatomy(result: AnatomyResult, options: FormatAnatomyOptio
   out.push(
     table(
       [
-        { header: 'chain' },
+        { header: 'chain', cut: true },
         { header: 'agent type' },
         num('requests'),
         num('rounds'),
@@ -115,7 +115,7 @@ export function formatAnatomy(result: AnatomyResult, options: FormatAnatomyOptio
     result.repurchase.length === 0
       ? `${repurchaseTitle}\nnone`
       : table(
-          [{ header: 'chain' }, { header: 'agent type' }, num('rounds'), num('median read'), num('waste wt'), num('weight')],
+          [{ header: 'chain', cut: true }, { header: 'agent type' }, num('rounds'), num('median read'), num('waste wt'), num('weight')],
           repurchase.map((r) => {
             // a re-purchase row carries no price count: its chain's row has it
             const c = result.chains.find((x) => x.chain_id === r.chain_id);
@@ -152,7 +152,8 @@ export function formatAnatomy(result: AnatomyResult, options: FormatAnatomyOptio
 function groupTable(name: string, rows: [string, AnatomyRow][], color: boolean, title: string): string {
   return table(
     [
-      { header: name },
+      // a session's id or a project's path may be cut to a narrow terminal; a model or an agent type is not
+      { header: name, cut: name === 'session' || name === 'project' },
       num('chains'),
       num('requests'),
       num('cold'),

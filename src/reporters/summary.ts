@@ -31,7 +31,7 @@ function costCells(t: { weight: number | null; usd: number | null; unpriced_requ
 export function formatSummary(r: SummaryResult, color = false): string {
   const out: string[] = [];
   out.push(table([{ header: 'model' }, ...TOKEN_COLS], [...r.by_model.map((m) => [m.model, ...cells(m)]), ['total', ...cells(r.totals)]], { color, totals: 1, title: 'By model' }));
-  out.push(table([{ header: 'project' }, ...TOKEN_COLS], r.by_project.map((p) => [p.project, ...cells(p)]), { color, title: 'By project' }));
+  out.push(table([{ header: 'project', cut: true }, ...TOKEN_COLS], r.by_project.map((p) => [p.project, ...cells(p)]), { color, title: 'By project' }));
   out.push(table([{ header: 'day' }, ...TOKEN_COLS], r.by_day.map((d) => [d.day, ...cells(d)]), { color, title: `By day (${r.filters.timezone})` }));
   out.push(formatQuality(r.quality));
   out.push('weight = cost in base-input-token equivalents (write 5m ×1.25, write 1h ×2, read ×0.1, output ×5 for current models)');
@@ -89,7 +89,7 @@ export function formatSessions(r: { sessions: SessionRow[]; totals: SessionTotal
   const label = shown.length < rows.length ? `total (all ${counted(t.sessions, 'session')})` : 'total';
   return table(
     // each id the shortest prefix that names its session (replay session takes it): never cut to a narrow terminal
-    [{ header: 'session', min: Infinity }, { header: 'project' }, { header: 'first' }, { header: 'last' }, { header: 'chains', align: 'num' }, ...TOKEN_COLS],
+    [{ header: 'session' }, { header: 'project', cut: true }, { header: 'first' }, { header: 'last' }, { header: 'chains', align: 'num' }, ...TOKEN_COLS],
     [
       ...shown.map((s, i) => [ids[i]!, s.project, s.first, s.last, s.chains, ...cells(s)]),
       [label, '', '', '', t.chains, ...cells(t)],

@@ -47,7 +47,8 @@ export function formatTtl(result: TtlResult, color = false): string {
     table(
       [
         { header: 'dimension' },
-        { header: 'bucket' },
+        // a project's path may be cut to a narrow terminal; at 30 columns a model's name is not
+        { header: 'bucket', cut: true, min: 30 },
         num('chains'),
         num('changed'),
         num('baseline wt'),
@@ -232,7 +233,8 @@ export function formatKeepalive(result: KeepaliveResult, color = false): string 
     table(
       [
         { header: 'dimension' },
-        { header: 'bucket' },
+        // a project's path may be cut to a narrow terminal; at 30 columns a model's name is not
+        { header: 'bucket', cut: true, min: 30 },
         num('chains'),
         num('gaps'),
         num('gaps > TTL'),

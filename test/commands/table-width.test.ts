@@ -77,3 +77,14 @@ test('sessions on a narrow terminal cuts the project, never the session ids: eac
     assert.ok(row.includes(`${cwd.slice(0, 8)}…`) && !row.includes(cwd), row);
   }
 });
+
+test('on a terminal too narrow for a table, only its ids and paths are cut: models, times and row labels stay whole', () => {
+  // at 60 columns summary's By model was cut to `claude-h…0251001`, anatomy --chain's times to `2025-09-…0:56:41`
+  const models = onTerminal(['summary', join(REAL_LOGS, 'marot-spotter'), '--db', ':memory:', '--timezone', 'UTC'], 60);
+  assert.match(models, /^claude-haiku-4-5-20251001 /m);
+  const chain = onTerminal(['anatomy', join(REAL_LOGS, 'marot-spotter'), '--db', ':memory:', '--timezone', 'UTC', '--chain', '4d5611e5-241a-462a-8d15-5122611a9569'], 60);
+  assert.match(chain, /\b2026-02-12 16:02:\d\d\b/);
+  assert.ok(!chain.includes('…'), chain);
+  const replay = onTerminal(['replay', 'session', '4d5611e5', join(REAL_LOGS, 'marot-spotter'), '--db', ':memory:'], 60);
+  assert.ok(!/\S…\S/.test(replay.split('\n').filter((l) => !l.startsWith('Session replay')).join('\n')), replay);
+});

@@ -11,7 +11,7 @@ import { type Cell, type Column, displayWidth, MIN_FIT_WIDTH, shrinkWidths, tabl
 
 const ID = '4d5611e5-241a-462a-8d15-5122611a9569:side:f4ab2bf6-d642-431a-85cb-66691f24c404';
 const PATH = '/home/USER/projects/spotter-worktrees/spotter-fum';
-const COLS: Column[] = [{ header: 'chain' }, { header: 'project' }, { header: 'requests', align: 'num' }, { header: 'weight', align: 'num' }];
+const COLS: Column[] = [{ header: 'chain', cut: true }, { header: 'project', cut: true }, { header: 'requests', align: 'num' }, { header: 'weight', align: 'num' }];
 const ROWS: Cell[][] = [
   [ID, PATH, 143, 2_299_039],
   ['ae4a77f8-aedd-4bc1-888f-c94edc91af04', '/app', 12, 1_234_567_890],
@@ -50,7 +50,7 @@ test('widest first: the widest text column is cut down to the next before that o
   assert.equal(widest(both), 100);
   const [a, b] = [displayWidth(column(both, 0)[2]!), displayWidth(column(both, 1)[2]!)];
   assert.ok(Math.abs(a - b) <= 1, `${a} ${b}`);
-  assert.equal(shrinkWidths([{ header: 'a' }, { header: 'b' }], [40, 39], 60).reduce((s, w) => s + w, 2), 60);
+  assert.equal(shrinkWidths([{ header: 'a', cut: true }, { header: 'b', cut: true }], [40, 39], 60).reduce((s, w) => s + w, 2), 60);
 });
 
 test('a text column is cut to its floor at the least, and a table that does not fit then is as wide as it must be', () => {
@@ -60,12 +60,16 @@ test('a text column is cut to its floor at the least, and a table that does not 
   assert.equal(displayWidth(column(cut, 0)[2]!), MIN_FIT_WIDTH);
   // the id's first 8 characters (sessions' short id) stay
   assert.ok(column(cut, 0)[2]!.startsWith(ID.slice(0, 8)));
-  // a column shorter than the floor is not cut; Column.min sets the floor; Infinity: never cut
-  assert.deepEqual(shrinkWidths([{ header: 'a' }, { header: 'b', min: 30 }, { header: 'c', min: Infinity }, { header: 'n', align: 'num' }], [10, 50, 50, 20], 1), [10, 30, 50, 20]);
+  // a column shorter than the floor is not cut; Column.min sets the floor; Infinity: never cut; text
+  // that is no id or path (no Column.cut: a model, a time, a label) is never cut
+  assert.deepEqual(
+    shrinkWidths([{ header: 'a', cut: true }, { header: 'b', cut: true, min: 30 }, { header: 'c', cut: true, min: Infinity }, { header: 'n', align: 'num' }, { header: 'model' }], [10, 50, 50, 20, 25], 1),
+    [10, 30, 50, 20, 25],
+  );
   // a header wider than the floor is its floor: it stays whole
   const header = 'a header of 24 columns..';
-  assert.deepEqual(shrinkWidths([{ header }], [100], 1), [24]);
-  const t = table([{ header }, { header: 'n', align: 'num' }], [['x'.repeat(100), 1]], { width: 1 });
+  assert.deepEqual(shrinkWidths([{ header, cut: true }], [100], 1), [24]);
+  const t = table([{ header, cut: true }, { header: 'n', align: 'num' }], [['x'.repeat(100), 1]], { width: 1 });
   assert.ok(t.startsWith(header));
 });
 
@@ -129,7 +133,7 @@ test('terminalWidth: the terminal\'s columns, COLUMNS over them on a terminal on
 });
 
 test('a totals row\'s label runs into the blank cells to its right; the widths are the other rows\'', () => {
-  const cols: Column[] = [{ header: 'session' }, { header: 'project' }, { header: 'requests', align: 'num' }];
+  const cols: Column[] = [{ header: 'session' }, { header: 'project', cut: true }, { header: 'requests', align: 'num' }];
   const rows: Cell[][] = [
     ['8463c716', '/app', 157],
     ['4d5611e5', '/home/u/projects/x', 1_152],
@@ -162,7 +166,7 @@ test('a totals row\'s label runs into the blank cells to its right; the widths a
 });
 
 test('a table cut to its width cuts an overflowing label to the room it runs into', () => {
-  const cols: Column[] = [{ header: 'session' }, { header: 'project' }, { header: 'requests', align: 'num' }];
+  const cols: Column[] = [{ header: 'session' }, { header: 'project', cut: true }, { header: 'requests', align: 'num' }];
   const label = `total (all ${'8'.repeat(60)} sessions)`;
   const rows: Cell[][] = [['8463c716', PATH, 157], [label, '', 4_309]];
   const t = table(cols, rows, { totals: 1, width: 60 }).split('\n');
