@@ -99,14 +99,20 @@ async function findChain(store: Store, id: string, chain?: string): Promise<Omit
   // as typed, then, when that names none, in any case: the ids Claude Code writes are lower-case
   // (hex UUIDs, `S:side:U`, `S:acompact-f46190`), and `1F517242` said "no session"; an id that
   // matches as typed is never made ambiguous by another that differs from it in case alone
-  const find = async (fold: boolean) =>
-    (await store.all(
+  // an id as a narrow terminal's table cut it (`ae4a77f8…c91af04`): the session or chain id with those ends
+  const cut = cutId(id);
+  const ends = (col: string) => `(starts_with(${col}, $head) AND ends_with(${col}, $tail) AND length(${col}) > $n)`;
+  const find = async (fold: boolean) => {
+    const f = (s: string) => (fold ? s.toLowerCase() : s);
+    const at = (col: string) => (fold ? `lower(${col})` : col);
+    return (await store.all(
       `SELECT c.chain_id, c.session_id, c.agent_id, c.kind, c.requests, f.path
        FROM chains c JOIN files f ON f.file_id = c.file_id
-       WHERE ${fold ? 'starts_with(lower(c.session_id), $id) OR lower(c.chain_id) = $id' : 'starts_with(c.session_id, $id) OR c.chain_id = $id'}
+       WHERE ${cut ? `${ends(at('c.session_id'))} OR ${ends(at('c.chain_id'))}` : `starts_with(${at('c.session_id')}, $id) OR ${at('c.chain_id')} = $id`}
        ORDER BY c.session_id, c.chain_id`,
-      { id: fold ? id.toLowerCase() : id },
+      cut ? { head: f(cut.head), tail: f(cut.tail), n: cut.head.length + cut.tail.length } : { id: f(id) },
     )) as unknown as Omit<LocatedChain, 'elsewhere'>[];
+  };
   let rows = await find(false);
   const folded = rows.length === 0;
   if (folded) rows = await find(true);
@@ -180,6 +186,17 @@ function statTarget(target: string): Stats | undefined {
 }
 
 /**
+ * An id as a table cut it to a narrow terminal's width (format/table.ts fit()): its head and tail
+ * around one '…', which no id Claude Code writes holds; null for any other text.
+ * Example: 'fe5e1c67…f24c404' → { head: 'fe5e1c67', tail: 'f24c404' }; 'fe5e1c67' → null.
+ */
+export function cutId(want: string): { head: string; tail: string } | null {
+  const at = want.indexOf('…');
+  if (at < 0 || want.indexOf('…', at + 1) >= 0) return null;
+  return { head: want.slice(0, at), tail: want.slice(at + 1) };
+}
+
+/**
  * The chain `want` names, among chains offered one at a time (a store's, a transcript's, or a
  * stream of them that is not kept): either id (the chain's, or its short id: chainShortId, the agent's
  * or an inline sidechain's uuid) whole, else a unique prefix
@@ -202,11 +219,8 @@ export class ChainMatch<T> {
 
   /** Whether `id` begins with `w`; a `w` cut as a narrow terminal's table cuts an id (`fe5e1c67…f24c404`): begins with its head and ends with its tail. */
   private static fits(id: string, w: string): boolean {
-    const cut = w.indexOf('…');
-    if (cut < 0 || w.indexOf('…', cut + 1) >= 0) return id.startsWith(w);
-    const head = w.slice(0, cut);
-    const tail = w.slice(cut + 1);
-    return id.length > head.length + tail.length && id.startsWith(head) && id.endsWith(tail);
+    const cut = cutId(w);
+    return cut ? id.length > cut.head.length + cut.tail.length && id.startsWith(cut.head) && id.endsWith(cut.tail) : id.startsWith(w);
   }
 
   offer(x: T, chain: string, agent: string | null): void {

@@ -162,6 +162,24 @@ test('a session id prefix is found through the store; --chain picks a subagent',
   assert.match(s.chain.file, /subagents\/agent-a2898e3\.jsonl$/);
 });
 
+test('a session or chain id as a narrow terminal\'s table cuts it (head…tail) names the one with those ends, in any case; a cut that fits none or several is said', () => {
+  // anatomy's By session table cut to a narrow terminal shows `4d5611e5…11a9569`, which said "no session"
+  const replayed = (id: string) => {
+    const r = cli(['replay', 'session', id, MAROT, '--db', ':memory:', '--strategy', 'recorded', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    return JSON.parse(r.stdout).chain.chain_id;
+  };
+  assert.equal(replayed('4d5611e5…11a9569'), '4d5611e5-241a-462a-8d15-5122611a9569');
+  assert.equal(replayed('4D5611E5…11A9569'), '4d5611e5-241a-462a-8d15-5122611a9569');
+  assert.equal(replayed('4d5611e5…a2898e3'), '4d5611e5-241a-462a-8d15-5122611a9569:a2898e3');
+  const none = cli(['replay', 'session', '4d5611e5…zz', MAROT, '--db', ':memory:']);
+  assert.equal(none.code, 2);
+  assert.match(none.stderr, /^cachelens: no session 4d5611e5…zz in the logs read/);
+  const many = cli(['replay', 'session', '…', MAROT, '--db', ':memory:']);
+  assert.equal(many.code, 2);
+  assert.match(many.stderr, /^cachelens: session … matches 3 sessions/);
+});
+
 test('a session id, prefix or --chain in capitals names the lower-case ids Claude Code writes; an id that matches as typed is never made ambiguous', () => {
   // `replay session 1F517242` said "no session" while 1f517242 worked
   const main = cli(['replay', 'session', '4D5611E5', MAROT, '--db', ':memory:', '--strategy', 'recorded', '--json']);
