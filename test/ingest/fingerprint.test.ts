@@ -5,15 +5,14 @@
  * several chunks, or are read on from where an earlier read stopped.
  */
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { fingerprint } from '../../src/ingest/fingerprint.js';
 import { readTranscriptSync } from '../../src/ingest/read-file.js';
+import { tempDir } from '../helpers/temp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'cl-fingerprint-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('cachelens-fingerprint-');
 const id = { fileId: 1, fileAgentId: null, fileSessionId: 's' };
 
 function line(i: number, pad = 0): string {

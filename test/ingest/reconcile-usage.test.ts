@@ -7,11 +7,11 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import * as reconcile from '../../scripts/reconcile.js';
 import { REAL_LOGS, type Tokens, ccusageBlocks, cachelensBlocks, requestRows, usageFolders } from '../../scripts/reconcile.js';
+import { tempDir } from '../helpers/temp.js';
 
 const folders = usageFolders();
 const memo = <R>(f: (folder: string) => R) => {
@@ -70,15 +70,14 @@ test('sample-logs shows each explained difference (else the tests above prove le
   assert.ok(real.some((r) => r.gaps.length > 0), 'a real-logs folder where ccusage writes a gap block');
 });
 
-test('a request exactly 5 h after a block start: cachelens opens the next block, ccusage keeps it (docs/reconciliation.md)', (t) => {
+test('a request exactly 5 h after a block start: cachelens opens the next block, ccusage keeps it (docs/reconciliation.md)', () => {
   // three requests copied from a real transcript, re-timed to 09:10, 14:00:00.000 and 14:10 UTC
   const real = readFileSync(join(REAL_LOGS, 'DRMacIver-claude-reliability/projects/-tmp-tmpqwh7888i/c7d3d95c-57f0-4359-8f4b-926a9bef5a3f.jsonl'), 'utf8')
     .split('\n').filter((l) => l.includes('"usage"')).map((l) => JSON.parse(l))
     .filter((l) => l.type === 'assistant' && l.message?.id && l.message.usage && l.message.model !== '<synthetic>');
   const times = ['2026-03-01T09:10:00.000Z', '2026-03-01T14:00:00.000Z', '2026-03-01T14:10:00.000Z'];
   const firstOfEach = [...new Map(real.map((l) => [l.message.id, l])).values()].slice(0, times.length);
-  const dir = mkdtempSync(join(tmpdir(), 'cachelens-edge-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = tempDir('cachelens-edge-');
   mkdirSync(join(dir, 'projects/-tmp-edge'), { recursive: true });
   writeFileSync(join(dir, 'projects/-tmp-edge/c7d3d95c-57f0-4359-8f4b-926a9bef5a3f.jsonl'),
     firstOfEach.map((l, i) => JSON.stringify({ ...l, timestamp: times[i] })).join('\n') + '\n');

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { isMention, pairReplies, parseChannelLog, readChannelLog } from '../../src/replay/channel-log.js';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
+import { tempDir } from '../helpers/temp.js';
 import path from 'node:path';
 import { UsageError } from '../../src/errors.js';
 import { generateChannelWithAnswers, type ChannelMessage } from '../../src/samples/channel.js';
@@ -67,7 +67,7 @@ test('created_at must be an ISO 8601 instant with its offset: the same replay on
 });
 
 test('a byte-order mark before the first line, and CRLF line ends, are no part of the JSON', async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'cachelens-channel-'));
+  const dir = tempDir('cachelens-channel-');
   const file = path.join(dir, 'c.jsonl');
   writeFileSync(file, '\ufeff' + JSON.stringify(msg('a', 'maya', 'one')) + '\r\n' + JSON.stringify(msg('b', 'maya', 'two', 1)) + '\r\n');
   const log = await readChannelLog(file);
@@ -83,7 +83,7 @@ test('a byte-order mark before the first line, and CRLF line ends, are no part o
 });
 
 test('a line over the limit is a counted skip; the lines around it are read', async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'cachelens-channel-'));
+  const dir = tempDir('cachelens-channel-');
   const file = path.join(dir, 'c.jsonl');
   const huge = JSON.stringify(msg('big', 'maya', 'y'.repeat(5_000)));
   // two ids: a second message with an id is a duplicate_id skip

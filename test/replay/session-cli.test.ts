@@ -1,7 +1,6 @@
 /** `cachelens replay session` end to end through the built CLI (npm test builds dist first). */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { REAL_LOGS, REPO, assistant, cli, tempDir, userPrompt, writeCorpus } from '../helpers/corpus.js';
@@ -46,10 +45,10 @@ test('a strategy named twice (in one list or the flag repeated) runs once: its t
 test('weighted cost and USD say when requests of unpriced models are left out: +? for some, — for all (not $0.0000)', () => {
   const path = writeSession({ rounds: 2 });
   const lines = readFileSync(path, 'utf8').split('\n');
-  const some = join(mkdtempSync(join(tmpdir(), 'cachelens-unpriced-')), `${SESSION}.jsonl`);
+  const some = join(tempDir('cachelens-unpriced-'), `${SESSION}.jsonl`);
   let n = 0;
   writeFileSync(some, lines.map((l) => (l.includes('"assistant"') && ++n === 2 ? l.replace(/"model":"[^"]+"/, '"model":"claude-future-9"') : l)).join('\n'));
-  const all = join(mkdtempSync(join(tmpdir(), 'cachelens-unpriced-')), `${SESSION}.jsonl`);
+  const all = join(tempDir('cachelens-unpriced-'), `${SESSION}.jsonl`);
   writeFileSync(all, lines.map((l) => l.replace(/"model":"[^"]+"/, '"model":"claude-future-9"')).join('\n'));
   const cost = (text: string) => text.split('\n').filter((l) => /^(weighted cost|cost \(USD\))/.test(l));
   const partly = cli(['replay', 'session', some, '--strategy', 'recorded']);
@@ -69,7 +68,7 @@ test('cold-replay flattens an image as its 1,600 tokens, as recorded counts it, 
   const lines = sessionLines({ rounds: 2 }) as { type: string; message?: { content: unknown } }[];
   const prompt = lines.find((l) => l.type === 'user')!;
   prompt.message!.content = [{ type: 'text', text: String(prompt.message!.content) }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } }];
-  const path = join(mkdtempSync(join(tmpdir(), 'cachelens-image-')), `${SESSION}.jsonl`);
+  const path = join(tempDir('cachelens-image-'), `${SESSION}.jsonl`);
   writeFileSync(path, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
   const r = cli(['replay', 'session', path, '--strategy', 'recorded,cold-replay', '--json']);
   assert.equal(r.code, 0, r.stderr);
@@ -92,7 +91,7 @@ test('a PDF read by a tool counts 2,300 tokens per page in every later prompt, n
     const block = (result.message!.content as Record<string, unknown>[])[0]!;
     if (withPdf) block.content = [{ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data } }];
     else block.content = [];
-    const path = join(mkdtempSync(join(tmpdir(), 'cachelens-pdf-')), `${SESSION}.jsonl`);
+    const path = join(tempDir('cachelens-pdf-'), `${SESSION}.jsonl`);
     writeFileSync(path, copy.map((l) => JSON.stringify(l)).join('\n') + '\n');
     const r = cli(['replay', 'session', path, '--strategy', 'recorded', '--json']);
     assert.equal(r.code, 0, r.stderr);
@@ -248,7 +247,7 @@ test('top replays the most expensive session, as `sessions` ranks them and `repo
   const top = cli(['replay', 'session', 'top', MAROT, '--db', ':memory:', '--strategy', 'recorded', '--json']);
   assert.equal(top.code, 0, top.stderr);
   assert.equal(JSON.parse(top.stdout).chain.session_id, first);
-  const none = cli(['replay', 'session', 'top', mkdtempSync(join(tmpdir(), 'cachelens-none-')), '--db', ':memory:']);
+  const none = cli(['replay', 'session', 'top', tempDir('cachelens-none-'), '--db', ':memory:']);
   assert.equal(none.code, 2, none.stderr);
   assert.match(none.stderr, /no session to replay/);
 });

@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ChannelMessage } from '../../src/samples/channel.js';
 import { renderContext } from '../../src/replay/render.js';
 import { WATERMARK_MAX_IDS, WatermarkStore, advanceWatermark } from '../../src/replay/watermark.js';
+import { tempDir } from '../helpers/temp.js';
 
 function rows(n: number, from = 1): ChannelMessage[] {
   return Array.from({ length: n }, (_, i) => {
@@ -83,7 +83,7 @@ test('keys separate session, channel and thread', () => {
 });
 
 test('persisted as JSON and loaded back; a missing file is an empty store', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'cachelens-wm-'));
+  const dir = tempDir('cachelens-wm-');
   try {
     const path = join(dir, 'sub', 'watermarks.json');
     const empty = await WatermarkStore.load(path);
@@ -103,7 +103,7 @@ test('persisted as JSON and loaded back; a missing file is an empty store', asyn
 });
 
 test('a corrupt store file is one clear error naming the file, not a bare SyntaxError or TypeError', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'cachelens-wm-'));
+  const dir = tempDir('cachelens-wm-');
   try {
     for (const [text, why] of [['{not json', /JSON/], ['[1]', /expected \{"version": 1/], ['{"watermarks": [{"session_key": "a"}]}', /without its ids/]] as const) {
       const path = join(dir, 'watermarks.json');

@@ -5,8 +5,7 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { openContext } from '../../src/context.js';
@@ -19,18 +18,18 @@ import { chartsSettled, chartStates, launchChromium, openRecorded, type Browser 
 import { fixtureReport, hostileReport, PAYLOADS } from './fixtures.js';
 import { assistant, cli, REAL_LOGS, REPO, tempDir, userPrompt, writeCorpus } from '../helpers/corpus.js';
 import type { Page } from 'playwright-core';
+import { keepingTemp } from '../helpers/temp.js';
 
 let browser: Browser;
 let dir: string;
 
 before(async () => {
   browser = await launchChromium();
-  dir = await mkdtemp(path.join(os.tmpdir(), 'cachelens-report-test-'));
+  dir = tempDir('cachelens-report-test-');
 });
 
 after(async () => {
   await browser?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 async function writeHtml(name: string, htmlText: string): Promise<string> {
@@ -64,7 +63,8 @@ test('fixture report loads from file:// with no errors, no requests, and every c
   const sections = await page.$$eval('section[data-section]', (s) => s.map((e) => e.id));
   assert.deepEqual(sections, ['headline', 'cost-over-time', 'cost-by', 'anatomy', 'top-chains', 'cross-tab', 'ttl-override', 'keepalive', 'replay', 'blocks', 'data-quality']);
 
-  const shots = path.join(os.tmpdir(), 'cachelens-report-shots');
+  // to look at by eye: kept (and their place printed) with CACHELENS_KEEP_TEST_TMP=1, removed with the file's temp dirs otherwise
+  const shots = path.join(dir, 'shots');
   await mkdir(shots, { recursive: true });
   await page.screenshot({ path: path.join(shots, 'light.png'), fullPage: true });
   await page.emulateMedia({ colorScheme: 'dark' });
@@ -73,7 +73,7 @@ test('fixture report loads from file:// with no errors, no requests, and every c
   assert.equal(bg, 'rgb(20, 23, 28)', 'dark colour scheme applies');
   const axisFill = await page.$eval('figure.chart svg .role-axis-label text', (t) => getComputedStyle(t).fill);
   assert.equal(axisFill, 'rgb(228, 232, 238)', 'chart axis labels follow the dark theme');
-  console.log(`# screenshots in ${shots}`);
+  if (keepingTemp) console.log(`# screenshots in ${shots}`);
   await page.close();
 });
 

@@ -3,10 +3,9 @@
  * downloaded: a missing /usr/bin/chromium fails the tests with the line that installs it.
  */
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
+import { rm } from 'node:fs/promises';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { tempDir } from '../helpers/temp.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
 
@@ -20,7 +19,8 @@ export async function launchChromium(options: { timezoneId?: string } = {}): Pro
   if (!existsSync(CHROMIUM)) {
     throw new Error(`${CHROMIUM} is missing: the report's browser tests need Debian's Chromium (apt-get update && apt-get install -y chromium)`);
   }
-  const userDataDir = await mkdtemp(path.join(os.tmpdir(), 'cachelens-chromium-'));
+  // removed on close, or when the test file ends if it never closed (a failed launch, a test that threw)
+  const userDataDir = tempDir('cachelens-chromium-');
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM,
     headless: true,

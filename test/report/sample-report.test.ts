@@ -5,13 +5,12 @@
  * nothing from a transcript executes.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, test } from 'node:test';
 import { REPO, assistant, cli, summaryJson, tempDir, userPrompt, writeCorpus } from '../helpers/corpus.js';
 import { type Browser, chartStates, chartsSettled, launchChromium, openRecorded } from './browser.js';
+import { keepingTemp } from '../helpers/temp.js';
 
 const SAMPLE = join(REPO, 'sample-logs');
 let browser: Browser;
@@ -53,10 +52,10 @@ test('the sample report loads offline, draws every chart, and its headline equal
   const s = summaryJson([SAMPLE]);
   assert.ok(Math.abs((await metric('usd')) - s.totals.usd) < 1e-9, 'headline USD');
   assert.ok(Math.abs((await metric('weight')) - s.totals.weight) < 1e-6, 'headline weight');
-  // one place for the screenshots, overwritten by each run (browser.test.ts writes there too)
-  const shots = join(tmpdir(), 'cachelens-report-shots');
-  mkdirSync(shots, { recursive: true });
-  await page.screenshot({ path: join(shots, 'sample-desktop.png'), fullPage: true });
+  // to look at by eye: kept (and its place printed) with CACHELENS_KEEP_TEST_TMP=1, removed with the file's temp dirs otherwise
+  const shot = join(tempDir('cachelens-report-shots-'), 'sample-desktop.png');
+  await page.screenshot({ path: shot, fullPage: true });
+  if (keepingTemp) console.log(`# screenshot in ${shot}`);
   await page.close();
 });
 

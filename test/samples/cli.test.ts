@@ -1,10 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { tempDir } from '../helpers/temp.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -24,7 +25,7 @@ test('bad arguments are a one-line error and exit 2', () => {
 });
 
 test('refuses an --out whose projects/ it did not write, and leaves it alone', () => {
-  const out = mkdtempSync(join(tmpdir(), 'cachelens-foreign-'));
+  const out = tempDir('cachelens-foreign-');
   try {
     mkdirSync(join(out, 'projects'));
     writeFileSync(join(out, 'projects', 'mine.jsonl'), 'keep me\n');
@@ -37,7 +38,7 @@ test('refuses an --out whose projects/ it did not write, and leaves it alone', (
 });
 
 test('writes a corpus with truth.json, and regenerates over its own output identically', () => {
-  const out = mkdtempSync(join(tmpdir(), 'cachelens-gen-'));
+  const out = tempDir('cachelens-gen-');
   try {
     const first = gen('--seed', '3', '--scale', '0.25', '--out', out);
     assert.equal(first.status, 0, first.stderr);

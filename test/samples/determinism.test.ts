@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadChannel } from '../../src/samples/channel-loader.js';
 import { generateCorpus } from '../../src/samples/corpus.js';
+import { tempDir } from '../helpers/temp.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const SAMPLE = join(repoRoot, 'sample-logs');
@@ -21,7 +21,7 @@ function listFiles(root: string, dir = root): string[] {
 }
 
 async function generate(seed: number, scale = 1): Promise<string> {
-  const out = mkdtempSync(join(tmpdir(), 'cachelens-samples-'));
+  const out = tempDir('cachelens-samples-');
   const channel = await loadChannel();
   generateCorpus({ seed, scale, out, ...(channel ? { channel } : {}) });
   return out;
