@@ -179,7 +179,8 @@ export interface RunOptions {
  */
 export function baseEnv(home: string): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const k of ['PATH', 'LANG', 'TZ', 'SystemRoot']) if (process.env[k]) env[k] = process.env[k]!;
+  // TMPDIR: the test file's own under npm test (test/helpers/tmp-guard.ts), so what a run leaves there fails the file
+  for (const k of ['PATH', 'LANG', 'TZ', 'SystemRoot', 'TMPDIR']) if (process.env[k]) env[k] = process.env[k]!;
   return { ...env, NO_COLOR: '1', HOME: home, XDG_CACHE_HOME: path.join(home, '.cache'), CACHELENS_LOCK_WAIT: '0', TZ: 'UTC' };
 }
 

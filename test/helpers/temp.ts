@@ -10,8 +10,8 @@
  *
  *   # test/x.test.ts left in its temp dir: cachelens-foo-Ab12Cd, playwright-artifacts-Xy98Zw
  */
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 
 /** CACHELENS_KEEP_TEST_TMP set: nothing is removed (a test that keeps something prints its path). */
@@ -20,6 +20,12 @@ export const keepingTemp = Boolean(process.env.CACHELENS_KEEP_TEST_TMP);
 const made: string[] = [];
 /** The file's own TMPDIR, when the guard is on. */
 let guarded: string | undefined;
+/**
+ * tsx's compile cache, which every `node --import tsx` a test starts makes in its TMPDIR (as tsx
+ * names it): in the guarded TMPDIR a link to the one outside, shared by all runs, so that the runs
+ * a file starts do not compile everything again; not counted as left.
+ */
+const TSX_CACHE = `tsx-${process.geteuid?.() ?? userInfo().username}`;
 let hooked = false;
 
 /** A fresh directory under the system temp dir whose name starts with `prefix`, removed when the process ends. */
@@ -37,7 +43,14 @@ export function tempDir(prefix: string): string {
  */
 export function guardTempDir(): void {
   if (guarded !== undefined || !process.env.NODE_TEST_CONTEXT?.startsWith('child')) return;
-  guarded = mkdtempSync(join(tmpdir(), 'cachelens-tmpguard-'));
+  const outer = tmpdir();
+  guarded = mkdtempSync(join(outer, 'cachelens-tmpguard-'));
+  try {
+    mkdirSync(join(outer, TSX_CACHE), { recursive: true });
+    symlinkSync(join(outer, TSX_CACHE), join(guarded, TSX_CACHE));
+  } catch {
+    // without the link each run compiles afresh, and its cache goes with the guarded dir
+  }
   process.env.TMPDIR = guarded;
   hookEnd();
 }
@@ -76,7 +89,9 @@ function removeAll(): string[] {
   if (guarded === undefined) return [];
   let left: string[] = [];
   try {
-    left = readdirSync(guarded).sort();
+    left = readdirSync(guarded)
+      .filter((e) => e !== TSX_CACHE)
+      .sort();
   } catch {
     // already gone
   }
