@@ -11,7 +11,7 @@ import { lstatSync, renameSync, rmSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { roundedJson } from '../format/json-numbers.js';
-import { makeDirs } from '../store/dirs.js';
+import { makeDirs, unmakeDirs } from '../store/dirs.js';
 import { removeLeftParts } from '../store/location.js';
 import { interpreterRuntime, reportFile, vegaRuntime } from './assets.js';
 import { vegaSpec, type ChartSpecName } from './charts.js';
@@ -134,7 +134,17 @@ export function renderReport(data: ReportData): string {
 export async function writeReport(data: ReportData, outPath: string): Promise<string> {
   const abs = path.resolve(outPath);
   // a level at a time: Node 20's recursive mkdir never returns under /proc (src/store/dirs.ts)
-  makeDirs(path.dirname(abs));
+  const made = makeDirs(path.dirname(abs));
+  try {
+    return await writeReportAt(data, abs);
+  } catch (err) {
+    // not written (a full disk): the folders made for it go too
+    unmakeDirs(made);
+    throw err;
+  }
+}
+
+async function writeReportAt(data: ReportData, abs: string): Promise<string> {
   const text = renderReport(data);
   // Into place whole: written straight to `abs`, a run stopped while it wrote (Ctrl-C) left a page
   // cut off, which opens as a broken report. Only a regular file (or none) is replaced so: a link,

@@ -1,7 +1,7 @@
 /**
  * Directories the store and an export are written into, made one level at a time.
  */
-import { mkdirSync, statSync } from 'node:fs';
+import { mkdirSync, rmdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 /**
@@ -10,9 +10,10 @@ import { dirname } from 'node:path';
  * child (`--db /proc/x/a.duckdb` spun at 100% CPU). Each missing level is made on its own, so such
  * a path fails with that level's error. Throws as mkdirSync does: EEXIST where a level is a file
  * or a dangling link, ENOTDIR below a file.
+ * Returns the directories it made, outermost first (for unmakeDirs, when what was to go in them failed).
  * Example: makeDirs('/tmp/a/b/c') makes /tmp/a, /tmp/a/b and /tmp/a/b/c where they are missing.
  */
-export function makeDirs(dir: string): void {
+export function makeDirs(dir: string): string[] {
   const missing: string[] = [];
   for (let d = dir; ; d = dirname(d)) {
     const st = statSync(d, { throwIfNoEntry: false });
@@ -24,12 +25,34 @@ export function makeDirs(dir: string): void {
     missing.push(d);
     if (dirname(d) === d) break;
   }
+  const made: string[] = [];
   for (const d of missing.reverse()) {
     try {
       mkdirSync(d);
+      made.push(d);
     } catch (err) {
-      // made meanwhile by another process: as good as made here (a dangling link is not)
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || !statSync(d, { throwIfNoEntry: false })?.isDirectory()) throw err;
+      // made meanwhile by another process: as good as made here (a dangling link is not), but not ours to remove
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || !statSync(d, { throwIfNoEntry: false })?.isDirectory()) {
+        unmakeDirs(made);
+        throw err;
+      }
+    }
+  }
+  return made;
+}
+
+/**
+ * Removes what makeDirs made, innermost first, while they are empty: a report or an export that
+ * could not be written leaves no empty directories behind (`--out new/r.html` on a full disk left
+ * new/). One that holds something (another run's output) stays, and so do those around it.
+ * Example: unmakeDirs(['/tmp/a', '/tmp/a/b']) removes /tmp/a/b, then /tmp/a.
+ */
+export function unmakeDirs(made: readonly string[]): void {
+  for (const d of [...made].reverse()) {
+    try {
+      rmdirSync(d);
+    } catch {
+      return;
     }
   }
 }

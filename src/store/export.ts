@@ -30,7 +30,7 @@
 import { accessSync, constants, existsSync, lstatSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { UsageError } from '../errors.js';
-import { makeDirs } from './dirs.js';
+import { makeDirs, unmakeDirs } from './dirs.js';
 import { logDirOf, realPlace, refuseInLogs } from './log-dirs.js';
 import { running } from './location.js';
 import { ATTACHMENT_COLUMNS, PORTABLE_TABLES } from './portable.js';
@@ -159,12 +159,24 @@ export async function exportParquet(
   o: { timezone: string; logRoots: readonly string[]; since?: string | null; until?: string | null; project?: string | null },
 ): Promise<ExportResult> {
   const abs = checkExportDir(dir, o.logRoots);
+  let made: string[];
   try {
-    makeDirs(abs);
+    made = makeDirs(abs);
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     throw new UsageError(`--parquet ${dir}: cannot create the directory: ${e.code ?? e.message}`, 'choose another DIR');
   }
+  try {
+    return await exportInto(store, dir, abs, o);
+  } catch (err) {
+    // nothing exported (DIR not writable, a full disk): the directories made for it go too
+    unmakeDirs(made);
+    throw err;
+  }
+}
+
+/** exportParquet's work once DIR (`abs`, as given `dir`) is there. */
+async function exportInto(store: Store, dir: string, abs: string, o: Parameters<typeof exportParquet>[2]): Promise<ExportResult> {
   // a DIR this user may not write into: DuckDB's COPY failed there and the error said the store was
   // damaged ("delete it"); said of DIR instead, before anything is staged
   try {

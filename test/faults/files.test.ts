@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { appendFileSync, chmodSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { approx, assistant, removeDir, runCli, skipsByReason, summary, tempDir, tokens, usage, user, writeLog } from './helpers.js';
 
@@ -199,6 +199,17 @@ test('a report stopped while it is written leaves the previous report whole, and
   assert.equal(next.code, 0, next.stderr);
   assert.ok(readFileSync(out, 'utf8').trimEnd().endsWith('</html>'));
   assert.deepEqual(readdirSync(dir).filter((f) => f.startsWith('report.html')), ['report.html']);
+});
+
+test('a report that cannot be written (a full disk) is one line, and leaves none of the folders made for it', async (t) => {
+  const { dir, logs, db } = setup(t);
+  writeLog(logs, 'proj/s1.jsonl', [req('m1', 1)]);
+  const out = path.join(dir, 'new', 'sub', 'report.html');
+  const full = await runCli(['report', logs, '--db', db, '--out', out], { fsFaults: { FAULT_FULL_WRITE: 'report.html' } });
+  assert.equal(full.code, 2, full.stderr);
+  assert.equal(full.faults.length, 1, 'the write failed');
+  assert.match(full.stderr, /^cachelens: --out .*report\.html: cannot write the report: ENOSPC/);
+  assert.equal(existsSync(path.join(dir, 'new')), false, 'new/sub, made for the report, is gone');
 });
 
 test('a file growing while it is read: the run counts what was there when it opened the file, the next run the rest', async (t) => {

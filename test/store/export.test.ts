@@ -368,6 +368,32 @@ test('an export whose table place is taken meanwhile (another export into DIR at
   }
 });
 
+test('an export that fails leaves none of the directories it made for DIR (a full disk left DIR/ empty)', async () => {
+  const parent = tmp();
+  const dir = path.join(parent, 'new', 'export');
+  const r = await run([sampleLogs], path.join(tmp(), 's.duckdb'));
+  const rename = fs.renameSync;
+  try {
+    await usePortableViews(r.store);
+    fs.renameSync = (from: fs.PathLike, to: fs.PathLike) => {
+      if (String(from).endsWith(`.${process.pid}.tmp`)) throw Object.assign(new Error('ENOSPC: no space left on device, rename'), { code: 'ENOSPC' });
+      rename(from, to);
+    };
+    syncBuiltinESMExports();
+    await assert.rejects(exportParquet(r.store, dir, { timezone: 'UTC', logRoots: [sampleLogs] }), (e) => e instanceof UsageError && /ENOSPC/.test(e.message));
+    assert.deepEqual(readdirSync(parent), [], 'new/export, made for the export, is gone');
+    // a directory that was there before stays, with what it holds
+    mkdirSync(path.join(parent, 'mine'));
+    writeFileSync(path.join(parent, 'mine', 'notes.txt'), 'keep me');
+    await assert.rejects(exportParquet(r.store, path.join(parent, 'mine', 'export'), { timezone: 'UTC', logRoots: [sampleLogs] }), UsageError);
+    assert.deepEqual([readdirSync(parent), readdirSync(path.join(parent, 'mine'))], [['mine'], ['notes.txt']]);
+  } finally {
+    fs.renameSync = rename;
+    syncBuiltinESMExports();
+    r.store.close();
+  }
+});
+
 test('docs/store.md\'s recipe for any DuckDB client, without cachelens, runs a bundled query over a pool as cachelens does', async () => {
   // the recipe is the documentation's text, run as written: its views, then PREPARE and EXECUTE of cost_by
   const doc = fs.readFileSync(path.join(repoRoot, 'docs/store.md'), 'utf8');

@@ -9,6 +9,8 @@
  * - FAULT_GROW=a.jsonl, FAULT_GROW_DATA=/path — after the first read from the first handle opened
  *   on that name returns, the bytes of FAULT_GROW_DATA are appended to the file: it grows while it
  *   is being read, past the size the reader took at open.
+ * - FAULT_FULL_WRITE=report.html — every fs/promises writeFile to a file whose name begins with that
+ *   fails with ENOSPC and writes nothing: a disk that is full.
  * - FAULT_KILL_WRITE=report.html — the first fs/promises writeFile to a file whose name begins with
  *   that (the file itself, or a part written beside it and renamed into place) writes the first half
  *   of its data, then the process is killed (SIGKILL): a run stopped while it wrote its output.
@@ -61,8 +63,13 @@ fsp.open = async function open(path, ...rest) {
 };
 
 const killWrite = process.env.FAULT_KILL_WRITE ?? '';
+const fullWrite = process.env.FAULT_FULL_WRITE ?? '';
 const realWriteFile = fsp.writeFile;
 fsp.writeFile = async function writeFile(path, data, ...rest) {
+  if (fullWrite && (typeof path === 'string' || path instanceof URL) && basename(String(path)).startsWith(fullWrite)) {
+    record({ fault: 'full-write', path: String(path) });
+    throw Object.assign(new Error(`ENOSPC: no space left on device, write '${String(path)}'`), { code: 'ENOSPC', errno: -28, syscall: 'write' });
+  }
   if (killWrite && (typeof path === 'string' || path instanceof URL) && basename(String(path)).startsWith(killWrite)) {
     const text = typeof data === 'string' ? data : Buffer.from(data).toString('utf8');
     await realWriteFile.call(this, path, text.slice(0, Math.floor(text.length / 2)), ...rest);
