@@ -268,7 +268,7 @@ test('an export killed at any of its COPYs leaves the previous export whole, nev
   assert.deepEqual(exportTables(out), before);
 });
 
-test('Ctrl-C or a kill while a large ingest reads removes the facts it staged beside the store; the run ends as signalled (130, 143)', { timeout: 120_000 }, async (t) => {
+test('Ctrl-C or a kill while a large ingest reads removes the facts it staged beside the store, or in the temp dir for --db :memory:; the run ends as signalled (130, 143)', { timeout: 120_000 }, async (t) => {
   const dir = tempDir();
   t.after(() => removeDir(dir));
   // past the 32 MB from which an ingest stages its facts (ingest.ts STAGE_BYTES): the sample corpus (1.9 MB) 24 times
@@ -281,19 +281,24 @@ test('Ctrl-C or a kill while a large ingest reads removes the facts it staged be
       return 0; // gone meanwhile
     }
   };
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    const staged = () => readdirSync(dir).filter((e) => e.startsWith(`${signal}.duckdb.facts-`));
+  // --db :memory: stages in the temp directory (store/writer.ts stagePrefix)
+  const tmp = path.join(dir, 'tmp');
+  mkdirSync(tmp);
+  for (const [signal, db] of [['SIGINT', path.join(dir, 'SIGINT.duckdb')], ['SIGTERM', path.join(dir, 'SIGTERM.duckdb')], ['SIGINT', ':memory:']] as const) {
+    const [where, prefix] = db === ':memory:' ? [tmp, 'cachelens-facts-'] : [dir, `${signal}.duckdb.facts-`];
+    const staged = () => readdirSync(where).filter((e) => e.startsWith(prefix));
     // stderr no terminal: no progress line, whose handler alone was on before
-    const run = spawn(process.execPath, [cliPath, 'summary', logs, '--db', path.join(dir, `${signal}.duckdb`), '--json'], { env: baseEnv(dir), stdio: 'ignore' });
+    const run = spawn(process.execPath, [cliPath, 'summary', logs, '--db', db, '--json'], { env: { ...baseEnv(dir), TMPDIR: tmp }, stdio: 'ignore' });
     let ended: NodeJS.Signals | number | null | undefined;
     const exit = new Promise<void>((resolve) => run.on('exit', (code, sig) => resolve(void (ended = sig ?? code))));
     // signalled once the readers have staged rows
-    while (ended === undefined && !staged().some((d) => filesIn(path.join(dir, d)) > 0)) await new Promise((resolve) => setTimeout(resolve, 5));
+    while (ended === undefined && !staged().some((d) => filesIn(path.join(where, d)) > 0)) await new Promise((resolve) => setTimeout(resolve, 5));
     assert.equal(ended, undefined, 'the run was still at work when its facts were staged');
     run.kill(signal);
     await exit;
     assert.equal(ended, signal, `the run ends by ${signal}`);
-    assert.deepEqual(staged(), [], `no staged facts left after ${signal}`);
+    assert.deepEqual(staged(), [], `no staged facts left after ${signal} (--db ${db})`);
+    assert.deepEqual(readdirSync(tmp), [], `nothing left in the temp dir after ${signal} (--db ${db})`);
   }
 });
 
