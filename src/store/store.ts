@@ -2,7 +2,7 @@
  * The DuckDB store (SPEC §7): one file (default ~/.cache/cachelens/store.duckdb, `--db PATH`,
  * `:memory:` allowed) that ingest fills with the appender and every analysis reads with SQL.
  */
-import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { DuckDBConnection, DuckDBInstance, DuckDBValueConverter } from '@duckdb/node-api';
@@ -10,7 +10,7 @@ import { dropAnswers, storeIdentity, writeAnswers } from './answers.js';
 import { streamChunks, tracked } from './connection.js';
 import { duckdb, loadDuckdb, MACROS, openingOptions } from './duckdb.js';
 import { makeDirs } from './dirs.js';
-import { readBeside } from './location.js';
+import { readBeside, running } from './location.js';
 import { printedValue } from './query-values.js';
 import { UsageError } from '../errors.js';
 import type { ChainFacts, ParserState } from '../ingest/file-parser.js';
@@ -738,7 +738,7 @@ async function openLocked(path: string, opts: StoreOpenOptions): Promise<DuckDBI
     try {
       // an in-memory store spills beyond its bounds into a directory of the system's temp dir,
       // not DuckDB's default `.tmp` in the working directory (which may hold the logs)
-      return await (await loadDuckdb()).DuckDBInstance.create(path, openingOptions(path === ':memory:' ? { temp_directory: join(tmpdir(), `cachelens-${process.pid}.tmp`) } : {}));
+      return await (await loadDuckdb()).DuckDBInstance.create(path, openingOptions(path === ':memory:' ? { temp_directory: spillDir() } : {}));
     } catch (err) {
       const msg = (err as Error).message;
       // a word: DuckDB's corruption messages say "in block at location …"
@@ -772,6 +772,33 @@ async function openLocked(path: string, opts: StoreOpenOptions): Promise<DuckDBI
 function intList(xs: number[]): string {
   for (const x of xs) if (!Number.isSafeInteger(x)) throw new Error(`not an integer id: ${x}`);
   return `[${xs.join(',')}]::INTEGER[]`;
+}
+
+/**
+ * Where an in-memory store spills: `cachelens-<pid>.tmp` in the temp dir. DuckDB removes it when
+ * the store closes; a run ended while it spilled (Ctrl-C, a kill) left it there for good, spill
+ * files and all, so those of runs no longer running are removed first, as their staged facts are
+ * (writer.ts stagePrefix). One whose process still runs, or is another user's, is left to it.
+ * Example: /tmp/cachelens-4701.tmp, pid 4701 gone → removed; returns /tmp/cachelens-<own pid>.tmp
+ */
+export function spillDir(): string {
+  const dir = tmpdir();
+  let names: string[] = [];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    // they only take room
+  }
+  for (const e of names) {
+    const pid = /^cachelens-(\d+)\.tmp$/.exec(e)?.[1];
+    if (!pid || Number(pid) === process.pid || running(Number(pid))) continue;
+    try {
+      rmSync(join(dir, e), { recursive: true, force: true });
+    } catch {
+      // another user's: theirs to remove
+    }
+  }
+  return join(dir, `cachelens-${process.pid}.tmp`);
 }
 
 function makeStoreDir(path: string): void {

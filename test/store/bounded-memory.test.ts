@@ -4,7 +4,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Store } from '../../src/store/store.js';
@@ -119,4 +120,24 @@ test('an ingest leaves DuckDB unbounded, on its threads of before, whether it re
   assert.deepEqual(await after(), { derived: 'none', planned: 'none', ...before }, 'a warm run');
   // the listing key forgotten: planned again, nothing to change, the derived tables already right
   assert.deepEqual(await after((s) => s.setMeta('listing_key', '')), { derived: 'none', planned: 'files', ...before });
+});
+
+test('what an in-memory run ended while it spilled left in the temp dir is removed when the next one opens; a running one\'s is not', async () => {
+  // DuckDB removes its spill directory when the store closes: a `--db :memory:` run stopped by
+  // Ctrl-C while it spilled left cachelens-<pid>.tmp, spill files and all, in the temp dir for good
+  const gone = spawnSync(process.execPath, ['-e', '']).pid!;
+  const stale = path.join(tmpdir(), `cachelens-${gone}.tmp`);
+  const running = path.join(tmpdir(), `cachelens-${process.ppid}.tmp`);
+  for (const dir of [stale, running]) {
+    mkdirSync(dir);
+    writeFileSync(path.join(dir, 'duckdb_temp_storage_DEFAULT-0.tmp'), 'spilled');
+  }
+  try {
+    const store = await Store.open(':memory:');
+    store.close();
+    assert.equal(existsSync(stale), false, 'the directory of a run no longer running is removed');
+    assert.equal(existsSync(running), true, 'that of a run still running is its own');
+  } finally {
+    for (const dir of [stale, running]) rmSync(dir, { recursive: true, force: true });
+  }
 });
