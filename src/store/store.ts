@@ -436,7 +436,8 @@ export class Store {
         renameSync(file + '.tmp', file);
       }
     } catch {
-      // e.g. a full disk: the next run reads the stored files instead
+      // e.g. a full disk: the next run reads the stored files instead; the part written goes
+      rmSync(file + '.tmp', { force: true });
     }
   }
 

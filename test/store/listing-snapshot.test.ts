@@ -8,10 +8,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import fs, { appendFileSync, copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import path from 'node:path';
 import { assistant, usage, user } from '../faults/helpers.js';
 import { CONDENSE, MAROT_DOV, corpus, repoRoot, run, runAndDump, tmp } from './helpers.js';
+import { Store } from '../../src/store/store.js';
 
 const cli = path.join(repoRoot, 'dist/cli.js');
 const lines = (xs: string[]) => xs.map((l) => `${l}\n`).join('');
@@ -159,4 +161,26 @@ test('CLI: after a query of the user\'s own, the next run compares the walk with
     assert.equal(r.stats.planned, 'files');
     assert.equal(r.stats.appended, 1);
   });
+});
+
+test('a snapshot that cannot be written (a full disk) leaves no part of it beside the store', async () => {
+  const dir = tmp();
+  const store = await Store.open(path.join(dir, 's.duckdb'));
+  const write = fs.writeFileSync;
+  try {
+    fs.writeFileSync = ((file: fs.PathOrFileDescriptor, data: string | NodeJS.ArrayBufferView) => {
+      if (String(file).endsWith('.listing.tmp')) {
+        write(file, (data as Uint8Array).subarray(0, 1));
+        throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+      }
+      write(file, data);
+    }) as typeof fs.writeFileSync;
+    syncBuiltinESMExports();
+    store.keepListingSnapshot(new Uint8Array([1, 2, 3, 4]));
+  } finally {
+    fs.writeFileSync = write;
+    syncBuiltinESMExports();
+    store.close();
+  }
+  assert.deepEqual(readdirSync(dir).filter((e) => e.includes('.listing')), []);
 });
