@@ -132,6 +132,7 @@ export class Store {
     if (path === '') throw new UsageError('--db: expected a file name (or :memory:)');
     if (path !== ':memory:') makeStoreDir(path);
     const instance = await openLocked(path, opts);
+    if (path !== ':memory:') removeLeftSpill(path);
     const db = tracked(await instance.connect());
     await db.run(DURABILITY + MACROS);
     let fresh = false;
@@ -800,6 +801,24 @@ export function spillDir(): string {
     }
   }
   return join(dir, `cachelens-${process.pid}.tmp`);
+}
+
+/**
+ * DuckDB spills a store beyond its memory bound into `<store>.tmp` beside it, and removes that
+ * directory when the store closes only if it made it: one left by a run stopped while it spilled
+ * (Ctrl-C, a kill) stayed for good, spill files and all, as DuckDB took it for the user's own.
+ * Called once the store is open: DuckDB's lock on it says no other run is spilling there. A
+ * directory that holds anything but DuckDB's spill files is left as it is.
+ * Example: store.duckdb.tmp holding duckdb_temp_storage_DEFAULT-0.tmp → removed.
+ */
+function removeLeftSpill(path: string): void {
+  const dir = `${path}.tmp`;
+  try {
+    const names = readdirSync(dir);
+    if (names.every((n) => /^duckdb_temp_(storage|block)/.test(n))) rmSync(dir, { recursive: true, force: true });
+  } catch {
+    // none, not a directory, or not ours to remove: it only takes room
+  }
 }
 
 function makeStoreDir(path: string): void {

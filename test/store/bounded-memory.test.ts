@@ -141,3 +141,18 @@ test('what an in-memory run ended while it spilled left in the temp dir is remov
     for (const dir of [stale, running]) rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('what a run ended while it spilled left beside the store (store.duckdb.tmp) is removed when the store is next opened; a directory of other files stays', async () => {
+  // DuckDB removes <store>.tmp when the store closes only if it made it: one left by a run stopped
+  // by Ctrl-C while it spilled was taken for the user's own, and stayed for good
+  const dir = tmp();
+  const spilled = path.join(dir, 's.duckdb.tmp');
+  mkdirSync(spilled);
+  for (const f of ['duckdb_temp_storage_DEFAULT-0.tmp', 'duckdb_temp_storage_S32K-0.tmp', 'duckdb_temp_block-4611686018427388032.block']) writeFileSync(path.join(spilled, f), 'spilled');
+  const mine = path.join(dir, 'm.duckdb.tmp');
+  mkdirSync(mine);
+  writeFileSync(path.join(mine, 'notes.txt'), 'keep me');
+  for (const db of ['s.duckdb', 'm.duckdb']) (await Store.open(path.join(dir, db))).close();
+  assert.equal(existsSync(spilled), false, 'the spill files of the stopped run are gone');
+  assert.equal(readFileSync(path.join(mine, 'notes.txt'), 'utf8'), 'keep me');
+});
