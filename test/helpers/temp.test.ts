@@ -1,6 +1,6 @@
 /**
  * test/helpers/temp.ts: tempDir's dirs go when the file ends, by exit or by a signal, and the
- * guard `npm test` preloads (tmp-guard.ts) fails a test file that leaves anything else in its TMPDIR.
+ * guard `npm test` preloads (tmp-guard.mjs) fails a test file that leaves anything else in its TMPDIR.
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
@@ -17,7 +17,7 @@ function guarded(leave: boolean): { status: number | null; out: string; left: st
   const tmp = tempDir('cachelens-guarded-');
   const env = { ...process.env, TMPDIR: tmp, LEAVE: leave ? '1' : '0', CACHELENS_KEEP_TEST_TMP: '' };
   delete env.NODE_TEST_CONTEXT;
-  const r = spawnSync(process.execPath, ['--import', 'tsx', '--import', './test/helpers/tmp-guard.ts', '--test', fixture('leaves.ts')], { cwd: REPO, env, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '--import', './test/helpers/tmp-guard.mjs', '--test', fixture('leaves.ts')], { cwd: REPO, env, encoding: 'utf8' });
   // tsx's own cache (tsx-<uid>) is the runner's, made outside the guard
   return { status: r.status, out: r.stdout + r.stderr, left: readdirSync(tmp).filter((e) => !e.startsWith('tsx-')) };
 }

@@ -5,7 +5,7 @@
  * left behind before). CACHELENS_KEEP_TEST_TMP=1 keeps them, to look at after a failure.
  *
  * The guard (`guardTempDir`, run in each test file's process by `npm test` through
- * test/helpers/tmp-guard.ts) gives the file a TMPDIR of its own, inherited by the CLI it spawns;
+ * test/helpers/tmp-guard.mjs) gives the file a TMPDIR of its own, inherited by the CLI it spawns;
  * what is left there when the file ends, besides the dirs tempDir removes, fails the file:
  *
  *   # test/x.test.ts left in its temp dir: cachelens-foo-Ab12Cd, playwright-artifacts-Xy98Zw
