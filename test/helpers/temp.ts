@@ -60,13 +60,18 @@ function hookEnd(): void {
   hooked = true;
   process.on('exit', atExit);
   if (keepingTemp) return;
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, onSignal);
+  for (const signal of SIGNALS) process.on(signal, onSignal);
 }
 
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
 function onSignal(signal: NodeJS.Signals): void {
+  // the handlers stay on while the dirs are removed: a second signal (the runner passes a kill of
+  // the process group on to its files, which got it too) then waits; taken off first (process.once),
+  // it ended the process half-way through, and the rest was left
   removeAll();
   // ended by the same signal, as it would have been without this handler
-  for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.removeListener(s, onSignal);
+  for (const s of SIGNALS) process.removeListener(s, onSignal);
   process.kill(process.pid, signal);
 }
 
