@@ -91,15 +91,17 @@ function contextOptions(o: CommonOptions): { opts: IngestOptions; prices: PriceT
   if (o.paths?.length) explicitRoots(o.paths, env.HOME || homedir());
   // a store given inside the logs (`--db ~/.claude/projects/x.duckdb`, `--db LOGS/s.duckdb`) was
   // written there, and the files kept beside it (its WAL, answers, listing, staged facts) with it:
-  // refused before anything opens it. So is the default store when it lies there
-  // (XDG_CACHE_HOME=~/.claude/cache, or logs given that hold ~/.cache): it was made there unsaid;
+  // refused before anything opens it. So is the default store when it lies in Claude Code's own
+  // log directories (XDG_CACHE_HOME=~/.claude/cache): it was made there unsaid. Not when logs given
+  // hold it: a transcript in the home directory (`summary ~/s.jsonl` stands for ~) or `summary ~`
+  // would be refused for ~/.cache, a place the user did not choose;
   // `--db=` is the store's own error (said here too, before the note on logs below), and :memory: is no file.
   if (o.db === '') throw new UsageError('--db: expected a file name (or :memory:)');
   if (o.db !== undefined && o.db !== ':memory:') refuseInLogs(o.db, { flag: '--db', given: o.db, choose: 'PATH', logRoots: rootsRead(o.paths, env) });
   if (o.db === undefined) {
     const store = defaultDbPath(env);
     const given = env.XDG_CACHE_HOME ? `${store} ($XDG_CACHE_HOME/cachelens)` : store;
-    refuseInLogs(store, { flag: 'the default store', given, choose: 'store with --db PATH (or XDG_CACHE_HOME)', logRoots: rootsRead(o.paths, env) });
+    refuseInLogs(store, { flag: 'the default store', given, choose: 'store with --db PATH (or XDG_CACHE_HOME)', logRoots: rootsRead(undefined, env) });
   }
   // logs looked for where there are none: said, so that an empty answer is not taken for no usage
   if (!o.paths?.length && defaultRoots(env).length === 0) {

@@ -7,7 +7,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { type RunOptions, assistant, removeDir, repoRoot, runCli, tempDir, treeHash, usage, writeLog } from './helpers.js';
 
@@ -76,7 +76,7 @@ test('--db inside the logs being read, or inside a Claude Code projects/ directo
   }
 });
 
-test('the default store inside the logs (XDG_CACHE_HOME in them, or logs given that hold ~/.cache) is refused and nothing is written there', async (t) => {
+test('the default store inside Claude Code\'s log directories (XDG_CACHE_HOME in them) is refused and nothing is written there; logs given that hold it (a transcript in the home directory) are read', async (t) => {
   const { dir, home, projects, logs, env } = setup(t);
   const trees = [home, logs];
   // it was made there unsaid: ~/.claude/projects/cache/cachelens/store.duckdb and the files beside it
@@ -87,9 +87,14 @@ test('the default store inside the logs (XDG_CACHE_HOME in them, or logs given t
       await refused(cmd, new RegExp(`^cachelens: the default store ${esc(store)} \\(\\$XDG_CACHE_HOME/cachelens\\) is inside the logs being read \\(${esc(root)}\\)`), trees, { env: { ...env, XDG_CACHE_HOME: cache } });
     }
   }
-  // logs given that hold the default store
-  const store = path.join(logs, 'cache/cachelens/store.duckdb');
-  await refused(['summary', logs], new RegExp(`^cachelens: the default store ${esc(store)} \\(\\$XDG_CACHE_HOME/cachelens\\) is inside the logs being read \\(${esc(logs)}\\)`), trees, { env: { ...env, XDG_CACHE_HOME: path.join(logs, 'cache') } });
+  // logs given that hold the default store, the user's choice of what to read, not Claude Code's own
+  // directories: a transcript in the home directory (it stands for ~, which holds ~/.cache) was refused
+  const transcript = path.join(home, 's.jsonl');
+  writeFileSync(transcript, readFileSync(path.join(logs, 'proj/s1.jsonl')));
+  const inHome = await runCli(['summary', transcript, '--json'], { env: { HOME: home, XDG_CACHE_HOME: path.join(home, '.cache') } });
+  assert.equal(inHome.code, 0, inHome.stderr);
+  assert.equal(JSON.parse(inHome.stdout).totals.requests, 1);
+  assert.ok(existsSync(path.join(home, '.cache/cachelens/store.duckdb')));
   // elsewhere it is used as before
   const r = await runCli(['summary', logs, '--json'], { env });
   assert.equal(r.code, 0, r.stderr);
