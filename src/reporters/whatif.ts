@@ -47,8 +47,8 @@ export function formatTtl(result: TtlResult, color = false): string {
     table(
       [
         { header: 'dimension' },
-        // a project's path may be cut to a narrow terminal; at 30 columns a model's name is not
-        { header: 'bucket', cut: true, min: 30 },
+        // a kind, an agent type, a model or a rounds bucket: no id or path, never cut to a narrow terminal
+        { header: 'bucket' },
         num('chains'),
         num('changed'),
         num('baseline wt'),
@@ -233,8 +233,8 @@ export function formatKeepalive(result: KeepaliveResult, color = false): string 
     table(
       [
         { header: 'dimension' },
-        // a project's path may be cut to a narrow terminal; at 30 columns a model's name is not
-        { header: 'bucket', cut: true, min: 30 },
+        // a kind, an agent type, a model or a rounds bucket: no id or path, never cut to a narrow terminal
+        { header: 'bucket' },
         num('chains'),
         num('gaps'),
         num('gaps > TTL'),
