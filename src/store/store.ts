@@ -150,13 +150,16 @@ export class Store {
       await db.run('BEGIN TRANSACTION');
       await db.run(`CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR)`);
       const v = (await db.runAndReadAll(`SELECT value FROM meta WHERE key = 'schema_version'`)).getRows()[0]?.[0];
-      // A store of this layout that lacks one of its tables (a query's `DROP TABLE chains`, a run
-      // killed before its first derive) is rebuilt too: a missing derived table failed every later
-      // command ("internal error: … Table with name chains does not exist") until --rebuild, and a
-      // missing fact table was made again empty, so the next derive lost every file not read again.
-      // A table every derive writes whole (REMADE_TABLES) is only made again, below.
-      const lacking = v === String(SCHEMA_VERSION) && ![...STORE_TABLES.filter((t) => !REMADE_TABLES.includes(t)), ...DERIVED_TABLES].every((t) => tables.includes(t));
-      if (opts.rebuild || v !== String(SCHEMA_VERSION) || lacking) {
+      // A store of this layout that lacks one of its fact tables (a query's `DROP TABLE observations`)
+      // is rebuilt too: a missing fact table was made again empty, so the next derive lost every file
+      // not read again. One that lacks a derived table (`DROP TABLE chains`) is derived again from its
+      // facts, below: it failed every later command ("internal error: … Table with name chains does
+      // not exist") until --rebuild, and a run stopped before its first derive (which leaves the same)
+      // must not read every file again. A table every derive writes whole (REMADE_TABLES) is only made again.
+      const current = v === String(SCHEMA_VERSION);
+      const lacking = current && !STORE_TABLES.filter((t) => !REMADE_TABLES.includes(t)).every((t) => tables.includes(t));
+      const underived = current && !DERIVED_TABLES.every((t) => tables.includes(t));
+      if (opts.rebuild || !current || lacking) {
         // An older (or newer) layout is never misread: drop everything and read the logs again.
         // Views are a user's own (any DuckDB client may add one to the store), and are left: a DROP
         // TABLE of one failed the rebuild ("Existing object my_costs is of type View"), so a store
@@ -172,6 +175,8 @@ export class Store {
         await db.run(CREATE_TABLES);
         await db.run(`INSERT OR REPLACE INTO meta VALUES ('schema_version', '${SCHEMA_VERSION}')`);
       }
+      // the next run derives (ingest derives when derived_for is not this scope's), whatever changed
+      if (!fresh && underived) await db.run(`INSERT OR REPLACE INTO meta VALUES ('derived_for', ''), ('listing_key', '')`);
       await db.run('COMMIT');
     } catch (err) {
       db.closeSync();
