@@ -74,8 +74,8 @@ export function tokenizerNote(encoding: string): string {
   return `Token counts are ${encoding} estimates of Claude's tokenizer: absolute numbers are approximate, ratios are the result.`;
 }
 
-/** The heading of the skipped lines, without its colon. Example: (1, 2) → '1 line skipped, 2 lines read with a field ignored' */
+/** The heading of the skipped lines, without its colon. Example: (1, 2) → '1 line skipped, 2 lines read with a field ignored or converted' */
 export function skippedHeading(skippedLines: number, notedLines: number): string {
-  const read = notedLines ? `${fmtCount(notedLines, 'line')} read with a field ignored` : '';
+  const read = notedLines ? `${fmtCount(notedLines, 'line')} read with a field ignored or converted` : '';
   return [skippedLines ? `${fmtCount(skippedLines, 'line')} skipped` : '', read].filter(Boolean).join(', ');
 }

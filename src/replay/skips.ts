@@ -23,7 +23,7 @@ export function skipGroups(skipped: readonly { reason: string; line: number }[])
 
 /**
  * Example: [{ reason: 'missing_field', count: 2, lines: [3, 7] }] → ['  skipped missing_field: 2 (lines 3, 7)'];
- * a line read all the same: [{ reason: 'invalid_field', count: 1, lines: [4] }] → ['  read (field ignored) invalid_field: 1 (line 4)'].
+ * a line read all the same: [{ reason: 'invalid_field', count: 1, lines: [4] }] → ['  read (field ignored or converted) invalid_field: 1 (line 4)'].
  */
 export function skipLines(groups: readonly SkipGroup[]): string[] {
   return groups.map((g) => `  ${clean(skipText(g))}`);
@@ -35,5 +35,5 @@ export function skipLines(groups: readonly SkipGroup[]): string[] {
  */
 export function skipText(g: SkipGroup): string {
   const first = g.lines.join(', ') + (g.count > g.lines.length ? ', …' : '');
-  return `${READ_ANYWAY.has(g.reason) ? 'read (field ignored)' : 'skipped'} ${g.reason}: ${int(g.count)} (${g.count === 1 ? 'line' : 'lines'} ${first})`;
+  return `${READ_ANYWAY.has(g.reason) ? 'read (field ignored or converted)' : 'skipped'} ${g.reason}: ${int(g.count)} (${g.count === 1 ? 'line' : 'lines'} ${first})`;
 }

@@ -21,7 +21,7 @@ export function qualityReading(d: DataQuality, filters?: ReportMeta['filters']):
   return (
     `Read ${fmtCount(d.files, 'file')} and ${fmtCount(d.lines, 'line')}; ` +
     (skipped ? `skipped ${fmtInt(skipped)} (${reasons.join(', ')}); ` : 'skipped none; ') +
-    (noted ? `read ${fmtCount(noted, 'line')} with a field of the wrong type ignored (invalid_field); ` : '') +
+    (noted ? `read ${fmtCount(noted, 'line')} with a field of the wrong type ignored or converted (invalid_field); ` : '') +
     `removed ${fmtCount(d.duplicatesRemoved, 'duplicate copy', 'duplicate copies')}; ` +
     (unpriced ? `${fmtCount(unpriced, 'request')} from ${fmtCount(d.unknownModels.length, 'model')} without a price.` : 'every model has a price.') +
     (filters ? ` These count everything read, not only the ${fmtCount(d.requests, 'request')} chosen by ${fmtFilters(filters)}.` : '')
@@ -30,7 +30,7 @@ export function qualityReading(d: DataQuality, filters?: ReportMeta['filters']):
 
 export function renderDataQuality(d: DataQuality, filters?: ReportMeta['filters']): SectionOutput {
   const skipped = sortableTable(
-    `Skipped lines by reason, with the first locations${d.skipped.some((r) => READ_ANYWAY.has(r.reason)) ? ' (invalid_field: the line read, the field ignored)' : ''}`,
+    `Skipped lines by reason, with the first locations${d.skipped.some((r) => READ_ANYWAY.has(r.reason)) ? ' (invalid_field: the line read, the field ignored or converted)' : ''}`,
     [{ label: 'reason' }, { label: 'lines', numeric: true }, { label: 'where' }],
     d.skipped.map((r) => [
       { text: r.reason },

@@ -42,14 +42,14 @@ export function formatQuality(q: Quality): string {
   const lines = [
     // (it said "1 files, 1 lines")
     `Data quality: ${counted(q.files, 'file')}, ${counted(q.lines, 'line')}, ${int(q.skipped_lines)} skipped, ` +
-      (q.noted_lines ? `${int(q.noted_lines)} read with a field ignored, ` : '') +
+      (q.noted_lines ? `${int(q.noted_lines)} read with a field ignored or converted, ` : '') +
       `${counted(q.duplicates_removed, 'duplicate usage line')} removed, ${counted(q.synthetic, '<synthetic> line')} ignored`,
   ];
   for (const s of q.skipped) {
     // a file skipped whole says why (`not a .jsonl transcript`, `EACCES`), as --json does: the reason's
     // name alone (`not_a_file` of a README.md) did not; a line's detail stays in --json
     const where = s.examples.map((e) => (e.line === null ? `${clean(e.file)}${e.detail ? `: ${clean(e.detail)}` : ''}` : `${clean(e.file)}:${e.line}`)).join(', ');
-    lines.push(`  ${READ_ANYWAY.has(s.reason) ? 'read (field ignored)' : 'skipped'} ${s.reason}: ${int(s.count)} (${where})`);
+    lines.push(`  ${READ_ANYWAY.has(s.reason) ? 'read (field ignored or converted)' : 'skipped'} ${s.reason}: ${int(s.count)} (${where})`);
   }
   for (const m of q.unknown_models) lines.push(`  unpriced model ${fit(clean(m.model))}: ${counted(m.requests, 'request')}, cost unknown (add it with --pricing FILE)`);
   return lines.join('\n');

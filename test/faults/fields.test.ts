@@ -388,7 +388,7 @@ test('requestId that is a whole number is its decimal text: a copy with 17 and a
   assert.equal(s.quality.duplicates_removed, 1);
 });
 
-test('a line read with a field ignored (invalid_field) is listed with the skips but not counted as skipped: summary, its JSON, the report\'s reading and the replay say it apart', async () => {
+test('a line read with a field ignored or converted (invalid_field) is listed with the skips but not counted as skipped: summary, its JSON, the report\'s reading and the replay say it apart', async () => {
   // lines 3 and 4 read, their isSidechain ignored; line 8 not JSON, not read
   const root = writeCorpus({ [mainOf(S)]: [...sidechainLines('true'), '{"type": "assistant", '].join('\n') + '\n' }, tempDir());
   const q = summaryJson([root]).quality;
@@ -396,18 +396,18 @@ test('a line read with a field ignored (invalid_field) is listed with the skips 
   assert.equal(q.noted_lines, 2);
   assert.deepEqual(q.skipped.map((s: { reason: string; count: number }) => [s.reason, s.count]).sort(), [['invalid_field', 2], ['invalid_json', 1]]);
   const text = cli(['summary', root, '--db', ':memory:', '--timezone', 'UTC'], { HOME: tempDir() }).stdout;
-  assert.match(text, /Data quality: 1 file, 8 lines, 1 skipped, 2 read with a field ignored,/);
-  assert.match(text, /^ {2}read \(field ignored\) invalid_field: 2 \(.*:3, .*:4\)$/m);
+  assert.match(text, /Data quality: 1 file, 8 lines, 1 skipped, 2 read with a field ignored or converted,/);
+  assert.match(text, /^ {2}read \(field ignored or converted\) invalid_field: 2 \(.*:3, .*:4\)$/m);
   assert.match(text, /^ {2}skipped invalid_json: 1 \(.*:8\)$/m);
   const reading = qualityReading({ files: 1, lines: 8, bytes: 0, requests: 4, duplicatesRemoved: 0, splitMissing: 0, unknownModels: [], skipped: q.skipped.map((s: { reason: string; count: number }) => ({ reason: s.reason, count: s.count, examples: [] })) });
-  assert.match(reading, /skipped 1 \(1 invalid_json\); read 2 lines with a field of the wrong type ignored \(invalid_field\);/);
+  assert.match(reading, /skipped 1 \(1 invalid_json\); read 2 lines with a field of the wrong type ignored or converted \(invalid_field\);/);
   const file = join(root, mainOf(S));
   const r = cli(['replay', 'session', file, '--strategy', 'recorded', '--json'], { HOME: tempDir() });
   assert.equal(r.code, 0, r.stderr);
   const chain = JSON.parse(r.stdout).chain;
   assert.deepEqual([chain.skipped_lines, chain.noted_lines], [1, 2]);
   const shown = cli(['replay', 'session', file, '--strategy', 'recorded'], { HOME: tempDir() }).stdout;
-  assert.match(shown, /^1 line skipped, 2 lines read with a field ignored:\n {2}read \(field ignored\) invalid_field: 2 \(lines 3, 4\)\n {2}skipped invalid_json: 1 \(line 8\)$/m);
+  assert.match(shown, /^1 line skipped, 2 lines read with a field ignored or converted:\n {2}read \(field ignored or converted\) invalid_field: 2 \(lines 3, 4\)\n {2}skipped invalid_json: 1 \(line 8\)$/m);
 });
 
 test('skipped and noted count lines, each line once: a line skipped for two reasons is 1 skipped, a line skipped and with a field ignored is skipped only', async () => {

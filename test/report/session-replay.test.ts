@@ -131,7 +131,7 @@ test('a chain of one request: the report says it has no fidelity, as replay sess
   assert.doesNotMatch(x.body, /NaN|fidelity over 0 requests/);
 });
 
-test('the transcript\'s skipped lines and lines read with a field ignored are listed in the report\'s session replay, by reason, as replay session lists them', async () => {
+test('the transcript\'s skipped lines and lines read with a field ignored or converted are listed in the report\'s session replay, by reason, as replay session lists them', async () => {
   const lines: Array<object | string> = sessionLines({ rounds: 2 });
   // a line that is not JSON, and one whose isSidechain is not a boolean (read, the field ignored)
   lines.splice(3, 0, '{"type": "assistant", ');
@@ -139,9 +139,9 @@ test('the transcript\'s skipped lines and lines read with a field ignored are li
   const x = await replayBoth(lines);
   assert.ok(x.r.chain.skipped_lines >= 1 && x.r.chain.noted_lines >= 1, formatSessionReplay(x.r));
   assertSaysTheCli(x);
-  assert.match(x.page, /^1 line skipped, 1 line read with a field ignored:$/m);
+  assert.match(x.page, /^1 line skipped, 1 line read with a field ignored or converted:$/m);
   assert.match(x.page, /^skipped invalid_json: 1 \(line 4\)$/m);
-  assert.match(x.page, /^read \(field ignored\) invalid_field: 1 \(line \d+\)$/m);
+  assert.match(x.page, /^read \(field ignored or converted\) invalid_field: 1 \(line \d+\)$/m);
 });
 
 test('transcript text in the report\'s session replay lines is escaped: a model and an attachment type with markup and a bidi control', async () => {
