@@ -1,6 +1,6 @@
 /** report: the self-contained HTML report — where the money went, on one page that works offline. */
 import { spawn } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Argv } from 'yargs';
 import { UsageError } from '../errors.js';
@@ -41,9 +41,17 @@ export async function runReport(argv: Record<string, unknown>, io: Io, title?: s
   const calibrate = argv.calibrate === undefined ? 0 : calibrateOf(argv.calibrate);
   if (calibrate > 0 && sessions.length === 0) throw new UsageError('--calibrate fits the session replays, and none was asked for', 'add --session ID or --session top');
   // the model whose prices (in the report's table: --pricing's) weigh and price the channel replays, replay channel's default unless named
-  // a log named twice (`--channel a.jsonl --channel ./a.jsonl`) is replayed once, as a session named twice is
+  // a log named twice (`--channel a.jsonl --channel ./a.jsonl`, or through a link to it) is replayed
+  // once, as a session named twice is; one not there is the replay's own error, below
   const seen = new Set<string>();
-  const channels = listOption(argv.channel).filter((c) => !seen.has(resolve(c)) && Boolean(seen.add(resolve(c))));
+  const where = (c: string) => {
+    try {
+      return realpathSync.native(c);
+    } catch {
+      return resolve(c);
+    }
+  };
+  const channels = listOption(argv.channel).filter((c) => !seen.has(where(c)) && Boolean(seen.add(where(c))));
   const named = nonEmpty(argv['channel-model'], '--channel-model', 'a model id such as claude-opus-4-6');
   if (named !== undefined && channels.length === 0) throw new UsageError('--channel-model prices the channel replays, and none was asked for', 'add --channel LOG');
   const channelModel = named ?? DEFAULT_CHANNEL_MODEL;

@@ -3,7 +3,7 @@
  * --calibrate K`'s, and its section shows the calibration line. Spawns dist/ (npm run build first).
  */
 import assert from 'node:assert/strict';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { REPO, cli, tempDir } from '../helpers/corpus.js';
@@ -85,12 +85,15 @@ test('report --session top --session top replays the session once', () => {
   assert.deepEqual(data.replay?.runs.map((run) => run.kind), ['session']);
 });
 
-test('report --channel LOG --channel LOG replays the channel once, however the path is spelt', () => {
+test('report --channel LOG --channel LOG replays the channel once, however the path is spelt or linked', () => {
   // it was replayed twice, as a session named twice once was
   const dir = tempDir('cachelens-report-');
   const out = join(dir, 'report.html');
   const log = join(SAMPLE, 'channels/backend.jsonl');
-  const r = cli(['report', SAMPLE, '--db', ':memory:', '--channel', log, '--channel', join(SAMPLE, 'channels/../channels/backend.jsonl'), '--out', out, '--json']);
+  // and through a link to it (it was replayed twice: paths were compared as written)
+  const link = join(dir, 'link.jsonl');
+  symlinkSync(log, link);
+  const r = cli(['report', SAMPLE, '--db', ':memory:', '--channel', log, '--channel', join(SAMPLE, 'channels/../channels/backend.jsonl'), '--channel', link, '--out', out, '--json']);
   assert.equal(r.code, 0, r.stderr);
   const html = readFileSync(out, 'utf8');
   const data = JSON.parse(/<script[^>]*id="cachelens-data"[^>]*>([\s\S]*?)<\/script>/.exec(html)![1]!) as { replay?: { runs: { kind: string }[] } };
