@@ -71,9 +71,12 @@ export async function openAnswerContext(o: CommonOptions, delta = false): Promis
  * a projects/ directory are, so that the empty tables are not taken for no usage (they were said
  * nowhere but in summary's `0 files`).
  */
-function noTranscripts<R extends { stats: { files: number }; roots: string[] }>(o: CommonOptions, r: R): R {
+function noTranscripts<R extends { stats: { files: number }; roots: string[]; walkSkips?: readonly { reason: string }[] }>(o: CommonOptions, r: R): R {
   const where = o.paths?.length ? o.paths : r.roots;
-  if (where.length > 0 && r.stats.files === 0) o.notice?.(`cachelens: no Claude Code transcript (*.jsonl) in ${where.join(', ')}`);
+  // a directory that could not be read (permission denied) may hold transcripts: not said to hold none
+  const unread = r.walkSkips?.filter((w) => w.reason === 'unreadable_file').length ?? 0;
+  const none = unread > 0 ? `no Claude Code transcript (*.jsonl) could be read in ${where.join(', ')} (${unread} unreadable, listed under data quality)` : `no Claude Code transcript (*.jsonl) in ${where.join(', ')}`;
+  if (where.length > 0 && r.stats.files === 0) o.notice?.(`cachelens: ${none}`);
   return r;
 }
 

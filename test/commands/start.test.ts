@@ -61,6 +61,9 @@ test('with ~/.claude/projects there but unreadable, start reads it and says so, 
   // it said "no Claude Code logs found …; using the sample corpus" and reported the sample's 271 requests
   assert.doesNotMatch(r.stderr, /sample corpus/);
   assert.match(r.stderr, new RegExp(`^cachelens: reading ${projects} \\(no transcript could be read there: ${projects}: permission denied\\)$`, 'm'));
+  // and not, after it, that there is none there
+  assert.doesNotMatch(r.stderr, /no Claude Code transcript \(\*\.jsonl\) in /);
+  assert.match(r.stderr, new RegExp(`^cachelens: no Claude Code transcript \\(\\*\\.jsonl\\) could be read in ${projects} \\(1 unreadable, listed under data quality\\)$`, 'm'));
   const d = embedded(out);
   assert.deepEqual(d.meta.roots, [projects]);
   assert.equal(d.headline.requests, 0);
