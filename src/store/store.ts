@@ -139,8 +139,11 @@ export class Store {
     try {
       const listed = (await db.runAndReadAll(`SELECT table_name, table_type FROM information_schema.tables WHERE table_schema = 'main'`)).getRows();
       const tables = listed.map((r) => String(r[0]));
-      if (tables.length > 0 && !tables.includes('meta')) {
-        // someone else's DuckDB file: never drop what we did not write
+      // someone else's DuckDB file: never drop what we did not write. One that holds every fact table
+      // of a store but has lost its `meta` (a query's `DROP TABLE meta`) is a store: it was refused
+      // for good, --rebuild too; with no version it is rebuilt below, as a store of another version is.
+      const ours = STORE_TABLES.filter((t) => !REMADE_TABLES.includes(t)).every((t) => tables.includes(t));
+      if (tables.length > 0 && !tables.includes('meta') && !ours) {
         throw new UsageError(`${path} is a DuckDB file but not a cachelens store`, 'choose another --db');
       }
       // One transaction: each DROP on its own committed, a run stopped among them (Ctrl-C during

@@ -74,6 +74,17 @@ test('a store of this version that lacks a fact table (a query dropped it) is re
   assert.deepEqual(rebuilt.dump, first.dump, 'DROP TABLE observations');
 });
 
+test('a store that lost its meta table (a query dropped it) is rebuilt, not refused for good as someone else\'s file', async () => {
+  const root = corpus([CONDENSE]);
+  const db = path.join(tmp(), 's.duckdb');
+  const first = await runAndDump([root], db);
+  await sql(db, `DROP TABLE meta`);
+  // it said "is a DuckDB file but not a cachelens store", --rebuild too
+  const again = await runAndDump([root], db);
+  assert.equal(again.stats.read, first.stats.files);
+  assert.deepEqual(again.dump, first.dump);
+});
+
 test('a DuckDB file that is not a cachelens store is refused, and left as it was', async () => {
   const db = path.join(tmp(), 'mine.duckdb');
   await sql(db, `CREATE TABLE results (x INTEGER)`, `INSERT INTO results VALUES (42)`);
