@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import type { AttachmentRecord, ChainKind, Observation, SkipReason, SkippedLine } from '../types.js';
 import { SourceRank } from '../types.js';
-import { type Line, TEXT_KEPT, fieldProblem, obj, requestIdOf, str, timeOf, typeProblem } from './line.js';
+import { type Line, TEXT_KEPT, fieldProblem, obj, requestIdOf, requestIdProblem, str, timeOf, typeProblem } from './line.js';
 import { LONG_STRING, OTHER_ARRAY, OTHER_OBJECT, SHORT_STRING } from './project.js';
 import { identityProblem, mergeWrite, readUsage, usageOffAssistant } from './usage.js';
 import { pushAll } from '../arrays.js';
@@ -549,6 +549,9 @@ export class FileParser {
     const chain: ChainState = this.chains.get(chainId) ?? {
       chainId, sessionId, agentId, kind: 'subagent', rounds: 0, compactions: 0, requests: 0, firstT: 0, pending: [], lastKey: null, command: false,
     };
+    // a copy's requestId that is no string is read as its line's is (requestIdOf), and said so
+    const idProblem = requestIdProblem(outer.requestId, 'data.message.requestId');
+    if (idProblem) this.skip(lineNo, 'invalid_field', idProblem);
     this.observe(lineNo, chain, msg, requestIdOf(outer.requestId), Number.isFinite(inner) ? inner : t, SourceRank.Progress, sessionId);
   }
 

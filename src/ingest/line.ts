@@ -138,6 +138,18 @@ export function requestIdOf(x: unknown): string | null {
 }
 
 /**
+ * What a progress copy's `requestId` (`data.message.requestId`, `name` as said) that is no string is
+ * read as, said as fieldProblem says a line's: a whole number as its text, else as absent; null for
+ * a string or none. It was read so without a word.
+ * Example: (17, 'data.message.requestId') → 'data.message.requestId = 17 is not a string: read as "17"'.
+ */
+export function requestIdProblem(x: unknown, name: string): string | null {
+  if (x === undefined || x === null || typeof x === 'string') return null;
+  const read = requestIdOf(x);
+  return `${name} = ${shown(x)} is not a string: read as ${read === null ? 'absent' : JSON.stringify(read)}`;
+}
+
+/**
  * Why a line's `type` cannot be read: there (not absent or null, which are no type: counted as
  * `(none)`, SPEC §1.2) but not a string (a number, a boolean, an object, a list). Such a line is an
  * `invalid_type` skip, not read: it was counted as a line of no type, `(none)`, as if it had none, and

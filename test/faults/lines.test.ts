@@ -448,7 +448,7 @@ test('a line whose type is not a string (a number, an object, a list, a boolean)
   assert.deepEqual(await lineCounts(db), { '(none)': 1, assistant: 1, user: 1 });
 });
 
-test('an agent_progress copy whose requestId is a whole number is the request whose requestId is its decimal text', async (t) => {
+test('an agent_progress copy whose requestId is a whole number is the request whose requestId is its decimal text, and it is said', async (t) => {
   // the number was read as absent: the copies were keyed apart and the response counted twice
   const { logs, db } = setup(t);
   const copy = (requestId: unknown, output: number) =>
@@ -462,6 +462,9 @@ test('an agent_progress copy whose requestId is a whole number is the request wh
   const s = await summary([logs], db);
   assert.equal(s.totals.requests, 2);
   assert.equal(s.totals.output, 2 + 9, 'the copies\' field-wise maximum');
+  // and said, as a line's own requestId is (it was read so without a word); a string is no note
+  assert.deepEqual(skipsByReason(s), { invalid_field: { count: 1, at: ['s1.jsonl:3'] } });
+  assert.deepEqual(await skipDetails(db), [{ line: 3, detail: 'data.message.requestId = 17 is not a string: read as "17"' }]);
 });
 
 test('usage on a line that is not an assistant line (another case, an unknown type, no type) is a located invalid_usage skip, not tokens dropped unseen', async (t) => {
