@@ -53,8 +53,9 @@
  * second (23:59:60 UTC at a month's end, its day's last millisecond) is an instant; a store read before skipped each. 33: a line whose uuid or
  * parentUuid is no string is an invalid_field skip (read as absent). 34: and one whose requestId is none. 35: a line whose
  * type is no string is an invalid_type skip, not read; a store read before counted it as a line of no type, (none). 36: a
- * requestId that is a whole number is its decimal text in the request's key; a store read before keyed its copy by
- * message.id alone, and counted it beside a copy whose requestId is that text.)
+ * requestId that is a whole number is its decimal text in the request's key (a line's or an agent_progress copy's, each
+ * noted as invalid_field); a store read before keyed its copy by message.id alone, and counted it beside a copy whose
+ * requestId is that text.)
  */
 export const SCHEMA_VERSION = 36;
 
