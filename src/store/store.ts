@@ -142,7 +142,7 @@ export class Store {
       // someone else's DuckDB file: never drop what we did not write. One that holds every fact table
       // of a store but has lost its `meta` (a query's `DROP TABLE meta`) is a store: it was refused
       // for good, --rebuild too; with no version it is rebuilt below, as a store of another version is.
-      const ours = STORE_TABLES.filter((t) => !REMADE_TABLES.includes(t)).every((t) => tables.includes(t));
+      const ours = KEPT_TABLES.every((t) => tables.includes(t));
       if (tables.length > 0 && !tables.includes('meta') && !ours) {
         throw new UsageError(`${path} is a DuckDB file but not a cachelens store`, 'choose another --db');
       }
@@ -160,7 +160,7 @@ export class Store {
       // not exist") until --rebuild, and a run stopped before its first derive (which leaves the same)
       // must not read every file again. A table every derive writes whole (REMADE_TABLES) is only made again.
       const current = v === String(SCHEMA_VERSION);
-      const lacking = current && !STORE_TABLES.filter((t) => !REMADE_TABLES.includes(t)).every((t) => tables.includes(t));
+      const lacking = current && !KEPT_TABLES.every((t) => tables.includes(t));
       const underived = current && !DERIVED_TABLES.every((t) => tables.includes(t));
       if (opts.rebuild || !current || lacking) {
         // An older (or newer) layout is never misread: drop everything and read the logs again.
@@ -700,6 +700,8 @@ const STORE_TABLES = [...CREATE_TABLES.matchAll(/CREATE TABLE IF NOT EXISTS (\w+
 const DERIVED_TABLES = ['requests', 'chains'];
 /** The tables every derive writes whole again (setScope, setPrices, forget): one missing is made again empty, the store kept. */
 const REMADE_TABLES = ['meta', 'prices', 'scope', 'results'];
+/** The tables a store keeps from run to run (its facts, `files`, `line_copies`): every store of this layout holds them all. */
+const KEPT_TABLES = STORE_TABLES.filter((t) => !REMADE_TABLES.includes(t!));
 
 /** The listing snapshot's file: the store's name and this. */
 
