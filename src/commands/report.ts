@@ -1,10 +1,10 @@
 /** report: the self-contained HTML report — where the money went, on one page that works offline. */
 import { spawn } from 'node:child_process';
-import { existsSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Argv } from 'yargs';
 import { UsageError } from '../errors.js';
-import { refuseInLogs, rootsRead } from '../store/log-dirs.js';
+import { realPlace, refuseInLogs, rootsRead } from '../store/log-dirs.js';
 import { flaggedModelPrice } from '../pricing/pricing.js';
 import { DEFAULT_CHANNEL_MODEL } from '../replay/names.js';
 import { calibrateOf, type Command, type Io, listOption, nonEmpty, withContext, withLogOptions } from './command.js';
@@ -44,14 +44,7 @@ export async function runReport(argv: Record<string, unknown>, io: Io, title?: s
   // a log named twice (`--channel a.jsonl --channel ./a.jsonl`, or through a link to it) is replayed
   // once, as a session named twice is; one not there is the replay's own error, below
   const seen = new Set<string>();
-  const where = (c: string) => {
-    try {
-      return realpathSync.native(c);
-    } catch {
-      return resolve(c);
-    }
-  };
-  const channels = listOption(argv.channel).filter((c) => !seen.has(where(c)) && Boolean(seen.add(where(c))));
+  const channels = listOption(argv.channel).filter((c) => !seen.has(realPlace(resolve(c))) && Boolean(seen.add(realPlace(resolve(c)))));
   const named = nonEmpty(argv['channel-model'], '--channel-model', 'a model id such as claude-opus-4-6');
   if (named !== undefined && channels.length === 0) throw new UsageError('--channel-model prices the channel replays, and none was asked for', 'add --channel LOG');
   const channelModel = named ?? DEFAULT_CHANNEL_MODEL;
