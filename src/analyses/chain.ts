@@ -115,3 +115,14 @@ export function chainShortId(chainId: string, agentId: string | null): string | 
   const at = chainId.lastIndexOf(':');
   return at === -1 ? null : chainId.slice(at + 1);
 }
+
+/**
+ * The `side:U` an inline v1.x sidechain's chain id (`S:side:U`, no agent id) ends in: `--chain` takes
+ * it, and a prefix of it (`side:f4ab`), as it takes U; null for any other chain.
+ * Example: ('s:side:f4ab2bf6-…', null) → 'side:f4ab2bf6-…'; ('s:a2898e3', 'a2898e3') → null; ('s', null) → null.
+ */
+export function chainSideId(chainId: string, agentId: string | null): string | null {
+  if (agentId) return null;
+  const at = chainId.indexOf(':side:');
+  return at === -1 ? null : chainId.slice(at + 1);
+}

@@ -57,11 +57,12 @@ export const anatomyCommand: Command = {
       if (want !== undefined) {
         // the chain of that id or agent id, else the one chain whose id starts with it (ChainMatch), as
         // replay session --chain takes it: a chain id cut to a narrow terminal keeps its agent id's end
-        const { ChainMatch } = await import('../replay/session-locate.js');
+        const { ChainMatch, manyChainsError } = await import('../replay/session-locate.js');
         const match = new ChainMatch<ChainInput>(want);
         await forEachChain((c) => match.offer(c, c.chainId, c.agentId));
         const found = match.result();
-        if (found === null || 'many' in found) throw new UsageError(found ? `--chain ${want} matches ${found.many} chains; give more of the id` : `--chain ${want}: no such chain in scope`);
+        if (found === null) throw new UsageError(`--chain ${want}: no such chain in scope`);
+        if ('many' in found) throw manyChainsError(want, found);
         const detail = chainDetail(found.hit, options);
         return { json: detail, text: formatChain(detail, io.color) };
       }

@@ -5,7 +5,7 @@
  */
 import { type Stats, realpathSync, statSync } from 'node:fs';
 import { basename, resolve, sep } from 'node:path';
-import { chainShortId } from '../analyses/chain.js';
+import { chainShortId, chainSideId } from '../analyses/chain.js';
 import { UsageError } from '../errors.js';
 import type { Store } from '../store/store.js';
 
@@ -96,6 +96,9 @@ export async function elsewhereOfFile(store: Store, file: string): Promise<strin
 }
 
 async function findChain(store: Store, id: string, chain?: string): Promise<Omit<LocatedChain, 'elsewhere'>> {
+  // an inline sidechain's `side:U`, or a prefix of it (`replay session side:f4ab`, `report --session side:f4ab`):
+  // no session id begins so (they are hex UUIDs), and it said "no session side:f4ab"
+  if (id.toLowerCase().startsWith('side:')) return sideChain(store, id, chain);
   // as typed, then, when that names none, in any case: the ids Claude Code writes are lower-case
   // (hex UUIDs, `S:side:U`, `S:acompact-f46190`), and `1F517242` said "no session"; an id that
   // matches as typed is never made ambiguous by another that differs from it in case alone
@@ -126,7 +129,7 @@ async function findChain(store: Store, id: string, chain?: string): Promise<Omit
     // as the session id: as typed, then in any case when that names no chain
     const m = chainNamed(rows, chain, (r) => [r.chain_id, r.agent_id]);
     if (m && 'hit' in m) return m.hit;
-    if (m) throw new UsageError(`--chain ${chain} matches ${m.many} chains of session ${sessions[0]}; give more of the id`);
+    if (m) throw manyChainsError(chain, m, '', ` of session ${sessions[0]}`);
     throw new UsageError(`--chain ${chain}: no such chain in session ${sessions[0]}`);
   }
   const main = rows.find((r) => r.kind === 'main' && r.requests > 0);
@@ -134,6 +137,24 @@ async function findChain(store: Store, id: string, chain?: string): Promise<Omit
   const busiest = [...rows].sort((a, b) => b.requests - a.requests)[0]!;
   if (busiest.requests === 0) throw new UsageError(`session ${sessions[0]} has no requests to replay`);
   return busiest;
+}
+
+/**
+ * The inline sidechain `want` (`side:U` or a unique prefix of it, as `--chain` takes it) names,
+ * among every session's; with `chain`, that chain of its session.
+ * Example: 'side:f4ab' → fe5e1c67-…:side:f4ab2bf6-…; 'side:f4' → "side:f4 matches 2 chains (…); give more of the id".
+ */
+async function sideChain(store: Store, want: string, chain?: string): Promise<Omit<LocatedChain, 'elsewhere'>> {
+  const rows = (await store.all(
+    `SELECT c.chain_id, c.session_id, c.agent_id, c.kind, c.requests, f.path
+     FROM chains c JOIN files f ON f.file_id = c.file_id
+     WHERE c.agent_id IS NULL AND contains(c.chain_id, ':side:')
+     ORDER BY c.session_id, c.chain_id`,
+  )) as unknown as Omit<LocatedChain, 'elsewhere'>[];
+  const m = chainNamed(rows, want, (r) => [r.chain_id, r.agent_id]);
+  if (m === null) throw new UsageError(`no sidechain ${want} in the logs read`, 'give a session id (or a unique prefix) from `cachelens sessions`, or a transcript path');
+  if ('many' in m) throw new UsageError(`${want} matches ${m.many} sidechains (${m.ids.join(', ')}${m.many > m.ids.length ? ', …' : ''}); give more of the id`);
+  return chain ? findChain(store, m.hit.session_id, chain) : m.hit;
 }
 
 /**
@@ -199,17 +220,19 @@ export function cutId(want: string): { head: string; tail: string } | null {
 /**
  * The chain `want` names, among chains offered one at a time (a store's, a transcript's, or a
  * stream of them that is not kept): either id (the chain's, or its short id: chainShortId, the agent's
- * or an inline sidechain's uuid) whole, else a unique prefix
+ * or an inline sidechain's uuid; an inline sidechain's `side:U` too: chainSideId) whole, else a unique prefix
  * of one; as typed, then, when that names none, in any case (Claude Code writes ids in lower case, so
  * ids that differ in case alone stay apart); an id as a table cut it to a narrow terminal's width
- * (`fe5e1c67…f24c404`: its head and tail) names the one id with those ends. result(): `{ many }` counts the chains a prefix fits;
- * null: none; two chains the id names whole (in case alone apart) are `{ many }` too. Example: offered
+ * (`fe5e1c67…f24c404`: its head and tail) names the one id with those ends. result(): `{ many, ids }` counts the chains a prefix fits
+ * and names the first MANY_SHOWN of them; null: none; two chains the id names whole (in case alone apart) are `{ many, ids }` too. Example: offered
  * 'ab12…' and 'ab34…', 'AB1' finds 'ab12…'; 'ab' fits 2.
  */
 export class ChainMatch<T> {
   private readonly wants: readonly [string, string];
-  private readonly exact: [T | undefined, T | undefined] = [undefined, undefined];
-  private readonly first: [T | undefined, T | undefined] = [undefined, undefined];
+  private readonly exact: [T[], T[]] = [[], []];
+  private readonly first: [T[], T[]] = [[], []];
+  private readonly exactIds: [string[], string[]] = [[], []];
+  private readonly firstIds: [string[], string[]] = [[], []];
   private readonly hits: [number, number] = [0, 0];
   private readonly exacts: [number, number] = [0, 0];
 
@@ -224,37 +247,57 @@ export class ChainMatch<T> {
   }
 
   offer(x: T, chain: string, agent: string | null): void {
+    // its chain id, or its short id: the agent id (`a2898e3`), an inline sidechain's uuid (`S:side:U`)
+    // and its `side:U`, which named no chain (`--chain side:f4ab`)
+    const ids = [chain, chainShortId(chain, agent), chainSideId(chain, agent)].filter((id): id is string => id !== null);
     for (const fold of [0, 1] as const) {
       const w = this.wants[fold];
-      // its chain id, or its short id: the agent id (`a2898e3`), an inline sidechain's uuid (`S:side:U`)
-      const short = chainShortId(chain, agent);
-      const ids = short === null ? [chain] : [chain, short];
       const shown = fold ? ids.map((id) => id.toLowerCase()) : ids;
       if (shown.some((id) => id === w)) {
         this.exacts[fold]++;
-        this.exact[fold] ??= x;
+        if (this.exact[fold].length < MANY_SHOWN) {
+          this.exact[fold].push(x);
+          this.exactIds[fold].push(chain);
+        }
       }
       if (shown.some((id) => ChainMatch.fits(id, w))) {
         this.hits[fold]++;
-        this.first[fold] ??= x;
+        if (this.first[fold].length < MANY_SHOWN) {
+          this.first[fold].push(x);
+          this.firstIds[fold].push(chain);
+        }
       }
     }
   }
 
-  result(): { hit: T } | { many: number } | null {
+  result(): { hit: T } | { many: number; ids: string[] } | null {
     for (const fold of [0, 1] as const) {
       // two ids that differ in case alone, both the id folded: neither is picked
-      if (this.exacts[fold] === 1) return { hit: this.exact[fold]! };
-      if (this.exacts[fold] > 1) return { many: this.exacts[fold] };
-      if (this.hits[fold] === 1) return { hit: this.first[fold]! };
-      if (this.hits[fold] > 1) return { many: this.hits[fold] };
+      if (this.exacts[fold] === 1) return { hit: this.exact[fold][0]! };
+      if (this.exacts[fold] > 1) return { many: this.exacts[fold], ids: this.exactIds[fold] };
+      if (this.hits[fold] === 1) return { hit: this.first[fold][0]! };
+      if (this.hits[fold] > 1) return { many: this.hits[fold], ids: this.firstIds[fold] };
     }
     return null;
   }
 }
 
+/** How many of the chains an ambiguous `--chain` fits its error names, as a session prefix's names its sessions. */
+const MANY_SHOWN = 3;
+
+/**
+ * The one-line error of a `--chain` that fits several chains: how many, and the first of them, as
+ * an ambiguous session id names its sessions. `where`: what the error says before it (a transcript's path);
+ * `of`: whose chains they are (a session).
+ * Example: ('f4', { many: 2, ids: ['s:side:f4ab…', 's:side:f4c0…'] }) → '--chain f4 matches 2 chains (s:side:f4ab…, s:side:f4c0…); give more of the id'.
+ */
+export function manyChainsError(want: string, m: { many: number; ids: readonly string[] }, where = '', of = ''): UsageError {
+  const more = m.many > m.ids.length ? ', …' : '';
+  return new UsageError(`${where}--chain ${want} matches ${m.many} chains${of} (${m.ids.join(', ')}${more}); give more of the id`);
+}
+
 /** The chain `want` names among `items` (`ids` gives an item's chain id and agent id), as ChainMatch finds it. */
-export function chainNamed<T>(items: readonly T[], want: string, ids: (x: T) => readonly [string, string | null]): { hit: T } | { many: number } | null {
+export function chainNamed<T>(items: readonly T[], want: string, ids: (x: T) => readonly [string, string | null]): { hit: T } | { many: number; ids: string[] } | null {
   const match = new ChainMatch<T>(want);
   for (const x of items) match.offer(x, ...ids(x));
   return match.result();

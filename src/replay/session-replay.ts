@@ -24,7 +24,7 @@ import {
   type SessionStrategySummary,
   type SessionTurn,
 } from './session-strategy.js';
-import { chainNamed } from './session-locate.js';
+import { chainNamed, manyChainsError } from './session-locate.js';
 import { readSessionTranscript, type SkippedTranscriptLine, type TranscriptChain } from './session-transcript.js';
 import { ENCODINGS, SegmentTokenizer, type EncodingName, type TokenizerWork } from './tokenizer.js';
 import { pushAll } from '../arrays.js';
@@ -217,7 +217,7 @@ export function pickChain(chains: readonly TranscriptChain[], want?: string, fil
     // as typed, then, when that names no chain, in any case (ids are written in lower case)
     const m = chainNamed(chains, want, (c) => [c.chainId, c.agentId]);
     if (m && 'hit' in m) return m.hit;
-    if (m) throw new UsageError(`${named}--chain ${want} matches ${m.many} chains; give more of the id`);
+    if (m) throw manyChainsError(want, m, named);
     // the transcript named, as when it has no request (it said only '--chain X: no such chain in this transcript')
     throw new UsageError(`${named}--chain ${want}: no such chain in this transcript`);
   }

@@ -4,9 +4,10 @@
  * what-if commands' JSON shapes.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { REAL_LOGS, cli } from '../helpers/corpus.js';
+import { REAL_LOGS, cli, tempDir } from '../helpers/corpus.js';
 
 const MAROT = join(REAL_LOGS, 'marot-spotter');
 
@@ -102,7 +103,7 @@ test('anatomy --chain takes an id, or a prefix that only one chain has, and says
   assert.ok(sub.requests.length > 0);
   const many = cli(['anatomy', MAROT, '--chain', '4d5611e5-241a', '--db', ':memory:', '--json']);
   assert.equal(many.code, 2);
-  assert.match(many.stderr, /--chain 4d5611e5-241a matches 3 chains; give more of the id/);
+  assert.match(many.stderr, /--chain 4d5611e5-241a matches 3 chains \(4d5611e5-241a-462a-8d15-5122611a9569, 4d5611e5-241a-462a-8d15-5122611a9569:a2898e3, 4d5611e5-241a-462a-8d15-5122611a9569:acompact-e1f845\); give more of the id/);
   const none = cli(['anatomy', MAROT, '--chain', 'zzzz', '--db', ':memory:', '--json']);
   assert.equal(none.code, 2);
   assert.match(none.stderr, /--chain zzzz: no such chain in scope/);
@@ -117,7 +118,7 @@ test('anatomy --chain takes a chain agent id, and an id as a narrow terminal cut
   assert.equal(json(['anatomy', viewer, '--chain', 'FE5E1C67…F24C404']).chain_id, side);
   const many = cli(['anatomy', viewer, '--chain', 'fe5e1c67…2', '--db', ':memory:', '--json']);
   assert.equal(many.code, 2);
-  assert.match(many.stderr, /--chain fe5e1c67…2 matches 2 chains; give more of the id/);
+  assert.match(many.stderr, /--chain fe5e1c67…2 matches 2 chains \(fe5e1c67-[^,]*2, fe5e1c67-[^)]*2\); give more of the id/);
 });
 
 test('anatomy --chain and replay session --chain take a chain\'s short id: a subagent\'s agent id, an inline sidechain\'s uuid', () => {
@@ -134,7 +135,37 @@ test('anatomy --chain and replay session --chain take a chain\'s short id: a sub
   // a prefix two sidechains share is said to be one, as any prefix is
   const many = cli(['anatomy', viewer, '--chain', 'f4', '--db', ':memory:']);
   assert.equal(many.code, 2);
-  assert.match(many.stderr, /--chain f4 matches 2 chains; give more of the id/);
+  assert.match(many.stderr, /--chain f4 matches 2 chains \(fe5e1c67-53e7-4862-81ae-d0e013e3270b:side:f4546a51-ea10-47e0-b4e0-76802974f8a9, fe5e1c67-53e7-4862-81ae-d0e013e3270b:side:f4ab2bf6-d642-431a-85cb-66691f24c404\); give more of the id/);
+});
+
+test('an inline sidechain is named by `side:` and a prefix of its uuid too: anatomy --chain, replay session --chain, replay session and report --session', () => {
+  // `--chain side:f4ab` (the end of its chain id `S:side:U`) said no such chain, and `replay session side:f4ab` no session
+  const viewer = join(REAL_LOGS, 'd-kimuson-claude-code-viewer');
+  const side = 'fe5e1c67-53e7-4862-81ae-d0e013e3270b:side:f4ab2bf6-d642-431a-85cb-66691f24c404';
+  assert.equal(json(['anatomy', viewer, '--chain', 'side:f4ab']).chain_id, side);
+  assert.equal(json(['anatomy', viewer, '--chain', 'SIDE:F4AB2BF6-D642-431A-85CB-66691F24C404']).chain_id, side);
+  for (const args of [['fe5e1c67', viewer, '--chain', 'side:f4ab'], ['side:f4ab', viewer]]) {
+    const r = cli(['replay', 'session', ...args, '--strategy', 'recorded', '--db', ':memory:', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(JSON.parse(r.stdout).chain.chain_id, side);
+  }
+  // a prefix two sidechains share: one line naming both, as an ambiguous session id names its sessions
+  const many = cli(['anatomy', viewer, '--chain', 'side:f4', '--db', ':memory:']);
+  assert.equal(many.code, 2);
+  assert.equal(many.stderr.trim().split('\n').length, 1);
+  assert.match(many.stderr, /--chain side:f4 matches 2 chains \(\S+:side:f4546a51-\S+, \S+:side:f4ab2bf6-\S+\); give more of the id/);
+  const replayMany = cli(['replay', 'session', 'side:f4', viewer, '--db', ':memory:']);
+  assert.equal(replayMany.code, 2);
+  assert.match(replayMany.stderr, /side:f4 matches 2 sidechains \(\S+:side:f4546a51-\S+, \S+:side:f4ab2bf6-\S+\); give more of the id/);
+  // report --session takes what replay session takes
+  const out = join(tempDir('cachelens-report-'), 'report.html');
+  const report = cli(['report', viewer, '--db', ':memory:', '--session', 'side:f4ab', '--out', out]);
+  assert.equal(report.code, 0, report.stderr);
+  const data = JSON.parse(/<script type="application\/json" id="cachelens-data">([\s\S]*?)<\/script>/.exec(readFileSync(out, 'utf8'))![1]!);
+  assert.match(data.replay.runs.find((x: { kind: string }) => x.kind === 'session').title, new RegExp(side));
+  const none = cli(['replay', 'session', 'side:zz', viewer, '--db', ':memory:']);
+  assert.equal(none.code, 2);
+  assert.match(none.stderr, /no sidechain side:zz in the logs read/);
 });
 
 test('anatomy --chain in capitals names the lower-case ids Claude Code writes, a whole id and a prefix alike', () => {
@@ -143,5 +174,5 @@ test('anatomy --chain in capitals names the lower-case ids Claude Code writes, a
   assert.equal(json(['anatomy', MAROT, '--chain', '4D5611E5-241A-462A-8D15-5122611A9569:A28']).chain_id, '4d5611e5-241a-462a-8d15-5122611a9569:a2898e3');
   const many = cli(['anatomy', MAROT, '--chain', '4D5611E5-241A', '--db', ':memory:', '--json']);
   assert.equal(many.code, 2);
-  assert.match(many.stderr, /--chain 4D5611E5-241A matches 3 chains; give more of the id/);
+  assert.match(many.stderr, /--chain 4D5611E5-241A matches 3 chains \(4d5611e5-241a-462a-8d15-5122611a9569, /);
 });
