@@ -59,20 +59,34 @@ export function paramsAsUsed(given: Record<string, string>, used: string[]): Rec
 }
 
 /**
+ * How the user spelled each `--param` name the query uses (`given` as parseParams returns it), by the
+ * query's spelling: the errors about a value name the parameter as it was typed (`--param BY=x` was
+ * said as `by=x`, a spelling the user never wrote).
+ * Example: ({ BY: 'x', tz: 'UTC' }, ['tz', 'by']) → { by: 'BY', tz: 'tz' }.
+ */
+export function paramsTyped(given: Record<string, string>, used: string[]): Record<string, string> {
+  const spelled = new Map(used.map((u) => [u.toLowerCase(), u]));
+  const out: Record<string, string> = Object.create(null);
+  for (const k of Object.keys(given)) out[spelled.get(k.toLowerCase()) ?? k] = k;
+  return out;
+}
+
+/**
  * The bundled queries take $since/$until as 'YYYY-MM-DD' text compared with days, and $tz as an IANA
  * zone: `--param since=20260211` (the form --since takes) or `since=2026-2-11` compared as text
  * chose no day at all and printed no rows. They are checked and written as --since/--until/--timezone
  * are; an empty value leaves the parameter to its default. So does `project=`, trimmed as --project
  * is: an empty one matched every project, over a --project given beside it too, and a blank one none.
+ * `typed`: each name as the user spelled it (paramsTyped), for the errors.
  */
-export function checkFilterParams(given: Record<string, string>): void {
+export function checkFilterParams(given: Record<string, string>, typed: Record<string, string> = {}): void {
   for (const k of ['since', 'until', 'tz', 'project'] as const) {
     if (!(k in given)) continue;
     const v = given[k]!.trim();
     if (v === '') delete given[k];
     else if (k === 'project') given[k] = v;
-    else if (k === 'tz') given[k] = parseTimezone(v, '--param tz');
-    else given[k] = parseDay(v, `--param ${k}`)!;
+    else if (k === 'tz') given[k] = parseTimezone(v, `--param ${typed[k] ?? k}`);
+    else given[k] = parseDay(v, `--param ${typed[k] ?? k}`)!;
   }
 }
 
@@ -98,18 +112,19 @@ const BUNDLED_COUNTS: Record<string, Record<string, number>> = {
 /** What each of those parameters is when left out, as its query's comment says. */
 const BUNDLED_DEFAULTS: Record<string, string> = { by: 'day', group: 'every grouping', all: 'false', top: 'every group', jitter: '1024' };
 
-export function checkChoiceParams(query: string, given: Record<string, string>): void {
+/** `typed`: each name as the user spelled it (paramsTyped): the error names `--param BY=x` as typed. */
+export function checkChoiceParams(query: string, given: Record<string, string>, typed: Record<string, string> = {}): void {
   const or = (xs: readonly string[]) => (xs.length > 1 ? `${xs.slice(0, -1).join(', ')} or ${xs.at(-1)}` : xs.join(''));
   for (const [k, allowed] of Object.entries(BUNDLED_CHOICES[query] ?? {})) {
     if (!Object.hasOwn(given, k)) continue;
     const v = given[k]!.trim().toLowerCase();
-    if (!allowed.includes(v)) throw new UsageError(`--param ${k}=${given[k]}: ${query} takes ${k}= ${or(allowed)}`, `without --param ${k}: ${BUNDLED_DEFAULTS[k]}`);
+    if (!allowed.includes(v)) throw new UsageError(`--param ${typed[k] ?? k}=${given[k]}: ${query} takes ${k}= ${or(allowed)}`, `without --param ${k}: ${BUNDLED_DEFAULTS[k]}`);
     given[k] = v;
   }
   for (const [k, least] of Object.entries(BUNDLED_COUNTS[query] ?? {})) {
     if (!Object.hasOwn(given, k)) continue;
     const v = given[k]!.trim();
-    if (!/^\d{1,9}$/.test(v) || Number(v) < least) throw new UsageError(`--param ${k}=${given[k]}: ${query} takes ${k}= a whole number of ${least} or more`, `without --param ${k}: ${BUNDLED_DEFAULTS[k]}`);
+    if (!/^\d{1,9}$/.test(v) || Number(v) < least) throw new UsageError(`--param ${typed[k] ?? k}=${given[k]}: ${query} takes ${k}= a whole number of ${least} or more`, `without --param ${k}: ${BUNDLED_DEFAULTS[k]}`);
     given[k] = String(Number(v));
   }
 }
@@ -117,13 +132,13 @@ export function checkChoiceParams(query: string, given: Record<string, string>):
 /**
  * The days a bundled query runs with, `--param since=`/`until=` over `--since`/`--until`: a range
  * that ends before it starts is a mistake, as parseDays says of --since/--until (it printed empty
- * tables and exit 0). `given` as checkFilterParams left it.
+ * tables and exit 0). `given` as checkFilterParams left it; `typed`: each name as the user spelled it (paramsTyped).
  * Example: --param since=2026-03-01 --until 2026-02-01 → `--param since=2026-03-01 is after --until 2026-02-01: …`.
  */
-export function checkFilterRange(given: Record<string, string>, since: string | undefined, until: string | undefined): void {
+export function checkFilterRange(given: Record<string, string>, since: string | undefined, until: string | undefined, typed: Record<string, string> = {}): void {
   if (!('since' in given) && !('until' in given)) return;
   const end = (k: 'since' | 'until', opt: string | undefined) =>
-    k in given ? { day: given[k]!, text: `--param ${k}=${given[k]}` } : { day: parseDay(opt, `--${k}`), text: `--${k} ${opt}` };
+    k in given ? { day: given[k]!, text: `--param ${typed[k] ?? k}=${given[k]}` } : { day: parseDay(opt, `--${k}`), text: `--${k} ${opt}` };
   const s = end('since', since);
   const u = end('until', until);
   if (s.day !== null && u.day !== null && s.day > u.day) throw new UsageError(`${s.text} is after ${u.text}: no day is in that range`);
@@ -226,7 +241,10 @@ export const queryCommand: Command = {
     const target = argv.target as string | undefined;
     if (!target) throw new UsageError('name a query: a FILE.sql or a bundled NAME', 'cachelens query --list shows the bundled ones');
     const used = queryParams(querySql(target));
-    const given = paramsAsUsed(parseParams(argv.param), used);
+    const raw = parseParams(argv.param);
+    const given = paramsAsUsed(raw, used);
+    // the errors about a value name the parameter as it was typed (`--param BY=x`), not as the query spells it
+    const typed = paramsTyped(raw, used);
     const unknown = Object.keys(given).filter((k) => !used.includes(k));
     const takes = used.length ? `it takes ${used.map((u) => '$' + u).join(', ')}` : 'it takes no parameters';
     if (unknown.length > 0) throw new UsageError(`--param ${unknown[0]}: ${target} has no $${unknown[0]}`, takes);
@@ -240,9 +258,9 @@ export const queryCommand: Command = {
     const network = isBundledName(target) ? [] : networkSettings(querySql(target));
     if (network.length > 0) throw new UsageError(`query ${target}: setting ${network[0]} is refused: cachelens never touches the network and loads no extension`, 'parquet, json and icu are built in; run DuckDB itself to use another');
     if (isBundledName(target)) {
-      checkChoiceParams(target, given);
-      checkFilterParams(given);
-      checkFilterRange(given, argv.since as string | undefined, argv.until as string | undefined);
+      checkChoiceParams(target, given, typed);
+      checkFilterParams(given, typed);
+      checkFilterRange(given, argv.since as string | undefined, argv.until as string | undefined, typed);
     }
     const { source, defaults } = await openSource(argv, io);
     try {

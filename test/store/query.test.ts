@@ -946,6 +946,17 @@ test('CLI: a bundled query\'s parameter outside its values is a usage error nami
   assert.ok(j.rows.length > 0 && j.rows.every((r) => r.grp.startsWith('claude-')), JSON.stringify(j.rows.map((r) => r.grp)));
 });
 
+test('CLI: a bundled query\'s bad --param value is said with the name as it was typed, not as the query spells it', async () => {
+  // `--param BY=x` was said as `--param by=x`, a spelling the user never wrote
+  const db = path.join(tmp(), 'missing-dir', 's.duckdb');
+  await usageError(['query', 'cost_by', sampleLogs, '--db', db, '--param', 'BY=x'], /^cachelens: --param BY=x: cost_by takes by= day, project, model or agent_type \(without --param by: day\)$/);
+  await usageError(['query', 'report_components', sampleLogs, '--db', db, '--param', 'Top=0'], /^cachelens: --param Top=0: report_components takes top= a whole number of 1 or more/);
+  await usageError(['query', 'cost_by', sampleLogs, '--db', db, '--param', 'TZ=Mars/Base'], /^cachelens: --param TZ Mars\/Base: /);
+  await usageError(['query', 'cost_by', sampleLogs, '--db', db, '--param', 'Since=2026-2-11'], /^cachelens: --param Since 2026-2-11: /);
+  await usageError(['query', 'cost_by', sampleLogs, '--db', db, '--param', 'SINCE=2026-02-12', '--param', 'Until=2026-02-11'], /^cachelens: --param SINCE=2026-02-12 is after --param Until=2026-02-11: no day is in that range$/);
+  assert.ok(!existsSync(path.dirname(db)), 'no store was made');
+});
+
 test('every value the query command lets through for a bundled query\'s choice parameter is one its SQL takes: each runs and answers rows (BUNDLED_CHOICES and the SQL do not drift apart)', async () => {
   const r = await run([sampleLogs], path.join(tmp(), 's.duckdb'));
   try {
