@@ -1,7 +1,7 @@
 /** report: the self-contained HTML report — where the money went, on one page that works offline. */
 import { spawn } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { accessSync, constants, statSync } from 'node:fs';
+import { delimiter, join, resolve } from 'node:path';
 import type { Argv } from 'yargs';
 import { UsageError } from '../errors.js';
 import { realPlace, refuseInLogs, rootsRead } from '../store/log-dirs.js';
@@ -70,7 +70,7 @@ export async function runReport(argv: Record<string, unknown>, io: Io, title?: s
     if (typeof e.code !== 'string') throw err;
     throw new UsageError(`--out ${String(argv.out ?? out)}: cannot write the report: ${e.code}`, 'choose another file');
   }
-  if (argv.open) openInBrowser(path, io);
+  if (argv.open) await openInBrowser(path, io);
   const errors = Object.entries(data).filter(([, v]) => v && typeof v === 'object' && 'error' in (v as object)).map(([k]) => k);
   return {
     json: { path, sections_failed: errors, totals: data.headline && !('error' in data.headline) ? { usd: data.headline.usd, weight: data.headline.weight } : null },
@@ -78,15 +78,58 @@ export async function runReport(argv: Record<string, unknown>, io: Io, title?: s
   };
 }
 
-function openInBrowser(path: string, io: Io): void {
+/**
+ * How long `--open` waits for the opener to say how it went: xdg-open and open hand the page to the
+ * browser and exit at once, and their status is worth saying; one that is still running then (an
+ * xdg-open that runs a browser in the foreground) is left to run, and the command goes on.
+ */
+const OPENER_WAIT_MS = 5_000;
+
+/**
+ * Opens the written report in the default browser. An opener that is not there, cannot be started
+ * or exits non-zero (xdg-open with no browser set: 3) is said in one stderr line with where the
+ * report is; the report was written, so the exit status stays 0. Windows' explorer exits 1 when it
+ * opened the page, so its status is not read.
+ */
+async function openInBrowser(path: string, io: Io): Promise<void> {
   const opener = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';
-  if (process.platform === 'linux' && !['/usr/bin/xdg-open', '/usr/local/bin/xdg-open'].some((p) => existsSync(p))) {
+  // looked for where spawn looks, on PATH (only /usr/bin and /usr/local/bin were looked in)
+  if (process.platform === 'linux' && !onPath(opener)) {
     io.stderr(`cachelens: no xdg-open here; open ${path} in a browser`);
     return;
   }
   const child = spawn(opener, [path], { detached: true, stdio: 'ignore' });
-  child.on('error', () => io.stderr(`cachelens: could not start ${opener}; open ${path} in a browser`));
+  await new Promise<void>((done) => {
+    let said = false;
+    const say = (line?: string) => {
+      if (said) return;
+      said = true;
+      clearTimeout(timer);
+      if (line) io.stderr(line);
+      done();
+    };
+    const timer = setTimeout(() => say(), OPENER_WAIT_MS);
+    child.on('error', () => say(`cachelens: could not start ${opener}; open ${path} in a browser`));
+    // an opener that failed was passed over without a word (xdg-open exits 3 when it finds no browser)
+    child.on('exit', (code, signal) => {
+      const failed = process.platform !== 'win32' && (signal !== null || (code !== null && code !== 0));
+      say(failed ? `cachelens: ${opener} ${signal !== null ? `was stopped by ${signal}` : `exited with status ${code}`}; the report was written: open ${path} in a browser` : undefined);
+    });
+  });
   child.unref();
+}
+
+/** Whether an executable `name` is in a directory of PATH. */
+function onPath(name: string): boolean {
+  return (process.env.PATH ?? '').split(delimiter).some((dir) => {
+    if (dir === '') return false;
+    try {
+      accessSync(join(dir, name), constants.X_OK);
+      return statSync(join(dir, name)).isFile();
+    } catch {
+      return false;
+    }
+  });
 }
 
 export const reportCommand: Command = {
