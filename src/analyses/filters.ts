@@ -13,9 +13,12 @@ export interface Filters {
  * This machine's time zone as Node reads it: TZ when set (an IANA name, `:` before one as glibc
  * allows, or a POSIX name ICU maps to one: EST5EDT is America/New_York), else the system's. A TZ
  * is named as `--timezone` names the same text (zoneName): TZ=Asia/Kolkata is Asia/Kolkata, not
- * ICU's Asia/Calcutta, and TZ=EST5EDT is EST5EDT.
- * `warning`: TZ names no zone Node could read (`EST5EDT,M3.2.0,M11.1.0`, `JST-9`, a zoneinfo path,
- * `europe/berlin`), or the system's zone is unknown; Node then takes UTC, Etc/Unknown or no zone
+ * ICU's Asia/Calcutta, and TZ=EST5EDT is EST5EDT. A name Node's ICU reads only in another case
+ * (TZ=utc, TZ=europe/berlin: the process's own zone is then unknown) is the zone --timezone takes it
+ * for, by the same name (UTC, Europe/Berlin): cachelens counts days in the zone it names, never in the
+ * process's, so no word is needed (it said Node could not read TZ=utc, and counted days in UTC anyway).
+ * `warning`: TZ names no zone Node could read (`EST5EDT,M3.2.0,M11.1.0`, `JST-9`, a zoneinfo path),
+ * or the system's zone is unknown; Node then takes UTC, Etc/Unknown or no zone
  * at all, and days would come out in UTC rather than in the zone meant without a word.
  */
 export function localTimezone(tz: string | undefined = process.env.TZ): { zone: string; warning?: string } {
@@ -30,6 +33,8 @@ export function localTimezone(tz: string | undefined = process.env.TZ): { zone: 
   const named = zoneOf(given);
   // shown by the name --timezone would show it by: TZ=Europe/Kyiv is Europe/Kyiv, not ICU's Europe/Kiev
   if (known !== undefined && named === known) return { zone: zoneName(given, known) };
+  // read only in another case (TZ=utc): as --timezone utc takes it
+  if (named !== undefined) return { zone: zoneName(given, named) };
   return { zone, warning: `cachelens: TZ=${tz} is not a time zone name Node can read (an IANA name such as America/New_York): ${give}` };
 }
 

@@ -100,13 +100,18 @@ test('without --timezone, days are in the zone TZ names; a TZ Node cannot read s
     ['EST5EDT', 'EST5EDT', '2026-03-01:3'],
     ['Asia/Kolkata', 'Asia/Kolkata', '2026-03-02:3'],
     [':Europe/Kyiv', 'Europe/Kyiv', '2026-03-02:3'],
+    // names ICU reads only in another case, as --timezone takes the same text (TZ=utc was said to be a
+    // name Node cannot read, while its days were in UTC; TZ=europe/berlin counted them in UTC)
+    ['utc', 'UTC', utc],
+    ['europe/berlin', 'Europe/Berlin', berlin],
+    ['est5edt', 'America/New_York', '2026-03-01:3'],
   ] as const) {
     const got = days({ TZ: tz });
     assert.equal(got.stderr, '', `TZ=${tz}`);
     if (zone !== null) assert.deepEqual([got.zone, got.days], [zone, want], `TZ=${tz}`);
   }
   // names it cannot: UTC, said in one line that names TZ and --timezone
-  for (const tz of ['EST5EDT,M3.2.0,M11.1.0', 'JST-9', 'europe/berlin', 'Etc/Unknown', '/usr/share/zoneinfo/Europe/Berlin']) {
+  for (const tz of ['EST5EDT,M3.2.0,M11.1.0', 'JST-9', 'Etc/Unknown', '/usr/share/zoneinfo/Europe/Berlin']) {
     const got = days({ TZ: tz });
     assert.deepEqual([got.zone, got.days], ['UTC', utc], `TZ=${tz}`);
     const lines = got.stderr.split('\n').filter(Boolean);
