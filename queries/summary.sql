@@ -12,9 +12,11 @@
 --   form, a sign and six digits, as JavaScript writes it (+010000-01-01, -000001-12-31); days compare as dates.
 -- Weights and USD are summed as DECIMAL(38, 15): exact, so the same rows give the same sums in any order
 --   (a DOUBLE sum's last digits depend on the order DuckDB's threads add them in).
--- Example row: grouping='model', grp='claude-opus-4-6', requests=139, input=1204, output=48211, cache_write_5m=1093313,
---   cache_write_1h=0, cache_read=9310444, weight=2609813.1, usd=13.0490655, unpriced_requests=0,
---   weight_exact='2609813.100000000000000', usd_exact='13.049065500000000'
+-- Example row: grouping='model', grp='claude-opus-4-6', requests=129, input=274, output=79300, cache_write_5m=118098,
+--   cache_write_1h=1105790, cache_read=5370668, weight=3293043.3, usd=16.4652165, unpriced_requests=0,
+--   weight_exact='3293043.300000000010240', usd_exact='16.465216500000000'
+--   (`cachelens query summary sample-logs --param group=model`, the sample corpus; weight_exact is the exact sum
+--   of the requests' weights as DOUBLEs, whose binary fractions show past the 10th decimal)
 -- A request's day in $tz: ICU's time zone conversion costs ~175 ns a row (1 GB of logs' 148,000 requests: ~26 of
 --   the query's 50 – 80 ms), so it is made once per quarter hour of UTC the requests fall in, at the quarter's first
 --   and last microsecond; where both give the same UTC offset, every request in the quarter has it (no zone changes

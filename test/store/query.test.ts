@@ -53,6 +53,25 @@ test('every bundled query opens with purpose, inputs, output columns and an exam
   }
 });
 
+test('summary.sql\'s example row is what it prints for the sample corpus, the command its header names', () => {
+  // the header showed weight_exact='2609813.100000000000000', rounder than DuckDB prints a sum of DOUBLE weights
+  const lines = readFileSync(path.join(QUERIES_DIR, 'summary.sql'), 'utf8').split('\n');
+  const at = lines.findIndex((l) => l.startsWith('-- Example row: '));
+  const example: string[] = [lines[at]!.slice('-- Example row: '.length)];
+  for (const l of lines.slice(at + 1)) {
+    if (!l.startsWith('--   ') || l.startsWith('--   (')) break;
+    example.push(l.slice('--   '.length));
+  }
+  assert.match(lines.slice(at).join('\n'), /\(`cachelens query summary sample-logs --param group=model`, the sample corpus;/);
+  const want = Object.fromEntries([...example.join(' ').matchAll(/(\w+)=('[^']*'|[^,\s]+)/g)].map(([, k, v]) => [k, v!.startsWith("'") ? v!.slice(1, -1) : Number(v)]));
+  assert.equal(Object.keys(want).length, 13, JSON.stringify(want));
+  const r = cachelens(['query', 'summary', sampleLogs, '--db', ':memory:', '--param', 'group=model', '--json']);
+  assert.equal(r.status, 0, r.stderr);
+  const out = JSON.parse(r.stdout) as { columns: string[]; rows: Record<string, unknown>[] };
+  assert.deepEqual(Object.keys(want), out.columns, 'every column, in order');
+  assert.deepEqual(out.rows.find((row) => row.grp === want.grp), want);
+});
+
 /**
  * Filters that split a chain across days in each corpus (its requests on both sides of a midnight
  * in that zone), so that the day filters must take chains whole as the commands do.
