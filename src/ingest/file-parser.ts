@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import type { AttachmentRecord, ChainKind, Observation, SkipReason, SkippedLine } from '../types.js';
 import { SourceRank } from '../types.js';
-import { type Line, TEXT_KEPT, fieldProblem, obj, requestIdOf, requestIdProblem, str, timeOf, typeProblem } from './line.js';
+import { type Line, TEXT_KEPT, fieldProblem, longTypeName, obj, requestIdOf, requestIdProblem, str, timeOf, typeProblem } from './line.js';
 import { LONG_STRING, OTHER_ARRAY, OTHER_OBJECT, SHORT_STRING } from './project.js';
 import { identityProblem, mergeWrite, readUsage, usageOffAssistant } from './usage.js';
 import { pushAll } from '../arrays.js';
@@ -226,7 +226,9 @@ export class FileParser {
       this.skip(lineNo, 'invalid_type', badType);
       return;
     }
-    const type = str(l.type) ?? '(none)';
+    let type = str(l.type) ?? '(none)';
+    // a type no name is this long (a damaged line's text): an unknown type by its opening; it was kept whole
+    if (type.length > SHORT_STRING) type = longTypeName(type);
     const data = obj(l.data);
     const attachment = obj(l.attachment);
     const subtype = type === 'progress' ? str(data?.type) : type === 'attachment' ? str(attachment?.type) : str(l.subtype);

@@ -165,6 +165,22 @@ export function typeProblem(l: Line): string | null {
   return `type = ${value} is not a string${usage !== undefined && usage !== null ? ' (the line holds usage: not counted)' : ''}`;
 }
 
+/** The characters of a too long `type` its count keeps (longTypeName). */
+const TYPE_KEPT = 64;
+
+/**
+ * The name a line's `type` longer than SHORT_STRING characters (project.ts: no type Claude Code writes is
+ * near it; a damaged line's text) is counted by, as an unknown type: its first TYPE_KEPT characters (a
+ * surrogate pair not split), '…' and its length. Kept whole, it was stored and put in the report whole
+ * (a 20 MB type in a few files ran DuckDB out of memory). Only a type that long is looked at twice:
+ * the caller compares the length first.
+ * Example: "x" × 5,000 → 64 x, then "… (5,000 characters)"; "user" is never passed here.
+ */
+export function longTypeName(type: string): string {
+  const at = (type.charCodeAt(TYPE_KEPT - 1) & 0xfc00) === 0xd800 ? TYPE_KEPT - 1 : TYPE_KEPT;
+  return `${type.slice(0, at)}… (${type.length.toLocaleString('en-US')} characters)`;
+}
+
 /** A value of the wrong type as a skip's detail names it: short, and the same whether the line was projected or parsed whole. */
 function shown(x: unknown): string {
   return typeof x === 'string' ? JSON.stringify(x.slice(0, 40)) : Array.isArray(x) ? '[…]' : typeof x === 'object' ? '{…}' : String(x);

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { appendFileSync } from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { readTranscript } from '../../src/ingest/read-file.js';
 import { approx, assistant, opusWeight, removeDir, runCli, skipsByReason, summary, tempDir, tokens, usage, user, withBytes, writeLog } from './helpers.js';
 
 function setup(t: { after: (fn: () => void) => void }) {
@@ -446,6 +447,42 @@ test('a line whose type is not a string (a number, an object, a list, a boolean)
     { line: 7, detail: 'type = 3 is not a string (the line holds usage: not counted)' },
   ]);
   assert.deepEqual(await lineCounts(db), { '(none)': 1, assistant: 1, user: 1 });
+});
+
+test('a line whose type is a string longer than 4,096 characters is counted as an unknown type by its opening and length, in both readers', async (t) => {
+  // it was kept whole: stored, and put in the report's table of unknown line types, whatever its length
+  const { logs, db } = setup(t);
+  const long = 'x'.repeat(5_000);
+  const pair = 'y'.repeat(63) + '\u{1F600}'.repeat(2_100);
+  const lines = [
+    user('hi'),
+    assistant({ msg: 'm1', usage: usage(1, 2, 3, 4) }),
+    JSON.stringify({ type: long, sessionId: 's1' }),
+    JSON.stringify({ type: long, sessionId: 's1', n: 2 }),
+    JSON.stringify({ type: 'z'.repeat(4_096), sessionId: 's1' }),
+    JSON.stringify({ type: pair, sessionId: 's1' }),
+    JSON.stringify({ type: long, sessionId: 's1', message: { usage: usage(5, 0, 0, 0) } }),
+  ];
+  writeLog(logs, 'proj/s1.jsonl', lines);
+  const s = await summary([logs], db);
+  assert.equal(s.totals.requests, 1);
+  assert.equal(s.quality.lines, 7);
+  assert.deepEqual(skipsByReason(s), { invalid_usage: { count: 1, at: ['s1.jsonl:7'] } });
+  const want = {
+    [`${'x'.repeat(64)}… (5,000 characters)`]: 3,
+    // a surrogate pair is not cut in two: 63 characters
+    [`${'y'.repeat(63)}… (4,263 characters)`]: 1,
+    ['z'.repeat(4_096)]: 1,
+    assistant: 1,
+    user: 1,
+  };
+  assert.deepEqual(await lineCounts(db), want);
+  // the streaming reader (a line longer than a chunk) counts them alike
+  const file = path.join(logs, 'proj/s1.jsonl');
+  const id = { fileId: 1, fileAgentId: null, fileSessionId: null };
+  const fast = [...(await readTranscript(file, id)).facts.lineCounts];
+  assert.equal(fast.length, 5);
+  assert.deepEqual([...(await readTranscript(file, id, { streamAbove: 0, chunkSize: 64 })).facts.lineCounts], fast);
 });
 
 test('an agent_progress copy whose requestId is a whole number is the request whose requestId is its decimal text, and it is said', async (t) => {
