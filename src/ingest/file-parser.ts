@@ -231,7 +231,9 @@ export class FileParser {
     if (type.length > SHORT_STRING) type = longTypeName(type);
     const data = obj(l.data);
     const attachment = obj(l.attachment);
-    const subtype = type === 'progress' ? str(data?.type) : type === 'attachment' ? str(attachment?.type) : str(l.subtype);
+    let subtype = type === 'progress' ? str(data?.type) : type === 'attachment' ? str(attachment?.type) : str(l.subtype);
+    // and a subtype (`subtype`, data.type, attachment.type) alike
+    if (subtype !== null && subtype.length > SHORT_STRING) subtype = longTypeName(subtype);
     this.bump(type, subtype);
 
     const sessionId = str(l.sessionId) ?? this.id.fileSessionId ?? 'unknown-session';

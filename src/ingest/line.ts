@@ -169,7 +169,7 @@ export function typeProblem(l: Line): string | null {
 const TYPE_KEPT = 64;
 
 /**
- * The name a line's `type` longer than SHORT_STRING characters (project.ts: no type Claude Code writes is
+ * The name a line's `type` (or subtype) longer than SHORT_STRING characters (project.ts: no type Claude Code writes is
  * near it; a damaged line's text) is counted by, as an unknown type: its first TYPE_KEPT characters (a
  * surrogate pair not split), '…' and its length. Kept whole, it was stored and put in the report whole
  * (a 20 MB type in a few files ran DuckDB out of memory). Only a type that long is looked at twice:

@@ -55,7 +55,7 @@
  * type is no string is an invalid_type skip, not read; a store read before counted it as a line of no type, (none). 36: a
  * requestId that is a whole number is its decimal text in the request's key (a line's or an agent_progress copy's, each
  * noted as invalid_field); a store read before keyed its copy by message.id alone, and counted it beside a copy whose
- * requestId is that text. 37: a line whose type is a string longer than 4,096 characters is counted in line_counts by
+ * requestId is that text. 37: a line whose type (or subtype) is a string longer than 4,096 characters is counted in line_counts by
  * its first 64 characters and its length (ingest/line.ts longTypeName); a store read before kept it whole.)
  */
 export const SCHEMA_VERSION = 37;

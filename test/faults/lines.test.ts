@@ -449,7 +449,7 @@ test('a line whose type is not a string (a number, an object, a list, a boolean)
   assert.deepEqual(await lineCounts(db), { '(none)': 1, assistant: 1, user: 1 });
 });
 
-test('a line whose type is a string longer than 4,096 characters is counted as an unknown type by its opening and length, in both readers', async (t) => {
+test('a line whose type or subtype is a string longer than 4,096 characters is counted as an unknown one by its opening and length, in both readers', async (t) => {
   // it was kept whole: stored, and put in the report's table of unknown line types, whatever its length
   const { logs, db } = setup(t);
   const long = 'x'.repeat(5_000);
@@ -462,17 +462,22 @@ test('a line whose type is a string longer than 4,096 characters is counted as a
     JSON.stringify({ type: 'z'.repeat(4_096), sessionId: 's1' }),
     JSON.stringify({ type: pair, sessionId: 's1' }),
     JSON.stringify({ type: long, sessionId: 's1', message: { usage: usage(5, 0, 0, 0) } }),
+    // a subtype alike (`subtype`, a progress line's data.type)
+    JSON.stringify({ type: 'system', subtype: long, sessionId: 's1' }),
+    JSON.stringify({ type: 'progress', data: { type: long }, sessionId: 's1' }),
   ];
   writeLog(logs, 'proj/s1.jsonl', lines);
   const s = await summary([logs], db);
   assert.equal(s.totals.requests, 1);
-  assert.equal(s.quality.lines, 7);
+  assert.equal(s.quality.lines, 9);
   assert.deepEqual(skipsByReason(s), { invalid_usage: { count: 1, at: ['s1.jsonl:7'] } });
   const want = {
     [`${'x'.repeat(64)}… (5,000 characters)`]: 3,
     // a surrogate pair is not cut in two: 63 characters
     [`${'y'.repeat(63)}… (4,263 characters)`]: 1,
     ['z'.repeat(4_096)]: 1,
+    [`system/${'x'.repeat(64)}… (5,000 characters)`]: 1,
+    [`progress/${'x'.repeat(64)}… (5,000 characters)`]: 1,
     assistant: 1,
     user: 1,
   };
@@ -481,7 +486,7 @@ test('a line whose type is a string longer than 4,096 characters is counted as a
   const file = path.join(logs, 'proj/s1.jsonl');
   const id = { fileId: 1, fileAgentId: null, fileSessionId: null };
   const fast = [...(await readTranscript(file, id)).facts.lineCounts];
-  assert.equal(fast.length, 5);
+  assert.equal(fast.length, 7);
   assert.deepEqual([...(await readTranscript(file, id, { streamAbove: 0, chunkSize: 64 })).facts.lineCounts], fast);
 });
 
