@@ -142,7 +142,7 @@ async function findChain(store: Store, id: string, chain?: string): Promise<Omit
 /**
  * The inline sidechain `want` (`side:U` or a unique prefix of it, as `--chain` takes it) names,
  * among every session's; with `chain`, that chain of its session.
- * Example: 'side:f4ab' → fe5e1c67-…:side:f4ab2bf6-…; 'side:f4' → "side:f4 matches 2 chains (…); give more of the id".
+ * Example: 'side:f4ab' → fe5e1c67-…:side:f4ab2bf6-…; 'side:f4' → "side:f4 matches 2 sidechains (…); give more of the id".
  */
 async function sideChain(store: Store, want: string, chain?: string): Promise<Omit<LocatedChain, 'elsewhere'>> {
   const rows = (await store.all(
