@@ -97,8 +97,17 @@ export async function elsewhereOfFile(store: Store, file: string): Promise<strin
 
 async function findChain(store: Store, id: string, chain?: string): Promise<Omit<LocatedChain, 'elsewhere'>> {
   // an inline sidechain's `side:U`, or a prefix of it (`replay session side:f4ab`, `report --session side:f4ab`):
-  // no session id begins so (they are hex UUIDs), and it said "no session side:f4ab"
-  if (id.toLowerCase().startsWith('side:')) return sideChain(store, id, chain);
+  // Claude Code's session ids are hex UUIDs, and it said "no session side:f4ab". A session whose id
+  // does begin so (a hand-made log) is still named by it.
+  if (id.toLowerCase().startsWith('side:')) {
+    const [{ n }] = await store.all(`SELECT count(*)::INTEGER AS n FROM chains WHERE starts_with(lower(session_id), $id)`, { id: id.toLowerCase() });
+    if (n === 0) return sideChain(store, id, chain);
+  }
+  return sessionChain(store, id, chain);
+}
+
+/** The chain (`chain`, else the main one) of the session `id` names: its id, a unique prefix, a cut id, in any case. */
+async function sessionChain(store: Store, id: string, chain?: string): Promise<Omit<LocatedChain, 'elsewhere'>> {
   // as typed, then, when that names none, in any case: the ids Claude Code writes are lower-case
   // (hex UUIDs, `S:side:U`, `S:acompact-f46190`), and `1F517242` said "no session"; an id that
   // matches as typed is never made ambiguous by another that differs from it in case alone
@@ -154,7 +163,8 @@ async function sideChain(store: Store, want: string, chain?: string): Promise<Om
   const m = chainNamed(rows, want, (r) => [r.chain_id, r.agent_id]);
   if (m === null) throw new UsageError(`no sidechain ${want} in the logs read`, 'give a session id (or a unique prefix) from `cachelens sessions`, or a transcript path');
   if ('many' in m) throw new UsageError(`${want} matches ${m.many} sidechains (${m.ids.join(', ')}${m.many > m.ids.length ? ', …' : ''}); give more of the id`);
-  return chain ? findChain(store, m.hit.session_id, chain) : m.hit;
+  // its session by its whole id, never through findChain again: a session id beginning `side:` looped
+  return chain ? sessionChain(store, m.hit.session_id, chain) : m.hit;
 }
 
 /**

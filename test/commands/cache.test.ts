@@ -4,10 +4,11 @@
  * what-if commands' JSON shapes.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { REAL_LOGS, cli, tempDir } from '../helpers/corpus.js';
+import { REAL_LOGS, REPO, cli, tempDir } from '../helpers/corpus.js';
 
 const MAROT = join(REAL_LOGS, 'marot-spotter');
 
@@ -175,4 +176,27 @@ test('anatomy --chain in capitals names the lower-case ids Claude Code writes, a
   const many = cli(['anatomy', MAROT, '--chain', '4D5611E5-241A', '--db', ':memory:', '--json']);
   assert.equal(many.code, 2);
   assert.match(many.stderr, /--chain 4D5611E5-241A matches 3 chains \(4d5611e5-241a-462a-8d15-5122611a9569, /);
+});
+
+test('a session whose own id begins `side:` is named by it, and its inline sidechain by `--chain side:…`, without looping', () => {
+  // sideChain() went back through findChain with the session's id, which begins `side:` again: the command never ended
+  const dir = tempDir('cachelens-sideid-');
+  const S = 'side:abc';
+  const at = (s: number) => new Date(Date.UTC(2026, 0, 5, 10, 0, s)).toISOString();
+  const usage = { input_tokens: 10, output_tokens: 5, cache_creation_input_tokens: 100, cache_read_input_tokens: 0 };
+  const lines = [
+    { type: 'user', sessionId: S, uuid: 'u1', parentUuid: null, timestamp: at(0), message: { role: 'user', content: 'hi' } },
+    { type: 'assistant', sessionId: S, uuid: 'a1', parentUuid: 'u1', timestamp: at(1), requestId: 'req_1', message: { id: 'msg_1', role: 'assistant', model: 'claude-sonnet-4-5-20250929', content: [{ type: 'text', text: 'ok' }], usage } },
+    { type: 'user', sessionId: S, uuid: 'abcd1234', parentUuid: null, isSidechain: true, timestamp: at(2), message: { role: 'user', content: 'side task' } },
+    { type: 'assistant', sessionId: S, uuid: 'a2', parentUuid: 'abcd1234', isSidechain: true, timestamp: at(3), requestId: 'req_2', message: { id: 'msg_2', role: 'assistant', model: 'claude-sonnet-4-5-20250929', content: [{ type: 'text', text: 'done' }], usage } },
+  ];
+  writeFileSync(join(dir, 'side-abc.jsonl'), lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+  const run = (args: string[]) => {
+    const r = spawnSync(process.execPath, [join(REPO, 'dist/cli.js'), 'replay', 'session', ...args, '--strategy', 'recorded', '--db', ':memory:', '--json'], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, NO_COLOR: '1' } });
+    assert.equal(r.signal, null, `${args.join(' ')} did not end`);
+    assert.equal(r.status, 0, r.stderr);
+    return JSON.parse(r.stdout).chain.chain_id as string;
+  };
+  assert.equal(run([S, dir]), S);
+  assert.equal(run([S, dir, '--chain', 'side:abcd']), `${S}:side:abcd1234`);
 });
