@@ -114,6 +114,7 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
         const out = await c.run(argv as Record<string, unknown>, io);
         progress?.clear();
         process.stdout.write(argv.json ? jsonText(out.json, 2, out.exactNumbers ? 'exact' : 'rounded') + '\n' : out.text + '\n');
+        await out.afterPrint?.();
       },
     );
   for (const c of commands) register(withFlags(parser), c);

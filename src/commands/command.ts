@@ -32,6 +32,11 @@ export interface Output {
    * (format/json-numbers.ts), which removes floating-point noise from weights, dollars and shares.
    */
   exactNumbers?: boolean;
+  /**
+   * What the command does once its answer is printed (`report --open` hands the page to a browser):
+   * the answer is never held back by it, and a Ctrl-C while it runs leaves the answer on screen.
+   */
+  afterPrint?: () => Promise<void>;
 }
 
 export interface Command {

@@ -7,14 +7,14 @@ import { UsageError } from '../errors.js';
 import { realPlace, refuseInLogs, rootsRead } from '../store/log-dirs.js';
 import { flaggedModelPrice } from '../pricing/pricing.js';
 import { DEFAULT_CHANNEL_MODEL } from '../replay/names.js';
-import { calibrateOf, type Command, type Io, listOption, nonEmpty, withContext, withLogOptions } from './command.js';
+import { calibrateOf, type Command, type Io, listOption, type Output, nonEmpty, withContext, withLogOptions } from './command.js';
 
 export function defaultReportName(now = new Date()): string {
   return `cachelens-report-${now.toISOString().slice(0, 10)}.html`;
 }
 
 /** `title`: the page's title in place of "cachelens report" (`start` on the sample corpus says so on the page). */
-export async function runReport(argv: Record<string, unknown>, io: Io, title?: string): Promise<{ json: unknown; text: string }> {
+export async function runReport(argv: Record<string, unknown>, io: Io, title?: string): Promise<Output> {
   // checked before the logs are read: a report that cannot be written is a one-line error, not an internal one
   if (argv.out !== undefined && String(argv.out).trim() === '') throw new UsageError('--out: expected a file name');
   const out = resolve(String(argv.out ?? defaultReportName()));
@@ -70,11 +70,13 @@ export async function runReport(argv: Record<string, unknown>, io: Io, title?: s
     if (typeof e.code !== 'string') throw err;
     throw new UsageError(`--out ${String(argv.out ?? out)}: cannot write the report: ${e.code}`, 'choose another file');
   }
-  if (argv.open) await openInBrowser(path, io);
   const errors = Object.entries(data).filter(([, v]) => v && typeof v === 'object' && 'error' in (v as object)).map(([k]) => k);
   return {
     json: { path, sections_failed: errors, totals: data.headline && !('error' in data.headline) ? { usd: data.headline.usd, weight: data.headline.weight } : null },
     text: `wrote ${path}${errors.length ? `\n(sections that failed and show an error card: ${errors.join(', ')})` : ''}`,
+    // after `wrote PATH` is printed: the wait for the opener held it back up to 5 s, and a Ctrl-C in
+    // that wait left nothing on screen of a report that was written
+    afterPrint: argv.open ? () => openInBrowser(path, io) : undefined,
   };
 }
 
@@ -119,9 +121,10 @@ async function openInBrowser(path: string, io: Io): Promise<void> {
   child.unref();
 }
 
-/** Whether an executable `name` is in a directory of PATH. */
-function onPath(name: string): boolean {
-  return (process.env.PATH ?? '').split(delimiter).some((dir) => {
+/** Whether an executable `name` is in a directory of `env`'s PATH. */
+export function onPath(name: string, env: NodeJS.ProcessEnv = process.env): boolean {
+  // with no PATH, spawn looks where execvp does (glibc: /bin:/usr/bin), and so does this
+  return (env.PATH ?? '/bin:/usr/bin').split(delimiter).some((dir) => {
     if (dir === '') return false;
     try {
       accessSync(join(dir, name), constants.X_OK);

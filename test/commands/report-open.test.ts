@@ -5,9 +5,11 @@
  * opener elsewhere is open or explorer). Spawns dist/.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { test } from 'node:test';
+import { onPath } from '../../src/commands/report.js';
 import { REPO, cli, tempDir } from '../helpers/corpus.js';
 
 const SAMPLE = join(REPO, 'sample-logs');
@@ -48,4 +50,35 @@ test('report --open: an opener that exits 0 adds nothing to stderr; one not on P
   const none = cli(['report', SAMPLE, '--db', ':memory:', '--out', join(tempDir('cachelens-report-'), 'r.html'), '--open'], { PATH: tempDir('cachelens-empty-') });
   assert.equal(none.code, 0, none.stderr);
   assert.match(none.stderr, /^cachelens: no xdg-open here; open \S+r\.html in a browser$/m);
+});
+
+test('report --open: `wrote PATH` is printed before the opener is waited for', async () => {
+  // the wait (up to 5 s) came before the answer: nothing on screen meanwhile, and a Ctrl-C in it left
+  // nothing of a report that was written. This opener ends (status 7) only once the test has read `wrote`.
+  const bin = tempDir('cachelens-opener-');
+  const go = join(bin, 'go');
+  writeFileSync(join(bin, 'xdg-open'), `#!/bin/sh\ni=0\nwhile [ $i -lt 150 ]; do [ -e '${go}' ] && exit 7; sleep 0.1; i=$((i+1)); done\nexit 0\n`);
+  chmodSync(join(bin, 'xdg-open'), 0o755);
+  const out = join(tempDir('cachelens-report-'), 'r.html');
+  const child = spawn(process.execPath, [join(REPO, 'dist/cli.js'), 'report', SAMPLE, '--db', ':memory:', '--out', out, '--open'], {
+    env: { ...process.env, NO_COLOR: '1', PATH: `${bin}${delimiter}${process.env.PATH ?? ''}` },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => {
+    stdout += d;
+    if (stdout.includes('wrote ')) writeFileSync(go, '');
+  });
+  child.stderr.on('data', (d: Buffer) => (stderr += d));
+  const code = await new Promise<number | null>((done) => child.on('close', done));
+  assert.equal(code, 0, stderr);
+  assert.equal(stdout, `wrote ${out}\n`);
+  assert.match(stderr, /xdg-open exited with status 7; the report was written/);
+});
+
+test('with no PATH the opener is looked for where spawn looks (/bin, /usr/bin), not nowhere', () => {
+  // `env -u PATH cachelens report --open` said "no xdg-open here" of /usr/bin/xdg-open, which spawn runs
+  assert.equal(onPath('sh', {}), true);
+  assert.equal(onPath('sh', { PATH: tempDir('cachelens-empty-') }), false);
+  assert.equal(onPath('no-such-opener-here', {}), false);
 });
