@@ -272,7 +272,8 @@ export const queryCommand: Command = {
       // (and the answers kept beside the store) no longer hold, and the next ingest compares the
       // walk with the stored files themselves, not with the listing the last one kept (an unchanged
       // store is then only planned again, not derived).
-      if (!isBundledName(target) && source instanceof Store) {
+      // A read-only store is left as it is (its answers too): a query that writes fails on it, in one line.
+      if (!isBundledName(target) && source instanceof Store && source.readOnly === null) {
         await source.forget();
         await source.setMeta('listing_key', '');
       }

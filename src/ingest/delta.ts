@@ -133,7 +133,7 @@ const RAN_OUT: unique symbol = Symbol('ran out of memory');
  * 0.17 s.
  */
 export async function writeDeltaBase(store: Store, listing: string, prices: PriceTable): Promise<string | null> {
-  if (store.path === ':memory:') return null;
+  if (!store.keepsFiles) return null;
   // One query after another within a bound that 10 GB of logs fit (two at once did not, at 64 MB).
   // What DuckDB holds of the run's committed changes until a checkpoint folds them into the file
   // counts against that bound: after the first append run over a fresh 10 GB store, ~22 MB of it

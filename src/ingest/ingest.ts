@@ -23,7 +23,7 @@ import { UsageError, fileErrorDetail } from '../errors.js';
 import type { PriceTable } from '../pricing/pricing.js';
 import { type AnswerStore, AnsweredStore, type Answers, answersBaseToken, readAnswers, storeIdentity } from '../store/answers.js';
 import { type Grown, answerDelta, grownSince, pricesDigest, writeDeltaBase } from './delta.js';
-import { type FileRow, Store, outOfMemory } from '../store/store.js';
+import { type FileRow, Store, outOfMemory, readOnlyReason } from '../store/store.js';
 import { refuseInLogs, rootsRead } from '../store/log-dirs.js';
 import { rememberedPrefix } from '../store/queries.js';
 import type { StoreWriter } from '../store/writer.js';
@@ -83,6 +83,8 @@ export interface IngestOptions {
   pieces?: { from?: number; bytes?: number };
   /** ingestOrAnswer: answer an append from the kept `summary` results without the store, when it can (delta.ts); only `summary` asks what they hold */
   delta?: boolean;
+  /** false: no proof of unchanged logs is kept beside the store (a read-only store: nothing is written beside it) */
+  keepProof?: boolean;
 }
 
 /**
@@ -285,6 +287,8 @@ export interface AnswerResult extends Omit<IngestResult, 'store'> {
 export async function ingestOrAnswer(opts: IngestOptions): Promise<AnswerResult> {
   const answers = opts.rebuild || opts.dbPath === ':memory:' ? null : readAnswers(opts.dbPath);
   if (!answers) return ingest(opts);
+  // nothing is written beside a store that may not be written (no proof, no base, no answers of an append)
+  if (readOnlyReason(opts.dbPath) !== null) opts = { ...opts, delta: false, keepProof: false };
   const started = performance.now();
   const env = opts.env ?? process.env;
   // The logs of the default roots checked against the proof kept beside the store by a walk that
@@ -323,7 +327,7 @@ export async function ingestOrAnswer(opts: IngestOptions): Promise<AnswerResult>
     stats = unchangedStats(files, started);
     // what the next run checks instead of walking, if nothing changes meanwhile (a proof kept
     // before did not hold, or there was none)
-    if (roots) keepUnchanged(opts.dbPath, walked.discovery!, listingDigest(walked.discovery!), listing);
+    if (roots && opts.keepProof !== false) keepUnchanged(opts.dbPath, walked.discovery!, listingDigest(walked.discovery!), listing);
   }
   opts.progress?.({ phase: 'done' });
   return answered(opts, answers, held, listing, summary.roots, summary.walkSkips, stats);
@@ -365,7 +369,7 @@ function answered(opts: IngestOptions, answers: Answers, held: Answers, listing:
   // when it closes. If it has changed since the answers were read (another process wrote it), this
   // run's logs are ingested into it first, as any run's are; the question is then asked again.
   const open = async () => {
-    const store = await Store.open(opts.dbPath, { lockWaitMs: opts.lockWaitMs, onWait: waitingNote(opts) });
+    const store = await Store.open(opts.dbPath, { lockWaitMs: opts.lockWaitMs, onWait: waitingNote(opts), onNote: opts.notice });
     let same: boolean;
     try {
       same = (await store.getMeta('listing_key')) === listing;
@@ -408,7 +412,7 @@ export async function ingest(opts: IngestOptions, walked?: { discovery?: Discove
   // What ingestInto plans from, handed over in this object rather than kept in a variable here:
   // it lets go of the file list once it has planned (Listing).
   const lists: Listing = {};
-  const opening = Store.open(opts.dbPath, { rebuild: opts.rebuild, lockWaitMs: opts.lockWaitMs, onWait: waitingNote(opts) }).then(async (store) => {
+  const opening = Store.open(opts.dbPath, { rebuild: opts.rebuild, lockWaitMs: opts.lockWaitMs, onWait: waitingNote(opts), onNote: opts.notice }).then(async (store) => {
     const listed = await store.getMeta('listing_key').catch(() => undefined);
     // After ingestOrAnswer's walk the logs are known to have changed since the answers: nothing
     // is read ahead for a run that will forget it all. Otherwise results of up to
@@ -539,6 +543,8 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
     store.keepAnswers(listing, answersBaseToken(store.path, listing));
     return { store, roots, stats: unchangedStats(files, started), walkSkips };
   }
+  // a store that may not be written answers from an up-to-date copy of it in memory (said on stderr)
+  await store.copyToMemory('the logs changed since it was written', opts.notice);
   const stats: IngestStats = { files, unchanged: 0, read: 0, appended: 0, retired: 0, bytesRead: 0, derived: 'none', planned: 'none', pieces: 0, ms: 0 };
   // DuckDB may take most of the machine's memory for one big transaction; while facts are being
   // appended a bound keeps it small (DuckDB writes full row groups out and spills beyond it). The
@@ -628,7 +634,7 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
       staging = bytesTotal >= (opts.stageBytes ?? STAGE_BYTES);
       // an in-memory store stages in the temp directory (stagePrefix), which the --db check never saw:
       // a TMPDIR inside the logs read is refused before anything is staged (or an old stage removed) there
-      if (staging && store.path === ':memory:') {
+      if (staging && !store.keepsFiles) {
         refuseInLogs(tmpdir(), { flag: 'the temp directory (TMPDIR)', given: tmpdir(), choose: 'TMPDIR, or a --db PATH', logRoots: rootsRead(opts.paths, opts.env ?? process.env) });
       }
       const w = await store.writer(staging);

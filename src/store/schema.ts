@@ -107,6 +107,33 @@ CREATE TABLE IF NOT EXISTS prices (
 `;
 
 /**
+ * The columns of every table this build writes, as DuckDB's own CREATE text of the table lists them
+ * (duckdb_tables().sql between its parentheses, quotes removed): the tables CREATE_TABLES makes, as
+ * written there, and the two each derive makes (DERIVE_REQUESTS, DERIVE_CHAINS), written out here.
+ * A store's open compares them with its tables (store.ts storeTables): a column a user's query
+ * dropped, renamed or retyped (`ALTER TABLE requests DROP COLUMN model`) made every later command
+ * fail with an internal error. test/store/schema-version.test.ts checks a derived store against this.
+ */
+export const DERIVED_COLUMNS: Readonly<Record<'requests' | 'chains', string>> = {
+  requests:
+    'key VARCHAR, t DOUBLE, input INTEGER, output INTEGER, cache_write INTEGER, cache_write_5m INTEGER, cache_write_1h INTEGER, cache_read INTEGER, ' +
+    'web_search INTEGER, web_fetch INTEGER, split_missing BOOLEAN, copies INTEGER, sources INTEGER, message_id VARCHAR, request_id VARCHAR, model VARCHAR, ' +
+    'session_id VARCHAR, chain_id VARCHAR, agent_id VARCHAR, file_id INTEGER, line INTEGER, segment INTEGER, round INTEGER, service_tier VARCHAR, speed VARCHAR, ' +
+    'rank TINYINT, project VARCHAR, prompt BIGINT, price_model VARCHAR, weight_input DOUBLE, weight_output DOUBLE, weight_write_5m DOUBLE, weight_write_1h DOUBLE, ' +
+    'weight_read DOUBLE, weight DOUBLE, usd DOUBLE, usd_per_weight DOUBLE, w_input DOUBLE, w_write_5m DOUBLE, w_write_1h DOUBLE, w_read DOUBLE, w_output DOUBLE, ' +
+    'ts TIMESTAMP WITH TIME ZONE, row_hash UBIGINT',
+  chains:
+    'chain_id VARCHAR, session_id VARCHAR, agent_id VARCHAR, kind VARCHAR, agent_type VARCHAR, requested_type VARCHAR, spawn_name VARCHAR, definition VARCHAR, ' +
+    'project VARCHAR, file_id INTEGER, rounds INTEGER, compactions INTEGER, requests BIGINT, first_t DOUBLE, last_t DOUBLE',
+};
+
+/** Every table this build writes → its columns (DERIVED_COLUMNS says as what). Example: scope → 'file_id INTEGER'. */
+export const STORE_COLUMNS: ReadonlyMap<string, string> = new Map([
+  ...[...CREATE_TABLES.matchAll(/CREATE TABLE IF NOT EXISTS (\w+) \(([^;]*)\);/g)].map((m): [string, string] => [m[1]!, m[2]!.replace(/\s+/g, ' ').trim()]),
+  ...Object.entries(DERIVED_COLUMNS),
+]);
+
+/**
  * The order in which a request's copies compete to be its best copy, as one HUGEINT that sorts as
  * the tuple (-rank, t, path_rank, line) does: rank (SourceRank, 0 – 2) in bits 117 – 118 as 2 − rank,
  * t (whole epoch milliseconds, as Date.parse gives them, at most 8.64e15 either way) in bits 63 – 116

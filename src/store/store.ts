@@ -2,7 +2,7 @@
  * The DuckDB store (SPEC §7): one file (default ~/.cache/cachelens/store.duckdb, `--db PATH`,
  * `:memory:` allowed) that ingest fills with the appender and every analysis reads with SQL.
  */
-import { readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { DuckDBConnection, DuckDBInstance, DuckDBValueConverter } from '@duckdb/node-api';
@@ -27,6 +27,7 @@ import {
   DERIVE_TOUCHED_REQUESTS,
   FACT_TABLES,
   SCHEMA_VERSION,
+  STORE_COLUMNS,
 } from './schema.js';
 import { StoreWriter, stagePrefix } from './writer.js';
 
@@ -121,77 +122,93 @@ export class Store {
 
   private constructor(
     readonly path: string,
-    private readonly instance: DuckDBInstance,
-    readonly db: DuckDBConnection,
+    private instance: DuckDBInstance,
+    public db: DuckDBConnection,
     /** true when the store was (re)built empty in this open */
     readonly fresh: boolean,
+    /**
+     * why the store file cannot be written (readOnlyReason: "its file is not writable"), when it
+     * cannot: it was opened READ_ONLY, or copied into memory (`copied`) for a run that must write
+     */
+    readonly readOnly: string | null = null,
+    private copied = false,
   ) {}
+
+  /**
+   * Whether the files kept beside the store (its answers, listing snapshot, delta base, staged
+   * facts) are written there: not for `:memory:`, nor beside a read-only store, which is only read.
+   */
+  get keepsFiles(): boolean {
+    return this.path !== ':memory:' && this.readOnly === null;
+  }
+
+  /**
+   * A read-only store this run must write (the logs changed since it was written): from here on the
+   * store is a copy of it in memory, which this run brings up to date and answers from and which
+   * is not kept. `why` ends the note said (`onNote`). Nothing for a writable store or a copy.
+   * Example: `the logs changed since it was written`.
+   */
+  async copyToMemory(why: string, onNote?: (line: string) => void): Promise<void> {
+    if (this.readOnly === null || this.copied) return;
+    for (const side of this.sides.splice(0)) side.closeSync();
+    this.db.closeSync();
+    this.instance.closeSync();
+    ({ instance: this.instance, db: this.db } = await memoryCopy(this.path, true));
+    this.copied = true;
+    onNote?.(readOnlyNote(this.path, this.readOnly, why));
+  }
 
   static async open(path: string, opts: StoreOpenOptions = {}): Promise<Store> {
     // DuckDB takes "" for an in-memory database: `--db=` must not silently keep nothing
     if (path === '') throw new UsageError('--db: expected a file name (or :memory:)');
-    if (path !== ':memory:') makeStoreDir(path);
-    const instance = await openLocked(path, opts);
-    if (path !== ':memory:') removeLeftSpill(path);
-    const db = tracked(await instance.connect());
-    await db.run(DURABILITY + MACROS);
-    let fresh = false;
+    let readOnly: string | null = null;
+    if (path !== ':memory:') {
+      makeStoreDir(path);
+      readOnly = readOnlyReason(path);
+    }
+    // a store that cannot be written is opened READ_ONLY: every command but a remembered summary
+    // failed on it ("cannot open store …: Permission denied"); one the system refuses to open for
+    // writing all the same (a read-only file system, an immutable file) is too
+    const opened = await openLocked(path, opts, readOnly !== null);
+    readOnly ??= opened.readOnly;
+    if (readOnly !== null && opts.rebuild) {
+      opened.instance.closeSync();
+      throw new UsageError(`store ${path} is read-only (${readOnly}): --rebuild cannot replace it`, 'make it writable, or use --db to choose another store');
+    }
+    let instance = opened.instance;
+    if (path !== ':memory:' && readOnly === null) removeLeftSpill(path);
+    let db = tracked(await instance.connect());
+    let prepared: Prepared;
+    let copied = false;
     try {
-      const listed = (await db.runAndReadAll(`SELECT table_name, table_type FROM information_schema.tables WHERE table_schema = 'main'`)).getRows();
-      const tables = listed.map((r) => String(r[0]));
-      // someone else's DuckDB file: never drop what we did not write. One that holds every fact table
-      // of a store but has lost its `meta` (a query's `DROP TABLE meta`) is a store: it was refused
-      // for good, --rebuild too; with no version it is rebuilt below, as a store of another version is.
-      const ours = KEPT_TABLES.every((t) => tables.includes(t));
-      if (tables.length > 0 && !tables.includes('meta') && !ours) {
-        throw new UsageError(`${path} is a DuckDB file but not a cachelens store`, 'choose another --db');
+      await db.run(DURABILITY + MACROS);
+      let ready = await prepare(db, path, opts, readOnly === null);
+      if ('mustWrite' in ready) {
+        // a read-only store this build must mend or upgrade first: a copy of it in memory (none of
+        // its tables for an older layout, which is read again from the logs), which is not kept
+        db.closeSync();
+        instance.closeSync();
+        ({ instance, db } = await memoryCopy(path, ready.copy));
+        copied = true;
+        opts.onNote?.(readOnlyNote(path, readOnly!, ready.mustWrite));
+        ready = await prepare(db, path, opts, true);
+        if ('mustWrite' in ready) throw new Error(`the copy in memory of store ${path} cannot be written`);
       }
-      // One transaction: each DROP on its own committed, a run stopped among them (Ctrl-C during
-      // `--rebuild`, or the first run after an upgrade) left a store without `meta`, refused from
-      // then on as not a cachelens store (with --rebuild too), or without `chains` but with its
-      // listing key, where the next warm `anatomy` failed with "Table with name chains does not exist".
-      await db.run('BEGIN TRANSACTION');
-      await db.run(`CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR)`);
-      const v = (await db.runAndReadAll(`SELECT value FROM meta WHERE key = 'schema_version'`)).getRows()[0]?.[0];
-      // A store of this layout that lacks one of its fact tables (a query's `DROP TABLE observations`)
-      // is rebuilt too: a missing fact table was made again empty, so the next derive lost every file
-      // not read again. One that lacks a derived table (`DROP TABLE chains`) is derived again from its
-      // facts, below: it failed every later command ("internal error: … Table with name chains does
-      // not exist") until --rebuild, and a run stopped before its first derive (which leaves the same)
-      // must not read every file again. A table every derive writes whole (REMADE_TABLES) is only made again.
-      const current = v === String(SCHEMA_VERSION);
-      const lacking = current && !KEPT_TABLES.every((t) => tables.includes(t));
-      const underived = current && !DERIVED_TABLES.every((t) => tables.includes(t));
-      if (opts.rebuild || !current || lacking) {
-        // An older (or newer) layout is never misread: drop everything and read the logs again.
-        // Views are a user's own (any DuckDB client may add one to the store), and are left: a DROP
-        // TABLE of one failed the rebuild ("Existing object my_costs is of type View"), so a store
-        // with a view could never be rebuilt nor upgraded. DuckDB binds a view when it is queried,
-        // so one over `requests` answers again once the logs are read.
-        for (const [t, type] of listed) if (type !== 'VIEW') await db.run(`DROP TABLE IF EXISTS "${String(t)}" CASCADE`);
-        fresh = true;
-      }
-      // A store of this layout with every table is left as it is: a warm run then writes nothing
-      // (each open used to run both again, ~9 ms, and log the version, growing the log that the
-      // next open replays).
-      if (fresh || !STORE_TABLES.every((t) => tables.includes(t))) {
-        await db.run(CREATE_TABLES);
-        await db.run(`INSERT OR REPLACE INTO meta VALUES ('schema_version', '${SCHEMA_VERSION}')`);
-      }
-      // the next run derives (ingest derives when derived_for is not this scope's), whatever changed
-      if (!fresh && underived) await db.run(`INSERT OR REPLACE INTO meta VALUES ('derived_for', ''), ('listing_key', '')`);
-      await db.run('COMMIT');
+      prepared = ready;
     } catch (err) {
       db.closeSync();
       instance.closeSync();
       if (err instanceof UsageError) throw err;
       throw new UsageError(`store ${path} is unreadable: ${(err as Error).message.split('\n')[0]}`, 'run with --rebuild, or delete the file');
     }
-    return new Store(path, instance, db, fresh);
+    // said once the mend is committed: what a query of the user's did to the store, and what became of it
+    // (of a copy in memory, its note said it)
+    if (!copied) for (const n of prepared.notes) opts.onNote?.(`cachelens: store ${path}: ${n}`);
+    return new Store(path, instance, db, prepared.fresh, readOnly, copied);
   }
 
   close(): void {
-    const keep = this.answersFor !== undefined && this.ahead !== undefined && this.path !== ':memory:' && chars(this.ahead) <= READ_AHEAD_CHARS;
+    const keep = this.answersFor !== undefined && this.ahead !== undefined && this.keepsFiles && chars(this.ahead) <= READ_AHEAD_CHARS;
     // the store's identity while this process holds it; the answers are kept only if closing leaves
     // it so (DuckDB does not fold its log in at a close here: DURABILITY)
     const held = keep ? storeIdentity(this.path) : null;
@@ -436,7 +453,7 @@ export class Store {
    * written: it only saves time.
    */
   keepListingSnapshot(data: Uint8Array | null): void {
-    if (this.path === ':memory:') return;
+    if (!this.keepsFiles) return;
     const file = this.path + LISTING_SUFFIX;
     try {
       if (data === null) rmSync(file, { force: true });
@@ -552,13 +569,13 @@ export class Store {
     this.emptied = undefined;
     this.answersFor = undefined;
     this.baseToken = undefined;
-    if (this.path !== ':memory:') dropAnswers(this.path);
+    if (this.keepsFiles) dropAnswers(this.path);
     await this.run(`DELETE FROM results`);
   }
 
   /** A writer for an ingest's rows; with `stage`, every row is staged in files beside the store and loaded in bulk (writer.ts). */
   async writer(stage = false): Promise<StoreWriter> {
-    return StoreWriter.create(this.db, stage ? { stageAs: stagePrefix(this.path) } : {});
+    return StoreWriter.create(this.db, stage ? { stageAs: stagePrefix(this.keepsFiles ? this.path : ':memory:') } : {});
   }
 
   async setScope(fileIds: number[]): Promise<void> {
@@ -683,6 +700,112 @@ export class Store {
   }
 }
 
+/** What prepare made of a store: whether it was (re)built empty, and the notes of what it mended. */
+interface Prepared {
+  fresh: boolean;
+  notes: string[];
+}
+
+/**
+ * Makes the store on `db` one this build reads: refuses someone else's DuckDB file and a store of
+ * a newer cachelens; rebuilds an older layout (or on --rebuild); mends a table a query dropped or
+ * altered. When that needs writing and the store may not be written (`writable` false), returns
+ * what needs it (`mustWrite`, as the note says it) and whether a copy of the store's tables is
+ * worth making (`copy`: not for a layout that is read again from the logs), having written nothing.
+ */
+async function prepare(db: DuckDBConnection, path: string, opts: StoreOpenOptions, writable: boolean): Promise<Prepared | { mustWrite: string; copy: boolean }> {
+  let fresh = false;
+  const notes: string[] = [];
+  // One query for the tables and their columns: DuckDB's CREATE text of each (duckdb_columns, or
+  // information_schema.columns, took ~30 – 50 ms more at each open: they list every system view's columns too)
+  const listed = (
+    await db.runAndReadAll(`SELECT table_name, sql FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main'
+      UNION ALL SELECT view_name, NULL FROM duckdb_views() WHERE database_name = current_database() AND schema_name = 'main'`)
+  ).getRows();
+  const tables = listed.map((r) => String(r[0]));
+  /** the store's own tables as they are: a table → what differs from what this build writes, '' for nothing */
+  const own = new Map<string, string>();
+  for (const [name, sql] of listed) {
+    const want = STORE_COLUMNS.get(String(name));
+    if (want !== undefined && sql !== null) own.set(String(name), columnsDiffer(String(sql), want));
+  }
+  const altered = [...own].filter(([, d]) => d !== '').map(([t]) => t);
+  const has = (t: string) => own.get(t) === '';
+  // someone else's DuckDB file: never drop what we did not write. One that holds every fact table
+  // of a store but has lost its `meta` (a query's `DROP TABLE meta`) is a store: it was refused
+  // for good, --rebuild too; with no version it is rebuilt below, as a store of an older version is.
+  const ours = KEPT_TABLES.every((t) => own.has(t));
+  if (tables.length > 0 && !has('meta') && !ours) {
+    throw new UsageError(`${path} is a DuckDB file but not a cachelens store`, 'choose another --db');
+  }
+  const v = has('meta') ? (await db.runAndReadAll(`SELECT value FROM meta WHERE key = 'schema_version'`)).getRows()[0]?.[0] : undefined;
+  // A store of a newer cachelens is refused, not dropped: a user with two versions installed had
+  // each one rebuild the other's store at every switch. --rebuild replaces it, as asked.
+  if (v !== undefined && v !== null && Number(v) > SCHEMA_VERSION && !opts.rebuild) {
+    throw new UsageError(
+      `store ${path} was written by a newer cachelens (store version ${String(v)}; this cachelens writes version ${SCHEMA_VERSION}) and is left as it is`,
+      'run with --rebuild to replace it with one of this version, or use --db to choose another store',
+    );
+  }
+  // A store of this layout that lacks one of its kept tables (a query's `DROP TABLE observations`),
+  // or holds one whose columns are not those this build writes (`ALTER TABLE files DROP COLUMN
+  // root`), is rebuilt too: a missing fact table was made again empty, so the next derive lost
+  // every file not read again. One that lacks a derived table (`DROP TABLE chains`), or holds one
+  // altered (`ALTER TABLE requests DROP COLUMN model`), is derived again from its facts, below: it
+  // failed every later command ("internal error: … Table with name chains does not exist",
+  // "Referenced column "model" not found") until --rebuild, and a run stopped before its first
+  // derive (which leaves the same) must not read every file again. So is one that lacks a table
+  // every derive writes whole (REMADE_TABLES), or holds one altered: it is made again empty.
+  const current = v === String(SCHEMA_VERSION);
+  const lacking = KEPT_TABLES.filter((t) => !has(t));
+  const remade = [...DERIVED_TABLES, ...REMADE_TABLES].filter((t) => !has(t));
+  /** what became of these tables: "table chains is missing", "table requests was altered (no column model)" */
+  const what = (ts: readonly string[]) => ts.map((t) => (own.has(t) ? `table ${t} was altered (${own.get(t)})` : `table ${t} is missing`)).join(', ');
+  const rebuild = opts.rebuild || !current || lacking.length > 0;
+  if (!writable && (rebuild || remade.length > 0)) {
+    const why = current
+      ? what(lacking.length > 0 ? lacking : remade)
+      : !has('meta') && ours
+        ? what(['meta'])
+        : tables.length === 0
+          ? 'it holds no store yet'
+          : 'it was written by an older cachelens';
+    return { mustWrite: why, copy: current && lacking.length === 0 };
+  }
+  // One transaction: each DROP on its own committed, a run stopped among them (Ctrl-C during
+  // `--rebuild`, or the first run after an upgrade) left a store without `meta`, refused from
+  // then on as not a cachelens store (with --rebuild too), or without `chains` but with its
+  // listing key, where the next warm `anatomy` failed with "Table with name chains does not exist".
+  await db.run('BEGIN TRANSACTION');
+  if (rebuild) {
+    // An older layout is never misread: drop everything and read the logs again. Views are a
+    // user's own (any DuckDB client may add one to the store), and are left: a DROP TABLE of one
+    // failed the rebuild ("Existing object my_costs is of type View"), so a store with a view
+    // could never be rebuilt nor upgraded. DuckDB binds a view when it is queried, so one over
+    // `requests` answers again once the logs are read. A table of the user's own in a store of
+    // this layout is left too; in an older layout's it cannot be told from a table of that layout.
+    for (const [t, sql] of listed) if (sql !== null && (!current || STORE_COLUMNS.has(String(t)))) await db.run(`DROP TABLE IF EXISTS "${String(t)}" CASCADE`);
+    fresh = true;
+    if (!opts.rebuild && current) notes.push(`${what(lacking)}; the store is rebuilt from the logs`);
+    else if (!opts.rebuild && !has('meta') && ours) notes.push(`${what(['meta'])}; the store is rebuilt from the logs`);
+  } else if (remade.length > 0) {
+    // an altered table of those derived or made again goes, and is made again below
+    for (const t of altered) await db.run(`DROP TABLE "${t}"`);
+    notes.push(`${what(remade)}; ${remade.length > 1 ? 'they are' : 'it is'} made again from the stored facts`);
+  }
+  // A store of this layout with every table is left as it is: a warm run then writes nothing
+  // (each open used to run both again, ~9 ms, and log the version, growing the log that the
+  // next open replays).
+  if (fresh || altered.length > 0 || !STORE_TABLES.every((t) => own.has(t!))) {
+    await db.run(CREATE_TABLES);
+    await db.run(`INSERT OR REPLACE INTO meta VALUES ('schema_version', '${SCHEMA_VERSION}')`);
+  }
+  // the next run derives (ingest derives when derived_for is not this scope's), whatever changed
+  if (!fresh && remade.length > 0) await db.run(`INSERT OR REPLACE INTO meta VALUES ('derived_for', ''), ('listing_key', '')`);
+  await db.run('COMMIT');
+  return { fresh, notes };
+}
+
 /** Runs `fn` (if any) while `work` goes on, then waits for `work`; if `fn` throws, still waits for it. */
 async function meanwhile(work: Promise<void>, fn?: () => void): Promise<void> {
   try {
@@ -702,6 +825,27 @@ const DERIVED_TABLES = ['requests', 'chains'];
 const REMADE_TABLES = ['meta', 'prices', 'scope', 'results'];
 /** The tables a store keeps from run to run (its facts, `files`, `line_copies`): every store of this layout holds them all. */
 const KEPT_TABLES = STORE_TABLES.filter((t) => !REMADE_TABLES.includes(t!));
+
+/**
+ * How a table's columns, as DuckDB's CREATE text of it gives them, differ from `want` (STORE_COLUMNS):
+ * '' when they do not, else the first difference in a few words.
+ * Example: 'CREATE TABLE "scope"(file_id INTEGER);' against 'file_id INTEGER' → '';
+ * requests without `model` → 'no column model'; `model` made an INTEGER → 'model is INTEGER, not VARCHAR'.
+ */
+export function columnsDiffer(sql: string, want: string): string {
+  const have = sql.slice(sql.indexOf('(') + 1, sql.lastIndexOf(')')).replaceAll('"', '');
+  if (have === want) return '';
+  // a column "name TYPE …" each (a type such as DECIMAL(38, 15) holds a comma too: split only before a name)
+  const cols = (s: string) => new Map(s.split(/, (?=[A-Za-z_][\w]* )/).map((c) => [c.slice(0, c.indexOf(' ')), c.slice(c.indexOf(' ') + 1)] as const));
+  const a = cols(have);
+  const w = cols(want);
+  for (const [name, type] of w) {
+    if (!a.has(name)) return `no column ${name}`;
+    if (a.get(name) !== type) return `${name} is ${a.get(name)}, not ${type}`;
+  }
+  const extra = [...a.keys()].find((n) => !w.has(n));
+  return extra !== undefined ? `a column ${extra} this cachelens does not write` : 'its columns in another order';
+}
 
 /** The listing snapshot's file: the store's name and this. */
 
@@ -733,6 +877,11 @@ export interface StoreOpenOptions {
    * that process; the CLI shows it as its progress line, which the timeout's error then replaces
    */
   onWait?: (message: string) => void;
+  /**
+   * told each one-line note (with `cachelens:` in front) of what the open mended: a table a query
+   * dropped or altered, made again, derived again or rebuilt from the logs
+   */
+  onNote?: (line: string) => void;
 }
 
 const LOCK_POLL_MS = 250;
@@ -742,17 +891,26 @@ const LOCK_POLL_MS = 250;
  * Two cachelens runs on one store therefore never interleave their writes: the second polls for
  * up to `lockWaitMs` (saying so once), then gives up with a one-line UsageError naming the holder.
  */
-async function openLocked(path: string, opts: StoreOpenOptions): Promise<DuckDBInstance> {
+async function openLocked(path: string, opts: StoreOpenOptions, readOnly: boolean): Promise<{ instance: DuckDBInstance; readOnly: string | null }> {
   const waitMs = opts.lockWaitMs ?? 0;
   const deadline = Date.now() + waitMs;
   let told = false;
+  let refused: string | null = null;
   for (;;) {
     try {
       // an in-memory store spills beyond its bounds into a directory of the system's temp dir,
       // not DuckDB's default `.tmp` in the working directory (which may hold the logs)
-      return await (await loadDuckdb()).DuckDBInstance.create(path, openingOptions(path === ':memory:' ? { temp_directory: spillDir() } : {}));
+      const options: Record<string, string> = path === ':memory:' ? { temp_directory: spillDir() } : readOnly || refused !== null ? { access_mode: 'READ_ONLY' } : {};
+      return { instance: await (await loadDuckdb()).DuckDBInstance.create(path, openingOptions(options)), readOnly: refused };
     } catch (err) {
       const msg = (err as Error).message;
+      // the system refuses to open for writing a store file that is there (a read-only file system,
+      // an immutable file, a mode access() did not tell): opened READ_ONLY instead, once
+      const denied = /Read-only file system|Operation not permitted|Permission denied/.exec(msg)?.[0];
+      if (denied && !readOnly && refused === null && path !== ':memory:' && existsSync(path)) {
+        refused = `opening it for writing failed: ${denied}`;
+        continue;
+      }
       // a word: DuckDB's corruption messages say "in block at location …"
       if (!/\block\b/i.test(msg)) {
         // the advice was `delete it or run with --rebuild --db <new path>`: deleting is no advice for a
@@ -775,6 +933,49 @@ async function openLocked(path: string, opts: StoreOpenOptions): Promise<DuckDBI
       await new Promise((r) => setTimeout(r, LOCK_POLL_MS));
     }
   }
+}
+
+/**
+ * Why the store at `path` cannot be written, as the note says it, or null when it can (or is not
+ * there yet): its file, or its directory (where DuckDB writes the store's log and cachelens the
+ * files it keeps beside it), is not writable for this process. Root may write either whatever
+ * their modes say: so it does, as with any file (a test drops root's override to check this).
+ * Example: a store chmod 0444 → "its file is not writable".
+ */
+export function readOnlyReason(path: string): string | null {
+  if (!existsSync(path)) return null;
+  for (const [file, what] of [[path, 'its file'], [dirname(path), 'its directory']] as const) {
+    try {
+      accessSync(file, constants.W_OK);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      return code === 'EROFS' ? `${what} is on a read-only file system` : `${what} is not writable`;
+    }
+  }
+  return null;
+}
+
+/**
+ * A store in memory holding the tables and views of the store file at `path` (`withTables`), or
+ * none, for a run that must write a store it may not: it spills into the temp dir as `--db :memory:` does.
+ */
+async function memoryCopy(path: string, withTables: boolean): Promise<{ instance: DuckDBInstance; db: DuckDBConnection }> {
+  const instance = await (await loadDuckdb()).DuckDBInstance.create(':memory:', openingOptions({ temp_directory: spillDir() }));
+  const db = tracked(await instance.connect());
+  try {
+    if (withTables) await db.run(`ATTACH '${path.replaceAll("'", "''")}' AS stored (READ_ONLY); COPY FROM DATABASE stored TO memory; DETACH stored;`);
+    await db.run(MACROS);
+  } catch (err) {
+    db.closeSync();
+    instance.closeSync();
+    throw err;
+  }
+  return { instance, db };
+}
+
+/** The note of a run that answers from a copy in memory of a read-only store (Store.copyToMemory). */
+function readOnlyNote(path: string, readOnly: string, why: string): string {
+  return `cachelens: store ${path} is read-only (${readOnly}) and ${why}: this run answers from a copy of it in memory, which is not kept (make it writable, or use --db to choose another store)`;
 }
 
 /**

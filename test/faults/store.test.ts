@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, openSync, closeSync, readdirSync, readFileSync, renameSync, statSync, symlinkSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import { appendFileSync, chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, openSync, closeSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { assistant, baseEnv, cliPath, removeDir, repoRoot, type Ran, runCli, summary, tempDir, tokens, treeHash, usage, user, writeLog } from './helpers.js';
 
@@ -320,3 +320,59 @@ function hold(db: string): Promise<ChildProcess> {
     p.on('exit', (c) => reject(new Error(`holder exited with ${c}`)));
   });
 }
+
+/** What lies in `dir` (names and bytes): a read-only store's directory must be left exactly so. */
+function snapshot(dir: string): string[] {
+  return treeHash(dir).entries;
+}
+
+test('a read-only store (file mode 0444, or a read-only directory) answers from itself while the logs are unchanged, and from a copy in memory, with one note, once they changed; --rebuild is refused in one line', async (t) => {
+  // as root the run drops root's override of file modes (helpers.runCli asNobody): a 0444 file binds as for anyone
+  for (const how of ['file', 'directory'] as const) {
+    const dir = tempDir();
+    t.after(() => removeDir(dir));
+    const logs = corpus(dir);
+    const home = path.join(dir, 'store');
+    mkdirSync(home);
+    const db = path.join(home, 's.duckdb');
+    await summary([logs], db);
+    // the answers beside the store would answer a summary without opening it: gone, so each run opens it
+    rmSync(`${db}.answers`, { force: true });
+    if (how === 'file') chmodSync(db, 0o444);
+    else chmodSync(home, 0o555);
+    const before = snapshot(home);
+    // every command but a remembered summary failed: `cannot open store …: Permission denied`
+    const warm = await summary([logs], db, { asNobody: true });
+    assert.equal(warm.ran.stderr, '', `${how}: nothing said: ${warm.ran.stderr}`);
+    assert.deepEqual(tokens(warm.totals), EXPECTED);
+    for (const args of [['sessions', '--json'], ['anatomy', '--json'], ['crosstab', '--json']]) {
+      const r = await runCli([args[0]!, logs, '--db', db, ...args.slice(1)], { asNobody: true });
+      assert.equal(r.code, 0, `${how}: ${args[0]}: ${r.stderr}`);
+      assert.equal(r.stderr, '', `${how}: ${args[0]}`);
+    }
+    const sql = path.join(dir, 'n.sql');
+    writeFileSync(sql, 'SELECT count(*)::INTEGER AS n FROM requests');
+    const q = await runCli(['query', sql, logs, '--db', db, '--json'], { asNobody: true });
+    assert.equal(q.code, 0, q.stderr);
+    assert.deepEqual(JSON.parse(q.stdout).rows, [{ n: EXPECTED.requests }]);
+    assert.deepEqual(snapshot(home), before, `${how}: nothing written to the store or beside it`);
+    // the logs changed: the store would need writing
+    appendFileSync(path.join(logs, 'proj/s1.jsonl'), `${assistant({ msg: 'm3', usage: usage(100, 200, 300, 400), t: '2025-03-03T10:00:00.000Z' })}\n`);
+    const fresh = await summary([logs], ':memory:');
+    for (let run = 0; run < 2; run++) {
+      const changed = await summary([logs], db, { asNobody: true });
+      const lines = changed.ran.stderr.split('\n').filter(Boolean);
+      assert.equal(lines.length, 1, `${how}: one note: ${changed.ran.stderr}`);
+      assert.equal(
+        lines[0],
+        `cachelens: store ${db} is read-only (${how === 'file' ? 'its file' : 'its directory'} is not writable) and the logs changed since it was written: this run answers from a copy of it in memory, which is not kept (make it writable, or use --db to choose another store)`,
+      );
+      assert.deepEqual(changed.totals, fresh.totals, `${how}: the logs as they are now`);
+      assert.deepEqual(snapshot(home), before, `${how}: the store is left as it was`);
+    }
+    const rebuilt = await runCli(['summary', logs, '--db', db, '--rebuild'], { asNobody: true });
+    assertStoreError(rebuilt, db, /is read-only \((its file|its directory) is not writable\): --rebuild cannot replace it \(make it writable, or use --db to choose another store\)$/);
+    assert.deepEqual(snapshot(home), before);
+    chmodSync(home, 0o755);
+  }
+});

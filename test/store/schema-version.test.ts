@@ -6,7 +6,7 @@ import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { UsageError } from '../../src/errors.js';
 import { Store } from '../../src/store/store.js';
-import { SCHEMA_VERSION } from '../../src/store/schema.js';
+import { SCHEMA_VERSION, STORE_COLUMNS } from '../../src/store/schema.js';
 import { CONDENSE, MAROT_DOV, corpus, runAndDump, tmp } from './helpers.js';
 
 async function sql(db: string, ...statements: string[]): Promise<void> {
@@ -40,7 +40,7 @@ test('a store from a previous schema version is rebuilt with correct totals', as
   }
 });
 
-test('a store without a schema version (or from a newer tool) is rebuilt too', async () => {
+test('a store without a schema version is rebuilt too', async () => {
   const root = corpus([CONDENSE]);
   const db = path.join(tmp(), 's.duckdb');
   const first = await runAndDump([root], db);
@@ -48,10 +48,37 @@ test('a store without a schema version (or from a newer tool) is rebuilt too', a
   const a = await runAndDump([root], db);
   assert.equal(a.stats.read, first.stats.files);
   assert.deepEqual(a.dump, first.dump);
+});
+
+test('a store of a newer cachelens is refused in one line naming both versions and the ways out, and left as it is; --rebuild replaces it', async () => {
+  const root = corpus([CONDENSE]);
+  const db = path.join(tmp(), 's.duckdb');
+  const first = await runAndDump([root], db);
+  // an older build dropped it and read the logs again: two installed versions destroyed each other's store at every switch
   await sql(db, `UPDATE meta SET value = '${SCHEMA_VERSION + 1}' WHERE key = 'schema_version'`);
-  const b = await runAndDump([root], db);
-  assert.equal(b.stats.read, first.stats.files);
-  assert.deepEqual(b.dump, first.dump);
+  const counts = async () => {
+    const instance = await DuckDBInstance.create(db);
+    const c = await instance.connect();
+    const rows = (await c.runAndReadAll(`SELECT (SELECT value FROM meta WHERE key = 'schema_version'), (SELECT count(*)::INTEGER FROM requests), (SELECT count(*)::INTEGER FROM observations)`)).getRows();
+    c.closeSync();
+    instance.closeSync();
+    return rows[0];
+  };
+  const before = await counts();
+  for (const open of [() => Store.open(db), () => runAndDump([root], db)]) {
+    await assert.rejects(open(), (e: unknown) => {
+      assert.ok(e instanceof UsageError, String(e));
+      assert.ok(e.message.includes(`store ${db} was written by a newer cachelens (store version ${SCHEMA_VERSION + 1}; this cachelens writes version ${SCHEMA_VERSION})`), e.message);
+      assert.match(e.hint ?? '', /--rebuild .*--db/);
+      assert.doesNotMatch(e.message, /\n/);
+      return true;
+    });
+  }
+  assert.deepEqual(await counts(), before, 'left as it was');
+  const rebuilt = await runAndDump([root], db, { rebuild: true });
+  assert.equal(rebuilt.stats.read, first.stats.files);
+  assert.deepEqual(rebuilt.dump, first.dump);
+  assert.equal((await counts())[0], String(SCHEMA_VERSION));
 });
 
 test('a store of this version that lacks a fact table (a query dropped it) is rebuilt; one that lacks a derived table is derived again from its facts, no file read again', async () => {
@@ -145,4 +172,79 @@ test('a view of the user\'s own in the store is left by a rebuild and by an upgr
   assert.equal(upgraded.stats.read, first.stats.files);
   assert.deepEqual(upgraded.dump, first.dump);
   assert.deepEqual(await costs(), before);
+});
+
+test('a store this build filled has exactly the columns STORE_COLUMNS lists, table by table', async () => {
+  const db = path.join(tmp(), 's.duckdb');
+  await runAndDump([corpus([CONDENSE])], db);
+  const instance = await DuckDBInstance.create(db);
+  const c = await instance.connect();
+  const rows = (await c.runAndReadAll(`SELECT table_name, string_agg(column_name || ' ' || data_type, ', ' ORDER BY column_index) FROM duckdb_columns()
+    WHERE database_name = current_database() AND schema_name = 'main' GROUP BY table_name ORDER BY table_name`)).getRows();
+  c.closeSync();
+  instance.closeSync();
+  assert.deepEqual(
+    rows.map((r) => [String(r[0]), String(r[1])]),
+    [...STORE_COLUMNS].sort(([a], [b]) => (a < b ? -1 : 1)).map(([t, cols]) => [t, cols.replace(/ PRIMARY KEY/g, '')]),
+  );
+});
+
+test('a table a query altered (a column dropped, renamed, retyped or added) is mended at the next open, with one note: derived again, or rebuilt from the logs', async () => {
+  const root = corpus([CONDENSE, MAROT_DOV]);
+  const db = path.join(tmp(), 's.duckdb');
+  const first = await runAndDump([root], db);
+  // every later command failed with an internal error ("Referenced column "model" not found", an appender's column count)
+  const cases: [string, RegExp, 'derived' | 'rebuilt'][] = [
+    ['ALTER TABLE requests DROP COLUMN model', /table requests was altered \(no column model\); it is made again from the stored facts$/, 'derived'],
+    ['ALTER TABLE chains RENAME COLUMN agent_type TO kind_of_agent', /table chains was altered \(no column agent_type\)/, 'derived'],
+    ['ALTER TABLE requests ALTER COLUMN model TYPE BLOB', /table requests was altered \(model is BLOB, not VARCHAR\)/, 'derived'],
+    ['ALTER TABLE results ADD COLUMN mine INTEGER', /table results was altered \(a column mine this cachelens does not write\)/, 'derived'],
+    ['ALTER TABLE files ALTER COLUMN size TYPE VARCHAR', /table files was altered \(size is VARCHAR, not BIGINT\); the store is rebuilt from the logs$/, 'rebuilt'],
+    ['ALTER TABLE observations DROP COLUMN speed', /table observations was altered \(no column speed\); the store is rebuilt from the logs$/, 'rebuilt'],
+    ['ALTER TABLE meta RENAME COLUMN value TO v', /table meta was altered \(no column value\); the store is rebuilt from the logs$/, 'rebuilt'],
+  ];
+  for (const [alter, note, how] of cases) {
+    await sql(db, alter);
+    const notes: string[] = [];
+    const again = await runAndDump([root], db, { notice: (l) => notes.push(l) });
+    assert.equal(notes.length, 1, `${alter}: one note, ${JSON.stringify(notes)}`);
+    assert.ok(notes[0]!.startsWith(`cachelens: store ${db}: `), notes[0]);
+    assert.match(notes[0]!, note);
+    assert.equal(again.stats.read, how === 'rebuilt' ? first.stats.files : 0, `${alter}: files read again`);
+    if (how === 'derived') assert.equal(again.stats.derived, 'all', alter);
+    assert.deepEqual(again.dump, first.dump, alter);
+    // mended for good: the next run says nothing
+    const quiet: string[] = [];
+    (await runAndDump([root], db, { notice: (l) => quiet.push(l) })).dump;
+    assert.deepEqual(quiet, [], `${alter}: mended once`);
+  }
+});
+
+test('a view or a table of the user\'s own is no damage: the open writes nothing and says nothing, and a mend leaves both', async () => {
+  const root = corpus([CONDENSE]);
+  const db = path.join(tmp(), 's.duckdb');
+  const first = await runAndDump([root], db);
+  await sql(db, `CREATE TABLE my_notes (note VARCHAR)`, `INSERT INTO my_notes VALUES ('mine')`, `CREATE VIEW my_models AS SELECT DISTINCT model FROM requests`, `CHECKPOINT`);
+  const bytes = () => [db, `${db}.wal`].map((f) => (existsSync(f) ? readFileSync(f).toString('base64') : '')).join('|');
+  const before = bytes();
+  const notes: string[] = [];
+  (await Store.open(db, { onNote: (l) => notes.push(l) })).close();
+  assert.equal(bytes(), before, 'nothing written');
+  const warm = await runAndDump([root], db, { notice: (l) => notes.push(l) });
+  assert.equal(warm.stats.read, 0);
+  assert.deepEqual(notes, []);
+  // a mend that rebuilds the store drops the store's own tables only
+  await sql(db, `DROP TABLE spawns`);
+  const rebuilt = await runAndDump([root], db, { notice: (l) => notes.push(l) });
+  assert.equal(rebuilt.stats.read, first.stats.files);
+  assert.deepEqual(rebuilt.dump, first.dump);
+  assert.equal(notes.length, 1);
+  assert.match(notes[0]!, /table spawns is missing; the store is rebuilt from the logs$/);
+  const s = await Store.open(db);
+  try {
+    assert.deepEqual(await s.all(`SELECT note FROM my_notes`), [{ note: 'mine' }]);
+    assert.ok((await s.all(`SELECT * FROM my_models`)).length > 0);
+  } finally {
+    s.close();
+  }
 });
