@@ -791,7 +791,10 @@ async function prepare(db: DuckDBConnection, path: string, opts: StoreOpenOption
   } else if (remade.length > 0) {
     // an altered table of those derived or made again goes, and is made again below
     for (const t of altered) await db.run(`DROP TABLE "${t}"`);
-    notes.push(`${what(remade)}; ${remade.length > 1 ? 'they are' : 'it is'} made again from the stored facts`);
+    // A run stopped before its first derive (Ctrl-C, a kill) leaves the derived tables missing and
+    // no derived_for: the next run derives, as it would have, and says nothing of it.
+    const derivedFor = altered.length > 0 ? 'altered' : (await db.runAndReadAll(`SELECT value FROM meta WHERE key = 'derived_for'`)).getRows()[0]?.[0];
+    if (derivedFor) notes.push(`${what(remade)}; ${remade.length > 1 ? 'they are' : 'it is'} made again from the stored facts`);
   }
   // A store of this layout with every table is left as it is: a warm run then writes nothing
   // (each open used to run both again, ~9 ms, and log the version, growing the log that the
