@@ -376,3 +376,29 @@ test('a read-only store (file mode 0444, or a read-only directory) answers from 
     chmodSync(home, 0o755);
   }
 });
+
+test('a store a query altered answers again, with one note on stderr; a store of a newer cachelens is refused in one line, and --rebuild replaces it', async (t) => {
+  const dir = tempDir();
+  t.after(() => removeDir(dir));
+  const logs = corpus(dir);
+  const db = path.join(dir, 's.duckdb');
+  await summary([logs], db);
+  const alter = (sql: string) =>
+    spawnNode(`const { DuckDBInstance } = await import('@duckdb/node-api');
+      const i = await DuckDBInstance.create(${JSON.stringify(db)}); const c = await i.connect();
+      await c.run(${JSON.stringify(sql)}); c.closeSync(); i.closeSync();`);
+  // every later command failed: `internal error: … Referenced column "model" not found`
+  assert.equal(await alter('ALTER TABLE requests DROP COLUMN model'), 0);
+  const r = await runCli(['anatomy', logs, '--db', db, '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stderr, `cachelens: store ${db}: table requests was altered (no column model); it is made again from the stored facts\n`);
+  assert.deepEqual(tokens((await summary([logs], db)).totals), EXPECTED);
+  // an older build dropped it and read the logs again, without a word
+  assert.equal(await alter(`UPDATE meta SET value = '9999' WHERE key = 'schema_version'`), 0);
+  const before = treeHash(dir).entries.filter((e) => !e.startsWith('logs'));
+  assertStoreError(await runCli(['anatomy', logs, '--db', db, '--json']), db, /was written by a newer cachelens \(store version 9999; this cachelens writes version \d+\) and is left as it is \(run with --rebuild to replace it with one of this version, or use --db to choose another store\)$/);
+  assert.deepEqual(treeHash(dir).entries.filter((e) => !e.startsWith('logs')), before, 'left as it was');
+  const rebuilt = await summary([logs], db, { extra: ['--rebuild'] });
+  assert.equal(rebuilt.ran.stderr, '');
+  assert.deepEqual(tokens(rebuilt.totals), EXPECTED);
+});
