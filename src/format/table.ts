@@ -5,16 +5,14 @@
  */
 import { jsonNumber, roundNumbers } from './json-numbers.js';
 
-export type Cell = string | number | null | undefined;
+/** A list column's cell (Column.list) is its items; any other is text or a number. */
+export type Cell = string | number | readonly string[] | null | undefined;
 
 export interface Column {
   header: string;
   /** 'num' right-aligns; 'text' left-aligns */
   align?: 'num' | 'text';
-  /**
-   * shown whole, however long, where other text is fit(): a list whose items the reporter fit one by
-   * one (blocks' models, a break's causes), a `query`'s result (the user's own SQL: its data as it is)
-   */
+  /** shown whole, however long, where other text is fit(): a `query`'s result (the user's own SQL: its data as it is) */
   whole?: boolean;
   /** a totals column: a rule (│) before it, so that a group named `total` (a model, a project) cannot pass for it */
   totals?: boolean;
@@ -26,6 +24,12 @@ export interface Column {
   cut?: boolean;
   /** the fewest columns a `cut` column is cut to (default MIN_FIT_WIDTH) */
   min?: number;
+  /**
+   * a list (a block's models, a request's causes): its cells are the items, shown joined by ', ', each
+   * fit() on its own. A table too wide for its terminal shortens it as fitList() does: whole items, as
+   * many as fit, then `+N` for the rest; too narrow for one item a row, the number of items.
+   */
+  list?: boolean;
 }
 
 /**
@@ -328,7 +332,7 @@ export function terminalWidth(stream: { isTTY?: boolean; columns?: number } = pr
 
 /**
  * Widths for a table that fits `width` columns when it can: its ids and paths (Column.cut; never
- * numbers, lists, times, models or labels) are cut, widest first, the widest down to the next widest, and so on, each to its floor at
+ * numbers, times, models or labels; table() cuts a list as one, to its floor of fitList) are cut, widest first, the widest down to the next widest, and so on, each to its floor at
  * the least: Column.min (MIN_FIT_WIDTH), or its header's width if that is wider (a header is a word or
  * two the reader needs whole). A table that does not fit with every such column at its floor takes as
  * many columns as it must: no number column is left out.
@@ -357,6 +361,31 @@ export function shrinkWidths(columns: readonly Column[], widths: readonly number
   return out;
 }
 
+/** Columns a table of these widths takes: its widths and the gaps between them (3 before a totals column's rule). */
+function tableWidth(columns: readonly Column[], widths: readonly number[]): number {
+  return widths.reduce((s, w, i) => s + w + (i === 0 ? 0 : columns[i]!.totals ? 3 : 2), 0);
+}
+
+/** The fewest columns a list is shown in by fitList: its first item whole and the count of the rest. */
+function listFloor(items: readonly string[]): number {
+  return items.length === 0 ? 0 : displayWidth(items[0]!) + (items.length > 1 ? ` +${items.length - 1}`.length : 0);
+}
+
+/**
+ * A list as wide as `max` columns when it can be: its items joined by ', ', or as many of them as
+ * fit, whole, then `+N` for the rest. No item is cut; the first is shown whatever its width.
+ * Example: fitList(['claude-opus-4-6', 'claude-haiku-4-5-20251001', 'claude-sonnet-4-6'], 24) → 'claude-opus-4-6 +2'.
+ */
+export function fitList(items: readonly string[], max: number): string {
+  const all = items.join(', ');
+  if (displayWidth(all) <= max) return all;
+  for (let k = items.length - 1; k > 1; k--) {
+    const shown = `${items.slice(0, k).join(', ')} +${items.length - k}`;
+    if (displayWidth(shown) <= max) return shown;
+  }
+  return items.length > 1 ? `${items[0]} +${items.length - 1}` : items[0] ?? '';
+}
+
 /** Whether a cell is blank: a label may run into it. */
 const blank = (s: string | undefined) => s === undefined || s === '';
 
@@ -367,11 +396,17 @@ const blank = (s: string | undefined) => s === undefined || s === '';
  * into the blank cells to its right (not across a totals column's rule), which the column widths
  * leave it out for: `total (all 8 sessions)` under sessions' 8-character ids made their column 22 wide.
  * `width`: the columns the table may take (default terminalWidth(): the terminal's on a TTY, else no
- * limit); a wider table's text columns are cut to fit it (shrinkWidths), each cell with fit().
+ * limit); a wider table's text columns are cut to fit it (shrinkWidths), each cell with fit(), a list's
+ * with fitList(): whole items and `+N`, or, when even its first items and counts leave the table too
+ * wide, the number of its items.
  * Example: rows [['a', 1], ['total', 2], ['total', 3]] with totals 1 → a, total, then a rule, then total 3.
  */
 export function table(columns: Column[], rows: Cell[][], opts: { color?: boolean; title?: string; totals?: number; width?: number } = {}): string {
-  const text = rows.map((r) => r.map((c, i) => (c === null || c === undefined ? '' : typeof c === 'number' ? int(c) : columns[i]?.whole ? clean(c) : fit(clean(c)))));
+  // a list cell's items, each cleaned and fit as a cell is (its text below is them joined)
+  const items = rows.map((r) => r.map((c) => (Array.isArray(c) ? c.map((m: string) => fit(clean(m))) : undefined)));
+  const text = rows.map((r, k) =>
+    r.map((c, i) => (c === null || c === undefined ? '' : typeof c === 'number' ? int(c) : Array.isArray(c) ? items[k]![i]!.join(', ') : columns[i]?.whole ? clean(c as string) : fit(clean(c as string)))),
+  );
   // widths are measured on the text as shown: cleaned, headers too (an invisible character is a '?', one column)
   columns = columns.map((c) => ({ ...c, header: c.whole ? clean(c.header) : fit(clean(c.header)) }));
   const totalsFrom = text.length - Math.min(opts.totals ?? 0, text.length);
@@ -394,12 +429,24 @@ export function table(columns: Column[], rows: Cell[][], opts: { color?: boolean
   for (let k = totalsFrom; k < text.length; k++) {
     if (overflows(k)) natural[0] = natural[0]! + Math.max(0, displayWidth(text[k]![0] ?? '') - room(text[k]!, natural));
   }
-  const widths = shrinkWidths(columns, natural, opts.width ?? terminalWidth());
+  const width = opts.width ?? terminalWidth();
+  // a list column may be cut as an id is, to its widest row's first item and count of the rest
+  const listOf = (k: number, i: number): readonly string[] => items[k]?.[i] ?? [];
+  const lists = columns.map((c, i) => (c.list ? text.reduce((w, _, k) => Math.max(w, listFloor(listOf(k, i))), 0) : 0));
+  const cuttable = columns.map((c, i) => (c.list ? { ...c, cut: true, whole: false, min: lists[i]! } : c));
+  let widths = shrinkWidths(cuttable, natural, width);
+  // too narrow for that: each list is the number of its items (a list's widest count, or its header)
+  const counted = columns.map((c, i) => Boolean(c.list) && widths[i]! < natural[i]! && tableWidth(columns, widths) > width);
+  if (counted.some(Boolean)) {
+    widths = shrinkWidths(cuttable, natural.map((w, i) => (counted[i] ? text.reduce((m, _, k) => Math.max(m, listOf(k, i).length > 0 ? String(listOf(k, i).length).length : 0), displayWidth(columns[i]!.header)) : w)), width);
+  }
   widths.forEach((w, i) => {
     if (w >= natural[i]!) return;
     columns[i] = { ...columns[i]!, header: fit(columns[i]!.header, w) };
     text.forEach((r, k) => {
-      if (!(i === 0 && overflows(k)) && r[i] !== undefined) r[i] = fit(r[i]!, w);
+      if (i === 0 && overflows(k)) return;
+      if (columns[i]!.list) r[i] = counted[i] ? (listOf(k, i).length > 0 ? String(listOf(k, i).length) : '') : fitList(listOf(k, i), w);
+      else if (r[i] !== undefined) r[i] = fit(r[i]!, w);
     });
   });
   const padTo = (s: string, w: number, i: number) => {

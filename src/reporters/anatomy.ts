@@ -206,7 +206,7 @@ export function formatChain(detail: ChainDetail, color = false): string {
       { header: 'class' },
       num('weight'),
       { header: 'model' },
-      { header: 'preceded by', whole: true },
+      { header: 'preceded by', list: true },
     ],
     detail.requests.map((q): Cell[] => [
       q.index + 1,
@@ -223,8 +223,9 @@ export function formatChain(detail: ChainDetail, color = false): string {
       q.class,
       q.weight === null ? 'unpriced' : q.weight,
       q.model,
-      // each cause cut on its own (a model switch names two models), not the list
-      q.causes.map((c) => fit(clean(c))).join(', '),
+      // each cause cut on its own (a model switch names two models), not the list; on a narrow
+      // terminal the causes that fit whole and +N for the rest (Column.list)
+      q.causes,
     ]),
     { color },
   );

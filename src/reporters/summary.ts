@@ -125,10 +125,11 @@ export function formatBlocks(r: { blocks: Block[]; totals: BlockTotals }, color 
   const t = r.totals;
   return table(
     // the end right-aligned: its times stay under one another when some carry a day
-    [{ header: `block start (${timezone ?? 'UTC'})` }, { header: 'end', align: 'num' }, { header: 'requests', align: 'num' }, { header: 'tokens', align: 'num' }, { header: 'weight', align: 'num' }, { header: 'USD', align: 'num' }, { header: 'models', whole: true }],
+    [{ header: `block start (${timezone ?? 'UTC'})` }, { header: 'end', align: 'num' }, { header: 'requests', align: 'num' }, { header: 'tokens', align: 'num' }, { header: 'weight', align: 'num' }, { header: 'USD', align: 'num' }, { header: 'models', list: true }],
     [
-      // a block's models each cut to 120 columns, not the list: six models are no hostile value
-      ...r.blocks.map((b) => [at(b.start).join(' ') + (b.active ? ' (active)' : ''), endText(at(b.start), at(b.end)), b.requests, b.tokens, ...costCells(b), b.models.map((m) => fit(clean(m))).join(', ')]),
+      // a block's models each cut to 120 columns, not the list: six models are no hostile value; on a
+      // narrow terminal the list shows the models that fit whole and +N for the rest (Column.list)
+      ...r.blocks.map((b) => [at(b.start).join(' ') + (b.active ? ' (active)' : ''), endText(at(b.start), at(b.end)), b.requests, b.tokens, ...costCells(b), b.models]),
       ['total', '', t.requests, t.tokens, ...costCells(t), ''],
     ],
     { color, title: '5-hour blocks', totals: 1 },

@@ -12,16 +12,19 @@ import { REAL_LOGS, REPO, assistant, cli, tempDir, writeCorpus } from '../helper
 
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
-/** stdout of the CLI run on a pseudo-terminal `cols` wide (stty), its stderr left out; the terminal's CRLF as LF. */
-function onTerminal(args: string[], cols: number, env: NodeJS.ProcessEnv = {}): string {
-  const command = `stty cols ${cols} && ${[process.execPath, join(REPO, 'dist/cli.js'), ...args].map(quote).join(' ')} 2>/dev/null`;
+/**
+ * stdout of the CLI run on a pseudo-terminal `cols` wide (stty), its stderr left out; the terminal's CRLF as LF.
+ * `stream` 'stderr': its stderr instead, its stdout left out.
+ */
+function onTerminal(args: string[], cols: number, env: NodeJS.ProcessEnv = {}, stream: 'stdout' | 'stderr' = 'stdout', status = 0): string {
+  const command = `stty cols ${cols} && ${[process.execPath, join(REPO, 'dist/cli.js'), ...args].map(quote).join(' ')} ${stream === 'stdout' ? '2>/dev/null' : '2>&1 >/dev/null'}`;
   const r = spawnSync('script', ['-qec', command, '/dev/null'], {
     encoding: 'utf8',
     env: { ...process.env, NO_COLOR: '1', HOME: tempDir(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   assert.equal(r.error, undefined, 'util-linux script runs the CLI on a pseudo-terminal');
-  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.status, status, r.stderr);
   return r.stdout.replace(/\r\n/g, '\n');
 }
 
@@ -87,4 +90,31 @@ test('on a terminal too narrow for a table, only its ids and paths are cut: mode
   assert.ok(!chain.includes('…'), chain);
   const replay = onTerminal(['replay', 'session', '4d5611e5', join(REAL_LOGS, 'marot-spotter'), '--db', ':memory:'], 60);
   assert.ok(!/\S…\S/.test(replay.split('\n').filter((l) => !l.startsWith('Session replay')).join('\n')), replay);
+});
+
+const BLOCKS = ['blocks', REAL_LOGS, '--db', ':memory:', '--timezone', 'UTC'];
+
+test('blocks on a terminal fits it: its models whole and +N for the rest at 120 columns, their number at 80; piped, every model as before', () => {
+  const piped = cli(BLOCKS, { HOME: tempDir() });
+  assert.equal(piped.code, 0, piped.stderr);
+  // the real logs' block of three models made the table 144 columns wide
+  assert.ok(widest(piped.stdout) > 120, `${widest(piped.stdout)}`);
+  assert.match(piped.stdout, /claude-haiku-4-5-20251001, claude-opus-4-6, claude-sonnet-4-5-20250929$/m);
+  const at120 = onTerminal(BLOCKS, 120);
+  assert.ok(widest(at120) <= 120, at120);
+  assert.match(at120, /  claude-haiku-4-5-20251001, claude-opus-4-6 \+1$/m);
+  // no model cut: each shown is a model of the piped table, whole
+  assert.ok(!at120.includes('…'), at120);
+  const at80 = onTerminal(BLOCKS, 80);
+  assert.ok(widest(at80) <= 80, at80);
+  // each block's number of models, as the piped list has them
+  const counts = (t: string) => t.split('\n').filter((l) => /^\d{4}-\d\d-\d\d /.test(l)).map((l) => l.replace(/^.*\$[\d.,]+ {2}/, ''));
+  assert.deepEqual(counts(at80), counts(piped.stdout).map((m) => String(m.split(', ').length)));
+  // every other cell as piped, line for line
+  const cells = (t: string) => t.split('\n').filter((l) => !l.startsWith('─')).map((l) => l.split(/ {2,}/).slice(0, 6).join('|'));
+  assert.deepEqual(cells(at80).slice(3), cells(piped.stdout).slice(3));
+  // a terminal as wide as the table, or COLUMNS over it, and any COLUMNS off a terminal: the piped text, byte for byte
+  assert.equal(onTerminal(BLOCKS, 200), piped.stdout);
+  assert.equal(onTerminal(BLOCKS, 80, { COLUMNS: '400' }), piped.stdout);
+  assert.equal(cli(BLOCKS, { HOME: tempDir(), COLUMNS: '40' }).stdout, piped.stdout);
 });

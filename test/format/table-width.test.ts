@@ -2,12 +2,13 @@
  * Tables that fit the terminal: on a TTY of known width (table()'s `width`, by default
  * terminalWidth() of stdout) a wider table cuts its text columns with fit(), widest first, each to
  * a floor (MIN_FIT_WIDTH, Column.min, its header), never a number or a `whole` column; off a TTY
- * nothing changes. And a totals row's label runs into the blank cells to its right instead of
- * widening its column.
+ * nothing changes. A list column (Column.list) is shortened to whole items and a count of the rest
+ * (fitList), or to the number of its items. And a totals row's label runs into the blank cells to
+ * its right instead of widening its column.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type Cell, type Column, displayWidth, MIN_FIT_WIDTH, shrinkWidths, table, terminalWidth } from '../../src/format/table.js';
+import { type Cell, type Column, displayWidth, fitList, MIN_FIT_WIDTH, shrinkWidths, table, terminalWidth } from '../../src/format/table.js';
 
 const ID = '4d5611e5-241a-462a-8d15-5122611a9569:side:f4ab2bf6-d642-431a-85cb-66691f24c404';
 const PATH = '/home/USER/projects/spotter-worktrees/spotter-fum';
@@ -175,4 +176,41 @@ test('a table cut to its width cuts an overflowing label to the room it runs int
   assert.ok(t.at(-1)!.startsWith('total (all 8'));
   assert.ok(t.at(-1)!.includes('…'));
   assert.ok(t.at(-1)!.endsWith('4,309'));
+});
+
+test('fitList: whole items as many as fit, then +N for the rest; the first item whatever its width', () => {
+  const models = ['claude-haiku-4-5-20251001', 'claude-opus-4-6', 'claude-sonnet-4-5-20250929'];
+  assert.equal(fitList(models, 200), models.join(', '));
+  assert.equal(fitList(models, 45), 'claude-haiku-4-5-20251001, claude-opus-4-6 +1');
+  assert.equal(fitList(models, 44), 'claude-haiku-4-5-20251001 +2');
+  assert.equal(fitList(models, 5), 'claude-haiku-4-5-20251001 +2');
+  assert.equal(fitList(['claude-opus-4-6'], 5), 'claude-opus-4-6');
+  assert.equal(fitList([], 5), '');
+});
+
+test('a table\'s list column is shortened on a narrow terminal: whole items and +N; too narrow for that, the count; whole off a terminal', () => {
+  const cols: Column[] = [{ header: 'start' }, { header: 'requests', align: 'num' }, { header: 'models', list: true }];
+  const rows: Cell[][] = [
+    ['2026-02-12 14:00', 251, ['claude-haiku-4-5-20251001', 'claude-opus-4-6', 'claude-sonnet-4-5-20250929']],
+    ['2026-02-12 20:00', 122, ['claude-opus-4-6']],
+    ['total', 373, ''],
+  ];
+  const whole = table(cols, rows, { width: Infinity });
+  assert.ok(whole.includes('claude-haiku-4-5-20251001, claude-opus-4-6, claude-sonnet-4-5-20250929'), whole);
+  const at = (width: number) => table(cols, rows, { width, totals: 1 });
+  // 28 columns before the list: 50 leave it 22 (no names, a count), 60 leave it 32, 80 leave it 52
+  const shortened = at(80);
+  assert.ok(displayWidth(shortened.split('\n')[2]!) <= 80, shortened);
+  assert.match(shortened, /claude-haiku-4-5-20251001, claude-opus-4-6 \+1$/m);
+  assert.match(at(60), /claude-haiku-4-5-20251001 \+2$/m);
+  assert.match(at(60), /claude-opus-4-6$/m);
+  const counted = at(50);
+  assert.ok(Math.max(...counted.split('\n').map(displayWidth)) <= 50, counted);
+  assert.match(counted, / 251 {2}3$/m);
+  assert.match(counted, / 122 {2}1$/m);
+  assert.ok(!counted.includes('claude'), counted);
+  // no model name is ever cut
+  for (const t of [shortened, at(60), counted]) assert.ok(!t.includes('…'), t);
+  // the items are cleaned as any cell is
+  assert.ok(table(cols, [['x', 1, ['a\u001b[2Jb']]], { width: Infinity }).includes('a?[2Jb'));
 });
