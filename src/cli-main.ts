@@ -13,7 +13,8 @@ import yargs, { type Argv } from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { commands } from './commands/index.js';
 import { type Command, expandPathOptions, FLAG_OPTIONS, type Io, packageVersion } from './commands/command.js';
-import { clean, jsonText, useColor } from './format/table.js';
+import { clean, jsonText, terminalWidth, useColor } from './format/table.js';
+import { wrap } from './format/wrap.js';
 import { progressLine } from './format/progress.js';
 import { signalWatch } from './format/signals.js';
 import { UsageError } from './errors.js';
@@ -40,9 +41,10 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
     // notices and errors may quote transcript text (paths, ids): cleaned as tables are. A notice is
     // one line: a line break in what it quotes (a directory or TZ named with one) is a ?, as in a
     // usage error; it was kept, and the notice's text split over two lines
+    // (on a terminal wrapped to its width, at word boundaries: format/wrap.ts; off one, as it is)
     stderr: (line) => {
       progress?.clear();
-      process.stderr.write(clean(line) + '\n');
+      process.stderr.write(wrap(clean(line), terminalWidth(process.stderr, env)) + '\n');
     },
     progress: progress?.update,
     // Ctrl-C or a kill while a large ingest stages its facts removes the staged files before the
@@ -168,7 +170,8 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
     progress?.clear();
     if (err instanceof UsageError) {
       // one line, whatever a flag's value held (`--agent $'@a\nb'` broke it in two): line breaks as ?, as other controls
-      process.stderr.write(`cachelens: ${clean(err.message)}${err.hint ? ` (${clean(err.hint)})` : ''}\n`);
+      // (wrapped to a terminal's width on one, as a notice is)
+      process.stderr.write(wrap(`cachelens: ${clean(err.message)}${err.hint ? ` (${clean(err.hint)})` : ''}`, terminalWidth(process.stderr, env)) + '\n');
       exitCode = 2;
     } else throw err;
   } finally {

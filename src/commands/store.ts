@@ -21,6 +21,7 @@ import { realPlace, refuseInLogs, rootsRead } from '../store/log-dirs.js';
 import { PORTABLE_TABLES, type SqlSource, openParquet, usePortableViews } from '../store/portable.js';
 import { isBundledName, listQueries, networkSettings, queryParams, querySql, runQueryTable, writeTargets } from '../store/queries.js';
 import { Store } from '../store/store.js';
+import { wrap } from '../format/wrap.js';
 import { type Command, filtersLineOf, type Io, commonOptions, withContext, withLogOptions } from './command.js';
 
 /**
@@ -379,8 +380,9 @@ export const exportCommand: Command = {
       const result = await exportParquet(ctx.store, dir, { timezone: f.timezone, since: f.since, until: f.until, project: f.project, logRoots });
       // the filters in force head the text and are echoed, as summary's are (export said neither)
       const line = await filtersLineOf(ctx, result.tables.some((t) => t.rows > 0));
+      // the first line wrapped to a terminal's width (format/wrap.ts); the counts are a table of their own
       const text = line + [
-        `exported to ${result.dir} (days in ${result.timezone}):`,
+        wrap(`exported to ${result.dir} (days in ${result.timezone}):`),
         // counts as every table writes them (148,213, not 148213), and 1 day, 1 file (it said 1 days, 1 files)
         ...result.tables.map((t) => `  ${t.table.padEnd(12)} ${counted(t.rows, 'row', 11)}  ${counted(t.days, 'day', 5)}  ${counted(t.files, 'file', 5)}`.trimEnd()),
       ].join('\n');

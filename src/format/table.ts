@@ -4,6 +4,7 @@
  * `width`). Every reporter that prints a table uses this.
  */
 import { jsonNumber, roundNumbers } from './json-numbers.js';
+import { wrap } from './wrap.js';
 
 /** A list column's cell (Column.list) is its items; any other is text or a number. */
 export type Cell = string | number | readonly string[] | null | undefined;
@@ -398,7 +399,7 @@ const blank = (s: string | undefined) => s === undefined || s === '';
  * `width`: the columns the table may take (default terminalWidth(): the terminal's on a TTY, else no
  * limit); a wider table's text columns are cut to fit it (shrinkWidths), each cell with fit(), a list's
  * with fitList(): whole items and `+N`, or, when even its first items and counts leave the table too
- * wide, the number of its items.
+ * wide, the number of its items. The title is wrapped to the width (format/wrap.ts).
  * Example: rows [['a', 1], ['total', 2], ['total', 3]] with totals 1 → a, total, then a rule, then total 3.
  */
 export function table(columns: Column[], rows: Cell[][], opts: { color?: boolean; title?: string; totals?: number; width?: number } = {}): string {
@@ -458,7 +459,8 @@ export function table(columns: Column[], rows: Cell[][], opts: { color?: boolean
     cells.map((c, j) => (j === 0 ? c : (columns[from + j]!.totals ? ruleGap : gap) + c)).join('');
   const rule = join(widths.map((w) => '─'.repeat(w)), '──', '─┼─');
   const lines: string[] = [];
-  if (opts.title) lines.push(bold(opts.title, Boolean(opts.color)));
+  // a title is a line of text: wrapped to the terminal, never cut (format/wrap.ts)
+  if (opts.title) lines.push(bold(wrap(opts.title, width), Boolean(opts.color)));
   lines.push(bold(join(columns.map((c, i) => pad(c.header, i)), '  ', ' │ ').trimEnd(), Boolean(opts.color)));
   lines.push(join(widths.map((w) => '─'.repeat(w)), '  ', ' ┼ '));
   text.forEach((r, k) => {

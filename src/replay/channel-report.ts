@@ -5,6 +5,7 @@
  */
 import type { ChannelReplayResult, ChannelStrategy, StrategySummary } from './channel-replay.js';
 import { clean, table, usd } from '../format/table.js';
+import { wrap } from '../format/wrap.js';
 import { fmtCount } from '../report/format.js';
 import { skipGroups, skipLines } from './skips.js';
 import { pricesOf } from './names.js';
@@ -106,6 +107,7 @@ export function formatChannelReplay(r: ChannelReplayResult, opts: { color?: bool
   );
   const c = r.channel;
   const st = r.settings;
+  // the table fits a terminal's width itself; every other line is text, wrapped to it (format/wrap.ts)
   return [
     `Channel replay · #${clean(c.channel_id)} · ${fmtCount(c.messages, 'message')} · ${fmtCount(c.mentions, 'mention')} of ${clean(c.agent)}` +
       (c.skipped_lines.length ? ` · ${fmtCount(c.skipped_lines.length, 'bad line')} skipped` : ''),
@@ -118,5 +120,7 @@ export function formatChannelReplay(r: ChannelReplayResult, opts: { color?: bool
     '',
     priceBasis(st),
     `Token counts are ${st.encoding} estimates of Claude's tokenizer: absolute numbers are approximate, ratios are the result.`,
-  ].join('\n') + '\n';
+  ]
+    .map((l) => (l === metrics ? l : wrap(l)))
+    .join('\n') + '\n';
 }

@@ -3,6 +3,7 @@
  * strategy) and the `recorded` fidelity out. `--json` is the same result serialised.
  */
 import { clean, fixed, int, pct, table, usd, type Cell } from '../format/table.js';
+import { wrap } from '../format/wrap.js';
 import type { ReplayRun } from '../report/data.js';
 import { fmtCount } from '../report/format.js';
 import { requestRange } from './session-calibrate.js';
@@ -64,13 +65,16 @@ export function formatSessionReplay(r: SessionReplayResult, opts: { color?: bool
     out.push(`--calibrate ${conv.k}: not calibrated (${clean(conv.reason ?? '')})${r.fidelity && c.requests >= 2 ? `; fidelity on ${requestRange(2, c.requests)}` : ''}`);
   }
   out.push('');
+  // the tables fit a terminal's width themselves; every other line is text, wrapped to it (format/wrap.ts)
+  const tables = new Set<string>();
+  const shown = (t: string) => (tables.add(t), t);
   if (strategies.length) {
     out.push(
-      table(
+      shown(table(
         [{ header: 'metric' }, ...strategies.map((s) => ({ header: s, align: 'num' as const }))],
         METRICS.filter((m) => !m.when || strategies.some((s) => m.when!(r.strategies[s]!))).map((m) => [m.label, ...strategies.map((s) => m.cell(r.strategies[s]!))]),
         { color: opts.color },
-      ),
+      )),
     );
   }
   for (const n of r.not_run) out.push(`not run: ${n.strategy} (${clean(n.reason)})`);
@@ -83,11 +87,11 @@ export function formatSessionReplay(r: SessionReplayResult, opts: { color?: bool
     out.push('', `${fidelityHeading(f.from, c.requests)}:`);
     const row = (label: string, e: typeof f.prompt): Cell[] => [label, pct(e.median_rel_error), pct(e.p90_rel_error), pct(e.mean_signed_rel_error), int(e.n)];
     out.push(
-      table(
+      shown(table(
         [{ header: '' }, { header: 'median', align: 'num' }, { header: 'p90', align: 'num' }, { header: 'mean signed', align: 'num' }, { header: 'requests', align: 'num' }],
         [row('prompt size P', f.prompt), row('cache reads', f.cache_read)],
         { color: opts.color },
-      ),
+      )),
     );
     if (f.prompt.observed_zero) out.push(promptZeroNote(f.prompt.observed_zero));
     if (f.cache_read.observed_zero) out.push(cacheReadZeroNote(f.cache_read.observed_zero, f.cache_read.predicted_zero_too));
@@ -97,7 +101,7 @@ export function formatSessionReplay(r: SessionReplayResult, opts: { color?: bool
     out.push(`${skippedHeading(c.skipped_lines, c.noted_lines)}:`);
     out.push(...skipLines(c.skipped));
   }
-  return out.join('\n') + '\n';
+  return out.map((l) => (tables.has(l) ? l : wrap(l))).join('\n') + '\n';
 }
 
 /** The prefix line's figures: request 1's calibration and the replay's settings. */

@@ -5,6 +5,7 @@
 import type { AnatomyResult, AnatomyRow, ChainDetail } from '../analyses/anatomy-summary.js';
 import { type Cell, clean, type Column, fit, int, pct, table, usd } from '../format/table.js';
 import { allUnpriced } from '../analyses/weigh.js';
+import { wrap } from '../format/wrap.js';
 import { counted, duration } from './units.js';
 
 export interface FormatAnatomyOptions {
@@ -45,7 +46,8 @@ export function formatAnatomy(result: AnatomyResult, options: FormatAnatomyOptio
   const share = (x: number) => (writes > 0 ? pct(x / writes) : '—');
   const aw = t.anatomy_weight;
   const out: string[] = [];
-  out.push(`Cache anatomy: ${counted(t.chains, 'chain')}, ${counted(t.requests, 'request')} (rewrites under ${int(result.jitter)} tokens count as growth)`);
+  // lines of text are wrapped to a terminal's width (format/wrap.ts); the tables fit theirs
+  out.push(wrap(`Cache anatomy: ${counted(t.chains, 'chain')}, ${counted(t.requests, 'request')} (rewrites under ${int(result.jitter)} tokens count as growth)`));
   out.push(
     table(
       [{ header: 'cache writes' }, num('tokens'), num('share'), num('weight'), num('events')],
@@ -113,7 +115,7 @@ export function formatAnatomy(result: AnatomyResult, options: FormatAnatomyOptio
   const repurchaseTitle = `Re-purchase pattern (reads pinned, whole context re-bought every round), by waste${repurchaseMore}`;
   out.push(
     result.repurchase.length === 0
-      ? `${repurchaseTitle}\nnone`
+      ? wrap(`${repurchaseTitle}\nnone`)
       : table(
           [{ header: 'chain', cut: true }, { header: 'agent type' }, num('rounds'), num('median read'), num('waste wt'), num('weight')],
           repurchase.map((r) => {
@@ -229,5 +231,5 @@ export function formatChain(detail: ChainDetail, color = false): string {
     ]),
     { color },
   );
-  return `${head}\n\n${rows}\n`;
+  return `${wrap(head)}\n\n${rows}\n`;
 }

@@ -5,6 +5,7 @@
  */
 import type { CrosstabCell, CrosstabResult, DimValue, Measure } from '../analyses/crosstab.js';
 import { type Cell, clean, fit, fixed, int, pct, table, usd } from '../format/table.js';
+import { wrap } from '../format/wrap.js';
 
 /** Measures that cover priced requests only. */
 const PRICED = new Set<Measure>(['weight', 'usd', 'write_read_ratio']);
@@ -89,5 +90,6 @@ export function formatCrosstab(r: CrosstabResult, color: boolean, timezone?: str
       lines.push(clean(`  ${fit(clean(String(e.row)))} × ${fit(clean(String(e.col)))}: ${e.equal ? 'yes' : 'no'} — ${e.matching} of ${e.chains} chain${e.chains === 1 ? '' : 's'}`));
     }
   }
-  return lines.join('\n');
+  // the lines under the table are text, wrapped to a terminal's width (format/wrap.ts); the table fits its own
+  return [lines[0]!, ...lines.slice(1).map((l) => wrap(l))].join('\n');
 }

@@ -4,6 +4,7 @@ import type { SessionRow, SessionTotals } from '../analyses/sessions.js';
 import type { Quality, SummaryResult, Totals } from '../analyses/summary.js';
 import { localDayMinute } from '../format/days.js';
 import { type Column, clean, fit, int, table, usd } from '../format/table.js';
+import { wrap } from '../format/wrap.js';
 import { counted } from './units.js';
 import { READ_ANYWAY } from '../types.js';
 
@@ -33,8 +34,9 @@ export function formatSummary(r: SummaryResult, color = false): string {
   out.push(table([{ header: 'model' }, ...TOKEN_COLS], [...r.by_model.map((m) => [m.model, ...cells(m)]), ['total', ...cells(r.totals)]], { color, totals: 1, title: 'By model' }));
   out.push(table([{ header: 'project', cut: true }, ...TOKEN_COLS], r.by_project.map((p) => [p.project, ...cells(p)]), { color, title: 'By project' }));
   out.push(table([{ header: 'day' }, ...TOKEN_COLS], r.by_day.map((d) => [d.day, ...cells(d)]), { color, title: `By day (${r.filters.timezone})` }));
-  out.push(formatQuality(r.quality));
-  out.push('weight = cost in base-input-token equivalents (write 5m ×1.25, write 1h ×2, read ×0.1, output ×5 for current models)');
+  // lines of text, wrapped to a terminal's width (format/wrap.ts); the tables fit theirs
+  out.push(wrap(formatQuality(r.quality)));
+  out.push(wrap('weight = cost in base-input-token equivalents (write 5m ×1.25, write 1h ×2, read ×0.1, output ×5 for current models)'));
   return out.join('\n\n');
 }
 

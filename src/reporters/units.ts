@@ -4,6 +4,7 @@
 import type { Filters } from '../analyses/filters.js';
 import { clean, grouped, int, usd } from '../format/table.js';
 import { fmtFilters } from '../report/format.js';
+import { wrap } from '../format/wrap.js';
 
 /** A count and its noun, singular for 1: (1, 'file') → "1 file", (1,424, 'file') → "1,424 files". */
 export function counted(n: number, noun: string, plural = noun + 's'): string {
@@ -58,5 +59,6 @@ export function filtersLine(f: Pick<Filters, 'since' | 'until' | 'project'>, pro
     const when = days === null ? 'none at all' : days.first === days.last ? `all on ${days.first}` : `from ${days.first} to ${days.last}`;
     why = `: no request on those days; ${read}: ${when}`;
   }
-  return `Filtered: ${clean(fmtFilters(f))}${why}\n\n`;
+  // wrapped to a terminal's width (format/wrap.ts)
+  return `${wrap(`Filtered: ${clean(fmtFilters(f))}${why}`)}\n\n`;
 }

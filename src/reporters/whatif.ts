@@ -8,6 +8,7 @@ import { allUnpriced } from '../analyses/weigh.js';
 import { jsonNumber } from '../format/json-numbers.js';
 import { type Cell, type Column, clean, fit, int, pct, table, usd } from '../format/table.js';
 import { tiedBudgets, tiePhrase } from '../report/section-keepalive.js';
+import { wrap } from '../format/wrap.js';
 import { counted, signedInt, signedPct, signedUsd } from './units.js';
 
 const num = (header: string): Column => ({ header, align: 'num' });
@@ -17,7 +18,8 @@ export function formatTtl(result: TtlResult, color = false): string {
   const out: string[] = [];
   // the chains the override applies to, by their writes of any day (under --since a chain can be one of
   // them by its writes before the window, and the window's verdict 'no change'): it said 'N chains change'
-  out.push(`TTL override: force ${result.to} on ${from} chains (scope ${result.scope}); ${int(result.changed_chains)} of ${counted(result.chains, 'chain')} ${result.changed_chains === 1 ? 'writes' : 'write'} ${from} tokens`);
+  // lines of text are wrapped to a terminal's width (format/wrap.ts); the tables fit theirs
+  out.push(wrap(`TTL override: force ${result.to} on ${from} chains (scope ${result.scope}); ${int(result.changed_chains)} of ${counted(result.chains, 'chain')} ${result.changed_chains === 1 ? 'writes' : 'write'} ${from} tokens`));
   // nothing priced: the cost is unknown, not $0; some unpriced: +?, as summary and anatomy mark the same sums
   const known = !allUnpriced(result);
   const w = (v: number): Cell => (known ? partly(result, v) : 'unknown');
@@ -40,7 +42,7 @@ export function formatTtl(result: TtlResult, color = false): string {
   // f* below 0 or above 100% is no share: what it means, not '-15.0%'
   const outside = breakEvenOutside(result.break_even_share, result.to);
   const fStar = outside ? `${outside.bound} (${outside.meaning})` : pct(result.break_even_share);
-  out.push(`expiry share f ${pct(result.expiry_share)}, break-even f* ${fStar}: ${verdict(result)}${unpriced}`);
+  out.push(wrap(`expiry share f ${pct(result.expiry_share)}, break-even f* ${fStar}: ${verdict(result)}${unpriced}`));
   // no request, no bucket: no table of headers alone
   if (result.buckets.length === 0) return out.join('\n\n') + '\n';
   out.push(
@@ -133,7 +135,9 @@ export function formatKeepalive(result: KeepaliveResult, color = false): string 
     result.unpriced_gaps > 0
       ? `; ${int(result.unpriced_gaps)} of them ${result.unpriced_gaps === 1 ? 'touches' : 'touch'} ${unpricedModels(result.unpriced_models)}: counted, their weights unknown`
       : '';
-  out.push(
+  // lines of text are wrapped to a terminal's width (format/wrap.ts); the tables fit theirs
+  const say = (text: string) => out.push(wrap(text));
+  say(
     `Keepalive pings every ${seconds(result.interval_s)} s on ${PINGED[result.scope]} (TTL ${int(result.ttl_s)} s), ` +
       `each ${int(result.ping_in)} tokens in / ${int(result.ping_out)} out; ${counted(result.gaps, 'gap')}${unpriced}`,
   );
@@ -184,7 +188,7 @@ export function formatKeepalive(result: KeepaliveResult, color = false): string 
   const mark = (unpriced: number) => (unpriced > 0 ? ' +?' : '');
   const subagentShare = result.subagent_weight > 0 ? `${int(result.subagent_weight)} wt${mark(result.subagent_unpriced_requests)}` : 'none';
   const allShare = `${int(result.baseline_weight)} wt${mark(result.unpriced_requests)}, ${usd(result.baseline_usd)}${mark(result.unpriced_requests)}`;
-  out.push(
+  say(
     `% subagent wt: net saving on subagent chains over their weight (${known ? subagentShare : 'unknown'}); ` +
       `% all wt: net saving over all weight (${known ? allShare : 'unknown'})` +
       (result.budgets.length > 1 ? '; best budget: the largest net USD' : ''),
@@ -196,7 +200,7 @@ export function formatKeepalive(result: KeepaliveResult, color = false): string 
     const head = only ? `budget ${budgetLabel(only.budget)}` : 'best budget';
     // of the chains the scope pings: a 5-minute main chain with gaps under --scope subagents was said to have none
     const pinged = PINGED[result.scope].replace(/ only$/, '');
-    out.push(result.gaps > 0 ? `${head}: unknown (no gap of a priced chain)` : `${head}: none (no gaps between requests of ${pinged})`);
+    say(result.gaps > 0 ? `${head}: unknown (no gap of a priced chain)` : `${head}: none (no gaps between requests of ${pinged})`);
     return out.join('\n\n') + '\n';
   }
   // budgets that net the same as the best tie with it, as the report's reading says (best_budget is the smallest)
@@ -210,7 +214,7 @@ export function formatKeepalive(result: KeepaliveResult, color = false): string 
   // (every larger budget, unbounded included, nets the same), net saving 0 wt ($0.0000, 0.00% of all weight)')
   const noneSent = result.budgets.every((b) => b.pings === 0) && (!only || best.budget !== 0);
   const noGap = `no gap between requests of the pinged chains is longer than the ${seconds(result.interval_s)} s interval`;
-  out.push(
+  say(
     noneSent
       ? only
         ? `at ${pings}: no ping sent, net saving 0: ${noGap}`
@@ -224,7 +228,7 @@ export function formatKeepalive(result: KeepaliveResult, color = false): string 
   // the highest % all wt, can be another: said, so that the best is not read as a mistake
   const mostWeight = result.budgets.reduce((a, b) => (b.net_saving_weight > a.net_saving_weight + 1e-9 * Math.abs(a.net_saving_weight) ? b : a));
   if (!only && mostWeight !== best && mostWeight.net_saving_weight > best.net_saving_weight + 1e-9 * Math.abs(best.net_saving_weight) && mostWeight.net_saving_usd < best.net_saving_usd) {
-    out.push(
+    say(
       `budget ${budgetLabel(mostWeight.budget)} nets more weight, ${int(printedNet(mostWeight))} wt${partly(gapsLeftOut(mostWeight), '')} (${signedPct(mostWeight.net_saving_pct_all)} of all weight), ` +
         `but less USD, ${partly(gapsLeftOut(mostWeight), usd(mostWeight.net_saving_usd))}: the gaps' models have different prices per weight, and the best budget is the one that nets the most USD`,
     );
@@ -270,7 +274,7 @@ export function formatKeepalive(result: KeepaliveResult, color = false): string 
   // be of another day: that model's row then has pings and no request, and its weight 0 is not a cost of 0
   const pingsOnly = result.buckets.filter((b) => b.dimension === 'model' && b.requests === 0 && b.gaps > 0).map((b) => fit(clean(b.bucket)));
   if (pingsOnly.length > 0) {
-    out.push(
+    say(
       `${pingsOnly.join(', ')}: no request in the days asked for; ${pingsOnly.length === 1 ? 'its row is' : 'their rows are'} the pings on gaps ` +
         `after its request of an earlier day, before one of another model: they keep that request's cache, at its model's price`,
     );

@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { displayWidth } from '../../src/format/table.js';
+import { visibleWidth } from '../../src/format/wrap.js';
 import { REAL_LOGS, REPO, assistant, cli, tempDir, writeCorpus } from '../helpers/corpus.js';
 
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
@@ -92,6 +93,27 @@ test('on a terminal too narrow for a table, only its ids and paths are cut: mode
   assert.ok(!/\S…\S/.test(replay.split('\n').filter((l) => !l.startsWith('Session replay')).join('\n')), replay);
 });
 
+/**
+ * The lines of `text` that belong to a table: a rule under a header (runs of ─ apart by two spaces or
+ * ┼), the header above it, and the lines below it up to a blank line.
+ */
+function tableLines(text: string): Set<number> {
+  const lines = text.split('\n');
+  const out = new Set<number>();
+  lines.forEach((l, k) => {
+    if (!/^─[─┼ ]*$/.test(l) || !/^─+( {2}─+| ┼ ─+)*$/.test(l)) return;
+    out.add(k - 1);
+    for (let j = k; j < lines.length && lines[j] !== ''; j++) out.add(j);
+  });
+  return out;
+}
+/** The lines of `text` outside its tables. */
+const textLines = (text: string) => {
+  const tables = tableLines(text);
+  return text.split('\n').filter((_, k) => !tables.has(k));
+};
+const words = (s: string) => s.split(/\s+/).filter(Boolean);
+
 const BLOCKS = ['blocks', REAL_LOGS, '--db', ':memory:', '--timezone', 'UTC'];
 
 test('blocks on a terminal fits it: its models whole and +N for the rest at 120 columns, their number at 80; piped, every model as before', () => {
@@ -117,4 +139,63 @@ test('blocks on a terminal fits it: its models whole and +N for the rest at 120 
   assert.equal(onTerminal(BLOCKS, 200), piped.stdout);
   assert.equal(onTerminal(BLOCKS, 80, { COLUMNS: '400' }), piped.stdout);
   assert.equal(cli(BLOCKS, { HOME: tempDir(), COLUMNS: '40' }).stdout, piped.stdout);
+});
+
+const KEEPALIVE = ['whatif', 'keepalive', REAL_LOGS, '--db', ':memory:', '--timezone', 'UTC'];
+
+test('whatif keepalive at 80 columns: every line outside its tables fits, wrapped at words; the tables as piped; piped output unchanged', () => {
+  const piped = cli(KEEPALIVE, { HOME: tempDir() });
+  assert.equal(piped.code, 0, piped.stderr);
+  // the '% subagent wt' note was ~172 columns on the real logs
+  const note = piped.stdout.split('\n').find((l) => l.startsWith('% subagent wt'))!;
+  assert.ok(displayWidth(note) > 160, note);
+  const shown = onTerminal(KEEPALIVE, 80);
+  const text = textLines(shown);
+  assert.ok(text.length > textLines(piped.stdout).length, 'some lines were wrapped');
+  for (const l of text) assert.ok(visibleWidth(l) <= 80, `${visibleWidth(l)}: ${l}`);
+  // the same words in the same order: wrapped, not cut
+  assert.deepEqual(words(text.join('\n')), words(textLines(piped.stdout).join('\n')));
+  assert.ok(!text.some((l) => l.includes('…')), shown);
+  // the note's continuation lines begin where it does (no indent of its own)
+  const at = text.findIndex((l) => l.startsWith('% subagent wt'));
+  assert.ok(visibleWidth(text[at]!) <= 80 && text[at + 1] !== '' && !text[at + 1]!.startsWith(' '), text.slice(at, at + 3).join('\n'));
+  // the tables' lines are the piped tables' lines (their numbers are never cut: no narrower than they must be)
+  const tables = (t: string) => t.split('\n').filter((_, k) => tableLines(t).has(k));
+  assert.deepEqual(tables(shown), tables(piped.stdout));
+  assert.equal(onTerminal(KEEPALIVE, 300), piped.stdout);
+  assert.equal(cli(KEEPALIVE, { HOME: tempDir(), COLUMNS: '40' }).stdout, piped.stdout);
+});
+
+test('every command\'s lines outside tables fit an 80-column terminal; piped, they are as before', () => {
+  const logs = ['--db', ':memory:', '--timezone', 'UTC'];
+  for (const args of [
+    ['summary', REAL_LOGS, ...logs],
+    ['anatomy', REAL_LOGS, ...logs],
+    ['anatomy', REAL_LOGS, ...logs, '--chain', '4d5611e5-241a-462a-8d15-5122611a9569'],
+    ['whatif', 'ttl', REAL_LOGS, ...logs],
+    ['crosstab', REAL_LOGS, ...logs],
+    ['replay', 'session', 'top', REAL_LOGS, '--db', ':memory:'],
+    ['replay', 'channel', join(REPO, 'sample-logs/channels/backend.jsonl')],
+  ]) {
+    const piped = cli(args, { HOME: tempDir() });
+    assert.equal(piped.code, 0, piped.stderr);
+    const shown = onTerminal(args, 80);
+    for (const l of textLines(shown)) assert.ok(visibleWidth(l) <= 80, `${args.slice(0, 2).join(' ')}: ${l}`);
+    assert.deepEqual(words(textLines(shown).join('\n')), words(textLines(piped.stdout).join('\n')), args.join(' '));
+    assert.equal(onTerminal(args, 400), piped.stdout, args.join(' '));
+  }
+});
+
+test('a notice or an error on a terminal is wrapped to it; piped, one line as before', () => {
+  const missing = join(tempDir(), 'a-directory-with-a-rather-long-name', 'and-another-below-it', 'logs');
+  const args = ['summary', missing, '--db', ':memory:'];
+  const piped = cli(args, { HOME: tempDir() });
+  assert.equal(piped.code, 2);
+  assert.equal(piped.stderr.trimEnd().split('\n').length, 1, piped.stderr);
+  assert.ok(displayWidth(piped.stderr.trimEnd()) > 60, piped.stderr);
+  const shown = onTerminal(args, 60, {}, 'stderr', 2).trimEnd();
+  assert.ok(shown.split('\n').length > 1, shown);
+  for (const l of shown.split('\n')) assert.ok(visibleWidth(l) <= 60, l);
+  // every character but the spaces at the breaks, in order
+  assert.equal(shown.replace(/\s/g, ''), piped.stderr.replace(/\s/g, ''));
 });
