@@ -28,7 +28,8 @@ export interface Column {
   /**
    * a list (a block's models, a request's causes): its cells are the items, shown joined by ', ', each
    * fit() on its own. A table too wide for its terminal shortens it as fitList() does: whole items, as
-   * many as fit, then `+N` for the rest; too narrow for one item a row, the number of items.
+   * many as fit, then `+N` for the rest; too narrow for one item a row, the number of items, when
+   * that makes the table fit (a table too wide for its numbers anyway keeps the items it can).
    */
   list?: boolean;
 }
@@ -399,7 +400,7 @@ const blank = (s: string | undefined) => s === undefined || s === '';
  * `width`: the columns the table may take (default terminalWidth(): the terminal's on a TTY, else no
  * limit); a wider table's text columns are cut to fit it (shrinkWidths), each cell with fit(), a list's
  * with fitList(): whole items and `+N`, or, when even its first items and counts leave the table too
- * wide, the number of its items. The title is wrapped to the width (format/wrap.ts).
+ * wide and the number of its items would make it fit, that number. The title is wrapped to the width (format/wrap.ts).
  * Example: rows [['a', 1], ['total', 2], ['total', 3]] with totals 1 → a, total, then a rule, then total 3.
  */
 export function table(columns: Column[], rows: Cell[][], opts: { color?: boolean; title?: string; totals?: number; width?: number } = {}): string {
@@ -436,10 +437,14 @@ export function table(columns: Column[], rows: Cell[][], opts: { color?: boolean
   const lists = columns.map((c, i) => (c.list ? text.reduce((w, _, k) => Math.max(w, listFloor(listOf(k, i))), 0) : 0));
   const cuttable = columns.map((c, i) => (c.list ? { ...c, cut: true, whole: false, min: lists[i]! } : c));
   let widths = shrinkWidths(cuttable, natural, width);
-  // too narrow for that: each list is the number of its items (a list's widest count, or its header)
-  const counted = columns.map((c, i) => Boolean(c.list) && widths[i]! < natural[i]! && tableWidth(columns, widths) > width);
+  // too narrow for that: each list is the number of its items (a list's widest count, or its header),
+  // when that makes the table fit; a table too wide for its numbers anyway keeps the names it can
+  let counted = columns.map((c, i) => Boolean(c.list) && widths[i]! < natural[i]! && tableWidth(columns, widths) > width);
   if (counted.some(Boolean)) {
-    widths = shrinkWidths(cuttable, natural.map((w, i) => (counted[i] ? text.reduce((m, _, k) => Math.max(m, listOf(k, i).length > 0 ? String(listOf(k, i).length).length : 0), displayWidth(columns[i]!.header)) : w)), width);
+    const countWidths = natural.map((w, i) => (counted[i] ? text.reduce((m, _, k) => Math.max(m, listOf(k, i).length > 0 ? String(listOf(k, i).length).length : 0), displayWidth(columns[i]!.header)) : w));
+    const narrower = shrinkWidths(cuttable, countWidths, width);
+    if (tableWidth(columns, narrower) <= width) widths = narrower;
+    else counted = counted.map(() => false);
   }
   widths.forEach((w, i) => {
     if (w >= natural[i]!) return;

@@ -211,6 +211,10 @@ test('a table\'s list column is shortened on a narrow terminal: whole items and 
   assert.ok(!counted.includes('claude'), counted);
   // no model name is ever cut
   for (const t of [shortened, at(60), counted]) assert.ok(!t.includes('…'), t);
+  // a table too wide for its other columns anyway (30 < 28 + 2 + the header 'models') keeps its first models and counts
+  const over = at(30);
+  assert.match(over, /claude-haiku-4-5-20251001 \+2$/m);
+  assert.match(over, /claude-opus-4-6$/m);
   // the items are cleaned as any cell is
   assert.ok(table(cols, [['x', 1, ['a\u001b[2Jb']]], { width: Infinity }).includes('a?[2Jb'));
 });
