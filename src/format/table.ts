@@ -405,9 +405,10 @@ const blank = (s: string | undefined) => s === undefined || s === '';
  */
 export function table(columns: Column[], rows: Cell[][], opts: { color?: boolean; title?: string; totals?: number; width?: number } = {}): string {
   // a list cell's items, each cleaned and fit as a cell is (its text below is them joined)
-  const items = rows.map((r) => r.map((c) => (Array.isArray(c) ? c.map((m: string) => fit(clean(m))) : undefined)));
+  // (none made for a table without a list: a query's table of 100,000s of rows)
+  const items = columns.some((c) => c.list) ? rows.map((r) => r.map((c) => (Array.isArray(c) ? c.map((m: string) => fit(clean(m))) : undefined))) : [];
   const text = rows.map((r, k) =>
-    r.map((c, i) => (c === null || c === undefined ? '' : typeof c === 'number' ? int(c) : Array.isArray(c) ? items[k]![i]!.join(', ') : columns[i]?.whole ? clean(c as string) : fit(clean(c as string)))),
+    r.map((c, i) => (c === null || c === undefined ? '' : typeof c === 'number' ? int(c) : Array.isArray(c) ? (items[k]?.[i] ?? c.map((m: string) => fit(clean(m)))).join(', ') : columns[i]?.whole ? clean(c as string) : fit(clean(c as string)))),
   );
   // widths are measured on the text as shown: cleaned, headers too (an invisible character is a '?', one column)
   columns = columns.map((c) => ({ ...c, header: c.whole ? clean(c.header) : fit(clean(c.header)) }));
