@@ -478,13 +478,21 @@ export function bestWhatIf(ttl: TtlResult | Error, keepalive: KeepaliveResult | 
     const saving = ttl.baseline_weight - ttl.scenario_weight;
     options.push({ label: 'force the 1-hour cache TTL', savingWeight: saving, savingUsd: ttl.baseline_usd - ttl.scenario_usd, ...shareOf(ttl.baseline_usd - ttl.scenario_usd, ttl.baseline_usd, saving, ttl.baseline_weight) });
   }
-  if (!(keepalive instanceof Error) && keepalive.baseline_weight > 0) {
-    const best = keepalive.budgets.find((b) => b.budget === keepalive.best_budget);
-    // budget 0 sends no ping: it is the bill as it is, not a what-if ("keepalive pings, budget 0 per gap, changes cost by 0.0%")
-    if (best && best.budget !== 0) {
+  if (!(keepalive instanceof Error) && keepalive.baseline_weight > 0 && keepalive.best_budget !== null) {
+    // budget 0 sends no ping: it is the bill as it is, not a what-if ("keepalive pings, budget 0 per gap, changes cost by
+    // 0.0%"), and nor is a budget that sends none. So the what-if is the best budget above 0 that pings, ranked as
+    // best_budget is (by USD, ties to the smaller): when every such budget costs more, best_budget is 0 and the least
+    // costly of them is still the keepalive what-if (it was left out, and the TTL override was called "the least
+    // costly" while one ping per gap cost less)
+    const pinging = keepalive.budgets.filter((b) => b.budget !== 0 && b.pings > 0);
+    let best = pinging.find((b) => b.budget === keepalive.best_budget);
+    if (keepalive.best_budget === 0) {
+      for (const row of pinging) if (!best || row.net_saving_usd > best.net_saving_usd + 1e-12 * Math.abs(best.net_saving_usd)) best = row;
+    }
+    if (best) {
       // the budgets that net what the best (the smallest of them) nets, as the keepalive section names them
-      const nets = keepalive.budgets.map((b) => ({ budget: b.budget === 'inf' ? null : b.budget, netSavingUsd: b.net_saving_usd, netSavingWeight: b.net_saving_weight }));
-      const bestNet = nets[keepalive.budgets.indexOf(best)]!;
+      const nets = pinging.map((b) => ({ budget: b.budget === 'inf' ? null : b.budget, netSavingUsd: b.net_saving_usd, netSavingWeight: b.net_saving_weight }));
+      const bestNet = nets[pinging.indexOf(best)]!;
       options.push({
         label: `keepalive pings, budget ${best.budget === 'inf' ? '∞' : best.budget} per gap${tiePhrase(nets, bestNet, tiedBudgets(nets, bestNet))}`,
         savingWeight: best.net_saving_weight,

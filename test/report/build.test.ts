@@ -579,7 +579,7 @@ test('the best what-if on an exact tie names every tied what-if: the 1-hour TTL 
   const { bestWhatIf } = await import('../../src/report/build.js');
   const { headlineReading, renderHeadline } = await import('../../src/report/section-headline.js');
   const ttl = { baseline_weight: 1_000_000, scenario_weight: 900_000, baseline_usd: 0.7, scenario_usd: 0.2 };
-  const row = (budget: number | 'inf', w: number, usd: number) => ({ budget, net_saving_weight: w, net_saving_usd: usd });
+  const row = (budget: number | 'inf', w: number, usd: number) => ({ budget, pings: budget === 0 ? 0 : 5, net_saving_weight: w, net_saving_usd: usd });
   // budget 2 nets what the TTL override saves (0.7 − 0.2 is 0.49999999999999994: float noise is no winner); 3 and ∞ net as much as 2
   const keepalive = { baseline_weight: 1_000_000, baseline_usd: 0.7, best_budget: 2, budgets: [row(0, 0, 0), row(1, 40_000, 0.2), row(2, 100_000, 0.5), row(3, 100_000, 0.5), row('inf', 100_000, 0.5)] };
   const best = bestWhatIf(ttl as never, keepalive as never)!;
@@ -707,7 +707,7 @@ test('the best what-if\'s share is of the cost in USD, as its dollars and the TT
   const { headlineReading, renderHeadline } = await import('../../src/report/section-headline.js');
   // models of different base prices: the weight share (−21.9%) is not the USD share (−18.9%) the TTL section says
   const ttl = { baseline_weight: 11_961_558.55, scenario_weight: 14_580_698.4, baseline_usd: 41.94233895, scenario_usd: 49.8600704 };
-  const keepalive = { baseline_weight: 11_961_558.55, baseline_usd: 41.94233895, best_budget: 4, budgets: [{ budget: 4, net_saving_weight: 705_000, net_saving_usd: 2.11 }] };
+  const keepalive = { baseline_weight: 11_961_558.55, baseline_usd: 41.94233895, best_budget: 4, budgets: [{ budget: 4, pings: 9, net_saving_weight: 705_000, net_saving_usd: 2.11 }] };
   const best = bestWhatIf(ttl as never, keepalive as never)!;
   assert.equal(best.shareOf, 'cost');
   assert.equal(best.savingShare, 2.11 / 41.94233895);
@@ -720,7 +720,7 @@ test('the best what-if\'s share is of the cost in USD, as its dollars and the TT
   assert.match(tile, /costs 18\.9% more with force the 1-hour cache TTL/);
 });
 
-test('the headline judges the best what-if by USD, as its verdict: a TTL override that saves weight on Haiku but costs more USD on Opus is said to cost more', async () => {
+test('the headline judges the best what-if by USD, as its verdict: a TTL override that saves weight on Haiku but costs more USD on Opus is said to cost more, and is not called the least costly when one keepalive ping per gap costs less', async () => {
   // Opus 4.6 main chain ($5/M): one request, w5 10,000. Forced to 1 h: 12,500 → 20,000 wt (+7,500 wt, +$0.0375).
   // Haiku 4.5 subagent ($1/M): w5 10,000 at 0, 55, 110 and 165 min (3,300 s gaps, each an expiry of 10,000).
   //   Forced to 1 h: 3,300 s ≤ 1 h, so each expiry becomes a read: 4 × 12,500 = 50,000 → 20,000 + 3 × 1,000 = 23,000
@@ -728,8 +728,10 @@ test('the headline judges the best what-if by USD, as its verdict: a TTL overrid
   // Override: saving 27,000 − 7,500 = +19,500 wt (31.2% of 62,500 wt) but 0.027 − 0.0375 = −$0.0105
   //   (−9.33% of $0.1125): in dollars it costs 9.3% more.
   // Keepalive on the Haiku gaps: k = ⌈3,300/270⌉ − 1 = 12 pings, bridged only at B ≥ ⌈3,000/270⌉ = 12;
-  //   12 × (0.1 × 10,000 + 30 × 1.25 + 10 × 5) = 13,050 > 10,000 × 1.15 = 11,500: every budget loses, best B = 0,
-  //   which is not offered. So the TTL override is the headline's what-if.
+  //   one ping = 0.1 × 10,000 + 30 × 1.25 + 10 × 5 = 1,087.5 wt; 12 × 1,087.5 = 13,050 > 10,000 × 1.15 = 11,500:
+  //   every budget loses, best B = 0 (no ping, not a what-if). The least costly budget that pings is 1:
+  //   3 pings, −3,262.5 wt, −$0.0032625 (+2.9% of $0.1125), less than the override's +9.3% (before, the headline
+  //   left keepalive out and called the override "the least costly").
   const s = 'a1b2c3d4-0000-4000-8000-00000000000f';
   const at = (min: number) => new Date(Date.UTC(2026, 1, 11, 3) + min * 60_000).toISOString();
   const root = writeCorpus({
@@ -741,19 +743,45 @@ test('the headline judges the best what-if by USD, as its verdict: a TTL overrid
   const ctx = await openContext({ paths: [root], db: ':memory:', timezone: 'UTC' });
   try {
     const data = await buildReportData(ctx);
+    const ttl = (data.ttlOverride as Extract<typeof data.ttlOverride, { baseline: unknown }>)!;
+    // the override costs more in USD (+9.3%) though it saves weight
+    assert.ok(Math.abs(ttl.deltaShare! - 0.0105 / 0.1125) < 1e-12, `ttl delta ${ttl.deltaShare}`);
+    assert.ok(ttl.scenario.weight! < ttl.baseline.weight!, 'the override saves weight');
     const best = (data.headline as Extract<typeof data.headline, { bestWhatIf: unknown }>).bestWhatIf!;
-    assert.equal(best.label, 'force the 1-hour cache TTL');
-    assert.ok(Math.abs(best.savingUsd! - -0.0105) < 1e-12, `saving ${best.savingUsd}`);
-    assert.equal(best.savingWeight, 19_500);
-    // the share beside the dollars is of the dollars, as the TTL section's delta is
-    assert.ok(Math.abs(best.savingShare - -0.0105 / 0.1125) < 1e-12, `share ${best.savingShare}`);
+    assert.equal(best.label, 'keepalive pings, budget 1 per gap');
+    assert.ok(Math.abs(best.savingUsd! - -0.0032625) < 1e-12, `saving ${best.savingUsd}`);
+    assert.equal(best.savingWeight, -3_262.5);
+    // the share beside the dollars is of the dollars
+    assert.ok(Math.abs(best.savingShare - -0.0032625 / 0.1125) < 1e-12, `share ${best.savingShare}`);
     const page = renderReport(data);
-    assert.match(page, /no what-if tried would save anything \(the least costly, force the 1-hour cache TTL, changes cost by \+9\.3%\)/);
+    assert.match(page, /no what-if tried would save anything \(the least costly, keepalive pings, budget 1 per gap, changes cost by \+2\.9%\)/);
+    assert.doesNotMatch(page, /the least costly, force the 1-hour cache TTL/);
     assert.doesNotMatch(page, /would save -?−?\$/);
-    assert.match(page.replace(/<[^>]*>/g, ''), /costs 9\.3% more with force the 1-hour cache TTL/);
+    assert.match(page.replace(/<[^>]*>/g, ''), /costs 2\.9% more with keepalive pings, budget 1 per gap/);
   } finally {
     ctx.store.close();
   }
+});
+
+test('the best what-if weighs keepalive at its least costly budget above 0 that pings when every one costs more (best_budget 0), and leaves keepalive out when no budget sends a ping', async () => {
+  const { bestWhatIf } = await import('../../src/report/build.js');
+  const ttl = { baseline_weight: 1_000_000, scenario_weight: 1_200_000, baseline_usd: 1, scenario_usd: 1.2 };
+  const row = (budget: number | 'inf', pings: number, w: number, usd: number) => ({ budget, pings, net_saving_weight: w, net_saving_usd: usd });
+  // every budget above 0 costs more; budget 2 the least (−$0.01), less than the override's −$0.20
+  const keepalive = { baseline_weight: 1_000_000, baseline_usd: 1, best_budget: 0, budgets: [row(0, 0, 0, 0), row(1, 3, -30_000, -0.03), row(2, 5, -10_000, -0.01), row('inf', 9, -50_000, -0.05)] };
+  const best = bestWhatIf(ttl as never, keepalive as never)!;
+  assert.equal(best.label, 'keepalive pings, budget 2 per gap');
+  assert.equal(best.savingUsd, -0.01);
+  assert.equal(best.tiedWith, undefined);
+  // a budget 0 that nets what budget 2 does is not named beside it
+  const tie = bestWhatIf(ttl as never, { ...keepalive, budgets: [row(0, 0, 0, 0), row(1, 2, 0, 0), row(2, 4, 0, 0)] } as never)!;
+  assert.equal(tie.label, 'keepalive pings, budget 1 per gap (every larger budget nets the same)');
+  // no budget sends a ping (no gap outlasts the interval): keepalive is no what-if, the override is the one
+  const none = bestWhatIf(ttl as never, { ...keepalive, budgets: [row(0, 0, 0, 0), row(1, 0, 0, 0), row('inf', 0, 0, 0)] } as never)!;
+  assert.equal(none.label, 'force the 1-hour cache TTL');
+  assert.equal(none.tiedWith, undefined);
+  // no priced gap (best_budget null): the same
+  assert.equal(bestWhatIf(ttl as never, { ...keepalive, best_budget: null } as never)!.label, 'force the 1-hour cache TTL');
 });
 
 test('the report shows its times in --timezone, the zone named: the blocks (UTC-hour windows, so +05:45 and +13:45 show them at :45), the period, the title and when it was generated', async () => {
