@@ -555,6 +555,7 @@ async function channelRun(file: string, prices: PriceTable, model: string | unde
     rowsSent: s.rows_sent,
     weight: s.weight,
     usd: s.usd,
+    rowsNeverShown: s.rows_never_shown,
     turns: r.turns.filter((t) => t.strategy === strategy).map((t) => ({ turn: t.mention, input: t.input_tokens, cacheable: t.cacheable_tokens })),
   }));
   return {

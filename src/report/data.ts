@@ -290,7 +290,11 @@ export interface ReplayRun {
    * scale fitted on requests 2…K+1, or null with the reason the chain was not calibrated
    */
   calibration?: { k: number; scale: number | null; heldOutFrom: number; reason: string | null };
-  /** bursts of more than 12 rows between mentions (channel replays) */
+  /**
+   * the first strategy's rows never shown (channel replays): rows of a stream between its first and last
+   * mention that no context block carried; each strategy's is its `rowsNeverShown` (a watermark's last_at
+   * can skip a row the window shows)
+   */
   rowsNeverShown?: number;
   /**
    * the model whose prices give a channel replay's weights and USD (`--channel-model`), its input price,
@@ -331,6 +335,8 @@ export interface ReplayStrategy {
   weight: number;
   /** null when a request's model has no price (session replays: `pricedUsd` is what the priced requests cost) */
   usd?: number | null;
+  /** channel replays: this strategy's rows never shown, as `replay channel`'s row of that name */
+  rowsNeverShown?: number;
   /**
    * session replays, as `replay session`'s table: requests, those of models without a price (left
    * out of `weight` and `pricedUsd`: +?, — when all), processes, requests past the TTL (expired,

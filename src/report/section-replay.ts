@@ -135,6 +135,22 @@ ${c.copiedRequests ? html`<p class="muted">${copiedNote(c.copiedRequests)}</p>` 
 ${c.progressOnlyRequests ? html`<p class="muted">${progressOnlyNote(c.progressOnlyRequests)}</p>` : ''}`;
 }
 
+/**
+ * A channel replay's rows never shown, as `replay channel` counts them per strategy: one count when
+ * every strategy has it, else each strategy's (a watermark skips a row posted in the second its last
+ * block ended, which the window shows). It gave the first strategy's alone: "0 rows never shown"
+ * while the watermark's and unstable's were 1.
+ * Example: window 0, watermark 1, unstable 1 → 'rows never shown (…): “window” 0, “watermark” 1, “unstable” 1'.
+ */
+export function rowsNeverShownNote(run: Pick<ReplayRun, 'rowsNeverShown' | 'strategies'>): string | null {
+  const what = 'between a stream’s first and last mention, carried by no context block';
+  const each = run.strategies.filter((s) => s.rowsNeverShown !== undefined);
+  const counts = new Set(each.map((s) => s.rowsNeverShown));
+  if (counts.size > 1) return `rows never shown (${what}): ${each.map((s) => `“${s.strategy}” ${fmtInt(s.rowsNeverShown!)}`).join(', ')}`;
+  const n = each.length ? each[0]!.rowsNeverShown! : run.rowsNeverShown;
+  return n === undefined ? null : `${fmtCount(n, 'row')} never shown (${what})`;
+}
+
 /** `replay session`'s lines under its tables: the tokenizer caveat, then the skipped lines by reason. */
 function sessionFoot(run: ReplayRun): SafeHtml | '' {
   const c = run.session;
@@ -220,7 +236,8 @@ function runBlock(run: ReplayRun, charts: ChartSink, withReading: boolean): Safe
     ]),
   );
   const notes: string[] = [];
-  if (run.rowsNeverShown !== undefined) notes.push(`${fmtCount(run.rowsNeverShown, 'row')} never shown (bursts of more than 12 between mentions)`);
+  const neverShown = rowsNeverShownNote(run);
+  if (neverShown) notes.push(neverShown);
   // the weights are a model's rates, and the cost in USD its prices: which model's, said where the USD is
   if (run.prices) notes.push(channelCost(run, run.prices));
   // with --calibrate the fidelity is the held-out one and goes with the calibration line; a session

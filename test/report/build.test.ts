@@ -644,6 +644,39 @@ test('a channel replay\'s section says whose prices its cost in USD is at, with 
   }
 });
 
+test('a channel replay\'s rows never shown are each strategy\'s, as replay channel counts them: a row the watermark skips is not said to be shown by all', async () => {
+  // m3 is posted in the second of the mention m2, after it: the watermark's last_at (08:00:05) covers it, so the
+  // watermark and unstable never show it; the window shows it at m5. replay channel: window 0, watermark 1, unstable 1
+  // (the section said "0 rows never shown", the first strategy's count alone)
+  const s = 'rn';
+  const logs = writeCorpus({ [`projects/-p/${s}.jsonl`]: [userPrompt(s, '2026-02-11T03:00:00.000Z'), assistant({ session: s, msg: 'a', t: '2026-02-11T03:00:01.000Z', u: { in: 10, w5: 1000 } })] });
+  const channel = join(tempDir(), 'same-second.jsonl');
+  const at = '2025-03-11T08:00:05.000Z';
+  writeFileSync(
+    channel,
+    [
+      { id: 'm1', author: 'ann', created_at: at, text: 'hello all' },
+      { id: 'm2', author: 'ann', created_at: at, text: '@claude what is up' },
+      { id: 'm3', author: 'bob', created_at: at, text: 'a row in the same second, after the mention' },
+      { id: 'm4', author: 'claude', created_at: '2025-03-11T08:01:00.000Z', text: 'all good' },
+      { id: 'm5', author: 'ann', created_at: '2025-03-11T08:02:00.000Z', text: '@claude and now?' },
+    ]
+      .map((m) => JSON.stringify(m) + '\n')
+      .join(''),
+  );
+  const ctx = await openContext({ paths: [logs], db: ':memory:', timezone: 'UTC' });
+  try {
+    const data = await buildReportData(ctx, { channels: [channel] });
+    const run = (data.replay as Extract<typeof data.replay, { runs: unknown }>).runs[0]!;
+    assert.deepEqual(Object.fromEntries(run.strategies.map((x) => [x.strategy, x.rowsNeverShown])), { window: 0, watermark: 1, unstable: 1 });
+    const section = /<section class="card" id="replay"[\s\S]*?<\/section>/.exec(renderReport(data))![0];
+    assert.match(section, /rows never shown \([^)]*\): “window” 0, “watermark” 1, “unstable” 1/);
+    assert.doesNotMatch(section, /\b0 rows never shown/);
+  } finally {
+    ctx.store.close();
+  }
+});
+
 test('a channel replay is at the report\'s price table (its --pricing) and the model asked for, and the section says which', async () => {
   const s = 'cp';
   const logs = writeCorpus({ [`projects/-p/${s}.jsonl`]: [userPrompt(s, '2026-02-11T03:00:00.000Z'), assistant({ session: s, msg: 'a', t: '2026-02-11T03:00:01.000Z', u: { in: 10, w5: 1000 } })] });
