@@ -20,6 +20,7 @@ import type { Context } from '../context.js';
 import type { PriceTable } from '../pricing/pricing.js';
 import { UsageError } from '../errors.js';
 import { channelLogError } from '../replay/channel-log.js';
+import { skipGroups } from '../replay/skips.js';
 import { type ChannelReplayResult, elsewhereOfFile, locateChain, replaySessionFile, runChannelReplay, sessionReplayRun, topSession, transcriptPath } from '../replay/index.js';
 import { runQuery } from '../store/queries.js';
 import { jsonNumber } from '../format/json-numbers.js';
@@ -563,6 +564,8 @@ async function channelRun(file: string, prices: PriceTable, model: string | unde
     title: r.channel.file ? basename(r.channel.file) : r.channel.channel_id,
     strategies,
     rowsNeverShown: strategies.length ? Object.values(r.strategies)[0].rows_never_shown : 0,
+    // what replay channel says of the log's bad lines: the section left them out without a word
+    channelSkipped: { lines: r.channel.skipped_lines.length, groups: skipGroups(r.channel.skipped_lines) },
     prices: { model: r.settings.model, usdPerMillionInput: r.settings.usd_per_input_token * 1e6, pricingFile: r.settings.pricing_file, fromPricingFile: r.settings.model_prices_from === 'pricing_file' },
   };
 }

@@ -303,6 +303,11 @@ export interface ReplayRun {
   prices?: { model: string; usdPerMillionInput: number; pricingFile: string | null; fromPricingFile: boolean };
   /** strategies that could not run on the chain, with the reason (session replays; `replay session`'s "not run:" lines) */
   notRun?: Array<{ strategy: string; reason: string }>;
+  /**
+   * channel replays: the log's lines the replay skipped (`replay channel`'s "N bad lines skipped"), by reason
+   * with their first line numbers, and how many in all (a session replay's are in `session`)
+   */
+  channelSkipped?: { lines: number; groups: Array<{ reason: string; count: number; lines: number[] }> };
 }
 
 /** A session replay's chain and its prefix, as `replay session` prints them (PrefixFacts: its prefix line). */

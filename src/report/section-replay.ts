@@ -151,10 +151,11 @@ export function rowsNeverShownNote(run: Pick<ReplayRun, 'rowsNeverShown' | 'stra
   return n === undefined ? null : `${fmtCount(n, 'row')} never shown (${what})`;
 }
 
-/** `replay session`'s lines under its tables: the tokenizer caveat, then the skipped lines by reason. */
+/** `replay session`'s lines under its tables: the tokenizer caveat, then the skipped lines by reason; a channel replay's skipped lines, as `replay channel` lists them. */
 function sessionFoot(run: ReplayRun): SafeHtml | '' {
   const c = run.session;
-  if (!c) return '';
+  const k = run.channelSkipped;
+  if (!c) return k?.lines ? html`<div class="muted skipped"><p>${fmtCount(k.lines, 'bad line')} of the channel log skipped:</p><ul>${k.groups.map((g) => html`<li>${skipText(g)}</li>`)}</ul></div>` : '';
   return html`<p class="muted tokenizer">${tokenizerNote(c.encoding)}</p>
 ${c.skipped.length ? html`<div class="muted skipped"><p>${skippedHeading(c.skippedLines, c.notedLines)}:</p><ul>${c.skipped.map((g) => html`<li>${skipText(g)}</li>`)}</ul></div>` : ''}`;
 }

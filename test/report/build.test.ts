@@ -677,6 +677,31 @@ test('a channel replay\'s rows never shown are each strategy\'s, as replay chann
   }
 });
 
+test('a channel replay\'s section lists the log\'s bad lines it skipped, by reason and line, as replay channel does, not silently', async () => {
+  const s = 'sk';
+  const logs = writeCorpus({ [`projects/-p/${s}.jsonl`]: [userPrompt(s, '2026-02-11T03:00:00.000Z'), assistant({ session: s, msg: 'a', t: '2026-02-11T03:00:01.000Z', u: { in: 10, w5: 1000 } })] });
+  const channel = join(tempDir(), 'bad-lines.jsonl');
+  writeFileSync(
+    channel,
+    [
+      JSON.stringify({ id: 'm1', author: 'ann', created_at: '2025-03-11T08:00:00.000Z', text: '@claude hi' }),
+      JSON.stringify({ id: 'm2', author: 'ann', created_at: 'not a date', text: '@claude <b>lost</b>' }),
+      '{"id": broken',
+      JSON.stringify({ id: 'm3', author: 'claude', created_at: '2025-03-11T08:01:00.000Z', text: 'hello' }),
+    ].join('\n') + '\n',
+  );
+  const ctx = await openContext({ paths: [logs], db: ':memory:', timezone: 'UTC' });
+  try {
+    const data = await buildReportData(ctx, { channels: [channel] });
+    const run = (data.replay as Extract<typeof data.replay, { runs: unknown }>).runs[0]!;
+    assert.deepEqual(run.channelSkipped, { lines: 2, groups: [{ reason: 'bad_timestamp', count: 1, lines: [2] }, { reason: 'invalid_json', count: 1, lines: [3] }] });
+    const section = /<section class="card" id="replay"[\s\S]*?<\/section>/.exec(renderReport(data))![0].replace(/<[^>]*>/g, '');
+    assert.match(section, /2 bad lines of the channel log skipped:\s*skipped bad_timestamp: 1 \(line 2\)\s*skipped invalid_json: 1 \(line 3\)/);
+  } finally {
+    ctx.store.close();
+  }
+});
+
 test('a channel replay is at the report\'s price table (its --pricing) and the model asked for, and the section says which', async () => {
   const s = 'cp';
   const logs = writeCorpus({ [`projects/-p/${s}.jsonl`]: [userPrompt(s, '2026-02-11T03:00:00.000Z'), assistant({ session: s, msg: 'a', t: '2026-02-11T03:00:01.000Z', u: { in: 10, w5: 1000 } })] });
