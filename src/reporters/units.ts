@@ -48,10 +48,15 @@ export function duration(s: number | null): string {
  * Example: { since: '2026-02-02', until: null, project: 'nomatch' }, false →
  * 'Filtered: --since 2026-02-02 --project nomatch: no project matches\n\n';
  * { since: '2030-01-01', until: null, project: null }, true, { first: '2026-02-11', last: '2026-02-12' } →
- * 'Filtered: --since 2030-01-01: no request on those days; the requests read: from 2026-02-10 to 2026-02-11\n\n'.
+ * 'Filtered: --since 2030-01-01: no request on those days; the requests read: from 2026-02-10 to 2026-02-11\n\n';
+ * { since: '2026-02-12', until: null, project: null, timezone: 'America/New_York' } →
+ * 'Filtered: --since 2026-02-12 (days in America/New_York)\n\n' (in UTC, no zone is named).
  */
-export function filtersLine(f: Pick<Filters, 'since' | 'until' | 'project'>, projectMatches = true, days?: { first: string; last: string } | null): string {
+export function filtersLine(f: Pick<Filters, 'since' | 'until' | 'project'> & { timezone?: string }, projectMatches = true, days?: { first: string; last: string } | null): string {
   if (f.since === null && f.until === null && f.project === null) return '';
+  // the days of --since/--until are this zone's (--timezone, else TZ or the system's): said unless UTC, since a
+  // command without a by-day table (whatif, anatomy) named them nowhere ('Filtered: --since 2026-02-12' of New York days)
+  const zone = (f.since !== null || f.until !== null) && f.timezone !== undefined && f.timezone !== 'UTC' ? ` (days in ${f.timezone})` : '';
   let why = '';
   if (f.project !== null && !projectMatches) why = ': no project matches';
   else if (days !== undefined) {
@@ -60,5 +65,5 @@ export function filtersLine(f: Pick<Filters, 'since' | 'until' | 'project'>, pro
     why = `: no request on those days; ${read}: ${when}`;
   }
   // wrapped to a terminal's width (format/wrap.ts)
-  return `${wrap(`Filtered: ${clean(fmtFilters(f))}${why}`)}\n\n`;
+  return `${wrap(`Filtered: ${clean(fmtFilters(f) + zone)}${why}`)}\n\n`;
 }

@@ -104,3 +104,25 @@ test('days that hold requests are not said to hold none when --scope or --kind e
   const later = cli(['crosstab', root, '--db', ':memory:', '--timezone', 'UTC', '--since', '2026-03-01', '--kind', 'subagent']);
   assert.match(later.stdout.split('\n')[0]!, /^Filtered: --since 2026-03-01: no request on those days; the requests read: all on 2026-02-10$/);
 });
+
+test('the line names the zone whose days --since/--until are, unless UTC: whatif and anatomy show no by-day table that names it', () => {
+  // 2026-02-10 23:30 UTC is 2026-02-11 in Tokyo: the requests there are on the Tokyo day asked for
+  const root = writeCorpus({
+    'p/s1.jsonl': [
+      assistant({ session: 's1', msg: 'm1', t: '2026-02-10T23:30:00.000Z', u: { w5: 10_000 } }),
+      assistant({ session: 's1', msg: 'm2', t: '2026-02-10T23:40:00.000Z', u: { w5: 10_000 } }),
+    ],
+  });
+  const first = (args: string[], zone: string[]) => {
+    const r = cli([...args, root, '--db', ':memory:', ...zone, '--since', '2026-02-11']);
+    assert.equal(r.code, 0, r.stderr);
+    return r.stdout.split('\n')[0];
+  };
+  for (const command of [['whatif', 'ttl'], ['whatif', 'keepalive'], ['anatomy'], ['summary']]) {
+    assert.equal(first(command, ['--timezone', 'Asia/Tokyo']), 'Filtered: --since 2026-02-11 (days in Asia/Tokyo)', command.join(' '));
+    assert.equal(first(command, ['--timezone', 'UTC']), 'Filtered: --since 2026-02-11: no request on those days; the requests read: all on 2026-02-10', command.join(' '));
+  }
+  // a --project alone chooses no days: no zone to name
+  const r = cli(['whatif', 'ttl', root, '--db', ':memory:', '--timezone', 'Asia/Tokyo', '--project', 'nomatch']);
+  assert.equal(r.stdout.split('\n')[0], 'Filtered: --project nomatch: no project matches');
+});
