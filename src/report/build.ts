@@ -5,7 +5,7 @@
  * (`{error}`) and the rest of the report still renders.
  */
 import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
-import { basename } from 'node:path';
+import { basename, resolve } from 'node:path';
 import { AnatomyAnalysis, type AnatomyChainRow, type AnatomyResult, type RoundRow, roundTotals } from '../analyses/anatomy-summary.js';
 import { anatomizeChain } from '../analyses/anatomy.js';
 import { blocks as blocksOf } from '../analyses/blocks.js';
@@ -21,6 +21,7 @@ import type { PriceTable } from '../pricing/pricing.js';
 import { UsageError } from '../errors.js';
 import { channelLogError } from '../replay/channel-log.js';
 import { skipGroups } from '../replay/skips.js';
+import { realPlace } from '../store/log-dirs.js';
 import { type ChannelReplayResult, elsewhereOfFile, locateChain, replaySessionFile, runChannelReplay, sessionReplayRun, topSession, transcriptPath } from '../replay/index.js';
 import { runQuery } from '../store/queries.js';
 import { jsonNumber } from '../format/json-numbers.js';
@@ -318,7 +319,13 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
           ? await section(async () => {
               const runs: ReplayRun[] = [];
               for (const file of opts.channels ?? []) runs.push(await channelRun(file, ctx.prices, opts.channelModel));
-              for (const id of opts.sessions ?? []) runs.push(await sessionRun(ctx, id, opts.calibrate ?? 0));
+              // one chain named twice (its id and a prefix, `top` and its id, its transcript's path) is replayed once, as a
+              // --channel log named twice is: it was replayed, shown and counted ("2 replays") once per name
+              const seen = new Set<string>();
+              for (const id of opts.sessions ?? []) {
+                const run = await sessionRun(ctx, id, opts.calibrate ?? 0, seen);
+                if (run) runs.push(run);
+              }
               return { runs };
             })
           : undefined,
@@ -531,14 +538,23 @@ const IN_SCOPE = `SELECT * FROM requests
  * Replays a session's main chain (`top`: the most expensive session's) under every session
  * strategy, with `replay session --calibrate K`'s conversation scale when `calibrate` > 0.
  */
-async function sessionRun(ctx: Context, id: string, calibrate: number): Promise<ReplayRun> {
+async function sessionRun(ctx: Context, id: string, calibrate: number, seen: Set<string>): Promise<ReplayRun | null> {
+  // the same chain of the same file (where it really is) is replayed once: null when `seen` holds it
+  const first = (file: string, chainId: string) => {
+    const key = `${realPlace(resolve(file))}\0${chainId}`;
+    return !seen.has(key) && Boolean(seen.add(key));
+  };
   // a transcript path: its main chain, replayed as `replay session PATH` replays it (checkReplayArgs checked it)
   const path = transcriptPath(id, `report ${id} --session ID`);
   // and when the logs read hold it, its copies of another transcript's requests left out, as for an id
-  if (path !== undefined) return sessionReplayRun(await replaySessionFile(path, { elsewhere: await elsewhereOfFile(ctx.store, path), prices: ctx.prices, calibrate }));
+  if (path !== undefined) {
+    const run = sessionReplayRun(await replaySessionFile(path, { elsewhere: await elsewhereOfFile(ctx.store, path), prices: ctx.prices, calibrate }));
+    return run.session && !first(path, run.session.chainId) ? null : run;
+  }
   // `top`: the most expensive session in scope, as `sessions` ranks them
   const want = id === 'top' ? await topSession(ctx.store, IN_SCOPE, filterParams(ctx.filters)) : id;
   const chain = await locateChain(ctx.store, want);
+  if (!first(chain.path, chain.chain_id)) return null;
   return sessionReplayRun(await replaySessionFile(chain.path, { chain: chain.chain_id, elsewhere: chain.elsewhere, progressOnly: chain.progress_only, prices: ctx.prices, calibrate }));
 }
 

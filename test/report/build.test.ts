@@ -604,6 +604,36 @@ test('the best what-if on an exact tie names every tied what-if: the 1-hour TTL 
   assert.match(headlineReading({ ...h, bestWhatIf: alone } as never), /the best what-if, force the 1-hour cache TTL, would save \$0\.60+ \(85\.7% of cost\)\.$/);
 });
 
+test('one session named twice, as top and its id, by a prefix and its whole id, or by its transcript\'s path, is replayed once, as a channel log named twice is', async () => {
+  const s = 'f00dcafe-0000-4000-8000-000000000001';
+  const other = 'beefbeef-0000-4000-8000-000000000002';
+  const files = {
+    [`projects/-p/${s}.jsonl`]: [
+      userPrompt(s, '2026-02-11T03:00:00.000Z'),
+      assistant({ session: s, msg: 'a', t: '2026-02-11T03:00:01.000Z', u: { in: 10, w5: 5000 } }),
+      assistant({ session: s, msg: 'b', t: '2026-02-11T03:00:11.000Z', u: { in: 10, w5: 100, r: 5000 } }),
+    ],
+    [`projects/-p/${other}.jsonl`]: [userPrompt(other, '2026-02-11T04:00:00.000Z'), assistant({ session: other, msg: 'c', t: '2026-02-11T04:00:01.000Z', u: { in: 10, w5: 1000 } })],
+  };
+  const root = writeCorpus(files);
+  const ctx = await openContext({ paths: [root], db: ':memory:', timezone: 'UTC' });
+  try {
+    const titles = async (sessions: string[]) => {
+      const data = await buildReportData(ctx, { sessions });
+      return (data.replay as Extract<typeof data.replay, { runs: unknown }>).runs.map((r) => r.session!.chainId);
+    };
+    const path = join(root, `projects/-p/${s}.jsonl`);
+    assert.deepEqual(await titles(['top', s]), [s]);
+    assert.deepEqual(await titles(['f00d', s, 'top']), [s]);
+    assert.deepEqual(await titles([s, path]), [s]);
+    assert.deepEqual(await titles([path, 'f00dcafe']), [s]);
+    // two sessions are two replays
+    assert.deepEqual(await titles(['top', other]), [s, other]);
+  } finally {
+    ctx.store.close();
+  }
+});
+
 test('a session replay names the strategies that could not run on the chain, as replay session does, not a table missing them without a word', async () => {
   const s = 'nr';
   const files = {
