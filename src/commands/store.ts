@@ -11,7 +11,7 @@ import { openContext } from '../context.js';
 import { UsageError } from '../errors.js';
 import { expandHome } from '../ingest/discover.js';
 import { crosstab, parseDimension, parseMeasure, requestDays } from '../analyses/crosstab.js';
-import { int } from '../format/table.js';
+import { clean, int } from '../format/table.js';
 import { formatCrosstab } from '../reporters/crosstab.js';
 import { formatRows, toCsv } from '../reporters/rows.js';
 import { filtersLine } from '../reporters/units.js';
@@ -382,7 +382,7 @@ export const exportCommand: Command = {
       const line = await filtersLineOf(ctx, result.tables.some((t) => t.rows > 0));
       // the first line wrapped to a terminal's width (format/wrap.ts); the counts are a table of their own
       const text = line + [
-        wrap(`exported to ${result.dir} (days in ${result.timezone}):`),
+        wrap(`exported to ${clean(result.dir)} (days in ${result.timezone}):`),
         // counts as every table writes them (148,213, not 148213), and 1 day, 1 file (it said 1 days, 1 files)
         ...result.tables.map((t) => `  ${t.table.padEnd(12)} ${counted(t.rows, 'row', 11)}  ${counted(t.days, 'day', 5)}  ${counted(t.files, 'file', 5)}`.trimEnd()),
       ].join('\n');
