@@ -22,6 +22,7 @@ import { UsageError } from '../errors.js';
 import { channelLogError } from '../replay/channel-log.js';
 import { skipGroups } from '../replay/skips.js';
 import { realPlace } from '../store/log-dirs.js';
+import { fmtFilters } from './format.js';
 import { type ChannelReplayResult, elsewhereOfFile, locateChain, replaySessionFile, runChannelReplay, sessionReplayRun, topSession, transcriptPath } from '../replay/index.js';
 import { runQuery } from '../store/queries.js';
 import { jsonNumber } from '../format/json-numbers.js';
@@ -549,13 +550,31 @@ async function sessionRun(ctx: Context, id: string, calibrate: number, seen: Set
   // and when the logs read hold it, its copies of another transcript's requests left out, as for an id
   if (path !== undefined) {
     const run = sessionReplayRun(await replaySessionFile(path, { elsewhere: await elsewhereOfFile(ctx.store, path), prices: ctx.prices, calibrate }));
-    return run.session && !first(path, run.session.chainId) ? null : run;
+    return run.session && !first(path, run.session.chainId) ? null : withDays(ctx, run);
   }
   // `top`: the most expensive session in scope, as `sessions` ranks them
   const want = id === 'top' ? await topSession(ctx.store, IN_SCOPE, filterParams(ctx.filters)) : id;
   const chain = await locateChain(ctx.store, want);
   if (!first(chain.path, chain.chain_id)) return null;
-  return sessionReplayRun(await replaySessionFile(chain.path, { chain: chain.chain_id, elsewhere: chain.elsewhere, progressOnly: chain.progress_only, prices: ctx.prices, calibrate }));
+  return withDays(ctx, sessionReplayRun(await replaySessionFile(chain.path, { chain: chain.chain_id, elsewhere: chain.elsewhere, progressOnly: chain.progress_only, prices: ctx.prices, calibrate })));
+}
+
+/**
+ * A session replay is of its whole chain, whatever days --since/--until (or --project) choose (a request's
+ * context is every request before it); when some of the chain's requests are outside them, how many the filters
+ * choose, so that its "6 requests" beside the page's 3 of that session is not read as a miscount. The chain as the store
+ * counts it: a transcript the logs read do not hold has no requests in scope to count, and says nothing.
+ */
+async function withDays(ctx: Context, run: ReplayRun): Promise<ReplayRun> {
+  const c = run.session;
+  if (!c || (ctx.filters.since === null && ctx.filters.until === null && ctx.filters.project === null)) return run;
+  const rows = await ctx.store.all(`SELECT count(*) AS n, (SELECT count(*) FROM requests WHERE chain_id = $chain) AS held FROM (${IN_SCOPE}) WHERE chain_id = $chain`, {
+    ...filterParams(ctx.filters),
+    chain: c.chainId,
+  });
+  const n = Number(rows[0]?.n ?? 0);
+  if (Number(rows[0]?.held ?? 0) === 0 || n === c.requests) return run;
+  return { ...run, session: { ...c, inScope: { requests: n, filters: fmtFilters(ctx.filters) } } };
 }
 
 /** A channel log replayed at `model`'s prices in the report's table (its --pricing), as `replay channel --pricing --model` replays it. */

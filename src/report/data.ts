@@ -323,6 +323,11 @@ export interface ReplaySession extends PrefixFacts {
   skippedLines: number;
   notedLines: number;
   skipped: Array<{ reason: string; count: number; lines: number[] }>;
+  /**
+   * under --since/--until/--project, when some of the chain's requests are outside them: how many the filters
+   * choose, and the filters as the page's title gives them (the replay is of the whole chain, as replay session's)
+   */
+  inScope?: { requests: number; filters: string };
 }
 
 export interface ReplayStrategy {

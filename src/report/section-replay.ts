@@ -131,6 +131,7 @@ function sessionHead(run: ReplayRun): SafeHtml | '' {
   const c = run.session;
   if (!c) return '';
   return html`<p class="muted replay-chain">${chainFacts(c)}<br>${prefixLine(c)}</p>
+${c.inScope ? html`<p class="muted in-scope">the whole chain is replayed (a request's context is every request before it): ${fmtInt(c.inScope.requests)} of its ${fmtCount(c.requests, 'request')} ${c.inScope.requests === 1 ? 'is' : 'are'} among those the filters choose (${c.inScope.filters}), as the rest of the page counts them</p>` : ''}
 ${c.copiedRequests ? html`<p class="muted">${copiedNote(c.copiedRequests)}</p>` : ''}
 ${c.progressOnlyRequests ? html`<p class="muted">${progressOnlyNote(c.progressOnlyRequests)}</p>` : ''}`;
 }

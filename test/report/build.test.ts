@@ -634,6 +634,55 @@ test('one session named twice, as top and its id, by a prefix and its whole id, 
   }
 });
 
+test('under --since or --project a session replay says it replays the whole chain and how many of its requests the filters choose: its 4 requests beside the page\'s 2 were not explained', async () => {
+  const s = 'c0ffee00-0000-4000-8000-000000000001';
+  const at = (day: number, min: number) => `2026-02-${String(day).padStart(2, '0')}T23:${String(min).padStart(2, '0')}:00.000Z`;
+  const files = {
+    [`projects/-p/${s}.jsonl`]: [
+      userPrompt(s, at(10, 50)),
+      assistant({ session: s, msg: 'a', t: at(10, 51), u: { in: 10, w5: 5000 } }),
+      assistant({ session: s, msg: 'b', t: at(10, 52), u: { in: 10, w5: 100, r: 5000 } }),
+      assistant({ session: s, msg: 'c', t: at(11, 53), u: { in: 10, w5: 5200 } }),
+      assistant({ session: s, msg: 'd', t: at(11, 54), u: { in: 10, w5: 100, r: 5200 } }),
+    ],
+  };
+  const root = writeCorpus(files);
+  const path = join(root, `projects/-p/${s}.jsonl`);
+  const section = (data: object) => /<section class="card" id="replay"[\s\S]*?<\/section>/.exec(renderReport(data as never))![0].replace(/<[^>]*>/g, '');
+  const since = await openContext({ paths: [root], db: ':memory:', timezone: 'UTC', since: '2026-02-11' });
+  try {
+    for (const target of ['top', path]) {
+      const data = await buildReportData(since, { sessions: [target] });
+      const run = (data.replay as Extract<typeof data.replay, { runs: unknown }>).runs[0]!;
+      assert.equal(run.session!.requests, 4, target);
+      assert.deepEqual(run.session!.inScope, { requests: 2, filters: '--since 2026-02-11' }, target);
+      assert.match(section(data), /the whole chain is replayed \(a request's context is every request before it\): 2 of its 4 requests are among those the filters choose \(--since 2026-02-11\)/, target);
+    }
+  } finally {
+    since.store.close();
+  }
+  // a session of another project than --project's: none of its requests is chosen
+  const other = await openContext({ paths: [root], db: ':memory:', timezone: 'UTC', project: 'nomatch' });
+  try {
+    const data = await buildReportData(other, { sessions: [s] });
+    assert.deepEqual((data.replay as Extract<typeof data.replay, { runs: unknown }>).runs[0]!.session!.inScope, { requests: 0, filters: '--project nomatch' });
+    assert.match(section(data), /0 of its 4 requests are among those the filters choose \(--project nomatch\)/);
+  } finally {
+    other.store.close();
+  }
+  // every request on the days asked for, or no days asked for: nothing to say
+  for (const opts of [{ since: '2026-02-10' }, {}]) {
+    const ctx = await openContext({ paths: [root], db: ':memory:', timezone: 'UTC', ...opts });
+    try {
+      const data = await buildReportData(ctx, { sessions: ['top'] });
+      assert.equal((data.replay as Extract<typeof data.replay, { runs: unknown }>).runs[0]!.session!.inScope, undefined);
+      assert.doesNotMatch(section(data), /whole chain is replayed/);
+    } finally {
+      ctx.store.close();
+    }
+  }
+});
+
 test('a session replay names the strategies that could not run on the chain, as replay session does, not a table missing them without a word', async () => {
   const s = 'nr';
   const files = {
