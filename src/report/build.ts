@@ -283,6 +283,8 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
           deltaShare: t.delta_usd_pct === null ? null : t.delta_usd_pct / 100,
           expiryShare: t.expiry_share,
           breakEvenShare: t.break_even_share,
+          unpricedRequests: t.unpriced_requests,
+          unpricedModels: t.unpriced_models,
           buckets: t.buckets.map((b) => ({
             dimension: b.dimension,
             bucket: b.bucket,

@@ -206,6 +206,13 @@ export interface TtlOverride {
   expiryShare: number | null;
   /** f* = (2 − 1.25) / (2 − 0.1) ≈ 0.395 for current models; null when nothing is priced */
   breakEvenShare: number | null;
+  /**
+   * requests of models without a price, left out of baseline, scenario, f and the buckets' sums (`whatif ttl`'s
+   * "N requests of an unpriced model (…) left out"), and those models; a bucket none of whose requests has a
+   * price has no row in the chart and table, and is named here
+   */
+  unpricedRequests?: number;
+  unpricedModels?: string[];
   buckets: Array<{
     /** e.g. "main vs subagent", "agent type", "model", "rounds" */
     dimension: string;

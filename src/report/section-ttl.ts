@@ -1,7 +1,7 @@
 /** TTL override what-if (SPEC §5.1): expiry share per bucket against the break-even share. */
 import { breakEvenOutside } from '../analyses/ttl.js';
 import type { TtlOverride } from './data.js';
-import { fmtInt, fmtPct, fmtSignedPct, fmtUsd } from './format.js';
+import { fmtCount, fmtInt, fmtPct, fmtSignedPct, fmtUsd } from './format.js';
 import { facts, html, sortableTable } from './html.js';
 import type { ChartSink, SectionOutput } from './section.js';
 
@@ -47,6 +47,15 @@ function shown(b: TtlOverride['buckets'][number]): boolean {
   return b.expiryShare !== null && b.deltaShare !== null;
 }
 
+/**
+ * Example: 1, ['my-model'] → '1 request of a model without a price (my-model) is left out of the baseline, the
+ * scenario, f and the buckets; a bucket with no priced request has no row'.
+ */
+export function unpricedLeftOut(requests: number, models: readonly string[]): string {
+  const which = models.length ? ` (${models.join(', ')})` : '';
+  return `${fmtCount(requests, 'request')} of ${models.length > 1 ? 'models' : 'a model'} without a price${which} ${requests === 1 ? 'is' : 'are'} left out of the baseline, the scenario, f and the buckets; a bucket with no priced request has no row`;
+}
+
 export function renderTtlOverride(d: TtlOverride, charts: ChartSink): SectionOutput {
   const buckets = d.buckets.filter(shown).map((b) => ({
     label: `${b.dimension}: ${b.bucket}`,
@@ -67,15 +76,20 @@ export function renderTtlOverride(d: TtlOverride, charts: ChartSink): SectionOut
       { text: b.verdict },
     ]),
   );
+  // requests without a price are left out of the sums, +? as whatif ttl marks them, and said under the facts:
+  // the sums read as the whole bill, and a model's bucket without a price was left out of the table without a word
+  const some = d.baseline.weight !== null && (d.unpricedRequests ?? 0) > 0;
+  const mark = some ? ' +?' : '';
   return {
     reading: ttlReading(d),
     body: html`${facts([
-      ['baseline', d.baseline.weight === null ? 'unknown (no request has a price)' : `${fmtUsd(d.baseline.usd)} (${fmtInt(d.baseline.weight)} wt)`],
-      ['scenario', d.scenario.weight === null ? 'unknown (no request has a price)' : `${fmtUsd(d.scenario.usd)} (${fmtInt(d.scenario.weight)} wt)`],
+      ['baseline', d.baseline.weight === null ? 'unknown (no request has a price)' : `${fmtUsd(d.baseline.usd)} (${fmtInt(d.baseline.weight)} wt)${mark}`],
+      ['scenario', d.scenario.weight === null ? 'unknown (no request has a price)' : `${fmtUsd(d.scenario.usd)} (${fmtInt(d.scenario.weight)} wt)${mark}`],
       ['change', fmtSignedPct(d.deltaShare)],
       ['expiry share f', fmtPct(d.expiryShare)],
       ['break-even f*', outside ? `${outside.bound} (${outside.meaning})` : fmtPct(d.breakEvenShare)],
     ])}
+${some ? html`<p class="muted unpriced">+? ${unpricedLeftOut(d.unpricedRequests!, d.unpricedModels ?? [])}</p>` : ''}
 ${buckets.length ? charts.figure('ttl-buckets', { buckets, breakEven }, 'Expiry share per bucket against the break-even share', undefined, table) : html`<p class="muted">No bucket has writes the override changes.</p>`}`,
   };
 }

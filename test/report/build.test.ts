@@ -245,6 +245,41 @@ test('the report counts what the filters choose in every section, as the CLI doe
   }
 });
 
+test('a TTL override over some requests without a price marks its sums +? and names the model left out, as whatif ttl does: its bucket was dropped from the table without a word', async () => {
+  const session = '0ca1b2c3-0000-4000-8000-0000000000a1';
+  const root = writeCorpus({
+    [`projects/p/${session}.jsonl`]: [0, 1, 2].flatMap((i) => [
+      userPrompt(session, `2026-02-10T18:${10 + i * 7}:00.000Z`),
+      assistant({ session, msg: `m${i}`, t: `2026-02-10T18:${10 + i * 7}:05.000Z`, model: i === 1 ? 'claude-<b>mystery</b>-9' : 'claude-opus-4-6', u: { in: 3, w5: 1000 * (i + 1), r: 5000 * i, out: 50 } }),
+    ]),
+  });
+  const ctx = await openContext({ paths: [root], db: ':memory:', timezone: 'UTC' });
+  try {
+    const data = await buildReportData(ctx);
+    const ttlResult = whatifTtl(await loadChains(ctx.store, ctx.filters, { keys: false }), { to: '1h', scope: 'all', weightsFor: (m, p) => ctx.prices.weightsFor(m, p) });
+    assert.match(formatTtl(ttlResult), /^1 request of an unpriced model \(claude-<b>mystery<\/b>-9\) left out$/m, 'the command says it');
+    assert.ok(data.ttlOverride && !('error' in data.ttlOverride));
+    assert.deepEqual([data.ttlOverride.unpricedRequests, data.ttlOverride.unpricedModels], [1, ['claude-<b>mystery</b>-9']]);
+    const page = renderReport(data);
+    const section = /<section class="card" id="ttl-override"[\s\S]*?<\/section>/.exec(page)![0];
+    const text = section.replace(/<[^>]*>/g, '');
+    assert.match(text, /baseline\s*\$[\d.]+ \([\d,]+ wt\) \+\?/);
+    assert.match(text, /scenario\s*\$[\d.]+ \([\d,]+ wt\) \+\?/);
+    assert.ok(section.includes('+? 1 request of a model without a price (claude-&lt;b&gt;mystery&lt;/b&gt;-9) is left out of the baseline, the scenario, f and the buckets'), 'named, escaped');
+  } finally {
+    ctx.store.close();
+  }
+  // every request priced: no mark, no line
+  const priced = writeCorpus({ [`projects/p/${session}.jsonl`]: [userPrompt(session, '2026-02-10T18:10:00.000Z'), assistant({ session, msg: 'p', t: '2026-02-10T18:10:05.000Z', u: { in: 3, w5: 1000 } })] });
+  const ctx2 = await openContext({ paths: [priced], db: ':memory:', timezone: 'UTC' });
+  try {
+    const section = /<section class="card" id="ttl-override"[\s\S]*?<\/section>/.exec(renderReport(await buildReportData(ctx2)))![0];
+    assert.doesNotMatch(section, /\+\?|without a price/);
+  } finally {
+    ctx2.store.close();
+  }
+});
+
 test('logs of models without a price: the waste, the TTL override, the anatomy and the cost weights are unknown in the report, as the commands print them, not 0', async () => {
   const session = '0ca1b2c3-0000-4000-8000-000000000001';
   const root = writeCorpus({
