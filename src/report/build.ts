@@ -230,6 +230,7 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
             usd: allUnpriced(a) ? null : a.anatomy_usd[component],
           })),
         ),
+        unpricedModels: need(anatomy).unpriced_models,
       })),
       topChains: await section(async () => {
         need(anatomy);

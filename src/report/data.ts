@@ -133,6 +133,11 @@ export const COST_BY_KEYS = 12;
 export interface Anatomy {
   /** long format: one row per (agent type, component); weight and usd null when none of the agent type's requests has a price */
   rows: Array<{ agentType: string; component: AnatomyComponent; tokens: number; weight: number | null; usd: number | null }>;
+  /**
+   * the models without a price and their requests, left out of every weight (`anatomy`'s +?): an agent type
+   * with some priced requests shows the weights of those alone
+   */
+  unpricedModels?: Array<{ model: string; requests: number }>;
 }
 
 export interface TopChains {

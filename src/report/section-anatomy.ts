@@ -38,6 +38,12 @@ export function renderAnatomy(d: Anatomy, charts: ChartSink): SectionOutput {
         ? 'No priced cache writes in scope.'
         : 'No cache writes in scope.';
   if (unknown.length) reading += ` Weight unknown (no price): ${unknown.map((t) => `“${t.agentType}”`).join(', ')}.`;
+  // requests of models without a price are in no weight here: said (+?, as anatomy marks its sums), or an agent type
+  // with some of them read as whole
+  const left = (d.unpricedModels ?? []).reduce((n, m) => n + m.requests, 0);
+  if (left > 0 && total > 0) {
+    reading += ` +? ${fmtInt(left)} ${left === 1 ? 'request' : 'requests'} of ${d.unpricedModels!.length === 1 ? 'a model' : 'models'} without a price (${d.unpricedModels!.map((m) => m.model).join(', ')}) ${left === 1 ? 'is' : 'are'} left out of these weights.`;
+  }
   const shown = new Set(types.slice(0, MAX_TYPES).map((t) => t.agentType));
   const other = otherLabel(types.length - shown.size, shown);
   const rows = d.rows.filter((r) => r.weight !== null).map((r) => ({

@@ -280,6 +280,26 @@ test('a TTL override over some requests without a price marks its sums +? and na
   }
 });
 
+test('the anatomy over some requests without a price says they are left out of its weights, as anatomy marks them +?: the priced agent type read as whole', async () => {
+  const session = '0ca1b2c3-0000-4000-8000-0000000000a2';
+  const root = writeCorpus({
+    [`projects/p/${session}.jsonl`]: [0, 1, 2].flatMap((i) => [
+      userPrompt(session, `2026-02-10T18:${10 + i * 7}:00.000Z`),
+      assistant({ session, msg: `m${i}`, t: `2026-02-10T18:${10 + i * 7}:05.000Z`, model: i === 1 ? 'claude-<i>mystery</i>-9' : 'claude-opus-4-6', u: { in: 3, w5: 1000 * (i + 1), r: 5000 * i, out: 50 } }),
+    ]),
+  });
+  const ctx = await openContext({ paths: [root], db: ':memory:', timezone: 'UTC' });
+  try {
+    const data = await buildReportData(ctx);
+    assert.ok(data.anatomy && !('error' in data.anatomy));
+    assert.deepEqual(data.anatomy.unpricedModels, [{ model: 'claude-<i>mystery</i>-9', requests: 1 }]);
+    const section = /<section class="card" id="anatomy"[\s\S]*?<\/section>/.exec(renderReport(data))![0];
+    assert.ok(section.includes('+? 1 request of a model without a price (claude-&lt;i&gt;mystery&lt;/i&gt;-9) is left out of these weights.'), 'said, escaped');
+  } finally {
+    ctx.store.close();
+  }
+});
+
 test('logs of models without a price: the waste, the TTL override, the anatomy and the cost weights are unknown in the report, as the commands print them, not 0', async () => {
   const session = '0ca1b2c3-0000-4000-8000-000000000001';
   const root = writeCorpus({
