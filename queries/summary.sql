@@ -16,7 +16,8 @@
 --   cache_write_1h=1105790, cache_read=5370668, weight=3293043.3, usd=16.4652165, unpriced_requests=0,
 --   weight_exact='3293043.300000000010240', usd_exact='16.465216500000000'
 --   (`cachelens query summary sample-logs --param group=model`, the sample corpus; weight_exact is the exact sum
---   of the requests' weights as DOUBLEs, whose binary fractions show past the 10th decimal)
+--   of each request's DOUBLE weight cast to DECIMAL(38, 15), a cast that is not exact past ~16 significant
+--   digits: 8956.8 becomes 8956.799999999998976, hence the digits past the 10th decimal)
 -- A request's day in $tz: ICU's time zone conversion costs ~175 ns a row (1 GB of logs' 148,000 requests: ~26 of
 --   the query's 50 – 80 ms), so it is made once per quarter hour of UTC the requests fall in, at the quarter's first
 --   and last microsecond; where both give the same UTC offset, every request in the quarter has it (no zone changes

@@ -63,10 +63,15 @@ export function refuseEmptyFilters(o: { since?: unknown; until?: unknown; timezo
 }
 
 /** Accepts YYYY-MM-DD or YYYYMMDD (ccusage's form); returns YYYY-MM-DD. */
+/** An option and its value as the user gave them: `--since X`, or `--param TZ=X` for a `flag` ending in `=`. */
+function named(flag: string, value: string | undefined): string {
+  return flag.endsWith('=') ? `${flag}${value}` : `${flag} ${value}`;
+}
+
 export function parseDay(s: string | undefined | null, flag: string): string | null {
   if (s === undefined || s === null || s === '') return null;
   const m = /^(\d{4})-?(\d{2})-?(\d{2})$/.exec(s.trim());
-  if (!m || !isCalendarDay(Number(m[1]), Number(m[2]), Number(m[3]))) throw new UsageError(`${flag} ${s}: expected a day as YYYY-MM-DD or YYYYMMDD`);
+  if (!m || !isCalendarDay(Number(m[1]), Number(m[2]), Number(m[3]))) throw new UsageError(`${named(flag, s)}: expected a day as YYYY-MM-DD or YYYYMMDD`);
   return `${m[1]}-${m[2]}-${m[3]}`;
 }
 
@@ -93,7 +98,7 @@ export function parseTimezone(tz: string | undefined, flag = '--timezone', notic
     return local.zone;
   }
   const zone = zoneOf(tz);
-  if (zone === undefined) throw new UsageError(`${flag} ${tz}: not a known IANA time zone (e.g. UTC, Europe/Berlin)`);
+  if (zone === undefined) throw new UsageError(`${named(flag, tz)}: not a known IANA time zone (e.g. UTC, Europe/Berlin)`);
   return zoneName(tz, zone);
 }
 

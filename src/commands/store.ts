@@ -86,8 +86,8 @@ export function checkFilterParams(given: Record<string, string>, typed: Record<s
     const v = given[k]!.trim();
     if (v === '') delete given[k];
     else if (k === 'project') given[k] = v;
-    else if (k === 'tz') given[k] = parseTimezone(v, `--param ${typed[k] ?? k}`);
-    else given[k] = parseDay(v, `--param ${typed[k] ?? k}`)!;
+    else if (k === 'tz') given[k] = parseTimezone(v, `--param ${typed[k] ?? k}=`);
+    else given[k] = parseDay(v, `--param ${typed[k] ?? k}=`)!;
   }
 }
 
@@ -119,13 +119,13 @@ export function checkChoiceParams(query: string, given: Record<string, string>, 
   for (const [k, allowed] of Object.entries(BUNDLED_CHOICES[query] ?? {})) {
     if (!Object.hasOwn(given, k)) continue;
     const v = given[k]!.trim().toLowerCase();
-    if (!allowed.includes(v)) throw new UsageError(`--param ${typed[k] ?? k}=${given[k]}: ${query} takes ${k}= ${or(allowed)}`, `without --param ${k}: ${BUNDLED_DEFAULTS[k]}`);
+    if (!allowed.includes(v)) throw new UsageError(`--param ${typed[k] ?? k}=${given[k]}: ${query} takes ${k}= ${or(allowed)}`, `without --param ${typed[k] ?? k}: ${BUNDLED_DEFAULTS[k]}`);
     given[k] = v;
   }
   for (const [k, least] of Object.entries(BUNDLED_COUNTS[query] ?? {})) {
     if (!Object.hasOwn(given, k)) continue;
     const v = given[k]!.trim();
-    if (!/^\d{1,9}$/.test(v) || Number(v) < least) throw new UsageError(`--param ${typed[k] ?? k}=${given[k]}: ${query} takes ${k}= a whole number of ${least} or more`, `without --param ${k}: ${BUNDLED_DEFAULTS[k]}`);
+    if (!/^\d{1,9}$/.test(v) || Number(v) < least) throw new UsageError(`--param ${typed[k] ?? k}=${given[k]}: ${query} takes ${k}= a whole number of ${least} or more`, `without --param ${typed[k] ?? k}: ${BUNDLED_DEFAULTS[k]}`);
     given[k] = String(Number(v));
   }
 }

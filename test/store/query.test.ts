@@ -670,7 +670,8 @@ test('CLI: a bundled query\'s --param since/until/tz is checked and written as -
     const r = cachelens(['query', 'cost_by', sampleLogs, '--db', db, '--param', param!]);
     assert.equal(r.status, 2, `${param}: ${r.stdout}`);
     assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
-    assert.ok(r.stderr.startsWith(`cachelens: ${flag} `), r.stderr);
+    // as it was given: `--param since=2026-2-11`, not `--param since 2026-2-11`
+    assert.ok(r.stderr.startsWith(`cachelens: ${flag}=${param!.split('=')[1]}: `), r.stderr);
   }
 });
 
@@ -968,10 +969,10 @@ test('CLI: a bundled query\'s parameter outside its values is a usage error nami
 test('CLI: a bundled query\'s bad --param value is said with the name as it was typed, not as the query spells it', async () => {
   // `--param BY=x` was said as `--param by=x`, a spelling the user never wrote
   const db = path.join(tmp(), 'missing-dir', 's.duckdb');
-  await usageError(['query', 'cost_by', sampleLogs, '--db', db, '--param', 'BY=x'], /^cachelens: --param BY=x: cost_by takes by= day, project, model or agent_type \(without --param by: day\)$/);
+  await usageError(['query', 'cost_by', sampleLogs, '--db', db, '--param', 'BY=x'], /^cachelens: --param BY=x: cost_by takes by= day, project, model or agent_type \(without --param BY: day\)$/);
   await usageError(['query', 'report_components', sampleLogs, '--db', db, '--param', 'Top=0'], /^cachelens: --param Top=0: report_components takes top= a whole number of 1 or more/);
-  await usageError(['query', 'cost_by', sampleLogs, '--db', db, '--param', 'TZ=Mars/Base'], /^cachelens: --param TZ Mars\/Base: /);
-  await usageError(['query', 'cost_by', sampleLogs, '--db', db, '--param', 'Since=2026-2-11'], /^cachelens: --param Since 2026-2-11: /);
+  await usageError(['query', 'cost_by', sampleLogs, '--db', db, '--param', 'TZ=Mars/Base'], /^cachelens: --param TZ=Mars\/Base: /);
+  await usageError(['query', 'cost_by', sampleLogs, '--db', db, '--param', 'Since=2026-2-11'], /^cachelens: --param Since=2026-2-11: /);
   await usageError(['query', 'cost_by', sampleLogs, '--db', db, '--param', 'SINCE=2026-02-12', '--param', 'Until=2026-02-11'], /^cachelens: --param SINCE=2026-02-12 is after --param Until=2026-02-11: no day is in that range$/);
   assert.ok(!existsSync(path.dirname(db)), 'no store was made');
 });
