@@ -166,7 +166,17 @@ export async function openSource(argv: Record<string, unknown>, io: Io): Promise
       ...parseDays(argv.since as string | undefined, argv.until as string | undefined),
       project: (argv.project as string | undefined)?.trim() || null,
     };
-    return { source: await openParquet(dir), defaults };
+    const source = await openParquet(dir);
+    // the same rows in several exports below DIR (one copied twice, overlapping --since ranges, a
+    // later export beside an earlier one) are read once: said, so that a pool's totals are not a surprise
+    const dropped = PORTABLE_TABLES.filter((t) => source.duplicates[t] > 0);
+    if (dropped.length > 0) {
+      const noun = (t: (typeof PORTABLE_TABLES)[number]) => `${int(source.duplicates[t])} duplicate ${source.duplicates[t] === 1 ? t.slice(0, -1) : t}`;
+      const list = dropped.map(noun);
+      const listed = list.length > 1 ? `${list.slice(0, -1).join(', ')} and ${list.at(-1)}` : list[0];
+      io.stderr(`cachelens: --parquet ${dir}: left out ${listed} (rows another export below it holds too: the same export twice, or overlapping ones); each is counted once`);
+    }
+    return { source, defaults };
   }
   const ctx = await openContext(commonOptions(argv, io));
   try {

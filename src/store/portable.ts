@@ -44,12 +44,55 @@ export async function usePortableViews(store: Store): Promise<void> {
 }
 
 /**
- * Opens a Parquet export (or a directory holding several, e.g. one per person) as an in-memory
- * database with the three portable tables as views. Every `requests/day=…/*.parquet` below `dir` is
- * read (`**` also matches no directory at all); the `day` partition column is dropped again
- * (queries compute days in their own time zone).
+ * The views over a pool (`root`: the directory `--parquet` names, as SQL text): each table read with
+ * read_parquet over every export below it, one copy kept of each request, chain and attachment.
+ * The same export copied into the pool twice, two exports of overlapping `--since` ranges, or an
+ * export and a later one of the same logs hold the same rows, which were all counted (SPEC §1.3
+ * keys a request by (message.id, requestId): one request is one row however many exports hold it).
+ *
+ * Which copy is kept, by key:
+ *   chains (chain_id): the copy with the most requests, then the latest last_t (a later export of
+ *     logs that have grown since: its aggregates are those of the requests it adds), then the file
+ *     path (a stable choice between equal copies);
+ *   requests (key, message.id and requestId): the copy in the export whose chain copy was kept, so
+ *     that a chain's rows and its requests are one export's; else by file path;
+ *   attachments (chain_id, line, t, type, hash: one attachment line of one chain): the rows of one
+ *     file, that of the export whose chain copy was kept, else by file path; rows of equal key within
+ *     one file are kept all (one export is a store's, which held them).
+ * An export is a file's path less `<table>/day=…/<file>.parquet`. A row whose key is NULL (no
+ * cachelens export writes one) is kept.
+ * Example: pool/a and pool/b both a copy of one export → each table's rows once.
  */
-export async function openParquet(dir: string): Promise<SqlSource> {
+export function poolViews(root: string): string[] {
+  const read = (t: string) => `read_parquet('${`${root}/**/${t}/*/*.parquet`.replace(/'/g, "''")}', hive_partitioning = true, union_by_name = true, filename = '_file')`;
+  const exportOf = `regexp_replace(_file, '/[^/]*/[^/]*/[^/]*$', '')`;
+  return [
+    `CREATE VIEW chain_exports AS SELECT chain_id, ${exportOf} AS export FROM ${read('chains')}
+  WHERE chain_id IS NOT NULL
+  QUALIFY row_number() OVER (PARTITION BY chain_id ORDER BY requests DESC NULLS LAST, last_t DESC NULLS LAST, _file DESC) = 1`,
+    `CREATE VIEW chains AS SELECT * EXCLUDE (day, _file) FROM ${read('chains')}
+  QUALIFY chain_id IS NULL OR row_number() OVER (PARTITION BY chain_id ORDER BY requests DESC NULLS LAST, last_t DESC NULLS LAST, _file DESC) = 1`,
+    `CREATE VIEW requests AS SELECT r.* EXCLUDE (day, _file) FROM ${read('requests')} r LEFT JOIN chain_exports c USING (chain_id)
+  QUALIFY key IS NULL OR row_number() OVER (PARTITION BY key ORDER BY ${exportOf} = c.export DESC NULLS LAST, _file DESC) = 1`,
+    `CREATE VIEW attachments AS SELECT a.* EXCLUDE (day, _file) FROM ${read('attachments')} a LEFT JOIN chain_exports c USING (chain_id)
+  QUALIFY chain_id IS NULL OR _file = first_value(_file) OVER (PARTITION BY chain_id, line, t, type, hash ORDER BY ${exportOf} = c.export DESC NULLS LAST, _file DESC)`,
+  ];
+}
+
+/** A Parquet export (or a pool of them) opened as a SqlSource. */
+export interface ParquetSource extends SqlSource {
+  /** the rows of each table that another copy in the pool stood for (poolViews), not read */
+  duplicates: Record<(typeof PORTABLE_TABLES)[number], number>;
+}
+
+/**
+ * Opens a Parquet export (or a directory holding several, e.g. one per person) as an in-memory
+ * database with the three portable tables as views (poolViews: each row once however many exports
+ * below `dir` hold it). Every `requests/day=…/*.parquet` below `dir` is read (`**` also matches no
+ * directory at all); the `day` partition column is dropped again (queries compute days in their
+ * own time zone).
+ */
+export async function openParquet(dir: string): Promise<ParquetSource> {
   const root = resolve(dir);
   if (!existsSync(root) || !statSync(root).isDirectory()) throw new UsageError(`no such directory: ${dir}`);
   const instance = await (await loadDuckdb()).DuckDBInstance.create(':memory:', openingOptions());
@@ -58,11 +101,14 @@ export async function openParquet(dir: string): Promise<SqlSource> {
     db.closeSync();
     instance.closeSync();
   };
+  const duplicates = { requests: 0, chains: 0, attachments: 0 };
   try {
     await db.run(MACROS);
+    for (const view of poolViews(root)) await db.run(view);
     for (const t of PORTABLE_TABLES) {
       const glob = `${root}/**/${t}/*/*.parquet`.replace(/'/g, "''");
-      await db.run(`CREATE VIEW ${t} AS SELECT * EXCLUDE (day) FROM read_parquet('${glob}', hive_partitioning = true, union_by_name = true)`);
+      const reader = await db.runAndReadAll(`SELECT (SELECT count(*) FROM read_parquet('${glob}', union_by_name = true)) - (SELECT count(*) FROM ${t}) AS n`);
+      duplicates[t] = Number(reader.getRowObjectsJS()[0]!.n);
     }
   } catch (err) {
     close();
@@ -77,5 +123,6 @@ export async function openParquet(dir: string): Promise<SqlSource> {
       return queryTable(await readStatements(db, sql, params));
     },
     close,
+    duplicates,
   };
 }

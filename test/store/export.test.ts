@@ -15,7 +15,7 @@ import { crosstab } from '../../src/analyses/crosstab.js';
 import { UsageError } from '../../src/errors.js';
 import { checkExportDir, exportParquet } from '../../src/store/export.js';
 import { MACROS } from '../../src/store/duckdb.js';
-import { openParquet, usePortableViews } from '../../src/store/portable.js';
+import { openParquet, poolViews, usePortableViews } from '../../src/store/portable.js';
 import { runQuery } from '../../src/store/queries.js';
 import { CONDENSE, CONDENSE_61, corpus, repoRoot, run, tmp } from './helpers.js';
 import { usageError } from '../faults/helpers.js';
@@ -190,7 +190,8 @@ test('crosstab --parquet over Parquet files that are no cachelens export (other 
     instance.closeSync();
   }
   await usageError(['crosstab', '--parquet', dir], /^cachelens: .*foreign holds no cachelens Parquet export: Binder Error: .* \(make one with cachelens export --parquet DIR\)$/);
-  await usageError(['query', 'cost_by', '--parquet', dir], /^cachelens: query cost_by failed: Binder Error: /);
+  // said when the pool's views are made (they name the key columns), as crosstab says it
+  await usageError(['query', 'cost_by', '--parquet', dir], /^cachelens: .*foreign holds no cachelens Parquet export: Binder Error: .* \(make one with cachelens export --parquet DIR\)$/);
 });
 
 test('a DIR whose requests, chains or attachments no export wrote (a file, a link, other entries) is refused, not replaced', () => {
@@ -407,6 +408,11 @@ test('docs/store.md\'s recipe for any DuckDB client, without cachelens, runs a b
     recipe.push(l.trim());
   }
   assert.ok(recipe.some((l) => l.startsWith('EXECUTE cost_by(')), recipe.join('\n'));
+  // statements as written, one or more lines each, up to a final `;`
+  const statements = recipe.join('\n').split(/;\n/).map((x) => x.replace(/;$/, ''));
+  // its views are the ones cachelens makes over a pool (poolViews), word for word
+  const words = (sql: string) => sql.replace(/\s+/g, ' ').trim();
+  assert.deepEqual(statements.filter((x) => x.startsWith('CREATE VIEW')).map(words), poolViews('pool').map(words));
   // its macros are the ones cachelens defines (MACROS), word for word
   const body = (sql: string) => sql.replace(/\s+/g, ' ').replace(/^CREATE (OR REPLACE )?(TEMP )?MACRO /, '').replace(/;$/, '').trim();
   const defined = MACROS.split(/;\s*/).filter((m) => m.trim() !== '').map(body);
@@ -420,14 +426,16 @@ test('docs/store.md\'s recipe for any DuckDB client, without cachelens, runs a b
   } finally {
     r.store.close();
   }
+  // the same export twice: the recipe's views count each request once, as cachelens's do
+  fs.cpSync(path.join(pool, 'alice'), path.join(pool, 'alice-copy'), { recursive: true });
   const costBy = fs.readFileSync(path.join(repoRoot, 'queries/cost_by.sql'), 'utf8').trim().replace(/;$/, '');
   // a plain DuckDB: nothing of cachelens's own (no macro, no option) on the connection
   const instance = await DuckDBInstance.create(':memory:');
   const db = await instance.connect();
   try {
     let rows: Record<string, unknown>[] = [];
-    for (const line of recipe) {
-      const sql = line.replaceAll(`'pool/`, `'${pool.replace(/'/g, "''")}/`).replace('<text of queries/cost_by.sql>', costBy);
+    for (const statement of statements) {
+      const sql = statement.replaceAll(`'pool/`, `'${pool.replace(/'/g, "''")}/`).replace('<text of queries/cost_by.sql>', costBy);
       rows = (await db.runAndReadAll(sql)).getRowObjectsJson() as Record<string, unknown>[];
     }
     const px = await openParquet(pool);

@@ -1,0 +1,141 @@
+/**
+ * A pool (`query`/`crosstab --parquet POOL`) reads each request, chain and attachment once, however
+ * many exports below POOL hold it: the same export copied in twice, exports of overlapping `--since`
+ * ranges, an earlier export beside a later one of the same logs (whose chains have grown). Each such
+ * pool answers as one export of the same logs does, and the rows left out are said on stderr.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { openParquet } from '../../src/store/portable.js';
+import { runCli } from '../faults/helpers.js';
+import { CONDENSE, CONDENSE_61, MAROT_DOV, corpus, realLogs, tmp } from './helpers.js';
+
+/** The queries and cross-tabs compared between a pool and one export (each over the three tables). */
+const QUERIES: string[][] = [
+  ['cost_by', '--param', 'by=day'],
+  ['cost_by', '--param', 'by=agent_type'],
+  ['summary'],
+  ['sessions'],
+  ['repurchase', '--param', 'all=true'],
+  ['attachments_vs_rounds'],
+  ['reattachments'],
+  ['hourly'],
+];
+const CROSSTABS: string[][] = [
+  [],
+  ['--rows', 'agent_type', '--cols', 'rounds_bucket', '--measure', 'requests'],
+  ['--rows', 'day', '--cols', 'model', '--measure', 'usd'],
+  ['--rows', 'definition', '--cols', 'kind', '--measure', 'reattachments'],
+];
+
+async function ok(args: string[]): Promise<{ stdout: string; stderr: string }> {
+  const r = await runCli(args);
+  assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
+  return r;
+}
+
+async function exportTo(dir: string, logs: string, extra: string[] = []): Promise<Record<string, number>> {
+  const r = await ok(['export', logs, '--db', ':memory:', '--parquet', dir, '--timezone', 'UTC', '--json', ...extra]);
+  const tables = (JSON.parse(r.stdout) as { tables: { table: string; rows: number }[] }).tables;
+  return Object.fromEntries(tables.map((t) => [t.table, t.rows]));
+}
+
+/** Every answer compared, over `--parquet dir`, and the stderr of the first. */
+async function answers(dir: string): Promise<{ out: string[]; stderr: string }> {
+  const out: string[] = [];
+  let stderr: string | null = null;
+  for (const q of QUERIES) {
+    const r = await ok(['query', ...q, '--parquet', dir, '--timezone', 'UTC', '--json']);
+    stderr ??= r.stderr;
+    out.push(`${q.join(' ')}: ${r.stdout}`);
+  }
+  for (const x of CROSSTABS) out.push(`crosstab ${x.join(' ')}: ${(await ok(['crosstab', ...x, '--parquet', dir, '--timezone', 'UTC', '--json'])).stdout}`);
+  return { out, stderr: stderr! };
+}
+
+function assertSameAnswers(got: string[], want: string[]): void {
+  assert.equal(got.length, want.length);
+  for (let i = 0; i < want.length; i++) assert.equal(got[i], want[i], want[i]!.slice(0, want[i]!.indexOf(':')));
+}
+
+/** Each chain's `requests` is the count of its requests in the pool (one export's copy of both). */
+async function assertChainsMatchRequests(dir: string): Promise<void> {
+  const px = await openParquet(dir);
+  try {
+    const off = await px.all(`SELECT c.chain_id, c.requests, count(r.key) AS n FROM chains c LEFT JOIN requests r USING (chain_id)
+      GROUP BY ALL HAVING c.requests <> count(r.key)`);
+    assert.deepEqual(off, []);
+  } finally {
+    px.close();
+  }
+}
+
+test('the real logs exported twice into one pool answer as one export, and the copies left out are said', async () => {
+  const pool = tmp('cachelens-pool-');
+  const one = await exportTo(path.join(pool, 'alice'), realLogs);
+  cpSync(path.join(pool, 'alice'), path.join(pool, 'alice-again'), { recursive: true });
+  assert.ok(one.requests! > 0 && one.chains! > 0 && one.attachments! > 0, JSON.stringify(one));
+  const single = await answers(path.join(pool, 'alice'));
+  assert.equal(single.stderr, '', 'one export: nothing to say');
+  const pooled = await answers(pool);
+  assertSameAnswers(pooled.out, single.out);
+  const note = pooled.stderr.trim().split('\n');
+  assert.equal(note.length, 1, pooled.stderr);
+  assert.match(note[0]!, new RegExp(`^cachelens: --parquet .*: left out ${one.requests!.toLocaleString('en-US')} duplicate requests, ${one.chains} duplicate chains and ${one.attachments} duplicate attachments`));
+  const px = await openParquet(pool);
+  try {
+    assert.deepEqual(px.duplicates, one);
+  } finally {
+    px.close();
+  }
+});
+
+test('exports of overlapping --since/--until ranges pooled answer as one export of every day', async () => {
+  const pool = tmp('cachelens-pool-');
+  const whole = path.join(tmp(), 'whole');
+  await exportTo(whole, realLogs);
+  const px = await openParquet(whole);
+  let days: string[];
+  try {
+    days = (await px.all(`SELECT DISTINCT strftime(timezone('UTC', ts), '%Y-%m-%d') AS d FROM requests WHERE ts IS NOT NULL ORDER BY d`)).map((r) => r.d as string);
+  } finally {
+    px.close();
+  }
+  assert.ok(days.length >= 4, days.join());
+  // days 0 … 2/3 and 1/3 … end: the middle third is in both
+  const a = await exportTo(path.join(pool, 'early'), realLogs, ['--until', days[Math.floor((days.length * 2) / 3)]!]);
+  const b = await exportTo(path.join(pool, 'late'), realLogs, ['--since', days[Math.floor(days.length / 3)]!]);
+  const want = await answers(whole);
+  const got = await answers(pool);
+  assertSameAnswers(got.out, want.out);
+  const px2 = await openParquet(pool);
+  try {
+    const [n] = await px2.all(`SELECT (SELECT count(*) FROM requests) AS requests`);
+    assert.ok(a.requests! + b.requests! > (n!.requests as number), 'the ranges overlap');
+    assert.equal(px2.duplicates.requests, a.requests! + b.requests! - (n!.requests as number));
+  } finally {
+    px2.close();
+  }
+  assert.match(got.stderr, /duplicate requests/);
+});
+
+test('an earlier export beside a later one of logs that grew since answers as the later one alone; each chain is the later copy', async () => {
+  const logs = corpus([CONDENSE, MAROT_DOV]);
+  const grown = path.join(logs, CONDENSE_61);
+  const full = readFileSync(grown, 'utf8');
+  const lines = full.split('\n');
+  // the transcript as it was half-way through: the later export's chain has more requests and rounds
+  writeFileSync(grown, lines.slice(0, Math.floor(lines.length / 2)).join('\n') + '\n');
+  const pool = tmp('cachelens-pool-');
+  const before = await exportTo(path.join(pool, 'monday'), logs);
+  writeFileSync(grown, full);
+  const after = await exportTo(path.join(pool, 'friday'), logs);
+  assert.ok(after.requests! > before.requests!, `${before.requests} then ${after.requests}`);
+  // the earlier export's directory name sorts after the later one's too: the copy kept is not the path's
+  cpSync(path.join(pool, 'monday'), path.join(pool, 'zz-monday'), { recursive: true });
+  const want = await answers(path.join(pool, 'friday'));
+  assertSameAnswers((await answers(pool)).out, want.out);
+  await assertChainsMatchRequests(pool);
+});
