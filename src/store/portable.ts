@@ -44,40 +44,61 @@ export async function usePortableViews(store: Store): Promise<void> {
 }
 
 /**
- * The views over a pool (`root`: the directory `--parquet` names, as SQL text): each table read with
- * read_parquet over every export below it, one copy kept of each request, chain and attachment.
- * The same export copied into the pool twice, two exports of overlapping `--since` ranges, or an
- * export and a later one of the same logs hold the same rows, which were all counted (SPEC §1.3
- * keys a request by (message.id, requestId): one request is one row however many exports hold it).
+ * The views over a pool (`root`: the directory `--parquet` names): each table read with read_parquet
+ * over every export below it, one copy kept of each request, chain and attachment. The same export
+ * copied into the pool twice, two exports of overlapping `--since` ranges, or an export and a later
+ * one of the same logs hold the same rows, which were all counted (SPEC §1.3 keys a request by
+ * (message.id, requestId): one request is one row however many exports hold it).
  *
  * Which copy is kept, by key:
  *   chains (chain_id): the copy with the most requests, then the latest last_t (a later export of
  *     logs that have grown since: its aggregates are those of the requests it adds), then the file
- *     path (a stable choice between equal copies);
- *   requests (key, message.id and requestId): the copy in the export whose chain copy was kept, so
- *     that a chain's rows and its requests are one export's; else by file path;
- *   attachments (chain_id, line, t, type, hash: one attachment line of one chain): the rows of one
- *     file, that of the export whose chain copy was kept, else by file path; rows of equal key within
- *     one file are kept all (one export is a store's, which held them).
+ *     path (a stable choice between equal copies); `chain_exports` names the export it is in;
+ *   requests (key: message.id and requestId) and attachments (chain_id, line, t, type, hash: one
+ *     attachment line of one chain): the copy in the export whose chain copy was kept, so that a
+ *     chain's row and its requests are one export's; else by file path.
  * An export is a file's path less `<table>/day=…/<file>.parquet`. A row whose key is NULL (no
- * cachelens export writes one) is kept.
+ * cachelens export writes one) is kept. DUPLICATES counts what each view leaves out.
+ *
+ * As docs/store.md gives them (`listed` false), each view globs the pool itself; cachelens
+ * (`listed`) reads the files globbed once at open (the variables `<table>_files`, POOL_FILES) and
+ * keeps `chain_exports`, one row per chain, as a table: the requests and attachments views read it
+ * at every use, and a pool of many files was globbed and its chains read each time.
  * Example: pool/a and pool/b both a copy of one export → each table's rows once.
  */
-export function poolViews(root: string): string[] {
-  const read = (t: string) => `read_parquet('${`${root}/**/${t}/*/*.parquet`.replace(/'/g, "''")}', hive_partitioning = true, union_by_name = true, filename = '_file')`;
+export function poolViews(root: string, o: { listed?: boolean } = {}): string[] {
+  const options = `hive_partitioning = true, union_by_name = true, filename = '_file'`;
+  const read = (t: string) => (o.listed ? `read_parquet(getvariable('${t}_files'), ${options})` : `read_parquet('${poolGlob(root, t)}', ${options})`);
   const exportOf = `regexp_replace(_file, '/[^/]*/[^/]*/[^/]*$', '')`;
+  const chainOrder = `ORDER BY requests DESC NULLS LAST, last_t DESC NULLS LAST, _file DESC`;
+  const keptExport = `ORDER BY ${exportOf} = c.export DESC NULLS LAST, _file DESC`;
   return [
-    `CREATE VIEW chain_exports AS SELECT chain_id, ${exportOf} AS export FROM ${read('chains')}
+    `CREATE ${o.listed ? 'TEMP TABLE' : 'VIEW'} chain_exports AS SELECT chain_id, ${exportOf} AS export FROM ${read('chains')}
   WHERE chain_id IS NOT NULL
-  QUALIFY row_number() OVER (PARTITION BY chain_id ORDER BY requests DESC NULLS LAST, last_t DESC NULLS LAST, _file DESC) = 1`,
+  QUALIFY row_number() OVER (PARTITION BY chain_id ${chainOrder}) = 1`,
     `CREATE VIEW chains AS SELECT * EXCLUDE (day, _file) FROM ${read('chains')}
-  QUALIFY chain_id IS NULL OR row_number() OVER (PARTITION BY chain_id ORDER BY requests DESC NULLS LAST, last_t DESC NULLS LAST, _file DESC) = 1`,
+  QUALIFY chain_id IS NULL OR row_number() OVER (PARTITION BY chain_id ${chainOrder}) = 1`,
     `CREATE VIEW requests AS SELECT r.* EXCLUDE (day, _file) FROM ${read('requests')} r LEFT JOIN chain_exports c USING (chain_id)
-  QUALIFY key IS NULL OR row_number() OVER (PARTITION BY key ORDER BY ${exportOf} = c.export DESC NULLS LAST, _file DESC) = 1`,
+  QUALIFY key IS NULL OR row_number() OVER (PARTITION BY key ${keptExport}) = 1`,
     `CREATE VIEW attachments AS SELECT a.* EXCLUDE (day, _file) FROM ${read('attachments')} a LEFT JOIN chain_exports c USING (chain_id)
-  QUALIFY chain_id IS NULL OR _file = first_value(_file) OVER (PARTITION BY chain_id, line, t, type, hash ORDER BY ${exportOf} = c.export DESC NULLS LAST, _file DESC)`,
+  QUALIFY chain_id IS NULL OR row_number() OVER (PARTITION BY chain_id, line, t, type, hash ${keptExport}) = 1`,
   ];
 }
+
+/** The glob of one table's files below `root`, quoted for a SQL literal (`**` also matches no directory). */
+function poolGlob(root: string, table: string): string {
+  return `${root}/**/${table}/*/*.parquet`.replace(/'/g, "''");
+}
+
+/** Sets `<table>_files` to the table's files below `root`, globbed once (poolViews' `listed`); NULL for none. */
+const POOL_FILES = (root: string, table: string) => `SET VARIABLE ${table}_files = (SELECT list(file ORDER BY file) FROM glob('${poolGlob(root, table)}'))`;
+
+/** The rows each view of poolViews leaves out, counted in one read of each table's files. */
+const DUPLICATES = `SELECT
+  (SELECT count(key) - count(DISTINCT key) FROM read_parquet(getvariable('requests_files'), union_by_name = true)) AS requests,
+  (SELECT count(chain_id) - count(DISTINCT chain_id) FROM read_parquet(getvariable('chains_files'), union_by_name = true)) AS chains,
+  (SELECT count(chain_id) - count(DISTINCT (chain_id, line, t, type, hash)) FILTER (WHERE chain_id IS NOT NULL)
+     FROM read_parquet(getvariable('attachments_files'), union_by_name = true)) AS attachments`;
 
 /** A Parquet export (or a pool of them) opened as a SqlSource. */
 export interface ParquetSource extends SqlSource {
@@ -104,12 +125,14 @@ export async function openParquet(dir: string): Promise<ParquetSource> {
   const duplicates = { requests: 0, chains: 0, attachments: 0 };
   try {
     await db.run(MACROS);
-    for (const view of poolViews(root)) await db.run(view);
     for (const t of PORTABLE_TABLES) {
-      const glob = `${root}/**/${t}/*/*.parquet`.replace(/'/g, "''");
-      const reader = await db.runAndReadAll(`SELECT (SELECT count(*) FROM read_parquet('${glob}', union_by_name = true)) - (SELECT count(*) FROM ${t}) AS n`);
-      duplicates[t] = Number(reader.getRowObjectsJS()[0]!.n);
+      await db.run(POOL_FILES(root, t));
+      const [{ files }] = (await db.runAndReadAll(`SELECT getvariable('${t}_files') AS files`)).getRowObjectsJS();
+      if (files === null) throw new Error(`no ${t}/day=…/*.parquet below it`);
     }
+    for (const view of poolViews(root, { listed: true })) await db.run(view);
+    const [counts] = (await db.runAndReadAll(DUPLICATES)).getRowObjectsJS();
+    for (const t of PORTABLE_TABLES) duplicates[t] = Number(counts![t]);
   } catch (err) {
     close();
     throw new UsageError(`${dir} holds no cachelens Parquet export: ${(err as Error).message.split('\n')[0]}`, 'make one with cachelens export --parquet DIR');
