@@ -85,9 +85,15 @@ export function poolViews(root: string, o: { listed?: boolean } = {}): string[] 
   ];
 }
 
-/** The glob of one table's files below `root`, quoted for a SQL literal (`**` also matches no directory). */
-function poolGlob(root: string, table: string): string {
-  return `${root}/**/${table}/*/*.parquet`.replace(/'/g, "''");
+/**
+ * The glob of one table's files below `root`, quoted for a SQL literal (`**` also matches no
+ * directory). The root's own `*`, `?` and `[` are matched as themselves (`[*]`, `[?]`, `[[]`): a pool
+ * `exports [2026]` matched no file ("holds no cachelens Parquet export" of a directory an export
+ * had just written), and `team*` read every directory beside it whose name begins so as well.
+ * Example: the root `/p [1]` is globbed as `/p [[]1]`, the tables' directories below it as before.
+ */
+export function poolGlob(root: string, table: string): string {
+  return `${root.replace(/[*?[]/g, (c) => `[${c}]`)}/**/${table}/*/*.parquet`.replace(/'/g, "''");
 }
 
 /** Sets `<table>_files` to the table's files below `root`, globbed once (poolViews' `listed`); NULL for none. */

@@ -18,7 +18,7 @@ import { MACROS } from '../../src/store/duckdb.js';
 import { openParquet, poolViews, usePortableViews } from '../../src/store/portable.js';
 import { runQuery } from '../../src/store/queries.js';
 import { CONDENSE, CONDENSE_61, corpus, repoRoot, run, tmp } from './helpers.js';
-import { usageError } from '../faults/helpers.js';
+import { runCli, usageError } from '../faults/helpers.js';
 import { assistant, cli, writeCorpus } from '../helpers/corpus.js';
 
 const sampleLogs = path.join(repoRoot, 'sample-logs');
@@ -527,4 +527,25 @@ test('export refuses a store inside --parquet DIR, or a DIR of other files, befo
   symlinkSync(real, link);
   await usageError(['export', sampleLogs, '--db', path.join(real, 's.duckdb'), '--parquet', link], /would hold the store/);
   assert.deepEqual(listing(real), []);
+});
+
+test('a pool whose directory\'s name holds *, ? or [ is read, itself alone: its name is no glob', async () => {
+  // `--parquet 'team*[1]?'` matched no file of its own (`[1]` a character class) and read `teamA1B` beside it instead
+  const parent = tmp('cachelens-pool-');
+  const mine = path.join(parent, 'team*[1]?');
+  const beside = path.join(parent, 'teamA1B');
+  const exported = async (logs: string, dir: string) => {
+    const r = await runCli(['export', logs, '--db', ':memory:', '--parquet', dir, '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    return (JSON.parse(r.stdout) as { tables: { table: string; rows: number }[] }).tables.find((t) => t.table === 'requests')!.rows;
+  };
+  const want = await exported(corpus(['DRMacIver-claude-reliability']), mine);
+  const other = await exported(corpus([CONDENSE]), beside);
+  assert.notEqual(want, other);
+  const q = await runCli(['query', 'cost_by', '--parquet', mine, '--json']);
+  assert.equal(q.code, 0, q.stderr);
+  assert.equal((JSON.parse(q.stdout) as { rows: { requests: number }[] }).rows.reduce((s, x) => s + x.requests, 0), want);
+  const x = await runCli(['crosstab', '--parquet', mine, '--measure', 'requests', '--json']);
+  assert.equal(x.code, 0, x.stderr);
+  assert.equal((JSON.parse(x.stdout) as { cells: { row: unknown; col: unknown; value: number }[] }).cells.find((c) => c.row === null && c.col === null)!.value, want);
 });
