@@ -67,7 +67,7 @@ export async function usePortableViews(store: Store): Promise<void> {
  * Example: pool/a and pool/b both a copy of one export → each table's rows once.
  */
 export function poolViews(root: string, o: { listed?: boolean } = {}): string[] {
-  const options = `hive_partitioning = true, union_by_name = true, filename = '_file'`;
+  const options = `hive_partitioning = false, union_by_name = true, filename = '_file'`;
   const read = (t: string) => (o.listed ? `read_parquet(getvariable('${t}_files'), ${options})` : `read_parquet('${poolGlob(root, t)}', ${options})`);
   const exportOf = `regexp_replace(_file, '/[^/]*/[^/]*/[^/]*$', '')`;
   const chainOrder = `ORDER BY requests DESC NULLS LAST, last_t DESC NULLS LAST, _file DESC`;
@@ -76,11 +76,11 @@ export function poolViews(root: string, o: { listed?: boolean } = {}): string[] 
     `CREATE ${o.listed ? 'TEMP TABLE' : 'VIEW'} chain_exports AS SELECT chain_id, ${exportOf} AS export FROM ${read('chains')}
   WHERE chain_id IS NOT NULL
   QUALIFY row_number() OVER (PARTITION BY chain_id ${chainOrder}) = 1`,
-    `CREATE VIEW chains AS SELECT * EXCLUDE (day, _file) FROM ${read('chains')}
+    `CREATE VIEW chains AS SELECT * EXCLUDE (_file) FROM ${read('chains')}
   QUALIFY chain_id IS NULL OR row_number() OVER (PARTITION BY chain_id ${chainOrder}) = 1`,
-    `CREATE VIEW requests AS SELECT r.* EXCLUDE (day, _file) FROM ${read('requests')} r LEFT JOIN chain_exports c USING (chain_id)
+    `CREATE VIEW requests AS SELECT r.* EXCLUDE (_file) FROM ${read('requests')} r LEFT JOIN chain_exports c USING (chain_id)
   QUALIFY key IS NULL OR row_number() OVER (PARTITION BY key ${keptExport}) = 1`,
-    `CREATE VIEW attachments AS SELECT a.* EXCLUDE (day, _file) FROM ${read('attachments')} a LEFT JOIN chain_exports c USING (chain_id)
+    `CREATE VIEW attachments AS SELECT a.* EXCLUDE (_file) FROM ${read('attachments')} a LEFT JOIN chain_exports c USING (chain_id)
   QUALIFY chain_id IS NULL OR row_number() OVER (PARTITION BY chain_id, line, t, type, hash ${keptExport}) = 1`,
   ];
 }
@@ -101,10 +101,10 @@ const POOL_FILES = (root: string, table: string) => `SET VARIABLE ${table}_files
 
 /** The rows each view of poolViews leaves out, counted in one read of each table's files. */
 const DUPLICATES = `SELECT
-  (SELECT count(key) - count(DISTINCT key) FROM read_parquet(getvariable('requests_files'), union_by_name = true)) AS requests,
-  (SELECT count(chain_id) - count(DISTINCT chain_id) FROM read_parquet(getvariable('chains_files'), union_by_name = true)) AS chains,
+  (SELECT count(key) - count(DISTINCT key) FROM read_parquet(getvariable('requests_files'), hive_partitioning = false, union_by_name = true)) AS requests,
+  (SELECT count(chain_id) - count(DISTINCT chain_id) FROM read_parquet(getvariable('chains_files'), hive_partitioning = false, union_by_name = true)) AS chains,
   (SELECT count(chain_id) - count(DISTINCT (chain_id, line, t, type, hash)) FILTER (WHERE chain_id IS NOT NULL)
-     FROM read_parquet(getvariable('attachments_files'), union_by_name = true)) AS attachments`;
+     FROM read_parquet(getvariable('attachments_files'), hive_partitioning = false, union_by_name = true)) AS attachments`;
 
 /** A Parquet export (or a pool of them) opened as a SqlSource. */
 export interface ParquetSource extends SqlSource {
@@ -116,8 +116,9 @@ export interface ParquetSource extends SqlSource {
  * Opens a Parquet export (or a directory holding several, e.g. one per person) as an in-memory
  * database with the three portable tables as views (poolViews: each row once however many exports
  * below `dir` hold it). Every `requests/day=…/*.parquet` below `dir` is read (`**` also matches no
- * directory at all); the `day` partition column is dropped again (queries compute days in their
- * own time zone).
+ * directory at all), without hive partitioning: the `day` partition is not read (queries compute days
+ * in their own time zone), nor is any other `NAME=VALUE` directory on the way a column (a pool kept
+ * under `project=team/` read every request's project as `team`, one under `x=1/` had a column `x`).
  */
 export async function openParquet(dir: string): Promise<ParquetSource> {
   const root = resolve(dir);

@@ -549,3 +549,22 @@ test('a pool whose directory\'s name holds *, ? or [ is read, itself alone: its 
   assert.equal(x.code, 0, x.stderr);
   assert.equal((JSON.parse(x.stdout) as { cells: { row: unknown; col: unknown; value: number }[] }).cells.find((c) => c.row === null && c.col === null)!.value, want);
 });
+
+test('a pool kept below a directory named NAME=VALUE reads no column from it: project=team/ left every project as it was', async () => {
+  // hive partitioning took `project=team` for a partition: the column project read `team` in every row
+  const parent = path.join(tmp('cachelens-pool-'), 'project=team', 'x=1');
+  const dir = path.join(parent, 'alice');
+  const r = await runCli(['export', corpus([CONDENSE]), '--db', ':memory:', '--parquet', dir]);
+  assert.equal(r.code, 0, r.stderr);
+  const px = await openParquet(parent);
+  try {
+    const projects = await px.all(`SELECT DISTINCT project FROM requests UNION SELECT DISTINCT project FROM chains`);
+    assert.deepEqual(projects.map((p) => p.project), ['/app']);
+    for (const t of ['requests', 'chains', 'attachments']) {
+      const columns = (await px.all(`DESCRIBE ${t}`)).map((c) => c.column_name as string);
+      assert.ok(!columns.includes('x') && !columns.includes('day'), `${t}: ${columns.join()}`);
+    }
+  } finally {
+    px.close();
+  }
+});
