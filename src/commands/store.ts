@@ -105,11 +105,16 @@ export const BUNDLED_CHOICES: Record<string, Record<string, readonly string[]>> 
   report_components: { group: ['day', 'project', 'model', 'agent_type'] },
   repurchase: { all: ['true', 'false'] },
 };
-/** Whole-number parameters and their least value: $top keeps that many groups, $jitter is a token count. */
+/**
+ * Whole-number parameters and their least value: $top keeps that many groups, $jitter is a token count.
+ * Each is at most COUNT_MOST (as `anatomy --jitter`): a larger one was refused as if it were no whole
+ * number at all, `jitter=10000000000: … takes jitter= a whole number of 0 or more`.
+ */
 const BUNDLED_COUNTS: Record<string, Record<string, number>> = {
   report_components: { top: 1 },
   repurchase: { jitter: 0 },
 };
+const COUNT_MOST = 1_000_000_000;
 /** What each of those parameters is when left out, as its query's comment says. */
 const BUNDLED_DEFAULTS: Record<string, string> = { by: 'day', group: 'every grouping', all: 'false', top: 'every group', jitter: '1024' };
 
@@ -125,7 +130,9 @@ export function checkChoiceParams(query: string, given: Record<string, string>, 
   for (const [k, least] of Object.entries(BUNDLED_COUNTS[query] ?? {})) {
     if (!Object.hasOwn(given, k)) continue;
     const v = given[k]!.trim();
-    if (!/^\d{1,9}$/.test(v) || Number(v) < least) throw new UsageError(`--param ${typed[k] ?? k}=${given[k]}: ${query} takes ${k}= a whole number of ${least} or more`, `without --param ${typed[k] ?? k}: ${BUNDLED_DEFAULTS[k]}`);
+    if (!/^\d+$/.test(v) || Number(v) < least || Number(v) > COUNT_MOST) {
+      throw new UsageError(`--param ${typed[k] ?? k}=${given[k]}: ${query} takes ${k}= a whole number from ${least} to ${int(COUNT_MOST)}`, `without --param ${typed[k] ?? k}: ${BUNDLED_DEFAULTS[k]}`);
+    }
     given[k] = String(Number(v));
   }
 }

@@ -951,10 +951,10 @@ test('CLI: a bundled query\'s parameter outside its values is a usage error nami
     ['cost_by', 'by=colour', /^cachelens: --param by=colour: cost_by takes by= day, project, model or agent_type/],
     ['summary', 'group=models', /^cachelens: --param group=models: summary takes group= total, model, project or day \(without --param group: every grouping\)$/],
     ['report_components', 'group=total', /^cachelens: --param group=total: report_components takes group= day, project, model or agent_type/],
-    ['report_components', 'top=abc', /^cachelens: --param top=abc: report_components takes top= a whole number of 1 or more \(without --param top: every group\)$/],
-    ['report_components', 'top=0', /^cachelens: --param top=0: report_components takes top= a whole number of 1 or more/],
+    ['report_components', 'top=abc', /^cachelens: --param top=abc: report_components takes top= a whole number from 1 to 1,000,000,000 \(without --param top: every group\)$/],
+    ['report_components', 'top=0', /^cachelens: --param top=0: report_components takes top= a whole number from 1 to 1,000,000,000/],
     ['repurchase', 'all=yes', /^cachelens: --param all=yes: repurchase takes all= true or false \(without --param all: false\)$/],
-    ['repurchase', 'jitter=-1', /^cachelens: --param jitter=-1: repurchase takes jitter= a whole number of 0 or more \(without --param jitter: 1024\)$/],
+    ['repurchase', 'jitter=-1', /^cachelens: --param jitter=-1: repurchase takes jitter= a whole number from 0 to 1,000,000,000 \(without --param jitter: 1024\)$/],
   ];
   for (const [q, p, re] of bad) await usageError(['query', q, sampleLogs, '--db', db, '--param', p], re);
   assert.ok(!existsSync(path.dirname(db)), 'no store was made');
@@ -970,11 +970,20 @@ test('CLI: a bundled query\'s bad --param value is said with the name as it was 
   // `--param BY=x` was said as `--param by=x`, a spelling the user never wrote
   const db = path.join(tmp(), 'missing-dir', 's.duckdb');
   await usageError(['query', 'cost_by', sampleLogs, '--db', db, '--param', 'BY=x'], /^cachelens: --param BY=x: cost_by takes by= day, project, model or agent_type \(without --param BY: day\)$/);
-  await usageError(['query', 'report_components', sampleLogs, '--db', db, '--param', 'Top=0'], /^cachelens: --param Top=0: report_components takes top= a whole number of 1 or more/);
+  await usageError(['query', 'report_components', sampleLogs, '--db', db, '--param', 'Top=0'], /^cachelens: --param Top=0: report_components takes top= a whole number from 1 to 1,000,000,000/);
   await usageError(['query', 'cost_by', sampleLogs, '--db', db, '--param', 'TZ=Mars/Base'], /^cachelens: --param TZ=Mars\/Base: /);
   await usageError(['query', 'cost_by', sampleLogs, '--db', db, '--param', 'Since=2026-2-11'], /^cachelens: --param Since=2026-2-11: /);
   await usageError(['query', 'cost_by', sampleLogs, '--db', db, '--param', 'SINCE=2026-02-12', '--param', 'Until=2026-02-11'], /^cachelens: --param SINCE=2026-02-12 is after --param Until=2026-02-11: no day is in that range$/);
   assert.ok(!existsSync(path.dirname(db)), 'no store was made');
+});
+
+test('CLI: a whole-number parameter is taken up to 1,000,000,000, and one above is refused as out of range, not as no whole number', async () => {
+  // jitter=1000000000 (anatomy --jitter's limit) was refused as "a whole number of 0 or more"
+  const top = cachelens(['query', 'repurchase', sampleLogs, '--db', ':memory:', '--param', 'jitter=1000000000', '--json']);
+  assert.equal(top.status, 0, top.stderr);
+  assert.equal((JSON.parse(top.stdout) as { params: Record<string, unknown> }).params.jitter, '1000000000');
+  await usageError(['query', 'repurchase', '--parquet', sampleLogs, '--param', 'jitter=10000000000'], /^cachelens: --param jitter=10000000000: repurchase takes jitter= a whole number from 0 to 1,000,000,000 \(without --param jitter: 1024\)$/);
+  await usageError(['query', 'report_components', '--parquet', sampleLogs, '--param', 'top=99999999999999999999'], /^cachelens: --param top=99999999999999999999: report_components takes top= a whole number from 1 to 1,000,000,000/);
 });
 
 test('every value the query command lets through for a bundled query\'s choice parameter is one its SQL takes: each runs and answers rows (BUNDLED_CHOICES and the SQL do not drift apart)', async () => {
