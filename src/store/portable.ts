@@ -122,7 +122,9 @@ export interface ParquetSource extends SqlSource {
  */
 export async function openParquet(dir: string): Promise<ParquetSource> {
   const root = resolve(dir);
-  if (!existsSync(root) || !statSync(root).isDirectory()) throw new UsageError(`no such directory: ${dir}`);
+  // a file (one export's data_0.parquet, a .duckdb store) was said not to exist
+  if (!existsSync(root)) throw new UsageError(`--parquet ${dir}: no such directory`);
+  if (!statSync(root).isDirectory()) throw new UsageError(`--parquet ${dir} is not a directory`, 'name the directory an export was written to (cachelens export --parquet DIR), or one holding several');
   const instance = await (await loadDuckdb()).DuckDBInstance.create(':memory:', openingOptions());
   const db = await instance.connect();
   const close = () => {

@@ -568,3 +568,13 @@ test('a pool kept below a directory named NAME=VALUE reads no column from it: pr
     px.close();
   }
 });
+
+test('--parquet naming a file is said to be no directory, not to be missing', async () => {
+  const dir = tmp();
+  const file = path.join(dir, 'data_0.parquet');
+  writeFileSync(file, 'PAR1');
+  for (const cmd of [['query', 'cost_by'], ['crosstab']]) {
+    await usageError([...cmd, '--parquet', file], /^cachelens: --parquet .*data_0\.parquet is not a directory \(name the directory an export was written to/);
+    await usageError([...cmd, '--parquet', path.join(dir, 'none')], /^cachelens: --parquet .*none: no such directory$/);
+  }
+});
