@@ -13,6 +13,7 @@
  * session's transcript copies from another (`line_copies`). Queries use only the
  * columns the export keeps (ATTACHMENT_COLUMNS).
  */
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { loadDuckdb, MACROS, openingOptions } from './duckdb.js';
@@ -106,6 +107,27 @@ const DUPLICATES = `SELECT
   (SELECT count(chain_id) - count(DISTINCT (chain_id, line, t, type, hash)) FILTER (WHERE chain_id IS NOT NULL)
      FROM read_parquet(getvariable('attachments_files'), hive_partitioning = false, union_by_name = true)) AS attachments`;
 
+/**
+ * The first file of the pool (POOL_FILES' lists) that cannot be read whole, with DuckDB's word,
+ * or null when each can: a pool failed on one damaged file (a copy cut short) with "holds no
+ * cachelens Parquet export: Invalid Error: don't know what type: ?", which named no file.
+ * Only run once opening the pool failed.
+ */
+async function unreadableFile(db: DuckDBConnection): Promise<{ file: string; error: string } | null> {
+  for (const t of PORTABLE_TABLES) {
+    const [{ files }] = (await db.runAndReadAll(`SELECT getvariable('${t}_files') AS files`)).getRowObjectsJS();
+    for (const file of (files as string[] | null) ?? []) {
+      try {
+        // every value of every row: a damaged page is found only when it is read
+        await db.runAndReadAll(`SELECT count(hash(f)) FROM read_parquet('${file.replace(/'/g, "''")}', hive_partitioning = false) f`);
+      } catch (err) {
+        return { file, error: (err as Error).message.split('\n')[0]! };
+      }
+    }
+  }
+  return null;
+}
+
 /** A Parquet export (or a pool of them) opened as a SqlSource. */
 export interface ParquetSource extends SqlSource {
   /** the rows of each table that another copy in the pool stood for (poolViews), not read */
@@ -143,7 +165,9 @@ export async function openParquet(dir: string): Promise<ParquetSource> {
     const [counts] = (await db.runAndReadAll(DUPLICATES)).getRowObjectsJS();
     for (const t of PORTABLE_TABLES) duplicates[t] = Number(counts![t]);
   } catch (err) {
+    const damaged = await unreadableFile(db).catch(() => null);
     close();
+    if (damaged) throw new UsageError(`--parquet ${dir}: ${damaged.file} cannot be read, a damaged or cut-short Parquet file: ${damaged.error}`, 'export it again, or take it out of the pool');
     throw new UsageError(`${dir} holds no cachelens Parquet export: ${(err as Error).message.split('\n')[0]}`, 'make one with cachelens export --parquet DIR');
   }
   return {

@@ -578,3 +578,26 @@ test('--parquet naming a file is said to be no directory, not to be missing', as
     await usageError([...cmd, '--parquet', path.join(dir, 'none')], /^cachelens: --parquet .*none: no such directory$/);
   }
 });
+
+test('a pool with one damaged Parquet file says which file, in one line', async () => {
+  // a file garbled in its middle failed as "holds no cachelens Parquet export: Invalid Error: don't know
+  // what type: ?", which named no file among the pool's
+  const pool = tmp('cachelens-pool-');
+  const r = await runCli(['export', corpus([CONDENSE]), '--db', ':memory:', '--parquet', path.join(pool, 'a')]);
+  assert.equal(r.code, 0, r.stderr);
+  const days = readdirSync(path.join(pool, 'a', 'requests'));
+  for (const damage of ['garbled', 'cut short'] as const) {
+    const copy = path.join(pool, damage);
+    fs.rmSync(copy, { recursive: true, force: true });
+    fs.cpSync(path.join(pool, 'a'), copy, { recursive: true });
+    const file = path.join(copy, 'requests', days[0]!, 'data_0.parquet');
+    const bytes = fs.readFileSync(file);
+    if (damage === 'garbled') bytes.fill(0xff, 200, bytes.length - 300);
+    writeFileSync(file, damage === 'garbled' ? bytes : bytes.subarray(0, bytes.length >> 1));
+    const escaped = file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    for (const cmd of [['query', 'cost_by'], ['crosstab']]) {
+      await usageError([...cmd, '--parquet', pool], new RegExp(`^cachelens: --parquet .*: ${escaped} cannot be read, a damaged or cut-short Parquet file: .*\\(export it again, or take it out of the pool\\)$`));
+    }
+    fs.rmSync(copy, { recursive: true, force: true });
+  }
+});
