@@ -986,6 +986,24 @@ test('CLI: a whole-number parameter is taken up to 1,000,000,000, and one above 
   await usageError(['query', 'report_components', '--parquet', sampleLogs, '--param', 'top=99999999999999999999'], /^cachelens: --param top=99999999999999999999: report_components takes top= a whole number from 1 to 1,000,000,000/);
 });
 
+test('CLI: --param since=/until=/project=/tz= beside the option setting the same parameter is a usage error, not the option passed over', async () => {
+  // --since 2026-02-12 --param since=2026-02-11 counted from the 11th, without a word
+  const file = path.join(tmp(), 'own.sql');
+  writeFileSync(file, 'SELECT $since AS s, $tz AS z');
+  const cases: [string[], RegExp][] = [
+    [['--since', '2026-02-12', '--param', 'since=2026-02-11'], /^cachelens: --param since=2026-02-11 and --since 2026-02-12 both set \$since \(give one of them\)$/],
+    [['--until', '2026-02-12', '--param', 'until=2026-02-11'], /^cachelens: --param until=2026-02-11 and --until 2026-02-12 both set \$until/],
+    [['--project', 'shop', '--param', 'Project=blog'], /^cachelens: --param project=blog and --project shop both set \$project/],
+    [['--timezone', 'Asia/Tokyo', '--param', 'tz=UTC'], /^cachelens: --param tz=UTC and --timezone Asia\/Tokyo both set \$tz/],
+  ];
+  for (const [args, re] of cases) await usageError(['query', 'cost_by', '--parquet', sampleLogs, ...args], re);
+  await usageError(['query', file, '--parquet', sampleLogs, '--timezone', 'UTC', '--param', 'tz=Asia/Tokyo'], /both set \$tz/);
+  // an empty --param leaves the option's value, as before
+  const r = cachelens(['query', 'cost_by', sampleLogs, '--db', ':memory:', '--since', '2026-02-11', '--param', 'since=', '--json']);
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal((JSON.parse(r.stdout) as { params: Record<string, unknown> }).params.since, '2026-02-11');
+});
+
 test('every value the query command lets through for a bundled query\'s choice parameter is one its SQL takes: each runs and answers rows (BUNDLED_CHOICES and the SQL do not drift apart)', async () => {
   const r = await run([sampleLogs], path.join(tmp(), 's.duckdb'));
   try {
