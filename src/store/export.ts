@@ -99,7 +99,7 @@ export function checkExportDir(dir: string, logRoots: readonly string[]): string
   }
   if (existsSync(abs)) {
     if (!statSync(abs).isDirectory()) throw new UsageError(`--parquet ${dir} is not a directory`);
-    const other = readdirSync(abs).filter((e) => !(PORTABLE_TABLES as readonly string[]).includes(e) && !STAGED.test(e));
+    const other = readdirSync(abs).filter((e) => !(PORTABLE_TABLES as readonly string[]).includes(e) && !STAGED.test(e) && !finderFile(e));
     other.push(...PORTABLE_TABLES.flatMap((t) => notExported(abs, t)));
     if (other.length > 0) throw new UsageError(`--parquet ${dir} holds other files (${other[0]})`, 'export into an empty directory or a previous export');
   }
@@ -119,15 +119,25 @@ function notExported(abs: string, table: string): string[] {
   if (!st.isDirectory()) return [table];
   const out: string[] = [];
   for (const day of readdirSync(at, { withFileTypes: true })) {
+    if (finderFile(day.name)) continue;
     if (!day.isDirectory() || !day.name.startsWith('day=')) {
       out.push(`${table}/${day.name}`);
       continue;
     }
     for (const f of readdirSync(join(at, day.name), { withFileTypes: true })) {
-      if (!f.isFile() || !f.name.endsWith('.parquet')) out.push(`${table}/${day.name}/${f.name}`);
+      if (!finderFile(f.name) && (!f.isFile() || !f.name.endsWith('.parquet'))) out.push(`${table}/${day.name}/${f.name}`);
     }
   }
   return out;
+}
+
+/**
+ * What macOS writes into any directory it shows or copies (Finder's `.DS_Store`, AppleDouble `._name`
+ * on a share or a FAT drive): a previous export looked at in Finder was refused as holding other
+ * files (`.DS_Store`). Those beside the tables are left; those inside go with the table they describe.
+ */
+function finderFile(name: string): boolean {
+  return name === '.DS_Store' || name.startsWith('._');
 }
 
 /** A table being written (`.tmp`) or a previous one being replaced (`.old`) by the process `<pid>`. */

@@ -97,8 +97,13 @@ export function poolGlob(root: string, table: string): string {
   return `${root.replace(/[*?[]/g, (c) => `[${c}]`)}/**/${table}/*/*.parquet`.replace(/'/g, "''");
 }
 
-/** Sets `<table>_files` to the table's files below `root`, globbed once (poolViews' `listed`); NULL for none. */
-const POOL_FILES = (root: string, table: string) => `SET VARIABLE ${table}_files = (SELECT list(file ORDER BY file) FROM glob('${poolGlob(root, table)}'))`;
+/**
+ * Sets `<table>_files` to the table's files below `root`, globbed once (poolViews' `listed`); NULL for
+ * none. A hidden file is no export's: a pool copied through a macOS share or a FAT drive holds an
+ * AppleDouble `._data_0.parquet` beside each file, which failed the whole pool as a damaged Parquet file.
+ */
+const POOL_FILES = (root: string, table: string) =>
+  `SET VARIABLE ${table}_files = (SELECT list(file ORDER BY file) FROM glob('${poolGlob(root, table)}') WHERE NOT starts_with(parse_filename(file), '.'))`;
 
 /** The rows each view of poolViews leaves out, counted in one read of each table's files. */
 const DUPLICATES = `SELECT

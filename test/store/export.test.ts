@@ -601,3 +601,28 @@ test('a pool with one damaged Parquet file says which file, in one line', async 
     fs.rmSync(copy, { recursive: true, force: true });
   }
 });
+
+test('what macOS leaves in an export (.DS_Store, AppleDouble ._ files) neither fails a pool nor refuses a re-export', async () => {
+  // a pool copied through a macOS share held ._data_0.parquet beside each file: read as a damaged
+  // Parquet file, it failed the pool; a previous export looked at in Finder was refused for its .DS_Store
+  const logs = corpus([CONDENSE]);
+  const pool = tmp('cachelens-pool-');
+  const dir = path.join(pool, 'alice');
+  const exported = async () => {
+    const r = await runCli(['export', logs, '--db', ':memory:', '--parquet', dir, '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    return (JSON.parse(r.stdout) as { tables: { table: string; rows: number }[] }).tables.find((t) => t.table === 'requests')!.rows;
+  };
+  const requests = await exported();
+  const day = path.join(dir, 'requests', readdirSync(path.join(dir, 'requests'))[0]!);
+  writeFileSync(path.join(day, '._data_0.parquet'), Buffer.from([0, 5, 22, 7, 0, 2, 0, 0]));
+  for (const at of [dir, path.join(dir, 'requests'), day]) writeFileSync(path.join(at, '.DS_Store'), 'Bud1');
+  writeFileSync(path.join(dir, '._requests'), Buffer.from([0, 5, 22, 7]));
+  const q = await runCli(['query', 'cost_by', '--parquet', pool, '--json']);
+  assert.equal(q.code, 0, q.stderr);
+  assert.equal((JSON.parse(q.stdout) as { rows: { requests: number }[] }).rows.reduce((s, x) => s + x.requests, 0), requests);
+  assert.equal(await exported(), requests);
+  // beside the tables they are left; inside, they went with the table replaced
+  assert.deepEqual(readdirSync(dir).sort(), ['.DS_Store', '._requests', 'attachments', 'chains', 'requests']);
+  assert.ok(!readdirSync(path.join(dir, 'requests')).includes('.DS_Store'));
+});
