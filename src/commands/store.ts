@@ -268,6 +268,12 @@ export const queryCommand: Command = {
     if (argv.list) {
       // `query --list summary` listed them all, the name passed over without a word
       if (argv.target !== undefined) throw new UsageError(`--list lists every query: ${String(argv.target)} is not read`, `cachelens query ${String(argv.target)} runs it`);
+      // so were the logs, --parquet, --param and the filters: nothing is read or run (`query --list --parquet POOL`
+      // listed the bundled queries as if they had been looked for in the pool)
+      const paths = (argv.paths as string[] | undefined) ?? [];
+      if (paths.length > 0) throw new UsageError(`--list lists the bundled queries and reads no logs: ${paths[0]} is not read`);
+      const unused = ['parquet', 'param', 'db', 'pricing', 'rebuild', 'since', 'until', 'project', 'timezone'].find((o) => argv[o] !== undefined);
+      if (unused !== undefined) throw new UsageError(`--${unused} has no use with --list (it lists the bundled queries, and runs none)`);
       const list = listQueries() as unknown as Record<string, unknown>[];
       // --csv was passed over without a word: the table came instead
       return { json: list, text: argv.csv ? toCsv(list, Boolean(io.tty), ['name', 'purpose']) : formatRows(list, io.color), exactNumbers: true };

@@ -790,6 +790,13 @@ test('CLI: query --list with a query name is a usage error (the name was passed 
   await usageError(['query', 'cost_by', '--list'], /--list lists every query: cost_by is not read/);
 });
 
+test('CLI: query --list with --parquet, --param, the filters or logs is a usage error: nothing is read or run, and they were passed over', async () => {
+  for (const extra of [['--parquet', sampleLogs], ['--param', 'by=model'], ['--since', '2026-02-11'], ['--project', 'shop'], ['--timezone', 'UTC'], ['--db', ':memory:'], ['--rebuild']]) {
+    await usageError(['query', '--list', ...extra], new RegExp(`^cachelens: ${extra[0]} has no use with --list \\(it lists the bundled queries, and runs none\\)$`));
+  }
+  await usageError(['query', 'cost_by', sampleLogs, '--list'], /--list lists every query: cost_by is not read/);
+});
+
 test('CLI: a column named __proto__ (a PIVOT over transcript text can make one) is printed as any other', () => {
   // assigned to the row, it set the row's prototype: missing from --json and the table, `{}` in --csv
   const file = path.join(tmp(), 'proto.sql');
