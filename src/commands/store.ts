@@ -18,7 +18,7 @@ import { filtersLine } from '../reporters/units.js';
 import { checkExportDir, exportParquet } from '../store/export.js';
 import { defaultDbPath } from '../store/location.js';
 import { realPlace, refuseInLogs, rootsRead } from '../store/log-dirs.js';
-import { PORTABLE_TABLES, type SqlSource, openParquet, usePortableViews } from '../store/portable.js';
+import { PORTABLE_TABLES, type ParquetSource, type SqlSource, openParquet, usePortableViews } from '../store/portable.js';
 import { isBundledName, listQueries, networkSettings, queryParams, querySql, runQueryTable, writeTargets } from '../store/queries.js';
 import { Store } from '../store/store.js';
 import { wrap } from '../format/wrap.js';
@@ -150,6 +150,19 @@ export function checkFilterRange(given: Record<string, string>, since: string | 
   const s = end('since', since);
   const u = end('until', until);
   if (s.day !== null && u.day !== null && s.day > u.day) throw new UsageError(`${s.text} is after ${u.text}: no day is in that range`);
+}
+
+/**
+ * A query over a pool that failed on a damaged Parquet file (a page in a column the opening did not
+ * read): the error naming that file, or null. It failed as `query cost_by failed: Invalid Error: don't
+ * know what type: ?`, naming no file of the pool's.
+ */
+async function damagedPool(source: SqlSource, err: unknown): Promise<UsageError | null> {
+  // a mistake in the SQL (Parser, Binder, Catalog, Conversion) is said as it is, every file not read first
+  // (runQueryTable words DuckDB's error `query NAME failed: …`)
+  const said = ((err as Error).message ?? '').replace(/^query .*? failed: /, '');
+  if (!('damaged' in source) || !/^(Invalid|Invalid Input|IO|Internal) Error/.test(said)) return null;
+  return (source as ParquetSource).damaged();
 }
 
 /**
@@ -318,13 +331,13 @@ export const queryCommand: Command = {
         await source.forget();
         await source.setMeta('listing_key', '');
       }
-      const { columns, rows } = await runQueryTable(source, target, params).catch((err: unknown) => {
+      const { columns, rows } = await runQueryTable(source, target, params).catch(async (err: unknown) => {
         // a store's own table (files, skipped, scope…) over an export, which holds the three portable ones
         const missing = /Catalog Error: Table with name (\S+) does not exist/.exec((err as Error).message ?? '');
         if (!(source instanceof Store) && missing && !(PORTABLE_TABLES as readonly string[]).includes(missing[1]!)) {
           throw new UsageError((err as Error).message, `a Parquet export holds only ${PORTABLE_TABLES.join(', ')}; run ${target} over a store, without --parquet`);
         }
-        throw err;
+        throw (await damagedPool(source, err)) ?? err;
       });
       const result: QueryResult = { query: target, params, columns, rows };
       return { json: result, text: argv.csv ? toCsv(rows, Boolean(io.tty), columns) : formatRows(rows, io.color, columns), exactNumbers: true };
@@ -386,6 +399,8 @@ export const crosstabCommand: Command = {
       // Parquet files that are not a cachelens export's (other columns, other types) under DIR: the
       // cross-tab's SQL does not bind, which was an internal error and its stack
       const msg = (err as Error).message ?? '';
+      const damaged = await damagedPool(source, err);
+      if (damaged) throw damaged;
       if (argv.parquet !== undefined && !(err instanceof UsageError) && /^(Binder|Conversion|Invalid Input) Error/.test(msg)) {
         throw new UsageError(`${String(argv.parquet)} holds no cachelens Parquet export: ${msg.split('\n')[0]}`, 'make one with cachelens export --parquet DIR');
       }

@@ -133,10 +133,19 @@ async function unreadableFile(db: DuckDBConnection): Promise<{ file: string; err
   return null;
 }
 
+function damagedFile(dir: string, d: { file: string; error: string }): UsageError {
+  return new UsageError(`--parquet ${dir}: ${d.file} cannot be read, a damaged or cut-short Parquet file: ${d.error}`, 'export it again, or take it out of the pool');
+}
+
 /** A Parquet export (or a pool of them) opened as a SqlSource. */
 export interface ParquetSource extends SqlSource {
   /** the rows of each table that another copy in the pool stood for (poolViews), not read */
   duplicates: Record<(typeof PORTABLE_TABLES)[number], number>;
+  /**
+   * After a query failed: the UsageError naming the pool's first file that cannot be read whole
+   * (a page damaged in a column the opening did not read), or null when each can be read.
+   */
+  damaged(): Promise<UsageError | null>;
 }
 
 /**
@@ -172,7 +181,7 @@ export async function openParquet(dir: string): Promise<ParquetSource> {
   } catch (err) {
     const damaged = await unreadableFile(db).catch(() => null);
     close();
-    if (damaged) throw new UsageError(`--parquet ${dir}: ${damaged.file} cannot be read, a damaged or cut-short Parquet file: ${damaged.error}`, 'export it again, or take it out of the pool');
+    if (damaged) throw damagedFile(dir, damaged);
     throw new UsageError(`${dir} holds no cachelens Parquet export: ${(err as Error).message.split('\n')[0]}`, 'make one with cachelens export --parquet DIR');
   }
   return {
@@ -185,5 +194,9 @@ export async function openParquet(dir: string): Promise<ParquetSource> {
     },
     close,
     duplicates,
+    async damaged() {
+      const found = await unreadableFile(db).catch(() => null);
+      return found && damagedFile(dir, found);
+    },
   };
 }

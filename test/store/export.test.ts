@@ -626,3 +626,28 @@ test('what macOS leaves in an export (.DS_Store, AppleDouble ._ files) neither f
   assert.deepEqual(readdirSync(dir).sort(), ['.DS_Store', '._requests', 'attachments', 'chains', 'requests']);
   assert.ok(!readdirSync(path.join(dir, 'requests')).includes('.DS_Store'));
 });
+
+test('a query over a pool that fails on a page damaged in a column the opening does not read names the file', async () => {
+  // `query cost_by failed: Invalid Error: don't know what type: ?`, no file named
+  const pool = tmp('cachelens-pool-');
+  const r = await runCli(['export', corpus([CONDENSE]), '--db', ':memory:', '--parquet', path.join(pool, 'a')]);
+  assert.equal(r.code, 0, r.stderr);
+  const day = readdirSync(path.join(pool, 'a', 'requests'))[0]!;
+  const file = path.join(pool, 'a', 'requests', day, 'data_0.parquet');
+  // the page header of the usd column: cost_by reads usd, the opening (keys, chains) does not
+  const instance = await DuckDBInstance.create(':memory:');
+  const db = await instance.connect();
+  let at: number;
+  try {
+    const [meta] = (await db.runAndReadAll(`SELECT coalesce(dictionary_page_offset, data_page_offset) AS at FROM parquet_metadata('${file.replace(/'/g, "''")}') WHERE path_in_schema = 'usd'`)).getRowObjectsJS();
+    at = Number(meta!.at);
+  } finally {
+    db.closeSync();
+    instance.closeSync();
+  }
+  const bytes = fs.readFileSync(file);
+  bytes.fill(0xff, at, at + 12);
+  writeFileSync(file, bytes);
+  const escaped = file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  await usageError(['query', 'cost_by', '--parquet', pool], new RegExp(`^cachelens: --parquet .*: ${escaped} cannot be read, a damaged or cut-short Parquet file: `));
+});
