@@ -202,6 +202,8 @@ export const wholeNumber = (n: number): boolean => Number.isInteger(n) && n >= 0
  */
 export function calibrateOf(v: unknown): number {
   const s = String(v).trim();
+  // an empty value (`--calibrate "$K"` with K unset) said "…, got " and nothing after it
+  if (s === '') throw new UsageError(`--calibrate: expected a whole number of requests from 0 (off) to ${CALIBRATE_MAX.toLocaleString('en-US')}`);
   if (!/^\d+$/.test(s) || Number(s) > CALIBRATE_MAX) {
     throw new UsageError(`--calibrate must be a whole number of requests from 0 (off) to ${CALIBRATE_MAX.toLocaleString('en-US')}, got ${s}`);
   }

@@ -47,6 +47,9 @@ test('report --calibrate: a whole number, and only with a session to replay', ()
   const out = join(tempDir('cachelens-report-'), 'report.html');
   const bad = cli(['report', SAMPLE, '--db', ':memory:', '--session', 'top', '--calibrate', 'x', '--out', out]);
   assert.deepEqual([bad.code, bad.stderr.trim()], [2, 'cachelens: --calibrate must be a whole number of requests from 0 (off) to 1,000,000, got x']);
+  // an empty value said "…, got " and nothing after it
+  const empty = cli(['report', SAMPLE, '--db', ':memory:', '--session', 'top', '--calibrate', '', '--out', out]);
+  assert.deepEqual([empty.code, empty.stderr.trim()], [2, 'cachelens: --calibrate: expected a whole number of requests from 0 (off) to 1,000,000']);
   const alone = cli(['report', SAMPLE, '--db', ':memory:', '--calibrate', '3', '--out', out]);
   assert.equal(alone.code, 2);
   assert.match(alone.stderr, /--calibrate fits the session replays, and none was asked for \(add --session ID or --session top\)/);
