@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import type { AttachmentRecord, ChainKind, Observation, SkipReason, SkippedLine } from '../types.js';
 import { SourceRank } from '../types.js';
-import { type Line, TEXT_KEPT, fieldProblem, longTypeName, obj, requestIdOf, requestIdProblem, str, timeOf, typeProblem } from './line.js';
+import { type Line, TEXT_KEPT, fieldProblem, longText, longTypeName, obj, requestIdOf, requestIdProblem, str, timeOf, typeProblem } from './line.js';
 import { LONG_STRING, OTHER_ARRAY, OTHER_OBJECT, SHORT_STRING } from './project.js';
 import { identityProblem, mergeWrite, readUsage, usageOffAssistant } from './usage.js';
 import { pushAll } from '../arrays.js';
@@ -138,6 +138,13 @@ interface ChainState extends ChainFacts {
 const SPAWN_TOOLS = new Set(['Task', 'Agent']);
 
 /**
+ * A line's own text fields the reader keeps (a session, a project's cwd, ids that place the line or
+ * key its request): one longer than SHORT_STRING characters is read as its opening, length and
+ * hash (line.ts longText) before anything reads it. One comparison each per line.
+ */
+const LINE_TEXTS = ['sessionId', 'cwd', 'agentId', 'uuid', 'parentUuid', 'requestId'] as const;
+
+/**
  * Takes facts a parser has done with before the file ends (FileParser's `spill`): observations
  * and rows of the other lists, with no chains, line counts or state (those come at the end).
  */
@@ -205,6 +212,16 @@ export class FileParser {
     };
   }
 
+  /**
+   * A text field longer than SHORT_STRING characters (`name` as the note says it), as it is stored
+   * and shown (line.ts longText), noted as an invalid_field. The caller compares the length first.
+   */
+  private longField(line: number, name: string, x: string): string {
+    const kept = longText(x);
+    this.skip(line, 'invalid_field', `${name} of ${x.length.toLocaleString('en-US')} characters: read as its first characters, its length and a hash, ${kept}`);
+    return kept;
+  }
+
   skip(line: number, reason: SkipReason, detail: string): void {
     this.facts.lines = Math.max(this.facts.lines, line);
     this.facts.skipped.push({ fileId: this.id.fileId, line, reason, detail: detail.slice(0, 200) });
@@ -219,6 +236,11 @@ export class FileParser {
 
   add(lineNo: number, l: Line): void {
     this.facts.lines = Math.max(this.facts.lines, lineNo);
+    // the line's own text fields, read in several places below: a too long one by its opening, length and hash, once
+    for (const name of LINE_TEXTS) {
+      const x = l[name];
+      if (typeof x === 'string' && x.length > SHORT_STRING) l[name] = this.longField(lineNo, name, x);
+    }
     const badType = typeProblem(l);
     if (badType) {
       // not read (it was counted as a line of no type); an inline sidechain's thread still passes through it
@@ -382,7 +404,7 @@ export class FileParser {
       return;
     }
     const chain = this.chainFor(l, sessionId, t);
-    this.collectSpawns(msg, sessionId);
+    this.collectSpawns(lineNo, msg, sessionId);
     if (msg.usage === undefined) return;
     this.observe(lineNo, chain, msg, requestIdOf(l.requestId), t, this.id.fileAgentId ? SourceRank.SubagentFile : SourceRank.MainFile, sessionId, l);
   }
@@ -398,12 +420,19 @@ export class FileParser {
     /** the line itself (not for a progress copy, which opens no round): its uuid, should it open one */
     l?: Line,
   ): void {
-    const messageId = str(msg.id);
+    let messageId = str(msg.id);
     // the store keeps only the key and splits it at its first NUL (schema.ts)
     const bad = identityProblem(messageId, t);
     if (bad) return this.skip(lineNo, 'invalid_usage', bad);
     const usage = readUsage(msg.usage);
     if (typeof usage === 'string') return this.skip(lineNo, 'invalid_usage', usage);
+    // a too long text (line.ts longText): an id stays distinct by its hash
+    const at = rank === SourceRank.Progress ? 'data.message.message.' : 'message.';
+    if (messageId!.length > SHORT_STRING) messageId = this.longField(lineNo, `${at}id`, messageId!);
+    let model = str(msg.model);
+    if (model !== null && model.length > SHORT_STRING) model = this.longField(lineNo, `${at}model`, model);
+    if (usage.serviceTier !== null && usage.serviceTier.length > SHORT_STRING) usage.serviceTier = this.longField(lineNo, `${at}usage.service_tier`, usage.serviceTier);
+    if (usage.speed !== null && usage.speed.length > SHORT_STRING) usage.speed = this.longField(lineNo, `${at}usage.speed`, usage.speed);
     const key = requestId ? `${messageId!}\u0000${requestId}` : messageId!;
     const mk = `${key}\u0000${rank}`;
     const prev = this.merged.get(mk);
@@ -441,7 +470,7 @@ export class FileParser {
       line: lineNo,
       key,
       t,
-      model: str(msg.model) ?? 'unknown',
+      model: model ?? 'unknown',
       rank,
       sessionId,
       chainId: chain.chainId,
@@ -463,20 +492,25 @@ export class FileParser {
     });
   }
 
-  private collectSpawns(msg: Record<string, unknown>, sessionId: string): void {
+  private collectSpawns(lineNo: number, msg: Record<string, unknown>, sessionId: string): void {
     if (!Array.isArray(msg.content)) return;
     for (const block of msg.content) {
       const b = obj(block);
       if (!b || b.type !== 'tool_use' || !SPAWN_TOOLS.has(str(b.name) ?? '')) continue;
-      const toolUseId = str(b.id);
+      let toolUseId = str(b.id);
       const input = obj(b.input);
       if (!toolUseId) continue;
       const prompt = input?.prompt;
+      let requestedType = str(input?.subagent_type);
+      let spawnName = str(input?.name);
+      if (toolUseId.length > SHORT_STRING) toolUseId = this.longField(lineNo, 'tool_use.id', toolUseId);
+      if (requestedType !== null && requestedType.length > SHORT_STRING) requestedType = this.longField(lineNo, 'tool_use.input.subagent_type', requestedType);
+      if (spawnName !== null && spawnName.length > SHORT_STRING) spawnName = this.longField(lineNo, 'tool_use.input.name', spawnName);
       this.facts.spawns.push({
         sessionId,
         toolUseId,
-        requestedType: str(input?.subagent_type),
-        spawnName: str(input?.name),
+        requestedType,
+        spawnName,
         promptHash: typeof prompt === 'string' ? hashText(prompt) : null,
       });
     }
@@ -486,10 +520,12 @@ export class FileParser {
     const msg = obj(l.message);
     const content = msg?.content;
     const result = obj(l.toolUseResult);
-    const agentId = str(result?.agentId);
+    let agentId = str(result?.agentId);
     if (agentId && Array.isArray(content)) {
+      if (agentId.length > SHORT_STRING) agentId = this.longField(lineNo, 'toolUseResult.agentId', agentId);
       for (const block of content) {
-        const toolUseId = str(obj(block)?.tool_use_id);
+        let toolUseId = str(obj(block)?.tool_use_id);
+        if (toolUseId !== null && toolUseId.length > SHORT_STRING) toolUseId = this.longField(lineNo, 'tool_result.tool_use_id', toolUseId);
         if (toolUseId) this.facts.links.push({ sessionId, toolUseId, agentId });
       }
     }
@@ -519,12 +555,15 @@ export class FileParser {
   private attachment(lineNo: number, l: Line, sessionId: string, t: number, attachment: Record<string, unknown>): void {
     const chain = this.chainFor(l, sessionId, t);
     const { bytes, hash } = attachmentDigest(attachment);
+    // (its own type, not the line's subtype: that is counted by longTypeName)
+    let type = str(attachment.type);
+    if (type !== null && type.length > SHORT_STRING) type = this.longField(lineNo, 'attachment.type', type);
     chain.pending.push({
       chainId: chain.chainId,
       fileId: this.id.fileId,
       line: lineNo,
       t: Number.isFinite(t) ? t : 0,
-      type: str(attachment.type) ?? 'unknown',
+      type: type ?? 'unknown',
       bytes,
       hash,
       round: 0,
@@ -542,11 +581,12 @@ export class FileParser {
   private progressCopy(lineNo: number, data: Record<string, unknown>, sessionId: string, t: number): void {
     const outer = obj(data.message);
     const msg = obj(outer?.message);
-    const agentId = str(data.agentId);
+    let agentId = str(data.agentId);
     if (!outer || !msg || outer.type !== 'assistant' || msg.usage === undefined) return;
     if (str(msg.model) === '<synthetic>') return;
     // a copy that names no subagent has no chain to stand in: a located skip, not usage lost unseen
     if (!agentId) return this.skip(lineNo, 'invalid_usage', 'agent_progress copy without data.agentId');
+    if (agentId.length > SHORT_STRING) agentId = this.longField(lineNo, 'data.agentId', agentId);
     const inner = timeOf(outer.timestamp);
     const chainId = `${sessionId}:${agentId}`;
     // A copy only names its chain; it never opens rounds or counts in the chain's facts.
@@ -556,7 +596,9 @@ export class FileParser {
     // a copy's requestId that is no string is read as its line's is (requestIdOf), and said so
     const idProblem = requestIdProblem(outer.requestId, 'data.message.requestId');
     if (idProblem) this.skip(lineNo, 'invalid_field', idProblem);
-    this.observe(lineNo, chain, msg, requestIdOf(outer.requestId), Number.isFinite(inner) ? inner : t, SourceRank.Progress, sessionId);
+    let requestId = requestIdOf(outer.requestId);
+    if (requestId !== null && requestId.length > SHORT_STRING) requestId = this.longField(lineNo, 'data.message.requestId', requestId);
+    this.observe(lineNo, chain, msg, requestId, Number.isFinite(inner) ? inner : t, SourceRank.Progress, sessionId);
   }
 
   private flushPending(chain: ChainState): void {

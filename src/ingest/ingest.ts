@@ -33,7 +33,8 @@ import { type FileListing, dropEarlyWalk, earlyProof, fileCount, fileListing, ki
 import { decodeSnapshot, encodeSnapshot, matchSnapshot } from './listing-snapshot.js';
 import { appendFingerprint } from './fingerprint.js';
 import { heapKeeper, releaseHeap } from './heap.js';
-import { str } from './line.js';
+import { longText, str } from './line.js';
+import { SHORT_STRING } from './project.js';
 import { type Proof, checkChunks, checkHeld, dropUnchanged, keepUnchanged, proofHolds, readUnchanged } from './unchanged.js';
 import { type FileContext, type TaskList, fileRowOf, readAll } from './pool.js';
 import type { ReadOptions } from './read-file.js';
@@ -1091,6 +1092,17 @@ function metaRow(f: FoundFile, id: number): { row: FileRow; skip?: SkippedLine }
       // an empty agentType names no type (as an empty subagent_type does): the spawn's stands
       agentType = str(o.agentType);
       toolUseId = str(o.toolUseId);
+      // a too long one (line.ts longText) by its opening, length and hash, and said, as a transcript's
+      const long: string[] = [];
+      if (agentType !== null && agentType.length > SHORT_STRING) {
+        long.push(`agentType of ${agentType.length.toLocaleString('en-US')} characters`);
+        agentType = longText(agentType);
+      }
+      if (toolUseId !== null && toolUseId.length > SHORT_STRING) {
+        long.push(`toolUseId of ${toolUseId.length.toLocaleString('en-US')} characters`);
+        toolUseId = longText(toolUseId);
+      }
+      if (long.length) skip = { fileId: id, line: 1, reason: 'invalid_field', detail: `${long.join(', ')}: read as its first characters, its length and a hash` };
     }
   } catch (err) {
     skip = { fileId: id, line: 1, reason: 'invalid_json', detail: (err as Error).message.slice(0, 200) };

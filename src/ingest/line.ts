@@ -2,6 +2,7 @@
  * What cachelens reads from one transcript line: the projection schema (only these fields are
  * decoded) and the typed view of a projected line.
  */
+import { createHash } from 'node:crypto';
 import { OTHER_ARRAY, OTHER_OBJECT, type SchemaObject } from './project.js';
 
 /**
@@ -179,6 +180,26 @@ const TYPE_KEPT = 64;
 export function longTypeName(type: string): string {
   const at = (type.charCodeAt(TYPE_KEPT - 1) & 0xfc00) === 0xd800 ? TYPE_KEPT - 1 : TYPE_KEPT;
   return `${type.slice(0, at)}… (${type.length.toLocaleString('en-US')} characters)`;
+}
+
+/** The characters of a too long text field its stored form keeps (longText). */
+export const TEXT_FIELD_KEPT = 64;
+
+/**
+ * What a text field read from a line (an id, a session id, a cwd, a model, an attachment's type…)
+ * longer than SHORT_STRING characters (project.ts; none Claude Code writes is near it: a damaged
+ * line's text) is stored and shown as: its first TEXT_FIELD_KEPT characters (a surrogate pair not
+ * split), '…', its length and the first 16 hex digits of the SHA-256 of the whole (UTF-8). Two
+ * different ids so long stay two (the hash), the same one stays one; kept whole, each was stored,
+ * keyed and put in the report whole, and a 20 MB one in 12 files ran DuckDB out of memory. The
+ * reader compares the length first (FileParser.longField), so only such a field is looked at twice,
+ * and it notes each as an invalid_field (`sessionId of 5,000 characters: read as …`).
+ * Example: "x" × 5,000 → 64 x, then "… (5,000 characters, sha256 " + 16 hex digits + ")".
+ */
+export function longText(s: string): string {
+  const at = (s.charCodeAt(TEXT_FIELD_KEPT - 1) & 0xfc00) === 0xd800 ? TEXT_FIELD_KEPT - 1 : TEXT_FIELD_KEPT;
+  const hash = createHash('sha256').update(s).digest('hex').slice(0, 16);
+  return `${s.slice(0, at)}… (${s.length.toLocaleString('en-US')} characters, sha256 ${hash})`;
 }
 
 /** A value of the wrong type as a skip's detail names it: short, and the same whether the line was projected or parsed whole. */

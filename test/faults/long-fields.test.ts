@@ -1,0 +1,159 @@
+/**
+ * Text fields of absurd length (SPEC §8: a damaged line's text where an id or a name should be):
+ * every text the reader keeps from a line, or from a subagent's .meta.json, that is longer than
+ * 4,096 characters is stored and shown by its opening, its length and a short hash of the whole
+ * (ingest/line.ts longText), and noted; kept whole, a 20 MB one in 12 files ran DuckDB out of memory.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { readTranscript } from '../../src/ingest/read-file.js';
+import { removeDir, runCli, skipsByReason, summary, tempDir, usage, writeLog } from './helpers.js';
+
+function setup(t: { after: (fn: () => void) => void }) {
+  const dir = tempDir();
+  t.after(() => removeDir(dir));
+  return { dir, logs: path.join(dir, 'logs'), db: path.join(dir, 's.duckdb') };
+}
+
+/** A text of `n` characters: `head`, then x, then `end` (so two such texts differ only at their ends). */
+const long = (head: string, end: string, n = 5_000) => head + 'x'.repeat(n - head.length - end.length) + end;
+
+/** The stored form of a long text (line.ts longText): its first 64 characters, '…', its length and a hash. */
+const SHORTENED = /^.{64}… \((\d{1,3}(,\d{3})*) characters, sha256 [0-9a-f]{16}\)$/su;
+
+const T = '2025-03-01T10:00:00.000Z';
+
+/** One transcript whose every text field the reader keeps is 5,000 characters long somewhere, and the number of such fields. */
+function transcript(): { lines: string[]; fields: number } {
+  const sid = long('<b>session', 's');
+  const u = (extra: object) => JSON.stringify({ type: 'user', sessionId: sid, timestamp: T, ...extra });
+  const a = (id: string, extra: object, msg: object = {}) =>
+    JSON.stringify({
+      type: 'assistant',
+      sessionId: sid,
+      timestamp: T,
+      requestId: 'req_1',
+      ...extra,
+      message: { id, model: 'claude-opus-4-6', role: 'assistant', content: [{ type: 'text', text: 'ok' }], usage: usage(1, 2, 3, 4), ...msg },
+    });
+  const usageTiered = { ...usage(1, 0, 0, 0), service_tier: long('tier', '1'), speed: long('speed', '1') };
+  const lines = [
+    // sessionId on every line (9), cwd (1), uuid (1)
+    u({ cwd: long('/home/<i>project', '1'), uuid: long('uuid', '1'), message: { role: 'user', content: 'hi' } }),
+    // two different long message.ids opening alike: two requests; the first again (a copy): still one
+    a(long('msg', 'A'), {}),
+    a(long('msg', 'B'), {}),
+    a(long('msg', 'A'), {}),
+    // a long requestId (with a short id), a long parentUuid, a long model, service tier and speed
+    a('m2', { requestId: long('req', '1'), parentUuid: long('parent', '1') }, { model: long('<script>alert(1)</script>claude', '1'), usage: usageTiered }),
+    // a spawn whose tool_use id, subagent_type and name are long; its result links it by the same long id
+    a('m3', {}, { content: [{ type: 'tool_use', id: long('toolu', '1'), name: 'Task', input: { subagent_type: long('type', '1'), name: long('name', '1'), prompt: 'p' } }] }),
+    u({ toolUseResult: { agentId: long('agent', '1') }, message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: long('toolu', '1'), content: 'r' }] } }),
+    // an attachment whose own type is long (the line's subtype too: counted by longTypeName)
+    JSON.stringify({ type: 'attachment', sessionId: sid, timestamp: T, attachment: { type: long('att', '1'), content: 'c' } }),
+    // a progress copy whose agentId, requestId, message id and model are long
+    JSON.stringify({
+      type: 'progress',
+      sessionId: sid,
+      timestamp: T,
+      data: { type: 'agent_progress', agentId: long('pagent', '1'), message: { type: 'assistant', timestamp: T, requestId: long('preq', '1'), message: { id: long('pmsg', '1'), model: long('pmodel', '1'), usage: usage(7, 0, 0, 0) } } },
+    }),
+    // a line's own agentId
+    a('m4', { agentId: long('lagent', '1') }),
+  ];
+  // sessionId 10, cwd, uuid, message.id 3, requestId, parentUuid, model, service_tier, speed, tool_use id,
+  // subagent_type, name, toolUseResult.agentId, tool_use_id, attachment.type, data.agentId,
+  // data.message.requestId, its message id and model, agentId
+  return { lines, fields: 10 + 2 + 3 + 5 + 3 + 2 + 1 + 4 + 1 };
+}
+
+/** Every string anywhere in `x` longer than `max` characters (their lengths). */
+function longStrings(x: unknown, max: number, out: number[] = []): number[] {
+  if (typeof x === 'string') {
+    if (x.length > max) out.push(x.length);
+  } else if (x instanceof Map) for (const [k, v] of x) longStrings([k, v], max, out);
+  else if (x && typeof x === 'object') for (const v of Object.values(x)) longStrings(v, max, out);
+  return out;
+}
+
+async function query(db: string, sql: string): Promise<Record<string, unknown>[]> {
+  const instance = await DuckDBInstance.create(db, { access_mode: 'READ_ONLY' });
+  const conn = await instance.connect();
+  try {
+    return (await conn.runAndReadAll(sql)).getRowObjectsJS() as Record<string, unknown>[];
+  } finally {
+    conn.closeSync();
+    instance.closeSync();
+  }
+}
+
+/**
+ * The longest value of every text column of every table of the store, by `table.column`, when it
+ * holds a run of 200 x (what a long field is made of here: none is kept whole). Example: {} when none does.
+ */
+async function longColumns(db: string): Promise<Record<string, number>> {
+  const cols = await query(db, `SELECT table_name AS t, column_name AS c FROM information_schema.columns WHERE data_type = 'VARCHAR' AND table_schema = 'main'`);
+  const out: Record<string, number> = {};
+  for (const { t, c } of cols) {
+    const [row] = await query(db, `SELECT max(length("${String(c)}")) AS n FROM "${String(t)}" WHERE contains("${String(c)}", repeat('x', 200))`);
+    if (row?.n !== null && row?.n !== undefined) out[`${String(t)}.${String(c)}`] = Number(row.n);
+  }
+  return out;
+}
+
+test('a text field longer than 4,096 characters is stored by its opening, length and hash, noted, and two long ids stay two, in both readers', async (t) => {
+  // each was kept whole: stored, keyed and shown whole, and a 20 MB one in 12 files ran DuckDB out of memory
+  const { logs, db } = setup(t);
+  const { lines, fields } = transcript();
+  const file = writeLog(logs, 'proj/s1.jsonl', lines);
+  const s = await summary([logs], db);
+  // m(A) and its copy, m(B), m2, m3, m4 and the progress copy's subagent request
+  assert.equal(s.totals.requests, 6);
+  assert.equal(s.totals.input, 1 + 1 + 1 + 1 + 1 + 7);
+  const skips = skipsByReason(s);
+  assert.deepEqual(Object.keys(skips), ['invalid_field']);
+  assert.equal(skips.invalid_field!.count, fields);
+  // the store holds no text near as long (the derived tables and answers included)
+  assert.deepEqual(await longColumns(db), {});
+  const models = (await query(db, `SELECT DISTINCT model FROM observations ORDER BY model`)).map((r) => String(r.model));
+  assert.equal(models.length, 3);
+  for (const m of models.filter((x) => x !== 'claude-opus-4-6')) assert.match(m, SHORTENED);
+  const [keys] = await query(db, `SELECT count(DISTINCT key) AS n FROM observations WHERE key LIKE 'msgxx%'`);
+  assert.equal(Number(keys?.n), 2, 'two long ids opening alike stay two, and a copy of one is one');
+
+  // both readers give the same facts, with no text near as long as the fields
+  const id = { fileId: 1, fileAgentId: null, fileSessionId: null };
+  const whole = (await readTranscript(file, id)).facts;
+  const streamed = (await readTranscript(file, id, { streamAbove: 0, chunkSize: 64 })).facts;
+  assert.deepEqual(longStrings(whole, 500), [], "a chain id joins two shortened ids: ~220 characters");
+  assert.equal(whole.skipped.length, fields);
+  assert.deepEqual(streamed, whole);
+  assert.match(whole.sessionId ?? '', SHORTENED);
+  assert.match(whole.cwd ?? '', SHORTENED);
+  // the spawn and its result still meet by the long tool_use id, shortened alike
+  assert.equal(whole.spawns[0]!.toolUseId, whole.links[0]!.toolUseId);
+
+  // the report shows the shortened texts, escaped
+  const out = path.join(path.dirname(db), 'r.html');
+  const ran = await runCli(['report', logs, '--db', db, '--out', out]);
+  assert.equal(ran.code, 0, ran.stderr);
+  const html = readFileSync(out, 'utf8');
+  assert.ok(!html.includes('x'.repeat(200)), 'no long text is put in the report whole');
+  assert.ok(!html.includes('<script>alert(1)'), 'a long model is escaped');
+  assert.ok(html.includes('&lt;script&gt;alert(1)&lt;/script&gt;claude'), 'the long model is shown by its opening');
+});
+
+test("a subagent's .meta.json agentType or toolUseId longer than 4,096 characters is stored by its opening, length and hash, and noted", async (t) => {
+  const { logs, db } = setup(t);
+  writeLog(logs, 'proj/s1.jsonl', [JSON.stringify({ type: 'user', sessionId: 's1', timestamp: T, message: { role: 'user', content: 'hi' } })]);
+  writeLog(logs, 'proj/s1/subagents/agent-a1.meta.json', JSON.stringify({ agentType: long('Explore', '1'), toolUseId: long('toolu', '1') }));
+  const s = await summary([logs], db);
+  assert.deepEqual(skipsByReason(s), { invalid_field: { count: 1, at: ['agent-a1.meta.json:1'] } });
+  assert.deepEqual(await longColumns(db), {});
+  const [row] = await query(db, `SELECT meta_agent_type AS a, meta_tool_use_id AS u FROM files WHERE meta_agent_type IS NOT NULL`);
+  assert.match(String(row?.a), SHORTENED);
+  assert.match(String(row?.u), SHORTENED);
+});
