@@ -56,7 +56,10 @@
  * requestId that is a whole number is its decimal text in the request's key (a line's or an agent_progress copy's, each
  * noted as invalid_field); a store read before keyed its copy by message.id alone, and counted it beside a copy whose
  * requestId is that text. 37: a line whose type (or subtype) is a string longer than 4,096 characters is counted in line_counts by
- * its first 64 characters and its length (ingest/line.ts longTypeName); a store read before kept it whole.)
+ * its first 64 characters and its length (ingest/line.ts longTypeName); a store read before kept it whole. Still 37
+ * (none was released): any other text field read from a line or a .meta.json longer than 4,096 characters (an id, a
+ * session id, a cwd, a model, an attachment's type…) is kept as its first 64 characters, its length and a hash of the
+ * whole (ingest/line.ts longText), and noted as invalid_field; a store read before kept it whole.)
  */
 export const SCHEMA_VERSION = 37;
 

@@ -194,9 +194,10 @@ test('colour: a NO_COLOR set to an empty string leaves colour on (no-color.org: 
   assert.equal(useColor({ isTTY: false } as NodeJS.WriteStream, { NO_COLOR: '' }), false);
 });
 
-test('a 10 KB model id is cut in the middle to 120 columns in every table and line that names it; --json keeps it whole', () => {
-  // each table with the model was as wide as the id: ~10,400 columns a row
-  const model = `claude-${'x'.repeat(10_240)}-end`;
+test('a 3,000-character model id is cut in the middle to 120 columns in every table and line that names it; --json keeps it whole', () => {
+  // each table with the model was as wide as the id: ~10,400 columns a row for a 10 KB one (one over
+  // 4,096 characters is stored shortened, ingest/line.ts longText: test/faults/long-fields.test.ts)
+  const model = `claude-${'x'.repeat(3_000)}-end`;
   const s = 's1';
   const dir = writeCorpus({
     'p/s1.jsonl': [
@@ -228,10 +229,10 @@ test('fit keeps a text within its columns by its two ends, wide characters count
   assert.equal(displayWidth(cells[2]!), 120);
 });
 
-test('a 6,000-character agent type is cut to 120 columns as a crosstab column header, a row and in its equality lines, and in a chain\'s anatomy', () => {
-  // as a column header it made the crosstab ~6,000 columns wide, and its 'lost × …' line as long
+test('a 3,000-character agent type is cut to 120 columns as a crosstab column header, a row and in its equality lines, and in a chain\'s anatomy', () => {
+  // as a column header it made the crosstab as wide as the type, and its 'lost × …' line as long
   const s = '11111111-0000-4000-8000-000000000001';
-  const type = `planner:${'y'.repeat(6_000)}-end`;
+  const type = `planner:${'y'.repeat(3_000)}-end`;
   const dir = writeCorpus({
     [`p/${s}.jsonl`]: [
       assistant({ session: s, msg: 'a', t: '2026-02-11T03:00:01.000Z', u: { in: 10, w5: 1000 }, content: [{ type: 'tool_use', id: 'tu1', name: 'Task', input: { subagent_type: 'planner', prompt: 'p' } }] }),
@@ -254,7 +255,7 @@ test('a 6,000-character agent type is cut to 120 columns as a crosstab column he
 test('blocks list a block\'s models whole, however many, each model cut to 120 columns on its own', () => {
   // cut as one cell, six real model ids (~150 columns) lost their middle models
   const models = ['claude-opus-4-6', 'claude-sonnet-4-5-20250929', 'claude-haiku-4-5-20251001', 'claude-sonnet-4-20250514', 'claude-opus-4-1-20250805', 'claude-opus-4-5-20251101'];
-  const long = `claude-${'x'.repeat(10_240)}-end`;
+  const long = `claude-${'x'.repeat(3_000)}-end`;
   const s = 's1';
   const dir = writeCorpus({
     'p/s1.jsonl': [...models, long].map((model, i) => assistant({ session: s, msg: `m${i}`, t: `2026-02-11T03:0${i}:00.000Z`, model, u: { in: 10, w5: 1000 } })),
