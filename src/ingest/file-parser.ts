@@ -218,7 +218,7 @@ export class FileParser {
    */
   private longField(line: number, name: string, x: string): string {
     const kept = longText(x);
-    this.skip(line, 'invalid_field', `${name} of ${x.length.toLocaleString('en-US')} characters: read as its first characters, its length and a hash, ${kept}`);
+    this.skip(line, 'invalid_field', `${name} of ${x.length.toLocaleString('en-US')} characters: read as ${kept}`);
     return kept;
   }
 

@@ -130,6 +130,8 @@ test('a text field longer than 4,096 characters is stored by its opening, length
   const streamed = (await readTranscript(file, id, { streamAbove: 0, chunkSize: 64 })).facts;
   assert.deepEqual(longStrings(whole, 500), [], "a chain id joins two shortened ids: ~220 characters");
   assert.equal(whole.skipped.length, fields);
+  // each note names its field and what it was read as, hash and all (a skip's detail keeps 200 characters)
+  for (const k of whole.skipped) assert.match(k.detail, /^[\w.]+ of 5,000 characters: read as .{64}… \(5,000 characters, sha256 [0-9a-f]{16}\)$/su);
   assert.deepEqual(streamed, whole);
   assert.match(whole.sessionId ?? '', SHORTENED);
   assert.match(whole.cwd ?? '', SHORTENED);
