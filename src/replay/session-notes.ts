@@ -4,13 +4,14 @@
  * the same words. Plain text: the terminal cleans it (format/table.ts clean), the report escapes
  * it (report/escape.ts); transcript text (a model, an attachment type, a skip reason) passes as is.
  */
-import { int } from '../format/table.js';
+import { fit, int } from '../format/table.js';
 import { fmtCount } from '../report/format.js';
 import { requestRange } from './session-calibrate.js';
 
 /** Example: { requests: 143, rounds: 2, compactions: 1, models: ['claude-opus-4-6'] } → '143 requests · 2 rounds · 1 compaction · claude-opus-4-6' */
 export function chainFacts(c: { requests: number; rounds: number; compactions: number; models: readonly string[] }): string {
-  return `${fmtCount(c.requests, 'request')} · ${fmtCount(c.rounds, 'round')} · ${fmtCount(c.compactions, 'compaction')} · ${c.models.join(', ')}`;
+  // each model cut to 120 columns by its ends (format/table.ts fit): the replay reads its transcript whole, a 5,000-character model too
+  return `${fmtCount(c.requests, 'request')} · ${fmtCount(c.rounds, 'round')} · ${fmtCount(c.compactions, 'compaction')} · ${c.models.map((m) => fit(m)).join(', ')}`;
 }
 
 export interface PrefixFacts {

@@ -2,7 +2,7 @@
  * Text reporter for the session replay: one result in, the §6.1-style table (one column per
  * strategy) and the `recorded` fidelity out. `--json` is the same result serialised.
  */
-import { clean, fixed, int, pct, table, usd, type Cell } from '../format/table.js';
+import { clean, fit, fixed, int, pct, table, usd, type Cell } from '../format/table.js';
 import { wrap } from '../format/wrap.js';
 import type { ReplayRun } from '../report/data.js';
 import { fmtCount } from '../report/format.js';
@@ -50,7 +50,7 @@ export function formatSessionReplay(r: SessionReplayResult, opts: { color?: bool
   const c = r.chain;
   const cal = r.calibration;
   const out: string[] = [
-    clean(`Session replay · chain ${c.chain_id} (${c.kind}) · ${chainFacts(c)}`),
+    clean(`Session replay · chain ${fit(c.chain_id)} (${c.kind}) · ${chainFacts(c)}`),
     clean(prefixLine(prefixFacts(r))),
   ];
   if (c.copied_requests) out.push(copiedNote(c.copied_requests));

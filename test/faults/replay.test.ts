@@ -340,3 +340,17 @@ test('a transcript whose every line is skipped (gzipped, UTF-16) is said to have
   assert.equal(b.code, 2, b.stderr);
   assert.equal(b.stderr, `cachelens: ${blank}: no requests in this transcript to replay\n`);
 });
+
+test('a replay of a transcript whose model and session id are 5,000 characters long names them cut to 120 columns in its heading, as analysis tables do', async (t) => {
+  // the heading held both whole: one line of ~10,100 columns
+  const { logs, db } = setup(t);
+  const session = `s${'y'.repeat(4_995)}-end`;
+  const model = `claude-${'x'.repeat(4_989)}-end`;
+  const file = writeLog(logs, 'proj/s1.jsonl', [user('hi', { session }), assistant({ msg: 'm1', session, model, usage: usage(1, 2, 3, 4) })]);
+  const r = await runCli(['replay', 'session', file, '--db', db, '--strategy', 'recorded']);
+  assert.equal(r.code, 0, r.stderr);
+  const heading = r.stdout.split('\n').find((l) => l.startsWith('Session replay'))!;
+  assert.ok(heading.length < 400, `a heading ${heading.length} characters long`);
+  assert.ok(heading.includes(`claude-${'x'.repeat(53)}…${'x'.repeat(55)}-end`), heading.slice(0, 400));
+  assert.ok(heading.includes(`s${'y'.repeat(59)}…${'y'.repeat(55)}-end`), heading.slice(0, 400));
+});
