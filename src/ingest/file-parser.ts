@@ -137,12 +137,12 @@ interface ChainState extends ChainFacts {
 
 const SPAWN_TOOLS = new Set(['Task', 'Agent']);
 
-/**
- * A line's own text fields the reader keeps (a session, a project's cwd, ids that place the line or
- * key its request): one longer than SHORT_STRING characters is read as its opening, length and
- * hash (line.ts longText) before anything reads it. One comparison each per line.
+/*
+ * LINE_TEXTS: a line's own text fields the reader keeps (sessionId, cwd, agentId, uuid, parentUuid,
+ * requestId: a session, a project's cwd, ids that place the line or key its request). One longer
+ * than SHORT_STRING characters is read as its opening, length and hash (line.ts longText) before
+ * anything reads it (FileParser.add). One comparison each per line.
  */
-const LINE_TEXTS = ['sessionId', 'cwd', 'agentId', 'uuid', 'parentUuid', 'requestId'] as const;
 
 /**
  * Takes facts a parser has done with before the file ends (FileParser's `spill`): observations
@@ -237,10 +237,13 @@ export class FileParser {
   add(lineNo: number, l: Line): void {
     this.facts.lines = Math.max(this.facts.lines, lineNo);
     // the line's own text fields, read in several places below: a too long one by its opening, length and hash, once
-    for (const name of LINE_TEXTS) {
-      const x = l[name];
-      if (typeof x === 'string' && x.length > SHORT_STRING) l[name] = this.longField(lineNo, name, x);
-    }
+    // (LINE_TEXTS; written out, so each is a plain property load and one comparison)
+    if (typeof l.sessionId === 'string' && l.sessionId.length > SHORT_STRING) l.sessionId = this.longField(lineNo, 'sessionId', l.sessionId);
+    if (typeof l.cwd === 'string' && l.cwd.length > SHORT_STRING) l.cwd = this.longField(lineNo, 'cwd', l.cwd);
+    if (typeof l.agentId === 'string' && l.agentId.length > SHORT_STRING) l.agentId = this.longField(lineNo, 'agentId', l.agentId);
+    if (typeof l.uuid === 'string' && l.uuid.length > SHORT_STRING) l.uuid = this.longField(lineNo, 'uuid', l.uuid);
+    if (typeof l.parentUuid === 'string' && l.parentUuid.length > SHORT_STRING) l.parentUuid = this.longField(lineNo, 'parentUuid', l.parentUuid);
+    if (typeof l.requestId === 'string' && l.requestId.length > SHORT_STRING) l.requestId = this.longField(lineNo, 'requestId', l.requestId);
     const badType = typeProblem(l);
     if (badType) {
       // not read (it was counted as a line of no type); an inline sidechain's thread still passes through it
