@@ -141,7 +141,8 @@ const SPAWN_TOOLS = new Set(['Task', 'Agent']);
  * LINE_TEXTS: a line's own text fields the reader keeps (sessionId, cwd, agentId, uuid, parentUuid,
  * requestId: a session, a project's cwd, ids that place the line or key its request). One longer
  * than SHORT_STRING characters is read as its opening, length and hash (line.ts longText) before
- * anything reads it (FileParser.add). One comparison each per line.
+ * anything reads it (FileParser.add). A line no longer than SHORT_STRING bytes cannot hold one, and
+ * is not looked at for them: one comparison per line (read-file.ts); a longer line, one per field.
  */
 
 /**
@@ -175,6 +176,8 @@ export class FileParser {
   /** v1.x inline sidechains: uuid → chain id of its root */
   private readonly sidechainOf = new Map<string, string>();
   private readonly spill: Spill | undefined;
+  /** whether the line being read may hold a text field longer than SHORT_STRING characters (add) */
+  private long = true;
   private readonly spillAt: number;
   private readonly spillKeep: number;
 
@@ -212,6 +215,16 @@ export class FileParser {
     };
   }
 
+  /** LINE_TEXTS of a line that may hold a too long one: each by its opening, length and hash (longField). */
+  private longLineTexts(lineNo: number, l: Line): void {
+    if (typeof l.sessionId === 'string' && l.sessionId.length > SHORT_STRING) l.sessionId = this.longField(lineNo, 'sessionId', l.sessionId);
+    if (typeof l.cwd === 'string' && l.cwd.length > SHORT_STRING) l.cwd = this.longField(lineNo, 'cwd', l.cwd);
+    if (typeof l.agentId === 'string' && l.agentId.length > SHORT_STRING) l.agentId = this.longField(lineNo, 'agentId', l.agentId);
+    if (typeof l.uuid === 'string' && l.uuid.length > SHORT_STRING) l.uuid = this.longField(lineNo, 'uuid', l.uuid);
+    if (typeof l.parentUuid === 'string' && l.parentUuid.length > SHORT_STRING) l.parentUuid = this.longField(lineNo, 'parentUuid', l.parentUuid);
+    if (typeof l.requestId === 'string' && l.requestId.length > SHORT_STRING) l.requestId = this.longField(lineNo, 'requestId', l.requestId);
+  }
+
   /**
    * A text field longer than SHORT_STRING characters (`name` as the note says it), as it is stored
    * and shown (line.ts longText), noted as an invalid_field. The caller compares the length first.
@@ -234,16 +247,16 @@ export class FileParser {
     this.bump(type, subtype);
   }
 
-  add(lineNo: number, l: Line): void {
+  /**
+   * `long`: whether the line may hold a text field longer than SHORT_STRING characters, which only
+   * a line longer than SHORT_STRING bytes can (read-file.ts: one comparison per line). Only then are
+   * its text fields looked at (longField); a caller that does not know passes true.
+   */
+  add(lineNo: number, l: Line, long = true): void {
     this.facts.lines = Math.max(this.facts.lines, lineNo);
+    this.long = long;
     // the line's own text fields, read in several places below: a too long one by its opening, length and hash, once
-    // (LINE_TEXTS; written out, so each is a plain property load and one comparison)
-    if (typeof l.sessionId === 'string' && l.sessionId.length > SHORT_STRING) l.sessionId = this.longField(lineNo, 'sessionId', l.sessionId);
-    if (typeof l.cwd === 'string' && l.cwd.length > SHORT_STRING) l.cwd = this.longField(lineNo, 'cwd', l.cwd);
-    if (typeof l.agentId === 'string' && l.agentId.length > SHORT_STRING) l.agentId = this.longField(lineNo, 'agentId', l.agentId);
-    if (typeof l.uuid === 'string' && l.uuid.length > SHORT_STRING) l.uuid = this.longField(lineNo, 'uuid', l.uuid);
-    if (typeof l.parentUuid === 'string' && l.parentUuid.length > SHORT_STRING) l.parentUuid = this.longField(lineNo, 'parentUuid', l.parentUuid);
-    if (typeof l.requestId === 'string' && l.requestId.length > SHORT_STRING) l.requestId = this.longField(lineNo, 'requestId', l.requestId);
+    if (long) this.longLineTexts(lineNo, l);
     const badType = typeProblem(l);
     if (badType) {
       // not read (it was counted as a line of no type); an inline sidechain's thread still passes through it
@@ -431,11 +444,11 @@ export class FileParser {
     if (typeof usage === 'string') return this.skip(lineNo, 'invalid_usage', usage);
     // a too long text (line.ts longText): an id stays distinct by its hash
     const at = rank === SourceRank.Progress ? 'data.message.message.' : 'message.';
-    if (messageId!.length > SHORT_STRING) messageId = this.longField(lineNo, `${at}id`, messageId!);
+    if (this.long && messageId!.length > SHORT_STRING) messageId = this.longField(lineNo, `${at}id`, messageId!);
     let model = str(msg.model);
-    if (model !== null && model.length > SHORT_STRING) model = this.longField(lineNo, `${at}model`, model);
-    if (usage.serviceTier !== null && usage.serviceTier.length > SHORT_STRING) usage.serviceTier = this.longField(lineNo, `${at}usage.service_tier`, usage.serviceTier);
-    if (usage.speed !== null && usage.speed.length > SHORT_STRING) usage.speed = this.longField(lineNo, `${at}usage.speed`, usage.speed);
+    if (this.long && model !== null && model.length > SHORT_STRING) model = this.longField(lineNo, `${at}model`, model);
+    if (this.long && usage.serviceTier !== null && usage.serviceTier.length > SHORT_STRING) usage.serviceTier = this.longField(lineNo, `${at}usage.service_tier`, usage.serviceTier);
+    if (this.long && usage.speed !== null && usage.speed.length > SHORT_STRING) usage.speed = this.longField(lineNo, `${at}usage.speed`, usage.speed);
     const key = requestId ? `${messageId!}\u0000${requestId}` : messageId!;
     const mk = `${key}\u0000${rank}`;
     const prev = this.merged.get(mk);
@@ -506,9 +519,9 @@ export class FileParser {
       const prompt = input?.prompt;
       let requestedType = str(input?.subagent_type);
       let spawnName = str(input?.name);
-      if (toolUseId.length > SHORT_STRING) toolUseId = this.longField(lineNo, 'tool_use.id', toolUseId);
-      if (requestedType !== null && requestedType.length > SHORT_STRING) requestedType = this.longField(lineNo, 'tool_use.input.subagent_type', requestedType);
-      if (spawnName !== null && spawnName.length > SHORT_STRING) spawnName = this.longField(lineNo, 'tool_use.input.name', spawnName);
+      if (this.long && toolUseId.length > SHORT_STRING) toolUseId = this.longField(lineNo, 'tool_use.id', toolUseId);
+      if (this.long && requestedType !== null && requestedType.length > SHORT_STRING) requestedType = this.longField(lineNo, 'tool_use.input.subagent_type', requestedType);
+      if (this.long && spawnName !== null && spawnName.length > SHORT_STRING) spawnName = this.longField(lineNo, 'tool_use.input.name', spawnName);
       this.facts.spawns.push({
         sessionId,
         toolUseId,
@@ -525,10 +538,10 @@ export class FileParser {
     const result = obj(l.toolUseResult);
     let agentId = str(result?.agentId);
     if (agentId && Array.isArray(content)) {
-      if (agentId.length > SHORT_STRING) agentId = this.longField(lineNo, 'toolUseResult.agentId', agentId);
+      if (this.long && agentId.length > SHORT_STRING) agentId = this.longField(lineNo, 'toolUseResult.agentId', agentId);
       for (const block of content) {
         let toolUseId = str(obj(block)?.tool_use_id);
-        if (toolUseId !== null && toolUseId.length > SHORT_STRING) toolUseId = this.longField(lineNo, 'tool_result.tool_use_id', toolUseId);
+        if (this.long && toolUseId !== null && toolUseId.length > SHORT_STRING) toolUseId = this.longField(lineNo, 'tool_result.tool_use_id', toolUseId);
         if (toolUseId) this.facts.links.push({ sessionId, toolUseId, agentId });
       }
     }
@@ -560,7 +573,7 @@ export class FileParser {
     const { bytes, hash } = attachmentDigest(attachment);
     // (its own type, not the line's subtype: that is counted by longTypeName)
     let type = str(attachment.type);
-    if (type !== null && type.length > SHORT_STRING) type = this.longField(lineNo, 'attachment.type', type);
+    if (this.long && type !== null && type.length > SHORT_STRING) type = this.longField(lineNo, 'attachment.type', type);
     chain.pending.push({
       chainId: chain.chainId,
       fileId: this.id.fileId,
@@ -589,7 +602,7 @@ export class FileParser {
     if (str(msg.model) === '<synthetic>') return;
     // a copy that names no subagent has no chain to stand in: a located skip, not usage lost unseen
     if (!agentId) return this.skip(lineNo, 'invalid_usage', 'agent_progress copy without data.agentId');
-    if (agentId.length > SHORT_STRING) agentId = this.longField(lineNo, 'data.agentId', agentId);
+    if (this.long && agentId.length > SHORT_STRING) agentId = this.longField(lineNo, 'data.agentId', agentId);
     const inner = timeOf(outer.timestamp);
     const chainId = `${sessionId}:${agentId}`;
     // A copy only names its chain; it never opens rounds or counts in the chain's facts.
@@ -600,7 +613,7 @@ export class FileParser {
     const idProblem = requestIdProblem(outer.requestId, 'data.message.requestId');
     if (idProblem) this.skip(lineNo, 'invalid_field', idProblem);
     let requestId = requestIdOf(outer.requestId);
-    if (requestId !== null && requestId.length > SHORT_STRING) requestId = this.longField(lineNo, 'data.message.requestId', requestId);
+    if (this.long && requestId !== null && requestId.length > SHORT_STRING) requestId = this.longField(lineNo, 'data.message.requestId', requestId);
     this.observe(lineNo, chain, msg, requestId, Number.isFinite(inner) ? inner : t, SourceRank.Progress, sessionId);
   }
 

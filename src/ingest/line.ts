@@ -192,8 +192,9 @@ export const TEXT_FIELD_KEPT = 64;
  * split), '…', its length and the first 16 hex digits of the SHA-256 of the whole (UTF-8). Two
  * different ids so long stay two (the hash), the same one stays one; kept whole, each was stored,
  * keyed and put in the report whole, and a 20 MB one in 12 files ran DuckDB out of memory. The
- * reader compares the length first (FileParser.longField), so only such a field is looked at twice,
- * and it notes each as an invalid_field (`sessionId of 5,000 characters: read as …`).
+ * reader looks at a line's fields only when the line is longer than SHORT_STRING bytes (one
+ * comparison a line: read-file.ts), then compares each field's length (FileParser.longField), and
+ * notes each such field as an invalid_field (`sessionId of 5,000 characters: read as …`).
  * Example: "x" × 5,000 → 64 x, then "… (5,000 characters, sha256 " + 16 hex digits + ")".
  */
 export function longText(s: string): string {

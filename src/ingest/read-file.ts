@@ -17,7 +17,7 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { FileParser, type FileFacts, type FileIdentity, type ParserState, type Spill } from './file-parser.js';
 import { fingerprintFd } from './fingerprint.js';
 import { LINE_SCHEMA, type Line } from './line.js';
-import { isLongString, ProjectionError, projectLine } from './project.js';
+import { isLongString, ProjectionError, projectLine, SHORT_STRING } from './project.js';
 import { StreamProjector } from './stream-project.js';
 
 /**
@@ -125,7 +125,8 @@ export function readTranscriptSync(path: string, id: FileIdentity, opts: ReadOpt
       try {
         const l = projectLine(b, s, e, LINE_SCHEMA);
         if (l.isSidechain === true) wholePrompt(l, b, s, e);
-        addLine(parser, lineNo, l);
+        // only a line longer than SHORT_STRING bytes can hold a text field that long (FileParser.add)
+        addLine(parser, lineNo, l, e - s > SHORT_STRING);
       } catch (err) {
         // RangeError: a value nested deeper than the stack lets the projector or an attachment's
         // canonical text (file-parser.ts) go (~3,000 levels): that line, not the file
@@ -264,8 +265,9 @@ function bomAt(b: Buffer, s: number): boolean {
   return b[s] === 0xef && b[s + 1] === 0xbb && b[s + 2] === 0xbf;
 }
 
-function addLine(parser: FileParser, lineNo: number, l: Line): void {
-  parser.add(lineNo, l);
+/** `long`: whether the line may hold a text field longer than SHORT_STRING characters (a streamed line does). */
+function addLine(parser: FileParser, lineNo: number, l: Line, long = true): void {
+  parser.add(lineNo, l, long);
 }
 
 function isBlank(b: Buffer, s: number, e: number): boolean {

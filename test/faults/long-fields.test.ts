@@ -159,3 +159,20 @@ test("a subagent's .meta.json agentType or toolUseId longer than 4,096 character
   assert.match(String(row?.a), SHORTENED);
   assert.match(String(row?.u), SHORTENED);
 });
+
+test('a text field of 4,096 characters is kept whole and one of 4,097 shortened, in both readers', async (t) => {
+  // only a line longer than 4,096 bytes is looked at for such fields: the bound is the field's, not the line's
+  const { logs } = setup(t);
+  const line = (msg: string, model: string) =>
+    JSON.stringify({ type: 'assistant', sessionId: 's1', timestamp: T, requestId: `req_${msg}`, message: { id: msg, model, usage: usage(1, 0, 0, 0) } });
+  const file = writeLog(logs, 'proj/s1.jsonl', [line('m1', 'a'.repeat(4_096)), line('m2', 'b'.repeat(4_097))]);
+  const id = { fileId: 1, fileAgentId: null, fileSessionId: null };
+  for (const opts of [{}, { streamAbove: 0, chunkSize: 64 }]) {
+    const facts = (await readTranscript(file, id, opts)).facts;
+    const models = facts.observations.map((o) => o.model);
+    assert.equal(models[0], 'a'.repeat(4_096));
+    assert.match(models[1]!, SHORTENED);
+    assert.ok(models[1]!.startsWith(`${'b'.repeat(64)}… (4,097 characters, sha256 `), models[1]);
+    assert.deepEqual(facts.skipped.map((k) => [k.line, k.reason]), [[2, 'invalid_field']]);
+  }
+});
