@@ -137,14 +137,6 @@ interface ChainState extends ChainFacts {
 
 const SPAWN_TOOLS = new Set(['Task', 'Agent']);
 
-/*
- * LINE_TEXTS: a line's own text fields the reader keeps (sessionId, cwd, agentId, uuid, parentUuid,
- * requestId: a session, a project's cwd, ids that place the line or key its request). One longer
- * than SHORT_STRING characters is read as its opening, length and hash (line.ts longText) before
- * anything reads it (FileParser.add). A line no longer than SHORT_STRING bytes cannot hold one, and
- * is not looked at for them: one comparison per line (read-file.ts); a longer line, one per field.
- */
-
 /**
  * Takes facts a parser has done with before the file ends (FileParser's `spill`): observations
  * and rows of the other lists, with no chains, line counts or state (those come at the end).
@@ -215,7 +207,13 @@ export class FileParser {
     };
   }
 
-  /** LINE_TEXTS of a line that may hold a too long one: each by its opening, length and hash (longField). */
+  /**
+   * A line's own text fields the reader keeps (sessionId, cwd, agentId, uuid, parentUuid, requestId:
+   * a session, a project's cwd, ids that place the line or key its request), on a line that may hold
+   * one longer than SHORT_STRING characters (add): each so long is read as its opening, length and
+   * hash (longField) before anything reads it. A line no longer than SHORT_STRING bytes cannot hold
+   * one and is not looked at: one comparison a line (read-file.ts); a longer line, one a field.
+   */
   private longLineTexts(lineNo: number, l: Line): void {
     if (typeof l.sessionId === 'string' && l.sessionId.length > SHORT_STRING) l.sessionId = this.longField(lineNo, 'sessionId', l.sessionId);
     if (typeof l.cwd === 'string' && l.cwd.length > SHORT_STRING) l.cwd = this.longField(lineNo, 'cwd', l.cwd);
