@@ -175,6 +175,7 @@ const TYPE_KEPT = 64;
  * surrogate pair not split), '…' and its length. Kept whole, it was stored and put in the report whole
  * (a 20 MB type in a few files ran DuckDB out of memory). Only a type that long is looked at twice:
  * the caller compares the length first.
+ * Characters are UTF-16 units, as `length` counts them and docs/store.md says (an emoji is two).
  * Example: "x" × 5,000 → 64 x, then "… (5,000 characters)"; "user" is never passed here.
  */
 export function longTypeName(type: string): string {
