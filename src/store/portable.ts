@@ -101,9 +101,17 @@ export function poolGlob(root: string, table: string): string {
  * Sets `<table>_files` to the table's files below `root`, globbed once (poolViews' `listed`); NULL for
  * none. A hidden file is no export's: a pool copied through a macOS share or a FAT drive holds an
  * AppleDouble `._data_0.parquet` beside each file, which failed the whole pool as a damaged Parquet file.
+ * read_parquet globs each path of a list again, so each is kept with its `*`, `?` and `[` matched as
+ * themselves (`[*]`, `[?]`, `[[]`; filePath gives the path back): `exports [2]` read `exports 2`
+ * beside it instead, and `team*` every directory whose name begins so.
  */
 const POOL_FILES = (root: string, table: string) =>
-  `SET VARIABLE ${table}_files = (SELECT list(file ORDER BY file) FROM glob('${poolGlob(root, table)}') WHERE NOT starts_with(parse_filename(file), '.'))`;
+  `SET VARIABLE ${table}_files = (SELECT list(regexp_replace(file, '([*?[])', '[\\1]', 'g') ORDER BY file) FROM glob('${poolGlob(root, table)}') WHERE NOT starts_with(parse_filename(file), '.'))`;
+
+/** The file a path of POOL_FILES' lists names. Example: '/p [[]1]/x.parquet' → '/p [1]/x.parquet'. */
+export function filePath(listed: string): string {
+  return listed.replace(/\[([*?[])\]/g, '$1');
+}
 
 /** The rows each view of poolViews leaves out, counted in one read of each table's files. */
 const DUPLICATES = `SELECT
@@ -126,7 +134,7 @@ async function unreadableFile(db: DuckDBConnection): Promise<{ file: string; err
         // every value of every row: a damaged page is found only when it is read
         await db.runAndReadAll(`SELECT count(hash(f)) FROM read_parquet('${file.replace(/'/g, "''")}', hive_partitioning = false) f`);
       } catch (err) {
-        return { file, error: (err as Error).message.split('\n')[0]! };
+        return { file: filePath(file), error: (err as Error).message.split('\n')[0]! };
       }
     }
   }

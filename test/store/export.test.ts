@@ -19,7 +19,7 @@ import { openParquet, poolViews, usePortableViews } from '../../src/store/portab
 import { runQuery } from '../../src/store/queries.js';
 import { CONDENSE, CONDENSE_61, corpus, repoRoot, run, tmp } from './helpers.js';
 import { runCli, usageError } from '../faults/helpers.js';
-import { assistant, cli, writeCorpus } from '../helpers/corpus.js';
+import { REAL_LOGS, assistant, cli, writeCorpus } from '../helpers/corpus.js';
 
 const sampleLogs = path.join(repoRoot, 'sample-logs');
 const QUERIES = ['cost_by', 'write_read_ratio', 'repurchase', 'attachments_vs_rounds', 'reattachments'];
@@ -548,6 +548,26 @@ test('a pool whose directory\'s name holds *, ? or [ is read, itself alone: its 
   const x = await runCli(['crosstab', '--parquet', mine, '--measure', 'requests', '--json']);
   assert.equal(x.code, 0, x.stderr);
   assert.equal((JSON.parse(x.stdout) as { cells: { row: unknown; col: unknown; value: number }[] }).cells.find((c) => c.row === null && c.col === null)!.value, want);
+});
+
+test('a pool whose name holds [ is read alone even where a directory beside it holds files of the same days', async () => {
+  // the files were globbed once with the name escaped, then each path handed to read_parquet, which
+  // globbed it again: `ex [2]/requests/day=D/data_0.parquet` read `ex 2/requests/day=D/…` instead
+  const parent = tmp('cachelens-pool-');
+  const projects = path.join(REAL_LOGS, 'marot-spotter', 'projects');
+  const rows = async (logs: string, dir: string) => {
+    const r = await runCli(['export', logs, '--db', ':memory:', '--parquet', dir, '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    return (JSON.parse(r.stdout) as { tables: { table: string; rows: number }[] }).tables.find((t) => t.table === 'requests')!.rows;
+  };
+  const mine = path.join(parent, 'ex [2]');
+  const want = await rows(path.join(projects, '-home-USER-projects-spotter-worktrees-spotter-dov'), mine);
+  const other = await rows(path.join(projects, '-home-USER-projects-spotter-worktrees-spotter-4te'), path.join(parent, 'ex 2'));
+  assert.notEqual(want, other);
+  const q = await runCli(['query', 'cost_by', '--parquet', mine, '--json']);
+  assert.equal(q.code, 0, q.stderr);
+  assert.equal((JSON.parse(q.stdout) as { rows: { requests: number }[] }).rows.reduce((s, x) => s + x.requests, 0), want);
+  assert.doesNotMatch(q.stderr, /duplicate/);
 });
 
 test('a pool kept below a directory named NAME=VALUE reads no column from it: project=team/ left every project as it was', async () => {
