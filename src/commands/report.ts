@@ -75,9 +75,10 @@ export async function runReport(argv: Record<string, unknown>, io: Io, title?: s
   const errors = Object.entries(data).filter(([, v]) => v && typeof v === 'object' && 'error' in (v as object)).map(([k]) => k);
   return {
     json: { path, sections_failed: errors, totals: data.headline && !('error' in data.headline) ? { usd: data.headline.usd, weight: data.headline.weight } : null },
-    // wrapped to a terminal's width (format/wrap.ts): a long path is broken after a /, never cut; the
-    // path as the terminal shows any text (an --out with an escape or a newline in its name was written out raw)
-    text: wrap(`wrote ${clean(path)}${errors.length ? `\n(sections that failed and show an error card: ${errors.join(', ')})` : ''}`),
+    // wrapped to a terminal's width (format/wrap.ts): the path is never broken, not at its own spaces
+    // either, so it is copied as one; the path as the terminal shows any text (an --out with an escape
+    // or a newline in its name was written out raw)
+    text: wrap(`wrote ${clean(path)}${errors.length ? `\n(sections that failed and show an error card: ${errors.join(', ')})` : ''}`, undefined, [clean(path)]),
     // after `wrote PATH` is printed: the wait for the opener held it back up to 5 s, and a Ctrl-C in
     // that wait left nothing on screen of a report that was written
     afterPrint: argv.open ? () => openInBrowser(path, io) : undefined,

@@ -435,9 +435,10 @@ export const exportCommand: Command = {
       const result = await exportParquet(ctx.store, dir, { timezone: f.timezone, since: f.since, until: f.until, project: f.project, logRoots });
       // the filters in force head the text and are echoed, as summary's are (export said neither)
       const line = await filtersLineOf(ctx, result.tables.some((t) => t.rows > 0));
-      // the first line wrapped to a terminal's width (format/wrap.ts); the counts are a table of their own
+      // the first line wrapped to a terminal's width (format/wrap.ts), never inside the directory, not at
+      // its own spaces either; the counts are a table of their own
       const text = line + [
-        wrap(`exported to ${clean(result.dir)} (days in ${result.timezone}):`),
+        wrap(`exported to ${clean(result.dir)} (days in ${result.timezone}):`, undefined, [clean(result.dir)]),
         // counts as every table writes them (148,213, not 148213), and 1 day, 1 file (it said 1 days, 1 files)
         ...result.tables.map((t) => `  ${t.table.padEnd(12)} ${counted(t.rows, 'row', 11)}  ${counted(t.days, 'day', 5)}  ${counted(t.files, 'file', 5)}`.trimEnd()),
       ].join('\n');

@@ -1,14 +1,14 @@
 /**
  * Text lines outside tables (notes, explanations, headings) wrapped to a terminal's width: at word
- * boundaries, continuation lines indented as the line itself is (a hanging indent), never cut. Off a
- * terminal (terminalWidth() is Infinity: a pipe, a file) the text is returned as it is, byte for byte.
+ * boundaries, continuation lines indented as the line itself is (a hanging indent), never cut, a word
+ * (a path, an id) never broken. Off a terminal (terminalWidth() is Infinity: a pipe, a file) the text
+ * is returned as it is, byte for byte.
  * Tables are never passed here: table() fits its own columns (format/table.ts).
  */
 import { displayWidth, terminalWidth } from './table.js';
 
 /** An escape sequence (CSI: colour, bold): no columns, never split. */
 const ESCAPE = /\u001b\[[0-?]*[ -/]*[@-~]/g;
-const GRAPHEMES = new Intl.Segmenter('en', { granularity: 'grapheme' });
 
 /** Columns `s` takes on a terminal, its escape sequences taking none. */
 export function visibleWidth(s: string): number {
@@ -17,25 +17,39 @@ export function visibleWidth(s: string): number {
 
 /**
  * `text` with each line wider than `width` wrapped (wrapLine); lines that fit, and every line when
- * `width` is Infinity (off a terminal), are kept as they are.
+ * `width` is Infinity (off a terminal), are kept as they are. `keep`: spans of the text (a path
+ * with spaces inside, as `wrote PATH` names it) never broken at their own spaces: each is one word.
  * Example: wrap('a note that is long', 10) → 'a note\nthat is\nlong'.
  */
-export function wrap(text: string, width: number = terminalWidth()): string {
+export function wrap(text: string, width: number = terminalWidth(), keep: readonly string[] = []): string {
   if (!Number.isFinite(width)) return text;
-  return text
+  const spans = keep.filter((k) => k.includes(' ') && text.includes(k));
+  if (spans.length === 0) return text.split('\n').map((line) => wrapLine(line, width)).join('\n');
+  // a kept span's spaces are a private-use character of one column the text does not hold, put back after
+  let code = 0xe000;
+  while (text.includes(String.fromCharCode(code))) code++;
+  const joiner = String.fromCharCode(code);
+  let held = text;
+  for (const k of spans) held = held.split(k).join(k.replace(/ /g, joiner));
+  return held
     .split('\n')
     .map((line) => wrapLine(line, width))
-    .join('\n');
+    .join('\n')
+    .split(joiner)
+    .join(' ');
 }
 
 /**
- * One line as lines of at most `width` columns: broken where it has spaces, the spaces at a break
- * dropped, each continuation indented by the line's own leading spaces. A line whose fields are set
- * apart by two spaces (`cold 29,605  growth 208,364`) is broken between fields where it can, not
- * inside one; a lone mark (`·`, `—`, `→`) stays at the end of its line, not at the start of the next.
- * A word wider than a line (a long path) is broken after a `/`, `-`, `,` or `.` where one falls
- * within the room, else between two characters; never inside an escape sequence or a wide (CJK,
- * emoji) character. Every character but the spaces at a break is kept, in order.
+ * One line as lines of at most `width` columns where it can be: broken where it has spaces, the
+ * spaces at a break dropped, each continuation indented by the line's own leading spaces. A word (a
+ * run of characters without a space: a path, a file:line, an id) is never broken: one wider than a
+ * line stands whole on a line of its own, wider than the width (a terminal soft-wraps it, and it is
+ * copied as one). A line whose fields are set apart by two spaces (`cold 29,605  growth 208,364`) is
+ * broken between fields where it can, not inside one. Some words are held together (words()): a
+ * number with the word after it (`0 skipped`), a one-letter symbol with its number (`P 25,897`), a
+ * lone `/`, `−`, `+`, `=`, `×` with the words on both sides (`30 tokens in / 10 out`), a lone `·`,
+ * `—`, `→` with the word before it; such a group wider than a line is broken between its words.
+ * Every character but the spaces at a break is kept, in order.
  * Example: wrapLine('  skipped bad_json: 3 (a.jsonl:1, b.jsonl:2)', 24) → '  skipped bad_json: 3\n  (a.jsonl:1, b.jsonl:2)'.
  */
 export function wrapLine(line: string, width: number): string {
@@ -50,110 +64,74 @@ export function wrapLine(line: string, width: number): string {
   let currentWidth = indent.length;
   // whether `current` holds text yet (beyond its indent)
   let filled = false;
-  const room = () => width - currentWidth;
-  const newLine = () => {
-    out.push(current);
-    current = hang;
-    currentWidth = hang.length;
-    filled = false;
-  };
   const put = (piece: string, gap: string) => {
     const w = visibleWidth(piece);
-    // a word no line can hold begins where the line is, when a fair part of it fits there
-    const tooWide = w > width - hang.length && room() - gap.length >= Math.min(MIN_START, w);
-    if (filled && currentWidth + gap.length + w > width && !tooWide) newLine();
+    if (filled && currentWidth + gap.length + w > width) {
+      out.push(current);
+      current = hang;
+      currentWidth = hang.length;
+      filled = false;
+    }
     if (filled) {
       current += gap;
       currentWidth += gap.length;
     }
-    if (w <= room()) {
-      current += piece;
-      currentWidth += w;
-      filled = true;
-      return;
-    }
-    // wider than a whole line: broken across lines
-    breakWord(piece, room(), width - hang.length).forEach((part, k) => {
-      if (k > 0) newLine();
-      current += part;
-      currentWidth += visibleWidth(part);
-      filled = true;
-    });
+    // never broken: a word wider than the room runs past it
+    current += piece;
+    currentWidth += w;
+    filled = true;
   };
+  // a group (a field, words held together) that fits on a line of its own goes whole, else word by word
+  const room = width - hang.length;
   for (const [k, field] of fields.entries()) {
     const gap = k === 0 ? '' : '  ';
-    // a field that fits whole on a line of its own is not broken (when it fits where the line is, it goes there)
-    if (visibleWidth(field) <= width - hang.length) {
+    if (visibleWidth(field) <= room) {
       put(field, gap);
       continue;
     }
-    words(field).forEach((word, j) => put(word, j === 0 ? gap : ' '));
+    words(field).forEach((group, j) => {
+      const whole = group.join(' ');
+      if (visibleWidth(whole) <= room) put(whole, j === 0 ? gap : ' ');
+      else group.forEach((word, n) => put(word, j === 0 && n === 0 ? gap : ' '));
+    });
   }
   out.push(current);
   return out.join('\n');
 }
 
-/** The fewest columns a word too wide for any line begins in at the end of a line, rather than on the next. */
-const MIN_START = 8;
-
 /** The marks that join two parts of a line: alone, one ends the line it is on ('% all wt' begins with its word). */
-const LONE_MARK = /^[·•—–→←↔=×|]$/;
+const LONE_MARK = /^[·•—–→←↔|]$/;
+/** The marks of arithmetic: alone, one stays with the words on both sides ('in / 10 out', '25,897 − 36'). */
+const OPERATOR = /^[/−+=×-]$/;
+/** A number as a phrase holds it ('0', '6,754', '96.0%', '$0.81'): it stays with the word after it. A number ending in `,` or `:` ends its phrase. */
+const NUMBER = /^[$(]?[+−-]?\p{N}([\p{N},.]*\p{N})?%?$/u;
+/** A symbol that names the number after it ('P 25,897', 'f* 39.5%'). */
+const SYMBOL = /^\p{L}\*?$/u;
 
 /**
- * A field's words, a lone mark (`·`, `—`, `→`, `=`, `×`) joined to the word before it and any other
- * lone sign (`%` of '% all wt', `#`, `+`) to the word after it: neither is left alone at a line's end or start.
+ * A field's words in groups held together: a number with the word after it, a one-letter symbol
+ * with the number after it, a lone operator (`/`, `−`, `+`, `=`, `×`) with the words on both sides,
+ * a lone mark (`·`, `—`, `→`) with the word before it, and any other lone sign (`%` of '% all wt',
+ * `#`) with the word after it: none is left alone at a line's end or start.
+ * Example: words('0 skipped, each 30 tokens in / 10 out') → [['0', 'skipped,'], ['each'], ['30', 'tokens'], ['in', '/', '10', 'out']].
  */
-function words(field: string): string[] {
-  const out: string[] = [];
-  let sign = '';
-  for (const w of field.split(/ +/)) {
-    if (w === '') continue;
-    if (out.length > 0 && sign === '' && LONE_MARK.test(w)) out[out.length - 1] += ` ${w}`;
-    else if (/^[^\p{L}\p{N}]$/u.test(w) && !LONE_MARK.test(w)) sign += `${w} `;
-    else {
-      out.push(sign + w);
-      sign = '';
-    }
+function words(field: string): string[][] {
+  const ws = field.split(/ +/).filter((w) => w !== '');
+  const out: string[][] = [];
+  // whether the word before holds on to the next one
+  let hold = false;
+  for (const [i, w] of ws.entries()) {
+    const last = out.at(-1);
+    const joinsBefore = last !== undefined && (LONE_MARK.test(w) || OPERATOR.test(w));
+    if (last !== undefined && (hold || joinsBefore)) last.push(w);
+    else out.push([w]);
+    const next = ws[i + 1];
+    hold =
+      next !== undefined &&
+      (OPERATOR.test(w) ||
+        NUMBER.test(w) ||
+        (SYMBOL.test(w) && NUMBER.test(next)) ||
+        (/^[^\p{L}\p{N}]$/u.test(w) && !LONE_MARK.test(w)));
   }
-  if (sign !== '') out.push(sign.trimEnd());
   return out;
-}
-
-/**
- * A word too wide for a line in pieces: the first at most `first` columns, the rest at most `rest`;
- * each ends after a `/`, `-`, `,` or `.` when one is in its second half, else where the room ends.
- * Escape sequences and grapheme clusters (a wide character, an emoji) are never split.
- */
-function breakWord(word: string, first: number, rest: number): string[] {
-  const units: string[] = [];
-  let at = 0;
-  for (const m of word.matchAll(ESCAPE)) {
-    for (const { segment } of GRAPHEMES.segment(word.slice(at, m.index))) units.push(segment);
-    // an escape sequence joins the unit before it (or the first one after it)
-    if (units.length > 0) units[units.length - 1] += m[0];
-    else units.push(m[0]);
-    at = m.index + m[0].length;
-  }
-  for (const { segment } of GRAPHEMES.segment(word.slice(at))) units.push(segment);
-  const pieces: string[] = [];
-  let room = Math.max(1, first);
-  let i = 0;
-  while (i < units.length) {
-    let w = 0;
-    let end = i;
-    let soft = -1;
-    while (end < units.length) {
-      const uw = visibleWidth(units[end]!);
-      // a unit wider than the room (a wide character on a line of one column) goes on a line of its own
-      if (w + uw > room && end > i) break;
-      w += uw;
-      if (/^[/\-,.]/.test(units[end]!.replace(ESCAPE, '')) && w * 2 >= room) soft = end + 1;
-      end++;
-    }
-    if (end < units.length && soft > i) end = soft;
-    pieces.push(units.slice(i, end).join(''));
-    i = end;
-    room = Math.max(1, rest);
-  }
-  return pieces;
 }

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { displayWidth } from '../../src/format/table.js';
@@ -193,9 +194,28 @@ test('a notice or an error on a terminal is wrapped to it; piped, one line as be
   assert.equal(piped.code, 2);
   assert.equal(piped.stderr.trimEnd().split('\n').length, 1, piped.stderr);
   assert.ok(displayWidth(piped.stderr.trimEnd()) > 60, piped.stderr);
-  const shown = onTerminal(args, 60, {}, 'stderr', 2).trimEnd();
-  assert.ok(shown.split('\n').length > 1, shown);
-  for (const l of shown.split('\n')) assert.ok(visibleWidth(l) <= 60, l);
-  // every character but the spaces at the breaks, in order
-  assert.equal(shown.replace(/\s/g, ''), piped.stderr.replace(/\s/g, ''));
+  for (const cols of [60, 40]) {
+    const shown = onTerminal(args, cols, {}, 'stderr', 2).trimEnd();
+    assert.ok(shown.split('\n').length > 1, shown);
+    // a line wider than the terminal is one word alone: the path, never broken, which the terminal soft-wraps
+    for (const l of shown.split('\n')) assert.ok(visibleWidth(l) <= cols || words(l).length === 1, l);
+    assert.ok(shown.split('\n').some((l) => l.includes(missing)), shown);
+    // every character but the spaces at the breaks, in order
+    assert.equal(shown.replace(/\s/g, ''), piped.stderr.replace(/\s/g, ''));
+  }
+});
+
+test('report --out a path with spaces on a terminal: `wrote PATH` never breaks the path, at any width; piped, one line as before', () => {
+  const dir = tempDir();
+  const out = join(dir, 'My Reports', 'the december cache report for the team.html');
+  mkdirSync(join(dir, 'My Reports'));
+  const args = ['report', REAL_LOGS, '--db', ':memory:', '--timezone', 'UTC', '--out', out];
+  const piped = cli(args, { HOME: tempDir() });
+  assert.equal(piped.code, 0, piped.stderr);
+  assert.equal(piped.stdout, `wrote ${out}\n`);
+  for (const cols of [80, 40]) {
+    const shown = onTerminal(args, cols);
+    // the path whole on one line (with `wrote` when they fit together)
+    assert.ok(shown.split('\n').some((l) => l === out || l === `wrote ${out}`), `${cols}: ${shown}`);
+  }
 });
