@@ -28,10 +28,14 @@ export interface Column {
   /**
    * a list (a block's models, a request's causes): its cells are the items, shown joined by ', ', each
    * fit() on its own. A table too wide for its terminal shortens it as fitList() does: whole items, as
-   * many as fit, then `+N` for the rest; too narrow for one item a row, the number of items, when
-   * that makes the table fit (a table too wide for its numbers anyway keeps the items it can).
+   * many as fit, then `+N` for the rest, row by row; a row where not even its first item fits shows
+   * its number of items (`3 models`, with `noun`; `3` when only that makes the table fit), when that
+   * makes the table fit (a table too wide for its numbers anyway keeps the items it can). The column
+   * is as wide as its widest cell so shown.
    */
   list?: boolean;
+  /** what a list's items are (`model`): its count reads `3 models`, `1 model` */
+  noun?: string;
 }
 
 /**
@@ -373,18 +377,27 @@ function listFloor(items: readonly string[]): number {
   return items.length === 0 ? 0 : displayWidth(items[0]!) + (items.length > 1 ? ` +${items.length - 1}`.length : 0);
 }
 
+/** A list's number of items as its cell says it: `3 models`, `1 model` with a noun, else `3`; none for no items. */
+export function listCount(n: number, noun?: string): string {
+  if (n === 0) return '';
+  return noun ? `${n} ${noun}${n === 1 ? '' : 's'}` : String(n);
+}
+
 /**
  * A list as wide as `max` columns when it can be: its items joined by ', ', or as many of them as
- * fit, whole, then `+N` for the rest. No item is cut; the first is shown whatever its width.
- * Example: fitList(['claude-opus-4-6', 'claude-haiku-4-5-20251001', 'claude-sonnet-4-6'], 24) → 'claude-opus-4-6 +2'.
+ * fit, whole, then `+N` for the rest. No item is cut; when not even the first fits, `count` (the
+ * number of items, listCount()) when given, else the first whatever its width.
+ * Example: fitList(['claude-opus-4-6', 'claude-haiku-4-5-20251001', 'claude-sonnet-4-6'], 24) → 'claude-opus-4-6 +2';
+ * fitList(['claude-opus-4-6'], 10, '1 model') → '1 model'.
  */
-export function fitList(items: readonly string[], max: number): string {
+export function fitList(items: readonly string[], max: number, count?: string): string {
   const all = items.join(', ');
   if (displayWidth(all) <= max) return all;
-  for (let k = items.length - 1; k > 1; k--) {
+  for (let k = items.length - 1; k >= 1; k--) {
     const shown = `${items.slice(0, k).join(', ')} +${items.length - k}`;
     if (displayWidth(shown) <= max) return shown;
   }
+  if (count !== undefined) return count;
   return items.length > 1 ? `${items[0]} +${items.length - 1}` : items[0] ?? '';
 }
 
@@ -433,28 +446,33 @@ export function table(columns: Column[], rows: Cell[][], opts: { color?: boolean
     if (overflows(k)) natural[0] = natural[0]! + Math.max(0, displayWidth(text[k]![0] ?? '') - room(text[k]!, natural));
   }
   const width = opts.width ?? terminalWidth();
-  // a list column may be cut as an id is, to its widest row's first item and count of the rest
+  // a list column may be cut as an id is, row by row to whole items and +N, a row where not even one
+  // fits to its count: its floor is the widest count (`3 models`, or else `3`) when that makes the table
+  // fit, else its widest row's first item and count of the rest (a table too wide for its numbers
+  // anyway keeps the names it can)
   const listOf = (k: number, i: number): readonly string[] => items[k]?.[i] ?? [];
-  const lists = columns.map((c, i) => (c.list ? text.reduce((w, _, k) => Math.max(w, listFloor(listOf(k, i))), 0) : 0));
-  const cuttable = columns.map((c, i) => (c.list ? { ...c, cut: true, whole: false, min: lists[i]! } : c));
-  let widths = shrinkWidths(cuttable, natural, width);
-  // too narrow for that: each list is the number of its items (a list's widest count, or its header),
-  // when that makes the table fit; a table too wide for its numbers anyway keeps the names it can
-  let counted = columns.map((c, i) => Boolean(c.list) && widths[i]! < natural[i]! && tableWidth(columns, widths) > width);
-  if (counted.some(Boolean)) {
-    const countWidths = natural.map((w, i) => (counted[i] ? text.reduce((m, _, k) => Math.max(m, listOf(k, i).length > 0 ? String(listOf(k, i).length).length : 0), displayWidth(columns[i]!.header)) : w));
-    const narrower = shrinkWidths(cuttable, countWidths, width);
-    if (tableWidth(columns, narrower) <= width) widths = narrower;
-    else counted = counted.map(() => false);
+  const floorOf = (i: number, of: (l: readonly string[]) => number) => text.reduce((w, _, k) => Math.max(w, of(listOf(k, i))), 0);
+  // each way a row's list may be counted, the first whose floors make the table fit: `3 models`, `3`, none
+  const counts: (((i: number, n: number) => string) | undefined)[] = [(i, n) => listCount(n, columns[i]!.noun), (_i, n) => listCount(n), undefined];
+  let widths: number[] = [];
+  let counting: ((i: number, n: number) => string) | undefined;
+  for (const count of columns.some((c) => c.list) ? counts : [undefined]) {
+    const floor = (i: number) => floorOf(i, (l) => (count ? displayWidth(count(i, l.length)) : listFloor(l)));
+    const cuttable = columns.map((c, i) => (c.list ? { ...c, cut: true, whole: false, min: floor(i) } : c));
+    widths = shrinkWidths(cuttable, natural, width);
+    counting = count;
+    if (tableWidth(columns, widths) <= width) break;
   }
   widths.forEach((w, i) => {
     if (w >= natural[i]!) return;
     columns[i] = { ...columns[i]!, header: fit(columns[i]!.header, w) };
     text.forEach((r, k) => {
       if (i === 0 && overflows(k)) return;
-      if (columns[i]!.list) r[i] = counted[i] ? (listOf(k, i).length > 0 ? String(listOf(k, i).length) : '') : fitList(listOf(k, i), w);
+      if (columns[i]!.list && items[k]?.[i] !== undefined) r[i] = fitList(listOf(k, i), w, counting?.(i, listOf(k, i).length));
       else if (r[i] !== undefined) r[i] = fit(r[i]!, w);
     });
+    // a list column is as wide as its widest cell so shown, not the room it was given
+    if (columns[i]!.list) widths[i] = text.reduce((m, r, k) => (i === 0 && overflows(k) ? m : Math.max(m, displayWidth(r[i] ?? ''))), displayWidth(columns[i]!.header));
   });
   const padTo = (s: string, w: number, i: number) => {
     const n = w - displayWidth(s);

@@ -208,7 +208,7 @@ export function formatChain(detail: ChainDetail, color = false): string {
       { header: 'class' },
       num('weight'),
       { header: 'model' },
-      { header: 'preceded by', list: true },
+      { header: 'preceded by', list: true, noun: 'cause' },
     ],
     detail.requests.map((q): Cell[] => [
       q.index + 1,

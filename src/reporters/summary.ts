@@ -127,7 +127,7 @@ export function formatBlocks(r: { blocks: Block[]; totals: BlockTotals }, color 
   const t = r.totals;
   return table(
     // the end right-aligned: its times stay under one another when some carry a day
-    [{ header: `block start (${timezone ?? 'UTC'})` }, { header: 'end', align: 'num' }, { header: 'requests', align: 'num' }, { header: 'tokens', align: 'num' }, { header: 'weight', align: 'num' }, { header: 'USD', align: 'num' }, { header: 'models', list: true }],
+    [{ header: `block start (${timezone ?? 'UTC'})` }, { header: 'end', align: 'num' }, { header: 'requests', align: 'num' }, { header: 'tokens', align: 'num' }, { header: 'weight', align: 'num' }, { header: 'USD', align: 'num' }, { header: 'models', list: true, noun: 'model' }],
     [
       // a block's models each cut to 120 columns, not the list: six models are no hostile value; on a
       // narrow terminal the list shows the models that fit whole and +N for the rest (Column.list)

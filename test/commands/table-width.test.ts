@@ -133,6 +133,22 @@ test('blocks on a terminal fits it: its models whole and +N for the rest at 120 
   // each block's number of models, as the piped list has them
   const counts = (t: string) => t.split('\n').filter((l) => /^\d{4}-\d\d-\d\d /.test(l)).map((l) => l.replace(/^.*\$[\d.,]+ {2}/, ''));
   assert.deepEqual(counts(at80), counts(piped.stdout).map((m) => String(m.split(', ').length)));
+  // at 100 columns, 26 left for the list: each row its models that fit, a count ('3 models') only where none does
+  const at100 = onTerminal(BLOCKS, 100);
+  assert.ok(widest(at100) <= 100, at100);
+  const lists100 = counts(at100);
+  const piped100 = counts(piped.stdout);
+  lists100.forEach((shown, k) => {
+    const models = piped100[k]!.split(', ');
+    if (/^\d+ models?$/.test(shown)) assert.equal(shown, `${models.length} model${models.length === 1 ? '' : 's'}`);
+    else assert.ok(shown === piped100[k] || models.some((m) => shown.startsWith(`${m}`)), shown);
+  });
+  // every row of one model of 24 characters shows it, and the column is as wide as its widest cell
+  piped100.forEach((m, k) => {
+    if (!m.includes(', ') && m.length <= 24) assert.equal(lists100[k], m);
+  });
+  const rule100 = at100.split('\n')[at100.split('\n').findIndex((l) => l.startsWith('block start')) + 1]!;
+  assert.equal(rule100.split('  ').at(-1)!.length, Math.max(...lists100.map(displayWidth), 'models'.length));
   // every other cell as piped, line for line
   const cells = (t: string) => t.split('\n').filter((l) => !l.startsWith('─')).map((l) => l.split(/ {2,}/).slice(0, 6).join('|'));
   assert.deepEqual(cells(at80).slice(3), cells(piped.stdout).slice(3));

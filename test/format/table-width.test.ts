@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type Cell, type Column, displayWidth, fitList, MIN_FIT_WIDTH, shrinkWidths, table, terminalWidth } from '../../src/format/table.js';
+import { type Cell, type Column, displayWidth, fitList, listCount, MIN_FIT_WIDTH, shrinkWidths, table, terminalWidth } from '../../src/format/table.js';
 
 const ID = '4d5611e5-241a-462a-8d15-5122611a9569:side:f4ab2bf6-d642-431a-85cb-66691f24c404';
 const PATH = '/home/USER/projects/spotter-worktrees/spotter-fum';
@@ -186,6 +186,15 @@ test('fitList: whole items as many as fit, then +N for the rest; the first item 
   assert.equal(fitList(models, 5), 'claude-haiku-4-5-20251001 +2');
   assert.equal(fitList(['claude-opus-4-6'], 5), 'claude-opus-4-6');
   assert.equal(fitList([], 5), '');
+  // with its count: the count when not even the first item fits with the count of the rest
+  assert.equal(fitList(models, 30, '3 models'), 'claude-haiku-4-5-20251001 +2');
+  assert.equal(fitList(models, 27, '3 models'), '3 models');
+  assert.equal(fitList(['claude-opus-4-6'], 15, '1 model'), 'claude-opus-4-6');
+  assert.equal(fitList(['claude-opus-4-6'], 14, '1 model'), '1 model');
+  assert.equal(listCount(3, 'model'), '3 models');
+  assert.equal(listCount(1, 'model'), '1 model');
+  assert.equal(listCount(3), '3');
+  assert.equal(listCount(0, 'model'), '');
 });
 
 test('a table\'s list column is shortened on a narrow terminal: whole items and +N; too narrow for that, the count; whole off a terminal', () => {
@@ -204,17 +213,45 @@ test('a table\'s list column is shortened on a narrow terminal: whole items and 
   assert.match(shortened, /claude-haiku-4-5-20251001, claude-opus-4-6 \+1$/m);
   assert.match(at(60), /claude-haiku-4-5-20251001 \+2$/m);
   assert.match(at(60), /claude-opus-4-6$/m);
+  // 50 leave the list 22: the row of one short model shows it, the row whose first model does not fit its count
   const counted = at(50);
   assert.ok(Math.max(...counted.split('\n').map(displayWidth)) <= 50, counted);
   assert.match(counted, / 251 {2}3$/m);
-  assert.match(counted, / 122 {2}1$/m);
-  assert.ok(!counted.includes('claude'), counted);
+  assert.match(counted, / 122 {2}claude-opus-4-6$/m);
+  // 40 leave it 12: no name fits, every row its count (the header says what of)
+  const numbers = at(40);
+  assert.ok(Math.max(...numbers.split('\n').map(displayWidth)) <= 40, numbers);
+  assert.match(numbers, / 251 {2}3$/m);
+  assert.match(numbers, / 122 {2}1$/m);
+  assert.ok(!numbers.includes('claude'), numbers);
   // no model name is ever cut
-  for (const t of [shortened, at(60), counted]) assert.ok(!t.includes('…'), t);
+  for (const t of [shortened, at(60), counted, numbers]) assert.ok(!t.includes('…'), t);
   // a table too wide for its other columns anyway (30 < 28 + 2 + the header 'models') keeps its first models and counts
   const over = at(30);
   assert.match(over, /claude-haiku-4-5-20251001 \+2$/m);
   assert.match(over, /claude-opus-4-6$/m);
   // the items are cleaned as any cell is
   assert.ok(table(cols, [['x', 1, ['a\u001b[2Jb']]], { width: Infinity }).includes('a?[2Jb'));
+});
+
+test('one wide row of a list column does not make every row a count: each row its whole items and +N, a count only where not one fits', () => {
+  const cols: Column[] = [{ header: 'start' }, { header: 'requests', align: 'num' }, { header: 'models', list: true, noun: 'model' }];
+  const rows: Cell[][] = [
+    ['2026-02-11 21:00', 157, ['claude-haiku-4-5-20251001', 'claude-opus-4-6']],
+    ['2026-02-12 14:00', 251, ['claude-haiku-4-5-20251001', 'claude-opus-4-6', 'claude-sonnet-4-5-20250929']],
+    ['2025-06-08 11:00', 62, ['claude-sonnet-4-20250514']],
+    ['2026-02-12 20:00', 122, ['claude-opus-4-6']],
+  ];
+  // 28 columns before the list: 54 leave it 26, room for the 24-character model but not for the haiku's +N
+  const out = table(cols, rows, { width: 54 });
+  const cells = out.split('\n').slice(2).map((l) => l.slice(28));
+  assert.deepEqual(cells, ['2 models', '3 models', 'claude-sonnet-4-20250514', 'claude-opus-4-6']);
+  // the column as wide as its widest cell, not the 26 columns it had
+  assert.equal(out.split('\n')[1]!.split('  ').at(-1), '─'.repeat(24));
+  // 58 leave it 30: the haiku and +N where the whole list does not fit
+  const wider = table(cols, rows, { width: 58 }).split('\n').slice(2).map((l) => l.slice(28));
+  assert.deepEqual(wider, ['claude-haiku-4-5-20251001 +1', 'claude-haiku-4-5-20251001 +2', 'claude-sonnet-4-20250514', 'claude-opus-4-6']);
+  // a list without a noun counts with the number alone
+  const bare = table(cols.map((c) => ({ ...c, noun: undefined })), rows, { width: 54 }).split('\n').slice(2).map((l) => l.slice(28));
+  assert.deepEqual(bare.slice(0, 2), ['2', '3']);
 });
