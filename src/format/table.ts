@@ -412,8 +412,8 @@ const blank = (s: string | undefined) => s === undefined || s === '';
  * leave it out for: `total (all 8 sessions)` under sessions' 8-character ids made their column 22 wide.
  * `width`: the columns the table may take (default terminalWidth(): the terminal's on a TTY, else no
  * limit); a wider table's text columns are cut to fit it (shrinkWidths), each cell with fit(), a list's
- * with fitList(): whole items and `+N`, or, when even its first items and counts leave the table too
- * wide and the number of its items would make it fit, that number. The title is wrapped to the width (format/wrap.ts).
+ * with fitList(), row by row: whole items and `+N`, or, in a row where not even one fits, the number of
+ * its items when counts make the table fit (Column.list). The title is wrapped to the width (format/wrap.ts).
  * Example: rows [['a', 1], ['total', 2], ['total', 3]] with totals 1 → a, total, then a rule, then total 3.
  */
 export function table(columns: Column[], rows: Cell[][], opts: { color?: boolean; title?: string; totals?: number; width?: number } = {}): string {
