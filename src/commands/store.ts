@@ -170,14 +170,18 @@ async function damagedPool(source: SqlSource, err: unknown): Promise<UsageError 
  * (`--since`, `--until`, `--project`, `--timezone`): the option was passed over without a word, the
  * query run with the `--param`'s value (`--since 2026-02-12 --param since=2026-02-11` counted from
  * the 11th), as one name given twice in `--param` is refused. An empty `--param` leaves the option's.
+ * `typed`: each name as the user spelled it (paramsTyped): `--param SINCE=x` is named as typed. An
+ * option's empty or blank value is shown quoted (`--since ''`), not as nothing.
  * Example: --timezone Asia/Tokyo --param tz=UTC → `--param tz=UTC and --timezone Asia/Tokyo both set $tz`.
  */
-function refuseTwoValues(given: Record<string, string>, argv: Record<string, unknown>): void {
+function refuseTwoValues(given: Record<string, string>, argv: Record<string, unknown>, typed: Record<string, string> = {}): void {
   const flags = { since: 'since', until: 'until', project: 'project', tz: 'timezone' } as const;
   for (const [k, v] of Object.entries(given)) {
     const flag = flags[k.toLowerCase() as keyof typeof flags];
     if (flag === undefined || v.trim() === '' || argv[flag] === undefined) continue;
-    throw new UsageError(`--param ${k}=${v} and --${flag} ${String(argv[flag])} both set $${k}`, `give one of them`);
+    const opt = String(argv[flag]);
+    const shown = /^\S+$/.test(opt) ? opt : `'${opt}'`;
+    throw new UsageError(`--param ${typed[k] ?? k}=${v} and --${flag} ${shown} both set $${k}`, `give one of them`);
   }
 }
 
@@ -301,7 +305,7 @@ export const queryCommand: Command = {
     const unknown = Object.keys(given).filter((k) => !used.includes(k));
     const takes = used.length ? `it takes ${used.map((u) => '$' + u).join(', ')}` : 'it takes no parameters';
     if (unknown.length > 0) throw new UsageError(`--param ${unknown[0]}: ${target} has no $${unknown[0]}`, takes);
-    refuseTwoValues(given, argv);
+    refuseTwoValues(given, argv, typed);
     // a filter the query has no parameter for was passed over without a word: `query quality --since D`
     // printed every day's counts, as if they were D's on
     const unfiltered = (['since', 'until', 'project'] as const).find((k) => argv[k] !== undefined && !used.some((u) => u.toLowerCase() === k));

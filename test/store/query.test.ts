@@ -1000,11 +1000,14 @@ test('CLI: --param since=/until=/project=/tz= beside the option setting the same
   const cases: [string[], RegExp][] = [
     [['--since', '2026-02-12', '--param', 'since=2026-02-11'], /^cachelens: --param since=2026-02-11 and --since 2026-02-12 both set \$since \(give one of them\)$/],
     [['--until', '2026-02-12', '--param', 'until=2026-02-11'], /^cachelens: --param until=2026-02-11 and --until 2026-02-12 both set \$until/],
-    [['--project', 'shop', '--param', 'Project=blog'], /^cachelens: --param project=blog and --project shop both set \$project/],
+    [['--project', 'shop', '--param', 'Project=blog'], /^cachelens: --param Project=blog and --project shop both set \$project/],
     [['--timezone', 'Asia/Tokyo', '--param', 'tz=UTC'], /^cachelens: --param tz=UTC and --timezone Asia\/Tokyo both set \$tz/],
   ];
   for (const [args, re] of cases) await usageError(['query', 'cost_by', '--parquet', sampleLogs, ...args], re);
   await usageError(['query', file, '--parquet', sampleLogs, '--timezone', 'UTC', '--param', 'tz=Asia/Tokyo'], /both set \$tz/);
+  // the name as the user typed it (`SINCE`), as the other --param errors say it; an empty option shown quoted, not as nothing
+  await usageError(['query', 'summary', '--parquet', sampleLogs, '--since', '2026-02-12', '--param', 'SINCE=2026-02-11'], /^cachelens: --param SINCE=2026-02-11 and --since 2026-02-12 both set \$since \(give one of them\)$/);
+  await usageError(['query', 'summary', '--parquet', sampleLogs, '--since', '', '--param', 'since=2026-02-11'], /^cachelens: --param since=2026-02-11 and --since '' both set \$since/);
   // an empty --param leaves the option's value, as before
   const r = cachelens(['query', 'cost_by', sampleLogs, '--db', ':memory:', '--since', '2026-02-11', '--param', 'since=', '--json']);
   assert.equal(r.status, 0, r.stderr);
