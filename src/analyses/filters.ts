@@ -38,6 +38,20 @@ export function localTimezone(tz: string | undefined = process.env.TZ): { zone: 
   return { zone, warning: `cachelens: TZ=${tz} is not a time zone name Node can read (an IANA name such as America/New_York): ${give}` };
 }
 
+/** The IANA names of UTC itself (tzdata's `backward` links to Etc/UTC and Etc/GMT), in lower case. */
+const UTC_NAMES = new Set(['utc', 'etc/utc', 'uct', 'etc/uct', 'universal', 'etc/universal', 'zulu', 'etc/zulu', 'gmt', 'etc/gmt', 'gmt0', 'etc/gmt0', 'gmt+0', 'etc/gmt+0', 'gmt-0', 'etc/gmt-0', 'greenwich', 'etc/greenwich']);
+
+/**
+ * Whether a zone name is UTC under another name (Etc/UTC, GMT, Zulu, Etc/GMT+0…): an offset of 0 all
+ * year by definition, so days in it are UTC days and are said as UTC's are (`TZ=Etc/UTC` printed
+ * `(days in Etc/UTC)` where TZ=UTC named no zone). A zone at 0 only by its place (Africa/Abidjan,
+ * Atlantic/Reykjavik) or for part of the year (Europe/London) is not UTC: its rules may change.
+ * Example: isUtc('Etc/UTC') → true; isUtc('Europe/London') → false.
+ */
+export function isUtc(zone: string): boolean {
+  return UTC_NAMES.has(zone.toLowerCase()) || zoneOf(zone) === 'UTC';
+}
+
 /** The IANA zone a name is to Intl (its canonical name), or undefined when Intl knows none. */
 function zoneOf(name: string): string | undefined {
   try {

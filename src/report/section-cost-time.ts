@@ -1,4 +1,5 @@
 /** Cost over time, per day (in the report's time zone), stacked by component. */
+import { isUtc } from '../analyses/filters.js';
 import type { CostOverTime } from './data.js';
 import { fmtPct, fmtUsd } from './format.js';
 import type { CostComponent } from './data.js';
@@ -33,7 +34,7 @@ export function renderCostOverTime(d: CostOverTime, charts: ChartSink): SectionO
   });
   // a day whose requests all lack a price has no bar: said, not left out silently
   const unknownDays = [...groupBy(d.rows, (r) => r.day)].filter(([, rs]) => rs.every((r) => r.usd === null) && rs.some((r) => r.tokens > 0)).map(([day]) => day);
-  const zone = d.timezone && d.timezone !== 'UTC' ? ` (days in ${d.timezone})` : ' (UTC days)';
+  const zone = d.timezone && !isUtc(d.timezone) ? ` (days in ${d.timezone})` : ' (UTC days)';
   const components = Object.keys(COST_COMPONENT_ORDER) as CostComponent[];
   const table = sortableTable(
     `Cost per day${zone} and component (USD)`,

@@ -1,7 +1,7 @@
 /**
  * Units the cache reporters need beyond src/format/table.ts: signed percentages, gaps and counts.
  */
-import type { Filters } from '../analyses/filters.js';
+import { type Filters, isUtc } from '../analyses/filters.js';
 import { clean, grouped, int, usd } from '../format/table.js';
 import { fmtFilters } from '../report/format.js';
 import { wrap } from '../format/wrap.js';
@@ -50,13 +50,13 @@ export function duration(s: number | null): string {
  * { since: '2030-01-01', until: null, project: null }, true, { first: '2026-02-11', last: '2026-02-12' } →
  * 'Filtered: --since 2030-01-01: no request on those days; the requests read: from 2026-02-10 to 2026-02-11\n\n';
  * { since: '2026-02-12', until: null, project: null, timezone: 'America/New_York' } →
- * 'Filtered: --since 2026-02-12 (days in America/New_York)\n\n' (in UTC, no zone is named).
+ * 'Filtered: --since 2026-02-12 (days in America/New_York)\n\n' (in UTC, or UTC by another name as Etc/UTC, no zone is named).
  */
 export function filtersLine(f: Pick<Filters, 'since' | 'until' | 'project'> & { timezone?: string }, projectMatches = true, days?: { first: string; last: string } | null): string {
   if (f.since === null && f.until === null && f.project === null) return '';
   // the days of --since/--until are this zone's (--timezone, else TZ or the system's): said unless UTC, since a
   // command without a by-day table (whatif, anatomy) named them nowhere ('Filtered: --since 2026-02-12' of New York days)
-  const zone = (f.since !== null || f.until !== null) && f.timezone !== undefined && f.timezone !== 'UTC' ? ` (days in ${f.timezone})` : '';
+  const zone = (f.since !== null || f.until !== null) && f.timezone !== undefined && !isUtc(f.timezone) ? ` (days in ${f.timezone})` : '';
   let why = '';
   if (f.project !== null && !projectMatches) why = ': no project matches';
   else if (days !== undefined) {

@@ -122,6 +122,20 @@ test('the line names the zone whose days --since/--until are, unless UTC: whatif
     assert.equal(first(command, ['--timezone', 'Asia/Tokyo']), 'Filtered: --since 2026-02-11 (days in Asia/Tokyo)', command.join(' '));
     assert.equal(first(command, ['--timezone', 'UTC']), 'Filtered: --since 2026-02-11: no request on those days; the requests read: all on 2026-02-10', command.join(' '));
   }
+  // UTC by another name (TZ=Etc/UTC, a Docker image's; --timezone GMT) is UTC: no zone named, as README says;
+  // a zone at 0 only by its place (Africa/Abidjan) or in winter (Europe/London) is named
+  const unnamed = 'Filtered: --since 2026-02-11: no request on those days; the requests read: all on 2026-02-10';
+  const line = (zone: string[], env: NodeJS.ProcessEnv = {}) => {
+    const r = cli(['whatif', 'ttl', root, '--db', ':memory:', ...zone, '--since', '2026-02-11'], env);
+    assert.equal(r.code, 0, r.stderr);
+    return r.stdout.split('\n')[0];
+  };
+  for (const z of ['Etc/UTC', 'GMT', 'Zulu', 'Etc/GMT+0', 'UCT', 'Universal']) {
+    assert.equal(line(['--timezone', z]), unnamed, z);
+    assert.equal(line([], { TZ: z }), unnamed, `TZ=${z}`);
+  }
+  assert.match(line(['--timezone', 'Africa/Abidjan']), /\(days in Africa\/Abidjan\)/);
+  assert.match(line(['--timezone', 'Europe/London']), /\(days in Europe\/London\)/);
   // a --project alone chooses no days: no zone to name
   const r = cli(['whatif', 'ttl', root, '--db', ':memory:', '--timezone', 'Asia/Tokyo', '--project', 'nomatch']);
   assert.equal(r.stdout.split('\n')[0], 'Filtered: --project nomatch: no project matches');

@@ -762,6 +762,14 @@ test('cost over time of a single day reads "All on DAY: $X", not "the most expen
   assert.match(renderCostOverTime({ rows }, new ChartSink()).reading, /^Over \d+ days, the most expensive was /);
 });
 
+test('the cost-per-day table says UTC days in UTC under another name (Etc/UTC, GMT), and names any other zone', async () => {
+  const { renderCostOverTime } = await import('../../src/report/section-cost-time.js');
+  const rows = (fixtureReport().costOverTime as CostOverTime).rows;
+  const html = (timezone: string) => String(renderCostOverTime({ rows, timezone }, new ChartSink()).body);
+  for (const z of ['UTC', 'Etc/UTC', 'GMT', 'Zulu']) assert.match(html(z), /Cost per day \(UTC days\)/, z);
+  assert.match(html('Europe/London'), /Cost per day \(days in Europe\/London\)/);
+});
+
 test('--calibrate 1 is fitted on "request 2", not on "requests 2–2"', async () => {
   const { calibrationLine } = await import('../../src/report/section-replay.js');
   const line = String(calibrationLine({ k: 1, scale: 1.5 } as Parameters<typeof calibrationLine>[0], { requests: 1, from: 3, medianRelError: 0.1, p90RelError: 0.1 } as Parameters<typeof calibrationLine>[1]));
