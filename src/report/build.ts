@@ -566,12 +566,15 @@ async function sessionRun(ctx: Context, id: string, calibrate: number, seen: Set
  * A session replay is of its whole chain, whatever days --since/--until (or --project) choose (a request's
  * context is every request before it); when some of the chain's requests are outside them, how many the filters
  * choose, so that its "6 requests" beside the page's 3 of that session is not read as a miscount. The chain as the store
- * counts it: a transcript the logs read do not hold has no requests in scope to count, and says nothing.
+ * counts it: a transcript the logs read do not hold has no requests in scope to count, and says nothing. The
+ * requests held only by a parent's agent_progress copies are left out of both counts, as the replay leaves them out.
  */
 async function withDays(ctx: Context, run: ReplayRun): Promise<ReplayRun> {
   const c = run.session;
   if (!c || (ctx.filters.since === null && ctx.filters.until === null && ctx.filters.project === null)) return run;
-  const rows = await ctx.store.all(`SELECT count(*) AS n, (SELECT count(*) FROM requests WHERE chain_id = $chain) AS held FROM (${IN_SCOPE}) WHERE chain_id = $chain`, {
+  // on the replay's basis: the requests only a parent's agent_progress copies hold (rank 0, SPEC §1.3) are not
+  // replayed, so are not counted here either ('11 of its 5 requests' counted them among the chosen)
+  const rows = await ctx.store.all(`SELECT count(*) AS n, (SELECT count(*) FROM requests WHERE chain_id = $chain AND rank <> 0) AS held FROM (${IN_SCOPE}) WHERE chain_id = $chain AND rank <> 0`, {
     ...filterParams(ctx.filters),
     chain: c.chainId,
   });

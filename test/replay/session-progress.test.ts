@@ -83,6 +83,18 @@ test('a subagent transcript cut short: the requests only the parent\'s agent_pro
     body.includes(`${d.chain.progress_only_requests} requests of this chain not replayed: only agent_progress copies in the parent&#39;s transcript hold them (the store counts them), this chain&#39;s transcript does not`),
     body,
   );
+  // report --session under filters that choose every request it replays says no whole-chain note: it said
+  // '11 of its 5 requests are among those the filters choose', counting the ones only the copies hold
+  const out = path.join(tempDir(), 'r.html');
+  const report = cli(['report', root, '--db', ':memory:', '--session', `${SESSION}:${AGENT}`, '--since', '2000-01-01', '--out', out]);
+  assert.equal(report.code, 0, report.stderr);
+  const html = readFileSync(out, 'utf8');
+  assert.ok(html.includes(`${d.chain.progress_only_requests} requests of this chain not replayed`), 'the report replays the cut chain');
+  assert.doesNotMatch(html, /the whole chain is replayed/);
+  // filters that choose none of it: counted on the replay's basis, of its 5 requests
+  const none = cli(['report', root, '--db', ':memory:', '--session', `${SESSION}:${AGENT}`, '--project', 'nomatch', '--out', out]);
+  assert.equal(none.code, 0, none.stderr);
+  assert.match(readFileSync(out, 'utf8').replace(/<[^>]*>/g, ''), /the whole chain is replayed \(a request's context is every request before it\): 0 of its 5 requests are among those the filters choose \(--project nomatch\)/);
   // the whole transcript: none left out
   const whole = cli(['replay', 'session', SESSION, path.join(realLogs, MAROT_DOV), '--db', ':memory:', '--chain', AGENT, '--strategy', 'recorded', '--json']);
   assert.equal(whole.code, 0, whole.stderr);
