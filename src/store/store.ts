@@ -941,17 +941,23 @@ async function openLocked(path: string, opts: StoreOpenOptions, readOnly: boolea
 /**
  * Why the store at `path` cannot be written, as the note says it, or null when it can (or is not
  * there yet): its file, or its directory (where DuckDB writes the store's log and cachelens the
- * files it keeps beside it), is not writable for this process. Root may write either whatever
- * their modes say: so it does, as with any file (a test drops root's override to check this).
+ * files it keeps beside it), or its log file (`<store>.wal`) if there is one, is not writable for
+ * this process. Root may write any of them whatever their modes say: so it does, as with any file
+ * (a test drops root's override to check this).
  * Example: a store chmod 0444 → "its file is not writable".
  */
 export function readOnlyReason(path: string): string | null {
   if (!existsSync(path)) return null;
-  for (const [file, what] of [[path, 'its file'], [dirname(path), 'its directory']] as const) {
+  // its log (`<store>.wal`), when there is one: a run as root leaves it root's, 0644, and a run as
+  // another user then failed its first commit ("internal error: … Failed to commit: Cannot open
+  // file …wal: Permission denied"), --rebuild too
+  const log = `${path}.wal`;
+  for (const [file, what] of [[path, 'its file'], [dirname(path), 'its directory'], [log, 'its log file']] as const) {
     try {
       accessSync(file, constants.W_OK);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
+      if (file === log && code === 'ENOENT') continue;
       return code === 'EROFS' ? `${what} is on a read-only file system` : `${what} is not writable`;
     }
   }

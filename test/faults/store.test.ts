@@ -402,3 +402,35 @@ test('a store a query altered answers again, with one note on stderr; a store of
   assert.equal(rebuilt.ran.stderr, '');
   assert.deepEqual(tokens(rebuilt.totals), EXPECTED);
 });
+
+test('a store whose log file (s.duckdb.wal) this user may not write, left so by a run as root, is read as a read-only store: no internal error, one note once the logs changed, --rebuild refused in one line', async (t) => {
+  const dir = tempDir();
+  t.after(() => removeDir(dir));
+  const logs = corpus(dir);
+  const home = path.join(dir, 'store');
+  mkdirSync(home);
+  const db = path.join(home, 's.duckdb');
+  await summary([logs], db);
+  rmSync(`${db}.answers`, { force: true });
+  assert.ok(existsSync(`${db}.wal`), 'a filled store keeps its log');
+  // root's own file, 0644, binds a run that is not root; as root the run drops root's override and
+  // stays the owner, so the log is made 0444 for the same effect (helpers.runCli asNobody)
+  chmodSync(`${db}.wal`, 0o444);
+  const before = snapshot(home);
+  const warm = await summary([logs], db, { asNobody: true });
+  assert.equal(warm.ran.stderr, '');
+  assert.deepEqual(tokens(warm.totals), EXPECTED);
+  // a run that must write failed: `internal error: … Failed to commit: Cannot open file "…/s.duckdb.wal": Permission denied`
+  appendFileSync(path.join(logs, 'proj/s1.jsonl'), `${assistant({ msg: 'm3', usage: usage(100, 200, 300, 400), t: '2025-03-03T10:00:00.000Z' })}\n`);
+  // (`sessions`: a summary would answer the appended lines from its kept answers, without the store)
+  const fresh = await runCli(['sessions', logs, '--db', ':memory:', '--json']);
+  const changed = await runCli(['sessions', logs, '--db', db, '--json'], { asNobody: true });
+  assert.equal(changed.code, 0, changed.stderr);
+  assert.equal(
+    changed.stderr,
+    `cachelens: store ${db} is read-only (its log file is not writable) and the logs changed since it was written: this run answers from a copy of it in memory, which is not kept (make it writable, or use --db to choose another store)\n`,
+  );
+  assert.deepEqual(JSON.parse(changed.stdout), JSON.parse(fresh.stdout));
+  assertStoreError(await runCli(['summary', logs, '--db', db, '--rebuild'], { asNobody: true }), db, /is read-only \(its log file is not writable\): --rebuild cannot replace it/);
+  assert.deepEqual(snapshot(home), before, 'the store and its log are left as they were');
+});
