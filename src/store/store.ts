@@ -757,6 +757,10 @@ async function prepare(db: DuckDBConnection, path: string, opts: StoreOpenOption
   // derive (which leaves the same) must not read every file again. So is one that lacks a table
   // every derive writes whole (REMADE_TABLES), or holds one altered: it is made again empty.
   const current = v === String(SCHEMA_VERSION);
+  // A store that lost its version (a query's `DROP TABLE meta`, or one that altered meta) but whose
+  // fact tables are all this build's is of this layout: its rebuild drops the store's own tables
+  // only, as a mend of this layout's does. It dropped every table, a user's own too.
+  const ourLayout = current || ((v === undefined || v === null) && KEPT_TABLES.every(has));
   const lacking = KEPT_TABLES.filter((t) => !has(t));
   const remade = [...DERIVED_TABLES, ...REMADE_TABLES].filter((t) => !has(t));
   /** what became of these tables: "table chains is missing", "table requests was altered (no column model)" */
@@ -783,8 +787,9 @@ async function prepare(db: DuckDBConnection, path: string, opts: StoreOpenOption
     // failed the rebuild ("Existing object my_costs is of type View"), so a store with a view
     // could never be rebuilt nor upgraded. DuckDB binds a view when it is queried, so one over
     // `requests` answers again once the logs are read. A table of the user's own in a store of
-    // this layout is left too; in an older layout's it cannot be told from a table of that layout.
-    for (const [t, sql] of listed) if (sql !== null && (!current || STORE_COLUMNS.has(String(t)))) await db.run(`DROP TABLE IF EXISTS "${String(t)}" CASCADE`);
+    // this layout is left too (in one that lost its version, whose fact tables are this build's,
+    // as well); in an older layout's it cannot be told from a table of that layout.
+    for (const [t, sql] of listed) if (sql !== null && (!ourLayout || STORE_COLUMNS.has(String(t)))) await db.run(`DROP TABLE IF EXISTS "${String(t)}" CASCADE`);
     fresh = true;
     if (!opts.rebuild && current) notes.push(`${what(lacking)}; the store is rebuilt from the logs`);
     else if (!opts.rebuild && !has('meta') && ours) notes.push(`${what(['meta'])}; the store is rebuilt from the logs`);

@@ -248,3 +248,22 @@ test('a view or a table of the user\'s own is no damage: the open writes nothing
     s.close();
   }
 });
+
+test('a store that lost its meta table, or had it altered, or its version deleted, is rebuilt dropping the store\'s own tables only: a table of the user\'s own is kept', async () => {
+  const root = corpus([CONDENSE]);
+  const db = path.join(tmp(), 's.duckdb');
+  const first = await runAndDump([root], db);
+  // with no version to read, every table was dropped as for an older layout, the user's own too
+  for (const damage of ['DROP TABLE meta', 'ALTER TABLE meta RENAME COLUMN value TO v', 'DELETE FROM meta']) {
+    await sql(db, `CREATE OR REPLACE TABLE my_notes AS SELECT 42 AS x`, damage);
+    const again = await runAndDump([root], db);
+    assert.equal(again.stats.read, first.stats.files, `${damage}: rebuilt from the logs`);
+    assert.deepEqual(again.dump, first.dump, damage);
+    const s = await Store.open(db);
+    try {
+      assert.deepEqual(await s.all(`SELECT x FROM my_notes`), [{ x: 42 }], damage);
+    } finally {
+      s.close();
+    }
+  }
+});
