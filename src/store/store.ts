@@ -709,7 +709,7 @@ interface Prepared {
 /**
  * Makes the store on `db` one this build reads: refuses someone else's DuckDB file and a store of
  * a newer cachelens; rebuilds an older layout (or on --rebuild); mends a table a query dropped or
- * altered. When that needs writing and the store may not be written (`writable` false), returns
+ * altered, or put a view in place of. When that needs writing and the store may not be written (`writable` false), returns
  * what needs it (`mustWrite`, as the note says it) and whether a copy of the store's tables is
  * worth making (`copy`: not for a layout that is read again from the logs), having written nothing.
  */
@@ -761,14 +761,28 @@ async function prepare(db: DuckDBConnection, path: string, opts: StoreOpenOption
   // fact tables are all this build's is of this layout: its rebuild drops the store's own tables
   // only, as a mend of this layout's does. It dropped every table, a user's own too.
   const ourLayout = current || ((v === undefined || v === null) && KEPT_TABLES.every(has));
+  // A view (any DuckDB client's, or a query's `CREATE VIEW chains AS …`) under the name of one of
+  // the store's tables: the name is the store's, so the view is dropped and the table made again.
+  // It failed every later command, --rebuild too ("Existing object chains is of type View").
+  const displaced = listed.filter(([n, sql]) => sql === null && STORE_COLUMNS.has(String(n))).map(([n]) => String(n));
   const lacking = KEPT_TABLES.filter((t) => !has(t));
   const remade = [...DERIVED_TABLES, ...REMADE_TABLES].filter((t) => !has(t));
   /** what became of these tables: "table chains is missing", "table requests was altered (no column model)" */
-  const what = (ts: readonly string[]) => ts.map((t) => (own.has(t) ? `table ${t} was altered (${own.get(t)})` : `table ${t} is missing`)).join(', ');
+  const what = (ts: readonly string[]) =>
+    ts
+      .map((t) =>
+        own.has(t) ? `table ${t} was altered (${own.get(t)})` : displaced.includes(t) ? `${t} is a view, not the store's table (dropped, as the name is the store's)` : `table ${t} is missing`,
+      )
+      .join(', ');
   const rebuild = opts.rebuild || !current || lacking.length > 0;
-  if (!writable && (rebuild || remade.length > 0)) {
+  /** a run stopped before its first derive left the derived tables missing, nothing else amiss: no damage */
+  const unfinished = async () =>
+    altered.length === 0 && displaced.length === 0 && !(await db.runAndReadAll(`SELECT value FROM meta WHERE key = 'derived_for'`)).getRows()[0]?.[0];
+  if (!writable && (rebuild || remade.length > 0 || displaced.length > 0)) {
     const why = current
-      ? what(lacking.length > 0 ? lacking : remade)
+      ? lacking.length === 0 && (await unfinished())
+        ? 'a run stopped before it finished writing it'
+        : what(lacking.length > 0 ? lacking : remade)
       : !has('meta') && ours
         ? what(['meta'])
         : tables.length === 0
@@ -781,6 +795,7 @@ async function prepare(db: DuckDBConnection, path: string, opts: StoreOpenOption
   // then on as not a cachelens store (with --rebuild too), or without `chains` but with its
   // listing key, where the next warm `anatomy` failed with "Table with name chains does not exist".
   await db.run('BEGIN TRANSACTION');
+  for (const t of displaced) await db.run(`DROP VIEW "${t}"`);
   if (rebuild) {
     // An older layout is never misread: drop everything and read the logs again. Views are a
     // user's own (any DuckDB client may add one to the store), and are left: a DROP TABLE of one
@@ -798,8 +813,7 @@ async function prepare(db: DuckDBConnection, path: string, opts: StoreOpenOption
     for (const t of altered) await db.run(`DROP TABLE "${t}"`);
     // A run stopped before its first derive (Ctrl-C, a kill) leaves the derived tables missing and
     // no derived_for: the next run derives, as it would have, and says nothing of it.
-    const derivedFor = altered.length > 0 ? 'altered' : (await db.runAndReadAll(`SELECT value FROM meta WHERE key = 'derived_for'`)).getRows()[0]?.[0];
-    if (derivedFor) notes.push(`${what(remade)}; ${remade.length > 1 ? 'they are' : 'it is'} made again from the stored facts`);
+    if (!(await unfinished())) notes.push(`${what(remade)}; ${remade.length > 1 ? 'they are' : 'it is'} made again from the stored facts`);
   }
   // A store of this layout with every table is left as it is: a warm run then writes nothing
   // (each open used to run both again, ~9 ms, and log the version, growing the log that the

@@ -434,3 +434,54 @@ test('a store whose log file (s.duckdb.wal) this user may not write, left so by 
   assertStoreError(await runCli(['summary', logs, '--db', db, '--rebuild'], { asNobody: true }), db, /is read-only \(its log file is not writable\): --rebuild cannot replace it/);
   assert.deepEqual(snapshot(home), before, 'the store and its log are left as they were');
 });
+
+test('a read-only store that a first run left before its derive (no requests, no chains) is answered from a copy with a note that says so, not that its tables are missing', async (t) => {
+  const dir = tempDir();
+  t.after(() => removeDir(dir));
+  const logs = corpus(dir);
+  const home = path.join(dir, 'store');
+  mkdirSync(home);
+  const db = path.join(home, 's.duckdb');
+  await summary([logs], db);
+  rmSync(`${db}.answers`, { force: true });
+  // what a run stopped (Ctrl-C, a kill) between its ingest and its first derive leaves
+  const stopped = spawnNode(`const { DuckDBInstance } = await import('@duckdb/node-api');
+    const i = await DuckDBInstance.create(${JSON.stringify(db)}); const c = await i.connect();
+    await c.run("DROP TABLE requests; DROP TABLE chains; DELETE FROM meta WHERE key IN ('derived_for', 'listing_key')"); c.closeSync(); i.closeSync();`);
+  assert.equal(await stopped, 0);
+  chmodSync(db, 0o444);
+  // it said `… and table requests is missing, table chains is missing: this run answers from a copy …`,
+  // where the same store writable is derived without a word
+  const r = await summary([logs], db, { asNobody: true });
+  assert.equal(
+    r.ran.stderr,
+    `cachelens: store ${db} is read-only (its file is not writable) and a run stopped before it finished writing it: this run answers from a copy of it in memory, which is not kept (make it writable, or use --db to choose another store)\n`,
+  );
+  assert.deepEqual(tokens(r.totals), EXPECTED);
+  chmodSync(db, 0o644);
+  const writable = await summary([logs], db);
+  assert.equal(writable.ran.stderr, '', 'writable: derived without a word');
+  assert.deepEqual(tokens(writable.totals), EXPECTED);
+});
+
+test('a view a query put under the name of a store table is dropped by the next command, with one note; no internal error', async (t) => {
+  const dir = tempDir();
+  t.after(() => removeDir(dir));
+  const logs = corpus(dir);
+  const db = path.join(dir, 's.duckdb');
+  await summary([logs], db);
+  for (const table of ['chains', 'requests', 'files', 'meta']) {
+    const sql = path.join(dir, 'v.sql');
+    writeFileSync(sql, `DROP TABLE ${table}; CREATE VIEW ${table} AS SELECT 1 AS x;\n`);
+    const q = await runCli(['query', sql, logs, '--db', db]);
+    assert.equal(q.code, 0, q.stderr);
+    // every later command failed: `internal error: … Existing object chains is of type View, trying to replace with type Table`, --rebuild too
+    const r = await runCli(['anatomy', logs, '--db', db, '--json']);
+    assert.equal(r.code, 0, `${table}: ${r.stderr}`);
+    assert.match(r.stderr, new RegExp(`^cachelens: store .*: ${table} is a view, not the store's table \\(dropped, as the name is the store's\\); (it is made again from the stored facts|the store is rebuilt from the logs)\\n$`));
+    const again = await runCli(['sessions', logs, '--db', db, '--json']);
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal(again.stderr, '', `${table}: mended once`);
+    assert.deepEqual(tokens((await summary([logs], db)).totals), EXPECTED);
+  }
+});
