@@ -70,19 +70,23 @@ export async function usePortableViews(store: Store): Promise<void> {
 export function poolViews(root: string, o: { listed?: boolean } = {}): string[] {
   const options = `hive_partitioning = false, union_by_name = true, filename = '_file'`;
   const read = (t: string) => (o.listed ? `read_parquet(getvariable('${t}_files'), ${options})` : `read_parquet('${poolGlob(root, t)}', ${options})`);
-  const exportOf = `regexp_replace(_file, '/[^/]*/[^/]*/[^/]*$', '')`;
-  const chainOrder = `ORDER BY requests DESC NULLS LAST, last_t DESC NULLS LAST, _file DESC`;
-  const keptExport = `ORDER BY ${exportOf} = c.export DESC NULLS LAST, _file DESC`;
+  const exportOf = (f: string) => `regexp_replace(${f}, '/[^/]*/[^/]*/[^/]*$', '')`;
+  const chainOrder = `ORDER BY e.newest DESC NULLS LAST, requests DESC NULLS LAST, last_t DESC NULLS LAST, _file DESC`;
   return [
-    `CREATE ${o.listed ? 'TEMP TABLE' : 'VIEW'} chain_exports AS SELECT chain_id, ${exportOf} AS export FROM ${read('chains')}
+    `CREATE ${o.listed ? 'TEMP TABLE' : 'VIEW'} pool_exports AS SELECT export, max(newest) AS newest, min(lo) AS lo, max(hi) AS hi FROM (
+  SELECT ${exportOf('_file')} AS export, greatest(coalesce(max(last_t), max(first_t)), coalesce(max(first_t), max(last_t))) AS newest FROM ${read('chains')} GROUP BY 1
+  UNION ALL BY NAME SELECT ${exportOf('_file')} AS export, min(t) AS lo, max(t) AS hi FROM ${read('requests')} GROUP BY 1
+  UNION ALL BY NAME SELECT ${exportOf('_file')} AS export, min(t) AS lo, max(t) AS hi FROM ${read('attachments')} GROUP BY 1) GROUP BY export`,
+    `CREATE ${o.listed ? 'TEMP TABLE' : 'VIEW'} chain_exports AS SELECT chain_id, ${exportOf('_file')} AS export FROM ${read('chains')} x LEFT JOIN pool_exports e ON e.export = ${exportOf('x._file')}
   WHERE chain_id IS NOT NULL
   QUALIFY row_number() OVER (PARTITION BY chain_id ${chainOrder}) = 1`,
-    `CREATE VIEW chains AS SELECT * EXCLUDE (_file) FROM ${read('chains')}
+    `CREATE VIEW chains AS SELECT x.* EXCLUDE (_file) FROM ${read('chains')} x LEFT JOIN pool_exports e ON e.export = ${exportOf('x._file')}
   QUALIFY chain_id IS NULL OR row_number() OVER (PARTITION BY chain_id ${chainOrder}) = 1`,
-    `CREATE VIEW requests AS SELECT r.* EXCLUDE (_file) FROM ${read('requests')} r LEFT JOIN chain_exports c USING (chain_id)
-  QUALIFY key IS NULL OR row_number() OVER (PARTITION BY key ${keptExport}) = 1`,
-    `CREATE VIEW attachments AS SELECT a.* EXCLUDE (_file) FROM ${read('attachments')} a LEFT JOIN chain_exports c USING (chain_id)
-  QUALIFY chain_id IS NULL OR row_number() OVER (PARTITION BY chain_id, line, t, type, hash ${keptExport}) = 1`,
+    `CREATE VIEW requests AS SELECT r.* EXCLUDE (_file) FROM ${read('requests')} r LEFT JOIN chain_exports c USING (chain_id) LEFT JOIN pool_exports e ON e.export = ${exportOf('r._file')}
+  QUALIFY key IS NULL OR row_number() OVER (PARTITION BY key ORDER BY e.newest DESC NULLS LAST, ${exportOf('r._file')} = c.export DESC NULLS LAST, r._file DESC) = 1`,
+    `CREATE VIEW attachments AS SELECT a.* EXCLUDE (_file) FROM ${read('attachments')} a LEFT JOIN chain_exports c USING (chain_id) LEFT JOIN pool_exports e ON e.export = c.export
+  WHERE c.export IS NULL OR ${exportOf('a._file')} = c.export OR coalesce(a.t NOT BETWEEN e.lo AND e.hi, true)
+  QUALIFY chain_id IS NULL OR row_number() OVER (PARTITION BY chain_id, line, t, type, hash ORDER BY ${exportOf('a._file')} = c.export DESC NULLS LAST, a._file DESC) = 1`,
   ];
 }
 
@@ -91,10 +95,12 @@ export function poolViews(root: string, o: { listed?: boolean } = {}): string[] 
  * directory). The root's own `*`, `?` and `[` are matched as themselves (`[*]`, `[?]`, `[[]`): a pool
  * `exports [2026]` matched no file ("holds no cachelens Parquet export" of a directory an export
  * had just written), and `team*` read every directory beside it whose name begins so as well.
+ * A hidden file (`[!.]`: a macOS AppleDouble `._data_0.parquet`) is no export's, and is not matched: the
+ * views as docs/store.md gives them read a pool copied through a macOS share as cachelens does.
  * Example: the root `/p [1]` is globbed as `/p [[]1]`, the tables' directories below it as before.
  */
 export function poolGlob(root: string, table: string): string {
-  return `${root.replace(/[*?[]/g, (c) => `[${c}]`)}/**/${table}/*/*.parquet`.replace(/'/g, "''");
+  return `${root.replace(/[*?[]/g, (c) => `[${c}]`)}/**/${table}/*/[!.]*.parquet`.replace(/'/g, "''");
 }
 
 /**
@@ -117,8 +123,7 @@ export function filePath(listed: string): string {
 const DUPLICATES = `SELECT
   (SELECT count(key) - count(DISTINCT key) FROM read_parquet(getvariable('requests_files'), hive_partitioning = false, union_by_name = true)) AS requests,
   (SELECT count(chain_id) - count(DISTINCT chain_id) FROM read_parquet(getvariable('chains_files'), hive_partitioning = false, union_by_name = true)) AS chains,
-  (SELECT count(chain_id) - count(DISTINCT (chain_id, line, t, type, hash)) FILTER (WHERE chain_id IS NOT NULL)
-     FROM read_parquet(getvariable('attachments_files'), hive_partitioning = false, union_by_name = true)) AS attachments`;
+  (SELECT count(*) FROM read_parquet(getvariable('attachments_files'), hive_partitioning = false, union_by_name = true)) - (SELECT count(*) FROM attachments) AS attachments`;
 
 /**
  * The first file of the pool (POOL_FILES' lists) that cannot be read whole, with DuckDB's word,

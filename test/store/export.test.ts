@@ -428,6 +428,12 @@ test('docs/store.md\'s recipe for any DuckDB client, without cachelens, runs a b
   }
   // the same export twice: the recipe's views count each request once, as cachelens's do
   fs.cpSync(path.join(pool, 'alice'), path.join(pool, 'alice-copy'), { recursive: true });
+  // and copied through a macOS share: an AppleDouble `._data_0.parquet` (no Parquet file) beside each table's
+  // file, which cachelens passes over; the recipe's views failed on it
+  for (const table of ['requests', 'chains', 'attachments']) {
+    const day = fs.readdirSync(path.join(pool, 'alice', table))[0]!;
+    fs.writeFileSync(path.join(pool, 'alice', table, day, '._data_0.parquet'), 'Mac OS X        ATTR');
+  }
   const costBy = fs.readFileSync(path.join(repoRoot, 'queries/cost_by.sql'), 'utf8').trim().replace(/;$/, '');
   // a plain DuckDB: nothing of cachelens's own (no macro, no option) on the connection
   const instance = await DuckDBInstance.create(':memory:');

@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { openParquet } from '../../src/store/portable.js';
 import { runCli } from '../faults/helpers.js';
@@ -53,6 +53,11 @@ async function answers(dir: string): Promise<{ out: string[]; stderr: string }> 
   }
   for (const x of CROSSTABS) out.push(`crosstab ${x.join(' ')}: ${(await ok(['crosstab', ...x, '--parquet', dir, '--timezone', 'UTC', '--json'])).stdout}`);
   return { out, stderr: stderr! };
+}
+
+function writeCorpusFile(file: string, text: string): void {
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, text);
 }
 
 function assertSameAnswers(got: string[], want: string[]): void {
@@ -138,4 +143,41 @@ test('an earlier export beside a later one of logs that grew since answers as th
   const want = await answers(path.join(pool, 'friday'));
   assertSameAnswers((await answers(pool)).out, want.out);
   await assertChainsMatchRequests(pool);
+});
+
+test('an export from before a session was resumed beside one from after answers as the later one: the old chain\'s stale copy (its requests now the new chain\'s) is not kept, nor its attachments counted twice', async () => {
+  // session A as it was (30 lines), then resumed into B, whose transcript copies A's lines (SPEC §1.3: its
+  // requests are B's from then on, and A has none); the pool kept A's 5-request copy, its requests went to B
+  const id = '4edc4852-43a9-4644-8d79-e4bef3040feb';
+  const resumed = '11111111-2222-3333-4444-555555555555';
+  const source = readFileSync(path.join(realLogs, CONDENSE, `${id}.jsonl`), 'utf8');
+  const head = source.split('\n').slice(0, 30).join('\n') + '\n';
+  const then = tmp('cachelens-logs-');
+  const now = tmp('cachelens-logs-');
+  writeCorpusFile(path.join(then, 'projects/-app', `${id}.jsonl`), head);
+  writeCorpusFile(path.join(now, 'projects/-app', `${id}.jsonl`), head);
+  writeCorpusFile(path.join(now, 'projects/-app', `${resumed}.jsonl`), source.replaceAll(id, resumed));
+  const pool = tmp('cachelens-pool-');
+  // the earlier export's directory sorts last: the copy kept is not the path's
+  await exportTo(path.join(pool, 'z-then'), then);
+  await exportTo(path.join(pool, 'a-now'), now);
+  const want = await answers(path.join(pool, 'a-now'));
+  const got = await answers(pool);
+  assertSameAnswers(got.out, want.out);
+  await assertChainsMatchRequests(pool);
+  const px = await openParquet(pool);
+  try {
+    const [a] = await px.all(`SELECT c.requests, c.rounds, (SELECT count(*) FROM attachments WHERE chain_id = '${id}') AS attachments FROM chains c WHERE chain_id = '${id}'`);
+    assert.deepEqual(a, { requests: 0, rounds: 0, attachments: 0 });
+    // the old chain's attachments left out are said among the duplicates
+    const single = await openParquet(path.join(pool, 'z-then'));
+    try {
+      const [{ n }] = await single.all(`SELECT count(*)::INTEGER AS n FROM attachments`);
+      assert.equal(px.duplicates.attachments, n);
+    } finally {
+      single.close();
+    }
+  } finally {
+    px.close();
+  }
 });
