@@ -51,13 +51,21 @@ export async function usePortableViews(store: Store): Promise<void> {
  * one of the same logs hold the same rows, which were all counted (SPEC §1.3 keys a request by
  * (message.id, requestId): one request is one row however many exports hold it).
  *
- * Which copy is kept, by key:
- *   chains (chain_id): the copy with the most requests, then the latest last_t (a later export of
- *     logs that have grown since: its aggregates are those of the requests it adds), then the file
- *     path (a stable choice between equal copies); `chain_exports` names the export it is in;
- *   requests (key: message.id and requestId) and attachments (chain_id, line, t, type, hash: one
- *     attachment line of one chain): the copy in the export whose chain copy was kept, so that a
- *     chain's row and its requests are one export's; else by file path.
+ * The newer export wins. `pool_exports` gives each export's age, `newest` (the latest first_t or
+ * last_t of its chains: the whole chains, as the logs were when it was made), and the times its
+ * requests and attachments span (`lo`, `hi`). Which copy is kept, by key:
+ *   chains (chain_id): the copy in the newest export, then the one with the most requests, then the
+ *     latest last_t (a later export of logs that have grown since), then the file path (a stable
+ *     choice between equal copies); `chain_exports` names the export it is in;
+ *   requests (key: message.id and requestId): the copy in the newest export, then the one in the
+ *     export whose chain copy was kept, then by file path. A session resumed between two exports
+ *     (its lines copied into the new one's transcript, its requests the new chain's from then on):
+ *     the earlier export's copy under the old chain, whose 5 requests are 0 in the later one, was
+ *     kept beside its requests under the new chain;
+ *   attachments (chain_id, line, t, type, hash: one attachment line of one chain): the copy in the
+ *     export whose chain copy was kept; another export's only outside the times that export spans
+ *     (an older export's days the newer one does not hold), so that the old chain's attachments, the
+ *     new chain's in the later export, are not counted twice.
  * An export is a file's path less `<table>/day=…/<file>.parquet`. A row whose key is NULL (no
  * cachelens export writes one) is kept. DUPLICATES counts what each view leaves out.
  *
@@ -119,7 +127,11 @@ export function filePath(listed: string): string {
   return listed.replace(/\[([*?[])\]/g, '$1');
 }
 
-/** The rows each view of poolViews leaves out, counted in one read of each table's files. */
+/**
+ * The rows each view of poolViews leaves out: of requests and chains the copies of one key, counted in
+ * one read of each table's files; of attachments every row the view does not keep (a stale copy under
+ * a resumed session's old chain has no copy of its key).
+ */
 const DUPLICATES = `SELECT
   (SELECT count(key) - count(DISTINCT key) FROM read_parquet(getvariable('requests_files'), hive_partitioning = false, union_by_name = true)) AS requests,
   (SELECT count(chain_id) - count(DISTINCT chain_id) FROM read_parquet(getvariable('chains_files'), hive_partitioning = false, union_by_name = true)) AS chains,
