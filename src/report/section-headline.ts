@@ -45,16 +45,19 @@ export function headlineReading(h: Headline): string {
 export function renderHeadline(h: Headline): SectionOutput {
   const wasteShare = h.weight && h.wasteWeight !== null ? h.wasteWeight / h.weight : 0;
   const b = h.bestWhatIf;
+  // the weight and waste are sums over the priced requests: +? when some have no price, as summary, anatomy and
+  // the TTL section mark the same sums (the cost tile says it in words under its value)
+  const mark = h.unpricedRequests > 0 && h.weight !== null ? ' +?' : '';
   const body = html`<div class="tiles">
 ${tile('usd', 'Cost', fmtUsd(h.usd), h.usd, h.unpricedRequests > 0 ? `${fmtCount(h.unpricedRequests, 'request')} without a price not included` : `${fmtCount(h.requests, 'request')}, ${fmtCount(h.sessions, 'session')}, ${fmtCount(h.chains, 'chain')}`)}
-${tile('weight', 'Weight', h.weight === null ? 'unknown' : `${fmtCompact(h.weight)} wt`, h.weight, 'base-input-token equivalents', h.weight === null ? 'no request has a price' : fmtWeight(h.weight))}
+${tile('weight', 'Weight', h.weight === null ? 'unknown' : `${fmtCompact(h.weight)} wt${mark}`, h.weight, 'base-input-token equivalents', h.weight === null ? 'no request has a price' : fmtWeight(h.weight) + mark)}
 ${tile('hitRatio', 'Cache hit ratio', fmtPct(h.hitRatio), h.hitRatio, 'reads ÷ all prompt tokens (writes included)')}
 ${
   // the waste is what the rewrites cost beyond a read of the same tokens (anatomy's "waste (rewrites beyond a read)"),
   // less than the rewrites' own weight the anatomy section shows: said, so the two do not read as one number disagreeing
   h.wasteWeight === null
     ? tile('wasteUsd', 'Waste', 'unknown', null, html`<span data-metric="wasteWeight" data-value="null">no request has a price</span>: expiry + break rewrites beyond a read`)
-    : tile('wasteUsd', 'Waste', h.wasteUsd === null ? fmtWeight(h.wasteWeight) : fmtUsd(h.wasteUsd), h.wasteUsd, html`<span data-metric="wasteWeight" data-value="${jsonNumberText(h.wasteWeight)}">${fmtWeight(h.wasteWeight)}</span>, ${fmtPct(wasteShare)} of weight: expiry + break rewrites beyond a read`)
+    : tile('wasteUsd', 'Waste', (h.wasteUsd === null ? fmtWeight(h.wasteWeight) : fmtUsd(h.wasteUsd)) + mark, h.wasteUsd, html`<span data-metric="wasteWeight" data-value="${jsonNumberText(h.wasteWeight)}">${fmtWeight(h.wasteWeight)}</span>${mark}, ${fmtPct(wasteShare)} of weight${mark ? ` (${fmtCount(h.unpricedRequests, 'request')} without a price left out)` : ''}: expiry + break rewrites beyond a read`)
 }
 ${tile('bestSavingUsd', 'Best what-if', b ? (b.savingUsd === null ? fmtWeight(b.savingWeight) : fmtUsd(b.savingUsd)) : 'not computed', b ? b.savingUsd : null, b ? html`${saves(b) > 0 ? 'saves' : saves(b) < 0 ? 'costs' : `changes ${b.shareOf} by`} <span data-metric="bestSavingShare" data-value="${jsonNumberText(b.savingShare)}">${fmtPct(Math.abs(b.savingShare))}</span>${saves(b) > 0 ? ` of ${b.shareOf}` : saves(b) < 0 ? ` more ${b.shareOf === 'cost' ? '' : 'weight '}`.trimEnd() : ''} with ${b.tiedWith?.length ? `each of ${andList([b.label, ...b.tiedWith].map((l) => `“${l}”`))}` : b.label}` : '')}
 </div>

@@ -300,6 +300,37 @@ test('the anatomy over some requests without a price says they are left out of i
   }
 });
 
+test('the headline\'s waste and weight over some requests without a price are marked +?, as the TTL override and anatomy sums are: the waste tile read as whole', async () => {
+  const session = '0ca1b2c3-0000-4000-8000-0000000000a3';
+  const corpus = (unknown: boolean) =>
+    writeCorpus({
+      [`projects/p/${session}.jsonl`]: [0, 1, 2].flatMap((i) => [
+        userPrompt(session, `2026-02-10T18:${10 + i * 7}:00.000Z`),
+        assistant({ session, msg: `m${i}`, t: `2026-02-10T18:${10 + i * 7}:05.000Z`, model: unknown && i === 1 ? 'claude-mystery-9' : 'claude-opus-4-6', u: { in: 3, w5: 10_000 + 500 * i, out: 50 } }),
+      ]),
+    });
+  const tiles = async (root: string) => {
+    const ctx = await openContext({ paths: [root], db: ':memory:', timezone: 'UTC' });
+    try {
+      const data = await buildReportData(ctx);
+      assert.ok(data.headline && !('error' in data.headline) && data.headline.wasteWeight! > 0, 'the expiry after 7 minutes wasted something');
+      const section = /<section[^>]* id="headline"[\s\S]*?<\/section>/.exec(renderReport(data))![0];
+      const value = (metric: string) => new RegExp(`data-metric="${metric}"[^>]*>([^<]*)<`).exec(section)![1]!;
+      return { waste: value('wasteUsd'), weight: value('weight'), text: section.replace(/<[^>]*>/g, '') };
+    } finally {
+      ctx.store.close();
+    }
+  };
+  const some = await tiles(corpus(true));
+  assert.match(some.waste, /^\$[\d.]+ \+\?$/);
+  assert.match(some.weight, / wt \+\?$/);
+  assert.match(some.text, /[\d,]+ wt \+\?, [\d.]+% of weight \(1 request without a price left out\): expiry \+ break rewrites beyond a read/);
+  // every request priced: the sums are whole, no mark
+  const all = await tiles(corpus(false));
+  assert.match(all.waste, /^\$[\d.]+$/);
+  assert.doesNotMatch(all.text, /\+\?|without a price/);
+});
+
 test('logs of models without a price: the waste, the TTL override, the anatomy and the cost weights are unknown in the report, as the commands print them, not 0', async () => {
   const session = '0ca1b2c3-0000-4000-8000-000000000001';
   const root = writeCorpus({
