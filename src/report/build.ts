@@ -503,7 +503,7 @@ export function bestWhatIf(ttl: TtlResult | Error, keepalive: KeepaliveResult | 
     }
     if (best) {
       // the budgets that net what the best (the smallest of them) nets, as the keepalive section names them
-      const nets = pinging.map((b) => ({ budget: b.budget === 'inf' ? null : b.budget, netSavingUsd: b.net_saving_usd, netSavingWeight: b.net_saving_weight }));
+      const nets = pinging.map((b) => ({ budget: b.budget === 'inf' ? null : b.budget, netSavingUsd: b.net_saving_usd, netSavingWeight: b.net_saving_weight, pings: b.pings }));
       const bestNet = nets[pinging.indexOf(best)]!;
       options.push({
         label: `keepalive pings, budget ${best.budget === 'inf' ? '∞' : best.budget} per gap${tiePhrase(nets, bestNet, tiedBudgets(nets, bestNet))}`,

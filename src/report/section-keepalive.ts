@@ -6,33 +6,54 @@ import { andList as list, type ChartSink, type SectionOutput } from './section.j
 
 const label = (b: number | null) => (b === null ? '∞' : String(b));
 
-/** A budget as the tie reads it: pings per gap (null = unbounded) and what it nets. */
+/** A budget as the tie reads it: pings per gap (null = unbounded), what it nets, and the pings it sends when known. */
 export interface NetOfBudget {
   budget: number | null;
   netSavingUsd: number | null;
   netSavingWeight: number;
+  pings?: number;
 }
 
 /**
  * The budgets other than `best` that net exactly what it nets: past the pings every gap needs a
- * larger budget sends no more (the analysis names the smallest of them best).
+ * larger budget sends no more (the analysis names the smallest of them best), or sends more only
+ * on gaps of unpriced models, whose pings and savings no sum holds (tiePhrase tells the two apart).
  */
 export function tiedBudgets<T extends NetOfBudget>(budgets: readonly T[], best: T): T[] {
   return budgets.filter((b) => b !== best && b.netSavingUsd === best.netSavingUsd && b.netSavingWeight === best.netSavingWeight);
 }
 
 /**
- * The tie of `best` with `tied` (tiedBudgets), said after its name, or '' when none ties.
+ * The tie of `best` with `tied` (tiedBudgets), said after its name, or '' when none ties. A tied budget
+ * that sends more pings than `best` sends them on gaps of unpriced models alone (a ping on a priced gap
+ * costs weight): its sums are the same, its bill is not, so it does not "net the same".
  * Example: best 3 of 0…20 and ∞, 3 … ∞ net the same → ' (every larger budget, unbounded included, nets the same)';
- * 4 and 6 only → ' (budgets 4 and 6 net the same)'.
+ * 4 and 6 only → ' (budgets 4 and 6 net the same)'; best 1, 2 … ∞ the same sums with more pings →
+ * ' (every larger budget, unbounded included, pings more only on gaps of unpriced models: the same priced net, those pings\' cost unknown)'.
  */
 export function tiePhrase(budgets: readonly NetOfBudget[], best: NetOfBudget, tied: readonly NetOfBudget[]): string {
   if (!tied.length) return '';
-  const larger = budgets.filter((b) => (b.budget ?? Infinity) > (best.budget ?? Infinity));
-  if (tied.length === larger.length && tied.every((b) => larger.includes(b))) {
-    return tied.some((b) => b.budget === null) ? ' (every larger budget, unbounded included, nets the same)' : ' (every larger budget nets the same)';
+  const larger = budgets.filter((b) => (b.budget ?? Infinity) > (best.budget ?? Infinity)).sort((a, b) => (a.budget ?? Infinity) - (b.budget ?? Infinity));
+  const unbounded = (set: readonly NetOfBudget[]) => (set.some((b) => b.budget === null) ? ', unbounded included,' : '');
+  // the budgets named: every larger one, every one from some budget up, or a list
+  const who = (set: readonly NetOfBudget[]): { text: string; one: boolean } => {
+    if (set.length === larger.length && set.every((b) => larger.includes(b))) return { text: `every larger budget${unbounded(set)}`, one: true };
+    const from = larger.length - set.length;
+    if (set.length > 2 && larger.slice(from).every((b) => set.includes(b))) return { text: `every budget from ${label(larger[from]!.budget)} up${unbounded(set)}`, one: true };
+    return { text: `${set.length === 1 ? 'budget' : 'budgets'} ${list(set.map((b) => label(b.budget)))}`, one: set.length === 1 };
+  };
+  const more = tied.filter((b) => b.pings !== undefined && best.pings !== undefined && b.pings > best.pings);
+  const same = tied.filter((b) => !more.includes(b));
+  const parts: string[] = [];
+  if (same.length) {
+    const w = who(same);
+    parts.push(`${w.text} ${w.one ? 'nets' : 'net'} the same`);
   }
-  return ` (${tied.length === 1 ? 'budget' : 'budgets'} ${list(tied.map((b) => label(b.budget)))} ${tied.length === 1 ? 'nets' : 'net'} the same)`;
+  if (more.length) {
+    const w = who(more);
+    parts.push(`${w.text} ${w.one ? 'pings' : 'ping'} more only on gaps of unpriced models: the same priced net, those pings' cost unknown`);
+  }
+  return ` (${parts.join('; ')})`;
 }
 
 /**

@@ -204,7 +204,7 @@ export function formatKeepalive(result: KeepaliveResult, color = false): string 
     return out.join('\n\n') + '\n';
   }
   // budgets that net the same as the best tie with it, as the report's reading says (best_budget is the smallest)
-  const nets = result.budgets.map((b) => ({ budget: b.budget === 'inf' ? null : b.budget, netSavingUsd: b.net_saving_usd, netSavingWeight: b.net_saving_weight }));
+  const nets = result.budgets.map((b) => ({ budget: b.budget === 'inf' ? null : b.budget, netSavingUsd: b.net_saving_usd, netSavingWeight: b.net_saving_weight, pings: b.pings }));
   const bestNet = nets[result.budgets.indexOf(best)]!;
   const tie = tiePhrase(nets, bestNet, tiedBudgets(nets, bestNet));
   const pings = `${budgetLabel(best.budget)} ping${best.budget === 1 ? '' : 's'} per gap`;

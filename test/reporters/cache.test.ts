@@ -7,6 +7,7 @@ import { int, pct, usd } from '../../src/format/table.js';
 import { formatAnatomy, formatChain } from '../../src/reporters/anatomy.js';
 import { duration, signedPct, signedUsd } from '../../src/reporters/units.js';
 import { formatKeepalive, formatTtl } from '../../src/reporters/whatif.js';
+import { tiedBudgets, tiePhrase } from '../../src/report/section-keepalive.js';
 import { chain, chainASpecs, SEC, weightsFor } from '../analyses/helpers/fixtures.js';
 import { join } from 'node:path';
 import { cli } from '../helpers/corpus.js';
@@ -175,6 +176,24 @@ test('formatKeepalive: budgets that net the same as the best are said to tie wit
   assert.match(formatKeepalive(whatifKeepalive([chain('A', chainASpecs)], { weightsFor, budgets: [0, 1, 2] })), /^best budget: 1 ping per gap \(every larger budget nets the same\), net/m);
   // one budget: no tie, and no best of one
   assert.match(formatKeepalive(whatifKeepalive([chain('A', chainASpecs)], { weightsFor, budgets: [1] })), /^at 1 ping per gap: net saving/m);
+});
+
+test('formatKeepalive: larger budgets whose sums equal the best\'s but that ping more, only on gaps of unpriced models, are not said to net the same: their pings are not free', () => {
+  // chain A's priced gap needs 1 ping; U's gap of an unpriced model needs 5: budgets 2 and up ping it more, and no sum holds those pings
+  const U = chain('U', [{ t: 0, w: 5_000, model: 'mystery' }, { t: 1500 * SEC, r: 5_000, w: 10, model: 'mystery' }]);
+  const sweep = whatifKeepalive([chain('A', chainASpecs), U], { weightsFor, budgets: [0, 1, 2, 3, 8] });
+  assert.equal(sweep.best_budget, 1);
+  const pings = sweep.budgets.map((b) => b.pings);
+  assert.ok(pings[2]! > pings[1]! && new Set(sweep.budgets.slice(1).map((b) => b.net_saving_usd)).size === 1, `the same USD, more pings: ${pings}`);
+  const text = formatKeepalive(sweep);
+  assert.doesNotMatch(text, /net the same|nets the same/);
+  assert.match(text, /^best budget: 1 ping per gap \(every larger budget pings more only on gaps of unpriced models: the same priced net, those pings' cost unknown\), net saving 12,51[23] wt \+\?/m);
+  // a tie of the same pings is still said as one, the budgets that ping more apart from it
+  const nets = [0, 1, 2, 3, 4, null].map((budget) => ({ budget, netSavingUsd: budget === 0 ? 0 : 1, netSavingWeight: budget === 0 ? 0 : 5, pings: budget === 0 ? 0 : budget === null || budget > 2 ? 9 : 2 }));
+  assert.equal(tiePhrase(nets, nets[1]!, tiedBudgets(nets, nets[1]!)), " (budget 2 nets the same; every budget from 3 up, unbounded included, pings more only on gaps of unpriced models: the same priced net, those pings' cost unknown)");
+  // no pings known (older callers): a tie as before
+  const bare = nets.map(({ pings: _, ...n }) => n);
+  assert.equal(tiePhrase(bare, bare[1]!, tiedBudgets(bare, bare[1]!)), ' (every larger budget, unbounded included, nets the same)');
 });
 
 test('anatomy --top N cuts the re-purchase list too, saying so in its title as the chain list does; --top 0 is a usage error', () => {
