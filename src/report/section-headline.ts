@@ -1,7 +1,7 @@
 /** The headline: what was spent, how much of it was cache, how much was waste, what would help. */
 import type { Headline } from './data.js';
 import { fmtCompact, fmtCount, fmtInt, fmtPct, fmtSignedPct, fmtUsd, fmtWeight } from './format.js';
-import { jsonNumberText } from '../format/json-numbers.js';
+import { jsonNumber, jsonNumberText } from '../format/json-numbers.js';
 import { attrs, html, type SafeHtml } from './html.js';
 import { andList, type SectionOutput } from './section.js';
 
@@ -19,6 +19,15 @@ function saves(b: NonNullable<Headline['bestWhatIf']>): number {
   return b.savingUsd ?? b.savingWeight;
 }
 
+/**
+ * Whether a what-if changes nothing priced (its saving 0 in USD and weight as --json writes them, as the ranking
+ * compares them): forcing the 1-hour TTL where no chain writes at 5 minutes. The best of the what-ifs only when
+ * none saves anything, and then there is nothing to gain, not a "least costly" what-if to name.
+ */
+function unchanged(b: NonNullable<Headline['bestWhatIf']>): boolean {
+  return jsonNumber(b.savingUsd ?? 0) === 0 && jsonNumber(b.savingWeight) === 0;
+}
+
 export function headlineReading(h: Headline): string {
   const spent = h.usd !== null ? fmtUsd(h.usd) : h.weight !== null ? `${fmtWeight(h.weight)} (USD unknown)` : 'an unknown cost (no request has a price)';
   const waste = h.wasteWeight === null ? 'an unknown amount' : h.wasteUsd === null ? fmtWeight(h.wasteWeight) : fmtUsd(h.wasteUsd);
@@ -26,7 +35,10 @@ export function headlineReading(h: Headline): string {
   const reads = h.hitRatio === null ? 'no prompt tokens were read or written' : `${fmtPct(h.hitRatio)} of prompt tokens were cache reads`;
   let s = `${spent} over ${fmtCount(h.requests, 'request')}; ${reads}, and expiry and break rewrites wasted ${waste}${wasteShare === null ? '' : ` (${fmtPct(wasteShare)} of weight)`}`;
   const b = h.bestWhatIf;
-  if (b?.tiedWith?.length) {
+  if (b && unchanged(b)) {
+    const names = andList([b.label, ...(b.tiedWith ?? [])]);
+    s += `; there is nothing to gain: no what-if tried would save anything (${names} ${b.tiedWith?.length ? 'change' : 'changes'} nothing).`;
+  } else if (b?.tiedWith?.length) {
     // a tie names every what-if in it, as the keepalive section names tied budgets
     const names = andList([b.label, ...b.tiedWith].map((l) => `“${l}”`));
     s +=
@@ -59,7 +71,9 @@ ${
     ? tile('wasteUsd', 'Waste', 'unknown', null, html`<span data-metric="wasteWeight" data-value="null">no request has a price</span>: expiry + break rewrites beyond a read`)
     : tile('wasteUsd', 'Waste', (h.wasteUsd === null ? fmtWeight(h.wasteWeight) : fmtUsd(h.wasteUsd)) + mark, h.wasteUsd, html`<span data-metric="wasteWeight" data-value="${jsonNumberText(h.wasteWeight)}">${fmtWeight(h.wasteWeight)}</span>${mark}, ${fmtPct(wasteShare)} of weight${mark ? ` (${fmtCount(h.unpricedRequests, 'request')} without a price left out)` : ''}: expiry + break rewrites beyond a read`)
 }
-${tile('bestSavingUsd', 'Best what-if', b ? (b.savingUsd === null ? fmtWeight(b.savingWeight) : fmtUsd(b.savingUsd)) : 'not computed', b ? b.savingUsd : null, b ? html`${saves(b) > 0 ? 'saves' : saves(b) < 0 ? 'costs' : `changes ${b.shareOf} by`} <span data-metric="bestSavingShare" data-value="${jsonNumberText(b.savingShare)}">${fmtPct(Math.abs(b.savingShare))}</span>${saves(b) > 0 ? ` of ${b.shareOf}` : saves(b) < 0 ? ` more ${b.shareOf === 'cost' ? '' : 'weight '}`.trimEnd() : ''} with ${b.tiedWith?.length ? `each of ${andList([b.label, ...b.tiedWith].map((l) => `“${l}”`))}` : b.label}` : '')}
+${b && unchanged(b)
+  ? tile('bestSavingUsd', 'Best what-if', 'nothing to gain', b.savingUsd, html`<span data-metric="bestSavingShare" data-value="${jsonNumberText(b.savingShare)}">${andList([b.label, ...(b.tiedWith ?? [])])}</span> ${b.tiedWith?.length ? 'change' : 'changes'} nothing`)
+  : tile('bestSavingUsd', 'Best what-if', b ? (b.savingUsd === null ? fmtWeight(b.savingWeight) : fmtUsd(b.savingUsd)) : 'not computed', b ? b.savingUsd : null, b ? html`${saves(b) > 0 ? 'saves' : saves(b) < 0 ? 'costs' : `changes ${b.shareOf} by`} <span data-metric="bestSavingShare" data-value="${jsonNumberText(b.savingShare)}">${fmtPct(Math.abs(b.savingShare))}</span>${saves(b) > 0 ? ` of ${b.shareOf}` : saves(b) < 0 ? ` more ${b.shareOf === 'cost' ? '' : 'weight '}`.trimEnd() : ''} with ${b.tiedWith?.length ? `each of ${andList([b.label, ...b.tiedWith].map((l) => `“${l}”`))}` : b.label}` : '')}
 </div>
 <p class="meta">Tokens: ${fmtInt(h.tokens.input)} input, ${fmtInt(h.tokens.output)} output, ${fmtInt(h.tokens.write5m)} 5m-write, ${fmtInt(h.tokens.write1h)} 1h-write, ${fmtInt(h.tokens.read)} read tokens</p>`;
   return { reading: headlineReading(h), body };

@@ -497,6 +497,41 @@ test('keepalive at budget 0 (no ping at all) is not offered as the best what-if:
   }
 });
 
+test('a what-if that changes nothing (forcing the 1-hour TTL where every chain writes at 1 hour) is not crowned the least costly: the headline says there is nothing to gain', async () => {
+  const s = '0ca1b2c3-0000-4000-8000-0000000000d3';
+  // one main chain of 1-hour writes, gaps of 7 minutes: no 5-minute chain, so the override changes nothing and keepalive has no gap to ping
+  const files = {
+    [`projects/p/${s}.jsonl`]: [0, 1, 2].flatMap((i) => [
+      userPrompt(s, `2026-02-10T18:${10 + i * 7}:00.000Z`),
+      assistant({ session: s, msg: `m${i}`, t: `2026-02-10T18:${10 + i * 7}:05.000Z`, u: { in: 3, w1h: 1000, r: 5000 * i, out: 5 } }),
+    ]),
+  };
+  const ctx = await openContext({ paths: [writeCorpus(files)], db: ':memory:', timezone: 'UTC' });
+  try {
+    const data = await buildReportData(ctx);
+    assert.ok(data.headline && !('error' in data.headline) && data.headline.bestWhatIf);
+    assert.deepEqual([data.headline.bestWhatIf.savingUsd, data.headline.bestWhatIf.savingWeight], [0, 0], 'the override changes nothing');
+    const section = /<section[^>]* id="headline"[\s\S]*?<\/section>/.exec(renderReport(data))![0];
+    const text = section.replace(/<[^>]*>/g, '');
+    assert.doesNotMatch(text, /least costly|changes cost by/);
+    assert.match(text, /; there is nothing to gain: no what-if tried would save anything \(force the 1-hour cache TTL changes nothing\)\./);
+    assert.match(section, /data-metric="bestSavingUsd" data-value="0">nothing to gain</);
+  } finally {
+    ctx.store.close();
+  }
+  // an override that changes nothing beside keepalive budgets that all cost more: still nothing to gain, not the override as the least costly
+  const { bestWhatIf } = await import('../../src/report/build.js');
+  const { headlineReading } = await import('../../src/report/section-headline.js');
+  const ttl = { baseline_weight: 1_000_000, scenario_weight: 1_000_000, baseline_usd: 1, scenario_usd: 1 };
+  const keepalive = { baseline_weight: 1_000_000, baseline_usd: 1, best_budget: 0, budgets: [{ budget: 0, pings: 0, net_saving_weight: 0, net_saving_usd: 0 }, { budget: 1, pings: 3, net_saving_weight: -30_000, net_saving_usd: -0.03 }] };
+  const best = bestWhatIf(ttl as never, keepalive as never)!;
+  const h = { ...(await import('./fixtures.js')).fixtureReport().headline, bestWhatIf: best } as never;
+  assert.match(headlineReading(h), /; there is nothing to gain: no what-if tried would save anything \(force the 1-hour cache TTL changes nothing\)\.$/);
+  // one that saves is crowned as before
+  const saving = bestWhatIf({ ...ttl, scenario_usd: 0.9, scenario_weight: 900_000 } as never, keepalive as never)!;
+  assert.match(headlineReading({ ...(h as object), bestWhatIf: saving } as never), /the best what-if, force the 1-hour cache TTL, would save \$0\.10+ \(10\.0% of cost\)\.$/);
+});
+
 test('a price table whose 1-hour write costs what a read does has no break-even share: the TTL section shows none, not "f* = Infinity%"', async () => {
   const session = '0ca1b2c3-0000-4000-8000-000000000002';
   const root = writeCorpus({
@@ -997,7 +1032,8 @@ test('the best what-if weighs keepalive at its least costly budget above 0 that 
   assert.equal(best.savingUsd, -0.01);
   assert.equal(best.tiedWith, undefined);
   // a budget 0 that nets what budget 2 does is not named beside it
-  const tie = bestWhatIf(ttl as never, { ...keepalive, budgets: [row(0, 0, 0, 0), row(1, 2, 0, 0), row(2, 4, 0, 0)] } as never)!;
+  // (budget 2 sends the same pings: one that sent more with the same sums would ping only gaps of unpriced models, said apart)
+  const tie = bestWhatIf(ttl as never, { ...keepalive, budgets: [row(0, 0, 0, 0), row(1, 2, 0, 0), row(2, 2, 0, 0)] } as never)!;
   assert.equal(tie.label, 'keepalive pings, budget 1 per gap (every larger budget nets the same)');
   // no budget sends a ping (no gap outlasts the interval): keepalive is no what-if, the override is the one
   const none = bestWhatIf(ttl as never, { ...keepalive, budgets: [row(0, 0, 0, 0), row(1, 0, 0, 0), row('inf', 0, 0, 0)] } as never)!;
