@@ -736,7 +736,9 @@ test('the best what-if tile agrees with the headline: a what-if that saves nothi
   const none = { label: 'keepalive pings, budget 0 per gap', savingWeight: 0, savingUsd: 0, savingShare: 0, shareOf: 'cost' as const };
   assert.match(headlineReading({ ...h, bestWhatIf: none }), /no what-if tried would save anything/);
   assert.doesNotMatch(tile(none), /saves/);
-  assert.match(tile(none), /changes cost by 0\.0% with keepalive/);
+  // nothing changed is nothing to gain, not a what-if that 'changes cost by 0.0%'
+  assert.match(tile(none), /nothing to gain\s*keepalive pings, budget 0 per gap changes nothing/);
+  assert.doesNotMatch(headlineReading({ ...h, bestWhatIf: none }), /least costly/);
   const worse = { label: 'force the 1-hour cache TTL', savingWeight: -750, savingUsd: -0.00225, savingShare: -0.576, shareOf: 'cost' as const };
   assert.match(tile(worse), /costs 57\.6% more with force the 1-hour cache TTL/);
   assert.match(tile({ ...worse, savingWeight: 750, savingUsd: 0.00225, savingShare: 0.576 }), /saves 57\.6% of cost with force/);
