@@ -103,11 +103,13 @@ async function findChain(store: Store, id: string, chain?: string): Promise<Omit
     const [{ n }] = await store.all(`SELECT count(*)::INTEGER AS n FROM chains WHERE starts_with(lower(session_id), $id)`, { id: id.toLowerCase() });
     if (n === 0) return sideChain(store, id, chain);
   }
-  return sessionChain(store, id, chain);
+  // an inline sidechain's bare uuid, or a prefix of it (`replay session f4ab`), when it names no session: as
+  // `anatomy --chain f4ab` takes it, and as `side:f4ab` names it here; a session's id still comes first
+  return sessionChain(store, id, chain, () => sideChain(store, id, chain, `no session ${id} in the logs read`));
 }
 
 /** The chain (`chain`, else the main one) of the session `id` names: its id, a unique prefix, a cut id, in any case. */
-async function sessionChain(store: Store, id: string, chain?: string): Promise<Omit<LocatedChain, 'elsewhere'>> {
+async function sessionChain(store: Store, id: string, chain?: string, orElse?: () => Promise<Omit<LocatedChain, 'elsewhere'>>): Promise<Omit<LocatedChain, 'elsewhere'>> {
   // as typed, then, when that names none, in any case: the ids Claude Code writes are lower-case
   // (hex UUIDs, `S:side:U`, `S:acompact-f46190`), and `1F517242` said "no session"; an id that
   // matches as typed is never made ambiguous by another that differs from it in case alone
@@ -128,6 +130,7 @@ async function sessionChain(store: Store, id: string, chain?: string): Promise<O
   let rows = await find(false);
   const folded = rows.length === 0;
   if (folded) rows = await find(true);
+  if (rows.length === 0 && orElse) return orElse();
   if (rows.length === 0) throw new UsageError(`no session ${id} in the logs read`, 'give a session id (or a unique prefix) from `cachelens sessions`, or a transcript path');
   // folded, two ids that differ in case alone are both the id: the sessions' count below says so
   const exacts = rows.filter((r) => (folded ? r.chain_id.toLowerCase() === id.toLowerCase() : r.chain_id === id));
@@ -149,11 +152,12 @@ async function sessionChain(store: Store, id: string, chain?: string): Promise<O
 }
 
 /**
- * The inline sidechain `want` (`side:U` or a unique prefix of it, as `--chain` takes it) names,
- * among every session's; with `chain`, that chain of its session.
- * Example: 'side:f4ab' → fe5e1c67-…:side:f4ab2bf6-…; 'side:f4' → "side:f4 matches 2 sidechains (…); give more of the id".
+ * The inline sidechain `want` (`side:U`, its bare `U`, or a unique prefix of either, as `--chain` takes them) names,
+ * among every session's; with `chain`, that chain of its session. `none`: the error when no sidechain fits
+ * (a bare id is first a session's: 'no session …').
+ * Example: 'side:f4ab' or 'f4ab' → fe5e1c67-…:side:f4ab2bf6-…; 'side:f4' → "side:f4 matches 2 sidechains (…); give more of the id".
  */
-async function sideChain(store: Store, want: string, chain?: string): Promise<Omit<LocatedChain, 'elsewhere'>> {
+async function sideChain(store: Store, want: string, chain?: string, none = `no sidechain ${want} in the logs read`): Promise<Omit<LocatedChain, 'elsewhere'>> {
   const rows = (await store.all(
     `SELECT c.chain_id, c.session_id, c.agent_id, c.kind, c.requests, f.path
      FROM chains c JOIN files f ON f.file_id = c.file_id
@@ -161,7 +165,7 @@ async function sideChain(store: Store, want: string, chain?: string): Promise<Om
      ORDER BY c.session_id, c.chain_id`,
   )) as unknown as Omit<LocatedChain, 'elsewhere'>[];
   const m = chainNamed(rows, want, (r) => [r.chain_id, r.agent_id]);
-  if (m === null) throw new UsageError(`no sidechain ${want} in the logs read`, 'give a session id (or a unique prefix) from `cachelens sessions`, or a transcript path');
+  if (m === null) throw new UsageError(none, 'give a session id (or a unique prefix) from `cachelens sessions`, or a transcript path');
   if ('many' in m) throw new UsageError(`${want} matches ${m.many} sidechains (${m.ids.join(', ')}${m.many > m.ids.length ? ', …' : ''}); give more of the id`);
   // its session by its whole id, never through findChain again: a session id beginning `side:` looped
   return chain ? sessionChain(store, m.hit.session_id, chain) : m.hit;

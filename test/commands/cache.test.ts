@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { REAL_LOGS, REPO, cli, tempDir } from '../helpers/corpus.js';
+import { REAL_LOGS, REPO, assistant, cli, tempDir, userPrompt, writeCorpus } from '../helpers/corpus.js';
 
 const MAROT = join(REAL_LOGS, 'marot-spotter');
 
@@ -167,6 +167,43 @@ test('an inline sidechain is named by `side:` and a prefix of its uuid too: anat
   const none = cli(['replay', 'session', 'side:zz', viewer, '--db', ':memory:']);
   assert.equal(none.code, 2);
   assert.match(none.stderr, /no sidechain side:zz in the logs read/);
+});
+
+test('an inline sidechain is named by a bare prefix of its uuid in replay session and report --session, as anatomy --chain names it; an ambiguous one names the first three', () => {
+  // `replay session f4ab` said "no session f4ab" where `anatomy --chain f4ab` and `replay session side:f4ab` found it
+  const viewer = join(REAL_LOGS, 'd-kimuson-claude-code-viewer');
+  const side = 'fe5e1c67-53e7-4862-81ae-d0e013e3270b:side:f4ab2bf6-d642-431a-85cb-66691f24c404';
+  assert.equal(json(['anatomy', viewer, '--chain', 'f4ab']).chain_id, side);
+  for (const id of ['f4ab', 'F4AB2BF6']) {
+    const r = cli(['replay', 'session', id, viewer, '--strategy', 'recorded', '--db', ':memory:', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(JSON.parse(r.stdout).chain.chain_id, side);
+  }
+  const out = join(tempDir('cachelens-report-'), 'report.html');
+  const report = cli(['report', viewer, '--db', ':memory:', '--session', 'f4ab', '--out', out]);
+  assert.equal(report.code, 0, report.stderr);
+  const data = JSON.parse(/<script type="application\/json" id="cachelens-data">([\s\S]*?)<\/script>/.exec(readFileSync(out, 'utf8'))![1]!);
+  assert.match(data.replay.runs.find((x: { kind: string }) => x.kind === 'session').title, new RegExp(side));
+  // a session's id still comes first, and a prefix that names nothing says so as before
+  assert.equal(JSON.parse(cli(['replay', 'session', 'fe5e', viewer, '--strategy', 'recorded', '--db', ':memory:', '--json']).stdout).chain.chain_id, 'fe5e1c67-53e7-4862-81ae-d0e013e3270b');
+  const none = cli(['replay', 'session', 'zz', viewer, '--db', ':memory:']);
+  assert.equal(none.code, 2);
+  assert.match(none.stderr, /^cachelens: no session zz in the logs read/);
+  // four sidechains sharing a prefix: one line naming the first three, as side: and anatomy --chain do
+  const s = 'c0ffee00-0000-4000-8000-000000000000';
+  const sideLine = (i: number) => ({ ...assistant({ session: s, msg: `m${i}`, t: `2026-02-10T18:1${i}:05.000Z`, u: { in: 3, w5: 1000 } }), isSidechain: true, parentUuid: null, uuid: `abcd000${i}-0000-4000-8000-00000000000${i}` });
+  const root = writeCorpus({ [`projects/p/${s}.jsonl`]: [userPrompt(s, '2026-02-10T18:09:00.000Z'), assistant({ session: s, msg: 'main', t: '2026-02-10T18:09:05.000Z', u: { in: 3, w5: 1000 } }), ...[1, 2, 3, 4].map(sideLine)] });
+  const ids = [1, 2, 3].map((i) => `${s}:side:abcd000${i}-0000-4000-8000-00000000000${i}`).join(', ');
+  for (const [args, said] of [
+    [['replay', 'session', 'abcd'], `abcd matches 4 sidechains (${ids}, …); give more of the id`],
+    [['replay', 'session', 'side:abcd'], `side:abcd matches 4 sidechains (${ids}, …); give more of the id`],
+    [['anatomy', '--chain', 'abcd'], `--chain abcd matches 4 chains (${ids}, …); give more of the id`],
+    [['report', '--session', 'abcd', '--out', join(tempDir('cachelens-report-'), 'r.html')], `abcd matches 4 sidechains (${ids}, …); give more of the id`],
+  ] as const) {
+    const r = cli([...args.slice(0, args[0] === 'replay' ? 3 : 1), root, ...args.slice(args[0] === 'replay' ? 3 : 1), '--db', ':memory:']);
+    assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.equal(r.stderr.trim().split('\n')[0], `cachelens: ${said}`, args.join(' '));
+  }
 });
 
 test('anatomy --chain in capitals names the lower-case ids Claude Code writes, a whole id and a prefix alike', () => {
