@@ -14,7 +14,8 @@ import { createReadStream } from 'node:fs';
 import { basename } from 'node:path';
 import { agentSessionDir } from '../ingest/discover.js';
 import { canonicalJson, sidechainChainOf, userLineKind } from '../ingest/file-parser.js';
-import { LINE_SCHEMA, fieldProblem, obj, requestIdOf, str, timeOf, typeProblem } from '../ingest/line.js';
+import { LINE_SCHEMA, fieldProblem, longText, obj, requestIdOf, str, timeOf, typeProblem } from '../ingest/line.js';
+import { SHORT_STRING } from '../ingest/project.js';
 import { StreamProjector } from '../ingest/stream-project.js';
 import { identityProblem, mergeWrite, readUsage, usageOffAssistant } from '../ingest/usage.js';
 import type { Usage } from '../types.js';
@@ -102,6 +103,13 @@ export class TranscriptCollector {
   ) {}
 
   add(lineNo: number, l: Record<string, unknown>): void {
+    // the line's own ids, as ingest reads them (file-parser.ts longLineTexts): one longer than SHORT_STRING
+    // characters by its opening, length and hash, so its chain and request keys are the store's, and the
+    // replay never prints (nor writes to --json) a megabyte-long id whole
+    for (const name of LONG_CHECKED) {
+      const x = l[name];
+      if (typeof x === 'string' && x.length > SHORT_STRING) l[name] = this.longField(lineNo, name, x);
+    }
     const type = str(l.type);
     const sessionId = str(l.sessionId) ?? this.id.fileSessionId ?? 'unknown-session';
     // as the ingest parser does: every inline sidechain line passes its chain on, whatever its type
@@ -167,6 +175,16 @@ export class TranscriptCollector {
     this.skipped.push({ line, reason, detail });
   }
 
+  /**
+   * A text field longer than SHORT_STRING characters as ingest stores and shows it (line.ts longText), noted
+   * as ingest notes it (an invalid_field, the line still read). The caller compares the length first.
+   */
+  private longField(line: number, name: string, x: string): string {
+    const kept = longText(x);
+    this.skip(line, 'invalid_field', `${name} of ${x.length.toLocaleString('en-US')} characters: read as ${kept}`);
+    return kept;
+  }
+
   private firstTime(k: string): boolean {
     if (this.blocksSeen.has(k)) return false;
     this.blocksSeen.add(k);
@@ -175,8 +193,13 @@ export class TranscriptCollector {
 
   /** The request an assistant line belongs to; the first copy places it, later copies raise its usage. */
   private request(lineNo: number, chain: TranscriptChain, msg: Record<string, unknown>, requestId: string | null, t: number): string | null {
-    const messageId = str(msg.id);
+    let messageId = str(msg.id);
+    // a too long message id or model as ingest reads them (file-parser.ts observe): the key is the store's,
+    // and the model is printed, and written to --json, as its opening, length and hash, not whole
+    if (messageId !== null && messageId.length > SHORT_STRING) messageId = this.longField(lineNo, 'message.id', messageId);
     if (msg.usage === undefined) return messageId;
+    let model = str(msg.model);
+    if (model !== null && model.length > SHORT_STRING) model = this.longField(lineNo, 'message.model', model);
     // as ingest skips it (file-parser.ts observe), counted: no id (or one with a NUL), no valid time,
     // usage that does not read; the line's blocks stay messages
     const bad = identityProblem(messageId, t);
@@ -206,7 +229,7 @@ export class TranscriptCollector {
       return key;
     }
     const item: RequestItem = {
-      kind: 'request', line: lineNo, key, t, model: str(msg.model) ?? 'unknown',
+      kind: 'request', line: lineNo, key, t, model: model ?? 'unknown',
       usage: { input: usage.input, output: usage.output, cacheWrite: usage.cacheWrite, cacheWrite5m: usage.cacheWrite5m, cacheWrite1h: usage.cacheWrite1h, cacheRead: usage.cacheRead, webSearch: usage.webSearch, webFetch: usage.webFetch },
     };
     this.requests.set(key, item);
@@ -246,6 +269,9 @@ export class TranscriptCollector {
     return c;
   }
 }
+
+/** The line's own text fields ingest reads as their opening, length and hash when too long (file-parser.ts longLineTexts), those the replay reads. */
+const LONG_CHECKED = ['sessionId', 'agentId', 'uuid', 'parentUuid', 'requestId'] as const;
 
 /** Nesting no real transcript line comes near; canonicalJson and JSON.stringify go past 1,000. */
 const MAX_DEPTH = 500;

@@ -176,3 +176,35 @@ test('a text field of 4,096 characters is kept whole and one of 4,097 shortened,
     assert.deepEqual(facts.skipped.map((k) => [k.line, k.reason]), [[2, 'invalid_field']]);
   }
 });
+
+test('replay session prints a model, session id, message id and requestId longer than 4,096 characters as the store holds them, in its table and --json, and finds the chain of a long session id', async (t) => {
+  // the replay re-reads the transcript: it carried a 5,000-character model whole into --json (each turn's and the
+  // chain's), and a session id so long named a chain the store held shortened, so the replay found none
+  const { logs, db } = setup(t);
+  const sid = long('0ca1b2c3-', 's');
+  const model = long('<b>claude', 'm');
+  const lines = [1, 2].flatMap((i) => [
+    JSON.stringify({ type: 'user', sessionId: sid, timestamp: `2025-03-01T10:0${i}:00.000Z`, uuid: `u${i}`, parentUuid: i === 1 ? null : 'a1', message: { role: 'user', content: 'hello there' } }),
+    JSON.stringify({
+      type: 'assistant', sessionId: sid, timestamp: `2025-03-01T10:0${i}:05.000Z`, uuid: `a${i}`, parentUuid: `u${i}`, requestId: long(`req${i}`, 'r'),
+      message: { id: long(`msg${i}`, 'i'), model, role: 'assistant', content: [{ type: 'text', text: 'ok' }], usage: usage(3, 5, 1_000, (i - 1) * 1_000) },
+    }),
+  ]);
+  writeLog(logs, 'proj/s1.jsonl', lines);
+  await summary([logs], db);
+  const stored = (await query(db, `SELECT DISTINCT model FROM observations`)).map((r) => String(r.model));
+  assert.equal(stored.length, 1);
+  assert.match(stored[0]!, SHORTENED);
+  const json = await runCli(['replay', 'session', '0ca1b2c3', logs, '--db', db, '--json']);
+  assert.equal(json.code, 0, json.stderr);
+  const r = JSON.parse(json.stdout);
+  assert.deepEqual(longStrings(r, 500), [], 'no text of the transcript is written whole');
+  assert.deepEqual(r.chain.models, stored, "the chain's models as the store holds them");
+  assert.ok(r.turns.length > 0 && r.turns.every((x: { model: string }) => x.model === stored[0]), "each turn's model too");
+  assert.match(r.chain.session_id, SHORTENED);
+  assert.equal(r.chain.requests, 2, 'both requests replayed: their keys are the store\'s');
+  const table = await runCli(['replay', 'session', '0ca1b2c3', logs, '--db', db]);
+  assert.equal(table.code, 0, table.stderr);
+  assert.ok(!table.stdout.includes('x'.repeat(200)), 'the table prints no long text whole');
+  assert.ok(table.stdout.includes(stored[0]!), 'the model by its opening, length and hash');
+});
