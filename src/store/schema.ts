@@ -63,6 +63,21 @@
  */
 export const SCHEMA_VERSION = 37;
 
+/**
+ * Tables an older layout of the store held that this one does not write: attachment_copies
+ * (versions 22 – 23; line_copies since). A rebuild drops them with the store's own tables, so an
+ * older layout's are not left behind as tables of the user's own; every other table whose name the
+ * store never used is the user's, and is kept (store.ts prepare).
+ */
+export const FORMER_TABLES: readonly string[] = ['attachment_copies'];
+
+/**
+ * Tables of facts this layout has that an older one lacked: line_copies (version 24; versions
+ * 22 – 23 had attachment_copies, and earlier ones neither). A store that lost its `meta` is told
+ * from someone else's DuckDB file by the other tables of facts, which every layout has held.
+ */
+export const LATER_TABLES: readonly string[] = ['line_copies'];
+
 export const FACT_TABLES = [
   'observations',
   'chain_facts',

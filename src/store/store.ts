@@ -26,6 +26,8 @@ import {
   DERIVE_TOUCHED_LINE_COPIES,
   DERIVE_TOUCHED_REQUESTS,
   FACT_TABLES,
+  FORMER_TABLES,
+  LATER_TABLES,
   SCHEMA_VERSION,
   STORE_COLUMNS,
 } from './schema.js';
@@ -731,10 +733,17 @@ async function prepare(db: DuckDBConnection, path: string, opts: StoreOpenOption
   }
   const altered = [...own].filter(([, d]) => d !== '').map(([t]) => t);
   const has = (t: string) => own.get(t) === '';
-  // someone else's DuckDB file: never drop what we did not write. One that holds every fact table
-  // of a store but has lost its `meta` (a query's `DROP TABLE meta`) is a store: it was refused
-  // for good, --rebuild too; with no version it is rebuilt below, as a store of an older version is.
-  const ours = KEPT_TABLES.every((t) => own.has(t));
+  // A view (any DuckDB client's, or a query's `CREATE VIEW chains AS …`) under the name of one of
+  // the store's tables: the name is the store's, so the view is dropped and the table made again.
+  // It failed every later command, --rebuild too ("Existing object chains is of type View").
+  const displaced = listed.filter(([n, sql]) => sql === null && STORE_COLUMNS.has(String(n))).map(([n]) => String(n));
+  // someone else's DuckDB file: never drop what we did not write. One that holds the fact tables
+  // every layout of a store has held, as tables (altered or not) or views in their place, at least
+  // one a table, but has lost its `meta` (a query's `DROP TABLE meta`, or `CREATE VIEW meta …` in
+  // its place) is a store: it was refused for good, --rebuild too (with a view in place of a fact
+  // table as well); with no version it is rebuilt below, as a store of an older version is.
+  const core = KEPT_TABLES.filter((t) => !LATER_TABLES.includes(t!));
+  const ours = core.every((t) => own.has(t!) || displaced.includes(t!)) && core.some((t) => own.has(t!));
   if (tables.length > 0 && !has('meta') && !ours) {
     throw new UsageError(`${path} is a DuckDB file but not a cachelens store`, 'choose another --db');
   }
@@ -757,14 +766,6 @@ async function prepare(db: DuckDBConnection, path: string, opts: StoreOpenOption
   // derive (which leaves the same) must not read every file again. So is one that lacks a table
   // every derive writes whole (REMADE_TABLES), or holds one altered: it is made again empty.
   const current = v === String(SCHEMA_VERSION);
-  // A store that lost its version (a query's `DROP TABLE meta`, or one that altered meta) but whose
-  // fact tables are all this build's is of this layout: its rebuild drops the store's own tables
-  // only, as a mend of this layout's does. It dropped every table, a user's own too.
-  const ourLayout = current || ((v === undefined || v === null) && KEPT_TABLES.every(has));
-  // A view (any DuckDB client's, or a query's `CREATE VIEW chains AS …`) under the name of one of
-  // the store's tables: the name is the store's, so the view is dropped and the table made again.
-  // It failed every later command, --rebuild too ("Existing object chains is of type View").
-  const displaced = listed.filter(([n, sql]) => sql === null && STORE_COLUMNS.has(String(n))).map(([n]) => String(n));
   const lacking = KEPT_TABLES.filter((t) => !has(t));
   const remade = [...DERIVED_TABLES, ...REMADE_TABLES].filter((t) => !has(t));
   /** what became of these tables: "table chains is missing", "table requests was altered (no column model)" */
@@ -784,7 +785,7 @@ async function prepare(db: DuckDBConnection, path: string, opts: StoreOpenOption
         ? 'a run stopped before it finished writing it'
         : what(lacking.length > 0 ? lacking : remade)
       : !has('meta') && ours
-        ? what(['meta'])
+        ? what(['meta', ...lacking])
         : tables.length === 0
           ? 'it holds no store yet'
           : 'it was written by an older cachelens';
@@ -797,17 +798,21 @@ async function prepare(db: DuckDBConnection, path: string, opts: StoreOpenOption
   await db.run('BEGIN TRANSACTION');
   for (const t of displaced) await db.run(`DROP VIEW "${t}"`);
   if (rebuild) {
-    // An older layout is never misread: drop everything and read the logs again. Views are a
-    // user's own (any DuckDB client may add one to the store), and are left: a DROP TABLE of one
-    // failed the rebuild ("Existing object my_costs is of type View"), so a store with a view
-    // could never be rebuilt nor upgraded. DuckDB binds a view when it is queried, so one over
-    // `requests` answers again once the logs are read. A table of the user's own in a store of
-    // this layout is left too (in one that lost its version, whose fact tables are this build's,
-    // as well); in an older layout's it cannot be told from a table of that layout.
-    for (const [t, sql] of listed) if (sql !== null && (!ourLayout || STORE_COLUMNS.has(String(t)))) await db.run(`DROP TABLE IF EXISTS "${String(t)}" CASCADE`);
+    // An older layout is never misread: drop the store's tables and read the logs again. The
+    // store's are those of the names this build writes and those an older layout wrote
+    // (FORMER_TABLES); any other table is a user's own, and is left, as views are (any DuckDB
+    // client may add either to the store: a DROP TABLE of a view failed the rebuild, "Existing
+    // object my_costs is of type View", so a store with one could never be rebuilt nor upgraded).
+    // DuckDB binds a view when it is queried, so one over `requests` answers again once the logs
+    // are read. A store that lost its version and has a fact table altered was taken for an older
+    // layout, whose every table was dropped, the user's own too: by their names, neither needs
+    // telling from the other.
+    for (const [t, sql] of listed) {
+      if (sql !== null && (STORE_COLUMNS.has(String(t)) || FORMER_TABLES.includes(String(t)))) await db.run(`DROP TABLE IF EXISTS "${String(t)}" CASCADE`);
+    }
     fresh = true;
     if (!opts.rebuild && current) notes.push(`${what(lacking)}; the store is rebuilt from the logs`);
-    else if (!opts.rebuild && !has('meta') && ours) notes.push(`${what(['meta'])}; the store is rebuilt from the logs`);
+    else if (!opts.rebuild && !has('meta') && ours) notes.push(`${what(['meta', ...lacking])}; the store is rebuilt from the logs`);
   } else if (remade.length > 0) {
     // an altered table of those derived or made again goes, and is made again below
     for (const t of altered) await db.run(`DROP TABLE "${t}"`);

@@ -303,3 +303,102 @@ test('a store that lost its meta table, or had it altered, or its version delete
     }
   }
 });
+
+/** The user's own table and view, put in the store; `kept` says whether both are still there, as they were. */
+async function userOwn(db: string): Promise<{ kept: () => Promise<void> }> {
+  await sql(db, `CREATE OR REPLACE TABLE my_notes AS SELECT 42 AS x`, `CREATE OR REPLACE VIEW my_models AS SELECT DISTINCT model FROM requests`);
+  return {
+    kept: async () => {
+      const s = await Store.open(db);
+      try {
+        assert.deepEqual(await s.all(`SELECT x FROM my_notes`), [{ x: 42 }]);
+        assert.ok((await s.all(`SELECT * FROM my_models`)).length > 0, 'the view answers again');
+      } finally {
+        s.close();
+      }
+    },
+  };
+}
+
+test('a store whose meta and a table of facts a query replaced by views is mended, not refused as someone else\'s file: rebuilt with one note, the user\'s own table and view kept', async () => {
+  const root = corpus([CONDENSE, MAROT_DOV]);
+  const db = path.join(tmp(), 's.duckdb');
+  const first = await runAndDump([root], db);
+  // it said "is a DuckDB file but not a cachelens store", --rebuild too: the fact table's view did not count as the store's
+  for (const fact of ['files', 'observations']) {
+    const own = await userOwn(db);
+    await sql(db, `DROP TABLE meta`, `CREATE VIEW meta AS SELECT 'k' AS key, 'v' AS value`, `DROP TABLE ${fact}`, `CREATE VIEW ${fact} AS SELECT 1 AS x`);
+    const notes: string[] = [];
+    const again = await runAndDump([root], db, { notice: (l) => notes.push(l) });
+    assert.deepEqual(
+      notes,
+      [
+        `cachelens: store ${db}: meta is a view, not the store's table (dropped, as the name is the store's), ${fact} is a view, not the store's table (dropped, as the name is the store's); the store is rebuilt from the logs`,
+      ],
+      fact,
+    );
+    assert.equal(again.stats.read, first.stats.files, `${fact}: rebuilt from the logs`);
+    assert.deepEqual(again.dump, first.dump, fact);
+    await own.kept();
+    const quiet: string[] = [];
+    await runAndDump([root], db, { notice: (l) => quiet.push(l) });
+    assert.deepEqual(quiet, [], `${fact}: mended once`);
+  }
+  // a file of views alone under the store's names holds nothing of a store: it is refused, and left
+  const views = path.join(tmp(), 'views.duckdb');
+  await sql(views, ...[...STORE_COLUMNS.keys()].map((t) => `CREATE VIEW ${t} AS SELECT 1 AS x`));
+  await assert.rejects(Store.open(views), (e: unknown) => e instanceof UsageError && /not a cachelens store/.test(e.message));
+});
+
+test('a store that lost its meta and has a table of facts altered is rebuilt keeping the user\'s own tables and views, with one note naming both', async () => {
+  const root = corpus([CONDENSE, MAROT_DOV]);
+  const db = path.join(tmp(), 's.duckdb');
+  const first = await runAndDump([root], db);
+  // taken for an older layout, whose every table was dropped: my_notes went with the store's
+  const cases: [string, string][] = [
+    ['ALTER TABLE files ALTER COLUMN size TYPE VARCHAR', 'table files was altered (size is VARCHAR, not BIGINT)'],
+    ['ALTER TABLE observations DROP COLUMN speed', 'table observations was altered (no column speed)'],
+  ];
+  for (const [alter, what] of cases) {
+    const own = await userOwn(db);
+    await sql(db, `DROP TABLE meta`, alter);
+    const notes: string[] = [];
+    const again = await runAndDump([root], db, { notice: (l) => notes.push(l) });
+    await own.kept();
+    assert.equal(again.stats.read, first.stats.files, `${alter}: rebuilt from the logs`);
+    assert.deepEqual(again.dump, first.dump, alter);
+    assert.deepEqual(notes, [`cachelens: store ${db}: table meta is missing, ${what}; the store is rebuilt from the logs`], alter);
+  }
+});
+
+test('an older layout is still told and rebuilt, its tables dropped by name and the user\'s own kept: with its version, and having lost its meta', async () => {
+  const root = corpus([CONDENSE, MAROT_DOV]);
+  const db = path.join(tmp(), 's.duckdb');
+  const first = await runAndDump([root], db);
+  const tableNames = async () => {
+    const instance = await DuckDBInstance.create(db);
+    const c = await instance.connect();
+    const rows = (await c.runAndReadAll(`SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main' ORDER BY table_name`)).getRows();
+    c.closeSync();
+    instance.closeSync();
+    return rows.map((r) => String(r[0]));
+  };
+  const ours = [...STORE_COLUMNS.keys()].sort();
+  // what versions 22 – 23 looked like in the parts that matter: attachment_copies, not line_copies;
+  // an older files layout
+  const older = [`ALTER TABLE line_copies RENAME TO attachment_copies`, `ALTER TABLE files DROP COLUMN parser_state`];
+  for (const version of [`UPDATE meta SET value = '23' WHERE key = 'schema_version'`, `DROP TABLE meta`]) {
+    const own = await userOwn(db);
+    await sql(db, ...older, version);
+    const notes: string[] = [];
+    const again = await runAndDump([root], db, { notice: (l) => notes.push(l) });
+    assert.equal(again.stats.read, first.stats.files, `${version}: rebuilt from the logs`);
+    assert.deepEqual(again.dump, first.dump, version);
+    // the older layout's table is gone; the user's is not (an upgrade dropped every table)
+    assert.deepEqual(await tableNames(), [...ours, 'my_notes'].sort(), version);
+    await own.kept();
+    // an upgrade is expected, and said nothing; a lost meta says what it found
+    if (version.startsWith('UPDATE')) assert.deepEqual(notes, [], version);
+    else assert.equal(notes.length, 1, JSON.stringify(notes));
+  }
+});
