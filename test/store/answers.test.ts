@@ -16,7 +16,9 @@ import { quality, summary } from '../../src/analyses/summary.js';
 import { sessions } from '../../src/analyses/sessions.js';
 import type { Filters } from '../../src/analyses/filters.js';
 import { type AnswerResult, ingest, ingestOrAnswer } from '../../src/ingest/ingest.js';
-import { AnsweredStore } from '../../src/store/answers.js';
+import { AnsweredStore, storeIdentity } from '../../src/store/answers.js';
+import { SCHEMA_VERSION } from '../../src/store/schema.js';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { Store } from '../../src/store/store.js';
 import { assistant, usage } from '../faults/helpers.js';
 import { cli } from '../helpers/corpus.js';
@@ -351,4 +353,38 @@ test('a sessions run in another zone keeps its summary totals with their zone\'s
   // the same answer as a store built afresh from the logs
   const fresh = await answer(root, path.join(tmp(), 'fresh.duckdb'));
   assert.deepEqual(appended.summary, fresh.summary);
+});
+
+test('a newer cachelens\'s answers beside its store answer nothing here: `summary`, `sessions` and `blocks` refuse the store as newer in one line, as without them, and leave both as they were', async () => {
+  const { root, db } = setup();
+  const probe = path.join(path.dirname(fileURLToPath(import.meta.url)), 'duckdb-probe.mjs');
+  const env = { HOME: tmp(), NODE_OPTIONS: `--import ${probe}` };
+  const run = (command: string) => cli([command, root, '--db', db, '--json', '--timezone', 'UTC'], env);
+  for (const loaded of ['true', 'false']) {
+    const r = run('summary');
+    assert.equal(r.code, 0, r.stderr);
+    // the second answers from the answers the first kept
+    assert.equal(r.stderr, `duckdb-loaded: ${loaded}\n`);
+  }
+  // what a newer cachelens leaves: the store at its version, and answers it kept at its close,
+  // carrying that version and the store's identity (their digest covers neither)
+  const instance = await DuckDBInstance.create(db);
+  const c = await instance.connect();
+  await c.run(`UPDATE meta SET value = '${SCHEMA_VERSION + 1}' WHERE key = 'schema_version'`);
+  c.closeSync();
+  instance.closeSync();
+  const kept = readFileSync(db + '.answers', 'utf8');
+  const head = JSON.parse(kept.slice(0, kept.indexOf('\n')));
+  writeFileSync(db + '.answers', `${JSON.stringify({ ...head, schema: SCHEMA_VERSION + 1, store: storeIdentity(db) })}${kept.slice(kept.indexOf('\n'))}`);
+  const beside = () => ['', '.wal', '.answers'].map((s) => (existsSync(db + s) ? readFileSync(db + s).toString('base64') : '')).join('|');
+  const before = beside();
+  for (const command of ['summary', 'sessions', 'blocks']) {
+    const r = run(command);
+    assert.equal(r.code, 2, `${command}: ${r.stderr}`);
+    assert.equal(r.stdout, '', command);
+    const lines = r.stderr.split('\n').filter((l) => l !== '' && !l.startsWith('duckdb-loaded'));
+    assert.deepEqual(lines.length, 1, r.stderr);
+    assert.match(lines[0]!, new RegExp(`was written by a newer cachelens \\(store version ${SCHEMA_VERSION + 1}; this cachelens writes version ${SCHEMA_VERSION}\\) and is left as it is`), command);
+    assert.equal(beside(), before, `${command}: the store and the answers left as they were`);
+  }
 });
