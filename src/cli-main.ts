@@ -12,8 +12,8 @@ import { homedir } from 'node:os';
 import yargs, { type Argv } from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { commands } from './commands/index.js';
-import { type Command, expandPathOptions, FLAG_OPTIONS, type Io, packageVersion } from './commands/command.js';
-import { clean, jsonText, terminalWidth, useColor } from './format/table.js';
+import { type Command, expandPathOptions, FLAG_OPTIONS, GLOBAL_FLAGS, type Io, packageVersion } from './commands/command.js';
+import { clean, jsonText, setWideTables, terminalWidth, useColor } from './format/table.js';
 import { wrap } from './format/wrap.js';
 import { progressLine } from './format/progress.js';
 import { signalWatch } from './format/signals.js';
@@ -69,6 +69,8 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
     // read only when asked for: not a file read on every run
     .version('version', 'show the version', args.includes('--version') ? packageVersion() : '')
     .wrap(Math.min(110, process.stdout.columns || 100))
+    // every command's: a table on a terminal too narrow for it leaves out its columns of least weight, and says so
+    .option('wide', { type: 'boolean', global: true, describe: 'on a terminal, show every column of a table however wide (as a pipe does)' })
     .fail((msg, err) => {
       // yargs' own validation errors (YError, e.g. "Not enough arguments following: db") are usage errors too
       // some span lines ("Invalid values:\n  Argument: to, Given: …"): one line, as every usage error
@@ -120,6 +122,8 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
       },
     );
   for (const c of commands) register(withFlags(parser), c);
+  // --wide (above): tables keep every column
+  parser.middleware((argv) => setWideTables(Boolean(argv.wide)));
   // a fixed vocabulary is taken in any case (`--kind SUBAGENT`, `--to 1H`, `--encoding CL100K_BASE`), as
   // --rows, --measure and --budget inf are; only --kind, --to and the like were held to lower case
   parser.middleware((argv) => {
@@ -138,7 +142,7 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
     if (twice !== undefined) throw new UsageError(`--${twice} was given more than once`, 'give it once');
     // yargs drops a lone `-`: `cat s.jsonl | cachelens summary -` read the default roots instead, without a word
     // (one after an option that takes a value is that value, which yargs reads as empty)
-    if (args.some((a, i) => a === '-' && !(i > 0 && /^--?[^-=][^=]*$/.test(args[i - 1]!) && !FLAG_OPTIONS.includes(args[i - 1]!.replace(/^--?/, '') as (typeof FLAG_OPTIONS)[number])))) {
+    if (args.some((a, i) => a === '-' && !(i > 0 && /^--?[^-=][^=]*$/.test(args[i - 1]!) && !FLAGS.includes(args[i - 1]!.replace(/^--?/, ''))))) {
       // said in the command's words: replay channel reads a channel log, not transcripts
       const [cmd, sub] = args.filter((a) => !a.startsWith('-'));
       const hint = cmd === 'replay' && sub === 'channel' ? 'give the channel log as a path; a pipe is /dev/stdin'
@@ -155,7 +159,7 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
     const end = args.indexOf('--');
     for (const a of end === -1 ? args : args.slice(0, end)) {
       const m = /^--(?:no-)?([a-z]+)=(.*)$/s.exec(a);
-      if (m && (FLAG_OPTIONS as readonly string[]).includes(m[1]!) && m[2] !== 'true' && m[2] !== 'false') {
+      if (m && FLAGS.includes(m[1]!) && m[2] !== 'true' && m[2] !== 'false') {
         throw new UsageError(`${a}: --${m[1]} is a flag and takes no value`, `give --${m[1]} alone, or leave it out`);
       }
     }
@@ -182,6 +186,9 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
   }
   return exitCode;
 }
+
+/** Every option that is a flag and takes no value: FLAG_OPTIONS and GLOBAL_FLAGS (--wide). */
+const FLAGS: readonly string[] = [...FLAG_OPTIONS, ...GLOBAL_FLAGS];
 
 /**
  * Where a command is still to come, the flags (FLAG_OPTIONS) as flags: `--json summry` is the flag

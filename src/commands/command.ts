@@ -64,6 +64,9 @@ export function packageVersion(): string {
 
 export const FLAG_OPTIONS = ['json', 'rebuild', 'csv', 'list', 'open'] as const;
 
+/** The flags every command takes, declared once above them all (cli-main.ts): `--wide` (tables keep every column). */
+export const GLOBAL_FLAGS = ['wide'] as const;
+
 /**
  * The options and positionals that name a file or directory, in every command that has one
  * (`target`: replay session's transcript path, query's FILE.sql; `file`: replay channel's log;

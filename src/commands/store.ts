@@ -293,7 +293,7 @@ export const queryCommand: Command = {
       if (unused !== undefined) throw new UsageError(`--${unused} has no use with --list (it lists the bundled queries, and runs none)`);
       const list = listQueries() as unknown as Record<string, unknown>[];
       // --csv was passed over without a word: the table came instead
-      return { json: list, text: argv.csv ? toCsv(list, Boolean(io.tty), ['name', 'purpose']) : formatRows(list, io.color), exactNumbers: true };
+      return { json: list, text: argv.csv ? toCsv(list, Boolean(io.tty), ['name', 'purpose']) : formatRows(list, io.color, undefined, ['purpose']), exactNumbers: true };
     }
     const target = argv.target as string | undefined;
     if (!target) throw new UsageError('name a query: a FILE.sql or a bundled NAME', 'cachelens query --list shows the bundled ones');

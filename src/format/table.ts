@@ -21,8 +21,13 @@ export interface Column {
    * an id or a path (a chain's, a session's, a project's): a table too wide for its terminal may cut
    * it (shrinkWidths), to `min` columns at the least. Other text (a model, a time, a row's label, an
    * agent type) is never cut to a width: a cut time or model hid what it said (`claude-h…0251001`).
+   * Free text a reader skims (a bundled query's purpose, a break's cause) may be `cut` too: it is cut
+   * before any column is left out (Column.drop). A `whole` column that is `cut` is shown whole off a
+   * terminal and on one wide enough.
    */
   cut?: boolean;
+  /** a `cut` column of prose (a bundled query's purpose): cut at its end (fitEnd), not in its middle as an id or a path is */
+  prose?: boolean;
   /** the fewest columns a `cut` column is cut to (default MIN_FIT_WIDTH) */
   min?: number;
   /**
@@ -36,6 +41,13 @@ export interface Column {
   list?: boolean;
   /** what a list's items are (`model`): its count reads `3 models`, `1 model` */
   noun?: string;
+  /**
+   * The order a table too wide for its terminal leaves this column out in, once its ids, paths, free
+   * text and lists are cut as far as they go: 1 first, then 2, and so on, until the table fits. A line
+   * under the table names the columns left out (leftOutNote). A column without it (the identifying
+   * column, the headline cost columns: weight, USD) always stays. `--wide` leaves none out (setWideTables).
+   */
+  drop?: number;
 }
 
 /**
@@ -316,6 +328,24 @@ export function fit(s: string, max = MAX_CELL_WIDTH): string {
 }
 
 /**
+ * Prose as wide as `max` columns at most: a wider one keeps its start, cut with '…' at its end, as a
+ * sentence is read (fit() keeps both ends, for an id or a path).
+ * Example: fitEnd('weight and USD by day, project, model or agent type.', 24) → 'weight and USD by day, …'.
+ */
+export function fitEnd(s: string, max: number): string {
+  if (displayWidth(s) <= max) return s;
+  let out = '';
+  let w = 0;
+  for (const { segment } of GRAPHEMES.segment(s)) {
+    const g = displayWidth(segment);
+    if (w + g > max - 1) break;
+    out += segment;
+    w += g;
+  }
+  return `${out}…`;
+}
+
+/**
  * The fewest columns a table too wide for its terminal cuts an id or path column to (Column.min): fit()
  * keeps its first 8 characters (a session id's as `sessions` shows it, which `--session`, `replay
  * session` and `report --session` take as a prefix) and its last 7 (a path's last name, a subagent's id).
@@ -351,7 +381,7 @@ export function shrinkWidths(columns: readonly Column[], widths: readonly number
   const excess = total - width;
   if (!(excess > 0)) return out;
   const floors = columns.map((c, i) =>
-    c.align === 'num' || c.whole || !c.cut ? widths[i]! : Math.min(widths[i]!, Math.max(c.min ?? MIN_FIT_WIDTH, displayWidth(c.header))),
+    c.align === 'num' || !c.cut ? widths[i]! : Math.min(widths[i]!, Math.max(c.min ?? MIN_FIT_WIDTH, displayWidth(c.header))),
   );
   const cutAt = (cap: number) => widths.reduce((s, w, i) => s + Math.max(0, w - Math.max(floors[i]!, cap)), 0);
   // the cap: the widest a cut column stays, from the widest that can be cut, lowered until enough is
@@ -416,7 +446,69 @@ const blank = (s: string | undefined) => s === undefined || s === '';
  * its items when counts make the table fit (Column.list). The title is wrapped to the width (format/wrap.ts).
  * Example: rows [['a', 1], ['total', 2], ['total', 3]] with totals 1 → a, total, then a rule, then total 3.
  */
-export function table(columns: Column[], rows: Cell[][], opts: { color?: boolean; title?: string; totals?: number; width?: number } = {}): string {
+export function table(columns: Column[], rows: Cell[][], opts: TableOptions = {}): string {
+  const width = opts.width ?? terminalWidth();
+  const wide = opts.wide ?? wideTables;
+  let shown = layout(columns, rows, { ...opts, width });
+  if (wide || !Number.isFinite(width) || shown.width <= width || !columns.some((c) => c.drop !== undefined)) return shown.text;
+  // too wide with its text cut as far as it goes: its columns left out by Column.drop, lowest first, until it
+  // fits; then those left out put back, highest first, each where the table still fits with it (the room a
+  // wide column left may hold a narrower one of less weight)
+  const of = (kept: number[]) => layout(kept.map((i) => columns[i]!), rows.map((r) => kept.map((i) => r[i])), { ...opts, width });
+  let kept = columns.map((_, i) => i);
+  const left: number[] = [];
+  while (shown.width > width) {
+    const next = kept.filter((i) => columns[i]!.drop !== undefined).sort((a, b) => columns[a]!.drop! - columns[b]!.drop! || b - a)[0];
+    if (next === undefined) break;
+    left.push(next);
+    kept = kept.filter((i) => i !== next);
+    shown = of(kept);
+  }
+  if (shown.width <= width) {
+    for (const i of [...left].reverse()) {
+      const back = [...kept, i].sort((a, b) => a - b);
+      const tried = of(back);
+      if (tried.width > width) continue;
+      kept = back;
+      shown = tried;
+      left.splice(left.indexOf(i), 1);
+    }
+  }
+  return `${shown.text}\n${wrap(leftOutNote(left.sort((a, b) => a - b).map((i) => fit(clean(columns[i]!.header)))), width)}`;
+}
+
+export interface TableOptions {
+  color?: boolean;
+  title?: string;
+  /** the last that many rows are totals, below a rule */
+  totals?: number;
+  /** the columns the table may take: default terminalWidth() */
+  width?: number;
+  /** no column left out (Column.drop), however wide: default the CLI's --wide (setWideTables) */
+  wide?: boolean;
+}
+
+/**
+ * Whether tables keep every column however wide their terminal is (`--wide`), for every table() not
+ * told otherwise; the CLI sets it from its global option before a command runs. Off by default: a
+ * table too wide for its terminal leaves out its columns of least weight (Column.drop).
+ */
+let wideTables = false;
+
+export function setWideTables(on: boolean): void {
+  wideTables = on;
+}
+
+/**
+ * The line under a table that left columns out to fit its terminal: which, and how to see them.
+ * Example: leftOutNote(['input', 'output']) → '(not shown: input, output; see --wide or --json)'.
+ */
+export function leftOutNote(headers: readonly string[]): string {
+  return `(not shown: ${headers.join(', ')}; see --wide or --json)`;
+}
+
+/** table() at `opts.width`, every column shown; the text and the columns the table takes. */
+function layout(columns: Column[], rows: Cell[][], opts: TableOptions & { width: number }): { text: string; width: number } {
   // a list cell's items, each cleaned and fit as a cell is (its text below is them joined)
   // (none made for a table without a list: a query's table of 100,000s of rows)
   const items = columns.some((c) => c.list) ? rows.map((r) => r.map((c) => (Array.isArray(c) ? c.map((m: string) => fit(clean(m))) : undefined))) : [];
@@ -445,7 +537,7 @@ export function table(columns: Column[], rows: Cell[][], opts: { color?: boolean
   for (let k = totalsFrom; k < text.length; k++) {
     if (overflows(k)) natural[0] = natural[0]! + Math.max(0, displayWidth(text[k]![0] ?? '') - room(text[k]!, natural));
   }
-  const width = opts.width ?? terminalWidth();
+  const width = opts.width;
   // a list column may be cut as an id is, row by row to whole items and +N, a row where not even one
   // fits to its count: its floor is the widest count (`3 models`, or else `3`) when that makes the table
   // fit, else its widest row's first item and count of the rest (a table too wide for its numbers
@@ -469,7 +561,7 @@ export function table(columns: Column[], rows: Cell[][], opts: { color?: boolean
     text.forEach((r, k) => {
       if (i === 0 && overflows(k)) return;
       if (columns[i]!.list && items[k]?.[i] !== undefined) r[i] = fitList(listOf(k, i), w, counting?.(i, listOf(k, i).length));
-      else if (r[i] !== undefined) r[i] = fit(r[i]!, w);
+      else if (r[i] !== undefined) r[i] = columns[i]!.prose ? fitEnd(r[i]!, w) : fit(r[i]!, w);
     });
     // a list column is as wide as its widest cell so shown, not the room it was given
     if (columns[i]!.list) widths[i] = text.reduce((m, r, k) => (i === 0 && overflows(k) ? m : Math.max(m, displayWidth(r[i] ?? ''))), displayWidth(columns[i]!.header));
@@ -500,5 +592,5 @@ export function table(columns: Column[], rows: Cell[][], opts: { color?: boolean
       lines.push(join(columns.map((_, i) => pad(r[i] ?? '', i)), '  ', ' │ ').trimEnd());
     }
   });
-  return lines.join('\n');
+  return { text: lines.join('\n'), width: tableWidth(columns, widths) };
 }

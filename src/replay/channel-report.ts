@@ -101,7 +101,8 @@ export function formatChannelReplay(r: ChannelReplayResult, opts: { color?: bool
   const strategies = Object.keys(r.strategies) as ChannelStrategy[];
   // the shared table, as the session replay's (it was built here: no rule under the header, no bold header, 3-space gaps)
   const metrics = table(
-    [{ header: 'metric' }, ...strategies.map((s) => ({ header: s, align: 'num' as const }))],
+    // on a narrow terminal the last strategies are left out first, the first stays
+    [{ header: 'metric' }, ...strategies.map((s, i) => ({ header: s, align: 'num' as const, ...(i > 0 ? { drop: strategies.length - i } : {}) }))],
     [...METRICS, costMetric(r.settings.model)].map((m) => [m.label, ...strategies.map((s) => m.cell(r.strategies[s]!))]),
     { color: opts.color },
   );

@@ -71,7 +71,8 @@ export function formatSessionReplay(r: SessionReplayResult, opts: { color?: bool
   if (strategies.length) {
     out.push(
       shown(table(
-        [{ header: 'metric' }, ...strategies.map((s) => ({ header: s, align: 'num' as const }))],
+        // on a narrow terminal the last strategies are left out first, the first (recorded, as given) stays
+        [{ header: 'metric' }, ...strategies.map((s, i) => ({ header: s, align: 'num' as const, ...(i > 0 ? { drop: strategies.length - i } : {}) }))],
         METRICS.filter((m) => !m.when || strategies.some((s) => m.when!(r.strategies[s]!))).map((m) => [m.label, ...strategies.map((s) => m.cell(r.strategies[s]!))]),
         { color: opts.color },
       )),

@@ -14,7 +14,8 @@ export interface FormatAnatomyOptions {
   color?: boolean;
 }
 
-const num = (header: string): Column => ({ header, align: 'num' });
+/** A number column; `drop`: the order a table too wide for its terminal leaves it out in (Column.drop), never when not given. */
+const num = (header: string, drop?: number): Column => ({ header, align: 'num', ...(drop === undefined ? {} : { drop }) });
 
 /** A row whose requests are all unpriced has an unknown cost, never $0; a partly priced one says so. */
 function cost(r: Pick<AnatomyRow, 'requests' | 'unpriced_requests' | 'usd'>): string {
@@ -92,17 +93,18 @@ export function formatAnatomy(result: AnatomyResult, options: FormatAnatomyOptio
     table(
       [
         { header: 'chain', cut: true },
+        // on a narrow terminal the requests and rounds go first, then growth, cold and the re-purchase mark
         { header: 'agent type' },
-        num('requests'),
-        num('rounds'),
-        num('cold'),
-        num('growth'),
-        num('expiry'),
-        num('break'),
+        num('requests', 1),
+        num('rounds', 2),
+        num('cold', 4),
+        num('growth', 3),
+        num('expiry', 7),
+        num('break', 6),
         num('waste wt'),
         num('weight'),
         num('USD'),
-        { header: 're-purchase' },
+        { header: 're-purchase', drop: 5 },
       ],
       shown.map((c) => [c.chain_id, c.agent_type, c.requests, c.rounds, c.cold, c.growth, c.expiry, c.break, weightCell(c, c.waste_weight), weightCell(c, c.weight), cost(c), c.repurchase ? 'yes' : '']),
       { color, title: `Chains by weight${result.chains.length > shown.length ? ` (top ${shown.length} of ${int(result.chains.length)})` : ''}` },
@@ -117,7 +119,7 @@ export function formatAnatomy(result: AnatomyResult, options: FormatAnatomyOptio
     result.repurchase.length === 0
       ? wrap(`${repurchaseTitle}\nnone`)
       : table(
-          [{ header: 'chain', cut: true }, { header: 'agent type' }, num('rounds'), num('median read'), num('waste wt'), num('weight')],
+          [{ header: 'chain', cut: true }, { header: 'agent type' }, num('rounds', 1), num('median read', 2), num('waste wt'), num('weight')],
           repurchase.map((r) => {
             // a re-purchase row carries no price count: its chain's row has it
             const c = result.chains.find((x) => x.chain_id === r.chain_id);
@@ -130,7 +132,8 @@ export function formatAnatomy(result: AnatomyResult, options: FormatAnatomyOptio
     result.break_causes.length === 0
       ? 'What preceded the breaks\nno breaks'
       : table(
-          [{ header: 'cause' }, num('events'), num('tokens'), num('weight'), num('USD'), num('waste wt')],
+          // a cause is free text (`model:claude-opus-4-6→claude-haiku-4-5-20251001`): cut before a number is left out
+          [{ header: 'cause', cut: true, min: 30 }, num('events', 2), num('tokens', 1), num('weight'), num('USD'), num('waste wt')],
           result.break_causes.map((c) => {
             // causes whose every break is unpriced have an unknown cost, never $0
             const unknown = c.unpriced_events === c.events;
@@ -156,14 +159,16 @@ function groupTable(name: string, rows: [string, AnatomyRow][], color: boolean, 
     [
       // a session's id or a project's path may be cut to a narrow terminal; a model or an agent type is not
       { header: name, cut: name === 'session' || name === 'project' },
-      num('chains'),
-      num('requests'),
-      num('cold'),
-      num('growth'),
-      num('expiry'),
-      num('break'),
-      num('breaks'),
-      num('hit ratio'),
+      // on a narrow terminal the counts go first, then the hit ratio, growth and cold writes; the
+      // expiry and break writes, the waste, the weight and USD stay longest
+      num('chains', 2),
+      num('requests', 1),
+      num('cold', 6),
+      num('growth', 5),
+      num('expiry', 8),
+      num('break', 7),
+      num('breaks', 3),
+      num('hit ratio', 4),
       num('waste wt'),
       num('weight'),
       num('USD'),
@@ -194,20 +199,22 @@ export function formatChain(detail: ChainDetail, color = false): string {
     `hit ratio ${pct(s.hit_ratio)}  waste ${chainWeight(s, s.waste_weight)}  weight ${chainWeight(s, s.weight)}  ${cost(s)}`;
   const rows = table(
     [
+      // on a narrow terminal the segment, round, C prev, rewrite, model, TTL, P, gap and time go first, in
+      // that order, then r and w: the request's number, its class, weight and causes stay
       num('#'),
-      { header: 'time (UTC)' },
-      num('round'),
-      num('seg'),
-      num('gap'),
-      { header: 'TTL' },
-      num('P'),
-      num('r'),
-      num('w'),
-      num('C prev'),
-      num('rewrite'),
+      { header: 'time (UTC)', drop: 9 },
+      num('round', 2),
+      num('seg', 1),
+      num('gap', 8),
+      { header: 'TTL', drop: 6 },
+      num('P', 7),
+      num('r', 10),
+      num('w', 11),
+      num('C prev', 3),
+      num('rewrite', 4),
       { header: 'class' },
       num('weight'),
-      { header: 'model' },
+      { header: 'model', drop: 5 },
       { header: 'preceded by', list: true, noun: 'cause' },
     ],
     detail.requests.map((q): Cell[] => [

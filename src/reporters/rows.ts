@@ -15,16 +15,18 @@ export function columnsOf(rows: readonly Row[]): string[] {
  * `order`: the result's columns, in their order: a row's keys put a column named as an integer
  * (`1`, `2`: a PIVOT over rounds names them so) before the others, so `name, 2, 1` showed as `1, 2, name`.
  * A result without rows shows its header above `(no rows)`, as `--csv` prints its header line (it showed
- * `(no rows)` alone, the columns unsaid).
+ * `(no rows)` alone, the columns unsaid). `free`: columns of free text (`query --list`'s purpose), shown
+ * whole off a terminal and cut with an ellipsis on one too narrow for them (Column.cut); a query's own
+ * result is the user's data, every column whole. A cut cell keeps its start (Column.prose).
  */
-export function formatRows(rows: readonly Row[], color: boolean, order?: readonly string[]): string {
+export function formatRows(rows: readonly Row[], color: boolean, order?: readonly string[], free: readonly string[] = []): string {
   const cols = order ? [...order] : columnsOf(rows);
   if (cols.length === 0) return '(no rows)';
   if (rows.length === 0) return `${table(cols.map((c) => ({ header: clean(c), align: 'text', whole: true })), [], { color })}
 (no rows)`;
   const numeric = cols.map((c) => rows.every((r) => r[c] === null || typeof r[c] === 'number'));
   // a column's name can be transcript text too (`PIVOT requests ON agent_type`): cleaned as the cells are
-  const columns: Column[] = cols.map((c, i) => ({ header: clean(c), align: numeric[i] ? 'num' : 'text', whole: true }));
+  const columns: Column[] = cols.map((c, i) => ({ header: clean(c), align: numeric[i] ? 'num' : 'text', whole: true, ...(free.includes(c) ? { cut: true, prose: true } : {}) }));
   const plain = cols.map(namesTimeOrId);
   const cells: string[][] = rows.map((r) => cols.map((c, i) => (plain[i] && typeof r[c] === 'number' && Number.isInteger(r[c]) ? String(r[c]) : cellText(r[c]))));
   cols.forEach((_, i) => numeric[i] && alignPoints(cells, i));

@@ -8,13 +8,19 @@ import { wrap } from '../format/wrap.js';
 import { counted } from './units.js';
 import { READ_ANYWAY } from '../types.js';
 
+/**
+ * The token columns, and the order a table too wide for its terminal leaves them out in (Column.drop):
+ * input and output first (a few percent of a cache-heavy weight), then the 1-hour writes, the request
+ * count, the 5-minute writes, the reads; weight and USD always stay. sessions puts its own columns
+ * between them (formatSessions).
+ */
 const TOKEN_COLS: Column[] = [
-  { header: 'requests', align: 'num' },
-  { header: 'input', align: 'num' },
-  { header: 'output', align: 'num' },
-  { header: 'write 5m', align: 'num' },
-  { header: 'write 1h', align: 'num' },
-  { header: 'read', align: 'num' },
+  { header: 'requests', align: 'num', drop: 6 },
+  { header: 'input', align: 'num', drop: 1 },
+  { header: 'output', align: 'num', drop: 2 },
+  { header: 'write 5m', align: 'num', drop: 8 },
+  { header: 'write 1h', align: 'num', drop: 3 },
+  { header: 'read', align: 'num', drop: 9 },
   { header: 'weight', align: 'num' },
   { header: 'USD', align: 'num' },
 ];
@@ -91,7 +97,8 @@ export function formatSessions(r: { sessions: SessionRow[]; totals: SessionTotal
   const label = shown.length < rows.length ? `total (all ${counted(t.sessions, 'session')})` : 'total';
   return table(
     // each id the shortest prefix that names its session (replay session takes it): never cut to a narrow terminal
-    [{ header: 'session' }, { header: 'project', cut: true }, { header: 'first' }, { header: 'last' }, { header: 'chains', align: 'num' }, ...TOKEN_COLS],
+    // on a narrow terminal the last request's time goes after input, output and the 1-hour writes, then the chains, the first's after the requests
+    [{ header: 'session' }, { header: 'project', cut: true }, { header: 'first', drop: 7 }, { header: 'last', drop: 4 }, { header: 'chains', align: 'num', drop: 5 }, ...TOKEN_COLS],
     [
       ...shown.map((s, i) => [ids[i]!, s.project, s.first, s.last, s.chains, ...cells(s)]),
       [label, '', '', '', t.chains, ...cells(t)],
@@ -127,7 +134,7 @@ export function formatBlocks(r: { blocks: Block[]; totals: BlockTotals }, color 
   const t = r.totals;
   return table(
     // the end right-aligned: its times stay under one another when some carry a day
-    [{ header: `block start (${timezone ?? 'UTC'})` }, { header: 'end', align: 'num' }, { header: 'requests', align: 'num' }, { header: 'tokens', align: 'num' }, { header: 'weight', align: 'num' }, { header: 'USD', align: 'num' }, { header: 'models', list: true, noun: 'model' }],
+    [{ header: `block start (${timezone ?? 'UTC'})` }, { header: 'end', align: 'num', drop: 3 }, { header: 'requests', align: 'num', drop: 1 }, { header: 'tokens', align: 'num', drop: 2 }, { header: 'weight', align: 'num' }, { header: 'USD', align: 'num' }, { header: 'models', list: true, noun: 'model' }],
     [
       // a block's models each cut to 120 columns, not the list: six models are no hostile value; on a
       // narrow terminal the list shows the models that fit whole and +N for the rest (Column.list)

@@ -11,7 +11,8 @@ import { tiedBudgets, tiePhrase } from '../report/section-keepalive.js';
 import { wrap } from '../format/wrap.js';
 import { counted, signedInt, signedPct, signedUsd } from './units.js';
 
-const num = (header: string): Column => ({ header, align: 'num' });
+/** A number column; `drop`: the order a table too wide for its terminal leaves it out in (Column.drop), never when not given. */
+const num = (header: string, drop?: number): Column => ({ header, align: 'num', ...(drop === undefined ? {} : { drop }) });
 
 export function formatTtl(result: TtlResult, color = false): string {
   const from = result.to === '1h' ? '5-minute' : '1-hour';
@@ -51,16 +52,18 @@ export function formatTtl(result: TtlResult, color = false): string {
         { header: 'dimension' },
         // a kind, an agent type, a model or a rounds bucket: no id or path, never cut to a narrow terminal
         { header: 'bucket' },
-        num('chains'),
-        num('changed'),
-        num('baseline wt'),
-        num('scenario wt'),
-        num('baseline USD'),
+        // on a narrow terminal the changed count goes first, then the two weights, f, the chains and the
+        // baseline USD: the scenario's USD and the two deltas stay
+        num('chains', 5),
+        num('changed', 1),
+        num('baseline wt', 2),
+        num('scenario wt', 3),
+        num('baseline USD', 6),
         num('scenario USD'),
         // shares, as the keepalive buckets' 'net %' says: 'delta wt' over '+36.54%' read as an amount of weight
         num('delta wt %'),
         num('delta USD %'),
-        num('f'),
+        num('f', 4),
       ],
       result.buckets.map((b): Cell[] => {
         // a bucket of unpriced requests only has an unknown cost, never $0
@@ -152,16 +155,18 @@ export function formatKeepalive(result: KeepaliveResult, color = false): string 
   out.push(
     table(
       [
+        // on a narrow terminal % subagent wt goes first, then the gap counts, the pings and the weights
+        // that net to the saving: the budget, its net saving and its shares stay
         num('budget'),
-        num('pings'),
-        num('gaps > TTL'),
-        num('bridged'),
-        num('expired'),
-        num('ping cost wt'),
-        num('saved wt'),
+        num('pings', 5),
+        num('gaps > TTL', 2),
+        num('bridged', 4),
+        num('expired', 3),
+        num('ping cost wt', 6),
+        num('saved wt', 7),
         num('net saving wt'),
         num('net USD'),
-        num('% subagent wt'),
+        num('% subagent wt', 1),
         num('% all wt'),
       ],
       result.budgets.map((b): Cell[] => {
@@ -239,12 +244,13 @@ export function formatKeepalive(result: KeepaliveResult, color = false): string 
         { header: 'dimension' },
         // a kind, an agent type, a model or a rounds bucket: no id or path, never cut to a narrow terminal
         { header: 'bucket' },
-        num('chains'),
-        num('gaps'),
-        num('gaps > TTL'),
-        num('bridged'),
-        num('pings'),
-        num('weight'),
+        // on a narrow terminal the gap counts go first, then the chains, bridged, pings and the weight
+        num('chains', 3),
+        num('gaps', 1),
+        num('gaps > TTL', 2),
+        num('bridged', 4),
+        num('pings', 5),
+        num('weight', 6),
         num('net saving wt'),
         num('net USD'),
         num('net %'),

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { commands } from '../../src/commands/index.js';
-import { type Command, FLAG_OPTIONS } from '../../src/commands/command.js';
+import { type Command, FLAG_OPTIONS, GLOBAL_FLAGS } from '../../src/commands/command.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import yargs from 'yargs';
@@ -27,7 +27,8 @@ test('every option in every command\'s --help has a description', () => {
 });
 
 test('a flag before the command is a flag: every boolean option of every command is one the CLI declares above the commands', () => {
-  const flags = new Set<string>(FLAG_OPTIONS);
+  // GLOBAL_FLAGS (--wide) are declared above the commands for every one of them
+  const flags = new Set<string>([...FLAG_OPTIONS, ...GLOBAL_FLAGS]);
   for (const words of invocations(commands)) {
     const r = cli([...words, '--help'], { COLUMNS: '100' });
     const booleans = r.stdout.split('\n').flatMap((l) => /^\s+(?:-\w, )?--([\w-]+)\s.*\[boolean\]/.exec(l)?.[1] ?? []);
@@ -41,6 +42,11 @@ test('a flag before the command is a flag: every boolean option of every command
   assert.equal(before.code, 0, before.stderr);
   assert.ok((JSON.parse(before.stdout) as { totals: { requests: number } }).totals.requests > 0);
   assert.equal(before.stdout, after.stdout);
+  // --wide, before the command or after it, takes no value: the next word is the command
+  const wide = cli(['--wide', 'summary', ...args]);
+  assert.equal(wide.code, 0, wide.stderr);
+  assert.equal(wide.stdout, cli(['summary', ...args, '--wide']).stdout);
+  assert.equal(cli(['summary', ...args, '--wide=1']).code, 2);
 });
 
 test('[paths..] in --help names the default roots as they are read: CLAUDE_CONFIG_DIR, else XDG\'s and ~/.claude', () => {

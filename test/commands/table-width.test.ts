@@ -79,7 +79,8 @@ test('sessions on a narrow terminal cuts the project, never the session ids: eac
   assert.equal(rows.length, 2, shown);
   for (const row of rows) {
     assert.ok(ids.includes(row.split(' ')[0]!), row);
-    assert.ok(row.includes(`${cwd.slice(0, 8)}…`) && !row.includes(cwd), row);
+    // cut in its middle, its start kept (as much of it as the columns left out to fit make room for)
+    assert.ok(row.includes(`  ${cwd.slice(0, 8)}`) && row.includes('…') && !row.includes(cwd), row);
   }
 });
 
@@ -87,9 +88,14 @@ test('on a terminal too narrow for a table, only its ids and paths are cut: mode
   // at 60 columns summary's By model was cut to `claude-h…0251001`, anatomy --chain's times to `2025-09-…0:56:41`
   const models = onTerminal(['summary', join(REAL_LOGS, 'marot-spotter'), '--db', ':memory:', '--timezone', 'UTC'], 60);
   assert.match(models, /^claude-haiku-4-5-20251001 /m);
-  const chain = onTerminal(['anatomy', join(REAL_LOGS, 'marot-spotter'), '--db', ':memory:', '--timezone', 'UTC', '--chain', '4d5611e5-241a-462a-8d15-5122611a9569'], 60);
+  // --wide: every column, the times whole; without it a time is left out whole (named under the table), never cut
+  const chainArgs = ['anatomy', join(REAL_LOGS, 'marot-spotter'), '--db', ':memory:', '--timezone', 'UTC', '--chain', '4d5611e5-241a-462a-8d15-5122611a9569'];
+  const chain = onTerminal([...chainArgs, '--wide'], 60);
   assert.match(chain, /\b2026-02-12 16:02:\d\d\b/);
   assert.ok(!chain.includes('…'), chain);
+  const fitted = onTerminal(chainArgs, 60);
+  assert.ok(!fitted.includes('…'), fitted);
+  assert.match(fitted.replace(/\n(?=\S)/g, ' '), /\(not shown: time \(UTC\), [^)]*; see --wide or --json\)/);
   const replay = onTerminal(['replay', 'session', '4d5611e5', join(REAL_LOGS, 'marot-spotter'), '--db', ':memory:'], 60);
   assert.ok(!/\S…\S/.test(replay.split('\n').filter((l) => !l.startsWith('Session replay')).join('\n')), replay);
 });
@@ -176,9 +182,11 @@ test('whatif keepalive at 80 columns: every line outside its tables fits, wrappe
   // the note's continuation lines begin where it does (no indent of its own)
   const at = text.findIndex((l) => l.startsWith('% subagent wt'));
   assert.ok(visibleWidth(text[at]!) <= 80 && text[at + 1] !== '' && !text[at + 1]!.startsWith(' '), text.slice(at, at + 3).join('\n'));
-  // the tables' lines are the piped tables' lines (their numbers are never cut: no narrower than they must be)
+  // the tables fit, leaving out columns (named under each); with --wide they are the piped tables' lines
   const tables = (t: string) => t.split('\n').filter((_, k) => tableLines(t).has(k));
-  assert.deepEqual(tables(shown), tables(piped.stdout));
+  for (const l of tables(shown)) assert.ok(visibleWidth(l) <= 80, l);
+  assert.equal(shown.split('\n').filter((l) => /^\(not shown: .+; see --wide or --json\)$/.test(l)).length, 2, shown);
+  assert.deepEqual(tables(onTerminal([...KEEPALIVE, '--wide'], 80)), tables(piped.stdout));
   assert.equal(onTerminal(KEEPALIVE, 300), piped.stdout);
   assert.equal(cli(KEEPALIVE, { HOME: tempDir(), COLUMNS: '40' }).stdout, piped.stdout);
 });
@@ -234,4 +242,54 @@ test('report --out a path with spaces on a terminal: `wrote PATH` never breaks t
     // the path whole on one line (with `wrote` when they fit together)
     assert.ok(shown.split('\n').some((l) => l === out || l === `wrote ${out}`), `${cols}: ${shown}`);
   }
+});
+
+test('every command with a table fits an 80- and a 120-column terminal, leaving columns out and naming them; --wide keeps them; piped, as before', () => {
+  const logs = [REAL_LOGS, '--db', ':memory:', '--timezone', 'UTC'];
+  // a line under a table naming what it left out (wrapped as any line of text)
+  const notes = (t: string) => {
+    const ls = t.split('\n');
+    return ls.flatMap((l, k) => {
+      if (!l.startsWith('(not shown: ')) return [];
+      let note = l;
+      for (let j = k + 1; !note.endsWith(')') && j < ls.length; j++) note += ` ${ls[j]}`;
+      return [note];
+    });
+  };
+  for (const args of [['summary', ...logs], ['sessions', ...logs], ['anatomy', ...logs], ['whatif', 'ttl', ...logs], ['whatif', 'keepalive', ...logs], ['query', '--list']]) {
+    const name = args.slice(0, 2).join(' ');
+    const piped = cli(args, { HOME: tempDir() });
+    assert.equal(piped.code, 0, piped.stderr);
+    assert.ok(widest(piped.stdout) > 120, `${name}: ${widest(piped.stdout)}`);
+    assert.ok(!piped.stdout.includes('(not shown'), name);
+    for (const cols of [80, 120]) {
+      const shown = onTerminal(args, cols);
+      assert.ok(widest(shown) <= cols, `${name} at ${cols}: ${widest(shown)}`);
+      // each note names columns of the piped output's headers, and says how to see them
+      for (const n of notes(shown)) {
+        const named = /^\(not shown: (.+); see --wide or --json\)$/.exec(n)![1]!.split(', ');
+        for (const h of named) assert.ok(piped.stdout.includes(`  ${h}`), `${name}: ${h}`);
+      }
+      // a table left out columns only where it had to: at 80 every command but query --list did
+      if (cols === 80) assert.equal(notes(shown).length > 0, args[0] !== 'query', `${name}: ${shown}`);
+    }
+    // --wide: no column left out, the tables as wide as before
+    const wide = onTerminal([...args, '--wide'], 80);
+    assert.ok(!wide.includes('(not shown'), name);
+    if (args[0] !== 'query') assert.ok(widest(wide) > 100, `${name} --wide: ${widest(wide)}`);
+    // off a terminal --wide changes nothing
+    assert.equal(cli([...args, '--wide'], { HOME: tempDir() }).stdout, piped.stdout, name);
+  }
+});
+
+test('query --list on a narrow terminal cuts each purpose at its end, the names whole', () => {
+  const piped = cli(['query', '--list'], { HOME: tempDir() });
+  const shown = onTerminal(['query', '--list'], 80);
+  const rows = (t: string) => t.trimEnd().split('\n').slice(2).map((l) => l.split(/ {2,}/));
+  const full = rows(piped.stdout);
+  rows(shown).forEach(([name, purpose], k) => {
+    assert.equal(name, full[k]![0]);
+    if (purpose !== full[k]![1]) assert.ok(purpose!.endsWith('…') && full[k]![1]!.startsWith(purpose!.slice(0, -1)), purpose);
+  });
+  assert.ok(rows(shown).some(([, p]) => p!.endsWith('…')), shown);
 });

@@ -1,0 +1,116 @@
+/**
+ * Tables too wide for their terminal even with their ids, paths and free text cut as far as they go
+ * leave out their columns of least weight (Column.drop), lowest first, and say which under the
+ * table; the columns without a `drop` (the identifying one, weight, USD) always stay. `wide` (the
+ * CLI's --wide) and a width of Infinity (a pipe) leave none out. Every width here is given, so the
+ * output does not depend on the terminal the tests run in.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { type Cell, type Column, displayWidth, fitEnd, leftOutNote, table } from '../../src/format/table.js';
+
+const COLS: Column[] = [
+  { header: 'model' },
+  { header: 'requests', align: 'num', drop: 4 },
+  { header: 'input', align: 'num', drop: 1 },
+  { header: 'output', align: 'num', drop: 2 },
+  { header: 'read', align: 'num', drop: 3 },
+  { header: 'weight', align: 'num' },
+  { header: 'USD', align: 'num' },
+];
+const ROWS: Cell[][] = [
+  ['claude-opus-4-6', 369, 2_759, 88_685, 33_329_060, 5_187_174, '$25.94'],
+  ['claude-haiku-4-5-20251001', 146, 244, 29_912, 11_232_948, 1_477_438, '$1.48'],
+  ['total', 515, 3_003, 118_597, 44_562_008, 6_664_612, '$27.42'],
+];
+
+const lines = (text: string) => text.split('\n');
+const widest = (text: string) => Math.max(...lines(text).map(displayWidth));
+/** The header line's words (headers here are one word each). */
+const headers = (text: string, title = false) => lines(text)[title ? 1 : 0]!.trim().split(/ {2,}/);
+/** Each line's cells, split on runs of two spaces. */
+const cells = (text: string) => lines(text).map((l) => l.trim().split(/ {2,}/));
+
+test('a table too wide leaves out its lowest-drop columns until it fits, and names them on one line under it', () => {
+  const full = table(COLS, ROWS, { width: Infinity, totals: 1 });
+  // the width of the table without input and output: it fits in that; one less and read goes too
+  const room = widest(table(COLS.filter((_, k) => k !== 2 && k !== 3), ROWS.map((r) => r.filter((_, k) => k !== 2 && k !== 3)), { width: Infinity, totals: 1 }));
+  assert.ok(room < widest(full));
+  const fitted = table(COLS, ROWS, { width: room, totals: 1 });
+  assert.ok(widest(fitted) <= room, fitted);
+  assert.deepEqual(headers(fitted), ['model', 'requests', 'read', 'weight', 'USD']);
+  assert.equal(lines(fitted).at(-1), '(not shown: input, output; see --wide or --json)');
+  // every cell of a column kept is the full table's, row by row (the rule and note aside)
+  const keep = [0, 1, 4, 5, 6];
+  const shown = cells(fitted).filter((r) => !/^[─(]/.test(r[0]!));
+  const all = cells(full).filter((r) => !/^─/.test(r[0]!));
+  assert.deepEqual(shown, all.map((r) => keep.map((k) => r[k])));
+  const narrower = table(COLS, ROWS, { width: room - 1, totals: 1 });
+  assert.ok(widest(narrower) <= room - 1, narrower);
+  // read (wider) left out, output (narrower) put back in the room it leaves
+  assert.deepEqual(headers(narrower), ['model', 'requests', 'output', 'weight', 'USD']);
+  assert.equal(lines(narrower).at(-1), '(not shown: input, read; see --wide or --json)');
+});
+
+test('a column without a drop is never left out: as narrow as it goes, the table stays wider than the width', () => {
+  const t = table(COLS, ROWS, { width: 20 });
+  assert.deepEqual(headers(t), ['model', 'weight', 'USD']);
+  assert.ok(widest(t) > 20);
+  // the note is wrapped to the width as any line of text, its words whole and in order
+  assert.equal(lines(t).slice(lines(t).findIndex((l) => l.startsWith('(not shown'))).join(' '), '(not shown: requests, input, output, read; see --wide or --json)');
+});
+
+test('a column left out for a wider one is put back when the table fits with it', () => {
+  // input (drop 1) is narrow; output (drop 2) is wide: leaving out both, then input fits again
+  const cols: Column[] = [{ header: 'name' }, { header: 'in', align: 'num', drop: 1 }, { header: 'out', align: 'num', drop: 2 }, { header: 'USD', align: 'num' }];
+  const rows: Cell[][] = [['a', 1, 1_234_567_890_123, '$1.00']];
+  const full = table(cols, rows, { width: Infinity });
+  // one column short: leaving out `in` alone is not enough, leaving out both is more than enough
+  const t = table(cols, rows, { width: widest(full) - 5 });
+  assert.deepEqual(headers(t), ['name', 'in', 'USD']);
+  assert.equal(lines(t).slice(lines(t).findIndex((l) => l.startsWith('(not shown'))).join(' '), '(not shown: out; see --wide or --json)');
+});
+
+test('ids, paths and free text are cut as far as they go before any column is left out', () => {
+  const cols: Column[] = [{ header: 'project', cut: true }, { header: 'purpose', cut: true, prose: true, whole: true }, ...COLS.slice(1)];
+  const rows: Cell[][] = ROWS.map((r) => [`/home/u/projects/${String(r[0])}/${'deep/'.repeat(6)}end`, `what the ${String(r[0])} rows were for, said at some length`, ...r.slice(1)]);
+  const full = table(cols, rows, { width: Infinity });
+  // room for every column with the two text columns cut: nothing left out, no note
+  const cutOnly = table(cols, rows, { width: widest(full) - 50 });
+  assert.deepEqual(headers(cutOnly), ['project', 'purpose', 'requests', 'input', 'output', 'read', 'weight', 'USD']);
+  assert.ok(!cutOnly.includes('not shown'), cutOnly);
+  assert.ok(widest(cutOnly) <= widest(full) - 50);
+  // the path is cut in its middle (its end kept), the prose at its end (its start kept)
+  const first = cells(cutOnly)[2]!;
+  assert.match(first[0]!, /^\/home\/u.*….*end$/);
+  assert.match(first[1]!, /^what the claude-opus-4-6 .*…$/);
+  // `whole` text off a terminal: shown whole, however long
+  assert.ok(full.includes(String(rows[0]![1])));
+});
+
+test('wide, and a width of Infinity (off a terminal), leave no column out', () => {
+  const full = table(COLS, ROWS, { width: Infinity });
+  assert.equal(table(COLS, ROWS, { width: Infinity, wide: true }), full);
+  const wide = table(COLS, ROWS, { width: 30, wide: true });
+  assert.deepEqual(headers(wide), headers(full));
+  assert.ok(!wide.includes('not shown'));
+  // a table that fits is as it was: no note
+  assert.equal(table(COLS, ROWS, { width: widest(full) }), full);
+});
+
+test('a title stays above the table, the note below it', () => {
+  const t = table(COLS, ROWS, { width: 50, title: 'By model' });
+  assert.equal(lines(t)[0], 'By model');
+  assert.deepEqual(headers(t, true).slice(0, 1), ['model']);
+  // the note wrapped to the width, as any line of text
+  const note = lines(t).slice(lines(t).findIndex((l) => l.startsWith('(not shown')));
+  assert.ok(note.every((l) => displayWidth(l) <= 50), note.join('\n'));
+  assert.match(note.join(' '), /^\(not shown: .+; see --wide or --json\)$/);
+});
+
+test('leftOutNote names the columns in the table\'s order; fitEnd keeps prose\'s start', () => {
+  assert.equal(leftOutNote(['input', 'write 1h']), '(not shown: input, write 1h; see --wide or --json)');
+  assert.equal(fitEnd('weight and USD by day, project, model or agent type.', 24), 'weight and USD by day, …');
+  assert.equal(displayWidth(fitEnd('項目項目項目', 6)), 5);
+  assert.equal(fitEnd('short', 24), 'short');
+});
