@@ -9,6 +9,7 @@
  * Known failures (UsageError) print one line and exit 2; anything else is a bug and keeps its stack.
  */
 import { homedir } from 'node:os';
+import { resolve } from 'node:path';
 import yargs, { type Argv } from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { commands } from './commands/index.js';
@@ -19,6 +20,7 @@ import { progressLine } from './format/progress.js';
 import { signalWatch } from './format/signals.js';
 import { UsageError } from './errors.js';
 import { dropEarlyWalk } from './ingest/early-walk.js';
+import { expandHome } from './ingest/discover.js';
 
 export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   // Ctrl-C (or a kill) ends the run where it is, as it does without a line to erase: while a line
@@ -34,6 +36,8 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
   // Not on a dumb terminal (TERM=dumb: Emacs' shell, some CI logs), which cannot erase a line; and
   // cleared before anything else is written, on stdout or stderr, which may be the same terminal.
   const progress = process.stderr.isTTY && env.TERM !== 'dumb' ? progressLine(process.stderr, undefined, undefined, watchSignals) : undefined;
+  // the paths given with spaces in them, as an error or a notice names them: never broken at those spaces
+  const paths = spacedPaths(args, env.HOME || homedir());
   const io: Io = {
     color: useColor(process.stdout, env),
     tty: Boolean(process.stdout.isTTY),
@@ -44,7 +48,7 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
     // (on a terminal wrapped to its width, at word boundaries: format/wrap.ts; off one, as it is)
     stderr: (line) => {
       progress?.clear();
-      process.stderr.write(wrap(clean(line), terminalWidth(process.stderr, env)) + '\n');
+      process.stderr.write(wrap(clean(line), terminalWidth(process.stderr, env), paths) + '\n');
     },
     progress: progress?.update,
     // Ctrl-C or a kill while a large ingest stages its facts removes the staged files before the
@@ -175,7 +179,7 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
     if (err instanceof UsageError) {
       // one line, whatever a flag's value held (`--agent $'@a\nb'` broke it in two): line breaks as ?, as other controls
       // (wrapped to a terminal's width on one, as a notice is)
-      process.stderr.write(wrap(`cachelens: ${clean(err.message)}${err.hint ? ` (${clean(err.hint)})` : ''}`, terminalWidth(process.stderr, env)) + '\n');
+      process.stderr.write(wrap(`cachelens: ${clean(err.message)}${err.hint ? ` (${clean(err.hint)})` : ''}`, terminalWidth(process.stderr, env), paths) + '\n');
       exitCode = 2;
     } else throw err;
   } finally {
@@ -271,6 +275,25 @@ function typedValues(args: string[], name: string): string[] {
     else if (args[i]!.startsWith(`--${name}=`)) values.push(args[i]!.slice(name.length + 3));
   }
   return values;
+}
+
+/**
+ * The arguments (an option's value after `=` too) with a space in them, as an error or a notice may
+ * name them: as given, with `~/` expanded, and absolute (a path given relative to the working
+ * directory is named so by the store and the log walk), cleaned as the message is, longest first.
+ * wrap() keeps each whole (its `keep`): `no such file or directory: /home/u/my logs/x` was broken
+ * at `my` and `logs`, and a path copied from the terminal was two.
+ * Example: (['summary', 'my logs'], '/home/u') in /work → ['/work/my logs', 'my logs'].
+ */
+function spacedPaths(args: readonly string[], home: string): string[] {
+  const out = new Set<string>();
+  for (const a of args) {
+    const v = /^--[^=\s]+=/.test(a) ? a.slice(a.indexOf('=') + 1) : a;
+    if (!v.includes(' ')) continue;
+    const expanded = expandHome(v, home);
+    for (const p of [v, expanded, resolve(expanded)]) out.add(clean(p));
+  }
+  return [...out].sort((x, y) => y.length - x.length);
 }
 
 /** clean() for each line of a text that may hold several. */

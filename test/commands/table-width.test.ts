@@ -293,3 +293,23 @@ test('query --list on a narrow terminal cuts each purpose at its end, the names 
   });
   assert.ok(rows(shown).some(([, p]) => p!.endsWith('…')), shown);
 });
+
+test('an error naming a path with spaces keeps the path whole on a narrow terminal, as given and as made absolute', () => {
+  const dir = join(tempDir(), 'my project dir');
+  mkdirSync(dir);
+  // a path that does not exist, named in the error as given
+  const missing = join(dir, 'no such logs here');
+  const err = onTerminal(['summary', missing, '--db', ':memory:'], 40, {}, 'stderr', 2);
+  assert.ok(err.split('\n').some((l) => l.includes(missing)), err);
+  assert.match(err.replace(/\n/g, ' '), /^cachelens: no such file or directory: /);
+  // a store inside the logs read: both paths named, each whole, the words around them wrapped
+  const db = join(dir, 'store dir', 's.duckdb');
+  const inside = onTerminal(['summary', dir, '--db', db], 40, {}, 'stderr', 2);
+  assert.ok(inside.split('\n').some((l) => l.includes(db)), inside);
+  assert.ok(inside.split('\n').some((l) => l.includes(`(${dir})`)), inside);
+  // a relative path, given with ~/ or =: whole too
+  const home = tempDir();
+  mkdirSync(join(home, 'my logs'));
+  const tilde = onTerminal(['summary', '--db=~/my logs/x y.duckdb', '~/my logs'], 40, { HOME: home }, 'stderr', 2);
+  assert.ok(tilde.split('\n').some((l) => l.includes(join(home, 'my logs/x y.duckdb'))), tilde);
+});
