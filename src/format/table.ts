@@ -1,7 +1,8 @@
 /**
  * Aligned terminal tables: numbers right-aligned with thousands separators, text left-aligned,
  * colour only on a TTY without a non-empty NO_COLOR, text columns cut to a TTY's width (table()'s
- * `width`). Every reporter that prints a table uses this.
+ * `width`) and then, if it must, columns of least weight left out (Column.drop). Every reporter that
+ * prints a table uses this.
  */
 import { jsonNumber, roundNumbers } from './json-numbers.js';
 import { wrap } from './wrap.js';
@@ -443,7 +444,9 @@ const blank = (s: string | undefined) => s === undefined || s === '';
  * `width`: the columns the table may take (default terminalWidth(): the terminal's on a TTY, else no
  * limit); a wider table's text columns are cut to fit it (shrinkWidths), each cell with fit(), a list's
  * with fitList(), row by row: whole items and `+N`, or, in a row where not even one fits, the number of
- * its items when counts make the table fit (Column.list). The title is wrapped to the width (format/wrap.ts).
+ * its items when counts make the table fit (Column.list); a table still too wide leaves out columns by
+ * Column.drop, named on a line under it (leftOutNote), unless `wide` (the CLI's --wide). The title is
+ * wrapped to the width (format/wrap.ts).
  * Example: rows [['a', 1], ['total', 2], ['total', 3]] with totals 1 → a, total, then a rule, then total 3.
  */
 export function table(columns: Column[], rows: Cell[][], opts: TableOptions = {}): string {
