@@ -458,26 +458,32 @@ export function table(columns: Column[], rows: Cell[][], opts: TableOptions = {}
   // fits; then those left out put back, highest first, each where the table still fits with it (the room a
   // wide column left may hold a narrower one of less weight)
   const of = (kept: number[]) => layout(kept.map((i) => columns[i]!), rows.map((r) => kept.map((i) => r[i])), { ...opts, width });
+  // a table with nothing to cut and no totals row (a query's result, of any number of rows) is measured, not laid out again:
+  // each column as wide as it is in the whole table
+  const full = shown;
+  const fixedWidths = !columns.some((c) => c.cut || c.list) && !opts.totals;
+  const widthOf = (kept: number[]) =>
+    fixedWidths ? tableWidth(kept.map((i) => columns[i]!), kept.map((i) => full.natural[i]!)) : of(kept).width;
   let kept = columns.map((_, i) => i);
+  let w = shown.width;
   const left: number[] = [];
-  while (shown.width > width) {
+  while (w > width) {
     const next = kept.filter((i) => columns[i]!.drop !== undefined).sort((a, b) => columns[a]!.drop! - columns[b]!.drop! || b - a)[0];
     if (next === undefined) break;
     left.push(next);
     kept = kept.filter((i) => i !== next);
-    shown = of(kept);
+    w = widthOf(kept);
   }
-  if (shown.width <= width) {
+  if (w <= width) {
     for (const i of [...left].reverse()) {
       const back = [...kept, i].sort((a, b) => a - b);
-      const tried = of(back);
-      if (tried.width > width) continue;
+      if (widthOf(back) > width) continue;
       kept = back;
-      shown = tried;
       left.splice(left.indexOf(i), 1);
     }
   }
-  return `${shown.text}\n${wrap(leftOutNote(left.sort((a, b) => a - b).map((i) => fit(clean(columns[i]!.header)))), width)}`;
+  shown = left.length > 0 ? of(kept) : full;
+  return `${shown.text}\n${wrap(leftOutNote(left.sort((a, b) => a - b).map((i) => fit(clean(columns[i]!.header))), opts.see), width)}`;
 }
 
 export interface TableOptions {
@@ -489,6 +495,8 @@ export interface TableOptions {
   width?: number;
   /** no column left out (Column.drop), however wide: default the CLI's --wide (setWideTables) */
   wide?: boolean;
+  /** how the columns left out can be seen (leftOutNote): default `--wide or --json` */
+  see?: string;
 }
 
 /**
@@ -504,14 +512,15 @@ export function setWideTables(on: boolean): void {
 
 /**
  * The line under a table that left columns out to fit its terminal: which, and how to see them.
+ * `see`: the command's ways to see them (a query's: `--wide, --json or --csv`).
  * Example: leftOutNote(['input', 'output']) → '(not shown: input, output; see --wide or --json)'.
  */
-export function leftOutNote(headers: readonly string[]): string {
-  return `(not shown: ${headers.join(', ')}; see --wide or --json)`;
+export function leftOutNote(headers: readonly string[], see = '--wide or --json'): string {
+  return `(not shown: ${headers.join(', ')}; see ${see})`;
 }
 
 /** table() at `opts.width`, every column shown; the text and the columns the table takes. */
-function layout(columns: Column[], rows: Cell[][], opts: TableOptions & { width: number }): { text: string; width: number } {
+function layout(columns: Column[], rows: Cell[][], opts: TableOptions & { width: number }): { text: string; width: number; natural: number[] } {
   // a list cell's items, each cleaned and fit as a cell is (its text below is them joined)
   // (none made for a table without a list: a query's table of 100,000s of rows)
   const items = columns.some((c) => c.list) ? rows.map((r) => r.map((c) => (Array.isArray(c) ? c.map((m: string) => fit(clean(m))) : undefined))) : [];
@@ -595,5 +604,5 @@ function layout(columns: Column[], rows: Cell[][], opts: TableOptions & { width:
       lines.push(join(columns.map((_, i) => pad(r[i] ?? '', i)), '  ', ' │ ').trimEnd());
     }
   });
-  return { text: lines.join('\n'), width: tableWidth(columns, widths) };
+  return { text: lines.join('\n'), width: tableWidth(columns, widths), natural };
 }

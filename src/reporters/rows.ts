@@ -15,9 +15,10 @@ export function columnsOf(rows: readonly Row[]): string[] {
  * `order`: the result's columns, in their order: a row's keys put a column named as an integer
  * (`1`, `2`: a PIVOT over rounds names them so) before the others, so `name, 2, 1` showed as `1, 2, name`.
  * A result without rows shows its header above `(no rows)`, as `--csv` prints its header line (it showed
- * `(no rows)` alone, the columns unsaid). `free`: columns of free text (`query --list`'s purpose), shown
- * whole off a terminal and cut with an ellipsis on one too narrow for them (Column.cut); a query's own
- * result is the user's data, every column whole. A cut cell keeps its start (Column.prose).
+ * `(no rows)` alone, the columns unsaid). On a terminal too narrow for the result its last columns are
+ * left out, its first always shown, and named on a line under it (Column.drop). `free`: columns of free
+ * text (`query --list`'s purpose), shown whole off a terminal and cut at their end on one too narrow for
+ * them (Column.cut, Column.prose); a query's own result is the user's data, every cell shown whole.
  */
 export function formatRows(rows: readonly Row[], color: boolean, order?: readonly string[], free: readonly string[] = []): string {
   const cols = order ? [...order] : columnsOf(rows);
@@ -26,11 +27,18 @@ export function formatRows(rows: readonly Row[], color: boolean, order?: readonl
 (no rows)`;
   const numeric = cols.map((c) => rows.every((r) => r[c] === null || typeof r[c] === 'number'));
   // a column's name can be transcript text too (`PIVOT requests ON agent_type`): cleaned as the cells are
-  const columns: Column[] = cols.map((c, i) => ({ header: clean(c), align: numeric[i] ? 'num' : 'text', whole: true, ...(free.includes(c) ? { cut: true, prose: true } : {}) }));
+  // on a terminal too narrow for the result, its last columns are left out first, its first always stays (named under it)
+  const columns: Column[] = cols.map((c, i) => ({
+    header: clean(c),
+    align: numeric[i] ? 'num' : 'text',
+    whole: true,
+    ...(free.includes(c) ? { cut: true, prose: true } : {}),
+    ...(i > 0 ? { drop: cols.length - i } : {}),
+  }));
   const plain = cols.map(namesTimeOrId);
   const cells: string[][] = rows.map((r) => cols.map((c, i) => (plain[i] && typeof r[c] === 'number' && Number.isInteger(r[c]) ? String(r[c]) : cellText(r[c]))));
   cols.forEach((_, i) => numeric[i] && alignPoints(cells, i));
-  return table(columns, cells as Cell[][], { color });
+  return table(columns, cells as Cell[][], { color, see: '--wide, --json or --csv' });
 }
 
 /**

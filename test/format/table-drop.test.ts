@@ -114,3 +114,27 @@ test('leftOutNote names the columns in the table\'s order; fitEnd keeps prose\'s
   assert.equal(displayWidth(fitEnd('項目項目項目', 6)), 5);
   assert.equal(fitEnd('short', 24), 'short');
 });
+
+test('a table of whole text (a query\'s result, no totals) leaves out its columns as any other, measured once', () => {
+  const cols: Column[] = ['id', 'project', 'first', 'weight', 'usd'].map((h, i) => ({ header: h, whole: true, ...(i > 0 ? { drop: 5 - i } : {}) }));
+  const rows: Cell[][] = [
+    ['8463c716-a2ea-4c14-9efa-87158ebd9f20', '/home/USER/projects/spotter-worktrees/spotter-fum', '2026-02-11 21:41', '2,378,725', '11.66'],
+    ['4d5611e5-241a-462a-8d15-5122611a9569', '/app', '2026-02-12 16:02', '2,082,827', '10.11'],
+  ];
+  const full = table(cols, rows, { width: Infinity });
+  assert.ok(widest(full) > 100);
+  const t = table(cols, rows, { width: 80, see: '--wide, --json or --csv' });
+  assert.ok(widest(t) <= 80, t);
+  // the last columns go first, then those left out are put back from the one of most weight as they fit
+  const kept = headers(t);
+  assert.equal(kept[0], 'id');
+  const left = ['project', 'first', 'weight', 'usd'].filter((h) => !kept.includes(h));
+  assert.ok(left.length > 0);
+  assert.equal(lines(t).at(-1), `(not shown: ${left.join(', ')}; see --wide, --json or --csv)`);
+  // the cells shown are the full table's, whole
+  for (const r of rows) assert.ok(t.includes(String(r[0])));
+  // as laid out column by column: the same table as one made of the kept columns alone, and the note
+  const keep = kept.map((h) => cols.findIndex((c) => c.header === h));
+  const alone = table(keep.map((k) => cols[k]!), rows.map((r) => keep.map((k) => r[k])), { width: Infinity });
+  assert.equal(lines(t).slice(0, -1).join('\n'), alone);
+});
