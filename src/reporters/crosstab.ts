@@ -69,9 +69,14 @@ export function formatCrosstab(r: CrosstabResult, color: boolean, timezone?: str
     if (!c) return '';
     return formatMeasure(r.measure, c.value) + (priced && c.value !== null && c.unpriced_requests > 0 ? ' +?' : '');
   };
+  // on a terminal too narrow for the table, the columns of the smallest totals are left out first (named
+  // under it); the rows' column and the totals stay, and the total column still counts every column
+  const byTotal = r.cols.map((c, i) => ({ i, total: value.get(k(null, c))?.value ?? -Infinity })).sort((a, b) => a.total - b.total);
+  const dropOf = new Map(byTotal.map((c, n) => [c.i, n + 1]));
   const columns = [
-    { header: clean(`${r.rows_dimension} \\ ${r.cols_dimension}`) },
-    ...r.cols.map((c) => ({ header: clean(String(c)), align: 'num' as const })),
+    // a project's path or a session's id may be cut, before a column is left out; a model, an agent type or a day never is
+    { header: clean(`${r.rows_dimension} \\ ${r.cols_dimension}`), cut: r.rows_dimension === 'project' || r.rows_dimension === 'session' },
+    ...r.cols.map((c, i) => ({ header: clean(String(c)), align: 'num' as const, drop: dropOf.get(i)! })),
     { header: 'total', align: 'num' as const, totals: true },
   ];
   const body: Cell[][] = [...r.rows, null].map((row) => [row === null ? 'total' : String(row), ...[...r.cols, null].map((col) => cell(row, col))]);

@@ -256,7 +256,7 @@ test('every command with a table fits an 80- and a 120-column terminal, leaving 
       return [note];
     });
   };
-  for (const args of [['summary', ...logs], ['sessions', ...logs], ['anatomy', ...logs], ['whatif', 'ttl', ...logs], ['whatif', 'keepalive', ...logs], ['query', '--list'], ['query', 'sessions', ...logs]]) {
+  for (const args of [['summary', ...logs], ['sessions', ...logs], ['anatomy', ...logs], ['whatif', 'ttl', ...logs], ['whatif', 'keepalive', ...logs], ['query', '--list'], ['query', 'sessions', ...logs], ['crosstab', ...logs, '--rows', 'project', '--cols', 'model', '--measure', 'weight']]) {
     const name = args.slice(0, 2).join(' ');
     const piped = cli(args, { HOME: tempDir() });
     assert.equal(piped.code, 0, piped.stderr);
