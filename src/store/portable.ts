@@ -56,7 +56,8 @@ export async function usePortableViews(store: Store): Promise<void> {
  * requests and attachments span (`lo`, `hi`). Which copy is kept, by key:
  *   chains (chain_id): the copy in the newest export, then the one with the most requests, then the
  *     latest last_t (a later export of logs that have grown since), then the file path (a stable
- *     choice between equal copies); `chain_exports` names the export it is in;
+ *     choice between equal copies), ranked once: `chain_exports` names the copy kept (its export,
+ *     file and row in it), which the `chains` view keeps;
  *   requests (key: message.id and requestId): the copy in the newest export, then the one in the
  *     export whose chain copy was kept, then by file path. A session resumed between two exports
  *     (its lines copied into the new one's transcript, its requests the new chain's from then on):
@@ -77,19 +78,18 @@ export async function usePortableViews(store: Store): Promise<void> {
  */
 export function poolViews(root: string, o: { listed?: boolean } = {}): string[] {
   const options = `hive_partitioning = false, union_by_name = true, filename = '_file'`;
-  const read = (t: string) => (o.listed ? `read_parquet(getvariable('${t}_files'), ${options})` : `read_parquet('${poolGlob(root, t)}', ${options})`);
+  const read = (t: string, more = '') => (o.listed ? `read_parquet(getvariable('${t}_files'), ${options}${more})` : `read_parquet('${poolGlob(root, t)}', ${options}${more})`);
   const exportOf = (f: string) => `regexp_replace(${f}, '/[^/]*/[^/]*/[^/]*$', '')`;
-  const chainOrder = `ORDER BY e.newest DESC NULLS LAST, requests DESC NULLS LAST, last_t DESC NULLS LAST, _file DESC`;
   return [
     `CREATE ${o.listed ? 'TEMP TABLE' : 'VIEW'} pool_exports AS SELECT export, max(newest) AS newest, min(lo) AS lo, max(hi) AS hi FROM (
-  SELECT ${exportOf('_file')} AS export, greatest(coalesce(max(last_t), max(first_t)), coalesce(max(first_t), max(last_t))) AS newest FROM ${read('chains')} GROUP BY 1
+  SELECT ${exportOf('_file')} AS export, greatest(max(first_t), max(last_t)) AS newest FROM ${read('chains')} GROUP BY 1
   UNION ALL BY NAME SELECT ${exportOf('_file')} AS export, min(t) AS lo, max(t) AS hi FROM ${read('requests')} GROUP BY 1
   UNION ALL BY NAME SELECT ${exportOf('_file')} AS export, min(t) AS lo, max(t) AS hi FROM ${read('attachments')} GROUP BY 1) GROUP BY export`,
-    `CREATE ${o.listed ? 'TEMP TABLE' : 'VIEW'} chain_exports AS SELECT chain_id, ${exportOf('_file')} AS export FROM ${read('chains')} x LEFT JOIN pool_exports e ON e.export = ${exportOf('x._file')}
+    `CREATE ${o.listed ? 'TEMP TABLE' : 'VIEW'} chain_exports AS SELECT chain_id, ${exportOf('_file')} AS export, _file AS file, file_row_number AS row FROM ${read('chains', ', file_row_number = true')} x LEFT JOIN pool_exports e ON e.export = ${exportOf('x._file')}
   WHERE chain_id IS NOT NULL
-  QUALIFY row_number() OVER (PARTITION BY chain_id ${chainOrder}) = 1`,
-    `CREATE VIEW chains AS SELECT x.* EXCLUDE (_file) FROM ${read('chains')} x LEFT JOIN pool_exports e ON e.export = ${exportOf('x._file')}
-  QUALIFY chain_id IS NULL OR row_number() OVER (PARTITION BY chain_id ${chainOrder}) = 1`,
+  QUALIFY row_number() OVER (PARTITION BY chain_id ORDER BY e.newest DESC NULLS LAST, requests DESC NULLS LAST, last_t DESC NULLS LAST, _file DESC, file_row_number) = 1`,
+    `CREATE VIEW chains AS SELECT x.* EXCLUDE (_file, file_row_number) FROM ${read('chains', ', file_row_number = true')} x LEFT JOIN chain_exports c ON c.file = x._file AND c.row = x.file_row_number
+  WHERE x.chain_id IS NULL OR c.file IS NOT NULL`,
     `CREATE VIEW requests AS SELECT r.* EXCLUDE (_file) FROM ${read('requests')} r LEFT JOIN chain_exports c USING (chain_id) LEFT JOIN pool_exports e ON e.export = ${exportOf('r._file')}
   QUALIFY key IS NULL OR row_number() OVER (PARTITION BY key ORDER BY e.newest DESC NULLS LAST, ${exportOf('r._file')} = c.export DESC NULLS LAST, r._file DESC) = 1`,
     `CREATE VIEW attachments AS SELECT a.* EXCLUDE (_file) FROM ${read('attachments')} a LEFT JOIN chain_exports c USING (chain_id) LEFT JOIN pool_exports e ON e.export = c.export

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { openParquet } from '../../src/store/portable.js';
+import { openParquet, poolViews } from '../../src/store/portable.js';
 import { runCli } from '../faults/helpers.js';
 import { CONDENSE, CONDENSE_61, MAROT_DOV, corpus, realLogs, tmp } from './helpers.js';
 
@@ -180,4 +180,13 @@ test('an export from before a session was resumed beside one from after answers 
   } finally {
     px.close();
   }
+});
+
+test('each chain\'s copies are ranked once: the chains view keeps the copy chain_exports names, which the requests and attachments follow', () => {
+  // the chains view ranked every chain's copies again, in its own window, beside chain_exports'
+  const [, exports, chains] = poolViews('pool');
+  assert.match(exports!, /^CREATE VIEW chain_exports AS/);
+  assert.match(chains!, /^CREATE VIEW chains AS/);
+  assert.match(chains!, /JOIN chain_exports/);
+  assert.doesNotMatch(chains!, /row_number\(\)|QUALIFY/);
 });
