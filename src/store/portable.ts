@@ -55,18 +55,22 @@ export async function usePortableViews(store: Store): Promise<void> {
  * last_t of its chains: the whole chains, as the logs were when it was made), and the times its
  * requests and attachments span (`lo`, `hi`). Which copy is kept, by key:
  *   chains (chain_id): the copy in the newest export, then the one with the most requests, then the
- *     latest last_t (a later export of logs that have grown since), then the file path (a stable
- *     choice between equal copies), ranked once: `chain_exports` names the copy kept (its export,
+ *     latest last_t (a later export of logs that have grown since), then the export last in
+ *     code-point order of its path (below), ranked once: `chain_exports` names the copy kept (its export,
  *     file and row in it), which the `chains` view keeps;
  *   requests (key: message.id and requestId): the copy in the newest export, then the one in the
- *     export whose chain copy was kept, then by file path. A session resumed between two exports
+ *     export whose chain copy was kept, then the export last in code-point order. A session resumed between two exports
  *     (its lines copied into the new one's transcript, its requests the new chain's from then on):
  *     the earlier export's copy under the old chain, whose 5 requests are 0 in the later one, was
  *     kept beside its requests under the new chain;
  *   attachments (chain_id, line, t, type, hash: one attachment line of one chain): the copy in the
- *     export whose chain copy was kept; another export's only outside the times that export spans
+ *     export whose chain copy was kept (else the export last in code-point order); another export's only outside the times that export spans
  *     (an older export's days the newer one does not hold), so that the old chain's attachments, the
  *     new chain's in the later export, are not counted twice.
+ * Two exports of the same age (the same export copied to two directories and one edited, or two
+ * taken of logs whose latest chain is the same) are told apart by their paths, the last in code-point
+ * order winning (`pool/b` over `pool/a`, `pool/x-y` over `pool/x`), whole exports compared, not the
+ * files' paths (by which `pool/x/…` came after `pool/x-y/…`), and the file path last only within one export.
  * An export is a file's path less `<table>/day=…/<file>.parquet`. A row whose key is NULL (no
  * cachelens export writes one) is kept. DUPLICATES counts what each view leaves out.
  *
@@ -87,14 +91,14 @@ export function poolViews(root: string, o: { listed?: boolean } = {}): string[] 
   UNION ALL BY NAME SELECT ${exportOf('_file')} AS export, min(t) AS lo, max(t) AS hi FROM ${read('attachments')} GROUP BY 1) GROUP BY export`,
     `CREATE ${o.listed ? 'TEMP TABLE' : 'VIEW'} chain_exports AS SELECT chain_id, ${exportOf('_file')} AS export, _file AS file, file_row_number AS row FROM ${read('chains', ', file_row_number = true')} x LEFT JOIN pool_exports e ON e.export = ${exportOf('x._file')}
   WHERE chain_id IS NOT NULL
-  QUALIFY row_number() OVER (PARTITION BY chain_id ORDER BY e.newest DESC NULLS LAST, requests DESC NULLS LAST, last_t DESC NULLS LAST, _file DESC, file_row_number) = 1`,
+  QUALIFY row_number() OVER (PARTITION BY chain_id ORDER BY e.newest DESC NULLS LAST, requests DESC NULLS LAST, last_t DESC NULLS LAST, e.export DESC, _file DESC, file_row_number) = 1`,
     `CREATE VIEW chains AS SELECT x.* EXCLUDE (_file, file_row_number) FROM ${read('chains', ', file_row_number = true')} x LEFT JOIN chain_exports c ON c.file = x._file AND c.row = x.file_row_number
   WHERE x.chain_id IS NULL OR c.file IS NOT NULL`,
     `CREATE VIEW requests AS SELECT r.* EXCLUDE (_file) FROM ${read('requests')} r LEFT JOIN chain_exports c USING (chain_id) LEFT JOIN pool_exports e ON e.export = ${exportOf('r._file')}
-  QUALIFY key IS NULL OR row_number() OVER (PARTITION BY key ORDER BY e.newest DESC NULLS LAST, ${exportOf('r._file')} = c.export DESC NULLS LAST, r._file DESC) = 1`,
+  QUALIFY key IS NULL OR row_number() OVER (PARTITION BY key ORDER BY e.newest DESC NULLS LAST, ${exportOf('r._file')} = c.export DESC NULLS LAST, ${exportOf('r._file')} DESC, r._file DESC) = 1`,
     `CREATE VIEW attachments AS SELECT a.* EXCLUDE (_file) FROM ${read('attachments')} a LEFT JOIN chain_exports c USING (chain_id) LEFT JOIN pool_exports e ON e.export = c.export
   WHERE c.export IS NULL OR ${exportOf('a._file')} = c.export OR coalesce(a.t NOT BETWEEN e.lo AND e.hi, true)
-  QUALIFY chain_id IS NULL OR row_number() OVER (PARTITION BY chain_id, line, t, type, hash ORDER BY ${exportOf('a._file')} = c.export DESC NULLS LAST, a._file DESC) = 1`,
+  QUALIFY chain_id IS NULL OR row_number() OVER (PARTITION BY chain_id, line, t, type, hash ORDER BY ${exportOf('a._file')} = c.export DESC NULLS LAST, ${exportOf('a._file')} DESC, a._file DESC) = 1`,
   ];
 }
 

@@ -6,8 +6,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { loadDuckdb } from '../../src/store/duckdb.js';
 import { openParquet, poolViews } from '../../src/store/portable.js';
 import { runCli } from '../faults/helpers.js';
 import { CONDENSE, CONDENSE_61, MAROT_DOV, corpus, realLogs, tmp } from './helpers.js';
@@ -189,4 +190,38 @@ test('each chain\'s copies are ranked once: the chains view keeps the copy chain
   assert.match(chains!, /^CREATE VIEW chains AS/);
   assert.match(chains!, /JOIN chain_exports/);
   assert.doesNotMatch(chains!, /row_number\(\)|QUALIFY/);
+});
+
+test('two exports of the same age are told apart by their paths, the last in code-point order winning, whole exports compared', async () => {
+  // pool/x and pool/x-y: one export copied and the copy edited (each request's and chain's project), so both
+  // are of the same age, each chain of the same requests and last_t. 'x-y' comes after 'x', though its files'
+  // paths ('…/x-y/chains/…') come before x's ('…/x/chains/…', '/' after '-'), by which the copy kept was x's
+  const pool = tmp('cachelens-pool-');
+  await exportTo(path.join(pool, 'x'), corpus([CONDENSE, MAROT_DOV]));
+  cpSync(path.join(pool, 'x'), path.join(pool, 'x-y'), { recursive: true });
+  const duckdb = await loadDuckdb();
+  const instance = await duckdb.DuckDBInstance.create(':memory:');
+  const db = await instance.connect();
+  try {
+    for (const table of ['requests', 'chains']) {
+      for (const day of readdirSync(path.join(pool, 'x-y', table))) {
+        const file = path.join(pool, 'x-y', table, day, 'data_0.parquet');
+        await db.run(`COPY (SELECT * REPLACE (project || ' (edited)' AS project) FROM read_parquet('${file}')) TO '${file}.new' (FORMAT parquet)`);
+        renameSync(`${file}.new`, file);
+      }
+    }
+  } finally {
+    db.closeSync();
+    instance.closeSync();
+  }
+  const want = await answers(path.join(pool, 'x-y'));
+  assert.notDeepEqual(want.out, (await answers(path.join(pool, 'x'))).out, 'the edit shows in the answers');
+  assertSameAnswers((await answers(pool)).out, want.out);
+  const px = await openParquet(pool);
+  try {
+    const [n] = await px.all(`SELECT (SELECT count(*) FROM requests WHERE NOT ends_with(project, ' (edited)')) AS requests, (SELECT count(*) FROM chains WHERE NOT ends_with(project, ' (edited)')) AS chains`);
+    assert.deepEqual(n, { requests: 0, chains: 0 });
+  } finally {
+    px.close();
+  }
 });
