@@ -216,6 +216,11 @@ export async function openSource(argv: Record<string, unknown>, io: Io): Promise
       const listed = list.length > 1 ? `${list.slice(0, -1).join(', ')} and ${list.at(-1)}` : list[0];
       io.stderr(`cachelens: --parquet ${dir}: left out ${listed} (rows another export below it holds too: the same export twice, or overlapping ones); each is counted once`);
     }
+    // a link below DIR that leads nowhere holds no export that can be read: said, not passed over silently
+    if (source.dangling.length > 0) {
+      const n = source.dangling.length;
+      io.stderr(`cachelens: --parquet ${dir}: passed over ${n === 1 ? 'a link' : `${int(n)} links`} that lead${n === 1 ? 's' : ''} nowhere: ${source.dangling[0]}${n > 1 ? ` and ${int(n - 1)} more` : ''}`);
+    }
     return { source, defaults };
   }
   const ctx = await openContext(commonOptions(argv, io));

@@ -14,8 +14,8 @@
  * columns the export keeps (ATTACHMENT_COLUMNS).
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { existsSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { type Dirent, existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { loadDuckdb, MACROS, openingOptions } from './duckdb.js';
 import { UsageError } from '../errors.js';
 import { type QueryTable, type Row, type Store, plainRow, queryTable, readStatements } from './store.js';
@@ -75,7 +75,7 @@ export async function usePortableViews(store: Store): Promise<void> {
  * cachelens export writes one) is kept. DUPLICATES counts what each view leaves out.
  *
  * As docs/store.md gives them (`listed` false), each view globs the pool itself; cachelens
- * (`listed`) reads the files globbed once at open (the variables `<table>_files`, POOL_FILES) and
+ * (`listed`) reads the files listed once at open (poolFiles, which follows links; the variables `<table>_files`, POOL_FILES) and
  * keeps `chain_exports`, one row per chain, as a table: the requests and attachments views read it
  * at every use, and a pool of many files was globbed and its chains read each time.
  * Example: pool/a and pool/b both a copy of one export → each table's rows once.
@@ -109,27 +109,109 @@ export function poolViews(root: string, o: { listed?: boolean } = {}): string[] 
  * had just written), and `team*` read every directory beside it whose name begins so as well.
  * A hidden file (`[!.]`: a macOS AppleDouble `._data_0.parquet`) is no export's, and is not matched: the
  * views as docs/store.md gives them read a pool copied through a macOS share as cachelens does.
+ * DuckDB's glob takes a backslash for a `/`, so one in the root is matched by `?` (any one character);
+ * nor does its `**` follow a link to a directory (poolFiles, which cachelens reads by, does both).
  * Example: the root `/p [1]` is globbed as `/p [[]1]`, the tables' directories below it as before.
  */
 export function poolGlob(root: string, table: string): string {
-  return `${root.replace(/[*?[]/g, (c) => `[${c}]`)}/**/${table}/*/[!.]*.parquet`.replace(/'/g, "''");
+  return `${root.replace(/[*?[]/g, (c) => `[${c}]`).replace(/\\/g, '?')}/**/${table}/*/[!.]*.parquet`.replace(/'/g, "''");
+}
+
+/** One file of a pool: its path, and the pattern read_parquet reads it by (globPattern). */
+interface PoolFile {
+  path: string;
+  pattern: string;
 }
 
 /**
- * Sets `<table>_files` to the table's files below `root`, globbed once (poolViews' `listed`); NULL for
- * none. A hidden file is no export's: a pool copied through a macOS share or a FAT drive holds an
- * AppleDouble `._data_0.parquet` beside each file, which failed the whole pool as a damaged Parquet file.
- * read_parquet globs each path of a list again, so each is kept with its `*`, `?` and `[` matched as
- * themselves (`[*]`, `[?]`, `[[]`; filePath gives the path back): `exports [2]` read `exports 2`
- * beside it instead, and `team*` every directory whose name begins so.
+ * Each table's files below `root` (`<table>/<day>/<name>.parquet` at any depth, as the glob `**` matches), listed here
+ * rather than by DuckDB's glob, whose `**` does not follow a link: a pool made of links to each
+ * person's export (`pool/alice -> /shares/alice/export`) read none of them, without a word. A link to
+ * a directory is followed; each directory is read once, by the first path (in code-point order) that
+ * reaches it, so a link to a directory already read (one above it: a loop; or one beside it) is not
+ * read again. A link that leads nowhere is returned in `dangling`, to be said. A hidden file is no
+ * export's: a pool copied through a macOS share or a FAT drive holds an AppleDouble `._data_0.parquet`
+ * beside each file, which failed the whole pool as a damaged Parquet file. Each list is in code-point
+ * order. Example: pool/a -> /x/export, pool/b/requests/… → both exports' files.
  */
-const POOL_FILES = (root: string, table: string) =>
-  `SET VARIABLE ${table}_files = (SELECT list(regexp_replace(file, '([*?[])', '[\\1]', 'g') ORDER BY file) FROM glob('${poolGlob(root, table)}') WHERE NOT starts_with(parse_filename(file), '.'))`;
-
-/** The file a path of POOL_FILES' lists names. Example: '/p [[]1]/x.parquet' → '/p [1]/x.parquet'. */
-export function filePath(listed: string): string {
-  return listed.replace(/\[([*?[])\]/g, '$1');
+export function poolFiles(root: string): { files: Record<(typeof PORTABLE_TABLES)[number], PoolFile[]>; dangling: string[] } {
+  const files = { requests: [] as PoolFile[], chains: [] as PoolFile[], attachments: [] as PoolFile[] };
+  const dangling: string[] = [];
+  const seen = new Set<string>([realpathSync(root)]);
+  const walk = (dir: string, depth: string[]): void => {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch (err) {
+      throw new UsageError(`--parquet: ${dir} cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): the exports below it would be left out`, 'make it readable, or take it out of the pool');
+    }
+    for (const e of entries.sort((x, y) => codePointOrder(x.name, y.name))) {
+      const full = join(dir, e.name);
+      let isDir = e.isDirectory();
+      let isFile = e.isFile();
+      if (e.isSymbolicLink()) {
+        try {
+          const st = statSync(full);
+          isDir = st.isDirectory();
+          isFile = st.isFile();
+        } catch {
+          dangling.push(full);
+          continue;
+        }
+      }
+      if (isDir) {
+        const real = realpathSync(full);
+        if (seen.has(real)) continue;
+        seen.add(real);
+        walk(full, [...depth, e.name]);
+      } else if (isFile && depth.length >= 2 && !e.name.startsWith('.') && e.name.endsWith('.parquet')) {
+        const table = depth.at(-2)!;
+        if (Object.hasOwn(files, table)) files[table as keyof typeof files].push({ path: full, pattern: globPattern(full) });
+      }
+    }
+  };
+  walk(root, []);
+  for (const t of PORTABLE_TABLES) files[t].sort((x, y) => codePointOrder(x.path, y.path));
+  return { files, dangling };
 }
+
+/** Compares two strings by code point (as DuckDB orders VARCHARs), not by UTF-16 unit as sort() does. */
+function codePointOrder(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a), Buffer.from(b));
+}
+
+/**
+ * The pattern read_parquet reads exactly the file `path` by: it globs each path of a list, so its `*`,
+ * `?` and `[` are matched as themselves in brackets (`[*]`, `[?]`, `[[]`; `exports [2]` read
+ * `exports 2` beside it instead, and `team*` every directory whose name begins so). DuckDB's glob
+ * takes a backslash for a path separator (`/tmp/a\b/pool` was read as `/tmp/a/b/pool`), and a path
+ * without `*`, `?` or `[` is not globbed: a backslash is kept as it is in one; in a path that must be
+ * globbed it is matched by `?`, and refused when that matches another name beside it too (no pattern
+ * can then name that one file).
+ * Example: '/p [1]/x.parquet' → '/p [[]1]/x.parquet'; '/a\b/x.parquet' as it is.
+ */
+function globPattern(path: string): string {
+  if (!/[*?[]/.test(path)) return path;
+  const pattern = path.replace(/[*?[]/g, (c) => `[${c}]`);
+  if (!path.includes('\\')) return pattern;
+  const parts = path.split('/');
+  parts.forEach((name, i) => {
+    if (!name.includes('\\')) return;
+    const like = new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, (c) => (c === '\\' ? '.' : `\\${c}`))}$`, 'su');
+    const parent = parts.slice(0, i).join('/') || '/';
+    const other = readdirSync(parent).find((n) => n !== name && like.test(n));
+    if (other !== undefined) {
+      throw new UsageError(
+        `--parquet: ${path} cannot be read alone: DuckDB reads a path holding *, ? or [ as a pattern, in which a backslash is matched only by ?, which matches ${join(parent, other)} too`,
+        'rename the directory with the backslash, or the one beside it',
+      );
+    }
+  });
+  return pattern.replace(/\\/g, '?');
+}
+
+/** Sets `<table>_files` (poolViews' `listed`) to the read_parquet patterns of the table's files (poolFiles). */
+const POOL_FILES = (table: string, files: PoolFile[]) => `SET VARIABLE ${table}_files = [${files.map((f) => `'${f.pattern.replace(/'/g, "''")}'`).join(', ')}]::VARCHAR[]`;
 
 /**
  * The rows each view of poolViews leaves out: of requests and chains the copies of one key, counted in
@@ -147,15 +229,14 @@ const DUPLICATES = `SELECT
  * cachelens Parquet export: Invalid Error: don't know what type: ?", which named no file.
  * Only run once opening the pool failed.
  */
-async function unreadableFile(db: DuckDBConnection): Promise<{ file: string; error: string } | null> {
+async function unreadableFile(db: DuckDBConnection, pool: ReturnType<typeof poolFiles>['files']): Promise<{ file: string; error: string } | null> {
   for (const t of PORTABLE_TABLES) {
-    const [{ files }] = (await db.runAndReadAll(`SELECT getvariable('${t}_files') AS files`)).getRowObjectsJS();
-    for (const file of (files as string[] | null) ?? []) {
+    for (const file of pool[t]) {
       try {
         // every value of every row: a damaged page is found only when it is read
-        await db.runAndReadAll(`SELECT count(hash(f)) FROM read_parquet('${file.replace(/'/g, "''")}', hive_partitioning = false) f`);
+        await db.runAndReadAll(`SELECT count(hash(f)) FROM read_parquet('${file.pattern.replace(/'/g, "''")}', hive_partitioning = false) f`);
       } catch (err) {
-        return { file: filePath(file), error: (err as Error).message.split('\n')[0]! };
+        return { file: file.path, error: (err as Error).message.split('\n')[0]! };
       }
     }
   }
@@ -175,6 +256,8 @@ export interface ParquetSource extends SqlSource {
    * (a page damaged in a column the opening did not read), or null when each can be read.
    */
   damaged(): Promise<UsageError | null>;
+  /** the links below the pool that lead nowhere (poolFiles), passed over */
+  dangling: string[];
 }
 
 /**
@@ -190,6 +273,7 @@ export async function openParquet(dir: string): Promise<ParquetSource> {
   // a file (one export's data_0.parquet, a .duckdb store) was said not to exist
   if (!existsSync(root)) throw new UsageError(`--parquet ${dir}: no such directory`);
   if (!statSync(root).isDirectory()) throw new UsageError(`--parquet ${dir} is not a directory`, 'name the directory an export was written to (cachelens export --parquet DIR), or one holding several');
+  const pool = poolFiles(root);
   const instance = await (await loadDuckdb()).DuckDBInstance.create(':memory:', openingOptions());
   const db = await instance.connect();
   const close = () => {
@@ -200,15 +284,14 @@ export async function openParquet(dir: string): Promise<ParquetSource> {
   try {
     await db.run(MACROS);
     for (const t of PORTABLE_TABLES) {
-      await db.run(POOL_FILES(root, t));
-      const [{ files }] = (await db.runAndReadAll(`SELECT getvariable('${t}_files') AS files`)).getRowObjectsJS();
-      if (files === null) throw new Error(`no ${t}/day=…/*.parquet below it`);
+      if (pool.files[t].length === 0) throw new Error(`no ${t}/day=…/*.parquet below it`);
+      await db.run(POOL_FILES(t, pool.files[t]));
     }
     for (const view of poolViews(root, { listed: true })) await db.run(view);
     const [counts] = (await db.runAndReadAll(DUPLICATES)).getRowObjectsJS();
     for (const t of PORTABLE_TABLES) duplicates[t] = Number(counts![t]);
   } catch (err) {
-    const damaged = await unreadableFile(db).catch(() => null);
+    const damaged = await unreadableFile(db, pool.files).catch(() => null);
     close();
     if (damaged) throw damagedFile(dir, damaged);
     throw new UsageError(`${dir} holds no cachelens Parquet export: ${(err as Error).message.split('\n')[0]}`, 'make one with cachelens export --parquet DIR');
@@ -223,8 +306,9 @@ export async function openParquet(dir: string): Promise<ParquetSource> {
     },
     close,
     duplicates,
+    dangling: pool.dangling,
     async damaged() {
-      const found = await unreadableFile(db).catch(() => null);
+      const found = await unreadableFile(db, pool.files).catch(() => null);
       return found && damagedFile(dir, found);
     },
   };
