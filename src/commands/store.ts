@@ -216,11 +216,12 @@ export async function openSource(argv: Record<string, unknown>, io: Io): Promise
       const listed = list.length > 1 ? `${list.slice(0, -1).join(', ')} and ${list.at(-1)}` : list[0];
       io.stderr(`cachelens: --parquet ${dir}: left out ${listed} (rows another export below it holds too: the same export twice, or overlapping ones); each is counted once`);
     }
-    // a link below DIR that leads nowhere holds no export that can be read: said, not passed over silently
-    if (source.dangling.length > 0) {
-      const n = source.dangling.length;
-      io.stderr(`cachelens: --parquet ${dir}: passed over ${n === 1 ? 'a link' : `${int(n)} links`} that lead${n === 1 ? 's' : ''} nowhere: ${source.dangling[0]}${n > 1 ? ` and ${int(n - 1)} more` : ''}`);
-    }
+    // a link below DIR that leads nowhere, or a directory that cannot be read, may hold an export that
+    // is not read: said, not passed over silently
+    const passed = (what: string[], one: string, many: (n: string) => string) =>
+      what.length > 0 && io.stderr(`cachelens: --parquet ${dir}: passed over ${what.length === 1 ? one : many(int(what.length))}: ${what[0]}${what.length > 1 ? ` and ${int(what.length - 1)} more` : ''}`);
+    passed(source.dangling, 'a link that leads nowhere', (n) => `${n} links that lead nowhere`);
+    passed(source.unreadable, 'a directory that cannot be read', (n) => `${n} directories that cannot be read`);
     return { source, defaults };
   }
   const ctx = await openContext(commonOptions(argv, io));

@@ -129,21 +129,25 @@ interface PoolFile {
  * person's export (`pool/alice -> /shares/alice/export`) read none of them, without a word. A link to
  * a directory is followed; each directory is read once, by the first path (in code-point order) that
  * reaches it, so a link to a directory already read (one above it: a loop; or one beside it) is not
- * read again. A link that leads nowhere is returned in `dangling`, to be said. A hidden file is no
+ * read again. A link that leads nowhere is returned in `dangling`, a directory below `root` that
+ * cannot be read (a `lost+found` of a mounted drive) in `unreadable`, to be said. A hidden file is no
  * export's: a pool copied through a macOS share or a FAT drive holds an AppleDouble `._data_0.parquet`
  * beside each file, which failed the whole pool as a damaged Parquet file. Each list is in code-point
  * order. Example: pool/a -> /x/export, pool/b/requests/… → both exports' files.
  */
-export function poolFiles(root: string): { files: Record<(typeof PORTABLE_TABLES)[number], PoolFile[]>; dangling: string[] } {
+export function poolFiles(root: string): { files: Record<(typeof PORTABLE_TABLES)[number], PoolFile[]>; dangling: string[]; unreadable: string[] } {
   const files = { requests: [] as PoolFile[], chains: [] as PoolFile[], attachments: [] as PoolFile[] };
   const dangling: string[] = [];
+  const unreadable: string[] = [];
   const seen = new Set<string>([realpathSync(root)]);
   const walk = (dir: string, depth: string[]): void => {
     let entries: Dirent[];
     try {
       entries = readdirSync(dir, { withFileTypes: true });
     } catch (err) {
-      throw new UsageError(`--parquet: ${dir} cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): the exports below it would be left out`, 'make it readable, or take it out of the pool');
+      if (dir === root) throw new UsageError(`--parquet ${root} cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      unreadable.push(dir);
+      return;
     }
     for (const e of entries.sort((x, y) => codePointOrder(x.name, y.name))) {
       const full = join(dir, e.name);
@@ -172,7 +176,7 @@ export function poolFiles(root: string): { files: Record<(typeof PORTABLE_TABLES
   };
   walk(root, []);
   for (const t of PORTABLE_TABLES) files[t].sort((x, y) => codePointOrder(x.path, y.path));
-  return { files, dangling };
+  return { files, dangling, unreadable };
 }
 
 /** Compares two strings by code point (as DuckDB orders VARCHARs), not by UTF-16 unit as sort() does. */
@@ -258,6 +262,8 @@ export interface ParquetSource extends SqlSource {
   damaged(): Promise<UsageError | null>;
   /** the links below the pool that lead nowhere (poolFiles), passed over */
   dangling: string[];
+  /** the directories below the pool that cannot be read (poolFiles), passed over */
+  unreadable: string[];
 }
 
 /**
@@ -307,6 +313,7 @@ export async function openParquet(dir: string): Promise<ParquetSource> {
     close,
     duplicates,
     dangling: pool.dangling,
+    unreadable: pool.unreadable,
     async damaged() {
       const found = await unreadableFile(db, pool.files).catch(() => null);
       return found && damagedFile(dir, found);

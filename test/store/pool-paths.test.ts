@@ -5,8 +5,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, symlinkSync } from 'node:fs';
+import fs, { mkdirSync, symlinkSync } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import path from 'node:path';
+import { openSource } from '../../src/commands/store.js';
 import { UsageError } from '../../src/errors.js';
 import { openParquet } from '../../src/store/portable.js';
 import { runCli, usageError } from '../faults/helpers.js';
@@ -102,4 +104,32 @@ test('a pool whose path holds both a backslash and [ is refused in one line when
     return true;
   });
   await usageError(['query', 'cost_by', '--parquet', mine, '--json'], /^cachelens: --parquet: .* cannot be read alone: .*cxd \[1\] too/);
+});
+
+test('a directory below a pool that cannot be read (a lost+found of a mounted drive) is passed over and said, naming it; the rest is read', async () => {
+  // the tests may run as root, who reads every directory: the one below is made unreadable by readdirSync
+  const pool = tmp('cachelens-pool-');
+  const want = await exportTo(DOV, path.join(pool, 'alice'));
+  const locked = path.join(pool, 'lost+found');
+  mkdirSync(locked);
+  const readdir = fs.readdirSync;
+  try {
+    (fs as { readdirSync: unknown }).readdirSync = (dir: fs.PathLike, ...rest: unknown[]) => {
+      if (String(dir) === locked) throw Object.assign(new Error(`EACCES: permission denied, scandir '${locked}'`), { code: 'EACCES' });
+      return (readdir as (...a: unknown[]) => unknown)(dir, ...rest);
+    };
+    syncBuiltinESMExports();
+    const lines: string[] = [];
+    const { source } = await openSource({ parquet: pool }, { color: false, env: {}, stderr: (l) => lines.push(l) });
+    try {
+      const [n] = await source.all(`SELECT count(*)::INTEGER AS requests FROM requests`);
+      assert.deepEqual(n, { requests: want });
+    } finally {
+      source.close();
+    }
+    assert.deepEqual(lines, [`cachelens: --parquet ${pool}: passed over a directory that cannot be read: ${locked}`]);
+  } finally {
+    (fs as { readdirSync: unknown }).readdirSync = readdir;
+    syncBuiltinESMExports();
+  }
 });
