@@ -56,27 +56,27 @@ export async function usePortableViews(store: Store): Promise<void> {
  * requests and attachments span (`lo`, `hi`). Which copy is kept, by key:
  *   chains (chain_id): the copy in the newest export, then the one with the most requests, then the
  *     latest last_t (a later export of logs that have grown since), then the export last in
- *     code-point order of its path (below), ranked once: `chain_exports` names the copy kept (its export,
- *     file and row in it), which the `chains` view keeps;
+ *     code-point order of its path (below), ranked once: `chain_exports` names the copy kept (its
+ *     export, file and row in it), which the `chains` view keeps;
  *   requests (key: message.id and requestId): the copy in the newest export, then the one in the
- *     export whose chain copy was kept, then the export last in code-point order. A session resumed between two exports
- *     (its lines copied into the new one's transcript, its requests the new chain's from then on):
+ *     export whose chain copy was kept, then the export last in code-point order. A session resumed
+ *     between two exports *     (its lines copied into the new one's transcript, its requests the new chain's from then on):
  *     the earlier export's copy under the old chain, whose 5 requests are 0 in the later one, was
  *     kept beside its requests under the new chain;
  *   attachments (chain_id, line, t, type, hash: one attachment line of one chain): the copy in the
- *     export whose chain copy was kept (else the export last in code-point order); another export's only outside the times that export spans
- *     (an older export's days the newer one does not hold), so that the old chain's attachments, the
- *     new chain's in the later export, are not counted twice.
+ *     export whose chain copy was kept (else the export last in code-point order); another export's
+ *     only outside the times that export spans (an older export's days the newer one does not hold),
+ *     so that the old chain's attachments, the new chain's in the later export, are not counted twice.
  * Two exports of the same age (the same export copied to two directories and one edited, or two
  * taken of logs whose latest chain is the same) are told apart by their paths, the last in code-point
  * order winning (`pool/b` over `pool/a`, `pool/x-y` over `pool/x`), whole exports compared, not the
- * files' paths (by which `pool/x/…` came after `pool/x-y/…`), and the file path last only within one export.
+ * files' paths (by which `pool/x/…` came after `pool/x-y/…`); the file path last, within one export.
  * An export is a file's path less `<table>/day=…/<file>.parquet`. A row whose key is NULL (no
  * cachelens export writes one) is kept. DUPLICATES counts what each view leaves out.
  *
  * As docs/store.md gives them (`listed` false), each view globs the pool itself; cachelens
- * (`listed`) reads the files listed once at open (poolFiles, which follows links; the variables `<table>_files`, POOL_FILES) and
- * keeps `chain_exports`, one row per chain, as a table: the requests and attachments views read it
+ * (`listed`) reads the files listed once at open (poolFiles, which follows links; the variables
+ * `<table>_files`, POOL_FILES) and keeps `chain_exports`, one row per chain, as a table: the requests and attachments views read it
  * at every use, and a pool of many files was globbed and its chains read each time.
  * Example: pool/a and pool/b both a copy of one export → each table's rows once.
  */
@@ -124,8 +124,8 @@ interface PoolFile {
 }
 
 /**
- * Each table's files below `root` (`<table>/<day>/<name>.parquet` at any depth, as the glob `**` matches), listed here
- * rather than by DuckDB's glob, whose `**` does not follow a link: a pool made of links to each
+ * Each table's files below `root` (`<table>/<day>/<name>.parquet` at any depth, as the glob `**`
+ * matches), listed here rather than by DuckDB's glob, whose `**` does not follow a link: a pool made of links to each
  * person's export (`pool/alice -> /shares/alice/export`) read none of them, without a word. A link to
  * a directory is followed; each directory is read once, by the first path (in code-point order) that
  * reaches it, so a link to a directory already read (one above it: a loop; or one beside it) is not
@@ -300,7 +300,9 @@ export async function openParquet(dir: string): Promise<ParquetSource> {
     const damaged = await unreadableFile(db, pool.files).catch(() => null);
     close();
     if (damaged) throw damagedFile(dir, damaged);
-    throw new UsageError(`${dir} holds no cachelens Parquet export: ${(err as Error).message.split('\n')[0]}`, 'make one with cachelens export --parquet DIR');
+    // what was passed over may have held the export: said beside the reason
+    const passed = pool.unreadable.length > 0 ? `; passed over ${pool.unreadable.length === 1 ? 'a directory' : `${pool.unreadable.length} directories`} that cannot be read: ${pool.unreadable[0]}` : '';
+    throw new UsageError(`${dir} holds no cachelens Parquet export: ${(err as Error).message.split('\n')[0]}${passed}`, 'make one with cachelens export --parquet DIR');
   }
   return {
     async all(sql, params) {

@@ -112,10 +112,11 @@ test('a directory below a pool that cannot be read (a lost+found of a mounted dr
   const want = await exportTo(DOV, path.join(pool, 'alice'));
   const locked = path.join(pool, 'lost+found');
   mkdirSync(locked);
+  let locked2: string | undefined;
   const readdir = fs.readdirSync;
   try {
     (fs as { readdirSync: unknown }).readdirSync = (dir: fs.PathLike, ...rest: unknown[]) => {
-      if (String(dir) === locked) throw Object.assign(new Error(`EACCES: permission denied, scandir '${locked}'`), { code: 'EACCES' });
+      if (String(dir) === locked || String(dir) === locked2) throw Object.assign(new Error(`EACCES: permission denied, scandir '${locked}'`), { code: 'EACCES' });
       return (readdir as (...a: unknown[]) => unknown)(dir, ...rest);
     };
     syncBuiltinESMExports();
@@ -128,6 +129,16 @@ test('a directory below a pool that cannot be read (a lost+found of a mounted dr
       source.close();
     }
     assert.deepEqual(lines, [`cachelens: --parquet ${pool}: passed over a directory that cannot be read: ${locked}`]);
+    // a pool whose only directory cannot be read: refused, saying what was passed over
+    await assert.rejects(openParquet(locked), (err: Error) => err instanceof UsageError && /cannot be read: EACCES/.test(err.message));
+    const only = path.join(tmp('cachelens-pool-'), 'pool');
+    mkdirSync(path.join(only, 'lost+found'), { recursive: true });
+    locked2 = path.join(only, 'lost+found');
+    await assert.rejects(openParquet(only), (err: Error) => {
+      assert.ok(err instanceof UsageError, err.message);
+      assert.match(err.message, new RegExp(`holds no cachelens Parquet export: .*; passed over a directory that cannot be read: ${locked2!.replace(/[+.]/g, '\\$&')}$`));
+      return true;
+    });
   } finally {
     (fs as { readdirSync: unknown }).readdirSync = readdir;
     syncBuiltinESMExports();
