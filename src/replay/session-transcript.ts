@@ -288,6 +288,13 @@ export function nestedDeeperThan(x: unknown, limit: number): boolean {
   return false;
 }
 
+/** `o` without its fields nested deeper than `limit` − 1 levels (so that `o` is at most `limit` deep). */
+function withoutDeep(o: Record<string, unknown>, limit: number): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(o)) if (!nestedDeeperThan(v, limit - 1)) out[k] = v;
+  return out;
+}
+
 /**
  * Reads a transcript file line by line (split at "\n" only, as ingest splits it, so line numbers
  * agree). `chainId` keeps only that chain's items (memory stays at one chain). A line that is not
@@ -404,8 +411,13 @@ export async function readSessionTranscript(path: string, opts: { chainId?: stri
       }
       skipped.push({ line: lineNo, reason: 'nested_too_deep' });
       const msg = obj(o.message);
-      const shallow: Record<string, unknown> | null = msg && o.type === 'assistant' ? { ...o, message: { ...msg, content: [] }, toolUseResult: undefined } : null;
-      if (shallow && !nestedDeeperThan(shallow, MAX_DEPTH)) collector.add(lineNo, shallow);
+      if (msg && o.type === 'assistant') {
+        // the depth may be anywhere: in the content, or in a field the replay never reads (an
+        // unknown top-level or message field); every such field goes with the content, so the
+        // request stays (it was lost, `no such chain in this transcript`, while ingest counted it)
+        const shallow = withoutDeep({ ...o, message: withoutDeep({ ...msg, content: [] }, MAX_DEPTH - 1), toolUseResult: undefined }, MAX_DEPTH);
+        if (!nestedDeeperThan(shallow, MAX_DEPTH)) collector.add(lineNo, shallow);
+      }
       return;
     }
     collector.add(lineNo, o);
