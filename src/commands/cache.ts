@@ -64,7 +64,10 @@ export const anatomyCommand: Command = {
         if (found === null) throw new UsageError(`--chain ${want}: no such chain in scope`);
         if ('many' in found) throw manyChainsError(want, found);
         const detail = chainDetail(found.hit, options);
-        return { json: detail, text: formatChain(detail, io.color) };
+        // the filters head the text and are echoed, and the times are in --timezone, as the rest of
+        // anatomy's (the chain's table was in UTC under any --timezone, and named no filter)
+        const line = await filtersLineOf(ctx, detail.summary.requests > 0);
+        return { json: { ...detail, filters: ctx.filters }, text: line + formatChain(detail, io.color, ctx.filters.timezone) };
       }
       const analysis = new AnatomyAnalysis(options);
       await forEachChain((c) => void analysis.add(c));

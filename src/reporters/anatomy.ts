@@ -6,6 +6,7 @@ import type { AnatomyResult, AnatomyRow, ChainDetail } from '../analyses/anatomy
 import { type Cell, clean, type Column, fit, int, pct, table, usd } from '../format/table.js';
 import { allUnpriced } from '../analyses/weigh.js';
 import { wrap } from '../format/wrap.js';
+import { zoneOffsetMs } from '../format/days.js';
 import { counted, duration } from './units.js';
 
 export interface FormatAnatomyOptions {
@@ -34,9 +35,12 @@ function weightCell(r: Pick<AnatomyRow, 'requests' | 'unpriced_requests'>, weigh
 }
 
 /** An ISO 8601 time to the second, its T a space: '2026-02-10 12:00:05', '+010000-01-01 11:59:59' (the day as long as its year is). */
-function secondOf(iso: string): string {
-  const t = iso.indexOf('T');
-  return `${iso.slice(0, t)} ${iso.slice(t + 1, t + 9)}`;
+/** `2026-02-12T16:02:27.123Z` → `2026-02-12 16:02:27`, on the clocks of `timezone` when given (`2026-02-12 21:32:27` in Asia/Kolkata). */
+function secondOf(iso: string, timezone?: string): string {
+  const ms = Date.parse(iso);
+  const local = timezone ? new Date(ms + zoneOffsetMs(ms, timezone)).toISOString() : iso;
+  const t = local.indexOf('T');
+  return `${local.slice(0, t)} ${local.slice(t + 1, t + 9)}`;
 }
 
 export function formatAnatomy(result: AnatomyResult, options: FormatAnatomyOptions = {}): string {
@@ -190,7 +194,11 @@ function chainWeight(s: Pick<AnatomyRow, 'requests' | 'unpriced_requests'>, weig
   return `${int(weight)} wt${s.unpriced_requests > 0 ? ' +?' : ''}`;
 }
 
-export function formatChain(detail: ChainDetail, color = false): string {
+/**
+ * `timezone`: the zone the request times are shown in (the run's `--timezone`), named in the
+ * column's header as `blocks` names it; UTC without it.
+ */
+export function formatChain(detail: ChainDetail, color = false, timezone?: string): string {
   const s = detail.summary;
   const head =
     `Chain ${clean(detail.chain_id)} (${chainKind(detail)}) of session ${clean(detail.session_id)}: ` +
@@ -202,7 +210,7 @@ export function formatChain(detail: ChainDetail, color = false): string {
       // on a narrow terminal the segment, round, C prev, rewrite, model, TTL, P, gap and time go first, in
       // that order, then r and w: the request's number, its class, weight and causes stay
       num('#'),
-      { header: 'time (UTC)', drop: 9 },
+      { header: `time (${timezone ?? 'UTC'})`, drop: 9 },
       num('round', 2),
       num('seg', 1),
       num('gap', 8),
@@ -219,7 +227,7 @@ export function formatChain(detail: ChainDetail, color = false): string {
     ],
     detail.requests.map((q): Cell[] => [
       q.index + 1,
-      secondOf(q.time),
+      secondOf(q.time, timezone),
       q.round,
       q.segment,
       duration(q.gap_s),

@@ -31,6 +31,24 @@ test('anatomy --chain on marot 4d5611e5 classifies exactly as SPEC §3', () => {
   ]);
 });
 
+test('anatomy --chain shows its times in --timezone and heads its text with the filters, as anatomy does; --json echoes them', () => {
+  const C = '4d5611e5-241a-462a-8d15-5122611a9569';
+  const args = ['anatomy', MAROT, '--chain', C, '--db', ':memory:', '--timezone', 'Asia/Kolkata', '--since', '2026-02-13'];
+  const r = cli(args);
+  assert.equal(r.code, 0, r.stderr);
+  const lines = r.stdout.split('\n');
+  assert.equal(lines[0], 'Filtered: --since 2026-02-13 (days in Asia/Kolkata)');
+  const j = cli([...args, '--json']);
+  assert.equal(j.code, 0, j.stderr);
+  const d = JSON.parse(j.stdout);
+  assert.deepEqual(d.filters, { since: '2026-02-13', until: null, project: null, timezone: 'Asia/Kolkata' });
+  const first = d.requests[0].time as string; // UTC in --json, as blocks' starts are
+  const local = new Date(Date.parse(first) + 5.5 * 3_600_000).toISOString().replace('T', ' ').slice(0, 19);
+  assert.ok(lines.some((l) => /time \(Asia\/Kolkata\)/.test(l)), 'the column names the zone');
+  assert.ok(lines.some((l) => l.includes(` ${local} `)), `the first request at ${local} Kolkata time (${first} UTC)`);
+  assert.ok(!lines.some((l) => l.includes(` ${first.replace('T', ' ').slice(0, 19)} `)), 'not at its UTC time');
+});
+
 test('the 1-hour marot session 8463c716 shows no expiry under its own TTL', () => {
   const d = json(['anatomy', MAROT, '--chain', '8463c716-a2ea-4c14-9efa-87158ebd9f20']);
   assert.ok(d.requests.length > 100);

@@ -146,6 +146,7 @@ const runs: Record<string, () => string[][]> = {
   'cachelens sessions': () => [['sessions', ...logs()]],
   'cachelens blocks': () => [['blocks', ...logs()]],
   'cachelens anatomy': () => [['anatomy', ...logs()]],
+  'cachelens anatomy --chain': () => [['anatomy', ...logs(), '--chain', '1f517242-e624-462c-80f4-9aab96cd61a2:afe431875d602779e']],
   'cachelens whatif ttl': () => [['whatif', 'ttl', ...logs()]],
   'cachelens whatif keepalive': () => [['whatif', 'keepalive', ...logs()]],
   'cachelens replay channel': () => [['replay', 'channel', CHANNEL], ['replay', 'channel', badChannel, '--idle-reap', '30m', '--evict-at', '5', '--fail-at', '7']],
