@@ -29,6 +29,13 @@ export interface LocatedChain {
    * chain's own transcript does not hold them, so the replay cannot replay them.
    */
   progress_only: number;
+  /**
+   * This chain's requests whose every copy is in another transcript than `path` (a session whose
+   * lines Claude Code wrote into two project directories, one file each under the same name): the
+   * replay reads `path` alone, so it cannot replay them; `other_files` names those transcripts.
+   */
+  other_file_requests: number;
+  other_files: string[];
 }
 
 /**
@@ -62,7 +69,20 @@ export async function locateChain(store: Store, id: string, chain?: string): Pro
       'read the logs with the subagent\'s transcript, or replay the session\'s main chain',
     );
   }
-  return { ...found, elsewhere: elsewhere.map((r) => r.key as string), progress_only: only };
+  const others = await store.all(
+    `SELECT f.path, count(*)::INTEGER AS n FROM requests r JOIN files f USING (file_id)
+     WHERE r.chain_id = $chain AND r.rank > 0 AND NOT EXISTS (
+       SELECT 1 FROM observations o JOIN files g ON g.file_id = o.file_id WHERE o.key = r.key AND g.path = $path)
+     GROUP BY f.path ORDER BY f.path`,
+    { chain: found.chain_id, path: found.path },
+  );
+  return {
+    ...found,
+    elsewhere: elsewhere.map((r) => r.key as string),
+    progress_only: only,
+    other_file_requests: others.reduce((n, r) => n + (r.n as number), 0),
+    other_files: others.map((r) => r.path as string),
+  };
 }
 
 /**

@@ -45,6 +45,16 @@ export function progressOnlyNote(n: number): string {
   return `${fmtCount(n, 'request')} of this chain not replayed: only agent_progress copies in the parent's transcript hold ${them} (the store counts ${them}), this chain's transcript does not`;
 }
 
+/**
+ * Requests of the chain that only other transcripts hold: Claude Code wrote the session's lines into
+ * two project directories (one file each, the same name), and the replay reads one transcript.
+ */
+export function otherFilesNote(n: number, files: readonly string[]): string {
+  const them = n === 1 ? 'it' : 'them';
+  const where = files.length === 1 ? `another transcript of this session, ${files[0]}, holds ${them}` : `${files.length} other transcripts of this session hold ${them} (${files[0]}, …)`;
+  return `${fmtCount(n, 'request')} of this chain not replayed: ${where} (the store counts ${them}); the replay reads one transcript: replay that one as a FILE to see ${them}`;
+}
+
 /** The `+?` of weighted cost and USD: `unpriced` is the most requests without a price in any strategy. */
 export function unpricedNote(unpriced: number): string {
   const them = unpriced === 1 ? 'request of a model without a price is' : 'requests of models without a price are';

@@ -53,6 +53,8 @@ export interface SessionReplayOptions {
   pause?: Pause;
   /** requests the store knows for this chain only from agent_progress copies in its parent's transcript (LocatedChain.progress_only) */
   progressOnly?: number;
+  /** requests of this chain only other transcripts hold (LocatedChain.other_file_requests), and those transcripts */
+  otherFiles?: { requests: number; files: string[] };
 }
 
 export interface SessionReplayResult {
@@ -67,6 +69,9 @@ export interface SessionReplayResult {
     copied_requests: number;
     /** requests the store counts for this chain that only agent_progress copies in the parent's transcript hold: not in its transcript, not replayed */
     progress_only_requests: number;
+    /** requests the store counts for this chain that only other transcripts hold (a session split across two project directories): not replayed */
+    other_file_requests: number;
+    other_files: string[];
     rounds: number;
     compactions: number;
     attachments: number;
@@ -175,6 +180,8 @@ export async function replayChain(chain: TranscriptChain, opts: SessionReplayOpt
       requests: rc.requests.length,
       copied_requests: chain.copied,
       progress_only_requests: opts.progressOnly ?? 0,
+      other_file_requests: opts.otherFiles?.requests ?? 0,
+      other_files: opts.otherFiles?.files ?? [],
       rounds: rc.rounds,
       compactions: rc.compactions,
       attachments: rc.events.filter((e) => e.kind === 'message' && e.attachment).length,

@@ -8,7 +8,7 @@ import type { ReplayRun } from '../report/data.js';
 import { fmtCount } from '../report/format.js';
 import { requestRange } from './session-calibrate.js';
 import { skipLines } from './skips.js';
-import { cacheReadZeroNote, chainFacts, copiedNote, fidelityHeading, NO_FIDELITY, prefixLine, progressOnlyNote, promptZeroNote, skippedHeading, tokenizerNote, unpricedNote, type PrefixFacts } from './session-notes.js';
+import { cacheReadZeroNote, chainFacts, copiedNote, fidelityHeading, NO_FIDELITY, prefixLine, otherFilesNote, progressOnlyNote, promptZeroNote, skippedHeading, tokenizerNote, unpricedNote, type PrefixFacts } from './session-notes.js';
 import type { SessionReplayResult } from './session-replay.js';
 import type { SessionStrategy, SessionStrategySummary } from './session-strategy.js';
 
@@ -55,6 +55,7 @@ export function formatSessionReplay(r: SessionReplayResult, opts: { color?: bool
   ];
   if (c.copied_requests) out.push(copiedNote(c.copied_requests));
   if (c.progress_only_requests) out.push(progressOnlyNote(c.progress_only_requests));
+  if (c.other_file_requests) out.push(clean(otherFilesNote(c.other_file_requests, c.other_files)));
   const conv = cal.conversation;
   // (the fidelity is recorded's: without it, none is measured on any request)
   if (conv?.scale != null) {
@@ -185,6 +186,8 @@ export function sessionReplayRun(r: SessionReplayResult): ReplayRun {
       models: [...c.models],
       copiedRequests: c.copied_requests,
       progressOnlyRequests: c.progress_only_requests,
+      otherFileRequests: c.other_file_requests,
+      otherFiles: [...c.other_files],
       ...prefixFacts(r),
       skippedLines: c.skipped_lines,
       notedLines: c.noted_lines,

@@ -332,6 +332,9 @@ export interface ReplaySession extends PrefixFacts {
   models: string[];
   copiedRequests: number;
   progressOnlyRequests: number;
+  /** requests of the chain only other transcripts hold (a session split across project directories), not replayed; and those transcripts */
+  otherFileRequests?: number;
+  otherFiles?: string[];
   skippedLines: number;
   notedLines: number;
   skipped: Array<{ reason: string; count: number; lines: number[] }>;

@@ -91,6 +91,31 @@ test('a request on a line nested too deep only in a field the replay does not re
   }
 });
 
+test('a session whose transcript is split across two project directories: the requests only the other one holds are counted and named, not dropped unsaid', async (t) => {
+  const { logs, db } = setup(t);
+  writeLog(logs, 'projects/-a/s1.jsonl', [
+    user('hi'),
+    assistant({ msg: 'm1', usage: usage(1, 2, 3, 4), t: '2025-03-01T10:00:00.000Z' }),
+    assistant({ msg: 'm2', usage: usage(1, 2, 3, 4), t: '2025-03-01T10:00:05.000Z' }),
+  ]);
+  const other = writeLog(logs, 'projects/-b/s1.jsonl', [
+    user('more', { t: '2025-03-01T10:01:00.000Z' }),
+    assistant({ msg: 'm3', usage: usage(1, 2, 3, 4), t: '2025-03-01T10:01:05.000Z' }),
+  ]);
+  const summary = await runCli(['summary', logs, '--db', db, '--json']);
+  assert.equal(JSON.parse(summary.stdout).totals.requests, 3);
+  const r = await runCli(['replay', 'session', 's1', logs, '--db', db, '--strategy', 'recorded', '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  const c = JSON.parse(r.stdout).chain;
+  assert.equal(c.requests, 2, 'the replay reads one transcript');
+  assert.equal(c.other_file_requests, 1, 'the request only the other transcript holds is counted');
+  assert.deepEqual(c.other_files, [other]);
+  const text = await runCli(['replay', 'session', 's1', logs, '--db', db, '--strategy', 'recorded']);
+  assert.match(text.stdout.replace(/\s+/g, ' '), /1 request of this chain not replayed: another transcript of this session, \S+s1\.jsonl, holds it/);
+  const whole = await runCli(['replay', 'session', 's1', path.join(logs, 'projects/-a'), '--db', db, '--strategy', 'recorded', '--json']);
+  assert.equal(JSON.parse(whole.stdout).chain.other_file_requests, 0, 'with one transcript read, nothing is elsewhere');
+});
+
 test('a tool result whose toolUseResult (Claude Code\'s copy of the output, unread by the replay) is nested too deep is replayed whole', async (t) => {
   const { logs, db } = setup(t);
   let copy: unknown = { leaf: 1 };
