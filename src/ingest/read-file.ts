@@ -131,7 +131,7 @@ export function readTranscriptSync(path: string, id: FileIdentity, opts: ReadOpt
         // RangeError: a value nested deeper than the stack lets the projector or an attachment's
         // canonical text (file-parser.ts) go (~3,000 levels): that line, not the file
         if (!(err instanceof ProjectionError) && !(err instanceof RangeError)) throw err;
-        parser.skip(lineNo, 'invalid_json', err instanceof RangeError ? `nested too deeply to read (${err.message})` : err.message);
+        parser.skip(lineNo, 'invalid_json', err instanceof RangeError ? `nested too deeply to read (${err.message})` : utf16Said(b, s, e) ?? err.message);
       }
     };
 
@@ -261,6 +261,19 @@ function wholePrompt(l: Line, b: Buffer, s: number, e: number): void {
 }
 
 /** Whether a UTF-8 byte order mark starts at `s`. */
+/**
+ * A line that does not parse and looks like UTF-16 text (a UTF-16 byte-order mark, or a NUL byte in
+ * its first two: `{` is 7B 00 in UTF-16LE, 00 7B in UTF-16BE, and a line after the first begins
+ * with the other half of the newline), said as such: a file saved as UTF-16 (an editor's "Unicode")
+ * was 97 lines of `not a JSON object`, with no word on why. Only a line that failed is looked at.
+ */
+function utf16Said(b: Buffer, s: number, e: number): string | undefined {
+  if (e - s < 2) return undefined;
+  const bom = (b[s] === 0xff && b[s + 1] === 0xfe) || (b[s] === 0xfe && b[s + 1] === 0xff);
+  if (!bom && b[s] !== 0 && b[s + 1] !== 0) return undefined;
+  return 'UTF-16 text, not UTF-8 (Claude Code writes UTF-8: convert the file, e.g. iconv -f UTF-16 -t UTF-8)';
+}
+
 function bomAt(b: Buffer, s: number): boolean {
   return b[s] === 0xef && b[s + 1] === 0xbb && b[s + 2] === 0xbf;
 }

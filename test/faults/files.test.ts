@@ -181,6 +181,22 @@ test('a meta.json that begins with a byte-order mark is read, as transcripts are
   assert.deepEqual((JSON.parse(a.stdout) as { by_agent_type: { agent_type: string }[] }).by_agent_type.map((r) => r.agent_type), ['Explore']);
 });
 
+test('a transcript saved as UTF-16 (LE with a BOM, BE without) is skipped line by line with a detail that says so, not only "not a JSON object"', async (t) => {
+  const { logs, db } = setup(t);
+  const text = [user('hi'), assistant({ msg: 'm1', usage: usage(1, 2, 3, 4) })].join('\n') + '\n';
+  writeLog(logs, 'proj/le.jsonl', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]));
+  writeLog(logs, 'proj/be.jsonl', Buffer.from(text, 'utf16le').swap16());
+  writeLog(logs, 'proj/ok.jsonl', ['{"type": 7'].join('\n') + '\n'); // a line that is just not JSON keeps its own words
+  const s = await summary([logs], db);
+  assert.equal(s.totals.requests, 0);
+  const bad = s.quality.skipped.find((g) => g.reason === 'invalid_json')!;
+  assert.equal(bad.count, 5, JSON.stringify(bad));
+  for (const e of bad.examples) {
+    if (path.basename(e.file) === 'ok.jsonl') assert.doesNotMatch(e.detail ?? '', /UTF-16/);
+    else assert.match(e.detail ?? '', /^UTF-16 text, not UTF-8 \(/, `${path.basename(e.file)}:${e.line}`);
+  }
+});
+
 test('a report stopped while it is written leaves the previous report whole, and the next run leaves no part of it', async (t) => {
   const { dir, logs, db } = setup(t);
   writeLog(logs, 'proj/s1.jsonl', [req('m1', 1), req('m2', 10)]);
