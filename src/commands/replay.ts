@@ -111,7 +111,7 @@ const sessionCommand: Command = {
       reinjectType: nonEmpty(argv['reinject-type'], '--reinject-type', 'an attachment type'),
       chain: nonEmpty(argv.chain, '--chain', 'a chain id, agent id or prefix'),
     };
-    const { elsewhereOfFile, formatSessionReplay, locateChain, replaySessionFile, topSession, transcriptPath } = await import('../replay/index.js');
+    const { elsewhereOfFile, formatSessionReplay, locateChain, otherFilesOfFile, replaySessionFile, topSession, transcriptPath } = await import('../replay/index.js');
     let result: SessionReplayResult;
     // a path that is not there, or a directory, is said as such, not as an unknown session id
     const path = transcriptPath(target, `replay session ID ${target}`);
@@ -119,11 +119,15 @@ const sessionCommand: Command = {
     if (path !== undefined && paths.length > 0) {
       // logs named beside the file: the store says which of its requests another transcript's copies
       // are (a resumed session's), as for a session id; they were read, and their word passed over
-      const { elsewhere, prices } = await withContext(argv, io, async (ctx) => ({ elsewhere: await elsewhereOfFile(ctx.store, path), prices: ctx.prices }));
+      const { elsewhere, otherFiles, prices } = await withContext(argv, io, async (ctx) => ({
+        elsewhere: await elsewhereOfFile(ctx.store, path),
+        otherFiles: await otherFilesOfFile(ctx.store, path),
+        prices: ctx.prices,
+      }));
       if (elsewhere === undefined) {
         throw new UsageError(`${clean(path)}: not among the logs read (${paths.map(clean).join(', ')})`, 'name logs that hold it, or give the transcript alone to replay it without the store');
       }
-      result = await replaySessionFile(path, { ...opts, elsewhere, prices });
+      result = await replaySessionFile(path, { ...opts, elsewhere, otherFiles, prices });
     } else if (path !== undefined) {
       result = await replaySessionFile(path, { ...opts, prices: loadPriceTable(argv.pricing as string | undefined) });
     } else {

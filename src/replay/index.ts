@@ -19,6 +19,6 @@ export type { SessionFidelity, ErrorStats, FidelityRow } from './session-fidelit
 export type { ThinkingRule } from './session-render.js';
 export { readSessionTranscript } from './session-transcript.js';
 export { rebuildChain } from './session-rebuild.js';
-export { elsewhereOfFile, locateChain, topSession, transcriptPath } from './session-locate.js';
+export { elsewhereOfFile, locateChain, otherFilesOfFile, topSession, transcriptPath } from './session-locate.js';
 export type { LocatedChain } from './session-locate.js';
 export { formatSessionReplay, sessionReplayRun } from './session-report.js';

@@ -69,20 +69,58 @@ export async function locateChain(store: Store, id: string, chain?: string): Pro
       'read the logs with the subagent\'s transcript, or replay the session\'s main chain',
     );
   }
-  const others = await store.all(
-    `SELECT f.path, count(*)::INTEGER AS n FROM requests r JOIN files f USING (file_id)
-     WHERE r.chain_id = $chain AND r.rank > 0 AND NOT EXISTS (
-       SELECT 1 FROM observations o JOIN files g ON g.file_id = o.file_id WHERE o.key = r.key AND g.path = $path)
-     GROUP BY f.path ORDER BY f.path`,
-    { chain: found.chain_id, path: found.path },
-  );
+  const others = (await otherFiles(store, `SELECT file_id FROM files WHERE path = $path`, { path: found.path }, found.chain_id)).get(found.chain_id);
   return {
     ...found,
     elsewhere: elsewhere.map((r) => r.key as string),
     progress_only: only,
-    other_file_requests: others.reduce((n, r) => n + (r.n as number), 0),
-    other_files: others.map((r) => r.path as string),
+    other_file_requests: others?.requests ?? 0,
+    other_files: others?.files ?? [],
   };
+}
+
+/** Requests of a chain only other transcripts hold, and those transcripts (LocatedChain.other_file_requests). */
+export interface OtherFiles {
+  requests: number;
+  files: string[];
+}
+
+/**
+ * Per chain of the transcript `fileIds` selects (or of `chain` alone): its requests (not an
+ * agent_progress copy's) that no line of that transcript holds, by the transcript that holds
+ * them. Example: S.jsonl in -a holding 22 of the session's 39 requests, -b/S.jsonl the other
+ * 17 → S: { requests: 17, files: ['…/-b/S.jsonl'] }.
+ */
+async function otherFiles(store: Store, fileIds: string, params: Record<string, unknown>, chain?: string): Promise<Map<string, OtherFiles>> {
+  const rows = await store.all(
+    `WITH here AS (${fileIds}),
+     chains_here AS (SELECT DISTINCT chain_id FROM observations WHERE file_id IN (SELECT file_id FROM here)${chain === undefined ? '' : ' AND chain_id = $chain'})
+     SELECT r.chain_id, f.path, count(*)::INTEGER AS n FROM requests r JOIN files f USING (file_id)
+     WHERE r.chain_id IN (SELECT chain_id FROM chains_here) AND r.rank > 0 AND NOT EXISTS (
+       SELECT 1 FROM observations o WHERE o.key = r.key AND o.file_id IN (SELECT file_id FROM here))
+     GROUP BY ALL ORDER BY r.chain_id, f.path`,
+    chain === undefined ? params : { ...params, chain },
+  );
+  const out = new Map<string, OtherFiles>();
+  for (const r of rows) {
+    const id = r.chain_id as string;
+    let o = out.get(id);
+    if (!o) out.set(id, (o = { requests: 0, files: [] }));
+    o.requests += r.n as number;
+    o.files.push(r.path as string);
+  }
+  return out;
+}
+
+/** For a transcript named by its path, read with logs that hold it: otherFiles of each of its chains. */
+export async function otherFilesOfFile(store: Store, file: string): Promise<Map<string, OtherFiles>> {
+  let real: string | null = null;
+  try {
+    real = realpathSync.native(file);
+  } catch {
+    // the replay says a file it cannot read in its own words
+  }
+  return otherFiles(store, `SELECT file_id FROM files JOIN scope USING (file_id) WHERE path = $given OR path = $real`, { given: resolve(file), real: real ?? resolve(file) });
 }
 
 /**

@@ -53,8 +53,11 @@ export interface SessionReplayOptions {
   pause?: Pause;
   /** requests the store knows for this chain only from agent_progress copies in its parent's transcript (LocatedChain.progress_only) */
   progressOnly?: number;
-  /** requests of this chain only other transcripts hold (LocatedChain.other_file_requests), and those transcripts */
-  otherFiles?: { requests: number; files: string[] };
+  /**
+   * requests of this chain only other transcripts hold (LocatedChain.other_file_requests), and those
+   * transcripts; for a transcript path, per chain of it (otherFilesOfFile), the chain replayed's taken
+   */
+  otherFiles?: { requests: number; files: string[] } | ReadonlyMap<string, { requests: number; files: string[] }>;
 }
 
 export interface SessionReplayResult {
@@ -168,6 +171,7 @@ export async function replayChain(chain: TranscriptChain, opts: SessionReplayOpt
       )
     : null;
 
+  const otherFiles = opts.otherFiles instanceof Map ? opts.otherFiles.get(rc.chainId) : (opts.otherFiles as { requests: number; files: string[] } | undefined);
   const times = rc.requests.map((r) => r.t);
   const notRead = new Set(skipped.filter((s) => !READ_ANYWAY.has(s.reason)).map((s) => s.line));
   return {
@@ -180,8 +184,8 @@ export async function replayChain(chain: TranscriptChain, opts: SessionReplayOpt
       requests: rc.requests.length,
       copied_requests: chain.copied,
       progress_only_requests: opts.progressOnly ?? 0,
-      other_file_requests: opts.otherFiles?.requests ?? 0,
-      other_files: opts.otherFiles?.files ?? [],
+      other_file_requests: otherFiles?.requests ?? 0,
+      other_files: otherFiles?.files ?? [],
       rounds: rc.rounds,
       compactions: rc.compactions,
       attachments: rc.events.filter((e) => e.kind === 'message' && e.attachment).length,

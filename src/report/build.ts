@@ -23,7 +23,7 @@ import { channelLogError } from '../replay/channel-log.js';
 import { skipGroups } from '../replay/skips.js';
 import { realPlace } from '../store/log-dirs.js';
 import { fmtFilters } from './format.js';
-import { type ChannelReplayResult, elsewhereOfFile, locateChain, replaySessionFile, runChannelReplay, sessionReplayRun, topSession, transcriptPath } from '../replay/index.js';
+import { type ChannelReplayResult, elsewhereOfFile, locateChain, otherFilesOfFile, replaySessionFile, runChannelReplay, sessionReplayRun, topSession, transcriptPath } from '../replay/index.js';
 import { runQuery } from '../store/queries.js';
 import { jsonNumber } from '../format/json-numbers.js';
 import { tiePhrase, tiedBudgets } from './section-keepalive.js';
@@ -552,7 +552,7 @@ async function sessionRun(ctx: Context, id: string, calibrate: number, seen: Set
   const path = transcriptPath(id, `report ${id} --session ID`);
   // and when the logs read hold it, its copies of another transcript's requests left out, as for an id
   if (path !== undefined) {
-    const run = sessionReplayRun(await replaySessionFile(path, { elsewhere: await elsewhereOfFile(ctx.store, path), prices: ctx.prices, calibrate }));
+    const run = sessionReplayRun(await replaySessionFile(path, { elsewhere: await elsewhereOfFile(ctx.store, path), otherFiles: await otherFilesOfFile(ctx.store, path), prices: ctx.prices, calibrate }));
     return run.session && !first(path, run.session.chainId) ? null : withDays(ctx, run);
   }
   // `top`: the most expensive session in scope, as `sessions` ranks them

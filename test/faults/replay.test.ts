@@ -112,6 +112,16 @@ test('a session whose transcript is split across two project directories: the re
   assert.deepEqual(c.other_files, [other]);
   const text = await runCli(['replay', 'session', 's1', logs, '--db', db, '--strategy', 'recorded']);
   assert.match(text.stdout.replace(/\s+/g, ' '), /1 request of this chain not replayed: another transcript of this session, \S+s1\.jsonl, holds it/);
+  // named by its path with the logs that hold it, each file says what the other holds
+  const first = path.join(logs, 'projects/-a/s1.jsonl');
+  for (const [file, requests, elsewhere, at] of [[first, 2, 1, other], [other, 1, 2, first]] as const) {
+    const f = await runCli(['replay', 'session', file, logs, '--db', db, '--strategy', 'recorded', '--json']);
+    assert.equal(f.code, 0, f.stderr);
+    const fc = JSON.parse(f.stdout).chain;
+    assert.deepEqual([fc.requests, fc.other_file_requests, fc.other_files], [requests, elsewhere, [at]], file);
+  }
+  const alone = await runCli(['replay', 'session', first, '--db', db, '--strategy', 'recorded', '--json']);
+  assert.equal(JSON.parse(alone.stdout).chain.other_file_requests, 0, 'a path replayed alone has no store to ask');
   const whole = await runCli(['replay', 'session', 's1', path.join(logs, 'projects/-a'), '--db', db, '--strategy', 'recorded', '--json']);
   assert.equal(JSON.parse(whole.stdout).chain.other_file_requests, 0, 'with one transcript read, nothing is elsewhere');
 });
