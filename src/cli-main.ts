@@ -104,6 +104,9 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
       // yargs' "Arguments csv and json are mutually exclusive" named the flags without their dashes
       const conflict = /^Arguments ([\w-]+) and ([\w-]+) are mutually exclusive$/.exec(text);
       if (conflict) throw new UsageError(`--${conflict[1]} and --${conflict[2]} cannot be given together`, 'give one of them');
+      // `cachelens -v` (or -V), the version flag of many tools: it said only 'name a command', as if no flag were given
+      const short = args.find((a) => a === '-v' || a === '-V');
+      if (short !== undefined && commandNamed(args, commands) === undefined) throw new UsageError(`Unknown argument: ${short.slice(1)}`, 'did you mean --version?');
       const suggested = /^Did you mean (.+)\?$/.exec(text);
       const unknown = suggested ? unknownCommand(args, commands) : undefined;
       throw unknown === undefined ? new UsageError(text) : new UsageError(`Unknown argument: ${unknown}`, `did you mean ${suggested![1]}?`);

@@ -49,6 +49,10 @@ test('unknown flags and commands, missing paths and flags without a value: one l
   await usageError(['summary', logs, '--db', ':memory:', '--bogus'], /Unknown argument: bogus/);
   await usageError(['summary', logs, '--db', ':memory:', '--jsn'], /Unknown argument: jsn/);
   await usageError(['frobnicate'], /Unknown argument: frobnicate/);
+  // -v and -V, many tools' version flag, said only 'name a command (see --help)'
+  await usageError(['-v'], /^cachelens: Unknown argument: v \(did you mean --version\?\)$/);
+  await usageError(['-V'], /^cachelens: Unknown argument: V \(did you mean --version\?\)$/);
+  await usageError(['summary', logs, '--db', ':memory:', '-v'], /^cachelens: Unknown argument: v$/);
   // a command close to a known one: yargs' suggestion alone ('Did you mean blocks?') named no problem
   await usageError(['bogus'], /^cachelens: Unknown argument: bogus \(did you mean blocks\?\)$/);
   await usageError(['summry', logs, '--db', ':memory:'], /^cachelens: Unknown argument: summry \(did you mean summary\?\)$/);
