@@ -6,6 +6,7 @@ import type { Argv } from 'yargs';
 import type { ChainInput } from '../analyses/chain.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
+import { clean } from '../format/table.js';
 import { type Command, decimal, filtersLineOf, type Io, nonEmpty, numberOption, type Output, wholeNumber, withContext, withLogOptions } from './command.js';
 
 /**
@@ -61,7 +62,24 @@ export const anatomyCommand: Command = {
         const match = new ChainMatch<ChainInput>(want);
         await forEachChain((c) => match.offer(c, c.chainId, c.agentId));
         const found = match.result();
-        if (found === null) throw new UsageError(`--chain ${want}: no such chain in scope`);
+        if (found === null) {
+          // a chain the logs hold but the filters leave out was said as one that is not there at all
+          const { since, until, project } = ctx.filters;
+          const given = [since !== null && `--since ${since}`, until !== null && `--until ${until}`, project !== null && `--project ${project}`].filter((x) => x !== false);
+          if (given.length > 0) {
+            const { streamChains } = await import('../analyses/load-chains.js');
+            const all = new ChainMatch<ChainInput>(want);
+            for await (const batch of streamChains(ctx.store, { ...ctx.filters, since: null, until: null, project: null })) for (const c of batch) all.offer(c, c.chainId, c.agentId);
+            const hit = all.result();
+            if (hit !== null && !('many' in hit)) {
+              throw new UsageError(
+                `--chain ${want}: chain ${clean(hit.hit.chainId)} has no request that ${given.join(' ')} ${given.length === 1 ? 'chooses' : 'choose'}`,
+                'leave the filters out to see it whole, or widen them',
+              );
+            }
+          }
+          throw new UsageError(`--chain ${want}: no such chain in scope`);
+        }
         if ('many' in found) throw manyChainsError(want, found);
         const detail = chainDetail(found.hit, options);
         // the filters head the text and are echoed, and the times are in --timezone, as the rest of

@@ -49,6 +49,19 @@ test('anatomy --chain shows its times in --timezone and heads its text with the 
   assert.ok(!lines.some((l) => l.includes(` ${first.replace('T', ' ').slice(0, 19)} `)), 'not at its UTC time');
 });
 
+test('anatomy --chain of a chain the filters leave out says so, not that there is no such chain', () => {
+  const C = '4d5611e5-241a-462a-8d15-5122611a9569';
+  const run = (...extra: string[]) => cli(['anatomy', MAROT, '--chain', C, '--db', ':memory:', '--timezone', 'UTC', ...extra]);
+  const since = run('--since', '2030-01-01');
+  assert.equal(since.code, 2);
+  assert.equal(since.stderr, `cachelens: --chain ${C}: chain ${C} has no request that --since 2030-01-01 chooses (leave the filters out to see it whole, or widen them)\n`);
+  const agent = cli(['anatomy', MAROT, '--chain', 'a2898e3', '--db', ':memory:', '--project', 'nomatch', '--until', '2026-01-01']);
+  assert.equal(agent.code, 2);
+  assert.match(agent.stderr, /^cachelens: --chain a2898e3: chain 4d5611e5-[\w-]+:a2898e3 has no request that --until 2026-01-01 --project nomatch choose \(/);
+  const none = cli(['anatomy', MAROT, '--chain', 'ffff0000', '--db', ':memory:', '--since', '2030-01-01']);
+  assert.equal(none.stderr, 'cachelens: --chain ffff0000: no such chain in scope\n', 'a chain the logs do not hold at all is still said as before');
+});
+
 test('the 1-hour marot session 8463c716 shows no expiry under its own TTL', () => {
   const d = json(['anatomy', MAROT, '--chain', '8463c716-a2ea-4c14-9efa-87158ebd9f20']);
   assert.ok(d.requests.length > 100);
