@@ -288,10 +288,18 @@ export function nestedDeeperThan(x: unknown, limit: number): boolean {
   return false;
 }
 
-/** `o` without its fields nested deeper than `limit` − 1 levels (so that `o` is at most `limit` deep). */
-function withoutDeep(o: Record<string, unknown>, limit: number): Record<string, unknown> {
+/**
+ * `v` at most `limit` levels deep: an object deeper than that keeps its fields, each pruned the same
+ * way one level down; a list deeper still becomes the text `(nested too deep)`, which a field the
+ * replay ignores stays ignored as, and a field it reads refuses as ingest refuses a list there (a
+ * usage count: invalid_usage). Example: a usage `{"input_tokens": 1, "x": [[[…5,000 levels…]]]}`
+ * keeps `input_tokens` and its `x` is that text.
+ */
+function pruned(v: unknown, limit: number): unknown {
+  if (v === null || typeof v !== 'object' || !nestedDeeperThan(v, limit)) return v;
+  if (limit <= 1 || Array.isArray(v)) return '(nested too deep)';
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(o)) if (!nestedDeeperThan(v, limit - 1)) out[k] = v;
+  for (const [k, c] of Object.entries(v as Record<string, unknown>)) out[k] = pruned(c, limit - 1);
   return out;
 }
 
@@ -413,10 +421,9 @@ export async function readSessionTranscript(path: string, opts: { chainId?: stri
       const msg = obj(o.message);
       if (msg && o.type === 'assistant') {
         // the depth may be anywhere: in the content, or in a field the replay never reads (an
-        // unknown top-level or message field); every such field goes with the content, so the
+        // unknown top-level, message or usage field); such a field goes with the content, so the
         // request stays (it was lost, `no such chain in this transcript`, while ingest counted it)
-        const shallow = withoutDeep({ ...o, message: withoutDeep({ ...msg, content: [] }, MAX_DEPTH - 1), toolUseResult: undefined }, MAX_DEPTH);
-        if (!nestedDeeperThan(shallow, MAX_DEPTH)) collector.add(lineNo, shallow);
+        collector.add(lineNo, pruned({ ...o, message: { ...msg, content: [] }, toolUseResult: undefined }, MAX_DEPTH) as Record<string, unknown>);
       }
       return;
     }

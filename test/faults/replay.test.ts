@@ -69,25 +69,28 @@ test('a request on a line nested deeper than the replay walks still counts, as i
 test('a request on a line nested too deep only in a field the replay does not read still counts, as ingest counts it', async (t) => {
   const { logs, db } = setup(t);
   const deep = (d: number) => `${'['.repeat(d)}${']'.repeat(d)}`;
-  const line = (field: 'top' | 'message', t: string, msg: string) => {
+  const line = (field: 'top' | 'message' | 'usage', t: string, msg: string) => {
     const l = JSON.parse(assistant({ msg, usage: usage(5, 6, 7, 8), t }));
     if (field === 'top') l.x = 'DEEP';
-    else l.message.container = 'DEEP';
+    else if (field === 'message') l.message.container = 'DEEP';
+    else l.message.usage.x = 'DEEP'; // a field of usage ingest does not read
     return JSON.stringify(l).replace('"DEEP"', deep(5_000));
   };
   const file = writeLog(logs, 'proj/s1.jsonl', [
     user('hi'),
     line('top', '2025-03-01T10:00:00.000Z', 'm1'),
     line('message', '2025-03-01T10:00:03.000Z', 'm2'),
+    line('usage', '2025-03-01T10:00:06.000Z', 'm3'),
   ]);
   const summary = await runCli(['summary', logs, '--db', db, '--json']);
-  assert.equal(JSON.parse(summary.stdout).totals.requests, 2);
+  assert.equal(JSON.parse(summary.stdout).totals.requests, 3);
   for (const args of [[file], ['s1', logs]]) {
     const r = await runCli(['replay', 'session', ...args, '--db', db, '--strategy', 'recorded', '--json']);
     assert.equal(r.code, 0, r.stderr);
     const d = JSON.parse(r.stdout);
-    assert.equal(d.chain.requests, 2, 'the replay counts the requests ingest counts');
-    assert.equal(d.chain.skipped_lines, 2, 'their deep parts are skipped, and counted');
+    assert.equal(d.chain.requests, 3, 'the replay counts the requests ingest counts');
+    assert.equal(d.chain.skipped_lines, 3, 'their deep parts are skipped, and counted');
+    assert.deepEqual(d.turns.map((t: { input_tokens: number }) => t.input_tokens > 0), [true, true, true]);
   }
 });
 
