@@ -281,8 +281,8 @@ export const queryCommand: Command = {
   command: 'query [target] [paths..]',
   describe: 'run a SQL file, or a bundled query by NAME (queries/NAME.sql), against the store',
   options: (y) =>
-    withParquet(withLogOptions(y))
-      .positional('target', { type: 'string', describe: 'FILE.sql, or the NAME of a bundled query' })
+    // target first, as the usage line orders them (--help listed paths above it)
+    withParquet(withLogOptions(y.positional('target', { type: 'string', describe: 'FILE.sql, or the NAME of a bundled query' })))
       .option('param', { type: 'string', array: true, nargs: 1, describe: 'NAME=VALUE for $NAME in the SQL (repeatable; text: cast in SQL)' })
       .option('list', { type: 'boolean', describe: 'list the bundled queries with their purpose' })
       .option('csv', { type: 'boolean', describe: 'print CSV instead of a table' })

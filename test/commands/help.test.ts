@@ -112,3 +112,13 @@ test('every option that takes a value, given without one, is the one-line error 
   }
   assert.ok(checked > 60, `${checked} options checked`);
 });
+
+test('--help lists each command\'s positionals in the order its usage line gives them', () => {
+  for (const name of ['query', 'replay session']) {
+    const help = cli([...name.split(' '), '--help']).stdout;
+    const usage = [...help.split('\n')[0]!.matchAll(/[<[](\w+)(?:\.\.)?[>\]]/g)].map((m) => m[1]);
+    const section = help.slice(help.indexOf('Positionals:'), help.indexOf('Options:'));
+    const listed = [...section.matchAll(/^ {2}(\w+) /gm)].map((m) => m[1]);
+    assert.deepEqual(listed, usage, `${name} --help`);
+  }
+});
