@@ -55,6 +55,8 @@ export interface TtlOptions {
 export interface TtlRow {
   chains: number;
   changed_chains: number;
+  /** of them, chains with a request without a price: what the override does to them no sum holds */
+  changed_unpriced_chains: number;
   requests: number;
   unpriced_requests: number;
   baseline_weight: number;
@@ -87,6 +89,9 @@ export interface TtlResult extends TtlRow {
 class TtlTally {
   private chains = 0;
   private changed = 0;
+  private changedUnpriced = 0;
+  /** whether the last chain is counted in changedUnpriced already */
+  private lastCounted = false;
   private requests = 0;
   private unpriced = 0;
   private baseline = 0;
@@ -106,10 +111,15 @@ class TtlTally {
       this.lastChain = chainId;
       this.chains++;
       if (changed) this.changed++;
+      this.lastCounted = false;
     }
     this.requests++;
     if (!s) {
       this.unpriced++;
+      if (changed && !this.lastCounted) {
+        this.changedUnpriced++;
+        this.lastCounted = true;
+      }
       return;
     }
     this.firstWeights ??= s.weights;
@@ -132,6 +142,7 @@ class TtlTally {
     return {
       chains: this.chains,
       changed_chains: this.changed,
+      changed_unpriced_chains: this.changedUnpriced,
       requests: this.requests,
       unpriced_requests: this.unpriced,
       baseline_weight: this.baseline,

@@ -22,11 +22,12 @@ import { UsageError } from '../errors.js';
 import { channelLogError } from '../replay/channel-log.js';
 import { skipGroups } from '../replay/skips.js';
 import { realPlace } from '../store/log-dirs.js';
-import { fmtFilters } from './format.js';
+import { fmtCount, fmtFilters } from './format.js';
 import { type ChannelReplayResult, elsewhereOfFile, locateChain, otherFilesOfFile, replaySessionFile, runChannelReplay, sessionReplayRun, topSession, transcriptPath } from '../replay/index.js';
 import { runQuery } from '../store/queries.js';
 import { jsonNumber } from '../format/json-numbers.js';
 import { tiePhrase, tiedBudgets } from './section-keepalive.js';
+import { andList } from './section.js';
 import { type Filters, filterParams } from '../analyses/filters.js';
 import type { Store } from '../store/store.js';
 import type { Definition, SkipReason } from '../types.js';
@@ -488,7 +489,14 @@ export function bestWhatIf(ttl: TtlResult | Error, keepalive: KeepaliveResult | 
   const options: BestWhatIf[] = [];
   if (!(ttl instanceof Error) && ttl.baseline_weight > 0) {
     const saving = ttl.baseline_weight - ttl.scenario_weight;
-    options.push({ label: 'force the 1-hour cache TTL', savingWeight: saving, savingUsd: ttl.baseline_usd - ttl.scenario_usd, ...shareOf(ttl.baseline_usd - ttl.scenario_usd, ttl.baseline_usd, saving, ttl.baseline_weight) });
+    const unknown = ttl.changed_unpriced_chains ?? 0;
+    options.push({
+      label: 'force the 1-hour cache TTL',
+      savingWeight: saving,
+      savingUsd: ttl.baseline_usd - ttl.scenario_usd,
+      ...shareOf(ttl.baseline_usd - ttl.scenario_usd, ttl.baseline_usd, saving, ttl.baseline_weight),
+      ...(unknown > 0 ? { unknownEffect: `${fmtCount(unknown, 'chain')} of unpriced models` } : {}),
+    });
   }
   if (!(keepalive instanceof Error) && keepalive.baseline_weight > 0 && keepalive.best_budget !== null) {
     // budget 0 sends no ping: it is the bill as it is, not a what-if ("keepalive pings, budget 0 per gap, changes cost by
@@ -510,6 +518,8 @@ export function bestWhatIf(ttl: TtlResult | Error, keepalive: KeepaliveResult | 
         savingWeight: best.net_saving_weight,
         savingUsd: best.net_saving_usd,
         ...shareOf(best.net_saving_usd, keepalive.baseline_usd, best.net_saving_weight, keepalive.baseline_weight),
+        // a budget above 0 pings every gap of an unpriced model longer than the interval: their cost and saving no sum holds
+        ...(keepalive.unpriced_pinged_gaps > 0 ? { unknownEffect: `${fmtCount(keepalive.unpriced_pinged_gaps, 'gap')} of unpriced models` } : {}),
       });
     }
   }
@@ -520,8 +530,12 @@ export function bestWhatIf(ttl: TtlResult | Error, keepalive: KeepaliveResult | 
   options.sort(order);
   const [top, ...rest] = options;
   if (!top) return null;
-  const tied = rest.filter((o) => order(top, o) === 0).map((o) => o.label);
-  return tied.length ? { ...top, tiedWith: tied } : top;
+  const ties = rest.filter((o) => order(top, o) === 0);
+  if (!ties.length) return top;
+  // the tie's unknowns, each what-if's: "1 chain of unpriced models and 2 gaps of unpriced models"
+  const unknown = [...new Set([top, ...ties].flatMap((o) => (o.unknownEffect ? [o.unknownEffect] : [])))];
+  const { unknownEffect: _, ...sums } = top;
+  return { ...sums, tiedWith: ties.map((o) => o.label), ...(unknown.length ? { unknownEffect: andList(unknown) } : {}) };
 }
 
 /**

@@ -95,6 +95,12 @@ export interface BestWhatIf {
   shareOf: 'cost' | 'weight';
   /** the labels of the other what-ifs that save exactly as much (USD and weight): named with this one */
   tiedWith?: string[];
+  /**
+   * what the what-if (or a tied one) changes that no sum holds, e.g. "1 chain of unpriced models" (the TTL override's
+   * changed chains with a request without a price) or "2 gaps of unpriced models" (the gaps keepalive pings that touch
+   * one): its saving is then of the priced requests alone, marked +?, and "nothing" changes nothing priced only
+   */
+  unknownEffect?: string;
 }
 
 export interface CostOverTime {

@@ -28,29 +28,45 @@ function unchanged(b: NonNullable<Headline['bestWhatIf']>): boolean {
   return jsonNumber(b.savingUsd ?? 0) === 0 && jsonNumber(b.savingWeight) === 0;
 }
 
+/** The mark of a sum over the priced requests when some have no price (summary's and the TTL section's +?), else ''. */
+function partly(h: Headline): string {
+  return h.unpricedRequests > 0 && h.weight !== null ? ' +?' : '';
+}
+
+/** A what-if's saving as the headline shows it, +? when it changes something no sum holds (the keepalive section's mark). */
+function savingText(b: NonNullable<Headline['bestWhatIf']>): string {
+  return (b.savingUsd === null ? fmtWeight(b.savingWeight) : fmtUsd(b.savingUsd)) + (b.unknownEffect ? ' +?' : '');
+}
+
 export function headlineReading(h: Headline): string {
-  const spent = h.usd !== null ? fmtUsd(h.usd) : h.weight !== null ? `${fmtWeight(h.weight)} (USD unknown)` : 'an unknown cost (no request has a price)';
-  const waste = h.wasteWeight === null ? 'an unknown amount' : h.wasteUsd === null ? fmtWeight(h.wasteWeight) : fmtUsd(h.wasteUsd);
+  const mark = partly(h);
+  const spent = h.usd !== null ? fmtUsd(h.usd) + mark : h.weight !== null ? `${fmtWeight(h.weight)}${mark} (USD unknown)` : 'an unknown cost (no request has a price)';
+  const waste = h.wasteWeight === null ? 'an unknown amount' : (h.wasteUsd === null ? fmtWeight(h.wasteWeight) : fmtUsd(h.wasteUsd)) + mark;
   const wasteShare = h.weight && h.wasteWeight !== null ? h.wasteWeight / h.weight : null;
   const reads = h.hitRatio === null ? 'no prompt tokens were read or written' : `${fmtPct(h.hitRatio)} of prompt tokens were cache reads`;
   let s = `${spent} over ${fmtCount(h.requests, 'request')}; ${reads}, and expiry and break rewrites wasted ${waste}${wasteShare === null ? '' : ` (${fmtPct(wasteShare)} of weight)`}`;
   const b = h.bestWhatIf;
   if (b && unchanged(b)) {
     const names = andList([b.label, ...(b.tiedWith ?? [])]);
-    s += `; there is nothing to gain: no what-if tried would save anything (${names} ${b.tiedWith?.length ? 'change' : 'changes'} nothing).`;
+    const many = Boolean(b.tiedWith?.length);
+    // a label may hold its own parentheses (a keepalive tie): the names stand in the sentence, not in parentheses
+    s += b.unknownEffect
+      ? `; no what-if tried would save anything on priced requests: ${names} ${many ? 'change' : 'changes'} nothing priced, and ${many ? 'their' : 'its'} effect on ${b.unknownEffect} is unknown.`
+      : `; there is nothing to gain: no what-if tried would save anything, and ${names} ${many ? 'change' : 'changes'} nothing.`;
   } else if (b?.tiedWith?.length) {
     // a tie names every what-if in it, as the keepalive section names tied budgets
     const names = andList([b.label, ...b.tiedWith].map((l) => `“${l}”`));
     s +=
       saves(b) > 0
-        ? `; the best what-ifs tie: ${names} would each save ${b.savingUsd === null ? fmtWeight(b.savingWeight) : fmtUsd(b.savingUsd)} (${fmtPct(b.savingShare)} of ${b.shareOf}).`
+        ? `; the best what-ifs tie: ${names} would each save ${savingText(b)} (${fmtPct(b.savingShare)} of ${b.shareOf}).`
         : `; no what-if tried would save anything (the least costly, ${names}, each change ${b.shareOf} by ${fmtSignedPct(-b.savingShare)}).`;
   } else if (b) {
     s +=
       saves(b) > 0
-        ? `; the best what-if, ${b.label}, would save ${b.savingUsd === null ? fmtWeight(b.savingWeight) : fmtUsd(b.savingUsd)} (${fmtPct(b.savingShare)} of ${b.shareOf}).`
+        ? `; the best what-if, ${b.label}, would save ${savingText(b)} (${fmtPct(b.savingShare)} of ${b.shareOf}).`
         : `; no what-if tried would save anything (the least costly, ${b.label}, changes ${b.shareOf} by ${fmtSignedPct(-b.savingShare)}).`;
   } else s += '.';
+  if (b?.unknownEffect && !unchanged(b)) s = s.slice(0, -1) + `; ${b.tiedWith?.length ? 'their' : 'its'} effect on ${b.unknownEffect} is unknown.`;
   return s;
 }
 
@@ -59,9 +75,9 @@ export function renderHeadline(h: Headline): SectionOutput {
   const b = h.bestWhatIf;
   // the weight and waste are sums over the priced requests: +? when some have no price, as summary, anatomy and
   // the TTL section mark the same sums (the cost tile says it in words under its value)
-  const mark = h.unpricedRequests > 0 && h.weight !== null ? ' +?' : '';
+  const mark = partly(h);
   const body = html`<div class="tiles">
-${tile('usd', 'Cost', fmtUsd(h.usd), h.usd, h.unpricedRequests > 0 ? `${fmtCount(h.unpricedRequests, 'request')} without a price not included` : `${fmtCount(h.requests, 'request')}, ${fmtCount(h.sessions, 'session')}, ${fmtCount(h.chains, 'chain')}`)}
+${tile('usd', 'Cost', h.usd === null ? fmtUsd(h.usd) : fmtUsd(h.usd) + mark, h.usd, h.unpricedRequests > 0 ? `${fmtCount(h.unpricedRequests, 'request')} without a price not included` : `${fmtCount(h.requests, 'request')}, ${fmtCount(h.sessions, 'session')}, ${fmtCount(h.chains, 'chain')}`)}
 ${tile('weight', 'Weight', h.weight === null ? 'unknown' : `${fmtCompact(h.weight)} wt${mark}`, h.weight, 'base-input-token equivalents', h.weight === null ? 'no request has a price' : fmtWeight(h.weight) + mark)}
 ${tile('hitRatio', 'Cache hit ratio', fmtPct(h.hitRatio), h.hitRatio, 'reads ÷ all prompt tokens (writes included)')}
 ${
@@ -72,8 +88,8 @@ ${
     : tile('wasteUsd', 'Waste', (h.wasteUsd === null ? fmtWeight(h.wasteWeight) : fmtUsd(h.wasteUsd)) + mark, h.wasteUsd, html`<span data-metric="wasteWeight" data-value="${jsonNumberText(h.wasteWeight)}">${fmtWeight(h.wasteWeight)}</span>${mark}, ${fmtPct(wasteShare)} of weight${mark ? ` (${fmtCount(h.unpricedRequests, 'request')} without a price left out)` : ''}: expiry + break rewrites beyond a read`)
 }
 ${b && unchanged(b)
-  ? tile('bestSavingUsd', 'Best what-if', 'nothing to gain', b.savingUsd, html`<span data-metric="bestSavingShare" data-value="${jsonNumberText(b.savingShare)}">${andList([b.label, ...(b.tiedWith ?? [])])}</span> ${b.tiedWith?.length ? 'change' : 'changes'} nothing`)
-  : tile('bestSavingUsd', 'Best what-if', b ? (b.savingUsd === null ? fmtWeight(b.savingWeight) : fmtUsd(b.savingUsd)) : 'not computed', b ? b.savingUsd : null, b ? html`${saves(b) > 0 ? 'saves' : saves(b) < 0 ? 'costs' : `changes ${b.shareOf} by`} <span data-metric="bestSavingShare" data-value="${jsonNumberText(b.savingShare)}">${fmtPct(Math.abs(b.savingShare))}</span>${saves(b) > 0 ? ` of ${b.shareOf}` : saves(b) < 0 ? ` more ${b.shareOf === 'cost' ? '' : 'weight '}`.trimEnd() : ''} with ${b.tiedWith?.length ? `each of ${andList([b.label, ...b.tiedWith].map((l) => `“${l}”`))}` : b.label}` : '')}
+  ? tile('bestSavingUsd', 'Best what-if', b.unknownEffect ? 'nothing priced to gain' : 'nothing to gain', b.savingUsd, html`<span data-metric="bestSavingShare" data-value="${jsonNumberText(b.savingShare)}">${andList([b.label, ...(b.tiedWith ?? [])])}</span> ${b.tiedWith?.length ? 'change' : 'changes'} nothing${b.unknownEffect ? ` priced; the effect on ${b.unknownEffect} is unknown` : ''}`)
+  : tile('bestSavingUsd', 'Best what-if', b ? savingText(b) : 'not computed', b ? b.savingUsd : null, b ? html`${saves(b) > 0 ? 'saves' : saves(b) < 0 ? 'costs' : `changes ${b.shareOf} by`} <span data-metric="bestSavingShare" data-value="${jsonNumberText(b.savingShare)}">${fmtPct(Math.abs(b.savingShare))}</span>${saves(b) > 0 ? ` of ${b.shareOf}` : saves(b) < 0 ? ` more ${b.shareOf === 'cost' ? '' : 'weight '}`.trimEnd() : ''} with ${b.tiedWith?.length ? `each of ${andList([b.label, ...b.tiedWith].map((l) => `“${l}”`))}` : b.label}${b.unknownEffect ? `; +? ${b.unknownEffect} left out` : ''}` : '')}
 </div>
 <p class="meta">Tokens: ${fmtInt(h.tokens.input)} input, ${fmtInt(h.tokens.output)} output, ${fmtInt(h.tokens.write5m)} 5m-write, ${fmtInt(h.tokens.write1h)} 1h-write, ${fmtInt(h.tokens.read)} read tokens</p>`;
   return { reading: headlineReading(h), body };

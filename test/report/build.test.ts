@@ -16,6 +16,7 @@ import { buildReportData } from '../../src/report/build.js';
 import { COST_BY_KEYS } from '../../src/report/data.js';
 import { renderReport } from '../../src/report/render.js';
 import { formatTtl } from '../../src/reporters/whatif.js';
+import { fmtUsd as fmtUsdOf } from '../../src/report/format.js';
 import type { StoreReader } from '../../src/store/store.js';
 import { assistant, REPO, summaryJson, tempDir, userPrompt, writeCorpus } from '../helpers/corpus.js';
 
@@ -514,7 +515,7 @@ test('a what-if that changes nothing (forcing the 1-hour TTL where every chain w
     const section = /<section[^>]* id="headline"[\s\S]*?<\/section>/.exec(renderReport(data))![0];
     const text = section.replace(/<[^>]*>/g, '');
     assert.doesNotMatch(text, /least costly|changes cost by/);
-    assert.match(text, /; there is nothing to gain: no what-if tried would save anything \(force the 1-hour cache TTL changes nothing\)\./);
+    assert.match(text, /; there is nothing to gain: no what-if tried would save anything, and force the 1-hour cache TTL changes nothing\./);
     assert.match(section, /data-metric="bestSavingUsd" data-value="0">nothing to gain</);
   } finally {
     ctx.store.close();
@@ -526,10 +527,84 @@ test('a what-if that changes nothing (forcing the 1-hour TTL where every chain w
   const keepalive = { baseline_weight: 1_000_000, baseline_usd: 1, best_budget: 0, budgets: [{ budget: 0, pings: 0, net_saving_weight: 0, net_saving_usd: 0 }, { budget: 1, pings: 3, net_saving_weight: -30_000, net_saving_usd: -0.03 }] };
   const best = bestWhatIf(ttl as never, keepalive as never)!;
   const h = { ...(await import('./fixtures.js')).fixtureReport().headline, bestWhatIf: best } as never;
-  assert.match(headlineReading(h), /; there is nothing to gain: no what-if tried would save anything \(force the 1-hour cache TTL changes nothing\)\.$/);
+  assert.match(headlineReading(h), /; there is nothing to gain: no what-if tried would save anything, and force the 1-hour cache TTL changes nothing\.$/);
   // one that saves is crowned as before
   const saving = bestWhatIf({ ...ttl, scenario_usd: 0.9, scenario_weight: 900_000 } as never, keepalive as never)!;
   assert.match(headlineReading({ ...(h as object), bestWhatIf: saving } as never), /the best what-if, force the 1-hour cache TTL, would save \$0\.10+ \(10\.0% of cost\)\.$/);
+});
+
+/** The headline section of the report over `files`: its text, its tiles' values by metric, and the data. */
+async function headlineOf(files: Record<string, object[]>) {
+  const ctx = await openContext({ paths: [writeCorpus(files)], db: ':memory:', timezone: 'UTC' });
+  try {
+    const data = await buildReportData(ctx);
+    const html = renderReport(data);
+    const section = /<section[^>]* id="headline"[\s\S]*?<\/section>/.exec(html)![0];
+    const value = (metric: string) => new RegExp(`data-metric="${metric}"[^>]*>([^<]*)<`).exec(section)![1]!;
+    const keepalive = /<section[^>]* id="keepalive"[\s\S]*?<\/section>/.exec(html)?.[0].replace(/<[^>]*>/g, '') ?? '';
+    return { text: section.replace(/<[^>]*>/g, ''), value, keepalive, data };
+  } finally {
+    ctx.store.close();
+  }
+}
+
+/** A session of three requests `gapMin` minutes apart on `model`, each writing 10000+500·i tokens at `ttl`. */
+function chainOf(session: string, hour: number, gapMin: number, model: string, ttl: 'w5' | 'w1h'): Record<string, object[]> {
+  return {
+    [`projects/p/${session}.jsonl`]: [0, 1, 2].flatMap((i) => {
+      const at = (s: number) => new Date(Date.UTC(2026, 1, 10, hour, i * gapMin, s)).toISOString();
+      return [userPrompt(session, at(0)), assistant({ session, msg: `m${session.slice(-2)}${i}`, t: at(5), model, u: { in: 3, [ttl]: 10_000 + 500 * i, out: 50 } })];
+    }),
+  };
+}
+
+test('a best what-if that changes nothing priced but changes chains or gaps of unpriced models is not "nothing to gain": its effect on them is unknown', async () => {
+  const opus = '0ca1b2c3-0000-4000-8000-0000000000e1';
+  const mystery = '0ca1b2c3-0000-4000-8000-0000000000e2';
+  // A: the opus session writes at 1 hour (the override changes nothing there); the unpriced one at 5 minutes, 6 minutes apart
+  const a = await headlineOf({ ...chainOf(opus, 10, 6, 'claude-opus-4-6', 'w1h'), ...chainOf(mystery, 12, 6, 'claude-mystery-9', 'w5') });
+  assert.doesNotMatch(a.text, /nothing to gain/);
+  assert.match(a.text, /; no what-if tried would save anything on priced requests: force the 1-hour cache TTL changes nothing priced, and its effect on 1 chain of unpriced models is unknown\./);
+  assert.equal(a.value('bestSavingUsd'), 'nothing priced to gain');
+  // B: the opus session writes at 5 minutes with gaps no ping reaches; keepalive pings the unpriced session's gaps
+  const b = await headlineOf({ ...chainOf(opus, 10, 2, 'claude-opus-4-6', 'w5'), ...chainOf(mystery, 12, 6, 'claude-mystery-9', 'w5') });
+  assert.doesNotMatch(b.text, /nothing to gain/);
+  assert.match(b.text, /changes? nothing priced, and (its|their) effect on [^.]*2 gaps of unpriced models[^.]* is unknown\./);
+  // the names stand in the sentence, not a label's parentheses within the sentence's own
+  assert.doesNotMatch(b.text, /\([^()]*\(/);
+  // every chain priced and unchanged: nothing to gain, as before
+  const c = await headlineOf(chainOf(opus, 10, 6, 'claude-opus-4-6', 'w1h'));
+  assert.match(c.text, /there is nothing to gain/);
+});
+
+test('the headline sentence marks its cost and waste +? as its tiles do when some requests have no price, and the cost tile is marked too', async () => {
+  const s = '0ca1b2c3-0000-4000-8000-0000000000e3';
+  const files = (middle: string) => ({
+    [`projects/p/${s}.jsonl`]: [0, 1, 2].flatMap((i) => [
+      userPrompt(s, `2026-02-10T18:${10 + i * 7}:00.000Z`),
+      assistant({ session: s, msg: `m${i}`, t: `2026-02-10T18:${10 + i * 7}:05.000Z`, model: i === 1 ? middle : 'claude-opus-4-6', u: { in: 3, w5: 10_000 + 500 * i, out: 50 } }),
+    ]),
+  });
+  const h = await headlineOf(files('claude-mystery-9'));
+  assert.match(h.value('usd'), /^\$[\d.]+ \+\?$/);
+  assert.match(h.value('wasteUsd'), /^\$[\d.]+ \+\?$/);
+  assert.match(h.text, /^\s*\$[\d.]+ \+\? over 3 requests; .* wasted \$[\d.]+ \+\? \([\d.]+% of weight\)/m);
+  // all priced: no mark anywhere
+  const whole = await headlineOf(files('claude-opus-4-6'));
+  assert.match(whole.value('usd'), /^\$[\d.]+$/);
+  assert.doesNotMatch(whole.text, /\+\?/);
+});
+
+test('the best what-if\'s saving is marked +? in the headline where the keepalive section marks the same number: gaps of unpriced models are left out of it', async () => {
+  const opus = '0ca1b2c3-0000-4000-8000-0000000000e4';
+  const mystery = '0ca1b2c3-0000-4000-8000-0000000000e5';
+  const h = await headlineOf({ ...chainOf(opus, 10, 6, 'claude-opus-4-6', 'w5'), ...chainOf(mystery, 12, 15, 'claude-mystery-9', 'w5') });
+  const best = h.data.headline && !('error' in h.data.headline) ? h.data.headline.bestWhatIf : null;
+  assert.ok(best && best.label.startsWith('keepalive') && best.savingUsd! > 0, 'keepalive saves on the opus gaps');
+  const net = fmtUsdOf(best.savingUsd!);
+  assert.ok(h.keepalive.includes(`${net} +?`), 'the keepalive section marks the net');
+  assert.equal(h.value('bestSavingUsd'), `${net} +?`);
+  assert.match(h.text, new RegExp(`would save ${net.replace(/[$.]/g, '\\$&')} \\+\\? \\([\\d.]+% of cost\\); its effect on 2 gaps of unpriced models is unknown\\.`));
 });
 
 test('a price table whose 1-hour write costs what a read does has no break-even share: the TTL section shows none, not "f* = Infinity%"', async () => {

@@ -300,8 +300,10 @@ test('the report writes every USD amount as the terminal tables do (zero is $0.0
   // on the page: a headline of no cost is $0.0000, as summary prints it
   const f = fixtureReport();
   const h = f.headline as Headline;
-  const page = renderReport({ ...f, headline: { ...h, usd: 0 } });
+  const page = renderReport({ ...f, headline: { ...h, usd: 0, unpricedRequests: 0 } });
   assert.match(page, /data-metric="usd" data-value="0">\$0\.0000</);
+  // with requests without a price the cost is of the priced ones: marked +?, as summary marks it
+  assert.match(renderReport({ ...f, headline: { ...h, usd: 0 } }), /data-metric="usd" data-value="0">\$0\.0000 \+\?</);
 });
 
 test('ids break at their own separators: a chain id, a session UUID, a replay\'s title and a skipped line\'s path carry <wbr> after each - : and /, escaped, their text unchanged', () => {
@@ -733,11 +735,15 @@ test('the best what-if tile agrees with the headline: a what-if that saves nothi
   const { headlineReading, renderHeadline } = await import('../../src/report/section-headline.js');
   const h = fixtureReport().headline as Headline;
   const tile = (b: NonNullable<Headline['bestWhatIf']>) => String(renderHeadline({ ...h, bestWhatIf: b }).body).replace(/<[^>]*>/g, '');
-  const none = { label: 'keepalive pings, budget 0 per gap', savingWeight: 0, savingUsd: 0, savingShare: 0, shareOf: 'cost' as const };
+  const none = { label: 'force the 1-hour cache TTL', savingWeight: 0, savingUsd: 0, savingShare: 0, shareOf: 'cost' as const };
   assert.match(headlineReading({ ...h, bestWhatIf: none }), /no what-if tried would save anything/);
   assert.doesNotMatch(tile(none), /saves/);
   // nothing changed is nothing to gain, not a what-if that 'changes cost by 0.0%'
-  assert.match(tile(none), /nothing to gain\s*keepalive pings, budget 0 per gap changes nothing/);
+  assert.match(tile(none), /nothing to gain\s*force the 1-hour cache TTL changes nothing/);
+  // one that changes chains of unpriced models changes nothing priced: its effect on them is unknown, no gain to claim or deny
+  const unknown = { ...none, unknownEffect: '1 chain of unpriced models' };
+  assert.match(tile(unknown), /nothing priced to gain\s*force the 1-hour cache TTL changes nothing priced; the effect on 1 chain of unpriced models is unknown/);
+  assert.match(headlineReading({ ...h, bestWhatIf: unknown }), /force the 1-hour cache TTL changes nothing priced, and its effect on 1 chain of unpriced models is unknown\.$/);
   assert.doesNotMatch(headlineReading({ ...h, bestWhatIf: none }), /least costly/);
   const worse = { label: 'force the 1-hour cache TTL', savingWeight: -750, savingUsd: -0.00225, savingShare: -0.576, shareOf: 'cost' as const };
   assert.match(tile(worse), /costs 57\.6% more with force the 1-hour cache TTL/);
