@@ -29,7 +29,7 @@ export function tiedBudgets<T extends NetOfBudget>(budgets: readonly T[], best: 
  * costs weight): its sums are the same, its bill is not, so it does not "net the same".
  * Example: best 3 of 0…20 and ∞, 3 … ∞ net the same → ' (every larger budget, unbounded included, nets the same)';
  * 4 and 6 only → ' (budgets 4 and 6 net the same)'; best 1, 2 … ∞ the same sums with more pings →
- * ' (every larger budget, unbounded included, pings more only on gaps of unpriced models: the same priced net, those pings\' cost unknown)'.
+ * ' (every larger budget, unbounded included, pings more only on gaps of unpriced models: the same priced net, those pings\' cost and savings unknown)'.
  */
 export function tiePhrase(budgets: readonly NetOfBudget[], best: NetOfBudget, tied: readonly NetOfBudget[]): string {
   if (!tied.length) return '';
@@ -51,7 +51,7 @@ export function tiePhrase(budgets: readonly NetOfBudget[], best: NetOfBudget, ti
   }
   if (more.length) {
     const w = who(more);
-    parts.push(`${w.text} ${w.one ? 'pings' : 'ping'} more only on gaps of unpriced models: the same priced net, those pings' cost unknown`);
+    parts.push(`${w.text} ${w.one ? 'pings' : 'ping'} more only on gaps of unpriced models: the same priced net, those pings' cost and savings unknown`);
   }
   return ` (${parts.join('; ')})`;
 }

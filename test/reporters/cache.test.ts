@@ -187,10 +187,10 @@ test('formatKeepalive: larger budgets whose sums equal the best\'s but that ping
   assert.ok(pings[2]! > pings[1]! && new Set(sweep.budgets.slice(1).map((b) => b.net_saving_usd)).size === 1, `the same USD, more pings: ${pings}`);
   const text = formatKeepalive(sweep);
   assert.doesNotMatch(text, /net the same|nets the same/);
-  assert.match(text, /^best budget: 1 ping per gap \(every larger budget pings more only on gaps of unpriced models: the same priced net, those pings' cost unknown\), net saving 12,51[23] wt \+\?/m);
+  assert.match(text, /^best budget: 1 ping per gap \(every larger budget pings more only on gaps of unpriced models: the same priced net, those pings' cost and savings unknown\), net saving 12,51[23] wt \+\?/m);
   // a tie of the same pings is still said as one, the budgets that ping more apart from it
   const nets = [0, 1, 2, 3, 4, null].map((budget) => ({ budget, netSavingUsd: budget === 0 ? 0 : 1, netSavingWeight: budget === 0 ? 0 : 5, pings: budget === 0 ? 0 : budget === null || budget > 2 ? 9 : 2 }));
-  assert.equal(tiePhrase(nets, nets[1]!, tiedBudgets(nets, nets[1]!)), " (budget 2 nets the same; every budget from 3 up, unbounded included, pings more only on gaps of unpriced models: the same priced net, those pings' cost unknown)");
+  assert.equal(tiePhrase(nets, nets[1]!, tiedBudgets(nets, nets[1]!)), " (budget 2 nets the same; every budget from 3 up, unbounded included, pings more only on gaps of unpriced models: the same priced net, those pings' cost and savings unknown)");
   // no pings known (older callers): a tie as before
   const bare = nets.map(({ pings: _, ...n }) => n);
   assert.equal(tiePhrase(bare, bare[1]!, tiedBudgets(bare, bare[1]!)), ' (every larger budget, unbounded included, nets the same)');
