@@ -161,8 +161,9 @@ async function findChain(store: Store, id: string, chain?: string): Promise<Omit
     const [{ n }] = await store.all(`SELECT count(*)::INTEGER AS n FROM chains WHERE starts_with(lower(session_id), $id)`, { id: id.toLowerCase() });
     if (n === 0) return sideChain(store, id, chain);
   }
-  // an inline sidechain's bare uuid, or a prefix of it (`replay session f4ab`), when it names no session: as
-  // `anatomy --chain f4ab` takes it, and as `side:f4ab` names it here; a session's id still comes first
+  // an inline sidechain's bare uuid, or a subagent's agent id (`a2898e3`, `acompact-e1f845`), or a prefix of one
+  // (`replay session f4ab`, `a2898`), when it names no session: as `anatomy --chain a2898e3` takes it, and as
+  // `side:f4ab` names it here; a session's id still comes first
   return sessionChain(store, id, chain, () => sideChain(store, id, chain, `no session ${id} in the logs read`));
 }
 
@@ -210,21 +211,26 @@ async function sessionChain(store: Store, id: string, chain?: string, orElse?: (
 }
 
 /**
- * The inline sidechain `want` (`side:U`, its bare `U`, or a unique prefix of either, as `--chain` takes them) names,
- * among every session's; with `chain`, that chain of its session. `none`: the error when no sidechain fits
- * (a bare id is first a session's: 'no session …').
- * Example: 'side:f4ab' or 'f4ab' → fe5e1c67-…:side:f4ab2bf6-…; 'side:f4' → "side:f4 matches 2 sidechains (…); give more of the id".
+ * The chain other than a session's main one that `want` names among every session's: an inline sidechain's `side:U`,
+ * its bare `U`, a subagent's agent id (`a2898e3`, `acompact-e1f845`), or a unique prefix of one, as `anatomy --chain`
+ * takes them; with `chain`, that chain of its session. `none`: the error when no chain fits (a bare id is first a
+ * session's: 'no session …').
+ * Example: 'side:f4ab' or 'f4ab' → fe5e1c67-…:side:f4ab2bf6-…; 'a2898' → 4d5611e5-…:a2898e3;
+ * 'side:f4' → "side:f4 matches 2 sidechains (…); give more of the id".
  */
 async function sideChain(store: Store, want: string, chain?: string, none = `no sidechain ${want} in the logs read`): Promise<Omit<LocatedChain, 'elsewhere'>> {
   const rows = (await store.all(
     `SELECT c.chain_id, c.session_id, c.agent_id, c.kind, c.requests, f.path
      FROM chains c JOIN files f ON f.file_id = c.file_id
-     WHERE c.agent_id IS NULL AND contains(c.chain_id, ':side:')
+     WHERE c.agent_id IS NOT NULL OR contains(c.chain_id, ':side:')
      ORDER BY c.session_id, c.chain_id`,
   )) as unknown as Omit<LocatedChain, 'elsewhere'>[];
   const m = chainNamed(rows, want, (r) => [r.chain_id, r.agent_id]);
   if (m === null) throw new UsageError(none, 'give a session id (or a unique prefix) from `cachelens sessions`, or a transcript path');
-  if ('many' in m) throw new UsageError(`${want} matches ${m.many} sidechains (${m.ids.join(', ')}${m.many > m.ids.length ? ', …' : ''}); give more of the id`);
+  // the chains a prefix fits, named as such: inline sidechains ('sidechains', as before), subagents, or both ('chains')
+  const side = m && 'many' in m ? rows.filter((r) => m.ids.includes(r.chain_id)) : [];
+  const kind = side.every((r) => r.agent_id === null) ? 'sidechains' : side.every((r) => r.agent_id !== null) ? 'subagent chains' : 'chains';
+  if ('many' in m) throw new UsageError(`${want} matches ${m.many} ${kind} (${m.ids.join(', ')}${m.many > m.ids.length ? ', …' : ''}); give more of the id`);
   // its session by its whole id, never through findChain again: a session id beginning `side:` looped
   return chain ? sessionChain(store, m.hit.session_id, chain) : m.hit;
 }

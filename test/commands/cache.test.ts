@@ -237,6 +237,30 @@ test('an inline sidechain is named by a bare prefix of its uuid in replay sessio
   }
 });
 
+test('a subagent\'s bare agent id, or a unique prefix of it, names its chain in replay session and report --session, as anatomy --chain names it; an ambiguous one names the first three', () => {
+  // `replay session a2898e3` said "no session a2898e3" where `anatomy --chain a2898e3` found it
+  const spotter = join(REAL_LOGS, 'marot-spotter');
+  const session = '4d5611e5-241a-462a-8d15-5122611a9569';
+  for (const [id, chain] of [['a2898e3', `${session}:a2898e3`], ['a2898', `${session}:a2898e3`], ['acompact-e1f845', `${session}:acompact-e1f845`]] as const) {
+    assert.equal(json(['anatomy', spotter, '--chain', id]).chain_id, chain, `anatomy --chain ${id}`);
+    const r = cli(['replay', 'session', id, spotter, '--strategy', 'recorded', '--db', ':memory:', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(JSON.parse(r.stdout).chain.chain_id, chain, `replay session ${id}`);
+  }
+  const out = join(tempDir('cachelens-report-'), 'report.html');
+  const report = cli(['report', spotter, '--db', ':memory:', '--session', 'a2898e3', '--out', out]);
+  assert.equal(report.code, 0, report.stderr);
+  const data = JSON.parse(/<script type="application\/json" id="cachelens-data">([\s\S]*?)<\/script>/.exec(readFileSync(out, 'utf8'))![1]!);
+  assert.match(data.replay.runs.find((x: { kind: string }) => x.kind === 'session').title, new RegExp(`${session}:a2898e3`));
+  // a session's id still comes first: `a` begins the session ae4a77f8-… and the agent ids a2898e3, acompact-…
+  assert.equal(JSON.parse(cli(['replay', 'session', 'a', spotter, '--strategy', 'recorded', '--db', ':memory:', '--json']).stdout).chain.chain_id, 'ae4a77f8-aedd-4bc1-888f-c94edc91af04');
+  // three compaction agents share `ac`: one line naming them
+  const many = cli(['replay', 'session', 'ac', spotter, '--db', ':memory:']);
+  assert.equal(many.code, 2);
+  assert.equal(many.stderr.trim().split('\n').length, 1);
+  assert.match(many.stderr, /^cachelens: ac matches 3 subagent chains \(4d5611e5-\S+:acompact-e1f845, 8463c716-\S+:acompact-f46190, ae4a77f8-\S+:acompact-946d2b\); give more of the id$/m);
+});
+
 test('anatomy --chain in capitals names the lower-case ids Claude Code writes, a whole id and a prefix alike', () => {
   // `--chain 4D5611E5-…` said no such chain while 4d5611e5-… worked
   assert.equal(json(['anatomy', MAROT, '--chain', '4D5611E5-241A-462A-8D15-5122611A9569']).chain_id, '4d5611e5-241a-462a-8d15-5122611a9569');
