@@ -138,7 +138,10 @@ export class TranscriptCollector {
       const a = obj(l.attachment);
       if (!a) return;
       const text = canonicalJson(a);
-      chain.items.push({ kind: 'attachment', line: lineNo, t, type: str(a.type) ?? 'unknown', hash: createHash('sha256').update(text).digest('hex'), attachment: a });
+      // a too long type as the store holds and shows it (line.ts longText): --json and the heading wrote 5,000 characters whole
+      let kind = str(a.type) ?? 'unknown';
+      if (kind.length > SHORT_STRING) kind = this.longField(lineNo, 'attachment.type', kind);
+      chain.items.push({ kind: 'attachment', line: lineNo, t, type: kind, hash: createHash('sha256').update(text).digest('hex'), attachment: a });
       return;
     }
     const content = msg?.content;

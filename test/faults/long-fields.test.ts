@@ -208,3 +208,40 @@ test('replay session prints a model, session id, message id and requestId longer
   assert.ok(!table.stdout.includes('x'.repeat(200)), 'the table prints no long text whole');
   assert.ok(table.stdout.includes(stored[0]!), 'the model by its opening, length and hash');
 });
+
+test('replay session and report --session show an attachment type longer than 4,096 characters as the store holds it: --json, the prefix line and the page wrote it whole', async (t) => {
+  const { dir, logs, db } = setup(t);
+  const sid = '0ca1b2c3-0000-4000-8000-0000000000f6';
+  const type = long('<b>skill_listing', 't');
+  const lines = [
+    JSON.stringify({ type: 'user', sessionId: sid, timestamp: '2025-03-01T10:01:00.000Z', uuid: 'u1', parentUuid: null, message: { role: 'user', content: 'hello there' } }),
+    JSON.stringify({ type: 'attachment', sessionId: sid, timestamp: '2025-03-01T10:01:01.000Z', uuid: 't1', parentUuid: 'u1', attachment: { type, content: 'the skills: one, two, three' } }),
+    ...[1, 2].map((i) =>
+      JSON.stringify({
+        type: 'assistant', sessionId: sid, timestamp: `2025-03-01T10:0${i}:05.000Z`, uuid: `a${i}`, parentUuid: i === 1 ? 't1' : 'a1', requestId: `req${i}`,
+        message: { id: `msg${i}`, model: 'claude-opus-4-6', role: 'assistant', content: [{ type: 'text', text: 'ok' }], usage: usage(3, 5, 1_000, (i - 1) * 1_000) },
+      }),
+    ),
+  ];
+  writeLog(logs, 'proj/s1.jsonl', lines);
+  await summary([logs], db);
+  const stored = (await query(db, `SELECT DISTINCT type FROM attachments`)).map((r) => String(r.type));
+  assert.equal(stored.length, 1);
+  assert.match(stored[0]!, SHORTENED);
+  const json = await runCli(['replay', 'session', sid, logs, '--db', db, '--json']);
+  assert.equal(json.code, 0, json.stderr);
+  const r = JSON.parse(json.stdout);
+  assert.equal(r.settings.reinject.type, stored[0], 'the reinjected type as the store holds it');
+  assert.deepEqual(longStrings(r, 500), [], 'no text of the transcript is written whole');
+  const table = await runCli(['replay', 'session', sid, logs, '--db', db]);
+  assert.equal(table.code, 0, table.stderr);
+  assert.ok(!table.stdout.includes('x'.repeat(200)), 'the table prints no long text whole');
+  const prefix = table.stdout.split('\n').find((l) => l.startsWith('prefix '))!;
+  assert.ok(prefix.includes(' · reinject ') && prefix.length < 300, `the prefix line names the type shortened: ${prefix.length} columns`);
+  // the report's replay of the session: the page holds the type as the store does, never whole
+  const out = path.join(dir, 'report.html');
+  const report = await runCli(['report', logs, '--db', db, '--session', sid, '--out', out]);
+  assert.equal(report.code, 0, report.stderr);
+  const page = readFileSync(out, 'utf8');
+  assert.ok(!page.includes('x'.repeat(200)), 'the page holds no long text whole');
+});
