@@ -14,6 +14,21 @@ export function chainFacts(c: { requests: number; rounds: number; compactions: n
   return `${fmtCount(c.requests, 'request')} · ${fmtCount(c.rounds, 'round')} · ${fmtCount(c.compactions, 'compaction')} · ${c.models.map((m) => fit(m)).join(', ')}`;
 }
 
+/**
+ * A chain id as a heading shows it, at most 120 columns: each part cut by its ends on its own (format/table.ts fit), the
+ * session id, `:side:` or `:` and the chain's own id, so a long session id's hash and the `:side:` between stay.
+ * Cut as one, a long session id beside a long sidechain uuid lost both. An id that fits is whole.
+ * Example: ('S:side:U', 'S') with S and U each 110 columns → 'S's first 28…its hash) :side: U's first 28…its hash)'.
+ */
+export function fitChainId(chainId: string, sessionId: string): string {
+  if (chainId.length <= 120 || !chainId.startsWith(sessionId) || chainId.length === sessionId.length) return fit(chainId);
+  const rest = chainId.slice(sessionId.length);
+  const sep = rest.startsWith(':side:') ? ':side:' : rest.startsWith(':') ? ':' : '';
+  const own = rest.slice(sep.length);
+  const room = Math.floor((120 - sep.length) / 2);
+  return `${fit(sessionId, room)}${sep}${fit(own, 120 - sep.length - Math.min(room, sessionId.length))}`;
+}
+
 export interface PrefixFacts {
   prefixTokens: number;
   observedPrompt: number;

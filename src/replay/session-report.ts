@@ -8,7 +8,7 @@ import type { ReplayRun } from '../report/data.js';
 import { fmtCount } from '../report/format.js';
 import { requestRange } from './session-calibrate.js';
 import { skipLines } from './skips.js';
-import { cacheReadZeroNote, chainFacts, copiedNote, fidelityHeading, NO_FIDELITY, prefixLine, otherFilesNote, progressOnlyNote, promptZeroNote, skippedHeading, tokenizerNote, unpricedNote, type PrefixFacts } from './session-notes.js';
+import { cacheReadZeroNote, chainFacts, copiedNote, fidelityHeading, fitChainId, NO_FIDELITY, prefixLine, otherFilesNote, progressOnlyNote, promptZeroNote, skippedHeading, tokenizerNote, unpricedNote, type PrefixFacts } from './session-notes.js';
 import type { SessionReplayResult } from './session-replay.js';
 import type { SessionStrategy, SessionStrategySummary } from './session-strategy.js';
 
@@ -50,7 +50,7 @@ export function formatSessionReplay(r: SessionReplayResult, opts: { color?: bool
   const c = r.chain;
   const cal = r.calibration;
   const out: string[] = [
-    clean(`Session replay · chain ${fit(c.chain_id)} (${c.kind}) · ${chainFacts(c)}`),
+    clean(`Session replay · chain ${fitChainId(c.chain_id, c.session_id)} (${c.kind}) · ${chainFacts(c)}`),
     clean(prefixLine(prefixFacts(r))),
   ];
   if (c.copied_requests) out.push(copiedNote(c.copied_requests));

@@ -245,3 +245,37 @@ test('replay session and report --session show an attachment type longer than 4,
   const page = readFileSync(out, 'utf8');
   assert.ok(!page.includes('x'.repeat(200)), 'the page holds no long text whole');
 });
+
+test('replay session\'s heading shows a chain id of a long session id and a long sidechain uuid by both parts: the session\'s hash and :side: stay', async (t) => {
+  // cut as one to 120 columns, its middle (the session's hash, `:side:`, the uuid's opening) was lost
+  const { logs, db } = setup(t);
+  const sid = long('0ca1b2c3-', 's');
+  const side = long('f4ab2bf6-', 'u');
+  const lines = [
+    JSON.stringify({ type: 'user', sessionId: sid, timestamp: '2025-03-01T10:01:00.000Z', uuid: 'u1', parentUuid: null, message: { role: 'user', content: 'hello there' } }),
+    JSON.stringify({
+      type: 'assistant', sessionId: sid, timestamp: '2025-03-01T10:01:05.000Z', uuid: 'a1', parentUuid: 'u1', requestId: 'req1',
+      message: { id: 'msg1', model: 'claude-opus-4-6', role: 'assistant', content: [{ type: 'text', text: 'ok' }], usage: usage(3, 5, 1_000, 0) },
+    }),
+    JSON.stringify({
+      type: 'assistant', sessionId: sid, isSidechain: true, timestamp: '2025-03-01T10:02:05.000Z', uuid: side, parentUuid: null, requestId: 'req2',
+      message: { id: 'msg2', model: 'claude-opus-4-6', role: 'assistant', content: [{ type: 'text', text: 'ok' }], usage: usage(3, 5, 1_000, 0) },
+    }),
+  ];
+  writeLog(logs, 'proj/s1.jsonl', lines);
+  await summary([logs], db);
+  const chains = (await query(db, `SELECT chain_id, session_id FROM chains WHERE contains(chain_id, ':side:')`)).map((r) => [String(r.chain_id), String(r.session_id)] as const);
+  assert.equal(chains.length, 1, 'the sidechain is a chain');
+  const [chainId, session] = chains[0]!;
+  const own = chainId.slice(session.length + ':side:'.length);
+  assert.match(session, SHORTENED);
+  assert.match(own, SHORTENED);
+  const table = await runCli(['replay', 'session', 'side:f4ab', logs, '--db', db, '--strategy', 'recorded']);
+  assert.equal(table.code, 0, table.stderr);
+  const heading = table.stdout.split('\n')[0]!;
+  const shown = /^Session replay · chain (.*) \(sidechain\) · /.exec(heading)?.[1] ?? /^Session replay · chain (.*) \(\w+\) · /.exec(heading)![1]!;
+  assert.ok(shown.length <= 120, `at most 120 columns: ${shown.length}`);
+  const hash = (s: string) => /sha256 ([0-9a-f]{16})\)$/.exec(s)![1]!;
+  assert.match(shown, /^0ca1b2c3-x+…[^:]*sha256 [0-9a-f]{16}\):side:f4ab2bf6-x+…/);
+  assert.ok(shown.includes(hash(session)) && shown.endsWith(`sha256 ${hash(own)})`), 'both hashes shown');
+});
