@@ -121,6 +121,9 @@ function verdict(r: TtlResult): string {
   // an empty window (--since a day without requests, a --project no chain is in) is no "no change"
   if (r.requests === 0) return 'nothing to re-price (no request in scope)';
   if (allUnpriced(r)) return 'unknown (no request in scope has a price)';
+  // chains of unpriced models it changes: nothing priced changes, and what it does to them no sum holds
+  const unknown = r.changed_unpriced_chains ?? 0;
+  if (unknown > 0 && r.baseline_usd === r.scenario_usd) return `no change to priced requests; its effect on ${int(unknown)} ${unknown === 1 ? 'chain' : 'chains'} of unpriced models is unknown`;
   if (r.changed_chains === 0 || r.baseline_usd === r.scenario_usd) return 'no change';
   return `forcing ${r.to} ${r.scenario_usd < r.baseline_usd ? 'saves' : 'costs more'}`;
 }

@@ -261,6 +261,11 @@ test('formatTtl of an empty window (no request in scope) says there is nothing t
   const same = formatTtl(whatifTtl([H], { to: '1h', weightsFor }));
   assert.match(same, /: no change/);
   assert.match(same, /By bucket/);
+  // the only chain it changes is of a model without a price: no priced change, and its effect there unknown, not "no change"
+  const M = chain('M', [{ t: 0, w: 10_000, model: 'mystery' }, { t: 6 * 60 * SEC, w: 10_500, model: 'mystery' }]);
+  const unknown = whatifTtl([H, M], { to: '1h', weightsFor });
+  assert.equal(unknown.changed_unpriced_chains, 1);
+  assert.match(formatTtl(unknown), /: no change to priced requests; its effect on 1 chain of unpriced models is unknown/);
 });
 
 test('formatChain counts in the singular for one: `(1 event)`, `1 round` (it said `(1 events)`)', () => {
