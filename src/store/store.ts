@@ -720,42 +720,63 @@ async function prepare(db: DuckDBConnection, path: string, opts: StoreOpenOption
   const notes: string[] = [];
   // One query for the tables and their columns: DuckDB's CREATE text of each (duckdb_columns, or
   // information_schema.columns, took ~30 – 50 ms more at each open: they list every system view's columns too)
+  // DuckDB's names ignore case (`CREATE VIEW Chains …` takes the name chains), so they are compared
+  // lower-cased: compared as written, a view Chains was not seen in place of chains (every later
+  // command failed "Existing object chains is of type View", --rebuild too) and a table META with
+  // the store's version was taken for a lost meta (every later run rebuilt the store, and failed)
   const listed = (
     await db.runAndReadAll(`SELECT table_name, sql FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main'
       UNION ALL SELECT view_name, NULL FROM duckdb_views() WHERE database_name = current_database() AND schema_name = 'main'`)
-  ).getRows();
-  const tables = listed.map((r) => String(r[0]));
+  )
+    .getRows()
+    .map(([n, sql]) => [String(n).toLowerCase(), sql === null ? null : String(sql)] as const);
+  const tables = listed.map(([n]) => n);
   /** the store's own tables as they are: a table → what differs from what this build writes, '' for nothing */
   const own = new Map<string, string>();
+  /** the store's own tables as they are: a table → DuckDB's CREATE text of it */
+  const created = new Map<string, string>();
   for (const [name, sql] of listed) {
-    const want = STORE_COLUMNS.get(String(name));
-    if (want !== undefined && sql !== null) own.set(String(name), columnsDiffer(String(sql), want));
+    const want = STORE_COLUMNS.get(name);
+    if (want !== undefined && sql !== null) {
+      own.set(name, columnsDiffer(sql, want));
+      created.set(name, sql);
+    }
   }
   const altered = [...own].filter(([, d]) => d !== '').map(([t]) => t);
   const has = (t: string) => own.get(t) === '';
   // A view (any DuckDB client's, or a query's `CREATE VIEW chains AS …`) under the name of one of
   // the store's tables: the name is the store's, so the view is dropped and the table made again.
   // It failed every later command, --rebuild too ("Existing object chains is of type View").
-  const displaced = listed.filter(([n, sql]) => sql === null && STORE_COLUMNS.has(String(n))).map(([n]) => String(n));
-  // someone else's DuckDB file: never drop what we did not write. One that holds the fact tables
-  // every layout of a store has held, as tables (altered or not) or views in their place, at least
-  // one a table, but has lost its `meta` (a query's `DROP TABLE meta`, or `CREATE VIEW meta …` in
-  // its place) is a store: it was refused for good, --rebuild too (with a view in place of a fact
-  // table as well); with no version it is rebuilt below, as a store of an older version is.
-  const core = KEPT_TABLES.filter((t) => !LATER_TABLES.includes(t!));
-  const ours = core.every((t) => own.has(t!) || displaced.includes(t!)) && core.some((t) => own.has(t!));
-  if (tables.length > 0 && !has('meta') && !ours) {
-    throw new UsageError(`${path} is a DuckDB file but not a cachelens store`, 'choose another --db');
-  }
+  // (in the order of the store's tables, as the notes name them)
+  const displaced = [...STORE_COLUMNS.keys()].filter((t) => listed.some(([n, sql]) => n === t && sql === null));
   const v = has('meta') ? (await db.runAndReadAll(`SELECT value FROM meta WHERE key = 'schema_version'`)).getRows()[0]?.[0] : undefined;
+  const version = v === undefined || v === null ? undefined : String(v);
   // A store of a newer cachelens is refused, not dropped: a user with two versions installed had
   // each one rebuild the other's store at every switch. --rebuild replaces it, as asked.
-  if (v !== undefined && v !== null && Number(v) > SCHEMA_VERSION && !opts.rebuild) {
+  if (version !== undefined && Number(version) > SCHEMA_VERSION && !opts.rebuild) {
     throw new UsageError(
-      `store ${path} was written by a newer cachelens (store version ${String(v)}; this cachelens writes version ${SCHEMA_VERSION}) and is left as it is`,
+      `store ${path} was written by a newer cachelens (store version ${version}; this cachelens writes version ${SCHEMA_VERSION}) and is left as it is`,
       'run with --rebuild to replace it with one of this version, or use --db to choose another store',
     );
   }
+  const current = version === String(SCHEMA_VERSION);
+  // Someone else's DuckDB file: never drop what we did not write. Any file that is not a store of
+  // this version (meta lost, altered, a view, or holding no version; or an older version) is taken
+  // for a store only when it holds the tables of facts every layout of a store has held, each a
+  // table with most of the columns this build writes for it (every older layout's have all but one
+  // or two) or a view in its place, at least one a table. So a store that lost its meta (a query's
+  // `DROP TABLE meta`) is rebuilt, not refused for good; and another program's file with a
+  // key/value `meta` of its own and a `files` table was taken for a store without a version and
+  // its tables dropped (a table of any columns under one of the store's names counted).
+  const core = KEPT_TABLES.filter((t) => !LATER_TABLES.includes(t!));
+  const like = (t: string) => created.has(t) && resembles(created.get(t)!, STORE_COLUMNS.get(t)!);
+  const ours = core.every((t) => like(t!) || displaced.includes(t!)) && core.some((t) => like(t!));
+  const newer = version !== undefined && Number(version) > SCHEMA_VERSION;
+  if (tables.length > 0 && !current && !newer && !ours) {
+    throw new UsageError(`${path} is a DuckDB file but not a cachelens store`, 'choose another --db');
+  }
+  /** the store's version is lost: meta dropped, altered, a view, or its version deleted */
+  const versionless = tables.length > 0 && version === undefined;
   // A store of this layout that lacks one of its kept tables (a query's `DROP TABLE observations`),
   // or holds one whose columns are not those this build writes (`ALTER TABLE files DROP COLUMN
   // root`), is rebuilt too: a missing fact table was made again empty, so the next derive lost
@@ -765,16 +786,26 @@ async function prepare(db: DuckDBConnection, path: string, opts: StoreOpenOption
   // "Referenced column "model" not found") until --rebuild, and a run stopped before its first
   // derive (which leaves the same) must not read every file again. So is one that lacks a table
   // every derive writes whole (REMADE_TABLES), or holds one altered: it is made again empty.
-  const current = v === String(SCHEMA_VERSION);
   const lacking = KEPT_TABLES.filter((t) => !has(t));
   const remade = [...DERIVED_TABLES, ...REMADE_TABLES].filter((t) => !has(t));
-  /** what became of these tables: "table chains is missing", "table requests was altered (no column model)" */
-  const what = (ts: readonly string[]) =>
-    ts
-      .map((t) =>
-        own.has(t) ? `table ${t} was altered (${own.get(t)})` : displaced.includes(t) ? `${t} is a view, not the store's table (dropped, as the name is the store's)` : `table ${t} is missing`,
-      )
-      .join(', ');
+  /** what became of a table: "table chains is missing", "table requests was altered (no column model)" (`dropping` false: nothing is dropped from the file) */
+  const item = (t: string, dropping: boolean) =>
+    t === 'meta' && has('meta')
+      ? 'table meta holds no store version'
+      : own.has(t)
+        ? `table ${t} was altered (${own.get(t)})`
+        : displaced.includes(t)
+          ? `${t} is a view, not the store's table${dropping ? " (dropped, as the name is the store's)" : ''}`
+          : `table ${t} is missing`;
+  /** what became of these tables, and of every view in place of one of the store's: "table meta is missing, chains is a view, not the store's table (…)" */
+  const what = (ts: readonly string[], dropping = true) => [...new Set([...ts, ...displaced])].map((t) => item(t, dropping)).join(', ');
+  // A store that lost its version and whose tables are an older layout's (no line_copies, or the
+  // attachment_copies of versions 22 – 23): each difference from this layout was named, a note of
+  // up to seven items (for version 4), every table of facts that layout wrote said to be altered
+  const older = versionless && (!tables.some((t) => LATER_TABLES.includes(t)) || tables.some((t) => FORMER_TABLES.includes(t)));
+  /** what the store was found to be, when it lost its version */
+  const lost = (dropping = true) =>
+    older ? [`${item('meta', dropping)}, and its tables are an older cachelens layout's`, ...displaced.filter((t) => t !== 'meta').map((t) => item(t, dropping))].join(', ') : what(['meta', ...lacking], dropping);
   const rebuild = opts.rebuild || !current || lacking.length > 0;
   /** a run stopped before its first derive left the derived tables missing, nothing else amiss: no damage */
   const unfinished = async () =>
@@ -783,13 +814,45 @@ async function prepare(db: DuckDBConnection, path: string, opts: StoreOpenOption
     const why = current
       ? lacking.length === 0 && (await unfinished())
         ? 'a run stopped before it finished writing it'
-        : what(lacking.length > 0 ? lacking : remade)
-      : !has('meta') && ours
-        ? what(['meta', ...lacking])
+        : what(lacking.length > 0 ? lacking : remade, false)
+      : versionless
+        ? lost(false)
         : tables.length === 0
           ? 'it holds no store yet'
           : 'it was written by an older cachelens';
     return { mustWrite: why, copy: current && lacking.length === 0 };
+  }
+  // The tables this open drops: the store's (and an older layout's) for a rebuild, else those
+  // altered of the ones made again. DuckDB will not drop a table another one holds a foreign key
+  // to (`CREATE TABLE my_notes (file_id INTEGER REFERENCES files(file_id))`): the store failed
+  // "store … is unreadable: Catalog Error: Could not drop the table because this table is main key
+  // table of the table my_notes (run with --rebuild …)", and --rebuild failed the same way
+  const dropped = rebuild
+    ? listed.filter(([t, sql]) => sql !== null && (STORE_COLUMNS.has(t) || FORMER_TABLES.includes(t))).map(([t]) => t)
+    : remade.length > 0
+      ? altered
+      : [];
+  if (dropped.length > 0) {
+    const held = (
+      await db.runAndReadAll(`SELECT DISTINCT lower(table_name), lower(referenced_table) FROM duckdb_constraints()
+        WHERE database_name = current_database() AND schema_name = 'main' AND constraint_type = 'FOREIGN KEY' ORDER BY ALL`)
+    )
+      .getRows()
+      .map(([t, r]) => [String(t), String(r)] as const)
+      .find(([t, r]) => dropped.includes(r) && !dropped.includes(t));
+    if (held !== undefined) {
+      const why = opts.rebuild
+        ? 'is to be rebuilt (--rebuild)'
+        : current
+          ? `must be mended (${what(lacking.length > 0 ? lacking : remade, false)})`
+          : versionless
+            ? `must be rebuilt from the logs (${lost(false)})`
+            : 'must be rebuilt from the logs (it was written by an older cachelens)';
+      throw new UsageError(
+        `store ${path} ${why}, but table ${held[0]}, not the store's, has a foreign key to its table ${held[1]}, and DuckDB drops no table another refers to; the store is left as it is`,
+        `drop table ${held[0]}, or use --db to choose another store`,
+      );
+    }
   }
   // One transaction: each DROP on its own committed, a run stopped among them (Ctrl-C during
   // `--rebuild`, or the first run after an upgrade) left a store without `meta`, refused from
@@ -807,15 +870,13 @@ async function prepare(db: DuckDBConnection, path: string, opts: StoreOpenOption
     // are read. A store that lost its version and has a fact table altered was taken for an older
     // layout, whose every table was dropped, the user's own too: by their names, neither needs
     // telling from the other.
-    for (const [t, sql] of listed) {
-      if (sql !== null && (STORE_COLUMNS.has(String(t)) || FORMER_TABLES.includes(String(t)))) await db.run(`DROP TABLE IF EXISTS "${String(t)}" CASCADE`);
-    }
+    for (const t of dropped) await db.run(`DROP TABLE IF EXISTS "${t}" CASCADE`);
     fresh = true;
     if (!opts.rebuild && current) notes.push(`${what(lacking)}; the store is rebuilt from the logs`);
-    else if (!opts.rebuild && !has('meta') && ours) notes.push(`${what(['meta', ...lacking])}; the store is rebuilt from the logs`);
+    else if (!opts.rebuild && versionless) notes.push(`${lost()}; the store is rebuilt from the logs`);
   } else if (remade.length > 0) {
     // an altered table of those derived or made again goes, and is made again below
-    for (const t of altered) await db.run(`DROP TABLE "${t}"`);
+    for (const t of dropped) await db.run(`DROP TABLE "${t}"`);
     // A run stopped before its first derive (Ctrl-C, a kill) leaves the derived tables missing and
     // no derived_for: the next run derives, as it would have, and says nothing of it.
     if (!(await unfinished())) notes.push(`${what(remade)}; ${remade.length > 1 ? 'they are' : 'it is'} made again from the stored facts`);
@@ -853,6 +914,29 @@ const REMADE_TABLES = ['meta', 'prices', 'scope', 'results'];
 /** The tables a store keeps from run to run (its facts, `files`, `line_copies`): every store of this layout holds them all. */
 const KEPT_TABLES = STORE_TABLES.filter((t) => !REMADE_TABLES.includes(t!));
 
+/** The columns of DuckDB's CREATE text of a table, as STORE_COLUMNS lists them: 'CREATE TABLE "scope"(file_id INTEGER);' → 'file_id INTEGER'. */
+function columnsOf(sql: string): string {
+  return sql.slice(sql.indexOf('(') + 1, sql.lastIndexOf(')')).replaceAll('"', '');
+}
+
+/** Columns "name TYPE …, …" → name → "TYPE …" (a type such as DECIMAL(38, 15) holds a comma too: split only before a name). */
+function cols(s: string): Map<string, string> {
+  return new Map(s.split(/, (?=[A-Za-z_][\w]* )/).map((c) => [c.slice(0, c.indexOf(' ')), c.slice(c.indexOf(' ') + 1)] as const));
+}
+
+/**
+ * Whether a table, by DuckDB's CREATE text of it, has most of the columns `want` (STORE_COLUMNS)
+ * names: more than half of them, by name, case aside. Every older layout of the store has all but
+ * one or two of each table's (schema.ts history: observations of versions 3 – 8 had 23 of 23, and
+ * two more; chain_events until 23, 6 of 7); a table of another program's under the same name
+ * (`files (id INT, name VARCHAR)`) has none or few.
+ */
+export function resembles(sql: string, want: string): boolean {
+  const have = new Set([...cols(columnsOf(sql)).keys()].map((n) => n.toLowerCase()));
+  const names = [...cols(want).keys()];
+  return names.filter((n) => have.has(n.toLowerCase())).length * 2 > names.length;
+}
+
 /**
  * How a table's columns, as DuckDB's CREATE text of it gives them, differ from `want` (STORE_COLUMNS):
  * '' when they do not, else the first difference in a few words.
@@ -860,10 +944,8 @@ const KEPT_TABLES = STORE_TABLES.filter((t) => !REMADE_TABLES.includes(t!));
  * requests without `model` → 'no column model'; `model` made an INTEGER → 'model is INTEGER, not VARCHAR'.
  */
 export function columnsDiffer(sql: string, want: string): string {
-  const have = sql.slice(sql.indexOf('(') + 1, sql.lastIndexOf(')')).replaceAll('"', '');
+  const have = columnsOf(sql);
   if (have === want) return '';
-  // a column "name TYPE …" each (a type such as DECIMAL(38, 15) holds a comma too: split only before a name)
-  const cols = (s: string) => new Map(s.split(/, (?=[A-Za-z_][\w]* )/).map((c) => [c.slice(0, c.indexOf(' ')), c.slice(c.indexOf(' ') + 1)] as const));
   const a = cols(have);
   const w = cols(want);
   for (const [name, type] of w) {

@@ -485,3 +485,38 @@ test('a view a query put under the name of a store table is dropped by the next 
     assert.deepEqual(tokens((await summary([logs], db)).totals), EXPECTED);
   }
 });
+
+test('a read-only store that lost its version, or has a view in place of a table, says what it found in its note, and drops nothing from the file', async (t) => {
+  // it said `… and it was written by an older cachelens: …` of one whose version was deleted, and
+  // `chains is a view, not the store's table (dropped, as the name is the store's)` of a file left as it was
+  const cases: [string, string][] = [
+    [
+      `DELETE FROM meta WHERE key = 'schema_version'; DROP TABLE spawns; CREATE VIEW spawns AS SELECT 1 AS x`,
+      "table meta holds no store version, spawns is a view, not the store's table",
+    ],
+    [`DROP TABLE chains; CREATE VIEW chains AS SELECT 1 AS x`, "chains is a view, not the store's table"],
+  ];
+  for (const [damage, what] of cases) {
+    const dir = tempDir();
+    t.after(() => removeDir(dir));
+    const logs = corpus(dir);
+    const home = path.join(dir, 'store');
+    mkdirSync(home);
+    const db = path.join(home, 's.duckdb');
+    await summary([logs], db);
+    rmSync(`${db}.answers`, { force: true });
+    const altered = spawnNode(`const { DuckDBInstance } = await import('@duckdb/node-api');
+      const i = await DuckDBInstance.create(${JSON.stringify(db)}); const c = await i.connect();
+      await c.run(${JSON.stringify(damage)}); c.closeSync(); i.closeSync();`);
+    assert.equal(await altered, 0);
+    chmodSync(db, 0o444);
+    const before = snapshot(home);
+    const r = await summary([logs], db, { asNobody: true });
+    assert.equal(
+      r.ran.stderr,
+      `cachelens: store ${db} is read-only (its file is not writable) and ${what}: this run answers from a copy of it in memory, which is not kept (make it writable, or use --db to choose another store)\n`,
+    );
+    assert.deepEqual(tokens(r.totals), EXPECTED);
+    assert.deepEqual(snapshot(home), before, 'left as it was');
+  }
+});

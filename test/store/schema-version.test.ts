@@ -1,7 +1,7 @@
 /** A store written by another version of the tool is rebuilt, never misread; a foreign DuckDB file is never touched. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { UsageError } from '../../src/errors.js';
@@ -400,5 +400,161 @@ test('an older layout is still told and rebuilt, its tables dropped by name and 
     // an upgrade is expected, and said nothing; a lost meta says what it found
     if (version.startsWith('UPDATE')) assert.deepEqual(notes, [], version);
     else assert.equal(notes.length, 1, JSON.stringify(notes));
+  }
+});
+
+/** Each table's rows, by name, sorted: what a refusal must leave as it was. */
+async function contents(db: string): Promise<string> {
+  const instance = await DuckDBInstance.create(db);
+  const c = await instance.connect();
+  try {
+    const names = (await c.runAndReadAll(`SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main' ORDER BY table_name`)).getRows().map((r) => String(r[0]));
+    const out: Record<string, unknown> = {};
+    for (const t of names) out[t] = (await c.runAndReadAll(`SELECT * FROM "${t}" ORDER BY ALL`)).getRows().map((r) => r.map(String));
+    return JSON.stringify(out);
+  } finally {
+    c.closeSync();
+    instance.closeSync();
+  }
+}
+
+test('another program\'s DuckDB file with a key/value meta of its own (no store version, or an older one) is refused, --rebuild too, and left as it was; so is a files table of other columns beside views under the store\'s names', async () => {
+  const refused = async (db: string) => {
+    const before = await contents(db);
+    for (const rebuild of [false, true]) {
+      await assert.rejects(Store.open(db, { rebuild }), (e: unknown) => {
+        assert.ok(e instanceof UsageError, String(e));
+        assert.equal(e.message, `${db} is a DuckDB file but not a cachelens store`);
+        return true;
+      });
+    }
+    assert.equal(await contents(db), before, `${db}: left as it was`);
+  };
+  // it was taken for a store that lost its version, and its tables dropped by the store's names: files went
+  for (const version of [[], [`INSERT INTO meta VALUES ('schema_version', '3')`]]) {
+    const db = path.join(tmp(), 'theirs.duckdb');
+    await sql(
+      db,
+      `CREATE TABLE meta (key VARCHAR PRIMARY KEY, value VARCHAR)`,
+      `INSERT INTO meta VALUES ('app', 'mine')`,
+      ...version,
+      `CREATE TABLE files (id INT, name VARCHAR)`,
+      `INSERT INTO files VALUES (1, 'precious')`,
+    );
+    await refused(db);
+  }
+  // a table of any columns under one name of the store's counted, views under the others too
+  const views = path.join(tmp(), 'views.duckdb');
+  await sql(
+    views,
+    `CREATE TABLE files (id INT, name VARCHAR)`,
+    `INSERT INTO files VALUES (1, 'precious')`,
+    ...['observations', 'chain_facts', 'spawns', 'agent_links', 'sidechain_roots', 'attachments', 'chain_events', 'line_counts', 'skipped'].map((t) => `CREATE VIEW ${t} AS SELECT 1 AS x`),
+  );
+  await refused(views);
+});
+
+test('a table of the user\'s own with a foreign key to a store table: a rebuild, an upgrade or a mend that must drop that table is refused in one line naming it and the way out, the store left as it was; dropped, the store is rebuilt', async () => {
+  const root = corpus([CONDENSE]);
+  const db = path.join(tmp(), 's.duckdb');
+  const first = await runAndDump([root], db);
+  await sql(db, `CREATE TABLE my_notes (file_id INTEGER REFERENCES files(file_id))`);
+  // nothing to drop: it is left alone, as any table of the user's own
+  const warm = await runAndDump([root], db);
+  assert.equal(warm.stats.read, 0);
+  // it failed "store … is unreadable: Catalog Error: Could not drop the table because this table is main key table of the
+  // table my_notes (run with --rebuild, or delete the file)", and --rebuild failed the same way
+  const cases: [string[], boolean, string][] = [
+    [[], true, 'is to be rebuilt (--rebuild)'],
+    [[`DROP TABLE meta`], false, 'must be rebuilt from the logs (table meta is missing)'],
+    [[`DROP TABLE meta`], true, 'is to be rebuilt (--rebuild)'],
+    [[`UPDATE meta SET value = '23' WHERE key = 'schema_version'`], false, 'must be rebuilt from the logs (it was written by an older cachelens)'],
+    [[`DROP TABLE spawns`], false, 'must be mended (table spawns is missing)'],
+  ];
+  for (const [damage, rebuild, why] of cases) {
+    const copy = path.join(tmp(), 'c.duckdb');
+    for (const end of ['', '.wal']) if (existsSync(db + end)) copyFileSync(db + end, copy + end);
+    await sql(copy, ...damage);
+    const before = await contents(copy);
+    await assert.rejects(runAndDump([root], copy, { rebuild }), (e: unknown) => {
+      assert.ok(e instanceof UsageError, String(e));
+      assert.equal(
+        e.message,
+        `store ${copy} ${why}, but table my_notes, not the store's, has a foreign key to its table files, and DuckDB drops no table another refers to; the store is left as it is`,
+      );
+      assert.equal(e.hint, 'drop table my_notes, or use --db to choose another store');
+      return true;
+    });
+    assert.equal(await contents(copy), before, `${damage.join()}: left as it was`);
+    // the way out works
+    await sql(copy, `DROP TABLE my_notes`);
+    const again = await runAndDump([root], copy, { rebuild });
+    assert.equal(again.stats.read, first.stats.files, damage.join());
+    assert.deepEqual(again.dump, first.dump, damage.join());
+  }
+});
+
+test('the names of tables and views are told case aside, as DuckDB takes them: a view Chains in place of chains is mended, a table META with the store\'s version is its meta', async () => {
+  const root = corpus([CONDENSE, MAROT_DOV]);
+  const db = path.join(tmp(), 's.duckdb');
+  const first = await runAndDump([root], db);
+  // an internal error: "Existing object chains is of type View, trying to replace with type Table", --rebuild too
+  for (const rebuild of [false, true]) {
+    await sql(db, `DROP TABLE chains`, `CREATE VIEW Chains AS SELECT 1 AS x`);
+    const notes: string[] = [];
+    const again = await runAndDump([root], db, { rebuild, notice: (l) => notes.push(l) });
+    assert.deepEqual(notes, rebuild ? [] : [`cachelens: store ${db}: chains is a view, not the store's table (dropped, as the name is the store's); it is made again from the stored facts`]);
+    assert.deepEqual(again.dump, first.dump, `rebuild ${rebuild}`);
+  }
+  // every later run rebuilt the store (meta taken for lost), and failed "Table with name requests does not exist!"
+  await sql(db, `DROP TABLE meta`, `CREATE TABLE META (key VARCHAR PRIMARY KEY, value VARCHAR)`, `INSERT INTO META VALUES ('schema_version', '${SCHEMA_VERSION}')`);
+  for (let run = 0; run < 2; run++) {
+    const notes: string[] = [];
+    const again = await runAndDump([root], db, { notice: (l) => notes.push(l) });
+    assert.deepEqual(notes, []);
+    assert.equal(again.stats.read, 0, 'not rebuilt');
+    assert.deepEqual(again.dump, first.dump);
+  }
+  const rebuilt = await runAndDump([root], db, { rebuild: true });
+  assert.equal(rebuilt.stats.read, first.stats.files);
+  assert.deepEqual(rebuilt.dump, first.dump);
+});
+
+test('a store that lost its version says so in its one note, naming every view it drops in place of the store\'s tables; an older layout that lost its meta is said to be one', async () => {
+  const root = corpus([CONDENSE, MAROT_DOV]);
+  const db = path.join(tmp(), 's.duckdb');
+  const first = await runAndDump([root], db);
+  const view = (t: string) => `${t} is a view, not the store's table (dropped, as the name is the store's)`;
+  const cases: [string[], string][] = [
+    // rebuilt without a word, the view dropped unsaid
+    [[`DELETE FROM meta WHERE key = 'schema_version'`, `DROP TABLE spawns`, `CREATE VIEW spawns AS SELECT 1 AS x`], `table meta holds no store version, ${view('spawns')}`],
+    [[`DELETE FROM meta WHERE key = 'schema_version'`], 'table meta holds no store version'],
+    // the views in place of requests and chains were dropped unsaid
+    [[`DROP TABLE meta`, `DROP TABLE requests`, `CREATE VIEW requests AS SELECT 1 AS x`, `DROP TABLE chains`, `CREATE VIEW chains AS SELECT 1 AS x`], `table meta is missing, ${view('requests')}, ${view('chains')}`],
+    // versions 22 – 23, and 4, having lost meta: each table of facts of theirs was named altered or missing
+    [
+      [`DROP TABLE meta`, `ALTER TABLE line_copies RENAME TO attachment_copies`, `ALTER TABLE chain_events DROP COLUMN uuid`],
+      "table meta is missing, and its tables are an older cachelens layout's",
+    ],
+    [
+      [
+        `DROP TABLE meta`,
+        `DROP TABLE line_copies`,
+        `DROP TABLE results`,
+        `ALTER TABLE chain_events DROP COLUMN uuid`,
+        `ALTER TABLE attachments DROP COLUMN uuid`,
+        `ALTER TABLE chain_facts DROP COLUMN last_key`,
+        `ALTER TABLE observations ADD COLUMN message_id VARCHAR`,
+      ],
+      "table meta is missing, and its tables are an older cachelens layout's",
+    ],
+  ];
+  for (const [damage, what] of cases) {
+    await sql(db, ...damage);
+    const notes: string[] = [];
+    const again = await runAndDump([root], db, { notice: (l) => notes.push(l) });
+    assert.deepEqual(notes, [`cachelens: store ${db}: ${what}; the store is rebuilt from the logs`], damage.join('; '));
+    assert.equal(again.stats.read, first.stats.files, damage.join('; '));
+    assert.deepEqual(again.dump, first.dump, damage.join('; '));
   }
 });
