@@ -823,24 +823,31 @@ async function prepare(db: DuckDBConnection, path: string, opts: StoreOpenOption
     return { mustWrite: why, copy: current && lacking.length === 0 };
   }
   // The tables this open drops: the store's (and an older layout's) for a rebuild, else those
-  // altered of the ones made again. DuckDB will not drop a table another one holds a foreign key
-  // to (`CREATE TABLE my_notes (file_id INTEGER REFERENCES files(file_id))`): the store failed
-  // "store … is unreadable: Catalog Error: Could not drop the table because this table is main key
-  // table of the table my_notes (run with --rebuild …)", and --rebuild failed the same way
+  // altered of the ones made again.
   const dropped = rebuild
     ? listed.filter(([t, sql]) => sql !== null && (STORE_COLUMNS.has(t) || FORMER_TABLES.includes(t))).map(([t]) => t)
     : remade.length > 0
       ? altered
       : [];
-  if (dropped.length > 0) {
-    const held = (
+  // A table of the user's own with a foreign key to one of the store's (`CREATE TABLE my_notes
+  // (file_id INTEGER REFERENCES files(file_id))`): DuckDB drops no table another refers to, and
+  // deletes no row one of its rows refers to. A rebuild, an upgrade or a mend failed "store … is
+  // unreadable: Catalog Error: Could not drop the table because this table is main key table of
+  // the table my_notes (run with --rebuild …)", --rebuild the same way; a run that read a changed
+  // or a gone log again failed "internal error: … Violates foreign key constraint" (files, like
+  // results and meta, is written again as the logs change). Refused at the open, saying so; only
+  // a store with a table of the user's own is asked.
+  const mine = (t: string) => !STORE_COLUMNS.has(t) && !FORMER_TABLES.includes(t);
+  if (listed.some(([t, sql]) => sql !== null && mine(t))) {
+    const keys = (
       await db.runAndReadAll(`SELECT DISTINCT lower(table_name), lower(referenced_table) FROM duckdb_constraints()
         WHERE database_name = current_database() AND schema_name = 'main' AND constraint_type = 'FOREIGN KEY' ORDER BY ALL`)
     )
       .getRows()
       .map(([t, r]) => [String(t), String(r)] as const)
-      .find(([t, r]) => dropped.includes(r) && !dropped.includes(t));
-    if (held !== undefined) {
+      .filter(([t, r]) => mine(t) && STORE_COLUMNS.has(r));
+    const held = keys.find(([, r]) => dropped.includes(r)) ?? keys[0];
+    if (held !== undefined && dropped.includes(held[1])) {
       const why = opts.rebuild
         ? 'is to be rebuilt (--rebuild)'
         : current
@@ -850,6 +857,12 @@ async function prepare(db: DuckDBConnection, path: string, opts: StoreOpenOption
             : 'must be rebuilt from the logs (it was written by an older cachelens)';
       throw new UsageError(
         `store ${path} ${why}, but table ${held[0]}, not the store's, has a foreign key to its table ${held[1]}, and DuckDB drops no table another refers to; the store is left as it is`,
+        `drop table ${held[0]}, or use --db to choose another store`,
+      );
+    }
+    if (held !== undefined) {
+      throw new UsageError(
+        `store ${path}: table ${held[0]}, not the store's, has a foreign key to its table ${held[1]}, whose rows cachelens deletes and writes again as the logs change, and DuckDB deletes no row another refers to; the store is left as it is`,
         `drop table ${held[0]}, or use --db to choose another store`,
       );
     }
