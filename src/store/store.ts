@@ -857,13 +857,13 @@ async function prepare(db: DuckDBConnection, path: string, opts: StoreOpenOption
             : 'must be rebuilt from the logs (it was written by an older cachelens)';
       throw new UsageError(
         `store ${path} ${why}, but table ${held[0]}, not the store's, has a foreign key to its table ${held[1]}, and DuckDB drops no table another refers to; the store is left as it is`,
-        `drop table ${held[0]}, or use --db to choose another store`,
+        `drop table ${held[0]} with a DuckDB client (DROP TABLE ${held[0]}: cachelens query opens the store as this run does), or use --db to choose another store`,
       );
     }
     if (held !== undefined) {
       throw new UsageError(
         `store ${path}: table ${held[0]}, not the store's, has a foreign key to its table ${held[1]}, whose rows cachelens deletes and writes again as the logs change, and DuckDB deletes no row another refers to; the store is left as it is`,
-        `drop table ${held[0]}, or use --db to choose another store`,
+        `drop table ${held[0]} with a DuckDB client (DROP TABLE ${held[0]}: cachelens query opens the store as this run does), or use --db to choose another store`,
       );
     }
   }

@@ -465,7 +465,7 @@ test('a table of the user\'s own with a foreign key to a store table is refused 
     await assert.rejects(runAndDump([root], db, { rebuild }), (e: unknown) => {
       assert.ok(e instanceof UsageError, String(e));
       assert.equal(e.message, message);
-      assert.equal(e.hint, 'drop table my_notes, or use --db to choose another store');
+      assert.equal(e.hint, 'drop table my_notes with a DuckDB client (DROP TABLE my_notes: cachelens query opens the store as this run does), or use --db to choose another store');
       return true;
     });
     assert.equal(await contents(db), before, 'left as it was');
