@@ -18,7 +18,7 @@ import { filtersLine } from '../reporters/units.js';
 import { checkExportDir, exportParquet } from '../store/export.js';
 import { defaultDbPath } from '../store/location.js';
 import { realPlace, refuseInLogs, rootsRead } from '../store/log-dirs.js';
-import { PORTABLE_TABLES, type ParquetSource, type SqlSource, openParquet, usePortableViews } from '../store/portable.js';
+import { PASSED_WORDS, PORTABLE_TABLES, type ParquetSource, type PassedKind, type SqlSource, openParquet, usePortableViews } from '../store/portable.js';
 import { isBundledName, listQueries, networkSettings, queryParams, querySql, runQueryTable, writeTargets } from '../store/queries.js';
 import { Store } from '../store/store.js';
 import { wrap } from '../format/wrap.js';
@@ -216,12 +216,13 @@ export async function openSource(argv: Record<string, unknown>, io: Io): Promise
       const listed = list.length > 1 ? `${list.slice(0, -1).join(', ')} and ${list.at(-1)}` : list[0];
       io.stderr(`cachelens: --parquet ${dir}: left out ${listed} (rows another export below it holds too: the same export twice, or overlapping ones); each is counted once`);
     }
-    // a link below DIR that leads nowhere, or a directory that cannot be read, may hold an export that
-    // is not read: said, not passed over silently
-    const passed = (what: string[], one: string, many: (n: string) => string) =>
-      what.length > 0 && io.stderr(`cachelens: --parquet ${dir}: passed over ${what.length === 1 ? one : many(int(what.length))}: ${what[0]}${what.length > 1 ? ` and ${int(what.length - 1)} more` : ''}`);
-    passed(source.dangling, 'a link that leads nowhere', (n) => `${n} links that lead nowhere`);
-    passed(source.unreadable, 'a directory that cannot be read', (n) => `${n} directories that cannot be read`);
+    // a link below DIR that leads nowhere, a directory that cannot be read…, may hold an export that
+    // is not read: said, not passed over silently, one line for each kind
+    for (const kind of Object.keys(PASSED_WORDS) as PassedKind[]) {
+      const what = source.passed.filter((p) => p.kind === kind).map((p) => p.path);
+      const words = PASSED_WORDS[kind];
+      if (what.length > 0) io.stderr(`cachelens: --parquet ${dir}: passed over ${what.length === 1 ? words.one : words.many(int(what.length))}: ${what[0]}${what.length > 1 ? ` and ${int(what.length - 1)} more` : ''}`);
+    }
     return { source, defaults };
   }
   const ctx = await openContext(commonOptions(argv, io));

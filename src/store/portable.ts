@@ -14,8 +14,8 @@
  * columns the export keeps (ATTACHMENT_COLUMNS).
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { type Dirent, existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { type Dirent, type Stats, closeSync, existsSync, lstatSync, openSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { join, relative, resolve, sep } from 'node:path';
 import { loadDuckdb, MACROS, openingOptions } from './duckdb.js';
 import { UsageError } from '../errors.js';
 import { type QueryTable, type Row, type Store, plainRow, queryTable, readStatements } from './store.js';
@@ -117,66 +117,234 @@ export function poolGlob(root: string, table: string): string {
   return `${root.replace(/[*?[]/g, (c) => `[${c}]`).replace(/\\/g, '?')}/**/${table}/*/[!.]*.parquet`.replace(/'/g, "''");
 }
 
-/** One file of a pool: its path, and the pattern read_parquet reads it by (globPattern). */
+/** One file of a pool: its path, the path as messages show it (shown), and the pattern read_parquet reads it by (globPattern). */
 interface PoolFile {
   path: string;
+  shown: string;
   pattern: string;
 }
 
 /**
- * Each table's files below `root` (`<table>/<day>/<name>.parquet` at any depth, as the glob `**`
+ * What the walk of a pool passed over, to be said: a link that leads nowhere (`dangling`), a link
+ * that loops (to the pool, a directory above it or one holding the link, or links that lead to each
+ * other: `loop`), a directory that cannot be read (`unreadable`: a `lost+found`), a link whose end
+ * cannot be reached (`unreadable-link`: into a directory this user may not search), and a name that
+ * is not UTF-8 (`not-utf8`: DuckDB takes paths as UTF-8 text, and cannot open it).
+ */
+export type PassedKind = 'dangling' | 'loop' | 'unreadable' | 'unreadable-link' | 'not-utf8';
+export interface PassedOver {
+  kind: PassedKind;
+  /** as messages show it: below the directory `--parquet` named, as it was given */
+  path: string;
+}
+
+/** How one entry passed over is said: `passed over a link that leads nowhere: pool/bob`. */
+export const PASSED_WORDS: Record<PassedKind, { one: string; many: (n: string) => string }> = {
+  dangling: { one: 'a link that leads nowhere', many: (n) => `${n} links that lead nowhere` },
+  loop: { one: 'a link loop', many: (n) => `${n} link loops` },
+  unreadable: { one: 'a directory that cannot be read', many: (n) => `${n} directories that cannot be read` },
+  'unreadable-link': { one: 'a link that cannot be read', many: (n) => `${n} links that cannot be read` },
+  'not-utf8': { one: 'a name that is not UTF-8 (DuckDB cannot open it)', many: (n) => `${n} names that are not UTF-8 (DuckDB cannot open them)` },
+};
+
+/** A directory to read, and what is known of it on the way there. */
+interface Pending {
+  path: string;
+  /** path as a Buffer: directories are read in code-point order of their paths */
+  key: Buffer;
+  /** the names from the pool down to it */
+  depth: string[];
+  /** its real path */
+  real: string;
+  /** the export it is inside of (a directory holding requests/, chains/ or attachments/ above it), if any */
+  inside: string | null;
+}
+
+/**
+ * Each table's files below `dir` (`<table>/<day>/<name>.parquet` at any depth, as the glob `**`
  * matches), listed here rather than by DuckDB's glob, whose `**` does not follow a link: a pool made of links to each
  * person's export (`pool/alice -> /shares/alice/export`) read none of them, without a word. A link to
- * a directory is followed; each directory is read once, by the first path (in code-point order) that
- * reaches it, so a link to a directory already read (one above it: a loop; or one beside it) is not
- * read again. A link that leads nowhere is returned in `dangling`, a directory below `root` that
- * cannot be read (a `lost+found` of a mounted drive) in `unreadable`, to be said. A hidden file is no
- * export's: a pool copied through a macOS share or a FAT drive holds an AppleDouble `._data_0.parquet`
- * beside each file, which failed the whole pool as a damaged Parquet file. Each list is in code-point
- * order. Example: pool/a -> /x/export, pool/b/requests/… → both exports' files.
+ * a directory is followed; each directory is read once, by the first path to it in code-point order
+ * (all paths to it compared: the directories are read least path first), so a link to a directory
+ * beside it is not read again, and which of two paths names an export (which decides a tie between
+ * two exports of the same age) does not depend on the order the walk met them. A link to the pool,
+ * to a directory above it, or to one holding the link (a loop) is not followed: `pool/up -> ..` read
+ * every directory beside the pool.
+ * What cannot be read is passed over and returned in `passed`, to be said (PassedOver) — unless it is
+ * inside an export (below a directory holding requests/, chains/ or attachments/): a day that cannot
+ * be read left that day's requests out with exit 0, so the pool is refused, in one line naming it, as
+ * for a file that cannot be read. Hidden entries are no export's and are not read, nor said when they
+ * cannot be (an Emacs lock `.#notes.md` is a link that leads nowhere): a pool copied through a macOS
+ * share or a FAT drive holds an AppleDouble `._data_0.parquet` beside each file, which failed the
+ * whole pool as a damaged Parquet file. Paths in `passed` and in messages are shown below `dir` as
+ * given (`pool/bob`, not `/home/me/pool/bob`). Each list is in code-point order.
+ * Example: pool/a -> /x/export, pool/b/requests/… → both exports' files.
  */
-export function poolFiles(root: string): { files: Record<(typeof PORTABLE_TABLES)[number], PoolFile[]>; dangling: string[]; unreadable: string[] } {
+export function poolFiles(dir: string): { files: Record<(typeof PORTABLE_TABLES)[number], PoolFile[]>; passed: PassedOver[] } {
+  const root = resolve(dir);
+  const show = (p: string) => (p === root ? dir : join(dir, relative(root, p)));
   const files = { requests: [] as PoolFile[], chains: [] as PoolFile[], attachments: [] as PoolFile[] };
-  const dangling: string[] = [];
-  const unreadable: string[] = [];
-  const seen = new Set<string>([realpathSync(root)]);
-  const walk = (dir: string, depth: string[]): void => {
-    let entries: Dirent[];
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch (err) {
-      if (dir === root) throw new UsageError(`--parquet ${root} cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-      unreadable.push(dir);
-      return;
+  const passed: PassedOver[] = [];
+  const code = (err: unknown) => (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+  let rootReal: string;
+  try {
+    rootReal = realpathSync(root);
+  } catch (err) {
+    throw new UsageError(`--parquet ${dir} cannot be read: ${code(err)}`);
+  }
+  // an entry that cannot be read: passed over and said, or inside an export the pool refused
+  const cannot = (path: string, kind: PassedKind, why: string, inside: string | null, hidden: boolean) => {
+    if (hidden) return;
+    if (inside !== null) {
+      const what = {
+        dangling: 'is a link that leads nowhere',
+        loop: 'is a link loop',
+        unreadable: `cannot be read (${why})`,
+        'unreadable-link': `is a link that cannot be read (${why})`,
+        'not-utf8': 'has a name that is not UTF-8, which DuckDB cannot open',
+      }[kind];
+      throw new UsageError(
+        `--parquet ${dir}: ${show(path)} ${what}; it is part of the export ${show(inside)}, which cannot be read whole`,
+        kind === 'not-utf8' ? 'rename it, or take that export out of the pool' : 'make it readable to this user, or take that export out of the pool',
+      );
     }
-    for (const e of entries.sort((x, y) => codePointOrder(x.name, y.name))) {
-      const full = join(dir, e.name);
-      let isDir = e.isDirectory();
-      let isFile = e.isFile();
-      if (e.isSymbolicLink()) {
-        try {
-          const st = statSync(full);
-          isDir = st.isDirectory();
-          isFile = st.isFile();
-        } catch {
-          dangling.push(full);
-          continue;
-        }
-      }
-      if (isDir) {
-        const real = realpathSync(full);
-        if (seen.has(real)) continue;
-        seen.add(real);
-        walk(full, [...depth, e.name]);
-      } else if (isFile && depth.length >= 2 && !e.name.startsWith('.') && e.name.endsWith('.parquet')) {
-        const table = depth.at(-2)!;
-        if (Object.hasOwn(files, table)) files[table as keyof typeof files].push({ path: full, pattern: globPattern(full) });
-      }
-    }
+    passed.push({ kind, path: show(path) });
   };
-  walk(root, []);
+  const isUnder = (p: string, above: string) => p === above || above === sep || p.startsWith(`${above}${sep}`);
+  const queue = new Heap<Pending>((a, b) => Buffer.compare(a.key, b.key));
+  queue.push({ path: root, key: Buffer.from(root), depth: [], real: rootReal, inside: null });
+  const seen = new Set<string>();
+  for (let d = queue.pop(); d !== undefined; d = queue.pop()) {
+    if (seen.has(d.real)) continue;
+    seen.add(d.real);
+    let entries: Dirent<Buffer>[];
+    try {
+      entries = readdirSync(d.path, { withFileTypes: true, encoding: 'buffer' });
+    } catch (err) {
+      if (d.path === root) throw new UsageError(`--parquet ${dir} cannot be read: ${code(err)}`);
+      cannot(d.path, 'unreadable', code(err), d.inside, false);
+      continue;
+    }
+    // a directory holding a table's directory is an export: its tables' directories, and what is below
+    // them, hold its data (what is beside them, none)
+    const isTable = (name: Buffer) => (PORTABLE_TABLES as readonly string[]).includes(name.toString('latin1'));
+    const exportHere = d.inside === null && entries.some((e) => isTable(e.name)) ? d.path : null;
+    for (const e of entries.sort((x, y) => Buffer.compare(x.name, y.name))) {
+      const hidden = e.name[0] === 0x2e;
+      const name = utf8(e.name);
+      const inside = d.inside ?? (isTable(e.name) ? exportHere : null);
+      if (name === null) {
+        // the name as bytes (\xff): DuckDB takes a path as UTF-8 text, so no path names it
+        cannot(join(d.path, shownBytes(e.name)), 'not-utf8', '', inside, hidden);
+        continue;
+      }
+      const full = join(d.path, name);
+      if (hidden && e.isFile()) continue;
+      let st: Stats;
+      let real: string | undefined;
+      try {
+        st = statSync(full);
+        if (st.isDirectory()) real = realpathSync(full);
+      } catch (err) {
+        const c = code(err);
+        if (c === 'ENOENT' && !e.isSymbolicLink()) continue; // gone since the directory was listed
+        if (c === 'ELOOP') cannot(full, 'loop', c, inside, hidden);
+        else if (c === 'ENOENT' || c === 'ENOTDIR') cannot(full, 'dangling', c, inside, hidden);
+        else if (!e.isSymbolicLink() || !lstatOk(full)) {
+          // the directory read can be listed but not searched (mode 744): none of its entries can be reached
+          cannot(d.path, 'unreadable', c, d.inside ?? exportHere, false);
+          break;
+        } else cannot(full, 'unreadable-link', c, inside, hidden);
+        continue;
+      }
+      if (real !== undefined) {
+        // a link to the pool or above it, or to a directory holding the link, would read it again
+        if (e.isSymbolicLink() && (isUnder(rootReal, real) || isUnder(d.real, real))) cannot(full, 'loop', '', null, hidden);
+        else queue.push({ path: full, key: Buffer.from(full), depth: [...d.depth, name], real, inside });
+      } else if (st.isFile() && !hidden && d.depth.length >= 2 && name.endsWith('.parquet') && Object.hasOwn(files, d.depth.at(-2)!)) {
+        try {
+          closeSync(openSync(full, 'r'));
+        } catch (err) {
+          // a file this user may not read was called damaged or cut short
+          throw new UsageError(`--parquet ${dir}: ${show(full)} cannot be read (${code(err)})`, 'make it readable to this user, or take that export out of the pool');
+        }
+        files[d.depth.at(-2) as keyof typeof files].push({ path: full, shown: show(full), pattern: globPattern(full, show) });
+      }
+    }
+  }
   for (const t of PORTABLE_TABLES) files[t].sort((x, y) => codePointOrder(x.path, y.path));
-  return { files, dangling, unreadable };
+  passed.sort((x, y) => codePointOrder(x.path, y.path));
+  return { files, passed };
+}
+
+/** True when `path` itself (a link) can be looked at: its directory can be searched. */
+function lstatOk(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The name as text, or null when it is not UTF-8. */
+function utf8(name: Buffer): string | null {
+  try {
+    return UTF8.decode(name);
+  } catch {
+    return null;
+  }
+}
+
+/** A name that is not UTF-8 as messages show it: its UTF-8 runs as text, each other byte as `\xff`. */
+function shownBytes(name: Buffer): string {
+  let out = '';
+  for (let i = 0; i < name.length; ) {
+    const n = [4, 3, 2, 1].find((k) => i + k <= name.length && utf8(name.subarray(i, i + k)) !== null);
+    if (n === undefined) {
+      out += `\\x${name[i]!.toString(16).padStart(2, '0')}`;
+      i += 1;
+    } else {
+      out += name.subarray(i, i + n).toString();
+      i += n;
+    }
+  }
+  return out;
+}
+
+/** A binary heap, least (by `less`) first. */
+class Heap<T> {
+  private items: T[] = [];
+  constructor(private readonly cmp: (a: T, b: T) => number) {}
+  push(x: T): void {
+    const a = this.items;
+    a.push(x);
+    for (let i = a.length - 1; i > 0; ) {
+      const p = (i - 1) >> 1;
+      if (this.cmp(a[i]!, a[p]!) >= 0) break;
+      [a[i], a[p]] = [a[p]!, a[i]!];
+      i = p;
+    }
+  }
+  pop(): T | undefined {
+    const a = this.items;
+    if (a.length <= 1) return a.pop();
+    const top = a[0];
+    a[0] = a.pop()!;
+    for (let i = 0; ; ) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < a.length && this.cmp(a[l]!, a[m]!) < 0) m = l;
+      if (r < a.length && this.cmp(a[r]!, a[m]!) < 0) m = r;
+      if (m === i) break;
+      [a[i], a[m]] = [a[m]!, a[i]!];
+      i = m;
+    }
+    return top;
+  }
 }
 
 /** Compares two strings by code point (as DuckDB orders VARCHARs), not by UTF-16 unit as sort() does. */
@@ -190,23 +358,36 @@ function codePointOrder(a: string, b: string): number {
  * `exports 2` beside it instead, and `team*` every directory whose name begins so). DuckDB's glob
  * takes a backslash for a path separator (`/tmp/a\b/pool` was read as `/tmp/a/b/pool`), and a path
  * without `*`, `?` or `[` is not globbed: a backslash is kept as it is in one; in a path that must be
- * globbed it is matched by `?`, and refused when that matches another name beside it too (no pattern
- * can then name that one file).
+ * globbed it is matched by `?` (one byte), and refused when that matches another name beside it too
+ * (no pattern can then name that one file; names compared as bytes, as DuckDB does: `c\d [1]` beside
+ * `céd [1]` is read, é being two bytes), or when the directory beside which it is matched cannot be
+ * listed (DuckDB's glob lists it). `show` gives a path as messages show it.
  * Example: '/p [1]/x.parquet' → '/p [[]1]/x.parquet'; '/a\b/x.parquet' as it is.
  */
-function globPattern(path: string): string {
+function globPattern(path: string, show: (p: string) => string = (p) => p): string {
   if (!/[*?[]/.test(path)) return path;
   const pattern = path.replace(/[*?[]/g, (c) => `[${c}]`);
   if (!path.includes('\\')) return pattern;
   const parts = path.split('/');
   parts.forEach((name, i) => {
     if (!name.includes('\\')) return;
-    const like = new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, (c) => (c === '\\' ? '.' : `\\${c}`))}$`, 'su');
+    const bytes = Buffer.from(name).toString('latin1');
+    const like = new RegExp(`^${bytes.replace(/[.*+?^${}()|[\]\\]/g, (c) => (c === '\\' ? '.' : `\\${c}`))}$`, 's');
     const parent = parts.slice(0, i).join('/') || '/';
-    const other = readdirSync(parent).find((n) => n !== name && like.test(n));
+    const why = 'DuckDB reads a path holding *, ? or [ as a pattern, in which a backslash is matched only by ?';
+    let names: Buffer[];
+    try {
+      names = readdirSync(parent, { encoding: 'buffer' });
+    } catch (err) {
+      throw new UsageError(
+        `--parquet: ${show(path)} cannot be read alone: ${why}, and ${show(parent)}, where it is matched, cannot be listed (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+        'make that directory readable, or rename the directory with the backslash',
+      );
+    }
+    const other = names.find((n) => n.toString('latin1') !== bytes && like.test(n.toString('latin1')));
     if (other !== undefined) {
       throw new UsageError(
-        `--parquet: ${path} cannot be read alone: DuckDB reads a path holding *, ? or [ as a pattern, in which a backslash is matched only by ?, which matches ${join(parent, other)} too`,
+        `--parquet: ${show(path)} cannot be read alone: ${why}, which matches ${show(join(parent, utf8(other) ?? shownBytes(other)))} too`,
         'rename the directory with the backslash, or the one beside it',
       );
     }
@@ -240,7 +421,7 @@ async function unreadableFile(db: DuckDBConnection, pool: ReturnType<typeof pool
         // every value of every row: a damaged page is found only when it is read
         await db.runAndReadAll(`SELECT count(hash(f)) FROM read_parquet('${file.pattern.replace(/'/g, "''")}', hive_partitioning = false) f`);
       } catch (err) {
-        return { file: file.path, error: (err as Error).message.split('\n')[0]! };
+        return { file: file.shown, error: (err as Error).message.split('\n')[0]! };
       }
     }
   }
@@ -260,10 +441,8 @@ export interface ParquetSource extends SqlSource {
    * (a page damaged in a column the opening did not read), or null when each can be read.
    */
   damaged(): Promise<UsageError | null>;
-  /** the links below the pool that lead nowhere (poolFiles), passed over */
-  dangling: string[];
-  /** the directories below the pool that cannot be read (poolFiles), passed over */
-  unreadable: string[];
+  /** what the walk of the pool passed over (poolFiles: a link that leads nowhere, a directory that cannot be read…), to be said */
+  passed: PassedOver[];
 }
 
 /**
@@ -279,7 +458,7 @@ export async function openParquet(dir: string): Promise<ParquetSource> {
   // a file (one export's data_0.parquet, a .duckdb store) was said not to exist
   if (!existsSync(root)) throw new UsageError(`--parquet ${dir}: no such directory`);
   if (!statSync(root).isDirectory()) throw new UsageError(`--parquet ${dir} is not a directory`, 'name the directory an export was written to (cachelens export --parquet DIR), or one holding several');
-  const pool = poolFiles(root);
+  const pool = poolFiles(dir);
   const instance = await (await loadDuckdb()).DuckDBInstance.create(':memory:', openingOptions());
   const db = await instance.connect();
   const close = () => {
@@ -301,7 +480,8 @@ export async function openParquet(dir: string): Promise<ParquetSource> {
     close();
     if (damaged) throw damagedFile(dir, damaged);
     // what was passed over may have held the export: said beside the reason
-    const passed = pool.unreadable.length > 0 ? `; passed over ${pool.unreadable.length === 1 ? 'a directory' : `${pool.unreadable.length} directories`} that cannot be read: ${pool.unreadable[0]}` : '';
+    const first = pool.passed[0];
+    const passed = first ? `; passed over ${PASSED_WORDS[first.kind].one}: ${first.path}${pool.passed.length > 1 ? ` and ${pool.passed.length - 1} more` : ''}` : '';
     throw new UsageError(`${dir} holds no cachelens Parquet export: ${(err as Error).message.split('\n')[0]}${passed}`, 'make one with cachelens export --parquet DIR');
   }
   return {
@@ -314,8 +494,7 @@ export async function openParquet(dir: string): Promise<ParquetSource> {
     },
     close,
     duplicates,
-    dangling: pool.dangling,
-    unreadable: pool.unreadable,
+    passed: pool.passed,
     async damaged() {
       const found = await unreadableFile(db, pool.files).catch(() => null);
       return found && damagedFile(dir, found);
