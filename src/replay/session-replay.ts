@@ -8,6 +8,8 @@
  *   ─▶ summaries + `recorded` fidelity against the observed usage
  */
 import { UsageError } from '../errors.js';
+import { longText } from '../ingest/line.js';
+import { SHORT_STRING } from '../ingest/project.js';
 import { clean, int } from '../format/table.js';
 import { loadPriceTable, type PriceTable } from '../pricing/pricing.js';
 import { type Pause, pauses } from './pauses.js';
@@ -143,7 +145,10 @@ export async function replayChain(chain: TranscriptChain, opts: SessionReplayOpt
   const pause = opts.pause ?? pauses();
   const rc = await rebuildChain(chain, tok, { thinking, pause });
   const strategies = [...(opts.strategies ?? SESSION_STRATEGIES)];
-  const reinject = strategies.includes('reinject') ? chooseReinjected(rc, opts.reinjectType) : null;
+  // a type over SHORT_STRING characters given whole is read as the store holds the transcript's (line.ts longText):
+  // compared whole, it matched no attachment, and the reason printed it whole
+  const asked = opts.reinjectType !== undefined && opts.reinjectType.length > SHORT_STRING ? longText(opts.reinjectType) : opts.reinjectType;
+  const reinject = strategies.includes('reinject') ? chooseReinjected(rc, asked) : null;
   const calibrate = opts.calibrate ?? 0;
   const conversation = calibrate > 0 ? fitConversationScale(rc, calibrate) : null;
   const ctx = { tok, weightsFor: (m: string, p: number) => prices.weightsFor(m, p), reinject, scale: conversation?.scale ?? 1 };
@@ -153,7 +158,7 @@ export async function replayChain(chain: TranscriptChain, opts: SessionReplayOpt
   const turns: SessionTurn[] = [];
   for (const s of strategies) {
     if (s === 'reinject' && !reinject) {
-      notRun.push({ strategy: s, reason: opts.reinjectType ? `no ${opts.reinjectType} attachment in this chain` : 'no attachment in this chain' });
+      notRun.push({ strategy: s, reason: asked ? `no ${asked} attachment in this chain` : 'no attachment in this chain' });
       continue;
     }
     const r = await replayStrategy(rc, s, ctx, pause);

@@ -246,6 +246,50 @@ test('replay session and report --session show an attachment type longer than 4,
   assert.ok(!page.includes('x'.repeat(200)), 'the page holds no long text whole');
 });
 
+test('replay session --reinject-type given a type longer than 4,096 characters whole runs on it, read as the store holds it; one matching none is said shortened', async (t) => {
+  // the transcript's type was read shortened (line.ts longText) and the given one compared whole: 'not run: reinject (no TTTT…' in one 5,048-column line
+  const { logs } = setup(t);
+  const sid = '0ca1b2c3-0000-4000-8000-0000000000f7';
+  const type = 'T'.repeat(5_000);
+  const lines = [
+    JSON.stringify({ type: 'user', sessionId: sid, timestamp: '2025-03-01T10:01:00.000Z', uuid: 'u1', parentUuid: null, message: { role: 'user', content: 'hello there' } }),
+    JSON.stringify({ type: 'attachment', sessionId: sid, timestamp: '2025-03-01T10:01:01.000Z', uuid: 't1', parentUuid: 'u1', attachment: { type, content: 'the skills: one, two, three' } }),
+    JSON.stringify({ type: 'attachment', sessionId: sid, timestamp: '2025-03-01T10:01:02.000Z', uuid: 't2', parentUuid: 't1', attachment: { type: 'skill_listing', content: 'a listing' } }),
+    ...[1, 2].map((i) =>
+      JSON.stringify({
+        type: 'assistant', sessionId: sid, timestamp: `2025-03-01T10:0${i}:05.000Z`, uuid: `a${i}`, parentUuid: i === 1 ? 't2' : 'a1', requestId: `req${i}`,
+        message: { id: `msg${i}`, model: 'claude-opus-4-6', role: 'assistant', content: [{ type: 'text', text: 'ok' }], usage: usage(3, 5, 1_000, (i - 1) * 1_000) },
+      }),
+    ),
+  ];
+  const file = writeLog(logs, 'proj/s1.jsonl', lines);
+  const replay = async (given: string) => {
+    const r = await runCli(['replay', 'session', file, '--strategy', 'reinject', '--reinject-type', given, '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    return JSON.parse(r.stdout);
+  };
+  const whole = await replay(type);
+  assert.deepEqual(whole.not_run, [], 'reinject runs on the type given whole');
+  assert.match(whole.settings.reinject.type, SHORTENED);
+  assert.ok(whole.settings.reinject.type.startsWith('T'.repeat(64) + '… (5,000 characters'), whole.settings.reinject.type);
+  assert.ok(whole.strategies.reinject, 'its summary');
+  // the store's form, as --json and the table show it, names it too
+  const stored = await replay(whole.settings.reinject.type);
+  assert.deepEqual(stored.not_run, []);
+  assert.equal(stored.settings.reinject.type, whole.settings.reinject.type);
+  // a long type no attachment has: said by its stored form, never whole, on either output
+  const other = 'U'.repeat(5_000);
+  const none = await replay(other);
+  assert.equal(none.settings.reinject, null);
+  assert.equal(none.not_run.length, 1);
+  assert.match(none.not_run[0].reason, /^no U{64}… \(5,000 characters, sha256 [0-9a-f]{16}\) attachment in this chain$/u);
+  const table = await runCli(['replay', 'session', file, '--strategy', 'reinject', '--reinject-type', other]);
+  assert.equal(table.code, 0, table.stderr);
+  const said = table.stdout + table.stderr;
+  assert.ok(said.includes('not run: reinject') && said.includes('U'.repeat(64) + '…'), said);
+  assert.ok(!said.includes('U'.repeat(200)), 'the given type is not printed whole');
+});
+
 test('replay session\'s heading shows a chain id of a long session id and a long sidechain uuid by both parts: the session\'s hash and :side: stay', async (t) => {
   // cut as one to 120 columns, its middle (the session's hash, `:side:`, the uuid's opening) was lost
   const { logs, db } = setup(t);
