@@ -103,6 +103,8 @@ export function readTranscriptSync(path: string, id: FileIdentity, opts: ReadOpt
     let have = 0; // bytes of buf holding data not yet consumed, starting at 0
     let stream: StreamProjector | null = null;
     let bomChecked = pos > 0;
+    // the last line said to be UTF-16 text: a lone NUL after it, at the end, is its newline's other half
+    let utf16Line = -1;
 
     const handle = (b: Buffer, s: number, e: number) => {
       lineNo++;
@@ -131,7 +133,9 @@ export function readTranscriptSync(path: string, id: FileIdentity, opts: ReadOpt
         // RangeError: a value nested deeper than the stack lets the projector or an attachment's
         // canonical text (file-parser.ts) go (~3,000 levels): that line, not the file
         if (!(err instanceof ProjectionError) && !(err instanceof RangeError)) throw err;
-        parser.skip(lineNo, 'invalid_json', err instanceof RangeError ? `nested too deeply to read (${err.message})` : utf16Said(b, s, e) ?? err.message);
+        const said = err instanceof RangeError ? `nested too deeply to read (${err.message})` : nulSaid(b, s, e, err.message);
+        if (said === UTF16_SAID) utf16Line = lineNo;
+        parser.skip(lineNo, 'invalid_json', said);
       }
     };
 
@@ -204,6 +208,10 @@ export function readTranscriptSync(path: string, id: FileIdentity, opts: ReadOpt
         parser.skip(lineNo, 'incomplete_last_line', 'no newline and not complete JSON (still being written?)');
         lineNo--;
       }
+    } else if (have === 1 && buf[0] === 0 && utf16Line === lineNo) {
+      // UTF-16LE text ends "\n" as 0A 00: the 00 after the last newline is no line still being
+      // written but the rest of that newline (it was an incomplete_last_line skip beside the UTF-16 ones)
+      readTo = pos;
     } else if (have > 0 && !isBlank(buf, !bomChecked && bomAt(buf, 0) ? 3 : 0, have)) {
       // (past a byte order mark, as handle() reads the line: a file of a mark alone, or a mark and
       // blanks, is an empty file, not a line still being written)
@@ -260,20 +268,45 @@ function wholePrompt(l: Line, b: Buffer, s: number, e: number): void {
   }
 }
 
-/** Whether a UTF-8 byte order mark starts at `s`. */
 /**
- * A line that does not parse and looks like UTF-16 text (a UTF-16 byte-order mark, or a NUL byte in
- * its first two: `{` is 7B 00 in UTF-16LE, 00 7B in UTF-16BE, and a line after the first begins
- * with the other half of the newline), said as such: a file saved as UTF-16 (an editor's "Unicode")
- * was 97 lines of `not a JSON object`, with no word on why. Only a line that failed is looked at.
+ * A line that does not parse and looks like UTF-16 text, said as such: a file saved as UTF-16 (an
+ * editor's "Unicode") was 97 lines of `not a JSON object`, with no word on why. A line of NUL bytes
+ * (a zero-filled block, as a crash leaves) is said as that: any NUL in its first two bytes made it
+ * "UTF-16 text" too. Only a line that failed is looked at.
  */
-function utf16Said(b: Buffer, s: number, e: number): string | undefined {
-  if (e - s < 2) return undefined;
-  const bom = (b[s] === 0xff && b[s + 1] === 0xfe) || (b[s] === 0xfe && b[s + 1] === 0xff);
-  if (!bom && b[s] !== 0 && b[s + 1] !== 0) return undefined;
-  return 'UTF-16 text, not UTF-8 (Claude Code writes UTF-8: convert the file, e.g. iconv -f UTF-16 -t UTF-8)';
+function nulSaid(b: Buffer, s: number, e: number, message: string): string {
+  if (utf16Text(b, s, e)) return UTF16_SAID;
+  let n = 0;
+  while (s + n < e && b[s + n] === 0) n++;
+  if (n < 2) return message;
+  const block = `${n.toLocaleString('en-US')} NUL bytes (a zero-filled block, as a crash leaves)`;
+  return s + n === e ? block : `opens with ${block}, then: ${message}`;
 }
 
+const UTF16_SAID = 'UTF-16 text, not UTF-8 (Claude Code writes UTF-8: convert the file, e.g. iconv -f UTF-16 -t UTF-8)';
+
+/** The bytes of UTF-16 text at most this many of a line's first are looked at (utf16Text). */
+const UTF16_LOOK = 32;
+
+/**
+ * Whether the bytes [s, e) of a line look like UTF-16 text: a UTF-16 byte-order mark, or NUL bytes
+ * alternating with others over its first UTF16_LOOK bytes (at least 16): `{"` is 7B 00 22 00 in
+ * UTF-16LE, 00 7B 00 22 in UTF-16BE, and a line after the first begins with the other half of the
+ * newline. A line of NULs alone, or NULs then UTF-8 text, is not.
+ * Example: 00 7B 00 22 00 74 … → true; 4,096 × 00 → false; 7B 22 74 … → false.
+ */
+export function utf16Text(b: Buffer, s: number, e: number): boolean {
+  if (e - s >= 2 && ((b[s] === 0xff && b[s + 1] === 0xfe) || (b[s] === 0xfe && b[s + 1] === 0xff))) return true;
+  if (e - s < 16) return false;
+  const n = Math.min(e - s, UTF16_LOOK);
+  const nul = b[s] === 0 ? 0 : 1;
+  for (let i = 0; i < n; i++) {
+    if ((b[s + i] === 0) !== (i % 2 === nul)) return false;
+  }
+  return true;
+}
+
+/** Whether a UTF-8 byte order mark starts at `s`. */
 function bomAt(b: Buffer, s: number): boolean {
   return b[s] === 0xef && b[s + 1] === 0xbb && b[s + 2] === 0xbf;
 }

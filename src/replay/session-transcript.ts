@@ -16,6 +16,7 @@ import { agentSessionDir } from '../ingest/discover.js';
 import { canonicalJson, sidechainChainOf, userLineKind } from '../ingest/file-parser.js';
 import { LINE_SCHEMA, fieldProblem, longText, obj, requestIdOf, str, timeOf, typeProblem } from '../ingest/line.js';
 import { SHORT_STRING } from '../ingest/project.js';
+import { utf16Text } from '../ingest/read-file.js';
 import { StreamProjector } from '../ingest/stream-project.js';
 import { identityProblem, mergeWrite, readUsage, usageOffAssistant } from '../ingest/usage.js';
 import type { Usage } from '../types.js';
@@ -339,6 +340,8 @@ export async function readSessionTranscript(path: string, opts: { chainId?: stri
   let held = 0;
   let stream: StreamProjector | null = null;
   let failed: string | null = null;
+  // the last line that failed and looks like UTF-16 text (read-file.ts utf16Text)
+  let utf16Line = -1;
 
   const feed = (b: Buffer) => {
     if (!b.length) return;
@@ -386,7 +389,8 @@ export async function readSessionTranscript(path: string, opts: { chainId?: stri
       else collector.add(lineNo, l);
       return;
     }
-    const text = (held === 0 ? '' : parts.length === 1 ? parts[0]!.toString('utf8') : Buffer.concat(parts, held).toString('utf8'));
+    const bytes = held === 0 ? null : parts.length === 1 ? parts[0]! : Buffer.concat(parts, held);
+    const text = bytes ? bytes.toString('utf8') : '';
     parts = [];
     held = 0;
     if (!text.trim()) return;
@@ -394,6 +398,12 @@ export async function readSessionTranscript(path: string, opts: { chainId?: stri
     try {
       l = JSON.parse(lineNo === 1 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
     } catch {
+      // a lone NUL at the end after UTF-16 text is the rest of its last newline (0A 00), as ingest reads it
+      if (last && bytes!.length === 1 && bytes![0] === 0 && utf16Line === lineNo - 1) {
+        lineNo--;
+        return;
+      }
+      if (utf16Text(bytes!, 0, bytes!.length)) utf16Line = lineNo;
       skipped.push({ line: lineNo, reason: unread });
       return;
     }

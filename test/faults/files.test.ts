@@ -189,12 +189,40 @@ test('a transcript saved as UTF-16 (LE with a BOM, BE without) is skipped line b
   writeLog(logs, 'proj/ok.jsonl', ['{"type": 7'].join('\n') + '\n'); // a line that is just not JSON keeps its own words
   const s = await summary([logs], db);
   assert.equal(s.totals.requests, 0);
+  // every skip group: the LE file's last "line", the NUL after its last newline (0A 00), is the rest of
+  // that newline, not a line still being written (it was an incomplete_last_line skip besides)
+  assert.deepEqual(s.quality.skipped.map((g) => g.reason), ['invalid_json'], JSON.stringify(s.quality.skipped));
   const bad = s.quality.skipped.find((g) => g.reason === 'invalid_json')!;
   assert.equal(bad.count, 5, JSON.stringify(bad));
   for (const e of bad.examples) {
     if (path.basename(e.file) === 'ok.jsonl') assert.doesNotMatch(e.detail ?? '', /UTF-16/);
     else assert.match(e.detail ?? '', /^UTF-16 text, not UTF-8 \(/, `${path.basename(e.file)}:${e.line}`);
   }
+  // the LE file alone (as Python's encode("utf-16") writes it: a BOM, then LE): its two lines skipped, nothing else
+  const one = path.join(path.dirname(db), 'one.duckdb');
+  const le = await summary([path.join(logs, 'proj/le.jsonl')], one);
+  assert.deepEqual(le.quality.skipped.map((g) => [g.reason, g.count]), [['invalid_json', 2]]);
+  const again = await summary([path.join(logs, 'proj/le.jsonl')], one);
+  assert.deepEqual(again.quality.skipped, le.quality.skipped, 'a second run reads it the same');
+});
+
+test('a line of NUL bytes (a zero-filled block, as a crash leaves) in a UTF-8 transcript is said as such, not as UTF-16 text; the lines around it count', async (t) => {
+  // any failed line with a NUL in its first two bytes was 'UTF-16 text, not UTF-8'
+  const { logs, db } = setup(t);
+  const ok = (m: string, n: number) => assistant({ msg: m, usage: usage(n, 0, 0, 0) });
+  writeLog(logs, 'proj/s1.jsonl', Buffer.concat([Buffer.from(ok('m1', 1) + '\n'), Buffer.alloc(4096), Buffer.from('\n' + ok('m2', 10) + '\n')]));
+  // NULs, then a line's text written after them (the next append after the crash)
+  writeLog(logs, 'proj/s2.jsonl', Buffer.concat([Buffer.alloc(100), Buffer.from(ok('m3', 100) + '\n'), Buffer.from('\0x\0y\n'), Buffer.from(ok('m4', 1000) + '\n')]));
+  const s = await summary([logs], db);
+  assert.equal(s.totals.input, 1011, 'the lines around them count');
+  assert.deepEqual(s.quality.skipped.map((g) => g.reason), ['invalid_json'], JSON.stringify(s.quality.skipped));
+  const details = new Map(s.quality.skipped[0]!.examples.map((e) => [`${path.basename(e.file)}:${e.line}`, e.detail ?? '']));
+  assert.equal(details.size, 3, JSON.stringify([...details]));
+  for (const [at, detail] of details) assert.doesNotMatch(detail, /UTF-16/, at);
+  assert.equal(details.get('s1.jsonl:2'), '4,096 NUL bytes (a zero-filled block, as a crash leaves)');
+  assert.match(details.get('s2.jsonl:1')!, /^opens with 100 NUL bytes \(a zero-filled block, as a crash leaves\), then: /u);
+  // a short line with a NUL or two is no block: its parser's words alone
+  assert.doesNotMatch(details.get('s2.jsonl:2')!, /NUL|UTF-16/);
 });
 
 test('a report stopped while it is written leaves the previous report whole, and the next run leaves no part of it', async (t) => {

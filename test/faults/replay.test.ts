@@ -395,8 +395,14 @@ test('a transcript whose every line is skipped (gzipped, UTF-16) is said to have
   const utf16 = writeLog(logs, 'proj/utf16.jsonl', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]));
   const r = await runCli(['replay', 'session', utf16, '--db', db]);
   assert.equal(r.code, 2, r.stderr);
-  // every UTF-16 line is invalid_json; the last (no newline after its NUL byte) is half-written
-  assert.equal(r.stderr, `cachelens: ${utf16}: no requests in this transcript to replay; 3 lines skipped (invalid_json: 2, incomplete_last_line: 1, from line 1)\n`);
+  // every UTF-16 line is invalid_json; the NUL after the last newline (0A 00) is the rest of that newline,
+  // as ingest reads it: it was a third line, incomplete_last_line
+  assert.equal(r.stderr, `cachelens: ${utf16}: no requests in this transcript to replay; 2 lines skipped (invalid_json: 2, from line 1)\n`);
+  // a half-written last line after UTF-16 text that is more than that NUL is still one
+  const half = writeLog(logs, 'proj/half.jsonl', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le'), Buffer.from('{"ty')]));
+  const h = await runCli(['replay', 'session', half, '--db', db]);
+  assert.equal(h.code, 2, h.stderr);
+  assert.match(h.stderr, /; 3 lines skipped \(invalid_json: 2, incomplete_last_line: 1, from line 1\)\n$/u);
   // a transcript of blank lines holds no request, and nothing was skipped: said as before
   const blank = writeLog(logs, 'proj/blank.jsonl', '\n\n\n');
   const b = await runCli(['replay', 'session', blank, '--db', db]);
