@@ -71,10 +71,16 @@ export const anatomyCommand: Command = {
             const all = new ChainMatch<ChainInput>(want);
             for await (const batch of streamChains(ctx.store, { ...ctx.filters, since: null, until: null, project: null })) for (const c of batch) all.offer(c, c.chainId, c.agentId);
             const hit = all.result();
+            const choose = `${given.join(' ')} ${given.length === 1 ? 'chooses' : 'choose'}`;
             if (hit !== null && !('many' in hit)) {
+              throw new UsageError(`--chain ${want}: chain ${clean(hit.hit.chainId)} has no request that ${choose}`, 'leave the filters out to see it whole, or widen them');
+            }
+            // a prefix of several chains, all left out, was 'no such chain in scope' too
+            if (hit !== null) {
+              const more = hit.many > hit.ids.length ? ', …' : '';
               throw new UsageError(
-                `--chain ${want}: chain ${clean(hit.hit.chainId)} has no request that ${given.join(' ')} ${given.length === 1 ? 'chooses' : 'choose'}`,
-                'leave the filters out to see it whole, or widen them',
+                `--chain ${want} matches ${hit.many} chains (${hit.ids.map(clean).join(', ')}${more}), none with a request that ${choose}`,
+                'leave the filters out or widen them, and give more of the id to name one',
               );
             }
           }

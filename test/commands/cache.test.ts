@@ -60,6 +60,10 @@ test('anatomy --chain of a chain the filters leave out says so, not that there i
   assert.match(agent.stderr, /^cachelens: --chain a2898e3: chain 4d5611e5-[\w-]+:a2898e3 has no request that --until 2026-01-01 --project nomatch choose \(/);
   const none = cli(['anatomy', MAROT, '--chain', 'ffff0000', '--db', ':memory:', '--since', '2030-01-01']);
   assert.equal(none.stderr, 'cachelens: --chain ffff0000: no such chain in scope\n', 'a chain the logs do not hold at all is still said as before');
+  // a prefix of several chains, all left out, was 'no such chain in scope' too
+  const several = cli(['anatomy', MAROT, '--chain', 'acompact', '--db', ':memory:', '--since', '2030-01-01']);
+  assert.equal(several.code, 2);
+  assert.match(several.stderr, /^cachelens: --chain acompact matches 3 chains \(4d5611e5-241a-462a-8d15-5122611a9569:acompact-e1f845, [^)]+\), none with a request that --since 2030-01-01 chooses \(leave the filters out or widen them, and give more of the id to name one\)\n$/u);
 });
 
 test('the 1-hour marot session 8463c716 shows no expiry under its own TTL', () => {
