@@ -161,11 +161,7 @@ test('another program\'s DuckDB file given as --db is refused and left exactly a
   const logs = corpus(dir);
   const foreign = path.join(dir, 'theirs', 'analytics.duckdb');
   mkdirSync(path.dirname(foreign));
-  const r = spawnNode(`const { DuckDBInstance } = await import('@duckdb/node-api');
-    const i = await DuckDBInstance.create(${JSON.stringify(foreign)}); const c = await i.connect();
-    await c.run('CREATE TABLE sales (id INTEGER, amount DOUBLE)'); await c.run('INSERT INTO sales VALUES (1, 9.5)');
-    c.closeSync(); i.closeSync();`);
-  assert.equal(await r, 0);
+  assert.equal(await runSql(foreign, 'CREATE TABLE sales (id INTEGER, amount DOUBLE); INSERT INTO sales VALUES (1, 9.5)'), 0);
   const before = treeHash(path.dirname(foreign));
   assertStoreError(await runCli(['summary', logs, '--db', foreign]), foreign, /is a DuckDB file but not a cachelens store/);
   assertStoreError(await runCli(['summary', logs, '--db', foreign, '--rebuild']), foreign, /is a DuckDB file but not a cachelens store/);
@@ -307,6 +303,27 @@ function spawnNode(code: string): Promise<number | null> {
   return new Promise((resolve) => p.on('exit', (c) => resolve(c)));
 }
 
+/** Runs `sql` (statements separated by `;`) on the DuckDB file `db` in a plain client, as a user's own tool would; its exit code. */
+function runSql(db: string, sql: string): Promise<number | null> {
+  return spawnNode(`const { DuckDBInstance } = await import('@duckdb/node-api');
+    const i = await DuckDBInstance.create(${JSON.stringify(db)}); const c = await i.connect();
+    await c.run(${JSON.stringify(sql)}); c.closeSync(); i.closeSync();`);
+}
+
+/**
+ * corpus(dir)'s store, in a directory of its own (dir/store/s.duckdb) so that the directory may be
+ * made read-only, without the answers beside it, which would answer a summary without opening it.
+ */
+async function storeOfItsOwn(dir: string): Promise<{ logs: string; home: string; db: string }> {
+  const logs = corpus(dir);
+  const home = path.join(dir, 'store');
+  mkdirSync(home);
+  const db = path.join(home, 's.duckdb');
+  await summary([logs], db);
+  rmSync(`${db}.answers`, { force: true });
+  return { logs, home, db };
+}
+
 /** Another process (here a plain DuckDB client, as a user's own tool would be) holding the store open. */
 function hold(db: string): Promise<ChildProcess> {
   const code = `const { DuckDBInstance } = await import('@duckdb/node-api');
@@ -331,13 +348,7 @@ test('a read-only store (file mode 0444, or a read-only directory) answers from 
   for (const how of ['file', 'directory'] as const) {
     const dir = tempDir();
     t.after(() => removeDir(dir));
-    const logs = corpus(dir);
-    const home = path.join(dir, 'store');
-    mkdirSync(home);
-    const db = path.join(home, 's.duckdb');
-    await summary([logs], db);
-    // the answers beside the store would answer a summary without opening it: gone, so each run opens it
-    rmSync(`${db}.answers`, { force: true });
+    const { logs, home, db } = await storeOfItsOwn(dir);
     if (how === 'file') chmodSync(db, 0o444);
     else chmodSync(home, 0o555);
     const before = snapshot(home);
@@ -383,10 +394,7 @@ test('a store a query altered answers again, with one note on stderr; a store of
   const logs = corpus(dir);
   const db = path.join(dir, 's.duckdb');
   await summary([logs], db);
-  const alter = (sql: string) =>
-    spawnNode(`const { DuckDBInstance } = await import('@duckdb/node-api');
-      const i = await DuckDBInstance.create(${JSON.stringify(db)}); const c = await i.connect();
-      await c.run(${JSON.stringify(sql)}); c.closeSync(); i.closeSync();`);
+  const alter = (sql: string) => runSql(db, sql);
   // every later command failed: `internal error: … Referenced column "model" not found`
   assert.equal(await alter('ALTER TABLE requests DROP COLUMN model'), 0);
   const r = await runCli(['anatomy', logs, '--db', db, '--json']);
@@ -406,12 +414,7 @@ test('a store a query altered answers again, with one note on stderr; a store of
 test('a store whose log file (s.duckdb.wal) this user may not write, left so by a run as root, is read as a read-only store: no internal error, one note once the logs changed, --rebuild refused in one line', async (t) => {
   const dir = tempDir();
   t.after(() => removeDir(dir));
-  const logs = corpus(dir);
-  const home = path.join(dir, 'store');
-  mkdirSync(home);
-  const db = path.join(home, 's.duckdb');
-  await summary([logs], db);
-  rmSync(`${db}.answers`, { force: true });
+  const { logs, home, db } = await storeOfItsOwn(dir);
   assert.ok(existsSync(`${db}.wal`), 'a filled store keeps its log');
   // root's own file, 0644, binds a run that is not root; as root the run drops root's override and
   // stays the owner, so the log is made 0444 for the same effect (helpers.runCli asNobody)
@@ -438,17 +441,9 @@ test('a store whose log file (s.duckdb.wal) this user may not write, left so by 
 test('a read-only store that a first run left before its derive (no requests, no chains) is answered from a copy with a note that says so, not that its tables are missing', async (t) => {
   const dir = tempDir();
   t.after(() => removeDir(dir));
-  const logs = corpus(dir);
-  const home = path.join(dir, 'store');
-  mkdirSync(home);
-  const db = path.join(home, 's.duckdb');
-  await summary([logs], db);
-  rmSync(`${db}.answers`, { force: true });
+  const { logs, db } = await storeOfItsOwn(dir);
   // what a run stopped (Ctrl-C, a kill) between its ingest and its first derive leaves
-  const stopped = spawnNode(`const { DuckDBInstance } = await import('@duckdb/node-api');
-    const i = await DuckDBInstance.create(${JSON.stringify(db)}); const c = await i.connect();
-    await c.run("DROP TABLE requests; DROP TABLE chains; DELETE FROM meta WHERE key IN ('derived_for', 'listing_key')"); c.closeSync(); i.closeSync();`);
-  assert.equal(await stopped, 0);
+  assert.equal(await runSql(db, "DROP TABLE requests; DROP TABLE chains; DELETE FROM meta WHERE key IN ('derived_for', 'listing_key')"), 0);
   chmodSync(db, 0o444);
   // it said `… and table requests is missing, table chains is missing: this run answers from a copy …`,
   // where the same store writable is derived without a word
@@ -499,16 +494,8 @@ test('a read-only store that lost its version, or has a view in place of a table
   for (const [damage, what] of cases) {
     const dir = tempDir();
     t.after(() => removeDir(dir));
-    const logs = corpus(dir);
-    const home = path.join(dir, 'store');
-    mkdirSync(home);
-    const db = path.join(home, 's.duckdb');
-    await summary([logs], db);
-    rmSync(`${db}.answers`, { force: true });
-    const altered = spawnNode(`const { DuckDBInstance } = await import('@duckdb/node-api');
-      const i = await DuckDBInstance.create(${JSON.stringify(db)}); const c = await i.connect();
-      await c.run(${JSON.stringify(damage)}); c.closeSync(); i.closeSync();`);
-    assert.equal(await altered, 0);
+    const { logs, home, db } = await storeOfItsOwn(dir);
+    assert.equal(await runSql(db, damage), 0);
     chmodSync(db, 0o444);
     const before = snapshot(home);
     const r = await summary([logs], db, { asNobody: true });
