@@ -22,8 +22,9 @@ export interface Column {
    * an id or a path (a chain's, a session's, a project's): a table too wide for its terminal may cut
    * it (shrinkWidths), to `min` columns at the least. Other text (a model, a time, a row's label, an
    * agent type) is never cut to a width: a cut time or model hid what it said (`claude-h…0251001`).
-   * Free text a reader skims (a bundled query's purpose, a break's cause) may be `cut` too: it is cut
-   * before any column is left out (Column.drop). A `whole` column that is `cut` is shown whole off a
+   * Free text a reader skims (a bundled query's purpose: Column.prose) may be `cut` too: it is cut
+   * before any column is left out (Column.drop), and not at all under `--wide`. A break's cause names
+   * models: never cut. A `whole` column that is `cut` is shown whole off a
    * terminal and on one wide enough.
    */
   cut?: boolean;
@@ -450,45 +451,70 @@ const blank = (s: string | undefined) => s === undefined || s === '';
  * Example: rows [['a', 1], ['total', 2], ['total', 3]] with totals 1 → a, total, then a rule, then total 3.
  */
 export function table(columns: Column[], rows: Cell[][], opts: TableOptions = {}): string {
+  return fitTable(columns, rows, opts).text;
+}
+
+/**
+ * table(), and the headers of the columns it left out (Column.drop) to fit its terminal: a title or
+ * a legend that names a column says it only of the columns shown. A table too wide for its terminal
+ * leaves out its columns before it shows a list's items by their count (`1 cause`), and counts them
+ * only when the table does not fit with every column it may leave out left out.
+ * Example: fitTable(cols, rows, { width: 40 }) → { text, left: ['input', 'output'] }.
+ */
+export function fitTable(columns: Column[], rows: Cell[][], opts: TableOptions = {}): { text: string; left: string[] } {
   const width = opts.width ?? terminalWidth();
   const wide = opts.wide ?? wideTables;
-  let shown = layout(columns, rows, { ...opts, width });
-  if (wide || !Number.isFinite(width) || shown.width <= width || !columns.some((c) => c.drop !== undefined)) return shown.text;
+  const titled = (left: readonly string[]) => ({ ...opts, title: typeof opts.title === 'function' ? opts.title(left) : opts.title });
+  let shown = layout(columns, rows, { ...titled([]), width, wide });
+  if (wide || !Number.isFinite(width) || !columns.some((c) => c.drop !== undefined)) return { text: shown.text, left: [] };
+  // a table that fits only by showing a list's items by their count (`1 cause`) tries leaving out columns instead
+  if (shown.width <= width && !shown.counted) return { text: shown.text, left: [] };
+  const full = shown;
   // too wide with its text cut as far as it goes: its columns left out by Column.drop, lowest first, until it
   // fits; then those left out put back, highest first, each where the table still fits with it (the room a
-  // wide column left may hold a narrower one of less weight)
-  const of = (kept: number[]) => layout(kept.map((i) => columns[i]!), rows.map((r) => kept.map((i) => r[i])), { ...opts, width });
-  // a table with nothing to cut and no totals row (a query's result, of any number of rows) is measured, not laid out again:
-  // each column as wide as it is in the whole table
-  const full = shown;
-  const fixedWidths = !columns.some((c) => c.cut || c.list) && !opts.totals;
-  const widthOf = (kept: number[]) =>
-    fixedWidths ? tableWidth(kept.map((i) => columns[i]!), kept.map((i) => full.natural[i]!)) : of(kept).width;
-  let kept = columns.map((_, i) => i);
-  let w = shown.width;
-  const left: number[] = [];
-  while (w > width) {
-    const next = kept.filter((i) => columns[i]!.drop !== undefined).sort((a, b) => columns[a]!.drop! - columns[b]!.drop! || b - a)[0];
-    if (next === undefined) break;
-    left.push(next);
-    kept = kept.filter((i) => i !== next);
-    w = widthOf(kept);
-  }
-  if (w <= width) {
-    for (const i of [...left].reverse()) {
-      const back = [...kept, i].sort((a, b) => a - b);
-      if (widthOf(back) > width) continue;
-      kept = back;
-      left.splice(left.indexOf(i), 1);
+  // wide column left may hold a narrower one of less weight). First with its lists' items kept (whole items
+  // and +N, never their count), then, if that never fits, with their counts as well
+  const fitting = (counts: boolean) => {
+    const of = (kept: number[], left: readonly string[] = []) =>
+      layout(kept.map((i) => columns[i]!), rows.map((r) => kept.map((i) => r[i])), { ...titled(left), width, wide, counts });
+    // a table with nothing to cut and no totals row (a query's result, of any number of rows) is measured, not laid out again:
+    // each column as wide as it is in the whole table
+    const fixedWidths = !columns.some((c) => c.cut || c.list) && !opts.totals;
+    const widthOf = (kept: number[]) =>
+      fixedWidths ? tableWidth(kept.map((i) => columns[i]!), kept.map((i) => full.natural[i]!)) : of(kept).width;
+    let kept = columns.map((_, i) => i);
+    let w = counts ? full.width : widthOf(kept);
+    const left: number[] = [];
+    while (w > width) {
+      const next = kept.filter((i) => columns[i]!.drop !== undefined).sort((a, b) => columns[a]!.drop! - columns[b]!.drop! || b - a)[0];
+      if (next === undefined) break;
+      left.push(next);
+      kept = kept.filter((i) => i !== next);
+      w = widthOf(kept);
     }
-  }
-  shown = left.length > 0 ? of(kept) : full;
-  return `${shown.text}\n${wrap(leftOutNote(left.sort((a, b) => a - b).map((i) => fit(clean(columns[i]!.header))), opts.see), width)}`;
+    if (w <= width) {
+      for (const i of [...left].reverse()) {
+        const back = [...kept, i].sort((a, b) => a - b);
+        if (widthOf(back) > width) continue;
+        kept = back;
+        left.splice(left.indexOf(i), 1);
+      }
+    }
+    return { fits: w <= width, kept, left, of, counts };
+  };
+  let fit1 = columns.some((c) => c.list) ? fitting(false) : undefined;
+  if (!fit1?.fits) fit1 = fitting(true);
+  const { kept, left, of } = fit1;
+  const leftOut = left.sort((a, b) => a - b).map((i) => columns[i]!.header);
+  shown = left.length > 0 || (full.counted && fit1.fits && !fit1.counts) ? of(kept, leftOut) : full;
+  if (left.length === 0) return { text: shown.text, left: [] };
+  return { text: `${shown.text}\n${wrap(leftOutNote(leftOut.map((h) => fit(clean(h))), opts.see), width)}`, left: leftOut };
 }
 
 export interface TableOptions {
   color?: boolean;
-  title?: string;
+  /** a line above the table; a function is given the headers of the columns left out (fitTable), so that it names only those shown */
+  title?: string | ((left: readonly string[]) => string);
   /** the last that many rows are totals, below a rule */
   totals?: number;
   /** the columns the table may take: default terminalWidth() */
@@ -520,7 +546,13 @@ export function leftOutNote(headers: readonly string[], see = '--wide or --json'
 }
 
 /** table() at `opts.width`, every column shown; the text and the columns the table takes. */
-function layout(columns: Column[], rows: Cell[][], opts: TableOptions & { width: number }): { text: string; width: number; natural: number[] } {
+function layout(
+  columns: Column[],
+  rows: Cell[][],
+  opts: Omit<TableOptions, 'title'> & { title?: string; width: number; counts?: boolean },
+): { text: string; width: number; natural: number[]; counted: boolean } {
+  // --wide cuts no free text (Column.prose): only ids and paths, to fit the terminal
+  if (opts.wide) columns = columns.map((c) => (c.prose ? { ...c, cut: false } : c));
   // a list cell's items, each cleaned and fit as a cell is (its text below is them joined)
   // (none made for a table without a list: a query's table of 100,000s of rows)
   const items = columns.some((c) => c.list) ? rows.map((r) => r.map((c) => (Array.isArray(c) ? c.map((m: string) => fit(clean(m))) : undefined))) : [];
@@ -560,7 +592,8 @@ function layout(columns: Column[], rows: Cell[][], opts: TableOptions & { width:
   const counts: (((i: number, n: number) => string) | undefined)[] = [(i, n) => listCount(n, columns[i]!.noun), (_i, n) => listCount(n), undefined];
   let widths: number[] = [];
   let counting: ((i: number, n: number) => string) | undefined;
-  for (const count of columns.some((c) => c.list) ? counts : [undefined]) {
+  let counted = false;
+  for (const count of columns.some((c) => c.list) && opts.counts !== false ? counts : [undefined]) {
     const floor = (i: number) => floorOf(i, (l) => (count ? displayWidth(count(i, l.length)) : listFloor(l)));
     const cuttable = columns.map((c, i) => (c.list ? { ...c, cut: true, whole: false, min: floor(i) } : c));
     widths = shrinkWidths(cuttable, natural, width);
@@ -572,7 +605,12 @@ function layout(columns: Column[], rows: Cell[][], opts: TableOptions & { width:
     columns[i] = { ...columns[i]!, header: fit(columns[i]!.header, w) };
     text.forEach((r, k) => {
       if (i === 0 && overflows(k)) return;
-      if (columns[i]!.list && items[k]?.[i] !== undefined) r[i] = fitList(listOf(k, i), w, counting?.(i, listOf(k, i).length));
+      if (columns[i]!.list && items[k]?.[i] !== undefined) {
+        const count = counting?.(i, listOf(k, i).length);
+        r[i] = fitList(listOf(k, i), w, count);
+        // shown by its count, not an item (whose text may be the count's)
+        if (count !== undefined && r[i] === count && listOf(k, i)[0] !== count) counted = true;
+      }
       else if (r[i] !== undefined) r[i] = columns[i]!.prose ? fitEnd(r[i]!, w) : fit(r[i]!, w);
     });
     // a list column is as wide as its widest cell so shown, not the room it was given
@@ -604,5 +642,5 @@ function layout(columns: Column[], rows: Cell[][], opts: TableOptions & { width:
       lines.push(join(columns.map((_, i) => pad(r[i] ?? '', i)), '  ', ' │ ').trimEnd());
     }
   });
-  return { text: lines.join('\n'), width: tableWidth(columns, widths), natural };
+  return { text: lines.join('\n'), width: tableWidth(columns, widths), natural, counted };
 }

@@ -136,8 +136,9 @@ export function formatAnatomy(result: AnatomyResult, options: FormatAnatomyOptio
     result.break_causes.length === 0
       ? 'What preceded the breaks\nno breaks'
       : table(
-          // a cause is free text (`model:claude-opus-4-6→claude-haiku-4-5-20251001`): cut before a number is left out
-          [{ header: 'cause', cut: true, min: 30 }, num('events', 2), num('tokens', 1), num('weight'), num('USD'), num('waste wt')],
+          // a cause names models (`model:claude-opus-4-6→claude-haiku-4-5-20251001`): never cut, as a model is not;
+          // on a narrow terminal tokens, events and waste wt are left out first
+          [{ header: 'cause' }, num('events', 2), num('tokens', 1), num('weight'), num('USD'), num('waste wt', 3)],
           result.break_causes.map((c) => {
             // causes whose every break is unpriced have an unknown cost, never $0
             const unknown = c.unpriced_events === c.events;

@@ -123,7 +123,7 @@ const words = (s: string) => s.split(/\s+/).filter(Boolean);
 
 const BLOCKS = ['blocks', REAL_LOGS, '--db', ':memory:', '--timezone', 'UTC'];
 
-test('blocks on a terminal fits it: its models whole and +N for the rest at 120 columns, their number at 80; piped, every model as before', () => {
+test('blocks on a terminal fits it: its models whole and +N for the rest at 120 columns, at 80 with requests and tokens left out, their number with --wide; piped, every model as before', () => {
   const piped = cli(BLOCKS, { HOME: tempDir() });
   assert.equal(piped.code, 0, piped.stderr);
   // the real logs' block of three models made the table 144 columns wide
@@ -134,11 +134,19 @@ test('blocks on a terminal fits it: its models whole and +N for the rest at 120 
   assert.match(at120, /  claude-haiku-4-5-20251001, claude-opus-4-6 \+1$/m);
   // no model cut: each shown is a model of the piped table, whole
   assert.ok(!at120.includes('…'), at120);
+  const counts = (t: string) => t.split('\n').filter((l) => /^\d{4}-\d\d-\d\d /.test(l)).map((l) => l.replace(/^.*\$[\d.,]+ {2}/, ''));
+  // at 80 columns are left out before a list is shown by its count: each row its first model whole
   const at80 = onTerminal(BLOCKS, 80);
   assert.ok(widest(at80) <= 80, at80);
-  // each block's number of models, as the piped list has them
-  const counts = (t: string) => t.split('\n').filter((l) => /^\d{4}-\d\d-\d\d /.test(l)).map((l) => l.replace(/^.*\$[\d.,]+ {2}/, ''));
-  assert.deepEqual(counts(at80), counts(piped.stdout).map((m) => String(m.split(', ').length)));
+  assert.match(at80, /^\(not shown: requests, tokens; see --wide or --json\)$/m);
+  counts(at80).forEach((shown, k) => {
+    const listed = counts(piped.stdout)[k]!;
+    assert.ok(shown === listed || (shown.startsWith(listed.split(', ')[0]!) && / \+\d+$/.test(shown)), shown);
+  });
+  // with --wide at 80 no column is left out: each block's number of models, as the piped list has them
+  const wide80 = onTerminal([...BLOCKS, '--wide'], 80);
+  assert.ok(widest(wide80) <= 80, wide80);
+  assert.deepEqual(counts(wide80), counts(piped.stdout).map((m) => String(m.split(', ').length)));
   // at 100 columns, 26 left for the list: each row its models that fit, a count ('3 models') only where none does
   const at100 = onTerminal(BLOCKS, 100);
   assert.ok(widest(at100) <= 100, at100);
@@ -157,7 +165,7 @@ test('blocks on a terminal fits it: its models whole and +N for the rest at 120 
   assert.equal(rule100.split('  ').at(-1)!.length, Math.max(...lists100.map(displayWidth), 'models'.length));
   // every other cell as piped, line for line
   const cells = (t: string) => t.split('\n').filter((l) => !l.startsWith('─')).map((l) => l.split(/ {2,}/).slice(0, 6).join('|'));
-  assert.deepEqual(cells(at80).slice(3), cells(piped.stdout).slice(3));
+  assert.deepEqual(cells(wide80).slice(3), cells(piped.stdout).slice(3));
   // a terminal as wide as the table, or COLUMNS over it, and any COLUMNS off a terminal: the piped text, byte for byte
   assert.equal(onTerminal(BLOCKS, 200), piped.stdout);
   assert.equal(onTerminal(BLOCKS, 80, { COLUMNS: '400' }), piped.stdout);
@@ -176,11 +184,13 @@ test('whatif keepalive at 80 columns: every line outside its tables fits, wrappe
   const text = textLines(shown);
   assert.ok(text.length > textLines(piped.stdout).length, 'some lines were wrapped');
   for (const l of text) assert.ok(visibleWidth(l) <= 80, `${visibleWidth(l)}: ${l}`);
-  // the same words in the same order: wrapped, not cut
-  assert.deepEqual(words(text.join('\n')), words(textLines(piped.stdout).join('\n')));
+  // the same words in the same order: wrapped, not cut; but the legend of % subagent wt, which the table leaves out at 80
+  assert.ok(shown.includes('(not shown: ') && /\(not shown: [^)]*% subagent wt/.test(shown.replace(/\n/g, ' ')), shown);
+  const legendless = textLines(piped.stdout).join('\n').replace(/% subagent wt: net saving on subagent chains over their weight \([^)]*\); /, '');
+  assert.deepEqual(words(text.join('\n')), words(legendless));
   assert.ok(!text.some((l) => l.includes('…')), shown);
   // the note's continuation lines begin where it does (no indent of its own)
-  const at = text.findIndex((l) => l.startsWith('% subagent wt'));
+  const at = text.findIndex((l) => l.startsWith('% all wt'));
   assert.ok(visibleWidth(text[at]!) <= 80 && text[at + 1] !== '' && !text[at + 1]!.startsWith(' '), text.slice(at, at + 3).join('\n'));
   // the tables fit, leaving out columns (named under each); with --wide they are the piped tables' lines
   const tables = (t: string) => t.split('\n').filter((_, k) => tableLines(t).has(k));

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type Cell, type Column, displayWidth, fitEnd, leftOutNote, table } from '../../src/format/table.js';
+import { type Cell, type Column, displayWidth, fitEnd, fitTable, leftOutNote, table } from '../../src/format/table.js';
 
 const COLS: Column[] = [
   { header: 'model' },
@@ -137,4 +137,24 @@ test('a table of whole text (a query\'s result, no totals) leaves out its column
   const keep = kept.map((h) => cols.findIndex((c) => c.header === h));
   const alone = table(keep.map((k) => cols[k]!), rows.map((r) => keep.map((k) => r[k])), { width: Infinity });
   assert.equal(lines(t).slice(0, -1).join('\n'), alone);
+});
+
+test('a list keeps its items while a column can be left out: counted only when leaving out every such column is not enough', () => {
+  const cols: Column[] = [{ header: '#', align: 'num' }, { header: 'model', drop: 1 }, { header: 'weight', align: 'num' }, { header: 'preceded by', list: true, noun: 'cause' }];
+  const rows: Cell[][] = [[6, 'claude-haiku-4-5-20251001', 49_839, ['model:claude-opus-4-6→claude-haiku-4-5-20251001']]];
+  const full = table(cols, rows, { width: Infinity });
+  const fitted = fitTable(cols, rows, { width: widest(full) - 5 });
+  assert.deepEqual(fitted.left, ['model']);
+  assert.ok(fitted.text.includes('model:claude-opus-4-6→claude-haiku-4-5-20251001'), fitted.text);
+  // too narrow even without the model: the count, as before
+  const narrow = fitTable(cols, rows, { width: 30 });
+  assert.ok(narrow.text.includes('1 cause'), narrow.text);
+});
+
+test('a title given as a function is told the columns left out', () => {
+  const title = (left: readonly string[]) => `left ${left.join('+') || 'none'}`;
+  assert.equal(lines(table(COLS, ROWS, { width: Infinity, title }))[0], 'left none');
+  const fitted = fitTable(COLS, ROWS, { width: 60, title });
+  assert.ok(fitted.left.length > 0);
+  assert.equal(lines(fitted.text)[0], `left ${fitted.left.join('+')}`);
 });
