@@ -71,12 +71,19 @@ export function formatCrosstab(r: CrosstabResult, color: boolean, timezone?: str
   };
   // on a terminal too narrow for the table, the columns of the smallest totals are left out first (named
   // under it); the rows' column and the totals stay, and the total column still counts every column
-  const byTotal = r.cols.map((c, i) => ({ i, total: value.get(k(null, c))?.value ?? -Infinity })).sort((a, b) => a.total - b.total);
-  const dropOf = new Map(byTotal.map((c, n) => [c.i, n + 1]));
+  // A ratio's total (hit_ratio, write_read_ratio) says nothing of a column's size: those columns are ranked by
+  // their chains. The heaviest column is never left out: a table of totals alone shows no value.
+  const ratio = r.measure === 'hit_ratio' || r.measure === 'write_read_ratio';
+  const chainsOf = new Map<DimValue, number>();
+  for (const e of r.attachments_equal_rounds) chainsOf.set(e.col, (chainsOf.get(e.col) ?? 0) + e.chains);
+  const byTotal = r.cols
+    .map((c, i) => ({ i, total: (ratio ? chainsOf.get(c) : value.get(k(null, c))?.value) ?? -Infinity }))
+    .sort((a, b) => a.total - b.total);
+  const dropOf = new Map(byTotal.slice(0, -1).map((c, n) => [c.i, n + 1]));
   const columns = [
     // a project's path or a session's id may be cut, before a column is left out; a model, an agent type or a day never is
     { header: clean(`${r.rows_dimension} \\ ${r.cols_dimension}`), cut: r.rows_dimension === 'project' || r.rows_dimension === 'session' },
-    ...r.cols.map((c, i) => ({ header: clean(String(c)), align: 'num' as const, drop: dropOf.get(i)! })),
+    ...r.cols.map((c, i) => ({ header: clean(String(c)), align: 'num' as const, ...(dropOf.has(i) ? { drop: dropOf.get(i)! } : {}) })),
     { header: 'total', align: 'num' as const, totals: true },
   ];
   const body: Cell[][] = [...r.rows, null].map((row) => [row === null ? 'total' : String(row), ...[...r.cols, null].map((col) => cell(row, col))]);
