@@ -23,8 +23,11 @@ export function columnsOf(rows: readonly Row[]): string[] {
 export function formatRows(rows: readonly Row[], color: boolean, order?: readonly string[], free: readonly string[] = []): string {
   const cols = order ? [...order] : columnsOf(rows);
   if (cols.length === 0) return '(no rows)';
-  if (rows.length === 0) return `${table(cols.map((c) => ({ header: clean(c), align: 'text', whole: true })), [], { color })}
+  // a result without rows is fit to its terminal as one with rows is: its header's last columns left out and named
+  if (rows.length === 0) {
+    return `${table(cols.map((c, i) => ({ header: clean(c), align: 'text', whole: true, ...dropOf(cols, i) })), [], { color, see: '--wide, --json or --csv' })}
 (no rows)`;
+  }
   const numeric = cols.map((c) => rows.every((r) => r[c] === null || typeof r[c] === 'number'));
   // a column's name can be transcript text too (`PIVOT requests ON agent_type`): cleaned as the cells are
   // on a terminal too narrow for the result, its last columns are left out first, its first always stays (named under it)
@@ -33,12 +36,27 @@ export function formatRows(rows: readonly Row[], color: boolean, order?: readonl
     align: numeric[i] ? 'num' : 'text',
     whole: true,
     ...(free.includes(c) ? { cut: true, prose: true } : {}),
-    ...(i > 0 ? { drop: cols.length - i } : {}),
+    ...dropOf(cols, i),
   }));
   const plain = cols.map(namesTimeOrId);
   const cells: string[][] = rows.map((r) => cols.map((c, i) => (plain[i] && typeof r[c] === 'number' && Number.isInteger(r[c]) ? String(r[c]) : cellText(r[c]))));
   cols.forEach((_, i) => numeric[i] && alignPoints(cells, i));
   return table(columns, cells as Cell[][], { color, see: '--wide, --json or --csv' });
+}
+
+/**
+ * The bundled queries' headline columns (queries/*.sql: cost_by, sessions, hourly, repurchase …): what a
+ * row costs. A result's column of one of these names (any case) is never left out on a narrow terminal.
+ */
+const HEADLINE = /^(weight|usd|waste_weight|waste_usd)$/i;
+
+/**
+ * Column.drop of a result's column `i`: its first and its headline columns (HEADLINE) always stay; the
+ * others are left out from the right first.
+ * Example: dropOf(['grp', 'requests', 'weight', 'usd', 'chains'], 1) → { drop: 2 }; …, 2) → {}.
+ */
+function dropOf(cols: readonly string[], i: number): { drop?: number } {
+  return i > 0 && !HEADLINE.test(cols[i]!) ? { drop: cols.length - i } : {};
 }
 
 /**
