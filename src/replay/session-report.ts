@@ -2,7 +2,7 @@
  * Text reporter for the session replay: one result in, the §6.1-style table (one column per
  * strategy) and the `recorded` fidelity out. `--json` is the same result serialised.
  */
-import { clean, fit, fixed, int, pct, table, usd, type Cell } from '../format/table.js';
+import { clean, fit, fixed, int, pct, fitTable, table, usd, type Cell } from '../format/table.js';
 import { wrap } from '../format/wrap.js';
 import type { ReplayRun } from '../report/data.js';
 import { fmtCount } from '../report/format.js';
@@ -70,14 +70,15 @@ export function formatSessionReplay(r: SessionReplayResult, opts: { color?: bool
   const tables = new Set<string>();
   const shown = (t: string) => (tables.add(t), t);
   if (strategies.length) {
-    out.push(
-      shown(table(
-        // on a narrow terminal the last strategies are left out first, the first (recorded, as given) stays
-        [{ header: 'metric' }, ...strategies.map((s, i) => ({ header: s, align: 'num' as const, ...(i > 0 ? { drop: strategies.length - i } : {}) }))],
-        METRICS.filter((m) => !m.when || strategies.some((s) => m.when!(r.strategies[s]!))).map((m) => [m.label, ...strategies.map((s) => m.cell(r.strategies[s]!))]),
-        { color: opts.color },
-      )),
+    const fitted = fitTable(
+      // on a narrow terminal the last strategies are left out first, the first (recorded, as given) stays
+      [{ header: 'metric' }, ...strategies.map((s, i) => ({ header: s, align: 'num' as const, ...(i > 0 ? { drop: strategies.length - i } : {}) }))],
+      METRICS.filter((m) => !m.when || strategies.some((s) => m.when!(r.strategies[s]!))).map((m) => [m.label, ...strategies.map((s) => m.cell(r.strategies[s]!))]),
+      { color: opts.color },
     );
+    out.push(shown(fitted.text));
+    // the header names the attachment reinject inserts only where its column is shown
+    if (fitted.left.includes('reinject')) out[1] = clean(prefixLine({ ...prefixFacts(r), reinject: null }));
   }
   for (const n of r.not_run) out.push(`not run: ${n.strategy} (${clean(n.reason)})`);
   const unpriced = Math.max(0, ...strategies.map((s) => r.strategies[s]!.unpriced_requests));

@@ -92,7 +92,11 @@ export function formatSessions(r: { sessions: SessionRow[]; totals: SessionTotal
   const shown = rows.slice(0, limit);
   // cut from every session's: a shown id stays unique among those left out too (replay session takes it)
   const ids = shortIds(rows.map((s) => s.session_id));
-  const notes = [...(shown.length < rows.length ? [`top ${shown.length} of ${int(rows.length)}`] : []), ...(timezone ? [`first and last in ${timezone}`] : [])];
+  // the zone is said of the times shown: 'first and last', or the one of them a narrow terminal leaves in
+  const notes = (left: readonly string[]) => {
+    const times = ['first', 'last'].filter((h) => !left.includes(h)).join(' and ');
+    return [...(shown.length < rows.length ? [`top ${shown.length} of ${int(rows.length)}`] : []), ...(timezone && times ? [`${times} in ${timezone}`] : [])];
+  };
   const t = r.totals;
   const label = shown.length < rows.length ? `total (all ${counted(t.sessions, 'session')})` : 'total';
   return table(
@@ -103,7 +107,7 @@ export function formatSessions(r: { sessions: SessionRow[]; totals: SessionTotal
       ...shown.map((s, i) => [ids[i]!, s.project, s.first, s.last, s.chains, ...cells(s)]),
       [label, '', '', '', t.chains, ...cells(t)],
     ],
-    { color, title: notes.length > 0 ? `Sessions (${notes.join('; ')})` : 'Sessions', totals: 1 },
+    { color, title: (left) => (notes(left).length > 0 ? `Sessions (${notes(left).join('; ')})` : 'Sessions'), totals: 1 },
   );
 }
 

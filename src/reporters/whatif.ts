@@ -6,7 +6,7 @@ import type { KeepaliveResult } from '../analyses/keepalive.js';
 import { breakEvenOutside, type TtlResult } from '../analyses/ttl.js';
 import { allUnpriced } from '../analyses/weigh.js';
 import { jsonNumber } from '../format/json-numbers.js';
-import { type Cell, type Column, clean, fit, int, pct, table, usd } from '../format/table.js';
+import { type Cell, type Column, clean, fit, fitTable, int, pct, table, usd } from '../format/table.js';
 import { tiedBudgets, tiePhrase } from '../report/section-keepalive.js';
 import { wrap } from '../format/wrap.js';
 import { counted, signedInt, signedPct, signedUsd } from './units.js';
@@ -155,49 +155,49 @@ export function formatKeepalive(result: KeepaliveResult, color = false): string 
   // prices, as a budget that sends no ping does: budget 0 is whole, and so are sums whose unpriced gaps are all short)
   const leftOut = (b: { pings: number; unpriced_pinged_gaps: number }) => ({ unpriced_requests: b.pings > 0 ? b.unpriced_pinged_gaps : 0 });
   const gapsLeftOut = (b: { pings: number }) => leftOut({ pings: b.pings, unpriced_pinged_gaps: result.unpriced_pinged_gaps });
-  out.push(
-    table(
-      [
-        // on a narrow terminal % subagent wt goes first, then the gap counts, the pings and the weights
-        // that net to the saving: the budget, its net saving and its shares stay
-        num('budget'),
-        num('pings', 5),
-        num('gaps > TTL', 2),
-        num('bridged', 4),
-        num('expired', 3),
-        num('ping cost wt', 6),
-        num('saved wt', 7),
-        num('net saving wt'),
-        num('net USD'),
-        num('% subagent wt', 1),
-        num('% all wt'),
-      ],
-      result.budgets.map((b): Cell[] => {
-        const w = (v: number): Cell => (known ? partly(gapsLeftOut(b), v) : 'unknown');
-        return [
-          budgetLabel(b.budget),
-          b.pings,
-          b.gaps_over_ttl,
-          b.bridged,
-          b.expired_after_budget,
-          w(b.ping_weight),
-          w(b.saved_weight),
-          w(printedNet(b)),
-          known ? partly(gapsLeftOut(b), usd(b.net_saving_usd)) : 'unknown',
-          signedPct(b.net_saving_pct_subagent),
-          signedPct(b.net_saving_pct_all),
-        ];
-      }),
-      { color },
-    ),
+  const budgets = fitTable(
+    [
+      // on a narrow terminal % subagent wt goes first, then the gap counts, the pings and the weights
+      // that net to the saving: the budget, its net saving and its shares stay
+      num('budget'),
+      num('pings', 5),
+      num('gaps > TTL', 2),
+      num('bridged', 4),
+      num('expired', 3),
+      num('ping cost wt', 6),
+      num('saved wt', 7),
+      num('net saving wt'),
+      num('net USD'),
+      num('% subagent wt', 1),
+      num('% all wt'),
+    ],
+    result.budgets.map((b): Cell[] => {
+      const w = (v: number): Cell => (known ? partly(gapsLeftOut(b), v) : 'unknown');
+      return [
+        budgetLabel(b.budget),
+        b.pings,
+        b.gaps_over_ttl,
+        b.bridged,
+        b.expired_after_budget,
+        w(b.ping_weight),
+        w(b.saved_weight),
+        w(printedNet(b)),
+        known ? partly(gapsLeftOut(b), usd(b.net_saving_usd)) : 'unknown',
+        signedPct(b.net_saving_pct_subagent),
+        signedPct(b.net_saving_pct_all),
+      ];
+    }),
+    { color },
   );
+  out.push(budgets.text);
   // the shares are of weight (SPEC §5.2) and the best budget is chosen by USD: both said, with what each share is over
   // +? where a weight leaves unpriced requests out, as summary marks the same sums
   const mark = (unpriced: number) => (unpriced > 0 ? ' +?' : '');
   const subagentShare = result.subagent_weight > 0 ? `${int(result.subagent_weight)} wt${mark(result.subagent_unpriced_requests)}` : 'none';
   const allShare = `${int(result.baseline_weight)} wt${mark(result.unpriced_requests)}, ${usd(result.baseline_usd)}${mark(result.unpriced_requests)}`;
+  // a column a narrow terminal leaves out is not explained
   say(
-    `% subagent wt: net saving on subagent chains over their weight (${known ? subagentShare : 'unknown'}); ` +
+    (budgets.left.includes('% subagent wt') ? '' : `% subagent wt: net saving on subagent chains over their weight (${known ? subagentShare : 'unknown'}); `) +
       `% all wt: net saving over all weight (${known ? allShare : 'unknown'})` +
       (result.budgets.length > 1 ? '; best budget: the largest net USD' : ''),
   );
