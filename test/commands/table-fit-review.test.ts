@@ -111,3 +111,12 @@ test('crosstab with a ratio measure leaves out the columns of fewest chains, not
     assert.equal(shown.split('\n')[1]!.split('│')[0]!.trim().split(/ {2,}/).slice(1).join(','), chains.split('\n')[1]!.split('│')[0]!.trim().split(/ {2,}/).slice(1).join(','), `${m}: ${shown}`);
   }
 });
+
+test('replay session at 80 leaves out reinject and does not name its attachment in the header; piped, it does', () => {
+  const args = ['replay', 'session', '1f517242', join(REPO, 'sample-logs'), '--db', ':memory:'];
+  const piped = cli(args, { HOME: tempDir() }).stdout;
+  assert.match(piped, / · reinject skill_listing \(/);
+  const shown = onTerminal(args, 80);
+  assert.ok(note(shown).includes('reinject'), shown);
+  assert.ok(!/reinject skill_listing/.test(shown.replace(/\n/g, ' ')), shown);
+});
