@@ -508,7 +508,9 @@ export function fitTable(columns: Column[], rows: Cell[][], opts: TableOptions =
   const leftOut = left.sort((a, b) => a - b).map((i) => columns[i]!.header);
   shown = left.length > 0 || (full.counted && fit1.fits && !fit1.counts) ? of(kept, leftOut) : full;
   if (left.length === 0) return { text: shown.text, left: [] };
-  return { text: `${shown.text}\n${wrap(leftOutNote(leftOut.map((h) => fit(clean(h))), opts.see), width)}`, left: leftOut };
+  // one line where it fits; wrapped, each header stays whole (`write 1h`, `time (UTC)`)
+  const named = leftOut.map((h) => fit(clean(h)));
+  return { text: `${shown.text}\n${wrap(leftOutNote(named, opts.see), width, named)}`, left: leftOut };
 }
 
 export interface TableOptions {

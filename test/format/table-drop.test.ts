@@ -158,3 +158,13 @@ test('a title given as a function is told the columns left out', () => {
   assert.ok(fitted.left.length > 0);
   assert.equal(lines(fitted.text)[0], `left ${fitted.left.join('+')}`);
 });
+
+test('the note naming the columns left out keeps each header whole when it wraps', () => {
+  const cols: Column[] = [{ header: 'model' }, { header: 'write 5m', align: 'num', drop: 1 }, { header: 'write 1h', align: 'num', drop: 2 }, { header: 'time (UTC)', drop: 3 }, { header: 'weight', align: 'num' }];
+  const rows: Cell[][] = [['claude-opus-4-6', 1_234_567, 7_654_321, '2026-02-12 14:12:01', 5_187_174]];
+  const fitted = fitTable(cols, rows, { width: 30 });
+  assert.deepEqual(fitted.left, ['write 5m', 'write 1h', 'time (UTC)']);
+  const note = lines(fitted.text).slice(lines(fitted.text).findIndex((l) => l.startsWith('(not shown')));
+  assert.ok(note.length > 1, note.join('\n'));
+  for (const h of fitted.left) assert.ok(note.some((l) => l.includes(h)), `${h}: ${note.join('\n')}`);
+});
