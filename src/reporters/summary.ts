@@ -41,9 +41,15 @@ export function formatSummary(r: SummaryResult, color = false): string {
   out.push(table([{ header: 'project', cut: true }, ...TOKEN_COLS], r.by_project.map((p) => [p.project, ...cells(p)]), { color, title: 'By project' }));
   out.push(table([{ header: 'day' }, ...TOKEN_COLS], r.by_day.map((d) => [d.day, ...cells(d)]), { color, title: `By day (${r.filters.timezone})` }));
   // lines of text, wrapped to a terminal's width (format/wrap.ts); the tables fit theirs
-  out.push(wrap(formatQuality(r.quality)));
+  // a skipped file's path with spaces in it is never broken at them, as stderr keeps a path given with spaces whole
+  out.push(wrap(formatQuality(r.quality), undefined, qualityPaths(r.quality)));
   out.push(wrap('weight = cost in base-input-token equivalents (write 5m ×1.25, write 1h ×2, read ×0.1, output ×5 for current models)'));
   return out.join('\n\n');
+}
+
+/** The paths formatQuality() names that have spaces in them, as it shows them (cleaned): spans wrap() keeps whole. */
+export function qualityPaths(q: Quality): string[] {
+  return q.skipped.flatMap((s) => s.examples.map((e) => clean(e.file))).filter((f) => f.includes(' '));
 }
 
 export function formatQuality(q: Quality): string {

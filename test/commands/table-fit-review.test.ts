@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { displayWidth } from '../../src/format/table.js';
@@ -119,4 +120,16 @@ test('replay session at 80 leaves out reinject and does not name its attachment 
   const shown = onTerminal(args, 80);
   assert.ok(note(shown).includes('reinject'), shown);
   assert.ok(!/reinject skill_listing/.test(shown.replace(/\n/g, ' ')), shown);
+});
+
+test('summary at 40: a skipped line\'s path with spaces in it stays whole on stdout, as on stderr', () => {
+  const root = join(tempDir(), 'my logs dir');
+  mkdirSync(join(root, 'proj one'), { recursive: true });
+  const file = join(root, 'proj one', 'sess ion file.jsonl');
+  const sample = readdirSync(join(REPO, 'sample-logs', 'projects'), { withFileTypes: true }).find((d) => d.isDirectory())!;
+  const dir = join(REPO, 'sample-logs', 'projects', sample.name);
+  const first = readdirSync(dir).find((f) => f.endsWith('.jsonl'))!;
+  writeFileSync(file, readFileSync(join(dir, first), 'utf8').split('\n').slice(0, 3).join('\n') + '\n{bad\n');
+  const shown = onTerminal(['summary', root, '--db', ':memory:'], 40);
+  assert.ok(shown.split('\n').some((l) => l.includes(`${file}:4`)), shown);
 });
