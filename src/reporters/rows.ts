@@ -25,18 +25,20 @@ export function formatRows(rows: readonly Row[], color: boolean, order?: readonl
   if (cols.length === 0) return '(no rows)';
   // a result without rows is fit to its terminal as one with rows is: its header's last columns left out and named
   if (rows.length === 0) {
-    return `${table(cols.map((c, i) => ({ header: clean(c), align: 'text', whole: true, ...dropOf(cols, i) })), [], { color, see: '--wide, --json or --csv' })}
+    const drops = dropsOf(cols, cols.map(() => false));
+    return `${table(cols.map((c, i) => ({ header: clean(c), align: 'text', whole: true, ...drops[i] })), [], { color, see: '--wide, --json or --csv' })}
 (no rows)`;
   }
   const numeric = cols.map((c) => rows.every((r) => r[c] === null || typeof r[c] === 'number'));
   // a column's name can be transcript text too (`PIVOT requests ON agent_type`): cleaned as the cells are
   // on a terminal too narrow for the result, its last columns are left out first, its first always stays (named under it)
+  const drops = dropsOf(cols, numeric);
   const columns: Column[] = cols.map((c, i) => ({
     header: clean(c),
     align: numeric[i] ? 'num' : 'text',
     whole: true,
     ...(free.includes(c) ? { cut: true, prose: true } : {}),
-    ...dropOf(cols, i),
+    ...drops[i],
   }));
   const plain = cols.map(namesTimeOrId);
   const cells: string[][] = rows.map((r) => cols.map((c, i) => (plain[i] && typeof r[c] === 'number' && Number.isInteger(r[c]) ? String(r[c]) : cellText(r[c]))));
@@ -45,18 +47,33 @@ export function formatRows(rows: readonly Row[], color: boolean, order?: readonl
 }
 
 /**
- * The bundled queries' headline columns (queries/*.sql: cost_by, sessions, hourly, repurchase …): what a
- * row costs. A result's column of one of these names (any case) is never left out on a narrow terminal.
+ * The bundled queries' headline columns (queries/*.sql: cost_by, sessions, hourly, repurchase,
+ * write_read_ratio …): what a row costs, or the ratio it is about. A result's column of one of these
+ * names (any case) is left out on a narrow terminal after its other numbers, before its text.
  */
-const HEADLINE = /^(weight|usd|waste_weight|waste_usd)$/i;
+const HEADLINE = /^(weight|usd|waste_weight|waste_usd|[a-z_]*ratio)$/i;
 
 /**
- * Column.drop of a result's column `i`: its first and its headline columns (HEADLINE) always stay; the
- * others are left out from the right first.
- * Example: dropOf(['grp', 'requests', 'weight', 'usd', 'chains'], 1) → { drop: 2 }; …, 2) → {}.
+ * Column.drop of each of a result's columns: its first always stays; its other columns of numbers are
+ * left out first, from the right; then its headline columns (HEADLINE), from the right; then, only
+ * where the table still does not fit, its columns of text, which say what a row is (`grp`, `component`):
+ * a row that cannot be told from the next says nothing. Left out from the right with weight and usd
+ * kept, `query summary` at 80 columns lost `grp` and showed rows `day 62 …`, `model 369 …`.
+ * Example: dropsOf(['grp', 'name', 'requests', 'weight', 'chains'], [false, false, true, true, true])
+ * → [{}, { drop: 4 }, { drop: 2 }, { drop: 3 }, { drop: 1 }].
  */
-function dropOf(cols: readonly string[], i: number): { drop?: number } {
-  return i > 0 && !HEADLINE.test(cols[i]!) ? { drop: cols.length - i } : {};
+export function dropsOf(cols: readonly string[], numeric: readonly boolean[]): { drop?: number }[] {
+  const out: { drop?: number }[] = cols.map(() => ({}));
+  let next = 1;
+  const tiers = [
+    (i: number) => numeric[i]! && !HEADLINE.test(cols[i]!),
+    (i: number) => HEADLINE.test(cols[i]!),
+    (i: number) => !numeric[i]! && !HEADLINE.test(cols[i]!),
+  ];
+  for (const inTier of tiers) {
+    for (let i = cols.length - 1; i > 0; i--) if (inTier(i)) out[i] = { drop: next++ };
+  }
+  return out;
 }
 
 /**

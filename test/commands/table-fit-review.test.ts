@@ -3,7 +3,7 @@
  * lists keep their items while a column can be left out instead; causes name their models whole, and
  * --wide cuts no prose; a query result without rows is fit too; titles and legends name only the
  * columns shown; a crosstab keeps a value column, and ranks a ratio's columns by their chains; a query's
- * weight and usd always stay.
+ * headline columns go after its other numbers, and its text (grp, component) last.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -74,6 +74,24 @@ test('query cost_by at 80 keeps weight and usd; the others are left out from the
   assert.ok(header.includes('weight') && header.includes('usd'), header.join(' '));
   assert.ok(!note(shown).includes(' weight,') && !note(shown).includes('usd'), note(shown));
   assert.ok(widest(shown) <= 80, shown);
+});
+
+test('a query at 80 keeps the columns that say what a row is (grp, component), leaving out its other numbers first, then its headline columns', () => {
+  // left out from the right with weight and usd kept, query summary lost grp: rows `day 62 …`, `model 369 …`
+  for (const [query, keep] of [
+    ['summary', ['grouping', 'grp']],
+    ['report_components', ['grp', 'component']],
+    ['write_read_ratio', ['agent_type', 'model', 'write_read_ratio']],
+  ] as const) {
+    const shown = onTerminal(['query', query, ...LOGS], 80);
+    const header = shown.split('\n')[0]!.trim().split(/ +/);
+    for (const h of keep) assert.ok(header.includes(h), `${query}: ${header.join(' ')} / ${note(shown)}`);
+    assert.ok(widest(shown) <= 80, shown);
+  }
+  // sample-logs' repurchase: a 54-character chain id beside weight, waste_weight and waste_usd was 93 columns
+  const repurchase = onTerminal(['query', 'repurchase', join(REPO, 'sample-logs'), '--db', ':memory:'], 80);
+  assert.ok(widest(repurchase) <= 80, repurchase);
+  assert.ok(repurchase.split('\n')[0]!.trim().startsWith('chain_id'), repurchase);
 });
 
 test('sessions at 80 says the zone of first and last only of those shown', () => {

@@ -168,3 +168,10 @@ test('the note naming the columns left out keeps each header whole when it wraps
   assert.ok(note.length > 1, note.join('\n'));
   for (const h of fitted.left) assert.ok(note.some((l) => l.includes(h)), `${h}: ${note.join('\n')}`);
 });
+
+test('dropsOf: a query result leaves out its other numbers first, from the right, then its headline columns, then its text; never its first', async () => {
+  const { dropsOf } = await import('../../src/reporters/rows.js');
+  assert.deepEqual(dropsOf(['grp', 'name', 'requests', 'weight', 'chains'], [false, false, true, true, true]), [{}, { drop: 4 }, { drop: 2 }, { drop: 3 }, { drop: 1 }]);
+  assert.deepEqual(dropsOf(['model', 'write_read_ratio', 'usd', 'input'], [false, true, true, true]), [{}, { drop: 3 }, { drop: 2 }, { drop: 1 }]);
+  assert.deepEqual(dropsOf(['only'], [true]), [{}]);
+});
