@@ -4,7 +4,7 @@
  * control characters (clean), and CSV quotes what needs quoting (and, printed to a terminal, drops
  * control characters other than tabs and line breaks).
  */
-import { type Cell, type Column, clean, cleanKeepingLines, int, table } from '../format/table.js';
+import { type Cell, type Column, clean, cleanKeepingLines, fitTable, int, table } from '../format/table.js';
 import type { Row } from '../store/store.js';
 
 export function columnsOf(rows: readonly Row[]): string[] {
@@ -26,8 +26,10 @@ export function formatRows(rows: readonly Row[], color: boolean, order?: readonl
   // a result without rows is fit to its terminal as one with rows is: its header's last columns left out and named
   if (rows.length === 0) {
     const drops = dropsOf(cols, cols.map(() => false));
-    return `${table(cols.map((c, i) => ({ header: clean(c), align: 'text', whole: true, ...drops[i] })), [], { color, see: '--wide, --json or --csv' })}
-(no rows)`;
+    const { text, left } = fitTable(cols.map((c, i) => ({ header: clean(c), align: 'text', whole: true, ...drops[i] })), [], { color, see: '--wide, --json or --csv' });
+    // `(no rows)` under the header, the note naming the columns left out below it (it came between them)
+    const at = left.length > 0 ? text.lastIndexOf('\n(not shown: ') : -1;
+    return at < 0 ? `${text}\n(no rows)` : `${text.slice(0, at)}\n(no rows)${text.slice(at)}`;
   }
   const numeric = cols.map((c) => rows.every((r) => r[c] === null || typeof r[c] === 'number'));
   // a column's name can be transcript text too (`PIVOT requests ON agent_type`): cleaned as the cells are

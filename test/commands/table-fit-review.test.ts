@@ -63,6 +63,8 @@ test('a query result without rows fits its terminal, naming what it left out', (
   for (const args of [['query', 'repurchase', ...LOGS], ['query', 'sessions', ...LOGS, '--since', '2030-01-01']]) {
     const shown = onTerminal(args, 80);
     assert.ok(shown.includes('(no rows)'), shown);
+    // `(no rows)` under the header's rule, the note below it (it came between them)
+    assert.equal(shown.split('\n')[2], '(no rows)', shown);
     assert.ok(widest(shown) <= 80, shown);
     assert.match(note(shown), /; see --wide, --json or --csv\)$/);
   }
