@@ -12,20 +12,8 @@ import { openSource } from '../../src/commands/store.js';
 import { UsageError } from '../../src/errors.js';
 import { openParquet } from '../../src/store/portable.js';
 import { runCli, usageError } from '../faults/helpers.js';
-import { REAL_LOGS } from '../helpers/corpus.js';
 import { tmp } from './helpers.js';
-
-const projects = path.join(REAL_LOGS, 'marot-spotter', 'projects');
-const DOV = path.join(projects, '-home-USER-projects-spotter-worktrees-spotter-dov');
-const TE = path.join(projects, '-home-USER-projects-spotter-worktrees-spotter-4te');
-const FUM = path.join(projects, '-home-USER-projects-spotter-worktrees-spotter-fum');
-
-/** Exports `logs` to `dir`; returns its requests' count. */
-async function exportTo(logs: string, dir: string): Promise<number> {
-  const r = await runCli(['export', logs, '--db', ':memory:', '--parquet', dir, '--json']);
-  assert.equal(r.code, 0, r.stderr);
-  return (JSON.parse(r.stdout) as { tables: { table: string; rows: number }[] }).tables.find((t) => t.table === 'requests')!.rows;
-}
+import { DOV, FUM, TE, exportTo } from './pool-helpers.js';
 
 /** The requests `query cost_by --parquet dir` counts, and its stderr. */
 async function counted(dir: string): Promise<{ requests: number; stderr: string }> {

@@ -13,19 +13,8 @@ import { loadDuckdb } from '../../src/store/duckdb.js';
 import { UsageError } from '../../src/errors.js';
 import { openParquet } from '../../src/store/portable.js';
 import { type RunOptions, runCli } from '../faults/helpers.js';
-import { REAL_LOGS } from '../helpers/corpus.js';
 import { tmp } from './helpers.js';
-
-const projects = path.join(REAL_LOGS, 'marot-spotter', 'projects');
-const DOV = path.join(projects, '-home-USER-projects-spotter-worktrees-spotter-dov');
-const TE = path.join(projects, '-home-USER-projects-spotter-worktrees-spotter-4te');
-
-/** Exports `logs` to `dir`; returns its requests' count. */
-async function exportTo(logs: string, dir: string): Promise<number> {
-  const r = await runCli(['export', logs, '--db', ':memory:', '--parquet', dir, '--json']);
-  assert.equal(r.code, 0, r.stderr);
-  return (JSON.parse(r.stdout) as { tables: { table: string; rows: number }[] }).tables.find((t) => t.table === 'requests')!.rows;
-}
+import { DOV, TE, exportTo } from './pool-helpers.js';
 
 /** `query cost_by --parquet dir --json`: its exit code, the requests it counts (when it answers), its stderr lines. */
 async function query(dir: string, o: RunOptions = {}): Promise<{ code: number | null; requests: number | null; lines: string[] }> {
