@@ -198,6 +198,8 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
           // no priced request: unknown as summary gives it, not the query's 0
           weight: r.usd === null ? null : Number(r.weight),
           tokens: Number(r.tokens),
+          unpricedRequests: Number(r.unpriced_requests),
+          unpricedTokens: Number(r.unpriced_tokens),
         })),
         timezone: f.timezone,
       })),
@@ -215,6 +217,7 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
               component: r.component as CostComponent,
               usd: r.usd === null ? null : Number(r.usd),
               weight: r.usd === null ? null : Number(r.weight),
+              unpricedRequests: Number(r.unpriced_requests),
             });
           }
         }
@@ -250,6 +253,7 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
             usd: allUnpriced(c) ? null : c.usd,
             wasteWeight: allUnpriced(c) ? null : c.waste_weight,
             wasteUsd: allUnpriced(c) ? null : c.waste_usd,
+            unpricedRequests: c.unpriced_requests,
             hitRatio: c.hit_ratio,
             repurchase: c.repurchase,
             ...(c.repurchase ? { readMedian } : {}),
@@ -342,6 +346,7 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
           weight: b.weight,
           requests: b.requests,
           tokens: b.tokens,
+          unpricedRequests: b.unpriced_requests,
         })),
         timezone: f.timezone,
       })),

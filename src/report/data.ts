@@ -105,7 +105,17 @@ export interface BestWhatIf {
 
 export interface CostOverTime {
   /** long format: one row per (day, component); usd and weight null when none of the day's requests has a price */
-  rows: Array<{ day: string; component: CostComponent; usd: number | null; weight: number | null; tokens: number }>;
+  rows: Array<{
+    day: string;
+    component: CostComponent;
+    usd: number | null;
+    weight: number | null;
+    tokens: number;
+    /** the day's requests without a price (the same on each of its rows): usd and weight leave them out, marked +? */
+    unpricedRequests?: number;
+    /** this component's tokens of those requests: its usd leaves them out, marked +? */
+    unpricedTokens?: number;
+  }>;
   /** the time zone of the days (`--timezone`; default UTC) */
   timezone?: string;
 }
@@ -130,6 +140,8 @@ export interface CostBy {
     /** null (both) when none of the row's requests has a price, as `summary` gives them */
     usd: number | null;
     weight: number | null;
+    /** the key's requests without a price (the same on each of its rows): usd and weight leave them out, marked +? */
+    unpricedRequests?: number;
   }>;
 }
 
@@ -165,6 +177,8 @@ export interface ChainSummary {
   usd: number | null;
   wasteWeight: number | null;
   wasteUsd: number | null;
+  /** the chain's requests without a price: its weight, USD and waste leave them out, marked +? as `anatomy` marks them */
+  unpricedRequests?: number;
   /** null without prompt tokens, as `anatomy` gives it */
   hitRatio: number | null;
   /** flagged by the re-purchase rule (SPEC §3) */
@@ -386,7 +400,8 @@ export interface ReplayStrategy {
 
 export interface Blocks {
   /** 5-hour blocks (SPEC §7), oldest first */
-  blocks: Array<{ start: number; end: number; usd: number | null; weight: number | null; requests: number; tokens: number }>;
+  /** `unpricedRequests`: the block's requests without a price, left out of its usd and weight (marked +?, as `blocks` marks them) */
+  blocks: Array<{ start: number; end: number; usd: number | null; weight: number | null; requests: number; tokens: number; unpricedRequests?: number }>;
   /**
    * the zone the section shows starts and ends in (`--timezone`; absent: UTC); the windows stay
    * UTC hours, so a zone half an hour off shows them at :30

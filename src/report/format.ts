@@ -94,3 +94,12 @@ export function fmtFilters(f: NonNullable<ReportMeta['filters']>): string {
   const project = f.project === null ? null : /\s/.test(f.project) ? `"${f.project}"` : f.project;
   return [f.since === null ? '' : `--since ${f.since}`, f.until === null ? '' : `--until ${f.until}`, project === null ? '' : `--project ${project}`].filter(Boolean).join(' ');
 }
+
+/**
+ * The mark of a priced sum that leaves requests without a price out (` +?`, as `summary`, `blocks`
+ * and `anatomy` mark theirs), else ''; none on an unknown value (null), which says `unknown` itself.
+ * Example: leftOutMark(0.66, 1) === ' +?'; leftOutMark(0.66, 0) === ''; leftOutMark(null, 3) === ''
+ */
+export function leftOutMark(value: number | null, unpriced: number | undefined): string {
+  return value !== null && (unpriced ?? 0) > 0 ? ' +?' : '';
+}

@@ -2,7 +2,7 @@
 import { median } from '../analyses/repurchase.js';
 import { localDayMinute, zoneOffsetMs } from '../format/days.js';
 import type { Blocks } from './data.js';
-import { fmtCount, fmtInt, fmtTime, fmtUsd } from './format.js';
+import { fmtCount, fmtInt, fmtTime, fmtUsd, leftOutMark } from './format.js';
 import { html, sortableTable } from './html.js';
 import { maxBy, type ChartSink, type SectionOutput } from './section.js';
 
@@ -19,7 +19,7 @@ export function renderBlocks(d: Blocks, charts: ChartSink): SectionOutput {
   // a block whose requests all lack a price has no bar: counted, not left out silently
   const notDrawn = unknown > 0 ? ` ${fmtInt(unknown)} ${unknown === 1 ? 'block is not drawn: its cost is' : 'blocks are not drawn: their cost is'} unknown (no price).` : '';
   const reading = top
-    ? `${fmtInt(d.blocks.length)} five-hour block${d.blocks.length === 1 ? '' : 's'}; the heaviest started ${at(top.start)} and cost ${fmtUsd(top.usd)} over ${fmtInt(top.requests)} request${top.requests === 1 ? '' : 's'} (median block ${fmtUsd(middle)}).${notDrawn}`
+    ? `${fmtInt(d.blocks.length)} five-hour block${d.blocks.length === 1 ? '' : 's'}; the heaviest started ${at(top.start)} and cost ${fmtUsd(top.usd)}${leftOutMark(top.usd, top.unpricedRequests)} over ${fmtInt(top.requests)} request${top.requests === 1 ? '' : 's'} (median block ${fmtUsd(middle)}).${notDrawn}`
     : d.blocks.length > 0
       ? (d.blocks.length === 1 ? '1 five-hour block, without a priced request: its cost is unknown.' : `${fmtInt(d.blocks.length)} five-hour blocks, none with a priced request: their cost is unknown.`)
       : 'No blocks.';
@@ -36,10 +36,10 @@ export function renderBlocks(d: Blocks, charts: ChartSink): SectionOutput {
       end: b.end,
       when: at(b.start),
       until,
-      label: `${at(b.start)} – ${until}: ${fmtUsd(b.usd)}, ${fmtInt(b.requests)} request${b.requests === 1 ? '' : 's'}`,
+      label: `${at(b.start)} – ${until}: ${fmtUsd(b.usd)}${leftOutMark(b.usd, b.unpricedRequests)}, ${fmtInt(b.requests)} request${b.requests === 1 ? '' : 's'}`,
       usd: b.usd,
       // the tooltip's USD, as the table writes it
-      usdText: fmtUsd(b.usd),
+      usdText: fmtUsd(b.usd) + leftOutMark(b.usd, b.unpricedRequests),
       requests: b.requests,
       tokens: b.tokens,
     };
@@ -52,7 +52,8 @@ export function renderBlocks(d: Blocks, charts: ChartSink): SectionOutput {
       { text: clock(b.end), sort: b.end },
       { text: fmtInt(b.requests), sort: b.requests },
       { text: fmtInt(b.tokens), sort: b.tokens },
-      { text: fmtUsd(b.usd), sort: b.usd },
+      // +? where the block's priced cost leaves requests without a price out, as `blocks` marks it
+      { text: fmtUsd(b.usd) + leftOutMark(b.usd, b.unpricedRequests), sort: b.usd },
     ]),
   );
   return { reading, body: html`${charts.figure('blocks', { blocks }, `Cost per 5-hour block (times in ${zone})`, undefined, table, { zone })}` };

@@ -1,7 +1,7 @@
 /** Cost by project, by model and by agent type, each stacked by component. */
 import { COST_BY_KEYS, type CostBy, type CostDimension } from './data.js';
 import { cleanStrings } from './escape.js';
-import { fmtCount, fmtPct, fmtUsd, fmtWeight } from './format.js';
+import { fmtCount, fmtPct, fmtUsd, fmtWeight, leftOutMark } from './format.js';
 import { html, sortableTable } from './html.js';
 import { andList, axisLabels, COST_COMPONENT_LABEL, COST_COMPONENT_ORDER, groupBy, otherLabel, sum, topTied, type ChartSink, type SectionOutput } from './section.js';
 
@@ -17,7 +17,9 @@ export function renderCostBy(d: CostBy, charts: ChartSink): SectionOutput {
   const figures = DIMENSIONS.map(([dim, label]) => {
     const rows = d.rows.filter((r) => r.dimension === dim);
     // the keys by USD; keys beyond COST_BY_KEYS and the rest the data already summed (key null) are one "other" bar
-    const totals = [...groupBy(rows.filter((r) => r.key !== null), (r) => r.key!)].map(([key, rs]) => ({ key, usd: sum(rs, (r) => r.usd) }));
+    // a key's requests without a price (on each of its rows): its priced sums leave them out, marked +? as summary marks them
+    const unpricedOf = (rs: typeof rows) => sum([...groupBy(rs, (r) => r.key ?? '\u0000other')].map(([, of]) => of[0]!), (r) => r.unpricedRequests ?? 0);
+    const totals = [...groupBy(rows.filter((r) => r.key !== null), (r) => r.key!)].map(([key, rs]) => ({ key, usd: sum(rs, (r) => r.usd), unpriced: unpricedOf(rs) }));
     totals.sort((a, b) => b.usd - a.usd);
     const shown = new Set(totals.slice(0, COST_BY_KEYS).map((t) => t.key));
     const rest = rows.filter((r) => r.key === null);
@@ -25,7 +27,8 @@ export function renderCostBy(d: CostBy, charts: ChartSink): SectionOutput {
     const all = sum(totals, (t) => t.usd) + sum(rest, (r) => r.usd);
     // keys tied at the top (the same USD and share as printed) are named together, not the first of them
     const top = topTied(totals, (t) => t.usd, (v) => `${fmtUsd(v)} ${fmtPct(v / all)}`);
-    if (top.length && all > 0) parts.push(`${label} ${andList(top.map((t) => `“${t.key}”`))} (${fmtUsd(top[0]!.usd)}, ${fmtPct(top[0]!.usd / all)}${top.length > 1 ? ' each' : ''})`);
+    const topMark = top.some((t) => leftOutMark(t.usd, t.unpriced)) ? ' +?' : '';
+    if (top.length && all > 0) parts.push(`${label} ${andList(top.map((t) => `“${t.key}”`))} (${fmtUsd(top[0]!.usd)}${topMark}, ${fmtPct(top[0]!.usd / all)}${top.length > 1 ? ' each' : ''})`);
     // the axis names each bar by a short label of its own, as the page shows it (control characters
     // as ?, so two keys told apart only by them are two bars); the tooltip and the table by the key
     const labels = axisLabels([...shown, other], cleanStrings);
@@ -41,7 +44,7 @@ export function renderCostBy(d: CostBy, charts: ChartSink): SectionOutput {
         component: COST_COMPONENT_LABEL[rs[0]!.component],
         order: COST_COMPONENT_ORDER[rs[0]!.component],
         usd,
-        usdText: fmtUsd(usd),
+        usdText: fmtUsd(usd) + leftOutMark(usd, unpricedOf(rows.filter((r) => barKey(r) === key))),
         weight: rs.every((r) => r.weight === null) ? null : sum(rs, (r) => r.weight),
       };
     });
@@ -64,6 +67,7 @@ export function renderCostBy(d: CostBy, charts: ChartSink): SectionOutput {
       key,
       usd: rs.every((r) => r.usd === null) ? null : sum(rs, (r) => r.usd),
       weight: rs.every((r) => r.weight === null) ? null : sum(rs, (r) => r.weight),
+      unpriced: unpricedOf(rs),
     }));
     byBar.sort((a, b) => (b.usd ?? -1) - (a.usd ?? -1));
     const table = sortableTable(
@@ -71,9 +75,9 @@ export function renderCostBy(d: CostBy, charts: ChartSink): SectionOutput {
       [{ label }, { label: 'USD', numeric: true }, { label: 'share', numeric: true, hint: 'of the priced USD' }, { label: 'weight', numeric: true }],
       byBar.map((b) => [
         { text: b.key },
-        { text: fmtUsd(b.usd), sort: b.usd },
+        { text: fmtUsd(b.usd) + leftOutMark(b.usd, b.unpriced), sort: b.usd },
         { text: b.usd === null ? 'n/a' : fmtPct(all > 0 ? b.usd / all : null), sort: b.usd === null || all <= 0 ? null : b.usd / all },
-        { text: b.weight === null ? 'unknown' : fmtWeight(b.weight), sort: b.weight },
+        { text: b.weight === null ? 'unknown' : fmtWeight(b.weight) + leftOutMark(b.weight, b.unpriced), sort: b.weight },
       ]),
     );
     return html`<div class="subchart"><h3>By ${label}</h3>${charts.figure('cost-by', { rows: chartRows }, `Cost by ${label}, stacked by component`, undefined, table)}</div>`;
