@@ -9,7 +9,7 @@
 -- Output columns: agent_type, definition (resolved / lost / unknown; `main` for main threads), chains, chains_without_requests (of chains, those that never got to a
 --   request: `summary`, `sessions` and the report's headline do not count them), chains_with_skill_listing,
 --   skill_listings, rounds, chains_listings_equal_rounds (chains whose skill_listing count equals their rounds, and
---   is > 0), weight.
+--   is > 0), weight, unpriced_requests (the rows' requests without a price, which weight leaves out).
 -- Weights are summed as DECIMAL(38, 6), USD as DECIMAL(38, 12), each request rounded to those decimals first:
 --   exact in any order, and without a DOUBLE's noise (cost_by.sql says why).
 -- Example row: agent_type='planner', definition='lost', chains=2, chains_without_requests=0, chains_with_skill_listing=2,
@@ -18,12 +18,12 @@ WITH sl AS (
   -- a resumed session's copy of another's attachment is that one's (line_copies)
   SELECT chain_id, count(*) AS n FROM attachments JOIN scope USING (file_id) ANTI JOIN line_copies USING (file_id, line)
   WHERE type = 'skill_listing' GROUP BY chain_id),
-w AS (SELECT chain_id, sum(weight::DECIMAL(38, 6))::DOUBLE AS weight FROM requests
+w AS (SELECT chain_id, sum(weight::DECIMAL(38, 6))::DOUBLE AS weight, count(*) FILTER (WHERE weight IS NULL) AS unpriced FROM requests
        WHERE ($since IS NULL OR CAST(timezone(coalesce($tz, 'UTC'), ts) AS DATE) >= CAST($since AS DATE))
          AND ($until IS NULL OR CAST(timezone(coalesce($tz, 'UTC'), ts) AS DATE) <= CAST($until AS DATE))
        GROUP BY chain_id),
 c AS (
-  SELECT c.agent_type, c.definition, c.rounds, coalesce(sl.n, 0) AS listings, w.weight, w.chain_id IS NOT NULL AS in_days
+  SELECT c.agent_type, c.definition, c.rounds, coalesce(sl.n, 0) AS listings, w.weight, coalesce(w.unpriced, 0) AS unpriced, w.chain_id IS NOT NULL AS in_days
   FROM chains c LEFT JOIN sl USING (chain_id) LEFT JOIN w USING (chain_id)
   WHERE (w.chain_id IS NOT NULL
          -- a chain without any request counts by its first line's day, as in `crosstab`
@@ -37,5 +37,7 @@ SELECT agent_type, definition, count(*) AS chains,
        sum(listings) AS skill_listings, sum(rounds) AS rounds,
        count(*) FILTER (WHERE listings > 0 AND listings = rounds) AS chains_listings_equal_rounds,
        -- a row of chains without requests weighs 0; one whose requests are all unpriced, NULL (unknown)
-       CASE WHEN bool_or(in_days) THEN sum(weight::DECIMAL(38, 6))::DOUBLE ELSE 0 END AS weight
+       CASE WHEN bool_or(in_days) THEN sum(weight::DECIMAL(38, 6))::DOUBLE ELSE 0 END AS weight,
+       -- the requests without a price the weight leaves out (the report marks it +?, as `crosstab` does)
+       sum(unpriced) AS unpriced_requests
 FROM c GROUP BY agent_type, definition ORDER BY weight DESC NULLS LAST, agent_type, definition;

@@ -275,6 +275,7 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
           rounds: Number(r.rounds),
           chainsListingsEqualRounds: Number(r.chains_listings_equal_rounds),
           weight: r.weight === null ? null : Number(r.weight),
+          unpricedRequests: Number(r.unpriced_requests ?? 0),
         })),
       })),
       ttlOverride: await section(() => {

@@ -216,6 +216,8 @@ export interface CrossTabRow {
   chainsListingsEqualRounds: number;
   /** null when none of the row's requests has a price */
   weight: number | null;
+  /** the row's requests without a price: weight leaves them out, marked +? as `crosstab` marks it */
+  unpricedRequests?: number;
   definition?: Definition;
 }
 

@@ -1,7 +1,7 @@
 /** The agent-type (or definition) × skill_listing cross-tab of SPEC §4, as a table. */
 import { definitionRank } from '../analyses/crosstab.js';
 import type { CrossTab, CrossTabRow } from './data.js';
-import { fmtCount, fmtInt, fmtPct } from './format.js';
+import { fmtCount, fmtInt, fmtPct, leftOutMark } from './format.js';
 import { sortableTable, type Cell, type Column } from './html.js';
 import { andList, type SectionOutput } from './section.js';
 
@@ -90,7 +90,7 @@ export function renderCrossTab(d: CrossTab): SectionOutput {
         { text: fmtInt(r.skillListings), sort: r.skillListings, className: allEqual ? 'hit' : '' },
         { text: fmtInt(r.rounds), sort: r.rounds, className: allEqual ? 'hit' : '' },
         { text: `${fmtInt(r.chainsListingsEqualRounds)} / ${fmtInt(r.chains)}`, sort: r.chainsListingsEqualRounds, className: allEqual ? 'hit' : '' },
-        { text: r.weight === null ? 'unknown' : `${fmtInt(r.weight)} wt`, sort: r.weight ?? undefined },
+        { text: r.weight === null ? 'unknown' : `${fmtInt(r.weight)} wt${leftOutMark(r.weight, r.unpricedRequests)}`, sort: r.weight ?? undefined },
       ];
     }),
   );

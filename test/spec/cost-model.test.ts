@@ -81,7 +81,7 @@ test('§2: every request priced by hand — duplicate lines, a missing usage fie
   assert.match(text.stdout, /^claude-foo-1 .* unknown +unknown$/m);
 });
 
-test('§2: the report marks +? every cost that leaves the unpriced request out, as summary and blocks do (cost over time, cost by project / model / agent type, 5-hour blocks); a fully priced row stays unmarked', async () => {
+test('§2: the report marks +? every cost that leaves the unpriced request out, as summary and blocks do (cost over time, cost by project / model / agent type, 5-hour blocks, the agent-type cross-tab); a fully priced row stays unmarked', async () => {
   const dir = corpus();
   // summary by_day, by_project and blocks mark these sums +?; the report printed $0.6609 bare in each
   for (const cmd of ['summary', 'blocks']) assert.match(run([cmd, dir]).stdout, /\$0\.6609 \+\?/, cmd);
@@ -105,6 +105,9 @@ test('§2: the report marks +? every cost that leaves the unpriced request out, 
     assert.match(by, /claude-sonnet-4-5-20250929 \$0\.5625 85\.1% 187,502 wt(?! \+\?)/);
     assert.match(by, /claude-opus-4-6 \$0\.0984 14\.9% 19,678 wt(?! \+\?)/);
     assert.match(by, /claude-foo-1 unknown n\/a unknown/);
+    // the agent-type × skill_listing table's weight: `crosstab --measure weight` prints 207,180 +?
+    assert.match(run(['crosstab', dir, '--measure', 'weight', '--rows', 'agent_type']).stdout, /^main +207,180 \+\? /m);
+    assert.match(section('cross-tab'), /main main 1 0 \(0%\) 1 0 1 0 \/ 1 207,180 wt \+\?/);
     const blocks = section('blocks');
     assert.match(blocks, /cost \$0\.6609 \+\? over 5 requests/);
     assert.match(blocks, /2026-03-01 10:00 2026-03-01 15:00 5 233,928 \$0\.6609 \+\?/);
