@@ -99,7 +99,19 @@ export function usdParts(n: number): { negative: boolean; text: string } {
 }
 
 export function pct(fraction: number | null | undefined, digits = 1): string {
-  return fraction === null || fraction === undefined || !Number.isFinite(fraction) ? '—' : `${grouped((fraction * 100).toFixed(digits))}%`;
+  return fraction === null || fraction === undefined || !Number.isFinite(fraction) ? '—' : `${rounded(jsonNumber(fraction) * 100, digits)}%`;
+}
+
+/**
+ * `x` with `digits` decimals, its whole part grouped in thousands: rounded as --json writes it (12
+ * significant digits), then halves away from zero, as usd() and int() round (toFixed rounded the
+ * binary double: a share --json gives as 0.0015 printed 0.1%, $0.00015 $0.0002); no minus sign on
+ * a number that rounds to 0. Example: rounded(0.15, 1) === '0.2'; rounded(-241642.1934, 2) === '-241,642.19'
+ */
+export function rounded(x: number, digits: number): string {
+  const y = jsonNumber(x);
+  const text = numberFormat(digits, digits).format(Math.abs(y));
+  return y < 0 && /[1-9]/.test(text) ? `-${text}` : text;
 }
 
 /**

@@ -1,7 +1,7 @@
 /** Number formatting for the report's text: units and thousands separators, always en-US. */
 import { localDayMinute } from '../format/days.js';
 import { jsonNumber } from '../format/json-numbers.js';
-import { usdParts } from '../format/table.js';
+import { rounded, usdParts } from '../format/table.js';
 import type { ReportMeta } from './data.js';
 
 const int = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
@@ -57,7 +57,8 @@ export function fmtCompact(n: number): string {
 export function fmtPct(share: number | null, digits = 1): string {
   if (share === null) return 'n/a';
   // the whole part grouped in thousands, as the tables' (-241,642.2%, not -241642.2%)
-  return signed(share, (Math.abs(share) * 100).toFixed(digits).replace(/^\d+/, (w) => w.replace(/\B(?=(\d{3})+$)/g, ',')) + '%');
+  // rounded as --json writes the share, halves away from zero, as the tables' pct() (format/table.ts rounded())
+  return signed(share, rounded(Math.abs(jsonNumber(share)) * 100, digits) + '%');
 }
 
 /** A signed share: `+18.0%` / `−5.2%`. */

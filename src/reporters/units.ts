@@ -2,7 +2,7 @@
  * Units the cache reporters need beyond src/format/table.ts: signed percentages, gaps and counts.
  */
 import { type Filters, isUtc } from '../analyses/filters.js';
-import { clean, grouped, int, usd } from '../format/table.js';
+import { clean, int, rounded, usd } from '../format/table.js';
 import { fmtFilters } from '../report/format.js';
 import { wrap } from '../format/wrap.js';
 
@@ -14,9 +14,10 @@ export function counted(n: number, noun: string, plural = noun + 's'): string {
 /** A value already in percent, signed: 2.2413 → "+2.24%"; null → "—" */
 export function signedPct(x: number | null, decimals = 2): string {
   if (x === null || !Number.isFinite(x)) return '—';
-  const text = Math.abs(x).toFixed(decimals);
-  const zero = Number(text) === 0;
-  return `${zero ? '' : x > 0 ? '+' : '-'}${grouped(text)}%`;
+  // rounded as --json writes it, halves away from zero (format/table.ts rounded())
+  const text = rounded(Math.abs(x), decimals);
+  const zero = !/[1-9]/.test(text);
+  return `${zero ? '' : x > 0 ? '+' : '-'}${text}%`;
 }
 
 /** A change in weight, signed as signedPct signs a share: 2,619,139 → "+2,619,139", -3,675 → "-3,675", 0 → "0". */
