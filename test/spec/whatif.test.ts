@@ -8,9 +8,9 @@ import { test } from 'node:test';
 import { openContext } from '../../src/context.js';
 import { buildReportData } from '../../src/report/build.js';
 import { renderReport } from '../../src/report/render.js';
-import { cli, writeCorpus } from '../helpers/corpus.js';
+import { assistant, cli, userPrompt, writeCorpus } from '../helpers/corpus.js';
 import { near } from '../analyses/helpers/fixtures.js';
-import { main5m, mixed1h } from './corpora.js';
+import { at, main5m, mixed1h } from './corpora.js';
 
 function run(dir: string, args: string[], json = true): any {
   const r = cli([...args, dir, '--db', ':memory:', '--timezone', 'UTC', ...(json ? ['--json'] : [])]);
@@ -118,4 +118,22 @@ test("§5: the report's TTL override and keepalive figures are the JSON's", asyn
   } finally {
     ctx.store.close();
   }
+});
+
+test("whatif ttl's delta adds up in USD as it does in weight: the difference of the two amounts as printed above it", () => {
+  // one 5-minute request, cold, w5 80,472: baseline 80,472 × 1.25 = 100,590 wt = $0.50295, printed $0.5030 (halves away
+  // from zero); forced to 1 h 80,472 × 2 = 160,944 wt = $0.80472, printed $0.8047. The delta is $0.8047 − $0.5030 =
+  // +$0.3017, as the weight's +60,354 is 160,944 − 100,590; the unrounded difference, 0.30177, printed +$0.3018 beneath
+  // two amounts 0.3017 apart. --json keeps the unrounded amounts.
+  const session = '5bec0000-0000-4000-8000-0000000005e0';
+  const dir = writeCorpus({
+    [`projects/-work-demo/${session}.jsonl`]: [userPrompt(session, at(-5)), assistant({ session, msg: 'd1', t: at(0), u: { w5: 80_472 } })],
+  });
+  const t = run(dir, ['whatif', 'ttl']);
+  near(t.baseline_usd, 0.50295, 'baseline USD');
+  near(t.scenario_usd, 0.80472, 'scenario USD');
+  const out = run(dir, ['whatif', 'ttl'], false);
+  assert.match(out, /^baseline +100,590 +\$0\.5030$/m);
+  assert.match(out, /^scenario +160,944 +\$0\.8047$/m);
+  assert.match(out, /^delta +\+60,354 \(\+60\.00%\) +\+\$0\.3017 \(\+60\.00%\)$/m);
 });
