@@ -3,7 +3,7 @@
  * in, text out.
  */
 import type { AnatomyResult, AnatomyRow, ChainDetail } from '../analyses/anatomy-summary.js';
-import { type Cell, clean, type Column, fit, int, pct, table, usd } from '../format/table.js';
+import { type Cell, clean, type Column, fit, int, pct, rounded, table, usd } from '../format/table.js';
 import { allUnpriced } from '../analyses/weigh.js';
 import { wrap } from '../format/wrap.js';
 import { zoneOffsetMs } from '../format/days.js';
@@ -78,7 +78,7 @@ export function formatAnatomy(result: AnatomyResult, options: FormatAnatomyOptio
         ['  output', weightCell(t, t.components.output), null, null],
         ['waste (rewrites beyond a read)', weightCell(t, t.waste_weight), cost({ ...t, usd: t.waste_usd }), t.weight > 0 ? `${pct(t.waste_weight / t.weight)} of weight` : '—'],
         ['hit ratio Σr/ΣP', null, null, pct(t.hit_ratio)],
-        ['write:read weight', null, null, t.write_read_ratio === null ? '—' : `${t.write_read_ratio.toFixed(2)} : 1`],
+        ['write:read weight', null, null, t.write_read_ratio === null ? '—' : `${rounded(t.write_read_ratio, 2)} : 1`],
       ],
       { color },
     ),

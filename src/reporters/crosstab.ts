@@ -4,7 +4,7 @@
  * chain as rounds. Dimension values can be transcript text (agent types, projects): cleaned.
  */
 import type { CrosstabCell, CrosstabResult, DimValue, Measure } from '../analyses/crosstab.js';
-import { type Cell, clean, fit, fixed, int, pct, table, usd } from '../format/table.js';
+import { type Cell, clean, fit, int, pct, rounded, table, usd } from '../format/table.js';
 import { wrap } from '../format/wrap.js';
 
 /** Measures that cover priced requests only. */
@@ -37,7 +37,8 @@ export function formatMeasure(m: Measure, v: number | null): string {
   if (v === null) return '—';
   if (m === 'usd') return usd(v);
   if (m === 'hit_ratio') return pct(v);
-  if (m === 'write_read_ratio') return fixed(v, 2);
+  // rounded as --json writes it, halves away from zero, as the percentages and USD are
+  if (m === 'write_read_ratio') return rounded(v, 2);
   return int(v);
 }
 

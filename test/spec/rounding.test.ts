@@ -53,3 +53,16 @@ test("a hit ratio --json gives as 0.0015 is 0.2% in anatomy's table and in the r
     ctx.store.close();
   }
 });
+
+test("a write:read weight ratio --json gives as 1.005 is 1.01 : 1 in anatomy's table and 1.01 in crosstab's, rounded as percentages and USD are", () => {
+  // one request: w5 804 (1,005 wt), r 10,000 (1,000 wt): write:read weight 1,005 / 1,000 = 1.005 (toFixed printed 1.00,
+  // the double being 1.00499…); nothing read is no ratio
+  const dir = writeCorpus({
+    [`projects/-work-demo/${S}.jsonl`]: [userPrompt(S, at(-5)), assistant({ session: S, msg: 'w1', t: at(0), u: { w5: 804, r: 10_000 } })],
+  });
+  const r = cli(['anatomy', dir, '--db', ':memory:', '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(JSON.parse(r.stdout).totals.write_read_ratio, 1.005);
+  assert.match(cli(['anatomy', dir, '--db', ':memory:']).stdout, /^write:read weight +1\.01 : 1$/m);
+  assert.match(cli(['crosstab', dir, '--db', ':memory:', '--rows', 'agent_type', '--measure', 'write_read_ratio']).stdout, /^main +1\.01 │ +1\.01$/m);
+});
