@@ -292,6 +292,7 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
           breakEvenShare: t.break_even_share,
           unpricedRequests: t.unpriced_requests,
           unpricedModels: t.unpriced_models,
+          changedUnpricedChains: t.changed_unpriced_chains ?? 0,
           buckets: t.buckets.map((b) => ({
             dimension: b.dimension,
             bucket: b.bucket,

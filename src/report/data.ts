@@ -240,6 +240,11 @@ export interface TtlOverride {
    */
   unpricedRequests?: number;
   unpricedModels?: string[];
+  /**
+   * chains of unpriced models that write at the TTL the override changes (`whatif ttl --json`'s
+   * `changed_unpriced_chains`): the override changes them, and what it does to them no sum holds
+   */
+  changedUnpricedChains?: number;
   buckets: Array<{
     /** e.g. "main vs subagent", "agent type", "model", "rounds" */
     dimension: string;

@@ -78,7 +78,10 @@ export function keepaliveReading(d: Keepalive): string {
     const most = d.budgets.reduce<KeepaliveBudget | undefined>((m, b) => (m === undefined || b.pings > m.pings ? b : m), undefined);
     // no gap outlasts even the interval: not one ping is sent at any budget
     if (!most || most.pings === 0) return `No gap between requests of 5-minute chains is longer than the ${fmtInt(d.intervalSeconds)} s between pings: there is nothing to ping.`;
-    return `${none}: keepalive pings would save nothing, and only cost (${fmtInt(most.pings)} ping${most.pings === 1 ? '' : 's'} at budget ${label(most.budget)} on gaps that end before it, net ${fmtSignedPct(most.netSavingShareAll)} of all weight).`;
+    // pings on gaps of unpriced models cost what no sum holds: +? as the table marks it, and said as the headline says it
+    const unpriced = d.unpricedPingedGaps ?? 0;
+    const unknown = unpriced > 0 ? `; its effect on ${unpriced === 1 ? '1 gap' : `${fmtInt(unpriced)} gaps`} of unpriced models is unknown` : '';
+    return `${none}: keepalive pings would save nothing, and only cost (${fmtInt(most.pings)} ping${most.pings === 1 ? '' : 's'} at budget ${label(most.budget)} on gaps that end before it, net ${fmtSignedPct(most.netSavingShareAll)}${unknown ? ' +?' : ''} of all weight)${unknown}.`;
   }
   const tied = tiedBudgets(d.budgets, best);
   const tie = tiePhrase(d.budgets, best, tied);
@@ -104,7 +107,7 @@ export function keepaliveReading(d: Keepalive): string {
   // the +? in the table: which of them its net savings leave out
   if (d.unpricedPingedGaps) {
     const one = d.unpricedPingedGaps === 1;
-    s += ` (${fmtInt(d.unpricedPingedGaps)} of them, longer than the interval, ${one ? 'is' : 'are'} pinged: the net savings marked +? leave ${one ? 'it' : 'them'} out)`;
+    s += ` (${fmtInt(d.unpricedPingedGaps)} of them, longer than the interval, ${one ? 'is' : 'are'} pinged: the net savings marked +? leave ${one ? 'it' : 'them'} out, and the pings' effect on ${one ? 'it' : 'them'} is unknown)`;
   }
   return s + '.';
 }

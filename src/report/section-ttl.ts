@@ -13,9 +13,15 @@ const outsideOf = (d: TtlOverride) => breakEvenOutside(d.breakEvenShare, d.direc
 /** Example: delta +18%, f 16% < f* 39.5%, 6 of 6 buckets lose → "Forcing the 1-hour TTL would cost 18.0% more … every bucket loses." */
 export function ttlReading(d: TtlOverride): string {
   if (d.baseline.weight === null) return `${NAME[d.direction]}: the change is unknown (no request in scope has a price).`;
-  if (d.deltaShare === null) return `${NAME[d.direction]} changes nothing that is priced.`;
+  // chains of unpriced models the override changes: said as `whatif ttl` and the headline say it, not "changes nothing"
+  const unknown = unknownEffect(d);
+  if (d.deltaShare === null) return unknown ? `${NAME[d.direction]} changes nothing that is priced; its effect on ${unknown} is unknown.` : `${NAME[d.direction]} changes nothing that is priced.`;
   // as `whatif ttl` says it (no change): logs with no chain the override reaches would 'save 0.0%'
-  if (d.deltaShare === 0) return `${NAME[d.direction]} changes nothing: no priced request would cost more or less.`;
+  if (d.deltaShare === 0) {
+    return unknown
+      ? `${NAME[d.direction]} changes nothing priced: no priced request would cost more or less, and its effect on ${unknown} is unknown.`
+      : `${NAME[d.direction]} changes nothing: no priced request would cost more or less.`;
+  }
   // the buckets the chart and table show: those with writes the override changes
   const judged = d.buckets.filter(shown);
   const losing = judged.filter((b) => b.deltaShare! > 0).length;
@@ -39,7 +45,13 @@ export function ttlReading(d: TtlOverride): string {
           : losing + gaining === 0
             ? '; no bucket changes'
             : `; ${losing} of ${judged.length} buckets lose`;
-  return `${NAME[d.direction]} ${verdict}${f}${buckets}.`;
+  return `${NAME[d.direction]} ${verdict}${f}${buckets}${unknown ? `; its effect on ${unknown} is unknown` : ''}.`;
+}
+
+/** The chains of unpriced models the override changes, as the headline names them ('1 chain of unpriced models'), else ''. */
+function unknownEffect(d: TtlOverride): string {
+  const n = d.changedUnpricedChains ?? 0;
+  return n > 0 ? `${fmtCount(n, 'chain')} of unpriced models` : '';
 }
 
 /** A bucket the chart, the table and the reading's count take: one with writes the override changes and a price. */
@@ -80,16 +92,18 @@ export function renderTtlOverride(d: TtlOverride, charts: ChartSink): SectionOut
   // the sums read as the whole bill, and a model's bucket without a price was left out of the table without a word
   const some = d.baseline.weight !== null && (d.unpricedRequests ?? 0) > 0;
   const mark = some ? ' +?' : '';
+  // the change leaves out what the override does to chains of unpriced models: +?, as the headline marks its saving
+  const unknown = d.baseline.weight === null ? '' : unknownEffect(d);
   return {
     reading: ttlReading(d),
     body: html`${facts([
       ['baseline', d.baseline.weight === null ? 'unknown (no request has a price)' : `${fmtUsd(d.baseline.usd)} (${fmtInt(d.baseline.weight)} wt)${mark}`],
       ['scenario', d.scenario.weight === null ? 'unknown (no request has a price)' : `${fmtUsd(d.scenario.usd)} (${fmtInt(d.scenario.weight)} wt)${mark}`],
-      ['change', fmtSignedPct(d.deltaShare)],
+      ['change', fmtSignedPct(d.deltaShare) + (unknown ? ' +?' : '')],
       ['expiry share f', fmtPct(d.expiryShare)],
       ['break-even f*', outside ? `${outside.bound} (${outside.meaning})` : fmtPct(d.breakEvenShare)],
     ])}
-${some ? html`<p class="muted unpriced">+? ${unpricedLeftOut(d.unpricedRequests!, d.unpricedModels ?? [])}</p>` : ''}
+${some ? html`<p class="muted unpriced">+? ${unpricedLeftOut(d.unpricedRequests!, d.unpricedModels ?? [])}${unknown ? `; the override changes ${unknown}, and its effect on them is unknown` : ''}</p>` : ''}
 ${buckets.length ? charts.figure('ttl-buckets', { buckets, breakEven }, 'Expiry share per bucket against the break-even share', undefined, table) : html`<p class="muted">No bucket has writes the override changes.</p>`}`,
   };
 }

@@ -542,7 +542,8 @@ async function headlineOf(files: Record<string, object[]>) {
     const section = /<section[^>]* id="headline"[\s\S]*?<\/section>/.exec(html)![0];
     const value = (metric: string) => new RegExp(`data-metric="${metric}"[^>]*>([^<]*)<`).exec(section)![1]!;
     const keepalive = /<section[^>]* id="keepalive"[\s\S]*?<\/section>/.exec(html)?.[0].replace(/<[^>]*>/g, '') ?? '';
-    return { text: section.replace(/<[^>]*>/g, ''), value, keepalive, data };
+    const ttl = /<section[^>]* id="ttl-override"[\s\S]*?<\/section>/.exec(html)?.[0].replace(/<[^>]*>/g, '') ?? '';
+    return { text: section.replace(/<[^>]*>/g, ''), value, keepalive, ttl, data };
   } finally {
     ctx.store.close();
   }
@@ -566,6 +567,9 @@ test('a best what-if that changes nothing priced but changes chains or gaps of u
   assert.doesNotMatch(a.text, /nothing to gain/);
   assert.match(a.text, /; no what-if tried would save anything on priced requests: force the 1-hour cache TTL changes nothing priced, and its effect on 1 chain of unpriced models is unknown\./);
   assert.equal(a.value('bestSavingUsd'), 'nothing priced to gain');
+  // the TTL section says it as the headline does, not "changes nothing"
+  assert.match(a.ttl, /Forcing the 1-hour TTL changes nothing priced: no priced request would cost more or less, and its effect on 1 chain of unpriced models is unknown\./);
+  assert.doesNotMatch(a.ttl, /changes nothing:/);
   // B: the opus session writes at 5 minutes with gaps no ping reaches; keepalive pings the unpriced session's gaps
   const b = await headlineOf({ ...chainOf(opus, 10, 2, 'claude-opus-4-6', 'w5'), ...chainOf(mystery, 12, 6, 'claude-mystery-9', 'w5') });
   assert.doesNotMatch(b.text, /nothing to gain/);

@@ -246,7 +246,7 @@ test('readings say what the field note said', () => {
   assert.equal(keepaliveReading(unpriced as never), 'No gap between requests of a priced 5-minute chain: the savings are unknown.');
   assert.match(keepaliveReading({ ...(f.keepalive as object), gaps: 200, unpricedGaps: 3 } as never), /; 3 of 200 gaps touch models without a price and are counted, not priced\.$/);
   // the +? of the table's net savings, said: which unpriced gaps they leave out (those a ping falls in)
-  assert.match(keepaliveReading({ ...(f.keepalive as object), gaps: 200, unpricedGaps: 3, unpricedPingedGaps: 2 } as never), /; 3 of 200 gaps touch models without a price and are counted, not priced \(2 of them, longer than the interval, are pinged: the net savings marked \+\? leave them out\)\.$/);
+  assert.match(keepaliveReading({ ...(f.keepalive as object), gaps: 200, unpricedGaps: 3, unpricedPingedGaps: 2 } as never), /; 3 of 200 gaps touch models without a price and are counted, not priced \(2 of them, longer than the interval, are pinged: the net savings marked \+\? leave them out, and the pings' effect on them is unknown\)\.$/);
   assert.equal(
     chainReading({ ...(f.topChains as TopChains).chains[0]!, rounds: [
       { round: 1, read: 13_818, write: 131_000, rewrite: 0 },
@@ -677,6 +677,32 @@ test('the TTL reading of logs the override does not reach says no change, as wha
   const ttl = fixtureReport().ttlOverride as TtlOverride;
   const still: TtlOverride = { ...ttl, deltaShare: 0, expiryShare: null, buckets: ttl.buckets.map((b) => ({ ...b, deltaShare: 0, expiryShare: null })) };
   assert.equal(ttlReading(still), 'Forcing the 1-hour TTL changes nothing: no priced request would cost more or less.');
+});
+
+test('the TTL and keepalive readings name the chains and gaps of unpriced models they change, as whatif ttl and the headline do, not "changes nothing"', () => {
+  const ttl = fixtureReport().ttlOverride as TtlOverride;
+  const still: TtlOverride = { ...ttl, deltaShare: 0, expiryShare: null, unpricedRequests: 3, unpricedModels: ['claude-mystery-9'], changedUnpricedChains: 1, buckets: ttl.buckets.map((b) => ({ ...b, deltaShare: 0, expiryShare: null })) };
+  assert.equal(ttlReading(still), 'Forcing the 1-hour TTL changes nothing priced: no priced request would cost more or less, and its effect on 1 chain of unpriced models is unknown.');
+  const body = String(renderTtlOverride(still, new ChartSink()).body).replace(/<[^>]*>/g, ' ');
+  assert.match(body, /change\s+0\.0% \+\?/);
+  assert.match(body, /the override changes 1 chain of unpriced models, and its effect on them is unknown/);
+  // a priced change beside them: said after the verdict
+  assert.match(ttlReading({ ...ttl, changedUnpricedChains: 2 }), /; its effect on 2 chains of unpriced models is unknown\.$/);
+  assert.doesNotMatch(ttlReading(ttl), /unpriced/);
+  // keepalive: pings on gaps of unpriced models that only cost: +? on the net, and said
+  const f = fixtureReport().keepalive as Keepalive;
+  const costly: Keepalive = {
+    ...f,
+    best: 0,
+    gaps: 3,
+    unpricedGaps: 1,
+    unpricedPingedGaps: 1,
+    budgets: f.budgets.map((b) => {
+      const pings = b.budget === 0 ? 0 : 3;
+      return { ...b, pings, netSavingWeight: -1_205 * (pings / 3), netSavingUsd: -0.006 * (pings / 3), netSavingShareSubagent: null, netSavingShareAll: -0.1449 * (pings / 3), gapsOverTtl: 0, bridged: 0, expiredAfterBudget: 0 };
+    }),
+  };
+  assert.match(keepaliveReading(costly), /net −14\.5% \+\? of all weight\); its effect on 1 gap of unpriced models is unknown\.$/);
 });
 
 test('the keepalive reading when no gap outlives the TTL but some outlive the interval: pings only cost, not "would change nothing"', () => {
