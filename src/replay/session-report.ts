@@ -180,6 +180,7 @@ export function sessionReplayRun(r: SessionReplayResult): ReplayRun {
       : {}),
     session: {
       chainId: c.chain_id,
+      sessionId: c.session_id,
       chainKind: c.kind,
       requests: c.requests,
       rounds: c.rounds,

@@ -352,6 +352,8 @@ export interface ReplayRun {
 /** A session replay's chain and its prefix, as `replay session` prints them (PrefixFacts: its prefix line). */
 export interface ReplaySession extends PrefixFacts {
   chainId: string;
+  /** the chain's session id: a long chain id is shown by its parts, as `replay session`'s heading shows it (absent in an older page's data) */
+  sessionId?: string;
   chainKind: 'main' | 'subagent' | 'sidechain';
   requests: number;
   rounds: number;

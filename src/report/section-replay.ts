@@ -1,12 +1,12 @@
 /** Replay results (SPEC §6): channel and session strategies side by side. */
 import { jsonNumberText } from '../format/json-numbers.js';
 import { requestRange } from '../replay/session-calibrate.js';
-import { cacheReadZeroNote, chainFacts, copiedNote, fidelityHeading, NO_FIDELITY, otherFilesNote, prefixLine, progressOnlyNote, promptZeroNote, skippedHeading, tokenizerNote, unpricedNote } from '../replay/session-notes.js';
+import { cacheReadZeroNote, chainFacts, copiedNote, fidelityHeading, fitChainId, NO_FIDELITY, otherFilesNote, prefixLine, progressOnlyNote, promptZeroNote, skippedHeading, tokenizerNote, unpricedNote } from '../replay/session-notes.js';
 import { skipText } from '../replay/skips.js';
 import { pricesOf } from '../replay/names.js';
 import type { Replay, ReplayRun, ReplayStrategy } from './data.js';
 import { fmtCount, fmtInt, fmtPct, fmtUsd } from './format.js';
-import { breakableId, html, sortableTable, type SafeHtml } from './html.js';
+import { attrs, breakableId, html, sortableTable, type SafeHtml } from './html.js';
 import { andList, topTied, type ChartSink, type SectionOutput } from './section.js';
 
 /** Example: names([a, b, c]) === '“a”, “b” and “c”' */
@@ -192,6 +192,8 @@ export function channelCost(run: ReplayRun, prices: NonNullable<ReplayRun['price
 }
 
 function runBlock(run: ReplayRun, charts: ChartSink, withReading: boolean): SafeHtml {
+  const title = shownTitle(run);
+  const shortened = title !== run.title;
   const rows = run.strategies.flatMap((s) => [
     { strategy: s.strategy, part: 'cacheable prefix', order: 0, tokens: s.cacheablePrefix },
     { strategy: s.strategy, part: 'uncached', order: 1, tokens: Math.max(0, s.inputTokens - s.cacheablePrefix) },
@@ -252,12 +254,13 @@ function runBlock(run: ReplayRun, charts: ChartSink, withReading: boolean): Safe
   // the most requests without a price in any strategy, as replay session counts them: under the tables that mark +?
   const unpriced = Math.max(0, ...run.strategies.map((s) => s.unpricedRequests ?? 0));
   return html`<article class="replay-run">
-<h3>${run.kind} replay · ${breakableId(run.title)}</h3>
+<h3${attrs({ title: shortened ? run.title : undefined })}>${run.kind} replay · ${breakableId(title)}</h3>
+${shortened ? html`<p class="muted chain-id">chain id <span class="mono">${breakableId(run.session!.chainId)}</span></p>` : ''}
 ${withReading ? html`<p class="reading">${replayRunReading(run)}</p>` : ''}
 ${sessionHead(run)}
 <div class="grid2">
-${charts.figure('replay-strategies', { rows }, `${run.title}: cacheable and uncached input per strategy`)}
-${turns.length ? charts.figure('replay-turns', { turns }, `${run.title}: uncached tokens per turn`, undefined, turnTable) : ''}
+${charts.figure('replay-strategies', { rows }, `${title}: cacheable and uncached input per strategy`)}
+${turns.length ? charts.figure('replay-turns', { turns }, `${title}: uncached tokens per turn`, undefined, turnTable) : ''}
 </div>
 ${table}
 ${sessionCostTable(run)}
@@ -269,6 +272,19 @@ ${sessionFoot(run)}
 </article>`;
 }
 
+/**
+ * A run's title as its heading, its charts and the reading show it: a session replay's chain id over 120 columns
+ * by its parts, as `replay session`'s heading shows it (session-notes.ts fitChainId), else whole; the whole id
+ * is on a line of its own under the heading (and the heading's tooltip), where it can still be searched for.
+ * Example: 'sidechain chain S:side:U (1 request)', S and U each 110 columns → 'sidechain chain S…):side:U…) (1 request)'.
+ */
+export function shownTitle(run: Pick<ReplayRun, 'title' | 'session'>): string {
+  const c = run.session;
+  if (!c) return run.title;
+  const shown = fitChainId(c.chainId, c.sessionId ?? c.chainId);
+  return shown === c.chainId ? run.title : run.title.replace(c.chainId, shown);
+}
+
 export function renderReplay(d: Replay, charts: ChartSink): SectionOutput {
   const reading =
     d.runs.length === 1
@@ -278,11 +294,12 @@ export function renderReplay(d: Replay, charts: ChartSink): SectionOutput {
             // a strategy with no input has no ratio to be the most cacheable by
             const sent = r.strategies.filter((s) => s.cacheableRatio !== null);
             const best = topTied(sent, (s) => s.cacheableRatio!, fmtPct);
-            if (!best.length) return `none in ${r.title}`;
+            const title = shownTitle(r);
+            if (!best.length) return `none in ${title}`;
             // a tie names every strategy in it, not the first
             const ratio = fmtPct(best[0]!.cacheableRatio!);
-            if (best.length === 1) return `${names(best)} (${ratio}) in ${r.title}`;
-            return best.length === r.strategies.length ? `all tied at ${ratio} in ${r.title}` : `${names(best)}, tied at ${ratio}, in ${r.title}`;
+            if (best.length === 1) return `${names(best)} (${ratio}) in ${title}`;
+            return best.length === r.strategies.length ? `all tied at ${ratio} in ${title}` : `${names(best)}, tied at ${ratio}, in ${title}`;
           })
           .join('; ')}.`;
   return { reading, body: html`${d.runs.map((r) => runBlock(r, charts, d.runs.length > 1))}` };

@@ -323,3 +323,39 @@ test('replay session\'s heading shows a chain id of a long session id and a long
   assert.match(shown, /^0ca1b2c3-x+…[^:]*sha256 [0-9a-f]{16}\):side:f4ab2bf6-x+…/);
   assert.ok(shown.includes(hash(session)) && shown.endsWith(`sha256 ${hash(own)})`), 'both hashes shown');
 });
+
+test('report --session shows a chain id of a long session id and a long sidechain uuid by its parts in the replay\'s heading, charts and reading, as replay session does; the whole id on a line of its own', async (t) => {
+  const { dir, logs, db } = setup(t);
+  const sid = long('0ca1b2c3-', 's');
+  const side = long('f4ab2bf6-', 'u');
+  const lines = [
+    JSON.stringify({ type: 'user', sessionId: sid, timestamp: '2025-03-01T10:01:00.000Z', uuid: 'u1', parentUuid: null, message: { role: 'user', content: 'hello there' } }),
+    JSON.stringify({
+      type: 'assistant', sessionId: sid, timestamp: '2025-03-01T10:01:05.000Z', uuid: 'a1', parentUuid: 'u1', requestId: 'req1',
+      message: { id: 'msg1', model: 'claude-opus-4-6', role: 'assistant', content: [{ type: 'text', text: 'ok' }], usage: usage(3, 5, 1_000, 0) },
+    }),
+    JSON.stringify({
+      type: 'assistant', sessionId: sid, isSidechain: true, timestamp: '2025-03-01T10:02:05.000Z', uuid: side, parentUuid: null, requestId: 'req2',
+      message: { id: 'msg2', model: 'claude-opus-4-6', role: 'assistant', content: [{ type: 'text', text: 'ok' }], usage: usage(3, 5, 1_000, 0) },
+    }),
+  ];
+  writeLog(logs, 'proj/s1.jsonl', lines);
+  await summary([logs], db);
+  const [chainId] = (await query(db, `SELECT chain_id FROM chains WHERE contains(chain_id, ':side:')`)).map((r) => String(r.chain_id));
+  const out = path.join(dir, 'report.html');
+  const report = await runCli(['report', logs, '--db', db, '--session', 'side:f4ab', '--out', out]);
+  assert.equal(report.code, 0, report.stderr);
+  const page = readFileSync(out, 'utf8');
+  const text = (h: string) => h.replace(/<wbr>/g, '').replace(/<[^>]*>/g, '').replace(/&#39;/g, "'");
+  const h3 = /<h3([^>]*)>(session replay · [^<]*(?:<wbr>[^<]*)*)<\/h3>/.exec(page)!;
+  const heading = /^session replay · sidechain chain (.*) \(1 request\)$/.exec(text(h3[2]!))![1]!;
+  assert.ok(heading.length <= 120, `the heading's chain id at most 120 columns: ${heading.length}`);
+  assert.match(heading, /^0ca1b2c3-x+…[^:]*sha256 [0-9a-f]{16}\):side:f4ab2bf6-x+…/, 'by its parts: the session\'s hash and :side: stay');
+  // the whole id: the heading's tooltip and a line of its own
+  assert.ok(h3[1]!.includes(chainId!), 'the tooltip holds the whole id');
+  const line = /<p class="muted chain-id">([\s\S]*?)<\/p>/.exec(page)!;
+  assert.equal(text(line[1]!), `chain id ${chainId}`);
+  // the charts' titles and the section's reading show it as the heading does
+  const replay = /<section[^>]* id="replay"[\s\S]*?<\/section>/.exec(page)![0];
+  for (const m of text(replay).matchAll(/sidechain chain (\S+)/g)) assert.equal(m[1], heading.split(' ')[0], 'each mention is shortened');
+});
