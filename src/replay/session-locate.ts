@@ -36,6 +36,14 @@ export interface LocatedChain {
    */
   other_file_requests: number;
   other_files: string[];
+  /**
+   * Other transcripts in scope holding this chain's lines that hold none of its requests `path`
+   * does not: an older, shorter copy of its transcript in another project directory (Claude Code
+   * wrote the session under two names of one project, one copy stopped early). `path` is the copy
+   * holding the most of the chain's requests (then the latest line, then the largest file), not the
+   * first by path, which may be the stale copy; the replay says the others were not read.
+   */
+  other_copies: string[];
 }
 
 /**
@@ -44,7 +52,7 @@ export interface LocatedChain {
  * 4d5611e5-…:a2898e3 in …/subagents/agent-a2898e3.jsonl.
  */
 export async function locateChain(store: Store, id: string, chain?: string): Promise<LocatedChain> {
-  const found = await findChain(store, id, chain);
+  const found = await usedCopy(store, await findChain(store, id, chain));
   const elsewhere = await store.all(
     `SELECT DISTINCT o.key FROM observations o JOIN requests r ON r.key = o.key
      WHERE o.chain_id = $chain AND r.chain_id <> $chain ORDER BY o.key`,
@@ -76,7 +84,40 @@ export async function locateChain(store: Store, id: string, chain?: string): Pro
     progress_only: only,
     other_file_requests: others?.requests ?? 0,
     other_files: others?.files ?? [],
+    other_copies: found.copies,
   };
+}
+
+/**
+ * The transcript of `found`'s chain a user means when several in scope hold its lines (a session's
+ * file in two project directories, one a truncated older copy): the one holding the most of the
+ * chain's requests, then the one whose last line is latest, then the largest, then the first by path
+ * (the store's chain file, by path alone, may be the stale copy: its requests' copies tie in time
+ * with the full one's). `copies`: the other transcripts whose requests the one taken holds all of
+ * (a transcript holding requests it does not is one of `other_files`). agent_progress copies in a
+ * parent's transcript are no transcript of the chain.
+ * Example: -a/S.jsonl (22 requests, the first 22 of -b's) and -b/S.jsonl (39) → -b/S.jsonl, copies ['…/-a/S.jsonl'].
+ */
+async function usedCopy(store: Store, found: Omit<LocatedChain, 'elsewhere' | 'progress_only' | 'other_file_requests' | 'other_files' | 'other_copies'>) {
+  const rows = await store.all(
+    `WITH o AS (SELECT DISTINCT o.file_id, o.key, o.t FROM observations o JOIN scope USING (file_id) WHERE o.chain_id = $chain AND o.rank > 0),
+     per AS (SELECT file_id, count(DISTINCT key)::INTEGER AS n, max(t) AS last_t FROM o GROUP BY file_id)
+     SELECT f.path, per.n, per.last_t, f.size FROM per JOIN files f USING (file_id)
+     ORDER BY per.n DESC, per.last_t DESC NULLS LAST, f.size DESC NULLS LAST, f.path`,
+    { chain: found.chain_id },
+  );
+  if (rows.length < 2) return { ...found, copies: [] as string[] };
+  const path = rows[0]!.path as string;
+  // the others whose every request the one taken holds: copies of it, not transcripts holding requests of their own
+  const copies = await store.all(
+    `WITH o AS (SELECT o.file_id, o.key FROM observations o JOIN scope USING (file_id) WHERE o.chain_id = $chain AND o.rank > 0),
+     taken AS (SELECT o.key FROM o JOIN files f USING (file_id) WHERE f.path = $path)
+     SELECT DISTINCT f.path FROM o JOIN files f USING (file_id)
+     WHERE f.path <> $path AND NOT EXISTS (SELECT 1 FROM o x WHERE x.file_id = o.file_id AND x.key NOT IN (SELECT key FROM taken))
+     ORDER BY f.path`,
+    { chain: found.chain_id, path },
+  );
+  return { ...found, path, copies: copies.map((r) => r.path as string) };
 }
 
 /** Requests of a chain only other transcripts hold, and those transcripts (LocatedChain.other_file_requests). */

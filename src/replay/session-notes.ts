@@ -70,6 +70,16 @@ export function otherFilesNote(n: number, files: readonly string[]): string {
   return `${fmtCount(n, 'request')} of this chain not replayed: ${where} (the store counts ${them}); the replay reads one transcript: replay that one as a FILE to see ${them}`;
 }
 
+/**
+ * Other copies of the chain's transcript in the logs read, each holding only requests the one replayed holds too (a
+ * session's file in two project directories, one an older copy that stopped early): which was replayed, which not.
+ * Example: ('/b/S.jsonl', ['/a/S.jsonl']) → 'another copy of this transcript, /a/S.jsonl, holds none of its requests that this one does not: replayed /b/S.jsonl, the one holding the most'.
+ */
+export function otherCopiesNote(used: string, copies: readonly string[]): string {
+  const which = copies.length === 1 ? `another copy of this transcript, ${copies[0]}, holds` : `${copies.length} other copies of this transcript (${copies[0]}, …) hold`;
+  return `${which} none of its requests that this one does not: replayed ${used}, the one holding the most`;
+}
+
 /** The `+?` of weighted cost and USD: `unpriced` is the most requests without a price in any strategy. */
 export function unpricedNote(unpriced: number): string {
   const them = unpriced === 1 ? 'request of a model without a price is' : 'requests of models without a price are';

@@ -60,6 +60,8 @@ export interface SessionReplayOptions {
    * transcripts; for a transcript path, per chain of it (otherFilesOfFile), the chain replayed's taken
    */
   otherFiles?: { requests: number; files: string[] } | ReadonlyMap<string, { requests: number; files: string[] }>;
+  /** other transcripts of the chain that hold only requests this one does (LocatedChain.other_copies): not read */
+  otherCopies?: readonly string[];
 }
 
 export interface SessionReplayResult {
@@ -77,6 +79,8 @@ export interface SessionReplayResult {
     /** requests the store counts for this chain that only other transcripts hold (a session split across two project directories): not replayed */
     other_file_requests: number;
     other_files: string[];
+    /** other transcripts of this chain in the logs read that hold only requests this one holds too (an older, shorter copy): not read */
+    other_copies: string[];
     rounds: number;
     compactions: number;
     attachments: number;
@@ -191,6 +195,7 @@ export async function replayChain(chain: TranscriptChain, opts: SessionReplayOpt
       progress_only_requests: opts.progressOnly ?? 0,
       other_file_requests: otherFiles?.requests ?? 0,
       other_files: otherFiles?.files ?? [],
+      other_copies: [...(opts.otherCopies ?? [])],
       rounds: rc.rounds,
       compactions: rc.compactions,
       attachments: rc.events.filter((e) => e.kind === 'message' && e.attachment).length,

@@ -8,7 +8,7 @@ import type { ReplayRun } from '../report/data.js';
 import { fmtCount } from '../report/format.js';
 import { requestRange } from './session-calibrate.js';
 import { skipLines } from './skips.js';
-import { cacheReadZeroNote, chainFacts, copiedNote, fidelityHeading, fitChainId, NO_FIDELITY, prefixLine, otherFilesNote, progressOnlyNote, promptZeroNote, skippedHeading, tokenizerNote, unpricedNote, type PrefixFacts } from './session-notes.js';
+import { cacheReadZeroNote, chainFacts, copiedNote, fidelityHeading, fitChainId, NO_FIDELITY, prefixLine, otherCopiesNote, otherFilesNote, progressOnlyNote, promptZeroNote, skippedHeading, tokenizerNote, unpricedNote, type PrefixFacts } from './session-notes.js';
 import type { SessionReplayResult } from './session-replay.js';
 import type { SessionStrategy, SessionStrategySummary } from './session-strategy.js';
 
@@ -56,6 +56,7 @@ export function formatSessionReplay(r: SessionReplayResult, opts: { color?: bool
   if (c.copied_requests) out.push(copiedNote(c.copied_requests));
   if (c.progress_only_requests) out.push(progressOnlyNote(c.progress_only_requests));
   if (c.other_file_requests) out.push(clean(otherFilesNote(c.other_file_requests, c.other_files)));
+  if (c.other_copies?.length) out.push(clean(otherCopiesNote(c.file ?? '', c.other_copies)));
   const conv = cal.conversation;
   // (the fidelity is recorded's: without it, none is measured on any request)
   if (conv?.scale != null) {
@@ -190,6 +191,7 @@ export function sessionReplayRun(r: SessionReplayResult): ReplayRun {
       progressOnlyRequests: c.progress_only_requests,
       otherFileRequests: c.other_file_requests,
       otherFiles: [...c.other_files],
+      ...(c.other_copies?.length ? { otherCopies: [...c.other_copies], file: c.file ?? '' } : {}),
       ...prefixFacts(r),
       skippedLines: c.skipped_lines,
       notedLines: c.noted_lines,

@@ -364,6 +364,9 @@ export interface ReplaySession extends PrefixFacts {
   /** requests of the chain only other transcripts hold (a session split across project directories), not replayed; and those transcripts */
   otherFileRequests?: number;
   otherFiles?: string[];
+  /** other copies of the chain's transcript that hold only requests the one replayed (`file`) holds too: not read (`replay session`'s `chain.other_copies`) */
+  otherCopies?: string[];
+  file?: string;
   skippedLines: number;
   notedLines: number;
   skipped: Array<{ reason: string; count: number; lines: number[] }>;

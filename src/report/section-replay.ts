@@ -1,7 +1,7 @@
 /** Replay results (SPEC §6): channel and session strategies side by side. */
 import { jsonNumberText } from '../format/json-numbers.js';
 import { requestRange } from '../replay/session-calibrate.js';
-import { cacheReadZeroNote, chainFacts, copiedNote, fidelityHeading, fitChainId, NO_FIDELITY, otherFilesNote, prefixLine, progressOnlyNote, promptZeroNote, skippedHeading, tokenizerNote, unpricedNote } from '../replay/session-notes.js';
+import { cacheReadZeroNote, chainFacts, copiedNote, fidelityHeading, fitChainId, NO_FIDELITY, otherCopiesNote, otherFilesNote, prefixLine, progressOnlyNote, promptZeroNote, skippedHeading, tokenizerNote, unpricedNote } from '../replay/session-notes.js';
 import { skipText } from '../replay/skips.js';
 import { pricesOf } from '../replay/names.js';
 import type { Replay, ReplayRun, ReplayStrategy } from './data.js';
@@ -134,7 +134,8 @@ function sessionHead(run: ReplayRun): SafeHtml | '' {
 ${c.inScope ? html`<p class="muted in-scope">the whole chain is replayed (a request's context is every request before it): ${fmtInt(c.inScope.requests)} of its ${fmtCount(c.requests, 'request')} ${c.inScope.requests === 1 ? 'is' : 'are'} among those the filters choose (${c.inScope.filters}), as the rest of the page counts them</p>` : ''}
 ${c.copiedRequests ? html`<p class="muted">${copiedNote(c.copiedRequests)}</p>` : ''}
 ${c.progressOnlyRequests ? html`<p class="muted">${progressOnlyNote(c.progressOnlyRequests)}</p>` : ''}
-${c.otherFileRequests ? html`<p class="muted">${otherFilesNote(c.otherFileRequests, c.otherFiles ?? [])}</p>` : ''}`;
+${c.otherFileRequests ? html`<p class="muted">${otherFilesNote(c.otherFileRequests, c.otherFiles ?? [])}</p>` : ''}
+${c.otherCopies?.length ? html`<p class="muted">${otherCopiesNote(c.file ?? '', c.otherCopies)}</p>` : ''}`;
 }
 
 /**

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { assistant, cliPath, freeBytes, removeDir, runCli, tempDir, usage, user, writeLog } from './helpers.js';
 
@@ -127,6 +127,37 @@ test('a session whose transcript is split across two project directories: the re
   assert.equal(JSON.parse(alone.stdout).chain.other_file_requests, 0, 'a path replayed alone has no store to ask');
   const whole = await runCli(['replay', 'session', 's1', path.join(logs, 'projects/-a'), '--db', db, '--strategy', 'recorded', '--json']);
   assert.equal(JSON.parse(whole.stdout).chain.other_file_requests, 0, 'with one transcript read, nothing is elsewhere');
+});
+
+test('a session whose transcript has a stale copy in another project directory (the same file, cut short earlier): the replay reads the copy holding the most, and says the other was not read', async (t) => {
+  const { logs, db } = setup(t);
+  const lines = [
+    user('hi'),
+    assistant({ msg: 'm1', usage: usage(1, 2, 3, 4), t: '2025-03-01T10:00:00.000Z' }),
+    user('more', { t: '2025-03-01T10:01:00.000Z' }),
+    assistant({ msg: 'm2', usage: usage(1, 2, 3, 4), t: '2025-03-01T10:01:05.000Z' }),
+    assistant({ msg: 'm3', usage: usage(1, 2, 3, 4), t: '2025-03-01T10:02:05.000Z' }),
+  ];
+  // first by path, and its request's copy ties in time with the full one's: the store's chain file
+  const stale = writeLog(logs, 'projects/-a/s1.jsonl', lines.slice(0, 2));
+  const full = writeLog(logs, 'projects/-b/s1.jsonl', lines);
+  const r = await runCli(['replay', 'session', 's1', logs, '--db', db, '--strategy', 'recorded', '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  const c = JSON.parse(r.stdout).chain;
+  assert.deepEqual([c.file, c.requests, c.other_file_requests, c.other_copies], [full, 3, 0, [stale]], 'the whole copy is replayed, the stale one named');
+  const text = await runCli(['replay', 'session', 's1', logs, '--db', db, '--strategy', 'recorded']);
+  assert.equal(text.code, 0, text.stderr);
+  const said = text.stdout.split('\n').filter((l) => l.includes('another copy of this transcript'));
+  assert.equal(said.length, 1, 'one line says it');
+  assert.equal(said[0], `another copy of this transcript, ${stale}, holds none of its requests that this one does not: replayed ${full}, the one holding the most`);
+  // the report's replay of it says the same
+  const out = path.join(path.dirname(logs), 'r.html');
+  const report = await runCli(['report', logs, '--db', db, '--session', 's1', '--out', out]);
+  assert.equal(report.code, 0, report.stderr);
+  assert.ok(readFileSync(out, 'utf8').replace(/<wbr>/g, '').includes(`another copy of this transcript, ${stale}, holds none`), 'the page names the copy not read');
+  // one copy only: nothing to say
+  const alone = await runCli(['replay', 'session', 's1', path.join(logs, 'projects/-b'), '--db', ':memory:', '--strategy', 'recorded', '--json']);
+  assert.deepEqual(JSON.parse(alone.stdout).chain.other_copies, []);
 });
 
 test('a tool result whose toolUseResult (Claude Code\'s copy of the output, unread by the replay) is nested too deep is replayed whole', async (t) => {
