@@ -62,12 +62,19 @@ export function progressOnlyNote(n: number): string {
 
 /**
  * Requests of the chain that only other transcripts hold: Claude Code wrote the session's lines into
- * two project directories (one file each, the same name), and the replay reads one transcript.
+ * two project directories (one file each, the same name), and the replay reads one transcript. The
+ * other replayed as a FILE is read alone: its requests' contexts are rebuilt from its lines only,
+ * without this transcript's messages (the advice said "replay that one as a FILE to see them", as
+ * if that replayed them as sent).
+ * Example: (17, ['/b/S.jsonl']) → '17 requests of this chain not replayed: another transcript of this session, /b/S.jsonl,
+ * holds them (the store counts them); the replay reads one transcript: that one replayed as a FILE replays them from its
+ * own lines alone, without this transcript's messages, which their prompts as sent may have held'.
  */
 export function otherFilesNote(n: number, files: readonly string[]): string {
-  const them = n === 1 ? 'it' : 'them';
+  const [them, their] = n === 1 ? ['it', 'its'] : ['them', 'their'];
   const where = files.length === 1 ? `another transcript of this session, ${files[0]}, holds ${them}` : `${files.length} other transcripts of this session hold ${them} (${files[0]}, …)`;
-  return `${fmtCount(n, 'request')} of this chain not replayed: ${where} (the store counts ${them}); the replay reads one transcript: replay that one as a FILE to see ${them}`;
+  const advice = files.length === 1 ? `that one replayed as a FILE replays ${them} from its own lines alone` : `each of those replayed as a FILE replays its own from its lines alone`;
+  return `${fmtCount(n, 'request')} of this chain not replayed: ${where} (the store counts ${them}); the replay reads one transcript: ${advice}, without this transcript's messages, which ${their} ${n === 1 ? 'prompt' : 'prompts'} as sent may have held`;
 }
 
 /**

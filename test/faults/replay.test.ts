@@ -115,6 +115,8 @@ test('a session whose transcript is split across two project directories: the re
   assert.deepEqual(c.other_files, [other]);
   const text = await runCli(['replay', 'session', 's1', logs, '--db', db, '--strategy', 'recorded']);
   assert.match(text.stdout.replace(/\s+/g, ' '), /1 request of this chain not replayed: another transcript of this session, \S+s1\.jsonl, holds it/);
+  // the advice says what replaying that file will and will not hold: its own lines, not this transcript's messages
+  assert.match(text.stdout.replace(/\s+/g, ' '), /the replay reads one transcript: that one replayed as a FILE replays it from its own lines alone, without this transcript's messages, which its prompt as sent may have held/);
   // named by its path with the logs that hold it, each file says what the other holds
   const first = path.join(logs, 'projects/-a/s1.jsonl');
   for (const [file, requests, elsewhere, at] of [[first, 2, 1, other], [other, 1, 2, first]] as const) {
