@@ -102,6 +102,8 @@ export function readTranscriptSync(path: string, id: FileIdentity, opts: ReadOpt
     let buf = buffer(Math.min(chunkSize, Math.max(size - pos, 1)) + 1);
     let have = 0; // bytes of buf holding data not yet consumed, starting at 0
     let stream: StreamProjector | null = null;
+    // the first UTF16_LOOK bytes of the line being streamed
+    let streamHead = Buffer.alloc(0);
     let bomChecked = pos > 0;
     // the last line said to be UTF-16 text: a lone NUL after it, at the end, is its newline's other half
     let utf16Line = -1;
@@ -120,7 +122,10 @@ export function readTranscriptSync(path: string, id: FileIdentity, opts: ReadOpt
           sp.write(b.subarray(s, e));
           addLine(parser, lineNo, sp.end());
         } catch (err) {
-          parser.skip(lineNo, 'invalid_json', (err as Error).message);
+          // looked at only once it failed, as a shorter line is
+          const said = nulSaid(b, s, e, (err as Error).message);
+          if (said === UTF16_SAID) utf16Line = lineNo;
+          parser.skip(lineNo, 'invalid_json', said);
         }
         return;
       }
@@ -170,7 +175,10 @@ export function readTranscriptSync(path: string, id: FileIdentity, opts: ReadOpt
         try {
           addLine(parser, lineNo, stream.end());
         } catch (err) {
-          parser.skip(lineNo, 'invalid_json', (err as Error).message);
+          // its opening bytes, kept when it began to stream, looked at only now that it failed
+          const said = nulSaid(streamHead, 0, streamHead.length, (err as Error).message);
+          if (said === UTF16_SAID) utf16Line = lineNo;
+          parser.skip(lineNo, 'invalid_json', said);
         }
         stream = null;
         // the lines after it in this read are read now: at the end of the file there is no next
@@ -190,6 +198,8 @@ export function readTranscriptSync(path: string, id: FileIdentity, opts: ReadOpt
         stream = new StreamProjector(LINE_SCHEMA);
         if (!bomChecked && bomAt(buf, s)) s += 3;
         bomChecked = true;
+        // a copy of its opening, for the UTF-16 look should it fail (once a line of a chunk or more)
+        streamHead = Buffer.from(buf.subarray(s, Math.min(end, s + UTF16_LOOK)));
         stream.write(buf.subarray(s, end));
         have = 0;
       } else {
@@ -283,27 +293,41 @@ function nulSaid(b: Buffer, s: number, e: number, message: string): string {
   return s + n === e ? block : `opens with ${block}, then: ${message}`;
 }
 
-const UTF16_SAID = 'UTF-16 text, not UTF-8 (Claude Code writes UTF-8: convert the file, e.g. iconv -f UTF-16 -t UTF-8)';
+export const UTF16_SAID = 'UTF-16 text, not UTF-8 (Claude Code writes UTF-8: convert the file, e.g. iconv -f UTF-16 -t UTF-8)';
 
 /** The bytes of UTF-16 text at most this many of a line's first are looked at (utf16Text). */
-const UTF16_LOOK = 32;
+const UTF16_LOOK = 4096;
+
+/** Of the code units looked at, at least this many must have their NUL on one side (utf16Text). */
+const UTF16_UNITS = 8;
 
 /**
- * Whether the bytes [s, e) of a line look like UTF-16 text: a UTF-16 byte-order mark, or NUL bytes
- * alternating with others over its first UTF16_LOOK bytes (at least 16): `{"` is 7B 00 22 00 in
- * UTF-16LE, 00 7B 00 22 in UTF-16BE, and a line after the first begins with the other half of the
- * newline. A line of NULs alone, or NULs then UTF-8 text, is not.
- * Example: 00 7B 00 22 00 74 … → true; 4,096 × 00 → false; 7B 22 74 … → false.
+ * Whether the bytes [s, e) of a line look like UTF-16 text: a UTF-16 byte-order mark, or, over its
+ * first UTF16_LOOK bytes (at least 16) read as two-byte units, at least UTF16_UNITS units of one
+ * byte and a NUL on the same side, eight times as many as the other way round, and no unit of two
+ * NULs: `{"` is 7B 00 22 00 in UTF-16LE, 00 7B 00 22 in UTF-16BE (and a line after the first begins
+ * with the other half of the newline). A character past U+00FF has no NUL byte: text that opens with
+ * such characters (`日本 {"type"…`, E5 65 2C 67 7B 00 …) is UTF-16 by the ASCII after them; it was
+ * not, every one of the first 32 bytes having to alternate. A line of NULs alone, NULs then UTF-8
+ * text, or binary bytes (a NUL on either side about as often) is not. Only a line that failed is
+ * looked at.
+ * Example: 00 7B 00 22 00 74 … → true; E5 65 7B 00 22 00 74 00 … → true; 4,096 × 00 → false; 7B 22 74 … → false.
  */
 export function utf16Text(b: Buffer, s: number, e: number): boolean {
   if (e - s >= 2 && ((b[s] === 0xff && b[s + 1] === 0xfe) || (b[s] === 0xfe && b[s + 1] === 0xff))) return true;
   if (e - s < 16) return false;
-  const n = Math.min(e - s, UTF16_LOOK);
-  const nul = b[s] === 0 ? 0 : 1;
-  for (let i = 0; i < n; i++) {
-    if ((b[s + i] === 0) !== (i % 2 === nul)) return false;
+  const end = s + (Math.min(e - s, UTF16_LOOK) & ~1);
+  let low = 0; // XX 00
+  let high = 0; // 00 XX
+  for (let i = s; i < end; i += 2) {
+    const a = b[i]!;
+    const z = b[i + 1]!;
+    if (a === 0 && z === 0) return false;
+    if (z === 0) low++;
+    else if (a === 0) high++;
   }
-  return true;
+  const most = Math.max(low, high);
+  return most >= UTF16_UNITS && Math.min(low, high) * 8 <= most;
 }
 
 /** Whether a UTF-8 byte order mark starts at `s`. */

@@ -6,6 +6,7 @@
 import { createReadStream } from 'node:fs';
 import { UsageError } from '../errors.js';
 import { parseInstant } from '../ingest/line.js';
+import { UTF16_SAID, utf16Text } from '../ingest/read-file.js';
 import { foldCase } from '../format/fold.js';
 import type { ChannelMessage } from '../samples/channel.js';
 
@@ -123,7 +124,14 @@ export async function readChannelLog(path: string, maxLineBytes = MAX_CHANNEL_LI
   let tooLong = false;
   const end = () => {
     if (tooLong) b.skip({ line, reason: 'line_too_long', detail: `${size} bytes, over ${maxLineBytes}: not read` });
-    else b.add(Buffer.concat(parts).toString('utf8').replace(/\r$/, ''), line);
+    else {
+      const bytes = Buffer.concat(parts);
+      const before = b.skipped.length;
+      b.add(bytes.toString('utf8').replace(/\r$/, ''), line);
+      // a line that is no JSON and looks like UTF-16 text is said as ingest says it (looked at only once it failed)
+      const last = b.skipped[before];
+      if (last?.reason === 'invalid_json' && utf16Text(bytes, 0, bytes.length)) last.detail = UTF16_SAID;
+    }
     line++;
     parts = [];
     size = 0;

@@ -7,7 +7,7 @@ import type { ChannelReplayResult, ChannelStrategy, StrategySummary } from './ch
 import { clean, table, usd } from '../format/table.js';
 import { wrap } from '../format/wrap.js';
 import { fmtCount } from '../report/format.js';
-import { skipGroups, skipLines } from './skips.js';
+import { isUtf16, skipGroups, skipLines, utf16Note } from './skips.js';
 import { pricesOf } from './names.js';
 
 const int = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
@@ -114,6 +114,8 @@ export function formatChannelReplay(r: ChannelReplayResult, opts: { color?: bool
       (c.skipped_lines.length ? ` · ${fmtCount(c.skipped_lines.length, 'bad line')} skipped` : ''),
     `framing ${fmtCount(st.prefix_tokens, 'token')} · brief ${fmtCount(st.brief_tokens, 'token')} · ${st.encoding} · TTL ${st.ttl} · events: ${events(r)}`,
     ...skipLines(skipGroups(c.skipped_lines)),
+    // lines that look like UTF-16 text: said as summary and replay session say them
+    ...utf16Lines(c),
     // a table of zeros alone did not say why (a handle the channel does not use, a log of bad lines)
     ...(c.mentions === 0 ? ['', `Nothing was replayed: no message ${c.messages === 0 ? 'was read' : `by anyone else mentions ${clean(c.agent)} (the handle as a whole word)`}.`] : []),
     '',
@@ -124,4 +126,10 @@ export function formatChannelReplay(r: ChannelReplayResult, opts: { color?: bool
   ]
     .map((l) => (l === metrics ? l : wrap(l)))
     .join('\n') + '\n';
+}
+
+/** The line that says a channel log's skipped lines look like UTF-16 text (skips.ts utf16Note), or none. */
+function utf16Lines(c: ChannelReplayResult['channel']): string[] {
+  const n = c.skipped_lines.filter((l) => isUtf16(l.detail)).length;
+  return n ? [`  ${clean(utf16Note(c.file ?? null, n))}`] : [];
 }

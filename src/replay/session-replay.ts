@@ -30,7 +30,7 @@ import { chainNamed, manyChainsError } from './session-locate.js';
 import { readSessionTranscript, type SkippedTranscriptLine, type TranscriptChain } from './session-transcript.js';
 import { ENCODINGS, SegmentTokenizer, type EncodingName, type TokenizerWork } from './tokenizer.js';
 import { pushAll } from '../arrays.js';
-import { skipGroups, type SkipGroup } from './skips.js';
+import { isUtf16, skipGroups, utf16Note, type SkipGroup } from './skips.js';
 import { READ_ANYWAY } from '../types.js';
 
 export interface SessionReplayOptions {
@@ -93,6 +93,8 @@ export interface SessionReplayResult {
     noted_lines: number;
     /** the skipped lines per reason, in order of first line: count and the first 5 line numbers */
     skipped: SkipGroup[];
+    /** of the skipped lines, those that look like UTF-16 text (ingest's detail: the file is not UTF-8) */
+    utf16_lines: number;
   };
   settings: {
     strategies: SessionStrategy[];
@@ -207,6 +209,7 @@ export async function replayChain(chain: TranscriptChain, opts: SessionReplayOpt
       // a line skipped for another reason besides is skipped, not noted: the two counts are of other lines
       noted_lines: new Set(skipped.filter((s) => READ_ANYWAY.has(s.reason) && !notRead.has(s.line)).map((s) => s.line)).size,
       skipped: skipGroups(skipped),
+      utf16_lines: skipped.filter((s) => isUtf16(s.detail)).length,
     },
     settings: {
       strategies: strategies.filter((s) => summaries[s]),
@@ -257,11 +260,13 @@ export function pickChain(chains: readonly TranscriptChain[], want?: string, fil
  * The lines skipped, for the error of a transcript with no request: what may have held them.
  * Example: 117 invalid_json lines from line 1 → '; 117 lines skipped (invalid_json: 117, from line 1)'.
  */
-function skippedWhy(skipped: readonly { reason: string; line: number }[]): string {
+function skippedWhy(skipped: readonly { reason: string; line: number; detail?: string }[]): string {
   const groups = skipGroups(skipped.filter((s) => !READ_ANYWAY.has(s.reason)));
   if (groups.length === 0) return '';
   const lines = new Set(skipped.filter((s) => !READ_ANYWAY.has(s.reason)).map((s) => s.line)).size;
-  return `; ${int(lines)} ${lines === 1 ? 'line' : 'lines'} skipped (${groups.map((g) => `${g.reason}: ${int(g.count)}`).join(', ')}, from line ${Math.min(...groups.map((g) => g.lines[0]!))})`;
+  // lines that look like UTF-16 text: said as summary says them, with what to do
+  const utf16 = skipped.filter((s) => isUtf16(s.detail)).length;
+  return `; ${int(lines)} ${lines === 1 ? 'line' : 'lines'} skipped (${groups.map((g) => `${g.reason}: ${int(g.count)}`).join(', ')}, from line ${Math.min(...groups.map((g) => g.lines[0]!))})${utf16 ? `; ${utf16Note(null, utf16)}` : ''}`;
 }
 
 /**

@@ -7,7 +7,7 @@ import { wrap } from '../format/wrap.js';
 import type { ReplayRun } from '../report/data.js';
 import { fmtCount } from '../report/format.js';
 import { requestRange } from './session-calibrate.js';
-import { skipLines } from './skips.js';
+import { skipLines, utf16Note } from './skips.js';
 import { cacheReadZeroNote, chainFacts, copiedNote, fidelityHeading, fitChainId, NO_FIDELITY, prefixLine, otherCopiesNote, otherFilesNote, progressOnlyNote, promptZeroNote, skippedHeading, tokenizerNote, unpricedNote, type PrefixFacts } from './session-notes.js';
 import type { SessionReplayResult } from './session-replay.js';
 import type { SessionStrategy, SessionStrategySummary } from './session-strategy.js';
@@ -104,6 +104,8 @@ export function formatSessionReplay(r: SessionReplayResult, opts: { color?: bool
   if (c.skipped.length) {
     out.push(`${skippedHeading(c.skipped_lines, c.noted_lines)}:`);
     out.push(...skipLines(c.skipped));
+    // as summary's data quality says it: the file is not UTF-8, and what to do
+    if (c.utf16_lines) out.push(`  ${clean(utf16Note(c.file, c.utf16_lines))}`);
   }
   return out.map((l) => (tables.has(l) ? l : wrap(l))).join('\n') + '\n';
 }
@@ -196,6 +198,7 @@ export function sessionReplayRun(r: SessionReplayResult): ReplayRun {
       skippedLines: c.skipped_lines,
       notedLines: c.noted_lines,
       skipped: c.skipped.map((g) => ({ reason: g.reason, count: g.count, lines: [...g.lines] })),
+      ...(c.utf16_lines ? { utf16Lines: c.utf16_lines, file: c.file ?? '' } : {}),
     },
     ...(conv ? { calibration: { k: conv.k, scale: conv.scale, heldOutFrom: conv.held_out_from, reason: conv.reason } } : {}),
     ...(r.not_run.length ? { notRun: r.not_run.map((n) => ({ strategy: n.strategy, reason: n.reason })) } : {}),

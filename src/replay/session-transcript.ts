@@ -16,7 +16,7 @@ import { agentSessionDir } from '../ingest/discover.js';
 import { canonicalJson, sidechainChainOf, userLineKind } from '../ingest/file-parser.js';
 import { LINE_SCHEMA, fieldProblem, longText, obj, requestIdOf, str, timeOf, typeProblem } from '../ingest/line.js';
 import { SHORT_STRING } from '../ingest/project.js';
-import { utf16Text } from '../ingest/read-file.js';
+import { UTF16_SAID, utf16Text } from '../ingest/read-file.js';
 import { StreamProjector } from '../ingest/stream-project.js';
 import { identityProblem, mergeWrite, readUsage, usageOffAssistant } from '../ingest/usage.js';
 import type { Usage } from '../types.js';
@@ -339,6 +339,8 @@ export async function readSessionTranscript(path: string, opts: { chainId?: stri
   let parts: Buffer[] = [];
   let held = 0;
   let stream: StreamProjector | null = null;
+  // the opening bytes of the line being streamed, looked at for UTF-16 text only should it fail (as ingest)
+  let streamHead: Buffer | null = null;
   let failed: string | null = null;
   // the last line that failed and looks like UTF-16 text (read-file.ts utf16Text)
   let utf16Line = -1;
@@ -364,6 +366,10 @@ export async function readSessionTranscript(path: string, opts: { chainId?: stri
       held = 0;
       // a byte-order mark before the first line is no part of its JSON, streamed or not (as ingest reads it)
       if (lineNo === 0 && all[0]![0] === 0xef && all[0]![1] === 0xbb && all[0]![2] === 0xbf) all[0] = all[0]!.subarray(3);
+      // a copy of its first bytes only: the parts held are ~512 MiB
+      const head: Buffer[] = [];
+      for (let n = 0, i = 0; n < 4096 && i < all.length; n += all[i]!.length, i++) head.push(all[i]!);
+      streamHead = Buffer.from(Buffer.concat(head).subarray(0, 4096));
       for (const p of all) feed(p);
     }
   };
@@ -385,8 +391,13 @@ export async function readSessionTranscript(path: string, opts: { chainId?: stri
         }
       }
       failed = null;
-      if (!l) skipped.push({ line: lineNo, reason: unread });
-      else collector.add(lineNo, l);
+      const head = streamHead;
+      streamHead = null;
+      if (!l) {
+        const utf16 = head !== null && utf16Text(head, 0, head.length);
+        if (utf16) utf16Line = lineNo;
+        skipped.push({ line: lineNo, reason: unread, ...(utf16 ? { detail: UTF16_SAID } : {}) });
+      } else collector.add(lineNo, l);
       return;
     }
     const bytes = held === 0 ? null : parts.length === 1 ? parts[0]! : Buffer.concat(parts, held);
@@ -403,8 +414,9 @@ export async function readSessionTranscript(path: string, opts: { chainId?: stri
         lineNo--;
         return;
       }
-      if (utf16Text(bytes!, 0, bytes!.length)) utf16Line = lineNo;
-      skipped.push({ line: lineNo, reason: unread });
+      const utf16 = utf16Text(bytes!, 0, bytes!.length);
+      if (utf16) utf16Line = lineNo;
+      skipped.push({ line: lineNo, reason: unread, ...(utf16 ? { detail: UTF16_SAID } : {}) });
       return;
     }
     const o = obj(l);

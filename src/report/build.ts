@@ -20,7 +20,7 @@ import type { Context } from '../context.js';
 import type { PriceTable } from '../pricing/pricing.js';
 import { UsageError } from '../errors.js';
 import { channelLogError } from '../replay/channel-log.js';
-import { skipGroups } from '../replay/skips.js';
+import { isUtf16, skipGroups } from '../replay/skips.js';
 import { realPlace } from '../store/log-dirs.js';
 import { fmtCount, fmtFilters } from './format.js';
 import { type ChannelReplayResult, elsewhereOfFile, locateChain, otherFilesOfFile, replaySessionFile, runChannelReplay, sessionReplayRun, topSession, transcriptPath } from '../replay/index.js';
@@ -627,7 +627,11 @@ async function channelRun(file: string, prices: PriceTable, model: string | unde
     strategies,
     rowsNeverShown: strategies.length ? Object.values(r.strategies)[0].rows_never_shown : 0,
     // what replay channel says of the log's bad lines: the section left them out without a word
-    channelSkipped: { lines: r.channel.skipped_lines.length, groups: skipGroups(r.channel.skipped_lines) },
+    channelSkipped: {
+      lines: r.channel.skipped_lines.length,
+      groups: skipGroups(r.channel.skipped_lines),
+      ...(r.channel.skipped_lines.some((l) => isUtf16(l.detail)) ? { utf16Lines: r.channel.skipped_lines.filter((l) => isUtf16(l.detail)).length, file: r.channel.file ?? '' } : {}),
+    },
     prices: { model: r.settings.model, usdPerMillionInput: r.settings.usd_per_input_token * 1e6, pricingFile: r.settings.pricing_file, fromPricingFile: r.settings.model_prices_from === 'pricing_file' },
   };
 }

@@ -346,7 +346,7 @@ export interface ReplayRun {
    * channel replays: the log's lines the replay skipped (`replay channel`'s "N bad lines skipped"), by reason
    * with their first line numbers, and how many in all (a session replay's are in `session`)
    */
-  channelSkipped?: { lines: number; groups: Array<{ reason: string; count: number; lines: number[] }> };
+  channelSkipped?: { lines: number; groups: Array<{ reason: string; count: number; lines: number[] }>; utf16Lines?: number; file?: string };
 }
 
 /** A session replay's chain and its prefix, as `replay session` prints them (PrefixFacts: its prefix line). */
@@ -366,7 +366,10 @@ export interface ReplaySession extends PrefixFacts {
   otherFiles?: string[];
   /** other copies of the chain's transcript that hold only requests the one replayed (`file`) holds too: not read (`replay session`'s `chain.other_copies`) */
   otherCopies?: string[];
+  /** the transcript replayed (with otherCopies or utf16Lines) */
   file?: string;
+  /** of the skipped lines, those that look like UTF-16 text (`replay session`'s `chain.utf16_lines`) */
+  utf16Lines?: number;
   skippedLines: number;
   notedLines: number;
   skipped: Array<{ reason: string; count: number; lines: number[] }>;

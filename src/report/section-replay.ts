@@ -2,7 +2,7 @@
 import { jsonNumberText } from '../format/json-numbers.js';
 import { requestRange } from '../replay/session-calibrate.js';
 import { cacheReadZeroNote, chainFacts, copiedNote, fidelityHeading, fitChainId, NO_FIDELITY, otherCopiesNote, otherFilesNote, prefixLine, progressOnlyNote, promptZeroNote, skippedHeading, tokenizerNote, unpricedNote } from '../replay/session-notes.js';
-import { skipText } from '../replay/skips.js';
+import { skipText, utf16Note } from '../replay/skips.js';
 import { pricesOf } from '../replay/names.js';
 import type { Replay, ReplayRun, ReplayStrategy } from './data.js';
 import { fmtCount, fmtInt, fmtPct, fmtUsd } from './format.js';
@@ -158,9 +158,10 @@ export function rowsNeverShownNote(run: Pick<ReplayRun, 'rowsNeverShown' | 'stra
 function sessionFoot(run: ReplayRun): SafeHtml | '' {
   const c = run.session;
   const k = run.channelSkipped;
-  if (!c) return k?.lines ? html`<div class="muted skipped"><p>${fmtCount(k.lines, 'bad line')} of the channel log skipped:</p><ul>${k.groups.map((g) => html`<li>${skipText(g)}</li>`)}</ul></div>` : '';
+  // lines that look like UTF-16 text: said as the text and summary say them
+  if (!c) return k?.lines ? html`<div class="muted skipped"><p>${fmtCount(k.lines, 'bad line')} of the channel log skipped:</p><ul>${k.groups.map((g) => html`<li>${skipText(g)}</li>`)}${k.utf16Lines ? html`<li>${utf16Note(k.file ?? null, k.utf16Lines)}</li>` : ''}</ul></div>` : '';
   return html`<p class="muted tokenizer">${tokenizerNote(c.encoding)}</p>
-${c.skipped.length ? html`<div class="muted skipped"><p>${skippedHeading(c.skippedLines, c.notedLines)}:</p><ul>${c.skipped.map((g) => html`<li>${skipText(g)}</li>`)}</ul></div>` : ''}`;
+${c.skipped.length ? html`<div class="muted skipped"><p>${skippedHeading(c.skippedLines, c.notedLines)}:</p><ul>${c.skipped.map((g) => html`<li>${skipText(g)}</li>`)}${c.utf16Lines ? html`<li>${utf16Note(c.file ?? null, c.utf16Lines)}</li>` : ''}</ul></div>` : ''}`;
 }
 
 /**

@@ -7,6 +7,7 @@ import { type Column, clean, fit, int, table, usd } from '../format/table.js';
 import { wrap } from '../format/wrap.js';
 import { counted } from './units.js';
 import { READ_ANYWAY } from '../types.js';
+import { isUtf16, utf16Note } from '../replay/skips.js';
 
 /**
  * The token columns, and the order a table too wide for its terminal leaves them out in (Column.drop):
@@ -64,6 +65,9 @@ export function formatQuality(q: Quality): string {
     // name alone (`not_a_file` of a README.md) did not; a line's detail stays in --json
     const where = s.examples.map((e) => (e.line === null ? `${clean(e.file)}${e.detail ? `: ${clean(e.detail)}` : ''}` : `${clean(e.file)}:${e.line}`)).join(', ');
     lines.push(`  ${READ_ANYWAY.has(s.reason) ? 'read (field ignored or converted)' : 'skipped'} ${s.reason}: ${int(s.count)} (${where})`);
+    // a line's detail stays in --json, but one that says the file is UTF-16 text says what to do: once per file
+    // of the examples, in ingest's words, as the replays say it (it was in --json and the report alone)
+    for (const file of new Set(s.examples.filter((e) => e.line !== null && isUtf16(e.detail)).map((e) => e.file))) lines.push(`    ${clean(utf16Note(file))}`);
   }
   for (const m of q.unknown_models) lines.push(`  unpriced model ${fit(clean(m.model))}: ${counted(m.requests, 'request')}, cost unknown (add it with --pricing FILE)`);
   return lines.join('\n');

@@ -204,6 +204,12 @@ test('a transcript saved as UTF-16 (LE with a BOM, BE without) is skipped line b
   assert.deepEqual(le.quality.skipped.map((g) => [g.reason, g.count]), [['invalid_json', 2]]);
   const again = await summary([path.join(logs, 'proj/le.jsonl')], one);
   assert.deepEqual(again.quality.skipped, le.quality.skipped, 'a second run reads it the same');
+  // the text says it too, once per file, in the words of --json: it listed `skipped invalid_json: 5` and the lines alone
+  const out = await runCli(['summary', logs, '--db', db]);
+  assert.equal(out.code, 0, out.stderr);
+  const said = out.stdout.split('\n').filter((l) => l.includes('UTF-16'));
+  const hint = 'UTF-16 text, not UTF-8 (Claude Code writes UTF-8: convert the file, e.g. iconv -f UTF-16 -t UTF-8)';
+  assert.deepEqual(said.sort(), [`    ${path.join(logs, 'proj/be.jsonl')}: ${hint}`, `    ${path.join(logs, 'proj/le.jsonl')}: ${hint}`]);
 });
 
 test('a line of NUL bytes (a zero-filled block, as a crash leaves) in a UTF-8 transcript is said as such, not as UTF-16 text; the lines around it count', async (t) => {

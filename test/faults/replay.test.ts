@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
+import { readSessionTranscript } from '../../src/replay/session-transcript.js';
 import { assistant, cliPath, freeBytes, removeDir, runCli, tempDir, usage, user, writeLog } from './helpers.js';
 
 /** A JSONL line with one top-level field set to `value`, or taken out when `value` is undefined. */
@@ -430,12 +431,28 @@ test('a transcript whose every line is skipped (gzipped, UTF-16) is said to have
   assert.equal(r.code, 2, r.stderr);
   // every UTF-16 line is invalid_json; the NUL after the last newline (0A 00) is the rest of that newline,
   // as ingest reads it: it was a third line, incomplete_last_line
-  assert.equal(r.stderr, `cachelens: ${utf16}: no requests in this transcript to replay; 2 lines skipped (invalid_json: 2, from line 1)\n`);
+  // and that they look like UTF-16 text, in summary's words, with what to do
+  const hint = 'UTF-16 text, not UTF-8 (Claude Code writes UTF-8: convert the file, e.g. iconv -f UTF-16 -t UTF-8)';
+  assert.equal(r.stderr, `cachelens: ${utf16}: no requests in this transcript to replay; 2 lines skipped (invalid_json: 2, from line 1); ${hint} (2 lines)\n`);
   // a half-written last line after UTF-16 text that is more than that NUL is still one
   const half = writeLog(logs, 'proj/half.jsonl', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le'), Buffer.from('{"ty')]));
   const h = await runCli(['replay', 'session', half, '--db', db]);
   assert.equal(h.code, 2, h.stderr);
-  assert.match(h.stderr, /; 3 lines skipped \(invalid_json: 2, incomplete_last_line: 1, from line 1\)\n$/u);
+  assert.match(h.stderr, /; 3 lines skipped \(invalid_json: 2, incomplete_last_line: 1, from line 1\); UTF-16 text, not UTF-8 \(.*\) \(2 lines\)\n$/u);
+  // a transcript of UTF-8 lines with a UTF-16 one among them (opening with 日本語, a line longer than the replay streams above):
+  // the replay's skipped lines say it as the error does, in the text, --json and the report
+  const ok = assistant({ msg: 'm1', usage: usage(1, 2, 3, 4) });
+  const mixed = writeLog(logs, 'proj/mixed.jsonl', Buffer.concat([Buffer.from(user('hi') + '\n' + ok + '\n'), Buffer.from(`日本語 ${assistant({ msg: 'm2', usage: usage(1, 2, 3, 4), text: 'x'.repeat(100) })}\n`, 'utf16le')]));
+  const m = await runCli(['replay', 'session', mixed, '--strategy', 'recorded']);
+  assert.equal(m.code, 0, m.stderr);
+  assert.ok(m.stdout.split('\n').includes(`  ${mixed}: ${hint} (1 line)`), m.stdout);
+  const mj = await runCli(['replay', 'session', mixed, '--strategy', 'recorded', '--json']);
+  assert.equal(JSON.parse(mj.stdout).chain.utf16_lines, 1);
+  // a line longer than the replay streams above is looked at too, once it failed
+  for (const streamAbove of [64, undefined]) {
+    const read = await readSessionTranscript(mixed, { streamAbove });
+    assert.deepEqual(read.skipped.map((x) => [x.line, x.reason, x.detail]), [[3, 'invalid_json', hint]], String(streamAbove));
+  }
   // a transcript of blank lines holds no request, and nothing was skipped: said as before
   const blank = writeLog(logs, 'proj/blank.jsonl', '\n\n\n');
   const b = await runCli(['replay', 'session', blank, '--db', db]);

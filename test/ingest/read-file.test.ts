@@ -106,3 +106,23 @@ test('a v1.x sidechain whose prompt is longer than the projector keeps is matche
   assert.notEqual(r.facts.sidechainRoots[1].promptHash, r.facts.spawns[0].promptHash, 'another prompt, another hash');
   assert.deepEqual(found(r).skipped, []);
 });
+
+test('a UTF-16 line is said as UTF-16 text when it is longer than streamAbove (in the buffer or streamed across chunks) and when it opens with characters past U+00FF', (t) => {
+  const said = (r: ReadResult) => r.facts.skipped.map((s) => `${s.line} ${s.reason} ${/^UTF-16 text, not UTF-8 \(/.test(s.detail) ? 'UTF-16' : s.detail}`);
+  const long = assistant({ msg: 'long', usage: usage(1, 2, 3, 4), text: 'x'.repeat(10_000) });
+  const ok = assistant({ msg: 'ok', usage: usage(5, 6, 0, 0) });
+  // a UTF-8 line, then a long one in UTF-16LE (its newline's NUL opens the line after), then one opening with 日本語
+  const bytes = Buffer.concat([Buffer.from(ok + '\n'), Buffer.from(long + '\n', 'utf16le'), Buffer.from('日本語 ' + ok.replace('"ok"', '"ok2"') + '\n', 'utf16le')]);
+  const f = file(t, bytes);
+  const expected = ['2 invalid_json UTF-16', '3 invalid_json UTF-16'];
+  // lines over streamAbove in the buffer (the chunk holds them whole), streamed across chunks, and read as usual
+  assert.deepEqual(said(readTranscriptSync(f, id, { chunkSize: 64 * 1024, streamAbove: 4096 })), expected, 'in the buffer');
+  assert.deepEqual(said(readTranscriptSync(f, id, { chunkSize: 4096, streamAbove: 4096 })), expected, 'streamed');
+  assert.deepEqual(said(readTranscriptSync(f, id)), expected, 'as read in place');
+  assert.deepEqual(found(readTranscriptSync(f, id)).requests, ['ok']);
+  // binary bytes, and NULs then UTF-8 text, are still no UTF-16 text
+  const noise = Buffer.alloc(8192);
+  for (let i = 0; i < noise.length; i++) noise[i] = (i * 2654435761) >>> 24 || (i % 7 === 0 ? 0 : 1);
+  writeFileSync(f, Buffer.concat([noise.filter((b) => b !== 0x0a), Buffer.from('\n'), Buffer.alloc(64), Buffer.from(ok + '\n')]));
+  for (const line of said(readTranscriptSync(f, id))) assert.doesNotMatch(line, /UTF-16/);
+});
