@@ -122,6 +122,8 @@ export async function readChannelLog(path: string, maxLineBytes = MAX_CHANNEL_LI
   let parts: Buffer[] = [];
   let size = 0;
   let tooLong = false;
+  // the last line said to be UTF-16 text
+  let utf16Line = -1;
   const end = () => {
     if (tooLong) b.skip({ line, reason: 'line_too_long', detail: `${size} bytes, over ${maxLineBytes}: not read` });
     else {
@@ -130,7 +132,10 @@ export async function readChannelLog(path: string, maxLineBytes = MAX_CHANNEL_LI
       b.add(bytes.toString('utf8').replace(/\r$/, ''), line);
       // a line that is no JSON and looks like UTF-16 text is said as ingest says it (looked at only once it failed)
       const last = b.skipped[before];
-      if (last?.reason === 'invalid_json' && utf16Text(bytes, 0, bytes.length)) last.detail = UTF16_SAID;
+      if (last?.reason === 'invalid_json' && utf16Text(bytes, 0, bytes.length)) {
+        last.detail = UTF16_SAID;
+        utf16Line = line;
+      }
     }
     line++;
     parts = [];
@@ -150,7 +155,9 @@ export async function readChannelLog(path: string, maxLineBytes = MAX_CHANNEL_LI
   } catch (e) {
     throw channelLogError(path, e);
   }
-  if (size > 0 || tooLong) end();
+  // UTF-16LE text ends "\n" as 0A 00: a lone NUL after a UTF-16 line's newline is the rest of that newline, as ingest reads it
+  const newlineRest = !tooLong && size === 1 && parts[0]![0] === 0 && utf16Line === line - 1;
+  if ((size > 0 || tooLong) && !newlineRest) end();
   return b.log();
 
   function take(part: Buffer): void {

@@ -275,11 +275,12 @@ test('a channel log line that looks like UTF-16 text is skipped with ingest\'s w
   const dir = tempDir('cachelens-channel-');
   const file = path.join(dir, 'c.jsonl');
   const hint = 'UTF-16 text, not UTF-8 (Claude Code writes UTF-8: convert the file, e.g. iconv -f UTF-16 -t UTF-8)';
-  // a UTF-8 line, then one in UTF-16LE opening with 日本語 (its newline's NUL is no line of its own worth a word)
+  // a UTF-8 line, then one in UTF-16LE opening with 日本語
   writeFileSync(file, Buffer.concat([Buffer.from(JSON.stringify(msg('a', 'maya', '@claude one')) + '\n'), Buffer.from('日本語 ' + JSON.stringify(msg('b', 'maya', 'two', 1)) + '\n', 'utf16le')]));
   const log = await readChannelLog(file);
   assert.deepEqual(log.messages.map((m) => m.id), ['a']);
-  assert.deepEqual(log.skipped.filter((s) => s.detail === hint).map((s) => [s.line, s.reason]), [[2, 'invalid_json']]);
+  // the NUL after its newline (0A 00) is the rest of that newline, no bad line of its own
+  assert.deepEqual(log.skipped.map((s) => [s.line, s.reason, s.detail]), [[2, 'invalid_json', hint]]);
   const text = formatChannelReplay(await runChannelReplay({ file, strategies: ['window'] }));
   assert.ok(text.split('\n').includes(`  ${file}: ${hint} (1 line)`), text);
 });
