@@ -91,23 +91,29 @@ export async function locateChain(store: Store, id: string, chain?: string): Pro
 /**
  * The transcript of `found`'s chain a user means when several in scope hold its lines (a session's
  * file in two project directories, one a truncated older copy): the one holding the most of the
- * chain's requests, then the one whose last line is latest, then the largest, then the first by path
+ * chain's requests, then the most of their best copies (SPEC §1.3: two transcripts holding them all,
+ * as a resumed session's copies with the earlier session's id may, keep the earlier one), then the one
+ * whose last line is latest, then the largest, then the first by path
  * (the store's chain file, by path alone, may be the stale copy: its requests' copies tie in time
  * with the full one's). `copies`: the other transcripts whose requests the one taken holds all of
- * (a transcript holding requests it does not is one of `other_files`). agent_progress copies in a
- * parent's transcript are no transcript of the chain.
+ * (a transcript holding requests it does not is one of `other_files`), of its name: a transcript of
+ * another name is another session's. agent_progress copies in a parent's transcript are no transcript of the chain.
  * Example: -a/S.jsonl (22 requests, the first 22 of -b's) and -b/S.jsonl (39) → -b/S.jsonl, copies ['…/-a/S.jsonl'].
  */
 async function usedCopy(store: Store, found: Omit<LocatedChain, 'elsewhere' | 'progress_only' | 'other_file_requests' | 'other_files' | 'other_copies'>) {
   const rows = await store.all(
     `WITH o AS (SELECT DISTINCT o.file_id, o.key, o.t FROM observations o JOIN scope USING (file_id) WHERE o.chain_id = $chain AND o.rank > 0),
-     per AS (SELECT file_id, count(DISTINCT key)::INTEGER AS n, max(t) AS last_t FROM o GROUP BY file_id)
-     SELECT f.path, per.n, per.last_t, f.size FROM per JOIN files f USING (file_id)
-     ORDER BY per.n DESC, per.last_t DESC NULLS LAST, f.size DESC NULLS LAST, f.path`,
+     per AS (SELECT file_id, count(DISTINCT key)::INTEGER AS n, max(t) AS last_t FROM o GROUP BY file_id),
+     best AS (SELECT file_id, count(*)::INTEGER AS b FROM requests WHERE chain_id = $chain AND rank > 0 GROUP BY file_id)
+     SELECT f.path, per.n, per.last_t, f.size FROM per JOIN files f USING (file_id) LEFT JOIN best USING (file_id)
+     ORDER BY per.n DESC, coalesce(best.b, 0) DESC, per.last_t DESC NULLS LAST, f.size DESC NULLS LAST, f.path`,
     { chain: found.chain_id },
   );
-  if (rows.length < 2) return { ...found, copies: [] as string[] };
-  const path = rows[0]!.path as string;
+  // copies of one transcript bear its name (<session>.jsonl, agent-<id>.jsonl): another name holding the chain's lines
+  // is another transcript (a resumed session's, which may repeat them with the earlier session's id)
+  const same = rows.filter((r) => basename(r.path as string) === basename(found.path));
+  if (same.length < 2) return { ...found, copies: [] as string[] };
+  const path = same[0]!.path as string;
   // the others whose every request the one taken holds: copies of it, not transcripts holding requests of their own
   const copies = await store.all(
     `WITH o AS (SELECT o.file_id, o.key FROM observations o JOIN scope USING (file_id) WHERE o.chain_id = $chain AND o.rank > 0),
@@ -117,7 +123,7 @@ async function usedCopy(store: Store, found: Omit<LocatedChain, 'elsewhere' | 'p
      ORDER BY f.path`,
     { chain: found.chain_id, path },
   );
-  return { ...found, path, copies: copies.map((r) => r.path as string) };
+  return { ...found, path, copies: copies.map((r) => r.path as string).filter((p) => basename(p) === basename(path)) };
 }
 
 /** Requests of a chain only other transcripts hold, and those transcripts (LocatedChain.other_file_requests). */

@@ -163,6 +163,20 @@ test('a session whose transcript has a stale copy in another project directory (
   assert.deepEqual(JSON.parse(alone.stdout).chain.other_copies, []);
 });
 
+test('a resumed session whose transcript repeats every request of the earlier one under the earlier session\'s id is no copy of its transcript: the earlier one is replayed from its own file', async (t) => {
+  const { logs, db } = setup(t);
+  const a = [user('hi'), assistant({ msg: 'm1', usage: usage(1, 2, 3, 4), t: '2025-03-01T10:00:00.000Z' }), assistant({ msg: 'm2', usage: usage(1, 2, 3, 4), t: '2025-03-01T10:00:05.000Z' })];
+  // s2.jsonl: s1's lines again an hour later (their session id kept), then its own request: more requests of s1's chain,
+  // later and larger, under another name
+  const later = (l: string) => l.replace(/T10:00:/g, 'T11:00:').replace('T09:59:59', 'T10:59:59');
+  const own = writeLog(logs, 'projects/-a/s1.jsonl', a);
+  writeLog(logs, 'projects/-a/s2.jsonl', [...a.map(later), user('again', { session: 's2', t: '2025-03-01T11:01:00.000Z' }), assistant({ msg: 'm3', usage: usage(1, 2, 3, 4), t: '2025-03-01T11:01:05.000Z', session: 's2' })]);
+  const r = await runCli(['replay', 'session', 's1', logs, '--db', db, '--strategy', 'recorded', '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  const c = JSON.parse(r.stdout).chain;
+  assert.deepEqual([c.file, c.requests, c.other_copies, c.first_at], [own, 2, [], '2025-03-01T10:00:00.000Z']);
+});
+
 test('a tool result whose toolUseResult (Claude Code\'s copy of the output, unread by the replay) is nested too deep is replayed whole', async (t) => {
   const { logs, db } = setup(t);
   let copy: unknown = { leaf: 1 };
