@@ -773,7 +773,26 @@ async function prepare(db: DuckDBConnection, path: string, opts: StoreOpenOption
   const ours = core.every((t) => like(t!) || displaced.includes(t!)) && core.some((t) => like(t!));
   const newer = version !== undefined && Number(version) > SCHEMA_VERSION;
   if (tables.length > 0 && !current && !newer && !ours) {
-    throw new UsageError(`${path} is a DuckDB file but not a cachelens store`, 'choose another --db');
+    // A store that lacks a table of facts and is not of this version (an older store a query or a
+    // DuckDB client dropped one from, or one that lost its meta too) is refused, not rebuilt
+    // unasked: nothing but its tables says it is ours. It was refused as "not a cachelens store",
+    // --rebuild too, so a user's own old store could not be rebuilt at all. When it resembles a
+    // store (its meta's version says cachelens, or more than half of the tables of facts are the
+    // store's; every table under a name of the store's with most of its columns), --rebuild
+    // rebuilds it, and the refusal without it says so.
+    const named = listed.filter(([t, sql]) => sql !== null && STORE_COLUMNS.has(t) && t !== 'meta');
+    const kin =
+      named.every(([t]) => like(t)) &&
+      ((storeVersion(version) && core.some((t) => like(t!))) || core.filter((t) => like(t!)).length * 2 > core.length);
+    if (!kin) throw new UsageError(`${path} is a DuckDB file but not a cachelens store`, 'choose another --db');
+    if (!opts.rebuild) {
+      const missing = core.filter((t) => !like(t!) && !displaced.includes(t!));
+      const by = storeVersion(version) ? `a cachelens store by its meta (store version ${version})` : 'a cachelens store by its tables';
+      throw new UsageError(
+        `store ${path}, ${by}, lacks ${missing.length === 1 ? 'table' : 'tables'} ${missing.join(', ')}, which every cachelens store holds, and is left as it is`,
+        'run with --rebuild to rebuild it from the logs, or use --db to choose another store',
+      );
+    }
   }
   /** the store's version is lost: meta dropped, altered, a view, or its version deleted */
   const versionless = tables.length > 0 && version === undefined;
@@ -916,6 +935,11 @@ async function meanwhile(work: Promise<void>, fn?: () => void): Promise<void> {
     throw err;
   }
   await work;
+}
+
+/** Whether a meta's schema_version reads as a store's: a whole number from 1 to this build's. */
+function storeVersion(version: string | undefined): boolean {
+  return version !== undefined && /^[1-9][0-9]*$/.test(version) && Number(version) <= SCHEMA_VERSION;
 }
 
 /** The tables CREATE_TABLES makes. */

@@ -454,6 +454,39 @@ test('another program\'s DuckDB file with a key/value meta of its own (no store 
   await refused(views);
 });
 
+test('an older store, or one that lost its meta, lacking a table of facts is refused in one line naming it with --rebuild as the way out, and left as it was; --rebuild rebuilds it', async () => {
+  const root = corpus([CONDENSE, MAROT_DOV]);
+  const db = path.join(tmp(), 's.duckdb');
+  const first = await runAndDump([root], db);
+  // it said "is a DuckDB file but not a cachelens store (choose another --db)", --rebuild too: the user's own old store could not be rebuilt
+  const cases: [string[], string][] = [
+    [[`UPDATE meta SET value = '23' WHERE key = 'schema_version'`, `DROP TABLE chain_events`], 'a cachelens store by its meta (store version 23), lacks table chain_events'],
+    [[`DROP TABLE meta`, `DROP TABLE spawns`, `DROP TABLE agent_links`], 'a cachelens store by its tables, lacks tables spawns, agent_links'],
+  ];
+  for (const [damage, what] of cases) {
+    const copy = path.join(tmp(), 'c.duckdb');
+    for (const end of ['', '.wal']) if (existsSync(db + end)) copyFileSync(db + end, copy + end);
+    await sql(copy, ...damage);
+    const before = await contents(copy);
+    await assert.rejects(runAndDump([root], copy), (e: unknown) => {
+      assert.ok(e instanceof UsageError, String(e));
+      assert.equal(e.message, `store ${copy}, ${what}, which every cachelens store holds, and is left as it is`);
+      assert.equal(e.hint, 'run with --rebuild to rebuild it from the logs, or use --db to choose another store');
+      return true;
+    });
+    assert.equal(await contents(copy), before, `${damage.join('; ')}: left as it was`);
+    const rebuilt = await runAndDump([root], copy, { rebuild: true });
+    assert.equal(rebuilt.stats.read, first.stats.files, damage.join('; '));
+    assert.deepEqual(rebuilt.dump, first.dump, damage.join('; '));
+  }
+  // someone else's file with a key/value meta holding a store version and a table of facts of other columns is still no store
+  const theirs = path.join(tmp(), 'theirs.duckdb');
+  await sql(theirs, `CREATE TABLE meta (key VARCHAR PRIMARY KEY, value VARCHAR)`, `INSERT INTO meta VALUES ('schema_version', '23')`, `CREATE TABLE spawns (id INT, name VARCHAR)`);
+  for (const rebuild of [false, true]) {
+    await assert.rejects(Store.open(theirs, { rebuild }), (e: unknown) => e instanceof UsageError && e.message === `${theirs} is a DuckDB file but not a cachelens store`);
+  }
+});
+
 test('a table of the user\'s own with a foreign key to a store table is refused at the open in one line naming it and the way out, the store left as it was: a rebuild, an upgrade, a mend or a run over a changed log; dropped, the store is rebuilt', async () => {
   const root = corpus([CONDENSE]);
   const db = path.join(tmp(), 's.duckdb');
