@@ -821,7 +821,11 @@ async function prepare(db: DuckDBConnection, path: string, opts: StoreOpenOption
   // A store that lost its version and whose tables are an older layout's (no line_copies, or the
   // attachment_copies of versions 22 – 23): each difference from this layout was named, a note of
   // up to seven items (for version 4), every table of facts that layout wrote said to be altered
-  const older = versionless && (!tables.some((t) => LATER_TABLES.includes(t)) || tables.some((t) => FORMER_TABLES.includes(t)));
+  // A store of this layout that lost both meta and line_copies (each table of facts it holds as this
+  // build writes it) is no older layout: it was said to be one, of a store that had lost two tables.
+  const older =
+    versionless &&
+    (tables.some((t) => FORMER_TABLES.includes(t)) || (!tables.some((t) => LATER_TABLES.includes(t)) && core.some((t) => own.has(t!) && own.get(t!) !== '')));
   /** what the store was found to be, when it lost its version */
   const lost = (dropping = true) =>
     older ? [`${item('meta', dropping)}, and its tables are an older cachelens layout's`, ...displaced.filter((t) => t !== 'meta').map((t) => item(t, dropping))].join(', ') : what(['meta', ...lacking], dropping);

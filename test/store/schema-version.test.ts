@@ -487,6 +487,19 @@ test('an older store, or one that lost its meta, lacking a table of facts is ref
   }
 });
 
+test('a store of this layout that lost both meta and line_copies is rebuilt with a note naming both missing, not said to be an older layout', async () => {
+  const root = corpus([CONDENSE, MAROT_DOV]);
+  const db = path.join(tmp(), 's.duckdb');
+  const first = await runAndDump([root], db);
+  await sql(db, `DROP TABLE meta`, `DROP TABLE line_copies`);
+  const notes: string[] = [];
+  // it said "table meta is missing, and its tables are an older cachelens layout's", of a store whose every other table is this layout's
+  const again = await runAndDump([root], db, { notice: (l) => notes.push(l) });
+  assert.deepEqual(notes, [`cachelens: store ${db}: table meta is missing, table line_copies is missing; the store is rebuilt from the logs`]);
+  assert.equal(again.stats.read, first.stats.files);
+  assert.deepEqual(again.dump, first.dump);
+});
+
 test('a table of the user\'s own with a foreign key to a store table is refused at the open in one line naming it and the way out, the store left as it was: a rebuild, an upgrade, a mend or a run over a changed log; dropped, the store is rebuilt', async () => {
   const root = corpus([CONDENSE]);
   const db = path.join(tmp(), 's.duckdb');
