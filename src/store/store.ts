@@ -853,41 +853,67 @@ async function prepare(db: DuckDBConnection, path: string, opts: StoreOpenOption
       ? altered
       : [];
   // A table of the user's own with a foreign key to one of the store's (`CREATE TABLE my_notes
-  // (file_id INTEGER REFERENCES files(file_id))`): DuckDB drops no table another refers to, and
-  // deletes no row one of its rows refers to. A rebuild, an upgrade or a mend failed "store … is
-  // unreadable: Catalog Error: Could not drop the table because this table is main key table of
-  // the table my_notes (run with --rebuild …)", --rebuild the same way; a run that read a changed
-  // or a gone log again failed "internal error: … Violates foreign key constraint" (files, like
-  // results and meta, is written again as the logs change). Refused at the open, saying so; only
-  // a store with a table of the user's own is asked.
+  // (file_id INTEGER REFERENCES files(file_id))`): DuckDB drops no table another refers to, even an
+  // empty one, and deletes no row one of its rows refers to. A rebuild, an upgrade or a mend failed
+  // "store … is unreadable: Catalog Error: Could not drop the table because this table is main key
+  // table of the table my_notes (run with --rebuild …)", --rebuild the same way; a run that read a
+  // changed or a gone log again failed "internal error: … Violates foreign key constraint" (rows
+  // of files and results are deleted as the logs change; meta's are only written over, which
+  // DuckDB allows). Refused at the open, saying so, only where it must be: a table referred to that
+  // must be dropped (altered: its columns are not this build's), or rows referred to that must be
+  // deleted (a rebuild deletes every row; a run, those of files and results). A table of this build's
+  // columns that a rebuild would drop is emptied in its place (`kept`): an empty table of the user's,
+  // or one whose rows refer to nothing (NULL), refused every writing open, and every rebuild.
   const mine = (t: string) => !STORE_COLUMNS.has(t) && !FORMER_TABLES.includes(t);
+  /** the store's tables a rebuild empties rather than drops: a table of the user's has a foreign key to each */
+  const kept: string[] = [];
   if (listed.some(([t, sql]) => sql !== null && mine(t))) {
     const keys = (
-      await db.runAndReadAll(`SELECT DISTINCT lower(table_name), lower(referenced_table) FROM duckdb_constraints()
+      await db.runAndReadAll(`SELECT table_name, lower(referenced_table), constraint_column_names FROM duckdb_constraints()
         WHERE database_name = current_database() AND schema_name = 'main' AND constraint_type = 'FOREIGN KEY' ORDER BY ALL`)
     )
-      .getRows()
-      .map(([t, r]) => [String(t), String(r)] as const)
-      .filter(([t, r]) => mine(t) && STORE_COLUMNS.has(r));
-    const held = keys.find(([, r]) => dropped.includes(r)) ?? keys[0];
-    if (held !== undefined && dropped.includes(held[1])) {
-      const why = opts.rebuild
+      .getRowsJS()
+      .map(([t, r, c]) => ({ table: String(t), name: String(t).toLowerCase(), to: String(r), columns: (c as unknown[]).map(String) }))
+      .filter((k) => mine(k.name) && STORE_COLUMNS.has(k.to));
+    /** whether a row of the user's table refers to a row of the store's (a NULL in a key's column refers to none) */
+    const refers = async (k: (typeof keys)[number]) => {
+      const where = k.columns.map((c) => `"${c.replaceAll('"', '""')}" IS NOT NULL`).join(' AND ');
+      const [[n]] = (await db.runAndReadAll(`SELECT count(*)::INTEGER FROM (SELECT 1 FROM "${k.table.replaceAll('"', '""')}" WHERE ${where} LIMIT 1)`)).getRows() as number[][];
+      return n > 0;
+    };
+    const why = () =>
+      opts.rebuild
         ? 'is to be rebuilt (--rebuild)'
         : current
           ? `must be mended (${what(lacking.length > 0 ? lacking : remade, false)})`
           : versionless
             ? `must be rebuilt from the logs (${lost(false)})`
             : 'must be rebuilt from the logs (it was written by an older cachelens)';
-      throw new UsageError(
-        `store ${path} ${why}, but table ${held[0]}, not the store's, has a foreign key to its table ${held[1]}, and DuckDB drops no table another refers to; the store is left as it is`,
-        `drop table ${held[0]} with a DuckDB client (DROP TABLE ${held[0]}: cachelens query opens the store as this run does), or use --db to choose another store`,
-      );
+    const emptyOrDrop = (t: string) =>
+      `empty or drop table ${t} with a DuckDB client (DELETE FROM ${t}, or DROP TABLE ${t}: cachelens query opens the store as this run does), or use --db to choose another store`;
+    for (const k of keys) {
+      if (dropped.includes(k.to) && own.get(k.to) !== '') {
+        throw new UsageError(
+          `store ${path} ${why()}, but table ${k.name}, not the store's, has a foreign key to its table ${k.to}, which must be dropped (${own.get(k.to)}), and DuckDB drops no table another refers to; the store is left as it is`,
+          `drop table ${k.name} with a DuckDB client (DROP TABLE ${k.name}: cachelens query opens the store as this run does), or use --db to choose another store`,
+        );
+      }
     }
-    if (held !== undefined) {
-      throw new UsageError(
-        `store ${path}: table ${held[0]}, not the store's, has a foreign key to its table ${held[1]}, whose rows cachelens deletes and writes again as the logs change, and DuckDB deletes no row another refers to; the store is left as it is`,
-        `drop table ${held[0]} with a DuckDB client (DROP TABLE ${held[0]}: cachelens query opens the store as this run does), or use --db to choose another store`,
-      );
+    for (const k of keys) {
+      if (dropped.includes(k.to)) {
+        if (await refers(k)) {
+          throw new UsageError(
+            `store ${path} ${why()}, but rows of table ${k.name}, not the store's, refer to rows of its table ${k.to} by a foreign key, and DuckDB deletes no row another refers to; the store is left as it is`,
+            emptyOrDrop(k.name),
+          );
+        }
+        if (!kept.includes(k.to)) kept.push(k.to);
+      } else if ((k.to === 'files' || k.to === 'results') && (await refers(k))) {
+        throw new UsageError(
+          `store ${path}: rows of table ${k.name}, not the store's, refer to rows of its table ${k.to} by a foreign key, which cachelens deletes and writes again as the logs change, and DuckDB deletes no row another refers to; the store is left as it is`,
+          emptyOrDrop(k.name),
+        );
+      }
     }
   }
   // One transaction: each DROP on its own committed, a run stopped among them (Ctrl-C during
@@ -906,7 +932,7 @@ async function prepare(db: DuckDBConnection, path: string, opts: StoreOpenOption
     // are read. A store that lost its version and has a fact table altered was taken for an older
     // layout, whose every table was dropped, the user's own too: by their names, neither needs
     // telling from the other.
-    for (const t of dropped) await db.run(`DROP TABLE IF EXISTS "${t}" CASCADE`);
+    for (const t of dropped) await db.run(kept.includes(t) ? `DELETE FROM "${t}"` : `DROP TABLE IF EXISTS "${t}" CASCADE`);
     fresh = true;
     if (!opts.rebuild && current) notes.push(`${what(lacking)}; the store is rebuilt from the logs`);
     else if (!opts.rebuild && versionless) notes.push(`${lost()}; the store is rebuilt from the logs`);

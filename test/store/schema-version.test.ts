@@ -500,24 +500,48 @@ test('a store of this layout that lost both meta and line_copies is rebuilt with
   assert.deepEqual(again.dump, first.dump);
 });
 
-test('a table of the user\'s own with a foreign key to a store table is refused at the open in one line naming it and the way out, the store left as it was: a rebuild, an upgrade, a mend or a run over a changed log; dropped, the store is rebuilt', async () => {
+/** The rows of table `t` of the DuckDB file `db`, sorted. */
+async function rowsOf(db: string, t: string): Promise<unknown[][]> {
+  const instance = await DuckDBInstance.create(db);
+  const c = await instance.connect();
+  try {
+    return (await c.runAndReadAll(`SELECT * FROM "${t}" ORDER BY ALL`)).getRowsJS();
+  } finally {
+    c.closeSync();
+    instance.closeSync();
+  }
+}
+
+test('a table of the user\'s own with a foreign key to a store table is refused at the open only where DuckDB would fail, in one line naming it and the way out, the store left as it was; empty, or referring to no row, the store is rebuilt and run over with the table kept', async () => {
   const root = corpus([CONDENSE]);
   const db = path.join(tmp(), 's.duckdb');
   const first = await runAndDump([root], db);
-  await sql(db, `CREATE TABLE my_notes (file_id INTEGER REFERENCES files(file_id))`);
   /** the one line of the refusal, the store left as it was */
-  const refused = async (db: string, rebuild: boolean, message: string) => {
+  const refused = async (db: string, rebuild: boolean, message: string, hint: string) => {
     const before = await contents(db);
     await assert.rejects(runAndDump([root], db, { rebuild }), (e: unknown) => {
       assert.ok(e instanceof UsageError, String(e));
       assert.equal(e.message, message);
-      assert.equal(e.hint, 'drop table my_notes with a DuckDB client (DROP TABLE my_notes: cachelens query opens the store as this run does), or use --db to choose another store');
+      assert.equal(e.hint, hint);
       return true;
     });
     assert.equal(await contents(db), before, 'left as it was');
   };
-  // it failed "store … is unreadable: Catalog Error: Could not drop the table because this table is main key table of the
-  // table my_notes (run with --rebuild, or delete the file)", and --rebuild failed the same way
+  const emptyOrDrop =
+    'empty or drop table my_notes with a DuckDB client (DELETE FROM my_notes, or DROP TABLE my_notes: cachelens query opens the store as this run does), or use --db to choose another store';
+  const drop = 'drop table my_notes with a DuckDB client (DROP TABLE my_notes: cachelens query opens the store as this run does), or use --db to choose another store';
+  /** a copy of the store with `damage` done to it, and my_notes in it */
+  const copyWith = async (damage: string[]) => {
+    const copy = path.join(tmp(), 'c.duckdb');
+    for (const end of ['', '.wal']) if (existsSync(db + end)) copyFileSync(db + end, copy + end);
+    await sql(copy, ...damage, `CREATE TABLE my_notes (file_id INTEGER REFERENCES files(file_id), note VARCHAR)`);
+    return copy;
+  };
+  // An empty my_notes, or one whose rows refer to no file (NULL), refused each of these (`… but table my_notes, not the store's,
+  // has a foreign key to its table files, and DuckDB drops no table another refers to`; and every run, rebuilding or not), though
+  // DuckDB drops no such table only: files, of this build's columns, is emptied in place of dropped. Rows that refer to a
+  // file are refused, as a rebuild deletes every row of files (it failed "Could not drop the table because this table is main
+  // key table of the table my_notes", --rebuild the same way).
   const cases: [string[], boolean, string][] = [
     [[], true, 'is to be rebuilt (--rebuild)'],
     [[`DROP TABLE meta`], false, 'must be rebuilt from the logs (table meta is missing)'],
@@ -526,27 +550,48 @@ test('a table of the user\'s own with a foreign key to a store table is refused 
     [[`DROP TABLE spawns`], false, 'must be mended (table spawns is missing)'],
   ];
   for (const [damage, rebuild, why] of cases) {
-    const copy = path.join(tmp(), 'c.duckdb');
-    for (const end of ['', '.wal']) if (existsSync(db + end)) copyFileSync(db + end, copy + end);
-    await sql(copy, ...damage);
-    await refused(copy, rebuild, `store ${copy} ${why}, but table my_notes, not the store's, has a foreign key to its table files, and DuckDB drops no table another refers to; the store is left as it is`);
+    for (const notes of [[], [`INSERT INTO my_notes VALUES (NULL, 'no file')`]]) {
+      const copy = await copyWith(damage);
+      await sql(copy, ...notes);
+      const again = await runAndDump([root], copy, { rebuild });
+      assert.equal(again.stats.read, first.stats.files, `${damage.join()} ${notes.join()}`);
+      assert.deepEqual(again.dump, first.dump, `${damage.join()} ${notes.join()}`);
+      assert.deepEqual(await rowsOf(copy, 'my_notes'), notes.length === 0 ? [] : [[null, 'no file']], 'kept as it was');
+      const warm = await runAndDump([root], copy);
+      assert.equal(warm.stats.read, 0, 'the next run reads nothing again');
+    }
+    const copy = await copyWith(damage);
+    await sql(copy, `INSERT INTO my_notes SELECT min(file_id), 'mine' FROM files`);
+    await refused(copy, rebuild, `store ${copy} ${why}, but rows of table my_notes, not the store's, refer to rows of its table files by a foreign key, and DuckDB deletes no row another refers to; the store is left as it is`, emptyOrDrop);
     // the way out works
-    await sql(copy, `DROP TABLE my_notes`);
+    await sql(copy, `DELETE FROM my_notes`);
     const again = await runAndDump([root], copy, { rebuild });
     assert.equal(again.stats.read, first.stats.files, damage.join());
     assert.deepEqual(again.dump, first.dump, damage.join());
   }
+  // files of an older layout's columns must be dropped, which DuckDB refuses while any table refers to it, an empty one too
+  const older = await copyWith([`UPDATE meta SET value = '23' WHERE key = 'schema_version'`, `ALTER TABLE files DROP COLUMN parser_state`]);
+  await refused(
+    older,
+    false,
+    `store ${older} must be rebuilt from the logs (it was written by an older cachelens), but table my_notes, not the store's, has a foreign key to its table files, which must be dropped (no column parser_state), and DuckDB drops no table another refers to; the store is left as it is`,
+    drop,
+  );
+  await sql(older, `DROP TABLE my_notes`);
+  assert.equal((await runAndDump([root], older)).stats.read, first.stats.files);
   // a run that read a changed or a gone log again failed "internal error: … Violates foreign key constraint because key
   // "file_id: 1" is still referenced by a foreign key in a different table"; refused at the open, whatever it would do
-  await sql(db, `INSERT INTO my_notes SELECT min(file_id) FROM files`);
+  await sql(db, `CREATE TABLE my_notes (file_id INTEGER REFERENCES files(file_id), note VARCHAR)`, `INSERT INTO my_notes SELECT min(file_id), 'mine' FROM files`);
   const noted = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.jsonl')).sort()[0]!;
-  const rows = `store ${db}: table my_notes, not the store's, has a foreign key to its table files, whose rows cachelens deletes and writes again as the logs change, and DuckDB deletes no row another refers to; the store is left as it is`;
-  await refused(db, false, rows);
+  const rows = `store ${db}: rows of table my_notes, not the store's, refer to rows of its table files by a foreign key, which cachelens deletes and writes again as the logs change, and DuckDB deletes no row another refers to; the store is left as it is`;
+  await refused(db, false, rows, emptyOrDrop);
   rmSync(path.join(root, noted));
-  await refused(db, false, rows);
-  await sql(db, `DROP TABLE my_notes`);
+  await refused(db, false, rows, emptyOrDrop);
+  // emptied, the table is kept: the gone log's row is deleted from files beside it
+  await sql(db, `DELETE FROM my_notes`);
   const gone = await runAndDump([root], db);
   assert.equal(gone.stats.retired, 1);
+  assert.deepEqual(await rowsOf(db, 'my_notes'), []);
 });
 
 test('the names of tables and views are told case aside, as DuckDB takes them: a view Chains in place of chains is mended, a table META with the store\'s version is its meta', async () => {
