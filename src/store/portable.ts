@@ -14,7 +14,7 @@
  * columns the export keeps (ATTACHMENT_COLUMNS).
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { type Dirent, type Stats, closeSync, existsSync, lstatSync, openSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { type Dirent, type Stats, closeSync, lstatSync, openSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { loadDuckdb, MACROS, openingOptions } from './duckdb.js';
 import { UsageError } from '../errors.js';
@@ -190,7 +190,7 @@ export function poolFiles(dir: string): { files: Record<(typeof PORTABLE_TABLES)
   try {
     rootReal = realpathSync(root);
   } catch (err) {
-    throw new UsageError(`--parquet ${dir} cannot be read: ${code(err)}`);
+    throw dirError(dir, err);
   }
   // an entry that cannot be read: passed over and said, or inside an export the pool refused
   const cannot = (path: string, kind: PassedKind, why: string, inside: string | null, hidden: boolean) => {
@@ -221,7 +221,7 @@ export function poolFiles(dir: string): { files: Record<(typeof PORTABLE_TABLES)
     try {
       entries = readdirSync(d.path, { withFileTypes: true, encoding: 'buffer' });
     } catch (err) {
-      if (d.path === root) throw new UsageError(`--parquet ${dir} cannot be read: ${code(err)}`);
+      if (d.path === root) throw dirError(dir, err);
       cannot(d.path, 'unreadable', code(err), d.inside, false);
       continue;
     }
@@ -275,6 +275,36 @@ export function poolFiles(dir: string): { files: Record<(typeof PORTABLE_TABLES)
   for (const t of PORTABLE_TABLES) files[t].sort((x, y) => codePointOrder(x.path, y.path));
   passed.sort((x, y) => codePointOrder(x.path, y.path));
   return { files, passed };
+}
+
+/**
+ * The error for `--parquet DIR` (as given) that cannot be looked at or listed (`err`, from stat,
+ * realpath or readdir): not there (ENOENT, or a file on its way: ENOTDIR), this user may not read
+ * it, or may not search a directory above it (EACCES, EPERM: named, the first from the top, as the
+ * user cannot tell which it is), or another error by its code.
+ * Example: /a/b/pool with /a mode 000 → `--parquet /a/b/pool cannot be read (permission denied): /a cannot be searched`.
+ */
+function dirError(dir: string, err: unknown): UsageError {
+  const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+  if (code === 'ENOENT' || code === 'ENOTDIR') return new UsageError(`--parquet ${dir}: no such directory`);
+  if (code !== 'EACCES' && code !== 'EPERM') return new UsageError(`--parquet ${dir} cannot be read (${code})`);
+  // the first directory from the top whose entry cannot be looked at: the one above it cannot be searched
+  const root = resolve(dir);
+  const parts = root.split(sep).filter(Boolean);
+  let blocked: string | null = null;
+  for (let i = 1; i <= parts.length && blocked === null; i++) {
+    try {
+      statSync(sep + parts.slice(0, i).join(sep));
+    } catch (e) {
+      const c = (e as NodeJS.ErrnoException).code;
+      if (c === 'EACCES' || c === 'EPERM') blocked = sep + parts.slice(0, i - 1).join(sep);
+      else break;
+    }
+  }
+  return new UsageError(
+    `--parquet ${dir} cannot be read (permission denied)${blocked !== null ? `: ${blocked} cannot be searched` : ''}`,
+    'make it readable to this user, or name another directory',
+  );
 }
 
 /** True when `path` itself (a link) can be looked at: its directory can be searched. */
@@ -455,9 +485,15 @@ export interface ParquetSource extends SqlSource {
  */
 export async function openParquet(dir: string): Promise<ParquetSource> {
   const root = resolve(dir);
+  let st: Stats;
+  try {
+    st = statSync(root);
+  } catch (err) {
+    // a directory above DIR that this user may not search was read as DIR not being there ("no such directory")
+    throw dirError(dir, err);
+  }
   // a file (one export's data_0.parquet, a .duckdb store) was said not to exist
-  if (!existsSync(root)) throw new UsageError(`--parquet ${dir}: no such directory`);
-  if (!statSync(root).isDirectory()) throw new UsageError(`--parquet ${dir} is not a directory`, 'name the directory an export was written to (cachelens export --parquet DIR), or one holding several');
+  if (!st.isDirectory()) throw new UsageError(`--parquet ${dir} is not a directory`, 'name the directory an export was written to (cachelens export --parquet DIR), or one holding several');
   const pool = poolFiles(dir);
   const instance = await (await loadDuckdb()).DuckDBInstance.create(':memory:', openingOptions());
   const db = await instance.connect();

@@ -124,6 +124,33 @@ test('a day of an export below a pool that cannot be read refuses the pool in on
   }
 });
 
+test('a pool below a directory this user may not search is refused as one that cannot be read, naming that directory; one not there is no such directory', async () => {
+  // it said "--parquet …/pool: no such directory" (existsSync reads EACCES as absent). As root the run drops root's power to
+  // read anything (asNobody: setpriv without CAP_DAC_OVERRIDE / CAP_DAC_READ_SEARCH), so mode 000 binds as for anyone
+  const above = path.join(tmp('cachelens-pool-'), 'shut');
+  const pool = path.join(above, 'inner', 'pool');
+  await exportTo(DOV, pool);
+  chmodSync(above, 0o000);
+  try {
+    const q = await query(pool, { asNobody: true });
+    assert.equal(q.code, 2, q.lines.join('\n'));
+    assert.deepEqual(q.lines, [`cachelens: --parquet ${pool} cannot be read (permission denied): ${above} cannot be searched (make it readable to this user, or name another directory)`]);
+  } finally {
+    chmodSync(above, 0o755);
+  }
+  // the pool itself: it said "cannot be read: EACCES"
+  chmodSync(pool, 0o000);
+  try {
+    const q = await query(pool, { asNobody: true });
+    assert.deepEqual(q.lines, [`cachelens: --parquet ${pool} cannot be read (permission denied) (make it readable to this user, or name another directory)`]);
+  } finally {
+    chmodSync(pool, 0o755);
+  }
+  for (const none of [path.join(above, 'none'), path.join(pool, 'requests', readdirSync(path.join(pool, 'requests'))[0]!, 'data_0.parquet', 'x')]) {
+    assert.deepEqual((await query(none)).lines, [`cachelens: --parquet ${none}: no such directory`]);
+  }
+});
+
 test('a pool whose parent cannot be listed, its path holding a backslash and [, is refused in one line, not an internal error', async () => {
   const parent = path.join(tmp('cachelens-pool-'), 'shut');
   const mine = path.join(parent, 'c\\d [1]');
