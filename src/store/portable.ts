@@ -252,6 +252,8 @@ export function poolFiles(dir: string): { files: Record<(typeof PORTABLE_TABLES)
         else if (c === 'ENOENT' || c === 'ENOTDIR') cannot(full, 'dangling', c, inside, hidden);
         else if (!e.isSymbolicLink() || !lstatOk(full)) {
           // the directory read can be listed but not searched (mode 744): none of its entries can be reached
+          // (DIR itself so: refused as unreadable; it was said to hold no export, "passed over … DIR")
+          if (d.path === root) throw dirError(dir, err);
           cannot(d.path, 'unreadable', c, d.inside ?? exportHere, false);
           break;
         } else cannot(full, 'unreadable-link', c, inside, hidden);

@@ -138,13 +138,16 @@ test('a pool below a directory this user may not search is refused as one that c
   } finally {
     chmodSync(above, 0o755);
   }
-  // the pool itself: it said "cannot be read: EACCES"
-  chmodSync(pool, 0o000);
-  try {
-    const q = await query(pool, { asNobody: true });
-    assert.deepEqual(q.lines, [`cachelens: --parquet ${pool} cannot be read (permission denied) (make it readable to this user, or name another directory)`]);
-  } finally {
-    chmodSync(pool, 0o755);
+  // the pool itself: it said "cannot be read: EACCES"; listed but not searched (644), that it held no export, having
+  // "passed over a directory that cannot be read: POOL"
+  for (const mode of [0o000, 0o644]) {
+    chmodSync(pool, mode);
+    try {
+      const q = await query(pool, { asNobody: true });
+      assert.deepEqual(q.lines, [`cachelens: --parquet ${pool} cannot be read (permission denied) (make it readable to this user, or name another directory)`], mode.toString(8));
+    } finally {
+      chmodSync(pool, 0o755);
+    }
   }
   for (const none of [path.join(above, 'none'), path.join(pool, 'requests', readdirSync(path.join(pool, 'requests'))[0]!, 'data_0.parquet', 'x')]) {
     assert.deepEqual((await query(none)).lines, [`cachelens: --parquet ${none}: no such directory`]);
