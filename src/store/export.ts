@@ -27,7 +27,7 @@
  * (`DIR/<table>/day=none/data_0.parquet`), so that the export can still be read (read_parquet finds
  * no columns without a file).
  */
-import { accessSync, constants, existsSync, lstatSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { type Dirent, accessSync, constants, existsSync, lstatSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { UsageError } from '../errors.js';
 import { makeDirs, unmakeDirs } from './dirs.js';
@@ -99,11 +99,31 @@ export function checkExportDir(dir: string, logRoots: readonly string[]): string
   }
   if (existsSync(abs)) {
     if (!statSync(abs).isDirectory()) throw new UsageError(`--parquet ${dir} is not a directory`);
-    const other = readdirSync(abs).filter((e) => !(PORTABLE_TABLES as readonly string[]).includes(e) && !STAGED.test(e) && !finderFile(e));
-    other.push(...PORTABLE_TABLES.flatMap((t) => notExported(abs, t)));
+    const other = listed(abs, dir, dir).filter((e) => !(PORTABLE_TABLES as readonly string[]).includes(e) && !STAGED.test(e) && !finderFile(e));
+    other.push(...PORTABLE_TABLES.flatMap((t) => notExported(abs, t, dir)));
     if (other.length > 0) throw new UsageError(`--parquet ${dir} holds other files (${other[0]})`, 'export into an empty directory or a previous export');
   }
   return abs;
+}
+
+/**
+ * The entries of `at` (`shown` as messages show it), or a UsageError when it cannot be listed: what
+ * DIR holds must be told before an export replaces it. A DIR (or a table of it) this user may not
+ * read failed `internal error: EACCES: permission denied, scandir …` with a stack trace.
+ */
+function listed(at: string, shown: string, dir: string): string[];
+function listed(at: string, shown: string, dir: string, types: true): Dirent[];
+function listed(at: string, shown: string, dir: string, types?: true): string[] | Dirent[] {
+  try {
+    return types ? readdirSync(at, { withFileTypes: true }) : readdirSync(at);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    const why = code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code;
+    throw new UsageError(
+      `--parquet ${shown === dir ? dir : `${dir}: ${shown}`} cannot be read (${why}): an export must see what it holds first`,
+      'make it readable to this user, or choose another DIR',
+    );
+  }
 }
 
 /**
@@ -112,19 +132,19 @@ export function checkExportDir(dir: string, logRoots: readonly string[]): string
  * A user's file named `chains`, or a `requests/` of their own beside nothing else, was removed
  * without a word. Example: DIR/requests/notes.txt → ['requests/notes.txt'].
  */
-function notExported(abs: string, table: string): string[] {
+function notExported(abs: string, table: string, dir: string): string[] {
   const at = join(abs, table);
   const st = lstatSync(at, { throwIfNoEntry: false });
   if (!st) return [];
   if (!st.isDirectory()) return [table];
   const out: string[] = [];
-  for (const day of readdirSync(at, { withFileTypes: true })) {
+  for (const day of listed(at, join(dir, table), dir, true)) {
     if (finderFile(day.name)) continue;
     if (!day.isDirectory() || !day.name.startsWith('day=')) {
       out.push(`${table}/${day.name}`);
       continue;
     }
-    for (const f of readdirSync(join(at, day.name), { withFileTypes: true })) {
+    for (const f of listed(join(at, day.name), join(dir, table, day.name), dir, true)) {
       if (!finderFile(f.name) && (!f.isFile() || !f.name.endsWith('.parquet'))) out.push(`${table}/${day.name}/${f.name}`);
     }
   }

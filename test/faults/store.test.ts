@@ -138,6 +138,36 @@ test('an export into a directory this user may not write into is refused in one 
   assert.deepEqual(readdirSync(closed), []);
 });
 
+test('an export into a directory this user may not read, or over a previous export one of whose tables it may not read, is refused in one line naming it, not an internal error; the directory left as it was', async (t) => {
+  const dir = tempDir();
+  t.after(() => removeDir(dir));
+  const logs = corpus(dir);
+  const before = path.join(dir, 'before');
+  assert.equal((await runCli(['export', logs, '--db', ':memory:', '--parquet', before])).code, 0);
+  const shut = path.join(dir, 'shut');
+  mkdirSync(shut);
+  const table = path.join(before, 'requests');
+  // each failed `internal error: Error: EACCES: permission denied, scandir …` with a stack trace (checkExportDir's readdir);
+  // as root the run drops root's power to read anything (asNobody), so the modes bind as for anyone
+  const cases: [string, string, number, string][] = [
+    [shut, shut, 0o000, `cachelens: --parquet ${shut} cannot be read (permission denied): an export must see what it holds first (make it readable to this user, or choose another DIR)`],
+    [shut, shut, 0o311, `cachelens: --parquet ${shut} cannot be read (permission denied): an export must see what it holds first (make it readable to this user, or choose another DIR)`],
+    [before, table, 0o000, `cachelens: --parquet ${before}: ${table} cannot be read (permission denied): an export must see what it holds first (make it readable to this user, or choose another DIR)`],
+  ];
+  for (const [out, locked, mode, line] of cases) {
+    const was = treeHash(out).entries;
+    chmodSync(locked, mode);
+    try {
+      const r = await runCli(['export', logs, '--db', ':memory:', '--parquet', out], { asNobody: true });
+      assert.equal(r.code, 2, r.stderr);
+      assert.equal(r.stderr, `${line}\n`);
+    } finally {
+      chmodSync(locked, 0o755);
+    }
+    assert.deepEqual(treeHash(out).entries, was, `${out}: left as it was`);
+  }
+});
+
 test('a store held by another process is refused in one line naming that process', async (t) => {
   const dir = tempDir();
   t.after(() => removeDir(dir));
