@@ -2,7 +2,7 @@
  * Directories the store and an export are written into, made one level at a time.
  */
 import { mkdirSync, rmdirSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, resolve, sep } from 'node:path';
 
 /**
  * mkdir -p, without Node's recursive mkdir: Node 20's `mkdirSync(p, { recursive: true })` never
@@ -55,4 +55,23 @@ export function unmakeDirs(made: readonly string[]): void {
       return;
     }
   }
+}
+
+/**
+ * The directory above `path` (or `path` itself, for what is below it) that this user may not
+ * search, the first from the top, or null when there is none: what an EACCES from a look at
+ * `path` means, when it is not `path`'s own mode (a path below it reads as absent to existsSync).
+ * Example: /a mode 000 → unsearchable('/a/b/pool') is '/a'.
+ */
+export function unsearchable(path: string): string | null {
+  const parts = resolve(path).split(sep).filter(Boolean);
+  for (let i = 1; i <= parts.length; i++) {
+    try {
+      statSync(sep + parts.slice(0, i).join(sep));
+    } catch (e) {
+      const c = (e as NodeJS.ErrnoException).code;
+      return c === 'EACCES' || c === 'EPERM' ? sep + parts.slice(0, i - 1).join(sep) : null;
+    }
+  }
+  return null;
 }

@@ -16,6 +16,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { type Dirent, type Stats, closeSync, lstatSync, openSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
+import { unsearchable } from './dirs.js';
 import { loadDuckdb, MACROS, openingOptions } from './duckdb.js';
 import { UsageError } from '../errors.js';
 import { type QueryTable, type Row, type Store, plainRow, queryTable, readStatements } from './store.js';
@@ -290,19 +291,7 @@ function dirError(dir: string, err: unknown): UsageError {
   const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
   if (code === 'ENOENT' || code === 'ENOTDIR') return new UsageError(`--parquet ${dir}: no such directory`);
   if (code !== 'EACCES' && code !== 'EPERM') return new UsageError(`--parquet ${dir} cannot be read (${code})`);
-  // the first directory from the top whose entry cannot be looked at: the one above it cannot be searched
-  const root = resolve(dir);
-  const parts = root.split(sep).filter(Boolean);
-  let blocked: string | null = null;
-  for (let i = 1; i <= parts.length && blocked === null; i++) {
-    try {
-      statSync(sep + parts.slice(0, i).join(sep));
-    } catch (e) {
-      const c = (e as NodeJS.ErrnoException).code;
-      if (c === 'EACCES' || c === 'EPERM') blocked = sep + parts.slice(0, i - 1).join(sep);
-      else break;
-    }
-  }
+  const blocked = unsearchable(dir);
   return new UsageError(
     `--parquet ${dir} cannot be read (permission denied)${blocked !== null ? `: ${blocked} cannot be searched` : ''}`,
     'make it readable to this user, or name another directory',

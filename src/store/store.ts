@@ -9,7 +9,7 @@ import type { DuckDBConnection, DuckDBInstance, DuckDBValueConverter } from '@du
 import { dropAnswers, storeIdentity, writeAnswers } from './answers.js';
 import { streamChunks, tracked } from './connection.js';
 import { duckdb, loadDuckdb, MACROS, openingOptions } from './duckdb.js';
-import { makeDirs } from './dirs.js';
+import { makeDirs, unsearchable } from './dirs.js';
 import { readBeside, running } from './location.js';
 import { printedValue } from './query-values.js';
 import { UsageError } from '../errors.js';
@@ -1219,6 +1219,10 @@ function makeStoreDir(path: string): void {
     makeDirs(dirname(path));
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
+    // a directory above it that this user may not search: the store's directory may well be there
+    // (it was said to be one that cannot be created)
+    const blocked = e.code === 'EACCES' || e.code === 'EPERM' ? unsearchable(dirname(path)) : null;
+    if (blocked !== null) throw new UsageError(`cannot open store ${path}: ${blocked} cannot be searched (permission denied)`, 'make it searchable to this user, or use --db to choose another store');
     throw new UsageError(`cannot create the directory of store ${path}: ${e.code ?? e.message}`, 'use --db to choose another store');
   }
 }

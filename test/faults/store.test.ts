@@ -210,6 +210,25 @@ test('a store whose directory cannot be created is refused in one line', async (
   assertStoreError(await runCli(['summary', logs, '--db', db], { asNobody: true }), db, /cannot create the directory of store .*: EACCES/);
 });
 
+test('a store below a directory this user may not search is refused in one line naming that directory, not as one whose directory cannot be created', async (t) => {
+  const dir = tempDir();
+  t.after(() => removeDir(dir));
+  const logs = corpus(dir);
+  const shut = path.join(dir, 'shut');
+  const db = path.join(shut, 'inner', 's.duckdb');
+  await summary([logs], db);
+  chmodSync(shut, 0o000);
+  try {
+    // it said `cannot create the directory of store …: EACCES`, of a directory that is there (as root the run drops root's
+    // power to read anything: asNobody, so mode 000 binds as for anyone)
+    const r = await runCli(['summary', logs, '--db', db], { asNobody: true });
+    assertStoreError(r, db, /: /);
+    assert.equal(r.stderr, `cachelens: cannot open store ${db}: ${shut} cannot be searched (permission denied) (make it searchable to this user, or use --db to choose another store)\n`);
+  } finally {
+    chmodSync(shut, 0o755);
+  }
+});
+
 test('a run killed among the drops of a rebuild (Ctrl-C during --rebuild, or the first run after an upgrade) leaves a store the next run reads exactly', async (t) => {
   const dir = tempDir();
   t.after(() => removeDir(dir));
