@@ -171,7 +171,16 @@ export class Store {
     // a store that cannot be written is opened READ_ONLY: every command but a remembered summary
     // failed on it ("cannot open store …: Permission denied"); one the system refuses to open for
     // writing all the same (a read-only file system, an immutable file) is too
-    const opened = await openLocked(path, opts, readOnly !== null);
+    const existed = path === ':memory:' || existsSync(path);
+    let opened: Awaited<ReturnType<typeof openLocked>>;
+    try {
+      opened = await openLocked(path, opts, readOnly !== null);
+    } catch (err) {
+      // a store this open began, cut short for want of room, is removed: nothing of it was the user's,
+      // and the next run, with room again, refused it ("Could not read enough bytes from file")
+      if (!existed && err instanceof Error && NO_SPACE.test(err.message)) for (const f of [path, `${path}.wal`]) rmSync(f, { force: true });
+      throw err;
+    }
     readOnly ??= opened.readOnly;
     if (readOnly !== null && opts.rebuild) {
       opened.instance.closeSync();
@@ -201,6 +210,8 @@ export class Store {
       db.closeSync();
       instance.closeSync();
       if (err instanceof UsageError) throw err;
+      const full = noSpace(path, err);
+      if (full !== null) throw full;
       throw new UsageError(`store ${path} is unreadable: ${(err as Error).message.split('\n')[0]}`, 'run with --rebuild, or delete the file');
     }
     // said once the mend is committed: what a query of the user's did to the store, and what became of it
@@ -1091,6 +1102,8 @@ async function openLocked(path: string, opts: StoreOpenOptions, readOnly: boolea
       if (!/\block\b/i.test(msg)) {
         // the advice was `delete it or run with --rebuild --db <new path>`: deleting is no advice for a
         // file that may be the user's own (notes.txt), and --rebuild adds nothing to a new path
+        const full = noSpace(path, err);
+        if (full !== null) throw full;
         if (/not a valid DuckDB database file/.test(msg)) {
           throw new UsageError(`cannot open store ${path}: not a DuckDB file, so no cachelens store; it is left as it is`, 'choose another --db path');
         }
@@ -1280,8 +1293,31 @@ async function allRows(db: DuckDBConnection, path: string, sql: string, params?:
  */
 function damaged(path: string, err: unknown): unknown {
   const msg = err instanceof Error ? err.message : '';
+  const full = noSpace(path, err);
+  if (full !== null) return full;
   if (!msg.startsWith('IO Error:')) return err;
   return new UsageError(`store ${path} is damaged: ${msg.split('\n')[0]}`, 'delete it, or use --db to choose another store');
+}
+
+/** What DuckDB's error says when the disk is full (ENOSPC, EDQUOT). */
+const NO_SPACE = /No space left on device|Disk quota exceeded/i;
+
+/**
+ * The error for DuckDB failing to write for want of room (its commit, its log, its spill files:
+ * `TransactionContext Error: Failed to commit: Could not write file "….wal": No space left on
+ * device`), or null for any other: a full disk was an internal error, or said the store was damaged
+ * or unreadable, with deleting it as the advice. Nothing of the run is kept; the store is as the
+ * last run left it.
+ */
+function noSpace(path: string, err: unknown): UsageError | null {
+  const msg = err instanceof Error ? err.message.split('\n')[0]! : '';
+  if (!NO_SPACE.test(msg)) return null;
+  // a file of someone else's that DuckDB names (an export's, a query's COPY TO): its writer says so (export.ts)
+  const mine = path === ':memory:' ? [join(tmpdir(), `cachelens-${process.pid}.tmp`)] : [resolve(path), resolve(`${path}.wal`), resolve(`${path}.tmp`)];
+  const named = [...msg.matchAll(/"([^"]+)"/g)].map((m) => resolve(m[1]!));
+  if (named.length > 0 && !named.some((f) => mine.some((m) => f === m || f.startsWith(`${m}/`)))) return null;
+  const what = path === ':memory:' ? 'the store in memory could not spill into the temp dir' : `store ${path} could not be written`;
+  return new UsageError(`${what}: no space left on the device (${msg})`, 'free some space, or use --db to choose another store');
 }
 
 /**

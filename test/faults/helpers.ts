@@ -166,6 +166,8 @@ export interface RunOptions {
   fsFaults?: Record<string, string>;
   /** kill-at-sql preload: the run kills itself (SIGKILL) before the `nth` statement holding `sql` */
   killAtSql?: { sql: string; nth: number };
+  /** kill-at-sql preload: opening a database file not there fails as on a full disk (KILL_AT_OPEN_NOSPACE) */
+  openNoSpace?: boolean;
   /** extra argv before the node script (e.g. a wrapper such as strace) */
   wrap?: string[];
   cwd?: string;
@@ -216,9 +218,10 @@ export function runCli(args: string[], opts: RunOptions = {}): Promise<Ran> {
   if (opts.probe) nodeArgs.push('--import', pathToUrl(preload('probe')));
   if (opts.noNetwork) nodeArgs.push('--import', pathToUrl(preload('no-network')));
   if (opts.fsFaults) nodeArgs.push('--import', pathToUrl(preload('fs-faults')));
-  if (opts.killAtSql) nodeArgs.push('--import', pathToUrl(preload('kill-at-sql')));
+  if (opts.killAtSql || opts.openNoSpace) nodeArgs.push('--import', pathToUrl(preload('kill-at-sql')));
   const env: Record<string, string> = { ...baseEnv(scratch), FAULT_PROBE_OUT: probeOut };
   if (opts.killAtSql) Object.assign(env, { KILL_AT_SQL: opts.killAtSql.sql, KILL_AT_SQL_NTH: String(opts.killAtSql.nth) });
+  if (opts.openNoSpace) env.KILL_AT_OPEN_NOSPACE = '1';
   for (const [k, v] of Object.entries({ ...opts.fsFaults, ...opts.env })) {
     if (v === undefined) delete env[k];
     else env[k] = v;

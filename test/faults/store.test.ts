@@ -229,6 +229,37 @@ test('a store below a directory this user may not search is refused in one line 
   }
 });
 
+test('a full disk (DuckDB: No space left on device) at a commit or at a new store\'s creation is one line naming the store and the way out, not an internal error or a damaged store; nothing half-made is left, and the next run answers exactly', async (t) => {
+  // A full disk cannot be made in a test without mounting one: DuckDB's failure is stubbed (test/faults/preload/kill-at-sql.mjs)
+  // with DuckDB's words for it, as a 64 KiB and a 4 KiB tmpfs gave them. The commit's failed `internal error: Error:
+  // TransactionContext Error: Failed to commit: …`; the creation's was refused as `IO Error: …` and left a file cut short, which
+  // the next run, with room again, refused: `cannot open store …: IO Error: Could not read enough bytes from file`.
+  const dir = tempDir();
+  t.after(() => removeDir(dir));
+  const logs = corpus(dir);
+  const hint = '(free some space, or use --db to choose another store)';
+  for (const nth of [1, 2]) {
+    const db = path.join(dir, `commit-${nth}.duckdb`);
+    const message = `TransactionContext Error: Failed to commit: Could not write file "${db}.wal": No space left on device`;
+    const r = await runCli(['summary', logs, '--db', db], { killAtSql: { sql: 'COMMIT', nth }, env: { KILL_AT_SQL_THROW: '1', KILL_AT_SQL_MESSAGE: message } });
+    assertStoreError(r, db, /: /);
+    assert.equal(r.stderr, `cachelens: store ${db} could not be written: no space left on the device (${message}) ${hint}\n`, `COMMIT ${nth}`);
+    assert.deepEqual(tokens((await summary([logs], db)).totals), EXPECTED, `COMMIT ${nth}: the next run`);
+  }
+  const db = path.join(dir, 'new.duckdb');
+  const r = await runCli(['summary', logs, '--db', db], { openNoSpace: true });
+  assert.equal(r.code, 2, r.stderr);
+  assert.equal(r.stderr, `cachelens: store ${db} could not be written: no space left on the device (IO Error: Could not write file "${db}": No space left on device) ${hint}\n`);
+  assert.ok(!existsSync(db), 'the store this run began is not left cut short');
+  assert.deepEqual(tokens((await summary([logs], db)).totals), EXPECTED, 'the next run');
+  // an export's disk full is its DIR's, not the store's: the file DuckDB names is said, not the store
+  const out = path.join(dir, 'out');
+  const full = `IO Error: Could not write file "${out}/requests.1.tmp/day=2025-03-01/data_0.parquet": No space left on device`;
+  const e = await runCli(['export', logs, '--db', db, '--parquet', out], { killAtSql: { sql: 'COPY (', nth: 1 }, env: { KILL_AT_SQL_THROW: '1', KILL_AT_SQL_MESSAGE: full } });
+  assert.equal(e.code, 2, e.stderr);
+  assert.equal(e.stderr, `cachelens: --parquet ${out}: cannot write the export: ${full} (check the directory and the free space)\n`);
+});
+
 test('a run killed among the drops of a rebuild (Ctrl-C during --rebuild, or the first run after an upgrade) leaves a store the next run reads exactly', async (t) => {
   const dir = tempDir();
   t.after(() => removeDir(dir));
