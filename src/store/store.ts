@@ -2,7 +2,7 @@
  * The DuckDB store (SPEC §7): one file (default ~/.cache/cachelens/store.duckdb, `--db PATH`,
  * `:memory:` allowed) that ingest fills with the appender and every analysis reads with SQL.
  */
-import { accessSync, constants, existsSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, lstatSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { DuckDBConnection, DuckDBInstance, DuckDBValueConverter } from '@duckdb/node-api';
@@ -1236,6 +1236,20 @@ function makeStoreDir(path: string): void {
     // (it was said to be one that cannot be created)
     const blocked = e.code === 'EACCES' || e.code === 'EPERM' ? unsearchable(dirname(path)) : null;
     if (blocked !== null) throw new UsageError(`cannot open store ${path}: ${blocked} cannot be searched (permission denied)`, 'make it searchable to this user, or use --db to choose another store');
+    // a file (or a link that leads nowhere) where a directory of the path should be: named, not mkdir's EEXIST
+    if (e.code === 'EEXIST' || e.code === 'ENOTDIR') {
+      for (let d = dirname(path); dirname(d) !== d; d = dirname(d)) {
+        let st;
+        try {
+          st = lstatSync(d);
+        } catch {
+          continue; // not there, or below a file (ENOTDIR)
+        }
+        if (st.isDirectory()) break;
+        const what = st.isSymbolicLink() ? (existsSync(d) ? 'a link to a file' : 'a link that leads nowhere') : 'a file';
+        throw new UsageError(`cannot create the directory of store ${path}: ${d} is ${what}, not a directory`, 'use --db to choose another store');
+      }
+    }
     throw new UsageError(`cannot create the directory of store ${path}: ${e.code ?? e.message}`, 'use --db to choose another store');
   }
 }

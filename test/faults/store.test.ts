@@ -208,6 +208,18 @@ test('a store whose directory cannot be created is refused in one line', async (
   chmodSync(closed, 0o555);
   const db = path.join(closed, 'sub', 's.duckdb');
   assertStoreError(await runCli(['summary', logs, '--db', db], { asNobody: true }), db, /cannot create the directory of store .*: EACCES/);
+  // a file, or a link that leads nowhere, on the way: it said `cannot create the directory of store …: EEXIST`
+  const file = path.join(dir, 'notes.txt');
+  writeFileSync(file, 'mine\n');
+  const dangling = path.join(dir, 'dangling');
+  symlinkSync(path.join(dir, 'nowhere'), dangling);
+  for (const [at, what] of [[file, 'a file'], [dangling, 'a link that leads nowhere']] as const) {
+    const under = path.join(at, 'sub', 's.duckdb');
+    const r = await runCli(['summary', logs, '--db', under]);
+    assertStoreError(r, under, /: /);
+    assert.equal(r.stderr, `cachelens: cannot create the directory of store ${under}: ${at} is ${what}, not a directory (use --db to choose another store)\n`);
+  }
+  assert.equal(readFileSync(file, 'utf8'), 'mine\n');
 });
 
 test('a store below a directory this user may not search is refused in one line naming that directory, not as one whose directory cannot be created', async (t) => {
