@@ -104,9 +104,15 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
       // yargs' "Arguments csv and json are mutually exclusive" named the flags without their dashes
       const conflict = /^Arguments ([\w-]+) and ([\w-]+) are mutually exclusive$/.exec(text);
       if (conflict) throw new UsageError(`--${conflict[1]} and --${conflict[2]} cannot be given together`, 'give one of them');
-      // `cachelens -v` (or -V), the version flag of many tools: it said only 'name a command', as if no flag were given
-      const short = args.find((a) => a === '-v' || a === '-V');
-      if (short !== undefined && commandNamed(args, commands) === undefined) throw new UsageError(`Unknown argument: ${short.slice(1)}`, 'did you mean --version?');
+      // `cachelens -v` (or -V), the version flag of many tools: it said only 'name a command', as if no flag were given.
+      // Given with a command (`-v summary`, `summary --verbose`), most likely verbose: yargs took the command for
+      // -v's value and said 'name a command'; cachelens has no verbose mode, and says so and what to give instead
+      const verbose = verboseFlag(args);
+      if (verbose !== undefined) {
+        const named = commandNamed(args, commands);
+        if (named === undefined && verbose !== 'verbose') throw new UsageError(`Unknown argument: ${verbose}`, 'did you mean --version?');
+        throw new UsageError(`Unknown argument: ${verbose}`, `cachelens has no verbose mode${named ? `: give ${named.path} without it` : ''}; --version shows the version`);
+      }
       const suggested = /^Did you mean (.+)\?$/.exec(text);
       const unknown = suggested ? unknownCommand(args, commands) : undefined;
       throw unknown === undefined ? new UsageError(text) : new UsageError(`Unknown argument: ${unknown}`, `did you mean ${suggested![1]}?`);
@@ -265,6 +271,20 @@ function commandNamed(args: string[], level: Command[]): { path: string; usage: 
   const usage = found?.command.split(' ').slice(1).join(' ') ?? '';
   const required = usage.split(' ').filter((w) => w.startsWith('<'));
   return found ? { path: path.join(' '), usage, required: required.join(' ') } : undefined;
+}
+
+/**
+ * The name of a verbose or short version flag among `args` (before a `--`), as yargs names an
+ * unknown argument: `-v`, `-V`, `-vv` → v, V; `--verbose`, `--verbose=1` → verbose; else undefined.
+ */
+function verboseFlag(args: readonly string[]): string | undefined {
+  const end = args.indexOf('--');
+  for (const a of end === -1 ? args : args.slice(0, end)) {
+    const short = /^-([vV])\1*(?:=.*)?$/s.exec(a);
+    if (short) return short[1];
+    if (/^--(?:no-)?verbose(?:=.*)?$/s.test(a)) return 'verbose';
+  }
+  return undefined;
 }
 
 /**

@@ -52,7 +52,15 @@ test('unknown flags and commands, missing paths and flags without a value: one l
   // -v and -V, many tools' version flag, said only 'name a command (see --help)'
   await usageError(['-v'], /^cachelens: Unknown argument: v \(did you mean --version\?\)$/);
   await usageError(['-V'], /^cachelens: Unknown argument: V \(did you mean --version\?\)$/);
-  await usageError(['summary', logs, '--db', ':memory:', '-v'], /^cachelens: Unknown argument: v$/);
+  // with a command, -v is most likely verbose, which cachelens has not: `-v summary` said 'name a command (see --help)'
+  // (yargs took summary for -v's value), `summary -v` only 'Unknown argument: v'
+  const noVerbose = (cmd: string) => `\\(cachelens has no verbose mode: give ${cmd} without it; --version shows the version\\)$`;
+  await usageError(['summary', logs, '--db', ':memory:', '-v'], new RegExp(`^cachelens: Unknown argument: v ${noVerbose('summary')}`));
+  await usageError(['-v', 'summary'], new RegExp(`^cachelens: Unknown argument: v ${noVerbose('summary')}`));
+  await usageError(['-V', 'summary', logs, '--db', ':memory:'], new RegExp(`^cachelens: Unknown argument: V ${noVerbose('summary')}`));
+  await usageError(['-vv', 'whatif', 'ttl'], new RegExp(`^cachelens: Unknown argument: v ${noVerbose('whatif ttl')}`));
+  await usageError(['--verbose', 'report', logs], new RegExp(`^cachelens: Unknown argument: verbose ${noVerbose('report')}`));
+  await usageError(['--verbose'], /^cachelens: Unknown argument: verbose \(cachelens has no verbose mode; --version shows the version\)$/);
   // a command close to a known one: yargs' suggestion alone ('Did you mean blocks?') named no problem
   await usageError(['bogus'], /^cachelens: Unknown argument: bogus \(did you mean blocks\?\)$/);
   await usageError(['summry', logs, '--db', ':memory:'], /^cachelens: Unknown argument: summry \(did you mean summary\?\)$/);
