@@ -9,6 +9,7 @@ import { defaultCandidates, defaultRoots, explicitRoots } from './ingest/discove
 import { type AnswerResult, type IngestOptions, type IngestResult, type Progress, ingest, ingestOrAnswer } from './ingest/ingest.js';
 import { type PriceTable, loadPriceTable } from './pricing/pricing.js';
 import { refuseInLogs, rootsRead } from './store/log-dirs.js';
+import { refuseMissingDir } from './store/dirs.js';
 import { defaultDbPath } from './store/store.js';
 
 export interface CommonOptions {
@@ -100,7 +101,12 @@ function contextOptions(o: CommonOptions): { opts: IngestOptions; prices: PriceT
   // would be refused for ~/.cache, a place the user did not choose;
   // `--db=` is the store's own error (said here too, before the note on logs below), and :memory: is no file.
   if (o.db === '') throw new UsageError('--db: expected a file name (or :memory:)');
-  if (o.db !== undefined && o.db !== ':memory:') refuseInLogs(o.db, { flag: '--db', given: o.db, choose: 'PATH', logRoots: rootsRead(o.paths, env) });
+  if (o.db !== undefined && o.db !== ':memory:') {
+    refuseInLogs(o.db, { flag: '--db', given: o.db, choose: 'PATH', logRoots: rootsRead(o.paths, env) });
+    // a store named in a directory not there (a typo: `--db ~/.cahce/s.duckdb`) was made there, the
+    // directories above it with it; only the default store's directory is made (store/dirs.ts)
+    refuseMissingDir(o.db, { flag: '--db', given: o.db, choose: 'PATH' });
+  }
   if (o.db === undefined) {
     const store = defaultDbPath(env);
     const given = env.XDG_CACHE_HOME ? `${store} ($XDG_CACHE_HOME/cachelens)` : store;

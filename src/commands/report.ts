@@ -7,6 +7,7 @@ import { UsageError } from '../errors.js';
 import { clean } from '../format/table.js';
 import { wrap } from '../format/wrap.js';
 import { realPlace, refuseInLogs, rootsRead } from '../store/log-dirs.js';
+import { refuseMissingDir } from '../store/dirs.js';
 import { flaggedModelPrice } from '../pricing/pricing.js';
 import { DEFAULT_CHANNEL_MODEL } from '../replay/names.js';
 import { calibrateOf, type Command, type Io, listOption, type Output, nonEmpty, withContext, withLogOptions } from './command.js';
@@ -33,7 +34,11 @@ export async function runReport(argv: Record<string, unknown>, io: Io, title?: s
   if (st?.isDirectory()) throw new UsageError(`--out ${String(argv.out ?? out)}: is a directory`, 'give a file name');
   // nor inside the logs (`report LOGS --out LOGS/r.html`, `--out ~/.claude/projects/r.html`, the
   // default name in a working directory among them): the page was written there
-  if (argv.out !== undefined) refuseInLogs(out, { flag: '--out', given: String(argv.out), choose: 'FILE', logRoots: rootsRead(argv.paths as string[] | undefined, io.env) });
+  if (argv.out !== undefined) {
+    refuseInLogs(out, { flag: '--out', given: String(argv.out), choose: 'FILE', logRoots: rootsRead(argv.paths as string[] | undefined, io.env) });
+    // in a directory not there (a typo: `--out ~/reprots/r.html`): the directories were made, a tree wherever it pointed
+    refuseMissingDir(out, { flag: '--out', given: String(argv.out), choose: 'FILE' });
+  }
   else refuseInLogs(out, { flag: 'the report', given: out, choose: 'FILE with --out', logRoots: rootsRead(argv.paths as string[] | undefined, io.env) });
   // `--session ''` matched every session as a prefix ("session  matches 120 sessions"); a session named twice was replayed twice
   // `top` in any case, as replay session takes it

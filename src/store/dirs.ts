@@ -1,8 +1,9 @@
 /**
  * Directories the store and an export are written into, made one level at a time.
  */
-import { mkdirSync, rmdirSync, statSync } from 'node:fs';
+import { lstatSync, mkdirSync, rmdirSync, statSync } from 'node:fs';
 import { dirname, resolve, sep } from 'node:path';
+import { UsageError } from '../errors.js';
 
 /**
  * mkdir -p, without Node's recursive mkdir: Node 20's `mkdirSync(p, { recursive: true })` never
@@ -74,4 +75,27 @@ export function unsearchable(path: string): string | null {
     }
   }
   return null;
+}
+
+/**
+ * Refuses a file the user named (`--db`, `--out`) whose directory is not there, naming the
+ * outermost directory missing: a typo (`--out ~/reprots/r.html`) made a tree of directories
+ * wherever it pointed, without a word. Only the default store's directory (under ~/.cache) is
+ * made by cachelens. A level that is a file, a link that leads nowhere, or that cannot be searched, is not told here: the
+ * write's own error says it.
+ * Example: ('/tmp/typo/a/r.html', { flag: '--out', given: 'typo/a/r.html', choose: 'FILE' }) with no /tmp/typo →
+ * "--out typo/a/r.html: no directory /tmp/typo (cachelens makes no directory for --out; create it first, or choose another FILE)".
+ */
+export function refuseMissingDir(file: string, o: { flag: string; given: string; choose: string }): void {
+  let missing: string | undefined;
+  try {
+    for (let d = dirname(resolve(file)); !statSync(d, { throwIfNoEntry: false }); d = dirname(d)) {
+      if (lstatSync(d, { throwIfNoEntry: false })) return; // a link that leads nowhere: the write's own error names it
+      missing = d;
+      if (dirname(d) === d) break;
+    }
+  } catch {
+    return;
+  }
+  if (missing !== undefined) throw new UsageError(`${o.flag} ${o.given}: no directory ${missing}`, `cachelens makes no directory for ${o.flag}; create it first, or choose another ${o.choose}`);
 }

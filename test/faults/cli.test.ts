@@ -385,7 +385,7 @@ test('a report --out that cannot be written is one line, exit 2: no value, an em
   await usageError(['report', logs, '--db', ':memory:', '--out'], /Not enough arguments following: out/);
   await usageError(['report', logs, '--db', ':memory:', '--out='], /--out: expected a file name/);
   await usageError(['report', logs, '--db', ':memory:', '--out', dir], /--out .*: is a directory/);
-  await usageError(['report', logs, '--db', ':memory:', '--out', '/proc/cachelens-no-such/r.html'], /--out \/proc\/cachelens-no-such\/r\.html: cannot write the report: ENOENT/);
+  await usageError(['report', logs, '--db', ':memory:', '--out', '/proc/cachelens-no-such/r.html'], /--out \/proc\/cachelens-no-such\/r\.html: no directory \/proc\/cachelens-no-such /);
   // below a file: the stat of --out threw ENOTDIR, an internal error (exit 1, a stack trace)
   writeFileSync(path.join(dir, 'file'), '');
   await usageError(['report', logs, '--db', ':memory:', '--out', path.join(dir, 'file/r.html')], /--out .*file\/r\.html: cannot write the report: ENOTDIR/);
@@ -393,6 +393,39 @@ test('a report --out that cannot be written is one line, exit 2: no value, an em
   const r = await runCli(['start', '--db', ':memory:', '--out', dir]);
   assert.equal(r.code, 2, r.stderr);
   assert.match(r.stderr.trim().split('\n').at(-1)!, /^cachelens: --out .*: is a directory/);
+});
+
+test('--out and --db in a directory not there (a typo) are one line naming the outermost directory missing, exit 2: nothing is made; the default store\'s directory is made', { timeout: 120_000 }, async (t) => {
+  const dir = tempDir();
+  t.after(() => removeDir(dir));
+  const logs = path.join(dir, 'logs');
+  writeLog(logs, 'proj/s1.jsonl', [assistant({ msg: 'm1', usage: usage(1, 1, 1, 1) })]);
+  const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const typo = path.join(dir, 'reprots');
+  const refused = (flag: string, given: string, missing: string, choose: string) =>
+    new RegExp(`^cachelens: ${flag} ${esc(given)}: no directory ${esc(missing)} \\(cachelens makes no directory for ${flag}; create it first, or choose another ${choose}\\)$`);
+  // each made the whole tree (reprots/2026/) without a word, and wrote the report or the store there
+  const out = path.join(typo, '2026', 'r.html');
+  await usageError(['report', logs, '--db', ':memory:', '--out', out], refused('--out', out, typo, 'FILE'));
+  const db = path.join(typo, '2026', 's.duckdb');
+  for (const cmd of [['summary'], ['whatif', 'ttl'], ['query', 'cost_by'], ['report', '--out', path.join(dir, 'r.html')]]) {
+    await usageError([...cmd, logs, '--db', db], refused('--db', db, typo, 'PATH'));
+  }
+  // relative to the working directory: named absolute
+  const r = await runCli(['report', logs, '--db', ':memory:', '--out', 'new/r.html'], { cwd: dir });
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(r.stderr.trim(), refused('--out', 'new/r.html', path.join(dir, 'new'), 'FILE'));
+  assert.deepEqual(readdirSync(dir).sort(), ['logs'], 'nothing was made');
+  // the default store's directory (~/.cache/cachelens) is the tool's own to make
+  const home = path.join(dir, 'home');
+  mkdirSync(home);
+  const ok = await runCli(['summary', logs, '--json'], { env: { HOME: home, XDG_CACHE_HOME: undefined } });
+  assert.equal(ok.code, 0, ok.stderr);
+  assert.ok(existsSync(path.join(home, '.cache', 'cachelens', 'store.duckdb')));
+  // and inside the logs, a directory not there yet is refused as inside them, made neither
+  await usageError(['report', logs, '--db', ':memory:', '--out', path.join(logs, 'new', 'r.html')], /is inside the logs being read/);
+  await usageError(['summary', logs, '--db', path.join(logs, 'new', 's.duckdb')], /is inside the logs being read/);
+  assert.deepEqual(readdirSync(logs), ['proj']);
 });
 
 test('a path flag given as --flag=~/x (which the shell leaves as it is) is below HOME, not in a directory named ~ here; ~user is left as given', { timeout: 120_000 }, async (t) => {

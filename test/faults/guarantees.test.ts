@@ -48,6 +48,8 @@ test('no command writes under the log roots or opens a network socket', async (t
   const emptyHome = path.join(dir, 'empty-home');
   const out = (name: string) => path.join(dir, 'out', name);
   const db = path.join(dir, 'out', 's.duckdb');
+  // cachelens makes no directory for --db or --out
+  mkdirSync(path.join(dir, 'out'));
   const roots = [faults, realLogs, path.join(SAMPLE_LOGS, 'projects')];
   const watched = [...roots, CHANNEL, path.join(home, '.claude')];
 

@@ -105,8 +105,10 @@ test('a store or an export whose directory cannot be made is a one-line error, n
   const dir = tempDir();
   t.after(() => removeDir(dir));
   const logs = corpus(dir);
-  const db = '/proc/cachelens-no-such/s.duckdb';
-  assertStoreError(await runCli(['summary', logs, '--db', db]), db, /cannot create the directory of store .*: ENOENT/);
+  // the default store's directory, which cachelens makes (a --db in a directory not there is refused before: no directory …)
+  const db = '/proc/cachelens-no-such/cachelens/store.duckdb';
+  assertStoreError(await runCli(['summary', logs], { env: { XDG_CACHE_HOME: '/proc/cachelens-no-such' } }), db, /cannot create the directory of store .*: ENOENT/);
+  assertStoreError(await runCli(['summary', logs, '--db', db]), db, /: no directory \/proc\/cachelens-no-such /);
   const out = '/proc/cachelens-no-such/export';
   const r = await runCli(['export', logs, '--db', path.join(dir, 'e.duckdb'), '--parquet', out]);
   assert.equal(r.code, 2, r.stderr);
@@ -206,8 +208,9 @@ test('a store whose directory cannot be created is refused in one line', async (
   mkdirSync(closed);
   // as root, permissions only bind the unprivileged user the run switches to (see helpers.runCli)
   chmodSync(closed, 0o555);
-  const db = path.join(closed, 'sub', 's.duckdb');
-  assertStoreError(await runCli(['summary', logs, '--db', db], { asNobody: true }), db, /cannot create the directory of store .*: EACCES/);
+  // the default store's, which cachelens makes (a --db in a directory not there is refused before it: no directory …)
+  const db = path.join(closed, 'cachelens', 'store.duckdb');
+  assertStoreError(await runCli(['summary', logs], { asNobody: true, env: { XDG_CACHE_HOME: closed } }), db, /cannot create the directory of store .*: EACCES/);
   // a file, or a link that leads nowhere, on the way: it said `cannot create the directory of store …: EEXIST`
   const file = path.join(dir, 'notes.txt');
   writeFileSync(file, 'mine\n');
