@@ -6,7 +6,7 @@ import type { Argv } from 'yargs';
 import type { ChainInput } from '../analyses/chain.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { clean } from '../format/table.js';
+import { shownId } from '../format/table.js';
 import { type Command, decimal, filtersLineOf, type Io, nonEmpty, numberOption, type Output, wholeNumber, withContext, withLogOptions } from './command.js';
 
 /**
@@ -73,18 +73,18 @@ export const anatomyCommand: Command = {
             const hit = all.result();
             const choose = `${given.join(' ')} ${given.length === 1 ? 'chooses' : 'choose'}`;
             if (hit !== null && !('many' in hit)) {
-              throw new UsageError(`--chain ${want}: chain ${clean(hit.hit.chainId)} has no request that ${choose}`, 'leave the filters out to see it whole, or widen them');
+              throw new UsageError(`--chain ${shownId(want)}: chain ${shownId(hit.hit.chainId)} has no request that ${choose}`, 'leave the filters out to see it whole, or widen them');
             }
             // a prefix of several chains, all left out, was 'no such chain in scope' too
             if (hit !== null) {
               const more = hit.many > hit.ids.length ? ', …' : '';
               throw new UsageError(
-                `--chain ${want} matches ${hit.many} chains (${hit.ids.map(clean).join(', ')}${more}), none with a request that ${choose}`,
+                `--chain ${shownId(want)} matches ${hit.many} chains (${hit.ids.map(shownId).join(', ')}${more}), none with a request that ${choose}`,
                 'leave the filters out or widen them, and give more of the id to name one',
               );
             }
           }
-          throw new UsageError(`--chain ${want}: no such chain in scope`);
+          throw new UsageError(`--chain ${shownId(want)}: no such chain in scope`);
         }
         if ('many' in found) throw manyChainsError(want, found);
         const detail = chainDetail(found.hit, options);

@@ -342,6 +342,16 @@ export function fit(s: string, max = MAX_CELL_WIDTH): string {
 }
 
 /**
+ * An id (a --chain, --session or replay target as given, or one a transcript holds) as an error or a
+ * notice names it: cleaned, and cut in the middle with '…' to MAX_CELL_WIDTH columns as a table's id
+ * cell is (fit): an id of 600 characters was printed whole, in a line of 600 columns.
+ * Example: shownId('ab'.repeat(300)) → 'abab…abab' (120 columns); shownId('x\x1b[31m') → 'x?[31m'.
+ */
+export function shownId(s: string): string {
+  return fit(clean(s));
+}
+
+/**
  * Prose as wide as `max` columns at most: a wider one keeps its start, cut with '…' at its end, as a
  * sentence is read (fit() keeps both ends, for an id or a path).
  * Example: fitEnd('weight and USD by day, project, model or agent type.', 24) → 'weight and USD by day, …'.

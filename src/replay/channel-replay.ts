@@ -19,6 +19,7 @@ import { ProcessPool, type Delivery } from './process.js';
 import { FETCH_ROWS, renderContext } from './render.js';
 import { commonPrefixTokens, requestOf, SegmentList } from './request.js';
 import { UsageError } from '../errors.js';
+import { shownId } from '../format/table.js';
 import { ENCODINGS, SegmentTokenizer, type EncodingName, type Segment, type TokenizerWork } from './tokenizer.js';
 import { WatermarkStore, type StagedRows, type WatermarkKey } from './watermark.js';
 import { flaggedModelPrice, loadPriceTable, type ModelPrice, type PriceTable } from '../pricing/pricing.js';
@@ -253,7 +254,7 @@ function validate(opts: ChannelReplayOptions): void {
     if (!CHANNEL_STRATEGIES.includes(s)) throw new UsageError(`unknown strategy ${String(s)}`, `use ${CHANNEL_STRATEGIES.join(', ')}`);
   }
   // '' or '@' made every lone "@" in a text a mention, and a message with an empty author the agent's
-  if (opts.agent !== undefined && !/^@?[^\s@]+$/.test(opts.agent)) throw new UsageError(`--agent ${opts.agent}: expected a handle such as @claude (no spaces, one @)`);
+  if (opts.agent !== undefined && !/^@?[^\s@]+$/.test(opts.agent)) throw new UsageError(`--agent ${shownId(opts.agent)}: expected a handle such as @claude (no spaces, one @)`);
   if (opts.model !== undefined) flaggedModelPrice(opts.prices ?? loadPriceTable(), opts.model, '--model');
   const idle = opts.idleReapMinutes;
   if (idle !== undefined && idle !== null && !(idle > 0 && Number.isFinite(idle * 60_000))) throw new UsageError(`--idle-reap must be a positive, finite duration, got ${idle}`);

@@ -7,6 +7,7 @@ import { type Stats, realpathSync, statSync } from 'node:fs';
 import { basename, resolve, sep } from 'node:path';
 import { chainShortId, chainSideId } from '../analyses/chain.js';
 import { UsageError } from '../errors.js';
+import { shownId } from '../format/table.js';
 import type { Store } from '../store/store.js';
 
 export interface LocatedChain {
@@ -211,7 +212,7 @@ async function findChain(store: Store, id: string, chain?: string): Promise<Omit
   // an inline sidechain's bare uuid, or a subagent's agent id (`a2898e3`, `acompact-e1f845`), or a prefix of one
   // (`replay session f4ab`, `a2898`), when it names no session: as `anatomy --chain a2898e3` takes it, and as
   // `side:f4ab` names it here; a session's id still comes first
-  return sessionChain(store, id, chain, () => sideChain(store, id, chain, `no session ${id} in the logs read`));
+  return sessionChain(store, id, chain, () => sideChain(store, id, chain, `no session ${shownId(id)} in the logs read`));
 }
 
 /** The chain (`chain`, else the main one) of the session `id` names: its id, a unique prefix, a cut id, in any case. */
@@ -237,23 +238,23 @@ async function sessionChain(store: Store, id: string, chain?: string, orElse?: (
   const folded = rows.length === 0;
   if (folded) rows = await find(true);
   if (rows.length === 0 && orElse) return orElse();
-  if (rows.length === 0) throw new UsageError(`no session ${id} in the logs read`, 'give a session id (or a unique prefix) from `cachelens sessions`, or a transcript path');
+  if (rows.length === 0) throw new UsageError(`no session ${shownId(id)} in the logs read`, 'give a session id (or a unique prefix) from `cachelens sessions`, or a transcript path');
   // folded, two ids that differ in case alone are both the id: the sessions' count below says so
   const exacts = rows.filter((r) => (folded ? r.chain_id.toLowerCase() === id.toLowerCase() : r.chain_id === id));
   if (new Set(exacts.map((r) => r.chain_id)).size === 1 && !chain) return exacts[0]!;
   const sessions = [...new Set(rows.map((r) => r.session_id))];
-  if (sessions.length > 1) throw new UsageError(`session ${id} matches ${sessions.length} sessions (${sessions.slice(0, 3).join(', ')}${sessions.length > 3 ? ', …' : ''}); give more of the id`);
+  if (sessions.length > 1) throw new UsageError(`session ${shownId(id)} matches ${sessions.length} sessions (${sessions.slice(0, 3).map(shownId).join(', ')}${sessions.length > 3 ? ', …' : ''}); give more of the id`);
   if (chain) {
     // as the session id: as typed, then in any case when that names no chain
     const m = chainNamed(rows, chain, (r) => [r.chain_id, r.agent_id]);
     if (m && 'hit' in m) return m.hit;
-    if (m) throw manyChainsError(chain, m, '', ` of session ${sessions[0]}`);
-    throw new UsageError(`--chain ${chain}: no such chain in session ${sessions[0]}`);
+    if (m) throw manyChainsError(chain, m, '', ` of session ${shownId(sessions[0]!)}`);
+    throw new UsageError(`--chain ${shownId(chain)}: no such chain in session ${shownId(sessions[0]!)}`);
   }
   const main = rows.find((r) => r.kind === 'main' && r.requests > 0);
   if (main) return main;
   const busiest = [...rows].sort((a, b) => b.requests - a.requests)[0]!;
-  if (busiest.requests === 0) throw new UsageError(`session ${sessions[0]} has no requests to replay`);
+  if (busiest.requests === 0) throw new UsageError(`session ${shownId(sessions[0]!)} has no requests to replay`);
   return busiest;
 }
 
@@ -265,7 +266,7 @@ async function sessionChain(store: Store, id: string, chain?: string, orElse?: (
  * Example: 'side:f4ab' or 'f4ab' → fe5e1c67-…:side:f4ab2bf6-…; 'a2898' → 4d5611e5-…:a2898e3;
  * 'side:f4' → "side:f4 matches 2 sidechains (…); give more of the id".
  */
-async function sideChain(store: Store, want: string, chain?: string, none = `no sidechain ${want} in the logs read`): Promise<Omit<LocatedChain, 'elsewhere'>> {
+async function sideChain(store: Store, want: string, chain?: string, none = `no sidechain ${shownId(want)} in the logs read`): Promise<Omit<LocatedChain, 'elsewhere'>> {
   const rows = (await store.all(
     `SELECT c.chain_id, c.session_id, c.agent_id, c.kind, c.requests, f.path
      FROM chains c JOIN files f ON f.file_id = c.file_id
@@ -277,7 +278,7 @@ async function sideChain(store: Store, want: string, chain?: string, none = `no 
   // the chains a prefix fits, named as such: inline sidechains ('sidechains', as before), subagents, or both ('chains')
   const side = m && 'many' in m ? rows.filter((r) => m.ids.includes(r.chain_id)) : [];
   const kind = side.every((r) => r.agent_id === null) ? 'sidechains' : side.every((r) => r.agent_id !== null) ? 'subagent chains' : 'chains';
-  if ('many' in m) throw new UsageError(`${want} matches ${m.many} ${kind} (${m.ids.join(', ')}${m.many > m.ids.length ? ', …' : ''}); give more of the id`);
+  if ('many' in m) throw new UsageError(`${shownId(want)} matches ${m.many} ${kind} (${m.ids.map(shownId).join(', ')}${m.many > m.ids.length ? ', …' : ''}); give more of the id`);
   // its session by its whole id, never through findChain again: a session id beginning `side:` looped
   return chain ? sessionChain(store, m.hit.session_id, chain) : m.hit;
 }
@@ -418,7 +419,7 @@ const MANY_SHOWN = 3;
  */
 export function manyChainsError(want: string, m: { many: number; ids: readonly string[] }, where = '', of = ''): UsageError {
   const more = m.many > m.ids.length ? ', …' : '';
-  return new UsageError(`${where}--chain ${want} matches ${m.many} chains${of} (${m.ids.join(', ')}${more}); give more of the id`);
+  return new UsageError(`${where}--chain ${shownId(want)} matches ${m.many} chains${of} (${m.ids.map(shownId).join(', ')}${more}); give more of the id`);
 }
 
 /** The chain `want` names among `items` (`ids` gives an item's chain id and agent id), as ChainMatch finds it. */

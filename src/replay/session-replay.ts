@@ -10,7 +10,7 @@
 import { UsageError } from '../errors.js';
 import { longText } from '../ingest/line.js';
 import { SHORT_STRING } from '../ingest/project.js';
-import { clean, int } from '../format/table.js';
+import { clean, int, shownId } from '../format/table.js';
 import { loadPriceTable, type PriceTable } from '../pricing/pricing.js';
 import { type Pause, pauses } from './pauses.js';
 import { fitConversationScale, type ConversationCalibration } from './session-calibrate.js';
@@ -243,7 +243,7 @@ export function pickChain(chains: readonly TranscriptChain[], want?: string, fil
     if (m && 'hit' in m) return m.hit;
     if (m) throw manyChainsError(want, m, named);
     // the transcript named, as when it has no request (it said only '--chain X: no such chain in this transcript')
-    throw new UsageError(`${named}--chain ${want}: no such chain in this transcript`);
+    throw new UsageError(`${named}--chain ${shownId(want)}: no such chain in this transcript`);
   }
   const main = withRequests.find((c) => c.kind === 'main');
   if (main) return main;

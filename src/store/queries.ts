@@ -7,6 +7,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
+import { shownId } from '../format/table.js';
 import type { QueryTable, Row, Store } from './store.js';
 
 export const QUERIES_DIR = fileURLToPath(new URL('../../queries/', import.meta.url));
@@ -24,13 +25,13 @@ export function isBundledName(nameOrPath: string): boolean {
 
 export function querySql(nameOrPath: string): string {
   const user = nameOrPath.endsWith('.sql');
-  if (!user && !isBundledName(nameOrPath)) throw new UsageError(`no such query: ${nameOrPath}`, 'cachelens query --list shows the bundled ones; a query of your own is a path ending in .sql');
+  if (!user && !isBundledName(nameOrPath)) throw new UsageError(`no such query: ${shownId(nameOrPath)}`, 'cachelens query --list shows the bundled ones; a query of your own is a path ending in .sql');
   const path = user ? nameOrPath : join(QUERIES_DIR, `${nameOrPath}.sql`);
   let sql = cache.get(path);
   if (sql === undefined) {
     if (!existsSync(path)) {
       if (user) throw new UsageError(`no such file: ${nameOrPath}`, 'a query of your own is the path of an existing .sql file');
-      throw new UsageError(`no such query: ${nameOrPath}`, 'cachelens query --list shows the bundled ones');
+      throw new UsageError(`no such query: ${shownId(nameOrPath)}`, 'cachelens query --list shows the bundled ones');
     }
     // a directory named x.sql (or a device, a pipe) ended in an internal error and its stack
     if (user && !statSync(path).isFile()) throw new UsageError(`not a file: ${nameOrPath}`, 'a query of your own is the path of an existing .sql file');

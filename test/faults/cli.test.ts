@@ -452,3 +452,44 @@ test('a path flag given as --flag=~/x (which the shell leaves as it is) is below
   for (const f of ['s.duckdb', 's.duckdb.listing', 'r.html', 'exp']) assert.ok(existsSync(path.join(home, f)), f);
   await usageError(['summary', '~/logs', '--db=:memory:', '--pricing=~nobody/p.json'], /--pricing ~nobody\/p\.json: no such file/);
 });
+
+test('a very long id given (--chain, --session, a replay target, --agent, a query name) or held (sessions a prefix fits) is cut to 120 columns with … in an error, escaped', { timeout: 120_000 }, async (t) => {
+  const dir = tempDir();
+  t.after(() => removeDir(dir));
+  const logs = path.join(dir, 'logs');
+  // two sessions whose ids of 502 characters share a prefix, as an ambiguous one names them
+  const held = (n: number) => `pq${'q'.repeat(499)}${n}`;
+  writeLog(logs, 'proj/s1.jsonl', [1, 2].map((n) => assistant({ msg: `m${n}`, session: held(n), usage: usage(1, 1, 1, 1) })));
+  const given = `${'ab'.repeat(300)}\u001b[31m`;
+  const channel = path.join(repoRoot, 'sample-logs/channels/backend.jsonl');
+  const cases: [string[], string][] = [
+    [['anatomy', logs, '--db', ':memory:', '--chain', given], '--chain '],
+    [['replay', 'session', given, logs, '--db', ':memory:'], 'no session '],
+    [['replay', 'session', 'top', logs, '--db', ':memory:', '--chain', given], '--chain '],
+    [['replay', 'session', path.join(logs, 'proj/s1.jsonl'), '--chain', given], '--chain '],
+    [['report', logs, '--db', ':memory:', '--session', given, '--out', path.join(dir, 'r.html')], 'no session '],
+    [['query', given, logs, '--db', ':memory:'], 'no such query: '],
+    [['replay', 'channel', channel, '--agent', `@${given} x`], '--agent @'],
+    [['replay', 'session', 'pqqq', logs, '--db', ':memory:'], 'session pqqq matches 2 sessions ('],
+  ];
+  for (const [args, before] of cases) {
+    const r = await runCli(args);
+    assert.equal(r.code, 2, r.stderr);
+    const lines = r.stderr.split('\n').filter(Boolean);
+    assert.equal(lines.length, 1, r.stderr);
+    const line = lines[0]!;
+    // its id: the start and the end kept about a '…', 120 columns in all, the escape shown as ?
+    assert.ok(line.length < 400, `${args.join(' ').slice(0, 60)}: ${line.length} characters: ${line.slice(0, 300)}`);
+    assert.ok(!line.includes('\u001b'), line);
+    const id = line.slice(line.indexOf(before) + before.length).split(/[: )]/)[0]!;
+    if (before.includes('matches')) {
+      for (const n of [1, 2]) assert.ok(line.includes(`${held(n).slice(0, 40)}`) && line.includes(`${held(n).slice(-40)}`), line);
+      assert.equal((line.match(/…/g) ?? []).length, 2, line);
+      continue;
+    }
+    assert.ok(id.includes('…') && id.startsWith('abab') && id.endsWith('?[31m'), `${args[0]}: ${id}`);
+    // (--agent's value is cut whole: `@…?[31m x`)
+    if (before === '--agent @') assert.ok([...id].length < 120, id);
+    else assert.equal([...id].length, 120, id);
+  }
+});
