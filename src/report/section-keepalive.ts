@@ -4,7 +4,7 @@ import { fmtInt, fmtSignedPct, fmtUsd } from './format.js';
 import { html, sortableTable } from './html.js';
 import { andList as list, type ChartSink, type SectionOutput } from './section.js';
 
-const label = (b: number | null) => (b === null ? '∞' : String(b));
+const label = (b: number | null) => (b === null ? '∞' : fmtInt(b));
 
 /** A budget as the tie reads it: pings per gap (null = unbounded), what it nets, and the pings it sends when known. */
 export interface NetOfBudget {

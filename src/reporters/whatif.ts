@@ -308,8 +308,9 @@ function unpricedModels(models: readonly string[]): string {
   return `${models.length === 1 ? 'an unpriced model' : 'unpriced models'} (${models.map((m) => fit(clean(m))).join(', ')})`;
 }
 
+/** A budget with thousands separators, as every count is printed (`--budget 1000000` read 1000000 in the table and the lines). */
 function budgetLabel(b: number | 'inf'): string {
-  return b === 'inf' ? '∞' : String(b);
+  return b === 'inf' ? '∞' : int(b);
 }
 
 /** Whole seconds as integers, fractions as given (an interval of 128.2 s is not "128 s"). */

@@ -141,6 +141,23 @@ test('formatKeepalive: the best budget per bucket, and an interval with a fracti
   assert.match(ka, /^kind\s+main\s+1\s+3\s+1\s+1\s+1\s+35,450\s+12,51[23]\s+\$0\.0626\s+\+35\.30%$/m);
 });
 
+test('formatKeepalive: a budget of a million (--budget 1000000) has thousands separators, as every count, in its table and lines; tiePhrase too', () => {
+  const specs = { weightsFor, budgets: [1_000_000] };
+  const ka = formatKeepalive(whatifKeepalive([chain('A', chainASpecs)], specs));
+  // it read 1000000 in the budget column, 'at 1000000 pings per gap' and 'By bucket, at budget 1000000'
+  assert.doesNotMatch(ka, /1000000/);
+  assert.match(ka, /^1,000,000\s/m);
+  assert.match(ka, /^at 1,000,000 pings per gap: /m);
+  assert.match(ka, /^By bucket, at budget 1,000,000$/m);
+  const many = formatKeepalive(whatifKeepalive([chain('A', chainASpecs)], { weightsFor, budgets: [0, 1_000, 1_000_000] }));
+  assert.doesNotMatch(many, /1000000|\b1000\b/);
+  // a tie names its budgets so too, in the lines above and in the report
+  const b = (budget: number | null) => ({ budget, netSavingUsd: 1, netSavingWeight: 1, pings: 1 });
+  const budgets = [b(0), b(1_000), b(2_000), b(5_000)];
+  assert.equal(tiePhrase(budgets.slice(0, 3), budgets[1]!, [budgets[2]!]), ' (every larger budget nets the same)');
+  assert.match(tiePhrase(budgets, budgets[0]!, [budgets[1]!, budgets[3]!]), /budgets 1,000 and 5,000 net the same/);
+});
+
 test('TTL verdict by USD: weights of models with different base prices do not add up to one cost', () => {
   // S (sonnet, $3/M): a cold write of 8,000 → +6,000 wt (+$0.018) at 1 hour.
   // O (opus, $5/M): 10,000 written, re-written 10 minutes later (expiry) → read at 1 hour: −4,000 wt (−$0.020).
