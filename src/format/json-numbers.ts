@@ -12,7 +12,8 @@
  * decimals: the same rule holds for $0.00000008 (one cache-read token of Haiku 3.5) and for a
  * weight of 10⁹, and for shares and ratios, whose digits past the 12th no one reads.
  *
- * Integers (token counts, request counts, epoch milliseconds) are never changed, a number never
+ * From 10¹² a number keeps its whole part and two decimals (JSON_LARGE_DECIMALS): 12 digits rounded
+ * the units of a weight in a corpus of 10¹² tokens. Integers (token counts, request counts, epoch milliseconds) are never changed, a number never
  * becomes null (NaN and ±Infinity are null in JSON as they were), and the rule is a function of
  * the number alone, so equal results still print byte-identical JSON (cold, warm and append runs).
  *
@@ -23,10 +24,26 @@
 /** Significant digits kept of a non-integer number in `--json`. */
 export const JSON_DIGITS = 12;
 
-/** `x` as `--json` prints it (see the module's comment). */
+/**
+ * Decimals kept beyond the whole part of a number too large for JSON_DIGITS to reach its units
+ * (from 10¹²): two, a weight's (a multiple of 0.05). Those numbers' sums come from the store's
+ * DECIMAL(38, 15) (exact, then one rounding to a double: under 0.001 off below 2⁵³) or from a
+ * few thousand double additions, whose error is far below 0.005 up to 10¹³.
+ */
+export const JSON_LARGE_DECIMALS = 2;
+
+/**
+ * `x` as `--json` prints it (see the module's comment): JSON_DIGITS significant digits, and never
+ * fewer than its whole part and JSON_LARGE_DECIMALS: a weight of 8,827,349,978,442.05 (tokens in a
+ * corpus of 10¹² of them) was 8827349978440, 12 digits, in --json and every table.
+ * Example: jsonNumber(8827349978442.05) === 8827349978442.05; jsonNumber(1234567890123.4999) === 1234567890123.5.
+ */
 export function jsonNumber(x: number): number {
   if (Number.isInteger(x) || !Number.isFinite(x)) return x;
-  return Number(x.toPrecision(JSON_DIGITS));
+  const whole = Math.abs(x) < 1 ? 0 : Math.floor(Math.log10(Math.abs(x))) + 1;
+  const digits = Math.max(JSON_DIGITS, whole + JSON_LARGE_DECIMALS);
+  // past 17 digits every double reads back as itself: x is written as it is
+  return digits >= 17 ? x : Number(x.toPrecision(digits));
 }
 
 /** A JSON.stringify replacer that writes every number as jsonNumber does. */

@@ -133,3 +133,39 @@ test('summary --json: a cold, a warm and an append run (answered without DuckDB)
   const after = run(db);
   assert.equal(after.out, appended.out);
 });
+
+test('summary, sessions and blocks of 10¹² tokens: totals exact in --json and in the tables (they were rounded to 12 digits: 8,827,349,978,440)', () => {
+  // 1,201 requests of just under 10⁹ tokens of each kind (more is invalid_usage): 1.2·10¹² of each
+  const n = 1_201;
+  const u = { input: 999_999_999, output: 999_999_997, write5m: 999_999_999, read: 999_999_993 };
+  const lines = Array.from({ length: n }, (_, i) => JSON.stringify({
+    type: 'assistant', sessionId: 's1', timestamp: new Date(Date.UTC(2025, 2, 1, 10) + i * 1_000).toISOString(), requestId: `req_${i}`,
+    message: {
+      id: `m${i}`, model: 'claude-opus-4-6', role: 'assistant', content: [{ type: 'text', text: 'ok' }],
+      usage: { input_tokens: u.input, output_tokens: u.output, cache_creation_input_tokens: u.write5m, cache_read_input_tokens: u.read, cache_creation: { ephemeral_5m_input_tokens: u.write5m, ephemeral_1h_input_tokens: 0 } },
+    },
+  }));
+  const root = tempDir();
+  writeFileSync(path.join(root, 's1.jsonl'), lines.join('\n') + '\n');
+  // the weight in hundredths, exactly: input ×1, output ×5 (Opus 4.6), 5m write ×1.25, read ×0.1
+  const hundredths = BigInt(n) * (100n * BigInt(u.input) + 500n * BigInt(u.output) + 125n * BigInt(u.write5m) + 10n * BigInt(u.read));
+  const weight = Number(hundredths) / 100;
+  assert.ok(weight > 1e12 && weight < Number.MAX_SAFE_INTEGER && !Number.isInteger(weight));
+  const tokens = BigInt(n) * BigInt(u.input);
+  const grouped = (x: bigint) => x.toString().replace(/\B(?=(\d{3})+$)/g, ',');
+  // halves up, as int() rounds
+  const shownWeight = grouped((hundredths + 50n) / 100n);
+  const summary = cli(['summary', root, '--db', ':memory:', '--json']);
+  assert.equal(summary.code, 0, summary.stderr);
+  const totals = JSON.parse(summary.stdout).totals;
+  assert.equal(totals.weight, weight);
+  assert.equal(totals.input, Number(tokens));
+  const sessions = JSON.parse(cli(['sessions', root, '--db', ':memory:', '--json']).stdout);
+  assert.equal(sessions.sessions[0].weight, weight);
+  for (const cmd of [['summary'], ['sessions'], ['blocks']]) {
+    const text = cli([...cmd, root, '--db', ':memory:', '--wide']);
+    assert.equal(text.code, 0, text.stderr);
+    assert.ok(text.stdout.includes(shownWeight), `${cmd[0]} shows ${shownWeight}:\n${text.stdout}`);
+  }
+  assert.ok(cli(['summary', root, '--db', ':memory:']).stdout.includes(grouped(tokens)));
+});
