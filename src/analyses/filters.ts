@@ -19,7 +19,8 @@ export interface Filters {
  * process's, so no word is needed (it said Node could not read TZ=utc, and counted days in UTC anyway).
  * `warning`: TZ names no zone Node could read (`EST5EDT,M3.2.0,M11.1.0`, `JST-9`, a zoneinfo path),
  * or the system's zone is unknown; Node then takes UTC, Etc/Unknown or no zone
- * at all, and days would come out in UTC rather than in the zone meant without a word.
+ * at all, and days would come out in UTC rather than in the zone meant without a word. Or TZ is a
+ * short name (TZ=est): the zone it is read as, said (abbreviationNote).
  */
 export function localTimezone(tz: string | undefined = process.env.TZ): { zone: string; warning?: string } {
   const resolved = Intl.DateTimeFormat().resolvedOptions().timeZone as string | undefined;
@@ -32,9 +33,9 @@ export function localTimezone(tz: string | undefined = process.env.TZ): { zone: 
   const given = tz.startsWith(':') ? tz.slice(1) : tz;
   const named = zoneOf(given);
   // shown by the name --timezone would show it by: TZ=Europe/Kyiv is Europe/Kyiv, not ICU's Europe/Kiev
-  if (known !== undefined && named === known) return { zone: zoneName(given, known) };
+  if (known !== undefined && named === known) return { zone: zoneName(given, known), warning: abbreviationNote(given, `TZ=${tz}`) };
   // read only in another case (TZ=utc): as --timezone utc takes it
-  if (named !== undefined) return { zone: zoneName(given, named) };
+  if (named !== undefined) return { zone: zoneName(given, named), warning: abbreviationNote(given, `TZ=${tz}`) };
   return { zone, warning: `cachelens: TZ=${tz} is not a time zone name Node can read (an IANA name such as America/New_York): ${give}` };
 }
 
@@ -113,7 +114,36 @@ export function parseTimezone(tz: string | undefined, flag = '--timezone', notic
   }
   const zone = zoneOf(tz);
   if (zone === undefined) throw new UsageError(`${named(flag, tz)}: not a known IANA time zone (e.g. UTC, Europe/Berlin)`);
+  const note = abbreviationNote(tz, named(flag, tz));
+  if (note !== undefined && notice !== undefined) notice(note);
   return zoneName(tz, zone);
+}
+
+/**
+ * The note on a zone given by a short name (`est`, `PST`, `BST`, `IST`): ICU reads each as one zone,
+ * often not the one meant: EST is UTC−5 all year (America/Panama), not US Eastern time with its
+ * daylight saving, and BST is Bangladesh's, not British Summer Time. Days were counted in it without
+ * a word; the note names the zone and its offsets now (January's and July's), and how to name a
+ * region. Undefined for a longer name, a UTC name (UTC, GMT, UCT) or a name Intl does not read.
+ * Example: ('est', '--timezone est') → 'cachelens: --timezone est is read as the zone America/Panama,
+ * UTC-05:00 all year; a short name stands for one zone, whatever else it may mean: for a region's
+ * local time give its name, such as America/New_York'.
+ */
+export function abbreviationNote(given: string, said: string, now = Date.now()): string | undefined {
+  const name = given.startsWith(':') ? given.slice(1) : given;
+  if (!/^[A-Za-z]{3,4}$/.test(name) || UTC_NAMES.has(name.toLowerCase())) return undefined;
+  const zone = zoneOf(name);
+  if (zone === undefined) return undefined;
+  const year = new Date(now).getUTCFullYear();
+  const [winter, summer] = [0, 6].map((month) => offsetOf(zone, Date.UTC(year, month, 1)));
+  const offsets = winter === summer ? `${winter} all year` : `${winter} in January, ${summer} in July`;
+  return `cachelens: ${said} is read as the zone ${zone}, ${offsets}; a short name stands for one zone, whatever else it may mean: for a region's local time give its name, such as America/New_York`;
+}
+
+/** A zone's offset from UTC at `t` as `UTC-05:00` (`UTC` at 0). */
+function offsetOf(zone: string, t: number): string {
+  const part = new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'longOffset' }).formatToParts(t).find((p) => p.type === 'timeZoneName');
+  return (part?.value ?? 'GMT').replace(/^GMT/, 'UTC');
 }
 
 /**

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { assistant, cli, userPrompt, writeCorpus } from '../helpers/corpus.js';
-import { parseDay } from '../../src/analyses/filters.js';
+import { abbreviationNote, parseDay } from '../../src/analyses/filters.js';
 
 // 23:50 writes 50,000 1-hour tokens; 00:01 reads them (w 0); 00:10 rewrites all 50,000 at 1 hour:
 // a break (9 minutes, under the 1-hour TTL in force), not a cold start or an expiry.
@@ -123,6 +123,34 @@ test('without --timezone, days are in the zone TZ names; a TZ Node cannot read s
   }
   // untrusted text in TZ is escaped on stderr as anywhere else
   assert.match(days({ TZ: 'x\u001b[31my' }).stderr, /^cachelens: TZ=x\?\[31my is not/);
+});
+
+test('a zone given by a short name (TZ=est, --timezone est, BST) is the zone ICU reads it as, said in one line on stderr with its offsets: not a crash, not UTC, not silent', () => {
+  const run = (env: NodeJS.ProcessEnv, extra: string[] = []) => {
+    const r = cli(['summary', dir, '--db', ':memory:', '--json', ...extra], env);
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout);
+    return { zone: out.filters.timezone as string, days: out.by_day.map((d: any) => `${d.day}:${d.requests}`).join(' '), lines: r.stderr.split('\n').filter(Boolean) };
+  };
+  // EST is UTC-5 all year (America/Panama, no daylight saving): days were counted so without a word, where US Eastern time was likely meant
+  const panama = run({ TZ: 'UTC' }, ['--timezone', 'America/Panama']).days;
+  const notes: [NodeJS.ProcessEnv, string[], string, string][] = [
+    [{ TZ: 'est' }, [], 'TZ=est', 'America/Panama'],
+    [{ TZ: 'UTC' }, ['--timezone', 'est'], '--timezone est', 'America/Panama'],
+    [{ TZ: 'UTC' }, ['--timezone', 'EST'], '--timezone EST', 'EST'],
+  ];
+  for (const [env, extra, said, zone] of notes) {
+    const got = run(env, extra);
+    assert.deepEqual([got.zone, got.days], [zone, panama], said);
+    assert.deepEqual(got.lines, [`cachelens: ${said} is read as the zone America/Panama, UTC-05:00 all year; a short name stands for one zone, whatever else it may mean: for a region's local time give its name, such as America/New_York`]);
+  }
+  // --timezone given: TZ is not read, and not mentioned
+  assert.deepEqual(run({ TZ: 'est' }, ['--timezone', 'UTC']).lines, []);
+  // BST is Bangladesh's to ICU, not British Summer Time; PST has daylight saving, and both offsets are said
+  assert.equal(abbreviationNote('BST', '--timezone BST'), "cachelens: --timezone BST is read as the zone Asia/Dhaka, UTC+06:00 all year; a short name stands for one zone, whatever else it may mean: for a region's local time give its name, such as America/New_York");
+  assert.match(abbreviationNote('pst', 'TZ=pst', Date.UTC(2026, 0, 1))!, /^cachelens: TZ=pst is read as the zone America\/Los_Angeles, UTC-08:00 in January, UTC-07:00 in July; /);
+  // a region's name, a UTC name, a name Intl does not read: no note (the last is an error or TZ's own line)
+  for (const name of ['America/New_York', 'Japan', 'UTC', 'gmt', 'UCT', 'Zulu', 'EST5EDT', 'XYZQ']) assert.equal(abbreviationNote(name, name), undefined, name);
 });
 
 test('--timezone in another case (asia/tokyo) goes by its canonical name: in titles, --json and the days DuckDB counts', () => {
