@@ -150,7 +150,7 @@ export const reportCommand: Command = {
   describe: 'write the self-contained HTML report (default ./cachelens-report-<date>.html)',
   options: (y: Argv) =>
     withLogOptions(y)
-      .option('out', { type: 'string', requiresArg: true, describe: 'where to write the report' })
+      .option('out', { type: 'string', requiresArg: true, describe: 'where to write the report (default ./cachelens-report-<date>.html; its directory must be there)' })
       .option('open', { type: 'boolean', describe: 'open it in the default browser' })
       // one value per flag (repeat the flag for more): a list would take the paths after it
       .option('channel', { type: 'string', array: true, nargs: 1, describe: 'also replay this channel log into the report (repeatable)' })

@@ -51,7 +51,7 @@ export const startCommand: Command = {
   options: (y) =>
     y
       .option('db', { type: 'string', requiresArg: true, describe: 'DuckDB store file (default ~/.cache/cachelens/store.duckdb; :memory: for none)' })
-      .option('out', { type: 'string', requiresArg: true, describe: 'where to write the report (default ./cachelens-report-<date>.html)' })
+      .option('out', { type: 'string', requiresArg: true, describe: 'where to write the report (default ./cachelens-report-<date>.html; its directory must be there)' })
       .option('json', { type: 'boolean', describe: 'print the report\'s path, failed sections and totals as JSON' }),
   async run(argv, io) {
     const { paths, sample, denied, looked } = startRoots(io);

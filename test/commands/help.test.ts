@@ -122,3 +122,30 @@ test('--help lists each command\'s positionals in the order its usage line gives
     assert.deepEqual(listed, usage, `${name} --help`);
   }
 });
+
+test('README\'s command table and its list of the options every command takes name each command\'s --help options, and no other', () => {
+  const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
+  // the options the paragraph above the table says every command that reads logs takes, and the commands that take only some
+  const paragraph = readme.slice(readme.indexOf('Every command that reads logs takes'), readme.indexOf('Every command takes `--wide`'));
+  const common = new Set(['--json', '--since', '--until', '--project', '--timezone', '--db', '--pricing', '--rebuild']);
+  for (const o of common) assert.ok(paragraph.includes(o), `${o} in README's paragraph`);
+  const only = new Map([...paragraph.matchAll(/`((?:start|replay \w+))`\s+(?:takes\s+)?only\s+((?:`--[\w-]+`(?:,\s+|\s+and\s+)?)+)/g)].map((m) => [m[1]!, new Set(m[2]!.match(/--[\w-]+/g))]));
+  // the usage cells of the table: `cachelens CMD [options]`, one per command
+  const rows = new Map<string, Set<string>>();
+  for (const line of readme.split('\n')) {
+    const cell = /^\| (.*?) \| /.exec(line)?.[1];
+    if (cell === undefined) continue;
+    for (const m of cell.matchAll(/`(?:npm start \/ )?cachelens ([a-z]+(?: (?:ttl|keepalive|channel|session))?)([^`]*)`/g)) rows.set(m[1]!, new Set([...(m[2]!.match(/--[a-z][\w-]*/g) ?? []), ...(m[1] === 'query' ? ['--list'] : [])]));
+  }
+  for (const words of invocations(commands)) {
+    const cmd = words.join(' ');
+    const row = rows.get(cmd);
+    assert.ok(row, `README's table has a row for cachelens ${cmd}`);
+    const help = cli([...words, '--help'], { COLUMNS: '100' }).stdout;
+    const listed = new Set([...help.matchAll(/^\s+(?:-\w, )?(--[\w-]+)/gm)].map((m) => m[1]!).filter((o) => !['--version', '--help', '--wide'].includes(o)));
+    const takes = only.get(cmd) ?? common;
+    for (const o of row) assert.ok(listed.has(o), `README names cachelens ${cmd} ${o}, which its --help does not list`);
+    for (const o of listed) assert.ok(row.has(o) || takes.has(o), `cachelens ${cmd} --help lists ${o}, which README's row and paragraph do not name`);
+    for (const o of takes) assert.ok(listed.has(o), `README says cachelens ${cmd} takes ${o}, which its --help does not list`);
+  }
+});
