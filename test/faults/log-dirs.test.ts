@@ -69,7 +69,8 @@ test('--db inside the logs being read, or inside a Claude Code projects/ directo
   for (const f of readdirSync(cache)) copyFileSync(path.join(cache, f), path.join(projects, f.replace(/^store/, 'x')));
   assert.ok(existsSync(path.join(projects, 'x.duckdb.answers')));
   for (const cmd of ['summary', 'sessions']) await refused([cmd, '--db', path.join(projects, 'x.duckdb')], inLogs(path.join(projects, 'x.duckdb'), projects), trees, { env });
-  // elsewhere, and :memory:, are fine
+  // elsewhere, and :memory:, are fine (a --db's directory must be there: cachelens makes none)
+  mkdirSync(path.join(dir, 'store'));
   for (const db of [path.join(dir, 'store/s.duckdb'), ':memory:']) {
     const r = await runCli(['summary', logs, '--db', db, '--json'], { env });
     assert.equal(r.code, 0, r.stderr);
