@@ -182,6 +182,15 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
   // run), to have it should the handler fail; ours never show help on failure (fail() above throws).
   (parser as unknown as YargsInternals).getInternalMethods().getUsageInstance().cacheHelpMessage = () => undefined;
   try {
+    // `summry --help` printed cachelens' own help, exit 0, as if summry were a command: said as without --help
+    const end = args.indexOf('--');
+    if ((end === -1 ? args : args.slice(0, end)).some((a) => a === '--help' || a === '-h')) {
+      const unknown = unknownCommand(args, commands, false);
+      if (unknown !== undefined) {
+        const level = commandNamed(args, commands)?.path;
+        throw new UsageError(`Unknown argument: ${unknown}`, `cachelens ${level ? `${level} ` : ''}--help lists the commands`);
+      }
+    }
     await parser.parseAsync();
   } catch (err) {
     progress?.clear();
@@ -233,9 +242,9 @@ function notOwnFlags(y: Argv): Argv {
 /**
  * The first word of `args` that is not a command where a command is expected (undefined if none is).
  * A word right after an option (`--db x summry`) is most likely that option's value: it is named
- * only when no other word is the unknown one.
+ * only when no other word is the unknown one (never, with `orOptionValue` false).
  */
-function unknownCommand(args: string[], level: Command[]): string | undefined {
+function unknownCommand(args: string[], level: Command[], orOptionValue = true): string | undefined {
   let afterOption: string | undefined;
   for (const [i, word] of args.entries()) {
     if (word.startsWith('-')) continue;
@@ -246,10 +255,10 @@ function unknownCommand(args: string[], level: Command[]): string | undefined {
       continue;
     }
     const prev = args[i - 1];
-    if (prev === undefined || !prev.startsWith('-') || prev.includes('=')) return word;
+    if (prev === undefined || !prev.startsWith('-') || prev.includes('=') || FLAGS.includes(prev.replace(/^--?/, ''))) return word;
     afterOption ??= word;
   }
-  return afterOption;
+  return orOptionValue ? afterOption : undefined;
 }
 
 /**

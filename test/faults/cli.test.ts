@@ -61,6 +61,16 @@ test('unknown flags and commands, missing paths and flags without a value: one l
   await usageError(['-vv', 'whatif', 'ttl'], new RegExp(`^cachelens: Unknown argument: v ${noVerbose('whatif ttl')}`));
   await usageError(['--verbose', 'report', logs], new RegExp(`^cachelens: Unknown argument: verbose ${noVerbose('report')}`));
   await usageError(['--verbose'], /^cachelens: Unknown argument: verbose \(cachelens has no verbose mode; --version shows the version\)$/);
+  // --help after a command that is not one printed cachelens' own help, exit 0, as if it were
+  await usageError(['summry', '--help'], /^cachelens: Unknown argument: summry \(cachelens --help lists the commands\)$/);
+  await usageError(['--json', 'summry', '-h'], /^cachelens: Unknown argument: summry \(cachelens --help lists the commands\)$/);
+  await usageError(['whatif', 'tll', '--help'], /^cachelens: Unknown argument: tll \(cachelens whatif --help lists the commands\)$/);
+  await usageError(['replay', '--json', 'sesion', '--help'], /^cachelens: Unknown argument: sesion \(cachelens replay --help lists the commands\)$/);
+  for (const args of [['--help'], ['summary', logs, '--help'], ['whatif', '--help'], ['--db', 'x.duckdb', '--help'], ['query', 'cost_by', '--help']]) {
+    const r = await runCli(args);
+    assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
+    assert.match(r.stdout, /^cachelens /, args.join(' '));
+  }
   // a command close to a known one: yargs' suggestion alone ('Did you mean blocks?') named no problem
   await usageError(['bogus'], /^cachelens: Unknown argument: bogus \(did you mean blocks\?\)$/);
   await usageError(['summry', logs, '--db', ':memory:'], /^cachelens: Unknown argument: summry \(did you mean summary\?\)$/);
