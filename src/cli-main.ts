@@ -182,6 +182,9 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
   // run), to have it should the handler fail; ours never show help on failure (fail() above throws).
   (parser as unknown as YargsInternals).getInternalMethods().getUsageInstance().cacheHelpMessage = () => undefined;
   try {
+    // what follows `--` was dropped without a word: `summary -- ~/logs` read the default roots instead,
+    // `-- summary` ran nothing, exit 0
+    if (args.includes('--')) throw new UsageError('--: cachelens reads nothing after --', 'give the command and its paths without it; a path that begins with - as ./-name');
     // `summry --help` printed cachelens' own help, exit 0, as if summry were a command: said as without --help
     const end = args.indexOf('--');
     if ((end === -1 ? args : args.slice(0, end)).some((a) => a === '--help' || a === '-h')) {

@@ -71,6 +71,10 @@ test('unknown flags and commands, missing paths and flags without a value: one l
     assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
     assert.match(r.stdout, /^cachelens /, args.join(' '));
   }
+  // what follows -- was dropped: `summary -- LOGS` read the default roots instead, `-- summary` ran nothing, exit 0
+  const afterDashes = /^cachelens: --: cachelens reads nothing after -- \(give the command and its paths without it; a path that begins with - as \.\/-name\)$/;
+  await usageError(['--', 'summary'], afterDashes);
+  await usageError(['summary', '--db', ':memory:', '--', logs], afterDashes);
   // a command close to a known one: yargs' suggestion alone ('Did you mean blocks?') named no problem
   await usageError(['bogus'], /^cachelens: Unknown argument: bogus \(did you mean blocks\?\)$/);
   await usageError(['summry', logs, '--db', ':memory:'], /^cachelens: Unknown argument: summry \(did you mean summary\?\)$/);
