@@ -86,7 +86,7 @@ export function unsearchable(path: string): string | null {
  * Example: ('/tmp/typo/a/r.html', { flag: '--out', given: 'typo/a/r.html', choose: 'FILE' }) with no /tmp/typo →
  * "--out typo/a/r.html: no directory /tmp/typo (cachelens makes no directory for --out; create it first, or choose another FILE)".
  */
-export function refuseMissingDir(file: string, o: { flag: string; given: string; choose: string }): void {
+export function refuseMissingDir(file: string, o: { flag: string; given: string; choose: string; makes?: string }): void {
   let missing: string | undefined;
   try {
     for (let d = dirname(resolve(file)); !statSync(d, { throwIfNoEntry: false }); d = dirname(d)) {
@@ -97,5 +97,5 @@ export function refuseMissingDir(file: string, o: { flag: string; given: string;
   } catch {
     return;
   }
-  if (missing !== undefined) throw new UsageError(`${o.flag} ${o.given}: no directory ${missing}`, `cachelens makes no directory for ${o.flag}; create it first, or choose another ${o.choose}`);
+  if (missing !== undefined) throw new UsageError(`${o.flag} ${o.given}: no directory ${missing}`, `cachelens makes ${o.makes ?? `no directory for ${o.flag}`}; create it first, or choose another ${o.choose}`);
 }

@@ -30,7 +30,7 @@
 import { type Dirent, accessSync, constants, existsSync, lstatSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { UsageError } from '../errors.js';
-import { makeDirs, unmakeDirs } from './dirs.js';
+import { makeDirs, refuseMissingDir, unmakeDirs } from './dirs.js';
 import { logDirOf, realPlace, refuseInLogs } from './log-dirs.js';
 import { running } from './location.js';
 import { ATTACHMENT_COLUMNS, PORTABLE_TABLES } from './portable.js';
@@ -85,6 +85,8 @@ function selectFor(table: ExportedTable['table']): string {
 export function checkExportDir(dir: string, logRoots: readonly string[]): string {
   // inside the logs being read, or inside any Claude Code projects/ directory (log-dirs.ts)
   const { abs, real } = refuseInLogs(dir, { flag: '--parquet', given: dir, choose: 'DIR', logRoots });
+  // DIR is made, not the directories above it: a typo (`--parquet ~/exprots/2026/pq`) made a tree wherever it pointed
+  refuseMissingDir(abs, { flag: '--parquet', given: dir, choose: 'DIR', makes: 'DIR, not the directories above it' });
   for (const root of logRoots) {
     // logs in one of the directories an export replaces whole (`export L/requests --parquet L`
     // removed them, the export's tables in their place)

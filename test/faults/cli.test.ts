@@ -425,6 +425,9 @@ test('--out and --db in a directory not there (a typo) are one line naming the o
   for (const cmd of [['summary'], ['whatif', 'ttl'], ['query', 'cost_by'], ['report', '--out', path.join(dir, 'r.html')]]) {
     await usageError([...cmd, logs, '--db', db], refused('--db', db, typo, 'PATH'));
   }
+  // an export's DIR is made, not the directories above it
+  const pq = path.join(typo, '2026', 'pq');
+  await usageError(['export', logs, '--db', ':memory:', '--parquet', pq], new RegExp(`^cachelens: --parquet ${esc(pq)}: no directory ${esc(typo)} \\(cachelens makes DIR, not the directories above it; create it first, or choose another DIR\\)$`));
   // relative to the working directory: named absolute
   const r = await runCli(['report', logs, '--db', ':memory:', '--out', 'new/r.html'], { cwd: dir });
   assert.equal(r.code, 2, r.stderr);

@@ -109,10 +109,11 @@ test('a store or an export whose directory cannot be made is a one-line error, n
   const db = '/proc/cachelens-no-such/cachelens/store.duckdb';
   assertStoreError(await runCli(['summary', logs], { env: { XDG_CACHE_HOME: '/proc/cachelens-no-such' } }), db, /cannot create the directory of store .*: ENOENT/);
   assertStoreError(await runCli(['summary', logs, '--db', db]), db, /: no directory \/proc\/cachelens-no-such /);
-  const out = '/proc/cachelens-no-such/export';
+  // DIR itself, which cachelens makes (one below a directory not there is refused before: no directory …)
+  const out = '/proc/cachelens-no-such';
   const r = await runCli(['export', logs, '--db', path.join(dir, 'e.duckdb'), '--parquet', out]);
   assert.equal(r.code, 2, r.stderr);
-  assert.match(r.stderr, /^cachelens: --parquet \/proc\/cachelens-no-such\/export: cannot create the directory: ENOENT/);
+  assert.match(r.stderr, /^cachelens: --parquet \/proc\/cachelens-no-such: cannot create the directory: ENOENT/);
   assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
   // a dangling link as DIR: no directory made, not 'store … is damaged' (DuckDB's COPY failing)
   const dangling = path.join(dir, 'dangling');

@@ -371,7 +371,8 @@ test('an export whose table place is taken meanwhile (another export into DIR at
 
 test('an export that fails leaves none of the directories it made for DIR (a full disk left DIR/ empty)', async () => {
   const parent = tmp();
-  const dir = path.join(parent, 'new', 'export');
+  // DIR alone is made: the directories above it must be there (test/faults/cli.test.ts)
+  const dir = path.join(parent, 'export');
   const r = await run([sampleLogs], path.join(tmp(), 's.duckdb'));
   const rename = fs.renameSync;
   try {
@@ -382,7 +383,7 @@ test('an export that fails leaves none of the directories it made for DIR (a ful
     };
     syncBuiltinESMExports();
     await assert.rejects(exportParquet(r.store, dir, { timezone: 'UTC', logRoots: [sampleLogs] }), (e) => e instanceof UsageError && /ENOSPC/.test(e.message));
-    assert.deepEqual(readdirSync(parent), [], 'new/export, made for the export, is gone');
+    assert.deepEqual(readdirSync(parent), [], 'export/, made for the export, is gone');
     // a directory that was there before stays, with what it holds
     mkdirSync(path.join(parent, 'mine'));
     writeFileSync(path.join(parent, 'mine', 'notes.txt'), 'keep me');
@@ -580,6 +581,7 @@ test('a pool kept below a directory named NAME=VALUE reads no column from it: pr
   // hive partitioning took `project=team` for a partition: the column project read `team` in every row
   const parent = path.join(tmp('cachelens-pool-'), 'project=team', 'x=1');
   const dir = path.join(parent, 'alice');
+  mkdirSync(parent, { recursive: true });
   const r = await runCli(['export', corpus([CONDENSE]), '--db', ':memory:', '--parquet', dir]);
   assert.equal(r.code, 0, r.stderr);
   const px = await openParquet(parent);

@@ -38,6 +38,8 @@ async function ok(args: string[]): Promise<{ stdout: string; stderr: string }> {
 }
 
 async function exportTo(dir: string, logs: string, extra: string[] = []): Promise<Record<string, number>> {
+  // export makes DIR alone, not the directories above it
+  mkdirSync(path.dirname(dir), { recursive: true });
   const r = await ok(['export', logs, '--db', ':memory:', '--parquet', dir, '--timezone', 'UTC', '--json', ...extra]);
   const tables = (JSON.parse(r.stdout) as { tables: { table: string; rows: number }[] }).tables;
   return Object.fromEntries(tables.map((t) => [t.table, t.rows]));
