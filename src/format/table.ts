@@ -276,6 +276,8 @@ function charsWidth(s: string): number {
 
 const GRAPHEMES = new Intl.Segmenter('en', { granularity: 'grapheme' });
 const NARROW_ONLY = /^[\u0000-\u02ff]*$/;
+// a character of these is one column and one grapheme (CR LF, one grapheme of two, is not among them)
+const ONE_COLUMN_EACH = /^[\u0020-\u007e\u00a0-\u02ff]*$/;
 // what makes several characters one emoji picture: a joiner, U+FE0F, a keycap, a regional indicator
 const PICTURE_PARTS = /[\u200d\ufe0f\u20e3\u{1f1e6}-\u{1f1ff}]/u;
 // a cluster holding one of these with a picture part is drawn as one emoji
@@ -327,6 +329,10 @@ export const MAX_CELL_WIDTH = 120;
  */
 export function fit(s: string, max = MAX_CELL_WIDTH): string {
   if (s.length <= max / 2 || displayWidth(s) <= max) return s;
+  const head1 = Math.ceil((max - 1) / 2);
+  // one column a character and each its own grapheme (no CR LF): cut by index, not by Intl.Segmenter
+  // (a path column of 4,500 sessions' projects spent half a second segmenting)
+  if (ONE_COLUMN_EACH.test(s)) return `${s.slice(0, head1)}…${s.slice(s.length - (max - 1 - head1))}`;
   const chars = Array.from(GRAPHEMES.segment(s), (g) => g.segment);
   const take = (from: number, step: number, room: number): number => {
     let i = from;
@@ -484,26 +490,37 @@ export function table(columns: Column[], rows: Cell[][], opts: TableOptions = {}
  * Example: fitTable(cols, rows, { width: 40 }) → { text, left: ['input', 'output'] }.
  */
 export function fitTable(columns: Column[], rows: Cell[][], opts: TableOptions = {}): { text: string; left: string[] } {
+  return fitTableBy(columns, rows, opts, true);
+}
+
+/**
+ * fitTable() the slow way, as it was done: each choice of columns it tries laid out in full to
+ * measure it. The reference fitTable()'s measuring is tested against (test/format/table-measure.test.ts).
+ */
+export function fitTableByLayout(columns: Column[], rows: Cell[][], opts: TableOptions = {}): { text: string; left: string[] } {
+  return fitTableBy(columns, rows, opts, false);
+}
+
+function fitTableBy(columns: Column[], rows: Cell[][], opts: TableOptions, measured: boolean): { text: string; left: string[] } {
   const width = opts.width ?? terminalWidth();
   const wide = opts.wide ?? wideTables;
   const titled = (left: readonly string[]) => ({ ...opts, title: typeof opts.title === 'function' ? opts.title(left) : opts.title });
-  let shown = layout(columns, rows, { ...titled([]), width, wide });
+  // the cells made once (cleaned, formatted, measured), each layout and each measure picking its columns from them
+  const prep = prepare(columns, rows, wide);
+  let shown = layout(prep, undefined, { ...titled([]), width });
   if (wide || !Number.isFinite(width) || !columns.some((c) => c.drop !== undefined)) return { text: shown.text, left: [] };
   // a table that fits only by showing a list's items by their count (`1 cause`) tries leaving out columns instead
   if (shown.width <= width && !shown.counted) return { text: shown.text, left: [] };
   const full = shown;
+  // each choice of columns measured (measurer), not laid out: a table of 4,500 sessions was laid out 20 times
+  const measure = measured ? measurer(prep, opts.totals ?? 0) : undefined;
   // too wide with its text cut as far as it goes: its columns left out by Column.drop, lowest first, until it
   // fits; then those left out put back, highest first, each where the table still fits with it (the room a
   // wide column left may hold a narrower one of less weight). First with its lists' items kept (whole items
   // and +N, never their count), then, if that never fits, with their counts as well
   const fitting = (counts: boolean) => {
-    const of = (kept: number[], left: readonly string[] = []) =>
-      layout(kept.map((i) => columns[i]!), rows.map((r) => kept.map((i) => r[i])), { ...titled(left), width, wide, counts });
-    // a table with nothing to cut and no totals row (a query's result, of any number of rows) is measured, not laid out again:
-    // each column as wide as it is in the whole table
-    const fixedWidths = !columns.some((c) => c.cut || c.list) && !opts.totals;
-    const widthOf = (kept: number[]) =>
-      fixedWidths ? tableWidth(kept.map((i) => columns[i]!), kept.map((i) => full.natural[i]!)) : of(kept).width;
+    const of = (kept: number[], left: readonly string[] = []) => layout(prep, kept, { ...titled(left), width, counts });
+    const widthOf = (kept: number[]) => (measure ? measure(kept, width, counts) : of(kept).width);
     let kept = columns.map((_, i) => i);
     let w = counts ? full.width : widthOf(kept);
     const left: number[] = [];
@@ -569,14 +586,25 @@ export function leftOutNote(headers: readonly string[], see = '--wide or --json'
   return `(not shown: ${headers.join(', ')}; see ${see})`;
 }
 
-/** table() at `opts.width`, every column shown; the text and the columns the table takes. */
-function layout(
-  columns: Column[],
-  rows: Cell[][],
-  opts: Omit<TableOptions, 'title'> & { title?: string; width: number; counts?: boolean },
-): { text: string; width: number; natural: number[]; counted: boolean } {
+/**
+ * A table's cells as every layout of it shows them before any is cut: each cell's text (a number
+ * formatted, text cleaned and fit()), a list cell's items, each header cleaned, and each cell's width.
+ * Made once per table: each layout of its columns (layout) and each measure of a choice of them
+ * (measuredWidth) picks its columns from it, none made again per column left out or put back.
+ */
+interface Prepared {
+  columns: Column[];
+  text: (string | undefined)[][];
+  /** a list cell's items, each cleaned and fit; none made for a table without a list (a query's of 100,000s of rows) */
+  items: (string[] | undefined)[][];
+  /** displayWidth of each cell's text (0 for none) */
+  cellWidths: number[][];
+  headerWidths: number[];
+}
+
+function prepare(columns: Column[], rows: Cell[][], wide: boolean): Prepared {
   // --wide cuts no free text (Column.prose): only ids and paths, to fit the terminal
-  if (opts.wide) columns = columns.map((c) => (c.prose ? { ...c, cut: false } : c));
+  if (wide) columns = columns.map((c) => (c.prose ? { ...c, cut: false } : c));
   // a list cell's items, each cleaned and fit as a cell is (its text below is them joined)
   // (none made for a table without a list: a query's table of 100,000s of rows)
   const items = columns.some((c) => c.list) ? rows.map((r) => r.map((c) => (Array.isArray(c) ? c.map((m: string) => fit(clean(m))) : undefined))) : [];
@@ -585,60 +613,210 @@ function layout(
   );
   // widths are measured on the text as shown: cleaned, headers too (an invisible character is a '?', one column)
   columns = columns.map((c) => ({ ...c, header: c.whole ? clean(c.header) : fit(clean(c.header)) }));
-  const totalsFrom = text.length - Math.min(opts.totals ?? 0, text.length);
-  const gapWidth = (i: number) => (columns[i]!.totals ? 3 : 2);
-  // the blank cells right of a totals row's label, up to the first that is not (or a totals column's rule): it may run into them
-  const runOf = (r: string[]) => {
-    let k = 0;
-    while (k + 1 < columns.length && !columns[k + 1]!.totals && blank(r[k + 1])) k++;
-    return k;
+  const cellWidths = text.map((r) => r.map((s) => displayWidth(s ?? '')));
+  return { columns, text, items, cellWidths, headerWidths: columns.map((c) => displayWidth(c.header)) };
+}
+
+/** The columns `kept` of a prepared table, as a table of those columns alone prepares them. */
+function pick(prep: Prepared, kept: readonly number[] | undefined): Prepared {
+  if (!kept) return prep;
+  const of = <T>(r: readonly T[]) => kept.map((i) => r[i]!);
+  return {
+    columns: of(prep.columns),
+    text: prep.text.map(of),
+    items: prep.columns.some((c, i) => c.list && kept.includes(i)) ? prep.items.map(of) : [],
+    cellWidths: prep.cellWidths.map(of),
+    headerWidths: of(prep.headerWidths),
   };
-  const overflows = (k: number) => k >= totalsFrom && columns.length > 1 && runOf(text[k]!) > 0;
+}
+
+/** A list's number of items as a table counts it: by its column's noun (`3 models`), by number alone (`3`), or not at all. */
+type Counting = ((column: Column, n: number) => string) | undefined;
+const COUNTINGS: readonly Counting[] = [(c, n) => listCount(n, c.noun), (_c, n) => listCount(n), undefined];
+
+/**
+ * The widths of a table's columns as layout() draws them, and how it counts its lists: its ids and
+ * paths cut (shrinkWidths), a list to its floor under the first way of counting it that makes the
+ * table fit (`3 models`, `3`, none), then as wide as its widest cell so shown. `listWidth(j, w, counting)`:
+ * the widest cell of list column j fit to w columns (fitList), its header among them.
+ */
+function columnWidths(
+  columns: readonly Column[],
+  natural: readonly number[],
+  width: number,
+  counts: boolean | undefined,
+  listFloor: (j: number, counting: Counting) => number,
+  listWidth: (j: number, w: number, counting: Counting) => number,
+): { cut: number[]; widths: number[]; counting: Counting } {
+  let widths: number[] = [];
+  let counting: Counting;
+  for (const count of columns.some((c) => c.list) && counts !== false ? COUNTINGS : [undefined]) {
+    const cuttable = columns.map((c, j) => (c.list ? { ...c, cut: true, whole: false, min: listFloor(j, count) } : c));
+    widths = shrinkWidths(cuttable, natural, width);
+    counting = count;
+    if (tableWidth(columns, widths) <= width) break;
+  }
+  // a list column is as wide as its widest cell so shown, not the room it was given
+  const cut = widths;
+  widths = cut.map((w, j) => (w < natural[j]! && columns[j]!.list ? listWidth(j, w, counting) : w));
+  return { cut, widths, counting };
+}
+
+/** The blank cells right of row k's label, up to the first that is not (or a totals column's rule): a totals row's label may run into them. */
+function runOf(columns: readonly Column[], text: readonly (string | undefined)[]): number {
+  let k = 0;
+  while (k + 1 < columns.length && !columns[k + 1]!.totals && blank(text[k + 1])) k++;
+  return k;
+}
+
+/** The columns a label that runs into the blank cells after it has: its own, those, and the gaps between them. */
+function roomOf(columns: readonly Column[], run: number, ws: readonly number[]): number {
+  let w = ws[0]!;
+  for (let i = 1; i <= run; i++) w += (columns[i]!.totals ? 3 : 2) + ws[i]!;
+  return w;
+}
+
+/**
+ * Each column's width before any is cut: its widest cell or header; the first column's without the
+ * totals rows' labels that run into the blank cells after them (overflows), widened by what such a
+ * label needs beyond them.
+ */
+function naturalWidths(prep: Prepared, totalsFrom: number, overflows: (k: number) => boolean, bodyMax?: readonly number[]): number[] {
+  const { columns, text, cellWidths } = prep;
   // a loop, not Math.max(...): a query's hundreds of thousands of rows overflow the call's arguments
-  const natural = columns.map((c, i) => text.reduce((w, r, k) => (i === 0 && overflows(k) ? w : Math.max(w, displayWidth(r[i] ?? ''))), displayWidth(c.header)));
-  const room = (r: string[], ws: number[]) => {
-    let w = ws[0]!;
-    for (let i = 1; i <= runOf(r); i++) w += gapWidth(i) + ws[i]!;
+  const natural = columns.map((_, i) => {
+    let w = Math.max(prep.headerWidths[i]!, bodyMax?.[i] ?? 0);
+    for (let k = bodyMax ? totalsFrom : 0; k < text.length; k++) if (!(i === 0 && overflows(k))) w = Math.max(w, cellWidths[k]![i]!);
     return w;
-  };
+  });
   // a label longer than the blank cells it runs into widens its column by what is left over
   for (let k = totalsFrom; k < text.length; k++) {
-    if (overflows(k)) natural[0] = natural[0]! + Math.max(0, displayWidth(text[k]![0] ?? '') - room(text[k]!, natural));
+    if (overflows(k)) natural[0] = natural[0]! + Math.max(0, cellWidths[k]![0]! - roomOf(columns, runOf(columns, text[k]!), natural));
   }
+  return natural;
+}
+
+/** A list cell fit to `w` columns as layout() shows it: its items (fitList, or its count), or its text cut as any cell's. */
+function listCell(prep: Prepared, k: number, i: number, w: number, counting: Counting): string {
+  const items = prep.items[k]?.[i];
+  if (items !== undefined) return fitList(items, w, counting?.(prep.columns[i]!, items.length));
+  const s = prep.text[k]![i];
+  return s === undefined ? '' : prep.columns[i]!.prose ? fitEnd(s, w) : fit(s, w);
+}
+
+/**
+ * The columns `fitTable` needs to measure its candidates with: the columns of a table made of `kept`
+ * of a prepared table's columns, as layout() would draw it, without laying it out. What each column's
+ * width depends on that is the same in every choice of columns (its widest cell outside the totals
+ * rows, a list's floors, a list's widest cell at a width) is worked out once.
+ */
+function measurer(prep: Prepared, totals: number): (kept: readonly number[], width: number, counts?: boolean) => number {
+  const n = prep.text.length;
+  const totalsFrom = n - Math.min(totals, n);
+  const bodyMax = prep.columns.map((_, i) => {
+    let w = 0;
+    for (let k = 0; k < totalsFrom; k++) w = Math.max(w, prep.cellWidths[k]![i]!);
+    return w;
+  });
+  const floors = new Map<string, number>();
+  const listFloorOf = (i: number, counting: Counting) => {
+    const key = `${i},${COUNTINGS.indexOf(counting)}`;
+    let f = floors.get(key);
+    if (f === undefined) {
+      f = 0;
+      for (let k = 0; k < n; k++) {
+        const l = prep.items[k]?.[i] ?? [];
+        f = Math.max(f, counting ? displayWidth(counting(prep.columns[i]!, l.length)) : listFloor(l));
+      }
+      floors.set(key, f);
+    }
+    return f;
+  };
+  // a list's widest cell at a width, outside the totals rows (those are measured each time: their label may overflow)
+  const shownMax = new Map<string, number>();
+  const listBodyWidth = (i: number, w: number, counting: Counting) => {
+    const key = `${i},${w},${COUNTINGS.indexOf(counting)}`;
+    let m = shownMax.get(key);
+    if (m === undefined) {
+      m = 0;
+      for (let k = 0; k < totalsFrom; k++) m = Math.max(m, displayWidth(listCell(prep, k, i, w, counting)));
+      shownMax.set(key, m);
+    }
+    return m;
+  };
+  const totalRows = prep.text.slice(totalsFrom).map((_, t) => totalsFrom + t);
+  return (kept, width, counts) => {
+    const of = <T>(r: readonly T[]) => kept.map((i) => r[i]!);
+    const columns = of(prep.columns);
+    // the totals rows alone: the other rows' widths are bodyMax's
+    const sub: Prepared = {
+      columns,
+      text: totalRows.map((k) => of(prep.text[k]!)),
+      items: [],
+      cellWidths: totalRows.map((k) => of(prep.cellWidths[k]!)),
+      headerWidths: of(prep.headerWidths),
+    };
+    const overflows = (t: number) => columns.length > 1 && runOf(columns, sub.text[t]!) > 0;
+    const natural = naturalWidths(sub, 0, overflows, of(bodyMax));
+    const { widths } = columnWidths(
+      columns,
+      natural,
+      width,
+      counts,
+      (j, counting) => listFloorOf(kept[j]!, counting),
+      (j, w, counting) => {
+        let m = Math.max(displayWidth(fit(columns[j]!.header, w)), listBodyWidth(kept[j]!, w, counting));
+        totalRows.forEach((k, t) => {
+          if (!(j === 0 && overflows(t))) m = Math.max(m, displayWidth(listCell(prep, k, kept[j]!, w, counting)));
+        });
+        return m;
+      },
+    );
+    return tableWidth(columns, widths);
+  };
+}
+
+/** table() at `opts.width` of the columns `kept` of a prepared table (all when not given); the text, the columns it takes, and whether it shows a list by its count. */
+function layout(
+  prep: Prepared,
+  kept: readonly number[] | undefined,
+  opts: Omit<TableOptions, 'title' | 'wide'> & { title?: string; width: number; counts?: boolean },
+): { text: string; width: number; counted: boolean } {
+  const sub = pick(prep, kept);
+  const columns = [...sub.columns];
+  const text = sub.text.map((r) => [...r]);
+  const items = sub.items;
+  const totalsFrom = text.length - Math.min(opts.totals ?? 0, text.length);
+  const overflows = (k: number) => k >= totalsFrom && columns.length > 1 && runOf(columns, text[k]!) > 0;
+  const natural = naturalWidths(sub, totalsFrom, overflows);
   const width = opts.width;
   // a list column may be cut as an id is, row by row to whole items and +N, a row where not even one
   // fits to its count: its floor is the widest count (`3 models`, or else `3`) when that makes the table
   // fit, else its widest row's first item and count of the rest (a table too wide for its numbers
   // anyway keeps the names it can)
   const listOf = (k: number, i: number): readonly string[] => items[k]?.[i] ?? [];
-  const floorOf = (i: number, of: (l: readonly string[]) => number) => text.reduce((w, _, k) => Math.max(w, of(listOf(k, i))), 0);
-  // each way a row's list may be counted, the first whose floors make the table fit: `3 models`, `3`, none
-  const counts: (((i: number, n: number) => string) | undefined)[] = [(i, n) => listCount(n, columns[i]!.noun), (_i, n) => listCount(n), undefined];
-  let widths: number[] = [];
-  let counting: ((i: number, n: number) => string) | undefined;
+  const { cut, widths, counting } = columnWidths(
+    columns,
+    natural,
+    width,
+    opts.counts,
+    (j, count) => text.reduce((w, _, k) => Math.max(w, count ? displayWidth(count(columns[j]!, listOf(k, j).length)) : listFloor(listOf(k, j))), 0),
+    (j, w, count) => text.reduce((m, _, k) => (j === 0 && overflows(k) ? m : Math.max(m, displayWidth(listCell(sub, k, j, w, count)))), displayWidth(fit(columns[j]!.header, w))),
+  );
   let counted = false;
-  for (const count of columns.some((c) => c.list) && opts.counts !== false ? counts : [undefined]) {
-    const floor = (i: number) => floorOf(i, (l) => (count ? displayWidth(count(i, l.length)) : listFloor(l)));
-    const cuttable = columns.map((c, i) => (c.list ? { ...c, cut: true, whole: false, min: floor(i) } : c));
-    widths = shrinkWidths(cuttable, natural, width);
-    counting = count;
-    if (tableWidth(columns, widths) <= width) break;
-  }
-  widths.forEach((w, i) => {
+  cut.forEach((w, i) => {
     if (w >= natural[i]!) return;
     columns[i] = { ...columns[i]!, header: fit(columns[i]!.header, w) };
     text.forEach((r, k) => {
       if (i === 0 && overflows(k)) return;
       if (columns[i]!.list && items[k]?.[i] !== undefined) {
-        const count = counting?.(i, listOf(k, i).length);
+        const count = counting?.(columns[i]!, listOf(k, i).length);
         r[i] = fitList(listOf(k, i), w, count);
         // shown by its count, not an item (whose text may be the count's)
         if (count !== undefined && r[i] === count && listOf(k, i)[0] !== count) counted = true;
       }
       else if (r[i] !== undefined) r[i] = columns[i]!.prose ? fitEnd(r[i]!, w) : fit(r[i]!, w);
     });
-    // a list column is as wide as its widest cell so shown, not the room it was given
-    if (columns[i]!.list) widths[i] = text.reduce((m, r, k) => (i === 0 && overflows(k) ? m : Math.max(m, displayWidth(r[i] ?? ''))), displayWidth(columns[i]!.header));
   });
   const padTo = (s: string, w: number, i: number) => {
     const n = w - displayWidth(s);
@@ -658,13 +836,26 @@ function layout(
     if (k === totalsFrom && k > 0) lines.push(rule);
     if (overflows(k)) {
       // the label over its own column and the blank ones it runs into, cut to them when the table was cut
-      const run = runOf(r);
-      const w = room(r, widths);
+      const run = runOf(columns, r);
+      const w = roomOf(columns, run, widths);
       const label = padTo(fit(r[0] ?? '', w), w, 0);
       lines.push(join([label, ...columns.slice(run + 1).map((_, j) => pad(r[run + 1 + j] ?? '', run + 1 + j))], '  ', ' │ ', run).trimEnd());
     } else {
       lines.push(join(columns.map((_, i) => pad(r[i] ?? '', i)), '  ', ' │ ').trimEnd());
     }
   });
-  return { text: lines.join('\n'), width: tableWidth(columns, widths), natural, counted };
+  return { text: lines.join('\n'), width: tableWidth(columns, widths), counted };
+}
+
+/**
+ * The columns a table of `kept` of these columns takes at `width`, measured as fitTable() measures
+ * each choice of columns, and as layout() takes them laid out in full: the two are equal for any table
+ * (test/format/table-measure.test.ts). `counts`: as fitTable's second try, a list may be shown by its count.
+ */
+export function measuredTableWidth(columns: Column[], rows: Cell[][], kept: readonly number[], opts: { width: number; totals?: number; counts?: boolean }): { measured: number; laidOut: number } {
+  const prep = prepare(columns, rows, false);
+  return {
+    measured: measurer(prep, opts.totals ?? 0)(kept, opts.width, opts.counts),
+    laidOut: layout(prep, kept, { width: opts.width, totals: opts.totals, counts: opts.counts }).width,
+  };
 }
