@@ -4,7 +4,7 @@
  * chain as rounds. Dimension values can be transcript text (agent types, projects): cleaned.
  */
 import type { CrosstabCell, CrosstabResult, DimValue, Measure } from '../analyses/crosstab.js';
-import { type Cell, clean, fit, int, pct, rounded, table, usd } from '../format/table.js';
+import { type Cell, clean, fit, fitTable, int, leftOutNote, pct, rounded, usd } from '../format/table.js';
 import { wrap } from '../format/wrap.js';
 
 /** Measures that cover priced requests only. */
@@ -88,7 +88,8 @@ export function formatCrosstab(r: CrosstabResult, color: boolean, timezone?: str
     { header: 'total', align: 'num' as const, totals: true },
   ];
   const body: Cell[][] = [...r.rows, null].map((row) => [row === null ? 'total' : String(row), ...[...r.cols, null].map((col) => cell(row, col))]);
-  const lines = [table(columns, body, { color, totals: 1, title: `${r.measure} by ${r.rows_dimension} and ${r.cols_dimension}${KIND_ONLY[r.kind] ?? ''}` })];
+  const fitted = fitTable(columns, body, { color, totals: 1, title: `${r.measure} by ${r.rows_dimension} and ${r.cols_dimension}${KIND_ONLY[r.kind] ?? ''}` });
+  const lines = [fitted.text];
   const unpriced = r.cells.find((c) => c.row === null && c.col === null)?.unpriced_requests ?? 0;
   // what a — says depends on the measure (it said 'no priced request' of a write:read whose cell was
   // priced but read nothing, and nothing at all without unpriced requests)
@@ -99,8 +100,17 @@ export function formatCrosstab(r: CrosstabResult, color: boolean, timezone?: str
   const shown = ATTACHMENT_DIMENSIONS.has(r.rows_dimension) || ATTACHMENT_DIMENSIONS.has(r.cols_dimension) || r.measure === 'reattachments';
   if (r.attachments_equal_rounds.length > 0 && shown && (HEADLINE_DIMENSIONS.has(r.rows_dimension) || HEADLINE_DIMENSIONS.has(r.cols_dimension))) {
     lines.push('', 'skill_listing attachments per chain = rounds per chain > 0 (every chain of the cell):');
-    for (const e of r.attachments_equal_rounds) {
+    // only the cells of the columns shown: a line of a column a narrow terminal left out named a cell the
+    // reader could not find (`lost × yes` under a table without `yes`); how many are left out is said
+    const left = new Set(fitted.left);
+    const hidden = (e: { col: DimValue }) => left.has(clean(String(e.col)));
+    for (const e of r.attachments_equal_rounds.filter((e) => !hidden(e))) {
       lines.push(clean(`  ${fit(clean(String(e.row)))} × ${fit(clean(String(e.col)))}: ${e.equal ? 'yes' : 'no'} — ${e.matching} of ${e.chains} chain${e.chains === 1 ? '' : 's'}`));
+    }
+    const unsaid = r.attachments_equal_rounds.filter(hidden);
+    if (unsaid.length > 0) {
+      const cols = [...new Set(unsaid.map((e) => fit(clean(String(e.col)))))];
+      lines.push(`  ${leftOutNote(cols).replace(/^\(not shown: /, `(${unsaid.length === 1 ? '1 cell' : `${unsaid.length} cells`} of the columns not shown: `)}`);
     }
   }
   // the lines under the table are text, wrapped to a terminal's width (format/wrap.ts); the table fits its own

@@ -1,0 +1,51 @@
+/**
+ * What the last review of terminal tables left, each on a pseudo-terminal of a given width: the
+ * crosstab's attachments-per-round lines name only the cells of the columns shown.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { REPO, cli, tempDir } from '../helpers/corpus.js';
+
+const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/** stdout of the CLI on a pseudo-terminal `cols` wide (stty), stderr left out; CRLF as LF. */
+function onTerminal(args: string[], cols: number): string {
+  const command = `stty cols ${cols} && ${[process.execPath, join(REPO, 'dist/cli.js'), ...args].map(quote).join(' ')} 2>/dev/null`;
+  const r = spawnSync('script', ['-qec', command, '/dev/null'], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', HOME: tempDir() }, stdio: ['ignore', 'pipe', 'pipe'] });
+  assert.equal(r.status, 0, r.stderr);
+  return r.stdout.replace(/\r\n/g, '\n');
+}
+
+const SAMPLES = [join(REPO, 'sample-logs'), '--db', ':memory:', '--timezone', 'UTC'];
+/** The text's lines joined where a line was wrapped (a continuation is indented deeper or starts lower-case). */
+const unwrapped = (t: string) => t.replace(/\n(?=\S)(?![A-Z(])/g, ' ');
+/** The attachments-per-round lines under a crosstab: `  row × col: yes — 4 of 4 chains`. */
+const cellLines = (t: string) => unwrapped(t).split('\n').filter((l) => / × .+: (yes|no) — \d+ of \d+ chains?$/.test(l)).map((l) => l.trim());
+/** A table's header line: the line above its first rule. */
+const headerOf = (t: string, first: string) => t.split('\n').find((l) => l.startsWith(first))!;
+
+test('crosstab on a narrow terminal: the attachments lines name only cells of the columns shown, and say how many are left out', () => {
+  const piped = cli(['crosstab', ...SAMPLES], { HOME: tempDir() });
+  assert.equal(piped.code, 0, piped.stderr);
+  const all = cellLines(piped.stdout);
+  assert.ok(all.some((l) => / × yes:/.test(l)), piped.stdout);
+  for (const cols of [40, 60, 80]) {
+    const shown = onTerminal(['crosstab', ...SAMPLES], cols);
+    const header = headerOf(shown, 'definition \\ has_skill_listing').trim().split(/\s+[│]?\s*/);
+    const columns = header.slice(3).filter((h) => h !== '│' && h !== 'total');
+    const lines = cellLines(shown);
+    // each line names a column the table shows, and is one of the piped lines
+    for (const l of lines) {
+      assert.ok(columns.includes(/ × (.+):/.exec(l)![1]!), `${cols}: ${l} (${columns.join(', ')})`);
+      assert.ok(all.includes(l), l);
+    }
+    const unsaid = all.length - lines.length;
+    if (unsaid === 0) assert.ok(!/cells? of the columns not shown/.test(shown), shown);
+    else assert.match(shown.replace(/\s+/g, ' '), new RegExp(`\\(${unsaid} cells? of the columns not shown: yes; see --wide or --json\\)`));
+    if (cols === 40) assert.ok(unsaid > 0 && !columns.includes('yes'), shown);
+  }
+  // --wide: every column, every line
+  assert.deepEqual(cellLines(onTerminal(['crosstab', ...SAMPLES, '--wide'], 40)), all);
+});
