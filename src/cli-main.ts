@@ -74,7 +74,7 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
     .version('version', 'show the version', args.includes('--version') ? packageVersion() : '')
     .wrap(Math.min(110, process.stdout.columns || 100))
     // every command's: a table on a terminal too narrow for it leaves out its columns of least weight, and says so
-    .option('wide', { type: 'boolean', global: true, describe: 'on a terminal, leave no column of a table out and cut no free text, however wide it is (ids and paths are still cut to fit)' })
+    .option('wide', { type: 'boolean', global: true, describe: 'on a terminal, show tables as piped: every column, nothing cut (ids, paths, free text, lists), however wide' })
     .fail((msg, err) => {
       // yargs' own validation errors (YError, e.g. "Not enough arguments following: db") are usage errors too
       // some span lines ("Invalid values:\n  Argument: to, Given: …"): one line, as every usage error

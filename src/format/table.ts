@@ -23,9 +23,9 @@ export interface Column {
    * it (shrinkWidths), to `min` columns at the least. Other text (a model, a time, a row's label, an
    * agent type) is never cut to a width: a cut time or model hid what it said (`claude-h…0251001`).
    * Free text a reader skims (a bundled query's purpose: Column.prose) may be `cut` too: it is cut
-   * before any column is left out (Column.drop), and not at all under `--wide`. A break's cause names
+   * before any column is left out (Column.drop). A break's cause names
    * models: never cut. A `whole` column that is `cut` is shown whole off a
-   * terminal and on one wide enough.
+   * terminal, on one wide enough, and under `--wide`, which cuts nothing (setWideTables).
    */
   cut?: boolean;
   /** a `cut` column of prose (a bundled query's purpose): cut at its end (fitEnd), not in its middle as an id or a path is */
@@ -47,7 +47,7 @@ export interface Column {
    * The order a table too wide for its terminal leaves this column out in, once its ids, paths, free
    * text and lists are cut as far as they go: 1 first, then 2, and so on, until the table fits. A line
    * under the table names the columns left out (leftOutNote). A column without it (the identifying
-   * column, the headline cost columns: weight, USD) always stays. `--wide` leaves none out (setWideTables).
+   * column, the headline cost columns: weight, USD) always stays. `--wide` leaves none out and cuts nothing (setWideTables).
    */
   drop?: number;
 }
@@ -507,8 +507,10 @@ function fitTableBy(columns: Column[], rows: Cell[][], opts: TableOptions, measu
   const titled = (left: readonly string[]) => ({ ...opts, title: typeof opts.title === 'function' ? opts.title(left) : opts.title });
   // the cells made once (cleaned, formatted, measured), each layout and each measure picking its columns from them
   const prep = prepare(columns, rows, wide);
+  // --wide: the table as piped, every column and every cell whole (ids, paths, lists' items), its title wrapped to the terminal
+  if (wide) return { text: layout(prep, undefined, { ...titled([]), width: Infinity, titleWidth: width }).text, left: [] };
   let shown = layout(prep, undefined, { ...titled([]), width });
-  if (wide || !Number.isFinite(width) || !columns.some((c) => c.drop !== undefined)) return { text: shown.text, left: [] };
+  if (!Number.isFinite(width) || !columns.some((c) => c.drop !== undefined)) return { text: shown.text, left: [] };
   // a table that fits only by showing a list's items by their count (`1 cause`) tries leaving out columns instead
   if (shown.width <= width && !shown.counted) return { text: shown.text, left: [] };
   const full = shown;
@@ -560,16 +562,19 @@ export interface TableOptions {
   totals?: number;
   /** the columns the table may take: default terminalWidth() */
   width?: number;
-  /** no column left out (Column.drop), however wide: default the CLI's --wide (setWideTables) */
+  /** the table as off a terminal: no column left out (Column.drop), no id, path, free text or list cut, however wide: default the CLI's --wide (setWideTables) */
   wide?: boolean;
   /** how the columns left out can be seen (leftOutNote): default `--wide or --json` */
   see?: string;
 }
 
 /**
- * Whether tables keep every column however wide their terminal is (`--wide`), for every table() not
- * told otherwise; the CLI sets it from its global option before a command runs. Off by default: a
- * table too wide for its terminal leaves out its columns of least weight (Column.drop).
+ * Whether tables keep every column and every cell whole however wide their terminal is (`--wide`): the
+ * table as piped, ids, paths, free text and lists' items whole (a reader who asks for everything copies
+ * a whole session id or path from it), its title wrapped to the terminal; for every table() not told
+ * otherwise; the CLI sets it from its global option before a command runs. Off by default: a table too
+ * wide for its terminal cuts its ids, paths, free text and lists, then leaves out its columns of least
+ * weight (Column.drop).
  */
 let wideTables = false;
 
@@ -780,7 +785,7 @@ function measurer(prep: Prepared, totals: number): (kept: readonly number[], wid
 function layout(
   prep: Prepared,
   kept: readonly number[] | undefined,
-  opts: Omit<TableOptions, 'title' | 'wide'> & { title?: string; width: number; counts?: boolean },
+  opts: Omit<TableOptions, 'title' | 'wide'> & { title?: string; width: number; counts?: boolean; titleWidth?: number },
 ): { text: string; width: number; counted: boolean } {
   const sub = pick(prep, kept);
   const columns = [...sub.columns];
@@ -828,7 +833,7 @@ function layout(
   const rule = join(widths.map((w) => '─'.repeat(w)), '──', '─┼─');
   const lines: string[] = [];
   // a title is a line of text: wrapped to the terminal, never cut (format/wrap.ts)
-  if (opts.title) lines.push(bold(wrap(opts.title, width), Boolean(opts.color)));
+  if (opts.title) lines.push(bold(wrap(opts.title, opts.titleWidth ?? width), Boolean(opts.color)));
   lines.push(bold(join(columns.map((c, i) => pad(c.header, i)), '  ', ' │ ').trimEnd(), Boolean(opts.color)));
   lines.push(join(widths.map((w) => '─'.repeat(w)), '  ', ' ┼ '));
   text.forEach((r, k) => {

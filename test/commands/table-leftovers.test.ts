@@ -1,6 +1,7 @@
 /**
  * What the last review of terminal tables left, each on a pseudo-terminal of a given width: the
- * crosstab's attachments-per-round lines name only the cells of the columns shown.
+ * crosstab's attachments-per-round lines name only the cells of the columns shown; `--wide` shows
+ * ids and paths (a crosstab's projects) whole, the table as piped.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -48,4 +49,24 @@ test('crosstab on a narrow terminal: the attachments lines name only cells of th
   }
   // --wide: every column, every line
   assert.deepEqual(cellLines(onTerminal(['crosstab', ...SAMPLES, '--wide'], 40)), all);
+});
+
+test('--wide on a narrow terminal shows ids and paths whole: a crosstab\'s projects, anatomy\'s chain ids, as piped', () => {
+  const byProject = ['crosstab', ...SAMPLES, '--rows', 'project', '--cols', 'model'];
+  const piped = cli(byProject, { HOME: tempDir() }).stdout;
+  const projects = piped.split('\n').filter((l) => l.startsWith('/')).map((l) => l.split(/ {2,}/)[0]!);
+  assert.ok(projects.length > 2 && projects.every((p) => p.length > 16), piped);
+  for (const cols of [40, 60]) {
+    const wide = onTerminal([...byProject, '--wide'], cols);
+    // the table's lines are the piped table's (the lines of text under it are wrapped to the terminal)
+    const table = (t: string) => t.split('\n').filter((l) => /[│┼]/.test(l));
+    assert.deepEqual(table(wide), table(piped));
+    for (const p of projects) assert.ok(wide.includes(`${p}  `), `${cols}: ${p}`);
+    // without --wide the projects are cut to fit
+    assert.ok(onTerminal(byProject, cols).includes('…'));
+  }
+  const chains = cli(['anatomy', ...SAMPLES, '--json'], { HOME: tempDir() });
+  const ids = (JSON.parse(chains.stdout).chains as { chain_id: string }[]).map((c) => c.chain_id);
+  const wide = onTerminal(['anatomy', ...SAMPLES, '--wide'], 60);
+  assert.ok(ids.slice(0, 5).every((id) => wide.includes(id)), wide);
 });
