@@ -24,10 +24,17 @@ export interface Column {
    * agent type) is never cut to a width: a cut time or model hid what it said (`claude-h…0251001`).
    * Free text a reader skims (a bundled query's purpose: Column.prose) may be `cut` too: it is cut
    * before any column is left out (Column.drop). A break's cause names
-   * models: never cut. A `whole` column that is `cut` is shown whole off a
+   * models: cut last (Column.cutLast). A `whole` column that is `cut` is shown whole off a
    * terminal, on one wide enough, and under `--wide`, which cuts nothing (setWideTables).
    */
   cut?: boolean;
+  /**
+   * text cut only when nothing else makes the table fit (a break's cause, which names models): whole
+   * while a column can be left out instead (Column.drop); on a terminal too narrow for the table with
+   * every such column left out, cut in its middle as an id is (fit()), to `min` columns at the least.
+   * Never off a terminal, never under `--wide`.
+   */
+  cutLast?: boolean;
   /** a `cut` column of prose (a bundled query's purpose): cut at its end (fitEnd), not in its middle as an id or a path is */
   prose?: boolean;
   /** the fewest columns a `cut` column is cut to (default MIN_FIT_WIDTH) */
@@ -545,9 +552,15 @@ function fitTableBy(columns: Column[], rows: Cell[][], opts: TableOptions, measu
   };
   let fit1 = columns.some((c) => c.list) ? fitting(false) : undefined;
   if (!fit1?.fits) fit1 = fitting(true);
-  const { kept, left, of } = fit1;
+  const { kept, left } = fit1;
+  let { of } = fit1;
+  // too wide with every column it may leave out left out: its columns cut last (Column.cutLast) are cut, as ids are
+  if (!fit1.fits && columns.some((c) => c.cutLast)) {
+    const last = prepare(columns.map((c) => (c.cutLast ? { ...c, cut: true } : c)), rows, wide);
+    of = (kept, left = []) => layout(last, kept, { ...titled(left), width, counts: fit1.counts });
+  }
   const leftOut = left.sort((a, b) => a - b).map((i) => columns[i]!.header);
-  shown = left.length > 0 || (full.counted && fit1.fits && !fit1.counts) ? of(kept, leftOut) : full;
+  shown = left.length > 0 || (full.counted && fit1.fits && !fit1.counts) || of !== fit1.of ? of(kept, leftOut) : full;
   if (left.length === 0) return { text: shown.text, left: [] };
   // one line where it fits; wrapped, each header stays whole (`write 1h`, `time (UTC)`)
   const named = leftOut.map((h) => fit(clean(h)));

@@ -1,12 +1,14 @@
 /**
  * What the last review of terminal tables left, each on a pseudo-terminal of a given width: the
  * crosstab's attachments-per-round lines name only the cells of the columns shown; `--wide` shows
- * ids and paths (a crosstab's projects) whole, the table as piped.
+ * ids and paths (a crosstab's projects) whole, the table as piped; anatomy's break causes are cut,
+ * in their middle, where nothing else makes their table fit, never piped.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { displayWidth } from '../../src/format/table.js';
 import { REPO, cli, tempDir } from '../helpers/corpus.js';
 
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
@@ -20,6 +22,7 @@ function onTerminal(args: string[], cols: number): string {
 }
 
 const SAMPLES = [join(REPO, 'sample-logs'), '--db', ':memory:', '--timezone', 'UTC'];
+const widest = (text: string) => Math.max(...text.split('\n').map(displayWidth));
 /** The text's lines joined where a line was wrapped (a continuation is indented deeper or starts lower-case). */
 const unwrapped = (t: string) => t.replace(/\n(?=\S)(?![A-Z(])/g, ' ');
 /** The attachments-per-round lines under a crosstab: `  row × col: yes — 4 of 4 chains`. */
@@ -69,4 +72,37 @@ test('--wide on a narrow terminal shows ids and paths whole: a crosstab\'s proje
   const ids = (JSON.parse(chains.stdout).chains as { chain_id: string }[]).map((c) => c.chain_id);
   const wide = onTerminal(['anatomy', ...SAMPLES, '--wide'], 60);
   assert.ok(ids.slice(0, 5).every((id) => wide.includes(id)), wide);
+});
+
+test('anatomy\'s break causes: whole while a column can be left out, cut in their middle below that, whole piped and with --wide', () => {
+  const causes = (t: string) => {
+    const ls = t.split('\n');
+    const at = ls.findIndex((l) => l.startsWith('What preceded the breaks'));
+    const from = ls.findIndex((l, k) => k > at && l.startsWith('cause '));
+    const end = ls.findIndex((l, k) => k > from && (l === '' || l.startsWith('(not shown')));
+    return ls.slice(from, end < 0 ? undefined : end);
+  };
+  const piped = causes(cli(['anatomy', ...SAMPLES], { HOME: tempDir() }).stdout);
+  const names = piped.slice(2).map((l) => l.split(/ {2,}/)[0]!);
+  assert.ok(names.some((n) => n.length > 30), names.join('\n'));
+  // at 60 the table fits with its causes whole (tokens, events and waste left out)
+  const at60 = causes(onTerminal(['anatomy', ...SAMPLES], 60));
+  assert.ok(widest(at60.join('\n')) <= 60, at60.join('\n'));
+  assert.deepEqual(at60.slice(2).map((l) => l.split(/ {2,}/)[0]), names);
+  for (const cols of [50, 40]) {
+    const shown = causes(onTerminal(['anatomy', ...SAMPLES], cols));
+    // it ran past the terminal: 57 columns at 40 and at 50
+    assert.ok(widest(shown.join('\n')) <= cols, `${cols}:\n${shown.join('\n')}`);
+    shown.slice(2).forEach((l, k) => {
+      const cause = l.split(/ {2,}/)[0]!;
+      const whole = names[k]!;
+      if (cause === whole) return;
+      // cut in its middle: its start and its end are the cause's
+      const [head, tail] = cause.split('…') as [string, string];
+      assert.ok(whole.startsWith(head) && whole.endsWith(tail) && head.length > 0 && tail.length > 0, `${cause} of ${whole}`);
+    });
+    assert.ok(shown.some((l) => l.includes('…')), shown.join('\n'));
+    // --wide: every column, every cause whole
+    assert.deepEqual(causes(onTerminal(['anatomy', ...SAMPLES, '--wide'], cols)).slice(2).map((l) => l.split(/ {2,}/)[0]), names);
+  }
 });
