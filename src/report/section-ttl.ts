@@ -5,6 +5,12 @@ import { fmtCount, fmtInt, fmtPct, fmtSignedPct, fmtUsd } from './format.js';
 import { facts, html, sortableTable } from './html.js';
 import type { ChartSink, SectionOutput } from './section.js';
 
+/** A change in USD, signed: `+$0.2250`, `−$3.02` (U+2212, as fmtUsd), `$0.0000` for none. */
+function signedUsd(x: number): string {
+  const s = fmtUsd(x);
+  return x > 0 && /[1-9]/.test(s) ? '+' + s : s;
+}
+
 const NAME = { force1h: 'Forcing the 1-hour TTL', force5m: 'Forcing the 5-minute TTL' } as const;
 
 /** f* below 0 or above 100% is no share (breakEvenOutside): what it means, else null. */
@@ -99,7 +105,9 @@ export function renderTtlOverride(d: TtlOverride, charts: ChartSink): SectionOut
     body: html`${facts([
       ['baseline', d.baseline.weight === null ? 'unknown (no request has a price)' : `${fmtUsd(d.baseline.usd)} (${fmtInt(d.baseline.weight)} wt)${mark}`],
       ['scenario', d.scenario.weight === null ? 'unknown (no request has a price)' : `${fmtUsd(d.scenario.usd)} (${fmtInt(d.scenario.weight)} wt)${mark}`],
-      ['change', fmtSignedPct(d.deltaShare) + (unknown ? ' +?' : '')],
+      // the change in USD beside its share, as `whatif ttl` prints it (the change itself, rounded once, not the difference
+      // of the two amounts above as printed: $150 to $151 for a change of $0.2250, which the headline says)
+      ['change', (d.baseline.usd === null || d.scenario.usd === null ? '' : `${signedUsd(d.scenario.usd - d.baseline.usd)} (`) + fmtSignedPct(d.deltaShare) + (d.baseline.usd === null || d.scenario.usd === null ? '' : ')') + (unknown ? ' +?' : '')],
       ['expiry share f', fmtPct(d.expiryShare)],
       ['break-even f*', outside ? `${outside.bound} (${outside.meaning})` : fmtPct(d.breakEvenShare)],
     ])}

@@ -33,9 +33,11 @@ export function formatTtl(result: TtlResult, color = false): string {
         ['scenario', w(result.scenario_weight), d(result.scenario_usd)],
         // the weight's change as the USD's is given, the amount and its share (the weight column held a share alone);
         // the amount is of the two weights as printed above it, so that the three lines add up (14,580,698 − 11,961,559
-        // is 2,619,139, where the unrounded difference, 2,619,139.5, prints as 2,619,140); the USD's too ($0.5030 to
-        // $0.8047 is +$0.3017, where the unrounded 0.50295 to 0.80472, +0.30177, printed +$0.3018)
-        ['delta', known ? `${signedInt(whole(result.scenario_weight) - whole(result.baseline_weight))} (${signedPct(result.delta_pct)})` : signedPct(result.delta_pct), known ? `${signedUsd(shownUsd(result.scenario_usd) - shownUsd(result.baseline_usd))} (${signedPct(result.delta_usd_pct)})` : 'unknown'],
+        // is 2,619,139, where the unrounded difference, 2,619,139.5, prints as 2,619,140). The USD's is the change itself,
+        // rounded once as --json writes it (usd()): the amounts above it are rounded to whole dollars from $100, so their
+        // difference, $150 to $151, printed +$1.00 for a change of $0.225 (and $0.0000 for one of $0.0225), beside the
+        // report's headline saying −$0.2250
+        ['delta', known ? `${signedInt(whole(result.scenario_weight) - whole(result.baseline_weight))} (${signedPct(result.delta_pct)})` : signedPct(result.delta_pct), known ? `${signedUsd(result.scenario_usd - result.baseline_usd)} (${signedPct(result.delta_usd_pct)})` : 'unknown'],
       ],
       { color },
     ),
@@ -105,17 +107,6 @@ function partly(r: { unpriced_requests: number }, v: number | string): Cell {
 function whole(x: number): number {
   const y = jsonNumber(x);
   return Math.sign(y) * Math.round(Math.abs(y));
-}
-
-/**
- * A USD amount as usd() prints it, as a number ($0.50295 → 0.503, printed $0.5030), so that a difference of two printed
- * amounts adds up; an amount printed `<$0.0001` is itself. Example: shownUsd(1234.5) === 1235
- */
-function shownUsd(x: number): number {
-  const text = usd(x);
-  if (text.includes('<')) return jsonNumber(x);
-  const value = Number(text.replace(/[$,-]/g, ''));
-  return text.startsWith('-') ? -value : value;
 }
 
 /**

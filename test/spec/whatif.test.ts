@@ -108,7 +108,7 @@ test("§5: the report's TTL override and keepalive figures are the JSON's", asyn
     const section = (id: string) => new RegExp(`<section[^>]* id="${id}"[\\s\\S]*?</section>`).exec(page)![0].replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ');
     // $0.503125 and $0.5695 at four decimals (halves away from zero), 13.19% at one
     assert.equal(ttl.baseline_usd, 0.503125);
-    assert.match(section('ttl-override'), /baseline \$0\.5031 \(100,625 wt\) scenario \$0\.5695 \(113,900 wt\) change \+13\.2% expiry share f 30\.6% break-even f\* 39\.5%/);
+    assert.match(section('ttl-override'), /baseline \$0\.5031 \(100,625 wt\) scenario \$0\.5695 \(113,900 wt\) change \+\$0\.0664 \(\+13\.2%\) expiry share f 30\.6% break-even f\* 39\.5%/);
     // budget 1: net $0.1221875 → $0.1222, +37.69% of subagent weight, +24.29% of all, 3 pings, 3 gaps over the TTL, 2 bridged, 1 expired
     assert.equal(ka.budgets[1].net_saving_usd, 0.1221875);
     const keep = section('keepalive');
@@ -120,11 +120,47 @@ test("§5: the report's TTL override and keepalive figures are the JSON's", asyn
   }
 });
 
-test("whatif ttl's delta adds up in USD as it does in weight: the difference of the two amounts as printed above it", () => {
-  // one 5-minute request, cold, w5 80,472: baseline 80,472 × 1.25 = 100,590 wt = $0.50295, printed $0.5030 (halves away
-  // from zero); forced to 1 h 80,472 × 2 = 160,944 wt = $0.80472, printed $0.8047. The delta is $0.8047 − $0.5030 =
-  // +$0.3017, as the weight's +60,354 is 160,944 − 100,590; the unrounded difference, 0.30177, printed +$0.3018 beneath
-  // two amounts 0.3017 apart. --json keeps the unrounded amounts.
+test("whatif ttl's USD delta is the change itself, rounded once as --json writes it, however the amounts above it are rounded", async () => {
+  // two Opus 4.1 sessions ($15 / M base), each one cold write: one of 1-hour tokens (n × 2 wt), one of 5-minute tokens
+  // (m × 1.25 wt; forced to 1 h, m × 2). The change is m × 0.75 wt: $0.225 for m = 20,000, $0.0225 for m = 2,000.
+  // The amounts are rounded to whole dollars from $100 and to cents from $1, so their difference as printed was
+  // +$1.00 ($150 to $151), +$0.0200 ($99.98 to $100) and $0.0000 ($150 to $150) for these changes.
+  const A = '5bec0000-0000-4000-8000-0000000005e1';
+  const B = '5bec0000-0000-4000-8000-0000000005e2';
+  const corpus = (n: number, m: number) => writeCorpus({
+    [`projects/-work-demo/${A}.jsonl`]: [userPrompt(A, at(-5)), assistant({ session: A, msg: 'a1', t: at(0), model: 'claude-opus-4-1', u: { w1h: n } })],
+    [`projects/-work-demo/${B}.jsonl`]: [userPrompt(B, at(-5)), assistant({ session: B, msg: 'b1', t: at(0), model: 'claude-opus-4-1', u: { w5: m } })],
+  });
+  const cases: Array<[number, number, RegExp, RegExp, RegExp]> = [
+    // 10,025,000 wt = $150.375 → $150; 10,040,000 wt = $150.60 → $151; +$0.225 (+0.1496%)
+    [5_000_000, 20_000, /^baseline +10,025,000 +\$150$/m, /^scenario +10,040,000 +\$151$/m, /^delta +\+15,000 \(\+0\.15%\) +\+\$0\.2250 \(\+0\.15%\)$/m],
+    // 6,665,000 wt = $99.975 → $99.98; 6,680,000 wt = $100.20 → $100
+    [3_320_000, 20_000, /^baseline +6,665,000 +\$99\.98$/m, /^scenario +6,680,000 +\$100$/m, /^delta +\+15,000 \(\+0\.23%\) +\+\$0\.2250 \(\+0\.23%\)$/m],
+    // 10,002,500 wt = $150.0375 and 10,004,000 wt = $150.06, both $150: the change, +$0.0225, is no $0.0000
+    [5_000_000, 2_000, /^baseline +10,002,500 +\$150$/m, /^scenario +10,004,000 +\$150$/m, /^delta +\+1,500 \(\+0\.01%\) +\+\$0\.0225 \(\+0\.01%\)$/m],
+  ];
+  for (const [n, m, base, scen, delta] of cases) {
+    const dir = corpus(n, m);
+    const t = run(dir, ['whatif', 'ttl']);
+    near(t.scenario_usd - t.baseline_usd, m * 0.75 * 15e-6, `delta USD of ${n} / ${m}`);
+    const out = run(dir, ['whatif', 'ttl'], false);
+    assert.match(out, base);
+    assert.match(out, scen);
+    assert.match(out, delta);
+    assert.match(out, /forcing 1h costs more/);
+  }
+  // the report says the one change: its TTL section as whatif ttl, its headline as the saving it is not
+  const ctx = await openContext({ paths: [corpus(5_000_000, 20_000)], db: ':memory:', timezone: 'UTC' });
+  try {
+    const page = renderReport(await buildReportData(ctx));
+    const section = (id: string) => new RegExp(`<section[^>]* id="${id}"[\\s\\S]*?</section>`).exec(page)![0].replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ');
+    assert.match(section('ttl-override'), /baseline \$150 \(10,025,000 wt\) scenario \$151 \(10,040,000 wt\) change \+\$0\.2250 \(\+0\.1%\)/);
+    assert.match(section('headline'), /−\$0\.2250/);
+  } finally {
+    ctx.store.close();
+  }
+  // a small change too is itself rounded once: $0.50295 to $0.80472 is +$0.30177, printed +$0.3018 (the printed
+  // amounts, $0.5030 and $0.8047, are 0.3017 apart); --json keeps the unrounded amounts
   const session = '5bec0000-0000-4000-8000-0000000005e0';
   const dir = writeCorpus({
     [`projects/-work-demo/${session}.jsonl`]: [userPrompt(session, at(-5)), assistant({ session, msg: 'd1', t: at(0), u: { w5: 80_472 } })],
@@ -135,5 +171,5 @@ test("whatif ttl's delta adds up in USD as it does in weight: the difference of 
   const out = run(dir, ['whatif', 'ttl'], false);
   assert.match(out, /^baseline +100,590 +\$0\.5030$/m);
   assert.match(out, /^scenario +160,944 +\$0\.8047$/m);
-  assert.match(out, /^delta +\+60,354 \(\+60\.00%\) +\+\$0\.3017 \(\+60\.00%\)$/m);
+  assert.match(out, /^delta +\+60,354 \(\+60\.00%\) +\+\$0\.3018 \(\+60\.00%\)$/m);
 });
