@@ -4,7 +4,7 @@
  * two never disagree.
  */
 import type { ChannelReplayResult, ChannelStrategy, StrategySummary } from './channel-replay.js';
-import { clean, table, usd } from '../format/table.js';
+import { clean, pct as share, rounded, table, usd } from '../format/table.js';
 import { wrap } from '../format/wrap.js';
 import { fmtCount } from '../report/format.js';
 import { isUtf16, skipGroups, skipLines, utf16Note } from './skips.js';
@@ -13,8 +13,10 @@ import { pricesOf } from './names.js';
 const int = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 
 const n = (x: number) => int.format(x);
-const ratio = (x: number) => x.toFixed(3);
-const pct = (x: number) => `${Math.round(x * 100)}%`;
+// rounded as --json writes the number, halves away from zero, as every share and ratio (format/table.ts rounded()):
+// Math.round(x * 100) made 0.145 14% here and 15% in replay session and the report, toFixed(3) 0.1235 0.123
+const ratio = (x: number) => rounded(x, 3);
+const pct = (x: number) => share(x, 0);
 
 interface Metric {
   label: string;

@@ -2,7 +2,7 @@
  * Text reporter for the session replay: one result in, the §6.1-style table (one column per
  * strategy) and the `recorded` fidelity out. `--json` is the same result serialised.
  */
-import { clean, fit, fixed, int, pct, fitTable, table, usd, type Cell } from '../format/table.js';
+import { clean, fit, int, pct, fitTable, rounded, table, usd, type Cell } from '../format/table.js';
 import { wrap } from '../format/wrap.js';
 import type { ReplayRun } from '../report/data.js';
 import { fmtCount } from '../report/format.js';
@@ -15,7 +15,8 @@ import type { SessionStrategy, SessionStrategySummary } from './session-strategy
 const METRICS: { label: string; cell: (s: SessionStrategySummary) => Cell; when?: (s: SessionStrategySummary) => boolean }[] = [
   { label: 'input tokens, all requests', cell: (s) => int(s.input_tokens) },
   { label: '  of which cacheable prefix', cell: (s) => int(s.cacheable_tokens) },
-  { label: 'cacheable ratio', cell: (s) => fixed(s.cacheable_ratio, 3) },
+  // halves away from zero, as --json writes it (rounded()): toFixed rounded the double, 0.1235 to 0.123
+  { label: 'cacheable ratio', cell: (s) => (s.cacheable_ratio === null ? '—' : rounded(s.cacheable_ratio, 3)) },
   { label: 'uncached tokens per warm turn', cell: (s) => int(s.uncached_per_warm_turn) },
   { label: 'context (attachment) tokens sent', cell: (s) => int(s.context_tokens) },
   { label: '  of which already seen', cell: (s) => (s.already_seen_tokens ? `${int(s.already_seen_tokens)} (${pct(s.already_seen_share, 0)})` : '0') },
@@ -61,7 +62,7 @@ export function formatSessionReplay(r: SessionReplayResult, opts: { color?: bool
   // (the fidelity is recorded's: without it, none is measured on any request)
   if (conv?.scale != null) {
     const held = r.fidelity ? `; fidelity on ${requestRange(conv.held_out_from, c.requests)}, held out` : '';
-    out.push(`conversation tokens × ${fixed(conv.scale, 3)} in every strategy (--calibrate ${conv.k}: fitted on ${requestRange(2, conv.k + 1)}${held})`);
+    out.push(`conversation tokens × ${rounded(conv.scale, 3)} in every strategy (--calibrate ${conv.k}: fitted on ${requestRange(2, conv.k + 1)}${held})`);
   } else if (conv) {
     // a chain of one request has no request to compare (said below)
     out.push(`--calibrate ${conv.k}: not calibrated (${clean(conv.reason ?? '')})${r.fidelity && c.requests >= 2 ? `; fidelity on ${requestRange(2, c.requests)}` : ''}`);

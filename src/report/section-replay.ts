@@ -1,5 +1,6 @@
 /** Replay results (SPEC §6): channel and session strategies side by side. */
 import { jsonNumberText } from '../format/json-numbers.js';
+import { rounded } from '../format/table.js';
 import { requestRange } from '../replay/session-calibrate.js';
 import { cacheReadZeroNote, chainFacts, copiedNote, fidelityHeading, fitChainId, NO_FIDELITY, otherCopiesNote, otherFilesNote, prefixLine, progressOnlyNote, promptZeroNote, skippedHeading, tokenizerNote, unpricedNote } from '../replay/session-notes.js';
 import { skipText, utf16Note } from '../replay/skips.js';
@@ -175,7 +176,7 @@ export function calibrationLine(c: NonNullable<ReplayRun['calibration']>, f: Rep
   const fit =
     c.scale === null
       ? `--calibrate ${c.k}: not calibrated (${c.reason ?? 'no reason given'}); the replay is the uncalibrated one`
-      : `conversation tokens × ${c.scale.toFixed(3)} in every strategy (--calibrate ${c.k}: fitted on ${requestRange(2, c.k + 1)})`;
+      : `conversation tokens × ${rounded(c.scale, 3)} in every strategy (--calibrate ${c.k}: fitted on ${requestRange(2, c.k + 1)})`;
   const held = f ? fidelityNote(f, c.scale !== null) : 'no fidelity (no request to compare)';
   return html`<p class="calibration" data-k="${String(c.k)}" data-scale="${jsonNumberText(c.scale)}">${fit} · ${held}</p>`;
 }
@@ -234,7 +235,7 @@ function runBlock(run: ReplayRun, charts: ChartSink, withReading: boolean): Safe
       { text: s.strategy },
       { text: fmtInt(s.inputTokens), sort: s.inputTokens },
       { text: fmtInt(s.cacheablePrefix), sort: s.cacheablePrefix },
-      { text: s.cacheableRatio === null ? 'n/a' : s.cacheableRatio.toFixed(3), sort: s.cacheableRatio },
+      { text: s.cacheableRatio === null ? 'n/a' : rounded(s.cacheableRatio, 3), sort: s.cacheableRatio },
       { text: s.uncachedPerWarmTurn === null ? 'n/a' : fmtInt(s.uncachedPerWarmTurn), sort: s.uncachedPerWarmTurn },
       { text: fmtInt(s.contextTokens), sort: s.contextTokens },
       { text: s.contextTokens > 0 && s.alreadySeen > 0 ? `${fmtInt(s.alreadySeen)} (${fmtPct(s.alreadySeen / s.contextTokens, 0)})` : fmtInt(s.alreadySeen), sort: s.alreadySeen },

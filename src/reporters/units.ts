@@ -32,12 +32,20 @@ export function signedUsd(x: number): string {
   return x > 0 && text !== usd(0) ? `+${text}` : text;
 }
 
-/** A gap in seconds as "5s", "19.2m", "4.2h"; null → "—" */
+/**
+ * A gap in seconds as "5s", "19.2m", "4.2h"; null → "—". Rounded as --json writes the number, halves away from
+ * zero, as weights, USD and percentages are (format/table.ts rounded()): toFixed rounded the double, so 69 s
+ * (1.15 min, 1.1499… in binary) printed 1.1m and 4.05 h 4.0h. The unit is the one the gap is below once
+ * rounded: 59.6 s is 1.0m, not 60s, and 3,599 s 1.0h, not 60.0m.
+ * Example: duration(69) === '1.2m'; duration(14_580) === '4.1h'
+ */
 export function duration(s: number | null): string {
   if (s === null) return '—';
-  if (s < 60) return `${Math.round(s)}s`;
-  if (s < 3600) return `${(s / 60).toFixed(1)}m`;
-  return `${(s / 3600).toFixed(1)}h`;
+  const secs = rounded(s, 0);
+  if (Math.abs(Number(secs)) < 60) return `${secs}s`;
+  const mins = rounded(s / 60, 1);
+  if (Math.abs(Number(mins)) < 60) return `${mins}m`;
+  return `${rounded(s / 3600, 1)}h`;
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { openContext } from '../../src/context.js';
 import { pct, usd } from '../../src/format/table.js';
 import { buildReportData } from '../../src/report/build.js';
@@ -65,4 +66,38 @@ test("a write:read weight ratio --json gives as 1.005 is 1.01 : 1 in anatomy's t
   assert.equal(JSON.parse(r.stdout).totals.write_read_ratio, 1.005);
   assert.match(cli(['anatomy', dir, '--db', ':memory:']).stdout, /^write:read weight +1\.01 : 1$/m);
   assert.match(cli(['crosstab', dir, '--db', ':memory:', '--rows', 'agent_type', '--measure', 'write_read_ratio']).stdout, /^main +1\.01 │ +1\.01$/m);
+});
+
+test('replay channel, replay session and the report round a replay\'s shares, ratios and scale as --json writes them, halves away from zero; gaps too', async () => {
+  const { formatChannelReplay } = await import('../../src/replay/channel-report.js');
+  const { formatSessionReplay, sessionReplayRun } = await import('../../src/replay/session-report.js');
+  const { calibrationLine, renderReplay } = await import('../../src/report/section-replay.js');
+  const { ChartSink } = await import('../../src/report/section.js');
+  const { duration } = await import('../../src/reporters/units.js');
+  // the sample's replays, each first strategy given 145 of 1,000 context tokens already seen (0.145: Math.round(14.499…)
+  // made it 14% in replay channel, 15% in replay session and the report) and a cacheable ratio of 0.1235 (toFixed(3)
+  // made it 0.123, the double being 0.12349…)
+  const channel = JSON.parse(cli(['replay', 'channel', fileURLToPath(new URL('../../sample-logs/channels/backend.jsonl', import.meta.url)), '--json']).stdout);
+  const ch = channel.strategies.window;
+  Object.assign(ch, { context_tokens: 1_000, already_seen_tokens: 145, already_seen_share: 0.145, cacheable_ratio: 0.1235 });
+  const chText = formatChannelReplay(channel);
+  assert.match(chText, /^ {2}of which already seen +145 \(15%\) /m);
+  assert.match(chText, /^cacheable ratio +0\.124 /m);
+  const session = JSON.parse(cli(['replay', 'session', 'top', fileURLToPath(new URL('../../sample-logs', import.meta.url)), '--db', ':memory:', '--json']).stdout);
+  const st = session.strategies.recorded;
+  Object.assign(st, { context_tokens: 1_000, already_seen_tokens: 145, already_seen_share: 0.145, cacheable_ratio: 0.1235 });
+  const sText = formatSessionReplay(session);
+  assert.match(sText, /^ {2}of which already seen +145 \(15%\) /m);
+  assert.match(sText, /^cacheable ratio +0\.124 /m);
+  const body = String(renderReplay({ runs: [sessionReplayRun(session)] }, new ChartSink()).body).replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ');
+  assert.match(body, / recorded [\d,]+ [\d,]+ 0\.124 [\d,n/a]+ 1,000 145 \(15%\) /);
+  // a calibration scale of 1.0005 (1.000499… in binary) is × 1.001, not × 1.000
+  assert.match(String(calibrationLine({ k: 5, scale: 1.0005, heldOutFrom: 7, reason: null }, null)), /conversation tokens × 1\.001 in every strategy/);
+  // gaps: 69 s is 1.15 min (1.1499… in binary), 14,580 s 4.05 h (4.0499…); the unit is the one below 60 once rounded
+  assert.equal(duration(69), '1.2m');
+  assert.equal(duration(14_580), '4.1h');
+  assert.equal(duration(59.6), '1.0m');
+  assert.equal(duration(3_599), '1.0h');
+  assert.equal(duration(59.4), '59s');
+  assert.equal(duration(1_152), '19.2m');
 });
