@@ -681,10 +681,11 @@ test('the TTL reading of logs the override does not reach says no change, as wha
 
 test('the TTL and keepalive readings name the chains and gaps of unpriced models they change, as whatif ttl and the headline do, not "changes nothing"', () => {
   const ttl = fixtureReport().ttlOverride as TtlOverride;
-  const still: TtlOverride = { ...ttl, deltaShare: 0, expiryShare: null, unpricedRequests: 3, unpricedModels: ['claude-mystery-9'], changedUnpricedChains: 1, buckets: ttl.buckets.map((b) => ({ ...b, deltaShare: 0, expiryShare: null })) };
+  const still: TtlOverride = { ...ttl, scenario: ttl.baseline, deltaShare: 0, expiryShare: null, unpricedRequests: 3, unpricedModels: ['claude-mystery-9'], changedUnpricedChains: 1, buckets: ttl.buckets.map((b) => ({ ...b, deltaShare: 0, expiryShare: null })) };
   assert.equal(ttlReading(still), 'Forcing the 1-hour TTL changes nothing priced: no priced request would cost more or less, and its effect on 1 chain of unpriced models is unknown.');
   const body = String(renderTtlOverride(still, new ChartSink()).body).replace(/<[^>]*>/g, ' ');
-  assert.match(body, /change\s+0\.0% \+\?/);
+  // the change in USD beside its share, as whatif ttl's delta: none
+  assert.match(body, /change\s+\$0\.0000 \(0\.0%\) \+\?/);
   assert.match(body, /the override changes 1 chain of unpriced models, and its effect on them is unknown/);
   // a priced change beside them: said after the verdict
   assert.match(ttlReading({ ...ttl, changedUnpricedChains: 2 }), /; its effect on 2 chains of unpriced models is unknown\.$/);
