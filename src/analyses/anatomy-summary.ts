@@ -47,6 +47,11 @@ export interface AnatomyRow {
   /** write weight split like the write tokens (each request's tokens at its own write price) */
   anatomy_weight: AnatomySplit;
   anatomy_usd: AnatomySplit;
+  /**
+   * the tokens of the row's requests without a price, by class of write and by billed component: a weight of a
+   * component they have tokens of leaves them out (+?), one they have none of is whole (README: one rule for +?)
+   */
+  unpriced_tokens: AnatomySplit & Record<keyof Components, number>;
 }
 
 export interface AnatomySplit {
@@ -181,6 +186,7 @@ class Tally {
   private readonly components = zeroComponents();
   private readonly split = zeroSplit();
   private readonly splitUsd = zeroSplit();
+  private readonly unpricedTokens = { ...zeroSplit(), ...zeroComponents() };
 
   add(chainId: string, p: Priced): void {
     const { a } = p;
@@ -198,6 +204,17 @@ class Tally {
     this.prompt += promptTokens(a.request);
     if (!p.priced) {
       this.unpriced++;
+      const u = this.unpricedTokens;
+      const r = a.request;
+      u.cold += a.cold;
+      u.growth += a.growth;
+      u.expiry += a.expiry;
+      u.break += a.break;
+      u.input += r.input;
+      u.write5m += r.cacheWrite5m;
+      u.write1h += r.cacheWrite1h;
+      u.read += r.cacheRead;
+      u.output += r.output;
       return;
     }
     addComponents(this.components, p.priced.components);
@@ -238,6 +255,7 @@ class Tally {
       components: { ...c },
       anatomy_weight: { ...this.split },
       anatomy_usd: { ...this.splitUsd },
+      unpriced_tokens: { ...this.unpricedTokens },
     };
   }
 }

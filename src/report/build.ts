@@ -218,6 +218,8 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
               usd: r.usd === null ? null : Number(r.usd),
               weight: r.usd === null ? null : Number(r.weight),
               unpricedRequests: Number(r.unpriced_requests),
+              // the segment's own: a component the unpriced requests have no tokens of is whole, as cost over time marks it
+              unpricedTokens: Number(r.unpriced_tokens),
             });
           }
         }
@@ -232,6 +234,7 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
             // an agent type none of whose requests has a price: its weights are unknown, not 0
             weight: allUnpriced(a) ? null : a.anatomy_weight[component],
             usd: allUnpriced(a) ? null : a.anatomy_usd[component],
+            unpricedTokens: a.unpriced_tokens[component],
           })),
         ),
         unpricedModels: need(anatomy).unpriced_models,

@@ -142,6 +142,8 @@ export interface CostBy {
     weight: number | null;
     /** the key's requests without a price (the same on each of its rows): usd and weight leave them out, marked +? */
     unpricedRequests?: number;
+    /** this component's tokens of those requests: its usd leaves them out, marked +? (a component they have no tokens of is whole) */
+    unpricedTokens?: number;
   }>;
 }
 
@@ -150,7 +152,15 @@ export const COST_BY_KEYS = 12;
 
 export interface Anatomy {
   /** long format: one row per (agent type, component); weight and usd null when none of the agent type's requests has a price */
-  rows: Array<{ agentType: string; component: AnatomyComponent; tokens: number; weight: number | null; usd: number | null }>;
+  rows: Array<{
+    agentType: string;
+    component: AnatomyComponent;
+    tokens: number;
+    weight: number | null;
+    usd: number | null;
+    /** the agent type's tokens of this class written by requests without a price: its weight leaves them out, marked +? */
+    unpricedTokens?: number;
+  }>;
   /**
    * the models without a price and their requests, left out of every weight (`anatomy`'s +?): an agent type
    * with some priced requests shows the weights of those alone

@@ -1,6 +1,6 @@
 /** Cache anatomy by agent type: what every cache write bought (cold / growth / expiry / break). */
 import type { Anatomy, AnatomyComponent } from './data.js';
-import { fmtInt, fmtPct } from './format.js';
+import { fmtInt, fmtPct, leftOutMark } from './format.js';
 import { html, sortableTable } from './html.js';
 import { andList, ANATOMY_ORDER, groupBy, otherLabel, sum, topTied, type ChartSink, type SectionOutput } from './section.js';
 
@@ -15,7 +15,9 @@ export function renderAnatomy(d: Anatomy, charts: ChartSink): SectionOutput {
     const all = sum(rows, (r) => r.weight);
     // none of its requests has a price: its weights are unknown, shown so, not as 0
     const unknown = rows.every((r) => r.weight === null);
-    return { agentType, cold: w('cold'), growth: w('growth'), expiry: w('expiry'), break: w('break'), all, unknown };
+    // a class of writes its requests without a price have tokens of: its weight leaves them out, marked +? (README)
+    const left = (c: AnatomyComponent) => sum(rows.filter((r) => r.component === c), (r) => r.unpricedTokens ?? 0);
+    return { agentType, cold: w('cold'), growth: w('growth'), expiry: w('expiry'), break: w('break'), all, unknown, left };
   });
   types.sort((a, b) => b.all - a.all);
   // agent types tied at the top (the same weight as printed) are named together, not the first of them
@@ -68,10 +70,10 @@ export function renderAnatomy(d: Anatomy, charts: ChartSink): SectionOutput {
         ? [{ text: t.agentType }, ...Array.from({ length: 5 }, () => ({ text: 'unknown' }))]
         : [
             { text: t.agentType },
-            { text: fmtInt(t.cold), sort: t.cold },
-            { text: fmtInt(t.growth), sort: t.growth },
-            { text: fmtInt(t.expiry), sort: t.expiry },
-            { text: fmtInt(t.break), sort: t.break },
+            { text: fmtInt(t.cold) + leftOutMark(t.cold, t.left('cold')), sort: t.cold },
+            { text: fmtInt(t.growth) + leftOutMark(t.growth, t.left('growth')), sort: t.growth },
+            { text: fmtInt(t.expiry) + leftOutMark(t.expiry, t.left('expiry')), sort: t.expiry },
+            { text: fmtInt(t.break) + leftOutMark(t.break, t.left('break')), sort: t.break },
             { text: fmtPct(t.all > 0 ? (t.expiry + t.break) / t.all : 0), sort: t.all > 0 ? (t.expiry + t.break) / t.all : 0 },
           ],
     ),

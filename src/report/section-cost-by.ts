@@ -44,7 +44,9 @@ export function renderCostBy(d: CostBy, charts: ChartSink): SectionOutput {
         component: COST_COMPONENT_LABEL[rs[0]!.component],
         order: COST_COMPONENT_ORDER[rs[0]!.component],
         usd,
-        usdText: fmtUsd(usd) + leftOutMark(usd, unpricedOf(rows.filter((r) => barKey(r) === key))),
+        // +? on a segment whose component the bar's requests without a price have tokens of, as cost over time marks
+        // one: every segment of a bar with such requests was marked, its reads beside a 1-hour write they had none of
+        usdText: fmtUsd(usd) + leftOutMark(usd, sum(rs, (r) => r.unpricedTokens ?? 0)),
         weight: rs.every((r) => r.weight === null) ? null : sum(rs, (r) => r.weight),
       };
     });

@@ -34,6 +34,16 @@ function weightCell(r: Pick<AnatomyRow, 'requests' | 'unpriced_requests'>, weigh
   return r.unpriced_requests > 0 ? `${int(weight)} +?` : weight;
 }
 
+/**
+ * A component's weight (a class of writes, a billed component): unknown when nothing in the row is priced,
+ * marked +? when the row's requests without a price have tokens of it, as the report's cost charts mark a
+ * component (README: `+?`); the sample's input, 591 wt, was marked for requests that had no input token.
+ */
+function componentCell(r: Pick<AnatomyRow, 'requests' | 'unpriced_requests'>, weight: number, unpricedTokens: number): Cell {
+  if (allUnpriced(r)) return 'unknown';
+  return unpricedTokens > 0 ? `${int(weight)} +?` : weight;
+}
+
 /** An ISO 8601 time to the second, its T a space: '2026-02-10 12:00:05', '+010000-01-01 11:59:59' (the day as long as its year is). */
 /** `2026-02-12T16:02:27.123Z` → `2026-02-12 16:02:27`, on the clocks of `timezone` when given (`2026-02-12 21:32:27` in Asia/Kolkata). */
 function secondOf(iso: string, timezone?: string): string {
@@ -50,6 +60,7 @@ export function formatAnatomy(result: AnatomyResult, options: FormatAnatomyOptio
   const writes = t.cold + t.growth + t.expiry + t.break;
   const share = (x: number) => (writes > 0 ? pct(x / writes) : '—');
   const aw = t.anatomy_weight;
+  const ut = t.unpriced_tokens;
   const out: string[] = [];
   // lines of text are wrapped to a terminal's width (format/wrap.ts); the tables fit theirs
   out.push(wrap(`Cache anatomy: ${counted(t.chains, 'chain')}, ${counted(t.requests, 'request')} (rewrites under ${int(result.jitter)} tokens count as growth)`));
@@ -57,11 +68,11 @@ export function formatAnatomy(result: AnatomyResult, options: FormatAnatomyOptio
     table(
       [{ header: 'cache writes' }, num('tokens'), num('share'), num('weight'), num('events')],
       [
-        ['cold', t.cold, share(t.cold), weightCell(t, aw.cold), null],
-        ['growth', t.growth, share(t.growth), weightCell(t, aw.growth), null],
-        ['expiry', t.expiry, share(t.expiry), weightCell(t, aw.expiry), null],
-        ['break', t.break, share(t.break), weightCell(t, aw.break), t.break_events],
-        ['total', writes, share(writes), weightCell(t, aw.cold + aw.growth + aw.expiry + aw.break), null],
+        ['cold', t.cold, share(t.cold), componentCell(t, aw.cold, ut.cold), null],
+        ['growth', t.growth, share(t.growth), componentCell(t, aw.growth, ut.growth), null],
+        ['expiry', t.expiry, share(t.expiry), componentCell(t, aw.expiry, ut.expiry), null],
+        ['break', t.break, share(t.break), componentCell(t, aw.break, ut.break), t.break_events],
+        ['total', writes, share(writes), componentCell(t, aw.cold + aw.growth + aw.expiry + aw.break, ut.cold + ut.growth + ut.expiry + ut.break), null],
       ],
       { color },
     ),
@@ -71,11 +82,11 @@ export function formatAnatomy(result: AnatomyResult, options: FormatAnatomyOptio
       [{ header: 'measure' }, num('weight'), num('USD'), num('value')],
       [
         ['all requests', weightCell(t, t.weight), cost(t), null],
-        ['  input', weightCell(t, t.components.input), null, null],
-        ['  5m writes', weightCell(t, t.components.write5m), null, null],
-        ['  1h writes', weightCell(t, t.components.write1h), null, null],
-        ['  reads', weightCell(t, t.components.read), null, null],
-        ['  output', weightCell(t, t.components.output), null, null],
+        ['  input', componentCell(t, t.components.input, ut.input), null, null],
+        ['  5m writes', componentCell(t, t.components.write5m, ut.write5m), null, null],
+        ['  1h writes', componentCell(t, t.components.write1h, ut.write1h), null, null],
+        ['  reads', componentCell(t, t.components.read, ut.read), null, null],
+        ['  output', componentCell(t, t.components.output, ut.output), null, null],
         ['waste (rewrites beyond a read)', weightCell(t, t.waste_weight), cost({ ...t, usd: t.waste_usd }), t.weight > 0 ? `${pct(t.waste_weight / t.weight)} of weight` : '—'],
         ['hit ratio Σr/ΣP', null, null, pct(t.hit_ratio)],
         ['write:read weight', null, null, t.write_read_ratio === null ? '—' : `${rounded(t.write_read_ratio, 2)} : 1`],

@@ -116,6 +116,38 @@ test('§2: the report marks +? every cost that leaves the unpriced request out, 
   }
 });
 
+test('§2: one rule marks a component +?: the unpriced request has tokens of it (input, output, 5m write; its growth), not the 1h write, reads, cold (cost by, anatomy, the report)', async () => {
+  // m5, unpriced, has in 1, w5 100 (growth: under the 1,024-token jitter), out 1: the components it leaves out
+  const dir = corpus();
+  // anatomy: growth, input, 5m writes and output leave it out (+?); cold (m1's 10,000 w5 = 12,500), expiry, break,
+  // 1h writes (2,000 × 2) and reads (10,000 × 0.1 + 150,000 × 0.2 of Sonnet's $3) are whole (each was marked)
+  const text = run(['anatomy', dir]).stdout;
+  assert.match(text, /^cold +10,000 +13\.8% +12,500$/m);
+  assert.match(text, /^growth +62,600 +86\.2% +154,625 \+\?$/m);
+  assert.match(text, /^expiry +0 +0\.0% +0$/m);
+  assert.match(text, /^ {2}1h writes +4,000$/m);
+  assert.match(text, /^ {2}reads +31,000$/m);
+  assert.match(text, /^ {2}5m writes +163,125 \+\?$/m);
+  assert.match(text, /^ {2}input +20 \+\?$/m);
+  const json = JSON.parse(run(['anatomy', dir, '--json']).stdout);
+  assert.deepEqual(json.totals.unpriced_tokens, { cold: 0, growth: 100, expiry: 0, break: 0, input: 1, write5m: 100, write1h: 0, read: 0, output: 1 });
+  const ctx = await openContext({ paths: [dir], db: ':memory:', timezone: 'UTC' });
+  try {
+    const page = renderReport(await buildReportData(ctx));
+    // cost by project and by agent type: each bar segment as cost over time marks it, by the component's tokens of the
+    // unpriced request (every segment of the bar was marked: the 1h write's $0.0200 and the reads' $0.0950 too)
+    for (const key of ['/work/demo', 'main']) {
+      const seg = (component: string) => new RegExp(`"key":"${key}","label":"${key}","component":"${component}","order":\\d,"usd":[\\d.e-]+,"usdText":"([^"]*)"`).exec(page)![1];
+      assert.deepEqual(['input', 'output', '5m write', '1h write', 'read'].map(seg), ['$0.0001 +?', '$0.0302 +?', '$0.5156 +?', '$0.0200', '$0.0950'], key);
+    }
+    // the report's anatomy table: main's growth is marked, its cold (and expiry, break) whole
+    const anatomy = /<section[^>]* id="anatomy"[\s\S]*?<\/section>/.exec(page)![0].replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ');
+    assert.match(anatomy, / main 12,500 154,625 \+\? 0 0 0\.0% /);
+  } finally {
+    ctx.store.close();
+  }
+});
+
 test("§2: the report's top chains mark a chain's cost and waste +? when some of its requests have no price, as anatomy marks its sums", async () => {
   // t 0 opus w5 10,000 (cold); t 400 s opus r 0, w5 11,000: gap 400 s > 5 min, C = 10,000 → expiry 10,000, growth 1,000;
   // waste 10,000 × (1.25 − 0.1) = 11,500 wt = $0.0575; t 410 s claude-foo-1 w5 100 (no price). Priced cost
