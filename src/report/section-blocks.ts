@@ -16,10 +16,13 @@ export function renderBlocks(d: Blocks, charts: ChartSink): SectionOutput {
   const top = maxBy(priced, (b) => b.usd!);
   const middle = median(priced.map((b) => b.usd!)) ?? 0;
   const unknown = d.blocks.length - priced.length;
+  // the median of blocks some of which leave requests without a price out (or of the priced blocks alone, those
+  // without any price not drawn) is no whole figure either: +?, as those blocks' costs are marked
+  const middleMark = unknown > 0 || priced.some((b) => (b.unpricedRequests ?? 0) > 0) ? ' +?' : '';
   // a block whose requests all lack a price has no bar: counted, not left out silently
   const notDrawn = unknown > 0 ? ` ${fmtInt(unknown)} ${unknown === 1 ? 'block is not drawn: its cost is' : 'blocks are not drawn: their cost is'} unknown (no price).` : '';
   const reading = top
-    ? `${fmtInt(d.blocks.length)} five-hour block${d.blocks.length === 1 ? '' : 's'}; the heaviest started ${at(top.start)} and cost ${fmtUsd(top.usd)}${leftOutMark(top.usd, top.unpricedRequests)} over ${fmtInt(top.requests)} request${top.requests === 1 ? '' : 's'} (median block ${fmtUsd(middle)}).${notDrawn}`
+    ? `${fmtInt(d.blocks.length)} five-hour block${d.blocks.length === 1 ? '' : 's'}; the heaviest started ${at(top.start)} and cost ${fmtUsd(top.usd)}${leftOutMark(top.usd, top.unpricedRequests)} over ${fmtInt(top.requests)} request${top.requests === 1 ? '' : 's'} (median block ${fmtUsd(middle)}${middleMark}).${notDrawn}`
     : d.blocks.length > 0
       ? (d.blocks.length === 1 ? '1 five-hour block, without a priced request: its cost is unknown.' : `${fmtInt(d.blocks.length)} five-hour blocks, none with a priced request: their cost is unknown.`)
       : 'No blocks.';

@@ -543,6 +543,11 @@ test('unknown costs on the page: named as unknown, never $0, and what a chart ca
   // an even count of priced blocks: the median is the mean of the two middle ones ($1, $3 → $2)
   const even = renderBlocks({ blocks: [1, 3].map((usd, i) => ({ start: i * 6 * 3_600_000, end: (i * 6 + 5) * 3_600_000, usd, weight: usd * 2e5, requests: 1, tokens: 5 })) }, sink());
   assert.match(even.reading, /\(median block \$2\.00\)\.$/);
+  // the heaviest block whole, the other leaving a request without a price out: the median ($1 +?, $3 → $2) is +? too,
+  // as is one over the priced blocks alone beside a block of no price (it printed 'median block $2.00' bare)
+  const partly = renderBlocks({ blocks: [1, 3].map((usd, i) => ({ start: i * 6 * 3_600_000, end: (i * 6 + 5) * 3_600_000, usd, weight: usd * 2e5, requests: 2, tokens: 5, unpricedRequests: usd === 1 ? 1 : 0 })) }, sink());
+  assert.match(partly.reading, /cost \$3\.00 over 2 requests \(median block \$2\.00 \+\?\)\.$/);
+  assert.match(blocks.reading, /\(median block \$1\.00 \+\?\)\. 1 block is not drawn/);
   // one block, of one request: no plural
   const one = renderBlocks({ blocks: [{ start: 0, end: 5 * 3_600_000, usd: 1, weight: 2e5, requests: 1, tokens: 5 }] }, sink());
   assert.match(one.reading, /^1 five-hour block; the heaviest started .* and cost \$1\.00 over 1 request \(median block/);

@@ -109,7 +109,7 @@ test('§2: the report marks +? every cost that leaves the unpriced request out, 
     assert.match(run(['crosstab', dir, '--measure', 'weight', '--rows', 'agent_type']).stdout, /^main +207,180 \+\? /m);
     assert.match(section('cross-tab'), /main main 1 0 \(0%\) 1 0 1 0 \/ 1 207,180 wt \+\?/);
     const blocks = section('blocks');
-    assert.match(blocks, /cost \$0\.6609 \+\? over 5 requests/);
+    assert.match(blocks, /cost \$0\.6609 \+\? over 5 requests \(median block \$0\.6609 \+\?\)/);
     assert.match(blocks, /2026-03-01 10:00 2026-03-01 15:00 5 233,928 \$0\.6609 \+\?/);
   } finally {
     ctx.store.close();
