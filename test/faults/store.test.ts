@@ -232,6 +232,7 @@ test('a store below a directory this user may not search is refused in one line 
   const logs = corpus(dir);
   const shut = path.join(dir, 'shut');
   const db = path.join(shut, 'inner', 's.duckdb');
+  mkdirSync(path.dirname(db), { recursive: true }); // cachelens makes no directory for --db
   await summary([logs], db);
   chmodSync(shut, 0o000);
   try {
