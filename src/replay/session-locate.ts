@@ -98,7 +98,8 @@ export async function locateChain(store: Store, id: string, chain?: string): Pro
  * (the store's chain file, by path alone, may be the stale copy: its requests' copies tie in time
  * with the full one's). `copies`: the other transcripts whose requests the one taken holds all of
  * (a transcript holding requests it does not is one of `other_files`), of its name: a transcript of
- * another name is another session's. agent_progress copies in a parent's transcript are no transcript of the chain.
+ * another name is another session's. Its name is the chain's (`<session>.jsonl`, `agent-<id>.jsonl`), else,
+ * when no transcript in scope bears it, the store's chain file's. agent_progress copies in a parent's transcript are no transcript of the chain.
  * Example: -a/S.jsonl (22 requests, the first 22 of -b's) and -b/S.jsonl (39) → -b/S.jsonl, copies ['…/-a/S.jsonl'].
  */
 async function usedCopy(store: Store, found: Omit<LocatedChain, 'elsewhere' | 'progress_only' | 'other_file_requests' | 'other_files' | 'other_copies'>) {
@@ -111,10 +112,15 @@ async function usedCopy(store: Store, found: Omit<LocatedChain, 'elsewhere' | 'p
     { chain: found.chain_id },
   );
   // copies of one transcript bear its name (<session>.jsonl, agent-<id>.jsonl): another name holding the chain's lines
-  // is another transcript (a resumed session's, which may repeat them with the earlier session's id)
-  const same = rows.filter((r) => basename(r.path as string) === basename(found.path));
-  if (same.length < 2) return { ...found, copies: [] as string[] };
+  // is another transcript (a resumed session's, which may repeat them with the earlier session's id). The name is the
+  // chain's own, not found.path's: the store's chain file is the first by path, which may be the resumed session's
+  // (s0.jsonl before s1.jsonl); a chain none of whose transcripts bears its name (files renamed) keeps found.path's
+  const own = found.agent_id !== null ? `agent-${found.agent_id}.jsonl` : `${found.session_id}.jsonl`;
+  const name = rows.some((r) => basename(r.path as string) === own) ? own : basename(found.path);
+  const same = rows.filter((r) => basename(r.path as string) === name);
+  if (same.length === 0) return { ...found, copies: [] as string[] };
   const path = same[0]!.path as string;
+  if (same.length < 2) return { ...found, path, copies: [] as string[] };
   // the others whose every request the one taken holds: copies of it, not transcripts holding requests of their own
   const copies = await store.all(
     `WITH o AS (SELECT o.file_id, o.key FROM observations o JOIN scope USING (file_id) WHERE o.chain_id = $chain AND o.rank > 0),
@@ -124,7 +130,7 @@ async function usedCopy(store: Store, found: Omit<LocatedChain, 'elsewhere' | 'p
      ORDER BY f.path`,
     { chain: found.chain_id, path },
   );
-  return { ...found, path, copies: copies.map((r) => r.path as string).filter((p) => basename(p) === basename(path)) };
+  return { ...found, path, copies: copies.map((r) => r.path as string).filter((p) => basename(p) === name) };
 }
 
 /** Requests of a chain only other transcripts hold, and those transcripts (LocatedChain.other_file_requests). */

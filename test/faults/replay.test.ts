@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { readSessionTranscript } from '../../src/replay/session-transcript.js';
 import { assistant, cliPath, freeBytes, removeDir, runCli, tempDir, usage, user, writeLog } from './helpers.js';
@@ -169,12 +169,26 @@ test('a resumed session whose transcript repeats every request of the earlier on
   // s2.jsonl: s1's lines again an hour later (their session id kept), then its own request: more requests of s1's chain,
   // later and larger, under another name
   const later = (l: string) => l.replace(/T10:00:/g, 'T11:00:').replace('T09:59:59', 'T10:59:59');
+  const resumed = (name: string) => writeLog(logs, `projects/-a/${name}.jsonl`, [...a.map(later), user('again', { session: name, t: '2025-03-01T11:01:00.000Z' }), assistant({ msg: 'm3', usage: usage(1, 2, 3, 4), t: '2025-03-01T11:01:05.000Z', session: name })]);
   const own = writeLog(logs, 'projects/-a/s1.jsonl', a);
-  writeLog(logs, 'projects/-a/s2.jsonl', [...a.map(later), user('again', { session: 's2', t: '2025-03-01T11:01:00.000Z' }), assistant({ msg: 'm3', usage: usage(1, 2, 3, 4), t: '2025-03-01T11:01:05.000Z', session: 's2' })]);
+  // the resumed session's file after s1.jsonl by path, then before it (s0.jsonl: the store's chain file, first by path)
+  for (const name of ['s2', 's0']) {
+    const other = resumed(name);
+    const r = await runCli(['replay', 'session', 's1', logs, '--db', ':memory:', '--strategy', 'recorded', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const c = JSON.parse(r.stdout).chain;
+    assert.deepEqual([c.file, c.requests, c.other_copies, c.first_at], [own, 2, [], '2025-03-01T10:00:00.000Z'], name);
+    rmSync(other);
+  }
+  // s0.jsonl first by path, beside a stale copy of s1.jsonl (-a, its first request) and the whole one (-b): the whole one
+  resumed('s0');
+  writeLog(logs, 'projects/-a/s1.jsonl', a.slice(0, 2));
+  const stale = path.join(logs, 'projects/-a/s1.jsonl');
+  const full = writeLog(logs, 'projects/-b/s1.jsonl', a);
   const r = await runCli(['replay', 'session', 's1', logs, '--db', db, '--strategy', 'recorded', '--json']);
   assert.equal(r.code, 0, r.stderr);
   const c = JSON.parse(r.stdout).chain;
-  assert.deepEqual([c.file, c.requests, c.other_copies, c.first_at], [own, 2, [], '2025-03-01T10:00:00.000Z']);
+  assert.deepEqual([c.file, c.requests, c.other_copies, c.first_at], [full, 2, [stale], '2025-03-01T10:00:00.000Z']);
 });
 
 test('a tool result whose toolUseResult (Claude Code\'s copy of the output, unread by the replay) is nested too deep is replayed whole', async (t) => {
