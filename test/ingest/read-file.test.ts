@@ -6,9 +6,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import path from 'node:path';
-import { readTranscriptSync, type ReadResult } from '../../src/ingest/read-file.js';
+import { readTranscriptSync, utf16Text, type ReadResult } from '../../src/ingest/read-file.js';
 import { assistant, removeDir, tempDir, usage, user } from '../faults/helpers.js';
 
 const id = { fileId: 1, fileAgentId: null, fileSessionId: 's1' };
@@ -125,4 +126,47 @@ test('a UTF-16 line is said as UTF-16 text when it is longer than streamAbove (i
   for (let i = 0; i < noise.length; i++) noise[i] = (i * 2654435761) >>> 24 || (i % 7 === 0 ? 0 : 1);
   writeFileSync(f, Buffer.concat([noise.filter((b) => b !== 0x0a), Buffer.from('\n'), Buffer.alloc(64), Buffer.from(ok + '\n')]));
   for (const line of said(readTranscriptSync(f, id))) assert.doesNotMatch(line, /UTF-16/);
+});
+
+test('binary bytes are never taken for UTF-16 text (gzip, xz-like random bytes), and UTF-16 text (LE or BE, with a byte-order mark or not, opening with 日本語) always is', () => {
+  /** The lines of `b` (split at 0A bytes, as the reader splits them) utf16Text takes for UTF-16 text, by number. */
+  const utf16Lines = (b: Buffer) => {
+    const hits: number[] = [];
+    let n = 0;
+    for (let s = 0; s <= b.length; ) {
+      const nl = b.indexOf(0x0a, s);
+      const e = nl < 0 ? b.length : nl;
+      n++;
+      if (e > s && utf16Text(b, s, e)) hits.push(n);
+      s = e + 1;
+    }
+    return { n, hits };
+  };
+  // random bytes from a seeded generator (mulberry32): 8 MiB, some 32,000 lines; the test that the units with
+  // a NUL on one side outnumber the others eightfold took some of them for UTF-16
+  let seed = 0x5eed1234;
+  const next = () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let x = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
+    return (x ^ (x >>> 14)) >>> 0;
+  };
+  const random = Buffer.alloc(8 << 20);
+  for (let i = 0; i < random.length; i += 4) random.writeUInt32LE(next(), i);
+  assert.deepEqual(utf16Lines(random).hits, [], 'random bytes');
+  // a gzipped log: generated lines, and a real one (its line 710 was taken for UTF-16: 8 units 00 XX, 1 XX 00)
+  const lines = Array.from({ length: 3000 }, (_, i) => assistant({ msg: `m${i}`, usage: usage(next() % 5000, next() % 900, next() % 90_000, 0), text: `reply ${next().toString(36)} ${'é'.repeat(next() % 40)}` }));
+  assert.deepEqual(utf16Lines(gzipSync(lines.join('\n') + '\n')).hits, [], 'a generated log gzipped');
+  const real = '/work/shared/real-logs/marot-spotter/projects/-home-USER-projects-spotter-worktrees-spotter-4te/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl';
+  if (existsSync(real)) assert.deepEqual(utf16Lines(gzipSync(readFileSync(real))).hits, [], 'a real log gzipped');
+  // UTF-16: every line, LE (each after the first opening with its newline's 00) and BE, with a mark and without,
+  // lines opening with characters past U+00FF, and lines holding characters whose units read a byte off are no text
+  const text = [...lines.slice(0, 200), `日本語のテキスト ${lines[0]}`, lines[1]!.replace('reply', 'reply → ✓ 日本語 😀'), '{"a":1,"b":"é"}'].join('\n') + '\n';
+  const le = Buffer.from(text, 'utf16le');
+  const be = Buffer.from(le).swap16();
+  for (const [name, b] of [['LE', le], ['BE', be], ['LE with a mark', Buffer.concat([Buffer.from([0xff, 0xfe]), le])], ['BE with a mark', Buffer.concat([Buffer.from([0xfe, 0xff]), be])]] as const) {
+    const { hits } = utf16Lines(b);
+    // the last: the 00 after LE's last newline (BE's last newline ends the buffer)
+    assert.deepEqual(hits, Array.from({ length: 203 }, (_, i) => i + 1), name);
+  }
 });
