@@ -104,6 +104,14 @@ export function readTranscriptSync(path: string, id: FileIdentity, opts: ReadOpt
     let stream: StreamProjector | null = null;
     // the first UTF16_LOOK bytes of the line being streamed
     let streamHead = Buffer.alloc(0);
+    // of the line being streamed: its bytes so far, and the NULs it opens with (all of them while it is NULs alone),
+    // so that a line of NULs failing is said by its true count, not its head's (4,096)
+    let streamLen = 0;
+    let streamNuls = 0;
+    const streamed = (b: Buffer, s: number, e: number) => {
+      if (streamNuls === streamLen) streamNuls += leadingNuls(b, s, e);
+      streamLen += e - s;
+    };
     let bomChecked = pos > 0;
     // the last line said to be UTF-16 text: a lone NUL after it, at the end, is its newline's other half
     let utf16Line = -1;
@@ -167,16 +175,18 @@ export function readTranscriptSync(path: string, id: FileIdentity, opts: ReadOpt
         const nl = buf.indexOf(NL, have);
         if (nl < 0 || nl >= end) {
           stream.write(buf.subarray(0, end));
+          streamed(buf, 0, end);
           have = 0;
           continue;
         }
         stream.write(buf.subarray(0, nl));
+        streamed(buf, 0, nl);
         lineNo++;
         try {
           addLine(parser, lineNo, stream.end());
         } catch (err) {
           // its opening bytes, kept when it began to stream, looked at only now that it failed
-          const said = nulSaid(streamHead, 0, streamHead.length, (err as Error).message);
+          const said = nulSaid(streamHead, 0, streamHead.length, (err as Error).message, { n: streamNuls, whole: streamNuls === streamLen });
           if (said === UTF16_SAID) utf16Line = lineNo;
           parser.skip(lineNo, 'invalid_json', said);
         }
@@ -200,6 +210,9 @@ export function readTranscriptSync(path: string, id: FileIdentity, opts: ReadOpt
         bomChecked = true;
         // a copy of its opening, for the UTF-16 look should it fail (once a line of a chunk or more)
         streamHead = Buffer.from(buf.subarray(s, Math.min(end, s + UTF16_LOOK)));
+        streamLen = 0;
+        streamNuls = 0;
+        streamed(buf, s, end);
         stream.write(buf.subarray(s, end));
         have = 0;
       } else {
@@ -284,13 +297,20 @@ function wholePrompt(l: Line, b: Buffer, s: number, e: number): void {
  * (a zero-filled block, as a crash leaves) is said as that: any NUL in its first two bytes made it
  * "UTF-16 text" too. Only a line that failed is looked at.
  */
-function nulSaid(b: Buffer, s: number, e: number, message: string): string {
+function nulSaid(b: Buffer, s: number, e: number, message: string, lead?: { n: number; whole: boolean }): string {
   if (utf16Text(b, s, e)) return UTF16_SAID;
-  let n = 0;
-  while (s + n < e && b[s + n] === 0) n++;
+  // a streamed line's: [s, e) is its head alone, its NULs counted as it streamed
+  const n = lead ? lead.n : leadingNuls(b, s, e);
   if (n < 2) return message;
   const block = `${n.toLocaleString('en-US')} NUL bytes (a zero-filled block, as a crash leaves)`;
-  return s + n === e ? block : `opens with ${block}, then: ${message}`;
+  return (lead ? lead.whole : s + n === e) ? block : `opens with ${block}, then: ${message}`;
+}
+
+/** How many NUL bytes [s, e) opens with. */
+function leadingNuls(b: Buffer, s: number, e: number): number {
+  let n = 0;
+  while (s + n < e && b[s + n] === 0) n++;
+  return n;
 }
 
 export const UTF16_SAID = 'UTF-16 text, not UTF-8 (Claude Code writes UTF-8: convert the file, e.g. iconv -f UTF-16 -t UTF-8)';

@@ -170,3 +170,22 @@ test('binary bytes are never taken for UTF-16 text (gzip, xz-like random bytes),
     assert.deepEqual(hits, Array.from({ length: 203 }, (_, i) => i + 1), name);
   }
 });
+
+test('a streamed line of NUL bytes is said by its true count, and one that opens with more NULs than its head holds then text is no zero-filled block', (t) => {
+  const ok = (m: string) => assistant({ msg: m, usage: usage(1, 2, 3, 4) });
+  const details = (r: ReadResult) => r.facts.skipped.map((s) => `${s.line} ${s.reason} ${s.detail}`);
+  // 2 good lines, 100,000 NULs (streamed across 4 KiB chunks: the count came from the line's 4,096-byte head), a good line
+  const f = file(t, Buffer.concat([Buffer.from(`${ok('m1')}\n${ok('m2')}\n`), Buffer.alloc(100_000), Buffer.from(`\n${ok('m3')}\n`)]));
+  const streamed = { chunkSize: 4096, streamAbove: 4096 };
+  for (const opts of [streamed, {}]) {
+    const r = readTranscriptSync(f, id, opts);
+    assert.deepEqual(details(r), ['3 invalid_json 100,000 NUL bytes (a zero-filled block, as a crash leaves)'], JSON.stringify(opts));
+    assert.deepEqual(found(r).requests, ['m1', 'm2', 'm3']);
+  }
+  // 10,000 NULs, then a line's text: NULs past the head, then what the parser said
+  writeFileSync(f, Buffer.concat([Buffer.from(`${ok('m1')}\n`), Buffer.alloc(10_000), Buffer.from(`${ok('m2')}\n${ok('m3')}\n`)]));
+  const [inPlace] = details(readTranscriptSync(f, id));
+  assert.match(inPlace!, /^2 invalid_json opens with 10,000 NUL bytes \(a zero-filled block, as a crash leaves\), then: /);
+  const [asStreamed] = details(readTranscriptSync(f, id, streamed));
+  assert.match(asStreamed!, /^2 invalid_json opens with 10,000 NUL bytes \(a zero-filled block, as a crash leaves\), then: /);
+});
