@@ -26,6 +26,8 @@ export interface SkipGroup {
   reason: string;
   count: number;
   examples: { file: string; line: number | null; detail: string }[];
+  /** the files whose lines of this reason were taken for UTF-16 text (their detail ingest's UTF16_SAID), all of them, not only the examples' */
+  utf16_files: { file: string; lines: number }[];
 }
 
 export interface Quality {
@@ -149,10 +151,11 @@ export async function quality(store: RememberingStore, walkSkips: WalkSkip[] = [
     reason: String(r.reason),
     count: Number(r.count),
     examples: (r.examples as { file: string; line: number; detail: string }[]).map((e) => ({ file: e.file, line: Number(e.line), detail: e.detail })),
+    utf16_files: ((r.utf16_files ?? []) as { file: string; lines: number }[]).map((u) => ({ file: u.file, lines: Number(u.lines) })),
   }));
   for (const w of walkSkips) {
     let g = skipped.find((s) => s.reason === w.reason);
-    if (!g) skipped.push((g = { reason: w.reason, count: 0, examples: [] }));
+    if (!g) skipped.push((g = { reason: w.reason, count: 0, examples: [], utf16_files: [] }));
     g.count++;
     if (g.examples.length < 5) g.examples.push({ file: w.path, line: null, detail: w.detail });
   }

@@ -7,7 +7,7 @@ import { type Column, clean, fit, int, table, usd } from '../format/table.js';
 import { wrap } from '../format/wrap.js';
 import { counted } from './units.js';
 import { READ_ANYWAY } from '../types.js';
-import { isUtf16, utf16Note } from '../replay/skips.js';
+import { utf16Note } from '../replay/skips.js';
 
 /**
  * The token columns, and the order a table too wide for its terminal leaves them out in (Column.drop):
@@ -50,7 +50,7 @@ export function formatSummary(r: SummaryResult, color = false): string {
 
 /** The paths formatQuality() names that have spaces in them, as it shows them (cleaned): spans wrap() keeps whole. */
 export function qualityPaths(q: Quality): string[] {
-  return q.skipped.flatMap((s) => s.examples.map((e) => clean(e.file))).filter((f) => f.includes(' '));
+  return q.skipped.flatMap((s) => [...s.examples.map((e) => clean(e.file)), ...(s.utf16_files ?? []).map((u) => clean(u.file))]).filter((f) => f.includes(' '));
 }
 
 export function formatQuality(q: Quality): string {
@@ -65,9 +65,10 @@ export function formatQuality(q: Quality): string {
     // name alone (`not_a_file` of a README.md) did not; a line's detail stays in --json
     const where = s.examples.map((e) => (e.line === null ? `${clean(e.file)}${e.detail ? `: ${clean(e.detail)}` : ''}` : `${clean(e.file)}:${e.line}`)).join(', ');
     lines.push(`  ${READ_ANYWAY.has(s.reason) ? 'read (field ignored or converted)' : 'skipped'} ${s.reason}: ${int(s.count)} (${where})`);
-    // a line's detail stays in --json, but one that says the file is UTF-16 text says what to do: once per file
-    // of the examples, in ingest's words, as the replays say it (it was in --json and the report alone)
-    for (const file of new Set(s.examples.filter((e) => e.line !== null && isUtf16(e.detail)).map((e) => e.file))) lines.push(`    ${clean(utf16Note(file))}`);
+    // a line's detail stays in --json, but one that says the file is UTF-16 text says what to do: once per file,
+    // in ingest's words, as the replays say it (it was in --json and the report alone), every such file, not only
+    // those of the 5 examples (5 bad lines of another file first left a UTF-16 file unsaid)
+    for (const u of s.utf16_files ?? []) lines.push(`    ${clean(utf16Note(u.file, u.lines))}`);
   }
   for (const m of q.unknown_models) lines.push(`  unpriced model ${fit(clean(m.model))}: ${counted(m.requests, 'request')}, cost unknown (add it with --pricing FILE)`);
   return lines.join('\n');

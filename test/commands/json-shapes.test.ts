@@ -142,7 +142,8 @@ let badChannel = '';
 const logs = () => [SAMPLES, '--db', db, '--timezone', 'UTC'];
 const runs: Record<string, () => string[][]> = {
   'cachelens start': () => [['start', '--db', db, '--out', join(dir, 'start.html')]],
-  'cachelens summary': () => [['summary', ...logs()]],
+  // a transcript saved as UTF-16: quality.skipped[].utf16_files has a row
+  'cachelens summary': () => [['summary', ...logs()], ['summary', join(dir, 'utf16'), '--db', ':memory:']],
   'cachelens sessions': () => [['sessions', ...logs()]],
   'cachelens blocks': () => [['blocks', ...logs()]],
   'cachelens anatomy': () => [['anatomy', ...logs()]],
@@ -178,6 +179,8 @@ describe('--json shapes (docs/json.md)', () => {
     badChannel = join(dir, 'channel.jsonl');
     mkdirSync(join(dir, 'home/.claude/projects/empty'), { recursive: true });
     writeFileSync(badChannel, `${readFileSync(CHANNEL, 'utf8')}not json\n`);
+    mkdirSync(join(dir, 'utf16/proj'), { recursive: true });
+    writeFileSync(join(dir, 'utf16/proj/s1.jsonl'), Buffer.from(`${readFileSync(CHANNEL, 'utf8').split('\n')[0]}\n`, 'utf16le'));
     const r = cli(['summary', SAMPLES, '--db', db, '--timezone', 'UTC']); // the store every run below shares
     assert.equal(r.code, 0, r.stderr);
   });

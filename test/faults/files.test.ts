@@ -209,7 +209,26 @@ test('a transcript saved as UTF-16 (LE with a BOM, BE without) is skipped line b
   assert.equal(out.code, 0, out.stderr);
   const said = out.stdout.split('\n').filter((l) => l.includes('UTF-16'));
   const hint = 'UTF-16 text, not UTF-8 (Claude Code writes UTF-8: convert the file, e.g. iconv -f UTF-16 -t UTF-8)';
-  assert.deepEqual(said.sort(), [`    ${path.join(logs, 'proj/be.jsonl')}: ${hint}`, `    ${path.join(logs, 'proj/le.jsonl')}: ${hint}`]);
+  assert.deepEqual(said.sort(), [`    ${path.join(logs, 'proj/be.jsonl')}: ${hint} (2 lines)`, `    ${path.join(logs, 'proj/le.jsonl')}: ${hint} (2 lines)`]);
+  assert.deepEqual(bad.utf16_files, [{ file: path.join(logs, 'proj/be.jsonl'), lines: 2 }, { file: path.join(logs, 'proj/le.jsonl'), lines: 2 }]);
+});
+
+test('summary\'s text names a UTF-16 file whose lines are not among the 5 examples of their reason (5 bad lines of a file before it by path)', async (t) => {
+  const { logs, db } = setup(t);
+  writeLog(logs, 'proj/0000bad.jsonl', Array.from({ length: 5 }, () => 'garbage'));
+  // a UTF-16LE copy of a real log (or of a made one, where the real logs are not there)
+  const real = '/work/shared/real-logs/marot-spotter/projects/-home-USER-projects-spotter-worktrees-spotter-4te/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl';
+  const text = existsSync(real) ? readFileSync(real, 'utf8') : [user('hi'), assistant({ msg: 'm1', usage: usage(1, 2, 3, 4) })].join('\n') + '\n';
+  const lines = text.split('\n').filter((l) => l.trim() !== '').length;
+  const le = writeLog(logs, 'proj/le.jsonl', Buffer.from(text, 'utf16le'));
+  const out = await runCli(['summary', logs, '--db', db]);
+  assert.equal(out.code, 0, out.stderr);
+  const hint = 'UTF-16 text, not UTF-8 (Claude Code writes UTF-8: convert the file, e.g. iconv -f UTF-16 -t UTF-8)';
+  assert.deepEqual(out.stdout.split('\n').filter((l) => l.includes('UTF-16')), [`    ${le}: ${hint} (${lines.toLocaleString('en-US')} lines)`]);
+  const s = await summary([logs], db);
+  const bad = s.quality.skipped.find((g) => g.reason === 'invalid_json')!;
+  assert.ok(bad.examples.every((e) => path.basename(e.file) === '0000bad.jsonl'), 'the examples are the other file\'s');
+  assert.deepEqual(bad.utf16_files, [{ file: le, lines }]);
 });
 
 test('a line of NUL bytes (a zero-filled block, as a crash leaves) in a UTF-8 transcript is said as such, not as UTF-16 text; the lines around it count', async (t) => {
