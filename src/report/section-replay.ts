@@ -285,7 +285,8 @@ export function shownTitle(run: Pick<ReplayRun, 'title' | 'session'>): string {
   const c = run.session;
   if (!c) return run.title;
   const shown = fitChainId(c.chainId, c.sessionId ?? c.chainId);
-  return shown === c.chainId ? run.title : run.title.replace(c.chainId, shown);
+  // a function replacement: a replacement string reads `$&`, `$'`, `` $` `` and `$$` in the id (a session id is the log's text) as patterns
+  return shown === c.chainId ? run.title : run.title.replace(c.chainId, () => shown);
 }
 
 export function renderReplay(d: Replay, charts: ChartSink): SectionOutput {

@@ -13,7 +13,8 @@ import { formatSessionReplay, sessionReplayRun } from '../../src/replay/session-
 import { SegmentTokenizer } from '../../src/replay/tokenizer.js';
 import type { ReplayRun } from '../../src/report/data.js';
 import { fmtInt, fmtPct, fmtUsd } from '../../src/report/format.js';
-import { renderReplay } from '../../src/report/section-replay.js';
+import { renderReplay, shownTitle } from '../../src/report/section-replay.js';
+import { fitChainId } from '../../src/replay/session-notes.js';
 import { ChartSink } from '../../src/report/section.js';
 import { writeCorpus } from '../helpers/corpus.js';
 import { SESSION, SKILLS, sessionLines } from '../replay/session-fixture.js';
@@ -169,4 +170,15 @@ test('with --calibrate, the fidelity table is the held-out one, headed as replay
   const page = shown(String(renderReplay({ runs: [sessionReplayRun(r)] }, new ChartSink()).body));
   assertSaysTheCli({ cli: formatSessionReplay(r).split('\n').filter((l) => !l.startsWith('conversation tokens')).join('\n'), page });
   assert.match(page, /^Fidelity of recorded \(requests 4–8, held out from the 2-request calibration; relative error \|predicted − observed\| \/ observed\)$/m);
+});
+
+test('a long chain id holding $&, $` or $\' is shown by its parts in the replay\'s title, never read as a replacement pattern', () => {
+  for (const mark of ['$&', '$`', "$'", '$$']) {
+    const sessionId = `0ca1${mark}b2c3-${'s'.repeat(120)}`;
+    const chainId = `${sessionId}:side:f4ab2bf6-${'u'.repeat(120)}`;
+    const run = { title: `sidechain chain ${chainId} (1 request)`, session: { chainId, sessionId } } as unknown as ReplayRun;
+    const shown = fitChainId(chainId, sessionId);
+    assert.notEqual(shown, chainId, 'cut by its parts');
+    assert.equal(shownTitle(run), `sidechain chain ${shown} (1 request)`, mark);
+  }
 });
