@@ -80,7 +80,8 @@ export function keepaliveReading(d: Keepalive): string {
     if (!most || most.pings === 0) return `No gap between requests of 5-minute chains is longer than the ${fmtInt(d.intervalSeconds)} s between pings: there is nothing to ping.`;
     // pings on gaps of unpriced models cost what no sum holds: +? as the table marks it, and said as the headline says it
     const unpriced = d.unpricedPingedGaps ?? 0;
-    const unknown = unpriced > 0 ? `; its effect on ${unpriced === 1 ? '1 gap' : `${fmtInt(unpriced)} gaps`} of unpriced models is unknown` : '';
+    // their effect: the subject is the pings
+    const unknown = unpriced > 0 ? `; their effect on ${unpriced === 1 ? '1 gap' : `${fmtInt(unpriced)} gaps`} of unpriced models is unknown` : '';
     return `${none}: keepalive pings would save nothing, and only cost (${fmtInt(most.pings)} ping${most.pings === 1 ? '' : 's'} at budget ${label(most.budget)} on gaps that end before it, net ${fmtSignedPct(most.netSavingShareAll)}${unknown ? ' +?' : ''} of all weight)${unknown}.`;
   }
   const tied = tiedBudgets(d.budgets, best);
@@ -147,8 +148,9 @@ export function renderKeepalive(d: Keepalive, charts: ChartSink): SectionOutput 
         text: unknown ? 'unknown' : (b.netSavingUsd === null ? `${fmtInt(b.netSavingWeight)} wt` : fmtUsd(b.netSavingUsd)) + (leftOut(b) ? ' +?' : ''),
         sort: unknown || b.netSavingUsd === null ? b.netSavingWeight : b.netSavingUsd,
       },
-      { text: fmtSignedPct(b.netSavingShareSubagent), sort: b.netSavingShareSubagent ?? undefined },
-      { text: fmtSignedPct(b.netSavingShareAll), sort: b.netSavingShareAll ?? undefined },
+      // shares of the net saving: +? as it is, and as the reading marks them
+      { text: fmtSignedPct(b.netSavingShareSubagent) + (!unknown && leftOut(b) && b.netSavingShareSubagent !== null ? ' +?' : ''), sort: b.netSavingShareSubagent ?? undefined },
+      { text: fmtSignedPct(b.netSavingShareAll) + (!unknown && leftOut(b) && b.netSavingShareAll !== null ? ' +?' : ''), sort: b.netSavingShareAll ?? undefined },
       { text: fmtInt(b.pings), sort: b.pings },
       { text: fmtInt(b.gapsOverTtl), sort: b.gapsOverTtl },
       { text: fmtInt(b.bridged), sort: b.bridged },

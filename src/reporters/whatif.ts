@@ -25,6 +25,8 @@ export function formatTtl(result: TtlResult, color = false): string {
   const known = !allUnpriced(result);
   const w = (v: number): Cell => (known ? partly(result, v) : 'unknown');
   const d = (v: number): string => (known ? partly(result, usd(v)) : 'unknown');
+  // the change leaves out what the override does to chains of unpriced models: +?, as the report's TTL section marks it
+  const changeMark = known && (result.changed_unpriced_chains ?? 0) > 0 ? ' +?' : '';
   out.push(
     table(
       [{ header: '' }, num('weight'), num('USD')],
@@ -37,7 +39,7 @@ export function formatTtl(result: TtlResult, color = false): string {
         // rounded once as --json writes it (usd()): the amounts above it are rounded to whole dollars from $100, so their
         // difference, $150 to $151, printed +$1.00 for a change of $0.225 (and $0.0000 for one of $0.0225), beside the
         // report's headline saying −$0.2250
-        ['delta', known ? `${signedInt(whole(result.scenario_weight) - whole(result.baseline_weight))} (${signedPct(result.delta_pct)})` : signedPct(result.delta_pct), known ? `${signedUsd(result.scenario_usd - result.baseline_usd)} (${signedPct(result.delta_usd_pct)})` : 'unknown'],
+        ['delta', known ? `${signedInt(whole(result.scenario_weight) - whole(result.baseline_weight))} (${signedPct(result.delta_pct)})${changeMark}` : signedPct(result.delta_pct), known ? `${signedUsd(result.scenario_usd - result.baseline_usd)} (${signedPct(result.delta_usd_pct)})${changeMark}` : 'unknown'],
       ],
       { color },
     ),
@@ -128,7 +130,8 @@ function verdict(r: TtlResult): string {
   const unknown = r.changed_unpriced_chains ?? 0;
   if (unknown > 0 && r.baseline_usd === r.scenario_usd) return `no change to priced requests; its effect on ${int(unknown)} ${unknown === 1 ? 'chain' : 'chains'} of unpriced models is unknown`;
   if (r.changed_chains === 0 || r.baseline_usd === r.scenario_usd) return 'no change';
-  return `forcing ${r.to} ${r.scenario_usd < r.baseline_usd ? 'saves' : 'costs more'}`;
+  // a priced change beside chains of unpriced models it changes too: said, as the report's TTL section says it
+  return `forcing ${r.to} ${r.scenario_usd < r.baseline_usd ? 'saves' : 'costs more'}${unknown > 0 ? `; its effect on ${int(unknown)} ${unknown === 1 ? 'chain' : 'chains'} of unpriced models is unknown` : ''}`;
 }
 
 /** The chains a keepalive scope pings, as the header names them. */
@@ -158,6 +161,8 @@ export function formatKeepalive(result: KeepaliveResult, color = false): string 
   // prices, as a budget that sends no ping does: budget 0 is whole, and so are sums whose unpriced gaps are all short)
   const leftOut = (b: { pings: number; unpriced_pinged_gaps: number }) => ({ unpriced_requests: b.pings > 0 ? b.unpriced_pinged_gaps : 0 });
   const gapsLeftOut = (b: { pings: number }) => leftOut({ pings: b.pings, unpriced_pinged_gaps: result.unpriced_pinged_gaps });
+  // a share of a net saving marked +? as the saving is (the report's reading marked it, the tables and lines here did not)
+  const share = (r: { unpriced_requests: number }, v: number | null) => (v === null ? signedPct(v) : partly(r, signedPct(v)));
   const budgets = fitTable(
     [
       // on a narrow terminal % subagent wt goes first, then the gap counts, the pings and the weights
@@ -186,8 +191,8 @@ export function formatKeepalive(result: KeepaliveResult, color = false): string 
         w(b.saved_weight),
         w(printedNet(b)),
         known ? partly(gapsLeftOut(b), usd(b.net_saving_usd)) : 'unknown',
-        signedPct(b.net_saving_pct_subagent),
-        signedPct(b.net_saving_pct_all),
+        known ? share(gapsLeftOut(b), b.net_saving_pct_subagent) : signedPct(b.net_saving_pct_subagent),
+        known ? share(gapsLeftOut(b), b.net_saving_pct_all) : signedPct(b.net_saving_pct_all),
       ];
     }),
     { color },
@@ -233,14 +238,14 @@ export function formatKeepalive(result: KeepaliveResult, color = false): string 
       : noPing
       ? 'best budget: 0, no pings: every budget above 0 costs more than it saves'
       : `${only ? `at ${pings}: net saving` : `best budget: ${pings}${tie}, net saving`} ${int(printedNet(best))} wt${partly(gapsLeftOut(best), '')} ` +
-          `(${partly(gapsLeftOut(best), usd(best.net_saving_usd))}, ${signedPct(best.net_saving_pct_all)} of all weight)`,
+          `(${partly(gapsLeftOut(best), usd(best.net_saving_usd))}, ${share(gapsLeftOut(best), best.net_saving_pct_all)} of all weight)`,
   );
   // with models of different prices (or Sonnet's long-context price) the budget that nets the most weight,
   // the highest % all wt, can be another: said, so that the best is not read as a mistake
   const mostWeight = result.budgets.reduce((a, b) => (b.net_saving_weight > a.net_saving_weight + 1e-9 * Math.abs(a.net_saving_weight) ? b : a));
   if (!only && mostWeight !== best && mostWeight.net_saving_weight > best.net_saving_weight + 1e-9 * Math.abs(best.net_saving_weight) && mostWeight.net_saving_usd < best.net_saving_usd) {
     say(
-      `budget ${budgetLabel(mostWeight.budget)} nets more weight, ${int(printedNet(mostWeight))} wt${partly(gapsLeftOut(mostWeight), '')} (${signedPct(mostWeight.net_saving_pct_all)} of all weight), ` +
+      `budget ${budgetLabel(mostWeight.budget)} nets more weight, ${int(printedNet(mostWeight))} wt${partly(gapsLeftOut(mostWeight), '')} (${share(gapsLeftOut(mostWeight), mostWeight.net_saving_pct_all)} of all weight), ` +
         `but less USD, ${partly(gapsLeftOut(mostWeight), usd(mostWeight.net_saving_usd))}: the gaps' models have different prices per weight, and the best budget is the one that nets the most USD`,
     );
   }
@@ -276,7 +281,7 @@ export function formatKeepalive(result: KeepaliveResult, color = false): string 
           // +? when some of the bucket's gaps touch an unpriced model, as the budget table's sums are
           unknown ? 'unknown' : partly(leftOut(b), printedNet(b)),
           unknown ? 'unknown' : partly(leftOut(b), usd(b.net_saving_usd)),
-          signedPct(b.net_saving_pct),
+          unknown ? signedPct(b.net_saving_pct) : share(leftOut(b), b.net_saving_pct),
         ];
       }),
       { color, title: only ? `By bucket, at budget ${budgetLabel(best.budget)}` : `By bucket, at the best budget (${budgetLabel(best.budget)})` },

@@ -708,7 +708,12 @@ test('the TTL and keepalive readings name the chains and gaps of unpriced models
       return { ...b, pings, netSavingWeight: -1_205 * (pings / 3), netSavingUsd: -0.006 * (pings / 3), netSavingShareSubagent: null, netSavingShareAll: -0.1449 * (pings / 3), gapsOverTtl: 0, bridged: 0, expiredAfterBudget: 0 };
     }),
   };
-  assert.match(keepaliveReading(costly), /net −14\.5% \+\? of all weight\); its effect on 1 gap of unpriced models is unknown\.$/);
+  // the pings' effect (it said 'its effect', the subject being the pings)
+  assert.match(keepaliveReading(costly), /net −14\.5% \+\? of all weight\); their effect on 1 gap of unpriced models is unknown\.$/);
+  // the table's share of all weight is marked as the reading marks it (it printed −14.5% bare)
+  const table = String(renderKeepalive(costly, new ChartSink()).body);
+  assert.match(table, />−14\.5% \+\?</);
+  assert.doesNotMatch(table, />−14\.5%</);
 });
 
 test('the keepalive reading when no gap outlives the TTL but some outlive the interval: pings only cost, not "would change nothing"', () => {
@@ -1046,6 +1051,14 @@ test('the keepalive table marks a budget\'s net saving +? when it pings gaps of 
   for (const [budget, net] of marked) {
     const pings = f.budgets.find((b) => (b.budget === null ? '∞' : String(b.budget)) === budget)!.pings;
     assert.equal(net!.endsWith(' +?'), pings > 0, `${budget}: ${net}`);
+  }
+  // and its shares of weight, as the net saving they are of
+  const shares = [...String(renderKeepalive({ ...f, gaps: 105, unpricedGaps: 3, unpricedPingedGaps: 2 }, new ChartSink()).body).matchAll(/<tr>\s*<td[^>]*>([^<]*)<\/td>\s*<td[^>]*>[^<]*<\/td>\s*<td[^>]*>([^<]*)<\/td>\s*<td[^>]*>([^<]*)<\/td>/g)];
+  assert.ok(shares.length >= 3);
+  for (const [, budget, sub, all] of shares) {
+    const b = f.budgets.find((x) => (x.budget === null ? '∞' : String(x.budget)) === budget)!;
+    assert.equal(all!.endsWith(' +?'), b.pings > 0, `${budget}: ${all}`);
+    assert.equal(sub!.endsWith(' +?'), b.pings > 0 && b.netSavingShareSubagent !== null, `${budget}: ${sub}`);
   }
   // unpriced gaps no ping falls in: every net saving is whole
   for (const [, net] of cells({ ...f, gaps: 105, unpricedGaps: 3, unpricedPingedGaps: 0 })) assert.doesNotMatch(net!, /\+\?/);

@@ -342,8 +342,9 @@ test('formatTtl marks the sums that leave unpriced requests out +?, as summary a
   const mixed = formatTtl(whatifTtl([chain('A', chainASpecs), U], { to: '1h', weightsFor }));
   assert.match(lineStarting(mixed, 'baseline'), /^baseline\s+35,450 \+\?\s+\$0\.177[23] \+\?$/);
   assert.match(lineStarting(mixed, 'scenario'), /^scenario\s+31,775 \+\?\s+\$0\.1589 \+\?$/);
-  // a difference is no sum with something left out: its sign could go either way
-  assert.match(lineStarting(mixed, 'delta'), /^delta\s+-3,675 \(-10\.37%\)\s+-\$0\.0184 \(-10\.37%\)$/);
+  // the change leaves out what forcing 1h does to U (a chain of an unpriced model writing 5-minute tokens): +?, as the
+  // report's TTL section marks it (it was printed whole here, and +? on the report's page)
+  assert.match(lineStarting(mixed, 'delta'), /^delta\s+-3,675 \(-10\.37%\) \+\?\s+-\$0\.0184 \(-10\.37%\) \+\?$/);
   // the bucket of the unpriced chain alone is unknown; a bucket of priced chains alone is whole; one of both is +?
   assert.match(lineStarting(mixed, 'agent_type  Explore'), /\s+unknown\s+unknown\s+unknown\s+unknown\s+/);
   assert.match(lineStarting(mixed, 'kind        main'), /\s+35,450\s+31,775\s+\$0\.177[23]\s+\$0\.1589\s+/);
@@ -379,7 +380,8 @@ test('whatif ttl gives the weight\'s change as an amount and a share, as it give
   const n = (s: string) => Number(s.replace(/,/g, ''));
   const base = /^baseline\s+([\d,]+)/m.exec(r.stdout)!;
   const scen = /^scenario\s+([\d,]+)/m.exec(r.stdout)!;
-  const delta = /^delta\s+([+-][\d,]+) \(([+-][\d.]+)%\)\s+[+-]\$[\d.,]+ \([+-][\d.]+%\)$/m.exec(r.stdout);
+  // (+? on each: the sample's override changes a chain of an unpriced model too)
+  const delta = /^delta\s+([+-][\d,]+) \(([+-][\d.]+)%\) \+\?\s+[+-]\$[\d.,]+ \([+-][\d.]+%\) \+\?$/m.exec(r.stdout);
   assert.ok(base && scen && delta, r.stdout);
   assert.equal(n(delta[1]!), n(scen[1]!) - n(base[1]!));
   assert.ok(Math.abs((n(delta[1]!) / n(base[1]!)) * 100 - Number(delta[2])) < 0.01);
@@ -459,7 +461,7 @@ test('formatKeepalive marks ping cost, saved and net +? when gaps touching unpri
   const text = formatKeepalive(whatifKeepalive([chain('A', chainASpecs), U], { weightsFor, budgets: [0, 1] }));
   assert.match(text, /1 of them touches an unpriced model \(mystery\)/);
   // budget 1: 2 pings, one of them U's; A's ping of 1,287.5 (1,288), saved 13,800, net 12,512 as printed, $0.0626
-  assert.match(text, /^\s+1\s+2\s+2\s+2\s+0\s+1,288 \+\?\s+13,800 \+\?\s+12,512 \+\?\s+\$0\.0626 \+\?\s+—\s+\+[\d.]+%$/m);
+  assert.match(text, /^\s+1\s+2\s+2\s+2\s+0\s+1,288 \+\?\s+13,800 \+\?\s+12,512 \+\?\s+\$0\.0626 \+\?\s+—\s+\+[\d.]+% \+\?$/m);
   // budget 0 sends no ping: it costs and saves exactly 0, whatever the prices
   assert.match(text, /^\s+0\s+0\s+2\s+0\s+2\s+0\s+0\s+0\s+\$0\.0000\s+/m);
   assert.match(text, /best budget: 1 ping per gap.*, net saving 12,512 wt \+\? \(\$0\.0626 \+\?, /);
@@ -481,4 +483,31 @@ test('formatKeepalive: an unpriced gap no longer than the interval gets no ping 
   for (const row of budgetRows) assert.doesNotMatch(row, /\+\?/, row);
   assert.match(text, /best budget: 1 ping per gap.*, net saving 12,512 wt \(\$0\.0626, /);
   assert.match(lineStarting(text, 'kind        main'), /\+\?\s+12,512\s+\$0\.0626\s+/);
+});
+
+test('formatTtl marks the delta +? and says the effect unknown when the override changes chains of unpriced models beside priced ones, as the report does', () => {
+  const A = chain('A', chainASpecs);
+  const M = chain('M', [{ t: 0, w: 10_000, model: 'mystery' }, { t: 6 * 60 * SEC, w: 10_500, model: 'mystery' }]);
+  const r = whatifTtl([A, M], { to: '1h', weightsFor });
+  assert.equal(r.changed_unpriced_chains, 1);
+  assert.notEqual(r.baseline_usd, r.scenario_usd, 'a priced change');
+  const text = formatTtl(r);
+  assert.match(text, /^delta +\S+ \([^)]*\) \+\? +\S+ \([^)]*\) \+\?$/m);
+  assert.match(text, /: forcing 1h (saves|costs more); its effect on 1 chain of unpriced models is unknown$/m);
+  // no chain of an unpriced model changed: the delta is whole, nothing more said
+  const whole = formatTtl(whatifTtl([A], { to: '1h', weightsFor }));
+  assert.match(whole, /^delta +\S+ \([^)]*\) +\S+ \([^)]*\)$/m);
+  assert.doesNotMatch(whole, /unknown/);
+});
+
+test('formatKeepalive marks the shares of a net saving +? when its budget pings gaps of unpriced models, as the net saving and the report\'s reading are', () => {
+  // gaps of 280 s: a ping at 270 s costs, and bridges nothing; one of them of a model without a price
+  const P = chain('P', [{ t: 0, w: 10_000 }, { t: 280 * SEC, r: 10_000, w: 100 }]);
+  const Q = chain('Q', [{ t: 0, w: 10_000, model: 'mystery' }, { t: 280 * SEC, r: 10_000, w: 100, model: 'mystery' }]);
+  const r = whatifKeepalive([P, Q], { weightsFor, budgets: [0, 1] });
+  assert.ok(r.unpriced_pinged_gaps > 0);
+  const rows = formatKeepalive(r).split('\n').filter((l) => /^ +[01] /.test(l));
+  assert.equal(rows.length, 2, formatKeepalive(r));
+  assert.doesNotMatch(rows[0]!, /\+\?/, 'budget 0 sends no ping');
+  assert.match(rows[1]!, /\$[\d.]+ \+\? +\S+ +-[\d.]+% \+\?$/, 'budget 1: its % all wt');
 });
