@@ -39,10 +39,13 @@ export interface LocatedChain {
   other_files: string[];
   /**
    * Other transcripts in scope holding this chain's lines that hold none of its requests `path`
-   * does not: an older, shorter copy of its transcript in another project directory (Claude Code
-   * wrote the session under two names of one project, one copy stopped early). `path` is the copy
-   * holding the most of the chain's requests (then the latest line, then the largest file), not the
-   * first by path, which may be the stale copy; the replay says the others were not read.
+   * does not, of the chain's own file name (`<session>.jsonl`, `agent-<id>.jsonl`): an older, shorter
+   * copy of its transcript in another project directory (Claude Code wrote the session under two
+   * names of one project, one copy stopped early). A transcript of another name (a resumed
+   * session's, repeating the chain's lines under its id) is no copy. `path` is the copy holding the
+   * most of the chain's requests (then the most of their best copies, then the latest line, then the
+   * largest file, then the first by path), not the first by path, which may be the stale copy or the
+   * resumed session's file; the replay says the others were not read (usedCopy).
    */
   other_copies: string[];
 }
