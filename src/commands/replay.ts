@@ -132,7 +132,7 @@ const sessionCommand: Command = {
       result = await replaySessionFile(path, { ...opts, prices: loadPriceTable(argv.pricing as string | undefined) });
     } else {
       const { located, prices } = await withContext(argv, io, async (ctx) => ({ located: await locateChain(ctx.store, target === 'top' ? await topSession(ctx.store) : target, opts.chain), prices: ctx.prices }));
-      result = await replaySessionFile(located.path, { ...opts, chain: located.chain_id, elsewhere: located.elsewhere, progressOnly: located.progress_only, otherFiles: { requests: located.other_file_requests, files: located.other_files }, otherCopies: located.other_copies, prices });
+      result = await replaySessionFile(located.path, { ...opts, chain: located.chain_id, elsewhere: located.elsewhere, progressOnly: located.progress_only, otherFiles: { requests: located.other_file_requests, files: located.other_files }, otherCopies: located.other_copies, otherCopiesBy: located.other_copies_by, otherCopiesTied: located.other_copies_tied, prices });
     }
     return { json: result, text: formatSessionReplay(result, { color: io.color }) };
   },

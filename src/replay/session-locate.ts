@@ -9,6 +9,7 @@ import { chainShortId, chainSideId } from '../analyses/chain.js';
 import { UsageError } from '../errors.js';
 import { shownId } from '../format/table.js';
 import type { Store } from '../store/store.js';
+import type { CopyChoice } from './session-notes.js';
 
 export interface LocatedChain {
   chain_id: string;
@@ -48,6 +49,13 @@ export interface LocatedChain {
    * resumed session's file; the replay says the others were not read (usedCopy).
    */
   other_copies: string[];
+  /**
+   * What chose `path` over the next copy: `requests` (it holds more), else the tie-break that did
+   * (`best_copies`, `latest`, `largest`, `path`); null without copies. `other_copies_tied`: how many
+   * of `other_copies` hold as many of the chain's requests, that is the same ones.
+   */
+  other_copies_by: CopyChoice | null;
+  other_copies_tied: number;
 }
 
 /**
@@ -89,6 +97,8 @@ export async function locateChain(store: Store, id: string, chain?: string): Pro
     other_file_requests: others?.requests ?? 0,
     other_files: others?.files ?? [],
     other_copies: found.copies,
+    other_copies_by: found.copies.length ? found.by : null,
+    other_copies_tied: found.tied,
   };
 }
 
@@ -105,12 +115,12 @@ export async function locateChain(store: Store, id: string, chain?: string): Pro
  * when no transcript in scope bears it, the store's chain file's. agent_progress copies in a parent's transcript are no transcript of the chain.
  * Example: -a/S.jsonl (22 requests, the first 22 of -b's) and -b/S.jsonl (39) → -b/S.jsonl, copies ['…/-a/S.jsonl'].
  */
-async function usedCopy(store: Store, found: Omit<LocatedChain, 'elsewhere' | 'progress_only' | 'other_file_requests' | 'other_files' | 'other_copies'>) {
+async function usedCopy(store: Store, found: Omit<LocatedChain, 'elsewhere' | 'progress_only' | 'other_file_requests' | 'other_files' | 'other_copies' | 'other_copies_by' | 'other_copies_tied'>) {
   const rows = await store.all(
     `WITH o AS (SELECT DISTINCT o.file_id, o.key, o.t FROM observations o JOIN scope USING (file_id) WHERE o.chain_id = $chain AND o.rank > 0),
      per AS (SELECT file_id, count(DISTINCT key)::INTEGER AS n, max(t) AS last_t FROM o GROUP BY file_id),
      best AS (SELECT file_id, count(*)::INTEGER AS b FROM requests WHERE chain_id = $chain AND rank > 0 GROUP BY file_id)
-     SELECT f.path, per.n, per.last_t, f.size FROM per JOIN files f USING (file_id) LEFT JOIN best USING (file_id)
+     SELECT f.path, per.n, coalesce(best.b, 0) AS b, per.last_t, f.size FROM per JOIN files f USING (file_id) LEFT JOIN best USING (file_id)
      ORDER BY per.n DESC, coalesce(best.b, 0) DESC, per.last_t DESC NULLS LAST, f.size DESC NULLS LAST, f.path`,
     { chain: found.chain_id },
   );
@@ -121,9 +131,14 @@ async function usedCopy(store: Store, found: Omit<LocatedChain, 'elsewhere' | 'p
   const own = found.agent_id !== null ? `agent-${found.agent_id}.jsonl` : `${found.session_id}.jsonl`;
   const name = rows.some((r) => basename(r.path as string) === own) ? own : basename(found.path);
   const same = rows.filter((r) => basename(r.path as string) === name);
-  if (same.length === 0) return { ...found, copies: [] as string[] };
+  const none = { copies: [] as string[], by: null as CopyChoice | null, tied: 0 };
+  if (same.length === 0) return { ...found, ...none };
   const path = same[0]!.path as string;
-  if (same.length < 2) return { ...found, path, copies: [] as string[] };
+  if (same.length < 2) return { ...found, path, ...none };
+  // what chose it over the next: the first of the order's keys on which they differ
+  const [a, b] = [same[0]!, same[1]!];
+  const differ = (k: string) => String(a[k] ?? '') !== String(b[k] ?? '');
+  const by: CopyChoice = differ('n') ? 'requests' : differ('b') ? 'best_copies' : differ('last_t') ? 'latest' : differ('size') ? 'largest' : 'path';
   // the others whose every request the one taken holds: copies of it, not transcripts holding requests of their own
   const copies = await store.all(
     `WITH o AS (SELECT o.file_id, o.key FROM observations o JOIN scope USING (file_id) WHERE o.chain_id = $chain AND o.rank > 0),
@@ -133,7 +148,10 @@ async function usedCopy(store: Store, found: Omit<LocatedChain, 'elsewhere' | 'p
      ORDER BY f.path`,
     { chain: found.chain_id, path },
   );
-  return { ...found, path, copies: copies.map((r) => r.path as string).filter((p) => basename(p) === name) };
+  const kept = copies.map((r) => r.path as string).filter((p) => basename(p) === name);
+  // the copies holding as many of its requests as it (every one it holds: the same ones)
+  const tied = kept.filter((p) => same.some((r) => r.path === p && r.n === a.n)).length;
+  return { ...found, path, copies: kept, by, tied };
 }
 
 /** Requests of a chain only other transcripts hold, and those transcripts (LocatedChain.other_file_requests). */

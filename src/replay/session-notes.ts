@@ -77,14 +77,31 @@ export function otherFilesNote(n: number, files: readonly string[]): string {
   return `${fmtCount(n, 'request')} of this chain not replayed: ${where} (the store counts ${them}); the replay reads one transcript: ${advice}, without this transcript's messages, which ${their} ${n === 1 ? 'prompt' : 'prompts'} as sent may have held`;
 }
 
+/** What chose the copy replayed over the next (LocatedChain.other_copies_by): the most requests, then the tie-breaks. */
+export type CopyChoice = 'requests' | 'best_copies' | 'latest' | 'largest' | 'path';
+
+const CHOSEN: Record<CopyChoice, string> = {
+  requests: 'the one holding the most',
+  best_copies: 'the one whose copies of them the store counts',
+  latest: 'the one whose last line is latest',
+  largest: 'the largest',
+  path: 'the first by path',
+};
+
 /**
  * Other copies of the chain's transcript in the logs read, each holding only requests the one replayed holds too (a
- * session's file in two project directories, one an older copy that stopped early): which was replayed, which not.
- * Example: ('/b/S.jsonl', ['/a/S.jsonl']) → 'another copy of this transcript, /a/S.jsonl, holds none of its requests that this one does not: replayed /b/S.jsonl, the one holding the most'.
+ * session's file in two project directories, one an older copy that stopped early): which was replayed, which not,
+ * and why. `choice`: what chose it (`by`) and how many of the copies hold as many of its requests (`tied`): copies
+ * that tie hold the same requests, and the one replayed is no more "the one holding the most" than they are.
+ * Example: ('/b/S.jsonl', ['/a/S.jsonl']) → 'another copy of this transcript, /a/S.jsonl, holds none of its requests that this one does not: replayed /b/S.jsonl, the one holding the most';
+ * with { by: 'latest', tied: 1 } → 'another copy of this transcript, /a/S.jsonl, holds the same requests as this one: replayed /b/S.jsonl, the one whose last line is latest'.
  */
-export function otherCopiesNote(used: string, copies: readonly string[]): string {
-  const which = copies.length === 1 ? `another copy of this transcript, ${copies[0]}, holds` : `${copies.length} other copies of this transcript (${copies[0]}, …) hold`;
-  return `${which} none of its requests that this one does not: replayed ${used}, the one holding the most`;
+export function otherCopiesNote(used: string, copies: readonly string[], choice?: { by: CopyChoice | null; tied: number }): string {
+  const one = copies.length === 1;
+  const which = one ? `another copy of this transcript, ${copies[0]}, holds` : `${copies.length} other copies of this transcript (${copies[0]}, …) hold`;
+  if (!choice?.by || choice.by === 'requests' || choice.tied === 0) return `${which} none of its requests that this one does not: replayed ${used}, ${CHOSEN.requests}`;
+  if (choice.tied >= copies.length) return `${which} the same requests as this one: replayed ${used}, ${CHOSEN[choice.by]}`;
+  return `${which} none of its requests that this one does not: replayed ${used}, of the ${choice.tied + 1} holding the most, ${CHOSEN[choice.by]}`;
 }
 
 /** The `+?` of weighted cost and USD: `unpriced` is the most requests without a price in any strategy. */

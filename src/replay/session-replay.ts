@@ -27,6 +27,7 @@ import {
   type SessionTurn,
 } from './session-strategy.js';
 import { chainNamed, manyChainsError } from './session-locate.js';
+import type { CopyChoice } from './session-notes.js';
 import { readSessionTranscript, type SkippedTranscriptLine, type TranscriptChain } from './session-transcript.js';
 import { ENCODINGS, SegmentTokenizer, type EncodingName, type TokenizerWork } from './tokenizer.js';
 import { pushAll } from '../arrays.js';
@@ -62,6 +63,9 @@ export interface SessionReplayOptions {
   otherFiles?: { requests: number; files: string[] } | ReadonlyMap<string, { requests: number; files: string[] }>;
   /** other transcripts of the chain that hold only requests this one does (LocatedChain.other_copies): not read */
   otherCopies?: readonly string[];
+  /** what chose this transcript over its copies, and how many of them hold the same requests (LocatedChain.other_copies_by, other_copies_tied) */
+  otherCopiesBy?: CopyChoice | null;
+  otherCopiesTied?: number;
 }
 
 export interface SessionReplayResult {
@@ -81,6 +85,10 @@ export interface SessionReplayResult {
     other_files: string[];
     /** other transcripts of this chain in the logs read that hold only requests this one holds too (an older, shorter copy): not read */
     other_copies: string[];
+    /** what chose this transcript over the next copy (`requests`, `best_copies`, `latest`, `largest`, `path`); null without copies */
+    other_copies_by: CopyChoice | null;
+    /** how many of other_copies hold the same requests as this one */
+    other_copies_tied: number;
     rounds: number;
     compactions: number;
     attachments: number;
@@ -198,6 +206,8 @@ export async function replayChain(chain: TranscriptChain, opts: SessionReplayOpt
       other_file_requests: otherFiles?.requests ?? 0,
       other_files: otherFiles?.files ?? [],
       other_copies: [...(opts.otherCopies ?? [])],
+      other_copies_by: opts.otherCopies?.length ? (opts.otherCopiesBy ?? null) : null,
+      other_copies_tied: opts.otherCopies?.length ? (opts.otherCopiesTied ?? 0) : 0,
       rounds: rc.rounds,
       compactions: rc.compactions,
       attachments: rc.events.filter((e) => e.kind === 'message' && e.attachment).length,

@@ -57,7 +57,7 @@ export function formatSessionReplay(r: SessionReplayResult, opts: { color?: bool
   if (c.copied_requests) out.push(copiedNote(c.copied_requests));
   if (c.progress_only_requests) out.push(progressOnlyNote(c.progress_only_requests));
   if (c.other_file_requests) out.push(clean(otherFilesNote(c.other_file_requests, c.other_files)));
-  if (c.other_copies?.length) out.push(clean(otherCopiesNote(c.file ?? '', c.other_copies)));
+  if (c.other_copies?.length) out.push(clean(otherCopiesNote(c.file ?? '', c.other_copies, { by: c.other_copies_by ?? null, tied: c.other_copies_tied ?? 0 })));
   const conv = cal.conversation;
   // (the fidelity is recorded's: without it, none is measured on any request)
   if (conv?.scale != null) {
@@ -194,7 +194,7 @@ export function sessionReplayRun(r: SessionReplayResult): ReplayRun {
       progressOnlyRequests: c.progress_only_requests,
       otherFileRequests: c.other_file_requests,
       otherFiles: [...c.other_files],
-      ...(c.other_copies?.length ? { otherCopies: [...c.other_copies], file: c.file ?? '' } : {}),
+      ...(c.other_copies?.length ? { otherCopies: [...c.other_copies], otherCopiesBy: c.other_copies_by ?? null, otherCopiesTied: c.other_copies_tied ?? 0, file: c.file ?? '' } : {}),
       ...prefixFacts(r),
       skippedLines: c.skipped_lines,
       notedLines: c.noted_lines,

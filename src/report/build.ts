@@ -583,7 +583,7 @@ async function sessionRun(ctx: Context, id: string, calibrate: number, seen: Set
   const want = id === 'top' ? await topSession(ctx.store, IN_SCOPE, filterParams(ctx.filters)) : id;
   const chain = await locateChain(ctx.store, want);
   if (!first(chain.path, chain.chain_id)) return null;
-  return withDays(ctx, sessionReplayRun(await replaySessionFile(chain.path, { chain: chain.chain_id, elsewhere: chain.elsewhere, progressOnly: chain.progress_only, otherFiles: { requests: chain.other_file_requests, files: chain.other_files }, otherCopies: chain.other_copies, prices: ctx.prices, calibrate })));
+  return withDays(ctx, sessionReplayRun(await replaySessionFile(chain.path, { chain: chain.chain_id, elsewhere: chain.elsewhere, progressOnly: chain.progress_only, otherFiles: { requests: chain.other_file_requests, files: chain.other_files }, otherCopies: chain.other_copies, otherCopiesBy: chain.other_copies_by, otherCopiesTied: chain.other_copies_tied, prices: ctx.prices, calibrate })));
 }
 
 /**

@@ -11,7 +11,7 @@
  * All strings that come from transcripts (paths, projects, agent types, models, attachment text)
  * are untrusted: the renderer escapes them; callers pass them as they are.
  */
-import type { PrefixFacts } from '../replay/session-notes.js';
+import type { CopyChoice, PrefixFacts } from '../replay/session-notes.js';
 import type { Definition, SkipReason } from '../types.js';
 
 /** A section whose analysis failed; `error` is a one-line message shown in its card. */
@@ -376,6 +376,9 @@ export interface ReplaySession extends PrefixFacts {
   otherFiles?: string[];
   /** other copies of the chain's transcript that hold only requests the one replayed (`file`) holds too: not read (`replay session`'s `chain.other_copies`) */
   otherCopies?: string[];
+  /** what chose `file` over them, and how many of them hold the same requests (`chain.other_copies_by`, `other_copies_tied`) */
+  otherCopiesBy?: CopyChoice | null;
+  otherCopiesTied?: number;
   /** the transcript replayed (with otherCopies or utf16Lines) */
   file?: string;
   /** of the skipped lines, those that look like UTF-16 text (`replay session`'s `chain.utf16_lines`) */

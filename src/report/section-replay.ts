@@ -136,7 +136,7 @@ ${c.inScope ? html`<p class="muted in-scope">the whole chain is replayed (a requ
 ${c.copiedRequests ? html`<p class="muted">${copiedNote(c.copiedRequests)}</p>` : ''}
 ${c.progressOnlyRequests ? html`<p class="muted">${progressOnlyNote(c.progressOnlyRequests)}</p>` : ''}
 ${c.otherFileRequests ? html`<p class="muted">${otherFilesNote(c.otherFileRequests, c.otherFiles ?? [])}</p>` : ''}
-${c.otherCopies?.length ? html`<p class="muted">${otherCopiesNote(c.file ?? '', c.otherCopies)}</p>` : ''}`;
+${c.otherCopies?.length ? html`<p class="muted">${otherCopiesNote(c.file ?? '', c.otherCopies, { by: c.otherCopiesBy ?? null, tied: c.otherCopiesTied ?? 0 })}</p>` : ''}`;
 }
 
 /**

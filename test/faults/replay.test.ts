@@ -161,6 +161,19 @@ test('a session whose transcript has a stale copy in another project directory (
   // one copy only: nothing to say
   const alone = await runCli(['replay', 'session', 's1', path.join(logs, 'projects/-b'), '--db', ':memory:', '--strategy', 'recorded', '--json']);
   assert.deepEqual(JSON.parse(alone.stdout).chain.other_copies, []);
+  assert.deepEqual([c.other_copies_by, c.other_copies_tied], ['requests', 0]);
+  // two whole copies, the same requests in each: neither is "the one holding the most"; the note says what chose it
+  writeLog(logs, 'projects/-a/s1.jsonl', lines);
+  const same = await runCli(['replay', 'session', 's1', logs, '--db', ':memory:', '--strategy', 'recorded', '--json']);
+  assert.equal(same.code, 0, same.stderr);
+  const d = JSON.parse(same.stdout).chain;
+  assert.equal(d.other_copies.length, 1);
+  assert.equal(d.other_copies_tied, 1);
+  assert.ok(['best_copies', 'latest', 'largest', 'path'].includes(d.other_copies_by), d.other_copies_by);
+  const sameText = await runCli(['replay', 'session', 's1', logs, '--db', ':memory:', '--strategy', 'recorded']);
+  const tie = sameText.stdout.split('\n').filter((l) => l.includes('another copy of this transcript'));
+  assert.equal(tie.length, 1, sameText.stdout);
+  assert.equal(tie[0], `another copy of this transcript, ${d.other_copies[0]}, holds the same requests as this one: replayed ${d.file}, ${{ best_copies: 'the one whose copies of them the store counts', latest: 'the one whose last line is latest', largest: 'the largest', path: 'the first by path' }[d.other_copies_by as string]}`);
 });
 
 test('a resumed session whose transcript repeats every request of the earlier one under the earlier session\'s id is no copy of its transcript: the earlier one is replayed from its own file', async (t) => {
