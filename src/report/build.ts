@@ -370,6 +370,7 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
             reason: s.reason as SkipReason,
             count: s.count,
             examples: s.examples.map((e) => ({ path: e.file, line: e.line ?? null, detail: e.detail })),
+            ...(s.utf16_files?.length ? { utf16Files: s.utf16_files.map((u) => ({ path: u.file, lines: u.lines })) } : {}),
           })),
           unknownModels: q.unknown_models.map((m) => ({ model: m.model, requests: m.requests })),
           unknownLineTypes: types.filter((t) => !KNOWN_TYPES.has(String(t.type))).map((t) => ({ type: String(t.type), count: Number(t.n) })),

@@ -457,6 +457,8 @@ export interface DataQuality {
     count: number;
     /** the first few locations; line null where a whole file or folder was skipped (a dangling link, a loop) */
     examples: Array<{ path: string; line: number | null; detail?: string }>;
+    /** every file whose lines of this reason were taken for UTF-16 text, not only the examples' (summary's quality.skipped[].utf16_files; absent in an older page's data) */
+    utf16Files?: Array<{ path: string; lines: number }>;
   }>;
   unknownModels: Array<{ model: string; requests: number }>;
   /** line types the reader does not know, counted (SPEC §1.2) */

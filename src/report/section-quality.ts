@@ -4,6 +4,7 @@ import { fmtBytes, fmtCount, fmtFilters, fmtInt } from './format.js';
 import { breakableId, facts, html, sortableTable } from './html.js';
 import type { SectionOutput } from './section.js';
 import { READ_ANYWAY } from '../types.js';
+import { utf16Note } from '../replay/skips.js';
 
 /**
  * Example: "Read 2 files and 6 lines; skipped none; removed 1 duplicate copy; every model has a
@@ -36,7 +37,8 @@ export function renderDataQuality(d: DataQuality, filters?: ReportMeta['filters'
       { text: r.reason },
       { text: fmtInt(r.count), sort: r.count },
       {
-        text: html`<ul class="locations">${r.examples.map((e) => html`<li><span class="mono">${breakableId(`${e.path}${e.line === null ? '' : `:${e.line}`}`)}</span>${e.detail ? ` — ${e.detail}` : ''}</li>`)}</ul>`,
+        // every file taken for UTF-16 text said once, as summary says it, not only those among the examples
+        text: html`<ul class="locations">${r.examples.map((e) => html`<li><span class="mono">${breakableId(`${e.path}${e.line === null ? '' : `:${e.line}`}`)}</span>${e.detail ? ` — ${e.detail}` : ''}</li>`)}${(r.utf16Files ?? []).map((u) => html`<li><span class="mono">${breakableId(u.path)}</span>: ${utf16Note(null, u.lines)}</li>`)}</ul>`,
       },
     ]),
   );

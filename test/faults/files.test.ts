@@ -229,6 +229,12 @@ test('summary\'s text names a UTF-16 file whose lines are not among the 5 exampl
   const bad = s.quality.skipped.find((g) => g.reason === 'invalid_json')!;
   assert.ok(bad.examples.every((e) => path.basename(e.file) === '0000bad.jsonl'), 'the examples are the other file\'s');
   assert.deepEqual(bad.utf16_files, [{ file: le, lines }]);
+  // the report's data quality says it too, under the examples
+  const out2 = path.join(path.dirname(db), 'r.html');
+  const report = await runCli(['report', logs, '--db', db, '--out', out2]);
+  assert.equal(report.code, 0, report.stderr);
+  const page = readFileSync(out2, 'utf8').replace(/<wbr>/g, '').replace(/<[^>]*>/g, '');
+  assert.ok(page.includes(`${le}: ${hint} (${lines.toLocaleString('en-US')} lines)`), 'the page names the UTF-16 file');
 });
 
 test('a line of NUL bytes (a zero-filled block, as a crash leaves) in a UTF-8 transcript is said as such, not as UTF-16 text; the lines around it count', async (t) => {
