@@ -783,20 +783,25 @@ async function prepare(db: DuckDBConnection, path: string, opts: StoreOpenOption
   const like = (t: string) => created.has(t) && resembles(created.get(t)!, STORE_COLUMNS.get(t)!);
   const ours = core.every((t) => like(t!) || displaced.includes(t!)) && core.some((t) => like(t!));
   const newer = version !== undefined && Number(version) > SCHEMA_VERSION;
-  if (tables.length > 0 && !current && !newer && !ours) {
+  if (tables.length > 0 && !newer && !ours) {
     // A store that lacks a table of facts and is not of this version (an older store a query or a
     // DuckDB client dropped one from, or one that lost its meta too) is refused, not rebuilt
     // unasked: nothing but its tables says it is ours. It was refused as "not a cachelens store",
     // --rebuild too, so a user's own old store could not be rebuilt at all. When it resembles a
-    // store (its meta's version says cachelens, or more than half of the tables of facts are the
-    // store's; every table under a name of the store's with most of its columns), --rebuild
-    // rebuilds it, and the refusal without it says so.
+    // store, --rebuild rebuilds it, and the refusal without it says so: more than half of the
+    // tables of facts are the store's (each with most of its columns), every table under a name of
+    // the store's has most of its columns, and its meta, if any, is the store's and holds only keys
+    // cachelens writes (META_KEYS). Another program's file with a key/value `meta` of its own
+    // (`schema_version` 3 beside an `owner`) and one table of facts' likeness (`skipped (line,
+    // reason, detail)`) was taken for an older store, and --rebuild dropped its meta and skipped.
+    // Of this version, the same but the tables of facts: one that lost most of them is rebuilt.
     const named = listed.filter(([t, sql]) => sql !== null && STORE_COLUMNS.has(t) && t !== 'meta');
     const kin =
+      (await metaIsOurs(db, created.get('meta'))) &&
       named.every(([t]) => like(t)) &&
-      ((storeVersion(version) && core.some((t) => like(t!))) || core.filter((t) => like(t!)).length * 2 > core.length);
+      (current || core.filter((t) => like(t!)).length * 2 > core.length);
     if (!kin) throw new UsageError(`${path} is a DuckDB file but not a cachelens store`, 'choose another --db');
-    if (!opts.rebuild) {
+    if (!current && !opts.rebuild) {
       const missing = core.filter((t) => !like(t!) && !displaced.includes(t!));
       const by = storeVersion(version) ? `a cachelens store by its meta (store version ${version})` : 'a cachelens store by its tables';
       throw new UsageError(
@@ -976,6 +981,23 @@ async function meanwhile(work: Promise<void>, fn?: () => void): Promise<void> {
     throw err;
   }
   await work;
+}
+
+/**
+ * The keys cachelens has ever written to meta, in every layout (`git log -p -- src`: the
+ * `INSERT … INTO meta` and setMeta calls): a meta holding any other is another program's.
+ */
+const META_KEYS = ['schema_version', 'derived_for', 'derived_prices', 'listing_key'];
+
+/**
+ * Whether a file's `meta`, by DuckDB's CREATE text of it (undefined: it has none, or a view in its
+ * place), is one cachelens could have written: the store's two columns and no key but META_KEYS.
+ */
+async function metaIsOurs(db: DuckDBConnection, sql: string | undefined): Promise<boolean> {
+  if (sql === undefined) return true;
+  if (columnsDiffer(sql, STORE_COLUMNS.get('meta')!) !== '') return false;
+  const [[n]] = (await db.runAndReadAll(`SELECT count(*)::INTEGER FROM meta WHERE key IS NULL OR key NOT IN (${META_KEYS.map((k) => `'${k}'`).join(', ')})`)).getRows() as number[][];
+  return n === 0;
 }
 
 /** Whether a meta's schema_version reads as a store's: a whole number from 1 to this build's. */

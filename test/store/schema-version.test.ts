@@ -512,6 +512,60 @@ async function rowsOf(db: string, t: string): Promise<unknown[][]> {
   }
 }
 
+test('near misses of a store (another program\'s meta with a store version beside keys of its own, one or half of the tables of facts, a meta of other columns) are refused as not a cachelens store, --rebuild too, and left as they were', async () => {
+  const table = (t: string) => `CREATE TABLE ${t} (${STORE_COLUMNS.get(t)})`;
+  const facts = ['files', 'observations', 'chain_facts', 'spawns', 'agent_links', 'sidechain_roots', 'attachments', 'chain_events', 'line_counts', 'skipped'];
+  const kv = `CREATE TABLE meta (key VARCHAR PRIMARY KEY, value VARCHAR)`;
+  const cases: [string, string[]][] = [
+    // it was "a cachelens store by its meta (store version 3), lacks tables …", and --rebuild dropped the program's meta and skipped rows, exit 0
+    [
+      'importer',
+      [
+        kv,
+        `INSERT INTO meta VALUES ('schema_version', '3'), ('owner', 'importer')`,
+        `CREATE TABLE skipped (line INTEGER, reason VARCHAR, detail VARCHAR)`,
+        `INSERT INTO skipped VALUES (7, 'dup', 'row 7 twice')`,
+        `CREATE TABLE imports (id INT, name VARCHAR)`,
+        `INSERT INTO imports VALUES (1, 'precious')`,
+      ],
+    ],
+    // the same with this build's store version
+    [
+      'importer, this version',
+      [
+        kv,
+        `INSERT INTO meta VALUES ('schema_version', '${SCHEMA_VERSION}'), ('owner', 'importer')`,
+        `CREATE TABLE skipped (line INTEGER, reason VARCHAR, detail VARCHAR)`,
+        `INSERT INTO skipped VALUES (7, 'dup', 'row 7 twice')`,
+      ],
+    ],
+    // a meta of the store's keys alone, and one table of facts with the store's columns
+    ['one table of facts', [kv, `INSERT INTO meta VALUES ('schema_version', '23')`, table('skipped'), `INSERT INTO skipped VALUES (1, 2, 'x', 'y')`]],
+    // half of the tables of facts, no more
+    ['half of the tables', [kv, `INSERT INTO meta VALUES ('schema_version', '23')`, ...facts.slice(0, facts.length / 2).map(table)]],
+    // every table of facts but one, and a key of another program's in meta
+    ['a key not the store\'s', [kv, `INSERT INTO meta VALUES ('schema_version', '23'), ('owner', 'importer')`, ...facts.slice(1).map(table), `INSERT INTO skipped VALUES (1, 2, 'x', 'y')`]],
+    // every table of facts but one, and a meta of other columns
+    [
+      'meta of other columns',
+      [`CREATE TABLE meta (key VARCHAR, value VARCHAR, updated VARCHAR)`, `INSERT INTO meta VALUES ('schema_version', '23', 'today')`, ...facts.slice(1).map(table), `INSERT INTO skipped VALUES (1, 2, 'x', 'y')`],
+    ],
+  ];
+  for (const [name, statements] of cases) {
+    const db = path.join(tmp(), 'imp.duckdb');
+    await sql(db, ...statements);
+    const before = await contents(db);
+    for (const rebuild of [false, true]) {
+      await assert.rejects(Store.open(db, { rebuild }), (e: unknown) => {
+        assert.ok(e instanceof UsageError, `${name}: ${String(e)}`);
+        assert.equal(e.message, `${db} is a DuckDB file but not a cachelens store`, name);
+        return true;
+      });
+    }
+    assert.equal(await contents(db), before, `${name}: left as it was`);
+  }
+});
+
 test('a table of the user\'s own with a foreign key to a store table is refused at the open only where DuckDB would fail, in one line naming it and the way out, the store left as it was; empty, or referring to no row, the store is rebuilt and run over with the table kept', async () => {
   const root = corpus([CONDENSE]);
   const db = path.join(tmp(), 's.duckdb');
