@@ -2,7 +2,7 @@
  * The DuckDB store (SPEC §7): one file (default ~/.cache/cachelens/store.duckdb, `--db PATH`,
  * `:memory:` allowed) that ingest fills with the appender and every analysis reads with SQL.
  */
-import { accessSync, constants, existsSync, lstatSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, lstatSync, readdirSync, readlinkSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { DuckDBConnection, DuckDBInstance, DuckDBValueConverter } from '@duckdb/node-api';
@@ -171,16 +171,7 @@ export class Store {
     // a store that cannot be written is opened READ_ONLY: every command but a remembered summary
     // failed on it ("cannot open store …: Permission denied"); one the system refuses to open for
     // writing all the same (a read-only file system, an immutable file) is too
-    const existed = path === ':memory:' || existsSync(path);
-    let opened: Awaited<ReturnType<typeof openLocked>>;
-    try {
-      opened = await openLocked(path, opts, readOnly !== null);
-    } catch (err) {
-      // a store this open began, cut short for want of room, is removed: nothing of it was the user's,
-      // and the next run, with room again, refused it ("Could not read enough bytes from file")
-      if (!existed && err instanceof Error && NO_SPACE.test(err.message)) for (const f of [path, `${path}.wal`]) rmSync(f, { force: true });
-      throw err;
-    }
+    const opened = await openLocked(path, opts, readOnly !== null);
     readOnly ??= opened.readOnly;
     if (readOnly !== null && opts.rebuild) {
       opened.instance.closeSync();
@@ -1106,6 +1097,10 @@ async function openLocked(path: string, opts: StoreOpenOptions, readOnly: boolea
   let told = false;
   let refused: string | null = null;
   for (;;) {
+    // the store file this attempt would make, if none is there (looked at before each attempt: one
+    // another process made while this one waited for its lock is not this run's)
+    const making = path === ':memory:' ? null : fileToMake(path);
+    const wal = making !== null && fileToMake(`${path}.wal`) === resolve(`${path}.wal`) ? `${path}.wal` : null;
     try {
       // an in-memory store spills beyond its bounds into a directory of the system's temp dir,
       // not DuckDB's default `.tmp` in the working directory (which may hold the logs)
@@ -1113,6 +1108,9 @@ async function openLocked(path: string, opts: StoreOpenOptions, readOnly: boolea
       return { instance: await (await loadDuckdb()).DuckDBInstance.create(path, openingOptions(options)), readOnly: refused };
     } catch (err) {
       const msg = (err as Error).message;
+      // a store this open began, cut short for want of room, is removed: nothing of it was the user's,
+      // and the next run, with room again, refused it ("Could not read enough bytes from file")
+      if (making !== null && NO_SPACE.test(msg)) removeCutShort(making, wal);
       // the system refuses to open for writing a store file that is there (a read-only file system,
       // an immutable file, a mode access() did not tell): opened READ_ONLY instead, once
       const denied = /Read-only file system|Operation not permitted|Permission denied/.exec(msg)?.[0];
@@ -1333,6 +1331,50 @@ function damaged(path: string, err: unknown): unknown {
   if (full !== null) return full;
   if (!msg.startsWith('IO Error:')) return err;
   return new UsageError(`store ${path} is damaged: ${msg.split('\n')[0]}`, 'delete it, or use --db to choose another store');
+}
+
+/**
+ * The file opening `path` would make, when nothing is there: `path` itself, or, when `path` is a
+ * link (or a chain of them) leading nowhere, the file the last one names, which DuckDB makes
+ * through it; null when a file (or anything else) is there. The link is the user's, never this run's.
+ */
+export function fileToMake(path: string): string | null {
+  let p = resolve(path);
+  for (let hops = 0; hops < 40; hops++) {
+    let st;
+    try {
+      st = lstatSync(p);
+    } catch (err) {
+      return (err as NodeJS.ErrnoException).code === 'ENOENT' ? p : null;
+    }
+    if (!st.isSymbolicLink()) return null;
+    p = resolve(dirname(p), readlinkSync(p));
+  }
+  return null;
+}
+
+/** Less than DuckDB's headers (three blocks of 4 KiB): what a creation cut short leaves, and no store of anyone's. */
+const HEADER_BYTES = 3 * 4096;
+
+/**
+ * Removes what an open that made `file` (fileToMake's, absent before it) left when the disk was
+ * full: a regular file (never a link) of less than DuckDB's headers, so no store, of this run's or
+ * another process's, is removed, and `wal` (the store's log beside the path given, if it was not
+ * there before the open either, a regular file) with it. A file of more is left as it is. Returns whether it removed the file.
+ */
+export function removeCutShort(file: string, wal: string | null): boolean {
+  const small = (f: string) => {
+    try {
+      const st = lstatSync(f);
+      return st.isFile() && st.size < HEADER_BYTES;
+    } catch {
+      return false;
+    }
+  };
+  if (!small(file)) return false;
+  rmSync(file, { force: true });
+  if (wal !== null && small(wal)) rmSync(wal, { force: true });
+  return true;
 }
 
 /** What DuckDB's error says when the disk is full (ENOSPC, EDQUOT). */

@@ -7,8 +7,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { appendFileSync, chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, openSync, closeSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import { appendFileSync, chmodSync, copyFileSync, cpSync, existsSync, lstatSync, mkdirSync, openSync, closeSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
+import { fileToMake, removeCutShort } from '../../src/store/store.js';
 import { assistant, baseEnv, cliPath, removeDir, repoRoot, type Ran, runCli, summary, tempDir, tokens, treeHash, usage, user, writeLog } from './helpers.js';
 
 const EXPECTED = { requests: 2, input: 11, output: 22, cache_write_5m: 33, cache_write_1h: 0, cache_read: 44, unpriced_requests: 0 };
@@ -269,6 +270,28 @@ test('a full disk (DuckDB: No space left on device) at a commit or at a new stor
   assert.equal(r.stderr, `cachelens: store ${db} could not be written: no space left on the device (IO Error: Could not write file "${db}": No space left on device) ${hint}\n`);
   assert.ok(!existsSync(db), 'the store this run began is not left cut short');
   assert.deepEqual(tokens((await summary([logs], db)).totals), EXPECTED, 'the next run');
+  // a new store through a link of the user's (links/store.duckdb -> a file not there yet, as on a tiny tmpfs): the link
+  // was removed (existsSync read it as nothing there, rmSync took the link) and the target cut short left
+  const links = path.join(dir, 'links');
+  const target = path.join(dir, 'small', 'store.duckdb');
+  mkdirSync(links);
+  mkdirSync(path.dirname(target));
+  const link = path.join(links, 'store.duckdb');
+  symlinkSync(target, link);
+  const l = await runCli(['summary', logs, '--db', link], { openNoSpace: true });
+  assert.equal(l.code, 2, l.stderr);
+  assert.match(l.stderr, /no space left on the device/);
+  assert.ok(lstatSync(link).isSymbolicLink(), 'the user\'s link is kept');
+  assert.ok(!existsSync(target), 'the store this run began through the link is not left cut short');
+  assert.deepEqual(tokens((await summary([logs], link)).totals), EXPECTED, 'the next run, through the link');
+  assert.ok(lstatSync(link).isSymbolicLink() && statSync(target).isFile(), 'the store is the link\'s target');
+  // a file there already, or one past DuckDB's headers that another process made meanwhile, is not this run's to remove
+  const theirs = path.join(dir, 'theirs.duckdb');
+  writeFileSync(theirs, Buffer.alloc(20_000));
+  assert.equal(removeCutShort(theirs, null), false);
+  assert.ok(existsSync(theirs));
+  assert.equal(fileToMake(theirs), null, 'a file there is not one to make');
+  assert.equal(fileToMake(link), null, 'a link to a file there is not one to make');
   // an export's disk full is its DIR's, not the store's: the file DuckDB names is said, not the store
   const out = path.join(dir, 'out');
   const full = `IO Error: Could not write file "${out}/requests.1.tmp/day=2025-03-01/data_0.parquet": No space left on device`;
