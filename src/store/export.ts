@@ -119,13 +119,18 @@ function listed(at: string, shown: string, dir: string, types?: true): string[] 
   try {
     return types ? readdirSync(at, { withFileTypes: true }) : readdirSync(at);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-    const why = code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code;
-    throw new UsageError(
-      `--parquet ${shown === dir ? dir : `${dir}: ${shown}`} cannot be read (${why}): an export must see what it holds first`,
-      'make it readable to this user, or choose another DIR',
-    );
+    return unreadable(err, shown, dir);
   }
+}
+
+/** The error for `shown` (DIR, or a table of it) that cannot be listed or looked into: `err` is the system's. */
+function unreadable(err: unknown, shown: string, dir: string): never {
+  const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+  const why = code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code;
+  throw new UsageError(
+    `--parquet ${shown === dir ? dir : `${dir}: ${shown}`} cannot be read (${why}): an export must see what it holds first`,
+    'make it readable to this user, or choose another DIR',
+  );
 }
 
 /**
@@ -136,7 +141,13 @@ function listed(at: string, shown: string, dir: string, types?: true): string[] 
  */
 function notExported(abs: string, table: string, dir: string): string[] {
   const at = join(abs, table);
-  const st = lstatSync(at, { throwIfNoEntry: false });
+  let st;
+  try {
+    st = lstatSync(at, { throwIfNoEntry: false });
+  } catch (err) {
+    // DIR listed but not searchable (mode 644): what its entries are cannot be told; it was an internal error with a stack
+    return unreadable(err, dir, dir);
+  }
   if (!st) return [];
   if (!st.isDirectory()) return [table];
   const out: string[] = [];

@@ -156,6 +156,9 @@ test('an export into a directory this user may not read, or over a previous expo
   const cases: [string, string, number, string][] = [
     [shut, shut, 0o000, `cachelens: --parquet ${shut} cannot be read (permission denied): an export must see what it holds first (make it readable to this user, or choose another DIR)`],
     [shut, shut, 0o311, `cachelens: --parquet ${shut} cannot be read (permission denied): an export must see what it holds first (make it readable to this user, or choose another DIR)`],
+    // listed but not searchable: its entries' kinds could not be looked at (notExported's lstat), an internal error with a stack
+    [shut, shut, 0o644, `cachelens: --parquet ${shut} cannot be read (permission denied): an export must see what it holds first (make it readable to this user, or choose another DIR)`],
+    [before, before, 0o644, `cachelens: --parquet ${before} cannot be read (permission denied): an export must see what it holds first (make it readable to this user, or choose another DIR)`],
     [before, table, 0o000, `cachelens: --parquet ${before}: ${table} cannot be read (permission denied): an export must see what it holds first (make it readable to this user, or choose another DIR)`],
   ];
   for (const [out, locked, mode, line] of cases) {
