@@ -1,8 +1,8 @@
 /**
  * Directories the store and an export are written into, made one level at a time.
  */
-import { lstatSync, mkdirSync, rmdirSync, statSync } from 'node:fs';
-import { dirname, resolve, sep } from 'node:path';
+import { lstatSync, mkdirSync, readlinkSync, rmdirSync, statSync } from 'node:fs';
+import { dirname, isAbsolute, resolve, sep } from 'node:path';
 import { UsageError } from '../errors.js';
 
 /**
@@ -59,20 +59,46 @@ export function unmakeDirs(made: readonly string[]): void {
 }
 
 /**
- * The directory above `path` (or `path` itself, for what is below it) that this user may not
- * search, the first from the top, or null when there is none: what an EACCES from a look at
- * `path` means, when it is not `path`'s own mode (a path below it reads as absent to existsSync).
+ * The directory on the way to `path` that this user may not search, the first from the top, as
+ * the system walks it (each link followed where it stands, its `..` taken from where it leads),
+ * named by its real path; or null when there is none: what an EACCES from a look at `path` means,
+ * when it is not `path`'s own mode (a path below it reads as absent to existsSync). Through a link
+ * (`home/u/teamlink -> ../../shares/team/x`, shares/team mode 000) it named the link's directory
+ * (`home/u`), which can be searched: the prefixes were stat'ed, following the link whole.
  * Example: /a mode 000 → unsearchable('/a/b/pool') is '/a'.
  */
 export function unsearchable(path: string): string | null {
-  const parts = resolve(path).split(sep).filter(Boolean);
-  for (let i = 1; i <= parts.length; i++) {
+  const todo = resolve(path).split(sep).filter(Boolean);
+  let real: string = sep;
+  for (let links = 0; todo.length > 0; ) {
+    const part = todo.shift()!;
+    if (part === '.') continue;
+    if (part === '..') {
+      real = dirname(real);
+      continue;
+    }
+    const at = real === sep ? sep + part : real + sep + part;
+    let st;
     try {
-      statSync(sep + parts.slice(0, i).join(sep));
+      st = lstatSync(at);
     } catch (e) {
       const c = (e as NodeJS.ErrnoException).code;
-      return c === 'EACCES' || c === 'EPERM' ? sep + parts.slice(0, i - 1).join(sep) : null;
+      return c === 'EACCES' || c === 'EPERM' ? real : null;
     }
+    if (st.isSymbolicLink()) {
+      if (++links > 40) return null; // a loop: ELOOP, not a permission
+      let to: string;
+      try {
+        to = readlinkSync(at);
+      } catch {
+        return null;
+      }
+      if (isAbsolute(to)) real = sep;
+      todo.unshift(...to.split(sep).filter(Boolean));
+      continue;
+    }
+    if (!st.isDirectory()) return null;
+    real = at;
   }
   return null;
 }

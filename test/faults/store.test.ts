@@ -250,6 +250,27 @@ test('a store below a directory this user may not search is refused in one line 
   }
 });
 
+test('a store through a link, below a directory this user may not search where the link leads, names that directory, not the link\'s', async (t) => {
+  const dir = tempDir();
+  t.after(() => removeDir(dir));
+  const logs = corpus(dir);
+  // home/u/teamlink -> ../../shares/team/x, shares/team mode 000: it said `home/u cannot be searched`, which can be
+  const team = path.join(dir, 'shares', 'team');
+  mkdirSync(path.join(team, 'x'), { recursive: true });
+  mkdirSync(path.join(dir, 'home', 'u'), { recursive: true });
+  const link = path.join(dir, 'home', 'u', 'teamlink');
+  symlinkSync('../../shares/team/x', link);
+  const db = path.join(link, 's.duckdb');
+  chmodSync(team, 0o000);
+  try {
+    const r = await runCli(['summary', logs, '--db', db], { asNobody: true });
+    assertStoreError(r, db, /: /);
+    assert.equal(r.stderr, `cachelens: cannot open store ${db}: ${team} cannot be searched (permission denied) (make it searchable to this user, or use --db to choose another store)\n`);
+  } finally {
+    chmodSync(team, 0o755);
+  }
+});
+
 test('a full disk (DuckDB: No space left on device) at a commit or at a new store\'s creation is one line naming the store and the way out, not an internal error or a damaged store; nothing half-made is left, and the next run answers exactly', async (t) => {
   // A full disk cannot be made in a test without mounting one: DuckDB's failure is stubbed (test/faults/preload/kill-at-sql.mjs)
   // with DuckDB's words for it, as a 64 KiB and a 4 KiB tmpfs gave them. The commit's failed `internal error: Error:

@@ -239,6 +239,25 @@ test('a link to a directory above the pool, or to the pool, is not read, and is 
   assert.deepEqual(q.lines, [`cachelens: --parquet ${pool}: passed over 3 link loops: ${path.join(pool, 'alice', 'loop')} and 2 more`]);
 });
 
+test('a pool through a link, below a directory this user may not search where the link leads, names that directory, not the link\'s', async () => {
+  // home/u/poollink -> ../../shares/team/pool, shares/team mode 000: it said `home/u cannot be searched`, which can be
+  const p = tmp('cachelens-pool-');
+  const pool = path.join(p, 'shares', 'team', 'pool');
+  await exportTo(DOV, pool);
+  mkdirSync(path.join(p, 'home', 'u'), { recursive: true });
+  const link = path.join(p, 'home', 'u', 'poollink');
+  symlinkSync('../../shares/team/pool', link);
+  const team = path.join(p, 'shares', 'team');
+  chmodSync(team, 0o000);
+  try {
+    const q = await query(link, { asNobody: true });
+    assert.equal(q.code, 2, q.lines.join('\n'));
+    assert.deepEqual(q.lines, [`cachelens: --parquet ${link} cannot be read (permission denied): ${team} cannot be searched (make it readable to this user, or name another directory)`]);
+  } finally {
+    chmodSync(team, 0o755);
+  }
+});
+
 test('links that lead to each other are a link loop, one into a directory that cannot be searched a link that cannot be read; a hidden one is not said; paths are shown as --parquet was given', async () => {
   const work = tmp('cachelens-pool-');
   const want = await exportTo(DOV, path.join(work, 'p2', 'alice'));
