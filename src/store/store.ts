@@ -1127,7 +1127,8 @@ async function openLocked(path: string, opts: StoreOpenOptions, readOnly: boolea
         if (/not a valid DuckDB database file/.test(msg)) {
           throw new UsageError(`cannot open store ${path}: not a DuckDB file, so no cachelens store; it is left as it is`, 'choose another --db path');
         }
-        throw new UsageError(`cannot open store ${path}: ${msg.split('\n')[0]}`, 'it is left as it is; choose another --db path');
+        // nothing there (a store DuckDB could not make): nothing is left as it is
+        throw new UsageError(`cannot open store ${path}: ${msg.split('\n')[0]}`, `${fileToMake(path) === null ? 'it is left as it is; ' : ''}choose another --db path`);
       }
       const holder = /PID (\d+)/.exec(msg)?.[1];
       const who = holder ? `another process (pid ${holder})` : 'another process';
@@ -1250,11 +1251,15 @@ function removeLeftSpill(path: string): void {
 function makeStoreDir(path: string): void {
   try {
     makeDirs(dirname(path));
+    // the store's own directory there but not searchable (mode 000, 600): DuckDB's `IO Error: Cannot open file …:
+    // Permission denied` named neither it nor the way out, and said a store not there was left as it is
+    const blocked = unsearchable(path);
+    if (blocked !== null) throw Object.assign(new Error('EACCES'), { code: 'EACCES' });
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     // a directory above it that this user may not search: the store's directory may well be there
     // (it was said to be one that cannot be created)
-    const blocked = e.code === 'EACCES' || e.code === 'EPERM' ? unsearchable(dirname(path)) : null;
+    const blocked = e.code === 'EACCES' || e.code === 'EPERM' ? unsearchable(path) : null;
     if (blocked !== null) throw new UsageError(`cannot open store ${path}: ${blocked} cannot be searched (permission denied)`, 'make it searchable to this user, or use --db to choose another store');
     // a file (or a link that leads nowhere) where a directory of the path should be: named, not mkdir's EEXIST
     if (e.code === 'EEXIST' || e.code === 'ENOTDIR') {

@@ -250,6 +250,41 @@ test('a store below a directory this user may not search is refused in one line 
   }
 });
 
+test('a store whose own directory this user may not search (mode 000 or 600), the store in it or not there yet, is refused in one line naming that directory; nothing is said to be left of a store not there', async (t) => {
+  const dir = tempDir();
+  t.after(() => removeDir(dir));
+  const logs = corpus(dir);
+  const shut = path.join(dir, 'q', 'shut');
+  mkdirSync(shut, { recursive: true });
+  const there = path.join(shut, 's.duckdb');
+  await summary([logs], there);
+  // it said `cannot open store …: IO Error: Cannot open file "…": Permission denied (it is left as it is; choose another --db path)`,
+  // naming neither the directory nor the way out, of a store not there too
+  for (const mode of [0o000, 0o600]) {
+    for (const db of [there, path.join(shut, 'new.duckdb')]) {
+      chmodSync(shut, mode);
+      try {
+        const r = await runCli(['summary', logs, '--db', db], { asNobody: true });
+        assertStoreError(r, db, /: /);
+        assert.equal(r.stderr, `cachelens: cannot open store ${db}: ${shut} cannot be searched (permission denied) (make it searchable to this user, or use --db to choose another store)\n`, `${mode.toString(8)} ${db}`);
+      } finally {
+        chmodSync(shut, 0o755);
+      }
+    }
+  }
+  assert.ok(!existsSync(path.join(shut, 'new.duckdb')), 'no store was made');
+  // a store DuckDB cannot make (its directory searched but not written): no store is there to be "left as it is"
+  const fresh = path.join(shut, 'new.duckdb');
+  chmodSync(shut, 0o555);
+  try {
+    const r = await runCli(['summary', logs, '--db', fresh], { asNobody: true });
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /^cachelens: cannot open store .*new\.duckdb: .*Permission denied \(choose another --db path\)\n$/);
+  } finally {
+    chmodSync(shut, 0o755);
+  }
+});
+
 test('a store through a link, below a directory this user may not search where the link leads, names that directory, not the link\'s', async (t) => {
   const dir = tempDir();
   t.after(() => removeDir(dir));
