@@ -30,7 +30,7 @@
 import { type Dirent, accessSync, constants, existsSync, lstatSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { UsageError } from '../errors.js';
-import { makeDirs, refuseMissingDir, unmakeDirs } from './dirs.js';
+import { makeDirs, refuseMissingDir, unmakeDirs, unsearchable } from './dirs.js';
 import { logDirOf, realPlace, refuseInLogs } from './log-dirs.js';
 import { running } from './location.js';
 import { ATTACHMENT_COLUMNS, PORTABLE_TABLES } from './portable.js';
@@ -98,6 +98,11 @@ export function checkExportDir(dir: string, logRoots: readonly string[]): string
         throw new UsageError(`--parquet ${dir} holds the logs being read in ${t}/ (${root}), which an export replaces`, 'cachelens never writes into log directories; choose another DIR');
       }
     }
+  }
+  // below a directory this user may not search: DIR may well be there (it was said `cannot create the directory: EACCES`)
+  const blocked = unsearchable(abs);
+  if (blocked !== null) {
+    throw new UsageError(`--parquet ${dir} cannot be read (permission denied): ${blocked} cannot be searched`, 'make it searchable to this user, or choose another DIR');
   }
   if (existsSync(abs)) {
     if (!statSync(abs).isDirectory()) throw new UsageError(`--parquet ${dir} is not a directory`);

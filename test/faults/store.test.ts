@@ -150,6 +150,8 @@ test('an export into a directory this user may not read, or over a previous expo
   assert.equal((await runCli(['export', logs, '--db', ':memory:', '--parquet', before])).code, 0);
   const shut = path.join(dir, 'shut');
   mkdirSync(shut);
+  const inner = path.join(dir, 'shut', 'inner');
+  mkdirSync(inner);
   const table = path.join(before, 'requests');
   // each failed `internal error: Error: EACCES: permission denied, scandir …` with a stack trace (checkExportDir's readdir);
   // as root the run drops root's power to read anything (asNobody), so the modes bind as for anyone
@@ -159,6 +161,8 @@ test('an export into a directory this user may not read, or over a previous expo
     // listed but not searchable: its entries' kinds could not be looked at (notExported's lstat), an internal error with a stack
     [shut, shut, 0o644, `cachelens: --parquet ${shut} cannot be read (permission denied): an export must see what it holds first (make it readable to this user, or choose another DIR)`],
     [before, before, 0o644, `cachelens: --parquet ${before} cannot be read (permission denied): an export must see what it holds first (make it readable to this user, or choose another DIR)`],
+    // below a directory this user may not search: it said `cannot create the directory: EACCES`, of a directory that is there
+    [inner, shut, 0o000, `cachelens: --parquet ${inner} cannot be read (permission denied): ${shut} cannot be searched (make it searchable to this user, or choose another DIR)`],
     [before, table, 0o000, `cachelens: --parquet ${before}: ${table} cannot be read (permission denied): an export must see what it holds first (make it readable to this user, or choose another DIR)`],
   ];
   for (const [out, locked, mode, line] of cases) {
