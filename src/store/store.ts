@@ -1389,8 +1389,9 @@ const NO_SPACE = /No space left on device|Disk quota exceeded/i;
  * The error for DuckDB failing to write for want of room (its commit, its log, its spill files:
  * `TransactionContext Error: Failed to commit: Could not write file "….wal": No space left on
  * device`), or null for any other: a full disk was an internal error, or said the store was damaged
- * or unreadable, with deleting it as the advice. Nothing of the run is kept; the store is as the
- * last run left it.
+ * or unreadable, with deleting it as the advice. Nothing of the run is committed: a store there
+ * before is as the last run left it; a new one whose first commit failed is left as far as it was
+ * made (with its .wal and .listing), and the next run with room reads and fills it.
  */
 function noSpace(path: string, err: unknown): UsageError | null {
   const msg = err instanceof Error ? err.message.split('\n')[0]! : '';
