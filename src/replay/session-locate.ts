@@ -83,9 +83,9 @@ export async function locateChain(store: Store, id: string, chain?: string): Pro
     const own = found.agent_id !== null && basename(found.path) === `agent-${found.agent_id}.jsonl`;
     const transcript = own
       ? `its transcript ${found.path} holds none of them`
-      : `its own transcript${found.agent_id ? ` (subagents/agent-${found.agent_id}.jsonl)` : ''} is not among the logs read`;
+      : `its own transcript${found.agent_id ? ` (subagents/agent-${shownId(found.agent_id)}.jsonl)` : ''} is not among the logs read`;
     throw new UsageError(
-      `chain ${found.chain_id} is known only from the agent_progress copies in ${String(parent)} (${only === 1 ? 'its 1 request' : `its ${only} requests`}): ${transcript}, and the copies leave out some of its messages (its text replies)`,
+      `chain ${shownId(found.chain_id)} is known only from the agent_progress copies in ${String(parent)} (${only === 1 ? 'its 1 request' : `its ${only} requests`}): ${transcript}, and the copies leave out some of its messages (its text replies)`,
       'read the logs with the subagent\'s transcript, or replay the session\'s main chain',
     );
   }

@@ -9,6 +9,7 @@
  * Everything after request 1 is predicted, which is what the `recorded` fidelity measures.
  */
 import { UsageError } from '../errors.js';
+import { shownId } from '../format/table.js';
 import type { Usage } from '../types.js';
 import { type Pause, pauses } from './pauses.js';
 import { attachmentText, blockPieces, flatLine, type Piece, type ThinkingRule } from './session-render.js';
@@ -201,11 +202,11 @@ export async function rebuildChain(chain: TranscriptChain, tok: SegmentTokenizer
     // a resumed session that sent nothing of its own: every request it repeats is another chain's
     const them = chain.copied === 1 ? 'its 1 request is a copy' : `its ${chain.copied} requests are copies`;
     throw new UsageError(
-      `chain ${chain.chainId} has no requests of its own to replay: ${them} of another chain's (a resumed session), where the store counts them`,
+      `chain ${shownId(chain.chainId)} has no requests of its own to replay: ${them} of another chain's (a resumed session), where the store counts them`,
       'replay the session it resumes, or give this transcript\'s path alone to replay every request in it',
     );
   }
-  if (!first) throw new UsageError(`chain ${chain.chainId} has no requests to replay`);
+  if (!first) throw new UsageError(`chain ${shownId(chain.chainId)} has no requests to replay`);
   const prefixTokens = Math.max(0, first.observedPrompt - messageTokens);
   return {
     chainId: chain.chainId,

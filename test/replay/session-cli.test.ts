@@ -396,3 +396,18 @@ test('a resumed transcript named by its path: with the logs that hold it, its co
   assert.equal(none.stderr.trim().split('\n').length, 1, none.stderr);
   assert.match(none.stderr, /chain 5e55104e-0000-4000-8000-00000000000c has no requests of its own to replay: its 4 requests are copies of another chain's \(a resumed session\)/);
 });
+
+test('a resumed transcript of a 600-character session id with no requests of its own is one line with the id cut in the middle (…), by its path and by its id', () => {
+  const L = 'b'.repeat(300) + 'c'.repeat(300);
+  const later = (l: object) => ({ ...l, sessionId: L, timestamp: new Date(Date.parse((l as { timestamp: string }).timestamp) + 3_600_000).toISOString() });
+  const a = sessionLines({ rounds: 3 });
+  const root = writeCorpus({ [`projects/-work-demo/${SESSION}.jsonl`]: a, ['projects/-work-demo/b.jsonl']: a.slice(0, 4).map(later) });
+  for (const target of [join(root, 'projects/-work-demo/b.jsonl'), L]) {
+    const r = cli(['replay', 'session', target, root, '--db', ':memory:', '--strategy', 'recorded']);
+    assert.equal(r.code, 2, r.stderr);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+    assert.match(r.stderr, /chain b+…c+ has no requests of its own to replay: its 2 requests are copies/);
+    assert.ok(!r.stderr.includes(L), 'the id is not printed whole');
+    assert.ok(r.stderr.length < 500, `${r.stderr.length} characters`);
+  }
+});
