@@ -75,48 +75,46 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
     .wrap(Math.min(110, process.stdout.columns || 100))
     // every command's: a table on a terminal too narrow for it leaves out its columns of least weight, and says so
     .option('wide', { type: 'boolean', global: true, describe: 'on a terminal, show tables as piped: every column, nothing cut (ids, paths, free text, lists), however wide' })
+    // -v, -V, --verbose: a flag (never taking the next word for its value, as `replay channel -v FILE` did FILE) that
+    // is then refused, cachelens having no verbose mode (verboseError); hidden, as no command has it
+    .option('verbose', { type: 'boolean', alias: ['v', 'V'], hidden: true, global: true })
     .fail((msg, err) => {
-      // yargs' own validation errors (YError, e.g. "Not enough arguments following: db") are usage errors too
-      // some span lines ("Invalid values:\n  Argument: to, Given: …"): one line, as every usage error
-      if (err && err.name !== 'YError') throw err;
-      const text = (msg ?? err?.message ?? 'invalid arguments').trim().replace(/:?\s*\n\s*/g, ': ');
-      // recommendCommands' message alone ("Did you mean blocks?") does not say what was wrong
-      // and yargs' "Not enough non-option arguments: got 0, need at least 1" names neither the command nor what it lacks
-      const named = /^Not enough non-option arguments/.test(text) ? commandNamed(args, commands) : undefined;
-      if (named?.required) throw new UsageError(`${named.path}: missing ${named.required}`, `usage: cachelens ${named.path} ${named.usage}; see --help`);
-      // `start ~/logs`: start reads the default roots only, and its "Unknown argument: /home/u/logs" did not say so
-      const unknownWords = /^Unknown arguments?: (.+)$/.exec(text)?.[1]!.split(', ').filter((w) => args.includes(w)) ?? [];
-      if (unknownWords.length > 0 && commandNamed(args, commands)?.path === 'start') {
-        throw new UsageError(`start reads your default log roots and takes no path: ${unknownWords[0]}`, `cachelens report ${unknownWords[0]} writes the report of those logs`);
-      }
-      // yargs' "Invalid values: Argument: to, Given: "2h", Choices: "1h", "5m"" in the words of every other flag's error
-      // (a value yargs read as a number, `--to 5`, is given bare: `Given: 5`; it is quoted as typed, `--to 05` as 05)
-      const invalid = /^Invalid values: Argument: ([\w-]+), Given: ("(?:[^"\\]|\\.)*"|[^,"]+), Choices: ((?:"[^"]*"(?:, )?)+)/.exec(text);
-      if (invalid) {
-        // as typed, not as case-folded above (`--kind Bogus`, not bogus): of the values typed for the flag, the
-        // one yargs refused (`--kind Bogus --kind main` said 'main'), folded as the middleware folds it
-        const quoted = invalid[2]!.startsWith('"');
-        const reported = quoted ? (JSON.parse(invalid[2]!) as string) : invalid[2]!;
-        const typed = typedValues(args, invalid[1]!);
-        const given = typed.find((v) => (quoted ? v === reported || v.trim().toLowerCase() === reported : v.trim() !== '' && Number(v) === Number(reported))) ?? reported;
-        throw new UsageError(`--${invalid[1]} ${given}: expected one of ${invalid[3]!.replace(/"/g, '')}`);
-      }
-      // yargs' "Arguments csv and json are mutually exclusive" named the flags without their dashes
-      const conflict = /^Arguments ([\w-]+) and ([\w-]+) are mutually exclusive$/.exec(text);
-      if (conflict) throw new UsageError(`--${conflict[1]} and --${conflict[2]} cannot be given together`, 'give one of them');
-      // `cachelens -v` (or -V), the version flag of many tools: it said only 'name a command', as if no flag were given.
-      // Given with a command (`-v summary`, `summary --verbose`), most likely verbose: yargs took the command for
-      // -v's value and said 'name a command'; cachelens has no verbose mode, and says so and what to give instead
-      const verbose = verboseFlag(args);
-      if (verbose !== undefined) {
-        const named = commandNamed(args, commands);
-        if (named === undefined && verbose !== 'verbose') throw new UsageError(`Unknown argument: ${verbose}`, 'did you mean --version?');
-        throw new UsageError(`Unknown argument: ${verbose}`, `cachelens has no verbose mode${named ? `: give ${named.path} without it` : ''}; --version shows the version`);
-      }
-      const suggested = /^Did you mean (.+)\?$/.exec(text);
-      const unknown = suggested ? unknownCommand(args, commands) : undefined;
-      throw unknown === undefined ? new UsageError(text) : new UsageError(`Unknown argument: ${unknown}`, `did you mean ${suggested![1]}?`);
+      // a -v beside another problem: yargs' message whole, with the verbose hint added (verboseToo)
+      throw verboseToo(yargsFailure(msg, err), args, commands);
     });
+  // yargs' own validation errors (YError, e.g. "Not enough arguments following: db") are usage errors too
+  const yargsFailure = (msg: string | undefined, err: Error | undefined): UsageError => {
+    // some span lines ("Invalid values:\n  Argument: to, Given: …"): one line, as every usage error
+    if (err && err.name !== 'YError') throw err;
+    const text = (msg ?? err?.message ?? 'invalid arguments').trim().replace(/:?\s*\n\s*/g, ': ');
+    // recommendCommands' message alone ("Did you mean blocks?") does not say what was wrong
+    // and yargs' "Not enough non-option arguments: got 0, need at least 1" names neither the command nor what it lacks
+    const named = /^Not enough non-option arguments/.test(text) ? commandNamed(args, commands) : undefined;
+    if (named?.required) return new UsageError(`${named.path}: missing ${named.required}`, `usage: cachelens ${named.path} ${named.usage}; see --help`);
+    // `start ~/logs`: start reads the default roots only, and its "Unknown argument: /home/u/logs" did not say so
+    const unknownWords = /^Unknown arguments?: (.+)$/.exec(text)?.[1]!.split(', ').filter((w) => args.includes(w)) ?? [];
+    if (unknownWords.length > 0 && commandNamed(args, commands)?.path === 'start') {
+      return new UsageError(`start reads your default log roots and takes no path: ${unknownWords[0]}`, `cachelens report ${unknownWords[0]} writes the report of those logs`);
+    }
+    // yargs' "Invalid values: Argument: to, Given: "2h", Choices: "1h", "5m"" in the words of every other flag's error
+    // (a value yargs read as a number, `--to 5`, is given bare: `Given: 5`; it is quoted as typed, `--to 05` as 05)
+    const invalid = /^Invalid values: Argument: ([\w-]+), Given: ("(?:[^"\\]|\\.)*"|[^,"]+), Choices: ((?:"[^"]*"(?:, )?)+)/.exec(text);
+    if (invalid) {
+      // as typed, not as case-folded above (`--kind Bogus`, not bogus): of the values typed for the flag, the
+      // one yargs refused (`--kind Bogus --kind main` said 'main'), folded as the middleware folds it
+      const quoted = invalid[2]!.startsWith('"');
+      const reported = quoted ? (JSON.parse(invalid[2]!) as string) : invalid[2]!;
+      const typed = typedValues(args, invalid[1]!);
+      const given = typed.find((v) => (quoted ? v === reported || v.trim().toLowerCase() === reported : v.trim() !== '' && Number(v) === Number(reported))) ?? reported;
+      return new UsageError(`--${invalid[1]} ${given}: expected one of ${invalid[3]!.replace(/"/g, '')}`);
+    }
+    // yargs' "Arguments csv and json are mutually exclusive" named the flags without their dashes
+    const conflict = /^Arguments ([\w-]+) and ([\w-]+) are mutually exclusive$/.exec(text);
+    if (conflict) return new UsageError(`--${conflict[1]} and --${conflict[2]} cannot be given together`, 'give one of them');
+    const suggested = /^Did you mean (.+)\?$/.exec(text);
+    const unknown = suggested ? unknownCommand(args, commands) : undefined;
+    return unknown === undefined ? new UsageError(text) : new UsageError(`Unknown argument: ${unknown}`, `did you mean ${suggested![1]}?`);
+  };
   const register = (y: Argv, c: Command): Argv =>
     y.command(
       c.command,
@@ -146,6 +144,12 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
       if (typeof v === 'string' && choices[k]!.every((c) => typeof c !== 'string' || c === c.toLowerCase())) argv[k] = v.trim().toLowerCase();
     }
   }, true);
+  // -v, -V or --verbose that passed yargs' checks: refused, cachelens having no verbose mode (first, as -vv is a flag
+  // given twice)
+  parser.middleware(() => {
+    const verbose = verboseFlag(args);
+    if (verbose !== undefined) throw new UsageError(`Unknown argument: ${verbose}`, verboseHint(verbose, args, commands));
+  });
   // an option given twice is a list to yargs; only the repeatable ones (array: true) may be one
   parser.middleware((argv) => {
     const lists = new Set((parser as unknown as YargsOptions).getOptions().array);
@@ -266,9 +270,9 @@ function unknownCommand(args: string[], level: Command[], orOptionValue = true):
 
 /**
  * The command `args` name, down to the last subcommand, with its required positionals ('' when none).
- * Example: ['replay', '--json', 'channel'] → { path: 'replay channel', usage: '<file>', required: '<file>' }.
+ * Example: ['replay', '--json', 'channel'] → { path: 'replay channel', usage: '<file>', required: '<file>', leaf: true }.
  */
-function commandNamed(args: string[], level: Command[]): { path: string; usage: string; required: string } | undefined {
+function commandNamed(args: string[], level: Command[]): { path: string; usage: string; required: string; leaf: boolean } | undefined {
   const path: string[] = [];
   let found: Command | undefined;
   for (const word of args) {
@@ -282,7 +286,35 @@ function commandNamed(args: string[], level: Command[]): { path: string; usage: 
   }
   const usage = found?.command.split(' ').slice(1).join(' ') ?? '';
   const required = usage.split(' ').filter((w) => w.startsWith('<'));
-  return found ? { path: path.join(' '), usage, required: required.join(' ') } : undefined;
+  return found ? { path: path.join(' '), usage, required: required.join(' '), leaf: !found.subcommands } : undefined;
+}
+
+/**
+ * What to do of a -v, -V or --verbose (yargs' name `flag`): cachelens has no verbose mode; the command to give without
+ * it, when `args` name one whole. Example: ('v', ['summary', '-v']) → 'cachelens has no verbose mode: give summary
+ * without -v; --version shows the version'.
+ */
+function verboseHint(flag: string, args: string[], commands: Command[]): string {
+  const named = commandNamed(args, commands);
+  const typed = flag === 'verbose' ? '--verbose' : `-${flag}`;
+  return `cachelens has no verbose mode${named?.leaf ? `: give ${named.path} without ${typed}` : ''}; --version shows the version`;
+}
+
+/**
+ * yargs' error `err` with a -v, -V or --verbose among `args` (now a flag it takes, then refused): the message kept
+ * whole, -v added to its unknown arguments (`summary --jsn -v`: 'Unknown arguments: jsn, v'), and verboseHint to its
+ * hint. Alone (`cachelens -v`: 'name a command'), -v is taken for the version flag of many tools.
+ */
+function verboseToo(err: UsageError, args: string[], commands: Command[]): UsageError {
+  const verbose = verboseFlag(args);
+  if (verbose === undefined) return err;
+  const hint = verboseHint(verbose, args, commands);
+  if (commandNamed(args, commands) === undefined && /^name a command/.test(err.message)) {
+    return new UsageError(`Unknown argument: ${verbose}`, verbose === 'verbose' ? hint : 'did you mean --version?');
+  }
+  const unknown = /^Unknown arguments?: (.+)$/s.exec(err.message);
+  const message = unknown ? `Unknown arguments: ${unknown[1]}, ${verbose}` : err.message;
+  return new UsageError(message, err.hint ? `${err.hint}; ${hint}` : hint);
 }
 
 /**
@@ -292,7 +324,7 @@ function commandNamed(args: string[], level: Command[]): { path: string; usage: 
 function verboseFlag(args: readonly string[]): string | undefined {
   const end = args.indexOf('--');
   for (const a of end === -1 ? args : args.slice(0, end)) {
-    const short = /^-([vV])\1*(?:=.*)?$/s.exec(a);
+    const short = /^-([vV])[vV]*(?:=.*)?$/s.exec(a);
     if (short) return short[1];
     if (/^--(?:no-)?verbose(?:=.*)?$/s.test(a)) return 'verbose';
   }

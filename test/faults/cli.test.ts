@@ -54,13 +54,22 @@ test('unknown flags and commands, missing paths and flags without a value: one l
   await usageError(['-V'], /^cachelens: Unknown argument: V \(did you mean --version\?\)$/);
   // with a command, -v is most likely verbose, which cachelens has not: `-v summary` said 'name a command (see --help)'
   // (yargs took summary for -v's value), `summary -v` only 'Unknown argument: v'
-  const noVerbose = (cmd: string) => `\\(cachelens has no verbose mode: give ${cmd} without it; --version shows the version\\)$`;
+  const noVerbose = (cmd: string, flag = '-v') => `\\(cachelens has no verbose mode: give ${cmd} without ${flag}; --version shows the version\\)$`;
   await usageError(['summary', logs, '--db', ':memory:', '-v'], new RegExp(`^cachelens: Unknown argument: v ${noVerbose('summary')}`));
   await usageError(['-v', 'summary'], new RegExp(`^cachelens: Unknown argument: v ${noVerbose('summary')}`));
-  await usageError(['-V', 'summary', logs, '--db', ':memory:'], new RegExp(`^cachelens: Unknown argument: V ${noVerbose('summary')}`));
+  await usageError(['-V', 'summary', logs, '--db', ':memory:'], new RegExp(`^cachelens: Unknown argument: V ${noVerbose('summary', '-V')}`));
   await usageError(['-vv', 'whatif', 'ttl'], new RegExp(`^cachelens: Unknown argument: v ${noVerbose('whatif ttl')}`));
-  await usageError(['--verbose', 'report', logs], new RegExp(`^cachelens: Unknown argument: verbose ${noVerbose('report')}`));
+  await usageError(['-vV', 'summary'], new RegExp(`^cachelens: Unknown argument: v ${noVerbose('summary')}`));
+  await usageError(['--verbose', 'report', logs], new RegExp(`^cachelens: Unknown argument: verbose ${noVerbose('report', '--verbose')}`));
   await usageError(['--verbose'], /^cachelens: Unknown argument: verbose \(cachelens has no verbose mode; --version shows the version\)$/);
+  // -v is a flag, never the value of one: before a required positional it took that for its value ('missing <file>')
+  await usageError(['replay', 'channel', '-v', logs], new RegExp(`^cachelens: Unknown argument: v ${noVerbose('replay channel')}`));
+  await usageError(['replay', 'session', '-v', 'abc', '--db', ':memory:'], new RegExp(`^cachelens: Unknown argument: v ${noVerbose('replay session')}`));
+  // beside other problems, yargs' message is kept whole, the verbose hint added: it said only 'Unknown argument: v'
+  await usageError(['summary', '--jsn', '-v'], new RegExp(`^cachelens: Unknown arguments: jsn, v ${noVerbose('summary')}`));
+  await usageError(['summary', '-v', '--to', '2h'], new RegExp(`^cachelens: Unknown arguments: to, v ${noVerbose('summary')}`));
+  await usageError(['whatif', 'tll', '-v'], /^cachelens: Unknown arguments: tll, v \(did you mean ttl\?; cachelens has no verbose mode; --version shows the version\)$/);
+  await usageError(['whatif', 'ttl', '-v', '--to', '2h'], new RegExp(`^cachelens: --to 2h: expected one of 1h, 5m ${noVerbose('whatif ttl')}`));
   // --help after a command that is not one printed cachelens' own help, exit 0, as if it were
   await usageError(['summry', '--help'], /^cachelens: Unknown argument: summry \(cachelens --help lists the commands\)$/);
   await usageError(['--json', 'summry', '-h'], /^cachelens: Unknown argument: summry \(cachelens --help lists the commands\)$/);
