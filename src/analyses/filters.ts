@@ -120,24 +120,35 @@ export function parseTimezone(tz: string | undefined, flag = '--timezone', notic
 }
 
 /**
+ * The short names that are abbreviations of an offset or a zone's time, which Intl reads as one zone: tzdata's
+ * fixed-offset EST, MST and HST, and ICU's three-letter ids (PST, BST, IST, JST…, each one zone of those the
+ * abbreviation may mean). Every other short name Intl reads is a region's own (Iran, Cuba, Eire, PRC, ROK, ROC),
+ * a UTC name (UTC, GMT, Zulu), or tzdata's CET, MET, EET and WET, which keep their region's daylight saving:
+ * each the zone it names, with nothing to say. Taken in any case (est is EST).
+ */
+const ABBREVIATIONS = new Set(['EST', 'MST', 'HST', 'ACT', 'AET', 'AGT', 'ART', 'AST', 'BET', 'BST', 'CAT', 'CNT', 'CST', 'CTT', 'EAT', 'ECT', 'IET', 'IST', 'JST', 'MIT', 'NET', 'NST', 'PLT', 'PNT', 'PRT', 'PST', 'SST', 'VST']);
+
+/**
  * The note on a zone given by a short name (`est`, `PST`, `BST`, `IST`): ICU reads each as one zone,
  * often not the one meant: EST is UTC−5 all year (America/Panama), not US Eastern time with its
  * daylight saving, and BST is Bangladesh's, not British Summer Time. Days were counted in it without
  * a word; the note names the zone and its offsets now (January's and July's), and how to name a
- * region. Undefined for a longer name, a UTC name (UTC, GMT, UCT) or a name Intl does not read.
+ * region (for TZ, by setting TZ: a command without --timezone has no other). Undefined for a name not one of
+ * ABBREVIATIONS (a region's, Iran or CET; a UTC name) or a name Intl does not read.
  * Example: ('est', '--timezone est') → 'cachelens: --timezone est is read as the zone America/Panama,
  * UTC-05:00 all year; a short name stands for one zone, whatever else it may mean: for a region's
  * local time give its name, such as America/New_York'.
  */
 export function abbreviationNote(given: string, said: string, now = Date.now()): string | undefined {
   const name = given.startsWith(':') ? given.slice(1) : given;
-  if (!/^[A-Za-z]{3,4}$/.test(name) || UTC_NAMES.has(name.toLowerCase())) return undefined;
+  if (!ABBREVIATIONS.has(name.toUpperCase())) return undefined;
   const zone = zoneOf(name);
   if (zone === undefined) return undefined;
   const year = new Date(now).getUTCFullYear();
   const [winter, summer] = [0, 6].map((month) => offsetOf(zone, Date.UTC(year, month, 1)));
   const offsets = winter === summer ? `${winter} all year` : `${winter} in January, ${summer} in July`;
-  return `cachelens: ${said} is read as the zone ${zone}, ${offsets}; a short name stands for one zone, whatever else it may mean: for a region's local time give its name, such as America/New_York`;
+  const wayOut = said.startsWith('TZ=') ? 'set TZ to its name, such as TZ=America/New_York' : 'give its name, such as America/New_York';
+  return `cachelens: ${said} is read as the zone ${zone}, ${offsets}; a short name stands for one zone, whatever else it may mean: for a region's local time ${wayOut}`;
 }
 
 /** A zone's offset from UTC at `t` as `UTC-05:00` (`UTC` at 0). */

@@ -142,7 +142,9 @@ test('a zone given by a short name (TZ=est, --timezone est, BST) is the zone ICU
   for (const [env, extra, said, zone] of notes) {
     const got = run(env, extra);
     assert.deepEqual([got.zone, got.days], [zone, panama], said);
-    assert.deepEqual(got.lines, [`cachelens: ${said} is read as the zone America/Panama, UTC-05:00 all year; a short name stands for one zone, whatever else it may mean: for a region's local time give its name, such as America/New_York`]);
+    // TZ's note says to set TZ, the way out for a command without --timezone too
+    const wayOut = said.startsWith('TZ=') ? 'set TZ to its name, such as TZ=America/New_York' : 'give its name, such as America/New_York';
+    assert.deepEqual(got.lines, [`cachelens: ${said} is read as the zone America/Panama, UTC-05:00 all year; a short name stands for one zone, whatever else it may mean: for a region's local time ${wayOut}`]);
   }
   // --timezone given: TZ is not read, and not mentioned
   assert.deepEqual(run({ TZ: 'est' }, ['--timezone', 'UTC']).lines, []);
@@ -151,6 +153,12 @@ test('a zone given by a short name (TZ=est, --timezone est, BST) is the zone ICU
   assert.match(abbreviationNote('pst', 'TZ=pst', Date.UTC(2026, 0, 1))!, /^cachelens: TZ=pst is read as the zone America\/Los_Angeles, UTC-08:00 in January, UTC-07:00 in July; /);
   // a region's name, a UTC name, a name Intl does not read: no note (the last is an error or TZ's own line)
   for (const name of ['America/New_York', 'Japan', 'UTC', 'gmt', 'UCT', 'Zulu', 'EST5EDT', 'XYZQ']) assert.equal(abbreviationNote(name, name), undefined, name);
+  // short region names and tzdata's CET/MET/EET/WET are the zones they name, with their daylight saving: no note
+  for (const name of ['Iran', 'Cuba', 'Eire', 'PRC', 'ROK', 'ROC', 'CET', 'cet', 'MET', 'EET', 'WET']) assert.equal(abbreviationNote(name, `--timezone ${name}`), undefined, name);
+  for (const name of ['EST', 'est', 'BST', 'IST', 'HST', 'MST', 'JST']) assert.match(abbreviationNote(name, `--timezone ${name}`) ?? '', /a short name stands for one zone/, name);
+  assert.match(abbreviationNote('EST', 'TZ=EST')!, /for a region's local time set TZ to its name, such as TZ=America\/New_York$/);
+  assert.deepEqual(run({ TZ: 'Iran' }).lines, [], 'TZ=Iran');
+  assert.deepEqual(run({ TZ: 'UTC' }, ['--timezone', 'Cuba']).lines, [], '--timezone Cuba');
 });
 
 test('--timezone in another case (asia/tokyo) goes by its canonical name: in titles, --json and the days DuckDB counts', () => {
