@@ -54,6 +54,7 @@ import { anatomizeChain } from './anatomy.js';
 import { BucketMap, chainBuckets, type BucketDimension } from './buckets.js';
 import { counted, DEFAULT_JITTER, inScope, promptTokens, TTL_MS, type ChainInput, type ChainRequest, type Scope, type Weights, type WeightsFor } from './chain.js';
 import { totalWeight, weigh } from './weigh.js';
+import { e15Text, toE15 } from '../ingest/delta.js';
 
 export const DEFAULT_BUDGETS: readonly number[] = [...Array.from({ length: 21 }, (_, b) => b), Infinity];
 
@@ -309,8 +310,16 @@ class KeepaliveTally {
   pricedGaps = 0;
   /** unpriced gaps longer than the interval: a budget above 0 pings them */
   unpricedPingedGaps = 0;
-  weight = 0;
-  usd = 0;
+  // the baseline in units of 10^-15, each request's as DuckDB casts it to DECIMAL(38, 15): summed exactly, as
+  // summary sums the store's, so the same requests' total prints the same in both (doubles drifted by 0.06 at 2·10^13)
+  private weightE15 = 0n;
+  private usdE15 = 0n;
+  get weight(): number {
+    return Number(e15Text(this.weightE15));
+  }
+  get usd(): number {
+    return Number(e15Text(this.usdE15));
+  }
   subagentWeight = 0;
   /** by k: gaps, and the weight, USD and subagent weight of one of their pings */
   private readonly byNeed = new Map<number, Float64Array>();
@@ -334,8 +343,8 @@ class KeepaliveTally {
       if (subagent) this.unpricedSubagentRequests++;
       return;
     }
-    this.weight += weight;
-    this.usd += usd;
+    this.weightE15 += toE15(weight);
+    this.usdE15 += toE15(usd);
     if (subagent) this.subagentWeight += weight;
   }
 

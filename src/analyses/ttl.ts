@@ -44,6 +44,7 @@ import { anatomizeChain, type RequestAnatomy } from './anatomy.js';
 import { BucketMap, chainBuckets, type BucketDimension } from './buckets.js';
 import { counted, DEFAULT_JITTER, inScope, promptTokens, TTL_MS, type ChainInput, type Scope, type Ttl, type Weights, type WeightsFor } from './chain.js';
 import { totalWeight, weigh, type BilledTokens } from './weigh.js';
+import { e15Text, toE15 } from '../ingest/delta.js';
 
 export interface TtlOptions {
   to: Ttl;
@@ -94,10 +95,12 @@ class TtlTally {
   private lastCounted = false;
   private requests = 0;
   private unpriced = 0;
-  private baseline = 0;
-  private scenario = 0;
-  private baselineUsd = 0;
-  private scenarioUsd = 0;
+  // in units of 10^-15, each request's as DuckDB casts it to DECIMAL(38, 15): summed exactly, as summary sums the
+  // store's (a sum of doubles at 2·10^13 was 0.06 off summary's total, …254.81 for …254.75)
+  private baselineE15 = 0n;
+  private scenarioE15 = 0n;
+  private baselineUsdE15 = 0n;
+  private scenarioUsdE15 = 0n;
   private expiryTokens = 0;
   private writeTokens = 0;
   private evenNum = 0;
@@ -123,10 +126,10 @@ class TtlTally {
       return;
     }
     this.firstWeights ??= s.weights;
-    this.baseline += s.baseline;
-    this.scenario += s.scenario;
-    this.baselineUsd += s.baseline * s.weights.usdPerWeight;
-    this.scenarioUsd += s.scenario * s.weights.usdPerWeight;
+    this.baselineE15 += toE15(s.baseline);
+    this.scenarioE15 += toE15(s.scenario);
+    this.baselineUsdE15 += toE15(s.baseline * s.weights.usdPerWeight);
+    this.scenarioUsdE15 += toE15(s.scenario * s.weights.usdPerWeight);
     this.expiryTokens += s.expiryTokens;
     this.writeTokens += s.writeTokens;
     this.evenNum += s.writeTokens * (s.weights.write1h - s.weights.write5m);
@@ -134,23 +137,24 @@ class TtlTally {
   }
 
   get baselineWeight(): number {
-    return this.baseline;
+    return Number(e15Text(this.baselineE15));
   }
 
   row(): TtlRow {
     const w = this.firstWeights;
+    const [baseline, scenario, baselineUsd, scenarioUsd] = [this.baselineE15, this.scenarioE15, this.baselineUsdE15, this.scenarioUsdE15].map((v) => Number(e15Text(v))) as [number, number, number, number];
     return {
       chains: this.chains,
       changed_chains: this.changed,
       changed_unpriced_chains: this.changedUnpriced,
       requests: this.requests,
       unpriced_requests: this.unpriced,
-      baseline_weight: this.baseline,
-      scenario_weight: this.scenario,
-      baseline_usd: this.baselineUsd,
-      scenario_usd: this.scenarioUsd,
-      delta_pct: this.baseline > 0 ? ((this.scenario - this.baseline) / this.baseline) * 100 : null,
-      delta_usd_pct: this.baselineUsd > 0 ? ((this.scenarioUsd - this.baselineUsd) / this.baselineUsd) * 100 : null,
+      baseline_weight: baseline,
+      scenario_weight: scenario,
+      baseline_usd: baselineUsd,
+      scenario_usd: scenarioUsd,
+      delta_pct: baseline > 0 ? (Number(this.scenarioE15 - this.baselineE15) / Number(this.baselineE15)) * 100 : null,
+      delta_usd_pct: baselineUsd > 0 ? (Number(this.scenarioUsdE15 - this.baselineUsdE15) / Number(this.baselineUsdE15)) * 100 : null,
       expiry_share: this.writeTokens > 0 ? this.expiryTokens / this.writeTokens : null,
       break_even_share:
         this.evenDen > 0 ? this.evenNum / this.evenDen : this.writeTokens > 0 || !w ? null : breakEvenShare(w),

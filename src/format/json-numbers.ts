@@ -12,8 +12,9 @@
  * decimals: the same rule holds for $0.00000008 (one cache-read token of Haiku 3.5) and for a
  * weight of 10⁹, and for shares and ratios, whose digits past the 12th no one reads.
  *
- * From 10¹² a number keeps its whole part and two decimals (JSON_LARGE_DECIMALS): 12 digits rounded
- * the units of a weight in a corpus of 10¹² tokens. Integers (token counts, request counts, epoch milliseconds) are never changed, a number never
+ * From 10¹⁰ (11 whole digits) a number keeps its whole part and two decimals (JSON_LARGE_DECIMALS):
+ * 12 digits left it one decimal there (12345678901.234 was 12345678901.2, a weight's 0.05 lost) and
+ * rounded the units of a weight in a corpus of 10¹² tokens. Integers (token counts, request counts, epoch milliseconds) are never changed, a number never
  * becomes null (NaN and ±Infinity are null in JSON as they were), and the rule is a function of
  * the number alone, so equal results still print byte-identical JSON (cold, warm and append runs).
  *
@@ -26,7 +27,7 @@ export const JSON_DIGITS = 12;
 
 /**
  * Decimals kept beyond the whole part of a number too large for JSON_DIGITS to reach its units
- * (from 10¹²): two, a weight's (a multiple of 0.05). Those numbers' sums come from the store's
+ * (from 10¹⁰, 11 whole digits): two, a weight's (a multiple of 0.05). Those numbers' sums come from the store's
  * DECIMAL(38, 15) (exact, then one rounding to a double: under 0.001 off below 2⁵³) or from a
  * few thousand double additions, whose error is far below 0.005 up to 10¹³.
  */
@@ -36,7 +37,8 @@ export const JSON_LARGE_DECIMALS = 2;
  * `x` as `--json` prints it (see the module's comment): JSON_DIGITS significant digits, and never
  * fewer than its whole part and JSON_LARGE_DECIMALS: a weight of 8,827,349,978,442.05 (tokens in a
  * corpus of 10¹² of them) was 8827349978440, 12 digits, in --json and every table.
- * Example: jsonNumber(8827349978442.05) === 8827349978442.05; jsonNumber(1234567890123.4999) === 1234567890123.5.
+ * Example: jsonNumber(8827349978442.05) === 8827349978442.05; jsonNumber(1234567890123.4999) === 1234567890123.5;
+ * jsonNumber(12345678901.234) === 12345678901.23; jsonNumber(9876543210.123) === 9876543210.12 (12 digits).
  */
 export function jsonNumber(x: number): number {
   if (Number.isInteger(x) || !Number.isFinite(x)) return x;

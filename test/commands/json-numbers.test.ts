@@ -169,3 +169,39 @@ test('summary, sessions and blocks of 10¹² tokens: totals exact in --json and 
   }
   assert.ok(cli(['summary', root, '--db', ':memory:']).stdout.includes(grouped(tokens)));
 });
+
+test('whatif ttl and keepalive baselines of 3·10¹³ weight of varied requests are the totals summary prints, to the cent and the hundredth (whatif summed doubles: …254.81 for …254.75)', () => {
+  // 5,001 requests of different sizes, just under 10⁹ tokens of each kind: a weight of about 3.7·10¹³, which a sum
+  // of doubles in request order puts at …014.09 where it is …014.05
+  const n = 5_001;
+  const sizes = (i: number) => ({ input: 999_999_999 - ((i * 104_729) % 1_000_003), output: 999_999_997 - ((i * 104_729) % 999_983), write5m: 999_999_999 - ((i * 15_485_863) % 999_979), read: 999_999_993 - ((i * 314_187) % 999_961) });
+  const lines = Array.from({ length: n }, (_, i) => {
+    const u = sizes(i);
+    return JSON.stringify({
+      type: 'assistant', sessionId: 's1', timestamp: new Date(Date.UTC(2025, 2, 1, 10) + i * 1_000).toISOString(), requestId: `req_${i}`,
+      message: {
+        id: `m${i}`, model: 'claude-opus-4-6', role: 'assistant', content: [{ type: 'text', text: 'ok' }],
+        usage: { input_tokens: u.input, output_tokens: u.output, cache_creation_input_tokens: u.write5m, cache_read_input_tokens: u.read, cache_creation: { ephemeral_5m_input_tokens: u.write5m, ephemeral_1h_input_tokens: 0 } },
+      },
+    });
+  });
+  const root = tempDir();
+  writeFileSync(path.join(root, 's1.jsonl'), lines.join('\n') + '\n');
+  let hundredths = 0n;
+  for (let i = 0; i < n; i++) {
+    const u = sizes(i);
+    hundredths += 100n * BigInt(u.input) + 500n * BigInt(u.output) + 125n * BigInt(u.write5m) + 10n * BigInt(u.read);
+  }
+  assert.ok(hundredths > 3n * 10n ** 15n, 'over 3·10¹³');
+  const json = (args: string[]) => {
+    const r = cli([...args, root, '--db', ':memory:', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    return JSON.parse(r.stdout);
+  };
+  const totals = json(['summary']).totals;
+  assert.equal(totals.weight, Number(hundredths) / 100, 'summary is exact');
+  const ttl = json(['whatif', 'ttl']);
+  const keepalive = json(['whatif', 'keepalive']);
+  assert.deepEqual([ttl.baseline_weight, ttl.baseline_usd], [totals.weight, totals.usd], 'whatif ttl');
+  assert.deepEqual([keepalive.baseline_weight, keepalive.baseline_usd], [totals.weight, totals.usd], 'whatif keepalive');
+});

@@ -56,6 +56,9 @@ test('jsonNumber: the noise of sums and products of doubles goes, the numbers th
   assert.equal(jsonNumber(0.979749636344768), 0.979749636345);
   // weights are multiples of 0.05: exact below 10¹⁰
   assert.equal(jsonNumber(9_999_999_999.95), 9_999_999_999.95);
+  // from 10¹⁰ (11 whole digits), two decimals, where 12 digits would leave one: as the module's comment and README say
+  assert.equal(jsonNumber(12_345_678_901.234), 12_345_678_901.23);
+  assert.equal(jsonNumber(9_876_543_210.123), 9_876_543_210.12);
   // integers, however large, and what JSON has no number for, as they were
   for (const x of [0, -0, 13748195, 2 ** 53 + 2, 1e300, Number.NaN, Infinity, -Infinity]) assert.ok(Object.is(jsonNumber(x), x), String(x));
 });
