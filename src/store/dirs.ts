@@ -107,8 +107,8 @@ export function unsearchable(path: string): string | null {
  * Refuses a file the user named (`--db`, `--out`) whose directory is not there, naming the
  * outermost directory missing: a typo (`--out ~/reprots/r.html`) made a tree of directories
  * wherever it pointed, without a word. Only the default store's directory (under ~/.cache) is
- * made by cachelens. A level that is a file, a link that leads nowhere, or that cannot be searched, is not told here: the
- * write's own error says it.
+ * made by cachelens. A link that leads nowhere on the way is named as one; a level that is a file, or that cannot be
+ * searched, is not told here: the write's own error says it.
  * Example: ('/tmp/typo/a/r.html', { flag: '--out', given: 'typo/a/r.html', choose: 'FILE' }) with no /tmp/typo →
  * "--out typo/a/r.html: no directory /tmp/typo (cachelens makes no directory for --out; create it first, or choose another FILE)".
  */
@@ -116,11 +116,15 @@ export function refuseMissingDir(file: string, o: { flag: string; given: string;
   let missing: string | undefined;
   try {
     for (let d = dirname(resolve(file)); !statSync(d, { throwIfNoEntry: false }); d = dirname(d)) {
-      if (lstatSync(d, { throwIfNoEntry: false })) return; // a link that leads nowhere: the write's own error names it
+      // a link that leads nowhere: named as one (the write said EEXIST, or 'no directory <link>')
+      if (lstatSync(d, { throwIfNoEntry: false })) {
+        throw new UsageError(`${o.flag} ${o.given}: ${d} is a link that leads nowhere, not a directory`, `create what it leads to first, or choose another ${o.choose}`);
+      }
       missing = d;
       if (dirname(d) === d) break;
     }
-  } catch {
+  } catch (e) {
+    if (e instanceof UsageError) throw e;
     return;
   }
   if (missing !== undefined) throw new UsageError(`${o.flag} ${o.given}: no directory ${missing}`, `cachelens makes ${o.makes ?? `no directory for ${o.flag}`}; create it first, or choose another ${o.choose}`);

@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { assistant, cliPath, pricingSetup, removeDir, repoRoot, runCli, tempDir, usage, usageError, writeLog } from './helpers.js';
@@ -442,6 +442,17 @@ test('--out and --db in a directory not there (a typo) are one line naming the o
   assert.equal(r.code, 2, r.stderr);
   assert.match(r.stderr.trim(), refused('--out', 'new/r.html', path.join(dir, 'new'), 'FILE'));
   assert.deepEqual(readdirSync(dir).sort(), ['logs'], 'nothing was made');
+  // a link that leads nowhere on the way is named as one: --out and --parquet said EEXIST
+  const dangling = path.join(dir, 'dangling');
+  symlinkSync(path.join(dir, 'nowhere'), dangling);
+  const nowhere = (flag: string, given: string, choose: string) =>
+    new RegExp(`^cachelens: ${flag} ${esc(given)}: ${esc(dangling)} is a link that leads nowhere, not a directory \\(create what it leads to first, or choose another ${choose}\\)$`);
+  await usageError(['report', logs, '--db', ':memory:', '--out', path.join(dangling, 'r.html')], nowhere('--out', path.join(dangling, 'r.html'), 'FILE'));
+  await usageError(['report', logs, '--db', ':memory:', '--out', path.join(dangling, 'a', 'r.html')], nowhere('--out', path.join(dangling, 'a', 'r.html'), 'FILE'));
+  await usageError(['export', logs, '--db', ':memory:', '--parquet', path.join(dangling, 'pq')], nowhere('--parquet', path.join(dangling, 'pq'), 'DIR'));
+  await usageError(['summary', logs, '--db', path.join(dangling, 's.duckdb')], nowhere('--db', path.join(dangling, 's.duckdb'), 'PATH'));
+  assert.deepEqual(readdirSync(dir).sort(), ['dangling', 'logs'], 'nothing was made');
+  unlinkSync(dangling);
   // the default store's directory (~/.cache/cachelens) is the tool's own to make
   const home = path.join(dir, 'home');
   mkdirSync(home);
