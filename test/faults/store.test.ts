@@ -229,7 +229,9 @@ test('a store whose directory cannot be created is refused in one line', async (
     const under = path.join(at, 'sub', 's.duckdb');
     const r = await runCli(['summary', logs, '--db', under]);
     assertStoreError(r, under, /: /);
-    assert.equal(r.stderr, `cachelens: cannot create the directory of store ${under}: ${at} is ${what}, not a directory (use --db to choose another store)\n`);
+    assert.equal(r.stderr, what === 'a file'
+      ? `cachelens: cannot create the directory of store ${under}: ${at} is ${what}, not a directory (use --db to choose another store)\n`
+      : `cachelens: --db ${under}: ${at} is ${what}, not a directory (create what it leads to first, or choose another PATH)\n`);
   }
   assert.equal(readFileSync(file, 'utf8'), 'mine\n');
 });
