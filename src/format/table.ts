@@ -625,9 +625,12 @@ function prepare(columns: Column[], rows: Cell[][], wide: boolean): Prepared {
   if (wide) columns = columns.map((c) => (c.prose ? { ...c, cut: false } : c));
   // a list cell's items, each cleaned and fit as a cell is (its text below is them joined)
   // (none made for a table without a list: a query's table of 100,000s of rows)
-  const items = columns.some((c) => c.list) ? rows.map((r) => r.map((c) => (Array.isArray(c) ? c.map((m: string) => fit(clean(m))) : undefined))) : [];
+  // a row of fewer cells than columns reads each missing cell as empty, one of more keeps only the columns'
+  // (a row read by its cells made widths of undefined, NaN, and the whole table unaligned, piped too)
+  const cellsOf = (r: readonly Cell[]): Cell[] => columns.map((_, i) => r[i]);
+  const items = columns.some((c) => c.list) ? rows.map((r) => cellsOf(r).map((c) => (Array.isArray(c) ? c.map((m: string) => fit(clean(m))) : undefined))) : [];
   const text = rows.map((r, k) =>
-    r.map((c, i) => (c === null || c === undefined ? '' : typeof c === 'number' ? int(c) : Array.isArray(c) ? (items[k]?.[i] ?? c.map((m: string) => fit(clean(m)))).join(', ') : columns[i]?.whole ? clean(c as string) : fit(clean(c as string)))),
+    cellsOf(r).map((c, i) => (c === null || c === undefined ? '' : typeof c === 'number' ? int(c) : Array.isArray(c) ? (items[k]?.[i] ?? c.map((m: string) => fit(clean(m)))).join(', ') : columns[i]?.whole ? clean(c as string) : fit(clean(c as string)))),
   );
   // widths are measured on the text as shown: cleaned, headers too (an invisible character is a '?', one column)
   columns = columns.map((c) => ({ ...c, header: c.whole ? clean(c.header) : fit(clean(c.header)) }));

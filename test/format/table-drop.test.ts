@@ -175,3 +175,22 @@ test('dropsOf: a query result leaves out its other numbers first, from the right
   assert.deepEqual(dropsOf(['model', 'write_read_ratio', 'usd', 'input'], [false, true, true, true]), [{}, { drop: 3 }, { drop: 2 }, { drop: 1 }]);
   assert.deepEqual(dropsOf(['only'], [true]), [{}]);
 });
+
+test('a row of fewer cells than columns reads the missing ones as empty: the table stays aligned, cut and left out as with them', () => {
+  const cols: Column[] = [{ header: 'name' }, { header: 'path', cut: true }, { header: 'n', align: 'num', drop: 1 }, { header: 'USD', align: 'num' }];
+  const short: Cell[][] = [['a', '/home/user/projects/some/very/long/path/to/a/project', 12345, '$1.00'], ['b', '/x/y', 5], ['c']];
+  const padded: Cell[][] = short.map((r) => cols.map((_, i) => r[i] ?? ''));
+  for (const width of [Infinity, 40, 30]) {
+    const fitted = fitTable(cols, short, { width });
+    assert.deepEqual(fitted, fitTable(cols, padded, { width }), `${width}`);
+    const body = lines(fitted.text).filter((l) => !l.startsWith('(not shown') && !l.startsWith('--json'));
+    // every line within the rule's columns: cells drawn where the rule says, none past it
+    const rule = body[1]!;
+    assert.match(rule, /^[─ ]+$/);
+    for (const l of body) assert.ok(displayWidth(l) <= displayWidth(rule) && displayWidth(rule) <= width, `${width}:\n${fitted.text}`);
+    assert.ok(!/NaN|undefined|…(path|n|USD)\b/.test(fitted.text), fitted.text);
+  }
+  assert.ok(fitTable(cols, short, { width: 40 }).text.includes('…'));
+  assert.deepEqual(fitTable(cols, short, { width: 40 }).left, []);
+  assert.deepEqual(fitTable(cols, short, { width: 30 }).left, ['n']);
+});
