@@ -74,7 +74,7 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
     .version('version', 'show the version', args.includes('--version') ? packageVersion() : '')
     .wrap(Math.min(110, process.stdout.columns || 100))
     // every command's: a table on a terminal too narrow for it leaves out its columns of least weight, and says so
-    .option('wide', { type: 'boolean', global: true, describe: 'on a terminal, show tables as piped: every column, nothing cut (ids, paths, free text, lists), however wide' })
+    .option('wide', { type: 'boolean', global: true, describe: 'on a terminal, show tables as piped: every column, ids, paths, free text and lists whole, however wide (text over 120 columns is still cut in its middle)' })
     // -v, -V, --verbose: a flag (never taking the next word for its value, as `replay channel -v FILE` did FILE) that
     // is then refused, cachelens having no verbose mode (verboseError); hidden, as no command has it
     .option('verbose', { type: 'boolean', alias: ['v', 'V'], hidden: true, global: true })

@@ -25,7 +25,7 @@ export interface Column {
    * Free text a reader skims (a bundled query's purpose: Column.prose) may be `cut` too: it is cut
    * before any column is left out (Column.drop). A break's cause names
    * models: cut last (Column.cutLast). A `whole` column that is `cut` is shown whole off a
-   * terminal, on one wide enough, and under `--wide`, which cuts nothing (setWideTables).
+   * terminal, on one wide enough, and under `--wide`, which cuts nothing a piped table shows whole (setWideTables): text over MAX_CELL_WIDTH is cut in its middle as piped.
    */
   cut?: boolean;
   /**
@@ -54,7 +54,7 @@ export interface Column {
    * The order a table too wide for its terminal leaves this column out in, once its ids, paths, free
    * text and lists are cut as far as they go: 1 first, then 2, and so on, until the table fits. A line
    * under the table names the columns left out (leftOutNote). A column without it (the identifying
-   * column, the headline cost columns: weight, USD) always stays. `--wide` leaves none out and cuts nothing (setWideTables).
+   * column, the headline cost columns: weight, USD) always stays. `--wide` leaves none out and cuts only what piped is cut (text over MAX_CELL_WIDTH, setWideTables).
    */
   drop?: number;
 }
@@ -514,7 +514,7 @@ function fitTableBy(columns: Column[], rows: Cell[][], opts: TableOptions, measu
   const titled = (left: readonly string[]) => ({ ...opts, title: typeof opts.title === 'function' ? opts.title(left) : opts.title });
   // the cells made once (cleaned, formatted, measured), each layout and each measure picking its columns from them
   const prep = prepare(columns, rows, wide);
-  // --wide: the table as piped, every column and every cell whole (ids, paths, lists' items), its title wrapped to the terminal
+  // --wide: the table as piped, every column and every cell whole (ids, paths, lists' items) but text over MAX_CELL_WIDTH, cut as piped, its title wrapped to the terminal
   if (wide) return { text: layout(prep, undefined, { ...titled([]), width: Infinity, titleWidth: width }).text, left: [] };
   let shown = layout(prep, undefined, { ...titled([]), width });
   if (!Number.isFinite(width) || !columns.some((c) => c.drop !== undefined)) return { text: shown.text, left: [] };
@@ -583,7 +583,7 @@ export interface TableOptions {
 
 /**
  * Whether tables keep every column and every cell whole however wide their terminal is (`--wide`): the
- * table as piped, ids, paths, free text and lists' items whole (a reader who asks for everything copies
+ * table as piped (text over MAX_CELL_WIDTH still cut in its middle, as piped), ids, paths, free text and lists' items whole (a reader who asks for everything copies
  * a whole session id or path from it), its title wrapped to the terminal; for every table() not told
  * otherwise; the CLI sets it from its global option before a command runs. Off by default: a table too
  * wide for its terminal cuts its ids, paths, free text and lists, then leaves out its columns of least

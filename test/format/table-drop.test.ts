@@ -194,3 +194,15 @@ test('a row of fewer cells than columns reads the missing ones as empty: the tab
   assert.deepEqual(fitTable(cols, short, { width: 40 }).left, []);
   assert.deepEqual(fitTable(cols, short, { width: 30 }).left, ['n']);
 });
+
+test('wide shows a table as piped: text over 120 columns is still cut in its middle, as piped; a whole column (a query\'s) is not', () => {
+  const long = `/home/user/${'deep/'.repeat(40)}project`;
+  const cols: Column[] = [{ header: 'path', cut: true }, { header: 'sql', whole: true, cut: true }, { header: 'n', align: 'num', drop: 1 }];
+  const rows: Cell[][] = [[long, long, 1]];
+  const wide = fitTable(cols, rows, { width: 40, wide: true });
+  assert.deepEqual(wide, fitTable(cols, rows, { width: Infinity }));
+  const [path, sql] = lines(wide.text)[2]!.split(/\s{2,}/);
+  assert.equal(displayWidth(path!), 120);
+  assert.ok(path!.includes('…'));
+  assert.equal(sql, long);
+});
