@@ -149,7 +149,8 @@ export function formatAnatomy(result: AnatomyResult, options: FormatAnatomyOptio
       : table(
           // a cause names models (`model:claude-opus-4-6→claude-haiku-4-5-20251001`): on a narrow terminal tokens,
           // events and waste wt are left out first; cut (in its middle, both models' ends kept) only where the table
-          // still does not fit, below 66 columns (it ran past the terminal); whole piped and under --wide
+          // still does not fit with those left out: a width that depends on the causes' length and the numbers' (sample-logs' at
+          // under 57 columns); it ran past the terminal; whole piped and under --wide
           [{ header: 'cause', cutLast: true }, num('events', 2), num('tokens', 1), num('weight'), num('USD'), num('waste wt', 3)],
           result.break_causes.map((c) => {
             // causes whose every break is unpriced have an unknown cost, never $0
