@@ -31,7 +31,7 @@ export interface Column {
   /**
    * text cut only when nothing else makes the table fit (a break's cause, which names models): whole
    * while a column can be left out instead (Column.drop); on a terminal too narrow for the table with
-   * every such column left out, cut in its middle as an id is (fit()), to `min` columns at the least.
+   * every such column left out (or with none to leave out), cut in its middle as an id is (fit()), to `min` columns at the least.
    * Never off a terminal, never under `--wide`.
    */
   cutLast?: boolean;
@@ -517,7 +517,8 @@ function fitTableBy(columns: Column[], rows: Cell[][], opts: TableOptions, measu
   // --wide: the table as piped, every column and every cell whole (ids, paths, lists' items) but text over MAX_CELL_WIDTH, cut as piped, its title wrapped to the terminal
   if (wide) return { text: layout(prep, undefined, { ...titled([]), width: Infinity, titleWidth: width }).text, left: [] };
   let shown = layout(prep, undefined, { ...titled([]), width });
-  if (!Number.isFinite(width) || !columns.some((c) => c.drop !== undefined)) return { text: shown.text, left: [] };
+  // a table with no column to leave out goes on all the same when it has one to cut last (Column.cutLast)
+  if (!Number.isFinite(width) || !columns.some((c) => c.drop !== undefined || c.cutLast)) return { text: shown.text, left: [] };
   // a table that fits only by showing a list's items by their count (`1 cause`) tries leaving out columns instead
   if (shown.width <= width && !shown.counted) return { text: shown.text, left: [] };
   const full = shown;

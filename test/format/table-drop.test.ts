@@ -206,3 +206,21 @@ test('wide shows a table as piped: text over 120 columns is still cut in its mid
   assert.ok(path!.includes('…'));
   assert.equal(sql, long);
 });
+
+test('a column cut last is cut in a table with no column to leave out, as in one with every such column left out', () => {
+  const cause = 'model:claude-opus-4-6→claude-haiku-4-5-20251001';
+  const cols: Column[] = [{ header: 'cause', cutLast: true }, { header: 'weight', align: 'num' }, { header: 'USD', align: 'num' }];
+  const rows: Cell[][] = [[cause, 49_839, '$0.1234'], ['ttl_expiry', 1_234, '$0.0012']];
+  const whole = table(cols, rows, { width: Infinity });
+  for (const width of [34, 40, widest(whole) - 1]) {
+    const fitted = fitTable(cols, rows, { width });
+    assert.deepEqual(fitted.left, []);
+    assert.ok(widest(fitted.text) <= width, `${width}:\n${fitted.text}`);
+    assert.ok(fitted.text.includes('…') && fitted.text.includes('model:cl') && fitted.text.includes('1001  '), fitted.text);
+    // as the same table with a column left out for it
+    const withDrop = fitTable([...cols, { header: 'events', align: 'num', drop: 1 }], rows.map((r) => [...r, 123_456_789]), { width });
+    assert.equal(withDrop.text.split('\n(not shown')[0], fitted.text);
+  }
+  // wide enough: whole
+  assert.equal(fitTable(cols, rows, { width: widest(whole) }).text, whole);
+});
