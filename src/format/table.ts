@@ -870,14 +870,21 @@ function layout(
 }
 
 /**
- * The columns a table of `kept` of these columns takes at `width`, measured as fitTable() measures
- * each choice of columns, and as layout() takes them laid out in full: the two are equal for any table
- * (test/format/table-measure.test.ts). `counts`: as fitTable's second try, a list may be shown by its count.
+ * A table's measure as fitTable() uses it: its cells prepared once and one measurer (its caches kept)
+ * for every choice of columns and width, as fitTable() measures each try. For each, the columns the
+ * table of `kept` takes at `width`, measured, and as layout() takes them laid out in full, with the
+ * lines it draws: the two are equal for any table (test/format/table-measure.test.ts). `counts`: as
+ * fitTable's second try, a list may be shown by its count.
  */
-export function measuredTableWidth(columns: Column[], rows: Cell[][], kept: readonly number[], opts: { width: number; totals?: number; counts?: boolean }): { measured: number; laidOut: number } {
+export function tableMeasurer(
+  columns: Column[],
+  rows: Cell[][],
+  totals = 0,
+): (kept: readonly number[], width: number, counts?: boolean) => { measured: number; laidOut: number; lines: string[] } {
   const prep = prepare(columns, rows, false);
-  return {
-    measured: measurer(prep, opts.totals ?? 0)(kept, opts.width, opts.counts),
-    laidOut: layout(prep, kept, { width: opts.width, totals: opts.totals, counts: opts.counts }).width,
+  const measure = measurer(prep, totals);
+  return (kept, width, counts) => {
+    const laid = layout(prep, kept, { width, totals, counts });
+    return { measured: measure(kept, width, counts), laidOut: laid.width, lines: laid.text.split('\n') };
   };
 }

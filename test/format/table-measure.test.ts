@@ -4,12 +4,14 @@
  * per try. Its measure must be the layout's to the column: on many random tables (ids, paths, prose,
  * lists with and without nouns, totals rows whose label runs into blank cells, a totals column's rule,
  * wide characters) at many widths, the measured width of every choice of columns equals the laid-out
- * one, and fitTable()'s text and left-out columns equal those of fitTableByLayout(), which lays out
- * every try in full, as fitTable did before.
+ * one, and the lines drawn take that many columns as a terminal draws them; and fitTable()'s text and
+ * left-out columns equal those of fitTableByLayout(), which lays out every try in full, as fitTable did
+ * before. One measurer per table across its choices of columns and widths, as fitTable() uses its
+ * caches; of the widths at or above a table's natural width (nothing cut, one path) only the first.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type Cell, type Column, displayWidth, fit, fitTable, fitTableByLayout, measuredTableWidth } from '../../src/format/table.js';
+import { type Cell, type Column, displayWidth, fit, fitTable, fitTableByLayout, table as drawTable, tableMeasurer } from '../../src/format/table.js';
 
 /** A small seeded generator (mulberry32): the same tables on every run. */
 function random(seed: number): () => number {
@@ -63,24 +65,53 @@ const subsets = (n: number): number[][] => {
   return out;
 };
 
-test('the measured width of every choice of columns is the laid-out width, at every width and way of counting lists', () => {
+/**
+ * The columns a terminal draws `s` in, measured apart from displayWidth() (whose measure is what is
+ * checked): grapheme by grapheme, 2 for a Han character or an emoji, 0 for one that is only default
+ * ignorable characters, else 1. Enough for the text of these tables (WORDS, their headers, '…', rules).
+ */
+const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
+const ONE_COLUMN = /^[\x20-\x7e─┼│…]*$/;
+const WIDE = /\p{Extended_Pictographic}|\p{Script=Han}/u;
+const IGNORABLE = /^\p{Default_Ignorable_Code_Point}+$/u;
+function drawnWidth(s: string): number {
+  // printable ASCII, rules and '…': a column each (most lines)
+  if (ONE_COLUMN.test(s)) return s.length;
+  let w = 0;
+  for (const { segment } of graphemes.segment(s)) w += WIDE.test(segment) ? 2 : IGNORABLE.test(segment) ? 0 : 1;
+  return w;
+}
+
+test('the measured width of every choice of columns is the laid-out width and the drawn one, at every width and way of counting lists', () => {
   const rnd = random(20261207);
   let cut = 0;
+  let checked = 0;
   for (let t = 0; t < 150; t++) {
     const { columns, rows, totals } = table(rnd);
+    const measure = tableMeasurer(columns, rows, totals);
     for (const kept of subsets(columns.length).filter(() => rnd() < 0.5)) {
-      const whole = measuredTableWidth(columns, rows, kept, { width: Infinity, totals }).laidOut;
+      const whole = measure(kept, Infinity).laidOut;
+      let uncut = false;
       for (const width of [8, 20, 30, 40, 50, 60, 80, 100, 120, 200].filter(() => rnd() < 0.5)) {
-        for (const counts of [undefined, false, true]) {
-          const { measured, laidOut } = measuredTableWidth(columns, rows, kept, { width, totals, counts });
-          assert.equal(measured, laidOut, JSON.stringify({ columns, rows, totals, kept, width, counts }));
+        // at or above the natural width nothing is cut: one such width is enough
+        if (width >= whole && uncut) continue;
+        uncut ||= width >= whole;
+        // counts: true takes the path of undefined (lists may be counted); false keeps their items
+        for (const counts of [undefined, false]) {
+          const { measured, laidOut, lines } = measure(kept, width, counts);
+          const at = () => JSON.stringify({ columns, rows, totals, kept, width, counts });
+          // the message made only on a failure: made for every check it took most of the test's time
+          if (measured !== laidOut) assert.equal(measured, laidOut, at());
+          const drawn = Math.max(...lines.map(drawnWidth));
+          if (drawn !== laidOut) assert.equal(drawn, laidOut, `${at()}\n${lines.join('\n')}`);
+          checked++;
           if (laidOut < whole) cut++;
         }
       }
     }
   }
   // the tables are cut often enough to measure something
-  assert.ok(cut > 1000, `${cut}`);
+  assert.ok(cut > 10000 && checked > 15000, `${cut} ${checked}`);
 });
 
 test('fitTable() leaves out and puts back the same columns, with the same text, as laying every try out in full', () => {
@@ -90,10 +121,16 @@ test('fitTable() leaves out and puts back the same columns, with the same text, 
   for (let t = 0; t < 400; t++) {
     const { columns, rows, totals } = table(rnd);
     const title = (l: readonly string[]) => `a title naming ${l.length} left out`;
+    const whole = Math.max(...drawTable(columns, rows, { width: Infinity, totals }).split('\n').map(displayWidth));
+    let uncut = false;
     for (let width = 10; width <= 160; width += 1 + Math.floor(rnd() * 16)) {
+      // at or above the natural width the table is laid out once, as it is: one such width is enough
+      if (width >= whole && uncut) continue;
+      uncut ||= width >= whole;
       const opts = { width, totals, title, wide: false };
       const fast = fitTable(columns, rows, opts);
-      assert.deepEqual(fast, fitTableByLayout(columns, rows, opts), JSON.stringify({ columns, rows, totals, width }));
+      const slow = fitTableByLayout(columns, rows, opts);
+      if (fast.text !== slow.text || fast.left.join('\n') !== slow.left.join('\n')) assert.deepEqual(fast, slow, JSON.stringify({ columns, rows, totals, width }));
       if (fast.left.length > 0) left++;
       if (/\b\d+ (models?|causes?)\b/.test(fast.text)) counted++;
     }
