@@ -24,7 +24,16 @@ function onTerminal(args: string[], cols: number): string {
 const SAMPLES = [join(REPO, 'sample-logs'), '--db', ':memory:', '--timezone', 'UTC'];
 const widest = (text: string) => Math.max(...text.split('\n').map(displayWidth));
 /** The text's lines joined where a line was wrapped (a continuation is indented deeper or starts lower-case). */
-const unwrapped = (t: string) => t.replace(/\n(?=\S)(?![A-Z(])/g, ' ');
+const unwrapped = (t: string) => {
+  const out: string[] = [];
+  for (const l of t.replace(/\n(?=\S)(?![A-Z(])/g, ' ').split('\n')) {
+    const prev = out[out.length - 1];
+    // a crosstab's cell line wrapped: its continuations start with two spaces, as the line itself does
+    if (prev !== undefined && /^ {2}\S/.test(l) && /^ {2}\S/.test(prev) && !/(— \d+ of \d+ chains?|\))$/.test(prev)) out[out.length - 1] = `${prev} ${l.trim()}`;
+    else out.push(l);
+  }
+  return out.join('\n');
+};
 /** The attachments-per-round lines under a crosstab: `  row × col: yes — 4 of 4 chains`. */
 const cellLines = (t: string) => unwrapped(t).split('\n').filter((l) => / × .+: (yes|no) — \d+ of \d+ chains?$/.test(l)).map((l) => l.trim());
 /** A table's header line: the line above its first rule. */
@@ -35,7 +44,8 @@ test('crosstab on a narrow terminal: the attachments lines name only cells of th
   assert.equal(piped.code, 0, piped.stderr);
   const all = cellLines(piped.stdout);
   assert.ok(all.some((l) => / × yes:/.test(l)), piped.stdout);
-  for (const cols of [40, 60, 80]) {
+  // at 28 the cell lines wrap (each continuation indented as its line): unwrapped() rejoins them
+  for (const cols of [28, 40, 60, 80]) {
     const shown = onTerminal(['crosstab', ...SAMPLES], cols);
     const header = headerOf(shown, 'definition \\ has_skill_listing').trim().split(/\s+[│]?\s*/);
     const columns = header.slice(3).filter((h) => h !== '│' && h !== 'total');
