@@ -37,6 +37,11 @@ export interface Column {
   cutLast?: boolean;
   /** a `cut` column of prose (a bundled query's purpose): cut at its end (fitEnd), not in its middle as an id or a path is */
   prose?: boolean;
+  /**
+   * a `cut` column whose header may be cut as well (in its middle, as an id is), to `min` columns at the
+   * least: a crosstab's `definition \\ has_skill_listing` over labels of 8 columns. Other headers stay whole.
+   */
+  cutHeader?: boolean;
   /** the fewest columns a `cut` column is cut to (default MIN_FIT_WIDTH) */
   min?: number;
   /**
@@ -418,7 +423,7 @@ export function shrinkWidths(columns: readonly Column[], widths: readonly number
   const excess = total - width;
   if (!(excess > 0)) return out;
   const floors = columns.map((c, i) =>
-    c.align === 'num' || !c.cut ? widths[i]! : Math.min(widths[i]!, Math.max(c.min ?? MIN_FIT_WIDTH, displayWidth(c.header))),
+    c.align === 'num' || !c.cut ? widths[i]! : Math.min(widths[i]!, Math.max(c.min ?? MIN_FIT_WIDTH, c.cutHeader ? 0 : displayWidth(c.header))),
   );
   const cutAt = (cap: number) => widths.reduce((s, w, i) => s + Math.max(0, w - Math.max(floors[i]!, cap)), 0);
   // the cap: the widest a cut column stays, from the widest that can be cut, lowered until enough is

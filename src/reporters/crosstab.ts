@@ -4,7 +4,7 @@
  * chain as rounds. Dimension values can be transcript text (agent types, projects): cleaned.
  */
 import type { CrosstabCell, CrosstabResult, DimValue, Measure } from '../analyses/crosstab.js';
-import { type Cell, clean, fit, fitTable, int, leftOutNote, pct, rounded, usd } from '../format/table.js';
+import { type Cell, clean, displayWidth, fit, fitTable, int, leftOutNote, pct, rounded, usd } from '../format/table.js';
 import { wrap } from '../format/wrap.js';
 
 /** Measures that cover priced requests only. */
@@ -83,7 +83,11 @@ export function formatCrosstab(r: CrosstabResult, color: boolean, timezone?: str
   const dropOf = new Map(byTotal.slice(0, -1).map((c, n) => [c.i, n + 1]));
   const columns = [
     // a project's path or a session's id may be cut, before a column is left out; a model, an agent type or a day never is
-    { header: clean(`${r.rows_dimension} \\ ${r.cols_dimension}`), cut: r.rows_dimension === 'project' || r.rows_dimension === 'session' },
+    // its header (`definition \\ has_skill_listing`, 30 columns) is cut in its middle on a narrow terminal, to
+    // the widest label of a row it cannot cut (it made the table 42 columns wide at 40)
+    r.rows_dimension === 'project' || r.rows_dimension === 'session'
+      ? { header: clean(`${r.rows_dimension} \\ ${r.cols_dimension}`), cut: true, cutHeader: true }
+      : { header: clean(`${r.rows_dimension} \\ ${r.cols_dimension}`), cut: true, cutHeader: true, min: r.rows.reduce((m: number, row) => Math.max(m, displayWidth(fit(clean(String(row))))), 'total'.length) },
     ...r.cols.map((c, i) => ({ header: clean(String(c)), align: 'num' as const, ...(dropOf.has(i) ? { drop: dropOf.get(i)! } : {}) })),
     { header: 'total', align: 'num' as const, totals: true },
   ];

@@ -36,19 +36,23 @@ const unwrapped = (t: string) => {
 };
 /** The attachments-per-round lines under a crosstab: `  row × col: yes — 4 of 4 chains`. */
 const cellLines = (t: string) => unwrapped(t).split('\n').filter((l) => / × .+: (yes|no) — \d+ of \d+ chains?$/.test(l)).map((l) => l.trim());
-/** A table's header line: the line above its first rule. */
-const headerOf = (t: string, first: string) => t.split('\n').find((l) => l.startsWith(first))!;
 
 test('crosstab on a narrow terminal: the attachments lines name only cells of the columns shown, and say how many are left out', () => {
   const piped = cli(['crosstab', ...SAMPLES], { HOME: tempDir() });
   assert.equal(piped.code, 0, piped.stderr);
   const all = cellLines(piped.stdout);
   assert.ok(all.some((l) => / × yes:/.test(l)), piped.stdout);
-  // at 28 the cell lines wrap (each continuation indented as its line): unwrapped() rejoins them
-  for (const cols of [28, 40, 60, 80]) {
+  // at 24 the cell lines wrap (each continuation indented as its line): unwrapped() rejoins them
+  for (const cols of [24, 28, 40, 60, 80]) {
     const shown = onTerminal(['crosstab', ...SAMPLES], cols);
-    const header = headerOf(shown, 'definition \\ has_skill_listing').trim().split(/\s+[│]?\s*/);
-    const columns = header.slice(3).filter((h) => h !== '│' && h !== 'total');
+    // the header: the line above the table's first rule (its first column's header may be cut: `defin…sting`)
+    const rows = shown.split('\n');
+    const header = rows[rows.findIndex((l) => l.startsWith('─')) - 1]!.trim().split(/\s{2,}|\s*│\s*/);
+    const columns = header.slice(1).filter((h) => h !== 'total');
+    // the table fits the terminal, its header cut in its middle where it must be (it was 42 wide at 40)
+    const table = rows.slice(rows.findIndex((l) => l.startsWith('─')) - 1, rows.findIndex((l) => l.startsWith('total')) + 1);
+    for (const l of table) assert.ok(displayWidth(l) <= cols, `${cols}:\n${table.join('\n')}`);
+    if (cols <= 40) assert.ok(table[0]!.includes('…'), table.join('\n'));
     const lines = cellLines(shown);
     // each line names a column the table shows, and is one of the piped lines
     for (const l of lines) {
@@ -58,7 +62,8 @@ test('crosstab on a narrow terminal: the attachments lines name only cells of th
     const unsaid = all.length - lines.length;
     if (unsaid === 0) assert.ok(!/cells? of the columns not shown/.test(shown), shown);
     else assert.match(shown.replace(/\s+/g, ' '), new RegExp(`\\(${unsaid} cells? of the columns not shown: yes; see --wide or --json\\)`));
-    if (cols === 40) assert.ok(unsaid > 0 && !columns.includes('yes'), shown);
+    if (cols === 24) assert.ok(unsaid > 0 && !columns.includes('yes'), shown);
+    if (cols >= 28) assert.ok(unsaid === 0 && columns.includes('yes'), shown);
   }
   // --wide: every column, every line
   assert.deepEqual(cellLines(onTerminal(['crosstab', ...SAMPLES, '--wide'], 40)), all);
