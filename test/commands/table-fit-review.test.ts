@@ -6,22 +6,12 @@
  * headline columns go after its other numbers, and its text (grp, component) last.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { displayWidth } from '../../src/format/table.js';
 import { REAL_LOGS, REPO, cli, tempDir } from '../helpers/corpus.js';
-
-const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-
-/** stdout of the CLI on a pseudo-terminal `cols` wide (stty), stderr left out; CRLF as LF. */
-function onTerminal(args: string[], cols: number): string {
-  const command = `stty cols ${cols} && ${[process.execPath, join(REPO, 'dist/cli.js'), ...args].map(quote).join(' ')} 2>/dev/null`;
-  const r = spawnSync('script', ['-qec', command, '/dev/null'], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', HOME: tempDir() }, stdio: ['ignore', 'pipe', 'pipe'] });
-  assert.equal(r.status, 0, r.stderr);
-  return r.stdout.replace(/\r\n/g, '\n');
-}
+import { onTerminal } from '../helpers/terminal.js';
 
 const LOGS = [REAL_LOGS, '--db', ':memory:', '--timezone', 'UTC'];
 const widest = (text: string) => Math.max(...text.split('\n').map(displayWidth));

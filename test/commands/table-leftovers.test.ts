@@ -5,21 +5,11 @@
  * in their middle, where nothing else makes their table fit, never piped.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { displayWidth } from '../../src/format/table.js';
 import { REPO, cli, tempDir } from '../helpers/corpus.js';
-
-const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-
-/** stdout of the CLI on a pseudo-terminal `cols` wide (stty), stderr left out; CRLF as LF. */
-function onTerminal(args: string[], cols: number): string {
-  const command = `stty cols ${cols} && ${[process.execPath, join(REPO, 'dist/cli.js'), ...args].map(quote).join(' ')} 2>/dev/null`;
-  const r = spawnSync('script', ['-qec', command, '/dev/null'], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', HOME: tempDir() }, stdio: ['ignore', 'pipe', 'pipe'] });
-  assert.equal(r.status, 0, r.stderr);
-  return r.stdout.replace(/\r\n/g, '\n');
-}
+import { onTerminal } from '../helpers/terminal.js';
 
 const SAMPLES = [join(REPO, 'sample-logs'), '--db', ':memory:', '--timezone', 'UTC'];
 const widest = (text: string) => Math.max(...text.split('\n').map(displayWidth));

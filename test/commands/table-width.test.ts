@@ -4,31 +4,13 @@
  * off a terminal (a pipe, as every other test runs the CLI) the output is the same whatever COLUMNS says.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { displayWidth } from '../../src/format/table.js';
 import { visibleWidth } from '../../src/format/wrap.js';
 import { REAL_LOGS, REPO, assistant, cli, tempDir, writeCorpus } from '../helpers/corpus.js';
-
-const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-
-/**
- * stdout of the CLI run on a pseudo-terminal `cols` wide (stty), its stderr left out; the terminal's CRLF as LF.
- * `stream` 'stderr': its stderr instead, its stdout left out.
- */
-function onTerminal(args: string[], cols: number, env: NodeJS.ProcessEnv = {}, stream: 'stdout' | 'stderr' = 'stdout', status = 0): string {
-  const command = `stty cols ${cols} && ${[process.execPath, join(REPO, 'dist/cli.js'), ...args].map(quote).join(' ')} ${stream === 'stdout' ? '2>/dev/null' : '2>&1 >/dev/null'}`;
-  const r = spawnSync('script', ['-qec', command, '/dev/null'], {
-    encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1', HOME: tempDir(), ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  assert.equal(r.error, undefined, 'util-linux script runs the CLI on a pseudo-terminal');
-  assert.equal(r.status, status, r.stderr);
-  return r.stdout.replace(/\r\n/g, '\n');
-}
+import { onTerminal } from '../helpers/terminal.js';
 
 const widest = (text: string) => Math.max(...text.split('\n').map(displayWidth));
 const ARGS = ['summary', REAL_LOGS, '--db', ':memory:', '--timezone', 'UTC'];

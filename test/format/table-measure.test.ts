@@ -12,18 +12,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { type Cell, type Column, displayWidth, fit, fitTable, fitTableByLayout, table as drawTable, tableMeasurer } from '../../src/format/table.js';
+import { mulberry32 } from '../../src/samples/prng.js';
 
-/** A small seeded generator (mulberry32): the same tables on every run. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A small seeded generator: the same tables on every run. */
+const random = mulberry32;
 
 const WORDS = ['claude-opus-4-6', 'claude-haiku-4-5-20251001', 'total', 'growth', 'tool_result', '項目', 'été', '🚀 launch', 'a', '', 'x'.repeat(30)];
 
