@@ -1,0 +1,345 @@
+/**
+ * SPEC §1.2 – §1.6 (line types, requests and de-duplication, chains, agent type, attachments), checked by
+ * hand on corpora of a few lines each: what `summary --json` counts, and the store's `requests`, `chains`,
+ * `attachments` and `line_counts` rows (read with `query FILE.sql`), against what SPEC's words give.
+ * Opus 4.6 weights 1 / 1.25 / 2 / 0.1 / 5 at $5 per million.
+ */
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { assistant, cli, summaryJson, tempDir, userPrompt, writeCorpus } from '../helpers/corpus.js';
+import { near } from '../analyses/helpers/fixtures.js';
+import { at } from './corpora.js';
+
+const S = '5bec0000-0000-4000-8000-0000000004c1';
+const R = '5bec0000-0000-4000-8000-0000000004c2';
+const P = 'projects/-work-demo';
+
+/** The rows of `sql` run against the store of `dir`'s logs. */
+function rows(dir: string, sql: string): any[] {
+  const file = join(tempDir('cachelens-spec-sql-'), 'q.sql');
+  writeFileSync(file, sql);
+  const r = cli(['query', file, dir, '--db', ':memory:', '--timezone', 'UTC', '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  return JSON.parse(r.stdout).rows;
+}
+
+const line = (type: string, s: number, more: Record<string, unknown> = {}) => ({ type, sessionId: S, cwd: '/work/demo', timestamp: at(s), uuid: `${type}-${s}`, ...more });
+
+test('§1.2: of every line type SPEC lists, only an assistant line with message.usage is a request; the others are counted per type and subtype, none skipped', () => {
+  // 17 lines, 1 request (m1: in 10, w5 1,000, out 20: weight 10 + 1,250 + 100 = 1,360).
+  // Not requests: an assistant line without usage, a <synthetic> one (SPEC §1.3: a local error message; summary
+  // counts it as synthetic), and every other type. Unknown types and fields are counted, never an error.
+  const dir = writeCorpus({
+    [`${P}/${S}.jsonl`]: [
+      userPrompt(S, at(-5)),
+      assistant({ session: S, msg: 'm1', t: at(0), u: { in: 10, w5: 1_000, out: 20 } }),
+      { ...line('assistant', 1), message: { id: 'm-nousage', role: 'assistant', model: 'claude-opus-4-6', content: [{ type: 'text', text: 'x' }] } },
+      assistant({ session: S, msg: 'm-syn', t: at(2), model: '<synthetic>', u: {} }),
+      line('system', 3, { subtype: 'turn_duration', durationMs: 3000 }),
+      line('system', 4, { subtype: 'api_error', level: 'error' }),
+      line('system', 5, { subtype: 'local_command', content: '<local-command-stdout>ok</local-command-stdout>' }),
+      line('attachment', 6, { attachment: { type: 'hook_success', content: 'ok' } }),
+      line('attachment', 7, { attachment: { type: 'budget_usd', used: 1, total: 5 } }),
+      line('progress', 8, { data: { type: 'bash_progress', output: '' } }),
+      line('progress', 9, { data: { type: 'hook_progress', hookName: 'x' } }),
+      { type: 'summary', summary: 'a title', leafUuid: 'x' },
+      { type: 'file-history-snapshot', messageId: 'x', snapshot: {} },
+      { type: 'queue-operation', operation: 'enqueue', sessionId: S, timestamp: at(10) },
+      { type: 'last-prompt', sessionId: S, lastPrompt: 'do the thing' },
+      line('hologram', 11, { subtype: 'shimmer', novel: { deep: [1, 2] } }),
+      { ...line('system', 12, { subtype: 'turn_duration' }), aFieldNoOneKnows: { x: 1 } },
+    ],
+  });
+  const s = summaryJson([dir]);
+  assert.equal(s.totals.requests, 1);
+  assert.deepEqual([s.totals.input, s.totals.cache_write_5m, s.totals.output], [10, 1_000, 20]);
+  near(s.totals.weight, 1_360, 'weight');
+  assert.deepEqual([s.quality.lines, s.quality.skipped_lines, s.quality.synthetic, s.quality.usage_lines], [17, 0, 1, 1]);
+  const counts = rows(dir, "select type, coalesce(subtype, '') as subtype, sum(n)::int as n from line_counts group by all order by type, subtype");
+  assert.deepEqual(
+    counts.map((c) => `${c.type}/${c.subtype}=${c.n}`),
+    [
+      'assistant/=3',
+      'attachment/budget_usd=1',
+      'attachment/hook_success=1',
+      'file-history-snapshot/=1',
+      'hologram/shimmer=1',
+      'last-prompt/=1',
+      'progress/bash_progress=1',
+      'progress/hook_progress=1',
+      'queue-operation/=1',
+      'summary/=1',
+      'system/api_error=1',
+      'system/local_command=1',
+      'system/turn_duration=2',
+      'user/=1',
+    ],
+  );
+});
+
+/**
+ * Copies of responses, every way SPEC §1.3 names:
+ *   m1  one response as 3 lines (thinking, text, tool_use) at 0, 1, 2 s, out 4 → 30 → 90:        1 request, out 90, t 0 s
+ *   m2  two copies that disagree (r 2,000 w5 500 out 10 / r 2,500 w5 700 out 5): field-wise max r 2,500 w5 700 out 10
+ *   m3  two lines without requestId: one identity (message.id alone)
+ *   m4  one message.id under two requestIds (rA, rB): two identities, two requests
+ *   m5  usage without the 5m/1h split, w 400: w5 400, w1h 0, split_missing
+ *   resumed session R's file repeats m1 (its last line, at 2 s) and has its own r1:                m1 once, in S's chain
+ *   s1  a subagent's response in its own file and as an agent_progress copy in S's main file:     once, in the subagent's chain
+ * requests: m1 m2 m3 m4·rA m4·rB m5 r1 s1 = 8; usage lines 3 + 2 + 2 + 2 + 1 + 2 (R) + 1 + 1 (progress) = 14; 6 removed.
+ * tokens: in 10 (m1); out 90 + 10 + 3 + 2 + 2 + 1 + 7 + 6 = 121; r 2,500; w5 2,000 + 700 + 100 + 100 + 100 + 400 + 300 + 800 = 4,500
+ */
+function copies(): Record<string, object[]> {
+  const m1 = (s: number, out: number, block: string) =>
+    assistant({ session: S, msg: 'm1', t: at(s), u: { in: 10, w5: 2_000, out }, content: [{ type: block, ...(block === 'tool_use' ? { id: 'tu', name: 'Bash', input: {} } : { text: 'x' }) }] });
+  const s1 = assistant({ session: S, msg: 's1', t: at(40), agentId: 'a1', u: { w5: 800, out: 6 } });
+  return {
+    [`${P}/${S}.jsonl`]: [
+      userPrompt(S, at(-5)),
+      m1(0, 4, 'thinking'),
+      m1(1, 30, 'text'),
+      m1(2, 90, 'tool_use'),
+      assistant({ session: S, msg: 'm2', t: at(10), u: { r: 2_000, w5: 500, out: 10 } }),
+      assistant({ session: S, msg: 'm2', t: at(11), u: { r: 2_500, w5: 700, out: 5 } }),
+      assistant({ session: S, msg: 'm3', req: null, t: at(20), u: { w5: 100, out: 3 } }),
+      assistant({ session: S, msg: 'm3', req: null, t: at(21), u: { w5: 100, out: 3 } }),
+      assistant({ session: S, msg: 'm4', req: 'rA', t: at(25), u: { w5: 100, out: 2 } }),
+      assistant({ session: S, msg: 'm4', req: 'rB', t: at(26), u: { w5: 100, out: 2 } }),
+      assistant({ session: S, msg: 'm5', t: at(30), u: { w5: 400, out: 1, split: false } }),
+      {
+        type: 'progress', sessionId: S, cwd: '/work/demo', timestamp: at(40), uuid: 'pg1', parentToolUseID: 'tu', toolUseID: 'agent_msg_x',
+        data: { type: 'agent_progress', agentId: 'a1', prompt: 'sub task', normalizedMessages: [], message: { type: 'assistant', timestamp: at(40), uuid: s1.uuid, requestId: s1.requestId, message: s1.message } },
+      },
+    ],
+    [`${P}/${S}/subagents/agent-a1.jsonl`]: [userPrompt(S, at(39), 'sub task', 'a1'), s1],
+    [`${P}/${R}.jsonl`]: [
+      { ...m1(2, 90, 'tool_use') },
+      userPrompt(R, at(100)),
+      assistant({ session: R, msg: 'r1', t: at(101), u: { w5: 300, out: 7 } }),
+    ],
+  };
+}
+
+test('§1.3: the copies of a response (its lines, a disagreeing copy, a resumed session, a progress copy) make one request of the field-wise maximum; a requestId apart makes two', () => {
+  const dir = writeCorpus(copies());
+  const s = summaryJson([dir]);
+  assert.equal(s.totals.requests, 8);
+  assert.deepEqual(
+    [s.totals.input, s.totals.output, s.totals.cache_read, s.totals.cache_write_5m, s.totals.cache_write_1h],
+    [10, 121, 2_500, 4_500, 0],
+  );
+  assert.deepEqual([s.quality.usage_lines, s.quality.duplicates_removed], [14, 6]);
+  // weight: in 10 + w5 4,500 × 1.25 + r 2,500 × 0.1 + out 121 × 5 = 10 + 5,625 + 250 + 605 = 6,490 = $0.03245
+  near(s.totals.weight, 6_490, 'weight');
+  near(s.totals.usd, 0.03245, 'USD');
+  const req = rows(
+    dir,
+    "select message_id, coalesce(request_id, '') as request_id, session_id, chain_id, agent_id, t, output, cache_read, cache_write_5m, split_missing from requests order by message_id, request_id",
+  );
+  const got = Object.fromEntries(req.map((q) => [`${q.message_id}/${q.request_id}`, q]));
+  assert.deepEqual(Object.keys(got), ['m1/req_m1', 'm2/req_m2', 'm3/', 'm4/rA', 'm4/rB', 'm5/req_m5', 'r1/req_r1', 's1/req_s1']);
+  // m1: t the first line's (0 s), out the largest snapshot, in S's chain (not the resumed session's)
+  assert.deepEqual([Number(got['m1/req_m1'].t), got['m1/req_m1'].output, got['m1/req_m1'].chain_id], [Date.parse(at(0)), 90, S]);
+  assert.deepEqual([got['m2/req_m2'].cache_read, got['m2/req_m2'].cache_write_5m, got['m2/req_m2'].output], [2_500, 700, 10]);
+  assert.deepEqual([got['m5/req_m5'].cache_write_5m, got['m5/req_m5'].split_missing], [400, true]);
+  assert.equal(got['m1/req_m1'].split_missing, false);
+  // the subagent file's line beats the main file's progress copy: the subagent's chain
+  assert.equal(got['s1/req_s1'].agent_id, 'a1');
+  assert.notEqual(got['s1/req_s1'].chain_id, S);
+  assert.equal(got['r1/req_r1'].chain_id, R);
+});
+
+test('§1.3: a request seen only as an agent_progress copy is still counted once, in its agent\'s chain', () => {
+  // the subagent file is missing: the progress copy is the only line of s1 (w5 800, out 6)
+  const files = copies();
+  delete files[`${P}/${S}/subagents/agent-a1.jsonl`];
+  const dir = writeCorpus(files);
+  const s = summaryJson([dir]);
+  assert.equal(s.totals.requests, 8);
+  const [q] = rows(dir, "select agent_id, chain_id, cache_write_5m, output from requests where message_id = 's1'");
+  assert.deepEqual([q.agent_id, q.cache_write_5m, q.output], ['a1', 800, 6]);
+});
+
+const V = '5bec0000-0000-4000-8000-0000000004c3';
+
+test('§1.4: a chain per main thread, per subagent (v2.0 and v2.1 files, a workflow run) and per v1.x inline sidechain root; requests ordered by timestamp; a compaction starts a segment', () => {
+  // main S, lines written out of time order: m2 (t 100 s, r 1,000 w5 200) before m1 (t 0, w5 1,000). By timestamp
+  //   m1 is cold 1,000 and m2 growth 200 (rw = min(200, max(0, 1,000 − 1,000)) = 0); by file order m2 would be cold.
+  //   compact_boundary at 150 s, then m3 (t 160 s, r 1,200 w5 300): the first of segment 1, cold 300.
+  // v2.0 agent-b20.jsonl at project level, v2.1 S/subagents/agent-b21.jsonl, S/subagents/workflows/run1/agent-bw.jsonl:
+  //   three subagent chains of session S (sessionId in a subagent file is the parent's).
+  // v1.x session V: main m-v1 → m-v2, and two inline sidechains (isSidechain, no agentId) rooted at sa and sb, each
+  //   of two requests linked by parentUuid: 3 chains, the sidechains kind sidechain.
+  // chains: S main, 3 subagents, V main, 2 sidechains = 7; requests 3 + 3 + 2 + 4 = 12.
+  const sub = (id: string, msg: string, s: number) => [userPrompt(S, at(s - 1), 'sub task', id), assistant({ session: S, msg, t: at(s), agentId: id, u: { w5: 500 } })];
+  const v = (uuid: string, parent: string | null, side: boolean, extra: Record<string, unknown>) => ({ sessionId: V, cwd: '/work/v1', isSidechain: side, parentUuid: parent, uuid, ...extra });
+  const va = (msg: string, s: number, parent: string, side: boolean) => ({ ...assistant({ session: V, msg, t: at(s), u: { w5: 100 }, cwd: '/work/v1' }), ...v(`uu-${msg}`, parent, side, {}) });
+  const vu = (uuid: string, s: number, side: boolean) => v(uuid, null, side, { type: 'user', timestamp: at(s), message: { role: 'user', content: side ? 'sub task' : 'go' } });
+  const dir = writeCorpus({
+    [`${P}/${S}.jsonl`]: [
+      userPrompt(S, at(-5)),
+      assistant({ session: S, msg: 'm2', t: at(100), u: { r: 1_000, w5: 200 } }),
+      assistant({ session: S, msg: 'm1', t: at(0), u: { w5: 1_000 } }),
+      { type: 'system', subtype: 'compact_boundary', sessionId: S, cwd: '/work/demo', timestamp: at(150), uuid: 'cb', content: 'Conversation compacted', compactMetadata: { trigger: 'auto', preTokens: 1_200 } },
+      assistant({ session: S, msg: 'm3', t: at(160), u: { r: 1_200, w5: 300 } }),
+    ],
+    [`${P}/agent-b20.jsonl`]: sub('b20', 'b20-1', 20),
+    [`${P}/${S}/subagents/agent-b21.jsonl`]: sub('b21', 'b21-1', 30),
+    [`${P}/${S}/subagents/workflows/run1/agent-bw.jsonl`]: sub('bw', 'bw-1', 40),
+    [`projects/-work-v1/${V}.jsonl`]: [
+      vu('p1', 0, false),
+      va('v1', 1, 'p1', false),
+      vu('sa', 2, true),
+      va('sa1', 3, 'sa', true),
+      vu('sb', 4, true),
+      va('sb1', 5, 'sb', true),
+      va('sa2', 6, 'uu-sa1', true),
+      va('sb2', 7, 'uu-sb1', true),
+      va('v2', 8, 'uu-v1', false),
+    ],
+  });
+  const chains = rows(dir, 'select chain_id, session_id, kind, requests::int as requests, compactions::int as compactions from chains order by chain_id');
+  assert.deepEqual(
+    chains.map((c) => [c.chain_id, c.session_id, c.kind, c.requests, c.compactions]),
+    [
+      [S, S, 'main', 3, 1],
+      [`${S}:b20`, S, 'subagent', 1, 0],
+      [`${S}:b21`, S, 'subagent', 1, 0],
+      [`${S}:bw`, S, 'subagent', 1, 0],
+      [V, V, 'main', 2, 0],
+      [`${V}:side:sa`, V, 'sidechain', 2, 0],
+      [`${V}:side:sb`, V, 'sidechain', 2, 0],
+    ],
+  );
+  const r = cli(['anatomy', dir, '--chain', S, '--db', ':memory:', '--timezone', 'UTC', '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(
+    JSON.parse(r.stdout).requests.map((q: any) => [q.class, q.cold, q.growth]),
+    [['cold', 1_000, 0], ['growth', 0, 200], ['cold', 300, 0]],
+  );
+});
+
+test('§1.5: agent type from the meta, else the spawn its toolUseId names, else the spawn whose result names the agent, else unknown; requested_type, spawn_name and definition', () => {
+  // Spawns in S's main file (Agent/Task tool_use): tu1 Explore; tu2 myplugin:planner named planner; tu3 myplugin:reviewer;
+  // tu5 general-purpose; tu7 Plan; tu8 general-purpose. Results: tu3's names a3, tu8's names a7.
+  //   a1 meta Explore, toolUseId tu1               → Explore; requested Explore                      resolved
+  //   a2 meta planner, toolUseId tu2               → planner; requested myplugin:planner, name planner lost
+  //   a3 no meta; tu3's result names a3            → myplugin:reviewer (namespaced); meta type unknown  unknown
+  //   a4 no meta, no spawn                         → unknown                                           unknown
+  //   a5 meta without agentType, toolUseId tu5     → general-purpose (from the spawn)                  unknown
+  //   a6 meta fork, no spawn                       → fork                                              unknown
+  //   a7 meta Explore, toolUseId tu7; tu8's result names a7: the toolUseId's spawn comes first → requested Plan, lost
+  //   main                                         → main                                              main
+  const spawn = (id: string, type: string, name?: string) => ({ type: 'tool_use', id, name: id === 'tu2' ? 'Task' : 'Agent', input: { subagent_type: type, description: 'd', prompt: `p ${id}`, ...(name ? { name } : {}) } });
+  const result = (s: number, tu: string, agentId: string) => ({
+    type: 'user', sessionId: S, cwd: '/work/demo', timestamp: at(s), uuid: `res-${tu}`,
+    message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: tu, content: [{ type: 'text', text: `agentId: ${agentId}` }] }] },
+    toolUseResult: { status: 'completed', agentId },
+  });
+  const agent = (id: string, meta: object | null, s: number): Record<string, object[] | string> => ({
+    [`${P}/${S}/subagents/agent-${id}.jsonl`]: [userPrompt(S, at(s - 1), 'sub task', id), assistant({ session: S, msg: `${id}-1`, t: at(s), agentId: id, u: { w5: 100 } })],
+    ...(meta ? { [`${P}/${S}/subagents/agent-${id}.meta.json`]: JSON.stringify(meta) } : {}),
+  });
+  const dir = writeCorpus({
+    [`${P}/${S}.jsonl`]: [
+      userPrompt(S, at(-5)),
+      assistant({
+        session: S, msg: 'm1', t: at(0), u: { w5: 1_000 },
+        content: [spawn('tu1', 'Explore'), spawn('tu2', 'myplugin:planner', 'planner'), spawn('tu3', 'myplugin:reviewer'), spawn('tu5', 'general-purpose'), spawn('tu7', 'Plan'), spawn('tu8', 'general-purpose')],
+      }),
+      result(60, 'tu3', 'a3'),
+      result(61, 'tu8', 'a7'),
+    ],
+    ...agent('a1', { agentType: 'Explore', toolUseId: 'tu1' }, 10),
+    ...agent('a2', { agentType: 'planner', toolUseId: 'tu2' }, 11),
+    ...agent('a3', null, 12),
+    ...agent('a4', null, 13),
+    ...agent('a5', { description: 'x', toolUseId: 'tu5' }, 14),
+    ...agent('a6', { agentType: 'fork' }, 15),
+    ...agent('a7', { agentType: 'Explore', toolUseId: 'tu7' }, 16),
+  } as Record<string, object[]>);
+  const got = rows(dir, "select coalesce(agent_id, '-') as a, agent_type, requested_type, spawn_name, definition from chains order by a");
+  assert.deepEqual(
+    got.map((c) => [c.a, c.agent_type, c.requested_type, c.spawn_name, c.definition]),
+    [
+      ['-', 'main', null, null, 'main'],
+      ['a1', 'Explore', 'Explore', null, 'resolved'],
+      ['a2', 'planner', 'myplugin:planner', 'planner', 'lost'],
+      ['a3', 'myplugin:reviewer', 'myplugin:reviewer', null, 'unknown'],
+      ['a4', 'unknown', null, null, 'unknown'],
+      ['a5', 'general-purpose', 'general-purpose', null, 'unknown'],
+      ['a6', 'fork', null, null, 'unknown'],
+      ['a7', 'Explore', 'Plan', null, 'lost'],
+    ],
+  );
+  // namespaced = the type contains ':' — only a3's
+  const x = JSON.parse(cli(['crosstab', dir, '--rows', 'agent_type', '--cols', 'namespaced', '--db', ':memory:', '--timezone', 'UTC', '--json']).stdout);
+  assert.deepEqual(
+    x.cells.filter((c: any) => c.row !== null && c.col !== null).map((c: any) => [c.row, c.col, c.value]).sort(),
+    [['Explore', 'no', 2], ['fork', 'no', 1], ['general-purpose', 'no', 1], ['main', 'no', 1], ['myplugin:reviewer', 'yes', 1], ['planner', 'no', 1], ['unknown', 'no', 1]],
+  );
+});
+
+/** The attachment as SPEC §1.6 serialises it: JSON with keys sorted at every depth (these objects are plain ASCII keys). */
+function canonical(x: unknown): string {
+  if (Array.isArray(x)) return `[${x.map(canonical).join(',')}]`;
+  if (x !== null && typeof x === 'object') {
+    return `{${Object.keys(x).sort().map((k) => `${JSON.stringify(k)}:${canonical((x as Record<string, unknown>)[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(x);
+}
+
+test('§1.6: attachment rows: chain, type, UTF-8 bytes and SHA-256 of the sorted-key JSON, the round of the next prompt or request, re-attachments within a chain only', () => {
+  // main S: P1 (0 s) opens round 1; A skill_listing (1 s) → next is m1 (2 s), round 1; tool_result (3 s) opens no round;
+  //   B todo_reminder (4 s) → next is m2 (5 s), round 1; P2 (10 s) opens round 2; A again (11 s) → m3 (12 s), round 2:
+  //   a re-attachment (its hash was in this chain before).
+  // subagent c1: the same A (21 s) → its request (22 s), round 1 of c1: not a re-attachment (another chain).
+  // A = {type, content: 'skills: café', zeta: {b: 1, a: [true, null]}}: sorted
+  //   {"content":"skills: café","type":"skill_listing","zeta":{"a":[true,null],"b":1}}, 'é' 2 bytes in UTF-8.
+  const A = { type: 'skill_listing', zeta: { b: 1, a: [true, null] }, content: 'skills: café' };
+  const B = { type: 'todo_reminder', itemCount: 0, content: [] };
+  const aText = '{"content":"skills: café","type":"skill_listing","zeta":{"a":[true,null],"b":1}}';
+  assert.equal(canonical(A), aText);
+  const att = (s: number, attachment: object, agentId?: string) => ({
+    type: 'attachment', sessionId: S, cwd: '/work/demo', timestamp: at(s), uuid: `att-${s}`, isSidechain: Boolean(agentId), ...(agentId ? { agentId } : {}), attachment,
+  });
+  const dir = writeCorpus({
+    [`${P}/${S}.jsonl`]: [
+      userPrompt(S, at(0)),
+      att(1, A),
+      assistant({ session: S, msg: 'm1', t: at(2), u: { w5: 1_000 }, content: [{ type: 'tool_use', id: 'tb', name: 'Bash', input: {} }] }),
+      { type: 'user', sessionId: S, cwd: '/work/demo', timestamp: at(3), uuid: 'tr', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'tb', content: 'ok' }] } },
+      att(4, B),
+      assistant({ session: S, msg: 'm2', t: at(5), u: { r: 1_000, w5: 100 } }),
+      userPrompt(S, at(10), 'next'),
+      att(11, A),
+      assistant({ session: S, msg: 'm3', t: at(12), u: { r: 1_100, w5: 100 } }),
+    ],
+    [`${P}/${S}/subagents/agent-c1.jsonl`]: [userPrompt(S, at(20), 'sub task', 'c1'), att(21, A, 'c1'), assistant({ session: S, msg: 'c1-1', t: at(22), agentId: 'c1', u: { w5: 500 } })],
+  });
+  const sha = (t: string) => createHash('sha256').update(t, 'utf8').digest('hex');
+  const aBytes = Buffer.byteLength(aText, 'utf8');
+  assert.equal(aBytes, aText.length + 1);
+  const got = rows(dir, 'select chain_id, type, bytes::int as bytes, hash, round::int as round from attachments order by t');
+  assert.deepEqual(
+    got.map((a) => [a.chain_id, a.type, a.bytes, a.hash, a.round]),
+    [
+      [S, 'skill_listing', aBytes, sha(aText), 1],
+      [S, 'todo_reminder', Buffer.byteLength(canonical(B)), sha(canonical(B)), 1],
+      [S, 'skill_listing', aBytes, sha(aText), 2],
+      [`${S}:c1`, 'skill_listing', aBytes, sha(aText), 1],
+    ],
+  );
+  const rounds = rows(dir, 'select chain_id, rounds::int as rounds from chains order by chain_id');
+  assert.deepEqual(rounds.map((c) => [c.chain_id, c.rounds]), [[S, 2], [`${S}:c1`, 1]]);
+  // re-attachments (the bundled query): 1 of skill_listing, A's bytes again; none of todo_reminder
+  const q = cli(['query', 'reattachments', dir, '--db', ':memory:', '--timezone', 'UTC', '--json']);
+  assert.equal(q.code, 0, q.stderr);
+  assert.deepEqual(
+    JSON.parse(q.stdout).rows.map((r: any) => [r.type, Number(r.attachments), Number(r.reattachments), Number(r.reattachment_bytes), Number(r.chains_with_reattachments)]).sort(),
+    [['skill_listing', 3, 1, aBytes, 1], ['todo_reminder', 1, 0, 0, 0]],
+  );
+});
