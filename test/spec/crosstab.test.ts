@@ -155,6 +155,29 @@ test('§4: the other dimensions (agent_type, namespaced, ttl, rounds, rounds buc
   }, 'rounds_bucket × skill_listing');
 });
 
+test('§4: project, session, day and model are each a chain\'s: its cwd, its session, its first request\'s day, the model of most of its prompt tokens', () => {
+  // Session T in /work/other, a day later (2026-03-02, UTC): its main chain sends an Opus 4.6 request of P 1,000 (w5)
+  // and a Sonnet 4.6 one of P 5,000 (r 1,000, w5 4,000): the chain's model is Sonnet 4.6 (5,000 of its 6,000 prompt
+  // tokens), both its requests counted there. S's five chains are all Opus on 2026-03-01.
+  const T = '5bec0000-0000-4000-8000-0000000005c2';
+  const dir = corpus();
+  writeCorpus({
+    [`projects/-work-other/${T}.jsonl`]: [
+      userPrompt(T, at(86_400), 'go', undefined, '/work/other'),
+      assistant({ session: T, msg: 't1', t: at(86_401), u: { w5: 1_000 }, cwd: '/work/other' }),
+      assistant({ session: T, msg: 't2', t: at(86_402), model: 'claude-sonnet-4-6', u: { r: 1_000, w5: 4_000 }, cwd: '/work/other' }),
+    ],
+  }, dir);
+  nearAll(cells(crosstab(dir, ['--rows', 'project', '--cols', 'day', '--measure', 'requests'])), {
+    '/work/demo|2026-03-01': 10, '/work/other|2026-03-02': 2,
+    '/work/demo|*': 10, '/work/other|*': 2, '*|2026-03-01': 10, '*|2026-03-02': 2, '*|*': 12,
+  }, 'project × day');
+  nearAll(cells(crosstab(dir, ['--rows', 'session', '--cols', 'model'])), {
+    [`${S}|claude-opus-4-6`]: 5, [`${T}|claude-sonnet-4-6`]: 1,
+    [`${S}|*`]: 5, [`${T}|*`]: 1, '*|claude-opus-4-6': 5, '*|claude-sonnet-4-6': 1, '*|*': 6,
+  }, 'session × model');
+});
+
 test('§4: the terminal table and the report show the JSON\'s figures, and name the cell where attachments equal rounds', async () => {
   const dir = corpus();
   const out = crosstab(dir, [], false);
