@@ -58,6 +58,8 @@ test('§1.2: of every line type SPEC lists, only an assistant line with message.
   assert.deepEqual([s.totals.input, s.totals.cache_write_5m, s.totals.output], [10, 1_000, 20]);
   near(s.totals.weight, 1_360, 'weight');
   assert.deepEqual([s.quality.lines, s.quality.skipped_lines, s.quality.synthetic, s.quality.usage_lines], [17, 0, 1, 1]);
+  const out = cli(['summary', dir, '--db', ':memory:', '--timezone', 'UTC']);
+  assert.match(out.stdout, /^Data quality: 1 file, 17 lines, 0 skipped, 0 duplicate usage lines removed, 1 <synthetic> line ignored$/m);
   const counts = rows(dir, "select type, coalesce(subtype, '') as subtype, sum(n)::int as n from line_counts group by all order by type, subtype");
   assert.deepEqual(
     counts.map((c) => `${c.type}/${c.subtype}=${c.n}`),
@@ -89,6 +91,7 @@ test('§1.2: of every line type SPEC lists, only an assistant line with message.
  *   m5  usage without the 5m/1h split, w 400: w5 400, w1h 0, split_missing
  *   resumed session R's file repeats m1 (its last line, at 2 s) and has its own r1:                m1 once, in S's chain
  *   s1  a subagent's response in its own file and as an agent_progress copy in S's main file:     once, in the subagent's chain
+ * lines: 12 in S's file, 2 in the subagent's, 3 in R's = 17.
  * requests: m1 m2 m3 m4·rA m4·rB m5 r1 s1 = 8; usage lines 3 + 2 + 2 + 2 + 1 + 2 (R) + 1 + 1 (progress) = 14; 6 removed.
  * tokens: in 10 (m1); out 90 + 10 + 3 + 2 + 2 + 1 + 7 + 6 = 121; r 2,500; w5 2,000 + 700 + 100 + 100 + 100 + 400 + 300 + 800 = 4,500
  */
@@ -132,6 +135,7 @@ test('§1.3: the copies of a response (its lines, a disagreeing copy, a resumed 
     [10, 121, 2_500, 4_500, 0],
   );
   assert.deepEqual([s.quality.usage_lines, s.quality.duplicates_removed], [14, 6]);
+  assert.match(cli(['summary', dir, '--db', ':memory:', '--timezone', 'UTC']).stdout, /^Data quality: 3 files, 17 lines, 0 skipped, 6 duplicate usage lines removed, 0 <synthetic> lines ignored$/m);
   // weight: in 10 + w5 4,500 × 1.25 + r 2,500 × 0.1 + out 121 × 5 = 10 + 5,625 + 250 + 605 = 6,490 = $0.03245
   near(s.totals.weight, 6_490, 'weight');
   near(s.totals.usd, 0.03245, 'USD');
