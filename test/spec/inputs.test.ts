@@ -299,12 +299,16 @@ function canonical(x: unknown): string {
 test('§1.6: attachment rows: chain, type, UTF-8 bytes and SHA-256 of the sorted-key JSON, the round of the next prompt or request, re-attachments within a chain only', () => {
   // main S: P1 (0 s) opens round 1; A skill_listing (1 s) → next is m1 (2 s), round 1; tool_result (3 s) opens no round;
   //   B todo_reminder (4 s) → next is m2 (5 s), round 1; P2 (10 s) opens round 2; A again (11 s) → m3 (12 s), round 2:
-  //   a re-attachment (its hash was in this chain before).
+  //   a re-attachment (its hash was in this chain before). H hook_success (8 s), after m2 and before P2: the next
+  //   prompt's round, 2. H again (13 s), after m3 with nothing after it: SPEC names no next prompt or request; the
+  //   recorded reading (docs/store.md, Rounds: "one after the chain's last request and prompt belongs to the last
+  //   round") puts it in round 2, a re-attachment of H.
   // subagent c1: the same A (21 s) → its request (22 s), round 1 of c1: not a re-attachment (another chain).
   // A = {type, content: 'skills: café', zeta: {b: 1, a: [true, null]}}: sorted
   //   {"content":"skills: café","type":"skill_listing","zeta":{"a":[true,null],"b":1}}, 'é' 2 bytes in UTF-8.
   const A = { type: 'skill_listing', zeta: { b: 1, a: [true, null] }, content: 'skills: café' };
   const B = { type: 'todo_reminder', itemCount: 0, content: [] };
+  const H = { type: 'hook_success', hookName: 'Stop', content: '' };
   const aText = '{"content":"skills: café","type":"skill_listing","zeta":{"a":[true,null],"b":1}}';
   assert.equal(canonical(A), aText);
   const att = (s: number, attachment: object, agentId?: string) => ({
@@ -318,9 +322,11 @@ test('§1.6: attachment rows: chain, type, UTF-8 bytes and SHA-256 of the sorted
       { type: 'user', sessionId: S, cwd: '/work/demo', timestamp: at(3), uuid: 'tr', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'tb', content: 'ok' }] } },
       att(4, B),
       assistant({ session: S, msg: 'm2', t: at(5), u: { r: 1_000, w5: 100 } }),
+      att(8, H),
       userPrompt(S, at(10), 'next'),
       att(11, A),
       assistant({ session: S, msg: 'm3', t: at(12), u: { r: 1_100, w5: 100 } }),
+      att(13, H),
     ],
     [`${P}/${S}/subagents/agent-c1.jsonl`]: [userPrompt(S, at(20), 'sub task', 'c1'), att(21, A, 'c1'), assistant({ session: S, msg: 'c1-1', t: at(22), agentId: 'c1', u: { w5: 500 } })],
   });
@@ -333,7 +339,9 @@ test('§1.6: attachment rows: chain, type, UTF-8 bytes and SHA-256 of the sorted
     [
       [S, 'skill_listing', aBytes, sha(aText), 1],
       [S, 'todo_reminder', Buffer.byteLength(canonical(B)), sha(canonical(B)), 1],
+      [S, 'hook_success', Buffer.byteLength(canonical(H)), sha(canonical(H)), 2],
       [S, 'skill_listing', aBytes, sha(aText), 2],
+      [S, 'hook_success', Buffer.byteLength(canonical(H)), sha(canonical(H)), 2],
       [`${S}:c1`, 'skill_listing', aBytes, sha(aText), 1],
     ],
   );
@@ -344,6 +352,6 @@ test('§1.6: attachment rows: chain, type, UTF-8 bytes and SHA-256 of the sorted
   assert.equal(q.code, 0, q.stderr);
   assert.deepEqual(
     JSON.parse(q.stdout).rows.map((r: any) => [r.type, Number(r.attachments), Number(r.reattachments), Number(r.reattachment_bytes), Number(r.chains_with_reattachments)]).sort(),
-    [['skill_listing', 3, 1, aBytes, 1], ['todo_reminder', 1, 0, 0, 0]],
+    [['hook_success', 2, 1, Buffer.byteLength(canonical(H)), 1], ['skill_listing', 3, 1, aBytes, 1], ['todo_reminder', 1, 0, 0, 0]],
   );
 });
