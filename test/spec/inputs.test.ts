@@ -167,6 +167,24 @@ test('§1.3: a request seen only as an agent_progress copy is still counted once
   assert.deepEqual([q.agent_id, q.cache_write_5m, q.output], ['a1', 800, 6]);
 });
 
+test('§1.3: copies that disagree on the 5m/1h split of one write: the write is the largest, its 1-hour part the largest (at most the write), the rest 5-minute', () => {
+  // SPEC §1.3 says the usage kept is the field-wise maximum, as "input and cache fields are equal on every line". Copies
+  // whose split disagrees (w 1,000 as 5m 1,000 + 1h 0, and as 5m 0 + 1h 1,000) are outside that premise: a maximum of
+  // each part would be 5m 1,000 + 1h 1,000, one write of 1,000 tokens billed twice. The product's recorded reading
+  // (src/store/schema.ts groupsSelect; docs/faults.md, a split that does not sum to cache_creation_input_tokens):
+  // w = max 1,000, w1h = min(max w1h, w) = 1,000, w5 = w − w1h = 0. Weight 1,000 × 2 = 2,000, not 1,250 + 2,000.
+  const dir = writeCorpus({
+    [`${P}/${S}.jsonl`]: [
+      userPrompt(S, at(-5)),
+      assistant({ session: S, msg: 'm1', t: at(0), u: { w5: 1_000 } }),
+      assistant({ session: S, msg: 'm1', t: at(1), u: { w1h: 1_000 } }),
+    ],
+  });
+  const s = summaryJson([dir]);
+  assert.deepEqual([s.totals.requests, s.totals.cache_write_5m, s.totals.cache_write_1h], [1, 0, 1_000]);
+  near(s.totals.weight, 2_000, 'weight');
+});
+
 const V = '5bec0000-0000-4000-8000-0000000004c3';
 
 test('§1.4: a chain per main thread, per subagent (v2.0 and v2.1 files, a workflow run) and per v1.x inline sidechain root; requests ordered by timestamp; a compaction starts a segment', () => {
