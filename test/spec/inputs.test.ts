@@ -244,6 +244,32 @@ test('§1.4: a chain per main thread, per subagent (v2.0 and v2.1 files, a workf
   );
 });
 
+test('§1.4: a resumed session\'s copies of the earlier session (under its own sessionId, written later) stay in the earlier chain; its own prompts and requests make its chain', () => {
+  // S: P1 (0 s), m1 (1 s, w5 1,000), P2 (10 s), m2 (11 s, r 1,000 w5 200): 2 rounds, 2 requests.
+  // R resumes S: the same lines (uuids, message.id and requestId kept) under sessionId R, 600 s later, then P3 (700 s)
+  //   and r1 (701 s, r 1,200 w5 100). De-dup keeps m1, m2 once, in S's chain, at their first time (1 s, 11 s) (§1.3);
+  //   R's chain holds r1 alone, and its copied prompts are S's rounds (docs/store.md, Resumed sessions' copies): 1 round.
+  const lines = [
+    { ...userPrompt(S, at(0)), uuid: 'p1' },
+    { ...assistant({ session: S, msg: 'm1', t: at(1), u: { w5: 1_000 } }), uuid: 'a1' },
+    { ...userPrompt(S, at(10), 'next'), uuid: 'p2' },
+    { ...assistant({ session: S, msg: 'm2', t: at(11), u: { r: 1_000, w5: 200 } }), uuid: 'a2' },
+  ];
+  const dir = writeCorpus({
+    [`${P}/${S}.jsonl`]: lines,
+    [`${P}/${R}.jsonl`]: [
+      ...lines.map((l) => ({ ...l, sessionId: R, timestamp: at((Date.parse(l.timestamp as string) - Date.parse(at(0))) / 1000 + 600) })),
+      { ...userPrompt(R, at(700), 'again'), uuid: 'p3' },
+      { ...assistant({ session: R, msg: 'r1', t: at(701), u: { r: 1_200, w5: 100 } }), uuid: 'a3' },
+    ],
+  });
+  assert.equal(summaryJson([dir]).totals.requests, 3);
+  const req = rows(dir, 'select message_id, chain_id, t from requests order by message_id');
+  assert.deepEqual(req.map((q) => [q.message_id, q.chain_id, Number(q.t)]), [['m1', S, Date.parse(at(1))], ['m2', S, Date.parse(at(11))], ['r1', R, Date.parse(at(701))]]);
+  const chains = rows(dir, 'select chain_id, requests::int as requests, rounds::int as rounds from chains order by chain_id');
+  assert.deepEqual(chains.map((c) => [c.chain_id, c.requests, c.rounds]), [[S, 2, 2], [R, 1, 1]]);
+});
+
 test('§1.5: agent type from the meta, else the spawn its toolUseId names, else the spawn whose result names the agent, else unknown; requested_type, spawn_name and definition', () => {
   // Spawns in S's main file (Agent/Task tool_use): tu1 Explore; tu2 myplugin:planner named planner; tu3 myplugin:reviewer;
   // tu5 general-purpose; tu7 Plan; tu8 general-purpose. Results: tu3's names a3, tu8's names a7.
