@@ -2,7 +2,8 @@
  * `--json` shapes are stable and documented (SPEC §7): every key docs/json.md lists for a command
  * is in that command's output on sample-logs/. The shapes are read from the doc itself, so the doc
  * and this test cannot drift; a key renamed or removed in an output (or added to the doc but not to
- * the output) fails here. Extra keys in an output are fine.
+ * the output) fails here. The other way too: a key an output has that its section does not list fails,
+ * except inside an object whose shape says `…` (a query's rows and params, named per query).
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -11,13 +12,16 @@ import { before, describe, test } from 'node:test';
 import { REPO, cli, tempDir } from '../helpers/corpus.js';
 
 /** A documented shape: the keys of an object (each with its own shape, or null for a value), or an array's element. */
-type Shape = { kind: 'object'; keys: Map<string, Shape | null>; optional: Set<string> } | { kind: 'array'; element: Shape | null };
+type Shape =
+  | { kind: 'object'; keys: Map<string, Shape | null>; optional: Set<string>; open: boolean }
+  | { kind: 'array'; element: Shape | null };
 
 /**
  * Parses the notation of docs/json.md: `{"a", "b": {…}, "c": [{…}], "d"?, ...path}`. Quoted strings are
  * keys (a value after `:` too, when quoted, is skipped as an example); `"d"?` is a key not every run
  * has (checked where it is, and required in some run); `...a.b` spreads the keys of
- * the object at that path from the root; bare words (`string`, `number`) and `…` are notes, skipped.
+ * the object at that path from the root; bare words (`string`, `number`) are notes, skipped; `…` in an
+ * object says it has more keys than those listed (it is open).
  * Example: `{"t": {"x", "y"}, "rows": [{"k", ...t}]}` → t has x and y; each row has k, x and y.
  */
 export function parseShape(text: string): Shape {
@@ -36,7 +40,7 @@ export function parseShape(text: string): Shape {
   function value(place: (s: Shape) => void = (s) => (root.shape ??= s)): Shape | null {
     const t = next();
     if (t === '{') {
-      const shape: Shape = { kind: 'object', keys: new Map(), optional: new Set() };
+      const shape: Shape = { kind: 'object', keys: new Map(), optional: new Set(), open: false };
       place(shape);
       while (peek() !== '}') {
         const k = next();
@@ -45,7 +49,9 @@ export function parseShape(text: string): Shape {
           const from = resolve(k.slice(3)) as Extract<Shape, { kind: 'object' }>;
           for (const [key, s] of from.keys) shape.keys.set(key, s);
           for (const key of from.optional) shape.optional.add(key);
-        } else if (k.startsWith('"')) {
+          if (from.open) shape.open = true;
+        } else if (k === '…') shape.open = true;
+        else if (k.startsWith('"')) {
           const key = JSON.parse(k) as string;
           if (peek() === '?') {
             next();
@@ -56,7 +62,7 @@ export function parseShape(text: string): Shape {
             shape.keys.set(key, null);
             value((s) => shape.keys.set(key, s));
           } else shape.keys.set(key, null);
-        } else if (k !== ',' && k !== '…') throw new Error(`unexpected ${k} in an object`);
+        } else if (k !== ',') throw new Error(`unexpected ${k} in an object`);
       }
       next();
       return shape;
@@ -96,14 +102,15 @@ export function documentedShapes(markdown: string): Map<string, Shape> {
  * object (a null parent has nothing to check). Returns the key paths checked, to say which
  * documented keys the sample outputs reached at all.
  */
-function check(shape: Shape, value: unknown, path: string, missing: string[], reached: Set<string>): void {
+function check(shape: Shape, value: unknown, path: string, missing: string[], reached: Set<string>, extra: string[] = []): void {
   if (value === null || value === undefined) return;
   if (shape.kind === 'array') {
     if (!Array.isArray(value)) return void missing.push(`${path || '(root)'}: expected an array`);
-    if (shape.element) for (const e of value) check(shape.element, e, `${path}[]`, missing, reached);
+    if (shape.element) for (const e of value) check(shape.element, e, `${path}[]`, missing, reached, extra);
     return;
   }
   if (typeof value !== 'object' || Array.isArray(value)) return void missing.push(`${path || '(root)'}: expected an object`);
+  if (!shape.open) for (const key of Object.keys(value)) if (!shape.keys.has(key)) extra.push(path ? `${path}.${key}` : key);
   for (const [key, child] of shape.keys) {
     const p = path ? `${path}.${key}` : key;
     if (!(key in value)) {
@@ -111,7 +118,7 @@ function check(shape: Shape, value: unknown, path: string, missing: string[], re
       continue;
     }
     reached.add(p);
-    if (child) check(child, (value as Record<string, unknown>)[key], p, missing, reached);
+    if (child) check(child, (value as Record<string, unknown>)[key], p, missing, reached, extra);
   }
 }
 
@@ -186,11 +193,14 @@ describe('--json shapes (docs/json.md)', () => {
   });
 
   test('the notation parses as documented', () => {
-    const s = parseShape('{"t": {"x", "y": 1, "z"?}, "rows": [{"k", ...t}], "tags": [string], …}');
-    assert.deepEqual(keyPaths(s), ['t', 't.x', 't.y', 't.z', 'rows', 'rows[].k', 'rows[].x', 'rows[].y', 'rows[].z', 'tags']);
+    const s = parseShape('{"t": {"x", "y": 1, "z"?}, "rows": [{"k", ...t}], "tags": [string], "p": {…}, …}');
+    assert.deepEqual(keyPaths(s), ['t', 't.x', 't.y', 't.z', 'rows', 'rows[].k', 'rows[].x', 'rows[].y', 'rows[].z', 'tags', 'p']);
     const missing: string[] = [];
-    check(s, { t: { x: 1, y: null }, rows: [{ k: 1, x: 2, y: 3, z: 4 }, { k: 1, y: 3 }], tags: [] }, '', missing, new Set());
+    const extra: string[] = [];
+    const value = { t: { x: 1, y: null, w: 0 }, rows: [{ k: 1, x: 2, y: 3, z: 4 }, { k: 1, y: 3, v: 5 }], tags: [], p: { any: 1 }, more: 1 };
+    check(s, value, '', missing, new Set(), extra);
     assert.deepEqual(missing, ['rows[].x'], 'a missing key fails, an optional one does not');
+    assert.deepEqual(extra, ['t.w', 'rows[].v'], 'a key not listed fails, except in an object that says …');
     assert.deepEqual(keyPaths(parseShape('[{"name", "purpose"}]')), ['[].name', '[].purpose']);
   });
 
@@ -214,9 +224,11 @@ describe('--json shapes (docs/json.md)', () => {
       const outputs = runs[title]().map(runJson);
       outputsOf.set(title, outputs);
       const missing: string[] = [];
+      const extra: string[] = [];
       const reached = new Set<string>();
-      for (const out of outputs) check(shape, out, '', missing, reached);
+      for (const out of outputs) check(shape, out, '', missing, reached, extra);
       assert.deepEqual([...new Set(missing)], [], `${title} --json lacks documented keys`);
+      assert.deepEqual([...new Set(extra)], [], `${title} --json has keys docs/json.md does not list`);
       const unreached = keyPaths(shape).filter((p) => !reached.has(p));
       assert.deepEqual(unreached, [], `${title}: documented keys no sample run reached (their parent was null or empty); add a run that has them`);
     });
