@@ -41,7 +41,7 @@ export const anatomyCommand: Command = {
   describe: 'why each cache write happened: cold, growth, expiry or break; waste and re-purchase chains',
   options: (y: Argv) =>
     withLogOptions(y)
-      .option('chain', { type: 'string', requiresArg: true, describe: 'print one chain round by round (its chain id or agent id, or a unique prefix of one)' })
+      .option('chain', { type: 'string', requiresArg: true, describe: 'print one chain request by request (its chain id or agent id, or a unique prefix of one)' })
       .option('jitter', jitterOption)
       .option('top', { type: 'string', requiresArg: true, describe: 'rows of the session, chain and re-purchase lists, at least 1 (default 20)' }),
   run: (argv, io) => {

@@ -149,3 +149,12 @@ test('README\'s command table and its list of the options every command takes na
     for (const o of takes) assert.ok(listed.has(o), `README says cachelens ${cmd} takes ${o}, which its --help does not list`);
   }
 });
+
+test('anatomy --chain\'s --help says what it prints as README does: the chain request by request (one row per request), not round by round', () => {
+  const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
+  const example = /anatomy --chain \S+\s+# one chain (\w+ by \w+)/.exec(readme);
+  assert.ok(example, 'README\'s example of anatomy --chain says what it prints');
+  const help = cli(['anatomy', '--help'], { COLUMNS: '200' }).stdout;
+  const chain = /^\s+--chain\s+(.*)$/m.exec(help)?.[1] ?? '';
+  assert.match(chain, new RegExp(`one chain ${example[1]}`), `anatomy --help's --chain: ${chain}`);
+});
