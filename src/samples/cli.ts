@@ -8,9 +8,32 @@
 import { parseArgs } from 'node:util';
 import { UsageError } from '../errors.js';
 import { loadChannel } from './channel-loader.js';
-import { generateCorpus } from './corpus.js';
+import { generateCorpus, sessionCount } from './corpus.js';
 
-function parse(argv: string[]): { seed: number; scale: number; out: string; truth: 'full' | 'summary' } {
+const USAGE = 'usage: npm run gen:samples -- [--seed N] [--scale S] [--out DIR] [--truth full|summary]';
+
+/** What `--help` prints: the usage line, then each option with its default. */
+function help(): string {
+  return [
+    USAGE,
+    '',
+    'Writes a synthetic corpus of Claude Code transcripts (DIR/projects/…), the sample chat channel',
+    '(DIR/channels/backend.jsonl) and DIR/truth.json, what the corpus holds; the same seed and scale',
+    'write the same bytes.',
+    '',
+    '  --seed N              the random seed, a non-negative integer (default 42)',
+    `  --scale S             sessions: S times the ${sessionCount(1)} recipes, rounded, at least 1; a positive`,
+    '                        number (default 1)',
+    '  --out DIR             where to write, made if not there; a DIR holding a projects/ the generator',
+    '                        did not write is refused (default sample-logs)',
+    '  --truth full|summary  truth.json with every request, or its totals alone, for large corpora',
+    '                        (default full)',
+    '  -h, --help            show this help',
+    '',
+  ].join('\n');
+}
+
+function parse(argv: string[]): { seed: number; scale: number; out: string; truth: 'full' | 'summary' } | 'help' {
   let values;
   try {
     ({ values } = parseArgs({
@@ -20,14 +43,16 @@ function parse(argv: string[]): { seed: number; scale: number; out: string; trut
         scale: { type: 'string', default: '1' },
         out: { type: 'string', default: 'sample-logs' },
         truth: { type: 'string', default: 'full' },
+        help: { type: 'boolean', short: 'h' },
       },
       strict: true,
       allowPositionals: false,
     }));
   } catch (err) {
     // node's messages can span lines; the CLI prints one
-    throw new UsageError(((err as Error).message.split('\n')[0] as string).trim(), 'usage: --seed N --scale S --out DIR');
+    throw new UsageError(((err as Error).message.split('\n')[0] as string).trim(), `${USAGE}; --help says more`);
   }
+  if (values.help) return 'help';
   const seed = Number(values.seed);
   const scale = Number(values.scale);
   if (!/^\d+$/.test(values.seed)) throw new UsageError(`--seed must be a non-negative integer, got ${values.seed}`);
@@ -39,6 +64,10 @@ function parse(argv: string[]): { seed: number; scale: number; out: string; trut
 async function main(): Promise<number> {
   try {
     const opts = parse(process.argv.slice(2));
+    if (opts === 'help') {
+      process.stdout.write(help());
+      return 0;
+    }
     const channel = await loadChannel();
     const started = process.hrtime.bigint();
     const r = generateCorpus({ ...opts, ...(channel ? { channel } : {}) });

@@ -52,3 +52,19 @@ test('writes a corpus with truth.json, and regenerates over its own output ident
     rmSync(out, { recursive: true, force: true });
   }
 });
+
+test('--help (and -h) prints the usage and every option with its default, exit 0, and writes nothing', () => {
+  const out = join(tmpdir(), 'cachelens-never-written');
+  for (const flag of ['--help', '-h']) {
+    const r = gen(flag, '--out', out);
+    assert.equal(existsSync(out), false, 'help writes no corpus');
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stderr, '');
+    assert.match(r.stdout, /^usage: npm run gen:samples -- /);
+    // each option's lines: its own, then those indented under it
+    for (const option of ['--seed', '--scale', '--out', '--truth']) assert.match(r.stdout, new RegExp(`^ {2}${option} .*(\\n {3,}.*)*\\(default `, 'm'), option);
+    for (const line of r.stdout.split('\n')) assert.ok(line.length <= 100, `too wide: ${line}`);
+  }
+  const bad = gen('--bogus', '--out', out);
+  assert.match(bad.stderr, /--truth full\|summary.*--help/, 'the usage in an error names every option, and --help');
+});
