@@ -158,3 +158,26 @@ test('anatomy --chain\'s --help says what it prints as README does: the chain re
   const chain = /^\s+--chain\s+(.*)$/m.exec(help)?.[1] ?? '';
   assert.match(chain, new RegExp(`one chain ${example[1]}`), `anatomy --help's --chain: ${chain}`);
 });
+
+test('a default README\'s command table writes in an option\'s cell (`[--interval 270]`, the first of `[--to 1h|5m]`) is the one its --help gives', () => {
+  const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
+  let checked = 0;
+  for (const line of readme.split('\n')) {
+    const cell = /^\| (.*?) \| /.exec(line)?.[1];
+    if (cell === undefined) continue;
+    for (const m of cell.matchAll(/`(?:npm start \/ )?cachelens ([a-z]+(?: (?:ttl|keepalive|channel|session))?)([^`]*)`/g)) {
+      // `[--opt VALUE]` where VALUE, or its first alternative, is a value, not a placeholder (N, FILE, ID, k=v)
+      for (const [, option, value] of m[2]!.matchAll(/\[(--[a-z][\w-]*) ([^\]\s]+)\]/g)) {
+        const first = value!.split('\\|')[0]!;
+        if (!/^[a-z0-9@][\w@.-]*$/.test(first) || first.includes('=')) continue;
+        const help = cli([...m[1]!.split(' '), '--help'], { COLUMNS: '300' }).stdout;
+        // the option's line and the lines under it that yargs wraps its choices and default onto
+        const row = (new RegExp(`^\\s+${option}\\s+(.*(?:\\n {10,}.*)*)`, 'm').exec(help)?.[1] ?? '').replace(/\s+/g, ' ');
+        const given = /\[default: ([^\]]+)\]/.exec(row)?.[1] ?? /\(default:? ([^;)\s]+)/.exec(row)?.[1];
+        assert.equal(given, first, `README's cachelens ${m[1]} [${option} ${value}]: its --help says ${row}`);
+        checked++;
+      }
+    }
+  }
+  assert.ok(checked >= 10, `${checked} defaults checked`);
+});
