@@ -275,3 +275,26 @@ test('§6.1 render by hand: 14 rows before a mention, 12 shown (the 2 oldest nev
     assert.equal(r.strategies[s].context_tokens, expectCtx, s);
   }
 });
+
+test('§6.1 a gap of exactly the TTL is within it (read); one second more expires; a failed turn is billed', () => {
+  // M1 0 s, M2 300 s (gap 300 = the 5-minute TTL: read, as README reads "within"), M3 601 s (gap 301: expired)
+  const dir = tempDir('cachelens-spec-channel-');
+  const file = join(dir, 'edge.jsonl');
+  const lines = [
+    { id: 'm1', author: 'bob', created_at: at(0), text: '@claude one' }, { id: 'r1', author: 'claude', created_at: at(5), text: 'One.' },
+    { id: 'm2', author: 'bob', created_at: at(300), text: '@claude two' }, { id: 'r2', author: 'claude', created_at: at(305), text: 'Two.' },
+    { id: 'm3', author: 'bob', created_at: at(601), text: '@claude three' }, { id: 'r3', author: 'claude', created_at: at(606), text: 'Three.' },
+  ];
+  writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+  const r = replay(file, ['--fail-at', '2']);
+  for (const s of ['window', 'watermark']) {
+    const ts = turns(r, s);
+    assert.deepEqual(ts.map((t: any) => [t.gap_s, t.cache]), [[null, 'none'], [300, 'read'], [301, 'expired']], s);
+    // M1 is the channel's first message: no rows, no block (and no header)
+    assert.deepEqual([ts[0].rows, ts[0].context_tokens, ts[0].header], [0, 0, null], s);
+    // M2 failed: billed for its input (cacheable read, the rest written), no output
+    near(ts[1].weight, 0.1 * ts[1].cacheable_tokens + 1.25 * ts[1].uncached_tokens, `${s} failed turn weight`);
+    assert.equal(ts[1].output_tokens, 0);
+    near(r.strategies[s].weight, weightOf(ts[0], 1.25, false) + weightOf(ts[1], 1.25, true) + weightOf(ts[2], 1.25, false), `${s} weight`);
+  }
+});
