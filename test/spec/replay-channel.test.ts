@@ -298,3 +298,12 @@ test('§6.1 a gap of exactly the TTL is within it (read); one second more expire
     near(r.strategies[s].weight, weightOf(ts[0], 1.25, false) + weightOf(ts[1], 1.25, true) + weightOf(ts[2], 1.25, false), `${s} weight`);
   }
 });
+
+test('§6: --encoding o200k_base counts the same rows with o200k_base', () => {
+  const o200k = getEncoding('o200k_base');
+  const line = (id: string) => { const m = byId[id]!; return o200k.encode(`- [${m.author === 'claude' ? 'agent' : 'user'}] ${m.author}: ${m.text}\n`).length; };
+  const r = replay(channel(), ['--encoding', 'o200k_base', '--strategy', 'watermark']);
+  assert.equal(r.settings.encoding, 'o200k_base');
+  assert.deepEqual(turns(r, 'watermark').map((t: any) => t.context_tokens), [line('u1'), line('u2') + line('c1') + line('u3'), line('u4') + line('c2') + line('u5')]);
+  assert.deepEqual(turns(r, 'watermark').map((t: any) => t.output_tokens), ['c1', 'c2', 'c3'].map((id) => o200k.encode(`${byId[id]!.text}\n`).length));
+});

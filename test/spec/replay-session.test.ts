@@ -107,7 +107,9 @@ test('§6.2 recorded by hand: prefix from request 1, prompts, cacheable, expirie
   near(S.weight, total(wt), 'weight');
   near(S.usd, total(wt) * 5e-6, 'usd');
 
-  // fidelity over requests 2…5: prompt errors 0, 100/(in₃+100), 100/(in₄+100), 50/(in₅−50) (median of four: the mean of
+  // fidelity over requests 2…5. SPEC compares "the predicted … cacheable prefix per request with … cache_read_input_tokens";
+  // docs/session-replay.md (Fidelity on the real logs) records the product's reading: the predicted cache read is the
+  // cacheable prefix when the gap is within the TTL, else 0 (what the log can show; r3's cacheable in₂ expired). Prompt errors 0, 100/(in₃+100), 100/(in₄+100), 50/(in₅−50) (median of four: the mean of
   // the middle two; p90 by linear interpolation between ranks, the numpy default SPEC does not name);
   // cache reads: r3 and r5 observed 0 (no relative error; the replay predicts 0 too: they expired), r2 0, r4 100/(in₃+100)
   const fid = r.fidelity;
@@ -148,7 +150,9 @@ test('§6.2 the other strategies by hand: dedupe-attachments, volatile-prefix, r
   assert.deepEqual(extra, [1, 2, 3, 4, 5].map((k) => k * sk), 'one more copy of SK per round');
   assert.deepEqual(re.map((t: any) => t.cacheable_tokens), [0, ...re.slice(0, 4).map((t: any) => t.input_tokens)]);
 
-  // cold-replay: every request opens a round, so each goes to a fresh process: nothing cacheable, 5 processes,
+  // cold-replay: SPEC's "every turn" is read as every round (user turn), its tool loop warm in that round's process
+  // (docs/session-replay.md's table; test/replay/session-strategies.test.ts checks a round of two requests). Here
+  // every request opens a round, so each goes to a fresh process: nothing cacheable, 5 processes,
   // every token written at the request's TTL weight (1.25, 1.25, 2, 2, 2)
   const c = turns(r, 'cold-replay');
   const C = r.strategies['cold-replay'];
