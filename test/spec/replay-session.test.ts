@@ -24,6 +24,7 @@ import { getEncoding } from 'js-tiktoken';
 import { assistant, cli, writeCorpus } from '../helpers/corpus.js';
 import { tempDir } from '../helpers/temp.js';
 import { near } from '../analyses/helpers/fixtures.js';
+import { SKILLS, writeSession } from '../replay/session-fixture.js';
 
 const enc = getEncoding('cl100k_base');
 const tok = (s: string) => enc.encode(s).length;
@@ -215,4 +216,51 @@ test('§6.2 a gap of exactly the TTL is within it: 300 s on a 5-minute write and
   // weights: r1 written at 1.25; r2 read, the rest at its own 1-hour weight 2; r3 likewise; r4 all at 2
   const wt = ts.map((t: any, k: number) => (k === 0 ? 1.25 * t.input_tokens : k === 3 ? 2 * t.input_tokens : 0.1 * t.cacheable_tokens + 2 * t.uncached_tokens) + 50);
   ts.forEach((t: any, k: number) => near(t.weight, wt[k]!, `request ${k + 1}`));
+});
+
+test('§6.2 a compaction empties the context: request after it reads the framing alone, and dedupe-attachments sends the attachment again', () => {
+  // 4 rounds of two requests each (test/replay/session-fixture.ts), the same skill_listing after every prompt, a
+  // compaction before round 3. recorded sends it every round (4 times, rounds 2 and 4 repeats within the context);
+  // round 3's first request (5) = F + summary + …: its common prefix with request 4 is the framing F alone.
+  // SPEC's dedupe-attachments does not send "an attachment whose content was already sent in this chain"; read
+  // literally that is once (round 1) for the whole chain. docs/session-replay.md records the product's reading
+  // (Compaction: it "empties the conversation and the attachments in context"): after a compaction the content is no
+  // longer in the context the model sees, so it is sent again — twice (rounds 1 and 3), and never already seen.
+  const file = writeSession({ rounds: 4, attachment: { type: 'skill_listing', content: SKILLS }, compactBefore: 3 });
+  const r = replay([file]);
+  const F2 = r.calibration.prefix_tokens;
+  const skl = tok(SKILLS);
+  for (const s of ['recorded', 'dedupe-attachments']) assert.equal(turns(r, s)[4].cacheable_tokens, F2, `${s}: request 5 reads the framing`);
+  assert.deepEqual([r.strategies.recorded.attachments_sent, r.strategies.recorded.context_tokens, r.strategies.recorded.already_seen_tokens], [4, 4 * skl, 2 * skl]);
+  const d = r.strategies['dedupe-attachments'];
+  assert.deepEqual([d.attachments_sent, d.context_tokens, d.already_seen_tokens], [2, 2 * skl, 0]);
+  assert.deepEqual(turns(r, 'dedupe-attachments').map((t: any) => t.context_tokens), [skl, 0, 0, 0, skl, 0, 0, 0]);
+});
+
+test('§6.2 a model switch: the prompt cache is per model, so the cacheable prefix and the gap are against the last request of the same model', () => {
+  // r1 Opus at 2 s, r2 Haiku 4.5 at 64 s, r3 Opus at 124 s. SPEC says "the previous request of the same process";
+  // docs/session-replay.md records the product's reading, "of the same process *and model*" (the API keeps a cache per
+  // model). So r2 (Haiku's first) has nothing cacheable, and r3 reads what r1 (Opus) wrote: in₁, gap 122 s.
+  //   in₂ = in₁ + a1 + p2, in₃ = in₂ + a2 + p3 (the prefix is calibrated once, on r1)
+  //   weight r3 = 0.1·in₁ + 1.25·(in₃ − in₁) + 5·20; r2 at Haiku's $1 a million, written whole: 1.25·in₂ + 5·30
+  const S3 = '5bec0000-0000-4000-8000-0000000006a3';
+  const models = ['claude-opus-4-6', 'claude-haiku-4-5', 'claude-opus-4-6'];
+  const lines: object[] = [];
+  [2, 64, 124].forEach((s, k) => {
+    lines.push({ type: 'user', sessionId: S3, cwd: '/work/demo', timestamp: at(s - 2), uuid: `h${k}`, message: { role: 'user', content: P[k] } });
+    lines.push(assistant({ session: S3, msg: `h_${k}`, t: at(s), model: models[k], u: k === 0 ? { in: 3, w5: 12_000, out: 40 } : { in: 3, w5: 200, out: OUT[k] }, content: [{ type: 'text', text: A[k]! }] }));
+  });
+  const root = writeCorpus({ [`projects/-work-demo/${S3}.jsonl`]: lines });
+  const r = replay([S3, root, '--strategy', 'recorded']);
+  const in1 = 12_003;
+  const in2 = in1 + a[0]! + p[1]!;
+  const in3 = in2 + a[1]! + p[2]!;
+  const ts = turns(r, 'recorded');
+  assert.deepEqual(ts.map((t: any) => [t.model, t.input_tokens, t.cacheable_tokens, t.gap_s, t.cache]), [
+    ['claude-opus-4-6', in1, 0, null, 'none'], ['claude-haiku-4-5', in2, 0, null, 'none'], ['claude-opus-4-6', in3, in1, 122, 'read'],
+  ]);
+  near(ts[2].weight, 0.1 * in1 + 1.25 * (in3 - in1) + 5 * 20, 'r3 weight');
+  near(ts[1].weight, 1.25 * in2 + 5 * 30, 'r2 weight');
+  near(ts[1].usd, (1.25 * in2 + 5 * 30) * 1e-6, 'r2 USD at Haiku prices');
+  near(ts[2].usd, ts[2].weight * 5e-6, 'r3 USD at Opus prices');
 });
