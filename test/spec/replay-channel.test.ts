@@ -307,3 +307,17 @@ test('§6: --encoding o200k_base counts the same rows with o200k_base', () => {
   assert.deepEqual(turns(r, 'watermark').map((t: any) => t.context_tokens), [line('u1'), line('u2') + line('c1') + line('u3'), line('u4') + line('c2') + line('u5')]);
   assert.deepEqual(turns(r, 'watermark').map((t: any) => t.output_tokens), ['c1', 'c2', 'c3'].map((id) => o200k.encode(`${byId[id]!.text}\n`).length));
 });
+
+test('§6.1 eviction and a failed run at the same mention: the new process has no watermark of its own, so M3 gets a snapshot, part of it already seen', () => {
+  // M2: evicted → native 2, cold, snapshot [u1 u2 c1 u3] (u1 re-sent to a new process), and failed → nothing committed.
+  // M3: the only watermark is native 1's (from M1), not the process answering now: a 12-row snapshot,
+  //   [u1 u2 c1 u3 u4 c2 u5] under the first-contact header; u1 u2 c1 u3 already seen by native 2 (at M2)
+  const r = replay(channel(), ['--evict-at', '2', '--fail-at', '2', '--strategy', 'watermark']);
+  const tm = turns(r, 'watermark');
+  assert.deepEqual(tm.map((t: any) => [t.delivery, t.rows, t.failed]), [['cold', 1, false], ['cold', 4, true], ['warm', 7, false]]);
+  assert.equal(tm[2].native, tm[1].native);
+  assert.equal(tm[2].header, tm[0].header, 'first-contact header');
+  assert.equal(tm[1].reshown_tokens, sum(['u1']));
+  assert.equal(tm[2].already_seen_tokens, sum(['u1', 'u2', 'c1', 'u3']));
+  assert.equal(tm[2].cacheable_tokens, tm[1].input_tokens, 'a failed turn stays in the history, with no reply');
+});

@@ -213,7 +213,8 @@ test('§6.2 a gap of exactly the TTL is within it: 300 s on a 5-minute write and
   const r = replay([S2, root, '--strategy', 'recorded']);
   const ts = turns(r, 'recorded');
   assert.deepEqual(ts.map((t: any) => [t.gap_s, t.ttl, t.cache]), [[null, '5m', 'none'], [300, '5m', 'read'], [3_600, '1h', 'read'], [3_601, '1h', 'expired']]);
-  // weights: r1 written at 1.25; r2 read, the rest at its own 1-hour weight 2; r3 likewise; r4 all at 2
+  // weights: r1 written at 1.25; r2 read, the rest at its own 1-hour weight 2 (its `ttl` is 5m, the TTL its gap is
+  // checked against: docs/json.md); r3 likewise; r4 all at 2
   const wt = ts.map((t: any, k: number) => (k === 0 ? 1.25 * t.input_tokens : k === 3 ? 2 * t.input_tokens : 0.1 * t.cacheable_tokens + 2 * t.uncached_tokens) + 50);
   ts.forEach((t: any, k: number) => near(t.weight, wt[k]!, `request ${k + 1}`));
 });
