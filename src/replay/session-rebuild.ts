@@ -49,7 +49,7 @@ export interface RebuiltRequest {
   segment: number;
   /** first request after a user prompt: a new turn */
   opensRound: boolean;
-  /** TTL of the cache this request could read (SPEC §3: the chain's latest write before it) */
+  /** TTL of the cache this request could read (SPEC §3: the latest write before it, of its own model: the cache is per model) */
   readTtl: Ttl;
   /** TTL its own writes are priced at: its own split when it wrote, else readTtl */
   writeTtl: Ttl;
@@ -133,7 +133,8 @@ export async function rebuildChain(chain: TranscriptChain, tok: SegmentTokenizer
   let round = 0;
   let segment = 0;
   let newRound = false;
-  let latestWrite: Ttl = '5m';
+  /** per model (the replay keeps a prompt cache per model): the TTL of its latest write */
+  const latestWrite = new Map<string, Ttl>();
   let messageTokens = 0;
 
   for (const it of chain.items) {
@@ -151,8 +152,11 @@ export async function rebuildChain(chain: TranscriptChain, tok: SegmentTokenizer
       // second, as the store numbers them (file-parser.ts observe)
       if (round === 0) round = 1;
       const u = it.usage;
-      const readTtl = latestWrite;
-      if (u.cacheWrite > 0) latestWrite = u.cacheWrite1h > 0 ? '1h' : '5m';
+      // the cache this request can read is its model's, written at that model's latest TTL: after
+      // Opus wrote at 1 h and Haiku at 5 m, Opus's next request reads within the hour
+      const readTtl = latestWrite.get(it.model) ?? '5m';
+      const ownTtl: Ttl = u.cacheWrite1h > 0 ? '1h' : '5m';
+      if (u.cacheWrite > 0) latestWrite.set(it.model, ownTtl);
       const r: RebuiltRequest = {
         kind: 'request',
         index: requests.length + 1,
@@ -166,7 +170,7 @@ export async function rebuildChain(chain: TranscriptChain, tok: SegmentTokenizer
         segment,
         opensRound: newRound || requests.length === 0,
         readTtl,
-        writeTtl: u.cacheWrite > 0 ? latestWrite : readTtl,
+        writeTtl: u.cacheWrite > 0 ? ownTtl : readTtl,
       };
       newRound = false;
       requests.push(r);

@@ -13,7 +13,7 @@
  * cacheable prefix (the longest common token prefix with the previous request of the same
  * process and model — the prompt cache is kept per model, so a switch to another model and back
  * reads only what that model wrote) is found without re-walking the shared part (request.ts). Weighted cost uses the real
- * gaps: the cacheable prefix is read (×read weight) when the gap is within the TTL the chain was
+ * gaps: the cacheable prefix is read (×read weight) when the gap is within the TTL its model was
  * writing at, everything else is written at that TTL's weight, output at the model's weight.
  *
  * A compaction empties the conversation (the summary that follows is its new start) and the

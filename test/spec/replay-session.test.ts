@@ -265,3 +265,34 @@ test('§6.2 a model switch: the prompt cache is per model, so the cacheable pref
   near(ts[1].usd, (1.25 * in2 + 5 * 30) * 1e-6, 'r2 USD at Haiku prices');
   near(ts[2].usd, ts[2].weight * 5e-6, 'r3 USD at Opus prices');
 });
+
+test("§6.2 a model switch: a request's cache lives by its own model's TTL — the latest write of that model, not of the chain", () => {
+  // The replay keeps the prompt cache per model (docs/session-replay.md), so the cache a request can read is the one
+  // the last request of its model wrote, at that request's TTL (SPEC §3's rule, applied to the cache read):
+  //   r1 Opus at 2 s writes 1 h; r2 Haiku at 64 s writes 5 m; r3 Opus at 1,002 s: 1,000 s after r1, inside Opus's
+  //   hour: read in₁ (0.1) and writes its own 1-hour tokens: 0.1·in₁ + 2·(in₃ − in₁) + 5·20
+  //   r4 Haiku at 1,064 s: 1,000 s after r2, past Haiku's 5 minutes: expired, written whole at its own 5m: 1.25·in₄ + 5·25
+  // Before, the TTL was the chain's latest write whatever its model: r3 expired (Haiku's 5 m) and r4 read (Opus's 1 h).
+  const S4 = '5bec0000-0000-4000-8000-0000000006a4';
+  const models = ['claude-opus-4-6', 'claude-haiku-4-5', 'claude-opus-4-6', 'claude-haiku-4-5'];
+  const times = [2, 64, 1_002, 1_064];
+  const usages = [{ in: 3, w1h: 12_000, out: 40 }, { in: 3, w5: 12_100, out: 30 }, { in: 3, r: 12_000, w1h: 200, out: 20 }, { in: 3, w5: 12_300, out: 25 }];
+  const lines: object[] = [];
+  times.forEach((s, k) => {
+    lines.push({ type: 'user', sessionId: S4, cwd: '/work/demo', timestamp: at(s - 2), uuid: `t${k}`, message: { role: 'user', content: P[k] } });
+    lines.push(assistant({ session: S4, msg: `t_${k}`, t: at(s), model: models[k], u: usages[k]!, content: [{ type: 'text', text: A[k]! }] }));
+  });
+  const root = writeCorpus({ [`projects/-work-demo/${S4}.jsonl`]: lines });
+  const r = replay([S4, root, '--strategy', 'recorded']);
+  const in1 = 12_003;
+  const in2 = in1 + a[0]! + p[1]!;
+  const in3 = in2 + a[1]! + p[2]!;
+  const in4 = in3 + a[2]! + p[3]!;
+  const ts = turns(r, 'recorded');
+  assert.deepEqual(ts.map((t: any) => [t.input_tokens, t.cacheable_tokens, t.gap_s, t.ttl, t.cache]), [
+    [in1, 0, null, '5m', 'none'], [in2, 0, null, '5m', 'none'], [in3, in1, 1_000, '1h', 'read'], [in4, in2, 1_000, '5m', 'expired'],
+  ]);
+  near(ts[2].weight, 0.1 * in1 + 2 * (in3 - in1) + 5 * 20, 'r3 weight');
+  near(ts[3].weight, 1.25 * in4 + 5 * 25, 'r4 weight');
+  assert.equal(r.strategies.recorded.expired_requests, 1);
+});
