@@ -54,7 +54,7 @@ import { anatomizeChain } from './anatomy.js';
 import { BucketMap, chainBuckets, type BucketDimension } from './buckets.js';
 import { counted, DEFAULT_JITTER, inScope, promptTokens, TTL_MS, type ChainInput, type ChainRequest, type Scope, type Weights, type WeightsFor } from './chain.js';
 import { totalWeight, weigh } from './weigh.js';
-import { e15Text, toE15 } from '../ingest/delta.js';
+import { E15Sum } from './e15-sum.js';
 
 export const DEFAULT_BUDGETS: readonly number[] = [...Array.from({ length: 21 }, (_, b) => b), Infinity];
 
@@ -312,13 +312,13 @@ class KeepaliveTally {
   unpricedPingedGaps = 0;
   // the baseline in units of 10^-15, each request's as DuckDB casts it to DECIMAL(38, 15): summed exactly, as
   // summary sums the store's, so the same requests' total prints the same in both (doubles drifted by 0.06 at 2·10^13)
-  private weightE15 = 0n;
-  private usdE15 = 0n;
+  private readonly weightE15 = new E15Sum();
+  private readonly usdE15 = new E15Sum();
   get weight(): number {
-    return Number(e15Text(this.weightE15));
+    return this.weightE15.value;
   }
   get usd(): number {
-    return Number(e15Text(this.usdE15));
+    return this.usdE15.value;
   }
   subagentWeight = 0;
   /** by k: gaps, and the weight, USD and subagent weight of one of their pings */
@@ -343,8 +343,8 @@ class KeepaliveTally {
       if (subagent) this.unpricedSubagentRequests++;
       return;
     }
-    this.weightE15 += toE15(weight);
-    this.usdE15 += toE15(usd);
+    this.weightE15.add(weight);
+    this.usdE15.add(usd);
     if (subagent) this.subagentWeight += weight;
   }
 

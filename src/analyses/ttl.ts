@@ -44,7 +44,8 @@ import { anatomizeChain, type RequestAnatomy } from './anatomy.js';
 import { BucketMap, chainBuckets, type BucketDimension } from './buckets.js';
 import { counted, DEFAULT_JITTER, inScope, promptTokens, TTL_MS, type ChainInput, type Scope, type Ttl, type Weights, type WeightsFor } from './chain.js';
 import { totalWeight, weigh, type BilledTokens } from './weigh.js';
-import { e15Text, toE15 } from '../ingest/delta.js';
+import { e15Text } from '../ingest/delta.js';
+import { E15Sum } from './e15-sum.js';
 
 export interface TtlOptions {
   to: Ttl;
@@ -97,10 +98,10 @@ class TtlTally {
   private unpriced = 0;
   // in units of 10^-15, each request's as DuckDB casts it to DECIMAL(38, 15): summed exactly, as summary sums the
   // store's (a sum of doubles at 2·10^13 was 0.06 off summary's total, …254.81 for …254.75)
-  private baselineE15 = 0n;
-  private scenarioE15 = 0n;
-  private baselineUsdE15 = 0n;
-  private scenarioUsdE15 = 0n;
+  private readonly baselineE15 = new E15Sum();
+  private readonly scenarioE15 = new E15Sum();
+  private readonly baselineUsdE15 = new E15Sum();
+  private readonly scenarioUsdE15 = new E15Sum();
   private expiryTokens = 0;
   private writeTokens = 0;
   private evenNum = 0;
@@ -126,10 +127,10 @@ class TtlTally {
       return;
     }
     this.firstWeights ??= s.weights;
-    this.baselineE15 += toE15(s.baseline);
-    this.scenarioE15 += toE15(s.scenario);
-    this.baselineUsdE15 += toE15(s.baseline * s.weights.usdPerWeight);
-    this.scenarioUsdE15 += toE15(s.scenario * s.weights.usdPerWeight);
+    this.baselineE15.add(s.baseline);
+    this.scenarioE15.add(s.scenario);
+    this.baselineUsdE15.add(s.baseline * s.weights.usdPerWeight);
+    this.scenarioUsdE15.add(s.scenario * s.weights.usdPerWeight);
     this.expiryTokens += s.expiryTokens;
     this.writeTokens += s.writeTokens;
     this.evenNum += s.writeTokens * (s.weights.write1h - s.weights.write5m);
@@ -137,12 +138,13 @@ class TtlTally {
   }
 
   get baselineWeight(): number {
-    return Number(e15Text(this.baselineE15));
+    return this.baselineE15.value;
   }
 
   row(): TtlRow {
     const w = this.firstWeights;
-    const [baseline, scenario, baselineUsd, scenarioUsd] = [this.baselineE15, this.scenarioE15, this.baselineUsdE15, this.scenarioUsdE15].map((v) => Number(e15Text(v))) as [number, number, number, number];
+    const [baselineE15, scenarioE15, baselineUsdE15, scenarioUsdE15] = [this.baselineE15.e15, this.scenarioE15.e15, this.baselineUsdE15.e15, this.scenarioUsdE15.e15];
+    const [baseline, scenario, baselineUsd, scenarioUsd] = [baselineE15, scenarioE15, baselineUsdE15, scenarioUsdE15].map((v) => Number(e15Text(v))) as [number, number, number, number];
     return {
       chains: this.chains,
       changed_chains: this.changed,
@@ -153,8 +155,8 @@ class TtlTally {
       scenario_weight: scenario,
       baseline_usd: baselineUsd,
       scenario_usd: scenarioUsd,
-      delta_pct: baseline > 0 ? (Number(this.scenarioE15 - this.baselineE15) / Number(this.baselineE15)) * 100 : null,
-      delta_usd_pct: baselineUsd > 0 ? (Number(this.scenarioUsdE15 - this.baselineUsdE15) / Number(this.baselineUsdE15)) * 100 : null,
+      delta_pct: baseline > 0 ? (Number(scenarioE15 - baselineE15) / Number(baselineE15)) * 100 : null,
+      delta_usd_pct: baselineUsd > 0 ? (Number(scenarioUsdE15 - baselineUsdE15) / Number(baselineUsdE15)) * 100 : null,
       expiry_share: this.writeTokens > 0 ? this.expiryTokens / this.writeTokens : null,
       break_even_share:
         this.evenDen > 0 ? this.evenNum / this.evenDen : this.writeTokens > 0 || !w ? null : breakEvenShare(w),
