@@ -186,7 +186,9 @@ class Tally {
   private readonly components = zeroComponents();
   private readonly split = zeroSplit();
   private readonly splitUsd = zeroSplit();
-  private readonly unpricedTokens = { ...zeroSplit(), ...zeroComponents() };
+  // one literal, not { ...zeroSplit(), ...zeroComponents() }: V8 builds an object of two spreads in its slow
+  // path, a Tally a chain cost the 1 GB report ~0.15 s (BENCHMARKS-log.md, Report, session 56)
+  private readonly unpricedTokens: AnatomyRow['unpriced_tokens'] = { cold: 0, growth: 0, expiry: 0, break: 0, input: 0, write5m: 0, write1h: 0, read: 0, output: 0 };
 
   add(chainId: string, p: Priced): void {
     const { a } = p;
