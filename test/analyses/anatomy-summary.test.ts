@@ -276,3 +276,26 @@ test('a chain’s sums per round without its rows (the report’s top chains) ar
   assert.deepEqual(roundTotals(U, { weightsFor }).map((r) => r.weight), chainDetail(U, { weightsFor }).by_round.map(() => null));
   assert.deepEqual(roundTotals(chains[3]!, { weightsFor }).map((r) => [r.round, r.requests, r.rewrite]), [[1, 2, 0], [2, 1, 120_982], [3, 1, 132_008]]);
 });
+
+test('unpriced_tokens: the tokens of the requests without a price, by class then by component, in the order --json has written them', () => {
+  const res = analyzeAnatomy([A, B, U], { weightsFor });
+  const a = anatomizeChain(U);
+  const sum = (f: (x: (typeof a)[number]) => number) => a.reduce((s, x) => s + f(x), 0);
+  const expected = {
+    cold: sum((x) => x.cold),
+    growth: sum((x) => x.growth),
+    expiry: sum((x) => x.expiry),
+    break: sum((x) => x.break),
+    input: sum((x) => x.request.input),
+    write5m: sum((x) => x.request.cacheWrite5m),
+    write1h: sum((x) => x.request.cacheWrite1h),
+    read: sum((x) => x.request.cacheRead),
+    output: sum((x) => x.request.output),
+  };
+  assert.ok(expected.cold > 0 && expected.expiry > 0 && expected.write5m > 0);
+  // the report's HTML and --json hold the object as it is made: its keys' order is part of their bytes
+  for (const row of [res.totals, res.by_model.find((r) => r.model === 'mystery')!, res.chains.find((c) => c.chain_id === U.chainId)!]) {
+    assert.deepEqual(Object.entries(row.unpriced_tokens), Object.entries(expected));
+  }
+  assert.deepEqual(Object.values(res.by_model.find((r) => r.model !== 'mystery')!.unpriced_tokens), Array(9).fill(0));
+});
