@@ -13,7 +13,7 @@ const FLUSH_EVERY = 2 ** 20;
  * 2^32, each split exact as it keeps some of the term's bits, and each limb's sum stays exact in a double for 2^20
  * terms, when the limbs are moved to a BigInt. A term outside 0 – 2^96 (negative, or over 7.9·10^13 weight) is added
  * as toE15's BigInt, and a non-finite one throws as toE15 does. The what-ifs add 30 terms a request: as BigInts they
- * cost the report on the 1 GB store 0.6 s of CPU and 30 MiB (BENCHMARKS-log.md, Report, session 56).
+ * cost the report on the 1 GB store ~0.6 s of CPU (BENCHMARKS-log.md, Report, session 56).
  */
 export class E15Sum {
   private big = 0n;
