@@ -189,11 +189,13 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
     // what follows `--` was dropped without a word: `summary -- ~/logs` read the default roots instead,
     // `-- summary` ran nothing, exit 0
     if (args.includes('--')) throw new UsageError('--: cachelens reads nothing after --', 'give the command and its paths without it; a path that begins with - as ./-name');
-    // `summry --help` printed cachelens' own help, exit 0, as if summry were a command: said as without --help
+    // `summry --help` printed cachelens' own help, exit 0, as if summry were a command: said as without --help;
+    // so is every other way yargs reads as help (`cache --help=true`, `cache --h`, `--help cache`, `cache help`)
     const end = args.indexOf('--');
-    if ((end === -1 ? args : args.slice(0, end)).some((a) => a === '--help' || a === '-h')) {
+    if ((end === -1 ? args : args.slice(0, end)).some(asksHelp)) {
       const unknown = unknownCommand(args, commands, false);
-      if (unknown !== undefined) {
+      // `cachelens help` is the help command itself
+      if (unknown !== undefined && !(unknown === 'help' && asksHelp(unknown))) {
         const level = commandNamed(args, commands)?.path;
         throw new UsageError(`Unknown argument: ${unknown}`, `cachelens ${level ? `${level} ` : ''}--help lists the commands`);
       }
@@ -218,6 +220,11 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
 
 /** Every option that is a flag and takes no value: FLAG_OPTIONS and GLOBAL_FLAGS (--wide). */
 const FLAGS: readonly string[] = [...FLAG_OPTIONS, ...GLOBAL_FLAGS];
+
+/** A word yargs reads as asking for help: `--help`, `-h`, `--h`, `--help=…`, `-h=…`, or `help` itself (yargs' help command). */
+function asksHelp(a: string): boolean {
+  return /^(--?h(elp)?(=.*)?|help)$/s.test(a);
+}
 
 /**
  * Where a command is still to come, the flags (FLAG_OPTIONS) as flags: `--json summry` is the flag
@@ -262,7 +269,8 @@ function unknownCommand(args: string[], level: Command[], orOptionValue = true):
       continue;
     }
     const prev = args[i - 1];
-    if (prev === undefined || !prev.startsWith('-') || prev.includes('=') || FLAGS.includes(prev.replace(/^--?/, ''))) return word;
+    // --help and --version take no value either: `--help cache` names cache
+    if (prev === undefined || !prev.startsWith('-') || prev.includes('=') || [...FLAGS, 'help', 'h', 'version'].includes(prev.replace(/^--?/, ''))) return word;
     afterOption ??= word;
   }
   return orOptionValue ? afterOption : undefined;

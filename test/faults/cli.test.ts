@@ -75,7 +75,11 @@ test('unknown flags and commands, missing paths and flags without a value: one l
   await usageError(['--json', 'summry', '-h'], /^cachelens: Unknown argument: summry \(cachelens --help lists the commands\)$/);
   await usageError(['whatif', 'tll', '--help'], /^cachelens: Unknown argument: tll \(cachelens whatif --help lists the commands\)$/);
   await usageError(['replay', '--json', 'sesion', '--help'], /^cachelens: Unknown argument: sesion \(cachelens replay --help lists the commands\)$/);
-  for (const args of [['--help'], ['summary', logs, '--help'], ['whatif', '--help'], ['--db', 'x.duckdb', '--help'], ['query', 'cost_by', '--help']]) {
+  // every other way yargs reads as help printed cachelens' own help, exit 0: `cache --help=true`, `cache --h`, `--help cache` (--help taken for a flag's value), `cache help`
+  for (const args of [['cache', '--help'], ['cache', '--help=true'], ['cache', '--h'], ['--help', 'cache'], ['-h', 'cache'], ['cache', 'help'], ['--wide', 'cache', '-h=1']]) {
+    await usageError(args, /^cachelens: Unknown argument: cache \(cachelens --help lists the commands\)$/);
+  }
+  for (const args of [['--help'], ['help'], ['summary', logs, '--help'], ['whatif', '--help'], ['--db', 'x.duckdb', '--help'], ['query', 'cost_by', '--help']]) {
     const r = await runCli(args);
     assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
     assert.match(r.stdout, /^cachelens /, args.join(' '));
