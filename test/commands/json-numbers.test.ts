@@ -134,17 +134,30 @@ test('summary --json: a cold, a warm and an append run (answered without DuckDB)
   assert.equal(after.out, appended.out);
 });
 
-test('summary, sessions and blocks of 10¹² tokens: totals exact in --json and in the tables (they were rounded to 12 digits: 8,827,349,978,440)', () => {
-  // 1,201 requests of just under 10⁹ tokens of each kind (more is invalid_usage): 1.2·10¹² of each
-  const n = 1_201;
-  const u = { input: 999_999_999, output: 999_999_997, write5m: 999_999_999, read: 999_999_993 };
-  const lines = Array.from({ length: n }, (_, i) => JSON.stringify({
+/** Tokens of each kind one request of the big-number tests uses (5-minute writes only). */
+interface Tokens {
+  input: number;
+  output: number;
+  write5m: number;
+  read: number;
+}
+
+/** Request `i` of session s1 (Opus 4.6, a second after the one before it) using `u`: one transcript line. */
+function line(i: number, u: Tokens): string {
+  return JSON.stringify({
     type: 'assistant', sessionId: 's1', timestamp: new Date(Date.UTC(2025, 2, 1, 10) + i * 1_000).toISOString(), requestId: `req_${i}`,
     message: {
       id: `m${i}`, model: 'claude-opus-4-6', role: 'assistant', content: [{ type: 'text', text: 'ok' }],
       usage: { input_tokens: u.input, output_tokens: u.output, cache_creation_input_tokens: u.write5m, cache_read_input_tokens: u.read, cache_creation: { ephemeral_5m_input_tokens: u.write5m, ephemeral_1h_input_tokens: 0 } },
     },
-  }));
+  });
+}
+
+test('summary, sessions and blocks of 10¹² tokens: totals exact in --json and in the tables (they were rounded to 12 digits: 8,827,349,978,440)', () => {
+  // 1,201 requests of just under 10⁹ tokens of each kind (more is invalid_usage): 1.2·10¹² of each
+  const n = 1_201;
+  const u = { input: 999_999_999, output: 999_999_997, write5m: 999_999_999, read: 999_999_993 };
+  const lines = Array.from({ length: n }, (_, i) => line(i, u));
   const root = tempDir();
   writeFileSync(path.join(root, 's1.jsonl'), lines.join('\n') + '\n');
   // the weight in hundredths, exactly: input ×1, output ×5 (Opus 4.6), 5m write ×1.25, read ×0.1
@@ -175,16 +188,7 @@ test('whatif ttl and keepalive baselines of 3·10¹³ weight of varied requests 
   // of doubles in request order puts at …014.09 where it is …014.05
   const n = 5_001;
   const sizes = (i: number) => ({ input: 999_999_999 - ((i * 104_729) % 1_000_003), output: 999_999_997 - ((i * 104_729) % 999_983), write5m: 999_999_999 - ((i * 15_485_863) % 999_979), read: 999_999_993 - ((i * 314_187) % 999_961) });
-  const lines = Array.from({ length: n }, (_, i) => {
-    const u = sizes(i);
-    return JSON.stringify({
-      type: 'assistant', sessionId: 's1', timestamp: new Date(Date.UTC(2025, 2, 1, 10) + i * 1_000).toISOString(), requestId: `req_${i}`,
-      message: {
-        id: `m${i}`, model: 'claude-opus-4-6', role: 'assistant', content: [{ type: 'text', text: 'ok' }],
-        usage: { input_tokens: u.input, output_tokens: u.output, cache_creation_input_tokens: u.write5m, cache_read_input_tokens: u.read, cache_creation: { ephemeral_5m_input_tokens: u.write5m, ephemeral_1h_input_tokens: 0 } },
-      },
-    });
-  });
+  const lines = Array.from({ length: n }, (_, i) => line(i, sizes(i)));
   const root = tempDir();
   writeFileSync(path.join(root, 's1.jsonl'), lines.join('\n') + '\n');
   let hundredths = 0n;
