@@ -108,9 +108,12 @@ export function readTranscriptSync(path: string, id: FileIdentity, opts: ReadOpt
     // so that a line of NULs failing is said by its true count, not its head's (4,096)
     let streamLen = 0;
     let streamNuls = 0;
+    // its last byte so far: a CR before its newline ends it, as handle() takes a CR LF (it is not text after its NULs)
+    let streamLast = -1;
     const streamed = (b: Buffer, s: number, e: number) => {
       if (streamNuls === streamLen) streamNuls += leadingNuls(b, s, e);
       streamLen += e - s;
+      if (e > s) streamLast = b[e - 1]!;
     };
     let bomChecked = pos > 0;
     // the last line said to be UTF-16 text: a lone NUL after it, at the end, is its newline's other half
@@ -186,7 +189,8 @@ export function readTranscriptSync(path: string, id: FileIdentity, opts: ReadOpt
           addLine(parser, lineNo, stream.end());
         } catch (err) {
           // its opening bytes, kept when it began to stream, looked at only now that it failed
-          const said = nulSaid(streamHead, 0, streamHead.length, (err as Error).message, { n: streamNuls, whole: streamNuls === streamLen });
+          const whole = streamNuls === streamLen || (streamNuls === streamLen - 1 && streamLast === 0x0d);
+          const said = nulSaid(streamHead, 0, streamHead.length, (err as Error).message, { n: streamNuls, whole });
           if (said === UTF16_SAID) utf16Line = lineNo;
           parser.skip(lineNo, 'invalid_json', said);
         }
@@ -212,6 +216,7 @@ export function readTranscriptSync(path: string, id: FileIdentity, opts: ReadOpt
         streamHead = Buffer.from(buf.subarray(s, Math.min(end, s + UTF16_LOOK)));
         streamLen = 0;
         streamNuls = 0;
+        streamLast = -1;
         streamed(buf, s, end);
         stream.write(buf.subarray(s, end));
         have = 0;

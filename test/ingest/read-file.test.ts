@@ -189,3 +189,18 @@ test('a streamed line of NUL bytes is said by its true count, and one that opens
   const [asStreamed] = details(readTranscriptSync(f, id, streamed));
   assert.match(asStreamed!, /^2 invalid_json opens with 10,000 NUL bytes \(a zero-filled block, as a crash leaves\), then: /);
 });
+
+test('a line of NUL bytes ending in CR LF is a zero-filled block however it is read: its CR is the line end, not text after the NULs', (t) => {
+  const ok = (m: string) => assistant({ msg: m, usage: usage(1, 2, 3, 4) });
+  const details = (r: ReadResult) => r.facts.skipped.map((s) => `${s.line} ${s.reason} ${s.detail}`);
+  // 100,000 NULs then CR LF: streamed in 4 KiB chunks it read 'opens with 100,000 NUL bytes …, then: …' (the CR counted as
+  // the text after them); in place it said the block. 4,095 NULs: the CR is the first byte of the last chunk streamed
+  for (const nuls of [100_000, 4_095, 8_191]) {
+    const f = file(t, Buffer.concat([Buffer.from(`${ok('m1')}\r\n`), Buffer.alloc(nuls), Buffer.from(`\r\n${ok('m2')}\r\n`)]));
+    for (const opts of [{ chunkSize: 4096, streamAbove: 4096 }, { chunkSize: 1024, streamAbove: 2048 }, {}]) {
+      const r = readTranscriptSync(f, id, opts);
+      assert.deepEqual(details(r), [`2 invalid_json ${nuls.toLocaleString('en-US')} NUL bytes (a zero-filled block, as a crash leaves)`], `${nuls} NULs, ${JSON.stringify(opts)}`);
+      assert.deepEqual(found(r).requests, ['m1', 'm2']);
+    }
+  }
+});
