@@ -21,7 +21,9 @@ export interface Column {
   /**
    * an id or a path (a chain's, a session's, a project's): a table too wide for its terminal may cut
    * it (shrinkWidths), to `min` columns at the least. Other text (a model, a time, a row's label, an
-   * agent type) is never cut to a width: a cut time or model hid what it said (`claude-h…0251001`).
+   * agent type) is not cut to a width while the table can fit otherwise: a cut time or model hid what it
+   * said (`claude-h…0251001`); only last of all, where nothing else makes the table fit (lastCut), as a line
+   * wider than its terminal is worse (`min: Infinity` keeps one whole even then: sessions' ids).
    * Free text a reader skims (a bundled query's purpose: Column.prose) may be `cut` too: it is cut
    * before any column is left out (Column.drop). A break's cause names
    * models: cut last (Column.cutLast). A `whole` column that is `cut` is shown whole off a
@@ -370,6 +372,25 @@ export function shownId(s: string): string {
 }
 
 /**
+ * An id or a path a heading names (`anatomy --chain`'s `Chain ID … of session ID`, `replay session`'s
+ * `Session replay · chain ID`, `replay channel`'s `#channel`): cleaned, and on a terminal cut in its
+ * middle (fit: both ends kept) to the terminal's width, or to `max` when that is less, so that the
+ * heading, wrapped at its spaces, has no line wider than the terminal. Off a terminal and under `--wide`
+ * (the text as piped) it is cut to `max` alone: whole by default, as it was.
+ * Example: on a terminal of 40 columns headingId('fe5e1c67-53e7-4862-81ae-d0e013e3270b:side:f4ab2bf6-d642-431a-85cb-66691f24c404')
+ * → 'fe5e1c67-53e7-4862-8…-431a-85cb-66691f24c404' (40 columns); piped, the id whole.
+ */
+export function headingId(s: string, max = Infinity, width: number = terminalWidth()): string {
+  const w = Math.min(max, headingWidth(width));
+  return Number.isFinite(w) ? fit(clean(s), w) : clean(s);
+}
+
+/** The columns a heading's id or path may take (headingId): the terminal's width, but no limit under `--wide` (as piped). */
+export function headingWidth(width: number = terminalWidth()): number {
+  return wideTables ? Infinity : width;
+}
+
+/**
  * Prose as wide as `max` columns at most: a wider one keeps its start, cut with '…' at its end, as a
  * sentence is read (fit() keeps both ends, for an id or a path).
  * Example: fitEnd('weight and USD by day, project, model or agent type.', 24) → 'weight and USD by day, …'.
@@ -522,8 +543,8 @@ function fitTableBy(columns: Column[], rows: Cell[][], opts: TableOptions, measu
   // --wide: the table as piped, every column and every cell whole (ids, paths, lists' items) but text over MAX_CELL_WIDTH, cut as piped, its title wrapped to the terminal
   if (wide) return { text: layout(prep, undefined, { ...titled([]), width: Infinity, titleWidth: width }).text, left: [] };
   let shown = layout(prep, undefined, { ...titled([]), width });
-  // a table with no column to leave out goes on all the same when it has one to cut last (Column.cutLast)
-  if (!Number.isFinite(width) || !columns.some((c) => c.drop !== undefined || c.cutLast)) return { text: shown.text, left: [] };
+  // a table with no column to leave out goes on all the same when it has one to cut last (Column.cutLast, or a label: lastCut)
+  if (!Number.isFinite(width) || !columns.some((c) => c.drop !== undefined || c.cutLast || lastCut(c))) return { text: shown.text, left: [] };
   // a table that fits only by showing a list's items by their count (`1 cause`) tries leaving out columns instead
   if (shown.width <= width && !shown.counted) return { text: shown.text, left: [] };
   const full = shown;
@@ -560,17 +581,30 @@ function fitTableBy(columns: Column[], rows: Cell[][], opts: TableOptions, measu
   if (!fit1?.fits) fit1 = fitting(true);
   const { kept, left } = fit1;
   let { of } = fit1;
-  // too wide with every column it may leave out left out: its columns cut last (Column.cutLast) are cut, as ids are
-  if (!fit1.fits && columns.some((c) => c.cutLast)) {
-    const last = prepare(columns.map((c) => (c.cutLast ? { ...c, cut: true } : c)), rows, wide);
-    of = (kept, left = []) => layout(last, kept, { ...titled(left), width, counts: fit1.counts });
-  }
+  // too wide with every column it may leave out left out: its columns cut last (Column.cutLast) are cut, as ids are;
+  // still too wide, its labels too (lastCut: a model, an agent type, a bucket's name), in their middle, to Column.min
+  // (MIN_FIT_WIDTH) or their header's width at the least: a line wider than its terminal, wrapped by it, broke every row
+  const cutting = (cut: (c: Column) => boolean | undefined) => {
+    const last = prepare(columns.map((c) => (cut(c) ? { ...c, cut: true } : c)), rows, wide);
+    return (kept: number[], left: readonly string[] = []) => layout(last, kept, { ...titled(left), width, counts: fit1.counts });
+  };
+  if (!fit1.fits && columns.some((c) => c.cutLast)) of = cutting((c) => c.cutLast);
+  if (!fit1.fits && columns.some(lastCut) && of(kept).width > width) of = cutting((c) => c.cutLast || lastCut(c));
   const leftOut = left.sort((a, b) => a - b).map((i) => columns[i]!.header);
   shown = left.length > 0 || (full.counted && fit1.fits && !fit1.counts) || of !== fit1.of ? of(kept, leftOut) : full;
   if (left.length === 0) return { text: shown.text, left: [] };
   // one line where it fits; wrapped, each header stays whole (`write 1h`, `time (UTC)`)
   const named = leftOut.map((h) => fit(clean(h)));
   return { text: `${shown.text}\n${wrap(leftOutNote(named, opts.see), width, named)}`, left: leftOut };
+}
+
+/**
+ * A label (a text column not cut otherwise: a model, an agent type, a bucket's or a metric's name, a time): cut in its
+ * middle, as an id is, only where a table does not fit its terminal with every column it may leave out left out and its
+ * columns cut last (Column.cutLast) cut. A list, a `whole` column (a query's data) and a number never are.
+ */
+function lastCut(c: Column): boolean {
+  return c.align !== 'num' && !c.whole && !c.list && !c.cut && !c.cutLast;
 }
 
 export interface TableOptions {

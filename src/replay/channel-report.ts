@@ -4,7 +4,7 @@
  * two never disagree.
  */
 import type { ChannelReplayResult, ChannelStrategy, StrategySummary } from './channel-replay.js';
-import { clean, pct as share, rounded, table, usd } from '../format/table.js';
+import { clean, headingId, headingWidth, pct as share, rounded, table, usd } from '../format/table.js';
 import { wrap } from '../format/wrap.js';
 import { fmtCount } from '../report/format.js';
 import { isUtf16, skipGroups, skipLines, utf16Note } from './skips.js';
@@ -112,7 +112,8 @@ export function formatChannelReplay(r: ChannelReplayResult, opts: { color?: bool
   const st = r.settings;
   // the table fits a terminal's width itself; every other line is text, wrapped to it (format/wrap.ts)
   return [
-    `Channel replay · #${clean(c.channel_id)} · ${fmtCount(c.messages, 'message')} · ${fmtCount(c.mentions, 'mention')} of ${clean(c.agent)}` +
+    // the log's channel id and the handle whole piped; on a terminal cut in their middle to its width (headingId)
+    `Channel replay · #${headingId(c.channel_id, headingWidth() - 1)} · ${fmtCount(c.messages, 'message')} · ${fmtCount(c.mentions, 'mention')} of ${headingId(c.agent)}` +
       (c.skipped_lines.length ? ` · ${fmtCount(c.skipped_lines.length, 'bad line')} skipped` : ''),
     `framing ${fmtCount(st.prefix_tokens, 'token')} · brief ${fmtCount(st.brief_tokens, 'token')} · ${st.encoding} · TTL ${st.ttl} · events: ${events(r)}`,
     ...skipLines(skipGroups(c.skipped_lines)),

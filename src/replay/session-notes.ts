@@ -4,7 +4,7 @@
  * the same words. Plain text: the terminal cleans it (format/table.ts clean), the report escapes
  * it (report/escape.ts); transcript text (a model, an attachment type, a skip reason) passes as is.
  */
-import { fit, int } from '../format/table.js';
+import { displayWidth, fit, int } from '../format/table.js';
 import { fmtCount } from '../report/format.js';
 import { requestRange } from './session-calibrate.js';
 
@@ -18,15 +18,18 @@ export function chainFacts(c: { requests: number; rounds: number; compactions: n
  * A chain id as a heading shows it, at most 120 columns: each part cut by its ends on its own (format/table.ts fit), the
  * session id, `:side:` or `:` and the chain's own id, so a long session id's hash and the `:side:` between stay.
  * Cut as one, a long session id beside a long sidechain uuid lost both. An id that fits is whole.
+ * `max`: the columns it may take (a terminal's width, when less: session-report.ts).
  * Example: ('S:side:U', 'S') with S and U each 110 columns → 'S's first 28…its hash) :side: U's first 28…its hash)'.
  */
-export function fitChainId(chainId: string, sessionId: string): string {
-  if (chainId.length <= 120 || !chainId.startsWith(sessionId) || chainId.length === sessionId.length) return fit(chainId);
+export function fitChainId(chainId: string, sessionId: string, max = 120): string {
+  if (displayWidth(chainId) <= max || !chainId.startsWith(sessionId) || chainId.length === sessionId.length) return fit(chainId, max);
   const rest = chainId.slice(sessionId.length);
   const sep = rest.startsWith(':side:') ? ':side:' : rest.startsWith(':') ? ':' : '';
   const own = rest.slice(sep.length);
-  const room = Math.floor((120 - sep.length) / 2);
-  return `${fit(sessionId, room)}${sep}${fit(own, 120 - sep.length - Math.min(room, sessionId.length))}`;
+  // a terminal too narrow for the separator and a few columns of each: the id cut as one
+  if (max - sep.length < 2 * 6) return fit(chainId, max);
+  const room = Math.floor((max - sep.length) / 2);
+  return `${fit(sessionId, room)}${sep}${fit(own, max - sep.length - Math.min(room, displayWidth(sessionId)))}`;
 }
 
 export interface PrefixFacts {

@@ -2,7 +2,7 @@
  * Text reporter for the session replay: one result in, the §6.1-style table (one column per
  * strategy) and the `recorded` fidelity out. `--json` is the same result serialised.
  */
-import { clean, fit, int, pct, fitTable, rounded, table, usd, type Cell } from '../format/table.js';
+import { clean, fit, int, pct, fitTable, headingWidth, rounded, table, usd, type Cell } from '../format/table.js';
 import { wrap } from '../format/wrap.js';
 import type { ReplayRun } from '../report/data.js';
 import { fmtCount } from '../report/format.js';
@@ -51,7 +51,8 @@ export function formatSessionReplay(r: SessionReplayResult, opts: { color?: bool
   const c = r.chain;
   const cal = r.calibration;
   const out: string[] = [
-    clean(`Session replay · chain ${fitChainId(c.chain_id, c.session_id)} (${c.kind}) · ${chainFacts(c)}`),
+    // the chain id at most 120 columns, and on a terminal at most its width (headingWidth), so that no line of the wrapped heading is wider
+    clean(`Session replay · chain ${fitChainId(c.chain_id, c.session_id, Math.min(120, headingWidth()))} (${c.kind}) · ${chainFacts(c)}`),
     clean(prefixLine(prefixFacts(r))),
   ];
   if (c.copied_requests) out.push(copiedNote(c.copied_requests));
@@ -93,7 +94,8 @@ export function formatSessionReplay(r: SessionReplayResult, opts: { color?: bool
     const row = (label: string, e: typeof f.prompt): Cell[] => [label, pct(e.median_rel_error), pct(e.p90_rel_error), pct(e.mean_signed_rel_error), int(e.n)];
     out.push(
       shown(table(
-        [{ header: '' }, { header: 'median', align: 'num' }, { header: 'p90', align: 'num' }, { header: 'mean signed', align: 'num' }, { header: 'requests', align: 'num' }],
+        // on a narrow terminal the requests go first, then the mean signed error: the median and p90 stay
+        [{ header: '' }, { header: 'median', align: 'num' }, { header: 'p90', align: 'num' }, { header: 'mean signed', align: 'num', drop: 2 }, { header: 'requests', align: 'num', drop: 1 }],
         [row('prompt size P', f.prompt), row('cache reads', f.cache_read)],
         { color: opts.color },
       )),

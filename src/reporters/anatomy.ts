@@ -3,7 +3,7 @@
  * in, text out.
  */
 import type { AnatomyResult, AnatomyRow, ChainDetail } from '../analyses/anatomy-summary.js';
-import { type Cell, clean, type Column, fit, int, pct, rounded, table, usd } from '../format/table.js';
+import { type Cell, clean, type Column, headingId, headingWidth, int, MAX_CELL_WIDTH, pct, rounded, table, usd } from '../format/table.js';
 import { allUnpriced } from '../analyses/weigh.js';
 import { wrap } from '../format/wrap.js';
 import { zoneOffsetMs } from '../format/days.js';
@@ -66,7 +66,8 @@ export function formatAnatomy(result: AnatomyResult, options: FormatAnatomyOptio
   out.push(wrap(`Cache anatomy: ${counted(t.chains, 'chain')}, ${counted(t.requests, 'request')} (rewrites under ${int(result.jitter)} tokens count as growth)`));
   out.push(
     table(
-      [{ header: 'cache writes' }, num('tokens'), num('share'), num('weight'), num('events')],
+      // on a narrow terminal the break events go first, then the shares
+      [{ header: 'cache writes' }, num('tokens'), num('share', 2), num('weight'), num('events', 1)],
       [
         ['cold', t.cold, share(t.cold), componentCell(t, aw.cold, ut.cold), null],
         ['growth', t.growth, share(t.growth), componentCell(t, aw.growth, ut.growth), null],
@@ -79,7 +80,9 @@ export function formatAnatomy(result: AnatomyResult, options: FormatAnatomyOptio
   );
   out.push(
     table(
-      [{ header: 'measure' }, num('weight'), num('USD'), num('value')],
+      // 65 columns and more (the label alone is 30): on a narrower terminal USD (of two rows) is left out first, then the
+      // labels are cut in their middle (Column.cutLast), to 12 columns at the least (40 fit); whole piped and under --wide
+      [{ header: 'measure', cutLast: true, min: 12 }, num('weight'), num('USD', 1), num('value')],
       [
         ['all requests', weightCell(t, t.weight), cost(t), null],
         ['  input', componentCell(t, t.components.input, ut.input), null, null],
@@ -108,7 +111,7 @@ export function formatAnatomy(result: AnatomyResult, options: FormatAnatomyOptio
     table(
       [
         { header: 'chain', cut: true },
-        // on a narrow terminal the requests and rounds go first, then growth, cold and the re-purchase mark
+        // on a narrow terminal the requests and rounds go first, then growth, cold and the re-purchase mark, the waste last
         { header: 'agent type' },
         num('requests', 1),
         num('rounds', 2),
@@ -116,7 +119,7 @@ export function formatAnatomy(result: AnatomyResult, options: FormatAnatomyOptio
         num('growth', 3),
         num('expiry', 7),
         num('break', 6),
-        num('waste wt'),
+        num('waste wt', 8),
         num('weight'),
         num('USD'),
         { header: 're-purchase', drop: 5 },
@@ -175,10 +178,11 @@ export function formatAnatomy(result: AnatomyResult, options: FormatAnatomyOptio
 function groupTable(name: string, rows: [string, AnatomyRow][], color: boolean, title: string): string {
   return table(
     [
-      // a session's id or a project's path may be cut to a narrow terminal; a model or an agent type is not
+      // a session's id or a project's path may be cut to a narrow terminal; a model or an agent type only where nothing
+      // else makes the table fit (format/table.ts lastCut)
       { header: name, cut: name === 'session' || name === 'project' },
       // on a narrow terminal the counts go first, then the hit ratio, growth and cold writes; the
-      // expiry and break writes, the waste, the weight and USD stay longest
+      // expiry and break writes, then the waste; the weight and USD stay
       num('chains', 2),
       num('requests', 1),
       num('cold', 6),
@@ -187,7 +191,7 @@ function groupTable(name: string, rows: [string, AnatomyRow][], color: boolean, 
       num('break', 7),
       num('breaks', 3),
       num('hit ratio', 4),
-      num('waste wt'),
+      num('waste wt', 9),
       num('weight'),
       num('USD'),
     ],
@@ -199,7 +203,7 @@ function groupTable(name: string, rows: [string, AnatomyRow][], color: boolean, 
 /** What a chain is, in its heading: 'main thread', 'reviewer, subagent' (a main thread read '(main, main)'). */
 function chainKind(d: Pick<ChainDetail, 'agent_type' | 'kind'>): string {
   if (d.kind === 'main' && d.agent_type === 'main') return 'main thread';
-  return `${fit(clean(d.agent_type))}, ${d.kind === 'main' ? 'main thread' : d.kind}`;
+  return `${headingId(d.agent_type, Math.min(MAX_CELL_WIDTH, headingWidth() - 1))}, ${d.kind === 'main' ? 'main thread' : d.kind}`;
 }
 
 /** A chain's weight in its heading: unknown, or marked +? when it leaves unpriced requests out, as its USD beside it is. */
@@ -215,7 +219,8 @@ function chainWeight(s: Pick<AnatomyRow, 'requests' | 'unpriced_requests'>, weig
 export function formatChain(detail: ChainDetail, color = false, timezone?: string): string {
   const s = detail.summary;
   const head =
-    `Chain ${clean(detail.chain_id)} (${chainKind(detail)}) of session ${clean(detail.session_id)}: ` +
+    // ids whole piped; on a terminal cut in their middle to its width (headingId), as the heading is wrapped to it
+    `Chain ${headingId(detail.chain_id)} (${chainKind(detail)}) of session ${headingId(detail.session_id, headingWidth() - 1)}: ` +
     `${counted(s.requests, 'request')}, ${counted(detail.rounds, 'round')}${detail.repurchase ? ', re-purchase pattern' : ''}\n` +
     `cold ${int(s.cold)}  growth ${int(s.growth)}  expiry ${int(s.expiry)}  break ${int(s.break)} (${counted(s.break_events, 'event')})  ` +
     `hit ratio ${pct(s.hit_ratio)}  waste ${chainWeight(s, s.waste_weight)}  weight ${chainWeight(s, s.weight)}  ${cost(s)}`;

@@ -111,9 +111,10 @@ export function formatSessions(r: { sessions: SessionRow[]; totals: SessionTotal
   const t = r.totals;
   const label = shown.length < rows.length ? `total (all ${counted(t.sessions, 'session')})` : 'total';
   return table(
-    // each id the shortest prefix that names its session (replay session takes it): never cut to a narrow terminal
+    // each id the shortest prefix that names its session (replay session takes it): never cut to a narrow terminal (min Infinity:
+    // not as a label is, where nothing else makes the table fit)
     // on a narrow terminal the last request's time goes after input, output and the 1-hour writes, then the chains, the first's after the requests
-    [{ header: 'session' }, { header: 'project', cut: true }, { header: 'first', drop: 7 }, { header: 'last', drop: 4 }, { header: 'chains', align: 'num', drop: 5 }, ...TOKEN_COLS],
+    [{ header: 'session', min: Infinity }, { header: 'project', cut: true }, { header: 'first', drop: 7 }, { header: 'last', drop: 4 }, { header: 'chains', align: 'num', drop: 5 }, ...TOKEN_COLS],
     [
       ...shown.map((s, i) => [ids[i]!, s.project, s.first, s.last, s.chains, ...cells(s)]),
       [label, '', '', '', t.chains, ...cells(t)],

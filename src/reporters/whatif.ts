@@ -55,10 +55,11 @@ export function formatTtl(result: TtlResult, color = false): string {
     table(
       [
         { header: 'dimension' },
-        // a kind, an agent type, a model or a rounds bucket: no id or path, never cut to a narrow terminal
+        // a kind, an agent type, a model or a rounds bucket: no id or path, cut (in its middle) only where the table
+        // does not fit its terminal with every column it may leave out left out (format/table.ts lastCut)
         { header: 'bucket' },
-        // on a narrow terminal the changed count goes first, then the two weights, f, the chains and the
-        // baseline USD: the scenario's USD and the two deltas stay
+        // on a narrow terminal the changed count goes first, then the two weights, f, the chains, the
+        // baseline USD and the weight's delta: the scenario's USD and its delta stay
         num('chains', 5),
         num('changed', 1),
         num('baseline wt', 2),
@@ -66,7 +67,7 @@ export function formatTtl(result: TtlResult, color = false): string {
         num('baseline USD', 6),
         num('scenario USD'),
         // shares, as the keepalive buckets' 'net %' says: 'delta wt' over '+36.54%' read as an amount of weight
-        num('delta wt %'),
+        num('delta wt %', 7),
         num('delta USD %'),
         num('f', 4),
       ],
@@ -253,9 +254,10 @@ export function formatKeepalive(result: KeepaliveResult, color = false): string 
     table(
       [
         { header: 'dimension' },
-        // a kind, an agent type, a model or a rounds bucket: no id or path, never cut to a narrow terminal
+        // a kind, an agent type, a model or a rounds bucket: no id or path, cut (in its middle) only where the table
+        // does not fit its terminal with every column it may leave out left out (format/table.ts lastCut)
         { header: 'bucket' },
-        // on a narrow terminal the gap counts go first, then the chains, bridged, pings and the weight
+        // on a narrow terminal the gap counts go first, then the chains, bridged, pings, the weight and the share
         num('chains', 3),
         num('gaps', 1),
         num('gaps > TTL', 2),
@@ -264,7 +266,7 @@ export function formatKeepalive(result: KeepaliveResult, color = false): string 
         num('weight', 6),
         num('net saving wt'),
         num('net USD'),
-        num('net %'),
+        num('net %', 7),
       ],
       result.buckets.map((b): Cell[] => {
         // a bucket whose gaps are all unpriced has an unknown saving, never 0

@@ -224,3 +224,25 @@ test('a column cut last is cut in a table with no column to leave out, as in one
   // wide enough: whole
   assert.equal(fitTable(cols, rows, { width: widest(whole) }).text, whole);
 });
+
+test('a label (a model) is cut in its middle only where the table does not fit with every column it may leave out left out; a query\'s whole text never', () => {
+  const width = (t: string) => Math.max(...t.split('\n').map(displayWidth));
+  const cols: Column[] = [{ header: 'model' }, { header: 'weight', align: 'num' }, { header: 'USD', align: 'num' }, { header: 'tokens', align: 'num', drop: 1 }];
+  const rows: Cell[][] = [['claude-sonnet-4-5-20250929', 1_475_295, '$4.43', 123_456_789]];
+  // 26 + 9 + 5 + 11 and gaps: 57; at 50 tokens is left out and the model stays whole
+  const at50 = fitTable(cols, rows, { width: 50 });
+  assert.deepEqual(at50.left, ['tokens']);
+  assert.ok(at50.text.includes('claude-sonnet-4-5-20250929'), at50.text);
+  // at 40 the model is cut in its middle (its ends kept) to fit: it was 44 wide, past the terminal
+  const at40 = fitTable(cols, rows, { width: 40 });
+  assert.ok(width(at40.text.split('\n(')[0]!) <= 40, at40.text);
+  assert.match(at40.text, /^claude-s\S*…\S*0250929  /m);
+  // a table with no column to leave out or cut last is cut as well
+  const bare = table(cols.slice(0, 3), rows, { width: 36 });
+  assert.ok(width(bare) <= 36, bare);
+  // whole off a terminal and under wide; a whole column (a query's data) and numbers never cut
+  assert.ok(table(cols, rows, { width: Infinity }).includes('claude-sonnet-4-5-20250929'));
+  assert.ok(table(cols, rows, { width: 40, wide: true }).includes('claude-sonnet-4-5-20250929'));
+  const whole = table([{ header: 'model', whole: true }, ...cols.slice(1, 3)], rows, { width: 30 });
+  assert.ok(whole.includes('claude-sonnet-4-5-20250929') && whole.includes('1,475,295'), whole);
+});
