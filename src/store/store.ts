@@ -166,6 +166,7 @@ export class Store {
     let readOnly: string | null = null;
     if (path !== ':memory:') {
       makeStoreDir(path);
+      refuseUnwritableDir(path);
       readOnly = readOnlyReason(path);
     }
     // a store that cannot be written is opened READ_ONLY: every command but a remembered summary
@@ -1336,6 +1337,27 @@ function damaged(path: string, err: unknown): unknown {
   if (full !== null) return full;
   if (!msg.startsWith('IO Error:')) return err;
   return new UsageError(`store ${path} is damaged: ${msg.split('\n')[0]}`, 'delete it, or use --db to choose another store');
+}
+
+/**
+ * A new store (nothing at `path`) in a directory this user may list and search but not write
+ * (mode 555, a read-only file system): refused in one line naming that directory, before DuckDB
+ * tries (it said `cannot open store …: IO Error: Cannot open file "…": Permission denied`). A store
+ * that is there is opened READ_ONLY instead (readOnlyReason). Root writes there whatever the mode.
+ * Example: --db /srv/ro/x.duckdb, /srv/ro mode 555 → `cannot create store …: its directory /srv/ro is not writable by this user`.
+ */
+function refuseUnwritableDir(path: string): void {
+  const making = fileToMake(path);
+  if (making === null) return;
+  const dir = dirname(making);
+  try {
+    accessSync(dir, constants.W_OK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'EACCES' && code !== 'EPERM' && code !== 'EROFS') return; // DuckDB says what else it is
+    const why = code === 'EROFS' ? 'is on a read-only file system' : 'is not writable by this user';
+    throw new UsageError(`cannot create store ${path}: its directory ${dir} ${why}`, 'use --db to choose a store in a directory you may write');
+  }
 }
 
 /**

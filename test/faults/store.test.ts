@@ -279,13 +279,19 @@ test('a store whose own directory this user may not search (mode 000 or 600), th
     }
   }
   assert.ok(!existsSync(path.join(shut, 'new.duckdb')), 'no store was made');
-  // a store DuckDB cannot make (its directory searched but not written): no store is there to be "left as it is"
+  // a store DuckDB cannot make (its directory listed and searched but not written, mode 555): it said DuckDB's own
+  // `cannot open store …: IO Error: Cannot open file "…": Permission denied (choose another --db path)`, naming no directory;
+  // one line naming the directory and the way out, nothing left behind, for every command that opens the store
   const fresh = path.join(shut, 'new.duckdb');
   chmodSync(shut, 0o555);
   try {
-    const r = await runCli(['summary', logs, '--db', fresh], { asNobody: true });
-    assert.equal(r.code, 2, r.stderr);
-    assert.match(r.stderr, /^cachelens: cannot open store .*new\.duckdb: .*Permission denied \(choose another --db path\)\n$/);
+    const before = readdirSync(shut).sort();
+    for (const args of [['summary', logs], ['sessions', logs, '--json'], ['query', 'cost_by', logs]]) {
+      const r = await runCli([...args, '--db', fresh], { asNobody: true });
+      assertStoreError(r, fresh, /: /);
+      assert.equal(r.stderr, `cachelens: cannot create store ${fresh}: its directory ${shut} is not writable by this user (use --db to choose a store in a directory you may write)\n`, args[0]);
+      assert.deepEqual(readdirSync(shut).sort(), before, 'nothing left behind');
+    }
   } finally {
     chmodSync(shut, 0o755);
   }
