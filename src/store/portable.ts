@@ -194,8 +194,7 @@ export function poolFiles(dir: string): { files: Record<(typeof PORTABLE_TABLES)
     throw dirError(dir, err);
   }
   // an entry that cannot be read: passed over and said, or inside an export the pool refused
-  const cannot = (path: string, kind: PassedKind, why: string, inside: string | null, hidden: boolean) => {
-    if (hidden) return;
+  const cannot = (path: string, kind: PassedKind, why: string, inside: string | null) => {
     if (inside !== null) {
       const what = {
         dangling: 'is a link that leads nowhere',
@@ -223,7 +222,7 @@ export function poolFiles(dir: string): { files: Record<(typeof PORTABLE_TABLES)
       entries = readdirSync(d.path, { withFileTypes: true, encoding: 'buffer' });
     } catch (err) {
       if (d.path === root) throw dirError(dir, err);
-      cannot(d.path, 'unreadable', code(err), d.inside, false);
+      cannot(d.path, 'unreadable', code(err), d.inside);
       continue;
     }
     // a directory holding a table's directory is an export: its tables' directories, and what is below
@@ -231,16 +230,17 @@ export function poolFiles(dir: string): { files: Record<(typeof PORTABLE_TABLES)
     const isTable = (name: Buffer) => (PORTABLE_TABLES as readonly string[]).includes(name.toString('latin1'));
     const exportHere = d.inside === null && entries.some((e) => isTable(e.name)) ? d.path : null;
     for (const e of entries.sort((x, y) => Buffer.compare(x.name, y.name))) {
-      const hidden = e.name[0] === 0x2e;
+      // hidden: no export's, and neither read nor said, a directory as a file (a drive's `.Trashes` or
+      // `.Spotlight-V100`, which this user may not read, was said to be passed over; a `.git` was read)
+      if (e.name[0] === 0x2e) continue;
       const name = utf8(e.name);
       const inside = d.inside ?? (isTable(e.name) ? exportHere : null);
       if (name === null) {
         // the name as bytes (\xff): DuckDB takes a path as UTF-8 text, so no path names it
-        cannot(join(d.path, shownBytes(e.name)), 'not-utf8', '', inside, hidden);
+        cannot(join(d.path, shownBytes(e.name)), 'not-utf8', '', inside);
         continue;
       }
       const full = join(d.path, name);
-      if (hidden && e.isFile()) continue;
       let st: Stats;
       let real: string | undefined;
       try {
@@ -249,22 +249,22 @@ export function poolFiles(dir: string): { files: Record<(typeof PORTABLE_TABLES)
       } catch (err) {
         const c = code(err);
         if (c === 'ENOENT' && !e.isSymbolicLink()) continue; // gone since the directory was listed
-        if (c === 'ELOOP') cannot(full, 'loop', c, inside, hidden);
-        else if (c === 'ENOENT' || c === 'ENOTDIR') cannot(full, 'dangling', c, inside, hidden);
+        if (c === 'ELOOP') cannot(full, 'loop', c, inside);
+        else if (c === 'ENOENT' || c === 'ENOTDIR') cannot(full, 'dangling', c, inside);
         else if (!e.isSymbolicLink() || !lstatOk(full)) {
           // the directory read can be listed but not searched (mode 744): none of its entries can be reached
           // (DIR itself so: refused as unreadable; it was said to hold no export, "passed over … DIR")
           if (d.path === root) throw dirError(dir, err);
-          cannot(d.path, 'unreadable', c, d.inside ?? exportHere, false);
+          cannot(d.path, 'unreadable', c, d.inside ?? exportHere);
           break;
-        } else cannot(full, 'unreadable-link', c, inside, hidden);
+        } else cannot(full, 'unreadable-link', c, inside);
         continue;
       }
       if (real !== undefined) {
         // a link to the pool or above it, or to a directory holding the link, would read it again
-        if (e.isSymbolicLink() && (isUnder(rootReal, real) || isUnder(d.real, real))) cannot(full, 'loop', '', null, hidden);
+        if (e.isSymbolicLink() && (isUnder(rootReal, real) || isUnder(d.real, real))) cannot(full, 'loop', '', null);
         else queue.push({ path: full, key: Buffer.from(full), depth: [...d.depth, name], real, inside });
-      } else if (st.isFile() && !hidden && d.depth.length >= 2 && name.endsWith('.parquet') && Object.hasOwn(files, d.depth.at(-2)!)) {
+      } else if (st.isFile() && d.depth.length >= 2 && name.endsWith('.parquet') && Object.hasOwn(files, d.depth.at(-2)!)) {
         try {
           closeSync(openSync(full, 'r'));
         } catch (err) {

@@ -280,3 +280,21 @@ test('links that lead to each other are a link loop, one into a directory that c
     chmodSync(path.join(work, 'shut'), 0o755);
   }
 });
+
+test('a hidden directory below a pool is neither read nor said, as docs/store.md says of hidden entries: one this user may not read (a drive\'s .Trashes), one holding an export (.snapshot)', async () => {
+  const pool = tmp('cachelens-pool-');
+  const want = await exportTo(DOV, path.join(pool, 'alice'));
+  // an older copy of an export, as a file server's snapshot directory or a trash holds one: it was read and pooled
+  await exportTo(TE, path.join(pool, '.snapshot', 'bob'));
+  // a directory this user may not read: it was said to be passed over ("a directory that cannot be read: pool/.Trashes")
+  mkdirSync(path.join(pool, '.Trashes', 'inner'), { recursive: true });
+  chmodSync(path.join(pool, '.Trashes'), 0o000);
+  try {
+    const q = await query(pool, { asNobody: true });
+    assert.equal(q.code, 0, q.lines.join('\n'));
+    assert.equal(q.requests, want);
+    assert.deepEqual(q.lines, []);
+  } finally {
+    chmodSync(path.join(pool, '.Trashes'), 0o755);
+  }
+});
