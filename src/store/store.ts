@@ -121,6 +121,10 @@ export class Store {
   private unboundedLimit: string | undefined;
   /** connections opened by `beside`, closed with this one */
   private readonly sides: DuckDBConnection[] = [];
+  /** the foreign keys of the user's tables to files and results (RowGuard) */
+  private guards: RowGuard[] = [];
+  /** appended files whose `files` rows a user's row refers to: written over in place (INSERT OR REPLACE), not deleted (prepareAppend) */
+  private replacing = new Set<number>();
 
   private constructor(
     readonly path: string,
@@ -209,7 +213,9 @@ export class Store {
     // said once the mend is committed: what a query of the user's did to the store, and what became of it
     // (of a copy in memory, its note said it)
     if (!copied) for (const n of prepared.notes) opts.onNote?.(`cachelens: store ${path}: ${n}`);
-    return new Store(path, instance, db, prepared.fresh, readOnly, copied);
+    const store = new Store(path, instance, db, prepared.fresh, readOnly, copied);
+    store.guards = prepared.guards;
+    return store;
   }
 
   close(): void {
@@ -481,8 +487,32 @@ export class Store {
   async deleteFacts(fileIds: number[], alsoFileRows: boolean): Promise<void> {
     if (fileIds.length === 0) return;
     await this.db.run(`CREATE OR REPLACE TEMP TABLE doomed AS SELECT unnest(${intList(fileIds)}) AS file_id`);
+    if (alsoFileRows) await this.refuseReferred('files', `f.file_id IN (SELECT file_id FROM doomed)`);
     for (const t of FACT_TABLES) await this.db.run(`DELETE FROM ${t} WHERE file_id IN (SELECT file_id FROM doomed)`);
     if (alsoFileRows) await this.db.run(`DELETE FROM files WHERE file_id IN (SELECT file_id FROM doomed)`);
+  }
+
+  /**
+   * Refuses, in one line naming the user's table, a run that must delete rows of `to` (those
+   * `where` picks, the table as `f`) that a row of a table of the user's refers to by a foreign
+   * key: DuckDB deletes no such row ("Violates foreign key constraint", an internal error). Each
+   * open of such a store was refused, a warm one's too; now only the run that must delete one is.
+   * Example: my_notes refers to the files row of a.jsonl, and a.jsonl was rewritten → refused.
+   */
+  private async refuseReferred(to: RowGuard['to'], where: string): Promise<void> {
+    for (const g of this.guards.filter((x) => x.to === to)) {
+      const on = g.columns.map((c, i) => `u.${ident(c)} = f.${ident(g.referred[i]!)}`).join(' AND ');
+      const [hit] = await this.all(`SELECT ${to === 'files' ? 'f.path' : 'f.key'} AS what FROM ${ident(g.table)} u JOIN ${to} f ON ${on} WHERE ${where} LIMIT 1`);
+      if (hit === undefined) continue;
+      const what =
+        to === 'files'
+          ? `the row of its table files for ${String(hit.what)}, which this run must delete (that log was rewritten, cut short, cannot be read or is gone)`
+          : `rows of its table results, which this run must delete (the logs changed since they were kept)`;
+      throw new UsageError(
+        `store ${this.path}: rows of table ${g.name}, not the store's, refer by a foreign key to ${what}, and DuckDB deletes no row another refers to; the store is left as it is`,
+        emptyOrDrop(g.name),
+      );
+    }
   }
 
   /**
@@ -490,12 +520,21 @@ export class Store {
    * skip, and the attachments stored with a provisional round, at `provisionalLines`).
    */
   async prepareAppend(files: { fileId: number; provisionalLines: number[] }[]): Promise<void> {
+    this.replacing = new Set();
     if (files.length === 0) return;
     const fileIds = files.map((f) => f.fileId);
     await this.db.run(`CREATE OR REPLACE TEMP TABLE doomed AS SELECT unnest(${intList(fileIds)}) AS file_id`);
     await this.db.run(`DELETE FROM chain_facts WHERE file_id IN (SELECT file_id FROM doomed)`);
     await this.db.run(`DELETE FROM skipped WHERE reason = 'incomplete_last_line' AND file_id IN (SELECT file_id FROM doomed)`);
-    await this.db.run(`DELETE FROM files WHERE file_id IN (SELECT file_id FROM doomed)`);
+    // An appended file keeps its file id: a row of it that a user's row refers to is not deleted (DuckDB
+    // refuses, even with the row written again in the same transaction) but written over by the writer,
+    // which DuckDB allows (INSERT OR REPLACE)
+    for (const g of this.guards.filter((x) => x.to === 'files')) {
+      const on = g.columns.map((c, i) => `u.${ident(c)} = f.${ident(g.referred[i]!)}`).join(' AND ');
+      const rows = await this.all(`SELECT DISTINCT f.file_id AS id FROM ${ident(g.table)} u JOIN files f ON ${on} WHERE f.file_id IN (SELECT file_id FROM doomed)`);
+      for (const r of rows) this.replacing.add(Number(r.id));
+    }
+    await this.db.run(`DELETE FROM files WHERE file_id IN (SELECT file_id FROM doomed)${this.replacing.size > 0 ? ` AND file_id NOT IN (SELECT unnest(${intList([...this.replacing])}))` : ''}`);
     const lines = files.flatMap((f) => f.provisionalLines.map((line) => ({ f: f.fileId, line })));
     if (lines.length === 0) return;
     await this.db.run(
@@ -574,13 +613,14 @@ export class Store {
     this.emptied = undefined;
     this.answersFor = undefined;
     this.baseToken = undefined;
+    await this.refuseReferred('results', 'true');
     if (this.keepsFiles) dropAnswers(this.path);
     await this.run(`DELETE FROM results`);
   }
 
   /** A writer for an ingest's rows; with `stage`, every row is staged in files beside the store and loaded in bulk (writer.ts). */
   async writer(stage = false): Promise<StoreWriter> {
-    return StoreWriter.create(this.db, stage ? { stageAs: stagePrefix(this.keepsFiles ? this.path : ':memory:') } : {});
+    return StoreWriter.create(this.db, { ...(stage ? { stageAs: stagePrefix(this.keepsFiles ? this.path : ':memory:') } : {}), replacing: this.replacing });
   }
 
   async setScope(fileIds: number[]): Promise<void> {
@@ -709,7 +749,33 @@ export class Store {
 interface Prepared {
   fresh: boolean;
   notes: string[];
+  /** the foreign keys of the user's tables to the store's files and results, whose rows a run may delete (RowGuard) */
+  guards: RowGuard[];
 }
+
+/**
+ * A foreign key of a table of the user's (`CREATE TABLE my_notes (file_id INTEGER REFERENCES
+ * files(file_id))`) to `files` or `results`, whose rows a run deletes as the logs change: DuckDB
+ * deletes no row another refers to. The run that must delete such a row is refused then
+ * (Store.refuseReferred), not every open.
+ */
+interface RowGuard {
+  /** the user's table as DuckDB names it, and lower-cased */
+  table: string;
+  name: string;
+  /** the store's table referred to */
+  to: 'files' | 'results';
+  /** the user's columns, and the store's they refer to, in order */
+  columns: string[];
+  referred: string[];
+}
+
+/** A name quoted for DuckDB's SQL. */
+const ident = (n: string) => `"${n.replaceAll('"', '""')}"`;
+
+/** The way out of a table of the user's whose rows refer to rows the store must delete. */
+const emptyOrDrop = (t: string) =>
+  `empty or drop table ${t} with a DuckDB client (DELETE FROM ${t}, or DROP TABLE ${t}: cachelens query opens the store as this run does), or use --db to choose another store`;
 
 /**
  * Makes the store on `db` one this build reads: refuses someone else's DuckDB file and a store of
@@ -868,20 +934,22 @@ async function prepare(db: DuckDBConnection, path: string, opts: StoreOpenOption
   // changed or a gone log again failed "internal error: … Violates foreign key constraint" (rows
   // of files and results are deleted as the logs change; meta's are only written over, which
   // DuckDB allows). Refused at the open, saying so, only where it must be: a table referred to that
-  // must be dropped (altered: its columns are not this build's), or rows referred to that must be
-  // deleted (a rebuild deletes every row; a run, those of files and results). A table of this build's
+  // must be dropped (altered: its columns are not this build's), or rows referred to that a rebuild
+  // deletes (every row); rows of files and results referred to are refused by the run that must
+  // delete one (Store.refuseReferred), not at the open. A table of this build's
   // columns that a rebuild would drop is emptied in its place (`kept`): an empty table of the user's,
   // or one whose rows refer to nothing (NULL), refused every writing open, and every rebuild.
   const mine = (t: string) => !STORE_COLUMNS.has(t) && !FORMER_TABLES.includes(t);
   /** the store's tables a rebuild empties rather than drops: a table of the user's has a foreign key to each */
   const kept: string[] = [];
+  const guards: RowGuard[] = [];
   if (listed.some(([t, sql]) => sql !== null && mine(t))) {
     const keys = (
-      await db.runAndReadAll(`SELECT table_name, lower(referenced_table), constraint_column_names FROM duckdb_constraints()
+      await db.runAndReadAll(`SELECT table_name, lower(referenced_table), constraint_column_names, referenced_column_names FROM duckdb_constraints()
         WHERE database_name = current_database() AND schema_name = 'main' AND constraint_type = 'FOREIGN KEY' ORDER BY ALL`)
     )
       .getRowsJS()
-      .map(([t, r, c]) => ({ table: String(t), name: String(t).toLowerCase(), to: String(r), columns: (c as unknown[]).map(String) }))
+      .map(([t, r, c, rc]) => ({ table: String(t), name: String(t).toLowerCase(), to: String(r), columns: (c as unknown[]).map(String), referred: (rc as unknown[]).map(String) }))
       .filter((k) => mine(k.name) && STORE_COLUMNS.has(k.to));
     /** whether a row of the user's table refers to a row of the store's (a NULL in a key's column refers to none) */
     const refers = async (k: (typeof keys)[number]) => {
@@ -897,8 +965,6 @@ async function prepare(db: DuckDBConnection, path: string, opts: StoreOpenOption
           : versionless
             ? `must be rebuilt from the logs (${lost(false)})`
             : 'must be rebuilt from the logs (it was written by an older cachelens)';
-    const emptyOrDrop = (t: string) =>
-      `empty or drop table ${t} with a DuckDB client (DELETE FROM ${t}, or DROP TABLE ${t}: cachelens query opens the store as this run does), or use --db to choose another store`;
     for (const k of keys) {
       if (dropped.includes(k.to) && own.get(k.to) !== '') {
         throw new UsageError(
@@ -916,11 +982,10 @@ async function prepare(db: DuckDBConnection, path: string, opts: StoreOpenOption
           );
         }
         if (!kept.includes(k.to)) kept.push(k.to);
-      } else if ((k.to === 'files' || k.to === 'results') && (await refers(k))) {
-        throw new UsageError(
-          `store ${path}: rows of table ${k.name}, not the store's, refer to rows of its table ${k.to} by a foreign key, which cachelens deletes and writes again as the logs change, and DuckDB deletes no row another refers to; the store is left as it is`,
-          emptyOrDrop(k.name),
-        );
+      } else if (k.to === 'files' || k.to === 'results') {
+        // rows of files and results are deleted as the logs change: refused by the run that must delete
+        // one referred to (Store.refuseReferred), not at the open (each open was refused, a warm run's too)
+        guards.push({ ...k, to: k.to });
       }
     }
   }
@@ -961,7 +1026,7 @@ async function prepare(db: DuckDBConnection, path: string, opts: StoreOpenOption
   // the next run derives (ingest derives when derived_for is not this scope's), whatever changed
   if (!fresh && remade.length > 0) await db.run(`INSERT OR REPLACE INTO meta VALUES ('derived_for', ''), ('listing_key', '')`);
   await db.run('COMMIT');
-  return { fresh, notes };
+  return { fresh, notes, guards };
 }
 
 /** Runs `fn` (if any) while `work` goes on, then waits for `work`; if `fn` throws, still waits for it. */

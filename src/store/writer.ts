@@ -73,6 +73,11 @@ const SQL_TYPE: Record<ColumnKind, string> = { int: 'INTEGER', tiny: 'TINYINT', 
 export interface WriterOptions {
   /** stage every row in a new directory here (named <prefix>XXXXXX), loaded in bulk by close() */
   stageAs?: string;
+  /**
+   * the files whose `files` rows are there and are written over (INSERT OR REPLACE), not appended:
+   * appended files whose rows a user's table refers to, which DuckDB does not let the store delete (Store.prepareAppend)
+   */
+  replacing?: ReadonlySet<number>;
 }
 
 export class StoreWriter {
@@ -86,12 +91,16 @@ export class StoreWriter {
     private readonly staged: StagedRows | null,
     /** where readers stage their rows too (see stage.ts); removed by close() and discard() */
     readonly stageDir: string | null,
+    /** WriterOptions.replacing */
+    private readonly replacing: ReadonlySet<number>,
+    /** the rows of those files, written by close() when not staging */
+    private readonly replaced: (string | number | null)[][] = [],
   ) {}
 
   static async create(db: DuckDBConnection, opts: WriterOptions = {}): Promise<StoreWriter> {
     if (opts.stageAs !== undefined) {
       const dir = mkdtempSync(opts.stageAs);
-      return new StoreWriter(db, null, [], {}, new StagedRows(dir, 'writer'), dir);
+      return new StoreWriter(db, null, [], {}, new StagedRows(dir, 'writer'), dir, opts.replacing ?? new Set());
     }
     const files = await db.createAppender('files');
     const appenders: DuckDBAppender[] = [files];
@@ -101,13 +110,17 @@ export class StoreWriter {
       appenders.push(a);
       chunks[t] = new PendingChunk(FACT_COLUMNS[t], a);
     }
-    return new StoreWriter(db, files, appenders, chunks, null, null);
+    return new StoreWriter(db, files, appenders, chunks, null, null, opts.replacing ?? new Set());
   }
 
   file(f: FileRow): void {
     const a = this.files;
     if (a === null) {
       this.staged!.file(f);
+      return;
+    }
+    if (this.replacing.has(f.fileId)) {
+      this.replaced.push(fileValues(f));
       return;
     }
     for (const [c, v] of fileValues(f).entries()) {
@@ -145,7 +158,10 @@ export class StoreWriter {
       for (const a of this.appenders) a.closeSync();
       if (this.stageDir !== null) {
         this.staged!.close();
-        await loadStaged(this.db, this.stageDir, whileLoading);
+        await loadStaged(this.db, this.stageDir, whileLoading, this.replacing.size > 0);
+      }
+      for (const v of this.replaced) {
+        await this.db.run(`INSERT OR REPLACE INTO files VALUES (${v.map((_, i) => `$${i + 1}`).join(', ')})`, v.map((x, i) => (x !== null && FILE_COLUMNS[i] === 'big' ? BigInt(x) : x)) as never);
       }
     } finally {
       this.discard();
@@ -181,7 +197,7 @@ export class StoreWriter {
  * read_csv option is spelled out: nothing is sniffed, a quoted "" is an empty string and only an
  * empty unquoted field is NULL.
  */
-async function loadStaged(db: DuckDBConnection, dir: string, whileLoading?: () => void): Promise<void> {
+async function loadStaged(db: DuckDBConnection, dir: string, whileLoading?: () => void, replacing = false): Promise<void> {
   const staged = stagedFiles(dir);
   // `files` first: with each file's parser state it is the second largest (~0.25 s of a 1 GB
   // load), long enough to hide what runs beside it, and that is best done before the others grow
@@ -189,7 +205,7 @@ async function loadStaged(db: DuckDBConnection, dir: string, whileLoading?: () =
   const order = [...staged].sort(([a], [b]) => (a === 'files' ? -1 : b === 'files' ? 1 : 0));
   for (const [table, { files, longest }] of order) {
     // the statement is under way once insertStaged returns its promise
-    const loading = insertStaged(db, table, files, longest);
+    const loading = insertStaged(db, table, files, longest, replacing && table === 'files');
     if (whileLoading) {
       const during = whileLoading;
       whileLoading = undefined;
@@ -205,14 +221,14 @@ async function loadStaged(db: DuckDBConnection, dir: string, whileLoading?: () =
 }
 
 /** One INSERT of staged files into their table (`longest`: their longest row, or 0 when none is long). */
-function insertStaged(db: DuckDBConnection, table: StagedTable, files: string[], longest: number): Promise<unknown> {
+function insertStaged(db: DuckDBConnection, table: StagedTable, files: string[], longest: number, replacing = false): Promise<unknown> {
   const columns = STAGED_COLUMNS[table].map((k, i) => `c${i}: '${SQL_TYPE[k]}'`).join(', ');
   const list = files.map((f) => `'${f.replaceAll("'", "''")}'`).join(', ');
   // room for the longest row, in a buffer that holds two (DuckDB wants it larger than a row)
   const line = Math.max(DEFAULT_MAX_LINE, longest + 1024);
   const long = longest > 0 ? `max_line_size = ${line}, buffer_size = ${2 * line}, ` : '';
   return db.run(
-    `INSERT INTO ${table} SELECT * FROM read_csv([${list}], header = false, auto_detect = false, ` +
+    `INSERT${replacing ? ' OR REPLACE' : ''} INTO ${table} SELECT * FROM read_csv([${list}], header = false, auto_detect = false, ` +
       `delim = ',', quote = '"', escape = '"', new_line = '\\n', allow_quoted_nulls = false, ${long}columns = {${columns}})`,
   );
 }

@@ -38,12 +38,12 @@ export function realBytes(rel: string): Buffer {
  * stage their facts as CSV (stageBytes 0, as a large ingest does) where later runs append them, so
  * those comparisons check the staging writer against the appending one too.
  */
-export function run(paths: string[], dbPath: string, extra: { rebuild?: boolean; notice?: (line: string) => void } = {}): Promise<IngestResult> {
+export function run(paths: string[], dbPath: string, extra: { rebuild?: boolean; notice?: (line: string) => void; stageBytes?: number } = {}): Promise<IngestResult> {
   return ingest({ paths, dbPath, prices, workers: 1, touchedShare: 1, stageBytes: extra.rebuild || !existsSync(dbPath) ? 0 : undefined, ...extra });
 }
 
 /** Runs an ingest, dumps the store and closes it. */
-export async function runAndDump(paths: string[], dbPath: string, extra: { rebuild?: boolean; notice?: (line: string) => void } = {}): Promise<{ stats: IngestResult['stats']; dump: Dump }> {
+export async function runAndDump(paths: string[], dbPath: string, extra: { rebuild?: boolean; notice?: (line: string) => void; stageBytes?: number } = {}): Promise<{ stats: IngestResult['stats']; dump: Dump }> {
   const r = await run(paths, dbPath, extra);
   try {
     return { stats: r.stats, dump: await dump(r.store) };
