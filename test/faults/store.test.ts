@@ -196,6 +196,48 @@ test('a store held by another process is refused in one line naming that process
   assert.deepEqual(tokens((await summary([logs], db)).totals), EXPECTED, 'once released, the store is intact');
 });
 
+test('two processes racing to create the same new store both answer, as a store of their own would, and leave a valid store', async (t) => {
+  // The per-attempt check of the file an open would make and the wait's bound are unit-tested; here two real
+  // processes (the built CLI) race to make one store: one makes it while the other waits for its lock, then opens
+  // the store made meanwhile, which is not its to remove or to rebuild.
+  const dir = tempDir();
+  t.after(() => removeDir(dir));
+  const logs = corpus(dir);
+  const want = await runCli(['summary', logs, '--db', ':memory:', '--json']);
+  const wantSessions = await runCli(['sessions', logs, '--db', ':memory:', '--json']);
+  assert.equal(want.code, 0, want.stderr);
+  assert.equal(wantSessions.code, 0, wantSessions.stderr);
+  const pairs = [
+    ['summary', 'summary'],
+    ['summary', 'sessions'],
+    ['sessions', 'summary'],
+    ['sessions', 'sessions'],
+  ];
+  for (const [i, pair] of pairs.entries()) {
+    const db = path.join(dir, `race-${i}`, 's.duckdb');
+    mkdirSync(path.dirname(db));
+    const ran = await Promise.all(pair.map((c) => runCli([c, logs, '--db', db, '--json'])));
+    for (const [k, r] of ran.entries()) {
+      const expected = pair[k] === 'summary' ? want.stdout : wantSessions.stdout;
+      if (r.code === 0) {
+        assert.equal(r.stdout, expected, `${pair.join(' & ')}: ${pair[k]} answers as a store of its own would`);
+        assert.equal(r.stderr, '', `${pair.join(' & ')}: nothing said`);
+      } else {
+        // the only other outcome allowed: one clear line, the store in use
+        assertStoreError(r, db, /is in use by another process/);
+      }
+    }
+    assert.ok(ran.some((r) => r.code === 0), `${pair.join(' & ')}: one of them answered`);
+    // the store left is valid: a later run reads nothing again and answers the same, a rebuild too
+    for (const extra of [[], ['--rebuild']]) {
+      const again = await runCli(['sessions', logs, '--db', db, '--json', ...extra]);
+      assert.equal(again.code, 0, again.stderr);
+      assert.equal(again.stdout, wantSessions.stdout, `${pair.join(' & ')} ${extra.join(' ')}: the store left is valid`);
+    }
+    assert.equal((await summary([logs], db)).ran.stdout, want.stdout);
+  }
+});
+
 test('another program\'s DuckDB file given as --db is refused and left exactly as it was', async (t) => {
   const dir = tempDir();
   t.after(() => removeDir(dir));
