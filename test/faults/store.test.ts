@@ -10,7 +10,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { appendFileSync, chmodSync, copyFileSync, cpSync, existsSync, lstatSync, mkdirSync, openSync, closeSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { fileToMake, removeCutShort } from '../../src/store/store.js';
-import { assistant, baseEnv, cliPath, removeDir, repoRoot, type Ran, runCli, summary, tempDir, tokens, treeHash, usage, user, writeLog } from './helpers.js';
+import { assistant, baseEnv, cliPath, realLogs, removeDir, repoRoot, type Ran, runCli, summary, tempDir, tokens, treeHash, usage, user, writeLog } from './helpers.js';
 
 const EXPECTED = { requests: 2, input: 11, output: 22, cache_write_5m: 33, cache_write_1h: 0, cache_read: 44, unpriced_requests: 0 };
 
@@ -202,7 +202,8 @@ test('two processes racing to create the same new store both answer, as a store 
   // the store made meanwhile, which is not its to remove or to rebuild.
   const dir = tempDir();
   t.after(() => removeDir(dir));
-  const logs = corpus(dir);
+  // real transcripts (read in place), so that making the store takes the first process long enough for the other to wait
+  const logs = path.join(realLogs, 'marot-spotter');
   const want = await runCli(['summary', logs, '--db', ':memory:', '--json']);
   const wantSessions = await runCli(['sessions', logs, '--db', ':memory:', '--json']);
   assert.equal(want.code, 0, want.stderr);
@@ -213,13 +214,17 @@ test('two processes racing to create the same new store both answer, as a store 
     ['sessions', 'summary'],
     ['sessions', 'sessions'],
   ];
-  for (const [i, pair] of pairs.entries()) {
+  // waiting for the lock as a user's run does (CACHELENS_LOCK_WAIT unset: 10 s; more here, for a loaded machine), and not
+  // waiting (0: the fault suite's setting), where the one that finds the store held may say so instead
+  const runs = pairs.flatMap((pair) => [{ pair, wait: '60' }, { pair, wait: '0' }]);
+  for (const [i, { pair, wait }] of runs.entries()) {
     const db = path.join(dir, `race-${i}`, 's.duckdb');
     mkdirSync(path.dirname(db));
-    const ran = await Promise.all(pair.map((c) => runCli([c, logs, '--db', db, '--json'])));
+    const ran = await Promise.all(pair.map((c) => runCli([c, logs, '--db', db, '--json'], { env: { CACHELENS_LOCK_WAIT: wait } })));
     for (const [k, r] of ran.entries()) {
       const expected = pair[k] === 'summary' ? want.stdout : wantSessions.stdout;
-      if (r.code === 0) {
+      if (r.code === 0 || wait !== '0') {
+        assert.equal(r.code, 0, `${pair.join(' & ')}, waiting: ${r.stderr}`);
         assert.equal(r.stdout, expected, `${pair.join(' & ')}: ${pair[k]} answers as a store of its own would`);
         assert.equal(r.stderr, '', `${pair.join(' & ')}: nothing said`);
       } else {
@@ -236,6 +241,36 @@ test('two processes racing to create the same new store both answer, as a store 
     }
     assert.equal((await summary([logs], db)).ran.stdout, want.stdout);
   }
+});
+
+test('two summaries at once over logs changed since the store was written (appended, rewritten, gone) both answer as a fresh store, and leave it whole', async (t) => {
+  const dir = tempDir();
+  t.after(() => removeDir(dir));
+  const logs = path.join(dir, 'logs');
+  cpSync(path.join(realLogs, 'condense-chat-minmax-bench'), logs, { recursive: true });
+  const files = readdirSync(logs, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.jsonl')).sort().map((f) => path.join(logs, f));
+  for (const f of files) chmodSync(f, 0o644);
+  const whole = readFileSync(files[0]!);
+  writeFileSync(files[0]!, whole.subarray(0, whole.lastIndexOf(0x0a, whole.length / 2) + 1));
+  const db = path.join(dir, 's.duckdb');
+  await summary([logs], db);
+  writeFileSync(files[0]!, whole); // appended
+  rmSync(files[1]!); // gone
+  const third = readFileSync(files[2]!);
+  writeFileSync(files[2]!, Buffer.concat([Buffer.from(' '), third.subarray(1)])); // rewritten
+  const want = await runCli(['summary', logs, '--db', ':memory:', '--json']);
+  assert.equal(want.code, 0, want.stderr);
+  // each waits for the other's lock as a user's run does (10 s unless CACHELENS_LOCK_WAIT says otherwise; more here)
+  const ran = await Promise.all([0, 1].map(() => runCli(['summary', logs, '--db', db, '--json'], { env: { CACHELENS_LOCK_WAIT: '60' } })));
+  for (const r of ran) {
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, want.stdout);
+    assert.equal(r.stderr, '');
+  }
+  const anatomy = await runCli(['anatomy', logs, '--db', db, '--json']);
+  const fresh = await runCli(['anatomy', logs, '--db', ':memory:', '--json']);
+  assert.equal(anatomy.code, 0, anatomy.stderr);
+  assert.equal(anatomy.stdout, fresh.stdout, 'the store left is whole');
 });
 
 test('another program\'s DuckDB file given as --db is refused and left exactly as it was', async (t) => {
