@@ -273,6 +273,52 @@ test('two summaries at once over logs changed since the store was written (appen
   assert.equal(anatomy.stdout, fresh.stdout, 'the store left is whole');
 });
 
+test('an ingest over changed logs killed (SIGKILL) at each of its points on the store leaves a store the next run brings up to date: every command answers as a fresh store', async (t) => {
+  const dir = tempDir();
+  t.after(() => removeDir(dir));
+  const logs = path.join(dir, 'logs');
+  cpSync(path.join(realLogs, 'condense-chat-minmax-bench'), path.join(logs, 'c'), { recursive: true });
+  cpSync(path.join(realLogs, 'marot-spotter'), path.join(logs, 'm'), { recursive: true });
+  const files = readdirSync(logs, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.jsonl')).sort().map((f) => path.join(logs, f));
+  for (const f of files) chmodSync(f, 0o644);
+  const whole = readFileSync(files[0]!);
+  writeFileSync(files[0]!, whole.subarray(0, whole.lastIndexOf(0x0a, whole.length / 2) + 1));
+  const base = path.join(dir, 'base', 's.duckdb');
+  mkdirSync(path.dirname(base));
+  await summary([logs], base);
+  writeFileSync(files[0]!, whole); // appended
+  rmSync(files[1]!); // gone
+  const third = readFileSync(files[2]!);
+  writeFileSync(files[2]!, Buffer.concat([Buffer.from(' '), third.subarray(1)])); // rewritten
+  const fresh = new Map<string, string>();
+  for (const c of ['summary', 'anatomy', 'sessions']) {
+    const r = await runCli([c, logs, '--db', ':memory:', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    fresh.set(c, r.stdout);
+  }
+  // before the facts' transaction, inside it (files deleted, results forgotten), at its commit, and in the derive's
+  const points: [string, number][] = [
+    ['BEGIN TRANSACTION', 1],
+    ['DELETE FROM files', 1],
+    ['DELETE FROM results', 1],
+    ['COMMIT', 1],
+    ['BEGIN TRANSACTION', 2],
+    ['COMMIT', 2],
+    ['INSERT OR REPLACE INTO meta', 3],
+  ];
+  for (const [i, [sql, nth]] of points.entries()) {
+    const db = path.join(dir, `k${i}`, 's.duckdb');
+    cpSync(path.dirname(base), path.dirname(db), { recursive: true });
+    const killed = await runCli(['summary', logs, '--db', db, '--json'], { killAtSql: { sql, nth } });
+    assert.equal(killed.signal, 'SIGKILL', `${sql} #${nth}: killed there (${killed.stderr})`);
+    for (const [c, want] of fresh) {
+      const r = await runCli([c, logs, '--db', db, '--json']);
+      assert.equal(r.code, 0, `${sql} #${nth}, then ${c}: ${r.stderr}`);
+      assert.equal(r.stdout, want, `${sql} #${nth}, then ${c}: as a fresh store`);
+    }
+  }
+});
+
 test('another program\'s DuckDB file given as --db is refused and left exactly as it was', async (t) => {
   const dir = tempDir();
   t.after(() => removeDir(dir));
