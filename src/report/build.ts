@@ -186,6 +186,7 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
           sessions: Number(span?.sessions ?? 0),
           chains: Number(span?.chains ?? 0),
           unpricedRequests: t.unpriced_requests,
+          wasteUnpricedTokens: a.totals.unpriced_tokens.expiry + a.totals.unpriced_tokens.break,
           tokens: { input: t.input, output: t.output, write5m: t.cache_write_5m, write1h: t.cache_write_1h, read: t.cache_read },
           bestWhatIf: bestWhatIf(ttl, keepalive),
         };
@@ -257,6 +258,7 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
             wasteWeight: allUnpriced(c) ? null : c.waste_weight,
             wasteUsd: allUnpriced(c) ? null : c.waste_usd,
             unpricedRequests: c.unpriced_requests,
+            wasteUnpricedTokens: c.unpriced_tokens.expiry + c.unpriced_tokens.break,
             hitRatio: c.hit_ratio,
             repurchase: c.repurchase,
             ...(c.repurchase ? { readMedian } : {}),

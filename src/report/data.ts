@@ -71,6 +71,12 @@ export interface Headline {
   /** weight of expiry + break rewrites beyond what a read would have cost; null (with wasteUsd) when `weight` is */
   wasteWeight: number | null;
   wasteUsd: number | null;
+  /**
+   * the expiry and break tokens written by requests without a price: the waste leaves them out, marked +? (as
+   * `anatomy`'s waste line is); requests without a price that wrote neither leave it whole. Absent: as many as
+   * `unpricedRequests` says (marked when any request has no price), as a report of an older build reads
+   */
+  wasteUnpricedTokens?: number;
   requests: number;
   sessions: number;
   chains: number;
@@ -189,6 +195,8 @@ export interface ChainSummary {
   wasteUsd: number | null;
   /** the chain's requests without a price: its weight, USD and waste leave them out, marked +? as `anatomy` marks them */
   unpricedRequests?: number;
+  /** the expiry and break tokens of those requests: the waste is marked +? when there are any (`wasteUnpricedTokens` of the headline) */
+  wasteUnpricedTokens?: number;
   /** null without prompt tokens, as `anatomy` gives it */
   hitRatio: number | null;
   /** flagged by the re-purchase rule (SPEC §3) */

@@ -70,8 +70,9 @@ function chainCard(c: ChainSummary, rank: number, charts: ChartSink): SafeHtml {
   return html`<article class="chain" data-chain-rank="${String(rank)}">
 <h3>${String(rank)}. ${c.agentType} · ${c.project}${c.repurchase ? html`<span class="flag">re-purchase</span>` : ''}</h3>
 ${facts([
-  // +? where a sum leaves the chain's requests without a price out, as anatomy marks its sums
-  ['waste', c.wasteWeight === null ? 'unknown (no price)' : `${fmtUsd(c.wasteUsd)} (${fmtWeight(c.wasteWeight)})${leftOutMark(c.wasteWeight, c.unpricedRequests)}`],
+  // +? where a sum leaves the chain's requests without a price out, as anatomy marks its sums; the waste where they
+  // wrote expiry or break tokens, as anatomy marks its waste
+  ['waste', c.wasteWeight === null ? 'unknown (no price)' : `${fmtUsd(c.wasteUsd)} (${fmtWeight(c.wasteWeight)})${leftOutMark(c.wasteWeight, c.wasteUnpricedTokens ?? c.unpricedRequests)}`],
   ['cost', c.weight === null ? 'unknown (no price)' : `${fmtUsd(c.usd)} (${fmtWeight(c.weight)})${leftOutMark(c.weight, c.unpricedRequests)}`],
   ['hit ratio', fmtPct(c.hitRatio)],
   ['requests', fmtInt(c.requests)],
@@ -91,7 +92,7 @@ export function renderTopChains(d: TopChains, charts: ChartSink): SectionOutput 
   const top = shown[0];
   const none = d.withoutWaste === 1 ? '1 chain' : `${fmtInt(d.withoutWaste)} chains`;
   const reading = top
-    ? `The most wasteful chain, “${top.agentType}” in ${top.project}, wasted ${top.wasteWeight === null ? 'an unknown amount (no price)' : `${fmtUsd(top.wasteUsd)} (${fmtWeight(top.wasteWeight)})${leftOutMark(top.wasteWeight, top.unpricedRequests)}`}; ${d.chains.length === 1 ? (flagged ? 'it shows' : 'it does not show') : `${flagged} of the ${d.chains.length} chains listed show`} the re-purchase pattern (reads pinned, writes re-bought every round).`
+    ? `The most wasteful chain, “${top.agentType}” in ${top.project}, wasted ${top.wasteWeight === null ? 'an unknown amount (no price)' : `${fmtUsd(top.wasteUsd)} (${fmtWeight(top.wasteWeight)})${leftOutMark(top.wasteWeight, top.wasteUnpricedTokens ?? top.unpricedRequests)}`}; ${d.chains.length === 1 ? (flagged ? 'it shows' : 'it does not show') : `${flagged} of the ${d.chains.length} chains listed show`} the re-purchase pattern (reads pinned, writes re-bought every round).`
     : d.withoutWaste > 0
       ? `No chain wasted anything: the ${none} in scope re-bought no context after an expiry or a break.`
       : // the chains analysed are those with requests; the cross-tab counts those without too

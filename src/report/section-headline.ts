@@ -33,6 +33,16 @@ function partly(h: Headline): string {
   return h.unpricedRequests > 0 && h.weight !== null ? ' +?' : '';
 }
 
+/**
+ * The mark of the waste: +? when requests without a price wrote expiry or break tokens (the waste they leave out),
+ * as `anatomy`'s waste line marks it; requests without a price that wrote neither leave it whole (README: one rule
+ * for +?). It was marked whenever any request had no price.
+ */
+function wastePartly(h: Headline): string {
+  if (h.wasteWeight === null) return '';
+  return (h.wasteUnpricedTokens ?? h.unpricedRequests) > 0 ? ' +?' : '';
+}
+
 /** A what-if's saving as the headline shows it, +? when it changes something no sum holds (the keepalive section's mark). */
 function savingText(b: NonNullable<Headline['bestWhatIf']>): string {
   return (b.savingUsd === null ? fmtWeight(b.savingWeight) : fmtUsd(b.savingUsd)) + (b.unknownEffect ? ' +?' : '');
@@ -41,7 +51,7 @@ function savingText(b: NonNullable<Headline['bestWhatIf']>): string {
 export function headlineReading(h: Headline): string {
   const mark = partly(h);
   const spent = h.usd !== null ? fmtUsd(h.usd) + mark : h.weight !== null ? `${fmtWeight(h.weight)}${mark} (USD unknown)` : 'an unknown cost (no request has a price)';
-  const waste = h.wasteWeight === null ? 'an unknown amount' : (h.wasteUsd === null ? fmtWeight(h.wasteWeight) : fmtUsd(h.wasteUsd)) + mark;
+  const waste = h.wasteWeight === null ? 'an unknown amount' : (h.wasteUsd === null ? fmtWeight(h.wasteWeight) : fmtUsd(h.wasteUsd)) + wastePartly(h);
   const wasteShare = h.weight && h.wasteWeight !== null ? h.wasteWeight / h.weight : null;
   const reads = h.hitRatio === null ? 'no prompt tokens were read or written' : `${fmtPct(h.hitRatio)} of prompt tokens were cache reads`;
   let s = `${spent} over ${fmtCount(h.requests, 'request')}; ${reads}, and expiry and break rewrites wasted ${waste}${wasteShare === null ? '' : ` (${fmtPct(wasteShare)} of weight)`}`;
@@ -76,6 +86,7 @@ export function renderHeadline(h: Headline): SectionOutput {
   // the weight and waste are sums over the priced requests: +? when some have no price, as summary, anatomy and
   // the TTL section mark the same sums (the cost tile says it in words under its value)
   const mark = partly(h);
+  const wasteMark = wastePartly(h);
   const body = html`<div class="tiles">
 ${tile('usd', 'Cost', h.usd === null ? fmtUsd(h.usd) : fmtUsd(h.usd) + mark, h.usd, h.unpricedRequests > 0 ? `${fmtCount(h.unpricedRequests, 'request')} without a price not included` : `${fmtCount(h.requests, 'request')}, ${fmtCount(h.sessions, 'session')}, ${fmtCount(h.chains, 'chain')}`)}
 ${tile('weight', 'Weight', h.weight === null ? 'unknown' : `${fmtCompact(h.weight)} wt${mark}`, h.weight, 'base-input-token equivalents', h.weight === null ? 'no request has a price' : fmtWeight(h.weight) + mark)}
@@ -85,7 +96,7 @@ ${
   // less than the rewrites' own weight the anatomy section shows: said, so the two do not read as one number disagreeing
   h.wasteWeight === null
     ? tile('wasteUsd', 'Waste', 'unknown', null, html`<span data-metric="wasteWeight" data-value="null">no request has a price</span>: expiry + break rewrites beyond a read`)
-    : tile('wasteUsd', 'Waste', (h.wasteUsd === null ? fmtWeight(h.wasteWeight) : fmtUsd(h.wasteUsd)) + mark, h.wasteUsd, html`<span data-metric="wasteWeight" data-value="${jsonNumberText(h.wasteWeight)}">${fmtWeight(h.wasteWeight)}</span>${mark}, ${fmtPct(wasteShare)} of weight${mark ? ` (${fmtCount(h.unpricedRequests, 'request')} without a price left out)` : ''}: expiry + break rewrites beyond a read`)
+    : tile('wasteUsd', 'Waste', (h.wasteUsd === null ? fmtWeight(h.wasteWeight) : fmtUsd(h.wasteUsd)) + wasteMark, h.wasteUsd, html`<span data-metric="wasteWeight" data-value="${jsonNumberText(h.wasteWeight)}">${fmtWeight(h.wasteWeight)}</span>${wasteMark}, ${fmtPct(wasteShare)} of weight${wasteMark ? ` (${fmtCount(h.unpricedRequests, 'request')} without a price left out)` : ''}: expiry + break rewrites beyond a read`)
 }
 ${b && unchanged(b)
   ? tile('bestSavingUsd', 'Best what-if', b.unknownEffect ? 'nothing priced to gain' : 'nothing to gain', b.savingUsd, html`<span data-metric="bestSavingShare" data-value="${jsonNumberText(b.savingShare)}">${andList([b.label, ...(b.tiedWith ?? [])])}</span> ${b.tiedWith?.length ? 'change' : 'changes'} nothing${b.unknownEffect ? ` priced; the effect on ${b.unknownEffect} is unknown` : ''}`)

@@ -44,6 +44,26 @@ function componentCell(r: Pick<AnatomyRow, 'requests' | 'unpriced_requests'>, we
   return unpricedTokens > 0 ? `${int(weight)} +?` : weight;
 }
 
+/**
+ * The waste's weight or USD (expiry and break rewrites beyond a read): unknown when nothing in the row is priced,
+ * marked +? when the row's requests without a price wrote expiry or break tokens, the waste they leave out, as a
+ * component is (README: one rule for +?); requests without a price that wrote neither leave it whole, as the
+ * report's headline marks its waste tile. It was marked whenever any request had no price.
+ */
+export function wasteLeftOut(r: Pick<AnatomyRow, 'unpriced_tokens'>): boolean {
+  return r.unpriced_tokens.expiry + r.unpriced_tokens.break > 0;
+}
+
+function wasteCell(r: Pick<AnatomyRow, 'requests' | 'unpriced_requests' | 'unpriced_tokens'>, weight: number): Cell {
+  if (allUnpriced(r)) return 'unknown';
+  return wasteLeftOut(r) ? `${int(weight)} +?` : weight;
+}
+
+function wasteCost(r: Pick<AnatomyRow, 'requests' | 'unpriced_requests' | 'unpriced_tokens' | 'waste_usd'>): string {
+  if (allUnpriced(r)) return 'unknown';
+  return wasteLeftOut(r) ? `${usd(r.waste_usd)} +?` : usd(r.waste_usd);
+}
+
 /** An ISO 8601 time to the second, its T a space: '2026-02-10 12:00:05', '+010000-01-01 11:59:59' (the day as long as its year is). */
 /** `2026-02-12T16:02:27.123Z` → `2026-02-12 16:02:27`, on the clocks of `timezone` when given (`2026-02-12 21:32:27` in Asia/Kolkata). */
 function secondOf(iso: string, timezone?: string): string {
@@ -90,7 +110,7 @@ export function formatAnatomy(result: AnatomyResult, options: FormatAnatomyOptio
         ['  1h writes', componentCell(t, t.components.write1h, ut.write1h), null, null],
         ['  reads', componentCell(t, t.components.read, ut.read), null, null],
         ['  output', componentCell(t, t.components.output, ut.output), null, null],
-        ['waste (rewrites beyond a read)', weightCell(t, t.waste_weight), cost({ ...t, usd: t.waste_usd }), t.weight > 0 ? `${pct(t.waste_weight / t.weight)} of weight` : '—'],
+        ['waste (rewrites beyond a read)', wasteCell(t, t.waste_weight), wasteCost(t), t.weight > 0 ? `${pct(t.waste_weight / t.weight)} of weight` : '—'],
         ['hit ratio Σr/ΣP', null, null, pct(t.hit_ratio)],
         ['write:read weight', null, null, t.write_read_ratio === null ? '—' : `${rounded(t.write_read_ratio, 2)} : 1`],
       ],
@@ -124,7 +144,7 @@ export function formatAnatomy(result: AnatomyResult, options: FormatAnatomyOptio
         num('USD'),
         { header: 're-purchase', drop: 5 },
       ],
-      shown.map((c) => [c.chain_id, c.agent_type, c.requests, c.rounds, c.cold, c.growth, c.expiry, c.break, weightCell(c, c.waste_weight), weightCell(c, c.weight), cost(c), c.repurchase ? 'yes' : '']),
+      shown.map((c) => [c.chain_id, c.agent_type, c.requests, c.rounds, c.cold, c.growth, c.expiry, c.break, wasteCell(c, c.waste_weight), weightCell(c, c.weight), cost(c), c.repurchase ? 'yes' : '']),
       { color, title: `Chains by weight${result.chains.length > shown.length ? ` (top ${shown.length} of ${int(result.chains.length)})` : ''}` },
     ),
   );
@@ -141,7 +161,7 @@ export function formatAnatomy(result: AnatomyResult, options: FormatAnatomyOptio
           repurchase.map((r) => {
             // a re-purchase row carries no price count: its chain's row has it
             const c = result.chains.find((x) => x.chain_id === r.chain_id);
-            return [r.chain_id, r.agent_type, r.rounds, r.read_median, c ? weightCell(c, r.waste_weight) : r.waste_weight, c ? weightCell(c, r.weight) : r.weight];
+            return [r.chain_id, r.agent_type, r.rounds, r.read_median, c ? wasteCell(c, r.waste_weight) : r.waste_weight, c ? weightCell(c, r.weight) : r.weight];
           }),
           { color, title: repurchaseTitle },
         ),
@@ -195,7 +215,7 @@ function groupTable(name: string, rows: [string, AnatomyRow][], color: boolean, 
       num('weight'),
       num('USD'),
     ],
-    rows.map(([key, r]): Cell[] => [key, r.chains, r.requests, r.cold, r.growth, r.expiry, r.break, r.break_events, pct(r.hit_ratio), weightCell(r, r.waste_weight), weightCell(r, r.weight), cost(r)]),
+    rows.map(([key, r]): Cell[] => [key, r.chains, r.requests, r.cold, r.growth, r.expiry, r.break, r.break_events, pct(r.hit_ratio), wasteCell(r, r.waste_weight), weightCell(r, r.weight), cost(r)]),
     { color, title },
   );
 }
@@ -206,10 +226,13 @@ function chainKind(d: Pick<ChainDetail, 'agent_type' | 'kind'>): string {
   return `${headingId(d.agent_type, Math.min(MAX_CELL_WIDTH, headingWidth() - 1))}, ${d.kind === 'main' ? 'main thread' : d.kind}`;
 }
 
-/** A chain's weight in its heading: unknown, or marked +? when it leaves unpriced requests out, as its USD beside it is. */
-function chainWeight(s: Pick<AnatomyRow, 'requests' | 'unpriced_requests'>, weight: number): string {
+/**
+ * A chain's weight in its heading: unknown, or marked +? when it leaves unpriced requests out, as its USD beside it is;
+ * its waste when those requests wrote expiry or break tokens (wasteLeftOut).
+ */
+function chainWeight(s: Pick<AnatomyRow, 'requests' | 'unpriced_requests' | 'unpriced_tokens'>, weight: number, waste = false): string {
   if (allUnpriced(s)) return 'unknown';
-  return `${int(weight)} wt${s.unpriced_requests > 0 ? ' +?' : ''}`;
+  return `${int(weight)} wt${(waste ? wasteLeftOut(s) : s.unpriced_requests > 0) ? ' +?' : ''}`;
 }
 
 /**
@@ -223,7 +246,7 @@ export function formatChain(detail: ChainDetail, color = false, timezone?: strin
     `Chain ${headingId(detail.chain_id)} (${chainKind(detail)}) of session ${headingId(detail.session_id, headingWidth() - 1)}: ` +
     `${counted(s.requests, 'request')}, ${counted(detail.rounds, 'round')}${detail.repurchase ? ', re-purchase pattern' : ''}\n` +
     `cold ${int(s.cold)}  growth ${int(s.growth)}  expiry ${int(s.expiry)}  break ${int(s.break)} (${counted(s.break_events, 'event')})  ` +
-    `hit ratio ${pct(s.hit_ratio)}  waste ${chainWeight(s, s.waste_weight)}  weight ${chainWeight(s, s.weight)}  ${cost(s)}`;
+    `hit ratio ${pct(s.hit_ratio)}  waste ${chainWeight(s, s.waste_weight, true)}  weight ${chainWeight(s, s.weight)}  ${cost(s)}`;
   const rows = table(
     [
       // on a narrow terminal the segment, round, C prev, rewrite, model, TTL, P, gap and time go first, in

@@ -18,7 +18,7 @@ import { renderReport } from '../../src/report/render.js';
 import { formatTtl } from '../../src/reporters/whatif.js';
 import { fmtUsd as fmtUsdOf } from '../../src/report/format.js';
 import type { StoreReader } from '../../src/store/store.js';
-import { assistant, REPO, summaryJson, tempDir, userPrompt, writeCorpus } from '../helpers/corpus.js';
+import { assistant, cli, REPO, summaryJson, tempDir, userPrompt, writeCorpus } from '../helpers/corpus.js';
 
 test('every query sent beside the store has finished when the report data is built, also when the summary fails', async () => {
   const ctx = await openContext({ paths: [join(REPO, 'sample-logs')], db: ':memory:', timezone: 'UTC' });
@@ -330,6 +330,61 @@ test('the headline\'s waste and weight over some requests without a price are ma
   const all = await tiles(corpus(false));
   assert.match(all.waste, /^\$[\d.]+$/);
   assert.doesNotMatch(all.text, /\+\?|without a price/);
+});
+
+test('the waste is marked +? only when requests without a price wrote expiry or break tokens, one rule in anatomy\'s waste line, its chain rows, the headline\'s tile and sentence and the top chains (anatomy marked it for any such request)', async () => {
+  const session = '0ca1b2c3-0000-4000-8000-0000000000a4';
+  // three prompts 7 minutes apart: each write after the first re-buys the prefix after its expiry; `mystery` is the
+  // request without a price: the first (a cold write, no waste of its own) or the second (an expiry rewrite)
+  const corpus = (mystery: number) =>
+    writeCorpus({
+      [`projects/p/${session}.jsonl`]: [0, 1, 2].flatMap((i) => [
+        userPrompt(session, `2026-02-10T18:${10 + i * 7}:00.000Z`),
+        assistant({ session, msg: `m${i}`, t: `2026-02-10T18:${10 + i * 7}:05.000Z`, model: i === mystery ? 'claude-mystery-9' : 'claude-opus-4-6', u: { in: 3, w5: 10_000 + 500 * i, out: 50 } }),
+      ]),
+    });
+  const marks = async (root: string) => {
+    const a = cli(['anatomy', root, '--db', ':memory:', '--timezone', 'UTC']);
+    assert.equal(a.code, 0, a.stderr);
+    const json = cli(['anatomy', root, '--db', ':memory:', '--timezone', 'UTC', '--json']);
+    assert.equal(json.code, 0, json.stderr);
+    const totals = JSON.parse(json.stdout).totals;
+    const ctx = await openContext({ paths: [root], db: ':memory:', timezone: 'UTC' });
+    try {
+      const data = await buildReportData(ctx);
+      assert.ok(data.headline && !('error' in data.headline) && data.headline.wasteWeight! > 0 && data.headline.unpricedRequests === 1);
+      const page = renderReport(data);
+      const section = /<section[^>]* id="headline"[\s\S]*?<\/section>/.exec(page)![0];
+      const chains = /<section[^>]* id="top-chains"[\s\S]*?<\/section>/.exec(page)![0];
+      const waste = /^waste \(rewrites beyond a read\).*$/m.exec(a.stdout)![0];
+      return {
+        leftOut: totals.unpriced_tokens.expiry + totals.unpriced_tokens.break,
+        line: waste,
+        chainRow: /^\S+\s+main\s.*$/m.exec(a.stdout.split('\nChains by weight')[1]!)![0],
+        tile: /data-metric="wasteUsd"[^>]*>([^<]*)</.exec(section)![1]!,
+        sentence: /expiry and break rewrites wasted \S+(?: \+\?)?/.exec(section.replace(/<[^>]*>/g, ''))![0],
+        chainFacts: /<dt>waste<\/dt><dd>([^<]*)</.exec(chains)![1]!,
+      };
+    } finally {
+      ctx.store.close();
+    }
+  };
+  // the request without a price wrote no expiry or break tokens, the priced ones did: the waste is whole everywhere
+  const whole = await marks(corpus(0));
+  assert.equal(whole.leftOut, 0);
+  assert.match(whole.line, /^waste \(rewrites beyond a read\)\s+[\d,]+\s+\$[\d.]+\s+[\d.]+% of weight$/);
+  assert.match(whole.chainRow, /\s[\d,]+\s+[\d,]+ \+\?\s+\$[\d.]+ \+\?(\s+yes)?$/, 'the chain\'s weight and USD leave the request out: +?, its waste does not');
+  assert.match(whole.tile, /^\$[\d.]+$/);
+  assert.doesNotMatch(whole.sentence, /\+\?/);
+  assert.match(whole.chainFacts, /^\$[\d.]+ \([\d,]+ wt\)$/);
+  // the request without a price is the expiry rewrite: the waste leaves it out, +? everywhere
+  const partly = await marks(corpus(1));
+  assert.ok(partly.leftOut > 0);
+  assert.match(partly.line, /^waste \(rewrites beyond a read\)\s+[\d,]+ \+\?\s+\$[\d.]+ \+\?\s+[\d.]+% of weight$/);
+  assert.match(partly.chainRow, /\s[\d,]+ \+\?\s+[\d,]+ \+\?\s+\$[\d.]+ \+\?(\s+yes)?$/);
+  assert.match(partly.tile, /^\$[\d.]+ \+\?$/);
+  assert.match(partly.sentence, /\+\?/);
+  assert.match(partly.chainFacts, /^\$[\d.]+ \([\d,]+ wt\) \+\?$/);
 });
 
 test('logs of models without a price: the waste, the TTL override, the anatomy and the cost weights are unknown in the report, as the commands print them, not 0', async () => {

@@ -409,7 +409,7 @@ test('formatTtl: the bucket table\'s delta columns say they hold shares ("delta 
   assert.match(lineStarting(text, 'kind '), /\s-10\.37%\s+-10\.37%\s/);
 });
 
-test('formatChain marks its heading\'s waste and weight +? when some of its requests have no price, as its USD is (they read as whole)', () => {
+test('formatChain marks its heading\'s weight +? when some of its requests have no price, as its USD is (they read as whole), its waste when those requests wrote expiry or break tokens', () => {
   // one chain whose model switches to an unpriced one and back: 4 requests, 1 without a price
   const M = chain('M', [
     { t: 0, w: 10_000 },
@@ -420,7 +420,15 @@ test('formatChain marks its heading\'s waste and weight +? when some of its requ
   const detail = chainDetail(M, { weightsFor });
   assert.equal(detail.summary.unpriced_requests, 1);
   const head = formatChain(detail).split('\n')[1]!;
-  assert.match(head, /waste [\d,]+ wt \+\? {2}weight [\d,]+ wt \+\? {2}\$[\d.]+ \+\?$/);
+  // the request without a price grew the prefix: the waste (the priced break's) is whole, as anatomy's waste line is
+  assert.match(head, /waste [\d,]+ wt {2}weight [\d,]+ wt \+\? {2}\$[\d.]+ \+\?$/);
+  // the break re-written by a request without a price: the waste leaves it out, +?
+  const B = chain('B', [
+    { t: 0, w: 10_000 },
+    { t: 10 * SEC, r: 10_000, w: 1_000 },
+    { t: 20 * SEC, r: 0, w: 11_000, model: 'mystery' },
+  ]);
+  assert.match(formatChain(chainDetail(B, { weightsFor })).split('\n')[1]!, /waste [\d,]+ wt \+\? {2}weight [\d,]+ wt \+\? {2}\$[\d.]+ \+\?$/);
   const whole = formatChain(chainDetail(chain('A', chainASpecs), { weightsFor })).split('\n')[1]!;
   assert.match(whole, /waste [\d,]+ wt {2}weight [\d,]+ wt {2}\$[\d.]+$/);
 });
