@@ -305,6 +305,7 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
             scenarioWeight: allUnpriced(b) ? null : b.scenario_weight,
             deltaShare: b.delta_usd_pct === null ? null : b.delta_usd_pct / 100,
             expiryShare: b.expiry_share,
+            changedUnpricedChains: b.changed_unpriced_chains,
           })),
         };
       }),

@@ -273,6 +273,11 @@ export interface TtlOverride {
     /** in USD, as the total's */
     deltaShare: number | null;
     expiryShare: number | null;
+    /**
+     * the bucket's chains of unpriced models the override changes (the bucket's `changed_unpriced_chains` in
+     * `whatif ttl --json`): its change leaves them out, marked +? as `whatif ttl`'s bucket rows mark it
+     */
+    changedUnpricedChains?: number;
   }>;
 }
 

@@ -81,16 +81,19 @@ export function renderTtlOverride(d: TtlOverride, charts: ChartSink): SectionOut
     deltaShare: b.deltaShare,
     verdict: b.deltaShare! < 0 ? 'override saves' : b.deltaShare! > 0 ? 'override costs more' : 'no change',
   }));
+  // the change leaves out what the override does to a bucket's chains of unpriced models: +?, as whatif ttl's rows
+  // mark it (the chart's data stays the numbers)
+  const marks = d.buckets.filter(shown).map((b) => ((b.changedUnpricedChains ?? 0) > 0 ? ' +?' : ''));
   const outside = outsideOf(d);
   // f* outside 0…100% is no share to draw a rule at on the expiry-share axis
   const breakEven = d.breakEvenShare === null || outside ? [] : [{ share: d.breakEvenShare, text: `break-even f* = ${fmtPct(d.breakEvenShare)}` }];
   const table = sortableTable(
     'Expiry share and change in cost per bucket',
     [{ label: 'bucket' }, { label: 'expiry share f', numeric: true }, { label: 'change', numeric: true, hint: 'the change in cost (USD) the override makes, as the total’s' }, { label: 'verdict' }],
-    buckets.map((b) => [
+    buckets.map((b, i) => [
       { text: b.label },
       { text: fmtPct(b.expiryShare), sort: b.expiryShare },
-      { text: fmtSignedPct(b.deltaShare), sort: b.deltaShare ?? 0 },
+      { text: fmtSignedPct(b.deltaShare) + marks[i], sort: b.deltaShare ?? 0 },
       { text: b.verdict },
     ]),
   );

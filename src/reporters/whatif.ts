@@ -74,6 +74,9 @@ export function formatTtl(result: TtlResult, color = false): string {
       result.buckets.map((b): Cell[] => {
         // a bucket of unpriced requests only has an unknown cost, never $0
         const unknown = allUnpriced(b);
+        // the change leaves out what the override does to the bucket's chains of unpriced models: +?, as the delta
+        // line above marks the total's (the bucket's shares were printed whole)
+        const change = !unknown && b.changed_unpriced_chains > 0 ? ' +?' : '';
         return [
           b.dimension,
           b.bucket,
@@ -83,8 +86,8 @@ export function formatTtl(result: TtlResult, color = false): string {
           unknown ? 'unknown' : partly(b, b.scenario_weight),
           unknown ? 'unknown' : partly(b, usd(b.baseline_usd)),
           unknown ? 'unknown' : partly(b, usd(b.scenario_usd)),
-          signedPct(b.delta_pct),
-          signedPct(b.delta_usd_pct),
+          signedPct(b.delta_pct) + (b.delta_pct === null ? '' : change),
+          signedPct(b.delta_usd_pct) + (b.delta_usd_pct === null ? '' : change),
           pct(b.expiry_share),
         ];
       }),

@@ -387,6 +387,37 @@ test('the waste is marked +? only when requests without a price wrote expiry or 
   assert.match(partly.chainFacts, /^\$[\d.]+ \([\d,]+ wt\) \+\?$/);
 });
 
+test('a TTL bucket holding a changed chain of an unpriced model marks its change +?, in whatif ttl\'s rows, --json\'s changed_unpriced_chains and the report\'s TTL table, as the totals are (the rows were printed whole)', async () => {
+  // two main threads writing 5-minute tokens, one priced and one of a model without a price: the override changes both
+  const priced = '0ca1b2c3-0000-4000-8000-0000000000b1';
+  const mystery = '0ca1b2c3-0000-4000-8000-0000000000b2';
+  const thread = (session: string, model: string) =>
+    [0, 1, 2].flatMap((i) => [
+      userPrompt(session, `2026-02-10T18:${10 + i * 7}:00.000Z`),
+      assistant({ session, msg: `${session.slice(-2)}m${i}`, t: `2026-02-10T18:${10 + i * 7}:05.000Z`, model, u: { in: 3, w5: 10_000 + 500 * i, out: 50 } }),
+    ]);
+  const root = writeCorpus({ [`projects/p/${priced}.jsonl`]: thread(priced, 'claude-opus-4-6'), [`projects/p/${mystery}.jsonl`]: thread(mystery, 'claude-mystery-9') });
+  const text = cli(['whatif', 'ttl', root, '--db', ':memory:', '--timezone', 'UTC']);
+  assert.equal(text.code, 0, text.stderr);
+  const row = (prefix: RegExp) => text.stdout.split('\n').find((l) => prefix.test(l))!;
+  // the kind `main` holds both chains: its shares leave the unpriced one's change out; the priced model's bucket is whole
+  assert.match(row(/^kind\s+main\s/), /\s[-+][\d.]+% \+\?\s+[-+][\d.]+% \+\?\s+[\d.]+%$/);
+  assert.match(row(/^model\s+claude-opus-4-6\s/), /\s[-+][\d.]+%\s+[-+][\d.]+%\s+[\d.]+%$/);
+  const json = JSON.parse(cli(['whatif', 'ttl', root, '--db', ':memory:', '--timezone', 'UTC', '--json']).stdout);
+  const bucket = (dimension: string, name: string) => json.buckets.find((b: any) => b.dimension === dimension && b.bucket === name);
+  assert.deepEqual([bucket('kind', 'main').changed_unpriced_chains, bucket('model', 'claude-opus-4-6').changed_unpriced_chains], [1, 0]);
+  const ctx = await openContext({ paths: [root], db: ':memory:', timezone: 'UTC' });
+  try {
+    const data = await buildReportData(ctx);
+    const section = /<section[^>]* id="ttl-override"[\s\S]*?<\/section>/.exec(renderReport(data))![0];
+    const cells = (label: string) => new RegExp(`<td>${label}</td>[\\s\\S]*?</tr>`).exec(section)![0].replace(/<[^>]*>/g, ' ');
+    assert.match(cells('kind: main'), /[-+−][\d.]+% \+\?/);
+    assert.doesNotMatch(cells('model: claude-opus-4-6'), /\+\?/);
+  } finally {
+    ctx.store.close();
+  }
+});
+
 test('logs of models without a price: the waste, the TTL override, the anatomy and the cost weights are unknown in the report, as the commands print them, not 0', async () => {
   const session = '0ca1b2c3-0000-4000-8000-000000000001';
   const root = writeCorpus({

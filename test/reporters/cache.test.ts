@@ -349,6 +349,11 @@ test('formatTtl marks the sums that leave unpriced requests out +?, as summary a
   assert.match(lineStarting(mixed, 'agent_type  Explore'), /\s+unknown\s+unknown\s+unknown\s+unknown\s+/);
   assert.match(lineStarting(mixed, 'kind        main'), /\s+35,450\s+31,775\s+\$0\.177[23]\s+\$0\.1589\s+/);
   assert.match(lineStarting(mixed, 'rounds      1 '), /\s+35,450 \+\?\s+31,775 \+\?\s+\$0\.177[23] \+\?\s+\$0\.1589 \+\?\s+/);
+  // its shares leave out the change to U (its chain of an unpriced model the override changes), +? as the delta line;
+  // the priced bucket's are whole, the unknown bucket's none
+  assert.match(lineStarting(mixed, 'rounds      1 '), /\s-10\.37% \+\?\s+-10\.37% \+\?\s/);
+  assert.match(lineStarting(mixed, 'kind        main'), /\s-10\.37%\s+-10\.37%\s/);
+  assert.match(lineStarting(mixed, 'agent_type  Explore'), /\s—\s+—\s/);
   assert.doesNotMatch(formatTtl(whatifTtl([chain('A', chainASpecs)], { to: '1h', weightsFor })), /\+\?/);
 });
 
