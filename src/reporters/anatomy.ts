@@ -7,7 +7,7 @@ import { type Cell, clean, type Column, headingId, headingWidth, int, MAX_CELL_W
 import { allUnpriced } from '../analyses/weigh.js';
 import { wrap } from '../format/wrap.js';
 import { zoneOffsetMs } from '../format/days.js';
-import { counted, duration } from './units.js';
+import { counted, gapDuration } from './units.js';
 
 export interface FormatAnatomyOptions {
   /** rows of each list of chains or sessions (by weight; re-purchase chains by waste); default 20 */
@@ -272,7 +272,8 @@ export function formatChain(detail: ChainDetail, color = false, timezone?: strin
       secondOf(q.time, timezone),
       q.round,
       q.segment,
-      duration(q.gap_s),
+      // within a minute of a TTL in seconds: 300 s (inside 5 m) and 301 s (past it) both read 5.0m
+      gapDuration(q.gap_s),
       q.ttl ?? '—',
       q.p,
       q.r,

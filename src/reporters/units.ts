@@ -48,6 +48,36 @@ export function duration(s: number | null): string {
   return `${rounded(s / 3600, 1)}h`;
 }
 
+/** The cache TTLs in seconds (5 minutes, 1 hour): a gap above one expires a cache written at it (SPEC §3). */
+const TTL_SECONDS = [300, 3600];
+
+/**
+ * A gap between two requests beside its class (`anatomy --chain`): as duration() says it, but within a minute of a
+ * TTL (5 m, 1 h) in minutes and seconds, so that the two sides of it differ: 300 s (inside the 5-minute TTL) is
+ * `5m00s` and 301 s (an expiry) `5m01s`, where both printed `5.0m`; 3,599 s `59m59s`, 3,600 s `1h00m00s`, 3,601 s
+ * `1h00m01s`. A gap only a fraction of a second above a TTL, which whole seconds would round onto it, takes tenths
+ * rounded up (300.04 s is `5m00.1s`): at or below `5m00s` is inside the TTL, above it past it. --json keeps the
+ * seconds as they are.
+ * Example: gapDuration(300) === '5m00s'; gapDuration(301) === '5m01s'; gapDuration(1_152) === '19.2m'
+ */
+export function gapDuration(s: number | null): string {
+  if (s === null) return '—';
+  const ttl = TTL_SECONDS.find((t) => Math.abs(s - t) < 60);
+  if (ttl === undefined) return duration(s);
+  let whole = Number(rounded(s, 0).replace(/,/g, ''));
+  let tenths = '';
+  if (s > ttl && whole <= ttl) {
+    // rounded up to a tenth, never down onto the TTL: 300.04 s is 5m00.1s (it is past it)
+    const up = Math.ceil(s * 10 - 1e-9) / 10;
+    whole = Math.floor(up);
+    tenths = `.${Math.round((up - whole) * 10)}`;
+  }
+  const h = Math.floor(whole / 3600);
+  const m = Math.floor((whole % 3600) / 60);
+  const sec = `${String(whole % 60).padStart(2, '0')}${tenths}s`;
+  return h > 0 ? `${h}h${String(m).padStart(2, '0')}m${sec}` : `${m}m${sec}`;
+}
+
 /**
  * The line above a command's tables that names the filters in force, as the report's title line
  * does (`only --since …`); '' when none is given. `projectMatches` false: no project contains

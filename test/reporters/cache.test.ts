@@ -5,7 +5,7 @@ import { whatifKeepalive } from '../../src/analyses/keepalive.js';
 import { whatifTtl } from '../../src/analyses/ttl.js';
 import { int, pct, usd } from '../../src/format/table.js';
 import { formatAnatomy, formatChain } from '../../src/reporters/anatomy.js';
-import { duration, signedPct, signedUsd } from '../../src/reporters/units.js';
+import { duration, gapDuration, signedPct, signedUsd } from '../../src/reporters/units.js';
 import { formatKeepalive, formatTtl } from '../../src/reporters/whatif.js';
 import { tiedBudgets, tiePhrase } from '../../src/report/section-keepalive.js';
 import { chain, chainASpecs, SEC, weightsFor } from '../analyses/helpers/fixtures.js';
@@ -58,6 +58,30 @@ test('formatAnatomy: writes by cause, the chain table and what preceded the brea
   assert.match(text, /attachment:skill_listing\s+1\s+6,000/);
   // A: 35,450 weight × $5e-6 = $0.17725; waste 13,800
   assert.match(lineStarting(text, 'A '), /^A\s+main\s+4\s+1\s+10,000\s+3,500\s+12,000\s+0\s+13,800\s+35,450\s+\$0\.177[23]$/);
+});
+
+test('formatChain tells a gap at a TTL from one just past it: 300 s (inside 5 m) is 5m00s, 301 s (an expiry) 5m01s, 3,600 s and 3,601 s against 1 h 1h00m00s and 1h00m01s (each pair printed 5.0m and 1.0h)', () => {
+  // each request re-writes the prefix after its gap: an expiry when the gap is above the TTL, else a break (the class
+  // says which side of it the gap fell)
+  const rowsOf = (ttl: '5m' | '1h', gaps: number[]) => {
+    let t = 0;
+    const specs = [{ t, w: 10_000, ttl }, ...gaps.map((g) => ({ t: (t += g * SEC), r: 0, w: 10_000, ttl }))];
+    const text = formatChain(chainDetail(chain(`T${ttl}`, specs), { weightsFor }));
+    return text.split('\n').filter((l) => /^\s*\d+\s+1970/.test(l)).slice(1);
+  };
+  const five = rowsOf('5m', [300, 301, 300.04]);
+  assert.match(five[0]!, /\s5m00s\s+5m\s.*\sbreak\s/);
+  assert.match(five[1]!, /\s5m01s\s+5m\s.*\sexpiry\s/);
+  // a fraction of a second past the TTL is past it, and never printed as at it
+  assert.match(five[2]!, /\s5m00\.1s\s+5m\s.*\sexpiry\s/);
+  const hour = rowsOf('1h', [3_600, 3_601, 3_599]);
+  assert.match(hour[0]!, /\s1h00m00s\s+1h\s.*\sbreak\s/);
+  assert.match(hour[1]!, /\s1h00m01s\s+1h\s.*\sexpiry\s/);
+  assert.match(hour[2]!, /\s59m59s\s+1h\s.*\sbreak\s/);
+  // away from a TTL, a gap is as duration() gives it
+  for (const g of [5, 240, 360, 1_152, 3_540, 3_660, 15_060]) assert.equal(gapDuration(g), duration(g));
+  assert.deepEqual([299, 299.6, 300.5, 359, 3_541, 3_599.7, 3_600.2, 3_659].map(gapDuration), ['4m59s', '5m00s', '5m01s', '5m59s', '59m01s', '1h00m00s', '1h00m00.2s', '1h00m59s']);
+  assert.equal(gapDuration(null), '—');
 });
 
 test('formatChain prints one aligned row per request', () => {
