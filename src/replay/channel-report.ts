@@ -4,15 +4,15 @@
  * two never disagree.
  */
 import type { ChannelReplayResult, ChannelStrategy, StrategySummary } from './channel-replay.js';
-import { clean, headingId, headingWidth, pct as share, rounded, table, usd } from '../format/table.js';
+import { clean, headingId, headingWidth, int, pct as share, rounded, table, usd } from '../format/table.js';
 import { wrap } from '../format/wrap.js';
 import { fmtCount } from '../report/format.js';
 import { isUtf16, skipGroups, skipLines, utf16Note } from './skips.js';
 import { pricesOf } from './names.js';
 
-const int = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
-
-const n = (x: number) => int.format(x);
+// rounded as --json writes the number first, then halves away from zero (format/table.ts int()), as every other
+// table's weights: Intl rounded the double, so a weight --json gives as 1234.5 (1234.4999999999998) printed 1,234
+const n = (x: number) => int(x);
 // rounded as --json writes the number, halves away from zero, as every share and ratio (format/table.ts rounded()):
 // Math.round(x * 100) made 0.145 14% here and 15% in replay session and the report, toFixed(3) 0.1235 0.123
 const ratio = (x: number) => rounded(x, 3);

@@ -68,6 +68,21 @@ test("a write:read weight ratio --json gives as 1.005 is 1.01 : 1 in anatomy's t
   assert.match(cli(['crosstab', dir, '--db', ':memory:', '--rows', 'agent_type', '--measure', 'write_read_ratio']).stdout, /^main +1\.01 │ +1\.01$/m);
 });
 
+test('replay channel prints a weight and a mean of tokens as --json writes them, then halves away from zero: 1234.5 in --json is 1,235, not 1,234 (Intl rounded the double, 1234.4999999999998)', async () => {
+  const { formatChannelReplay } = await import('../../src/replay/channel-report.js');
+  const { jsonNumber } = await import('../../src/format/json-numbers.js');
+  const channel = JSON.parse(cli(['replay', 'channel', fileURLToPath(new URL('../../sample-logs/channels/backend.jsonl', import.meta.url)), '--json']).stdout);
+  const ch = channel.strategies.window;
+  // sums of weights carry their doubles' last bits: each ends in exactly 5 at the cut digit once --json rounds it
+  const weight = 1234.4999999999998;
+  const mean = 2.4999999999999996;
+  assert.deepEqual([jsonNumber(weight), jsonNumber(mean)], [1234.5, 2.5]);
+  Object.assign(ch, { weight, uncached_per_warm_turn: mean });
+  const text = formatChannelReplay(channel);
+  assert.match(text, /^weighted cost \(base-input tokens\) +1,235 /m);
+  assert.match(text, /^uncached tokens per warm turn +3 /m);
+});
+
 test('replay channel, replay session and the report round a replay\'s shares, ratios and scale as --json writes them, halves away from zero; gaps too', async () => {
   const { formatChannelReplay } = await import('../../src/replay/channel-report.js');
   const { formatSessionReplay, sessionReplayRun } = await import('../../src/replay/session-report.js');
