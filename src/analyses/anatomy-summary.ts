@@ -18,13 +18,14 @@
  *   agent type / model / project).
  * - anatomy_weight splits the write weight like the write tokens: each request's cold, growth,
  *   expiry and break tokens at that request's own write price per token (its 5m/1h mix).
- * - Rows are sorted by weight (descending), ties by name; `repurchase` is ranked by waste; break
+ * - Rows are sorted by USD (descending, as summary's and sessions'), ties by name; `repurchase` is ranked by waste; break
  *   events and their causes by what the rewrite cost in USD (at the write price the request
  *   paid), then weight, unpriced ones last, by tokens.
  */
 import { anatomizeChain, type AnatomyOptions, type RequestAnatomy, type WriteClass } from './anatomy.js';
 import { counted, DEFAULT_JITTER, promptTokens, roundsOf, type ChainInput, type Ttl, type WeightsFor } from './chain.js';
 import { detectRepurchase } from './repurchase.js';
+import { jsonNumber } from '../format/json-numbers.js';
 import { addComponents, totalWeight, weigh, zeroComponents, type Components } from './weigh.js';
 
 export interface AnatomyRow {
@@ -272,8 +273,19 @@ function tallyFor<K>(map: Map<K, Tally>, key: K): Tally {
   return t;
 }
 
-function byWeight<T extends { weight: number }>(name: (r: T) => string): (a: T, b: T) => number {
-  return (a, b) => b.weight - a.weight || (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : 0);
+/**
+ * Most expensive first, by USD as `summary`, `sessions`, the report's cost by project / model and the break causes
+ * here rank (weights of models with different base prices do not compare: 125,000 wt of Sonnet cost less than
+ * 87,500 wt of Opus), ties by name in UTF-8 byte order as summary's; a row with no priced request (USD unknown) last.
+ * Sorted by weight, a project of Sonnet stood above one of Opus here and below it in summary's table.
+ * The USD is compared as --json writes it, so a sum's last bits do not order two equal costs apart from summary's.
+ */
+function byCost<T extends { usd: number }>(name: (r: T) => string): (a: T, b: T) => number {
+  return (a, b) => jsonNumber(b.usd) - jsonNumber(a.usd) || byText(name(a), name(b));
+}
+
+function byText(a: string, b: string): number {
+  return a === b ? 0 : Buffer.compare(Buffer.from(a), Buffer.from(b));
 }
 
 export function analyzeAnatomy(chains: readonly ChainInput[], options: AnatomySummaryOptions): AnatomyResult {
@@ -381,13 +393,13 @@ export class AnatomyAnalysis {
     return {
       jitter: this.jitter,
       totals: this.totals.row(),
-      by_agent_type: [...this.byAgentType].map(([agent_type, t]) => ({ agent_type, ...t.row() })).sort(byWeight((r) => r.agent_type)),
-      by_model: [...this.byModel].map(([model, t]) => ({ model, ...t.row() })).sort(byWeight((r) => r.model)),
-      by_project: [...this.byProject].map(([project, t]) => ({ project, ...t.row() })).sort(byWeight((r) => r.project)),
+      by_agent_type: [...this.byAgentType].map(([agent_type, t]) => ({ agent_type, ...t.row() })).sort(byCost((r) => r.agent_type)),
+      by_model: [...this.byModel].map(([model, t]) => ({ model, ...t.row() })).sort(byCost((r) => r.model)),
+      by_project: [...this.byProject].map(([project, t]) => ({ project, ...t.row() })).sort(byCost((r) => r.project)),
       by_session: [...this.bySession]
         .map(([session_id, t]) => ({ session_id, project: this.sessionProject.get(session_id) ?? null, ...t.row() }))
-        .sort(byWeight((r) => r.session_id)),
-      chains: this.chainRows.sort(byWeight((r) => r.chain_id)),
+        .sort(byCost((r) => r.session_id)),
+      chains: this.chainRows.sort(byCost((r) => r.chain_id)),
       repurchase: this.repurchase.sort((a, b) => b.waste_weight - a.waste_weight || (a.chain_id < b.chain_id ? -1 : 1)),
       // by what they cost, in USD (weights of models with different base prices do not compare)
       break_causes: [...this.causes.values()].sort((a, b) => b.usd - a.usd || b.weight - a.weight || b.tokens - a.tokens || (a.cause < b.cause ? -1 : 1)),

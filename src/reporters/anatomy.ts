@@ -10,7 +10,7 @@ import { zoneOffsetMs } from '../format/days.js';
 import { counted, gapDuration } from './units.js';
 
 export interface FormatAnatomyOptions {
-  /** rows of each list of chains or sessions (by weight; re-purchase chains by waste); default 20 */
+  /** rows of each list of chains or sessions (by cost in USD; re-purchase chains by waste); default 20 */
   limit?: number;
   color?: boolean;
 }
@@ -123,7 +123,7 @@ export function formatAnatomy(result: AnatomyResult, options: FormatAnatomyOptio
   if (result.by_session.length > 0) {
     const sessions = result.by_session.slice(0, limit);
     const more = result.by_session.length > sessions.length ? ` (top ${sessions.length} of ${int(result.by_session.length)})` : '';
-    out.push(groupTable('session', sessions.map((r) => [r.session_id, r]), color, `By session, by weight${more}`));
+    out.push(groupTable('session', sessions.map((r) => [r.session_id, r]), color, `By session, by cost${more}`));
   }
 
   const shown = result.chains.slice(0, limit);
@@ -145,7 +145,7 @@ export function formatAnatomy(result: AnatomyResult, options: FormatAnatomyOptio
         { header: 're-purchase', drop: 5 },
       ],
       shown.map((c) => [c.chain_id, c.agent_type, c.requests, c.rounds, c.cold, c.growth, c.expiry, c.break, wasteCell(c, c.waste_weight), weightCell(c, c.weight), cost(c), c.repurchase ? 'yes' : '']),
-      { color, title: `Chains by weight${result.chains.length > shown.length ? ` (top ${shown.length} of ${int(result.chains.length)})` : ''}` },
+      { color, title: `Chains by cost${result.chains.length > shown.length ? ` (top ${shown.length} of ${int(result.chains.length)})` : ''}` },
     ),
   );
 

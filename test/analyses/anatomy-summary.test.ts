@@ -69,7 +69,7 @@ test('anatomy weight of a 1-hour chain uses the 1-hour write price', () => {
   near(res.totals.anatomy_weight.growth, 3_500 * 2);
 });
 
-test('anatomy rows per chain, agent type and model, sorted by weight', () => {
+test('anatomy rows per chain, agent type and model, sorted by cost (USD)', () => {
   const res = analyzeAnatomy([A, B, U], { weightsFor });
   assert.deepEqual(res.chains.map((c) => [c.chain_id, c.agent_type, c.requests, c.cold, c.growth, c.expiry, c.break]), [
     ['B', 'Explore', 4, 10_000, 2_000, 0, 30_000],
@@ -96,7 +96,7 @@ test('anatomy rows per chain, agent type and model, sorted by weight', () => {
   near(res.by_model[1]!.usd, 30_000 * 3e-6);
 });
 
-test('anatomy rows per project and per session (SPEC §3), sorted by weight; sums only without lists', () => {
+test('anatomy rows per project and per session (SPEC §3), sorted by cost (USD); sums only without lists', () => {
   // A and B in session s1 of /p/one, U in session s2 of no known project
   const inProject = (c: typeof A, project: string | null, sessionId: string) => ({ ...c, project, sessionId });
   const chains = [inProject(A, '/p/one', 's1'), inProject(B, '/p/one', 's1'), inProject(U, null, 's2')];

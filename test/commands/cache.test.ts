@@ -296,3 +296,38 @@ test('a session whose own id begins `side:` is named by it, and its inline sidec
   assert.equal(run([S, dir]), S);
   assert.equal(run([S, dir, '--chain', 'side:abcd']), `${S}:side:abcd1234`);
 });
+
+test('anatomy ranks its projects, models, sessions and chains by cost in USD, as summary and sessions do: a project of Sonnet with more weight but a smaller bill stood above one of Opus in anatomy and below it in summary', () => {
+  // /work/sonnet: 100,000 5-minute write tokens of Sonnet 4.5 ($3/M): 125,000 wt, $0.375;
+  // /work/opus: 70,000 of Opus 4.6 ($5/M): 87,500 wt, $0.4375. More weight, less money.
+  const sonnet = '0ca1b2c3-0000-4000-8000-00000000c001';
+  const opus = '0ca1b2c3-0000-4000-8000-00000000c002';
+  const dir = writeCorpus({
+    [`projects/-work-sonnet/${sonnet}.jsonl`]: [
+      userPrompt(sonnet, '2026-02-10T10:00:00.000Z', 'go', undefined, '/work/sonnet'),
+      assistant({ session: sonnet, msg: 'cs1', t: '2026-02-10T10:00:05.000Z', model: 'claude-sonnet-4-5-20250929', cwd: '/work/sonnet', u: { w5: 100_000 } }),
+    ],
+    [`projects/-work-opus/${opus}.jsonl`]: [
+      userPrompt(opus, '2026-02-10T11:00:00.000Z', 'go', undefined, '/work/opus'),
+      assistant({ session: opus, msg: 'co1', t: '2026-02-10T11:00:05.000Z', model: 'claude-opus-4-6', cwd: '/work/opus', u: { w5: 70_000 } }),
+    ],
+  });
+  const sum = json(['summary', dir]);
+  const anatomy = json(['anatomy', dir]);
+  const sessions = json(['sessions', dir]);
+  const a = anatomy.by_project.map((r: any) => r.project);
+  const of = (p: string) => anatomy.by_project.find((r: any) => r.project === p);
+  assert.ok(of('/work/sonnet').weight > of('/work/opus').weight && of('/work/sonnet').usd < of('/work/opus').usd, 'the cheaper project has more weight');
+  assert.deepEqual(a, ['/work/opus', '/work/sonnet']);
+  assert.deepEqual(sum.by_project.map((r: any) => r.project), a);
+  assert.deepEqual(anatomy.by_model.map((r: any) => r.model), sum.by_model.map((r: any) => r.model));
+  assert.deepEqual(anatomy.by_session.map((r: any) => r.session_id), [opus, sonnet]);
+  assert.deepEqual(anatomy.chains.map((r: any) => r.session_id), [opus, sonnet]);
+  assert.equal(sessions.sessions[0].session_id, opus);
+  // the text says what its lists of sessions and chains are ranked by
+  const text = cli(['anatomy', dir, '--db', ':memory:', '--timezone', 'UTC']).stdout;
+  assert.match(text, /^By session, by cost$/m);
+  assert.match(text, /^Chains by cost$/m);
+  const rows = (title: string) => text.slice(text.indexOf(`\n${title}\n`)).split('\n\n')[0]!;
+  assert.ok(rows('By project').indexOf('/work/opus') < rows('By project').indexOf('/work/sonnet'));
+});

@@ -360,7 +360,7 @@ test('the waste is marked +? only when requests without a price wrote expiry or 
       return {
         leftOut: totals.unpriced_tokens.expiry + totals.unpriced_tokens.break,
         line: waste,
-        chainRow: /^\S+\s+main\s.*$/m.exec(a.stdout.split('\nChains by weight')[1]!)![0],
+        chainRow: /^\S+\s+main\s.*$/m.exec(a.stdout.split('\nChains by cost')[1]!)![0],
         tile: /data-metric="wasteUsd"[^>]*>([^<]*)</.exec(section)![1]!,
         sentence: /expiry and break rewrites wasted \S+(?: \+\?)?/.exec(section.replace(/<[^>]*>/g, ''))![0],
         chainFacts: /<dt>waste<\/dt><dd>([^<]*)</.exec(chains)![1]!,
