@@ -148,10 +148,11 @@ test('§2: one rule marks a component +?: the unpriced request has tokens of it 
   }
 });
 
-test("§2: the report's top chains mark a chain's cost and waste +? when some of its requests have no price, as anatomy marks its sums", async () => {
+test("§2: the report's top chains mark a chain's cost +? when some of its requests have no price, its waste only when they wrote expiry or break tokens, as anatomy marks its sums", async () => {
   // t 0 opus w5 10,000 (cold); t 400 s opus r 0, w5 11,000: gap 400 s > 5 min, C = 10,000 → expiry 10,000, growth 1,000;
   // waste 10,000 × (1.25 − 0.1) = 11,500 wt = $0.0575; t 410 s claude-foo-1 w5 100 (no price). Priced cost
-  // 12,500 + 13,750 = 26,250 wt = $0.1313 (0.13125, halves away from zero), both sums leaving claude-foo-1 out.
+  // 12,500 + 13,750 = 26,250 wt = $0.1313 (0.13125, halves away from zero), leaving claude-foo-1 out; its 100 tokens
+  // are growth, no expiry or break: the waste leaves nothing out and is whole (README: one rule for +?).
   const dir = writeCorpus({
     [`${P}/${S}.jsonl`]: [
       userPrompt(S, at(-5)),
@@ -164,12 +165,13 @@ test("§2: the report's top chains mark a chain's cost and waste +? when some of
   near(a.chains[0].waste_weight, 11_500, 'waste');
   near(a.chains[0].weight, 26_250, 'weight');
   assert.equal(a.chains[0].unpriced_requests, 1);
+  assert.equal(a.chains[0].unpriced_tokens.expiry + a.chains[0].unpriced_tokens.break, 0);
   const ctx = await openContext({ paths: [dir], db: ':memory:', timezone: 'UTC' });
   try {
     const html = /<section[^>]* id="top-chains"[\s\S]*?<\/section>/.exec(renderReport(await buildReportData(ctx)))![0];
     const text = html.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ');
-    assert.match(text, /wasted \$0\.0575 \(11,500 wt\) \+\?/);
-    assert.match(text, /waste \$0\.0575 \(11,500 wt\) \+\? cost \$0\.1313 \(26,250 wt\) \+\?/);
+    assert.match(text, /wasted \$0\.0575 \(11,500 wt\);/);
+    assert.match(text, /waste \$0\.0575 \(11,500 wt\) cost \$0\.1313 \(26,250 wt\) \+\?/);
   } finally {
     ctx.store.close();
   }
