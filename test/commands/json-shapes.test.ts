@@ -3,7 +3,9 @@
  * is in that command's output on sample-logs/. The shapes are read from the doc itself, so the doc
  * and this test cannot drift; a key renamed or removed in an output (or added to the doc but not to
  * the output) fails here. The other way too: a key an output has that its section does not list fails,
- * except inside an object whose shape says `…` (a query's rows and params, named per query).
+ * except inside an object whose shape says `…` (a query's rows and params, named per query). And a value
+ * of another form: an object or array where the doc writes a plain value or `[string]` (whose keys no
+ * check would read), a value where it writes `{…}` or `[…]`.
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -98,15 +100,23 @@ export function documentedShapes(markdown: string): Map<string, Shape> {
 }
 
 /**
- * Checks `value` against `shape`: every documented key is present wherever its parent is an
- * object (a null parent has nothing to check). Returns the key paths checked, to say which
- * documented keys the sample outputs reached at all.
+ * Checks `value` against `shape`, both ways. Into `missing` goes every documented key absent where its
+ * parent is an object (a null parent has nothing to check; an optional key may be absent), and every value
+ * of another form than documented: an object or array where the doc writes a plain value (`"a"`, or an
+ * element of `[string]`), a non-array for `[…]`, a non-object for `{…}`. Into `extra` goes every key the
+ * output has that its object's shape does not list (but in an open object, `…`). Into `reached` go the key
+ * paths found, to say which documented keys the sample outputs reached at all.
  */
-function check(shape: Shape, value: unknown, path: string, missing: string[], reached: Set<string>, extra: string[] = []): void {
+function check(shape: Shape | null, value: unknown, path: string, missing: string[], reached: Set<string>, extra: string[] = []): void {
   if (value === null || value === undefined) return;
+  // a plain value (a key without `: {…}`, an element of `[string]`): keys inside it would never be checked
+  if (shape === null) {
+    if (typeof value === 'object') missing.push(`${path || '(root)'}: documented as a plain value, is ${Array.isArray(value) ? 'an array' : 'an object'}`);
+    return;
+  }
   if (shape.kind === 'array') {
     if (!Array.isArray(value)) return void missing.push(`${path || '(root)'}: expected an array`);
-    if (shape.element) for (const e of value) check(shape.element, e, `${path}[]`, missing, reached, extra);
+    for (const e of value) check(shape.element, e, `${path}[]`, missing, reached, extra);
     return;
   }
   if (typeof value !== 'object' || Array.isArray(value)) return void missing.push(`${path || '(root)'}: expected an object`);
@@ -118,7 +128,7 @@ function check(shape: Shape, value: unknown, path: string, missing: string[], re
       continue;
     }
     reached.add(p);
-    if (child) check(child, (value as Record<string, unknown>)[key], p, missing, reached, extra);
+    check(child, (value as Record<string, unknown>)[key], p, missing, reached, extra);
   }
 }
 
@@ -202,6 +212,14 @@ describe('--json shapes (docs/json.md)', () => {
     assert.deepEqual(missing, ['rows[].x'], 'a missing key fails, an optional one does not');
     assert.deepEqual(extra, ['t.w', 'rows[].v'], 'a key not listed fails, except in an object that says …');
     assert.deepEqual(keyPaths(parseShape('[{"name", "purpose"}]')), ['[].name', '[].purpose']);
+    // a plain value or an element of [string] that is an object or array: its keys were never checked
+    const wrong: string[] = [];
+    const form = parseShape('{"a", "tags": [string], "t": {"x", "y"}, "u": [{"k"}]}');
+    check(form, { a: { b: 1 }, tags: ['x', { y: 1 }], t: { x: [{ z: 1 }], y: 'ok' }, u: [{ k: 1 }] }, '', wrong, new Set(), []);
+    assert.deepEqual(wrong, ['a: documented as a plain value, is an object', 'tags[]: documented as a plain value, is an object', 't.x: documented as a plain value, is an array']);
+    const objects: string[] = [];
+    check(form, { a: 1, tags: {}, t: [], u: {} }, '', objects, new Set(), []);
+    assert.deepEqual(objects, ['tags: expected an array', 't: expected an object', 'u: expected an array']);
   });
 
   test('every command with --json has a section, and every section a run', () => {
@@ -220,14 +238,14 @@ describe('--json shapes (docs/json.md)', () => {
   });
 
   for (const [title, shape] of shapes) {
-    test(`${title} --json has every documented key`, () => {
+    test(`${title} --json has every documented key, in its documented form, and no other`, () => {
       const outputs = runs[title]().map(runJson);
       outputsOf.set(title, outputs);
       const missing: string[] = [];
       const extra: string[] = [];
       const reached = new Set<string>();
       for (const out of outputs) check(shape, out, '', missing, reached, extra);
-      assert.deepEqual([...new Set(missing)], [], `${title} --json lacks documented keys`);
+      assert.deepEqual([...new Set(missing)], [], `${title} --json lacks documented keys, or has one in another form`);
       assert.deepEqual([...new Set(extra)], [], `${title} --json has keys docs/json.md does not list`);
       const unreached = keyPaths(shape).filter((p) => !reached.has(p));
       assert.deepEqual(unreached, [], `${title}: documented keys no sample run reached (their parent was null or empty); add a run that has them`);
