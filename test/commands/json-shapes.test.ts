@@ -167,10 +167,15 @@ const runs: Record<string, () => string[][]> = {
   'cachelens anatomy --chain': () => [['anatomy', ...logs(), '--chain', '1f517242-e624-462c-80f4-9aab96cd61a2:afe431875d602779e']],
   'cachelens whatif ttl': () => [['whatif', 'ttl', ...logs()]],
   'cachelens whatif keepalive': () => [['whatif', 'keepalive', ...logs()]],
-  'cachelens replay channel': () => [['replay', 'channel', CHANNEL], ['replay', 'channel', badChannel, '--idle-reap', '30m', '--evict-at', '5', '--fail-at', '7']],
+  'cachelens replay channel': () => [
+    ['replay', 'channel', CHANNEL],
+    ['replay', 'channel', badChannel, '--idle-reap', '30m', '--evict-at', '5', '--fail-at', '7'],
+    ['replay', 'channel', CHANNEL, '--strategy', 'watermark'], // one strategy: the others' keys are absent
+  ],
   'cachelens replay session': () => [
     ['replay', 'session', 'top', SAMPLES, '--db', db, '--calibrate', '5'], // calibration's keys are null without it
     ['replay', 'session', '53c5d8e8', SAMPLES, '--db', db], // a chain without attachments: reinject is not run
+    ['replay', 'session', 'top', SAMPLES, '--db', db, '--strategy', 'reinject'], // one strategy: the others' keys are absent
   ],
   'cachelens crosstab': () => [['crosstab', ...logs()]],
   'cachelens query': () => [['query', 'cost_by', ...logs(), '--param', 'by=agent_type']],
