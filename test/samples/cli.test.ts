@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tempDir } from '../helpers/temp.js';
+import { help, parse } from '../../src/samples/args.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -67,4 +68,33 @@ test('--help (and -h) prints the usage and every option with its default, exit 0
   }
   const bad = gen('--bogus', '--out', out);
   assert.match(bad.stderr, /--truth full\|summary.*--help/, 'the usage in an error names every option, and --help');
+});
+
+test('the default --help prints for each option is the one a run uses', () => {
+  const text = help();
+  const given: string[] = [];
+  for (const option of ['--seed', '--scale', '--out', '--truth']) {
+    // the option's lines: its own, then those indented under it, up to its (default X)
+    const m = new RegExp(`^ {2}${option} .*?(?:\\n {3,}.*?)*\\(default ([^)]+)\\)`, 'm').exec(text);
+    assert.ok(m, option);
+    given.push(option, m[1]!);
+  }
+  assert.deepEqual(parse(given), parse([]), `given as --help prints them (${given.join(' ')}), the defaults run the same`);
+});
+
+test('an option given no value says so in one line: --seed needs a value', () => {
+  const out = join(tmpdir(), 'cachelens-never-written');
+  for (const [args, hint] of [
+    [['--seed', '--out', out], /\(--out is read as an option; a value that begins with - is written --seed=VALUE; usage: /],
+    [['--out', out, '--seed'], /\(usage: /],
+    [['--scale', '-1', '--out', out], /\(-1 is read as an option; a value that begins with - is written --scale=VALUE; /],
+  ] as const) {
+    const r = gen(...args);
+    assert.equal(r.status, 2, args.join(' '));
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+    assert.match(r.stderr, new RegExp(`^gen:samples: ${args.find((a) => a === '--seed' || a === '--scale')} needs a value `), r.stderr);
+    assert.match(r.stderr, hint, r.stderr);
+  }
+  assert.match(gen('--help=1').stderr, /^gen:samples: --help takes no value \(usage: /);
+  assert.equal(existsSync(out), false);
 });
