@@ -66,8 +66,7 @@ export type WeightsFor = (model: string, prompt: number) => Weights | null;
 export type Ttl = '5m' | '1h';
 export const TTL_MS: Record<Ttl, number> = { '5m': 5 * 60_000, '1h': 60 * 60_000 };
 
-/** Rewrites smaller than this many tokens are breakpoint jitter and count as 0 (SPEC §3). */
-export const DEFAULT_JITTER = 1024;
+export { DEFAULT_JITTER } from './defaults.js';
 
 /** Chains `whatif --scope` can select. */
 export type Scope = 'all' | 'main' | 'subagents';

@@ -52,6 +52,7 @@
 import { UsageError } from '../errors.js';
 import { anatomizeChain } from './anatomy.js';
 import { BucketMap, chainBuckets, type BucketDimension } from './buckets.js';
+import { DEFAULT_INTERVAL_S, DEFAULT_PING_IN, DEFAULT_PING_OUT } from './defaults.js';
 import { counted, DEFAULT_JITTER, inScope, promptTokens, TTL_MS, type ChainInput, type ChainRequest, type Scope, type Weights, type WeightsFor } from './chain.js';
 import { totalWeight, weigh } from './weigh.js';
 import { E15Sum } from './e15-sum.js';
@@ -188,15 +189,15 @@ export class KeepaliveWhatIf {
   private readonly gap: GapWeights = { pingWeight: 0, pingUsd: 0, saving: 0, savingUsd: 0 };
 
   constructor(private readonly options: KeepaliveOptions) {
-    this.intervalS = options.intervalS ?? 270;
+    this.intervalS = options.intervalS ?? DEFAULT_INTERVAL_S;
     this.intervalMs = Math.round(this.intervalS * 1000);
     if (!(this.intervalMs > 0 && this.intervalMs < this.ttlMs)) throw new UsageError(`keepalive interval must be above 0 and below the 300-second TTL, got ${this.intervalS}`);
     const budgets = options.budgets === undefined ? DEFAULT_BUDGETS : typeof options.budgets === 'number' ? [options.budgets] : options.budgets;
     for (const b of budgets) {
       if (!(b === Infinity || (Number.isInteger(b) && b >= 0))) throw new UsageError(`keepalive budget must be a whole number ≥ 0 or inf, got ${b}`);
     }
-    this.pingIn = options.pingIn ?? 30;
-    this.pingOut = options.pingOut ?? 10;
+    this.pingIn = options.pingIn ?? DEFAULT_PING_IN;
+    this.pingOut = options.pingOut ?? DEFAULT_PING_OUT;
     for (const [name, v] of [['ping input', this.pingIn], ['ping output', this.pingOut]] as const) {
       if (!(Number.isInteger(v) && v >= 0)) throw new UsageError(`keepalive ${name} must be a whole number of tokens ≥ 0, got ${v}`);
     }

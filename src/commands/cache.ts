@@ -4,6 +4,7 @@
  */
 import type { Argv } from 'yargs';
 import type { ChainInput } from '../analyses/chain.js';
+import { DEFAULT_INTERVAL_S, DEFAULT_JITTER, DEFAULT_PING_IN, DEFAULT_PING_OUT } from '../analyses/defaults.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { shownId } from '../format/table.js';
@@ -31,10 +32,13 @@ async function withChains<T extends Output>(
 
 function jitterOf(argv: Record<string, unknown>): number {
   // no request writes 10⁹ tokens (ingest skips such usage): past that a jitter changes nothing, and past 2^53 it was printed as another number
-  return numberOption(argv, 'jitter', 1024, 'a whole number of tokens up to 1,000,000,000', (n) => wholeNumber(n) && n <= 1e9);
+  return numberOption(argv, 'jitter', DEFAULT_JITTER, 'a whole number of tokens up to 1,000,000,000', (n) => wholeNumber(n) && n <= 1e9);
 }
 
-const jitterOption = { type: 'string', requiresArg: true, describe: 'rewrites below this many tokens are breakpoint jitter (default 1024)' } as const;
+/** anatomy's rows of each list unless --top gives another: printed in --help, and taken, from here */
+const ANATOMY_TOP = 20;
+
+const jitterOption = { type: 'string', requiresArg: true, describe: `rewrites below this many tokens are breakpoint jitter (default ${DEFAULT_JITTER})` } as const;
 
 export const anatomyCommand: Command = {
   command: 'anatomy [paths..]',
@@ -43,14 +47,14 @@ export const anatomyCommand: Command = {
     withLogOptions(y)
       .option('chain', { type: 'string', requiresArg: true, describe: 'print one chain request by request (its chain id or agent id, or a unique prefix of one)' })
       .option('jitter', jitterOption)
-      .option('top', { type: 'string', requiresArg: true, describe: 'rows of the session, chain and re-purchase lists, at least 1 (default 20)' }),
+      .option('top', { type: 'string', requiresArg: true, describe: `rows of the session, chain and re-purchase lists, at least 1 (default ${ANATOMY_TOP})` }),
   run: (argv, io) => {
     // `--chain=` or an empty `--chain "$ID"` is a mistake, not the flag left out (it printed every chain's anatomy)
     const want = nonEmpty(argv.chain, '--chain', 'a chain id or agent id, or a unique prefix of one');
     // flag values are checked before the logs are read (a bad --top was said after a whole ingest)
     const jitter = jitterOf(argv);
     // --top 0 printed each list as an empty table
-    const limit = numberOption(argv, 'top', 20, 'a whole number of chains, at least 1', (n) => wholeNumber(n) && n >= 1);
+    const limit = numberOption(argv, 'top', ANATOMY_TOP, 'a whole number of chains, at least 1', (n) => wholeNumber(n) && n >= 1);
     return withChains(argv, io, async (ctx, forEachChain) => {
       const { AnatomyAnalysis, chainDetail } = await import('../analyses/anatomy-summary.js');
       const { formatAnatomy, formatChain } = await import('../reporters/anatomy.js');
@@ -154,20 +158,20 @@ function keepaliveCommand(): Command {
     describe: 'price keepalive pings that refresh a 5-minute cache, for budgets 0…20 and ∞',
     options: (y: Argv) =>
       withLogOptions(y)
-        .option('interval', { type: 'string', requiresArg: true, describe: 'seconds between pings, below the 5-minute TTL (default 270)' })
+        .option('interval', { type: 'string', requiresArg: true, describe: `seconds between pings, below the 5-minute TTL (default ${DEFAULT_INTERVAL_S})` })
         .option('budget', { type: 'string', requiresArg: true, describe: 'pings per gap: N, inf (or ∞), or sweep (default: sweep 0…20 and ∞)' })
-        .option('ping-in', { type: 'string', requiresArg: true, describe: 'input tokens of one ping, written at the 5-minute weight (default 30)' })
-        .option('ping-out', { type: 'string', requiresArg: true, describe: 'output tokens of one ping (default 10)' })
+        .option('ping-in', { type: 'string', requiresArg: true, describe: `input tokens of one ping, written at the 5-minute weight (default ${DEFAULT_PING_IN})` })
+        .option('ping-out', { type: 'string', requiresArg: true, describe: `output tokens of one ping (default ${DEFAULT_PING_OUT})` })
         .option('scope', { requiresArg: true, choices: ['all', 'main', 'subagents', 'subagent'] as const, default: 'all', defaultDescription: 'all', describe: 'which chains get pings (the others still count in every weight)' })
         .option('jitter', jitterOption),
     run: async (argv, io) => {
       // flag values are checked before the logs are read (a bad --budget was said after a whole ingest)
       // the what-if counts in whole milliseconds: 0.0001 s or 299.9999 s round to 0 or to the TTL itself
-      const interval = numberOption(argv, 'interval', 270, 'seconds between 0.001 and 299.999 (below the 5-minute TTL)', (n) => Math.round(n * 1000) > 0 && Math.round(n * 1000) < 300_000);
+      const interval = numberOption(argv, 'interval', DEFAULT_INTERVAL_S, 'seconds between 0.001 and 299.999 (below the 5-minute TTL)', (n) => Math.round(n * 1000) > 0 && Math.round(n * 1000) < 300_000);
       // as --prefix-tokens: a ping is a few tokens, and 1e300 of them printed weights of 300 digits and e+295 %
       const pingTokens = (n: number) => wholeNumber(n) && n <= 1_000_000;
-      const pingIn = numberOption(argv, 'ping-in', 30, 'a whole number of tokens up to 1,000,000', pingTokens);
-      const pingOut = numberOption(argv, 'ping-out', 10, 'a whole number of tokens up to 1,000,000', pingTokens);
+      const pingIn = numberOption(argv, 'ping-in', DEFAULT_PING_IN, 'a whole number of tokens up to 1,000,000', pingTokens);
+      const pingOut = numberOption(argv, 'ping-out', DEFAULT_PING_OUT, 'a whole number of tokens up to 1,000,000', pingTokens);
       const jitter = jitterOf(argv);
       const { DEFAULT_BUDGETS, KeepaliveWhatIf } = await import('../analyses/keepalive.js');
       const budgets = parseBudget(argv.budget, DEFAULT_BUDGETS);

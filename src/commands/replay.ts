@@ -7,7 +7,7 @@ import { UsageError } from '../errors.js';
 import { clean } from '../format/table.js';
 import { loadPriceTable } from '../pricing/pricing.js';
 import type { SessionReplayResult, ThinkingRule } from '../replay/index.js';
-import { CHANNEL_STRATEGIES, DEFAULT_CHANNEL_MODEL, ENCODINGS, type EncodingName, SESSION_STRATEGIES } from '../replay/names.js';
+import { CHANNEL_STRATEGIES, DEFAULT_CHANNEL_MODEL, DEFAULT_PREFIX_TOKENS, ENCODINGS, type EncodingName, SESSION_STRATEGIES } from '../replay/names.js';
 import { calibrateOf, type Command, decimal, DEFAULT_ROOTS_HELP, nonEmpty, numberOption, wholeNumber, withContext } from './command.js';
 
 function list(v: unknown): string[] {
@@ -49,7 +49,7 @@ const channelCommand: Command = {
       .option('evict-at', { type: 'string', array: true, nargs: 1, describe: 'evict the process before mention K (comma list, or repeat the flag)' })
       .option('fail-at', { type: 'string', array: true, nargs: 1, describe: 'the run at mention K fails, its watermark discarded (comma list, or repeat the flag)' })
       .option('idle-reap', { type: 'string', requiresArg: true, describe: 'reap processes idle this long by channel time (e.g. 30m); off by default' })
-      .option('prefix-tokens', { type: 'string', requiresArg: true, describe: 'tokens of framing: system prompt and tool schemas (default 2120)' })
+      .option('prefix-tokens', { type: 'string', requiresArg: true, describe: `tokens of framing: system prompt and tool schemas (default ${DEFAULT_PREFIX_TOKENS})` })
       .option('encoding', { requiresArg: true, choices: ENCODINGS as readonly string[], default: 'cl100k_base', defaultDescription: 'cl100k_base', describe: 'js-tiktoken encoding' })
       .option('ttl', { requiresArg: true, choices: ['5m', '1h'] as const, default: '5m', defaultDescription: '5m', describe: 'cache TTL for the weighted cost' })
       .option('model', { type: 'string', requiresArg: true, defaultDescription: DEFAULT_CHANNEL_MODEL, describe: "the agent's model: its prices (in the bundled table, or --pricing's) give the weights and the cost in USD" })
@@ -59,7 +59,7 @@ const channelCommand: Command = {
     // no yargs default: with one, `--strategy` given no value ran every strategy, silently
     // a strategy named twice runs once: run twice, its turns came twice in --json (as two strategies' would)
     const strategies = strategiesOf(argv.strategy, CHANNEL_STRATEGIES);
-    const prefix = numberOption(argv, 'prefix-tokens', 2120, 'a whole number of tokens up to 1,000,000', (n) => wholeNumber(n) && n <= 1_000_000);
+    const prefix = numberOption(argv, 'prefix-tokens', DEFAULT_PREFIX_TOKENS, 'a whole number of tokens up to 1,000,000', (n) => wholeNumber(n) && n <= 1_000_000);
     // the table every other command prices with: the bundled one, replaced or extended by the file
     const prices = loadPriceTable(argv.pricing as string | undefined);
     const { formatChannelReplay, parseDurationMinutes, runChannelReplay } = await import('../replay/index.js');

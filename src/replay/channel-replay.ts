@@ -24,7 +24,7 @@ import { ENCODINGS, SegmentTokenizer, type EncodingName, type Segment, type Toke
 import { WatermarkStore, type StagedRows, type WatermarkKey } from './watermark.js';
 import { flaggedModelPrice, loadPriceTable, type ModelPrice, type PriceTable } from '../pricing/pricing.js';
 
-import { CHANNEL_STRATEGIES, DEFAULT_CHANNEL_MODEL, type ChannelStrategy } from './names.js';
+import { CHANNEL_STRATEGIES, DEFAULT_CHANNEL_MODEL, DEFAULT_PREFIX_TOKENS, type ChannelStrategy } from './names.js';
 import { pushAll } from '../arrays.js';
 
 export { CHANNEL_STRATEGIES, DEFAULT_CHANNEL_MODEL, type ChannelStrategy };
@@ -244,7 +244,7 @@ function validate(opts: ChannelReplayOptions): void {
   };
   mentions(opts.evictAt, '--evict-at');
   mentions(opts.failAt, '--fail-at');
-  const prefix = opts.prefixTokens ?? 2120;
+  const prefix = opts.prefixTokens ?? DEFAULT_PREFIX_TOKENS;
   if (!Number.isInteger(prefix) || prefix < 0 || prefix > MAX_PREFIX_TOKENS) throw new UsageError(`--prefix-tokens must be a whole number from 0 to ${MAX_PREFIX_TOKENS}, got ${prefix}`);
   if (opts.ttl !== undefined && opts.ttl !== '5m' && opts.ttl !== '1h') throw new UsageError(`--ttl must be 5m or 1h, got ${String(opts.ttl)}`);
   if (opts.encoding !== undefined && !ENCODINGS.includes(opts.encoding)) {
@@ -278,7 +278,7 @@ async function prepare(opts: ChannelReplayOptions): Promise<{ p: Prepared; file:
   const handle = agent.startsWith('@') ? agent : `@${agent}`;
   const author = agentAuthor(handle);
   const tok = await SegmentTokenizer.load(opts.encoding ?? 'cl100k_base');
-  const framing = framingFor(tok, opts.prefixTokens ?? 2120);
+  const framing = framingFor(tok, opts.prefixTokens ?? DEFAULT_PREFIX_TOKENS);
   const brief = tok.segment(briefText(channel, handle) + '\n');
   const setup = tok.stats;
   const ttl = opts.ttl ?? '5m';

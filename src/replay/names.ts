@@ -19,6 +19,9 @@ export const ENCODINGS: readonly EncodingName[] = ['cl100k_base', 'o200k_base'];
  */
 export const DEFAULT_CHANNEL_MODEL = 'claude-opus-4-6';
 
+/** Tokens of a channel replay's framing (system prompt and tool schemas) unless `--prefix-tokens` gives another. */
+export const DEFAULT_PREFIX_TOKENS = 2120;
+
 /**
  * Whose prices a channel replay's cost is at, as its text and the report say it (the caller escapes
  * the names for where they go). Example: 'claude-opus-4-6 prices' (no --pricing); 'my-model prices
