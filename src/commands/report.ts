@@ -16,8 +16,12 @@ export function defaultReportName(now = new Date()): string {
   return `cachelens-report-${now.toISOString().slice(0, 10)}.html`;
 }
 
-/** `title`: the page's title in place of "cachelens report" (`start` on the sample corpus says so on the page). */
-export async function runReport(argv: Record<string, unknown>, io: Io, title?: string): Promise<Output> {
+/**
+ * The report's absolute path, from `--out` (or the default name), checked before anything is read or said:
+ * a place no file can be, a directory, a directory not there, inside the logs read (`argv.paths`) are each
+ * a one-line usage error. `start` checks it before it says which logs it reads.
+ */
+export function reportOut(argv: Record<string, unknown>, io: Io): string {
   // checked before the logs are read: a report that cannot be written is a one-line error, not an internal one
   if (argv.out !== undefined && String(argv.out).trim() === '') throw new UsageError('--out: expected a file name');
   const out = resolve(String(argv.out ?? defaultReportName()));
@@ -40,6 +44,12 @@ export async function runReport(argv: Record<string, unknown>, io: Io, title?: s
     refuseMissingDir(out, { flag: '--out', given: String(argv.out), choose: 'FILE' });
   }
   else refuseInLogs(out, { flag: 'the report', given: out, choose: 'FILE with --out', logRoots: rootsRead(argv.paths as string[] | undefined, io.env) });
+  return out;
+}
+
+/** `title`: the page's title in place of "cachelens report" (`start` on the sample corpus says so on the page). */
+export async function runReport(argv: Record<string, unknown>, io: Io, title?: string): Promise<Output> {
+  const out = reportOut(argv, io);
   // `--session ''` matched every session as a prefix ("session  matches 120 sessions"); a session named twice was replayed twice
   // `top` in any case, as replay session takes it
   const sessions = [...new Set(listOption(argv.session).map((s) => (s.toLowerCase() === 'top' ? 'top' : s)))];

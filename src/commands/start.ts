@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defaultCandidates, defaultRoots } from '../ingest/discover.js';
 import type { Command, Io } from './command.js';
-import { runReport } from './report.js';
+import { reportOut, runReport } from './report.js';
 
 export const SAMPLE_LOGS = fileURLToPath(new URL('../../sample-logs/', import.meta.url));
 
@@ -55,6 +55,8 @@ export const startCommand: Command = {
       .option('json', { type: 'boolean', describe: 'print the report\'s path, failed sections and totals as JSON' }),
   async run(argv, io) {
     const { paths, sample, denied, looked } = startRoots(io);
+    // a report that cannot be written is said alone, in one line: the note on which logs it read came first
+    reportOut({ ...argv, paths }, io);
     const unreadable = denied === undefined ? '' : ` (no transcript could be read there: ${denied})`;
     // it said 'no Claude Code logs found here', naming no place it had looked
     io.stderr(sample ? `cachelens: no Claude Code logs found (${looked}); using the sample corpus in ${paths[0]}` : `cachelens: reading ${paths.join(', ')}${unreadable}`);

@@ -1,7 +1,7 @@
 /** `npm start` (cachelens start): the report of the user's logs, or of sample-logs/ when there are none — saying which. */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { REAL_LOGS, REPO, cli, tempDir } from '../helpers/corpus.js';
@@ -68,4 +68,27 @@ test('with ~/.claude/projects there but unreadable, start reads it and says so, 
   assert.deepEqual(d.meta.roots, [projects]);
   assert.equal(d.headline.requests, 0);
   assert.doesNotMatch(readFileSync(out, 'utf8'), /sample corpus/);
+});
+
+test('a bad --out is one line and exit 2, said before start says which logs it reads', () => {
+  const home = tempDir('cachelens-home-');
+  writeFileSync(join(home, 'notes.txt'), 'a file\n');
+  const env = { ...process.env, NO_COLOR: '1', HOME: home, CLAUDE_CONFIG_DIR: '', XDG_CONFIG_HOME: '' };
+  const start = (out: string, extra: NodeJS.ProcessEnv = {}) =>
+    spawnSync(process.execPath, [join(REPO, 'dist/cli.js'), 'start', '--db', ':memory:', '--out', out], { cwd: home, encoding: 'utf8', env: { ...env, ...extra } });
+  const cases: [string, RegExp, NodeJS.ProcessEnv?][] = [
+    ['', /^cachelens: --out: expected a file name$/],
+    ['/proc/x/r.html', /^cachelens: --out \/proc\/x\/r\.html: no directory \/proc\/x /],
+    [home, /^cachelens: --out .*: is a directory /],
+    ['notes.txt/r.html', /^cachelens: --out notes\.txt\/r\.html: cannot write the report: ENOTDIR /],
+    // with logs of one's own, the note is 'reading …': not said either
+    ['/proc/x/r.html', /^cachelens: --out \/proc\/x\/r\.html: no directory /, { CLAUDE_CONFIG_DIR: join(REAL_LOGS, 'chiphuyen-sniffly') }],
+  ];
+  for (const [out, error, extra] of cases) {
+    const r = start(out, extra);
+    assert.equal(r.status, 2, `--out '${out}': ${r.stderr}`);
+    assert.equal(r.stdout, '');
+    assert.equal(r.stderr.split('\n').filter(Boolean).length, 1, `--out '${out}': one line, the error alone: ${r.stderr}`);
+    assert.match(r.stderr.trim(), error);
+  }
 });
