@@ -86,7 +86,7 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
   const yargsFailure = (msg: string | undefined, err: Error | undefined): UsageError => {
     // some span lines ("Invalid values:\n  Argument: to, Given: …"): one line, as every usage error
     if (err && err.name !== 'YError') throw err;
-    const text = (msg ?? err?.message ?? 'invalid arguments').trim().replace(/:?\s*\n\s*/g, ': ');
+    const text = unknownOnce((msg ?? err?.message ?? 'invalid arguments').trim().replace(/:?\s*\n\s*/g, ': '), args);
     // recommendCommands' message alone ("Did you mean blocks?") does not say what was wrong
     // and yargs' "Not enough non-option arguments: got 0, need at least 1" names neither the command nor what it lacks
     const named = /^Not enough non-option arguments/.test(text) ? commandNamed(args, commands) : undefined;
@@ -323,6 +323,24 @@ function verboseToo(err: UsageError, args: string[], commands: Command[]): Usage
   const unknown = /^Unknown arguments?: (.+)$/s.exec(err.message);
   const message = unknown ? `Unknown arguments: ${unknown[1]}, ${verbose}` : err.message;
   return new UsageError(message, err.hint ? `${err.hint}; ${hint}` : hint);
+}
+
+/**
+ * yargs' "Unknown arguments: foo-bar, fooBar" names an unknown `--foo-bar` twice, as typed and camel-cased:
+ * once, as typed (`--no-foo-bar` as no-foo-bar, which yargs reads as foo-bar set false). Other messages as they are.
+ */
+export function unknownOnce(text: string, args: readonly string[]): string {
+  const m = /^Unknown arguments?: (.+)$/s.exec(text);
+  if (!m) return text;
+  const words = m[1]!.split(', ');
+  const camel = (w: string) => w.replace(/-+([^-])/g, (_, c: string) => c.toUpperCase());
+  const end = args.indexOf('--');
+  const typed = (end === -1 ? args : args.slice(0, end)).map((a) => /^--([^=]*)/s.exec(a)?.[1]).filter((a) => a !== undefined);
+  const named = words
+    .filter((w) => !words.some((v) => v !== w && camel(v) === w && !typed.includes(w)))
+    .map((w) => (!typed.includes(w) && typed.includes(`no-${w}`) ? `no-${w}` : w));
+  const once = [...new Set(named)];
+  return `Unknown argument${once.length === 1 ? '' : 's'}: ${once.join(', ')}`;
 }
 
 /**

@@ -49,6 +49,15 @@ test('unknown flags and commands, missing paths and flags without a value: one l
   await usageError(['summary', logs, '--db', ':memory:', '--bogus'], /Unknown argument: bogus/);
   await usageError(['summary', logs, '--db', ':memory:', '--jsn'], /Unknown argument: jsn/);
   await usageError(['frobnicate'], /Unknown argument: frobnicate/);
+  // a hyphenated flag is named once, as typed: yargs named it camel-cased too ('Unknown arguments: foo-bar, fooBar')
+  await usageError(['summary', logs, '--db', ':memory:', '--foo-bar'], /^cachelens: Unknown argument: foo-bar$/);
+  await usageError(['summary', logs, '--db', ':memory:', '--foo-bar=1', '--baz-qux'], /^cachelens: Unknown arguments: foo-bar, baz-qux$/);
+  await usageError(['summary', logs, '--db', ':memory:', '--no-foo-bar'], /^cachelens: Unknown argument: no-foo-bar$/);
+  await usageError(['summary', logs, '--db', ':memory:', '--fooBar'], /^cachelens: Unknown argument: fooBar$/);
+  await usageError(['start', '--foo-bar'], /^cachelens: Unknown argument: foo-bar$/);
+  await usageError(['summary', '--foo-bar', '-v'], new RegExp(`^cachelens: Unknown arguments: foo-bar, v \\(cachelens has no verbose mode`));
+  // the did-you-mean of a command named wrong is kept
+  await usageError(['sumary', '--foo-bar'], /^cachelens: Unknown argument: sumary \(did you mean summary\?\)$/);
   // -v and -V, many tools' version flag, said only 'name a command (see --help)'
   await usageError(['-v'], /^cachelens: Unknown argument: v \(did you mean --version\?\)$/);
   await usageError(['-V'], /^cachelens: Unknown argument: V \(did you mean --version\?\)$/);
