@@ -1,8 +1,8 @@
 /**
  * Bundles the CLI after `tsc`: `dist/bundle/` holds the CLI, with the lazily loaded commands (cache
  * analyses, replay, report) as chunks of their own, and its two workers as files of their own; `dist/cli.js`
- * becomes a one-line entry that imports the bundle. Node then loads a handful of files instead of
- * the compiled modules (one per source file) and yargs' own: a warm `summary` on explicit paths (no early walk) was 30 – 140 ms faster in
+ * becomes a one-line entry that imports the bundle. Node then loads the chunks a command needs, a few
+ * dozen files, instead of the compiled modules (one per source file) and yargs' own: a warm `summary` on explicit paths (no early walk) was 30 – 140 ms faster in
  * interleaved runs, depending on the load (BENCHMARKS-log.md).
  *
  * The bundle sits two directories below the repository like the compiled modules did
