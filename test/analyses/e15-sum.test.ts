@@ -31,7 +31,7 @@ test('E15Sum adds terms as the BigInts of toE15 do: weights, USD, halves, negati
 
 test('E15Sum stays exact past the 2^20 terms after which it moves its limbs to a BigInt', () => {
   // 3·2^20 terms of 2^52 – 2^53 units whose low 32 bits are nearly all ones: their low limbs sum past 2^53, where a
-  // double no longer holds every integer, well before the last term, and their middle limbs are odd
+  // double no longer holds every integer, well before the last term, and their middle limbs vary (2^20 + i mod 1021)
   const xs = Array.from({ length: 3 * 2 ** 20 + 7 }, (_, i) => (2 ** 52 + (i % 1021) * 2 ** 32 + 2 ** 32 - 1 - (i % 7)) / 1e15);
   assert.ok(xs.every((x) => Math.round(x * 1e15) < 2 ** 53));
   assert.equal(sumOf(xs).e15, bigSum(xs));
