@@ -522,6 +522,9 @@ function deltaFrom(base: Base, dbPath: string, answers: Answers, kept: AnswersBa
   }
   const requests: NewRequest[] = [];
   for (const list of copiesOf.values()) {
+    // two files' copies of one rank and time: the one in the file that ends first is the request's
+    // (schema.ts fileLastTimes), and a file's last time before its new lines is the store's
+    if (list.some((a) => list.some((b) => a.path !== b.path && a.obs.rank === b.obs.rank && a.obs.t === b.obs.t))) return null;
     const q = newRequest(list, base.sessions, prices);
     if (!q) return null;
     requests.push(q);
@@ -567,7 +570,8 @@ function deltaFrom(base: Base, dbPath: string, answers: Answers, kept: AnswersBa
  * pricedSelect): each usage field the maximum over the copies (the write's 5-minute part what the
  * 1-hour part leaves of the largest write), time the earliest, model, session
  * and file from the best copy (subagent file > main file > progress copy, then the earliest, then
- * the first by path and line), project its session's, else its file's; null when its session's
+ * the first by path and line: copies of one rank and time in two files are left to the store,
+ * which orders them by the files' last times first), project its session's, else its file's; null when its session's
  * files disagree on the project, or its price is not finite (left to the store).
  */
 function newRequest(copies: Copy[], sessions: Map<string, string | null>, prices: PriceTable): NewRequest | null {
@@ -592,7 +596,7 @@ function newRequest(copies: Copy[], sessions: Map<string, string | null>, prices
   return { obs, project: sessionProject ?? best.project ?? 'unknown', weight: cost && toE15(cost.weight), usd: cost && toE15(cost.usd) };
 }
 
-/** The order of BEST_COPY_ORDER (schema.ts): rank, most first; time; path, by its bytes; line. */
+/** The order of BEST_COPY_ORDER (schema.ts): rank, most first; time; path, by its bytes; line (ties of rank and time across files never reach it). */
 function bestFirst(a: Copy, b: Copy): number {
   return b.obs.rank - a.obs.rank || a.obs.t - b.obs.t || Buffer.compare(a.path, b.path) || a.obs.line - b.obs.line;
 }

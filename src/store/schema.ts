@@ -155,12 +155,26 @@ export const STORE_COLUMNS: ReadonlyMap<string, string> = new Map([
  * The order in which a request's copies compete to be its best copy, as one HUGEINT that sorts as
  * the tuple (-rank, t, path_rank, line) does: rank (SourceRank, 0 – 2) in bits 117 – 118 as 2 − rank,
  * t (whole epoch milliseconds, as Date.parse gives them, at most 8.64e15 either way) in bits 63 – 116
- * offset by 2^53, the file's rank by path (< 2^32) in bits 31 – 62, the line (< 2^31) in bits 0 – 30.
+ * offset by 2^53, the file's rank by its last time then path (fileLastTimes; < 2^32) in bits 31 – 62, the line (< 2^31) in bits 0 – 30.
  * Example: a subagent-file copy (rank 2) at t = 1000 in the 3rd file by path, line 7, is
  * (0 << 117) | ((1000 + 2^53) << 63) | (3 << 31) | 7; a main-file copy (rank 1) of the same time
  * has 1 << 117 more, so it sorts after.
  */
 export const BEST_COPY_ORDER = `((2 - rank)::HUGEINT << 117) | ((t::BIGINT + 9007199254740992)::HUGEINT << 63) | (path_rank::HUGEINT << 31) | line::HUGEINT`;
+
+/**
+ * Each file's last time, `file_id, last_t`: its latest request or round (observations and
+ * chain_events), for the files `where` keeps (a WHERE clause on file_id, or ''). Of two copies of
+ * one rank and one time, the copy in the file that ends first is the request's (BEST_COPY_ORDER's
+ * path_rank) or the round's or attachment's (deriveLineCopies): a resumed session's transcript
+ * copies the lines of the one it resumes and always runs past them, so the copies count in the
+ * earlier session whatever the two files are called. Files that end at once go by path.
+ * Example: A (requests at 10:00, 10:01) and B (copies of both, then a request at 11:00), the copies
+ * carrying B's sessionId: A's last_t is 10:01, B's 11:00, so both requests are A's.
+ */
+function fileLastTimes(where: string): string {
+  return `(SELECT file_id, max(t) AS last_t FROM (SELECT file_id, t FROM observations ${where} UNION ALL SELECT file_id, t FROM chain_events ${where}) GROUP BY file_id)`;
+}
 
 /**
  * The observations a derive reads: the table, the column that identifies a row of it, and filters
@@ -188,7 +202,7 @@ const TOUCHED_OBSERVATIONS: ObservationSource = {
  * De-dup (SPEC §1.3) over the observations of the files in scope: one row per request identity,
  * usage the field-wise maximum over its copies, time the earliest copy, attribution (session,
  * chain, agent, file, segment, round) from the best-ranked copy (subagent file > main file >
- * progress copy; ties to the earliest, then to the first by path and line). Then priced: model by exact id, else without its date
+ * progress copy; ties to the earliest, then to the file that ends first, then to the first by path and line). Then priced: model by exact id, else without its date
  * suffix; Sonnet 4/4.5 long-context rates when P > 200k. Unpriced requests keep weight NULL.
  *
  * Speed (1 GB corpus, 200k observations): the best copy is found by `arg_min` over row ids in the
@@ -284,7 +298,8 @@ DROP TABLE ${fresh};`;
  */
 function groupsSelect(obs: ObservationSource): string {
   return `
-WITH by_path AS (SELECT file_id, row_number() OVER (ORDER BY path) AS path_rank FROM files JOIN scope USING (file_id) ${obs.files})
+WITH by_path AS (SELECT file_id, row_number() OVER (ORDER BY l.last_t NULLS LAST, path) AS path_rank
+                 FROM files JOIN scope USING (file_id) LEFT JOIN ${fileLastTimes(obs.files)} l USING (file_id) ${obs.files})
 SELECT md5_number(key) AS key_md5, min(t) AS t, max(input) AS input, max(output) AS output, max(cache_write) AS cache_write,
          -- the split of the billed write: a copy without one counts all of it 5-minute, so the
          -- maximum of each part could count a write twice; the 1-hour part, then the rest
@@ -292,8 +307,9 @@ SELECT md5_number(key) AS key_md5, min(t) AS t, max(input) AS input, max(output)
          least(max(cache_write_1h), max(cache_write)) AS cache_write_1h, max(cache_read) AS cache_read,
          max(web_search) AS web_search, max(web_fetch) AS web_fetch, bool_and(split_missing) AS split_missing,
          sum(copies)::INTEGER AS copies, count(DISTINCT (file_id, rank))::INTEGER AS sources,
-         -- the best-ranked copy (subagent file > main file > progress), ties to the earliest, then
-         -- to the first by path and line (not by file id: ids follow the order files were first seen)
+         -- the best-ranked copy (subagent file > main file > progress), ties to the earliest, then to
+         -- the file that ends first (fileLastTimes), then the first by path and line (not by file id:
+         -- ids follow the order files were first seen)
          arg_min(obs_row, ${BEST_COPY_ORDER}) AS best_row
   FROM (SELECT o.${obs.row} AS obs_row, o.key, o.t, o.input, o.output, o.cache_write, o.cache_write_5m, o.cache_write_1h, o.cache_read,
                o.web_search, o.web_fetch, o.split_missing, o.copies, o.file_id, o.rank, o.line, p.path_rank
@@ -375,7 +391,7 @@ ${chainsSelect('', 'row_number() OVER (ORDER BY path)')};
  * line (SPEC §1.6 and §1.4 with §1.3's de-dup): Claude Code's transcript of a resumed session
  * starts with copies of the session it resumes, each line with its `uuid` (every line of a real
  * transcript has its own; a copy keeps it, as the copied lines' `parentUuid`s still name them). Of
- * the rows of one kind and uuid the first by time, then path, then line (the order a request's
+ * the rows of one kind and uuid the first by time, then the file that ends first, then path, then line (the order a request's
  * copies of one rank go by, BEST_COPY_ORDER) is the attachment, compaction or round; the others
  * are listed here (a line is one row of one of the two tables, so `file_id, line` names it), and
  * every reader leaves them out (the scoped `attachments` view, the analyses' events,
@@ -399,10 +415,11 @@ function deriveLineCopies(touched: boolean): string {
 CREATE OR REPLACE TEMP TABLE fresh_copies AS
 WITH a AS (SELECT file_id, line, t, uuid, 'attachment' AS kind FROM attachments JOIN scope USING (file_id) WHERE uuid IS NOT NULL
            UNION ALL SELECT file_id, line, t, uuid, kind FROM chain_events JOIN scope USING (file_id) WHERE uuid IS NOT NULL),
-twice AS (SELECT kind, uuid FROM a GROUP BY ALL HAVING count(*) > 1)
+twice AS (SELECT kind, uuid FROM a GROUP BY ALL HAVING count(*) > 1),
+copied AS (SELECT a.* FROM a JOIN twice USING (kind, uuid))
 SELECT file_id, line FROM (
-  SELECT a.file_id, a.line, row_number() OVER (PARTITION BY a.kind, a.uuid ORDER BY a.t, f.path, a.line) AS n
-  FROM a JOIN twice USING (kind, uuid) JOIN files f USING (file_id))
+  SELECT c.file_id, c.line, row_number() OVER (PARTITION BY c.kind, c.uuid ORDER BY c.t, l.last_t NULLS LAST, f.path, c.line) AS n
+  FROM copied c JOIN files f USING (file_id) LEFT JOIN ${fileLastTimes('WHERE file_id IN (SELECT file_id FROM copied)')} l USING (file_id))
 WHERE n > 1;
 ${touched ? `INSERT INTO touched_sessions SELECT DISTINCT cf.session_id FROM chain_events e JOIN chain_facts cf USING (file_id, chain_id)
   JOIN ((SELECT * FROM fresh_copies EXCEPT SELECT * FROM line_copies) UNION ALL (SELECT * FROM line_copies EXCEPT SELECT * FROM fresh_copies)) d

@@ -712,7 +712,8 @@ export class Store {
    * takes its session's project, from the session's main transcript): the sessions of the files
    * read again, retired or new, and of appended files whose row now names another project or
    * session (or is gone: a read that failed), which count as read again from then on. An appended
-   * file otherwise changes only the requests its new lines name: appending one response to a
+   * file otherwise changes only the requests its new lines name, and its earlier requests that have
+   * copies in other files (it ends later now: schema.ts fileLastTimes): appending one response to a
    * session of 274,000 requests derived all of them again (BENCHMARKS-log.md, Append, session 27).
    */
   async noteTouched(): Promise<void> {
@@ -722,6 +723,10 @@ export class Store {
     await this.run(`INSERT INTO project_sessions SELECT session_id FROM appended_rows
       WHERE session_id IS NOT NULL AND file_id IN (SELECT file_id FROM changed_files WHERE after_line = 0)`);
     await this.run(`INSERT INTO touched_keys SELECT DISTINCT o.key FROM observations o JOIN changed_files c ON o.file_id = c.file_id AND o.line > c.after_line`);
+    // an appended file ends later now, and copies of one rank and time go to the file that ends
+    // first (schema.ts fileLastTimes): its earlier requests with a copy elsewhere may change hands
+    await this.run(`INSERT INTO touched_keys SELECT key FROM requests WHERE sources > 1 AND key IN (
+      SELECT o.key FROM observations o JOIN changed_files c ON o.file_id = c.file_id AND c.after_line > 0 AND o.line <= c.after_line)`);
     await this.run(`CREATE OR REPLACE TEMP TABLE noted_sessions AS
       SELECT DISTINCT session_id, file_id FROM observations WHERE file_id IN (SELECT file_id FROM changed_files) AND session_id IS NOT NULL
       UNION SELECT session_id, file_id FROM files WHERE file_id IN (SELECT file_id FROM changed_files) AND session_id IS NOT NULL

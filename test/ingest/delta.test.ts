@@ -372,12 +372,6 @@ test('a new request with copies in several files is de-duplicated as the store d
   // the same new response in two main transcripts of other sessions and projects, at other times
   assert.ok(appendResponse(files[0], 'twice', { minutes: 5 }));
   assert.ok(appendResponse(files[files.length - 1], 'twice', { minutes: 2, blocks: 2 }));
-  // and one at the same time in both: the first by path is the best copy (its project, its session)
-  const mains = files.filter((f) => !f.includes(`${path.sep}subagents${path.sep}`));
-  const [a, z] = [mains[0], mains[mains.length - 1]];
-  assert.notEqual(lastResponse(a)!.cwd, lastResponse(z)!.cwd);
-  assert.ok(appendResponse(z, 'tie', { at: '2026-02-12T09:00:00.000Z', blocks: 2 }));
-  assert.ok(appendResponse(a, 'tie', { at: '2026-02-12T09:00:00.000Z' }));
   // a subagent's new response, and its agent_progress copy in the parent transcript (lower output: a streaming snapshot)
   const sub = files.find((f) => f.includes(`${path.sep}subagents${path.sep}agent-`) && lastResponse(f))!;
   const main = `${path.dirname(path.dirname(sub))}.jsonl`;
@@ -418,12 +412,13 @@ test('copies of a request with and without a 5m/1h split: the write counts once,
   await settled(root, db);
   const before = (await ask(root, db)).out[0].totals;
   const files = transcripts(root).filter((f) => !f.includes(`${path.sep}subagents${path.sep}`));
+  // (a second apart: copies of one time in two files go to the store, whose files' last times decide)
   const copyOf = (file: string, split: boolean) => {
     const l = structuredClone(lastResponse(file)!);
     l.message.id = 'msg_split_mix';
     l.requestId = 'req_split_mix';
     l.uuid = `split-mix-${split}`;
-    l.timestamp = '2026-02-14T12:00:00.000Z';
+    l.timestamp = split ? '2026-02-14T12:00:01.000Z' : '2026-02-14T12:00:00.000Z';
     const { cache_creation: _, ...usage } = l.message.usage;
     l.message.usage = { ...usage, input_tokens: 3, output_tokens: 7, cache_read_input_tokens: 0, cache_creation_input_tokens: 1_000 };
     if (split) l.message.usage.cache_creation = { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 1_000 };
@@ -449,6 +444,15 @@ test('copies of a request with and without a 5m/1h split: the write counts once,
 test('what the kept results cannot take goes to the store, with the same outcome', async () => {
   const cases: [string, (root: string, files: string[]) => void][] = [
     ['a copy of a request the store holds', (_root, files) => appendResponse(files[0], 'x', { reuse: true })],
+    // of two main-file copies of one time, the one in the file that ends first is the request's (schema.ts
+    // fileLastTimes): a file's last time is the store's
+    ['a new request copied at one time into two files of other sessions and projects', (_root, files) => {
+      const mains = files.filter((f) => !f.includes(`${path.sep}subagents${path.sep}`));
+      const [a, z] = [mains[0], mains[mains.length - 1]];
+      assert.notEqual(lastResponse(a)!.cwd, lastResponse(z)!.cwd);
+      assert.ok(appendResponse(z, 'tie', { at: '2026-02-12T09:00:00.000Z', blocks: 2 }));
+      assert.ok(appendResponse(a, 'tie', { at: '2026-02-12T09:00:00.000Z' }));
+    }],
     ['a file added', (root, files) => {
       appendResponse(files[0], 'y');
       writeFileSync(path.join(path.dirname(files[0]), 'added-0000.jsonl'), readFileSync(files[1]));

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { assistant, cli, summaryJson, tempDir, userPrompt, writeCorpus } from '../helpers/corpus.js';
@@ -186,6 +186,9 @@ test('§1.3: copies that disagree on the 5m/1h split of one write: the write is 
 });
 
 const V = '5bec0000-0000-4000-8000-0000000004c3';
+/** session ids that sort last and first by path */
+const SORTS_LAST = 'ffff0000-0000-4000-8000-0000000004c4';
+const SORTS_FIRST = '00000000-0000-4000-8000-0000000004c5';
 
 test('§1.4: a chain per main thread, per subagent (v2.0 and v2.1 files, a workflow run) and per v1.x inline sidechain root; requests ordered by timestamp; a compaction starts a segment', () => {
   // main S, lines written out of time order: m2 (t 100 s, r 1,000 w5 200) before m1 (t 0, w5 1,000). By timestamp
@@ -269,6 +272,49 @@ test('§1.4: a resumed session\'s copies of the earlier session (under its own s
   const chains = rows(dir, 'select chain_id, requests::int as requests, rounds::int as rounds from chains order by chain_id');
   assert.deepEqual(chains.map((c) => [c.chain_id, c.requests, c.rounds]), [[S, 2, 2], [R, 1, 1]]);
 });
+
+/** The `requests` and `chains` rows that say who owns what, from the store `db` (':memory:' for a cold run). */
+function owners(dir: string, db = ':memory:'): { requests: string[][]; chains: (string | number)[][] } {
+  const file = join(tempDir('cachelens-spec-sql-'), 'q.sql');
+  const ask = (sql: string) => {
+    writeFileSync(file, sql);
+    const r = cli(['query', file, dir, '--db', db, '--timezone', 'UTC', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    return JSON.parse(r.stdout).rows as any[];
+  };
+  return {
+    requests: ask('select message_id, chain_id, f.path from requests join files f using (file_id) order by message_id').map((q) => [q.message_id, q.chain_id, q.path.slice(q.path.lastIndexOf('/') + 1)]),
+    chains: ask('select chain_id, requests::int as requests, rounds::int as rounds from chains order by chain_id').map((c) => [c.chain_id, c.requests, c.rounds]),
+  };
+}
+
+for (const [early, late] of [[SORTS_LAST, SORTS_FIRST], [SORTS_FIRST, SORTS_LAST]]) {
+  test(`§1.3/§1.4: a resumed session's copies at the very same time, under its own sessionId, stay the earlier session's whatever the files are called (${early.slice(0, 4)}… resumed as ${late.slice(0, 4)}…), cold and appended`, () => {
+    // early: P1 (0 s), m1 (1 s, w5 1,000). late resumes it: copies of P1 and m1 with the same uuid AND the same
+    // timestamps under sessionId `late`, then P2 (100 s) and m2 (101 s). The copies tie on rank and time; the file that
+    // ends first (early's, at 1 s; late's runs to 101 s) owns them (src/store/schema.ts fileLastTimes), as README and
+    // docs/session-replay.md say: m1 and round 1 are early's, late has m2 and 1 round. By path alone one order of names
+    // moved m1 and its round into late's chain.
+    const p1 = { ...userPrompt(early, at(0)), uuid: 'p1' };
+    const m1 = { ...assistant({ session: early, msg: 'm1', t: at(1), u: { w5: 1_000 } }), uuid: 'a1' };
+    const copies = [{ ...p1, sessionId: late }, { ...m1, sessionId: late }];
+    const own = [{ ...userPrompt(late, at(100), 'again'), uuid: 'p2' }, { ...assistant({ session: late, msg: 'm2', t: at(101), u: { r: 1_000, w5: 100 } }), uuid: 'a2' }];
+    const want = {
+      requests: [['m1', early, `${early}.jsonl`], ['m2', late, `${late}.jsonl`]],
+      chains: [[early, 1, 1], [late, 1, 1]].sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+    };
+    const cold = writeCorpus({ [`${P}/${early}.jsonl`]: [p1, m1], [`${P}/${late}.jsonl`]: [...copies, ...own] });
+    assert.deepEqual(owners(cold), want);
+    // the append path: a store made while late held only the copies (the two files end at once: by path), then late's
+    // own lines appended; the store must say what a cold run says
+    const dir = writeCorpus({ [`${P}/${early}.jsonl`]: [p1, m1], [`${P}/${late}.jsonl`]: copies });
+    const db = join(tempDir('cachelens-spec-db-'), 'store.duckdb');
+    assert.equal(cli(['summary', dir, '--db', db, '--timezone', 'UTC']).code, 0);
+    appendFileSync(join(dir, P, `${late}.jsonl`), own.map((l) => JSON.stringify(l) + '\n').join(''));
+    assert.equal(cli(['summary', dir, '--db', db, '--timezone', 'UTC']).code, 0);
+    assert.deepEqual(owners(dir, db), want);
+  });
+}
 
 test('§1.5: agent type from the meta, else the spawn its toolUseId names, else the spawn whose result names the agent, else unknown; requested_type, spawn_name and definition', () => {
   // Spawns in S's main file (Agent/Task tool_use): tu1 Explore; tu2 myplugin:planner named planner; tu3 myplugin:reviewer;
