@@ -113,6 +113,11 @@ export interface ParserState {
    * request opens the command's round, as it would have on a full read.
    */
   commands?: string[];
+  /**
+   * Spawns (their tool_use ids) whose tool_result has not come yet, so that an appended read still
+   * links the agent a later result names in its text (FileParser.needsWholeContent). Absent: none.
+   */
+  openSpawns?: string[];
   /** first `cwd` and `sessionId` seen, so an appended read keeps the file's project and session */
   cwd?: string | null;
   sessionId?: string | null;
@@ -136,6 +141,29 @@ interface ChainState extends ChainFacts {
 }
 
 const SPAWN_TOOLS = new Set(['Task', 'Agent']);
+
+/** How Claude Code's result of a spawn names its agent: a text line `agentId: a9 (for resuming …)`. */
+const AGENT_NAMED = /^agentId: ([^\s()]+)/m;
+
+/**
+ * The agent the tool_result `toolUseId` of `content` (a line's whole message.content) names in
+ * its text, a string or text blocks; null when none does.
+ * Example: [{type: 'tool_result', tool_use_id: 'tu9', content: [{type: 'text', text: 'done'},
+ * {type: 'text', text: 'agentId: a9 (for resuming to continue this agent's work if needed)'}]}] → 'a9'.
+ */
+function agentNamedIn(content: unknown, toolUseId: string): string | null {
+  if (!Array.isArray(content)) return null;
+  for (const block of content) {
+    const b = obj(block);
+    if (!b || b.type !== 'tool_result' || b.tool_use_id !== toolUseId) continue;
+    const texts = typeof b.content === 'string' ? [b.content] : Array.isArray(b.content) ? b.content.map((x) => obj(x)?.text) : [];
+    for (const text of texts) {
+      const m = typeof text === 'string' ? AGENT_NAMED.exec(text) : null;
+      if (m) return m[1]!;
+    }
+  }
+  return null;
+}
 
 /**
  * Takes facts a parser has done with before the file ends (FileParser's `spill`): observations
@@ -167,6 +195,8 @@ export class FileParser {
   private readonly merged = new Map<string, Observation>();
   /** v1.x inline sidechains: uuid → chain id of its root */
   private readonly sidechainOf = new Map<string, string>();
+  /** the tool_use ids of this file's spawns not yet answered by a tool_result (ParserState.openSpawns) */
+  private readonly openSpawns = new Set<string>();
   private readonly spill: Spill | undefined;
   /** whether the line being read may hold a text field longer than SHORT_STRING characters (add) */
   private long = true;
@@ -182,6 +212,7 @@ export class FileParser {
     if (state) {
       for (const c of state.chains) this.chains.set(c.chainId, { ...c, lastKey: c.lastKey ?? null, pending: [], command: false });
       for (const [k, v] of state.sidechainOf) this.sidechainOf.set(k, v);
+      for (const id of state.openSpawns ?? []) this.openSpawns.add(id);
       for (const a of state.pending ?? []) this.chains.get(a.chainId)?.pending.push({ ...a, fileId: id.fileId, round: 0 });
       for (const chainId of state.commands ?? []) {
         const c = this.chains.get(chainId);
@@ -358,6 +389,7 @@ export class FileParser {
       sidechainOf: [...this.sidechainOf.entries()],
       pending: [...this.chains.values()].flatMap((c) => c.pending.map((a) => ({ ...a }))),
       commands: [...this.chains.values()].filter((c) => c.command).map((c) => c.chainId),
+      ...(this.openSpawns.size > 0 ? { openSpawns: [...this.openSpawns] } : {}),
       cwd: this.facts.cwd,
       sessionId: this.facts.sessionId,
     };
@@ -514,6 +546,7 @@ export class FileParser {
       let toolUseId = str(b.id);
       const input = obj(b.input);
       if (!toolUseId) continue;
+      this.openSpawns.add(toolUseId);
       const prompt = input?.prompt;
       let requestedType = str(input?.subagent_type);
       let spawnName = str(input?.name);
@@ -530,6 +563,23 @@ export class FileParser {
     }
   }
 
+  /**
+   * Whether `l` is a user line answering a spawn of this file (a tool_result whose tool_use_id is an
+   * open spawn's) without toolUseResult.agentId: the reader then sets its whole content
+   * (Line.wholeContent), read again from the line, for the agent its text names. One look at a set
+   * for the lines that hold a tool_result while a spawn is open; no text is read otherwise.
+   */
+  needsWholeContent(l: Line): boolean {
+    if (this.openSpawns.size === 0 || l.type !== 'user' || str(obj(l.toolUseResult)?.agentId)) return false;
+    const content = obj(l.message)?.content;
+    if (!Array.isArray(content)) return false;
+    for (const block of content) {
+      const id = str(obj(block)?.tool_use_id);
+      if (id !== null && this.openSpawns.has(id)) return true;
+    }
+    return false;
+  }
+
   private user(lineNo: number, l: Line, sessionId: string, t: number): void {
     const msg = obj(l.message);
     const content = msg?.content;
@@ -541,6 +591,19 @@ export class FileParser {
         let toolUseId = str(obj(block)?.tool_use_id);
         if (this.long && toolUseId !== null && toolUseId.length > SHORT_STRING) toolUseId = this.longField(lineNo, 'tool_result.tool_use_id', toolUseId);
         if (toolUseId) this.facts.links.push({ sessionId, toolUseId, agentId });
+      }
+    }
+    // the result of a spawn of this file: without toolUseResult.agentId, the agent it names in its
+    // text (`agentId: a9 (for resuming …)`, SPEC §1.5), which the reader gave whole (needsWholeContent)
+    if (this.openSpawns.size > 0 && Array.isArray(content)) {
+      for (const block of content) {
+        const raw = str(obj(block)?.tool_use_id);
+        if (raw === null || !this.openSpawns.delete(raw) || agentId) continue;
+        let named = agentNamedIn(l.wholeContent, raw);
+        if (!named) continue;
+        if (this.long && named.length > SHORT_STRING) named = this.longField(lineNo, 'tool_result.agentId', named);
+        const toolUseId = this.long && raw.length > SHORT_STRING ? this.longField(lineNo, 'tool_result.tool_use_id', raw) : raw;
+        this.facts.links.push({ sessionId, toolUseId, agentId: named });
       }
     }
     const kind = userLineKind(l);

@@ -77,6 +77,12 @@ export interface Line {
   toolUseResult?: unknown;
   attachment?: unknown;
   data?: unknown;
+  /**
+   * `message.content` unprojected, set by the reader only on a line whose tool_result answers a
+   * spawn of its file and has no toolUseResult.agentId (FileParser.needsWholeContent): the agent
+   * is then named in the result's text, which the projection does not keep.
+   */
+  wholeContent?: unknown;
 }
 
 export function str(x: unknown): string | null {

@@ -143,6 +143,7 @@ export function readTranscriptSync(path: string, id: FileIdentity, opts: ReadOpt
       try {
         const l = projectLine(b, s, e, LINE_SCHEMA);
         if (l.isSidechain === true) wholePrompt(l, b, s, e);
+        if (parser.needsWholeContent(l)) wholeContent(l, b, s, e);
         // only a line longer than SHORT_STRING bytes can hold a text field that long (FileParser.add)
         addLine(parser, lineNo, l, e - s > SHORT_STRING);
       } catch (err) {
@@ -291,6 +292,19 @@ function wholePrompt(l: Line, b: Buffer, s: number, e: number): void {
   try {
     const content = (JSON.parse(b.toString('utf8', s, e)) as { message?: { content?: unknown } }).message?.content;
     if (typeof content === 'string') l.message = { ...m, content };
+  } catch {
+    // (the projector read it: JSON.parse will too)
+  }
+}
+
+/**
+ * Sets `l.wholeContent`, the line's message.content as JSON.parse reads it (FileParser.needsWholeContent
+ * asks it only for a spawn's result without toolUseResult.agentId: one line a spawn). A line
+ * streamed for its length (64 MiB or more) is not read again: its agent stays as its other links say.
+ */
+function wholeContent(l: Line, b: Buffer, s: number, e: number): void {
+  try {
+    l.wholeContent = (JSON.parse(b.toString('utf8', s, e)) as { message?: { content?: unknown } }).message?.content;
   } catch {
     // (the projector read it: JSON.parse will too)
   }

@@ -59,9 +59,11 @@
  * its first 64 characters and its length (ingest/line.ts longTypeName); a store read before kept it whole. Still 37
  * (none was released): any other text field read from a line or a .meta.json longer than 4,096 characters (an id, a
  * session id, a cwd, a model, an attachment's type…) is kept as its first 64 characters, its length and a hash of the
- * whole (ingest/line.ts longText), and noted as invalid_field; a store read before kept it whole.)
+ * whole (ingest/line.ts longText), and noted as invalid_field; a store read before kept it whole.) 38: a spawn's tool_result
+ * without toolUseResult.agentId links the agent its text names (`agentId: a9 (for resuming …)`), and parser_state keeps
+ * the spawns not yet answered (openSpawns); a store read before left such an agent `unknown`.
  */
-export const SCHEMA_VERSION = 37;
+export const SCHEMA_VERSION = 38;
 
 /**
  * Tables an older layout of the store held that this one does not write: attachment_copies

@@ -377,6 +377,39 @@ test('§1.5: agent type from the meta, else the spawn its toolUseId names, else 
   );
 });
 
+test('§1.5: a spawn whose result names the agent only in its text (no toolUseResult) types the agent, in one read and when the result is appended later', () => {
+  // S spawns tu9 (Plan) at 1 s; a9's file has no meta. The tool_result of tu9 (50 s) carries no toolUseResult: its
+  // second text block says `agentId: a9 (for resuming …)`, as Claude Code writes it. SPEC §1.5: a9's spawn is the one
+  // whose result names it, so a9 is Plan (requested Plan), not unknown. Appended: the result comes in a later run,
+  // after the store read the spawn (files.parser_state keeps the open spawn).
+  const head = [
+    userPrompt(S, at(0)),
+    assistant({ session: S, msg: 'm1', t: at(1), u: { w5: 1_000 }, content: [{ type: 'tool_use', id: 'tu9', name: 'Task', input: { subagent_type: 'Plan', description: 'd', prompt: 'p' } }] }),
+  ];
+  const tail = [
+    {
+      type: 'user', sessionId: S, cwd: '/work/demo', timestamp: at(50), uuid: 'res',
+      message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'tu9', content: [{ type: 'text', text: 'done' }, { type: 'text', text: "agentId: a9 (for resuming to continue this agent's work if needed)" }] }] },
+    },
+    assistant({ session: S, msg: 'm2', t: at(60), u: { r: 1_000, w5: 10 } }),
+  ];
+  const sub = { [`${P}/${S}/subagents/agent-a9.jsonl`]: [userPrompt(S, at(10), 'p', 'a9'), assistant({ session: S, msg: 'a9-1', t: at(11), agentId: 'a9', u: { w5: 100 } })] };
+  const typed = (dir: string, db = ':memory:') => {
+    const file = join(tempDir('cachelens-spec-sql-'), 'q.sql');
+    writeFileSync(file, "select agent_type, requested_type, definition from chains where agent_id = 'a9'");
+    const r = cli(['query', file, dir, '--db', db, '--timezone', 'UTC', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    return JSON.parse(r.stdout).rows.map((c: any) => [c.agent_type, c.requested_type, c.definition]);
+  };
+  assert.deepEqual(typed(writeCorpus({ [`${P}/${S}.jsonl`]: [...head, ...tail], ...sub })), [['Plan', 'Plan', 'unknown']]);
+  const dir = writeCorpus({ [`${P}/${S}.jsonl`]: head, ...sub });
+  const db = join(tempDir('cachelens-spec-db-'), 'store.duckdb');
+  assert.equal(cli(['summary', dir, '--db', db, '--timezone', 'UTC']).code, 0);
+  appendFileSync(join(dir, P, `${S}.jsonl`), tail.map((l) => JSON.stringify(l) + '\n').join(''));
+  assert.equal(cli(['summary', dir, '--db', db, '--timezone', 'UTC']).code, 0);
+  assert.deepEqual(typed(dir, db), [['Plan', 'Plan', 'unknown']]);
+});
+
 /** The attachment as SPEC §1.6 serialises it: JSON with keys sorted at every depth (these objects are plain ASCII keys). */
 function canonical(x: unknown): string {
   if (Array.isArray(x)) return `[${x.map(canonical).join(',')}]`;
