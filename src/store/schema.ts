@@ -61,7 +61,9 @@
  * session id, a cwd, a model, an attachment's type…) is kept as its first 64 characters, its length and a hash of the
  * whole (ingest/line.ts longText), and noted as invalid_field; a store read before kept it whole.) 38: a spawn's tool_result
  * without toolUseResult.agentId links the agent its text names (`agentId: a9 (for resuming …)`), and parser_state keeps
- * the spawns not yet answered (openSpawns); a store read before left such an agent `unknown`.
+ * the spawns not yet answered (openSpawns); a store read before left such an agent `unknown`. Copies of one rank and
+ * time go to the file that ends first (fileLastTimes) before path; a store derived before gave a resumed session's
+ * copies at the very same time to it when its transcript sorted first.
  */
 export const SCHEMA_VERSION = 38;
 

@@ -171,7 +171,8 @@ test('§1.3: copies that disagree on the 5m/1h split of one write: the write is 
   // SPEC §1.3 says the usage kept is the field-wise maximum, as "input and cache fields are equal on every line". Copies
   // whose split disagrees (w 1,000 as 5m 1,000 + 1h 0, and as 5m 0 + 1h 1,000) are outside that premise: a maximum of
   // each part would be 5m 1,000 + 1h 1,000, one write of 1,000 tokens billed twice. The product's recorded reading
-  // (src/store/schema.ts groupsSelect; docs/faults.md, a split that does not sum to cache_creation_input_tokens):
+  // (src/store/schema.ts groupsSelect; README.md, How it works, de-dup and price: the largest write, its largest 1-hour
+  // part, the rest 5-minute):
   // w = max 1,000, w1h = min(max w1h, w) = 1,000, w5 = w − w1h = 0. Weight 1,000 × 2 = 2,000, not 1,250 + 2,000.
   const dir = writeCorpus({
     [`${P}/${S}.jsonl`]: [
