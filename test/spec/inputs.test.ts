@@ -164,7 +164,7 @@ test('§1.3: a request seen only as an agent_progress copy is still counted once
   const s = summaryJson([dir]);
   assert.equal(s.totals.requests, 8);
   const [q] = rows(dir, "select agent_id, chain_id, cache_write_5m, output from requests where message_id = 's1'");
-  assert.deepEqual([q.agent_id, q.cache_write_5m, q.output], ['a1', 800, 6]);
+  assert.deepEqual([q.agent_id, q.chain_id, q.cache_write_5m, q.output], ['a1', `${S}:a1`, 800, 6]);
 });
 
 test('§1.3: copies that disagree on the 5m/1h split of one write: the write is the largest, its 1-hour part the largest (at most the write), the rest 5-minute', () => {
@@ -184,6 +184,50 @@ test('§1.3: copies that disagree on the 5m/1h split of one write: the write is 
   const s = summaryJson([dir]);
   assert.deepEqual([s.totals.requests, s.totals.cache_write_5m, s.totals.cache_write_1h], [1, 0, 1_000]);
   near(s.totals.weight, 2_000, 'weight');
+});
+
+test('§1.3: copies in two files that disagree: usage the maximum of each field, time the earliest, attribution the best-ranked copy\'s (subagent file > main file > progress copy) even when it is not the earliest', () => {
+  // s2: a2's file (rank 2) at 50 s, w5 500 out 40, round 1 of a2's chain; its agent_progress copy in S's main file
+  //   (rank 0) a second earlier, a streaming snapshot with out 8: one request of out 40 (the maximum), t 49 s (the
+  //   earliest), in a2's chain and file. m7: S's main-file line (rank 1) at 60 s, w5 300 out 9; an agent_progress copy
+  //   of it in R's transcript (rank 0, agent b1) at 59 s with out 3: S's chain and file, out 9, t 59 s.
+  const s2 = assistant({ session: S, msg: 's2', t: at(50), agentId: 'a2', u: { w5: 500, out: 40 } });
+  const small = assistant({ session: S, msg: 's2', t: at(49), agentId: 'a2', u: { w5: 500, out: 8 } });
+  const m7 = assistant({ session: S, msg: 'm7', t: at(60), u: { w5: 300, out: 9 } });
+  const m7early = assistant({ session: S, msg: 'm7', t: at(59), u: { w5: 300, out: 3 } });
+  const progress = (session: string, s: number, agentId: string, copy: any) => ({
+    type: 'progress', sessionId: session, cwd: '/work/demo', timestamp: at(s), uuid: `pg-${s}`,
+    data: { type: 'agent_progress', agentId, message: { type: 'assistant', timestamp: copy.timestamp, uuid: copy.uuid, requestId: copy.requestId, message: copy.message } },
+  });
+  const dir = writeCorpus({
+    [`${P}/${S}.jsonl`]: [userPrompt(S, at(0)), progress(S, 49, 'a2', small), m7],
+    [`${P}/${S}/subagents/agent-a2.jsonl`]: [userPrompt(S, at(45), 'sub task', 'a2'), s2],
+    [`${P}/${R}.jsonl`]: [userPrompt(R, at(58)), progress(R, 59, 'b1', m7early)],
+  });
+  const got = rows(dir, 'select message_id, chain_id, f.path, round, output, t from requests join files f using (file_id) order by message_id');
+  assert.deepEqual(
+    got.map((q) => [q.message_id, q.chain_id, q.path.slice(q.path.indexOf('/projects/') + 1), q.round, q.output, Number(q.t)]),
+    [
+      ['m7', S, `${P}/${S}.jsonl`, 1, 9, Date.parse(at(59))],
+      ['s2', `${S}:a2`, `${P}/${S}/subagents/agent-a2.jsonl`, 1, 40, Date.parse(at(49))],
+    ],
+  );
+});
+
+test('§1.3: the 5m/1h split of copies that disagree, in the reader\'s merge of one file\'s copies and in the de-dup\'s of two files\'', () => {
+  // one write of 1,000: as 5m 1,000 (no split) and as 1h 1,000. README (How it works, de-dup and price): the largest
+  // write, its largest 1-hour part, the rest 5-minute: 5m 0, 1h 1,000. In one file the reader merges the copies
+  // (src/ingest/usage.ts mergeWrite: the observation is already split so); in two files the store's de-dup does
+  // (src/store/schema.ts groupsSelect). The append run's merge (src/ingest/delta.ts newRequest) is
+  // test/ingest/delta.test.ts's, over a store file.
+  const noSplit = (s: number) => assistant({ session: S, msg: 'm1', t: at(s), u: { w5: 1_000, split: false } });
+  const hour = (s: number) => assistant({ session: S, msg: 'm1', t: at(s), u: { w1h: 1_000 } });
+  const one = writeCorpus({ [`${P}/${S}.jsonl`]: [userPrompt(S, at(-5)), noSplit(0), hour(1)] });
+  assert.deepEqual(rows(one, 'select cache_write::int as w, cache_write_5m::int as w5, cache_write_1h::int as w1h from observations').map((o) => [o.w, o.w5, o.w1h]), [[1_000, 0, 1_000]]);
+  const two = writeCorpus({ [`${P}/${S}.jsonl`]: [userPrompt(S, at(-5)), noSplit(0)], [`${P}/${R}.jsonl`]: [userPrompt(R, at(-5)), hour(1)] });
+  assert.deepEqual(rows(two, 'select cache_write::int as w, cache_write_5m::int as w5, cache_write_1h::int as w1h from observations order by w1h').map((o) => [o.w, o.w5, o.w1h]), [[1_000, 1_000, 0], [1_000, 0, 1_000]]);
+  const s = summaryJson([two]);
+  assert.deepEqual([s.totals.requests, s.totals.cache_write_5m, s.totals.cache_write_1h], [1, 0, 1_000]);
 });
 
 const V = '5bec0000-0000-4000-8000-0000000004c3';
