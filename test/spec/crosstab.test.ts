@@ -178,6 +178,30 @@ test('§4: project, session, day and model are each a chain\'s: its cwd, its ses
   }, 'session × model');
 });
 
+test('§4: a chain spanning two days is its first request\'s day; one writing 5-minute and 1-hour tokens is 1h; one with 0 rounds and 0 listings is no "listings = rounds"', () => {
+  // Session D (UTC): its main chain's requests at 23:59:50 on 2026-03-04 (w5 1,000) and 00:00:10 on 2026-03-05
+  // (r 1,000, w1h 500): one chain, of day 2026-03-04 (its first request's) and TTL 1h (a 1-hour write among its
+  // writes), both requests counted there. Its subagent z1's file holds one todo_reminder attachment and nothing else:
+  // a chain of 0 rounds, 0 requests and 0 skill listings, whose 0 = 0 is no "listings = rounds" (rounds must be > 0).
+  const D = '5bec0000-0000-4000-8000-0000000005c3';
+  const dir = writeCorpus({
+    [`${P}/${D}.jsonl`]: [
+      userPrompt(D, '2026-03-04T23:59:40.000Z'),
+      assistant({ session: D, msg: 'd1', t: '2026-03-04T23:59:50.000Z', u: { w5: 1_000 } }),
+      assistant({ session: D, msg: 'd2', t: '2026-03-05T00:00:10.000Z', u: { r: 1_000, w1h: 500 } }),
+    ],
+    [`${P}/${D}/subagents/agent-z1.jsonl`]: [
+      { type: 'attachment', sessionId: D, agentId: 'z1', isSidechain: true, cwd: '/work/demo', timestamp: '2026-03-04T23:59:45.000Z', uuid: 'att-z1', attachment: { type: 'todo_reminder', content: [] } },
+    ],
+  });
+  nearAll(cells(crosstab(dir, ['--rows', 'day', '--cols', 'ttl', '--measure', 'requests', '--kind', 'main'])), {
+    '2026-03-04|1h': 2, '2026-03-04|*': 2, '*|1h': 2, '*|*': 2,
+  }, 'day × ttl');
+  const z = crosstab(dir, ['--rows', 'rounds', '--cols', 'has_skill_listing', '--kind', 'subagent']);
+  nearAll(cells(z), { '0|no': 1, '0|*': 1, '*|no': 1, '*|*': 1 }, 'rounds × has_skill_listing');
+  assert.deepEqual(z.attachments_equal_rounds.map((c: any) => [c.row, c.col, c.chains, c.matching, c.equal]), [[0, 'no', 1, 0, false]]);
+});
+
 test('§4: the terminal table and the report show the JSON\'s figures, and name the cell where attachments equal rounds', async () => {
   const dir = corpus();
   const out = crosstab(dir, [], false);
