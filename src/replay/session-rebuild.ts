@@ -49,7 +49,7 @@ export interface RebuiltRequest {
   segment: number;
   /** first request after a user prompt: a new turn */
   opensRound: boolean;
-  /** TTL of the cache this request could read (SPEC §3: the latest write before it, of its own model: the cache is per model) */
+  /** TTL of the cache this request could read (SPEC §3: the latest write before it of its own model, the cache being per model; else the chain's latest write of any model; else 5m) */
   readTtl: Ttl;
   /** TTL its own writes are priced at: its own split when it wrote, else readTtl */
   writeTtl: Ttl;
@@ -135,6 +135,8 @@ export async function rebuildChain(chain: TranscriptChain, tok: SegmentTokenizer
   let newRound = false;
   /** per model (the replay keeps a prompt cache per model): the TTL of its latest write */
   const latestWrite = new Map<string, Ttl>();
+  /** the TTL of the chain's latest write of any model */
+  let chainWrite: Ttl | null = null;
   let messageTokens = 0;
 
   for (const it of chain.items) {
@@ -153,10 +155,15 @@ export async function rebuildChain(chain: TranscriptChain, tok: SegmentTokenizer
       if (round === 0) round = 1;
       const u = it.usage;
       // the cache this request can read is its model's, written at that model's latest TTL: after
-      // Opus wrote at 1 h and Haiku at 5 m, Opus's next request reads within the hour
-      const readTtl = latestWrite.get(it.model) ?? '5m';
+      // Opus wrote at 1 h and Haiku at 5 m, Opus's next request reads within the hour. A model that
+      // has not written yet takes the chain's latest write of any model (SPEC §3's rule: the TTL is
+      // the session's setting, a Haiku request after Opus's 1-hour writes is sent with 1 h), else 5 m
+      const readTtl = latestWrite.get(it.model) ?? chainWrite ?? '5m';
       const ownTtl: Ttl = u.cacheWrite1h > 0 ? '1h' : '5m';
-      if (u.cacheWrite > 0) latestWrite.set(it.model, ownTtl);
+      if (u.cacheWrite > 0) {
+        latestWrite.set(it.model, ownTtl);
+        chainWrite = ownTtl;
+      }
       const r: RebuiltRequest = {
         kind: 'request',
         index: requests.length + 1,

@@ -32,10 +32,10 @@
  * on). Rounds follow docs/store.md "Rounds". Cacheable = the longest common token prefix with the
  * previous request of the same process and model. A request is warm when its process has sent a
  * request of its model before; its gap is to that request (file order). Weighted cost: the
- * cacheable prefix read when the gap is within the TTL its model was writing at (1 hour after a
- * request of that model that wrote 1-hour tokens, else 5 minutes; a negative gap reads when the logged request
- * read), everything else written at the request's own TTL weight, the observed output at the
- * output weight. Context tokens: the attachment tokens that enter the prompt with each request
+ * cacheable prefix read when the gap is within the TTL its model was writing at (the TTL of that
+ * model's latest write; a model that has not written yet takes the chain's latest write of any
+ * model; else 5 minutes; a negative gap reads when the logged request read), everything else
+ * written at the request's own TTL weight, the observed output at the output weight. Context tokens: the attachment tokens that enter the prompt with each request
  * (under cold-replay, every attachment of the conversation at a round's fresh process), already
  * seen when the same hash was in its context.
  */
@@ -336,8 +336,9 @@ export function replay(chain: RefChain, strategy: RefStrategy): RefSummary {
   const prefixSeg: Seg = { opaque: 'prefix', n: chain.prefix };
   const turns: RefTurn[] = [];
   const last = new Map<string, { process: number; units: number[]; t: number }>();
-  // the TTL of each model's latest write: the cache is per model
+  // the TTL of each model's latest write: the cache is per model; and of the chain's latest write of any model
   const ttlOf = new Map<string, '5m' | '1h'>();
+  let chainTtl: '5m' | '1h' | undefined;
   let process = 0;
   let processRound = -1;
   let coldBase = 0;
@@ -421,7 +422,8 @@ export function replay(chain: RefChain, strategy: RefStrategy): RefSummary {
     // before it has no known gap, and the log says whether its cache was warm (docs/session-replay.md)
     const gap = warm ? (req.t - prev!.t) / 1000 : null;
     last.set(req.model, { process, units: u, t: req.t });
-    const ttl = ttlOf.get(req.model) ?? '5m';
+    // a model that has not written yet in the chain: the chain's latest write (SPEC §3), else 5 minutes
+    const ttl = ttlOf.get(req.model) ?? chainTtl ?? '5m';
     const ttlSec = ttl === '1h' ? 3600 : 300;
     const read = gap === null ? 0 : (gap >= 0 ? gap <= ttlSec : req.r > 0) ? cacheable : 0;
     const ownTtl = req.w1h > 0 ? '1h' : req.w5 > 0 ? '5m' : ttl;
@@ -432,8 +434,10 @@ export function replay(chain: RefChain, strategy: RefStrategy): RefSummary {
       input_tokens: prompt, cacheable_tokens: cacheable, read_tokens: read,
       context_tokens: contextTokens, already_seen_tokens: seenTokens, weight, usd: price === null ? NaN : weight * price,
     });
-    if (req.w1h > 0) ttlOf.set(req.model, '1h');
-    else if (req.w5 > 0) ttlOf.set(req.model, '5m');
+    if (req.w1h > 0 || req.w5 > 0) {
+      chainTtl = req.w1h > 0 ? '1h' : '5m';
+      ttlOf.set(req.model, chainTtl);
+    }
   });
   const sum = (k: keyof RefTurn) => turns.reduce((s, t) => s + (t[k] as number), 0);
   const warmTurns = turns.filter((t) => t.warm);

@@ -269,7 +269,8 @@ test('§6.2 a model switch: the prompt cache is per model, so the cacheable pref
 test("§6.2 a model switch: a request's cache lives by its own model's TTL — the latest write of that model, not of the chain", () => {
   // The replay keeps the prompt cache per model (docs/session-replay.md), so the cache a request can read is the one
   // the last request of its model wrote, at that request's TTL (SPEC §3's rule, applied to the cache read):
-  //   r1 Opus at 2 s writes 1 h; r2 Haiku at 64 s writes 5 m; r3 Opus at 1,002 s: 1,000 s after r1, inside Opus's
+  //   r1 Opus at 2 s writes 1 h; r2 Haiku at 64 s writes 5 m (its `ttl` 1h: Haiku has not written before it, so the
+  //   chain's latest write sets it; its own 5-minute write its weight); r3 Opus at 1,002 s: 1,000 s after r1, inside Opus's
   //   hour: read in₁ (0.1) and writes its own 1-hour tokens: 0.1·in₁ + 2·(in₃ − in₁) + 5·20
   //   r4 Haiku at 1,064 s: 1,000 s after r2, past Haiku's 5 minutes: expired, written whole at its own 5m: 1.25·in₄ + 5·25
   // Before, the TTL was the chain's latest write whatever its model: r3 expired (Haiku's 5 m) and r4 read (Opus's 1 h).
@@ -290,9 +291,47 @@ test("§6.2 a model switch: a request's cache lives by its own model's TTL — t
   const in4 = in3 + a[2]! + p[3]!;
   const ts = turns(r, 'recorded');
   assert.deepEqual(ts.map((t: any) => [t.input_tokens, t.cacheable_tokens, t.gap_s, t.ttl, t.cache]), [
-    [in1, 0, null, '5m', 'none'], [in2, 0, null, '5m', 'none'], [in3, in1, 1_000, '1h', 'read'], [in4, in2, 1_000, '5m', 'expired'],
+    [in1, 0, null, '5m', 'none'], [in2, 0, null, '1h', 'none'], [in3, in1, 1_000, '1h', 'read'], [in4, in2, 1_000, '5m', 'expired'],
   ]);
   near(ts[2].weight, 0.1 * in1 + 2 * (in3 - in1) + 5 * 20, 'r3 weight');
   near(ts[3].weight, 1.25 * in4 + 5 * 25, 'r4 weight');
   assert.equal(r.strategies.recorded.expired_requests, 1);
+});
+
+test("§6.2 a model that has not written yet in the chain reads and writes at the chain's latest TTL (SPEC §3), not 5 minutes", () => {
+  // The TTL is a setting of the session (a real Haiku request after Opus's 1-hour writes writes 1 h too), so a model
+  // with no write of its own before a request takes the chain's latest write of any model (SPEC §3's rule), else 5 m:
+  //   r1 Opus at 0 s writes 1 h: 2·in₁ + 5·40 (no write before it: 5m is its `ttl`, its own 1-hour write its weight)
+  //   r2 Haiku at 60 s, w = 0, r = 0: its first request, written whole at the chain's 1 h: 2·in₂ + 5·30
+  //   r3 Opus at 1,000 s: 1,000 s after r1, inside Opus's hour: 0.1·in₁ + 2·(in₃ − in₁) + 5·20
+  //   r4 Haiku at 1,060 s, w = 0, r = 0: 1,000 s after r2, Haiku never wrote: the chain's 1 h, read in₂: 0.1·in₂ + 2·(in₄ − in₂) + 5·25
+  // Before, Haiku fell back to 5 m: r2 written at 1.25, r4 expired and written whole at 1.25.
+  const S5 = '5bec0000-0000-4000-8000-0000000006a5';
+  const models = ['claude-opus-4-6', 'claude-haiku-4-5', 'claude-opus-4-6', 'claude-haiku-4-5'];
+  const times = [0, 60, 1_000, 1_060];
+  const usages = [{ in: 3, w1h: 12_000, out: 40 }, { in: 12_100, out: 30 }, { in: 3, r: 12_000, w1h: 200, out: 20 }, { in: 12_300, out: 25 }];
+  const lines: object[] = [];
+  times.forEach((s, k) => {
+    lines.push({ type: 'user', sessionId: S5, cwd: '/work/demo', timestamp: at(s - 2), uuid: `f${k}`, message: { role: 'user', content: P[k] } });
+    lines.push(assistant({ session: S5, msg: `f_${k}`, t: at(s), model: models[k], u: usages[k]!, content: [{ type: 'text', text: A[k]! }] }));
+  });
+  const root = writeCorpus({ [`projects/-work-demo/${S5}.jsonl`]: lines });
+  const r = replay([S5, root, '--strategy', 'recorded']);
+  const in1 = 12_003;
+  const in2 = in1 + a[0]! + p[1]!;
+  const in3 = in2 + a[1]! + p[2]!;
+  const in4 = in3 + a[2]! + p[3]!;
+  const ts = turns(r, 'recorded');
+  assert.deepEqual(ts.map((t: any) => [t.model, t.input_tokens, t.cacheable_tokens, t.read_tokens, t.gap_s, t.ttl, t.cache]), [
+    ['claude-opus-4-6', in1, 0, 0, null, '5m', 'none'],
+    ['claude-haiku-4-5', in2, 0, 0, null, '1h', 'none'],
+    ['claude-opus-4-6', in3, in1, in1, 1_000, '1h', 'read'],
+    ['claude-haiku-4-5', in4, in2, in2, 1_000, '1h', 'read'],
+  ]);
+  near(ts[0].weight, 2 * in1 + 5 * 40, 'r1 weight');
+  near(ts[1].weight, 2 * in2 + 5 * 30, 'r2 weight');
+  near(ts[2].weight, 0.1 * in1 + 2 * (in3 - in1) + 5 * 20, 'r3 weight');
+  near(ts[3].weight, 0.1 * in2 + 2 * (in4 - in2) + 5 * 25, 'r4 weight');
+  near(ts[3].usd, ts[3].weight * 1e-6, 'r4 USD at Haiku prices');
+  assert.equal(r.strategies.recorded.expired_requests, 0);
 });
