@@ -4,7 +4,8 @@
  * the prompt, cacheable prefix, read, attachment tokens, process, gap and weight, the §6.1 totals,
  * and `recorded`'s fidelity, for every strategy (reinject with its default attachment). On small
  * transcripts written here (an attachment repeated across rounds, a gap over 5 minutes, a
- * compaction, a model switch, a subagent writing 1-hour tokens) and on three small real sessions.
+ * compaction, a model switch, a subagent writing 1-hour tokens, two models writing at different TTLs) and on
+ * three small real sessions.
  * The invariants every real main chain keeps are in session-real.test.ts, which replays them all.
  */
 import assert from 'node:assert/strict';
@@ -170,6 +171,49 @@ test('--calibrate K: the scale is fitted on requests 2…K+1 (the window crossin
   const rec = replay(ref, 'recorded');
   const turns = j.turns.filter((t: any) => t.strategy === 'recorded');
   rec.turns.forEach((t, i) => assert.equal(turns[i].input_tokens, Math.round(ref.prefix + (t.input_tokens - ref.prefix) * scale), `request ${i + 1}`));
+});
+
+/**
+ * A main chain whose two models write at different TTLs, alternating: Opus at 1 hour, Haiku at 5 minutes, the gaps
+ * between them (10 and 15 minutes) past 5 minutes and within the hour. Each model's cache lives by its own latest
+ * write, so Opus reads after each gap and Haiku expires; the chain's latest write (the other model's) would turn
+ * both around. Haiku's first request writes nothing: it takes the chain's latest write (Opus's 1 hour).
+ */
+function ttlCorpus(): string {
+  clock = Date.parse('2026-03-02T10:00:00Z');
+  let n = 0;
+  const OPUS = 'claude-opus-4-6';
+  const HAIKU = 'claude-haiku-4-5-20251001';
+  const req = (advanceS: number, model: string, u: { in?: number; w5?: number; w1h?: number; r?: number }, text: string) =>
+    assistant({ session: SESSION, msg: `msg_ttl_${++n}`, t: at(advanceS), model, u: { out: 30, ...u }, content: [{ type: 'text', text }] });
+  const main: object[] = [
+    userPrompt(SESSION, at(), 'Summarise the open incidents, then triage the new one.'),
+    attachmentLine(SKILLS),
+    req(3, OPUS, { in: 3, w1h: 9000 }, 'Two incidents are open: the payments flake and the orders timeout.'),
+    req(30, HAIKU, { in: 9100 }, 'Triage: the orders timeout is a P2.'),
+    req(20, HAIKU, { in: 2, w5: 9150 }, 'Labelled the issue P2.'),
+    userPrompt(SESSION, at(600), 'Any news on the payments flake?'),
+    req(3, OPUS, { in: 2, r: 9000, w1h: 300 }, 'It failed again at 10:09; the retry did not help.'),
+    req(10, HAIKU, { in: 2, w5: 9500 }, 'Triage: payments flake raised to P1.'),
+    userPrompt(SESSION, at(900), 'And the orders timeout?'),
+    req(3, OPUS, { in: 2, r: 9300, w1h: 250 }, 'Fixed by the pool size change; closing it.'),
+    req(10, HAIKU, { in: 2, w5: 9800 }, 'Closed the orders issue.'),
+  ];
+  const root = writeCorpus({ [`projects/-work-demo/${SESSION}.jsonl`]: main });
+  return join(root, `projects/-work-demo/${SESSION}.jsonl`);
+}
+
+test("models writing at different TTLs (Opus 1 h, Haiku 5 m, alternating): each request's cache lives by its model's latest write, else the chain's; agrees with the reference", () => {
+  const j = compare(ttlCorpus());
+  const rec = j.turns.filter((t: any) => t.strategy === 'recorded');
+  // the fixture does what it says: gaps past 5 minutes and within the hour, Opus read at 1 h, Haiku expired at 5 m,
+  // Haiku's first two requests (before its own write) at the chain's 1 h
+  assert.deepEqual(rec.map((t: any) => [t.model.includes('haiku') ? 'haiku' : 'opus', t.ttl, t.cache]), [
+    ['opus', '5m', 'none'], ['haiku', '1h', 'none'], ['haiku', '1h', 'read'],
+    ['opus', '1h', 'read'], ['haiku', '5m', 'expired'],
+    ['opus', '1h', 'read'], ['haiku', '5m', 'expired'],
+  ]);
+  assert.ok(rec.filter((t: any) => t.gap_s !== null && t.gap_s > 30).every((t: any) => t.gap_s > 300 && t.gap_s < 3600));
 });
 
 const REAL = [
