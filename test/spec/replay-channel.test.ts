@@ -118,7 +118,7 @@ test('§6.1 window, watermark, unstable by hand: rows, context, already seen, ca
   // one process, turn 1 cold, 2 and 3 warm; gaps 50 s and 950 s: turn 3 is past the 5-minute TTL
   for (const s of ['window', 'watermark', 'unstable']) {
     const ts = turns(r, s);
-    assert.deepEqual(ts.map((t: any) => [t.delivery, t.gap_s, t.cache]), [['cold', null, ts[0].cache], ['warm', 50, ts[1].cache], ['warm', 950, ts[2].cache]], s);
+    assert.deepEqual(ts.map((t: any) => [t.delivery, t.gap_s, t.cache]), [['cold', null, 'none'], ['warm', 50, 'read'], ['warm', 950, 'expired']], s);
     assert.deepEqual([r.strategies[s].processes, r.strategies[s].cold_turns, r.strategies[s].warm_turns, r.strategies[s].expired_turns], [1, 1, 2, 1], s);
   }
   appendOnly(turns(r, 'window'), OUT);
