@@ -126,7 +126,6 @@ test('§6.2 recorded by hand: prefix from request 1, prompts, cacheable, expirie
 test('§6.2 the other strategies by hand: dedupe-attachments, volatile-prefix, reinject, cold-replay', () => {
   const { root } = corpus();
   const r = replay([SESSION, root]);
-  const rec = turns(r, 'recorded');
   // dedupe-attachments: SK's second copy (r2) is not sent: every request from r2 on is sk smaller
   const d = turns(r, 'dedupe-attachments');
   const IN_D = IN.map((x, k) => (k === 0 ? x : x - sk));
@@ -144,22 +143,36 @@ test('§6.2 the other strategies by hand: dedupe-attachments, volatile-prefix, r
   assert.deepEqual(v.map((t: any) => t.cacheable_tokens), [0, ...CV]);
   near(r.strategies['volatile-prefix'].weight, total(weights(v.map((t: any) => t.input_tokens), [0, ...CV], LIVE)), 'volatile weight');
 
-  // reinject: the chain's largest skill_listing (SK) inserted again at the start of every round
+  // reinject: the chain's largest skill_listing (SK) inserted again at the start of every round, the copies staying in
+  // the history: request k = in_k + k·sk, cacheable = the request before it (the same gaps and weights as recorded)
   const re = turns(r, 'reinject');
   assert.equal(r.settings.reinject.tokens, sk);
-  const extra = re.map((t: any, k: number) => t.input_tokens - IN[k]!);
-  assert.deepEqual(extra, [1, 2, 3, 4, 5].map((k) => k * sk), 'one more copy of SK per round');
-  assert.deepEqual(re.map((t: any) => t.cacheable_tokens), [0, ...re.slice(0, 4).map((t: any) => t.input_tokens)]);
+  const IN_R = IN.map((x, k) => x + (k + 1) * sk);
+  assert.deepEqual(re.map((t: any) => t.input_tokens), IN_R, 'one more copy of SK per round');
+  assert.deepEqual(re.map((t: any) => t.cacheable_tokens), [0, ...IN_R.slice(0, 4)]);
+  const wr = weights(IN_R, [0, ...IN_R.slice(0, 4)], LIVE);
+  re.forEach((t: any, k: number) => near(t.weight, wr[k]!, `reinject request ${k + 1} weight`));
+  near(r.strategies.reinject.weight, total(wr), 'reinject weight');
 
   // cold-replay: SPEC's "every turn" is read as every round (user turn), its tool loop warm in that round's process
   // (docs/session-replay.md's table; test/replay/session-strategies.test.ts checks a round of two requests). Here
-  // every request opens a round, so each goes to a fresh process: nothing cacheable, 5 processes,
-  // every token written at the request's TTL weight (1.25, 1.25, 2, 2, 2)
+  // every request opens a round, so each goes to a fresh process, sent the framing F and every message before it
+  // flattened, each on its own line: `User: p\n`, `User: SK\n` (an attachment is the user's), `Assistant: a\n`:
+  //   c₁ = F + U(p1) + U(SK)     c₂ = c₁ + A(a1) + U(p2) + U(SK)     c_k = c_{k−1} + A(a_{k−1}) + U(p_k) (k = 3…5)
+  // Nothing cacheable, 5 processes, every token written at the request's TTL weight (1.25, 1.25, 2, 2, 2)
   const c = turns(r, 'cold-replay');
   const C = r.strategies['cold-replay'];
+  const U = (x: string) => tok(`User: ${x}\n`);
+  const As = (x: string) => tok(`Assistant: ${x}\n`);
+  const IN_C = [F + U(P[0]!) + U(SK)];
+  IN_C.push(IN_C[0]! + As(A[0]!) + U(P[1]!) + U(SK));
+  for (const k of [2, 3, 4]) IN_C.push(IN_C[k - 1]! + As(A[k - 1]!) + U(P[k]!));
   assert.deepEqual([C.processes, C.warm_requests, C.cacheable_tokens], [5, 0, 0]);
-  assert.deepEqual(c.map((t: any) => t.input_tokens > rec[0].input_tokens - 1), [true, true, true, true, true]);
-  near(C.weight, total(weights(c.map((t: any) => t.input_tokens), [0, 0, 0, 0, 0], [false, false, false, false, false])), 'cold weight');
+  assert.deepEqual(c.map((t: any) => t.input_tokens), IN_C);
+  assert.deepEqual(c.map((t: any) => t.process), [1, 2, 3, 4, 5]);
+  const wc = weights(IN_C, [0, 0, 0, 0, 0], [false, false, false, false, false]);
+  c.forEach((t: any, k: number) => near(t.weight, wc[k]!, `cold-replay request ${k + 1} weight`));
+  near(C.weight, total(wc), 'cold weight');
   // each fresh process is sent every attachment of the conversation so far again: r1 SK, r2…r5 SK twice, the
   // second copy a repeat within what it is sent
   assert.deepEqual(c.map((t: any) => [t.context_tokens, t.already_seen_tokens]), [[sk, 0], [2 * sk, sk], [2 * sk, sk], [2 * sk, sk], [2 * sk, sk]]);
