@@ -14,7 +14,8 @@
  * process and model — the prompt cache is kept per model, so a switch to another model and back
  * reads only what that model wrote) is found without re-walking the shared part (request.ts). Weighted cost uses the real
  * gaps: the cacheable prefix is read (×read weight) when the gap is within the TTL its model was
- * writing at, everything else is written at that TTL's weight, output at the model's weight.
+ * writing at (the request's readTtl); everything else is written at the weight of the request's
+ * writeTtl (its own write's TTL when it wrote, else readTtl), output at the model's weight.
  *
  * A compaction empties the conversation (the summary that follows is its new start) and the
  * attachments already in context; the process and its framing stay.
