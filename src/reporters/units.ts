@@ -55,23 +55,28 @@ const TTL_SECONDS = [300, 3600];
  * A gap between two requests beside its class (`anatomy --chain`): as duration() says it, but within a minute of a
  * TTL (5 m, 1 h) in minutes and seconds, so that the two sides of it differ: 300 s (inside the 5-minute TTL) is
  * `5m00s` and 301 s (an expiry) `5m01s`, where both printed `5.0m`; 3,599 s `59m59s`, 3,600 s `1h00m00s`, 3,601 s
- * `1h00m01s`. A gap only a fraction of a second above a TTL, which whole seconds would round onto it, takes tenths
- * rounded up (300.04 s is `5m00.1s`): at or below `5m00s` is inside the TTL, above it past it. --json keeps the
- * seconds as they are.
+ * `1h00m01s`. Which form is decided on the whole seconds printed, not the raw gap, so one printed value has one
+ * form: a gap whose whole seconds are within 59 s of a TTL (`4m01s` to `5m59s`, `59m01s` to `1h00m59s`) is in
+ * minutes and seconds, any other as duration() says it (240 s and 240.4 s are both `4.0m`, 359.96 s and 360 s both
+ * `6.0m`, 3,540.5 s rounds to 3,541 s, `59m01s`). A gap only a fraction of a second above a TTL, which whole
+ * seconds would round onto it, takes tenths rounded up (300.04 s is `5m00.1s`), compared exactly, so a gap past a
+ * TTL never prints as it (300.0000000001 s is `5m00.1s`): at or below `5m00s` is inside the TTL, above it past it.
+ * --json keeps the seconds as they are.
  * Example: gapDuration(300) === '5m00s'; gapDuration(301) === '5m01s'; gapDuration(1_152) === '19.2m'
  */
 export function gapDuration(s: number | null): string {
   if (s === null) return '—';
-  const ttl = TTL_SECONDS.find((t) => Math.abs(s - t) < 60);
-  if (ttl === undefined) return duration(s);
   let whole = Number(rounded(s, 0).replace(/,/g, ''));
   let tenths = '';
-  if (s > ttl && whole <= ttl) {
-    // rounded up to a tenth, never down onto the TTL: 300.04 s is 5m00.1s (it is past it)
-    const up = Math.ceil(s * 10 - 1e-9) / 10;
-    whole = Math.floor(up);
-    tenths = `.${Math.round((up - whole) * 10)}`;
-  }
+  const above = TTL_SECONDS.find((t) => s > t && whole <= t);
+  if (above !== undefined) {
+    // rounded up to a tenth, never down onto the TTL: 300.04 s is 5m00.1s (it is past it). k / 10 >= s is checked
+    // exactly, as s * 10 can round down onto a whole (300 s plus a hair times 10 is 3,000), and k / 10 > TTL follows
+    let k = Math.round(s * 10);
+    if (k / 10 < s) k += 1;
+    whole = Math.floor(k / 10);
+    tenths = `.${k % 10}`;
+  } else if (!TTL_SECONDS.some((t) => Math.abs(whole - t) < 60)) return duration(s);
   const h = Math.floor(whole / 3600);
   const m = Math.floor((whole % 3600) / 60);
   const sec = `${String(whole % 60).padStart(2, '0')}${tenths}s`;

@@ -82,6 +82,17 @@ test('formatChain tells a gap at a TTL from one just past it: 300 s (inside 5 m)
   for (const g of [5, 240, 360, 1_152, 3_540, 3_660, 15_060]) assert.equal(gapDuration(g), duration(g));
   assert.deepEqual([299, 299.6, 300.5, 359, 3_541, 3_599.7, 3_600.2, 3_659].map(gapDuration), ['4m59s', '5m00s', '5m01s', '5m59s', '59m01s', '1h00m00s', '1h00m00.2s', '1h00m59s']);
   assert.equal(gapDuration(null), '—');
+  // the form is decided on the printed whole seconds: one printed value, one form, at both edges of each window
+  const edges = [239.4, 240, 240.4, 240.5, 359.4, 359.5, 359.96, 360, 3_539.4, 3_540, 3_540.4, 3_540.5, 3_659.4, 3_659.5, 3_660];
+  assert.deepEqual(edges.map(gapDuration), [duration(239.4), duration(240), duration(240.4), '4m01s', '5m59s', duration(359.5), duration(359.96), duration(360), duration(3_539.4), duration(3_540), duration(3_540.4), '59m01s', '1h00m59s', duration(3_659.5), duration(3_660)]);
+  assert.equal(gapDuration(240.4), gapDuration(240));
+  assert.equal(gapDuration(359.96), gapDuration(360));
+  // a gap past a TTL by a hair is past it, however small the hair (exact comparison, no epsilon)
+  for (const g of [300.0000000001, 300 + 2 ** -44, 3_600.000000001, 3_600 + 2 ** -40]) {
+    const text = gapDuration(g);
+    assert.ok(text === '5m00.1s' || text === '1h00m00.1s', `${g} → ${text}`);
+  }
+  assert.deepEqual([300.1, 300.3, 300.45, 3_600.2].map(gapDuration), ['5m00.1s', '5m00.3s', '5m00.5s', '1h00m00.2s']);
 });
 
 test('formatChain prints one aligned row per request', () => {
