@@ -18,7 +18,8 @@
  *   agent type / model / project).
  * - anatomy_weight splits the write weight like the write tokens: each request's cold, growth,
  *   expiry and break tokens at that request's own write price per token (its 5m/1h mix).
- * - Rows are sorted by USD (descending, as summary's and sessions'), ties by name; `repurchase` is ranked by waste; break
+ * - Rows are sorted by USD (descending, as summary's and sessions'), unknown USD last, ties by name; `repurchase` is
+ *   ranked by waste's USD (byWaste); break
  *   events and their causes by what the rewrite cost in USD (at the write price the request
  *   paid), then weight, unpriced ones last, by tokens.
  */
@@ -26,7 +27,7 @@ import { anatomizeChain, type AnatomyOptions, type RequestAnatomy, type WriteCla
 import { counted, DEFAULT_JITTER, promptTokens, roundsOf, type ChainInput, type Ttl, type WeightsFor } from './chain.js';
 import { detectRepurchase } from './repurchase.js';
 import { jsonNumber } from '../format/json-numbers.js';
-import { addComponents, totalWeight, weigh, zeroComponents, type Components } from './weigh.js';
+import { addComponents, allUnpriced, totalWeight, weigh, zeroComponents, type Components } from './weigh.js';
 
 export interface AnatomyRow {
   chains: number;
@@ -280,8 +281,28 @@ function tallyFor<K>(map: Map<K, Tally>, key: K): Tally {
  * Sorted by weight, a project of Sonnet stood above one of Opus here and below it in summary's table.
  * The USD is compared as --json writes it, so a sum's last bits do not order two equal costs apart from summary's.
  */
-function byCost<T extends { usd: number }>(name: (r: T) => string): (a: T, b: T) => number {
-  return (a, b) => jsonNumber(b.usd) - jsonNumber(a.usd) || byText(name(a), name(b));
+function byCost<T extends { usd: number; requests: number; unpriced_requests: number }>(name: (r: T) => string): (a: T, b: T) => number {
+  // unknown last, as sessions puts them: usd 0 of a row with no priced request tied a priced $0 row by name
+  return (a, b) => Number(allUnpriced(a)) - Number(allUnpriced(b)) || jsonNumber(b.usd) - jsonNumber(a.usd) || byText(name(a), name(b));
+}
+
+/**
+ * Most waste first, by the USD of the waste (SPEC §3 ranks chains "by waste"; weights of models with different base
+ * prices do not compare: 17,250 wt of Sonnet waste cost less than 11,500 wt of Opus); a chain with no priced request
+ * (its waste's USD unknown) last; ties by waste weight, then weight, then chain id in UTF-8 byte order. The order of
+ * anatomy's re-purchase list and the report's top chains (and its "most wasteful chain").
+ */
+export function byWaste(
+  a: { waste_usd: number; waste_weight: number; weight: number; chain_id: string; unknown: boolean },
+  b: { waste_usd: number; waste_weight: number; weight: number; chain_id: string; unknown: boolean },
+): number {
+  return (
+    Number(a.unknown) - Number(b.unknown) ||
+    jsonNumber(b.waste_usd) - jsonNumber(a.waste_usd) ||
+    b.waste_weight - a.waste_weight ||
+    b.weight - a.weight ||
+    byText(a.chain_id, b.chain_id)
+  );
 }
 
 function byText(a: string, b: string): number {
@@ -312,7 +333,8 @@ export class AnatomyAnalysis {
   private readonly unpricedModels = new Map<string, number>();
   private readonly causes = new Map<string, BreakCauseRow>();
   private readonly chainRows: AnatomyChainRow[] = [];
-  private readonly repurchase: RepurchaseRow[] = [];
+  /** with whether the chain has no priced request (its waste's USD unknown), for byWaste */
+  private readonly repurchase: { row: RepurchaseRow; unknown: boolean }[] = [];
   private readonly breaks: BreakEvent[] = [];
 
   constructor(
@@ -374,16 +396,19 @@ export class AnatomyAnalysis {
     if (this.lists) this.chainRows.push(row);
     if (check.flagged && this.lists) {
       this.repurchase.push({
-        chain_id: chain.chainId,
-        session_id: chain.sessionId,
-        agent_id: chain.agentId,
-        agent_type: chain.agentType,
-        rounds: check.rounds,
-        read_median: check.readMedian,
-        waste_weight: row.waste_weight,
-        weight: row.weight,
-        waste_usd: row.waste_usd,
-        usd: row.usd,
+        unknown: allUnpriced(row),
+        row: {
+          chain_id: chain.chainId,
+          session_id: chain.sessionId,
+          agent_id: chain.agentId,
+          agent_type: chain.agentType,
+          rounds: check.rounds,
+          read_median: check.readMedian,
+          waste_weight: row.waste_weight,
+          weight: row.weight,
+          waste_usd: row.waste_usd,
+          usd: row.usd,
+        },
       });
     }
     return row;
@@ -400,7 +425,7 @@ export class AnatomyAnalysis {
         .map(([session_id, t]) => ({ session_id, project: this.sessionProject.get(session_id) ?? null, ...t.row() }))
         .sort(byCost((r) => r.session_id)),
       chains: this.chainRows.sort(byCost((r) => r.chain_id)),
-      repurchase: this.repurchase.sort((a, b) => b.waste_weight - a.waste_weight || (a.chain_id < b.chain_id ? -1 : 1)),
+      repurchase: this.repurchase.sort((a, b) => byWaste({ ...a.row, unknown: a.unknown }, { ...b.row, unknown: b.unknown })).map((r) => r.row),
       // by what they cost, in USD (weights of models with different base prices do not compare)
       break_causes: [...this.causes.values()].sort((a, b) => b.usd - a.usd || b.weight - a.weight || b.tokens - a.tokens || (a.cause < b.cause ? -1 : 1)),
       breaks: this.breaks.sort((a, b) => (b.usd ?? -1) - (a.usd ?? -1) || (b.weight ?? -1) - (a.weight ?? -1) || b.tokens - a.tokens),

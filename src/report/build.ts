@@ -6,7 +6,7 @@
  */
 import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
-import { AnatomyAnalysis, type AnatomyChainRow, type AnatomyResult, type RoundRow, roundTotals } from '../analyses/anatomy-summary.js';
+import { AnatomyAnalysis, byWaste as byWasteUsd, type AnatomyChainRow, type AnatomyResult, type RoundRow, roundTotals } from '../analyses/anatomy-summary.js';
 import { anatomizeChain } from '../analyses/anatomy.js';
 import { blocks as blocksOf } from '../analyses/blocks.js';
 import type { WeightsFor } from '../analyses/chain.js';
@@ -450,9 +450,9 @@ function wasted(row: AnatomyChainRow): boolean {
   return row.expiry + row.break > 0;
 }
 
-/** Most waste first, then most weight, then chain id: the order the report lists chains in. */
+/** The report's order of chains: anatomy's byWaste (the USD of the waste, unknown last), as its re-purchase list. */
 function byWaste(a: AnatomyChainRow, b: AnatomyChainRow): number {
-  return b.waste_weight - a.waste_weight || b.weight - a.weight || (a.chain_id < b.chain_id ? -1 : a.chain_id > b.chain_id ? 1 : 0);
+  return byWasteUsd({ ...a, unknown: allUnpriced(a) }, { ...b, unknown: allUnpriced(b) });
 }
 
 /** Puts a chain among `top` if it ranks there (byWaste), keeping at most TOP_CHAINS; `rounds` only then. */

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { AnatomyAnalysis, analyzeAnatomy, chainDetail, roundTotals } from '../../src/analyses/anatomy-summary.js';
 import { detectRepurchase } from '../../src/analyses/repurchase.js';
 import { anatomizeChain } from '../../src/analyses/anatomy.js';
-import { chain, chainASpecs, MIN, near, SEC, weightsFor, type ReqSpec } from './helpers/fixtures.js';
+import { chain, chainASpecs, MIN, near, OPUS, SEC, weightsFor, type ReqSpec } from './helpers/fixtures.js';
+import type { ChainInput, WeightsFor } from '../../src/analyses/chain.js';
 
 // Chain A (main, opus, 5m): weights by request at 1 / 1.25 / 0.1 / 5
 //   #1 10 + 10,000×1.25 + 100×5            = 13,010
@@ -298,4 +299,34 @@ test('unpriced_tokens: the tokens of the requests without a price, by class then
     assert.deepEqual(Object.entries(row.unpriced_tokens), Object.entries(expected));
   }
   assert.deepEqual(Object.values(res.by_model.find((r) => r.model !== 'mystery')!.unpriced_tokens), Array(9).fill(0));
+});
+
+test('re-purchase chains rank by the USD of their waste, not its weight (weights of two models do not compare)', () => {
+  // R (opus, $5/M): waste 288,638.5 wt = $1.4432. T (sonnet, $3/M), R's writes × 1.2: rw 157,800 − 13,818 = 143,982,
+  // then 171,018 − 13,810 = 157,208; waste (143,982 + 157,208) × 1.15 = 346,368.5 wt (more) = $1.0391 (less)
+  const R = chain('R', repurchaseSpecs);
+  const T = chain('T', repurchaseSpecs.map((s) => ({ ...s, w: s.w! * 1.2, model: 'sonnet' })));
+  const res = analyzeAnatomy([T, R], { weightsFor });
+  assert.deepEqual(res.repurchase.map((r) => r.chain_id), ['R', 'T']);
+  near(res.repurchase[0]!.waste_usd, 288_638.5 * 5e-6);
+  near(res.repurchase[1]!.waste_weight, 346_368.5);
+  near(res.repurchase[1]!.waste_usd, 346_368.5 * 3e-6);
+  // a chain of a model without a price re-buying the same is last (its waste's USD unknown), after both
+  const M = chain('M', repurchaseSpecs.map((s) => ({ ...s, model: 'mystery' })));
+  assert.deepEqual(analyzeAnatomy([M, T, R], { weightsFor }).repurchase.map((r) => r.chain_id), ['R', 'T', 'M']);
+});
+
+test('rows whose USD is unknown (no priced request) come after priced $0 rows, whatever their names', () => {
+  // 'free' is priced at $0 a weight: its rows cost $0, known; 'mystery' has no price. By name alone the unpriced
+  // rows (a…) came first, tied at usd 0 with the priced $0 ones (z…)
+  const weights: WeightsFor = (model) => (model === 'free' ? { ...OPUS, usdPerWeight: 0 } : weightsFor(model));
+  const at = (c: ChainInput, project: string, sessionId: string) => ({ ...c, project, sessionId });
+  const unpriced = at(chain('a-chain', [{ t: 0, w: 1_000, model: 'mystery' }], { agentType: 'a-type' }), '/a', 'a-session');
+  const zero = at(chain('z-chain', [{ t: 0, w: 1_000, model: 'free' }], { agentType: 'z-type' }), '/z', 'z-session');
+  const res = analyzeAnatomy([unpriced, zero], { weightsFor: weights });
+  assert.deepEqual(res.chains.map((r) => [r.chain_id, r.usd, r.unpriced_requests]), [['z-chain', 0, 0], ['a-chain', 0, 1]]);
+  assert.deepEqual(res.by_session.map((r) => r.session_id), ['z-session', 'a-session']);
+  assert.deepEqual(res.by_project.map((r) => r.project), ['/z', '/a']);
+  assert.deepEqual(res.by_model.map((r) => r.model), ['free', 'mystery']);
+  assert.deepEqual(res.by_agent_type.map((r) => r.agent_type), ['z-type', 'a-type']);
 });

@@ -84,7 +84,9 @@ test('the report reads the chains once, in batches: its analyses and top chains 
     // a list titled by waste: the chains that re-bought context after an expiry or a break (all priced
     // here, so their waste is above 0), as anatomy's chains and its total waste count them; the rest counted
     const wasted = anatomy.chains.filter((c) => c.expiry + c.break > 0);
-    const ranked = [...wasted].sort((a, b) => b.waste_weight - a.waste_weight || b.weight - a.weight).slice(0, 8);
+    // ranked by the USD of the waste (weights of models do not compare), then its weight, then weight
+    const usdOf = (x: number) => Number(x.toFixed(6));
+    const ranked = [...wasted].sort((a, b) => usdOf(b.waste_usd) - usdOf(a.waste_usd) || b.waste_weight - a.waste_weight || b.weight - a.weight).slice(0, 8);
     assert.ok(data.topChains && !('error' in data.topChains));
     assert.ok(anatomy.chains.length > 8, 'more chains than the report lists');
     assert.ok(wasted.length > 0 && wasted.every((c) => c.waste_weight > 0));
@@ -492,6 +494,35 @@ test('a whole file skipped (a dangling link) is listed by path alone in data qua
     const page = renderReport(data);
     assert.match(page, /dangling\.jsonl<\/span>/);
     assert.doesNotMatch(page, /dangling\.jsonl:/);
+  } finally {
+    ctx.store.close();
+  }
+});
+
+test('the top chains and the most wasteful chain rank by the USD of the waste: 17,250 wt of Sonnet waste ($0.0518) is below 11,500 wt of Opus ($0.0575)', async () => {
+  const opus = '0ca1b2c3-0000-4000-8000-0000000000f1';
+  const sonnet = '0ca1b2c3-0000-4000-8000-0000000000f2';
+  // each session writes a prefix, then 10 minutes later (expired) writes it again: the second write is all waste,
+  // at 1.25 − 0.1 = 1.15 a token: Opus 10,000 × 1.15 = 11,500 wt × $5/M, Sonnet 15,000 × 1.15 = 17,250 wt × $3/M
+  const session = (id: string, model: string, w5: number) =>
+    [0, 1].flatMap((i) => [
+      userPrompt(id, `2026-02-10T18:${10 + i * 10}:00.000Z`),
+      assistant({ session: id, msg: `${id}-m${i}`, t: `2026-02-10T18:${10 + i * 10}:05.000Z`, model, u: { in: 3, w5, out: 100 } }),
+    ]);
+  const root = writeCorpus({ [`projects/o/${opus}.jsonl`]: session(opus, 'claude-opus-4-6', 10_000), [`projects/s/${sonnet}.jsonl`]: session(sonnet, 'claude-sonnet-4-5', 15_000) });
+  const ctx = await openContext({ paths: [root], db: ':memory:', timezone: 'UTC' });
+  try {
+    const data = await buildReportData(ctx);
+    assert.ok(data.topChains && !('error' in data.topChains));
+    assert.deepEqual(
+      data.topChains.chains.map((c) => [c.chainId, c.wasteWeight, fmtUsdOf(c.wasteUsd!)]),
+      [
+        [opus, 11_500, '$0.0575'],
+        [sonnet, 17_250, '$0.0518'],
+      ],
+    );
+    const text = renderReport(data).replace(/<[^>]*>/g, '');
+    assert.match(text, /The most wasteful chain, “main” in \S+, wasted \$0\.0575 \(11,500 wt\)/);
   } finally {
     ctx.store.close();
   }
