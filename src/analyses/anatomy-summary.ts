@@ -54,6 +54,8 @@ export interface AnatomyRow {
    * component they have tokens of leaves them out (+?), one they have none of is whole (README: one rule for +?)
    */
   unpriced_tokens: AnatomySplit & Record<keyof Components, number>;
+  /** of those requests, the ones that wrote expiry or break tokens: their waste is left out of waste_weight (+?) */
+  unpriced_waste_requests: number;
 }
 
 export interface AnatomySplit {
@@ -175,6 +177,7 @@ class Tally {
   private lastChain: string | null = null;
   private requests = 0;
   private unpriced = 0;
+  private unpricedWaste = 0;
   private cold = 0;
   private growth = 0;
   private expiry = 0;
@@ -214,6 +217,7 @@ class Tally {
       u.growth += a.growth;
       u.expiry += a.expiry;
       u.break += a.break;
+      if (a.expiry + a.break > 0) this.unpricedWaste++;
       u.input += r.input;
       u.write5m += r.cacheWrite5m;
       u.write1h += r.cacheWrite1h;
@@ -260,6 +264,7 @@ class Tally {
       anatomy_weight: { ...this.split },
       anatomy_usd: { ...this.splitUsd },
       unpriced_tokens: { ...this.unpricedTokens },
+      unpriced_waste_requests: this.unpricedWaste,
     };
   }
 }

@@ -187,6 +187,7 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
           chains: Number(span?.chains ?? 0),
           unpricedRequests: t.unpriced_requests,
           wasteUnpricedTokens: a.totals.unpriced_tokens.expiry + a.totals.unpriced_tokens.break,
+          wasteUnpricedRequests: a.totals.unpriced_waste_requests,
           tokens: { input: t.input, output: t.output, write5m: t.cache_write_5m, write1h: t.cache_write_1h, read: t.cache_read },
           bestWhatIf: bestWhatIf(ttl, keepalive),
         };

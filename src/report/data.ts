@@ -77,6 +77,8 @@ export interface Headline {
    * `unpricedRequests` says (marked when any request has no price), as a report of an older build reads
    */
   wasteUnpricedTokens?: number;
+  /** the requests without a price that wrote expiry or break tokens: those the waste leaves out (absent in an older build's report) */
+  wasteUnpricedRequests?: number;
   requests: number;
   sessions: number;
   chains: number;

@@ -96,7 +96,7 @@ ${
   // less than the rewrites' own weight the anatomy section shows: said, so the two do not read as one number disagreeing
   h.wasteWeight === null
     ? tile('wasteUsd', 'Waste', 'unknown', null, html`<span data-metric="wasteWeight" data-value="null">no request has a price</span>: expiry + break rewrites beyond a read`)
-    : tile('wasteUsd', 'Waste', (h.wasteUsd === null ? fmtWeight(h.wasteWeight) : fmtUsd(h.wasteUsd)) + wasteMark, h.wasteUsd, html`<span data-metric="wasteWeight" data-value="${jsonNumberText(h.wasteWeight)}">${fmtWeight(h.wasteWeight)}</span>${wasteMark}, ${fmtPct(wasteShare)} of weight${wasteMark ? ` (${fmtCount(h.unpricedRequests, 'request')} without a price left out)` : ''}: expiry + break rewrites beyond a read`)
+    : tile('wasteUsd', 'Waste', (h.wasteUsd === null ? fmtWeight(h.wasteWeight) : fmtUsd(h.wasteUsd)) + wasteMark, h.wasteUsd, html`<span data-metric="wasteWeight" data-value="${jsonNumberText(h.wasteWeight)}">${fmtWeight(h.wasteWeight)}</span>${wasteMark}, ${fmtPct(wasteShare)} of weight${wasteMark ? ` (${fmtCount(h.wasteUnpricedRequests ?? h.unpricedRequests, 'request')} without a price left out)` : ''}: expiry + break rewrites beyond a read`)
 }
 ${b && unchanged(b)
   ? tile('bestSavingUsd', 'Best what-if', b.unknownEffect ? 'nothing priced to gain' : 'nothing to gain', b.savingUsd, html`<span data-metric="bestSavingShare" data-value="${jsonNumberText(b.savingShare)}">${andList([b.label, ...(b.tiedWith ?? [])])}</span> ${b.tiedWith?.length ? 'change' : 'changes'} nothing${b.unknownEffect ? ` priced; the effect on ${b.unknownEffect} is unknown` : ''}`)

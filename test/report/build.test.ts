@@ -499,6 +499,33 @@ test('a whole file skipped (a dangling link) is listed by path alone in data qua
   }
 });
 
+test('the waste tile counts the requests without a price whose waste it leaves out, those that wrote expiry or break tokens, not every request without a price', async () => {
+  const session = '0ca1b2c3-0000-4000-8000-0000000000a5';
+  // three prompts 7 minutes apart; the first two without a price: #1 a cold write (no waste), #2 an expiry rewrite
+  // (its waste left out); #3 priced, an expiry rewrite, so the waste is known in part
+  const root = writeCorpus({
+    [`projects/p/${session}.jsonl`]: [0, 1, 2].flatMap((i) => [
+      userPrompt(session, `2026-02-10T18:${10 + i * 7}:00.000Z`),
+      assistant({ session, msg: `m${i}`, t: `2026-02-10T18:${10 + i * 7}:05.000Z`, model: i < 2 ? 'claude-mystery-9' : 'claude-opus-4-6', u: { in: 3, w5: 10_000 + 500 * i, out: 50 } }),
+    ]),
+  });
+  const json = cli(['anatomy', root, '--db', ':memory:', '--timezone', 'UTC', '--json']);
+  assert.equal(json.code, 0, json.stderr);
+  const totals = JSON.parse(json.stdout).totals;
+  assert.deepEqual([totals.unpriced_requests, totals.unpriced_waste_requests], [2, 1]);
+  const ctx = await openContext({ paths: [root], db: ':memory:', timezone: 'UTC' });
+  try {
+    const data = await buildReportData(ctx);
+    assert.ok(data.headline && !('error' in data.headline) && data.headline.wasteWeight! > 0 && data.headline.unpricedRequests === 2);
+    const text = /<section[^>]* id="headline"[\s\S]*?<\/section>/.exec(renderReport(data))![0].replace(/<[^>]*>/g, '');
+    assert.match(text, /[\d,]+ wt \+\?, [\d.]+% of weight \(1 request without a price left out\): expiry \+ break rewrites beyond a read/);
+    // the cost tile still counts every request without a price: none of their cost is in it
+    assert.match(text, /2 requests without a price not included/);
+  } finally {
+    ctx.store.close();
+  }
+});
+
 test('the top chains and the most wasteful chain rank by the USD of the waste: 17,250 wt of Sonnet waste ($0.0518) is below 11,500 wt of Opus ($0.0575)', async () => {
   const opus = '0ca1b2c3-0000-4000-8000-0000000000f1';
   const sonnet = '0ca1b2c3-0000-4000-8000-0000000000f2';
