@@ -1250,7 +1250,28 @@ async function memoryCopy(path: string, withTables: boolean): Promise<{ instance
   const instance = await (await loadDuckdb()).DuckDBInstance.create(':memory:', openingOptions({ temp_directory: spillDir() }));
   const db = tracked(await instance.connect());
   try {
-    if (withTables) await db.run(`ATTACH '${path.replaceAll("'", "''")}' AS stored (READ_ONLY); COPY FROM DATABASE stored TO memory; DETACH stored;`);
+    if (withTables) {
+      await db.run(`ATTACH '${path.replaceAll("'", "''")}' AS stored (READ_ONLY); COPY FROM DATABASE stored TO memory (SCHEMA);`);
+      // The rows table by table, each after the tables it refers to: COPY FROM DATABASE copied a table of
+      // the user's with a foreign key to files (my_notes) before files, and failed "internal error: …
+      // Violates foreign key constraint because key "file_id: 1" does not exist" (a read-only store, logs changed)
+      const tables = await db.runAndReadAll(`SELECT table_name AS t FROM duckdb_tables() WHERE database_name = 'stored' AND schema_name = 'main' ORDER BY t`);
+      const refs = await db.runAndReadAll(`SELECT table_name AS t, referenced_table AS r FROM duckdb_constraints()
+        WHERE database_name = 'stored' AND schema_name = 'main' AND constraint_type = 'FOREIGN KEY'`);
+      const needs = new Map<string, Set<string>>();
+      for (const r of tables.getRowObjects()) needs.set(String(r.t), new Set());
+      for (const r of refs.getRowObjects()) if (String(r.r) !== String(r.t)) needs.get(String(r.t))?.add(String(r.r));
+      const done = new Set<string>();
+      while (done.size < needs.size) {
+        const ready = [...needs.keys()].filter((t) => !done.has(t) && [...needs.get(t)!].every((r) => done.has(r) || !needs.has(r)));
+        // none ready (cannot be: DuckDB refers only to a table made before) — the rest in name order
+        for (const t of ready.length > 0 ? ready : [...needs.keys()].filter((x) => !done.has(x))) {
+          await db.run(`INSERT INTO memory.main.${ident(t)} SELECT * FROM stored.main.${ident(t)}`);
+          done.add(t);
+        }
+      }
+      await db.run(`DETACH stored`);
+    }
     await db.run(MACROS);
   } catch (err) {
     db.closeSync();

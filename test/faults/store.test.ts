@@ -702,6 +702,33 @@ test('a read-only store (file mode 0444, or a read-only directory) answers from 
   }
 });
 
+test('a read-only store with a table of the user\'s whose rows refer to files answers from a copy in memory once the logs changed, as a fresh store, with one note; no internal error', async (t) => {
+  // the copy (COPY FROM DATABASE) wrote my_notes before files and failed: "internal error: … Violates foreign key
+  // constraint because key "file_id: 1" does not exist in the referenced table"; its tables are now copied in the order they refer
+  const dir = tempDir();
+  t.after(() => removeDir(dir));
+  const { logs, home, db } = await storeOfItsOwn(dir);
+  const mk = path.join(dir, 'mk.sql');
+  writeFileSync(mk, `CREATE TABLE my_notes (file_id INTEGER REFERENCES files(file_id), note VARCHAR);\nINSERT INTO my_notes SELECT file_id, 'n' FROM files;\n`);
+  const made = await runCli(['query', mk, logs, '--db', db]);
+  assert.equal(made.code, 0, made.stderr);
+  assert.equal((await summary([logs], db)).ran.code, 0);
+  chmodSync(db, 0o444);
+  const before = snapshot(home);
+  // the noted log appended to (its files row written over in the copy), and a new log beside it
+  appendFileSync(path.join(logs, 'proj/s1.jsonl'), `${assistant({ msg: 'm3', usage: usage(100, 200, 300, 400), t: '2025-03-03T10:00:00.000Z' })}\n`);
+  writeLog(logs, 'proj/s2.jsonl', [user('again'), assistant({ msg: 'm4', usage: usage(5, 6, 7, 8), t: '2025-03-04T10:00:00.000Z' })]);
+  const fresh = await summary([logs], ':memory:');
+  const changed = await summary([logs], db, { asNobody: true });
+  assert.equal(changed.ran.code, 0, changed.ran.stderr);
+  const lines = changed.ran.stderr.split('\n').filter(Boolean);
+  assert.equal(lines.length, 1, changed.ran.stderr);
+  assert.match(lines[0]!, /is read-only \(its file is not writable\) and the logs changed since it was written: this run answers from a copy of it in memory/);
+  assert.deepEqual(changed.totals, fresh.totals);
+  assert.deepEqual(snapshot(home), before, 'the store is left as it was');
+  chmodSync(db, 0o644);
+});
+
 test('a store a query altered answers again, with one note on stderr; a store of a newer cachelens is refused in one line, and --rebuild replaces it', async (t) => {
   const dir = tempDir();
   t.after(() => removeDir(dir));
