@@ -499,15 +499,13 @@ export class Store {
    * open of such a store was refused, a warm one's too; now only the run that must delete one is.
    * Example: my_notes refers to the files row of a.jsonl, and a.jsonl was rewritten → refused.
    */
-  private async refuseReferred(to: RowGuard['to'], where: string): Promise<void> {
+  private async refuseReferred(to: 'files', where: string): Promise<void> {
+    // (results: never deleted under a row of the user's, see forget)
     for (const g of this.guards.filter((x) => x.to === to)) {
       const on = g.columns.map((c, i) => `u.${ident(c)} = f.${ident(g.referred[i]!)}`).join(' AND ');
-      const [hit] = await this.all(`SELECT ${to === 'files' ? 'f.path' : 'f.key'} AS what FROM ${ident(g.table)} u JOIN ${to} f ON ${on} WHERE ${where} LIMIT 1`);
+      const [hit] = await this.all(`SELECT f.path AS what FROM ${ident(g.table)} u JOIN ${to} f ON ${on} WHERE ${where} LIMIT 1`);
       if (hit === undefined) continue;
-      const what =
-        to === 'files'
-          ? `the row of its table files for ${String(hit.what)}, which this run must delete (that log was rewritten, cut short, cannot be read or is gone)`
-          : `rows of its table results, which this run must delete (the logs changed since they were kept)`;
+      const what = `the row of its table files for ${String(hit.what)}, which this run must delete (that log was rewritten, cut short, cannot be read or is gone)`;
       throw new UsageError(
         `store ${this.path}: rows of table ${g.name}, not the store's, refer by a foreign key to ${what}, and DuckDB deletes no row another refers to; the store is left as it is`,
         emptyOrDrop(g.name),
@@ -563,7 +561,8 @@ export class Store {
     const ahead = this.ahead;
     // the table is asked unless what was read ahead stands for it, or it cannot hold the key
     const known = ahead !== undefined || (this.emptied !== undefined && !this.emptied.has(key));
-    const kept = ahead ? ahead.get(key) : known ? undefined : ((await this.all(`SELECT value FROM results WHERE key = $key`, { key }))[0]?.value as string | undefined);
+    // a value NULL is a result forgotten whose row a row of the user's refers to (forget): not kept
+    const kept = ahead ? ahead.get(key) : known ? undefined : (((await this.all(`SELECT value FROM results WHERE key = $key`, { key }))[0]?.value ?? undefined) as string | undefined);
     if (kept !== undefined) return JSON.parse(kept) as T;
     const value = await compute();
     const json = JSON.stringify(value);
@@ -571,7 +570,9 @@ export class Store {
       // not kept, as just seen (this process holds the store): a plain INSERT. INSERT OR REPLACE
       // took 54 ms for the 0.5 MB summary of 1 GB of logs and ~20 ms for each small result after
       // it, ~100 ms in all against ~35 ms (a kept key would fail here, and only not be kept)
-      await this.db.run(`INSERT INTO results VALUES ($key, $value)`, { key, value: json } as never);
+      // over a row forgotten but kept for a row of the user's that refers to it (forget): written over in place
+      const over = this.guards.some((g) => g.to === 'results') ? ' OR REPLACE' : '';
+      await this.db.run(`INSERT${over} INTO results VALUES ($key, $value)`, { key, value: json } as never);
       ahead?.set(key, json);
       this.emptied?.add(key);
     } catch {
@@ -592,7 +593,7 @@ export class Store {
     if (this.ahead !== undefined) return;
     const [{ size }] = await this.all(`SELECT coalesce(sum(length(value)), 0)::BIGINT AS size FROM results`);
     if (Number(size) > budget) return;
-    const rows = await this.all(`SELECT key, value FROM results`);
+    const rows = await this.all(`SELECT key, value FROM results WHERE value IS NOT NULL`);
     this.ahead = new Map(rows.map((r) => [String(r.key), String(r.value)]));
   }
 
@@ -613,9 +614,19 @@ export class Store {
     this.emptied = undefined;
     this.answersFor = undefined;
     this.baseToken = undefined;
-    await this.refuseReferred('results', 'true');
     if (this.keepsFiles) dropAnswers(this.path);
-    await this.run(`DELETE FROM results`);
+    // A row a row of the user's refers to (`my_results (k VARCHAR REFERENCES results(key))`) is not deleted
+    // (DuckDB deletes no row another refers to) but its value emptied (NULL: not kept, remember), which
+    // DuckDB allows; the others are deleted. Every run that changed a fact was refused, and so was every
+    // `query FILE.sql` (it forgets before the user's SQL), logs unchanged, saying they had changed.
+    const referred = this.guards
+      .filter((g) => g.to === 'results')
+      .map((g) => `EXISTS (SELECT 1 FROM ${ident(g.table)} u WHERE ${g.columns.map((c, i) => `u.${ident(c)} = results.${ident(g.referred[i]!)}`).join(' AND ')})`);
+    if (referred.length === 0) await this.run(`DELETE FROM results`);
+    else {
+      await this.run(`UPDATE results SET value = NULL WHERE value IS NOT NULL AND (${referred.join(' OR ')})`);
+      await this.run(`DELETE FROM results WHERE NOT (${referred.join(' OR ')})`);
+    }
   }
 
   /** A writer for an ingest's rows; with `stage`, every row is staged in files beside the store and loaded in bulk (writer.ts). */

@@ -729,6 +729,37 @@ test('a read-only store with a table of the user\'s whose rows refer to files an
   chmodSync(db, 0o644);
 });
 
+test('a table of the user\'s whose rows refer to remembered results: query FILE.sql runs over unchanged logs, and a run over changed logs answers as a fresh store, the rows kept', async (t) => {
+  // the query command forgets the results before the user's SQL, and forget refused any result referred to:
+  // every query was refused, saying the logs had changed since the results were kept
+  const dir = tempDir();
+  t.after(() => removeDir(dir));
+  const { logs, db } = await storeOfItsOwn(dir);
+  const { DuckDBInstance } = await import('@duckdb/node-api');
+  const instance = await DuckDBInstance.create(db);
+  const c = await instance.connect();
+  await c.run(`CREATE TABLE my_results (k VARCHAR REFERENCES results(key)); INSERT INTO my_results SELECT min(key) FROM results;`);
+  c.closeSync();
+  instance.closeSync();
+  const sql = path.join(dir, 'n.sql');
+  writeFileSync(sql, 'SELECT count(*)::INTEGER AS n FROM my_results');
+  for (let run = 0; run < 2; run++) {
+    const q = await runCli(['query', sql, logs, '--db', db, '--json']);
+    assert.equal(q.code, 0, q.stderr);
+    assert.equal(q.stderr, '');
+    assert.deepEqual(JSON.parse(q.stdout).rows, [{ n: 1 }]);
+  }
+  appendFileSync(path.join(logs, 'proj/s1.jsonl'), `${assistant({ msg: 'm3', usage: usage(100, 200, 300, 400), t: '2025-03-03T10:00:00.000Z' })}\n`);
+  const fresh = await summary([logs], ':memory:');
+  for (let run = 0; run < 2; run++) {
+    const changed = await summary([logs], db);
+    assert.equal(changed.ran.stderr, '');
+    assert.deepEqual(changed.totals, fresh.totals, `run ${run}`);
+  }
+  const q = await runCli(['query', sql, logs, '--db', db, '--json']);
+  assert.deepEqual(JSON.parse(q.stdout).rows, [{ n: 1 }], q.stderr);
+});
+
 test('a store a query altered answers again, with one note on stderr; a store of a newer cachelens is refused in one line, and --rebuild replaces it', async (t) => {
   const dir = tempDir();
   t.after(() => removeDir(dir));
