@@ -595,8 +595,9 @@ async function ingestInto(store: Store, lists: Listing, opts: IngestOptions, sta
         await store.noteTouched();
       }
       await store.deleteFacts(retired, true);
-      await store.deleteFacts(full.filter((x) => x.stored).map((x) => x.id), true);
-      await store.deleteFacts(metas.filter((x) => x.stored).map((x) => x.id), true);
+      // read again whole under their own ids: a files row a table of the user's refers to is written over, not deleted
+      await store.deleteFacts(full.filter((x) => x.stored).map((x) => x.id), true, true);
+      await store.deleteFacts(metas.filter((x) => x.stored).map((x) => x.id), true, true);
       await store.prepareAppend(appends.map((a) => ({ fileId: a.row.fileId, provisionalLines: (a.row.parserState?.pending ?? []).map((x) => x.line) })));
 
       // one options object for every whole-file read: a copy per task was ~50 B × 156,520 on 10 GB

@@ -125,6 +125,8 @@ export class Store {
   private guards: RowGuard[] = [];
   /** appended files whose `files` rows a user's row refers to: written over in place (INSERT OR REPLACE), not deleted (prepareAppend) */
   private replacing = new Set<number>();
+  /** files read again whole under their own file id whose `files` rows a user's row refers to: written over in place likewise (deleteFacts) */
+  private rereading = new Set<number>();
 
   private constructor(
     readonly path: string,
@@ -483,13 +485,27 @@ export class Store {
     return r.id as number;
   }
 
-  /** Removes every fact of these files (before a full re-read, or when they are retired). */
-  async deleteFacts(fileIds: number[], alsoFileRows: boolean): Promise<void> {
+  /**
+   * Removes every fact of these files (before a full re-read, or when they are retired). `reread`:
+   * the files are read again whole under the same file ids, so a `files` row a row of the user's
+   * refers to is kept, and written over in place by the writer (INSERT OR REPLACE, as an appended
+   * file's: prepareAppend), not deleted; a log touched (same bytes, a new mtime) or rewritten refused
+   * every later run. Rows that must go (a log gone, a read that failed) are still refused.
+   */
+  async deleteFacts(fileIds: number[], alsoFileRows: boolean, reread = false): Promise<void> {
     if (fileIds.length === 0) return;
     await this.db.run(`CREATE OR REPLACE TEMP TABLE doomed AS SELECT unnest(${intList(fileIds)}) AS file_id`);
-    if (alsoFileRows) await this.refuseReferred('files', `f.file_id IN (SELECT file_id FROM doomed)`);
+    const kept = new Set<number>();
+    if (alsoFileRows && reread) {
+      for (const g of this.guards.filter((x) => x.to === 'files')) {
+        const on = g.columns.map((c, i) => `u.${ident(c)} = f.${ident(g.referred[i]!)}`).join(' AND ');
+        const rows = await this.all(`SELECT DISTINCT f.file_id AS id FROM ${ident(g.table)} u JOIN files f ON ${on} WHERE f.file_id IN (SELECT file_id FROM doomed)`);
+        for (const r of rows) kept.add(Number(r.id));
+      }
+      for (const id of kept) this.rereading.add(id);
+    } else if (alsoFileRows) await this.refuseReferred('files', `f.file_id IN (SELECT file_id FROM doomed)`);
     for (const t of FACT_TABLES) await this.db.run(`DELETE FROM ${t} WHERE file_id IN (SELECT file_id FROM doomed)`);
-    if (alsoFileRows) await this.db.run(`DELETE FROM files WHERE file_id IN (SELECT file_id FROM doomed)`);
+    if (alsoFileRows) await this.db.run(`DELETE FROM files WHERE file_id IN (SELECT file_id FROM doomed)${kept.size > 0 ? ` AND file_id NOT IN (SELECT unnest(${intList([...kept])}))` : ''}`);
   }
 
   /**
@@ -505,7 +521,7 @@ export class Store {
       const on = g.columns.map((c, i) => `u.${ident(c)} = f.${ident(g.referred[i]!)}`).join(' AND ');
       const [hit] = await this.all(`SELECT f.path AS what FROM ${ident(g.table)} u JOIN ${to} f ON ${on} WHERE ${where} LIMIT 1`);
       if (hit === undefined) continue;
-      const what = `the row of its table files for ${String(hit.what)}, which this run must delete (that log was rewritten, cut short, cannot be read or is gone)`;
+      const what = `the row of its table files for ${String(hit.what)}, which this run must delete (that log is gone or could not be read)`;
       throw new UsageError(
         `store ${this.path}: rows of table ${g.name}, not the store's, refer by a foreign key to ${what}, and DuckDB deletes no row another refers to; the store is left as it is`,
         emptyOrDrop(g.name),
@@ -631,7 +647,8 @@ export class Store {
 
   /** A writer for an ingest's rows; with `stage`, every row is staged in files beside the store and loaded in bulk (writer.ts). */
   async writer(stage = false): Promise<StoreWriter> {
-    return StoreWriter.create(this.db, { ...(stage ? { stageAs: stagePrefix(this.keepsFiles ? this.path : ':memory:') } : {}), replacing: this.replacing });
+    const replacing = this.rereading.size > 0 ? new Set([...this.replacing, ...this.rereading]) : this.replacing;
+    return StoreWriter.create(this.db, { ...(stage ? { stageAs: stagePrefix(this.keepsFiles ? this.path : ':memory:') } : {}), replacing });
   }
 
   async setScope(fileIds: number[]): Promise<void> {

@@ -1,7 +1,7 @@
 /** A store written by another version of the tool is rebuilt, never misread; a foreign DuckDB file is never touched. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { UsageError } from '../../src/errors.js';
@@ -674,10 +674,24 @@ test('a table of the user\'s own with a foreign key to a store table is refused 
   assert.equal(retired.stats.retired, 1);
   writeFileSync(other, otherBytes);
   assert.equal((await runAndDump([root], fk)).stats.read, 1);
-  // the noted log rewritten (its first bytes changed: read again from the start), or gone: its row must go, refused
-  const rows = `store ${fk}: rows of table my_notes, not the store's, refer by a foreign key to the row of its table files for ${noted}, which this run must delete (that log was rewritten, cut short, cannot be read or is gone), and DuckDB deletes no row another refers to; the store is left as it is`;
+  // the noted log touched (the same bytes, a new mtime: cp without -p, git checkout), or rewritten (its first bytes
+  // changed), is read again whole under its own file id: its row is written over in place, by both writers, not
+  // deleted (every later run was refused, saying the log was rewritten)
+  for (const [db, stageBytes] of [[fk, undefined], [staged, 0]] as const) {
+    const later = new Date(Date.now() + 60_000);
+    utimesSync(noted, later, later);
+    const touched = await runAndDump([root], db, { stageBytes });
+    // (the staged copy, made before the other log went and came back, reads that one again too)
+    assert.equal(touched.stats.read, db === fk ? 1 : 2, JSON.stringify(touched.stats));
+    assert.deepEqual(touched.dump, first.dump, 'touched: as a fresh store');
+    assert.deepEqual(await rowsOf(db, 'my_notes'), mine, 'touched: the rows of yours kept');
+  }
   writeFileSync(noted, Buffer.concat([Buffer.from(' '), whole.subarray(1)]));
-  await refused(fk, false, rows, emptyOrDrop);
+  const rewritten = await runAndDump([root], fk);
+  assert.deepEqual(rewritten.dump, (await runAndDump([root], path.join(tmp(), 'rewritten.duckdb'))).dump, 'rewritten: as a fresh store');
+  assert.deepEqual(await rowsOf(fk, 'my_notes'), mine, 'rewritten: the rows of yours kept');
+  // gone: its row must go, refused
+  const rows = `store ${fk}: rows of table my_notes, not the store's, refer by a foreign key to the row of its table files for ${noted}, which this run must delete (that log is gone or could not be read), and DuckDB deletes no row another refers to; the store is left as it is`;
   rmSync(noted);
   await refused(fk, false, rows, emptyOrDrop);
   // emptied, the table is kept: the gone log's row is deleted from files beside it
