@@ -22,7 +22,7 @@ export interface Column {
    * an id or a path (a chain's, a session's, a project's): a table too wide for its terminal may cut
    * it (shrinkWidths), to `min` columns at the least. Other text (a model, a time, a row's label, an
    * agent type) is not cut to a width while the table can fit otherwise: a cut time or model hid what it
-   * said (`claude-h…0251001`); only last of all, where nothing else makes the table fit (lastCut), as a line
+   * said (`claude-h…0251001`); only last of all, where nothing else makes the table fit and cutting it does (lastCut), as a line
    * wider than its terminal is worse (`min: Infinity` keeps one whole even then: sessions' ids).
    * Free text a reader skims (a bundled query's purpose: Column.prose) may be `cut` too: it is cut
    * before any column is left out (Column.drop). A break's cause names
@@ -33,7 +33,8 @@ export interface Column {
   /**
    * text cut only when nothing else makes the table fit (a break's cause, which names models): whole
    * while a column can be left out instead (Column.drop); on a terminal too narrow for the table with
-   * every such column left out (or with none to leave out), cut in its middle as an id is (fit()), to `min` columns at the least.
+   * every such column left out (or with none to leave out), cut in its middle as an id is (fit()), to `min` columns at the least,
+   * only where that makes the table fit, and never so far that two of its different cells read the same.
    * Never off a terminal, never under `--wide`.
    */
   cutLast?: boolean;
@@ -44,6 +45,8 @@ export interface Column {
    * least: a crosstab's `definition \\ has_skill_listing` over labels of 8 columns. Other headers stay whole.
    */
   cutHeader?: boolean;
+  /** internal: a label cut last (lastCut), cut no narrower than keeps its different cells different */
+  distinct?: boolean;
   /** the fewest columns a `cut` column is cut to (default MIN_FIT_WIDTH) */
   min?: number;
   /**
@@ -431,7 +434,8 @@ export function terminalWidth(stream: { isTTY?: boolean; columns?: number } = pr
 
 /**
  * Widths for a table that fits `width` columns when it can: its ids and paths (Column.cut; never
- * numbers, times, models or labels; table() cuts a list as one, to its floor of fitList) are cut, widest first, the widest down to the next widest, and so on, each to its floor at
+ * numbers; labels, a model, an agent type or a time, only as fitTable() marks them `cut` last of all, where
+ * that alone makes the table fit; table() cuts a list as one, to its floor of fitList) are cut, widest first, the widest down to the next widest, and so on, each to its floor at
  * the least: Column.min (MIN_FIT_WIDTH), or its header's width if that is wider (a header is a word or
  * two the reader needs whole). A table that does not fit with every such column at its floor takes as
  * many columns as it must: no number column is left out.
@@ -585,11 +589,19 @@ function fitTableBy(columns: Column[], rows: Cell[][], opts: TableOptions, measu
   // still too wide, its labels too (lastCut: a model, an agent type, a bucket's name), in their middle, to Column.min
   // (MIN_FIT_WIDTH) or their header's width at the least: a line wider than its terminal, wrapped by it, broke every row
   const cutting = (cut: (c: Column) => boolean | undefined) => {
-    const last = prepare(columns.map((c) => (cut(c) ? { ...c, cut: true } : c)), rows, wide);
+    const last = prepare(columns.map((c) => (cut(c) ? { ...c, cut: true, distinct: lastCut(c) || c.cutLast } : c)), rows, wide);
     return (kept: number[], left: readonly string[] = []) => layout(last, kept, { ...titled(left), width, counts: fit1.counts });
   };
-  if (!fit1.fits && columns.some((c) => c.cutLast)) of = cutting((c) => c.cutLast);
-  if (!fit1.fits && columns.some(lastCut) && of(kept).width > width) of = cutting((c) => c.cutLast || lastCut(c));
+  // each only where that makes the table fit: a label cut and the table still too wide for its terminal hid
+  // what it said for nothing (the terminal wraps the table as it would have); whole, it wraps as it did
+  if (!fit1.fits && columns.some((c) => c.cutLast || lastCut(c))) {
+    const last = columns.some((c) => c.cutLast) ? cutting((c) => c.cutLast) : undefined;
+    if (last && last(kept).width <= width) of = last;
+    else if (columns.some(lastCut)) {
+      const labels = cutting((c) => c.cutLast || lastCut(c));
+      if (labels(kept).width <= width) of = labels;
+    }
+  }
   const leftOut = left.sort((a, b) => a - b).map((i) => columns[i]!.header);
   shown = left.length > 0 || (full.counted && fit1.fits && !fit1.counts) || of !== fit1.of ? of(kept, leftOut) : full;
   if (left.length === 0) return { text: shown.text, left: [] };
@@ -856,7 +868,7 @@ function layout(
   // fit, else its widest row's first item and count of the rest (a table too wide for its numbers
   // anyway keeps the names it can)
   const listOf = (k: number, i: number): readonly string[] => items[k]?.[i] ?? [];
-  const { cut, widths, counting } = columnWidths(
+  const { cut, widths: laid, counting } = columnWidths(
     columns,
     natural,
     width,
@@ -864,6 +876,18 @@ function layout(
     (j, count) => text.reduce((w, _, k) => Math.max(w, count ? displayWidth(count(columns[j]!, listOf(k, j).length)) : listFloor(listOf(k, j))), 0),
     (j, w, count) => text.reduce((m, _, k) => (j === 0 && overflows(k) ? m : Math.max(m, displayWidth(listCell(sub, k, j, w, count)))), displayWidth(fit(columns[j]!.header, w))),
   );
+  // a label cut last (distinct) is cut no narrower than keeps its rows apart: two models cut to one
+  // (`claude-3-5…-20241022`, a Sonnet's and a Haiku's) read as one model twice
+  const widths = [...laid];
+  cut.forEach((w, i) => {
+    if (!columns[i]!.distinct || w >= natural[i]!) return;
+    const cells = text.filter((_, k) => !(i === 0 && overflows(k))).map((r) => r[i] ?? '');
+    const whole = new Set(cells).size;
+    let to = w;
+    while (to < natural[i]! && new Set(cells.map((s) => fit(s, to))).size < whole) to++;
+    cut[i] = to;
+    widths[i] = Math.max(widths[i]!, to);
+  });
   let counted = false;
   cut.forEach((w, i) => {
     if (w >= natural[i]!) return;

@@ -101,7 +101,7 @@ export function formatAnatomy(result: AnatomyResult, options: FormatAnatomyOptio
   out.push(
     table(
       // 65 columns and more (the label alone is 30): on a narrower terminal USD (of two rows) is left out first, then the
-      // labels are cut in their middle (Column.cutLast), to 12 columns at the least (40 fit); whole piped and under --wide
+      // labels are cut in their middle (Column.cutLast), to 12 columns at the least, only where that makes the table fit (the real logs' at 40; the sample's, with +? marks, is whole and wraps); whole piped and under --wide
       [{ header: 'measure', cutLast: true, min: 12 }, num('weight'), num('USD', 1), num('value')],
       [
         ['all requests', weightCell(t, t.weight), cost(t), null],

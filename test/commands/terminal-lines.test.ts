@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { displayWidth } from '../../src/format/table.js';
-import { REAL_LOGS, REPO, cli, tempDir } from '../helpers/corpus.js';
+import { REAL_LOGS, REPO, cli, tempDir, writeCorpus } from '../helpers/corpus.js';
 import { onTerminal } from '../helpers/terminal.js';
 
 const SAMPLES = join(REPO, 'sample-logs');
@@ -97,4 +97,53 @@ test('anatomy --chain\'s heading and replay session\'s cut a long id in its midd
   assert.ok(pipedReplay.stdout.startsWith(`Session replay · chain ${SIDE} (`), pipedReplay.stdout);
   // --wide: the heading as piped, wrapped to the terminal
   assert.ok(onTerminal([...chain, '--wide'], 40).includes(SIDE));
+});
+
+test('a label is cut only where that makes its table fit: sample-logs (with +? marks) at 40 columns, each table fits or cuts no label', () => {
+  const runs: string[][] = [
+    ['summary', SAMPLES, ...DB],
+    ['anatomy', SAMPLES, ...DB],
+    ['whatif', 'ttl', SAMPLES, ...DB],
+    ['whatif', 'keepalive', SAMPLES, ...DB],
+    ['summary', REAL_LOGS, ...DB],
+  ];
+  for (const args of runs) {
+    const shown = onTerminal(args, 40);
+    assert.ok(shown.includes('+?') || args.includes(REAL_LOGS), args.join(' '));
+    // each table (a block between blank lines) fits, or cuts nothing ('…'): a label cut and its table wider than the terminal hid it for nothing
+    for (const block of shown.split(/\n\s*\n/)) {
+      if (wider(block, 40).length === 0) continue;
+      // an id (its first 8 hex digits kept) or a path may be cut as ever; a label (a model, a measure, a bucket) not
+      const cut = block.split(/\s+/).filter((w) => w.includes('…') && !/^(\/|[0-9a-f]{8}…)/.test(w));
+      assert.deepEqual(cut, [], `${args.join(' ')}: a table too wide with a label cut:\n${block}`);
+    }
+  }
+  // summary's By model at 40 over the sample's models (52 wide): whole, each model as piped
+  const summary = onTerminal(['summary', SAMPLES, ...DB], 40);
+  assert.ok(summary.includes('claude-sonnet-4-5-20250929 '), summary);
+});
+
+test('labels cut to fit stay distinct: a Sonnet and a Haiku of one date are never cut to one label', () => {
+  const lines: object[] = [];
+  let i = 0;
+  for (const [k, model] of ['claude-3-5-sonnet-20241022', 'claude-3-5-haiku-20241022'].entries()) {
+    for (let j = 0; j < 3; j++) {
+      i++;
+      lines.push({
+        type: 'assistant', sessionId: `s${k}`, cwd: '/p', timestamp: new Date(Date.UTC(2025, 2, 1, 10) + i * 6e4).toISOString(), requestId: `r${i}`,
+        message: { id: `m${i}`, model, role: 'assistant', content: [], usage: { input_tokens: 123456, output_tokens: 23456, cache_creation_input_tokens: 345678, cache_read_input_tokens: 4567890 } },
+      });
+    }
+  }
+  const root = writeCorpus({ 'projects/p/s.jsonl': lines });
+  for (const args of [['summary'], ['whatif', 'ttl'], ['whatif', 'keepalive']]) {
+    const shown = onTerminal([...args, join(root, 'projects'), ...DB], 40);
+    const labels = shown.split('\n').map((l) => l.match(/(?:^|\s)(claude-3-5\S*)/)?.[1]).filter((l): l is string => l !== undefined);
+    // each table names each model once: no two of its rows read the same
+    for (const block of shown.split(/\n\s*\n/)) {
+      const rows = block.split('\n').map((l) => l.match(/(?:^|\s)(claude-3-5\S*)/)?.[1]).filter((l): l is string => l !== undefined);
+      assert.equal(new Set(rows).size, rows.length, `${args.join(' ')}:\n${block}`);
+    }
+    assert.ok(labels.length >= 2, `${args.join(' ')}:\n${shown}`);
+  }
 });
