@@ -18,7 +18,7 @@ export function chainFacts(c: { requests: number; rounds: number; compactions: n
  * A chain id as a heading shows it, at most 120 columns: each part cut by its ends on its own (format/table.ts fit), the
  * session id, `:side:` or `:` and the chain's own id, so a long session id's hash and the `:side:` between stay.
  * Cut as one, a long session id beside a long sidechain uuid lost both. An id that fits is whole.
- * `max`: the columns it may take (a terminal's width, when less: session-report.ts).
+ * `max`: the columns it may take (piped and on a terminal of 120 columns or more; a narrower terminal cuts the id once in its middle, headingId: session-report.ts).
  * Example: ('S:side:U', 'S') with S and U each 110 columns → 'S's first 28…its hash) :side: U's first 28…its hash)'.
  */
 export function fitChainId(chainId: string, sessionId: string, max = 120): string {

@@ -2,7 +2,7 @@
  * Text reporter for the session replay: one result in, the §6.1-style table (one column per
  * strategy) and the `recorded` fidelity out. `--json` is the same result serialised.
  */
-import { clean, fit, int, pct, fitTable, headingWidth, rounded, table, usd, type Cell } from '../format/table.js';
+import { clean, fit, int, pct, fitTable, headingId, headingWidth, rounded, table, usd, type Cell } from '../format/table.js';
 import { wrap } from '../format/wrap.js';
 import type { ReplayRun } from '../report/data.js';
 import { fmtCount } from '../report/format.js';
@@ -51,8 +51,10 @@ export function formatSessionReplay(r: SessionReplayResult, opts: { color?: bool
   const c = r.chain;
   const cal = r.calibration;
   const out: string[] = [
-    // the chain id at most 120 columns, and on a terminal at most its width (headingWidth), so that no line of the wrapped heading is wider
-    clean(`Session replay · chain ${fitChainId(c.chain_id, c.session_id, Math.min(120, headingWidth()))} (${c.kind}) · ${chainFacts(c)}`),
+    // the chain id at most 120 columns, and on a terminal narrower than that at most its width (headingWidth), so that no line of
+    // the wrapped heading is wider: cut once in its middle, as anatomy --chain's heading cuts it, which replay session and
+    // anatomy --chain take back (each part cut on its own, `fe5e1c67…13e3270b:side:f4ab2bf6…1f24c404`, named no chain)
+    clean(`Session replay · chain ${headingWidth() < 120 ? headingId(c.chain_id) : fitChainId(c.chain_id, c.session_id, 120)} (${c.kind}) · ${chainFacts(c)}`),
     clean(prefixLine(prefixFacts(r))),
   ];
   if (c.copied_requests) out.push(copiedNote(c.copied_requests));

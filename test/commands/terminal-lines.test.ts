@@ -147,3 +147,20 @@ test('labels cut to fit stay distinct: a Sonnet and a Haiku of one date are neve
     assert.ok(labels.length >= 2, `${args.join(' ')}:\n${shown}`);
   }
 });
+
+test('replay session\'s heading at 40 columns cuts the chain id once in its middle, as anatomy --chain\'s does: replay session and anatomy --chain take the id printed back', () => {
+  const title = onTerminal(['replay', 'session', SIDE, REAL_LOGS, '--db', ':memory:'], 40).split('\n').slice(0, 3).join('\n');
+  const heads = onTerminal(['anatomy', REAL_LOGS, ...DB, '--chain', SIDE], 40);
+  for (const shown of [title, heads.slice(0, heads.indexOf('\n #'))]) {
+    const cut = shown.split(/\s+/).filter((w) => w.includes('…') && w.startsWith(SIDE.slice(0, 8)));
+    assert.equal(cut.length, 1, shown);
+    // one '…': its head and tail, as a table's cut id is
+    assert.equal(cut[0]!.split('…').length, 2, shown);
+    const replay = cli(['replay', 'session', cut[0]!, REAL_LOGS, '--db', ':memory:'], { HOME: tempDir() });
+    assert.equal(replay.code, 0, replay.stderr);
+    assert.ok(replay.stdout.startsWith(`Session replay · chain ${SIDE} (`), replay.stdout);
+    const chain = cli(['anatomy', REAL_LOGS, ...DB, '--chain', cut[0]!], { HOME: tempDir() });
+    assert.equal(chain.code, 0, chain.stderr);
+    assert.ok(chain.stdout.includes(`Chain ${SIDE} (`), chain.stdout);
+  }
+});
