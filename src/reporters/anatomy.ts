@@ -220,10 +220,10 @@ function groupTable(name: string, rows: [string, AnatomyRow][], color: boolean, 
   );
 }
 
-/** What a chain is, in its heading: 'main thread', 'reviewer, subagent' (a main thread read '(main, main)'). */
+/** What a chain is, in its heading: 'main thread', 'reviewer, subagent' (a main thread read '(main, main)'); on a terminal its agent type cut to its width less the '(' and ',' around it. */
 function chainKind(d: Pick<ChainDetail, 'agent_type' | 'kind'>): string {
   if (d.kind === 'main' && d.agent_type === 'main') return 'main thread';
-  return `${headingId(d.agent_type, Math.min(MAX_CELL_WIDTH, headingWidth() - 1))}, ${d.kind === 'main' ? 'main thread' : d.kind}`;
+  return `${headingId(d.agent_type, Math.min(MAX_CELL_WIDTH, headingWidth() - 2))}, ${d.kind === 'main' ? 'main thread' : d.kind}`;
 }
 
 /**

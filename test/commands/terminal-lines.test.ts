@@ -5,6 +5,7 @@
  * print their ids whole, as before.
  */
 import assert from 'node:assert/strict';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { displayWidth } from '../../src/format/table.js';
@@ -163,4 +164,20 @@ test('replay session\'s heading at 40 columns cuts the chain id once in its midd
     assert.equal(chain.code, 0, chain.stderr);
     assert.ok(chain.stdout.includes(`Chain ${SIDE} (`), chain.stdout);
   }
+});
+
+test('anatomy --chain\'s heading with an agent type of 56 columns fits 40: the type is cut to leave room for the ( and , around it', () => {
+  const root = tempDir();
+  cpSync(SAMPLES, root, { recursive: true });
+  const meta = join(root, 'projects/-home-USER-projects-spotter-lite/e58378b6-618d-4c3d-95c3-ee87a7182497/subagents/agent-a3e09915aeac3e715.meta.json');
+  const type = 'an-agent-type-of-fifty-six-columns-'.padEnd(56, 'x');
+  writeFileSync(meta, JSON.stringify({ ...JSON.parse(readFileSync(meta, 'utf8')), agentType: type }));
+  const args = ['anatomy', join(root, 'projects'), ...DB, '--chain', 'a3e09915aeac3e715'];
+  const piped = cli(args, { HOME: tempDir() });
+  assert.equal(piped.code, 0, piped.stderr);
+  assert.ok(piped.stdout.includes(`(${type}, subagent)`), piped.stdout);
+  const shown = onTerminal(args, 40);
+  const head = shown.slice(0, shown.indexOf('\n #'));
+  assert.ok(head.includes(`(${type.slice(0, 10)}`), head);
+  assert.deepEqual(wider(head, 40), [], head);
 });
