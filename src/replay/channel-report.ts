@@ -112,8 +112,10 @@ export function formatChannelReplay(r: ChannelReplayResult, opts: { color?: bool
   const st = r.settings;
   // the table fits a terminal's width itself; every other line is text, wrapped to it (format/wrap.ts)
   return [
-    // the log's channel id and the handle whole piped; on a terminal cut in their middle to its width (headingId)
-    `Channel replay · #${headingId(c.channel_id, headingWidth() - 1)} · ${fmtCount(c.messages, 'message')} · ${fmtCount(c.mentions, 'mention')} of ${headingId(c.agent)}` +
+    // the log's channel id and the handle whole piped; on a terminal cut in their middle to its width (headingId), `#` and ` ·` after
+    // the id within it: the wrap keeps a lone `·` with the word before it, so that it ends its line (cut to the width less one, the
+    // next line began `· 200 messages`)
+    `Channel replay · #${headingId(c.channel_id, headingWidth() - 3)} · ${fmtCount(c.messages, 'message')} · ${fmtCount(c.mentions, 'mention')} of ${headingId(c.agent)}` +
       (c.skipped_lines.length ? ` · ${fmtCount(c.skipped_lines.length, 'bad line')} skipped` : ''),
     `framing ${fmtCount(st.prefix_tokens, 'token')} · brief ${fmtCount(st.brief_tokens, 'token')} · ${st.encoding} · TTL ${st.ttl} · events: ${events(r)}`,
     ...skipLines(skipGroups(c.skipped_lines)),

@@ -181,3 +181,14 @@ test('anatomy --chain\'s heading with an agent type of 56 columns fits 40: the t
   assert.ok(head.includes(`(${type.slice(0, 10)}`), head);
   assert.deepEqual(wider(head, 40), [], head);
 });
+
+test('replay channel\'s heading at 40 columns cuts a long channel id so that the · after it ends its line, as the wrap keeps it', () => {
+  const root = tempDir();
+  const log = join(root, 'a-channel-whose-name-is-quite-a-lot-longer-than-forty-columns.jsonl');
+  cpSync(join(SAMPLES, 'channels/backend.jsonl'), log);
+  const head = onTerminal(['replay', 'channel', log], 40).split('\n').slice(0, 3);
+  assert.deepEqual(wider(head.join('\n'), 40), [], head.join('\n'));
+  const id = head.find((l) => l.startsWith('#a-channel'));
+  assert.ok(id?.includes('…') && id.endsWith(' ·'), head.join('\n'));
+  assert.ok(!head.some((l) => l.startsWith('·')), head.join('\n'));
+});
