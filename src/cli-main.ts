@@ -197,7 +197,9 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
       // `cachelens help` is the help command itself
       if (unknown !== undefined && !(unknown === 'help' && asksHelp(unknown))) {
         const level = commandNamed(args, commands)?.path;
-        throw new UsageError(`Unknown argument: ${unknown}`, `cachelens ${level ? `${level} ` : ''}--help lists the commands`);
+        // a word close to a command there, as without help (`replay sesion -h=1`: did you mean session?)
+        const near = closestCommand(unknown, commandsAt(args, commands, unknown));
+        throw new UsageError(`Unknown argument: ${unknown}`, near ? `did you mean ${near}?` : `cachelens ${level ? `${level} ` : ''}--help lists the commands`);
       }
     }
     await parser.parseAsync();
@@ -274,6 +276,39 @@ function unknownCommand(args: string[], level: Command[], orOptionValue = true):
     afterOption ??= word;
   }
   return orOptionValue ? afterOption : undefined;
+}
+
+/** The commands among which `word` of `args` stands: the top level's, or a command's subcommands (`replay sesion`: replay's). */
+function commandsAt(args: string[], level: Command[], word: string): Command[] {
+  for (const w of args) {
+    if (w === word) return level;
+    const c = level.find((k) => k.command.split(' ')[0] === w);
+    if (c?.subcommands) level = c.subcommands;
+  }
+  return level;
+}
+
+/**
+ * The command of `level` nearest `word` by edit distance, when within 3 edits as yargs' own suggestion
+ * (recommendCommands) is; undefined for none. Example: ('sesion', replay's) → 'session'.
+ */
+function closestCommand(word: string, level: Command[]): string | undefined {
+  let best: string | undefined;
+  let bestD = 4;
+  for (const name of level.map((k) => k.command.split(' ')[0]!)) {
+    const row = Array.from({ length: name.length + 1 }, (_, j) => j);
+    for (let i = 1; i <= word.length; i++) {
+      let diag = row[0]!;
+      row[0] = i;
+      for (let j = 1; j <= name.length; j++) {
+        const up = row[j]!;
+        row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, diag + (word[i - 1] === name[j - 1] ? 0 : 1));
+        diag = up;
+      }
+    }
+    if (row[name.length]! < bestD) (bestD = row[name.length]!), (best = name);
+  }
+  return best;
 }
 
 /**

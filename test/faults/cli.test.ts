@@ -79,11 +79,16 @@ test('unknown flags and commands, missing paths and flags without a value: one l
   await usageError(['summary', '-v', '--to', '2h'], new RegExp(`^cachelens: Unknown arguments: to, v ${noVerbose('summary')}`));
   await usageError(['whatif', 'tll', '-v'], /^cachelens: Unknown arguments: tll, v \(did you mean ttl\?; cachelens has no verbose mode; --version shows the version\)$/);
   await usageError(['whatif', 'ttl', '-v', '--to', '2h'], new RegExp(`^cachelens: --to 2h: expected one of 1h, 5m ${noVerbose('whatif ttl')}`));
-  // --help after a command that is not one printed cachelens' own help, exit 0, as if it were
-  await usageError(['summry', '--help'], /^cachelens: Unknown argument: summry \(cachelens --help lists the commands\)$/);
-  await usageError(['--json', 'summry', '-h'], /^cachelens: Unknown argument: summry \(cachelens --help lists the commands\)$/);
-  await usageError(['whatif', 'tll', '--help'], /^cachelens: Unknown argument: tll \(cachelens whatif --help lists the commands\)$/);
-  await usageError(['replay', '--json', 'sesion', '--help'], /^cachelens: Unknown argument: sesion \(cachelens replay --help lists the commands\)$/);
+  // --help after a command that is not one printed cachelens' own help, exit 0, as if it were; one close to a command
+  // there is named as without help (`summry`: did you mean summary?), in every form of help; another is sent to the list
+  for (const help of [['--help'], ['-h'], ['--help=true'], ['--h'], ['help'], ['-h=1']]) {
+    await usageError(['summry', ...help], /^cachelens: Unknown argument: summry \(did you mean summary\?\)$/);
+    await usageError(['--json', 'whatif', 'tll', ...help], /^cachelens: Unknown argument: tll \(did you mean ttl\?\)$/);
+    await usageError(['replay', '--json', 'sesion', ...help], /^cachelens: Unknown argument: sesion \(did you mean session\?\)$/);
+  }
+  await usageError(['--help', 'summry'], /^cachelens: Unknown argument: summry \(did you mean summary\?\)$/);
+  await usageError(['whatif', 'bogusword', '--help'], /^cachelens: Unknown argument: bogusword \(cachelens whatif --help lists the commands\)$/);
+  await usageError(['replay', '--json', 'xyzzyq', '--help'], /^cachelens: Unknown argument: xyzzyq \(cachelens replay --help lists the commands\)$/);
   // every other way yargs reads as help printed cachelens' own help, exit 0: `cache --help=true`, `cache --h`, `--help cache` (--help taken for a flag's value), `cache help`
   for (const args of [['cache', '--help'], ['cache', '--help=true'], ['cache', '--h'], ['--help', 'cache'], ['-h', 'cache'], ['cache', 'help'], ['--wide', 'cache', '-h=1']]) {
     await usageError(args, /^cachelens: Unknown argument: cache \(cachelens --help lists the commands\)$/);
