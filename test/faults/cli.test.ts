@@ -98,6 +98,14 @@ test('unknown flags and commands, missing paths and flags without a value: one l
     assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
     assert.match(r.stdout, /^cachelens /, args.join(' '));
   }
+  // `cachelens help summary` is summary's help, as `summary --help` (it said `Unknown argument: help`)
+  for (const command of [['summary'], ['replay', 'session'], ['whatif', 'ttl']]) {
+    const asked = await runCli(['help', ...command]);
+    const given = await runCli([...command, '--help']);
+    assert.equal(asked.code, 0, asked.stderr);
+    assert.equal(asked.stdout, given.stdout, command.join(' '));
+    assert.match(asked.stdout, new RegExp(`^cachelens ${command.join(' ')} `));
+  }
   // what follows -- was dropped: `summary -- LOGS` read the default roots instead, `-- summary` ran nothing, exit 0
   const afterDashes = /^cachelens: --: cachelens reads nothing after -- \(give the command and its paths without it; a path that begins with - as \.\/-name\)$/;
   await usageError(['--', 'summary'], afterDashes);
