@@ -2,8 +2,8 @@
 -- Purpose: the cache anatomy's classes in SQL (cold / growth / expiry / break per request, as `cachelens anatomy`
 --   computes them) and the re-purchase rule over them: at least 3 rounds, the reads of every round's first request
 --   within 1,024 tokens of their median, and every round's first request after the first rewriting ≥ 0.8 × the
---   cached prefix before it. Flagged chains first, ranked by waste: the weight of expiry and break rewrites beyond
---   what reading the same tokens would have cost (rewrites at the write price the request paid per token).
+--   cached prefix before it. Flagged chains first, ranked by waste (its USD, then its weight; chains with no priced request last): expiry and
+--   break rewrites beyond what reading the same tokens would have cost (rewrites at the write price the request paid per token).
 -- Inputs: requests, chains; $jitter: rewrites below this many tokens are breakpoint jitter (default 1024);
 --   $all: 'true' to list every chain, not only flagged ones; $project: substring of the project path, or NULL;
 --   $tz, $since, $until: the chains with a request on a day (in $tz, NULL: UTC) within $since … $until, as
@@ -62,7 +62,8 @@ flag AS (
 -- the sums of the requests on the days only; a chain without any is not listed
 tot AS (
   SELECT chain_id, coalesce(sum(waste::DECIMAL(38, 15))::DOUBLE, 0) AS waste_weight, coalesce(sum((waste * usd_per_weight)::DECIMAL(38, 15))::DOUBLE, 0) AS waste_usd,
-         coalesce(sum(weight::DECIMAL(38, 15))::DOUBLE, 0) AS weight, sum(expiry) AS expiry_tokens, sum(brk) AS break_tokens
+         coalesce(sum(weight::DECIMAL(38, 15))::DOUBLE, 0) AS weight, sum(expiry) AS expiry_tokens, sum(brk) AS break_tokens,
+         bool_and(usd_per_weight IS NULL) AS unpriced
   FROM c WHERE in_days GROUP BY chain_id
 )
 SELECT ch.chain_id, ch.session_id, ch.agent_type, ch.kind, ch.project, fl.rounds, fl.read_median, fl.repurchase,
@@ -70,4 +71,5 @@ SELECT ch.chain_id, ch.session_id, ch.agent_type, ch.kind, ch.project, fl.rounds
 FROM flag fl JOIN tot t USING (chain_id) JOIN chains ch USING (chain_id)
 WHERE (fl.repurchase OR coalesce($all::BOOLEAN, false))
   AND ($project IS NULL OR contains(fold_case(ch.project), fold_case($project)))
-ORDER BY fl.repurchase DESC, t.waste_weight DESC, ch.chain_id;
+-- waste by its USD, as anatomy ranks it (weights of different models do not compare); a chain with no priced request last
+ORDER BY fl.repurchase DESC, t.unpriced, t.waste_usd DESC, t.waste_weight DESC, t.weight DESC, ch.chain_id;

@@ -148,9 +148,10 @@ test('an earlier export beside a later one of logs that grew since answers as th
   await assertChainsMatchRequests(pool);
 });
 
-test('an export from before a session was resumed beside one from after answers as the later one: the old chain\'s stale copy (its requests now the new chain\'s) is not kept, nor its attachments counted twice', async () => {
-  // session A as it was (30 lines), then resumed into B, whose transcript copies A's lines (SPEC §1.3: its
-  // requests are B's from then on, and A has none); the pool kept A's 5-request copy, its requests went to B
+test('an export from before a session was resumed beside one from after answers as the later one: the old chain\'s stale copy is not kept, its requests stay the old chain\'s (its file ends first), nor its attachments counted twice', async () => {
+  // session A as it was (30 lines), then resumed into B, whose transcript copies A's lines at their very
+  // times: the copies count in A, the file that ends first (schema.ts fileLastTimes; docs/store.md), in the
+  // later export as in the pool; the pool kept the earlier export's copy of A too, which is left out
   const id = '4edc4852-43a9-4644-8d79-e4bef3040feb';
   const resumed = '11111111-2222-3333-4444-555555555555';
   const source = readFileSync(path.join(realLogs, CONDENSE, `${id}.jsonl`), 'utf8');
@@ -171,7 +172,14 @@ test('an export from before a session was resumed beside one from after answers 
   const px = await openParquet(pool);
   try {
     const [a] = await px.all(`SELECT c.requests, c.rounds, (SELECT count(*) FROM attachments WHERE chain_id = '${id}') AS attachments FROM chains c WHERE chain_id = '${id}'`);
-    assert.deepEqual(a, { requests: 0, rounds: 0, attachments: 0 });
+    const later = await openParquet(path.join(pool, 'a-now'));
+    try {
+      const [l] = await later.all(`SELECT c.requests, c.rounds, (SELECT count(*) FROM attachments WHERE chain_id = '${id}') AS attachments FROM chains c WHERE chain_id = '${id}'`);
+      assert.deepEqual(a, l);
+      assert.deepEqual(a, { requests: 5, rounds: 1, attachments: 7 });
+    } finally {
+      later.close();
+    }
     // the old chain's attachments left out are said among the duplicates
     const single = await openParquet(path.join(pool, 'z-then'));
     try {
