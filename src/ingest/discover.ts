@@ -301,13 +301,22 @@ function addFile(w: Walk, path: string, name: string, root: string): void {
     if (inodes.has(st.ino)) return;
     inodes.add(st.ino);
   }
+  const f = fileFields(path, name);
+  w.sink(path, root, f.kind, st.size, st.mtimeMs, f.agentId, f.sessionId, f.projectDir, st.dev, st.ino);
+}
+
+/**
+ * What the walk derives from a found file's path (`name`: its last part, a `.jsonl` or
+ * `.meta.json`): its kind, agent and session ids and project directory. Example:
+ * `/c/projects/-home-u-app/s1/subagents/agent-a1.jsonl` → subagent, agent a1, session s1,
+ * project `-home-u-app`.
+ */
+export function fileFields(path: string, name: string): Pick<FoundFile, 'kind' | 'agentId' | 'sessionId' | 'projectDir'> {
   const meta = name.endsWith('.meta.json');
   const stem = name.slice(0, meta ? -10 : -6);
   const agentId = stem.startsWith('agent-') && stem.length > 6 ? stem.slice(6) : null;
-  let sessionId: string | null = null;
-  if (agentId === null) sessionId = meta ? name : stem;
-  else sessionId = agentSessionDir(path);
-  w.sink(path, root, meta ? 'meta' : agentId !== null ? 'subagent' : 'main', st.size, st.mtimeMs, agentId, sessionId, projectDirOf(path, agentId !== null), st.dev, st.ino);
+  const sessionId = agentId === null ? (meta ? name : stem) : agentSessionDir(path);
+  return { kind: meta ? 'meta' : agentId !== null ? 'subagent' : 'main', agentId, sessionId, projectDir: projectDirOf(path, agentId !== null) };
 }
 
 /**

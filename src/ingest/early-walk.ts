@@ -33,7 +33,8 @@
 import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
 import type { Worker } from 'node:worker_threads';
-import { type Discovery, type FileSink, type FoundFile, type Walk, type WalkProblem, type WalkUnit, expandHome, newWalk, walkRoots, walkUnit, walkUnits } from './discover.js';
+import { type Discovery, type FileSink, type FoundFile, type Walk, type WalkProblem, type WalkUnit, expandHome, fileFields, newWalk, walkRoots, walkUnit, walkUnits } from './discover.js';
+import type { ListingSnapshot } from './listing-snapshot.js';
 import { startModuleWorker } from './module-worker.js';
 import { defaultDbPath } from '../store/location.js';
 import type { Proof } from './unchanged.js';
@@ -65,11 +66,11 @@ export interface EncodedDiscovery {
   kind: Uint8Array;
   size: Float64Array;
   mtimeMs: Float64Array;
-  /** SHA-1 of the columns above, each file's text in order with a NUL between files: what the listing key hashes for the files (listingDigest) */
+  /** SHA-1 of `names` and the size and mtime columns (digestOf): what the listing key hashes for the files (listingDigest) */
   digest: string;
   /**
-   * SHA-1 of the text and kind columns alone, as `digest` hashes them before the sizes and mtimes:
-   * equal for two listings of the same files in the same order, whatever their sizes and times (listingNames)
+   * SHA-1 of the text and kind columns, each file's text in order with a NUL between files: equal
+   * for two listings of the same files in the same order, whatever their sizes and times (listingNames)
    */
   names: string;
   /** whether the paths are in ascending order (as `discover()` sorts them) */
@@ -325,8 +326,8 @@ function mergeParts(text: SharedArrayBuffer, worker: WorkerPart, mine: WalkPart)
   }
   if (n > 0) hash.update(bytes.subarray(runFrom, runTo));
   const cols = { start: start.slice(0, n), kind: kind.slice(0, n), size: size.slice(0, n), mtimeMs: mtimeMs.slice(0, n) };
-  const names = hash.update(cols.kind).copy().digest('hex');
-  const digest = hash.update(new Uint8Array(cols.size.buffer)).update(new Uint8Array(cols.mtimeMs.buffer)).digest('hex');
+  const names = hash.update(cols.kind).digest('hex');
+  const digest = digestOf(names, cols.size, cols.mtimeMs);
   // the text as one view: the worker's part, then (after untouched room) the main thread's
   const textView = new Uint8Array(text, 0, mine.count > 0 ? mine.end : worker.end);
   // one root without links is walked in path order (walkRoots): so are its units, whoever walked them
@@ -477,11 +478,19 @@ function listingWriter(files: number, bytes: number, shared?: { region: Buffer; 
   };
 }
 
+/**
+ * A listing's digest (listingDigest) from its listingNames and its files' sizes and mtimes in walk
+ * order: so a listing of the files a walk named `names` found, at other sizes and mtimes, has its
+ * digest without its text (ingest.ts, after a proof's check found files grown: checkedDiscovery).
+ */
+export function digestOf(names: string, size: Float64Array, mtimeMs: Float64Array): string {
+  return createHash('sha1').update(names).update(new Uint8Array(size.buffer, size.byteOffset, size.byteLength)).update(new Uint8Array(mtimeMs.buffer, mtimeMs.byteOffset, mtimeMs.byteLength)).digest('hex');
+}
+
 /** The discovery `d` with its files' columns, and their digests. */
 function encoded(d: Omit<Discovery, 'files'>, c: ListingColumns): EncodedDiscovery {
-  const hash = createHash('sha1').update(c.text).update(c.kind);
-  const names = hash.copy().digest('hex');
-  const digest = hash.update(new Uint8Array(c.size.buffer)).update(new Uint8Array(c.mtimeMs.buffer)).digest('hex');
+  const names = createHash('sha1').update(c.text).update(c.kind).digest('hex');
+  const digest = digestOf(names, c.size, c.mtimeMs);
   return { roots: d.roots, problems: d.problems, defaults: d.defaults, text: c.text, start: c.start, kind: c.kind, size: c.size, mtimeMs: c.mtimeMs, digest, names, inOrder: c.inOrder, ...(d.dirs ? { dirs: d.dirs } : {}) };
 }
 
@@ -543,7 +552,7 @@ const digests = new WeakMap<Discovery, { digest: string; names: string }>();
 
 /** How many files the discovery found, without decoding an early walk's files. */
 export function fileCount(d: Discovery): number {
-  return decoded.get(d)?.kind.length ?? d.files.length;
+  return decoded.get(d)?.kind.length ?? listed.get(d)?.count ?? d.files.length;
 }
 
 /**
@@ -569,6 +578,8 @@ export interface FileListing {
 
 export function fileListing(d: Discovery): FileListing {
   const e = decoded.get(d);
+  const made = listed.get(d);
+  if (made) return made;
   if (!e) {
     const files = d.files;
     return {
@@ -647,6 +658,75 @@ export function decodeDiscovery(e: EncodedDiscovery): Discovery {
   decoded.set(d, e);
   return d;
 }
+
+/**
+ * The discovery a walk of the one root `root` makes when it finds the files of the listing
+ * snapshot `snap`, in its order, at the sizes and mtimes `size` and `mtimeMs` (by position): what
+ * an append run walked for, when a proof's check found every directory as it was and only files
+ * grown or touched (unchanged.ts checkOutcome); null unless the snapshot is of the walk the
+ * proof was kept after (its listingNames are `names`). Nothing is decoded to make it: its digest
+ * comes from `names` and the columns (digestOf), and a file's path is rebuilt from the snapshot,
+ * and its other fields derived from it as the walk derives them (fileFields), when asked for.
+ * Example: a snapshot of `/r/p/s1.jsonl` (100 bytes) and sizes [140] → that file at 140 bytes,
+ * session s1, project `p`.
+ */
+export function snapshotDiscovery(snap: ListingSnapshot, root: string, size: Float64Array, mtimeMs: Float64Array, names: string): Discovery | null {
+  const n = snap.count;
+  if (snap.names !== names || size.length !== n || mtimeMs.length !== n) return null;
+  // the path at a position, rebuilt from the one before it (front-coded): positions asked for in
+  // increasing order (a plan, the delta's grown files) take one pass over the snapshot
+  let buf = Buffer.alloc(4096);
+  let length = 0;
+  let at = -1;
+  const pathAt = (i: number): Buffer => {
+    if (i < at) at = -1;
+    while (at < i) {
+      at++;
+      const from = at === 0 ? 0 : snap.tailEnd[at - 1];
+      const rest = snap.tailEnd[at] - from;
+      length = snap.shared[at] + rest;
+      if (length > buf.length) {
+        const bigger = Buffer.alloc(2 * length);
+        buf.copy(bigger, 0, 0, snap.shared[at]);
+        buf = bigger;
+      }
+      buf.set(snap.tail.subarray(from, from + rest), snap.shared[at]);
+    }
+    return buf.subarray(0, length);
+  };
+  const file = (i: number): FoundFile => {
+    const path = pathAt(i).toString('utf8');
+    const f = fileFields(path, path.slice(path.lastIndexOf('/') + 1));
+    return { path, root, kind: f.kind, size: size[i], mtimeMs: mtimeMs[i], agentId: f.agentId, sessionId: f.sessionId, projectDir: f.projectDir };
+  };
+  let files: FoundFile[] | undefined;
+  const d: Discovery = {
+    roots: [root],
+    get files() {
+      return (files ??= Array.from({ length: n }, (_, i) => file(i)));
+    },
+    problems: [],
+    defaults: true,
+  };
+  listed.set(d, {
+    count: n,
+    each(fn) {
+      for (let i = 0; i < n; i++) fn(pathAt(i).toString('utf8'), snap.kind[i], size[i], mtimeMs[i], i);
+    },
+    file,
+    // a copy: the next position's path is rebuilt in the same bytes
+    path: (i) => Buffer.from(pathAt(i)),
+    kind: (i) => snap.kind[i],
+    size: (i) => size[i],
+    mtimeMs: (i) => mtimeMs[i],
+    names: () => names,
+  });
+  digests.set(d, { digest: digestOf(names, size, mtimeMs), names });
+  return d;
+}
+
+/** The listings of discoveries made from a listing snapshot (snapshotDiscovery). */
+const listed = new WeakMap<Discovery, FileListing>();
 
 /**
  * Whether the arguments (after `node cli.js`) are worth a speculative walk: a command that reads

@@ -29,13 +29,14 @@ import { rememberedPrefix } from '../store/queries.js';
 import type { StoreWriter } from '../store/writer.js';
 import type { SkipReason, SkippedLine } from '../types.js';
 import { type Discovery, type FoundFile, decodeProjectDir, defaultRoots, discover } from './discover.js';
-import { type FileListing, dropEarlyWalk, earlyProof, fileCount, fileListing, kindCode, listingDigest, takeEarlyWalk } from './early-walk.js';
-import { decodeSnapshot, encodeSnapshot, matchSnapshot } from './listing-snapshot.js';
+import { type FileListing, dropEarlyWalk, earlyProof, fileCount, fileListing, kindCode, listingDigest, snapshotDiscovery, takeEarlyWalk } from './early-walk.js';
+import { LISTING_SUFFIX, decodeSnapshot, encodeSnapshot, matchSnapshot } from './listing-snapshot.js';
+import { readBeside } from '../store/location.js';
 import { appendFingerprint } from './fingerprint.js';
 import { heapKeeper, releaseHeap } from './heap.js';
 import { longText, str } from './line.js';
 import { SHORT_STRING } from './project.js';
-import { type Proof, checkChunks, checkHeld, dropUnchanged, keepUnchanged, proofHolds, readUnchanged } from './unchanged.js';
+import { type CheckColumns, type Proof, checkChunks, checkOutcome, checkProof, dropUnchanged, keepChecked, keepUnchanged, readUnchanged } from './unchanged.js';
 import { type FileContext, type TaskList, fileRowOf, readAll } from './pool.js';
 import type { ReadOptions } from './read-file.js';
 import { pushAll } from '../arrays.js';
@@ -297,16 +298,29 @@ export async function ingestOrAnswer(opts: IngestOptions): Promise<AnswerResult>
   // worker checks before it walks; without one, this thread does.
   const roots = opts.paths && opts.paths.length > 0 ? null : defaultRoots(env);
   const proven = roots && (await provenFiles(opts, env, roots, answers.listing));
-  if (roots && proven !== null) {
+  if (roots && proven && 'files' in proven) {
     dropEarlyWalk();
-    return answered(opts, answers, answers, answers.listing, roots, [], unchangedStats(proven, started));
+    return answered(opts, answers, answers, answers.listing, roots, [], unchangedStats(proven.files, started));
   }
+  // Only files grown or touched since the proof: the walk's listing is made from the listing
+  // snapshot and the check (a 1 GB append run's walk took ~0.3 s of its ~0.75, the check ~0.15;
+  // BENCHMARKS-log.md, Append, session 57)
+  const checked = proven && 'discovery' in proven ? proven : null;
+  if (checked) dropEarlyWalk();
   // The walk is held in this object alone, not in a variable (an async function keeps its
   // variables across awaits): withBase takes it out before DuckDB writes the base.
   opts.progress?.({ phase: 'listing' });
-  const walked: { discovery?: Discovery; started: number } = { discovery: (await takeEarlyWalk(opts.paths, env)) ?? (await discover(opts.paths, env, roots !== null)), started };
+  const walked: { discovery?: Discovery; started: number } = { discovery: checked?.discovery ?? (await takeEarlyWalk(opts.paths, env)) ?? (await discover(opts.paths, env, roots !== null)), started };
   const summary = walkSummary(walked.discovery!, opts.prices);
   const { listing, files } = summary;
+  // what the next run checks instead of walking, when this one answers without the store: the
+  // proof made over for this listing, or kept for this walk (before withBase lets the walk go)
+  const digest = listingDigest(walked.discovery!);
+  const keepProof = (d: Discovery | undefined) => {
+    if (!roots || opts.keepProof === false) return;
+    if (checked) keepChecked(opts.dbPath, checked.proof, checked.columns, digest, listing);
+    else if (d) keepUnchanged(opts.dbPath, d, digest, listing);
+  };
   let stats: IngestStats;
   let held = answers;
   if (listing !== answers.listing) {
@@ -324,41 +338,63 @@ export async function ingestOrAnswer(opts: IngestOptions): Promise<AnswerResult>
     if (!delta) return ingest(opts, walked);
     held = delta.answers;
     stats = { ...unchangedStats(files, started), unchanged: delta.unchanged, appended: delta.appended, bytesRead: delta.bytesRead, planned: 'snapshot' };
+    keepProof(walked.discovery);
   } else {
     stats = unchangedStats(files, started);
     // what the next run checks instead of walking, if nothing changes meanwhile (a proof kept
     // before did not hold, or there was none)
-    if (roots && opts.keepProof !== false) keepUnchanged(opts.dbPath, walked.discovery!, listingDigest(walked.discovery!), listing);
+    keepProof(walked.discovery);
   }
   opts.progress?.({ phase: 'done' });
   return answered(opts, answers, held, listing, summary.roots, summary.walkSkips, stats);
 }
 
 /**
- * How many files the logs under `roots` hold, when the proof kept beside the store shows that a
- * walk of them would find them as the walk named by `listing` did; else null (unchanged.ts).
+ * What the proof kept beside the store shows of the logs under `roots` (unchanged.ts), for the
+ * answers of `listing`: that a walk would find them as the walk named by `listing` did (how many
+ * files it found), or that it would find the same files with only some grown or touched (its
+ * listing, made without walking: snapshotDiscovery, with the proof and what its check found, to
+ * keep it made over: keepChecked); else null.
  */
-async function provenFiles(opts: IngestOptions, env: NodeJS.ProcessEnv, roots: string[], listing: string): Promise<number | null> {
+async function provenFiles(opts: IngestOptions, env: NodeJS.ProcessEnv, roots: string[], listing: string): Promise<{ files: number } | { discovery: Discovery; proof: Proof; columns: CheckColumns } | null> {
   const fits = (p: Proof) => JSON.stringify(p.roots) === JSON.stringify(roots) && listingKeyOf(roots, p.digest, opts.prices) === listing;
   const early = earlyProof(opts.paths, env);
   const checking = early && (await early);
   let proof: Proof | null;
-  let held: boolean;
+  let found: ReturnType<typeof checkOutcome>;
   if (checking && resolve(checking.proof.store) === resolve(opts.dbPath)) {
     proof = checking.proof;
     if (!fits(proof)) return null;
     // this thread takes part in the worker's check, then waits for the worker's part to end
     checkChunks(opts.dbPath, proof, checking.proof.check);
-    held = (await checking.done) && checkHeld(proof, checking.proof.check);
+    found = (await checking.done) ? checkOutcome(proof, checking.proof.check) : null;
   } else {
     // no early walk, or its worker checked no proof beside this store (it found none, or took
     // another store from the arguments): this thread checks the one there, if it fits
     proof = readUnchanged(opts.dbPath, roots);
     if (!proof || !fits(proof)) return null;
-    held = proofHolds(opts.dbPath, proof);
+    found = checkProof(opts.dbPath, proof);
   }
-  if (!held) dropUnchanged(opts.dbPath);
-  return held ? proof.files : null;
+  if (found === 'held') return { files: proof.files };
+  const discovery = found && roots.length === 1 ? checkedDiscovery(opts.dbPath, proof, roots[0], found) : null;
+  if (found && discovery) return { discovery, proof, columns: found };
+  dropUnchanged(opts.dbPath);
+  return null;
+}
+
+/**
+ * The listing a walk of `root` would make now, from the listing snapshot beside the store at
+ * `dbPath` and what the check of `proof` found (`columns`), when the snapshot lists the files of the
+ * walk the proof was kept after (snapshotDiscovery); else null.
+ */
+function checkedDiscovery(dbPath: string, proof: Proof, root: string, columns: CheckColumns): Discovery | null {
+  try {
+    const snap = decodeSnapshot(readBeside(dbPath + LISTING_SUFFIX));
+    if (!snap || snap.count !== proof.files || JSON.stringify(snap.roots) !== JSON.stringify(proof.roots) || columns.met.includes(0)) return null;
+    return snapshotDiscovery(snap, root, new Float64Array(columns.size), new Float64Array(columns.mtimeMs), proof.names);
+  } catch {
+    return null;
+  }
 }
 
 /**

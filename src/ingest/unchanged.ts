@@ -32,7 +32,7 @@ import { fileListing } from './early-walk.js';
 /** The file's name: the store's, then this. */
 export const UNCHANGED_SUFFIX = '.unchanged';
 
-const FORMAT = 6;
+const FORMAT = 7;
 
 /** Set by scripts/bundle.mjs: a digest of the build's sources ("source" when run from them, as tests do). */
 declare const CACHELENS_BUILD: string | undefined;
@@ -94,7 +94,7 @@ export function keepUnchanged(dbPath: string, d: Discovery, digest: string, list
         if (l === undefined) local.set(dev, (l = isLocal(tmp) && isLocal(dir)));
         return l;
       };
-      kept = writeProof(fd, d, d.dirs, { digest, listing }, (st, dir) => st.ctimeMs < before && (st.dev === made.dev || sharesClock(st.dev, dir)));
+      kept = writeProof(fd, d, d.dirs, { digest, listing, names: fileListing(d).names() }, (st, dir) => st.ctimeMs < before && (st.dev === made.dev || sharesClock(st.dev, dir)));
       closeSync(fd);
       fd = undefined;
       if (kept) renameSync(tmp, file);
@@ -151,6 +151,88 @@ function rmQuietly(path: string): void {
   }
 }
 
+/**
+ * Keeps, beside the store at `dbPath`, the proof `p` made over for the logs as this run's check of
+ * it found them (`columns`: every directory as `p` has it, some files grown or touched;
+ * checkOutcome), for the listing they make now (its digest `digest`) and the answers of that
+ * listing (`listing`): `p`'s lines copied as they are, but for the changed files', which get their
+ * sizes and mtimes now. The directories' lines hold as they are: each was trusted when `p` was
+ * kept, and the check found it as recorded. A run that answered after appends keeps it so, in a
+ * copy of the file, rather than the stat of every directory that keepUnchanged takes. Returns
+ * whether it kept one; a proof that cannot be made over (another run replaced `p`) is removed, as
+ * it no longer holds.
+ * Example: `f\t100\t5\t3\t/r/p/s.jsonl` of a file now 140 bytes at mtime 9 → `f\t140\t9\t3\t/r/p/s.jsonl`.
+ */
+export function keepChecked(dbPath: string, p: Proof, columns: CheckColumns, digest: string, listing: string): boolean {
+  const file = dbPath + UNCHANGED_SUFFIX;
+  const tmp = `${file}.${process.pid}.tmp`;
+  let from: number | undefined;
+  let to: number | undefined;
+  let kept = false;
+  try {
+    from = openSync(file, READ_NOWAIT);
+    const buf = Buffer.allocUnsafe(Math.max(PIECE, p.body));
+    if (fstatSync(from).size !== p.size || readSync(from, buf, 0, p.body, 0) !== p.body || buf.toString('utf8', 0, p.body - 1) !== p.head) throw new Error('another proof');
+    to = openSync(tmp, 'w');
+    const write = (b: Uint8Array) => {
+      for (let at = 0; at < b.length; ) at += writeSync(to!, b, at, b.length - at);
+    };
+    // the bytes of `p` from `start` to `end`, as they are
+    const copy = (start: number, end: number) => {
+      for (let at = start; at < end; ) {
+        const n = readSync(from!, buf, 0, Math.min(buf.length, end - at), at);
+        if (n === 0) throw new Error('the proof is shorter than it was');
+        write(buf.subarray(0, n));
+        at += n;
+      }
+    };
+    write(Buffer.from(`${JSON.stringify({ format: FORMAT, build: BUILD, id: randomBytes(8).toString('hex'), digest, listing, names: p.names, roots: p.roots, files: p.files, dirs: p.dirs })}\n`));
+    const changed: number[] = [];
+    for (let i = 0; i < p.files; i++) {
+      if (columns.met[i] === 2) changed.push(i);
+      else if (columns.met[i] !== 1) throw new Error('a file the check did not meet');
+    }
+    changed.sort((a, b) => columns.line[a] - columns.line[b]);
+    let at = p.body;
+    const line = Buffer.allocUnsafe(LONGEST);
+    for (const i of changed) {
+      const start = columns.line[i];
+      copy(at, start);
+      // a path is at most 4,096 bytes (PATH_MAX): a line's first 8 KiB hold it but where no path could
+      let n = readSync(from, line, 0, Math.min(8192, p.size - start), start);
+      let end = line.subarray(0, n).indexOf(0x0a);
+      if (end < 0) {
+        n = readSync(from, line, 0, Math.min(LONGEST, p.size - start), start);
+        end = line.subarray(0, n).indexOf(0x0a);
+      }
+      const a = line.indexOf(9, 2);
+      const b = a < 0 ? -1 : line.indexOf(9, a + 1);
+      const c = b < 0 ? -1 : line.indexOf(9, b + 1);
+      if (start < at || end < 0 || line[0] !== 0x66 || !(c > 0 && c < end) || line.toString('latin1', b + 1, c) !== String(i)) throw new Error('not the line the check met');
+      write(Buffer.from(`f\t${columns.size[i]}\t${columns.mtimeMs[i]}\t${i}\t`));
+      write(line.subarray(c + 1, end + 1));
+      at = start + end + 1;
+    }
+    copy(at, p.size);
+    closeSync(to);
+    to = undefined;
+    renameSync(tmp, file);
+    kept = true;
+  } catch {
+    kept = false;
+  }
+  for (const fd of [from, to]) {
+    try {
+      if (fd !== undefined) closeSync(fd);
+    } catch {
+      // nothing more to do
+    }
+  }
+  if (!kept) rmQuietly(file);
+  rmQuietly(tmp);
+  return kept;
+}
+
 /** Removes the proof beside the store at `dbPath` (a check found it does not hold). */
 export function dropUnchanged(dbPath: string): void {
   rmQuietly(dbPath + UNCHANGED_SUFFIX);
@@ -158,14 +240,15 @@ export function dropUnchanged(dbPath: string): void {
 
 /**
  * Writes the proof: a header line (JSON: the format, an id of its own, the digest, the listing key
- * of the answers it was kept with, the roots, how many files and directories), a line per file
- * (`f size mtimeMs path`, tab-separated) and per directory (`d dev ino ctimeMs path`), then END.
+ * of the answers it was kept with, the walk's listingNames, the roots, how many files and
+ * directories), a line per file (`f size mtimeMs position path`, tab-separated, its position in
+ * the walk's listing) and per directory (`d dev ino ctimeMs path`), then END.
  * The lines go from the latest mtime or ctime to the earliest: what changed since is most likely
  * what changed last before (a session still being written, a project still gaining sessions), and
  * a check that meets it early stops early. Paths are copied as the listing holds them, as UTF-8,
  * not decoded. False when a directory cannot be trusted, or a path holds a newline.
  */
-function writeProof(fd: number, d: Discovery, dirs: string[], keys: { digest: string; listing: string }, trusted: (st: Stats, dir: string) => boolean): boolean {
+function writeProof(fd: number, d: Discovery, dirs: string[], keys: { digest: string; listing: string; names: string }, trusted: (st: Stats, dir: string) => boolean): boolean {
   const listing = fileListing(d);
   const n = listing.count;
   const dev = new Float64Array(dirs.length);
@@ -186,7 +269,7 @@ function writeProof(fd: number, d: Discovery, dirs: string[], keys: { digest: st
   for (const i of order) {
     const written =
       i < n
-        ? out.line(`f\t${listing.size(i)}\t${listing.mtimeMs(i)}\t`, listing.path(i))
+        ? out.line(`f\t${listing.size(i)}\t${listing.mtimeMs(i)}\t${i}\t`, listing.path(i))
         : out.line(`d\t${dev[i - n]}\t${ino[i - n]}\t${ctime[i - n]}\t`, Buffer.from(dirs[i - n]));
     if (!written) return false;
   }
@@ -231,6 +314,8 @@ export interface Proof {
   digest: string;
   /** the listing key of the answers it was kept with */
   listing: string;
+  /** listingNames of the walk it was kept after */
+  names: string;
   roots: string[];
   files: number;
   dirs: number;
@@ -257,13 +342,14 @@ export function readUnchanged(dbPath: string, roots?: string[]): Proof | null {
     const nl = buf.subarray(0, n).indexOf(0x0a);
     if (nl < 0) return null;
     const head = buf.toString('utf8', 0, nl);
-    const h = JSON.parse(head) as { format?: unknown; build?: unknown; digest?: unknown; listing?: unknown; roots?: unknown; dirs?: unknown; files?: unknown };
-    const { format, build, digest, listing, dirs, files } = h ?? {};
-    if (format !== FORMAT || build !== BUILD || typeof digest !== 'string' || typeof listing !== 'string' || !Number.isInteger(dirs) || !Number.isInteger(files)) return null;
+    const h = JSON.parse(head) as { format?: unknown; build?: unknown; digest?: unknown; listing?: unknown; names?: unknown; roots?: unknown; dirs?: unknown; files?: unknown };
+    const { format, build, digest, listing, names, dirs, files } = h ?? {};
+    if (format !== FORMAT || build !== BUILD || typeof digest !== 'string' || typeof listing !== 'string' || typeof names !== 'string') return null;
+    if (!Number.isInteger(dirs) || !Number.isInteger(files) || (files as number) < 0 || (dirs as number) < 0) return null;
     if (!Array.isArray(h.roots) || !h.roots.every((r) => typeof r === 'string')) return null;
     const kept = h.roots as string[];
     if (roots && JSON.stringify(kept) !== JSON.stringify(roots)) return null;
-    return { head, digest, listing, roots: kept, files: files as number, dirs: dirs as number, body: nl + 1, size };
+    return { head, digest, listing, names, roots: kept, files: files as number, dirs: dirs as number, body: nl + 1, size };
   } catch {
     return null;
   } finally {
@@ -272,20 +358,47 @@ export function readUnchanged(dbPath: string, roots?: string[]): Proof | null {
 }
 
 /**
- * A check of a proof, shared by the threads that take part in it (the early walk's worker and the
- * main thread): Int32s over a SharedArrayBuffer, which postMessage shares rather than copies.
+ * A check of a proof of `files` files, shared by the threads that take part in it (the early walk's
+ * worker and the main thread): Int32s over a SharedArrayBuffer, which postMessage shares rather
+ * than copies, followed in that buffer by the files' sizes and mtimes as the check finds them, by
+ * their positions in the walk's listing (checkColumns), and a byte per file once its line is met.
  */
-export function newCheck(): Int32Array {
-  return new Int32Array(new SharedArrayBuffer(4 * SLOTS));
+export function newCheck(files: number): Int32Array {
+  return new Int32Array(new SharedArrayBuffer(COLUMNS + files * COLUMN_BYTES), 0, SLOTS);
 }
 
-/** The check's slots: the next piece to take, whether a line did not hold, the files, directories and ENDs met. */
+/** The check's slots: the next piece to take, whether a line did not hold, the files, directories and ENDs met, the files found grown or touched. */
 const NEXT = 0;
 const FAILED = 1;
 const FILES = 2;
 const DIRS = 3;
 const ENDS = 4;
-const SLOTS = 5;
+const CHANGED = 5;
+const SLOTS = 6;
+/** where the columns start in the check's buffer (8-byte aligned, after the slots) */
+const COLUMNS = 32;
+/** the columns' bytes per file */
+const COLUMN_BYTES = 25;
+
+/**
+ * A check's files as it found them, by their positions in the walk's listing: each file's size and
+ * mtime, whether its line was met (1) and found grown or touched (2), and where such a line starts
+ * in the proof.
+ */
+export interface CheckColumns {
+  size: Float64Array;
+  mtimeMs: Float64Array;
+  line: Float64Array;
+  met: Uint8Array;
+}
+
+/** The columns of the check `check` of a proof of `files` files (newCheck). */
+export function checkColumns(check: Int32Array, files: number): CheckColumns {
+  const b = check.buffer;
+  if (b.byteLength !== COLUMNS + files * COLUMN_BYTES) throw new Error('a check of another proof');
+  const at = (k: number) => COLUMNS + 8 * k * files;
+  return { size: new Float64Array(b, at(0), files), mtimeMs: new Float64Array(b, at(1), files), line: new Float64Array(b, at(2), files), met: new Uint8Array(b, at(3), files) };
+}
 
 /** How much of the body a thread takes at a time. */
 const CHUNK = 128 * 1024;
@@ -308,7 +421,8 @@ export function checkChunks(dbPath: string, p: Proof, check: Int32Array): void {
     if (fstatSync(fd).size !== p.size || readSync(fd, head, 0, p.body, 0) !== p.body || head.toString('utf8', 0, p.body - 1) !== p.head) throw new Error('another proof');
     const chunks = Math.ceil((p.size - p.body) / CHUNK);
     let buf = Buffer.allocUnsafe(CHUNK + LONGEST);
-    const counts = [0, 0, 0];
+    const counts = [0, 0, 0, 0];
+    const columns = checkColumns(check, p.files);
     for (;;) {
       if (Atomics.load(check, FAILED) !== 0) break;
       const k = Atomics.add(check, NEXT, 1);
@@ -331,7 +445,7 @@ export function checkChunks(dbPath: string, p: Proof, check: Int32Array): void {
       if (first === 0 || first >= end - from) continue;
       const last = bytes.indexOf(0x0a, end - from - 1);
       if (last < 0) throw new Error('a line longer than any proof writes');
-      if (!linesHold(bytes.toString('utf8', first, last), counts, from + last === p.size - 1)) {
+      if (!linesHold(bytes, first, last, from, counts, from + last === p.size - 1, columns)) {
         Atomics.store(check, FAILED, 1);
         break;
       }
@@ -339,6 +453,7 @@ export function checkChunks(dbPath: string, p: Proof, check: Int32Array): void {
     Atomics.add(check, FILES, counts[0]);
     Atomics.add(check, DIRS, counts[1]);
     Atomics.add(check, ENDS, counts[2]);
+    Atomics.add(check, CHANGED, counts[3]);
   } catch {
     Atomics.store(check, FAILED, 1);
   } finally {
@@ -353,21 +468,44 @@ export function checkFailed(check: Int32Array): boolean {
 
 /** Whether the check of `p` found every line to hold, once every thread that took part has returned. */
 export function checkHeld(p: Proof, check: Int32Array): boolean {
-  return Atomics.load(check, FAILED) === 0 && Atomics.load(check, FILES) === p.files && Atomics.load(check, DIRS) === p.dirs && Atomics.load(check, ENDS) === 1;
-}
-
-/** The proof `p` checked on this thread alone. */
-export function proofHolds(dbPath: string, p: Proof): boolean {
-  const check = newCheck();
-  checkChunks(dbPath, p, check);
-  return checkHeld(p, check);
+  return checkOutcome(p, check) === 'held';
 }
 
 /**
- * Whether every line of `text` (whole lines, no newline after the last) holds, each counted in
- * `counts` (files, directories, ENDs). `atEnd`: the last line ends the file, where END must be.
+ * What the check of `p` found, once every thread that took part has returned: 'held', every line
+ * held; the files' sizes and mtimes as they are now, when every directory held and every file is
+ * still a file but some grew or were touched (a walk would list the same files, in the same order,
+ * with those sizes and mtimes: ingest.ts then makes that walk's listing without walking,
+ * snapshotDiscovery); null when anything else changed, or the check was cut short.
  */
-function linesHold(text: string, counts: number[], atEnd: boolean): boolean {
+export function checkOutcome(p: Proof, check: Int32Array): 'held' | CheckColumns | null {
+  if (Atomics.load(check, FAILED) !== 0 || Atomics.load(check, FILES) !== p.files || Atomics.load(check, DIRS) !== p.dirs || Atomics.load(check, ENDS) !== 1) return null;
+  return Atomics.load(check, CHANGED) === 0 ? 'held' : checkColumns(check, p.files);
+}
+
+/** The proof `p` checked on this thread alone: checkOutcome. */
+export function checkProof(dbPath: string, p: Proof): 'held' | CheckColumns | null {
+  const check = newCheck(p.files);
+  checkChunks(dbPath, p, check);
+  return checkOutcome(p, check);
+}
+
+/** Whether the proof `p` holds, checked on this thread alone: nothing changed. */
+export function proofHolds(dbPath: string, p: Proof): boolean {
+  return checkProof(dbPath, p) === 'held';
+}
+
+/**
+ * Whether every line of `bytes` from `first` to `last` (whole lines, no newline after the last;
+ * `bytes` begins at `from` in the proof) holds, each counted in `counts` (files, directories, ENDs,
+ * files grown or touched). `atEnd`: the last line ends the file, where END must be. A file line
+ * holds while its path is a file; its size and mtime now go into `columns` at its position, with
+ * where its line starts when they are not the line's (it grew or was touched). Paths are passed to
+ * the system as their bytes; the rest is read a byte a character.
+ */
+function linesHold(bytes: Buffer, first: number, last: number, from: number, counts: number[], atEnd: boolean, columns: CheckColumns): boolean {
+  const text = bytes.toString('latin1', first, last);
+  const files = columns.met.length;
   for (let at = 0; at < text.length; ) {
     let to = text.indexOf('\n', at);
     if (to < 0) to = text.length;
@@ -375,16 +513,27 @@ function linesHold(text: string, counts: number[], atEnd: boolean): boolean {
     if (kind === 0x66 /* f */ && text.charCodeAt(at + 1) === 9) {
       const a = text.indexOf('\t', at + 2);
       const b = a < 0 ? -1 : text.indexOf('\t', a + 1);
-      if (b < 0 || b >= to) return false;
-      const st = statSync(text.slice(b + 1, to), { throwIfNoEntry: false });
-      if (!st || !st.isFile() || st.size !== Number(text.slice(at + 2, a)) || st.mtimeMs !== Number(text.slice(a + 1, b))) return false;
+      const c = b < 0 ? -1 : text.indexOf('\t', b + 1);
+      if (c < 0 || c >= to) return false;
+      const i = Number(text.slice(b + 1, c));
+      // each position once: a damaged proof must not leave one unmet
+      if (!Number.isInteger(i) || i < 0 || i >= files || Atomics.exchange(columns.met, i, 1) !== 0) return false;
+      const st = statSync(bytes.subarray(first + c + 1, first + to), { throwIfNoEntry: false });
+      if (!st || !st.isFile()) return false;
+      columns.size[i] = st.size;
+      columns.mtimeMs[i] = st.mtimeMs;
+      if (st.size !== Number(text.slice(at + 2, a)) || st.mtimeMs !== Number(text.slice(a + 1, b))) {
+        columns.met[i] = 2;
+        columns.line[i] = from + first + at;
+        counts[3]++;
+      }
       counts[0]++;
     } else if (kind === 0x64 /* d */ && text.charCodeAt(at + 1) === 9) {
       const a = text.indexOf('\t', at + 2);
       const b = a < 0 ? -1 : text.indexOf('\t', a + 1);
       const c = b < 0 ? -1 : text.indexOf('\t', b + 1);
       if (c < 0 || c >= to) return false;
-      const st = statSync(text.slice(c + 1, to), { throwIfNoEntry: false });
+      const st = statSync(bytes.subarray(first + c + 1, first + to), { throwIfNoEntry: false });
       if (!st || !st.isDirectory() || st.dev !== Number(text.slice(at + 2, a)) || st.ino !== Number(text.slice(a + 1, b)) || st.ctimeMs !== Number(text.slice(b + 1, c))) return false;
       counts[1]++;
     } else if (text.slice(at, to) === END && to === text.length && atEnd) counts[2]++;

@@ -7,8 +7,9 @@
  * First, when answers are kept beside the store the command will open (`store`, as its arguments
  * say) and a proof beside them (unchanged.ts), it checks the logs against the proof: it posts the
  * proof and the check (`{ proof }`, which the main thread can take part in), then whether its part
- * found every line to hold (`{ checked }`). If one did not hold, it walks; else it walks only once
- * the main thread asks (`'walk'`): a warm run then needs no walk.
+ * found every line to hold (`{ checked }`; a file grown or touched holds, ingest.ts makes the listing
+ * from what the check found). If one did not hold, it walks; else it walks only once the main
+ * thread asks (`'walk'`): a warm run, or one after appends, then needs no walk.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { type EarlyProof, type Sharing, shareWalk } from './early-walk.js';
@@ -46,7 +47,7 @@ try {
   // no proof to go by: the walk
 }
 if (proof && store !== null) {
-  const check = newCheck();
+  const check = newCheck(proof.files);
   parentPort?.postMessage({ proof: { ...proof, store, check } satisfies EarlyProof });
   checkChunks(store, proof, check);
   const held = !checkFailed(check);

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import type { Worker } from 'node:worker_threads';
 import { discover, walkRoots } from '../../src/ingest/discover.js';
-import { decodeDiscovery, encodeDiscovery, fileCount, fileListing, kindCode, listingDigest, listingNames, takeEarlyWalk, walkEarly, walkEncoded, walkResult, wantsEarlyWalk } from '../../src/ingest/early-walk.js';
+import { decodeDiscovery, digestOf, encodeDiscovery, fileCount, fileListing, kindCode, listingDigest, listingNames, takeEarlyWalk, walkEarly, walkEncoded, walkResult, wantsEarlyWalk } from '../../src/ingest/early-walk.js';
 import { releaseHeap } from '../../src/ingest/heap.js';
 import { UNCHANGED_SUFFIX } from '../../src/ingest/unchanged.js';
 import { REAL_LOGS, REPO, cli, tempDir } from '../helpers/corpus.js';
@@ -78,15 +78,21 @@ test('a plan reads the same files from the columns as from the objects: each in 
   }
 });
 
-test('the digest is the SHA-1 of the fields joined as one string, as before the text was a buffer: stored listing keys stay valid', async () => {
+test('the names are the SHA-1 of the fields joined as one string, as before the text was a buffer (stored snapshots stay valid); the digest, of the names, sizes and mtimes', async () => {
   const { home, config } = configDir();
   const d = await discover([], { HOME: home, CLAUDE_CONFIG_DIR: config });
   const e = encodeDiscovery(d);
   const joined = d.files.flatMap((f) => [f.path, f.root, f.projectDir, f.agentId ?? '\u0001', f.sessionId ?? '\u0001']).join('\0');
-  const before = createHash('sha1').update(joined).update(e.kind).update(new Uint8Array(e.size.buffer)).update(new Uint8Array(e.mtimeMs.buffer)).digest('hex');
-  assert.equal(e.digest, before);
-  // the names: the same, without the sizes and mtimes
-  assert.equal(e.names, createHash('sha1').update(joined).update(e.kind).digest('hex'));
+  const names = createHash('sha1').update(joined).update(e.kind).digest('hex');
+  assert.equal(e.names, names);
+  const sizes = Float64Array.from(d.files, (f) => f.size);
+  const mtimes = Float64Array.from(d.files, (f) => f.mtimeMs);
+  assert.equal(e.digest, createHash('sha1').update(names).update(new Uint8Array(sizes.buffer)).update(new Uint8Array(mtimes.buffer)).digest('hex'));
+  assert.equal(digestOf(names, sizes, mtimes), e.digest);
+  // of views into larger buffers too: only their own bytes
+  const wide = new Float64Array(sizes.length + 2);
+  wide.set(sizes, 1);
+  assert.equal(digestOf(names, wide.subarray(1, 1 + sizes.length), mtimes), e.digest);
 });
 
 test('the listing digest and file count are known before the files are decoded, and the digest changes with any file', async () => {

@@ -10,8 +10,9 @@ import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSyn
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { discover } from '../../src/ingest/discover.js';
-import { earlyProof, listingDigest, storeOf, takeEarlyWalk, walkEarly } from '../../src/ingest/early-walk.js';
-import { TRUST_MARGIN_MS, UNCHANGED_SUFFIX, isLocal, keepUnchanged, proofHolds, readUnchanged, trustedBefore } from '../../src/ingest/unchanged.js';
+import { earlyProof, fileCount, fileListing, listingDigest, listingNames, snapshotDiscovery, storeOf, takeEarlyWalk, walkEarly } from '../../src/ingest/early-walk.js';
+import { decodeSnapshot, encodeSnapshot } from '../../src/ingest/listing-snapshot.js';
+import { TRUST_MARGIN_MS, UNCHANGED_SUFFIX, checkProof, isLocal, keepChecked, keepUnchanged, proofHolds, readUnchanged, trustedBefore } from '../../src/ingest/unchanged.js';
 import { keptListing, readAnswers } from '../../src/store/answers.js';
 
 /** Whether the proof beside `db` (for `roots`) holds; null when there is none. */
@@ -77,6 +78,117 @@ test('a grown, touched, added, removed or renamed file, or a new directory, brea
     change(root);
     assert.equal(holds(db, d.roots), false, what);
   }
+});
+
+test('a check that meets only files grown or touched gives their sizes and mtimes now, by their positions; any other change, none', async () => {
+  const { root, db, d } = await proven();
+  const p = readUnchanged(db, d.roots)!;
+  assert.equal(checkProof(db, p), 'held');
+  const grown = path.join(root, CONDENSE, SESSION);
+  const touched = d.files.find((f) => f.kind === 'subagent')!.path;
+  appendFileSync(grown, '{}\n');
+  utimesSync(touched, new Date(), new Date(statSync(touched).mtimeMs + 5000));
+  const found = checkProof(db, p);
+  assert.ok(found && found !== 'held');
+  d.files.forEach((f, i) => {
+    const st = statSync(f.path);
+    assert.equal(found.size[i], st.size, f.path);
+    assert.equal(found.mtimeMs[i], st.mtimeMs, f.path);
+    assert.equal(found.met[i], f.path === grown || f.path === touched ? 2 : 1, f.path);
+  });
+  assert.equal(proofHolds(db, p), false, 'it does not hold as it is');
+  // what a walk would list otherwise: no sizes to go by
+  const cases: [string, (root: string) => void][] = [
+    ['a transcript added beside the others', (r) => writeFileSync(path.join(r, MAROT_DOV, 'new-session.jsonl'), '{}\n')],
+    ['a new project', (r) => mkdirSync(path.join(r, 'marot-spotter', 'projects', '-home-USER-new'))],
+    ['a transcript removed', (r) => rmSync(path.join(r, CONDENSE, SESSION))],
+    ['a transcript made a directory', (r) => {
+      rmSync(path.join(r, CONDENSE, SESSION));
+      mkdirSync(path.join(r, CONDENSE, SESSION));
+    }],
+    ['a project renamed', (r) => renameSync(path.join(r, MAROT_DOV), path.join(r, `${MAROT_DOV}-moved`))],
+  ];
+  for (const [what, change] of cases) {
+    const again = await proven();
+    appendFileSync(path.join(again.root, CONDENSE, SESSION), '{}\n');
+    change(again.root);
+    assert.equal(checkProof(again.db, readUnchanged(again.db, again.d.roots)!), null, what);
+  }
+});
+
+test('a proof made over after a check that met grown files holds for the logs as they are, for the answers given; it is made over again, and not over another run\'s', async () => {
+  const { root, db, d } = await proven();
+  let p = readUnchanged(db, d.roots)!;
+  const grown = path.join(root, CONDENSE, SESSION);
+  const position = d.files.findIndex((f) => f.path === grown);
+  for (const round of [1, 2]) {
+    const before = readFileSync(db + UNCHANGED_SUFFIX, 'utf8').split('\n');
+    appendFileSync(grown, '{}\n'.repeat(round));
+    const found = checkProof(db, p);
+    assert.ok(found && found !== 'held');
+    const now = await discover([root], {}, true);
+    assert.equal(keepChecked(db, p, found, listingDigest(now), `the answers ${round}`), true);
+    const q = readUnchanged(db, d.roots)!;
+    assert.equal(q.digest, listingDigest(now));
+    assert.equal(q.listing, `the answers ${round}`);
+    assert.equal(q.names, listingNames(now));
+    assert.deepEqual([q.files, q.dirs, q.roots], [p.files, p.dirs, p.roots]);
+    assert.notEqual(q.head, p.head, 'a proof of its own');
+    assert.equal(checkProof(db, q), 'held');
+    // every line as it was but the grown file's, in its place, with its size and mtime now
+    const after = readFileSync(db + UNCHANGED_SUFFIX, 'utf8').split('\n');
+    assert.equal(after.length, before.length);
+    const st = statSync(grown);
+    const differ = after.flatMap((line, k) => (k > 0 && line !== before[k] ? [line] : []));
+    assert.deepEqual(differ, [`f\t${st.size}\t${st.mtimeMs}\t${position}\t${grown}`]);
+    p = q;
+  }
+  // another run kept a proof since this one was checked: it is not made over, and no proof is left
+  appendFileSync(grown, '{}\n');
+  const found = checkProof(db, p);
+  assert.ok(found && found !== 'held');
+  const now = await discover([root], {}, true);
+  assert.equal(keepUnchanged(db, now, listingDigest(now), 'another run', Date.now()), true);
+  assert.equal(keepChecked(db, p, found, listingDigest(now), 'this run'), false);
+  assert.equal(existsSync(db + UNCHANGED_SUFFIX), false);
+  assert.deepEqual(readdirSync(path.dirname(db)).filter((n) => n.endsWith('.tmp')), []);
+});
+
+test('a discovery made from a listing snapshot and the sizes and mtimes a check found is the walk\'s: its files, paths, digest and names', async () => {
+  const root = corpus([CONDENSE, MAROT_DOV]);
+  const sub = path.join(root, MAROT_DOV, '4d5611e5-241a-462a-8d15-5122611a9569', 'subagents');
+  writeFileSync(path.join(sub, 'agent-a2898e3.meta.json'), '{"agentType":"Explore"}');
+  const d = await discover([root], {}, true);
+  assert.deepEqual(new Set(d.files.map((f) => f.kind)), new Set(['main', 'subagent', 'meta']));
+  const snap = decodeSnapshot(encodeSnapshot(fileListing(d), d.files.map((_, i) => i + 1), d.roots, 'the key')!)!;
+  appendFileSync(path.join(root, CONDENSE, SESSION), '{}\n');
+  const agent = path.join(sub, 'agent-a2898e3.jsonl');
+  utimesSync(agent, new Date(), new Date(statSync(agent).mtimeMs + 5000));
+  const now = await discover([root], {}, true);
+  const size = Float64Array.from(now.files, (f) => f.size);
+  const mtimeMs = Float64Array.from(now.files, (f) => f.mtimeMs);
+  const made = snapshotDiscovery(snap, root, size, mtimeMs, listingNames(d))!;
+  assert.ok(made);
+  assert.equal(listingDigest(made), listingDigest(now));
+  assert.equal(listingNames(made), listingNames(now));
+  assert.equal(fileCount(made), now.files.length);
+  // asked for out of order, as a plan need not ask
+  const listing = fileListing(made);
+  for (let i = now.files.length - 1; i >= 0; i -= 3) {
+    assert.deepEqual(listing.file(i), now.files[i]);
+    assert.deepEqual(Buffer.from(listing.path(i)), Buffer.from(now.files[i].path));
+  }
+  const seen: string[] = [];
+  listing.each((p, kind, s, m, i) => {
+    assert.deepEqual([kind, s, m], [fileListing(now).kind(i), now.files[i].size, now.files[i].mtimeMs]);
+    seen.push(p);
+  });
+  assert.deepEqual(seen, now.files.map((f) => f.path));
+  assert.deepEqual(made.files, now.files);
+  assert.deepEqual([made.roots, made.problems, made.defaults], [now.roots, [], true]);
+  // a snapshot of another walk, or columns of another length: none
+  assert.equal(snapshotDiscovery(snap, root, size, mtimeMs, 'other names'), null);
+  assert.equal(snapshotDiscovery(snap, root, size.subarray(1), mtimeMs.subarray(1), listingNames(d)), null);
 });
 
 test('no proof is kept for directories changed since the walk began, for a walk that met a link or a problem; a failed keep removes the old one', async () => {
@@ -224,6 +336,15 @@ test('storeOf: the store the arguments name, as yargs would read them, else the 
   assert.equal(storeOf(['summary', '--json'], { HOME: '/h' }), '/h/.cache/cachelens/store.duckdb');
 });
 
+/** The listing key of the answers the proof beside `db` was kept with, whichever build kept it (readUnchanged reads only this build's), or null. */
+function keptBy(db: string): string | null {
+  try {
+    return (JSON.parse(readFileSync(db + UNCHANGED_SUFFIX, 'utf8').split('\n')[0]) as { listing: string }).listing;
+  } catch {
+    return null;
+  }
+}
+
 /** The built CLI, stopped after a minute: a run that waits on a worker that waits would fail here rather than hang the suite. */
 function cli(args: string[], env: NodeJS.ProcessEnv): { code: number | null; stdout: string; stderr: string } {
   const r = spawnSync(process.execPath, [path.join(repoRoot, 'dist/cli.js'), ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', ...env }, timeout: 60_000, maxBuffer: 64 * 1024 * 1024 });
@@ -286,7 +407,8 @@ test('the CLI: a warm run keeps the proof, the next answers by it (the early wor
   const grown = run();
   assert.notDeepEqual(grown, cold);
   assert.deepEqual(grown, run(':memory:'));
-  assert.equal(existsSync(db + UNCHANGED_SUFFIX), false, 'a proof that did not hold is dropped');
+  // only a transcript grown since the proof: its check made the listing, and the proof was made over for the answers given
+  assert.equal(keptBy(db), keptListing(db), 'the proof, made over');
   // the answers changed with the logs: a proof kept for other answers is not checked
   const now = await discover([], env, true);
   assert.equal(keepUnchanged(db, now, listingDigest(now), 'the answers before', Date.now()), true);
@@ -298,4 +420,34 @@ test('the CLI: a warm run keeps the proof, the next answers by it (the early wor
   const added = run();
   assert.deepEqual(added, run(':memory:'));
   assert.notDeepEqual(added, grown);
+
+  // transcripts grown since the proof, again and again: each run answers as a fresh store does,
+  // and keeps the proof made over for its answers, which the next run without a change answers by
+  // (once the directory the transcript was added to is older than a proof trusts)
+  await sleep(TRUST_MARGIN_MS + 100);
+  assert.deepEqual(run(), added);
+  assert.equal(keptBy(db), keptListing(db), 'a warm run keeps a proof');
+  let last = added;
+  for (const id of ['msg_unchanged_test_3', 'msg_unchanged_test_4']) {
+    appendFileSync(file, response(id));
+    const next = run();
+    assert.notDeepEqual(next, last);
+    assert.deepEqual(next, run(':memory:'), id);
+    assert.equal(keptBy(db), keptListing(db), `the proof made over after ${id}`);
+    assert.deepEqual(run(), next);
+    last = next;
+  }
+  // a transcript written again shorter: the check's listing, answered by the store
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  const cut = run();
+  assert.deepEqual(cut, run(':memory:'));
+  assert.notDeepEqual(cut, last);
+  // a grown transcript when the listing snapshot is gone: the check's listing cannot be made, the logs are walked
+  assert.deepEqual(run(), cut);
+  assert.equal(keptBy(db), keptListing(db));
+  appendFileSync(file, response('msg_unchanged_test_5'));
+  rmSync(`${db}.listing`);
+  const walked = run();
+  assert.deepEqual(walked, run(':memory:'));
+  assert.notDeepEqual(walked, cut);
 });
