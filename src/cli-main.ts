@@ -23,8 +23,9 @@ import { dropEarlyWalk } from './ingest/early-walk.js';
 import { expandHome } from './ingest/discover.js';
 
 export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  // `cachelens help summary` (git's and npm's way) is `summary --help`: it said `Unknown argument: help`
-  if (args[0] === 'help' && args.length > 1 && commands.some((k) => k.command.split(' ')[0] === args[1])) args = [...args.slice(1), '--help'];
+  // `cachelens help summary` (git's and npm's way) is `summary --help`: it said `Unknown argument: help`;
+  // and `help summry` is `summry --help`, whose one line names the command meant (it said `Unknown arguments: help, summry`)
+  if (args[0] === 'help' && args.length > 1 && !args[1].startsWith('-')) args = [...args.slice(1), '--help'];
   // Ctrl-C (or a kill) ends the run where it is, as it does without a line to erase: while a line
   // is shown, it is erased, then the same signal, its handler gone, ends the process (a shell sees
   // 130 or 143, and a script running cachelens stops as on any interrupted command). Not

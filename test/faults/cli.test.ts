@@ -106,6 +106,13 @@ test('unknown flags and commands, missing paths and flags without a value: one l
     assert.equal(asked.stdout, given.stdout, command.join(' '));
     assert.match(asked.stdout, new RegExp(`^cachelens ${command.join(' ')} `));
   }
+  // and a word close to a command after `help` names the command meant (it said `Unknown arguments: help, summry`)
+  await usageError(['help', 'summry'], /^cachelens: Unknown argument: summry \(did you mean summary\?\)$/);
+  await usageError(['help', 'replay', 'sesion'], /^cachelens: Unknown argument: sesion \(did you mean session\?\)$/);
+  await usageError(['help', 'whatif', 'bogusword'], /^cachelens: Unknown argument: bogusword \(cachelens whatif --help lists the commands\)$/);
+  const helpHelp = await runCli(['help', 'help']);
+  assert.equal(helpHelp.code, 0, helpHelp.stderr);
+  assert.match(helpHelp.stdout, /^cachelens /);
   // what follows -- was dropped: `summary -- LOGS` read the default roots instead, `-- summary` ran nothing, exit 0
   const afterDashes = /^cachelens: --: cachelens reads nothing after -- \(give the command and its paths without it; a path that begins with - as \.\/-name\)$/;
   await usageError(['--', 'summary'], afterDashes);
