@@ -249,6 +249,11 @@ export interface IngestStats {
   derived: 'none' | 'touched' | 'all';
   /** what the walk was compared with: nothing (a warm run), the listing snapshot, or the stored files */
   planned: 'none' | 'snapshot' | 'files';
+  /**
+   * how the logs were listed when they were not walked: proven as the answers found them by the
+   * proof beside the store, or made from its check (files grown or touched); absent after a walk
+   */
+  listed?: 'proof' | 'check';
   /** staged observations files DuckDB loaded while the reading went on (PIECES_FROM) */
   pieces: number;
   ms: number;
@@ -300,7 +305,7 @@ export async function ingestOrAnswer(opts: IngestOptions): Promise<AnswerResult>
   const proven = roots && (await provenFiles(opts, env, roots, answers.listing));
   if (roots && proven && 'files' in proven) {
     dropEarlyWalk();
-    return answered(opts, answers, answers, answers.listing, roots, [], unchangedStats(proven.files, started));
+    return answered(opts, answers, answers, answers.listing, roots, [], { ...unchangedStats(proven.files, started), listed: 'proof' });
   }
   // Only files grown or touched since the proof: the walk's listing is made from the listing
   // snapshot and the check (a 1 GB append run's walk took ~0.3 s of its ~0.75, the check ~0.15;
@@ -313,17 +318,21 @@ export async function ingestOrAnswer(opts: IngestOptions): Promise<AnswerResult>
   const walked: { discovery?: Discovery; started: number } = { discovery: checked?.discovery ?? (await takeEarlyWalk(opts.paths, env)) ?? (await discover(opts.paths, env, roots !== null)), started };
   const summary = walkSummary(walked.discovery!, opts.prices);
   const { listing, files } = summary;
-  // what the next run checks instead of walking, when this one answers without the store: the
-  // proof made over for this listing, or kept for this walk (before withBase lets the walk go)
-  const digest = listingDigest(walked.discovery!);
+  // What the next run checks instead of walking: the proof made over for this listing, whatever
+  // answers it (the delta, or the store); or kept for this walk, when it answers appended lines
+  // (before withBase lets the walk go) or found the logs as the answers did. A proof names the
+  // listing it holds for, and is checked only while the answers are of that listing: one kept
+  // for a run that then fails is never checked.
   const keepProof = (d: Discovery | undefined) => {
     if (!roots || opts.keepProof === false) return;
-    if (checked) keepChecked(opts.dbPath, checked.proof, checked.columns, digest, listing);
-    else if (d) keepUnchanged(opts.dbPath, d, digest, listing);
+    if (checked) keepChecked(opts.dbPath, checked.proof, checked.columns, listingDigest(d!), listing);
+    else if (d) keepUnchanged(opts.dbPath, d, listingDigest(d), listing);
   };
+  if (checked) keepProof(walked.discovery);
   let stats: IngestStats;
   let held = answers;
   if (listing !== answers.listing) {
+    if (!checked && opts.delta) keepProof(walked.discovery);
     // lines appended to transcripts the store holds: added to its results here when they can be (delta.ts)
     let delta = opts.delta ? answerDelta(opts.dbPath, answers, walked.discovery!, listing, opts.prices) : null;
     if (!delta && opts.delta) {
@@ -335,16 +344,20 @@ export async function ingestOrAnswer(opts: IngestOptions): Promise<AnswerResult>
         delta = answerDelta(opts.dbPath, based.answers, null, listing, opts.prices, based.grown);
       }
     }
-    if (!delta) return ingest(opts, walked);
+    if (!delta) {
+      const r = await ingest(opts, walked);
+      if (checked) r.stats.listed = 'check';
+      return r;
+    }
     held = delta.answers;
     stats = { ...unchangedStats(files, started), unchanged: delta.unchanged, appended: delta.appended, bytesRead: delta.bytesRead, planned: 'snapshot' };
-    keepProof(walked.discovery);
   } else {
     stats = unchangedStats(files, started);
     // what the next run checks instead of walking, if nothing changes meanwhile (a proof kept
     // before did not hold, or there was none)
-    keepProof(walked.discovery);
+    if (!checked) keepProof(walked.discovery);
   }
+  if (checked) stats.listed = 'check';
   opts.progress?.({ phase: 'done' });
   return answered(opts, answers, held, listing, summary.roots, summary.walkSkips, stats);
 }

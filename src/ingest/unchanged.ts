@@ -346,6 +346,9 @@ export function readUnchanged(dbPath: string, roots?: string[]): Proof | null {
     const { format, build, digest, listing, names, dirs, files } = h ?? {};
     if (format !== FORMAT || build !== BUILD || typeof digest !== 'string' || typeof listing !== 'string' || typeof names !== 'string') return null;
     if (!Number.isInteger(dirs) || !Number.isInteger(files) || (files as number) < 0 || (dirs as number) < 0) return null;
+    // every line takes at least 10 bytes (`d\t0\t0\t0\t/`): a header that names more is damaged, and
+    // would have the check's columns (newCheck) sized by it
+    if (((files as number) + (dirs as number)) * 10 > size - nl - 1) return null;
     if (!Array.isArray(h.roots) || !h.roots.every((r) => typeof r === 'string')) return null;
     const kept = h.roots as string[];
     if (roots && JSON.stringify(kept) !== JSON.stringify(roots)) return null;
@@ -485,7 +488,12 @@ export function checkOutcome(p: Proof, check: Int32Array): 'held' | CheckColumns
 
 /** The proof `p` checked on this thread alone: checkOutcome. */
 export function checkProof(dbPath: string, p: Proof): 'held' | CheckColumns | null {
-  const check = newCheck(p.files);
+  let check: Int32Array;
+  try {
+    check = newCheck(p.files);
+  } catch {
+    return null; // no memory for its columns: the walk
+  }
   checkChunks(dbPath, p, check);
   return checkOutcome(p, check);
 }
@@ -493,6 +501,18 @@ export function checkProof(dbPath: string, p: Proof): 'held' | CheckColumns | nu
 /** Whether the proof `p` holds, checked on this thread alone: nothing changed. */
 export function proofHolds(dbPath: string, p: Proof): boolean {
   return checkProof(dbPath, p) === 'held';
+}
+
+/** The decimal digits of `text` from `from` to `to` as a number (no sign, no exponent, no leading zero but 0 itself); −1 for anything else. */
+function position(text: string, from: number, to: number): number {
+  if (to <= from || to - from > 15 || (text.charCodeAt(from) === 0x30 && to - from > 1)) return -1;
+  let n = 0;
+  for (let k = from; k < to; k++) {
+    const d = text.charCodeAt(k) - 0x30;
+    if (d < 0 || d > 9) return -1;
+    n = n * 10 + d;
+  }
+  return n;
 }
 
 /**
@@ -515,9 +535,9 @@ function linesHold(bytes: Buffer, first: number, last: number, from: number, cou
       const b = a < 0 ? -1 : text.indexOf('\t', a + 1);
       const c = b < 0 ? -1 : text.indexOf('\t', b + 1);
       if (c < 0 || c >= to) return false;
-      const i = Number(text.slice(b + 1, c));
+      const i = position(text, b + 1, c);
       // each position once: a damaged proof must not leave one unmet
-      if (!Number.isInteger(i) || i < 0 || i >= files || Atomics.exchange(columns.met, i, 1) !== 0) return false;
+      if (i < 0 || i >= files || Atomics.exchange(columns.met, i, 1) !== 0) return false;
       const st = statSync(bytes.subarray(first + c + 1, first + to), { throwIfNoEntry: false });
       if (!st || !st.isFile()) return false;
       columns.size[i] = st.size;

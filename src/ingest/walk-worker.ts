@@ -39,15 +39,16 @@ function walk(): void {
 }
 
 let proof: Proof | null = null;
+let check: Int32Array | null = null;
 try {
   // a proof kept for other answers than these: the logs changed since, and the answers with them
   proof = kept && store !== null ? readUnchanged(store, defaultRoots(env)) : null;
   if (proof && proof.listing !== listing) proof = null;
+  if (proof) check = newCheck(proof.files);
 } catch {
-  // no proof to go by: the walk
+  // no proof to go by (or no memory for its check's columns): the walk
 }
-if (proof && store !== null) {
-  const check = newCheck(proof.files);
+if (proof && check && store !== null) {
   parentPort?.postMessage({ proof: { ...proof, store, check } satisfies EarlyProof });
   checkChunks(store, proof, check);
   const held = !checkFailed(check);
