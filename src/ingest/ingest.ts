@@ -36,7 +36,7 @@ import { appendFingerprint } from './fingerprint.js';
 import { heapKeeper, releaseHeap } from './heap.js';
 import { longText, str } from './line.js';
 import { SHORT_STRING } from './project.js';
-import { type CheckColumns, type Proof, checkChunks, checkOutcome, checkProof, dropUnchanged, keepChecked, keepUnchanged, readUnchanged } from './unchanged.js';
+import { type CheckColumns, type Proof, checkChunks, checkOutcome, checkProof, dropUnchanged, keepChecked, keepUnchanged, linesName, readUnchanged } from './unchanged.js';
 import { type FileContext, type TaskList, fileRowOf, readAll } from './pool.js';
 import type { ReadOptions } from './read-file.js';
 import { pushAll } from '../arrays.js';
@@ -404,7 +404,11 @@ function checkedDiscovery(dbPath: string, proof: Proof, root: string, columns: C
   try {
     const snap = decodeSnapshot(readBeside(dbPath + LISTING_SUFFIX));
     if (!snap || snap.count !== proof.files || JSON.stringify(snap.roots) !== JSON.stringify(proof.roots) || columns.met.includes(0)) return null;
-    return snapshotDiscovery(snap, root, new Float64Array(columns.size), new Float64Array(columns.mtimeMs), proof.names);
+    const d = snapshotDiscovery(snap, root, new Float64Array(columns.size), new Float64Array(columns.mtimeMs), proof.names);
+    // the files whose sizes or mtimes the listing gives otherwise than the snapshot: each named by its line
+    const differ: number[] = [];
+    for (let i = 0; i < snap.count; i++) if (columns.size[i] !== snap.size[i] || columns.mtimeMs[i] !== snap.mtimeMs[i]) differ.push(i);
+    return d && linesName(dbPath, proof, columns, differ, (i) => fileListing(d).path(i)) ? d : null;
   } catch {
     return null;
   }

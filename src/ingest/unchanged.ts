@@ -194,24 +194,17 @@ export function keepChecked(dbPath: string, p: Proof, columns: CheckColumns, dig
     }
     changed.sort((a, b) => columns.line[a] - columns.line[b]);
     let at = p.body;
-    const line = Buffer.allocUnsafe(LONGEST);
+    const room = Buffer.allocUnsafe(LONGEST);
     for (const i of changed) {
       const start = columns.line[i];
+      if (start < at) throw new Error('not the lines the check met');
       copy(at, start);
-      // a path is at most 4,096 bytes (PATH_MAX): a line's first 8 KiB hold it but where no path could
-      let n = readSync(from, line, 0, Math.min(8192, p.size - start), start);
-      let end = line.subarray(0, n).indexOf(0x0a);
-      if (end < 0) {
-        n = readSync(from, line, 0, Math.min(LONGEST, p.size - start), start);
-        end = line.subarray(0, n).indexOf(0x0a);
-      }
-      const a = line.indexOf(9, 2);
-      const b = a < 0 ? -1 : line.indexOf(9, a + 1);
-      const c = b < 0 ? -1 : line.indexOf(9, b + 1);
-      if (start < at || end < 0 || line[0] !== 0x66 || !(c > 0 && c < end) || line.toString('latin1', b + 1, c) !== String(i)) throw new Error('not the line the check met');
+      const path = fileLinePath(from, p, start, i, room);
+      if (!path) throw new Error('not the line the check met');
       write(Buffer.from(`f\t${columns.size[i]}\t${columns.mtimeMs[i]}\t${i}\t`));
-      write(line.subarray(c + 1, end + 1));
-      at = start + end + 1;
+      write(path);
+      write(NEWLINE);
+      at = start + (path.byteOffset - room.byteOffset) + path.length + 1;
     }
     copy(at, p.size);
     closeSync(to);
@@ -232,6 +225,55 @@ export function keepChecked(dbPath: string, p: Proof, columns: CheckColumns, dig
   rmQuietly(tmp);
   return kept;
 }
+
+/**
+ * Whether the lines of the proof `p` (beside the store at `dbPath`) that the check `columns` met at
+ * the positions `positions` name the paths `pathAt` gives for them: that the sizes and mtimes a
+ * listing takes from the check at those positions are those of its files there (the check stats
+ * each line's path, and puts what it finds at the line's position). A proof damaged in a way
+ * that still reads, two lines' positions swapped, would otherwise give one file's size to another.
+ */
+export function linesName(dbPath: string, p: Proof, columns: CheckColumns, positions: number[], pathAt: (i: number) => Uint8Array): boolean {
+  let fd: number | undefined;
+  try {
+    fd = openSync(dbPath + UNCHANGED_SUFFIX, READ_NOWAIT);
+    const room = Buffer.allocUnsafe(Math.max(LONGEST, p.body));
+    if (fstatSync(fd).size !== p.size || readSync(fd, room, 0, p.body, 0) !== p.body || room.toString('utf8', 0, p.body - 1) !== p.head) return false;
+    for (const i of positions) {
+      if (columns.met[i] === 0) return false;
+      const path = fileLinePath(fd, p, columns.line[i], i, room);
+      if (!path || !path.equals(pathAt(i))) return false;
+    }
+    return true;
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/**
+ * The path of the file line of position `i` that starts at `start` in the proof `p` (open as `fd`),
+ * read into `room` (LONGEST bytes at least); null when no such line starts there.
+ */
+function fileLinePath(fd: number, p: Proof, start: number, i: number, room: Buffer): Buffer | null {
+  if (!(Number.isInteger(start) && start >= p.body && start < p.size)) return null;
+  // a path is at most 4,096 bytes (PATH_MAX): a line's first 8 KiB hold it, but where none could
+  let n = readSync(fd, room, 0, Math.min(8192, p.size - start), start);
+  let end = room.subarray(0, n).indexOf(0x0a);
+  if (end < 0 && n < LONGEST) {
+    n = readSync(fd, room, 0, Math.min(LONGEST, p.size - start), start);
+    end = room.subarray(0, n).indexOf(0x0a);
+  }
+  if (end < 0 || room[0] !== 0x66 || room[1] !== 9) return null;
+  const a = room.indexOf(9, 2);
+  const b = a < 0 ? -1 : room.indexOf(9, a + 1);
+  const c = b < 0 ? -1 : room.indexOf(9, b + 1);
+  if (!(c > 0 && c < end) || room.toString('latin1', b + 1, c) !== String(i)) return null;
+  return room.subarray(c + 1, end);
+}
+
+const NEWLINE = Buffer.from('\n');
 
 /** Removes the proof beside the store at `dbPath` (a check found it does not hold). */
 export function dropUnchanged(dbPath: string): void {
@@ -385,8 +427,8 @@ const COLUMN_BYTES = 25;
 
 /**
  * A check's files as it found them, by their positions in the walk's listing: each file's size and
- * mtime, whether its line was met (1) and found grown or touched (2), and where such a line starts
- * in the proof.
+ * mtime, where its line starts in the proof, and whether its line was met (1) and found grown or
+ * touched (2).
  */
 export interface CheckColumns {
   size: Float64Array;
@@ -542,9 +584,9 @@ function linesHold(bytes: Buffer, first: number, last: number, from: number, cou
       if (!st || !st.isFile()) return false;
       columns.size[i] = st.size;
       columns.mtimeMs[i] = st.mtimeMs;
+      columns.line[i] = from + first + at;
       if (st.size !== Number(text.slice(at + 2, a)) || st.mtimeMs !== Number(text.slice(a + 1, b))) {
         columns.met[i] = 2;
-        columns.line[i] = from + first + at;
         counts[3]++;
       }
       counts[0]++;

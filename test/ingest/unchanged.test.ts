@@ -12,7 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { discover } from '../../src/ingest/discover.js';
 import { earlyProof, fileCount, fileListing, listingDigest, listingNames, snapshotDiscovery, storeOf, takeEarlyWalk, walkEarly } from '../../src/ingest/early-walk.js';
 import { decodeSnapshot, encodeSnapshot } from '../../src/ingest/listing-snapshot.js';
-import { TRUST_MARGIN_MS, UNCHANGED_SUFFIX, checkProof, isLocal, keepChecked, keepUnchanged, proofHolds, readUnchanged, trustedBefore } from '../../src/ingest/unchanged.js';
+import { TRUST_MARGIN_MS, UNCHANGED_SUFFIX, checkProof, isLocal, keepChecked, keepUnchanged, linesName, proofHolds, readUnchanged, trustedBefore } from '../../src/ingest/unchanged.js';
 import { keptListing, readAnswers } from '../../src/store/answers.js';
 
 /** Whether the proof beside `db` (for `roots`) holds; null when there is none. */
@@ -152,6 +152,39 @@ test('a proof made over after a check that met grown files holds for the logs as
   assert.equal(keepChecked(db, p, found, listingDigest(now), 'this run'), false);
   assert.equal(existsSync(db + UNCHANGED_SUFFIX), false);
   assert.deepEqual(readdirSync(path.dirname(db)).filter((n) => n.endsWith('.tmp')), []);
+});
+
+test('the sizes a check finds are given to a listing only where the proof\'s lines name its paths: two positions swapped, and they are not', async () => {
+  const { root, db, d } = await proven();
+  const grown = path.join(root, CONDENSE, SESSION);
+  const g = d.files.findIndex((f) => f.path === grown);
+  const o = d.files.findIndex((f, i) => i !== g && f.kind === 'main');
+  appendFileSync(grown, '{}\n');
+  const pathAt = (i: number) => Buffer.from(d.files[i].path);
+  const differ = (found: { size: Float64Array; mtimeMs: Float64Array }) => d.files.flatMap((f, i) => (found.size[i] !== f.size || found.mtimeMs[i] !== f.mtimeMs ? [i] : []));
+  const p = readUnchanged(db, d.roots)!;
+  const found = checkProof(db, p);
+  assert.ok(found && found !== 'held');
+  assert.deepEqual(differ(found), [g]);
+  assert.equal(linesName(db, p, found, differ(found), pathAt), true);
+  // the grown file's line and another's with their positions swapped: the check holds, but the
+  // grown file's size lands at the other's position, and its line names another path
+  const text = readFileSync(db + UNCHANGED_SUFFIX, 'utf8');
+  const swap = (line: string) => {
+    const parts = line.split('\t');
+    if (parts[0] !== 'f') return line;
+    if (parts[4] === grown) parts[3] = String(o);
+    else if (parts[4] === d.files[o].path) parts[3] = String(g);
+    return parts.join('\t');
+  };
+  writeFileSync(db + UNCHANGED_SUFFIX, text.split('\n').map(swap).join('\n'));
+  const q = readUnchanged(db, d.roots)!;
+  const swapped = checkProof(db, q);
+  assert.ok(swapped && swapped !== 'held');
+  assert.deepEqual(differ(swapped).sort(), [g, o].sort());
+  assert.equal(linesName(db, q, swapped, differ(swapped), pathAt), false);
+  // nor for a proof replaced since its check
+  assert.equal(linesName(db, p, found, differ(found), pathAt), false);
 });
 
 test('a discovery made from a listing snapshot and the sizes and mtimes a check found is the walk\'s: its files, paths, digest and names', async () => {
