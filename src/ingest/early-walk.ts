@@ -45,6 +45,15 @@ import type { Proof } from './unchanged.js';
  */
 const READS_LOGS = new Set(['summary', 'sessions', 'blocks', 'anatomy', 'whatif', 'report', 'query', 'crosstab', 'export']);
 
+/**
+ * The commands that may answer from the answers kept beside the store (ingest.ts ingestOrAnswer,
+ * commands/usage.ts), and so go by the proof kept with them (unchanged.ts): for them alone the
+ * worker checks it, and keeps the directories it walks for the next one. Another command's worker
+ * walks at once: it checked the proof, to no use, before it walked (~0.15 s of a 1 GB report's
+ * worker; after appends, until it met a grown file).
+ */
+const ANSWERED = new Set(['summary', 'sessions', 'blocks']);
+
 /** What of the environment decides the default roots (discover.ts `defaultRoots`). */
 const ROOT_ENV = ['CLAUDE_CONFIG_DIR', 'HOME', 'XDG_CONFIG_HOME'] as const;
 
@@ -792,7 +801,7 @@ export function walkEarly(args: string[], env: NodeJS.ProcessEnv = process.env, 
     // to 48) took a warm 10 GB run's peak from 270 to 249 MiB, in as long (BENCHMARKS-log.md, Warm)
     const resourceLimits = { maxYoungGenerationSizeMb: 12 };
     const workerEnv = Object.fromEntries(ROOT_ENV.map((k) => [k, env[k]]));
-    worker = startModuleWorker('walk-worker', { workerData: { env: workerEnv, sharing, store: storeOf(args, env) }, resourceLimits });
+    worker = startModuleWorker('walk-worker', { workerData: { env: workerEnv, sharing, store: ANSWERED.has(args[0] ?? '') ? storeOf(args, env) : null }, resourceLimits });
   } catch {
     return; // no worker: ingest walks on the main thread as it would anyway
   }

@@ -316,6 +316,8 @@ export async function ingestOrAnswer(opts: IngestOptions): Promise<AnswerResult>
   // variables across awaits): withBase takes it out before DuckDB writes the base.
   opts.progress?.({ phase: 'listing' });
   const walked: { discovery?: Discovery; started: number } = { discovery: checked?.discovery ?? (await takeEarlyWalk(opts.paths, env)) ?? (await discover(opts.paths, env, roots !== null)), started };
+  // the listing from the check, when it is the one this run goes by
+  const byCheck = checked && walked.discovery === checked.discovery ? checked : null;
   const summary = walkSummary(walked.discovery!, opts.prices);
   const { listing, files } = summary;
   // What the next run checks instead of walking: the proof made over for this listing, whatever
@@ -325,14 +327,14 @@ export async function ingestOrAnswer(opts: IngestOptions): Promise<AnswerResult>
   // for a run that then fails is never checked.
   const keepProof = (d: Discovery | undefined) => {
     if (!roots || opts.keepProof === false) return;
-    if (checked) keepChecked(opts.dbPath, checked.proof, checked.columns, listingDigest(d!), listing);
+    if (byCheck) keepChecked(opts.dbPath, byCheck.proof, byCheck.columns, listingDigest(d!), listing);
     else if (d) keepUnchanged(opts.dbPath, d, listingDigest(d), listing);
   };
-  if (checked) keepProof(walked.discovery);
+  if (byCheck) keepProof(walked.discovery);
   let stats: IngestStats;
   let held = answers;
   if (listing !== answers.listing) {
-    if (!checked && opts.delta) keepProof(walked.discovery);
+    if (!byCheck && opts.delta) keepProof(walked.discovery);
     // lines appended to transcripts the store holds: added to its results here when they can be (delta.ts)
     let delta = opts.delta ? answerDelta(opts.dbPath, answers, walked.discovery!, listing, opts.prices) : null;
     if (!delta && opts.delta) {
@@ -346,7 +348,7 @@ export async function ingestOrAnswer(opts: IngestOptions): Promise<AnswerResult>
     }
     if (!delta) {
       const r = await ingest(opts, walked);
-      if (checked) r.stats.listed = 'check';
+      if (byCheck) r.stats.listed = 'check';
       return r;
     }
     held = delta.answers;
@@ -355,9 +357,9 @@ export async function ingestOrAnswer(opts: IngestOptions): Promise<AnswerResult>
     stats = unchangedStats(files, started);
     // what the next run checks instead of walking, if nothing changes meanwhile (a proof kept
     // before did not hold, or there was none)
-    if (!checked) keepProof(walked.discovery);
+    if (!byCheck) keepProof(walked.discovery);
   }
-  if (checked) stats.listed = 'check';
+  if (byCheck) stats.listed = 'check';
   opts.progress?.({ phase: 'done' });
   return answered(opts, answers, held, listing, summary.roots, summary.walkSkips, stats);
 }

@@ -414,6 +414,20 @@ test('a run over the default roots after appends lists the logs from the proof\'
     assert.equal(proofListing(), keptListing(db), `the proof made over: ${what}`);
     assert.equal((await ask(db, question)).listed, 'proof', `the next run answered by it: ${what}`);
   }
+  // a proof damaged yet read, the grown transcript's line and another's with their positions
+  // swapped: the check's sizes would go to each other's files, and the logs are walked
+  const lines0 = readFileSync(db + UNCHANGED_SUFFIX, 'utf8').split('\n');
+  const at = (p: string) => lines0.findIndex((l) => l.startsWith('f\t') && l.endsWith(`\t${p}`));
+  const [g, o] = [at(file), at(other)];
+  assert.ok(g > 0 && o > 0);
+  const [pg, po] = [lines0[g].split('\t'), lines0[o].split('\t')];
+  [pg[3], po[3]] = [po[3], pg[3]];
+  [lines0[g], lines0[o]] = [pg.join('\t'), po.join('\t')];
+  writeFileSync(db + UNCHANGED_SUFFIX, lines0.join('\n'));
+  appendFileSync(file, response('msg_listed_5'));
+  const swapped = await ask(db);
+  assert.equal(swapped.listed, 'walk', 'positions swapped');
+  assert.deepEqual(swapped.out, await afresh());
   // a transcript added: a directory changed, and the logs are walked
   writeFileSync(path.join(config, 'projects', '-app', '0a6f2b9e-5d1c-4a7e-9b3f-2c8d7e6f5a4b.jsonl'), response('msg_listed_4'));
   const added = await ask(db);
@@ -489,6 +503,17 @@ test('the CLI: a warm run keeps the proof, the next answers by it (the early wor
   assert.equal(await (await earlyProof(undefined, env))?.done, true);
   assert.deepEqual(await takeEarlyWalk(undefined, env), expected);
   assert.ok(expected.dirs!.length >= 3);
+  // a command that never answers from the answers kept beside the store (anatomy, report, …) has
+  // no use for the proof: its worker walks at once, and keeps no directories for one
+  for (const command of [['anatomy'], ['report'], ['whatif', 'ttl']]) {
+    walkEarly([...command, '--db', db], env);
+    const checking = await earlyProof(undefined, env);
+    // taken before anything is asserted: a worker left waiting to be asked would hold the test
+    const walked = await takeEarlyWalk(undefined, env);
+    assert.equal(checking, null, command.join(' '));
+    assert.deepEqual(walked?.files, expected.files, command.join(' '));
+    assert.equal(walked?.dirs, undefined, command.join(' '));
+  }
   writeFileSync(db + UNCHANGED_SUFFIX, built);
 
   assert.deepEqual(run(), cold, 'answered by the proof');
