@@ -22,7 +22,7 @@
  * Example (1 GB of logs, 23,478 files in 11,181 directories): the early walk's worker and the main
  * thread check them in ~80 ms, where their walk took ~135 ms (BENCHMARKS-log.md, Warm, session 39).
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { type Stats, closeSync, fstatSync, openSync, readSync, readdirSync, renameSync, rmSync, statSync, statfsSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { READ_NOWAIT } from '../store/location.js';
@@ -32,7 +32,7 @@ import { fileListing } from './early-walk.js';
 /** The file's name: the store's, then this. */
 export const UNCHANGED_SUFFIX = '.unchanged';
 
-const FORMAT = 7;
+const FORMAT = 8;
 
 /** Set by scripts/bundle.mjs: a digest of the build's sources ("source" when run from them, as tests do). */
 declare const CACHELENS_BUILD: string | undefined;
@@ -163,7 +163,7 @@ function rmQuietly(path: string): void {
  * it no longer holds.
  * Example: `f\t100\t5\t3\t/r/p/s.jsonl` of a file now 140 bytes at mtime 9 → `f\t140\t9\t3\t/r/p/s.jsonl`.
  */
-export function keepChecked(dbPath: string, p: Proof, columns: CheckColumns, digest: string, listing: string): boolean {
+export function keepChecked(dbPath: string, p: Proof, columns: CheckColumns, listingDigest: string, listing: string): boolean {
   const file = dbPath + UNCHANGED_SUFFIX;
   const tmp = `${file}.${process.pid}.tmp`;
   let from: number | undefined;
@@ -174,8 +174,11 @@ export function keepChecked(dbPath: string, p: Proof, columns: CheckColumns, dig
     const buf = Buffer.allocUnsafe(Math.max(PIECE, p.body));
     if (fstatSync(from).size !== p.size || readSync(from, buf, 0, p.body, 0) !== p.body || buf.toString('utf8', 0, p.body - 1) !== p.head) throw new Error('another proof');
     to = openSync(tmp, 'w');
+    const digest = new BodyDigest();
+    // the body's bytes, digested as they are written (the header is written first, and again once the digest is known)
     const write = (b: Uint8Array) => {
-      for (let at = 0; at < b.length; ) at += writeSync(to!, b, at, b.length - at);
+      digest.update(b);
+      writeAll(to!, b);
     };
     // the bytes of `p` from `start` to `end`, as they are
     const copy = (start: number, end: number) => {
@@ -186,7 +189,9 @@ export function keepChecked(dbPath: string, p: Proof, columns: CheckColumns, dig
         at += n;
       }
     };
-    write(Buffer.from(`${JSON.stringify({ format: FORMAT, build: BUILD, id: randomBytes(8).toString('hex'), digest, listing, names: p.names, roots: p.roots, files: p.files, dirs: p.dirs })}\n`));
+    const id = randomBytes(8).toString('hex');
+    const header = (body: string) => Buffer.from(`${JSON.stringify({ format: FORMAT, build: BUILD, id, digest: listingDigest, listing, names: p.names, body, roots: p.roots, files: p.files, dirs: p.dirs })}\n`);
+    writeAll(to, header(NO_DIGEST));
     const changed: number[] = [];
     for (let i = 0; i < p.files; i++) {
       if (columns.met[i] === 2) changed.push(i);
@@ -207,6 +212,7 @@ export function keepChecked(dbPath: string, p: Proof, columns: CheckColumns, dig
       at = start + (path.byteOffset - room.byteOffset) + path.length + 1;
     }
     copy(at, p.size);
+    writeAll(to, header(digest.finish()), 0);
     closeSync(to);
     to = undefined;
     renameSync(tmp, file);
@@ -306,8 +312,12 @@ function writeProof(fd: number, d: Discovery, dirs: string[], keys: { digest: st
   // every line's place, files (0 … n-1) and directories (n …), latest first
   const time = (i: number) => (i < n ? listing.mtimeMs(i) : ctime[i - n]);
   const order = Uint32Array.from({ length: n + dirs.length }, (_, i) => i).sort((a, b) => time(b) - time(a));
-  const out = new LineWriter(fd);
-  out.line(JSON.stringify({ format: FORMAT, build: BUILD, id: randomBytes(8).toString('hex'), ...keys, roots: d.roots, files: n, dirs: dirs.length }));
+  const header = (body: string) => Buffer.from(`${JSON.stringify({ format: FORMAT, build: BUILD, id, ...keys, body, roots: d.roots, files: n, dirs: dirs.length })}\n`);
+  const id = randomBytes(8).toString('hex');
+  const head = header(NO_DIGEST);
+  writeAll(fd, head);
+  const digest = new BodyDigest();
+  const out = new LineWriter(fd, digest);
   for (const i of order) {
     const written =
       i < n
@@ -317,7 +327,64 @@ function writeProof(fd: number, d: Discovery, dirs: string[], keys: { digest: st
   }
   out.line(END);
   out.flush();
+  // the header again, with the body's digest: as long as the one written first
+  writeAll(fd, header(digest.finish()), 0);
   return true;
+}
+
+/** Writes all of `b` to `fd`, at `position` if given. */
+function writeAll(fd: number, b: Uint8Array, position?: number): void {
+  for (let at = 0; at < b.length; ) at += writeSync(fd, b, at, b.length - at, position === undefined ? null : position + at);
+}
+
+/** The body digest a header holds while its body is written (as long as any digest). */
+const NO_DIGEST = '0'.repeat(40);
+
+/**
+ * The digest of a proof's body: of each CHUNK of it (counted from the body's start), the SHA-1 of
+ * its index (4 bytes, little-endian) and its bytes, all XORed together; so each thread of a check
+ * hashes the chunks it takes (chunkDigest), and a line changed anywhere, or one line put in
+ * another's place (two lines naming one directory, and so another left unchecked), is no proof.
+ */
+class BodyDigest {
+  private readonly sum = Buffer.alloc(20);
+  private hash = chunkHash(0);
+  private k = 0;
+  private inChunk = 0;
+
+  update(b: Uint8Array): void {
+    for (let at = 0; at < b.length; ) {
+      const take = Math.min(CHUNK - this.inChunk, b.length - at);
+      this.hash.update(b.subarray(at, at + take));
+      this.inChunk += take;
+      at += take;
+      if (this.inChunk === CHUNK) {
+        xorInto(this.sum, this.hash.digest());
+        this.hash = chunkHash(++this.k);
+        this.inChunk = 0;
+      }
+    }
+  }
+
+  finish(): string {
+    if (this.inChunk > 0) xorInto(this.sum, this.hash.digest());
+    return this.sum.toString('hex');
+  }
+}
+
+function chunkHash(k: number) {
+  const index = Buffer.alloc(4);
+  index.writeUInt32LE(k);
+  return createHash('sha1').update(index);
+}
+
+/** The digest of the chunk `k` of a proof's body (its bytes `bytes`), as BodyDigest folds it in. */
+export function chunkDigest(k: number, bytes: Uint8Array): Buffer {
+  return chunkHash(k).update(bytes).digest();
+}
+
+function xorInto(sum: Buffer, d: Buffer): void {
+  for (let j = 0; j < 20; j++) sum[j] ^= d[j];
 }
 
 /** Lines into a file, a piece at a time. */
@@ -325,7 +392,10 @@ class LineWriter {
   private readonly buf = Buffer.allocUnsafe(PIECE);
   private at = 0;
 
-  constructor(private readonly fd: number) {}
+  constructor(
+    private readonly fd: number,
+    private readonly digest: BodyDigest,
+  ) {}
 
   /** A line: `text`, then `path` as it is; false if the path holds a newline, or the line is longer than LONGEST. */
   line(text: string, path: Uint8Array = EMPTY): boolean {
@@ -342,6 +412,7 @@ class LineWriter {
   }
 
   flush(): void {
+    this.digest.update(this.buf.subarray(0, this.at));
     for (let from = 0; from < this.at; ) from += writeSync(this.fd, this.buf, from, this.at - from);
     this.at = 0;
   }
@@ -358,6 +429,8 @@ export interface Proof {
   listing: string;
   /** listingNames of the walk it was kept after */
   names: string;
+  /** the digest of its body (BodyDigest) */
+  bodyDigest: string;
   roots: string[];
   files: number;
   dirs: number;
@@ -384,9 +457,10 @@ export function readUnchanged(dbPath: string, roots?: string[]): Proof | null {
     const nl = buf.subarray(0, n).indexOf(0x0a);
     if (nl < 0) return null;
     const head = buf.toString('utf8', 0, nl);
-    const h = JSON.parse(head) as { format?: unknown; build?: unknown; digest?: unknown; listing?: unknown; names?: unknown; roots?: unknown; dirs?: unknown; files?: unknown };
-    const { format, build, digest, listing, names, dirs, files } = h ?? {};
+    const h = JSON.parse(head) as { format?: unknown; build?: unknown; digest?: unknown; listing?: unknown; names?: unknown; body?: unknown; roots?: unknown; dirs?: unknown; files?: unknown };
+    const { format, build, digest, listing, names, body, dirs, files } = h ?? {};
     if (format !== FORMAT || build !== BUILD || typeof digest !== 'string' || typeof listing !== 'string' || typeof names !== 'string') return null;
+    if (typeof body !== 'string' || !/^[0-9a-f]{40}$/.test(body)) return null;
     if (!Number.isInteger(dirs) || !Number.isInteger(files) || (files as number) < 0 || (dirs as number) < 0) return null;
     // every line takes at least 10 bytes (`d\t0\t0\t0\t/`): a header that names more is damaged, and
     // would have the check's columns (newCheck) sized by it
@@ -394,7 +468,7 @@ export function readUnchanged(dbPath: string, roots?: string[]): Proof | null {
     if (!Array.isArray(h.roots) || !h.roots.every((r) => typeof r === 'string')) return null;
     const kept = h.roots as string[];
     if (roots && JSON.stringify(kept) !== JSON.stringify(roots)) return null;
-    return { head, digest, listing, names, roots: kept, files: files as number, dirs: dirs as number, body: nl + 1, size };
+    return { head, digest, listing, names, bodyDigest: body, roots: kept, files: files as number, dirs: dirs as number, body: nl + 1, size };
   } catch {
     return null;
   } finally {
@@ -419,9 +493,11 @@ const FILES = 2;
 const DIRS = 3;
 const ENDS = 4;
 const CHANGED = 5;
-const SLOTS = 6;
+/** the body's digest as the chunks checked fold into it (BodyDigest): five Int32s */
+const DIGEST = 6;
+const SLOTS = 11;
 /** where the columns start in the check's buffer (8-byte aligned, after the slots) */
-const COLUMNS = 32;
+const COLUMNS = 48;
 /** the columns' bytes per file */
 const COLUMN_BYTES = 25;
 
@@ -485,6 +561,8 @@ export function checkChunks(dbPath: string, p: Proof, check: Int32Array): void {
         got += n;
       }
       const bytes = buf.subarray(0, length);
+      const d = chunkDigest(k, bytes.subarray(start - from, end - from));
+      for (let j = 0; j < 5; j++) Atomics.xor(check, DIGEST + j, d.readInt32LE(4 * j));
       const first = bytes.indexOf(0x0a) + 1;
       // no line starts in this chunk: one that started before goes on through it
       if (first === 0 || first >= end - from) continue;
@@ -525,6 +603,8 @@ export function checkHeld(p: Proof, check: Int32Array): boolean {
  */
 export function checkOutcome(p: Proof, check: Int32Array): 'held' | CheckColumns | null {
   if (Atomics.load(check, FAILED) !== 0 || Atomics.load(check, FILES) !== p.files || Atomics.load(check, DIRS) !== p.dirs || Atomics.load(check, ENDS) !== 1) return null;
+  const body = Buffer.from(p.bodyDigest, 'hex');
+  for (let j = 0; j < 5; j++) if (Atomics.load(check, DIGEST + j) !== body.readInt32LE(4 * j)) return null;
   return Atomics.load(check, CHANGED) === 0 ? 'held' : checkColumns(check, p.files);
 }
 
