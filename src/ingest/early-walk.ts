@@ -34,7 +34,7 @@ import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import { type Discovery, type FileSink, type FoundFile, type Walk, type WalkProblem, type WalkUnit, expandHome, fileFields, newWalk, walkRoots, walkUnit, walkUnits } from './discover.js';
-import type { ListingSnapshot } from './listing-snapshot.js';
+import { snapshotPaths, type ListingSnapshot } from './listing-snapshot.js';
 import { startModuleWorker } from './module-worker.js';
 import { defaultDbPath } from '../store/location.js';
 import type { Proof } from './unchanged.js';
@@ -682,27 +682,8 @@ export function decodeDiscovery(e: EncodedDiscovery): Discovery {
 export function snapshotDiscovery(snap: ListingSnapshot, root: string, size: Float64Array, mtimeMs: Float64Array, names: string): Discovery | null {
   const n = snap.count;
   if (snap.names !== names || size.length !== n || mtimeMs.length !== n) return null;
-  // the path at a position, rebuilt from the one before it (front-coded): positions asked for in
-  // increasing order (a plan, the delta's grown files) take one pass over the snapshot
-  let buf = Buffer.alloc(4096);
-  let length = 0;
-  let at = -1;
-  const pathAt = (i: number): Buffer => {
-    if (i < at) at = -1;
-    while (at < i) {
-      at++;
-      const from = at === 0 ? 0 : snap.tailEnd[at - 1];
-      const rest = snap.tailEnd[at] - from;
-      length = snap.shared[at] + rest;
-      if (length > buf.length) {
-        const bigger = Buffer.alloc(2 * length);
-        buf.copy(bigger, 0, 0, snap.shared[at]);
-        buf = bigger;
-      }
-      buf.set(snap.tail.subarray(from, from + rest), snap.shared[at]);
-    }
-    return buf.subarray(0, length);
-  };
+  // positions asked for in increasing order (a plan, the delta's grown files) take one pass over the snapshot
+  const pathAt = snapshotPaths(snap);
   const file = (i: number): FoundFile => {
     const path = pathAt(i).toString('utf8');
     const f = fileFields(path, path.slice(path.lastIndexOf('/') + 1));

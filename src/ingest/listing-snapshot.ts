@@ -172,38 +172,50 @@ export function matchSnapshot(found: FileListing, snap: ListingSnapshot): Int32A
     return same;
   }
   const at = new Int32Array(found.count).fill(-1);
-  // the snapshot's current path, rebuilt in place from the one before
-  let path = Buffer.alloc(4096);
-  let length = 0;
+  const pathAt = snapshotPaths(snap);
   let j = 0;
-  const load = () => {
-    if (j >= snap.count) return;
-    const from = j === 0 ? 0 : snap.tailEnd[j - 1];
-    const rest = snap.tailEnd[j] - from;
-    if (snap.shared[j] + rest > path.length) {
-      const bigger = Buffer.alloc(2 * (snap.shared[j] + rest));
-      path.copy(bigger, 0, 0, length);
-      path = bigger;
-    }
-    path.set(snap.tail.subarray(from, from + rest), snap.shared[j]);
-    length = snap.shared[j] + rest;
-  };
-  load();
   let prev: Uint8Array | null = null;
   for (let i = 0; i < found.count; i++) {
     const walked = found.path(i);
     if (prev !== null && Buffer.compare(prev, walked) >= 0) return null;
     prev = walked;
     while (j < snap.count) {
-      const c = Buffer.compare(path.subarray(0, length), walked);
+      const c = Buffer.compare(pathAt(j), walked);
       if (c > 0) break;
       if (c === 0) at[i] = j;
       j++;
-      load();
       if (c === 0) break;
     }
   }
   return at;
+}
+
+/**
+ * The snapshot's path at a position, rebuilt from the one before it (front-coded) in bytes that
+ * the next call rebuilds: positions asked for in increasing order take one pass over the
+ * snapshot, and one asked for before the last starts again from the first.
+ * Example: a snapshot of `/r/a`, `/r/b` (`b` sharing 3 bytes) → pathAt(1) is `/r/b`.
+ */
+export function snapshotPaths(snap: ListingSnapshot): (i: number) => Buffer {
+  let buf = Buffer.alloc(4096);
+  let length = 0;
+  let at = -1;
+  return (i) => {
+    if (i < at) at = -1;
+    while (at < i) {
+      at++;
+      const from = at === 0 ? 0 : snap.tailEnd[at - 1];
+      const rest = snap.tailEnd[at] - from;
+      length = snap.shared[at] + rest;
+      if (length > buf.length) {
+        const bigger = Buffer.alloc(2 * length);
+        buf.copy(bigger, 0, 0, snap.shared[at]);
+        buf = bigger;
+      }
+      buf.set(snap.tail.subarray(from, from + rest), snap.shared[at]);
+    }
+    return buf.subarray(0, length);
+  };
 }
 
 /** How many leading bytes a and b share. */

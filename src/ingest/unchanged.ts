@@ -170,9 +170,8 @@ export function keepChecked(dbPath: string, p: Proof, columns: CheckColumns, lis
   let to: number | undefined;
   let kept = false;
   try {
-    from = openSync(file, READ_NOWAIT);
     const buf = Buffer.allocUnsafe(Math.max(PIECE, p.body));
-    if (fstatSync(from).size !== p.size || readSync(from, buf, 0, p.body, 0) !== p.body || buf.toString('utf8', 0, p.body - 1) !== p.head) throw new Error('another proof');
+    from = openProof(dbPath, p, buf);
     to = openSync(tmp, 'w');
     const digest = new BodyDigest();
     // the body's bytes, digested as they are written (the header is written first, and again once the digest is known)
@@ -242,9 +241,8 @@ export function keepChecked(dbPath: string, p: Proof, columns: CheckColumns, lis
 export function linesName(dbPath: string, p: Proof, columns: CheckColumns, positions: number[], pathAt: (i: number) => Uint8Array): boolean {
   let fd: number | undefined;
   try {
-    fd = openSync(dbPath + UNCHANGED_SUFFIX, READ_NOWAIT);
     const room = Buffer.allocUnsafe(Math.max(LONGEST, p.body));
-    if (fstatSync(fd).size !== p.size || readSync(fd, room, 0, p.body, 0) !== p.body || room.toString('utf8', 0, p.body - 1) !== p.head) return false;
+    fd = openProof(dbPath, p, room);
     for (const i of positions) {
       if (columns.met[i] === 0) return false;
       const path = fileLinePath(fd, p, columns.line[i], i, room);
@@ -255,6 +253,22 @@ export function linesName(dbPath: string, p: Proof, columns: CheckColumns, posit
     return false;
   } finally {
     if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/**
+ * The proof beside the store at `dbPath` opened, when it is still `p`: its size, and its header
+ * (which holds an id of its own), read into `room` (`p.body` bytes at least). Throws for another
+ * proof, or none.
+ */
+function openProof(dbPath: string, p: Proof, room: Buffer): number {
+  const fd = openSync(dbPath + UNCHANGED_SUFFIX, READ_NOWAIT);
+  try {
+    if (fstatSync(fd).size !== p.size || readSync(fd, room, 0, p.body, 0) !== p.body || room.toString('utf8', 0, p.body - 1) !== p.head) throw new Error('another proof');
+    return fd;
+  } catch (e) {
+    closeSync(fd);
+    throw e;
   }
 }
 
@@ -536,10 +550,7 @@ const LONGEST = 65536;
 export function checkChunks(dbPath: string, p: Proof, check: Int32Array): void {
   let fd: number | undefined;
   try {
-    fd = openSync(dbPath + UNCHANGED_SUFFIX, READ_NOWAIT);
-    // the same proof: its size, and its header (its id)
-    const head = Buffer.allocUnsafe(p.body);
-    if (fstatSync(fd).size !== p.size || readSync(fd, head, 0, p.body, 0) !== p.body || head.toString('utf8', 0, p.body - 1) !== p.head) throw new Error('another proof');
+    fd = openProof(dbPath, p, Buffer.allocUnsafe(p.body));
     const chunks = Math.ceil((p.size - p.body) / CHUNK);
     let buf = Buffer.allocUnsafe(CHUNK + LONGEST);
     const counts = [0, 0, 0, 0];

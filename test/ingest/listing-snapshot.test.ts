@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Discovery, FoundFile } from '../../src/ingest/discover.js';
 import { decodeDiscovery, encodeDiscovery, fileListing } from '../../src/ingest/early-walk.js';
-import { decodeSnapshot, encodeSnapshot, matchSnapshot } from '../../src/ingest/listing-snapshot.js';
+import { decodeSnapshot, encodeSnapshot, matchSnapshot, snapshotPaths } from '../../src/ingest/listing-snapshot.js';
 
 function found(path: string, kind: FoundFile['kind'] = 'main', size = path.length, mtimeMs = 1_700_000_000_000 + size): FoundFile {
   return { path, root: '/r', kind, size, mtimeMs, agentId: kind === 'main' ? null : 'a1', sessionId: 's1', projectDir: 'p' };
@@ -60,6 +60,19 @@ test('a walk of the snapshot\'s files, grown or touched since, is matched by the
   const kinds = { ...d, files: d.files.map((f, i) => (i === 0 ? { ...f, kind: 'subagent' as const } : f)) };
   assert.notEqual(fileListing(kinds).names(), snap.names);
   assert.deepEqual([...matchSnapshot(fileListing(kinds), snap)!], [0, 1, 2, 3, 4]);
+});
+
+test('a snapshot\'s paths are rebuilt at any position, in order or not, however long', () => {
+  // paths longer than the 4 KiB first buffer, the first of them sharing a few bytes with a short one before it
+  const long = `/r/p/a${'x'.repeat(5000)}`;
+  const paths = [...PATHS, `${long}/a.jsonl`, `${long}/b.jsonl`, `${long}y/c.jsonl`].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+  const d = discovery(paths);
+  const snap = decodeSnapshot(encodeSnapshot(fileListing(d), paths.map((_, i) => i), d.roots, 'k')!)!;
+  const pathAt = snapshotPaths(snap);
+  const text = (i: number) => pathAt(i).toString('utf8');
+  assert.deepEqual(paths.map((_, i) => text(i)), paths);
+  // asked again, backwards, and out of order: each is its path still
+  for (const i of [7, 2, 2, 6, 0, 5, 1]) assert.equal(text(i), paths[i]);
 });
 
 test('matching a walk against a snapshot: kept files found, new ones -1, gone ones simply not matched', () => {
