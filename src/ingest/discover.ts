@@ -227,7 +227,11 @@ function walkEntry(w: Walk, dir: string, real: string, root: string, e: Entry): 
   const link = e.isSymbolicLink();
   // transcripts, and the .meta.json of a subagent's beside it (SPEC §1.1: agent-<id>.meta.json)
   const wanted = name.endsWith('.jsonl') || (name.startsWith('agent-') && name.endsWith('.meta.json'));
-  if (!isDirectory && !link && !(isFile && wanted)) return;
+  if (!isDirectory && !link && !(isFile && wanted)) {
+    // a pipe, socket or device named as a transcript: passed over, and said so
+    if (wanted && !isFile) notAFile(w, child(dir, name));
+    return;
+  }
   const full = child(dir, name);
   if (link) {
     w.links = true;
@@ -244,6 +248,23 @@ function walkEntry(w: Walk, dir: string, real: string, root: string, e: Entry): 
   }
   if (isDirectory) walk(w, full, link ? null : child(real, name), root);
   else if (isFile && wanted) addFile(w, full, name, root);
+  else if (wanted) notAFile(w, full);
+}
+
+/**
+ * A walk problem for `path`, named as a transcript but neither a file nor a directory (a link to
+ * one too): read, a pipe would wait for a writer, a device could be read for ever.
+ * Example: a pipe /r/p/x.jsonl → 'a pipe, not a file: not read'.
+ */
+function notAFile(w: Walk, path: string): void {
+  let what = 'not a file';
+  try {
+    const st = statSync(path);
+    what = `${st.isFIFO() ? 'a pipe' : st.isSocket() ? 'a socket' : 'a device'}, not a file`;
+  } catch {
+    // gone since it was listed: said as not a file all the same
+  }
+  w.problems.push({ path, reason: 'unreadable_file', detail: `${what}: not read` });
 }
 
 /**

@@ -128,14 +128,18 @@ test('symlink loops, self-links and dangling links are reported; a file linked t
   });
 });
 
-test('a FIFO named like a transcript is not opened (the run does not hang); given as a path it is reported', async (t) => {
+test('a FIFO named like a transcript is not opened (the run does not hang), found in a walk or given as a path, and is reported', async (t) => {
   const { logs, db } = setup(t);
   writeLog(logs, 'proj/a.jsonl', [req('m1', 1)]);
   const fifo = path.join(logs, 'proj/pipe.jsonl');
   execFileSync('mkfifo', [fifo]);
+  // and a link to it, named as a transcript too
+  symlinkSync(fifo, path.join(logs, 'proj/to-pipe.jsonl'));
   const s = await summary([logs], db);
   assert.equal(s.totals.input, 1);
-  assert.deepEqual(s.quality.skipped, []);
+  assert.deepEqual(s.quality.skipped.map((g) => [g.reason, g.count, g.examples.map((e) => `${e.file}: ${e.detail}`)]), [
+    ['unreadable_file', 2, [`${fifo}: a pipe, not a file: not read`, `${path.join(logs, 'proj/to-pipe.jsonl')}: a pipe, not a file: not read`]],
+  ]);
   const direct = await summary([fifo, path.join(logs, 'proj/a.jsonl')], db);
   assert.equal(direct.totals.input, 1);
   assert.deepEqual(Object.keys(skipsByReason(direct)), ['unreadable_file']);

@@ -34,6 +34,8 @@ test('the fault tree reads as computed by hand (the corpus the guarantees below 
     invalid_json: { count: 1, at: ['0a0a0a0a-0000-4000-8000-000000000001.jsonl:5'] },
     invalid_usage: { count: 1, at: ['0a0a0a0a-0000-4000-8000-000000000001.jsonl:6'] },
     symlink_loop: { count: 1, at: ['loop'] },
+    // a pipe named as a transcript: not opened, and said
+    unreadable_file: { count: 1, at: ['pipe.jsonl'] },
     vanished_file: { count: 1, at: ['dangling.jsonl'] },
   });
   assert.deepEqual(s.quality.unknown_models.map((m) => m.model), ['claude-unknown-9']);
