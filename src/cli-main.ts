@@ -442,11 +442,24 @@ interface YargsInternals {
   getInternalMethods(): { getUsageInstance(): { cacheHelpMessage: () => void } };
 }
 
-// `cachelens summary | head` closes the pipe early: that is the reader's choice, not an error
+// `cachelens summary | head` closes the pipe early: that is the reader's choice, not an error. Any
+// other failure to write the output (`> /dev/full`, a full disk) is one line and exit 2, as a report
+// that cannot be written is, not a stack
 process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-  if (err.code !== 'EPIPE') throw err;
-  process.exit(process.exitCode ?? 0);
+  if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  process.stderr.write(`cachelens: cannot write the output: ${clean(outputError(err))} (check the file or device it goes to, and the free space)\n`);
+  process.exit(2);
 });
+
+/**
+ * A failure to write the output as its code and Node's words without the call they name.
+ * Example: ENOSPC's "ENOSPC: no space left on device, write" → 'ENOSPC: no space left on device'.
+ */
+function outputError(err: NodeJS.ErrnoException): string {
+  const message = String(err.message ?? err).split('\n')[0]!.replace(/, write$/, '');
+  const code = err.code ?? 'error';
+  return message.startsWith(`${code}: `) ? message : `${code}: ${message}`;
+}
 
 cli(hideBin(process.argv)).then(
   (code) => {

@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readdirSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { assistant, cliPath, pricingSetup, removeDir, repoRoot, runCli, tempDir, usage, usageError, writeLog } from './helpers.js';
@@ -430,6 +430,23 @@ test('a reader that closes the pipe before the output (`cachelens summary | head
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   assert.equal(stderr, '');
   assert.equal(code, 0);
+});
+
+test('output that cannot be written (`> /dev/full`: no space left) is one line and exit 2, not a stack trace, for text and --json alike', async (t) => {
+  const dir = tempDir();
+  t.after(() => removeDir(dir));
+  const logs = path.join(dir, 'logs');
+  writeLog(logs, 'proj/s1.jsonl', [assistant({ msg: 'm1', usage: usage(1, 1, 1, 1) })]);
+  for (const args of [['summary', logs, '--db', ':memory:', '--json'], ['summary', logs, '--db', ':memory:'], ['query', '--list']]) {
+    const full = openSync('/dev/full', 'w');
+    const child = spawn(process.execPath, [cliPath, ...args], { stdio: ['ignore', full, 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+    closeSync(full);
+    let stderr = '';
+    child.stderr!.on('data', (b: Buffer) => (stderr += b.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    assert.equal(stderr, 'cachelens: cannot write the output: ENOSPC: no space left on device (check the file or device it goes to, and the free space)\n', args.join(' '));
+    assert.equal(code, 2, args.join(' '));
+  }
 });
 
 test('a report --out that cannot be written is one line, exit 2: no value, an empty one, a directory, a place no directory can be made (no hang)', { timeout: 120_000 }, async (t) => {
