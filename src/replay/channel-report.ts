@@ -67,18 +67,19 @@ export function priceBasis(st: ChannelReplayResult['settings']): string {
   );
 }
 
-const upTo6 = new Intl.NumberFormat('en-US', { maximumSignificantDigits: 6 });
+const upTo12 = new Intl.NumberFormat('en-US', { maximumSignificantDigits: 12 });
 
 /**
  * The idle-reap period as it is given: whole minutes in minutes, anything else in seconds (`1s` read
- * 'idle reap after 0.016666666666666666 min'). Example: 1800 → '30 min', 90 → '90 s', 0.0015 → '0.0015 s'.
+ * 'idle reap after 0.016666666666666666 min'). Example: 1800 → '30 min', 90 → '90 s', 0.0015 → '0.0015 s', 1234567 → '1,234,567 s'.
  */
 function idle(seconds: number): string {
-  // six significant digits absorb the minutes-to-seconds float error (100 s is 99.99999999999999)
-  const s = Number(seconds.toPrecision(6));
+  // twelve significant digits absorb the minutes-to-seconds float error (100 s is 99.99999999999999)
+  // and keep a period as given (six read '--idle-reap 1234567s' as '1,234,570 s')
+  const s = Number(seconds.toPrecision(12));
   if (s >= 60 && s % 60 === 0) return `${n(s / 60)} min`;
-  // all six digits: three decimals read '--idle-reap 0.0015s' as '0.002 s', String() 0.0000001 as '1e-7'
-  return `${upTo6.format(s)} s`;
+  // all its digits: three decimals read '--idle-reap 0.0015s' as '0.002 s', String() 0.0000001 as '1e-7'
+  return `${upTo12.format(s)} s`;
 }
 
 function events(r: ChannelReplayResult): string {

@@ -228,6 +228,10 @@ test('text report: the idle-reap period in whole minutes, else in seconds (1s re
   assert.equal(await events(1e-7 / 60), 'idle reap after 0.0000001 s');
   assert.equal(await events(1234.5 / 60), 'idle reap after 1,234.5 s');
   assert.equal(await events(1e6), 'idle reap after 1,000,000 min');
+  // every digit given: six significant digits read 1234567 s as '1,234,570 s' (review)
+  assert.equal(await events(1234567 / 60), 'idle reap after 1,234,567 s');
+  assert.equal(await events(99999 * 60), 'idle reap after 5,999,940 min');
+  assert.equal(await events(1000001 / 60), 'idle reap after 1,000,001 s');
 });
 
 test('text report: each skip reason with its count and first lines under the header (it gave only "N bad lines skipped")', async () => {
