@@ -5,7 +5,7 @@
 import { homedir } from 'node:os';
 import { type Filters, parseDays, parseTimezone, refuseEmptyFilters } from './analyses/filters.js';
 import { UsageError } from './errors.js';
-import { defaultCandidates, defaultRoots, explicitRoots } from './ingest/discover.js';
+import { defaultCandidates, defaultRoots, explicitRoots, xdgDir } from './ingest/discover.js';
 import { type AnswerResult, type IngestOptions, type IngestResult, type Progress, ingest, ingestOrAnswer } from './ingest/ingest.js';
 import { type PriceTable, loadPriceTable } from './pricing/pricing.js';
 import { refuseInLogs, rootsRead } from './store/log-dirs.js';
@@ -109,7 +109,7 @@ function contextOptions(o: CommonOptions): { opts: IngestOptions; prices: PriceT
   }
   if (o.db === undefined) {
     const store = defaultDbPath(env);
-    const given = env.XDG_CACHE_HOME ? `${store} ($XDG_CACHE_HOME/cachelens)` : store;
+    const given = xdgDir(env.XDG_CACHE_HOME) ? `${store} ($XDG_CACHE_HOME/cachelens)` : store;
     refuseInLogs(store, { flag: 'the default store', given, choose: 'store with --db PATH (or XDG_CACHE_HOME)', logRoots: rootsRead(undefined, env) });
   }
   // logs looked for where there are none: said, so that an empty answer is not taken for no usage

@@ -15,7 +15,7 @@
  */
 import { type Dirent, existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { UsageError, fileErrorDetail } from '../errors.js';
 
 export interface FoundFile {
@@ -61,7 +61,16 @@ export function defaultCandidates(env: NodeJS.ProcessEnv = process.env): string[
   const home = env.HOME || homedir();
   // a variable that names no path (empty, blanks, only commas) is as one not set
   const listed = (env.CLAUDE_CONFIG_DIR ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-  return listed.length > 0 ? listed : [join(env.XDG_CONFIG_HOME || join(home, '.config'), 'claude'), join(home, '.claude')];
+  return listed.length > 0 ? listed : [join(xdgDir(env.XDG_CONFIG_HOME) ?? join(home, '.config'), 'claude'), join(home, '.claude')];
+}
+
+/**
+ * An XDG base directory variable's value when it names one: an absolute path. The XDG Base Directory
+ * spec has a relative one ignored, as one not set (`XDG_CACHE_HOME=rel` put the store in ./rel of
+ * whatever directory the command ran in). Example: '/x/cache' → '/x/cache'; 'rel', '' → undefined.
+ */
+export function xdgDir(value: string | undefined): string | undefined {
+  return value && isAbsolute(value) ? value : undefined;
 }
 
 /** The default roots that exist, in SPEC order. */

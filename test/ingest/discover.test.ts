@@ -1,10 +1,12 @@
 /** Discovery exactly as SPEC §1.1: roots from CLAUDE_CONFIG_DIR / XDG / ~/.claude, explicit paths, the three subagent layouts. */
 import assert from 'node:assert/strict';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { join, relative } from 'node:path';
 import { test } from 'node:test';
 import { defaultRoots, discover, explicitRoots } from '../../src/ingest/discover.js';
 import { UsageError } from '../../src/errors.js';
+import { defaultDbPath } from '../../src/store/location.js';
 import { fileIdentity } from '../../src/replay/session-transcript.js';
 import { cli, tempDir } from '../helpers/corpus.js';
 import { run } from '../store/helpers.js';
@@ -33,6 +35,35 @@ test('without CLAUDE_CONFIG_DIR: $XDG_CONFIG_HOME/claude (default ~/.config/clau
   assert.deepEqual(defaultRoots({ HOME: home }), [join(home, '.config/claude/projects'), join(home, '.claude/projects')]);
   mkdirSync(join(home, 'xdg/claude/projects'), { recursive: true });
   assert.deepEqual(defaultRoots({ HOME: home, XDG_CONFIG_HOME: join(home, 'xdg') }), [join(home, 'xdg/claude/projects'), join(home, '.claude/projects')]);
+});
+
+test('a relative XDG_CONFIG_HOME or XDG_CACHE_HOME is ignored, as the XDG spec asks: logs and the store are not looked for under the working directory', () => {
+  const home = tempDir('cachelens-home-');
+  touch(join(home, '.config/claude/projects/-w/s1.jsonl'));
+  const work = tempDir('cachelens-work-');
+  touch(join(work, 'rel/claude/projects/-w/s2.jsonl'));
+  touch(join(work, 'rel/claude/projects/-w/s3.jsonl'));
+  // from the working directory `work`, where ./rel/claude would be found
+  const here = process.cwd();
+  try {
+    process.chdir(work);
+    assert.deepEqual(defaultRoots({ HOME: home, XDG_CONFIG_HOME: 'rel' }), [join(home, '.config/claude/projects')]);
+    assert.equal(defaultDbPath({ HOME: home, XDG_CACHE_HOME: 'rel/cache' }), join(home, '.cache/cachelens/store.duckdb'));
+    assert.equal(defaultDbPath({ HOME: home, XDG_CACHE_HOME: join(work, 'c') }), join(work, 'c/cachelens/store.duckdb'));
+  } finally {
+    process.chdir(here);
+  }
+  // the CLI, run there: reads ~/.config/claude's transcript and makes no store under the working directory
+  const r = spawnSync(process.execPath, [join(process.cwd(), 'dist/cli.js'), 'summary', '--json'], {
+    cwd: work,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1', HOME: home, CLAUDE_CONFIG_DIR: '', XDG_CONFIG_HOME: 'rel', XDG_CACHE_HOME: 'rel-cache' },
+  });
+  assert.equal(r.status, 0, r.stderr);
+  // the one transcript under ~/.config/claude, not the two under ./rel/claude
+  assert.equal((JSON.parse(r.stdout) as { quality: { files: number } }).quality.files, 1);
+  assert.deepEqual(readdirSync(work).sort(), ['rel']);
+  assert.equal(existsSync(join(home, '.cache/cachelens/store.duckdb')), true);
 });
 
 test('two roots that are one directory (~/.claude a link to ~/.config/claude) are walked once, with no symlink_loop', async () => {
