@@ -77,16 +77,28 @@ export function refuseEmptyFilters(o: { since?: unknown; until?: unknown; timezo
   }
 }
 
-/** Accepts YYYY-MM-DD or YYYYMMDD (ccusage's form); returns YYYY-MM-DD. */
 /** An option and its value as the user gave them: `--since X`, or `--param TZ=X` for a `flag` ending in `=`. */
 function named(flag: string, value: string | undefined): string {
   return flag.endsWith('=') ? `${flag}${value}` : `${flag} ${value}`;
 }
 
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+
+/**
+ * Accepts YYYY-MM-DD or YYYYMMDD (ccusage's form); returns YYYY-MM-DD. A day in that form that does
+ * not exist is said as such, not as the wrong form it is not.
+ * Example: '20260211' → '2026-02-11'; '2026-02-30' → UsageError `--since 2026-02-30: no such day (February 2026 has 28 days)`.
+ */
 export function parseDay(s: string | undefined | null, flag: string): string | null {
   if (s === undefined || s === null || s === '') return null;
   const m = /^(\d{4})-?(\d{2})-?(\d{2})$/.exec(s.trim());
-  if (!m || !isCalendarDay(Number(m[1]), Number(m[2]), Number(m[3]))) throw new UsageError(`${named(flag, s)}: expected a day as YYYY-MM-DD or YYYYMMDD`);
+  if (!m) throw new UsageError(`${named(flag, s)}: expected a day as YYYY-MM-DD or YYYYMMDD`);
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (mo < 1 || mo > 12) throw new UsageError(`${named(flag, s)}: no such day (month ${m[2]}: a month is 01 to 12)`);
+  if (!isCalendarDay(y, mo, d)) {
+    const days = [31, 30, 29, 28].find((n) => isCalendarDay(y, mo, n))!;
+    throw new UsageError(`${named(flag, s)}: no such day (${MONTHS[mo - 1]} ${m[1]} has ${days} days)`);
+  }
   return `${m[1]}-${m[2]}-${m[3]}`;
 }
 

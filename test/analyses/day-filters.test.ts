@@ -76,7 +76,14 @@ test('parseDay: every day that exists, years 0000–0099 too (Date.UTC read them
   assert.equal(parseDay('0050-01-01', '--since'), '0050-01-01');
   assert.equal(parseDay('00000229', '--since'), '0000-02-29'); // year 0 is a leap year
   assert.equal(parseDay('2024-02-29', '--since'), '2024-02-29');
-  for (const bad of ['0100-02-29', '1900-02-29', '2026-02-30', '2026-13-01', '2026-00-10']) assert.throws(() => parseDay(bad, '--since'), /expected a day/, bad);
+  for (const bad of ['0100-02-29', '1900-02-29', '2026-02-30', '2026-13-01', '2026-00-10']) assert.throws(() => parseDay(bad, '--since'), /no such day/, bad);
+  // said as a day that does not exist, not as the wrong form (it read 'expected a day as YYYY-MM-DD or YYYYMMDD'; review)
+  assert.throws(() => parseDay('2026-02-30', '--since'), { message: '--since 2026-02-30: no such day (February 2026 has 28 days)' });
+  assert.throws(() => parseDay('20240230', '--until'), { message: '--until 20240230: no such day (February 2024 has 29 days)' });
+  assert.throws(() => parseDay('2026-04-31', '--since'), { message: '--since 2026-04-31: no such day (April 2026 has 30 days)' });
+  assert.throws(() => parseDay('2026-01-00', '--since'), { message: '--since 2026-01-00: no such day (January 2026 has 31 days)' });
+  assert.throws(() => parseDay('2026-13-01', '--since'), { message: '--since 2026-13-01: no such day (month 13: a month is 01 to 12)' });
+  assert.throws(() => parseDay('2026-2-3', '--since'), { message: '--since 2026-2-3: expected a day as YYYY-MM-DD or YYYYMMDD' });
 });
 
 test('without --timezone, days are in the zone TZ names; a TZ Node cannot read says so once on stderr, and days are in UTC', () => {

@@ -183,11 +183,11 @@ test('unknown flags and commands, missing paths and flags without a value: one l
   await usageError(['summary', '--db='], /--db: expected a file name/);
   await usageError(['anatomy', '--db='], /--db: expected a file name/);
   await usageError(['summary', logs, '--db', ':memory:', '--since'], /Not enough arguments following: since/);
-  await usageError(['summary', logs, '--db', ':memory:', '--since', '2025-13-45'], /--since 2025-13-45: expected a day/);
+  await usageError(['summary', logs, '--db', ':memory:', '--since', '2025-13-45'], /--since 2025-13-45: no such day \(month 13: a month is 01 to 12\)$/);
   await usageError(['summary', logs, '--db', ':memory:', '--timezone', 'Mars/Olympus'], /--timezone Mars\/Olympus: not a known IANA time zone/);
   // a day that does not exist (Date.parse would take it as 2 March)
-  await usageError(['summary', logs, '--db', ':memory:', '--since', '2026-02-30'], /--since 2026-02-30: expected a day/);
-  await usageError(['summary', logs, '--db', ':memory:', '--until', '20250229'], /--until 20250229: expected a day/);
+  await usageError(['summary', logs, '--db', ':memory:', '--since', '2026-02-30'], /--since 2026-02-30: no such day \(February 2026 has 28 days\)$/);
+  await usageError(['summary', logs, '--db', ':memory:', '--until', '20250229'], /--until 20250229: no such day \(February 2025 has 28 days\)$/);
   // a range that ends before it starts answered with empty tables and exit 0, as if no day had usage
   await usageError(['summary', logs, '--db', ':memory:', '--since', '2026-02-12', '--until', '20260201'], /^cachelens: --since 2026-02-12 is after --until 20260201: no day is in that range$/);
   await usageError(['anatomy', logs, '--db', ':memory:', '--since', '2026-02-12', '--until', '2026-02-11'], /--since 2026-02-12 is after --until 2026-02-11/);
