@@ -89,7 +89,14 @@ export async function runReport(argv: Record<string, unknown>, io: Io, title?: s
   }
   const errors = Object.entries(data).filter(([, v]) => v && typeof v === 'object' && 'error' in (v as object)).map(([k]) => k);
   return {
-    json: { path, sections_failed: errors, totals: data.headline && !('error' in data.headline) ? { usd: data.headline.usd, weight: data.headline.weight } : null },
+    // the logs it covers, and how many requests its USD leaves out for want of a price (the page marks them +?; the
+    // totals alone read as the whole bill)
+    json: {
+      path,
+      roots: data.meta.roots,
+      sections_failed: errors,
+      totals: data.headline && !('error' in data.headline) ? { usd: data.headline.usd, weight: data.headline.weight, unpriced_requests: data.headline.unpricedRequests } : null,
+    },
     // wrapped to a terminal's width (format/wrap.ts): the path is never broken, not at its own spaces
     // either, so it is copied as one; the path as the terminal shows any text (an --out with an escape
     // or a newline in its name was written out raw)
@@ -155,6 +162,9 @@ export function onPath(name: string, env: NodeJS.ProcessEnv = process.env): bool
   });
 }
 
+/** What report's and start's --json print, as --help says it. */
+export const REPORT_JSON_HELP = 'print the report\'s path, the logs it covers, failed sections and totals as JSON';
+
 export const reportCommand: Command = {
   command: 'report [paths..]',
   describe: 'write the self-contained HTML report (default ./cachelens-report-<date>.html)',
@@ -166,6 +176,8 @@ export const reportCommand: Command = {
       .option('channel', { type: 'string', array: true, nargs: 1, describe: 'also replay this channel log into the report (repeatable)' })
       .option('channel-model', { type: 'string', requiresArg: true, defaultDescription: DEFAULT_CHANNEL_MODEL, describe: "with --channel: the agent's model, whose prices in the report's table (the bundled one, or --pricing's) give the channel replays' weights and USD, as replay channel --model" })
       .option('session', { type: 'string', array: true, nargs: 1, describe: 'also replay this session: id, unique prefix, top = the most expensive, or a transcript path (a .jsonl name, or one with a /), as replay session takes (repeatable)' })
-      .option('calibrate', { type: 'string', requiresArg: true, describe: 'with --session: fit a conversation scale on requests 2..K+1 of each session replay, as replay session --calibrate K (default 0 = off)' }),
+      .option('calibrate', { type: 'string', requiresArg: true, describe: 'with --session: fit a conversation scale on requests 2..K+1 of each session replay, as replay session --calibrate K (default 0 = off)' })
+      // the report prints no tables: it said 'print JSON instead of tables', every log command's words
+      .option('json', { type: 'boolean', describe: REPORT_JSON_HELP }),
   run: runReport,
 };

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defaultCandidates, defaultRoots } from '../ingest/discover.js';
 import type { Command, Io } from './command.js';
-import { reportOut, runReport } from './report.js';
+import { REPORT_JSON_HELP, reportOut, runReport } from './report.js';
 
 export const SAMPLE_LOGS = fileURLToPath(new URL('../../sample-logs/', import.meta.url));
 
@@ -52,7 +52,7 @@ export const startCommand: Command = {
     y
       .option('db', { type: 'string', requiresArg: true, describe: 'DuckDB store file (default ~/.cache/cachelens/store.duckdb; :memory: for none)' })
       .option('out', { type: 'string', requiresArg: true, describe: 'where to write the report (default ./cachelens-report-<date>.html; its directory must be there)' })
-      .option('json', { type: 'boolean', describe: 'print the report\'s path, failed sections and totals as JSON' }),
+      .option('json', { type: 'boolean', describe: `${REPORT_JSON_HELP}, and whether it is of the sample corpus` }),
   async run(argv, io) {
     const { paths, sample, denied, looked } = startRoots(io);
     // a report that cannot be written is said alone, in one line: the note on which logs it read came first
@@ -64,6 +64,8 @@ export const startCommand: Command = {
     // the demo also shows both replays; on a user's own logs a replay is asked for explicitly
     // the page says it too: opened later, a report of the sample corpus is not read as the user's own bill
     const title = sample ? 'cachelens report of the sample corpus (no Claude Code logs found)' : undefined;
-    return runReport({ ...argv, paths, channel: sample && existsSync(channel) ? [channel] : undefined, session: sample ? ['top'] : undefined }, io, title);
+    const out = await runReport({ ...argv, paths, channel: sample && existsSync(channel) ? [channel] : undefined, session: sample ? ['top'] : undefined }, io, title);
+    // --json says whether it is of the sample corpus, as stderr and the page do: a script took its totals for the user's
+    return { ...out, json: { ...(out.json as object), sample } };
   },
 };

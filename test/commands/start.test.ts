@@ -16,8 +16,18 @@ test('with no logs (an empty ~/.claude/projects), start reports the sample corpu
   const home = tempDir('cachelens-home-');
   mkdirSync(join(home, '.claude/projects/empty'), { recursive: true });
   const out = join(home, 'report.html');
-  const r = cli(['start', '--db', ':memory:', '--out', out], { HOME: home, CLAUDE_CONFIG_DIR: '', XDG_CONFIG_HOME: '' });
+  const r = cli(['start', '--db', ':memory:', '--out', out, '--json'], { HOME: home, CLAUDE_CONFIG_DIR: '', XDG_CONFIG_HOME: '' });
   assert.equal(r.code, 0, r.stderr);
+  // --json says it is of the sample corpus, and that its USD leaves out the requests without a price, as
+  // the page does (a script read the sample's totals as the user's, and as the whole bill; review)
+  const json = JSON.parse(r.stdout);
+  assert.deepEqual(Object.keys(json), ['path', 'roots', 'sections_failed', 'totals', 'sample']);
+  assert.equal(json.sample, true);
+  assert.equal(json.path, out);
+  const data = embedded(out);
+  assert.deepEqual(json.roots, data.meta.roots);
+  assert.deepEqual(json.totals, { usd: data.headline.usd, weight: data.headline.weight, unpriced_requests: data.headline.unpricedRequests });
+  assert.ok(json.totals.unpriced_requests > 0, 'the sample corpus holds a model without a price');
   // where it looked is named (it said 'no Claude Code logs found here')
   assert.match(r.stderr, new RegExp(`^cachelens: no Claude Code logs found \\(no transcript \\(\\*\\.jsonl\\) in ${join(home, '.claude/projects')}\\); using the sample corpus in `, 'm'));
   const none = cli(['start', '--db', ':memory:', '--out', out], { HOME: tempDir('cachelens-home-'), CLAUDE_CONFIG_DIR: '', XDG_CONFIG_HOME: '' });
@@ -36,9 +46,13 @@ test('with no logs (an empty ~/.claude/projects), start reports the sample corpu
 test('with logs under CLAUDE_CONFIG_DIR, start reports those', () => {
   const home = tempDir('cachelens-home-');
   const out = join(home, 'report.html');
-  const r = cli(['start', '--db', ':memory:', '--out', out], { HOME: home, CLAUDE_CONFIG_DIR: join(REAL_LOGS, 'chiphuyen-sniffly') });
+  const r = cli(['start', '--db', ':memory:', '--out', out, '--json'], { HOME: home, CLAUDE_CONFIG_DIR: join(REAL_LOGS, 'chiphuyen-sniffly') });
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stderr, /reading .*chiphuyen-sniffly/);
+  const json = JSON.parse(r.stdout);
+  assert.equal(json.sample, false);
+  assert.deepEqual(json.roots, [join(REAL_LOGS, 'chiphuyen-sniffly/projects')]);
+  assert.equal(json.totals.unpriced_requests, 0);
   const d = embedded(out);
   assert.equal(d.headline.requests, 62);
   assert.equal(d.replay, undefined, 'no replay is run on a user\'s own logs unless asked');
