@@ -43,7 +43,29 @@ async function section<T>(build: () => Promise<T> | T): Promise<Section<T>> {
   try {
     return await build();
   } catch (err) {
+    if (err instanceof Refused) throw err.usage;
     return { error: (err as Error).message.split('\n')[0] || 'this analysis failed' };
+  }
+}
+
+/**
+ * A replay the report was asked for that `replay session`/`replay channel` would refuse with the
+ * same one line and exit 2 (a `--session` transcript with no request to replay, a `--calibrate` its
+ * chain is too short for): the invocation's mistake, so the run ends with it, no page written, as
+ * checkReplayArgs' do. It was the replay section's error card, and exit 0.
+ */
+class Refused extends Error {
+  constructor(readonly usage: UsageError) {
+    super(usage.message);
+  }
+}
+
+/** `run`'s result; a UsageError it throws as Refused (section() lets it through). */
+async function refusedAsReplay<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    throw err instanceof UsageError ? new Refused(err) : err;
   }
 }
 
@@ -51,7 +73,8 @@ async function section<T>(build: () => Promise<T> | T): Promise<Section<T>> {
  * The replay section's arguments, checked before any section is built: a `--channel` file that
  * cannot be read or a `--session` the logs do not hold is the invocation's mistake, not an
  * analysis's, and ends the run with one line and exit 2 as `replay channel`/`replay session` say it
- * (it was an error card, and exit 0). What fails in a replay itself stays the section's card.
+ * (it was an error card, and exit 0). So does a replay refused as the replay commands refuse it
+ * (Refused); what else fails in a replay stays the section's card.
  */
 async function checkReplayArgs(ctx: Context, opts: BuildOptions): Promise<void> {
   checkReplayPaths(opts);
@@ -336,12 +359,12 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
         (opts.channels?.length ?? 0) + (opts.sessions?.length ?? 0) > 0
           ? await section(async () => {
               const runs: ReplayRun[] = [];
-              for (const file of opts.channels ?? []) runs.push(await channelRun(file, ctx.prices, opts.channelModel));
+              for (const file of opts.channels ?? []) runs.push(await refusedAsReplay(() => channelRun(file, ctx.prices, opts.channelModel)));
               // one chain named twice (its id and a prefix, `top` and its id, its transcript's path) is replayed once, as a
               // --channel log named twice is: it was replayed, shown and counted ("2 replays") once per name
               const seen = new Set<string>();
               for (const id of opts.sessions ?? []) {
-                const run = await sessionRun(ctx, id, opts.calibrate ?? 0, seen);
+                const run = await refusedAsReplay(() => sessionRun(ctx, id, opts.calibrate ?? 0, seen));
                 if (run) runs.push(run);
               }
               return { runs };

@@ -75,6 +75,13 @@ test('report --channel a file that cannot be read, --session one the logs do not
   // an empty --session matched every session as a prefix: "session  matches N sessions"
   const empty = cli(['report', SAMPLE, '--db', ':memory:', '--session', ' ', '--out', out]);
   assert.deepEqual([empty.code, empty.stdout, empty.stderr], [2, '', 'cachelens: --session: expected a session id, a unique prefix of one, top, or a transcript path\n']);
+  // a transcript that holds no request to replay (a channel log given as a session), refused as replay session refuses it
+  // (the page was written with the replay section as an error card, and exit 0; review)
+  const channelLog = join(SAMPLE, 'channels/backend.jsonl');
+  const noRequests = cli(['report', SAMPLE, '--db', ':memory:', '--session', channelLog, '--out', out]);
+  const replayed = cli(['replay', 'session', channelLog]);
+  assert.deepEqual([noRequests.code, noRequests.stdout, noRequests.stderr], [2, '', `cachelens: ${channelLog}: no requests in this transcript to replay\n`]);
+  assert.deepEqual([replayed.code, replayed.stderr], [noRequests.code, noRequests.stderr]);
   assert.ok(!existsSync(out), 'no report written');
 });
 
