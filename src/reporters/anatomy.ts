@@ -40,8 +40,9 @@ function weightCell(r: Pick<AnatomyRow, 'requests' | 'unpriced_requests'>, weigh
  * component (README: `+?`); the sample's input, 591 wt, was marked for requests that had no input token.
  */
 function componentCell(r: Pick<AnatomyRow, 'requests' | 'unpriced_requests'>, weight: number, unpricedTokens: number): Cell {
-  if (allUnpriced(r)) return 'unknown';
-  return unpricedTokens > 0 ? `${int(weight)} +?` : weight;
+  // none of the component's tokens is unpriced: its weight is whole, whatever the rest of the row (0 of a row priced nowhere)
+  if (unpricedTokens === 0) return weight;
+  return allUnpriced(r) ? 'unknown' : `${int(weight)} +?`;
 }
 
 /**
@@ -55,13 +56,14 @@ export function wasteLeftOut(r: Pick<AnatomyRow, 'unpriced_tokens'>): boolean {
 }
 
 function wasteCell(r: Pick<AnatomyRow, 'requests' | 'unpriced_requests' | 'unpriced_tokens'>, weight: number): Cell {
-  if (allUnpriced(r)) return 'unknown';
-  return wasteLeftOut(r) ? `${int(weight)} +?` : weight;
+  // a row priced nowhere that wrote no expiry or break token wasted nothing: 0, not unknown (its --json's 0)
+  if (!wasteLeftOut(r)) return weight;
+  return allUnpriced(r) ? 'unknown' : `${int(weight)} +?`;
 }
 
 function wasteCost(r: Pick<AnatomyRow, 'requests' | 'unpriced_requests' | 'unpriced_tokens' | 'waste_usd'>): string {
-  if (allUnpriced(r)) return 'unknown';
-  return wasteLeftOut(r) ? `${usd(r.waste_usd)} +?` : usd(r.waste_usd);
+  if (!wasteLeftOut(r)) return usd(r.waste_usd);
+  return allUnpriced(r) ? 'unknown' : `${usd(r.waste_usd)} +?`;
 }
 
 /** An ISO 8601 time to the second, its T a space: '2026-02-10 12:00:05', '+010000-01-01 11:59:59' (the day as long as its year is). */
@@ -231,8 +233,10 @@ function chainKind(d: Pick<ChainDetail, 'agent_type' | 'kind'>): string {
  * its waste when those requests wrote expiry or break tokens (wasteLeftOut).
  */
 function chainWeight(s: Pick<AnatomyRow, 'requests' | 'unpriced_requests' | 'unpriced_tokens'>, weight: number, waste = false): string {
-  if (allUnpriced(s)) return 'unknown';
-  return `${int(weight)} wt${(waste ? wasteLeftOut(s) : s.unpriced_requests > 0) ? ' +?' : ''}`;
+  const leftOut = waste ? wasteLeftOut(s) : s.unpriced_requests > 0;
+  // a chain priced nowhere: its weight unknown, its waste too unless it wrote no expiry or break token (0 wt)
+  if (leftOut && allUnpriced(s)) return 'unknown';
+  return `${int(weight)} wt${leftOut ? ' +?' : ''}`;
 }
 
 /**
@@ -246,7 +250,7 @@ export function formatChain(detail: ChainDetail, color = false, timezone?: strin
     `Chain ${headingId(detail.chain_id)} (${chainKind(detail)}) of session ${headingId(detail.session_id, headingWidth() - 1)}: ` +
     `${counted(s.requests, 'request')}, ${counted(detail.rounds, 'round')}${detail.repurchase ? ', re-purchase pattern' : ''}\n` +
     `cold ${int(s.cold)}  growth ${int(s.growth)}  expiry ${int(s.expiry)}  break ${int(s.break)} (${counted(s.break_events, 'event')})  ` +
-    `hit ratio ${pct(s.hit_ratio)}  waste ${chainWeight(s, s.waste_weight, true)}  weight ${chainWeight(s, s.weight)}  ${cost(s)}`;
+    `hit ratio ${pct(s.hit_ratio)}  waste ${chainWeight(s, s.waste_weight, true)}  weight ${chainWeight(s, s.weight)}  ${allUnpriced(s) ? 'USD unknown' : cost(s)}`;
   const rows = table(
     [
       // on a narrow terminal the segment, round, C prev, rewrite, model, TTL, P, gap and time go first, in

@@ -137,7 +137,7 @@ test('what-ifs over unpriced models only: costs are unknown, never $0; gaps are 
   assert.doesNotMatch(ka, /\$0\.0000/);
 });
 
-test('formatAnatomy and formatChain over unpriced models only: every weight and the waste are unknown, never 0 or $0', () => {
+test('formatAnatomy and formatChain over unpriced models only: every weight and the waste are unknown, never 0 or $0, but for what they have no token of', () => {
   const U = chain('U', [
     { t: 0, w: 5_000, model: 'mystery' },
     { t: 600 * SEC, r: 0, w: 5_000, model: 'mystery' },
@@ -148,12 +148,21 @@ test('formatAnatomy and formatChain over unpriced models only: every weight and 
   assert.match(lineStarting(text, 'expiry'), /^expiry\s+5,000\s+50\.0%\s+unknown$/);
   assert.match(lineStarting(text, 'total'), /^total\s+10,000\s+100\.0%\s+unknown$/);
   assert.match(lineStarting(text, 'all requests'), /^all requests\s+unknown\s+unknown$/);
-  assert.match(lineStarting(text, '  reads'), /^  reads\s+unknown$/);
+  // no request read a token: 0 is whole, as README's one rule for +? has it (a component they have none of)
+  assert.match(lineStarting(text, '  reads'), /^  reads\s+0$/);
   assert.match(lineStarting(text, 'waste'), /^waste \(rewrites beyond a read\)\s+unknown\s+unknown\s+—$/);
   assert.match(lineStarting(text, 'main '), /\s+unknown\s+unknown\s+unknown$/);
   assert.doesNotMatch(text, /\$0\.0000/);
   const head = formatChain(chainDetail(U, { weightsFor })).split('\n')[1]!;
-  assert.match(head, /waste unknown {2}weight unknown {2}unknown$/);
+  // the USD named, as the weights beside it are (it read a bare 'unknown')
+  assert.match(head, /waste unknown {2}weight unknown {2}USD unknown$/);
+  // a chain priced nowhere that wrote no expiry or break token wasted nothing: 0, as its --json says (it read 'unknown'; review)
+  const warm = chain('W', [
+    { t: 0, w: 5_000, model: 'mystery' },
+    { t: 60 * SEC, r: 5_000, w: 100, model: 'mystery' },
+  ]);
+  assert.match(formatChain(chainDetail(warm, { weightsFor })).split('\n')[1]!, /waste 0 wt {2}weight unknown {2}USD unknown$/);
+  assert.match(lineStarting(formatAnatomy(analyzeAnatomy([warm], { weightsFor })), 'waste'), /^waste \(rewrites beyond a read\)\s+0\s+\$0\.0000/);
   // one priced chain beside it: the totals are known, the waste's USD says what it leaves out
   const mixed = formatAnatomy(analyzeAnatomy([chain('A', chainASpecs), U], { weightsFor }));
   // and so do the weights beside it, as summary's do (they read as whole: `all requests 11,961,559` beside `$41.94 +?`)
