@@ -231,9 +231,10 @@ function parseOwn(models: Record<string, unknown>, file: string): Map<string, Mo
 }
 
 function readRates(v: Record<string, unknown>, name: string, file: string): Rates {
-  const input = num(v.input, `${name}.input`, file);
-  // every weight is a multiple of the input price: a zero input price would make them all infinite
-  if (input === 0) throw new UsageError(`--pricing ${file}: ${name}.input must be above 0`);
+  // every weight is a multiple of the input price: a zero input price would make them all infinite. Said
+  // one way for a string, a negative price and 0 alike (-1 read 'must be a non-negative number', then 0 'must be above 0')
+  const input = v.input;
+  if (typeof input !== 'number' || !Number.isFinite(input) || !(input > 0)) throw new UsageError(`--pricing ${file}: ${name}.input must be a number above 0`);
   return {
     input,
     write_5m: v.write_5m === undefined ? input * 1.25 : num(v.write_5m, `${name}.write_5m`, file),

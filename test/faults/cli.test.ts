@@ -21,9 +21,11 @@ test('bad --pricing files: missing, a directory, not JSON, empty, an array, no m
     [file('array.json', '[1,2]'), /--pricing .*array\.json: expected a JSON object/],
     [file('none.json', '{"models": {}}'), /--pricing .*none\.json: no model prices found/],
     [file('litellm-none.json', '{"gpt-x": {"mode": "chat"}}'), /--pricing .*litellm-none\.json: no model prices found/],
-    [file('string.json', '{"models": {"m": {"input": "5", "output": 25}}}'), /--pricing .*string\.json: m\.input must be a non-negative number/],
+    [file('string.json', '{"models": {"m": {"input": "5", "output": 25}}}'), /--pricing .*string\.json: m\.input must be a number above 0$/],
+    // a negative input price said as 0 is (it read 'must be a non-negative number', and 0 'must be above 0'; review)
+    [file('negative-input.json', '{"models": {"m": {"input": -1, "output": 25}}}'), /--pricing .*negative-input\.json: m\.input must be a number above 0$/],
     [file('negative.json', '{"models": {"m": {"input": 5, "output": -25}}}'), /--pricing .*negative\.json: m\.output must be a non-negative number/],
-    [file('zero.json', '{"models": {"claude-opus-4-6": {"input": 0, "output": 25}}}'), /--pricing .*zero\.json: claude-opus-4-6\.input must be above 0/],
+    [file('zero.json', '{"models": {"claude-opus-4-6": {"input": 0, "output": 25}}}'), /--pricing .*zero\.json: claude-opus-4-6\.input must be a number above 0$/],
     [file('model.json', '{"models": {"m": 5}}'), /--pricing .*model\.json: model m is not an object/],
     // finite but beyond any price: infinite weights, or sums past the store's DECIMAL(38, 15)
     [file('huge.json', '{"models": {"claude-opus-4-6": {"input": 1e30, "output": 1e30}}}'), /--pricing .*huge\.json: claude-opus-4-6\.input must be at most 1000000 \(USD per million tokens\)$/],

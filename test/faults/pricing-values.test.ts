@@ -46,7 +46,7 @@ test('--pricing long_context of the wrong type, or a bad long-context price: nam
     ['lc-num', m('5'), /m\.long_context must be an object$/],
     ['lc-arr', m('[]'), /m\.long_context must be an object$/],
     ['lc-str', m('"x"'), /m\.long_context must be an object$/],
-    ['lc-zero', m('{"above": 200000, "input": 0, "output": 30}'), /m\.long_context\.input must be above 0$/],
+    ['lc-zero', m('{"above": 200000, "input": 0, "output": 30}'), /m\.long_context\.input must be a number above 0$/],
     ['lc-neg', m('{"above": 200000, "input": 6, "output": -30}'), /m\.long_context\.output must be a non-negative number$/],
   ] as const;
   for (const [name, text, expected] of cases) await usageError(['summary', logs, '--db', ':memory:', '--pricing', file(`${name}.json`, text)], expected);
