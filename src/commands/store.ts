@@ -3,6 +3,7 @@
  * `crosstab` puts any two dimensions against each other (SPEC §4), `export` writes the portable
  * tables as Parquet partitioned by day.
  */
+import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { resolve, sep } from 'node:path';
 import type { Argv } from 'yargs';
@@ -278,6 +279,16 @@ export interface QueryResult {
   rows: Record<string, unknown>[];
 }
 
+/** Whether `path` is logs (a directory, or a .jsonl transcript) rather than a query. */
+function isLogs(path: string): boolean {
+  try {
+    const st = statSync(path);
+    return st.isDirectory() || (st.isFile() && path.endsWith('.jsonl'));
+  } catch {
+    return false;
+  }
+}
+
 export const queryCommand: Command = {
   command: 'query [target] [paths..]',
   describe: 'run a SQL file, or a bundled query by NAME (queries/NAME.sql), against the store',
@@ -291,7 +302,13 @@ export const queryCommand: Command = {
   async run(argv, io) {
     if (argv.list) {
       // `query --list summary` listed them all, the name passed over without a word
-      if (argv.target !== undefined) throw new UsageError(`--list lists every query: ${String(argv.target)} is not read`, `cachelens query ${String(argv.target)} runs it`);
+      if (argv.target !== undefined) {
+        const target = String(argv.target);
+        // logs given (`query --list ~/logs`: the first word is taken for the query) are said as logs, not
+        // with a `cachelens query ~/logs runs it` that then found no such query
+        if (isLogs(expandHome(target))) throw new UsageError(`--list lists the bundled queries and reads no logs: ${target} is not read`);
+        throw new UsageError(`--list lists every query: ${target} is not read`, `cachelens query ${target} runs it`);
+      }
       // so were the logs, --parquet, --param and the filters: nothing is read or run (`query --list --parquet POOL`
       // listed the bundled queries as if they had been looked for in the pool)
       const paths = (argv.paths as string[] | undefined) ?? [];

@@ -795,6 +795,8 @@ test('CLI: query --list with --parquet, --param, the filters or logs is a usage 
     await usageError(['query', '--list', ...extra], new RegExp(`^cachelens: ${extra[0]} has no use with --list \\(it lists the bundled queries, and runs none\\)$`));
   }
   await usageError(['query', 'cost_by', sampleLogs, '--list'], /--list lists every query: cost_by is not read/);
+  // logs alone are taken for the query: said as logs, not with a `cachelens query LOGS runs it` that finds no such query (review)
+  await usageError(['query', '--list', sampleLogs], new RegExp(`^cachelens: --list lists the bundled queries and reads no logs: ${sampleLogs.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not read$`));
 });
 
 test('CLI: a column named __proto__ (a PIVOT over transcript text can make one) is printed as any other', () => {
