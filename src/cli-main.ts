@@ -114,6 +114,13 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
     // yargs' "Arguments csv and json are mutually exclusive" named the flags without their dashes
     const conflict = /^Arguments ([\w-]+) and ([\w-]+) are mutually exclusive$/.exec(text);
     if (conflict) return new UsageError(`--${conflict[1]} and --${conflict[2]} cannot be given together`, 'give one of them');
+    // `whatif bogus`: an unknown word where a subcommand goes says which there are, as a bare `whatif` does
+    // (the word alone: yargs also named the flags and paths after it, which the subcommand would take)
+    const parent = /^Unknown arguments?: /.test(text) ? commandNamed(args, commands) : undefined;
+    if (parent?.subcommands) {
+      const word = unknownCommand(args, commands);
+      return new UsageError(word === undefined ? text : `Unknown argument: ${word}`, `${parent.path} needs one of: ${parent.subcommands.join(', ')}`);
+    }
     const suggested = /^Did you mean (.+)\?$/.exec(text);
     const unknown = suggested ? unknownCommand(args, commands) : undefined;
     return unknown === undefined ? new UsageError(text) : new UsageError(`Unknown argument: ${unknown}`, `did you mean ${suggested![1]}?`);
@@ -316,9 +323,10 @@ function closestCommand(word: string, level: Command[]): string | undefined {
 
 /**
  * The command `args` name, down to the last subcommand, with its required positionals ('' when none).
- * Example: ['replay', '--json', 'channel'] → { path: 'replay channel', usage: '<file>', required: '<file>', leaf: true }.
+ * Example: ['replay', '--json', 'channel'] → { path: 'replay channel', usage: '<file>', required: '<file>', leaf: true };
+ * ['whatif', 'bogus'] → { path: 'whatif', …, leaf: false, subcommands: ['ttl', 'keepalive'] }.
  */
-function commandNamed(args: string[], level: Command[]): { path: string; usage: string; required: string; leaf: boolean } | undefined {
+function commandNamed(args: string[], level: Command[]): { path: string; usage: string; required: string; leaf: boolean; subcommands?: string[] } | undefined {
   const path: string[] = [];
   let found: Command | undefined;
   for (const word of args) {
@@ -332,7 +340,9 @@ function commandNamed(args: string[], level: Command[]): { path: string; usage: 
   }
   const usage = found?.command.split(' ').slice(1).join(' ') ?? '';
   const required = usage.split(' ').filter((w) => w.startsWith('<'));
-  return found ? { path: path.join(' '), usage, required: required.join(' '), leaf: !found.subcommands } : undefined;
+  if (!found) return undefined;
+  const subcommands = found.subcommands?.map((k) => k.command.split(' ')[0]!);
+  return { path: path.join(' '), usage, required: required.join(' '), leaf: !found.subcommands, ...(subcommands ? { subcommands } : {}) };
 }
 
 /**

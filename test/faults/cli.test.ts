@@ -123,6 +123,12 @@ test('unknown flags and commands, missing paths and flags without a value: one l
   await usageError(['bogus'], /^cachelens: Unknown argument: bogus \(did you mean blocks\?\)$/);
   await usageError(['summry', logs, '--db', ':memory:'], /^cachelens: Unknown argument: summry \(did you mean summary\?\)$/);
   await usageError(['whatif', 'tll', logs, '--db', ':memory:'], /^cachelens: Unknown argument: tll \(did you mean ttl\?\)$/);
+  // a word near none where a subcommand goes: which there are, as a bare `whatif` says (it said only 'Unknown argument: bogus'; review)
+  await usageError(['whatif', 'bogus', logs, '--db', ':memory:'], /^cachelens: Unknown argument: bogus \(whatif needs one of: ttl, keepalive\)$/);
+  await usageError(['replay', '--json', 'bogus'], /^cachelens: Unknown argument: bogus \(replay needs one of: channel, session\)$/);
+  await usageError(['whatif'], /^cachelens: whatif needs one of: ttl, keepalive$/);
+  // an unknown flag of a subcommand is the flag's alone
+  await usageError(['whatif', 'ttl', logs, '--bogus'], /^cachelens: Unknown argument: bogus$/);
   // an option's value before the command is not the unknown word
   await usageError(['--db', ':memory:', 'summry'], /^cachelens: Unknown argument: summry \(did you mean summary\?\)$/);
   await usageError(['replay', '--db', 'x.duckdb', 'sesion'], /^cachelens: Unknown argument: sesion \(did you mean session\?\)$/);
