@@ -119,10 +119,13 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
     const parent = /^Unknown arguments?: /.test(text) ? commandNamed(args, commands) : undefined;
     if (parent?.subcommands) {
       const word = unknownCommand(args, commands);
-      return new UsageError(word === undefined ? text : `Unknown argument: ${word}`, `${parent.path} needs one of: ${parent.subcommands.join(', ')}`);
+      return new UsageError(word === undefined ? text : `Unknown argument: ${word}`, needsOneOf(parent.path, parent.subcommands, word));
     }
     const suggested = /^Did you mean (.+)\?$/.exec(text);
     const unknown = suggested ? unknownCommand(args, commands) : undefined;
+    // a path where a subcommand goes (`whatif ~/logs`) is no misspelt subcommand: yargs suggested ttl for /tmp
+    const at = unknown?.includes('/') ? commandNamed(args, commands) : undefined;
+    if (at?.subcommands) return new UsageError(`Unknown argument: ${unknown}`, needsOneOf(at.path, at.subcommands, unknown));
     return unknown === undefined ? new UsageError(text) : new UsageError(`Unknown argument: ${unknown}`, `did you mean ${suggested![1]}?`);
   };
   const register = (y: Argv, c: Command): Argv =>
@@ -343,6 +346,15 @@ function commandNamed(args: string[], level: Command[]): { path: string; usage: 
   if (!found) return undefined;
   const subcommands = found.subcommands?.map((k) => k.command.split(' ')[0]!);
   return { path: path.join(' '), usage, required: required.join(' '), leaf: !found.subcommands, ...(subcommands ? { subcommands } : {}) };
+}
+
+/**
+ * The hint for an unknown `word` where a subcommand of `path` goes: which there are, and, for a path
+ * (a word with a /), that they come before it. Example: ('whatif', ['ttl', 'keepalive'], '/tmp') →
+ * 'whatif needs one of: ttl, keepalive, before the paths'.
+ */
+function needsOneOf(path: string, subcommands: string[], word: string | undefined): string {
+  return `${path} needs one of: ${subcommands.join(', ')}${word?.includes('/') ? ', before the paths' : ''}`;
 }
 
 /**
