@@ -49,10 +49,11 @@ async function section<T>(build: () => Promise<T> | T): Promise<Section<T>> {
 }
 
 /**
- * A replay the report was asked for that `replay session`/`replay channel` would refuse with the
- * same one line and exit 2 (a `--session` transcript with no request to replay, a `--calibrate` its
- * chain is too short for): the invocation's mistake, so the run ends with it, no page written, as
- * checkReplayArgs' do. It was the replay section's error card, and exit 0.
+ * A file the report was asked to replay that `replay session FILE`/`replay channel FILE` would
+ * refuse with the same one line and exit 2 (a `--session` transcript with no request to replay): the
+ * invocation's mistake, so the run ends with it, no page written, as checkReplayArgs' do. It was the
+ * replay section's error card, and exit 0. Only the reading of a file given is so: `--session top`
+ * when the filters choose no request, or the store failing, stays the section's card.
  */
 class Refused extends Error {
   constructor(readonly usage: UsageError) {
@@ -73,8 +74,8 @@ async function refusedAsReplay<T>(run: () => Promise<T>): Promise<T> {
  * The replay section's arguments, checked before any section is built: a `--channel` file that
  * cannot be read or a `--session` the logs do not hold is the invocation's mistake, not an
  * analysis's, and ends the run with one line and exit 2 as `replay channel`/`replay session` say it
- * (it was an error card, and exit 0). So does a replay refused as the replay commands refuse it
- * (Refused); what else fails in a replay stays the section's card.
+ * (it was an error card, and exit 0). So does a file given that the replay commands refuse (Refused);
+ * what else fails in a replay stays the section's card.
  */
 async function checkReplayArgs(ctx: Context, opts: BuildOptions): Promise<void> {
   checkReplayPaths(opts);
@@ -364,7 +365,7 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
               // --channel log named twice is: it was replayed, shown and counted ("2 replays") once per name
               const seen = new Set<string>();
               for (const id of opts.sessions ?? []) {
-                const run = await refusedAsReplay(() => sessionRun(ctx, id, opts.calibrate ?? 0, seen));
+                const run = await sessionRun(ctx, id, opts.calibrate ?? 0, seen);
                 if (run) runs.push(run);
               }
               return { runs };
@@ -604,7 +605,10 @@ async function sessionRun(ctx: Context, id: string, calibrate: number, seen: Set
   const path = transcriptPath(id, `report ${id} --session ID`);
   // and when the logs read hold it, its copies of another transcript's requests left out, as for an id
   if (path !== undefined) {
-    const run = sessionReplayRun(await replaySessionFile(path, { elsewhere: await elsewhereOfFile(ctx.store, path), otherFiles: await otherFilesOfFile(ctx.store, path), prices: ctx.prices, calibrate }));
+    const elsewhere = await elsewhereOfFile(ctx.store, path);
+    const otherFiles = await otherFilesOfFile(ctx.store, path);
+    // the file's own refusals (no request to replay in it) are the invocation's: they end the run (Refused)
+    const run = sessionReplayRun(await refusedAsReplay(() => replaySessionFile(path, { elsewhere, otherFiles, prices: ctx.prices, calibrate })));
     return run.session && !first(path, run.session.chainId) ? null : withDays(ctx, run);
   }
   // `top`: the most expensive session in scope, as `sessions` ranks them

@@ -83,6 +83,12 @@ test('report --channel a file that cannot be read, --session one the logs do not
   assert.deepEqual([noRequests.code, noRequests.stdout, noRequests.stderr], [2, '', `cachelens: ${channelLog}: no requests in this transcript to replay\n`]);
   assert.deepEqual([replayed.code, replayed.stderr], [noRequests.code, noRequests.stderr]);
   assert.ok(!existsSync(out), 'no report written');
+  // but `--session top` when the filters choose no request is no mistake of a file given: the page, its replay section
+  // a card, exit 0 (a weekly `report --since MONDAY --session top` failed on a quiet week; second review)
+  const quiet = cli(['report', SAMPLE, '--db', ':memory:', '--since', '2030-01-01', '--session', 'top', '--out', out, '--json']);
+  assert.equal(quiet.code, 0, quiet.stderr);
+  assert.deepEqual(JSON.parse(quiet.stdout).sections_failed, ['replay']);
+  assert.ok(existsSync(out));
 });
 
 test('report --session top --session top replays the session once', () => {
