@@ -198,8 +198,9 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
         const s = need(sum);
         const a = need(anatomy);
         const t = s.totals;
-        // nothing priced: the waste is unknown as the cost is, not $0 (anatomy's sums are 0 then)
-        const known = t.weight !== null;
+        // nothing priced: the waste is unknown as the cost is, not $0 (anatomy's sums are 0 then), unless the
+        // requests wrote no expiry or break token: then it is 0, as anatomy's waste line says (README's one rule for +?)
+        const known = t.weight !== null || a.totals.unpriced_tokens.expiry + a.totals.unpriced_tokens.break === 0;
         return {
           usd: t.usd,
           weight: t.weight,
@@ -257,7 +258,7 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
             agentType: a.agent_type,
             component,
             tokens: a[component],
-            // an agent type none of whose requests has a price: its weights are unknown, not 0
+            // an agent type none of whose requests has a price: its weights are unknown, not 0 (its row says unknown whole)
             weight: allUnpriced(a) ? null : a.anatomy_weight[component],
             usd: allUnpriced(a) ? null : a.anatomy_usd[component],
             unpricedTokens: a.unpriced_tokens[component],
@@ -280,8 +281,8 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
             // a chain none of whose requests has a price: its cost and waste are unknown, not 0
             weight: allUnpriced(c) ? null : c.weight,
             usd: allUnpriced(c) ? null : c.usd,
-            wasteWeight: allUnpriced(c) ? null : c.waste_weight,
-            wasteUsd: allUnpriced(c) ? null : c.waste_usd,
+            wasteWeight: allUnpriced(c) && c.unpriced_tokens.expiry + c.unpriced_tokens.break > 0 ? null : c.waste_weight,
+            wasteUsd: allUnpriced(c) && c.unpriced_tokens.expiry + c.unpriced_tokens.break > 0 ? null : c.waste_usd,
             unpricedRequests: c.unpriced_requests,
             wasteUnpricedTokens: c.unpriced_tokens.expiry + c.unpriced_tokens.break,
             hitRatio: c.hit_ratio,

@@ -35,9 +35,10 @@ function weightCell(r: Pick<AnatomyRow, 'requests' | 'unpriced_requests'>, weigh
 }
 
 /**
- * A component's weight (a class of writes, a billed component): unknown when nothing in the row is priced,
- * marked +? when the row's requests without a price have tokens of it, as the report's cost charts mark a
- * component (README: `+?`); the sample's input, 591 wt, was marked for requests that had no input token.
+ * A component's weight (a class of writes, a billed component): whole when the row's requests without a
+ * price have no token of it (0 in a row priced nowhere); else unknown when nothing in the row is priced,
+ * marked +? when some is, as the report's cost charts mark a component (README: `+?`); the sample's
+ * input, 591 wt, was marked for requests that had no input token.
  */
 function componentCell(r: Pick<AnatomyRow, 'requests' | 'unpriced_requests'>, weight: number, unpricedTokens: number): Cell {
   // none of the component's tokens is unpriced: its weight is whole, whatever the rest of the row (0 of a row priced nowhere)
@@ -46,10 +47,10 @@ function componentCell(r: Pick<AnatomyRow, 'requests' | 'unpriced_requests'>, we
 }
 
 /**
- * The waste's weight or USD (expiry and break rewrites beyond a read): unknown when nothing in the row is priced,
- * marked +? when the row's requests without a price wrote expiry or break tokens, the waste they leave out, as a
- * component is (README: one rule for +?); requests without a price that wrote neither leave it whole, as the
- * report's headline marks its waste tile. It was marked whenever any request had no price.
+ * The waste's weight or USD (expiry and break rewrites beyond a read): whole when the row's requests without a
+ * price wrote no expiry or break token (0 in a row priced nowhere, as the report's headline gives it); else
+ * unknown when nothing in the row is priced, marked +? when some is, as a component is (README: one rule for
+ * +?). It was marked whenever any request had no price, and unknown in a row priced nowhere that wasted nothing.
  */
 export function wasteLeftOut(r: Pick<AnatomyRow, 'unpriced_tokens'>): boolean {
   return r.unpriced_tokens.expiry + r.unpriced_tokens.break > 0;

@@ -425,7 +425,8 @@ test('logs of models without a price: the waste, the TTL override, the anatomy a
   const root = writeCorpus({
     'projects/p/0ca1b2c3-0000-4000-8000-000000000001.jsonl': [0, 1, 2].flatMap((i) => [
       userPrompt(session, `2026-02-10T18:${10 + i * 7}:00.000Z`),
-      assistant({ session, msg: `m${i}`, t: `2026-02-10T18:${10 + i * 7}:05.000Z`, model: 'claude-mystery-9', u: { in: 3, w5: 1000 * (i + 1), r: 5000 * i, out: 50 } }),
+      // nothing read after a gap past the TTL: expiry rewrites, a waste no price weighs
+      assistant({ session, msg: `m${i}`, t: `2026-02-10T18:${10 + i * 7}:05.000Z`, model: 'claude-mystery-9', u: { in: 3, w5: 1000 * (i + 1), r: 0, out: 50 } }),
     ]),
   });
   const ctx = await openContext({ paths: [root], db: ':memory:', timezone: 'UTC' });
@@ -455,6 +456,28 @@ test('logs of models without a price: the waste, the TTL override, the anatomy a
     assert.doesNotMatch(section('ttl-override'), /\$0\.00|0 wt/);
     assert.match(section('ttl-override'), /<dt>baseline<\/dt><dd>unknown/);
     assert.match(section('anatomy'), /<td[^>]*>main<\/td>(<td[^>]*>unknown<\/td>){5}/);
+  } finally {
+    ctx.store.close();
+  }
+});
+
+test('logs of models without a price that wrote no expiry or break token: the report\'s waste is 0, as anatomy\'s waste line says, not unknown', async () => {
+  const session = '0ca1b2c3-0000-4000-8000-000000000002';
+  const root = writeCorpus({
+    'projects/p/0ca1b2c3-0000-4000-8000-000000000002.jsonl': [0, 1, 2].flatMap((i) => [
+      userPrompt(session, `2026-02-10T18:${10 + i}:00.000Z`),
+      assistant({ session, msg: `m${i}`, t: `2026-02-10T18:${10 + i}:05.000Z`, model: 'claude-mystery-9', u: { in: 3, w5: 1000, r: 1000 * i, out: 50 } }),
+    ]),
+  });
+  const ctx = await openContext({ paths: [root], db: ':memory:', timezone: 'UTC' });
+  try {
+    const data = await buildReportData(ctx);
+    assert.ok(data.headline && !('error' in data.headline) && data.headline.weight === null);
+    // (it was unknown: the report and anatomy disagreed; second review)
+    assert.deepEqual([data.headline.wasteWeight, data.headline.wasteUsd, data.headline.wasteUnpricedTokens], [0, 0, 0]);
+    const anatomy = JSON.parse(cli(['anatomy', root, '--db', ':memory:', '--timezone', 'UTC', '--json']).stdout);
+    assert.equal(anatomy.totals.waste_weight, data.headline.wasteWeight);
+    assert.match(cli(['anatomy', root, '--db', ':memory:', '--timezone', 'UTC']).stdout, /^waste \(rewrites beyond a read\)\s+0\s+\$0\.0000/m);
   } finally {
     ctx.store.close();
   }
