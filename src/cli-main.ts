@@ -8,6 +8,7 @@
  * This file is the thin CLI layer: parse arguments → run a command → print → exit code.
  * Known failures (UsageError) print one line and exit 2; anything else is a bug and keeps its stack.
  */
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import yargs, { type Argv } from 'yargs';
@@ -124,7 +125,7 @@ export async function cli(args: string[], env: NodeJS.ProcessEnv = process.env):
     const suggested = /^Did you mean (.+)\?$/.exec(text);
     const unknown = suggested ? unknownCommand(args, commands) : undefined;
     // a path where a subcommand goes (`whatif ~/logs`) is no misspelt subcommand: yargs suggested ttl for /tmp
-    const at = unknown?.includes('/') ? commandNamed(args, commands) : undefined;
+    const at = unknown !== undefined && isPath(unknown) ? commandNamed(args, commands) : undefined;
     if (at?.subcommands) return new UsageError(`Unknown argument: ${unknown}`, needsOneOf(at.path, at.subcommands, unknown));
     return unknown === undefined ? new UsageError(text) : new UsageError(`Unknown argument: ${unknown}`, `did you mean ${suggested![1]}?`);
   };
@@ -350,11 +351,16 @@ function commandNamed(args: string[], level: Command[]): { path: string; usage: 
 
 /**
  * The hint for an unknown `word` where a subcommand of `path` goes: which there are, and, for a path
- * (a word with a /), that they come before it. Example: ('whatif', ['ttl', 'keepalive'], '/tmp') →
+ * (isPath), that they come before it. Example: ('whatif', ['ttl', 'keepalive'], '/tmp') →
  * 'whatif needs one of: ttl, keepalive, before the paths'.
  */
 function needsOneOf(path: string, subcommands: string[], word: string | undefined): string {
-  return `${path} needs one of: ${subcommands.join(', ')}${word?.includes('/') ? ', before the paths' : ''}`;
+  return `${path} needs one of: ${subcommands.join(', ')}${word !== undefined && isPath(word) ? ', before the paths' : ''}`;
+}
+
+/** Whether a word given is a path: it has a / (`~/logs`, `./x`), or names a file or directory here (`.`, `logs`). */
+function isPath(word: string): boolean {
+  return word.includes('/') || existsSync(word);
 }
 
 /**

@@ -127,7 +127,11 @@ test('unknown flags and commands, missing paths and flags without a value: one l
   await usageError(['whatif', 'bogus', logs, '--db', ':memory:'], /^cachelens: Unknown argument: bogus \(whatif needs one of: ttl, keepalive\)$/);
   await usageError(['replay', '--json', 'bogus'], /^cachelens: Unknown argument: bogus \(replay needs one of: channel, session\)$/);
   await usageError(['whatif'], /^cachelens: whatif needs one of: ttl, keepalive$/);
-  // a path there is no misspelt subcommand (yargs suggested ttl for /tmp)
+  // a path there is no misspelt subcommand (yargs suggested ttl for /tmp, and for `.`)
+  for (const word of ['.', 'logs']) {
+    const here = await runCli(['whatif', word], { cwd: path.dirname(logs) });
+    assert.deepEqual([here.code, here.stderr], [2, `cachelens: Unknown argument: ${word} (whatif needs one of: ttl, keepalive, before the paths)\n`]);
+  }
   await usageError(['whatif', logs], new RegExp(`^cachelens: Unknown argument: ${logs.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(whatif needs one of: ttl, keepalive, before the paths\\)$`));
   // an unknown flag of a subcommand is the flag's alone
   await usageError(['whatif', 'ttl', logs, '--bogus'], /^cachelens: Unknown argument: bogus$/);
