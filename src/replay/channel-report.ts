@@ -67,19 +67,20 @@ export function priceBasis(st: ChannelReplayResult['settings']): string {
   );
 }
 
-const upTo12 = new Intl.NumberFormat('en-US', { maximumSignificantDigits: 12 });
+const upTo15 = new Intl.NumberFormat('en-US', { maximumSignificantDigits: 15 });
 
 /**
  * The idle-reap period as it is given: whole minutes in minutes, anything else in seconds (`1s` read
  * 'idle reap after 0.016666666666666666 min'). Example: 1800 → '30 min', 90 → '90 s', 0.0015 → '0.0015 s', 1234567 → '1,234,567 s'.
  */
 function idle(seconds: number): string {
-  // twelve significant digits absorb the minutes-to-seconds float error (100 s is 99.99999999999999)
-  // and keep a period as given (six read '--idle-reap 1234567s' as '1,234,570 s')
-  const s = Number(seconds.toPrecision(12));
+  // fifteen significant digits absorb the minutes-to-seconds float error (100 s is 99.99999999999999, an
+  // error in the 16th) and keep a period as given (six read '--idle-reap 1234567s' as '1,234,570 s', twelve
+  // 1234567890123s as '20,576,131,502 min')
+  const s = Number(seconds.toPrecision(15));
   if (s >= 60 && s % 60 === 0) return `${n(s / 60)} min`;
   // all its digits: three decimals read '--idle-reap 0.0015s' as '0.002 s', String() 0.0000001 as '1e-7'
-  return `${upTo12.format(s)} s`;
+  return `${upTo15.format(s)} s`;
 }
 
 function events(r: ChannelReplayResult): string {

@@ -232,6 +232,9 @@ test('text report: the idle-reap period in whole minutes, else in seconds (1s re
   assert.equal(await events(1234567 / 60), 'idle reap after 1,234,567 s');
   assert.equal(await events(99999 * 60), 'idle reap after 5,999,940 min');
   assert.equal(await events(1000001 / 60), 'idle reap after 1,000,001 s');
+  assert.equal(await events(1234567890123 / 60), 'idle reap after 1,234,567,890,123 s');
+  assert.equal(await events(100000000000.5 / 60), 'idle reap after 100,000,000,000.5 s');
+  assert.equal(await events(0.123456789012345 / 60), 'idle reap after 0.123456789012345 s');
 });
 
 test('text report: each skip reason with its count and first lines under the header (it gave only "N bad lines skipped")', async () => {
