@@ -144,6 +144,7 @@ export function walkRoots(paths: string[] | undefined, env: NodeJS.ProcessEnv, s
     // a pipe given as a path (`summary <(cat s.jsonl)`, a FIFO) is not read, as a FIFO met in a walk
     // is not: it was said as 'ENOTDIR: not a directory, scandir …', or for /dev/fd/N as vanished
     if (st && !st.isDirectory()) {
+      if (!firstMeeting(w, st as { dev: number; ino: number })) continue;
       const what = st.isFIFO() ? 'a pipe' : st.isSocket() ? 'a socket' : 'a device';
       w.problems.push({ path: root, reason: 'unreadable_file', detail: `${what}, not a file: not read (give the transcript file itself)` });
       continue;
@@ -269,11 +270,23 @@ function notAFile(w: Walk, path: string): void {
   let what = 'not a file';
   try {
     const st = statSync(path);
+    // one pipe met twice (through a link, or given as a path too) is said once, as a file is read once
+    if (!firstMeeting(w, st)) return;
     what = `${st.isFIFO() ? 'a pipe' : st.isSocket() ? 'a socket' : 'a device'}, not a file`;
   } catch {
     // gone since it was listed: said as not a file all the same
   }
   w.problems.push({ path, reason: 'unreadable_file', detail: `${what}: not read` });
+}
+
+/** Whether this walk meets the file `st` is of for the first time (by device and inode; a shared walk's threads do not tell). */
+function firstMeeting(w: Walk, st: { dev: number; ino: number }): boolean {
+  if (w.shared) return true;
+  let inodes = w.seenFiles.get(st.dev);
+  if (!inodes) w.seenFiles.set(st.dev, (inodes = new Set()));
+  if (inodes.has(st.ino)) return false;
+  inodes.add(st.ino);
+  return true;
 }
 
 /**
@@ -325,12 +338,7 @@ function addFile(w: Walk, path: string, name: string, root: string): void {
     w.problems.push(problem(path, err));
     return;
   }
-  if (!w.shared) {
-    let inodes = w.seenFiles.get(st.dev);
-    if (!inodes) w.seenFiles.set(st.dev, (inodes = new Set()));
-    if (inodes.has(st.ino)) return;
-    inodes.add(st.ino);
-  }
+  if (!firstMeeting(w, st)) return;
   const f = fileFields(path, name);
   w.sink(path, root, f.kind, st.size, st.mtimeMs, f.agentId, f.sessionId, f.projectDir, st.dev, st.ino);
 }

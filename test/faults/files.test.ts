@@ -137,12 +137,37 @@ test('a FIFO named like a transcript is not opened (the run does not hang), foun
   symlinkSync(fifo, path.join(logs, 'proj/to-pipe.jsonl'));
   const s = await summary([logs], db);
   assert.equal(s.totals.input, 1);
-  assert.deepEqual(s.quality.skipped.map((g) => [g.reason, g.count, g.examples.map((e) => `${e.file}: ${e.detail}`)]), [
-    ['unreadable_file', 2, [`${fifo}: a pipe, not a file: not read`, `${path.join(logs, 'proj/to-pipe.jsonl')}: a pipe, not a file: not read`]],
-  ]);
+  // once, as one file linked twice is read once (second review: the pipe and the link to it were 2)
+  const once = [['unreadable_file', 1, [`${fifo}: a pipe, not a file: not read`]]];
+  assert.deepEqual(s.quality.skipped.map((g) => [g.reason, g.count, g.examples.map((e) => `${e.file}: ${e.detail}`)]), once);
+  // and once when given as a path beside the directory that holds it
+  const both = await summary([logs, fifo], db);
+  assert.deepEqual(both.quality.skipped.map((g) => [g.reason, g.count, g.examples.map((e) => `${e.file}: ${e.detail}`)]), once);
   const direct = await summary([fifo, path.join(logs, 'proj/a.jsonl')], db);
   assert.equal(direct.totals.input, 1);
   assert.deepEqual(Object.keys(skipsByReason(direct)), ['unreadable_file']);
+});
+
+test('pipes named as transcripts under the default roots (the walk shared by two threads) are each said once, on every run', async (t) => {
+  const { dir, db } = setup(t);
+  const config = path.join(dir, 'config');
+  for (const p of ['p1', 'p2', 'p3']) writeLog(config, `projects/${p}/s-${p}.jsonl`, [req(`m-${p}`, 1)]);
+  // one directly under the root (a unit of its own), one inside a project
+  const top = path.join(config, 'projects/pipe.jsonl');
+  const inner = path.join(config, 'projects/p2/x.jsonl');
+  execFileSync('mkfifo', [top]);
+  execFileSync('mkfifo', [inner]);
+  // in the walk's order, as discover() lists files: p2/ before pipe.jsonl
+  const said = [['unreadable_file', 2, [`${inner}: a pipe, not a file: not read`, `${top}: a pipe, not a file: not read`]]];
+  for (const run of ['first', 'second']) {
+    const r = await runCli(['summary', '--db', db, '--json'], { env: { CLAUDE_CONFIG_DIR: config } });
+    assert.equal(r.code, 0, r.stderr);
+    const s = JSON.parse(r.stdout) as Awaited<ReturnType<typeof summary>>;
+    assert.equal(s.totals.input, 3, run);
+    assert.deepEqual(s.quality.skipped.map((g) => [g.reason, g.count, g.examples.map((e) => `${e.file}: ${e.detail}`)]), said, run);
+  }
+  // no proof kept beside the store while a walk meets a problem: every run walks, to say it again
+  assert.equal(existsSync(`${db}.unchanged`), false);
 });
 
 test('a pipe or device given as a path is an unreadable_file skip that says what it is: it read "ENOTDIR: not a directory, scandir", or vanished for a <(cat s.jsonl)', async (t) => {
