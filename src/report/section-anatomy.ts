@@ -17,7 +17,8 @@ export function renderAnatomy(d: Anatomy, charts: ChartSink): SectionOutput {
     const unknown = rows.every((r) => r.weight === null);
     // a class of writes its requests without a price have tokens of: its weight leaves them out, marked +? (README)
     const left = (c: AnatomyComponent) => sum(rows.filter((r) => r.component === c), (r) => r.unpricedTokens ?? 0);
-    return { agentType, cold: w('cold'), growth: w('growth'), expiry: w('expiry'), break: w('break'), all, unknown, left };
+    const tokens = (c: AnatomyComponent) => sum(rows.filter((r) => r.component === c), (r) => r.tokens);
+    return { agentType, cold: w('cold'), growth: w('growth'), expiry: w('expiry'), break: w('break'), all, unknown, left, tokens };
   });
   types.sort((a, b) => b.all - a.all);
   // agent types tied at the top (the same weight as printed) are named together, not the first of them
@@ -67,7 +68,12 @@ export function renderAnatomy(d: Anatomy, charts: ChartSink): SectionOutput {
     ],
     types.map((t) =>
       t.unknown
-        ? [{ text: t.agentType }, ...Array.from({ length: 5 }, () => ({ text: 'unknown' }))]
+        ? // a class it wrote no token of weighs 0 whatever its price, as anatomy's tables give it (README's one rule for +?)
+          [
+            { text: t.agentType },
+            ...(['cold', 'growth', 'expiry', 'break'] as const).map((c) => (t.tokens(c) > 0 ? { text: 'unknown' } : { text: fmtInt(0), sort: 0 })),
+            t.tokens('expiry') + t.tokens('break') > 0 ? { text: 'unknown' } : { text: fmtPct(0), sort: 0 },
+          ]
         : [
             { text: t.agentType },
             { text: fmtInt(t.cold) + leftOutMark(t.cold, t.left('cold')), sort: t.cold },

@@ -455,7 +455,8 @@ test('logs of models without a price: the waste, the TTL override, the anatomy a
     assert.match(section('headline'), /data-metric="wasteUsd" data-value="null"[^>]*>unknown</);
     assert.doesNotMatch(section('ttl-override'), /\$0\.00|0 wt/);
     assert.match(section('ttl-override'), /<dt>baseline<\/dt><dd>unknown/);
-    assert.match(section('anatomy'), /<td[^>]*>main<\/td>(<td[^>]*>unknown<\/td>){5}/);
+    // unknown but for the class no request wrote a token of (break), which weighs 0 whatever its price
+    assert.match(section('anatomy'), /<td[^>]*>main<\/td>(<td[^>]*>unknown<\/td>){3}<td[^>]*>0<\/td><td[^>]*>unknown<\/td>/);
   } finally {
     ctx.store.close();
   }
@@ -478,6 +479,10 @@ test('logs of models without a price that wrote no expiry or break token: the re
     const anatomy = JSON.parse(cli(['anatomy', root, '--db', ':memory:', '--timezone', 'UTC', '--json']).stdout);
     assert.equal(anatomy.totals.waste_weight, data.headline.wasteWeight);
     assert.match(cli(['anatomy', root, '--db', ':memory:', '--timezone', 'UTC']).stdout, /^waste \(rewrites beyond a read\)\s+0\s+\$0\.0000/m);
+    // the anatomy table: the classes it wrote unknown, those it wrote no token of 0, its rewrite share 0%
+    const page = renderReport(data);
+    const anatomySection = /<section[^>]* id="anatomy"[\s\S]*?<\/section>/.exec(page)![0];
+    assert.match(anatomySection, /<td[^>]*>main<\/td><td[^>]*>unknown<\/td><td[^>]*>unknown<\/td><td[^>]*>0<\/td><td[^>]*>0<\/td><td[^>]*>0\.0%<\/td>/);
   } finally {
     ctx.store.close();
   }
