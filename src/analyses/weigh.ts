@@ -56,3 +56,12 @@ export function addComponents(into: Components, c: Components): void {
 export function allUnpriced(r: { requests: number; unpriced_requests: number }): boolean {
   return r.requests > 0 && r.unpriced_requests === r.requests;
 }
+
+/**
+ * Whether a row's requests without a price wrote expiry or break tokens: the waste they leave out of its
+ * sums (marked +?, or unknown when nothing in the row is priced); when they wrote none, its waste is whole,
+ * 0 in a row priced nowhere (README's one rule for +?).
+ */
+export function wasteLeftOut(r: { unpriced_tokens: { expiry: number; break: number } }): boolean {
+  return r.unpriced_tokens.expiry + r.unpriced_tokens.break > 0;
+}

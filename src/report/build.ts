@@ -15,7 +15,7 @@ import { streamChains } from '../analyses/load-chains.js';
 import { detectRepurchase } from '../analyses/repurchase.js';
 import { summary, type SummaryResult } from '../analyses/summary.js';
 import { TtlWhatIf, type TtlResult } from '../analyses/ttl.js';
-import { allUnpriced } from '../analyses/weigh.js';
+import { allUnpriced, wasteLeftOut } from '../analyses/weigh.js';
 import type { Context } from '../context.js';
 import type { PriceTable } from '../pricing/pricing.js';
 import { UsageError } from '../errors.js';
@@ -200,7 +200,7 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
         const t = s.totals;
         // nothing priced: the waste is unknown as the cost is, not $0 (anatomy's sums are 0 then), unless the
         // requests wrote no expiry or break token: then it is 0, as anatomy's waste line says (README's one rule for +?)
-        const known = t.weight !== null || a.totals.unpriced_tokens.expiry + a.totals.unpriced_tokens.break === 0;
+        const known = t.weight !== null || !wasteLeftOut(a.totals);
         return {
           usd: t.usd,
           weight: t.weight,
@@ -281,8 +281,8 @@ async function buildOnce(ctx: Context, opts: BuildOptions): Promise<ReportData> 
             // a chain none of whose requests has a price: its cost and waste are unknown, not 0
             weight: allUnpriced(c) ? null : c.weight,
             usd: allUnpriced(c) ? null : c.usd,
-            wasteWeight: allUnpriced(c) && c.unpriced_tokens.expiry + c.unpriced_tokens.break > 0 ? null : c.waste_weight,
-            wasteUsd: allUnpriced(c) && c.unpriced_tokens.expiry + c.unpriced_tokens.break > 0 ? null : c.waste_usd,
+            wasteWeight: allUnpriced(c) && wasteLeftOut(c) ? null : c.waste_weight,
+            wasteUsd: allUnpriced(c) && wasteLeftOut(c) ? null : c.waste_usd,
             unpricedRequests: c.unpriced_requests,
             wasteUnpricedTokens: c.unpriced_tokens.expiry + c.unpriced_tokens.break,
             hitRatio: c.hit_ratio,

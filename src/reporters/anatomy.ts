@@ -4,7 +4,7 @@
  */
 import type { AnatomyResult, AnatomyRow, ChainDetail } from '../analyses/anatomy-summary.js';
 import { type Cell, clean, type Column, headingId, headingWidth, int, MAX_CELL_WIDTH, pct, rounded, table, usd } from '../format/table.js';
-import { allUnpriced } from '../analyses/weigh.js';
+import { allUnpriced, wasteLeftOut } from '../analyses/weigh.js';
 import { wrap } from '../format/wrap.js';
 import { zoneOffsetMs } from '../format/days.js';
 import { counted, gapDuration } from './units.js';
@@ -52,10 +52,6 @@ function componentCell(r: Pick<AnatomyRow, 'requests' | 'unpriced_requests'>, we
  * unknown when nothing in the row is priced, marked +? when some is, as a component is (README: one rule for
  * +?). It was marked whenever any request had no price, and unknown in a row priced nowhere that wasted nothing.
  */
-export function wasteLeftOut(r: Pick<AnatomyRow, 'unpriced_tokens'>): boolean {
-  return r.unpriced_tokens.expiry + r.unpriced_tokens.break > 0;
-}
-
 function wasteCell(r: Pick<AnatomyRow, 'requests' | 'unpriced_requests' | 'unpriced_tokens'>, weight: number): Cell {
   // a row priced nowhere that wrote no expiry or break token wasted nothing: 0, not unknown (its --json's 0)
   if (!wasteLeftOut(r)) return weight;

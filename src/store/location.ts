@@ -5,7 +5,8 @@
  */
 import { closeSync, constants, openSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { basename, dirname, isAbsolute, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
+import { xdgDir } from '../ingest/discover.js';
 
 /**
  * The flags the files kept beside the store (its answers, listing snapshot, base and proof) are
@@ -63,7 +64,7 @@ export function running(pid: number): boolean {
  * said: a walk for a temp HOME checked the proof kept beside the machine's own store.
  */
 export function defaultDbPath(env: NodeJS.ProcessEnv = process.env): string {
-  // a relative XDG_CACHE_HOME is ignored, as the XDG spec asks (discover.ts xdgDir)
-  const cache = (env.XDG_CACHE_HOME && isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : undefined) ?? join(env.HOME || homedir(), '.cache');
+  // a relative XDG_CACHE_HOME is ignored, as the XDG spec asks
+  const cache = xdgDir(env.XDG_CACHE_HOME) ?? join(env.HOME || homedir(), '.cache');
   return join(cache, 'cachelens', 'store.duckdb');
 }
